@@ -1,0 +1,88 @@
+"""Content-addressed result cache: ``.jaxlint_cache/<version>/<kind>/<hash>.json``.
+
+Writes are atomic (temp file + ``os.replace``), so concurrent runs (pre-commit runs
+hooks in parallel, CI shards share a directory) never see a torn entry.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from jaxlint import __version__
+
+TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by jaxlint.\n"
+
+
+class Cache:
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+        self._ready = False
+
+    @property
+    def enabled(self) -> bool:
+        return self.root is not None
+
+    def _prepare(self) -> None:
+        if self._ready or self.root is None:
+            return
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            tag = self.root / "CACHEDIR.TAG"
+            if not tag.exists():
+                _atomic_write(tag, TAG.encode())
+            gi = self.root / ".gitignore"
+            if not gi.exists():
+                _atomic_write(gi, b"# Automatically created by jaxlint.\n*\n")
+        except OSError:
+            self.root = None
+        self._ready = True
+
+    def _path(self, kind: str, key: str) -> Path:
+        assert self.root is not None
+        return self.root / __version__ / kind / key[:2] / f"{key}.json"
+
+    def get(self, kind: str, key: str) -> Any | None:
+        if self.root is None:
+            return None
+        try:
+            with open(self._path(kind, key), "rb") as f:
+                return json.loads(f.read())
+        except (OSError, ValueError):
+            return None
+
+    def put(self, kind: str, key: str, value: Any) -> None:
+        self._prepare()
+        if self.root is None:
+            return
+        p = self._path(kind, key)
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            _atomic_write(p, json.dumps(value, separators=(",", ":")).encode())
+        except OSError:
+            pass
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def key_of(*parts: str | bytes) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p if isinstance(p, bytes) else p.encode())
+        h.update(b"\0")
+    return h.hexdigest()

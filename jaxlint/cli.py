@@ -1,0 +1,60 @@
+"""The ``jaxlint`` command line. Each subcommand lives in ``jaxlint/commands/``."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from jaxlint import __version__
+
+#: subcommand name -> module in jaxlint.commands exposing ``add_parser`` and ``run``
+COMMANDS = {
+    "check": "check",
+    "rule": "rule",
+    "clean": "clean",
+    "record": "record",
+    "inspect": "inspect",
+    "server": "server",
+    "merge": "merge",
+}
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="jaxlint",
+        description="A compiler-aware linter for JAX.",
+    )
+    parser.add_argument("--version", action="version", version=f"jaxlint {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module in COMMANDS.items():
+        try:
+            mod = importlib.import_module(f"jaxlint.commands.{module}")
+        except ImportError as e:
+            if getattr(e, "name", "") == f"jaxlint.commands.{module}":
+                continue  # not built yet in this checkout
+            raise
+        p = mod.add_parser(sub)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from jaxlint.config import ConfigError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    try:
+        return args._run(args)
+    except ConfigError as e:
+        print(f"jaxlint: error: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_ERROR

@@ -1,0 +1,238 @@
+"""``jaxlint check``: the linter."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+
+from jaxlint.config import ConfigError, find_config_file
+
+
+def _csv(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("check", help="check files (the default workflow)")
+    p.add_argument("paths", nargs="*", help="files or directories (default: the project root, else .); '-' reads stdin")
+    out = p.add_argument_group("output")
+    out.add_argument("--output-format", default=os.environ.get("JAXLINT_OUTPUT_FORMAT", "concise"),
+                     help="concise, full, json, json-lines, sarif, github, junit, gitlab")
+    out.add_argument("-o", "--output-file", help="write the report to this file")
+    out.add_argument("--statistics", action="store_true", help="count findings per rule")
+    out.add_argument("--show-files", action="store_true", help="list the files that would be checked, and exit")
+    out.add_argument("--show-settings", action="store_true", help="print the resolved settings, and exit")
+    out.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    out.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    sel = p.add_argument_group("rule selection")
+    sel.add_argument("--select", type=_csv, help="comma-separated codes, prefixes, names or ALL")
+    sel.add_argument("--extend-select", type=_csv, default=[])
+    sel.add_argument("--ignore", type=_csv, default=[])
+    cfg = p.add_argument_group("configuration")
+    cfg.add_argument("--config", help="use this config file for every checked file")
+    cfg.add_argument("--isolated", action="store_true", help="ignore all config files")
+    cfg.add_argument("--force-exclude", action="store_true", help="apply excludes to explicitly passed files")
+    cfg.add_argument("--stdin-filename", help="the path of the file read from stdin")
+    run = p.add_argument_group("run")
+    run.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings (2 still means failure)")
+    run.add_argument("--jobs", "-j", type=int, default=0, help="processes for the static phase (0: all cores)")
+    run.add_argument("--no-cache", action="store_true")
+    run.add_argument("--cache-dir")
+    for hook in _EXTENSIONS:
+        hook.add_arguments(p)
+    return p
+
+
+class _Extension:
+    """Later capabilities plug into ``check`` through these hooks (see jaxlint.commands.check_ext)."""
+
+    def add_arguments(self, p: argparse.ArgumentParser) -> None: ...
+    def overrides(self, args, o: dict) -> None: ...
+    def after_static(self, args, tasks, result, outcomes) -> int | None: ...
+
+
+_EXTENSIONS: list[_Extension] = []
+
+
+def _load_extensions() -> None:
+    import importlib
+
+    for name in ("fixing", "gate", "dynamic_ext"):
+        try:
+            mod = importlib.import_module(f"jaxlint.commands.{name}")
+        except ImportError as e:
+            if getattr(e, "name", "") == f"jaxlint.commands.{name}":
+                continue
+            raise
+        _EXTENSIONS.append(mod.EXTENSION)
+
+
+_load_extensions()
+
+
+def default_cache_dir(settings_root: Path | None) -> Path:
+    env = os.environ.get("JAXLINT_CACHE_DIR")
+    if env:
+        return Path(env)
+    root = settings_root
+    if root is None:
+        cfg = find_config_file(Path.cwd())
+        root = cfg.parent if cfg else Path.cwd()
+    return root / ".jaxlint_cache"
+
+
+def run(args) -> int:
+    from jaxlint.discovery import SettingsResolver, discover, display_path, FileTask
+    from jaxlint.output import OutputContext, load_formats
+    from jaxlint.runner import run_static
+
+    formats = load_formats()
+    if args.output_format not in formats:
+        raise ConfigError(
+            f"--output-format: unknown format `{args.output_format}`; choose from {', '.join(sorted(formats))}"
+        )
+    overrides: dict = {
+        "select": args.select,
+        "extend_select": args.extend_select,
+        "ignore": args.ignore,
+        "force_exclude": args.force_exclude,
+    }
+    for ext in _EXTENSIONS:
+        ext.overrides(args, overrides)
+    explicit = Path(args.config) if args.config else None
+    if explicit is not None and not explicit.is_file():
+        raise ConfigError(f"--config: no such file: {args.config}")
+    resolver = SettingsResolver(explicit, args.isolated, overrides)
+
+    stdin_text = None
+    paths = list(args.paths)
+    if paths == ["-"]:
+        raw = sys.stdin.buffer.read()
+        from jaxlint.static import SourceError, decode_source
+
+        try:
+            stdin_text = decode_source(raw)
+        except SourceError:
+            stdin_text = raw.decode("utf-8", errors="replace")
+        name = args.stdin_filename or "-"
+        p = Path(name)
+        settings = resolver.for_dir(p.parent if name != "-" else Path.cwd())
+        from jaxlint.discovery import is_excluded
+
+        if args.force_exclude and name != "-" and is_excluded(p, settings):
+            # pre-commit and editors pass excluded files through stdin too: print the input back
+            return 0
+        tasks = [FileTask(p.absolute(), display_path(p.absolute()) if name != "-" else "-", settings)]
+    else:
+        if not paths:
+            cfg = explicit or (None if args.isolated else find_config_file(Path.cwd()))
+            paths = [str(cfg.parent) if cfg else "."]
+            if cfg is not None and cfg.parent == Path.cwd().resolve():
+                paths = ["."]
+        warnings: list[str] = []
+        tasks = discover(paths, resolver, force_exclude=args.force_exclude, warnings=warnings)
+        for w in warnings:
+            print(f"jaxlint: warning: {w}", file=sys.stderr)
+    tasks = _select_tasks(args, tasks)
+
+    if args.show_files:
+        for t in sorted(tasks, key=lambda t: t.display):
+            print(t.display)
+        return 0
+    if args.show_settings:
+        return _show_settings(tasks, resolver)
+
+    settings_root = tasks[0].settings.root if tasks else None
+    cache_root = None
+    if not args.no_cache:
+        cache_root = Path(args.cache_dir) if args.cache_dir else default_cache_dir(settings_root)
+    result, outcomes = run_static(tasks, cache_root, jobs=args.jobs, stdin_text=stdin_text)
+
+    for ext in _EXTENSIONS:
+        rc = ext.after_static(args, tasks, result, outcomes)
+        if rc is not None:
+            return rc
+
+    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not args.output_file
+                                        and "NO_COLOR" not in os.environ)
+    sources: dict[str, str] = {}
+    if args.output_format == "full":
+        for t in tasks:
+            if stdin_text is not None:
+                sources[t.display] = stdin_text
+            elif any(d.path == t.display for d in result.diagnostics):
+                try:
+                    sources[t.display] = t.path.read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    pass
+    ctx = OutputContext(color=color, sources=sources, root=settings_root,
+                        show_fixes=getattr(args, "show_fixes", False))
+    if args.quiet and args.output_format in ("concise", "full"):
+        result.notes = []
+    text = formats[args.output_format](result, ctx)
+    if args.quiet and args.output_format in ("concise", "full"):
+        text = "".join(l + "\n" for l in text.splitlines() if l and not l.startswith(("Found ", "All checks", "[*]")))
+    if args.statistics:
+        text = _statistics(result) if args.output_format in ("concise", "full") else text
+    _emit(text, args.output_file)
+    for err in result.errors:
+        print(f"jaxlint: error: {err}", file=sys.stderr)
+    if result.errors:
+        return 2
+    if result.diagnostics and not args.exit_zero:
+        return 1
+    return 0
+
+
+def _select_tasks(args, tasks):
+    shard = getattr(args, "shard", None)
+    if not shard:
+        return tasks
+    from jaxlint.sharding import select_shard
+
+    return select_shard(tasks, shard)
+
+
+def _emit(text: str, output_file: str | None) -> None:
+    if output_file:
+        p = Path(output_file)
+        if p.parent and not p.parent.exists():
+            p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+def _statistics(result) -> str:
+    counts = Counter((d.code, d.name) for d in result.diagnostics)
+    fixable = Counter(d.code for d in result.diagnostics if d.fix is not None)
+    lines = []
+    for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        star = "[*]" if fixable.get(code) else "   "
+        lines.append(f"{n:>5}\t{code}\t{star} {name}")
+    if not lines:
+        lines.append("All checks passed!")
+    return "\n".join(lines) + "\n"
+
+
+def _show_settings(tasks, resolver) -> int:
+    import json
+    from dataclasses import asdict
+
+    from jaxlint.runner import active_rules
+
+    seen = set()
+    for t in tasks or [None]:
+        s = t.settings if t else resolver.for_dir(Path.cwd())
+        if id(s) in seen:
+            continue
+        seen.add(id(s))
+        d = asdict(s)
+        d["root"] = str(s.root)
+        d["config_file"] = str(s.config_file) if s.config_file else None
+        d["active_rules"] = [r.code for r in active_rules(s)]
+        print(json.dumps(d, indent=2, default=str))
+    return 0

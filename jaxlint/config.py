@@ -1,0 +1,329 @@
+"""Configuration: ``[tool.jaxlint]`` in pyproject.toml, ``jaxlint.toml``, ``.jaxlint.toml``.
+
+The nearest config file to a checked file wins (ruff's rule); ``extend`` inherits
+from another file. Every key is validated: an unknown key, a bad value or an unknown
+rule selector raises :class:`ConfigError`, which the CLI turns into exit status 2
+with a message naming the key and the file.
+"""
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+CONFIG_FILES = (".jaxlint.toml", "jaxlint.toml", "pyproject.toml")
+DEFAULT_EXCLUDE = (
+    ".bzr", ".direnv", ".eggs", ".git", ".hg", ".mypy_cache", ".nox", ".pants.d",
+    ".pytype", ".ruff_cache", ".svn", ".tox", ".venv", "__pypackages__", "_build",
+    "buck-out", "build", "dist", "node_modules", "site-packages", "venv",
+    ".jaxlint_cache", "__pycache__",
+)
+
+
+class ConfigError(Exception):
+    """A configuration problem the user must fix (exit status 2)."""
+
+
+@dataclass(frozen=True)
+class DynamicSettings:
+    """``[tool.jaxlint.dynamic]``: the trace and compile tiers."""
+
+    enabled: bool = False
+    compile: bool = False
+    backend: str = "cpu"
+    #: seconds allowed to trace (or compile) one function
+    function_timeout: float = 60.0
+    #: seconds allowed for one file: import plus every function in it
+    file_timeout: float = 300.0
+    #: memory cap for a worker process, MiB (address space); 0 disables it
+    memory_limit_mb: int = 8192
+    #: worker processes; 0 = one per core
+    workers: int = 0
+    signatures: str = ".jaxlint/signatures.json"
+    x64: bool | None = None  # None: use the project's own setting
+    #: concrete sizes for symbolic jaxtyping dimensions ("b" = 8 ...)
+    dimension_defaults: Mapping[str, int] = field(default_factory=dict)
+    default_dimension: int = 8
+    #: explicit input specs: {"pkg.mod:fn": {"args": "(f32[8,128], i32[8])", "static": {...}}}
+    functions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: seconds allowed to compile one function in the compile tier
+    compile_timeout: float = 120.0
+
+
+_DYNAMIC_TYPES: dict[str, Any] = {
+    "enabled": bool, "compile": bool, "backend": str, "function-timeout": (int, float),
+    "file-timeout": (int, float), "memory-limit-mb": int, "workers": int, "signatures": str,
+    "x64": bool, "dimension-defaults": dict, "default-dimension": int, "functions": dict,
+    "compile-timeout": (int, float),
+}
+BACKENDS = ("cpu", "gpu", "cuda", "rocm", "tpu")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Resolved settings for the files under one config file."""
+
+    root: Path = Path(".")
+    config_file: Path | None = None
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    rule_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    dynamic: DynamicSettings = field(default_factory=DynamicSettings)
+    cache_dir: str | None = None
+    force_exclude: bool = False
+    respect_gitignore: bool = True
+
+    def fingerprint(self) -> str:
+        """A hash of everything that changes what a rule reports."""
+        blob = json.dumps(
+            {
+                "select": self.select,
+                "extend_select": self.extend_select,
+                "ignore": self.ignore,
+                "rule_options": self.rule_options,
+                "per_file_ignores": self.per_file_ignores,
+            },
+            sort_keys=True,
+            default=str,
+        )
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+# key in TOML -> (field name, validator)
+def _str_list(key: str, v: Any, src: str) -> tuple[str, ...]:
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise ConfigError(f"{src}: `{key}` must be a list of strings, got {v!r}")
+    return tuple(v)
+
+
+def _bool(key: str, v: Any, src: str) -> bool:
+    if not isinstance(v, bool):
+        raise ConfigError(f"{src}: `{key}` must be true or false, got {v!r}")
+    return v
+
+
+def _str(key: str, v: Any, src: str) -> str:
+    if not isinstance(v, str):
+        raise ConfigError(f"{src}: `{key}` must be a string, got {v!r}")
+    return v
+
+
+TOP_LEVEL_KEYS = {
+    "select": ("select", _str_list),
+    "extend-select": ("extend_select", _str_list),
+    "ignore": ("ignore", _str_list),
+    "exclude": ("exclude", _str_list),
+    "extend-exclude": ("extend_exclude", _str_list),
+    "per-file-ignores": ("per_file_ignores", None),
+    "rules": ("rule_options", None),
+    "dynamic": ("dynamic", None),
+    "cache-dir": ("cache_dir", _str),
+    "force-exclude": ("force_exclude", _bool),
+    "respect-gitignore": ("respect_gitignore", _bool),
+    "extend": ("extend", _str),
+}
+
+
+def read_toml(path: Path) -> dict:
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read config: {e.strerror}") from None
+
+
+def table_of(path: Path) -> dict | None:
+    """The jaxlint table of a config file, or None if it has none (pyproject)."""
+    data = read_toml(path)
+    if path.name == "pyproject.toml":
+        tool = data.get("tool", {})
+        return tool.get("jaxlint") if isinstance(tool, dict) else None
+    return data
+
+
+def find_config_file(start: Path) -> Path | None:
+    """The nearest config file at or above ``start`` (a directory) that configures jaxlint."""
+    d = start.resolve()
+    for cand in (d, *d.parents):
+        for name in CONFIG_FILES:
+            p = cand / name
+            if p.is_file():
+                if name == "pyproject.toml":
+                    try:
+                        if table_of(p) is None:
+                            continue
+                    except ConfigError:
+                        raise
+                return p
+    return None
+
+
+def load_settings(path: Path | None, overrides: Mapping[str, Any] | None = None, _seen: tuple = ()) -> Settings:
+    """Load and validate the settings of one config file (or defaults for None)."""
+    if path is None:
+        base = Settings(root=Path.cwd())
+        return apply_overrides(base, overrides or {})
+    path = path.resolve()
+    if path in _seen:
+        raise ConfigError(f"{path}: `extend` forms a cycle")
+    table = table_of(path)
+    if table is None:
+        table = {}
+    src = str(path)
+    base = Settings(root=path.parent, config_file=path)
+    if "extend" in table:
+        ext = table["extend"]
+        if not isinstance(ext, str):
+            raise ConfigError(f"{src}: `extend` must be a path string")
+        parent_path = (path.parent / os.path.expanduser(ext)).resolve()
+        if not parent_path.is_file():
+            raise ConfigError(f"{src}: `extend` points to a missing file: {ext}")
+        parent = load_settings(parent_path, None, _seen + (path,))
+        base = replace(parent, root=path.parent, config_file=path)
+    settings = _apply_table(base, table, src)
+    return apply_overrides(settings, overrides or {})
+
+
+def _apply_table(base: Settings, table: Mapping[str, Any], src: str) -> Settings:
+    from jaxlint.registry import validate_selectors
+
+    changes: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in TOP_LEVEL_KEYS:
+            hint = _suggest(key, TOP_LEVEL_KEYS)
+            raise ConfigError(f"{src}: unknown key `{key}` in [tool.jaxlint]{hint}")
+        fname, validator = TOP_LEVEL_KEYS[key]
+        if key == "extend":
+            continue
+        if validator is not None:
+            changes[fname] = validator(key, value, src)
+        elif key == "per-file-ignores":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{src}: `per-file-ignores` must be a table of glob = [codes]")
+            pfi = dict(base.per_file_ignores)
+            for glob, codes in value.items():
+                pfi[glob] = _str_list(f"per-file-ignores.{glob}", codes, src)
+                validate_selectors(pfi[glob], f"{src}: `per-file-ignores.{glob}`")
+            changes[fname] = pfi
+        elif key == "rules":
+            changes[fname] = _rule_options(value, src, base.rule_options)
+        elif key == "dynamic":
+            changes[fname] = _dynamic(value, src, base.dynamic)
+    for k in ("select", "extend_select", "ignore"):
+        if k in changes:
+            validate_selectors(changes[k], f"{src}: `{k.replace('_', '-')}`")
+    return replace(base, **changes)
+
+
+def _rule_options(value: Any, src: str, base: Mapping[str, Mapping[str, Any]]) -> dict:
+    from jaxlint.registry import rule_by_selector
+
+    if not isinstance(value, dict):
+        raise ConfigError(f"{src}: `rules` must be a table of rule tables")
+    out = {k: dict(v) for k, v in base.items()}
+    for sel, opts in value.items():
+        rule = rule_by_selector(sel)
+        if rule is None:
+            raise ConfigError(f"{src}: unknown rule `{sel}` in [tool.jaxlint.rules]")
+        if not isinstance(opts, dict):
+            raise ConfigError(f"{src}: [tool.jaxlint.rules.{sel}] must be a table")
+        merged = out.setdefault(rule.code, {})
+        for k, v in opts.items():
+            if k not in rule.options:
+                known = ", ".join(rule.options) or "none"
+                raise ConfigError(
+                    f"{src}: unknown option `{k}` for rule {rule.code} ({rule.name}); known options: {known}"
+                )
+            try:
+                merged[k] = rule.options[k].validate(k, v)
+            except ValueError as e:
+                raise ConfigError(f"{src}: [tool.jaxlint.rules.{sel}] {e}") from None
+    return out
+
+
+def _dynamic(value: Any, src: str, base: DynamicSettings) -> DynamicSettings:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{src}: `dynamic` must be a table")
+    changes = {}
+    for k, v in value.items():
+        if k not in _DYNAMIC_TYPES:
+            raise ConfigError(f"{src}: unknown key `{k}` in [tool.jaxlint.dynamic]{_suggest(k, _DYNAMIC_TYPES)}")
+        t = _DYNAMIC_TYPES[k]
+        ts = t if isinstance(t, tuple) else (t,)
+        if not isinstance(v, ts) or (isinstance(v, bool) and bool not in ts):
+            raise ConfigError(f"{src}: [tool.jaxlint.dynamic] `{k}` has the wrong type: {v!r}")
+        if k == "backend" and v not in BACKENDS:
+            raise ConfigError(f"{src}: [tool.jaxlint.dynamic] `backend` must be one of {', '.join(BACKENDS)}; got {v!r}")
+        if k in ("function-timeout", "file-timeout", "compile-timeout") and v <= 0:
+            raise ConfigError(f"{src}: [tool.jaxlint.dynamic] `{k}` must be positive")
+        changes[k.replace("-", "_")] = v
+    return replace(base, **changes)
+
+
+def _suggest(key: str, known: Mapping[str, Any]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(key, list(known), n=1)
+    return f" (did you mean `{close[0]}`?)" if close else ""
+
+
+def apply_overrides(s: Settings, o: Mapping[str, Any]) -> Settings:
+    """Apply command-line overrides (already validated by the CLI)."""
+    from jaxlint.registry import validate_selectors
+
+    changes: dict[str, Any] = {}
+    if o.get("select") is not None:
+        validate_selectors(o["select"], "--select")
+        changes["select"] = tuple(o["select"])
+        changes["extend_select"] = ()
+    if o.get("extend_select"):
+        validate_selectors(o["extend_select"], "--extend-select")
+        changes["extend_select"] = tuple(changes.get("extend_select", s.extend_select)) + tuple(o["extend_select"])
+    if o.get("ignore"):
+        validate_selectors(o["ignore"], "--ignore")
+        changes["ignore"] = tuple(s.ignore) + tuple(o["ignore"])
+    if o.get("per_file_ignores"):
+        pfi = dict(s.per_file_ignores)
+        pfi.update(o["per_file_ignores"])
+        changes["per_file_ignores"] = pfi
+    if o.get("force_exclude"):
+        changes["force_exclude"] = True
+    if o.get("dynamic"):
+        changes["dynamic"] = replace(s.dynamic, **o["dynamic"])
+    if o.get("extend_exclude"):
+        changes["extend_exclude"] = tuple(s.extend_exclude) + tuple(o["extend_exclude"])
+    return replace(s, **changes) if changes else s
+
+
+def path_matches(rel_posix: str, pattern: str) -> bool:
+    """ruff-like matching: a pattern matches the path, any parent, or the basename."""
+    pattern = pattern.rstrip("/")
+    if fnmatch.fnmatchcase(rel_posix, pattern):
+        return True
+    parts = rel_posix.split("/")
+    if "/" not in pattern:
+        return any(fnmatch.fnmatchcase(p, pattern) for p in parts)
+    for i in range(1, len(parts)):
+        if fnmatch.fnmatchcase("/".join(parts[:i]), pattern):
+            return True
+    return False
+
+
+def settings_field_names() -> list[str]:
+    return [f.name for f in fields(Settings)]

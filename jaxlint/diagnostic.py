@@ -1,0 +1,174 @@
+"""The one diagnostic type every rule emits and every sink reads.
+
+All types here are frozen dataclasses of plain data so that they can be cached,
+sent between processes and serialized without knowing which rule made them.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+
+class Severity(str, enum.Enum):
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+    @property
+    def sarif_level(self) -> str:
+        return {"info": "note", "warning": "warning", "error": "error"}[self.value]
+
+
+class Phase(str, enum.Enum):
+    STATIC = "static"
+    TRACE = "trace"
+    COMPILE = "compile"
+
+
+class Applicability(str, enum.Enum):
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    """1-based line, 1-based column counted in Unicode code points."""
+
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text between ``start`` (inclusive) and ``end`` (exclusive)."""
+
+    start: Position
+    end: Position
+    content: str
+
+    def to_dict(self) -> dict:
+        return {
+            "content": self.content,
+            "location": {"row": self.start.line, "column": self.start.column},
+            "end_location": {"row": self.end.line, "column": self.end.column},
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Edit":
+        return cls(
+            Position(d["location"]["row"], d["location"]["column"]),
+            Position(d["end_location"]["row"], d["end_location"]["column"]),
+            d["content"],
+        )
+
+
+@dataclass(frozen=True)
+class Fix:
+    message: str
+    edits: tuple[Edit, ...]
+    applicability: Applicability = Applicability.UNSAFE
+
+    def to_dict(self) -> dict:
+        return {
+            "message": self.message,
+            "applicability": self.applicability.value,
+            "edits": [e.to_dict() for e in self.edits],
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Fix":
+        return cls(
+            d["message"],
+            tuple(Edit.from_dict(e) for e in d["edits"]),
+            Applicability(d["applicability"]),
+        )
+
+
+@dataclass(frozen=True)
+class Related:
+    """A second location that explains a finding (e.g. where a captured array is defined)."""
+
+    path: str
+    start: Position
+    end: Position
+    message: str
+
+    def to_dict(self) -> dict:
+        return {
+            "filename": self.path,
+            "message": self.message,
+            "location": {"row": self.start.line, "column": self.start.column},
+            "end_location": {"row": self.end.line, "column": self.end.column},
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Related":
+        return cls(
+            d["filename"],
+            Position(d["location"]["row"], d["location"]["column"]),
+            Position(d["end_location"]["row"], d["end_location"]["column"]),
+            d["message"],
+        )
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    name: str
+    message: str
+    path: str
+    start: Position
+    end: Position
+    severity: Severity = Severity.WARNING
+    phase: Phase = Phase.STATIC
+    fix: Fix | None = None
+    related: tuple[Related, ...] = ()
+    data: Mapping[str, Any] = field(default_factory=dict)
+    #: A line-independent signature (enclosing function + normalized source of the
+    #: flagged expression) used by the baseline and SARIF fingerprints.
+    signature: str = ""
+    #: The line a ``# noqa`` must be on to suppress this finding.
+    noqa_line: int | None = None
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.path, self.start.line, self.start.column, self.code, self.message)
+
+    def with_path(self, path: str) -> "Diagnostic":
+        return replace(self, path=path)
+
+    def to_dict(self) -> dict:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "message": self.message,
+            "filename": self.path,
+            "location": {"row": self.start.line, "column": self.start.column},
+            "end_location": {"row": self.end.line, "column": self.end.column},
+            "severity": self.severity.value,
+            "phase": self.phase.value,
+            "fix": self.fix.to_dict() if self.fix else None,
+            "noqa_row": self.noqa_line if self.noqa_line is not None else self.start.line,
+            "related": [r.to_dict() for r in self.related],
+            "data": dict(self.data),
+            "signature": self.signature,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Diagnostic":
+        return cls(
+            code=d["code"],
+            name=d["name"],
+            message=d["message"],
+            path=d["filename"],
+            start=Position(d["location"]["row"], d["location"]["column"]),
+            end=Position(d["end_location"]["row"], d["end_location"]["column"]),
+            severity=Severity(d["severity"]),
+            phase=Phase(d["phase"]),
+            fix=Fix.from_dict(d["fix"]) if d.get("fix") else None,
+            related=tuple(Related.from_dict(r) for r in d.get("related", ())),
+            data=d.get("data", {}),
+            signature=d.get("signature", ""),
+            noqa_line=d.get("noqa_row"),
+        )

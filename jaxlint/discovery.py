@@ -1,0 +1,164 @@
+"""Which files to check, and with which settings (nearest config file wins)."""
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from jaxlint.config import ConfigError, Settings, find_config_file, load_settings, path_matches
+
+PY_SUFFIXES = (".py", ".pyi")
+
+
+@dataclass(frozen=True)
+class FileTask:
+    path: Path  # absolute
+    display: str  # relative to cwd where possible, posix
+    settings: Settings
+
+
+class SettingsResolver:
+    """Nearest-config-wins lookup, cached per directory."""
+
+    def __init__(self, explicit: Path | None, isolated: bool, overrides: dict) -> None:
+        self.explicit = explicit
+        self.isolated = isolated
+        self.overrides = overrides
+        self._by_dir: dict[Path, Settings] = {}
+        self._by_file: dict[Path | None, Settings] = {}
+        self.default = self._load(explicit) if (explicit or isolated) else None
+
+    def _load(self, cfg: Path | None) -> Settings:
+        if cfg not in self._by_file:
+            self._by_file[cfg] = load_settings(None if self.isolated else cfg, self.overrides)
+        return self._by_file[cfg]
+
+    def for_dir(self, d: Path) -> Settings:
+        if self.default is not None:
+            return self.default
+        d = d.resolve()
+        s = self._by_dir.get(d)
+        if s is None:
+            s = self._load(find_config_file(d))
+            self._by_dir[d] = s
+        return s
+
+
+def display_path(p: Path, cwd: Path | None = None) -> str:
+    cwd = cwd or Path.cwd()
+    try:
+        return p.relative_to(cwd).as_posix()
+    except ValueError:
+        try:
+            return Path(os.path.relpath(p, cwd)).as_posix() if not str(os.path.relpath(p, cwd)).startswith("../../..") else p.as_posix()
+        except ValueError:  # different drives
+            return p.as_posix()
+
+
+def is_excluded(path: Path, settings: Settings) -> bool:
+    try:
+        rel = path.resolve().relative_to(settings.root.resolve()).as_posix()
+    except ValueError:
+        rel = path.as_posix()
+    for pat in tuple(settings.exclude) + tuple(settings.extend_exclude):
+        if path_matches(rel, pat):
+            return True
+    return False
+
+
+def _git_ignored(paths: list[Path], cwd: Path) -> set[Path]:
+    """Files git ignores (when inside a git work tree); empty set otherwise."""
+    if not paths:
+        return set()
+    try:
+        proc = subprocess.run(
+            ["git", "check-ignore", "--stdin", "-z"],
+            input="\0".join(str(p) for p in paths).encode(),
+            capture_output=True,
+            cwd=cwd,
+            timeout=20,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return set()
+    if proc.returncode not in (0, 1):
+        return set()
+    return {Path(x) for x in proc.stdout.decode(errors="replace").split("\0") if x}
+
+
+def discover(
+    paths: Iterable[str],
+    resolver: SettingsResolver,
+    force_exclude: bool = False,
+    warnings: list[str] | None = None,
+) -> list[FileTask]:
+    """Expand paths to Python files. Explicit files are checked even when excluded
+    unless ``force_exclude`` (pre-commit passes files one by one)."""
+    warnings = warnings if warnings is not None else []
+    cwd = Path.cwd()
+    seen: set[Path] = set()
+    tasks: list[FileTask] = []
+    for raw in paths:
+        p = Path(raw)
+        if not p.exists() and not p.is_symlink():
+            raise ConfigError(f"{raw}: no such file or directory")
+        if p.is_file() or (p.is_symlink() and not p.is_dir()):
+            settings = resolver.for_dir(p.parent if str(p.parent) else Path("."))
+            if (force_exclude or settings.force_exclude) and is_excluded(p, settings):
+                continue
+            rp = p.resolve()
+            if rp not in seen:
+                seen.add(rp)
+                tasks.append(FileTask(p.absolute(), display_path(p.absolute(), cwd), settings))
+            continue
+        tasks.extend(_walk(p, resolver, seen, cwd, warnings))
+    return tasks
+
+
+def _walk(root: Path, resolver: SettingsResolver, seen: set[Path], cwd: Path, warnings: list[str]) -> Iterator[FileTask]:
+    visited_dirs: set[tuple[int, int]] = set()
+    found: list[FileTask] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True, onerror=lambda e: warnings.append(
+            f"{display_path(Path(e.filename), cwd)}: cannot read directory: {e.strerror}")):
+        d = Path(dirpath)
+        try:
+            st = d.stat()
+        except OSError:
+            dirnames[:] = []
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key in visited_dirs:
+            warnings.append(f"{display_path(d, cwd)}: directory symlink loop skipped")
+            dirnames[:] = []
+            continue
+        visited_dirs.add(key)
+        settings = resolver.for_dir(d)
+        keep = []
+        for name in sorted(dirnames):
+            sub = d / name
+            if is_excluded(sub, settings):
+                continue
+            keep.append(name)
+        dirnames[:] = keep
+        for name in sorted(filenames):
+            if not name.endswith(PY_SUFFIXES):
+                continue
+            f = d / name
+            if is_excluded(f, settings):
+                continue
+            try:
+                rp = f.resolve()
+            except OSError:
+                continue
+            if rp in seen:
+                continue
+            seen.add(rp)
+            found.append(FileTask(f.absolute(), display_path(f.absolute(), cwd), settings))
+    if found and resolver.default is None:
+        pass
+    if found and any(t.settings.respect_gitignore for t in found):
+        ignored = _git_ignored([t.path for t in found], cwd)
+        if ignored:
+            found = [t for t in found if t.path not in ignored]
+    yield from found

@@ -1,0 +1,47 @@
+"""Output formats. Each sink reads only :class:`~jaxlint.diagnostic.Diagnostic` and
+the run summary; none knows any rule by name.
+
+A format is a function ``(result: RunResult, ctx: OutputContext) -> str`` registered
+in :data:`FORMATS`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from jaxlint.runner import RunResult
+
+
+@dataclass
+class OutputContext:
+    cwd: Path = field(default_factory=Path.cwd)
+    color: bool = False
+    show_fixes: bool = False
+    #: source text by display path, for formats that show the source line
+    sources: dict[str, str] = field(default_factory=dict)
+    #: repository root (for SARIF URIs), when known
+    root: Path | None = None
+
+
+Formatter = Callable[[RunResult, OutputContext], str]
+FORMATS: dict[str, Formatter] = {}
+
+
+def register(name: str) -> Callable[[Formatter], Formatter]:
+    def deco(fn: Formatter) -> Formatter:
+        FORMATS[name] = fn
+        return fn
+
+    return deco
+
+
+def load_formats() -> dict[str, Formatter]:
+    # importing the modules registers them
+    from jaxlint.output import text, json_format  # noqa: F401
+
+    try:  # formats added by later modules register themselves the same way
+        from jaxlint.output import extra  # noqa: F401
+    except ImportError:
+        pass
+    return FORMATS

@@ -1,0 +1,25 @@
+"""``json``: an array of ruff-compatible objects plus jaxlint's ``name``, ``phase``, ``data``."""
+from __future__ import annotations
+
+import json
+
+from jaxlint.output import OutputContext, register
+from jaxlint.runner import RunResult
+
+
+def diagnostic_objects(result: RunResult) -> list[dict]:
+    from jaxlint.registry import rules_by_code
+
+    rules = rules_by_code()
+    out = []
+    for d in result.diagnostics:
+        obj = d.to_dict()
+        rule = rules.get(d.code)
+        obj["url"] = rule.url() if rule is not None else None
+        out.append(obj)
+    return out
+
+
+@register("json")
+def json_output(result: RunResult, ctx: OutputContext) -> str:
+    return json.dumps(diagnostic_objects(result), indent=2, ensure_ascii=False) + "\n"

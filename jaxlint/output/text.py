@@ -1,0 +1,84 @@
+"""Human formats: ``concise`` (one line per finding) and ``full`` (source + caret + hint)."""
+from __future__ import annotations
+
+from jaxlint.diagnostic import Diagnostic
+from jaxlint.output import OutputContext, register
+from jaxlint.runner import RunResult
+
+_RESET = "\x1b[0m"
+_BOLD = "\x1b[1m"
+_RED = "\x1b[31m"
+_CYAN = "\x1b[36m"
+_YELLOW = "\x1b[33m"
+_BLUE = "\x1b[34m"
+
+
+def _c(on: bool, code: str, s: str) -> str:
+    return f"{code}{s}{_RESET}" if on else s
+
+
+def _head(d: Diagnostic, ctx: OutputContext) -> str:
+    loc = f"{_c(ctx.color, _BOLD, d.path)}:{d.start.line}:{d.start.column}:"
+    code = _c(ctx.color, _RED + _BOLD, d.code)
+    fixable = " [*]" if d.fix is not None else ""
+    return f"{loc} {code}{fixable} {d.message}"
+
+
+def _summary(result: RunResult, ctx: OutputContext) -> list[str]:
+    n = len(result.diagnostics)
+    lines = []
+    if n:
+        fixable = sum(1 for d in result.diagnostics if d.fix is not None)
+        lines.append(f"Found {n} finding{'s' if n != 1 else ''}.")
+        if fixable:
+            safe = sum(1 for d in result.diagnostics if d.fix is not None and d.fix.applicability.value == "safe")
+            if safe:
+                lines.append(f"[*] {safe} fixable with `jaxlint check --fix`.")
+            if fixable - safe:
+                lines.append(f"{fixable - safe} more fixable with `--fix --unsafe-fixes`.")
+    else:
+        lines.append("All checks passed!")
+    lines.extend(result.notes)
+    return lines
+
+
+@register("concise")
+def concise(result: RunResult, ctx: OutputContext) -> str:
+    out = [_head(d, ctx) for d in result.diagnostics]
+    out.extend(_summary(result, ctx))
+    return "\n".join(out) + "\n"
+
+
+@register("full")
+def full(result: RunResult, ctx: OutputContext) -> str:
+    from jaxlint.registry import rules_by_code
+
+    rules = rules_by_code()
+    out: list[str] = []
+    for d in result.diagnostics:
+        out.append(_head(d, ctx))
+        src = ctx.sources.get(d.path)
+        if src is not None:
+            lines = src.splitlines()
+            if 1 <= d.start.line <= len(lines):
+                text = lines[d.start.line - 1]
+                gutter = f"{d.start.line:>4} | "
+                out.append(_c(ctx.color, _BLUE, "     |"))
+                out.append(_c(ctx.color, _BLUE, gutter) + text)
+                width = (d.end.column - d.start.column) if d.end.line == d.start.line else len(text) - d.start.column + 1
+                caret = " " * (d.start.column - 1) + "^" * max(1, width)
+                out.append(_c(ctx.color, _BLUE, "     | ") + _c(ctx.color, _RED, caret))
+        for r in d.related:
+            out.append(f"     = related: {r.path}:{r.start.line}:{r.start.column}: {r.message}")
+        rule = rules.get(d.code)
+        if rule is not None and rule.fix_hint:
+            out.append(_c(ctx.color, _CYAN, f"     = help: {rule.fix_hint}"))
+        if d.fix is not None:
+            out.append(_c(ctx.color, _CYAN, f"     = fix ({d.fix.applicability.value}): {d.fix.message}"))
+        if d.data:
+            figures = ", ".join(f"{k}={v}" for k, v in sorted(d.data.items()) if not isinstance(v, (dict, list)))
+            if figures:
+                out.append(f"     = data: {figures}")
+        out.append("")
+    out.extend(_summary(result, ctx))
+    return "\n".join(out) + "\n"

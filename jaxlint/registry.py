@@ -1,0 +1,82 @@
+"""Rule lookup and selection. The engine reaches rules only through here.
+
+The list of rules itself lives in ``jaxlint.rules`` (the top-level ``rules/``
+folder): an explicit registry, so a reader finds every rule in one place.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from typing import Iterable
+
+from jaxlint.rule import Rule
+
+_PREFIX = re.compile(r"^JAX[0-9]{0,3}$")
+
+
+@functools.lru_cache(maxsize=1)
+def all_rules() -> tuple[type[Rule], ...]:
+    from jaxlint.rules import RULES
+
+    return tuple(RULES)
+
+
+def rules_by_code() -> dict[str, type[Rule]]:
+    return {r.code: r for r in all_rules()}
+
+
+def rule_by_selector(sel: str) -> type[Rule] | None:
+    """A single rule by exact code or name."""
+    for r in all_rules():
+        if sel == r.code or sel == r.name:
+            return r
+    return None
+
+
+def _matches(sel: str, rule: type[Rule]) -> int:
+    """Specificity of ``sel`` for ``rule`` (0: no match). Names count as exact codes."""
+    if sel == "ALL":
+        return 1
+    if sel == rule.name or sel == rule.code:
+        return 100
+    if _PREFIX.match(sel) and rule.code.startswith(sel):
+        return 1 + len(sel)
+    return 0
+
+
+def validate_selectors(selectors: Iterable[str], where: str) -> None:
+    from jaxlint.config import ConfigError
+
+    for sel in selectors:
+        if not any(_matches(sel, r) for r in all_rules()):
+            raise ConfigError(f"{where}: unknown rule selector `{sel}`")
+
+
+def select_rules(
+    select: Iterable[str] | None,
+    extend_select: Iterable[str],
+    ignore: Iterable[str],
+    phases: Iterable[str] | None = None,
+) -> list[type[Rule]]:
+    """Resolve ruff-style selection: the most specific selector wins; ignore wins ties."""
+    select = list(select) if select is not None else None
+    extend = list(extend_select)
+    ignore = list(ignore)
+    out = []
+    for rule in all_rules():
+        if phases is not None and rule.phase.value not in phases:
+            continue
+        best_on = 0
+        if select is None:
+            best_on = 1 if rule.default_enabled else 0
+        else:
+            best_on = max((_matches(s, rule) for s in select), default=0)
+        best_on = max([best_on] + [_matches(s, rule) for s in extend])
+        best_off = max((_matches(s, rule) for s in ignore), default=0)
+        if best_on and best_on > best_off:
+            out.append(rule)
+    return out
+
+
+def ignored_by(codes: Iterable[str], rule: type[Rule]) -> bool:
+    return any(_matches(c, rule) for c in codes)

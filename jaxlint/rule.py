@@ -1,0 +1,167 @@
+"""The rule API.
+
+A rule is one class in one file under ``rules/``: its code, kebab-case name, default
+severity, options, documentation (the class docstring, with fixed sections) and
+VALID / INVALID examples that are both its tests and its documentation.
+
+The engine only sees :class:`Rule` subclasses through the registry; a rule never
+sees an output format.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Mapping
+
+from jaxlint.diagnostic import Applicability, Phase, Severity
+
+DOC_SECTIONS = (
+    "What it does",
+    "Why is this bad?",
+    "Example",
+    "Use instead",
+    "Options",
+    "References",
+)
+
+
+@dataclass(frozen=True)
+class Option:
+    """A configurable rule option, set under ``[tool.jaxlint.rules.<name>]``."""
+
+    default: Any
+    doc: str
+    type: type | tuple[type, ...] = int
+    minimum: float | None = None
+
+    def validate(self, key: str, value: Any) -> Any:
+        types = self.type if isinstance(self.type, tuple) else (self.type,)
+        if isinstance(value, bool) and bool not in types:
+            raise ValueError(f"option {key!r} must be {_type_names(types)}, got {value!r}")
+        if float in types and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value) if int not in types else value
+        if not isinstance(value, types):
+            raise ValueError(f"option {key!r} must be {_type_names(types)}, got {value!r}")
+        if self.minimum is not None and value < self.minimum:
+            raise ValueError(f"option {key!r} must be >= {self.minimum}, got {value!r}")
+        return value
+
+
+def _type_names(types: tuple[type, ...]) -> str:
+    return " or ".join(t.__name__ for t in types)
+
+
+@dataclass(frozen=True)
+class Valid:
+    """Code on which the rule must stay quiet."""
+
+    code: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    #: Extra files (relative name -> source) written beside the example when it runs.
+    files: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Code on which the rule must fire.
+
+    ``line`` (1-based, within the dedented ``code``) pins the first finding's line;
+    ``count`` the number of findings; ``expected_fix`` the code after applying all
+    of this rule's fixes (unsafe included).
+    """
+
+    code: str
+    line: int | None = None
+    count: int | None = None
+    message: str | None = None  # a substring the first message must contain
+    expected_fix: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    files: Mapping[str, str] = field(default_factory=dict)
+
+
+class Rule:
+    """Base of all rules. Subclasses set the class attributes and implement a check."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]  # one line: what was found
+    fix_hint: ClassVar[str] = ""  # one line: what to do instead
+    severity: ClassVar[Severity] = Severity.WARNING
+    phase: ClassVar[Phase] = Phase.STATIC
+    default_enabled: ClassVar[bool] = True
+    fixable: ClassVar[Applicability | None] = None
+    options: ClassVar[Mapping[str, Option]] = {}
+    VALID: ClassVar[list[Valid]] = []
+    INVALID: ClassVar[list[Invalid]] = []
+
+    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
+        values = {k: o.default for k, o in self.options.items()}
+        values.update(options or {})
+        self.opts = values
+
+    @classmethod
+    def docs(cls) -> str:
+        return textwrap.dedent(inspect.cleandoc(cls.__doc__ or "")).strip()
+
+    @classmethod
+    def doc_sections(cls) -> dict[str, str]:
+        """Split the docstring into its ``## Section`` parts."""
+        sections: dict[str, str] = {}
+        current = None
+        for line in cls.docs().splitlines():
+            m = re.match(r"^##\s+(.*\S)\s*$", line)
+            if m:
+                current = m.group(1)
+                sections[current] = ""
+            elif current is not None:
+                sections[current] += line + "\n"
+        return {k: v.strip() for k, v in sections.items()}
+
+    @classmethod
+    def url(cls) -> str:
+        from jaxlint import DOCS_URL
+
+        return f"{DOCS_URL}/rules/{cls.code}.md"
+
+    @classmethod
+    def markdown(cls) -> str:
+        head = f"# {cls.name} ({cls.code})\n\n"
+        meta = (
+            f"Tier: {cls.phase.value} · default severity: {cls.severity.value} · "
+            f"{'enabled' if cls.default_enabled else 'disabled'} by default"
+        )
+        if cls.fixable:
+            meta += f" · fix: {cls.fixable.value}"
+        body = cls.docs()
+        if cls.options:
+            opts = "\n".join(
+                f"* `{k}` (default `{o.default!r}`): {o.doc}" for k, o in cls.options.items()
+            )
+            body = body.replace("## Options\n", f"## Options\n\n{opts}\n", 1) if "## Options\n" in body else body
+        return head + meta + "\n\n" + body + "\n"
+
+
+class StaticRule(Rule):
+    """A rule over one file's syntax tree and semantic model (never imports jax)."""
+
+    phase = Phase.STATIC
+    #: Text that must appear in a file for this rule to be able to fire. The engine
+    #: skips parsing files that contain none of the active rules' markers.
+    markers: ClassVar[tuple[str, ...]] = ("jax",)
+
+    def check(self, ctx: "StaticContext") -> Iterable[Any]:  # noqa: F821
+        raise NotImplementedError
+
+
+def iter_rule_examples(rule: type[Rule]) -> Iterator[tuple[str, Valid | Invalid]]:
+    for i, v in enumerate(rule.VALID):
+        yield f"{rule.code}-valid-{i}", v
+    for i, v in enumerate(rule.INVALID):
+        yield f"{rule.code}-invalid-{i}", v
+
+
+def example_source(example: Valid | Invalid) -> str:
+    return textwrap.dedent(example.code).lstrip("\n")

@@ -1,0 +1,197 @@
+"""Orchestrates a run: files -> (cache | static phase in a process pool) -> suppressions."""
+from __future__ import annotations
+
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from jaxlint import __version__
+from jaxlint.cache import Cache, key_of
+from jaxlint.config import Settings, path_matches
+from jaxlint.diagnostic import Diagnostic
+from jaxlint.discovery import FileTask
+from jaxlint.noqa import Suppressions, parse_suppressions
+from jaxlint.registry import ignored_by, select_rules
+from jaxlint.rule import Rule, StaticRule
+from jaxlint.static import check_bytes, check_text
+
+#: below this many files the pool costs more than it saves
+POOL_THRESHOLD = 12
+
+
+@dataclass
+class FileOutcome:
+    display: str
+    diagnostics: list[Diagnostic]
+    errors: list[str] = field(default_factory=list)
+    skipped: bool = False
+    cached: bool = False
+    #: (line, codes or None) of noqa comments that suppressed nothing; filled by the runner
+    unused_noqa: list = field(default_factory=list)
+
+
+@dataclass
+class RunResult:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files: int = 0
+    skipped_files: int = 0
+    cached_files: int = 0
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    suppressed: int = 0
+    rules: dict[str, type[Rule]] = field(default_factory=dict)
+    #: extra lines for the summary (e.g. dynamic phase: analysed / skipped)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.errors)
+
+
+_RULES_CACHE: dict[str, list[StaticRule]] = {}
+
+
+def active_rules(settings: Settings, phases: Sequence[str] = ("static",)) -> list[Rule]:
+    key = f"{id(settings)}:{','.join(phases)}"
+    rules = _RULES_CACHE.get(key)
+    if rules is None:
+        classes = select_rules(settings.select, settings.extend_select, settings.ignore, phases)
+        rules = [cls(settings.rule_options.get(cls.code, {})) for cls in classes]
+        _RULES_CACHE[key] = rules  # type: ignore[assignment]
+    return rules  # type: ignore[return-value]
+
+
+def per_file_ignored(display: str, settings: Settings, path: Path | None = None) -> tuple[str, ...]:
+    if not settings.per_file_ignores:
+        return ()
+    rel = display
+    if path is not None:
+        try:
+            rel = path.resolve().relative_to(settings.root.resolve()).as_posix()
+        except ValueError:
+            pass
+    out: list[str] = []
+    for pattern, codes in settings.per_file_ignores.items():
+        if path_matches(rel, pattern) or path_matches(display, pattern):
+            out.extend(codes)
+    return tuple(out)
+
+
+def apply_suppressions(
+    diags: Iterable[Diagnostic], text: str | None, ignored: Sequence[str], sup: Suppressions | None = None
+) -> tuple[list[Diagnostic], int, Suppressions | None, set[int]]:
+    """Drop findings hidden by per-file-ignores or noqa; return kept, count, the parsed
+    noqa comments and the lines whose noqa suppressed something."""
+    from jaxlint.registry import rules_by_code
+
+    by_code = rules_by_code()
+    if sup is None and text is not None:
+        sup = parse_suppressions(text)
+    kept: list[Diagnostic] = []
+    used: set[int] = set()
+    dropped = 0
+    for d in diags:
+        rule = by_code.get(d.code)
+        if ignored and rule is not None and ignored_by(ignored, rule):
+            dropped += 1
+            continue
+        if sup is not None:
+            hit = sup.suppresses(d.code, d.noqa_line if d.noqa_line is not None else d.start.line)
+            if hit:
+                if hit is not True:
+                    used.add(hit.line)
+                dropped += 1
+                continue
+        kept.append(d)
+    return kept, dropped, sup, used
+
+
+def check_one(task: FileTask, cache_root: str | None, text: str | None = None) -> FileOutcome:
+    """Check one file (runs in the pool workers too)."""
+    settings = task.settings
+    rules = active_rules(settings)
+    cache = Cache(Path(cache_root) if cache_root else None)
+    if text is None:
+        try:
+            data = task.path.read_bytes()
+        except OSError as e:
+            return FileOutcome(task.display, [], [f"{task.display}: cannot read file: {e.strerror or e}"])
+    else:
+        data = text.encode("utf-8")
+    key = key_of(__version__, task.display, settings.fingerprint(), ",".join(r.code for r in rules), data)
+    hit = cache.get("static", key) if cache.enabled else None
+    if hit is not None:
+        return FileOutcome(task.display, [Diagnostic.from_dict(d) for d in hit["d"]], hit["e"], hit["s"], True,
+                           hit.get("u", []))
+    if text is None:
+        result = check_bytes(task.display, data, rules, module_name=_module_name(task))  # type: ignore[arg-type]
+    else:
+        result = check_text(task.display, text, rules, module_name=_module_name(task))  # type: ignore[arg-type]
+    src = None
+    if result.diagnostics or (text or b"noqa" in data):
+        try:
+            src = text if text is not None else data.decode("utf-8", errors="replace")
+        except Exception:  # pragma: no cover
+            src = None
+    ignored = per_file_ignored(task.display, settings, task.path)
+    kept, _, sup, used = apply_suppressions(result.diagnostics, src, ignored)
+    unused = []
+    if sup is not None:
+        for line, c in sup.lines.items():
+            if line not in used:
+                unused.append([line, c.column, c.end_column, list(c.codes) if c.codes else None])
+    errors = [f"{task.display}: rule {code} failed: {msg}" for code, msg in result.errors]
+    out = FileOutcome(task.display, kept, errors, result.skipped, False, unused)
+    if cache.enabled:
+        cache.put("static", key, {"d": [d.to_dict() for d in kept], "e": errors, "s": result.skipped, "u": unused})
+    return out
+
+
+def _module_name(task: FileTask) -> str:
+    from jaxlint.static import module_name_for
+
+    try:
+        rel = task.path.relative_to(task.settings.root.resolve()).as_posix()
+    except ValueError:
+        rel = task.path.name
+    if rel.startswith("src/"):
+        rel = rel[4:]
+    return module_name_for(rel)
+
+
+def _check_in_worker(args: tuple[FileTask, str | None]) -> FileOutcome:
+    task, cache_root = args
+    try:
+        return check_one(task, cache_root)
+    except Exception as e:  # never lose the run for one file
+        return FileOutcome(task.display, [], [f"{task.display}: internal error: {type(e).__name__}: {e}"])
+
+
+def run_static(tasks: list[FileTask], cache_root: Path | None, jobs: int = 0,
+               stdin_text: str | None = None) -> tuple[RunResult, list[FileOutcome]]:
+    result = RunResult()
+    outcomes: list[FileOutcome] = []
+    root = str(cache_root) if cache_root else None
+    if stdin_text is not None:
+        outcomes = [check_one(tasks[0], None, stdin_text)]
+    else:
+        jobs = jobs or (os.cpu_count() or 1)
+        if jobs > 1 and len(tasks) >= POOL_THRESHOLD:
+            chunks = max(1, min(16, len(tasks) // (jobs * 4)))
+            with ProcessPoolExecutor(max_workers=jobs) as ex:
+                outcomes = list(ex.map(_check_in_worker, [(t, root) for t in tasks], chunksize=chunks))
+        else:
+            outcomes = [_check_in_worker((t, root)) for t in tasks]
+    for t, o in zip(tasks, outcomes):
+        result.files += 1
+        result.skipped_files += o.skipped
+        result.cached_files += o.cached
+        result.errors.extend(o.errors)
+        result.diagnostics.extend(o.diagnostics)
+        for r in active_rules(t.settings):
+            result.rules[r.code] = type(r)
+    result.diagnostics.sort(key=lambda d: d.sort_key)
+    return result, outcomes

@@ -1,0 +1,268 @@
+"""The static phase for one file: decode, prefilter, parse, model, run rules, noqa.
+
+Never imports jax and never imports or runs the checked code.
+"""
+from __future__ import annotations
+
+import ast
+import codecs
+import re
+import tokenize
+import io
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from jaxlint.diagnostic import Diagnostic, Edit, Fix, Phase, Position, Related, Severity
+from jaxlint.rule import StaticRule
+from jaxlint.semantic import ModuleModel
+
+PARSE_ERROR_CODE = "JAX100"
+
+
+class SourceError(Exception):
+    """The file cannot be read as Python source (encoding, NUL bytes, syntax)."""
+
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+
+
+def decode_source(data: bytes) -> str:
+    """Decode Python source bytes honouring a PEP 263 coding cookie and a BOM."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as e:
+        raise SourceError(f"cannot decode file: {e}") from None
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as e:
+        if isinstance(e, UnicodeDecodeError):
+            line = data.count(b"\n", 0, e.start) + 1
+            col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+            raise SourceError(
+                f"file is not valid {encoding}: byte 0x{data[e.start]:02x} at line {line}, column {col}",
+                line,
+                col,
+            ) from None
+        raise SourceError(f"unknown encoding {encoding!r}") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text
+
+
+def parse_source(text: str, filename: str) -> ast.Module:
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise SourceError("file contains a NUL byte; it is not Python source", line, 1)
+    try:
+        return ast.parse(text, filename=filename, type_comments=False)
+    except SyntaxError as e:
+        line = e.lineno or 1
+        col = e.offset or 1
+        msg = e.msg
+        return _raise(SourceError(f"syntax error: {msg}", line, max(col, 1)))
+    except (RecursionError, MemoryError):
+        raise SourceError("expression nesting too deep to parse", 1, 1) from None
+    except ValueError as e:
+        raise SourceError(f"cannot parse: {e}", 1, 1) from None
+
+
+def _raise(e: Exception):  # pragma: no cover - helper for one-line raise in return
+    raise e
+
+
+class LineIndex:
+    """Converts ast byte offsets to 1-based character columns."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines(keepends=False) or [""]
+        # splitlines splits on more than \n; ast counts only \n, \r\n, \r
+        if any(c in text for c in "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"):
+            self.lines = re.split(r"\r\n|\r|\n", text)
+
+    def line(self, lineno: int) -> str:
+        if 1 <= lineno <= len(self.lines):
+            return self.lines[lineno - 1]
+        return ""
+
+    def char_col(self, lineno: int, byte_col: int) -> int:
+        line = self.line(lineno)
+        if line.isascii():
+            return byte_col + 1
+        return len(line.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore")) + 1
+
+    def span(self, node: ast.AST) -> tuple[Position, Position]:
+        ln = getattr(node, "lineno", 1)
+        col = getattr(node, "col_offset", 0)
+        eln = getattr(node, "end_lineno", None) or ln
+        ecol = getattr(node, "end_col_offset", None)
+        if ecol is None:
+            ecol = col
+        return Position(ln, self.char_col(ln, col)), Position(eln, self.char_col(eln, ecol))
+
+
+@dataclass
+class StaticContext:
+    """What a static rule sees of one file, and how it reports."""
+
+    path: str
+    source: str
+    tree: ast.Module
+    model: ModuleModel
+    index: LineIndex
+    options: Mapping[str, Any] = field(default_factory=dict)
+    rule: type[StaticRule] | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def lines(self) -> list[str]:
+        return self.index.lines
+
+    def span(self, node: ast.AST) -> tuple[Position, Position]:
+        return self.index.span(node)
+
+    def segment(self, node: ast.AST) -> str:
+        seg = ast.get_source_segment(self.source, node)
+        return seg if seg is not None else ast.unparse(node)
+
+    def replace(self, node: ast.AST, content: str) -> Edit:
+        start, end = self.span(node)
+        return Edit(start, end, content)
+
+    def insert_at(self, pos: Position, content: str) -> Edit:
+        return Edit(pos, pos, content)
+
+    def related(self, node: ast.AST, message: str) -> Related:
+        start, end = self.span(node)
+        return Related(self.path, start, end, message)
+
+    def signature(self, node: ast.AST) -> str:
+        fn = self.model.function_of(node)
+        where = fn.qualname if fn is not None else "<module>"
+        try:
+            text = ast.unparse(node)
+        except Exception:  # pragma: no cover - unparse of exotic nodes
+            text = type(node).__name__
+        return f"{where}:{' '.join(text.split())[:200]}"
+
+    def report(
+        self,
+        node: ast.AST,
+        message: str,
+        *,
+        fix: Fix | None = None,
+        related: Sequence[Related] = (),
+        data: Mapping[str, Any] | None = None,
+        severity: Severity | None = None,
+        end_node: ast.AST | None = None,
+    ) -> None:
+        assert self.rule is not None
+        start, end = self.span(node)
+        if end_node is not None:
+            end = self.span(end_node)[1]
+        self.diagnostics.append(
+            Diagnostic(
+                code=self.rule.code,
+                name=self.rule.name,
+                message=message,
+                path=self.path,
+                start=start,
+                end=end,
+                severity=severity or self.rule.severity,
+                phase=Phase.STATIC,
+                fix=fix,
+                related=tuple(related),
+                data=dict(data or {}),
+                signature=self.signature(node),
+                noqa_line=start.line,
+            )
+        )
+
+
+def module_name_for(path: str) -> str:
+    p = path.replace("\\", "/")
+    if p.endswith(".py"):
+        p = p[:-3]
+    elif p.endswith(".pyi"):
+        p = p[:-4]
+    parts = [x for x in p.split("/") if x not in ("", ".", "..")]
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def parse_error_diagnostic(path: str, err: SourceError) -> Diagnostic:
+    from jaxlint.registry import rules_by_code
+
+    rule = rules_by_code()[PARSE_ERROR_CODE]
+    pos = Position(err.line, err.column)
+    return Diagnostic(
+        code=rule.code,
+        name=rule.name,
+        message=str(err),
+        path=path,
+        start=pos,
+        end=pos,
+        severity=rule.severity,
+        phase=Phase.STATIC,
+        signature=f"<module>:{rule.name}",
+        noqa_line=None,
+    )
+
+
+@dataclass
+class StaticResult:
+    diagnostics: list[Diagnostic]
+    model: ModuleModel | None = None
+    #: internal rule failures: (rule code, message); reported, never fatal
+    errors: list[tuple[str, str]] = field(default_factory=list)
+    skipped: bool = False  # the prefilter decided no rule can fire
+
+
+def check_text(
+    path: str,
+    text: str,
+    rules: Iterable[StaticRule],
+    module_name: str | None = None,
+    prefilter: bool = True,
+) -> StaticResult:
+    """Run static rules over already decoded source text."""
+    rules = list(rules)
+    if prefilter:
+        markers = {m for r in rules for m in type(r).markers}
+        if markers and not any(m in text for m in markers):
+            return StaticResult([], skipped=True)
+    try:
+        tree = parse_source(text, path)
+    except SourceError as e:
+        return StaticResult([parse_error_diagnostic(path, e)])
+    try:
+        model = ModuleModel(tree, module_name if module_name is not None else module_name_for(path))
+    except RecursionError:
+        return StaticResult([], errors=[("model", "expression nesting too deep to analyse")])
+    ctx = StaticContext(path, text, tree, model, LineIndex(text))
+    errors: list[tuple[str, str]] = []
+    for rule in rules:
+        if rule.code == PARSE_ERROR_CODE:
+            continue
+        ctx.rule = type(rule)
+        ctx.options = rule.opts
+        before = len(ctx.diagnostics)
+        try:
+            rule.check(ctx)
+        except RecursionError:
+            del ctx.diagnostics[before:]
+            errors.append((rule.code, "expression nesting too deep to analyse"))
+        except Exception as e:  # a rule bug must not lose the other rules' findings
+            del ctx.diagnostics[before:]
+            errors.append((rule.code, f"internal error: {type(e).__name__}: {e}"))
+    return StaticResult(ctx.diagnostics, model, errors)
+
+
+def check_bytes(path: str, data: bytes, rules: Iterable[StaticRule], module_name: str | None = None) -> StaticResult:
+    try:
+        text = decode_source(data)
+    except SourceError as e:
+        return StaticResult([parse_error_diagnostic(path, e)])
+    return check_text(path, text, rules, module_name)

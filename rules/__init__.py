@@ -1,0 +1,17 @@
+"""Every jaxlint rule, in one explicit registry. One file per rule:
+
+* ``rules/static/``  JAX1xx: source patterns (libcst/ast, never imports jax)
+* ``rules/jaxpr/``   JAX2xx: the traced program (trace tier)
+* ``rules/hlo/``     JAX3xx: the optimized HLO (compile tier)
+"""
+from __future__ import annotations
+
+from jaxlint.rules.static.jax100_parse_error import ParseError
+from jaxlint.rules.static.jax101_captured_array import CapturedArray
+from jaxlint.rules.static.jax102_python_loop_in_jit import PythonLoopInJit
+
+RULES = [
+    ParseError,
+    CapturedArray,
+    PythonLoopInJit,
+]

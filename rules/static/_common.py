@@ -1,0 +1,202 @@
+"""Helpers shared by the static rules (no rule logic here)."""
+from __future__ import annotations
+
+import ast
+import math
+from typing import Iterator
+
+from jaxlint.semantic import FunctionInfo, ModuleModel
+
+NUMPY_CONSTRUCTORS = {
+    "zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace",
+    "zeros_like", "ones_like", "full_like", "empty_like", "array", "asarray",
+    "random.rand", "random.randn", "random.random", "random.normal", "random.uniform",
+    "random.randint", "random.standard_normal", "random.default_rng",
+}
+LOADERS = {"numpy.load", "numpy.loadtxt", "numpy.fromfile", "numpy.genfromtxt", "numpy.memmap"}
+DTYPE_BYTES = {
+    "float64": 8, "float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4,
+    "int16": 2, "int8": 1, "uint8": 1, "uint32": 4, "uint64": 8, "bool": 1, "bool_": 1,
+    "complex64": 8, "complex128": 16, "float8_e4m3fn": 1, "float8_e5m2": 1,
+}
+
+
+def iter_traced(model: ModuleModel, types: tuple[type, ...]) -> Iterator[tuple[ast.AST, FunctionInfo]]:
+    """Nodes of the given types in the bodies of traced functions."""
+    for fn in model.traced_functions():
+        for node in fn.body_nodes():
+            if isinstance(node, types):
+                yield node, fn
+
+
+def static_int(model: ModuleModel, expr: ast.AST | None, depth: int = 0) -> int | None:
+    """Evaluate an int expression from literals and module-level int constants."""
+    if expr is None or depth > 8:
+        return None
+    if isinstance(expr, ast.Constant) and type(expr.value) is int:
+        return expr.value
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        v = static_int(model, expr.operand, depth + 1)
+        return -v if v is not None else None
+    if isinstance(expr, ast.Name):
+        bindings = model.module_bindings.get(expr.id, [])
+        if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
+            # only module-level names that are not shadowed where they are read
+            scope = model.function_of(expr)
+            owner, _ = model.lookup(expr.id, scope)
+            if owner is None:
+                return static_int(model, bindings[0].value, depth + 1)
+        return None
+    if isinstance(expr, ast.BinOp):
+        a = static_int(model, expr.left, depth + 1)
+        b = static_int(model, expr.right, depth + 1)
+        if a is None or b is None:
+            return None
+        try:
+            if isinstance(expr.op, ast.Add):
+                return a + b
+            if isinstance(expr.op, ast.Sub):
+                return a - b
+            if isinstance(expr.op, ast.Mult):
+                return a * b
+            if isinstance(expr.op, ast.FloorDiv) and b:
+                return a // b
+            if isinstance(expr.op, ast.Pow) and 0 <= b < 64:
+                return a**b
+            if isinstance(expr.op, ast.LShift) and 0 <= b < 64:
+                return a << b
+        except (OverflowError, ValueError):
+            return None
+    return None
+
+
+def static_shape(model: ModuleModel, expr: ast.AST | None) -> tuple[int, ...] | None:
+    if expr is None:
+        return None
+    v = static_int(model, expr)
+    if v is not None:
+        return (v,)
+    if isinstance(expr, (ast.Tuple, ast.List)):
+        dims = [static_int(model, e) for e in expr.elts]
+        if all(d is not None for d in dims):
+            return tuple(dims)  # type: ignore[arg-type]
+    return None
+
+
+def dtype_bytes(model: ModuleModel, expr: ast.AST | None) -> int | None:
+    if expr is None:
+        return None
+    name = None
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        name = expr.value
+    else:
+        q = model.resolve(expr)
+        if q:
+            name = q.rsplit(".", 1)[-1]
+        elif isinstance(expr, ast.Name) and expr.id in ("float", "int", "bool", "complex"):
+            name = {"float": "float64", "int": "int64", "bool": "bool", "complex": "complex128"}[expr.id]
+    return DTYPE_BYTES.get(name) if name else None
+
+
+def array_estimate(model: ModuleModel, expr: ast.AST | None) -> dict | None:
+    """What an array-producing expression is, statically: ``{"bytes", "shape", "source"}``.
+
+    ``bytes`` is None when the size is unknown (e.g. ``np.load``). Returns None when
+    the expression is not recognisably an array.
+    """
+    if not isinstance(expr, ast.Call):
+        # a method chain like np.ones(...).astype(...) or W.T
+        if isinstance(expr, ast.Attribute) and expr.attr in ("T", "mT"):
+            return array_estimate(model, expr.value)
+        return None
+    q = model.resolve_call(expr)
+    if q is None:
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr in ("astype", "reshape", "copy", "transpose"):
+            inner = array_estimate(model, expr.func.value)
+            if inner and expr.func.attr == "astype" and expr.args:
+                b = dtype_bytes(model, expr.args[0])
+                if b and inner["bytes"] is not None and inner.get("itemsize"):
+                    inner = dict(inner, bytes=inner["bytes"] // inner["itemsize"] * b, itemsize=b)
+            return inner
+        return None
+    if q in LOADERS:
+        return {"bytes": None, "shape": None, "source": q, "itemsize": None}
+    lib = None
+    if q.startswith("numpy."):
+        lib, name = "numpy", q[len("numpy."):]
+    elif q.startswith("jax.numpy."):
+        lib, name = "jax.numpy", q[len("jax.numpy."):]
+    else:
+        return None
+    if name not in NUMPY_CONSTRUCTORS:
+        return None
+    kw = {k.arg: k.value for k in expr.keywords if k.arg}
+    default_item = 8 if lib == "numpy" else 4
+    itemsize = dtype_bytes(model, kw.get("dtype"))
+    shape: tuple[int, ...] | None = None
+    if name in ("zeros", "ones", "empty", "full"):
+        shape = static_shape(model, expr.args[0] if expr.args else kw.get("shape"))
+        if itemsize is None and name == "full" and len(expr.args) > 1:
+            fill = expr.args[1]
+            if isinstance(fill, ast.Constant) and type(fill.value) is int:
+                itemsize = 8 if lib == "numpy" else 4
+        if itemsize is None and len(expr.args) > (2 if name == "full" else 1):
+            itemsize = dtype_bytes(model, expr.args[2 if name == "full" else 1])
+    elif name in ("eye", "identity"):
+        n = static_int(model, expr.args[0]) if expr.args else None
+        m = static_int(model, expr.args[1]) if len(expr.args) > 1 else n
+        shape = (n, m) if n is not None and m is not None else None
+    elif name == "arange":
+        vals = [static_int(model, a) for a in expr.args]
+        if vals and all(v is not None for v in vals):
+            start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (vals[0], vals[1], vals[2] if len(vals) > 2 else 1)
+            if step:
+                shape = (max(0, math.ceil((stop - start) / step)),)
+            itemsize = itemsize or (8 if lib == "numpy" else 4)
+    elif name == "linspace":
+        n = static_int(model, expr.args[2]) if len(expr.args) > 2 else static_int(model, kw.get("num"))
+        shape = (n if n is not None else 50,)
+    elif name in ("random.rand", "random.randn"):
+        dims = [static_int(model, a) for a in expr.args]
+        shape = tuple(dims) if all(d is not None for d in dims) else None  # type: ignore[arg-type]
+        itemsize = 8
+    elif name in ("random.random", "random.standard_normal"):
+        shape = static_shape(model, expr.args[0] if expr.args else kw.get("size"))
+        itemsize = 8
+    elif name in ("random.normal", "random.uniform", "random.randint"):
+        shape = static_shape(model, kw.get("size") or (expr.args[2] if len(expr.args) > 2 else None))
+        itemsize = 8
+    elif name in ("array", "asarray"):
+        src = expr.args[0] if expr.args else None
+        if isinstance(src, (ast.List, ast.Tuple)):
+            return {"bytes": _literal_bytes(src), "shape": None, "source": q, "itemsize": None, "literal": True}
+        inner = array_estimate(model, src) if src is not None else None
+        return inner
+    else:
+        return {"bytes": None, "shape": None, "source": q, "itemsize": None}
+    if shape is None:
+        return {"bytes": None, "shape": None, "source": q, "itemsize": itemsize, "unknown_shape": True}
+    itemsize = itemsize or default_item
+    return {"bytes": math.prod(shape) * itemsize, "shape": shape, "source": q, "itemsize": itemsize,
+            "splat": name in ("zeros", "ones", "full", "empty")}
+
+
+def _literal_bytes(node: ast.AST) -> int:
+    count = 0
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.List, ast.Tuple)):
+            stack.extend(n.elts)
+        else:
+            count += 1
+    return count * 8
+
+
+def human_bytes(n: int | None) -> str:
+    if n is None:
+        return "unknown size"
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"

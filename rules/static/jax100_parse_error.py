@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+from jaxlint.diagnostic import Severity
+from jaxlint.rule import Invalid, StaticRule, Valid
+
+
+class ParseError(StaticRule):
+    """
+    ## What it does
+    Reports a file that cannot be read as Python source: a syntax error, bytes that
+    are not valid in the file's encoding, or a NUL byte.
+
+    ## Why is this bad?
+    No other rule can check a file that does not parse. The run goes on with the
+    other files; this finding says which file was not checked and why.
+
+    ## Example
+    ```python
+    import jax
+    def f(x:
+        return x
+    ```
+
+    ## Use instead
+    Fix the syntax error (or the file's encoding).
+
+    ## Options
+    None.
+
+    ## References
+    * [Python: Source code encoding (PEP 263)](https://peps.python.org/pep-0263/)
+    """
+
+    code = "JAX100"
+    name = "parse-error"
+    summary = "the file cannot be parsed as Python"
+    fix_hint = "fix the syntax error or the file's encoding"
+    severity = Severity.ERROR
+
+    VALID = [Valid("import jax\n\ndef f(x):\n    return x\n")]
+    INVALID = [
+        Invalid("import jax\ndef f(x:\n    return x\n", line=2),
+        Invalid("import jax\nx = 1\nif x\n", line=3, message="syntax error"),
+    ]
+
+    def check(self, ctx):  # the engine reports parse errors before rules run
+        return ()

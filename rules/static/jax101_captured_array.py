@@ -1,0 +1,309 @@
+from __future__ import annotations
+
+import ast
+
+from jaxlint.rule import Invalid, Option, StaticRule, Valid
+from jaxlint.rules.static._common import array_estimate, human_bytes
+from jaxlint.semantic import STATIC_ATTRS
+
+
+class CapturedArray(StaticRule):
+    """
+    ## What it does
+    Finds traced code (a jitted function, or code traced through one) that reads an
+    array defined outside it: at module level, in an enclosing function, as a default
+    argument, as a `functools.partial`-bound argument, or as an attribute of a static
+    `self`. Reports when the array's size, estimated from its constructor, reaches
+    `max-bytes`, or when it is loaded from disk (`np.load`), whose size is unknown.
+
+    ## Why is this bad?
+    A closed-over array is not an argument: tracing bakes its *value* into the
+    program as a constant. XLA then embeds it in every compiled executable, constant
+    folds through it (a 100 MB array can take seconds to compile and a GiB of
+    memory), and the program recompiles whenever the array object changes.
+
+    ## Example
+    ```python
+    W = np.random.randn(4096, 4096)
+
+    @jax.jit
+    def predict(x):
+        return x @ W
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def predict(W, x):
+        return x @ W
+
+    predict(W, x)
+    ```
+
+    ## Options
+
+    ## References
+    * [JAX sharp bits: pure functions](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions)
+    * [jax_captured_constants_warn_bytes](https://docs.jax.dev/en/latest/config_options.html)
+    """
+
+    code = "JAX101"
+    name = "captured-array"
+    summary = "traced code closes over a large array, which becomes a compile-time constant"
+    fix_hint = "pass the array as an argument of the jitted function"
+    options = {
+        "max-bytes": Option(1 << 20, "arrays of this many bytes or more are reported", int, 0),
+    }
+
+    VALID = [
+        Valid(
+            """
+            import jax
+            import numpy as np
+            TABLE = np.array([1.0, 2.0, 3.0])
+            SCALE = 2.0
+
+            @jax.jit
+            def f(x):
+                return x * SCALE + TABLE
+            """
+        ),
+        Valid(
+            """
+            import jax
+            import numpy as np
+            W = np.zeros((4096, 4096))
+
+            @jax.jit
+            def f(x, W):
+                return x @ W
+            """
+        ),
+        Valid(
+            """
+            import jax
+            import numpy as np
+            W = np.zeros((4096, 4096))
+
+            @jax.jit
+            def f(x):
+                return x.reshape(W.shape)
+            """
+        ),
+        Valid(
+            """
+            import numpy as np
+            W = np.zeros((4096, 4096))
+
+            def not_traced(x):
+                return x @ W
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import jax
+            import numpy as np
+            N = 2048
+            W = np.random.randn(N, N)
+
+            @jax.jit
+            def predict(x):
+                return x @ W
+            """,
+            line=8,
+            message="32.0 MiB",
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            def make(n):
+                table = jnp.ones((1024, 1024))
+
+                @jax.jit
+                def f(x):
+                    return x + table
+
+                return f
+            """,
+            line=9,
+        ),
+        Invalid(
+            """
+            import jax
+            import numpy as np
+
+            @jax.jit
+            def f(x, W=np.ones((1024, 1024))):
+                return x @ W
+            """,
+            line=5,
+        ),
+        Invalid(
+            """
+            import functools
+            import jax
+            import numpy as np
+
+            W = np.load("weights.npy")
+
+            def f(W, x):
+                return x @ W
+
+            g = jax.jit(functools.partial(f, W))
+            """,
+            line=10,
+            message="np.load",
+        ),
+        Invalid(
+            """
+            import jax
+            import numpy as np
+
+            DATA = np.load("big.npy")
+
+            @jax.jit
+            def f(x):
+                return x + DATA
+            """,
+            line=8,
+        ),
+        Invalid(
+            """
+            import functools
+            import jax
+            import numpy as np
+
+            class Model:
+                def __init__(self):
+                    self.W = np.ones((2048, 2048), dtype=np.float32)
+
+                @functools.partial(jax.jit, static_argnums=0)
+                def __call__(self, x):
+                    return x @ self.W
+            """,
+            line=11,
+        ),
+        Invalid(
+            """
+            import jax
+            import numpy as np
+            W = np.zeros((64, 64))
+
+            @jax.jit
+            def f(x):
+                return x @ W
+            """,
+            options={"max-bytes": 1024},
+            line=7,
+        ),
+    ]
+
+    def check(self, ctx) -> None:
+        model = ctx.model
+        limit = self.opts["max-bytes"]
+        for fn in model.traced_functions():
+            reported: set[str] = set()
+            for node in fn.body_nodes():
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                    if node.id in reported or node.id in fn.bindings:
+                        continue
+                    parent = model.parent(node)
+                    if isinstance(parent, ast.Attribute) and parent.attr in STATIC_ATTRS:
+                        continue
+                    owner, bindings = model.lookup(node.id, fn.parent)
+                    if len(bindings) != 1 or bindings[0].value is None:
+                        continue
+                    est = array_estimate(model, bindings[0].value)
+                    if self._report(ctx, node, node.id, est, bindings[0].value, limit, "defined"):
+                        reported.add(node.id)
+                elif (
+                    isinstance(node, ast.Attribute)
+                    and isinstance(node.ctx, ast.Load)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id == "self"
+                    and "self" in fn.static_params
+                    and f"self.{node.attr}" not in reported
+                ):
+                    parent = model.parent(node)
+                    if isinstance(parent, ast.Attribute) and parent.attr in STATIC_ATTRS:
+                        continue
+                    value = self._self_attr_value(model, fn, node.attr)
+                    if value is not None and self._report(
+                        ctx, node, f"self.{node.attr}", array_estimate(model, value), value, limit, "assigned"
+                    ):
+                        reported.add(f"self.{node.attr}")
+            # default arguments that stay at their (array) default are constants
+            for p in fn.params:
+                if p.default is not None and p.name not in fn.traced_params and not isinstance(fn.node, ast.Lambda):
+                    est = array_estimate(model, p.default)
+                    self._report(ctx, p.default, p.name, est, None, limit, "default")
+        # functools.partial-bound arrays at jit entry points
+        for node in ast.walk(ctx.tree):
+            if isinstance(node, ast.Call) and model.resolve_call(node) == "functools.partial":
+                parent = model.parent(node)
+                if not (isinstance(parent, ast.Call) and node in parent.args
+                        and (model.resolve_call(parent) or "") in _JIT):
+                    continue
+                for arg in node.args[1:] + [k.value for k in node.keywords]:
+                    if isinstance(arg, ast.Name):
+                        scope = model.function_of(arg)
+                        _, bindings = model.lookup(arg.id, scope)
+                        if len(bindings) == 1 and bindings[0].value is not None:
+                            est = array_estimate(model, bindings[0].value)
+                            self._report(ctx, arg, arg.id, est, bindings[0].value, limit, "bound")
+                    else:
+                        self._report(ctx, arg, ctx.segment(arg), array_estimate(model, arg), None, limit, "bound")
+
+    def _self_attr_value(self, model, fn, attr: str):
+        if fn.class_name is None:
+            return None
+        values = []
+        for other in model.functions:
+            if other.class_name != fn.class_name:
+                continue
+            for n in other.body_nodes():
+                if isinstance(n, ast.Assign):
+                    for t in n.targets:
+                        if (isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
+                                and t.value.id == "self"):
+                            values.append(n.value)
+        return values[0] if len(values) == 1 else None
+
+    def _report(self, ctx, node, name, est, def_node, limit, how) -> bool:
+        if est is None or est.get("literal"):
+            return False
+        size = est["bytes"]
+        src = est["source"].replace("numpy.", "np.").replace("jax.np.", "jnp.")
+        if size is None:
+            if est["source"] not in _LOADERS_SHORT:
+                return False
+            what = f"an array from `{src}` (size unknown statically)"
+        else:
+            if size < limit:
+                return False
+            shape = "x".join(map(str, est["shape"] or ()))
+            what = f"a {human_bytes(size)} array ({shape} from `{src}`)"
+        verb = {
+            "defined": f"closes over `{name}`",
+            "assigned": f"reads `{name}` from a static `self`",
+            "default": f"has parameter `{name}` defaulting to",
+            "bound": f"binds `{name}` with functools.partial to",
+        }[how]
+        if how in ("default", "bound"):
+            msg = f"jitted function {verb} {what}; it is baked into the compiled program as a constant"
+        else:
+            msg = f"traced code {verb}, {what}; it is baked into the compiled program as a constant"
+        related = []
+        if def_node is not None:
+            related.append(ctx.related(def_node, f"`{name}` is defined here"))
+        ctx.report(node, msg, related=related,
+                   data={"bytes": size, "shape": list(est["shape"]) if est.get("shape") else None, "name": name})
+        return True
+
+
+_JIT = {"jax.jit", "jax.pmap", "jax.experimental.pjit.pjit", "equinox.filter_jit", "flax.nnx.jit"}
+_LOADERS_SHORT = {"numpy.load", "numpy.loadtxt", "numpy.fromfile", "numpy.genfromtxt", "numpy.memmap"}

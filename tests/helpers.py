@@ -1,0 +1,41 @@
+"""Terse helpers so tests read like the behaviour they check."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from jaxlint.registry import rules_by_code
+from jaxlint.runner import apply_suppressions
+from jaxlint.static import check_text
+
+
+def lint_source(source: str, select: Iterable[str] | None = None, options: Mapping | None = None,
+                path: str = "example.py"):
+    source = textwrap.dedent(source).lstrip("\n")
+    by_code = rules_by_code()
+    codes = list(select) if select is not None else [c for c, r in by_code.items() if r.phase.value == "static"]
+    rules = [by_code[c]((options or {}).get(c, {}) if options and c in options else {}) for c in codes]
+    res = check_text(path, source, rules)
+    assert not res.errors, res.errors
+    kept, *_ = apply_suppressions(res.diagnostics, source, ())
+    return sorted(kept, key=lambda d: d.sort_key)
+
+
+def run_cli(*args: str, cwd: Path | str | None = None, input: str | None = None, env: Mapping | None = None,
+            timeout: float = 120) -> subprocess.CompletedProcess:
+    e = dict(os.environ)
+    e.pop("JAXLINT_OUTPUT_FORMAT", None)
+    e.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "jaxlint", *args],
+        cwd=cwd,
+        input=input,
+        capture_output=True,
+        text=True,
+        env=e,
+        timeout=timeout,
+    )

@@ -1,0 +1,46 @@
+import re
+
+from jaxlint.registry import all_rules, select_rules
+from jaxlint.rule import DOC_SECTIONS
+
+
+def test_codes_and_names_are_unique():
+    rules = all_rules()
+    assert len({r.code for r in rules}) == len(rules)
+    assert len({r.name for r in rules}) == len(rules)
+
+
+def test_codes_follow_the_tier_scheme():
+    for r in all_rules():
+        assert re.fullmatch(r"JAX[1-3][0-9]{2}", r.code), r.code
+        tier = {"1": "static", "2": "trace", "3": "compile"}[r.code[3]]
+        assert r.phase.value == tier, r.code
+
+
+def test_names_are_kebab_case_and_name_the_pattern():
+    for r in all_rules():
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", r.name), r.name
+        assert not r.name.startswith(("no-", "banned-", "avoid-", "use-")), r.name
+
+
+def test_every_rule_has_all_doc_sections_and_examples():
+    for r in all_rules():
+        sections = r.doc_sections()
+        missing = [s for s in DOC_SECTIONS if s not in sections]
+        assert not missing, f"{r.code} lacks doc sections {missing}"
+        assert r.VALID and r.INVALID, f"{r.code} needs VALID and INVALID examples"
+        assert r.summary and r.fix_hint, r.code
+
+
+def test_every_option_is_documented_in_the_rendered_docs():
+    for r in all_rules():
+        md = r.markdown()
+        for key in r.options:
+            assert f"`{key}`" in md, (r.code, key)
+
+
+def test_prefix_selects_a_tier_and_ignore_of_a_more_specific_code_wins():
+    codes = [r.code for r in select_rules(["JAX1"], [], ["JAX101"])]
+    assert "JAX102" in codes and "JAX101" not in codes
+    codes = [r.code for r in select_rules(["JAX101"], [], ["JAX1"])]
+    assert codes == ["JAX101"]

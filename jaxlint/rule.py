@@ -165,3 +165,30 @@ def iter_rule_examples(rule: type[Rule]) -> Iterator[tuple[str, Valid | Invalid]
 
 def example_source(example: Valid | Invalid) -> str:
     return textwrap.dedent(example.code).lstrip("\n")
+
+
+class TraceRule(Rule):
+    """A rule over a traced program (jaxpr). Runs only inside dynamic-phase workers.
+
+    ``check(fa)`` receives the worker's per-function analysis object (see
+    ``jaxlint.dynamic``), which exposes the ClosedJaxpr through the version adapter
+    and a ``report(...)`` method that maps findings to the user's source lines.
+    Examples (VALID/INVALID) are whole modules with an input directive
+    (``# jaxlint: args=(f32[8,128])``) and are run through the real dynamic phase.
+    """
+
+    phase = Phase.TRACE
+    markers = ()
+
+    def check(self, fa: Any) -> Iterable[Any]:
+        raise NotImplementedError
+
+
+class CompileRule(Rule):
+    """A rule over the optimized HLO, cost and memory analysis of a compiled function."""
+
+    phase = Phase.COMPILE
+    markers = ()
+
+    def check(self, fa: Any) -> Iterable[Any]:
+        raise NotImplementedError

@@ -59,7 +59,8 @@ _EXTENSIONS: list[_Extension] = []
 def _load_extensions() -> None:
     import importlib
 
-    for name in ("fixing", "gate", "dynamic_ext"):
+    # order matters: dynamic findings join before fixes, baseline and gating see them
+    for name in ("dynamic_ext", "fixing", "gate"):
         try:
             mod = importlib.import_module(f"jaxlint.commands.{name}")
         except ImportError as e:

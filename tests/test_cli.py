@@ -1,0 +1,160 @@
+"""The `check` and `rule` commands, through the real CLI in a subprocess."""
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from helpers import run_cli
+
+CAPTURE = textwrap.dedent(
+    """
+    import jax
+    import numpy as np
+    W = np.ones((1024, 1024))
+
+    @jax.jit
+    def f(x):
+        return x @ W
+    """
+).lstrip()
+
+CLEAN = "import jax\n\n@jax.jit\ndef f(x, w):\n    return x @ w\n"
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "bad.py").write_text(CAPTURE)
+    (tmp_path / "good.py").write_text(CLEAN)
+    return tmp_path
+
+
+def test_findings_exit_1_and_concise_lines_are_path_line_col_code(project):
+    r = run_cli("check", "--no-cache", ".", cwd=project)
+    assert r.returncode == 1, r.stderr
+    assert "bad.py:7:16: JAX101 " in r.stdout
+    assert "good.py" not in r.stdout
+
+
+def test_clean_file_exits_0(project):
+    r = run_cli("check", "--no-cache", "good.py", cwd=project)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "All checks passed!" in r.stdout
+
+
+def test_exit_zero_keeps_findings_but_exits_0(project):
+    r = run_cli("check", "--no-cache", "--exit-zero", ".", cwd=project)
+    assert r.returncode == 0
+    assert "JAX101" in r.stdout
+
+
+def test_unknown_selector_is_a_usage_error_naming_it(project):
+    r = run_cli("check", "--select", "JAX101,NOPE1", ".", cwd=project)
+    assert r.returncode == 2
+    assert "NOPE1" in r.stderr
+
+
+def test_ignore_by_name_and_select_by_prefix(project):
+    r = run_cli("check", "--no-cache", "--ignore", "captured-array", ".", cwd=project)
+    assert r.returncode == 0, r.stdout
+    r = run_cli("check", "--no-cache", "--select", "JAX1", ".", cwd=project)
+    assert r.returncode == 1 and "JAX101" in r.stdout
+
+
+def test_json_output_has_ruff_fields_plus_name_phase_data(project):
+    r = run_cli("check", "--no-cache", "--output-format", "json", "bad.py", cwd=project)
+    items = json.loads(r.stdout)
+    assert len(items) == 1
+    d = items[0]
+    for key in ("code", "name", "message", "filename", "location", "end_location", "severity", "url", "fix",
+                "noqa_row", "phase", "data"):
+        assert key in d, key
+    assert d["code"] == "JAX101" and d["name"] == "captured-array" and d["phase"] == "static"
+    assert d["location"] == {"row": 7, "column": 16}
+    assert d["data"]["bytes"] == 1024 * 1024 * 8
+    assert d["filename"] == "bad.py"
+
+
+def test_full_output_shows_source_line_caret_and_hint(project):
+    r = run_cli("check", "--no-cache", "--output-format", "full", "bad.py", cwd=project)
+    assert "    return x @ W" in r.stdout
+    assert "^" in r.stdout
+    assert "help: pass the array as an argument" in r.stdout
+
+
+def test_output_file_receives_the_report(project):
+    r = run_cli("check", "--no-cache", "-o", "out/report.txt", "bad.py", cwd=project)
+    assert r.returncode == 1
+    assert "JAX101" in (project / "out" / "report.txt").read_text()
+    assert r.stdout == ""
+
+
+def test_stdin_with_stdin_filename_reports_under_that_name(project):
+    r = run_cli("check", "--stdin-filename", "pkg/mod.py", "-", cwd=project, input=CAPTURE)
+    assert r.returncode == 1
+    assert "pkg/mod.py:7:16: JAX101" in r.stdout
+
+
+def test_statistics_counts_per_rule(project):
+    r = run_cli("check", "--no-cache", "--statistics", ".", cwd=project)
+    assert r.stdout.split()[:3] == ["1", "JAX101", "captured-array"] or "JAX101" in r.stdout.splitlines()[0]
+
+
+def test_noqa_suppresses_and_other_codes_do_not(project):
+    (project / "bad.py").write_text(CAPTURE.replace("return x @ W", "return x @ W  # noqa: JAX101"))
+    assert run_cli("check", "--no-cache", "bad.py", cwd=project).returncode == 0
+    (project / "bad.py").write_text(CAPTURE.replace("return x @ W", "return x @ W  # noqa: E501"))
+    assert run_cli("check", "--no-cache", "bad.py", cwd=project).returncode == 1
+    (project / "bad.py").write_text("# jaxlint: noqa: JAX101\n" + CAPTURE)
+    assert run_cli("check", "--no-cache", "bad.py", cwd=project).returncode == 0
+
+
+def test_config_selects_and_sets_rule_options(project):
+    (project / "pyproject.toml").write_text(
+        '[tool.jaxlint]\nselect = ["JAX101"]\n[tool.jaxlint.rules.captured-array]\nmax-bytes = 16000000\n'
+    )
+    assert run_cli("check", "--no-cache", ".", cwd=project).returncode == 0
+    (project / "pyproject.toml").write_text('[tool.jaxlint.rules.JAX101]\nmax-bytes = 1000\n')
+    assert run_cli("check", "--no-cache", ".", cwd=project).returncode == 1
+
+
+def test_unknown_config_key_exits_2_naming_key_and_file(project):
+    (project / "pyproject.toml").write_text('[tool.jaxlint]\nselcet = ["JAX101"]\n')
+    r = run_cli("check", ".", cwd=project)
+    assert r.returncode == 2
+    assert "selcet" in r.stderr and "pyproject.toml" in r.stderr and "select" in r.stderr
+
+
+def test_cache_gives_the_same_answer_and_is_tagged(project):
+    first = run_cli("check", "--output-format", "json", ".", cwd=project)
+    second = run_cli("check", "--output-format", "json", ".", cwd=project)
+    assert first.stdout == second.stdout and json.loads(first.stdout)
+    cache = project / ".jaxlint_cache"
+    assert (cache / "CACHEDIR.TAG").is_file() and (cache / ".gitignore").read_text().strip().endswith("*")
+
+
+def test_rule_command_prints_docs_and_lists_all(project):
+    r = run_cli("rule", "JAX101")
+    assert r.returncode == 0 and "## Why is this bad?" in r.stdout and "`max-bytes`" in r.stdout
+    r = run_cli("rule", "--all", "--output-format", "json")
+    codes = [x["code"] for x in json.loads(r.stdout)]
+    assert "JAX101" in codes and len(codes) == len(set(codes))
+    assert run_cli("rule", "JAX999").returncode == 2
+
+
+def test_missing_path_is_a_clear_error(project):
+    r = run_cli("check", "does_not_exist.py", cwd=project)
+    assert r.returncode == 2 and "does_not_exist.py" in r.stderr
+
+
+def test_python_dash_m_and_console_script_agree(project):
+    import subprocess
+    import sys
+
+    exe = Path(sys.executable).parent / "jaxlint"
+    assert exe.exists(), "the console script is installed beside the interpreter"
+    a = subprocess.run([exe, "check", "--no-cache", "bad.py"], cwd=project, capture_output=True, text=True)
+    b = run_cli("check", "--no-cache", "bad.py", cwd=project)
+    assert a.stdout == b.stdout and a.returncode == b.returncode == 1

@@ -272,6 +272,8 @@ class ModuleModel:
         self._scope_of: dict[int, FunctionInfo | None] = {}
         #: jit calls whose target is not a function of this module (e.g. ``jit(obj.f)``)
         self.entries_unresolved: list[ast.Call] = []
+        #: entry point -> (the decorator or jit call node, the traced function)
+        self._entry_sites: dict[EntryPoint, tuple[ast.AST, FunctionInfo]] = {}
         self._collect()
         self._find_entry_points()
         self._propagate()
@@ -487,11 +489,20 @@ class ModuleModel:
                 return info
         return None
 
-    def callee(self, func: ast.expr, scope: FunctionInfo | None) -> tuple[FunctionInfo | None, int]:
+    def callee(self, func: ast.expr, scope: FunctionInfo | None, follow: bool = True) -> tuple[FunctionInfo | None, int]:
         """The module function a call target refers to and how many positional
-        parameters are consumed implicitly (1 for ``self.method``)."""
+        parameters are consumed implicitly (1 for ``self.method``, the bound arguments
+        of ``g = partial(f, a)``). ``follow``: look through one such binding."""
         if isinstance(func, ast.Name):
-            return self.function_named(func.id, scope), 0
+            fn = self.function_named(func.id, scope)
+            if fn is None and follow:
+                _, bindings = self.lookup(func.id, scope)
+                if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(bindings[0].value, ast.Call):
+                    value = bindings[0].value
+                    q = self.resolve_call(value)
+                    if q == "functools.partial" or q in DIFF_TRANSFORMS or q in TRACING_HOFS:
+                        return self._unwrap_target(value, value, follow=False)
+            return fn, 0
         if isinstance(func, ast.Lambda):
             return self._fn_by_node.get(id(func)), 0
         if (
@@ -552,8 +563,9 @@ class ModuleModel:
                     return JIT_LIKE[inner], kwargs, "partial-decorator"
         return None
 
-    def _unwrap_target(self, expr: ast.expr, at: ast.AST) -> tuple[FunctionInfo | None, int]:
-        """Follow ``partial(f, a)``, ``grad(f)``, ``vmap(f)`` to the function ``f``."""
+    def _unwrap_target(self, expr: ast.expr, at: ast.AST, follow: bool = True) -> tuple[FunctionInfo | None, int]:
+        """Follow ``partial(f, a)``, ``grad(f)``, ``vmap(f)`` to the function ``f``, and the
+        number of its leading positional parameters already bound (partial args, ``self``)."""
         scope = self.function_of(at)
         bound = 0
         for _ in range(8):
@@ -568,8 +580,8 @@ class ModuleModel:
                     continue
                 return None, 0
             break
-        fn, implicit = self.callee(expr, scope)
-        return fn, bound + (0 if implicit else 0)
+        fn, implicit = self.callee(expr, scope, follow=follow)
+        return fn, bound + implicit
 
     def _add_entry(self, kind: str, fn: FunctionInfo, node: ast.AST, form: str,
                    kwargs: dict[str, ast.expr], bound: int, bound_name: str | None) -> None:
@@ -635,6 +647,11 @@ class ModuleModel:
                 ),
             )
         )
+        self._entry_sites[self.entries[-1]] = (node, fn)
+
+    def entry_site(self, entry: EntryPoint) -> tuple[ast.AST, FunctionInfo]:
+        """The decorator or transform call that made ``entry``, and the traced function."""
+        return self._entry_sites[entry]
 
     def is_array_annotation(self, ann: ast.expr | None) -> bool:
         if ann is None:
@@ -664,13 +681,22 @@ class ModuleModel:
     def _mark(self, fn: FunctionInfo, reason: str, params: set[str] | None) -> bool:
         changed = False
         if not fn.traced_by:
-            fn.traced_by.append(reason)
             changed = True
+        if reason not in fn.traced_by:
+            fn.traced_by.append(reason)
         new = (params if params is not None else {p.name for p in fn.params}) - fn.static_params - fn.partial_bound
         if not new <= fn.traced_params:
             fn.traced_params |= new
             changed = True
         return changed
+
+    @staticmethod
+    def callable_params(target: FunctionInfo, bound: int) -> set[str]:
+        """Parameters a caller supplies: not partial-bound, not the ``self`` of a method."""
+        params = {p.name for p in target.positional()[bound:]} | {p.name for p in target.params if p.index is None}
+        if target.class_name and target.params and target.params[0].name in ("self", "cls"):
+            params.discard(target.params[0].name)
+        return params
 
     def _hof_callables(self, call: ast.Call, q: str) -> list[ast.expr]:
         idxs = TRACING_HOFS.get(q)
@@ -699,11 +725,8 @@ class ModuleModel:
                     for arg in self._hof_callables(node, q):
                         target, bound = self._unwrap_target(arg, node)
                         if target is not None:
-                            params = {p.name for p in target.positional()[bound:]} | {
-                                p.name for p in target.params if p.index is None}
-                            if target.class_name and target.params and target.params[0].name in ("self", "cls"):
-                                params.discard(target.params[0].name)
-                            changed |= self._mark(target, f"{q.rsplit('.', 1)[-1]}@{node.lineno}", params)
+                            changed |= self._mark(target, f"{q.rsplit('.', 1)[-1]}@{node.lineno}",
+                                                  self.callable_params(target, bound))
                     del scope
         return changed
 
@@ -715,7 +738,8 @@ class ModuleModel:
                 if q in DIFF_TRANSFORMS and node.args:
                     target, bound = self._unwrap_target(node.args[0], node)
                     if target is not None:
-                        changed |= self._mark(target, f"{q.rsplit('.', 1)[-1]} in {fn.qualname}", None)
+                        changed |= self._mark(target, f"{q.rsplit('.', 1)[-1]} in {fn.qualname}",
+                                              self.callable_params(target, bound))
                     continue
                 if q in TRACING_HOFS or q in JIT_LIKE:
                     continue

@@ -1,0 +1,644 @@
+"""A parser of optimized HLO text (``Compiled.as_text()``) into a small model.
+
+Pure Python, never imports jax: the compile tier's workers send the text back and the
+rules, ``jaxlint inspect`` and the reports read this model. The text is the one
+interface that is stable across jax versions (the Python HLO bindings differ in every
+release and expose neither shapes nor fusion kinds).
+
+Two metadata styles map instructions to the user's source lines:
+
+* up to jax 0.6: ``metadata={op_name="..." source_file="/p/m.py" source_line=12}``;
+* from jax 0.8: ``metadata={... stack_frame_id=7}``, resolved through the
+  ``FileNames`` / ``FunctionNames`` / ``FileLocations`` / ``StackFrames`` tables that
+  precede the computations. There, a frame's printed ``parent_frame_id`` is one more
+  than the parent's id (0 and 1 both mean "no parent"); this held on 0.8.3 and 0.10.2.
+
+Operands are printed with their shapes on old versions (``f32[8]{0} %a``) and as bare
+names on new ones (``%a``); both parse to names.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Iterable, Iterator
+
+#: bits per element of each HLO primitive type
+DTYPE_BITS = {
+    "pred": 8, "s2": 2, "u2": 2, "s4": 4, "u4": 4, "s8": 8, "u8": 8, "s16": 16, "u16": 16,
+    "s32": 32, "u32": 32, "s64": 64, "u64": 64, "f16": 16, "bf16": 16, "f32": 32, "f64": 64,
+    "c64": 64, "c128": 128, "f8e5m2": 8, "f8e4m3fn": 8, "f8e4m3b11fnuz": 8, "f8e5m2fnuz": 8,
+    "f8e4m3fnuz": 8, "f8e4m3": 8, "f8e3m4": 8, "f8e8m0fnu": 8, "f4e2m1fn": 4,
+    "token": 0, "opaque": 0,
+}
+
+#: opcodes that compute each output element from the same element of their operands
+ELEMENTWISE = frozenset("""
+abs add and atan2 cbrt ceil clamp compare complex convert cosine count-leading-zeros divide
+erf exponential exponential-minus-one floor imag is-finite log log-plus-one logistic maximum
+minimum multiply negate not or popcnt power real reduce-precision remainder round-nearest-afz
+round-nearest-even rsqrt select shift-left shift-right-arithmetic shift-right-logical sign
+sine sqrt subtract tan tanh xor stochastic-convert
+""".split())
+#: opcodes that move no data or only replicate a value; harmless inside an elementwise fusion
+FREE = frozenset("parameter constant broadcast bitcast reshape iota tuple get-tuple-element".split())
+#: opcodes that only route values between kernels
+PLUMBING = frozenset("parameter constant tuple get-tuple-element bitcast after-all".split())
+#: custom-call targets that run Python on the host
+HOST_CALLBACK_TARGETS = frozenset({
+    "xla_python_cpu_callback", "xla_ffi_python_cpu_callback",
+    "xla_python_gpu_callback", "xla_ffi_python_gpu_callback",
+    "xla_ffi_partitioned_python_cpu_callback", "xla_ffi_partitioned_python_gpu_callback",
+})
+
+
+class HloParseError(ValueError):
+    """The text is not optimized HLO as ``as_text()`` prints it."""
+
+
+@dataclass(frozen=True)
+class Shape:
+    """An array shape (``dtype``, ``dims``) or a tuple of shapes (``dtype == "tuple"``)."""
+
+    dtype: str
+    dims: tuple[int, ...] = ()
+    elements: tuple["Shape", ...] = ()
+
+    @property
+    def is_tuple(self) -> bool:
+        return self.dtype == "tuple"
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.dims:
+            n *= d
+        return n
+
+    @property
+    def bytes(self) -> int:
+        """Bytes of the buffer(s): a tuple counts its elements (not the pointer table)."""
+        if self.is_tuple:
+            return sum(e.bytes for e in self.elements)
+        return (self.size * DTYPE_BITS.get(self.dtype, 0) + 7) // 8
+
+    def leaves(self) -> Iterator["Shape"]:
+        if self.is_tuple:
+            for e in self.elements:
+                yield from e.leaves()
+        else:
+            yield self
+
+    def __str__(self) -> str:
+        if self.is_tuple:
+            return "(" + ", ".join(map(str, self.elements)) + ")"
+        return f"{self.dtype}[{','.join(map(str, self.dims))}]"
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    file: str
+    line: int
+    function: str = ""
+    column: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass
+class Instruction:
+    name: str
+    opcode: str
+    shape: Shape
+    operands: tuple[str, ...]
+    attrs: dict[str, str]
+    metadata: dict[str, str]
+    computation: str
+    is_root: bool = False
+    #: the raw operand text of a ``constant`` (``{...}`` when XLA elided a large one)
+    literal: str | None = None
+    #: source locations, innermost (the user's line) first
+    stack: tuple[SourceLocation, ...] = ()
+    #: 1-based line of this instruction in the HLO text
+    text_line: int = 0
+    text: str = ""
+
+    @property
+    def source(self) -> SourceLocation | None:
+        return self.stack[0] if self.stack else None
+
+    @property
+    def fusion_kind(self) -> str | None:
+        """``kLoop``/``kInput``/``kOutput``/``kCustom`` for fusions, else None."""
+        return self.attrs.get("kind") if self.opcode == "fusion" else None
+
+    @property
+    def custom_fusion_kind(self) -> str | None:
+        """The backend's name for a ``kCustom`` fusion (e.g. ``__ynn_fusion`` on CPU)."""
+        m = re.search(r'"kind"\s*:\s*"([^"]+)"', self.attrs.get("backend_config", ""))
+        return m.group(1) if m and self.opcode == "fusion" else None
+
+    @property
+    def custom_call_target(self) -> str | None:
+        t = self.attrs.get("custom_call_target")
+        return _unquote(t) if t is not None else None
+
+    @property
+    def called(self) -> tuple[str, ...]:
+        """Names of the computations this instruction calls (fusion, reduce, while, ...)."""
+        out: list[str] = []
+        for key in ("calls", "to_apply", "condition", "body", "branch_computations", "called_computations"):
+            v = self.attrs.get(key)
+            if v:
+                out.extend(n.lstrip("%") for n in re.findall(r"%?[\w.\-]+", v.strip("{}")))
+        return tuple(out)
+
+    def location_in(self, path_suffix: str) -> SourceLocation | None:
+        """The innermost location in a file whose path ends with ``path_suffix``."""
+        for loc in self.stack:
+            if _same_file(loc.file, path_suffix):
+                return loc
+        return None
+
+
+@dataclass
+class Computation:
+    name: str
+    instructions: list[Instruction] = field(default_factory=list)
+    is_entry: bool = False
+    signature: str = ""
+
+    @cached_property
+    def by_name(self) -> dict[str, Instruction]:
+        return {i.name: i for i in self.instructions}
+
+    @property
+    def root(self) -> Instruction | None:
+        for i in self.instructions:
+            if i.is_root:
+                return i
+        return self.instructions[-1] if self.instructions else None
+
+    def parameters(self) -> list[Instruction]:
+        params = [i for i in self.instructions if i.opcode == "parameter"]
+        return sorted(params, key=lambda i: int(i.literal or 0))
+
+
+@dataclass(frozen=True)
+class Alias:
+    """One ``input_output_alias`` entry: output index <- parameter (+ index inside it)."""
+
+    output_index: tuple[int, ...]
+    parameter: int
+    parameter_index: tuple[int, ...]
+    kind: str = "may-alias"
+
+
+@dataclass
+class HloModule:
+    name: str
+    header: dict[str, str]
+    computations: dict[str, Computation]
+    entry: Computation
+    aliases: tuple[Alias, ...] = ()
+    #: True when locations came from the stack-frame tables (jax >= 0.8)
+    stack_frames: bool = False
+
+    # -- lookups ---------------------------------------------------------------------------
+    @cached_property
+    def instructions(self) -> dict[str, Instruction]:
+        return {i.name: i for c in self.computations.values() for i in c.instructions}
+
+    @cached_property
+    def users(self) -> dict[str, list[Instruction]]:
+        """Instruction name -> the instructions (same computation) that read it."""
+        out: dict[str, list[Instruction]] = {}
+        for c in self.computations.values():
+            for i in c.instructions:
+                for op in i.operands:
+                    out.setdefault(op, []).append(i)
+        return out
+
+    @cached_property
+    def caller_of(self) -> dict[str, Instruction]:
+        """Computation name -> the (first) instruction that calls it."""
+        out: dict[str, Instruction] = {}
+        for c in self.computations.values():
+            for i in c.instructions:
+                for name in i.called:
+                    out.setdefault(name, i)
+        return out
+
+    def is_fused(self, comp: Computation) -> bool:
+        caller = self.caller_of.get(comp.name)
+        return caller is not None and caller.opcode == "fusion"
+
+    def scheduled_computations(self) -> list[Computation]:
+        """Computations whose instructions run as kernels: ENTRY and the bodies of
+        while/conditional/call (not fused bodies and not reducers/comparators)."""
+        out = []
+        for c in self.computations.values():
+            if c.is_entry:
+                out.append(c)
+                continue
+            caller = self.caller_of.get(c.name)
+            if caller is not None and caller.opcode in ("while", "conditional", "call", "async-start"):
+                out.append(c)
+        return out
+
+    def kernels(self) -> list[Instruction]:
+        """Instructions that do work at run time (fusions, custom calls, bare ops)."""
+        return [i for c in self.scheduled_computations() for i in c.instructions
+                if i.opcode not in PLUMBING and i.opcode not in ("while", "conditional", "call")]
+
+    def fused_instructions(self, inst: Instruction) -> list[Instruction]:
+        """For a fusion, the instructions of its fused computation(s), nested fusions included."""
+        out: list[Instruction] = []
+        seen: set[str] = set()
+        todo = list(inst.called) if inst.opcode == "fusion" else []
+        while todo:
+            name = todo.pop()
+            if name in seen or name not in self.computations:
+                continue
+            seen.add(name)
+            for j in self.computations[name].instructions:
+                out.append(j)
+                if j.opcode == "fusion":
+                    todo.extend(j.called)
+        return out
+
+    def is_elementwise(self, inst: Instruction) -> bool:
+        """An elementwise kernel: a bare elementwise op, or a loop fusion of only
+        elementwise and free ops (what XLA could merge with its neighbours)."""
+        if inst.opcode in ELEMENTWISE:
+            return True
+        if inst.opcode == "fusion" and inst.fusion_kind == "kLoop":
+            body = self.fused_instructions(inst)
+            return bool(body) and all(j.opcode in ELEMENTWISE or j.opcode in FREE for j in body)
+        return False
+
+    def source_lines(self, inst: Instruction, path_suffix: str | None = None) -> list[SourceLocation]:
+        """Distinct user locations of an instruction (for a fusion: of what it fused)."""
+        seen: dict[tuple[str, int], SourceLocation] = {}
+        for j in [inst] + self.fused_instructions(inst):
+            loc = j.location_in(path_suffix) if path_suffix else j.source
+            if loc is not None:
+                seen.setdefault((loc.file, loc.line), loc)
+        return sorted(seen.values(), key=lambda s: (s.file, s.line))
+
+    def producer(self, name: str) -> Instruction | None:
+        """The instruction computing ``name``, looking through get-tuple-element/bitcast."""
+        inst = self.instructions.get(name)
+        seen: set[str] = set()
+        while inst is not None and inst.name not in seen:
+            seen.add(inst.name)
+            if inst.opcode in ("get-tuple-element", "bitcast") and inst.operands:
+                inst = self.instructions.get(inst.operands[0])
+            elif inst.opcode == "call" and inst.called and inst.called[0] in self.computations:
+                # jaxlib 0.4 wraps big loop fusions in call(to_apply=%parallel_*_fusion)
+                inst = self.computations[inst.called[0]].root
+            else:
+                break
+        return inst
+
+    def consumers(self, inst: Instruction) -> list[Instruction]:
+        """Users of ``inst``, looking through get-tuple-element/bitcast."""
+        out: list[Instruction] = []
+        todo = [inst]
+        seen = set()
+        while todo:
+            cur = todo.pop()
+            for u in self.users.get(cur.name, ()):
+                if u.name in seen:
+                    continue
+                seen.add(u.name)
+                if u.opcode in ("get-tuple-element", "bitcast"):
+                    todo.append(u)
+                else:
+                    out.append(u)
+            # the root of a called body flows to the users of the call
+            caller = self.caller_of.get(cur.computation)
+            if cur.is_root and caller is not None and caller.opcode == "call" and caller.name not in seen:
+                seen.add(caller.name)
+                todo.append(caller)
+        return out
+
+    def constants(self) -> list[Instruction]:
+        return [i for c in self.computations.values() for i in c.instructions if i.opcode == "constant"]
+
+    def entry_parameters(self) -> list[Instruction]:
+        return self.entry.parameters()
+
+    def entry_outputs(self) -> list[tuple[tuple[int, ...], Shape]]:
+        """(output index, shape) of each leaf of the ENTRY result."""
+        root = self.entry.root
+        if root is None:
+            return []
+        out: list[tuple[tuple[int, ...], Shape]] = []
+
+        def walk(shape: Shape, idx: tuple[int, ...]) -> None:
+            if shape.is_tuple:
+                for k, e in enumerate(shape.elements):
+                    walk(e, idx + (k,))
+            else:
+                out.append((idx, shape))
+
+        walk(root.shape, ())
+        return out
+
+
+# -- parsing -------------------------------------------------------------------------------
+
+_COMP_RE = re.compile(r"^(ENTRY\s+)?%?([^\s(]+)\s+(\(.*\))\s+->\s+(.*?)\s*\{\s*$")
+_INST_RE = re.compile(r"^\s*(ROOT\s+)?%?([^\s=]+)\s+=\s+(.*)$")
+_META_RE = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)')
+_TABLE_ENTRY_RE = re.compile(r'^(\d+)\s+(.*)$')
+_ALIAS_RE = re.compile(r"\{([\d,\s]*)\}\s*:\s*\(\s*(\d+)\s*,\s*\{([\d,\s]*)\}\s*(?:,\s*([\w-]+))?\s*\)")
+_OPENERS = {"(": ")", "{": "}", "[": "]"}
+
+
+def parse_hlo(text: str) -> HloModule:
+    """Parse the text of one optimized HLO module."""
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines) and not lines[i].startswith("HloModule"):
+        i += 1
+    if i == len(lines):
+        raise HloParseError("no `HloModule` header")
+    name, header = _parse_header(lines[i])
+    i += 1
+    tables: dict[str, dict[int, str]] = {}
+    section: str | None = None
+    computations: dict[str, Computation] = {}
+    current: Computation | None = None
+    for lineno in range(i, len(lines)):
+        raw = lines[lineno]
+        line = raw.strip()
+        if not line or line.startswith("//"):
+            continue
+        if current is not None:
+            if line == "}":
+                computations[current.name] = current
+                current = None
+                continue
+            inst = _parse_instruction(line, current.name)
+            if inst is None:
+                raise HloParseError(f"line {lineno + 1}: cannot parse instruction: {line[:120]}")
+            inst.text_line = lineno + 1
+            inst.text = line
+            current.instructions.append(inst)
+            continue
+        m = _COMP_RE.match(line)
+        if m:
+            current = Computation(m.group(2), is_entry=bool(m.group(1)), signature=line[:-1].rstrip())
+            section = None
+            continue
+        if re.fullmatch(r"[A-Za-z]+", line):
+            section = line
+            tables[section] = {}
+            continue
+        m = _TABLE_ENTRY_RE.match(line)
+        if m and section is not None:
+            tables[section][int(m.group(1))] = m.group(2)
+            continue
+        raise HloParseError(f"line {lineno + 1}: unexpected text: {line[:120]}")
+    if current is not None:
+        raise HloParseError(f"computation `{current.name}` is not closed")
+    entries = [c for c in computations.values() if c.is_entry]
+    if not entries:
+        raise HloParseError("no ENTRY computation")
+    frames = _FrameTable(tables) if "StackFrames" in tables else None
+    for c in computations.values():
+        for inst in c.instructions:
+            inst.stack = _locate(inst.metadata, frames)
+    return HloModule(
+        name=name,
+        header=header,
+        computations=computations,
+        entry=entries[0],
+        aliases=tuple(_parse_aliases(header.get("input_output_alias", ""))),
+        stack_frames=frames is not None,
+    )
+
+
+def _parse_header(line: str) -> tuple[str, dict[str, str]]:
+    rest = line[len("HloModule"):].strip()
+    parts = split_top(rest)
+    name = parts[0].strip() if parts else ""
+    header: dict[str, str] = {}
+    for p in parts[1:]:
+        k, sep, v = p.partition("=")
+        if sep:
+            header[k.strip()] = v.strip()
+    return name, header
+
+
+def _parse_aliases(text: str) -> Iterator[Alias]:
+    for m in _ALIAS_RE.finditer(text):
+        yield Alias(_int_tuple(m.group(1)), int(m.group(2)), _int_tuple(m.group(3)), m.group(4) or "may-alias")
+
+
+def _int_tuple(s: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in s.replace(" ", "").split(",") if x)
+
+
+def _parse_instruction(line: str, computation: str) -> Instruction | None:
+    m = _INST_RE.match(line)
+    if not m:
+        return None
+    is_root, name, rest = bool(m.group(1)), m.group(2).lstrip("%"), m.group(3)
+    shape, pos = _read_shape(rest, 0)
+    om = re.compile(r"\s*([\w\-]+)\(").match(rest, pos)
+    if om is None:
+        return None
+    opcode = om.group(1)
+    open_at = om.end() - 1
+    close_at = match_closer(rest, open_at)
+    inner = rest[open_at + 1:close_at]
+    attrs: dict[str, str] = {}
+    for part in split_top(rest[close_at + 1:]):
+        k, sep, v = part.partition("=")
+        if sep:
+            attrs[k.strip()] = v.strip()
+    literal = None
+    operands: tuple[str, ...] = ()
+    if opcode in ("constant", "parameter", "iota", "rng-get-and-update-state"):
+        literal = inner.strip()
+    else:
+        operands = tuple(_operand_name(p) for p in split_top(inner) if p.strip())
+    metadata = {}
+    if "metadata" in attrs:
+        metadata = {k: _unquote(v) for k, v in _META_RE.findall(attrs["metadata"].strip()[1:-1])}
+    return Instruction(name, opcode, shape, operands, attrs, metadata, computation, is_root, literal)
+
+
+def _operand_name(text: str) -> str:
+    token = text.strip().split()[-1]
+    return token.lstrip("%")
+
+
+def parse_shape(text: str) -> Shape:
+    shape, _ = _read_shape(text.strip(), 0)
+    return shape
+
+
+def _read_shape(s: str, pos: int) -> tuple[Shape, int]:
+    while pos < len(s) and s[pos] == " ":
+        pos += 1
+    if pos < len(s) and s[pos] == "(":
+        end = match_closer(s, pos)
+        elems = tuple(parse_shape(p) for p in split_top(s[pos + 1:end]) if p.strip())
+        return Shape("tuple", (), elems), end + 1
+    m = re.compile(r"([a-z][a-z0-9]*)\[([^\]]*)\]").match(s, pos)
+    if m is None:
+        m2 = re.compile(r"([a-z][a-z0-9]*)").match(s, pos)  # token, opaque
+        if m2 is None:
+            raise HloParseError(f"cannot read a shape at: {s[pos:pos + 40]!r}")
+        return Shape(m2.group(1)), m2.end()
+    dims = tuple(int(re.sub(r"[^0-9]", "", d) or 0) for d in m.group(2).split(",") if d.strip())
+    end = m.end()
+    if end < len(s) and s[end] == "{":  # layout
+        end = match_closer(s, end) + 1
+    return Shape(m.group(1), dims), end
+
+
+def match_closer(s: str, i: int) -> int:
+    """Index of the bracket closing ``s[i]``, skipping nested brackets and strings."""
+    depth = 0
+    in_str = False
+    j = i
+    while j < len(s):
+        c = s[j]
+        if in_str:
+            if c == "\\":
+                j += 1
+            elif c == '"':
+                in_str = False
+        elif c == '"':
+            in_str = True
+        elif c in _OPENERS:
+            depth += 1
+        elif c in ")}]":
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    raise HloParseError(f"unbalanced brackets in: {s[i:i + 80]!r}")
+
+
+def split_top(s: str, sep: str = ",") -> list[str]:
+    """Split at ``sep`` outside brackets and strings."""
+    parts: list[str] = []
+    depth = 0
+    in_str = False
+    start = 0
+    j = 0
+    while j < len(s):
+        c = s[j]
+        if in_str:
+            if c == "\\":
+                j += 1
+            elif c == '"':
+                in_str = False
+        elif c == '"':
+            in_str = True
+        elif c in _OPENERS:
+            depth += 1
+        elif c in ")}]":
+            depth -= 1
+        elif c == sep and depth == 0:
+            parts.append(s[start:j])
+            start = j + 1
+        j += 1
+    tail = s[start:]
+    if tail.strip():
+        parts.append(tail)
+    return [p.strip() for p in parts]
+
+
+def _unquote(v: str) -> str:
+    if len(v) >= 2 and v[0] == '"' and v[-1] == '"':
+        return re.sub(r"\\(.)", r"\1", v[1:-1])
+    return v
+
+
+class _FrameTable:
+    """The stack-frame tables printed by jax >= 0.8."""
+
+    def __init__(self, tables: dict[str, dict[int, str]]) -> None:
+        self.files = {k: _unquote(v) for k, v in tables.get("FileNames", {}).items()}
+        self.functions = {k: _unquote(v) for k, v in tables.get("FunctionNames", {}).items()}
+        self.locations = {k: _fields(v) for k, v in tables.get("FileLocations", {}).items()}
+        self.frames = {k: _fields(v) for k, v in tables.get("StackFrames", {}).items()}
+        self._cache: dict[int, tuple[SourceLocation, ...]] = {}
+
+    def location(self, loc_id: int) -> SourceLocation | None:
+        f = self.locations.get(loc_id)
+        if f is None:
+            return None
+        col = f.get("column")
+        return SourceLocation(
+            self.files.get(f.get("file_name_id", 0), "?"),
+            f.get("line", 0),
+            self.functions.get(f.get("function_name_id", 0), ""),
+            col + 1 if col is not None else None,  # printed 0-based
+        )
+
+    def stack(self, frame_id: int) -> tuple[SourceLocation, ...]:
+        if frame_id in self._cache:
+            return self._cache[frame_id]
+        out: list[SourceLocation] = []
+        seen: set[int] = set()
+        fid = frame_id
+        while fid in self.frames and fid not in seen:
+            seen.add(fid)
+            fr = self.frames[fid]
+            loc = self.location(fr.get("file_location_id", 0))
+            if loc is not None:
+                out.append(loc)
+            fid = fr.get("parent_frame_id", 0) - 1
+        self._cache[frame_id] = tuple(out)
+        return self._cache[frame_id]
+
+
+def _fields(text: str) -> dict[str, int]:
+    return {k: int(v) for k, v in re.findall(r"(\w+)=(-?\d+)", text)}
+
+
+def _locate(meta: dict[str, str], frames: _FrameTable | None) -> tuple[SourceLocation, ...]:
+    if frames is not None and "stack_frame_id" in meta:
+        try:
+            return frames.stack(int(meta["stack_frame_id"]))
+        except ValueError:
+            return ()
+    if "source_file" in meta and "source_line" in meta:
+        try:
+            line = int(meta["source_line"])
+        except ValueError:
+            return ()
+        col = meta.get("source_column")
+        return (SourceLocation(meta["source_file"], line, "", int(col) if col and col.isdigit() else None),)
+    return ()
+
+
+def _same_file(a: str, b: str) -> bool:
+    a = a.replace("\\", "/")
+    b = b.replace("\\", "/")
+    return a == b or a.endswith("/" + b.lstrip("/")) or b.endswith("/" + a.lstrip("/"))
+
+
+def describe(inst: Instruction) -> str:
+    """A short human name for a kernel: its fusion kind or custom-call target."""
+    if inst.opcode == "custom-call":
+        return f"custom-call `{inst.custom_call_target}`"
+    if inst.opcode == "fusion":
+        kind = inst.custom_fusion_kind or inst.fusion_kind or "fusion"
+        return f"fusion `{inst.name}` ({kind})"
+    return f"`{inst.opcode}`"
+
+
+def iter_user_lines(insts: Iterable[Instruction]) -> Iterator[SourceLocation]:
+    for i in insts:
+        if i.source is not None:
+            yield i.source

@@ -1,0 +1,177 @@
+"""The optimized-HLO parser on text captured from jax 0.4.38, 0.8.3 and 0.10.2, and live."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from jaxlint.hlo import HloParseError, parse_hlo, parse_shape
+
+DATA = Path(__file__).parent / "data" / "hlo"
+SOURCE = (DATA / "programs.py").read_text().splitlines()
+VERSIONS = ("0.4.38", "0.8.3", "0.10.2")
+
+
+def line_of(text: str) -> int:
+    hits = [i + 1 for i, l in enumerate(SOURCE) if text in l]
+    assert len(hits) == 1, text
+    return hits[0]
+
+
+def captured(name: str, version: str):
+    return parse_hlo((DATA / f"{name}-{version}.hlo").read_text())
+
+
+def lines(module, inst) -> set[int]:
+    return {loc.line for loc in module.source_lines(inst)}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_callback_kernel_sits_between_elementwise_fusions_at_the_users_lines(version):
+    m = captured("chain", version)
+    calls = [k for k in m.kernels() if k.opcode == "custom-call"]
+    assert len(calls) == 1
+    cb = calls[0]
+    assert cb.custom_call_target in ("xla_python_cpu_callback", "xla_ffi_python_cpu_callback")
+    assert cb.source.line == line_of("b = jax.pure_callback")
+    assert cb.source.file.endswith("tests/data/hlo/programs.py")
+    producers = [m.producer(op) for op in cb.operands]
+    producers = [p for p in producers if p is not None and p.opcode != "constant"]
+    assert [m.is_elementwise(p) for p in producers] == [True]
+    assert lines(m, producers[0]) == {line_of("a = jnp.tanh(x)")}
+    consumers = m.consumers(cb)
+    assert any(m.is_elementwise(c) and lines(m, c) == {line_of("c = jnp.exp(b) + y")} for c in consumers)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_fusion_kinds_and_shapes_are_read(version):
+    m = captured("chain", version)
+    kinds = {i.fusion_kind for i in m.instructions.values() if i.opcode == "fusion"}
+    assert "kLoop" in kinds
+    sort = next(k for k in m.kernels() if k.opcode == "sort")
+    assert (sort.shape.dtype, sort.shape.dims, sort.shape.bytes) == ("f32", (128, 256), 128 * 256 * 4)
+    root = m.entry.root
+    assert root.opcode == "tuple" and root.shape.is_tuple
+    assert [str(s) for _, s in m.entry_outputs()] == ["f32[256]", "f32[128,256]"]
+
+
+def test_custom_fusion_kind_is_read_from_backend_config_on_new_cpu():
+    m = captured("chain", "0.10.2")
+    assert any(i.custom_fusion_kind == "__ynn_fusion" for i in m.instructions.values())
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_fused_lines_come_from_every_fused_instruction(version):
+    m = captured("nested", version)
+    fused = [k for k in m.kernels() if k.opcode == "fusion" and len(lines(m, k)) == 2]
+    assert any(lines(m, k) == {line_of("return jnp.sin(v) * 3.0"), line_of("return inner(v) + 1.0")}
+               for k in fused)
+
+
+@pytest.mark.parametrize("version", ("0.8.3", "0.10.2"))
+def test_stack_frames_resolve_to_the_full_user_stack(version):
+    m = captured("nested", version)
+    assert m.stack_frames
+    sines = [i for i in m.instructions.values() if i.opcode == "sine"]
+    assert sines
+    stack = sines[0].stack
+    assert [(s.function, s.line) for s in stack[:3]] == [
+        ("inner", line_of("return jnp.sin(v) * 3.0")),
+        ("middle", line_of("return inner(v) + 1.0")),
+        ("nested", line_of("y = middle(x)")),
+    ]
+    assert stack[0].column == SOURCE[stack[0].line - 1].index("jnp.sin") + 1
+    assert sines[0].location_in("programs.py").line == stack[0].line
+
+
+def test_old_metadata_gives_file_and_line_without_stack():
+    m = captured("nested", "0.4.38")
+    assert not m.stack_frames
+    sine = next(i for i in m.instructions.values() if i.opcode == "sine")
+    assert len(sine.stack) == 1 and sine.source.line == line_of("return jnp.sin(v) * 3.0")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_loop_bodies_are_scheduled_computations(version):
+    m = captured("nested", version)
+    whiles = [i for i in m.entry.instructions if i.opcode == "while"]
+    assert len(whiles) == 1
+    body = {c.name for c in m.scheduled_computations()}
+    assert set(whiles[0].called) <= body
+    loop_kernels = [k for k in m.kernels() if k.computation in whiles[0].called]
+    assert any(line_of("lambda i, c: c * 2.0") in lines(m, k) for k in loop_kernels)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_donation_aliases_and_pruned_parameters(version):
+    m = captured("update", version)
+    params = m.entry_parameters()
+    # the unused (donated) argument is pruned: state['b'], state['w'], batch, lr
+    assert [p.metadata.get("op_name") for p in params] == ["state['b']", "state['w']", "batch", "lr"]
+    assert {a.parameter for a in m.aliases} == {0, 1}
+    assert {a.output_index for a in m.aliases} == {(0,), (1,)}
+
+
+def test_unusable_donation_has_no_alias_on_old_jax_and_a_size_alias_on_new():
+    assert captured("donate_transposed", "0.4.38").aliases == ()
+    new = captured("donate_transposed", "0.10.2").aliases
+    assert len(new) == 1 and new[0].output_index == () and new[0].parameter == 0
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_large_constants_are_elided_but_keep_their_shape(version):
+    m = captured("folded", version)
+    big = [c for c in m.constants() if c.shape.bytes >= 1 << 16]
+    assert len(big) == 1
+    assert big[0].literal == "{...}" and big[0].shape.dims == (256, 256)
+    users = m.consumers(big[0])
+    assert users and users[0].source.line == line_of("return x @ (jnp.asarray(C)")
+
+
+@pytest.mark.parametrize("text,dims,nbytes", [
+    ("f32[128,256]{1,0}", (128, 256), 131072),
+    ("pred[7]", (7,), 7),
+    ("s4[3]", (3,), 2),
+    ("bf16[2,<=10]", (2, 10), 40),
+    ("f32[8,128]{1,0:T(8,128)}", (8, 128), 4096),
+    ("f32[]", (), 4),
+    ("token[]", (), 0),
+])
+def test_shape_bytes(text, dims, nbytes):
+    s = parse_shape(text)
+    assert s.dims == dims and s.bytes == nbytes
+
+
+def test_tuple_shape_counts_its_elements():
+    s = parse_shape("(s32[], f32[64,64]{1,0}, (pred[2]))")
+    assert s.is_tuple and len(s.elements) == 3
+    assert s.bytes == 4 + 64 * 64 * 4 + 2
+    assert [str(x) for x in s.leaves()] == ["s32[]", "f32[64,64]", "pred[2]"]
+
+
+def test_text_that_is_not_hlo_is_rejected():
+    with pytest.raises(HloParseError):
+        parse_hlo("module @jit_f { func.func public @main() }")
+    with pytest.raises(HloParseError):
+        parse_hlo("HloModule m\n\nENTRY %main () -> f32[] {\n  %x = f32[] constant(1)\n")
+
+
+def test_live_compile_with_the_installed_jax_parses_and_maps_lines():
+    jax = pytest.importorskip("jax")
+    sys.path.insert(0, str(DATA))
+    try:
+        import programs
+    finally:
+        sys.path.remove(str(DATA))
+    for name in programs.PROGRAMS:
+        compiled = programs.compiled(name)
+        m = parse_hlo(compiled.as_text())
+        assert m.entry.root is not None, name
+        assert m.stack_frames == (tuple(int(x) for x in jax.__version__.split(".")[:2]) >= (0, 8)), name
+        located = [i for i in m.instructions.values() if i.source is not None]
+        assert located, name
+        assert all(i.source.file.endswith("programs.py") for i in located), name
+    m = parse_hlo(programs.compiled("chain").as_text())
+    cb = next(k for k in m.kernels() if k.opcode == "custom-call")
+    assert cb.source.line == line_of("b = jax.pure_callback")

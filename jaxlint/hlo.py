@@ -298,9 +298,21 @@ class HloModule:
             elif inst.opcode == "call" and inst.called and inst.called[0] in self.computations:
                 # jaxlib 0.4 wraps big loop fusions in call(to_apply=%parallel_*_fusion)
                 inst = self.computations[inst.called[0]].root
+            elif inst.opcode == "parameter" and self._call_operand(inst) is not None:
+                inst = self.instructions.get(self._call_operand(inst))
             else:
                 break
         return inst
+
+    def _call_operand(self, param: Instruction) -> str | None:
+        """For a parameter of a ``call``ed body: the caller's operand it stands for."""
+        caller = self.caller_of.get(param.computation)
+        if caller is None or caller.opcode != "call":
+            return None
+        try:
+            return caller.operands[int(param.literal or 0)]
+        except (ValueError, IndexError):
+            return None
 
     def consumers(self, inst: Instruction) -> list[Instruction]:
         """Users of ``inst``, looking through get-tuple-element/bitcast."""
@@ -315,6 +327,9 @@ class HloModule:
                 seen.add(u.name)
                 if u.opcode in ("get-tuple-element", "bitcast"):
                     todo.append(u)
+                elif u.opcode == "call" and u.called and u.called[0] in self.computations:
+                    # jaxlib 0.4's parallel wrapper: the kernel is the body's root
+                    out.append(self.computations[u.called[0]].root or u)
                 else:
                     out.append(u)
             # the root of a called body flows to the users of the call
@@ -503,11 +518,11 @@ def _read_shape(s: str, pos: int) -> tuple[Shape, int]:
     return Shape(m.group(1), dims), end
 
 
-def match_closer(s: str, i: int) -> int:
-    """Index of the bracket closing ``s[i]``, skipping nested brackets and strings."""
+def _outside_strings(s: str, start: int) -> Iterator[tuple[int, str, int]]:
+    """(index, char, bracket depth after it) for each character outside string literals."""
     depth = 0
     in_str = False
-    j = i
+    j = start
     while j < len(s):
         c = s[j]
         if in_str:
@@ -517,40 +532,31 @@ def match_closer(s: str, i: int) -> int:
                 in_str = False
         elif c == '"':
             in_str = True
-        elif c in _OPENERS:
-            depth += 1
-        elif c in ")}]":
-            depth -= 1
-            if depth == 0:
-                return j
+        else:
+            if c in _OPENERS:
+                depth += 1
+            elif c in ")}]":
+                depth -= 1
+            yield j, c, depth
         j += 1
+
+
+def match_closer(s: str, i: int) -> int:
+    """Index of the bracket closing ``s[i]``, skipping nested brackets and strings."""
+    for j, c, depth in _outside_strings(s, i):
+        if depth == 0 and c in ")}]":
+            return j
     raise HloParseError(f"unbalanced brackets in: {s[i:i + 80]!r}")
 
 
 def split_top(s: str, sep: str = ",") -> list[str]:
     """Split at ``sep`` outside brackets and strings."""
     parts: list[str] = []
-    depth = 0
-    in_str = False
     start = 0
-    j = 0
-    while j < len(s):
-        c = s[j]
-        if in_str:
-            if c == "\\":
-                j += 1
-            elif c == '"':
-                in_str = False
-        elif c == '"':
-            in_str = True
-        elif c in _OPENERS:
-            depth += 1
-        elif c in ")}]":
-            depth -= 1
-        elif c == sep and depth == 0:
+    for j, c, depth in _outside_strings(s, 0):
+        if c == sep and depth == 0:
             parts.append(s[start:j])
             start = j + 1
-        j += 1
     tail = s[start:]
     if tail.strip():
         parts.append(tail)

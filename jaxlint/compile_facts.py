@@ -1,0 +1,260 @@
+"""What the compile tier measured for one function, as plain data.
+
+A worker builds :class:`CompileFacts` from a jax ``Compiled`` (see
+``jaxlint.compile_tier``); everything here is pure Python so that the facts travel
+between processes as JSON, are cached, and compile-tier rules are pure functions over
+them (``CompileRule.findings(facts)``), testable on real compiled output and runnable
+wherever the facts are.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import re
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from typing import Any, Iterable, Mapping
+
+from jaxlint.diagnostic import Diagnostic, Phase, Position, Related, Severity
+from jaxlint.hlo import HloModule, Instruction, SourceLocation, parse_hlo
+
+#: cost-analysis keys kept (the per-operand variants are noise for a reader)
+COST_KEYS = ("flops", "bytes accessed", "transcendentals", "optimal_seconds")
+MEMORY_KEYS = (
+    "argument_size_in_bytes", "output_size_in_bytes", "alias_size_in_bytes", "temp_size_in_bytes",
+    "generated_code_size_in_bytes", "peak_memory_in_bytes",
+    "host_argument_size_in_bytes", "host_output_size_in_bytes", "host_alias_size_in_bytes",
+    "host_temp_size_in_bytes",
+)
+GPU_PLATFORMS = frozenset({"cuda", "rocm", "gpu"})
+HLO_DTYPES = {
+    "bool": "pred", "int8": "s8", "int16": "s16", "int32": "s32", "int64": "s64", "uint8": "u8",
+    "uint16": "u16", "uint32": "u32", "uint64": "u64", "float16": "f16", "bfloat16": "bf16",
+    "float32": "f32", "float64": "f64", "complex64": "c64", "complex128": "c128", "int4": "s4",
+    "uint4": "u4",
+}
+
+
+def normalise_cost(cost: Any) -> dict[str, float]:
+    """``cost_analysis()`` is a list of one dict on jax 0.4 and a dict later."""
+    if isinstance(cost, (list, tuple)):
+        cost = cost[0] if cost else {}
+    if not isinstance(cost, Mapping):
+        return {}
+    out = {}
+    for k in COST_KEYS:
+        v = cost.get(k)
+        if isinstance(v, (int, float)) and v >= 0:
+            out[k] = float(v)
+    return out
+
+
+def normalise_memory(stats: Any) -> dict[str, int]:
+    """``memory_analysis()`` fields present in this version (peak only from 0.10)."""
+    out = {}
+    for k in MEMORY_KEYS:
+        v = getattr(stats, k, None) if not isinstance(stats, Mapping) else stats.get(k)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            out[k] = int(v)
+    return out
+
+
+@dataclass(frozen=True)
+class ArgFact:
+    """One leaf of the function's (non-static) arguments."""
+
+    path: str  # "state['w']"
+    top: str  # the Python parameter it belongs to ("state")
+    shape: tuple[int, ...]
+    dtype: str  # numpy name
+    donated: bool
+    #: HLO entry parameter number; None when XLA pruned the argument as unused
+    parameter: int | None
+
+    @property
+    def bytes(self) -> int:
+        return _nbytes(self.shape, self.dtype)
+
+
+@dataclass(frozen=True)
+class OutFact:
+    path: str  # "[0]['w']"
+    shape: tuple[int, ...]
+    dtype: str
+    #: index of this leaf in the HLO result tuple (() when the result is one array)
+    index: tuple[int, ...]
+
+    @property
+    def bytes(self) -> int:
+        return _nbytes(self.shape, self.dtype)
+
+
+def _nbytes(shape: tuple[int, ...], dtype: str) -> int:
+    from jaxlint.hlo import DTYPE_BITS
+
+    n = 1
+    for d in shape:
+        n *= d
+    return (n * DTYPE_BITS.get(HLO_DTYPES.get(dtype, dtype), 32) + 7) // 8
+
+
+@dataclass
+class CompileFacts:
+    """The compiled program of one function and its measurements."""
+
+    function: str
+    file: str  # absolute path of the file defining the function
+    line: int  # the function's first line (decorator or def)
+    hlo_text: str
+    cost: dict[str, float] = field(default_factory=dict)
+    memory: dict[str, int] = field(default_factory=dict)
+    compile_seconds: float = 0.0
+    lower_seconds: float = 0.0
+    #: platform of the executable that was actually built ("cpu", "cuda", "rocm", "tpu")
+    platform: str = "cpu"
+    device_kind: str = ""
+    #: the configured backend (may differ from ``platform`` when it is absent)
+    requested_backend: str = "cpu"
+    versions: dict[str, str] = field(default_factory=dict)
+    xla_flags: str = ""
+    args: list[ArgFact] = field(default_factory=list)
+    outputs: list[OutFact] = field(default_factory=list)
+    #: warnings jax emitted while lowering/compiling (e.g. unusable donations)
+    warnings: list[str] = field(default_factory=list)
+    #: what the trace tier knows: {"equations": int, "constants": [{"shape", "dtype",
+    #: "bytes"}], "loops": [{"file", "line", "iterations"}]}
+    trace: dict[str, Any] = field(default_factory=dict)
+    #: True when jax's persistent compilation cache served the executable
+    cache_hit: bool | None = None
+
+    @cached_property
+    def module(self) -> HloModule:
+        return parse_hlo(self.hlo_text)
+
+    @property
+    def on_accelerator(self) -> bool:
+        return self.platform in GPU_PLATFORMS or self.platform == "tpu"
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d.pop("module", None)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "CompileFacts":
+        d = dict(d)
+        d["args"] = [ArgFact(**{**a, "shape": tuple(a["shape"])}) for a in d.get("args", ())]
+        d["outputs"] = [OutFact(**{**o, "shape": tuple(o["shape"]), "index": tuple(o["index"])})
+                        for o in d.get("outputs", ())]
+        return cls(**d)
+
+    # -- locations -------------------------------------------------------------------------
+    def user_location(self, inst: Instruction) -> SourceLocation | None:
+        """The innermost project location of an instruction (or of what a fusion fused)."""
+        for j in [inst] + self.module.fused_instructions(inst):
+            for loc in j.stack:
+                if not is_library_path(loc.file):
+                    return loc
+        return None
+
+    def lines_of(self, inst: Instruction) -> list[SourceLocation]:
+        out: dict[tuple[str, int], SourceLocation] = {}
+        for j in [inst] + self.module.fused_instructions(inst):
+            for loc in j.stack:
+                if not is_library_path(loc.file):
+                    out.setdefault((loc.file, loc.line), loc)
+                    break
+        return sorted(out.values(), key=lambda s: (s.file != self.file, s.file, s.line))
+
+
+def is_library_path(path: str) -> bool:
+    """Installed packages and the standard library: never the line a finding points at."""
+    p = path.replace("\\", "/")
+    return not p or p.startswith("<") or "/site-packages/" in p or "/dist-packages/" in p or _is_stdlib(p)
+
+
+@functools.lru_cache(maxsize=1)
+def _stdlib_prefix() -> str:
+    import sysconfig
+
+    std = sysconfig.get_paths().get("stdlib", "")
+    return std.replace("\\", "/").rstrip("/") + "/" if std else "\0"
+
+
+def _is_stdlib(p: str) -> bool:
+    return p.startswith(_stdlib_prefix())
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a compile-tier rule found; ``where`` None means the function itself."""
+
+    message: str
+    where: SourceLocation | None = None
+    related: tuple[tuple[SourceLocation, str], ...] = ()
+    data: Mapping[str, Any] = field(default_factory=dict)
+    severity: Severity | None = None
+    #: a line-independent key for the baseline (e.g. the HLO instruction's op name)
+    key: str = ""
+
+
+def human_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(n) < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GiB"  # pragma: no cover
+
+
+def to_diagnostic(rule: Any, f: Finding, facts: CompileFacts, display=None) -> Diagnostic:
+    """A finding as the one diagnostic type; ``display(abs_path)`` gives the shown path."""
+    show = display or (lambda p: p)
+    loc = f.where or SourceLocation(facts.file, facts.line)
+    col = loc.column or 1
+    related = tuple(
+        Related(show(r.file), Position(r.line, r.column or 1), Position(r.line, (r.column or 1) + 1), msg)
+        for r, msg in f.related
+    )
+    data = {"backend": facts.platform, "jax": facts.versions.get("jax", ""), **dict(f.data)}
+    return Diagnostic(
+        code=rule.code,
+        name=rule.name,
+        message=f.message,
+        path=show(loc.file),
+        start=Position(loc.line, col),
+        end=Position(loc.line, col + 1),
+        severity=f.severity or rule.severity,
+        phase=Phase.COMPILE,
+        related=related,
+        data=data,
+        signature=f"{facts.function}:{rule.code}:{f.key}",
+    )
+
+
+def loc_text(loc: SourceLocation | None, facts: CompileFacts) -> str:
+    """``line 12`` in the function's own file, ``helpers.py:12`` elsewhere."""
+    if loc is None:
+        return "?"
+    if os.path.normpath(loc.file) == os.path.normpath(facts.file):
+        return f"line {loc.line}"
+    return f"{os.path.basename(loc.file)}:{loc.line}"
+
+
+def lines_text(locs: Iterable[SourceLocation], facts: CompileFacts) -> str:
+    locs = list(locs)
+    if not locs:
+        return "?"
+    same = [l for l in locs if os.path.normpath(l.file) == os.path.normpath(facts.file)]
+    if len(same) == len(locs):
+        nums = sorted({l.line for l in locs})
+        return ("line " if len(nums) == 1 else "lines ") + ", ".join(map(str, nums))
+    return ", ".join(loc_text(l, facts) for l in locs)
+
+
+_STATE_WORDS = re.compile(
+    r"(^|_)(state|states|params|param|weights|variables|vars|opt|carry|model|buffers|cache|"
+    r"moments|momentum|ema|accum|accumulators|stats)(_|$)", re.I)
+
+
+def looks_like_state(name: str) -> bool:
+    return bool(_STATE_WORDS.search(name))

@@ -1,0 +1,177 @@
+"""The compile tier inside a worker: lower + compile a traced function, measure it.
+
+Imports jax lazily: only worker processes call into here. Uses public jax APIs only
+(``Traced.lower``, ``Lowered.compile``, ``as_text``, ``cost_analysis``,
+``memory_analysis``, ``args_info``, ``out_info``, ``input_shardings``); where they
+differ between versions the difference is normalised in ``jaxlint.compile_facts``.
+"""
+from __future__ import annotations
+
+import os
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+from jaxlint.compile_facts import (
+    ArgFact, CompileFacts, Finding, OutFact, normalise_cost, normalise_memory, to_diagnostic,
+)
+
+_CACHE_ON: str | None = None
+
+
+def enable_persistent_cache(cache_dir: str | os.PathLike) -> None:
+    """Turn on jax's persistent compilation cache (once per process) in ``cache_dir``.
+
+    Entries are kept whatever their size or compile time: linting compiles many small
+    functions, and each saved compile is XLA time not paid on the next run.
+    """
+    global _CACHE_ON
+    import jax
+
+    path = str(cache_dir)
+    if _CACHE_ON == path:
+        return
+    Path(path).mkdir(parents=True, exist_ok=True)
+    jax.config.update("jax_compilation_cache_dir", path)
+    for key, value in (("jax_persistent_cache_min_compile_time_secs", 0.0),
+                       ("jax_persistent_cache_min_entry_size_bytes", 0)):
+        try:
+            jax.config.update(key, value)
+        except (AttributeError, KeyError, ValueError):  # absent in this version
+            pass
+    _CACHE_ON = path
+
+
+def compile_cache_dir(jaxlint_cache: str | os.PathLike) -> Path:
+    """jaxlint's own folder for XLA executables, beside its result cache."""
+    return Path(jaxlint_cache) / "xla"
+
+
+def analyse(traced: Any, *, function: str, file: str, line: int, requested_backend: str = "cpu",
+            trace_facts: dict | None = None) -> CompileFacts:
+    """Lower and compile ``traced`` (a ``jax.stages.Traced``) and gather the facts."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t0 = time.perf_counter()
+        lowered = traced.lower()
+        t1 = time.perf_counter()
+        compiled = lowered.compile()
+        t2 = time.perf_counter()
+    text = compiled.as_text()
+    platform, kind = _platform(compiled)
+    arg_names = _arg_names(traced)
+    facts = CompileFacts(
+        function=function,
+        file=file,
+        line=line,
+        hlo_text=text,
+        cost=normalise_cost(_safe(compiled.cost_analysis)),
+        memory=normalise_memory(_safe(compiled.memory_analysis)),
+        compile_seconds=t2 - t1,
+        lower_seconds=t1 - t0,
+        platform=platform,
+        device_kind=kind,
+        requested_backend=requested_backend,
+        versions=_versions(),
+        xla_flags=os.environ.get("XLA_FLAGS", ""),
+        warnings=[str(w.message) for w in caught],
+        trace=dict(trace_facts or {}),
+    )
+    facts.args = _args(lowered, arg_names, facts)
+    facts.outputs = _outputs(lowered, facts)
+    return facts
+
+
+def run_rules(rules, facts: CompileFacts, display=None) -> tuple[list, list[str]]:
+    """Run compile rules over the facts; (diagnostics, "CODE: error" strings)."""
+    diags, errors = [], []
+    for rule in rules:
+        try:
+            for f in rule.findings(facts):
+                if isinstance(f, Finding):
+                    diags.append(to_diagnostic(rule, f, facts, display))
+        except Exception as e:  # one rule's bug must not lose the others' findings
+            errors.append(f"{rule.code}: {type(e).__name__}: {e}")
+    return diags, errors
+
+
+def _safe(call):
+    try:
+        return call()
+    except Exception:
+        return None
+
+
+def _versions() -> dict[str, str]:
+    import jax
+    import jaxlib
+
+    return {"jax": jax.__version__, "jaxlib": getattr(jaxlib, "__version__", "?")}
+
+
+def _platform(compiled) -> tuple[str, str]:
+    """Platform and device kind of the devices the executable was built for."""
+    import jax
+
+    devices = []
+    for shardings in (getattr(compiled, "input_shardings", None), getattr(compiled, "output_shardings", None)):
+        for s in jax.tree_util.tree_leaves(shardings):
+            devices.extend(getattr(s, "device_set", ()) or ())
+        if devices:
+            break
+    if not devices:
+        devices = jax.devices()[:1]
+    d = next(iter(devices))
+    return str(getattr(d, "platform", "cpu")), str(getattr(d, "device_kind", ""))
+
+
+def _arg_names(traced) -> list[str] | None:
+    try:
+        names = traced.jaxpr.jaxpr.debug_info.arg_names
+        return list(names) if names is not None else None
+    except AttributeError:
+        return None
+
+
+def _args(lowered, names: list[str] | None, facts: CompileFacts) -> list[ArgFact]:
+    import jax
+
+    leaves = jax.tree_util.tree_leaves(lowered.args_info, is_leaf=lambda x: hasattr(x, "donated"))
+    params = facts.module.entry_parameters()
+    by_name = {p.metadata.get("op_name"): int(p.literal or 0) for p in params}
+    same_count = len(params) == len(leaves)
+    out = []
+    for j, info in enumerate(leaves):
+        name = names[j] if names and j < len(names) else f"arg{j}"
+        if same_count:
+            param = j
+        else:
+            param = by_name.get(name)
+        top = name.split("[", 1)[0].split(".", 1)[0]
+        out.append(ArgFact(name, top, tuple(int(d) for d in info.shape), _dtype(info.dtype),
+                           bool(info.donated), param))
+    return out
+
+
+def _outputs(lowered, facts: CompileFacts) -> list[OutFact]:
+    import jax
+
+    info = getattr(lowered, "out_info", None)
+    flat = jax.tree_util.tree_flatten_with_path(info)[0] if info is not None else []
+    root = facts.module.entry.root
+    single = root is not None and not root.shape.is_tuple
+    out = []
+    for k, (path, leaf) in enumerate(flat):
+        out.append(OutFact(jax.tree_util.keystr(path), tuple(int(d) for d in leaf.shape), _dtype(leaf.dtype),
+                           () if single else (k,)))
+    return out
+
+
+def _dtype(dt) -> str:
+    import numpy as np
+
+    try:
+        return str(np.dtype(dt))
+    except TypeError:
+        return str(dt)

@@ -1,0 +1,218 @@
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable
+
+from jaxlint.compile_facts import ArgFact, CompileFacts, Finding, human_bytes, lines_text, looks_like_state
+from jaxlint.rule import Invalid, Option, Valid
+from jaxlint.rules.hlo._common import HloRule
+
+
+class Donation(HloRule):
+    """
+    ## What it does
+    Finds update steps that do not donate their state, and donations XLA could not
+    use. An *update step* takes a large argument (a pytree of several arrays, or one
+    named like `state`, `params`, `opt_state`) and returns arrays of the same shapes
+    and dtypes computed directly from it (`new = old - lr * g`). When that argument is
+    not donated, the function is reported at its definition. A donated argument that
+    the compiled program does not alias to any output (missing from the HLO module's
+    `input_output_alias`, the "donated buffers were not usable" warning) is reported
+    too.
+
+    ## Why is this bad?
+    Without donation XLA must allocate fresh output buffers while the inputs stay
+    alive: an update step needs twice the memory of its state, and a model that
+    would fit does not. A donation that cannot be used gives nothing and the caller
+    still loses the argument.
+
+    ## Example
+    ```python
+    @jax.jit
+    def sgd(params, grads):
+        return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)
+    ```
+
+    ## Use instead
+    ```python
+    @functools.partial(jax.jit, donate_argnums=0)
+    def sgd(params, grads):
+        return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)
+    ```
+    Donate only what the caller does not use again after the call.
+
+    ## Options
+
+    ## References
+    * [Buffer donation](https://docs.jax.dev/en/latest/faq.html#buffer-donation)
+    """
+
+    code = "JAX302"
+    name = "donation"
+    summary = "an updated state is not donated, or a donation cannot be used"
+    fix_hint = "donate the state argument (donate_argnums/donate_argnames) or drop the unusable donation"
+    options = {
+        "min-bytes": Option(1 << 20, "report arguments of at least this many bytes (all their arrays)", int, 0),
+    }
+
+    VALID = [
+        Valid(
+            """
+            import functools
+            import jax
+
+            # jaxlint: args=({"w": f32[512,512], "b": f32[512,512]}, {"w": f32[512,512], "b": f32[512,512]})
+            @functools.partial(jax.jit, donate_argnums=0)
+            def sgd(params, grads):
+                return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)
+            """
+        ),
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            # jaxlint: args=({"w": f32[512,512], "b": f32[512,512]}, f32[8,512])
+            @jax.jit
+            def grads(params, x):
+                return jax.grad(lambda p: jnp.sum(jnp.tanh(x @ p["w"] @ p["b"])))(params)
+            """
+        ),
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            # jaxlint: args=(f32[1024,1024],)
+            @jax.jit
+            def normalize(x):
+                return x / jnp.linalg.norm(x)
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import jax
+
+            # jaxlint: args=({"w": f32[512,512], "b": f32[512,512]}, {"w": f32[512,512], "b": f32[512,512]})
+            @jax.jit
+            def sgd(params, grads):
+                return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)
+            """,
+            line=5,
+            message="`params`",
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            # jaxlint: args=(f32[1024,512], f32[1024,512])
+            @jax.jit
+            def step(state, g):
+                return state - 0.1 * g, jnp.sum(g * g)
+            """,
+            line=6,
+            message="donate_argnames='state'",
+        ),
+        Invalid(
+            """
+            import functools
+            import jax
+            import jax.numpy as jnp
+
+            # jaxlint: args=(f32[1024,512], f32[8])
+            @functools.partial(jax.jit, donate_argnums=(0, 1))
+            def summarize(table, v):
+                return jnp.sum(table, axis=0) + v.sum()
+            """,
+            options={"min-bytes": 0},
+            line=7,
+            message="could not be used",
+        ),
+    ]
+
+    def findings(self, facts: CompileFacts) -> Iterable[Finding]:
+        yield from self._unusable(facts)
+        yield from self._not_donated(facts)
+
+    def _unusable(self, facts: CompileFacts) -> Iterable[Finding]:
+        aliased = {a.parameter for a in facts.module.aliases}
+        bad = [a for a in facts.args if a.donated and a.parameter is not None and a.parameter not in aliased
+               and a.bytes >= self.opts["min-bytes"]]
+        if not bad:
+            return
+        names = ", ".join(f"`{a.path}` ({a.dtype}{list(a.shape)})" for a in bad)
+        warned = any("donated buffers were not usable" in w for w in facts.warnings)
+        yield Finding(
+            f"donated {names} could not be used: no output of the compiled program has its shape and dtype, "
+            f"so XLA allocates the outputs anyway" + (" (jax warned: donated buffers were not usable)"
+                                                        if warned else ""),
+            None, (), {"arguments": [a.path for a in bad], "bytes": sum(a.bytes for a in bad), "warned": warned},
+            key="unusable:" + ",".join(a.path for a in bad))
+
+    def _not_donated(self, facts: CompileFacts) -> Iterable[Finding]:
+        m = facts.module
+        by_top: dict[str, list[ArgFact]] = defaultdict(list)
+        for a in facts.args:
+            by_top[a.top].append(a)
+        aliased_out = {a.output_index for a in m.aliases}
+        free_outputs = [o for o in facts.outputs if o.index not in aliased_out]
+        root = m.entry.root
+        for top, leaves in by_top.items():
+            if any(a.donated for a in leaves) or any(a.parameter is None for a in leaves):
+                continue
+            total = sum(a.bytes for a in leaves)
+            if total < self.opts["min-bytes"] or not (len(leaves) >= 2 or looks_like_state(top)):
+                continue
+            matched = []
+            used: set[tuple[int, ...]] = set()
+            for a in leaves:
+                hit = next((o for o in free_outputs if o.index not in used and o.shape == a.shape
+                            and o.dtype == a.dtype and self._updates(facts, a, o.index, root)), None)
+                if hit is None:
+                    break
+                used.add(hit.index)
+                matched.append((a, hit))
+            if len(matched) != len(leaves) or not matched:
+                continue
+            producer_lines = []
+            for _, o in matched:
+                inst = self._output_inst(facts, o.index, root)
+                if inst is not None:
+                    producer_lines.extend(facts.lines_of(inst))
+            n = len(leaves)
+            what = f"{n} arrays" if n > 1 else f"{leaves[0].dtype}{list(leaves[0].shape)}"
+            yield Finding(
+                f"argument `{top}` ({what}, {human_bytes(total)}) is updated and returned "
+                f"({lines_text(producer_lines, facts)}) but not donated: XLA keeps the old and the new state "
+                f"alive together; add donate_argnames='{top}' (or its donate_argnums) if the caller does not "
+                f"reuse it",
+                None, tuple((loc, "the updated value") for loc in producer_lines[:3]),
+                {"argument": top, "bytes": total, "arrays": n}, key=f"not-donated:{top}")
+
+    @staticmethod
+    def _output_inst(facts: CompileFacts, index: tuple[int, ...], root):
+        m = facts.module
+        if root is None:
+            return None
+        if not index:
+            return m.producer(root.name)
+        if root.opcode == "tuple" and len(index) == 1 and index[0] < len(root.operands):
+            return m.producer(root.operands[index[0]])
+        return None
+
+    def _updates(self, facts: CompileFacts, arg: ArgFact, index: tuple[int, ...], root) -> bool:
+        """The output is computed by an elementwise kernel that reads the argument itself:
+        an update (``p - lr * g``), not a new value of the same shape (a gradient)."""
+        m = facts.module
+        inst = self._output_inst(facts, index, root)
+        if inst is None or not m.is_elementwise(inst):
+            return False
+        for op in inst.operands:
+            src = m.producer(op)
+            if src is not None and src.opcode == "parameter" and src.computation == m.entry.name \
+                    and int(src.literal or -1) == arg.parameter:
+                return True
+        return False

@@ -1,0 +1,118 @@
+from __future__ import annotations
+
+from typing import Iterable
+
+from jaxlint.compile_facts import CompileFacts, Finding, human_bytes, lines_text
+from jaxlint.rule import Invalid, Option, Valid
+from jaxlint.rules.hlo._common import HloRule
+
+
+class MemoryBudget(HloRule):
+    """
+    ## What it does
+    Reads `memory_analysis()` of the compiled function and reports when the temporary
+    buffers XLA allocates (`temp_size_in_bytes`) exceed `max-temp-bytes`, or the peak
+    (`peak_memory_in_bytes`, reported by jax 0.10 and later) exceeds `max-peak-bytes`.
+    The message names the largest intermediate arrays of the optimized program and the
+    source lines that compute them.
+
+    ## Why is this bad?
+    Temporaries live on the device next to the parameters and the batch: a program
+    whose intermediates are several times its inputs fails with an out-of-memory error
+    at a batch size that would otherwise fit, or forces a smaller batch.
+
+    ## Example
+    ```python
+    @jax.jit
+    def pairwise(x):  # x: f32[8192, 64]
+        d = x[:, None, :] - x[None, :, :]  # 16 GiB
+        return jnp.sqrt((d ** 2).sum(-1))
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def pairwise(x):
+        sq = (x ** 2).sum(-1)
+        return jnp.sqrt(jnp.maximum(sq[:, None] + sq[None, :] - 2 * x @ x.T, 0))
+    ```
+    Or process the data in chunks with `lax.map`/`scan`, or rematerialize with
+    `jax.checkpoint`.
+
+    ## Options
+
+    ## References
+    * [Compiled.memory_analysis](https://docs.jax.dev/en/latest/aot.html)
+    * [Gradient checkpointing](https://docs.jax.dev/en/latest/gradient-checkpointing.html)
+    """
+
+    code = "JAX304"
+    name = "memory-budget"
+    summary = "the compiled function needs more temporary or peak memory than the budget"
+    fix_hint = "restructure to avoid the large intermediates (chunk, scan, checkpoint)"
+    options = {
+        "max-temp-bytes": Option(1 << 30, "report temporary memory above this many bytes", int, 0),
+        "max-peak-bytes": Option(0, "report peak memory above this many bytes (0: off)", int, 0),
+    }
+
+    VALID = [
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            # jaxlint: args=(f32[512,64],)
+            @jax.jit
+            def pairwise(x):
+                sq = (x ** 2).sum(-1)
+                return jnp.sqrt(jnp.maximum(sq[:, None] + sq[None, :] - 2 * x @ x.T, 0))
+            """,
+            options={"max-temp-bytes": 4 << 20},
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            # jaxlint: args=(f32[512,64],)
+            @jax.jit
+            def pairwise(x):
+                d = jnp.sort(x[:, None, :] - x[None, :, :], axis=-1)
+                return jnp.sqrt((d ** 2).sum(-1))
+            """,
+            options={"max-temp-bytes": 4 << 20},
+            line=6,
+            message="line 7",
+        ),
+    ]
+
+    def findings(self, facts: CompileFacts) -> Iterable[Finding]:
+        temp = facts.memory.get("temp_size_in_bytes", 0)
+        peak = facts.memory.get("peak_memory_in_bytes")
+        over = []
+        if temp > self.opts["max-temp-bytes"]:
+            over.append(f"{human_bytes(temp)} of temporary buffers (budget {human_bytes(self.opts['max-temp-bytes'])})")
+        if self.opts["max-peak-bytes"] and peak is not None and peak > self.opts["max-peak-bytes"]:
+            over.append(f"a peak of {human_bytes(peak)} (budget {human_bytes(self.opts['max-peak-bytes'])})")
+        if not over:
+            return
+        big = self._largest(facts)
+        detail = "; ".join(f"{human_bytes(i.shape.bytes)} {i.shape} at {lines_text(facts.lines_of(i), facts)}"
+                           for i in big if facts.lines_of(i))
+        msg = f"`{facts.function}` needs {' and '.join(over)}"
+        if detail:
+            msg += f"; largest intermediates: {detail}"
+        related = tuple((facts.lines_of(i)[0], f"{human_bytes(i.shape.bytes)} intermediate") for i in big
+                        if facts.lines_of(i))
+        yield Finding(msg, None, related, {"temp_bytes": temp, "peak_bytes": peak}, key="memory")
+
+    @staticmethod
+    def _largest(facts: CompileFacts, n: int = 3):
+        """The biggest arrays kernels write that are not outputs of the function."""
+        m = facts.module
+        root = m.entry.root
+        outs = set(root.operands if root is not None and root.opcode == "tuple" else [root.name if root else ""])
+        cands = [k for k in m.kernels() if k.name not in outs and not k.is_root]
+        return sorted(cands, key=lambda k: -k.shape.bytes)[:n]

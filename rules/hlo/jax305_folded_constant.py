@@ -1,0 +1,118 @@
+from __future__ import annotations
+
+from typing import Iterable
+
+from jaxlint.compile_facts import CompileFacts, Finding, human_bytes, lines_text
+from jaxlint.rule import Invalid, Option, Valid
+from jaxlint.rules.hlo._common import HloRule
+
+
+class FoldedConstant(HloRule):
+    """
+    ## What it does
+    Finds large constants in the optimized HLO, including the ones XLA produced by
+    constant folding (e.g. `jnp.zeros(big).at[i].set(v)`, or `jnp.asarray(W) * 2 + 1`
+    of a captured array), and reports them at the line that uses them.
+    Constants the trace tier already reported as captured arrays (JAX201) are not
+    reported again.
+
+    ## Why is this bad?
+    A constant is stored in the executable and folded at compile time: XLA evaluates
+    the expression on the host, one element at a time, which can take seconds and a
+    GiB of memory for a 100 MB array, and the result is recompiled into every new
+    executable.
+
+    ## Example
+    ```python
+    W = np.random.randn(1024, 1024).astype(np.float32)
+
+    @jax.jit
+    def f(x):
+        return x @ (jnp.asarray(W) * 2 + 1)
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def f(x, W):
+        return x @ (W * 2 + 1)
+    ```
+
+    ## Options
+
+    ## References
+    * [JAX sharp bits: pure functions](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions)
+    """
+
+    code = "JAX305"
+    name = "folded-constant"
+    summary = "a large constant is embedded in the optimized program"
+    fix_hint = "pass the array (or what it is computed from) as an argument"
+    options = {
+        "max-bytes": Option(1 << 20, "report constants of at least this many bytes", int, 0),
+    }
+
+    VALID = [
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            # jaxlint: args=(f32[256,1024], f32[1024,1024])
+            @jax.jit
+            def f(x, w):
+                return x @ (w * 2 + 1)
+            """
+        ),
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            # jaxlint: args=(f32[256,1024],)
+            @jax.jit
+            def f(x):
+                return x @ jnp.ones((1024, 1024))
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            # jaxlint: args=(f32[256,1024],)
+            @jax.jit
+            def f(x):
+                mask = jnp.zeros((1024, 1024)).at[0, 0].set(1.0)
+                return x @ mask
+            """,
+            line=8,
+            message="4.0 MiB",
+        ),
+    ]
+
+    def findings(self, facts: CompileFacts) -> Iterable[Finding]:
+        m = facts.module
+        known = {(tuple(c.get("shape", ())), str(c.get("dtype", ""))) for c in facts.trace.get("constants", ())}
+        for c in m.constants():
+            size = c.shape.bytes
+            if size < self.opts["max-bytes"] or c.shape.is_tuple:
+                continue
+            if self._known(c, known):
+                continue
+            users = m.consumers(c)
+            locs = [loc for u in users for loc in facts.lines_of(u)]
+            where = locs[0] if locs else None
+            yield Finding(
+                f"the optimized program embeds a {human_bytes(size)} constant ({c.shape}) used at "
+                f"{lines_text(locs, facts)}; XLA computes it at compile time and stores it in the executable",
+                where, tuple((loc, "used here") for loc in locs[1:3]),
+                {"bytes": size, "shape": list(c.shape.dims), "dtype": c.shape.dtype}, key=f"constant:{c.shape}")
+
+    @staticmethod
+    def _known(c, known: set) -> bool:
+        from jaxlint.compile_facts import HLO_DTYPES
+
+        return any(shape == c.shape.dims and HLO_DTYPES.get(dtype, dtype) == c.shape.dtype for shape, dtype in known)

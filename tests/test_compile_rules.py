@@ -1,0 +1,193 @@
+"""Compile-tier rules (JAX3xx) on real compiled output: their VALID/INVALID examples,
+backend handling, and the facts they read."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("jax")
+
+from compile_helpers import compile_source  # noqa: E402
+from jaxlint.compile_facts import CompileFacts, normalise_cost, normalise_memory, to_diagnostic  # noqa: E402
+from jaxlint.rule import Invalid, example_source, iter_rule_examples  # noqa: E402
+from jaxlint.rules.hlo.jax301_unfused_op import UnfusedOp  # noqa: E402
+from jaxlint.rules.hlo.jax302_donation import Donation  # noqa: E402
+from jaxlint.rules.hlo.jax303_slow_compile import SlowCompile  # noqa: E402
+from jaxlint.rules.hlo.jax304_memory_budget import MemoryBudget  # noqa: E402
+from jaxlint.rules.hlo.jax305_folded_constant import FoldedConstant  # noqa: E402
+
+RULES = [UnfusedOp, Donation, SlowCompile, MemoryBudget, FoldedConstant]
+CASES = [(r, ident, ex) for r in RULES for ident, ex in iter_rule_examples(r)]
+
+
+@pytest.mark.parametrize("rule,ident,example", CASES, ids=[c[1] for c in CASES])
+def test_compile_rule_example(rule, ident, example, tmp_path):
+    facts, _ = compile_source(example_source(example), tmp_path)
+    found = list(rule(dict(example.options)).findings(facts))
+    if isinstance(example, Invalid):
+        assert found, f"{ident}: expected a {rule.code} finding"
+        d = to_diagnostic(rule, found[0], facts)
+        if example.line is not None:
+            assert d.start.line == example.line, (ident, d.start.line, d.message)
+            assert d.path == facts.file
+        if example.message is not None:
+            assert example.message in d.message, (ident, d.message)
+    else:
+        assert not found, f"{ident}: expected no finding, got {[f.message for f in found]}"
+
+
+CALLBACK_SPLIT = """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+# jaxlint: args=(f32[512,1024],)
+@jax.jit
+def f(x):
+    y = jnp.tanh(x) * 2.0
+    y = jax.pure_callback(np.log1p, jax.ShapeDtypeStruct(y.shape, y.dtype), y)
+    return jnp.exp(y) + x
+"""
+
+
+def test_unfused_op_names_producer_and_consumer_lines_and_bytes(tmp_path):
+    facts, _ = compile_source(CALLBACK_SPLIT, tmp_path)
+    (f,) = UnfusedOp().findings(facts)
+    assert f.data["producer_lines"] == [8] and f.data["consumer_lines"] == [10]
+    assert f.data["bytes"] == 2 * 512 * 1024 * 4
+    assert "4.0 MiB" in f.message
+    assert {r.line for r, _ in f.related} == {8, 10}
+
+
+SINGLE_OP = """
+import jax
+import jax.numpy as jnp
+
+# jaxlint: args=(f32[1024,1024],)
+@jax.jit
+def f(x):
+    y = jnp.exp(x)
+    return y * y + jnp.log(y)
+"""
+
+
+def test_gpu_only_fusion_findings_are_not_reported_from_a_cpu_executable(tmp_path):
+    import jax
+
+    if jax.devices()[0].platform != "cpu":
+        pytest.skip("needs a CPU-only machine")
+    facts, _ = compile_source(SINGLE_OP, tmp_path, backend="gpu")
+    assert (facts.requested_backend, facts.platform, facts.on_accelerator) == ("gpu", "cpu", False)
+    calls = []
+    rule = UnfusedOp({"min-bytes": 0})
+    rule._single_op_fusions = lambda facts: calls.append(facts) or iter(())
+    assert list(rule.findings(facts)) == [] and calls == []
+    facts.platform = "cuda"  # the same program, had it been built for a GPU
+    list(rule.findings(facts))
+    assert calls == [facts]
+
+
+@pytest.mark.gpu
+def test_gpu_compile_records_the_gpu_platform_and_device_kind(tmp_path):
+    import jax
+
+    if jax.devices()[0].platform not in ("gpu", "cuda", "rocm"):
+        pytest.skip("no GPU backend")
+    facts, _ = compile_source(SINGLE_OP, tmp_path, backend="gpu")
+    assert facts.on_accelerator and facts.device_kind
+    assert facts.module.kernels()
+    list(UnfusedOp({"min-bytes": 0}).findings(facts))  # runs the GPU-only signals on real GPU HLO
+
+
+def test_lowering_for_cuda_on_a_cpu_machine_still_reports_the_cpu_platform(tmp_path):
+    """``lower(lowering_platforms=("cuda",))`` silently compiles for CPU: the facts must say cpu."""
+    import jax
+
+    if jax.devices()[0].platform != "cpu":
+        pytest.skip("needs a CPU-only machine")
+    import jax.numpy as jnp
+
+    from jaxlint.compile_tier import _platform
+
+    traced = jax.jit(lambda x: jnp.exp(x) * 2).trace(jax.ShapeDtypeStruct((8,), jnp.float32))
+    try:
+        compiled = traced.lower(lowering_platforms=("cuda",)).compile()
+    except Exception as e:  # some versions refuse outright, which is just as safe
+        pytest.skip(f"this jax refuses to compile a cuda lowering on CPU: {type(e).__name__}")
+    assert _platform(compiled)[0] == "cpu"
+
+
+def test_donation_is_quiet_for_a_gradient_of_the_same_shape_as_params(tmp_path):
+    src = Donation.VALID[1].code
+    facts, _ = compile_source(src, tmp_path)
+    assert [a.top for a in facts.args] == ["params", "params", "x"]
+    assert list(Donation().findings(facts)) == []
+
+
+def test_donation_facts_map_pruned_and_donated_arguments(tmp_path):
+    src = """
+    import functools
+    import jax
+
+    # jaxlint: args=({"w": f32[8,4], "b": f32[8,4]}, f32[8,4], f32[8,4])
+    @functools.partial(jax.jit, donate_argnums=(0, 2))
+    def update(state, batch, unused):
+        return {k: v - 0.1 * batch for k, v in state.items()}, batch.sum()
+    """
+    facts, _ = compile_source(src, tmp_path)
+    by_path = {a.path: a for a in facts.args}
+    assert by_path["unused"].parameter is None and by_path["unused"].donated
+    assert by_path["state['w']"].donated and by_path["state['w']"].parameter is not None
+    assert {o.path for o in facts.outputs} == {"[0]['b']", "[0]['w']", "[1]"}
+    assert list(Donation({"min-bytes": 0}).findings(facts)) == []
+
+
+def test_slow_compile_lists_trace_tier_contributors(tmp_path):
+    facts, _ = compile_source(SlowCompile.VALID[0].code, tmp_path,
+                              trace_facts={"equations": 4100, "loops": [{"line": 7, "iterations": 500}],
+                                           "constants": [{"shape": [1024, 1024], "dtype": "float32",
+                                                          "bytes": 4 << 20}]})
+    (f,) = SlowCompile({"max-seconds": 0}).findings(facts)
+    assert "unrolled loop at line 7 (500 iterations)" in f.message
+    assert "4100 jaxpr equations" in f.message and "4.0 MiB" in f.message
+    assert f.related[0][0].line == 7
+
+
+def test_folded_constant_defers_to_the_trace_tier_for_captured_arrays(tmp_path):
+    src = """
+    import jax
+    import numpy as np
+
+    W = np.ones((1024, 512), np.float32) * np.arange(512, dtype=np.float32)
+
+    # jaxlint: args=(f32[8,1024],)
+    @jax.jit
+    def f(x):
+        return x @ W
+    """
+    facts, _ = compile_source(src, tmp_path)
+    assert len(list(FoldedConstant().findings(facts))) == 1
+    facts.trace = {"constants": [{"shape": [1024, 512], "dtype": "float32", "bytes": 2 << 20}]}
+    assert list(FoldedConstant().findings(facts)) == []
+
+
+def test_facts_round_trip_through_json(tmp_path):
+    facts, _ = compile_source(CALLBACK_SPLIT, tmp_path)
+    again = CompileFacts.from_dict(json.loads(json.dumps(facts.to_dict())))
+    assert again.args == facts.args and again.outputs == facts.outputs
+    assert [f.message for f in UnfusedOp().findings(again)] == [f.message for f in UnfusedOp().findings(facts)]
+    assert facts.cost["flops"] > 0 and facts.memory["argument_size_in_bytes"] == 512 * 1024 * 4
+    assert facts.versions["jax"] and facts.compile_seconds > 0
+
+
+def test_cost_and_memory_are_normalised_across_versions():
+    assert normalise_cost([{"flops": 3.0, "bytes accessed0{}": 1.0}]) == {"flops": 3.0}
+    assert normalise_cost({"flops": 3.0, "transcendentals": 2.0}) == {"flops": 3.0, "transcendentals": 2.0}
+    assert normalise_cost(None) == {}
+
+    class Stats:
+        temp_size_in_bytes = 10
+        argument_size_in_bytes = 4
+
+    assert normalise_memory(Stats()) == {"temp_size_in_bytes": 10, "argument_size_in_bytes": 4}

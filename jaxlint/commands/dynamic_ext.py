@@ -1,0 +1,99 @@
+"""``jaxlint check --dynamic``: the trace tier (and the hook for later tiers).
+
+Adds ``--dynamic/--no-dynamic``, ``--signatures FILE``, ``--show-skipped`` and, unless
+another extension already did, ``--compile``. After the static phase it runs
+:func:`jaxlint.dynamic.driver.run_dynamic` over the files whose settings enable the
+dynamic phase, applies noqa / per-file-ignores to the new findings, drops static
+findings that a dynamic rule supersedes, and adds the summary lines.
+
+Analysis levels: ``["trace"]``, plus ``"compile"`` when ``--compile`` or
+``[tool.jaxlint.dynamic] compile = true``. Workers run the analysers registered for
+each level (see :mod:`jaxlint.dynamic.worker`) and the selected rules of that phase.
+"""
+from __future__ import annotations
+
+import argparse
+from collections import defaultdict
+from pathlib import Path
+
+
+class DynamicExtension:
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        g = p.add_argument_group("dynamic phase (imports your code in worker processes)")
+        g.add_argument("--dynamic", dest="dynamic", action="store_true", default=None,
+                       help="trace jitted functions and run the jaxpr rules (JAX2xx)")
+        g.add_argument("--no-dynamic", dest="dynamic", action="store_false",
+                       help="static phase only, even if the config enables the dynamic phase")
+        g.add_argument("--signatures", metavar="FILE",
+                       help="recorded signatures (default: .jaxlint/signatures.json at the project root)")
+        g.add_argument("--show-skipped", action="store_true",
+                       help="list every function the dynamic phase skipped, with the reason")
+        if "--compile" not in p._option_string_actions:  # the compile tier may own this flag
+            g.add_argument("--compile", dest="compile", action="store_true", default=None,
+                           help="also compile traced functions and run the HLO rules (JAX3xx); implies --dynamic")
+
+    def overrides(self, args, o: dict) -> None:
+        dyn = dict(o.get("dynamic") or {})
+        if getattr(args, "dynamic", None) is not None:
+            dyn["enabled"] = args.dynamic
+        if getattr(args, "compile", None):
+            dyn["compile"] = True
+            if getattr(args, "dynamic", None) is not False:
+                dyn["enabled"] = True
+        if dyn:
+            o["dynamic"] = dyn
+
+    def after_static(self, args, tasks, result, outcomes) -> int | None:
+        todo = [t for t in tasks if t.settings.dynamic.enabled]
+        if not todo:
+            return None
+        if any(t.display == "-" or getattr(args, "paths", None) == ["-"] for t in todo):
+            result.notes.append("Dynamic phase skipped: code read from stdin cannot be imported.")
+            return None
+        from jaxlint.config import ConfigError
+        from jaxlint.dynamic.driver import ANALYSIS_FAILED, run_dynamic, supersede
+        from jaxlint.runner import active_rules, apply_suppressions, per_file_ignored
+
+        if args.signatures is not None and not Path(args.signatures).is_file():
+            raise ConfigError(f"--signatures: no such file: {args.signatures}")
+        levels = ["trace"] + (["compile"] if any(t.settings.dynamic.compile for t in todo) else [])
+
+        def rules_of(settings):
+            return [r for r in active_rules(settings, tuple(levels)) if r.code != ANALYSIS_FAILED]
+
+        from jaxlint.commands.check import default_cache_dir
+
+        cache_root = None
+        if not args.no_cache:
+            cache_root = Path(args.cache_dir) if args.cache_dir else default_cache_dir(todo[0].settings.root)
+        report = run_dynamic(todo, lambda t: t.settings, rules_of, levels, cache_root, args.signatures)
+        result.errors.extend(report.errors)
+
+        by_display = {t.display: t for t in tasks}
+        grouped = defaultdict(list)
+        for d in report.diagnostics:
+            grouped[d.path].append(d)
+        kept_dynamic = []
+        for path, diags in grouped.items():
+            task = by_display.get(path)
+            settings = task.settings if task else todo[0].settings
+            selected = {r.code for r in active_rules(settings, tuple(levels))}
+            diags = [d for d in diags if d.code in selected]
+            try:
+                text = (task.path if task else Path(path)).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = None
+            ignored = per_file_ignored(path, settings, task.path if task else Path(path))
+            kept, dropped, _, _ = apply_suppressions(diags, text, ignored)
+            kept_dynamic.extend(kept)
+            result.suppressed += dropped
+        static, _ = supersede(result.diagnostics, kept_dynamic)
+        result.diagnostics = sorted(static + kept_dynamic, key=lambda d: d.sort_key)
+        for t in todo:
+            for r in active_rules(t.settings, tuple(levels)):
+                result.rules[r.code] = type(r)
+        result.notes.extend(report.notes(bool(getattr(args, "show_skipped", False)), levels))
+        return None
+
+
+EXTENSION = DynamicExtension()

@@ -1,0 +1,307 @@
+"""The one module that touches jax internals. Everything version-dependent lives here.
+
+Only dynamic-phase workers import this module (it imports jax). Rules and the rest of
+the worker use the small, stable vocabulary below: ``walk``, ``sub_jaxprs``,
+``frames``, ``constants``, ``nbytes``, ``dtype_name``, ``versions``.
+
+Version table (observed on CPU; see ``../shared/JAX_FACTS.md``):
+
+| what                         | 0.4.38                          | 0.6.x                 | 0.8.x                      | 0.10.x                  |
+|------------------------------|---------------------------------|-----------------------|----------------------------|-------------------------|
+| IR classes                   | ``jax.extend.core``             | same                  | same                       | same                    |
+| ``source_info_util.user_frames`` (private) | takes ``SourceInfo`` | takes ``SourceInfo`` | takes ``si.traceback``  | takes ``si.traceback``  |
+| captured traceback           | includes the caller's frames    | includes callers      | includes callers           | stops at traced fn      |
+| const type in ``consts``     | ``numpy.ndarray``               | ndarray               | ``TypedNdArray`` (``.val``) | ndarray subclass        |
+| simplified constants mode    | absent                          | absent                | non-scalar ``Literal``s    | same                    |
+| jit equation name            | ``pjit``                        | ``pjit``              | ``jit``                    | ``jit``                 |
+| ``jax.debug.print`` primitive | ``debug_callback``             | ``debug_callback``    | ``debug_print``?           | ``debug_print``         |
+
+Private names used: ``jax._src.source_info_util.user_frames`` (columns of user
+frames) and the jaxlib ``Traceback.frames`` attribute of ``SourceInfo.traceback``
+(the raw stack, to see ``tree_map`` between user frames). Both are wrapped so that a
+missing attribute degrades to "no column" / "no raw stack", never to a crash.
+"""
+from __future__ import annotations
+
+import os
+import sysconfig
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import jax
+import numpy as np
+
+try:  # public and present from 0.4.36 on
+    from jax.extend.core import ClosedJaxpr, Jaxpr, Literal, Var
+except ImportError:  # pragma: no cover - older than supported
+    from jax.core import ClosedJaxpr, Jaxpr, Literal, Var  # type: ignore[no-redef]
+
+try:
+    from jax._src import source_info_util as _siu
+except ImportError:  # pragma: no cover
+    _siu = None
+
+#: Primitives that call back into Python on the host, across versions.
+CALLBACK_PRIMITIVES = frozenset({
+    "pure_callback", "io_callback", "debug_callback", "debug_print", "callback",
+    "outside_call", "host_callback_call", "ffi_call_python",
+})
+#: Primitives whose body runs once per iteration.
+LOOP_PRIMITIVES = frozenset({"scan", "while", "fori_loop"})
+
+_JAX_DIR = os.path.dirname(os.path.abspath(jax.__file__)) + os.sep
+try:
+    import jaxlib as _jaxlib
+
+    _JAXLIB_DIR = os.path.dirname(os.path.abspath(_jaxlib.__file__)) + os.sep
+except Exception:  # pragma: no cover
+    _JAXLIB_DIR = _JAX_DIR
+_STDLIB_DIR = os.path.abspath(sysconfig.get_paths().get("stdlib", "/nonexistent")) + os.sep
+_JAXLINT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One Python frame of an equation's creation stack (1-based line and column)."""
+
+    file: str
+    line: int
+    column: int  # 1-based; 1 when unknown
+    end_line: int
+    end_column: int
+    function: str
+
+
+def versions() -> dict[str, str]:
+    import jaxlib
+
+    try:
+        backend = jax.default_backend()
+    except Exception:  # no usable backend: tracing still works
+        backend = os.environ.get("JAX_PLATFORMS", "cpu")
+    return {"jax": jax.__version__, "jaxlib": getattr(jaxlib, "__version__", "?"), "backend": backend}
+
+
+# ---------------------------------------------------------------------------- IR walking
+def sub_jaxprs(eqn) -> list[tuple[Jaxpr, tuple]]:
+    """(jaxpr, consts) of every sub-program in an equation's params, in param order.
+
+    Walks the params generically (never by primitive name): this finds jit, scan,
+    cond/switch branches, while cond/body, custom_jvp/vjp and checkpoint bodies.
+    """
+    out: list[tuple[Jaxpr, tuple]] = []
+
+    def visit(v: Any) -> None:
+        if isinstance(v, ClosedJaxpr):
+            out.append((v.jaxpr, tuple(v.consts)))
+        elif isinstance(v, Jaxpr):
+            out.append((v, ()))
+        elif isinstance(v, (tuple, list)):
+            for x in v:
+                visit(x)
+
+    for v in eqn.params.values():
+        visit(v)
+    return out
+
+
+@dataclass(frozen=True)
+class Level:
+    """One jaxpr in the nesting tree, with where it sits."""
+
+    jaxpr: Jaxpr
+    consts: tuple
+    #: primitive names of the enclosing equations, outermost first
+    context: tuple[str, ...]
+    parent_eqn: Any = None
+
+
+def walk(closed) -> Iterator[Level]:
+    """Every jaxpr reachable from a ClosedJaxpr, outermost first."""
+    stack = [Level(closed.jaxpr, tuple(closed.consts), ())]
+    while stack:
+        lv = stack.pop()
+        yield lv
+        subs = []
+        for eqn in lv.jaxpr.eqns:
+            for j, consts in sub_jaxprs(eqn):
+                subs.append(Level(j, consts, lv.context + (eqn.primitive.name,), eqn))
+        stack.extend(reversed(subs))
+
+
+def primitive_name(eqn) -> str:
+    return eqn.primitive.name
+
+
+def is_literal(v) -> bool:
+    return isinstance(v, Literal)
+
+
+def literal_value(v):
+    return v.val
+
+
+def aval_of(v):
+    return v.aval
+
+
+def shape_of(aval) -> tuple:
+    return tuple(getattr(aval, "shape", ()) or ())
+
+
+def dtype_name(aval) -> str:
+    dt = getattr(aval, "dtype", None)
+    return str(np.dtype(dt)) if dt is not None and _is_numpy_dtype(dt) else str(dt)
+
+
+def _is_numpy_dtype(dt) -> bool:
+    try:
+        np.dtype(dt)
+        return True
+    except TypeError:
+        return False
+
+
+def itemsize(aval) -> int:
+    dt = getattr(aval, "dtype", None)
+    if dt is None:
+        return 0
+    try:
+        return int(np.dtype(dt).itemsize)
+    except TypeError:  # extended dtypes (PRNG keys): count their base representation
+        return int(getattr(dt, "itemsize", 4) or 4)
+
+
+def nbytes(aval, symbolic_size: int = 8) -> int:
+    """Size in bytes of an abstract value; symbolic dimensions count as ``symbolic_size``."""
+    n = 1
+    for d in shape_of(aval):
+        try:
+            n *= int(d)
+        except Exception:  # symbolic dimension
+            n *= symbolic_size
+    return n * itemsize(aval)
+
+
+def aval_str(aval) -> str:
+    """``float32[1024,1024]``: the jaxpr spelling, the same in every version."""
+    dims = ",".join(str(d) for d in shape_of(aval))
+    return f"{dtype_name(aval)}[{dims}]"
+
+
+def weak_type(aval) -> bool:
+    return bool(getattr(aval, "weak_type", False))
+
+
+def const_array(value) -> np.ndarray | None:
+    """A constant's value as a numpy array (unwrapping 0.8's ``TypedNdArray``)."""
+    v = getattr(value, "val", value)
+    try:
+        return np.asarray(v)
+    except Exception:
+        return None
+
+
+# ---------------------------------------------------------------------------- source info
+def _traceback(si):
+    return getattr(si, "traceback", None)
+
+
+def raw_frames(si) -> list[tuple[str, int, str]]:
+    """(file, line, function) of every frame, innermost first, jax's included."""
+    tb = _traceback(si)
+    if tb is None:
+        return []
+    try:
+        return [(f.file_name, f.line_num, f.function_name) for f in tb.frames]
+    except Exception:
+        return []
+
+
+def _user_frames_private(si) -> list | None:
+    if _siu is None or not hasattr(_siu, "user_frames"):
+        return None
+    for arg in (_traceback(si), si):  # 0.8+ takes the traceback, older the SourceInfo
+        if arg is None:
+            continue
+        try:
+            return list(_siu.user_frames(arg))
+        except Exception:
+            continue
+    return None
+
+
+def is_library_file(path: str) -> bool:
+    """Frames we never report at: jax, jaxlib, jaxlint, the standard library, site-packages."""
+    p = os.path.abspath(path) if path and not path.startswith("<") else path
+    if not p or p.startswith("<"):
+        return True
+    if p.startswith((_JAX_DIR, _JAXLIB_DIR, _JAXLINT_DIR, _STDLIB_DIR)):
+        return True
+    return "site-packages" in p or "dist-packages" in p
+
+
+def frames(si) -> list[Frame]:
+    """User frames of an equation, innermost first (jax's own frames removed)."""
+    priv = _user_frames_private(si)
+    out: list[Frame] = []
+    if priv is not None:
+        for f in priv:
+            line = int(getattr(f, "start_line", getattr(f, "line_num", 0)) or 0)
+            col = getattr(f, "start_column", None)
+            end_line = getattr(f, "end_line", None) or line
+            end_col = getattr(f, "end_column", None)
+            out.append(Frame(
+                f.file_name, line, (int(col) + 1) if col is not None and col >= 0 else 1,
+                int(end_line), (int(end_col) + 1) if end_col is not None and end_col >= 0 else 1,
+                getattr(f, "function_name", "?"),
+            ))
+    else:
+        for file, line, fn in raw_frames(si):
+            out.append(Frame(file, line, 1, line, 1, fn))
+    return [f for f in out if not is_library_file(f.file)]
+
+
+def via_tree_map(si) -> bool:
+    """True when the equation was produced by a function that ``tree_map`` called."""
+    return any(fn.split(".")[0] in ("tree_map", "tree_map_with_path", "map") and "tree_util" in file
+               for file, _, fn in raw_frames(si)) or any(
+        "tree_util" in file and "tree_map" in fn for file, _, fn in raw_frames(si))
+
+
+def summarize(si) -> str:
+    try:
+        from jax.extend import source_info_util
+
+        return source_info_util.summarize(si)
+    except Exception:  # pragma: no cover
+        return "?"
+
+
+# ---------------------------------------------------------------------------- constants
+def constant_inputs(closed) -> Iterator[tuple[Any, Any, Level]]:
+    """(var-or-literal, value, level) for every baked-in constant at every nesting level.
+
+    Default mode: ``constvars`` of each ClosedJaxpr. Simplified-constants mode
+    (``JAX_USE_SIMPLIFIED_JAXPR_CONSTANTS``): non-scalar ``Literal`` inputs.
+    """
+    for lv in walk(closed):
+        for var, value in zip(lv.jaxpr.constvars, lv.consts):
+            yield var, value, lv
+        for eqn in lv.jaxpr.eqns:
+            for v in eqn.invars:
+                if isinstance(v, Literal) and shape_of(v.aval):
+                    yield v, v.val, lv
+
+
+# ---------------------------------------------------------------------------- config
+def x64_enabled() -> bool:
+    try:
+        return bool(jax.config.jax_enable_x64)
+    except AttributeError:  # pragma: no cover - very old spelling
+        return bool(jax.config.read("jax_enable_x64"))
+
+
+def set_x64(on: bool) -> None:
+    if x64_enabled() != on:
+        jax.config.update("jax_enable_x64", on)

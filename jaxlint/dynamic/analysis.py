@@ -1,0 +1,240 @@
+"""The per-function analysis object that trace (and compile) rules receive.
+
+Lives in the worker; imports jax through :mod:`jaxlint.dynamic.adapter` only. A rule
+reads ``fa.jaxpr`` (a ClosedJaxpr, or ``None`` when tracing failed and ``fa.error``
+holds the exception), walks it with ``fa.levels()`` / ``fa.equations()``, asks
+``fa.site(eqn)`` for the user's source line of an equation, and calls
+``fa.report(site, message, ...)``. Findings are mapped to the user's file, never to
+a line inside jax.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping, Sequence
+
+from jaxlint.diagnostic import Diagnostic, Phase, Position, Related, Severity
+from jaxlint.dynamic import adapter
+
+
+@dataclass(frozen=True)
+class Site:
+    """A place in user code."""
+
+    path: str  # absolute
+    line: int
+    column: int = 1
+    end_line: int | None = None
+    end_column: int | None = None
+
+    def related(self, message: str) -> Related:
+        return Related(self.path, Position(self.line, self.column),
+                       Position(self.end_line or self.line, self.end_column or self.column), message)
+
+
+@dataclass
+class FunctionAnalysis:
+    """Everything known about one traced entry point."""
+
+    path: str  # the checked file, absolute
+    module: str
+    qualname: str
+    entry: Mapping[str, Any]
+    spec: Mapping[str, Any] | None
+    versions: Mapping[str, str]
+    #: every distinct recorded signature of this function (may be empty)
+    signatures: Sequence[Mapping[str, Any]] = ()
+    function: Any = None  # the original Python function
+    jitted: Any = None
+    traced: Any = None  # jax.stages.Traced
+    jaxpr: Any = None  # ClosedJaxpr
+    error: BaseException | None = None
+    #: filled by analysers of later levels (e.g. "compile": lowered, compiled)
+    extra: dict = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    # set by the engine around each rule's check()
+    rule: Any = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    _tree: ast.Module | None = None
+    _lines: list[str] | None = None
+
+    # ------------------------------------------------------------------ program
+    def levels(self) -> Iterator[adapter.Level]:
+        if self.jaxpr is not None:
+            yield from adapter.walk(self.jaxpr)
+
+    def equations(self) -> Iterator[tuple[Any, adapter.Level]]:
+        for lv in self.levels():
+            for eqn in lv.jaxpr.eqns:
+                yield eqn, lv
+
+    def consumers(self, var, jaxpr, depth: int = 0) -> list:
+        """Equations that read ``var``, followed into sub-programs (jit, scan, cond)
+        when operands map positionally onto the body's inputs."""
+        out = []
+        for eqn in jaxpr.eqns:
+            idx = [i for i, v in enumerate(eqn.invars) if v is var]
+            if not idx:
+                continue
+            inner: list = []
+            if depth < 8:
+                for sub, _ in adapter.sub_jaxprs(eqn):
+                    off = len(eqn.invars) - len(sub.invars)
+                    if off not in (0, 1):  # 1: cond's branch index comes first
+                        continue
+                    for i in idx:
+                        if 0 <= i - off < len(sub.invars):
+                            inner += self.consumers(sub.invars[i - off], sub, depth + 1)
+            out.extend(inner or [eqn])
+        return out
+
+    def sites(self, eqns) -> list[Site]:
+        """Distinct user sites of some equations, in order."""
+        out: list[Site] = []
+        seen = set()
+        for e in eqns:
+            s = self.site(e)
+            if s is not None and (s.path, s.line) not in seen:
+                seen.add((s.path, s.line))
+                out.append(s)
+        return out
+
+    # ------------------------------------------------------------------ source
+    @property
+    def source_lines(self) -> list[str]:
+        if self._lines is None:
+            try:
+                with open(self.path, encoding="utf-8", errors="replace") as f:
+                    self._lines = f.read().splitlines()
+            except OSError:
+                self._lines = []
+        return self._lines
+
+    @property
+    def tree(self) -> ast.Module | None:
+        if self._tree is None:
+            try:
+                self._tree = ast.parse("\n".join(self.source_lines))
+            except SyntaxError:
+                return None
+        return self._tree
+
+    def user_frames(self, eqn) -> list[adapter.Frame]:
+        return adapter.frames(eqn.source_info)
+
+    def site(self, eqn) -> Site | None:
+        """The innermost frame of the equation in the checked file, else in the project."""
+        return self.site_of_frames(self.user_frames(eqn))
+
+    def site_of_frames(self, frames: Sequence[adapter.Frame]) -> Site | None:
+        mine = [f for f in frames if _same_file(f.file, self.path)]
+        pick = mine[0] if mine else (frames[0] if frames else None)
+        if pick is None:
+            return None
+        return Site(os.path.abspath(pick.file), pick.line, pick.column, pick.end_line, pick.end_column)
+
+    def entry_site(self) -> Site:
+        """Where the function is jitted (decorator or ``jax.jit(...)`` call)."""
+        return Site(self.path, int(self.entry.get("line") or 1), int(self.entry.get("column") or 1))
+
+    def def_site(self) -> Site:
+        line = int(self.entry.get("def_line") or self.entry.get("line") or 1)
+        text = self.source_lines[line - 1] if 0 < line <= len(self.source_lines) else ""
+        col = len(text) - len(text.lstrip()) + 1
+        return Site(self.path, line, col, line, len(text) + 1)
+
+    def statement_at(self, line: int) -> ast.stmt | None:
+        """The innermost statement that spans ``line`` in the checked file."""
+        if self.tree is None:
+            return None
+        best = None
+        for n in ast.walk(self.tree):
+            if isinstance(n, ast.stmt) and n.lineno <= line <= (n.end_lineno or n.lineno):
+                if best is None or n.lineno >= best.lineno and (n.end_lineno or 0) <= (best.end_lineno or 0):
+                    best = n
+        return best
+
+    def enclosing_loop(self, line: int) -> ast.For | ast.While | None:
+        """The innermost Python ``for``/``while`` whose body contains ``line``."""
+        if self.tree is None:
+            return None
+        best = None
+        for n in ast.walk(self.tree):
+            if isinstance(n, (ast.For, ast.AsyncFor, ast.While)) and n.body:
+                if n.body[0].lineno <= line <= (n.body[-1].end_lineno or n.lineno):
+                    if best is None or n.lineno > best.lineno:
+                        best = n
+        return best
+
+    # ------------------------------------------------------------------ names of constants
+    def name_of_value(self, value) -> str | None:
+        """The global or closed-over name whose value is (or views) ``value``."""
+        arr = adapter.const_array(value)
+        fn = self.function
+        scopes: list[Mapping[str, Any]] = []
+        if fn is not None:
+            code = getattr(fn, "__code__", None)
+            cells = getattr(fn, "__closure__", None) or ()
+            if code is not None and cells:
+                try:
+                    scopes.append({n: c.cell_contents for n, c in zip(code.co_freevars, cells)})
+                except ValueError:  # empty cell
+                    pass
+            scopes.append(getattr(fn, "__globals__", {}) or {})
+        import numpy as np
+
+        for scope in scopes:
+            for name, v in list(scope.items()):
+                if v is value:
+                    return name
+        for scope in scopes:
+            for name, v in list(scope.items()):
+                if isinstance(v, np.ndarray) and arr is not None and v.size >= 16 and v.size * v.itemsize >= 1024:
+                    try:
+                        if np.shares_memory(v, arr):
+                            return name
+                    except Exception:
+                        continue
+        return None
+
+    # ------------------------------------------------------------------ reporting
+    def report(self, site: Site | None, message: str, *, severity: Severity | None = None,
+               data: Mapping[str, Any] | None = None, related: Sequence[Related] = ()) -> None:
+        rule = self.rule
+        if site is None:
+            site = self.def_site()
+        payload = {"function": self.qualname, **dict(data or {}), **dict(self.versions)}
+        if self.spec:
+            payload.setdefault("inputs", self.spec.get("source", "?"))
+        self.diagnostics.append(Diagnostic(
+            code=rule.code,
+            name=rule.name,
+            message=message,
+            path=site.path,
+            start=Position(site.line, site.column),
+            end=Position(site.end_line or site.line, site.end_column or site.column),
+            severity=severity or rule.severity,
+            phase=rule.phase if isinstance(rule.phase, Phase) else Phase.TRACE,
+            related=tuple(related),
+            data=payload,
+            signature=f"{self.qualname}:{rule.name}:{message.split(';')[0][:120]}",
+            noqa_line=site.line,
+        ))
+
+
+@functools.lru_cache(maxsize=4096)
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def format_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"  # pragma: no cover

@@ -1,0 +1,442 @@
+"""The dynamic phase, parent side: plan, cache, run workers, merge findings.
+
+Never imports jax (the workers do). For each checked file it rebuilds the static
+jit map, picks the inputs of every entry point (:mod:`jaxlint.dynamic.inputs`),
+looks the file up in the result cache, sends the misses to the worker pool, and turns
+what comes back into diagnostics at the user's lines, with suppressions applied.
+"""
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from jaxlint import __version__
+from jaxlint.cache import Cache, key_of
+from jaxlint.config import ConfigError, DynamicSettings, Settings
+from jaxlint.diagnostic import Diagnostic, Phase, Position
+from jaxlint.dynamic import inputs as inp
+from jaxlint.dynamic import project, signatures
+from jaxlint.dynamic.pool import FileJob, Pool, WorkerStartError
+from jaxlint.jitmap import EntryPoint
+
+ANALYSIS_FAILED = "JAX200"
+_ENV_KEYS = ("XLA_FLAGS", "JAX_ENABLE_X64", "JAX_USE_SIMPLIFIED_JAXPR_CONSTANTS", "JAX_DEFAULT_DTYPE_BITS",
+             "JAX_NUMPY_DTYPE_PROMOTION")
+
+
+@dataclass
+class FunctionOutcome:
+    path: str  # display path of the checked file
+    qualname: str
+    line: int
+    status: str  # analysed | skipped | failed
+    reason: str | None = None
+    source: str | None = None  # where the inputs came from
+    seconds: float = 0.0
+
+
+@dataclass
+class FilePlan:
+    task: Any  # FileTask
+    text: str
+    root: Path
+    module: str
+    sys_path: list[str]
+    plans: list[inp.Plan]
+    key: str = ""
+
+
+@dataclass
+class DynamicReport:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    functions: list[FunctionOutcome] = field(default_factory=list)
+    files_failed: list[tuple[str, str]] = field(default_factory=list)
+    cached_files: int = 0
+    analysed_files: int = 0
+    versions: dict = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    rule_errors: list[str] = field(default_factory=list)
+
+    def notes(self, show_skipped: bool, levels: list[str]) -> list[str]:
+        by = {s: [f for f in self.functions if f.status == s] for s in ("analysed", "skipped", "failed")}
+        v = self.versions
+        where = f"jax {v.get('jax', '?')}, {v.get('backend', '?')}" if v else "cached"
+        lines = [
+            f"Dynamic phase ({'+'.join(levels)}; {where}): {len(by['analysed'])} function"
+            f"{'s' if len(by['analysed']) != 1 else ''} analysed, {len(by['skipped'])} skipped, "
+            f"{len(by['failed']) + len(self.files_failed)} failed"
+            + (f"; {self.cached_files} file{'s' if self.cached_files != 1 else ''} from cache" if self.cached_files else "")
+            + f" ({self.seconds:.1f} s)."
+        ]
+        if by["skipped"]:
+            if show_skipped:
+                for f in sorted(by["skipped"], key=lambda f: (f.path, f.line)):
+                    lines.append(f"  skipped {f.path}:{f.line} {f.qualname}: {f.reason}")
+            else:
+                lines.append("  (run with --show-skipped to see what was skipped and why)")
+        for e in self.rule_errors:
+            lines.append(f"  warning: {e}")
+        return lines
+
+
+# ---------------------------------------------------------------------------- planning
+def _dedupe(entries: Iterable[EntryPoint]) -> list[EntryPoint]:
+    rank = {"decorator": 0, "partial-decorator": 0, "call": 1, "immediate": 2}
+    best: dict[str, EntryPoint] = {}
+    for e in entries:
+        cur = best.get(e.qualname)
+        if cur is None or rank.get(e.form, 3) < rank.get(cur.form, 3):
+            best[e.qualname] = e
+    return sorted(best.values(), key=lambda e: (e.line, e.qualname))
+
+
+def plan_file(task, settings: Settings, recorded: dict[str, dict]) -> FilePlan | None:
+    from jaxlint.semantic import ModuleModel
+    from jaxlint.static import SourceError, decode_source
+
+    try:
+        text = decode_source(task.path.read_bytes())
+    except (OSError, SourceError):
+        return None
+    root = project.project_root(task.path, settings.root if settings.config_file else None)
+    modname, base = project.module_name(task.path, root)
+    sys_path = [str(p) for p in dict.fromkeys([base, *project.import_roots(root)])]
+    mine = {k: v for k, v in recorded.items() if k.split(":", 1)[0] == modname}
+    if "jax" not in text and not mine:
+        return None
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    model = ModuleModel(tree, modname)
+    entries = _dedupe(model.entries)
+    if not entries and not mine:
+        return None
+    lines = text.splitlines()
+    found = inp.directives(lines)
+    nodes = {getattr(f.node, "lineno", -1): f for f in model.functions}
+    stmts = {n.lineno: n for n in ast.walk(tree) if isinstance(n, ast.stmt)}
+    call_names = {e.bound_name or e.name for e in entries if e.form in ("decorator", "partial-decorator", "call")}
+    examples = inp.example_calls(model, tree, {n for n in call_names if n})
+    plans: list[inp.Plan] = []
+    for e in entries:
+        plans.append(_plan_entry(e, model, nodes, stmts, lines, found, examples, settings.dynamic, modname, mine))
+    return FilePlan(task, text, root, modname, sys_path, plans)
+
+
+def _plan_entry(e: EntryPoint, model, nodes, stmts, lines, found, examples, dyn: DynamicSettings,
+                modname: str, recorded: dict[str, dict]) -> inp.Plan:
+    plan = inp.Plan(e)
+    rec = recorded.get(f"{modname}:{e.qualname}")
+    if rec is not None:
+        plan.signatures = rec.get("signatures", [])
+    fn = nodes.get(e.def_line)
+    if e.is_method:
+        plan.skip = ("a jitted method needs an instance to trace (`self` cannot be rebuilt); "
+                     "jit a module-level function that takes the state as arguments")
+        return plan
+    if "<locals>" in e.qualname or (e.qualname.startswith("<lambda>") and not e.bound_name):
+        plan.skip = "defined inside a function or unnamed, so it is not reachable after import"
+        return plan
+    if rec is not None:
+        sig = signatures.best(rec)
+        if sig is not None:
+            plan.spec = {"args": sig.get("args", []), "kwargs": sig.get("kwargs", {}), "source": "recorded",
+                         "where": f"recorded ({sig.get('calls', 0)} calls)"}
+            return plan
+        why = signatures.rebuildable(rec["signatures"][0]) if rec.get("signatures") else "no signature"
+        plan.skip = f"recorded, but {why}"
+        if len(plan.signatures) > 1:
+            plan.skip = None  # the recompilation rule still reads the records
+        return plan
+    # 2. a directive above the def (or decorators) or above the `f = jax.jit(g)` line
+    try:
+        for node in (fn.node if fn is not None else None, stmts.get(e.line)):
+            if node is None:
+                continue
+            d = inp.directive_for(lines, found, node)
+            if d is not None:
+                line, body = d
+                args, kwargs, static, skip = inp.parse_directive(body)
+                if skip:
+                    plan.skip = f"skipped by the directive at line {line}"
+                    return plan
+                plan.spec = inp.spec_from_parts(args, kwargs, static, "directive", f"line {line}")
+                return plan
+        for key in (f"{modname}:{e.qualname}", f"{modname}:{e.bound_name}"):
+            cfg = dyn.functions.get(key)
+            if cfg is not None:
+                bad = set(cfg) - {"args", "kwargs", "static"}
+                if bad:
+                    raise inp.SpecError(f"[tool.jaxlint.dynamic.functions.\"{key}\"]: unknown key(s) {sorted(bad)}")
+                plan.spec = inp.spec_from_parts(cfg.get("args"), cfg.get("kwargs"), cfg.get("static"), "config", key)
+                return plan
+    except inp.SpecError as err:
+        plan.skip = f"bad input spec: {err}"
+        return plan
+    if fn is None or isinstance(fn.node, ast.Lambda) and not e.bound_name:
+        plan.skip = "the traced function was not found"
+        return plan
+    params = [p for p in fn.params if p.index is not None][e.partial_bound:]
+    if fn.class_name and params and params[0].name in ("self", "cls"):
+        params = params[1:]
+    # 3. jaxtyping annotations on every traced parameter
+    spec = _jaxtyping_spec(model, e, fn, params)
+    if isinstance(spec, dict):
+        plan.spec = spec
+        return plan
+    jt_reason = spec
+    # 4. a same-file call with literal constructors
+    ex = examples.get(e.bound_name or e.name)
+    if ex is not None:
+        line, args, kwargs = ex
+        plan.spec = {"args": args, "kwargs": kwargs, "source": "example-call", "where": f"line {line}"}
+        return plan
+    # no parameters at all: nothing to invent
+    if not fn.params:
+        plan.spec = {"args": [], "kwargs": {}, "source": "no-arguments", "where": "-"}
+        return plan
+    plan.skip = jt_reason or ("no inputs: add `# jaxlint: args=(f32[8,128], ...)` above it, an entry in "
+                              "[tool.jaxlint.dynamic.functions], or record signatures with `jaxlint record`")
+    return plan
+
+
+def _jaxtyping_spec(model, e: EntryPoint, fn, params) -> dict | str | None:
+    args: list[dict] = []
+    any_jt = False
+    for p in params:
+        node, why = inp.jaxtyping_node(model, p.annotation)
+        if why:
+            return why
+        if node is not None:
+            any_jt = True
+            args.append(node)
+            continue
+        if p.name in e.static_params or p.default is not None:
+            if p.default is None:
+                return f"static argument `{p.name}` needs a value: give it in a directive's static={{...}}"
+            break  # the rest take their defaults
+        return None if not any_jt else f"parameter `{p.name}` has no jaxtyping annotation"
+    if not any_jt:
+        return None
+    return {"args": args, "kwargs": {}, "source": "jaxtyping", "where": f"line {fn.node.lineno}"}
+
+
+# ---------------------------------------------------------------------------- cache keys
+def _versions_key() -> str:
+    parts = []
+    for dist in ("jax", "jaxlib"):
+        try:
+            parts.append(f"{dist}={importlib.metadata.version(dist)}")
+        except importlib.metadata.PackageNotFoundError:
+            parts.append(f"{dist}=missing")
+    return ",".join(parts)
+
+
+def file_key(fp: FilePlan, settings: Settings, rules: list[dict], levels: list[str], versions: str) -> str:
+    deps = project.imported_project_files(fp.task.path, fp.root, fp.module)
+    dyn = settings.dynamic
+    cfg = {
+        "backend": dyn.backend, "x64": dyn.x64, "dims": dict(dyn.dimension_defaults),
+        "dim": dyn.default_dimension, "ft": dyn.function_timeout, "fit": dyn.file_timeout,
+        "mem": dyn.memory_limit_mb, "ct": dyn.compile_timeout, "levels": levels, "rules": rules,
+        "env": {k: os.environ.get(k) for k in _ENV_KEYS},
+    }
+    jobs = [p.to_job() | {"skip": p.skip} for p in fp.plans]
+    return key_of(__version__, "dynamic", fp.module, str(fp.task.path.resolve().relative_to(fp.root)
+                                                         if fp.root in fp.task.path.resolve().parents else fp.task.path),
+                  fp.text, project.content_hash(deps), json.dumps(jobs, sort_keys=True, default=str),
+                  json.dumps(cfg, sort_keys=True, default=str), versions)
+
+
+# ---------------------------------------------------------------------------- running
+def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Path | None,
+                signatures_path: str | None, workers: int | None = None) -> DynamicReport:
+    """Run the dynamic phase over ``tasks``. ``rules_of(settings)`` gives the selected
+    trace/compile rule instances; ``settings_of(task)`` the task's settings."""
+    t_start = time.perf_counter()
+    report = DynamicReport()
+    cache = Cache(cache_root)
+    recorded_by_root: dict[Path, dict] = {}
+    plans: list[FilePlan] = []
+    versions = _versions_key()
+    for task in tasks:
+        s = settings_of(task)
+        root = project.project_root(task.path, s.root if s.config_file else None)
+        if root not in recorded_by_root:
+            sig_path = Path(signatures_path) if signatures_path else root / s.dynamic.signatures
+            if not sig_path.is_absolute() and signatures_path:
+                sig_path = Path.cwd() / sig_path
+            recorded_by_root[root] = signatures.load(sig_path)
+        fp = plan_file(task, s, recorded_by_root[root])
+        if fp is not None and fp.plans:
+            plans.append(fp)
+    jobs: list[FileJob] = []
+    cached: dict[int, dict] = {}
+    for i, fp in enumerate(plans):
+        s = fp.task.settings
+        rules = [{"code": r.code, "options": dict(r.opts)} for r in rules_of(s)]
+        fp.key = file_key(fp, s, rules, levels, versions)
+        hit = cache.get("dynamic", fp.key) if cache.enabled else None
+        if hit is not None:
+            cached[i] = hit
+            continue
+        runnable = [p.to_job() for p in fp.plans if p.skip is None]
+        if not runnable:
+            cached[i] = {"functions": {}, "failed": None}
+            continue
+        req = {"path": str(fp.task.path.resolve()), "display": fp.task.display, "module": fp.module,
+               "sys_path": fp.sys_path, "x64": s.dynamic.x64, "levels": levels, "rules": rules,
+               "dimensions": {"defaults": dict(s.dynamic.dimension_defaults), "default": s.dynamic.default_dimension},
+               "functions": runnable}
+        jobs.append(FileJob(i, req, [str(fp.root)]))
+    results: dict[int, dict] = {}
+    if jobs:
+        dyn = jobs and plans[jobs[0].id].task.settings.dynamic
+        n = workers or dyn.workers or min(os.cpu_count() or 1, len(jobs))
+        pool = Pool(dyn, n)
+        try:
+            raw = pool.run(jobs)
+        except WorkerStartError as e:
+            report.errors.append(f"dynamic phase: {e}")
+            report.seconds = time.perf_counter() - t_start
+            return report
+        finally:
+            pool.close()
+        report.versions = pool.versions
+        for jid, r in raw.items():
+            fp = plans[jid]
+            value = {"functions": _relative_paths(r.functions, fp.root), "failed": _rel_failed(r.failed, fp.root),
+                     "versions": pool.versions}
+            results[jid] = value
+            if cache.enabled:
+                cache.put("dynamic", fp.key, value)
+        report.analysed_files = len(jobs)
+    report.cached_files = sum(1 for i in cached if plans[i].plans and any(p.skip is None for p in plans[i].plans))
+    for i, fp in enumerate(plans):
+        value = results.get(i) or cached.get(i) or {"functions": {}, "failed": None}
+        if not report.versions and value.get("versions"):
+            report.versions = value["versions"]
+        _assemble(fp, value, report)
+    report.seconds = time.perf_counter() - t_start
+    return report
+
+
+def _relative_paths(functions: dict[str, dict], root: Path) -> dict[str, dict]:
+    out = {}
+    for q, ev in functions.items():
+        ev = dict(ev)
+        ev.pop("event", None)
+        ev.pop("id", None)
+        diags = []
+        for d in ev.get("diagnostics", []):
+            d = dict(d)
+            d["filename"] = _rel(d["filename"], root)
+            d["related"] = [dict(r, filename=_rel(r["filename"], root)) for r in d.get("related", [])]
+            diags.append(d)
+        ev["diagnostics"] = diags
+        if ev.get("path"):
+            ev["path"] = _rel(ev["path"], root)
+        out[q] = ev
+    return out
+
+
+def _rel_failed(failed: dict | None, root: Path) -> dict | None:
+    if failed and failed.get("path"):
+        return dict(failed, path=_rel(failed["path"], root))
+    return failed
+
+
+def _rel(p: str, root: Path) -> str:
+    try:
+        return Path(p).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return p
+
+
+def _display(rel: str, root: Path) -> str:
+    from jaxlint.discovery import display_path
+
+    p = Path(rel)
+    return display_path(p if p.is_absolute() else (root / p).resolve())
+
+
+def _assemble(fp: FilePlan, value: dict, report: DynamicReport) -> None:
+    display = fp.task.display
+    failed = value.get("failed")
+    if failed:
+        line = failed.get("line") or 1
+        path = _display(failed["path"], fp.root) if failed.get("path") else display
+        report.diagnostics.append(failure_diagnostic(path, line, f"could not analyze {display}: {failed['reason']}",
+                                                     fp.module, None))
+        report.files_failed.append((display, failed["reason"]))
+        for p in fp.plans:
+            if p.skip is not None:
+                report.functions.append(FunctionOutcome(display, p.entry.qualname, p.entry.line, "skipped", p.skip))
+        return
+    functions = value.get("functions", {})
+    for p in fp.plans:
+        e = p.entry
+        if p.skip is not None:
+            report.functions.append(FunctionOutcome(display, e.qualname, e.line, "skipped", p.skip))
+            continue
+        ev = functions.get(e.qualname)
+        if ev is None:
+            continue
+        status = ev.get("status", "failed")
+        src = (p.spec or {}).get("source")
+        report.functions.append(FunctionOutcome(display, e.qualname, e.line, status, ev.get("reason"), src,
+                                                sum((ev.get("timings") or {}).values())))
+        for d in ev.get("diagnostics", []):
+            d = dict(d)
+            d["filename"] = _display(d["filename"], fp.root)
+            d["related"] = [dict(r, filename=_display(r["filename"], fp.root)) for r in d.get("related", [])]
+            report.diagnostics.append(Diagnostic.from_dict(d))
+        report.rule_errors.extend(ev.get("rule_errors", []))
+        if status == "failed":
+            line = ev.get("line") or e.def_line
+            path = _display(ev["path"], fp.root) if ev.get("path") else display
+            report.diagnostics.append(failure_diagnostic(
+                path, line, f"could not analyze `{e.qualname}`: {ev.get('reason')}", fp.module, e.qualname))
+
+
+def failure_diagnostic(path: str, line: int, message: str, module: str, qualname: str | None) -> Diagnostic:
+    from jaxlint.registry import rules_by_code
+
+    rule = rules_by_code()[ANALYSIS_FAILED]
+    pos = Position(int(line), 1)
+    return Diagnostic(code=rule.code, name=rule.name, message=message, path=path, start=pos, end=pos,
+                      severity=rule.severity, phase=Phase.TRACE,
+                      data={"module": module, "function": qualname},
+                      signature=f"{qualname or '<module>'}:{rule.name}", noqa_line=int(line))
+
+
+# ---------------------------------------------------------------------------- merging
+def supersede(static: list[Diagnostic], dynamic: list[Diagnostic]) -> tuple[list[Diagnostic], int]:
+    """Drop static findings that a dynamic rule reports with measured figures: a rule
+    declares ``supersedes = ("JAX101",)``; a static finding of such a code at the same
+    path and line (or at one of the dynamic finding's related lines) goes."""
+    from jaxlint.registry import rules_by_code
+
+    by_code = rules_by_code()
+    covered: set[tuple[str, int, str]] = set()
+    for d in dynamic:
+        codes = getattr(by_code.get(d.code), "supersedes", ())
+        for c in codes:
+            covered.add((d.path, d.start.line, c))
+            for r in d.related:
+                covered.add((r.path, r.start.line, c))
+    kept = [d for d in static if (d.path, d.start.line, d.code) not in covered]
+    return kept, len(static) - len(kept)
+
+
+def check_signatures_option(path: str | None) -> None:
+    if path is not None and not Path(path).is_file():
+        raise ConfigError(f"--signatures: no such file: {path}")

@@ -1,0 +1,521 @@
+"""The dynamic-phase worker: the only process that imports and runs user code.
+
+Started by :mod:`jaxlint.dynamic.pool` as ``python -m jaxlint.dynamic.worker``; one
+``import jax`` per worker, then any number of files. Protocol: one JSON object per
+line, requests on the original stdin, events on the original stdout (both are moved
+to private descriptors first, so user ``print``/``input`` cannot corrupt them; user
+output goes to stderr, which the parent keeps in a log to explain crashes).
+
+Request (one file)::
+
+    {"id", "path", "display", "module", "sys_path": [...], "x64": null|bool,
+     "levels": ["trace"] | ["trace", "compile", ...],
+     "rules": [{"code", "options"}],        # selected TraceRule/CompileRule codes
+     "dimensions": {"defaults": {...}, "default": 8},
+     "functions": [{"qualname", "entry", "spec", "signatures"}]}
+
+Events: ``ready`` (versions), ``begin`` (``step``: ``import`` | ``trace`` | a later
+level, so the parent applies the right timeout), ``function`` (status ``analysed`` |
+``skipped`` | ``failed``, reason, diagnostics, timings), ``file_failed`` (import
+failed: reason, user line), ``done``.
+
+Hook for later analysis levels (the compile tier plugs in here)
+--------------------------------------------------------------
+After a function is traced and every TraceRule has run, the worker runs, for each
+further level the request names (e.g. ``"compile"``), the analysers registered for it
+and then the rules of that phase (``rule.phase.value == level``, e.g. every
+``CompileRule``), each with the same :class:`~jaxlint.dynamic.analysis.FunctionAnalysis`
+object. An analyser is ``fn(fa) -> None``; it stores what it computes on
+``fa.extra`` (e.g. ``fa.extra["lowered"]``, ``fa.extra["compiled"]``) and may raise
+to mark the level failed for that function (reported as ``analysis-failed``).
+Register one with :func:`register_analyser` in a module named in
+:data:`ANALYSER_MODULES` (imported lazily, the first time its level is requested)::
+
+    # jaxlint/dynamic/compile.py
+    from jaxlint.dynamic.worker import register_analyser
+
+    def compile_function(fa):
+        fa.extra["lowered"] = fa.traced.lower()
+        fa.extra["compiled"] = fa.extra["lowered"].compile()
+
+    register_analyser("compile", compile_function)
+
+Before each level the worker sends ``{"event": "begin", "step": level}``; the parent
+then applies the level's timeout (``compile-timeout`` for ``compile``).
+"""
+from __future__ import annotations
+
+import faulthandler
+import importlib
+import importlib.util
+import inspect
+import json
+import os
+import signal
+import sys
+import time
+import traceback
+from typing import Any, Callable
+
+ANALYSER_MODULES: dict[str, str] = {"compile": "jaxlint.dynamic.compile"}
+ANALYSERS: dict[str, list[Callable[[Any], None]]] = {}
+
+
+def register_analyser(level: str, fn: Callable[[Any], None]) -> None:
+    """Run ``fn(fa)`` for every traced function when ``level`` is requested."""
+    ANALYSERS.setdefault(level, [])
+    if fn not in ANALYSERS[level]:
+        ANALYSERS[level].append(fn)
+
+
+class _Out:
+    def __init__(self, fd: int) -> None:
+        self.f = os.fdopen(fd, "w", encoding="utf-8", buffering=1)
+
+    def send(self, obj: dict) -> None:
+        self.f.write(json.dumps(obj, default=str, separators=(",", ":")) + "\n")
+        self.f.flush()
+
+
+def _isolate_stdio() -> tuple[Any, _Out]:
+    proto_in = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    out = _Out(os.dup(1))
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)  # user prints land in the worker log, not in the protocol
+    return proto_in, out
+
+
+def _limit_memory() -> None:
+    mb = int(os.environ.get("JAXLINT_MEMORY_LIMIT_MB", "0") or 0)
+    if mb <= 0:
+        return
+    import resource
+
+    limit = mb << 20
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError):  # not permitted here: run without a cap
+        pass
+
+
+# ---------------------------------------------------------------------------- user lines
+def user_line(tb, path: str, roots: list[str]) -> tuple[str, int] | None:
+    """The innermost traceback frame in the checked file, else in the project."""
+    frames = list(traceback.extract_tb(tb)) if tb is not None else []
+    apath = os.path.abspath(path)
+    for fr in reversed(frames):
+        if os.path.abspath(fr.filename) == apath:
+            return apath, fr.lineno or 1
+    from jaxlint.dynamic.adapter import is_library_file
+
+    for fr in reversed(frames):
+        f = os.path.abspath(fr.filename)
+        if any(f.startswith(r + os.sep) for r in roots) and not is_library_file(f):
+            return f, fr.lineno or 1
+    return None
+
+
+def _essence(e: BaseException) -> str:
+    msg = str(e).strip().splitlines()
+    first = msg[0] if msg else ""
+    return f"{type(e).__name__}: {first}" if first else type(e).__name__
+
+
+# ---------------------------------------------------------------------------- import
+def _same(a: str | None, b: str) -> bool:
+    if not a:
+        return False
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def import_user_module(name: str, path: str):
+    """Import by dotted name (relative imports work); fall back to the file itself when
+    the name is taken by another module or not importable."""
+    importlib.invalidate_caches()
+    mod = sys.modules.get(name)
+    if mod is not None and _same(getattr(mod, "__file__", None), path):
+        return mod
+    try:
+        mod = importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if not (e.name and (name == e.name or name.startswith(e.name + "."))):
+            raise
+        mod = None
+    if mod is not None and _same(getattr(mod, "__file__", None), path):
+        return mod
+    is_pkg = os.path.basename(path) == "__init__.py"
+    spec = importlib.util.spec_from_file_location(
+        name, path, submodule_search_locations=[os.path.dirname(path)] if is_pkg else None)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    try:
+        spec.loader.exec_module(mod)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return mod
+
+
+# ---------------------------------------------------------------------------- inputs
+class InputError(Exception):
+    """The input spec cannot be turned into trace arguments (a skip, not a finding)."""
+
+
+def build_value(node: dict, dims: dict, symbolic: bool, scope: Any = None):
+    import jax
+    import jax.numpy as jnp
+
+    if "array" in node:
+        shape_spec = node["array"]
+        dtype = jnp.dtype(node["dtype"]) if node["dtype"] != "bfloat16" else jnp.bfloat16
+        if any(isinstance(d, str) for d in shape_spec):
+            if symbolic and scope is not None:
+                from jax import export
+
+                text = ", ".join(str(d) if not (isinstance(d, str) and d == "_") else str(_dim(d, dims))
+                                 for d in shape_spec)
+                shape = export.symbolic_shape(text, scope=scope)
+            else:
+                shape = tuple(_dim(d, dims) for d in shape_spec)
+        else:
+            shape = tuple(shape_spec)
+        return jax.ShapeDtypeStruct(shape, dtype, weak_type=bool(node.get("weak")))
+    if "value" in node:
+        return node["value"]
+    if "tuple" in node:
+        return tuple(build_value(n, dims, symbolic, scope) for n in node["tuple"])
+    if "list" in node:
+        return [build_value(n, dims, symbolic, scope) for n in node["list"]]
+    if "dict" in node:
+        return {k: build_value(n, dims, symbolic, scope) for k, n in node["dict"].items()}
+    if "namedtuple" in node:
+        mod, _, qual = node["namedtuple"].partition(":")
+        try:
+            cls: Any = importlib.import_module(mod)
+            for part in qual.split("."):
+                cls = getattr(cls, part)
+        except (ImportError, AttributeError):
+            raise InputError(f"cannot rebuild {node['namedtuple']}: type not importable") from None
+        return cls(**{k: build_value(n, dims, symbolic, scope) for k, n in node["fields"].items()})
+    if "repr" in node:
+        raise InputError(f"argument `{node['repr'][:60]}` was recorded by its repr only and cannot be rebuilt")
+    if "opaque" in node:
+        raise InputError(f"argument of type `{node['opaque']}` cannot be rebuilt from the record")
+    raise InputError(f"unknown input node {node!r}")
+
+
+def _dim(d, dims: dict) -> int:
+    if isinstance(d, int):
+        return d
+    return int(dims.get("defaults", {}).get(d, dims.get("default", 8)))
+
+
+def has_symbolic(spec: dict) -> bool:
+    def visit(n: Any) -> bool:
+        if isinstance(n, dict):
+            if "array" in n:
+                return any(isinstance(d, str) and d != "_" for d in n["array"])
+            return any(visit(v) for v in n.values())
+        if isinstance(n, list):
+            return any(visit(v) for v in n)
+        return False
+
+    return visit(spec.get("args")) or visit(spec.get("kwargs"))
+
+
+# ---------------------------------------------------------------------------- targets
+def resolve_target(module, entry: dict) -> tuple[Any, Any]:
+    """(the object to trace, the original Python function); raises InputError to skip."""
+    if entry.get("is_method"):
+        raise InputError("a jitted method needs an instance to trace; jaxlint cannot build `self`")
+    form = entry.get("form")
+    name = entry["qualname"] if form in ("decorator", "partial-decorator") else (entry.get("bound_name") or entry["qualname"])
+    if "<locals>" in name or name.startswith("<lambda>"):
+        raise InputError("defined inside a function, so it is not reachable from the module after import")
+    obj: Any = module
+    for part in name.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            raise InputError(f"`{name}` is not a module-level name after import")
+    original = inspect.unwrap(obj) if hasattr(obj, "__wrapped__") else obj
+    code = getattr(original, "__code__", None)
+    if code is not None:
+        lo = min(int(entry.get("line") or 0), int(entry.get("def_line") or 0))
+        if not lo - 1 <= code.co_firstlineno <= int(entry.get("def_line") or 0) + 1 and form != "call":
+            raise InputError(f"`{name}` at import is not the function defined at line {entry.get('def_line')}")
+    if form == "call" and entry.get("qualname") != name:
+        # ``f = jax.jit(g)``: check the bound object wraps the expected function
+        if code is not None and not abs(code.co_firstlineno - int(entry.get("def_line") or 0)) <= 1 \
+                and not entry["qualname"].startswith("<lambda>"):
+            raise InputError(f"`{name}` does not wrap `{entry['qualname']}` after import")
+    return obj, original
+
+
+def jitted_for(obj, original, entry: dict, static_names: set[str]):
+    """The user's own jitted object when it has ``.trace``; otherwise jit the original
+    function with the entry's static arguments (plus every argument given a real value)."""
+    import jax
+
+    if hasattr(obj, "trace") and entry.get("kind") in ("jit", "pjit") and entry.get("form") != "immediate" \
+            and entry.get("partial_bound", 0) == 0:
+        return obj
+    target = obj if callable(obj) and not hasattr(obj, "trace") and entry.get("kind") not in ("jit", "pjit") else original
+    if hasattr(target, "__wrapped__"):
+        target = inspect.unwrap(target)
+    nums = tuple(entry.get("static_argnums") or ())
+    names = tuple(sorted(set(entry.get("static_argnames") or ()) | static_names))
+    return jax.jit(target, static_argnums=nums, static_argnames=names)
+
+
+def trace_args(original, spec: dict, dims: dict, symbolic: bool, scope=None) -> tuple[list, dict]:
+    args = [build_value(n, dims, symbolic, scope) for n in spec.get("args", [])]
+    kwargs = {k: build_value(n, dims, symbolic, scope) for k, n in (spec.get("kwargs") or {}).items()}
+    try:
+        sig = inspect.signature(original)
+    except (TypeError, ValueError):
+        return args, kwargs
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as e:
+        raise InputError(f"inputs from {spec.get('source', '?')} do not match the signature: {e}") from None
+    return list(bound.args), dict(bound.kwargs)
+
+
+def static_value_names(spec: dict, original) -> set[str]:
+    """Parameters given a real Python value (not an array spec): they must be static."""
+    out: set[str] = set()
+    try:
+        params = list(inspect.signature(original).parameters.values())
+    except (TypeError, ValueError):
+        return out
+    for i, n in enumerate(spec.get("args", [])):
+        if "value" in n and i < len(params) and params[i].kind in (
+                inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            if not isinstance(n["value"], (int, float, complex)) or isinstance(n["value"], bool):
+                out.add(params[i].name)
+    for k, n in (spec.get("kwargs") or {}).items():
+        if "value" in n and not (isinstance(n["value"], (int, float, complex)) and not isinstance(n["value"], bool)):
+            out.add(k)
+    return out
+
+
+# ---------------------------------------------------------------------------- the worker
+class Worker:
+    def __init__(self, out: _Out) -> None:
+        self.out = out
+        import jax  # noqa: F401  (the one import per worker)
+        from jaxlint.dynamic import adapter
+
+        self.adapter = adapter
+        self.versions = adapter.versions()
+        self.default_x64 = adapter.x64_enabled()
+        self._rules: dict[str, Any] = {}
+
+    def rules_for(self, req: dict) -> dict[str, list]:
+        from jaxlint.registry import rules_by_code
+
+        by_code = rules_by_code()
+        out: dict[str, list] = {}
+        for r in req.get("rules", []):
+            cls = by_code.get(r["code"])
+            if cls is None:
+                continue
+            key = json.dumps(r, sort_keys=True, default=str)
+            inst = self._rules.get(key)
+            if inst is None:
+                inst = self._rules[key] = cls(r.get("options") or {})
+            out.setdefault(cls.phase.value, []).append(inst)
+        return out
+
+    def handle(self, req: dict) -> None:
+        rid = req["id"]
+        path = req["path"]
+        roots = [os.path.abspath(p) for p in req.get("sys_path", [])]
+        for p in reversed(roots):
+            if p not in sys.path:
+                sys.path.insert(0, p)
+        x64 = req.get("x64")
+        self.adapter.set_x64(self.default_x64 if x64 is None else bool(x64))
+        self.out.send({"event": "begin", "id": rid, "step": "import"})
+        t0 = time.perf_counter()
+        try:
+            module = import_user_module(req["module"], path)
+        except SystemExit as e:
+            self._file_failed(rid, f"the module called sys.exit({e.code!r}) while being imported", e, path, roots)
+            return
+        except MemoryError as e:
+            self._file_failed(rid, "the module ran out of memory while being imported "
+                                   f"(memory limit {os.environ.get('JAXLINT_MEMORY_LIMIT_MB', '?')} MiB)", e, path, roots)
+            return
+        except BaseException as e:  # user code may raise anything, KeyboardInterrupt included
+            self._file_failed(rid, f"importing the module raised {_essence(e)}", e, path, roots)
+            return
+        import_s = time.perf_counter() - t0
+        x64_after = self.adapter.x64_enabled() if x64 is None else bool(x64)
+        rules = self.rules_for(req)
+        for job in req.get("functions", []):
+            self.adapter.set_x64(x64_after)
+            self.out.send({"event": "begin", "id": rid, "step": "trace", "function": job["qualname"]})
+            ev = self.analyse(module, job, req, rules, roots)
+            ev.update({"event": "function", "id": rid, "function": job["qualname"]})
+            self.out.send(ev)
+        self.out.send({"event": "done", "id": rid, "import_seconds": import_s, "x64": x64_after})
+
+    def _file_failed(self, rid, reason: str, e: BaseException, path: str, roots: list[str]) -> None:
+        where = user_line(e.__traceback__, path, roots)
+        self.out.send({"event": "file_failed", "id": rid, "reason": reason,
+                       "path": where[0] if where else path, "line": where[1] if where else None})
+
+    def analyse(self, module, job: dict, req: dict, rules: dict[str, list], roots: list[str]) -> dict:
+        from jaxlint.dynamic.analysis import FunctionAnalysis
+
+        entry = job["entry"]
+        spec = job.get("spec")
+        fa = FunctionAnalysis(path=os.path.abspath(req["path"]), module=req["module"], qualname=job["qualname"],
+                              entry=entry, spec=spec, versions=self.versions,
+                              signatures=job.get("signatures") or ())
+        timings: dict[str, float] = {}
+        status, reason = "analysed", None
+        try:
+            obj, original = resolve_target(module, entry)
+            fa.function = original
+            if spec is None:
+                raise InputError("no inputs")
+            static_names = static_value_names(spec, original)
+            fa.jitted = jitted_for(obj, original, entry, static_names)
+            t0 = time.perf_counter()
+            self._trace(fa, original, spec, req.get("dimensions") or {})
+            timings["trace"] = time.perf_counter() - t0
+        except InputError as e:
+            if spec is None and fa.signatures and "no inputs" in str(e):
+                status, reason = "analysed", None  # signatures alone (recompilation rule)
+            else:
+                return {"status": "skipped", "reason": str(e), "diagnostics": []}
+        except SystemExit as e:
+            return self._failed(fa, f"tracing called sys.exit({e.code!r})", e, roots)
+        except MemoryError as e:
+            return self._failed(fa, "ran out of memory while tracing (memory limit "
+                                    f"{os.environ.get('JAXLINT_MEMORY_LIMIT_MB', '?')} MiB)", e, roots)
+        except BaseException as e:
+            return self._failed(fa, f"could not get the function: {_essence(e)}", e, roots)
+        t0 = time.perf_counter()
+        errors = self._run_rules(fa, rules.get("trace", []))
+        timings["rules"] = time.perf_counter() - t0
+        for level in req.get("levels", ["trace"])[1:]:
+            if fa.jaxpr is None:
+                break
+            self.out.send({"event": "partial", "id": req["id"], "function": job["qualname"],
+                           "diagnostics": [d.to_dict() for d in fa.diagnostics]})
+            self.out.send({"event": "begin", "id": req["id"], "step": level, "function": job["qualname"]})
+            t0 = time.perf_counter()
+            try:
+                self._load_level(level)
+                for analyser in ANALYSERS.get(level, []):
+                    analyser(fa)
+            except MemoryError as e:
+                return self._failed(fa, f"ran out of memory in the {level} step", e, roots, keep=True)
+            except BaseException as e:
+                return self._failed(fa, f"the {level} step failed: {_essence(e)}", e, roots, keep=True)
+            errors += self._run_rules(fa, rules.get(level, []))
+            timings[level] = time.perf_counter() - t0
+        return {"status": status, "reason": reason, "timings": timings, "rule_errors": errors,
+                "symbolic": fa.extra.get("symbolic", False),
+                "diagnostics": [d.to_dict() for d in fa.diagnostics]}
+
+    def _trace(self, fa, original, spec: dict, dims: dict) -> None:
+        symbolic = has_symbolic(spec)
+        scope = None
+        if symbolic:
+            try:
+                from jax import export
+
+                scope = export.SymbolicScope()
+            except Exception:  # jax.export missing a dependency (0.4.38 without absl)
+                symbolic = False
+        if symbolic:
+            try:
+                args, kwargs = trace_args(original, spec, dims, True, scope)
+                fa.traced = fa.jitted.trace(*args, **kwargs)
+                fa.jaxpr = fa.traced.jaxpr
+                fa.extra["symbolic"] = True
+                return
+            except InputError:
+                raise
+            except Exception:  # inconclusive with symbolic shapes: use concrete sizes
+                pass
+        args, kwargs = trace_args(original, spec, dims, False)
+        try:
+            fa.traced = fa.jitted.trace(*args, **kwargs)
+            fa.jaxpr = fa.traced.jaxpr
+        except (MemoryError, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as e:
+            fa.error = e
+
+    def _run_rules(self, fa, rules: list) -> list[str]:
+        errors = []
+        for rule in rules:
+            fa.rule = type(rule)
+            fa.options = rule.opts
+            before = len(fa.diagnostics)
+            try:
+                rule.check(fa)
+            except Exception as e:  # a rule bug must not lose the other rules' findings
+                del fa.diagnostics[before:]
+                errors.append(f"rule {rule.code} failed on {fa.qualname}: {type(e).__name__}: {e}")
+        return errors
+
+    def _failed(self, fa, reason: str, e: BaseException, roots: list[str], keep: bool = False) -> dict:
+        where = user_line(e.__traceback__, fa.path, roots)
+        return {"status": "failed", "reason": reason,
+                "path": where[0] if where else None, "line": where[1] if where else None,
+                "diagnostics": [d.to_dict() for d in fa.diagnostics] if keep else []}
+
+    @staticmethod
+    def _load_level(level: str) -> None:
+        if level in ANALYSERS:
+            return
+        name = ANALYSER_MODULES.get(level)
+        if name is None:
+            raise RuntimeError(f"no analyser registered for level {level!r}")
+        importlib.import_module(name)
+
+
+def main() -> int:
+    proto_in, out = _isolate_stdio()
+    _limit_memory()
+    faulthandler.enable(file=sys.stderr, all_threads=False)
+    if hasattr(signal, "SIGUSR1"):
+        # the parent asks for the stack of a hung worker before killing it
+        faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=False)
+    # the module is also importable as jaxlint.dynamic.worker: analyser modules register there
+    sys.modules.setdefault("jaxlint.dynamic.worker", sys.modules[__name__])
+    try:
+        worker = Worker(out)
+    except BaseException as e:
+        out.send({"event": "fatal", "reason": f"cannot start the dynamic phase: {_essence(e)}"})
+        return 3
+    out.send({"event": "ready", "versions": worker.versions, "pid": os.getpid()})
+    for line in proto_in:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        if req.get("op") == "exit":
+            break
+        worker.handle(req)
+        sys.stderr.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,149 @@
+from __future__ import annotations
+
+from jaxlint.diagnostic import Severity
+from jaxlint.rule import Invalid, Option, TraceRule, Valid
+
+
+class LargeConstant(TraceRule):
+    """
+    ## What it does
+    Finds arrays baked into the traced program as constants: arrays a jitted function
+    closes over or reads from a global (and, with `JAX_USE_SIMPLIFIED_JAXPR_CONSTANTS`,
+    large literals), at every nesting level, that are at least `max-bytes` large. It
+    reports the line that uses the constant, with its variable name when it can be
+    recovered, its size, shape and dtype. Splat constants (all elements equal) cost
+    almost nothing and are reported as information only.
+
+    This is the measured version of JAX101 (captured-array): where both fire on one
+    line only this one is reported.
+
+    ## Why is this bad?
+    A captured array is not an input of the compiled program but part of it: it is
+    copied into the program, serialized into StableHLO text, and may be
+    constant-folded by XLA. A 100 MB closure costs seconds of compile time and
+    hundreds of MB of memory; the same array passed as an argument costs nothing extra.
+    The program also has to be recompiled whenever the array changes.
+
+    ## Example
+    ```python
+    W = np.random.randn(1024, 1024).astype(np.float32)
+
+    @jax.jit
+    def predict(x):
+        return x @ W
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def predict(W, x):
+        return x @ W
+    ```
+
+    ## Options
+
+    ## References
+    * [JAX FAQ: closures and constants](https://docs.jax.dev/en/latest/faq.html)
+    * [JAX: stages (trace, lower, compile)](https://docs.jax.dev/en/latest/aot.html)
+    """
+
+    code = "JAX201"
+    name = "large-constant"
+    summary = "a large array is baked into the traced program as a constant"
+    fix_hint = "pass the array as an argument of the jitted function instead of closing over it"
+    supersedes = ("JAX101",)
+    options = {
+        "max-bytes": Option(1 << 20, "constants of at least this many bytes are reported", int, 1),
+    }
+
+    VALID = [
+        Valid(
+            """
+            import jax
+            import numpy as np
+
+            W = np.random.rand(1024, 1024).astype(np.float32)
+
+            @jax.jit  # jaxlint: args=(f32[1024, 1024], f32[8, 1024])
+            def predict(w, x):
+                return x @ w
+            """
+        ),
+        Valid(
+            """
+            import jax
+            import numpy as np
+
+            SMALL = np.arange(16, dtype=np.float32)
+
+            @jax.jit  # jaxlint: args=(f32[16],)
+            def f(x):
+                return x * SMALL
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import jax
+            import numpy as np
+
+            W = np.random.rand(1024, 1024).astype(np.float32)
+
+            @jax.jit  # jaxlint: args=(f32[8, 1024],)
+            def predict(x):
+                return x @ W
+            """,
+            line=8,
+            message="`W` (float32[1024,1024], 4.0 MiB)",
+        ),
+        Invalid(
+            """
+            import jax
+            import numpy as np
+
+            TABLE = np.random.rand(512, 1024).astype(np.float32)
+
+            def body(c, _):
+                return c + TABLE.sum(), None
+
+            @jax.jit  # jaxlint: args=(f32[],)
+            def f(c):
+                return jax.lax.scan(body, c, None, length=4)[0]
+            """,
+            line=7,
+            message="`TABLE`",
+        ),
+    ]
+
+    def check(self, fa) -> None:
+        from jaxlint.dynamic import adapter
+        from jaxlint.dynamic.analysis import format_bytes
+
+        if fa.jaxpr is None:
+            return
+        limit = self.opts["max-bytes"]
+        seen: set[int] = set()
+        for var, value, level in adapter.constant_inputs(fa.jaxpr):
+            aval = adapter.aval_of(var)
+            size = adapter.nbytes(aval)
+            if size < limit or id(value) in seen:
+                continue
+            seen.add(id(value))
+            sites = fa.sites(fa.consumers(var, level.jaxpr))
+            site = sites[0] if sites else fa.def_site()
+            name = fa.name_of_value(value)
+            arr = adapter.const_array(value)
+            splat = bool(arr is not None and arr.size and (arr == arr.flat[0]).all())
+            what = f"captured array `{name}`" if name else "a captured constant"
+            msg = (f"{what} ({adapter.aval_str(aval)}, {format_bytes(size)}) is baked into the compiled "
+                   f"program as a constant; pass it as an argument")
+            if splat:
+                msg += " (it is a splat of one value, so it costs little)"
+            fa.report(
+                site, msg,
+                severity=Severity.INFO if splat else None,
+                related=[s.related("the constant is also used here") for s in sites[1:5]],
+                data={"bytes": size, "shape": list(adapter.shape_of(aval)), "dtype": adapter.dtype_name(aval),
+                      "name": name, "splat": splat},
+            )

@@ -33,10 +33,10 @@ class Cache:
             self.root.mkdir(parents=True, exist_ok=True)
             tag = self.root / "CACHEDIR.TAG"
             if not tag.exists():
-                _atomic_write(tag, TAG.encode())
+                atomic_write(tag, TAG.encode())
             gi = self.root / ".gitignore"
             if not gi.exists():
-                _atomic_write(gi, b"# Automatically created by jaxlint.\n*\n")
+                atomic_write(gi, b"# Automatically created by jaxlint.\n*\n")
         except OSError:
             self.root = None
         self._ready = True
@@ -61,16 +61,20 @@ class Cache:
         p = self._path(kind, key)
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
-            _atomic_write(p, json.dumps(value, separators=(",", ":")).encode())
+            atomic_write(p, json.dumps(value, separators=(",", ":")).encode())
         except OSError:
             pass
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Write ``data`` to a temp file beside ``path`` (with permission bits ``mode``,
+    if given) and move it into place, so readers see the old or the new file."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        if mode is not None:
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -8,14 +8,18 @@
 """
 from __future__ import annotations
 
+import functools
 import io
 import re
 import tokenize
 from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+from jaxlint.diagnostic import Diagnostic, Edit, Fix, Phase, Position
 
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"#\s*jaxlint\s*:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-_CODE = re.compile(r"[A-Z]+[0-9]+")
+_CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,8 @@ class NoqaComment:
     end_column: int  # 1-based column just past the noqa directive
     codes: tuple[str, ...] | None  # None: blanket noqa
     text: str  # the whole comment
+    comment_column: int = 0  # 1-based column of the comment's '#'
+    codes_column: int = 0  # 1-based column where the code list starts (0: blanket)
 
 
 @dataclass
@@ -69,7 +75,7 @@ def parse_suppressions(source: str) -> Suppressions:
             continue
         fm = _FILE_NOQA.search(text)
         if fm:
-            codes = tuple(_CODE.findall(fm.group("codes") or "")) or None
+            codes = tuple(c.upper() for c in _CODE.findall(fm.group("codes") or "")) or None
             sup.file_comments.append(NoqaComment(line, col + 1, col + 1 + fm.end(), codes, text))
             if codes is None:
                 sup.file_all = True
@@ -79,5 +85,96 @@ def parse_suppressions(source: str) -> Suppressions:
         m = _NOQA.search(text)
         if m:
             codes = tuple(c.upper() for c in _CODE.findall(m.group("codes") or "")) or None
-            sup.lines[line] = NoqaComment(line, col + 1 + m.start(), col + 1 + m.end(), codes, text)
+            codes_col = col + 1 + m.start("codes") if codes else 0
+            sup.lines[line] = NoqaComment(line, col + 1 + m.start(), col + 1 + m.end(), codes, text, col + 1, codes_col)
     return sup
+
+
+# ---------------------------------------------------------------- rewriting comments
+def set_codes_edit(c: NoqaComment, codes: Sequence[str], line_text: str) -> Edit:
+    """The edit that makes noqa comment ``c`` list exactly ``codes``, keeping the rest of
+    the comment (other tools' codes, trailing text) as it is. No codes removes the
+    directive, and with it the whitespace before it, or the whole line when the
+    comment stood alone on it."""
+    ln = c.line
+    if codes:
+        assert c.codes_column, "a blanket noqa has no code list to rewrite"
+        return Edit(Position(ln, c.codes_column), Position(ln, c.end_column), ", ".join(codes))
+    start, end = c.column - 1, c.end_column - 1  # 0-based, the directive
+    before, rest = line_text[:start], line_text[end:]
+    if rest.strip() and start == c.comment_column - 1:
+        # `# noqa: JAX101 -- why`: keep the explanation as a plain comment
+        skip = len(rest) - len(rest.lstrip())
+        return Edit(Position(ln, start + 1), Position(ln, end + skip + 1), "# ")
+    if not before.strip():
+        return Edit(Position(ln, 1), Position(ln + 1, 1), "")
+    cut = len(before.rstrip())
+    stop = len(line_text) if not rest.strip() else end
+    return Edit(Position(ln, cut + 1), Position(ln, stop + 1), "")
+
+
+def add_codes_edit(line: int, line_text: str, c: NoqaComment | None, codes: Sequence[str]) -> Edit | None:
+    """The edit that makes ``line`` suppress ``codes`` too: merged into its noqa comment
+    (no duplicates), or a new ``# noqa: …`` at the end of the line. None when the
+    line's comment already suppresses them all."""
+    if c is not None and c.codes is None:
+        return None
+    have = list(c.codes) if c is not None and c.codes else []
+    new = [x for x in sorted(set(codes)) if x not in have]
+    if not new:
+        return None
+    if c is not None:
+        return set_codes_edit(c, have + new, line_text)
+    content_end = len(line_text.rstrip()) + 1
+    return Edit(Position(line, content_end), Position(line, len(line_text) + 1), "  # noqa: " + ", ".join(new))
+
+
+# ------------------------------------------------------------ what the comments did
+@dataclass(frozen=True)
+class NoqaUsage:
+    """What the noqa comments of one checked file did, handed to rules that review
+    suppressions (``StaticRule.check_suppressions``) after every other rule ran."""
+
+    path: str
+    source: str
+    suppressions: Suppressions
+    #: line -> the codes its noqa comment suppressed in this run
+    used: Mapping[int, frozenset[str]]
+    #: codes of the rules that checked this file to completion
+    ran: frozenset[str]
+    #: every code jaxlint knows (all tiers)
+    known: frozenset[str]
+
+    @functools.cached_property
+    def _lines(self) -> list[str]:
+        return re.split(r"\r\n|\r|\n", self.source)
+
+    def line_text(self, line: int) -> str:
+        return self._lines[line - 1] if 1 <= line <= len(self._lines) else ""
+
+    def report(self, rule, c: NoqaComment, message: str, fix: Fix | None, signature: str) -> Diagnostic:
+        """A finding on noqa comment ``c`` from ``rule`` (a rule class)."""
+        start, end = Position(c.line, c.column), Position(c.line, c.end_column)
+        return Diagnostic(rule.code, rule.name, message, self.path, start, end, rule.severity, Phase.STATIC,
+                          fix, (), {}, signature, c.line)
+
+
+def lines_without_room(source: str) -> set[int] | None:
+    """Lines that cannot take a trailing comment: they end inside a string (or any
+    token that spans lines) or in a backslash continuation. None if the source does
+    not tokenize."""
+    bad: set[int] = set()
+    with_comment: set[int] = set()
+    skip = (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.COMMENT:
+                with_comment.add(tok.start[0])
+            elif tok.type not in skip and tok.end[0] > tok.start[0]:
+                bad.update(range(tok.start[0], tok.end[0]))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    for i, line in enumerate(re.split(r"\r\n|\r|\n", source), 1):
+        if line.rstrip().endswith("\\") and i not in with_comment:
+            bad.add(i)
+    return bad

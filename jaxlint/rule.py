@@ -62,6 +62,8 @@ class Valid:
     options: Mapping[str, Any] = field(default_factory=dict)
     #: Extra files (relative name -> source) written beside the example when it runs.
     files: Mapping[str, str] = field(default_factory=dict)
+    #: Other rules that run with the example (for rules about other rules' findings).
+    select: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,7 @@ class Invalid:
     expected_fix: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     files: Mapping[str, str] = field(default_factory=dict)
+    select: tuple[str, ...] = ()
 
 
 class Rule:
@@ -154,6 +157,11 @@ class StaticRule(Rule):
 
     def check(self, ctx: "StaticContext") -> Iterable[Any]:  # noqa: F821
         raise NotImplementedError
+
+    def check_suppressions(self, usage: "NoqaUsage") -> Iterable[Any]:  # noqa: F821
+        """Findings about the file's noqa comments, given what they suppressed once every
+        other rule ran (see ``jaxlint.noqa.NoqaUsage``). Only unused-noqa needs this."""
+        return ()
 
 
 def iter_rule_examples(rule: type[Rule]) -> Iterator[tuple[str, Valid | Invalid]]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -13,13 +14,14 @@ from jaxlint.cache import Cache, key_of
 from jaxlint.config import Settings, path_matches
 from jaxlint.diagnostic import Diagnostic
 from jaxlint.discovery import FileTask
-from jaxlint.noqa import Suppressions, parse_suppressions
-from jaxlint.registry import ignored_by, select_rules
+from jaxlint.noqa import NoqaUsage, Suppressions, parse_suppressions
+from jaxlint.registry import ignored_by, rules_by_code, select_rules
 from jaxlint.rule import Rule, StaticRule
-from jaxlint.static import check_bytes, check_text
+from jaxlint.static import SourceError, StaticResult, check_bytes, check_text, decode_source
 
 #: below this many files the pool costs more than it saves
 POOL_THRESHOLD = 12
+_NOQA_BYTES = re.compile(rb"(?i)noqa")
 
 
 @dataclass
@@ -82,16 +84,14 @@ def per_file_ignored(display: str, settings: Settings, path: Path | None = None)
 
 def apply_suppressions(
     diags: Iterable[Diagnostic], text: str | None, ignored: Sequence[str], sup: Suppressions | None = None
-) -> tuple[list[Diagnostic], int, Suppressions | None, set[int]]:
+) -> tuple[list[Diagnostic], int, Suppressions | None, dict[int, set[str]]]:
     """Drop findings hidden by per-file-ignores or noqa; return kept, count, the parsed
-    noqa comments and the lines whose noqa suppressed something."""
-    from jaxlint.registry import rules_by_code
-
+    noqa comments and, per line, the codes its noqa comment suppressed."""
     by_code = rules_by_code()
     if sup is None and text is not None:
         sup = parse_suppressions(text)
     kept: list[Diagnostic] = []
-    used: set[int] = set()
+    used: dict[int, set[str]] = {}
     dropped = 0
     for d in diags:
         rule = by_code.get(d.code)
@@ -102,11 +102,53 @@ def apply_suppressions(
             hit = sup.suppresses(d.code, d.noqa_line if d.noqa_line is not None else d.start.line)
             if hit:
                 if hit is not True:
-                    used.add(hit.line)
+                    used.setdefault(hit.line, set()).add(d.code)
                 dropped += 1
                 continue
         kept.append(d)
     return kept, dropped, sup, used
+
+
+def lint_static(display: str, rules: Sequence[StaticRule], ignored: Sequence[str] = (), *,
+                data: bytes | None = None, text: str | None = None,
+                module_name: str | None = None) -> tuple[StaticResult, list[Diagnostic], list]:
+    """The static phase for one file's bytes or text, suppressions applied, then the
+    rules that review suppressions. Returns the raw result, the kept findings and the
+    noqa comments that suppressed nothing (``FileOutcome.unused_noqa``)."""
+    if text is None:
+        assert data is not None
+        result = check_bytes(display, data, rules, module_name=module_name)
+    else:
+        result = check_text(display, text, rules, module_name=module_name)
+    src = text
+    if src is None and (result.diagnostics or _NOQA_BYTES.search(data or b"")):
+        assert data is not None
+        try:  # the same text the rules saw (coding cookie, BOM), so columns agree
+            src = decode_source(data)
+        except SourceError:
+            src = data.decode("utf-8", errors="replace")
+    kept, _, sup, used = apply_suppressions(result.diagnostics, src, ignored)
+    if sup is None:
+        return result, kept, []
+    # a file that did not parse ran no rule: nothing is known about its comments
+    if (sup.lines or sup.file_comments) and (result.model is not None or result.skipped):
+        failed = {code for code, _ in result.errors}
+        usage = NoqaUsage(display, src or "", sup, {k: frozenset(v) for k, v in used.items()},
+                          frozenset(r.code for r in rules if r.code not in failed), frozenset(rules_by_code()))
+        extra: list[Diagnostic] = []
+        for r in rules:
+            try:
+                extra.extend(r.check_suppressions(usage))
+            except Exception as e:  # like a failing check: report, keep the rest
+                result.errors.append((r.code, f"internal error: {type(e).__name__}: {e}"))
+        if extra:
+            more, _, _, used_more = apply_suppressions(extra, src, ignored, sup)
+            kept = sorted(kept + more, key=lambda d: d.sort_key)
+            for line, codes in used_more.items():
+                used.setdefault(line, set()).update(codes)
+    unused = [[line, c.column, c.end_column, list(c.codes) if c.codes else None]
+              for line, c in sup.lines.items() if line not in used]
+    return result, kept, unused
 
 
 def check_one(task: FileTask, cache_root: str | None, text: str | None = None) -> FileOutcome:
@@ -126,23 +168,9 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None) -
     if hit is not None:
         return FileOutcome(task.display, [Diagnostic.from_dict(d) for d in hit["d"]], hit["e"], hit["s"], True,
                            hit.get("u", []))
-    if text is None:
-        result = check_bytes(task.display, data, rules, module_name=_module_name(task))  # type: ignore[arg-type]
-    else:
-        result = check_text(task.display, text, rules, module_name=_module_name(task))  # type: ignore[arg-type]
-    src = None
-    if result.diagnostics or (text or b"noqa" in data):
-        try:
-            src = text if text is not None else data.decode("utf-8", errors="replace")
-        except Exception:  # pragma: no cover
-            src = None
     ignored = per_file_ignored(task.display, settings, task.path)
-    kept, _, sup, used = apply_suppressions(result.diagnostics, src, ignored)
-    unused = []
-    if sup is not None:
-        for line, c in sup.lines.items():
-            if line not in used:
-                unused.append([line, c.column, c.end_column, list(c.codes) if c.codes else None])
+    result, kept, unused = lint_static(task.display, rules, ignored, data=data, text=text,  # type: ignore[arg-type]
+                                       module_name=_module_name(task))
     errors = [f"{task.display}: rule {code} failed: {msg}" for code, msg in result.errors]
     out = FileOutcome(task.display, kept, errors, result.skipped, False, unused)
     if cache.enabled:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from jaxlint.rules.static.jax100_parse_error import ParseError
 from jaxlint.rules.static.jax101_captured_array import CapturedArray
 from jaxlint.rules.static.jax102_python_loop_in_jit import PythonLoopInJit
+from jaxlint.rules.static.jax190_unused_noqa import UnusedNoqa
 from jaxlint.rules.jaxpr.jax200_analysis_failed import AnalysisFailed
 from jaxlint.rules.jaxpr.jax201_large_constant import LargeConstant
 
@@ -16,6 +17,7 @@ RULES = [
     ParseError,
     CapturedArray,
     PythonLoopInJit,
+    UnusedNoqa,
     AnalysisFailed,
     LargeConstant,
 ]

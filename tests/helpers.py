@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from jaxlint.registry import rules_by_code
-from jaxlint.runner import apply_suppressions
-from jaxlint.static import check_text
+from jaxlint.runner import lint_static
 
 
 def lint_source(source: str, select: Iterable[str] | None = None, options: Mapping | None = None,
@@ -19,9 +18,8 @@ def lint_source(source: str, select: Iterable[str] | None = None, options: Mappi
     by_code = rules_by_code()
     codes = list(select) if select is not None else [c for c, r in by_code.items() if r.phase.value == "static"]
     rules = [by_code[c]((options or {}).get(c, {}) if options and c in options else {}) for c in codes]
-    res = check_text(path, source, rules)
+    res, kept, _ = lint_static(path, rules, text=source)
     assert not res.errors, res.errors
-    kept, *_ = apply_suppressions(res.diagnostics, source, ())
     return sorted(kept, key=lambda d: d.sort_key)
 
 

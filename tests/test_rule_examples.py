@@ -1,6 +1,8 @@
 """Every rule's VALID / INVALID examples are tests (and its docs)."""
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 from helpers import lint_source
@@ -19,7 +21,7 @@ def test_rule_example(rule, ident, example):
 
         diags = check_text("example.py", src, [rule()]).diagnostics
     else:
-        diags = lint_source(src, select=[rule.code], options={rule.code: dict(example.options)})
+        diags = _lint(rule, example, src)
     if isinstance(example, Invalid):
         assert diags, f"{ident}: expected a {rule.code} finding in:\n{src}"
         if example.line is not None:
@@ -29,5 +31,29 @@ def test_rule_example(rule, ident, example):
         if example.message is not None:
             assert example.message in diags[0].message, (ident, diags[0].message)
         assert all(d.code == rule.code for d in diags)
+        assert rule.fixable is not None or all(d.fix is None for d in diags), (
+            f"{ident}: {rule.code} attaches fixes but does not declare `fixable`")
+        if example.expected_fix is not None:
+            _assert_fix(rule, ident, example, src, diags)
     else:
         assert not diags, f"{ident}: expected no finding, got {[ (d.start.line, d.message) for d in diags]}"
+
+
+def _lint(rule, example, src):
+    return lint_source(src, select=[rule.code, *example.select], options={rule.code: dict(example.options)})
+
+
+def _assert_fix(rule, ident, example, src, diags):
+    """All of the rule's fixes (safe and unsafe), applied by the real fix engine pass
+    after pass as `--fix --unsafe-fixes` does, give exactly ``expected_fix``."""
+    from jaxlint.fixes import fix_until_stable
+
+    assert any(d.fix is not None for d in diags), f"{ident}: expected_fix given but {rule.code} attached no fix"
+
+    def relint(text):
+        return [d for d in _lint(rule, example, text) if d.code == rule.code]
+
+    out = fix_until_stable(src, diags, relint, unsafe=True)
+    expected = textwrap.dedent(example.expected_fix).lstrip("\n")
+    assert out.text == expected, f"{ident}: fixed text differs:\n{out.text}\n--- expected ---\n{expected}"
+    assert not out.rejected, f"{ident}: fixes that break the syntax: {out.rejected}"

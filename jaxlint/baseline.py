@@ -1,0 +1,159 @@
+"""Baseline files: adopt jaxlint in an existing codebase by recording today's findings
+and failing only on new ones.
+
+An entry is keyed by the file's path (posix, relative to the baseline file's
+directory), the rule code and the finding's line-independent
+:attr:`~jaxlint.diagnostic.Diagnostic.signature` (enclosing function + normalized
+source of the flagged expression), with a count of how many such findings there
+are. Line numbers are never part of the key, so edits elsewhere in a file do not
+turn baselined findings into new ones. The file is sorted JSON, one entry per
+finding kind, so that a change to it reads well in review.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from jaxlint.config import ConfigError
+from jaxlint.diagnostic import Diagnostic
+
+FORMAT_VERSION = 1
+
+Key = tuple[str, str, str]  # (path, code, signature)
+
+
+def key_path(display: str, base_dir: Path, cwd: Path) -> str:
+    """A checked file's path as the baseline spells it."""
+    p = Path(display)
+    absolute = p if p.is_absolute() else cwd / p
+    return Path(os.path.relpath(os.path.abspath(absolute), os.path.abspath(base_dir))).as_posix()
+
+
+class _Lines:
+    """Source lines read on demand, for findings that carry no signature."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = cwd
+        self._files: dict[str, list[str]] = {}
+
+    def get(self, display: str, line: int) -> str:
+        lines = self._files.get(display)
+        if lines is None:
+            try:
+                lines = (self.cwd / display).read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                lines = []
+            self._files[display] = lines
+        return lines[line - 1] if 1 <= line <= len(lines) else ""
+
+
+def _signature(d: Diagnostic, lines: _Lines) -> str:
+    if d.signature:
+        return d.signature
+    # no signature from the rule: the flagged line's text still survives moves
+    return "line:" + " ".join(lines.get(d.path, d.start.line).split())
+
+
+@dataclass
+class Baseline:
+    counts: dict[Key, int] = field(default_factory=dict)
+    #: code -> rule name, written beside each entry for the reader
+    names: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_findings(cls, diags: Iterable[Diagnostic], base_dir: Path, cwd: Path) -> "Baseline":
+        lines = _Lines(cwd)
+        b = cls()
+        for d in diags:
+            key = (key_path(d.path, base_dir, cwd), d.code, _signature(d, lines))
+            b.counts[key] = b.counts.get(key, 0) + 1
+            b.names[d.code] = d.name
+        return b
+
+    @classmethod
+    def load(cls, path: Path) -> "Baseline":
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"--baseline: no such file: {path} (create it with --write-baseline)") from None
+        except (OSError, ValueError) as e:
+            raise ConfigError(f"{path}: not a jaxlint baseline: {e}") from None
+        if not isinstance(data, dict) or data.get("version") != FORMAT_VERSION or not isinstance(
+                data.get("findings"), list):
+            raise ConfigError(f"{path}: not a jaxlint baseline (expected version {FORMAT_VERSION} with `findings`)")
+        b = cls()
+        for i, e in enumerate(data["findings"]):
+            ok = isinstance(e, dict) and all(isinstance(e.get(k), str) for k in ("path", "code", "signature"))
+            count = e.get("count", 1) if isinstance(e, dict) else None
+            if not ok or not isinstance(count, int) or isinstance(count, bool) or count < 1:
+                raise ConfigError(f"{path}: baseline entry {i} needs `path`, `code`, `signature` and a count >= 1")
+            key = (e["path"], e["code"], e["signature"])
+            b.counts[key] = b.counts.get(key, 0) + count
+            if isinstance(e.get("name"), str):
+                b.names[e["code"]] = e["name"]
+        return b
+
+    def dumps(self) -> str:
+        findings = [
+            {"path": p, "code": c, "name": self.names.get(c, ""), "signature": s, "count": n}
+            for (p, c, s), n in sorted(self.counts.items())
+            if n > 0
+        ]
+        return json.dumps({"version": FORMAT_VERSION, "findings": findings}, indent=2, ensure_ascii=False) + "\n"
+
+    def write(self, path: Path) -> None:
+        from jaxlint.fixes import atomic_write
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, self.dumps().encode("utf-8"))
+
+    def without(self, stale: Mapping[Key, int]) -> "Baseline":
+        counts = {k: n - stale.get(k, 0) for k, n in self.counts.items()}
+        return Baseline({k: n for k, n in counts.items() if n > 0}, dict(self.names))
+
+
+@dataclass
+class Comparison:
+    #: findings beyond what the baseline allows (these fail the gate)
+    new: list[Diagnostic]
+    #: findings the baseline covers
+    matched: int
+    #: baselined occurrences no longer found: key -> how many
+    stale: dict[Key, int]
+
+
+def compare(baseline: Baseline, diags: Iterable[Diagnostic], base_dir: Path, cwd: Path,
+            judged: Mapping[str, frozenset[str]]) -> Comparison:
+    """Split ``diags`` into new and baselined findings.
+
+    ``judged`` maps the baseline path of every file this run checked completely to
+    the codes that ran on it: a baselined finding is stale only when its rule ran on
+    its file and did not find it again, or when the file is gone. Entries for files
+    outside this run are left alone (a pre-commit run sees a few files).
+    """
+    lines = _Lines(cwd)
+    groups: dict[Key, list[Diagnostic]] = {}
+    for d in sorted(diags, key=lambda d: d.sort_key):
+        key = (key_path(d.path, base_dir, cwd), d.code, _signature(d, lines))
+        groups.setdefault(key, []).append(d)
+    new: list[Diagnostic] = []
+    matched = 0
+    for key, found in groups.items():
+        allowed = baseline.counts.get(key, 0)
+        # with more findings than recorded, the later ones in the file are the new ones
+        matched += min(allowed, len(found))
+        new.extend(found[allowed:])
+    stale: dict[Key, int] = {}
+    for key, allowed in baseline.counts.items():
+        path, code, _ = key
+        missing = allowed - len(groups.get(key, ()))
+        if missing <= 0:
+            continue
+        if code in judged.get(path, ()) or not (base_dir / path).exists():
+            stale[key] = missing
+    new.sort(key=lambda d: d.sort_key)
+    return Comparison(new, matched, stale)
+

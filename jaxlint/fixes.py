@@ -1,0 +1,275 @@
+"""Applying fixes: the edits rules attach to their findings.
+
+One pass takes the fixes that apply (safe ones, and unsafe ones when asked), sorted
+by position, and keeps each whose edits overlap no edit already kept; the others
+wait for the next pass. Passes repeat, each on a fresh check of the new text, until
+nothing more applies or :data:`MAX_ITERATIONS` is reached (ruff's approach: a fix
+skipped for overlapping another is usually still wanted once the other has landed).
+
+Nothing here writes a file that does not parse: a pass whose result fails
+``ast.parse`` is redone fix by fix, dropping each fix that breaks the syntax.
+Writes are atomic (temp file + ``os.replace``), keep the file's permissions,
+encoding, byte-order mark and line endings, and go through symlinks to their target.
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import io
+import os
+import re
+import tokenize
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Position
+
+#: passes over one file before giving up (a fix that keeps re-creating work)
+MAX_ITERATIONS = 10
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def applies(d: Diagnostic, unsafe: bool) -> bool:
+    return d.fix is not None and (unsafe or d.fix.applicability is Applicability.SAFE)
+
+
+def parses(text: str) -> bool:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escapes etc. are not our business
+        try:
+            ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+    return True
+
+
+class _Offsets:
+    """1-based (line, character column) -> offset into the text, with ast's notion
+    of lines (``\\n``, ``\\r\\n`` and ``\\r`` end a line)."""
+
+    def __init__(self, text: str) -> None:
+        self.size = len(text)
+        self.starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+
+    def __call__(self, p: Position) -> int:
+        if p.line < 1:
+            return 0
+        if p.line > len(self.starts):
+            return self.size
+        start = self.starts[p.line - 1]
+        limit = self.starts[p.line] if p.line < len(self.starts) else self.size
+        return min(start + max(p.column, 1) - 1, limit)
+
+
+def _newline_of(text: str) -> str:
+    m = _NEWLINE.search(text)
+    return m.group() if m else "\n"
+
+
+def _spans(text: str, fix_edits: Sequence[Edit], offsets: _Offsets) -> list[tuple[int, int, str]] | None:
+    """A fix's edits as sorted (start, end, content) offsets; None if they overlap each other."""
+    nl = _newline_of(text)
+    spans = []
+    for e in fix_edits:
+        a, b = offsets(e.start), offsets(e.end)
+        if b < a:
+            return None
+        content = e.content if nl == "\n" else _NEWLINE.sub(nl, e.content)
+        spans.append((a, b, content))
+    spans.sort(key=lambda s: (s[0], s[1]))
+    for (a1, b1, _), (a2, b2, _) in zip(spans, spans[1:]):
+        if _overlap(a1, b1, a2, b2):
+            return None
+    return spans
+
+
+def _overlap(a1: int, b1: int, a2: int, b2: int) -> bool:
+    # two insertions at one point overlap too: their order would be a guess
+    return (a1 < b2 and a2 < b1) or (a1 == a2 and (a1 == b1 or a2 == b2))
+
+
+def _splice(text: str, spans: Iterable[tuple[int, int, str]]) -> str:
+    out = []
+    pos = 0
+    for a, b, content in sorted(spans, key=lambda s: (s[0], s[1])):
+        out.append(text[pos:a])
+        out.append(content)
+        pos = b
+    out.append(text[pos:])
+    return "".join(out)
+
+
+@dataclass
+class PassResult:
+    text: str
+    applied: list[Diagnostic] = field(default_factory=list)
+    #: fixes dropped because the file would no longer parse
+    rejected: list[Diagnostic] = field(default_factory=list)
+
+
+def apply_once(text: str, diagnostics: Iterable[Diagnostic], unsafe: bool = False) -> PassResult:
+    """One pass: apply the non-overlapping fixes of ``diagnostics`` to ``text``."""
+    offsets = _Offsets(text)
+    chosen: list[tuple[Diagnostic, list[tuple[int, int, str]]]] = []
+    taken: list[tuple[int, int]] = []
+    candidates = [d for d in diagnostics if applies(d, unsafe)]
+    candidates.sort(key=lambda d: (min(e.start for e in d.fix.edits) if d.fix.edits else d.start, d.code))
+    for d in candidates:
+        spans = _spans(text, d.fix.edits, offsets)  # type: ignore[union-attr]
+        if not spans or any(_overlap(a, b, x, y) for a, b, _ in spans for x, y in taken):
+            continue
+        chosen.append((d, spans))
+        taken.extend((a, b) for a, b, _ in spans)
+    if not chosen:
+        return PassResult(text)
+    new = _splice(text, (s for _, spans in chosen for s in spans))
+    if new == text:
+        return PassResult(text)
+    if parses(new) or not parses(text):
+        return PassResult(new, [d for d, _ in chosen])
+    # some fix breaks the syntax: keep the fixes one at a time while the text parses
+    kept: list[tuple[Diagnostic, list[tuple[int, int, str]]]] = []
+    rejected = []
+    for item in chosen:
+        trial = _splice(text, (s for _, spans in kept + [item] for s in spans))
+        if parses(trial):
+            kept.append(item)
+        else:
+            rejected.append(item[0])
+    new = _splice(text, (s for _, spans in kept for s in spans))
+    return PassResult(new, [d for d, _ in kept], rejected)
+
+
+@dataclass
+class FixOutcome:
+    text: str
+    applied: list[Diagnostic]
+    #: the findings of the last check (positions in ``text``)
+    remaining: list[Diagnostic]
+    rejected: list[Diagnostic]
+    converged: bool = True
+
+
+def fix_until_stable(text: str, diagnostics: Sequence[Diagnostic], lint: Callable[[str], list[Diagnostic]],
+                     unsafe: bool = False, max_iterations: int = MAX_ITERATIONS) -> FixOutcome:
+    """Apply fixes pass after pass. ``diagnostics`` are the findings on ``text``;
+    ``lint(text)`` checks a new text (the same rules and suppressions)."""
+    applied: list[Diagnostic] = []
+    rejected: list[Diagnostic] = []
+    seen = {text}
+    current = list(diagnostics)
+    for _ in range(max_iterations):
+        step = apply_once(text, current, unsafe)
+        rejected.extend(step.rejected)
+        if not step.applied:
+            return FixOutcome(text, applied, current, rejected)
+        applied.extend(step.applied)
+        text = step.text
+        current = lint(text)
+        if text in seen:  # fixes that undo each other
+            break
+        seen.add(text)
+    return FixOutcome(text, applied, current, rejected, converged=not any(applies(d, unsafe) for d in current))
+
+
+# ------------------------------------------------------------------------- files
+@dataclass(frozen=True)
+class SourceFile:
+    """A file's text plus what it takes to write it back byte-faithfully."""
+
+    path: Path
+    text: str
+    encoding: str
+    bom: bool
+
+
+def read_source(path: Path) -> SourceFile:
+    """Read a Python file as the static phase decodes it (PEP 263 cookie, BOM)."""
+    from jaxlint.static import decode_source
+
+    data = path.read_bytes()
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    bom = data.startswith(b"\xef\xbb\xbf")
+    return SourceFile(path, decode_source(data), "utf-8" if encoding == "utf-8-sig" else encoding, bom)
+
+
+def write_source(src: SourceFile, text: str) -> None:
+    """Atomically replace the file's content with ``text`` in its own encoding."""
+    data = text.encode(src.encoding)
+    if src.bom:
+        data = b"\xef\xbb\xbf" + data
+    atomic_write(src.path, data)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace a file atomically, keeping its permissions; through a symlink, the
+    file it points to is replaced, not the link."""
+    from jaxlint.cache import atomic_write as write
+
+    target = Path(os.path.realpath(path))
+    try:
+        mode: int | None = target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = None
+    write(target, data, mode)
+
+
+def unified_diff(display: str, before: str, after: str) -> str:
+    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
+                                 fromfile=f"a/{display}", tofile=f"b/{display}")
+    out = []
+    for line in lines:
+        out.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def apply_edits(text: str, edits: Sequence[Edit]) -> str:
+    """Apply independent edits (positions in ``text``); ValueError if two overlap."""
+    spans = _spans(text, edits, _Offsets(text))
+    if spans is None:
+        raise ValueError("overlapping edits")
+    return _splice(text, spans)
+
+
+@dataclass
+class NoqaResult:
+    text: str
+    #: lines that got a new or extended noqa comment
+    added: list[int]
+    #: lines that could not take one (inside a string, after a backslash)
+    skipped: list[int]
+
+
+def add_noqa_text(text: str, wanted: dict[int, set[str]]) -> NoqaResult:
+    """Make each line in ``wanted`` suppress its codes, merging into the line's noqa
+    comment. The result parses whenever ``text`` did, and suppresses every code it
+    was asked to (or the line is reported in ``skipped``)."""
+    from jaxlint.noqa import add_codes_edit, lines_without_room, parse_suppressions
+
+    no_room = lines_without_room(text)
+    if no_room is None:
+        return NoqaResult(text, [], sorted(wanted))
+    sup = parse_suppressions(text)
+    lines = _NEWLINE.split(text)
+    edits: list[Edit] = []
+    added, skipped = [], []
+    for line, codes in sorted(wanted.items()):
+        if line in no_room or not 1 <= line <= len(lines):
+            skipped.append(line)
+            continue
+        edit = add_codes_edit(line, lines[line - 1], sup.lines.get(line), codes)
+        if edit is not None:
+            edits.append(edit)
+            added.append(line)
+    if not edits:
+        return NoqaResult(text, [], skipped)
+    new = apply_edits(text, edits)
+    check = parse_suppressions(new)
+    ok = (parses(new) or not parses(text)) and all(
+        check.suppresses(code, line) for line in added for code in wanted[line])
+    if not ok:  # never leave a file worse than it was
+        return NoqaResult(text, [], sorted(wanted))
+    return NoqaResult(new, added, skipped)

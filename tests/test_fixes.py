@@ -1,0 +1,260 @@
+"""Applying fixes: the engine on real text, and `--fix` / `--unsafe-fixes` / `--diff` /
+`--show-fixes` / `--add-noqa` through the real CLI on real files."""
+from __future__ import annotations
+
+import os
+import stat
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from helpers import lint_source, run_cli
+from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
+from jaxlint.fixes import add_noqa_text, apply_once, fix_until_stable, parses
+from jaxlint.registry import all_rules
+from jaxlint.rule import Invalid, example_source
+
+
+def _finding(line, col, end_line, end_col, content, code="JAX999", safe=True) -> Diagnostic:
+    edit = Edit(Position(line, col), Position(end_line, end_col), content)
+    fix = Fix("test edit", (edit,), Applicability.SAFE if safe else Applicability.UNSAFE)
+    return Diagnostic(code, "test", "m", "t.py", Position(line, col), Position(end_line, end_col), fix=fix)
+
+
+# ---------------------------------------------------------------------------- engine
+def test_edits_use_one_based_lines_and_character_columns():
+    text = "s = 'é'; x = 1\ny = 2\n"
+    out = apply_once(text, [_finding(1, 10, 1, 11, "z")])  # `x` is the 10th character, not byte
+    assert out.text == "s = 'é'; z = 1\ny = 2\n"
+
+
+def test_only_safe_fixes_apply_unless_unsafe_is_asked_for():
+    text = "a = 1\nb = 2\n"
+    diags = [_finding(1, 1, 1, 2, "A"), _finding(2, 1, 2, 2, "B", safe=False)]
+    assert apply_once(text, diags).text == "A = 1\nb = 2\n"
+    assert apply_once(text, diags, unsafe=True).text == "A = 1\nB = 2\n"
+
+
+def test_overlapping_fix_is_skipped_in_a_pass_and_applied_on_the_next():
+    text = "value = 1\n"
+    first = _finding(1, 1, 1, 6, "total")  # value -> total
+    second = _finding(1, 3, 1, 10, "x = 2")  # overlaps the first
+
+    def relint(new_text):
+        # the second finding, found again on the new text
+        return [_finding(1, 1, 1, 10, "x = 2")] if new_text == "total = 1\n" else []
+
+    step = apply_once(text, [first, second])
+    assert step.text == "total = 1\n" and step.applied == [first]
+    out = fix_until_stable(text, [first, second], relint)
+    assert out.text == "x = 2\n" and len(out.applied) == 2 and out.converged
+
+
+def test_two_insertions_at_one_point_do_not_both_apply_in_one_pass():
+    text = "x = 1\n"
+    out = apply_once(text, [_finding(1, 1, 1, 1, "a"), _finding(1, 1, 1, 1, "b")])
+    assert out.text == "ax = 1\n"
+
+
+def test_a_fix_that_breaks_the_syntax_is_rejected_and_the_others_still_apply():
+    text = "def f():\n    return 1\nx = 2\n"
+    breaking = _finding(1, 1, 1, 4, "dfe")  # `dfe f():` is not Python
+    fine = _finding(3, 1, 3, 2, "y")
+    out = apply_once(text, [breaking, fine])
+    assert out.text == "def f():\n    return 1\ny = 2\n"
+    assert out.rejected == [breaking] and out.applied == [fine]
+    assert parses(out.text)
+
+
+def test_inserted_newlines_follow_the_file_line_endings():
+    text = "a = 1\r\nb = 2\r\n"
+    out = apply_once(text, [_finding(1, 6, 1, 6, "\nc = 3")])
+    assert out.text == "a = 1\r\nc = 3\r\nb = 2\r\n"
+
+
+def test_fixes_that_undo_each_other_stop_instead_of_looping():
+    text = "a = 1\n"
+
+    def flip(t):
+        return [_finding(1, 1, 1, 2, "b" if t.startswith("a") else "a")]
+
+    out = fix_until_stable(text, flip(text), flip, max_iterations=50)
+    assert out.text in ("a = 1\n", "b = 1\n") and len(out.applied) <= 3 and not out.converged
+
+
+# ---------------------------------------------------------------------------- the CLI
+UNUSED = textwrap.dedent(
+    """
+    import jax
+    import numpy as np
+    W = np.ones((1024, 1024))
+
+    @jax.jit
+    def f(x):
+        y = x + 1  # noqa: E501, JAX101
+        return x @ W + y  # noqa: JAX101, JAX102
+    """
+).lstrip()
+UNUSED_FIXED = UNUSED.replace("# noqa: E501, JAX101", "# noqa: E501").replace("JAX101, JAX102", "JAX101")
+
+
+@pytest.fixture
+def proj(tmp_path):
+    (tmp_path / "m.py").write_text(UNUSED)
+    return tmp_path
+
+
+def _check(proj, *args):
+    return run_cli("check", "--no-cache", "--extend-select", "JAX190", *args, cwd=proj)
+
+
+def test_check_without_fix_never_touches_a_file(proj):
+    before = (proj / "m.py").stat()
+    r = _check(proj, "m.py")
+    assert r.returncode == 1 and r.stdout.count("JAX190 [*]") == 2
+    after = (proj / "m.py").stat()
+    assert (proj / "m.py").read_text() == UNUSED and after.st_mtime_ns == before.st_mtime_ns
+
+
+def test_fix_applies_safe_fixes_and_reports_what_remains(proj):
+    (proj / "loop.py").write_text("import jax\n\n@jax.jit\ndef g(x):\n    for i in range(500):\n        x = x + i\n"
+                                  "    return x\n")
+    r = _check(proj, "--fix", ".")
+    assert (proj / "m.py").read_text() == UNUSED_FIXED
+    assert r.returncode == 1, r.stdout + r.stderr  # the unfixable loop remains
+    assert "loop.py:5:5: JAX102" in r.stdout and "JAX190" not in r.stdout.replace("Fixed", "")
+    assert "Fixed 2 findings." in r.stdout
+    again = _check(proj, "m.py")
+    assert again.returncode == 0, again.stdout
+
+
+def test_show_fixes_lists_applied_fixes_per_file_and_rule(proj):
+    r = _check(proj, "--fix", "--show-fixes", "m.py")
+    assert r.returncode == 0
+    assert "Fixed 2 findings:" in r.stdout and "- m.py:" in r.stdout and "2 × JAX190 (unused-noqa)" in r.stdout
+
+
+def test_diff_prints_a_unified_diff_writes_nothing_and_exits_1(proj):
+    r = _check(proj, "--diff", "m.py")
+    assert r.returncode == 1
+    assert "--- a/m.py\n+++ b/m.py\n" in r.stdout
+    assert "\n-    y = x + 1  # noqa: E501, JAX101\n" in r.stdout and "\n+    y = x + 1  # noqa: E501\n" in r.stdout
+    assert (proj / "m.py").read_text() == UNUSED
+    assert "Would fix 2 findings." in r.stderr
+
+
+def test_diff_with_nothing_to_fix_exits_0(proj):
+    (proj / "m.py").write_text(UNUSED_FIXED)
+    r = _check(proj, "--diff", "m.py")
+    assert r.returncode == 0 and r.stdout == ""
+
+
+def test_fix_keeps_permissions_encoding_bom_and_line_endings(proj):
+    body = UNUSED.replace("import jax\n", "import jax\nNAME = 'café'\n", 1)
+    crlf = proj / "crlf.py"
+    crlf.write_bytes(b"\xef\xbb\xbf" + body.replace("\n", "\r\n").encode("utf-8"))
+    latin = proj / "latin.py"
+    latin.write_bytes(("# -*- coding: latin-1 -*-\n" + body).encode("latin-1"))
+    os.chmod(crlf, 0o754)
+    r = _check(proj, "--fix", "crlf.py", "latin.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    fixed = UNUSED_FIXED.replace("import jax\n", "import jax\nNAME = 'café'\n", 1)
+    assert crlf.read_bytes() == b"\xef\xbb\xbf" + fixed.replace("\n", "\r\n").encode("utf-8")
+    assert latin.read_bytes() == ("# -*- coding: latin-1 -*-\n" + fixed).encode("latin-1")
+    assert stat.S_IMODE(crlf.stat().st_mode) == 0o754
+    assert sorted(p.name for p in proj.iterdir()) == ["crlf.py", "latin.py", "m.py"], "no temp file left"
+
+
+def test_fix_through_a_symlink_writes_the_target_and_keeps_the_link(proj):
+    real = proj / "real"
+    real.mkdir()
+    (proj / "m.py").rename(real / "m.py")
+    (proj / "link.py").symlink_to(real / "m.py")
+    r = _check(proj, "--fix", "link.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (proj / "link.py").is_symlink()
+    assert (real / "m.py").read_text() == UNUSED_FIXED
+
+
+def test_fix_is_refused_for_stdin(proj):
+    r = run_cli("check", "--fix", "-", cwd=proj, input=UNUSED)
+    assert r.returncode == 2 and "--fix" in r.stderr and "stdin" in r.stderr
+
+
+def _unsafe_example():
+    for rule in all_rules():
+        if rule.phase.value != "static" or rule.fixable is not Applicability.UNSAFE:
+            continue
+        for ex in rule.INVALID:
+            if ex.expected_fix is not None and not ex.options and not ex.select:
+                return rule, ex
+    return None, None
+
+
+def test_unsafe_fixes_apply_only_with_unsafe_fixes(tmp_path):
+    rule, ex = _unsafe_example()
+    if rule is None:
+        pytest.skip("no registered rule has an unsafe fix with an expected_fix example")
+    src = example_source(ex)
+    (tmp_path / "u.py").write_text(src)
+    r = run_cli("check", "--no-cache", "--select", rule.code, "--fix", "u.py", cwd=tmp_path)
+    assert r.returncode == 1 and (tmp_path / "u.py").read_text() == src
+    assert "fixable with `--fix --unsafe-fixes`" in r.stdout
+    r = run_cli("check", "--no-cache", "--select", rule.code, "--fix", "--unsafe-fixes", "u.py", cwd=tmp_path)
+    assert (tmp_path / "u.py").read_text() == textwrap.dedent(ex.expected_fix).lstrip("\n"), r.stdout + r.stderr
+    assert r.returncode == (1 if lint_source((tmp_path / "u.py").read_text(), select=[rule.code]) else 0)
+
+
+# --------------------------------------------------------------------------- add-noqa
+CAPTURE_AND_LOOP = textwrap.dedent(
+    """
+    import jax
+    import numpy as np
+    W = np.ones((1024, 1024))
+
+    @jax.jit
+    def f(x):
+        return x @ W  # the weights  # noqa: E501
+
+    @jax.jit
+    def g(x):
+        for i in range(500):
+            x = x + i
+        return x
+    """
+).lstrip()
+
+
+def test_add_noqa_merges_into_existing_comments_and_then_the_check_passes(tmp_path):
+    (tmp_path / "a.py").write_text(CAPTURE_AND_LOOP)
+    r = run_cli("check", "--no-cache", "--add-noqa", "a.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "Added 2 noqa directives." in r.stderr
+    text = (tmp_path / "a.py").read_text()
+    assert "return x @ W  # the weights  # noqa: E501, JAX101\n" in text
+    assert "for i in range(500):  # noqa: JAX102\n" in text
+    assert run_cli("check", "--no-cache", "--extend-select", "JAX190", "a.py", cwd=tmp_path).returncode == 0
+    again = run_cli("check", "--no-cache", "--add-noqa", "a.py", cwd=tmp_path)
+    assert "Added 0 noqa directives." in again.stderr and (tmp_path / "a.py").read_text() == text
+
+
+def test_add_noqa_never_duplicates_a_code_and_keeps_order():
+    text = "x = 1  # noqa: E501,JAX102\n"
+    out = add_noqa_text(text, {1: {"JAX102", "JAX101"}})
+    assert out.text == "x = 1  # noqa: E501, JAX102, JAX101\n" and out.added == [1]
+
+
+def test_add_noqa_skips_lines_that_end_inside_a_string_or_continuation():
+    text = 'x = f("""a\nb""")\ny = 1 + \\\n    2\nz = 3\n'
+    out = add_noqa_text(text, {1: {"JAX101"}, 3: {"JAX101"}, 5: {"JAX101"}})
+    assert out.skipped == [1, 3] and out.added == [5]
+    assert out.text == 'x = f("""a\nb""")\ny = 1 + \\\n    2\nz = 3  # noqa: JAX101\n'
+
+
+def test_add_noqa_leaves_a_file_with_a_syntax_error_alone(tmp_path):
+    bad = "import jax\ndef f(x:\n    return x\n"
+    (tmp_path / "bad.py").write_text(bad)
+    r = run_cli("check", "--no-cache", "--add-noqa", "bad.py", cwd=tmp_path)
+    assert r.returncode == 0 and (tmp_path / "bad.py").read_text() == bad
+    assert "does not parse" in r.stderr

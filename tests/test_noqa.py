@@ -1,0 +1,166 @@
+"""`# noqa` comments: the grammar, rewriting them, and unused-noqa (JAX190) through
+the real static phase and the real CLI (cache included)."""
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from helpers import lint_source, run_cli
+from jaxlint.fixes import apply_edits
+from jaxlint.noqa import add_codes_edit, parse_suppressions, set_codes_edit
+
+CAPTURE = textwrap.dedent(
+    """
+    import jax
+    import numpy as np
+    W = np.ones((1024, 1024))
+
+    @jax.jit
+    def f(x):
+        return x @ W{comment}
+    """
+).lstrip()
+
+
+def _jax190(src: str, *others: str):
+    return [d for d in lint_source(src, select=["JAX190", *others]) if d.code == "JAX190"]
+
+
+# ---------------------------------------------------------------------------- grammar
+def test_noqa_codes_are_read_with_commas_or_spaces_and_any_case():
+    sup = parse_suppressions("a = 1  # noqa: JAX101 jax102,E501\nb = 2  # NOQA\n")
+    assert sup.lines[1].codes == ("JAX101", "JAX102", "E501")
+    assert sup.lines[2].codes is None
+
+
+def test_noqa_in_a_string_is_not_a_comment():
+    sup = parse_suppressions('s = "# noqa: JAX101"\n')
+    assert not sup.lines
+
+
+def test_noqa_columns_point_at_the_directive_and_its_codes():
+    line = "x = 1  # type: int  # noqa: JAX101"
+    c = parse_suppressions(line + "\n").lines[1]
+    assert line[c.column - 1:c.end_column - 1] == "# noqa: JAX101"
+    assert line[c.codes_column - 1:] == "JAX101" and line[c.comment_column - 1] == "#" and c.comment_column == 8
+
+
+def test_file_level_noqa_applies_to_every_line():
+    sup = parse_suppressions("# jaxlint: noqa: JAX101\nx = 1\n")
+    assert sup.suppresses("JAX101", 2) is True and not sup.suppresses("JAX102", 2)
+
+
+# ------------------------------------------------------------------------- rewriting
+@pytest.mark.parametrize("line,keep,expected", [
+    ("x = 1  # noqa: E501, JAX101", ["E501"], "x = 1  # noqa: E501"),
+    ("x = 1  # noqa: JAX101", [], "x = 1"),
+    ("x = 1  # type: ignore  # noqa: JAX101", [], "x = 1  # type: ignore"),
+    ("x = 1  # noqa: JAX101 -- see issue 4", [], "x = 1  # -- see issue 4"),
+    ("x = 1  # NOQA:JAX101,JAX102", ["JAX102"], "x = 1  # NOQA:JAX102"),
+])
+def test_removing_codes_keeps_the_rest_of_the_comment(line, keep, expected):
+    c = parse_suppressions(line + "\n").lines[1]
+    assert apply_edits(line + "\n", [set_codes_edit(c, keep, line)]) == expected + "\n"
+
+
+def test_removing_the_only_code_of_a_comment_alone_on_its_line_removes_the_line():
+    text = "x = 1\n    # noqa: JAX101\ny = 2\n"
+    c = parse_suppressions(text).lines[2]
+    assert apply_edits(text, [set_codes_edit(c, [], "    # noqa: JAX101")]) == "x = 1\ny = 2\n"
+
+
+def test_adding_a_code_to_a_blanket_noqa_changes_nothing():
+    c = parse_suppressions("x = 1  # noqa\n").lines[1]
+    assert add_codes_edit(1, "x = 1  # noqa", c, ["JAX101"]) is None
+
+
+# ------------------------------------------------------------------------ unused-noqa
+def test_unused_noqa_is_off_by_default():
+    from jaxlint.registry import select_rules
+
+    assert "JAX190" not in [r.code for r in select_rules(None, [], [])]
+    assert "JAX190" in [r.code for r in select_rules(["ALL"], [], [])]
+
+
+def test_used_noqa_is_not_reported():
+    assert not _jax190(CAPTURE.format(comment="  # noqa: JAX101"), "JAX101")
+
+
+def test_unused_code_is_reported_at_the_directive_with_a_safe_fix():
+    src = CAPTURE.format(comment="  # noqa: JAX101, JAX102")
+    [d] = _jax190(src, "JAX101", "JAX102")
+    assert "unused: `JAX102`" in d.message and d.start.line == 7
+    assert d.fix is not None and d.fix.applicability.value == "safe"
+    assert apply_edits(src, d.fix.edits) == CAPTURE.format(comment="  # noqa: JAX101")
+
+
+def test_noqa_for_a_rule_that_did_not_run_is_not_reported():
+    assert not _jax190("import jax\nx = 1  # noqa: JAX101\n")
+
+
+def test_trace_tier_codes_are_never_reported_by_the_static_phase():
+    from jaxlint.registry import all_rules
+
+    trace = [r.code for r in all_rules() if r.phase.value != "static"]
+    if not trace:
+        pytest.skip("no trace or compile tier rule registered")
+    assert not _jax190(f"import jax\nx = 1  # noqa: {trace[0]}\n", "JAX101")
+
+
+def test_unknown_jaxlint_code_is_reported_as_unknown_and_other_tools_codes_are_not():
+    src = "import jax\nx = 1  # noqa: JAX999, E501, RUF100\ny = 2  # noqa\n"
+    [d] = _jax190(src)
+    assert "unknown: `JAX999`" in d.message and "E501" not in d.message
+    assert apply_edits(src, d.fix.edits) == "import jax\nx = 1  # noqa: E501, RUF100\ny = 2  # noqa\n"
+
+
+def test_lower_case_codes_are_codes_not_a_blanket_noqa():
+    src = CAPTURE.format(comment="  # noqa: jax102")
+    assert [d.code for d in lint_source(src, select=["JAX101"])] == ["JAX101"]
+
+
+def test_noqa_made_redundant_by_a_file_level_noqa_is_unused():
+    src = "# jaxlint: noqa: JAX101\n" + CAPTURE.format(comment="  # noqa: JAX101")
+    [d] = _jax190(src, "JAX101")
+    assert d.start.line == 8
+
+
+def test_unused_noqa_can_itself_be_suppressed():
+    assert not _jax190("import jax\nx = 1  # noqa: JAX101, JAX190\n", "JAX101")
+
+
+def test_a_file_that_does_not_parse_gets_no_unused_noqa_findings():
+    assert not _jax190("import jax\nx = 1  # noqa: JAX101\ndef f(:\n", "JAX101")
+
+
+def test_file_without_jax_is_still_reviewed():
+    # the prefilter skips the rules (nothing can fire), which makes every noqa unused
+    [d] = _jax190("x = 1  # noqa: JAX101\n", "JAX101")
+    assert "unused: `JAX101`" in d.message
+
+
+def test_unused_noqa_through_the_cli_with_the_cache(tmp_path):
+    (tmp_path / "m.py").write_text(CAPTURE.format(comment="  # noqa: JAX101, JAX102"))
+    args = ("check", "--extend-select", "JAX190", "--output-format", "json", "m.py")
+    first = run_cli(*args, cwd=tmp_path)
+    second = run_cli(*args, cwd=tmp_path)
+    assert first.returncode == second.returncode == 1
+    assert first.stdout == second.stdout
+    [item] = json.loads(second.stdout)
+    assert item["code"] == "JAX190" and item["fix"]["applicability"] == "safe"
+    assert any((tmp_path / ".jaxlint_cache").rglob("*.json")), "the second run read the cache"
+    # without JAX190 selected the same cache directory gives no finding
+    assert run_cli("check", "m.py", cwd=tmp_path).returncode == 0
+    fixed = run_cli("check", "--extend-select", "JAX190", "--fix", "m.py", cwd=tmp_path)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert (tmp_path / "m.py").read_text() == CAPTURE.format(comment="  # noqa: JAX101")
+
+
+def test_per_file_ignore_of_unused_noqa_silences_it(tmp_path):
+    (tmp_path / "m.py").write_text("import jax\nx = 1  # noqa: JAX999\n")
+    (tmp_path / "jaxlint.toml").write_text('extend-select = ["JAX190"]\n[per-file-ignores]\n"m.py" = ["JAX190"]\n')
+    assert run_cli("check", "--no-cache", "m.py", cwd=tmp_path).returncode == 0
+    (tmp_path / "jaxlint.toml").write_text('extend-select = ["JAX190"]\n')
+    assert run_cli("check", "--no-cache", "m.py", cwd=tmp_path).returncode == 1

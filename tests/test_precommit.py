@@ -1,0 +1,207 @@
+"""The pre-commit hooks, run by the real ``pre-commit try-repo`` against a copy of this
+checkout. The first test builds the hook's virtualenv (``pip install .``, which needs
+the package index); the rest reuse it through a shared ``PRE_COMMIT_HOME``."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+try:
+    import pre_commit  # noqa: F401
+except ImportError:  # pragma: no cover - the test extra installs it
+    pytest.skip("pre-commit is not installed (pip install 'jaxlint[test]')", allow_module_level=True)
+
+from helpers import run_cli
+
+ROOT = Path(__file__).resolve().parents[1]
+
+BAD = """\
+import jax
+
+
+@jax.jit
+def f(x):
+    for _ in range(1000):
+        x = x + 1
+    return x
+"""
+
+CLEAN = """\
+import jax
+
+
+@jax.jit
+def f(x, w):
+    return x @ w
+"""
+
+NOQA = BAD.replace("for _ in range(1000):", "for _ in range(1000):  # noqa: JAX102")
+
+
+def _git(*args: str, cwd: Path) -> None:
+    subprocess.run(["git", "-c", "user.name=jaxlint-tests", "-c", "user.email=tests@jaxlint.invalid",
+                    "-c", "commit.gpgsign=false", *args], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.fixture(scope="session")
+def hook_repo(tmp_path_factory) -> Path:
+    """A git repo holding this checkout's hook manifest and package.
+
+    A clone of the checkout's HEAD when it is a git repo (as in CI): committed code is
+    stable while work in progress in the working tree is not. Otherwise (an unpacked
+    sdist) a copy of the files the package build needs."""
+    repo = tmp_path_factory.mktemp("hook-repo") / "jaxlint"
+    if (ROOT / ".git").exists():
+        subprocess.run(["git", "clone", "-q", str(ROOT), str(repo)], check=True, capture_output=True)
+        return repo
+    repo.mkdir()
+    for name in (".pre-commit-hooks.yaml", "pyproject.toml", "README.md", "LICENSE"):
+        if (ROOT / name).is_file():
+            shutil.copy2(ROOT / name, repo / name)
+    for package in ("jaxlint", "rules"):
+        shutil.copytree(ROOT / package, repo / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    _git("init", "-q", cwd=repo)
+    _git("add", "-A", cwd=repo)
+    _git("commit", "-q", "-m", "snapshot for pre-commit tests", cwd=repo)
+    return repo
+
+
+@pytest.fixture(scope="session")
+def target(tmp_path_factory) -> Path:
+    """The user's repository the hooks run in."""
+    repo = tmp_path_factory.mktemp("user-repo")
+    files = {
+        "pyproject.toml": '[tool.jaxlint]\nextend-exclude = ["generated"]\n',
+        "bad.py": BAD,
+        "clean.py": CLEAN,
+        "suppressed.py": NOQA,
+        "generated/bad_too.py": BAD,
+    }
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    _git("init", "-q", cwd=repo)
+    _git("add", "-A", cwd=repo)
+    return repo
+
+
+@pytest.fixture(scope="session")
+def pre_commit_env(tmp_path_factory) -> dict:
+    env = dict(os.environ)
+    env["PRE_COMMIT_HOME"] = str(tmp_path_factory.mktemp("pre-commit-home"))
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    env.pop("JAXLINT_OUTPUT_FORMAT", None)
+    # `language: system` hooks find jaxlint on PATH, as in a user's activated venv
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    return env
+
+
+def try_repo(hook_repo: Path, target: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(hook_repo), *args],
+                          cwd=target, env=env, capture_output=True, text=True, timeout=900)
+
+
+def test_manifest_is_valid_for_pre_commit():
+    proc = subprocess.run([sys.executable, "-m", "pre_commit", "validate-manifest",
+                           str(ROOT / ".pre-commit-hooks.yaml")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_hook_fails_on_a_file_with_a_finding_and_names_code_and_file(hook_repo, target, pre_commit_env):
+    proc = try_repo(hook_repo, target, pre_commit_env, "jaxlint", "--files", "bad.py")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    assert "- hook id: jaxlint" in out and "- exit code: 1" in out
+    assert "bad.py:6:5: JAX102" in out
+
+
+def test_hook_passes_on_a_clean_file(hook_repo, target, pre_commit_env):
+    proc = try_repo(hook_repo, target, pre_commit_env, "jaxlint", "--files", "clean.py")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Passed" in proc.stdout
+
+
+def test_hook_passes_on_a_finding_suppressed_with_noqa(hook_repo, target, pre_commit_env):
+    proc = try_repo(hook_repo, target, pre_commit_env, "jaxlint", "--files", "suppressed.py")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Passed" in proc.stdout
+
+
+def test_hook_applies_configured_excludes_to_files_passed_by_pre_commit(hook_repo, target, pre_commit_env):
+    proc = try_repo(hook_repo, target, pre_commit_env, "jaxlint", "--files", "generated/bad_too.py", "clean.py")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_dynamic_hook_does_not_run_on_commit_by_default(hook_repo, target, pre_commit_env):
+    proc = try_repo(hook_repo, target, pre_commit_env, "--files", "bad.py", "clean.py")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "jaxlint." in proc.stdout and "bad.py:6:5: JAX102" in proc.stdout
+    assert "jaxlint (dynamic)" not in proc.stdout
+
+
+def test_dynamic_hook_runs_in_the_manual_stage(hook_repo, target, pre_commit_env):
+    proc = try_repo(hook_repo, target, pre_commit_env, "jaxlint-dynamic", "--hook-stage", "manual",
+                    "--files", "clean.py")
+    assert "jaxlint (dynamic)" in proc.stdout, proc.stdout + proc.stderr
+    help_text = run_cli("check", "--help").stdout
+    if "--dynamic" in help_text:
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_findings_do_not_depend_on_how_files_are_split_across_calls(target):
+    # pre-commit splits a long file list over several calls of a serial hook
+    files = ["bad.py", "clean.py", "suppressed.py"]
+    together = run_cli("check", "--no-cache", "--output-format", "json", *files, cwd=target)
+    apart = [run_cli("check", "--no-cache", "--output-format", "json", f, cwd=target) for f in files]
+    assert together.returncode == 1, together.stderr
+    assert [p.returncode for p in apart] == [1, 0, 0], [p.stderr for p in apart]
+    assert json.loads(together.stdout) == [o for p in apart for o in json.loads(p.stdout)]
+
+
+def _doc_configs() -> list[str]:
+    text = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    blocks = [b.split("\n", 1)[1] for b in text.split("```yaml")[1:]]
+    return [b.split("```", 1)[0] for b in blocks if b.lstrip().startswith("repos:")]
+
+
+def test_the_config_snippets_in_the_docs_are_valid_pre_commit_configs(tmp_path):
+    configs = _doc_configs()
+    assert len(configs) == 2
+    for i, cfg in enumerate(configs):
+        path = tmp_path / f"config{i}.yaml"
+        path.write_text(cfg)
+        proc = subprocess.run([sys.executable, "-m", "pre_commit", "validate-config", str(path)],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_local_hook_snippet_in_the_docs_runs_the_installed_jaxlint(target, pre_commit_env, tmp_path):
+    (local,) = [c for c in _doc_configs() if "repo: local" in c]
+    cfg = tmp_path / "local.yaml"
+    cfg.write_text(local)
+    run = [sys.executable, "-m", "pre_commit", "run", "-c", str(cfg), "jaxlint", "--files"]
+    bad = subprocess.run([*run, "bad.py"], cwd=target, env=pre_commit_env, capture_output=True, text=True)
+    assert bad.returncode == 1 and "bad.py:6:5: JAX102" in bad.stdout, bad.stdout + bad.stderr
+    ok = subprocess.run([*run, "clean.py", "suppressed.py"], cwd=target, env=pre_commit_env, capture_output=True,
+                        text=True)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+
+
+def test_the_workflow_examples_in_the_docs_are_valid_yaml_with_matching_shard_counts():
+    import yaml
+
+    text = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    workflows = [yaml.safe_load(b.split("```", 1)[0]) for b in text.split("```yaml\n")[1:]
+                 if b.startswith("name:")]
+    assert len(workflows) == 2
+    shard_job = workflows[1]["jobs"]["shard"]
+    n = len(shard_job["strategy"]["matrix"]["shard"])
+    assert any(f"--shard ${{{{ matrix.shard }}}}/{n}" in step.get("run", "") for step in shard_job["steps"])
+    uses = [s.get("uses", "") for s in workflows[1]["jobs"]["report"]["steps"]]
+    assert any(u.startswith("github/codeql-action/upload-sarif@") for u in uses)

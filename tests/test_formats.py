@@ -251,6 +251,18 @@ def test_sarif_carries_fixes_as_replacements_and_validates(tmp_path):
     assert res["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "b.py"
 
 
+def test_sarif_from_the_cli_carries_a_rule_fix_and_validates(tmp_path):
+    _write(tmp_path, {"u.py": "import jax\n\n\n@jax.jit\ndef f(x):\n    return x + 1  # noqa: JAX102\n"})
+    proc = run_cli("check", "u.py", "--no-cache", "--extend-select", "JAX190", "--output-format", "sarif", cwd=tmp_path)
+    doc = json.loads(proc.stdout)
+    validate_sarif(doc)
+    (res,) = doc["runs"][0]["results"]
+    (replacement,) = res["fixes"][0]["artifactChanges"][0]["replacements"]
+    assert replacement["insertedContent"] == {"text": ""}
+    assert replacement["deletedRegion"]["startLine"] == 6 == replacement["deletedRegion"]["endLine"]
+    assert res["fixes"][0]["properties"]["applicability"] == "safe"
+
+
 def test_sarif_levels_follow_severity_and_internal_errors_mark_the_run_failed(tmp_path):
     diags = [diag(line=i + 1, severity=s, message=s.value) for i, s in enumerate(Severity)]
     out = json.loads(render("sarif", diags, tmp_path, errors=["x.py: rule JAX102 failed: boom"]))

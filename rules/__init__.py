@@ -12,6 +12,12 @@ from jaxlint.rules.static.jax102_python_loop_in_jit import PythonLoopInJit
 from jaxlint.rules.static.jax190_unused_noqa import UnusedNoqa
 from jaxlint.rules.jaxpr.jax200_analysis_failed import AnalysisFailed
 from jaxlint.rules.jaxpr.jax201_large_constant import LargeConstant
+from jaxlint.rules.hlo.jax301_unfused_op import UnfusedOp
+from jaxlint.rules.hlo.jax302_donation import Donation
+from jaxlint.rules.hlo.jax303_slow_compile import SlowCompile
+from jaxlint.rules.hlo.jax304_memory_budget import MemoryBudget
+from jaxlint.rules.hlo.jax305_folded_constant import FoldedConstant
+
 
 RULES = [
     ParseError,
@@ -20,4 +26,9 @@ RULES = [
     UnusedNoqa,
     AnalysisFailed,
     LargeConstant,
+    UnfusedOp,
+    Donation,
+    SlowCompile,
+    MemoryBudget,
+    FoldedConstant,
 ]

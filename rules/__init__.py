@@ -17,6 +17,14 @@ from jaxlint.rules.hlo.jax302_donation import Donation
 from jaxlint.rules.hlo.jax303_slow_compile import SlowCompile
 from jaxlint.rules.hlo.jax304_memory_budget import MemoryBudget
 from jaxlint.rules.hlo.jax305_folded_constant import FoldedConstant
+from jaxlint.rules.jaxpr.jax202_unrolled_loop import UnrolledLoop
+from jaxlint.rules.jaxpr.jax203_host_callback_traced import HostCallbackTraced
+from jaxlint.rules.jaxpr.jax204_float64_op import Float64Op
+from jaxlint.rules.jaxpr.jax205_trace_error import TraceError
+from jaxlint.rules.jaxpr.jax206_large_program import LargeProgram
+from jaxlint.rules.jaxpr.jax207_large_intermediate import LargeIntermediate
+from jaxlint.rules.jaxpr.jax208_recompilation import Recompilation
+from jaxlint.rules.jaxpr.jax209_constant_fold import ConstantFold
 
 
 RULES = [
@@ -31,4 +39,12 @@ RULES = [
     SlowCompile,
     MemoryBudget,
     FoldedConstant,
+    UnrolledLoop,
+    HostCallbackTraced,
+    Float64Op,
+    TraceError,
+    LargeProgram,
+    LargeIntermediate,
+    Recompilation,
+    ConstantFold,
 ]

@@ -100,18 +100,19 @@ class LargeConstant(TraceRule):
         Invalid(
             """
             import jax
+            import jax.numpy as jnp
             import numpy as np
 
             TABLE = np.random.rand(512, 1024).astype(np.float32)
 
             def body(c, _):
-                return c + TABLE.sum(), None
+                return c + jnp.sum(TABLE * c), None
 
             @jax.jit  # jaxlint: args=(f32[],)
             def f(c):
                 return jax.lax.scan(body, c, None, length=4)[0]
             """,
-            line=7,
+            line=8,
             message="`TABLE`",
         ),
     ]

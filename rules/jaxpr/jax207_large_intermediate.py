@@ -1,0 +1,95 @@
+from __future__ import annotations
+
+from jaxlint.rule import Invalid, Option, TraceRule, Valid
+
+
+class LargeIntermediate(TraceRule):
+    """
+    ## What it does
+    Reports values in the traced program at least `max-bytes` large (default
+    256 MiB), at the line that makes them, with shape, dtype and size. This is an
+    upper bound: XLA may fuse the value away; the compile tier (`--compile`) reports
+    what is really materialized.
+
+    ## Why is this bad?
+    Intermediates of this size dominate device memory and bandwidth. They usually
+    come from broadcasting (`x[:, None] - y[None, :]` on long vectors), an outer
+    product, or materializing a one-hot or attention matrix that a smarter
+    formulation never builds.
+
+    ## Example
+    ```python
+    @jax.jit
+    def pairwise(x, y):            # x, y: f32[20000, 64]
+        return ((x[:, None] - y[None]) ** 2).sum(-1)   # 100 GiB intermediate
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def pairwise(x, y):
+        return (x**2).sum(-1)[:, None] + (y**2).sum(-1)[None] - 2 * x @ y.T
+    ```
+
+    ## Options
+
+    ## References
+    * [JAX: GPU memory allocation](https://docs.jax.dev/en/latest/gpu_memory_allocation.html)
+    """
+
+    code = "JAX207"
+    name = "large-intermediate"
+    summary = "the traced program builds a very large intermediate value"
+    fix_hint = "reformulate to avoid materializing it (matmul instead of broadcast, chunking, scan)"
+    options = {
+        "max-bytes": Option(256 << 20, "report values of at least this many bytes", int, 1),
+    }
+
+    VALID = [
+        Valid(
+            """
+            import jax
+
+            @jax.jit  # jaxlint: args=(f32[4096, 64], f32[4096, 64])
+            def pairwise(x, y):
+                return (x**2).sum(-1)[:, None] + (y**2).sum(-1)[None] - 2 * x @ y.T
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import jax
+
+            @jax.jit  # jaxlint: args=(f32[4096, 64], f32[4096, 64])
+            def pairwise(x, y):
+                return ((x[:, None] - y[None]) ** 2).sum(-1)
+            """,
+            line=5,
+            message="4.0 GiB",
+        ),
+    ]
+
+    def check(self, fa) -> None:
+        from jaxlint.dynamic import adapter
+        from jaxlint.dynamic.analysis import format_bytes
+
+        if fa.jaxpr is None:
+            return
+        limit = self.opts["max-bytes"]
+        seen: set[tuple[str, int]] = set()
+        for eqn, _ in fa.equations():
+            for v in eqn.outvars:
+                aval = adapter.aval_of(v)
+                size = adapter.nbytes(aval)
+                if size < limit:
+                    continue
+                site = fa.site(eqn)
+                if site is None or (site.path, site.line) in seen:
+                    continue
+                seen.add((site.path, site.line))
+                fa.report(site, f"`{adapter.primitive_name(eqn)}` makes a {adapter.aval_str(aval)} value of "
+                                f"{format_bytes(size)} (upper bound: XLA may fuse it away)",
+                          data={"bytes": size, "shape": list(adapter.shape_of(aval)),
+                                "dtype": adapter.dtype_name(aval), "primitive": adapter.primitive_name(eqn)})
+                break

@@ -1,0 +1,143 @@
+from __future__ import annotations
+
+from jaxlint.rule import Invalid, Option, TraceRule, Valid
+
+#: Primitives that only move or restate constant data (XLA keeps them cheap: a splat
+#: stays a broadcast); a chain of only these is not worth reporting.
+CHEAP = frozenset({
+    "broadcast_in_dim", "iota", "convert_element_type", "reshape", "squeeze", "expand_dims",
+    "transpose", "copy", "copy_p", "slice", "concatenate", "pad", "rev", "select_n",
+})
+
+
+class ConstantFold(TraceRule):
+    """
+    ## What it does
+    Finds large arrays (at least `max-bytes`) that the traced program computes
+    entirely from constants: `jnp.ones(big).at[0].set(1)`, an FFT or a matmul of a
+    captured array, `jnp.arange(n) ** 2` with a big static `n`. It reports the line
+    that produces the value where it meets the function's real inputs. Plain
+    broadcasts, `iota` and dtype conversions of constants are not reported (XLA keeps
+    them cheap).
+
+    ## Why is this bad?
+    XLA evaluates constant subexpressions at compile time and embeds the result in the
+    executable. For big arrays that is slow (a 100 MB captured array scaled by 2
+    took ≈14 s and 1.1 GiB to compile on jax 0.10) and the result is stored in the
+    program instead of being computed once.
+
+    ## Example
+    ```python
+    @jax.jit
+    def f(x):
+        mask = jnp.ones((4096, 4096)).at[:, 0].set(0.0)
+        return x * mask
+    ```
+
+    ## Use instead
+    Compute the constant once outside and pass it in, or build it from the inputs:
+    ```python
+    MASK = jnp.ones((4096, 4096)).at[:, 0].set(0.0)   # computed once, eagerly
+
+    @jax.jit
+    def f(x, mask):
+        return x * mask
+    ```
+
+    ## Options
+
+    ## References
+    * [XLA: constant folding](https://openxla.org/xla/operation_semantics)
+    """
+
+    code = "JAX209"
+    name = "constant-fold"
+    summary = "a large array is computed from constants only, so XLA folds it at compile time"
+    fix_hint = "compute the array once outside the jitted function and pass it as an argument"
+    options = {
+        "max-bytes": Option(1 << 20, "report constant-only values of at least this many bytes", int, 1),
+    }
+
+    VALID = [
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit  # jaxlint: args=(f32[1024, 1024],)
+            def f(x):
+                return x * jnp.ones((1024, 1024)) + 1
+            """
+        ),
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit  # jaxlint: args=(f32[1024, 1024], f32[1024, 1024])
+            def f(x, mask):
+                return x * mask.at[:, 0].set(0.0)
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit  # jaxlint: args=(f32[1024, 1024],)
+            def f(x):
+                mask = jnp.ones((1024, 1024)).at[:, 0].set(0.0)
+                return x * mask
+            """,
+            line=6,
+            message="4.0 MiB",
+        ),
+    ]
+
+    def check(self, fa) -> None:
+        from jaxlint.dynamic import adapter
+        from jaxlint.dynamic.analysis import format_bytes
+
+        if fa.jaxpr is None:
+            return
+        limit = self.opts["max-bytes"]
+        seen: set[tuple[str, int]] = set()
+        for level in fa.levels():
+            jaxpr = level.jaxpr
+            const = {id(v) for v in jaxpr.constvars}
+            costly: set[int] = set()
+            producer: dict[int, object] = {}
+            for eqn in jaxpr.eqns:
+                ins = [v for v in eqn.invars]
+                if adapter.sub_jaxprs(eqn) or adapter.primitive_name(eqn) in adapter.CALLBACK_PRIMITIVES:
+                    continue  # calls and loops: not folded as a whole
+                if all(adapter.is_literal(v) or id(v) in const for v in ins):
+                    heavy = adapter.primitive_name(eqn) not in CHEAP or any(id(v) in costly for v in ins)
+                    for o in eqn.outvars:
+                        const.add(id(o))
+                        producer[id(o)] = eqn
+                        if heavy:
+                            costly.add(id(o))
+            frontier = []
+            for eqn in jaxpr.eqns:
+                if all(adapter.is_literal(v) or id(v) in const for v in eqn.invars) and not (
+                        adapter.sub_jaxprs(eqn)):
+                    continue
+                frontier.extend(v for v in eqn.invars if not adapter.is_literal(v) and id(v) in costly)
+            frontier.extend(v for v in jaxpr.outvars if not adapter.is_literal(v) and id(v) in costly)
+            for v in frontier:
+                size = adapter.nbytes(adapter.aval_of(v))
+                eqn = producer.get(id(v))
+                if size < limit or eqn is None:
+                    continue
+                site = fa.site(eqn)
+                if site is None or (site.path, site.line) in seen:
+                    continue
+                seen.add((site.path, site.line))
+                aval = adapter.aval_of(v)
+                fa.report(site, f"{adapter.aval_str(aval)} ({format_bytes(size)}) is computed from constants only "
+                                f"(`{adapter.primitive_name(eqn)}`); XLA will constant-fold it at compile time",
+                          data={"bytes": size, "shape": list(adapter.shape_of(aval)), "dtype": adapter.dtype_name(aval),
+                                "primitive": adapter.primitive_name(eqn)})

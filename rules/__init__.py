@@ -9,6 +9,13 @@ from __future__ import annotations
 from jaxlint.rules.static.jax100_parse_error import ParseError
 from jaxlint.rules.static.jax101_captured_array import CapturedArray
 from jaxlint.rules.static.jax102_python_loop_in_jit import PythonLoopInJit
+from jaxlint.rules.static.jax108_static_arg_hazard import StaticArgHazard
+from jaxlint.rules.static.jax109_host_callback import HostCallback
+from jaxlint.rules.static.jax110_discarded_update import DiscardedUpdate
+from jaxlint.rules.static.jax111_data_dependent_shape import DataDependentShape
+from jaxlint.rules.static.jax112_float64 import Float64
+from jaxlint.rules.static.jax113_donation_misuse import DonationMisuse
+from jaxlint.rules.static.jax114_prng_key_reuse import PrngKeyReuse
 from jaxlint.rules.static.jax190_unused_noqa import UnusedNoqa
 from jaxlint.rules.jaxpr.jax200_analysis_failed import AnalysisFailed
 from jaxlint.rules.jaxpr.jax201_large_constant import LargeConstant
@@ -31,6 +38,13 @@ RULES = [
     ParseError,
     CapturedArray,
     PythonLoopInJit,
+    StaticArgHazard,
+    HostCallback,
+    DiscardedUpdate,
+    DataDependentShape,
+    Float64,
+    DonationMisuse,
+    PrngKeyReuse,
     UnusedNoqa,
     AnalysisFailed,
     LargeConstant,

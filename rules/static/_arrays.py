@@ -1,0 +1,103 @@
+"""Is this value a JAX array, as opposed to a pytree container holding arrays?
+
+``ModuleModel.is_traced_expr`` says whether a value carries tracers, which is true of a
+``dict`` of parameters as much as of an array. Rules about array-only operations
+(item assignment, boolean masks) need the stronger fact that the value *is* one array:
+produced by a ``jax.numpy`` / ``jax.random`` / ``jax.nn`` call, by arithmetic or methods
+on such a value, or a parameter annotated as an array. Anything else is unknown, and
+rules stay quiet.
+"""
+from __future__ import annotations
+
+import ast
+
+from jaxlint.semantic import FunctionInfo, ModuleModel
+
+#: jax.numpy functions that return a tuple or list of arrays, or a Python value.
+_NOT_ONE_ARRAY = {
+    "split", "array_split", "hsplit", "vsplit", "dsplit", "meshgrid", "nonzero", "where",
+    "broadcast_arrays", "unravel_index", "tril_indices", "triu_indices", "diag_indices",
+    "tril_indices_from", "triu_indices_from", "diag_indices_from", "mask_indices",
+    "histogram", "histogram2d", "histogramdd", "frexp", "modf", "divmod", "unique",
+    "atleast_1d", "atleast_2d", "atleast_3d", "unstack", "gradient", "ix_", "indices",
+    "shape", "ndim", "size", "dtype", "result_type", "issubdtype", "iinfo", "finfo",
+    "promote_types", "can_cast", "isdtype", "isscalar", "iscomplexobj", "isrealobj",
+    "broadcast_shapes", "polyfit",
+}
+_JAX_ARRAY_MODULES = ("jax.numpy.", "jax.random.", "jax.nn.")
+#: Array methods whose result is again one array.
+_ARRAY_METHODS = {
+    "astype", "reshape", "transpose", "swapaxes", "squeeze", "flatten", "ravel", "copy",
+    "sum", "mean", "max", "min", "prod", "cumsum", "clip", "round", "conj", "dot",
+    "set", "add", "subtract", "multiply", "mul", "divide", "power", "apply", "get",
+}
+
+
+def is_jax_array(model: ModuleModel, fn: FunctionInfo | None, expr: ast.AST | None, _depth: int = 0) -> bool:
+    """True only when ``expr`` (read in ``fn``, or at module level) is surely one JAX array."""
+    if expr is None or _depth > 6:
+        return False
+    d = _depth + 1
+    if isinstance(expr, ast.Name):
+        return _name_is_array(model, fn, expr.id, d)
+    if isinstance(expr, ast.Call):
+        q = model.resolve_call(expr)
+        if q is not None:
+            if not q.startswith(_JAX_ARRAY_MODULES):
+                return False
+            short = q.split(".", 2)[2]
+            # jax.numpy.linalg.svd and friends return tuples; only top-level functions count
+            return "." not in short and short not in _NOT_ONE_ARRAY
+        func = expr.func
+        if isinstance(func, ast.Attribute) and func.attr in _ARRAY_METHODS:
+            base = func.value
+            if isinstance(base, ast.Subscript) and isinstance(base.value, ast.Attribute) and base.value.attr == "at":
+                return True  # x.at[i].set(v): only JAX arrays have `.at[...]` updates
+            return is_jax_array(model, fn, base, d)
+        return False
+    if isinstance(expr, ast.BinOp):
+        return is_jax_array(model, fn, expr.left, d) or is_jax_array(model, fn, expr.right, d)
+    if isinstance(expr, ast.UnaryOp) and not isinstance(expr.op, ast.Not):
+        return is_jax_array(model, fn, expr.operand, d)
+    if isinstance(expr, ast.Attribute) and expr.attr in ("T", "mT", "real", "imag"):
+        return is_jax_array(model, fn, expr.value, d)
+    if isinstance(expr, ast.Subscript):
+        return is_jax_array(model, fn, expr.value, d)
+    return False
+
+
+def _name_is_array(model: ModuleModel, fn: FunctionInfo | None, name: str, depth: int) -> bool:
+    scope, bindings = model.lookup(name, fn)
+    if scope is not fn:
+        return False  # a closed-over or global name: too far away to be sure
+    # `x += 1` keeps an array an array; what x was bound to before decides
+    bindings = [b for b in bindings if not isinstance(b.node, ast.AugAssign)]
+    if fn is not None:
+        p = fn.param(name)
+        if p is not None:
+            # a parameter is only sure when annotated and never rebound to something else
+            if not model.is_array_annotation(p.annotation):
+                return False
+            bindings = [b for b in bindings if b.kind != "param"]
+            return all(b.kind == "assign" and is_jax_array(model, fn, b.value, depth) for b in bindings)
+    return bool(bindings) and all(
+        b.kind == "assign" and b.value is not None and is_jax_array(model, fn, b.value, depth) for b in bindings)
+
+
+#: Attributes only arrays have (pytree containers have none of them).
+_ARRAY_ONLY_ATTRS = {"shape", "ndim", "dtype", "at", "T", "mT", "astype", "reshape"}
+#: Operators lists, tuples and dicts do not support.
+_ARRAY_ONLY_OPS = (ast.MatMult, ast.Sub, ast.Div, ast.Pow, ast.FloorDiv)
+
+
+def used_as_array(fn: FunctionInfo, name: str) -> bool:
+    """True when ``fn``'s body uses ``name`` in a way only an array supports: ``x.shape``,
+    ``x.at[...]``, ``x @ w``, ``x - y``. Evidence for unannotated parameters."""
+    for node in fn.body_nodes():
+        if isinstance(node, ast.Attribute) and node.attr in _ARRAY_ONLY_ATTRS:
+            if isinstance(node.value, ast.Name) and node.value.id == name:
+                return True
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, _ARRAY_ONLY_OPS):
+            if any(isinstance(o, ast.Name) and o.id == name for o in (node.left, node.right)):
+                return True
+    return False

@@ -1,0 +1,508 @@
+from __future__ import annotations
+
+import ast
+
+from jaxlint.diagnostic import Severity
+from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.rules.static._jitcalls import call_arguments, jit_call_sites, named_calls
+from jaxlint.semantic import FunctionInfo, ModuleModel
+
+#: Annotations (qualified names) of unhashable values, and what to call them.
+UNHASHABLE_TYPES = {
+    "builtins.list": "a list", "builtins.dict": "a dict", "builtins.set": "a set",
+    "typing.List": "a list", "typing.Dict": "a dict", "typing.Set": "a set",
+    "typing.MutableMapping": "a dict", "typing.MutableSequence": "a list", "typing.MutableSet": "a set",
+    "collections.abc.MutableMapping": "a dict", "collections.abc.MutableSequence": "a list",
+    "numpy.ndarray": "an array", "jax.Array": "an array", "jax.numpy.ndarray": "an array",
+    "jax.numpy.array": "an array", "jaxtyping.Array": "an array", "chex.Array": "an array",
+}
+_FLOAT_TYPES = {"builtins.float", "numpy.float32", "numpy.float64"}
+_ARRAY_MAKERS = ("numpy.", "jax.numpy.", "jax.random.")
+_LITERALS = {ast.List: "a list", ast.Dict: "a dict", ast.Set: "a set", ast.ListComp: "a list",
+             ast.DictComp: "a dict", ast.SetComp: "a set"}
+_CONSTRUCTORS = {"builtins.list": "a list", "builtins.dict": "a dict", "builtins.set": "a set"}
+#: dataclass() keywords that do not change hashing by themselves.
+_DATACLASS_FLAGS = {"frozen", "unsafe_hash", "eq", "repr", "order", "init", "slots", "kw_only", "match_args"}
+#: Methods that set up an object before it is first used.
+_SETUP_METHODS = {"__init__", "__post_init__", "setup", "__new__", "__setstate__"}
+
+
+class StaticArgHazard(StaticRule):
+    """
+    ## What it does
+    Checks the parameters named in `static_argnums` / `static_argnames` of functions
+    jitted in this module, using their annotations, defaults and the calls in the
+    same module as evidence, and finds:
+
+    * unhashable static values: lists, dicts, sets, NumPy or JAX arrays;
+    * float static values that vary between calls (a call passes a computed value,
+      or several different float literals);
+    * a static `self` of a class that hashes by identity (no `__hash__` / `__eq__`)
+      whose attributes are read in the traced method and reassigned after setup; and a
+      static `self` of a plain `@dataclass`, which is unhashable.
+
+    Parameters with no evidence are left alone.
+
+    ## Why is this bad?
+    jit caches compiled programs by the *hash* of static arguments. An unhashable
+    value raises `ValueError: Non-hashable static arguments are not supported`.
+    Every distinct float compiles a new program (seconds each for a real model) and
+    fills the cache. A `self` that hashes by identity always hits the cache, so after
+    `self.scale = 2.0` the jitted method keeps running the program traced with the
+    old value: a silent wrong result.
+
+    ## Example
+    ```python
+    @functools.partial(jax.jit, static_argnames=("sizes", "lr"))
+    def step(params, sizes: list[int], lr: float):
+        ...
+
+    for i in range(steps):
+        params = step(params, [64, 64], lr * 0.99**i)
+    ```
+
+    ## Use instead
+    ```python
+    @functools.partial(jax.jit, static_argnames=("sizes",))
+    def step(params, sizes: tuple[int, ...], lr):
+        ...  # lr is traced: one program for every value
+
+    params = step(params, (64, 64), lr * 0.99**i)
+    ```
+    For methods, pass the changing state as an argument, make the object an
+    immutable pytree (`flax.struct.dataclass`, `equinox.Module`), or define
+    `__hash__` and `__eq__` over the fields the trace reads.
+
+    ## Options
+
+    ## References
+    * [jax.jit static_argnums](https://docs.jax.dev/en/latest/_autosummary/jax.jit.html)
+    * [JAX FAQ: how to use jit with methods](https://docs.jax.dev/en/latest/faq.html#how-to-use-jit-with-methods)
+    """
+
+    code = "JAX108"
+    name = "static-arg-hazard"
+    summary = "a static argument that is unhashable, a varying float, or a mutable identity-hashed self"
+    fix_hint = "make static values hashable and few (tuples, ints, strings), or pass them as traced arguments"
+
+    VALID = [
+        Valid(
+            """
+            import functools
+            import jax
+
+            @functools.partial(jax.jit, static_argnames=("sizes", "mode", "eps"))
+            def f(x, sizes: tuple[int, ...], mode: str = "train", eps: float = 1e-6):
+                return x
+
+            y = f(1.0, (2, 3), "eval", 1e-5)
+            """
+        ),
+        Valid(
+            """
+            import functools
+            import jax
+
+            @functools.partial(jax.jit, static_argnums=1)
+            def f(x, cfg):
+                return x * cfg.scale
+
+            def run(x, cfg):
+                return f(x, cfg)
+            """
+        ),
+        Valid(
+            """
+            import functools
+            import jax
+
+            class Model:
+                def __init__(self, scale):
+                    self.scale = scale
+
+                def __hash__(self):
+                    return hash(self.scale)
+
+                def __eq__(self, other):
+                    return self.scale == other.scale
+
+                @functools.partial(jax.jit, static_argnums=0)
+                def __call__(self, x):
+                    return x * self.scale
+
+                def set_scale(self, s):
+                    self.scale = s
+            """
+        ),
+        Valid(
+            """
+            import functools
+            import jax
+
+            class Model:
+                def __init__(self, scale):
+                    self.scale = scale
+
+                @functools.partial(jax.jit, static_argnums=0)
+                def __call__(self, x):
+                    return x * self.scale
+            """
+        ),
+        Valid(
+            """
+            import functools
+            import jax
+
+            @functools.partial(jax.jit, static_argnums=1)
+            def f(x, n: int, items: list):
+                return x
+
+            @jax.jit
+            def g(x, items: list):
+                return x
+
+            f(1.0, 3, [1.0, 2.0])
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import functools
+            import jax
+            from typing import List
+
+            @functools.partial(jax.jit, static_argnames="sizes")
+            def f(x, sizes: List[int]):
+                return x
+            """,
+            line=6,
+            message="`sizes` is static but annotated as a list",
+        ),
+        Invalid(
+            """
+            import functools
+            import jax
+            import numpy as np
+
+            @functools.partial(jax.jit, static_argnums=(1, 2))
+            def f(x, table, opts={}):
+                return x + table[0]
+
+            y = f(1.0, np.arange(3))
+            """,
+            count=2,
+            message="unhashable",
+        ),
+        Invalid(
+            """
+            import jax
+
+            def step(params, lr):
+                return params * lr
+
+            fast_step = jax.jit(step, static_argnums=1)
+
+            def train(params, lr, n):
+                for i in range(n):
+                    params = fast_step(params, lr * 0.99 ** i)
+                return params
+            """,
+            line=10,
+            message="one program per value",
+        ),
+        Invalid(
+            """
+            import functools
+            import jax
+
+            class Model:
+                def __init__(self, scale):
+                    self.scale = scale
+
+                @functools.partial(jax.jit, static_argnums=0)
+                def __call__(self, x):
+                    return x * self.scale
+
+                def set_scale(self, s):
+                    self.scale = s
+            """,
+            line=9,
+            message="`self.scale`",
+        ),
+        Invalid(
+            """
+            import functools
+            import jax
+            from dataclasses import dataclass
+
+            @dataclass
+            class Config:
+                width: int
+
+                @functools.partial(jax.jit, static_argnums=0)
+                def apply(self, x):
+                    return x * self.width
+            """,
+            line=10,
+            message="unhashable",
+        ),
+        Invalid(
+            """
+            import functools
+            import jax
+
+            @functools.partial(jax.jit, static_argnums=1)
+            def f(x, scale):
+                return x * scale
+
+            a = f(1.0, 0.5)
+            b = f(1.0, 0.25)
+            """,
+            line=9,
+            message="`scale`",
+        ),
+    ]
+
+    def check(self, ctx) -> None:
+        model = ctx.model
+        calls: list[ast.Call] | None = None
+        for entry in model.entries:
+            if not entry.static_params or not entry.specs_literal:
+                continue
+            calls = named_calls(model) if calls is None else calls
+            site, fn = model.entry_site(entry)
+            static = set(entry.static_params)
+            reported: set[str] = set()
+            for name in sorted(static):
+                p = fn.param(name)
+                if p is None:
+                    continue
+                if name in ("self", "cls") and p.index == 0 and fn.class_name:
+                    self._static_self(ctx, model, fn, p.node)
+                    reported.add(name)
+                    continue
+                what = _unhashable_annotation(model, p.annotation) or _unhashable_value(model, fn, p.default, None)
+                if what is not None:
+                    how = "annotated as" if _unhashable_annotation(model, p.annotation) else "defaulting to"
+                    ctx.report(p.node, f"`{name}` is static but {how} {what}, which is unhashable: calling "
+                                       f"`{fn.name}` raises ValueError (static arguments must be hashable)",
+                               severity=Severity.ERROR, related=[ctx.related(site, "made static here")],
+                               data={"param": name, "kind": what})
+                    reported.add(name)
+            self._call_sites(ctx, model, entry, fn, static - reported, calls)
+
+    def _call_sites(self, ctx, model: ModuleModel, entry, fn: FunctionInfo, static: set[str],
+                    calls: list[ast.Call]) -> None:
+        floats: dict[str, list[ast.expr]] = {}
+        for call, offset in jit_call_sites(model, entry, calls):
+            scope = model.function_of(call)
+            for param, arg in call_arguments(call, fn, offset):
+                if param not in static:
+                    continue
+                what = _unhashable_value(model, scope, arg, call)
+                if what is not None:
+                    ctx.report(arg, f"`{ctx.segment(arg)}` is {what}, passed to static parameter `{param}` of "
+                                    f"`{fn.name}`: it is unhashable, so the call raises ValueError",
+                               severity=Severity.ERROR, data={"param": param, "kind": what})
+                    static = static - {param}
+                else:
+                    floats.setdefault(param, []).append(arg)
+        for param, args in floats.items():
+            if param in static:
+                self._varying_float(ctx, model, fn, param, args)
+
+    def _varying_float(self, ctx, model: ModuleModel, fn: FunctionInfo, param: str, args: list[ast.expr]) -> None:
+        p = fn.param(param)
+        literals = [a for a in args if _float_literal(a) is not None]
+        declared = p is not None and (_is_float_annotation(model, p.annotation) or _float_literal(p.default) is not None)
+        computed = [a for a in args if _float_literal(a) is None and not isinstance(a, (ast.Constant, ast.Name))]
+        floaty = [a for a in computed if _float_arithmetic(a)]
+        if floaty or (computed and (declared or literals)):
+            arg = (floaty or computed)[0]
+        elif len({_float_literal(a) for a in literals}) > 1:
+            arg = literals[1]
+        else:
+            return
+        ctx.report(arg, f"static parameter `{param}` of `{fn.name}` receives floats that vary between calls "
+                        f"(`{ctx.segment(arg)}`): jit compiles one program per value; pass `{param}` as a traced "
+                        f"argument instead", data={"param": param})
+
+    def _static_self(self, ctx, model: ModuleModel, fn: FunctionInfo, node: ast.AST) -> None:
+        cls = model.classes.get(fn.class_name or "")
+        if cls is None:
+            return
+        hashing = _class_hashing(model, cls)
+        if hashing == "unhashable":
+            ctx.report(node, f"`self` is static in `{fn.qualname}` but `{cls.name}` is a @dataclass without "
+                             f"frozen=True, which is unhashable: calling it raises ValueError",
+                       severity=Severity.ERROR, data={"class": cls.name})
+            return
+        if hashing != "identity":
+            return
+        reads = {n.attr: n for n in fn.body_nodes() if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+                 and isinstance(n.value, ast.Name) and n.value.id == "self"}
+        for attr, read in sorted(reads.items(), key=lambda kv: (kv[1].lineno, kv[1].col_offset)):
+            write = _later_write(model, cls, fn, attr)
+            if write is None:
+                continue
+            ctx.report(
+                node,
+                f"`self` is static in `{fn.qualname}` and `{cls.name}` hashes by identity, but `self.{attr}` "
+                f"(read in the trace) is reassigned at line {write.lineno}: later calls reuse the program "
+                f"compiled with the old value",
+                related=[ctx.related(read, f"`self.{attr}` is read here"),
+                         ctx.related(write, f"`self.{attr}` changes here")],
+                data={"class": cls.name, "attribute": attr},
+            )
+            return
+
+
+def _strip_optional(model: ModuleModel, ann: ast.expr | None) -> list[ast.expr]:
+    if ann is None:
+        return []
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        return _strip_optional(model, ann.left) + _strip_optional(model, ann.right)
+    if isinstance(ann, ast.Subscript) and model.resolve(ann.value) in ("typing.Optional", "typing.Union"):
+        inner = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+        return [x for i in inner for x in _strip_optional(model, i)]
+    if isinstance(ann, ast.Constant) and ann.value is None:
+        return []
+    return [ann]
+
+
+def _unhashable_annotation(model: ModuleModel, ann: ast.expr | None) -> str | None:
+    options = _strip_optional(model, ann)
+    kinds = []
+    for a in options:
+        base = a.value if isinstance(a, ast.Subscript) else a
+        q = model.resolve(base)
+        if q is None or not (q in UNHASHABLE_TYPES or q.startswith("jaxtyping.")):
+            return None  # one hashable (or unknown) alternative: not sure
+        kinds.append(UNHASHABLE_TYPES.get(q, "an array"))
+    return kinds[0] if kinds else None
+
+
+def _is_float_annotation(model: ModuleModel, ann: ast.expr | None) -> bool:
+    options = _strip_optional(model, ann)
+    return bool(options) and all(model.resolve(a) in _FLOAT_TYPES for a in options)
+
+
+def _float_literal(node: ast.AST | None) -> float | None:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        v = _float_literal(node.operand)
+        return -v if v is not None and isinstance(node.op, ast.USub) else v
+    if isinstance(node, ast.Constant) and type(node.value) is float:
+        return node.value
+    return None
+
+
+def _float_arithmetic(node: ast.AST) -> bool:
+    """Arithmetic that yields a float: a true division, or a float literal operand."""
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, ast.Div) or _float_arithmetic(node.left) or _float_arithmetic(node.right)
+    if isinstance(node, ast.UnaryOp):
+        return _float_arithmetic(node.operand)
+    return _float_literal(node) is not None
+
+
+def _unhashable_value(model: ModuleModel, scope: FunctionInfo | None, node: ast.AST | None,
+                      at: ast.AST | None, depth: int = 0) -> str | None:
+    """What unhashable thing ``node`` evaluates to (a literal, an array constructor, or a
+    name bound once to one), else None."""
+    if node is None or depth > 2:
+        return None
+    for t, what in _LITERALS.items():
+        if isinstance(node, t):
+            return what
+    if isinstance(node, ast.Call):
+        q = model.resolve_call(node) or ""
+        if q in _CONSTRUCTORS:
+            return _CONSTRUCTORS[q]
+        if q.startswith(_ARRAY_MAKERS) and q.rsplit(".", 1)[-1] in _ARRAY_FUNCS:
+            return "an array"
+        return None
+    if isinstance(node, ast.Name) and at is not None:
+        _, bindings = model.lookup(node.id, scope)
+        if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
+            return _unhashable_value(model, scope, bindings[0].value, at, depth + 1)
+    return None
+
+
+#: Constructors that certainly return an array (not a scalar or dtype).
+_ARRAY_FUNCS = {"array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace", "eye",
+                "identity", "zeros_like", "ones_like", "full_like", "stack", "concatenate",
+                "normal", "uniform", "randn", "rand", "randint", "load"}
+
+
+def _class_hashing(model: ModuleModel, cls: ast.ClassDef, depth: int = 0) -> str:
+    """"identity" (object's default hash), "unhashable" (plain @dataclass), or "custom"
+    (a __hash__/__eq__, a frozen dataclass, an unknown base or decorator)."""
+    if depth > 4:
+        return "custom"
+    for d in cls.decorator_list:
+        q = model.resolve(d.func if isinstance(d, ast.Call) else d)
+        if q != "dataclasses.dataclass":
+            return "custom"
+        kw = {k.arg: k.value for k in d.keywords} if isinstance(d, ast.Call) else {}
+        if set(kw) - _DATACLASS_FLAGS or not all(isinstance(v, ast.Constant) for v in kw.values()):
+            return "custom"
+        if any(kw[k].value for k in ("frozen", "unsafe_hash") if k in kw) or ("eq" in kw and not kw["eq"].value):
+            return "custom"
+        if not _defines(cls, "__hash__"):
+            return "unhashable"
+    if _defines(cls, "__hash__") or _defines(cls, "__eq__") or cls.keywords:
+        return "custom"
+    for b in cls.bases:
+        if isinstance(b, ast.Name) and b.id in model.classes and model.classes[b.id] is not cls:
+            if _class_hashing(model, model.classes[b.id], depth + 1) != "identity":
+                return "custom"
+        elif model.resolve(b) != "builtins.object" and not (isinstance(b, ast.Name) and b.id == "object"):
+            return "custom"
+    return "identity"
+
+
+def _defines(cls: ast.ClassDef, name: str) -> bool:
+    for s in cls.body:
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name:
+            return True
+        if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in s.targets):
+            return True
+    return False
+
+
+def _later_write(model: ModuleModel, cls: ast.ClassDef, traced: FunctionInfo, attr: str) -> ast.AST | None:
+    """An assignment to ``self.<attr>`` in a method of ``cls`` other than setup methods,
+    or to ``obj.<attr>`` where ``obj = Cls(...)`` in the same scope."""
+    for info in model.functions:
+        if info is traced:
+            continue
+        in_class = info.class_name == cls.name and model.parent(info.node) is cls
+        for n in info.body_nodes() if not isinstance(info.node, ast.Lambda) else ():
+            target = _assigned_attr(n, attr)
+            if target is None:
+                continue
+            if in_class and target.id == "self" and info.name not in _SETUP_METHODS:
+                return n
+            if _is_instance_of(model, info, target.id, cls.name):
+                return n
+    for n in ast.walk(model.tree):
+        target = _assigned_attr(n, attr)
+        if target is not None and model.function_of(n) is None and _is_instance_of(model, None, target.id, cls.name):
+            return n
+    return None
+
+
+def _assigned_attr(n: ast.AST, attr: str) -> ast.Name | None:
+    targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else []
+    for t in targets:
+        if isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name):
+            return t.value
+    return None
+
+
+def _is_instance_of(model: ModuleModel, scope: FunctionInfo | None, name: str, class_name: str) -> bool:
+    _, bindings = model.lookup(name, scope)
+    return bool(bindings) and all(
+        b.kind == "assign" and isinstance(b.value, ast.Call) and isinstance(b.value.func, ast.Name)
+        and b.value.func.id == class_name for b in bindings)

@@ -1,0 +1,219 @@
+from __future__ import annotations
+
+import ast
+
+from jaxlint.diagnostic import Severity
+from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.semantic import FunctionInfo, ModuleModel
+
+#: Calls that stop the device program and run Python on the host.
+CALLBACKS = {
+    "jax.debug.print",
+    "jax.debug.callback",
+    "jax.debug.breakpoint",
+    "jax.pure_callback",
+    "jax.experimental.pure_callback",
+    "jax.experimental.io_callback",
+    "jax.experimental.host_callback.id_tap",
+    "jax.experimental.host_callback.id_print",
+    "jax.experimental.host_callback.call",
+}
+#: Traced-by reasons (``ModuleModel._mark``) that mean "runs once per loop iteration".
+LOOP_REASONS = ("scan@", "fori_loop@", "while_loop@", "map@")
+
+
+class HostCallback(StaticRule):
+    """
+    ## What it does
+    Finds host callbacks in traced code: `jax.debug.print`, `jax.debug.callback`,
+    `jax.debug.breakpoint`, `jax.pure_callback` and `jax.experimental.io_callback`
+    (and the removed `host_callback` API). A callback in the body of a `lax.scan`,
+    `lax.fori_loop`, `lax.while_loop` or `lax.map` (or in a function called from one)
+    is reported with a higher severity: it runs on every iteration.
+
+    Callbacks outside traced code are plain Python calls and are not reported.
+
+    ## Why is this bad?
+    A callback stops the compiled program, copies its operands to the host, runs
+    Python, and copies the result back. XLA cannot fuse across it and the device
+    waits for the host. Left over from debugging, a `jax.debug.print` in a training
+    step costs a device-host round trip per call; inside a loop body it costs one
+    per iteration, and a 10,000-step `scan` makes 10,000 of them.
+
+    ## Example
+    ```python
+    def body(carry, x):
+        jax.debug.print("carry {}", carry)
+        return carry + x, carry
+
+    jax.lax.scan(body, 0.0, xs)
+    ```
+
+    ## Use instead
+    Remove the print, or return the value and inspect it after the loop:
+    ```python
+    def body(carry, x):
+        return carry + x, carry  # the stacked carries come back as the second output
+    ```
+    When a callback is really needed (calling a host library), keep it out of loop
+    bodies and suppress this finding with `# noqa: JAX109`.
+
+    ## Options
+
+    ## References
+    * [JAX: external callbacks](https://docs.jax.dev/en/latest/external-callbacks.html)
+    * [JAX: debugging with jax.debug.print](https://docs.jax.dev/en/latest/debugging.html)
+    """
+
+    code = "JAX109"
+    name = "host-callback"
+    summary = "a host callback in traced code stops the device program (once per iteration in loop bodies)"
+    fix_hint = "remove debug callbacks, or move host work out of jitted code and loop bodies"
+    severity = Severity.INFO
+
+    VALID = [
+        Valid(
+            """
+            import jax
+
+            def report(x):
+                jax.debug.print("x = {}", x)
+                return x
+            """
+        ),
+        Valid(
+            """
+            import jax
+
+            @jax.jit
+            def f(x):
+                return x * 2
+
+            y = f(1.0)
+            jax.debug.print("y = {}", y)
+            """
+        ),
+        Valid(
+            """
+            import jax
+
+            def debug_print(*args):
+                print(*args)
+
+            @jax.jit
+            def f(x):
+                debug_print("shape", x.shape)
+                return x
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def step(x):
+                jax.debug.print("x = {x}", x=x)
+                return x * 2
+            """,
+            line=5,
+            message="`jax.debug.print` in `step`",
+        ),
+        Invalid(
+            """
+            import jax
+            from jax import lax
+
+            def body(carry, x):
+                jax.debug.print("carry {}", carry)
+                return carry + x, carry
+
+            def run(xs):
+                return lax.scan(body, 0.0, xs)
+            """,
+            line=5,
+            message="every iteration",
+        ),
+        Invalid(
+            """
+            import jax
+            import numpy as np
+            from jax.experimental import io_callback
+
+            def log_host(v):
+                np.save("v.npy", v)
+
+            def inner(i, c):
+                io_callback(log_host, None, c)
+                return c + i
+
+            @jax.jit
+            def f(x):
+                return jax.lax.fori_loop(0, 100, lambda i, c: inner(i, c), x)
+            """,
+            line=9,
+            message="every iteration",
+        ),
+        Invalid(
+            """
+            import jax
+            import scipy.special
+            import numpy as np
+
+            @jax.jit
+            def f(x):
+                shape = jax.ShapeDtypeStruct(x.shape, x.dtype)
+                return jax.pure_callback(lambda v: np.asarray(scipy.special.i0(v)), shape, x)
+            """,
+            line=8,
+            message="jax.pure_callback",
+        ),
+    ]
+
+    def check(self, ctx) -> None:
+        model = ctx.model
+        in_loop = _loop_bodies(model)
+        for fn in model.traced_functions():
+            for node in fn.body_nodes():
+                if not isinstance(node, ast.Call):
+                    continue
+                q = model.resolve_call(node)
+                if q not in CALLBACKS:
+                    continue
+                name = fn.name if not isinstance(fn.node, ast.Lambda) else "a lambda"
+                loop = in_loop.get(fn)
+                if loop is not None:
+                    msg = (f"`{q}` in `{name}`, which runs inside a `{loop}` loop body, calls back to the host "
+                           f"on every iteration: each one stops the device program and copies data to Python")
+                else:
+                    msg = (f"`{q}` in `{name}` (traced code) calls back to the host: the compiled program "
+                           f"stops, copies its operands to Python and cannot fuse across the call")
+                ctx.report(node, msg, severity=Severity.WARNING if loop else None,
+                           data={"callback": q, "loop": loop})
+
+
+def _loop_bodies(model: ModuleModel) -> dict[FunctionInfo, str]:
+    """Traced functions that run once per iteration of a lax loop, and which loop."""
+    out: dict[FunctionInfo, str] = {}
+    by_qual = {f.qualname: f for f in model.functions}
+    for _ in range(len(model.functions) + 1):
+        changed = False
+        for fn in model.traced_functions():
+            if fn in out:
+                continue
+            for reason in fn.traced_by:
+                if reason.startswith(LOOP_REASONS):
+                    loop = "lax." + reason.split("@", 1)[0]
+                elif reason.startswith("called from "):
+                    caller = by_qual.get(reason[len("called from "):])
+                    loop = out.get(caller) if caller is not None else None
+                else:
+                    loop = None
+                if loop is not None:
+                    out[fn] = loop
+                    changed = True
+                    break
+        if not changed:
+            break
+    return out

@@ -1,0 +1,323 @@
+from __future__ import annotations
+
+import ast
+
+from jaxlint.diagnostic import Applicability, Fix, Severity
+from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.rules.static._arrays import is_jax_array, used_as_array
+
+#: `.at[...]` methods that return an updated copy (``get`` only reads, so it is left out).
+UPDATE_METHODS = {"set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply"}
+#: In-place operators and the `.at[]` method that does the same out of place.
+AUG_METHODS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide", ast.Pow: "power"}
+
+
+class DiscardedUpdate(StaticRule):
+    """
+    ## What it does
+    Finds array updates that do nothing or fail:
+
+    * an `x.at[i].set(v)` (or `.add`, `.subtract`, `.multiply`, `.divide`, `.power`,
+      `.min`, `.max`, `.apply`) used as a statement, so its result is thrown away;
+    * item assignment `x[i] = v` or `x[i] += v` on a JAX array: a parameter of traced
+      code used as an array, a value made by `jax.numpy` / `jax.random`, or a
+      parameter annotated as `jax.Array`.
+
+    Containers (`params["w"] = ...` on a dict pytree) and values whose type is not
+    known are left alone.
+
+    ## Why is this bad?
+    JAX arrays are immutable. `x.at[i].set(v)` returns a *new* array and leaves `x`
+    unchanged, so a discarded result is an update that silently never happens. Item
+    assignment raises `TypeError: JAX arrays are immutable` when the function is
+    traced (or run).
+
+    ## Example
+    ```python
+    @jax.jit
+    def reset(x):
+        x.at[0].set(0.0)
+        return x
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def reset(x):
+        x = x.at[0].set(0.0)
+        return x
+    ```
+
+    ## Fix safety
+    The fix assigns the updated array back to the name (`x = x.at[0].set(0.0)`,
+    `x = x.at[i].add(v)` for `x[i] += v`). It is unsafe: code after the statement that
+    relied on the old `x` now sees the new value. Offered only when the array is a
+    plain name.
+
+    ## Options
+
+    ## References
+    * [JAX sharp bits: in-place updates](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#in-place-updates)
+    * [jax.numpy.ndarray.at](https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html)
+    """
+
+    code = "JAX110"
+    name = "discarded-update"
+    summary = "an `.at[]` update whose result is discarded, or item assignment on an immutable JAX array"
+    fix_hint = "assign the result back: x = x.at[i].set(v)"
+    severity = Severity.ERROR
+    fixable = Applicability.UNSAFE
+
+    VALID = [
+        Valid(
+            """
+            import jax
+
+            @jax.jit
+            def f(x):
+                x = x.at[0].set(0.0)
+                y = x.at[1].add(1.0)
+                return y.at[2].get()
+            """
+        ),
+        Valid(
+            """
+            import jax
+
+            @jax.jit
+            def step(params, grads):
+                params = dict(params)
+                params["w"] = params["w"] - grads["w"]
+                return params
+            """
+        ),
+        Valid(
+            """
+            import jax
+            import numpy as np
+
+            @jax.jit
+            def f(x):
+                table = np.zeros(4)
+                table[0] = 1.0
+                return x + table
+            """
+        ),
+        Valid(
+            """
+            import jax
+
+            @jax.jit
+            def f(xs):
+                out = [None] * 3
+                out[0] = xs
+                return out
+            """
+        ),
+        Valid(
+            """
+            import jax.numpy as jnp
+
+            def pad(x):
+                x = jnp.asarray(x)
+                x = x.tolist()
+                x[0] = 1
+                return x
+            """
+        ),
+        Valid(
+            """
+            import jax
+
+            @jax.jit
+            def f(x):
+                x.at[0].get()
+                return x
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def f(x):
+                x.at[0].set(0.0)
+                return x
+            """,
+            line=5,
+            message="`x.at[0].set(0.0)`",
+            expected_fix="""
+            import jax
+
+            @jax.jit
+            def f(x):
+                x = x.at[0].set(0.0)
+                return x
+            """,
+        ),
+        Invalid(
+            """
+            import jax.numpy as jnp
+
+            def build(n, i):
+                counts = jnp.zeros(n)
+                counts.at[i].add(1)
+                counts.at[i + 1].multiply(2).at[0].set(3)
+                return counts
+            """,
+            count=2,
+            expected_fix="""
+            import jax.numpy as jnp
+
+            def build(n, i):
+                counts = jnp.zeros(n)
+                counts = counts.at[i].add(1)
+                counts = counts.at[i + 1].multiply(2).at[0].set(3)
+                return counts
+            """,
+        ),
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def scale(x, i):
+                x[i] = x[i] * 2
+                return x / x.sum()
+            """,
+            line=5,
+            message="`x` is a JAX array",
+            expected_fix="""
+            import jax
+
+            @jax.jit
+            def scale(x, i):
+                x = x.at[i].set(x[i] * 2)
+                return x / x.sum()
+            """,
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            def update(x: jax.Array, rows):
+                buf = jnp.zeros_like(x)
+                buf[1:3, 0] += rows
+                x[0] //= 2
+                return buf
+            """,
+            count=2,
+            expected_fix="""
+            import jax
+            import jax.numpy as jnp
+
+            def update(x: jax.Array, rows):
+                buf = jnp.zeros_like(x)
+                buf = buf.at[1:3, 0].add(rows)
+                x[0] //= 2
+                return buf
+            """,
+        ),
+        Invalid(
+            """
+            import jax
+
+            class Cache:
+                def write(self, i, v):
+                    self.buf.at[i].set(v)
+            """,
+            line=5,
+            message="self.buf",
+        ),
+    ]
+
+    def check(self, ctx) -> None:
+        model = ctx.model
+        for node in ast.walk(ctx.tree):
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+                self._discarded(ctx, node)
+            elif isinstance(node, ast.Assign):
+                for t in node.targets:
+                    if isinstance(t, ast.Subscript):
+                        self._item_assignment(ctx, model, node, t)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
+                self._item_assignment(ctx, model, node, node.target)
+
+    def _discarded(self, ctx, stmt: ast.Expr) -> None:
+        call = stmt.value
+        base = _at_update_base(call)
+        if base is None:
+            return
+        text = ctx.segment(call)
+        what = ctx.segment(base)
+        fix = None
+        if isinstance(base, ast.Name):
+            fix = Fix(f"Assign the result back to `{base.id}`",
+                      (ctx.replace(stmt, f"{base.id} = {text}"),), Applicability.UNSAFE)
+        ctx.report(
+            stmt,
+            f"the result of `{_short(text)}` is discarded: `.at[]` returns an updated copy and "
+            f"leaves `{what}` unchanged; assign it (`{what} = {what}.at[...]...`)",
+            fix=fix,
+            data={"array": what},
+        )
+
+    def _item_assignment(self, ctx, model, stmt: ast.Assign | ast.AugAssign, target: ast.Subscript) -> None:
+        base = target.value
+        idx = target.slice
+        if isinstance(idx, ast.Constant) and isinstance(idx.value, str):
+            return  # a string key: a dict or other container
+        fn = model.function_of(stmt)
+        # an unannotated traced parameter is an array (not a list/dict pytree) when the
+        # body also uses it as one and never rebinds it
+        traced_array_param = (
+            fn is not None and fn.traced and isinstance(base, ast.Name) and base.id in fn.traced_params
+            and _only_param_binding(fn, base.id) and used_as_array(fn, base.id)
+        )
+        if not (traced_array_param or is_jax_array(model, fn, base)):
+            return
+        name = ctx.segment(base)
+        index = ctx.segment(idx)
+        method = "set" if isinstance(stmt, ast.Assign) else AUG_METHODS.get(type(stmt.op))
+        suggestion = f"{name} = {name}.at[{index}].{method or 'set'}(...)"
+        fix = None
+        if method is not None and isinstance(base, ast.Name) and (
+                isinstance(stmt, ast.AugAssign) or len(stmt.targets) == 1):
+            new = f"{name} = {name}.at[{index}].{method}({ctx.segment(stmt.value)})"
+            fix = Fix(f"Use `{name}.at[{_short(index)}].{method}(...)`", (ctx.replace(stmt, new),),
+                      Applicability.UNSAFE)
+        ctx.report(
+            stmt,
+            f"item assignment to `{_short(ctx.segment(target))}` raises TypeError: `{name}` is a JAX array "
+            f"and JAX arrays are immutable; use `{suggestion}`",
+            fix=fix,
+            data={"array": name},
+        )
+
+
+def _only_param_binding(fn, name: str) -> bool:
+    """The parameter is never rebound in the body (so it is still the traced input)."""
+    return all(b.kind == "param" or isinstance(b.node, ast.AugAssign) for b in fn.bindings.get(name, []))
+
+
+def _at_update_base(call: ast.Call) -> ast.expr | None:
+    """``x`` for ``x.at[i].set(v)`` (also chained ``x.at[i].add(1).at[j].set(2)``)."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr in UPDATE_METHODS):
+        return None
+    ref = func.value
+    if not (isinstance(ref, ast.Subscript) and isinstance(ref.value, ast.Attribute) and ref.value.attr == "at"):
+        return None
+    base = ref.value.value
+    if isinstance(base, ast.Call):
+        inner = _at_update_base(base)
+        return inner if inner is not None else base
+    return base
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."

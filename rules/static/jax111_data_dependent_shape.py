@@ -1,0 +1,255 @@
+from __future__ import annotations
+
+import ast
+
+from jaxlint.diagnostic import Severity
+from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.semantic import FunctionInfo, ModuleModel
+
+#: jax.numpy functions whose output size depends on the data unless `size=` is given.
+SIZED = {
+    "nonzero", "argwhere", "flatnonzero", "unique", "unique_values", "unique_counts",
+    "unique_inverse", "unique_all", "extract", "compress", "setdiff1d", "union1d", "intersect1d",
+}
+#: jax.numpy functions that return a boolean array.
+BOOL_FUNCS = {
+    "isnan", "isinf", "isfinite", "isneginf", "isposinf", "signbit", "isclose", "isin",
+    "logical_and", "logical_or", "logical_not", "logical_xor", "equal", "not_equal",
+    "greater", "greater_equal", "less", "less_equal", "isreal", "iscomplex",
+}
+_BOOL_OPS = (ast.BitAnd, ast.BitOr, ast.BitXor)
+
+
+class DataDependentShape(StaticRule):
+    """
+    ## What it does
+    Finds operations in traced code whose output shape depends on the values of a
+    traced array:
+
+    * boolean-mask indexing with a traced mask: `x[x > 0]`, `x[mask]`, `x.at[mask]`;
+    * `jnp.nonzero`, `jnp.argwhere`, `jnp.flatnonzero`, `jnp.unique` (and its
+      variants), `jnp.extract`, `jnp.compress`, the set operations `union1d`,
+      `intersect1d`, `setdiff1d`, and one-argument `jnp.where`, called on a traced
+      array without `size=`.
+
+    ## Why is this bad?
+    XLA compiles programs with static shapes. Under `jit` (and inside `scan`, `vmap`,
+    `grad`...) the number of `True` entries of a traced mask is unknown, so these
+    operations cannot be traced: they raise `NonConcreteBooleanIndexError` or
+    `ConcretizationTypeError` the first time the function is called.
+
+    ## Example
+    ```python
+    @jax.jit
+    def positive_mean(x):
+        return x[x > 0].mean()
+    ```
+
+    ## Use instead
+    Keep the shape and mask the values:
+    ```python
+    @jax.jit
+    def positive_mean(x):
+        mask = x > 0
+        return jnp.where(mask, x, 0).sum() / mask.sum()
+    ```
+    or give the bound explicitly: `jnp.nonzero(mask, size=k, fill_value=-1)`,
+    `jnp.unique(x, size=k, fill_value=0)`.
+
+    ## Options
+
+    ## References
+    * [JAX sharp bits: dynamic shapes](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#dynamic-shapes)
+    * [NonConcreteBooleanIndexError](https://docs.jax.dev/en/latest/errors.html#jax.errors.NonConcreteBooleanIndexError)
+    """
+
+    code = "JAX111"
+    name = "data-dependent-shape"
+    summary = "an operation in traced code whose output shape depends on traced values"
+    fix_hint = "mask with jnp.where, or pass size= (and fill_value=)"
+    severity = Severity.ERROR
+
+    VALID = [
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def f(x):
+                idx = jnp.nonzero(x > 0, size=4, fill_value=-1)
+                u = jnp.unique(x, size=8, fill_value=0)
+                return jnp.where(x > 0, x, 0), idx, u
+            """
+        ),
+        Valid(
+            """
+            import numpy as np
+            import jax.numpy as jnp
+
+            def eager(x):
+                return x[x > 0], jnp.nonzero(x), jnp.unique(x)
+            """
+        ),
+        Valid(
+            """
+            import jax
+            import numpy as np
+
+            MASK = np.array([True, False, True])
+
+            @jax.jit
+            def f(x, i):
+                return x[MASK], x[i], x[x.shape[0] > 2], x[:, 0]
+            """
+        ),
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def f(x):
+                return x[jnp.argmax(x)], x[jnp.argsort(x)]
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def positive_mean(x):
+                return x[x > 0].mean()
+            """,
+            line=5,
+            message="boolean mask `x > 0`",
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def clean(x, y):
+                bad = jnp.isnan(x) | (y < 0)
+                keep = ~bad
+                return x[keep], y.at[bad].set(0.0)
+            """,
+            line=8,
+            count=2,
+            message="`keep`",
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+            from jax import lax
+
+            def body(c, x):
+                idx = jnp.nonzero(x)
+                return c, jnp.unique(x)
+
+            def run(xs):
+                return lax.scan(body, 0, xs)
+            """,
+            line=6,
+            count=2,
+            message="`jnp.nonzero` without `size=`",
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def where_positive(x):
+                rows, cols = jnp.where(x > 0)
+                return rows + cols, jnp.argwhere(x), x.nonzero()
+            """,
+            count=3,
+        ),
+    ]
+
+    def check(self, ctx) -> None:
+        model = ctx.model
+        for fn in model.traced_functions():
+            for node in fn.body_nodes():
+                if isinstance(node, ast.Subscript) and not isinstance(node.ctx, (ast.Store, ast.Del)):
+                    self._mask_index(ctx, model, fn, node)
+                elif isinstance(node, ast.Call):
+                    self._sized_call(ctx, model, fn, node)
+
+    def _mask_index(self, ctx, model: ModuleModel, fn: FunctionInfo, node: ast.Subscript) -> None:
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        mask = next((p for p in parts if _is_traced_mask(model, fn, p)), None)
+        if mask is None:
+            return
+        m = ctx.segment(mask)
+        base = node.value
+        if isinstance(base, ast.Attribute) and base.attr == "at":
+            arr = ctx.segment(base.value)
+            advice = f"use `jnp.where({m}, new_value, {arr})`"
+        else:
+            arr = ctx.segment(base)
+            advice = f"keep the shape with `jnp.where({m}, {arr}, 0)` or a `where=` reduction"
+        ctx.report(
+            node,
+            f"boolean mask `{m}` indexes `{arr}` in traced code: the result's shape depends on the "
+            f"mask's values, so tracing raises NonConcreteBooleanIndexError; {advice}",
+            data={"mask": m, "array": arr},
+        )
+
+    def _sized_call(self, ctx, model: ModuleModel, fn: FunctionInfo, call: ast.Call) -> None:
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        size = keywords.get("size")
+        if size is not None and not (isinstance(size, ast.Constant) and size.value is None):
+            return
+        q = model.resolve_call(call)
+        shown = None
+        if q is not None and q.startswith("jax.numpy."):
+            short = q[len("jax.numpy."):]
+            if short in SIZED and any(model.is_traced_expr(a, fn) for a in call.args):
+                shown = f"`jnp.{short}`"
+            elif short == "where" and len(call.args) == 1 and not {"x", "y"} & keywords.keys() \
+                    and model.is_traced_expr(call.args[0], fn):
+                shown = "one-argument `jnp.where`"
+        elif q is None and isinstance(call.func, ast.Attribute) and call.func.attr == "nonzero" \
+                and model.is_traced_expr(call.func.value, fn):
+            shown = f"`{ctx.segment(call.func.value)}.nonzero()`"
+        if shown is None:
+            return
+        ctx.report(
+            call,
+            f"{shown} without `size=` on a traced array: its output shape depends on the data, so tracing "
+            f"raises ConcretizationTypeError; pass `size=` (and `fill_value=`), or keep the full shape "
+            f"with a three-argument `jnp.where`",
+            data={"function": shown.replace("`", "")},
+        )
+
+
+def _is_traced_mask(model: ModuleModel, fn: FunctionInfo, expr: ast.AST, depth: int = 0) -> bool:
+    """A boolean array computed from traced values (a comparison, `isnan`, `~m`, `a & b`)."""
+    if depth > 6:
+        return False
+    if isinstance(expr, ast.Compare):
+        if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in expr.ops):
+            return False
+        operands = [expr.left, *expr.comparators]
+        if any(isinstance(o, ast.Constant) and isinstance(o.value, (str, bytes)) for o in operands):
+            return False
+        return model.is_traced_expr(expr, fn)
+    if isinstance(expr, ast.Call):
+        q = model.resolve_call(expr) or ""
+        return q.startswith("jax.numpy.") and q[len("jax.numpy."):] in BOOL_FUNCS and model.is_traced_expr(expr, fn)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Invert):
+        return _is_traced_mask(model, fn, expr.operand, depth + 1)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, _BOOL_OPS):
+        return _is_traced_mask(model, fn, expr.left, depth + 1) or _is_traced_mask(model, fn, expr.right, depth + 1)
+    if isinstance(expr, ast.Name) and expr.id in fn.tainted:
+        bindings = fn.bindings.get(expr.id, [])
+        return bool(bindings) and all(
+            b.kind == "assign" and b.value is not None and _is_traced_mask(model, fn, b.value, depth + 1)
+            for b in bindings)
+    return False

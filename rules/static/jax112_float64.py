@@ -1,0 +1,254 @@
+from __future__ import annotations
+
+import ast
+
+from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.semantic import ModuleModel
+
+#: 64-bit dtypes by qualified name, and the dtype strings numpy accepts for them.
+WIDE_DTYPES = {
+    f"{mod}.{name}": name
+    for mod in ("jax.numpy", "numpy")
+    for name in ("float64", "int64", "uint64", "complex128", "double", "longlong", "ulonglong", "cdouble")
+}
+WIDE_STRINGS = {"float64", "int64", "uint64", "complex128", "double", "f8", "i8", "u8", "c16",
+                "<f8", "<i8", "<u8", "<c16"}
+#: jax functions that only ask questions about a dtype (no 64-bit value is made).
+DTYPE_QUERIES = {"issubdtype", "finfo", "iinfo", "dtype", "result_type", "promote_types", "can_cast",
+                 "isdtype"}
+_TRUE = (True, 1, "1", "true", "True", "TRUE", "yes")
+
+
+class Float64(StaticRule):
+    """
+    ## What it does
+    Finds 64-bit dtypes in traced code: `jnp.float64` / `np.float64` (and `int64`,
+    `uint64`, `complex128`) given as `dtype=`, to `.astype(...)`, as a constructor's
+    dtype argument, or called as a function (`jnp.float64(x)`); and dtype strings such
+    as `dtype="float64"`. Also finds `jax_enable_x64` turned on
+    (`jax.config.update("jax_enable_x64", True)`, `os.environ["JAX_ENABLE_X64"] = "1"`)
+    in a module that has traced code.
+
+    In a module that turns `jax_enable_x64` on itself, 64-bit dtypes are deliberate:
+    only the setting is reported there. Dtype checks (`x.dtype == jnp.float64`,
+    `jnp.finfo(jnp.float64)`) are not reported.
+
+    ## Why is this bad?
+    Without `jax_enable_x64` (the default), JAX does not compute in 64 bits: it
+    silently uses float32 / int32 instead and at most warns once, so code that asks
+    for float64 precision or int64 range does not get it. With `jax_enable_x64`, every
+    Python float and every new array defaults to 64 bits: memory and bandwidth double,
+    consumer and many datacenter GPUs run float64 at 1/32-1/64 of float32 speed, and
+    TPUs emulate it in software.
+
+    ## Example
+    ```python
+    jax.config.update("jax_enable_x64", True)
+
+    @jax.jit
+    def loss(x):
+        return jnp.sum(x.astype(jnp.float64) ** 2)
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def loss(x):
+        return jnp.sum(x.astype(jnp.float32) ** 2)
+    ```
+    When 64-bit precision is really needed (some scientific code on CPU), enable it
+    for the whole program in one entry point, not in a library module, and suppress
+    this finding there.
+
+    ## Options
+
+    ## References
+    * [JAX sharp bits: double (64bit) precision](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#double-64bit-precision)
+    * [JAX type promotion semantics](https://docs.jax.dev/en/latest/type_promotion.html)
+    """
+
+    code = "JAX112"
+    name = "float64"
+    summary = "64-bit dtypes in traced code, or jax_enable_x64 turned on in a module with traced code"
+    fix_hint = "use float32/int32 (or bfloat16), or leave the dtype to JAX"
+
+    VALID = [
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def f(x):
+                if x.dtype == jnp.float64:
+                    x = x.astype(jnp.float32)
+                eps = jnp.finfo(jnp.float64).eps
+                return jnp.zeros(3, dtype=jnp.float32) + x * eps
+            """
+        ),
+        Valid(
+            """
+            import numpy as np
+
+            def load(path):
+                return np.loadtxt(path).astype(np.float64)
+            """
+        ),
+        Valid(
+            """
+            import jax
+
+            jax.config.update("jax_enable_x64", True)
+
+            def host_only(x):
+                return x
+            """
+        ),
+        Valid(
+            """
+            import jax
+
+            jax.config.update("jax_enable_x64", False)
+
+            @jax.jit
+            def f(x):
+                return x
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def loss(x):
+                return jnp.sum(x.astype(jnp.float64) ** 2)
+            """,
+            line=6,
+            message="`jnp.float64` in traced code",
+        ),
+        Invalid(
+            """
+            import jax
+            import numpy as np
+            import jax.numpy as jnp
+
+            @jax.jit
+            def f(x, key):
+                a = jnp.zeros(x.shape, dtype="float64")
+                b = jax.random.normal(key, (3,), np.float64)
+                c = jnp.int64(x)
+                return a + b + c
+            """,
+            count=3,
+        ),
+        Invalid(
+            """
+            import jax
+            from jax import config
+
+            config.update("jax_enable_x64", True)
+
+            @jax.jit
+            def f(x):
+                return x.astype("float64")
+            """,
+            line=4,
+            count=1,
+            message="`jax_enable_x64`",
+        ),
+        Invalid(
+            """
+            import os
+            os.environ["JAX_ENABLE_X64"] = "1"
+            import jax
+
+            def body(c, x):
+                return c + x, x
+
+            def run(xs):
+                return jax.lax.scan(body, 0.0, xs)
+            """,
+            line=2,
+        ),
+    ]
+
+    def check(self, ctx) -> None:
+        model = ctx.model
+        traced = model.traced_functions()
+        if not traced:
+            return
+        enables = list(_x64_enabled(model, ctx.tree))
+        for node in enables:
+            ctx.report(
+                node,
+                "`jax_enable_x64` is turned on in a module with traced code: every Python float and new array "
+                "becomes 64-bit, doubling memory and running at a fraction of float32 speed on GPUs and TPUs",
+                data={"setting": "jax_enable_x64"},
+            )
+        if enables:
+            return  # 64-bit dtypes are deliberate here; the setting itself was reported
+        for fn in traced:
+            for node in fn.body_nodes():
+                if isinstance(node, ast.Call):
+                    for dtype in _dtype_uses(model, node):
+                        label = _label(model, dtype)
+                        ctx.report(
+                            dtype,
+                            f"{label} in traced code (`{fn.name}`): without `jax_enable_x64` JAX silently "
+                            f"uses 32 bits instead; with it, 64-bit math is slow on GPUs and TPUs",
+                            data={"dtype": label.strip("`")},
+                        )
+
+
+def _wide(model: ModuleModel, expr: ast.AST) -> bool:
+    if isinstance(expr, ast.Constant):
+        return isinstance(expr.value, str) and expr.value in WIDE_STRINGS
+    return isinstance(expr, (ast.Name, ast.Attribute)) and model.resolve(expr) in WIDE_DTYPES
+
+
+def _label(model: ModuleModel, expr: ast.AST) -> str:
+    if isinstance(expr, ast.Constant):
+        return f"dtype {expr.value!r}"
+    q = model.resolve(expr) or ""
+    return f"`{q.replace('jax.numpy.', 'jnp.').replace('numpy.', 'np.')}`"
+
+
+def _dtype_uses(model: ModuleModel, call: ast.Call) -> list[ast.AST]:
+    """The 64-bit dtypes a call asks for: ``dtype=``, ``.astype(d)``, ``jnp.zeros(s, d)``,
+    ``jnp.float64(x)``."""
+    out = [k.value for k in call.keywords if k.arg == "dtype" and _wide(model, k.value)]
+    if _wide(model, call.func):
+        out.append(call.func)
+        return out
+    if isinstance(call.func, ast.Attribute) and call.func.attr in ("astype", "view") and call.args:
+        if model.resolve(call.func) is None and _wide(model, call.args[0]):
+            out.append(call.args[0])
+        return out
+    q = model.resolve_call(call) or ""
+    if q.startswith(("jax.numpy.", "jax.lax.", "jax.random.")) and q.rsplit(".", 1)[-1] not in DTYPE_QUERIES:
+        out.extend(a for a in call.args if _wide(model, a))
+    return out
+
+
+def _x64_enabled(model: ModuleModel, tree: ast.Module):
+    """Statements that turn on 64-bit mode for the process."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and len(node.args) >= 2:
+            q = model.resolve_call(node)
+            key, value = node.args[0], node.args[1]
+            if q == "jax.config.update" and _const(key) == "jax_enable_x64" and _const(value) in _TRUE:
+                yield node
+            elif q == "os.environ.setdefault" and _const(key) == "JAX_ENABLE_X64" and _const(value) in _TRUE:
+                yield node
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            t = node.targets[0]
+            if isinstance(t, ast.Subscript) and model.resolve(t.value) == "os.environ" \
+                    and _const(t.slice) == "JAX_ENABLE_X64" and _const(node.value) in _TRUE:
+                yield node
+
+
+def _const(node: ast.AST) -> object:
+    return node.value if isinstance(node, ast.Constant) else None

@@ -1,0 +1,435 @@
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.semantic import ModuleModel, target_names
+
+#: jax.random functions that draw random bits from their key argument.
+SAMPLERS = {
+    "ball", "bernoulli", "beta", "binomial", "bits", "categorical", "cauchy", "chisquare", "choice",
+    "dirichlet", "double_sided_maxwell", "exponential", "f", "gamma", "generalized_normal", "geometric",
+    "gumbel", "laplace", "loggamma", "logistic", "lognormal", "maxwell", "multinomial",
+    "multivariate_normal", "normal", "orthogonal", "pareto", "permutation", "poisson", "rademacher",
+    "randint", "rayleigh", "shuffle", "t", "triangular", "truncated_normal", "uniform", "wald",
+    "weibull_min",
+}
+#: `split` consumes its key too: its outputs are bits of that key, like a sample's.
+CONSUMERS = SAMPLERS | {"split"}
+#: Calls that make a key (for module-level keys read in traced code).
+KEY_MAKERS = {"jax.random.PRNGKey", "jax.random.key", "jax.random.split", "jax.random.fold_in",
+              "jax.random.wrap_key_data", "jax.random.clone"}
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+State = dict  # key text -> the call that consumed it
+
+
+class PrngKeyReuse(StaticRule):
+    """
+    ## What it does
+    Finds a PRNG key consumed twice: two `jax.random` sampling calls (`normal`,
+    `uniform`, `bernoulli`, `categorical`, `randint`, `permutation`, ...) or
+    `jax.random.split` given the same key, in straight-line code of one function,
+    without the key being reassigned in between (`key, sub = jax.random.split(key)`
+    resets it). A sampling call in a loop body or comprehension whose key is never
+    reassigned there consumes the same key on every iteration.
+
+    Uses in the two branches of an `if`/`else` are not two uses. Keys derived with
+    `jax.random.fold_in(key, i)` are fresh keys.
+
+    Also finds a PRNG key made at module level (`KEY = jax.random.PRNGKey(0)`) and
+    read in traced code.
+
+    ## Why is this bad?
+    JAX random functions are deterministic functions of the key: the same key gives
+    the same bits. Two draws from one key are identical (or correlated, for different
+    distributions), so "independent" noise, dropout masks or initializations are not.
+    Nothing fails: the model just trains or samples worse. A module-level key read
+    under `jit` is baked into the compiled program as a constant, so every call draws
+    the same numbers.
+
+    ## Example
+    ```python
+    def init(key):
+        w = jax.random.normal(key, (3, 3))
+        b = jax.random.normal(key, (3,))
+        return w, b
+    ```
+
+    ## Use instead
+    ```python
+    def init(key):
+        wkey, bkey = jax.random.split(key)
+        w = jax.random.normal(wkey, (3, 3))
+        b = jax.random.normal(bkey, (3,))
+        return w, b
+    ```
+
+    ## Options
+
+    ## References
+    * [JAX: pseudorandom numbers](https://docs.jax.dev/en/latest/random-numbers.html)
+    * [JAX sharp bits: random numbers](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#random-numbers)
+    """
+
+    code = "JAX114"
+    name = "prng-key-reuse"
+    summary = "a PRNG key is consumed by more than one random call, or a module-level key is read in traced code"
+    fix_hint = "split the key (key, sub = jax.random.split(key)) and use each key once"
+
+    VALID = [
+        Valid(
+            """
+            import jax
+
+            def init(key):
+                wkey, bkey = jax.random.split(key)
+                w = jax.random.normal(wkey, (3, 3))
+                b = jax.random.normal(bkey, (3,))
+                return w, b
+            """
+        ),
+        Valid(
+            """
+            import jax
+
+            def sample(key, n, training):
+                for _ in range(n):
+                    key, sub = jax.random.split(key)
+                    x = jax.random.uniform(sub)
+                if training:
+                    y = jax.random.bernoulli(key, 0.5)
+                else:
+                    y = jax.random.normal(key)
+                return x, y
+            """
+        ),
+        Valid(
+            """
+            import jax
+
+            def noise(key, shapes):
+                keys = jax.random.split(key, len(shapes))
+                a = jax.random.normal(keys[0], shapes[0])
+                b = jax.random.normal(keys[1], shapes[1])
+                c = [jax.random.normal(k, s) for k, s in zip(keys, shapes)]
+                d = [jax.random.normal(jax.random.fold_in(key, i), s) for i, s in enumerate(shapes)]
+                return a, b, c, d
+            """
+        ),
+        Valid(
+            """
+            import jax
+
+            def pick(key, use_normal):
+                if use_normal:
+                    return jax.random.normal(key)
+                return jax.random.uniform(key)
+            """
+        ),
+        Valid(
+            """
+            import jax
+
+            KEY = jax.random.PRNGKey(0)
+
+            def make_params():
+                return jax.random.normal(KEY, (3,))
+
+            @jax.jit
+            def f(x, key):
+                return x + jax.random.normal(key, x.shape)
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import jax
+
+            def init(key):
+                w = jax.random.normal(key, (3, 3))
+                b = jax.random.normal(key, (3,))
+                return w, b
+            """,
+            line=5,
+            message="`key` was already consumed by `jax.random.normal` at line 4",
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def dropout(key, x):
+                keys = jax.random.split(key)
+                mask = jax.random.bernoulli(key, 0.9, x.shape)
+                return jnp.where(mask, x, 0.0), keys
+            """,
+            line=7,
+        ),
+        Invalid(
+            """
+            import jax
+
+            def noisy_steps(key, x, n):
+                for _ in range(n):
+                    x = x + jax.random.normal(key, x.shape)
+                return x
+            """,
+            line=5,
+            message="every iteration",
+        ),
+        Invalid(
+            """
+            import jax
+
+            def inits(key, shapes):
+                return [jax.random.normal(key, s) for s in shapes]
+            """,
+            line=4,
+            message="every element",
+        ),
+        Invalid(
+            """
+            import jax
+
+            KEY = jax.random.PRNGKey(0)
+
+            @jax.jit
+            def add_noise(x):
+                return x + jax.random.normal(KEY, x.shape)
+            """,
+            line=7,
+            message="module-level PRNG key `KEY`",
+        ),
+        Invalid(
+            """
+            import jax
+
+            def two(key, flag):
+                if flag:
+                    a = jax.random.uniform(key)
+                else:
+                    a = 0.0
+                b = jax.random.uniform(key)
+                return a + b
+            """,
+            line=8,
+        ),
+    ]
+
+    def check(self, ctx) -> None:
+        model = ctx.model
+        reports: dict[int, tuple[ast.AST, str, ast.AST]] = {}
+        bodies: list[list[ast.stmt]] = [ctx.tree.body]
+        bodies += [f.node.body for f in model.functions if not isinstance(f.node, ast.Lambda)]
+        for body in bodies:
+            _Flow(model, reports).block(body, {})
+        for f in model.functions:
+            if isinstance(f.node, ast.Lambda):
+                _Flow(model, reports).expr(f.node.body, {})
+        for node, msg, first in sorted(reports.values(), key=lambda r: (r[0].lineno, r[0].col_offset)):
+            ctx.report(node, msg, related=[ctx.related(first, "first use of the key")])
+        self._module_keys(ctx, model)
+
+    def _module_keys(self, ctx, model: ModuleModel) -> None:
+        for fn in model.traced_functions():
+            seen: set[str] = set()
+            for node in fn.body_nodes():
+                if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)) or node.id in seen:
+                    continue
+                owner, bindings = model.lookup(node.id, fn)
+                if owner is not None or len(bindings) != 1 or not isinstance(bindings[0].value, ast.Call):
+                    continue
+                if model.resolve_call(bindings[0].value) not in KEY_MAKERS:
+                    continue
+                seen.add(node.id)
+                ctx.report(
+                    node,
+                    f"module-level PRNG key `{node.id}` is read in traced code (`{fn.name}`): it is baked into "
+                    f"the compiled program as a constant, so every call draws the same random numbers; "
+                    f"pass the key as an argument",
+                    related=[ctx.related(bindings[0].node, f"`{node.id}` is made here")],
+                )
+
+
+def _key_text(expr: ast.AST | None) -> str | None:
+    """A trackable key expression: a name, or a name indexed by a constant (``keys[0]``)."""
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and isinstance(expr.slice, ast.Constant):
+        return f"{expr.value.id}[{expr.slice.value!r}]"
+    return None
+
+
+def _forget(state: State, names: set[str]) -> None:
+    for k in list(state):
+        if k.split("[", 1)[0] in names:
+            del state[k]
+
+
+class _Flow:
+    """Straight-line walk of one body, tracking which keys have been consumed."""
+
+    def __init__(self, model: ModuleModel, reports: dict) -> None:
+        self.model = model
+        self.reports = reports
+        self.loop_pass = False
+
+    # ------------------------------------------------------------------ statements
+    def block(self, stmts: list[ast.stmt], state: State | None) -> State | None:
+        """The state after ``stmts``, or None when every path leaves (return, raise, break)."""
+        for s in stmts:
+            if state is None:
+                return None
+            state = self.stmt(s, state)
+        return state
+
+    def stmt(self, s: ast.stmt, state: State) -> State | None:
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            _forget(state, {s.name})
+            return state
+        if isinstance(s, (ast.Return, ast.Raise, ast.Break)):
+            for child in ast.iter_child_nodes(s):
+                self.expr(child, state)
+            return None
+        if isinstance(s, ast.If):
+            self.expr(s.test, state)
+            return self.merge(state, [s.body, s.orelse])
+        if isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
+            return self.loop(s, state)
+        if isinstance(s, (ast.With, ast.AsyncWith)):
+            for item in s.items:
+                self.expr(item.context_expr, state)
+                if item.optional_vars is not None:
+                    _forget(state, set(target_names(item.optional_vars)))
+            return self.block(s.body, state)
+        if isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
+            after = self.merge(state, [s.body + s.orelse, *[h.body for h in s.handlers]])  # type: ignore[attr-defined]
+            return self.block(s.finalbody, after) if after is not None else None  # type: ignore[attr-defined]
+        if isinstance(s, ast.Match):
+            self.expr(s.subject, state)
+            return self.merge(state, [c.body for c in s.cases] + [[]])
+        # simple statements: the right-hand side runs before the targets are bound
+        for field in ("value", "test", "msg", "exc"):
+            child = getattr(s, field, None)
+            if isinstance(child, ast.AST):
+                self.expr(child, state)
+        if isinstance(s, ast.AugAssign):
+            self.expr(s.target, state)
+        targets = s.targets if isinstance(s, (ast.Assign, ast.Delete)) else (
+            [s.target] if isinstance(s, (ast.AnnAssign, ast.AugAssign)) else [])
+        for t in targets:
+            _forget(state, set(target_names(t)))
+        return state
+
+    def merge(self, state: State, branches: list[list[ast.stmt]]) -> State | None:
+        """Run each branch from a copy of ``state``; a key stays consumed after them when
+        some surviving branch consumed it and none left it freshly reassigned."""
+        ends = []
+        for b in branches:
+            end = self.block(b, dict(state))
+            if end is not None:
+                ends.append((end, _assigned(b)))
+        if not ends:
+            return None
+        merged: State = {}
+        for end, _ in ends:
+            for k, v in end.items():
+                merged.setdefault(k, v)
+        for end, assigned in ends:
+            for k in list(merged):
+                if k.split("[", 1)[0] in assigned and k not in end:
+                    del merged[k]
+        return merged
+
+    def loop(self, s: ast.For | ast.AsyncFor | ast.While, state: State) -> State | None:
+        header = s.iter if isinstance(s, (ast.For, ast.AsyncFor)) else s.test
+        self.expr(header, state)
+        start = dict(state)
+        # two passes over the body: a key consumed in the first and again in the second is
+        # consumed on every iteration
+        current: State | None = dict(state)
+        was = self.loop_pass
+        for i in range(2):
+            if current is None:
+                break
+            if isinstance(s, (ast.For, ast.AsyncFor)):
+                _forget(current, set(target_names(s.target)))
+            self.loop_pass = i == 1
+            current = self.block(s.body, current)
+        self.loop_pass = was
+        after = self.merge(start, [[], s.body]) if current is not None else dict(start)
+        return self.block(s.orelse, after) if after is not None else None
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, node: ast.AST, state: State) -> None:
+        for call, comp in self._calls(node):
+            q = self.model.resolve_call(call) or ""
+            if not q.startswith("jax.random.") or q[len("jax.random."):] not in CONSUMERS:
+                continue
+            key = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "key"), None)
+            text = _key_text(key)
+            if text is None or key is None:
+                continue
+            fn_name = "jax.random." + q[len("jax.random."):]
+            if comp is not None and _bound_in(comp, text.split("[", 1)[0]):
+                continue  # a fresh key per element, e.g. `for k in keys`
+            if comp is not None:
+                self._report(key, f"PRNG key `{text}` is consumed by `{fn_name}` for every element of the "
+                                  f"comprehension at line {comp.lineno}: each element draws the same random "
+                                  f"numbers; split it into one key per element", call)
+            elif text in state:
+                first = state[text]
+                if self.loop_pass and first is call:
+                    msg = (f"PRNG key `{text}` is consumed by `{fn_name}` on every iteration of the loop without "
+                           f"being reassigned: every iteration draws the same random numbers; split it in the loop "
+                           f"(`{text}, sub = jax.random.split({text})`)")
+                else:
+                    first_name = self.model.resolve_call(first) or "a random call"
+                    msg = (f"PRNG key `{text}` was already consumed by `{first_name}` at line {first.lineno}; "
+                           f"reusing it in `{fn_name}` gives the same (or correlated) random numbers; split the key first")
+                self._report(key, msg, first)
+            state.setdefault(text, call)
+
+    def _report(self, node: ast.AST, msg: str, first: ast.AST) -> None:
+        self.reports.setdefault(id(node), (node, msg, first))
+
+    @staticmethod
+    def _calls(node: ast.AST) -> Iterator[tuple[ast.Call, ast.AST | None]]:
+        """Calls in evaluation order (approximately: source order), with the innermost
+        comprehension around each; nested functions and lambdas run later and are skipped."""
+        found: list[tuple[ast.Call, ast.AST | None]] = []
+        stack: list[tuple[ast.AST, ast.AST | None]] = [(node, None)]
+        while stack:
+            n, comp = stack.pop()
+            if isinstance(n, _SCOPES):
+                continue
+            if isinstance(n, _COMPREHENSIONS):
+                # the first iterable is evaluated once, outside the per-element loop
+                first = n.generators[0]
+                stack.append((first.iter, comp))
+                stack.extend((c, n) for c in ast.iter_child_nodes(n) if c is not first)
+                stack.extend((c, n) for c in [first.target, *first.ifs])
+                continue
+            if isinstance(n, ast.Call):
+                found.append((n, comp))
+            stack.extend((c, comp) for c in ast.iter_child_nodes(n))
+        found.sort(key=lambda fc: (fc[0].lineno, fc[0].col_offset))
+        return iter(found)
+
+
+def _bound_in(comp: ast.AST, name: str) -> bool:
+    return any(name in set(target_names(g.target)) for g in comp.generators)  # type: ignore[attr-defined]
+
+
+def _assigned(stmts: list[ast.stmt]) -> set[str]:
+    out: set[str] = set()
+    for s in stmts:
+        for n in ast.walk(s):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                out.add(n.id)
+    return out

@@ -1,0 +1,648 @@
+"""Fixture tests for the static rules JAX108-JAX114, beyond their VALID/INVALID examples."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from helpers import lint_source
+from jaxlint.diagnostic import Applicability, Severity
+from jaxlint.fixes import fix_until_stable
+
+
+def found(code: str, src: str) -> list[tuple[int, str]]:
+    """(line, message) of each ``code`` finding in ``src``."""
+    return [(d.start.line, d.message) for d in lint_source(src, select=[code])]
+
+
+def lines(code: str, src: str) -> list[int]:
+    return [line for line, _ in found(code, src)]
+
+
+def fixed(code: str, src: str, unsafe: bool = True) -> str:
+    src = textwrap.dedent(src).lstrip("\n")
+    out = fix_until_stable(src, lint_source(src, select=[code]), lambda t: lint_source(t, select=[code]), unsafe=unsafe)
+    return out.text
+
+
+# ---------------------------------------------------------------- JAX108 static-arg-hazard
+def test_jax108_optional_and_union_list_annotations_are_unhashable():
+    assert lines("JAX108", """
+        import functools
+        from typing import Optional
+        import jax
+
+        @functools.partial(jax.jit, static_argnames=("a", "b"))
+        def f(x, a: Optional[list] = None, b: dict[str, int] | None = None):
+            return x
+        """) == [6, 6]
+
+
+def test_jax108_a_hashable_alternative_in_the_annotation_keeps_it_quiet():
+    assert lines("JAX108", """
+        import functools
+        import jax
+
+        @functools.partial(jax.jit, static_argnums=1)
+        def f(x, shape: tuple | list):
+            return x
+        """) == []
+
+
+def test_jax108_name_bound_to_a_list_passed_at_a_call_site_is_an_error():
+    diags = lint_source("""
+        import jax
+
+        def g(x, layers):
+            return x
+
+        f = jax.jit(g, static_argnames="layers")
+        LAYERS = [64, 64]
+
+        def run(x):
+            return f(x, layers=LAYERS)
+        """, select=["JAX108"])
+    assert [(d.start.line, d.severity) for d in diags] == [(10, Severity.ERROR)]
+    assert "`LAYERS` is a list" in diags[0].message
+
+
+def test_jax108_array_passed_to_a_static_method_argument_through_self():
+    assert lines("JAX108", """
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        class Model:
+            def __hash__(self):
+                return 0
+
+            @functools.partial(jax.jit, static_argnums=(0, 2))
+            def apply(self, x, mask):
+                return x
+
+            def run(self, x):
+                return self.apply(x, jnp.ones(3))
+        """) == [14]
+
+
+def test_jax108_floats_from_one_literal_or_the_default_are_quiet():
+    assert lines("JAX108", """
+        import functools
+        import jax
+
+        @functools.partial(jax.jit, static_argnames="eps")
+        def norm(x, eps: float = 1e-6):
+            return x / eps
+
+        a = norm(1.0)
+        b = norm(2.0, eps=1e-5)
+        c = norm(3.0, eps=1e-5)
+        """) == []
+
+
+def test_jax108_a_computed_value_for_a_float_annotated_static_param_is_reported():
+    out = found("JAX108", """
+        import functools
+        import jax
+
+        @functools.partial(jax.jit, static_argnames="temperature")
+        def sample(logits, temperature: float):
+            return logits / temperature
+
+        def run(logits, t0, step):
+            return sample(logits, temperature=max(t0 * step, 0.1))
+        """)
+    assert [line for line, _ in out] == [9] and "one program per value" in out[0][1]
+
+
+def test_jax108_self_changed_from_outside_the_class_is_reported():
+    out = found("JAX108", """
+        import functools
+        import jax
+
+        class Scaler:
+            def __init__(self):
+                self.factor = 1.0
+
+            @functools.partial(jax.jit, static_argnums=0)
+            def __call__(self, x):
+                return x * self.factor
+
+        s = Scaler()
+        y = s(1.0)
+        s.factor = 2.0
+        """)
+    assert [line for line, _ in out] == [9] and "line 14" in out[0][1]
+
+
+def test_jax108_static_self_of_frozen_dataclass_or_unknown_base_is_quiet():
+    assert lines("JAX108", """
+        import dataclasses
+        import functools
+        import jax
+        import flax.linen as nn
+
+        @dataclasses.dataclass(frozen=True)
+        class Cfg:
+            width: int
+
+            @functools.partial(jax.jit, static_argnums=0)
+            def apply(self, x):
+                return x * self.width
+
+            def widen(self):
+                object.__setattr__(self, "width", 2)
+
+        class Block(nn.Module):
+            scale: float = 1.0
+
+            @functools.partial(jax.jit, static_argnums=0)
+            def run(self, x):
+                return x * self.scale
+
+            def set(self, s):
+                self.scale = s
+        """) == []
+
+
+def test_jax108_subclass_inherits_identity_hashing_from_a_plain_base():
+    assert lines("JAX108", """
+        import functools
+        import jax
+
+        class Base:
+            pass
+
+        class Model(Base):
+            @functools.partial(jax.jit, static_argnums=0)
+            def __call__(self, x):
+                return x * self.w
+
+            def load(self, w):
+                self.w = w
+        """) == [9]
+
+
+def test_jax108_non_literal_static_spec_is_not_guessed():
+    assert lines("JAX108", """
+        import functools
+        import jax
+        STATIC = ("items",)
+
+        @functools.partial(jax.jit, static_argnames=STATIC)
+        def f(x, items: list):
+            return x
+        """) == []
+
+
+# ---------------------------------------------------------------- JAX109 host-callback
+def test_jax109_severity_is_higher_in_loop_bodies_than_in_plain_traced_code():
+    diags = lint_source("""
+        import jax
+        from jax.debug import print as dprint
+
+        def cond_fun(c):
+            jax.debug.callback(print, c)
+            return c < 10
+
+        def body_fun(c):
+            return c + 1
+
+        @jax.jit
+        def f(x):
+            dprint("start {}", x)
+            return jax.lax.while_loop(cond_fun, body_fun, x)
+        """, select=["JAX109"])
+    assert [(d.start.line, d.severity) for d in diags] == [(5, Severity.WARNING), (13, Severity.INFO)]
+    assert "lax.while_loop" in diags[0].message and "`jax.debug.print` in `f`" in diags[1].message
+
+
+def test_jax109_flax_nnx_scan_bodies_count_as_loops():
+    diags = lint_source("""
+        import jax
+        from flax import nnx
+
+        def body(carry, x):
+            jax.debug.print("{}", x)
+            return carry, x
+
+        def run(xs):
+            return nnx.scan(body)(0, xs)
+        """, select=["JAX109"])
+    assert [(d.start.line, d.severity) for d in diags] == [(5, Severity.WARNING)]
+
+
+def test_jax109_callback_reached_through_a_helper_called_from_jit():
+    assert lines("JAX109", """
+        import jax
+
+        def log(v):
+            jax.debug.print("v={}", v)
+
+        @jax.jit
+        def f(x):
+            log(x)
+            return x
+        """) == [4]
+
+
+# ---------------------------------------------------------------- JAX110 discarded-update
+def test_jax110_fix_is_unsafe_and_only_for_plain_names():
+    diags = lint_source("""
+        import jax
+
+        @jax.jit
+        def f(x, state):
+            x.at[0].set(1.0)
+            state.buf.at[0].set(1.0)
+            return x
+        """, select=["JAX110"])
+    assert [d.start.line for d in diags] == [5, 6]
+    assert diags[0].fix is not None and diags[0].fix.applicability is Applicability.UNSAFE
+    assert diags[1].fix is None
+    assert all(d.severity is Severity.ERROR for d in diags)
+
+
+def test_jax110_unsafe_fix_is_not_applied_without_unsafe_fixes():
+    src = """
+        import jax.numpy as jnp
+
+        def f(n):
+            x = jnp.zeros(n)
+            x.at[0].set(1.0)
+            return x
+        """
+    assert fixed("JAX110", src, unsafe=False) == textwrap.dedent(src).lstrip("\n")
+    assert "    x = x.at[0].set(1.0)\n" in fixed("JAX110", src, unsafe=True)
+
+
+def test_jax110_multiline_update_keeps_its_text_when_fixed():
+    out = fixed("JAX110", """
+        import jax.numpy as jnp
+
+        def f(x: jnp.ndarray, i, v):
+            x.at[i].set(
+                v * 2,
+            )
+            return x
+        """)
+    assert "    x = x.at[i].set(\n        v * 2,\n    )\n" in out
+
+
+def test_jax110_item_assignment_on_dicts_lists_and_numpy_arrays_is_quiet():
+    assert lines("JAX110", """
+        import jax
+        import numpy as np
+
+        @jax.jit
+        def f(params, xs, i):
+            params["w"] = params["w"] * 2
+            out = list(xs)
+            out[i] = xs[i] * 2
+            host = np.asarray([1.0, 2.0])
+            host[0] = 3.0
+            return params, out
+        """) == []
+
+
+def test_jax110_item_assignment_on_an_unannotated_traced_array_param():
+    diags = lint_source("""
+        import jax
+
+        @jax.jit
+        def normalize(x):
+            x[0] = 0.0
+            return x / x.sum()
+
+        @jax.jit
+        def maybe_tree(x):
+            x[0] = 0.0
+            return x
+        """, select=["JAX110"])
+    # only the first: `maybe_tree` never uses `x` as an array, it may be a list pytree
+    assert [d.start.line for d in diags] == [5]
+    assert "raises TypeError" in diags[0].message
+
+
+def test_jax110_jax_array_item_assignment_outside_jit_also_fails():
+    assert lines("JAX110", """
+        import jax.numpy as jnp
+
+        x = jnp.arange(4)
+        x[0] = 10
+        """) == [4]
+
+
+# ---------------------------------------------------------------- JAX111 data-dependent-shape
+def test_jax111_size_none_is_still_data_dependent_and_three_argument_where_is_fine():
+    assert lines("JAX111", """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x):
+            a = jnp.nonzero(x, size=None)
+            b = jnp.where(x > 0, x, 0.0)
+            c = jnp.where(x > 0, size=3)
+            return a, b, c
+        """) == [6]
+
+
+def test_jax111_mask_from_a_static_shape_or_a_string_compare_is_quiet():
+    assert lines("JAX111", """
+        import functools
+        import jax
+
+        @functools.partial(jax.jit, static_argnames="mode")
+        def f(x, mode):
+            m = x.ndim > 1
+            return x[m], x[mode == "a"]
+        """) == []
+
+
+def test_jax111_unique_of_a_constant_jnp_array_is_still_traced_under_jit():
+    # jnp.arange(4) is staged out under jit, so jnp.unique of it cannot be traced either
+    assert lines("JAX111", """
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+
+        @jax.jit
+        def f(x):
+            return x + jnp.unique(jnp.arange(4)).sum() + np.unique(np.arange(4)).sum()
+        """) == [7]
+
+
+def test_jax111_boolean_mask_in_a_vmapped_function():
+    assert lines("JAX111", """
+        import jax
+
+        def per_row(row):
+            return row[row != 0].sum()
+
+        batched = jax.vmap(per_row)
+        """) == [4]
+
+
+# ---------------------------------------------------------------- JAX112 float64
+def test_jax112_dtype_strings_and_complex128_in_traced_code():
+    assert lines("JAX112", """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x):
+            a = x.astype("f8")
+            b = jnp.asarray(x, dtype=jnp.complex128)
+            c = jnp.ones(3, "float32")
+            return a, b, c
+        """) == [6, 7]
+
+
+def test_jax112_float64_outside_traced_code_is_quiet():
+    assert lines("JAX112", """
+        import jax
+        import jax.numpy as jnp
+
+        def host(x):
+            return jnp.asarray(x, dtype=jnp.float64)
+
+        @jax.jit
+        def f(x):
+            return x
+        """) == []
+
+
+def test_jax112_enable_x64_through_setdefault_is_reported_once_and_hides_dtype_findings():
+    assert lines("JAX112", """
+        import os
+        os.environ.setdefault("JAX_ENABLE_X64", "true")
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x):
+            return x.astype(jnp.float64)
+        """) == [2]
+
+
+# ---------------------------------------------------------------- JAX113 donation-misuse
+DONATING = """
+import functools
+import jax
+
+@functools.partial(jax.jit, donate_argnames=("state",))
+def step(state, batch):
+    return state + batch
+"""
+
+
+def test_jax113_keyword_donation_and_use_in_a_later_if_test():
+    assert lines("JAX113", DONATING + """
+def run(state, batch):
+    out = step(batch=batch, state=state)
+    if state.sum() > 0:
+        return out
+    return out
+""") == [10]
+
+
+def test_jax113_reassignment_in_the_same_statement_or_before_the_read_is_fine():
+    assert lines("JAX113", DONATING + """
+def run(state, batches):
+    state = step(state, batches[0])
+    new = step(state, batches[1])
+    state = new
+    return state.sum()
+""") == []
+
+
+def test_jax113_reads_after_a_return_in_another_branch_are_not_reached():
+    assert lines("JAX113", DONATING + """
+def run(state, batch, fast):
+    if fast:
+        return step(state, batch)
+    return state
+""") == []
+
+
+def test_jax113_loop_that_breaks_right_after_the_call_is_fine():
+    assert lines("JAX113", DONATING + """
+def run(state, batches):
+    for b in batches:
+        out = step(state, b)
+        break
+    return out
+""") == []
+
+
+def test_jax113_immediately_called_jit_with_donation():
+    out = found("JAX113", """
+        import jax
+
+        def add(x, y):
+            return x + y
+
+        def run(x, y):
+            z = jax.jit(add, donate_argnums=0)(x, y)
+            return z + x
+        """)
+    assert [line for line, _ in out] == [8] and "`x` was donated" in out[0][1]
+
+
+def test_jax113_decorated_method_maps_arguments_after_self():
+    assert lines("JAX113", """
+        import functools
+        import jax
+
+        class Trainer:
+            @functools.partial(jax.jit, static_argnums=0, donate_argnums=1)
+            def step(self, params, batch):
+                return params + batch
+
+            def fit(self, params, batch):
+                new = self.step(params, batch)
+                print(batch)
+                return new, params
+        """) == [12]
+
+
+def test_jax113_finding_points_back_at_the_donating_call():
+    diags = lint_source(DONATING + """
+def run(state, batch):
+    new = step(state, batch)
+    return new, state
+""", select=["JAX113"])
+    assert len(diags) == 1 and diags[0].related and diags[0].related[0].start.line == 9
+
+
+# ---------------------------------------------------------------- JAX114 prng-key-reuse
+def test_jax114_reassigned_key_is_fresh_and_constant_subscripts_are_distinct_keys():
+    assert lines("JAX114", """
+        import jax
+
+        def f(key):
+            keys = jax.random.split(key, 3)
+            a = jax.random.normal(keys[0])
+            b = jax.random.normal(keys[1])
+            key = keys[2]
+            c = jax.random.normal(key)
+            return a, b, c
+        """) == []
+
+
+def test_jax114_same_subscripted_key_twice_is_reuse():
+    assert lines("JAX114", """
+        import jax
+
+        def f(key):
+            keys = jax.random.split(key, 2)
+            return jax.random.normal(keys[0]), jax.random.uniform(keys[0])
+        """) == [5]
+
+
+def test_jax114_early_return_branch_does_not_count_as_a_use():
+    assert lines("JAX114", """
+        import jax
+
+        def f(key, n):
+            if n == 0:
+                return jax.random.normal(key)
+            return jax.random.uniform(key, (n,))
+        """) == []
+
+
+def test_jax114_while_loop_and_try_bodies():
+    assert lines("JAX114", """
+        import jax
+        from jax import random as jr
+
+        def retry(key, ok):
+            while True:
+                x = jr.uniform(key)
+                if ok(x):
+                    return x
+
+        def guarded(key):
+            try:
+                a = jr.normal(key)
+            except ValueError:
+                a = 0.0
+            return a + jr.normal(key)
+        """) == [6, 15]
+
+
+def test_jax114_two_uses_in_one_lambda():
+    assert lines("JAX114", """
+        import jax
+
+        noise = lambda key: jax.random.normal(key) + jax.random.normal(key)
+        """) == [3]
+
+
+def test_jax114_module_level_key_in_a_lax_body_and_split_results():
+    assert lines("JAX114", """
+        import jax
+
+        KEY, SUB = jax.random.split(jax.random.PRNGKey(0))
+        SEED_KEY = jax.random.key(1)
+
+        def body(c, x):
+            return c + jax.random.normal(SEED_KEY), x
+
+        def run(xs):
+            return jax.lax.scan(body, 0.0, xs)
+        """) == [7]
+
+
+@pytest.mark.parametrize("code", ["JAX108", "JAX109", "JAX110", "JAX111", "JAX112", "JAX113", "JAX114"])
+def test_rules_stay_quiet_on_an_idiomatic_training_script(code):
+    assert found(code, IDIOMATIC) == []
+
+
+IDIOMATIC = """
+import functools
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+def init(key, sizes):
+    params = []
+    for n_in, n_out in zip(sizes[:-1], sizes[1:]):
+        key, sub = jax.random.split(key)
+        params.append({"w": jax.random.normal(sub, (n_in, n_out)) / np.sqrt(n_in), "b": jnp.zeros(n_out)})
+    return params
+
+def forward(params, x):
+    for layer in params[:-1]:
+        x = jax.nn.relu(x @ layer["w"] + layer["b"])
+    last = params[-1]
+    return x @ last["w"] + last["b"]
+
+def loss_fn(params, x, y):
+    logits = forward(params, x)
+    if logits.ndim == 2:
+        logits = logits - logits.max(axis=-1, keepdims=True)
+    return optax.softmax_cross_entropy_with_integer_labels(logits, y).mean()
+
+optimizer = optax.adam(1e-3)
+
+@functools.partial(jax.jit, donate_argnums=(0, 1))
+def train_step(params, opt_state, x, y):
+    loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
+    updates, opt_state = optimizer.update(grads, opt_state, params)
+    params = optax.apply_updates(params, updates)
+    return params, opt_state, loss
+
+def main(key, data):
+    key, init_key = jax.random.split(key)
+    params = init(init_key, (784, 512, 10))
+    opt_state = optimizer.init(params)
+    for step, (x, y) in enumerate(data):
+        key, drop_key = jax.random.split(key)
+        params, opt_state, loss = train_step(params, opt_state, x, y)
+        if step % 100 == 0:
+            print(step, float(loss))
+    return params
+"""

@@ -16,6 +16,41 @@ from typing import Any
 FORMAT = 1
 
 
+_SHORT = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16", "int8": "i8",
+          "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32",
+          "uint64": "u64", "bool": "bool", "complex64": "c64", "complex128": "c128"}
+
+
+def encode(node: Any) -> Any:
+    """Array nodes as compact strings (``"f32[8,128]"``, ``"f32[] weak"``) so the file
+    reads like the directive syntax; everything else unchanged."""
+    if isinstance(node, dict):
+        if "array" in node and "dtype" in node:
+            dims = ",".join(str(d) for d in node["array"])
+            return f"{_SHORT.get(node['dtype'], node['dtype'])}[{dims}]" + (" weak" if node.get("weak") else "")
+        return {k: encode(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [encode(v) for v in node]
+    return node
+
+
+def decode(node: Any) -> Any:
+    """The inverse of :func:`encode` (inside ``{"value": ...}`` nothing is touched)."""
+    if isinstance(node, str):
+        from jaxlint.dynamic.inputs import parse_spec_expr
+
+        text, weak = (node[:-5], True) if node.endswith(" weak") else (node, False)
+        arr = parse_spec_expr(text)
+        arr["weak"] = weak
+        return arr
+    if isinstance(node, dict):
+        return {k: (v if k in ("value", "repr", "opaque", "treedef", "namedtuple") else decode(v))
+                for k, v in node.items()}
+    if isinstance(node, list):
+        return [decode(v) for v in node]
+    return node
+
+
 def load(path: Path) -> dict[str, dict]:
     """function key -> entry; an empty dict when the file does not exist."""
     try:
@@ -30,7 +65,18 @@ def load(path: Path) -> dict[str, dict]:
         from jaxlint.config import ConfigError
 
         raise ConfigError(f"{path}: not a jaxlint signatures file (no `functions` table)")
-    return data["functions"]
+    out = {}
+    for key, e in data["functions"].items():
+        e = dict(e)
+        try:
+            e["signatures"] = [dict(decode({k: v for k, v in s.items() if k != "calls"}), calls=s.get("calls", 0))
+                               for s in e.get("signatures", [])]
+        except ValueError as err:
+            from jaxlint.config import ConfigError
+
+            raise ConfigError(f"{path}: {key}: {err}") from None
+        out[key] = e
+    return out
 
 
 def canonical(sig: dict) -> str:
@@ -59,7 +105,9 @@ def merge(entries: list[dict[str, dict]]) -> dict[str, dict]:
 
 
 def dump(path: Path, functions: dict[str, dict], meta: dict[str, Any]) -> None:
-    data = {"format": FORMAT, **meta, "functions": {k: functions[k] for k in sorted(functions)}}
+    data = {"format": FORMAT, **meta, "functions": {
+        k: dict(functions[k], signatures=[encode(s) for s in functions[k].get("signatures", [])])
+        for k in sorted(functions)}}
     text = json.dumps(data, indent=2, sort_keys=True) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")

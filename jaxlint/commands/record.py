@@ -1,0 +1,130 @@
+"""``jaxlint record [--signatures FILE] -- CMD [ARGS...]``: record jit signatures.
+
+Runs CMD (``python train.py --steps 1``, ``pytest tests/test_model.py``,
+``python -m pkg.train``) with ``jax.jit`` instrumented in every Python process it
+starts (a ``sitecustomize`` shim on ``PYTHONPATH``; see
+:mod:`jaxlint.dynamic.record`), then writes the distinct abstract signatures of each
+jitted function of the project to ``.jaxlint/signatures.json`` at the project root:
+sorted and stable, meant to be reviewed and committed. Functions recorded by this run
+replace their old entries; other entries are kept. Exit status: CMD's.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+SHIM = '''\
+# Written by `jaxlint record`: instruments jax.jit in this process, then runs any
+# sitecustomize that this one shadows.
+import importlib.util as _u
+import os as _os
+import sys as _sys
+
+try:
+    from jaxlint.dynamic.record import install as _install
+    _install()
+except Exception as _e:  # jaxlint not importable by this interpreter: record nothing
+    _sys.stderr.write(f"jaxlint record: not recording in {_sys.executable}: {_e}\\n")
+
+_here = _os.path.dirname(_os.path.abspath(__file__))
+for _p in list(_sys.path):
+    if _p and _os.path.abspath(_p) != _here:
+        _f = _os.path.join(_p, "sitecustomize.py")
+        if _os.path.isfile(_f):
+            _s = _u.spec_from_file_location("_jaxlint_chained_sitecustomize", _f)
+            if _s and _s.loader:
+                _s.loader.exec_module(_u.module_from_spec(_s))
+            break
+'''
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "record",
+        help="run a command with jax.jit instrumented and record the signatures it was called with",
+        description="Record the abstract signatures of jitted functions while CMD runs, for "
+                    "`jaxlint check --dynamic`. Example: jaxlint record -- python train.py --steps 1",
+    )
+    p.add_argument("--signatures", metavar="FILE",
+                   help="where to write (default: .jaxlint/signatures.json at the project root)")
+    p.add_argument("--root", metavar="DIR", help="project root (default: the config root, else the nearest "
+                                                 "directory with pyproject.toml, setup.py or .git)")
+    p.add_argument("--replace", action="store_true", help="drop entries of functions this run did not call")
+    p.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
+    return p
+
+
+def _root(args) -> Path:
+    from jaxlint.config import find_config_file
+    from jaxlint.dynamic import project
+
+    if args.root:
+        return Path(args.root).resolve()
+    cfg = find_config_file(Path.cwd())
+    return project.project_root(Path.cwd() / "_", cfg.parent if cfg else None)
+
+
+def run(args) -> int:
+    from jaxlint.config import ConfigError
+    from jaxlint.dynamic import signatures
+
+    cmd = list(args.cmd)
+    if cmd and cmd[0] == "--":
+        cmd = cmd[1:]
+    if not cmd:
+        raise ConfigError("record: give the command to run after `--`, e.g. jaxlint record -- python train.py")
+    root = _root(args)
+    target = Path(args.signatures) if args.signatures else root / ".jaxlint" / "signatures.json"
+    # `python` and `pytest` mean jaxlint's own interpreter: the recorder must be importable
+    # there, and the dynamic phase will import the code with it anyway
+    if cmd[0] in ("python", "python3"):
+        cmd[0] = sys.executable
+    elif cmd[0] == "pytest":
+        cmd = [sys.executable, "-m", "pytest", *cmd[1:]]
+    work = tempfile.mkdtemp(prefix="jaxlint-record-")
+    try:
+        shim_dir = Path(work) / "shim"
+        out_dir = Path(work) / "out"
+        shim_dir.mkdir()
+        out_dir.mkdir()
+        (shim_dir / "sitecustomize.py").write_text(SHIM)
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([str(shim_dir), *[p for p in [env.get("PYTHONPATH")] if p]])
+        env["JAXLINT_RECORD_DIR"] = str(out_dir)
+        env["JAXLINT_RECORD_ROOT"] = str(root)
+        try:
+            rc = subprocess.call(cmd, env=env)
+        except FileNotFoundError:
+            raise ConfigError(f"record: command not found: {cmd[0]}") from None
+        except KeyboardInterrupt:
+            rc = 130
+        parts = []
+        for f in sorted(out_dir.glob("records-*.json")):
+            try:
+                parts.append(json.loads(f.read_text(encoding="utf-8")))
+            except (OSError, ValueError):
+                continue
+        recorded = signatures.merge(parts)
+        old = {} if args.replace else signatures.load(target)
+        merged = {**old, **recorded}
+        signatures.dump(target, merged, {})
+        n_sigs = sum(len(e["signatures"]) for e in recorded.values())
+        multi = [k for k, e in recorded.items() if len(e["signatures"]) > 1]
+        try:
+            shown = target.resolve().relative_to(Path.cwd().resolve())
+        except ValueError:
+            shown = target
+        print(f"jaxlint record: {n_sigs} signature{'s' if n_sigs != 1 else ''} of {len(recorded)} jitted "
+              f"function{'s' if len(recorded) != 1 else ''} written to {shown}"
+              + (f" ({len(multi)} with several signatures: see JAX208)" if multi else ""), file=sys.stderr)
+        if rc != 0:
+            print(f"jaxlint record: the command exited with status {rc}", file=sys.stderr)
+        return rc
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

@@ -195,7 +195,7 @@ def load_settings(path: Path | None, overrides: Mapping[str, Any] | None = None,
         if not parent_path.is_file():
             raise ConfigError(f"{src}: `extend` points to a missing file: {ext}")
         parent = load_settings(parent_path, None, _seen + (path,))
-        base = replace(parent, root=path.parent, config_file=path)
+        base = replace(_anchored(parent), root=path.parent, config_file=path)
     settings = _apply_table(base, table, src)
     return apply_overrides(settings, overrides or {})
 
@@ -228,7 +228,49 @@ def _apply_table(base: Settings, table: Mapping[str, Any], src: str) -> Settings
     for k in ("select", "extend_select", "ignore"):
         if k in changes:
             validate_selectors(changes[k], f"{src}: `{k.replace('_', '-')}`")
-    return replace(base, **changes)
+    return replace(base, **_layered(base, changes))
+
+
+def _layered(base: Settings, changes: dict[str, Any]) -> dict[str, Any]:
+    """ruff's layering of an extending file over the one it extends: its `select`
+    starts over (inherited select, extend-select and ignore are dropped); without one,
+    its extend-select and ignore add to the inherited ones, and an inherited ignore it
+    extend-selects by the same selector is lifted. `extend-exclude` adds up too."""
+    out = dict(changes)
+    if "select" in out:
+        out.setdefault("extend_select", ())
+        out.setdefault("ignore", ())
+    else:
+        added = tuple(out.get("extend_select", ()))
+        out["extend_select"] = tuple(base.extend_select) + added
+        out["ignore"] = tuple(i for i in base.ignore if i not in added) + tuple(out.get("ignore", ()))
+    if "extend_exclude" in out:
+        out["extend_exclude"] = tuple(base.extend_exclude) + tuple(out["extend_exclude"])
+    return out
+
+
+def _anchored(s: Settings) -> Settings:
+    """Settings inherited through `extend`, with path patterns that name folders
+    (contain a `/`) made absolute: they mean paths below the file that wrote them."""
+    import glob
+
+    root = glob.escape(s.root.resolve().as_posix()).rstrip("/")
+
+    def anchor(pattern: str) -> str:
+        if "/" not in pattern.rstrip("/") or _is_absolute(pattern):
+            return pattern
+        return f"{root}/{pattern[2:] if pattern.startswith('./') else pattern}"
+
+    return replace(
+        s,
+        exclude=tuple(anchor(x) for x in s.exclude),
+        extend_exclude=tuple(anchor(x) for x in s.extend_exclude),
+        per_file_ignores={anchor(k): v for k, v in s.per_file_ignores.items()},
+    )
+
+
+def _is_absolute(pattern: str) -> bool:
+    return pattern.startswith("/") or os.path.isabs(pattern)
 
 
 def _rule_options(value: Any, src: str, base: Mapping[str, Mapping[str, Any]]) -> dict:
@@ -289,15 +331,17 @@ def apply_overrides(s: Settings, o: Mapping[str, Any]) -> Settings:
 
     changes: dict[str, Any] = {}
     if o.get("select") is not None:
+        # the command line is the last layer: its --select starts over (ruff)
         validate_selectors(o["select"], "--select")
         changes["select"] = tuple(o["select"])
         changes["extend_select"] = ()
+        changes["ignore"] = ()
     if o.get("extend_select"):
         validate_selectors(o["extend_select"], "--extend-select")
         changes["extend_select"] = tuple(changes.get("extend_select", s.extend_select)) + tuple(o["extend_select"])
     if o.get("ignore"):
         validate_selectors(o["ignore"], "--ignore")
-        changes["ignore"] = tuple(s.ignore) + tuple(o["ignore"])
+        changes["ignore"] = tuple(changes.get("ignore", s.ignore)) + tuple(o["ignore"])
     if o.get("per_file_ignores"):
         pfi = dict(s.per_file_ignores)
         pfi.update(o["per_file_ignores"])
@@ -311,8 +355,14 @@ def apply_overrides(s: Settings, o: Mapping[str, Any]) -> Settings:
     return replace(s, **changes) if changes else s
 
 
-def path_matches(rel_posix: str, pattern: str) -> bool:
-    """ruff-like matching: a pattern matches the path, any parent, or the basename."""
+def path_matches(rel_posix: str, pattern: str, absolute: str | None = None) -> bool:
+    """ruff-like matching: a pattern matches the path, any parent, or the basename.
+    An absolute pattern (see ``_anchored``) is matched against ``absolute``, the
+    file's absolute posix path."""
+    if _is_absolute(pattern):
+        if absolute is None:
+            return False
+        rel_posix = absolute
     pattern = pattern.rstrip("/")
     if fnmatch.fnmatchcase(rel_posix, pattern):
         return True

@@ -58,12 +58,13 @@ def display_path(p: Path, cwd: Path | None = None) -> str:
 
 
 def is_excluded(path: Path, settings: Settings) -> bool:
+    absolute = path.resolve()
     try:
-        rel = path.resolve().relative_to(settings.root.resolve()).as_posix()
+        rel = absolute.relative_to(settings.root.resolve()).as_posix()
     except ValueError:
         rel = path.as_posix()
     for pat in tuple(settings.exclude) + tuple(settings.extend_exclude):
-        if path_matches(rel, pat):
+        if path_matches(rel, pat, absolute.as_posix()):
             return True
     return False
 

@@ -70,14 +70,16 @@ def per_file_ignored(display: str, settings: Settings, path: Path | None = None)
     if not settings.per_file_ignores:
         return ()
     rel = display
+    absolute = None
     if path is not None:
+        absolute = path.resolve().as_posix()
         try:
             rel = path.resolve().relative_to(settings.root.resolve()).as_posix()
         except ValueError:
             pass
     out: list[str] = []
     for pattern, codes in settings.per_file_ignores.items():
-        if path_matches(rel, pattern) or path_matches(display, pattern):
+        if path_matches(rel, pattern, absolute) or path_matches(display, pattern):
             out.extend(codes)
     return tuple(out)
 

@@ -167,10 +167,15 @@ class CompileFacts:
         return sorted(out.values(), key=lambda s: (s.file != self.file, s.file, s.line))
 
 
+_JAXLINT_DIR = os.path.dirname(os.path.abspath(__file__)).replace("\\", "/") + "/"
+
+
 def is_library_path(path: str) -> bool:
-    """Installed packages and the standard library: never the line a finding points at."""
+    """Installed packages, the standard library and jaxlint itself (it calls the
+    user's function): never the line a finding points at."""
     p = path.replace("\\", "/")
-    return not p or p.startswith("<") or "/site-packages/" in p or "/dist-packages/" in p or _is_stdlib(p)
+    return (not p or p.startswith("<") or "/site-packages/" in p or "/dist-packages/" in p or _is_stdlib(p)
+            or p.startswith(_JAXLINT_DIR))
 
 
 @functools.lru_cache(maxsize=1)

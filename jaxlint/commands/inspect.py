@@ -1,0 +1,253 @@
+"""``jaxlint inspect path/to/file.py::function``: the intermediate program made readable.
+
+Shows what tracing captured (jaxpr), what jax handed to XLA (StableHLO) and what XLA
+made of it (optimized HLO), each line annotated with the user's source line, plus a
+per-line summary, the constants, cost and memory figures and the compile-tier
+findings. The user's code runs only in a worker subprocess (``jaxlint.inspect_worker``);
+this process never imports jax.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from jaxlint.config import ConfigError
+
+STAGE_CHOICES = ("jaxpr", "stablehlo", "hlo", "all")
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("inspect", help="show the jaxpr, StableHLO and optimized HLO of one function, "
+                                       "annotated with source lines and costs")
+    p.add_argument("target", help="path/to/file.py::function")
+    p.add_argument("--stage", choices=STAGE_CHOICES, default="all", help="which program to print (default: all)")
+    p.add_argument("--format", choices=("text", "html"), default="text")
+    p.add_argument("-o", "--output-file", help="write the report here (required for --format html)")
+    p.add_argument("--args", dest="spec_args", metavar="SPEC",
+                   help="inputs, as in a directive: '(f32[8,128], i32[8])' (default: the function's directive, "
+                        "config entry, recorded signature or example call)")
+    p.add_argument("--static", metavar="JSON", help='static argument values, e.g. \'{"n": 4}\'')
+    p.add_argument("--backend", help="cpu, gpu or tpu (default: the configured backend)")
+    p.add_argument("--timeout", type=float, default=None, help="seconds for the worker (default: compile-timeout)")
+    p.add_argument("--no-cache", action="store_true", help="do not use jax's persistent compilation cache")
+    p.add_argument("--cache-dir")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    return p
+
+
+def parse_target(target: str) -> tuple[Path, str]:
+    path, sep, fn = target.partition("::")
+    if not sep or not fn:
+        raise ConfigError(f"inspect: target must be path/to/file.py::function, got `{target}`")
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"inspect: no such file: {path}")
+    return p, fn
+
+
+def resolve_inputs(path: Path, function: str, settings, args) -> tuple[dict, str, int, str, list[str]]:
+    """(spec, where the inputs come from, def line, module name, sys.path entries)."""
+    from jaxlint.discovery import FileTask, display_path
+    from jaxlint.dynamic import inputs as inp
+    from jaxlint.dynamic import project, signatures
+    from jaxlint.dynamic.driver import plan_file
+
+    root = project.project_root(path, settings.root if settings.config_file else None)
+    modname, base = project.module_name(path, root)
+    sys_path = [str(p) for p in dict.fromkeys([base, *project.import_roots(root)])]
+    task = FileTask(path.resolve(), display_path(path.resolve()), settings)
+    recorded = signatures.load(root / settings.dynamic.signatures)
+    fp = plan_file(task, settings, recorded)
+    plan = None
+    if fp is not None:
+        plan = next((pl for pl in fp.plans if function in (pl.entry.qualname, pl.entry.bound_name, pl.entry.name)),
+                    None)
+    line = _def_line(path, function) or (plan.entry.def_line if plan else 1)
+    if args.spec_args or args.static:
+        try:
+            static = json.loads(args.static) if args.static else None
+        except json.JSONDecodeError as e:
+            raise ConfigError(f"--static: not JSON: {e}") from None
+        try:
+            spec = inp.spec_from_parts(args.spec_args, None, static, "command line", "--args")
+        except inp.SpecError as e:
+            raise ConfigError(f"--args: {e}") from None
+        return spec, "--args", line, modname, sys_path
+    if plan is None:
+        spec = _directive_spec(path, function)
+        if spec is not None:
+            return spec, f"directive ({spec['where']})", line, modname, sys_path
+        raise ConfigError(f"inspect: `{function}` is not a jitted function of {path} and has no "
+                          f"`# jaxlint: args=...` directive; pass --args '(f32[8,128], ...)'")
+    if plan.spec is None:
+        raise ConfigError(f"inspect: no inputs for `{function}`: {plan.skip}; pass --args '(f32[8,128], ...)'")
+    return plan.spec, f"{plan.spec.get('source')} ({plan.spec.get('where')})", line, modname, sys_path
+
+
+def _def_line(path: Path, function: str) -> int | None:
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    node = tree
+    for part in function.split("."):
+        node = next((n for n in getattr(node, "body", []) if isinstance(n, (ast.FunctionDef, ast.ClassDef))
+                     and n.name == part), None)
+        if node is None:
+            return None
+    return node.lineno
+
+
+def _directive_spec(path: Path, function: str) -> dict | None:
+    import ast
+
+    from jaxlint.dynamic import inputs as inp
+
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    found = inp.directives(lines)
+    for n in ast.walk(ast.parse(text)):
+        if isinstance(n, ast.FunctionDef) and n.name == function.split(".")[-1]:
+            d = inp.directive_for(lines, found, n)
+            if d is not None:
+                args, kwargs, static, _ = inp.parse_directive(d[1])
+                return inp.spec_from_parts(args, kwargs, static, "directive", f"line {d[0]}")
+    return None
+
+
+def run_worker(req: dict, env_backend: str, timeout: float) -> dict:
+    env = dict(os.environ)
+    env["JAX_PLATFORMS"] = {"gpu": "cuda"}.get(env_backend, env_backend)
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    try:
+        proc = subprocess.run([sys.executable, "-m", "jaxlint.inspect_worker"], input=json.dumps(req),
+                              capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "error": f"timed out after {timeout:g} s"}
+    try:
+        return json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        tail = "\n".join(proc.stderr.strip().splitlines()[-5:])
+        return {"ok": False, "error": f"the worker exited with status {proc.returncode}" + (f":\n{tail}" if tail else "")}
+
+
+def compile_rules(settings):
+    from jaxlint.registry import select_rules
+
+    classes = select_rules(settings.select, settings.extend_select, settings.ignore, ("compile",))
+    return [cls(settings.rule_options.get(cls.code, {})) for cls in classes]
+
+
+def run(args) -> int:
+    from jaxlint.commands.check import default_cache_dir
+    from jaxlint.compile_tier import compile_cache_dir, run_rules
+    from jaxlint.discovery import SettingsResolver, display_path
+    from jaxlint.inspect_view import build_view
+
+    if args.format == "html" and not args.output_file:
+        raise ConfigError("inspect: --format html needs -o FILE")
+    path, function = parse_target(args.target)
+    settings = SettingsResolver(None, False, {}).for_dir(path.resolve().parent)
+    spec, inputs, line, modname, sys_path = resolve_inputs(path, function, settings, args)
+    backend = args.backend or settings.dynamic.backend
+    xla_cache = None
+    if not args.no_cache:
+        root = Path(args.cache_dir) if args.cache_dir else default_cache_dir(settings.root)
+        xla_cache = str(compile_cache_dir(root))
+    req = {"path": str(path.resolve()), "module": modname, "function": function, "spec": spec,
+           "sys_path": sys_path, "backend": backend, "xla_cache": xla_cache, "line": line,
+           "dimensions": {"defaults": dict(settings.dynamic.dimension_defaults),
+                          "default": settings.dynamic.default_dimension}}
+    timeout = args.timeout or settings.dynamic.function_timeout + settings.dynamic.compile_timeout
+    answer = run_worker(req, backend, timeout)
+    display = display_path(path.resolve())
+    if not answer.get("ok"):
+        where = f"{answer['file']}:{answer['line']}: " if answer.get("file") else ""
+        print(f"jaxlint: error: inspect {display}::{function}: {where}{answer.get('error')}", file=sys.stderr)
+        return 2
+    source = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    view = build_view(answer, function=function, file=str(path), display=display, inputs=inputs, source=source)
+    if view.facts is not None:
+        diags, errors = run_rules(compile_rules(settings), view.facts,
+                                  lambda p: display_path(Path(p)) if os.path.isabs(p) else p)
+        view.findings = sorted(diags, key=lambda d: d.sort_key)
+        for e in errors:
+            print(f"jaxlint: warning: rule {e}", file=sys.stderr)
+    if args.format == "html":
+        from jaxlint.html_report import render_inspect
+
+        text = render_inspect(view)
+    else:
+        color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not args.output_file
+                                            and "NO_COLOR" not in os.environ)
+        text = render_text(view, args.stage, color)
+    if args.output_file:
+        Path(args.output_file).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.output_file).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+# ---------------------------------------------------------------------------- text
+def render_text(view, stage: str = "all", color: bool = False) -> str:
+    from jaxlint.compile_facts import human_bytes
+    from jaxlint.inspect_view import STAGES, source_snippet
+
+    dim = (lambda s: f"\x1b[2m{s}\x1b[0m") if color else (lambda s: s)
+    bold = (lambda s: f"\x1b[1m{s}\x1b[0m") if color else (lambda s: s)
+    out: list[str] = [bold(f"{view.display}::{view.function}") + dim(f"  (inputs: {view.inputs})")]
+    if view.skipped:
+        out.append(f"note: {view.skipped}")
+    titles = {"jaxpr": "jaxpr (what tracing captured)", "stablehlo": "StableHLO (what jax gives XLA)",
+              "hlo": "optimized HLO (what XLA compiled)"}
+    for name in STAGES:
+        if stage not in ("all", name) or name not in view.stages:
+            continue
+        rows = view.stages[name]
+        out.append("")
+        out.append(bold(f"== {titles[name]} =="))
+        out.append(dim(" line | program"))
+        for r in rows:
+            tag = f"{r.line:>5}" if r.line else (f"{r.where:>5}" if r.where else "     ")
+            extra = f"  {dim('# ' + human_bytes(r.bytes))}" if r.bytes and r.kind else ""
+            out.append(f"{tag} | {r.text}{extra}")
+    out.append("")
+    out.append(bold("== per source line =="))
+    out.append(f"{'line':>5}  {'eqns':>5}  {'hlo':>5}  {'kernels':>7}  {'fusions':>7}  {'bytes':>10}  source")
+    for ln in sorted(view.lines):
+        s = view.lines[ln]
+        out.append(f"{ln:>5}  {s.equations:>5}  {s.instructions:>5}  {s.kernels:>7}  {s.fusions:>7}  "
+                   f"{human_bytes(s.bytes) if s.bytes else '-':>10}  {source_snippet(view, ln)}")
+    out.append("")
+    out.append(bold("== constants =="))
+    if view.constants:
+        out.append(f"{'stage':<6} {'name':<16} {'shape':<16} {'dtype':<9} {'bytes':>10}  line")
+        for c in sorted(view.constants, key=lambda c: -c["bytes"]):
+            shape = "[" + ",".join(map(str, c["shape"])) + "]"
+            out.append(f"{c['stage']:<6} {(c['name'] or '?'):<16} {shape:<16} {c['dtype']:<9} "
+                       f"{human_bytes(c['bytes']):>10}  {c['line'] or '-'}")
+    else:
+        out.append("(none)")
+    pairs = view.summary_pairs()
+    if pairs:
+        out.append("")
+        out.append(bold("== cost and memory =="))
+        width = max(len(k) for k, _ in pairs)
+        for k, v in pairs:
+            out.append(f"{k:<{width}}  {v}")
+    out.append("")
+    out.append(bold("== findings (compile tier) =="))
+    if view.findings:
+        for d in view.findings:
+            out.append(f"{d.path}:{d.start.line}:{d.start.column}: {d.code} {d.message}")
+    else:
+        out.append("(none)")
+    return "\n".join(out) + "\n"

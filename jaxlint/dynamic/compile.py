@@ -1,0 +1,74 @@
+"""The compile tier's analyser in the worker (registered for the ``compile`` level).
+
+After a function is traced and the trace rules ran, this lowers and compiles it for
+the backend present, with jax's persistent compilation cache on, and leaves
+:class:`jaxlint.compile_facts.CompileFacts` in ``fa.extra["compile_facts"]`` for the
+``CompileRule``s. It does not compile when the trace tier already reported what makes
+compiling slow and large (big constants, constant folding, a huge program): the
+reason is left in ``fa.extra["compile_skipped"]``.
+
+Environment (set by the parent for the worker): ``JAXLINT_XLA_CACHE`` (the persistent
+cache folder; unset: no cache), ``JAXLINT_BACKEND`` (the configured backend).
+"""
+from __future__ import annotations
+
+import os
+
+from jaxlint.compile_tier import analyse, enable_persistent_cache
+from jaxlint.dynamic import adapter
+from jaxlint.dynamic.worker import register_analyser
+
+#: trace-tier findings that make a compile pointless or dangerous (JAX_FACTS: a 100 MB
+#: captured array lowers to 200 MB of text and compiles for seconds)
+SKIP_ON = {"JAX201": "a large constant", "JAX206": "a large program", "JAX209": "a constant XLA would fold"}
+#: compile nothing whose baked-in constants exceed this, whatever rules are selected
+MAX_CONSTANT_BYTES = 64 << 20
+
+
+def trace_facts(fa) -> dict:
+    """What the compile rules may quote from the trace tier."""
+    equations = sum(len(lv.jaxpr.eqns) for lv in fa.levels())
+    constants = []
+    for var, _value, _lv in adapter.constant_inputs(fa.jaxpr):
+        aval = adapter.aval_of(var)
+        n = adapter.nbytes(aval)
+        if n >= 1024:
+            constants.append({"shape": list(adapter.shape_of(aval)), "dtype": adapter.dtype_name(aval), "bytes": n})
+    loops = [{"file": d.path, "line": d.start.line, "iterations": d.data.get("iterations"),
+              "equations": d.data.get("equations")}
+             for d in fa.diagnostics if d.code == "JAX202"]
+    return {"equations": equations, "constants": constants, "loops": loops}
+
+
+def skip_reason(fa, facts: dict) -> str | None:
+    for d in fa.diagnostics:
+        if d.code in SKIP_ON:
+            return f"not compiled: the trace tier found {SKIP_ON[d.code]} ({d.code} at line {d.start.line})"
+    total = sum(c["bytes"] for c in facts["constants"])
+    if total > MAX_CONSTANT_BYTES:
+        return f"not compiled: {total >> 20} MiB of constants are baked into the program"
+    return None
+
+
+def compile_function(fa) -> None:
+    if fa.traced is None or fa.jaxpr is None:
+        return
+    facts = trace_facts(fa)
+    reason = skip_reason(fa, facts)
+    if reason is not None:
+        fa.extra["compile_skipped"] = reason
+        return
+    cache = os.environ.get("JAXLINT_XLA_CACHE")
+    if cache:
+        enable_persistent_cache(cache)
+    fa.extra["compile_facts"] = analyse(
+        fa.traced,
+        function=fa.qualname,
+        file=fa.path,
+        line=fa.def_site().line,
+        requested_backend=os.environ.get("JAXLINT_BACKEND") or os.environ.get("JAX_PLATFORMS", "cpu"),
+        trace_facts=facts,
+    )
+
+
+register_analyser("compile", compile_function)

@@ -1,0 +1,163 @@
+"""The subprocess behind ``jaxlint inspect``: imports the user's module, traces, lowers
+and compiles one function, and returns every stage as text plus the compile facts.
+
+Run as ``python -m jaxlint.inspect_worker``: one JSON request on stdin, one JSON
+answer on stdout (user ``print`` output goes to stderr). Inputs, module import and
+argument building are the trace tier's (``jaxlint.dynamic.worker``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import traceback
+from typing import Any
+
+
+def _essence(e: BaseException) -> str:
+    msg = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {msg[0]}" if msg else type(e).__name__
+
+
+def _jaxpr_rows(closed, path: str) -> list[dict]:
+    """The pretty-printed jaxpr, one row per text line, with each equation's user line."""
+    text = closed.jaxpr.pretty_print(source_info=True, name_stack=False)
+    rows = []
+    for line in str(text).splitlines():
+        body, sep, comment = line.partition(" # ")
+        if not sep and line.rstrip().endswith("#"):
+            body, comment = line.rstrip()[:-1], ""
+        loc = _parse_summary(comment.strip()) if sep else None
+        rows.append({"text": body.rstrip(), "file": loc[0] if loc else None, "line": loc[1] if loc else None})
+    return rows
+
+
+def _parse_summary(s: str) -> tuple[str, int] | None:
+    """``/p/m.py:12:4 (fn)`` -> (path, 12)."""
+    head = s.split(" (", 1)[0]
+    parts = head.rsplit(":", 2)
+    if len(parts) == 3 and parts[1].isdigit():
+        return parts[0], int(parts[1])
+    if len(parts) >= 2 and parts[-1].isdigit():
+        return ":".join(parts[:-1]), int(parts[-1])
+    return None
+
+
+def _equations_by_line(closed, path: str) -> dict[str, int]:
+    from jaxlint.dynamic import adapter
+
+    counts: dict[str, int] = {}
+    for lv in adapter.walk(closed):
+        for eqn in lv.jaxpr.eqns:
+            frames = adapter.frames(eqn.source_info)
+            mine = [f for f in frames if os.path.abspath(f.file) == path] or frames
+            if mine:
+                key = f"{os.path.abspath(mine[0].file)}:{mine[0].line}"
+                counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def _constants(closed, function, path: str) -> list[dict]:
+    """Constants baked into the jaxpr, with a name and the line of their first consumer."""
+    from jaxlint.dynamic import adapter
+    from jaxlint.dynamic.analysis import FunctionAnalysis
+
+    fa = FunctionAnalysis(path=path, module="", qualname="", entry={}, spec=None, versions={})
+    fa.function = function
+    fa.jaxpr = closed
+    out = []
+    for var, value, lv in adapter.constant_inputs(closed):
+        aval = adapter.aval_of(var)
+        line = None
+        for eqn in lv.jaxpr.eqns:
+            if any(v is var for v in eqn.invars):
+                site = fa.site(eqn)
+                line = site.line if site is not None else None
+                break
+        out.append({"name": fa.name_of_value(value) or "", "shape": list(adapter.shape_of(aval)),
+                    "dtype": adapter.dtype_name(aval), "bytes": adapter.nbytes(aval), "line": line})
+    return out
+
+
+def _stablehlo_text(lowered) -> str:
+    # large constants elided: never print a lowering that holds big arrays in full
+    try:
+        module = lowered.compiler_ir("stablehlo")
+        return module.operation.get_asm(enable_debug_info=True, large_elements_limit=16)
+    except Exception:
+        return lowered.as_text()
+
+
+def run(req: dict) -> dict:
+    from jaxlint.dynamic.worker import (
+        InputError, import_user_module, static_value_names, trace_args, user_line,
+    )
+
+    path = os.path.abspath(req["path"])
+    roots = [os.path.abspath(p) for p in req.get("sys_path", [])]
+    for p in reversed(roots):
+        if p not in sys.path:
+            sys.path.insert(0, p)
+    t0 = time.perf_counter()
+    try:
+        import jax
+
+        from jaxlint.compile_tier import analyse, enable_persistent_cache
+
+        if req.get("xla_cache"):
+            enable_persistent_cache(req["xla_cache"])
+        module = import_user_module(req["module"], path)
+        obj: Any = module
+        for part in req["function"].split("."):
+            obj = getattr(obj, part)
+        original = getattr(obj, "__wrapped__", obj)
+        spec = req["spec"]
+        statics = static_value_names(spec, original)
+        jitted = obj if hasattr(obj, "trace") and not statics else jax.jit(original, static_argnames=tuple(statics))
+        args, kwargs = trace_args(original, spec, req.get("dimensions") or {}, False)
+        t1 = time.perf_counter()
+        traced = jitted.trace(*args, **kwargs)
+        trace_s = time.perf_counter() - t1
+        closed = traced.jaxpr
+        constants = _constants(closed, original, path)
+        out: dict[str, Any] = {
+            "ok": True,
+            "jaxpr": _jaxpr_rows(closed, path),
+            "equations": _equations_by_line(closed, path),
+            "constants": constants,
+            "trace_seconds": trace_s,
+        }
+        if sum(c["bytes"] for c in constants) > (req.get("max_constant_bytes") or 64 << 20):
+            out["skipped"] = "not lowered or compiled: the program holds more than 64 MiB of constants"
+            return out
+        stablehlo = _stablehlo_text(traced.lower())
+        out["stablehlo"] = stablehlo
+        facts = analyse(traced, function=req["function"], file=path, line=req.get("line") or 1,
+                        requested_backend=req.get("backend", "cpu"),
+                        trace_facts={"equations": sum(out["equations"].values()), "constants": constants})
+        out["facts"] = facts.to_dict()
+        out["import_seconds"] = t1 - t0 - 0.0
+        return out
+    except InputError as e:
+        return {"ok": False, "error": f"cannot build the inputs: {e}"}
+    except SystemExit as e:
+        return {"ok": False, "error": f"the module called sys.exit({e.code!r})"}
+    except BaseException as e:
+        where = user_line(e.__traceback__, path, roots)
+        return {"ok": False, "error": _essence(e), "file": where[0] if where else None,
+                "line": where[1] if where else None, "traceback": traceback.format_exc(limit=-8)}
+
+
+def main() -> int:
+    proto_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)  # user prints go to stderr, never into the answer
+    req = json.loads(sys.stdin.read())
+    answer = run(req)
+    proto_out.write(json.dumps(answer, default=str))
+    proto_out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

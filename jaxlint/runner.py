@@ -153,6 +153,15 @@ def lint_static(display: str, rules: Sequence[StaticRule], ignored: Sequence[str
     return result, kept, unused
 
 
+def lint_task_text(task: FileTask, text: str) -> list[Diagnostic]:
+    """The kept static findings of ``task``'s file as if it held ``text`` (no cache):
+    the same rules, per-file-ignores and noqa handling as a run, for re-checking a
+    file after fixes."""
+    ignored = per_file_ignored(task.display, task.settings, task.path)
+    return lint_static(task.display, active_rules(task.settings), ignored,  # type: ignore[arg-type]
+                       text=text, module_name=_module_name(task))[1]
+
+
 def check_one(task: FileTask, cache_root: str | None, text: str | None = None) -> FileOutcome:
     """Check one file (runs in the pool workers too)."""
     settings = task.settings

@@ -12,6 +12,7 @@ written; a file is written only when one of the writing options asks for it.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections import Counter
 from pathlib import Path
@@ -70,7 +71,7 @@ class _Fixing:
 def _fix(args, tasks, result) -> int | None:
     from jaxlint.diagnostic import Phase
     from jaxlint.fixes import applies, fix_until_stable, read_source, unified_diff, write_source
-    from jaxlint.runner import _module_name, active_rules, lint_static, per_file_ignored
+    from jaxlint.runner import lint_task_text
     from jaxlint.static import SourceError
 
     unsafe = args.unsafe_fixes
@@ -92,14 +93,7 @@ def _fix(args, tasks, result) -> int | None:
             _warn(f"{display}: cannot fix: {e}")
             remaining.extend(diags)
             continue
-        rules = active_rules(task.settings)
-        ignored = per_file_ignored(display, task.settings, task.path)
-        module = _module_name(task)
-
-        def lint(text, display=display, rules=rules, ignored=ignored, module=module):
-            return lint_static(display, rules, ignored, text=text, module_name=module)[1]
-
-        out = fix_until_stable(src.text, diags, lint, unsafe)
+        out = fix_until_stable(src.text, diags, functools.partial(lint_task_text, task), unsafe)
         for d in out.rejected:
             _warn(f"{display}:{d.start.line}:{d.start.column}: {d.code} fix skipped: the file would not parse")
         if not out.converged:

@@ -1,6 +1,10 @@
-"""The pre-commit hooks, run by the real ``pre-commit try-repo`` against a copy of this
-checkout. The first test builds the hook's virtualenv (``pip install .``, which needs
-the package index); the rest reuse it through a shared ``PRE_COMMIT_HOME``."""
+"""The pre-commit hooks, run by the real pre-commit against a clone of this checkout.
+
+``pre-commit try-repo`` keeps its store in a throw-away directory, so it builds the
+hook's virtualenv (``pip install .``, which needs the package index) on every call. One
+test uses it, as a user trying the hooks would; the others reference the same clone
+from a config (``repo: <path>``, ``rev: <sha>``) and run ``pre-commit run``, which
+builds the environment once in a session-wide ``PRE_COMMIT_HOME``."""
 from __future__ import annotations
 
 import json
@@ -107,13 +111,29 @@ def try_repo(hook_repo: Path, target: Path, env: dict, *args: str) -> subprocess
                           cwd=target, env=env, capture_output=True, text=True, timeout=900)
 
 
+@pytest.fixture(scope="session")
+def hook_config(hook_repo, tmp_path_factory) -> Path:
+    """A user's .pre-commit-config.yaml that points at the clone by path and commit."""
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hook_repo, check=True, capture_output=True,
+                         text=True).stdout.strip()
+    cfg = tmp_path_factory.mktemp("config") / ".pre-commit-config.yaml"
+    cfg.write_text(f"repos:\n  - repo: {hook_repo}\n    rev: {rev}\n    hooks:\n"
+                   "      - id: jaxlint\n      - id: jaxlint-dynamic\n")
+    return cfg
+
+
+def run_hooks(cfg: Path, target: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pre_commit", "run", "-c", str(cfg), *args],
+                          cwd=target, env=env, capture_output=True, text=True, timeout=900)
+
+
 def test_manifest_is_valid_for_pre_commit():
     proc = subprocess.run([sys.executable, "-m", "pre_commit", "validate-manifest",
                            str(ROOT / ".pre-commit-hooks.yaml")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def test_hook_fails_on_a_file_with_a_finding_and_names_code_and_file(hook_repo, target, pre_commit_env):
+def test_try_repo_hook_fails_on_a_file_with_a_finding_and_names_code_and_file(hook_repo, target, pre_commit_env):
     proc = try_repo(hook_repo, target, pre_commit_env, "jaxlint", "--files", "bad.py")
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1, out
@@ -121,32 +141,33 @@ def test_hook_fails_on_a_file_with_a_finding_and_names_code_and_file(hook_repo, 
     assert "bad.py:6:5: JAX102" in out
 
 
-def test_hook_passes_on_a_clean_file(hook_repo, target, pre_commit_env):
-    proc = try_repo(hook_repo, target, pre_commit_env, "jaxlint", "--files", "clean.py")
+def test_hook_passes_on_a_clean_file(hook_config, target, pre_commit_env):
+    proc = run_hooks(hook_config, target, pre_commit_env, "jaxlint", "--files", "clean.py")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Passed" in proc.stdout
 
 
-def test_hook_passes_on_a_finding_suppressed_with_noqa(hook_repo, target, pre_commit_env):
-    proc = try_repo(hook_repo, target, pre_commit_env, "jaxlint", "--files", "suppressed.py")
+def test_hook_passes_on_a_finding_suppressed_with_noqa(hook_config, target, pre_commit_env):
+    proc = run_hooks(hook_config, target, pre_commit_env, "jaxlint", "--files", "suppressed.py")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Passed" in proc.stdout
 
 
-def test_hook_applies_configured_excludes_to_files_passed_by_pre_commit(hook_repo, target, pre_commit_env):
-    proc = try_repo(hook_repo, target, pre_commit_env, "jaxlint", "--files", "generated/bad_too.py", "clean.py")
+def test_hook_applies_configured_excludes_to_files_passed_by_pre_commit(hook_config, target, pre_commit_env):
+    proc = run_hooks(hook_config, target, pre_commit_env, "jaxlint", "--files", "generated/bad_too.py",
+                     "clean.py")
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def test_dynamic_hook_does_not_run_on_commit_by_default(hook_repo, target, pre_commit_env):
-    proc = try_repo(hook_repo, target, pre_commit_env, "--files", "bad.py", "clean.py")
+def test_dynamic_hook_does_not_run_on_commit_by_default(hook_config, target, pre_commit_env):
+    proc = run_hooks(hook_config, target, pre_commit_env, "--files", "bad.py", "clean.py")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "jaxlint." in proc.stdout and "bad.py:6:5: JAX102" in proc.stdout
     assert "jaxlint (dynamic)" not in proc.stdout
 
 
-def test_dynamic_hook_runs_in_the_manual_stage(hook_repo, target, pre_commit_env):
-    proc = try_repo(hook_repo, target, pre_commit_env, "jaxlint-dynamic", "--hook-stage", "manual",
+def test_dynamic_hook_runs_in_the_manual_stage(hook_config, target, pre_commit_env):
+    proc = run_hooks(hook_config, target, pre_commit_env, "jaxlint-dynamic", "--hook-stage", "manual",
                     "--files", "clean.py")
     assert "jaxlint (dynamic)" in proc.stdout, proc.stdout + proc.stderr
     help_text = run_cli("check", "--help").stdout

@@ -22,6 +22,7 @@ import importlib.machinery
 import inspect
 import json
 import os
+import re
 import sys
 import threading
 from pathlib import Path
@@ -171,7 +172,8 @@ def _value(v: Any) -> dict:
             return {"value": v}
     except (TypeError, ValueError):
         pass
-    return {"repr": repr(v)[:200]}
+    # default reprs carry a memory address: drop it so records are stable across runs
+    return {"repr": re.sub(r" at 0x[0-9a-fA-F]+", "", repr(v))[:200]}
 
 
 def _tree(x: Any) -> dict:

@@ -1,0 +1,164 @@
+"""`jaxlint record -- CMD` then `jaxlint check --dynamic`: real subprocesses, real jax."""
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from helpers import run_cli
+
+MODEL = '''
+import jax
+import jax.numpy as jnp
+from functools import partial
+
+
+@jax.jit
+def predict(w, x):
+    return jnp.tanh(x @ w)
+
+
+@partial(jax.jit, static_argnums=(2,))
+def step(w, x, n):
+    for _ in range(n):
+        w = w - 0.1 * x.T @ predict(w, x)
+    return w
+
+
+scale = jax.jit(lambda x, s: x * s)
+
+
+class Model:
+    @partial(jax.jit, static_argnums=0)
+    def apply(self, x):
+        return x + 1
+'''
+
+TRAIN = '''
+import sys
+import jax
+import jax.numpy as jnp
+from pkg.model import predict, step, scale, Model
+
+
+@jax.jit
+def local(x):
+    return x * 2
+
+
+w = jnp.zeros((4, 3))
+for bs in (8, 8, 8, 5):
+    x = jnp.ones((bs, 4))
+    predict(w, x)
+    step(w, x, 2 if bs == 8 else 3)
+scale(x, 2.0)
+scale(x, jnp.float32(2.0))
+local(x)
+Model().apply(x)
+print("trained", file=sys.stderr)
+'''
+
+TEST = '''
+from pkg.model import predict
+import jax.numpy as jnp
+
+def test_predict():
+    assert predict(jnp.zeros((2, 2)), jnp.ones((7, 2))).shape == (7, 2)
+'''
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("recproj")
+    (root / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "model.py").write_text(MODEL.lstrip("\n"))
+    (root / "train.py").write_text(TRAIN.lstrip("\n"))
+    (root / "tests").mkdir()
+    (root / "tests" / "test_model.py").write_text(TEST.lstrip("\n"))
+    rec = run_cli("record", "--", "python", "train.py", cwd=root, timeout=300)
+    sig_file = root / ".jaxlint" / "signatures.json"
+    first = sig_file.read_text()
+    check = run_cli("check", "--dynamic", "--no-cache", "--output-format", "json", "--select", "JAX2",
+                    cwd=root, timeout=300)
+    summary = run_cli("check", "--dynamic", "--no-cache", "--show-skipped", "--select", "JAX2", cwd=root, timeout=300)
+    return root, rec, first, check, summary
+
+
+def test_record_runs_the_command_and_keeps_its_exit_status(project):
+    _, rec, *_ = project
+    assert rec.returncode == 0, rec.stderr
+    assert "trained" in rec.stderr
+    assert "written to .jaxlint/signatures.json" in rec.stderr
+
+
+def test_record_keys_functions_like_the_jit_map(project):
+    _, _, first, *_ = project
+    functions = json.loads(first)["functions"]
+    assert sorted(functions) == ["pkg.model:<lambda>@18", "pkg.model:Model.apply", "pkg.model:predict",
+                                 "pkg.model:step", "train:local"]
+    assert functions["pkg.model:predict"]["signatures"][0] == {"args": ["f32[4,3]", "f32[8,4]"], "calls": 5,
+                                                               "kwargs": {}}
+
+
+def test_record_writes_static_values_and_weak_types(project):
+    _, _, first, *_ = project
+    functions = json.loads(first)["functions"]
+    step_args = [s["args"][2] for s in functions["pkg.model:step"]["signatures"]]
+    assert sorted(a["value"] for a in step_args) == [2, 3]
+    lam = [s["args"][1] for s in functions["pkg.model:<lambda>@18"]["signatures"]]
+    assert sorted(lam) == ["f32[]", "f32[] weak"]
+
+
+def test_record_output_is_stable_across_runs(project):
+    root, _, first, *_ = project
+    again = run_cli("record", "--", "python", "train.py", cwd=root, timeout=300)
+    assert again.returncode == 0
+    assert (root / ".jaxlint" / "signatures.json").read_text() == first
+
+
+def test_recompilation_names_the_changing_argument_at_the_jit_line(project):
+    _, _, _, check, _ = project
+    found = {(d["location"]["row"], d["message"].split("): ", 1)[1]) for d in json.loads(check.stdout)
+             if d["code"] == "JAX208" and d["filename"] == "pkg/model.py"}
+    assert (6, "`x` changes shape (8, 4) -> (5, 4)") in found
+    assert (11, "`x` changes shape (8, 4) -> (5, 4); `n` (static) changes value 2 -> 3") in found
+    assert (18, "`s` changes weak type (an array -> a Python scalar)") in found
+
+
+def test_a_script_run_as_main_is_matched_by_its_file(project):
+    _, _, _, _, summary = project
+    # predict, step, the lambda and train.py's `local` (recorded under __main__) are analysed
+    assert "4 functions analysed, 1 skipped, 0 failed" in summary.stdout, summary.stdout
+
+
+def test_methods_are_skipped_with_the_reason(project):
+    _, _, _, _, summary = project
+    assert "skipped pkg/model.py:22 Model.apply: a jitted method needs an instance" in summary.stdout
+
+
+def test_record_with_pytest_as_the_command(project, tmp_path):
+    root = project[0]
+    out = tmp_path / "sigs.json"
+    rec = run_cli("record", "--signatures", str(out), "--", "pytest", "-q", "-p", "no:cacheprovider",
+                  "tests/test_model.py", cwd=root, timeout=300)
+    assert rec.returncode == 0, rec.stdout + rec.stderr
+    functions = json.loads(out.read_text())["functions"]
+    assert functions["pkg.model:predict"]["signatures"][0]["args"] == ["f32[2,2]", "f32[7,2]"]
+
+
+def test_check_uses_a_signatures_file_given_on_the_command_line(project, tmp_path):
+    root = project[0]
+    sig = tmp_path / "other.json"
+    sig.write_text(json.dumps({"format": 1, "functions": {"pkg.model:predict": {"signatures": [
+        {"args": ["f32[4,3]", "f32[2,4]"], "kwargs": {}, "calls": 1},
+        {"args": ["f32[4,3]", "f32[2,4] weak"], "kwargs": {}, "calls": 1},
+    ]}}}))
+    proc = run_cli("check", "--dynamic", "--no-cache", "--signatures", str(sig), "--output-format", "json",
+                   "--select", "JAX208", "pkg/model.py", cwd=root, timeout=300)
+    msgs = [d["message"] for d in json.loads(proc.stdout)]
+    assert any("`x` changes weak type" in m for m in msgs), msgs
+    missing = run_cli("check", "--dynamic", "--signatures", str(tmp_path / "nope.json"), cwd=root)
+    assert missing.returncode == 2 and "--signatures: no such file" in missing.stderr

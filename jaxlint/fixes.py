@@ -20,7 +20,7 @@ import os
 import re
 import tokenize
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
@@ -215,6 +215,25 @@ def atomic_write(path: Path, data: bytes) -> None:
     except FileNotFoundError:
         mode = None
     write(target, data, mode)
+
+
+def line_map(before: str, after: str) -> Callable[[int], int]:
+    """Where each 1-based line of ``before`` is in ``after``: for findings that cannot
+    be re-checked after a fix (the dynamic phase's). A changed line maps to its
+    replacement, a deleted one to the line that follows it."""
+    a, b = _NEWLINE.split(before), _NEWLINE.split(after)
+    table: dict[int, int] = {}
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        for k in range(i1, i2):
+            table[k + 1] = (j1 + (k - i1) if tag == "equal" else min(j1 + (k - i1), max(j1, j2 - 1))) + 1
+    return lambda line: table.get(line, line)
+
+
+def moved(d: Diagnostic, where: Callable[[int], int]) -> Diagnostic:
+    """``d`` with its lines moved by ``where`` (columns kept)."""
+    return replace(d, start=Position(where(d.start.line), d.start.column),
+                   end=Position(where(d.end.line), d.end.column),
+                   noqa_line=where(d.noqa_line) if d.noqa_line is not None else None)
 
 
 def unified_diff(display: str, before: str, after: str) -> str:

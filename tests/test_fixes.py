@@ -2,6 +2,7 @@
 `--show-fixes` / `--add-noqa` through the real CLI on real files."""
 from __future__ import annotations
 
+import json
 import os
 import stat
 import textwrap
@@ -258,3 +259,46 @@ def test_add_noqa_leaves_a_file_with_a_syntax_error_alone(tmp_path):
     r = run_cli("check", "--no-cache", "--add-noqa", "bad.py", cwd=tmp_path)
     assert r.returncode == 0 and (tmp_path / "bad.py").read_text() == bad
     assert "does not parse" in r.stderr
+
+
+# ------------------------------------------------------------- with the dynamic phase
+def test_line_map_follows_lines_across_deleted_inserted_and_changed_lines():
+    from jaxlint.fixes import line_map
+
+    changed = line_map("a\nb\nc\n", "a\nB\nc\n")
+    deleted = line_map("a\nb\nc\n", "a\nc\n")
+    inserted = line_map("a\nb\n", "a\nx\ny\nb\n")
+    assert [changed(n) for n in (1, 2, 3)] == [1, 2, 3]
+    assert [deleted(n) for n in (1, 2, 3)] == [1, 2, 2]
+    assert [inserted(n) for n in (1, 2)] == [1, 4]
+
+
+DYNAMIC = textwrap.dedent(
+    """
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    # noqa: JAX101
+    W = np.ones((1024, 1024), np.float32)
+
+
+    @jax.jit
+    def f(x):
+        return x @ W
+
+
+    f(jnp.ones((4, 1024), jnp.float32))
+    """
+).lstrip()
+
+
+def test_dynamic_findings_follow_their_line_after_a_fix_and_keep_superseding(tmp_path):
+    (tmp_path / "m.py").write_text(DYNAMIC)
+    r = run_cli("check", "--no-cache", "--dynamic", "--extend-select", "JAX190", "--fix",
+                "--output-format", "json", "m.py", cwd=tmp_path)
+    assert "# noqa" not in (tmp_path / "m.py").read_text(), r.stderr
+    found = json.loads(r.stdout)
+    # the standalone comment line is gone: `return x @ W` moved from line 10 to 9, and the
+    # static JAX101 the re-check finds there stays superseded by the measured JAX201
+    assert [(d["code"], d["location"]["row"]) for d in found] == [("JAX201", 9)], r.stderr
+    assert r.returncode == 1

@@ -70,7 +70,7 @@ class _Fixing:
 # --------------------------------------------------------------------------- fixes
 def _fix(args, tasks, result) -> int | None:
     from jaxlint.diagnostic import Phase
-    from jaxlint.fixes import applies, fix_until_stable, read_source, unified_diff, write_source
+    from jaxlint.fixes import applies, fix_until_stable, line_map, moved, read_source, unified_diff, write_source
     from jaxlint.runner import lint_task_text
     from jaxlint.static import SourceError
 
@@ -98,12 +98,21 @@ def _fix(args, tasks, result) -> int | None:
             _warn(f"{display}:{d.start.line}:{d.start.column}: {d.code} fix skipped: the file would not parse")
         if not out.converged:
             _warn(f"{display}: fixes did not settle; some fixable findings remain")
-        # the re-check is static only: trace and compile findings stay as they were
-        done = {id(d) for d in out.applied}
-        remaining.extend(out.remaining)
-        remaining.extend(d for d in diags if d.phase is not Phase.STATIC and id(d) not in done)
+        dynamic = [d for d in diags if d.phase is not Phase.STATIC]
         if out.text == src.text:
+            remaining.extend(out.remaining + dynamic)
             continue
+        # the re-check is static only: trace and compile findings follow their lines,
+        # and again replace the static findings they supersede, as the dynamic phase did
+        done = {id(d) for d in out.applied}
+        where = line_map(src.text, out.text)
+        dynamic = [moved(d, where) for d in dynamic if id(d) not in done]
+        static = out.remaining
+        if dynamic:
+            from jaxlint.dynamic.driver import supersede
+
+            static, _ = supersede(static, dynamic)
+        remaining.extend(static + dynamic)
         if args.diff:
             diffs.append(unified_diff(display, src.text, out.text))
         else:

@@ -98,21 +98,9 @@ def _fix(args, tasks, result) -> int | None:
             _warn(f"{display}:{d.start.line}:{d.start.column}: {d.code} fix skipped: the file would not parse")
         if not out.converged:
             _warn(f"{display}: fixes did not settle; some fixable findings remain")
-        dynamic = [d for d in diags if d.phase is not Phase.STATIC]
-        if out.text == src.text:
-            remaining.extend(out.remaining + dynamic)
+        if out.text == src.text:  # nothing applied, or fixes that undid each other
+            remaining.extend(diags)
             continue
-        # the re-check is static only: trace and compile findings follow their lines,
-        # and again replace the static findings they supersede, as the dynamic phase did
-        done = {id(d) for d in out.applied}
-        where = line_map(src.text, out.text)
-        dynamic = [moved(d, where) for d in dynamic if id(d) not in done]
-        static = out.remaining
-        if dynamic:
-            from jaxlint.dynamic.driver import supersede
-
-            static, _ = supersede(static, dynamic)
-        remaining.extend(static + dynamic)
         if args.diff:
             diffs.append(unified_diff(display, src.text, out.text))
         else:
@@ -120,8 +108,20 @@ def _fix(args, tasks, result) -> int | None:
                 write_source(src, out.text)
             except (OSError, UnicodeEncodeError) as e:
                 result.errors.append(f"{display}: cannot write the fixed file: {e}")
+                remaining.extend(diags)
                 continue
         applied[display] = Counter((d.code, d.name) for d in out.applied)
+        # the re-check is static only: trace and compile findings follow their lines,
+        # and again replace the static findings they supersede, as the dynamic phase did
+        done = {id(d) for d in out.applied}
+        where = line_map(src.text, out.text)
+        dynamic = [moved(d, where) for d in diags if d.phase is not Phase.STATIC and id(d) not in done]
+        static = out.remaining
+        if dynamic:
+            from jaxlint.dynamic.driver import supersede
+
+            static, _ = supersede(static, dynamic)
+        remaining.extend(static + dynamic)
     n_applied = sum(sum(c.values()) for c in applied.values())
     if args.diff:
         sys.stdout.write("".join(diffs))

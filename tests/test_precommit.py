@@ -168,7 +168,7 @@ def test_dynamic_hook_does_not_run_on_commit_by_default(hook_config, target, pre
 
 def test_dynamic_hook_runs_in_the_manual_stage(hook_config, target, pre_commit_env):
     proc = run_hooks(hook_config, target, pre_commit_env, "jaxlint-dynamic", "--hook-stage", "manual",
-                    "--files", "clean.py")
+                     "--files", "clean.py")
     assert "jaxlint (dynamic)" in proc.stdout, proc.stdout + proc.stderr
     help_text = run_cli("check", "--help").stdout
     if "--dynamic" in help_text:

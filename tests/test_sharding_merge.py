@@ -181,7 +181,8 @@ def test_merged_sarif_validates_and_equals_the_unsharded_results(corpus, reports
     validate_sarif(merged)
     whole = json.loads(reports["sarif"][None].read_text())
     (run,) = merged["runs"]
-    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [r["id"] for r in whole["runs"][0]["tool"]["driver"]["rules"]]
+    rule_ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    assert rule_ids == [r["id"] for r in whole["runs"][0]["tool"]["driver"]["rules"]]
     assert sorted(map(_sarif_key, run["results"])) == sorted(map(_sarif_key, whole["runs"][0]["results"]))
     assert len(run["invocations"]) == N
 
@@ -189,8 +190,8 @@ def test_merged_sarif_validates_and_equals_the_unsharded_results(corpus, reports
 def test_merged_sarif_reindexes_rules_when_shards_saw_different_rules(corpus, tmp_path):
     only_loops = tmp_path / "loops.sarif"
     only_captures = tmp_path / "captures.sarif"
-    assert check(corpus, ".", "--select", "JAX102", "--output-format", "sarif", "-o", str(only_loops)).returncode == 1
-    assert check(corpus, ".", "--select", "JAX101", "--output-format", "sarif", "-o", str(only_captures)).returncode == 1
+    for code, path in (("JAX102", only_loops), ("JAX101", only_captures)):
+        assert check(corpus, ".", "--select", code, "--output-format", "sarif", "-o", str(path)).returncode == 1
     assert json.loads(only_captures.read_text())["runs"][0]["results"][0]["ruleIndex"] == 0
     proc = run_cli("merge", str(only_loops), str(only_captures), cwd=corpus)
     merged = json.loads(proc.stdout)

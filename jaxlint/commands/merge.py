@@ -162,7 +162,8 @@ def run(args) -> int:
                 failures.extend(n.get("message", {}).get("text", "") for n in notes)
         findings = bool(merged["runs"][0]["results"])
     else:
-        diags = _diagnostics([o for _, _, doc in loaded for o in doc], ", ".join(args.inputs))  # type: ignore[union-attr]
+        objects = [o for _, _, doc in loaded for o in doc]  # type: ignore[union-attr]
+        diags = _diagnostics(objects, ", ".join(args.inputs))
         result = RunResult(diagnostics=diags, rules={d.code: known[d.code] for d in diags if d.code in known})
         _emit(formats[fmt](result, ctx), args.output_file)
         failures, findings = [], bool(diags)
@@ -171,4 +172,3 @@ def run(args) -> int:
     if failures:
         return 2
     return 1 if findings and not args.exit_zero else 0
-

@@ -1,0 +1,263 @@
+"""How sure the static phase is that an expression in traced code is a tracer.
+
+``ModuleModel.is_traced_expr`` answers yes/no and leans towards *traced* for anything
+computed from a traced value. Rules whose findings are errors (a failure at trace time,
+a leaked tracer) need to know *why* a value is traced and how sure that is, so they can
+stay quiet on the idioms that only look traced:
+
+* ``CERTAIN``: a traced parameter, a jax.numpy / lax result, arithmetic on those.
+* ``LIKELY``: an attribute of an unannotated traced parameter (``state.step``: usually a
+  leaf, but a pytree may declare the field static), or a bare unannotated parameter
+  used as a truth value (it may be a dict or tuple pytree, whose truthiness is static).
+* ``POSSIBLE``: the result of a call the model cannot see into (``helper(x)``), which
+  may return a static value such as ``x.ndim > 1``.
+
+Attributes of config-like names (``config.use_bias``, ``cfg.n_layers``) and of
+parameters annotated with a non-array type are not traced here: they are static
+configuration in every codebase we checked (flax, optax, equinox, haiku).
+"""
+from __future__ import annotations
+
+import ast
+import re
+from typing import Iterator
+
+from jaxlint.semantic import STATIC_ATTRS, STATIC_CALLS, FunctionInfo, ModuleModel, target_names
+
+POSSIBLE, LIKELY, CERTAIN = 0, 1, 2
+
+#: Base names whose attributes are configuration, never traced.
+CONFIG_NAME = re.compile(r"^_*(config|cfg|conf|hparams|hps|hp|hyperparams|args|opts|options|settings|flags|spec)s?(_.*)?$|.*_(config|cfg)$", re.I)
+#: Builtins that turn a value into a Python object: their result is never a tracer.
+CONVERTERS = {"builtins.bool", "builtins.int", "builtins.float", "builtins.complex", "builtins.str",
+              "builtins.repr", "builtins.len", "builtins.range", "builtins.format"}
+#: Array methods whose result is a Python object.
+CONVERTING_METHODS = {"item", "tolist", "__len__", "__bool__", "__int__", "__float__", "__index__"}
+#: jax functions that answer questions about dtypes and shapes with Python values.
+STATIC_JAX_FUNCS = {"shape", "ndim", "size", "dtype", "result_type", "issubdtype", "iinfo", "finfo",
+                    "promote_types", "can_cast", "isdtype", "iscomplexobj", "isrealobj", "isscalar",
+                    "broadcast_shapes", "issubsctype", "tree_structure", "structure", "treedef_is_leaf",
+                    "eval_shape", "typeof", "get_aval", "default_backend", "device_count",
+                    "local_device_count", "process_index", "process_count", "devices", "local_devices",
+                    "axis_size"}
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+_JAX_ARRAY_FUNCS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.", "jax.tree_util.tree_map",
+                    "jax.tree.map", "jax.vmap", "jax.grad", "jax.value_and_grad")
+_ARRAY_ATTRS = {"T", "mT", "real", "imag", "at", "flat"}
+
+
+class Taint:
+    """Certainty levels of traced values in one traced function (memoized per name)."""
+
+    def __init__(self, model: ModuleModel, fn: FunctionInfo, _depth: int = 0) -> None:
+        self.model = model
+        self.fn = fn
+        self._depth = _depth
+        self.names: dict[str, int] = {}
+        #: traced only because a traced function calls it: its parameters are as sure as
+        #: the model's argument taint, which is generous (any call of a tracer taints)
+        self.indirect = bool(fn.traced_by) and all(r.startswith("called from ") for r in fn.traced_by)
+        self._compute_names()
+
+    # ------------------------------------------------------------------ names
+    def _compute_names(self) -> None:
+        fn = self.fn
+        for name in fn.traced_params:
+            p = fn.param(name)
+            if self.indirect and p is not None and p.annotation is not None \
+                    and not self.model.is_array_annotation(p.annotation):
+                continue  # the author declares a Python value (`flag: bool`, `spec: Spec`)
+            self.names[name] = CERTAIN
+        parent = fn.parent
+        if parent is not None and parent.traced and self._depth < 8:
+            outer = Taint(self.model, parent, self._depth + 1)
+            for name, level in outer.names.items():
+                if name not in fn.bindings:
+                    self.names[name] = level
+        binders = [n for n in fn.body_nodes() if isinstance(
+            n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension))]
+        for _ in range(4):
+            before = dict(self.names)
+            for s in binders:
+                if isinstance(s, ast.Assign):
+                    targets: list[ast.AST] = list(s.targets)
+                    value: ast.AST | None = s.value
+                elif isinstance(s, (ast.AnnAssign, ast.NamedExpr)):
+                    targets, value = [s.target], s.value
+                elif isinstance(s, ast.AugAssign):
+                    targets, value = [s.target], ast.BinOp(s.target, s.op, s.value)
+                else:
+                    targets, value = [s.target], s.iter
+                level = self.level(value) if value is not None else None
+                if level is None:
+                    continue
+                for t in targets:
+                    for name in target_names(t):
+                        # never more than the model: a name it does not taint stays clean
+                        if name in fn.tainted and self.names.get(name, -1) < level:
+                            self.names[name] = level
+            if self.names == before:
+                break
+
+    # ------------------------------------------------------------------ expressions
+    def level(self, expr: ast.AST | None) -> int | None:
+        """CERTAIN / LIKELY / POSSIBLE when ``expr`` is traced, None when it is not."""
+        found = self.culprit(expr)
+        return found[0] if found else None
+
+    def culprit(self, expr: ast.AST | None) -> tuple[int, ast.AST] | None:
+        """(level, the sub-expression that makes ``expr`` traced), or None."""
+        if expr is None:
+            return None
+        m = self.model
+        if isinstance(expr, ast.Name):
+            gen = self._comprehension_binding(expr)
+            if gen is not None:
+                found = self.culprit(gen.iter)
+                return (found[0], expr) if found else None
+            level = self.names.get(expr.id)
+            if level is None or expr.id not in self.fn.tainted:
+                return None
+            return level, expr
+        if isinstance(expr, ast.Attribute):
+            if expr.attr in STATIC_ATTRS:
+                return None
+            base = expr.value
+            if isinstance(base, ast.Name):
+                if base.id in ("self", "cls") or CONFIG_NAME.match(base.id):
+                    return None
+                p = self.fn.param(base.id)
+                if p is not None and base.id in self.fn.traced_params and expr.attr not in _ARRAY_ATTRS:
+                    if m.is_array_annotation(p.annotation):
+                        return CERTAIN, expr
+                    if p.annotation is not None:
+                        return None  # a declared non-array type: a config or module object
+                    found = self.culprit(base)
+                    cap = POSSIBLE if self.indirect else LIKELY
+                    return (min(found[0], cap), expr) if found else None
+            found = self.culprit(base)
+            return (found[0], found[1]) if found else None
+        if isinstance(expr, (ast.Subscript, ast.Starred)):
+            return self.culprit(expr.value)
+        if isinstance(expr, ast.Call):
+            return self._call(expr)
+        if isinstance(expr, ast.BinOp):
+            return _best(self.culprit(expr.left), self.culprit(expr.right))
+        if isinstance(expr, ast.UnaryOp):
+            if isinstance(expr.op, ast.Not):
+                return None  # `not x` is a Python bool (the conversion itself is the finding)
+            return self.culprit(expr.operand)
+        if isinstance(expr, ast.BoolOp):
+            return _best(*(self.culprit(v) for v in expr.values))
+        if isinstance(expr, ast.Compare):
+            if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in expr.ops):
+                return None
+            operands = [expr.left, *expr.comparators]
+            if any(isinstance(o, ast.Constant) and isinstance(o.value, (str, bytes, type(None))) for o in operands):
+                return None  # arrays are never compared with strings: this is a static option
+            return _best(*(self.culprit(o) for o in operands))
+        if isinstance(expr, ast.IfExp):
+            return _best(self.culprit(expr.body), self.culprit(expr.orelse))
+        if isinstance(expr, (ast.Tuple, ast.List)):
+            return _best(*(self.culprit(e) for e in expr.elts))
+        if isinstance(expr, ast.NamedExpr):
+            return self.culprit(expr.value)
+        if isinstance(expr, ast.JoinedStr):
+            return _best(*(self.culprit(v.value) for v in expr.values if isinstance(v, ast.FormattedValue)))
+        return None
+
+    def _comprehension_binding(self, name: ast.Name) -> ast.comprehension | None:
+        """The generator of an enclosing comprehension that binds ``name`` (comprehension
+        variables have their own scope; the model keeps one set of names per function)."""
+        child: ast.AST = name
+        for a in self.model.ancestors(name):
+            if a is self.fn.node:
+                return None
+            if isinstance(a, _COMPREHENSIONS):
+                for i, g in enumerate(a.generators):
+                    if i == 0 and child is g:
+                        break  # inside the first iterable: evaluated in the enclosing scope
+                    if name.id in set(target_names(g.target)):
+                        return g
+            child = a
+        return None
+
+    def _call(self, call: ast.Call) -> tuple[int, ast.AST] | None:
+        q = self.model.resolve_call(call)
+        if q in CONVERTERS or q in STATIC_CALLS:
+            return None
+        args = [*call.args, *(k.value for k in call.keywords)]
+        if q is not None and q.startswith("jax."):
+            if q.rsplit(".", 1)[-1] in STATIC_JAX_FUNCS:
+                return None
+            found = _best(*(self.culprit(a) for a in args))
+            if found:
+                return found
+            if q.startswith(_JAX_ARRAY_FUNCS):
+                # under jit every jax.numpy result is staged out, even from constants
+                return CERTAIN, call
+            return None
+        if q is not None and q.startswith("numpy.") and q.rsplit(".", 1)[-1] not in STATIC_JAX_FUNCS:
+            # numpy on a tracer: wrong (numpy-on-tracer), but the result stands for an array
+            found = _best(*(self.culprit(a) for a in args))
+            if found:
+                return found
+        if isinstance(call.func, ast.Attribute):
+            if call.func.attr in CONVERTING_METHODS:
+                return None
+            found = self.culprit(call.func.value)
+            if found:
+                return found  # a method of a traced array: x.sum(), x.astype(...)
+        found = _best(*(self.culprit(a) for a in args))
+        if found:
+            # a function we cannot see into: it may return a static value
+            return POSSIBLE, found[1]
+        return None
+
+
+def _best(*found: tuple[int, ast.AST] | None) -> tuple[int, ast.AST] | None:
+    best = None
+    for f in found:
+        if f is not None and (best is None or f[0] > best[0]):
+            best = f
+    return best
+
+
+def describe(node: ast.AST) -> str:
+    """Short source text for messages."""
+    try:
+        text = ast.unparse(node)
+    except Exception:  # pragma: no cover - exotic nodes
+        return type(node).__name__
+    text = " ".join(text.split())
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def traced_functions(model: ModuleModel) -> Iterator[tuple[FunctionInfo, Taint]]:
+    for fn in model.traced_functions():
+        yield fn, Taint(model, fn)
+
+
+def traced_how(fn: FunctionInfo) -> str:
+    """``jitted `step``` / ```body`` (traced by scan at line 12)`` for messages."""
+    name = "lambda" if isinstance(fn.node, ast.Lambda) else fn.qualname.replace(".<locals>.", ".")
+    reasons = fn.traced_by
+    for r in reasons:
+        kind, _, line = r.partition("@")
+        if kind in ("jit", "pjit", "pmap", "filter_jit", "nnx.jit", "linen.jit", "filter_pmap"):
+            return f"{'pmapped' if 'pmap' in kind else 'jitted'} `{name}`"
+    for r in reasons:
+        kind, _, line = r.partition("@")
+        if line.isdigit():
+            return f"`{name}` (traced by {kind} at line {line})"
+    if reasons:
+        r = reasons[0]
+        if r.startswith("called from "):
+            return f"`{name}` (called from traced `{r[len('called from '):].replace('.<locals>.', '.')}`)"
+        return f"`{name}` (traced: {r})"
+    return f"`{name}`"
+
+
+def is_jit_entry(fn: FunctionInfo) -> bool:
+    return any(r.partition("@")[0] in ("jit", "pjit", "pmap", "filter_jit", "nnx.jit", "linen.jit")
+               for r in fn.traced_by)

@@ -1,0 +1,287 @@
+from __future__ import annotations
+
+import ast
+
+from jaxlint.diagnostic import Applicability, Fix
+from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.rules.static._numpy_api import JNP_SAME_NAME, SHAPE_QUERIES
+from jaxlint.rules.static._taint import LIKELY, Taint, describe, traced_how
+
+#: jax.random functions with a numpy.random namesake, for the suggestion.
+_JAX_RANDOM = {"normal", "uniform", "randint", "choice", "permutation", "bernoulli", "beta", "gamma",
+               "poisson", "exponential", "laplace", "logistic", "gumbel", "multivariate_normal",
+               "dirichlet", "categorical", "cauchy", "pareto", "weibull", "binomial", "chisquare",
+               "geometric", "lognormal", "rayleigh", "t", "triangular", "wald"}
+
+
+class NumpyOnTracer(StaticRule):
+    """
+    ## What it does
+    Finds `numpy` functions applied to traced values inside traced code
+    (`np.sum(x)`, `np.asarray(x)`, `np.append(x, y)`, `np.linalg.norm(x)` where `x`
+    is traced), and any use of `np.random` inside traced code.
+
+    `np` on static information stays clean: shapes, dtypes, static arguments and
+    Python constants (`np.prod(x.shape)`, `np.sqrt(head_dim)`, `np.finfo(x.dtype)`,
+    `np.zeros(3)` as a constant).
+
+    ## Why is this bad?
+    numpy computes on concrete host arrays; it does not trace. Given a tracer, most
+    numpy functions try to convert it and fail with `TracerArrayConversionError`; the
+    few that defer to array methods (`np.sum` calls `x.sum()`) work only by accident.
+    `np.random` inside traced code runs once, at trace time: the samples become
+    constants in the compiled program, so every call reuses the same "random" numbers.
+
+    ## Example
+    ```python
+    import numpy as np
+    import jax.numpy as jnp
+
+    @jax.jit
+    def f(x):
+        noise = np.random.normal(size=x.shape)
+        return np.sum(x) + noise
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def f(x, key):
+        noise = jax.random.normal(key, x.shape)
+        return jnp.sum(x) + noise
+    ```
+
+    ## Fix safety
+    `np.f(x)` is rewritten to `jnp.f(x)` when `jax.numpy` is already imported in the
+    module (its alias is used) and has a function of the same name. The fix is
+    unsafe: a few functions differ in details (dtype promotion, unsupported keyword
+    arguments such as `out=`). `np.random` has no automatic fix: it needs a key.
+
+    ## Options
+
+    ## References
+    * [JAX sharp bits: 🔪 NumPy vs jax.numpy](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html)
+    * [TracerArrayConversionError](https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerArrayConversionError)
+    * [Pseudorandom numbers in JAX](https://docs.jax.dev/en/latest/random-numbers.html)
+    """
+
+    code = "JAX104"
+    name = "numpy-on-tracer"
+    summary = "a numpy function is applied to a traced value, or np.random runs at trace time"
+    fix_hint = "use the jax.numpy function (jnp.f) and jax.random with a key"
+    fixable = Applicability.UNSAFE
+
+    VALID = [
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+            import numpy as np
+
+            @jax.jit
+            def attention(q, k):
+                d = q.shape[-1]
+                scale = 1.0 / np.sqrt(d)
+                n = np.prod(q.shape[:-1])
+                eps = np.finfo(q.dtype).eps
+                table = np.arange(4)
+                return jnp.einsum("...d,...d->...", q, k) * scale + n * eps + table.sum()
+            """
+        ),
+        Valid(
+            """
+            from functools import partial
+            import jax
+            import numpy as np
+
+            @partial(jax.jit, static_argnums=1)
+            def f(x, sizes):
+                return x * np.sum(sizes)
+            """
+        ),
+        Valid(
+            """
+            import numpy as np
+
+            def host_only(x):
+                return np.sum(np.asarray(x))
+            """
+        ),
+        Valid(
+            """
+            import jax
+            import numpy as np
+
+            def host_fn(v):
+                return np.sort(v)
+
+            @jax.jit
+            def f(x):
+                return jax.pure_callback(host_fn, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+            import numpy as np
+
+            @jax.jit
+            def f(x):
+                return np.sum(np.abs(x)) + jnp.ones(())
+            """,
+            line=7,
+            count=2,
+            message="`np.sum` on traced value `np.abs(x)`",
+            expected_fix="""
+            import jax
+            import jax.numpy as jnp
+            import numpy as np
+
+            @jax.jit
+            def f(x):
+                return jnp.sum(jnp.abs(x)) + jnp.ones(())
+            """,
+        ),
+        Invalid(
+            """
+            import jax
+            import numpy as onp
+
+            @jax.jit
+            def f(x):
+                return onp.asarray(x) * 2
+            """,
+            line=6,
+            message="jnp.asarray",
+        ),
+        Invalid(
+            """
+            import jax
+            import numpy as np
+
+            @jax.jit
+            def add_noise(x):
+                return x + np.random.normal(size=x.shape)
+            """,
+            line=6,
+            message="jax.random.normal",
+        ),
+        Invalid(
+            """
+            import jax
+            from jax import numpy as jnp
+            from numpy import append
+
+            def step(carry, x):
+                return carry, append(x, 1.0)
+
+            def run(xs):
+                return jax.lax.scan(step, 0.0, xs)
+            """,
+            line=6,
+            expected_fix="""
+            import jax
+            from jax import numpy as jnp
+            from numpy import append
+
+            def step(carry, x):
+                return carry, jnp.append(x, 1.0)
+
+            def run(xs):
+                return jax.lax.scan(step, 0.0, xs)
+            """,
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+            import numpy as np
+
+            def normalize(v):
+                return v / np.linalg.norm(v)
+
+            @jax.jit
+            def f(x):
+                return normalize(x * 2)
+            """,
+            line=6,
+            message="called from traced `f`",
+            expected_fix="""
+            import jax
+            import jax.numpy as jnp
+            import numpy as np
+
+            def normalize(v):
+                return v / jnp.linalg.norm(v)
+
+            @jax.jit
+            def f(x):
+                return normalize(x * 2)
+            """,
+        ),
+    ]
+
+    def check(self, ctx) -> None:
+        model = ctx.model
+        jnp_alias = _jnp_alias(model)
+        for fn in model.traced_functions():
+            taint: Taint | None = None
+            for node in fn.body_nodes():
+                if not isinstance(node, ast.Call):
+                    continue
+                q = model.resolve_call(node)
+                if q is None or not q.startswith("numpy."):
+                    continue
+                name = q[len("numpy."):]
+                if name.startswith("random."):
+                    self._report_random(ctx, fn, node, name)
+                    continue
+                if name in SHAPE_QUERIES:
+                    continue
+                taint = taint or Taint(model, fn)
+                found = None
+                for arg in [*node.args, *(k.value for k in node.keywords)]:
+                    level = taint.level(arg)
+                    if level is not None and level >= LIKELY:
+                        found = arg
+                        break
+                if found is None:
+                    continue
+                shown = _shown(ctx, node.func)
+                fix = None
+                if name in JNP_SAME_NAME and jnp_alias and model.lookup(jnp_alias, fn)[0] is None:
+                    fix = Fix(f"Replace `{shown}` with `{jnp_alias}.{name}`",
+                              (ctx.replace(node.func, f"{jnp_alias}.{name}"),), Applicability.UNSAFE)
+                instead = f"`jnp.{name}`" if name in JNP_SAME_NAME else "the `jax.numpy` equivalent"
+                ctx.report(
+                    node,
+                    f"`{shown}` on traced value `{describe(found)}` in {traced_how(fn)}: numpy does not trace "
+                    f"(on a tracer it raises TracerArrayConversionError or works only by accident); use {instead}",
+                    fix=fix,
+                    data={"function": q, "value": describe(found)},
+                )
+
+    def _report_random(self, ctx, fn, node, name) -> None:
+        short = name[len("random."):]
+        instead = f"`jax.random.{short}` with a PRNG key" if short in _JAX_RANDOM else "`jax.random` with a PRNG key"
+        ctx.report(
+            node,
+            f"`{_shown(ctx, node.func)}` in {traced_how(fn)} runs once, at trace time: its samples are baked into "
+            f"the compiled program and every call reuses them; use {instead} passed in as an argument",
+            data={"function": f"numpy.{name}"},
+        )
+
+
+def _shown(ctx, func: ast.AST) -> str:
+    return " ".join(ctx.segment(func).split())
+
+
+def _jnp_alias(model) -> str | None:
+    """The module-level name ``jax.numpy`` is imported as (``jnp``), if any."""
+    for local, bindings in model.module_bindings.items():
+        if model.aliases.get(local) == "jax.numpy" and bindings and all(b.kind == "import" for b in bindings):
+            return local
+    return None

@@ -1,0 +1,407 @@
+from __future__ import annotations
+
+import ast
+
+from jaxlint.diagnostic import Severity
+from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.rules.static._taint import CERTAIN, LIKELY, Taint, describe, is_jit_entry, traced_how
+
+#: construct -> (what Python needs, the error jax raises, what to use instead)
+_CONSTRUCTS = {
+    "if": ("a concrete bool", "TracerBoolConversionError", "`jnp.where(cond, a, b)` or `jax.lax.cond`"),
+    "while": ("a concrete bool", "TracerBoolConversionError", "`jax.lax.while_loop`"),
+    "assert": ("a concrete bool", "TracerBoolConversionError",
+               "`jax.experimental.checkify`, or check the inputs before calling the jitted function"),
+    "conditional expression": ("a concrete bool", "TracerBoolConversionError", "`jnp.where(cond, a, b)`"),
+    "comprehension filter": ("a concrete bool", "TracerBoolConversionError", "a mask with `jnp.where`"),
+    "`and`/`or`": ("a concrete bool", "TracerBoolConversionError",
+                   "`jnp.logical_and`/`jnp.logical_or` (or `&`/`|`)"),
+    "`not`": ("a concrete bool", "TracerBoolConversionError", "`jnp.logical_not` (or `~`)"),
+    "chained comparison": ("a concrete bool", "TracerBoolConversionError", "`(a < x) & (x < b)`"),
+    "bool()": ("a concrete bool", "TracerBoolConversionError", "the array itself (`jnp.where`, `jax.lax.cond`)"),
+    "int()": ("a concrete integer", "ConcretizationTypeError", "array operations (`x.astype(jnp.int32)`)"),
+    "float()": ("a concrete number", "ConcretizationTypeError", "array operations (`x.astype(jnp.float32)`)"),
+    "complex()": ("a concrete number", "ConcretizationTypeError", "array operations (`x.astype(jnp.complex64)`)"),
+    "range()": ("a concrete integer", "TracerIntegerConversionError", "`jax.lax.fori_loop` with a traced bound"),
+}
+_CONVERTING_BUILTINS = {"builtins.bool": "bool()", "builtins.int": "int()", "builtins.float": "float()",
+                        "builtins.complex": "complex()", "builtins.range": "range()", "operator.index": "int()"}
+
+
+class TracedControlFlow(StaticRule):
+    """
+    ## What it does
+    Finds Python control flow and conversions that need a concrete value, applied to
+    a traced value inside traced code: `if`, `while`, `assert`, conditional
+    expressions, comprehension filters, `and`/`or`/`not`, chained comparisons
+    (`a < x < b`), and `bool()`, `int()`, `float()`, `complex()`, `range()`.
+
+    Tests on static information stay clean: `.shape`, `.ndim`, `.dtype`, `len(x)`,
+    `x is None`, `isinstance`, static arguments (`static_argnames`), parameters with
+    Python defaults, attributes of `self` and of configuration objects (`config.x`,
+    `cfg.n`, parameters annotated with a non-array type), and comparisons with strings.
+
+    Severity: **error** when the value is certainly a tracer (a traced parameter, a
+    `jax.numpy` result, arithmetic on them): tracing fails. **Warning** when it is
+    only likely: an attribute of an unannotated parameter (`state.step`; a pytree
+    may declare a field static) or a bare parameter used as a truth value (it may be
+    a dict pytree). Values that come out of calls the linter cannot see into are not
+    reported.
+
+    ## Why is this bad?
+    Under `jit` (and `vmap`, `grad`, `lax.scan` bodies) values are abstract tracers:
+    their shape and dtype are known, their contents are not. Python's `if` needs a
+    real `True`/`False`, so tracing stops with `TracerBoolConversionError` (or
+    `ConcretizationTypeError` for `int()`/`float()`). The function fails the first
+    time it is called, often far from where it was written.
+
+    ## Example
+    ```python
+    @jax.jit
+    def safe_log(x, training):
+        if x.min() <= 0:
+            x = x - x.min() + 1e-6
+        if training:
+            x = x * 0.5
+        return jnp.log(x)
+    ```
+
+    ## Use instead
+    ```python
+    @partial(jax.jit, static_argnames="training")
+    def safe_log(x, training):
+        x = jnp.where(x.min() <= 0, x - x.min() + 1e-6, x)
+        if training:  # a static Python bool now
+            x = x * 0.5
+        return jnp.log(x)
+    ```
+    Use `jax.lax.cond` to choose between two computations, `jax.lax.while_loop` for
+    loops with a traced condition, or make the value static when it really is a
+    Python constant (`@partial(jax.jit, static_argnames="training")`).
+
+    ## Options
+
+    ## References
+    * [JAX sharp bits: control flow](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#control-flow)
+    * [JAX errors: TracerBoolConversionError](https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerBoolConversionError)
+    * [jax.lax.cond](https://docs.jax.dev/en/latest/_autosummary/jax.lax.cond.html)
+    """
+
+    code = "JAX105"
+    name = "traced-control-flow"
+    summary = "Python control flow or a conversion needs a concrete value but gets a tracer"
+    fix_hint = "use jnp.where / jax.lax.cond / jax.lax.while_loop, or make the value a static argument"
+    severity = Severity.ERROR
+
+    VALID = [
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def f(x, mask=None):
+                if x.ndim == 2:
+                    x = x.reshape(-1)
+                if mask is not None:
+                    x = jnp.where(mask, x, 0.0)
+                if x.shape[0] > 4 and x.dtype == jnp.float32:
+                    x = x[:4]
+                assert x.ndim == 1, x.shape
+                return x
+            """
+        ),
+        Valid(
+            """
+            from functools import partial
+            import jax
+
+            @partial(jax.jit, static_argnames=("training", "n"))
+            def f(x, training, n):
+                if training:
+                    x = x * 0.5
+                for _ in range(n):
+                    x = x + 1
+                return x if n > 2 else -x
+            """
+        ),
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def f(x, config):
+                if config.use_bias:
+                    x = x + 1
+                return jnp.where(x > 0, x, 0.0)
+            """
+        ),
+        Valid(
+            """
+            import jax
+
+            def helper(x, scale):
+                if scale > 1:
+                    return x * scale
+                return x
+
+            @jax.jit
+            def f(x):
+                return helper(x, 2.0)
+            """
+        ),
+        Valid(
+            """
+            def not_traced(x):
+                if x > 0:
+                    return x
+                return -x
+            """
+        ),
+        Valid(
+            """
+            import jax
+
+            @jax.jit
+            def f(x, reduction="mean"):
+                if reduction == "mean":
+                    return x.mean()
+                return x.sum()
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def relu(x):
+                if x > 0:
+                    return x
+                return 0.0
+            """,
+            line=5,
+            message="`if` on traced value `x > 0`",
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def solve(x):
+                while jnp.linalg.norm(x) > 1e-3:
+                    x = x / 2
+                return x
+            """,
+            line=6,
+            message="jax.lax.while_loop",
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def f(x):
+                assert jnp.all(x > 0)
+                return jnp.log(x)
+            """,
+            line=6,
+            message="`assert`",
+        ),
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def f(x, n):
+                return float(x) * int(n)
+            """,
+            count=2,
+            message="`float(x)`",
+        ),
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def in_range(x):
+                return 0 < x < 1
+            """,
+            message="chained comparison",
+        ),
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def f(x, y):
+                ok = x > 0 and y > 0
+                return ok
+            """,
+            message="`and`/`or`",
+        ),
+        Invalid(
+            """
+            import jax
+
+            def body(i, x):
+                return x * 2 if i % 2 == 0 else x
+
+            def run(x):
+                return jax.lax.fori_loop(0, 10, body, x)
+            """,
+            line=4,
+            message="traced by fori_loop",
+        ),
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def f(x, n):
+                total = 0.0
+                for i in range(n):
+                    total = total + x
+                return total
+            """,
+            line=6,
+            message="`range(n)` in jitted `f` converts traced value `n`",
+        ),
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def train_step(state, batch):
+                if state.step > 100:
+                    batch = batch * 0.5
+                return batch
+            """,
+            message="static pytree field",
+        ),
+    ]
+
+    def check(self, ctx) -> None:
+        model = ctx.model
+        for fn in model.traced_functions():
+            taint = Taint(model, fn)
+            covered: set[int] = set()
+            for node in fn.body_nodes():
+                if id(node) in covered:
+                    continue
+                if isinstance(node, (ast.If, ast.While, ast.Assert, ast.IfExp)):
+                    kind = {ast.If: "if", ast.While: "while", ast.Assert: "assert",
+                            ast.IfExp: "conditional expression"}[type(node)]
+                    self._truth(ctx, taint, fn, node, node.test, kind, covered)
+                elif isinstance(node, ast.comprehension):
+                    for cond in node.ifs:
+                        self._truth(ctx, taint, fn, cond, cond, "comprehension filter", covered)
+                elif isinstance(node, ast.BoolOp):
+                    # every operand but the last is tested for truth
+                    self._truth_operands(ctx, taint, fn, node, node.values[:-1], "`and`/`or`", covered)
+                elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+                    self._truth(ctx, taint, fn, node, node.operand, "`not`", covered)
+                elif isinstance(node, ast.Compare) and len(node.ops) > 1:
+                    self._truth(ctx, taint, fn, node, node, "chained comparison", covered)
+                elif isinstance(node, ast.Call) and node.args:
+                    kind = _CONVERTING_BUILTINS.get(model.resolve_call(node) or "")
+                    if kind is not None:
+                        operands = node.args if kind == "range()" else node.args[:1]
+                        self._truth_operands(ctx, taint, fn, node, operands, kind, covered)
+
+    def _truth(self, ctx, taint, fn, report_node, test, kind, covered) -> None:
+        """``test`` is converted to a Python bool: split and/or/not, then report once."""
+        self._truth_operands(ctx, taint, fn, report_node, _truth_operands(test, covered), kind, covered)
+
+    def _truth_operands(self, ctx, taint, fn, report_node, operands, kind, covered) -> None:
+        for operand in operands:
+            found = taint.culprit(operand)
+            if found is None:
+                continue
+            level, culprit = found
+            if isinstance(operand, ast.Name) and kind[-2:] != "()":
+                cap = _bare_name_cap(ctx.model, fn, operand.id)
+                if cap is None:
+                    continue
+                level = min(level, cap)
+            if level < LIKELY:
+                continue
+            self._report(ctx, fn, report_node, operand, culprit, kind, level)
+            return
+
+    def _report(self, ctx, fn, node, operand, culprit, kind, level) -> None:
+        needs, error, instead = _CONSTRUCTS[kind]
+        if kind.endswith("()"):
+            head = f"`{describe(node)}` in {traced_how(fn)} converts traced value `{describe(culprit)}`"
+        else:
+            what = f"`{kind}`" if kind in ("if", "while", "assert") else kind
+            head = f"{what} on traced value `{describe(operand)}` in {traced_how(fn)}"
+        msg = f"{head}: Python needs {needs} and tracing fails with {error}; use {instead}"
+        if _flag_like(fn, operand, culprit, kind):
+            msg += f", or make `{culprit.id}` a static argument"
+        if level < CERTAIN:
+            if isinstance(culprit, ast.Attribute):
+                msg += f" (if `{describe(culprit)}` is a static pytree field, this is fine)"
+            else:
+                msg += f" (if `{describe(culprit)}` is a pytree container, its truth value is static and this is fine)"
+        statement = isinstance(node, (ast.If, ast.While, ast.Assert))
+        ctx.report(node, msg, end_node=node.test if statement else None,
+                   severity=Severity.ERROR if level >= CERTAIN else Severity.WARNING,
+                   data={"construct": kind, "value": describe(culprit), "certain": level >= CERTAIN})
+
+
+def _truth_operands(test: ast.AST, covered: set[int]) -> list[ast.AST]:
+    """The values whose truth Python takes when it tests ``test`` (and/or/not split)."""
+    if isinstance(test, ast.BoolOp):
+        covered.add(id(test))
+        out: list[ast.AST] = []
+        for v in test.values:
+            out.extend(_truth_operands(v, covered))
+        return out
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        covered.add(id(test))
+        return _truth_operands(test.operand, covered)
+    if isinstance(test, ast.Compare) and len(test.ops) > 1:
+        covered.add(id(test))
+    return [test]
+
+
+def _flag_like(fn, operand, culprit, kind: str) -> bool:
+    """Suggest a static argument only for what looks like a Python flag or count: a jit
+    parameter tested bare, used as an int/range bound, or annotated bool/int/float/str."""
+    if not (isinstance(culprit, ast.Name) and culprit.id in fn.traced_params and is_jit_entry(fn)):
+        return False
+    p = fn.param(culprit.id)
+    if p is not None and isinstance(p.annotation, ast.Name) and p.annotation.id in ("bool", "int", "float", "str"):
+        return True
+    return operand is culprit or kind in ("int()", "range()")
+
+
+def _bare_name_cap(model, fn, name: str) -> int | None:
+    """How sure a bare name used as a truth value is an array. Containers have a static
+    truth value: ``*args``/``**kwargs``, a parameter defaulting to ``()``/``[]``/``{}``,
+    a local built by a display or a ``jax.tree`` function. An unannotated parameter may
+    be a dict or tuple pytree, so at most LIKELY."""
+    p = fn.param(name)
+    if p is None:
+        bindings = fn.bindings.get(name, [])
+        if bindings and all(_is_container_value(model, b.value) for b in bindings):
+            return None
+        return CERTAIN
+    if p.kind in ("vararg", "kwarg") or isinstance(p.default, (ast.Tuple, ast.List, ast.Dict)):
+        return None
+    return LIKELY if p.annotation is None else CERTAIN
+
+
+def _is_container_value(model, value) -> bool:
+    if isinstance(value, (ast.Tuple, ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
+        return True
+    if isinstance(value, ast.Call):
+        q = model.resolve_call(value) or ""
+        return q.startswith(("jax.tree.", "jax.tree_util.")) or q in ("builtins.list", "builtins.tuple",
+                                                                      "builtins.dict", "builtins.set")
+    return False

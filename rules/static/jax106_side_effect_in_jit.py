@@ -1,0 +1,272 @@
+from __future__ import annotations
+
+import ast
+
+from jaxlint.rule import Invalid, Option, StaticRule, Valid
+from jaxlint.rules.static._taint import LIKELY, Taint, describe, traced_how
+
+_CLOCKS = {
+    "time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns", "time.monotonic",
+    "time.monotonic_ns", "time.process_time", "time.process_time_ns", "time.sleep",
+    "datetime.datetime.now", "datetime.datetime.utcnow", "datetime.datetime.today", "datetime.date.today",
+}
+_LOG_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"}
+_LOGGER_FACTORIES = {"logging.getLogger", "absl.logging.get_absl_logger", "logging.LoggerAdapter"}
+
+
+class SideEffectInJit(StaticRule):
+    """
+    ## What it does
+    Finds Python side effects in traced code: `print`, clocks (`time.time()`,
+    `time.perf_counter()`, `datetime.now()`, `time.sleep`), the standard library's
+    `random` module, `open()`, and logging calls (`logging.info`, `absl.logging`,
+    `logger.info` on a `logging.getLogger(...)` logger, `warnings.warn`).
+
+    Logging calls whose arguments are all static (`logging.info("compiling %s",
+    x.shape)`) are a deliberate way to log each compilation and stay clean unless
+    `report-static-logging` is set; logging a traced value is always reported.
+
+    ## Why is this bad?
+    A jitted function's Python body runs once per compilation, at trace time; the
+    compiled program contains only the array operations. So a `print` shows a
+    tracer (`Traced<ShapedArray(float32[])>`) once and never again, a timestamp or a
+    `random.random()` is frozen into the program as a constant, a file is read once
+    and baked in, and a log line appears once instead of on every call.
+
+    ## Example
+    ```python
+    @jax.jit
+    def step(x):
+        print("loss", x)
+        start = time.time()
+        return x * random.random()
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def step(x, key):
+        jax.debug.print("loss {}", x)
+        return x * jax.random.uniform(key)
+    ```
+    Time the call from outside (after `.block_until_ready()`), read files before
+    calling, and pass randomness in as a `jax.random` key.
+
+    ## Options
+
+    ## References
+    * [JAX sharp bits: pure functions](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions)
+    * [jax.debug.print](https://docs.jax.dev/en/latest/_autosummary/jax.debug.print.html)
+    * [Benchmarking JAX code](https://docs.jax.dev/en/latest/benchmarking.html)
+    """
+
+    code = "JAX106"
+    name = "side-effect-in-jit"
+    summary = "a Python side effect in traced code runs once, at trace time"
+    fix_hint = "use jax.debug.print / jax.random with a key; time, read files and log outside the jitted function"
+    options = {
+        "report-static-logging": Option(
+            False, "also report logging calls whose arguments are all static (they log once per compilation)", bool),
+    }
+
+    VALID = [
+        Valid(
+            """
+            import logging
+            import jax
+
+            @jax.jit
+            def f(x):
+                logging.info("compiling f for shape %s", x.shape)
+                jax.debug.print("x = {}", x)
+                return x * 2
+            """
+        ),
+        Valid(
+            """
+            import time
+            import jax
+
+            @jax.jit
+            def f(x):
+                return x * 2
+
+            def bench(x):
+                start = time.perf_counter()
+                f(x).block_until_ready()
+                print("took", time.perf_counter() - start)
+            """
+        ),
+        Valid(
+            """
+            import random
+            import jax
+
+            @jax.jit
+            def f(x, key):
+                return x + jax.random.normal(key, x.shape)
+
+            def shuffle(data):
+                random.shuffle(data)
+                return data
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def f(x):
+                print("x is", x)
+                return x * 2
+            """,
+            line=5,
+            message="prints the tracer",
+        ),
+        Invalid(
+            """
+            import time
+            import jax
+
+            @jax.jit
+            def f(x):
+                t0 = time.time()
+                return x * t0
+            """,
+            line=6,
+            message="`time.time()`",
+        ),
+        Invalid(
+            """
+            import random
+            import jax
+
+            def body(i, x):
+                return x * random.random()
+
+            def run(x):
+                return jax.lax.fori_loop(0, 3, body, x)
+            """,
+            line=5,
+            message="frozen",
+        ),
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def f(x):
+                with open("scale.txt") as fh:
+                    scale = float(fh.read())
+                return x * scale
+            """,
+            line=5,
+            message="`open(",
+        ),
+        Invalid(
+            """
+            import logging
+            import jax
+
+            log = logging.getLogger(__name__)
+
+            @jax.jit
+            def f(x):
+                log.info(f"value {x}")
+                return x * 2
+            """,
+            line=8,
+            message="logs the tracer",
+        ),
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def f(x):
+                print("step done")
+                return x * 2
+            """,
+            line=5,
+            message="once per compilation",
+        ),
+        Invalid(
+            """
+            import logging
+            import jax
+
+            @jax.jit
+            def f(x):
+                logging.info("compiling f")
+                return x * 2
+            """,
+            options={"report-static-logging": True},
+            line=6,
+        ),
+    ]
+
+    def check(self, ctx) -> None:
+        model = ctx.model
+        for fn in model.traced_functions():
+            taint = Taint(model, fn)
+            for node in fn.body_nodes():
+                if isinstance(node, ast.Call):
+                    self._check_call(ctx, taint, fn, node)
+
+    def _check_call(self, ctx, taint, fn, call: ast.Call) -> None:
+        model = ctx.model
+        q = model.resolve_call(call) or ""
+        where = traced_how(fn)
+        shown = describe(call.func)
+        args = [*call.args, *(k.value for k in call.keywords)]
+        # a value from a call we cannot see into may be a string: only name sure tracers
+        found = [f for f in map(taint.culprit, args) if f is not None and f[0] >= LIKELY]
+        traced = found[0][1] if found else None
+        if q in ("builtins.print", "sys.stdout.write", "sys.stderr.write"):
+            if traced is not None:
+                msg = (f"`{shown}(...)` in {where} prints the tracer, not the value of `{describe(traced)}`, "
+                       "once at trace time; use `jax.debug.print` to print values on every call")
+            else:
+                msg = (f"`{shown}(...)` in {where} runs once per compilation, at trace time, not on every call; "
+                       "use `jax.debug.print` to print on every call")
+            ctx.report(call, msg, data={"call": q})
+        elif q in _CLOCKS:
+            verb = "sleeps" if q.endswith("sleep") else "reads the clock"
+            ctx.report(call, f"`{describe(call)}` in {where} {verb} once, at trace time, and the result is frozen "
+                             "into the compiled program; time or wait outside the jitted function", data={"call": q})
+        elif q.startswith("random.") and q.count(".") == 1:
+            ctx.report(call, f"`{describe(call)}` in {where} draws from Python's `random` once, at trace time: the "
+                             "value is frozen into the compiled program; pass a `jax.random` key and sample with it",
+                       data={"call": q})
+        elif q in ("builtins.open", "io.open"):
+            ctx.report(call, f"`{describe(call)}` in {where} does file I/O once, at trace time: the contents are "
+                             "baked into the compiled program; read the file outside and pass the data in",
+                       data={"call": q})
+        elif self._is_logging(model, call, q, fn):
+            if traced is not None:
+                msg = (f"`{shown}(...)` in {where} logs the tracer, not the value of `{describe(traced)}`, once at "
+                       "trace time; use `jax.debug.print` or `jax.debug.callback` to log values on every call")
+            elif self.opts["report-static-logging"]:
+                msg = (f"`{shown}(...)` in {where} logs once per compilation, at trace time, not on every call; "
+                       "use `jax.debug.callback` to log on every call")
+            else:
+                return
+            ctx.report(call, msg, data={"call": q or shown})
+
+    @staticmethod
+    def _is_logging(model, call: ast.Call, q: str, fn) -> bool:
+        if q == "warnings.warn":
+            return True
+        func = call.func
+        if not isinstance(func, ast.Attribute) or func.attr not in _LOG_METHODS:
+            return False
+        if q in (f"logging.{func.attr}", f"absl.logging.{func.attr}"):
+            return True
+        # `log = logging.getLogger(__name__)`, at module level or in the function
+        if isinstance(func.value, ast.Name):
+            _, bindings = model.lookup(func.value.id, fn)
+            if len(bindings) == 1 and isinstance(bindings[0].value, ast.Call):
+                return model.resolve_call(bindings[0].value) in _LOGGER_FACTORIES
+        return False

@@ -1,0 +1,420 @@
+from __future__ import annotations
+
+import ast
+
+from jaxlint.diagnostic import Severity
+from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.rules.static._taint import CERTAIN, Taint, describe, traced_how
+
+_MUTATORS = {"append": 0, "extend": 0, "insert": 1, "add": 0, "update": None, "setdefault": 1,
+             "appendleft": 0, "extendleft": 0}
+#: Bases whose objects are designed to be mutated, or built, inside traced code.
+_STATEFUL_BASES = ("flax.nnx.", "flax.linen.", "equinox.", "haiku.", "flax.struct.")
+_CONSTRUCTORS = {"__init__", "__post_init__", "__new__", "setup", "__setattr__", "__setstate__"}
+
+
+class TracerLeak(StaticRule):
+    """
+    ## What it does
+    Finds traced code that stores a traced value somewhere that outlives the trace:
+    a `global` or `nonlocal` assignment, appending to (or setting an item of) a list
+    or dict defined outside, an attribute of `self`, or an attribute of a module-level
+    object. A container of an enclosing function counts when the inner function is
+    traced separately (a `lax.scan` / `fori_loop` / `vmap` / `grad` body); a helper
+    called directly from the same jitted function shares its trace and is fine.
+
+    Classes built to be used inside traced code are left alone: flax (`nnx`, `linen`,
+    `struct`), equinox and haiku modules, and constructors (`__init__`, `setup`).
+
+    Severity: **error** when the stored value is certainly a tracer, **warning** when
+    it only likely is (an attribute of a parameter, the result of a function call).
+
+    ## Why is this bad?
+    A tracer is only valid during the trace that made it. Stored outside, it holds no
+    value; using it later raises `UnexpectedTracerError`, or silently returns a stale
+    object from the first call (the Python body runs once per compilation, so the
+    list gets one entry, not one per call).
+
+    ## Example
+    ```python
+    losses = []
+
+    @jax.jit
+    def step(params, batch):
+        loss = loss_fn(params, batch)
+        losses.append(loss)
+        return params
+    ```
+
+    ## Use instead
+    ```python
+    @jax.jit
+    def step(params, batch):
+        loss = loss_fn(params, batch)
+        return params, loss
+
+    params, loss = step(params, batch)
+    losses.append(loss)
+    ```
+    In a `lax.scan` body, return per-step values as the scan's `ys`; to observe
+    values while debugging, use `jax.debug.print` or `jax.debug.callback`.
+
+    ## Options
+
+    ## References
+    * [JAX errors: UnexpectedTracerError](https://docs.jax.dev/en/latest/errors.html#jax.errors.UnexpectedTracerError)
+    * [JAX sharp bits: pure functions](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions)
+    """
+
+    code = "JAX107"
+    name = "tracer-leak"
+    summary = "traced code stores a traced value outside the function, where it outlives the trace"
+    fix_hint = "return the value from the traced function (scan ys, has_aux) instead of storing it"
+    severity = Severity.ERROR
+
+    VALID = [
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            _TRACES = 0
+
+            @jax.jit
+            def f(x):
+                global _TRACES
+                _TRACES += 1
+                outs = []
+                for i in range(3):
+                    outs.append(x * i)
+                return jnp.stack(outs)
+            """
+        ),
+        Valid(
+            """
+            import jax
+
+            @jax.jit
+            def f(x):
+                seen = []
+                def record(v):
+                    seen.append(v)
+                record(x * 2)
+                return seen[0]
+            """
+        ),
+        Valid(
+            """
+            import jax
+            from flax import nnx
+
+            class Counter(nnx.Module):
+                def __init__(self):
+                    self.count = nnx.Variable(0)
+
+                @nnx.jit
+                def __call__(self, x):
+                    self.count.value += 1
+                    self.last = x
+                    return x
+            """
+        ),
+        Valid(
+            """
+            import jax
+
+            CACHE = {}
+
+            @jax.jit
+            def f(x):
+                key = x.shape
+                if key not in CACHE:
+                    CACHE[key] = len(key)
+                return x * CACHE[key]
+            """
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import jax
+
+            losses = []
+
+            @jax.jit
+            def step(x):
+                loss = (x ** 2).sum()
+                losses.append(loss)
+                return x - 0.1 * loss
+            """,
+            line=8,
+            message="appends traced value `loss` to `losses`",
+        ),
+        Invalid(
+            """
+            import jax
+
+            LAST = None
+
+            @jax.jit
+            def f(x):
+                global LAST
+                LAST = x * 2
+                return x
+            """,
+            line=8,
+            message="global `LAST`",
+        ),
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def f(xs):
+                hidden = []
+                def body(h, x):
+                    h = h + x
+                    hidden.append(h)
+                    return h, None
+                jax.lax.scan(body, 0.0, xs)
+                return hidden[-1]
+            """,
+            line=8,
+            message="traced by scan",
+        ),
+        Invalid(
+            """
+            from functools import partial
+            import jax
+
+            class Trainer:
+                @partial(jax.jit, static_argnums=0)
+                def step(self, x):
+                    loss = x.sum()
+                    self.last_loss = loss
+                    return loss
+            """,
+            line=8,
+            message="`self.last_loss`",
+        ),
+        Invalid(
+            """
+            import jax
+
+            def outer(xs):
+                total = 0.0
+                def body(i, x):
+                    nonlocal total
+                    total = x * i
+                    return x
+                return jax.lax.fori_loop(0, 3, body, xs), total
+            """,
+            line=7,
+            message="nonlocal `total`",
+        ),
+        Invalid(
+            """
+            import jax
+
+            _memo = {}
+
+            def features(x):
+                _memo["last"] = x + 1
+                return x
+
+            @jax.jit
+            def f(x):
+                return features(x)
+            """,
+            line=6,
+            message="stores traced value `x` in `_memo`, defined at module level",
+        ),
+    ]
+
+    def check(self, ctx) -> None:
+        model = ctx.model
+        for fn in model.traced_functions():
+            taint = None
+            for node in fn.body_nodes():
+                if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                    if node.value is None:
+                        continue
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    for t in targets:
+                        taint = taint or Taint(model, fn)
+                        self._store(ctx, taint, fn, node, t, node.value)
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                        and node.func.attr in _MUTATORS:
+                    i = _MUTATORS[node.func.attr]
+                    values = list(node.args) if i is None else node.args[i:i + 1]
+                    values += [k.value for k in node.keywords] if i is None else []
+                    for v in values:
+                        taint = taint or Taint(model, fn)
+                        if taint.level(v) is not None:
+                            self._store(ctx, taint, fn, node, node.func.value, v, verb=node.func.attr)
+                            break
+
+    def _store(self, ctx, taint, fn, node, target, value, verb: str | None = None) -> None:
+        """``value`` is written into ``target`` (assignment) or added to it (``verb``)."""
+        found = taint.culprit(value)
+        if found is None:
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for t in target.elts:
+                self._store(ctx, taint, fn, node, t, value, verb)
+            return
+        where = self._outside(ctx.model, fn, target, plain_assign=verb is None)
+        if where is None:
+            return
+        level, culprit = found
+        if verb is None and isinstance(target, ast.Subscript):
+            action = f"stores traced value `{describe(culprit)}` in {where}"
+        elif verb is None:
+            action = f"assigns traced value `{describe(culprit)}` to {where}"
+        elif verb in ("append", "appendleft", "insert", "add"):
+            action = f"{'appends' if verb.startswith('append') else 'adds'} traced value `{describe(culprit)}` to {where}"
+        else:
+            action = f"stores traced value `{describe(culprit)}` in {where} (`.{verb}`)"
+        ctx.report(
+            node,
+            f"{traced_how(fn)} {action}: the tracer outlives its trace, holds no value, and using it later "
+            "raises UnexpectedTracerError; return the value instead",
+            severity=Severity.ERROR if level >= CERTAIN else Severity.WARNING,
+            data={"value": describe(culprit), "target": describe(target)},
+        )
+
+    def _outside(self, model, fn, target, plain_assign: bool) -> str | None:
+        """How ``target`` lives outside ``fn``'s trace, for the message; None if it does not.
+
+        ``plain_assign``: ``target = value``; otherwise the value goes *into* ``target``
+        (``target.append(value)``), or ``target`` is ``c[k]`` and the value goes into ``c``.
+        """
+        if not plain_assign or isinstance(target, ast.Subscript):
+            container = target.value if isinstance(target, ast.Subscript) else target
+            return _outside_container(model, fn, container)
+        if isinstance(target, ast.Name):
+            if target.id in fn.globals_:
+                return f"global `{target.id}`"
+            if target.id in fn.nonlocals:
+                owner, _ = model.lookup(target.id, fn.parent)
+                if _crosses_trace(fn, owner):
+                    return f"nonlocal `{target.id}`{_of(owner)}"
+            return None
+        root = target
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or root is target:
+            return None
+        shown = f"`{_target_text(target)}`"
+        if root.id == _self_param(fn):
+            return None if _object_exempt(model, fn) else f"{shown}, which lives on the object"
+        if root.id in fn.bindings:
+            return None
+        owner, bindings = model.lookup(root.id, fn.parent)
+        if owner is None and bindings and all(b.kind in ("import", "assign") for b in bindings):
+            return f"{shown}, module state"
+        return None
+
+
+def _outside_container(model, fn, container) -> str | None:
+    """A list/dict/set that outlives the trace, only when it is known to be one (so a
+    method that happens to be called ``update``, like optax's, is not a dict update)."""
+    shown = f"`{_target_text(container)}`"
+    if isinstance(container, ast.Attribute) and isinstance(container.value, ast.Name) \
+            and container.value.id == _self_param(fn):
+        if _object_exempt(model, fn) or not _class_container_attr(model, fn.class_name, container.attr):
+            return None
+        return f"{shown}, which lives on the object"
+    if not isinstance(container, ast.Name):
+        return None
+    if container.id in fn.globals_:
+        return f"{shown}, a global" if _all_containers(model, model.module_bindings.get(container.id, [])) else None
+    if container.id in fn.bindings:
+        return None
+    owner, bindings = model.lookup(container.id, fn.parent)
+    if not _all_containers(model, bindings) or not _crosses_trace(fn, owner):
+        return None
+    return f"{shown}, defined {f'in `{_qual(owner)}`' if owner is not None else 'at module level'}"
+
+
+_CONTAINER_CALLS = {"builtins.list", "builtins.dict", "builtins.set", "collections.defaultdict",
+                    "collections.deque", "collections.OrderedDict", "collections.Counter"}
+
+
+def _is_container(model, value) -> bool:
+    if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
+        return True
+    return isinstance(value, ast.Call) and model.resolve_call(value) in _CONTAINER_CALLS
+
+
+def _all_containers(model, bindings) -> bool:
+    return bool(bindings) and all(b.kind == "assign" and _is_container(model, b.value) for b in bindings)
+
+
+def _class_container_attr(model, class_name, attr: str) -> bool:
+    """``self.<attr>`` is set to a list/dict/set somewhere in the class."""
+    if class_name is None:
+        return False
+    for other in model.functions:
+        if other.class_name != class_name:
+            continue
+        for n in other.body_nodes():
+            if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None and _is_container(model, n.value):
+                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+                if any(isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
+                       and t.value.id == "self" for t in targets):
+                    return True
+    return False
+
+
+def _self_param(fn) -> str | None:
+    return fn.params[0].name if fn.params and fn.class_name and fn.params[0].index == 0 else None
+
+
+def _object_exempt(model, fn) -> bool:
+    """Objects built, or mutated by design, in traced code: constructors, flax/equinox/haiku."""
+    if fn.name in _CONSTRUCTORS or _stateful_class(model, fn.class_name):
+        return True
+    return any(r.startswith(("nnx.jit", "linen.jit")) for r in fn.traced_by)
+
+
+def _crosses_trace(fn, owner) -> bool:
+    """True when a value made in ``fn`` reaches ``owner``'s scope across a trace
+    boundary: ``owner`` is not traced, or a function on the way is traced on its own
+    (a scan/vmap/grad body) rather than called directly."""
+    f = fn
+    while f is not None and f is not owner:
+        if any(not r.startswith("called from ") for r in f.traced_by):
+            return True
+        f = f.parent
+    return owner is None or not owner.traced
+
+
+def _of(owner) -> str:
+    return "" if owner is None else f" of `{_qual(owner)}`"
+
+
+def _qual(fn) -> str:
+    return fn.qualname.replace(".<locals>.", ".")
+
+
+def _target_text(target: ast.AST) -> str:
+    if isinstance(target, ast.Subscript):
+        return f"{_target_text(target.value)}[...]"
+    if isinstance(target, ast.Attribute):
+        return f"{_target_text(target.value)}.{target.attr}"
+    return describe(target)
+
+
+def _stateful_class(model, class_name: str | None, depth: int = 0) -> bool:
+    """The class derives (through this module's classes) from a flax/equinox/haiku base."""
+    cls = model.classes.get(class_name or "")
+    if cls is None or depth > 8:
+        return False
+    for base in cls.bases:
+        q = model.resolve(base) or ""
+        if q.startswith(_STATEFUL_BASES):
+            return True
+        if isinstance(base, ast.Name) and _stateful_class(model, base.id, depth + 1):
+            return True
+    return False

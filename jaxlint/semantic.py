@@ -595,6 +595,12 @@ class ModuleModel:
             return fn, 0
         if isinstance(func, ast.Lambda):
             return self._fn_by_node.get(id(func)), 0
+        if isinstance(func, ast.Call) and func.args:
+            # called where it is made: ``jax.grad(loss)(params, x, True)``, ``partial(f, a)(x)``
+            q = self.resolve_call(func)
+            if q == "functools.partial" or q in DIFF_TRANSFORMS or q in TRACING_HOFS:
+                return self._unwrap_target(func, func, follow=False)
+            return None, 0
         if (
             isinstance(func, ast.Attribute)
             and isinstance(func.value, ast.Name)
@@ -693,6 +699,8 @@ class ModuleModel:
         static = by_num(static_nums) | set(static_names)
         donated = by_num(donate_nums) | set(donate_names)
         bound_params = {p.name for p in positional[:offset]}
+        if isinstance(node, ast.Call) and node.args:
+            bound_params |= self.partial_keywords(node.args[0], node)
         fn.static_params |= static
         fn.donated_params |= donated
         fn.partial_bound |= bound_params
@@ -710,6 +718,14 @@ class ModuleModel:
                     and not self.is_array_annotation(p.annotation):
                 continue
             traced.add(p.name)
+        specs_literal = all(
+            kwargs.get(k) is None or literal_ints(kwargs.get(k)) is not None or literal_strs(kwargs.get(k)) is not None
+            for k in ("static_argnums", "static_argnames", "donate_argnums", "donate_argnames")
+        )
+        if not specs_literal or any(k.arg is None for k in getattr(node, "keywords", ())):
+            # which parameters are static is unknown (`static_argnums=SPEC`, `**opts`):
+            # mark none traced, so rules stay quiet instead of guessing
+            traced = set()
         fn.traced_params |= traced
         self.entries.append(
             EntryPoint(
@@ -729,10 +745,7 @@ class ModuleModel:
                 traced_params=tuple(sorted(traced)),
                 partial_bound=bound,
                 is_method=fn.class_name is not None,
-                specs_literal=all(
-                    kwargs.get(k) is None or literal_ints(kwargs.get(k)) is not None or literal_strs(kwargs.get(k)) is not None
-                    for k in ("static_argnums", "static_argnames", "donate_argnums", "donate_argnames")
-                ),
+                specs_literal=specs_literal,
             )
         )
         self._entry_sites[self.entries[-1]] = (node, fn)
@@ -786,6 +799,76 @@ class ModuleModel:
             params.discard(target.params[0].name)
         return params
 
+    def partial_keywords(self, expr: ast.expr, at: ast.AST) -> set[str]:
+        """Parameters bound by keyword in ``functools.partial(f, k=v)`` around a callable,
+        also through one name bound to such a call (``inner = partial(f, k=v)``)."""
+        out: set[str] = set()
+        followed = False
+        for _ in range(8):
+            if isinstance(expr, ast.Name) and not followed:
+                followed = True
+                _, bindings = self.lookup(expr.id, self.function_of(at))
+                if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(bindings[0].value, ast.Call):
+                    expr = bindings[0].value
+                    continue
+            if isinstance(expr, ast.Call) and expr.args:
+                q = self.resolve_call(expr)
+                if q == "functools.partial":
+                    out |= {k.arg for k in expr.keywords if k.arg}
+                    expr = expr.args[0]
+                    continue
+                if q in DIFF_TRANSFORMS or q in TRACING_HOFS:
+                    expr = expr.args[0]
+                    continue
+            break
+        return out
+
+    def _passthrough_params(self, call: ast.Call, q: str, target: FunctionInfo, bound: int) -> set[str]:
+        """Parameters a transform passes through as given (vmap ``in_axes`` None,
+        checkpoint ``static_argnums``, or a spec that is not a literal): they often hold
+        Python constants, so they are not marked traced."""
+        params = [p for p in target.positional()[bound:] if not (p.index == 0 and target.class_name
+                                                                  and p.name in ("self", "cls"))]
+        # as for jit: a parameter with a Python default (``first=False``) that the
+        # transform does not pass (scan passes exactly carry and x) keeps its default
+        defaulted = {p.name for p in target.params if p.default is not None
+                     and not (isinstance(p.default, ast.Constant) and p.default.value is None)
+                     and not self.is_array_annotation(p.annotation)}
+        if q in ("jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "flax.nnx.remat"):
+            spec = next((k.value for k in call.keywords if k.arg == "static_argnums"), None)
+            nums = () if spec is None else literal_ints(spec)
+            if nums is None:
+                return {p.name for p in params}
+            return defaulted | {params[n].name for n in nums if -len(params) <= n < len(params)}
+        if q not in ("jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap"):
+            return defaulted
+        spec = call.args[1] if len(call.args) > 1 else next(
+            (k.value for k in call.keywords if k.arg == "in_axes"), None)
+        if spec is None:
+            # filter_vmap batches array leaves only; jax.vmap batches everything
+            if q == "equinox.filter_vmap":
+                return {p.name for p in params if not self.is_array_annotation(p.annotation)}
+            return defaulted
+        if literal_int(spec) is not None:
+            return defaulted
+        if isinstance(spec, (ast.Tuple, ast.List)):
+            return defaulted | {p.name for p, e in zip(params, spec.elts)
+                                if isinstance(e, ast.Constant) and e.value is None}
+        return {p.name for p in params}
+
+    def _differentiated_params(self, call: ast.Call, q: str, target: FunctionInfo, bound: int) -> set[str]:
+        """Parameters a differentiation transform traces: those at ``argnums`` (default
+        0). The other arguments pass through as given (see ``callee`` for calls made
+        where the transform is applied)."""
+        if q.rsplit(".", 1)[-1] in ("jvp", "vjp", "linearize"):
+            return self.callable_params(target, bound)
+        spec = call.args[1] if len(call.args) > 1 else next(
+            (k.value for k in call.keywords if k.arg == "argnums"), None)
+        nums = (0,) if spec is None or q.startswith("equinox.") else literal_ints(spec)
+        params = [p for p in target.positional()[bound:] if not (p.index == 0 and target.class_name
+                                                                  and p.name in ("self", "cls"))]
+        return {params[n].name for n in nums or () if -len(params) <= n < len(params)}
+
     def _hof_callables(self, call: ast.Call, q: str) -> list[ast.expr]:
         idxs = TRACING_HOFS.get(q)
         if idxs is None:
@@ -806,16 +889,15 @@ class ModuleModel:
     def _mark_hof_bodies_everywhere(self) -> bool:
         changed = False
         for node in self.nodes(ast.Call):
-            if isinstance(node, ast.Call):
-                q = self.resolve_call(node)
-                if q in TRACING_HOFS:
-                    scope = self.function_of(node)
-                    for arg in self._hof_callables(node, q):
-                        target, bound = self._unwrap_target(arg, node)
-                        if target is not None:
-                            changed |= self._mark(target, f"{q.rsplit('.', 1)[-1]}@{node.lineno}",
-                                                  self.callable_params(target, bound))
-                    del scope
+            q = self.resolve_call(node)
+            if q in TRACING_HOFS:
+                for arg in self._hof_callables(node, q):
+                    target, bound = self._unwrap_target(arg, node)
+                    if target is not None:
+                        changed |= self._mark(target, f"{q.rsplit('.', 1)[-1]}@{node.lineno}",
+                                              self.callable_params(target, bound)
+                                              - self._passthrough_params(node, q, target, bound)
+                                              - self.partial_keywords(arg, node))
         return changed
 
     def _spread_from(self, fn: FunctionInfo) -> bool:
@@ -827,7 +909,7 @@ class ModuleModel:
                     target, bound = self._unwrap_target(node.args[0], node)
                     if target is not None:
                         changed |= self._mark(target, f"{q.rsplit('.', 1)[-1]} in {fn.qualname}",
-                                              self.callable_params(target, bound))
+                                              self._differentiated_params(node, q, target, bound))
                     continue
                 if q in TRACING_HOFS or q in JIT_LIKE:
                     continue
@@ -854,6 +936,8 @@ class ModuleModel:
                         tainted_params.add(k.arg)
                     elif k.arg is None and self.is_traced_expr(k.value, fn):
                         tainted_params |= {p.name for p in target.params}
+                # `self` and partial-bound leading parameters are never filled by a splat
+                tainted_params -= {p.name for p in positional[:implicit]}
                 changed |= self._mark(target, f"called from {fn.qualname}", tainted_params)
         # nested defs that close over traced names are traced when called; their
         # free names referring to tainted outer names are tainted (handled in taint)

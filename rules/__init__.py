@@ -9,6 +9,11 @@ from __future__ import annotations
 from jaxlint.rules.static.jax100_parse_error import ParseError
 from jaxlint.rules.static.jax101_captured_array import CapturedArray
 from jaxlint.rules.static.jax102_python_loop_in_jit import PythonLoopInJit
+from jaxlint.rules.static.jax103_jit_per_call import JitPerCall
+from jaxlint.rules.static.jax104_numpy_on_tracer import NumpyOnTracer
+from jaxlint.rules.static.jax105_traced_control_flow import TracedControlFlow
+from jaxlint.rules.static.jax106_side_effect_in_jit import SideEffectInJit
+from jaxlint.rules.static.jax107_tracer_leak import TracerLeak
 from jaxlint.rules.static.jax108_static_arg_hazard import StaticArgHazard
 from jaxlint.rules.static.jax109_host_callback import HostCallback
 from jaxlint.rules.static.jax110_discarded_update import DiscardedUpdate
@@ -38,6 +43,11 @@ RULES = [
     ParseError,
     CapturedArray,
     PythonLoopInJit,
+    JitPerCall,
+    NumpyOnTracer,
+    TracedControlFlow,
+    SideEffectInJit,
+    TracerLeak,
     StaticArgHazard,
     HostCallback,
     DiscardedUpdate,

@@ -596,8 +596,9 @@ def test_jax114_module_level_key_in_a_lax_body_and_split_results():
 
 
 @pytest.mark.parametrize("code", ["JAX108", "JAX109", "JAX110", "JAX111", "JAX112", "JAX113", "JAX114"])
-def test_rules_stay_quiet_on_an_idiomatic_training_script(code):
-    assert found(code, IDIOMATIC) == []
+@pytest.mark.parametrize("source", ["IDIOMATIC", "ECOSYSTEM"])
+def test_rules_stay_quiet_on_idiomatic_training_code(code, source):
+    assert found(code, globals()[source]) == []
 
 
 IDIOMATIC = """
@@ -645,4 +646,94 @@ def main(key, data):
         if step % 100 == 0:
             print(step, float(loss))
     return params
+"""
+
+
+def test_jax110_cli_fix_rewrites_the_file_only_with_unsafe_fixes(tmp_path, run_cli):
+    path = tmp_path / "step.py"
+    original = "import jax\n\n@jax.jit\ndef f(x):\n    x.at[0].set(0.0)\n    return x\n"
+    path.write_text(original)
+    safe_only = run_cli("check", "--isolated", "--no-cache", "--select", "JAX110", "--fix", str(path))
+    assert safe_only.returncode == 1 and path.read_text() == original, safe_only.stdout + safe_only.stderr
+    unsafe = run_cli("check", "--isolated", "--no-cache", "--select", "JAX110", "--fix", "--unsafe-fixes", str(path))
+    assert unsafe.returncode == 0, unsafe.stdout + unsafe.stderr
+    assert path.read_text() == original.replace("    x.at[0]", "    x = x.at[0]")
+
+
+def test_jax110_updates_in_except_and_match_blocks_are_found_once():
+    assert lines("JAX110", """
+        import jax.numpy as jnp
+
+        def f(x: jnp.ndarray, mode):
+            try:
+                pass
+            except ValueError:
+                x.at[0].set(1.0)
+            match mode:
+                case "a":
+                    x.at[1].set(2.0)
+            return x
+        """) == [7, 10]
+
+
+ECOSYSTEM = """
+from functools import partial
+import equinox as eqx
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+class MLP(eqx.Module):
+    layers: list
+
+    def __init__(self, key, sizes):
+        keys = jax.random.split(key, len(sizes) - 1)
+        self.layers = [eqx.nn.Linear(i, o, key=k) for i, o, k in zip(sizes[:-1], sizes[1:], keys)]
+
+    def __call__(self, x):
+        for layer in self.layers[:-1]:
+            x = jax.nn.relu(layer(x))
+        return self.layers[-1](x)
+
+def loss_fn(model, x, y):
+    pred = jax.vmap(model)(x)
+    return jnp.mean((pred - y) ** 2)
+
+@eqx.filter_jit
+def make_step(model, x, y, lr):
+    loss, grads = eqx.filter_value_and_grad(loss_fn)(model, x, y)
+    model = jax.tree_util.tree_map(lambda m, g: m - lr * g, model, grads)
+    return loss, model
+
+class Block(nn.Module):
+    features: int
+
+    @nn.compact
+    def __call__(self, x, train: bool = False):
+        x = nn.Dense(self.features)(x)
+        if x.ndim == 3:
+            x = x.reshape(x.shape[0], -1)
+        return nn.Dropout(0.1, deterministic=not train)(x)
+
+def sample(key, logits, temperature=1.0):
+    def body(carry, _):
+        key, tokens = carry
+        key, sub = jax.random.split(key)
+        tok = jax.random.categorical(sub, logits / temperature)
+        tokens = tokens.at[0].set(tok)
+        return (key, tokens), tok
+    return jax.lax.scan(body, (key, jnp.zeros(4, jnp.int32)), None, length=8)
+
+@partial(jax.jit, static_argnames=("num_steps", "deterministic"))
+def rollout(params, key, x, num_steps: int, deterministic: bool = False):
+    def step(carry, i):
+        x, key = carry
+        key, noise_key = jax.random.split(key)
+        noise = jnp.where(deterministic, 0.0, jax.random.normal(noise_key, x.shape))
+        x = x + params["w"] * noise
+        x = x.at[i % x.shape[0]].add(1.0)
+        return (x, key), jnp.sum(jnp.where(x > 0, x, 0.0))
+    return jax.lax.scan(step, (x, key), jnp.arange(num_steps))
+
+out = rollout({"w": jnp.ones(3)}, jax.random.key(0), jnp.zeros(3), num_steps=10)
 """

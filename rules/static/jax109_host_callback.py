@@ -172,6 +172,8 @@ class HostCallback(StaticRule):
     ]
 
     def check(self, ctx) -> None:
+        if "callback" not in ctx.source and "debug" not in ctx.source:
+            return  # every callback's qualified name contains one of the two
         model = ctx.model
         in_loop = _loop_bodies(model)
         for fn in model.traced_functions():

@@ -236,9 +236,11 @@ class DiscardedUpdate(StaticRule):
 
     def check(self, ctx) -> None:
         model = ctx.model
-        for node in ast.walk(ctx.tree):
+        discards = ".at[" in ctx.source
+        for node in _statements(ctx.tree.body):
             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-                self._discarded(ctx, node)
+                if discards:
+                    self._discarded(ctx, node)
             elif isinstance(node, ast.Assign):
                 for t in node.targets:
                     if isinstance(t, ast.Subscript):
@@ -296,6 +298,19 @@ class DiscardedUpdate(StaticRule):
             fix=fix,
             data={"array": name},
         )
+
+
+def _statements(body: list[ast.stmt]):
+    """Every statement, in nested blocks and function and class bodies too (the
+    updates are statements: no need to visit every expression node)."""
+    stack = list(reversed(body))
+    while stack:
+        s = stack.pop()
+        yield s
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(s, field, None)
+            if isinstance(block, list):
+                stack.extend(reversed(block))
 
 
 def _only_param_binding(fn, name: str) -> bool:

@@ -180,7 +180,7 @@ class Float64(StaticRule):
         traced = model.traced_functions()
         if not traced:
             return
-        enables = list(_x64_enabled(model, ctx.tree))
+        enables = list(_x64_enabled(model, ctx.tree)) if "x64" in ctx.source.lower() else []
         for node in enables:
             ctx.report(
                 node,

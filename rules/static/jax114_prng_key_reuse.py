@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import Iterator
 
 from jaxlint.rule import Invalid, StaticRule, Valid
@@ -20,6 +21,9 @@ CONSUMERS = SAMPLERS | {"split"}
 #: Calls that make a key (for module-level keys read in traced code).
 KEY_MAKERS = {"jax.random.PRNGKey", "jax.random.key", "jax.random.split", "jax.random.fold_in",
               "jax.random.wrap_key_data", "jax.random.clone"}
+#: A line that may call a key consumer (`normal(`, `jr.split(`...): a cheap prefilter.
+#: The one-letter samplers `t` and `f` only count as attributes (`jax.random.t(`).
+_CONSUMER_CALL = re.compile(r"(?:\b(?:%s)|\.[tf])\s*\(" % "|".join(sorted(c for c in CONSUMERS if len(c) > 1)))
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
@@ -223,23 +227,38 @@ class PrngKeyReuse(StaticRule):
 
     def check(self, ctx) -> None:
         model = ctx.model
+        # the flow walk visits every expression: only bodies with a line that could call a
+        # jax.random consumer are walked (the text test is cheap, resolving names is not)
+        if "random" not in ctx.source:
+            return  # no name can resolve to jax.random.* without that import
+        lines = _candidate_lines(ctx.source)
+        if not lines:
+            return
         reports: dict[int, tuple[ast.AST, str, ast.AST]] = {}
-        bodies: list[list[ast.stmt]] = [ctx.tree.body]
-        bodies += [f.node.body for f in model.functions if not isinstance(f.node, ast.Lambda)]
-        for body in bodies:
-            _Flow(model, reports).block(body, {})
+        _Flow(model, reports).block(ctx.tree.body, {})
         for f in model.functions:
+            first, last = f.node.lineno, f.node.end_lineno or f.node.lineno
+            if not any(first <= n <= last for n in lines):
+                continue
             if isinstance(f.node, ast.Lambda):
                 _Flow(model, reports).expr(f.node.body, {})
+            else:
+                _Flow(model, reports).block(f.node.body, {})
         for node, msg, first in sorted(reports.values(), key=lambda r: (r[0].lineno, r[0].col_offset)):
             ctx.report(node, msg, related=[ctx.related(first, "first use of the key")])
         self._module_keys(ctx, model)
 
     def _module_keys(self, ctx, model: ModuleModel) -> None:
+        keys = {name for name, bindings in model.module_bindings.items()
+                if len(bindings) == 1 and isinstance(bindings[0].value, ast.Call)
+                and model.resolve_call(bindings[0].value) in KEY_MAKERS}
+        if not keys:
+            return
         for fn in model.traced_functions():
             seen: set[str] = set()
             for node in fn.body_nodes():
-                if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)) or node.id in seen:
+                if not (isinstance(node, ast.Name) and node.id in keys and isinstance(node.ctx, ast.Load)) \
+                        or node.id in seen:
                     continue
                 owner, bindings = model.lookup(node.id, fn)
                 if owner is not None or len(bindings) != 1 or not isinstance(bindings[0].value, ast.Call):
@@ -278,6 +297,7 @@ class _Flow:
         self.model = model
         self.reports = reports
         self.loop_pass = False
+        self.depth = 0
 
     # ------------------------------------------------------------------ statements
     def block(self, stmts: list[ast.stmt], state: State | None) -> State | None:
@@ -336,25 +356,19 @@ class _Flow:
                 ends.append((end, _assigned(b)))
         if not ends:
             return None
-        merged: State = {}
-        for end, _ in ends:
-            for k, v in end.items():
-                merged.setdefault(k, v)
-        for end, assigned in ends:
-            for k in list(merged):
-                if k.split("[", 1)[0] in assigned and k not in end:
-                    del merged[k]
-        return merged
+        return _join(ends)
 
     def loop(self, s: ast.For | ast.AsyncFor | ast.While, state: State) -> State | None:
         header = s.iter if isinstance(s, (ast.For, ast.AsyncFor)) else s.test
         self.expr(header, state)
         start = dict(state)
         # two passes over the body: a key consumed in the first and again in the second is
-        # consumed on every iteration
+        # consumed on every iteration (one pass in deeply nested loops, which would
+        # otherwise cost 2**depth walks)
         current: State | None = dict(state)
         was = self.loop_pass
-        for i in range(2):
+        self.depth += 1
+        for i in range(2 if self.depth <= 3 else 1):
             if current is None:
                 break
             if isinstance(s, (ast.For, ast.AsyncFor)):
@@ -362,12 +376,18 @@ class _Flow:
             self.loop_pass = i == 1
             current = self.block(s.body, current)
         self.loop_pass = was
-        after = self.merge(start, [[], s.body]) if current is not None else dict(start)
-        return self.block(s.orelse, after) if after is not None else None
+        self.depth -= 1
+        # the body may run zero times
+        after = _join([(start, set())] + ([(current, _assigned(s.body))] if current is not None else []))
+        return self.block(s.orelse, after)
 
     # ------------------------------------------------------------------ expressions
     def expr(self, node: ast.AST, state: State) -> None:
         for call, comp in self._calls(node):
+            func = call.func
+            short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            if short not in CONSUMERS:
+                continue  # cheap test before resolving the name
             q = self.model.resolve_call(call) or ""
             if not q.startswith("jax.random.") or q[len("jax.random."):] not in CONSUMERS:
                 continue
@@ -391,7 +411,8 @@ class _Flow:
                 else:
                     first_name = self.model.resolve_call(first) or "a random call"
                     msg = (f"PRNG key `{text}` was already consumed by `{first_name}` at line {first.lineno}; "
-                           f"reusing it in `{fn_name}` gives the same (or correlated) random numbers; split the key first")
+                           f"reusing it in `{fn_name}` gives the same (or correlated) random numbers; "
+                           f"split the key first")
                 self._report(key, msg, first)
             state.setdefault(text, call)
 
@@ -420,6 +441,30 @@ class _Flow:
             stack.extend((c, comp) for c in ast.iter_child_nodes(n))
         found.sort(key=lambda fc: (fc[0].lineno, fc[0].col_offset))
         return iter(found)
+
+
+def _candidate_lines(source: str) -> set[int]:
+    lines: set[int] = set()
+    line, pos = 1, 0
+    for m in _CONSUMER_CALL.finditer(source):
+        line += source.count("\n", pos, m.start())
+        pos = m.start()
+        lines.add(line)
+    return lines
+
+
+def _join(ends: list[tuple[State, set[str]]]) -> State:
+    """Paths meet: a key is consumed when some path consumed it and no path left it
+    freshly reassigned (``ends``: each path's final state and the names it assigned)."""
+    merged: State = {}
+    for end, _ in ends:
+        for k, v in end.items():
+            merged.setdefault(k, v)
+    for end, assigned in ends:
+        for k in list(merged):
+            if k.split("[", 1)[0] in assigned and k not in end:
+                del merged[k]
+    return merged
 
 
 def _bound_in(comp: ast.AST, name: str) -> bool:

@@ -125,15 +125,19 @@ class FunctionAnalysis:
         return adapter.frames(eqn.source_info)
 
     def site(self, eqn) -> Site | None:
-        """The innermost frame of the equation in the checked file, else in the project."""
+        """Where the user's code made the equation (``None`` when no user frame is known)."""
         return self.site_of_frames(self.user_frames(eqn))
 
     def site_of_frames(self, frames: Sequence[adapter.Frame]) -> Site | None:
-        mine = [f for f in frames if _same_file(f.file, self.path)]
-        pick = mine[0] if mine else (frames[0] if frames else None)
+        """The innermost user frame: the project line that made the equation, even when
+        it sits in a helper module the checked function calls."""
+        pick = frames[0] if frames else None
         if pick is None:
             return None
         return Site(os.path.abspath(pick.file), pick.line, pick.column, pick.end_line, pick.end_column)
+
+    def is_checked_file(self, path: str) -> bool:
+        return _same_file(path, self.path)
 
     def entry_site(self) -> Site:
         """Where the function is jitted (decorator or ``jax.jit(...)`` call)."""
@@ -169,8 +173,9 @@ class FunctionAnalysis:
         return best
 
     # ------------------------------------------------------------------ names of constants
-    def name_of_value(self, value) -> str | None:
-        """The global or closed-over name whose value is (or views) ``value``."""
+    def name_of_value(self, value, site: Site | None = None) -> str | None:
+        """The global or closed-over name whose value is (or views) ``value``: searched
+        in the traced function's closure and globals, then in the module of ``site``."""
         arr = adapter.const_array(value)
         fn = self.function
         scopes: list[Mapping[str, Any]] = []
@@ -183,6 +188,14 @@ class FunctionAnalysis:
                 except ValueError:  # empty cell
                     pass
             scopes.append(getattr(fn, "__globals__", {}) or {})
+        if site is not None and not _same_file(site.path, self.path):
+            import sys
+
+            for mod in list(sys.modules.values()):
+                f = getattr(mod, "__file__", None)
+                if f and _same_file(f, site.path):
+                    scopes.append(vars(mod))
+                    break
         import numpy as np
 
         for scope in scopes:

@@ -39,6 +39,8 @@ class FunctionOutcome:
     reason: str | None = None
     source: str | None = None  # where the inputs came from
     seconds: float = 0.0
+    #: what later levels measured (compile tier: equations, compile seconds, flops, memory)
+    report: dict | None = None
 
 
 @dataclass
@@ -63,6 +65,7 @@ class DynamicReport:
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
     rule_errors: list[str] = field(default_factory=list)
+    seen: set = field(default_factory=set)
 
     def notes(self, show_skipped: bool, levels: list[str]) -> list[str]:
         by = {s: [f for f in self.functions if f.status == s] for s in ("analysed", "skipped", "failed")}
@@ -393,12 +396,16 @@ def _assemble(fp: FilePlan, value: dict, report: DynamicReport) -> None:
         status = ev.get("status", "failed")
         src = (p.spec or {}).get("source")
         report.functions.append(FunctionOutcome(display, e.qualname, e.line, status, ev.get("reason"), src,
-                                                sum((ev.get("timings") or {}).values())))
+                                                sum((ev.get("timings") or {}).values()), ev.get("report")))
         for d in ev.get("diagnostics", []):
             d = dict(d)
             d["filename"] = _display(d["filename"], fp.root)
             d["related"] = [dict(r, filename=_display(r["filename"], fp.root)) for r in d.get("related", [])]
-            report.diagnostics.append(Diagnostic.from_dict(d))
+            # a helper's line reached from several traced functions is one finding
+            key = (d["code"], d["filename"], d["location"]["row"], d["location"]["column"], d["message"])
+            if key not in report.seen:
+                report.seen.add(key)
+                report.diagnostics.append(Diagnostic.from_dict(d))
         report.rule_errors.extend(ev.get("rule_errors", []))
         if status == "failed":
             line = ev.get("line") or e.def_line

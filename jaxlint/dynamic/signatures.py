@@ -44,6 +44,8 @@ def decode(node: Any) -> Any:
         arr["weak"] = weak
         return arr
     if isinstance(node, dict):
+        if "array" in node:  # already the long form
+            return node
         return {k: (v if k in ("value", "repr", "opaque", "treedef", "namedtuple") else decode(v))
                 for k, v in node.items()}
     if isinstance(node, list):

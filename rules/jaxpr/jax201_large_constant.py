@@ -133,7 +133,7 @@ class LargeConstant(TraceRule):
             seen.add(id(value))
             sites = fa.sites(fa.consumers(var, level.jaxpr))
             site = sites[0] if sites else fa.def_site()
-            name = fa.name_of_value(value)
+            name = fa.name_of_value(value, site)
             arr = adapter.const_array(value)
             splat = bool(arr is not None and arr.size and (arr == arr.flat[0]).all())
             what = f"captured array `{name}`" if name else "a captured constant"

@@ -205,7 +205,7 @@ class UnrolledLoop(TraceRule):
     def _loop_site(fa, frames):
         from jaxlint.dynamic.analysis import Site
 
-        mine = [f for f in frames if fa.site_of_frames([f]) and fa.site_of_frames([f]).path == fa.path]
+        mine = [f for f in frames if fa.is_checked_file(f.file)]
         for f in reversed(mine):  # outermost frame inside a loop: the loop that repeats
             loop = fa.enclosing_loop(f.line)
             if loop is not None:

@@ -486,7 +486,7 @@ def _later_write(model: ModuleModel, cls: ast.ClassDef, traced: FunctionInfo, at
                 return n
             if _is_instance_of(model, info, target.id, cls.name):
                 return n
-    for n in ast.walk(model.tree):
+    for n in model.nodes(ast.Assign, ast.AugAssign, ast.AnnAssign):
         target = _assigned_attr(n, attr)
         if target is not None and model.function_of(n) is None and _is_instance_of(model, None, target.id, cls.name):
             return n

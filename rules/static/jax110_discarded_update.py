@@ -236,17 +236,17 @@ class DiscardedUpdate(StaticRule):
 
     def check(self, ctx) -> None:
         model = ctx.model
-        discards = ".at[" in ctx.source
-        for node in _statements(ctx.tree.body):
-            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-                if discards:
-                    self._discarded(ctx, node)
-            elif isinstance(node, ast.Assign):
-                for t in node.targets:
-                    if isinstance(t, ast.Subscript):
-                        self._item_assignment(ctx, model, node, t)
-            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
-                self._item_assignment(ctx, model, node, node.target)
+        if ".at[" in ctx.source:
+            for stmt in model.nodes(ast.Expr):
+                if isinstance(stmt.value, ast.Call):
+                    self._discarded(ctx, stmt)
+        for stmt in model.nodes(ast.Assign):
+            for t in stmt.targets:
+                if isinstance(t, ast.Subscript):
+                    self._item_assignment(ctx, model, stmt, t)
+        for stmt in model.nodes(ast.AugAssign):
+            if isinstance(stmt.target, ast.Subscript):
+                self._item_assignment(ctx, model, stmt, stmt.target)
 
     def _discarded(self, ctx, stmt: ast.Expr) -> None:
         call = stmt.value
@@ -298,19 +298,6 @@ class DiscardedUpdate(StaticRule):
             fix=fix,
             data={"array": name},
         )
-
-
-def _statements(body: list[ast.stmt]):
-    """Every statement, in nested blocks and function and class bodies too (the
-    updates are statements: no need to visit every expression node)."""
-    stack = list(reversed(body))
-    while stack:
-        s = stack.pop()
-        yield s
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            block = getattr(s, field, None)
-            if isinstance(block, list):
-                stack.extend(reversed(block))
 
 
 def _only_param_binding(fn, name: str) -> bool:

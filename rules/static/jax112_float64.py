@@ -180,7 +180,7 @@ class Float64(StaticRule):
         traced = model.traced_functions()
         if not traced:
             return
-        enables = list(_x64_enabled(model, ctx.tree)) if "x64" in ctx.source.lower() else []
+        enables = list(_x64_enabled(model)) if "x64" in ctx.source.lower() else []
         for node in enables:
             ctx.report(
                 node,
@@ -233,9 +233,9 @@ def _dtype_uses(model: ModuleModel, call: ast.Call) -> list[ast.AST]:
     return out
 
 
-def _x64_enabled(model: ModuleModel, tree: ast.Module):
+def _x64_enabled(model: ModuleModel):
     """Statements that turn on 64-bit mode for the process."""
-    for node in ast.walk(tree):
+    for node in model.nodes(ast.Call, ast.Assign):
         if isinstance(node, ast.Call) and len(node.args) >= 2:
             q = model.resolve_call(node)
             key, value = node.args[0], node.args[1]

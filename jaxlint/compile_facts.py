@@ -249,11 +249,11 @@ def lines_text(locs: Iterable[SourceLocation], facts: CompileFacts) -> str:
     locs = list(locs)
     if not locs:
         return "?"
-    same = [l for l in locs if os.path.normpath(l.file) == os.path.normpath(facts.file)]
+    same = [x for x in locs if os.path.normpath(x.file) == os.path.normpath(facts.file)]
     if len(same) == len(locs):
-        nums = sorted({l.line for l in locs})
+        nums = sorted({x.line for x in locs})
         return ("line " if len(nums) == 1 else "lines ") + ", ".join(map(str, nums))
-    return ", ".join(loc_text(l, facts) for l in locs)
+    return ", ".join(loc_text(x, facts) for x in locs)
 
 
 _STATE_WORDS = re.compile(
@@ -263,3 +263,10 @@ _STATE_WORDS = re.compile(
 
 def looks_like_state(name: str) -> bool:
     return bool(_STATE_WORDS.search(name))
+
+
+_UPDATE_WORDS = re.compile(r"(^|_)(step|update|updates|sgd|adam|train|optimize|optimizer|apply)(_|$)", re.I)
+
+
+def looks_like_update(function: str) -> bool:
+    return bool(_UPDATE_WORDS.search(function.rsplit(".", 1)[-1]))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from jaxlint.compile_facts import CompileFacts, human_bytes, is_library_path
 from jaxlint.hlo import HloModule, Instruction
@@ -202,9 +201,9 @@ def _hlo_rows(v: View, facts: CompileFacts) -> list[Row]:
                 row.bytes = inst.shape.bytes
                 row.kind = "fusion" if inst.opcode == "fusion" else (
                     "custom-call" if inst.opcode == "custom-call" else "kernel")
-                for l in facts.lines_of(inst):
-                    if _same(l.file, v.file):
-                        st = v.stats(l.line)
+                for loc2 in facts.lines_of(inst):
+                    if _same(loc2.file, v.file):
+                        st = v.stats(loc2.line)
                         st.kernels += 1
                         st.fusions += inst.opcode == "fusion"
                 if loc is not None and _same(loc.file, v.file):

@@ -99,7 +99,6 @@ def run(req: dict) -> dict:
     for p in reversed(roots):
         if p not in sys.path:
             sys.path.insert(0, p)
-    t0 = time.perf_counter()
     try:
         import jax
 
@@ -137,7 +136,6 @@ def run(req: dict) -> dict:
                         requested_backend=req.get("backend", "cpu"),
                         trace_facts={"equations": sum(out["equations"].values()), "constants": constants})
         out["facts"] = facts.to_dict()
-        out["import_seconds"] = t1 - t0 - 0.0
         return out
     except InputError as e:
         return {"ok": False, "error": f"cannot build the inputs: {e}"}

@@ -9,8 +9,9 @@ import pytest
 pytest.importorskip("jax")
 
 from compile_helpers import compile_source  # noqa: E402
-from jaxlint.compile_facts import CompileFacts, normalise_cost, normalise_memory, to_diagnostic  # noqa: E402
-from jaxlint.rule import Invalid, example_source, iter_rule_examples  # noqa: E402
+from helpers import run_cli  # noqa: E402
+from jaxlint.compile_facts import CompileFacts, normalise_cost, normalise_memory  # noqa: E402
+from jaxlint.rule import Invalid, iter_rule_examples  # noqa: E402
 from jaxlint.rules.hlo.jax301_unfused_op import UnfusedOp  # noqa: E402
 from jaxlint.rules.hlo.jax302_donation import Donation  # noqa: E402
 from jaxlint.rules.hlo.jax303_slow_compile import SlowCompile  # noqa: E402
@@ -21,20 +22,30 @@ RULES = [UnfusedOp, Donation, SlowCompile, MemoryBudget, FoldedConstant]
 CASES = [(r, ident, ex) for r in RULES for ident, ex in iter_rule_examples(r)]
 
 
+@pytest.fixture(scope="module")
+def compile_run(tmp_path_factory):
+    """Every example of every compile rule, checked by ONE real ``jaxlint check
+    --dynamic --compile`` run (worker subprocesses, real XLA)."""
+    from example_runs import run_examples
+
+    return run_examples(tmp_path_factory.mktemp("compile_examples"), CASES, "enabled = true\ncompile = true\n")
+
+
 @pytest.mark.parametrize("rule,ident,example", CASES, ids=[c[1] for c in CASES])
-def test_compile_rule_example(rule, ident, example, tmp_path):
-    facts, _ = compile_source(example_source(example), tmp_path)
-    found = list(rule(dict(example.options)).findings(facts))
+def test_compile_rule_example(compile_run, rule, ident, example):
+    files, by_file, stderr = compile_run
+    diags = sorted(by_file.get(files[ident], []), key=lambda d: (d["location"]["row"], d["location"]["column"]))
+    shown = [(d["code"], d["location"]["row"], d["message"]) for d in diags]
     if isinstance(example, Invalid):
-        assert found, f"{ident}: expected a {rule.code} finding"
-        d = to_diagnostic(rule, found[0], facts)
+        assert diags, f"{ident}: expected a {rule.code} finding\n{stderr}"
         if example.line is not None:
-            assert d.start.line == example.line, (ident, d.start.line, d.message)
-            assert d.path == facts.file
+            assert diags[0]["location"]["row"] == example.line, (ident, shown)
         if example.message is not None:
-            assert example.message in d.message, (ident, d.message)
+            assert example.message in diags[0]["message"], (ident, shown)
+        assert all(d["code"] == rule.code and d["phase"] == "compile" for d in diags), shown
+        assert diags[0]["data"]["backend"] == "cpu" and diags[0]["data"]["jax"]
     else:
-        assert not found, f"{ident}: expected no finding, got {[f.message for f in found]}"
+        assert not diags, f"{ident}: expected no finding, got {shown}"
 
 
 CALLBACK_SPLIT = """
@@ -119,7 +130,7 @@ def test_lowering_for_cuda_on_a_cpu_machine_still_reports_the_cpu_platform(tmp_p
 
 
 def test_donation_is_quiet_for_a_gradient_of_the_same_shape_as_params(tmp_path):
-    src = Donation.VALID[1].code
+    src = next(v.code for v in Donation.VALID if "def grads" in v.code)
     facts, _ = compile_source(src, tmp_path)
     assert [a.top for a in facts.args] == ["params", "params", "x"]
     assert list(Donation().findings(facts)) == []
@@ -191,3 +202,54 @@ def test_cost_and_memory_are_normalised_across_versions():
         argument_size_in_bytes = 4
 
     assert normalise_memory(Stats()) == {"temp_size_in_bytes": 10, "argument_size_in_bytes": 4}
+
+
+BIG_CONSTANT = """
+import jax
+import numpy as np
+
+TABLE = np.random.rand(20_000_000).astype(np.float32)  # 80 MB
+
+# jaxlint: args=(f32[20000000],)
+@jax.jit
+def lookup(x):
+    return x * TABLE
+"""
+
+
+def test_check_compile_run_wires_cache_report_skips_and_one_message_per_problem(tmp_path):
+    import re
+    import shutil
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parents[1] / "examples" / "compile"
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    for f in examples.glob("*.py"):
+        shutil.copy(f, proj / f.name)
+    (proj / "big.py").write_text(BIG_CONSTANT.lstrip())
+    (proj / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX2", "JAX3"]\n')
+    cache, report = tmp_path / "cache", tmp_path / "run.html"
+    proc = run_cli("check", "--dynamic", "--compile", "--cache-dir", str(cache), "--report", str(report),
+                   "--output-format", "concise", ".", cwd=proj, timeout=600)
+    assert proc.returncode == 1, proc.stderr
+    found = {(m.group(1), int(m.group(2)), m.group(3))
+             for m in re.finditer(r"^(\S+\.py):(\d+):\d+: (JAX\d+)", proc.stdout, re.M)}
+
+    def line(name, text):
+        return next(i + 1 for i, l in enumerate((proj / name).read_text().splitlines()) if text in l)
+
+    cb = line("unfused_callback.py", "jax.pure_callback")
+    assert ("unfused_callback.py", cb, "JAX301") in found
+    assert ("unfused_callback.py", cb, "JAX203") not in found  # absorbed: one message for the callback
+    ret = line("folded_constant.py", "return x @ mask")
+    assert ("folded_constant.py", ret, "JAX305") in found
+    assert not any(f[0] == "folded_constant.py" and f[2] == "JAX209" for f in found)  # confirmed by JAX305
+    assert ("update_step.py", line("update_step.py", "def sgd_step"), "JAX302") in found
+    assert ("big.py", line("big.py", "return x * TABLE"), "JAX201") in found
+    assert not any(f[0] == "big.py" and f[2].startswith("JAX3") for f in found)
+    assert "lookup: not compiled: 76 MiB of constants" in proc.stdout
+    # jax's persistent compilation cache lives under jaxlint's cache
+    assert any((cache / "xla").iterdir())
+    page = report.read_text()
+    assert "sgd_step" in page and "squash" in page and "not compiled" in page and "JAX302" in page

@@ -53,7 +53,8 @@ def test_every_stage_is_printed_with_the_users_lines(inspected):
 
 
 def test_per_line_summary_counts_equations_kernels_and_bytes(inspected):
-    rows = {int(l.split()[0]): l.split()[1:6] for l in section(inspected, "per source line").splitlines()[1:] if l.strip()}
+    table = section(inspected, "per source line").splitlines()[1:]
+    rows = {int(r.split()[0]): r.split()[1:6] for r in table if r.strip()}
     tanh = source_line(EXAMPLE, "y = jnp.tanh(x)")
     assert rows[tanh][0] == "2"  # tanh, mul
     assert rows[tanh][2:4] == ["1", "1"]  # one kernel, a fusion
@@ -102,7 +103,8 @@ def test_inputs_from_the_command_line_and_errors_in_user_code(tmp_path):
     assert out.returncode == 2 and "--args" in out.stderr
     out = run_cli("inspect", f"{mod}::g", "--args", "(f32[2],)", "--no-cache")
     assert out.returncode == 2
-    assert "ValueError: broken on purpose" in out.stderr and f"mod.py:{source_line(mod, 'raise ValueError')}" in out.stderr
+    assert "ValueError: broken on purpose" in out.stderr
+    assert f"mod.py:{source_line(mod, 'raise ValueError')}" in out.stderr
 
 
 def test_inspect_never_imports_jax_in_the_jaxlint_process(tmp_path):

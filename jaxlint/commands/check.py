@@ -60,7 +60,7 @@ def _load_extensions() -> None:
     import importlib
 
     # order matters: dynamic findings join before fixes, baseline and gating see them
-    for name in ("dynamic_ext", "fixing", "gate"):
+    for name in ("dynamic_ext", "compile_ext", "fixing", "gate"):
         try:
             mod = importlib.import_module(f"jaxlint.commands.{name}")
         except ImportError as e:

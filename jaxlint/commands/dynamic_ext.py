@@ -13,6 +13,7 @@ each level (see :mod:`jaxlint.dynamic.worker`) and the selected rules of that ph
 from __future__ import annotations
 
 import argparse
+import os
 from collections import defaultdict
 from pathlib import Path
 
@@ -66,7 +67,12 @@ class DynamicExtension:
         cache_root = None
         if not args.no_cache:
             cache_root = Path(args.cache_dir) if args.cache_dir else default_cache_dir(todo[0].settings.root)
+        if cache_root is not None and "compile" in levels:  # jax's persistent cache, in the workers
+            from jaxlint.compile_tier import compile_cache_dir
+
+            os.environ["JAXLINT_XLA_CACHE"] = str(compile_cache_dir(cache_root))
         report = run_dynamic(todo, lambda t: t.settings, rules_of, levels, cache_root, args.signatures)
+        args._dynamic_report = report  # for later extensions (the compile tier's --report page)
         result.errors.extend(report.errors)
 
         by_display = {t.display: t for t in tasks}

@@ -135,7 +135,8 @@ def run_worker(req: dict, env_backend: str, timeout: float) -> dict:
         return json.loads(proc.stdout)
     except json.JSONDecodeError:
         tail = "\n".join(proc.stderr.strip().splitlines()[-5:])
-        return {"ok": False, "error": f"the worker exited with status {proc.returncode}" + (f":\n{tail}" if tail else "")}
+        why = f"the worker exited with status {proc.returncode}" + (f":\n{tail}" if tail else "")
+        return {"ok": False, "error": why}
 
 
 def compile_rules(settings):
@@ -185,8 +186,8 @@ def run(args) -> int:
 
         text = render_inspect(view)
     else:
-        color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not args.output_file
-                                            and "NO_COLOR" not in os.environ)
+        color = args.color == "always" or (
+            args.color == "auto" and sys.stdout.isatty() and not args.output_file and "NO_COLOR" not in os.environ)
         text = render_text(view, args.stage, color)
     if args.output_file:
         Path(args.output_file).parent.mkdir(parents=True, exist_ok=True)

@@ -18,11 +18,12 @@ from jaxlint.compile_tier import analyse, enable_persistent_cache
 from jaxlint.dynamic import adapter
 from jaxlint.dynamic.worker import register_analyser
 
-#: trace-tier findings that make a compile pointless or dangerous (JAX_FACTS: a 100 MB
-#: captured array lowers to 200 MB of text and compiles for seconds)
-SKIP_ON = {"JAX201": "a large constant", "JAX206": "a large program", "JAX209": "a constant XLA would fold"}
-#: compile nothing whose baked-in constants exceed this, whatever rules are selected
+#: compile nothing whose constants (baked in, or that XLA would fold) exceed this: a
+#: 100 MB captured array lowers to 200 MB of text and compiles for seconds (JAX_FACTS)
 MAX_CONSTANT_BYTES = 64 << 20
+#: trace findings that say the program is above a budget whatever its constants
+SKIP_ON = {"JAX206": "a program above the equation budget"}
+CONSTANT_CODES = ("JAX201", "JAX209")
 
 
 def trace_facts(fa) -> dict:
@@ -44,6 +45,9 @@ def skip_reason(fa, facts: dict) -> str | None:
     for d in fa.diagnostics:
         if d.code in SKIP_ON:
             return f"not compiled: the trace tier found {SKIP_ON[d.code]} ({d.code} at line {d.start.line})"
+        if d.code in CONSTANT_CODES and int((d.data or {}).get("bytes") or 0) > MAX_CONSTANT_BYTES:
+            return (f"not compiled: {int(d.data['bytes']) >> 20} MiB of constants ({d.code} at line "
+                    f"{d.start.line}) would make XLA slow and large")
     total = sum(c["bytes"] for c in facts["constants"])
     if total > MAX_CONSTANT_BYTES:
         return f"not compiled: {total >> 20} MiB of constants are baked into the program"
@@ -54,14 +58,16 @@ def compile_function(fa) -> None:
     if fa.traced is None or fa.jaxpr is None:
         return
     facts = trace_facts(fa)
+    report = {"equations": facts["equations"], "constant_bytes": sum(c["bytes"] for c in facts["constants"])}
+    fa.extra["report"] = report
     reason = skip_reason(fa, facts)
     if reason is not None:
-        fa.extra["compile_skipped"] = reason
+        report["compile_skipped"] = reason
         return
     cache = os.environ.get("JAXLINT_XLA_CACHE")
     if cache:
         enable_persistent_cache(cache)
-    fa.extra["compile_facts"] = analyse(
+    cf = fa.extra["compile_facts"] = analyse(
         fa.traced,
         function=fa.qualname,
         file=fa.path,
@@ -69,6 +75,13 @@ def compile_function(fa) -> None:
         requested_backend=os.environ.get("JAXLINT_BACKEND") or os.environ.get("JAX_PLATFORMS", "cpu"),
         trace_facts=facts,
     )
+    report.update({
+        "compile_seconds": round(cf.compile_seconds, 4), "lower_seconds": round(cf.lower_seconds, 4),
+        "flops": cf.cost.get("flops"), "bytes_accessed": cf.cost.get("bytes accessed"),
+        "temp_bytes": cf.memory.get("temp_size_in_bytes"), "peak_bytes": cf.memory.get("peak_memory_in_bytes"),
+        "hlo_instructions": len(cf.module.instructions), "platform": cf.platform,
+        "requested_backend": cf.requested_backend,
+    })
 
 
 register_analyser("compile", compile_function)

@@ -430,6 +430,7 @@ class Worker:
             timings[level] = time.perf_counter() - t0
         return {"status": status, "reason": reason, "timings": timings, "rule_errors": errors,
                 "symbolic": fa.extra.get("symbolic", False),
+                "report": fa.extra.get("report"),  # JSON summary a later level leaves (compile tier)
                 "diagnostics": [d.to_dict() for d in fa.diagnostics]}
 
     def _trace(self, fa, original, spec: dict, dims: dict) -> None:

@@ -57,6 +57,8 @@ class UnfusedOp(HloRule):
 
     code = "JAX301"
     name = "unfused-op"
+    absorbs = ("JAX203",)  # host-callback-traced at the same line: this is its measured cost
+    supersedes = ("JAX109",)  # the static host-callback finding at the same line
     summary = "a kernel splits what XLA would have fused, materializing intermediates"
     fix_hint = "express the step in jax.numpy or move it outside the elementwise chain"
     options = {
@@ -179,7 +181,7 @@ class UnfusedOp(HloRule):
             (loc, "consumer kernel") for loc in cons[:3])
         return Finding(msg, where, related,
                        {"bytes": crossing, "target": k.custom_call_target or k.opcode,
-                        "producer_lines": [l.line for l in prod], "consumer_lines": [l.line for l in cons]},
+                        "producer_lines": [x.line for x in prod], "consumer_lines": [x.line for x in cons]},
                        key=kernel_key(k))
 
     def _single_op_fusions(self, facts: CompileFacts) -> Iterable[Finding]:

@@ -3,7 +3,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable
 
-from jaxlint.compile_facts import ArgFact, CompileFacts, Finding, human_bytes, lines_text, looks_like_state
+from jaxlint.compile_facts import (
+    ArgFact, CompileFacts, Finding, human_bytes, lines_text, looks_like_state, looks_like_update,
+)
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._common import HloRule
 
@@ -15,7 +17,10 @@ class Donation(HloRule):
     use. An *update step* takes a large argument (a pytree of several arrays, or one
     named like `state`, `params`, `opt_state`) and returns arrays of the same shapes
     and dtypes computed directly from it (`new = old - lr * g`). When that argument is
-    not donated, the function is reported at its definition. A donated argument that
+    not donated, the function is reported at its definition. Only functions that look
+    like update steps are considered: the argument is named like state, or the function
+    like an update (`step`, `update`, `sgd`, `train...`); when several arguments could be
+    the state (`p - lr * g` reads both `p` and `g`), the one named like state is meant. A donated argument that
     the compiled program does not alias to any output (missing from the HLO module's
     `input_output_alias`, the "donated buffers were not usable" warning) is reported
     too.
@@ -56,6 +61,16 @@ class Donation(HloRule):
     }
 
     VALID = [
+        Valid(
+            """
+            import jax
+
+            # jaxlint: args=({"w": f32[512,512], "b": f32[512,512]}, {"w": f32[512,512], "b": f32[512,512]})
+            @jax.jit
+            def difference(x, y):
+                return jax.tree.map(lambda a, b: a - b, x, y)
+            """
+        ),
         Valid(
             """
             import functools
@@ -147,8 +162,8 @@ class Donation(HloRule):
         warned = any("donated buffers were not usable" in w for w in facts.warnings)
         yield Finding(
             f"donated {names} could not be used: no output of the compiled program has its shape and dtype, "
-            f"so XLA allocates the outputs anyway" + (" (jax warned: donated buffers were not usable)"
-                                                        if warned else ""),
+            f"so XLA allocates the outputs anyway"
+            + (" (jax warned: donated buffers were not usable)" if warned else ""),
             None, (), {"arguments": [a.path for a in bad], "bytes": sum(a.bytes for a in bad), "warned": warned},
             key="unusable:" + ",".join(a.path for a in bad))
 
@@ -160,11 +175,12 @@ class Donation(HloRule):
         aliased_out = {a.output_index for a in m.aliases}
         free_outputs = [o for o in facts.outputs if o.index not in aliased_out]
         root = m.entry.root
+        candidates = []
         for top, leaves in by_top.items():
             if any(a.donated for a in leaves) or any(a.parameter is None for a in leaves):
                 continue
             total = sum(a.bytes for a in leaves)
-            if total < self.opts["min-bytes"] or not (len(leaves) >= 2 or looks_like_state(top)):
+            if total < self.opts["min-bytes"] or not (looks_like_state(top) or looks_like_update(facts.function)):
                 continue
             matched = []
             used: set[tuple[int, ...]] = set()
@@ -177,6 +193,13 @@ class Donation(HloRule):
                 matched.append((a, hit))
             if len(matched) != len(leaves) or not matched:
                 continue
+            candidates.append((top, leaves, matched))
+        if len(candidates) > 1:
+            # `p - lr * g` reads both arrays: the state is the one named like state; when
+            # names do not tell (or several do not), stay quiet rather than guess
+            candidates = [c for c in candidates if looks_like_state(c[0])]
+        for top, leaves, matched in candidates:
+            total = sum(a.bytes for a in leaves)
             producer_lines = []
             for _, o in matched:
                 inst = self._output_inst(facts, o.index, root)

@@ -92,7 +92,7 @@ class SlowCompile(HloRule):
         if facts.compile_seconds <= budget or facts.cache_hit:
             return
         parts = []
-        for loop in sorted(facts.trace.get("loops", ()), key=lambda l: -int(l.get("equations", 0) or 0))[:3]:
+        for loop in sorted(facts.trace.get("loops", ()), key=lambda lp: -int(lp.get("equations", 0) or 0))[:3]:
             parts.append(f"an unrolled loop at line {loop['line']} ({loop.get('iterations', '?')} iterations)")
         consts = facts.trace.get("constants", ())
         if consts:
@@ -106,7 +106,7 @@ class SlowCompile(HloRule):
         yield Finding(
             f"XLA took {facts.compile_seconds:.1f} s to compile `{facts.function}` (budget {budget:g} s); "
             f"contributors: {'; '.join(parts)}",
-            None, tuple((_loc(facts, l), "unrolled loop") for l in facts.trace.get("loops", ())[:3]),
+            None, tuple((_loc(facts, lp), "unrolled loop") for lp in facts.trace.get("loops", ())[:3]),
             {"seconds": round(facts.compile_seconds, 3), "budget": budget,
              "hlo_instructions": len(facts.module.instructions), "equations": eqns},
             key="slow-compile")

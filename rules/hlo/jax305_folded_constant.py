@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from jaxlint.compile_facts import CompileFacts, Finding, human_bytes, lines_text
+from jaxlint.compile_facts import HLO_DTYPES, CompileFacts, Finding, human_bytes, lines_text
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._common import HloRule
 
@@ -41,11 +41,12 @@ class FoldedConstant(HloRule):
     ## Options
 
     ## References
-    * [JAX sharp bits: pure functions](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions)
+    * [JAX sharp bits](https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions)
     """
 
     code = "JAX305"
     name = "folded-constant"
+    absorbs = ("JAX209",)  # the trace tier's prediction of this fold
     summary = "a large constant is embedded in the optimized program"
     fix_hint = "pass the array (or what it is computed from) as an argument"
     options = {
@@ -111,8 +112,11 @@ class FoldedConstant(HloRule):
                 where, tuple((loc, "used here") for loc in locs[1:3]),
                 {"bytes": size, "shape": list(c.shape.dims), "dtype": c.shape.dtype}, key=f"constant:{c.shape}")
 
+    def confirms(self, trace_diag, finding) -> bool:
+        data = trace_diag.data or {}
+        return (list(data.get("shape") or ()) == list(finding.data.get("shape", ()))
+                and HLO_DTYPES.get(str(data.get("dtype")), data.get("dtype")) == finding.data.get("dtype"))
+
     @staticmethod
     def _known(c, known: set) -> bool:
-        from jaxlint.compile_facts import HLO_DTYPES
-
         return any(shape == c.shape.dims and HLO_DTYPES.get(dtype, dtype) == c.shape.dtype for shape, dtype in known)

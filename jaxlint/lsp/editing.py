@@ -1,0 +1,55 @@
+"""Text edits behind the server's code actions, on jaxlint positions (1-based lines,
+code-point columns); the server converts to LSP positions at the edge.
+
+The noqa and fix logic itself is the CLI's (``jaxlint.noqa``, ``jaxlint.fixes``), so
+the editor's "suppress" and "fix all" do exactly what ``--add-noqa`` and ``--fix`` do.
+"""
+from __future__ import annotations
+
+import bisect
+from typing import Callable
+
+from jaxlint.diagnostic import Diagnostic, Edit, Position
+from jaxlint.fixes import fix_until_stable
+from jaxlint.lsp.positions import line_starts, split_lines
+from jaxlint.noqa import add_codes_edit, lines_without_room, parse_suppressions
+
+
+def noqa_edit(text: str, line: int, code: str) -> Edit | None:
+    """The edit that makes ``line`` suppress ``code``: merged into the line's
+    ``# noqa: X`` (the parser reads only one comment), or a new comment at its end.
+    None when the line already suppresses ``code`` or cannot end in a comment
+    (inside a multi-line string, after a backslash)."""
+    lines = split_lines(text)
+    no_room = lines_without_room(text)
+    if not 1 <= line <= len(lines) or no_room is None or line in no_room:
+        return None
+    return add_codes_edit(line, lines[line - 1], parse_suppressions(text).lines.get(line), [code])
+
+
+def fix_all(text: str, findings: list[Diagnostic], lint: Callable[[str], list[Diagnostic]], unsafe: bool) -> str:
+    """The text after every applicable fix, pass after pass, as ``jaxlint check --fix``."""
+    return fix_until_stable(text, findings, lint, unsafe=unsafe).text
+
+
+def smallest_replacement(old: str, new: str) -> tuple[Position, Position, str]:
+    """One edit, in whole lines, that turns ``old`` into ``new``: editors keep the
+    cursor and folds outside the changed lines, unlike a whole-document replacement."""
+    a = old.splitlines(keepends=True)
+    b = new.splitlines(keepends=True)
+    p = 0
+    while p < len(a) and p < len(b) and a[p] == b[p]:
+        p += 1
+    s = 0
+    while s < len(a) - p and s < len(b) - p and a[-1 - s] == b[-1 - s]:
+        s += 1
+    start = sum(len(x) for x in a[:p])
+    end = len(old) - sum(len(x) for x in a[len(a) - s:])
+    content = "".join(b[p:len(b) - s])
+    starts = line_starts(old)
+    return _position_at(starts, start), _position_at(starts, end), content
+
+
+def _position_at(starts: list[int], offset: int) -> Position:
+    line = bisect.bisect_right(starts, offset)
+    return Position(line, offset - starts[line - 1] + 1)

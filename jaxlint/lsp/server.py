@@ -1,0 +1,660 @@
+"""``jaxlint server``: the language server (pygls 2, stdio).
+
+* Static rules run on the editor's in-memory text: at once on open and save, after a
+  quiet period (``debounceMs``, 500 by default) on change. Clients that can pull
+  (``textDocument/diagnostic``) pull; the others get ``publishDiagnostics``.
+* The dynamic phase (opt-in) runs only on save, as ``jaxlint check --dynamic`` in a
+  child process; a newer save cancels the running one; ``$/progress`` reports it.
+* Code actions: the rule's fix, ``# noqa: CODE`` for the line, ``source.fixAll.jaxlint``.
+* Settings: the nearest config file per document (reloaded when it changes), with the
+  client's ``initializationOptions`` on top. A broken config file is reported on that
+  file and in a message; the server keeps going with default settings.
+
+The server process never imports jax and never imports or runs the checked code.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from lsprotocol import types as T
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.uris import from_fs_path, to_fs_path
+
+from jaxlint import __version__
+from jaxlint.config import ConfigError, Settings, load_settings
+from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Phase, Severity
+from jaxlint.discovery import FileTask, is_excluded
+from jaxlint.fixes import applies
+from jaxlint.lsp import dynamic
+from jaxlint.lsp.editing import fix_all, noqa_edit, smallest_replacement
+from jaxlint.lsp.positions import UTF16, split_lines, to_lsp
+from jaxlint.lsp.settings import ConfigProblem, DocumentSettings, overrides_from
+from jaxlint.registry import rules_by_code
+from jaxlint.runner import apply_suppressions, check_one, per_file_ignored
+
+logger = logging.getLogger("jaxlint.lsp")
+
+SOURCE = "jaxlint"
+FIX_ALL_KIND = "source.fixAll.jaxlint"
+DEFAULT_DEBOUNCE_MS = 500
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+_SEVERITY = {
+    Severity.ERROR: T.DiagnosticSeverity.Error,
+    Severity.WARNING: T.DiagnosticSeverity.Warning,
+    Severity.INFO: T.DiagnosticSeverity.Information,
+}
+
+
+class _Malformed:
+    """A message whose params do not match the method's type (answered, not dropped)."""
+
+    def __init__(self, msg_id: Any, method: str, error: Exception) -> None:
+        self.id = msg_id
+        self.method = method
+        self.error = error
+
+
+class JaxlintProtocol(LanguageServerProtocol):
+    """pygls' protocol, answering malformed and post-shutdown requests with an error.
+
+    pygls drops a request whose params fail to deserialize, so the client waits forever
+    for its answer; LSP wants InvalidParams (and InvalidRequest after ``shutdown``)."""
+
+    def structure_message(self, data: dict) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as e:
+            if isinstance(data, dict) and isinstance(data.get("method"), str):
+                return _Malformed(data.get("id"), data["method"], e)
+            raise
+
+    def handle_message(self, message: Any) -> None:
+        if isinstance(message, _Malformed):
+            cause = message.error.__cause__ or message.error
+            logger.warning("invalid params for %s: %s", message.method, cause)
+            if message.id is not None:
+                self._send_response(message.id, error=T.ResponseError(
+                    code=T.ErrorCodes.InvalidParams, message=f"invalid params for {message.method}"))
+            return
+        method = getattr(message, "method", None)
+        if self._shutdown and method not in (None, T.EXIT) and getattr(message, "id", None) is not None:
+            self._send_response(message.id, error=T.ResponseError(
+                code=T.ErrorCodes.InvalidRequest, message="the server is shutting down"))
+            return
+        super().handle_message(message)
+
+
+@dataclass
+class _Doc:
+    """What the server knows about one open document."""
+
+    uri: str
+    #: key of the text and settings the results below were computed for
+    key: tuple = ()
+    version: int | None = None
+    text: str = ""
+    findings: list[Diagnostic] = field(default_factory=list)
+    items: list[T.Diagnostic] = field(default_factory=list)
+    #: findings of the last completed dynamic run, and the lines they were reported on
+    dynamic: list[Diagnostic] = field(default_factory=list)
+    dynamic_lines: dict[int, str] = field(default_factory=dict)
+    dynamic_generation: int = 0
+    debounce: asyncio.Task | None = None
+    dynamic_task: asyncio.Task | None = None
+
+    @property
+    def result_id(self) -> str:
+        return ":".join(str(k) for k in self.key)
+
+
+class JaxlintServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("jaxlint", __version__, protocol_cls=JaxlintProtocol,
+                         text_document_sync_kind=T.TextDocumentSyncKind.Incremental)
+        self.debounce = DEFAULT_DEBOUNCE_MS / 1000
+        self.dynamic_option: bool | None = None
+        self.unsafe_fixes = False
+        self.settings = DocumentSettings({})
+        self.docs: dict[str, _Doc] = {}
+        self._told: set[str] = set()
+        self._config_problems: dict[str, ConfigProblem] = {}
+        # active_rules() caches by id(settings): keep every Settings alive so that an id
+        # is never reused for different settings after a config reload
+        self._alive: dict[int, Settings] = {}
+        self._dynamic_unavailable = False
+        #: LSP: 0 when ``exit`` follows ``shutdown``, 1 otherwise
+        self.exit_code = 1
+        self._register()
+
+    # -- capabilities of the client ------------------------------------------------
+
+    @property
+    def pull(self) -> bool:
+        td = self.client_capabilities.text_document
+        return td is not None and td.diagnostic is not None
+
+    def _capability(self, *path: str) -> Any:
+        cur: Any = self.client_capabilities
+        for name in path:
+            cur = getattr(cur, name, None)
+            if cur is None:
+                return None
+        return cur
+
+    @property
+    def encoding(self) -> str:
+        enc = self.workspace.position_encoding
+        return str(getattr(enc, "value", enc) or UTF16)
+
+    # -- registration -------------------------------------------------------------
+
+    def _register(self) -> None:
+        def f(name: str, options: Any = None) -> Callable:
+            # pygls tags handlers with attributes, which bound methods cannot carry
+            def register(method: Callable) -> None:
+                if asyncio.iscoroutinefunction(method):
+                    async def handler(*args: Any) -> Any:
+                        return await method(*args)
+                else:
+                    def handler(*args: Any) -> Any:
+                        return method(*args)
+
+                self.feature(name, options)(handler)
+
+            return register
+
+        f(T.INITIALIZE)(self._initialize)
+        f(T.INITIALIZED)(self._initialized)
+        f(T.SHUTDOWN)(self._shutdown)
+        f(T.EXIT)(self._exit)
+        f(T.TEXT_DOCUMENT_DID_OPEN)(self._did_open)
+        f(T.TEXT_DOCUMENT_DID_CHANGE)(self._did_change)
+        f(T.TEXT_DOCUMENT_DID_SAVE, T.SaveOptions(include_text=False))(self._did_save)
+        f(T.TEXT_DOCUMENT_DID_CLOSE)(self._did_close)
+        f(T.TEXT_DOCUMENT_DIAGNOSTIC, T.DiagnosticOptions(
+            identifier=SOURCE, inter_file_dependencies=False, workspace_diagnostics=False))(self._pull)
+        f(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(
+            code_action_kinds=[T.CodeActionKind.QuickFix, T.CodeActionKind.SourceFixAll, FIX_ALL_KIND],
+            resolve_provider=False))(self._code_action)
+        f(T.WORKSPACE_DID_CHANGE_WATCHED_FILES)(self._watched_files_changed)
+        f(T.WORKSPACE_DID_CHANGE_CONFIGURATION)(self._configuration_changed)
+        f(T.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(self._folders_changed)
+
+    # -- lifecycle ----------------------------------------------------------------
+
+    def _initialize(self, params: T.InitializeParams) -> None:
+        opts = params.initialization_options
+        self._configure(opts if isinstance(opts, dict) else {})
+        root = self._root_dir()
+        if root is not None:
+            # settings of files under no config file are rooted at the working directory
+            try:
+                os.chdir(root)
+            except OSError:
+                pass
+
+    def _root_dir(self) -> Path | None:
+        for folder in self.workspace.folders.values():
+            p = to_fs_path(folder.uri)
+            if p and Path(p).is_dir():
+                return Path(p)
+        p = self.workspace.root_path
+        return Path(p) if p and Path(p).is_dir() else None
+
+    def _configure(self, opts: dict) -> None:
+        try:
+            overrides = overrides_from(opts)
+            load_settings(None, overrides)  # validates the selectors
+        except ConfigError as e:
+            self._show(f"jaxlint: {e}; using the config files' selection", T.MessageType.Error)
+            overrides = {}
+        explicit = None
+        cfg = opts.get("configuration")
+        if isinstance(cfg, str) and cfg:
+            explicit = Path(cfg).expanduser()
+            if not explicit.is_file():
+                self._show(f"jaxlint: configuration file not found: {cfg}", T.MessageType.Error)
+                explicit = None
+        ms = opts.get("debounceMs", DEFAULT_DEBOUNCE_MS)
+        if isinstance(ms, (int, float)) and not isinstance(ms, bool) and ms >= 0:
+            self.debounce = ms / 1000
+        dyn = opts.get("dynamic")
+        self.dynamic_option = dyn if isinstance(dyn, bool) else None
+        self.unsafe_fixes = opts.get("unsafeFixes") is True
+        self.settings = DocumentSettings(overrides, explicit, opts.get("isolated") is True)
+
+    def _initialized(self, params: T.InitializedParams) -> None:
+        if self._capability("workspace", "did_change_watched_files", "dynamic_registration"):
+            watchers = [T.FileSystemWatcher(glob_pattern=f"**/{name}")
+                        for name in ("pyproject.toml", "jaxlint.toml", ".jaxlint.toml")]
+            self.client_register_capability(T.RegistrationParams(registrations=[T.Registration(
+                id="jaxlint-config-files", method=T.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=T.DidChangeWatchedFilesRegistrationOptions(watchers=watchers))]),
+                callback=lambda *_: None)
+
+    async def _shutdown(self, params: Any = None) -> None:
+        for doc in self.docs.values():
+            if doc.debounce is not None:
+                doc.debounce.cancel()
+        await dynamic.stop_all()
+
+    def _exit(self, params: Any = None) -> None:
+        # pygls ends the process with SystemExit, which its loop swallows: keep the status
+        self.exit_code = 0 if self.protocol._shutdown else 1
+        dynamic.kill_all()
+
+    # -- documents ----------------------------------------------------------------
+
+    def _did_open(self, params: T.DidOpenTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        self.docs[uri] = _Doc(uri)
+        if not self.pull:
+            self._publish(uri)
+
+    def _did_change(self, params: T.DidChangeTextDocumentParams) -> None:
+        doc = self.docs.get(params.text_document.uri)
+        if doc is None or self.pull:
+            return  # a pulling client asks when it wants the result
+        if doc.debounce is not None:
+            doc.debounce.cancel()
+        doc.debounce = asyncio.ensure_future(self._publish_later(doc.uri))
+
+    async def _publish_later(self, uri: str) -> None:
+        await asyncio.sleep(self.debounce)
+        if uri in self.docs:
+            self._publish(uri)
+
+    def _did_save(self, params: T.DidSaveTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        doc = self.docs.get(uri)
+        if doc is None:
+            return
+        if doc.debounce is not None:
+            doc.debounce.cancel()
+        if not self.pull:
+            self._publish(uri)
+        path = self._path_of(uri)
+        settings, _ = self.settings.for_path(path)
+        enabled = self.dynamic_option if self.dynamic_option is not None else settings.dynamic.enabled
+        if enabled and path.is_file() and not self._dynamic_unavailable:
+            if doc.dynamic_task is not None:
+                doc.dynamic_task.cancel()  # stops the older run and its workers
+            doc.dynamic_task = asyncio.ensure_future(self._run_dynamic(uri, path, settings))
+
+    def _did_close(self, params: T.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        doc = self.docs.pop(uri, None)
+        if doc is not None:
+            for task in (doc.debounce, doc.dynamic_task):
+                if task is not None:
+                    task.cancel()
+        self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    # -- linting ------------------------------------------------------------------
+
+    def _path_of(self, uri: str) -> Path:
+        p = to_fs_path(uri)
+        if p:
+            return Path(p).absolute()
+        # an unsaved buffer: lint it as if it were a file at the workspace root
+        name = uri.rsplit("/", 1)[-1].rsplit(":", 1)[-1] or "untitled"
+        if not name.endswith(PYTHON_SUFFIXES):
+            name += ".py"
+        return (self._root_dir() or Path.cwd()) / name
+
+    def _is_python(self, uri: str) -> bool:
+        doc = self.workspace.get_text_document(uri)
+        if doc.language_id:
+            return doc.language_id == "python"
+        return self._path_of(uri).suffix in PYTHON_SUFFIXES
+
+    def _text_of(self, uri: str) -> tuple[str | None, int | None]:
+        doc = self.workspace.get_text_document(uri)
+        try:
+            return doc.source, doc.version
+        except Exception:  # neither open nor a readable file (or not a file URI at all)
+            return None, None
+
+    def lint_text(self, uri: str, text: str) -> list[Diagnostic]:
+        """Static findings for ``text`` as the content of ``uri``, after suppressions."""
+        path = self._path_of(uri)
+        generation = self.settings.generation
+        settings, problem = self.settings.for_path(path)
+        if self.settings.generation != generation:
+            self._clear_config_problems()
+        if problem is not None:
+            self._report_config_problem(problem)
+        self._alive[id(settings)] = settings
+        if path.is_relative_to(settings.root.absolute()) and is_excluded(path, settings):
+            return []
+        outcome = check_one(FileTask(path, path.as_posix(), settings), None, text)
+        for err in outcome.errors:
+            self._log_once(f"jaxlint: {err}")
+        return outcome.diagnostics
+
+    def results(self, uri: str) -> _Doc:
+        """Findings for the current text of ``uri``, computed once per version."""
+        doc = self.docs.get(uri) or _Doc(uri)
+        text, version = self._text_of(uri)
+        if text is None or not self._is_python(uri):
+            doc.key, doc.items, doc.findings, doc.text = ("none",), [], [], text or ""
+            return doc
+        self.settings.for_path(self._path_of(uri))  # notices edited config files first
+        key = (version, self.settings.generation, doc.dynamic_generation, hash(text))
+        if key == doc.key:
+            return doc
+        static = self.lint_text(uri, text)
+        dyn = self._current_dynamic(doc, uri, text)
+        if dyn:
+            from jaxlint.dynamic.driver import supersede  # never imports jax
+
+            static, _ = supersede(static, dyn)
+        findings = static + dyn
+        findings.sort(key=lambda d: d.sort_key)
+        doc.key, doc.version, doc.text, doc.findings = key, version, text, findings
+        lines = split_lines(text)
+        doc.items = [self._to_lsp(d, uri, lines, version) for d in findings]
+        return doc
+
+    def _current_dynamic(self, doc: _Doc, uri: str, text: str) -> list[Diagnostic]:
+        """Dynamic findings of the last save whose line still has the same code (others
+        return with the next save), minus those a ``# noqa`` added since hides."""
+        if not doc.dynamic:
+            return []
+        lines = split_lines(text)
+        keep = [d for d in doc.dynamic if 0 < d.start.line <= len(lines)
+                and _code_part(lines[d.start.line - 1]) == doc.dynamic_lines.get(d.start.line)]
+        path = self._path_of(uri)
+        settings, _ = self.settings.for_path(path)
+        kept, *_ = apply_suppressions(keep, text, per_file_ignored(path.as_posix(), settings, path))
+        return [d.with_path(path.as_posix()) for d in kept]
+
+    def _to_lsp(self, d: Diagnostic, uri: str, lines: list[str], version: int | None) -> T.Diagnostic:
+        rule = rules_by_code().get(d.code)
+        related = []
+        for r in d.related:
+            r_uri, r_lines = self._locate(r.path, uri, d.path, lines)
+            related.append(T.DiagnosticRelatedInformation(
+                location=T.Location(uri=r_uri, range=self._range(r_lines, r.start, r.end)), message=r.message))
+        return T.Diagnostic(
+            range=self._range(lines, d.start, d.end),
+            message=d.message,
+            severity=_SEVERITY.get(d.severity, T.DiagnosticSeverity.Warning),
+            code=d.code,
+            code_description=T.CodeDescription(href=rule.url()) if rule is not None else None,
+            source=SOURCE,
+            related_information=related or None,
+            data={
+                "name": d.name,
+                "phase": d.phase.value,
+                "fix": d.fix.to_dict() if d.fix else None,
+                "noqa_row": d.noqa_line,
+                "version": version,
+            },
+        )
+
+    def _locate(self, path: str, uri: str, own_path: str, own_lines: list[str]) -> tuple[str, list[str]]:
+        """URI and lines of a related location's file (the document itself, or another)."""
+        if path == own_path:
+            return uri, own_lines
+        p = Path(path)
+        if not p.is_absolute():
+            p = (self._path_of(uri).parent / p).resolve()
+        other = from_fs_path(str(p)) or uri
+        open_doc = self.docs.get(other)
+        if open_doc is not None and open_doc.text:
+            return other, split_lines(open_doc.text)
+        try:
+            return other, split_lines(p.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            return other, []
+
+    def _range(self, lines: list[str], start, end) -> T.Range:
+        sl, sc = to_lsp(lines, start, self.encoding)
+        el, ec = to_lsp(lines, end, self.encoding)
+        return T.Range(start=T.Position(line=sl, character=sc), end=T.Position(line=el, character=ec))
+
+    def _publish(self, uri: str) -> None:
+        doc = self.results(uri)
+        self.text_document_publish_diagnostics(
+            T.PublishDiagnosticsParams(uri=uri, diagnostics=doc.items, version=doc.version))
+
+    def _pull(self, params: T.DocumentDiagnosticParams):
+        uri = params.text_document.uri
+        problem = self._config_problems.get(uri)
+        if problem is not None:
+            return T.FullDocumentDiagnosticReport(items=[self._problem_item(problem)])
+        doc = self.results(uri)
+        if params.previous_result_id is not None and params.previous_result_id == doc.result_id:
+            return T.UnchangedDocumentDiagnosticReport(result_id=doc.result_id)
+        return T.FullDocumentDiagnosticReport(items=doc.items, result_id=doc.result_id)
+
+    def _refresh_all(self) -> None:
+        """Results changed for a reason the client cannot see (config, dynamic run)."""
+        if self.pull:
+            if self._capability("workspace", "diagnostics", "refresh_support"):
+                self.workspace_diagnostic_refresh(None, callback=lambda *_: None)
+            return
+        for uri in list(self.docs):
+            self._publish(uri)
+
+    # -- configuration ------------------------------------------------------------
+
+    def _report_config_problem(self, problem: ConfigProblem) -> None:
+        """Once per problem and reload: a diagnostic on the config file and a message."""
+        uri = (from_fs_path(str(problem.path)) or str(problem.path)) if problem.path else ""
+        if self._config_problems.get(uri) == problem:
+            return
+        self._config_problems[uri] = problem
+        if uri:
+            self.text_document_publish_diagnostics(
+                T.PublishDiagnosticsParams(uri=uri, diagnostics=[self._problem_item(problem)]))
+        self._show(f"jaxlint: {problem.message} (using default settings until it is fixed)", T.MessageType.Error)
+
+    def _problem_item(self, problem: ConfigProblem) -> T.Diagnostic:
+        line = max(problem.line - 1, 0)
+        return T.Diagnostic(
+            range=T.Range(start=T.Position(line=line, character=0), end=T.Position(line=line + 1, character=0)),
+            message=problem.message, severity=T.DiagnosticSeverity.Error, source=SOURCE)
+
+    def _clear_config_problems(self) -> None:
+        for uri in self._config_problems:
+            if uri:
+                self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        self._config_problems.clear()
+
+    def _watched_files_changed(self, params: T.DidChangeWatchedFilesParams) -> None:
+        self.settings.reload()
+        self._clear_config_problems()
+        self._refresh_all()
+
+    def _configuration_changed(self, params: T.DidChangeConfigurationParams) -> None:
+        s = params.settings
+        if isinstance(s, dict) and isinstance(s.get("jaxlint"), dict):
+            self._configure(s["jaxlint"])
+            self._clear_config_problems()
+            self._refresh_all()
+
+    def _folders_changed(self, params: T.DidChangeWorkspaceFoldersParams) -> None:
+        self.settings.reload()
+        self._refresh_all()
+
+    # -- code actions -------------------------------------------------------------
+
+    def _code_action(self, params: T.CodeActionParams) -> list[T.CodeAction] | None:
+        uri = params.text_document.uri
+        doc = self.results(uri)
+        if not doc.findings and not params.context.diagnostics:
+            return None
+        only = params.context.only
+        actions: list[T.CodeAction] = []
+        if _wants(only, T.CodeActionKind.QuickFix):
+            for item in params.context.diagnostics:
+                if item.source != SOURCE:
+                    continue
+                finding = _match(item, doc)
+                if finding is None:
+                    continue
+                actions.extend(self._quick_fixes(finding, item, doc))
+        if _wants(only, FIX_ALL_KIND) and doc.findings:
+            action = self._fix_all(doc)
+            if action is not None:
+                actions.append(action)
+        return actions or None
+
+    def _quick_fixes(self, d: Diagnostic, item: T.Diagnostic, doc: _Doc) -> Iterable[T.CodeAction]:
+        lines = split_lines(doc.text)
+        if d.fix is not None:
+            unsafe = d.fix.applicability == Applicability.UNSAFE
+            yield T.CodeAction(
+                title=f"{d.fix.message} ({d.code})" + (" [unsafe fix: review it]" if unsafe else ""),
+                kind=T.CodeActionKind.QuickFix,
+                diagnostics=[item],
+                is_preferred=not unsafe,
+                edit=self._workspace_edit(doc, [self._text_edit(lines, e) for e in d.fix.edits]),
+            )
+        if d.noqa_line is not None:
+            edit = noqa_edit(doc.text, d.noqa_line, d.code)
+            if edit is not None:
+                yield T.CodeAction(
+                    title=f"Suppress with `# noqa: {d.code}`",
+                    kind=T.CodeActionKind.QuickFix,
+                    diagnostics=[item],
+                    edit=self._workspace_edit(doc, [self._text_edit(lines, edit)]),
+                )
+
+    def _fix_all(self, doc: _Doc) -> T.CodeAction | None:
+        # dynamic findings are not re-checked between passes: fix the static ones only
+        static = [d for d in doc.findings if d.phase is Phase.STATIC]
+        if not any(applies(d, self.unsafe_fixes) for d in static):
+            return None
+        new = fix_all(doc.text, static, lambda text: self.lint_text(doc.uri, text), self.unsafe_fixes)
+        if new == doc.text:
+            return None
+        start, end, content = smallest_replacement(doc.text, new)
+        edit = self._text_edit(split_lines(doc.text), Edit(start, end, content))
+        return T.CodeAction(title="jaxlint: fix all safe fixes" if not self.unsafe_fixes else "jaxlint: fix all",
+                            kind=FIX_ALL_KIND, edit=self._workspace_edit(doc, [edit]))
+
+    def _text_edit(self, lines: list[str], e: Edit) -> T.TextEdit:
+        return T.TextEdit(range=self._range(lines, e.start, e.end), new_text=e.content)
+
+    def _workspace_edit(self, doc: _Doc, edits: list[T.TextEdit]) -> T.WorkspaceEdit:
+        # a versioned edit lets the client refuse it if the text changed since
+        if self._capability("workspace", "workspace_edit", "document_changes") and doc.version is not None:
+            return T.WorkspaceEdit(document_changes=[T.TextDocumentEdit(
+                text_document=T.OptionalVersionedTextDocumentIdentifier(uri=doc.uri, version=doc.version),
+                edits=edits)])
+        return T.WorkspaceEdit(changes={doc.uri: edits})
+
+    # -- the dynamic phase ----------------------------------------------------------
+
+    async def _run_dynamic(self, uri: str, path: Path, settings: Settings) -> None:
+        token = f"jaxlint-dynamic-{uuid.uuid4().hex}"
+        progress = bool(self._capability("window", "work_done_progress"))
+        if progress:
+            try:
+                await self.work_done_progress.create_async(token)
+            except Exception:  # the client refused: run without progress
+                progress = False
+        if progress:
+            self.work_done_progress.begin(token, T.WorkDoneProgressBegin(
+                title="jaxlint: dynamic analysis", message=path.name, cancellable=False))
+        saved = path.read_text(encoding="utf-8", errors="replace")
+        cmd = dynamic.command(path, settings, self.settings.overrides, self.settings.explicit, self.settings.isolated)
+        end = "cancelled"
+        try:
+            outcome = await dynamic.run(cmd, settings.root, dynamic.timeout_for(settings))
+            end = f"{len(outcome.diagnostics)} finding(s)" if outcome.error is None else f"failed: {outcome.error}"
+        finally:
+            if progress:
+                self.work_done_progress.end(token, T.WorkDoneProgressEnd(message=end))
+        if outcome.unavailable:
+            self._dynamic_unavailable = True
+            self._show_once("jaxlint: this installation has no dynamic phase; only static rules run",
+                            T.MessageType.Warning)
+            return
+        if outcome.error is not None:
+            self._show_once(f"jaxlint: dynamic analysis of {path.name} failed: {outcome.error}",
+                            T.MessageType.Warning)
+        doc = self.docs.get(uri)
+        if doc is None:
+            return
+        lines = split_lines(saved)
+        own = [d for d in outcome.diagnostics if Path(d.path) == path]
+        doc.dynamic = own
+        doc.dynamic_lines = {d.start.line: _code_part(lines[d.start.line - 1])
+                             for d in own if 0 < d.start.line <= len(lines)}
+        doc.dynamic_generation += 1
+        if self.pull:
+            self._refresh_all()
+        else:
+            self._publish(uri)
+
+    # -- messages -------------------------------------------------------------------
+
+    def _show(self, message: str, kind: T.MessageType) -> None:
+        self.window_show_message(T.ShowMessageParams(type=kind, message=message))
+        self.window_log_message(T.LogMessageParams(type=kind, message=message))
+
+    def _show_once(self, message: str, kind: T.MessageType) -> None:
+        if message not in self._told:
+            self._told.add(message)
+            self._show(message, kind)
+
+    def _log_once(self, message: str) -> None:
+        if message not in self._told:
+            self._told.add(message)
+            self.window_log_message(T.LogMessageParams(type=T.MessageType.Warning, message=message))
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # pygls would pop up a window for every bad notification; a log line is enough
+        logger.error("%s: %s", getattr(source, "__name__", source), error)
+        try:
+            self.window_log_message(T.LogMessageParams(type=T.MessageType.Error, message=f"jaxlint: {error}"))
+        except Exception:
+            pass
+
+
+def _code_part(line: str) -> str:
+    """A line without its trailing comment: a new ``# noqa`` or remark leaves the
+    measured finding in place. (A ``#`` in a string cuts too early, on both sides alike.)"""
+    return line.split("#", 1)[0].rstrip()
+
+
+def _wants(only: Sequence[str] | None, kind: str) -> bool:
+    """LSP kind filtering: ``source`` asks for ``source.fixAll.jaxlint`` too."""
+    if not only:
+        return True
+    return any(kind == k or kind.startswith(f"{k}.") for k in only)
+
+
+def _match(item: T.Diagnostic, doc: _Doc) -> Diagnostic | None:
+    """The current finding a client's diagnostic stands for: same code and range, else
+    same code and start line (clients may round ranges). None if it is stale."""
+    by_line = None
+    for d, mine in zip(doc.findings, doc.items):
+        if mine.code != item.code:
+            continue
+        if mine.range == item.range:
+            return d
+        if by_line is None and mine.range.start.line == item.range.start.line:
+            by_line = d
+    return by_line
+
+
+def serve(stdin=None, stdout=None) -> int:
+    """Run the server on stdio until the client says exit (or goes away); the exit status."""
+    server = JaxlintServer()
+    server.start_io(stdin, stdout)
+    dynamic.kill_all()
+    return 0 if server.protocol._shutdown else server.exit_code

@@ -5,7 +5,7 @@ import re
 from typing import Iterator
 
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.semantic import ModuleModel, target_names
+from jaxlint.semantic import ModuleModel, child_nodes, target_names, walk
 
 #: jax.random functions that draw random bits from their key argument.
 SAMPLERS = {
@@ -433,12 +433,12 @@ class _Flow:
                 # the first iterable is evaluated once, outside the per-element loop
                 first = n.generators[0]
                 stack.append((first.iter, comp))
-                stack.extend((c, n) for c in ast.iter_child_nodes(n) if c is not first)
+                stack.extend((c, n) for c in child_nodes(n) if c is not first)
                 stack.extend((c, n) for c in [first.target, *first.ifs])
                 continue
             if isinstance(n, ast.Call):
                 found.append((n, comp))
-            stack.extend((c, comp) for c in ast.iter_child_nodes(n))
+            stack.extend((c, comp) for c in child_nodes(n))
         found.sort(key=lambda fc: (fc[0].lineno, fc[0].col_offset))
         return iter(found)
 
@@ -474,7 +474,7 @@ def _bound_in(comp: ast.AST, name: str) -> bool:
 def _assigned(stmts: list[ast.stmt]) -> set[str]:
     out: set[str] = set()
     for s in stmts:
-        for n in ast.walk(s):
+        for n in walk(s):
             if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
                 out.add(n.id)
     return out

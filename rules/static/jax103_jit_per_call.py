@@ -22,7 +22,9 @@ class JitPerCall(StaticRule):
     ## What it does
     Finds jit wrappers that are created again on every iteration or every call:
 
-    * an immediately-invoked `jax.jit(f)(x)` inside a loop or a function body;
+    * an immediately-invoked `jax.jit(f)(x)` inside a loop or a function body (when
+      what is jitted cannot be told, e.g. `jax.jit(model.init)(rng, x)`, only in a
+      function that is itself called in a loop: set-up code runs once);
     * `g = jax.jit(...)` or a `@jax.jit`-decorated def inside a loop, called in that
       loop (unless the function itself changes per iteration: `for f in fns`);
     * `jax.jit` of a lambda, a `functools.partial`, a transform (`jax.grad(f)`), a
@@ -331,6 +333,8 @@ class JitPerCall(StaticRule):
                     return  # `for f in fns: jax.jit(f)(x)`: a different function each time
                 where = "in a loop"
             elif scope is not None:
+                if fresh is None and id(scope) not in repeated.value:
+                    return  # `jax.jit(model.init)(rng, x)` in a set-up function: runs once
                 where = f"every time `{_name(scope)}` runs"
             else:
                 return

@@ -29,7 +29,7 @@ class SideEffectInJit(StaticRule):
     ## Why is this bad?
     A jitted function's Python body runs once per compilation, at trace time; the
     compiled program contains only the array operations. So a `print` shows a
-    tracer (`Traced<ShapedArray(float32[])>`) once and never again, a timestamp or a
+    tracer (`JitTracer(float32[])` on jax 0.10) once and never again, a timestamp or a
     `random.random()` is frozen into the program as a constant, a file is read once
     and baked in, and a log line appears once instead of on every call.
 

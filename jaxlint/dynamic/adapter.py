@@ -114,6 +114,7 @@ class Level:
     #: primitive names of the enclosing equations, outermost first
     context: tuple[str, ...]
     parent_eqn: Any = None
+    parent: "Level | None" = None
 
 
 def walk(closed) -> Iterator[Level]:
@@ -125,7 +126,7 @@ def walk(closed) -> Iterator[Level]:
         subs = []
         for eqn in lv.jaxpr.eqns:
             for j, consts in sub_jaxprs(eqn):
-                subs.append(Level(j, consts, lv.context + (eqn.primitive.name,), eqn))
+                subs.append(Level(j, consts, lv.context + (eqn.primitive.name,), eqn, lv))
         stack.extend(reversed(subs))
 
 

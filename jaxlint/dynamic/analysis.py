@@ -72,7 +72,8 @@ class FunctionAnalysis:
 
     def consumers(self, var, jaxpr, depth: int = 0) -> list:
         """Equations that read ``var``, followed into sub-programs (jit, scan, cond)
-        when operands map positionally onto the body's inputs."""
+        when operands map positionally onto the body's inputs and the body's readers
+        have a user line (else the calling equation is the reader)."""
         out = []
         for eqn in jaxpr.eqns:
             idx = [i for i, v in enumerate(eqn.invars) if v is var]
@@ -87,6 +88,8 @@ class FunctionAnalysis:
                     for i in idx:
                         if 0 <= i - off < len(sub.invars):
                             inner += self.consumers(sub.invars[i - off], sub, depth + 1)
+            if not any(self.site(e) is not None for e in inner):
+                inner = []
             out.extend(inner or [eqn])
         return out
 
@@ -124,9 +127,15 @@ class FunctionAnalysis:
     def user_frames(self, eqn) -> list[adapter.Frame]:
         return adapter.frames(eqn.source_info)
 
-    def site(self, eqn) -> Site | None:
-        """Where the user's code made the equation (``None`` when no user frame is known)."""
-        return self.site_of_frames(self.user_frames(eqn))
+    def site(self, eqn, level: adapter.Level | None = None) -> Site | None:
+        """Where the user's code made the equation. Equations inside jax's own jitted
+        helpers (``jnp.take`` ...) have no user frame: given their ``level``, the site of
+        the enclosing call equation stands in. ``None`` when nothing is known."""
+        site = self.site_of_frames(self.user_frames(eqn))
+        while site is None and level is not None and level.parent_eqn is not None:
+            site = self.site_of_frames(self.user_frames(level.parent_eqn))
+            level = level.parent
+        return site
 
     def site_of_frames(self, frames: Sequence[adapter.Frame]) -> Site | None:
         """The innermost user frame: the project line that made the equation, even when

@@ -96,7 +96,7 @@ class HostCallbackTraced(TraceRule):
             name = adapter.primitive_name(eqn)
             if name not in adapter.CALLBACK_PRIMITIVES:
                 continue
-            site = fa.site(eqn) or fa.def_site()
+            site = fa.site(eqn, level) or fa.def_site()
             if (site.path, site.line) in seen:
                 continue
             seen.add((site.path, site.line))

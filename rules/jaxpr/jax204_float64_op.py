@@ -86,13 +86,13 @@ class Float64Op(TraceRule):
 
         wide = WIDE_FLOATS + (WIDE_INTS if self.opts["int64"] else ())
         seen: set[tuple[str, int]] = set()
-        for eqn, _ in fa.equations():
+        for eqn, level in fa.equations():
             for v in eqn.outvars:
                 aval = adapter.aval_of(v)
                 dt = adapter.dtype_name(aval)
                 if dt not in wide or (dt in WIDE_INTS and not adapter.shape_of(aval)):
                     continue
-                site = fa.site(eqn)
+                site = fa.site(eqn, level)
                 if site is None or (site.path, site.line) in seen:
                     continue
                 seen.add((site.path, site.line))

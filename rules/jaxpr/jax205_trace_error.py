@@ -17,6 +17,10 @@ HINTS = (
     ("UnexpectedTracerError", "a tracer escaped its transformation (stored in a global or an object)"),
     ("immutable", "JAX arrays are immutable: write `x = x.at[i].set(v)`"),
     ("Shapes must be 1D sequences of concrete values", "a shape depends on a traced value: make it static"),
+    ("static start/stop/step", "slice bounds must be static: use jax.lax.dynamic_slice with a static "
+                               "size, or make the bound a static argument"),
+    ("Slice entries must be static", "slice bounds must be static: use jax.lax.dynamic_slice with a static "
+                                     "size, or make the bound a static argument"),
 )
 
 
@@ -61,6 +65,9 @@ class TraceError(TraceRule):
     summary = "the jitted function fails to trace"
     fix_hint = "use jax.numpy / jax.lax control flow on traced values, or make the argument static"
     severity = Severity.ERROR
+    #: numpy-on-tracer, traced-control-flow, data-dependent-shape: the static guesses of
+    #: the errors this rule observes
+    supersedes = ("JAX104", "JAX105", "JAX111")
 
     VALID = [
         Valid(
@@ -123,7 +130,7 @@ class TraceError(TraceRule):
         first = text[0] if text else ""
         kind = type(e).__name__
         hint = next((h for key, h in HINTS if key in kind or key in first), None)
-        msg = f"tracing `{fa.qualname}` fails with {kind}: {first[:200]}"
+        msg = f"tracing `{fa.qualname}` fails with {kind}: {first[:200].rstrip('.')}"
         if hint:
             msg += f"; {hint}"
         fa.report(site or fa.def_site(), msg, data={"exception": kind})

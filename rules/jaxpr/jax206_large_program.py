@@ -79,10 +79,10 @@ class LargeProgram(TraceRule):
             return
         total = 0
         lines: Counter = Counter()
-        for eqn, _ in fa.equations():
+        for eqn, level in fa.equations():
             total += 1
             if total <= 200_000:
-                site = fa.site(eqn)
+                site = fa.site(eqn, level)
                 if site is not None:
                     lines[(site.path, site.line)] += 1
         limit = self.opts["max-equations"]

@@ -78,13 +78,13 @@ class LargeIntermediate(TraceRule):
             return
         limit = self.opts["max-bytes"]
         seen: set[tuple[str, int]] = set()
-        for eqn, _ in fa.equations():
+        for eqn, level in fa.equations():
             for v in eqn.outvars:
                 aval = adapter.aval_of(v)
                 size = adapter.nbytes(aval)
                 if size < limit:
                     continue
-                site = fa.site(eqn)
+                site = fa.site(eqn, level)
                 if site is None or (site.path, site.line) in seen:
                     continue
                 seen.add((site.path, site.line))

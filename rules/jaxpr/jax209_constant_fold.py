@@ -132,7 +132,7 @@ class ConstantFold(TraceRule):
                 eqn = producer.get(id(v))
                 if size < limit or eqn is None:
                     continue
-                site = fa.site(eqn)
+                site = fa.site(eqn, level)
                 if site is None or (site.path, site.line) in seen:
                     continue
                 seen.add((site.path, site.line))

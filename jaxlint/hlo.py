@@ -371,6 +371,7 @@ _META_RE = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)')
 _TABLE_ENTRY_RE = re.compile(r'^(\d+)\s+(.*)$')
 _ALIAS_RE = re.compile(r"\{([\d,\s]*)\}\s*:\s*\(\s*(\d+)\s*,\s*\{([\d,\s]*)\}\s*(?:,\s*([\w-]+))?\s*\)")
 _OPENERS = {"(": ")", "{": "}", "[": "]"}
+_COMMENT_RE = re.compile(r"/\*.*?\*/")
 
 
 def parse_hlo(text: str) -> HloModule:
@@ -389,7 +390,8 @@ def parse_hlo(text: str) -> HloModule:
     current: Computation | None = None
     for lineno in range(i, len(lines)):
         raw = lines[lineno]
-        line = raw.strip()
+        # long tuples carry position comments: (f32[], ..., /*index=5*/f32[10])
+        line = _COMMENT_RE.sub("", raw).strip() if "/*" in raw else raw.strip()
         if not line or line.startswith("//"):
             continue
         if current is not None:

@@ -175,3 +175,11 @@ def test_live_compile_with_the_installed_jax_parses_and_maps_lines():
     m = parse_hlo(programs.compiled("chain").as_text())
     cb = next(k for k in m.kernels() if k.opcode == "custom-call")
     assert cb.source.line == line_of("b = jax.pure_callback")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_long_tuples_with_index_comments_parse(version):
+    text = (DATA / f"many_outputs-{version}.hlo").read_text()
+    assert "/*index=5*/" in text
+    m = parse_hlo(text)
+    assert [str(s) for _, s in m.entry_outputs()] == ["f32[8,4]"] * 7

@@ -32,6 +32,10 @@ def update(state, batch, unused, lr):
     return new, batch.sum()
 
 
+def many(x):
+    return tuple(x * i for i in range(7))
+
+
 def transposed(x):
     return x.T * 2
 
@@ -52,6 +56,7 @@ PROGRAMS = {
     "update": (update, {"donate_argnums": (0, 2)}, ({"w": T, "b": T}, T, T, 0.1)),
     "donate_transposed": (transposed, {"donate_argnums": 0}, (T,)),
     "folded": (folded, {}, (S,)),
+    "many_outputs": (many, {}, (T,)),
 }
 
 

@@ -7,6 +7,7 @@ was absent, and writes the run's HTML page (one row per function, sortable).
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 
@@ -14,7 +15,7 @@ class CompileExtension:
     def add_arguments(self, p: argparse.ArgumentParser) -> None:
         p.add_argument("--report", metavar="FILE", help="with --dynamic: write an HTML page of the run (one row per "
                                                         "function: equations, constants, compile time, flops, "
-                                                        "temp memory, findings)")
+                                                        "temp memory, findings); FILE.json writes the rows as JSON")
 
     def overrides(self, args, o: dict) -> None:
         return None
@@ -36,14 +37,18 @@ class CompileExtension:
             result.notes.append(f"  configured backend `{want}` is not present: compiled for {got}; "
                                 f"findings that only hold on {want} were not reported")
         if getattr(args, "report", None):
-            from jaxlint.html_report import render_run
-
             rows = [{"path": f.path, "qualname": f.qualname, "line": f.line, "status": f.status,
-                     "reason": f.reason, "report": f.report} for f in rep.functions]
+                     "reason": f.reason, "seconds": round(f.seconds, 4), "report": f.report} for f in rep.functions]
             dynamic = [d for d in result.diagnostics if d.phase.value in ("trace", "compile")]
             out = Path(args.report)
             out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(render_run(rows, dynamic), encoding="utf-8")
+            if out.suffix == ".json":  # for CI and benchmarks
+                data = {"functions": rows, "versions": rep.versions, "diagnostics": [d.to_dict() for d in dynamic]}
+                out.write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
+            else:
+                from jaxlint.html_report import render_run
+
+                out.write_text(render_run(rows, dynamic), encoding="utf-8")
         return None
 
 

@@ -13,6 +13,7 @@ cache folder; unset: no cache), ``JAXLINT_BACKEND`` (the configured backend).
 from __future__ import annotations
 
 import os
+import time
 
 from jaxlint.compile_tier import analyse, enable_persistent_cache
 from jaxlint.dynamic import adapter
@@ -57,6 +58,7 @@ def skip_reason(fa, facts: dict) -> str | None:
 def compile_function(fa) -> None:
     if fa.traced is None or fa.jaxpr is None:
         return
+    t0 = time.perf_counter()
     facts = trace_facts(fa)
     report = {"equations": facts["equations"], "constant_bytes": sum(c["bytes"] for c in facts["constants"])}
     fa.extra["report"] = report
@@ -81,6 +83,8 @@ def compile_function(fa) -> None:
         "temp_bytes": cf.memory.get("temp_size_in_bytes"), "peak_bytes": cf.memory.get("peak_memory_in_bytes"),
         "hlo_instructions": len(cf.module.instructions), "platform": cf.platform,
         "requested_backend": cf.requested_backend,
+        # everything this tier spent on the function (rules add theirs): the benchmark's numerator
+        "tier_seconds": round(time.perf_counter() - t0, 4),
     })
 
 

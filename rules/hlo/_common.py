@@ -2,6 +2,7 @@
 through the worker's per-function analysis object."""
 from __future__ import annotations
 
+import time
 from typing import Any, Iterable
 
 from jaxlint.compile_facts import CompileFacts, Finding
@@ -34,6 +35,7 @@ class HloRule(CompileRule):
             return
         from jaxlint.dynamic.analysis import Site
 
+        t0 = time.perf_counter()
         for f in self.findings(facts):
             site = None
             if f.where is not None:
@@ -44,6 +46,9 @@ class HloRule(CompileRule):
                 if not (f.where and d.start.line == f.where.line):
                     related.append(Site(d.path, d.start.line, d.start.column).related(f"{d.code}: {d.message}"))
             fa.report(site, f.message, severity=f.severity, data=dict(f.data), related=related)
+        report = fa.extra.get("report")
+        if report is not None and "tier_seconds" in report:
+            report["tier_seconds"] = round(report["tier_seconds"] + time.perf_counter() - t0, 4)
 
 
 def _same_path(a: str, b: str) -> bool:

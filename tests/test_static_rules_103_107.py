@@ -702,7 +702,40 @@ def test_jax105_partial_keywords_bound_before_vmap_are_not_traced():
         """) == []
 
 
+def test_jax105_results_of_grad_and_vmap_transforms_are_certainly_traced():
+    diags = lint_source("""
+        import jax
+
+        @jax.jit
+        def step(params, batch):
+            loss, grads = jax.value_and_grad(loss_fn)(params, batch)
+            grad_fn = jax.grad(loss_fn)
+            g2 = grad_fn(params, batch)
+            if loss < 0.1 or g2 > 0:
+                params = params * 0.5
+            return params
+
+        def loss_fn(p, b):
+            return (p * b).sum()
+        """, select=["JAX105"])
+    assert [(d.start.line, d.severity) for d in diags] == [(8, Severity.ERROR)]
+
+
 # ------------------------------------------------------------------ JAX106 side-effect-in-jit
+def test_jax106_static_prints_can_be_left_alone():
+    src = """
+        import jax
+
+        @jax.jit
+        def f(x):
+            print("compiling f for", x.shape)
+            print("x is", x)
+            return x
+        """
+    assert lines("JAX106", src) == [5, 6]
+    assert lines("JAX106", src, **{"report-static-print": False}) == [6]
+
+
 def test_jax106_side_effects_outside_traced_code_are_clean():
     assert lines("JAX106", """
         import logging
@@ -1011,3 +1044,41 @@ def test_jax103_really_retraces_a_lambda_but_not_a_module_function():
     ns["TRACES"].clear()
     ns["with_function"](jax.numpy.ones(2))
     assert len(ns["TRACES"]) == 1
+
+
+def test_rules_survive_unusual_syntax():
+    # lint_source asserts that no rule raised; findings here are incidental
+    lint_source("""
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+
+        @jax.jit
+        async def agen(x, *a, k=lambda v=jnp.ones(2): v, **kw):
+            async with ctx() as (p, q):
+                pass
+            match x:
+                case [y, *rest] if (n := y) > 0:
+                    return n
+                case {"a": z}:
+                    return z
+            class Inner:
+                def m(self, v):
+                    nonlocal x
+                    x = v
+            del x
+            return [w for w in (yield_ := a) if (u := w)]
+
+        @jax.jit
+        def star(*xs, **kw):
+            global G
+            G, *H = xs
+            (lambda: jax.jit(lambda: 1)())()
+            try:
+                raise ValueError(np.sum(*xs))
+            except ValueError as e:
+                print(e)
+            finally:
+                jax.jit(star)(*xs)
+            return {**kw, "x": xs}[0] if xs else -xs[0]
+        """, select=RULES)

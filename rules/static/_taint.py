@@ -22,7 +22,8 @@ import ast
 import re
 from typing import Iterator
 
-from jaxlint.semantic import STATIC_ATTRS, STATIC_CALLS, FunctionInfo, ModuleModel, target_names
+from jaxlint.semantic import (DIFF_TRANSFORMS, JIT_LIKE, STATIC_ATTRS, STATIC_CALLS, TRACING_HOFS, FunctionInfo,
+                              ModuleModel, target_names)
 
 POSSIBLE, LIKELY, CERTAIN = 0, 1, 2
 
@@ -166,6 +167,18 @@ class Taint:
             return _best(*(self.culprit(v.value) for v in expr.values if isinstance(v, ast.FormattedValue)))
         return None
 
+    def _is_transformed(self, func: ast.AST) -> bool:
+        """``func`` is a jax transform of a function (inline, or a name bound once to one)."""
+        if isinstance(func, ast.Name):
+            _, bindings = self.model.lookup(func.id, self.fn)
+            if len(bindings) != 1 or not isinstance(bindings[0].value, ast.Call):
+                return False
+            func = bindings[0].value
+        if not isinstance(func, ast.Call):
+            return False
+        q = self.model.resolve_call(func)
+        return q in DIFF_TRANSFORMS or q in TRACING_HOFS or q in JIT_LIKE
+
     def _comprehension_binding(self, name: ast.Name) -> ast.comprehension | None:
         """The generator of an enclosing comprehension that binds ``name`` (comprehension
         variables have their own scope; the model keeps one set of names per function)."""
@@ -199,6 +212,11 @@ class Taint:
             return None
         if q is not None and q.startswith("numpy.") and q.rsplit(".", 1)[-1] not in STATIC_JAX_FUNCS:
             # numpy on a tracer: wrong (numpy-on-tracer), but the result stands for an array
+            found = _best(*(self.culprit(a) for a in args))
+            if found:
+                return found
+        if self._is_transformed(call.func):
+            # `jax.grad(f)(x)`, `grad_fn(x)` with `grad_fn = jax.value_and_grad(f)`: arrays out
             found = _best(*(self.culprit(a) for a in args))
             if found:
                 return found

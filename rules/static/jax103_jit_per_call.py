@@ -326,7 +326,8 @@ class JitPerCall(StaticRule):
         loop = _loop_of(model, call)
         target = call.args[0]
         kind, fresh = _describe_target(model, target, scope, loop)
-        shown = f"`{_short(ctx, call.func)}({_short(ctx, target)})`"
+        # the message text is made only when reporting: source segments cost a file split
+        shown = _Lazy(lambda: f"`{_short(ctx, call.func)}({_short(ctx, target)})`")
         if isinstance(parent, ast.Call) and parent.func is call:
             if loop is not None:
                 if isinstance(target, ast.Name) and target.id in _loop_bound(loop):
@@ -340,10 +341,10 @@ class JitPerCall(StaticRule):
                 return
             why = _RECOMPILES if fresh else _REWRAPS if fresh is False else _MAYBE
             if loop is not None:
-                msg = (f"{shown[:-1]}(...)` in a loop builds a new jit wrapper of {kind} on every iteration: {why}; "
+                msg = (f"{shown.value[:-1]}(...)` in a loop builds a new jit wrapper of {kind} on every iteration: {why}; "
                        "create the jitted function once, outside the loop")
             else:
-                msg = (f"{shown[:-1]}(...)` builds a new jit wrapper of {kind} {where}: {why}; "
+                msg = (f"{shown.value[:-1]}(...)` builds a new jit wrapper of {kind} {where}: {why}; "
                        "create the jitted function once and reuse it")
             ctx.report(call, msg, end_node=parent, fix=self._hoist_fix(ctx, call, scope),
                        data={"target": kind, "recompiles": fresh})
@@ -365,7 +366,7 @@ class JitPerCall(StaticRule):
         loop = _loop_of(model, node)
         kind = f"nested def `{node.name}`"
         self._check_bound(ctx, repeated, dec, node.name, scope, loop, kind, True,
-                          f"`@{_short(ctx, dec)}` on `{node.name}`", node)
+                          _Lazy(lambda: f"`@{_short(ctx, dec)}` on `{node.name}`"), node)
 
     def _check_bound(self, ctx, repeated, site, name, scope, loop, kind, fresh, shown, target) -> None:
         """A jit wrapper bound to ``name`` in ``scope``: flag when it is rebuilt for each use."""
@@ -379,7 +380,7 @@ class JitPerCall(StaticRule):
             if not any(_inside(model, use, loop) for use in uses):
                 return
             why = _RECOMPILES if fresh else _REWRAPS if fresh is False else _MAYBE
-            ctx.report(site, f"{shown} creates a jit wrapper of {kind} on every iteration of the loop at line "
+            ctx.report(site, f"{shown.value} creates a jit wrapper of {kind} on every iteration of the loop at line "
                              f"{loop.lineno}: {why}; create it once, before the loop",
                        data={"target": kind, "recompiles": fresh})
             return
@@ -387,7 +388,7 @@ class JitPerCall(StaticRule):
             return
         if any(_loop_of(model, use) is not None for use in uses):
             return  # created once per call, reused in a loop
-        ctx.report(site, f"{shown} creates a jit wrapper of {kind} every time `{_name(scope)}` runs, and "
+        ctx.report(site, f"{shown.value} creates a jit wrapper of {kind} every time `{_name(scope)}` runs, and "
                          f"`{_name(scope)}` is called in a loop: {_RECOMPILES}; create the jitted function "
                          "once, outside, and pass the changing values as arguments",
                    data={"target": kind, "recompiles": fresh})

@@ -22,9 +22,11 @@ class SideEffectInJit(StaticRule):
     `random` module, `open()`, and logging calls (`logging.info`, `absl.logging`,
     `logger.info` on a `logging.getLogger(...)` logger, `warnings.warn`).
 
-    Logging calls whose arguments are all static (`logging.info("compiling %s",
-    x.shape)`) are a deliberate way to log each compilation and stay clean unless
-    `report-static-logging` is set; logging a traced value is always reported.
+    A `print` of static values only (`print("compiling", x.shape)`) is reported too,
+    unless `report-static-print` is off. Logging calls whose arguments are all static
+    (`logging.info("compiling %s", x.shape)`) are a deliberate way to log each
+    compilation and stay clean unless `report-static-logging` is set; logging a traced
+    value is always reported.
 
     ## Why is this bad?
     A jitted function's Python body runs once per compilation, at trace time; the
@@ -65,6 +67,9 @@ class SideEffectInJit(StaticRule):
     summary = "a Python side effect in traced code runs once, at trace time"
     fix_hint = "use jax.debug.print / jax.random with a key; time, read files and log outside the jitted function"
     options = {
+        "report-static-print": Option(
+            True, "report `print` calls whose arguments are all static (they print once per compilation; "
+                  "turn off where trace-time prints are deliberate)", bool),
         "report-static-logging": Option(
             False, "also report logging calls whose arguments are all static (they log once per compilation)", bool),
     }
@@ -228,9 +233,11 @@ class SideEffectInJit(StaticRule):
             if traced is not None:
                 msg = (f"`{shown}(...)` in {where} prints the tracer, not the value of `{describe(traced)}`, "
                        "once at trace time; use `jax.debug.print` to print values on every call")
-            else:
+            elif self.opts["report-static-print"]:
                 msg = (f"`{shown}(...)` in {where} runs once per compilation, at trace time, not on every call; "
                        "use `jax.debug.print` to print on every call")
+            else:
+                return
             ctx.report(call, msg, data={"call": q})
         elif q in _CLOCKS:
             verb = "sleeps" if q.endswith("sleep") else "reads the clock"

@@ -372,6 +372,9 @@ _TABLE_ENTRY_RE = re.compile(r'^(\d+)\s+(.*)$')
 _ALIAS_RE = re.compile(r"\{([\d,\s]*)\}\s*:\s*\(\s*(\d+)\s*,\s*\{([\d,\s]*)\}\s*(?:,\s*([\w-]+))?\s*\)")
 _OPENERS = {"(": ")", "{": "}", "[": "]"}
 _COMMENT_RE = re.compile(r"/\*.*?\*/")
+_OPCODE_RE = re.compile(r"\s*([\w\-]+)\(")
+_ARRAY_SHAPE_RE = re.compile(r"([a-z][a-z0-9]*)\[([^\]]*)\]")
+_BARE_TYPE_RE = re.compile(r"([a-z][a-z0-9]*)")
 
 
 def parse_hlo(text: str) -> HloModule:
@@ -466,7 +469,7 @@ def _parse_instruction(line: str, computation: str) -> Instruction | None:
         return None
     is_root, name, rest = bool(m.group(1)), m.group(2).lstrip("%"), m.group(3)
     shape, pos = _read_shape(rest, 0)
-    om = re.compile(r"\s*([\w\-]+)\(").match(rest, pos)
+    om = _OPCODE_RE.match(rest, pos)
     if om is None:
         return None
     opcode = om.group(1)
@@ -507,58 +510,54 @@ def _read_shape(s: str, pos: int) -> tuple[Shape, int]:
         end = match_closer(s, pos)
         elems = tuple(parse_shape(p) for p in split_top(s[pos + 1:end]) if p.strip())
         return Shape("tuple", (), elems), end + 1
-    m = re.compile(r"([a-z][a-z0-9]*)\[([^\]]*)\]").match(s, pos)
+    m = _ARRAY_SHAPE_RE.match(s, pos)
     if m is None:
-        m2 = re.compile(r"([a-z][a-z0-9]*)").match(s, pos)  # token, opaque
+        m2 = _BARE_TYPE_RE.match(s, pos)  # token, opaque
         if m2 is None:
             raise HloParseError(f"cannot read a shape at: {s[pos:pos + 40]!r}")
         return Shape(m2.group(1)), m2.end()
-    dims = tuple(int(re.sub(r"[^0-9]", "", d) or 0) for d in m.group(2).split(",") if d.strip())
+    dims = tuple(int(d) if d.isdigit() else int(re.sub(r"[^0-9]", "", d) or 0)
+                 for d in m.group(2).split(",") if d.strip())
     end = m.end()
     if end < len(s) and s[end] == "{":  # layout
         end = match_closer(s, end) + 1
     return Shape(m.group(1), dims), end
 
 
-def _outside_strings(s: str, start: int) -> Iterator[tuple[int, str, int]]:
-    """(index, char, bracket depth after it) for each character outside string literals."""
-    depth = 0
-    in_str = False
-    j = start
-    while j < len(s):
-        c = s[j]
-        if in_str:
-            if c == "\\":
-                j += 1
-            elif c == '"':
-                in_str = False
-        elif c == '"':
-            in_str = True
-        else:
-            if c in _OPENERS:
-                depth += 1
-            elif c in ")}]":
-                depth -= 1
-            yield j, c, depth
-        j += 1
+#: the characters the bracket scanners care about; a string literal is one token
+_SCAN_RE = re.compile(r'"(?:[^"\\]|\\.)*"|[(){}\[\],]')
 
 
 def match_closer(s: str, i: int) -> int:
     """Index of the bracket closing ``s[i]``, skipping nested brackets and strings."""
-    for j, c, depth in _outside_strings(s, i):
-        if depth == 0 and c in ")}]":
-            return j
+    depth = 0
+    for m in _SCAN_RE.finditer(s, i):
+        c = m.group()
+        if c in _OPENERS:
+            depth += 1
+        elif c in ")}]":
+            depth -= 1
+            if depth == 0:
+                return m.start()
     raise HloParseError(f"unbalanced brackets in: {s[i:i + 80]!r}")
 
 
-def split_top(s: str, sep: str = ",") -> list[str]:
-    """Split at ``sep`` outside brackets and strings."""
+def split_top(s: str) -> list[str]:
+    """Split at commas outside brackets and strings."""
+    if "," not in s:
+        return [s.strip()] if s.strip() else []
     parts: list[str] = []
+    depth = 0
     start = 0
-    for j, c, depth in _outside_strings(s, 0):
-        if c == sep and depth == 0:
-            parts.append(s[start:j])
-            start = j + 1
+    for m in _SCAN_RE.finditer(s):
+        c = m.group()
+        if c in _OPENERS:
+            depth += 1
+        elif c in ")}]":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(s[start:m.start()])
+            start = m.end()
     tail = s[start:]
     if tail.strip():
         parts.append(tail)

@@ -1,7 +1,9 @@
 """Which files to check, and with which settings (nearest config file wins)."""
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,8 +59,31 @@ def display_path(p: Path, cwd: Path | None = None) -> str:
             return p.as_posix()
 
 
+def resolved(p: Path) -> Path:
+    """``p.resolve()``, or ``p.absolute()`` where it cannot be resolved: a symlink loop
+    raises RuntimeError before Python 3.13 and OSError after. Such a file is still
+    listed, so that reading it reports the problem instead of crashing discovery."""
+    try:
+        return p.resolve()
+    except (OSError, RuntimeError):
+        return p.absolute()
+
+
+def read_source(path: Path) -> bytes:
+    """A checked file's bytes. Opened non-blocking and checked to be a regular file, so
+    that a FIFO or a device named ``*.py`` raises OSError instead of hanging the run."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        with open(fd, "rb", closefd=False) as f:
+            return f.read()
+    finally:
+        os.close(fd)
+
+
 def is_excluded(path: Path, settings: Settings) -> bool:
-    absolute = path.resolve()
+    absolute = resolved(path)
     try:
         rel = absolute.relative_to(settings.root.resolve()).as_posix()
     except ValueError:
@@ -104,11 +129,11 @@ def discover(
         p = Path(raw)
         if not p.exists() and not p.is_symlink():
             raise ConfigError(f"{raw}: no such file or directory")
-        if p.is_file() or (p.is_symlink() and not p.is_dir()):
+        if not p.is_dir():  # a file, or a FIFO or broken link that reading will report
             settings = resolver.for_dir(p.parent if str(p.parent) else Path("."))
             if (force_exclude or settings.force_exclude) and is_excluded(p, settings):
                 continue
-            rp = p.resolve()
+            rp = resolved(p)
             if rp not in seen:
                 seen.add(rp)
                 tasks.append(FileTask(p.absolute(), display_path(p.absolute(), cwd), settings))
@@ -148,10 +173,7 @@ def _walk(root: Path, resolver: SettingsResolver, seen: set[Path], cwd: Path, wa
             f = d / name
             if is_excluded(f, settings):
                 continue
-            try:
-                rp = f.resolve()
-            except OSError:
-                continue
+            rp = resolved(f)
             if rp in seen:
                 continue
             seen.add(rp)

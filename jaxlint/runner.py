@@ -13,11 +13,11 @@ from jaxlint import __version__
 from jaxlint.cache import Cache, key_of
 from jaxlint.config import Settings, path_matches
 from jaxlint.diagnostic import Diagnostic
-from jaxlint.discovery import FileTask
+from jaxlint.discovery import FileTask, read_source, resolved
 from jaxlint.noqa import NoqaUsage, Suppressions, parse_suppressions
 from jaxlint.registry import ignored_by, rules_by_code, select_rules
 from jaxlint.rule import Rule, StaticRule
-from jaxlint.static import SourceError, StaticResult, check_bytes, check_text, decode_source
+from jaxlint.static import SourceError, StaticResult, check_bytes, check_text, decode_source, parse_error_diagnostic
 
 #: below this many files the pool costs more than it saves
 POOL_THRESHOLD = 12
@@ -72,9 +72,9 @@ def per_file_ignored(display: str, settings: Settings, path: Path | None = None)
     rel = display
     absolute = None
     if path is not None:
-        absolute = path.resolve().as_posix()
+        absolute = resolved(path).as_posix()
         try:
-            rel = path.resolve().relative_to(settings.root.resolve()).as_posix()
+            rel = resolved(path).relative_to(settings.root.resolve()).as_posix()
         except ValueError:
             pass
     out: list[str] = []
@@ -169,9 +169,9 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None) -
     cache = Cache(Path(cache_root) if cache_root else None)
     if text is None:
         try:
-            data = task.path.read_bytes()
+            data = read_source(task.path)
         except OSError as e:
-            return FileOutcome(task.display, [], [f"{task.display}: cannot read file: {e.strerror or e}"])
+            return _unreadable(task, e)
     else:
         data = text.encode("utf-8")
     key = key_of(__version__, task.display, settings.fingerprint(), ",".join(r.code for r in rules), data)
@@ -187,6 +187,14 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None) -
     if cache.enabled:
         cache.put("static", key, {"d": [d.to_dict() for d in kept], "e": errors, "s": result.skipped, "u": unused})
     return out
+
+
+def _unreadable(task: FileTask, e: OSError) -> FileOutcome:
+    """A file that cannot be read is a JAX100 finding, as in ruff (E902): the run goes on
+    and per-file-ignores can silence it."""
+    diag = parse_error_diagnostic(task.display, SourceError(f"cannot read file: {e.strerror or e}"))
+    kept, *_ = apply_suppressions([diag], None, per_file_ignored(task.display, task.settings, task.path))
+    return FileOutcome(task.display, kept)
 
 
 def _module_name(task: FileTask) -> str:

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import ast
 import codecs
+import contextlib
+import sys
 import re
 import tokenize
 import io
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from jaxlint.diagnostic import Diagnostic, Edit, Fix, Phase, Position, Related, Severity
 from jaxlint.rule import StaticRule
@@ -237,6 +239,25 @@ def check_text(
         tree = parse_source(text, path)
     except SourceError as e:
         return StaticResult([parse_error_diagnostic(path, e)])
+    with _analysis_stack():
+        return _check_tree(path, text, tree, rules, module_name)
+
+
+@contextlib.contextmanager
+def _analysis_stack() -> Iterator[None]:
+    """``ast.parse`` accepts nesting up to about the recursion limit (a 990-term sum is a
+    990-deep tree), and the model and rules recurse a few frames per level: analysis gets
+    five times the room, so that a file that parses is also analysed."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, min(old * 5, 10_000)))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def _check_tree(path: str, text: str, tree: ast.Module, rules: list[StaticRule],
+                module_name: str | None) -> StaticResult:
     try:
         model = ModuleModel(tree, module_name if module_name is not None else module_name_for(path))
     except RecursionError:

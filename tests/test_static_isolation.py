@@ -1,0 +1,94 @@
+"""The static phase never imports jax nor the code it checks (DESIGN §1, §5).
+
+Each test runs the real CLI entry point in a fresh interpreter on a module whose import
+would write a marker file, then reads that interpreter's ``sys.modules``.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from jaxlint.runner import POOL_THRESHOLD
+
+#: runs jaxlint.cli.main in-process, then reports the exit code and the suspicious
+#: modules of that same process
+PROBE = r"""
+import json, sys
+import jaxlint.cli
+out, report, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
+rc = jaxlint.cli.main(["check", "--no-cache", "--isolated", "--output-format", "json", "-o", report, *argv])
+mods = sorted(m for m in sys.modules
+              if m in ("jax", "jaxlib") or m.startswith(("jax.", "jaxlib.")) or "victim" in m)
+with open(out, "w") as f:
+    json.dump({"rc": rc, "modules": mods}, f)
+"""
+
+
+def victim_source(marker: Path) -> str:
+    return textwrap.dedent(
+        f"""
+        import jax
+        import numpy as np
+
+        # importing this module is a side effect the linter must never cause
+        with open({str(marker)!r}, "w") as f:
+            f.write("user code ran")
+
+        W = np.zeros((4096, 4096))
+
+        @jax.jit
+        def predict(x):
+            return x @ W
+        """
+    ).lstrip()
+
+
+def run_probe(tmp_path: Path, *argv: str, stdin: str | None = None) -> tuple[dict, list[dict]]:
+    out, report = tmp_path / "probe.json", tmp_path / "report.json"
+    # cwd holds the victims, so `import victim_...` would succeed if anything tried
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, str(out), str(report), *argv],
+        cwd=tmp_path, input=stdin, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(out.read_text()), json.loads(report.read_text())
+
+
+def test_checking_a_file_neither_runs_it_nor_imports_it_or_jax(tmp_path):
+    marker = tmp_path / "imported.marker"
+    (tmp_path / "victim_module.py").write_text(victim_source(marker))
+
+    probe, findings = run_probe(tmp_path, "victim_module.py")
+
+    assert not marker.exists()
+    assert probe["modules"] == []
+    # the file was analysed, not skipped: its captured array is reported
+    assert probe["rc"] == 1
+    assert [(f["code"], f["filename"]) for f in findings] == [("JAX101", "victim_module.py")]
+
+
+def test_files_checked_in_the_process_pool_are_not_imported_either(tmp_path):
+    marker = tmp_path / "imported.marker"
+    count = POOL_THRESHOLD + 4  # enough files for the static phase to use worker processes
+    for i in range(count):
+        (tmp_path / f"victim_{i}.py").write_text(victim_source(marker))
+
+    probe, findings = run_probe(tmp_path, "--jobs", "2", ".")
+
+    assert not marker.exists()
+    assert probe["modules"] == []
+    assert sorted(f["filename"] for f in findings) == sorted(f"victim_{i}.py" for i in range(count))
+
+
+def test_source_read_from_stdin_is_not_imported(tmp_path):
+    marker = tmp_path / "imported.marker"
+
+    probe, findings = run_probe(tmp_path, "--stdin-filename", "victim_stdin.py", "-",
+                                stdin=victim_source(marker))
+
+    assert not marker.exists()
+    assert probe["modules"] == []
+    assert [f["code"] for f in findings] == ["JAX101"]

@@ -23,6 +23,7 @@ missing attribute degrades to "no column" / "no raw stack", never to a crash.
 """
 from __future__ import annotations
 
+import functools
 import os
 import sysconfig
 from dataclasses import dataclass
@@ -151,8 +152,31 @@ def shape_of(aval) -> tuple:
 
 
 def dtype_name(aval) -> str:
-    dt = getattr(aval, "dtype", None)
+    return _dtype_name(getattr(aval, "dtype", None))
+
+
+@functools.lru_cache(maxsize=256)
+def _dtype_name(dt) -> str:
     return str(np.dtype(dt)) if dt is not None and _is_numpy_dtype(dt) else str(dt)
+
+
+def aval_key(aval) -> tuple:
+    """A cheap hashable identity of an abstract value (shape, dtype, weak type)."""
+    return (shape_of(aval), getattr(aval, "dtype", None), weak_type(aval))
+
+
+def stack_key(si) -> int | str:
+    """An identity of an equation's whole creation stack: equal for the equations one
+    source line makes on every iteration of a Python loop. jaxlib's ``Traceback`` hashes
+    by its frames (comparing two is slow, so only the 64-bit hash is kept); without
+    one, the one-line summary stands in."""
+    tb = _traceback(si)
+    if tb is not None:
+        try:
+            return hash(tb)
+        except TypeError:
+            pass
+    return summarize(si)
 
 
 def _is_numpy_dtype(dt) -> bool:
@@ -232,6 +256,7 @@ def _user_frames_private(si) -> list | None:
     return None
 
 
+@functools.lru_cache(maxsize=8192)
 def is_library_file(path: str) -> bool:
     """Frames we never report at: jax, jaxlib, jaxlint, the standard library, site-packages."""
     p = os.path.abspath(path) if path and not path.startswith("<") else path

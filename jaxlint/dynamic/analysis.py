@@ -57,13 +57,16 @@ class FunctionAnalysis:
     # set by the engine around each rule's check()
     rule: Any = None
     options: Mapping[str, Any] = field(default_factory=dict)
-    _tree: ast.Module | None = None
-    _lines: list[str] | None = None
+    _frames: dict = field(default_factory=dict)
+    _levels: list | None = None
 
     # ------------------------------------------------------------------ program
-    def levels(self) -> Iterator[adapter.Level]:
-        if self.jaxpr is not None:
-            yield from adapter.walk(self.jaxpr)
+    def levels(self) -> list[adapter.Level]:
+        if self.jaxpr is None:
+            return []
+        if self._levels is None:
+            self._levels = list(adapter.walk(self.jaxpr))
+        return self._levels
 
     def equations(self) -> Iterator[tuple[Any, adapter.Level]]:
         for lv in self.levels():
@@ -107,25 +110,20 @@ class FunctionAnalysis:
     # ------------------------------------------------------------------ source
     @property
     def source_lines(self) -> list[str]:
-        if self._lines is None:
-            try:
-                with open(self.path, encoding="utf-8", errors="replace") as f:
-                    self._lines = f.read().splitlines()
-            except OSError:
-                self._lines = []
-        return self._lines
+        return _source(self.path)[0]
 
     @property
     def tree(self) -> ast.Module | None:
-        if self._tree is None:
-            try:
-                self._tree = ast.parse("\n".join(self.source_lines))
-            except SyntaxError:
-                return None
-        return self._tree
+        return _source(self.path)[1]
 
     def user_frames(self, eqn) -> list[adapter.Frame]:
-        return adapter.frames(eqn.source_info)
+        # several rules ask for the same equation's stack, and reading it is the
+        # costliest part of a rule: compute it once per equation
+        key = id(eqn)
+        hit = self._frames.get(key)
+        if hit is None:
+            hit = self._frames[key] = (adapter.frames(eqn.source_info), eqn)
+        return hit[0]
 
     def site(self, eqn, level: adapter.Level | None = None) -> Site | None:
         """Where the user's code made the equation. Equations inside jax's own jitted
@@ -244,6 +242,21 @@ class FunctionAnalysis:
             signature=f"{self.qualname}:{rule.name}:{message.split(';')[0][:120]}",
             noqa_line=site.line,
         ))
+
+
+@functools.lru_cache(maxsize=64)
+def _source(path: str) -> tuple[list[str], ast.Module | None]:
+    """Lines and syntax tree of a file, read once per worker (every function of a
+    file shares them)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return [], None
+    try:
+        return text.splitlines(), ast.parse(text)
+    except (SyntaxError, ValueError):
+        return text.splitlines(), None
 
 
 @functools.lru_cache(maxsize=4096)

@@ -153,32 +153,25 @@ class UnrolledLoop(TraceRule):
             eqns = level.jaxpr.eqns
             if len(eqns) < min_eqns:
                 continue
-            keys, stacks = self._keys(fa, eqns)
+            keys = self._keys(eqns)
             for start, period, reps in find_repeats(keys, min_iter):
-                if period * reps < min_eqns or stacks[start] is None:
+                if period * reps < min_eqns:
                     continue
                 block = eqns[start:start + period]
-                if any(adapter.via_tree_map(e.source_info) for e in block):
+                frames = fa.user_frames(block[0])
+                if not frames or any(adapter.via_tree_map(e.source_info) for e in block):
                     continue
-                self._report(fa, eqns, start, period, reps, stacks[start], reported)
+                self._report(fa, eqns, start, period, reps, frames, reported)
 
     @staticmethod
-    def _keys(fa, eqns) -> tuple[list[int], list]:
+    def _keys(eqns) -> list[int]:
+        """Equal ints for equations with the same primitive, output avals and whole
+        creation stack (what one loop-body line makes on every iteration)."""
         from jaxlint.dynamic import adapter
 
         ids: dict = {}
-        keys, stacks = [], []
-        for i, e in enumerate(eqns):
-            frames = fa.user_frames(e)
-            if not frames:
-                keys.append(-1 - i)  # never repeats
-                stacks.append(None)
-                continue
-            stack = tuple((f.file, f.line, f.column) for f in frames)
-            k = (adapter.primitive_name(e), tuple(adapter.aval_str(v.aval) for v in e.outvars), stack)
-            keys.append(ids.setdefault(k, len(ids)))
-            stacks.append(frames)
-        return keys, stacks
+        return [ids.setdefault((adapter.primitive_name(e), tuple(adapter.aval_key(v.aval) for v in e.outvars),
+                                adapter.stack_key(e.source_info)), len(ids)) for e in eqns]
 
     def _report(self, fa, eqns, start, period, reps, frames, reported: set[int]) -> None:
         loop, site = self._loop_site(fa, frames)

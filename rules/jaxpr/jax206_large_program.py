@@ -77,17 +77,17 @@ class LargeProgram(TraceRule):
     def check(self, fa) -> None:
         if fa.jaxpr is None:
             return
-        total = 0
-        lines: Counter = Counter()
-        for eqn, level in fa.equations():
-            total += 1
-            if total <= 200_000:
-                site = fa.site(eqn, level)
-                if site is not None:
-                    lines[(site.path, site.line)] += 1
         limit = self.opts["max-equations"]
+        total = sum(1 for _ in fa.equations())
         if total <= limit:
             return
+        lines: Counter = Counter()
+        for i, (eqn, level) in enumerate(fa.equations()):
+            if i >= 200_000:  # enough to name the biggest contributors
+                break
+            site = fa.site(eqn, level)
+            if site is not None:
+                lines[(site.path, site.line)] += 1
         top = lines.most_common(3)
         from jaxlint.dynamic.analysis import Site
 

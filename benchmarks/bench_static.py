@@ -1,0 +1,305 @@
+"""Static-phase benchmark: ``jaxlint check`` against ``ast.parse`` and flake8.
+
+The corpus is real JAX-ecosystem source: pinned wheels from PyPI (jax itself, flax,
+optax, equinox, diffrax, chex), checked against pinned sha256 digests and unpacked
+once into a cache folder (``$XDG_CACHE_HOME/jaxlint-bench``, else
+``~/.cache/jaxlint-bench``) outside any git work tree, so reruns never download and
+jaxlint's gitignore handling cannot hide files.
+
+Every jaxlint run is the real CLI in a subprocess (interpreter start-up included), as a
+user or pre-commit would pay for it:
+
+* cold:  a fresh, empty ``--cache-dir`` each time;
+* warm:  the cache that the cold run filled;
+* one file: ``jaxlint check --no-cache FILE`` vs ``flake8 FILE`` on a ~300-line file
+  that imports jax (so the prefilter cannot skip it), process wall time, median.
+
+``ast.parse`` is timed in this process over the same bytes (read + parse, no
+interpreter start-up): the floor any Python-``ast`` linter stands on.
+
+Targets (docs/performance.md): cold < 0.5x flake8; warm < 3x ast.parse; one file
+< 2x flake8. ``--check`` exits 1 when one is missed.
+
+    python benchmarks/bench_static.py [--repeat 3] [--check] [--json results.json]
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+#: (distribution, version, sha256 of the py3-none-any wheel). Bumping one changes the
+#: corpus, so the numbers in docs/performance.md name these versions.
+CORPUS = (
+    ("jax", "0.10.2", "724d73c4678d8b06f6a6ab4db1b8a2fea8cd4f1e2c2564f99601634ec7b8d1c6"),
+    ("flax", "0.12.8", "807931d369cbc716fc447801ab39cd6c3c2614d573387a2319a028675dd34fe5"),
+    ("optax", "0.2.8", "e3ca2d36c99daab1800ae9dbc0545034382d6bc780b24d969e1b0df65fa31cb4"),
+    ("equinox", "0.13.8", "ca004348533cc30a63ebe8823d7dd4bb626dce17743d40bbddb89b402ef2a240"),
+    ("diffrax", "0.7.2", "1beee2f991cd049962fe3c89da28f933753aa66d80bef857533276c9f23301ed"),
+    ("chex", "0.1.92", "f34989d9bff7954edfab09fba7757e3d62404da34577bff0d253599ec5b4f93d"),
+)
+
+TARGETS = {
+    "cold_vs_flake8": 0.5,
+    "warm_vs_ast": 3.0,
+    "one_file_vs_flake8": 2.0,
+}
+
+
+def default_cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "jaxlint-bench"
+
+
+# ---------------------------------------------------------------------------- corpus
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _wheel(wheels: Path, dist: str, version: str) -> Path | None:
+    hits = sorted(wheels.glob(f"{dist}-{version}-*.whl"))
+    return hits[0] if hits else None
+
+
+def ensure_corpus(root: Path) -> Path:
+    """Download (once) and unpack (once) the pinned wheels; return the source folder."""
+    wheels = root / "wheels"
+    src = root / "src"
+    wheels.mkdir(parents=True, exist_ok=True)
+    missing = [f"{d}=={v}" for d, v, _ in CORPUS if _wheel(wheels, d, v) is None]
+    if missing:
+        print(f"downloading {', '.join(missing)} ...", file=sys.stderr)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
+             "--dest", str(wheels), *missing],
+            check=True,
+        )
+    for dist, version, digest in CORPUS:
+        whl = _wheel(wheels, dist, version)
+        if whl is None:
+            raise SystemExit(f"bench: pip did not fetch a wheel of {dist}=={version}")
+        dest = src / f"{dist}-{version}"
+        done = dest / ".unpacked"
+        if done.exists():
+            continue
+        actual = _sha256(whl)
+        if actual != digest:
+            raise SystemExit(f"bench: {whl.name}: sha256 {actual} does not match the pinned {digest}")
+        if dest.exists():
+            shutil.rmtree(dest)
+        with zipfile.ZipFile(whl) as z:
+            for name in z.namelist():
+                # only Python sources; never let a member name escape the folder
+                if name.endswith(".py") and not name.startswith("/") and ".." not in name.split("/"):
+                    z.extract(name, dest)
+        done.write_text(digest + "\n")
+    return src
+
+
+def corpus_files(src: Path) -> list[Path]:
+    return sorted(p for p in src.rglob("*.py") if p.is_file())
+
+
+# ---------------------------------------------------------------------------- timing
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JAXLINT_")}
+    # an installed tool runs from byte-compiled modules (pip compiles at install; an
+    # editable install writes __pycache__ on first use): do not time recompiling jaxlint
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def _timed(cmd: list[str], cwd: Path) -> float:
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=_env())
+    elapsed = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"bench: {' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr[-2000:]}")
+    return elapsed
+
+
+def time_ast_parse(files: list[Path]) -> float:
+    t0 = time.perf_counter()
+    for f in files:
+        try:
+            ast.parse(f.read_bytes(), filename=str(f))
+        except (SyntaxError, ValueError):
+            pass  # the time to find a file unparsable is still part of the pass
+    return time.perf_counter() - t0
+
+
+def jaxlint_cmd(target: Path, cache_dir: Path | None, output: Path) -> list[str]:
+    cmd = [sys.executable, "-m", "jaxlint", "check", "--isolated", "--output-format", "json",
+           "-o", str(output), "--exit-zero"]
+    cmd += ["--cache-dir", str(cache_dir)] if cache_dir is not None else ["--no-cache"]
+    return cmd + [str(target)]
+
+
+def flake8_cmd(target: Path) -> list[str]:
+    return [sys.executable, "-m", "flake8", "--isolated", "--exit-zero", str(target)]
+
+
+def pick_one_file(files: list[Path], lines: dict[Path, int], want: int = 300) -> Path:
+    """The file closest to ``want`` lines that imports jax (so the prefilter cannot skip it)."""
+    candidates = [f for f in files if b"import jax" in f.read_bytes()]
+    return min(candidates, key=lambda f: (abs(lines[f] - want), str(f)))
+
+
+def _flake8_available() -> bool:
+    return subprocess.run([sys.executable, "-m", "flake8", "--version"], capture_output=True,
+                          env=_env()).returncode == 0
+
+
+def run(args: argparse.Namespace) -> dict:
+    src = ensure_corpus(args.corpus_dir)
+    files = corpus_files(src)
+    lines = {f: f.read_bytes().count(b"\n") for f in files}
+    total_lines = sum(lines.values())
+    with_jax = sum(1 for f in files if b"jax" in f.read_bytes())
+    one = pick_one_file(files, lines)
+    rep = args.repeat
+    res: dict = {
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
+        "corpus": {"packages": [f"{d}=={v}" for d, v, _ in CORPUS], "files": len(files),
+                   "files_mentioning_jax": with_jax, "lines": total_lines},
+        "one_file": {"path": one.relative_to(src).as_posix(), "lines": lines[one]},
+        "repeat": rep,
+    }
+    print(f"corpus: {len(files)} files, {total_lines} lines ({with_jax} files mention jax)", file=sys.stderr)
+
+    # warm the OS page cache so the first timed pass is not the one that reads the disk
+    time_ast_parse(files)
+    res["ast_parse_s"] = statistics.median(time_ast_parse(files) for _ in range(rep))
+
+    with tempfile.TemporaryDirectory(prefix="jaxlint-bench-") as tmp:
+        t = Path(tmp)
+        out = t / "out.json"
+        _timed(jaxlint_cmd(one, None, out), src)  # untimed: writes __pycache__ where needed
+        cold, warm = [], []
+        for i in range(rep):
+            cache = t / f"cache{i}"  # fresh and empty: a cold run
+            cold.append(_timed(jaxlint_cmd(src, cache, out), src))
+        findings = json.loads(out.read_text())
+        for _ in range(rep):
+            warm.append(_timed(jaxlint_cmd(src, t / "cache0", out), src))
+        warm_findings = json.loads(out.read_text())
+        if len(warm_findings) != len(findings):
+            raise SystemExit(f"bench: warm run found {len(warm_findings)} findings, cold {len(findings)}")
+        res["jaxlint_cold_s"] = statistics.median(cold)
+        res["jaxlint_warm_s"] = statistics.median(warm)
+        res["jaxlint_findings"] = len(findings)
+        res["jaxlint_rules"] = _rule_count()
+
+        one_j = [_timed(jaxlint_cmd(one, None, out), src) for _ in range(max(5, rep))]
+        res["one_file_jaxlint_s"] = statistics.median(one_j)
+
+    if args.no_flake8 or not _flake8_available():
+        res["flake8_s"] = res["one_file_flake8_s"] = None
+    else:
+        res["flake8_s"] = statistics.median(_timed(flake8_cmd(src), src) for _ in range(args.flake8_repeat))
+        res["one_file_flake8_s"] = statistics.median(_timed(flake8_cmd(one), src) for _ in range(max(5, rep)))
+    res["ratios"] = ratios(res)
+    return res
+
+
+def _rule_count() -> int:
+    out = subprocess.run([sys.executable, "-m", "jaxlint", "rule", "--all", "--output-format", "json"],
+                         capture_output=True, text=True, env=_env())
+    try:
+        return sum(1 for r in json.loads(out.stdout) if r.get("phase") == "static" and r.get("default_enabled"))
+    except (ValueError, AttributeError, TypeError):
+        return -1
+
+
+def ratios(res: dict) -> dict:
+    r = {"warm_vs_ast": res["jaxlint_warm_s"] / res["ast_parse_s"],
+         "cold_vs_ast": res["jaxlint_cold_s"] / res["ast_parse_s"]}
+    if res["flake8_s"]:
+        r["cold_vs_flake8"] = res["jaxlint_cold_s"] / res["flake8_s"]
+        r["one_file_vs_flake8"] = res["one_file_jaxlint_s"] / res["one_file_flake8_s"]
+    return r
+
+
+def report(res: dict) -> str:
+    n = res["corpus"]["lines"]
+    rows = [
+        ("ast.parse (in-process)", res["ast_parse_s"]),
+        ("jaxlint check, cold", res["jaxlint_cold_s"]),
+        ("jaxlint check, warm", res["jaxlint_warm_s"]),
+        ("flake8", res["flake8_s"]),
+    ]
+    out = [
+        f"machine: {res['machine']['cpus']} CPUs, Python {res['machine']['python']}, {res['machine']['platform']}",
+        f"corpus: {', '.join(res['corpus']['packages'])}",
+        f"        {res['corpus']['files']} files ({res['corpus']['files_mentioning_jax']} mention jax), "
+        f"{n} lines; jaxlint: {res['jaxlint_rules']} static rules, {res['jaxlint_findings']} findings",
+        f"median of {res['repeat']} runs",
+        "",
+        f"{'pass':<26}{'seconds':>10}{'lines/s':>12}",
+    ]
+    for name, secs in rows:
+        if secs is None:
+            out.append(f"{name:<26}{'skipped':>10}")
+        else:
+            out.append(f"{name:<26}{secs:>10.2f}{n / secs:>12,.0f}")
+    one = res["one_file"]
+    out += ["", f"one file: {one['path']} ({one['lines']} lines), process wall time incl. start-up"]
+    out.append(f"{'jaxlint check --no-cache':<26}{res['one_file_jaxlint_s']:>10.3f}")
+    if res["one_file_flake8_s"] is not None:
+        out.append(f"{'flake8':<26}{res['one_file_flake8_s']:>10.3f}")
+    out += ["", f"{'ratio':<26}{'value':>10}{'target':>12}  ok"]
+    for key, value in res["ratios"].items():
+        target = TARGETS.get(key)
+        if target is None:
+            out.append(f"{key:<26}{value:>10.2f}")
+        else:
+            out.append(f"{key:<26}{value:>10.2f}{'< ' + str(target):>12}  {'yes' if value < target else 'NO'}")
+    return "\n".join(out)
+
+
+def missed_targets(res: dict) -> list[str]:
+    return [k for k, t in TARGETS.items() if k in res["ratios"] and not res["ratios"][k] < t]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--corpus-dir", type=Path, default=default_cache_root(),
+                   help="where the wheels and their sources are kept (default: %(default)s)")
+    p.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median is reported")
+    p.add_argument("--flake8-repeat", type=int, default=1, help="flake8 corpus runs (each takes ~30 s on 2 cores)")
+    p.add_argument("--no-flake8", action="store_true", help="skip the flake8 comparison")
+    p.add_argument("--json", type=Path, help="also write the results here")
+    p.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    args = p.parse_args(argv)
+    res = run(args)
+    print(report(res))
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=2) + "\n")
+    missed = missed_targets(res)
+    if missed and args.check:
+        print(f"missed targets: {', '.join(missed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

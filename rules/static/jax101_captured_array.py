@@ -242,8 +242,8 @@ class CapturedArray(StaticRule):
                     est = array_estimate(model, p.default)
                     self._report(ctx, p.default, p.name, est, None, limit, "default")
         # functools.partial-bound arrays at jit entry points
-        for node in ast.walk(ctx.tree):
-            if isinstance(node, ast.Call) and model.resolve_call(node) == "functools.partial":
+        for node in model.nodes(ast.Call):
+            if model.resolve_call(node) == "functools.partial":
                 parent = model.parent(node)
                 if not (isinstance(parent, ast.Call) and node in parent.args
                         and (model.resolve_call(parent) or "") in _JIT):

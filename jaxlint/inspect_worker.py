@@ -130,11 +130,14 @@ def run(req: dict) -> dict:
         if sum(c["bytes"] for c in constants) > (req.get("max_constant_bytes") or 64 << 20):
             out["skipped"] = "not lowered or compiled: the program holds more than 64 MiB of constants"
             return out
-        stablehlo = _stablehlo_text(traced.lower())
-        out["stablehlo"] = stablehlo
+        t1 = time.perf_counter()
+        lowered = traced.lower()
+        lower_s = time.perf_counter() - t1
+        out["stablehlo"] = _stablehlo_text(lowered)
         facts = analyse(traced, function=req["function"], file=path, line=req.get("line") or 1,
                         requested_backend=req.get("backend", "cpu"),
                         trace_facts={"equations": sum(out["equations"].values()), "constants": constants})
+        facts.lower_seconds = max(facts.lower_seconds, lower_s)  # jax reused the lowering above
         out["facts"] = facts.to_dict()
         return out
     except InputError as e:

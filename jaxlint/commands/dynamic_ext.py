@@ -98,7 +98,8 @@ class DynamicExtension:
         for t in todo:
             for r in active_rules(t.settings, tuple(levels)):
                 result.rules[r.code] = type(r)
-        result.notes.extend(report.notes(bool(getattr(args, "show_skipped", False)), levels))
+        if not report.errors:
+            result.notes.extend(report.notes(bool(getattr(args, "show_skipped", False)), levels))
         return None
 
 

@@ -519,7 +519,8 @@ def main() -> int:
     try:
         worker = Worker(out)
     except BaseException as e:
-        out.send({"event": "fatal", "reason": f"cannot start the dynamic phase: {_essence(e)}"})
+        hint = " (the dynamic phase needs jax: pip install 'jaxlint[dynamic]')" if isinstance(e, ImportError) else ""
+        out.send({"event": "fatal", "reason": f"cannot start the dynamic phase: {_essence(e)}{hint}"})
         return 3
     out.send({"event": "ready", "versions": worker.versions, "pid": os.getpid()})
     for line in proto_in:

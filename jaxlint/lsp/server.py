@@ -266,12 +266,23 @@ class JaxlintServer(LanguageServer):
             return  # a pulling client asks when it wants the result
         if doc.debounce is not None:
             doc.debounce.cancel()
-        doc.debounce = asyncio.ensure_future(self._publish_later(doc.uri))
+        doc.debounce = self._spawn(self._publish_later(doc.uri))
 
     async def _publish_later(self, uri: str) -> None:
         await asyncio.sleep(self.debounce)
         if uri in self.docs:
             self._publish(uri)
+
+    def _spawn(self, coro) -> asyncio.Task:
+        """A background task whose failure is logged, never lost (nobody awaits it)."""
+        task = asyncio.ensure_future(coro)
+
+        def done(t: asyncio.Task) -> None:
+            if not t.cancelled() and t.exception() is not None:
+                self.report_server_error(t.exception(), type(t.exception()))
+
+        task.add_done_callback(done)
+        return task
 
     def _did_save(self, params: T.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
@@ -288,7 +299,7 @@ class JaxlintServer(LanguageServer):
         if enabled and path.is_file() and not self._dynamic_unavailable:
             if doc.dynamic_task is not None:
                 doc.dynamic_task.cancel()  # stops the older run and its workers
-            doc.dynamic_task = asyncio.ensure_future(self._run_dynamic(uri, path, settings))
+            doc.dynamic_task = self._spawn(self._run_dynamic(uri, path, settings))
 
     def _did_close(self, params: T.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
@@ -569,10 +580,12 @@ class JaxlintServer(LanguageServer):
         if progress:
             self.work_done_progress.begin(token, T.WorkDoneProgressBegin(
                 title="jaxlint: dynamic analysis", message=path.name, cancellable=False))
-        saved = path.read_text(encoding="utf-8", errors="replace")
         cmd = dynamic.command(path, settings, self.settings.overrides, self.settings.explicit, self.settings.isolated)
         end = "cancelled"
         try:
+            end = "failed"
+            saved = path.read_text(encoding="utf-8", errors="replace")
+            end = "cancelled"
             outcome = await dynamic.run(cmd, settings.root, dynamic.timeout_for(settings))
             end = f"{len(outcome.diagnostics)} finding(s)" if outcome.error is None else f"failed: {outcome.error}"
         finally:

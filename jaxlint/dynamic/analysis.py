@@ -228,6 +228,8 @@ class FunctionAnalysis:
         payload = {"function": self.qualname, **dict(data or {}), **dict(self.versions)}
         if self.spec:
             payload.setdefault("inputs", self.spec.get("source", "?"))
+            if "symbolic" in self.extra:
+                payload.setdefault("shapes", "symbolic" if self.extra["symbolic"] else "concrete")
         self.diagnostics.append(Diagnostic(
             code=rule.code,
             name=rule.name,

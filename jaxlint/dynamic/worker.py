@@ -455,6 +455,7 @@ class Worker:
                 scope = export.SymbolicScope()
             except Exception:  # jax.export missing a dependency (0.4.38 without absl)
                 symbolic = False
+                fa.extra["symbolic"] = False
         if symbolic:
             try:
                 args, kwargs = trace_args(original, spec, dims, True, scope)
@@ -465,7 +466,7 @@ class Worker:
             except InputError:
                 raise
             except Exception:  # inconclusive with symbolic shapes: use concrete sizes
-                pass
+                fa.extra["symbolic"] = False
         args, kwargs = trace_args(original, spec, dims, False)
         try:
             fa.traced = fa.jitted.trace(*args, **kwargs)

@@ -73,6 +73,21 @@ class FunctionAnalysis:
             for eqn in lv.jaxpr.eqns:
                 yield eqn, lv
 
+    def outputs_by_line(self, keep) -> Iterator[tuple[Any, Any, Site]]:
+        """(equation, output aval, site) of the first output per user source line for
+        which ``keep(aval)`` holds: one finding per line, however many equations it made."""
+        seen: set[tuple[str, int]] = set()
+        for eqn, level in self.equations():
+            for v in eqn.outvars:
+                aval = adapter.aval_of(v)
+                if not keep(aval):
+                    continue
+                site = self.site(eqn, level)
+                if site is not None and (site.path, site.line) not in seen:
+                    seen.add((site.path, site.line))
+                    yield eqn, aval, site
+                break
+
     def consumers(self, var, jaxpr, depth: int = 0) -> list:
         """Equations that read ``var``, followed into sub-programs (jit, scan, cond)
         when operands map positionally onto the body's inputs and the body's readers

@@ -85,19 +85,13 @@ class Float64Op(TraceRule):
         from jaxlint.dynamic import adapter
 
         wide = WIDE_FLOATS + (WIDE_INTS if self.opts["int64"] else ())
-        seen: set[tuple[str, int]] = set()
-        for eqn, level in fa.equations():
-            for v in eqn.outvars:
-                aval = adapter.aval_of(v)
-                dt = adapter.dtype_name(aval)
-                if dt not in wide or (dt in WIDE_INTS and not adapter.shape_of(aval)):
-                    continue
-                site = fa.site(eqn, level)
-                if site is None or (site.path, site.line) in seen:
-                    continue
-                seen.add((site.path, site.line))
-                fa.report(site, f"`{adapter.primitive_name(eqn)}` produces {adapter.aval_str(aval)}: 64-bit "
-                                f"math is slow on accelerators; use float32 (or pass dtype= explicitly)",
-                          data={"dtype": dt, "shape": list(adapter.shape_of(aval)),
-                                "primitive": adapter.primitive_name(eqn)})
-                break
+
+        def is_wide(aval) -> bool:
+            dt = adapter.dtype_name(aval)
+            return dt in WIDE_FLOATS or (dt in wide and bool(adapter.shape_of(aval)))
+
+        for eqn, aval, site in fa.outputs_by_line(is_wide):
+            fa.report(site, f"`{adapter.primitive_name(eqn)}` produces {adapter.aval_str(aval)}: 64-bit "
+                            f"math is slow on accelerators; use float32 (or pass dtype= explicitly)",
+                      data={"dtype": adapter.dtype_name(aval), "shape": list(adapter.shape_of(aval)),
+                            "primitive": adapter.primitive_name(eqn)})

@@ -77,19 +77,9 @@ class LargeIntermediate(TraceRule):
         if fa.jaxpr is None:
             return
         limit = self.opts["max-bytes"]
-        seen: set[tuple[str, int]] = set()
-        for eqn, level in fa.equations():
-            for v in eqn.outvars:
-                aval = adapter.aval_of(v)
-                size = adapter.nbytes(aval)
-                if size < limit:
-                    continue
-                site = fa.site(eqn, level)
-                if site is None or (site.path, site.line) in seen:
-                    continue
-                seen.add((site.path, site.line))
-                fa.report(site, f"`{adapter.primitive_name(eqn)}` makes a {adapter.aval_str(aval)} value of "
-                                f"{format_bytes(size)} (upper bound: XLA may fuse it away)",
-                          data={"bytes": size, "shape": list(adapter.shape_of(aval)),
-                                "dtype": adapter.dtype_name(aval), "primitive": adapter.primitive_name(eqn)})
-                break
+        for eqn, aval, site in fa.outputs_by_line(lambda a: adapter.nbytes(a) >= limit):
+            size = adapter.nbytes(aval)
+            fa.report(site, f"`{adapter.primitive_name(eqn)}` makes a {adapter.aval_str(aval)} value of "
+                            f"{format_bytes(size)} (upper bound: XLA may fuse it away)",
+                      data={"bytes": size, "shape": list(adapter.shape_of(aval)),
+                            "dtype": adapter.dtype_name(aval), "primitive": adapter.primitive_name(eqn)})

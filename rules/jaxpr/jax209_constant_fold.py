@@ -2,11 +2,17 @@ from __future__ import annotations
 
 from jaxlint.rule import Invalid, Option, TraceRule, Valid
 
-#: Primitives that only move or restate constant data (XLA keeps them cheap: a splat
-#: stays a broadcast); a chain of only these is not worth reporting.
-CHEAP = frozenset({
-    "broadcast_in_dim", "iota", "convert_element_type", "reshape", "squeeze", "expand_dims",
-    "transpose", "copy", "copy_p", "slice", "concatenate", "pad", "rev", "select_n",
+#: Primitives whose folding costs real compile time (arithmetic over every element,
+#: contractions, transforms, scatters). A constant chain without one of them (data
+#: movement, comparisons, selects: causal masks, ``jnp.eye``) stays quiet: XLA folds or
+#: simplifies those cheaply, and they are common idioms.
+HEAVY = frozenset({
+    "dot_general", "conv_general_dilated", "fft", "scatter", "scatter-add", "scatter_add", "scatter_mul",
+    "scatter_min", "scatter_max", "gather", "dynamic_update_slice", "sort", "cumsum", "cumprod", "cummax",
+    "cummin", "cumlogsumexp", "exp", "exp2", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh",
+    "logistic", "pow", "sqrt", "rsqrt", "cbrt", "erf", "erf_inv", "lgamma", "digamma", "atan2",
+    "triangular_solve", "cholesky", "eig", "eigh", "lu", "qr", "svd", "random_bits", "threefry2x32",
+    "rng_bit_generator",
 })
 
 
@@ -16,9 +22,9 @@ class ConstantFold(TraceRule):
     Finds large arrays (at least `max-bytes`) that the traced program computes
     entirely from constants: `jnp.ones(big).at[0].set(1)`, an FFT or a matmul of a
     captured array, `jnp.arange(n) ** 2` with a big static `n`. It reports the line
-    that produces the value where it meets the function's real inputs. Plain
-    broadcasts, `iota` and dtype conversions of constants are not reported (XLA keeps
-    them cheap).
+    that produces the value where it meets the function's real inputs. Constant chains
+    of only data movement, comparisons and selects (`jnp.zeros(n)`, causal masks,
+    `jnp.eye(n)`) are not reported: XLA folds or simplifies those cheaply.
 
     ## Why is this bad?
     XLA evaluates constant subexpressions at compile time and embeds the result in the
@@ -66,7 +72,8 @@ class ConstantFold(TraceRule):
 
             @jax.jit  # jaxlint: args=(f32[1024, 1024],)
             def f(x):
-                return x * jnp.ones((1024, 1024)) + 1
+                causal = jnp.tril(jnp.ones((1024, 1024), bool))
+                return jnp.where(causal, x, 0.0) + jnp.eye(1024) + jnp.ones((1024, 1024))
             """
         ),
         Valid(
@@ -114,7 +121,7 @@ class ConstantFold(TraceRule):
                 if adapter.sub_jaxprs(eqn) or adapter.primitive_name(eqn) in adapter.CALLBACK_PRIMITIVES:
                     continue  # calls and loops: not folded as a whole
                 if all(adapter.is_literal(v) or id(v) in const for v in ins):
-                    heavy = adapter.primitive_name(eqn) not in CHEAP or any(id(v) in costly for v in ins)
+                    heavy = adapter.primitive_name(eqn) in HEAVY or any(id(v) in costly for v in ins)
                     for o in eqn.outvars:
                         const.add(id(o))
                         producer[id(o)] = eqn

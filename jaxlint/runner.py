@@ -57,7 +57,9 @@ _RULES_CACHE: dict[str, list[StaticRule]] = {}
 
 
 def active_rules(settings: Settings, phases: Sequence[str] = ("static",)) -> list[Rule]:
-    key = f"{id(settings)}:{','.join(phases)}"
+    # keyed on what decides the rule set (not id(): a long-lived process, such as the
+    # language server, reuses ids of settings it has dropped)
+    key = f"{settings.fingerprint()}:{','.join(phases)}"
     rules = _RULES_CACHE.get(key)
     if rules is None:
         classes = select_rules(settings.select, settings.extend_select, settings.ignore, phases)

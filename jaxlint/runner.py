@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -229,6 +228,9 @@ def run_static(tasks: list[FileTask], cache_root: Path | None, jobs: int = 0,
     else:
         jobs = jobs or (os.cpu_count() or 1)
         if jobs > 1 and len(tasks) >= POOL_THRESHOLD:
+            # imported here: multiprocessing costs a one-file run (pre-commit, editors) ~5 ms
+            from concurrent.futures import ProcessPoolExecutor
+
             chunks = max(1, min(16, len(tasks) // (jobs * 4)))
             with ProcessPoolExecutor(max_workers=jobs) as ex:
                 outcomes = list(ex.map(_check_in_worker, [(t, root) for t in tasks], chunksize=chunks))

@@ -88,6 +88,24 @@ FAULTS = {
                 x = x * 2 + 1
             return x
     """,
+    "lifts_the_cap.py": """
+        import resource
+        import time
+        import numpy as np
+        import jax
+
+        # the address-space cap is a soft limit: code can lift it; the pool's
+        # resident-memory watch (the only cap on accelerator backends) still stops it
+        resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        chunks = []
+        for _ in range(40):
+            chunks.append(np.ones((64 << 20) // 8))
+            time.sleep(0.05)
+
+        @jax.jit  # jaxlint: args=(f32[4],)
+        def f(x):
+            return x
+    """,
     "oom_in_trace.py": """
         import jax
         import numpy as np
@@ -105,7 +123,7 @@ def fault_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("faults")
     (root / "pyproject.toml").write_text(
         "[tool.jaxlint]\n[tool.jaxlint.dynamic]\nenabled = true\nfunction-timeout = 4\n"
-        "file-timeout = 8\nmemory-limit-mb = 3072\n"
+        "file-timeout = 8\nmemory-limit-mb = 1536\n"
     )
     (root / "good.py").write_text(GOOD.lstrip("\n"))
     for name, src in FAULTS.items():
@@ -140,6 +158,7 @@ def test_faults_do_not_stop_the_other_files(fault_run):
     ("too_big.py", 3, "out of memory"),
     ("oom_in_trace.py", 6, "out of memory"),
     ("hangs_in_trace.py", 5, "timed out after 4 s"),
+    ("lifts_the_cap.py", None, "used more memory than memory-limit-mb = 1536 MiB"),
 ])
 def test_each_fault_is_an_analysis_failed_finding_at_the_users_line(fault_run, filename, line, reason):
     _, out, _ = fault_run

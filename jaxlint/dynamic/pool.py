@@ -126,6 +126,14 @@ class _Proc:
         except OSError:
             return 0
 
+    def rss_mb(self) -> float:
+        """Resident memory of the worker (Linux ``/proc``; 0 where unavailable)."""
+        try:
+            with open(f"/proc/{self.p.pid}/statm", "rb") as f:
+                return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / (1 << 20)
+        except (OSError, ValueError, IndexError):
+            return 0.0
+
     def kill(self, dump: bool) -> None:
         if self.p.poll() is None:
             if dump and hasattr(signal, "SIGUSR1"):
@@ -166,7 +174,9 @@ def worker_env(settings: DynamicSettings) -> dict:
     env = dict(os.environ)
     backend = settings.backend
     env["JAX_PLATFORMS"] = {"gpu": "cuda"}.get(backend, backend)
-    env["JAXLINT_MEMORY_LIMIT_MB"] = str(settings.memory_limit_mb)
+    # an address-space cap breaks accelerator runtimes (they reserve huge virtual ranges):
+    # on CPU the worker caps itself; on every backend the pool also watches resident memory
+    env["JAXLINT_MEMORY_LIMIT_MB"] = str(settings.memory_limit_mb if backend == "cpu" else 0)
     env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # many workers share one GPU
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     if settings.x64 is not None:
@@ -281,7 +291,8 @@ class Pool:
                 deadlines = [min(p.step_deadline, p.job.deadline) for p in live if p.job is not None]
                 deadlines += [p.started + STARTUP_TIMEOUT for p in live if not p.ready]
                 timeout = max(0.0, min(deadlines) - now) if deadlines else 1.0
-                ready, _, _ = select.select(live, [], [], min(timeout, 5.0))
+                watch = 0.5 if self.settings.memory_limit_mb > 0 else 5.0
+                ready, _, _ = select.select(live, [], [], min(timeout, watch))
                 for p in ready:
                     events = p.read_events()
                     if events is None:
@@ -301,7 +312,11 @@ class Pool:
                                                f"{STARTUP_TIMEOUT:.0f} s")
                     if p.job is None:
                         continue
-                    if now > p.job.deadline:
+                    limit_mb = self.settings.memory_limit_mb
+                    if limit_mb > 0 and p.rss_mb() > limit_mb:
+                        self._crashed(p, results, pending,
+                                      f"used more memory than memory-limit-mb = {limit_mb} MiB and was stopped")
+                    elif now > p.job.deadline:
                         self._crashed(p, results, pending,
                                       f"timed out: the file took longer than file-timeout = {self.settings.file_timeout:g} s",
                                       whole_file=True)

@@ -8,8 +8,8 @@ value?*, *where was this name bound?*
 
 Why ``ast`` and not libcst for analysis: on this machine libcst's parser is ~4.4x
 slower than ``ast.parse`` and its position metadata costs ~3x the parse again; the
-static phase has to run on every keystroke and every commit. libcst is used where a
-concrete syntax tree matters: rewriting code for fixes (see ``jaxlint.fixes``).
+static phase has to run on every keystroke and every commit. Fixes are text edits on
+1-based line/character positions (see ``jaxlint.fixes``), as in ruff.
 """
 from __future__ import annotations
 

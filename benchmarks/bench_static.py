@@ -186,39 +186,53 @@ def run(args: argparse.Namespace) -> dict:
     }
     print(f"corpus: {len(files)} files, {total_lines} lines ({with_jax} files mention jax)", file=sys.stderr)
 
+    use_flake8 = not args.no_flake8 and _flake8_available()
+    res["load_before"] = _load()
     # warm the OS page cache so the first timed pass is not the one that reads the disk
     time_ast_parse(files)
-    res["ast_parse_s"] = statistics.median(time_ast_parse(files) for _ in range(rep))
-
+    # The two sides of each ratio alternate, run for run: the machine is shared, and a
+    # change in its load during the benchmark then weighs on both sides alike.
     with tempfile.TemporaryDirectory(prefix="jaxlint-bench-") as tmp:
         t = Path(tmp)
         out = t / "out.json"
         _timed(jaxlint_cmd(one, None, out), src)  # untimed: writes __pycache__ where needed
-        cold, warm = [], []
+        cold, flake = [], []
         for i in range(rep):
-            cache = t / f"cache{i}"  # fresh and empty: a cold run
-            cold.append(_timed(jaxlint_cmd(src, cache, out), src))
+            cold.append(_timed(jaxlint_cmd(src, t / f"cache{i}", out), src))  # fresh, empty cache
+            if use_flake8 and i < args.flake8_repeat:
+                flake.append(_timed(flake8_cmd(src), src))
         findings = json.loads(out.read_text())
+        warm, parse = [], []
         for _ in range(rep):
             warm.append(_timed(jaxlint_cmd(src, t / "cache0", out), src))
+            parse.append(time_ast_parse(files))
         warm_findings = json.loads(out.read_text())
         if len(warm_findings) != len(findings):
             raise SystemExit(f"bench: warm run found {len(warm_findings)} findings, cold {len(findings)}")
-        res["jaxlint_cold_s"] = statistics.median(cold)
-        res["jaxlint_warm_s"] = statistics.median(warm)
-        res["jaxlint_findings"] = len(findings)
-        res["jaxlint_rules"] = _rule_count()
-
-        one_j = [_timed(jaxlint_cmd(one, None, out), src) for _ in range(max(5, rep))]
-        res["one_file_jaxlint_s"] = statistics.median(one_j)
-
-    if args.no_flake8 or not _flake8_available():
-        res["flake8_s"] = res["one_file_flake8_s"] = None
-    else:
-        res["flake8_s"] = statistics.median(_timed(flake8_cmd(src), src) for _ in range(args.flake8_repeat))
-        res["one_file_flake8_s"] = statistics.median(_timed(flake8_cmd(one), src) for _ in range(max(5, rep)))
+        one_j, one_f = [], []
+        for _ in range(max(5, rep)):
+            one_j.append(_timed(jaxlint_cmd(one, None, out), src))
+            if use_flake8:
+                one_f.append(_timed(flake8_cmd(one), src))
+    res["ast_parse_s"] = statistics.median(parse)
+    res["jaxlint_cold_s"] = statistics.median(cold)
+    res["jaxlint_warm_s"] = statistics.median(warm)
+    res["jaxlint_findings"] = len(findings)
+    res["jaxlint_rules"] = _rule_count()
+    res["one_file_jaxlint_s"] = statistics.median(one_j)
+    res["flake8_s"] = statistics.median(flake) if flake else None
+    res["one_file_flake8_s"] = statistics.median(one_f) if one_f else None
+    res["load_after"] = _load()
     res["ratios"] = ratios(res)
     return res
+
+
+def _load() -> list[float] | None:
+    """The 1/5/15-minute load averages: how busy the (shared) machine was."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
 
 
 def _rule_count() -> int:
@@ -252,7 +266,7 @@ def report(res: dict) -> str:
         f"corpus: {', '.join(res['corpus']['packages'])}",
         f"        {res['corpus']['files']} files ({res['corpus']['files_mentioning_jax']} mention jax), "
         f"{n} lines; jaxlint: {res['jaxlint_rules']} static rules, {res['jaxlint_findings']} findings",
-        f"median of {res['repeat']} runs",
+        f"median of {res['repeat']} runs; load average before {res['load_before']}, after {res['load_after']}",
         "",
         f"{'pass':<26}{'seconds':>10}{'lines/s':>12}",
     ]

@@ -111,6 +111,8 @@ def array_estimate(model: ModuleModel, expr: ast.AST | None) -> dict | None:
         return None
     q = model.resolve_call(expr)
     if q is None:
+        if isinstance(expr.func, ast.Attribute) and _is_numpy_rng(model, expr.func.value):
+            return _rng_estimate(model, expr)
         if isinstance(expr.func, ast.Attribute) and expr.func.attr in ("astype", "reshape", "copy", "transpose"):
             inner = array_estimate(model, expr.func.value)
             if inner and expr.func.attr == "astype" and expr.args:
@@ -179,6 +181,48 @@ def array_estimate(model: ModuleModel, expr: ast.AST | None) -> dict | None:
     itemsize = itemsize or default_item
     return {"bytes": math.prod(shape) * itemsize, "shape": shape, "source": q, "itemsize": itemsize,
             "splat": name in ("zeros", "ones", "full", "empty")}
+
+
+#: numpy random generator objects: ``np.random.default_rng(0)``, ``RandomState(0)``.
+_RNG_FACTORIES = {"numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator"}
+#: Generator / RandomState sampling methods: position of their ``size`` argument
+#: (``None``: the dimensions are the positional arguments, as in ``randn(3, 4)``).
+_RNG_METHODS = {
+    "normal": 2, "uniform": 2, "integers": 2, "randint": 2, "standard_normal": 0, "random": 0,
+    "random_sample": 0, "exponential": 1, "laplace": 2, "rand": None, "randn": None,
+}
+
+
+def _is_numpy_rng(model: ModuleModel, expr: ast.AST, depth: int = 0) -> bool:
+    """``expr`` is a numpy random generator: a factory call, or a name bound once to one."""
+    if isinstance(expr, ast.Call):
+        return model.resolve_call(expr) in _RNG_FACTORIES
+    if isinstance(expr, ast.Name) and depth < 4:
+        _, bindings = model.lookup(expr.id, model.function_of(expr))
+        return (len(bindings) == 1 and bindings[0].kind == "assign"
+                and _is_numpy_rng(model, bindings[0].value, depth + 1))
+    return False
+
+
+def _rng_estimate(model: ModuleModel, call: ast.Call) -> dict | None:
+    """``rng.normal(size=(784, 2048))`` and the like: numpy's modern random API."""
+    method = call.func.attr  # type: ignore[attr-defined]
+    if method not in _RNG_METHODS:
+        return None
+    pos = _RNG_METHODS[method]
+    kw = {k.arg: k.value for k in call.keywords if k.arg}
+    if pos is None:
+        dims = [static_int(model, a) for a in call.args]
+        shape = tuple(dims) if dims and all(d is not None for d in dims) else None
+    else:
+        size = kw.get("size") or (call.args[pos] if len(call.args) > pos else None)
+        shape = static_shape(model, size)
+    itemsize = dtype_bytes(model, kw.get("dtype")) or 8  # float64 / int64 unless told
+    text = ast.unparse(call.func)
+    source = text if len(text) <= 48 else method
+    if shape is None:
+        return {"bytes": None, "shape": None, "source": source, "itemsize": itemsize, "unknown_shape": True}
+    return {"bytes": math.prod(shape) * itemsize, "shape": shape, "source": source, "itemsize": itemsize}
 
 
 def _literal_bytes(node: ast.AST) -> int:

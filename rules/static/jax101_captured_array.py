@@ -99,6 +99,19 @@ class CapturedArray(StaticRule):
                 return x @ W
             """
         ),
+        Valid(
+            """
+            import jax
+            import numpy as np
+            rng = np.random.default_rng(0)
+            NOISE = rng.normal(size=(16, 16)).astype(np.float32)
+            SCALE = rng.uniform()
+
+            @jax.jit
+            def f(x):
+                return x + NOISE * SCALE
+            """
+        ),
     ]
     INVALID = [
         Invalid(
@@ -199,6 +212,21 @@ class CapturedArray(StaticRule):
             """,
             options={"max-bytes": 1024},
             line=7,
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+            import numpy as np
+            rng = np.random.default_rng(0)
+            FEATURES = rng.normal(size=(784, 2048)).astype(np.float32)
+
+            @jax.jit
+            def featurize(x):
+                return jnp.cos(x @ FEATURES)
+            """,
+            line=9,
+            message="6.1 MiB array (784x2048 from `rng.normal`)",
         ),
     ]
 

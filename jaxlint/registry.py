@@ -25,6 +25,15 @@ def rules_by_code() -> dict[str, type[Rule]]:
     return {r.code: r for r in all_rules()}
 
 
+@functools.lru_cache(maxsize=None)
+def rule_for_role(role: str) -> type[Rule]:
+    """The rule whose findings the engine makes itself for ``role`` (``Rule.role``)."""
+    found = [r for r in all_rules() if r.role == role]
+    if len(found) != 1:
+        raise LookupError(f"{len(found)} rules declare role {role!r}; the engine needs exactly one")
+    return found[0]
+
+
 def rule_by_selector(sel: str) -> type[Rule] | None:
     """A single rule by exact code or name."""
     for r in all_rules():

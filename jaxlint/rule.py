@@ -9,12 +9,11 @@ sees an output format.
 """
 from __future__ import annotations
 
-import ast
 import inspect
 import re
 import textwrap
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterable, Iterator, Mapping
+from typing import Any, ClassVar, Iterable, Iterator, Mapping
 
 from jaxlint.diagnostic import Applicability, Phase, Severity
 
@@ -26,6 +25,10 @@ DOC_SECTIONS = (
     "Options",
     "References",
 )
+
+#: Engine roles (see ``Rule.role``): the engine finds these rules by role, never by code.
+PARSE_ERROR = "parse-error"  # a file that cannot be read or parsed
+ANALYSIS_FAILED = "analysis-failed"  # code the dynamic phase could not import or trace
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,12 @@ class Rule:
     default_enabled: ClassVar[bool] = True
     fixable: ClassVar[Applicability | None] = None
     options: ClassVar[Mapping[str, Option]] = {}
+    #: Codes of rules whose finding at the same line this rule's finding replaces
+    #: (a measured dynamic finding supersedes the static guess).
+    supersedes: ClassVar[tuple[str, ...]] = ()
+    #: Set on a rule whose findings the engine itself makes (``PARSE_ERROR``,
+    #: ``ANALYSIS_FAILED``): its ``check`` is never called.
+    role: ClassVar[str | None] = None
     VALID: ClassVar[list[Valid]] = []
     INVALID: ClassVar[list[Invalid]] = []
 
@@ -187,6 +196,15 @@ class TraceRule(Rule):
 
     phase = Phase.TRACE
     markers = ()
+    #: A finding of this rule means the function is not worth compiling; the text says
+    #: why ("a program above the equation budget").
+    skip_compile_reason: ClassVar[str | None] = None
+    #: Findings carry ``data["bytes"]`` of constants that compiling would bake in or
+    #: fold: above the compile tier's constant budget the function is not compiled.
+    constant_finding: ClassVar[bool] = False
+    #: The key under which this rule's findings reach the compile rules as trace facts
+    #: (``CompileFacts.trace[key]``: a list of ``{"file", "line", **data}``).
+    trace_fact: ClassVar[str | None] = None
 
     def check(self, fa: Any) -> Iterable[Any]:
         raise NotImplementedError

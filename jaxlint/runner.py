@@ -191,7 +191,7 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None) -
 
 
 def _unreadable(task: FileTask, e: OSError) -> FileOutcome:
-    """A file that cannot be read is a JAX100 finding, as in ruff (E902): the run goes on
+    """A file that cannot be read is a parse-error finding, as in ruff (E902): the run goes on
     and per-file-ignores can silence it."""
     diag = parse_error_diagnostic(task.display, SourceError(f"cannot read file: {e.strerror or e}"))
     kept, *_ = apply_suppressions([diag], None, per_file_ignored(task.display, task.settings, task.path))

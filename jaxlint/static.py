@@ -5,7 +5,6 @@ Never imports jax and never imports or runs the checked code.
 from __future__ import annotations
 
 import ast
-import codecs
 import contextlib
 import sys
 import re
@@ -15,10 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from jaxlint.diagnostic import Diagnostic, Edit, Fix, Phase, Position, Related, Severity
-from jaxlint.rule import StaticRule
+from jaxlint.rule import PARSE_ERROR, StaticRule
 from jaxlint.semantic import ModuleModel
-
-PARSE_ERROR_CODE = "JAX100"
 
 
 class SourceError(Exception):
@@ -60,18 +57,11 @@ def parse_source(text: str, filename: str) -> ast.Module:
     try:
         return ast.parse(text, filename=filename, type_comments=False)
     except SyntaxError as e:
-        line = e.lineno or 1
-        col = e.offset or 1
-        msg = e.msg
-        return _raise(SourceError(f"syntax error: {msg}", line, max(col, 1)))
+        raise SourceError(f"syntax error: {e.msg}", e.lineno or 1, max(e.offset or 1, 1)) from None
     except (RecursionError, MemoryError):
         raise SourceError("expression nesting too deep to parse", 1, 1) from None
     except ValueError as e:
         raise SourceError(f"cannot parse: {e}", 1, 1) from None
-
-
-def _raise(e: Exception):  # pragma: no cover - helper for one-line raise in return
-    raise e
 
 
 class LineIndex:
@@ -195,9 +185,9 @@ def module_name_for(path: str) -> str:
 
 
 def parse_error_diagnostic(path: str, err: SourceError) -> Diagnostic:
-    from jaxlint.registry import rules_by_code
+    from jaxlint.registry import rule_for_role
 
-    rule = rules_by_code()[PARSE_ERROR_CODE]
+    rule = rule_for_role(PARSE_ERROR)
     pos = Position(err.line, err.column)
     return Diagnostic(
         code=rule.code,
@@ -265,7 +255,7 @@ def _check_tree(path: str, text: str, tree: ast.Module, rules: list[StaticRule],
     ctx = StaticContext(path, text, tree, model, LineIndex(text))
     errors: list[tuple[str, str]] = []
     for rule in rules:
-        if rule.code == PARSE_ERROR_CODE:
+        if rule.role is not None:  # the engine makes these findings itself
             continue
         ctx.rule = type(rule)
         ctx.options = rule.opts

@@ -217,6 +217,31 @@ def lookup(x):
 """
 
 
+LONG_PROGRAM = """
+import jax
+import jax.numpy as jnp
+
+# jaxlint: args=(f32[8],)
+@jax.jit
+def long_fn(x):
+    for _ in range(2000):
+        x = jnp.sin(x) * 2.0 + 1.0
+    return x
+"""
+
+UNROLLED = """
+import jax
+import jax.numpy as jnp
+
+# jaxlint: args=(f32[16,16],)
+@jax.jit
+def simulate(x):
+    for _ in range(20):
+        x = jnp.tanh(x @ x) * 0.5 + x
+    return x
+"""
+
+
 def test_check_compile_run_wires_cache_report_skips_and_one_message_per_problem(tmp_path):
     import re
     import shutil
@@ -228,7 +253,11 @@ def test_check_compile_run_wires_cache_report_skips_and_one_message_per_problem(
     for f in examples.glob("*.py"):
         shutil.copy(f, proj / f.name)
     (proj / "big.py").write_text(BIG_CONSTANT.lstrip())
-    (proj / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX2", "JAX3"]\n')
+    (proj / "long.py").write_text(LONG_PROGRAM.lstrip())
+    (proj / "unrolled.py").write_text(UNROLLED.lstrip())
+    # every compile is "slow": JAX303 then names the trace tier's unrolled loops
+    (proj / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX2", "JAX3"]\n'
+                                         '[tool.jaxlint.rules.slow-compile]\nmax-seconds = 0\n')
     cache, report = tmp_path / "cache", tmp_path / "run.html"
     proc = run_cli("check", "--dynamic", "--compile", "--cache-dir", str(cache), "--report", str(report),
                    "--output-format", "concise", ".", cwd=proj, timeout=600)
@@ -249,6 +278,13 @@ def test_check_compile_run_wires_cache_report_skips_and_one_message_per_problem(
     assert ("big.py", line("big.py", "return x * TABLE"), "JAX201") in found
     assert not any(f[0] == "big.py" and f[2].startswith("JAX3") for f in found)
     assert "lookup: not compiled: 76 MiB of constants" in proc.stdout
+    # a trace finding that declares skip_compile_reason (JAX206) keeps the function from XLA
+    assert "long_fn: not compiled: the trace tier found a program above the equation budget (JAX206" in proc.stdout
+    assert not any(f[0] == "long.py" and f[2].startswith("JAX3") for f in found)
+    # JAX202's findings reach JAX303 as the "loops" trace fact
+    loop = line("unrolled.py", "for _ in range(20)")
+    assert re.search(rf"^unrolled\.py:\d+:\d+: JAX303 .*an unrolled loop at line {loop} \(20 iterations\)",
+                     proc.stdout, re.M), proc.stdout
     # jax's persistent compilation cache lives under jaxlint's cache
     assert any((cache / "xla").iterdir())
     page = report.read_text()

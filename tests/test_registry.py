@@ -1,7 +1,7 @@
 import re
 
-from jaxlint.registry import all_rules, select_rules
-from jaxlint.rule import DOC_SECTIONS
+from jaxlint.registry import all_rules, rule_for_role, rules_by_code, select_rules
+from jaxlint.rule import ANALYSIS_FAILED, DOC_SECTIONS, PARSE_ERROR
 
 
 def test_codes_and_names_are_unique():
@@ -15,6 +15,19 @@ def test_codes_follow_the_tier_scheme():
         assert re.fullmatch(r"JAX[1-3][0-9]{2}", r.code), r.code
         tier = {"1": "static", "2": "trace", "3": "compile"}[r.code[3]]
         assert r.phase.value == tier, r.code
+
+
+def test_each_engine_role_is_taken_by_exactly_one_rule_of_the_right_tier():
+    assert rule_for_role(PARSE_ERROR).phase.value == "static"
+    assert rule_for_role(ANALYSIS_FAILED).phase.value == "trace"
+    assert {r.role for r in all_rules()} == {None, PARSE_ERROR, ANALYSIS_FAILED}
+
+
+def test_superseded_codes_name_rules_of_an_earlier_tier():
+    by_code = rules_by_code()
+    for r in all_rules():
+        for c in r.supersedes:
+            assert c in by_code and c < r.code, (r.code, c)
 
 
 def test_names_are_kebab_case_and_name_the_pattern():

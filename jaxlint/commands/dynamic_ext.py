@@ -52,7 +52,7 @@ class DynamicExtension:
             result.notes.append("Dynamic phase skipped: code read from stdin cannot be imported.")
             return None
         from jaxlint.config import ConfigError
-        from jaxlint.dynamic.driver import ANALYSIS_FAILED, run_dynamic, supersede
+        from jaxlint.dynamic.driver import run_dynamic, supersede
         from jaxlint.runner import active_rules, apply_suppressions, per_file_ignored
 
         if args.signatures is not None and not Path(args.signatures).is_file():
@@ -60,7 +60,8 @@ class DynamicExtension:
         levels = ["trace"] + (["compile"] if any(t.settings.dynamic.compile for t in todo) else [])
 
         def rules_of(settings):
-            return [r for r in active_rules(settings, tuple(levels)) if r.code != ANALYSIS_FAILED]
+            # role rules' findings are made by the engine, not by a check in the worker
+            return [r for r in active_rules(settings, tuple(levels)) if r.role is None]
 
         from jaxlint.commands.check import default_cache_dir
 

@@ -153,15 +153,24 @@ def _fix_listing(applied: dict[str, Counter], verb: str) -> str:
 
 
 # ------------------------------------------------------------------------ add-noqa
+def _unparsed_paths(result) -> set[str]:
+    """Files the static phase could not parse (their findings say nothing of the rest)."""
+    from jaxlint.registry import rule_for_role
+    from jaxlint.rule import PARSE_ERROR
+
+    code = rule_for_role(PARSE_ERROR).code
+    return {d.path for d in result.diagnostics if d.code == code}
+
+
 def _add_noqa(tasks, result) -> int:
     from jaxlint.fixes import add_noqa_text, read_source, write_source
     from jaxlint.registry import rules_by_code
     from jaxlint.rule import StaticRule
-    from jaxlint.static import PARSE_ERROR_CODE, SourceError
+    from jaxlint.static import SourceError
 
     by_code = rules_by_code()
     wanted: dict[str, dict[int, set[str]]] = {}
-    broken = {d.path for d in result.diagnostics if d.code == PARSE_ERROR_CODE}
+    broken = _unparsed_paths(result)
     for d in result.diagnostics:
         rule = by_code.get(d.code)
         # findings about noqa comments themselves are answered by editing the comment
@@ -218,12 +227,11 @@ def _write_baseline(path: Path, result) -> int:
 def _apply_baseline(args, tasks, result) -> None:
     from jaxlint.baseline import Baseline, compare, key_path
     from jaxlint.registry import select_rules
-    from jaxlint.static import PARSE_ERROR_CODE
 
     path = Path(args.baseline)
     baseline = Baseline.load(path)
     base_dir, cwd = path.resolve().parent, Path.cwd()
-    broken = {d.path for d in result.diagnostics if d.code == PARSE_ERROR_CODE}
+    broken = _unparsed_paths(result)
     # staleness is judged only for static rules: the dynamic phase may skip a function
     static_codes: dict[int, frozenset[str]] = {}
     judged: dict[str, frozenset[str]] = {}

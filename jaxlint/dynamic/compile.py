@@ -22,13 +22,17 @@ from jaxlint.dynamic.worker import register_analyser
 #: compile nothing whose constants (baked in, or that XLA would fold) exceed this: a
 #: 100 MB captured array lowers to 200 MB of text and compiles for seconds (JAX_FACTS)
 MAX_CONSTANT_BYTES = 64 << 20
-#: trace findings that say the program is above a budget whatever its constants
-SKIP_ON = {"JAX206": "a program above the equation budget"}
-CONSTANT_CODES = ("JAX201", "JAX209")
+
+
+def _rule_of(d):
+    from jaxlint.registry import rules_by_code
+
+    return rules_by_code().get(d.code)
 
 
 def trace_facts(fa) -> dict:
-    """What the compile rules may quote from the trace tier."""
+    """What the compile rules may quote from the trace tier: its equations and constants,
+    and the findings of every rule that declares a ``trace_fact`` key."""
     equations = sum(len(lv.jaxpr.eqns) for lv in fa.levels())
     constants = []
     for var, _value, _lv in adapter.constant_inputs(fa.jaxpr):
@@ -36,17 +40,21 @@ def trace_facts(fa) -> dict:
         n = adapter.nbytes(aval)
         if n >= 1024:
             constants.append({"shape": list(adapter.shape_of(aval)), "dtype": adapter.dtype_name(aval), "bytes": n})
-    loops = [{"file": d.path, "line": d.start.line, "iterations": d.data.get("iterations"),
-              "equations": d.data.get("equations")}
-             for d in fa.diagnostics if d.code == "JAX202"]
-    return {"equations": equations, "constants": constants, "loops": loops}
+    facts: dict = {"equations": equations, "constants": constants}
+    for d in fa.diagnostics:
+        key = getattr(_rule_of(d), "trace_fact", None)
+        if key is not None:
+            facts.setdefault(key, []).append({**(d.data or {}), "file": d.path, "line": d.start.line})
+    return facts
 
 
 def skip_reason(fa, facts: dict) -> str | None:
     for d in fa.diagnostics:
-        if d.code in SKIP_ON:
-            return f"not compiled: the trace tier found {SKIP_ON[d.code]} ({d.code} at line {d.start.line})"
-        if d.code in CONSTANT_CODES and int((d.data or {}).get("bytes") or 0) > MAX_CONSTANT_BYTES:
+        rule = _rule_of(d)
+        why = getattr(rule, "skip_compile_reason", None)
+        if why is not None:
+            return f"not compiled: the trace tier found {why} ({d.code} at line {d.start.line})"
+        if getattr(rule, "constant_finding", False) and int((d.data or {}).get("bytes") or 0) > MAX_CONSTANT_BYTES:
             return (f"not compiled: {int(d.data['bytes']) >> 20} MiB of constants ({d.code} at line "
                     f"{d.start.line}) would make XLA slow and large")
     total = sum(c["bytes"] for c in facts["constants"])

@@ -26,7 +26,6 @@ from jaxlint.dynamic import project, signatures
 from jaxlint.dynamic.pool import FileJob, Pool, WorkerStartError
 from jaxlint.jitmap import EntryPoint
 
-ANALYSIS_FAILED = "JAX200"
 _ENV_KEYS = ("XLA_FLAGS", "JAX_ENABLE_X64", "JAX_USE_SIMPLIFIED_JAXPR_CONSTANTS", "JAX_DEFAULT_DTYPE_BITS",
              "JAX_NUMPY_DTYPE_PROMOTION")
 
@@ -424,9 +423,10 @@ def _assemble(fp: FilePlan, value: dict, report: DynamicReport) -> None:
 
 
 def failure_diagnostic(path: str, line: int, message: str, module: str, qualname: str | None) -> Diagnostic:
-    from jaxlint.registry import rules_by_code
+    from jaxlint.registry import rule_for_role
+    from jaxlint.rule import ANALYSIS_FAILED
 
-    rule = rules_by_code()[ANALYSIS_FAILED]
+    rule = rule_for_role(ANALYSIS_FAILED)
     pos = Position(int(line), 1)
     return Diagnostic(code=rule.code, name=rule.name, message=message, path=path, start=pos, end=pos,
                       severity=rule.severity, phase=Phase.TRACE,
@@ -444,8 +444,8 @@ def supersede(static: list[Diagnostic], dynamic: list[Diagnostic]) -> tuple[list
     by_code = rules_by_code()
     covered: set[tuple[str, int, str]] = set()
     for d in dynamic:
-        codes = getattr(by_code.get(d.code), "supersedes", ())
-        for c in codes:
+        rule = by_code.get(d.code)
+        for c in rule.supersedes if rule is not None else ():
             covered.add((d.path, d.start.line, c))
             for r in d.related:
                 covered.add((r.path, r.start.line, c))

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from jaxlint.diagnostic import Severity
-from jaxlint.rule import Invalid, TraceRule, Valid
+from jaxlint.rule import ANALYSIS_FAILED, Invalid, TraceRule, Valid
 
 
 class AnalysisFailed(TraceRule):
@@ -50,6 +50,7 @@ class AnalysisFailed(TraceRule):
     summary = "the dynamic phase could not import or trace this code"
     fix_hint = "keep module import free of side effects; put script code under `if __name__ == '__main__':`"
     severity = Severity.ERROR
+    role = ANALYSIS_FAILED
 
     VALID = [
         Valid(

@@ -52,6 +52,7 @@ class LargeConstant(TraceRule):
     summary = "a large array is baked into the traced program as a constant"
     fix_hint = "pass the array as an argument of the jitted function instead of closing over it"
     supersedes = ("JAX101",)
+    constant_finding = True
     options = {
         "max-bytes": Option(1 << 20, "constants of at least this many bytes are reported", int, 1),
     }

@@ -56,6 +56,7 @@ class UnrolledLoop(TraceRule):
     summary = "a Python loop was unrolled into many copies of its body in the traced program"
     fix_hint = "use jax.lax.fori_loop / jax.lax.scan (dependent iterations) or jax.vmap (independent ones)"
     supersedes = ("JAX102",)
+    trace_fact = "loops"  # the compile tier names unrolled loops among a slow compile's causes
     options = {
         "min-iterations": Option(8, "report blocks repeated at least this many times", int, 2),
         "min-equations": Option(32, "and only when the copies hold at least this many equations in all", int, 1),

@@ -42,6 +42,7 @@ class LargeProgram(TraceRule):
     name = "large-program"
     summary = "the traced program has too many equations"
     fix_hint = "vectorize, or replace Python loops with jax.lax.scan / fori_loop / vmap"
+    skip_compile_reason = "a program above the equation budget"
     options = {
         "max-equations": Option(5000, "report programs with more equations than this", int, 1),
     }

@@ -60,6 +60,7 @@ class ConstantFold(TraceRule):
     name = "constant-fold"
     summary = "a large array is computed from constants only, so XLA folds it at compile time"
     fix_hint = "compute the array once outside the jitted function and pass it as an argument"
+    constant_finding = True
     options = {
         "max-bytes": Option(1 << 20, "report constant-only values of at least this many bytes", int, 1),
     }

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from jaxlint.diagnostic import Severity
-from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.rule import PARSE_ERROR, Invalid, StaticRule, Valid
 
 
 class ParseError(StaticRule):
@@ -36,6 +36,7 @@ class ParseError(StaticRule):
     summary = "the file cannot be parsed as Python"
     fix_hint = "fix the syntax error or the file's encoding"
     severity = Severity.ERROR
+    role = PARSE_ERROR
 
     VALID = [Valid("import jax\n\ndef f(x):\n    return x\n")]
     INVALID = [

@@ -806,3 +806,32 @@ def test_real_jax_confirms_what_the_messages_say(claims):
     assert claims["JAX108 list static"] == "ValueError"
     assert claims["JAX108 stale self"] == [1.0, 1.0]  # the new attribute value is ignored
     assert claims["JAX114 reuse"] is True  # one key, two draws: the same numbers
+
+
+def test_jax109_callback_under_a_traced_condition_is_still_reported():
+    # a Python `if` on a tracer is not an opt-in flag (JAX105 reports the `if` itself)
+    assert lines("JAX109", """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x):
+            if jnp.any(x < 0):
+                jax.debug.print("negative {}", x)
+            return x
+        """) == [7]
+
+
+def test_jax109_a_branch_also_called_directly_is_reported():
+    assert lines("JAX109", """
+        import jax
+
+        def warn(x):
+            jax.debug.print("bad {}", x)
+            return x
+
+        @jax.jit
+        def f(x):
+            x = jax.lax.cond(x.sum() < 0, warn, lambda v: v, x)
+            return warn(x)
+        """) == [4]

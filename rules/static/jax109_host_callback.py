@@ -31,7 +31,11 @@ class HostCallback(StaticRule):
     `lax.fori_loop`, `lax.while_loop` or `lax.map` (or in a function called from one)
     is reported with a higher severity: it runs on every iteration.
 
-    Callbacks outside traced code are plain Python calls and are not reported.
+    Callbacks outside traced code are plain Python calls and are not reported, nor
+    are callbacks that are plainly deliberate: under an `if` on a Python flag
+    (`if verbose:`, `if self.debug:`, `if log_level > 1:`) or in a branch of
+    `lax.cond` / `lax.switch` (`lax.cond(bad, lambda: jax.debug.print(...), ...)`
+    prints only when asked to).
 
     ## Why is this bad?
     A callback stops the compiled program, copies its operands to the host, runs
@@ -104,6 +108,31 @@ class HostCallback(StaticRule):
             def f(x):
                 debug_print("shape", x.shape)
                 return x
+            """
+        ),
+        Valid(
+            """
+            import jax
+
+            def make_update(verbose: bool = False):
+                @jax.jit
+                def update(x):
+                    if verbose:
+                        jax.debug.print("x = {}", x)
+                    return x * 0.5
+
+                return update
+            """
+        ),
+        Valid(
+            """
+            import jax
+            from jax import lax
+
+            @jax.jit
+            def step(x):
+                lax.cond(x.sum() < 0, lambda: jax.debug.print("negative sum {}", x), lambda: None)
+                return x + 1
             """
         ),
     ]
@@ -181,7 +210,7 @@ class HostCallback(StaticRule):
                 if not isinstance(node, ast.Call):
                     continue
                 q = model.resolve_call(node)
-                if q not in CALLBACKS:
+                if q not in CALLBACKS or _deliberate(model, fn, node):
                     continue
                 name = fn.name if not isinstance(fn.node, ast.Lambda) else "a lambda"
                 loop = in_loop.get(fn)
@@ -193,6 +222,40 @@ class HostCallback(StaticRule):
                            f"stops, copies its operands to Python and cannot fuse across the call")
                 ctx.report(node, msg, severity=Severity.WARNING if loop else None,
                            data={"callback": q, "loop": loop})
+
+
+#: Traced-by reasons of a function that is only a branch of a conditional.
+BRANCH_REASONS = ("cond@", "switch@")
+
+
+def _deliberate(model: ModuleModel, fn: FunctionInfo, call: ast.Call) -> bool:
+    """The callback is opt-in: its function is only ever a ``cond``/``switch`` branch,
+    or the call sits under an ``if`` on a Python flag (a library's ``verbose`` option,
+    a debug switch). Left-over debugging prints are unconditional."""
+    if fn.traced_by and all(r.startswith(BRANCH_REASONS) for r in fn.traced_by):
+        return True
+    child: ast.AST = call
+    for anc in model.ancestors(call):
+        if anc is fn.node:
+            break
+        if isinstance(anc, ast.If) and child in anc.body and _is_flag(anc.test) \
+                and not model.is_traced_expr(anc.test, fn):
+            return True
+        child = anc
+    return False
+
+
+def _is_flag(test: ast.expr) -> bool:
+    """A name, an attribute, or a comparison of one with literals: a setting, not data."""
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return True
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _is_flag(test.operand)
+    if isinstance(test, ast.BoolOp):
+        return all(_is_flag(v) for v in test.values)
+    if isinstance(test, ast.Compare):
+        return _is_flag(test.left) and all(isinstance(c, ast.Constant) for c in test.comparators)
+    return False
 
 
 def _loop_bodies(model: ModuleModel) -> dict[FunctionInfo, str]:

@@ -1,9 +1,10 @@
 """The compile tier inside a worker: lower + compile a traced function, measure it.
 
-Imports jax lazily: only worker processes call into here. Uses public jax APIs only
+Imports jax lazily: only worker processes call into here. Uses public jax APIs
 (``Traced.lower``, ``Lowered.compile``, ``as_text``, ``cost_analysis``,
 ``memory_analysis``, ``args_info``, ``out_info``, ``input_shardings``); where they
-differ between versions the difference is normalised in ``jaxlint.compile_facts``.
+differ between versions the difference is normalised in ``jaxlint.compile_facts``;
+argument names come through the version adapter (``jaxlint.dynamic.adapter``).
 """
 from __future__ import annotations
 
@@ -127,11 +128,9 @@ def _platform(compiled) -> tuple[str, str]:
 
 
 def _arg_names(traced) -> list[str] | None:
-    try:
-        names = traced.jaxpr.jaxpr.debug_info.arg_names
-        return list(names) if names is not None else None
-    except AttributeError:
-        return None
+    from jaxlint.dynamic import adapter
+
+    return adapter.arg_names(traced.jaxpr)
 
 
 def _args(lowered, names: list[str] | None, facts: CompileFacts) -> list[ArgFact]:

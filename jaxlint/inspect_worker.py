@@ -22,9 +22,10 @@ def _essence(e: BaseException) -> str:
 
 def _jaxpr_rows(closed, path: str) -> list[dict]:
     """The pretty-printed jaxpr, one row per text line, with each equation's user line."""
-    text = closed.jaxpr.pretty_print(source_info=True, name_stack=False)
+    from jaxlint.dynamic import adapter
+
     rows = []
-    for line in str(text).splitlines():
+    for line in adapter.jaxpr_text(closed).splitlines():
         body, sep, comment = line.partition(" # ")
         if not sep and line.rstrip().endswith("#"):
             body, comment = line.rstrip()[:-1], ""

@@ -17,8 +17,9 @@ Version table (observed on CPU; see ``../shared/JAX_FACTS.md``):
 | ``jax.debug.print`` primitive | ``debug_callback``             | ``debug_callback``    | ``debug_print``?           | ``debug_print``         |
 
 Private names used: ``jax._src.source_info_util.user_frames`` (columns of user
-frames) and the jaxlib ``Traceback.frames`` attribute of ``SourceInfo.traceback``
-(the raw stack, to see ``tree_map`` between user frames). Both are wrapped so that a
+frames), the jaxlib ``Traceback.frames`` attribute of ``SourceInfo.traceback``
+(the raw stack, to see ``tree_map`` between user frames), ``Jaxpr.debug_info``
+(argument names) and ``Jaxpr.pretty_print``'s options (``jaxlint inspect``). Both are wrapped so that a
 missing attribute degrades to "no column" / "no raw stack", never to a crash.
 """
 from __future__ import annotations
@@ -302,6 +303,22 @@ def summarize(si) -> str:
         return source_info_util.summarize(si)
     except Exception:  # pragma: no cover
         return "?"
+
+
+def jaxpr_text(closed) -> str:
+    """The jaxpr as jax prints it, each equation followed by ``# file:line:col (fn)``.
+    The printing options are keyword arguments of a private pretty-printer."""
+    return str(closed.jaxpr.pretty_print(source_info=True, name_stack=False))
+
+
+def arg_names(closed) -> list[str] | None:
+    """Flat argument names jax recorded while tracing (``x``, ``params['w']``), if any.
+    ``Jaxpr.debug_info`` is not public API and its shape has changed between versions."""
+    try:
+        names = closed.jaxpr.debug_info.arg_names
+    except AttributeError:
+        return None
+    return list(names) if names is not None else None
 
 
 # ---------------------------------------------------------------------------- constants

@@ -355,10 +355,12 @@ def apply_overrides(s: Settings, o: Mapping[str, Any]) -> Settings:
     return replace(s, **changes) if changes else s
 
 
-def path_matches(rel_posix: str, pattern: str, absolute: str | None = None) -> bool:
+def path_matches(rel_posix: str, pattern: str, absolute: str | None = None, entry_only: bool = False) -> bool:
     """ruff-like matching: a pattern matches the path, any parent, or the basename.
     An absolute pattern (see ``_anchored``) is matched against ``absolute``, the
-    file's absolute posix path."""
+    file's absolute posix path. ``entry_only``: only the path and its basename, for an
+    entry met while walking a folder (its parents below the walked folder were matched
+    when walked; the folders above an explicitly given path are not matched, as in ruff)."""
     if _is_absolute(pattern):
         if absolute is None:
             return False
@@ -368,7 +370,9 @@ def path_matches(rel_posix: str, pattern: str, absolute: str | None = None) -> b
         return True
     parts = rel_posix.split("/")
     if "/" not in pattern:
-        return any(fnmatch.fnmatchcase(p, pattern) for p in parts)
+        return any(fnmatch.fnmatchcase(p, pattern) for p in (parts[-1:] if entry_only else parts))
+    if entry_only:
+        return False
     for i in range(1, len(parts)):
         if fnmatch.fnmatchcase("/".join(parts[:i]), pattern):
             return True

@@ -82,14 +82,14 @@ def read_source(path: Path) -> bytes:
         os.close(fd)
 
 
-def is_excluded(path: Path, settings: Settings) -> bool:
+def is_excluded(path: Path, settings: Settings, entry_only: bool = False) -> bool:
     absolute = resolved(path)
     try:
         rel = absolute.relative_to(settings.root.resolve()).as_posix()
     except ValueError:
         rel = path.as_posix()
     for pat in tuple(settings.exclude) + tuple(settings.extend_exclude):
-        if path_matches(rel, pat, absolute.as_posix()):
+        if path_matches(rel, pat, absolute.as_posix(), entry_only):
             return True
     return False
 
@@ -119,8 +119,9 @@ def discover(
     force_exclude: bool = False,
     warnings: list[str] | None = None,
 ) -> list[FileTask]:
-    """Expand paths to Python files. Explicit files are checked even when excluded
-    unless ``force_exclude`` (pre-commit passes files one by one)."""
+    """Expand paths to Python files. Explicit files and folders are checked even when
+    excluded unless ``force_exclude`` (pre-commit passes files one by one); excludes
+    apply to what is found below an explicit folder, as in ruff."""
     warnings = warnings if warnings is not None else []
     cwd = Path.cwd()
     seen: set[Path] = set()
@@ -137,6 +138,9 @@ def discover(
             if rp not in seen:
                 seen.add(rp)
                 tasks.append(FileTask(p.absolute(), display_path(p.absolute(), cwd), settings))
+            continue
+        outer = resolver.for_dir(p.parent if str(p.parent) else Path("."))
+        if (force_exclude or outer.force_exclude) and is_excluded(p, outer):
             continue
         tasks.extend(_walk(p, resolver, seen, cwd, warnings))
     return tasks
@@ -163,7 +167,7 @@ def _walk(root: Path, resolver: SettingsResolver, seen: set[Path], cwd: Path, wa
         keep = []
         for name in sorted(dirnames):
             sub = d / name
-            if is_excluded(sub, settings):
+            if is_excluded(sub, settings, entry_only=True):
                 continue
             keep.append(name)
         dirnames[:] = keep
@@ -171,7 +175,7 @@ def _walk(root: Path, resolver: SettingsResolver, seen: set[Path], cwd: Path, wa
             if not name.endswith(PY_SUFFIXES):
                 continue
             f = d / name
-            if is_excluded(f, settings):
+            if is_excluded(f, settings, entry_only=True):
                 continue
             rp = resolved(f)
             if rp in seen:

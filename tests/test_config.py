@@ -270,6 +270,27 @@ def test_explicit_excluded_file_is_checked_unless_force_exclude(tmp_path):
     assert run_cli("check", "--show-files", "legacy/old.py", cwd=tmp_path).stdout.split() == []
 
 
+def test_explicit_folder_inside_an_excluded_folder_is_walked_unless_force_exclude(tmp_path):
+    # ruff's rule: excludes apply below an explicit folder, not to the folders above it
+    _tree(tmp_path, {"build/proj/m.py": "import jax\n", "build/proj/dist/gen.py": "import jax\n",
+                     "venv/lib/site-packages/pkg/a.py": "import jax\n"})
+    assert run_cli("check", "--show-files", ".", cwd=tmp_path).stdout.split() == []
+    assert run_cli("check", "--show-files", "build/proj", cwd=tmp_path).stdout.split() == ["build/proj/m.py"]
+    assert run_cli("check", "--show-files", "--isolated", "venv/lib/site-packages/pkg",
+                   cwd=tmp_path).stdout.split() == ["venv/lib/site-packages/pkg/a.py"]
+    assert run_cli("check", "--show-files", "--force-exclude", "build/proj", cwd=tmp_path).stdout.split() == []
+
+
+def test_paths_with_no_python_files_warn_instead_of_passing_silently(tmp_path):
+    _tree(tmp_path, {"notes/readme.txt": "x\n", "legacy/old.py": "import jax\n",
+                     "pyproject.toml": '[tool.jaxlint]\nextend-exclude = ["legacy"]\n'})
+    r = run_cli("check", "notes", cwd=tmp_path)
+    assert r.returncode == 0 and "no Python files found" in r.stderr
+    r = run_cli("check", "--force-exclude", "legacy/old.py", cwd=tmp_path)
+    assert r.returncode == 0 and "no Python files found" in r.stderr
+    assert "no Python files" not in run_cli("check", "legacy/old.py", cwd=tmp_path).stderr
+
+
 def test_show_files_skips_what_git_ignores(tmp_path):
     _tree(tmp_path, {".gitignore": "ignored.py\n", "kept.py": "import jax\n", "ignored.py": "import jax\n"})
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)

@@ -134,6 +134,9 @@ def run(args) -> int:
                 paths = ["."]
         warnings: list[str] = []
         tasks = discover(paths, resolver, force_exclude=args.force_exclude, warnings=warnings)
+        if not tasks and args.paths:
+            # as ruff does: an empty run that says "All checks passed!" hides a wrong path or exclude
+            warnings.append("no Python files found under the given paths (excluded, or not .py/.pyi)")
         for w in warnings:
             print(f"jaxlint: warning: {w}", file=sys.stderr)
     tasks = _select_tasks(args, tasks)

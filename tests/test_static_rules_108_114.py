@@ -835,3 +835,23 @@ def test_jax109_a_branch_also_called_directly_is_reported():
             x = jax.lax.cond(x.sum() < 0, warn, lambda v: v, x)
             return warn(x)
         """) == [4]
+
+
+def test_jax109_jitted_function_defined_only_when_a_flag_is_set_is_deliberate():
+    assert lines("JAX109", """
+        import jax
+
+        def build(profile):
+            if profile is not None:
+                @jax.jit
+                def kernel(x):
+                    jax.debug.callback(profile.dump, x)
+                    return x
+                return kernel
+
+            @jax.jit
+            def plain(x):
+                jax.debug.callback(print, x)
+                return x
+            return plain
+        """) == [13]

@@ -33,7 +33,8 @@ class HostCallback(StaticRule):
 
     Callbacks outside traced code are plain Python calls and are not reported, nor
     are callbacks that are plainly deliberate: under an `if` on a Python flag
-    (`if verbose:`, `if self.debug:`, `if log_level > 1:`) or in a branch of
+    (`if verbose:`, `if self.debug:`, `if log_level > 1:`, also around the jitted
+    function's definition) or in a branch of
     `lax.cond` / `lax.switch` (`lax.cond(bad, lambda: jax.debug.print(...), ...)`
     prints only when asked to).
 
@@ -234,13 +235,13 @@ def _deliberate(model: ModuleModel, fn: FunctionInfo, call: ast.Call) -> bool:
     a debug switch). Left-over debugging prints are unconditional."""
     if fn.traced_by and all(r.startswith(BRANCH_REASONS) for r in fn.traced_by):
         return True
+    # the `if` may also enclose the jitted function's definition (`if profile: @jax.jit def ...`)
     child: ast.AST = call
     for anc in model.ancestors(call):
-        if anc is fn.node:
-            break
-        if isinstance(anc, ast.If) and child in anc.body and _is_flag(anc.test) \
-                and not model.is_traced_expr(anc.test, fn):
-            return True
+        if isinstance(anc, ast.If) and child in anc.body and _is_flag(anc.test):
+            scope = model.function_of(anc)
+            if scope is None or not scope.traced or not model.is_traced_expr(anc.test, scope):
+                return True
         child = anc
     return False
 

@@ -203,14 +203,6 @@ class Finding:
     key: str = ""
 
 
-def human_bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(n) < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} GiB"  # pragma: no cover
-
-
 def to_diagnostic(rule: Any, f: Finding, facts: CompileFacts, display=None) -> Diagnostic:
     """A finding as the one diagnostic type; ``display(abs_path)`` gives the shown path."""
     show = display or (lambda p: p)

@@ -17,7 +17,6 @@ import ast
 import difflib
 import io
 import os
-import re
 import tokenize
 import warnings
 from dataclasses import dataclass, field, replace
@@ -25,11 +24,10 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Position
+from jaxlint.textutil import LINE_BREAK, line_starts, split_lines
 
 #: passes over one file before giving up (a fix that keeps re-creating work)
 MAX_ITERATIONS = 10
-
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 def applies(d: Diagnostic, unsafe: bool) -> bool:
@@ -52,7 +50,7 @@ class _Offsets:
 
     def __init__(self, text: str) -> None:
         self.size = len(text)
-        self.starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        self.starts = line_starts(text)
 
     def __call__(self, p: Position) -> int:
         if p.line < 1:
@@ -65,7 +63,7 @@ class _Offsets:
 
 
 def _newline_of(text: str) -> str:
-    m = _NEWLINE.search(text)
+    m = LINE_BREAK.search(text)
     return m.group() if m else "\n"
 
 
@@ -77,7 +75,7 @@ def _spans(text: str, fix_edits: Sequence[Edit], offsets: _Offsets) -> list[tupl
         a, b = offsets(e.start), offsets(e.end)
         if b < a:
             return None
-        content = e.content if nl == "\n" else _NEWLINE.sub(nl, e.content)
+        content = e.content if nl == "\n" else LINE_BREAK.sub(nl, e.content)
         spans.append((a, b, content))
     spans.sort(key=lambda s: (s[0], s[1]))
     for (a1, b1, _), (a2, b2, _) in zip(spans, spans[1:]):
@@ -221,7 +219,7 @@ def line_map(before: str, after: str) -> Callable[[int], int]:
     """Where each 1-based line of ``before`` is in ``after``: for findings that cannot
     be re-checked after a fix (the dynamic phase's). A changed line maps to its
     replacement, a deleted one to the line that follows it."""
-    a, b = _NEWLINE.split(before), _NEWLINE.split(after)
+    a, b = split_lines(before), split_lines(after)
     table: dict[int, int] = {}
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         for k in range(i1, i2):
@@ -272,7 +270,7 @@ def add_noqa_text(text: str, wanted: dict[int, set[str]]) -> NoqaResult:
     if no_room is None:
         return NoqaResult(text, [], sorted(wanted))
     sup = parse_suppressions(text)
-    lines = _NEWLINE.split(text)
+    lines = split_lines(text)
     edits: list[Edit] = []
     added, skipped = [], []
     for line, codes in sorted(wanted.items()):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from typing import Iterable
 
-from jaxlint.compile_facts import human_bytes
+from jaxlint.textutil import human_bytes
 from jaxlint.inspect_view import STAGES, View, count_text, weight
 
 CSS = """

@@ -10,7 +10,8 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from jaxlint.compile_facts import CompileFacts, human_bytes, is_library_path
+from jaxlint.compile_facts import CompileFacts, is_library_path
+from jaxlint.textutil import human_bytes
 from jaxlint.hlo import HloModule, Instruction
 from jaxlint.stablehlo import Locations, strip_locations
 

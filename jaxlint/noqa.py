@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from jaxlint.diagnostic import Diagnostic, Edit, Fix, Phase, Position
+from jaxlint.textutil import split_lines
 
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"#\s*jaxlint\s*:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
@@ -147,7 +148,7 @@ class NoqaUsage:
 
     @functools.cached_property
     def _lines(self) -> list[str]:
-        return re.split(r"\r\n|\r|\n", self.source)
+        return split_lines(self.source)
 
     def line_text(self, line: int) -> str:
         return self._lines[line - 1] if 1 <= line <= len(self._lines) else ""

@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import sys
-import re
 import tokenize
 import io
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from jaxlint.diagnostic import Diagnostic, Edit, Fix, Phase, Position, Related, Severity
 from jaxlint.rule import PARSE_ERROR, StaticRule
 from jaxlint.semantic import ModuleModel
+from jaxlint.textutil import split_lines
 
 
 class SourceError(Exception):
@@ -71,7 +71,7 @@ class LineIndex:
         self.lines = text.splitlines(keepends=False) or [""]
         # splitlines splits on more than \n; ast counts only \n, \r\n, \r
         if any(c in text for c in "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"):
-            self.lines = re.split(r"\r\n|\r|\n", text)
+            self.lines = split_lines(text)
 
     def line(self, lineno: int) -> str:
         if 1 <= lineno <= len(self.lines):

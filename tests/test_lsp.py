@@ -15,7 +15,8 @@ from pygls.exceptions import JsonRpcException  # noqa: E402
 
 from jaxlint.diagnostic import Applicability, Position  # noqa: E402
 from jaxlint.lsp.editing import noqa_edit, smallest_replacement  # noqa: E402
-from jaxlint.lsp.positions import from_units, split_lines, to_units  # noqa: E402
+from jaxlint.lsp.positions import from_units, to_units  # noqa: E402
+from jaxlint.textutil import split_lines  # noqa: E402
 from jaxlint.registry import all_rules  # noqa: E402
 from jaxlint.rule import example_source  # noqa: E402
 from lsp_session import clean, run, session  # noqa: E402

@@ -199,7 +199,7 @@ def run(args) -> int:
 
 # ---------------------------------------------------------------------------- text
 def render_text(view, stage: str = "all", color: bool = False) -> str:
-    from jaxlint.compile_facts import human_bytes
+    from jaxlint.textutil import human_bytes
     from jaxlint.inspect_view import STAGES, source_snippet
 
     dim = (lambda s: f"\x1b[2m{s}\x1b[0m") if color else (lambda s: s)

@@ -11,8 +11,8 @@ from typing import Callable
 
 from jaxlint.diagnostic import Diagnostic, Edit, Position
 from jaxlint.fixes import fix_until_stable
-from jaxlint.lsp.positions import line_starts, split_lines
 from jaxlint.noqa import add_codes_edit, lines_without_room, parse_suppressions
+from jaxlint.textutil import line_starts, split_lines
 
 
 def noqa_edit(text: str, line: int, code: str) -> Edit | None:

@@ -8,19 +8,9 @@ Python so that it can be tested without a client.
 """
 from __future__ import annotations
 
-import re
-
 from jaxlint.diagnostic import Position
 
 UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"
-
-# LSP's line terminators; the same three the Python tokenizer and ``ast`` count.
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-def split_lines(text: str) -> list[str]:
-    """The document's lines, without terminators (a trailing newline gives a last empty line)."""
-    return _LINE_BREAK.split(text)
 
 
 def _unit_width(ch: str, encoding: str) -> int:
@@ -75,8 +65,3 @@ def from_lsp(lines: list[str], line: int, character: int, encoding: str = UTF16)
     if line >= len(lines):
         return Position(len(lines), len(lines[-1]) + 1)
     return Position(line + 1, from_units(lines[line], character, encoding))
-
-
-def line_starts(text: str) -> list[int]:
-    """Code-point offset at which each line of ``text`` starts."""
-    return [0] + [m.end() for m in _LINE_BREAK.finditer(text)]

@@ -35,10 +35,11 @@ from jaxlint.discovery import FileTask, is_excluded
 from jaxlint.fixes import applies
 from jaxlint.lsp import dynamic
 from jaxlint.lsp.editing import fix_all, noqa_edit, smallest_replacement
-from jaxlint.lsp.positions import UTF16, split_lines, to_lsp
+from jaxlint.lsp.positions import UTF16, to_lsp
 from jaxlint.lsp.settings import ConfigProblem, DocumentSettings, overrides_from
 from jaxlint.registry import rules_by_code
 from jaxlint.runner import apply_suppressions, check_one, per_file_ignored
+from jaxlint.textutil import split_lines
 
 logger = logging.getLogger("jaxlint.lsp")
 

@@ -4,10 +4,11 @@ from collections import defaultdict
 from typing import Iterable
 
 from jaxlint.compile_facts import (
-    ArgFact, CompileFacts, Finding, human_bytes, lines_text, looks_like_state, looks_like_update,
+    ArgFact, CompileFacts, Finding, lines_text, looks_like_state, looks_like_update,
 )
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._common import HloRule
+from jaxlint.textutil import human_bytes
 
 
 class Donation(HloRule):

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from jaxlint.compile_facts import CompileFacts, Finding, human_bytes
+from jaxlint.compile_facts import CompileFacts, Finding
+from jaxlint.textutil import human_bytes
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._common import HloRule
 

@@ -120,7 +120,7 @@ class LargeConstant(TraceRule):
 
     def check(self, fa) -> None:
         from jaxlint.dynamic import adapter
-        from jaxlint.dynamic.analysis import format_bytes
+        from jaxlint.textutil import human_bytes
 
         if fa.jaxpr is None:
             return
@@ -138,7 +138,7 @@ class LargeConstant(TraceRule):
             arr = adapter.const_array(value)
             splat = bool(arr is not None and arr.size and (arr == arr.flat[0]).all())
             what = f"captured array `{name}`" if name else "a captured constant"
-            msg = (f"{what} ({adapter.aval_str(aval)}, {format_bytes(size)}) is baked into the compiled "
+            msg = (f"{what} ({adapter.aval_str(aval)}, {human_bytes(size)}) is baked into the compiled "
                    f"program as a constant; pass it as an argument")
             if splat:
                 msg += " (it is a splat of one value, so it costs little)"

@@ -72,7 +72,7 @@ class LargeIntermediate(TraceRule):
 
     def check(self, fa) -> None:
         from jaxlint.dynamic import adapter
-        from jaxlint.dynamic.analysis import format_bytes
+        from jaxlint.textutil import human_bytes
 
         if fa.jaxpr is None:
             return
@@ -80,6 +80,6 @@ class LargeIntermediate(TraceRule):
         for eqn, aval, site in fa.outputs_by_line(lambda a: adapter.nbytes(a) >= limit):
             size = adapter.nbytes(aval)
             fa.report(site, f"`{adapter.primitive_name(eqn)}` makes a {adapter.aval_str(aval)} value of "
-                            f"{format_bytes(size)} (upper bound: XLA may fuse it away)",
+                            f"{human_bytes(size)} (upper bound: XLA may fuse it away)",
                       data={"bytes": size, "shape": list(adapter.shape_of(aval)),
                             "dtype": adapter.dtype_name(aval), "primitive": adapter.primitive_name(eqn)})

@@ -106,7 +106,7 @@ class ConstantFold(TraceRule):
 
     def check(self, fa) -> None:
         from jaxlint.dynamic import adapter
-        from jaxlint.dynamic.analysis import format_bytes
+        from jaxlint.textutil import human_bytes
 
         if fa.jaxpr is None:
             return
@@ -145,7 +145,7 @@ class ConstantFold(TraceRule):
                     continue
                 seen.add((site.path, site.line))
                 aval = adapter.aval_of(v)
-                fa.report(site, f"{adapter.aval_str(aval)} ({format_bytes(size)}) is computed from constants only "
+                fa.report(site, f"{adapter.aval_str(aval)} ({human_bytes(size)}) is computed from constants only "
                                 f"(`{adapter.primitive_name(eqn)}`); XLA will constant-fold it at compile time",
                           data={"bytes": size, "shape": list(adapter.shape_of(aval)), "dtype": adapter.dtype_name(aval),
                                 "primitive": adapter.primitive_name(eqn)})

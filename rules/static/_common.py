@@ -235,12 +235,3 @@ def _literal_bytes(node: ast.AST) -> int:
         else:
             count += 1
     return count * 8
-
-
-def human_bytes(n: int | None) -> str:
-    if n is None:
-        return "unknown size"
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} B"

@@ -3,7 +3,8 @@ from __future__ import annotations
 import ast
 
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
-from jaxlint.rules.static._common import array_estimate, human_bytes
+from jaxlint.rules.static._common import array_estimate
+from jaxlint.textutil import human_bytes
 from jaxlint.semantic import STATIC_ATTRS
 
 

@@ -1,0 +1,34 @@
+"""Small text helpers shared by the engine and the rules (no heavy imports).
+
+Lines are counted as ``ast``, the tokenizer and LSP count them: ``\\r\\n``, ``\\r`` and
+``\\n`` end a line, and nothing else does (``str.splitlines`` also splits on form
+feeds and Unicode separators, which would shift every later line number).
+"""
+from __future__ import annotations
+
+import re
+
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of ``text`` without terminators (a trailing newline gives a last empty line)."""
+    return LINE_BREAK.split(text)
+
+
+def line_starts(text: str) -> list[int]:
+    """Code-point offset at which each line of ``text`` starts."""
+    return [0] + [m.end() for m in LINE_BREAK.finditer(text)]
+
+
+def human_bytes(n: float | None) -> str:
+    """A byte count as messages print it: ``512 B``, ``4.0 MiB``, ``1.5 GiB``."""
+    if n is None:
+        return "unknown size"
+    if abs(n) < 1024:
+        return f"{n:.0f} B"
+    for unit in ("KiB", "MiB", "GiB"):
+        n /= 1024
+        if abs(n) < 1024:
+            return f"{n:.1f} {unit}"
+    return f"{n / 1024:.1f} TiB"

@@ -1,0 +1,12 @@
+from jaxlint.textutil import human_bytes, line_starts, split_lines
+
+
+def test_lines_end_only_at_the_three_python_terminators_not_at_form_feeds():
+    text = "a\r\nb\rc\x0cd\ne\u2028f\n"
+    assert split_lines(text) == ["a", "b", "c\x0cd", "e\u2028f", ""]
+    assert line_starts(text) == [0, 3, 5, 9, 13]
+
+
+def test_byte_sizes_use_binary_units_with_one_decimal_above_a_kibibyte():
+    assert [human_bytes(n) for n in (None, 0, 1023, 1024, (1 << 20) - 1, 32 << 20, 3 << 29, 1 << 40)] == [
+        "unknown size", "0 B", "1023 B", "1.0 KiB", "1024.0 KiB", "32.0 MiB", "1.5 GiB", "1.0 TiB"]

@@ -196,19 +196,21 @@ def run(args: argparse.Namespace) -> dict:
         t = Path(tmp)
         out = t / "out.json"
         _timed(jaxlint_cmd(one, None, out), src)  # untimed: writes __pycache__ where needed
-        cold, flake = [], []
+        cold, flake, counts = [], [], []
         for i in range(rep):
             cold.append(_timed(jaxlint_cmd(src, t / f"cache{i}", out), src))  # fresh, empty cache
+            counts.append(len(json.loads(out.read_text())))
             if use_flake8 and i < args.flake8_repeat:
                 flake.append(_timed(flake8_cmd(src), src))
-        findings = json.loads(out.read_text())
         warm, parse = [], []
         for _ in range(rep):
             warm.append(_timed(jaxlint_cmd(src, t / "cache0", out), src))
             parse.append(time_ast_parse(files))
-        warm_findings = json.loads(out.read_text())
-        if len(warm_findings) != len(findings):
-            raise SystemExit(f"bench: warm run found {len(warm_findings)} findings, cold {len(findings)}")
+        counts.append(len(json.loads(out.read_text())))  # the warm runs replay cold run 0
+        if len(set(counts)) != 1:
+            raise SystemExit(f"bench: the runs disagree ({counts} findings: cold runs, then warm): "
+                             "jaxlint or its rules changed during the benchmark; run it again")
+        findings = counts[0]
         one_j, one_f = [], []
         for _ in range(max(5, rep)):
             one_j.append(_timed(jaxlint_cmd(one, None, out), src))
@@ -217,14 +219,67 @@ def run(args: argparse.Namespace) -> dict:
     res["ast_parse_s"] = statistics.median(parse)
     res["jaxlint_cold_s"] = statistics.median(cold)
     res["jaxlint_warm_s"] = statistics.median(warm)
-    res["jaxlint_findings"] = len(findings)
+    res["jaxlint_findings"] = findings
     res["jaxlint_rules"] = _rule_count()
     res["one_file_jaxlint_s"] = statistics.median(one_j)
     res["flake8_s"] = statistics.median(flake) if flake else None
     res["one_file_flake8_s"] = statistics.median(one_f) if one_f else None
     res["load_after"] = _load()
+    if args.phases:
+        res["phases_cpu_s"] = phase_breakdown(files)
     res["ratios"] = ratios(res)
     return res
+
+
+def phase_breakdown(files: list[Path]) -> dict[str, float]:
+    """CPU seconds per phase of the static check, in this process and one core: where a
+    cold run's time goes. Uses the engine's pieces directly (no cache, no pool)."""
+    from jaxlint.noqa import parse_suppressions
+    from jaxlint.registry import select_rules
+    from jaxlint.semantic import ModuleModel
+    from jaxlint.static import LineIndex, SourceError, StaticContext, decode_source, parse_source
+
+    rules = [cls() for cls in select_rules(None, (), (), ("static",))]
+    markers = {m for r in rules for m in type(r).markers}
+    cpu = time.process_time
+    spent = {"read + decode": 0.0, "parse": 0.0, "model": 0.0, "rules": 0.0, "noqa comments": 0.0}
+    per_rule = {r.code: 0.0 for r in rules}
+    for f in files:
+        t0 = cpu()
+        try:
+            text = decode_source(f.read_bytes())
+        except SourceError:
+            continue
+        spent["read + decode"] += cpu() - t0
+        if markers and not any(m in text for m in markers):
+            continue
+        t0 = cpu()
+        try:
+            tree = parse_source(text, str(f))
+        except SourceError:
+            continue
+        spent["parse"] += cpu() - t0
+        t0 = cpu()
+        model = ModuleModel(tree, f.stem)
+        model.nodes()  # the shared walk is part of the model, whoever asks for it first
+        spent["model"] += cpu() - t0
+        ctx = StaticContext(str(f), text, tree, model, LineIndex(text))
+        for rule in rules:
+            ctx.rule, ctx.options = type(rule), rule.opts
+            t0 = cpu()
+            try:
+                rule.check(ctx)
+            except Exception:  # noqa: BLE001 - a failing rule still spent its time
+                pass
+            per_rule[rule.code] += cpu() - t0
+        if "noqa" in text:
+            t0 = cpu()
+            parse_suppressions(text)
+            spent["noqa comments"] += cpu() - t0
+    spent["rules"] = sum(per_rule.values())
+    slowest = sorted(per_rule.items(), key=lambda kv: -kv[1])[:5]
+    return {**{k: round(v, 2) for k, v in spent.items()},
+            "slowest rules": {k: round(v, 2) for k, v in slowest}}  # type: ignore[dict-item]
 
 
 def _load() -> list[float] | None:
@@ -280,6 +335,11 @@ def report(res: dict) -> str:
     out.append(f"{'jaxlint check --no-cache':<26}{res['one_file_jaxlint_s']:>10.3f}")
     if res["one_file_flake8_s"] is not None:
         out.append(f"{'flake8':<26}{res['one_file_flake8_s']:>10.3f}")
+    if res.get("phases_cpu_s"):
+        out += ["", "one process, CPU seconds per phase (files passing the prefilter)"]
+        for k, v in res["phases_cpu_s"].items():
+            out.append(f"{k:<26}{v:>10.2f}" if not isinstance(v, dict)
+                       else f"{k:<26}" + ", ".join(f"{c} {t:.2f}" for c, t in v.items()))
     out += ["", f"{'ratio':<26}{'value':>10}{'target':>12}  ok"]
     for key, value in res["ratios"].items():
         target = TARGETS.get(key)
@@ -301,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median is reported")
     p.add_argument("--flake8-repeat", type=int, default=1, help="flake8 corpus runs (each takes ~30 s on 2 cores)")
     p.add_argument("--no-flake8", action="store_true", help="skip the flake8 comparison")
+    p.add_argument("--phases", action="store_true",
+                   help="also time each phase (parse, model, rules, noqa) in one process")
     p.add_argument("--json", type=Path, help="also write the results here")
     p.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     args = p.parse_args(argv)

@@ -15,11 +15,6 @@ import traceback
 from typing import Any
 
 
-def _essence(e: BaseException) -> str:
-    msg = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {msg[0]}" if msg else type(e).__name__
-
-
 def _jaxpr_rows(closed, path: str) -> list[dict]:
     """The pretty-printed jaxpr, one row per text line, with each equation's user line."""
     from jaxlint.dynamic import adapter
@@ -92,14 +87,11 @@ def _stablehlo_text(lowered) -> str:
 
 def run(req: dict) -> dict:
     from jaxlint.dynamic.worker import (
-        InputError, import_user_module, static_value_names, trace_args, user_line,
+        InputError, add_sys_path, essence, import_user_module, static_value_names, trace_args, user_line,
     )
 
     path = os.path.abspath(req["path"])
-    roots = [os.path.abspath(p) for p in req.get("sys_path", [])]
-    for p in reversed(roots):
-        if p not in sys.path:
-            sys.path.insert(0, p)
+    roots = add_sys_path(req.get("sys_path", []))
     try:
         import jax
 
@@ -147,17 +139,17 @@ def run(req: dict) -> dict:
         return {"ok": False, "error": f"the module called sys.exit({e.code!r})"}
     except BaseException as e:
         where = user_line(e.__traceback__, path, roots)
-        return {"ok": False, "error": _essence(e), "file": where[0] if where else None,
+        return {"ok": False, "error": essence(e), "file": where[0] if where else None,
                 "line": where[1] if where else None, "traceback": traceback.format_exc(limit=-8)}
 
 
 def main() -> int:
-    proto_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)  # user prints go to stderr, never into the answer
-    req = json.loads(sys.stdin.read())
-    answer = run(req)
-    proto_out.write(json.dumps(answer, default=str))
-    proto_out.flush()
+    # the same isolation and memory cap as a ``check --dynamic`` worker
+    from jaxlint.dynamic.worker import isolate_stdio, limit_memory
+
+    proto_in, out = isolate_stdio()
+    limit_memory()
+    out.send(run(json.loads(proto_in.read())))
     return 0
 
 

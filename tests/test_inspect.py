@@ -144,3 +144,22 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
     assert "JAX301" in text and "stablehlo.tanh" in text and "custom-call" in text
     # the inline script ran: the source view marks the costliest line
     assert 'data-hot="1"' in text
+
+
+def test_inspect_runs_like_a_check_worker_x64_setting_and_user_io_isolated(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint.dynamic]\nx64 = true\n")
+    mod = tmp_path / "noisy.py"
+    mod.write_text(textwrap.dedent("""
+        import sys
+        import jax.numpy as jnp
+
+        print("printed at import")
+        sys.stdin.read()  # must see an empty stdin, not the request
+
+        def f(x):
+            return jnp.sin(x) * 2.0
+    """))
+    out = run_cli("inspect", f"{mod}::f", "--args", "(f64[3],)", "--stage", "jaxpr", "--no-cache")
+    assert out.returncode == 0, out.stderr
+    assert "f64[3]" in out.stdout  # [tool.jaxlint.dynamic] x64 reaches the inspect worker
+    assert "printed at import" not in out.stdout

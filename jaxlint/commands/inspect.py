@@ -9,6 +9,7 @@ this process never imports jax.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import subprocess
@@ -121,11 +122,12 @@ def _directive_spec(path: Path, function: str) -> dict | None:
     return None
 
 
-def run_worker(req: dict, env_backend: str, timeout: float) -> dict:
-    env = dict(os.environ)
-    env["JAX_PLATFORMS"] = {"gpu": "cuda"}.get(env_backend, env_backend)
-    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+def run_worker(req: dict, dynamic, timeout: float) -> dict:
+    """Run ``jaxlint.inspect_worker`` with the environment of a ``check --dynamic``
+    worker for the ``dynamic`` settings (backend, x64, memory cap)."""
+    from jaxlint.dynamic.pool import worker_env
+
+    env = worker_env(dynamic)
     try:
         proc = subprocess.run([sys.executable, "-m", "jaxlint.inspect_worker"], input=json.dumps(req),
                               capture_output=True, text=True, timeout=timeout, env=env)
@@ -167,7 +169,7 @@ def run(args) -> int:
            "dimensions": {"defaults": dict(settings.dynamic.dimension_defaults),
                           "default": settings.dynamic.default_dimension}}
     timeout = args.timeout or settings.dynamic.function_timeout + settings.dynamic.compile_timeout
-    answer = run_worker(req, backend, timeout)
+    answer = run_worker(req, dataclasses.replace(settings.dynamic, backend=backend), timeout)
     display = display_path(path.resolve())
     if not answer.get("ok"):
         where = f"{answer['file']}:{answer['line']}: " if answer.get("file") else ""

@@ -77,7 +77,9 @@ class _Out:
         self.f.flush()
 
 
-def _isolate_stdio() -> tuple[Any, _Out]:
+def isolate_stdio() -> tuple[Any, _Out]:
+    """(request stream, event sink) on private descriptors; user code then reads an
+    empty stdin and prints to stderr, so it cannot corrupt the protocol."""
     proto_in = os.fdopen(os.dup(0), "r", encoding="utf-8")
     out = _Out(os.dup(1))
     null = os.open(os.devnull, os.O_RDONLY)
@@ -87,7 +89,7 @@ def _isolate_stdio() -> tuple[Any, _Out]:
     return proto_in, out
 
 
-def _limit_memory() -> None:
+def limit_memory() -> None:
     mb = int(os.environ.get("JAXLINT_MEMORY_LIMIT_MB", "0") or 0)
     if mb <= 0:
         return
@@ -120,13 +122,23 @@ def user_line(tb, path: str, roots: list[str]) -> tuple[str, int] | None:
     return None
 
 
-def _essence(e: BaseException) -> str:
+def essence(e: BaseException) -> str:
+    """``TypeError: first line of the message``: an exception as one line of a finding."""
     msg = str(e).strip().splitlines()
     first = msg[0] if msg else ""
     return f"{type(e).__name__}: {first}" if first else type(e).__name__
 
 
 # ---------------------------------------------------------------------------- import
+def add_sys_path(entries: list[str]) -> list[str]:
+    """Put the project's import roots first on ``sys.path``; returns them, absolute."""
+    roots = [os.path.abspath(p) for p in entries]
+    for p in reversed(roots):
+        if p not in sys.path:
+            sys.path.insert(0, p)
+    return roots
+
+
 def _same(a: str | None, b: str) -> bool:
     if not a:
         return False
@@ -349,10 +361,7 @@ class Worker:
     def handle(self, req: dict) -> None:
         rid = req["id"]
         path = req["path"]
-        roots = [os.path.abspath(p) for p in req.get("sys_path", [])]
-        for p in reversed(roots):
-            if p not in sys.path:
-                sys.path.insert(0, p)
+        roots = add_sys_path(req.get("sys_path", []))
         x64 = req.get("x64")
         self.adapter.set_x64(self.default_x64 if x64 is None else bool(x64))
         self.out.send({"event": "begin", "id": rid, "step": "import"})
@@ -367,7 +376,7 @@ class Worker:
                                    f"(memory limit {os.environ.get('JAXLINT_MEMORY_LIMIT_MB', '?')} MiB)", e, path, roots)
             return
         except BaseException as e:  # user code may raise anything, KeyboardInterrupt included
-            self._file_failed(rid, f"importing the module raised {_essence(e)}", e, path, roots)
+            self._file_failed(rid, f"importing the module raised {essence(e)}", e, path, roots)
             return
         import_s = time.perf_counter() - t0
         import gc
@@ -419,7 +428,7 @@ class Worker:
             return self._failed(fa, "ran out of memory while tracing (memory limit "
                                     f"{os.environ.get('JAXLINT_MEMORY_LIMIT_MB', '?')} MiB)", e, roots)
         except BaseException as e:
-            return self._failed(fa, f"could not get the function: {_essence(e)}", e, roots)
+            return self._failed(fa, f"could not get the function: {essence(e)}", e, roots)
         t0 = time.perf_counter()
         errors = self._run_rules(fa, rules.get("trace", []))
         timings["rules"] = time.perf_counter() - t0
@@ -437,7 +446,7 @@ class Worker:
             except MemoryError as e:
                 return self._failed(fa, f"ran out of memory in the {level} step", e, roots, keep=True)
             except BaseException as e:
-                return self._failed(fa, f"the {level} step failed: {_essence(e)}", e, roots, keep=True)
+                return self._failed(fa, f"the {level} step failed: {essence(e)}", e, roots, keep=True)
             errors += self._run_rules(fa, rules.get(level, []))
             timings[level] = time.perf_counter() - t0
         return {"status": status, "reason": reason, "timings": timings, "rule_errors": errors,
@@ -509,8 +518,8 @@ class Worker:
 
 
 def main() -> int:
-    proto_in, out = _isolate_stdio()
-    _limit_memory()
+    proto_in, out = isolate_stdio()
+    limit_memory()
     faulthandler.enable(file=sys.stderr, all_threads=False)
     if hasattr(signal, "SIGUSR1"):
         # the parent asks for the stack of a hung worker before killing it
@@ -521,7 +530,7 @@ def main() -> int:
         worker = Worker(out)
     except BaseException as e:
         hint = " (the dynamic phase needs jax: pip install 'jaxlint[dynamic]')" if isinstance(e, ImportError) else ""
-        out.send({"event": "fatal", "reason": f"cannot start the dynamic phase: {_essence(e)}{hint}"})
+        out.send({"event": "fatal", "reason": f"cannot start the dynamic phase: {essence(e)}{hint}"})
         return 3
     out.send({"event": "ready", "versions": worker.versions, "pid": os.getpid()})
     for line in proto_in:

@@ -37,11 +37,7 @@ def register(name: str) -> Callable[[Formatter], Formatter]:
 
 
 def load_formats() -> dict[str, Formatter]:
-    # importing the modules registers them
-    from jaxlint.output import text, json_format  # noqa: F401
+    # importing the modules registers them (a broken one must fail loudly, not vanish)
+    from jaxlint.output import extra, json_format, text  # noqa: F401
 
-    try:  # formats added by later modules register themselves the same way
-        from jaxlint.output import extra  # noqa: F401
-    except ImportError:
-        pass
     return FORMATS

@@ -38,6 +38,12 @@ import tempfile
 import time
 import zipfile
 from pathlib import Path
+from typing import NamedTuple
+
+try:
+    import resource
+except ImportError:  # Windows: wall times only
+    resource = None  # type: ignore[assignment]
 
 #: (distribution, version, sha256 of the py3-none-any wheel). Bumping one changes the
 #: corpus, so the numbers in docs/performance.md name these versions.
@@ -124,23 +130,41 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _timed(cmd: list[str], cwd: Path) -> float:
-    t0 = time.perf_counter()
+class Sample(NamedTuple):
+    wall: float  # seconds
+    cpu: float  # user + system seconds of the process (and its children), less sensitive to load
+
+
+def _children_cpu() -> float:
+    if resource is None:
+        return float("nan")
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)  # waited-for children and theirs
+    return r.ru_utime + r.ru_stime
+
+
+def _timed(cmd: list[str], cwd: Path) -> Sample:
+    c0, t0 = _children_cpu(), time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=_env())
-    elapsed = time.perf_counter() - t0
+    wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"bench: {' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr[-2000:]}")
-    return elapsed
+    return Sample(wall, _children_cpu() - c0)
 
 
-def time_ast_parse(files: list[Path]) -> float:
-    t0 = time.perf_counter()
+def time_ast_parse(files: list[Path]) -> Sample:
+    t0, c0 = time.perf_counter(), time.process_time()
     for f in files:
         try:
             ast.parse(f.read_bytes(), filename=str(f))
         except (SyntaxError, ValueError):
             pass  # the time to find a file unparsable is still part of the pass
-    return time.perf_counter() - t0
+    return Sample(time.perf_counter() - t0, time.process_time() - c0)
+
+
+def _median(samples: list[Sample]) -> dict[str, float] | None:
+    if not samples:
+        return None
+    return {"wall": statistics.median(x.wall for x in samples), "cpu": statistics.median(x.cpu for x in samples)}
 
 
 def jaxlint_cmd(target: Path, cache_dir: Path | None, output: Path) -> list[str]:
@@ -216,14 +240,16 @@ def run(args: argparse.Namespace) -> dict:
             one_j.append(_timed(jaxlint_cmd(one, None, out), src))
             if use_flake8:
                 one_f.append(_timed(flake8_cmd(one), src))
-    res["ast_parse_s"] = statistics.median(parse)
-    res["jaxlint_cold_s"] = statistics.median(cold)
-    res["jaxlint_warm_s"] = statistics.median(warm)
+    res["times"] = {
+        "ast_parse": _median(parse),
+        "jaxlint_cold": _median(cold),
+        "jaxlint_warm": _median(warm),
+        "flake8": _median(flake),
+        "one_file_jaxlint": _median(one_j),
+        "one_file_flake8": _median(one_f),
+    }
     res["jaxlint_findings"] = findings
     res["jaxlint_rules"] = _rule_count()
-    res["one_file_jaxlint_s"] = statistics.median(one_j)
-    res["flake8_s"] = statistics.median(flake) if flake else None
-    res["one_file_flake8_s"] = statistics.median(one_f) if one_f else None
     res["load_after"] = _load()
     if args.phases:
         res["phases_cpu_s"] = phase_breakdown(files)
@@ -300,21 +326,23 @@ def _rule_count() -> int:
 
 
 def ratios(res: dict) -> dict:
-    r = {"warm_vs_ast": res["jaxlint_warm_s"] / res["ast_parse_s"],
-         "cold_vs_ast": res["jaxlint_cold_s"] / res["ast_parse_s"]}
-    if res["flake8_s"]:
-        r["cold_vs_flake8"] = res["jaxlint_cold_s"] / res["flake8_s"]
-        r["one_file_vs_flake8"] = res["one_file_jaxlint_s"] / res["one_file_flake8_s"]
+    """Wall-time ratios (what the targets are about)."""
+    t = {k: v["wall"] if v else None for k, v in res["times"].items()}
+    r = {"warm_vs_ast": t["jaxlint_warm"] / t["ast_parse"], "cold_vs_ast": t["jaxlint_cold"] / t["ast_parse"]}
+    if t["flake8"]:
+        r["cold_vs_flake8"] = t["jaxlint_cold"] / t["flake8"]
+        r["one_file_vs_flake8"] = t["one_file_jaxlint"] / t["one_file_flake8"]
     return r
 
 
 def report(res: dict) -> str:
     n = res["corpus"]["lines"]
+    t = res["times"]
     rows = [
-        ("ast.parse (in-process)", res["ast_parse_s"]),
-        ("jaxlint check, cold", res["jaxlint_cold_s"]),
-        ("jaxlint check, warm", res["jaxlint_warm_s"]),
-        ("flake8", res["flake8_s"]),
+        ("ast.parse (in-process)", t["ast_parse"]),
+        ("jaxlint check, cold", t["jaxlint_cold"]),
+        ("jaxlint check, warm", t["jaxlint_warm"]),
+        ("flake8", t["flake8"]),
     ]
     out = [
         f"machine: {res['machine']['cpus']} CPUs, Python {res['machine']['python']}, {res['machine']['platform']}",
@@ -323,18 +351,18 @@ def report(res: dict) -> str:
         f"{n} lines; jaxlint: {res['jaxlint_rules']} static rules, {res['jaxlint_findings']} findings",
         f"median of {res['repeat']} runs; load average before {res['load_before']}, after {res['load_after']}",
         "",
-        f"{'pass':<26}{'seconds':>10}{'lines/s':>12}",
+        f"{'pass':<26}{'wall s':>10}{'lines/s':>12}{'CPU s':>10}",
     ]
-    for name, secs in rows:
-        if secs is None:
+    for name, m in rows:
+        if m is None:
             out.append(f"{name:<26}{'skipped':>10}")
         else:
-            out.append(f"{name:<26}{secs:>10.2f}{n / secs:>12,.0f}")
+            out.append(f"{name:<26}{m['wall']:>10.2f}{n / m['wall']:>12,.0f}{m['cpu']:>10.2f}")
     one = res["one_file"]
     out += ["", f"one file: {one['path']} ({one['lines']} lines), process wall time incl. start-up"]
-    out.append(f"{'jaxlint check --no-cache':<26}{res['one_file_jaxlint_s']:>10.3f}")
-    if res["one_file_flake8_s"] is not None:
-        out.append(f"{'flake8':<26}{res['one_file_flake8_s']:>10.3f}")
+    for name, m in (("jaxlint check --no-cache", t["one_file_jaxlint"]), ("flake8", t["one_file_flake8"])):
+        if m is not None:
+            out.append(f"{name:<26}{m['wall']:>10.3f}{'':>12}{m['cpu']:>10.3f}")
     if res.get("phases_cpu_s"):
         out += ["", "one process, CPU seconds per phase (files passing the prefilter)"]
         for k, v in res["phases_cpu_s"].items():

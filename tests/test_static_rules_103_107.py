@@ -721,6 +721,40 @@ def test_jax105_results_of_grad_and_vmap_transforms_are_certainly_traced():
     assert [(d.start.line, d.severity) for d in diags] == [(8, Severity.ERROR)]
 
 
+def test_grad_results_are_traced_even_through_an_annotated_pytree_parameter():
+    # `state: TrainState` hides `state.params` (its fields may be static), but what the
+    # gradient transform returns under jit is staged out whatever went in
+    src = """
+        import jax
+        import numpy as np
+        from flax.training.train_state import TrainState
+
+        @jax.jit
+        def train_step(state: TrainState, batch: dict):
+            def loss_fn(params):
+                logits = state.apply_fn({"params": params}, batch["image"])
+                return logits.mean(), logits
+
+            (loss, logits), grads = jax.value_and_grad(loss_fn, has_aux=True)(state.params)
+            if loss > 10:
+                loss = loss * 0.0
+            return state.apply_gradients(grads=grads), np.argmax(logits, -1)
+        """
+    assert lines("JAX105", src) == [12]
+    assert lines("JAX104", src) == [14]
+    # a filtered transform may return Python values: no certainty there
+    assert lines("JAX105", """
+        import equinox as eqx
+
+        @eqx.filter_jit
+        def step(model: eqx.Module, x):
+            out = eqx.filter_jit(lambda m: m.describe())(model)
+            if out:
+                return x
+            return x * 2
+        """) == []
+
+
 # ------------------------------------------------------------------ JAX106 side-effect-in-jit
 def test_jax106_static_prints_can_be_left_alone():
     src = """

@@ -45,6 +45,9 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _JAX_ARRAY_FUNCS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.", "jax.tree_util.tree_map",
                     "jax.tree.map", "jax.vmap", "jax.grad", "jax.value_and_grad")
 _ARRAY_ATTRS = {"T", "mT", "real", "imag", "at", "flat"}
+#: Transforms whose results are arrays (filtered transforms pass Python values through).
+_ARRAYS_OUT = {"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian", "jax.vmap",
+               "jax.jit", "flax.nnx.grad", "flax.nnx.value_and_grad"}
 
 
 class Taint:
@@ -167,17 +170,17 @@ class Taint:
             return _best(*(self.culprit(v.value) for v in expr.values if isinstance(v, ast.FormattedValue)))
         return None
 
-    def _is_transformed(self, func: ast.AST) -> bool:
-        """``func`` is a jax transform of a function (inline, or a name bound once to one)."""
+    def _transform(self, func: ast.AST) -> str | None:
+        """The jax transform ``func`` applies (inline, or a name bound once to one), or None."""
         if isinstance(func, ast.Name):
             _, bindings = self.model.lookup(func.id, self.fn)
             if len(bindings) != 1 or not isinstance(bindings[0].value, ast.Call):
-                return False
+                return None
             func = bindings[0].value
         if not isinstance(func, ast.Call):
-            return False
+            return None
         q = self.model.resolve_call(func)
-        return q in DIFF_TRANSFORMS or q in TRACING_HOFS or q in JIT_LIKE
+        return q if q in DIFF_TRANSFORMS or q in TRACING_HOFS or q in JIT_LIKE else None
 
     def _comprehension_binding(self, name: ast.Name) -> ast.comprehension | None:
         """The generator of an enclosing comprehension that binds ``name`` (comprehension
@@ -215,11 +218,16 @@ class Taint:
             found = _best(*(self.culprit(a) for a in args))
             if found:
                 return found
-        if self._is_transformed(call.func):
+        transform = self._transform(call.func)
+        if transform is not None:
             # `jax.grad(f)(x)`, `grad_fn(x)` with `grad_fn = jax.value_and_grad(f)`: arrays out
             found = _best(*(self.culprit(a) for a in args))
             if found:
                 return found
+            if transform in _ARRAYS_OUT and self.model.is_traced_expr(call, self.fn):
+                # staged out under the trace whatever the inputs: `grad_fn(state.params)`
+                # with `state: TrainState` (an annotated pytree hides its leaves above)
+                return CERTAIN, call
         if isinstance(call.func, ast.Attribute):
             if call.func.attr in CONVERTING_METHODS:
                 return None

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from jaxlint.registry import all_rules
-from jaxlint.rule import Invalid, Valid, example_source
+from jaxlint.rule import example_source
 
 START = "<!-- rules-table-start -->"
 END = "<!-- rules-table-end -->"

@@ -6,7 +6,6 @@ import json
 import os
 import stat
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -14,7 +13,7 @@ from helpers import lint_source, run_cli
 from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
 from jaxlint.fixes import add_noqa_text, apply_once, fix_until_stable, parses
 from jaxlint.registry import all_rules
-from jaxlint.rule import Invalid, example_source
+from jaxlint.rule import example_source
 
 
 def _finding(line, col, end_line, end_col, content, code="JAX999", safe=True) -> Diagnostic:

@@ -25,7 +25,6 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from jaxlint.config import DynamicSettings
 

@@ -331,8 +331,8 @@ class ModuleModel:
         self.classes: dict[str, ast.ClassDef] = {}
         self.entries: list[EntryPoint] = []
         self._scope_of: dict[int, FunctionInfo | None] = {}
-        self._walk: list[ast.AST] | None = None  # see nodes()
-        self._by_type: dict[type, list[ast.AST]] = {}
+        self._walk: tuple[ast.AST, ...] | None = None  # see nodes()
+        self._by_type: dict[type, tuple[ast.AST, ...]] = {}
         #: jit calls whose target is not a function of this module (e.g. ``jit(obj.f)``)
         self.entries_unresolved: list[ast.Call] = []
         #: entry point -> (the decorator or jit call node, the traced function)
@@ -488,18 +488,20 @@ class ModuleModel:
         return None
 
     # ------------------------------------------------------------------ queries
-    def nodes(self, *types: type) -> list[ast.AST]:
+    def nodes(self, *types: type) -> tuple[ast.AST, ...]:
         """Every node of the module in ``ast.walk`` order (less the shared context and
         operator singletons such as ``ast.Load()``), or those of the given node types.
-        The walk is done once per module and shared: use this in rules, not
-        ``ast.walk(ctx.tree)``, which costs as much as building the model."""
+        The walk is done once per module and shared (hence tuples): use this in rules,
+        not ``ast.walk(ctx.tree)``, which costs as much as building the model."""
         if self._walk is None:
-            self._walk = walk(self.tree, self._by_type)
+            by_type: dict[type, list[ast.AST]] = {}
+            self._walk = tuple(walk(self.tree, by_type))
+            self._by_type = {k: tuple(v) for k, v in by_type.items()}
         if not types:
             return self._walk
         if len(types) == 1 and types[0] in _CONCRETE_NODES:
-            return self._by_type.get(types[0], [])
-        return [n for n in self._walk if isinstance(n, types)]
+            return self._by_type.get(types[0], ())
+        return tuple(n for n in self._walk if isinstance(n, types))
 
     def parent(self, node: ast.AST) -> ast.AST | None:
         return self.parents.get(id(node))

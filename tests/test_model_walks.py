@@ -72,14 +72,14 @@ def reference_function_of(model: ModuleModel, node: ast.AST) -> ast.AST | None:
 
 def test_nodes_is_ast_walk_without_the_shared_singletons(model):
     expected = [n for n in ast.walk(model.tree) if not isinstance(n, SINGLETONS)]
-    assert model.nodes() == expected
+    assert list(model.nodes()) == expected
 
 
 @pytest.mark.parametrize("types", [(ast.Call,), (ast.Name,), (ast.Lambda,), (ast.stmt,), (ast.Call, ast.Assign)],
                          ids=lambda t: "+".join(c.__name__ for c in t))
 def test_nodes_of_types_keep_the_walk_order(model, types):
     expected = [n for n in ast.walk(model.tree) if isinstance(n, types)]
-    assert model.nodes(*types) == expected
+    assert list(model.nodes(*types)) == expected
     assert expected  # the example holds each kind
 
 

@@ -14,6 +14,17 @@ from typing import Any
 
 from jaxlint import __version__
 
+def _new_file_mode() -> int:
+    """What ``open()`` would give a new file under the process umask. ``mkstemp`` makes
+    0600 files, which a cache shared between CI runners or users could not read."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+#: read once, at import: changing the umask is process-wide, so never from a thread
+NEW_FILE_MODE = _new_file_mode()
+
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by jaxlint.\n"
 
 
@@ -67,14 +78,14 @@ class Cache:
 
 
 def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Write ``data`` to a temp file beside ``path`` (with permission bits ``mode``,
-    if given) and move it into place, so readers see the old or the new file."""
+    """Write ``data`` to a temp file beside ``path`` (with permission bits ``mode``, by
+    default those of a new file under the umask) and move it into place, so readers see
+    the old or the new file."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        if mode is not None:
-            os.chmod(tmp, mode)
+        os.chmod(tmp, NEW_FILE_MODE if mode is None else mode)
         os.replace(tmp, path)
     except BaseException:
         try:

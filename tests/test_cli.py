@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 
@@ -134,6 +135,16 @@ def test_cache_gives_the_same_answer_and_is_tagged(project):
     assert first.stdout == second.stdout and json.loads(first.stdout)
     cache = project / ".jaxlint_cache"
     assert (cache / "CACHEDIR.TAG").is_file() and (cache / ".gitignore").read_text().strip().endswith("*")
+
+
+def test_cache_files_are_readable_by_other_users_of_a_shared_cache(project):
+    old = os.umask(0o022)  # the child inherits it
+    try:
+        assert run_cli("check", ".", cwd=project).returncode == 1
+    finally:
+        os.umask(old)
+    files = [p for p in (project / ".jaxlint_cache").rglob("*") if p.is_file()]
+    assert len(files) >= 3 and all(p.stat().st_mode & 0o777 == 0o644 for p in files), files
 
 
 def test_rule_command_prints_docs_and_lists_all(project):

@@ -45,7 +45,8 @@ class DynamicSettings:
     function_timeout: float = 60.0
     #: seconds allowed for one file: import plus every function in it
     file_timeout: float = 300.0
-    #: memory cap for a worker process, MiB (address space); 0 disables it
+    #: memory cap for a worker process, MiB (resident memory on every backend, address
+    #: space on CPU); 0 disables it
     memory_limit_mb: int = 8192
     #: worker processes; 0 = one per core
     workers: int = 0

@@ -49,7 +49,8 @@ DYNAMIC_DOCS = {
     "backend": "The backend to trace and compile for.",
     "function-timeout": "Seconds allowed to trace (or compile) one function.",
     "file-timeout": "Seconds allowed for one file: its import plus every function in it.",
-    "memory-limit-mb": "Memory cap of a worker process in MiB (address space); 0 disables it.",
+    "memory-limit-mb": "Memory cap of a worker process in MiB: its resident memory is watched on every backend, "
+                       "its address space capped on CPU; 0 disables both.",
     "workers": "Worker processes; 0 means one per core.",
     "signatures": "The recorded-signatures file written by `jaxlint record`.",
     "x64": "Force `jax_enable_x64` on or off; unset keeps the project's own setting.",

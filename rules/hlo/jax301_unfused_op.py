@@ -3,10 +3,10 @@ from __future__ import annotations
 from typing import Iterable
 
 from jaxlint.compile_facts import CompileFacts, Finding, lines_text
-from jaxlint.textutil import human_bytes
 from jaxlint.hlo import HOST_CALLBACK_TARGETS, Instruction
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._common import HloRule, kernel_key
+from jaxlint.textutil import human_bytes
 
 
 class UnfusedOp(HloRule):

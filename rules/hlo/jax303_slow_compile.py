@@ -3,9 +3,9 @@ from __future__ import annotations
 from typing import Iterable
 
 from jaxlint.compile_facts import CompileFacts, Finding
-from jaxlint.textutil import human_bytes
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._common import HloRule
+from jaxlint.textutil import human_bytes
 
 
 class SlowCompile(HloRule):

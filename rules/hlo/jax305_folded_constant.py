@@ -3,9 +3,9 @@ from __future__ import annotations
 from typing import Iterable
 
 from jaxlint.compile_facts import HLO_DTYPES, CompileFacts, Finding, lines_text
-from jaxlint.textutil import human_bytes
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._common import HloRule
+from jaxlint.textutil import human_bytes
 
 
 class FoldedConstant(HloRule):

@@ -4,8 +4,8 @@ import ast
 
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._common import array_estimate
-from jaxlint.textutil import human_bytes
 from jaxlint.semantic import STATIC_ATTRS
+from jaxlint.textutil import human_bytes
 
 
 class CapturedArray(StaticRule):

@@ -46,7 +46,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 class _Extension:
-    """Later capabilities plug into ``check`` through these hooks (see jaxlint.commands.check_ext)."""
+    """Later capabilities plug into ``check`` through these hooks (``EXTENSION`` of
+    ``dynamic_ext``, ``compile_ext``, ``fixing`` and ``gate``)."""
 
     def add_arguments(self, p: argparse.ArgumentParser) -> None: ...
     def overrides(self, args, o: dict) -> None: ...
@@ -123,7 +124,7 @@ def run(args) -> int:
         from jaxlint.discovery import is_excluded
 
         if args.force_exclude and name != "-" and is_excluded(p, settings):
-            # pre-commit and editors pass excluded files through stdin too: print the input back
+            # pre-commit and editors pass excluded files through stdin too: no findings
             return 0
         tasks = [FileTask(p.absolute(), display_path(p.absolute()) if name != "-" else "-", settings)]
     else:

@@ -23,6 +23,26 @@ def lint_source(source: str, select: Iterable[str] | None = None, options: Mappi
     return sorted(kept, key=lambda d: d.sort_key)
 
 
+def lines(code: str, src: str, **options) -> list[int]:
+    """Lines of the ``code`` findings in ``src`` (the rule alone, with ``options``)."""
+    return [d.start.line for d in lint_source(src, select=[code], options={code: options})]
+
+
+def messages(code: str, src: str) -> list[str]:
+    return [d.message for d in lint_source(src, select=[code])]
+
+
+def fixed(code: str, src: str, unsafe: bool = True) -> str:
+    """``src`` after every fix of ``code``, applied pass after pass as ``--fix`` does."""
+    from jaxlint.fixes import fix_until_stable
+
+    src = textwrap.dedent(src).lstrip("\n")
+    out = fix_until_stable(src, lint_source(src, select=[code]), lambda t: lint_source(t, select=[code]),
+                           unsafe=unsafe)
+    assert not out.rejected, out.rejected
+    return out.text
+
+
 def run_cli(*args: str, cwd: Path | str | None = None, input: str | None = None, env: Mapping | None = None,
             timeout: float = 120) -> subprocess.CompletedProcess:
     e = dict(os.environ)

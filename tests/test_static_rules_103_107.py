@@ -12,31 +12,15 @@ import textwrap
 
 import pytest
 
-from helpers import lint_source
+from helpers import fixed, lines, lint_source, messages
 from jaxlint.diagnostic import Severity
-from jaxlint.fixes import fix_until_stable
 from jaxlint.semantic import ModuleModel
 
 RULES = ("JAX103", "JAX104", "JAX105", "JAX106", "JAX107")
 
 
-def lines(code: str, src: str, **options) -> list[int]:
-    return [d.start.line for d in lint_source(src, select=[code], options={code: options})]
-
-
-def messages(code: str, src: str) -> list[str]:
-    return [d.message for d in lint_source(src, select=[code])]
-
-
 def all_findings(src: str) -> list[str]:
     return [f"{d.code}@{d.start.line}: {d.message}" for d in lint_source(src, select=RULES)]
-
-
-def fixed(code: str, src: str) -> str:
-    src = textwrap.dedent(src).lstrip("\n")
-    out = fix_until_stable(src, lint_source(src, select=[code]), lambda t: lint_source(t, select=[code]), unsafe=True)
-    assert not out.rejected
-    return out.text
 
 
 def traced_params(src: str) -> dict[str, set[str]]:

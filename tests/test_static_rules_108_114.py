@@ -9,24 +9,13 @@ import textwrap
 
 import pytest
 
-from helpers import lint_source
+from helpers import fixed, lines, lint_source
 from jaxlint.diagnostic import Applicability, Severity
-from jaxlint.fixes import fix_until_stable
 
 
 def found(code: str, src: str) -> list[tuple[int, str]]:
     """(line, message) of each ``code`` finding in ``src``."""
     return [(d.start.line, d.message) for d in lint_source(src, select=[code])]
-
-
-def lines(code: str, src: str) -> list[int]:
-    return [line for line, _ in found(code, src)]
-
-
-def fixed(code: str, src: str, unsafe: bool = True) -> str:
-    src = textwrap.dedent(src).lstrip("\n")
-    out = fix_until_stable(src, lint_source(src, select=[code]), lambda t: lint_source(t, select=[code]), unsafe=unsafe)
-    return out.text
 
 
 # ---------------------------------------------------------------- JAX108 static-arg-hazard

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from jaxlint.config import ConfigError
+from jaxlint.launch import module_command
 
 STAGE_CHOICES = ("jaxpr", "stablehlo", "hlo", "all")
 
@@ -129,7 +130,7 @@ def run_worker(req: dict, dynamic, timeout: float) -> dict:
 
     env = worker_env(dynamic)
     try:
-        proc = subprocess.run([sys.executable, "-m", "jaxlint.inspect_worker"], input=json.dumps(req),
+        proc = subprocess.run(module_command("jaxlint.inspect_worker"), input=json.dumps(req),
                               capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return {"ok": False, "error": f"timed out after {timeout:g} s"}

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jaxlint.config import DynamicSettings
+from jaxlint.launch import module_command
 
 STARTUP_TIMEOUT = 180.0
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)')
@@ -61,7 +62,7 @@ class _Proc:
         self.log_path = os.path.join(log_dir, f"worker-{n}.log")
         self.log = open(self.log_path, "wb")
         self.p = subprocess.Popen(
-            [sys.executable, "-m", "jaxlint.dynamic.worker"],
+            module_command("jaxlint.dynamic.worker"),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, env=env,
             start_new_session=True,  # a kill takes the user's child processes too
         )

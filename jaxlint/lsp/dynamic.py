@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from jaxlint.launch import module_command
 from jaxlint.config import Settings
 from jaxlint.diagnostic import Diagnostic
 
@@ -42,7 +43,7 @@ class DynamicOutcome:
 
 def command(path: Path, settings: Settings, overrides: Mapping[str, Sequence[str]],
             explicit: Path | None, isolated: bool) -> list[str]:
-    cmd = [sys.executable, "-m", "jaxlint", "check", "--dynamic", "--output-format", "json",
+    cmd = [*module_command("jaxlint", "check"), "--dynamic", "--output-format", "json",
            "--exit-zero", "--quiet"]
     if explicit is not None:
         cmd += ["--config", str(explicit)]

@@ -1,0 +1,43 @@
+"""jaxlint's child processes import the installed jaxlint, not a `jaxlint/` folder in the cwd."""
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from helpers import run_cli
+
+SHADOW = "raise ImportError('the checkout shadowed the installed jaxlint')\n"
+
+
+@pytest.fixture
+def shadowed(tmp_path: Path) -> Path:
+    # A folder like a jaxlint checkout: `jaxlint/` that is not the installed package.
+    (tmp_path / "jaxlint").mkdir()
+    (tmp_path / "jaxlint" / "__init__.py").write_text(SHADOW)
+    (tmp_path / "mod.py").write_text(textwrap.dedent(
+        """
+        import jax
+        import jax.numpy as jnp
+
+        # jaxlint: args=(f32[8],)
+        @jax.jit
+        def f(x):
+            for _ in range(40):
+                x = jnp.sin(x) * 2.0
+            return x
+        """
+    ))
+    return tmp_path
+
+
+def test_dynamic_workers_ignore_a_jaxlint_folder_in_the_cwd(shadowed):
+    jaxlint = Path(sys.executable).parent / "jaxlint"
+    r = subprocess.run([str(jaxlint), "check", "--no-cache", "--dynamic", "--output-format", "json", "mod.py"],
+                       cwd=shadowed, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, r.stderr
+    codes = {d["code"] for d in json.loads(r.stdout)}
+    assert "JAX202" in codes, (codes, r.stderr)
+    assert "shadowed" not in r.stderr

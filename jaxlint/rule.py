@@ -148,11 +148,14 @@ class Rule:
         if cls.fixable:
             meta += f" · fix: {cls.fixable.value}"
         body = cls.docs()
+        # the option list is generated from ``options`` so it cannot drift from the code
         if cls.options:
             opts = "\n".join(
                 f"* `{k}` (default `{o.default!r}`): {o.doc}" for k, o in cls.options.items()
             )
             body = body.replace("## Options\n", f"## Options\n\n{opts}\n", 1) if "## Options\n" in body else body
+        elif not cls.doc_sections().get("Options"):
+            body = body.replace("## Options\n", "## Options\n\nNone.\n", 1)
         return head + meta + "\n\n" + body + "\n"
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Iterable
+from types import MappingProxyType
+from typing import Iterable, Mapping
 
 from jaxlint.rule import Rule
 
@@ -21,8 +22,14 @@ def all_rules() -> tuple[type[Rule], ...]:
     return tuple(RULES)
 
 
-def rules_by_code() -> dict[str, type[Rule]]:
-    return {r.code: r for r in all_rules()}
+def rules_by_code() -> Mapping[str, type[Rule]]:
+    """Code -> rule class (built once; read-only)."""
+    return _code_table()
+
+
+@functools.lru_cache(maxsize=1)
+def _code_table() -> Mapping[str, type[Rule]]:
+    return MappingProxyType({r.code: r for r in all_rules()})
 
 
 @functools.lru_cache(maxsize=None)

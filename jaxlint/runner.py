@@ -162,12 +162,16 @@ def lint_task_text(task: FileTask, text: str) -> list[Diagnostic]:
                        text=text, module_name=_module_name(task))[1]
 
 
-def check_one(task: FileTask, cache_root: str | None, text: str | None = None) -> FileOutcome:
-    """Check one file (runs in the pool workers too)."""
+def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
+              data: bytes | None = None) -> FileOutcome:
+    """Check one file (runs in the pool workers too). ``text`` or ``data`` stand in for
+    the file's content (stdin: decodable text, or raw bytes that are then reported)."""
     settings = task.settings
     rules = active_rules(settings)
     cache = Cache(Path(cache_root) if cache_root else None)
-    if text is None:
+    if data is not None:
+        pass
+    elif text is None:
         try:
             data = read_source(task.path)
         except OSError as e:
@@ -218,12 +222,12 @@ def _check_in_worker(args: tuple[FileTask, str | None]) -> FileOutcome:
 
 
 def run_static(tasks: list[FileTask], cache_root: Path | None, jobs: int = 0,
-               stdin_text: str | None = None) -> tuple[RunResult, list[FileOutcome]]:
+               stdin_text: str | None = None, stdin_data: bytes | None = None) -> tuple[RunResult, list[FileOutcome]]:
     result = RunResult()
     outcomes: list[FileOutcome] = []
     root = str(cache_root) if cache_root else None
-    if stdin_text is not None:
-        outcomes = [check_one(tasks[0], None, stdin_text)]
+    if stdin_text is not None or stdin_data is not None:
+        outcomes = [check_one(tasks[0], None, stdin_text, stdin_data)]
     else:
         jobs = jobs or (os.cpu_count() or 1)
         if jobs > 1 and len(tasks) >= POOL_THRESHOLD:

@@ -170,3 +170,13 @@ def test_python_dash_m_and_console_script_agree(project):
     a = subprocess.run([exe, "check", "--no-cache", "bad.py"], cwd=project, capture_output=True, text=True)
     b = run_cli("check", "--no-cache", "bad.py", cwd=project)
     assert a.stdout == b.stdout and a.returncode == b.returncode == 1
+
+
+def test_undecodable_stdin_is_a_parse_error_at_the_bad_byte(tmp_path):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "jaxlint", "check", "--stdin-filename", "a.py", "-"], cwd=tmp_path,
+                       input=b'import jax\nx = "\xff"\n', capture_output=True, timeout=60)
+    assert r.returncode == 1, r.stderr
+    assert b"a.py:2:6: JAX100 file is not valid utf-8: byte 0xff" in r.stdout

@@ -109,6 +109,7 @@ def run(args) -> int:
     resolver = SettingsResolver(explicit, args.isolated, overrides)
 
     stdin_text = None
+    stdin_data: bytes | None = None
     paths = list(args.paths)
     if paths == ["-"]:
         raw = sys.stdin.buffer.read()
@@ -117,7 +118,7 @@ def run(args) -> int:
         try:
             stdin_text = decode_source(raw)
         except SourceError:
-            stdin_text = raw.decode("utf-8", errors="replace")
+            stdin_data = raw  # checked as bytes: reported as a parse-error at the bad byte
         name = args.stdin_filename or "-"
         p = Path(name)
         settings = resolver.for_dir(p.parent if name != "-" else Path.cwd())
@@ -153,7 +154,7 @@ def run(args) -> int:
     cache_root = None
     if not args.no_cache:
         cache_root = Path(args.cache_dir) if args.cache_dir else default_cache_dir(settings_root)
-    result, outcomes = run_static(tasks, cache_root, jobs=args.jobs, stdin_text=stdin_text)
+    result, outcomes = run_static(tasks, cache_root, jobs=args.jobs, stdin_text=stdin_text, stdin_data=stdin_data)
 
     for ext in _EXTENSIONS:
         rc = ext.after_static(args, tasks, result, outcomes)

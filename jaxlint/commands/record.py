@@ -1,12 +1,16 @@
 """``jaxlint record [--signatures FILE] -- CMD [ARGS...]``: record jit signatures.
 
 Runs CMD (``python train.py --steps 1``, ``pytest tests/test_model.py``,
-``python -m pkg.train``) with ``jax.jit`` instrumented in every Python process it
+``python -m pkg.train``) with the jit-like transforms (``jax.jit``, ``jax.pmap``,
+``equinox.filter_jit``, ``flax.nnx.jit``) instrumented in every Python process it
 starts (a ``sitecustomize`` shim on ``PYTHONPATH``; see
 :mod:`jaxlint.dynamic.record`), then writes the distinct abstract signatures of each
 jitted function of the project to ``.jaxlint/signatures.json`` at the project root:
 sorted and stable, meant to be reviewed and committed. Functions recorded by this run
-replace their old entries; other entries are kept. Exit status: CMD's.
+replace their old entries; other entries are kept. Arguments that JSON cannot
+rebuild (models, optimizer states) are saved abstractly beside the file, in
+``.jaxlint/signatures.pickles/`` (content-addressed; commit it with the file).
+Exit status: CMD's.
 """
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 SHIM = '''\
-# Written by `jaxlint record`: instruments jax.jit in this process, then runs any
+# Written by `jaxlint record`: instruments jax.jit and friends in this process, then runs any
 # sitecustomize that this one shadows.
 import importlib.util as _u
 import os as _os
@@ -47,7 +51,7 @@ for _p in list(_sys.path):
 def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "record",
-        help="run a command with jax.jit instrumented and record the signatures it was called with",
+        help="run a command with jit instrumented and record the signatures it was called with",
         description="Record the abstract signatures of jitted functions while CMD runs, for "
                     "`jaxlint check --dynamic`. Example: jaxlint record -- python train.py --steps 1",
     )
@@ -113,6 +117,8 @@ def run(args) -> int:
         recorded = signatures.merge(parts)
         old = {} if args.replace else signatures.load(target)
         merged = {**old, **recorded}
+        found = {f.stem: f for f in (out_dir / "pickles").glob("*.pickle")}
+        signatures.write_pickles(target, merged, found)
         signatures.dump(target, merged, {})
         n_sigs = sum(len(e["signatures"]) for e in recorded.values())
         multi = [k for k, e in recorded.items() if len(e["signatures"]) > 1]

@@ -8,6 +8,7 @@ what comes back into diagnostics at the user's lines, with suppressions applied.
 from __future__ import annotations
 
 import ast
+import base64
 import importlib.util
 import json
 import os
@@ -100,7 +101,10 @@ def _dedupe(entries: Iterable[EntryPoint]) -> list[EntryPoint]:
     return sorted(best.values(), key=lambda e: (e.line, e.qualname))
 
 
-def plan_file(task, settings: Settings, recorded: dict[str, dict]) -> FilePlan | None:
+def plan_file(task, settings: Settings, recorded: dict[str, dict],
+              signatures_file: Path | None = None) -> FilePlan | None:
+    """The plans of one file's jit entry points; ``signatures_file`` is where
+    ``recorded`` was read from (its saved arguments live beside it)."""
     from jaxlint.semantic import ModuleModel
     from jaxlint.static import SourceError, decode_source
 
@@ -130,12 +134,13 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict]) -> FilePlan |
     examples = inp.example_calls(model, tree, {n for n in call_names if n})
     plans: list[inp.Plan] = []
     for e in entries:
-        plans.append(_plan_entry(e, model, nodes, stmts, lines, found, examples, settings.dynamic, modname, mine))
+        plans.append(_plan_entry(e, model, nodes, stmts, lines, found, examples, settings.dynamic, modname, mine,
+                                 signatures_file))
     return FilePlan(task, text, root, modname, sys_path, plans)
 
 
 def _plan_entry(e: EntryPoint, model, nodes, stmts, lines, found, examples, dyn: DynamicSettings,
-                modname: str, recorded: dict[str, dict]) -> inp.Plan:
+                modname: str, recorded: dict[str, dict], signatures_file: Path | None = None) -> inp.Plan:
     plan = inp.Plan(e)
     rec = recorded.get(f"{modname}:{e.qualname}")
     if rec is not None:
@@ -149,12 +154,10 @@ def _plan_entry(e: EntryPoint, model, nodes, stmts, lines, found, examples, dyn:
         plan.skip = "defined inside a function or unnamed, so it is not reachable after import"
         return plan
     if rec is not None:
-        sig = signatures.best(rec)
-        if sig is not None:
-            plan.spec = {"args": sig.get("args", []), "kwargs": sig.get("kwargs", {}), "source": "recorded",
-                         "where": f"recorded ({sig.get('calls', 0)} calls)"}
+        spec, why = _recorded_spec(rec, signatures_file)
+        if spec is not None:
+            plan.spec = spec
             return plan
-        why = signatures.rebuildable(rec["signatures"][0]) if rec.get("signatures") else "no signature"
         plan.skip = f"recorded, but {why}"
         if len(plan.signatures) > 1:
             plan.skip = None  # the recompilation rule still reads the records
@@ -209,6 +212,31 @@ def _plan_entry(e: EntryPoint, model, nodes, stmts, lines, found, examples, dyn:
     plan.skip = jt_reason or ("no inputs: add `# jaxlint: args=(f32[8,128], ...)` above it, an entry in "
                               "[tool.jaxlint.dynamic.functions], or record signatures with `jaxlint record`")
     return plan
+
+
+def _recorded_spec(rec: dict, signatures_file: Path | None) -> tuple[dict | None, str]:
+    """The spec of the most called signature that can be rebuilt, else why none can.
+    Saved arguments travel to the worker inside the spec (base64), so the cache key
+    covers their content."""
+    why = "no signature"
+    for i, sig in enumerate(rec.get("signatures", [])):
+        reason = signatures.rebuildable(sig)
+        spec = {"args": sig.get("args", []), "kwargs": sig.get("kwargs", {}), "source": "recorded",
+                "where": f"recorded ({sig.get('calls', 0)} calls)"}
+        if reason is None and sig.get("pickle"):
+            try:
+                if signatures_file is None:
+                    raise ValueError("its saved arguments cannot be found")
+                data = signatures.read_pickle(signatures_file, sig["pickle"])
+            except ValueError as err:
+                reason = str(err)
+            else:
+                spec["pickle_data"] = base64.b64encode(data).decode("ascii")
+        if reason is None:
+            return spec, ""
+        if i == 0:
+            why = reason
+    return None, why
 
 
 def _jaxtyping_spec(model, e: EntryPoint, fn, params) -> dict | str | None:
@@ -276,6 +304,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
     report = DynamicReport()
     cache = Cache(cache_root)
     recorded_by_root: dict[Path, dict] = {}
+    sig_file_by_root: dict[Path, Path] = {}
     plans: list[FilePlan] = []
     versions = _versions_key()
     for task in tasks:
@@ -286,7 +315,8 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
             if not sig_path.is_absolute() and signatures_path:
                 sig_path = Path.cwd() / sig_path
             recorded_by_root[root] = signatures.load(sig_path)
-        fp = plan_file(task, s, recorded_by_root[root])
+            sig_file_by_root[root] = sig_path
+        fp = plan_file(task, s, recorded_by_root[root], sig_file_by_root[root])
         if fp is not None and fp.plans:
             plans.append(fp)
     jobs: list[FileJob] = []
@@ -409,8 +439,9 @@ def _assemble(fp: FilePlan, value: dict, report: DynamicReport) -> None:
             d = dict(d)
             d["filename"] = _display(d["filename"], fp.root)
             d["related"] = [dict(r, filename=_display(r["filename"], fp.root)) for r in d.get("related", [])]
-            # a helper's line reached from several traced functions is one finding
-            key = (d["code"], d["filename"], d["location"]["row"], d["location"]["column"], d["message"])
+            # a helper's line reached from several traced functions is one finding (the
+            # first function's: its figures differ under grad or vmap, the problem does not)
+            key = (d["code"], d["filename"], d["location"]["row"], d["location"]["column"])
             if key not in report.seen:
                 report.seen.add(key)
                 report.diagnostics.append(Diagnostic.from_dict(d))

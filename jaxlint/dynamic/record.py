@@ -2,11 +2,19 @@
 
 ``jaxlint record -- CMD`` puts a ``sitecustomize`` shim on ``PYTHONPATH`` that calls
 :func:`install`. Installing costs nothing until the program imports jax: a
-meta-path hook then wraps ``jax.jit`` (before any user module can bind it), so every
-jitted function records, per call, its abstract signature: array leaves as
-shape/dtype/weak type, static arguments by value (JSON where possible, else repr),
-the pytree structure, and a call count. At exit each process writes its records to
-``$JAXLINT_RECORD_DIR/records-<pid>.json``; the command merges them into
+meta-path hook then wraps the jit-like transforms (:data:`TARGETS`: ``jax.jit``,
+``jax.pmap``, ``equinox.filter_jit``, ``flax.nnx.jit``) right after their module
+is imported, before any user module can bind them, so every jitted function of the
+project records, per call, its abstract signature: array leaves as shape/dtype/weak
+type, static arguments by value (JSON where possible, else repr), the pytree
+structure, and a call count. Library functions are left unwrapped.
+
+An argument JSON cannot rebuild (a model, an optimizer state) is described by its
+type, array leaves by path and a digest of its static part; the call's arguments are
+then also saved abstractly (:mod:`jaxlint.dynamic.abstract`), once per distinct
+signature, as a content-addressed pickle. At exit each process writes its records to
+``$JAXLINT_RECORD_DIR/records-<pid>.json`` and its pickles to
+``$JAXLINT_RECORD_DIR/pickles/``; the command merges them into
 ``.jaxlint/signatures.json`` (:mod:`jaxlint.dynamic.signatures`).
 
 Functions are keyed ``module:qualname`` with the module named from the file's path
@@ -35,21 +43,31 @@ _INSTALLED = False
 
 
 # ---------------------------------------------------------------------------- install
-class _JaxHook(importlib.abc.MetaPathFinder):
-    """Patch ``jax.jit`` right after ``jax`` itself finishes importing."""
+#: module -> (attribute, kind) of the jit-like transforms recorded; kinds as the static
+#: jit map names them (:data:`jaxlint.semantic.JIT_LIKE`)
+TARGETS: dict[str, tuple[tuple[str, str], ...]] = {
+    "jax": (("jit", "jit"), ("pmap", "pmap")),
+    "equinox": (("filter_jit", "filter_jit"),),
+    "flax.nnx": (("jit", "nnx.jit"),),
+}
+
+
+class _ImportHook(importlib.abc.MetaPathFinder):
+    """Patch the transforms right after their module finishes importing (before any
+    user module can bind them)."""
 
     def find_spec(self, name, path, target=None):
-        if name != "jax":
+        if name not in TARGETS:
             return None
         spec = importlib.machinery.PathFinder.find_spec(name, path)
-        if spec is None or spec.loader is None:
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
         loader = spec.loader
         original_exec = loader.exec_module
 
         def exec_module(module):
             original_exec(module)
-            _patch(module)
+            _patch(module, name)
 
         loader.exec_module = exec_module  # type: ignore[method-assign]
         return spec
@@ -60,48 +78,69 @@ def install() -> None:
     if _INSTALLED or not os.environ.get("JAXLINT_RECORD_DIR"):
         return
     _INSTALLED = True
-    if "jax" in sys.modules:
-        _patch(sys.modules["jax"])
-    else:
-        sys.meta_path.insert(0, _JaxHook())
+    for name in TARGETS:
+        if name in sys.modules:
+            _patch(sys.modules[name], name)
+    sys.meta_path.insert(0, _ImportHook())
     atexit.register(flush)
 
 
-def _patch(jax_module) -> None:
-    original = jax_module.jit
-    if getattr(original, "_jaxlint_recording", False):
-        return
+def _patch(module, name: str) -> None:
+    for attr, kind in TARGETS.get(name, ()):
+        original = getattr(module, attr, None)
+        if original is None or getattr(original, "_jaxlint_recording", False):
+            continue
+        setattr(module, attr, _recording(original, kind))
 
+
+def _recording(original, kind: str):
     @functools.wraps(original)
-    def jit(fun=None, *args, **kwargs):
-        if fun is None:  # @jax.jit(static_argnums=...) in newer versions
-            return lambda f: jit(f, *args, **kwargs)
+    def transform(fun=_NOTHING, *args, **kwargs):
+        # only transforms the project applies are recorded: flax and equinox call
+        # jax.jit on wrappers of the user's function, which must stay untouched
+        mine = _in_project(sys._getframe(1).f_code.co_filename)
+        if fun is _NOTHING or not callable(fun):
+            # the decorator-factory form, `@jax.jit(static_argnums=...)` (`fun` may be
+            # the library's own "missing" marker)
+            inner = original(*args, **kwargs) if fun is _NOTHING else original(fun, *args, **kwargs)
+            if not mine or not callable(inner):
+                return inner
+            return lambda f: _wrap(inner(f), f, kwargs, kind)
         jitted = original(fun, *args, **kwargs)
-        try:
-            return _Recorded(jitted, fun, kwargs)
-        except Exception:  # never break the user's program
-            return jitted
+        return _wrap(jitted, fun, kwargs, kind) if mine else jitted
 
-    jit._jaxlint_recording = True  # type: ignore[attr-defined]
-    jax_module.jit = jit
+    transform._jaxlint_recording = True  # type: ignore[attr-defined]
+    return transform
+
+
+_NOTHING = object()
+
+
+def _wrap(jitted, fun, kwargs: dict, kind: str):
+    try:
+        key, meta = _describe(fun, kwargs, kind)
+    except Exception:  # never break the user's program
+        return jitted
+    if key is None:  # library code (flax and equinox jit their own helpers): left alone
+        return jitted
+    return _Recorded(jitted, fun, key, meta)
 
 
 class _Recorded:
     """Calls the real jitted function after noting the call's abstract signature."""
 
-    def __init__(self, jitted, fun, kwargs: dict) -> None:
+    def __init__(self, jitted, fun, key: str, meta: dict) -> None:
         self._jitted = jitted
         self._fun = fun
         self.__wrapped__ = fun
         functools.update_wrapper(self, fun, updated=())
-        self._key, self._meta = _describe(fun, kwargs)
+        self._key, self._meta = key, meta
 
     def __call__(self, *args, **kwargs):
-        if self._key is not None:
-            try:
-                _note(self._key, self._meta, args, kwargs)
-            except Exception:  # recording must never change what the program does
-                pass
+        try:
+            _note(self._key, self._meta, args, kwargs)
+        except Exception:  # recording must never change what the program does
+            pass
         return self._jitted(*args, **kwargs)
 
     def __get__(self, obj, objtype=None):
@@ -113,8 +152,27 @@ class _Recorded:
         return getattr(self._jitted, name)
 
 
+_IN_PROJECT: dict[str, bool] = {}
+
+
+def _root() -> Path:
+    return Path(os.environ.get("JAXLINT_RECORD_ROOT", os.getcwd()))
+
+
+def _in_project(filename: str) -> bool:
+    """A file of the project being recorded (a virtualenv inside it does not count)."""
+    hit = _IN_PROJECT.get(filename)
+    if hit is None:
+        path = Path(filename).resolve()
+        root = _root()
+        hit = (root == path or root in path.parents) and not (
+            {"site-packages", "dist-packages"} & set(path.relative_to(root).parts))
+        _IN_PROJECT[filename] = hit
+    return hit
+
+
 # ---------------------------------------------------------------------------- signatures
-def _describe(fun, kwargs: dict) -> tuple[str | None, dict]:
+def _describe(fun, kwargs: dict, kind: str) -> tuple[str | None, dict]:
     code = getattr(inspect.unwrap(fun), "__code__", None)
     if code is None:
         return None, {}
@@ -124,15 +182,15 @@ def _describe(fun, kwargs: dict) -> tuple[str | None, dict]:
     name = getattr(fun, "__qualname__", getattr(fun, "__name__", "?"))
     if name.rsplit(".", 1)[-1] == "<lambda>":
         name = f"<lambda>@{code.co_firstlineno}"
-    root = Path(os.environ.get("JAXLINT_RECORD_ROOT", os.getcwd()))
-    if root != path and root not in path.parents:
+    root = _root()
+    if not _in_project(code.co_filename):
         return None, {}  # library code: not the user's to fix
     module, _ = project.module_name(path, root)
     try:
         params = list(inspect.signature(fun).parameters)
     except (TypeError, ValueError):
         params = []
-    nums = kwargs.get("static_argnums") or ()
+    nums = kwargs.get("static_argnums" if kind != "pmap" else "static_broadcasted_argnums") or ()
     nums = (nums,) if isinstance(nums, int) else tuple(nums)
     names = kwargs.get("static_argnames") or ()
     names = (names,) if isinstance(names, str) else tuple(names)
@@ -140,29 +198,63 @@ def _describe(fun, kwargs: dict) -> tuple[str | None, dict]:
     static_nums = set(nums) | {params.index(n) for n in names if n in params}
     meta = {"file": path.relative_to(root).as_posix(), "line": code.co_firstlineno, "qualname": name,
             "params": params, "static_nums": sorted(i % max(len(params), 1) for i in static_nums),
-            "static_names": sorted(static_names)}
+            "static_names": sorted(static_names), "kind": kind, "module": module}
     return f"{module}:{name}", meta
 
 
 def _note(key: str, meta: dict, args: tuple, kwargs: dict) -> None:
     static_nums = set(meta["static_nums"])
     static_names = set(meta["static_names"])
+    # equinox.filter_jit traces array leaves only: a Python number is a static value there
+    numbers_static = meta["kind"] == "filter_jit"
     sig = {
-        "args": [_value(a) if i in static_nums else _tree(a) for i, a in enumerate(args)],
-        "kwargs": {k: (_value(v) if k in static_names else _tree(v)) for k, v in sorted(kwargs.items())},
+        "args": [_value(a) if i in static_nums else _tree(a, numbers_static) for i, a in enumerate(args)],
+        "kwargs": {k: (_value(v) if k in static_names else _tree(v, numbers_static))
+                   for k, v in sorted(kwargs.items())},
     }
     canon = json.dumps(sig, sort_keys=True)
     with _LOCK:
         entry = _RECORDS.get(key)
         if entry is None:
             entry = _RECORDS[key] = {"file": meta["file"], "line": meta["line"], "qualname": meta["qualname"],
-                                     "static_argnums": meta["static_nums"],
+                                     "static_argnums": meta["static_nums"], "transform": meta["kind"],
                                      "static_argnames": meta["static_names"], "sigs": {}}
+        cur = entry["sigs"].get(canon)
+        if cur is not None:
+            cur["calls"] += 1
+            return
+    from jaxlint.dynamic import signatures
+
+    if signatures.rebuildable(sig) is not None:
+        # JSON cannot rebuild an argument (a model, an optimizer state): keep the call's
+        # arguments abstractly too, once per distinct signature
+        _save_abstract(sig, args, kwargs, meta["module"])
+    with _LOCK:
         cur = entry["sigs"].get(canon)
         if cur is None:
             entry["sigs"][canon] = dict(sig, calls=1)
         else:
             cur["calls"] += 1
+
+
+#: sha256 -> pickled arguments (see :mod:`jaxlint.dynamic.abstract`), written at exit
+_BLOBS: dict[str, bytes] = {}
+
+
+def _save_abstract(sig: dict, args: tuple, kwargs: dict, module: str) -> None:
+    from jaxlint.dynamic import abstract
+
+    try:
+        data = abstract.dumps(args, kwargs, module)
+    except RecursionError:
+        sig["unsaved"] = "the arguments are nested too deeply to save"
+        return
+    except Exception as e:  # any user object may refuse to pickle
+        sig["unsaved"] = f"the arguments cannot be saved: {type(e).__name__}: {str(e)[:160]}"
+        return
+    sha = abstract.digest(data)
+    _BLOBS[sha] = data
+    sig["pickle"] = sha
 
 
 def _value(v: Any) -> dict:
@@ -176,9 +268,11 @@ def _value(v: Any) -> dict:
     return {"repr": re.sub(r" at 0x[0-9a-fA-F]+", "", repr(v))[:200]}
 
 
-def _tree(x: Any) -> dict:
+def _tree(x: Any, numbers_static: bool = False) -> dict:
     if x is None:
         return {"value": None}
+    if isinstance(x, (bool, int, float, complex)) and numbers_static:
+        return _value(x)
     if isinstance(x, bool):
         return {"array": [], "dtype": "bool", "weak": False}
     if isinstance(x, (int, float, complex)):
@@ -186,38 +280,62 @@ def _tree(x: Any) -> dict:
         from jax import dtypes
 
         return {"array": [], "dtype": str(dtypes.canonicalize_dtype(jnp.asarray(x).dtype)), "weak": True}
-    aval = getattr(x, "aval", None)
-    shape = getattr(x, "shape", None)
-    dtype = getattr(x, "dtype", None)
-    if shape is not None and dtype is not None and not isinstance(x, (tuple, list, dict)):
-        weak = bool(getattr(aval, "weak_type", getattr(x, "weak_type", False)))
-        import numpy as np
-
-        try:
-            dt = str(np.dtype(dtype))
-        except TypeError:
-            dt = str(dtype)
-        return {"array": [int(d) for d in shape], "dtype": dt, "weak": weak}
+    array = _array_node(x)
+    if array is not None:
+        return array
     if isinstance(x, tuple) and hasattr(x, "_fields"):
         t = type(x)
-        return {"namedtuple": f"{t.__module__}:{t.__qualname__}", "fields": {f: _tree(getattr(x, f)) for f in x._fields}}
+        return {"namedtuple": f"{t.__module__}:{t.__qualname__}",
+                "fields": {f: _tree(getattr(x, f), numbers_static) for f in x._fields}}
     if isinstance(x, tuple):
-        return {"tuple": [_tree(v) for v in x]}
+        return {"tuple": [_tree(v, numbers_static) for v in x]}
     if isinstance(x, list):
-        return {"list": [_tree(v) for v in x]}
+        return {"list": [_tree(v, numbers_static) for v in x]}
     if isinstance(x, dict) and all(isinstance(k, str) for k in x):
-        return {"dict": {k: _tree(x[k]) for k in sorted(x)}}
+        return {"dict": {k: _tree(x[k], numbers_static) for k in sorted(x)}}
+    return _opaque(x)
+
+
+def _array_node(x: Any) -> dict | None:
+    shape = getattr(x, "shape", None)
+    dtype = getattr(x, "dtype", None)
+    if shape is None or dtype is None or isinstance(x, (tuple, list, dict)) or isinstance(shape, property):
+        return None
+    aval = getattr(x, "aval", None)
+    weak = bool(getattr(aval, "weak_type", getattr(x, "weak_type", False)))
+    import numpy as np
+
+    try:
+        dims = [int(d) for d in shape]
+    except (TypeError, ValueError):
+        return None
+    try:
+        dt = str(np.dtype(dtype))
+    except TypeError:
+        dt = str(dtype)
+        if dt.startswith("key<"):  # a typed PRNG key array (jax.random.key)
+            import jax
+
+            return {"key": dims, "impl": str(jax.random.key_impl(x))}
+    return {"array": dims, "dtype": dt, "weak": weak}
+
+
+def _opaque(x: Any) -> dict:
+    """A model, an optimizer state, any object JSON cannot rebuild: its type, its array
+    leaves by path (what a reviewer and the recompilation rule read) and a digest of
+    its static part (module hyperparameters, activation functions ...)."""
     t = type(x)
     node: dict = {"opaque": f"{t.__module__}.{t.__qualname__}"}
     try:
-        import jax
+        from jaxlint.dynamic import abstract
 
-        leaves, treedef = jax.tree_util.tree_flatten(x)
-        if not (len(leaves) == 1 and leaves[0] is x):
-            node["leaves"] = [_tree(v) for v in leaves]
-            node["treedef"] = str(treedef)[:300]
+        leaves, static, _ = abstract.structure(x)
     except Exception:
-        pass
+        return node
+    if leaves:
+        node["leaves"] = {path or ".": (_array_node(v) or _value(v)) for path, v in leaves}
+    if static:
+        node["static"] = abstract.short_digest(static)
     return node
 
 
@@ -230,8 +348,12 @@ def flush() -> None:
         for key, e in _RECORDS.items():
             data[key] = {k: v for k, v in e.items() if k != "sigs"}
             data[key]["signatures"] = list(e["sigs"].values())
+        blobs = dict(_BLOBS)
     try:
-        os.makedirs(out, exist_ok=True)
+        os.makedirs(os.path.join(out, "pickles"), exist_ok=True)
+        for sha, blob in blobs.items():
+            with open(os.path.join(out, "pickles", f"{sha}.pickle"), "wb") as f:
+                f.write(blob)
         tmp = os.path.join(out, f".records-{os.getpid()}.tmp")
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(data, f)

@@ -4,11 +4,18 @@ The file is meant to be committed and reviewed, so it is stable: keys sorted, on
 entry per function keyed ``"module:qualname"`` (lambdas ``<lambda>@LINE``, methods
 ``Class.method``, nested functions ``outer.<locals>.inner``, exactly as the static jit
 map names them), signatures sorted, two-space indentation. Never imports jax.
+
+A signature whose arguments JSON cannot rebuild (a model, an optimizer state) names
+a pickle of its arguments saved abstractly, ``"pickle": "<sha256>"``, stored beside
+the file in ``<name>.pickles/<sha256>.pickle`` (:func:`pickle_dir`); the hash pins
+the content, and a pickle that does not match it is not used.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -28,16 +35,27 @@ def encode(node: Any) -> Any:
         if "array" in node and "dtype" in node:
             dims = ",".join(str(d) for d in node["array"])
             return f"{_SHORT.get(node['dtype'], node['dtype'])}[{dims}]" + (" weak" if node.get("weak") else "")
+        if "key" in node and "impl" in node:
+            return f"key<{node['impl']}>[{','.join(str(d) for d in node['key'])}]"
         return {k: encode(v) for k, v in node.items()}
     if isinstance(node, list):
         return [encode(v) for v in node]
     return node
 
 
+_KEY = re.compile(r"key<(\w+)>\[([0-9,]*)\]")
+#: keys whose values are never array specs
+_VERBATIM = frozenset({"value", "repr", "opaque", "treedef", "namedtuple", "static", "pickle", "unsaved", "calls"})
+
+
 def decode(node: Any) -> Any:
     """The inverse of :func:`encode` (inside ``{"value": ...}`` nothing is touched)."""
     if isinstance(node, str):
         from jaxlint.dynamic.inputs import parse_spec_expr
+
+        key = _KEY.fullmatch(node)
+        if key:
+            return {"key": [int(d) for d in key.group(2).split(",") if d], "impl": key.group(1)}
 
         text, weak = (node[:-5], True) if node.endswith(" weak") else (node, False)
         arr = parse_spec_expr(text)
@@ -46,8 +64,7 @@ def decode(node: Any) -> Any:
     if isinstance(node, dict):
         if "array" in node:  # already the long form
             return node
-        return {k: (v if k in ("value", "repr", "opaque", "treedef", "namedtuple") else decode(v))
-                for k, v in node.items()}
+        return {k: (v if k in _VERBATIM else decode(v)) for k, v in node.items()}
     if isinstance(node, list):
         return [decode(v) for v in node]
     return node
@@ -70,13 +87,14 @@ def load(path: Path) -> dict[str, dict]:
     out = {}
     for key, e in data["functions"].items():
         e = dict(e)
-        try:
-            e["signatures"] = [dict(decode({k: v for k, v in s.items() if k != "calls"}), calls=s.get("calls", 0))
-                               for s in e.get("signatures", [])]
-        except ValueError as err:
-            from jaxlint.config import ConfigError
-
-            raise ConfigError(f"{path}: {key}: {err}") from None
+        sigs = []
+        for s in e.get("signatures", []):
+            try:
+                sigs.append(dict(decode({k: v for k, v in s.items() if k != "calls"}), calls=s.get("calls", 0)))
+            except ValueError as err:  # one bad signature skips its function, not the run
+                sigs.append({"args": [], "kwargs": {}, "calls": s.get("calls", 0),
+                             "unsaved": f"a signature in {path.name} cannot be read ({err})"})
+        e["signatures"] = sigs
         out[key] = e
     return out
 
@@ -115,7 +133,52 @@ def dump(path: Path, functions: dict[str, dict], meta: dict[str, Any]) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
+    os.chmod(tmp, 0o644)  # a file to commit, not a private temporary
     os.replace(tmp, path)
+
+
+def pickle_dir(path: Path) -> Path:
+    """Where the pickled arguments of the signatures file ``path`` live."""
+    return path.with_name(path.stem + ".pickles")
+
+
+def read_pickle(path: Path, sha: str) -> bytes:
+    """The pickle a signature names, checked against its hash; ``ValueError`` says why
+    it cannot be used."""
+    if not all(c in "0123456789abcdef" for c in sha) or len(sha) != 64:
+        raise ValueError(f"`{sha[:20]}` is not a sha256 digest")
+    f = pickle_dir(path) / f"{sha}.pickle"
+    try:
+        data = f.read_bytes()
+    except OSError:
+        raise ValueError(f"its saved arguments {f.name} are missing from {pickle_dir(path).name}/: "
+                         "run `jaxlint record` again") from None
+    if hashlib.sha256(data).hexdigest() != sha:
+        raise ValueError(f"{f.name} does not match its hash (edited or damaged): run `jaxlint record` again")
+    return data
+
+
+def write_pickles(path: Path, functions: dict[str, dict], found: dict[str, Path]) -> None:
+    """Copy the pickles the signatures name into :func:`pickle_dir` and remove the
+    ones no signature names any more."""
+    wanted = {s["pickle"] for e in functions.values() for s in e.get("signatures", []) if s.get("pickle")}
+    folder = pickle_dir(path)
+    if wanted:
+        folder.mkdir(parents=True, exist_ok=True)
+    for sha in sorted(wanted):
+        dest = folder / f"{sha}.pickle"
+        if sha in found and not dest.exists():
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+            with os.fdopen(fd, "wb") as f:
+                f.write(found[sha].read_bytes())
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, dest)
+    if folder.is_dir():
+        for f in folder.glob("*.pickle"):
+            if f.stem not in wanted:
+                f.unlink()
+        if not any(folder.iterdir()):
+            folder.rmdir()
 
 
 def best(entry: dict) -> dict | None:
@@ -127,7 +190,12 @@ def best(entry: dict) -> dict | None:
 
 
 def rebuildable(sig: dict) -> str | None:
-    """None when every argument can be rebuilt, else why not."""
+    """None when every argument can be rebuilt (from the JSON, or from the pickle of
+    the arguments the signature names), else why not."""
+    if sig.get("pickle"):
+        return None
+    if sig.get("unsaved"):
+        return sig["unsaved"]
     def visit(n: Any) -> str | None:
         if isinstance(n, dict):
             if "opaque" in n:

@@ -202,6 +202,10 @@ def build_value(node: dict, dims: dict, symbolic: bool, scope: Any = None):
         else:
             shape = tuple(shape_spec)
         return jax.ShapeDtypeStruct(shape, dtype, weak_type=bool(node.get("weak")))
+    if "key" in node:  # a typed PRNG key array
+        from jaxlint.dynamic.abstract import key_array
+
+        return key_array(tuple(node["key"]), node["impl"])
     if "value" in node:
         return node["value"]
     if "tuple" in node:
@@ -274,10 +278,18 @@ def resolve_target(module, entry: dict) -> tuple[Any, Any]:
 
 
 def jitted_for(obj, original, entry: dict, static_names: set[str]):
-    """The user's own jitted object when it has ``.trace``; otherwise jit the original
-    function with the entry's static arguments (plus every argument given a real value)."""
+    """The user's own jitted object when it has ``.trace``; for ``filter_jit`` and
+    ``nnx.jit`` a jit that splits traced from static inputs as they do
+    (:mod:`jaxlint.dynamic.transforms`); otherwise jit the original function with the
+    entry's static arguments (plus every argument given a real value)."""
     import jax
 
+    from jaxlint.dynamic.transforms import PARTITIONED_KINDS, PartitionedJit
+
+    if entry.get("kind") in PARTITIONED_KINDS:
+        target = inspect.unwrap(original) if hasattr(original, "__wrapped__") else original
+        return PartitionedJit(entry["kind"], target, entry.get("static_argnums") or (),
+                              entry.get("static_argnames") or ())
     if hasattr(obj, "trace") and entry.get("kind") in ("jit", "pjit") and entry.get("form") != "immediate" \
             and entry.get("partial_bound", 0) == 0:
         return obj
@@ -290,8 +302,11 @@ def jitted_for(obj, original, entry: dict, static_names: set[str]):
 
 
 def trace_args(original, spec: dict, dims: dict, symbolic: bool, scope=None) -> tuple[list, dict]:
-    args = [build_value(n, dims, symbolic, scope) for n in spec.get("args", [])]
-    kwargs = {k: build_value(n, dims, symbolic, scope) for k, n in (spec.get("kwargs") or {}).items()}
+    if spec.get("pickle_data"):
+        args, kwargs = saved_arguments(spec)
+    else:
+        args = [build_value(n, dims, symbolic, scope) for n in spec.get("args", [])]
+        kwargs = {k: build_value(n, dims, symbolic, scope) for k, n in (spec.get("kwargs") or {}).items()}
     try:
         sig = inspect.signature(original)
     except (TypeError, ValueError):
@@ -303,6 +318,22 @@ def trace_args(original, spec: dict, dims: dict, symbolic: bool, scope=None) -> 
     return list(bound.args), dict(bound.kwargs)
 
 
+def saved_arguments(spec: dict) -> tuple[list, dict]:
+    """The arguments ``jaxlint record`` saved abstractly (models, optimizer states);
+    unpickling imports the user's modules that define their types."""
+    import base64
+
+    from jaxlint.dynamic.abstract import loads
+
+    try:
+        args, kwargs = loads(base64.b64decode(spec["pickle_data"]))
+    except (MemoryError, SystemExit, KeyboardInterrupt):
+        raise
+    except Exception as e:
+        raise InputError(f"the recorded arguments cannot be rebuilt: {_essence(e)}") from None
+    return list(args), dict(kwargs)
+
+
 def static_value_names(spec: dict, original) -> set[str]:
     """Parameters given a real Python value (not an array spec): they must be static."""
     out: set[str] = set()
@@ -311,14 +342,29 @@ def static_value_names(spec: dict, original) -> set[str]:
     except (TypeError, ValueError):
         return out
     for i, n in enumerate(spec.get("args", [])):
+        if "repr" in n and i < len(params):  # rebuilt from the saved arguments
+            out.add(params[i].name)
         if "value" in n and i < len(params) and params[i].kind in (
                 inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
             if not isinstance(n["value"], (int, float, complex)) or isinstance(n["value"], bool):
                 out.add(params[i].name)
     for k, n in (spec.get("kwargs") or {}).items():
+        if "repr" in n:
+            out.add(k)
         if "value" in n and not (isinstance(n["value"], (int, float, complex)) and not isinstance(n["value"], bool)):
             out.add(k)
     return out
+
+
+def _unrecorded(e: BaseException) -> BaseException | None:
+    seen = 0
+    cur: BaseException | None = e
+    while cur is not None and seen < 8:
+        if type(cur).__name__ == "UnrecordedValueError" and type(cur).__module__ == "jaxlint.dynamic.abstract":
+            return cur
+        cur = cur.__cause__ or cur.__context__
+        seen += 1
+    return None
 
 
 # ---------------------------------------------------------------------------- the worker
@@ -440,6 +486,11 @@ class Worker:
             self.out.send({"event": "begin", "id": req["id"], "step": level, "function": job["qualname"]})
             t0 = time.perf_counter()
             try:
+                if fa.extra.get("symbolic") and not fa.extra.get("concrete"):
+                    # XLA compiles concrete shapes only: trace once more with the default sizes
+                    args, kwargs = trace_args(fa.function, spec, req.get("dimensions") or {}, False)
+                    fa.traced = fa.jitted.trace(*args, **kwargs)
+                    fa.extra["concrete"] = True
                 self._load_level(level)
                 for analyser in ANALYSERS.get(level, []):
                     analyser(fa)
@@ -483,6 +534,9 @@ class Worker:
         except (MemoryError, SystemExit, KeyboardInterrupt):
             raise
         except Exception as e:
+            unsaved = _unrecorded(e)
+            if unsaved is not None:  # our stand-in was called: a gap in the record, not a user error
+                raise InputError(str(unsaved)) from None
             fa.error = e
 
     def _run_rules(self, fa, rules: list) -> list[str]:

@@ -1,0 +1,298 @@
+"""Call arguments saved abstractly: what ``jaxlint record`` keeps of a module argument.
+
+A jitted training step takes models, optimizer states and other objects that a JSON
+record cannot rebuild (an ``equinox.Module``, an ``nnx.Module`` and its ``Optimizer``,
+a dataclass of arrays). When the recorder meets one it pickles the call's
+``(args, kwargs)`` with :class:`AbstractPickler`, which writes
+
+* every ``jax.Array`` (and every numpy array that is a pytree leaf of the arguments,
+  which jit would trace) as its shape, dtype and weak type only: the worker gets a
+  ``jax.ShapeDtypeStruct`` back, PRNG key arrays included;
+* other numpy arrays (a module's static table) by value up to
+  :data:`MAX_STATIC_BYTES`, larger ones as a stand-in of the same shape and dtype;
+* classes and functions by reference (``module:qualname``, a script's ``__main__``
+  under its module name), so unpickling imports the user's modules, which the worker
+  has imported anyway;
+* functions that cannot be referenced (lambdas, closures such as flax's initializers)
+  as an :class:`Unrecorded` stand-in that raises :class:`UnrecordedValueError` if the
+  traced code calls it: the function is then skipped with that reason, never reported
+  as a trace error.
+
+Everything else pickles as usual; an object that does not pickle makes the signature
+unrebuildable, with the reason. Only the recorder (in the user's process, after it
+imported jax) and the worker import this module.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import inspect
+import io
+import pickle
+import re
+import sys
+import types
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+#: numpy arrays that jit does not trace (static fields) are pickled by value up to this size
+MAX_STATIC_BYTES = 64 << 10
+PROTOCOL = 4
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+class UnrecordedValueError(Exception):
+    """The traced code used a part of a recorded argument that could not be saved."""
+
+
+class Unrecorded:
+    """Stands in for a function the record could not save (a lambda, a closure)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def __call__(self, *args, **kwargs):
+        raise UnrecordedValueError(
+            f"the recorded argument holds `{self.what}`, which `jaxlint record` cannot save "
+            "(defined inside a function or a lambda), and the traced code calls it")
+
+    def __repr__(self) -> str:
+        return f"<unrecorded {self.what}>"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Unrecorded) and other.what == self.what
+
+    def __hash__(self) -> int:
+        return hash(("Unrecorded", self.what))
+
+
+# ---------------------------------------------------------------------------- rebuilding
+def _array(shape, dtype: str, weak: bool) -> jax.ShapeDtypeStruct:
+    return jax.ShapeDtypeStruct(tuple(shape), jnp.dtype(dtype), weak_type=bool(weak))
+
+
+def key_array(shape, impl: str) -> jax.ShapeDtypeStruct:
+    dtype = jax.eval_shape(lambda: jax.random.key(0, impl=impl)).dtype
+    return jax.ShapeDtypeStruct(tuple(shape), dtype)
+
+
+def _stand_in(shape, dtype: str) -> np.ndarray:
+    """Not all one value, so rules that treat splat constants as free still see a cost."""
+    n = int(np.prod(shape)) if shape else 1
+    return (np.arange(n) % 251).astype(jnp.dtype(dtype)).reshape(shape)
+
+
+def _ref(module: str, qualname: str) -> Any:
+    obj: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+class _EmptyCell:
+    pass
+
+
+def _closure(module: str, qualname: str, line: int, defaults, kwdefaults, cells, attrs) -> Any:
+    """A function defined inside another one (an optax transformation's ``update_fn``,
+    a lambda): its code is found again in the imported module by name and first line,
+    and its closure is rebuilt from the recorded cell values."""
+    name = qualname.rsplit(".", 1)[-1]
+    code = _codes(module).get((name, line))
+    if code is None or len(code.co_freevars) != len(cells or ()):
+        return Unrecorded(qualname)
+    closure = tuple(types.CellType() if isinstance(c, _EmptyCell) else types.CellType(c) for c in cells or ())
+    fn = types.FunctionType(code, vars(importlib.import_module(module)), name, defaults, closure or None)
+    fn.__qualname__ = qualname
+    fn.__kwdefaults__ = kwdefaults
+    fn.__dict__.update(attrs or {})
+    return fn
+
+
+_CODES: dict[str, dict[tuple[str, int], types.CodeType]] = {}
+
+
+def _codes(module: str) -> dict[tuple[str, int], types.CodeType]:
+    """(name, first line) -> code object of every function nested in a module's functions."""
+    hit = _CODES.get(module)
+    if hit is not None:
+        return hit
+    mod = importlib.import_module(module)
+    out: dict[tuple[str, int], types.CodeType] = {}
+    seen: set[int] = set()
+
+    def add(code: types.CodeType) -> None:
+        if id(code) in seen:
+            return
+        seen.add(id(code))
+        out.setdefault((code.co_name, code.co_firstlineno), code)
+        for c in code.co_consts:
+            if isinstance(c, types.CodeType):
+                add(c)
+
+    def visit(obj: Any, depth: int) -> None:
+        fn = inspect.unwrap(obj) if callable(obj) else obj
+        code = getattr(fn, "__code__", None)
+        if isinstance(code, types.CodeType) and getattr(fn, "__module__", None) == mod.__name__:
+            add(code)
+        elif isinstance(obj, type) and obj.__module__ == mod.__name__ and depth < 4:
+            for v in list(vars(obj).values()):
+                visit(getattr(v, "__func__", v), depth + 1)
+
+    for v in list(vars(mod).values()):
+        try:
+            visit(v, 0)
+        except Exception:  # an odd object in the module: not where the code is
+            continue
+    _CODES[module] = out
+    return out
+
+
+_OWN = frozenset({_array, key_array, _stand_in, _ref, _closure, _EmptyCell, Unrecorded})
+
+
+# ---------------------------------------------------------------------------- saving
+class AbstractPickler(pickle.Pickler):
+    """Pickles arguments with traced arrays reduced to shape/dtype (see the module docstring)."""
+
+    def __init__(self, file, main_module: str | None, traced_ids: set[int]) -> None:
+        super().__init__(file, protocol=PROTOCOL)
+        self.main_module = main_module
+        self.traced_ids = traced_ids
+        self._open: set[int] = set()  # closures being written (a recursive one refers to itself)
+
+    def reducer_override(self, obj):
+        if isinstance(obj, (type, types.FunctionType)) and obj in _OWN:
+            return NotImplemented
+        if isinstance(obj, (jax.Array, np.ndarray)) and getattr(obj, "dtype", None) != object:
+            return self._array(obj)
+        if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)) or (
+                callable(obj) and isinstance(getattr(obj, "__qualname__", None), str)):
+            return self._function(obj)
+        return NotImplemented
+
+    def _array(self, x):
+        traced = id(x) in self.traced_ids
+        if isinstance(x, jax.Array) and not traced:
+            traced = isinstance(x, jax.core.Tracer)  # no value to save
+        if traced:
+            aval = getattr(x, "aval", None)
+            shape = tuple(int(d) for d in x.shape)
+            if jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key):
+                return key_array, (shape, str(jax.random.key_impl(x)))
+            return _array, (shape, np.dtype(x.dtype).name, bool(getattr(aval, "weak_type", False)))
+        # a static array (a module's table, a closed-over constant): it is a constant of
+        # the traced program, so keep it, or one of its size when it is large
+        if x.nbytes > MAX_STATIC_BYTES or jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key):
+            return _stand_in, (tuple(x.shape), np.dtype(x.dtype).name)
+        return NotImplemented if isinstance(x, np.ndarray) else (np.asarray, (np.asarray(x),))
+
+    def _function(self, obj):
+        module = getattr(obj, "__module__", None)
+        qualname = getattr(obj, "__qualname__", None)
+        if not isinstance(module, str) or not isinstance(qualname, str):
+            return NotImplemented
+        found = None
+        if "<" not in qualname:
+            try:
+                found = _ref(module, qualname) if module in sys.modules else None
+            except Exception:
+                found = None
+        shown = self.main_module if module == "__main__" and self.main_module else module
+        if found is obj:
+            return _ref, (shown, qualname)
+        if isinstance(obj, type):
+            raise pickle.PicklingError(f"class `{qualname}` is not importable by name (defined inside a function?)")
+        if isinstance(obj, types.FunctionType) and id(obj) not in self._open:
+            code = obj.__code__
+            cells = []
+            for c in obj.__closure__ or ():
+                try:
+                    cells.append(c.cell_contents)
+                except ValueError:
+                    cells.append(_EmptyCell())
+            self._open.add(id(obj))
+            return _closure, (shown, qualname, code.co_firstlineno, obj.__defaults__, obj.__kwdefaults__,
+                              tuple(cells), {k: v for k, v in vars(obj).items() if k != "__wrapped__"} or None)
+        if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType)) or "<" in qualname:
+            return Unrecorded, (qualname,)
+        return NotImplemented  # a callable object (a module, a partial): pickle its state
+
+
+def traced_ids(args: tuple, kwargs: dict) -> set[int]:
+    """ids of the arrays the transforms trace: pytree leaves of the arguments and the
+    state of flax NNX graph objects among them."""
+    out: set[int] = set()
+    try:
+        nnx = _nnx()
+        is_node = nnx.graph.is_graph_node if nnx is not None else None
+        leaves = jax.tree_util.tree_leaves((args, kwargs), is_leaf=is_node)
+        nodes = [x for x in leaves if is_node is not None and is_node(x)]
+        if nodes:
+            leaves = leaves + jax.tree_util.tree_leaves(nnx.split(nodes)[1])
+    except Exception:
+        return out
+    return {id(x) for x in leaves if isinstance(x, (jax.Array, np.ndarray))}
+
+
+def dumps(args: tuple, kwargs: dict, main_module: str | None) -> bytes:
+    """The call's arguments, abstractly; raises ``pickle.PicklingError`` (or whatever a
+    user object's pickling raises) when an argument cannot be saved."""
+    buf = io.BytesIO()
+    AbstractPickler(buf, main_module, traced_ids(args, kwargs)).dump((tuple(args), dict(kwargs)))
+    return buf.getvalue()
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def loads(data: bytes) -> tuple[tuple, dict]:
+    args, kwargs = pickle.loads(data)
+    return tuple(args), dict(kwargs)
+
+
+# ---------------------------------------------------------------------------- describing
+def structure(x: Any) -> tuple[list[tuple[str, Any]], str | None, Any]:
+    """(path, leaf) pairs, a printable static part and a hashable identity of an object
+    that is not a plain container. flax NNX graph objects are read through ``nnx.split``
+    (their state holds the arrays); everything else through jax's pytree registry.
+    The identity is ``None`` when it cannot be hashed (then every call is pickled)."""
+    nnx = _nnx_if_graph(x)
+    if nnx is not None:
+        graphdef, state = nnx.split(x)
+        pairs = jax.tree_util.tree_flatten_with_path(state)[0]
+        static = graphdef
+    else:
+        pairs, static = jax.tree_util.tree_flatten_with_path(x)
+        if len(pairs) == 1 and pairs[0][1] is x:
+            pairs = []
+    leaves = [(jax.tree_util.keystr(p), v) for p, v in pairs]
+    text = _ADDRESS.sub("", str(static))
+    try:
+        ident = hash(static)
+    except Exception:
+        ident = None
+    return leaves, text, ident
+
+
+def _nnx():
+    """flax.nnx when the program imported it (never imported here otherwise)."""
+    return sys.modules.get("flax.nnx")
+
+
+def _nnx_if_graph(x: Any):
+    mod = _nnx()
+    if mod is None:
+        return None
+    try:
+        return mod if mod.graph.is_graph_node(x) else None
+    except Exception:
+        return None
+
+
+def short_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:12]

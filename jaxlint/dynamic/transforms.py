@@ -1,0 +1,139 @@
+"""What each jit-like transform traces, for tracing a user function with abstract inputs.
+
+``jax.jit`` traces every leaf of its non-static arguments; the worker hands it the
+``ShapeDtypeStruct`` inputs directly. ``equinox.filter_jit`` traces only the array
+leaves and keeps everything else static; ``flax.nnx.jit`` traces the state of the
+graph objects it is given (and every leaf of the other arguments, as ``jax.jit``).
+:func:`partitioned` rebuilds those semantics with public APIs around the *original*
+Python function, so the jaxpr is the function's own body (one level, as ``jax.jit``
+gives it) and its equations keep the user's source lines:
+
+    body(*dynamic) = rebuild the arguments with the dynamic leaves -> call the function
+    jax.jit(body).trace(*abstract dynamic leaves)
+
+Only the worker imports this module.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+
+#: transforms whose traced/static split is not jax.jit's
+PARTITIONED_KINDS = frozenset({"filter_jit", "nnx.jit"})
+
+
+def _is_abstract(x: Any) -> bool:
+    return isinstance(x, jax.ShapeDtypeStruct)
+
+
+def _arrays(tree: Any) -> list:
+    return [x for x in jax.tree_util.tree_leaves(tree) if isinstance(x, jax.Array)]
+
+
+def _static_split(fn: Callable, args: tuple, kwargs: dict, static_argnums, static_argnames):
+    """Move static arguments out of ``(args, kwargs)``: (traced args with ``None`` in
+    static places, traced kwargs, a function that puts the statics back)."""
+    nums = {int(i) % max(len(args), 1) for i in (static_argnums or ()) if -len(args) <= int(i) < len(args)}
+    names = set(static_argnames or ())
+    try:  # static_argnames may name a positional parameter
+        params = list(inspect.signature(fn).parameters)
+        nums |= {params.index(n) for n in names if n in params and params.index(n) < len(args)}
+    except (TypeError, ValueError):
+        pass
+    static_args = {i: args[i] for i in nums}
+    static_kwargs = {k: v for k, v in kwargs.items() if k in names}
+    dyn_args = tuple(None if i in nums else a for i, a in enumerate(args))
+    dyn_kwargs = {k: v for k, v in kwargs.items() if k not in names}
+
+    def restore(a: tuple, k: dict) -> tuple[tuple, dict]:
+        return tuple(static_args.get(i, x) for i, x in enumerate(a)), {**k, **static_kwargs}
+
+    return dyn_args, dyn_kwargs, restore
+
+
+def partitioned(kind: str, fn: Callable, args: tuple, kwargs: dict,
+                static_argnums=(), static_argnames=()) -> tuple[Callable, list]:
+    """(a ``jax.jit`` of a body, its abstract inputs) that trace ``fn(*args, **kwargs)``
+    the way ``kind`` would. Raises ``ValueError`` when the transform's library is missing."""
+    dyn_args, dyn_kwargs, restore = _static_split(fn, args, kwargs, static_argnums, static_argnames)
+    if kind == "nnx.jit":
+        return _nnx(fn, dyn_args, dyn_kwargs, restore)
+    return _filtered(fn, dyn_args, dyn_kwargs, restore)
+
+
+def _filtered(fn, args, kwargs, restore):
+    """equinox.filter_jit: array leaves traced, every other leaf static."""
+    leaves, treedef = jax.tree_util.tree_flatten((args, kwargs))
+    where = [i for i, x in enumerate(leaves) if _is_abstract(x)]
+
+    def body(*dynamic):
+        filled = list(leaves)
+        for i, x in zip(where, dynamic):
+            filled[i] = x
+        a, k = restore(*jax.tree_util.tree_unflatten(treedef, filled))
+        return _arrays(fn(*a, **k))
+
+    body.__name__ = getattr(fn, "__name__", "body")
+    return jax.jit(body), [leaves[i] for i in where]
+
+
+def _nnx(fn, args, kwargs, restore):
+    """flax.nnx.jit: graph objects are split into a static graph and a traced state and
+    merged again inside the trace (so the body may update them, as in a training step);
+    the updated state is returned, as nnx.jit does, so no update is dead code. Other
+    leaves are traced as jax.jit traces them."""
+    try:
+        from flax import nnx
+    except ImportError as e:  # pragma: no cover - recorded with flax, checked without
+        raise ValueError(f"flax is not importable here: {e}") from None
+    is_node = nnx.graph.is_graph_node
+    leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=is_node)
+    node_at = [i for i, x in enumerate(leaves) if is_node(x)]
+    # one split for all graph objects keeps objects shared between arguments shared
+    graphdef, state = nnx.split([leaves[i] for i in node_at])
+    state_leaves, state_def = jax.tree_util.tree_flatten(state)
+    plain_at = [i for i, x in enumerate(leaves) if i not in set(node_at) and (_is_abstract(x) or _is_number(x))]
+    inputs = [x if _is_abstract(x) else _weak(x) for x in state_leaves] + \
+             [leaves[i] if _is_abstract(leaves[i]) else _weak(leaves[i]) for i in plain_at]
+    n_state = len(state_leaves)
+
+    def body(*dynamic):
+        nodes = nnx.merge(graphdef, jax.tree_util.tree_unflatten(state_def, dynamic[:n_state]))
+        filled = list(leaves)
+        for i, x in zip(node_at, nodes):
+            filled[i] = x
+        for i, x in zip(plain_at, dynamic[n_state:]):
+            filled[i] = x
+        a, k = restore(*jax.tree_util.tree_unflatten(treedef, filled))
+        out = fn(*a, **k)
+        return _arrays(out), _arrays(nnx.split(nodes)[1])
+
+    body.__name__ = getattr(fn, "__name__", "body")
+    return jax.jit(body), inputs
+
+
+class PartitionedJit:
+    """``jax.jit``-like object for a ``kind`` in :data:`PARTITIONED_KINDS`:
+    ``.trace(*args, **kwargs)`` takes the abstract arguments as the user's function
+    does and returns jax's ``Traced`` of the function's body."""
+
+    def __init__(self, kind: str, fn: Callable, static_argnums=(), static_argnames=()) -> None:
+        self.kind = kind
+        self.fn = fn
+        self.static_argnums = tuple(static_argnums or ())
+        self.static_argnames = tuple(static_argnames or ())
+
+    def trace(self, *args, **kwargs):
+        jitted, inputs = partitioned(self.kind, self.fn, args, kwargs, self.static_argnums, self.static_argnames)
+        return jitted.trace(*inputs)
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float, complex)) and not isinstance(x, bool)
+
+
+def _weak(x) -> jax.ShapeDtypeStruct:
+    return jax.ShapeDtypeStruct((), jnp.asarray(x).dtype, weak_type=True)

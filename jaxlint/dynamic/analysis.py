@@ -182,16 +182,23 @@ class FunctionAnalysis:
                     best = n
         return best
 
-    def enclosing_loop(self, line: int) -> ast.For | ast.While | None:
-        """The innermost Python ``for``/``while`` whose body contains ``line``."""
-        if self.tree is None:
+    def enclosing_loop(self, line: int, path: str | None = None) -> ast.For | ast.While | ast.comprehension | None:
+        """The innermost Python ``for``/``while`` whose body contains ``line``, or the
+        ``for`` clause of a comprehension whose element does, in the checked file or
+        in ``path`` (a project file the traced code calls into)."""
+        tree = self.tree if path is None or self.is_checked_file(path) else _source(path)[1]
+        if tree is None:
             return None
         best = None
-        for n in ast.walk(self.tree):
+        best_line = -1
+        for n in ast.walk(tree):
             if isinstance(n, (ast.For, ast.AsyncFor, ast.While)) and n.body:
-                if n.body[0].lineno <= line <= (n.body[-1].end_lineno or n.lineno):
-                    if best is None or n.lineno > best.lineno:
-                        best = n
+                if n.body[0].lineno <= line <= (n.body[-1].end_lineno or n.lineno) and n.lineno > best_line:
+                    best, best_line = n, n.lineno
+            elif isinstance(n, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)) and n.generators:
+                elt = n.elt if not isinstance(n, ast.DictComp) else n.key
+                if elt.lineno <= line <= (getattr(n, "end_lineno", None) or elt.lineno) and n.lineno > best_line:
+                    best, best_line = n.generators[0], n.lineno
         return best
 
     # ------------------------------------------------------------------ names of constants

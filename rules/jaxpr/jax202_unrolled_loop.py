@@ -149,7 +149,7 @@ class UnrolledLoop(TraceRule):
             return
         min_iter = self.opts["min-iterations"]
         min_eqns = self.opts["min-equations"]
-        reported: set[int] = set()
+        reported: set = set()
         for level in fa.levels():
             eqns = level.jaxpr.eqns
             if len(eqns) < min_eqns:
@@ -174,11 +174,13 @@ class UnrolledLoop(TraceRule):
         return [ids.setdefault((adapter.primitive_name(e), tuple(adapter.aval_key(v.aval) for v in e.outvars),
                                 adapter.stack_key(e.source_info)), len(ids)) for e in eqns]
 
-    def _report(self, fa, eqns, start, period, reps, frames, reported: set[int]) -> None:
+    def _report(self, fa, eqns, start, period, reps, frames, reported: set) -> None:
         loop, site = self._loop_site(fa, frames)
-        if loop is not None and isinstance(loop, (ast.For, ast.AsyncFor)) and not _counted(loop.iter):
+        if loop is None:
+            return  # no Python loop in the user's stack: jax repeated it (vmap of a debug print ...)
+        if isinstance(loop, (ast.For, ast.AsyncFor, ast.comprehension)) and not _counted(loop.iter):
             return  # iterating a list of layers / a pytree: the architecture, not a bug
-        key = site.line
+        key = (site.path, site.line)
         if key in reported:
             return
         reported.add(key)
@@ -197,16 +199,23 @@ class UnrolledLoop(TraceRule):
 
     @staticmethod
     def _loop_site(fa, frames):
+        """The loop that repeats: the outermost user frame inside a Python loop (in the
+        checked file or a project module it calls), reported at its ``for``/``while``."""
+        import os
+
         from jaxlint.dynamic.analysis import Site
 
-        mine = [f for f in frames if fa.is_checked_file(f.file)]
-        for f in reversed(mine):  # outermost frame inside a loop: the loop that repeats
-            loop = fa.enclosing_loop(f.line)
-            if loop is not None:
-                end = loop.iter if isinstance(loop, (ast.For, ast.AsyncFor)) else loop.test
-                return loop, Site(fa.path, loop.lineno, loop.col_offset + 1, end.end_lineno, (end.end_col_offset or 0) + 1)
-        site = fa.site_of_frames(frames) or fa.def_site()
-        return None, site
+        for f in reversed(frames):
+            loop = fa.enclosing_loop(f.line, f.file)
+            if loop is None:
+                continue
+            path = os.path.abspath(f.file)
+            if isinstance(loop, ast.comprehension):  # `for` clause: from `for` to the end of the iterable
+                return loop, Site(path, loop.target.lineno, max(loop.target.col_offset - 4, 0) + 1,
+                                  loop.iter.end_lineno, (loop.iter.end_col_offset or 0) + 1)
+            end = loop.iter if isinstance(loop, (ast.For, ast.AsyncFor)) else loop.test
+            return loop, Site(path, loop.lineno, loop.col_offset + 1, end.end_lineno, (end.end_col_offset or 0) + 1)
+        return None, fa.site_of_frames(frames) or fa.def_site()
 
 
 def find_repeats(keys: list[int], min_iter: int):

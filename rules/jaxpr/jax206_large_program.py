@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from collections import Counter
 
 from jaxlint.rule import Invalid, Option, TraceRule, Valid
@@ -92,10 +93,14 @@ class LargeProgram(TraceRule):
         top = lines.most_common(3)
         from jaxlint.dynamic.analysis import Site
 
+
+        def where(path: str, line: int) -> str:  # lines of other project files name their file
+            return f"line {line}" if fa.is_checked_file(path) else f"{os.path.basename(path)}:{line}"
+
         fa.report(
             fa.entry_site(),
             f"traced program of `{fa.qualname}` has {total} equations (budget {limit}); "
-            + ", ".join(f"line {ln}: {n}" for (_, ln), n in top),
+            + ", ".join(f"{where(p, ln)}: {n}" for (p, ln), n in top),
             related=[Site(p, ln).related(f"{n} equations come from this line") for (p, ln), n in top],
             data={"equations": total, "budget": limit, "top_lines": [[ln, n] for (_, ln), n in top]},
         )

@@ -267,6 +267,8 @@ def _anchored(s: Settings) -> Settings:
         exclude=tuple(anchor(x) for x in s.exclude),
         extend_exclude=tuple(anchor(x) for x in s.extend_exclude),
         per_file_ignores={anchor(k): v for k, v in s.per_file_ignores.items()},
+        # relative to the file that set it, like ruff's cache-dir
+        cache_dir=str(s.root / os.path.expanduser(s.cache_dir)) if s.cache_dir else None,
     )
 
 

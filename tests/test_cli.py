@@ -137,6 +137,22 @@ def test_cache_gives_the_same_answer_and_is_tagged(project):
     assert (cache / "CACHEDIR.TAG").is_file() and (cache / ".gitignore").read_text().strip().endswith("*")
 
 
+def test_cache_dir_from_the_config_is_used_by_check_and_clean_relative_to_the_config(project):
+    (project / "pyproject.toml").write_text('[tool.jaxlint]\ncache-dir = "build/lint-cache"\n')
+    (project / "sub").mkdir()
+    assert run_cli("check", ".", cwd=project).returncode == 1
+    cache = project / "build" / "lint-cache"
+    assert (cache / "CACHEDIR.TAG").is_file() and not (project / ".jaxlint_cache").exists()
+    r = run_cli("clean", cwd=project / "sub")  # the config is found from a subfolder
+    assert r.returncode == 0 and not cache.exists(), r.stdout + r.stderr
+    # the environment variable and the flag override the config, in that order
+    assert run_cli("check", ".", cwd=project, env={"JAXLINT_CACHE_DIR": str(project / "env")}).returncode == 1
+    assert run_cli("check", "--cache-dir", "flag", ".", cwd=project,
+                   env={"JAXLINT_CACHE_DIR": str(project / "env")}).returncode == 1
+    assert (project / "env" / "CACHEDIR.TAG").is_file() and (project / "flag" / "CACHEDIR.TAG").is_file()
+    assert not cache.exists()
+
+
 def test_cache_files_are_readable_by_other_users_of_a_shared_cache(project):
     old = os.umask(0o022)  # the child inherits it
     try:

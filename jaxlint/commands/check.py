@@ -74,15 +74,22 @@ def _load_extensions() -> None:
 _load_extensions()
 
 
-def default_cache_dir(settings_root: Path | None) -> Path:
+def cache_dir(flag: str | None, settings=None) -> Path:
+    """Where results are cached: ``--cache-dir``, else ``JAXLINT_CACHE_DIR``, else the
+    config's ``cache-dir`` (relative to the config file's folder), else ``.jaxlint_cache``
+    at the project root (the config file's folder; without ``settings``, the one found
+    from the working directory)."""
+    if flag:
+        return Path(flag)
     env = os.environ.get("JAXLINT_CACHE_DIR")
     if env:
         return Path(env)
-    root = settings_root
-    if root is None:
-        cfg = find_config_file(Path.cwd())
-        root = cfg.parent if cfg else Path.cwd()
-    return root / ".jaxlint_cache"
+    if settings is not None:
+        if settings.cache_dir:
+            return settings.root / Path(settings.cache_dir).expanduser()
+        return settings.root / ".jaxlint_cache"
+    cfg = find_config_file(Path.cwd())
+    return (cfg.parent if cfg else Path.cwd()) / ".jaxlint_cache"
 
 
 def run(args) -> int:
@@ -151,9 +158,7 @@ def run(args) -> int:
         return _show_settings(tasks, resolver)
 
     settings_root = tasks[0].settings.root if tasks else None
-    cache_root = None
-    if not args.no_cache:
-        cache_root = Path(args.cache_dir) if args.cache_dir else default_cache_dir(settings_root)
+    cache_root = None if args.no_cache else cache_dir(args.cache_dir, tasks[0].settings if tasks else None)
     result, outcomes = run_static(tasks, cache_root, jobs=args.jobs, stdin_text=stdin_text, stdin_data=stdin_data)
 
     for ext in _EXTENSIONS:

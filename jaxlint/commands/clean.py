@@ -12,9 +12,14 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    from jaxlint.commands.check import default_cache_dir
+    from jaxlint.commands.check import cache_dir
+    from jaxlint.config import ConfigError, find_config_file, load_settings
 
-    d = Path(args.cache_dir) if args.cache_dir else default_cache_dir(None)
+    try:  # the config's cache-dir; a broken config must not keep the cache from going
+        settings = load_settings(find_config_file(Path.cwd()))
+    except ConfigError:
+        settings = None
+    d = cache_dir(args.cache_dir, settings)
     if d.exists() and (d / "CACHEDIR.TAG").exists():
         shutil.rmtree(d, ignore_errors=True)
         print(f"Removed cache at {d}")

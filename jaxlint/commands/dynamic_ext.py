@@ -63,11 +63,9 @@ class DynamicExtension:
             # role rules' findings are made by the engine, not by a check in the worker
             return [r for r in active_rules(settings, tuple(levels)) if r.role is None]
 
-        from jaxlint.commands.check import default_cache_dir
+        from jaxlint.commands.check import cache_dir
 
-        cache_root = None
-        if not args.no_cache:
-            cache_root = Path(args.cache_dir) if args.cache_dir else default_cache_dir(todo[0].settings.root)
+        cache_root = None if args.no_cache else cache_dir(args.cache_dir, todo[0].settings)
         if cache_root is not None and "compile" in levels:  # jax's persistent cache, in the workers
             from jaxlint.compile_tier import compile_cache_dir
 

@@ -150,7 +150,7 @@ def compile_rules(settings):
 
 
 def run(args) -> int:
-    from jaxlint.commands.check import default_cache_dir
+    from jaxlint.commands.check import cache_dir
     from jaxlint.compile_tier import compile_cache_dir, run_rules
     from jaxlint.discovery import SettingsResolver, display_path
     from jaxlint.inspect_view import build_view
@@ -163,7 +163,7 @@ def run(args) -> int:
     backend = args.backend or settings.dynamic.backend
     xla_cache = None
     if not args.no_cache:
-        root = Path(args.cache_dir) if args.cache_dir else default_cache_dir(settings.root)
+        root = cache_dir(args.cache_dir, settings)
         xla_cache = str(compile_cache_dir(root))
     req = {"path": str(path.resolve()), "module": modname, "function": function, "spec": spec,
            "sys_path": sys_path, "backend": backend, "xla_cache": xla_cache, "line": line,

@@ -19,7 +19,7 @@ COMMANDS = {
     "merge": "merge",
 }
 
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_ERROR = 2  # usage, config or internal failure (0: no findings, 1: findings)
 
 
 def build_parser() -> argparse.ArgumentParser:

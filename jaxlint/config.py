@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 import sys
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -380,7 +380,3 @@ def path_matches(rel_posix: str, pattern: str, absolute: str | None = None, entr
         if fnmatch.fnmatchcase("/".join(parts[:i]), pattern):
             return True
     return False
-
-
-def settings_field_names() -> list[str]:
-    return [f.name for f in fields(Settings)]

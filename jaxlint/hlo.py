@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Iterable, Iterator
+from typing import Iterator
 
 #: bits per element of each HLO primitive type
 DTYPE_BITS = {
@@ -229,10 +229,6 @@ class HloModule:
                 for name in i.called:
                     out.setdefault(name, i)
         return out
-
-    def is_fused(self, comp: Computation) -> bool:
-        caller = self.caller_of.get(comp.name)
-        return caller is not None and caller.opcode == "fusion"
 
     def scheduled_computations(self) -> list[Computation]:
         """Computations whose instructions run as kernels: ENTRY and the bodies of
@@ -643,9 +639,3 @@ def describe(inst: Instruction) -> str:
         kind = inst.custom_fusion_kind or inst.fusion_kind or "fusion"
         return f"fusion `{inst.name}` ({kind})"
     return f"`{inst.opcode}`"
-
-
-def iter_user_lines(insts: Iterable[Instruction]) -> Iterator[SourceLocation]:
-    for i in insts:
-        if i.source is not None:
-            yield i.source

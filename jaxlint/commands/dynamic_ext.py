@@ -51,12 +51,10 @@ class DynamicExtension:
         if any(t.display == "-" or getattr(args, "paths", None) == ["-"] for t in todo):
             result.notes.append("Dynamic phase skipped: code read from stdin cannot be imported.")
             return None
-        from jaxlint.config import ConfigError
-        from jaxlint.dynamic.driver import run_dynamic, supersede
+        from jaxlint.dynamic.driver import check_signatures_option, run_dynamic, supersede
         from jaxlint.runner import active_rules, apply_suppressions, per_file_ignored
 
-        if args.signatures is not None and not Path(args.signatures).is_file():
-            raise ConfigError(f"--signatures: no such file: {args.signatures}")
+        check_signatures_option(args.signatures)
         levels = ["trace"] + (["compile"] if any(t.settings.dynamic.compile for t in todo) else [])
 
         def rules_of(settings):

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import ast
 import math
-from typing import Iterator
 
-from jaxlint.semantic import FunctionInfo, ModuleModel
+from jaxlint.semantic import ModuleModel
 
 NUMPY_CONSTRUCTORS = {
     "zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace",
@@ -19,14 +18,6 @@ DTYPE_BYTES = {
     "int16": 2, "int8": 1, "uint8": 1, "uint32": 4, "uint64": 8, "bool": 1, "bool_": 1,
     "complex64": 8, "complex128": 16, "float8_e4m3fn": 1, "float8_e5m2": 1,
 }
-
-
-def iter_traced(model: ModuleModel, types: tuple[type, ...]) -> Iterator[tuple[ast.AST, FunctionInfo]]:
-    """Nodes of the given types in the bodies of traced functions."""
-    for fn in model.traced_functions():
-        for node in fn.body_nodes():
-            if isinstance(node, types):
-                yield node, fn
 
 
 def static_int(model: ModuleModel, expr: ast.AST | None, depth: int = 0) -> int | None:

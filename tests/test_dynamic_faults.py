@@ -97,10 +97,10 @@ FAULTS = {
         # the address-space cap is a soft limit: code can lift it; the pool's
         # resident-memory watch (the only cap on accelerator backends) still stops it
         resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-        chunks = []
-        for _ in range(40):
-            chunks.append(np.ones((64 << 20) // 8))
-            time.sleep(0.05)
+        # reach the limit fast and then hold the memory, so the watch (not the file
+        # timeout) is what stops it even on a loaded machine
+        chunks = [np.ones((128 << 20) // 8) for _ in range(16)]
+        time.sleep(30)
 
         @jax.jit  # jaxlint: args=(f32[4],)
         def f(x):

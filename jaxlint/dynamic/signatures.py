@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from jaxlint.cache import atomic_write
+from jaxlint.dynamic.inputs import DTYPES
 
 FORMAT = 1
 
 
-_SHORT = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16", "int8": "i8",
-          "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32",
-          "uint64": "u64", "bool": "bool", "complex64": "c64", "complex128": "c128"}
+#: numpy dtype name -> the directive spelling (the inverse of the directive parser's table)
+_SHORT = {long: short for short, long in DTYPES.items() if short not in (long, "b1")}
 
 
 def encode(node: Any) -> Any:
@@ -130,11 +130,7 @@ def dump(path: Path, functions: dict[str, dict], meta: dict[str, Any]) -> None:
         for k in sorted(functions)}}
     text = json.dumps(data, indent=2, sort_keys=True) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.chmod(tmp, 0o644)  # a file to commit, not a private temporary
-    os.replace(tmp, path)
+    atomic_write(path, text.encode("utf-8"))  # a file to commit: the umask's mode, not mkstemp's 0600
 
 
 def pickle_dir(path: Path) -> Path:
@@ -168,11 +164,7 @@ def write_pickles(path: Path, functions: dict[str, dict], found: dict[str, Path]
     for sha in sorted(wanted):
         dest = folder / f"{sha}.pickle"
         if sha in found and not dest.exists():
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
-            with os.fdopen(fd, "wb") as f:
-                f.write(found[sha].read_bytes())
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, dest)
+            atomic_write(dest, found[sha].read_bytes())
     if folder.is_dir():
         for f in folder.glob("*.pickle"):
             if f.stem not in wanted:

@@ -112,8 +112,9 @@ def run(args) -> int:
         for f in sorted(out_dir.glob("records-*.json")):
             try:
                 parts.append(json.loads(f.read_text(encoding="utf-8")))
-            except (OSError, ValueError):
-                continue
+            except (OSError, ValueError) as e:  # a process killed while writing: say what is lost
+                print(f"jaxlint record: warning: the records of one process are unreadable and left out "
+                      f"({type(e).__name__}: {e})", file=sys.stderr)
         recorded = signatures.merge(parts)
         old = {} if args.replace else signatures.load(target)
         merged = {**old, **recorded}

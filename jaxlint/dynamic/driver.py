@@ -223,6 +223,8 @@ def _recorded_spec(rec: dict, signatures_file: Path | None) -> tuple[dict | None
         reason = signatures.rebuildable(sig)
         spec = {"args": sig.get("args", []), "kwargs": sig.get("kwargs", {}), "source": "recorded",
                 "where": f"recorded ({sig.get('calls', 0)} calls)"}
+        if rec.get("pmap"):
+            spec["pmap"] = rec["pmap"]
         if reason is None and sig.get("pickle"):
             try:
                 if signatures_file is None:

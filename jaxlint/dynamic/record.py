@@ -199,6 +199,13 @@ def _describe(fun, kwargs: dict, kind: str) -> tuple[str | None, dict]:
     meta = {"file": path.relative_to(root).as_posix(), "line": code.co_firstlineno, "qualname": name,
             "params": params, "static_nums": sorted(i % max(len(params), 1) for i in static_nums),
             "static_names": sorted(static_names), "kind": kind, "module": module}
+    if kind == "pmap":  # the worker binds the axis name to trace collectives (psum ...)
+        mapped = {k: kwargs[k] for k in ("axis_name", "in_axes") if k in kwargs}
+        try:
+            json.dumps(mapped)
+            meta["pmap"] = mapped
+        except (TypeError, ValueError):
+            pass
     return f"{module}:{name}", meta
 
 
@@ -219,6 +226,8 @@ def _note(key: str, meta: dict, args: tuple, kwargs: dict) -> None:
             entry = _RECORDS[key] = {"file": meta["file"], "line": meta["line"], "qualname": meta["qualname"],
                                      "static_argnums": meta["static_nums"], "transform": meta["kind"],
                                      "static_argnames": meta["static_names"], "sigs": {}}
+            if "pmap" in meta:
+                entry["pmap"] = meta["pmap"]
         cur = entry["sigs"].get(canon)
         if cur is not None:
             cur["calls"] += 1

@@ -131,6 +131,36 @@ class PartitionedJit:
         return jitted.trace(*inputs)
 
 
+class MappedJit:
+    """``jax.pmap`` without the devices: ``jax.jit(jax.vmap(fn, axis_name=...))``, so
+    the body's collectives (``psum`` over the axis name) trace, with the mapped axis
+    as a batch axis. ``.trace`` takes the arguments with their leading (device) axis."""
+
+    def __init__(self, fn: Callable, static_argnums=(), axis_name=None, in_axes=0) -> None:
+        self.fn = fn
+        self.static_argnums = tuple(static_argnums or ())
+        self.axis_name = axis_name
+        self.in_axes = in_axes
+
+    def trace(self, *args, **kwargs):
+        dyn_args, dyn_kwargs, restore = _static_split(self.fn, args, kwargs, self.static_argnums, ())
+        where = [i for i, a in enumerate(dyn_args) if i not in set(self.static_argnums)]
+        axes = self.in_axes
+        if isinstance(axes, (list, tuple)):
+            axes = tuple(axes[i] for i in where)
+
+        def body(*mapped, **kw):
+            full = list(dyn_args)
+            for i, x in zip(where, mapped):
+                full[i] = x
+            a, k = restore(tuple(full), kw)
+            return self.fn(*a, **k)
+
+        body.__name__ = getattr(self.fn, "__name__", "body")
+        mapped = jax.vmap(body, in_axes=axes, axis_name=self.axis_name)
+        return jax.jit(mapped).trace(*[dyn_args[i] for i in where], **dyn_kwargs)
+
+
 def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float, complex)) and not isinstance(x, bool)
 

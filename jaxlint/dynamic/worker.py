@@ -277,19 +277,24 @@ def resolve_target(module, entry: dict) -> tuple[Any, Any]:
     return obj, original
 
 
-def jitted_for(obj, original, entry: dict, static_names: set[str]):
+def jitted_for(obj, original, entry: dict, static_names: set[str], spec: dict | None = None):
     """The user's own jitted object when it has ``.trace``; for ``filter_jit`` and
     ``nnx.jit`` a jit that splits traced from static inputs as they do
     (:mod:`jaxlint.dynamic.transforms`); otherwise jit the original function with the
     entry's static arguments (plus every argument given a real value)."""
     import jax
 
-    from jaxlint.dynamic.transforms import PARTITIONED_KINDS, PartitionedJit
+    from jaxlint.dynamic.transforms import PARTITIONED_KINDS, MappedJit, PartitionedJit
 
     if entry.get("kind") in PARTITIONED_KINDS:
         target = inspect.unwrap(original) if hasattr(original, "__wrapped__") else original
         return PartitionedJit(entry["kind"], target, entry.get("static_argnums") or (),
                               entry.get("static_argnames") or ())
+    if entry.get("kind") == "pmap":
+        target = inspect.unwrap(original) if hasattr(original, "__wrapped__") else original
+        mapped = (spec or {}).get("pmap") or {}
+        return MappedJit(target, entry.get("static_argnums") or (), mapped.get("axis_name"),
+                         mapped.get("in_axes", 0))
     if hasattr(obj, "trace") and entry.get("kind") in ("jit", "pjit") and entry.get("form") != "immediate" \
             and entry.get("partial_bound", 0) == 0:
         return obj
@@ -459,7 +464,7 @@ class Worker:
             if spec is None:
                 raise InputError("no inputs")
             static_names = static_value_names(spec, original)
-            fa.jitted = jitted_for(obj, original, entry, static_names)
+            fa.jitted = jitted_for(obj, original, entry, static_names, spec)
             t0 = time.perf_counter()
             self._trace(fa, original, spec, req.get("dimensions") or {})
             timings["trace"] = time.perf_counter() - t0
@@ -537,6 +542,9 @@ class Worker:
             unsaved = _unrecorded(e)
             if unsaved is not None:  # our stand-in was called: a gap in the record, not a user error
                 raise InputError(str(unsaved)) from None
+            if fa.entry.get("kind") == "pmap" and not (spec.get("pmap") or {}).get("axis_name") \
+                    and "unbound axis name" in str(e):
+                raise InputError("the pmap's axis name is unknown without a recording (`jaxlint record`)") from None
             fa.error = e
 
     def _run_rules(self, fa, rules: list) -> list[str]:

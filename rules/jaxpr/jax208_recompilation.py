@@ -11,7 +11,8 @@ class Recompilation(TraceRule):
     Reads the signatures recorded by `jaxlint record` and reports a jitted function
     that was called with several distinct abstract signatures, at the line where it is
     jitted. It says which argument changes between them and how: shape, dtype, weak
-    type (a Python scalar vs an array), static value, or pytree structure: what
+    type (a Python scalar vs an array), static value, or pytree structure, down to a
+    model's parameter (`model.layers[0].weight`) or static field: what
     `jax_explain_cache_misses` would log, as a finding.
 
     Needs recorded signatures (`jaxlint record -- python train.py`); without them it
@@ -123,8 +124,12 @@ def diff_signatures(a: dict, b: dict, names: list[str]) -> list[str]:
     return out
 
 
+_KINDS = ("array", "key", "opaque", "namedtuple", "tuple", "list", "dict", "value", "repr")
+
+
 def _kind(n: dict) -> str:
-    return next(iter(n)) if n else "?"
+    """The node's kind, whatever the order of its keys (the file sorts them)."""
+    return next((k for k in _KINDS if k in n), next(iter(n), "?")) if isinstance(n, dict) else "?"
 
 
 def _diff(x: dict, y: dict, label: str, out: list[str]) -> None:
@@ -150,14 +155,21 @@ def _diff(x: dict, y: dict, label: str, out: list[str]) -> None:
             out.append(f"{label} changes pytree structure (a {kx} of {len(x[kx])} -> {len(y[kx])})")
             return
         for i, (p, q) in enumerate(zip(x[kx], y[kx])):
-            _diff(p, q, f"{label}[{i}]", out)
+            _diff(p, q, _sub(label, f"[{i}]"), out)
         return
     if kx == "dict":
         if set(x["dict"]) != set(y["dict"]):
             out.append(f"{label} changes pytree structure (keys {sorted(x['dict'])} -> {sorted(y['dict'])})")
             return
         for k in sorted(x["dict"]):
-            _diff(x["dict"][k], y["dict"][k], f"{label}[{k!r}]", out)
+            _diff(x["dict"][k], y["dict"][k], _sub(label, f"[{k!r}]"), out)
+        return
+    if kx == "key":
+        if list(x["key"]) != list(y["key"]) or x.get("impl") != y.get("impl"):
+            out.append(f"{label} (PRNG key array) changes ({_short(x)} -> {_short(y)})")
+        return
+    if kx == "opaque":
+        _diff_opaque(x, y, label, out)
         return
     if kx == "namedtuple":
         if x["namedtuple"] != y["namedtuple"]:
@@ -165,10 +177,37 @@ def _diff(x: dict, y: dict, label: str, out: list[str]) -> None:
             return
         for k in x["fields"]:
             if k in y["fields"]:
-                _diff(x["fields"][k], y["fields"][k], f"{label}.{k}", out)
+                _diff(x["fields"][k], y["fields"][k], _sub(label, f".{k}"), out)
         return
     if x != y:
         out.append(f"{label} changes ({_short(x)} -> {_short(y)})")
+
+
+def _sub(label: str, path: str) -> str:
+    """`x` + [0] -> `x[0]` (a part of an argument, named as code)."""
+    return f"{label[:-1]}{path}`" if label.endswith("`") else f"{label}{path}"
+
+
+def _diff_opaque(x: dict, y: dict, label: str, out: list[str]) -> None:
+    """A model or optimizer state, recorded as its type, its array leaves by path
+    (``.layers[0].weight``) and a digest of its static part."""
+    if x["opaque"] != y["opaque"]:
+        out.append(f"{label} changes type {x['opaque']} -> {y['opaque']}")
+        return
+    lx, ly = x.get("leaves") or {}, y.get("leaves") or {}
+    if set(lx) != set(ly):
+        gone, new = sorted(set(lx) - set(ly)), sorted(set(ly) - set(lx))
+        what = "; ".join(p for p in (f"without {', '.join(gone[:3])}" if gone else "",
+                                     f"with {', '.join(new[:3])}" if new else "") if p)
+        out.append(f"{label} changes pytree structure ({what})")
+    else:
+        before = len(out)
+        for path in sorted(lx):
+            _diff(lx[path], ly[path], _sub(label, path), out)
+            if len(out) - before >= 3:
+                break
+    if x.get("static") != y.get("static") and set(lx) == set(ly):
+        out.append(f"{label} changes a static (non-array) field: jit compares those by value")
 
 
 def _short(n: dict) -> str:
@@ -181,4 +220,6 @@ def _short(n: dict) -> str:
         return f"dict with keys {sorted(n['dict'])}"
     if k == "value":
         return repr(n["value"])
+    if k == "key":
+        return f"key<{n.get('impl')}>{list(n['key'])}"
     return str(n.get(k))[:40]

@@ -31,7 +31,13 @@ scale = jax.jit(lambda x, s: x * s)
 class Model:
     @partial(jax.jit, static_argnums=0)
     def apply(self, x):
-        return x + 1
+        for _ in range(16):
+            x = x * 2 + 1
+        return x
+
+    @partial(jax.jit, static_argnums=0)
+    def unused(self, x):
+        return x
 '''
 
 TRAIN = '''
@@ -129,13 +135,22 @@ def test_recompilation_names_the_changing_argument_at_the_jit_line(project):
 
 def test_a_script_run_as_main_is_matched_by_its_file(project):
     _, _, _, _, summary = project
-    # predict, step, the lambda and train.py's `local` (recorded under __main__) are analysed
-    assert "4 functions analysed, 1 skipped, 0 failed" in summary.stdout, summary.stdout
+    # predict, step, the lambda, Model.apply and train.py's `local` (recorded under
+    # __main__) are analysed
+    assert "5 functions analysed, 1 skipped, 0 failed" in summary.stdout, summary.stdout
 
 
-def test_methods_are_skipped_with_the_reason(project):
+def test_a_recorded_method_is_traced_with_the_saved_instance(project):
+    _, _, first, check, _ = project
+    sig = json.loads(first)["functions"]["pkg.model:Model.apply"]["signatures"][0]
+    assert sig["args"][0] == {"repr": "<pkg.model.Model object>"} and len(sig["pickle"]) == 64
+    loops = [d for d in json.loads(check.stdout) if d["code"] == "JAX202"]
+    assert [(d["filename"], d["location"]["row"]) for d in loops] == [("pkg/model.py", 24)], check.stdout
+
+
+def test_methods_never_called_are_skipped_with_the_reason(project):
     _, _, _, _, summary = project
-    assert "skipped pkg/model.py:22 Model.apply: a jitted method needs an instance" in summary.stdout
+    assert "skipped pkg/model.py:28 Model.unused: a jitted method needs an instance" in summary.stdout
 
 
 def test_record_with_pytest_as_the_command(project, tmp_path):

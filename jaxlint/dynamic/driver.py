@@ -147,8 +147,12 @@ def _plan_entry(e: EntryPoint, model, nodes, stmts, lines, found, examples, dyn:
         plan.signatures = rec.get("signatures", [])
     fn = nodes.get(e.def_line)
     if e.is_method:
-        plan.skip = ("a jitted method needs an instance to trace (`self` cannot be rebuilt); "
-                     "jit a module-level function that takes the state as arguments")
+        spec, _ = _recorded_spec(rec, signatures_file) if rec is not None else (None, "")
+        if spec is not None and spec.get("pickle_data"):  # the recorded call saved `self`
+            plan.spec = spec
+            return plan
+        plan.skip = ("a jitted method needs an instance to trace: record a call with `jaxlint record` "
+                     "(it saves `self`), or jit a module-level function that takes the state as arguments")
         return plan
     if "<locals>" in e.qualname or (e.qualname.startswith("<lambda>") and not e.bound_name):
         plan.skip = "defined inside a function or unnamed, so it is not reachable after import"

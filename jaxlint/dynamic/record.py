@@ -190,10 +190,10 @@ def _describe(fun, kwargs: dict, kind: str) -> tuple[str | None, dict]:
         params = list(inspect.signature(fun).parameters)
     except (TypeError, ValueError):
         params = []
-    nums = kwargs.get("static_argnums" if kind != "pmap" else "static_broadcasted_argnums") or ()
-    nums = (nums,) if isinstance(nums, int) else tuple(nums)
-    names = kwargs.get("static_argnames") or ()
-    names = (names,) if isinstance(names, str) else tuple(names)
+    nums = kwargs.get("static_argnums" if kind != "pmap" else "static_broadcasted_argnums")
+    nums = () if nums is None else (nums,) if isinstance(nums, int) else tuple(nums)  # 0 is an argnum
+    names = kwargs.get("static_argnames")
+    names = () if names is None else (names,) if isinstance(names, str) else tuple(names)
     static_names = set(names) | {params[i] for i in nums if -len(params) <= i < len(params)}
     static_nums = set(nums) | {params.index(n) for n in names if n in params}
     meta = {"file": path.relative_to(root).as_posix(), "line": code.co_firstlineno, "qualname": name,

@@ -250,9 +250,10 @@ def has_symbolic(spec: dict) -> bool:
 
 
 # ---------------------------------------------------------------------------- targets
-def resolve_target(module, entry: dict) -> tuple[Any, Any]:
-    """(the object to trace, the original Python function); raises InputError to skip."""
-    if entry.get("is_method"):
+def resolve_target(module, entry: dict, spec: dict | None = None) -> tuple[Any, Any]:
+    """(the object to trace, the original Python function); raises InputError to skip.
+    A method is taken from its class; its instance comes with the saved arguments."""
+    if entry.get("is_method") and not (spec or {}).get("pickle_data"):
         raise InputError("a jitted method needs an instance to trace; jaxlint cannot build `self`")
     form = entry.get("form")
     name = entry["qualname"] if form in ("decorator", "partial-decorator") else (entry.get("bound_name") or entry["qualname"])
@@ -459,7 +460,7 @@ class Worker:
         timings: dict[str, float] = {}
         status, reason = "analysed", None
         try:
-            obj, original = resolve_target(module, entry)
+            obj, original = resolve_target(module, entry, spec)
             fa.function = original
             if spec is None:
                 raise InputError("no inputs")

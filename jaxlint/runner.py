@@ -29,8 +29,6 @@ class FileOutcome:
     errors: list[str] = field(default_factory=list)
     skipped: bool = False
     cached: bool = False
-    #: (line, codes or None) of noqa comments that suppressed nothing; filled by the runner
-    unused_noqa: list = field(default_factory=list)
 
 
 @dataclass
@@ -113,10 +111,9 @@ def apply_suppressions(
 
 def lint_static(display: str, rules: Sequence[StaticRule], ignored: Sequence[str] = (), *,
                 data: bytes | None = None, text: str | None = None,
-                module_name: str | None = None) -> tuple[StaticResult, list[Diagnostic], list]:
+                module_name: str | None = None) -> tuple[StaticResult, list[Diagnostic]]:
     """The static phase for one file's bytes or text, suppressions applied, then the
-    rules that review suppressions. Returns the raw result, the kept findings and the
-    noqa comments that suppressed nothing (``FileOutcome.unused_noqa``)."""
+    rules that review suppressions. Returns the raw result and the kept findings."""
     if text is None:
         assert data is not None
         result = check_bytes(display, data, rules, module_name=module_name)
@@ -131,7 +128,7 @@ def lint_static(display: str, rules: Sequence[StaticRule], ignored: Sequence[str
             src = data.decode("utf-8", errors="replace")
     kept, _, sup, used = apply_suppressions(result.diagnostics, src, ignored)
     if sup is None:
-        return result, kept, []
+        return result, kept
     # a file that did not parse ran no rule: nothing is known about its comments
     if (sup.lines or sup.file_comments) and (result.model is not None or result.skipped):
         failed = {code for code, _ in result.errors}
@@ -144,13 +141,9 @@ def lint_static(display: str, rules: Sequence[StaticRule], ignored: Sequence[str
             except Exception as e:  # like a failing check: report, keep the rest
                 result.errors.append((r.code, f"internal error: {type(e).__name__}: {e}"))
         if extra:
-            more, _, _, used_more = apply_suppressions(extra, src, ignored, sup)
+            more, *_ = apply_suppressions(extra, src, ignored, sup)
             kept = sorted(kept + more, key=lambda d: d.sort_key)
-            for line, codes in used_more.items():
-                used.setdefault(line, set()).update(codes)
-    unused = [[line, c.column, c.end_column, list(c.codes) if c.codes else None]
-              for line, c in sup.lines.items() if line not in used]
-    return result, kept, unused
+    return result, kept
 
 
 def lint_task_text(task: FileTask, text: str) -> list[Diagnostic]:
@@ -181,15 +174,14 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
     key = key_of(__version__, task.display, settings.fingerprint(), ",".join(r.code for r in rules), data)
     hit = cache.get("static", key) if cache.enabled else None
     if hit is not None:
-        return FileOutcome(task.display, [Diagnostic.from_dict(d) for d in hit["d"]], hit["e"], hit["s"], True,
-                           hit.get("u", []))
+        return FileOutcome(task.display, [Diagnostic.from_dict(d) for d in hit["d"]], hit["e"], hit["s"], True)
     ignored = per_file_ignored(task.display, settings, task.path)
-    result, kept, unused = lint_static(task.display, rules, ignored, data=data, text=text,  # type: ignore[arg-type]
+    result, kept = lint_static(task.display, rules, ignored, data=data, text=text,  # type: ignore[arg-type]
                                        module_name=_module_name(task))
     errors = [f"{task.display}: rule {code} failed: {msg}" for code, msg in result.errors]
-    out = FileOutcome(task.display, kept, errors, result.skipped, False, unused)
+    out = FileOutcome(task.display, kept, errors, result.skipped, False)
     if cache.enabled:
-        cache.put("static", key, {"d": [d.to_dict() for d in kept], "e": errors, "s": result.skipped, "u": unused})
+        cache.put("static", key, {"d": [d.to_dict() for d in kept], "e": errors, "s": result.skipped})
     return out
 
 

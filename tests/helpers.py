@@ -18,7 +18,7 @@ def lint_source(source: str, select: Iterable[str] | None = None, options: Mappi
     by_code = rules_by_code()
     codes = list(select) if select is not None else [c for c, r in by_code.items() if r.phase.value == "static"]
     rules = [by_code[c]((options or {}).get(c, {}) if options and c in options else {}) for c in codes]
-    res, kept, _ = lint_static(path, rules, text=source)
+    res, kept = lint_static(path, rules, text=source)
     assert not res.errors, res.errors
     return sorted(kept, key=lambda d: d.sort_key)
 

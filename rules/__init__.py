@@ -1,6 +1,6 @@
 """Every jaxlint rule, in one explicit registry. One file per rule:
 
-* ``rules/static/``  JAX1xx: source patterns (libcst/ast, never imports jax)
+* ``rules/static/``  JAX1xx: source patterns (Python's ast; never imports jax)
 * ``rules/jaxpr/``   JAX2xx: the traced program (trace tier)
 * ``rules/hlo/``     JAX3xx: the optimized HLO (compile tier)
 """
@@ -24,11 +24,6 @@ from jaxlint.rules.static.jax114_prng_key_reuse import PrngKeyReuse
 from jaxlint.rules.static.jax190_unused_noqa import UnusedNoqa
 from jaxlint.rules.jaxpr.jax200_analysis_failed import AnalysisFailed
 from jaxlint.rules.jaxpr.jax201_large_constant import LargeConstant
-from jaxlint.rules.hlo.jax301_unfused_op import UnfusedOp
-from jaxlint.rules.hlo.jax302_donation import Donation
-from jaxlint.rules.hlo.jax303_slow_compile import SlowCompile
-from jaxlint.rules.hlo.jax304_memory_budget import MemoryBudget
-from jaxlint.rules.hlo.jax305_folded_constant import FoldedConstant
 from jaxlint.rules.jaxpr.jax202_unrolled_loop import UnrolledLoop
 from jaxlint.rules.jaxpr.jax203_host_callback_traced import HostCallbackTraced
 from jaxlint.rules.jaxpr.jax204_float64_op import Float64Op
@@ -37,6 +32,11 @@ from jaxlint.rules.jaxpr.jax206_large_program import LargeProgram
 from jaxlint.rules.jaxpr.jax207_large_intermediate import LargeIntermediate
 from jaxlint.rules.jaxpr.jax208_recompilation import Recompilation
 from jaxlint.rules.jaxpr.jax209_constant_fold import ConstantFold
+from jaxlint.rules.hlo.jax301_unfused_op import UnfusedOp
+from jaxlint.rules.hlo.jax302_donation import Donation
+from jaxlint.rules.hlo.jax303_slow_compile import SlowCompile
+from jaxlint.rules.hlo.jax304_memory_budget import MemoryBudget
+from jaxlint.rules.hlo.jax305_folded_constant import FoldedConstant
 
 
 RULES = [
@@ -58,11 +58,6 @@ RULES = [
     UnusedNoqa,
     AnalysisFailed,
     LargeConstant,
-    UnfusedOp,
-    Donation,
-    SlowCompile,
-    MemoryBudget,
-    FoldedConstant,
     UnrolledLoop,
     HostCallbackTraced,
     Float64Op,
@@ -71,4 +66,9 @@ RULES = [
     LargeIntermediate,
     Recompilation,
     ConstantFold,
+    UnfusedOp,
+    Donation,
+    SlowCompile,
+    MemoryBudget,
+    FoldedConstant,
 ]

@@ -96,13 +96,15 @@ class _EmptyCell:
     pass
 
 
-def _closure(module: str, qualname: str, line: int, defaults, kwdefaults, cells, attrs) -> Any:
-    """A function defined inside another one (an optax transformation's ``update_fn``,
-    a lambda): its code is found again in the imported module by name and first line,
-    and its closure is rebuilt from the recorded cell values."""
+def _closure(module: str, qualname: str, line: int, fingerprint: str, defaults, kwdefaults, cells, attrs) -> Any:
+    """A function defined inside another one (an optax transformation's ``update_fn``)
+    or a lambda: its code is compiled again from the module's source, found by name and
+    first line and checked against the recorded bytecode, and its closure is rebuilt
+    from the recorded cell values. A function whose code moved or changed since the
+    recording becomes an :class:`Unrecorded` stand-in."""
     name = qualname.rsplit(".", 1)[-1]
     code = _codes(module).get((name, line))
-    if code is None or len(code.co_freevars) != len(cells or ()):
+    if code is None or _fingerprint(code) != fingerprint or len(code.co_freevars) != len(cells or ()):
         return Unrecorded(qualname)
     closure = tuple(types.CellType() if isinstance(c, _EmptyCell) else types.CellType(c) for c in cells or ())
     fn = types.FunctionType(code, vars(importlib.import_module(module)), name, defaults, closure or None)
@@ -112,41 +114,32 @@ def _closure(module: str, qualname: str, line: int, defaults, kwdefaults, cells,
     return fn
 
 
+def _fingerprint(code: types.CodeType) -> str:
+    return hashlib.sha256(code.co_code + repr(code.co_names).encode()).hexdigest()[:16]
+
+
 _CODES: dict[str, dict[tuple[str, int], types.CodeType]] = {}
 
 
 def _codes(module: str) -> dict[tuple[str, int], types.CodeType]:
-    """(name, first line) -> code object of every function nested in a module's functions."""
+    """(name, first line) -> code object of every function and lambda in a module,
+    compiled again from its source (the module's own code object is gone after import)."""
     hit = _CODES.get(module)
     if hit is not None:
         return hit
-    mod = importlib.import_module(module)
     out: dict[tuple[str, int], types.CodeType] = {}
-    seen: set[int] = set()
-
-    def add(code: types.CodeType) -> None:
-        if id(code) in seen:
-            return
-        seen.add(id(code))
+    mod = importlib.import_module(module)
+    try:
+        path = inspect.getsourcefile(mod)
+        with open(path or "", encoding="utf-8") as f:
+            top = compile(f.read(), path, "exec", dont_inherit=True)
+    except (OSError, TypeError, SyntaxError, ValueError):
+        top = None
+    stack = [top] if top is not None else []
+    while stack:
+        code = stack.pop()
         out.setdefault((code.co_name, code.co_firstlineno), code)
-        for c in code.co_consts:
-            if isinstance(c, types.CodeType):
-                add(c)
-
-    def visit(obj: Any, depth: int) -> None:
-        fn = inspect.unwrap(obj) if callable(obj) else obj
-        code = getattr(fn, "__code__", None)
-        if isinstance(code, types.CodeType) and getattr(fn, "__module__", None) == mod.__name__:
-            add(code)
-        elif isinstance(obj, type) and obj.__module__ == mod.__name__ and depth < 4:
-            for v in list(vars(obj).values()):
-                visit(getattr(v, "__func__", v), depth + 1)
-
-    for v in list(vars(mod).values()):
-        try:
-            visit(v, 0)
-        except Exception:  # an odd object in the module: not where the code is
-            continue
+        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
     _CODES[module] = out
     return out
 
@@ -215,8 +208,9 @@ class AbstractPickler(pickle.Pickler):
                 except ValueError:
                     cells.append(_EmptyCell())
             self._open.add(id(obj))
-            return _closure, (shown, qualname, code.co_firstlineno, obj.__defaults__, obj.__kwdefaults__,
-                              tuple(cells), {k: v for k, v in vars(obj).items() if k != "__wrapped__"} or None)
+            return _closure, (shown, qualname, code.co_firstlineno, _fingerprint(code), obj.__defaults__,
+                              obj.__kwdefaults__, tuple(cells),
+                              {k: v for k, v in vars(obj).items() if k != "__wrapped__"} or None)
         if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType)) or "<" in qualname:
             return Unrecorded, (qualname,)
         return NotImplemented  # a callable object (a module, a partial): pickle its state

@@ -188,6 +188,7 @@ def rebuildable(sig: dict) -> str | None:
         return None
     if sig.get("unsaved"):
         return sig["unsaved"]
+
     def visit(n: Any) -> str | None:
         if isinstance(n, dict):
             if "opaque" in n:

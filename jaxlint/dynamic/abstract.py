@@ -5,22 +5,25 @@ record cannot rebuild (an ``equinox.Module``, an ``nnx.Module`` and its ``Optimi
 a dataclass of arrays). When the recorder meets one it pickles the call's
 ``(args, kwargs)`` with :class:`AbstractPickler`, which writes
 
-* every ``jax.Array`` (and every numpy array that is a pytree leaf of the arguments,
-  which jit would trace) as its shape, dtype and weak type only: the worker gets a
-  ``jax.ShapeDtypeStruct`` back, PRNG key arrays included;
-* other numpy arrays (a module's static table) by value up to
+* every traced array (``jax.Array`` leaves, numpy arrays that are pytree leaves of the
+  arguments, the state of flax NNX objects) as its shape, dtype and weak type only:
+  the worker gets a ``jax.ShapeDtypeStruct`` back, PRNG key arrays included;
+* other arrays (a module's static table, a closed-over constant) by value up to
   :data:`MAX_STATIC_BYTES`, larger ones as a stand-in of the same shape and dtype;
 * classes and functions by reference (``module:qualname``, a script's ``__main__``
   under its module name), so unpickling imports the user's modules, which the worker
   has imported anyway;
-* functions that cannot be referenced (lambdas, closures such as flax's initializers)
-  as an :class:`Unrecorded` stand-in that raises :class:`UnrecordedValueError` if the
-  traced code calls it: the function is then skipped with that reason, never reported
-  as a trace error.
+* functions that cannot be referenced (closures such as optax's ``update_fn`` or
+  flax's initializers, lambdas) by module, name, first line and a bytecode
+  fingerprint, plus their closure cells: the worker compiles the module's source
+  again to find the code. One whose code is not there (made at run time, or edited
+  since the recording) comes back as an :class:`Unrecorded` stand-in that raises
+  :class:`UnrecordedValueError` if the traced code calls it: the function is then
+  skipped with that reason, never reported as a trace error.
 
-Everything else pickles as usual; an object that does not pickle makes the signature
-unrebuildable, with the reason. Only the recorder (in the user's process, after it
-imported jax) and the worker import this module.
+Everything else pickles as usual; an object that does not pickle (a lock, a local
+class) makes the signature unrebuildable, with the reason. Only the recorder (in the
+user's process, after it imported jax) and the worker import this module.
 """
 from __future__ import annotations
 
@@ -56,8 +59,9 @@ class Unrecorded:
 
     def __call__(self, *args, **kwargs):
         raise UnrecordedValueError(
-            f"the recorded argument holds `{self.what}`, which `jaxlint record` cannot save "
-            "(defined inside a function or a lambda), and the traced code calls it")
+            f"the recorded argument holds `{self.what}`, a function whose code is not in its module's "
+            "source (made at run time, or edited since the recording: run `jaxlint record` again), "
+            "and the traced code calls it")
 
     def __repr__(self) -> str:
         return f"<unrecorded {self.what}>"

@@ -13,7 +13,15 @@ class Recompilation(TraceRule):
     jitted. It says which argument changes between them and how: shape, dtype, weak
     type (a Python scalar vs an array), static value, or pytree structure, down to a
     model's parameter (`model.layers[0].weight`) or static field: what
-    `jax_explain_cache_misses` would log, as a finding.
+    `jax_explain_cache_misses` would log, as a finding. Each change is one short
+    clause per argument or leaf: "`state.step` changes from a Python int (traced as a
+    weak-typed scalar) to i32[]".
+
+    Records that differ only where jit sees no difference are one signature: a Python
+    number among a pytree's leaves (`TrainState(step=0)`) is traced as a weak-typed
+    scalar, the same as the weak `i32[]` array a jitted `step + 1` returns, so jit
+    compiles once. Under `equinox.filter_jit` such numbers are static, and a new value
+    is a new compile.
 
     Needs recorded signatures (`jaxlint record -- python train.py`); without them it
     stays quiet.
@@ -57,6 +65,25 @@ class Recompilation(TraceRule):
                 return x * 2
             """
         ),
+        # the first call's `step` is the Python int 0, later calls get the weak int32[]
+        # array `step + 1` returned: the same abstract value to jit, one compile
+        Valid(
+            """
+            import jax
+
+            @jax.jit
+            def train_step(state):
+                return state
+            """,
+            files={".jaxlint/signatures.json": """
+                {"format": 1, "functions": {"{module}:train_step": {"file": "{module}.py", "line": 3, "signatures": [
+                  {"args": [{"opaque": "flax.training.train_state.TrainState", "static": "5161",
+                             "leaves": {".step": "i32[] weak", ".params['w']": "f32[4,2]"}}], "kwargs": {}, "calls": 9},
+                  {"args": [{"opaque": "flax.training.train_state.TrainState", "static": "5161",
+                             "leaves": {".step": {"value": 0}, ".params['w']": "f32[4,2]"}}], "kwargs": {}, "calls": 1}
+                ]}}}
+            """},
+        ),
     ]
     INVALID = [
         Invalid(
@@ -77,23 +104,63 @@ class Recompilation(TraceRule):
                 ]}}}
             """},
         ),
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def train_step(state):
+                return state
+            """,
+            line=3,
+            message="`state.opt_state[1][0].count` changes shape (2,) -> (); "
+                    "`state.step` changes from i32[] to a Python int (traced as a weak-typed scalar)",
+            files={".jaxlint/signatures.json": """
+                {"format": 1, "functions": {"{module}:train_step": {"file": "{module}.py", "line": 3, "signatures": [
+                  {"args": [{"opaque": "flax.training.train_state.TrainState", "static": "5161",
+                             "leaves": {".step": "i32[]", ".opt_state[1][0].count": "i32[2]"}}],
+                   "kwargs": {}, "calls": 9},
+                  {"args": [{"opaque": "flax.training.train_state.TrainState", "static": "5161",
+                             "leaves": {".step": {"value": 0}, ".opt_state[1][0].count": "i32[]"}}],
+                   "kwargs": {}, "calls": 1}
+                ]}}}
+            """},
+        ),
     ]
 
     def check(self, fa) -> None:
-        sigs = list(fa.signatures or ())
+        # a Python number among a pytree's leaves is traced (as a weak-typed scalar) by
+        # jax.jit and nnx.jit, but is a static value for equinox.filter_jit
+        traced = (fa.entry or {}).get("kind") != "filter_jit"
+        sigs = distinct(list(fa.signatures or ()), traced)
         if len(sigs) < 2:
-            return
+            return  # what differs in the records is the same to jit: one compile
         names = _param_names(fa.function)
         changes: list[str] = []
         base = sigs[0]
         for other in sigs[1:]:
-            for c in diff_signatures(base, other, names):
+            for c in diff_signatures(base, other, names, traced):
                 if c not in changes:
                     changes.append(c)
         calls = [s.get("calls", 0) for s in sigs]
         msg = (f"`{fa.qualname}` was traced and compiled for {len(sigs)} different signatures "
                f"(calls: {', '.join(map(str, calls))}): " + "; ".join(changes[:4] or ["the signatures differ"]))
         fa.report(fa.entry_site(), msg, data={"signatures": len(sigs), "calls": calls, "changes": changes[:10]})
+
+
+def distinct(sigs: list, traced: bool = True) -> list[dict]:
+    """The signatures jit tells apart, most called first: records that differ only in
+    ways jit does not see (a Python int leaf and a weak-typed int32[] array) are one,
+    their calls added up."""
+    out: list[dict] = []
+    for s in sorted(sigs, key=lambda s: -s.get("calls", 0))[:64]:
+        for i, o in enumerate(out):
+            if not diff_signatures(o, s, [], traced):
+                out[i] = dict(o, calls=o.get("calls", 0) + s.get("calls", 0))
+                break
+        else:
+            out.append(dict(s))
+    return sorted(out, key=lambda s: -s.get("calls", 0))
 
 
 def _param_names(fn) -> list[str]:
@@ -105,8 +172,10 @@ def _param_names(fn) -> list[str]:
         return []
 
 
-def diff_signatures(a: dict, b: dict, names: list[str]) -> list[str]:
-    """Human descriptions of how signature ``b`` differs from ``a``."""
+def diff_signatures(a: dict, b: dict, names: list[str], traced: bool = True) -> list[str]:
+    """Human descriptions of how signature ``b`` differs from ``a``, one per changed
+    argument or leaf. ``traced``: Python numbers among pytree leaves are traced (jit),
+    not static (equinox.filter_jit)."""
     out: list[str] = []
     la, lb = a.get("args", []), b.get("args", [])
     for i in range(max(len(la), len(lb))):
@@ -114,13 +183,13 @@ def diff_signatures(a: dict, b: dict, names: list[str]) -> list[str]:
         if i >= len(la) or i >= len(lb):
             out.append(f"the number of positional arguments changes {len(la)} -> {len(lb)}")
             break
-        _diff(la[i], lb[i], label, out)
+        _diff(la[i], lb[i], label, out, traced)
     ka, kb = a.get("kwargs", {}), b.get("kwargs", {})
     for k in sorted(set(ka) | set(kb)):
         if k not in ka or k not in kb:
             out.append(f"keyword `{k}` is {'added' if k in kb else 'dropped'}")
             continue
-        _diff(ka[k], kb[k], f"`{k}`", out)
+        _diff(ka[k], kb[k], f"`{k}`", out, traced)
     return out
 
 
@@ -132,10 +201,41 @@ def _kind(n: dict) -> str:
     return next((k for k in _KINDS if k in n), next(iter(n), "?")) if isinstance(n, dict) else "?"
 
 
-def _diff(x: dict, y: dict, label: str, out: list[str]) -> None:
+#: Python number type -> the numpy dtype kind jit gives it (weak-typed)
+_NUMBER_KINDS = {int: "iu", float: "f", complex: "c"}
+
+
+def _python_number(n: dict) -> type | None:
+    """``int``/``float``/``complex`` for a recorded Python number (bool is not one:
+    jit gives it a strong bool[])."""
+    v = n.get("value") if _kind(n) == "value" else None
+    return type(v) if type(v) in _NUMBER_KINDS else None
+
+
+def _weak_scalar_of(number: type, n: dict) -> bool:
+    """Whether the array node ``n`` is what jit makes of a Python ``number``: a scalar of
+    that kind, weakly typed (int32 or int64, as x64 decides)."""
+    import numpy as np
+
+    if _kind(n) != "array" or list(n["array"]) or not n.get("weak"):
+        return False
+    try:
+        return np.dtype(n["dtype"]).kind in _NUMBER_KINDS[number]
+    except TypeError:
+        return False
+
+
+def _diff(x: dict, y: dict, label: str, out: list[str], traced: bool = True, leaf: bool = False) -> None:
     kx, ky = _kind(x), _kind(y)
+    if leaf and traced and kx != ky and {kx, ky} == {"value", "array"}:
+        # a Python number leaf of a pytree: jit traces it as a weak-typed scalar
+        number, arr = (_python_number(x), y) if kx == "value" else (_python_number(y), x)
+        if number is not None:
+            if not _weak_scalar_of(number, arr):
+                out.append(f"{label} changes from {_show(x, traced, leaf)} to {_show(y, traced, leaf)}")
+            return
     if kx != ky:
-        out.append(f"{label} changes pytree structure ({_short(x)} -> {_short(y)})")
+        out.append(f"{label} changes pytree structure ({_show(x, traced, leaf)} -> {_show(y, traced, leaf)})")
         return
     if kx == "array":
         if x["dtype"] != y["dtype"]:
@@ -147,6 +247,12 @@ def _diff(x: dict, y: dict, label: str, out: list[str]) -> None:
                        f"{'a Python scalar' if y.get('weak') else 'an array'})")
         return
     if kx in ("value", "repr"):
+        if leaf and traced and _python_number(x) and _python_number(y):
+            # traced Python numbers: only their type matters to jit, never their value
+            if _python_number(x) is not _python_number(y):
+                out.append(f"{label} changes from a Python {_python_number(x).__name__} to a Python "
+                           f"{_python_number(y).__name__}")
+            return
         if x[kx] != y[kx]:
             out.append(f"{label} (static) changes value {x[kx]!r} -> {y[kx]!r}")
         return
@@ -155,21 +261,21 @@ def _diff(x: dict, y: dict, label: str, out: list[str]) -> None:
             out.append(f"{label} changes pytree structure (a {kx} of {len(x[kx])} -> {len(y[kx])})")
             return
         for i, (p, q) in enumerate(zip(x[kx], y[kx])):
-            _diff(p, q, _sub(label, f"[{i}]"), out)
+            _diff(p, q, _sub(label, f"[{i}]"), out, traced, leaf)
         return
     if kx == "dict":
         if set(x["dict"]) != set(y["dict"]):
             out.append(f"{label} changes pytree structure (keys {sorted(x['dict'])} -> {sorted(y['dict'])})")
             return
         for k in sorted(x["dict"]):
-            _diff(x["dict"][k], y["dict"][k], _sub(label, f"[{k!r}]"), out)
+            _diff(x["dict"][k], y["dict"][k], _sub(label, f"[{k!r}]"), out, traced, leaf)
         return
     if kx == "key":
         if list(x["key"]) != list(y["key"]) or x.get("impl") != y.get("impl"):
-            out.append(f"{label} (PRNG key array) changes ({_short(x)} -> {_short(y)})")
+            out.append(f"{label} (PRNG key array) changes ({_show(x)} -> {_show(y)})")
         return
     if kx == "opaque":
-        _diff_opaque(x, y, label, out)
+        _diff_opaque(x, y, label, out, traced)
         return
     if kx == "namedtuple":
         if x["namedtuple"] != y["namedtuple"]:
@@ -177,10 +283,10 @@ def _diff(x: dict, y: dict, label: str, out: list[str]) -> None:
             return
         for k in x["fields"]:
             if k in y["fields"]:
-                _diff(x["fields"][k], y["fields"][k], _sub(label, f".{k}"), out)
+                _diff(x["fields"][k], y["fields"][k], _sub(label, f".{k}"), out, traced, leaf)
         return
     if x != y:
-        out.append(f"{label} changes ({_short(x)} -> {_short(y)})")
+        out.append(f"{label} changes ({_show(x)} -> {_show(y)})")
 
 
 def _sub(label: str, path: str) -> str:
@@ -188,8 +294,8 @@ def _sub(label: str, path: str) -> str:
     return f"{label[:-1]}{path}`" if label.endswith("`") else f"{label}{path}"
 
 
-def _diff_opaque(x: dict, y: dict, label: str, out: list[str]) -> None:
-    """A model or optimizer state, recorded as its type, its array leaves by path
+def _diff_opaque(x: dict, y: dict, label: str, out: list[str], traced: bool) -> None:
+    """A model or optimizer state, recorded as its type, its leaves by path
     (``.layers[0].weight``) and a digest of its static part."""
     if x["opaque"] != y["opaque"]:
         out.append(f"{label} changes type {x['opaque']} -> {y['opaque']}")
@@ -203,23 +309,33 @@ def _diff_opaque(x: dict, y: dict, label: str, out: list[str]) -> None:
     else:
         before = len(out)
         for path in sorted(lx):
-            _diff(lx[path], ly[path], _sub(label, path), out)
+            _diff(lx[path], ly[path], _sub(label, "" if path == "." else path), out, traced, leaf=True)
             if len(out) - before >= 3:
                 break
     if x.get("static") != y.get("static") and set(lx) == set(ly):
         out.append(f"{label} changes a static (non-array) field: jit compares those by value")
 
 
-def _short(n: dict) -> str:
+def _show(n: dict, traced: bool = True, leaf: bool = False) -> str:
+    """A node as a reader writes it: ``f32[8,4]``, ``i32[] weak``, ``a tuple of 2``."""
+    from jaxlint.dynamic.signatures import encode
+
+    if not isinstance(n, dict):
+        return repr(n)[:40]
     k = _kind(n)
-    if k == "array":
-        return f"{n['dtype']}{list(n['array'])}"
+    if k in ("array", "key"):
+        return encode(n)
+    number = _python_number(n)
+    if number is not None:
+        if leaf and traced:
+            return f"a Python {number.__name__} (traced as a weak-typed scalar)"
+        return f"the Python {number.__name__} {n['value']!r}"
     if k in ("tuple", "list"):
-        return f"{k} of {len(n[k])}"
+        return f"a {k} of {len(n[k])}"
     if k == "dict":
-        return f"dict with keys {sorted(n['dict'])}"
+        return f"a dict with keys {sorted(n['dict'])}"
     if k == "value":
-        return repr(n["value"])
-    if k == "key":
-        return f"key<{n.get('impl')}>{list(n['key'])}"
+        return repr(n["value"])[:40]
+    if k in ("opaque", "namedtuple"):
+        return f"a `{str(n[k]).replace(':', '.').rsplit('.', 1)[-1]}`"
     return str(n.get(k))[:40]

@@ -1,7 +1,7 @@
 """Rule examples run through the real dynamic phase: all examples of the given rules in
 one temporary tree (a folder per example, each with a ``pyproject.toml`` selecting only
-that rule and its options), checked by ONE ``jaxlint check`` run. In an example's extra
-files, ``{module}`` stands for the example's module name."""
+that rule, the example's ``select`` and its options), checked by ONE ``jaxlint check``
+run. In an example's extra files, ``{module}`` stands for the example's module name."""
 from __future__ import annotations
 
 import json
@@ -27,7 +27,7 @@ def run_examples(root: Path, cases, dynamic_toml: str) -> tuple[dict, dict, str]
         d.mkdir()
         opts = "".join(f"{k} = {toml_value(v)}\n" for k, v in ex.options.items())
         (d / "pyproject.toml").write_text(
-            f'[tool.jaxlint]\nselect = ["{rule.code}"]\n'
+            f'[tool.jaxlint]\nselect = {json.dumps([rule.code, *ex.select])}\n'
             + (f"[tool.jaxlint.rules.{rule.code}]\n{opts}" if opts else "")
             + f"[tool.jaxlint.dynamic]\n{dynamic_toml}"
         )

@@ -200,7 +200,9 @@ class TraceRule(Rule):
     phase = Phase.TRACE
     markers = ()
     #: A finding of this rule means the function is not worth compiling; the text says
-    #: why ("a program above the equation budget").
+    #: why ("a program above the equation budget"). A rule that stays quiet because
+    #: another finding names the cause sets ``fa.extra["skip_compile"]`` to that text
+    #: (with its figures) instead.
     skip_compile_reason: ClassVar[str | None] = None
     #: Findings carry ``data["bytes"]`` of constants that compiling would bake in or
     #: fold: above the compile tier's constant budget the function is not compiled.

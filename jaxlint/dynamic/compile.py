@@ -49,6 +49,9 @@ def trace_facts(fa) -> dict:
 
 
 def skip_reason(fa, facts: dict) -> str | None:
+    quiet = fa.extra.get("skip_compile")
+    if quiet:  # a rule that stayed quiet (another finding names the cause) still vouches for it
+        return f"not compiled: the trace tier found {quiet}"
     for d in fa.diagnostics:
         rule = _rule_of(d)
         why = getattr(rule, "skip_compile_reason", None)

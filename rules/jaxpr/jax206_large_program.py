@@ -1,9 +1,14 @@
 from __future__ import annotations
 
+import ast
 import os
 from collections import Counter
 
 from jaxlint.rule import Invalid, Option, TraceRule, Valid
+
+
+#: a finding of a rule declaring this trace fact (an unrolled loop) explains equations
+EXPLAINED_BY = "loops"
 
 
 class LargeProgram(TraceRule):
@@ -11,7 +16,15 @@ class LargeProgram(TraceRule):
     ## What it does
     Counts the equations of the traced program at every nesting level (loop and
     branch bodies included) and reports functions above `max-equations`, at the
-    line where the function is jitted, with the source lines that contribute most.
+    function's `def` line (where a `# noqa: JAX206` for the whole function goes),
+    with the source lines that contribute most as related locations.
+
+    A program that is large only because of Python loops that were unrolled, and
+    that an unrolled-loop finding already names at the loop with its counts, is
+    reported once, by that finding: this rule stays quiet when the program without
+    those loops' equations is within budget, and otherwise says how many equations
+    come from them. (The function is still not compiled by the compile tier.) Loops
+    over a list of layers are not such findings and count as the program's own.
 
     ## Why is this bad?
     XLA's compile time and memory grow with program size, often worse than linearly.
@@ -59,6 +72,21 @@ class LargeProgram(TraceRule):
                 return jnp.sin(x) * 2
             """
         ),
+        # 300 equations, all from a loop the unrolled-loop rule reports at its `for`
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit  # jaxlint: args=(f32[16],)
+            def simulate(x):
+                for _ in range(100):
+                    x = jnp.tanh(x) * 0.5 + x
+                return x
+            """,
+            options={"max-equations": 60},
+            select=("JAX202",),
+        ),
     ]
     INVALID = [
         Invalid(
@@ -70,9 +98,31 @@ class LargeProgram(TraceRule):
             def f(x):
                 return jnp.stack([jnp.sin(x[i]) * 2 + 1 for i in range(64)])
             """,
-            line=4,
+            line=5,
             message="equations",
             options={"max-equations": 100},
+        ),
+        # the counted loop (300 equations) is reported at its `for` by the unrolled-loop
+        # rule; the layer loop (64) is the architecture, and still above the budget
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            # jaxlint: args=([f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8]], f32[4,8])
+            @jax.jit
+            def model(layers, x):
+                for _ in range(100):
+                    x = jnp.tanh(x) * 0.5 + x
+                for w in layers:
+                    x = jnp.tanh(jnp.sin(x @ w) * 2.0 + jnp.cos(x)) * 0.5 + x
+                return x
+            """,
+            line=6,
+            message="has 364 equations (budget 60); line 8: 300, line 10: 64; 300 of them come from the "
+                    "unrolled loop at line 7, reported there",
+            options={"max-equations": 60},
+            select=("JAX202",),
         ),
     ]
 
@@ -83,24 +133,91 @@ class LargeProgram(TraceRule):
         total = sum(1 for _ in fa.equations())
         if total <= limit:
             return
+        loop_sites = _loop_findings(fa)
+        in_loop = _LoopOf(fa, loop_sites)
         lines: Counter = Counter()
-        for i, (eqn, level) in enumerate(fa.equations()):
-            if i >= 200_000:  # enough to name the biggest contributors
+        loops: Counter = Counter()
+        counted = 0
+        for eqn, level in fa.equations():
+            if counted >= 200_000:  # enough to name the biggest contributors
                 break
+            counted += 1
             site = fa.site(eqn, level)
             if site is not None:
                 lines[(site.path, site.line)] += 1
-        top = lines.most_common(3)
+            if loop_sites:
+                loop = in_loop(eqn, level)
+                if loop is not None:
+                    loops[loop] += 1
         from jaxlint.dynamic.analysis import Site
-
 
         def where(path: str, line: int) -> str:  # lines of other project files name their file
             return f"line {line}" if fa.is_checked_file(path) else f"{os.path.basename(path)}:{line}"
 
+        from_loops = sum(loops.values())
+        loops_text = " and ".join(f"the unrolled loop at {where(p, ln)}" for (p, ln) in sorted(loops))
+        if from_loops and total - from_loops <= limit:
+            # the program is large because of loops another finding names, with their
+            # counts: that finding is the one to act on. Compiling it is still not worth it.
+            fa.extra["skip_compile"] = (f"{self.skip_compile_reason} ({self.code}: {total} equations, "
+                                        f"{from_loops} of them from {loops_text}, reported there)")
+            return
+        top = lines.most_common(3)
+        message = (f"traced program of `{fa.qualname}` has {total} equations (budget {limit}); "
+                   + ", ".join(f"{where(p, ln)}: {n}" for (p, ln), n in top))
+        if from_loops:
+            message += f"; {from_loops} of them come from {loops_text}, reported there"
         fa.report(
-            fa.entry_site(),
-            f"traced program of `{fa.qualname}` has {total} equations (budget {limit}); "
-            + ", ".join(f"{where(p, ln)}: {n}" for (p, ln), n in top),
+            fa.def_site(),
+            message,
             related=[Site(p, ln).related(f"{n} equations come from this line") for (p, ln), n in top],
-            data={"equations": total, "budget": limit, "top_lines": [[ln, n] for (_, ln), n in top]},
+            data={"equations": total, "budget": limit, "top_lines": [[ln, n] for (_, ln), n in top],
+                  "loop_equations": from_loops},
         )
+
+
+def _loop_findings(fa) -> set[tuple[str, int]]:
+    """(path, line) of the unrolled loops already reported for this function: findings
+    of the rules that declare the trace fact :data:`EXPLAINED_BY` (rules run in
+    registry order, so those rules have run)."""
+    from jaxlint.registry import rules_by_code
+
+    by_code = rules_by_code()
+    return {(os.path.abspath(d.path), d.start.line) for d in fa.diagnostics
+            if getattr(by_code.get(d.code), "trace_fact", None) == EXPLAINED_BY}
+
+
+class _LoopOf:
+    """Which reported loop made an equation: the first frame of its creation stack (or
+    of the enclosing call's, inside jax's own helpers) that lies in the body of one of
+    ``loop_sites``, enclosing loops followed outwards. Memoized per source line."""
+
+    def __init__(self, fa, loop_sites: set[tuple[str, int]]) -> None:
+        self.fa = fa
+        self.sites = loop_sites
+        self.memo: dict[tuple[str, int], tuple[str, int] | None] = {}
+
+    def __call__(self, eqn, level):
+        frames = self.fa.user_frames(eqn)
+        while not frames and level is not None and level.parent_eqn is not None:
+            frames = self.fa.user_frames(level.parent_eqn)
+            level = level.parent
+        for f in frames:
+            key = (os.path.abspath(f.file), f.line)
+            if key not in self.memo:
+                self.memo[key] = self._reported_loop(*key)
+            if self.memo[key] is not None:
+                return self.memo[key]
+        return None
+
+    def _reported_loop(self, path: str, line: int) -> tuple[str, int] | None:
+        seen: set[int] = set()
+        loop = self.fa.enclosing_loop(line, path)
+        while loop is not None and id(loop) not in seen:
+            seen.add(id(loop))
+            # loop findings sit at the `for`/`while` line (a comprehension's at its target)
+            head = loop.target.lineno if isinstance(loop, ast.comprehension) else loop.lineno
+            if (path, head) in self.sites:
+                return (path, head)
+            loop = self.fa.enclosing_loop(head, path)
+        return None

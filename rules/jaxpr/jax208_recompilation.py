@@ -300,7 +300,7 @@ def _diff_opaque(x: dict, y: dict, label: str, out: list[str], traced: bool) -> 
     if x["opaque"] != y["opaque"]:
         out.append(f"{label} changes type {x['opaque']} -> {y['opaque']}")
         return
-    lx, ly = x.get("leaves") or {}, y.get("leaves") or {}
+    lx, ly = _leaf_paths(x), _leaf_paths(y)
     if set(lx) != set(ly):
         gone, new = sorted(set(lx) - set(ly)), sorted(set(ly) - set(lx))
         what = "; ".join(p for p in (f"without {', '.join(gone[:3])}" if gone else "",
@@ -314,6 +314,14 @@ def _diff_opaque(x: dict, y: dict, label: str, out: list[str], traced: bool) -> 
                 break
     if x.get("static") != y.get("static") and set(lx) == set(ly):
         out.append(f"{label} changes a static (non-array) field: jit compares those by value")
+
+
+def _leaf_paths(n: dict) -> dict:
+    """Leaves by path; records of earlier jaxlint versions list them without paths."""
+    leaves = n.get("leaves") or {}
+    if isinstance(leaves, list):
+        return {f"<leaf {i}>": v for i, v in enumerate(leaves)}
+    return leaves if isinstance(leaves, dict) else {}
 
 
 def _show(n: dict, traced: bool = True, leaf: bool = False) -> str:

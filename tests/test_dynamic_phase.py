@@ -254,10 +254,11 @@ def test_stdin_input_skips_the_dynamic_phase_with_a_note(tmp_path):
 def test_without_a_working_jax_the_dynamic_phase_is_an_error_exit_2(tmp_path):
     fake = tmp_path / "fake" / "jax"
     fake.mkdir(parents=True)
-    (fake / "__init__.py").write_text("raise ImportError('No module named jax (planted)')\n")
+    # what Python raises when jax is not installed (a broken dependency gets no install hint)
+    (fake / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'jax' (planted)\", name='jax')\n")
     (tmp_path / "m.py").write_text("import jax\n\n@jax.jit  # jaxlint: args=(f32[4],)\ndef f(x):\n    return x\n")
     proc = run_cli("check", "--dynamic", "--no-cache", "m.py", cwd=tmp_path,
                    env={"PYTHONPATH": str(tmp_path / "fake")})
     assert proc.returncode == 2
-    assert "cannot start the dynamic phase: ImportError: No module named jax (planted)" in proc.stderr
+    assert "cannot start the dynamic phase: ModuleNotFoundError: No module named 'jax' (planted)" in proc.stderr
     assert "pip install 'jaxlint[dynamic]'" in proc.stderr

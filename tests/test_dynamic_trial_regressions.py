@@ -257,9 +257,6 @@ def _check_with_broken_import(tmp_path: Path, package: str, init: str):
     return proc.stderr
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "jaxlint/dynamic/worker.py main() adds the 'needs jax: pip install' hint to every "
-    "ImportError at start-up; it should only when jax/jaxlib themselves are missing"))
 def test_a_broken_jax_dependency_is_not_reported_as_jax_missing(tmp_path):
     # jax is installed; a dependency of it fails to import (a numpy binary mismatch)
     err = _check_with_broken_import(tmp_path, "ml_dtypes",
@@ -331,11 +328,6 @@ def test_flax_nnx_rngs_in_recorded_arguments_are_traced(tmp_path):
     assert "2 functions analysed, 0 skipped, 0 failed" in proc.stdout, proc.stdout
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a signatures file from before the fix names keys by their dtype tag (`key<fry>[]`); "
-    "the worker fails on it (JAX200, `unrecognized PRNG implementation \"fry\"`) instead "
-    "of reading the tag or skipping the function with 'run jaxlint record again' "
-    "(jaxlint/dynamic/signatures.py decode / worker)"))
 def test_a_stale_record_with_a_key_dtype_tag_is_not_a_failure_of_the_users_code(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
     (tmp_path / "m.py").write_text("import jax\n\n\n@jax.jit\ndef sample(key, x):\n"
@@ -349,10 +341,6 @@ def test_a_stale_record_with_a_key_dtype_tag_is_not_a_failure_of_the_users_code(
     assert not _findings(proc, "JAX200"), proc.stdout
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "jaxlint/dynamic/worker.py saved_arguments() calls `_essence`, which does not exist "
-    "(the helper is `essence`): a saved argument that cannot be loaded becomes a JAX200 "
-    "NameError instead of a skip with the reason"))
 def test_saved_arguments_that_cannot_be_loaded_skip_the_function_with_the_reason(tmp_path):
     import hashlib
     import importlib

@@ -78,7 +78,13 @@ def _array(shape, dtype: str, weak: bool) -> jax.ShapeDtypeStruct:
     return jax.ShapeDtypeStruct(tuple(shape), jnp.dtype(dtype), weak_type=bool(weak))
 
 
+#: the tags jax prints in a key dtype (``key<fry>``) -> implementation names
+KEY_TAGS = {"fry": "threefry2x32", "rbg": "rbg", "urbg": "unsafe_rbg"}
+
+
 def key_array(shape, impl: str) -> jax.ShapeDtypeStruct:
+    """Typed PRNG keys of ``impl`` (a name, or the tag of a ``key<fry>`` dtype)."""
+    impl = KEY_TAGS.get(impl, impl)
     dtype = jax.eval_shape(lambda: jax.random.key(0, impl=impl)).dtype
     return jax.ShapeDtypeStruct(tuple(shape), dtype)
 

@@ -205,7 +205,11 @@ def build_value(node: dict, dims: dict, symbolic: bool, scope: Any = None):
     if "key" in node:  # a typed PRNG key array
         from jaxlint.dynamic.abstract import key_array
 
-        return key_array(tuple(node["key"]), node["impl"])
+        try:
+            return key_array(tuple(node["key"]), node["impl"])
+        except Exception as e:
+            raise InputError(f"PRNG key implementation `{node['impl']}` is unknown here ({essence(e)}): "
+                             "run `jaxlint record` again") from None
     if "value" in node:
         return node["value"]
     if "tuple" in node:
@@ -336,7 +340,7 @@ def saved_arguments(spec: dict) -> tuple[list, dict]:
     except (MemoryError, SystemExit, KeyboardInterrupt):
         raise
     except Exception as e:
-        raise InputError(f"the recorded arguments cannot be rebuilt: {_essence(e)}") from None
+        raise InputError(f"the recorded arguments cannot be rebuilt: {essence(e)}") from None
     return list(args), dict(kwargs)
 
 
@@ -592,7 +596,9 @@ def main() -> int:
     try:
         worker = Worker(out)
     except BaseException as e:
-        hint = " (the dynamic phase needs jax: pip install 'jaxlint[dynamic]')" if isinstance(e, ImportError) else ""
+        # only jax itself missing is an install problem; a broken dependency says what broke
+        missing = isinstance(e, ModuleNotFoundError) and (e.name or "").split(".")[0] in ("jax", "jaxlib")
+        hint = " (the dynamic phase needs jax: pip install 'jaxlint[dynamic]')" if missing else ""
         out.send({"event": "fatal", "reason": f"cannot start the dynamic phase: {essence(e)}{hint}"})
         return 3
     out.send({"event": "ready", "versions": worker.versions, "pid": os.getpid()})

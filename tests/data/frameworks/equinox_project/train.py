@@ -20,8 +20,8 @@ def loss_fn(model, xs, labels):
     return jnp.mean(optax.softmax_cross_entropy_with_integer_labels(logits * weights, labels))
 
 
-@eqx.filter_jit  # JAX206 JAX208
-def train_step(model, opt_state, xs, labels):
+@eqx.filter_jit  # JAX208
+def train_step(model, opt_state, xs, labels):  # JAX206
     loss, grads = eqx.filter_value_and_grad(loss_fn)(model, xs, labels)
     updates, opt_state = optimizer.update(grads, opt_state, eqx.filter(model, eqx.is_array))
     model = eqx.apply_updates(model, updates)

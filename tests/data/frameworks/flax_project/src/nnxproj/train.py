@@ -16,8 +16,8 @@ def loss_fn(model, tokens, labels):
     return optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean()
 
 
-@nnx.jit  # JAX206 JAX208
-def train_step(model, optimizer, tokens, labels):
+@nnx.jit  # JAX208
+def train_step(model, optimizer, tokens, labels):  # JAX206
     loss, grads = nnx.value_and_grad(loss_fn)(model, tokens, labels)
     if NEW_OPTIMIZER:
         optimizer.update(model, grads)

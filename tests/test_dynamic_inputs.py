@@ -22,6 +22,16 @@ def test_directive_specs_read_dtypes_shapes_scalars_pytrees_and_literals():
     ]}
 
 
+def test_directive_repeats_a_list_or_tuple_like_python():
+    w = {"array": [8, 8], "dtype": "float32", "weak": False}
+    assert parse_spec_expr('({"w": [f32[8, 8]] * 3}, 2 * (i32[],))') == {"tuple": [
+        {"dict": {"w": {"list": [w, w, w]}}},
+        {"tuple": [{"array": [], "dtype": "int32", "weak": False}] * 2},
+    ]}
+    with pytest.raises(SpecError, match="cannot read"):
+        parse_spec_expr("([f32[8]] * -1,)")
+
+
 def test_directive_static_and_kwargs_become_keyword_inputs():
     args, kwargs, static, skip = parse_directive('args=(f32[8],), kwargs={"y": i32[2]}, static={"n": 4}')
     spec = spec_from_parts(args, kwargs, static, "directive", "line 1")

@@ -65,7 +65,7 @@ class Plan:
 def parse_spec_expr(text: str) -> dict:
     """``(f32[8,128], i32[8])`` -> a tuple node. Accepts dtype abbreviations or full
     names, ``f32[]`` scalars, symbolic dims (``f32[b,128]``), nested tuples, lists and
-    dicts, and plain literals."""
+    dicts, repeated sequences (``[f32[8,8]] * 12``), and plain literals."""
     src = _EMPTY_DIMS.sub(r"\1[()]", text.strip())
     try:
         tree = ast.parse(src, mode="eval")
@@ -93,6 +93,14 @@ def _node(n: ast.expr, text: str) -> dict:
         return {"tuple": [_node(e, text) for e in n.elts]}
     if isinstance(n, ast.List):
         return {"list": [_node(e, text) for e in n.elts]}
+    if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):
+        # `[f32[8,8]] * 12`: a list of layers, written the way Python builds it
+        seq, count = (n.left, n.right) if isinstance(n.left, (ast.List, ast.Tuple)) else (n.right, n.left)
+        if isinstance(seq, (ast.List, ast.Tuple)) and isinstance(count, ast.Constant) \
+                and type(count.value) is int and count.value >= 0:
+            node = _node(seq, text)
+            kind = "tuple" if "tuple" in node else "list"
+            return {kind: node[kind] * count.value}
     if isinstance(n, ast.Dict):
         out = {}
         for k, v in zip(n.keys, n.values):

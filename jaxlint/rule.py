@@ -106,6 +106,8 @@ class Rule:
     #: Set on a rule whose findings the engine itself makes (``PARSE_ERROR``,
     #: ``ANALYSIS_FAILED``): its ``check`` is never called.
     role: ClassVar[str | None] = None
+    #: Set on the rule that reads recorded signatures (``jaxlint record`` names it)
+    reads_signatures: ClassVar[bool] = False
     VALID: ClassVar[list[Valid]] = []
     INVALID: ClassVar[list[Invalid]] = []
 

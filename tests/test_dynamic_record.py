@@ -97,6 +97,8 @@ def test_record_runs_the_command_and_keeps_its_exit_status(project):
     assert rec.returncode == 0, rec.stderr
     assert "trained" in rec.stderr
     assert "written to .jaxlint/signatures.json" in rec.stderr
+    # predict, step and the lambda compile twice each; the code comes from the registry
+    assert "(3 with several signatures: see JAX208)" in rec.stderr
 
 
 def test_record_keys_functions_like_the_jit_map(project):
@@ -176,3 +178,46 @@ def test_check_uses_a_signatures_file_given_on_the_command_line(project, tmp_pat
     assert any("`x` changes weak type" in m for m in msgs), msgs
     missing = run_cli("check", "--dynamic", "--signatures", str(tmp_path / "nope.json"), cwd=root)
     assert missing.returncode == 2 and "--signatures: no such file" in missing.stderr
+
+
+STATE = '''
+import jax
+import jax.numpy as jnp
+
+
+@jax.tree_util.register_pytree_node_class
+class State:
+    def __init__(self, step, w):
+        self.step, self.w = step, w
+
+    def tree_flatten(self):
+        return (self.step, self.w), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children)
+
+
+@jax.jit
+def bump(s):
+    return State(s.step + 1, s.w * 2)
+
+
+s = State(0, jnp.ones(3))  # a Python int leaf, then the weak int32[] array bump returns
+for _ in range(3):
+    s = bump(s)
+'''
+
+
+def test_a_python_number_leaf_of_a_model_records_like_the_weak_scalar_jit_makes_of_it(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\nselect = [\"JAX208\"]\n")
+    (tmp_path / "state.py").write_text(STATE)
+    rec = run_cli("record", "--", "python", "state.py", cwd=tmp_path, timeout=300)
+    assert rec.returncode == 0, rec.stderr
+    (entry,) = json.loads((tmp_path / ".jaxlint" / "signatures.json").read_text())["functions"].values()
+    # one compile, so one record: the int 0 and the arrays jit returned look the same
+    (sig,) = entry["signatures"]
+    assert sig["calls"] == 3 and "i32[] weak" in sig["args"][0]["leaves"].values(), sig
+    assert "several signatures" not in rec.stderr
+    check = run_cli("check", "--dynamic", "--no-cache", "--output-format", "json", ".", cwd=tmp_path, timeout=300)
+    assert json.loads(check.stdout) == [], check.stderr

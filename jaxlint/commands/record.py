@@ -122,16 +122,27 @@ def run(args) -> int:
         signatures.write_pickles(target, merged, found)
         signatures.dump(target, merged, {})
         n_sigs = sum(len(e["signatures"]) for e in recorded.values())
-        multi = [k for k, e in recorded.items() if len(e["signatures"]) > 1]
+        # several records of one function are several compiles only where jit tells
+        # them apart (the recompilation rule's notion, not a count of records)
+        multi = [k for k, e in recorded.items()
+                 if len(signatures.distinct(e["signatures"], e.get("transform") != "filter_jit")) > 1]
         try:
             shown = target.resolve().relative_to(Path.cwd().resolve())
         except ValueError:
             shown = target
         print(f"jaxlint record: {n_sigs} signature{'s' if n_sigs != 1 else ''} of {len(recorded)} jitted "
               f"function{'s' if len(recorded) != 1 else ''} written to {shown}"
-              + (f" ({len(multi)} with several signatures: see JAX208)" if multi else ""), file=sys.stderr)
+              + (f" ({len(multi)} with several signatures{_see_rule()})" if multi else ""), file=sys.stderr)
         if rc != 0:
             print(f"jaxlint record: the command exited with status {rc}", file=sys.stderr)
         return rc
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _see_rule() -> str:
+    """``: see JAX208``, the code of the rule that reads the signatures, if one is registered."""
+    from jaxlint.registry import all_rules
+
+    codes = [r.code for r in all_rules() if r.reads_signatures]
+    return f": see {codes[0]}" if codes else ""

@@ -302,7 +302,7 @@ def _tree(x: Any, numbers_static: bool = False) -> dict:
         return {"list": [_tree(v, numbers_static) for v in x]}
     if isinstance(x, dict) and all(isinstance(k, str) for k in x):
         return {"dict": {k: _tree(x[k], numbers_static) for k in sorted(x)}}
-    return _opaque(x)
+    return _opaque(x, numbers_static)
 
 
 def _array_node(x: Any) -> dict | None:
@@ -329,10 +329,12 @@ def _array_node(x: Any) -> dict | None:
     return {"array": dims, "dtype": dt, "weak": weak}
 
 
-def _opaque(x: Any) -> dict:
+def _opaque(x: Any, numbers_static: bool = False) -> dict:
     """A model, an optimizer state, any object JSON cannot rebuild: its type, its array
     leaves by path (what a reviewer and the recompilation rule read) and a digest of
-    its static part (module hyperparameters, activation functions ...)."""
+    its static part (module hyperparameters, activation functions ...). A Python number
+    leaf is written as ``_tree`` writes it (a weak scalar under jit, its value under
+    filter_jit), so two records differ only where jit tells them apart."""
     t = type(x)
     node: dict = {"opaque": f"{t.__module__}.{t.__qualname__}"}
     try:
@@ -342,7 +344,8 @@ def _opaque(x: Any) -> dict:
     except Exception:
         return node
     if leaves:
-        node["leaves"] = {path or ".": (_array_node(v) or _value(v)) for path, v in leaves}
+        node["leaves"] = {path or ".": (_tree(v, numbers_static) if isinstance(v, (bool, int, float, complex))
+                                        else _array_node(v) or _value(v)) for path, v in leaves}
     if static:
         node["static"] = abstract.short_digest(static)
     return node

@@ -87,7 +87,8 @@ def _stablehlo_text(lowered) -> str:
 
 def run(req: dict) -> dict:
     from jaxlint.dynamic.worker import (
-        InputError, add_sys_path, essence, import_user_module, static_value_names, trace_args, user_line,
+        InputError, add_sys_path, essence, import_user_module, jitted_for, resolve_target, static_value_names,
+        trace_args, user_line,
     )
 
     path = os.path.abspath(req["path"])
@@ -100,13 +101,20 @@ def run(req: dict) -> dict:
         if req.get("xla_cache"):
             enable_persistent_cache(req["xla_cache"])
         module = import_user_module(req["module"], path)
-        obj: Any = module
-        for part in req["function"].split("."):
-            obj = getattr(obj, part)
-        original = getattr(obj, "__wrapped__", obj)
         spec = req["spec"]
-        statics = static_value_names(spec, original)
-        jitted = obj if hasattr(obj, "trace") and not statics else jax.jit(original, static_argnames=tuple(statics))
+        entry = req.get("entry")
+        if entry is not None:
+            # a jit map entry: trace it as the dynamic phase does (a recorded model or
+            # `self` from its saved arguments, filter_jit / nnx.jit / pmap as they trace)
+            obj, original = resolve_target(module, entry, spec)
+            jitted = jitted_for(obj, original, entry, static_value_names(spec, original), spec)
+        else:
+            obj = module
+            for part in req["function"].split("."):
+                obj = getattr(obj, part)
+            original = getattr(obj, "__wrapped__", obj)
+            statics = static_value_names(spec, original)
+            jitted = obj if hasattr(obj, "trace") and not statics else jax.jit(original, static_argnames=tuple(statics))
         args, kwargs = trace_args(original, spec, req.get("dimensions") or {}, False)
         t1 = time.perf_counter()
         traced = jitted.trace(*args, **kwargs)

@@ -155,3 +155,11 @@ def test_nnx_models_and_optimizers_compile(nnx_run):
     out = nnx_run.compiled.stdout
     assert "Dynamic phase (trace+compile;" in out
     assert [ln for ln in out.splitlines() if "JAX200" in ln and "export.py" not in ln] == []
+
+
+@_needs("equinox", "optax")
+def test_inspect_traces_a_recorded_function_whose_argument_is_a_saved_model(eqx_run):
+    # `predict(model, xs)`: the model comes only from the recording's saved pickle
+    proc = run_cli("inspect", "train.py::predict", "--stage", "jaxpr", "--no-cache", cwd=eqx_run.root, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "(inputs: recorded" in proc.stdout and "dot_general" in proc.stdout, proc.stdout

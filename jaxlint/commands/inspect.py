@@ -51,8 +51,9 @@ def parse_target(target: str) -> tuple[Path, str]:
     return p, fn
 
 
-def resolve_inputs(path: Path, function: str, settings, args) -> tuple[dict, str, int, str, list[str]]:
-    """(spec, where the inputs come from, def line, module name, sys.path entries)."""
+def resolve_inputs(path: Path, function: str, settings, args) -> tuple[dict, str, int, str, list[str], dict | None]:
+    """(spec, where the inputs come from, def line, module name, sys.path entries, the
+    jit map's entry when the function is one: its transform, statics, method-ness)."""
     from jaxlint.discovery import FileTask, display_path
     from jaxlint.dynamic import inputs as inp
     from jaxlint.dynamic import project, signatures
@@ -62,8 +63,9 @@ def resolve_inputs(path: Path, function: str, settings, args) -> tuple[dict, str
     modname, base = project.module_name(path, root)
     sys_path = [str(p) for p in dict.fromkeys([base, *project.import_roots(root)])]
     task = FileTask(path.resolve(), display_path(path.resolve()), settings)
-    recorded = signatures.load(root / settings.dynamic.signatures)
-    fp = plan_file(task, settings, recorded)
+    sig_file = root / settings.dynamic.signatures
+    # the file's place matters: a recorded model's saved arguments live beside it
+    fp = plan_file(task, settings, signatures.load(sig_file), sig_file)
     plan = None
     if fp is not None:
         plan = next((pl for pl in fp.plans if function in (pl.entry.qualname, pl.entry.bound_name, pl.entry.name)),
@@ -78,16 +80,17 @@ def resolve_inputs(path: Path, function: str, settings, args) -> tuple[dict, str
             spec = inp.spec_from_parts(args.spec_args, None, static, "command line", "--args")
         except inp.SpecError as e:
             raise ConfigError(f"--args: {e}") from None
-        return spec, "--args", line, modname, sys_path
+        return spec, "--args", line, modname, sys_path, plan.entry.to_dict() if plan else None
     if plan is None:
         spec = _directive_spec(path, function)
         if spec is not None:
-            return spec, f"directive ({spec['where']})", line, modname, sys_path
+            return spec, f"directive ({spec['where']})", line, modname, sys_path, None
         raise ConfigError(f"inspect: `{function}` is not a jitted function of {path} and has no "
                           f"`# jaxlint: args=...` directive; pass --args '(f32[8,128], ...)'")
     if plan.spec is None:
         raise ConfigError(f"inspect: no inputs for `{function}`: {plan.skip}; pass --args '(f32[8,128], ...)'")
-    return plan.spec, f"{plan.spec.get('source')} ({plan.spec.get('where')})", line, modname, sys_path
+    return (plan.spec, f"{plan.spec.get('source')} ({plan.spec.get('where')})", line, modname, sys_path,
+            plan.entry.to_dict())
 
 
 def _def_line(path: Path, function: str) -> int | None:
@@ -159,13 +162,13 @@ def run(args) -> int:
         raise ConfigError("inspect: --format html needs -o FILE")
     path, function = parse_target(args.target)
     settings = SettingsResolver(None, False, {}).for_dir(path.resolve().parent)
-    spec, inputs, line, modname, sys_path = resolve_inputs(path, function, settings, args)
+    spec, inputs, line, modname, sys_path, entry = resolve_inputs(path, function, settings, args)
     backend = args.backend or settings.dynamic.backend
     xla_cache = None
     if not args.no_cache:
         root = cache_dir(args.cache_dir, settings)
         xla_cache = str(compile_cache_dir(root))
-    req = {"path": str(path.resolve()), "module": modname, "function": function, "spec": spec,
+    req = {"path": str(path.resolve()), "module": modname, "function": function, "spec": spec, "entry": entry,
            "sys_path": sys_path, "backend": backend, "xla_cache": xla_cache, "line": line,
            "dimensions": {"defaults": dict(settings.dynamic.dimension_defaults),
                           "default": settings.dynamic.default_dimension}}

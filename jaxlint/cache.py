@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,8 @@ class Cache:
             gi = self.root / ".gitignore"
             if not gi.exists():
                 atomic_write(gi, b"# Automatically created by jaxlint.\n*\n")
-        except OSError:
+        except OSError as e:
+            _warn_once(self.root, e)
             self.root = None
         self._ready = True
 
@@ -73,8 +75,21 @@ class Cache:
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(p, json.dumps(value, separators=(",", ":")).encode())
-        except OSError:
-            pass
+        except OSError as e:
+            _warn_once(self.root, e)
+            self.root = None  # one failure is enough: run on without the cache
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_once(root: Path, e: OSError) -> None:
+    """Tell the user once per process (as ruff does) that results are not being cached."""
+    if str(root) in _WARNED:
+        return
+    _WARNED.add(str(root))
+    print(f"jaxlint: warning: cannot write the cache at {root}: {e.strerror or e}; "
+          "continuing without it (see --cache-dir, --no-cache)", file=sys.stderr)
 
 
 def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:

@@ -196,3 +196,10 @@ def test_undecodable_stdin_is_a_parse_error_at_the_bad_byte(tmp_path):
                        input=b'import jax\nx = "\xff"\n', capture_output=True, timeout=60)
     assert r.returncode == 1, r.stderr
     assert b"a.py:2:6: JAX100 file is not valid utf-8: byte 0xff" in r.stdout
+
+
+def test_an_unwritable_cache_warns_once_and_the_run_goes_on(project):
+    (project / "cachefile").write_text("not a directory")
+    r = run_cli("check", "--cache-dir", "cachefile", ".", cwd=project)
+    assert r.returncode == 1 and "bad.py:7:16: JAX101" in r.stdout
+    assert r.stderr.count("cannot write the cache at") == 1, r.stderr

@@ -1,4 +1,5 @@
-"""A model whose weights are closed over instead of passed in (JAX101)."""
+"""A model whose weights are closed over instead of passed in (JAX101; with --dynamic,
+JAX201 with the measured size)."""
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -10,7 +11,7 @@ W2 = np.random.randn(HIDDEN, 10).astype(np.float32)
 
 @jax.jit
 def predict(x):
-    h = jnp.tanh(x @ W1)  # JAX101: W1 is a constant of the compiled program
+    h = jnp.tanh(x @ W1)  # JAX201 (JAX101 without --dynamic): W1 is a constant of the compiled program
     return h @ W2
 
 

@@ -16,5 +16,5 @@ def host_log1p(v):
 @jax.jit
 def squash(x):
     y = jnp.tanh(x) * 2.0
-    y = jax.pure_callback(host_log1p, jax.ShapeDtypeStruct(y.shape, y.dtype), y)  # JAX301
+    y = jax.pure_callback(host_log1p, jax.ShapeDtypeStruct(y.shape, y.dtype), y)  # JAX301 (JAX109 static, JAX203 without --compile)
     return jnp.exp(y) + x

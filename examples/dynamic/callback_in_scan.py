@@ -5,7 +5,7 @@ import jax.numpy as jnp
 
 def body(carry, x):
     carry = carry * 0.9 + x
-    jax.debug.print("carry = {}", carry)  # JAX203: runs on every iteration
+    jax.debug.print("carry = {}", carry)  # JAX203 (JAX109 without --dynamic): runs on every iteration
     return carry, carry
 
 

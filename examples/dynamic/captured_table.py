@@ -1,5 +1,6 @@
 """A lookup table closed over by a jitted function (JAX201) and a mask computed from
-constants inside jit (JAX209)."""
+constants inside jit (JAX209; with --compile, JAX305 confirms it
+where the folded constant is used)."""
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -10,11 +11,11 @@ EMBEDDINGS = np.random.randn(4096, 256).astype(np.float32)  # 4 MiB
 # jaxlint: args=(i32[32],)
 @jax.jit
 def embed(tokens):
-    return jnp.take(EMBEDDINGS, tokens, axis=0)  # JAX201: EMBEDDINGS is baked into the program
+    return jnp.take(EMBEDDINGS, tokens, axis=0)  # JAX201 (JAX101 without --dynamic): EMBEDDINGS is baked into the program
 
 
 # jaxlint: args=(f32[1024, 1024],)
 @jax.jit
 def masked(x):
-    mask = jnp.ones((1024, 1024)).at[:, 0].set(0.0)  # JAX209: XLA folds this at compile time
-    return x * mask
+    mask = jnp.ones((1024, 1024)).at[:, 0].set(0.0)  # JAX209 without --compile (JAX305 below with it): XLA folds this
+    return x * mask  # JAX305 with --compile: the folded mask is stored in the executable

@@ -6,7 +6,7 @@ import jax.numpy as jnp
 # jaxlint: args=(f32[16],)
 @jax.jit
 def clip_positive(x):
-    if x.sum() > 0:  # JAX205: TracerBoolConversionError
+    if x.sum() > 0:  # JAX205 (JAX105 without --dynamic): TracerBoolConversionError
         return x
     return -x
 

@@ -15,7 +15,7 @@ def step(state):
 # jaxlint: args=((f32[128], f32[128]),)
 @jax.jit
 def rollout(state):
-    for _ in range(200):  # JAX202: use jax.lax.fori_loop
+    for _ in range(200):  # JAX202 (JAX102 without --dynamic): use jax.lax.fori_loop
         state = step(state)
     return state
 

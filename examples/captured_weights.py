@@ -1,5 +1,4 @@
-"""A model whose weights are closed over instead of passed in (JAX101; with --dynamic,
-JAX201 with the measured size)."""
+"""Weights closed over instead of passed in (JAX101; JAX201 with --dynamic)."""
 import jax
 import jax.numpy as jnp
 import numpy as np

@@ -1,5 +1,4 @@
-"""A physics step loop written as a Python loop under jit (JAX102; with --dynamic,
-JAX202 with the measured equation count)."""
+"""A physics step loop written as a Python loop under jit (JAX102; JAX202 with --dynamic)."""
 import jax
 import jax.numpy as jnp
 

@@ -1,6 +1,5 @@
 """A lookup table closed over by a jitted function (JAX201) and a mask computed from
-constants inside jit (JAX209; with --compile, JAX305 confirms it
-where the folded constant is used)."""
+constants inside jit (JAX209, or JAX305 with --compile)."""
 import jax
 import jax.numpy as jnp
 import numpy as np

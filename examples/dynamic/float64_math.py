@@ -1,5 +1,4 @@
-"""64-bit math slipped in through a numpy constant once x64 is on (JAX112 for the
-switch, JAX204 for the float64 math it lets in)."""
+"""x64 turned on (JAX112) lets 64-bit math in through a numpy constant (JAX204)."""
 import jax
 import jax.numpy as jnp
 import numpy as np

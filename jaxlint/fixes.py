@@ -186,20 +186,28 @@ class SourceFile:
 
 def read_source(path: Path) -> SourceFile:
     """Read a Python file as the static phase decodes it (PEP 263 cookie, BOM)."""
+    return source_from_bytes(path, path.read_bytes())
+
+
+def source_from_bytes(path: Path, data: bytes) -> SourceFile:
+    """``data`` (a file's bytes, or stdin's) decoded as the static phase decodes it."""
     from jaxlint.static import decode_source
 
-    data = path.read_bytes()
+    text = decode_source(data)  # first: a bad coding cookie is a SourceError, not a SyntaxError
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     bom = data.startswith(b"\xef\xbb\xbf")
-    return SourceFile(path, decode_source(data), "utf-8" if encoding == "utf-8-sig" else encoding, bom)
+    return SourceFile(path, text, "utf-8" if encoding == "utf-8-sig" else encoding, bom)
+
+
+def encode_source(src: SourceFile, text: str) -> bytes:
+    """``text`` as bytes in ``src``'s encoding, with its byte-order mark."""
+    data = text.encode(src.encoding)
+    return b"\xef\xbb\xbf" + data if src.bom else data
 
 
 def write_source(src: SourceFile, text: str) -> None:
     """Atomically replace the file's content with ``text`` in its own encoding."""
-    data = text.encode(src.encoding)
-    if src.bom:
-        data = b"\xef\xbb\xbf" + data
-    atomic_write(src.path, data)
+    atomic_write(src.path, encode_source(src, text))
 
 
 def atomic_write(path: Path, data: bytes) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -177,9 +179,85 @@ def test_fix_through_a_symlink_writes_the_target_and_keeps_the_link(proj):
     assert (real / "m.py").read_text() == UNUSED_FIXED
 
 
-def test_fix_is_refused_for_stdin(proj):
-    r = run_cli("check", "--fix", "-", cwd=proj, input=UNUSED)
-    assert r.returncode == 2 and "--fix" in r.stderr and "stdin" in r.stderr
+# ---------------------------------------------------------------------------- stdin
+def _stdin(proj, data: bytes, *args):
+    """``check`` on ``data`` read from stdin as ``m.py``, in bytes (stdout carries code)."""
+    e = dict(os.environ)
+    e.pop("JAXLINT_OUTPUT_FORMAT", None)
+    return subprocess.run([sys.executable, "-m", "jaxlint", "check", "--no-cache", "--extend-select", "JAX190",
+                           *args, "--stdin-filename", "m.py", "-"], cwd=proj, input=data, capture_output=True,
+                          env=e, timeout=120)
+
+
+def test_fix_on_stdin_prints_the_fixed_code_and_reports_on_stderr(proj):
+    on_disk = (proj / "m.py").stat().st_mtime_ns
+    src = UNUSED + "\n@jax.jit\ndef g(x):\n    for i in range(500):\n        x = x + i\n    return x\n"
+    r = _stdin(proj, src.encode(), "--fix")
+    assert r.stdout.decode() == UNUSED_FIXED + src[len(UNUSED):]
+    err = r.stderr.decode()
+    assert r.returncode == 1 and "m.py:12:5: JAX102" in err and "Fixed 2 findings." in err
+    assert (proj / "m.py").read_text() == UNUSED and (proj / "m.py").stat().st_mtime_ns == on_disk
+    assert sorted(p.name for p in proj.iterdir()) == ["m.py"]
+
+
+def test_fix_on_stdin_with_everything_fixed_exits_0_and_json_goes_to_stderr(proj):
+    r = _stdin(proj, UNUSED.encode(), "--fix", "--output-format", "json")
+    assert r.returncode == 0 and r.stdout.decode() == UNUSED_FIXED
+    note, report = r.stderr.decode().split("\n", 1)
+    assert note == "Fixed 2 findings." and json.loads(report) == []
+
+
+def test_fix_on_stdin_keeps_line_endings_bom_and_encoding(proj):
+    body = UNUSED.replace("import jax\n", "import jax\nNAME = 'café'\n", 1)
+    fixed = UNUSED_FIXED.replace("import jax\n", "import jax\nNAME = 'café'\n", 1)
+    crlf = b"\xef\xbb\xbf" + body.replace("\n", "\r\n").encode("utf-8")
+    assert _stdin(proj, crlf, "--fix").stdout == b"\xef\xbb\xbf" + fixed.replace("\n", "\r\n").encode("utf-8")
+    latin = ("# -*- coding: latin-1 -*-\n" + body).encode("latin-1")
+    assert _stdin(proj, latin, "--fix").stdout == ("# -*- coding: latin-1 -*-\n" + fixed).encode("latin-1")
+
+
+@pytest.mark.parametrize("data", [UNUSED_FIXED.encode(), b"import jax\ndef f(:\n", b"x = '\xff'  # noqa: JAX101\n"],
+                         ids=["nothing-to-fix", "syntax-error", "not-utf8"])
+def test_fix_on_stdin_gives_back_code_it_cannot_or_need_not_fix_unchanged(proj, data):
+    r = _stdin(proj, data, "--fix")
+    assert r.stdout == data
+    assert r.returncode == (0 if data == UNUSED_FIXED.encode() else 1), r.stderr
+
+
+def test_fix_on_stdin_gives_back_an_excluded_file_unchanged(proj):
+    (proj / "jaxlint.toml").write_text('extend-exclude = ["m.py"]\n')
+    r = _stdin(proj, UNUSED.encode(), "--fix", "--force-exclude")
+    assert r.returncode == 0 and r.stdout == UNUSED.encode()
+    assert _stdin(proj, UNUSED.encode(), "--force-exclude").stdout == b""  # a plain check prints no code
+
+
+def test_unsafe_fixes_on_stdin_apply_only_when_asked(tmp_path):
+    rule, ex = _unsafe_example()
+    if rule is None:
+        pytest.skip("no registered rule has an unsafe fix with an expected_fix example")
+    src = example_source(ex)
+    r = run_cli("check", "--no-cache", "--select", rule.code, "--fix", "--stdin-filename", "u.py", "-",
+                cwd=tmp_path, input=src)
+    assert r.returncode == 1 and r.stdout == src
+    r = run_cli("check", "--no-cache", "--select", rule.code, "--fix", "--unsafe-fixes", "--stdin-filename", "u.py",
+                "-", cwd=tmp_path, input=src)
+    assert r.stdout == textwrap.dedent(ex.expected_fix).lstrip("\n"), r.stderr
+    assert not (tmp_path / "u.py").exists()
+
+
+def test_diff_on_stdin_prints_the_diff_and_no_code(proj):
+    r = _stdin(proj, UNUSED.encode(), "--diff")
+    out = r.stdout.decode()
+    assert r.returncode == 1 and out.startswith("--- a/m.py\n+++ b/m.py\n")
+    assert "\n+    y = x + 1  # noqa: E501\n" in out and "Would fix 2 findings." in r.stderr.decode()
+    assert (proj / "m.py").read_text() == UNUSED
+
+
+def test_add_noqa_is_refused_for_stdin(proj):
+    r = _stdin(proj, UNUSED.encode(), "--add-noqa")
+    assert r.returncode == 2 and r.stdout == b""
+    assert "--add-noqa cannot be used when reading from stdin" in r.stderr.decode()
+    assert (proj / "m.py").read_text() == UNUSED
 
 
 def _unsafe_example():

@@ -117,9 +117,13 @@ def run(args) -> int:
 
     stdin_text = None
     stdin_data: bytes | None = None
+    # extensions see stdin's bytes here (fixing writes the fixed source to stdout; it
+    # then sets ``args.stdout_taken`` and the report goes to stderr, as in ruff)
+    args.stdin_bytes = None
+    args.stdout_taken = False
     paths = list(args.paths)
     if paths == ["-"]:
-        raw = sys.stdin.buffer.read()
+        raw = args.stdin_bytes = sys.stdin.buffer.read()
         from jaxlint.static import SourceError, decode_source
 
         try:
@@ -132,7 +136,11 @@ def run(args) -> int:
         from jaxlint.discovery import is_excluded
 
         if args.force_exclude and name != "-" and is_excluded(p, settings):
-            # pre-commit and editors pass excluded files through stdin too: no findings
+            # pre-commit and editors pass excluded files through stdin too: no findings;
+            # an editor fixing on save replaces its buffer with stdout, so give the code back
+            if getattr(args, "fix", False) and not getattr(args, "diff", False):
+                sys.stdout.buffer.write(raw)
+                sys.stdout.flush()
             return 0
         tasks = [FileTask(p.absolute(), display_path(p.absolute()) if name != "-" else "-", settings)]
     else:
@@ -166,7 +174,8 @@ def run(args) -> int:
         if rc is not None:
             return rc
 
-    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not args.output_file
+    report_stream = sys.stderr if args.stdout_taken else sys.stdout
+    color = args.color == "always" or (args.color == "auto" and report_stream.isatty() and not args.output_file
                                         and "NO_COLOR" not in os.environ)
     sources: dict[str, str] = {}
     if args.output_format == "full":
@@ -187,7 +196,7 @@ def run(args) -> int:
         text = "".join(l + "\n" for l in text.splitlines() if l and not l.startswith(("Found ", "All checks", "[*]")))
     if args.statistics:
         text = _statistics(result) if args.output_format in ("concise", "full") else text
-    _emit(text, args.output_file)
+    _emit(text, args.output_file, report_stream)
     for err in result.errors:
         print(f"jaxlint: error: {err}", file=sys.stderr)
     if result.errors:
@@ -206,15 +215,16 @@ def _select_tasks(args, tasks):
     return select_shard(tasks, shard)
 
 
-def _emit(text: str, output_file: str | None) -> None:
+def _emit(text: str, output_file: str | None, stream=None) -> None:
     if output_file:
         p = Path(output_file)
         if p.parent and not p.parent.exists():
             p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, encoding="utf-8")
     else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        stream = stream or sys.stdout
+        stream.write(text)
+        stream.flush()
 
 
 def _statistics(result) -> str:

@@ -1,7 +1,9 @@
 """``check`` options that change files or gate on a baseline.
 
 * ``--fix`` / ``--unsafe-fixes`` / ``--diff`` / ``--show-fixes``: apply the rules'
-  fixes (:mod:`jaxlint.fixes`), or print them as a diff and write nothing.
+  fixes (:mod:`jaxlint.fixes`), or print them as a diff and write nothing. On stdin
+  (``-``), ``--fix`` writes the fixed code to stdout (the report goes to stderr) and
+  no file.
 * ``--add-noqa``: suppress every current finding with a ``# noqa: CODE`` on its line.
 * ``--write-baseline`` / ``--baseline`` / ``--prune-baseline``: record today's
   findings, fail only on new ones, drop entries no longer found (:mod:`jaxlint.baseline`).
@@ -42,10 +44,10 @@ class _Fixing:
                        help="with --baseline, rewrite FILE without the entries no longer found")
 
     def overrides(self, args, o: dict) -> None:
-        writes = [flag for flag, on in (("--fix", args.fix), ("--diff", args.diff), ("--add-noqa", args.add_noqa))
-                  if on]
-        if writes and list(args.paths) == ["-"]:
-            raise ConfigError(f"{writes[0]} cannot be used when reading from stdin")
+        # --fix and --diff on stdin print the fixed code or the diff; --add-noqa has no
+        # such output (ruff refuses it too)
+        if args.add_noqa and list(args.paths) == ["-"]:
+            raise ConfigError("--add-noqa cannot be used when reading from stdin")
         if args.add_noqa and (args.fix or args.diff):
             raise ConfigError("--add-noqa cannot be combined with --fix or --diff")
         if args.prune_baseline and not args.baseline:
@@ -70,11 +72,14 @@ class _Fixing:
 # --------------------------------------------------------------------------- fixes
 def _fix(args, tasks, result) -> int | None:
     from jaxlint.diagnostic import Phase
-    from jaxlint.fixes import applies, fix_until_stable, line_map, moved, read_source, unified_diff, write_source
+    from jaxlint.fixes import (applies, encode_source, fix_until_stable, line_map, moved, read_source,
+                               source_from_bytes, unified_diff, write_source)
     from jaxlint.runner import lint_task_text
     from jaxlint.static import SourceError
 
     unsafe = args.unsafe_fixes
+    stdin = getattr(args, "stdin_bytes", None)
+    stdin_out = stdin  # what --fix prints for stdin: the input until a fix lands
     by_path: dict[str, list] = {}
     for d in result.diagnostics:
         by_path.setdefault(d.path, []).append(d)
@@ -88,7 +93,7 @@ def _fix(args, tasks, result) -> int | None:
             remaining.extend(diags)
             continue
         try:
-            src = read_source(task.path)
+            src = read_source(task.path) if stdin is None else source_from_bytes(task.path, stdin)
         except (OSError, SourceError) as e:
             _warn(f"{display}: cannot fix: {e}")
             remaining.extend(diags)
@@ -103,6 +108,13 @@ def _fix(args, tasks, result) -> int | None:
             continue
         if args.diff:
             diffs.append(unified_diff(display, src.text, out.text))
+        elif stdin is not None:
+            try:
+                stdin_out = encode_source(src, out.text)
+            except UnicodeEncodeError as e:
+                result.errors.append(f"{display}: cannot encode the fixed code: {e}")
+                remaining.extend(diags)
+                continue
         else:
             try:
                 write_source(src, out.text)
@@ -131,6 +143,10 @@ def _fix(args, tasks, result) -> int | None:
         if args.show_fixes:
             sys.stderr.write(_fix_listing(applied, verb))
         return 2 if result.errors else (1 if diffs else 0)
+    if stdin is not None:
+        sys.stdout.buffer.write(stdin_out)
+        sys.stdout.flush()
+        args.stdout_taken = True
     result.diagnostics = sorted(remaining, key=lambda d: d.sort_key)
     if n_applied:
         lines = _fix_listing(applied, "Fixed") if args.show_fixes else (

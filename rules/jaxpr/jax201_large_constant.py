@@ -28,6 +28,7 @@ class LargeConstant(TraceRule):
     ```python
     W = np.random.randn(1024, 1024).astype(np.float32)
 
+    # jaxlint: args=(f32[8,1024],)
     @jax.jit
     def predict(x):
         return x @ W
@@ -35,6 +36,7 @@ class LargeConstant(TraceRule):
 
     ## Use instead
     ```python
+    # jaxlint: args=(f32[1024,1024], f32[8,1024])
     @jax.jit
     def predict(W, x):
         return x @ W

@@ -30,6 +30,7 @@ class UnrolledLoop(TraceRule):
 
     ## Example
     ```python
+    # jaxlint: args=(f32[64,64],)
     @jax.jit
     def simulate(x):
         for _ in range(1000):
@@ -39,6 +40,7 @@ class UnrolledLoop(TraceRule):
 
     ## Use instead
     ```python
+    # jaxlint: args=(f32[64,64],)
     @jax.jit
     def simulate(x):
         return jax.lax.fori_loop(0, 1000, lambda i, x: jnp.tanh(x @ x) * 0.5 + x, x)

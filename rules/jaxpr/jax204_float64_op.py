@@ -26,6 +26,7 @@ class Float64Op(TraceRule):
     ```python
     jax.config.update("jax_enable_x64", True)
 
+    # jaxlint: args=(f32[128],)
     @jax.jit
     def f(x):
         return x * np.linspace(0, 1, 128)   # float64
@@ -33,6 +34,7 @@ class Float64Op(TraceRule):
 
     ## Use instead
     ```python
+    # jaxlint: args=(f32[128],)
     @jax.jit
     def f(x):
         return x * jnp.linspace(0, 1, 128, dtype=x.dtype)

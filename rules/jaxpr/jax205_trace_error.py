@@ -39,6 +39,7 @@ class TraceError(TraceRule):
 
     ## Example
     ```python
+    # jaxlint: args=(f32[],)
     @jax.jit
     def relu(x):
         if x > 0:
@@ -48,6 +49,7 @@ class TraceError(TraceRule):
 
     ## Use instead
     ```python
+    # jaxlint: args=(f32[],)
     @jax.jit
     def relu(x):
         return jnp.where(x > 0, x, 0.0)

@@ -19,13 +19,15 @@ class LargeIntermediate(TraceRule):
 
     ## Example
     ```python
+    # jaxlint: args=(f32[4000,64], f32[4000,64])
     @jax.jit
-    def pairwise(x, y):            # x, y: f32[20000, 64]
-        return ((x[:, None] - y[None]) ** 2).sum(-1)   # 100 GiB intermediate
+    def pairwise(x, y):
+        return ((x[:, None] - y[None]) ** 2).sum(-1)   # a 3.8 GiB intermediate for a 61 MiB result
     ```
 
     ## Use instead
     ```python
+    # jaxlint: args=(f32[4000,64], f32[4000,64])
     @jax.jit
     def pairwise(x, y):
         return (x**2).sum(-1)[:, None] + (y**2).sum(-1)[None] - 2 * x @ y.T

@@ -34,6 +34,7 @@ class ConstantFold(TraceRule):
 
     ## Example
     ```python
+    # jaxlint: args=(f32[4096,4096],)
     @jax.jit
     def f(x):
         mask = jnp.ones((4096, 4096)).at[:, 0].set(0.0)
@@ -45,6 +46,7 @@ class ConstantFold(TraceRule):
     ```python
     MASK = jnp.ones((4096, 4096)).at[:, 0].set(0.0)   # computed once, eagerly
 
+    # jaxlint: args=(f32[4096,4096], f32[4096,4096])
     @jax.jit
     def f(x, mask):
         return x * mask

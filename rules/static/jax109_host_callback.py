@@ -29,7 +29,7 @@ class HostCallback(StaticRule):
     `jax.debug.breakpoint`, `jax.pure_callback` and `jax.experimental.io_callback`
     (and the removed `host_callback` API). A callback in the body of a `lax.scan`,
     `lax.fori_loop`, `lax.while_loop` or `lax.map` (or in a function called from one)
-    is reported with a higher severity: it runs on every iteration.
+    is reported as a warning (otherwise info): it runs on every iteration.
 
     Callbacks outside traced code are plain Python calls and are not reported, nor
     are callbacks that are plainly deliberate: under an `if` on a Python flag

@@ -41,10 +41,11 @@ class Suppressions:
     file_codes: set[str] = field(default_factory=set)
     file_comments: list[NoqaComment] = field(default_factory=list)
 
-    def suppresses(self, code: str, line: int) -> NoqaComment | None | bool:
-        """The noqa comment (or True for a file-level one) that hides ``code`` at ``line``."""
+    def suppresses(self, code: str, line: int) -> NoqaComment | None:
+        """The noqa comment that hides ``code`` at ``line``: a file-level one first (the
+        first in the file that names ``code`` or names none), else the line's."""
         if self.file_all or code in self.file_codes:
-            return True
+            return next(c for c in self.file_comments if c.codes is None or code in c.codes)
         c = self.lines.get(line)
         if c is not None and (c.codes is None or code in c.codes):
             return c
@@ -77,7 +78,9 @@ def parse_suppressions(source: str) -> Suppressions:
         fm = _FILE_NOQA.search(text)
         if fm:
             codes = tuple(c.upper() for c in _CODE.findall(fm.group("codes") or "")) or None
-            sup.file_comments.append(NoqaComment(line, col + 1, col + 1 + fm.end(), codes, text))
+            codes_col = col + 1 + fm.start("codes") if codes else 0
+            sup.file_comments.append(NoqaComment(line, col + 1 + fm.start(), col + 1 + fm.end(), codes, text,
+                                                 col + 1, codes_col))
             if codes is None:
                 sup.file_all = True
             else:
@@ -139,7 +142,7 @@ class NoqaUsage:
     path: str
     source: str
     suppressions: Suppressions
-    #: line -> the codes its noqa comment suppressed in this run
+    #: line -> the codes its noqa comment (line or file-level) suppressed in this run
     used: Mapping[int, frozenset[str]]
     #: codes of the rules that checked this file to completion
     ran: frozenset[str]

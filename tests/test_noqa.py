@@ -49,7 +49,14 @@ def test_noqa_columns_point_at_the_directive_and_its_codes():
 
 def test_file_level_noqa_applies_to_every_line():
     sup = parse_suppressions("# jaxlint: noqa: JAX101\nx = 1\n")
-    assert sup.suppresses("JAX101", 2) is True and not sup.suppresses("JAX102", 2)
+    assert sup.suppresses("JAX101", 2) is sup.file_comments[0] and not sup.suppresses("JAX102", 2)
+
+
+def test_file_level_noqa_columns_point_at_the_directive_and_its_codes():
+    line = "import jax  # type: ignore  # jaxlint: noqa: JAX101"
+    [c] = parse_suppressions(line + "\n").file_comments
+    assert line[c.column - 1:c.end_column - 1] == "# jaxlint: noqa: JAX101"
+    assert line[c.codes_column - 1:] == "JAX101" and c.comment_column == 13
 
 
 # ------------------------------------------------------------------------- rewriting
@@ -164,3 +171,45 @@ def test_per_file_ignore_of_unused_noqa_silences_it(tmp_path):
     assert run_cli("check", "--no-cache", "m.py", cwd=tmp_path).returncode == 0
     (tmp_path / "jaxlint.toml").write_text('extend-select = ["JAX190"]\n')
     assert run_cli("check", "--no-cache", "m.py", cwd=tmp_path).returncode == 1
+
+
+# ------------------------------------------------------------ file-level comments
+def test_unused_file_level_code_is_reported_at_its_directive():
+    [d] = _jax190("import jax\nx = 1  # jaxlint: noqa: JAX102, JAX101\n", "JAX101", "JAX102")
+    assert (d.start.line, d.start.column, d.end.column) == (2, 8, 39)
+    assert d.message == "unused file-level `noqa` directive (unused: `JAX102`, `JAX101`)"
+
+
+def test_file_level_code_whose_rule_found_something_is_used():
+    assert not _jax190("# jaxlint: noqa: JAX101\n" + CAPTURE.format(comment=""), "JAX101")
+
+
+def test_file_level_code_of_a_rule_that_did_not_run_is_not_reported():
+    assert not _jax190("# jaxlint: noqa: JAX101, JAX201\nimport jax\nx = 1\n")
+
+
+def test_blanket_file_level_noqa_is_not_reported():
+    assert not _jax190("# jaxlint: noqa\nimport jax\nx = 1\n", "JAX101")
+
+
+def test_file_level_code_named_twice_is_used_once_and_the_second_is_unused():
+    src = "# jaxlint: noqa: JAX101\n" + CAPTURE.format(comment="") + "# jaxlint: noqa: JAX101, JAX999\n"
+    [d] = _jax190(src, "JAX101")
+    assert d.start.line == 9 and "unused: `JAX101`; unknown: `JAX999`" in d.message
+
+
+def test_fix_removes_unused_file_level_codes_through_the_cli(tmp_path):
+    (tmp_path / "alone.py").write_text("# jaxlint: noqa: JAX102\n" + CAPTURE.format(comment=""))
+    (tmp_path / "kept.py").write_text("import jax  # type: ignore  # jaxlint: noqa: JAX102, JAX101\nx = 1\n")
+    (tmp_path / "used.py").write_text("import numpy as np  # jaxlint: noqa: JAX101, JAX102\n"
+                                      + CAPTURE.format(comment=""))
+    args = ("check", "--no-cache", "--select", "JAX101,JAX102,JAX190")
+    r = run_cli(*args, ".", cwd=tmp_path)
+    assert r.returncode == 1 and r.stdout.count("JAX190 [*]") == 3, r.stdout
+    assert "alone.py:1:1: JAX190" in r.stdout and "kept.py:1:29: JAX190" in r.stdout
+    r = run_cli(*args, "--fix", ".", cwd=tmp_path)
+    # alone.py's JAX101 finding was never suppressed: it remains, the comment is gone
+    assert (tmp_path / "alone.py").read_text() == CAPTURE.format(comment="")
+    assert (tmp_path / "kept.py").read_text() == "import jax  # type: ignore\nx = 1\n"
+    assert (tmp_path / "used.py").read_text().startswith("import numpy as np  # jaxlint: noqa: JAX101\n")
+    assert r.returncode == 1 and "JAX190" not in r.stdout.replace("Fixed", "") and "alone.py:7:16: JAX101" in r.stdout

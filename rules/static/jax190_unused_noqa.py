@@ -7,6 +7,8 @@ from jaxlint.noqa import set_codes_edit
 from jaxlint.rule import Invalid, StaticRule, Valid
 
 _OURS = re.compile(r"JAX[0-9]+")
+# a module where JAX101 fires (a large array captured by a jitted function)
+_CAPTURE = "import numpy as np\nW = np.ones((1024, 1024))\n\n@jax.jit\ndef f(x):\n    return x @ W\n"
 
 
 class UnusedNoqa(StaticRule):
@@ -14,15 +16,18 @@ class UnusedNoqa(StaticRule):
     ## What it does
     Finds `# noqa: JAX…` codes that suppress nothing: the rule ran on the file and
     reported nothing on that line, the code names no jaxlint rule, or the code is
-    listed twice. The fix removes those codes, or the whole `# noqa: …` comment
-    when nothing else is left in it.
+    listed twice. File-level `# jaxlint: noqa: JAX…` comments are reviewed the same
+    way, over the whole file: a code is unused when its rule ran and found nothing
+    anywhere in the file (or another file-level comment already names it). The fix
+    removes those codes, or the whole comment when nothing else is left in it.
 
     Only jaxlint's own codes (`JAX` and digits) are reviewed. A blanket `# noqa`
     and other tools' codes (`# noqa: E501`) are left alone, since flake8, ruff and
     others read the same comments. A code whose rule did not run on the file (not
     selected, a trace or compile tier rule in a static run, a rule that failed) is
-    not reported either: jaxlint cannot know whether it is needed. File-level
-    `# jaxlint: noqa: …` comments are not reviewed.
+    not reported either: jaxlint cannot know whether it is needed. A blanket
+    file-level `# jaxlint: noqa` is not reported. A code listed both in a file-level
+    comment and on a line is used by the file-level one, so the line's is unused.
 
     ## Why is this bad?
     A stale suppression hides the next real finding on that line, and tells the
@@ -30,6 +35,7 @@ class UnusedNoqa(StaticRule):
 
     ## Example
     ```python
+    # jaxlint: noqa: JAX102
     import jax
 
     def scale(x):
@@ -76,6 +82,20 @@ class UnusedNoqa(StaticRule):
         # JAX101 did not run, so whether its noqa is needed is unknown
         Valid("import jax\nx = 1  # noqa: JAX101\n"),
         Valid("import jax\nx = 1  # noqa: E501\ny = 2  # noqa\n", select=("JAX101",)),
+        Valid(
+            """
+            # jaxlint: noqa: JAX101
+            import jax
+            import numpy as np
+            W = np.ones((1024, 1024))
+
+            @jax.jit
+            def f(x):
+                return x @ W
+            """,
+            select=("JAX101",),
+        ),
+        Valid("# jaxlint: noqa\nimport jax\nx = 1\n", select=("JAX101",)),
     ]
     INVALID = [
         Invalid(
@@ -89,6 +109,20 @@ class UnusedNoqa(StaticRule):
             "import jax\nx = 1  # noqa: E501, JAX101\n",
             select=("JAX101",),
             expected_fix="import jax\nx = 1  # noqa: E501\n",
+        ),
+        Invalid(
+            "# jaxlint: noqa: JAX101\nimport jax\nx = 1\n",
+            select=("JAX101",),
+            line=1,
+            message="unused file-level `noqa` directive (unused: `JAX101`)",
+            expected_fix="import jax\nx = 1\n",
+        ),
+        Invalid(
+            "import jax  # jaxlint: noqa: JAX102, JAX101\n" + _CAPTURE,
+            select=("JAX101", "JAX102"),
+            line=1,
+            message="unused: `JAX102`",
+            expected_fix="import jax  # jaxlint: noqa: JAX101\n" + _CAPTURE,
         ),
         Invalid(
             "import jax\nx = 1  # noqa: JAX999 -- kept for the reader\n",
@@ -125,33 +159,43 @@ class UnusedNoqa(StaticRule):
         return None
 
     def check_suppressions(self, usage):
-        for line, c in sorted(usage.suppressions.lines.items()):
+        sup = usage.suppressions
+        reviewed = [(c, "") for _, c in sorted(sup.lines.items())] + [(c, "file-level ") for c in sup.file_comments]
+        for c, kind in reviewed:
             if c.codes is None:
                 continue
-            used = usage.used.get(line, frozenset())
-            unused, unknown, duplicate, keep = [], [], [], []
-            seen: set[str] = set()
-            for code in c.codes:
-                if not _OURS.fullmatch(code):
-                    keep.append(code)  # another tool's
-                elif code in seen:
-                    duplicate.append(code)
-                else:
-                    seen.add(code)
-                    if code not in usage.known:
-                        unknown.append(code)
-                    elif code in usage.ran and code not in used:
-                        unused.append(code)
-                    else:
-                        keep.append(code)
-            if not (unused or unknown or duplicate):
+            found = _review(c.codes, usage.used.get(c.line, frozenset()), usage)
+            if found is None:
                 continue
-            parts = [f"{what}: {', '.join(f'`{x}`' for x in codes)}"
-                     for what, codes in (("unused", unused), ("unknown", unknown), ("duplicate", duplicate)) if codes]
-            text = usage.line_text(line)
+            parts, keep, removed = found
+            text = usage.line_text(c.line)
             edit = set_codes_edit(c, keep, text)
-            removed = unused + unknown + duplicate
             fix = Fix(f"remove {', '.join(removed)} from the noqa comment", (edit,), Applicability.SAFE)
             code_text = " ".join(text[: c.comment_column - 1].split())
-            yield usage.report(type(self), c, f"unused `noqa` directive ({'; '.join(parts)})", fix,
-                               f"noqa:{','.join(removed)}:{code_text}")
+            yield usage.report(type(self), c, f"unused {kind}`noqa` directive ({'; '.join(parts)})", fix,
+                               f"{kind}noqa:{','.join(removed)}:{code_text}")
+
+
+def _review(codes, used, usage) -> tuple[list[str], list[str], list[str]] | None:
+    """Sort a comment's codes into what to say, what to keep and what to remove;
+    None when every code earns its place."""
+    unused, unknown, duplicate, keep = [], [], [], []
+    seen: set[str] = set()
+    for code in codes:
+        if not _OURS.fullmatch(code):
+            keep.append(code)  # another tool's
+        elif code in seen:
+            duplicate.append(code)
+        else:
+            seen.add(code)
+            if code not in usage.known:
+                unknown.append(code)
+            elif code in usage.ran and code not in used:
+                unused.append(code)
+            else:
+                keep.append(code)
+    if not (unused or unknown or duplicate):
+        return None
+    parts = [f"{what}: {', '.join(f'`{x}`' for x in found)}"
+             for what, found in (("unused", unused), ("unknown", unknown), ("duplicate", duplicate)) if found]
+    return parts, keep, unused + unknown + duplicate

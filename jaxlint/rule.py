@@ -10,12 +10,13 @@ sees an output format.
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import textwrap
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable, Iterator, Mapping
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Mapping, Sequence
 
-from jaxlint.diagnostic import Applicability, Phase, Severity
+from jaxlint.diagnostic import Applicability, Diagnostic, Phase, Severity
 
 DOC_SECTIONS = (
     "What it does",
@@ -100,8 +101,10 @@ class Rule:
     default_enabled: ClassVar[bool] = True
     fixable: ClassVar[Applicability | None] = None
     options: ClassVar[Mapping[str, Option]] = {}
-    #: Codes of rules whose finding at the same line this rule's finding replaces
-    #: (a measured dynamic finding supersedes the static guess).
+    #: Codes of lower-tier rules whose finding this rule's finding replaces when both
+    #: name the same problem (:meth:`same_problem`): a measured trace finding supersedes
+    #: the static guess, a compile finding the trace prediction it confirms. One problem,
+    #: one finding; :func:`supersede` applies it, in the worker and in the parent.
     supersedes: ClassVar[tuple[str, ...]] = ()
     #: Set on a rule whose findings the engine itself makes (``PARSE_ERROR``,
     #: ``ANALYSIS_FAILED``): its ``check`` is never called.
@@ -115,6 +118,14 @@ class Rule:
         values = {k: o.default for k, o in self.options.items()}
         values.update(options or {})
         self.opts = values
+
+    @classmethod
+    def same_problem(cls, mine: Diagnostic, other: Diagnostic) -> bool:
+        """Whether ``other`` (of a code in :attr:`supersedes`) is the problem ``mine``
+        reports: by default at its line or at one of its related lines (a trace finding
+        links the construct a static rule points at, e.g. the capture of a constant)."""
+        return any(_same_place(other, path, pos.line)
+                   for path, pos in [(mine.path, mine.start), *((r.path, r.start) for r in mine.related)])
 
     @classmethod
     def docs(cls) -> str:
@@ -225,3 +236,33 @@ class CompileRule(Rule):
 
     def check(self, fa: Any) -> Iterable[Any]:
         raise NotImplementedError
+
+
+def supersede(lower: Sequence[Diagnostic], higher: Sequence[Diagnostic],
+              rule_of: Callable[[str], type[Rule] | None]) -> tuple[list[Diagnostic], dict[int, list[Diagnostic]]]:
+    """One problem, one finding: drop each finding of ``lower`` that a finding of
+    ``higher`` supersedes (its rule lists the code in ``supersedes`` and
+    ``same_problem`` holds). Returns the kept ``lower`` findings and, per index in
+    ``higher``, the ones it replaced (the first superseding finding claims one)."""
+    by_code: dict[str, list[int]] = {}
+    for i, d in enumerate(lower):
+        by_code.setdefault(d.code, []).append(i)
+    dropped: set[int] = set()
+    replaced: dict[int, list[Diagnostic]] = {}
+    for j, mine in enumerate(higher):
+        rule = rule_of(mine.code)
+        candidates = sorted(i for c in (rule.supersedes if rule is not None else ()) for i in by_code.get(c, ()))
+        gone = [i for i in candidates if i not in dropped and rule.same_problem(mine, lower[i])]
+        if gone:
+            dropped.update(gone)
+            replaced[j] = [lower[i] for i in gone]
+    return [d for i, d in enumerate(lower) if i not in dropped], replaced
+
+
+def _same_place(d: Diagnostic, path: str, line: int) -> bool:
+    return d.start.line == line and same_path(d.path, path)
+
+
+def same_path(a: str, b: str) -> bool:
+    """Display paths in the parent, absolute ones in the worker: compare them normalized."""
+    return a == b or os.path.normpath(os.path.abspath(a)) == os.path.normpath(os.path.abspath(b))

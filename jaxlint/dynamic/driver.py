@@ -473,20 +473,13 @@ def failure_diagnostic(path: str, line: int, message: str, module: str, qualname
 
 # ---------------------------------------------------------------------------- merging
 def supersede(static: list[Diagnostic], dynamic: list[Diagnostic]) -> tuple[list[Diagnostic], int]:
-    """Drop static findings that a dynamic rule reports with measured figures: a rule
-    declares ``supersedes = ("JAX101",)``; a static finding of such a code at the same
-    path and line (or at one of the dynamic finding's related lines) goes."""
+    """Drop the static findings that a dynamic finding supersedes (``Rule.supersedes``,
+    ``Rule.same_problem``: by default a static finding of a listed code at the dynamic
+    finding's line or one of its related lines). Returns the kept ones and the count dropped."""
     from jaxlint.registry import rules_by_code
+    from jaxlint.rule import supersede as drop_superseded
 
-    by_code = rules_by_code()
-    covered: set[tuple[str, int, str]] = set()
-    for d in dynamic:
-        rule = by_code.get(d.code)
-        for c in rule.supersedes if rule is not None else ():
-            covered.add((d.path, d.start.line, c))
-            for r in d.related:
-                covered.add((r.path, r.start.line, c))
-    kept = [d for d in static if (d.path, d.start.line, d.code) not in covered]
+    kept, _ = drop_superseded(static, dynamic, rules_by_code().get)
     return kept, len(static) - len(kept)
 
 

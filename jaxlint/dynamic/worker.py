@@ -45,6 +45,7 @@ then applies the level's timeout (``compile-timeout`` for ``compile``).
 """
 from __future__ import annotations
 
+import dataclasses
 import faulthandler
 import importlib
 import importlib.util
@@ -566,7 +567,28 @@ class Worker:
                 del fa.diagnostics[before:]
                 errors.append(f"rule {rule.code} failed on {fa.qualname}: {type(e).__name__}: {e}")
             spent[rule.code] = round(time.perf_counter() - t0, 6)
+            self._supersede(fa, before)
         return errors
+
+    @staticmethod
+    def _supersede(fa, before: int) -> None:
+        """One problem, one finding: the rule's new findings replace the earlier ones
+        they supersede (a compile finding the trace prediction it confirms); one found
+        elsewhere than the new finding's line stays visible as a related location."""
+        from jaxlint.diagnostic import Related
+        from jaxlint.registry import rules_by_code
+        from jaxlint.rule import supersede
+
+        new = fa.diagnostics[before:]
+        if not any(getattr(rules_by_code().get(d.code), "supersedes", ()) for d in new):
+            return
+        kept, replaced = supersede(fa.diagnostics[:before], new, rules_by_code().get)
+        for j, gone in replaced.items():
+            links = tuple(Related(d.path, d.start, d.start, f"{d.code}: {d.message}")
+                          for d in gone if d.start.line != new[j].start.line)
+            if links:
+                new[j] = dataclasses.replace(new[j], related=new[j].related + links)
+        fa.diagnostics[:] = kept + new
 
     def _failed(self, fa, reason: str, e: BaseException, roots: list[str], keep: bool = False) -> dict:
         where = user_line(e.__traceback__, fa.path, roots)

@@ -58,8 +58,9 @@ class UnfusedOp(HloRule):
 
     code = "JAX301"
     name = "unfused-op"
-    absorbs = ("JAX203",)  # host-callback-traced at the same line: this is its measured cost
-    supersedes = ("JAX109",)  # the static host-callback finding at the same line
+    # the static host-callback finding and the trace tier's host-callback-traced at the
+    # same line: this is their measured cost
+    supersedes = ("JAX109", "JAX203")
     summary = "a kernel splits what XLA would have fused, materializing intermediates"
     fix_hint = "express the step in jax.numpy or move it outside the elementwise chain"
     options = {

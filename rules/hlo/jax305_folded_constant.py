@@ -47,7 +47,7 @@ class FoldedConstant(HloRule):
 
     code = "JAX305"
     name = "folded-constant"
-    absorbs = ("JAX209",)  # the trace tier's prediction of this fold
+    supersedes = ("JAX209",)  # the trace tier's prediction of this fold (same shape and dtype)
     summary = "a large constant is embedded in the optimized program"
     fix_hint = "pass the array (or what it is computed from) as an argument"
     options = {
@@ -113,10 +113,13 @@ class FoldedConstant(HloRule):
                 where, tuple((loc, "used here") for loc in locs[1:3]),
                 {"bytes": size, "shape": list(c.shape.dims), "dtype": c.shape.dtype}, key=f"constant:{c.shape}")
 
-    def confirms(self, trace_diag, finding) -> bool:
-        data = trace_diag.data or {}
-        return (list(data.get("shape") or ()) == list(finding.data.get("shape", ()))
-                and HLO_DTYPES.get(str(data.get("dtype")), data.get("dtype")) == finding.data.get("dtype"))
+    @classmethod
+    def same_problem(cls, mine, other) -> bool:
+        """The fold the trace tier predicted: the same shape and dtype, wherever the
+        prediction points (it names the computation, this finding the use)."""
+        data = other.data or {}
+        return (list(data.get("shape") or ()) == list((mine.data or {}).get("shape", ()))
+                and HLO_DTYPES.get(str(data.get("dtype")), data.get("dtype")) == (mine.data or {}).get("dtype"))
 
     @staticmethod
     def _known(c, known: set) -> bool:

@@ -319,3 +319,15 @@ def test_check_compile_run_wires_cache_report_skips_and_one_message_per_problem(
     assert any((cache / "xla").iterdir())
     page = report.read_text()
     assert "sgd_step" in page and "squash" in page and "not compiled" in page and "JAX302" in page
+
+
+def test_loading_every_rule_leaves_the_compile_tier_model_unimported():
+    # the registry imports all rules on every static run; the HLO parser and the
+    # compile facts load only where a compile rule runs (in the worker)
+    import subprocess
+    import sys
+
+    probe = ("import sys, jaxlint.registry as r; r.all_rules(); "
+             "print(sorted(m for m in ('jaxlint.hlo', 'jaxlint.compile_facts', 'jax') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

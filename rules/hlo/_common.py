@@ -3,12 +3,14 @@ through the worker's per-function analysis object."""
 from __future__ import annotations
 
 import time
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-from jaxlint.compile_facts import CompileFacts, Finding
-from jaxlint.diagnostic import Diagnostic
-from jaxlint.hlo import Instruction
 from jaxlint.rule import CompileRule, same_path
+
+if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
+    from jaxlint.compile_facts import CompileFacts, Finding
+    from jaxlint.diagnostic import Diagnostic
+    from jaxlint.hlo import Instruction
 
 
 class HloRule(CompileRule):

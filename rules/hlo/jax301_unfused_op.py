@@ -1,12 +1,14 @@
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from jaxlint.compile_facts import CompileFacts, Finding, lines_text
-from jaxlint.hlo import HOST_CALLBACK_TARGETS, Instruction
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._common import HloRule, kernel_key
 from jaxlint.textutil import human_bytes
+
+if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
+    from jaxlint.compile_facts import CompileFacts, Finding
+    from jaxlint.hlo import Instruction
 
 
 class UnfusedOp(HloRule):
@@ -155,6 +157,8 @@ class UnfusedOp(HloRule):
             yield from self._single_op_fusions(facts)
 
     def _splitting_call(self, k: Instruction) -> bool:
+        from jaxlint.hlo import HOST_CALLBACK_TARGETS
+
         if k.opcode == "custom-call":
             target = k.custom_call_target or ""
             if target in HOST_CALLBACK_TARGETS or "callback" in target:
@@ -163,6 +167,8 @@ class UnfusedOp(HloRule):
         return k.opcode == "sort" and bool(self.opts["include-library-calls"])
 
     def _split(self, facts: CompileFacts, k: Instruction) -> Finding | None:
+        from jaxlint.compile_facts import Finding, lines_text
+
         m = facts.module
         before = [p for p in (m.producer(op) for op in k.operands) if p is not None and m.is_elementwise(p)]
         after = [c for c in m.consumers(k) if m.is_elementwise(c)]
@@ -189,6 +195,8 @@ class UnfusedOp(HloRule):
     def _single_op_fusions(self, facts: CompileFacts) -> Iterable[Finding]:
         """GPU/TPU: a one-op loop fusion whose only input is another loop fusion of the
         same shape that has no other user: XLA left two kernels where one would do."""
+        from jaxlint.compile_facts import Finding, lines_text
+
         m = facts.module
         for k in m.kernels():
             if k.opcode != "fusion" or k.fusion_kind != "kLoop" or not m.is_elementwise(k):

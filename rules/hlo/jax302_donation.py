@@ -1,14 +1,14 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from jaxlint.compile_facts import (
-    ArgFact, CompileFacts, Finding, lines_text, looks_like_state, looks_like_update,
-)
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._common import HloRule
 from jaxlint.textutil import human_bytes
+
+if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
+    from jaxlint.compile_facts import ArgFact, CompileFacts, Finding
 
 
 class Donation(HloRule):
@@ -154,6 +154,8 @@ class Donation(HloRule):
         yield from self._not_donated(facts)
 
     def _unusable(self, facts: CompileFacts) -> Iterable[Finding]:
+        from jaxlint.compile_facts import Finding
+
         aliased = {a.parameter for a in facts.module.aliases}
         bad = [a for a in facts.args if a.donated and a.parameter is not None and a.parameter not in aliased
                and a.bytes >= self.opts["min-bytes"]]
@@ -169,6 +171,8 @@ class Donation(HloRule):
             key="unusable:" + ",".join(a.path for a in bad))
 
     def _not_donated(self, facts: CompileFacts) -> Iterable[Finding]:
+        from jaxlint.compile_facts import Finding, lines_text, looks_like_state, looks_like_update
+
         m = facts.module
         by_top: dict[str, list[ArgFact]] = defaultdict(list)
         for a in facts.args:

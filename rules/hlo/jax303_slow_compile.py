@@ -1,11 +1,13 @@
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from jaxlint.compile_facts import CompileFacts, Finding
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._common import HloRule
 from jaxlint.textutil import human_bytes
+
+if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
+    from jaxlint.compile_facts import CompileFacts, Finding
 
 
 class SlowCompile(HloRule):
@@ -89,6 +91,8 @@ class SlowCompile(HloRule):
     ]
 
     def findings(self, facts: CompileFacts) -> Iterable[Finding]:
+        from jaxlint.compile_facts import Finding
+
         budget = float(self.opts["max-seconds"])
         if facts.compile_seconds <= budget or facts.cache_hit:
             return

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from jaxlint.compile_facts import CompileFacts, Finding, lines_text
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._common import HloRule
 from jaxlint.textutil import human_bytes
+
+if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
+    from jaxlint.compile_facts import CompileFacts, Finding
 
 
 class MemoryBudget(HloRule):
@@ -90,6 +92,8 @@ class MemoryBudget(HloRule):
     ]
 
     def findings(self, facts: CompileFacts) -> Iterable[Finding]:
+        from jaxlint.compile_facts import Finding, lines_text
+
         temp = facts.memory.get("temp_size_in_bytes", 0)
         peak = facts.memory.get("peak_memory_in_bytes")
         over = []

@@ -203,3 +203,11 @@ def test_an_unwritable_cache_warns_once_and_the_run_goes_on(project):
     r = run_cli("check", "--cache-dir", "cachefile", ".", cwd=project)
     assert r.returncode == 1 and "bad.py:7:16: JAX101" in r.stdout
     assert r.stderr.count("cannot write the cache at") == 1, r.stderr
+
+
+def test_quiet_prints_findings_only(project):
+    r = run_cli("check", "--no-cache", "-q", ".", cwd=project)
+    assert r.returncode == 1
+    assert r.stdout.splitlines() == [l for l in r.stdout.splitlines() if ": JAX" in l] and "JAX101" in r.stdout
+    clean = run_cli("check", "--no-cache", "-q", "good.py", cwd=project)
+    assert clean.returncode == 0 and clean.stdout == ""

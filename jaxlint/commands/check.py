@@ -188,12 +188,8 @@ def run(args) -> int:
                 except OSError:
                     pass
     ctx = OutputContext(color=color, sources=sources, root=settings_root,
-                        show_fixes=getattr(args, "show_fixes", False))
-    if args.quiet and args.output_format in ("concise", "full"):
-        result.notes = []
+                        show_fixes=getattr(args, "show_fixes", False), quiet=args.quiet)
     text = formats[args.output_format](result, ctx)
-    if args.quiet and args.output_format in ("concise", "full"):
-        text = "".join(l + "\n" for l in text.splitlines() if l and not l.startswith(("Found ", "All checks", "[*]")))
     if args.statistics:
         text = _statistics(result) if args.output_format in ("concise", "full") else text
     _emit(text, args.output_file, report_stream)

@@ -18,6 +18,8 @@ class OutputContext:
     cwd: Path = field(default_factory=Path.cwd)
     color: bool = False
     show_fixes: bool = False
+    #: findings only: no summary lines (``check --quiet``)
+    quiet: bool = False
     #: source text by display path, for formats that show the source line
     sources: dict[str, str] = field(default_factory=dict)
     #: repository root (for SARIF URIs), when known

@@ -45,8 +45,9 @@ def _summary(result: RunResult, ctx: OutputContext) -> list[str]:
 @register("concise")
 def concise(result: RunResult, ctx: OutputContext) -> str:
     out = [_head(d, ctx) for d in result.diagnostics]
-    out.extend(_summary(result, ctx))
-    return "\n".join(out) + "\n"
+    if not ctx.quiet:
+        out.extend(_summary(result, ctx))
+    return "".join(line + "\n" for line in out)
 
 
 @register("full")
@@ -80,5 +81,6 @@ def full(result: RunResult, ctx: OutputContext) -> str:
             if figures:
                 out.append(f"     = data: {figures}")
         out.append("")
-    out.extend(_summary(result, ctx))
-    return "\n".join(out) + "\n"
+    if not ctx.quiet:
+        out.extend(_summary(result, ctx))
+    return "".join(line + "\n" for line in out)

@@ -346,6 +346,8 @@ def apply_overrides(s: Settings, o: Mapping[str, Any]) -> Settings:
         validate_selectors(o["ignore"], "--ignore")
         changes["ignore"] = tuple(changes.get("ignore", s.ignore)) + tuple(o["ignore"])
     if o.get("per_file_ignores"):
+        for glob, codes in o["per_file_ignores"].items():
+            validate_selectors(codes, f"--per-file-ignores {glob}")
         pfi = dict(s.per_file_ignores)
         pfi.update(o["per_file_ignores"])
         changes["per_file_ignores"] = pfi

@@ -211,3 +211,14 @@ def test_quiet_prints_findings_only(project):
     assert r.stdout.splitlines() == [l for l in r.stdout.splitlines() if ": JAX" in l] and "JAX101" in r.stdout
     clean = run_cli("check", "--no-cache", "-q", "good.py", cwd=project)
     assert clean.returncode == 0 and clean.stdout == ""
+
+
+def test_per_file_ignores_on_the_command_line(project):
+    r = run_cli("check", "--no-cache", "--per-file-ignores", "bad*.py:JAX101", ".", cwd=project)
+    assert r.returncode == 0, r.stdout
+    r = run_cli("check", "--no-cache", "--per-file-ignores", "other.py:JAX101", ".", cwd=project)
+    assert r.returncode == 1
+    r = run_cli("check", "--per-file-ignores", "bad.py:NOPE9", ".", cwd=project)
+    assert r.returncode == 2 and "NOPE9" in r.stderr
+    r = run_cli("check", "--per-file-ignores", "JAX101", ".", cwd=project)
+    assert r.returncode == 2 and "GLOB:CODES" in r.stderr

@@ -14,6 +14,13 @@ def _csv(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
+def _per_file_ignore(value: str) -> tuple[str, list[str]]:
+    glob, sep, codes = value.rpartition(":")
+    if not sep or not glob or not _csv(codes):
+        raise argparse.ArgumentTypeError(f"expected GLOB:CODES (e.g. 'tests/*:JAX101'), got {value!r}")
+    return glob, _csv(codes)
+
+
 def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="check files (the default workflow)")
     p.add_argument("paths", nargs="*", help="files or directories (default: the project root, else .); '-' reads stdin")
@@ -30,6 +37,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     sel.add_argument("--select", type=_csv, help="comma-separated codes, prefixes, names or ALL")
     sel.add_argument("--extend-select", type=_csv, default=[])
     sel.add_argument("--ignore", type=_csv, default=[])
+    sel.add_argument("--per-file-ignores", type=_per_file_ignore, action="append", default=[],
+                     metavar="GLOB:CODES", help="ignore codes in matching files, e.g. 'tests/*:JAX101,JAX106' "
+                     "(repeatable; added to the config's per-file-ignores)")
     cfg = p.add_argument_group("configuration")
     cfg.add_argument("--config", help="use this config file for every checked file")
     cfg.add_argument("--isolated", action="store_true", help="ignore all config files")
@@ -106,6 +116,7 @@ def run(args) -> int:
         "select": args.select,
         "extend_select": args.extend_select,
         "ignore": args.ignore,
+        "per_file_ignores": {glob: tuple(codes) for glob, codes in args.per_file_ignores},
         "force_exclude": args.force_exclude,
     }
     for ext in _EXTENSIONS:

@@ -136,9 +136,20 @@ def test_5000_nested_parentheses_are_a_finding(tmp_path):
     assert "nested parentheses" in message
 
 
-def test_100k_term_sum_is_a_finding(tmp_path):
-    (tmp_path / "longsum.py").write_text("import jax\nx = " + " + ".join(["1"] * 100_000) + "\n")
-    _, by_file, _ = check(tmp_path)
+def test_100k_term_sum_is_a_finding_or_analysed_where_it_parses(tmp_path):
+    src = "import jax\nx = " + " + ".join(["1"] * 100_000) + "\n"
+    (tmp_path / "longsum.py").write_text(src)
+    _, by_file, stderr = check(tmp_path)
+    try:  # Python 3.11+ refuses this nesting; 3.10's parser accepts it
+        import ast
+
+        ast.parse(src)
+        parses = True
+    except (RecursionError, MemoryError, SyntaxError):
+        parses = False
+    if parses:
+        assert by_file.get("longsum.py", []) == [] and "failed" not in stderr, (by_file, stderr)
+        return
     code, _, message = only_finding(by_file, "longsum.py")
     assert code == "JAX100"
     assert "too deep" in message

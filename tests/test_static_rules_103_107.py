@@ -1015,7 +1015,8 @@ def test_jax106_really_prints_once_per_compilation_and_shows_a_tracer():
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         run_module(src)["result"]()
-    assert out.getvalue().count("x is") == 1 and "Tracer(" in out.getvalue()
+    # the tracer's repr differs by version: JitTracer(...) / Traced<float32[]>with<...> (0.6)
+    assert out.getvalue().count("x is") == 1 and ("Tracer(" in out.getvalue() or "Traced<" in out.getvalue())
 
 
 def test_jax104_really_cannot_convert_a_tracer():

@@ -54,6 +54,11 @@ class Cache:
             self.root = None
         self._ready = True
 
+    def usable(self) -> bool:
+        """Whether the cache folder can be made (warns once when it cannot)."""
+        self._prepare()
+        return self.root is not None
+
     def _path(self, kind: str, key: str) -> Path:
         assert self.root is not None
         return self.root / __version__ / kind / key[:2] / f"{key}.json"

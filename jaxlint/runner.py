@@ -226,6 +226,9 @@ def run_static(tasks: list[FileTask], cache_root: Path | None, jobs: int = 0,
             # imported here: multiprocessing costs a one-file run (pre-commit, editors) ~5 ms
             from concurrent.futures import ProcessPoolExecutor
 
+            if root is not None and not Cache(Path(root)).usable():
+                root = None  # warned once here, not once per worker
+
             chunks = max(1, min(16, len(tasks) // (jobs * 4)))
             with ProcessPoolExecutor(max_workers=jobs) as ex:
                 outcomes = list(ex.map(_check_in_worker, [(t, root) for t in tasks], chunksize=chunks))

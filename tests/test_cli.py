@@ -222,3 +222,12 @@ def test_per_file_ignores_on_the_command_line(project):
     assert r.returncode == 2 and "NOPE9" in r.stderr
     r = run_cli("check", "--per-file-ignores", "JAX101", ".", cwd=project)
     assert r.returncode == 2 and "GLOB:CODES" in r.stderr
+
+
+def test_an_unwritable_cache_warns_once_with_the_process_pool_too(project):
+    for i in range(20):  # above the pool threshold
+        (project / f"m{i}.py").write_text(CAPTURE)
+    (project / "cachefile").write_text("not a directory")
+    r = run_cli("check", "--jobs", "2", "--cache-dir", "cachefile", ".", cwd=project)
+    assert r.returncode == 1 and r.stdout.count("JAX101") == 21
+    assert r.stderr.count("cannot write the cache at") == 1, r.stderr

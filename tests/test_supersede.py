@@ -66,3 +66,17 @@ def test_supersedes_is_the_only_declaration_of_one_problem_one_finding():
         assert not hasattr(r, "absorbs"), r.code
         if r.phase is Phase.COMPILE and r.supersedes:
             assert any(rules_by_code()[c].phase is Phase.TRACE for c in r.supersedes), r.code
+
+
+def test_a_noqa_on_the_measured_finding_does_not_bring_back_the_static_guess(tmp_path):
+    from helpers import run_cli
+
+    (tmp_path / "m.py").write_text(
+        "import jax\nimport numpy as np\n\nTABLE = np.random.randn(1024, 512).astype(np.float32)\n\n\n"
+        "@jax.jit  # jaxlint: args=(f32[512],)\ndef f(x):\n    return TABLE @ x  # noqa: JAX201\n"
+    )
+    static = run_cli("check", "--no-cache", "m.py", cwd=tmp_path)
+    assert static.returncode == 1 and "m.py:9:12: JAX101" in static.stdout  # the guess, without --dynamic
+    dynamic = run_cli("check", "--dynamic", "--no-cache", "m.py", cwd=tmp_path, timeout=300)
+    assert dynamic.returncode == 0, dynamic.stdout + dynamic.stderr
+    assert "JAX101" not in dynamic.stdout and "1 function analysed" in dynamic.stdout

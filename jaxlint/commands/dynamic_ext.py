@@ -77,11 +77,14 @@ class DynamicExtension:
         for d in report.diagnostics:
             grouped[d.path].append(d)
         kept_dynamic = []
+        selected_dynamic = []  # before suppressions: a noqa on the measured finding also
+        # acknowledges the static guess it replaces, which must not come back
         for path, diags in grouped.items():
             task = by_display.get(path)
             settings = task.settings if task else todo[0].settings
             selected = {r.code for r in active_rules(settings, tuple(levels))}
             diags = [d for d in diags if d.code in selected]
+            selected_dynamic.extend(diags)
             try:
                 text = (task.path if task else Path(path)).read_text(encoding="utf-8", errors="replace")
             except OSError:
@@ -90,7 +93,7 @@ class DynamicExtension:
             kept, dropped, _, _ = apply_suppressions(diags, text, ignored)
             kept_dynamic.extend(kept)
             result.suppressed += dropped
-        static, _ = supersede(result.diagnostics, kept_dynamic)
+        static, _ = supersede(result.diagnostics, selected_dynamic)
         result.diagnostics = sorted(static + kept_dynamic, key=lambda d: d.sort_key)
         for t in todo:
             for r in active_rules(t.settings, tuple(levels)):

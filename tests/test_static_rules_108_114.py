@@ -844,3 +844,91 @@ def test_jax109_jitted_function_defined_only_when_a_flag_is_set_is_deliberate():
                 return x
             return plain
         """) == [13]
+
+
+# ---------------------------------------------------------------- JAX114 key hand-offs
+def test_jax114_key_given_to_a_sampling_class_then_sampled_is_reuse():
+    assert found("JAX114", """
+        import jax
+
+        class MLP:
+            def __init__(self, key, n=4):
+                self.w = jax.random.normal(key, (n, n))
+
+        def make(key):
+            model = MLP(key)
+            x = jax.random.normal(key, (4,))
+            return model, x
+        """) == [(9, "PRNG key `key` was already consumed by `MLP` at line 8; reusing it in `jax.random.normal` "
+                 "gives the same (or correlated) random numbers; split the key first")]
+
+
+def test_jax114_linen_init_then_sampling_is_reuse_and_keyword_key_to_a_helper_counts():
+    assert lines("JAX114", """
+        import flax.linen as nn
+        import jax
+
+        class Net(nn.Module):
+            @nn.compact
+            def __call__(self, x):
+                return nn.Dense(3)(x)
+
+        def noise(shape, rng):
+            return jax.random.normal(rng, shape)
+
+        def setup(key, x):
+            model = Net()
+            params = model.init(key, x)
+            return params, noise(x.shape, rng=key)
+        """) == [15]
+
+
+def test_jax114_equinox_layers_sharing_one_key_and_a_chain_of_helpers():
+    assert lines("JAX114", """
+        import equinox as eqx
+        import jax
+
+        def layer(k):
+            return eqx.nn.Linear(3, 3, key=k)
+
+        def two(key):
+            a = eqx.nn.Linear(3, 3, key=key)
+            b = layer(key)
+            return a, b
+        """) == [9]
+
+
+def test_jax114_flax_and_equinox_idioms_with_key_hand_offs_stay_quiet():
+    assert lines("JAX114", """
+        import equinox as eqx
+        import flax.linen as nn
+        import jax
+
+        def splitter(key):
+            return jax.random.split(key)
+
+        def folded(key, i):
+            return jax.random.normal(jax.random.fold_in(key, i))
+
+        def linen(key, x):
+            model = nn.Dense(4)
+            params = model.init(key, x)
+            key, sub = jax.random.split(key)
+            return params, jax.random.normal(sub)
+
+        def equinox(key):
+            key, subkey = jax.random.split(key)
+            model = eqx.nn.MLP(2, 2, 8, 2, key=subkey)
+            return model, jax.random.normal(key)
+
+        def helpers(key):
+            a, b = splitter(key)
+            c = folded(key, 0)
+            return jax.random.normal(key), a, b, c
+
+        def unknown(key, x, model, make):
+            net = make(key)
+            params = model.init(key, x)
+            cfg = dict(key=key)
+            return net, params, cfg, jax.random.normal(key)
+        """) == []

@@ -5,7 +5,7 @@ import re
 from typing import Iterator
 
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.semantic import ModuleModel, child_nodes, target_names, walk
+from jaxlint.semantic import FunctionInfo, ModuleModel, child_nodes, target_names, walk
 
 #: jax.random functions that draw random bits from their key argument.
 SAMPLERS = {
@@ -24,10 +24,14 @@ KEY_MAKERS = {"jax.random.PRNGKey", "jax.random.key", "jax.random.split", "jax.r
 #: A line that may call a key consumer (`normal(`, `jr.split(`...): a cheap prefilter.
 #: The one-letter samplers `t` and `f` only count as attributes (`jax.random.t(`).
 _CONSUMER_CALL = re.compile(r"(?:\b(?:%s)|\.[tf])\s*\(" % "|".join(sorted(c for c in CONSUMERS if len(c) > 1)))
+#: A line that may hand a key to a callee that draws from it (`key=`, `.init(`).
+_KEY_HANDOFF = re.compile(r"\bkey\s*=[^=]|\.init(?:_with_output)?\s*\(")
+#: How deep a chain of same-module helpers is followed to find who samples a key.
+_MAX_DEPTH = 3
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
-State = dict  # key text -> the call that consumed it
+State = dict  # key text -> (the call that consumed it, the consumer's display name)
 
 
 class PrngKeyReuse(StaticRule):
@@ -39,6 +43,14 @@ class PrngKeyReuse(StaticRule):
     without the key being reassigned in between (`key, sub = jax.random.split(key)`
     resets it). A sampling call in a loop body or comprehension whose key is never
     reassigned there consumes the same key on every iteration.
+
+    A call that hands the key to something known to draw random numbers from it
+    also consumes it: an equinox layer (`eqx.nn.Linear(3, 4, key=key)`), a flax
+    linen module's `init` (`model.init(key, x)`), or a function or class (its
+    `__init__`) of the same module whose body samples from that parameter with
+    `jax.random`. A helper that only splits or folds the key does not consume it,
+    and splitting a key after such a call (`model.init(key, x)` then
+    `key, sub = jax.random.split(key)`) is not reported: the second use must draw.
 
     Uses in the two branches of an `if`/`else` are not two uses. Keys derived with
     `jax.random.fold_in(key, i)` are fresh keys.
@@ -147,6 +159,18 @@ class PrngKeyReuse(StaticRule):
                 return x + jax.random.normal(key, x.shape)
             """
         ),
+        Valid(
+            """
+            import equinox as eqx
+            import jax
+
+            def make(key):
+                key, subkey = jax.random.split(key)
+                model = eqx.nn.MLP(2, 2, 8, 2, key=subkey)
+                noise = jax.random.normal(key, (2,))
+                return model, noise
+            """
+        ),
     ]
     INVALID = [
         Invalid(
@@ -198,6 +222,34 @@ class PrngKeyReuse(StaticRule):
         ),
         Invalid(
             """
+            import equinox as eqx
+            import jax
+
+            def make(key):
+                model = eqx.nn.Linear(3, 4, key=key)
+                x = jax.random.normal(key, (3,))
+                return model(x)
+            """,
+            line=6,
+            message="already consumed by `equinox.nn.Linear` at line 5",
+        ),
+        Invalid(
+            """
+            import jax
+
+            def init(key, n):
+                return {"w": jax.random.normal(key, (n, n))}
+
+            def setup(key):
+                params = init(key, 4)
+                noise = jax.random.uniform(key, (4,))
+                return params, noise
+            """,
+            line=8,
+            message="already consumed by `init` at line 7",
+        ),
+        Invalid(
+            """
             import jax
 
             KEY = jax.random.PRNGKey(0)
@@ -229,21 +281,26 @@ class PrngKeyReuse(StaticRule):
         model = ctx.model
         # the flow walk visits every expression: only bodies with a line that could call a
         # jax.random consumer are walked (the text test is cheap, resolving names is not)
-        if "random" not in ctx.source:
-            return  # no name can resolve to jax.random.* without that import
-        lines = _candidate_lines(ctx.source)
+        sampling = "random" in ctx.source  # no name resolves to jax.random.* without that import
+        if not sampling and "key" not in ctx.source:
+            return  # nor can a key be handed to an equinox layer or a linen `init`
+        lines = _candidate_lines(ctx.source) | _candidate_lines(ctx.source, _KEY_HANDOFF)
         if not lines:
             return
+        callees = _KeyCallees(model)
+        names = callees.sampling_names() if sampling else set()
+        if names:
+            lines |= _candidate_lines(ctx.source, re.compile(r"\b(?:%s)\s*\(" % "|".join(sorted(names))))
         reports: dict[int, tuple[ast.AST, str, ast.AST]] = {}
-        _Flow(model, reports).block(ctx.tree.body, {})
+        _Flow(model, reports, callees).block(ctx.tree.body, {})
         for f in model.functions:
             first, last = f.node.lineno, f.node.end_lineno or f.node.lineno
             if not any(first <= n <= last for n in lines):
                 continue
             if isinstance(f.node, ast.Lambda):
-                _Flow(model, reports).expr(f.node.body, {})
+                _Flow(model, reports, callees).expr(f.node.body, {})
             else:
-                _Flow(model, reports).block(f.node.body, {})
+                _Flow(model, reports, callees).block(f.node.body, {})
         for node, msg, first in sorted(reports.values(), key=lambda r: (r[0].lineno, r[0].col_offset)):
             ctx.report(node, msg, related=[ctx.related(first, "first use of the key")])
         self._module_keys(ctx, model)
@@ -293,9 +350,10 @@ def _forget(state: State, names: set[str]) -> None:
 class _Flow:
     """Straight-line walk of one body, tracking which keys have been consumed."""
 
-    def __init__(self, model: ModuleModel, reports: dict) -> None:
+    def __init__(self, model: ModuleModel, reports: dict, callees: "_KeyCallees") -> None:
         self.model = model
         self.reports = reports
+        self.callees = callees
         self.loop_pass = False
         self.depth = 0
 
@@ -386,35 +444,40 @@ class _Flow:
         for call, comp in self._calls(node):
             func = call.func
             short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-            if short not in CONSUMERS:
-                continue  # cheap test before resolving the name
-            q = self.model.resolve_call(call) or ""
-            if not q.startswith("jax.random.") or q[len("jax.random."):] not in CONSUMERS:
-                continue
-            key = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "key"), None)
+            q = (self.model.resolve_call(call) or "") if short in CONSUMERS else ""  # cheap test before resolving
+            if q.startswith("jax.random.") and q[len("jax.random."):] in CONSUMERS:
+                key = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "key"), None)
+                fn_name = q
+            else:
+                # a call handing the key to a callee known to draw from it (an equinox
+                # layer, a linen `init`, a same-module function or class that samples)
+                handoff = self.callees.key_argument(call)
+                if handoff is None:
+                    continue
+                key, fn_name = handoff
             text = _key_text(key)
             if text is None or key is None:
                 continue
-            fn_name = "jax.random." + q[len("jax.random."):]
             if comp is not None and _bound_in(comp, text.split("[", 1)[0]):
                 continue  # a fresh key per element, e.g. `for k in keys`
             if comp is not None:
                 self._report(key, f"PRNG key `{text}` is consumed by `{fn_name}` for every element of the "
                                   f"comprehension at line {comp.lineno}: each element draws the same random "
                                   f"numbers; split it into one key per element", call)
-            elif text in state:
-                first = state[text]
+            elif text in state and not (fn_name == "jax.random.split" and not state[text][1].startswith("jax.random.")):
+                # splitting after a hand-off (`model.init(key, x)` then `split(key)`) is
+                # the common flax idiom and the split itself draws nothing: stay quiet
+                first, first_name = state[text]
                 if self.loop_pass and first is call:
                     msg = (f"PRNG key `{text}` is consumed by `{fn_name}` on every iteration of the loop without "
                            f"being reassigned: every iteration draws the same random numbers; split it in the loop "
                            f"(`{text}, sub = jax.random.split({text})`)")
                 else:
-                    first_name = self.model.resolve_call(first) or "a random call"
                     msg = (f"PRNG key `{text}` was already consumed by `{first_name}` at line {first.lineno}; "
                            f"reusing it in `{fn_name}` gives the same (or correlated) random numbers; "
                            f"split the key first")
                 self._report(key, msg, first)
-            state.setdefault(text, call)
+            state.setdefault(text, (call, fn_name))
 
     def _report(self, node: ast.AST, msg: str, first: ast.AST) -> None:
         self.reports.setdefault(id(node), (node, msg, first))
@@ -443,10 +506,103 @@ class _Flow:
         return iter(found)
 
 
-def _candidate_lines(source: str) -> set[int]:
+class _KeyCallees:
+    """Which calls hand a key to a callee known to draw random numbers from it."""
+
+    def __init__(self, model: ModuleModel) -> None:
+        self.model = model
+        self._sampled: dict[int, set[str]] = {}  # id(FunctionInfo) -> params it samples from
+
+    def sampling_names(self) -> set[str]:
+        """Module-level functions and classes (through ``__init__``) that sample a parameter."""
+        out = {f.name for f in self.model.functions if f.parent is None and f.class_name is None
+               and not isinstance(f.node, ast.Lambda) and self.sampled_params(f)}
+        for name in self.model.classes:
+            init = self.model.method_named(name, "__init__")
+            if init is not None and self.sampled_params(init):
+                out.add(name)
+        return out
+
+    def sampled_params(self, fn: FunctionInfo, depth: int = 0) -> set[str]:
+        """Parameters of ``fn`` its own body draws from: given to a `jax.random` sampler
+        (not `split`/`fold_in`, which only derive keys) or handed on to another known
+        consumer, while still bound to the argument (never reassigned in ``fn``)."""
+        if id(fn) in self._sampled:
+            return self._sampled[id(fn)]
+        self._sampled[id(fn)] = set()  # recursion guard: a cycle samples nothing
+        names = {p.name for p in fn.params
+                 if all(b.kind == "param" for b in fn.bindings.get(p.name, []))}
+        found: set[str] = set()
+        for node in fn.body_nodes():
+            if not names or not isinstance(node, ast.Call):
+                continue
+            q = self.model.resolve_call(node) or ""
+            if q.startswith("jax.random.") and q[len("jax.random."):] in SAMPLERS:
+                key = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "key"), None)
+            elif depth < _MAX_DEPTH:
+                handoff = self.key_argument(node, depth + 1)
+                key = handoff[0] if handoff else None
+            else:
+                key = None
+            if isinstance(key, ast.Name) and key.id in names:
+                found.add(key.id)
+        self._sampled[id(fn)] = found
+        return found
+
+    def key_argument(self, call: ast.Call, depth: int = 0) -> tuple[ast.expr, str] | None:
+        """(the key expression, the callee's name) when ``call`` gives a key to a callee
+        that draws from it; None when unsure."""
+        model = self.model
+        func = call.func
+        q = model.resolve_call(call) or ""
+        if q.startswith("equinox.nn."):
+            # equinox layers take their initialisation key as the keyword `key`
+            key = next((k.value for k in call.keywords if k.arg == "key"), None)
+            return (key, q) if key is not None else None
+        if isinstance(func, ast.Attribute) and func.attr in ("init", "init_with_output") \
+                and self._is_linen(func.value, call):
+            key = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "rngs"), None)
+            return (key, f"{ast.unparse(func.value)}.{func.attr}") if key is not None else None
+        scope = model.function_of(call)
+        target, bound = model.callee(func, scope, follow=False)
+        if target is None and isinstance(func, ast.Name) and func.id in model.classes:
+            _, bindings = model.lookup(func.id, scope)
+            if len(bindings) == 1 and bindings[0].kind == "class":
+                target, bound = model.method_named(func.id, "__init__"), 1
+        if target is None or isinstance(target.node, ast.Lambda):
+            return None
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None  # *args / **kwargs: which parameter gets what is unknown
+        sampled = self.sampled_params(target, depth)
+        if not sampled:
+            return None
+        for i, arg in enumerate(call.args):
+            param = next((p for p in target.params if p.index == i + bound), None)
+            if param is not None and param.kind == "positional" and param.name in sampled:
+                return arg, getattr(func, "id", None) or ast.unparse(func)
+        for k in call.keywords:
+            if k.arg in sampled:
+                return k.value, getattr(func, "id", None) or ast.unparse(func)
+        return None
+
+    def _is_linen(self, receiver: ast.expr, at: ast.AST) -> bool:
+        """``receiver`` is bound once to a flax linen module instance."""
+        if not isinstance(receiver, ast.Name):
+            return False
+        _, bindings = self.model.lookup(receiver.id, self.model.function_of(at))
+        if len(bindings) != 1 or not isinstance(bindings[0].value, ast.Call):
+            return False
+        made = bindings[0].value
+        if (self.model.resolve_call(made) or "").startswith("flax.linen."):
+            return True
+        cls = self.model.classes.get(made.func.id) if isinstance(made.func, ast.Name) else None
+        return cls is not None and any((self.model.resolve(b, cls) or "").startswith("flax.linen.") for b in cls.bases)
+
+
+def _candidate_lines(source: str, pattern: re.Pattern = _CONSUMER_CALL) -> set[int]:
     lines: set[int] = set()
     line, pos = 1, 0
-    for m in _CONSUMER_CALL.finditer(source):
+    for m in pattern.finditer(source):
         line += source.count("\n", pos, m.start())
         pos = m.start()
         lines.add(line)

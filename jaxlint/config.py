@@ -87,6 +87,8 @@ class Settings:
     cache_dir: str | None = None
     force_exclude: bool = False
     respect_gitignore: bool = True
+    #: ``--ignore-noqa``: report what ``# noqa`` comments hide (per-file-ignores still apply)
+    ignore_noqa: bool = False
 
     def fingerprint(self) -> str:
         """A hash of everything that changes what a rule reports."""
@@ -97,6 +99,7 @@ class Settings:
                 "ignore": self.ignore,
                 "rule_options": self.rule_options,
                 "per_file_ignores": self.per_file_ignores,
+                "ignore_noqa": self.ignore_noqa,
             },
             sort_keys=True,
             default=str,
@@ -353,6 +356,8 @@ def apply_overrides(s: Settings, o: Mapping[str, Any]) -> Settings:
         changes["per_file_ignores"] = pfi
     if o.get("force_exclude"):
         changes["force_exclude"] = True
+    if o.get("ignore_noqa"):
+        changes["ignore_noqa"] = True
     if o.get("dynamic"):
         changes["dynamic"] = replace(s.dynamic, **o["dynamic"])
     if o.get("extend_exclude"):

@@ -111,9 +111,10 @@ def apply_suppressions(
 
 def lint_static(display: str, rules: Sequence[StaticRule], ignored: Sequence[str] = (), *,
                 data: bytes | None = None, text: str | None = None,
-                module_name: str | None = None) -> tuple[StaticResult, list[Diagnostic]]:
+                module_name: str | None = None, noqa: bool = True) -> tuple[StaticResult, list[Diagnostic]]:
     """The static phase for one file's bytes or text, suppressions applied, then the
-    rules that review suppressions. Returns the raw result and the kept findings."""
+    rules that review suppressions. Returns the raw result and the kept findings.
+    ``noqa=False`` (``--ignore-noqa``) reads no ``# noqa`` comment, so none is unused either."""
     if text is None:
         assert data is not None
         result = check_bytes(display, data, rules, module_name=module_name)
@@ -126,7 +127,7 @@ def lint_static(display: str, rules: Sequence[StaticRule], ignored: Sequence[str
             src = decode_source(data)
         except SourceError:
             src = data.decode("utf-8", errors="replace")
-    kept, _, sup, used = apply_suppressions(result.diagnostics, src, ignored)
+    kept, _, sup, used = apply_suppressions(result.diagnostics, src, ignored, None if noqa else Suppressions())
     if sup is None:
         return result, kept
     # a file that did not parse ran no rule: nothing is known about its comments
@@ -152,7 +153,7 @@ def lint_task_text(task: FileTask, text: str) -> list[Diagnostic]:
     file after fixes."""
     ignored = per_file_ignored(task.display, task.settings, task.path)
     return lint_static(task.display, active_rules(task.settings), ignored,  # type: ignore[arg-type]
-                       text=text, module_name=_module_name(task))[1]
+                       text=text, module_name=_module_name(task), noqa=not task.settings.ignore_noqa)[1]
 
 
 def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
@@ -177,7 +178,7 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
         return FileOutcome(task.display, [Diagnostic.from_dict(d) for d in hit["d"]], hit["e"], hit["s"], True)
     ignored = per_file_ignored(task.display, settings, task.path)
     result, kept = lint_static(task.display, rules, ignored, data=data, text=text,  # type: ignore[arg-type]
-                                       module_name=_module_name(task))
+                               module_name=_module_name(task), noqa=not settings.ignore_noqa)
     errors = [f"{task.display}: rule {code} failed: {msg}" for code, msg in result.errors]
     out = FileOutcome(task.display, kept, errors, result.skipped, False)
     if cache.enabled:

@@ -627,7 +627,26 @@ def test_dynamic_phase_runs_on_save_outside_the_server_and_supersedes_the_static
             (noqa,) = [a for a in await s.actions(uri, [d]) if a.title.startswith("Suppress with")]
             assert noqa.title == "Suppress with `# noqa: JAX201`"
             s.apply(uri, noqa.edit)
-            assert "JAX201" not in codes((await s.next_publish(uri, after=4)).diagnostics)
+            # the static guess it superseded stays gone too
+            assert codes((await s.next_publish(uri, after=4)).diagnostics) == []
+
+    run(go(), timeout=180)
+
+
+def test_a_noqa_on_the_dynamic_finding_keeps_the_static_finding_it_supersedes_hidden_after_save(tmp_path):
+    pytest.importorskip("jax")
+    noqa = DYNAMIC.replace("    return x @ W", "    return x @ W  # noqa: JAX201")
+
+    async def go():
+        async with session(tmp_path, pull=False, init={"dynamic": True}) as s:
+            uri = s.open("model.py", noqa)
+            assert codes((await s.next_publish(uri)).diagnostics) == ["JAX101"]  # the noqa names JAX201 only
+            s.save(uri, "model.py")
+            await s.next_publish(uri, after=1)  # the static re-lint on save
+            pub = await s.next_publish(uri, after=2, timeout=120)
+            assert codes(pub.diagnostics) == []  # neither the noqa'd JAX201 nor the JAX101 it replaces
+            (end,) = _progress(s, "end")
+            assert end.value["message"] == "1 finding(s)"  # JAX201 was measured, then suppressed
 
     run(go(), timeout=180)
 

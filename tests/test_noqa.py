@@ -213,3 +213,26 @@ def test_fix_removes_unused_file_level_codes_through_the_cli(tmp_path):
     assert (tmp_path / "kept.py").read_text() == "import jax  # type: ignore\nx = 1\n"
     assert (tmp_path / "used.py").read_text().startswith("import numpy as np  # jaxlint: noqa: JAX101\n")
     assert r.returncode == 1 and "JAX190" not in r.stdout.replace("Fixed", "") and "alone.py:7:16: JAX101" in r.stdout
+
+
+# ------------------------------------------------------------ --ignore-noqa
+def test_ignore_noqa_reports_what_line_and_file_comments_hide_and_the_cache_keeps_the_modes_apart(tmp_path):
+    (tmp_path / "line.py").write_text(CAPTURE.format(comment="  # noqa: JAX101"))
+    (tmp_path / "file.py").write_text("# jaxlint: noqa: JAX101\n" + CAPTURE.format(comment=""))
+    args = ("check", "--extend-select", "JAX190", "--output-format", "json", "line.py", "file.py")
+    assert run_cli(*args, cwd=tmp_path).stdout.strip() == "[]"
+    shown = run_cli(*args, "--ignore-noqa", cwd=tmp_path)
+    assert shown.returncode == 1, shown.stderr
+    # both hidden findings, and no comment called unused because none was read
+    assert sorted((d["filename"], d["code"], d["location"]["row"]) for d in json.loads(shown.stdout)) == [
+        ("file.py", "JAX101", 8), ("line.py", "JAX101", 7)]
+    assert any((tmp_path / ".jaxlint_cache").rglob("*.json")), "the runs wrote the cache"
+    again = run_cli(*args, cwd=tmp_path)  # the cached --ignore-noqa results are not reused
+    assert again.returncode == 0 and again.stdout.strip() == "[]"
+    assert run_cli(*args, "--ignore-noqa", cwd=tmp_path).stdout == shown.stdout
+
+
+def test_ignore_noqa_still_applies_per_file_ignores(tmp_path):
+    (tmp_path / "m.py").write_text(CAPTURE.format(comment="  # noqa: JAX101"))
+    r = run_cli("check", "--no-cache", "--ignore-noqa", "--per-file-ignores", "m.py:JAX101", "m.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr

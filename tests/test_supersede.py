@@ -80,3 +80,7 @@ def test_a_noqa_on_the_measured_finding_does_not_bring_back_the_static_guess(tmp
     dynamic = run_cli("check", "--dynamic", "--no-cache", "m.py", cwd=tmp_path, timeout=300)
     assert dynamic.returncode == 0, dynamic.stdout + dynamic.stderr
     assert "JAX101" not in dynamic.stdout and "1 function analysed" in dynamic.stdout
+    # --ignore-noqa (the editor's child run) shows the measured finding, and still no guess
+    shown = run_cli("check", "--dynamic", "--no-cache", "--ignore-noqa", "m.py", cwd=tmp_path, timeout=300)
+    assert shown.returncode == 1 and "m.py:9:" in shown.stdout and "JAX201" in shown.stdout, shown.stdout
+    assert "JAX101" not in shown.stdout

@@ -40,6 +40,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     sel.add_argument("--per-file-ignores", type=_per_file_ignore, action="append", default=[],
                      metavar="GLOB:CODES", help="ignore codes in matching files, e.g. 'tests/*:JAX101,JAX106' "
                      "(repeatable; added to the config's per-file-ignores)")
+    sel.add_argument("--ignore-noqa", action="store_true",
+                     help="ignore any `# noqa` comments (per-file-ignores still apply)")
     cfg = p.add_argument_group("configuration")
     cfg.add_argument("--config", help="use this config file for every checked file")
     cfg.add_argument("--isolated", action="store_true", help="ignore all config files")
@@ -118,6 +120,7 @@ def run(args) -> int:
         "ignore": args.ignore,
         "per_file_ignores": {glob: tuple(codes) for glob, codes in args.per_file_ignores},
         "force_exclude": args.force_exclude,
+        "ignore_noqa": args.ignore_noqa,
     }
     for ext in _EXTENSIONS:
         ext.overrides(args, overrides)

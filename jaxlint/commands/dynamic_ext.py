@@ -3,8 +3,8 @@
 Adds ``--dynamic/--no-dynamic``, ``--signatures FILE``, ``--show-skipped`` and, unless
 another extension already did, ``--compile``. After the static phase it runs
 :func:`jaxlint.dynamic.driver.run_dynamic` over the files whose settings enable the
-dynamic phase, applies noqa / per-file-ignores to the new findings, drops static
-findings that a dynamic rule supersedes, and adds the summary lines.
+dynamic phase, applies noqa (unless ``--ignore-noqa``) / per-file-ignores to the new
+findings, drops static findings that a dynamic rule supersedes, and adds the summary lines.
 
 Analysis levels: ``["trace"]``, plus ``"compile"`` when ``--compile`` or
 ``[tool.jaxlint.dynamic] compile = true``. Workers run the analysers registered for
@@ -52,6 +52,7 @@ class DynamicExtension:
             result.notes.append("Dynamic phase skipped: code read from stdin cannot be imported.")
             return None
         from jaxlint.dynamic.driver import check_signatures_option, run_dynamic, supersede
+        from jaxlint.noqa import Suppressions
         from jaxlint.runner import active_rules, apply_suppressions, per_file_ignored
 
         check_signatures_option(args.signatures)
@@ -85,12 +86,14 @@ class DynamicExtension:
             selected = {r.code for r in active_rules(settings, tuple(levels))}
             diags = [d for d in diags if d.code in selected]
             selected_dynamic.extend(diags)
-            try:
-                text = (task.path if task else Path(path)).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                text = None
+            text, sup = None, Suppressions() if settings.ignore_noqa else None  # --ignore-noqa
+            if sup is None:
+                try:
+                    text = (task.path if task else Path(path)).read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    pass
             ignored = per_file_ignored(path, settings, task.path if task else Path(path))
-            kept, dropped, _, _ = apply_suppressions(diags, text, ignored)
+            kept, dropped, _, _ = apply_suppressions(diags, text, ignored, sup)
             kept_dynamic.extend(kept)
             result.suppressed += dropped
         static, _ = supersede(result.diagnostics, selected_dynamic)

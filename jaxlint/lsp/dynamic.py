@@ -44,7 +44,7 @@ class DynamicOutcome:
 def command(path: Path, settings: Settings, overrides: Mapping[str, Sequence[str]],
             explicit: Path | None, isolated: bool) -> list[str]:
     cmd = [*module_command("jaxlint", "check"), "--dynamic", "--output-format", "json",
-           "--exit-zero", "--quiet"]
+           "--exit-zero", "--quiet", "--ignore-noqa"]  # the server supersedes, then suppresses
     if explicit is not None:
         cmd += ["--config", str(explicit)]
     if isolated:

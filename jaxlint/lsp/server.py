@@ -369,7 +369,12 @@ class JaxlintServer(LanguageServer):
         if dyn:
             from jaxlint.dynamic.driver import supersede  # never imports jax
 
+            # superseded by every measured finding, suppressed or not: a noqa on the
+            # measured finding also acknowledges the static guess it replaces (as the CLI)
             static, _ = supersede(static, dyn)
+            path = self._path_of(uri)
+            settings, _ = self.settings.for_path(path)
+            dyn, *_ = apply_suppressions(dyn, text, per_file_ignored(path.as_posix(), settings, path))
         findings = static + dyn
         findings.sort(key=lambda d: d.sort_key)
         doc.key, doc.version, doc.text, doc.findings = key, version, text, findings
@@ -379,16 +384,14 @@ class JaxlintServer(LanguageServer):
 
     def _current_dynamic(self, doc: _Doc, uri: str, text: str) -> list[Diagnostic]:
         """Dynamic findings of the last save whose line still has the same code (others
-        return with the next save), minus those a ``# noqa`` added since hides."""
+        return with the next save), before suppressions (the child ran with ``--ignore-noqa``)."""
         if not doc.dynamic:
             return []
         lines = split_lines(text)
         keep = [d for d in doc.dynamic if 0 < d.start.line <= len(lines)
                 and _code_part(lines[d.start.line - 1]) == doc.dynamic_lines.get(d.start.line)]
-        path = self._path_of(uri)
-        settings, _ = self.settings.for_path(path)
-        kept, *_ = apply_suppressions(keep, text, per_file_ignored(path.as_posix(), settings, path))
-        return [d.with_path(path.as_posix()) for d in kept]
+        path = self._path_of(uri).as_posix()
+        return [d.with_path(path) for d in keep]
 
     def _to_lsp(self, d: Diagnostic, uri: str, lines: list[str], version: int | None) -> T.Diagnostic:
         rule = rules_by_code().get(d.code)

@@ -35,11 +35,8 @@ class FileOutcome:
 class RunResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files: int = 0
-    skipped_files: int = 0
-    cached_files: int = 0
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    suppressed: int = 0
     rules: dict[str, type[Rule]] = field(default_factory=dict)
     #: extra lines for the summary (e.g. dynamic phase: analysed / skipped)
     notes: list[str] = field(default_factory=list)
@@ -101,8 +98,7 @@ def apply_suppressions(
         if sup is not None:
             hit = sup.suppresses(d.code, d.noqa_line if d.noqa_line is not None else d.start.line)
             if hit:
-                if hit is not True:
-                    used.setdefault(hit.line, set()).add(d.code)
+                used.setdefault(hit.line, set()).add(d.code)
                 dropped += 1
                 continue
         kept.append(d)
@@ -237,8 +233,6 @@ def run_static(tasks: list[FileTask], cache_root: Path | None, jobs: int = 0,
             outcomes = [_check_in_worker((t, root)) for t in tasks]
     for t, o in zip(tasks, outcomes):
         result.files += 1
-        result.skipped_files += o.skipped
-        result.cached_files += o.cached
         result.errors.extend(o.errors)
         result.diagnostics.extend(o.diagnostics)
         for r in active_rules(t.settings):

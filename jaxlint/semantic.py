@@ -20,7 +20,6 @@ from typing import Iterable, Iterator
 
 from jaxlint.jitmap import EntryPoint, JitMap
 
-FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _UNKNOWN = object()
 #: node classes a parser creates (no subclasses below them): nodes() indexes these by type
 _CONCRETE_NODES = frozenset(
@@ -118,7 +117,6 @@ STATIC_CALLS = {
     "jax.core.get_aval",
     "jax.typeof",
 }
-ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
 ARRAY_ANNOTATIONS = ("jax.Array", "jax.numpy.ndarray", "jax.typing.ArrayLike", "chex.Array", "jaxtyping.")
 BUILTINS = {
     "print", "open", "len", "range", "int", "float", "bool", "complex", "isinstance",
@@ -512,9 +510,6 @@ class ModuleModel:
         while p is not None:
             yield p
             p = self.parents.get(id(p))
-
-    def function_info(self, node: ast.AST) -> FunctionInfo | None:
-        return self._fn_by_node.get(id(node))
 
     def function_of(self, node: ast.AST) -> FunctionInfo | None:
         """The innermost function whose own body contains ``node``."""
@@ -1064,15 +1059,6 @@ class ModuleModel:
                 for f in self.functions if f.traced
             ),
         )
-
-    def enclosing_loops(self, node: ast.AST, stop: ast.AST | None = None) -> list[ast.AST]:
-        out = []
-        for a in self.ancestors(node):
-            if a is stop or isinstance(a, _SCOPE_NODES):
-                break
-            if isinstance(a, (ast.For, ast.AsyncFor, ast.While)):
-                out.append(a)
-        return out
 
 
 def _is_in_header(fn_node: ast.AST, node: ast.AST, model: ModuleModel) -> bool:

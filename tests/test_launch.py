@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from helpers import run_cli
 
 SHADOW = "raise ImportError('the checkout shadowed the installed jaxlint')\n"
 

@@ -74,13 +74,7 @@ def _load_extensions() -> None:
 
     # order matters: dynamic findings join before fixes, baseline and gating see them
     for name in ("dynamic_ext", "compile_ext", "fixing", "gate"):
-        try:
-            mod = importlib.import_module(f"jaxlint.commands.{name}")
-        except ImportError as e:
-            if getattr(e, "name", "") == f"jaxlint.commands.{name}":
-                continue
-            raise
-        _EXTENSIONS.append(mod.EXTENSION)
+        _EXTENSIONS.append(importlib.import_module(f"jaxlint.commands.{name}").EXTENSION)
 
 
 _load_extensions()

@@ -93,9 +93,8 @@ class DynamicExtension:
                 except OSError:
                     pass
             ignored = per_file_ignored(path, settings, task.path if task else Path(path))
-            kept, dropped, _, _ = apply_suppressions(diags, text, ignored, sup)
+            kept, *_ = apply_suppressions(diags, text, ignored, sup)
             kept_dynamic.extend(kept)
-            result.suppressed += dropped
         static, _ = supersede(result.diagnostics, selected_dynamic)
         result.diagnostics = sorted(static + kept_dynamic, key=lambda d: d.sort_key)
         for t in todo:

@@ -19,7 +19,6 @@ import re
 import select
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections import deque

@@ -13,7 +13,6 @@ import asyncio
 import json
 import os
 import signal
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence

@@ -56,12 +56,3 @@ def to_lsp(lines: list[str], pos: Position, encoding: str = UTF16) -> tuple[int,
         last = len(lines) - 1
         return last, to_units(lines[last], len(lines[last]) + 1, encoding)
     return line, to_units(lines[line], pos.column, encoding)
-
-
-def from_lsp(lines: list[str], line: int, character: int, encoding: str = UTF16) -> Position:
-    """An LSP (line, character) -> a jaxlint position, clamped to the document."""
-    if not lines or line < 0:
-        return Position(1, 1)
-    if line >= len(lines):
-        return Position(len(lines), len(lines[-1]) + 1)
-    return Position(line + 1, from_units(lines[line], character, encoding))

@@ -50,17 +50,24 @@ def compile_cache_dir(jaxlint_cache: str | os.PathLike) -> Path:
 
 
 def analyse(traced: Any, *, function: str, file: str, line: int, requested_backend: str = "cpu",
-            trace_facts: dict | None = None) -> CompileFacts:
-    """Lower and compile ``traced`` (a ``jax.stages.Traced``) and gather the facts."""
+            trace_facts: dict | None = None, captured: Any = None) -> CompileFacts:
+    """Lower and compile ``traced`` (a ``jax.stages.Traced``) and gather the facts.
+
+    ``captured``: the executable a running program already compiled for this trace
+    (:class:`jaxlint.dynamic.adapter.CapturedCompile`, ``jaxlint record``): its facts
+    are read without lowering or compiling again."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        t0 = time.perf_counter()
-        lowered = traced.lower()
-        t1 = time.perf_counter()
-        compiled = lowered.compile()
-        t2 = time.perf_counter()
+        if captured is not None:
+            compiled, lower_s, compile_s = captured, 0.0, captured.seconds
+        else:
+            t0 = time.perf_counter()
+            lowered = traced.lower()
+            t1 = time.perf_counter()
+            compiled = lowered.compile()
+            lower_s, compile_s = t1 - t0, time.perf_counter() - t1
     text = compiled.as_text()
-    platform, kind = _platform(compiled)
+    platform, kind = compiled.platform() if captured is not None else _platform(compiled)
     arg_names = _arg_names(traced)
     facts = CompileFacts(
         function=function,
@@ -69,8 +76,8 @@ def analyse(traced: Any, *, function: str, file: str, line: int, requested_backe
         hlo_text=text,
         cost=normalise_cost(_safe(compiled.cost_analysis)),
         memory=normalise_memory(_safe(compiled.memory_analysis)),
-        compile_seconds=t2 - t1,
-        lower_seconds=t1 - t0,
+        compile_seconds=compile_s,
+        lower_seconds=lower_s,
         platform=platform,
         device_kind=kind,
         requested_backend=requested_backend,
@@ -79,8 +86,9 @@ def analyse(traced: Any, *, function: str, file: str, line: int, requested_backe
         warnings=[str(w.message) for w in caught],
         trace=dict(trace_facts or {}),
     )
-    facts.args = _args(lowered, arg_names, facts)
-    facts.outputs = _outputs(lowered, facts)
+    # the trace knows the arguments (donation included) and outputs as the lowering does
+    facts.args = _args(traced, arg_names, facts)
+    facts.outputs = _outputs(traced, facts)
     return facts
 
 
@@ -133,10 +141,10 @@ def _arg_names(traced) -> list[str] | None:
     return adapter.arg_names(traced.jaxpr)
 
 
-def _args(lowered, names: list[str] | None, facts: CompileFacts) -> list[ArgFact]:
+def _args(traced, names: list[str] | None, facts: CompileFacts) -> list[ArgFact]:
     import jax
 
-    leaves = jax.tree_util.tree_leaves(lowered.args_info, is_leaf=lambda x: hasattr(x, "donated"))
+    leaves = jax.tree_util.tree_leaves(traced.args_info, is_leaf=lambda x: hasattr(x, "donated"))
     params = facts.module.entry_parameters()
     by_name = {p.metadata.get("op_name"): int(p.literal or 0) for p in params}
     same_count = len(params) == len(leaves)
@@ -153,10 +161,10 @@ def _args(lowered, names: list[str] | None, facts: CompileFacts) -> list[ArgFact
     return out
 
 
-def _outputs(lowered, facts: CompileFacts) -> list[OutFact]:
+def _outputs(traced, facts: CompileFacts) -> list[OutFact]:
     import jax
 
-    info = getattr(lowered, "out_info", None)
+    info = getattr(traced, "out_info", None)
     flat = jax.tree_util.tree_flatten_with_path(info)[0] if info is not None else []
     root = facts.module.entry.root
     single = root is not None and not root.shape.is_tuple

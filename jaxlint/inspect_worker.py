@@ -85,6 +85,38 @@ def _stablehlo_text(lowered) -> str:
         return lowered.as_text()
 
 
+def stages(traced, original, path: str, function: str, line: int, backend: str, *, captured=None, facts=None,
+           max_constant_bytes: int = 64 << 20) -> dict:
+    """Every stage of one traced function as ``jaxlint inspect`` shows it: the jaxpr rows,
+    equations per line, constants, the lowered StableHLO and the compile facts.
+    ``captured``/``facts``: what a program observed by ``jaxlint record`` already
+    compiled and measured (nothing is compiled again)."""
+    from jaxlint.compile_tier import analyse
+
+    closed = traced.jaxpr
+    constants = _constants(closed, original, path)
+    out: dict[str, Any] = {
+        "ok": True,
+        "jaxpr": _jaxpr_rows(closed, path),
+        "equations": _equations_by_line(closed, path),
+        "constants": constants,
+    }
+    if captured is None and facts is None and sum(c["bytes"] for c in constants) > max_constant_bytes:
+        out["skipped"] = "not lowered or compiled: the program holds more than 64 MiB of constants"
+        return out
+    t1 = time.perf_counter()
+    lowered = traced.lower()
+    lower_s = time.perf_counter() - t1
+    out["stablehlo"] = _stablehlo_text(lowered)
+    if facts is None:
+        facts = analyse(traced, function=function, file=path, line=line, requested_backend=backend,
+                        trace_facts={"equations": sum(out["equations"].values()), "constants": constants},
+                        captured=captured)
+        facts.lower_seconds = max(facts.lower_seconds, lower_s)  # jax reused the lowering above
+    out["facts"] = facts.to_dict()
+    return out
+
+
 def run(req: dict) -> dict:
     from jaxlint.dynamic.worker import (
         InputError, add_sys_path, essence, import_user_module, jitted_for, resolve_target, static_value_names,
@@ -96,7 +128,7 @@ def run(req: dict) -> dict:
     try:
         import jax
 
-        from jaxlint.compile_tier import analyse, enable_persistent_cache
+        from jaxlint.compile_tier import enable_persistent_cache
 
         if req.get("xla_cache"):
             enable_persistent_cache(req["xla_cache"])
@@ -119,27 +151,9 @@ def run(req: dict) -> dict:
         t1 = time.perf_counter()
         traced = jitted.trace(*args, **kwargs)
         trace_s = time.perf_counter() - t1
-        closed = traced.jaxpr
-        constants = _constants(closed, original, path)
-        out: dict[str, Any] = {
-            "ok": True,
-            "jaxpr": _jaxpr_rows(closed, path),
-            "equations": _equations_by_line(closed, path),
-            "constants": constants,
-            "trace_seconds": trace_s,
-        }
-        if sum(c["bytes"] for c in constants) > (req.get("max_constant_bytes") or 64 << 20):
-            out["skipped"] = "not lowered or compiled: the program holds more than 64 MiB of constants"
-            return out
-        t1 = time.perf_counter()
-        lowered = traced.lower()
-        lower_s = time.perf_counter() - t1
-        out["stablehlo"] = _stablehlo_text(lowered)
-        facts = analyse(traced, function=req["function"], file=path, line=req.get("line") or 1,
-                        requested_backend=req.get("backend", "cpu"),
-                        trace_facts={"equations": sum(out["equations"].values()), "constants": constants})
-        facts.lower_seconds = max(facts.lower_seconds, lower_s)  # jax reused the lowering above
-        out["facts"] = facts.to_dict()
+        out = stages(traced, original, path, req["function"], req.get("line") or 1, req.get("backend", "cpu"),
+                     max_constant_bytes=req.get("max_constant_bytes") or 64 << 20)
+        out["trace_seconds"] = trace_s
         return out
     except InputError as e:
         return {"ok": False, "error": f"cannot build the inputs: {e}"}

@@ -106,8 +106,11 @@ def test_record_keys_functions_like_the_jit_map(project):
     functions = json.loads(first)["functions"]
     assert sorted(functions) == ["pkg.model:<lambda>@18", "pkg.model:Model.apply", "pkg.model:predict",
                                  "pkg.model:step", "train:local"]
-    assert functions["pkg.model:predict"]["signatures"][0] == {"args": ["f32[4,3]", "f32[8,4]"], "calls": 5,
-                                                               "kwargs": {}}
+    # the calls from train.py first; those inside `step`'s trace (inlined there) after them
+    sigs = functions["pkg.model:predict"]["signatures"]
+    assert sigs[0] == {"args": ["f32[4,3]", "f32[8,4]"], "calls": 3, "kwargs": {}}
+    assert sigs[1] == {"args": ["f32[4,3]", "f32[5,4]"], "calls": 1, "kwargs": {}}
+    assert all(s.get("inlined") for s in sigs[2:]) and sum(s["calls"] for s in sigs[2:]) == 5
 
 
 def test_record_writes_static_values_and_weak_types(project):
@@ -126,13 +129,24 @@ def test_record_output_is_stable_across_runs(project):
     assert (root / ".jaxlint" / "signatures.json").read_text() == first
 
 
-def test_recompilation_names_the_changing_argument_at_the_jit_line(project):
+def test_recompilation_is_reported_at_the_call_that_compiled_again(project):
     _, _, _, check, _ = project
-    found = {(d["location"]["row"], d["message"].split("): ", 1)[1]) for d in json.loads(check.stdout)
-             if d["code"] == "JAX208" and d["filename"] == "pkg/model.py"}
-    assert (6, "`x` changes shape (8, 4) -> (5, 4)") in found
-    assert (11, "`x` changes shape (8, 4) -> (5, 4); `n` (static) changes value 2 -> 3") in found
-    assert (18, "`s` changes weak type (an array -> a Python scalar)") in found
+    found = {(d["filename"], d["location"]["row"], d["message"].split("): ", 1)[1],
+              tuple((r["filename"], r["location"]["row"]) for r in d["related"]))
+             for d in json.loads(check.stdout) if d["code"] == "JAX208"}
+    last_batch = "(a smaller final batch or sequence: pad it to the full size or drop it)"
+    assert found == {
+        # the loop's smaller last batch, at the loop's call, with where the function is jitted
+        ("train.py", 15, f"`x` changes shape (8, 4) -> (5, 4) {last_batch}", (("pkg/model.py", 6),)),
+        ("train.py", 16, f"`x` changes shape (8, 4) -> (5, 4); `n` (static) changes value 2 -> 3 {last_batch}",
+         (("pkg/model.py", 11),)),
+        # a Python float, then an array: the second call compiled again
+        ("train.py", 18, "`s` changes weak type (a Python scalar -> an array) "
+                         "(a Python scalar in some calls and an array in others)",
+         (("pkg/model.py", 18), ("train.py", 17))),
+    }, check.stdout
+    # `predict` called inside `step`'s trace with other shapes is inlined there: no compile of its own
+    assert not [d for d in found if "inlined" in d[2]]
 
 
 def test_a_script_run_as_main_is_matched_by_its_file(project):
@@ -152,7 +166,8 @@ def test_a_recorded_method_is_traced_with_the_saved_instance(project):
 
 def test_methods_never_called_are_skipped_with_the_reason(project):
     _, _, _, _, summary = project
-    assert "skipped pkg/model.py:28 Model.unused: a jitted method needs an instance" in summary.stdout
+    assert ("skipped pkg/model.py:28 Model.unused: not called while `jaxlint record` ran, and a jitted method "
+            "needs an instance") in summary.stdout
 
 
 def test_record_with_pytest_as_the_command(project, tmp_path):

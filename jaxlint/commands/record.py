@@ -1,4 +1,14 @@
-"""``jaxlint record [--signatures FILE] -- CMD [ARGS...]``: record jit signatures.
+"""``jaxlint record [--compile] [--keep-ir] [--signatures FILE] -- CMD [ARGS...]``: run a
+program and analyse every jitted function it calls.
+
+The recording run is an analysis run: inside the program, the first call of each new
+signature of every jitted function of the project is traced and checked with the
+trace rules (``--compile``: the executable the program compiled is checked with the
+compile rules too; nothing is compiled twice), and what jax really compiled is
+counted (see :mod:`jaxlint.dynamic.observe`). The findings go to
+``.jaxlint/observed.json`` beside the signatures (:mod:`jaxlint.dynamic.observed`);
+``jaxlint check --dynamic``, the hooks and the editor report them while the code is
+unchanged. ``--no-analysis`` records signatures only.
 
 Runs CMD (``python train.py --steps 1``, ``pytest tests/test_model.py``,
 ``python -m pkg.train``) with the jit-like transforms (``jax.jit``, ``jax.pmap``,
@@ -60,6 +70,12 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--root", metavar="DIR", help="project root (default: the config root, else the nearest "
                                                  "directory with pyproject.toml, setup.py or .git)")
     p.add_argument("--replace", action="store_true", help="drop entries of functions this run did not call")
+    p.add_argument("--compile", action="store_true",
+                   help="also check what XLA compiled for each function (JAX3xx), from the program's own compiles")
+    p.add_argument("--keep-ir", action="store_true",
+                   help="keep each function's jaxpr, StableHLO and optimized HLO for `jaxlint inspect` "
+                        "(compressed, in .jaxlint/observed.ir/)")
+    p.add_argument("--no-analysis", action="store_true", help="record signatures only; analyse nothing")
     p.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
     return p
 
@@ -76,7 +92,7 @@ def _root(args) -> Path:
 
 def run(args) -> int:
     from jaxlint.config import ConfigError
-    from jaxlint.dynamic import signatures
+    from jaxlint.dynamic import observed, signatures
 
     cmd = list(args.cmd)
     if cmd and cmd[0] == "--":
@@ -102,30 +118,30 @@ def run(args) -> int:
         env["PYTHONPATH"] = os.pathsep.join([str(shim_dir), *[p for p in [env.get("PYTHONPATH")] if p]])
         env["JAXLINT_RECORD_DIR"] = str(out_dir)
         env["JAXLINT_RECORD_ROOT"] = str(root)
-        try:
-            rc = subprocess.call(cmd, env=env)
-        except FileNotFoundError:
-            raise ConfigError(f"record: command not found: {cmd[0]}") from None
-        except KeyboardInterrupt:
-            rc = 130
-        parts = []
-        for f in sorted(out_dir.glob("records-*.json")):
-            try:
-                parts.append(json.loads(f.read_text(encoding="utf-8")))
-            except (OSError, ValueError) as e:  # a process killed while writing: say what is lost
-                print(f"jaxlint record: warning: the records of one process are unreadable and left out "
-                      f"({type(e).__name__}: {e})", file=sys.stderr)
+        levels = [] if args.no_analysis else ["trace"] + (["compile"] if args.compile else [])
+        env["JAXLINT_OBSERVE"] = ",".join(levels)
+        env["JAXLINT_KEEP_IR"] = "1" if args.keep_ir else ""
+        rc = _run(cmd, env)
+        parts = _read_parts(out_dir, "records")
         recorded = signatures.merge(parts)
-        old = {} if args.replace else signatures.load(target)
-        merged = {**old, **recorded}
-        found = {f.stem: f for f in (out_dir / "pickles").glob("*.pickle")}
-        signatures.write_pickles(target, merged, found)
-        signatures.dump(target, merged, {})
+        observed_parts = _read_parts(out_dir, "observed") if levels else []
+        with observed.locked(target):
+            old = {} if args.replace else signatures.load(target)
+            merged = {**old, **recorded}
+            found = {f.stem: f for f in (out_dir / "pickles").glob("*.pickle")}
+            signatures.write_pickles(target, merged, found)
+            signatures.dump(target, merged, {})
+            functions: dict = {}
+            if levels:
+                functions, programs, irs = observed.merge_parts(observed_parts)
+                if functions or args.replace:
+                    observed.write(observed.path_for(target), functions, programs, irs, args.replace)
         n_sigs = sum(len(e["signatures"]) for e in recorded.values())
         # several records of one function are several compiles only where jit tells
         # them apart (the recompilation rule's notion, not a count of records)
         multi = [k for k, e in recorded.items()
-                 if len(signatures.distinct(e["signatures"], e.get("transform") != "filter_jit")) > 1]
+                 if len(signatures.distinct([s for s in e["signatures"] if not s.get("inlined")],
+                                            e.get("transform") != "filter_jit")) > 1]
         try:
             shown = target.resolve().relative_to(Path.cwd().resolve())
         except ValueError:
@@ -133,11 +149,50 @@ def run(args) -> int:
         print(f"jaxlint record: {n_sigs} signature{'s' if n_sigs != 1 else ''} of {len(recorded)} jitted "
               f"function{'s' if len(recorded) != 1 else ''} written to {shown}"
               + (f" ({len(multi)} with several signatures{_see_rule()})" if multi else ""), file=sys.stderr)
+        if levels:
+            lines = observed.coverage_lines(functions, levels)
+            found_n = sum(len(e.get("diagnostics") or []) for e in functions.values())
+            lines[0] += (f"; {found_n} finding{'s' if found_n != 1 else ''}"
+                         f" (`jaxlint check --dynamic` reports them)" if found_n else "; no findings")
+            for line in lines:
+                print(f"jaxlint record: {line}", file=sys.stderr)
+            for e in functions.values():
+                for err in e.get("rule_errors") or []:
+                    print(f"jaxlint record: warning: {err}", file=sys.stderr)
         if rc != 0:
             print(f"jaxlint record: the command exited with status {rc}", file=sys.stderr)
         return rc
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _run(cmd: list[str], env: dict) -> int:
+    """Run the command; Ctrl-C reaches it (same process group) and is its to handle:
+    wait for it to finish, so that what it observed until then is written."""
+    from jaxlint.config import ConfigError
+
+    try:
+        proc = subprocess.Popen(cmd, env=env)
+    except FileNotFoundError:
+        raise ConfigError(f"record: command not found: {cmd[0]}") from None
+    except PermissionError as e:
+        raise ConfigError(f"record: cannot run {cmd[0]}: {e}") from None
+    while True:
+        try:
+            return proc.wait()
+        except KeyboardInterrupt:
+            continue
+
+
+def _read_parts(out_dir: Path, kind: str) -> list[dict]:
+    parts = []
+    for f in sorted(out_dir.glob(f"{kind}-*.json")):
+        try:
+            parts.append(json.loads(f.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as e:  # a process killed while writing: say what is lost
+            print(f"jaxlint record: warning: the {kind} of one process are unreadable and left out "
+                  f"({type(e).__name__}: {e})", file=sys.stderr)
+    return parts
 
 
 def _see_rule() -> str:

@@ -41,6 +41,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlint.dynamic import adapter
+
 #: numpy arrays that jit does not trace (static fields) are pickled by value up to this size
 MAX_STATIC_BYTES = 64 << 10
 PROTOCOL = 4
@@ -180,7 +182,7 @@ class AbstractPickler(pickle.Pickler):
     def _array(self, x):
         traced = id(x) in self.traced_ids
         if isinstance(x, jax.Array) and not traced:
-            traced = isinstance(x, jax.core.Tracer)  # no value to save
+            traced = adapter.is_tracer(x)  # no value to save
         if traced:
             aval = getattr(x, "aval", None)
             shape = tuple(int(d) for d in x.shape)

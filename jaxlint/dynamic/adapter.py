@@ -19,14 +19,20 @@ Version table (observed on CPU; see ``../shared/JAX_FACTS.md``):
 Private names used: ``jax._src.source_info_util.user_frames`` (columns of user
 frames), the jaxlib ``Traceback.frames`` attribute of ``SourceInfo.traceback``
 (the raw stack, to see ``tree_map`` between user frames), ``Jaxpr.debug_info``
-(argument names) and ``Jaxpr.pretty_print``'s options (``jaxlint inspect``). Both are wrapped so that a
-missing attribute degrades to "no column" / "no raw stack", never to a crash.
+(argument names), ``Jaxpr.pretty_print``'s options (``jaxlint inspect``), and
+``jax._src.compiler.compile_or_get_cached`` (wrapped while ``jaxlint record`` runs a
+program, to see the executables it compiles; see :func:`capture_compiles`). Each is
+wrapped so that a missing attribute degrades to "no column" / "no raw stack" / "no
+captured compile", never to a crash.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sysconfig
+import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Iterator
 
@@ -348,3 +354,110 @@ def x64_enabled() -> bool:
 def set_x64(on: bool) -> None:
     if x64_enabled() != on:
         jax.config.update("jax_enable_x64", on)
+
+
+# ---------------------------------------------------------------------------- a running program's compiles
+# `jaxlint record` analyses the program's own compiles instead of compiling again: while a
+# recorded call runs, every executable XLA builds for it (or jax's persistent cache
+# returns) is captured from ``jax._src.compiler.compile_or_get_cached``, the one function
+# every jit/pmap compile goes through in 0.4.38 ... 0.10.x (private: wrapped here only).
+# Its result is the jaxlib ``LoadedExecutable`` the program then runs, which has what a
+# ``Compiled`` reads: the optimized HLO text, ``cost_analysis()`` and memory statistics.
+
+@dataclass
+class CapturedCompile:
+    """One XLA compile seen while a recorded call ran."""
+
+    module_name: str  # "jit_train_step"
+    executable: Any
+    seconds: float
+
+    def as_text(self) -> str:
+        exe = self.executable
+        if hasattr(exe, "get_hlo_text"):
+            return exe.get_hlo_text()
+        return "\n\n".join(m.to_string() for m in exe.hlo_modules())
+
+    def cost_analysis(self) -> Any:
+        return self.executable.cost_analysis()
+
+    def memory_analysis(self) -> Any:
+        return self.executable.get_compiled_memory_stats()
+
+    def platform(self) -> tuple[str, str]:
+        try:
+            d = self.executable.local_devices()[0]
+        except Exception:
+            d = jax.devices()[0]
+        return str(getattr(d, "platform", "cpu")), str(getattr(d, "device_kind", ""))
+
+
+_CAPTURE = threading.local()
+_CAPTURE_INSTALLED: bool | None = None
+
+
+def _install_capture() -> bool:
+    global _CAPTURE_INSTALLED
+    if _CAPTURE_INSTALLED is not None:
+        return _CAPTURE_INSTALLED
+    try:
+        from jax._src import compiler
+    except ImportError:
+        _CAPTURE_INSTALLED = False
+        return False
+    original = getattr(compiler, "compile_or_get_cached", None)
+    if original is None:
+        _CAPTURE_INSTALLED = False
+        return False
+
+    @functools.wraps(original)
+    def compile_or_get_cached(*args, **kwargs):
+        stack = getattr(_CAPTURE, "stack", None)
+        if not stack:
+            return original(*args, **kwargs)
+        t0 = time.perf_counter()
+        exe = original(*args, **kwargs)
+        seconds = time.perf_counter() - t0
+        try:
+            computation = args[1] if len(args) > 1 else kwargs["computation"]
+            name = str(computation.operation.attributes["sym_name"]).strip('"')
+        except Exception:
+            name = "?"
+        stack[-1].append(CapturedCompile(name, exe, seconds))
+        return exe
+
+    compiler.compile_or_get_cached = compile_or_get_cached
+    _CAPTURE_INSTALLED = True
+    return True
+
+
+@contextlib.contextmanager
+def capture_compiles() -> Iterator[list[CapturedCompile] | None]:
+    """Collect the compiles done in this thread inside the block (``None`` when this jax
+    offers no way to see them). Nested blocks each see only their own compiles."""
+    if not _install_capture():
+        yield None
+        return
+    stack = getattr(_CAPTURE, "stack", None)
+    if stack is None:
+        stack = _CAPTURE.stack = []
+    mine: list[CapturedCompile] = []
+    stack.append(mine)
+    try:
+        yield mine
+    finally:
+        stack.pop()
+
+
+def has_tracer(tree: Any) -> bool:
+    """Whether a pytree holds a tracer: a jitted function called with it runs inside
+    another function's trace (it is inlined there, not compiled on its own)."""
+    try:
+        leaves = jax.tree_util.tree_leaves(tree)
+    except Exception:
+        return False
+    return any(is_tracer(x) for x in leaves)
+
+
+def is_tracer(x: Any) -> bool:
+    return isinstance(x, jax.core.Tracer)

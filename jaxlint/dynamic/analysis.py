@@ -10,10 +10,14 @@ a line inside jax.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
+import importlib
 import os
+import re
+import time
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from jaxlint.diagnostic import Diagnostic, Phase, Position, Related, Severity
 from jaxlint.dynamic import adapter
@@ -46,7 +50,10 @@ class FunctionAnalysis:
     versions: Mapping[str, str]
     #: every distinct recorded signature of this function (may be empty)
     signatures: Sequence[Mapping[str, Any]] = ()
-    function: Any = None  # the original Python function
+    function: Any = None  # the original Python function (partials and decorators removed)
+    #: the ``functools.partial`` jit wrapped, when it did (its bound arguments are
+    #: captured by the traced program), else None
+    bound: Any = None
     jitted: Any = None
     traced: Any = None  # jax.stages.Traced
     jaxpr: Any = None  # ClosedJaxpr
@@ -241,6 +248,89 @@ class FunctionAnalysis:
                         continue
         return None
 
+    def capture_of(self, value, uses: Sequence[Site]) -> tuple[str | None, Site | None, Site | None]:
+        """(name, where the traced function takes hold of ``value``, where the name is
+        assigned) for a captured constant used at ``uses``. An argument bound by
+        ``functools.partial`` is captured where the function is jitted; a global or a
+        closed-over variable on the traced function's own line that leads to the use
+        (a lambda's ``foo(y, W)``, the closure's ``x @ w``)."""
+        if self.bound is not None:
+            name = _partial_leaf_name(self.bound, value, self.function, self._bound_arg_texts())
+            if name is not None:
+                return name, self.entry_site(), None
+        site = uses[0] if uses else None
+        name = self.name_of_value(value, site)
+        if name is None:
+            return None, None, None
+        capture = self._capture_frame(name)
+        return name, capture, self._assignment(name, capture or site)
+
+    def _bound_arg_texts(self) -> dict[int | str, str]:
+        """The source text of the arguments a ``partial(...)`` on the jit line binds
+        (``{0: "params"}``), so a constant is named as the user wrote it."""
+        tree = self.tree
+        line = int(self.entry.get("line") or 0)
+        if tree is None or not line:
+            return {}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Call) and n.lineno <= line <= (n.end_lineno or n.lineno) and n.args and \
+                    (getattr(n.func, "attr", None) == "partial" or getattr(n.func, "id", None) == "partial"):
+                out: dict[int | str, str] = {}
+                for i, a in enumerate(n.args[1:]):
+                    if isinstance(a, (ast.Name, ast.Attribute, ast.Subscript)):
+                        out[i] = ast.unparse(a)
+                for k in n.keywords:
+                    if k.arg and isinstance(k.value, (ast.Name, ast.Attribute, ast.Subscript)):
+                        out[k.arg] = ast.unparse(k.value)
+                return out
+        return {}
+
+    def _capture_frame(self, name: str) -> Site | None:
+        """The outermost frame of the constant's first consumer whose line reads
+        ``name``: where the traced code takes hold of it (the lambda's ``foo(y, W)``,
+        the helper's ``x @ W`` when ``W`` is the helper's global)."""
+        pattern = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
+        for f in reversed(self.extra.get("_consumer_frames") or []):
+            lines = _source(os.path.abspath(f.file))[0]
+            if 0 < f.line <= len(lines) and pattern.search(lines[f.line - 1]):
+                return Site(os.path.abspath(f.file), f.line, f.column, f.end_line, f.end_column)
+        return None
+
+    def consumer_frames(self, eqns) -> None:
+        """Remember the user frames of a constant's first consumer (read by :meth:`capture_of`)."""
+        for e in eqns:
+            frames = self.user_frames(e)
+            if frames:
+                self.extra["_consumer_frames"] = frames
+                return
+        self.extra["_consumer_frames"] = []
+
+    def _assignment(self, name: str, site: Site | None) -> Site | None:
+        """Where ``name`` is assigned in the file that uses it: the last assignment
+        before the traced function's definition (a global or an enclosing function's
+        local), else the first."""
+        code = getattr(self.function, "__code__", None)
+        path = site.path if site is not None else code.co_filename if code is not None else self.path
+        if code is not None and not _same_file(code.co_filename, path):
+            code = None
+        tree = _source(os.path.abspath(path))[1]
+        if tree is None:
+            return None
+        found = []
+        for n in ast.walk(tree):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(
+                n, (ast.AnnAssign, ast.AugAssign)) else []
+            for t in targets:
+                for x in ast.walk(t):
+                    if isinstance(x, ast.Name) and x.id == name:
+                        found.append(n)
+        if not found:
+            return None
+        limit = code.co_firstlineno if code is not None else 10 ** 9
+        before = [n for n in found if n.lineno < limit]
+        n = max(before, key=lambda n: n.lineno) if before else min(found, key=lambda n: n.lineno)
+        return Site(os.path.abspath(path), n.lineno, n.col_offset + 1)
+
     # ------------------------------------------------------------------ reporting
     def report(self, site: Site | None, message: str, *, severity: Severity | None = None,
                data: Mapping[str, Any] | None = None, related: Sequence[Related] = ()) -> None:
@@ -266,6 +356,128 @@ class FunctionAnalysis:
             signature=f"{self.qualname}:{rule.name}:{message.split(';')[0][:120]}",
             noqa_line=site.line,
         ))
+
+
+# ---------------------------------------------------------------------------- running rules and levels
+# One code path for every place a traced function is analysed: the dynamic phase's
+# worker (abstract inputs) and a program observed by `jaxlint record` (its real calls).
+
+#: level -> module that registers the level's analysers (imported the first time the
+#: level is requested)
+ANALYSER_MODULES: dict[str, str] = {"compile": "jaxlint.dynamic.compile"}
+ANALYSERS: dict[str, list[Callable[[FunctionAnalysis], None]]] = {}
+
+
+def register_analyser(level: str, fn: Callable[[FunctionAnalysis], None]) -> None:
+    """Run ``fn(fa)`` for every traced function when ``level`` is requested; it leaves
+    what it computes in ``fa.extra`` (the compile tier: ``fa.extra["compile_facts"]``)
+    and may raise to mark the level failed for that function."""
+    ANALYSERS.setdefault(level, [])
+    if fn not in ANALYSERS[level]:
+        ANALYSERS[level].append(fn)
+
+
+def run_analysers(fa: FunctionAnalysis, level: str) -> None:
+    """The analysers of ``level`` (after the trace, before the level's rules)."""
+    if level not in ANALYSERS:
+        name = ANALYSER_MODULES.get(level)
+        if name is None:
+            raise RuntimeError(f"no analyser registered for level {level!r}")
+        importlib.import_module(name)
+    for analyser in ANALYSERS.get(level, []):
+        analyser(fa)
+
+
+def run_rules(fa: FunctionAnalysis, rules: Sequence[Any]) -> list[str]:
+    """Run ``rules`` on ``fa`` in order; a rule's new findings replace the earlier ones
+    they supersede. Returns one line per rule that failed (its findings are dropped,
+    the other rules' kept)."""
+    errors = []
+    spent = fa.extra.setdefault("rule_seconds", {})
+    for rule in rules:
+        fa.rule = type(rule)
+        fa.options = rule.opts
+        before = len(fa.diagnostics)
+        t0 = time.perf_counter()
+        try:
+            rule.check(fa)
+        except Exception as e:  # a rule bug must not lose the other rules' findings
+            del fa.diagnostics[before:]
+            errors.append(f"rule {rule.code} failed on {fa.qualname}: {type(e).__name__}: {e}")
+        spent[rule.code] = round(time.perf_counter() - t0, 6)
+        _supersede(fa, before)
+    return errors
+
+
+def _supersede(fa: FunctionAnalysis, before: int) -> None:
+    """One problem, one finding: the rule's new findings replace the earlier ones
+    they supersede (a compile finding the trace prediction it confirms); one found
+    elsewhere than the new finding's line stays visible as a related location."""
+    from jaxlint.registry import rules_by_code
+    from jaxlint.rule import supersede
+
+    new = fa.diagnostics[before:]
+    if not any(getattr(rules_by_code().get(d.code), "supersedes", ()) for d in new):
+        return
+    kept, replaced = supersede(fa.diagnostics[:before], new, rules_by_code().get)
+    for j, gone in replaced.items():
+        links = tuple(Related(d.path, d.start, d.start, f"{d.code}: {d.message}")
+                      for d in gone if d.start.line != new[j].start.line)
+        if links:
+            new[j] = dataclasses.replace(new[j], related=new[j].related + links)
+    fa.diagnostics[:] = kept + new
+
+
+def unbind(fun: Any) -> tuple[Any, Any]:
+    """(the Python function, the ``functools.partial`` around it or None) of what jit
+    wrapped: partials and decorator chains removed."""
+    bound = None
+    seen = 0
+    while seen < 16:
+        seen += 1
+        if isinstance(fun, functools.partial):
+            bound = bound or fun
+            fun = fun.func
+        elif hasattr(fun, "__wrapped__"):
+            fun = fun.__wrapped__
+        else:
+            break
+    return fun, bound
+
+
+def _partial_leaf_name(bound: Any, value, function: Any, texts: Mapping[int | str, str]) -> str | None:
+    """``params['w1']``: the path of ``value`` among a partial's bound arguments, named
+    as the jit line writes them (``texts``), else by the function's parameters."""
+    import jax
+
+    arr = adapter.const_array(value)
+    try:
+        import inspect
+
+        params = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        params = []
+    named = [(texts.get(i) or (params[i] if i < len(params) else f"<arg {i}>"), a) for i, a in enumerate(bound.args)]
+    named += [(texts.get(k) or k, v) for k, v in bound.keywords.items()]
+    for top, tree in named:
+        for path, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]:
+            if leaf is value or _shares(leaf, arr):
+                return top + jax.tree_util.keystr(path)
+    return None
+
+
+def _shares(leaf, arr) -> bool:
+    if arr is None:
+        return False
+    try:
+        import numpy as np
+
+        mine = adapter.const_array(leaf)
+        return mine is not None and mine.size >= 16 and mine.shape == arr.shape and bool(np.shares_memory(mine, arr)) \
+            or (mine is not None and mine.shape == arr.shape and mine.dtype == arr.dtype and mine.size >= 16
+                and bool((mine == arr).all()))
+    except Exception:
+        return False
 
 
 @functools.lru_cache(maxsize=64)

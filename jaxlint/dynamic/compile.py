@@ -1,7 +1,9 @@
-"""The compile tier's analyser in the worker (registered for the ``compile`` level).
+"""The compile tier's analyser (registered for the ``compile`` level).
 
 After a function is traced and the trace rules ran, this lowers and compiles it for
-the backend present, with jax's persistent compilation cache on, and leaves
+the backend present, with jax's persistent compilation cache on (in a program that
+``jaxlint record`` observes, it reads the executable the program itself compiled,
+``fa.extra["captured"]``, and compiles nothing), and leaves
 :class:`jaxlint.compile_facts.CompileFacts` in ``fa.extra["compile_facts"]`` for the
 ``CompileRule``s. It does not compile when the trace tier already reported what makes
 compiling slow and large (big constants, constant folding, a huge program): the
@@ -17,7 +19,7 @@ import time
 
 from jaxlint.compile_tier import analyse, enable_persistent_cache
 from jaxlint.dynamic import adapter
-from jaxlint.dynamic.worker import register_analyser
+from jaxlint.dynamic.analysis import register_analyser
 
 #: compile nothing whose constants (baked in, or that XLA would fold) exceed this: a
 #: 100 MB captured array lowers to 200 MB of text and compiles for seconds (JAX_FACTS)
@@ -73,27 +75,31 @@ def compile_function(fa) -> None:
     facts = trace_facts(fa)
     report = {"equations": facts["equations"], "constant_bytes": sum(c["bytes"] for c in facts["constants"])}
     fa.extra["report"] = report
-    reason = skip_reason(fa, facts)
+    captured = fa.extra.get("captured")
+    reason = skip_reason(fa, facts) if captured is None else None  # what the program compiled is free to read
     if reason is not None:
         report["compile_skipped"] = reason
         return
     cache = os.environ.get("JAXLINT_XLA_CACHE")
-    if cache:
+    if cache and captured is None:
         enable_persistent_cache(cache)
     cf = fa.extra["compile_facts"] = analyse(
         fa.traced,
         function=fa.qualname,
         file=fa.path,
         line=fa.def_site().line,
-        requested_backend=os.environ.get("JAXLINT_BACKEND") or os.environ.get("JAX_PLATFORMS", "cpu"),
+        # an observed program's backend is the one it ran on
+        requested_backend=(captured.platform()[0] if captured is not None else
+                           os.environ.get("JAXLINT_BACKEND") or os.environ.get("JAX_PLATFORMS", "cpu")),
         trace_facts=facts,
+        captured=captured,
     )
     report.update({
         "compile_seconds": round(cf.compile_seconds, 4), "lower_seconds": round(cf.lower_seconds, 4),
         "flops": cf.cost.get("flops"), "bytes_accessed": cf.cost.get("bytes accessed"),
         "temp_bytes": cf.memory.get("temp_size_in_bytes"), "peak_bytes": cf.memory.get("peak_memory_in_bytes"),
         "hlo_instructions": len(cf.module.instructions), "platform": cf.platform,
-        "requested_backend": cf.requested_backend,
+        "requested_backend": cf.requested_backend, "observed": captured is not None,
         # everything this tier spent on the function (rules add theirs): the benchmark's numerator
         "tier_seconds": round(time.perf_counter() - t0, 4),
     })

@@ -23,7 +23,7 @@ from jaxlint.cache import Cache, key_of
 from jaxlint.config import ConfigError, DynamicSettings, Settings
 from jaxlint.diagnostic import Diagnostic, Phase, Position
 from jaxlint.dynamic import inputs as inp
-from jaxlint.dynamic import project, signatures
+from jaxlint.dynamic import observed, project, signatures
 from jaxlint.dynamic.pool import FileJob, Pool, WorkerStartError
 from jaxlint.jitmap import EntryPoint
 
@@ -53,6 +53,11 @@ class FilePlan:
     sys_path: list[str]
     plans: list[inp.Plan]
     key: str = ""
+    #: observations of functions of this file that the jit map does not list (closures,
+    #: `jax.jit(f)(x)`, functions made by factories), still current
+    observed_extra: list[dict] = field(default_factory=list)
+    #: observations of this file made before its code (or a file they point into) changed
+    stale: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -67,11 +72,17 @@ class DynamicReport:
     seconds: float = 0.0
     rule_errors: list[str] = field(default_factory=list)
     seen: set = field(default_factory=set)
+    #: functions whose findings come from `jaxlint record` (observed in the program)
+    observed: int = 0
+    #: observations made before the code changed
+    stale: list[dict] = field(default_factory=list)
+    levels: list[str] = field(default_factory=lambda: ["trace"])
 
     def notes(self, show_skipped: bool, levels: list[str]) -> list[str]:
         by = {s: [f for f in self.functions if f.status == s] for s in ("analysed", "skipped", "failed")}
         v = self.versions
-        where = f"jax {v.get('jax', '?')}, {v.get('backend', '?')}" if v else "cached"
+        where = (f"jax {v.get('jax', '?')}, {v.get('backend', '?')}" if v
+                 else "cached" if self.cached_files else "nothing traced")
         lines = [
             f"Dynamic phase ({'+'.join(levels)}; {where}): {len(by['analysed'])} function"
             f"{'s' if len(by['analysed']) != 1 else ''} analysed, {len(by['skipped'])} skipped, "
@@ -85,6 +96,13 @@ class DynamicReport:
                     lines.append(f"  skipped {f.path}:{f.line} {f.qualname}: {f.reason}")
             else:
                 lines.append("  (run with --show-skipped to see what was skipped and why)")
+        if self.observed:
+            lines.append(f"  {self.observed} of them observed by `jaxlint record` in the running program")
+        if self.stale:
+            n = sum(len(e.get("diagnostics") or []) for e in self.stale)
+            lines.append(f"  {len(self.stale)} observed function{'s' if len(self.stale) != 1 else ''} "
+                         f"({n} finding{'s' if n != 1 else ''}) out of date: the code changed since "
+                         "`jaxlint record`; run it again")
         for e in self.rule_errors:
             lines.append(f"  warning: {e}")
         return lines
@@ -102,9 +120,16 @@ def _dedupe(entries: Iterable[EntryPoint]) -> list[EntryPoint]:
 
 
 def plan_file(task, settings: Settings, recorded: dict[str, dict],
-              signatures_file: Path | None = None) -> FilePlan | None:
+              signatures_file: Path | None = None, observations: dict[str, dict] | None = None,
+              digests: dict[str, str] | None = None, levels: tuple[str, ...] = ("trace",)) -> FilePlan | None:
     """The plans of one file's jit entry points; ``signatures_file`` is where
-    ``recorded`` was read from (its saved arguments live beside it)."""
+    ``recorded`` was read from (its saved arguments live beside it); ``observations``
+    what `jaxlint record` observed in the project (:mod:`jaxlint.dynamic.observed`).
+
+    An observation that is current replaces the worker's trace of that function when it
+    covers the requested ``levels``; one made without the compile tier is used only for
+    functions the worker cannot reach (with a note), the others are traced and compiled
+    by the worker as before."""
     from jaxlint.semantic import ModuleModel
     from jaxlint.static import SourceError, decode_source
 
@@ -116,7 +141,9 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
     modname, base = project.module_name(task.path, root)
     sys_path = [str(p) for p in dict.fromkeys([base, *project.import_roots(root)])]
     mine = {k: v for k, v in recorded.items() if k.split(":", 1)[0] == modname}
-    if "jax" not in text and not mine:
+    rel = _rel(str(task.path), root)
+    seen = {k: v for k, v in (observations or {}).items() if v.get("file") == rel}
+    if "jax" not in text and not mine and not seen:
         return None
     try:
         tree = ast.parse(text)
@@ -124,7 +151,7 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
         return None
     model = ModuleModel(tree, modname)
     entries = _dedupe(model.entries)
-    if not entries and not mine:
+    if not entries and not mine and not seen:
         return None
     lines = text.splitlines()
     found = inp.directives(lines)
@@ -136,7 +163,27 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
     for e in entries:
         plans.append(_plan_entry(e, model, nodes, stmts, lines, found, examples, settings.dynamic, modname, mine,
                                  signatures_file))
-    return FilePlan(task, text, root, modname, sys_path, plans)
+    current = {k: v for k, v in seen.items() if observed.is_current(v, root, digests)}
+    fp = FilePlan(task, text, root, modname, sys_path, plans,
+                  stale=[v for k, v in seen.items() if k not in current])
+    by_key = {f"{modname}:{p.entry.qualname}": p for p in plans}
+    for key, obs in current.items():
+        plan = by_key.get(key)
+        if plan is None:
+            plan = next((p for p in plans if p.entry.def_line == obs.get("line") and p.observed is None), None)
+        covers = set(levels) <= set(obs.get("levels") or ())
+        if plan is not None:
+            if covers or plan.skip is not None or plan.spec is None:
+                plan.observed, plan.skip = obs, None
+            elif obs.get("signatures"):  # the worker traces it: with what jax really compiled
+                plan.signatures = [_abs_call(r, root) for r in obs["signatures"]]
+        else:
+            fp.observed_extra.append(obs)
+    if observations:
+        for p in plans:
+            if p.observed is None and p.skip is not None:
+                p.skip = f"not called while `jaxlint record` ran, and {p.skip}"
+    return fp
 
 
 def _plan_entry(e: EntryPoint, model, nodes, stmts, lines, found, examples, dyn: DynamicSettings,
@@ -216,6 +263,13 @@ def _plan_entry(e: EntryPoint, model, nodes, stmts, lines, found, examples, dyn:
     plan.skip = jt_reason or ("no inputs: add `# jaxlint: args=(f32[8,128], ...)` above it, an entry in "
                               "[tool.jaxlint.dynamic.functions], or record signatures with `jaxlint record`")
     return plan
+
+
+def _abs_call(rec: dict, root: Path) -> dict:
+    call = rec.get("first_call")
+    if isinstance(call, dict) and not os.path.isabs(call.get("file", "")):
+        rec = dict(rec, first_call=dict(call, file=str(root / call["file"])))
+    return rec
 
 
 def _recorded_spec(rec: dict, signatures_file: Path | None) -> tuple[dict | None, str]:
@@ -307,10 +361,12 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
     """Run the dynamic phase over ``tasks``. ``rules_of(settings)`` gives the selected
     trace/compile rule instances; ``settings_of(task)`` the task's settings."""
     t_start = time.perf_counter()
-    report = DynamicReport()
+    report = DynamicReport(levels=list(levels))
     cache = Cache(cache_root)
     recorded_by_root: dict[Path, dict] = {}
     sig_file_by_root: dict[Path, Path] = {}
+    observed_by_root: dict[Path, dict] = {}
+    digests: dict[str, str] = {}
     plans: list[FilePlan] = []
     versions = _versions_key()
     for task in tasks:
@@ -322,8 +378,10 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
                 sig_path = Path.cwd() / sig_path
             recorded_by_root[root] = signatures.load(sig_path)
             sig_file_by_root[root] = sig_path
-        fp = plan_file(task, s, recorded_by_root[root], sig_file_by_root[root])
-        if fp is not None and fp.plans:
+            observed_by_root[root] = observed.load(observed.path_for(sig_path))["functions"]
+        fp = plan_file(task, s, recorded_by_root[root], sig_file_by_root[root], observed_by_root[root], digests,
+                       tuple(levels))
+        if fp is not None and (fp.plans or fp.observed_extra or fp.stale):
             plans.append(fp)
     jobs: list[FileJob] = []
     cached: dict[int, dict] = {}
@@ -335,7 +393,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
         if hit is not None:
             cached[i] = hit
             continue
-        runnable = [p.to_job() for p in fp.plans if p.skip is None]
+        runnable = [p.to_job() for p in fp.plans if p.skip is None and p.observed is None]
         if not runnable:
             cached[i] = {"functions": {}, "failed": None}
             continue
@@ -366,7 +424,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
             if cache.enabled:
                 cache.put("dynamic", fp.key, value)
         report.analysed_files = len(jobs)
-    report.cached_files = sum(1 for i in cached if plans[i].plans and any(p.skip is None for p in plans[i].plans))
+    report.cached_files = sum(1 for i in cached if any(p.skip is None and p.observed is None for p in plans[i].plans))
     for i, fp in enumerate(plans):
         value = results.get(i) or cached.get(i) or {"functions": {}, "failed": None}
         if not report.versions and value.get("versions"):
@@ -429,8 +487,14 @@ def _assemble(fp: FilePlan, value: dict, report: DynamicReport) -> None:
                 report.functions.append(FunctionOutcome(display, p.entry.qualname, p.entry.line, "skipped", p.skip))
         return
     functions = value.get("functions", {})
+    for obs in fp.observed_extra:
+        _assemble_observed(fp, obs, report, obs.get("line") or 1)
+    report.stale.extend(fp.stale)
     for p in fp.plans:
         e = p.entry
+        if p.observed is not None:
+            _assemble_observed(fp, p.observed, report, e.line)
+            continue
         if p.skip is not None:
             report.functions.append(FunctionOutcome(display, e.qualname, e.line, "skipped", p.skip))
             continue
@@ -457,6 +521,36 @@ def _assemble(fp: FilePlan, value: dict, report: DynamicReport) -> None:
             path = _display(ev["path"], fp.root) if ev.get("path") else display
             report.diagnostics.append(failure_diagnostic(
                 path, line, f"could not analyze `{e.qualname}`: {ev.get('reason')}", fp.module, e.qualname))
+
+
+def _assemble_observed(fp: FilePlan, obs: dict, report: "DynamicReport", line: int) -> None:
+    """A function `jaxlint record` observed: its findings as they were made in the program."""
+    display = fp.task.display
+    status = obs.get("status") or "called"
+    if status == "inlined":
+        status, reason = "analysed", "called only inside other jitted functions (analysed as part of them)"
+    elif obs.get("traced"):
+        status, reason = "analysed", None
+    else:
+        status = "failed" if status == "failed" else "skipped"
+        reason = f"observed by `jaxlint record`, but {obs.get('reason') or 'never traced'}"
+    rep = obs.get("report")
+    if "compile" in report.levels and "compile" not in (obs.get("levels") or ()) and status == "analysed":
+        rep = dict(rep or {}, compile_skipped="not compiled: `jaxlint record` ran without --compile, and the "
+                                              "function is not reachable after import")
+    report.functions.append(FunctionOutcome(display, obs.get("qualname", "?"), line, status, reason,
+                                            "observed", float(obs.get("seconds") or 0), rep))
+    report.observed += 1
+    if not report.versions and isinstance(obs.get("versions"), dict):
+        report.versions = dict(obs["versions"])
+    for d in obs.get("diagnostics") or []:
+        d = dict(d)
+        d["filename"] = _display(d["filename"], fp.root)
+        d["related"] = [dict(r, filename=_display(r["filename"], fp.root)) for r in d.get("related", [])]
+        key = (d["code"], d["filename"], d["location"]["row"], d["location"]["column"])
+        if key not in report.seen:
+            report.seen.add(key)
+            report.diagnostics.append(Diagnostic.from_dict(d))
 
 
 def failure_diagnostic(path: str, line: int, message: str, module: str, qualname: str | None) -> Diagnostic:

@@ -51,6 +51,9 @@ class Plan:
     skip: str | None = None
     #: every distinct recorded signature (for the recompilation rule)
     signatures: list[dict] = field(default_factory=list)
+    #: what `jaxlint record` observed for this function, still current: reported as it
+    #: is, nothing to trace
+    observed: dict | None = None
 
     def to_job(self) -> dict:
         return {

@@ -20,11 +20,20 @@ signature, as a content-addressed pickle. At exit each process writes its record
 Functions are keyed ``module:qualname`` with the module named from the file's path
 under the project root (:func:`jaxlint.dynamic.project.module_name`), so a script run
 as ``__main__`` still matches the static jit map.
+
+Unless ``JAXLINT_OBSERVE`` is empty, the recording is also an analysis: each call goes
+through :class:`jaxlint.dynamic.observe.Observer`, which analyses the first call of
+every new signature inside the program (``JAXLINT_OBSERVE=trace`` or
+``trace,compile``; ``JAXLINT_KEEP_IR=1`` keeps each function's programs for
+``jaxlint inspect``). Its results go to ``observed-<pid>.json`` beside the records,
+written after every observed call and at exit, so a program that crashes, is
+interrupted or leaves through ``os._exit`` keeps what was observed until then.
 """
 from __future__ import annotations
 
 import atexit
 import functools
+import hashlib
 import importlib.abc
 import importlib.machinery
 import inspect
@@ -33,6 +42,7 @@ import os
 import re
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +92,19 @@ def install() -> None:
         if name in sys.modules:
             _patch(sys.modules[name], name)
     sys.meta_path.insert(0, _ImportHook())
-    atexit.register(flush)
+    atexit.register(_at_exit)
+    if hasattr(os, "register_at_fork"):
+        # a forked child (multiprocessing) starts its own records: the parent's are the
+        # parent's to write, and a child that leaves through os._exit writes as it goes
+        os.register_at_fork(after_in_child=_forget)
+
+
+def _forget() -> None:
+    global _OBSERVER, _LAST_FLUSH
+    _RECORDS.clear()
+    _BLOBS.clear()
+    _OBSERVER = None
+    _LAST_FLUSH = 0.0
 
 
 def _patch(module, name: str) -> None:
@@ -98,16 +120,18 @@ def _recording(original, kind: str):
     def transform(fun=_NOTHING, *args, **kwargs):
         # only transforms the project applies are recorded: flax and equinox call
         # jax.jit on wrappers of the user's function, which must stay untouched
-        mine = _in_project(sys._getframe(1).f_code.co_filename)
+        caller = sys._getframe(1)
+        mine = in_project(caller.f_code.co_filename)
+        line = caller.f_lineno
         if fun is _NOTHING or not callable(fun):
             # the decorator-factory form, `@jax.jit(static_argnums=...)` (`fun` may be
             # the library's own "missing" marker)
             inner = original(*args, **kwargs) if fun is _NOTHING else original(fun, *args, **kwargs)
             if not mine or not callable(inner):
                 return inner
-            return lambda f: _wrap(inner(f), f, kwargs, kind)
+            return lambda f: _wrap(inner(f), f, kwargs, kind, line)
         jitted = original(fun, *args, **kwargs)
-        return _wrap(jitted, fun, kwargs, kind) if mine else jitted
+        return _wrap(jitted, fun, kwargs, kind, line) if mine else jitted
 
     transform._jaxlint_recording = True  # type: ignore[attr-defined]
     return transform
@@ -116,9 +140,9 @@ def _recording(original, kind: str):
 _NOTHING = object()
 
 
-def _wrap(jitted, fun, kwargs: dict, kind: str):
+def _wrap(jitted, fun, kwargs: dict, kind: str, jit_line: int | None = None):
     try:
-        key, meta = _describe(fun, kwargs, kind)
+        key, meta = _describe(fun, kwargs, kind, jit_line)
     except Exception:  # never break the user's program
         return jitted
     if key is None:  # library code (flax and equinox jit their own helpers): left alone
@@ -138,10 +162,20 @@ class _Recorded:
 
     def __call__(self, *args, **kwargs):
         try:
-            _note(self._key, self._meta, args, kwargs)
+            noted = _note(self._key, self._meta, args, kwargs)
+            obs = _observer() if noted is not None else None
         except Exception:  # recording must never change what the program does
-            pass
-        return self._jitted(*args, **kwargs)
+            noted = obs = None
+        if obs is None:
+            return self._jitted(*args, **kwargs)
+        canon, sig, inlined = noted
+        if inlined:
+            obs.inlined(self)
+            return self._jitted(*args, **kwargs)
+        try:
+            return obs.call(self, args, kwargs, canon, sig)
+        finally:
+            _maybe_flush()
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -153,39 +187,62 @@ class _Recorded:
 
 
 _IN_PROJECT: dict[str, bool] = {}
+_DIGESTS: dict[str, str] = {}
 
 
 def _root() -> Path:
     return Path(os.environ.get("JAXLINT_RECORD_ROOT", os.getcwd()))
 
 
-def _in_project(filename: str) -> bool:
+def in_project(filename: str) -> bool:
     """A file of the project being recorded (a virtualenv inside it does not count)."""
     hit = _IN_PROJECT.get(filename)
     if hit is None:
-        path = Path(filename).resolve()
-        root = _root()
-        hit = (root == path or root in path.parents) and not (
-            {"site-packages", "dist-packages"} & set(path.relative_to(root).parts))
+        if not filename or filename.startswith("<"):
+            hit = False
+        else:
+            path = Path(filename).resolve()
+            root = _root()
+            hit = (root == path or root in path.parents) and not (
+                {"site-packages", "dist-packages"} & set(path.relative_to(root).parts))
         _IN_PROJECT[filename] = hit
     return hit
 
 
+def file_digest(path: str) -> str:
+    """sha256 of a file's bytes as the program saw it (read once per process)."""
+    hit = _DIGESTS.get(path)
+    if hit is None:
+        try:
+            with open(path, "rb") as f:
+                hit = hashlib.sha256(f.read()).hexdigest()
+        except OSError:
+            hit = "missing"
+        _DIGESTS[path] = hit
+    return hit
+
+
 # ---------------------------------------------------------------------------- signatures
-def _describe(fun, kwargs: dict, kind: str) -> tuple[str | None, dict]:
-    code = getattr(inspect.unwrap(fun), "__code__", None)
+def _describe(fun, kwargs: dict, kind: str, jit_line: int | None = None) -> tuple[str | None, dict]:
+    inner = fun
+    bound = 0
+    while isinstance(inner, functools.partial):  # jax.jit(partial(apply, params)): apply's
+        bound += len(inner.args)
+        inner = inner.func
+    code = getattr(inspect.unwrap(inner), "__code__", None)
     if code is None:
         return None, {}
     from jaxlint.dynamic import project
 
     path = Path(code.co_filename).resolve()
-    name = getattr(fun, "__qualname__", getattr(fun, "__name__", "?"))
+    name = getattr(inner, "__qualname__", getattr(inner, "__name__", "?"))
     if name.rsplit(".", 1)[-1] == "<lambda>":
         name = f"<lambda>@{code.co_firstlineno}"
     root = _root()
-    if not _in_project(code.co_filename):
+    if not in_project(code.co_filename):
         return None, {}  # library code: not the user's to fix
     module, _ = project.module_name(path, root)
+    file_digest(str(path))  # the content the program runs, before anyone edits it
     try:
         params = list(inspect.signature(fun).parameters)
     except (TypeError, ValueError):
@@ -196,9 +253,16 @@ def _describe(fun, kwargs: dict, kind: str) -> tuple[str | None, dict]:
     names = () if names is None else (names,) if isinstance(names, str) else tuple(names)
     static_names = set(names) | {params[i] for i in nums if -len(params) <= i < len(params)}
     static_nums = set(nums) | {params.index(n) for n in names if n in params}
+    donate = kwargs.get("donate_argnums")
+    donate = () if donate is None else (donate,) if isinstance(donate, int) else tuple(donate)
+    donate_names = kwargs.get("donate_argnames")
+    donate_names = () if donate_names is None else (donate_names,) if isinstance(donate_names, str) \
+        else tuple(donate_names)
     meta = {"file": path.relative_to(root).as_posix(), "line": code.co_firstlineno, "qualname": name,
             "params": params, "static_nums": sorted(i % max(len(params), 1) for i in static_nums),
-            "static_names": sorted(static_names), "kind": kind, "module": module}
+            "static_names": sorted(static_names), "kind": kind, "module": module, "jit_line": jit_line,
+            "partial_bound": bound,
+            "donate_nums": sorted({int(i) for i in donate} | {params.index(n) for n in donate_names if n in params})}
     if kind == "pmap":  # the worker binds the axis name to trace collectives (psum ...)
         mapped = {k: kwargs[k] for k in ("axis_name", "in_axes") if k in kwargs}
         try:
@@ -209,7 +273,9 @@ def _describe(fun, kwargs: dict, kind: str) -> tuple[str | None, dict]:
     return f"{module}:{name}", meta
 
 
-def _note(key: str, meta: dict, args: tuple, kwargs: dict) -> None:
+def _note(key: str, meta: dict, args: tuple, kwargs: dict) -> tuple[str, dict, bool]:
+    """Count the call under its abstract signature; returns (the signature's canonical
+    text, the signature, whether the call runs inside another function's trace)."""
     static_nums = set(meta["static_nums"])
     static_names = set(meta["static_names"])
     # equinox.filter_jit traces array leaves only: a Python number is a static value there
@@ -219,6 +285,11 @@ def _note(key: str, meta: dict, args: tuple, kwargs: dict) -> None:
         "kwargs": {k: (_value(v) if k in static_names else _tree(v, numbers_static))
                    for k, v in sorted(kwargs.items())},
     }
+    from jaxlint.dynamic import adapter
+
+    inlined = adapter.has_tracer((args, kwargs))
+    if inlined:  # called inside another trace: inlined there, not a compile of its own
+        sig["inlined"] = True
     canon = json.dumps(sig, sort_keys=True)
     with _LOCK:
         entry = _RECORDS.get(key)
@@ -231,7 +302,7 @@ def _note(key: str, meta: dict, args: tuple, kwargs: dict) -> None:
         cur = entry["sigs"].get(canon)
         if cur is not None:
             cur["calls"] += 1
-            return
+            return canon, cur, inlined
     from jaxlint.dynamic import signatures
 
     if signatures.rebuildable(sig) is not None:
@@ -241,9 +312,10 @@ def _note(key: str, meta: dict, args: tuple, kwargs: dict) -> None:
     with _LOCK:
         cur = entry["sigs"].get(canon)
         if cur is None:
-            entry["sigs"][canon] = dict(sig, calls=1)
+            cur = entry["sigs"][canon] = dict(sig, calls=1)
         else:
             cur["calls"] += 1
+    return canon, sig, inlined
 
 
 #: sha256 -> pickled arguments (see :mod:`jaxlint.dynamic.abstract`), written at exit
@@ -351,6 +423,79 @@ def _opaque(x: Any, numbers_static: bool = False) -> dict:
     return node
 
 
+# ---------------------------------------------------------------------------- observing
+_OBSERVER: Any = None
+_OBSERVER_OFF = False
+_LAST_FLUSH = 0.0
+#: seconds between writes of the records while the program runs (a forked child that
+#: leaves through os._exit, or a killed program, keeps what was written)
+FLUSH_EVERY = 5.0
+
+
+def _observer():
+    """The process's :class:`~jaxlint.dynamic.observe.Observer`, made at the first call of
+    a jitted function (jax is loaded by then); ``None`` when analysis is off or cannot run."""
+    global _OBSERVER, _OBSERVER_OFF
+    if _OBSERVER is not None or _OBSERVER_OFF:
+        return _OBSERVER
+    with _LOCK:
+        if _OBSERVER is None and not _OBSERVER_OFF:
+            levels = [x for x in os.environ.get("JAXLINT_OBSERVE", "").split(",") if x]
+            if not levels:
+                _OBSERVER_OFF = True
+                return None
+            try:
+                from jaxlint.dynamic.observe import Observer
+
+                _OBSERVER = Observer(_root(), levels, os.environ.get("JAXLINT_KEEP_IR") == "1")
+            except Exception as e:  # e.g. jaxlint's dependencies missing in this interpreter
+                _OBSERVER_OFF = True
+                sys.stderr.write(f"jaxlint record: not analysing in this process: {type(e).__name__}: {e}\n")
+    return _OBSERVER
+
+
+def _maybe_flush() -> None:
+    global _LAST_FLUSH
+    now = time.monotonic()
+    obs = _OBSERVER
+    if now - _LAST_FLUSH >= FLUSH_EVERY or (obs is not None and obs.dirty):
+        _LAST_FLUSH = now
+        if obs is not None:
+            obs.dirty = False
+        flush()
+
+
+def _at_exit() -> None:
+    obs = _OBSERVER
+    if obs is not None:
+        try:
+            obs.finish()
+        except Exception:
+            pass
+    flush()
+
+
+#: environment variables a re-import of a recorded script gets back (``check --dynamic``)
+ENV_KEEP = re.compile(r"^(JAX_|XLA_|TF_CPP_|CUDA_VISIBLE_DEVICES$|TPU_|PYTHONHASHSEED$)")
+
+
+def _program() -> dict:
+    """How this process was started: what a re-import of its main script needs."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    name = None
+    if spec is not None and getattr(spec, "name", None):
+        name = spec.name
+    else:
+        f = getattr(main, "__file__", None)
+        if f and in_project(f):
+            from jaxlint.dynamic import project
+
+            name = project.module_name(Path(f).resolve(), _root())[0]
+    return {"main": name, "argv": list(sys.argv), "cwd": os.getcwd(),
+            "env": {k: v for k, v in os.environ.items() if ENV_KEEP.match(k)}}
+
+
 def flush() -> None:
     out = os.environ.get("JAXLINT_RECORD_DIR")
     if not out or not _RECORDS:
@@ -361,14 +506,28 @@ def flush() -> None:
             data[key] = {k: v for k, v in e.items() if k != "sigs"}
             data[key]["signatures"] = list(e["sigs"].values())
         blobs = dict(_BLOBS)
+    observed = None
+    if _OBSERVER is not None:
+        try:
+            observed = {"program": _program(), "functions": _OBSERVER.to_json()}
+        except Exception as e:
+            observed = {"program": _program(), "functions": {}, "error": f"{type(e).__name__}: {e}"}
     try:
         os.makedirs(os.path.join(out, "pickles"), exist_ok=True)
         for sha, blob in blobs.items():
-            with open(os.path.join(out, "pickles", f"{sha}.pickle"), "wb") as f:
-                f.write(blob)
-        tmp = os.path.join(out, f".records-{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-        os.replace(tmp, os.path.join(out, f"records-{os.getpid()}.json"))
+            dest = os.path.join(out, "pickles", f"{sha}.pickle")
+            if not os.path.exists(dest):
+                _write(dest, blob)
+        _write(os.path.join(out, f"records-{os.getpid()}.json"), json.dumps(data).encode("utf-8"))
+        if observed is not None:
+            _write(os.path.join(out, f"observed-{os.getpid()}.json"),
+                   json.dumps(observed, default=str).encode("utf-8"))
     except OSError:
         pass
+
+
+def _write(path: str, data: bytes) -> None:
+    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)

@@ -45,7 +45,8 @@ def encode(node: Any) -> Any:
 
 _KEY = re.compile(r"key<(\w+)>\[([0-9,]*)\]")
 #: keys whose values are never array specs
-_VERBATIM = frozenset({"value", "repr", "opaque", "treedef", "namedtuple", "static", "pickle", "unsaved", "calls"})
+_VERBATIM = frozenset({"value", "repr", "opaque", "treedef", "namedtuple", "static", "pickle", "unsaved", "calls",
+                       "compiles", "first_call", "inlined"})
 
 
 def decode(node: Any) -> Any:
@@ -120,7 +121,8 @@ def merge(entries: list[dict[str, dict]]) -> dict[str, dict]:
                     by[c] = s
                     cur["signatures"].append(s)
     for e in out.values():
-        e["signatures"].sort(key=lambda s: (-s.get("calls", 0), canonical(s)))
+        # calls inside another function's trace (inlined there) after the real ones
+        e["signatures"].sort(key=lambda s: (bool(s.get("inlined")), -s.get("calls", 0), canonical(s)))
     return out
 
 
@@ -210,6 +212,22 @@ def rebuildable(sig: dict) -> str | None:
 
 
 # ---------------------------------------------------------------------------- what jit tells apart
+class Change(str):
+    """One difference between two signatures: its text for a reader, and its ``kind``
+    (``shape``, ``dtype``, ``weak``, ``static`` for a declared static argument,
+    ``static-leaf`` for a value the transform keeps static unasked, ``structure``)
+    with the values before and after where they matter (shapes, static values)."""
+
+    kind: str
+    before: Any
+    after: Any
+
+    def __new__(cls, text: str, kind: str, before: Any = None, after: Any = None) -> "Change":
+        self = str.__new__(cls, text)
+        self.kind, self.before, self.after = kind, before, after
+        return self
+
+
 # Shared by the recompilation rule (which says how signatures differ) and `jaxlint
 # record` (which counts the functions that have several): one notion of "distinct".
 
@@ -222,13 +240,15 @@ def distinct(sigs: list, traced: bool = True) -> list[dict]:
         for i, o in enumerate(out):
             if not diff_signatures(o, s, [], traced):
                 out[i] = dict(o, calls=o.get("calls", 0) + s.get("calls", 0))
+                if "compiles" in o or "compiles" in s:
+                    out[i]["compiles"] = o.get("compiles", 0) + s.get("compiles", 0)
                 break
         else:
             out.append(dict(s))
     return sorted(out, key=lambda s: -s.get("calls", 0))
 
 
-def diff_signatures(a: dict, b: dict, names: list[str], traced: bool = True) -> list[str]:
+def diff_signatures(a: dict, b: dict, names: list[str], traced: bool = True) -> list[Change]:
     """Human descriptions of how signature ``b`` differs from ``a``, one per changed
     argument or leaf. ``traced``: Python numbers among pytree leaves are traced (jit),
     not static (equinox.filter_jit)."""
@@ -237,13 +257,13 @@ def diff_signatures(a: dict, b: dict, names: list[str], traced: bool = True) -> 
     for i in range(max(len(la), len(lb))):
         label = f"`{names[i]}`" if i < len(names) else f"argument {i}"
         if i >= len(la) or i >= len(lb):
-            out.append(f"the number of positional arguments changes {len(la)} -> {len(lb)}")
+            out.append(Change(f"the number of positional arguments changes {len(la)} -> {len(lb)}", "structure"))
             break
         _diff(la[i], lb[i], label, out, traced)
     ka, kb = a.get("kwargs", {}), b.get("kwargs", {})
     for k in sorted(set(ka) | set(kb)):
         if k not in ka or k not in kb:
-            out.append(f"keyword `{k}` is {'added' if k in kb else 'dropped'}")
+            out.append(Change(f"keyword `{k}` is {'added' if k in kb else 'dropped'}", "structure"))
             continue
         _diff(ka[k], kb[k], f"`{k}`", out, traced)
     return out
@@ -288,61 +308,67 @@ def _diff(x: dict, y: dict, label: str, out: list[str], traced: bool = True, lea
         number, arr = (_python_number(x), y) if kx == "value" else (_python_number(y), x)
         if number is not None:
             if not _weak_scalar_of(number, arr):
-                out.append(f"{label} changes from {_show(x, traced, leaf)} to {_show(y, traced, leaf)}")
+                out.append(Change(f"{label} changes from {_show(x, traced, leaf)} to {_show(y, traced, leaf)}", "weak"))
             return
     if kx != ky:
-        out.append(f"{label} changes pytree structure ({_show(x, traced, leaf)} -> {_show(y, traced, leaf)})")
+        out.append(Change(f"{label} changes pytree structure ({_show(x, traced, leaf)} -> {_show(y, traced, leaf)})",
+                          "structure"))
         return
     if kx == "array":
         if x["dtype"] != y["dtype"]:
-            out.append(f"{label} changes dtype {x['dtype']} -> {y['dtype']}")
+            out.append(Change(f"{label} changes dtype {x['dtype']} -> {y['dtype']}", "dtype"))
         if list(x["array"]) != list(y["array"]):
-            out.append(f"{label} changes shape {tuple(x['array'])} -> {tuple(y['array'])}")
+            out.append(Change(f"{label} changes shape {tuple(x['array'])} -> {tuple(y['array'])}", "shape",
+                              tuple(x['array']), tuple(y['array'])))
         if bool(x.get("weak")) != bool(y.get("weak")):
-            out.append(f"{label} changes weak type ({'a Python scalar' if x.get('weak') else 'an array'} -> "
-                       f"{'a Python scalar' if y.get('weak') else 'an array'})")
+            out.append(Change(f"{label} changes weak type ({'a Python scalar' if x.get('weak') else 'an array'} -> "
+                              f"{'a Python scalar' if y.get('weak') else 'an array'})", "weak"))
         return
     if kx in ("value", "repr"):
         if leaf and traced and _python_number(x) and _python_number(y):
             # traced Python numbers: only their type matters to jit, never their value
             if _python_number(x) is not _python_number(y):
-                out.append(f"{label} changes from a Python {_python_number(x).__name__} to a Python "
-                           f"{_python_number(y).__name__}")
+                out.append(Change(f"{label} changes from a Python {_python_number(x).__name__} to a Python "
+                                  f"{_python_number(y).__name__}", "dtype"))
             return
         if x[kx] != y[kx]:
-            out.append(f"{label} (static) changes value {x[kx]!r} -> {y[kx]!r}")
+            # a declared static argument, or a value the transform keeps static without
+            # being asked (a Python number under filter_jit, a leaf in a static field)
+            out.append(Change(f"{label} (static) changes value {x[kx]!r} -> {y[kx]!r}",
+                              "static" if traced and not leaf else "static-leaf", x[kx], y[kx]))
         return
     if kx in ("tuple", "list"):
         if len(x[kx]) != len(y[kx]):
-            out.append(f"{label} changes pytree structure (a {kx} of {len(x[kx])} -> {len(y[kx])})")
+            out.append(Change(f"{label} changes pytree structure (a {kx} of {len(x[kx])} -> {len(y[kx])})", "structure"))
             return
         for i, (p, q) in enumerate(zip(x[kx], y[kx])):
             _diff(p, q, _sub(label, f"[{i}]"), out, traced, leaf)
         return
     if kx == "dict":
         if set(x["dict"]) != set(y["dict"]):
-            out.append(f"{label} changes pytree structure (keys {sorted(x['dict'])} -> {sorted(y['dict'])})")
+            out.append(Change(f"{label} changes pytree structure (keys {sorted(x['dict'])} -> {sorted(y['dict'])})",
+                              "structure"))
             return
         for k in sorted(x["dict"]):
             _diff(x["dict"][k], y["dict"][k], _sub(label, f"[{k!r}]"), out, traced, leaf)
         return
     if kx == "key":
         if list(x["key"]) != list(y["key"]) or x.get("impl") != y.get("impl"):
-            out.append(f"{label} (PRNG key array) changes ({_show(x)} -> {_show(y)})")
+            out.append(Change(f"{label} (PRNG key array) changes ({_show(x)} -> {_show(y)})", "shape"))
         return
     if kx == "opaque":
         _diff_opaque(x, y, label, out, traced)
         return
     if kx == "namedtuple":
         if x["namedtuple"] != y["namedtuple"]:
-            out.append(f"{label} changes type {x['namedtuple']} -> {y['namedtuple']}")
+            out.append(Change(f"{label} changes type {x['namedtuple']} -> {y['namedtuple']}", "structure"))
             return
         for k in x["fields"]:
             if k in y["fields"]:
                 _diff(x["fields"][k], y["fields"][k], _sub(label, f".{k}"), out, traced, leaf)
         return
     if x != y:
-        out.append(f"{label} changes ({_show(x)} -> {_show(y)})")
+        out.append(Change(f"{label} changes ({_show(x)} -> {_show(y)})", "structure"))
 
 
 def _sub(label: str, path: str) -> str:
@@ -354,14 +380,14 @@ def _diff_opaque(x: dict, y: dict, label: str, out: list[str], traced: bool) -> 
     """A model or optimizer state, recorded as its type, its leaves by path
     (``.layers[0].weight``) and a digest of its static part."""
     if x["opaque"] != y["opaque"]:
-        out.append(f"{label} changes type {x['opaque']} -> {y['opaque']}")
+        out.append(Change(f"{label} changes type {x['opaque']} -> {y['opaque']}", "structure"))
         return
     lx, ly = _leaf_paths(x), _leaf_paths(y)
     if set(lx) != set(ly):
         gone, new = sorted(set(lx) - set(ly)), sorted(set(ly) - set(lx))
         what = "; ".join(p for p in (f"without {', '.join(gone[:3])}" if gone else "",
                                      f"with {', '.join(new[:3])}" if new else "") if p)
-        out.append(f"{label} changes pytree structure ({what})")
+        out.append(Change(f"{label} changes pytree structure ({what})", "structure"))
     else:
         before = len(out)
         for path in sorted(lx):
@@ -369,7 +395,7 @@ def _diff_opaque(x: dict, y: dict, label: str, out: list[str], traced: bool) -> 
             if len(out) - before >= 3:
                 break
     if x.get("static") != y.get("static") and set(lx) == set(ly):
-        out.append(f"{label} changes a static (non-array) field: jit compares those by value")
+        out.append(Change(f"{label} changes a static (non-array) field: jit compares those by value", "static"))
 
 
 def _leaf_paths(n: dict) -> dict:

@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 #: transforms whose traced/static split is not jax.jit's
 PARTITIONED_KINDS = frozenset({"filter_jit", "nnx.jit"})
@@ -27,6 +28,12 @@ PARTITIONED_KINDS = frozenset({"filter_jit", "nnx.jit"})
 
 def _is_abstract(x: Any) -> bool:
     return isinstance(x, jax.ShapeDtypeStruct)
+
+
+def _is_input(x: Any) -> bool:
+    """A leaf these transforms trace: an abstract input (the worker's), or a real array
+    (a program observed by `jaxlint record` traces with its own arguments)."""
+    return isinstance(x, (jax.ShapeDtypeStruct, jax.Array, np.ndarray))
 
 
 def _arrays(tree: Any) -> list:
@@ -67,7 +74,7 @@ def partitioned(kind: str, fn: Callable, args: tuple, kwargs: dict,
 def _filtered(fn, args, kwargs, restore):
     """equinox.filter_jit: array leaves traced, every other leaf static."""
     leaves, treedef = jax.tree_util.tree_flatten((args, kwargs))
-    where = [i for i, x in enumerate(leaves) if _is_abstract(x)]
+    where = [i for i, x in enumerate(leaves) if _is_input(x)]
 
     def body(*dynamic):
         filled = list(leaves)
@@ -95,9 +102,9 @@ def _nnx(fn, args, kwargs, restore):
     # one split for all graph objects keeps objects shared between arguments shared
     graphdef, state = nnx.split([leaves[i] for i in node_at])
     state_leaves, state_def = jax.tree_util.tree_flatten(state)
-    plain_at = [i for i, x in enumerate(leaves) if i not in set(node_at) and (_is_abstract(x) or _is_number(x))]
-    inputs = [x if _is_abstract(x) else _weak(x) for x in state_leaves] + \
-             [leaves[i] if _is_abstract(leaves[i]) else _weak(leaves[i]) for i in plain_at]
+    plain_at = [i for i, x in enumerate(leaves) if i not in set(node_at) and (_is_input(x) or _is_number(x))]
+    inputs = [x if _is_input(x) else _weak(x) for x in state_leaves] + \
+             [leaves[i] if _is_input(leaves[i]) else _weak(leaves[i]) for i in plain_at]
     n_state = len(state_leaves)
 
     def body(*dynamic):

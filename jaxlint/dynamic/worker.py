@@ -19,33 +19,16 @@ level, so the parent applies the right timeout), ``function`` (status ``analysed
 ``skipped`` | ``failed``, reason, diagnostics, timings), ``file_failed`` (import
 failed: reason, user line), ``done``.
 
-Hook for later analysis levels (the compile tier plugs in here)
---------------------------------------------------------------
-After a function is traced and every TraceRule has run, the worker runs, for each
-further level the request names (e.g. ``"compile"``), the analysers registered for it
-and then the rules of that phase (``rule.phase.value == level``, e.g. every
-``CompileRule``), each with the same :class:`~jaxlint.dynamic.analysis.FunctionAnalysis`
-object. An analyser is ``fn(fa) -> None``; it stores what it computes on
-``fa.extra`` (e.g. ``fa.extra["lowered"]``, ``fa.extra["compiled"]``) and may raise
-to mark the level failed for that function (reported as ``analysis-failed``).
-Register one with :func:`register_analyser` in a module named in
-:data:`ANALYSER_MODULES` (imported lazily, the first time its level is requested)::
-
-    # jaxlint/dynamic/compile.py
-    from jaxlint.dynamic.worker import register_analyser
-
-    def compile_function(fa):
-        fa.extra["lowered"] = fa.traced.lower()
-        fa.extra["compiled"] = fa.extra["lowered"].compile()
-
-    register_analyser("compile", compile_function)
-
-Before each level the worker sends ``{"event": "begin", "step": level}``; the parent
-then applies the level's timeout (``compile-timeout`` for ``compile``).
+Analysis levels: after a function is traced, the trace rules run; then, for each
+further level the request names (``"compile"``), the analysers registered for it and
+the rules of that phase, through the functions the recorder's in-process analysis
+shares (:func:`jaxlint.dynamic.analysis.run_rules`,
+:func:`~jaxlint.dynamic.analysis.run_analysers`). Before each level the worker sends
+``{"event": "begin", "step": level}``; the parent then applies the level's timeout
+(``compile-timeout`` for ``compile``).
 """
 from __future__ import annotations
 
-import dataclasses
 import faulthandler
 import importlib
 import importlib.util
@@ -56,18 +39,7 @@ import signal
 import sys
 import time
 import traceback
-from typing import Any, Callable
-
-ANALYSER_MODULES: dict[str, str] = {"compile": "jaxlint.dynamic.compile"}
-ANALYSERS: dict[str, list[Callable[[Any], None]]] = {}
-
-
-def register_analyser(level: str, fn: Callable[[Any], None]) -> None:
-    """Run ``fn(fa)`` for every traced function when ``level`` is requested."""
-    ANALYSERS.setdefault(level, [])
-    if fn not in ANALYSERS[level]:
-        ANALYSERS[level].append(fn)
-
+from typing import Any
 
 class _Out:
     def __init__(self, fd: int) -> None:
@@ -455,7 +427,7 @@ class Worker:
                        "path": where[0] if where else path, "line": where[1] if where else None})
 
     def analyse(self, module, job: dict, req: dict, rules: dict[str, list], roots: list[str]) -> dict:
-        from jaxlint.dynamic.analysis import FunctionAnalysis
+        from jaxlint.dynamic.analysis import FunctionAnalysis, run_analysers, run_rules, unbind
 
         entry = job["entry"]
         spec = job.get("spec")
@@ -466,7 +438,7 @@ class Worker:
         status, reason = "analysed", None
         try:
             obj, original = resolve_target(module, entry, spec)
-            fa.function = original
+            fa.function, fa.bound = unbind(original)
             if spec is None:
                 raise InputError("no inputs")
             static_names = static_value_names(spec, original)
@@ -487,7 +459,7 @@ class Worker:
         except BaseException as e:
             return self._failed(fa, f"could not get the function: {essence(e)}", e, roots)
         t0 = time.perf_counter()
-        errors = self._run_rules(fa, rules.get("trace", []))
+        errors = run_rules(fa, rules.get("trace", []))
         timings["rules"] = time.perf_counter() - t0
         for level in req.get("levels", ["trace"])[1:]:
             if fa.jaxpr is None:
@@ -499,17 +471,15 @@ class Worker:
             try:
                 if fa.extra.get("symbolic") and not fa.extra.get("concrete"):
                     # XLA compiles concrete shapes only: trace once more with the default sizes
-                    args, kwargs = trace_args(fa.function, spec, req.get("dimensions") or {}, False)
+                    args, kwargs = trace_args(original, spec, req.get("dimensions") or {}, False)
                     fa.traced = fa.jitted.trace(*args, **kwargs)
                     fa.extra["concrete"] = True
-                self._load_level(level)
-                for analyser in ANALYSERS.get(level, []):
-                    analyser(fa)
+                run_analysers(fa, level)
             except MemoryError as e:
                 return self._failed(fa, f"ran out of memory in the {level} step", e, roots, keep=True)
             except BaseException as e:
                 return self._failed(fa, f"the {level} step failed: {essence(e)}", e, roots, keep=True)
-            errors += self._run_rules(fa, rules.get(level, []))
+            errors += run_rules(fa, rules.get(level, []))
             timings[level] = time.perf_counter() - t0
         return {"status": status, "reason": reason, "timings": timings, "rule_errors": errors,
                 "symbolic": fa.extra.get("symbolic", False), "rule_seconds": fa.extra.get("rule_seconds", {}),
@@ -553,57 +523,11 @@ class Worker:
                 raise InputError("the pmap's axis name is unknown without a recording (`jaxlint record`)") from None
             fa.error = e
 
-    def _run_rules(self, fa, rules: list) -> list[str]:
-        errors = []
-        spent = fa.extra.setdefault("rule_seconds", {})
-        for rule in rules:
-            fa.rule = type(rule)
-            fa.options = rule.opts
-            before = len(fa.diagnostics)
-            t0 = time.perf_counter()
-            try:
-                rule.check(fa)
-            except Exception as e:  # a rule bug must not lose the other rules' findings
-                del fa.diagnostics[before:]
-                errors.append(f"rule {rule.code} failed on {fa.qualname}: {type(e).__name__}: {e}")
-            spent[rule.code] = round(time.perf_counter() - t0, 6)
-            self._supersede(fa, before)
-        return errors
-
-    @staticmethod
-    def _supersede(fa, before: int) -> None:
-        """One problem, one finding: the rule's new findings replace the earlier ones
-        they supersede (a compile finding the trace prediction it confirms); one found
-        elsewhere than the new finding's line stays visible as a related location."""
-        from jaxlint.diagnostic import Related
-        from jaxlint.registry import rules_by_code
-        from jaxlint.rule import supersede
-
-        new = fa.diagnostics[before:]
-        if not any(getattr(rules_by_code().get(d.code), "supersedes", ()) for d in new):
-            return
-        kept, replaced = supersede(fa.diagnostics[:before], new, rules_by_code().get)
-        for j, gone in replaced.items():
-            links = tuple(Related(d.path, d.start, d.start, f"{d.code}: {d.message}")
-                          for d in gone if d.start.line != new[j].start.line)
-            if links:
-                new[j] = dataclasses.replace(new[j], related=new[j].related + links)
-        fa.diagnostics[:] = kept + new
-
     def _failed(self, fa, reason: str, e: BaseException, roots: list[str], keep: bool = False) -> dict:
         where = user_line(e.__traceback__, fa.path, roots)
         return {"status": "failed", "reason": reason,
                 "path": where[0] if where else None, "line": where[1] if where else None,
                 "diagnostics": [d.to_dict() for d in fa.diagnostics] if keep else []}
-
-    @staticmethod
-    def _load_level(level: str) -> None:
-        if level in ANALYSERS:
-            return
-        name = ANALYSER_MODULES.get(level)
-        if name is None:
-            raise RuntimeError(f"no analyser registered for level {level!r}")
-        importlib.import_module(name)
 
 
 def main() -> int:
@@ -613,8 +537,6 @@ def main() -> int:
     if hasattr(signal, "SIGUSR1"):
         # the parent asks for the stack of a hung worker before killing it
         faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=False)
-    # the module is also importable as jaxlint.dynamic.worker: analyser modules register there
-    sys.modules.setdefault("jaxlint.dynamic.worker", sys.modules[__name__])
     try:
         worker = Worker(out)
     except BaseException as e:

@@ -8,11 +8,15 @@ class LargeConstant(TraceRule):
     """
     ## What it does
     Finds arrays baked into the traced program as constants: arrays a jitted function
-    closes over or reads from a global (and, with `JAX_USE_SIMPLIFIED_JAXPR_CONSTANTS`,
-    large literals), at every nesting level, that are at least `max-bytes` large. It
-    reports the line that uses the constant, with its variable name when it can be
-    recovered, its size, shape and dtype. Splat constants (all elements equal) cost
-    almost nothing and are reported as information only.
+    closes over, reads from a global or binds with `functools.partial` (and, with
+    `JAX_USE_SIMPLIFIED_JAXPR_CONSTANTS`, large literals), at every nesting level, that
+    are at least `max-bytes` large. It reports where the jitted function takes hold of
+    the array: the line of the traced function that leads to its use (a lambda's
+    `foo(y, W)`, not the line inside `foo`), or the `jax.jit(partial(apply, params))`
+    that binds it, with its variable name (`params['w1']`) when it can be recovered,
+    its size, shape and dtype; where the name is assigned and where the constant is used
+    are related locations. Splat constants (all elements equal) cost almost nothing and
+    are reported as information only.
 
     This is the measured version of JAX101 (captured-array): where both fire on one
     line only this one is reported.
@@ -134,9 +138,12 @@ class LargeConstant(TraceRule):
             if size < limit or id(value) in seen:
                 continue
             seen.add(id(value))
-            sites = fa.sites(fa.consumers(var, level.jaxpr))
-            site = sites[0] if sites else fa.def_site()
-            name = fa.name_of_value(value, site)
+            consumers = fa.consumers(var, level.jaxpr)
+            sites = fa.sites(consumers)
+            fa.consumer_frames(consumers)
+            name, capture, defined = fa.capture_of(value, sites)
+            use = sites[0] if sites else None
+            site = capture or use or fa.def_site()
             arr = adapter.const_array(value)
             splat = bool(arr is not None and arr.size and (arr == arr.flat[0]).all())
             what = f"captured array `{name}`" if name else "a captured constant"
@@ -144,10 +151,15 @@ class LargeConstant(TraceRule):
                    f"program as a constant; pass it as an argument")
             if splat:
                 msg += " (it is a splat of one value, so it costs little)"
+            related = []
+            if defined is not None and (defined.path, defined.line) != (site.path, site.line):
+                related.append(defined.related(f"`{name}` is assigned here"))
+            related += [s.related("the constant is used here") for s in sites[:5]
+                        if (s.path, s.line) != (site.path, site.line)]
             fa.report(
                 site, msg,
                 severity=Severity.INFO if splat else None,
-                related=[s.related("the constant is also used here") for s in sites[1:5]],
+                related=related,
                 data={"bytes": size, "shape": list(adapter.shape_of(aval)), "dtype": adapter.dtype_name(aval),
                       "name": name, "splat": splat},
             )

@@ -2,35 +2,49 @@ from __future__ import annotations
 
 import inspect
 
-from jaxlint.rule import Invalid, TraceRule, Valid
+from jaxlint.rule import Invalid, Option, TraceRule, Valid
 
 
 class Recompilation(TraceRule):
     """
     ## What it does
-    Reads the signatures recorded by `jaxlint record` and reports a jitted function
-    that was called with several distinct abstract signatures, at the line where it is
-    jitted. It says which argument changes between them and how: shape, dtype, weak
-    type (a Python scalar vs an array), static value, or pytree structure, down to a
-    model's parameter (`model.layers[0].weight`) or static field: what
-    `jax_explain_cache_misses` would log, as a finding. Each change is one short
-    clause per argument or leaf: "`state.step` changes from a Python int (traced as a
-    weak-typed scalar) to i32[]".
+    Reports a jitted function that is compiled again and again when it need not be.
+    It reads what `jaxlint record` saw the program do: every signature a jitted
+    function was called with and, when the recording analysed the program (the
+    default), what jax really compiled for each one and the user line of the call that
+    caused each compile. A call made inside another jitted function's trace is inlined
+    there and never counts as a compile of its own.
 
-    Records that differ only where jit sees no difference are one signature: a Python
-    number among a pytree's leaves (`TrainState(step=0)`) is traced as a weak-typed
-    scalar, the same as the weak `i32[]` array a jitted `step + 1` returns, so jit
-    compiles once. Under `equinox.filter_jit` such numbers are static, and a new value
-    is a new compile.
+    Deliberate use stays quiet: two input shapes each called many times (a training and
+    an evaluation batch size), or a handful of shapes each used once in a script. It
+    reports avoidable churn:
 
-    Needs recorded signatures (`jaxlint record -- python train.py`); without them it
-    stays quiet.
+    * a smaller last batch or sequence (a rare signature whose dimensions shrink, called
+      from the same line as the common one);
+    * a new shape on most calls, or more than `max-signatures` distinct signatures;
+    * weak-type flips (a Python scalar in one call, an array in the next), dtype drift,
+      floats passed as static arguments, and Python numbers a transform keeps static
+      without being asked (a step counter in an `equinox` module under `filter_jit`);
+    * the same signature compiled again and again: a new jitted function object on
+      every call (`jax.jit` inside a loop, or of a new closure).
+
+    The finding sits at the call that caused the extra compile, with the place where
+    the function is jitted and its first call as related locations, and names what
+    changed, down to a model's leaf: "`state.step` changes from a Python int (traced as
+    a weak-typed scalar) to i32[]", `x` changes shape (128, 512) -> (96, 512). Records
+    that differ only where jit sees no difference are one signature: a Python number
+    among a pytree's leaves (`TrainState(step=0)`) is traced as a weak-typed scalar,
+    the same as the weak `i32[]` array a jitted `step + 1` returns. Under
+    `equinox.filter_jit` such numbers are static, and a new value is a new compile.
+
+    Without a recording it stays quiet.
 
     ## Why is this bad?
-    Each distinct signature is a separate trace and XLA compile. A batch size that
-    varies on the last batch, a Python float passed where an array was passed
-    before, or a static argument that takes many values makes a training loop
-    recompile again and again.
+    Each compile is a trace and an XLA compile: seconds for a real training step, paid
+    again for every new shape, dtype, weak type or static value. A last batch of another
+    size compiles a second program every epoch; a Python float passed as a static
+    argument compiles one program per value; a function jitted inside the loop compiles
+    on every iteration.
 
     ## Example
     ```python
@@ -52,9 +66,14 @@ class Recompilation(TraceRule):
 
     code = "JAX208"
     name = "recompilation"
-    summary = "a jitted function was called with several signatures, so it compiles several times"
+    summary = "a jitted function is compiled again and again (new shapes, dtypes, weak types, static values, wrappers)"
     fix_hint = "keep shapes, dtypes and static arguments fixed across calls (pad, cast, or make it an array)"
     reads_signatures = True  # `jaxlint record` points to this rule
+    # the measured form of "a new jit wrapper per call" at the same call
+    supersedes = ("JAX103",)
+    options = {
+        "max-signatures": Option(8, "report a function compiled for more distinct signatures than this", int, 1),
+    }
 
     VALID = [
         Valid(
@@ -85,8 +104,77 @@ class Recompilation(TraceRule):
                 ]}}}
             """},
         ),
+        # deliberate: a training and an evaluation batch size, each called many times
+        Valid(
+            """
+            import jax
+
+            @jax.jit
+            def predict(params, x):
+                return x @ params
+            """,
+            files={".jaxlint/signatures.json": """
+                {"format": 1, "functions": {"{module}:predict": {"file": "{module}.py", "line": 3, "signatures": [
+                  {"args": ["f32[64,10]", "f32[128,64]"], "kwargs": {}, "calls": 50},
+                  {"args": ["f32[64,10]", "f32[512,64]"], "kwargs": {}, "calls": 40}
+                ]}}}
+            """},
+        ),
+        # deliberate: a script that runs a few sizes once each
+        Valid(
+            """
+            import jax
+
+            @jax.jit
+            def solve(a):
+                return a @ a
+            """,
+            files={".jaxlint/signatures.json": """
+                {"format": 1, "functions": {"{module}:solve": {"file": "{module}.py", "line": 3, "signatures": [
+                  {"args": ["f32[16,16]"], "kwargs": {}, "calls": 1},
+                  {"args": ["f32[32,32]"], "kwargs": {}, "calls": 1},
+                  {"args": ["f32[64,64]"], "kwargs": {}, "calls": 1}
+                ]}}}
+            """},
+        ),
+        # a call inside another jitted function's trace is inlined there: no compile
+        Valid(
+            """
+            import jax
+
+            @jax.jit
+            def layer(x):
+                return x * 2
+            """,
+            files={".jaxlint/signatures.json": """
+                {"format": 1, "functions": {"{module}:layer": {"file": "{module}.py", "line": 3, "signatures": [
+                  {"args": ["f32[8,4]"], "kwargs": {}, "calls": 9},
+                  {"args": ["f32[5,4]"], "kwargs": {}, "calls": 1, "inlined": true}
+                ]}}}
+            """},
+        ),
     ]
     INVALID = [
+        # a float as a static argument: one compile per value
+        Invalid(
+            """
+            import functools
+            import jax
+
+            @functools.partial(jax.jit, static_argnames="lr")
+            def sgd(w, g, lr):
+                return w - lr * g
+            """,
+            line=4,
+            message="`lr` (static) changes value 0.1 -> 0.05",
+            files={".jaxlint/signatures.json": """
+                {"format": 1, "functions": {"{module}:sgd": {"file": "{module}.py", "line": 4,
+                  "static_argnames": ["lr"], "signatures": [
+                  {"args": ["f32[8]", "f32[8]", {"value": 0.1}], "kwargs": {}, "calls": 30},
+                  {"args": ["f32[8]", "f32[8]", {"value": 0.05}], "kwargs": {}, "calls": 30}
+                ]}}}
+            """},
+        ),
         Invalid(
             """
             import jax
@@ -137,20 +225,119 @@ class Recompilation(TraceRule):
         # a Python number among a pytree's leaves is traced (as a weak-typed scalar) by
         # jax.jit and nnx.jit, but is a static value for equinox.filter_jit
         traced = (fa.entry or {}).get("kind") != "filter_jit"
-        sigs = distinct(list(fa.signatures or ()), traced)
-        if len(sigs) < 2:
+        sigs = [s for s in fa.signatures or () if not s.get("inlined")]  # inlined calls compile nothing
+        observed = any("compiles" in s for s in sigs)
+        if observed:  # what jax really compiled (`jaxlint record` watched it)
+            sigs = [s for s in sigs if s.get("compiles")]
+        names = _param_names(fa.function)[int((fa.entry or {}).get("partial_bound") or 0):]
+        again = [s for s in sigs if s.get("compiles", 0) > 1]
+        if again:
+            self._rejit(fa, again)
+        groups = distinct(sigs, traced)
+        if len(groups) < 2:
             return  # what differs in the records is the same to jit: one compile
-        names = _param_names(fa.function)
-        changes: list[str] = []
-        base = sigs[0]
-        for other in sigs[1:]:
-            for c in diff_signatures(base, other, names, traced):
+        base = groups[0]
+        calls = [g.get("calls", 0) for g in groups]
+        total = sum(calls)
+        changes: list = []
+        worst = None  # the signature whose compile is most clearly avoidable
+        why = ""
+        for other in groups[1:]:
+            diff = diff_signatures(base, other, names, traced)
+            for c in diff:
                 if c not in changes:
                     changes.append(c)
-        calls = [s.get("calls", 0) for s in sigs]
-        msg = (f"`{fa.qualname}` was traced and compiled for {len(sigs)} different signatures "
+            reason = _churn(diff, base, other)
+            if reason and worst is None:
+                worst, why = other, reason
+        if worst is None:
+            if len(groups) > self.opts["max-signatures"]:
+                worst, why = groups[1], f"more than {self.opts['max-signatures']} distinct signatures"
+            elif len(groups) >= 3 and 2 * len(groups) >= total >= 4:
+                worst, why = groups[1], "a new signature on most calls"
+            else:
+                return  # a few signatures, each used as much as it needs: deliberate
+        msg = (f"`{fa.qualname}` was traced and compiled for {len(groups)} different signatures "
                f"(calls: {', '.join(map(str, calls))}): " + "; ".join(changes[:4] or ["the signatures differ"]))
-        fa.report(fa.entry_site(), msg, data={"signatures": len(sigs), "calls": calls, "changes": changes[:10]})
+        if why:
+            msg += f" ({why})"
+        site, related = _where(fa, worst, base)
+        fa.report(site, msg, related=related,
+                  data={"signatures": len(groups), "calls": calls, "changes": [str(c) for c in changes[:10]],
+                        "reason": why})
+
+    def _rejit(self, fa, again: list) -> None:
+        n = max(s.get("compiles", 0) for s in again)
+        first = max(again, key=lambda s: s.get("compiles", 0))
+        site, related = _where(fa, first, None)
+        fa.report(site, f"`{fa.qualname}` was compiled {n} times for the same signature: each call makes a new "
+                        f"jitted function (`jax.jit` inside a loop or a function, or of a new closure), so jax "
+                        f"cannot reuse the compiled program; jit it once and reuse it",
+                  related=related, data={"compiles": n, "reason": "a new jitted function per call"})
+
+
+def _churn(diff: list, base: dict, other: dict) -> str:
+    """Why compiling ``other`` beside ``base`` is avoidable, or ``""`` when it may be
+    deliberate (another input size the program really uses)."""
+    kinds = {getattr(c, "kind", "") for c in diff}
+    if "weak" in kinds:
+        return "a Python scalar in some calls and an array in others"
+    if "dtype" in kinds:
+        return "the dtype drifts between calls"
+    for c in diff:
+        kind = getattr(c, "kind", "")
+        if kind == "static" and isinstance(c.before, float | None) and isinstance(c.after, float):
+            return "a float passed as a static argument compiles once per value"
+        if kind == "static-leaf" and _number(c.before) and _number(c.after):
+            return "a Python number kept static by the transform compiles once per value: pass it as an array"
+    shapes = [c for c in diff if getattr(c, "kind", "") == "shape" and c.before is not None]
+    if shapes and kinds <= {"shape", "static"} and all(_smaller_batch(c.before, c.after) for c in shapes):
+        many, few = base.get("calls", 0), other.get("calls", 0)
+        # one loop (the same call line) feeding full batches and then a rare smaller
+        # one; without the call lines, enough full batches to tell
+        loop = _same_call(base, other)
+        if few <= max(1, many // 3) and many >= (2 if loop else 3) and loop is not False:
+            return "a smaller final batch or sequence: pad it to the full size or drop it"
+    return ""
+
+
+def _same_call(a: dict, b: dict) -> bool | None:
+    """Whether two signatures were first called from the same line (None: unknown)."""
+    x, y = a.get("first_call"), b.get("first_call")
+    if not isinstance(x, dict) or not isinstance(y, dict):
+        return None
+    return (x.get("file"), x.get("line")) == (y.get("file"), y.get("line"))
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _smaller_batch(before: tuple, after: tuple) -> bool:
+    """The same rank, some dimensions smaller (a batch, a sequence), none larger."""
+    if len(before) != len(after) or not before:
+        return False
+    return all(b <= a for a, b in zip(before, after)) and tuple(before) != tuple(after)
+
+
+def _where(fa, sig: dict, base: dict | None):
+    """The call that caused the compile (recorded by `jaxlint record`), with where the
+    function is jitted and its first call; the jit site when no call was recorded."""
+    from jaxlint.dynamic.analysis import Site
+
+    entry = fa.entry_site()
+    if base is not None and int(base.get("seq") or 0) > int(sig.get("seq") or 0):
+        sig, base = base, sig  # the extra compile is the later one
+    call = sig.get("first_call") if isinstance(sig, dict) else None
+    if not isinstance(call, dict):
+        return entry, []
+    site = Site(call["file"], int(call["line"]), int(call.get("column") or 1))
+    related = [entry.related(f"`{fa.qualname}` is jitted here")]
+    first = (base or {}).get("first_call")
+    if isinstance(first, dict) and (first["file"], first["line"]) != (call["file"], call["line"]):
+        related.append(Site(first["file"], int(first["line"]), int(first.get("column") or 1))
+                       .related("its first compile"))
+    return site, related
 
 
 def _param_names(fn) -> list[str]:

@@ -20,7 +20,7 @@ def loss_fn(model, xs, labels):
     return jnp.mean(optax.softmax_cross_entropy_with_integer_labels(logits * weights, labels))
 
 
-@eqx.filter_jit  # JAX208
+@eqx.filter_jit
 def train_step(model, opt_state, xs, labels):  # JAX206
     loss, grads = eqx.filter_value_and_grad(loss_fn)(model, xs, labels)
     updates, opt_state = optimizer.update(grads, opt_state, eqx.filter(model, eqx.is_array))
@@ -66,7 +66,7 @@ def main(steps=4):
         batch = 16 if step < steps - 1 else 10  # the last batch is smaller
         xs = jax.random.normal(jax.random.fold_in(key, step), (batch, 8, 32))
         labels = jnp.arange(batch) % 4
-        model, opt_state, loss = train_step(model, opt_state, xs, labels)
+        model, opt_state, loss = train_step(model, opt_state, xs, labels)  # JAX208
         print("step", step, float(loss))
     print(predict(model, xs), model.embed(xs[:, 0]).shape)
     print(spectral_features(jnp.ones((16, 1024))).shape)

@@ -16,7 +16,7 @@ def loss_fn(model, tokens, labels):
     return optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean()
 
 
-@nnx.jit  # JAX208
+@nnx.jit
 def train_step(model, optimizer, tokens, labels):  # JAX206
     loss, grads = nnx.value_and_grad(loss_fn)(model, tokens, labels)
     if NEW_OPTIMIZER:
@@ -55,7 +55,7 @@ def main(steps=3):
         seq = 16 if step < steps - 1 else 12  # a shorter final sequence
         tokens = jax.random.randint(jax.random.fold_in(key, step), (8, seq), 0, 4096)
         labels = jnp.arange(8) % 4
-        print("loss", float(train_step(model, optimizer, tokens, labels)))
+        print("loss", float(train_step(model, optimizer, tokens, labels)))  # JAX208
     print(predict(model, tokens), smoothed_targets(model, labels).shape)
     try:
         evaluate(model, tokens)

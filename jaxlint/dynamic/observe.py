@@ -1,0 +1,460 @@
+"""Observed analysis: a program that ``jaxlint record`` runs analyses its own jitted functions.
+
+The recorder (:mod:`jaxlint.dynamic.record`) hands every call of a jitted function of
+the project to :meth:`Observer.call`. At the first call of each new signature the call
+is observed:
+
+* **trace tier**: the function is traced with the call's real arguments (``jitted.trace``
+  shares jax's trace cache with the call that follows, so the program traces once),
+  and the selected trace rules (JAX2xx) run on that jaxpr through
+  :func:`jaxlint.dynamic.analysis.run_rules`, the worker's code path;
+* **compile tier** (``record --compile``): the executable XLA builds for the program's
+  own call is captured (:func:`jaxlint.dynamic.adapter.capture_compiles`) and read as
+  ``check --dynamic --compile`` reads a compile: nothing is compiled twice;
+* **recompilation**: every call counts the compiles it caused, so what jax really
+  compiled (a call inside another function's trace is inlined there, never a compile
+  of its own) and the user line of the call that caused each compile are known; the
+  rules that read signatures run on them when the process ends.
+
+Everything here runs inside the user's program, so nothing may change what it does:
+each analysis step is guarded, and the program's call, its result, its exceptions and
+its warnings are its own. Results are written by the recorder at exit (and after
+every observed call) as ``observed-<pid>.json``; ``jaxlint record`` merges them into
+``.jaxlint/observed.json`` (:mod:`jaxlint.dynamic.observed`).
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import inspect
+import os
+import sys
+import threading
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+from jaxlint import __version__
+from jaxlint.dynamic import adapter
+from jaxlint.dynamic.analysis import FunctionAnalysis, run_analysers, run_rules, unbind
+
+#: IR kept per function (``record --keep-ir``) is cut to this many characters per stage
+MAX_IR_CHARS = 2_000_000
+
+
+class FunctionState:
+    """What the program did with one jitted function, and what its analysis found."""
+
+    def __init__(self, key: str, meta: dict, fun: Any, observer: "Observer") -> None:
+        self.key = key
+        self.meta = meta
+        self.fun = fun
+        self.path = str((observer.root / meta["file"]).resolve())
+        self.entry = observer.entry_for(self.path, meta)
+        self.calls = 0
+        self.inlined = 0
+        #: canonical signature -> {"sig", "calls", "compiles", "first_call", "compile_seconds"}
+        self.sigs: dict[str, dict] = {}
+        self.diagnostics: list = []
+        self.status = "called"  # -> analysed | failed | skipped (| inlined: only inside other traces)
+        self.reason: str | None = None
+        self.traced = False
+        self.compiled = False
+        self.report: dict | None = None
+        self.rule_errors: list[str] = []
+        self.first_call: tuple[str, int, int] | None = None
+        self.ir: dict | None = None
+        self.seconds = 0.0
+
+    def analysis(self, observer: "Observer", site: tuple[str, int, int] | None) -> FunctionAnalysis:
+        where = f"{_rel(site[0], observer.root)}:{site[1]}" if site else "?"
+        fa = FunctionAnalysis(path=self.path, module=self.meta["module"], qualname=self.meta["qualname"],
+                              entry=self.entry, spec={"source": "observed", "where": where},
+                              versions=observer.versions, signatures=self.signature_records(observer))
+        fa.function, fa.bound = unbind(self.fun)
+        return fa
+
+    def signature_records(self, observer: "Observer") -> list[dict]:
+        """Every signature the program called the function with at top level, with what
+        jax really compiled for it and the user line of its first call."""
+        out = []
+        for s in self.sigs.values():
+            rec = dict(s["sig"], calls=s["calls"], compiles=s["compiles"], seq=s["seq"])
+            if s.get("first_call"):
+                f, line, col = s["first_call"]
+                rec["first_call"] = {"file": f, "line": line, "column": col}
+            out.append(rec)
+        return out
+
+
+class Observer:
+    def __init__(self, root: Path, levels: list[str], keep_ir: bool) -> None:
+        self.root = root
+        self.levels = levels
+        self.keep_ir = keep_ir
+        self.versions = adapter.versions()
+        self.functions: dict[str, FunctionState] = {}
+        self.lock = threading.RLock()
+        self._models: dict[str, Any] = {}
+        self._rules: dict[str, dict[str, list]] = {}
+        self.errors: list[str] = []
+        #: something new was observed since the records were last written
+        self.dirty = False
+        #: order of first calls of signatures, across functions
+        self.seq = 0
+
+    # ------------------------------------------------------------------ setup
+    def state(self, key: str, meta: dict, fun: Any) -> FunctionState:
+        with self.lock:
+            fs = self.functions.get(key)
+            if fs is None:
+                fs = self.functions[key] = FunctionState(key, meta, fun, self)
+            return fs
+
+    def rules_for(self, path: str) -> dict[str, list]:
+        """The selected trace and compile rules (with options) of the nearest config of
+        ``path``, by phase, as ``check --dynamic`` would run them there."""
+        folder = str(Path(path).parent)
+        hit = self._rules.get(folder)
+        if hit is None:
+            from jaxlint.discovery import SettingsResolver
+            from jaxlint.runner import active_rules
+
+            settings = SettingsResolver(None, False, {}).for_dir(Path(folder))
+            hit = {}
+            for r in active_rules(settings, tuple(self.levels)):
+                if r.role is None:
+                    hit.setdefault(r.phase.value, []).append(r)
+            self._rules[folder] = hit
+        return hit
+
+    def rules_digest(self, path: str) -> str:
+        rules = self.rules_for(path)
+        text = repr(sorted((r.code, sorted(r.opts.items())) for rs in rules.values() for r in rs))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def entry_for(self, path: str, meta: dict) -> dict:
+        """The static jit map's entry of the function (where it is jitted, its def line,
+        its transform), else one built from what the program knows."""
+        model = self._model(path, meta["module"])
+        line = int(meta["line"])
+        if model is not None:
+            tree, entries = model
+            def_line = _def_line(tree, line, meta["qualname"]) or line
+            for e in entries:
+                if e.qualname == meta["qualname"] or (e.def_line == def_line and e.kind == meta["kind"]):
+                    d = e.to_dict()
+                    d["def_line"] = def_line
+                    return d
+        else:
+            def_line = line
+        return {"kind": meta["kind"], "qualname": meta["qualname"], "name": meta["qualname"].rsplit(".", 1)[-1],
+                "line": int(meta.get("jit_line") or def_line), "column": 1, "def_line": def_line, "form": "call",
+                "static_argnums": meta.get("static_nums", []), "static_argnames": meta.get("static_names", []),
+                "partial_bound": meta.get("partial_bound", 0)}
+
+    def _model(self, path: str, module: str):
+        if path not in self._models:
+            try:
+                from jaxlint.semantic import ModuleModel
+
+                tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+                self._models[path] = (tree, list(ModuleModel(tree, module).entries))
+            except Exception:  # a file we cannot read or parse: the program's facts alone
+                self._models[path] = None
+        return self._models[path]
+
+    # ------------------------------------------------------------------ one call
+    def call(self, rec: Any, args: tuple, kwargs: dict, canon: str, sig: dict) -> Any:
+        """Run the program's call of ``rec`` (a recorded jitted function), observing it
+        when it is the first of its signature; returns (or raises) what the call does."""
+        fs = self.state(rec._key, rec._meta, rec._fun)
+        with self.lock:
+            fs.calls += 1
+            cur = fs.sigs.get(canon)
+            first_of_sig = cur is None
+            if cur is None:
+                self.seq += 1
+                cur = fs.sigs[canon] = {"sig": sig, "calls": 0, "compiles": 0, "first_call": None,
+                                        "compile_seconds": 0.0, "seq": self.seq}
+            cur["calls"] += 1
+        site = call_site() if first_of_sig else None
+        traced = error = None
+        if first_of_sig:
+            cur["first_call"] = site
+            if fs.first_call is None:
+                fs.first_call = site
+            t0 = time.perf_counter()
+            try:
+                traced = self._trace(fs, rec, args, kwargs, sig)
+            except Exception as e:  # the program's own call will fail the same way
+                error = e
+            fs.seconds += time.perf_counter() - t0
+        caught: list = []
+        with adapter.capture_compiles() as compiles:
+            if first_of_sig:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    try:
+                        result = rec._jitted(*args, **kwargs)
+                    except BaseException:
+                        self._after(fs, cur, traced, error, compiles, caught, site)
+                        self.dirty = True
+                        raise
+            else:
+                result = rec._jitted(*args, **kwargs)
+        if first_of_sig:
+            _reemit(caught)
+            self._after(fs, cur, traced, error, compiles, caught, site)
+            self.dirty = True
+        elif compiles:
+            # the same signature compiled again: a new closure or a fresh jax.jit per call
+            with self.lock:
+                cur["compiles"] += len(_mine(compiles, fs))
+        return result
+
+    def inlined(self, rec: Any) -> None:
+        """A call with tracers: inside another function's trace, inlined there."""
+        fs = self.state(rec._key, rec._meta, rec._fun)
+        with self.lock:
+            fs.inlined += 1
+
+    def _trace(self, fs: FunctionState, rec: Any, args: tuple, kwargs: dict, sig: dict):
+        kind = fs.meta["kind"]
+        if kind in ("jit", "pjit") and hasattr(rec._jitted, "trace"):
+            return rec._jitted.trace(*args, **kwargs)
+        from jaxlint.dynamic.transforms import PARTITIONED_KINDS, MappedJit, PartitionedJit
+
+        fun = _original(fs.fun)
+        if kind in PARTITIONED_KINDS:
+            return PartitionedJit(kind, fun, fs.meta.get("static_nums", ()),
+                                  fs.meta.get("static_names", ())).trace(*args, **kwargs)
+        if kind == "pmap":
+            mapped = fs.meta.get("pmap") or {}
+            return MappedJit(fun, fs.meta.get("static_nums", ()), mapped.get("axis_name"),
+                             mapped.get("in_axes", 0)).trace(*args, **kwargs)
+        raise _NotTraceable(f"a `{kind}` function without `.trace`")
+
+    def _after(self, fs: FunctionState, cur: dict, traced, error, compiles, caught, site) -> None:
+        """Count what the call compiled and analyse it; never raises."""
+        t0 = time.perf_counter()
+        try:
+            mine = _mine(compiles, fs) if compiles is not None else None
+            with self.lock:
+                if mine:
+                    cur["compiles"] += len(mine)
+                    cur["compile_seconds"] += sum(c.seconds for c in mine)
+                elif mine is None:  # this jax does not show its compiles: a new signature is one
+                    cur["compiles"] += 1
+            if isinstance(error, _NotTraceable):
+                fs.status, fs.reason = "skipped", str(error)
+                return
+            if fs.traced and mine is not None and not mine and error is None:
+                return  # nothing new was compiled: the same program as before
+            self._analyse(fs, traced, error, mine, caught, site)
+        except Exception as e:  # never break the user's program
+            fs.status, fs.reason = "failed", f"jaxlint could not analyse it: {type(e).__name__}: {e}"
+        finally:
+            fs.seconds += time.perf_counter() - t0
+
+    def _analyse(self, fs: FunctionState, traced, error, compiles, caught, site) -> None:
+        fa = fs.analysis(self, site)
+        fa.jitted = None
+        fa.traced = traced
+        if traced is not None:
+            fa.jaxpr = traced.jaxpr
+        fa.error = error
+        fa.extra["call_warnings"] = [str(w.message) for w in caught]
+        rules = self.rules_for(fs.path)
+        # the rules that read every signature of the function run once, at the end
+        fs.rule_errors += run_rules(fa, [r for r in rules.get("trace", []) if not r.reads_signatures])
+        fs.traced = fs.traced or fa.jaxpr is not None or fa.error is not None  # a trace error is a finding
+        if fa.jaxpr is not None and "compile" in self.levels:
+            captured = _pick(compiles, fs)
+            if captured is not None:
+                fa.extra["captured"] = captured
+            try:
+                run_analysers(fa, "compile")
+                fs.rule_errors += run_rules(fa, rules.get("compile", []))
+                fs.compiled = fs.compiled or fa.extra.get("compile_facts") is not None
+                if fs.report is None:
+                    fs.report = fa.extra.get("report")
+                    if fs.report is not None and captured is None:
+                        fs.report["compiled_again"] = ("this jax version does not show the program's own compile: "
+                                                       "compiled once more to read it")
+            except Exception as e:
+                fs.rule_errors.append(f"the compile step failed on {fs.meta['qualname']}: {type(e).__name__}: {e}")
+        if self.keep_ir and fs.ir is None and fa.jaxpr is not None:
+            fs.ir = _ir(fa, _pick(compiles, fs))
+        with self.lock:
+            seen = {_dkey(d) for d in fs.diagnostics}
+            fs.diagnostics += [d for d in fa.diagnostics if _dkey(d) not in seen]
+            if fa.jaxpr is not None or fa.error is not None:
+                fs.status = "analysed"
+
+    # ------------------------------------------------------------------ the end
+    def finish(self) -> None:
+        """Run the rules that read a function's signatures (what the whole run called
+        and compiled), once, when the program ends."""
+        for fs in list(self.functions.values()):
+            if not fs.sigs:
+                continue
+            try:
+                fa = fs.analysis(self, fs.first_call)
+                fa.extra["finishing"] = True
+                rules = [r for rs in self.rules_for(fs.path).values() for r in rs if r.reads_signatures]
+                fs.rule_errors += run_rules(fa, rules)
+                with self.lock:
+                    seen = {_dkey(d) for d in fs.diagnostics}
+                    fs.diagnostics += [d for d in fa.diagnostics if _dkey(d) not in seen]
+            except Exception as e:
+                fs.rule_errors.append(f"jaxlint could not read the signatures of {fs.meta['qualname']}: {e}")
+
+    def to_json(self) -> dict:
+        """This process's observations, paths relative to the project root."""
+        from jaxlint.dynamic.record import file_digest
+
+        out = {}
+        with self.lock:
+            for key, fs in self.functions.items():
+                status = fs.status
+                if status == "called" and fs.inlined and not fs.sigs:
+                    status = "inlined"
+                files = {fs.meta["file"]: file_digest(fs.path)}
+                diags = []
+                for d in fs.diagnostics:
+                    dd = d.to_dict()
+                    dd["filename"] = _rel(dd["filename"], self.root)
+                    dd["related"] = [dict(r, filename=_rel(r["filename"], self.root)) for r in dd.get("related", [])]
+                    for f in [dd["filename"], *(r["filename"] for r in dd["related"])]:
+                        if not os.path.isabs(f) and f not in files:
+                            files[f] = file_digest(str(self.root / f))
+                    diags.append(dd)
+                out[key] = {
+                    "file": fs.meta["file"], "line": fs.entry.get("def_line") or fs.meta["line"],
+                    "qualname": fs.meta["qualname"], "transform": fs.meta["kind"], "status": status,
+                    "reason": fs.reason, "calls": fs.calls, "inlined_calls": fs.inlined,
+                    "compiles": sum(s["compiles"] for s in fs.sigs.values()),
+                    "traced": fs.traced, "compiled": fs.compiled, "levels": list(self.levels),
+                    "files": files, "rules": self.rules_digest(fs.path), "versions": dict(self.versions),
+                    "jaxlint": __version__,
+                    "diagnostics": diags, "report": fs.report, "rule_errors": fs.rule_errors,
+                    "seconds": round(fs.seconds, 4),
+                    "first_call": (f"{_rel(fs.first_call[0], self.root)}:{fs.first_call[1]}"
+                                   if fs.first_call else None),
+                    # what jax compiled per signature, and the call that compiled it: what
+                    # the recompilation rule reads, for a worker that traces the function too
+                    "signatures": [_rel_call(r, self.root) for r in fs.signature_records(self)],
+                }
+                if fs.ir is not None:
+                    out[key]["ir"] = fs.ir
+        return out
+
+
+class _NotTraceable(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------- helpers
+def _original(fun: Any) -> Any:
+    """The user's Python function behind a partial or a decorator chain."""
+    return unbind(fun)[0]
+
+
+def _mine(compiles, fs: FunctionState) -> list:
+    """The captured compiles of the function itself (not of a helper it called eagerly)."""
+    if not compiles:
+        return []
+    name = getattr(_original(fs.fun), "__name__", "") or ""
+    named = [c for c in compiles if name and c.module_name.split("_", 1)[-1] == name]
+    return named or compiles[-1:]
+
+
+def _pick(compiles, fs: FunctionState):
+    mine = _mine(compiles, fs) if compiles else []
+    return mine[-1] if mine else None
+
+
+def _dkey(d) -> tuple:
+    return (d.code, d.path, d.start.line, d.start.column)
+
+
+def _rel(path: str, root: Path) -> str:
+    try:
+        return Path(path).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path
+
+
+def _rel_call(rec: dict, root: Path) -> dict:
+    call = rec.get("first_call")
+    if isinstance(call, dict):
+        rec = dict(rec, first_call=dict(call, file=_rel(call["file"], root)))
+    return rec
+
+
+def _reemit(caught: list) -> None:
+    """Give the program the warnings its call raised (they were recorded to be read)."""
+    for w in caught:
+        try:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+        except Exception:
+            pass
+
+
+def _def_line(tree: ast.Module, first_line: int, qualname: str) -> int | None:
+    """The ``def`` (or lambda) line of a function whose code starts at ``first_line``
+    (the first decorator's line when it is decorated)."""
+    name = qualname.rsplit(".", 1)[-1]
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name:
+            start = min([n.lineno] + [d.lineno for d in n.decorator_list])
+            if start == first_line or n.lineno == first_line:
+                return n.lineno
+        elif isinstance(n, ast.Lambda) and name.startswith("<lambda>") and n.lineno == first_line:
+            return n.lineno
+    return None
+
+
+_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def call_site() -> tuple[str, int, int] | None:
+    """(file, line, column) of the innermost frame of the project that is running: the
+    user's line that called the jitted function."""
+    from jaxlint.dynamic.record import in_project
+
+    f = sys._getframe(1)
+    while f is not None:
+        file = f.f_code.co_filename
+        if not file.startswith(_HERE) and not file.startswith("<") and in_project(file):
+            col = 1
+            try:
+                pos = list(f.f_code.co_positions())[f.f_lasti // 2]
+                if pos[2] is not None:
+                    col = pos[2] + 1
+            except (AttributeError, IndexError):  # Python 3.10: no columns
+                pass
+            return os.path.abspath(file), f.f_lineno, col
+        f = f.f_back
+    return None
+
+
+def _ir(fa: FunctionAnalysis, captured) -> dict | None:
+    """What ``jaxlint inspect`` shows, kept for functions no import can reach: the
+    jaxpr, the lowered StableHLO (one extra lowering, never a compile) and the
+    optimized HLO the program compiled, each cut to :data:`MAX_IR_CHARS`."""
+    from jaxlint.inspect_worker import stages
+
+    try:
+        answer = stages(fa.traced, fa.function, fa.path, fa.qualname, fa.def_site().line,
+                        fa.versions.get("backend", "cpu"), captured=captured,
+                        facts=fa.extra.get("compile_facts"))
+    except Exception as e:
+        return {"ok": False, "error": f"{type(e).__name__}: {e}"}
+    for k in ("stablehlo",):
+        if isinstance(answer.get(k), str) and len(answer[k]) > MAX_IR_CHARS:
+            answer[k] = answer[k][:MAX_IR_CHARS] + "\n... (cut by jaxlint record --keep-ir)"
+    return answer

@@ -1,0 +1,219 @@
+"""``.jaxlint/observed.json``: what ``jaxlint record`` saw the program compile, and what
+the analysis of it found (:mod:`jaxlint.dynamic.observe` runs inside the program).
+
+Beside the signatures file. One entry per jitted function the program called, keyed
+like the signatures (``module:qualname``, ``main.<locals>.update`` included): where it
+is defined, how often it was called and compiled, whether it was traced and compiled,
+its findings (paths relative to the project root), the sha256 of every file those
+findings point into (the defining file first), the jax/jaxlib versions and backend it
+ran on, and a digest of the rules and options it was analysed with. ``check
+--dynamic`` reports an entry's findings while those files are unchanged and counts
+the others as out of date. With ``record --keep-ir`` each function's programs (what
+``jaxlint inspect`` shows) are kept compressed in ``observed.ir/<sha256>.json.gz``.
+
+``programs`` keeps, per script the recording ran (``python train.py``, ``python -m
+pkg.train``), its argv, working directory and an allow-list of environment variables,
+so that a re-import of that script by ``check --dynamic`` sees what it saw.
+
+Never imports jax.
+"""
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from jaxlint.cache import atomic_write
+
+FORMAT = 1
+_STATUS_RANK = {"analysed": 4, "failed": 3, "skipped": 2, "inlined": 1, "called": 0}
+
+
+def path_for(signatures: Path) -> Path:
+    """The observations that live beside a signatures file."""
+    return signatures.with_name("observed.json")
+
+
+def ir_dir(observed: Path) -> Path:
+    return observed.with_name(observed.stem + ".ir")
+
+
+def load(path: Path) -> dict:
+    """``{"programs": [...], "functions": {...}}``; empty when there is no file. A file
+    that cannot be read is an error naming it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {"programs": [], "functions": {}}
+    except (OSError, ValueError, UnicodeDecodeError) as e:
+        from jaxlint.config import ConfigError
+
+        raise ConfigError(f"{path}: cannot read the observations of `jaxlint record`: {e}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("functions"), dict):
+        from jaxlint.config import ConfigError
+
+        raise ConfigError(f"{path}: not a jaxlint observations file (no `functions` table)")
+    functions = {k: v for k, v in data["functions"].items() if isinstance(v, dict)}
+    programs = [p for p in data.get("programs") or [] if isinstance(p, dict)]
+    return {"programs": programs, "functions": functions}
+
+
+# ---------------------------------------------------------------------------- writing (jaxlint record)
+def merge_parts(parts: Iterable[dict]) -> tuple[dict, list[dict], list[dict]]:
+    """One run's per-process observations merged: (functions, programs, IR answers by key)."""
+    functions: dict[str, dict] = {}
+    programs: list[dict] = []
+    irs: dict[str, dict] = {}
+    for part in parts:
+        prog = part.get("program")
+        if isinstance(prog, dict) and prog not in programs:
+            programs.append(prog)
+        for key, e in (part.get("functions") or {}).items():
+            e = dict(e)
+            ir = e.pop("ir", None)
+            if ir is not None and key not in irs:
+                irs[key] = ir
+            cur = functions.get(key)
+            if cur is None:
+                functions[key] = e
+                continue
+            for n in ("calls", "inlined_calls", "compiles"):
+                cur[n] = int(cur.get(n) or 0) + int(e.get(n) or 0)
+            for n in ("traced", "compiled"):
+                cur[n] = bool(cur.get(n)) or bool(e.get(n))
+            if _STATUS_RANK.get(e.get("status"), 0) > _STATUS_RANK.get(cur.get("status"), 0):
+                cur["status"], cur["reason"] = e.get("status"), e.get("reason")
+            seen = {_dkey(d) for d in cur.get("diagnostics", [])}
+            cur["diagnostics"] = cur.get("diagnostics", []) + [d for d in e.get("diagnostics", [])
+                                                               if _dkey(d) not in seen]
+            cur["files"] = {**e.get("files", {}), **cur.get("files", {})}
+            cur["rule_errors"] = list(dict.fromkeys(cur.get("rule_errors", []) + e.get("rule_errors", [])))
+            cur["report"] = cur.get("report") or e.get("report")
+            cur["first_call"] = cur.get("first_call") or e.get("first_call")
+            cur["seconds"] = round(float(cur.get("seconds") or 0) + float(e.get("seconds") or 0), 4)
+    return functions, programs, irs
+
+
+def _dkey(d: dict) -> tuple:
+    loc = d.get("location") or {}
+    return (d.get("code"), d.get("filename"), loc.get("row"), loc.get("column"))
+
+
+def write(path: Path, functions: dict, programs: list[dict], irs: dict[str, dict], replace: bool) -> dict:
+    """Merge one run into the file: entries of functions this run called replace theirs,
+    others stay (``replace``: only this run's); returns what was written."""
+    old = {"programs": [], "functions": {}} if replace else load(path)
+    merged = {**old["functions"], **functions}
+    folder = ir_dir(path)
+    for key, answer in irs.items():
+        blob = gzip.compress(json.dumps(answer, default=str).encode("utf-8"), mtime=0)
+        sha = hashlib.sha256(blob).hexdigest()
+        folder.mkdir(parents=True, exist_ok=True)
+        dest = folder / f"{sha}.json.gz"
+        if not dest.exists():
+            atomic_write(dest, blob)
+        merged[key] = dict(merged[key], ir=sha)
+    wanted = {e.get("ir") for e in merged.values() if e.get("ir")}
+    if folder.is_dir():
+        for f in folder.glob("*.json.gz"):
+            if f.name[:-len(".json.gz")] not in wanted:
+                f.unlink()
+    mains = {p.get("main") for p in programs}
+    progs = [p for p in old["programs"] if p.get("main") not in mains] + programs
+    data = {"format": FORMAT, "programs": progs, "functions": {k: merged[k] for k in sorted(merged)}}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, (json.dumps(data, indent=1, sort_keys=True, default=str) + "\n").encode("utf-8"))
+    return data
+
+
+def read_ir(path: Path, sha: str) -> dict | None:
+    if not sha or not all(c in "0123456789abcdef" for c in sha):
+        return None
+    try:
+        blob = (ir_dir(path) / f"{sha}.json.gz").read_bytes()
+    except OSError:
+        return None
+    if hashlib.sha256(blob).hexdigest() != sha:
+        return None
+    try:
+        return json.loads(gzip.decompress(blob))
+    except (OSError, ValueError, EOFError):
+        return None
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` + ``.lock`` (concurrent ``jaxlint record``
+    runs merge into one file one after the other)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: the atomic writes still hold
+        yield
+        return
+    with open(path.with_name(path.name + ".lock"), "a+b") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+# ---------------------------------------------------------------------------- coverage
+def coverage(functions: dict[str, dict]) -> dict[str, Any]:
+    """Counts of what a run analysed, and each function it did not, with the reason."""
+    called = list(functions.values())
+    traced = [e for e in called if e.get("traced")]
+    compiled = [e for e in called if e.get("compiled")]
+    inlined = [e for e in called if e.get("status") == "inlined"]
+    missed = [e for e in called if not e.get("traced") and e.get("status") != "inlined"]
+    return {"called": len(called), "traced": len(traced), "compiled": len(compiled), "inlined": len(inlined),
+            "missed": missed}
+
+
+def coverage_lines(functions: dict[str, dict], levels: list[str], indent: str = "  ") -> list[str]:
+    c = coverage(functions)
+    n = c["called"]
+    head = (f"{n} jitted function{'s' if n != 1 else ''} called: {c['traced']} traced"
+            + (f", {c['compiled']} compiled" if "compile" in levels else "")
+            + (f", {c['inlined']} only inside other jitted functions (analysed as part of them)" if c["inlined"] else "")
+            + (f"; {len(c['missed'])} not analysed" if c["missed"] else ""))
+    lines = [head]
+    for e in sorted(c["missed"], key=lambda e: (e.get("file", ""), e.get("line", 0))):
+        why = e.get("reason") or "never traced"
+        lines.append(f"{indent}not analysed: {e.get('file')}:{e.get('line')} {e.get('qualname')}: {why}")
+    return lines
+
+
+# ---------------------------------------------------------------------------- reading (check --dynamic)
+def file_sha(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "missing"
+
+
+def is_current(entry: dict, root: Path, digests: dict[str, str] | None = None) -> bool:
+    """Whether every file the entry's findings rest on is unchanged since the recording
+    (and the same jaxlint version made them)."""
+    from jaxlint import __version__
+
+    files = entry.get("files") or {}
+    if not files or entry.get("jaxlint") != __version__:  # another jaxlint's rules made them
+        return False
+    for rel, sha in files.items():
+        p = Path(rel) if os.path.isabs(rel) else root / rel
+        key = str(p)
+        if digests is not None:
+            if key not in digests:
+                digests[key] = file_sha(p)
+            now = digests[key]
+        else:
+            now = file_sha(p)
+        if now != sha:
+            return False
+    return True

@@ -50,12 +50,13 @@ def compile_cache_dir(jaxlint_cache: str | os.PathLike) -> Path:
 
 
 def analyse(traced: Any, *, function: str, file: str, line: int, requested_backend: str = "cpu",
-            trace_facts: dict | None = None, captured: Any = None) -> CompileFacts:
+            trace_facts: dict | None = None, captured: Any = None, warnings_seen=()) -> CompileFacts:
     """Lower and compile ``traced`` (a ``jax.stages.Traced``) and gather the facts.
 
     ``captured``: the executable a running program already compiled for this trace
     (:class:`jaxlint.dynamic.adapter.CapturedCompile`, ``jaxlint record``): its facts
-    are read without lowering or compiling again."""
+    are read without lowering or compiling again; ``warnings_seen``: what jax warned
+    while the program's call lowered and compiled it."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if captured is not None:
@@ -83,7 +84,7 @@ def analyse(traced: Any, *, function: str, file: str, line: int, requested_backe
         requested_backend=requested_backend,
         versions=_versions(),
         xla_flags=os.environ.get("XLA_FLAGS", ""),
-        warnings=[str(w.message) for w in caught],
+        warnings=list(warnings_seen) + [str(w.message) for w in caught],
         trace=dict(trace_facts or {}),
     )
     # the trace knows the arguments (donation included) and outputs as the lowering does

@@ -59,13 +59,16 @@ class DynamicSettings:
     functions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     #: seconds allowed to compile one function in the compile tier
     compile_timeout: float = 120.0
+    #: an import of a checked module that takes longer than this many seconds gets a note
+    #: (its top-level code runs in the worker: a training script, say)
+    slow_import: float = 10.0
 
 
 _DYNAMIC_TYPES: dict[str, Any] = {
     "enabled": bool, "compile": bool, "backend": str, "function-timeout": (int, float),
     "file-timeout": (int, float), "memory-limit-mb": int, "workers": int, "signatures": str,
     "x64": bool, "dimension-defaults": dict, "default-dimension": int, "functions": dict,
-    "compile-timeout": (int, float),
+    "compile-timeout": (int, float), "slow-import": (int, float),
 }
 BACKENDS = ("cpu", "gpu", "cuda", "rocm", "tpu")
 
@@ -318,7 +321,7 @@ def _dynamic(value: Any, src: str, base: DynamicSettings) -> DynamicSettings:
             raise ConfigError(f"{src}: [tool.jaxlint.dynamic] `{k}` has the wrong type: {v!r}")
         if k == "backend" and v not in BACKENDS:
             raise ConfigError(f"{src}: [tool.jaxlint.dynamic] `backend` must be one of {', '.join(BACKENDS)}; got {v!r}")
-        if k in ("function-timeout", "file-timeout", "compile-timeout") and v <= 0:
+        if k in ("function-timeout", "file-timeout", "compile-timeout", "slow-import") and v <= 0:
             raise ConfigError(f"{src}: [tool.jaxlint.dynamic] `{k}` must be positive")
         changes[k.replace("-", "_")] = v
     return replace(base, **changes)

@@ -58,6 +58,7 @@ DYNAMIC_DOCS = {
     "default-dimension": "Size used for a symbolic dimension with no default.",
     "functions": "Explicit input specs: `\"pkg.mod:fn\" = { args = \"(f32[8,128], i32[8])\" }`.",
     "compile-timeout": "Seconds allowed to compile one function in the compile tier.",
+    "slow-import": "Seconds after which importing a checked module gets a note (its top-level code runs).",
 }
 
 _JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", dict: "object", list: "array"}

@@ -68,6 +68,9 @@ class Valid:
     files: Mapping[str, str] = field(default_factory=dict)
     #: Other rules that run with the example (for rules about other rules' findings).
     select: tuple[str, ...] = ()
+    #: The example is a program: `jaxlint record` runs it (its `__main__` block) and the
+    #: check reports what the recording observed (for rules about real calls).
+    run: bool = False
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,7 @@ class Invalid:
     options: Mapping[str, Any] = field(default_factory=dict)
     files: Mapping[str, str] = field(default_factory=dict)
     select: tuple[str, ...] = ()
+    run: bool = False
 
 
 class Rule:

@@ -32,6 +32,7 @@ from jaxlint.rules.jaxpr.jax206_large_program import LargeProgram
 from jaxlint.rules.jaxpr.jax207_large_intermediate import LargeIntermediate
 from jaxlint.rules.jaxpr.jax208_recompilation import Recompilation
 from jaxlint.rules.jaxpr.jax209_constant_fold import ConstantFold
+from jaxlint.rules.jaxpr.jax210_donated_buffer_reused import DonatedBufferReused
 from jaxlint.rules.hlo.jax301_unfused_op import UnfusedOp
 from jaxlint.rules.hlo.jax302_donation import Donation
 from jaxlint.rules.hlo.jax303_slow_compile import SlowCompile
@@ -66,6 +67,7 @@ RULES = [
     LargeIntermediate,
     Recompilation,
     ConstantFold,
+    DonatedBufferReused,
     UnfusedOp,
     Donation,
     SlowCompile,

@@ -2,6 +2,8 @@
 one temporary tree (a folder per example, each with a ``pyproject.toml`` selecting only
 that rule, the example's ``select`` and its options), checked by ONE ``jaxlint check``
 run. In an example's extra files, ``{module}`` stands for the example's module name.
+An example marked ``run`` is a program: `jaxlint record` runs it first, and the check
+reports what the recording observed.
 
 An example proves something only if its functions were really traced: every run also
 selects the analysis-failed and trace-error rules, and ``run_examples`` returns per
@@ -51,6 +53,10 @@ def run_examples(root: Path, cases, dynamic_toml: str) -> tuple[dict, dict, str,
             p.write_text(textwrap.dedent(text).replace("{module}", mod).strip() + "\n")
         (d / f"{mod}.py").write_text(example_source(ex))
         files[ident] = f"{mod}/{mod}.py"
+        if getattr(ex, "run", False):  # a program: observed by `jaxlint record` as it runs
+            flags = ["--compile"] if "compile = true" in dynamic_toml else []
+            rec = run_cli("record", *flags, "--", "python", f"{mod}.py", cwd=d, timeout=300)
+            assert rec.returncode in (0, 1), (ident, rec.stderr[-2000:])
     # the run's JSON report has one row per function with its status (the text summary
     # that lists skips is not part of the JSON output)
     proc = run_cli("check", "--no-cache", "--output-format", "json", "--report", "run.json", ".", cwd=root,

@@ -4,7 +4,9 @@ Shows what tracing captured (jaxpr), what jax handed to XLA (StableHLO) and what
 made of it (optimized HLO), each line annotated with the user's source line, plus a
 per-line summary, the constants, cost and memory figures and the compile-tier
 findings. The user's code runs only in a worker subprocess (``jaxlint.inspect_worker``);
-this process never imports jax.
+this process never imports jax. A function that `jaxlint record --keep-ir` observed
+(``main.<locals>.update``, a factory's closure) is shown from the programs the
+recording kept, while its code is unchanged: nothing is imported or run.
 """
 from __future__ import annotations
 
@@ -154,15 +156,24 @@ def compile_rules(settings):
 
 def run(args) -> int:
     from jaxlint.commands.check import cache_dir
-    from jaxlint.compile_tier import compile_cache_dir, run_rules
-    from jaxlint.discovery import SettingsResolver, display_path
-    from jaxlint.inspect_view import build_view
+    from jaxlint.compile_tier import compile_cache_dir
+    from jaxlint.discovery import SettingsResolver
 
     if args.format == "html" and not args.output_file:
         raise ConfigError("inspect: --format html needs -o FILE")
     path, function = parse_target(args.target)
     settings = SettingsResolver(None, False, {}).for_dir(path.resolve().parent)
-    spec, inputs, line, modname, sys_path, entry = resolve_inputs(path, function, settings, args)
+    seen = None if (args.spec_args or args.static) else observed_program(path, function, settings)
+    if seen is not None and seen[0] is not None:
+        answer, inputs, function = seen
+        return _show(args, settings, path, function, answer, inputs)
+    try:
+        spec, inputs, line, modname, sys_path, entry = resolve_inputs(path, function, settings, args)
+    except ConfigError as e:
+        if seen is not None:  # observed, but its programs were not kept
+            raise ConfigError(f"{e}; `jaxlint record` observed `{seen[2]}` but did not keep its programs: run "
+                              f"`jaxlint record --keep-ir -- <your command>`") from None
+        raise
     backend = args.backend or settings.dynamic.backend
     xla_cache = None
     if not args.no_cache:
@@ -174,6 +185,42 @@ def run(args) -> int:
                           "default": settings.dynamic.default_dimension}}
     timeout = args.timeout or settings.dynamic.function_timeout + settings.dynamic.compile_timeout
     answer = run_worker(req, dataclasses.replace(settings.dynamic, backend=backend), timeout)
+    return _show(args, settings, path, function, answer, inputs)
+
+
+def observed_program(path: Path, function: str, settings) -> tuple[dict | None, str, str] | None:
+    """(the programs `jaxlint record --keep-ir` kept for ``function`` of ``path`` or None
+    when none were kept, where its inputs came from, its qualified name), when the
+    recording observed it and the code is unchanged since; else None. ``function`` is
+    the qualified name (``main.<locals>.update``) or, when unambiguous, its last part."""
+    from jaxlint.dynamic import observed, project
+
+    root = project.project_root(path, settings.root if settings.config_file else None)
+    obs_path = observed.path_for(root / settings.dynamic.signatures)
+    try:
+        functions = observed.load(obs_path)["functions"]
+    except ConfigError:
+        return None
+    try:
+        rel = path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None
+    mine = [e for e in functions.values() if e.get("file") == rel and observed.is_current(e, root)]
+    hits = [e for e in mine if e.get("qualname") == function] or \
+           [e for e in mine if str(e.get("qualname", "")).rsplit(".", 1)[-1] == function]
+    if len(hits) != 1:
+        return None
+    e = hits[0]
+    answer = observed.read_ir(obs_path, e["ir"]) if e.get("ir") else None
+    where = f"observed by `jaxlint record`, first called at {e.get('first_call') or '?'}"
+    return answer, where, e["qualname"]
+
+
+def _show(args, settings, path: Path, function: str, answer: dict, inputs: str) -> int:
+    from jaxlint.compile_tier import run_rules
+    from jaxlint.discovery import display_path
+    from jaxlint.inspect_view import build_view
+
     display = display_path(path.resolve())
     if not answer.get("ok"):
         where = f"{answer['file']}:{answer['line']}: " if answer.get("file") else ""

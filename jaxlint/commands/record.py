@@ -159,6 +159,16 @@ def run(args) -> int:
             for e in functions.values():
                 for err in e.get("rule_errors") or []:
                     print(f"jaxlint record: warning: {err}", file=sys.stderr)
+        if rc < 0:  # killed by a signal: the shell's convention, 128 + its number
+            import signal
+
+            try:
+                name = signal.Signals(-rc).name
+            except ValueError:
+                name = f"signal {-rc}"
+            print(f"jaxlint record: the command was stopped by {name}; what it observed until then is kept",
+                  file=sys.stderr)
+            return 128 - rc
         if rc != 0:
             print(f"jaxlint record: the command exited with status {rc}", file=sys.stderr)
         return rc

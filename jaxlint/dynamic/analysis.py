@@ -38,6 +38,19 @@ class Site:
                        Position(self.end_line or self.line, self.end_column or self.column), message)
 
 
+@dataclass(frozen=True)
+class CallFacts:
+    """What one real call of the function showed: a program observed by `jaxlint
+    record` (the worker traces abstract inputs and has none)."""
+
+    #: the user's line that made the call
+    site: Site | None = None
+    #: (donated argument, other argument) pairs that are one and the same buffer
+    donated_twice: tuple[tuple[str, str], ...] = ()
+    #: warnings jax raised while the call traced, lowered and compiled
+    warnings: tuple[str, ...] = ()
+
+
 @dataclass
 class FunctionAnalysis:
     """Everything known about one traced entry point."""
@@ -58,6 +71,9 @@ class FunctionAnalysis:
     traced: Any = None  # jax.stages.Traced
     jaxpr: Any = None  # ClosedJaxpr
     error: BaseException | None = None
+    #: the real call this analysis comes from, when a program observed by `jaxlint
+    #: record` made it
+    call: CallFacts | None = None
     #: filled by analysers of later levels (e.g. "compile": lowered, compiled)
     extra: dict = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)

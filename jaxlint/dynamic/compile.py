@@ -93,6 +93,7 @@ def compile_function(fa) -> None:
                            os.environ.get("JAXLINT_BACKEND") or os.environ.get("JAX_PLATFORMS", "cpu")),
         trace_facts=facts,
         captured=captured,
+        warnings_seen=fa.call.warnings if fa.call is not None else (),
     )
     report.update({
         "compile_seconds": round(cf.compile_seconds, 4), "lower_seconds": round(cf.lower_seconds, 4),

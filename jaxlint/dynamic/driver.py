@@ -58,6 +58,8 @@ class FilePlan:
     observed_extra: list[dict] = field(default_factory=list)
     #: observations of this file made before its code (or a file they point into) changed
     stale: list[dict] = field(default_factory=list)
+    #: how `jaxlint record` ran this file as a script ({"argv", "cwd", "env"}), if it did
+    program: dict | None = None
 
 
 @dataclass
@@ -77,6 +79,8 @@ class DynamicReport:
     #: observations made before the code changed
     stale: list[dict] = field(default_factory=list)
     levels: list[str] = field(default_factory=lambda: ["trace"])
+    #: (display path, seconds, was a recorded script) of imports slower than `slow-import`
+    slow_imports: list[tuple[str, float, bool]] = field(default_factory=list)
 
     def notes(self, show_skipped: bool, levels: list[str]) -> list[str]:
         by = {s: [f for f in self.functions if f.status == s] for s in ("analysed", "skipped", "failed")}
@@ -103,6 +107,12 @@ class DynamicReport:
             lines.append(f"  {len(self.stale)} observed function{'s' if len(self.stale) != 1 else ''} "
                          f"({n} finding{'s' if n != 1 else ''}) out of date: the code changed since "
                          "`jaxlint record`; run it again")
+        for path, seconds, script in self.slow_imports:
+            lines.append(f"  note: importing {path} took {seconds:.1f} s: its top-level code runs when the dynamic "
+                         "phase imports it; keep work under `if __name__ == \"__main__\":`"
+                         + (", or re-run `jaxlint record`: observed functions need no import" if script else
+                            ", or record the program (`jaxlint record -- python ...`): observed functions need no "
+                            "import"))
         for e in self.rule_errors:
             lines.append(f"  warning: {e}")
         return lines
@@ -180,9 +190,12 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
         else:
             fp.observed_extra.append(obs)
     if observations:
+        stale = {f"{modname}:{o.get('qualname')}" for o in fp.stale}
         for p in plans:
             if p.observed is None and p.skip is not None:
-                p.skip = f"not called while `jaxlint record` ran, and {p.skip}"
+                why = ("its observation by `jaxlint record` is out of date (the code changed)"
+                       if f"{modname}:{p.entry.qualname}" in stale else "not called while `jaxlint record` ran")
+                p.skip = f"{why}, and {p.skip}"
     return fp
 
 
@@ -346,7 +359,7 @@ def file_key(fp: FilePlan, settings: Settings, rules: list[dict], levels: list[s
         "backend": dyn.backend, "x64": dyn.x64, "dims": dict(dyn.dimension_defaults),
         "dim": dyn.default_dimension, "ft": dyn.function_timeout, "fit": dyn.file_timeout,
         "mem": dyn.memory_limit_mb, "ct": dyn.compile_timeout, "levels": levels, "rules": rules,
-        "env": {k: os.environ.get(k) for k in _ENV_KEYS},
+        "env": {k: os.environ.get(k) for k in _ENV_KEYS}, "program": fp.program,
     }
     jobs = [p.to_job() | {"skip": p.skip} for p in fp.plans]
     return key_of(__version__, "dynamic", fp.module, str(fp.task.path.resolve().relative_to(fp.root)
@@ -366,6 +379,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
     recorded_by_root: dict[Path, dict] = {}
     sig_file_by_root: dict[Path, Path] = {}
     observed_by_root: dict[Path, dict] = {}
+    programs_by_root: dict[Path, dict] = {}
     digests: dict[str, str] = {}
     plans: list[FilePlan] = []
     versions = _versions_key()
@@ -378,10 +392,14 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
                 sig_path = Path.cwd() / sig_path
             recorded_by_root[root] = signatures.load(sig_path)
             sig_file_by_root[root] = sig_path
-            observed_by_root[root] = observed.load(observed.path_for(sig_path))["functions"]
+            obs_file = observed.load(observed.path_for(sig_path))
+            observed_by_root[root] = obs_file["functions"]
+            programs_by_root[root] = {p.get("main"): p for p in obs_file["programs"] if p.get("main")}
         fp = plan_file(task, s, recorded_by_root[root], sig_file_by_root[root], observed_by_root[root], digests,
                        tuple(levels))
         if fp is not None and (fp.plans or fp.observed_extra or fp.stale):
+            # a script the recording ran: import it with the argv, cwd and environment it had
+            fp.program = programs_by_root[root].get(fp.module)
             plans.append(fp)
     jobs: list[FileJob] = []
     cached: dict[int, dict] = {}
@@ -400,7 +418,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
         req = {"path": str(fp.task.path.resolve()), "display": fp.task.display, "module": fp.module,
                "sys_path": fp.sys_path, "x64": s.dynamic.x64, "levels": levels, "rules": rules,
                "dimensions": {"defaults": dict(s.dynamic.dimension_defaults), "default": s.dynamic.default_dimension},
-               "functions": runnable}
+               "functions": runnable, "program": fp.program}
         jobs.append(FileJob(i, req, [str(fp.root)]))
     results: dict[int, dict] = {}
     if jobs:
@@ -419,7 +437,10 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
         for jid, r in raw.items():
             fp = plans[jid]
             value = {"functions": _relative_paths(r.functions, fp.root), "failed": _rel_failed(r.failed, fp.root),
-                     "versions": pool.versions}
+                     "versions": pool.versions, "import_seconds": r.import_seconds}
+            slow = fp.task.settings.dynamic.slow_import
+            if r.import_seconds is not None and r.import_seconds > slow:
+                report.slow_imports.append((fp.task.display, r.import_seconds, fp.program is not None))
             results[jid] = value
             if cache.enabled:
                 cache.put("dynamic", fp.key, value)

@@ -38,7 +38,7 @@ from typing import Any
 
 from jaxlint import __version__
 from jaxlint.dynamic import adapter
-from jaxlint.dynamic.analysis import FunctionAnalysis, run_analysers, run_rules, unbind
+from jaxlint.dynamic.analysis import CallFacts, FunctionAnalysis, Site, run_analysers, run_rules, unbind
 
 #: IR kept per function (``record --keep-ir``) is cut to this many characters per stage
 MAX_IR_CHARS = 2_000_000
@@ -182,7 +182,12 @@ class Observer:
             cur["calls"] += 1
         site = call_site() if first_of_sig else None
         traced = error = None
+        donated: tuple = ()
         if first_of_sig:
+            try:
+                donated = _donated_twice(fs, args, kwargs)
+            except Exception:
+                donated = ()
             cur["first_call"] = site
             if fs.first_call is None:
                 fs.first_call = site
@@ -200,14 +205,14 @@ class Observer:
                     try:
                         result = rec._jitted(*args, **kwargs)
                     except BaseException:
-                        self._after(fs, cur, traced, error, compiles, caught, site)
+                        self._after(fs, cur, traced, error, compiles, caught, site, donated)
                         self.dirty = True
                         raise
             else:
                 result = rec._jitted(*args, **kwargs)
         if first_of_sig:
             _reemit(caught)
-            self._after(fs, cur, traced, error, compiles, caught, site)
+            self._after(fs, cur, traced, error, compiles, caught, site, donated)
             self.dirty = True
         elif compiles:
             # the same signature compiled again: a new closure or a fresh jax.jit per call
@@ -237,7 +242,7 @@ class Observer:
                              mapped.get("in_axes", 0)).trace(*args, **kwargs)
         raise _NotTraceable(f"a `{kind}` function without `.trace`")
 
-    def _after(self, fs: FunctionState, cur: dict, traced, error, compiles, caught, site) -> None:
+    def _after(self, fs: FunctionState, cur: dict, traced, error, compiles, caught, site, donated=()) -> None:
         """Count what the call compiled and analyse it; never raises."""
         t0 = time.perf_counter()
         try:
@@ -253,20 +258,20 @@ class Observer:
                 return
             if fs.traced and mine is not None and not mine and error is None:
                 return  # nothing new was compiled: the same program as before
-            self._analyse(fs, traced, error, mine, caught, site)
+            self._analyse(fs, traced, error, mine, caught, site, donated)
         except Exception as e:  # never break the user's program
             fs.status, fs.reason = "failed", f"jaxlint could not analyse it: {type(e).__name__}: {e}"
         finally:
             fs.seconds += time.perf_counter() - t0
 
-    def _analyse(self, fs: FunctionState, traced, error, compiles, caught, site) -> None:
+    def _analyse(self, fs: FunctionState, traced, error, compiles, caught, site, donated=()) -> None:
         fa = fs.analysis(self, site)
         fa.jitted = None
         fa.traced = traced
         if traced is not None:
             fa.jaxpr = traced.jaxpr
         fa.error = error
-        fa.extra["call_warnings"] = [str(w.message) for w in caught]
+        fa.call = CallFacts(Site(*site) if site else None, donated, tuple(str(w.message) for w in caught))
         rules = self.rules_for(fs.path)
         # the rules that read every signature of the function run once, at the end
         fs.rule_errors += run_rules(fa, [r for r in rules.get("trace", []) if not r.reads_signatures])
@@ -361,6 +366,34 @@ class _NotTraceable(Exception):
 def _original(fun: Any) -> Any:
     """The user's Python function behind a partial or a decorator chain."""
     return unbind(fun)[0]
+
+
+def _donated_twice(fs: FunctionState, args: tuple, kwargs: dict) -> tuple[tuple[str, str], ...]:
+    """Pairs of (donated argument, other argument) of this call that are one buffer."""
+    nums = set(fs.meta.get("donate_nums") or ())
+    if not nums:
+        return ()
+    import jax
+
+    params = fs.meta.get("params") or []
+    owner: dict[int, str] = {}
+    donated: list[tuple[int, str]] = []
+    named = [(params[i] if i < len(params) else f"argument {i}", a, i in nums) for i, a in enumerate(args)]
+    named += [(k, v, k in params and params.index(k) in nums) for k, v in kwargs.items()]
+    pairs = []
+    for top, tree, is_donated in named:
+        for path, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]:
+            if not isinstance(leaf, jax.Array):
+                continue
+            name = top + jax.tree_util.keystr(path)
+            first = owner.get(id(leaf))
+            if first is None:
+                owner[id(leaf)] = name
+                if is_donated:
+                    donated.append((id(leaf), name))
+            elif is_donated or any(i == id(leaf) for i, _ in donated):
+                pairs.append((first, name))
+    return tuple(pairs)
 
 
 def _mine(compiles, fs: FunctionState) -> list:

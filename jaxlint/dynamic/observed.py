@@ -147,20 +147,20 @@ def read_ir(path: Path, sha: str) -> dict | None:
 
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``path`` + ``.lock`` (concurrent ``jaxlint record``
-    runs merge into one file one after the other)."""
+    """Hold an exclusive lock on the folder of ``path`` (concurrent ``jaxlint record``
+    runs merge into its files one after the other; no lock file is left behind)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX: the atomic writes still hold
         yield
         return
-    with open(path.with_name(path.name + ".lock"), "a+b") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 # ---------------------------------------------------------------------------- coverage

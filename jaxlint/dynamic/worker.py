@@ -29,6 +29,7 @@ shares (:func:`jaxlint.dynamic.analysis.run_rules`,
 """
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import importlib
 import importlib.util
@@ -149,6 +150,35 @@ def import_user_module(name: str, path: str):
         sys.modules.pop(name, None)
         raise
     return mod
+
+
+@contextlib.contextmanager
+def as_recorded(program: dict | None):
+    """Import a script the way `jaxlint record` ran it: its argv, working directory and
+    allow-listed environment variables (a configuration that reads ``sys.argv``);
+    everything is put back afterwards."""
+    if not program:
+        yield
+        return
+    argv, cwd = list(sys.argv), os.getcwd()
+    env = {k: os.environ.get(k) for k in program.get("env") or {}}
+    try:
+        sys.argv = [str(a) for a in program.get("argv") or sys.argv]
+        if program.get("cwd") and os.path.isdir(program["cwd"]):
+            os.chdir(program["cwd"])
+        os.environ.update({k: str(v) for k, v in (program.get("env") or {}).items()})
+        yield
+    finally:
+        sys.argv = argv
+        try:
+            os.chdir(cwd)
+        except OSError:
+            pass
+        for k, v in env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 # ---------------------------------------------------------------------------- inputs
@@ -388,6 +418,10 @@ class Worker:
         return out
 
     def handle(self, req: dict) -> None:
+        with as_recorded(req.get("program")):
+            self._handle(req)
+
+    def _handle(self, req: dict) -> None:
         rid = req["id"]
         path = req["path"]
         roots = add_sys_path(req.get("sys_path", []))

@@ -58,7 +58,8 @@ class Donation(HloRule):
     summary = "an updated state is not donated, or a donation cannot be used"
     fix_hint = "donate the state argument (donate_argnums/donate_argnames) or drop the unusable donation"
     options = {
-        "min-bytes": Option(1 << 20, "report arguments of at least this many bytes (all their arrays)", int, 0),
+        "min-bytes": Option(1 << 20, "report an undonated state of at least this many bytes (all its arrays)",
+                            int, 0),
     }
 
     VALID = [
@@ -147,6 +148,21 @@ class Donation(HloRule):
             line=7,
             message="could not be used",
         ),
+        # a small donated batch that no output matches: reported whatever its size
+        Invalid(
+            """
+            import functools
+            import jax
+            import jax.numpy as jnp
+
+            # jaxlint: args=(f32[256], f32[32,784])
+            @functools.partial(jax.jit, donate_argnums=(0, 1))
+            def step(w, batch):
+                return w - 0.01 * jnp.mean(batch) * w
+            """,
+            line=7,
+            message="donated `batch` (float32[32, 784]) could not be used",
+        ),
     ]
 
     def findings(self, facts: CompileFacts) -> Iterable[Finding]:
@@ -157,8 +173,8 @@ class Donation(HloRule):
         from jaxlint.compile_facts import Finding
 
         aliased = {a.parameter for a in facts.module.aliases}
-        bad = [a for a in facts.args if a.donated and a.parameter is not None and a.parameter not in aliased
-               and a.bytes >= self.opts["min-bytes"]]
+        # whatever its size: the caller gives up the buffer and gets nothing for it
+        bad = [a for a in facts.args if a.donated and a.parameter is not None and a.parameter not in aliased]
         if not bad:
             return
         names = ", ".join(f"`{a.path}` ({a.dtype}{list(a.shape)})" for a in bad)

@@ -14,8 +14,11 @@ class MemoryBudget(HloRule):
     """
     ## What it does
     Reads `memory_analysis()` of the compiled function and reports when the temporary
-    buffers XLA allocates (`temp_size_in_bytes`) exceed `max-temp-bytes`, or the peak
-    (`peak_memory_in_bytes`, reported by jax 0.10 and later) exceeds `max-peak-bytes`.
+    buffers XLA allocates (`temp_size_in_bytes`) exceed `max-temp-bytes`, or
+    `max-temp-ratio` times the function's own arguments and outputs (from
+    `min-temp-bytes` on: what grows with the data, such as a gradient that materialises
+    an M x N matrix of a few kilobytes of inputs), or the peak (`peak_memory_in_bytes`,
+    reported by jax 0.10 and later) exceeds `max-peak-bytes`.
     The message names the largest intermediate arrays of the optimized program and the
     source lines that compute them.
 
@@ -56,6 +59,9 @@ class MemoryBudget(HloRule):
     options = {
         "max-temp-bytes": Option(1 << 30, "report temporary memory above this many bytes", int, 0),
         "max-peak-bytes": Option(0, "report peak memory above this many bytes (0: off)", int, 0),
+        "max-temp-ratio": Option(64, "report temporary memory above this many times the function's arguments "
+                                     "and outputs (0: off)", int, 0),
+        "min-temp-bytes": Option(16 << 20, "the ratio applies from this many bytes of temporary memory on", int, 0),
     }
 
     VALID = [
@@ -74,6 +80,24 @@ class MemoryBudget(HloRule):
         ),
     ]
     INVALID = [
+        # 32 KiB of points, and a gradient that materialises all 1024 x 1024 differences:
+        # a temporary that grows with the square of the data, far beyond the inputs
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            # jaxlint: args=(f32[1024,8],)
+            @jax.jit
+            def spread(x):
+                def energy(x):
+                    d = jnp.sort(x[:, None, :] - x[None, :, :], axis=-1)
+                    return jnp.sum(d[..., 0] ** 2)
+                return jax.grad(energy)(x)
+            """,
+            line=6,
+            message="times its arguments and outputs",
+        ),
         Invalid(
             """
             import jax
@@ -96,9 +120,14 @@ class MemoryBudget(HloRule):
 
         temp = facts.memory.get("temp_size_in_bytes", 0)
         peak = facts.memory.get("peak_memory_in_bytes")
+        io = facts.memory.get("argument_size_in_bytes", 0) + facts.memory.get("output_size_in_bytes", 0)
+        ratio = self.opts["max-temp-ratio"]
         over = []
         if temp > self.opts["max-temp-bytes"]:
             over.append(f"{human_bytes(temp)} of temporary buffers (budget {human_bytes(self.opts['max-temp-bytes'])})")
+        elif ratio and temp >= self.opts["min-temp-bytes"] and temp > ratio * max(io, 1):
+            over.append(f"{human_bytes(temp)} of temporary buffers, {temp / max(io, 1):,.0f} times its arguments and "
+                        f"outputs ({human_bytes(io)}): an intermediate grows with the data")
         if self.opts["max-peak-bytes"] and peak is not None and peak > self.opts["max-peak-bytes"]:
             over.append(f"a peak of {human_bytes(peak)} (budget {human_bytes(self.opts['max-peak-bytes'])})")
         if not over:
@@ -111,7 +140,7 @@ class MemoryBudget(HloRule):
             msg += f"; largest intermediates: {detail}"
         related = tuple((facts.lines_of(i)[0], f"{human_bytes(i.shape.bytes)} intermediate") for i in big
                         if facts.lines_of(i))
-        yield Finding(msg, None, related, {"temp_bytes": temp, "peak_bytes": peak}, key="memory")
+        yield Finding(msg, None, related, {"temp_bytes": temp, "peak_bytes": peak, "io_bytes": io}, key="memory")
 
     @staticmethod
     def _largest(facts: CompileFacts, n: int = 3):

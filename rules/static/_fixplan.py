@@ -50,6 +50,23 @@ def free_name(model: ModuleModel, base: str, taken: frozenset[str] | set[str] | 
     return name
 
 
+def free_local_name(model: ModuleModel, fn: FunctionInfo | None, base: str) -> str:
+    """Like :func:`free_name`, for a new variable of ``fn``: free in it, in the functions
+    nested in it, in the functions around it and at module level."""
+    if fn is None:
+        return free_name(model, base)
+    taken = set(model.module_bindings)
+    taken.update(n.id for n in ast.walk(fn.node) if isinstance(n, ast.Name))
+    outer: FunctionInfo | None = fn
+    while outer is not None:
+        taken.update(outer.bindings)
+        outer = outer.parent
+    for f in model.functions:
+        if f is fn or any(a is fn.node for a in model.ancestors(f.node)):
+            taken.update(f.bindings)
+    return free_name(model, base, taken)
+
+
 def import_name(model: ModuleModel, qual: str, fn: FunctionInfo | None, want: str) -> tuple[str, bool] | None:
     """How code in ``fn`` can name module ``qual``: (its alias, False) when imported,
     else (``want``, True) when ``want`` is free for a new ``import qual as want``."""

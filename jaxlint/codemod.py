@@ -26,8 +26,11 @@ from __future__ import annotations
 import ast
 import bisect
 import difflib
+import io
 import re
+import tokenize
 import warnings
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
@@ -293,11 +296,12 @@ class _Apply(cst.CSTTransformer):
         before, after = self.before.get(key, []), self.after.get(key, [])
         if not before and not after:
             return out
-        if before and out is not cst.RemovalSentinel.REMOVE and getattr(out, "leading_lines", None):
+        if before and getattr(original, "leading_lines", None):
             # the inserted statements take the blank lines and comments above ``original``
-            before = [before[0].with_changes(leading_lines=[*out.leading_lines, *before[0].leading_lines]),
-                      *before[1:]]
-            out = out.with_changes(leading_lines=[])
+            lines = original.leading_lines if out is cst.RemovalSentinel.REMOVE else out.leading_lines
+            before = [before[0].with_changes(leading_lines=[*lines, *before[0].leading_lines]), *before[1:]]
+            if out is not cst.RemovalSentinel.REMOVE:
+                out = out.with_changes(leading_lines=[])
         if out is cst.RemovalSentinel.REMOVE and after and getattr(original, "leading_lines", None):
             after = [after[0].with_changes(leading_lines=[*original.leading_lines, *after[0].leading_lines]),
                      *after[1:]]
@@ -424,6 +428,9 @@ def verify(text: str, new: str, finding: Diagnostic, lint: Lint, baseline: Seque
     outside = _outside(text, new, regions)
     if outside is not None:
         return Outcome(reason=f"the fix would change line {outside}, outside the code it rewrites")
+    lost = _lost_comment(text, new)
+    if lost is not None:
+        return Outcome(reason=f"the fix would lose the comment {lost!r}")
     before = list(baseline) if baseline is not None else lint(text)
     after = lint(new)
     problem = _compare(before, after, finding, text, new, edits)
@@ -446,6 +453,22 @@ def _compiles(text: str, path: str) -> bool:
         except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
             return False
     return True
+
+
+def _lost_comment(text: str, new: str) -> str | None:
+    """A comment of ``text`` that ``new`` no longer has (comments may move, not go)."""
+    def comments(t: str) -> Counter | None:
+        try:
+            return Counter(tok.string for tok in tokenize.generate_tokens(io.StringIO(t).readline)
+                           if tok.type == tokenize.COMMENT)
+        except (tokenize.TokenError, SyntaxError, IndentationError):
+            return None
+
+    old, now = comments(text), comments(new)
+    if old is None or now is None:
+        return None
+    missing = old - now
+    return next(iter(missing), None)
 
 
 def _keepends(text: str) -> list[str]:

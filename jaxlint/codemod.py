@@ -559,6 +559,11 @@ def _offset(starts: list[int], size: int, p: Position) -> int:
     return min(starts[p.line - 1] + p.column - 1, size)
 
 
+def _what(signature: str) -> str:
+    """The code text part of a signature (``function:text``)."""
+    return signature.split(":", 1)[-1]
+
+
 def _compare(before: Sequence[Diagnostic], after: Sequence[Diagnostic], finding: Diagnostic, text: str, new: str,
              edits: Sequence[Edit]) -> str | None:
     """Why the re-check refutes the fix: the finding is still there, or a new one came."""
@@ -582,8 +587,11 @@ def _compare(before: Sequence[Diagnostic], after: Sequence[Diagnostic], finding:
         return out
 
     def same(old: Diagnostic, new_d: Diagnostic) -> bool:
+        # the same code on the same code text (a finding in statements a fix moved into a
+        # new function keeps its text, not its enclosing function), or at the same place
         return old.code == new_d.code and (
-            (old.signature and old.signature == new_d.signature) or new_d.start in moved(old.start))
+            (bool(old.signature) and _what(old.signature) == _what(new_d.signature))
+            or new_d.start in moved(old.start))
 
     target = next((d for d in before if d.code == finding.code and d.start == finding.start
                    and d.end == finding.end), None)
@@ -603,5 +611,5 @@ def _compare(before: Sequence[Diagnostic], after: Sequence[Diagnostic], finding:
     if unmatched:
         d = unmatched[0]
         msg = d.message if len(d.message) <= 90 else d.message[:87] + "..."
-        return f"the fix would bring a new {d.code} at line {d.start.line}: {msg}"
+        return f"the fix would bring a new {d.code} ({msg})"
     return None

@@ -98,9 +98,11 @@ def _fix(args, tasks, result) -> int | None:
             _warn(f"{display}: cannot fix: {e}")
             remaining.extend(diags)
             continue
-        out = fix_until_stable(src.text, diags, functools.partial(lint_task_text, task), unsafe)
+        out = fix_until_stable(src.text, diags, functools.partial(lint_task_text, task), unsafe, path=display)
         for d in out.rejected:
             _warn(f"{display}:{d.start.line}:{d.start.column}: {d.code} fix skipped: the file would not parse")
+        for d, why in out.declined:
+            _warn(f"{display}:{d.start.line}:{d.start.column}: {d.code} fix not made: {why}")
         if not out.converged:
             _warn(f"{display}: fixes did not settle; some fixable findings remain")
         if out.text == src.text:  # nothing applied, or fixes that undid each other

@@ -27,9 +27,10 @@ def noqa_edit(text: str, line: int, code: str) -> Edit | None:
     return add_codes_edit(line, lines[line - 1], parse_suppressions(text).lines.get(line), [code])
 
 
-def fix_all(text: str, findings: list[Diagnostic], lint: Callable[[str], list[Diagnostic]], unsafe: bool) -> str:
+def fix_all(text: str, findings: list[Diagnostic], lint: Callable[[str], list[Diagnostic]], unsafe: bool,
+            path: str = "") -> str:
     """The text after every applicable fix, pass after pass, as ``jaxlint check --fix``."""
-    return fix_until_stable(text, findings, lint, unsafe=unsafe).text
+    return fix_until_stable(text, findings, lint, unsafe=unsafe, path=path).text
 
 
 def smallest_replacement(old: str, new: str) -> tuple[Position, Position, str]:

@@ -181,29 +181,6 @@ class Float64(StaticRule):
         Invalid(
             """
             import jax
-            import jax.numpy as jnp
-
-            @jax.jit
-            def f(x):
-                # keep the accumulator wide?
-                acc = x.astype( jnp . float64 )   # odd spacing
-                return jnp.cumsum(acc, dtype='f8')  # 'f8' in single quotes
-            """,
-            count=2,
-            expected_fix="""
-            import jax
-            import jax.numpy as jnp
-
-            @jax.jit
-            def f(x):
-                # keep the accumulator wide?
-                acc = x.astype( jnp . float32 )   # odd spacing
-                return jnp.cumsum(acc, dtype='f4')  # 'f8' in single quotes
-            """,
-        ),
-        Invalid(
-            """
-            import jax
             from jax import config
 
             config.update("jax_enable_x64", True)
@@ -229,6 +206,29 @@ class Float64(StaticRule):
                 return jax.lax.scan(body, 0.0, xs)
             """,
             line=2,
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def f(x):
+                # keep the accumulator wide?
+                acc = x.astype( jnp . float64 )   # odd spacing
+                return jnp.cumsum(acc, dtype='f8')  # 'f8' in single quotes
+            """,
+            count=2,
+            expected_fix="""
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def f(x):
+                # keep the accumulator wide?
+                acc = x.astype( jnp . float32 )   # odd spacing
+                return jnp.cumsum(acc, dtype='f4')  # 'f8' in single quotes
+            """,
         ),
     ]
 

@@ -559,6 +559,9 @@ def _offset(starts: list[int], size: int, p: Position) -> int:
     return min(starts[p.line - 1] + p.column - 1, size)
 
 
+_DIGITS = re.compile(r"\d+")
+
+
 def _what(signature: str) -> str:
     """The code text part of a signature (``function:text``)."""
     return signature.split(":", 1)[-1]
@@ -586,27 +589,32 @@ def _compare(before: Sequence[Diagnostic], after: Sequence[Diagnostic], finding:
         out.add(_position(new_starts, o + delta))
         return out
 
-    def same(old: Diagnostic, new_d: Diagnostic) -> bool:
-        # the same code on the same code text (a finding in statements a fix moved into a
-        # new function keeps its text, not its enclosing function), or at the same place
-        return old.code == new_d.code and (
-            (bool(old.signature) and _what(old.signature) == _what(new_d.signature))
-            or new_d.start in moved(old.start))
+    def here(old: Diagnostic, new_d: Diagnostic) -> bool:
+        return old.code == new_d.code and new_d.start in moved(old.start)
+
+    def alike(old: Diagnostic, new_d: Diagnostic) -> bool:
+        # moved code (statements a fix put into a new function): the same code text and
+        # the same message but for numbers (line numbers in it)
+        return (old.code == new_d.code and bool(old.signature) and _what(old.signature) == _what(new_d.signature)
+                and _DIGITS.sub("", old.message) == _DIGITS.sub("", new_d.message))
 
     target = next((d for d in before if d.code == finding.code and d.start == finding.start
                    and d.end == finding.end), None)
     if target is None:
         return "the finding is not in a re-check of the file"
     pool = [d for d in before if d is not target]
-    unmatched = []
-    for d in after:
-        match = next((o for o in pool if same(o, d)), None)
-        if match is None:
-            unmatched.append(d)
-        else:
-            pool.remove(match)
+    unmatched = list(after)
+    for same in (here, alike):  # where it was first, then what it says
+        left = []
+        for d in unmatched:
+            match = next((o for o in pool if same(o, d)), None)
+            if match is None:
+                left.append(d)
+            else:
+                pool.remove(match)
+        unmatched = left
     for d in unmatched:
-        if same(target, d):
+        if here(target, d) or alike(target, d):
             return "the finding is still there after the fix"
     if unmatched:
         d = unmatched[0]

@@ -449,21 +449,35 @@ def _split_fix(ctx, use: ast.AST, first: ast.AST):
     if isinstance(call, ast.keyword):
         call = model.parent(call)
     s1, s2 = _statement_of(model, first), _statement_of(model, call)
-    if s1 is None or s2 is None:
-        return None
+    if s1 is None or s2 is None or (first is not call and (first.lineno, first.col_offset) > (use.lineno, use.col_offset)):
+        return None  # the "first" use comes later in the text: a key carried around a loop
     # the statements holding the two uses, or their ancestors, in one block (s1 first)
     chain2 = [s2, *(a for a in model.ancestors(s2) if isinstance(a, ast.stmt))]
-    anchor = None
+    anchor = a2_found = None
     for a1 in [s1, *(a for a in model.ancestors(s1) if isinstance(a, ast.stmt))]:
         for a2 in chain2:
             block = _block_holding(model, a1)
             if block is not None and a2 in block and block.index(a1) <= block.index(a2):
-                anchor = a1
+                anchor, a2_found = a1, a2
                 break
         if anchor is not None or isinstance(a1, _SCOPES):
             break
     if anchor is None or not is_statement_list_member(model, anchor) or model.function_of(anchor) is not fn:
         return None
+    loops = (ast.For, ast.AsyncFor, ast.While)
+    if first is not call:
+        if any(isinstance(a, loops) for a in chain2[:chain2.index(a2_found) + 1]):
+            return None  # below the split, the subkey would be drawn from on every iteration
+        for loop in (a for a in model.ancestors(anchor) if isinstance(a, loops)):
+            if model.function_of(loop) is not fn:
+                break
+            if not any(isinstance(n, ast.Name) and n.id == use.id and isinstance(n.ctx, ast.Store)
+                       for n in ast.walk(loop)):
+                return None  # around it, the split would take the key consumed the iteration before
+    if first is call:  # reused on every iteration: only when this is the loop's one use of the key
+        loop = next((a for a in chain2 if isinstance(a, loops)), None)
+        if loop is None or sum(1 for n in ast.walk(loop) if isinstance(n, ast.Name) and n.id == use.id) != 1:
+            return None
     split = attribute_path(model, "jax.random.split", fn)
     if split is None:
         return None

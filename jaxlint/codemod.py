@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import dataclasses
 import difflib
 import io
 import re
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 import libcst as cst
-from libcst.metadata import ParentNodeProvider, PositionProvider
+from libcst.metadata import PositionProvider
 
 from jaxlint.diagnostic import Diagnostic, Edit, Fix, Position
 from jaxlint.textutil import line_starts
@@ -73,10 +74,8 @@ class Parsed:
             self.module = cst.parse_module(text)
         except Exception as e:  # syntax libcst's parser does not accept
             raise CannotFix(f"libcst cannot parse the file: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
-        wrapper = cst.MetadataWrapper(self.module, unsafe_skip_copy=True)
-        meta = wrapper.resolve_many([PositionProvider, ParentNodeProvider])
-        self.positions = meta[PositionProvider]
-        self.parents = meta[ParentNodeProvider]
+        self.positions = cst.MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        self._parents: dict[int, cst.CSTNode] = _parent_map(self.module)
         self._by_span: dict[tuple[int, int, int, int], list[cst.CSTNode]] | None = None
 
     def at(self, span: Sequence[int]) -> list[cst.CSTNode]:
@@ -89,11 +88,40 @@ class Parsed:
         line, col, end_line, end_col = span
         return self._by_span.get((line, col - 1, end_line, end_col - 1), [])
 
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self._parents.get(id(node))
+
     def ancestors(self, node: cst.CSTNode) -> Iterable[cst.CSTNode]:
-        p = self.parents.get(node)
+        p = self._parents.get(id(node))
         while p is not None:
             yield p
-            p = self.parents.get(p)
+            p = self._parents.get(id(p))
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _parent_map(module: cst.Module) -> dict[int, cst.CSTNode]:
+    """id(node) -> its parent, from the nodes' dataclass fields (a plain walk: libcst's
+    ParentNodeProvider costs several times as much)."""
+    out: dict[int, cst.CSTNode] = {}
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        names = _FIELDS.get(type(node))
+        if names is None:
+            names = _FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(node))
+        for name in names:
+            value = getattr(node, name)
+            if isinstance(value, cst.CSTNode):
+                out[id(value)] = node
+                stack.append(value)
+            elif isinstance(value, (list, tuple)):
+                for child in value:
+                    if isinstance(child, cst.CSTNode):
+                        out[id(child)] = node
+                        stack.append(child)
+    return out
 
 
 class FixContext:
@@ -132,7 +160,7 @@ class FixContext:
         return found[0]
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        return self.parsed.parents.get(node)
+        return self.parsed.parent(node)
 
     def statement_of(self, node: cst.CSTNode) -> cst.BaseStatement:
         """The statement that holds ``node`` in a block (a line, or a compound statement)."""

@@ -47,9 +47,9 @@ class PythonLoopInJit(StaticRule):
     body is assignments to names of which exactly one is carried from one iteration
     to the next (read before it is assigned, and bound before the loop); the others
     are temporaries, unused after the loop. A one-line body becomes a lambda
-    (`x = jax.lax.fori_loop(0, n, lambda _, x: x * 2, x)`), a longer one (or one with
-    comments) a local `def body(_, x): ...; return x`, its statements and comments
-    kept. `jax.lax` is named through the module's imports (`import jax` is added when
+    (`x = jax.lax.fori_loop(0, n, lambda _, x: x * 2, x)`; a comment on the `for` line
+    goes to the new line), a longer one (or one with comments) a local
+    `def body(_, x): ...; return x`, its statements and comments kept. `jax.lax` is named through the module's imports (`import jax` is added when
     there is none). It is unsafe: the carried value must keep its shape and dtype
     from one iteration to the next, which a Python loop does not require, and the
     body is traced once instead of once per iteration.
@@ -239,8 +239,7 @@ class PythonLoopInJit(StaticRule):
         stmts = list(loop.body.body)
         one = stmts[0] if len(stmts) == 1 else None
         simple = (isinstance(one, cst.SimpleStatementLine) and len(one.body) == 1 and not one.leading_lines
-                  and one.trailing_whitespace.comment is None and loop.body.header.comment is None
-                  and not loop.body.footer)
+                  and one.trailing_whitespace.comment is None and not loop.body.footer)
         params = cst.Parameters([cst.Param(cst.Name(index), comma=comma), cst.Param(cst.Name(x))])
         if simple:
             fn = cst.Lambda(params, _step_value(cst, one.body[0], x))

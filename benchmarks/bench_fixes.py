@@ -54,6 +54,22 @@ def _jaxlint(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           cwd=cwd, capture_output=True, text=True, env=_env())
 
 
+def _timed(*args: str, cwd: Path) -> tuple[subprocess.CompletedProcess, float, float]:
+    """The run, its wall seconds and its CPU seconds (with its worker processes)."""
+    c0, t0 = _children_cpu(), time.perf_counter()
+    proc = _jaxlint(*args, cwd=cwd)
+    return proc, time.perf_counter() - t0, _children_cpu() - c0
+
+
+def _children_cpu() -> float:
+    try:
+        import resource
+    except ImportError:  # Windows: wall times only
+        return float("nan")
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def _hashes(root: Path) -> dict[str, str]:
     return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(root.rglob("*.py")) if p.is_file()}
@@ -88,14 +104,13 @@ def run_corpus(name: str, source: Path) -> dict:
         shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__"))
         files = _hashes(copy)
         lines = sum((copy / f).read_bytes().count(b"\n") for f in files)
-        before = json.loads(_jaxlint("--output-format", "json", ".", cwd=copy).stdout or "[]")
+        check, check_wall, check_cpu = _timed("--output-format", "json", ".", cwd=copy)
+        before = json.loads(check.stdout or "[]")
         fixable_files = {Path(d["filename"]).as_posix() for d in before if d["fix"] is not None}
         fixable = Counter(d["code"] for d in before if d["fix"] is not None)
         not_compiling_before = sorted(f for f in files if _compiles(copy / f) is not None)
 
-        t0 = time.perf_counter()
-        run = _jaxlint("--fix", "--unsafe-fixes", "--show-fixes", ".", cwd=copy)
-        seconds = time.perf_counter() - t0
+        run, fix_wall, fix_cpu = _timed("--fix", "--unsafe-fixes", "--show-fixes", ".", cwd=copy)
         applied = _fixed_counts(run.stdout + run.stderr)
         declined = Counter((m.group(1), m.group(2).split(" (")[0]) for m in map(_NOT_MADE.match, run.stderr.splitlines())
                            if m)
@@ -115,7 +130,8 @@ def run_corpus(name: str, source: Path) -> dict:
     return {
         "corpus": name, "files": len(files), "lines": lines,
         "findings": len(before), "fixable": dict(sorted(fixable.items())), "fixable_files": len(fixable_files),
-        "fix_seconds": round(seconds, 2), "fix_exit": run.returncode,
+        "check_wall_s": round(check_wall, 2), "check_cpu_s": round(check_cpu, 2),
+        "fix_wall_s": round(fix_wall, 2), "fix_cpu_s": round(fix_cpu, 2), "fix_exit": run.returncode,
         "applied": dict(sorted(applied.items())), "not_made": {f"{c}: {why}": n for (c, why), n in declined.items()},
         "files_changed": len(changed), "lines_added": added, "lines_removed": removed,
         "changed_not_compiling": broken, "changed_without_fixable_finding": unexpected, "files_created": new_files,
@@ -147,7 +163,8 @@ def report(results: list[dict]) -> str:
         ("  by rule", lambda r: ", ".join(f"{c} {n}" for c, n in r["applied"].items()) or "-"),
         ("fixes not made (why)", lambda r: "; ".join(f"{k} x{n}" for k, n in r["not_made"].items()) or "-"),
         ("files changed", lambda r: f"{r['files_changed']} (+{r['lines_added']} -{r['lines_removed']} lines)"),
-        ("--fix --unsafe-fixes wall s", lambda r: f"{r['fix_seconds']:.2f}"),
+        ("check: wall s (CPU s)", lambda r: f"{r['check_wall_s']:.2f} ({r['check_cpu_s']:.2f})"),
+        ("--fix --unsafe-fixes: wall (CPU)", lambda r: f"{r['fix_wall_s']:.2f} ({r['fix_cpu_s']:.2f})"),
         ("changed and not compiling", lambda r: str(len(r["changed_not_compiling"]))),
         ("changed w/o fixable finding", lambda r: str(len(r["changed_without_fixable_finding"]))),
         ("second run: files changed", lambda r: str(len(r["second_run_files_changed"]))),
@@ -158,7 +175,15 @@ def report(results: list[dict]) -> str:
     out = [f"{'':<{width}}" + "".join(f"{r['corpus']:<40}" for r in results)]
     for label, get in rows:
         out.append(f"{label:<{width}}" + "".join(f"{get(r):<40}" for r in results))
+    out.append(f"load average: {_load()}")
     return "\n".join(out)
+
+
+def _load() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
 
 
 def main(argv: list[str] | None = None) -> int:

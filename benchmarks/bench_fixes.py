@@ -112,8 +112,8 @@ def run_corpus(name: str, source: Path) -> dict:
 
         run, fix_wall, fix_cpu = _timed("--fix", "--unsafe-fixes", "--show-fixes", ".", cwd=copy)
         applied = _fixed_counts(run.stdout + run.stderr)
-        declined = Counter((m.group(1), m.group(2).split(" (")[0]) for m in map(_NOT_MADE.match, run.stderr.splitlines())
-                           if m)
+        matches = [m for m in map(_NOT_MADE.match, run.stderr.splitlines()) if m]
+        declined = Counter((m.group(1), m.group(2).split(" (")[0]) for m in matches)
         after = _hashes(copy)
         changed = sorted(f for f in files if after.get(f) != files[f])
         broken = {f: why for f in changed if (why := _compiles(copy / f)) is not None and f not in not_compiling_before}

@@ -409,7 +409,8 @@ def report(res: dict) -> str:
         out += ["", f"libcst (fixes only): a check of {cst['file']} imports "
                     f"{', '.join(cst['libcst_modules_imported_by_check']) or 'no libcst module'}"
                     f"{' (the file has a planned fix)' if cst['file_has_planned_fix'] else ''}; importing libcst costs "
-                    f"{cst['import_libcst_wall_ms']:.0f} ms wall ({cst['import_libcst_cumulative_ms']} ms by -X importtime)",
+                    f"{cst['import_libcst_wall_ms']:.0f} ms wall "
+                    f"({cst['import_libcst_cumulative_ms']} ms by -X importtime)",
                 f"{'check':<26}{cst['check_wall_s']:>10.3f}",
                 f"{'check --diff --unsafe-fixes':<26}{cst['check_diff_unsafe_fixes_wall_s']:>10.3f}"]
     if res.get("phases_cpu_s"):

@@ -39,7 +39,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from jaxlint.diagnostic import Diagnostic, Edit, Fix, Position
-from jaxlint.textutil import line_starts
+from jaxlint.textutil import common_affixes, line_starts
 
 Lint = Callable[[str], "list[Diagnostic]"]
 _STATEMENT = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
@@ -69,12 +69,17 @@ class Parsed:
     fix computed on that text."""
 
     def __init__(self, text: str) -> None:
+        from jaxlint.static import _analysis_stack
+
         self.text = text
         try:
-            self.module = cst.parse_module(text)
+            with _analysis_stack():  # the room the static phase gives deeply nested code
+                self.module = cst.parse_module(text)
+                self.positions = cst.MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        except RecursionError:
+            raise CannotFix("the code is nested too deeply for libcst") from None
         except Exception as e:  # syntax libcst's parser does not accept
             raise CannotFix(f"libcst cannot parse the file: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
-        self.positions = cst.MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         self._parents: dict[int, cst.CSTNode] = _parent_map(self.module)
         self._by_span: dict[tuple[int, int, int, int], list[cst.CSTNode]] | None = None
 
@@ -429,13 +434,16 @@ def compute(text: str, finding: Diagnostic, lint: Lint, baseline: Sequence[Diagn
     rule = rules_by_code().get(finding.code)
     if fix is None or fix.plan is None or rule is None:
         return Outcome(reason="no planned fix")
+    from jaxlint.static import _analysis_stack
+
     try:
         parsed = parsed if parsed is not None and parsed.text == text else Parsed(text)
         fx = FixContext(parsed, dict(fix.plan))
-        rule().codemod(fx)  # type: ignore[attr-defined]
-        new = fx.render()
-        if fx.drop_unused_imports(new, text, path.replace("\\", "/").endswith("__init__.py")):
+        with _analysis_stack():
+            rule().codemod(fx)  # type: ignore[attr-defined]
             new = fx.render()
+            if fx.drop_unused_imports(new, text, path.replace("\\", "/").endswith("__init__.py")):
+                new = fx.render()
     except CannotFix as e:
         return Outcome(reason=str(e))
     except RecursionError:
@@ -566,12 +574,7 @@ def text_edits(text: str, new: str) -> tuple[Edit, ...]:
     for _, i1, i2, j1, j2 in _line_hunks(text, new):
         start, end = offs_a[i1], offs_a[i2]
         old, content = text[start:end], "".join(b[j1:j2])
-        p = 0
-        while p < len(old) and p < len(content) and old[p] == content[p]:
-            p += 1
-        s = 0
-        while s < len(old) - p and s < len(content) - p and old[-1 - s] == content[-1 - s]:
-            s += 1
+        p, s = common_affixes(old, content)
         out.append(Edit(_position(starts, start + p), _position(starts, end - s), content[p:len(content) - s]))
     return tuple(out)
 

@@ -221,6 +221,7 @@ def fix_until_stable(text: str, diagnostics: Sequence[Diagnostic], lint: Callabl
         checked = current
         codemods += 1
         declined.clear()  # the text changed: what failed may work now
+    current = without_declined(current, declined.values())
     left = {(d.code, d.signature) for d in current}
     return FixOutcome(text, applied, current, rejected, converged,
                       [v for v in declined.values() if (v[0].code, v[0].signature) in left])
@@ -228,6 +229,12 @@ def fix_until_stable(text: str, diagnostics: Sequence[Diagnostic], lint: Callabl
 
 def _key(d: Diagnostic) -> tuple[str, str, str]:
     return (d.code, d.signature, d.message)
+
+
+def without_declined(diags: Iterable[Diagnostic], declined: Iterable[tuple[Diagnostic, str]]) -> list[Diagnostic]:
+    """``diags`` with the fixes that could not be made taken off: not offered (``[*]``) any more."""
+    keys = {_key(d) for d, _ in declined}
+    return [replace(d, fix=None) if d.fix is not None and _key(d) in keys else d for d in diags]
 
 
 def computed_fix(text: str, d: Diagnostic, lint: Callable[[str], list[Diagnostic]],

@@ -516,3 +516,13 @@ def test_verify_refuses_a_lost_comment_a_new_finding_a_kept_finding_and_broken_c
     assert _verify(NUMPY_IN_JIT, broken, [(6, 6)]).reason == "the fixed code would not compile"
     scoped = NUMPY_IN_JIT.replace("return np.sum(x)", "nonlocal x")
     assert _verify(NUMPY_IN_JIT, scoped, [(6, 6)]).reason == "the fixed code would not compile"
+
+
+def test_a_file_too_deep_for_libcst_keeps_its_finding_and_says_why(tmp_path):
+    # ast (with the static phase's room) parses a 2,000-term sum; libcst's visitors do not
+    src = "import jax\nimport numpy as np\nX = " + "+".join(["1"] * 2000) + "\n" + NUMPY_IN_JIT.split("\n", 2)[2]
+    (tmp_path / "deep.py").write_text(src)
+    r = run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", "deep.py", cwd=tmp_path)
+    assert r.returncode == 1 and (tmp_path / "deep.py").read_text() == src
+    assert "deep.py:7:12: JAX104 fix not made: the code is nested too deeply for libcst" in r.stderr
+    assert "deep.py:7:12: JAX104 `np.sum`" in r.stdout and "fixable" not in r.stdout  # no longer offered

@@ -167,24 +167,11 @@ class FixContext:
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.parsed.parent(node)
 
-    def statement_of(self, node: cst.CSTNode) -> cst.BaseStatement:
-        """The statement that holds ``node`` in a block (a line, or a compound statement)."""
-        for n in [node, *self.parsed.ancestors(node)]:
-            if isinstance(n, _STATEMENT) and isinstance(self.parent(n), (cst.Module, cst.IndentedBlock)):
-                return n  # type: ignore[return-value]
-        raise CannotFix("the code is not in a block of statements")
-
     def block_of(self, stmt: cst.BaseStatement) -> Sequence[cst.BaseStatement]:
         parent = self.parent(stmt)
         if isinstance(parent, (cst.Module, cst.IndentedBlock)):
             return parent.body
         raise CannotFix("the statement is not in a block")
-
-    def code(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
-
-    def line(self, node: cst.CSTNode) -> int:
-        return self.parsed.positions[node].start.line
 
     def expr(self, text: str) -> cst.BaseExpression:
         return cst.parse_expression(text, config=self.module.config_for_parsing)

@@ -8,7 +8,7 @@ jax, flax, optax, equinox, diffrax and chex):
 * libcst's ``PositionProvider`` (line/column metadata, which a libcst-based linter needs
   to report anything) on a sample of the parsed modules, scaled to the corpus.
 
-libcst is not a jaxlint dependency; install it to run this (``pip install libcst``).
+libcst is the fix engine's parser (a jaxlint dependency, imported only to compute fixes).
 
     python benchmarks/bench_parsers.py [--sample 150]
 """

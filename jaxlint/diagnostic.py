@@ -65,16 +65,25 @@ class Edit:
 
 @dataclass(frozen=True)
 class Fix:
+    """A finding's fix: text ``edits`` made when the finding is (JAX190's comment edits),
+    or a ``plan`` that the rule's libcst codemod turns into edits when the fix is
+    computed (``jaxlint.codemod``), so that a plain check never imports libcst."""
+
     message: str
     edits: tuple[Edit, ...]
     applicability: Applicability = Applicability.UNSAFE
+    #: what the rule's ``codemod`` needs (JSON data; nodes as their spans), or None
+    plan: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "message": self.message,
             "applicability": self.applicability.value,
             "edits": [e.to_dict() for e in self.edits],
         }
+        if self.plan is not None:
+            out["plan"] = dict(self.plan)
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Fix":
@@ -82,6 +91,7 @@ class Fix:
             d["message"],
             tuple(Edit.from_dict(e) for e in d["edits"]),
             Applicability(d["applicability"]),
+            d.get("plan"),
         )
 
 

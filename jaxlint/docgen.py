@@ -7,6 +7,7 @@ when the committed files differ from what this produces.
 from __future__ import annotations
 
 import sys
+import textwrap
 from pathlib import Path
 
 from jaxlint.registry import all_rules
@@ -33,6 +34,11 @@ def rule_page(r) -> str:
     for title, items in (("Flagged", r.INVALID), ("Not flagged", r.VALID)):
         for ex in items[:3]:
             examples.append(f"### {title}\n\n```python\n{example_source(ex).rstrip()}\n```\n")
+            fixed = getattr(ex, "expected_fix", None)
+            if fixed is not None:
+                how = "--fix" if r.fixable is not None and r.fixable.value == "safe" else "--fix --unsafe-fixes"
+                body = textwrap.dedent(fixed).strip("\n")
+                examples.append(f"After `jaxlint check {how}`:\n\n```python\n{body}\n```\n")
     return page + "\n## Examples (from the rule's tests)\n\n" + "\n".join(examples)
 
 

@@ -1,6 +1,7 @@
-"""Applying fixes: the edits rules attach to their findings.
+"""Applying fixes: the edits rules attach to their findings, and the fixes their
+libcst codemods make (:mod:`jaxlint.codemod`, imported only when one is computed).
 
-One pass takes the fixes that apply (safe ones, and unsafe ones when asked), sorted
+For text edits, one pass takes the fixes that apply (safe ones, and unsafe ones when asked), sorted
 by position, and keeps each whose edits overlap no edit already kept; the others
 wait for the next pass. Passes repeat, each on a fresh check of the new text, until
 nothing more applies or :data:`MAX_ITERATIONS` is reached (ruff's approach: a fix
@@ -21,9 +22,9 @@ import tokenize
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Collection, Iterable, Sequence
 
-from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Position
+from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
 from jaxlint.textutil import LINE_BREAK, line_starts, split_lines
 
 #: passes over one file before giving up (a fix that keeps re-creating work)
@@ -149,28 +150,105 @@ class FixOutcome:
     remaining: list[Diagnostic]
     rejected: list[Diagnostic]
     converged: bool = True
+    #: planned fixes that were not made, with why (their finding remains)
+    declined: list[tuple[Diagnostic, str]] = field(default_factory=list)
+
+
+#: codemod fixes made in one file before giving up (each removes a finding and adds none)
+MAX_CODEMODS = 500
 
 
 def fix_until_stable(text: str, diagnostics: Sequence[Diagnostic], lint: Callable[[str], list[Diagnostic]],
-                     unsafe: bool = False, max_iterations: int = MAX_ITERATIONS) -> FixOutcome:
+                     unsafe: bool = False, max_iterations: int = MAX_ITERATIONS, path: str = "",
+                     codes: Collection[str] | None = None) -> FixOutcome:
     """Apply fixes pass after pass. ``diagnostics`` are the findings on ``text``;
-    ``lint(text)`` checks a new text (the same rules and suppressions)."""
+    ``lint(text)`` checks a new text (the same rules and suppressions); ``codes``
+    limits the fixes to those rules.
+
+    Text-edit fixes go in passes (:func:`apply_once`); planned fixes are made one at a
+    time by their rule's libcst codemod (:mod:`jaxlint.codemod`, imported only then),
+    each verified against a re-check, in the order of the findings."""
     applied: list[Diagnostic] = []
     rejected: list[Diagnostic] = []
+    declined: dict[tuple[str, str, str], tuple[Diagnostic, str]] = {}
     seen = {text}
     current = list(diagnostics)
-    for _ in range(max_iterations):
-        step = apply_once(text, current, unsafe)
+    checked: list[Diagnostic] | None = None  # lint(text), once a codemod needs it
+
+    def wanted(d: Diagnostic) -> bool:
+        return applies(d, unsafe) and (codes is None or d.code in codes)
+
+    passes = codemods = 0
+    converged = True
+    while True:
+        step = apply_once(text, [d for d in current if wanted(d) and d.fix.edits], unsafe)  # type: ignore[union-attr]
         rejected.extend(step.rejected)
-        if not step.applied:
-            return FixOutcome(text, applied, current, rejected)
-        applied.extend(step.applied)
-        text = step.text
-        current = lint(text)
-        if text in seen:  # fixes that undo each other
+        if step.applied:
+            applied.extend(step.applied)
+            text = step.text
+            current = checked = lint(text)
+            passes += 1
+            if text in seen or passes >= max_iterations:  # fixes that undo each other, or never end
+                converged = not any(wanted(d) for d in current)
+                break
+            seen.add(text)
+            continue
+        planned = [d for d in current if wanted(d) and d.fix.plan is not None and not d.fix.edits  # type: ignore[union-attr]
+                   and _key(d) not in declined]
+        if not planned or codemods >= MAX_CODEMODS:
             break
-        seen.add(text)
-    return FixOutcome(text, applied, current, rejected, converged=not any(applies(d, unsafe) for d in current))
+        from jaxlint.codemod import CannotFix, Parsed, compute
+
+        if checked is None:
+            checked = lint(text)
+        try:
+            parsed = Parsed(text)
+        except CannotFix as e:
+            declined.update((_key(d), (d, str(e))) for d in planned)
+            break
+        made = None
+        for d in sorted(planned, key=lambda d: (d.start, d.code)):
+            out = compute(text, d, lint, checked, path, parsed)
+            if out.ok:
+                made = (d, out)
+                break
+            declined[_key(d)] = (d, out.reason)
+        if made is None:
+            break
+        d, out = made
+        applied.append(d)
+        text, current = out.text, out.findings  # type: ignore[assignment]
+        checked = current
+        codemods += 1
+        declined.clear()  # the text changed: what failed may work now
+    current = without_declined(current, declined.values())
+    left = {(d.code, d.signature) for d in current}
+    return FixOutcome(text, applied, current, rejected, converged,
+                      [v for v in declined.values() if (v[0].code, v[0].signature) in left])
+
+
+def _key(d: Diagnostic) -> tuple[str, str, str]:
+    return (d.code, d.signature, d.message)
+
+
+def without_declined(diags: Iterable[Diagnostic], declined: Iterable[tuple[Diagnostic, str]]) -> list[Diagnostic]:
+    """``diags`` with the fixes that could not be made taken off: not offered (``[*]``) any more."""
+    keys = {_key(d) for d, _ in declined}
+    return [replace(d, fix=None) if d.fix is not None and _key(d) in keys else d for d in diags]
+
+
+def computed_fix(text: str, d: Diagnostic, lint: Callable[[str], list[Diagnostic]],
+                 path: str = "") -> tuple[Fix | None, str]:
+    """``d``'s fix with its edits on ``text`` (an editor's quick fix): a text-edit fix as
+    it is; a planned one made by its codemod and verified, or None and why not."""
+    if d.fix is None:
+        return None, "no fix"
+    if d.fix.plan is None or d.fix.edits:
+        return d.fix, ""
+    from jaxlint.codemod import as_fix, compute
+
+    out = compute(text, d, lint, path=path)
+    return (as_fix(d, out), "") if out.ok else (None, out.reason)
 
 
 # ------------------------------------------------------------------------- files

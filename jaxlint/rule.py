@@ -187,6 +187,14 @@ class StaticRule(Rule):
     def check(self, ctx: "StaticContext") -> Iterable[Any]:  # noqa: F821
         raise NotImplementedError
 
+    def codemod(self, fx: "FixContext") -> None:  # noqa: F821
+        """Make the fix planned by ``ctx.codemod(...)`` for one finding, in libcst's tree
+        of the file (``jaxlint.codemod.FixContext``: the planned nodes, found again by
+        position, and the changes to make). Import libcst here, never at module level: a
+        check that computes no fix must not load it. Raise ``fx.cannot(reason)`` when
+        the code turns out not to have the expected shape."""
+        raise NotImplementedError
+
     def check_suppressions(self, usage: "NoqaUsage") -> Iterable[Any]:  # noqa: F821
         """Findings about the file's noqa comments, given what they suppressed once every
         other rule ran (see ``jaxlint.noqa.NoqaUsage``). Only unused-noqa needs this."""

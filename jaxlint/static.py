@@ -12,7 +12,7 @@ import io
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from jaxlint.diagnostic import Diagnostic, Edit, Fix, Phase, Position, Related, Severity
+from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Phase, Position, Related, Severity
 from jaxlint.rule import PARSE_ERROR, StaticRule
 from jaxlint.semantic import ModuleModel
 from jaxlint.textutil import split_lines
@@ -124,6 +124,20 @@ class StaticContext:
 
     def insert_at(self, pos: Position, content: str) -> Edit:
         return Edit(pos, pos, content)
+
+    def codemod(self, message: str, applicability: Applicability, **plan: Any) -> Fix:
+        """A fix that the rule's ``codemod`` makes with libcst when it is computed
+        (``jaxlint.codemod``): ``plan`` is what the codemod needs, JSON data, with ast
+        nodes given as themselves (kept as their spans, and found again in libcst's tree)."""
+        return Fix(message, (), applicability, plan={k: self._plan_value(v) for k, v in plan.items()})
+
+    def _plan_value(self, v: Any) -> Any:
+        if isinstance(v, ast.AST):
+            start, end = self.span(v)
+            return {"span": [start.line, start.column, end.line, end.column]}
+        if isinstance(v, (list, tuple)):
+            return [self._plan_value(x) for x in v]
+        return v
 
     def related(self, node: ast.AST, message: str) -> Related:
         start, end = self.span(node)

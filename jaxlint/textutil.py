@@ -7,6 +7,7 @@ feeds and Unicode separators, which would shift every later line number).
 from __future__ import annotations
 
 import re
+from typing import Sequence
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -19,6 +20,17 @@ def split_lines(text: str) -> list[str]:
 def line_starts(text: str) -> list[int]:
     """Code-point offset at which each line of ``text`` starts."""
     return [0] + [m.end() for m in LINE_BREAK.finditer(text)]
+
+
+def common_affixes(a: Sequence, b: Sequence) -> tuple[int, int]:
+    """How many leading, then (of the rest) trailing items ``a`` and ``b`` share."""
+    p = 0
+    while p < len(a) and p < len(b) and a[p] == b[p]:
+        p += 1
+    s = 0
+    while s < len(a) - p and s < len(b) - p and a[-1 - s] == b[-1 - s]:
+        s += 1
+    return p, s
 
 
 def human_bytes(n: float | None) -> str:

@@ -43,17 +43,26 @@ def _lint(rule, example, src):
     return lint_source(src, select=[rule.code, *example.select], options={rule.code: dict(example.options)})
 
 
+#: every static rule on by default: a fix is verified against all of them
+DEFAULT_STATIC = [r.code for r in STATIC if r.default_enabled]
+
+
 def _assert_fix(rule, ident, example, src, diags):
-    """All of the rule's fixes (safe and unsafe), applied by the real fix engine pass
-    after pass as `--fix --unsafe-fixes` does, give exactly ``expected_fix``."""
+    """All of the rule's fixes (safe and unsafe), applied by the real fix engine as
+    `--fix --unsafe-fixes` does and verified against every default rule, give exactly
+    ``expected_fix``; fixing that again changes nothing."""
     from jaxlint.fixes import fix_until_stable
 
     assert any(d.fix is not None for d in diags), f"{ident}: expected_fix given but {rule.code} attached no fix"
+    codes = list(dict.fromkeys([*DEFAULT_STATIC, rule.code, *example.select]))
 
     def relint(text):
-        return [d for d in _lint(rule, example, text) if d.code == rule.code]
+        return lint_source(text, select=codes, options={rule.code: dict(example.options)})
 
-    out = fix_until_stable(src, diags, relint, unsafe=True)
+    out = fix_until_stable(src, relint(src), relint, unsafe=True, path="example.py", codes={rule.code})
     expected = textwrap.dedent(example.expected_fix).lstrip("\n")
     assert out.text == expected, f"{ident}: fixed text differs:\n{out.text}\n--- expected ---\n{expected}"
     assert not out.rejected, f"{ident}: fixes that break the syntax: {out.rejected}"
+    assert not out.declined, f"{ident}: fixes not made: {[(d.start.line, why) for d, why in out.declined]}"
+    again = fix_until_stable(out.text, relint(out.text), relint, unsafe=True, path="example.py", codes={rule.code})
+    assert again.text == out.text and not again.applied, f"{ident}: a second run changed:\n{again.text}"

@@ -92,3 +92,51 @@ def test_source_read_from_stdin_is_not_imported(tmp_path):
     assert not marker.exists()
     assert probe["modules"] == []
     assert [f["code"] for f in findings] == ["JAX101"]
+
+
+# ---------------------------------------------------------------------- libcst
+#: runs jaxlint.cli.main in-process with the given arguments, then reports whether
+#: libcst (the fix engine's parser) was imported by that same process
+LIBCST_PROBE = r"""
+import json, sys
+import jaxlint.cli
+out, argv = sys.argv[1], sys.argv[2:]
+rc = jaxlint.cli.main(argv)
+with open(out, "w") as f:
+    json.dump({"rc": rc, "libcst": sorted(m for m in sys.modules if m == "libcst" or m.startswith("libcst."))}, f)
+"""
+
+FIXABLE = textwrap.dedent(
+    """
+    import jax
+    import numpy as np
+
+    @jax.jit
+    def f(x):
+        return np.sum(x)
+    """
+).lstrip()
+
+
+def _libcst_probe(tmp_path: Path, *argv: str) -> tuple[dict, subprocess.CompletedProcess]:
+    out = tmp_path / "probe.json"
+    proc = subprocess.run([sys.executable, "-c", LIBCST_PROBE, str(out), *argv], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    return json.loads(out.read_text()), proc
+
+
+def test_a_check_without_fixing_never_imports_libcst_even_with_fixable_findings(tmp_path):
+    (tmp_path / "m.py").write_text(FIXABLE)
+    for fmt in ("concise", "full", "json", "sarif"):
+        probe, proc = _libcst_probe(tmp_path, "check", "--no-cache", "--isolated", "--output-format", fmt, "m.py")
+        assert probe["rc"] == 1 and "JAX104" in proc.stdout, (fmt, proc.stdout, proc.stderr)
+        assert probe["libcst"] == [], fmt
+
+
+def test_computing_a_fix_imports_libcst(tmp_path):
+    # the probe can tell: --diff computes the planned fix with libcst
+    (tmp_path / "m.py").write_text(FIXABLE)
+    probe, proc = _libcst_probe(tmp_path, "check", "--no-cache", "--isolated", "--diff", "--unsafe-fixes", "m.py")
+    assert probe["rc"] == 1 and "+    return jnp.sum(x)" in proc.stdout, proc.stderr
+    assert "libcst" in probe["libcst"]
+    assert (tmp_path / "m.py").read_text() == FIXABLE

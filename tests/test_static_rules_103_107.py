@@ -404,15 +404,6 @@ def test_jax103_fix_reuses_an_existing_module_level_wrapper():
 
 
 @pytest.mark.parametrize("src", [
-    # f is a nested def: it cannot be created at module level
-    """
-    import jax
-
-    def run(xs):
-        def f(x):
-            return x
-        return [jax.jit(f)(x) for x in xs]
-    """,
     # a static_argnums that is not a literal may depend on the call
     """
     import jax
@@ -423,15 +414,6 @@ def test_jax103_fix_reuses_an_existing_module_level_wrapper():
     def run(xs, spec):
         return [jax.jit(f, static_argnums=spec)(x, 2) for x in xs]
     """,
-    # jax is imported inside the function: a module-level wrapper could not see it
-    """
-    def f(x):
-        return x
-
-    def run(xs):
-        import jax
-        return [jax.jit(f)(x) for x in xs]
-    """,
     # a lambda has no name to hoist
     """
     import jax
@@ -439,10 +421,60 @@ def test_jax103_fix_reuses_an_existing_module_level_wrapper():
     def run(xs):
         return [jax.jit(lambda v: v + 1)(x) for x in xs]
     """,
-], ids=["nested-def", "non-literal-static-argnums", "local-import", "lambda"])
+    # the function is redefined in the loop: each iteration jits a new one
+    """
+    import jax
+
+    def run(xs):
+        for x in xs:
+            def f(v):
+                return v + x
+            print(jax.jit(f)(x))
+    """,
+], ids=["non-literal-static-argnums", "lambda", "redefined-in-the-loop"])
 def test_jax103_no_fix_where_hoisting_is_not_well_defined(src):
     diags = lint_source(src, select=["JAX103"])
-    assert diags and all(d.fix is None for d in diags)
+    assert all(d.fix is None for d in diags)
+
+
+@pytest.mark.parametrize("src, expected", [
+    # f is a nested def: the wrapper is made in the function, before the loop
+    ("""
+    import jax
+
+    def run(xs):
+        def f(x):
+            return x
+        return [jax.jit(f)(x) for x in xs]
+    """, """
+    import jax
+
+    def run(xs):
+        def f(x):
+            return x
+        f_jit = jax.jit(f)
+        return [f_jit(x) for x in xs]
+    """),
+    # jax is imported inside the function: so is the wrapper made
+    ("""
+    def f(x):
+        return x
+
+    def run(xs):
+        import jax
+        return [jax.jit(f)(x) for x in xs]
+    """, """
+    def f(x):
+        return x
+
+    def run(xs):
+        import jax
+        f_jit = jax.jit(f)
+        return [f_jit(x) for x in xs]
+    """),
+], ids=["nested-def", "local-import"])
+def test_jax103_fix_makes_a_local_wrapper_before_the_outermost_loop(src, expected):
+    assert fixed("JAX103", src) == textwrap.dedent(expected).lstrip("\n")
 
 
 def test_jax103_fix_name_avoids_every_name_in_the_module():
@@ -491,16 +523,26 @@ def test_jax104_list_of_tracers_and_dtype_constructor_are_flagged():
         """) == [6, 7]
 
 
-def test_jax104_no_fix_without_a_jax_numpy_import_or_for_np_random():
-    diags = lint_source("""
+def test_jax104_fix_imports_jax_numpy_when_missing_and_np_random_has_none():
+    src = """
         import jax
         import numpy as np
 
         @jax.jit
         def f(x):
             return np.sum(x) + np.random.rand()
-        """, select=["JAX104"])
-    assert len(diags) == 2 and all(d.fix is None for d in diags)
+        """
+    diags = lint_source(src, select=["JAX104"])
+    assert [d.fix is not None for d in diags] == [True, False]
+    assert fixed("JAX104", src) == textwrap.dedent("""\
+        import jax
+        import numpy as np
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x):
+            return jnp.sum(x) + np.random.rand()
+        """)
 
 
 def test_jax104_fix_uses_the_modules_own_jax_numpy_alias():
@@ -514,7 +556,6 @@ def test_jax104_fix_uses_the_modules_own_jax_numpy_alias():
             return np.linalg.norm(x) + np.fft.rfft(x).real.sum()
         """) == textwrap.dedent("""\
         import jax
-        import numpy as np
         from jax import numpy as xp
 
         @jax.jit

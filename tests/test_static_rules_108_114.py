@@ -932,3 +932,46 @@ def test_jax114_flax_and_equinox_idioms_with_key_hand_offs_stay_quiet():
             cfg = dict(key=key)
             return net, params, cfg, jax.random.normal(key)
         """) == []
+
+
+# ------------------------------------------------------------------ JAX114 fix in loops
+def test_jax114_no_fix_where_a_split_in_the_loop_would_reuse_the_key_across_iterations():
+    # key is never reassigned in the loop: a split before `normal` would take the key that
+    # `normal` consumed on the iteration before; the reuse across loops gets no fix either
+    src = """
+        import jax
+
+        def shapes(key, cases, more):
+            for shape in cases:
+                a = jax.random.normal(key, shape)
+                b = jax.random.bernoulli(key, 0.5, shape)
+            for shape in more:
+                c = jax.random.normal(key, shape)
+            return a, b, c
+        """
+    diags = lint_source(src, select=["JAX114"])
+    assert len(diags) >= 3 and all(d.fix is None for d in diags)
+
+
+def test_jax114_fix_in_a_loop_that_reassigns_the_key_each_iteration():
+    out = fixed("JAX114", """
+        import jax
+
+        def bounds(key, n):
+            for _ in range(n):
+                key, subkey = jax.random.split(key)
+                a = jax.random.normal(subkey, (2,))
+                b = jax.random.bernoulli(subkey, 0.3, (2,))
+            return a, b
+        """)
+    assert out == textwrap.dedent("""\
+        import jax
+
+        def bounds(key, n):
+            for _ in range(n):
+                key, subkey = jax.random.split(key)
+                subkey, subsubkey = jax.random.split(subkey)
+                a = jax.random.normal(subkey, (2,))
+                b = jax.random.bernoulli(subsubkey, 0.3, (2,))
+            return a, b
+        """)

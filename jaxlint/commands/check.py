@@ -195,11 +195,12 @@ def run(args) -> int:
                     sources[t.display] = t.path.read_text(encoding="utf-8", errors="replace")
                 except OSError:
                     pass
+    unsafe = bool(getattr(args, "unsafe_fixes", False))
     ctx = OutputContext(color=color, sources=sources, root=settings_root,
-                        show_fixes=getattr(args, "show_fixes", False), quiet=args.quiet)
+                        show_fixes=getattr(args, "show_fixes", False), quiet=args.quiet, unsafe_fixes=unsafe)
     text = formats[args.output_format](result, ctx)
     if args.statistics:
-        text = _statistics(result) if args.output_format in ("concise", "full") else text
+        text = _statistics(result, unsafe) if args.output_format in ("concise", "full") else text
     _emit(text, args.output_file, report_stream)
     for err in result.errors:
         print(f"jaxlint: error: {err}", file=sys.stderr)
@@ -231,9 +232,11 @@ def _emit(text: str, output_file: str | None, stream=None) -> None:
         stream.flush()
 
 
-def _statistics(result) -> str:
+def _statistics(result, unsafe: bool = False) -> str:
+    from jaxlint.output.text import starred
+
     counts = Counter((d.code, d.name) for d in result.diagnostics)
-    fixable = Counter(d.code for d in result.diagnostics if d.fix is not None)
+    fixable = Counter(d.code for d in result.diagnostics if starred(d, unsafe))
     lines = []
     for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         star = "[*]" if fixable.get(code) else "   "

@@ -73,7 +73,7 @@ class _Fixing:
 def _fix(args, tasks, result) -> int | None:
     from jaxlint.diagnostic import Phase
     from jaxlint.fixes import (applies, encode_source, fix_until_stable, line_map, moved, read_source,
-                               source_from_bytes, unified_diff, write_source)
+                               source_from_bytes, unified_diff, without_declined, write_source)
     from jaxlint.runner import lint_task_text
     from jaxlint.static import SourceError
 
@@ -98,13 +98,15 @@ def _fix(args, tasks, result) -> int | None:
             _warn(f"{display}: cannot fix: {e}")
             remaining.extend(diags)
             continue
-        out = fix_until_stable(src.text, diags, functools.partial(lint_task_text, task), unsafe)
+        out = fix_until_stable(src.text, diags, functools.partial(lint_task_text, task), unsafe, path=display)
         for d in out.rejected:
             _warn(f"{display}:{d.start.line}:{d.start.column}: {d.code} fix skipped: the file would not parse")
+        for d, why in out.declined:
+            _warn(f"{display}:{d.start.line}:{d.start.column}: {d.code} fix not made: {why}")
         if not out.converged:
             _warn(f"{display}: fixes did not settle; some fixable findings remain")
         if out.text == src.text:  # nothing applied, or fixes that undid each other
-            remaining.extend(diags)
+            remaining.extend(without_declined(diags, out.declined))
             continue
         if args.diff:
             diffs.append(unified_diff(display, src.text, out.text))

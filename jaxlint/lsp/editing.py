@@ -12,7 +12,7 @@ from typing import Callable
 from jaxlint.diagnostic import Diagnostic, Edit, Position
 from jaxlint.fixes import fix_until_stable
 from jaxlint.noqa import add_codes_edit, lines_without_room, parse_suppressions
-from jaxlint.textutil import line_starts, split_lines
+from jaxlint.textutil import common_affixes, line_starts, split_lines
 
 
 def noqa_edit(text: str, line: int, code: str) -> Edit | None:
@@ -27,9 +27,10 @@ def noqa_edit(text: str, line: int, code: str) -> Edit | None:
     return add_codes_edit(line, lines[line - 1], parse_suppressions(text).lines.get(line), [code])
 
 
-def fix_all(text: str, findings: list[Diagnostic], lint: Callable[[str], list[Diagnostic]], unsafe: bool) -> str:
+def fix_all(text: str, findings: list[Diagnostic], lint: Callable[[str], list[Diagnostic]], unsafe: bool,
+            path: str = "") -> str:
     """The text after every applicable fix, pass after pass, as ``jaxlint check --fix``."""
-    return fix_until_stable(text, findings, lint, unsafe=unsafe).text
+    return fix_until_stable(text, findings, lint, unsafe=unsafe, path=path).text
 
 
 def smallest_replacement(old: str, new: str) -> tuple[Position, Position, str]:
@@ -37,12 +38,7 @@ def smallest_replacement(old: str, new: str) -> tuple[Position, Position, str]:
     cursor and folds outside the changed lines, unlike a whole-document replacement."""
     a = old.splitlines(keepends=True)
     b = new.splitlines(keepends=True)
-    p = 0
-    while p < len(a) and p < len(b) and a[p] == b[p]:
-        p += 1
-    s = 0
-    while s < len(a) - p and s < len(b) - p and a[-1 - s] == b[-1 - s]:
-        s += 1
+    p, s = common_affixes(a, b)
     start = sum(len(x) for x in a[:p])
     end = len(old) - sum(len(x) for x in a[len(a) - s:])
     content = "".join(b[p:len(b) - s])

@@ -32,7 +32,7 @@ from jaxlint import __version__
 from jaxlint.config import ConfigError, Settings, load_settings
 from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Phase, Severity
 from jaxlint.discovery import FileTask, is_excluded
-from jaxlint.fixes import applies
+from jaxlint.fixes import applies, computed_fix
 from jaxlint.lsp import dynamic
 from jaxlint.lsp.editing import fix_all, noqa_edit, smallest_replacement
 from jaxlint.lsp.positions import UTF16, to_lsp
@@ -109,6 +109,8 @@ class _Doc:
     dynamic: list[Diagnostic] = field(default_factory=list)
     dynamic_lines: dict[int, str] = field(default_factory=dict)
     dynamic_generation: int = 0
+    #: planned fixes made for code actions on this text, by finding index (libcst runs once)
+    made: dict[int, Any] = field(default_factory=dict)
     debounce: asyncio.Task | None = None
     dynamic_task: asyncio.Task | None = None
 
@@ -378,6 +380,7 @@ class JaxlintServer(LanguageServer):
         findings = static + dyn
         findings.sort(key=lambda d: d.sort_key)
         doc.key, doc.version, doc.text, doc.findings = key, version, text, findings
+        doc.made = {}
         lines = split_lines(text)
         doc.items = [self._to_lsp(d, uri, lines, version) for d in findings]
         return doc
@@ -528,14 +531,15 @@ class JaxlintServer(LanguageServer):
 
     def _quick_fixes(self, d: Diagnostic, item: T.Diagnostic, doc: _Doc) -> Iterable[T.CodeAction]:
         lines = split_lines(doc.text)
-        if d.fix is not None:
-            unsafe = d.fix.applicability == Applicability.UNSAFE
+        fix = self._made_fix(d, doc)
+        if fix is not None:
+            unsafe = fix.applicability == Applicability.UNSAFE
             yield T.CodeAction(
-                title=f"{d.fix.message} ({d.code})" + (" [unsafe fix: review it]" if unsafe else ""),
+                title=f"{fix.message} ({d.code})" + (" [unsafe fix: review it]" if unsafe else ""),
                 kind=T.CodeActionKind.QuickFix,
                 diagnostics=[item],
                 is_preferred=not unsafe,
-                edit=self._workspace_edit(doc, [self._text_edit(lines, e) for e in d.fix.edits]),
+                edit=self._workspace_edit(doc, [self._text_edit(lines, e) for e in fix.edits]),
             )
         if d.noqa_line is not None:
             edit = noqa_edit(doc.text, d.noqa_line, d.code)
@@ -547,12 +551,29 @@ class JaxlintServer(LanguageServer):
                     edit=self._workspace_edit(doc, [self._text_edit(lines, edit)]),
                 )
 
+    def _made_fix(self, d: Diagnostic, doc: _Doc):
+        """``d``'s fix with its edits: a planned one is made by its libcst codemod and
+        verified (as ``--fix`` does), once per text; None when it cannot be made."""
+        if d.fix is None or d.fix.plan is None or d.fix.edits:
+            return d.fix
+        i = next((k for k, f in enumerate(doc.findings) if f is d), None)
+        if i is not None and i in doc.made:
+            return doc.made[i]
+        path = self._path_of(doc.uri)
+        fix, why = computed_fix(doc.text, d, lambda text: self.lint_text(doc.uri, text), path.as_posix())
+        if fix is None:
+            self._log_once(f"jaxlint: {path.name}:{d.start.line}: {d.code} fix not offered: {why}")
+        if i is not None:
+            doc.made[i] = fix
+        return fix
+
     def _fix_all(self, doc: _Doc) -> T.CodeAction | None:
         # dynamic findings are not re-checked between passes: fix the static ones only
         static = [d for d in doc.findings if d.phase is Phase.STATIC]
         if not any(applies(d, self.unsafe_fixes) for d in static):
             return None
-        new = fix_all(doc.text, static, lambda text: self.lint_text(doc.uri, text), self.unsafe_fixes)
+        new = fix_all(doc.text, static, lambda text: self.lint_text(doc.uri, text), self.unsafe_fixes,
+                      self._path_of(doc.uri).as_posix())
         if new == doc.text:
             return None
         start, end, content = smallest_replacement(doc.text, new)

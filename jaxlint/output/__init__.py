@@ -20,6 +20,8 @@ class OutputContext:
     show_fixes: bool = False
     #: findings only: no summary lines (``check --quiet``)
     quiet: bool = False
+    #: ``--unsafe-fixes``: unsafe fixes count as available (``[*]``), as in ruff
+    unsafe_fixes: bool = False
     #: source text by display path, for formats that show the source line
     sources: dict[str, str] = field(default_factory=dict)
     #: repository root (for SARIF URIs), when known

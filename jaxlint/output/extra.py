@@ -178,7 +178,10 @@ def sarif_log(diagnostics: Sequence[Diagnostic], rules: Mapping[str, type[Rule] 
                     "artifactLocation": _artifact(r.path, root, ctx.cwd), "region": _region(r.start, r.end)}}
                 for i, r in enumerate(d.related, 1)
             ]
-        if d.fix is not None:
+        if d.fix is not None and not d.fix.edits:
+            # a planned fix (its codemod runs only when fixing): SARIF wants replacements
+            res["properties"]["fix"] = {"message": d.fix.message, "applicability": d.fix.applicability.value}
+        elif d.fix is not None:
             res["fixes"] = [{
                 "description": {"text": d.fix.message},
                 "artifactChanges": [{

@@ -14,6 +14,10 @@ def diagnostic_objects(result: RunResult) -> list[dict]:
     out = []
     for d in result.diagnostics:
         obj = d.to_dict()
+        if obj["fix"] is not None:
+            # a planned fix's edits are made by its codemod when it is computed (--fix,
+            # --diff, an editor): a plain check leaves them empty, and its plan is internal
+            obj["fix"].pop("plan", None)
         rule = rules.get(d.code)
         obj["url"] = rule.url() if rule is not None else None
         out.append(obj)

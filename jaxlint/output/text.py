@@ -17,10 +17,15 @@ def _c(on: bool, code: str, s: str) -> str:
     return f"{code}{s}{_RESET}" if on else s
 
 
+def starred(d: Diagnostic, unsafe_fixes: bool) -> bool:
+    """Whether ``--fix`` (with the given ``--unsafe-fixes``) would fix ``d``: ruff's ``[*]``."""
+    return d.fix is not None and (unsafe_fixes or d.fix.applicability.value == "safe")
+
+
 def _head(d: Diagnostic, ctx: OutputContext) -> str:
     loc = f"{_c(ctx.color, _BOLD, d.path)}:{d.start.line}:{d.start.column}:"
     code = _c(ctx.color, _RED + _BOLD, d.code)
-    fixable = " [*]" if d.fix is not None else ""
+    fixable = " [*]" if starred(d, ctx.unsafe_fixes) else ""
     return f"{loc} {code}{fixable} {d.message}"
 
 
@@ -31,11 +36,14 @@ def _summary(result: RunResult, ctx: OutputContext) -> list[str]:
         fixable = sum(1 for d in result.diagnostics if d.fix is not None)
         lines.append(f"Found {n} finding{'s' if n != 1 else ''}.")
         if fixable:
-            safe = sum(1 for d in result.diagnostics if d.fix is not None and d.fix.applicability.value == "safe")
-            if safe:
-                lines.append(f"[*] {safe} fixable with `jaxlint check --fix`.")
-            if fixable - safe:
-                lines.append(f"{fixable - safe} more fixable with `--fix --unsafe-fixes`.")
+            safe = sum(1 for d in result.diagnostics if starred(d, False))
+            if ctx.unsafe_fixes:
+                lines.append(f"[*] {fixable} fixable with `jaxlint check --fix --unsafe-fixes`.")
+            else:
+                if safe:
+                    lines.append(f"[*] {safe} fixable with `jaxlint check --fix`.")
+                if fixable - safe:
+                    lines.append(f"{fixable - safe} more fixable with `--fix --unsafe-fixes`.")
     else:
         lines.append("All checks passed!")
     lines.extend(result.notes)

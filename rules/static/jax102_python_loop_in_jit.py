@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import ast
 
+from jaxlint.diagnostic import Applicability
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._common import static_int
+from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
 
 
 class PythonLoopInJit(StaticRule):
@@ -39,6 +41,19 @@ class PythonLoopInJit(StaticRule):
     Use `jax.lax.scan` when each step also produces an output, and `jax.vmap` when
     the iterations do not depend on each other.
 
+    ## Fix safety
+    A loop the fix can rewrite exactly becomes `jax.lax.fori_loop`: `for _ in
+    range(n)` or `range(a, b)` (step 1, no `else`), whose index is not used, and whose
+    body is assignments to names of which exactly one is carried from one iteration
+    to the next (read before it is assigned, and bound before the loop); the others
+    are temporaries, unused after the loop. A one-line body becomes a lambda
+    (`x = jax.lax.fori_loop(0, n, lambda _, x: x * 2, x)`; a comment on the `for` line
+    goes to the new line), a longer one (or one with comments) a local
+    `def body(_, x): ...; return x`, its statements and comments kept. `jax.lax` is named through the module's imports (`import jax` is added when
+    there is none). It is unsafe: the carried value must keep its shape and dtype
+    from one iteration to the next, which a Python loop does not require, and the
+    body is traced once instead of once per iteration.
+
     ## Options
 
     ## References
@@ -48,6 +63,7 @@ class PythonLoopInJit(StaticRule):
 
     code = "JAX102"
     name = "python-loop-in-jit"
+    fixable = Applicability.UNSAFE
     summary = "a long Python loop in traced code is unrolled into the program"
     fix_hint = "use jax.lax.fori_loop / jax.lax.scan, or jax.vmap for independent iterations"
     options = {
@@ -109,6 +125,14 @@ class PythonLoopInJit(StaticRule):
             """,
             line=5,
             message="1000 iterations",
+            expected_fix="""
+            import jax
+
+            @jax.jit
+            def f(x):
+                x = jax.lax.fori_loop(0, 1000, lambda _, x: x * 2, x)
+                return x
+            """,
         ),
         Invalid(
             """
@@ -137,6 +161,44 @@ class PythonLoopInJit(StaticRule):
                 return x
             """,
             line=6,
+            expected_fix="""
+            from functools import partial
+            import jax
+
+            @partial(jax.jit, static_argnums=1)
+            def f(x, n):
+                x = jax.lax.fori_loop(0, 64, lambda _, x: x + n, x)
+                return x
+            """,
+        ),
+        Invalid(
+            """
+            from jax import jit, nn
+
+            @jit
+            def refine(x, w):
+                # the refinement
+                for step in range(2, 50):  # 48 steps
+                    h = x @ w   # project
+                    x += nn.relu(h) - 1
+                return x
+            """,
+            line=6,
+            expected_fix="""
+            from jax import jit, nn
+            import jax
+
+            @jit
+            def refine(x, w):
+                # the refinement
+                # 48 steps
+                def body(step, x):
+                    h = x @ w   # project
+                    x += nn.relu(h) - 1
+                    return x
+                x = jax.lax.fori_loop(2, 50, body, x)
+                return x
+            """,
         ),
     ]
 
@@ -158,7 +220,45 @@ class PythonLoopInJit(StaticRule):
                     f"Python loop with {n} iterations in traced code is unrolled {n} times; use {hint}",
                     end_node=node.iter,
                     data={"iterations": n, "body_lines": [body[0].lineno, body[-1].end_lineno]},
+                    fix=None if independent else _fori_fix(ctx, fn, node),
                 )
+
+    def codemod(self, fx) -> None:
+        import libcst as cst
+
+        loop = fx.node("loop", cst.For)
+        x, index = fx.arg("carry"), fx.arg("index")
+        it = loop.iter
+        if loop.orelse is not None or not isinstance(it, cst.Call) or not isinstance(loop.body, cst.IndentedBlock):
+            raise fx.cannot("the loop is not of the shape the check saw")
+        args = [a.value for a in it.args]
+        start, stop = (cst.Integer("0"), args[0]) if len(args) == 1 else (args[0], args[1])
+        if fx.arg("module"):
+            fx.add_import(fx.arg("module"))
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        stmts = list(loop.body.body)
+        one = stmts[0] if len(stmts) == 1 else None
+        simple = (isinstance(one, cst.SimpleStatementLine) and len(one.body) == 1 and not one.leading_lines
+                  and one.trailing_whitespace.comment is None and not loop.body.footer)
+        params = cst.Parameters([cst.Param(cst.Name(index), comma=comma), cst.Param(cst.Name(x))])
+        if simple:
+            fn = cst.Lambda(params, _step_value(cst, one.body[0], x))
+            made = []
+        else:
+            name = fx.arg("body")
+            ret = cst.SimpleStatementLine([cst.Return(cst.Name(x))])
+            fn = cst.Name(name)
+            made = [cst.FunctionDef(cst.Name(name), params,
+                                    loop.body.with_changes(body=[*stmts, ret], header=cst.TrailingWhitespace()))]
+        call = cst.Call(fx.expr(fx.arg("fori")), [cst.Arg(start, comma=comma), cst.Arg(stop, comma=comma),
+                                                   cst.Arg(fn, comma=comma), cst.Arg(cst.Name(x))])
+        header = loop.body.header if simple else cst.TrailingWhitespace()
+        made.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(x))], call)],
+                                            trailing_whitespace=header))
+        if not simple and loop.body.header.comment is not None:  # `for ...:  # note` -> a line above the def
+            made[0] = made[0].with_changes(leading_lines=[cst.EmptyLine(comment=loop.body.header.comment)])
+        fx.insert_before(loop, *made)
+        fx.remove(loop)
 
     @staticmethod
     def _trip_count(model, it: ast.AST) -> int | None:
@@ -195,3 +295,72 @@ class PythonLoopInJit(StaticRule):
                 if reads & assigned:
                     return False
         return True
+
+
+_AUG_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
+            ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
+
+
+def _fori_fix(ctx, fn, loop: ast.For):
+    """``jax.lax.fori_loop`` for a loop it can express exactly; None otherwise."""
+    model = ctx.model
+    it = loop.iter
+    if loop.orelse or not isinstance(loop.target, ast.Name) or not isinstance(it, ast.Call) or it.keywords:
+        return None
+    if len(it.args) == 3 and static_int(model, it.args[2]) != 1 or not 1 <= len(it.args) <= 3:
+        return None
+    if any(isinstance(a, ast.Starred) for a in it.args):
+        return None
+    index = loop.target.id
+    assigned: list[str] = []
+    carried: set[str] = set()
+    for stmt in loop.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            target, reads = stmt.targets[0].id, [stmt.value]
+        elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and isinstance(stmt.op, _AUG_OPS):
+            target, reads = stmt.target.id, [stmt.target, stmt.value]
+        else:
+            return None
+        for r in reads:
+            for n in ast.walk(r):
+                if isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr)):
+                    return None
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in assigned:
+                    carried.add(n.id)
+        assigned.append(target)
+    if index in carried or index in assigned:
+        return None  # the index is used: fori_loop's is a traced int32, not a Python int
+    # a name assigned in the body and read at the start of an iteration, or after the loop, is carried
+    inside = {id(n) for s in loop.body for n in ast.walk(s)} | {id(loop.target)}
+    read_outside = {n.id for n in fn.body_nodes() if isinstance(n, ast.Name) and id(n) not in inside}
+    carries = {a for a in assigned if a in carried or a in read_outside}
+    if len(carries) != 1 or index in read_outside:
+        return None
+    (x,) = carries
+    if x in fn.globals_ or x in fn.nonlocals or any(a in fn.globals_ | fn.nonlocals for a in assigned):
+        return None
+    if fn.param(x) is None and not any(getattr(b.node, "lineno", loop.lineno) < loop.lineno
+                                       for b in fn.bindings.get(x, []) if b.node is not loop):
+        return None  # the carry must have a value before the loop
+    if not is_statement_list_member(model, loop):
+        return None
+    fori = attribute_path(model, "jax.lax.fori_loop", fn)
+    if fori is None:
+        return None
+    body = free_local_name(model, fn, "body")
+    return ctx.codemod(f"Rewrite the loop as `{x} = {fori[0]}(..., {x})`", Applicability.UNSAFE, loop=loop,
+                       carry=x, index=index, fori=fori[0], module=fori[1], body=body)
+
+
+def _step_value(cst, small, x: str):
+    """The new carry an assignment computes: ``v`` for ``x = v``, ``x op (v)`` for ``x op= v``."""
+    if isinstance(small, cst.Assign):
+        return small.value
+    op = {"+=": cst.Add, "-=": cst.Subtract, "*=": cst.Multiply, "/=": cst.Divide, "//=": cst.FloorDivide,
+          "%=": cst.Modulo, "**=": cst.Power, "@=": cst.MatrixMultiply, "&=": cst.BitAnd, "|=": cst.BitOr,
+          "^=": cst.BitXor, "<<=": cst.LeftShift, ">>=": cst.RightShift}[small.operator._get_token()]
+    value = small.value
+    if not isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float,
+                              cst.SimpleString)) and not value.lpar:
+        value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.BinaryOperation(cst.Name(x), op(), value)

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.diagnostic import Applicability, Fix, Position
+from jaxlint.diagnostic import Applicability, Fix
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
+from jaxlint.rules.static._fixplan import free_name, is_statement_list_member
 from jaxlint.semantic import DIFF_TRANSFORMS, JIT_LIKE, TRACING_HOFS, FunctionInfo, ModuleModel
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
@@ -62,11 +63,13 @@ class JitPerCall(StaticRule):
     ```
 
     ## Fix safety
-    For `jax.jit(f)(...)` where `f` is a module-level function, the fix adds
-    `f_jit = jax.jit(f)` right after `f`'s definition (or reuses an existing
-    module-level binding of the same expression) and calls `f_jit(...)`. It is unsafe:
-    the wrapper is now created at import time, and a later rebinding of `f` is no
-    longer seen.
+    For `jax.jit(f)(...)` with literal options (`static_argnums=(1,)`), the fix makes
+    the wrapper once and calls it: where `f` is a module-level function, as
+    `f_jit = jax.jit(f)` right after `f`'s definition (or an existing module-level
+    binding of the same expression); where `f` is defined in the enclosing function,
+    before the outermost loop that does not redefine it. It is unsafe: the wrapper is
+    now created once, earlier (at import time for a module-level one), so a later
+    rebinding of `f` is no longer seen. No import is needed.
 
     ## Options
 
@@ -287,6 +290,37 @@ class JitPerCall(StaticRule):
                 print(f_jit_2(i))
             """,
         ),
+        Invalid(
+            """
+            import jax
+
+
+            def train(params, batches):
+                def update(p, b):
+                    return p - 0.1 * b
+
+                # one step per batch
+                for batch in batches:   # the loop
+                    params = jax.jit(update)( params,batch )  # odd spacing
+                return params
+            """,
+            line=10,
+            message="in a loop",
+            expected_fix="""
+            import jax
+
+
+            def train(params, batches):
+                def update(p, b):
+                    return p - 0.1 * b
+
+                # one step per batch
+                update_jit = jax.jit(update)
+                for batch in batches:   # the loop
+                    params = update_jit( params,batch )  # odd spacing
+                return params
+            """,
+        ),
     ]
 
     def check(self, ctx) -> None:
@@ -346,7 +380,7 @@ class JitPerCall(StaticRule):
             else:
                 msg = (f"{shown.value[:-1]}(...)` builds a new jit wrapper of {kind} {where}: {why}; "
                        "create the jitted function once and reuse it")
-            ctx.report(call, msg, end_node=parent, fix=self._hoist_fix(ctx, call, scope),
+            ctx.report(call, msg, end_node=parent, fix=self._hoist_fix(ctx, call, scope, loop),
                        data={"target": kind, "recompiles": fresh})
             return
         bound = _bound_name(parent, call)
@@ -394,19 +428,14 @@ class JitPerCall(StaticRule):
                    data={"target": kind, "recompiles": fresh})
 
     # ------------------------------------------------------------------ fix
-    def _hoist_fix(self, ctx, call: ast.Call, scope: FunctionInfo | None) -> Fix | None:
-        """``jax.jit(f)(...)`` -> ``f_jit(...)`` with ``f_jit = jax.jit(f)`` after ``def f``."""
+    def _hoist_fix(self, ctx, call: ast.Call, scope: FunctionInfo | None, loop) -> Fix | None:
+        """``jax.jit(f)(...)`` -> ``f_jit(...)``, with ``f_jit = jax.jit(f)`` made once: after
+        ``def f`` at module level, or in the enclosing function before the loop."""
         model: ModuleModel = ctx.model
         target = call.args[0]
         if len(call.args) != 1 or not isinstance(target, ast.Name):
             return None
-        owner, bindings = model.lookup(target.id, scope)
-        if owner is not None or len(bindings) != 1 or bindings[0].kind != "def":
-            return None
-        fdef = bindings[0].node
-        if model.parent(fdef) is not ctx.tree:
-            return None
-        for k in call.keywords:
+        for k in call.keywords:  # static_argnums=(1,) and the like: the same wrapper each time
             if k.arg is None:
                 return None
             try:
@@ -419,7 +448,37 @@ class JitPerCall(StaticRule):
         if not isinstance(root, ast.Name):
             return None
         r_owner, r_bindings = model.lookup(root.id, scope)
-        if r_owner is not None or not r_bindings or any(b.kind != "import" for b in r_bindings):
+        if not r_bindings or any(b.kind != "import" for b in r_bindings):
+            return None
+        owner, bindings = model.lookup(target.id, scope)
+        if len(bindings) != 1:
+            return None
+        if owner is None and r_owner is None and bindings[0].kind == "def":
+            return self._module_level(ctx, call, scope, bindings[0].node, r_bindings)
+        if scope is None or loop is None or bindings[0].kind not in ("def", "assign", "import"):
+            return None
+        # a local (or enclosing) function: made once before the outermost loop it is not
+        # (re)defined in, in the same function
+        anchor = None
+        for a in model.ancestors(call):
+            if a is scope.node:
+                break
+            if isinstance(a, (ast.For, ast.AsyncFor, ast.While)) or isinstance(a, _COMPREHENSIONS):
+                stmt = a if isinstance(a, ast.stmt) else _statement_of(model, a)
+                if stmt is None or any(_inside(model, b.node, stmt) for b in [*bindings, *r_bindings]):
+                    break
+                anchor = stmt
+        if anchor is None or not is_statement_list_member(model, anchor):
+            return None
+        if any(b.node.lineno > anchor.lineno for b in [*bindings, *r_bindings] if model.function_of(b.node) is scope):
+            return None  # bound after the loop in this function: not yet there before it
+        name = free_name(model, f"{target.id}_jit")
+        return ctx.codemod(f"Create `{name} = {_short(ctx, call)}` once, before the loop, and call it",
+                           Applicability.UNSAFE, call=call, name=name, before=anchor)
+
+    def _module_level(self, ctx, call: ast.Call, scope, fdef, r_bindings) -> Fix | None:
+        model: ModuleModel = ctx.model
+        if model.parent(fdef) is not ctx.tree:
             return None
         if any(b.node.lineno > fdef.lineno or model.parent(b.node) is not ctx.tree for b in r_bindings):
             return None  # the import must run before the new line does
@@ -430,18 +489,25 @@ class JitPerCall(StaticRule):
                     and ast.dump(stmt.value) == dump and len(model.module_bindings.get(stmt.targets[0].id, ())) == 1
                     and (not at_module or stmt.lineno < call.lineno)):
                 name = stmt.targets[0].id
-                return Fix(f"Use the module-level `{name}`", (ctx.replace(call, name),), Applicability.UNSAFE)
+                return ctx.codemod(f"Use the module-level `{name}`", Applicability.UNSAFE, call=call, name=name)
         if at_module and fdef.lineno > call.lineno:
             return None
-        name = _free_name(ctx.tree, f"{target.id}_jit")
-        end_line = fdef.end_lineno or fdef.lineno
-        eol = Position(end_line, len(ctx.index.line(end_line)) + 1)
-        text = " ".join(ctx.segment(call).split()) if "\n" in ctx.segment(call) else ctx.segment(call)
-        return Fix(
-            f"Create `{name} = {text}` once at module level and call it",
-            (ctx.insert_at(eol, f"\n\n\n{name} = {text}"), ctx.replace(call, name)),
-            Applicability.UNSAFE,
-        )
+        name = free_name(model, f"{call.args[0].id}_jit")
+        return ctx.codemod(f"Create `{name} = {_short(ctx, call)}` once at module level and call it",
+                           Applicability.UNSAFE, call=call, name=name, after=fdef)
+
+    def codemod(self, fx) -> None:
+        import libcst as cst
+
+        call = fx.node("call", cst.Call)
+        name = fx.arg("name")
+        fx.replace(call, cst.Name(name))
+        made = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], call)])
+        if fx.arg("after") is not None:  # two blank lines around a module-level statement
+            fx.insert_after(fx.node("after", cst.FunctionDef),
+                            made.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]))
+        elif fx.arg("before") is not None:
+            fx.insert_before(fx.node("before", cst.BaseStatement), made)
 
 
 # ---------------------------------------------------------------------- helpers
@@ -631,23 +697,11 @@ def _in_test(fn: FunctionInfo | None) -> bool:
     return False
 
 
-def _free_name(tree: ast.Module, base: str) -> str:
-    taken: set[str] = set()
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Name):
-            taken.add(n.id)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            taken.add(n.name)
-        elif isinstance(n, ast.arg):
-            taken.add(n.arg)
-        elif isinstance(n, ast.alias):
-            taken.add(n.asname or n.name.split(".")[0])
-        elif isinstance(n, (ast.Global, ast.Nonlocal)):
-            taken.update(n.names)
-    name, i = base, 2
-    while name in taken:
-        name, i = f"{base}_{i}", i + 1
-    return name
+def _statement_of(model, node) -> ast.stmt | None:
+    for a in [node, *model.ancestors(node)]:
+        if isinstance(a, ast.stmt):
+            return a
+    return None
 
 
 def _name(fn: FunctionInfo) -> str:

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.diagnostic import Applicability, Fix
+from jaxlint.diagnostic import Applicability
 from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.rules.static._fixplan import import_name
 from jaxlint.rules.static._numpy_api import JNP_SAME_NAME, SHAPE_QUERIES
 from jaxlint.rules.static._taint import LIKELY, Taint, describe, traced_how
 
@@ -52,10 +53,12 @@ class NumpyOnTracer(StaticRule):
     ```
 
     ## Fix safety
-    `np.f(x)` is rewritten to `jnp.f(x)` when `jax.numpy` is already imported in the
-    module (its alias is used) and has a function of the same name. The fix is
-    unsafe: a few functions differ in details (dtype promotion, unsupported keyword
-    arguments such as `out=`). `np.random` has no automatic fix: it needs a key.
+    `np.f(x)` is rewritten to `jnp.f(x)` when `jax.numpy` has a function of the same
+    name: with the module's own alias of `jax.numpy`, or after adding
+    `import jax.numpy as jnp` when it has none; a `numpy` import that nothing uses
+    any more is removed. The fix is unsafe: a few functions differ in details (dtype
+    promotion, unsupported keyword arguments such as `out=`). `np.random` has no
+    automatic fix: it needs a key.
 
     ## Options
 
@@ -138,7 +141,6 @@ class NumpyOnTracer(StaticRule):
             expected_fix="""
             import jax
             import jax.numpy as jnp
-            import numpy as np
 
             @jax.jit
             def f(x):
@@ -185,7 +187,6 @@ class NumpyOnTracer(StaticRule):
             expected_fix="""
             import jax
             from jax import numpy as jnp
-            from numpy import append
 
             def step(carry, x):
                 return carry, jnp.append(x, 1.0)
@@ -212,7 +213,6 @@ class NumpyOnTracer(StaticRule):
             expected_fix="""
             import jax
             import jax.numpy as jnp
-            import numpy as np
 
             def normalize(v):
                 return v / jnp.linalg.norm(v)
@@ -222,11 +222,63 @@ class NumpyOnTracer(StaticRule):
                 return normalize(x * 2)
             """,
         ),
+        Invalid(
+            """
+            \"\"\"A module without jax.numpy: the fix imports it.\"\"\"
+            import jax
+            import numpy as np
+
+            TABLE = np.arange(8)  # host-side, stays numpy
+
+
+            @jax.jit
+            def centre(x):
+                return x - np.mean(x)
+            """,
+            line=10,
+            expected_fix="""
+            \"\"\"A module without jax.numpy: the fix imports it.\"\"\"
+            import jax
+            import numpy as np
+            import jax.numpy as jnp
+
+            TABLE = np.arange(8)  # host-side, stays numpy
+
+
+            @jax.jit
+            def centre(x):
+                return x - jnp.mean(x)
+            """,
+        ),
+        Invalid(
+            """
+            import jax
+            # numpy, for the loss
+            import numpy as onp
+            # the model
+            @jax.jit
+            def loss(pred,target):   # odd spacing stays
+                err = onp.square(pred-target)  # squared error
+                return onp.mean(  # a comment inside the call
+                    err ,axis = -1 )
+            """,
+            count=2,
+            expected_fix="""
+            import jax
+            # numpy, for the loss
+            import jax.numpy as jnp
+            # the model
+            @jax.jit
+            def loss(pred,target):   # odd spacing stays
+                err = jnp.square(pred-target)  # squared error
+                return jnp.mean(  # a comment inside the call
+                    err ,axis = -1 )
+            """,
+        ),
     ]
 
     def check(self, ctx) -> None:
         model = ctx.model
-        jnp_alias = _jnp_alias(model)
         for fn in model.traced_functions():
             taint: Taint | None = None
             for node in fn.body_nodes():
@@ -251,10 +303,7 @@ class NumpyOnTracer(StaticRule):
                 if found is None:
                     continue
                 shown = _shown(ctx, node.func)
-                fix = None
-                if name in JNP_SAME_NAME and jnp_alias and model.lookup(jnp_alias, fn)[0] is None:
-                    fix = Fix(f"Replace `{shown}` with `{jnp_alias}.{name}`",
-                              (ctx.replace(node.func, f"{jnp_alias}.{name}"),), Applicability.UNSAFE)
+                fix = self._plan(ctx, fn, node, name, shown) if name in JNP_SAME_NAME else None
                 instead = f"`jnp.{name}`" if name in JNP_SAME_NAME else "the `jax.numpy` equivalent"
                 ctx.report(
                     node,
@@ -263,6 +312,26 @@ class NumpyOnTracer(StaticRule):
                     fix=fix,
                     data={"function": q, "value": describe(found)},
                 )
+
+    def _plan(self, ctx, fn, node: ast.Call, name: str, shown: str):
+        jnp = import_name(ctx.model, "jax.numpy", fn, "jnp")
+        root = node.func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if jnp is None or not isinstance(root, ast.Name):
+            return None
+        alias, add = jnp
+        return ctx.codemod(f"Replace `{shown}` with `{alias}.{name}`" + (" (importing jax.numpy)" if add else ""),
+                           Applicability.UNSAFE, func=node.func, new=f"{alias}.{name}", jnp=alias if add else None,
+                           numpy=root.id)
+
+    def codemod(self, fx) -> None:
+        import libcst as cst
+
+        fx.replace(fx.node("func", cst.Attribute, cst.Name), fx.expr(fx.arg("new")))
+        if fx.arg("jnp"):
+            fx.add_import("jax.numpy", fx.arg("jnp"))
+        fx.release(fx.arg("numpy"))
 
     def _report_random(self, ctx, fn, node, name) -> None:
         short = name[len("random."):]
@@ -278,10 +347,3 @@ class NumpyOnTracer(StaticRule):
 def _shown(ctx, func: ast.AST) -> str:
     return " ".join(ctx.segment(func).split())
 
-
-def _jnp_alias(model) -> str | None:
-    """The module-level name ``jax.numpy`` is imported as (``jnp``), if any."""
-    for local, bindings in model.module_bindings.items():
-        if model.aliases.get(local) == "jax.numpy" and bindings and all(b.kind == "import" for b in bindings):
-            return local
-    return None

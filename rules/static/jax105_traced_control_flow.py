@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.diagnostic import Severity
+from jaxlint.diagnostic import Applicability, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.rules.static._fixplan import import_name, is_statement_list_member
 from jaxlint.rules.static._taint import CERTAIN, LIKELY, Taint, describe, is_jit_entry, traced_how
 
 #: construct -> (what Python needs, the error jax raises, what to use instead)
@@ -79,6 +80,18 @@ class TracedControlFlow(StaticRule):
     loops with a traced condition, or make the value static when it really is a
     Python constant (`@partial(jax.jit, static_argnames="training")`).
 
+    ## Fix safety
+    When the value is certainly traced, a choice between two values becomes
+    `jnp.where`: `a if cond else b`; an `if`/`elif`/`else` whose branches each assign
+    one name (`if cond: y = a else: y = b` -> `y = jnp.where(cond, a, b)`; without an
+    `else`, `y` keeps its value: `y = jnp.where(cond, a, y)`); and one whose branches
+    each return a value, or that returns and falls through to a `return`
+    (`return jnp.where(cond, a, b)`). Conditions using `and`/`or`/`not` or a chained
+    comparison are left alone, and so are tuple values. Comments inside the replaced
+    `if` are kept, above the new line; `import jax.numpy as jnp` is added when the
+    module has no alias of `jax.numpy`. It is unsafe: `jnp.where` computes both values
+    (their cost, and NaNs that reach gradients), and broadcasts them together.
+
     ## Options
 
     ## References
@@ -89,6 +102,7 @@ class TracedControlFlow(StaticRule):
 
     code = "JAX105"
     name = "traced-control-flow"
+    fixable = Applicability.UNSAFE
     summary = "Python control flow or a conversion needs a concrete value but gets a tracer"
     fix_hint = "use jnp.where / jax.lax.cond / jax.lax.while_loop, or make the value a static argument"
     severity = Severity.ERROR
@@ -184,6 +198,14 @@ class TracedControlFlow(StaticRule):
             """,
             line=5,
             message="`if` on traced value `x > 0`",
+            expected_fix="""
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def relu(x):
+                return jnp.where(x > 0, x, 0.0)
+            """,
         ),
         Invalid(
             """
@@ -256,6 +278,16 @@ class TracedControlFlow(StaticRule):
             """,
             line=4,
             message="traced by fori_loop",
+            expected_fix="""
+            import jax
+            import jax.numpy as jnp
+
+            def body(i, x):
+                return jnp.where(i % 2 == 0, x * 2, x)
+
+            def run(x):
+                return jax.lax.fori_loop(0, 10, body, x)
+            """,
         ),
         Invalid(
             """
@@ -282,6 +314,38 @@ class TracedControlFlow(StaticRule):
                 return batch
             """,
             message="static pytree field",
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as np_  # an unusual alias, reused
+
+            @jax.jit
+            def clip(x, lo):
+                # clamp from below
+                if x.min()<lo :   # below the floor?
+                    y = lo
+                elif x.max() > 1e3:
+                    # too large: scale down
+                    y = x / 1e3
+                else:
+                    y = x  # as it is
+                return np_.log1p( y )
+            """,
+            line=7,
+            expected_fix="""
+            import jax
+            import jax.numpy as np_  # an unusual alias, reused
+
+            @jax.jit
+            def clip(x, lo):
+                # clamp from below
+                # below the floor?
+                # too large: scale down
+                # as it is
+                y = np_.where(x.min()<lo, lo, np_.where(x.max() > 1e3, x / 1e3, x))
+                return np_.log1p( y )
+            """,
         ),
     ]
 
@@ -351,7 +415,178 @@ class TracedControlFlow(StaticRule):
         statement = isinstance(node, (ast.If, ast.While, ast.Assert))
         ctx.report(node, msg, end_node=node.test if statement else None,
                    severity=Severity.ERROR if level >= CERTAIN else Severity.WARNING,
-                   data={"construct": kind, "value": describe(culprit), "certain": level >= CERTAIN})
+                   data={"construct": kind, "value": describe(culprit), "certain": level >= CERTAIN},
+                   fix=_where_fix(ctx, fn, node) if level >= CERTAIN and kind in _WHERE_KINDS else None)
+
+    def codemod(self, fx) -> None:
+        import libcst as cst
+
+        node = fx.node("node", cst.If, cst.IfExp)
+        where = fx.expr(f"{fx.arg('jnp')}.where")
+        if fx.arg("add"):
+            fx.add_import("jax.numpy", fx.arg("jnp"))
+        if isinstance(node, cst.IfExp):
+            fx.replace(node, _where_call(cst, where, [(node.test, node.body)], node.orelse, node))
+            return
+        form, name = fx.arg("form"), fx.arg("name")
+        comments: list = []
+        chain, rest = _cst_chain(cst, node, comments)
+        final = None
+        if rest is not None:
+            final = _cst_value(cst, rest, comments)
+        elif form == "assign":
+            final = cst.Name(name)
+        else:  # `if c: return a` and then `return b`
+            after = fx.node("next", cst.SimpleStatementLine)
+            final = _cst_value(cst, after, comments)
+            fx.remove(after)
+        if final is None or any(v is None for _, v in chain):
+            raise fx.cannot("a branch is not one assignment or return")
+        call = _where_call(cst, where, chain, final, None)
+        small = cst.Return(call) if form == "return" else cst.Assign([cst.AssignTarget(cst.Name(name))], call)
+        lines = [*node.leading_lines, *(cst.EmptyLine(comment=c) for c in comments)]
+        fx.replace(node, cst.SimpleStatementLine([small], leading_lines=lines))
+
+
+_WHERE_KINDS = ("if", "conditional expression")
+
+
+def _where_fix(ctx, fn, node):
+    """``jnp.where`` for a choice between values; None for other shapes."""
+    model = ctx.model
+    plan: dict = {}
+    if isinstance(node, ast.IfExp):
+        if not (_plain_test(node.test) and _plain_value(node.body) and _plain_value(node.orelse)):
+            return None
+        shown = "`a if cond else b`"
+    else:
+        chain = []
+        cur = node
+        while True:
+            chain.append(cur)
+            if len(cur.orelse) == 1 and isinstance(cur.orelse[0], ast.If):
+                cur = cur.orelse[0]
+                continue
+            break
+        if not all(_plain_test(c.test) and len(c.body) == 1 for c in chain) or len(cur.orelse) > 1:
+            return None
+        branches = [c.body[0] for c in chain] + list(cur.orelse)
+        if all(isinstance(b, ast.Assign) and len(b.targets) == 1 and isinstance(b.targets[0], ast.Name)
+               and _plain_value(b.value) for b in branches):
+            name = branches[0].targets[0].id  # type: ignore[attr-defined]
+            if any(b.targets[0].id != name for b in branches):  # type: ignore[attr-defined]
+                return None
+            if not cur.orelse and not _bound_before(fn, name, node):
+                return None  # `y` would be read before it is bound
+            plan.update(form="assign", name=name)
+            shown = f"`{name} = jnp.where(...)`"
+        elif all(isinstance(b, ast.Return) and _plain_value(b.value) for b in branches):
+            plan.update(form="return")
+            if not cur.orelse:
+                after = _next_statement(model, node)
+                if not (isinstance(after, ast.Return) and _plain_value(after.value)):
+                    return None
+                plan.update(next=after)
+            shown = "`return jnp.where(...)`"
+        else:
+            return None
+        if not is_statement_list_member(model, node):
+            return None
+    jnp = import_name(model, "jax.numpy", fn, "jnp")
+    if jnp is None:
+        return None
+    return ctx.codemod(f"Replace the {'conditional expression' if isinstance(node, ast.IfExp) else '`if`'} "
+                       f"with {shown.replace('jnp', jnp[0])}", Applicability.UNSAFE, node=node, jnp=jnp[0],
+                       add=jnp[1], **plan)
+
+
+def _plain_test(test: ast.AST) -> bool:
+    """A condition ``jnp.where`` takes as it is (``and``/``or``/``not`` would still convert)."""
+    return not (isinstance(test, ast.BoolOp) or (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not))
+                or (isinstance(test, ast.Compare) and len(test.ops) > 1))
+
+
+def _plain_value(value: ast.AST | None) -> bool:
+    return value is not None and not isinstance(value, (ast.Tuple, ast.Starred, ast.Yield, ast.YieldFrom, ast.Await))
+
+
+def _bound_before(fn, name: str, node: ast.AST) -> bool:
+    if fn.param(name) is not None:
+        return True
+    return any(getattr(b.node, "lineno", node.lineno) < node.lineno for b in fn.bindings.get(name, []))
+
+
+def _next_statement(model, node: ast.stmt) -> ast.stmt | None:
+    parent = model.parent(node)
+    for f in ("body", "orelse", "finalbody"):
+        block = getattr(parent, f, None)
+        if isinstance(block, list) and any(x is node for x in block):
+            i = next(k for k, x in enumerate(block) if x is node)
+            return block[i + 1] if i + 1 < len(block) else None
+    return None
+
+
+def _cst_chain(cst, node, comments: list):
+    """``[(test, value)]`` of an ``if``/``elif`` chain and its ``else`` branch (or None),
+    collecting the comments of the statements they replace."""
+    chain = []
+    cur = node
+    while True:
+        chain.append((cur.test, _cst_value(cst, cur.body, comments)))
+        rest = cur.orelse
+        if isinstance(rest, cst.If):
+            _comments_of_lines(rest.leading_lines, comments)
+            cur = rest
+            continue
+        if isinstance(rest, cst.Else):
+            _comments_of_lines(rest.leading_lines, comments)
+            return chain, rest.body
+        return chain, None
+
+
+def _cst_value(cst, block, comments: list):
+    """The value a branch (a block, or a statement line) assigns or returns; None when it
+    is not one assignment or return."""
+    if isinstance(block, cst.IndentedBlock):
+        if block.header.comment is not None:
+            comments.append(block.header.comment)
+        _comments_of_lines(block.footer, comments)
+        if len(block.body) != 1 or not isinstance(block.body[0], cst.SimpleStatementLine):
+            return None
+        line = block.body[0]
+    elif isinstance(block, cst.SimpleStatementSuite):
+        if block.trailing_whitespace.comment is not None:
+            comments.append(block.trailing_whitespace.comment)
+        line = block
+    else:
+        line = block
+    if isinstance(line, cst.SimpleStatementLine):
+        _comments_of_lines(line.leading_lines, comments)
+        if line.trailing_whitespace.comment is not None:
+            comments.append(line.trailing_whitespace.comment)
+    if len(line.body) != 1:
+        return None
+    small = line.body[0]
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        return small.value
+    if isinstance(small, cst.Return):
+        return small.value
+    return None
+
+
+def _comments_of_lines(lines, comments: list) -> None:
+    comments.extend(line.comment for line in lines if line.comment is not None)
+
+
+def _where_call(cst, where, chain, final, like):
+    """``jnp.where(c1, a1, jnp.where(c2, a2, b))``."""
+    out = final
+    for test, value in reversed(chain):
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        out = cst.Call(where, [cst.Arg(test, comma=comma), cst.Arg(value, comma=comma), cst.Arg(out)])
+    if like is not None and like.lpar:
+        out = out.with_changes(lpar=like.lpar, rpar=like.rpar)
+    return out
 
 
 def _truth_operands(test: ast.AST, covered: set[int]) -> list[ast.AST]:

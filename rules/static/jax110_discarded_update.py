@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.diagnostic import Applicability, Fix, Severity
+from jaxlint.diagnostic import Applicability, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._arrays import is_jax_array, used_as_array
 
@@ -52,7 +52,9 @@ class DiscardedUpdate(StaticRule):
     The fix assigns the updated array back to the name (`x = x.at[0].set(0.0)`,
     `x = x.at[i].add(v)` for `x[i] += v`). It is unsafe: code after the statement that
     relied on the old `x` now sees the new value. Offered only when the array is a
-    plain name.
+    plain name. The index, the value and the comments around the statement are kept
+    as written (a tuple value gets the parentheses `.set((a, b))` needs); no import is
+    needed.
 
     ## Options
 
@@ -232,6 +234,37 @@ class DiscardedUpdate(StaticRule):
             line=5,
             message="self.buf",
         ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def place(grid, i, j):
+                # mark the cell, then its neighbours
+                grid[i ,  j] = 1, 2   # odd spacing
+                grid.at[
+                    i + 1,   # the row below
+                    j,
+                ].add(1); total = grid.sum()
+                return grid, total
+            """,
+            count=2,
+            expected_fix="""
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def place(grid, i, j):
+                # mark the cell, then its neighbours
+                grid = grid.at[i ,  j].set((1, 2))   # odd spacing
+                grid = grid.at[
+                    i + 1,   # the row below
+                    j,
+                ].add(1); total = grid.sum()
+                return grid, total
+            """,
+        ),
     ]
 
     def check(self, ctx) -> None:
@@ -257,8 +290,7 @@ class DiscardedUpdate(StaticRule):
         what = ctx.segment(base)
         fix = None
         if isinstance(base, ast.Name):
-            fix = Fix(f"Assign the result back to `{base.id}`",
-                      (ctx.replace(stmt, f"{base.id} = {text}"),), Applicability.UNSAFE)
+            fix = ctx.codemod(f"Assign the result back to `{base.id}`", Applicability.UNSAFE, stmt=stmt, name=base.id)
         ctx.report(
             stmt,
             f"the result of `{_short(text)}` is discarded: `.at[]` returns an updated copy and "
@@ -288,9 +320,8 @@ class DiscardedUpdate(StaticRule):
         fix = None
         if method is not None and isinstance(base, ast.Name) and (
                 isinstance(stmt, ast.AugAssign) or len(stmt.targets) == 1):
-            new = f"{name} = {name}.at[{index}].{method}({ctx.segment(stmt.value)})"
-            fix = Fix(f"Use `{name}.at[{_short(index)}].{method}(...)`", (ctx.replace(stmt, new),),
-                      Applicability.UNSAFE)
+            fix = ctx.codemod(f"Use `{name} = {name}.at[{_short(index)}].{method}(...)`", Applicability.UNSAFE,
+                              stmt=stmt, name=name, method=method)
         ctx.report(
             stmt,
             f"item assignment to `{_short(ctx.segment(target))}` raises TypeError: `{name}` is a JAX array "
@@ -298,6 +329,26 @@ class DiscardedUpdate(StaticRule):
             fix=fix,
             data={"array": name},
         )
+
+
+    def codemod(self, fx) -> None:
+        import libcst as cst
+
+        name = cst.Name(fx.arg("name"))
+        stmt = fx.node("stmt", cst.Expr, cst.Assign, cst.AugAssign)
+        if isinstance(stmt, cst.Expr):  # x.at[i].set(v) -> x = x.at[i].set(v)
+            value = stmt.value
+        else:  # x[i] = v -> x = x.at[i].set(v); x[i] += v -> x = x.at[i].add(v)
+            target = stmt.targets[0].target if isinstance(stmt, cst.Assign) else stmt.target
+            if not isinstance(target, cst.Subscript):
+                raise fx.cannot("the target is not an item")
+            arg = stmt.value
+            if isinstance(arg, (cst.Tuple, cst.Yield)) and not arg.lpar:  # `x[i] = a, b` sets a tuple
+                arg = arg.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            at = cst.Subscript(cst.Attribute(name, cst.Name("at")), target.slice,
+                               lbracket=target.lbracket, rbracket=target.rbracket)
+            value = cst.Call(cst.Attribute(at, cst.Name(fx.arg("method"))), [cst.Arg(arg)])
+        fx.replace(stmt, cst.Assign([cst.AssignTarget(name)], value, semicolon=stmt.semicolon))
 
 
 def _only_param_binding(fn, name: str) -> bool:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxlint.diagnostic import Applicability
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.semantic import ModuleModel
 
@@ -17,6 +18,10 @@ WIDE_STRINGS = {"float64", "int64", "uint64", "complex128", "double", "f8", "i8"
 DTYPE_QUERIES = {"issubdtype", "finfo", "iinfo", "dtype", "result_type", "promote_types", "can_cast",
                  "isdtype"}
 _TRUE = (True, 1, "1", "true", "True", "TRUE", "yes")
+#: the 32-bit dtype the fix puts instead (names in numpy and jax.numpy alike; dtype strings)
+NARROW = {"float64": "float32", "double": "float32", "int64": "int32", "longlong": "int32",
+          "uint64": "uint32", "ulonglong": "uint32", "complex128": "complex64", "cdouble": "complex64",
+          "f8": "f4", "i8": "i4", "u8": "u4", "c16": "c8", "<f8": "<f4", "<i8": "<i4", "<u8": "<u4", "<c16": "<c8"}
 
 
 class Float64(StaticRule):
@@ -60,6 +65,14 @@ class Float64(StaticRule):
     for the whole program in one entry point, not in a library module, and suppress
     this finding there.
 
+    ## Fix safety
+    The fix puts the 32-bit dtype in place of the 64-bit one where it is written:
+    `jnp.float64` -> `jnp.float32`, `np.int64` -> `np.int32`, `"float64"` ->
+    `"float32"`, `"f8"` -> `"f4"` (a dtype imported bare, `from numpy import float64`,
+    is left alone). It is unsafe: with `jax_enable_x64` on elsewhere in the program,
+    the values really were 64-bit, and int32 overflows where int64 did not. No import
+    is needed. `jax_enable_x64` itself has no fix.
+
     ## Options
 
     ## References
@@ -69,6 +82,7 @@ class Float64(StaticRule):
 
     code = "JAX112"
     name = "float64"
+    fixable = Applicability.UNSAFE
     summary = "64-bit dtypes in traced code, or jax_enable_x64 turned on in a module with traced code"
     fix_hint = "use float32/int32 (or bfloat16), or leave the dtype to JAX"
 
@@ -128,6 +142,14 @@ class Float64(StaticRule):
             """,
             line=6,
             message="`jnp.float64` in traced code",
+            expected_fix="""
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def loss(x):
+                return jnp.sum(x.astype(jnp.float32) ** 2)
+            """,
         ),
         Invalid(
             """
@@ -143,6 +165,18 @@ class Float64(StaticRule):
                 return a + b + c
             """,
             count=3,
+            expected_fix="""
+            import jax
+            import numpy as np
+            import jax.numpy as jnp
+
+            @jax.jit
+            def f(x, key):
+                a = jnp.zeros(x.shape, dtype="float32")
+                b = jax.random.normal(key, (3,), np.float32)
+                c = jnp.int32(x)
+                return a + b + c
+            """,
         ),
         Invalid(
             """
@@ -173,6 +207,29 @@ class Float64(StaticRule):
             """,
             line=2,
         ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def f(x):
+                # keep the accumulator wide?
+                acc = x.astype( jnp . float64 )   # odd spacing
+                return jnp.cumsum(acc, dtype='f8')  # 'f8' in single quotes
+            """,
+            count=2,
+            expected_fix="""
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def f(x):
+                # keep the accumulator wide?
+                acc = x.astype( jnp . float32 )   # odd spacing
+                return jnp.cumsum(acc, dtype='f4')  # 'f8' in single quotes
+            """,
+        ),
     ]
 
     def check(self, ctx) -> None:
@@ -200,7 +257,30 @@ class Float64(StaticRule):
                             f"{label} in traced code (`{fn.name}`): without `jax_enable_x64` JAX silently "
                             f"uses 32 bits instead; with it, 64-bit math is slow on GPUs and TPUs",
                             data={"dtype": label.strip("`")},
+                            fix=_narrow_fix(ctx, dtype),
                         )
+
+    def codemod(self, fx) -> None:
+        import libcst as cst
+
+        node = fx.node("dtype", cst.Attribute, cst.SimpleString)
+        old, new = fx.arg("old"), NARROW[fx.arg("old")]
+        if isinstance(node, cst.Attribute):
+            fx.replace(node.attr, cst.Name(new))
+        elif node.evaluated_value == old:
+            fx.replace(node, node.with_changes(value=node.value.replace(old, new, 1)))
+        else:
+            raise fx.cannot("the dtype string is not written plainly")
+
+
+def _narrow_fix(ctx, dtype: ast.AST):
+    if isinstance(dtype, ast.Constant) and dtype.value in NARROW:
+        old, shown = dtype.value, f'"{NARROW[dtype.value]}"'
+    elif isinstance(dtype, ast.Attribute) and dtype.attr in NARROW:
+        old, shown = dtype.attr, f"`{ctx.segment(dtype.value)}.{NARROW[dtype.attr]}`"
+    else:
+        return None
+    return ctx.codemod(f"Use {shown}", Applicability.UNSAFE, dtype=dtype, old=old)
 
 
 def _wide(model: ModuleModel, expr: ast.AST) -> bool:

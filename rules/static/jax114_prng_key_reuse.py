@@ -4,7 +4,9 @@ import ast
 import re
 from typing import Iterator
 
+from jaxlint.diagnostic import Applicability
 from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
 from jaxlint.semantic import FunctionInfo, ModuleModel, child_nodes, target_names, walk
 
 #: jax.random functions that draw random bits from their key argument.
@@ -83,6 +85,16 @@ class PrngKeyReuse(StaticRule):
         return w, b
     ```
 
+    ## Fix safety
+    The fix splits the key once more before its first use and gives the second use
+    the new subkey: `key, subkey = jax.random.split(key)` goes before the statement
+    that first consumes `key` (in a loop, before the statement that consumes it on
+    every iteration), and the reported use becomes `subkey`. `jax.random.split` is
+    written through the module's own import of `jax.random` or `jax`, adding
+    `import jax` when there is neither. It is unsafe: every draw after the split
+    gives different numbers than before, and `key` holds a new key from there on.
+    Uses in comprehensions and module-level keys read in traced code have no fix.
+
     ## Options
 
     ## References
@@ -92,6 +104,7 @@ class PrngKeyReuse(StaticRule):
 
     code = "JAX114"
     name = "prng-key-reuse"
+    fixable = Applicability.UNSAFE
     summary = "a PRNG key is consumed by more than one random call, or a module-level key is read in traced code"
     fix_hint = "split the key (key, sub = jax.random.split(key)) and use each key once"
 
@@ -184,6 +197,15 @@ class PrngKeyReuse(StaticRule):
             """,
             line=5,
             message="`key` was already consumed by `jax.random.normal` at line 4",
+            expected_fix="""
+            import jax
+
+            def init(key):
+                key, subkey = jax.random.split(key)
+                w = jax.random.normal(key, (3, 3))
+                b = jax.random.normal(subkey, (3,))
+                return w, b
+            """,
         ),
         Invalid(
             """
@@ -209,6 +231,15 @@ class PrngKeyReuse(StaticRule):
             """,
             line=5,
             message="every iteration",
+            expected_fix="""
+            import jax
+
+            def noisy_steps(key, x, n):
+                for _ in range(n):
+                    key, subkey = jax.random.split(key)
+                    x = x + jax.random.normal(subkey, x.shape)
+                return x
+            """,
         ),
         Invalid(
             """
@@ -274,6 +305,67 @@ class PrngKeyReuse(StaticRule):
                 return a + b
             """,
             line=8,
+            expected_fix="""
+            import jax
+
+            def two(key, flag):
+                key, subkey = jax.random.split(key)
+                if flag:
+                    a = jax.random.uniform(key)
+                else:
+                    a = 0.0
+                b = jax.random.uniform(subkey)
+                return a + b
+            """,
+        ),
+        Invalid(
+            """
+            from jax.random import bernoulli, normal
+
+            def dropout(rng, x):
+                noise = normal(rng, x.shape)
+                keep = bernoulli(rng, 0.9, x.shape)
+                return (x + noise) * keep
+            """,
+            line=5,
+            expected_fix="""
+            from jax.random import bernoulli, normal
+            import jax
+
+            def dropout(rng, x):
+                rng, subrng = jax.random.split(rng)
+                noise = normal(rng, x.shape)
+                keep = bernoulli(subrng, 0.9, x.shape)
+                return (x + noise) * keep
+            """,
+        ),
+        Invalid(
+            """
+            import jax.random as jr
+
+            def sample(key,n):
+                xs = jr.uniform(key,(n,))  # first draw
+
+                # second draw, same key
+                ys = jr.uniform(
+                    key ,   # reused
+                    (n,))
+                return xs, ys
+            """,
+            line=8,
+            expected_fix="""
+            import jax.random as jr
+
+            def sample(key,n):
+                key, subkey = jr.split(key)
+                xs = jr.uniform(key,(n,))  # first draw
+
+                # second draw, same key
+                ys = jr.uniform(
+                    subkey ,   # reused
+                    (n,))
+                return xs, ys
+            """,
         ),
     ]
 
@@ -302,8 +394,20 @@ class PrngKeyReuse(StaticRule):
             else:
                 _Flow(model, reports, callees).block(f.node.body, {})
         for node, msg, first in sorted(reports.values(), key=lambda r: (r[0].lineno, r[0].col_offset)):
-            ctx.report(node, msg, related=[ctx.related(first, "first use of the key")])
+            ctx.report(node, msg, related=[ctx.related(first, "first use of the key")], fix=_split_fix(ctx, node, first))
         self._module_keys(ctx, model)
+
+    def codemod(self, fx) -> None:
+        import libcst as cst
+
+        key, sub = fx.arg("key"), fx.arg("sub")
+        use = fx.node("use", cst.Name)
+        if use.value != key:
+            raise fx.cannot("the key is not where the check found it")
+        fx.insert_before(fx.node("before", cst.BaseStatement), fx.stmt(f"{key}, {sub} = {fx.arg('split')}({key})\n"))
+        fx.replace(use, cst.Name(sub))
+        if fx.arg("module"):
+            fx.add_import(fx.arg("module"))
 
     def _module_keys(self, ctx, model: ModuleModel) -> None:
         keys = {name for name, bindings in model.module_bindings.items()
@@ -330,6 +434,75 @@ class PrngKeyReuse(StaticRule):
                     f"pass the key as an argument",
                     related=[ctx.related(bindings[0].node, f"`{node.id}` is made here")],
                 )
+
+
+def _split_fix(ctx, use: ast.AST, first: ast.AST):
+    """Split ``key`` before the statement that first consumes it and give the reported
+    use the subkey; None where that is not one well-defined place."""
+    model: ModuleModel = ctx.model
+    if not isinstance(use, ast.Name):
+        return None
+    fn = model.function_of(use)
+    if fn is not None and (use.id in fn.globals_ or use.id in fn.nonlocals):
+        return None
+    call = model.parent(use)
+    if isinstance(call, ast.keyword):
+        call = model.parent(call)
+    s1, s2 = _statement_of(model, first), _statement_of(model, call)
+    if s1 is None or s2 is None or (first is not call and (first.lineno, first.col_offset) > (use.lineno, use.col_offset)):
+        return None  # the "first" use comes later in the text: a key carried around a loop
+    # the statements holding the two uses, or their ancestors, in one block (s1 first)
+    chain2 = [s2, *(a for a in model.ancestors(s2) if isinstance(a, ast.stmt))]
+    anchor = a2_found = None
+    for a1 in [s1, *(a for a in model.ancestors(s1) if isinstance(a, ast.stmt))]:
+        for a2 in chain2:
+            block = _block_holding(model, a1)
+            if block is not None and a2 in block and block.index(a1) <= block.index(a2):
+                anchor, a2_found = a1, a2
+                break
+        if anchor is not None or isinstance(a1, _SCOPES):
+            break
+    if anchor is None or not is_statement_list_member(model, anchor) or model.function_of(anchor) is not fn:
+        return None
+    loops = (ast.For, ast.AsyncFor, ast.While)
+    if first is not call:
+        if any(isinstance(a, loops) for a in chain2[:chain2.index(a2_found) + 1]):
+            return None  # below the split, the subkey would be drawn from on every iteration
+        for loop in (a for a in model.ancestors(anchor) if isinstance(a, loops)):
+            if model.function_of(loop) is not fn:
+                break
+            if not any(isinstance(n, ast.Name) and n.id == use.id and isinstance(n.ctx, ast.Store)
+                       for n in ast.walk(loop)):
+                return None  # around it, the split would take the key consumed the iteration before
+    if first is call:  # reused on every iteration: only when this is the loop's one use of the key
+        loop = next((a for a in chain2 if isinstance(a, loops)), None)
+        if loop is None or sum(1 for n in ast.walk(loop) if isinstance(n, ast.Name) and n.id == use.id) != 1:
+            return None
+    split = attribute_path(model, "jax.random.split", fn)
+    if split is None:
+        return None
+    sub = free_local_name(model, fn, f"sub{use.id}")
+    return ctx.codemod(f"Split `{use.id}` first: `{use.id}, {sub} = {split[0]}({use.id})`, and use `{sub}` here",
+                       Applicability.UNSAFE, use=use, before=anchor, key=use.id, sub=sub, split=split[0],
+                       module=split[1])
+
+
+def _statement_of(model: ModuleModel, node: ast.AST | None) -> ast.stmt | None:
+    for a in ([node] if node is not None else []) + list(model.ancestors(node) if node is not None else []):
+        if isinstance(a, _SCOPES + _COMPREHENSIONS + (ast.Lambda,)) and a is not node:
+            return None  # in a comprehension or nested function: not one statement's business
+        if isinstance(a, ast.stmt):
+            return a
+    return None
+
+
+def _block_holding(model: ModuleModel, stmt: ast.stmt) -> list[ast.stmt] | None:
+    parent = model.parent(stmt) or model.tree
+    for f in ("body", "orelse", "finalbody", "handlers"):
+        block = getattr(parent, f, None)
+        if isinstance(block, list) and any(x is stmt for x in block):
+            return block
+    return None
 
 
 def _key_text(expr: ast.AST | None) -> str | None:

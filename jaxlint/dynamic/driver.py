@@ -75,7 +75,7 @@ class DynamicReport:
     rule_errors: list[str] = field(default_factory=list)
     seen: set = field(default_factory=set)
     #: functions whose findings come from `jaxlint record` (observed in the program)
-    observed: int = 0
+    observed: list[dict] = field(default_factory=list)
     #: observations made before the code changed
     stale: list[dict] = field(default_factory=list)
     levels: list[str] = field(default_factory=lambda: ["trace"])
@@ -101,7 +101,10 @@ class DynamicReport:
             else:
                 lines.append("  (run with --show-skipped to see what was skipped and why)")
         if self.observed:
-            lines.append(f"  {self.observed} of them observed by `jaxlint record` in the running program")
+            cov = observed.coverage_lines({str(i): e for i, e in enumerate(self.observed)}, levels)
+            lines.append(f"  observed by `jaxlint record` in the running program: {cov[0]}")
+            if show_skipped:
+                lines.extend("  " + c.strip() for c in cov[1:])
         if self.stale:
             n = sum(len(e.get("diagnostics") or []) for e in self.stale)
             lines.append(f"  {len(self.stale)} observed function{'s' if len(self.stale) != 1 else ''} "
@@ -561,7 +564,7 @@ def _assemble_observed(fp: FilePlan, obs: dict, report: "DynamicReport", line: i
                                               "function is not reachable after import")
     report.functions.append(FunctionOutcome(display, obs.get("qualname", "?"), line, status, reason,
                                             "observed", float(obs.get("seconds") or 0), rep))
-    report.observed += 1
+    report.observed.append(obs)
     if not report.versions and isinstance(obs.get("versions"), dict):
         report.versions = dict(obs["versions"])
     for d in obs.get("diagnostics") or []:

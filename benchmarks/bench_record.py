@@ -1,0 +1,187 @@
+"""Observed analysis benchmark: what `jaxlint record` costs a real training run.
+
+The program is a realistic training script written for this benchmark (a 4-layer
+transformer classifier with optax's adamw, its jitted steps built in `main()` and a
+factory, an evaluation step and a jitted data transform, several hundred steps over
+synthetic data with a ragged last batch per epoch). Each run is a fresh process:
+
+* plain:    ``python train.py``;
+* trace:    ``jaxlint record -- python train.py`` (every jitted function it calls traced
+            and checked inside the program);
+* compile:  ``jaxlint record --compile -- python train.py`` (and the executables the
+            program compiled read by the compile rules).
+
+The script counts XLA compiles itself (``jax.monitoring``'s backend-compile events) and
+prints the count, so the benchmark shows that the compile tier adds no compile of its
+own: the count under ``record --compile`` must equal the plain run's.
+
+Targets: trace <= 1.3 x plain (median wall time of ``--repeat`` runs); compiles under
+``record --compile`` == compiles of the plain run. ``--check`` exits 1 when one is missed.
+
+    python benchmarks/bench_record.py [--repeat 3] [--steps 300] [--check] [--json out.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TRAIN = '''
+import functools
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda name, secs, **kw: COMPILES.append(secs) if name == "/jax/core/compile/backend_compile_duration" else None)
+
+D, HEADS, LAYERS, SEQ, VOCAB, CLASSES = 128, 4, 4, 64, 1000, 10
+
+
+def init(key):
+    keys = iter(jax.random.split(key, 4 * LAYERS + 2))
+    dense = lambda k, n, m: jax.random.normal(k, (n, m)) / np.sqrt(n)
+    layers = [{"qkv": dense(next(keys), D, 3 * D), "out": dense(next(keys), D, D),
+               "up": dense(next(keys), D, 4 * D), "down": dense(next(keys), 4 * D, D)} for _ in range(LAYERS)]
+    return {"embed": jax.random.normal(next(keys), (VOCAB, D)) * 0.02, "layers": layers,
+            "head": dense(next(keys), D, CLASSES)}
+
+
+def block(p, x):
+    b, t, _ = x.shape
+    q, k, v = jnp.split(x @ p["qkv"], 3, axis=-1)
+    split = lambda a: a.reshape(b, t, HEADS, D // HEADS).transpose(0, 2, 1, 3)
+    att = jax.nn.softmax(split(q) @ split(k).transpose(0, 1, 3, 2) / np.sqrt(D // HEADS), axis=-1)
+    x = x + (att @ split(v)).transpose(0, 2, 1, 3).reshape(b, t, D) @ p["out"]
+    return x + jax.nn.gelu(x @ p["up"]) @ p["down"]
+
+
+def forward(params, tokens):
+    x = params["embed"][tokens]
+    for p in params["layers"]:
+        x = block(p, x)
+    return x.mean(1) @ params["head"]
+
+
+def make_train_step(opt):
+    def loss_fn(params, tokens, labels):
+        return optax.softmax_cross_entropy_with_integer_labels(forward(params, tokens), labels).mean()
+
+    @jax.jit
+    def train_step(params, opt_state, tokens, labels):
+        loss, grads = jax.value_and_grad(loss_fn)(params, tokens, labels)
+        updates, opt_state = opt.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state, loss
+
+    return train_step
+
+
+def main(steps):
+    opt = optax.adamw(1e-3)
+    params = init(jax.random.PRNGKey(0))
+    opt_state = opt.init(params)
+    train_step = make_train_step(opt)
+
+    @jax.jit
+    def evaluate(params, tokens, labels):
+        return (forward(params, tokens).argmax(-1) == labels).mean()
+
+    def augment(tokens, key):
+        return jnp.where(jax.random.uniform(key, tokens.shape) < 0.1, 0, tokens)
+    augment = jax.jit(augment)
+
+    rng = np.random.default_rng(0)
+    n = 32 * 20 + 16  # 20 full batches and a ragged one per epoch
+    data = rng.integers(0, VOCAB, size=(n, SEQ))
+    labels = rng.integers(0, CLASSES, size=n)
+    key = jax.random.PRNGKey(1)
+    done = 0
+    while done < steps:
+        for i in range(0, n, 32):
+            key, sub = jax.random.split(key)
+            tokens = augment(jnp.asarray(data[i:i + 32]), sub)
+            params, opt_state, loss = train_step(params, opt_state, tokens, jnp.asarray(labels[i:i + 32]))
+            done += 1
+            if done >= steps:
+                break
+        acc = evaluate(params, tokens, jnp.asarray(labels[i:i + 32]))
+    print(f"loss {float(loss):.3f} acc {float(acc):.3f}", file=sys.stderr)
+    print(f"compiles {len(COMPILES)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]))
+'''
+
+
+def timed(cmd: list[str], cwd: Path) -> tuple[float, str]:
+    env = dict(os.environ)
+    env.pop("JAXLINT_OUTPUT_FORMAT", None)
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=1800)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    return wall, proc.stderr
+
+
+def compiles(stderr: str) -> int:
+    m = re.search(r"^compiles (\d+)$", stderr, re.M)
+    return int(m.group(1)) if m else -1
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="jaxlint-bench-record-") as tmp:
+        root = Path(tmp)
+        (root / "pyproject.toml").write_text("[tool.jaxlint]\n")
+        (root / "train.py").write_text(TRAIN.lstrip("\n"))
+        py, steps = sys.executable, str(args.steps)
+        runs: dict[str, list[tuple[float, str]]] = {"plain": [], "trace": [], "compile": []}
+        for _ in range(args.repeat):  # interleaved, so load changes hit every variant alike
+            runs["plain"].append(timed([py, "train.py", steps], root))
+            runs["trace"].append(timed([py, "-m", "jaxlint", "record", "--", "python", "train.py", steps], root))
+            runs["compile"].append(timed([py, "-m", "jaxlint", "record", "--compile", "--", "python", "train.py",
+                                          steps], root))
+        observed = json.loads((root / ".jaxlint" / "observed.json").read_text())["functions"]
+    med = {k: statistics.median(w for w, _ in v) for k, v in runs.items()}
+    counts = {k: sorted({compiles(e) for _, e in v}) for k, v in runs.items()}
+    ratio_trace, ratio_compile = med["trace"] / med["plain"], med["compile"] / med["plain"]
+    summary = [line for line in runs["compile"][-1][1].splitlines() if line.startswith("jaxlint record: ")]
+    print(f"jax program: {args.steps} training steps, python {platform.python_version()}, {os.cpu_count()} cores")
+    print(f"{'run':<32}{'wall (median)':>15}{'x plain':>9}{'XLA compiles':>14}")
+    for k, label in (("plain", "python train.py"), ("trace", "jaxlint record"),
+                     ("compile", "jaxlint record --compile")):
+        print(f"{label:<32}{med[k]:>13.2f} s{med[k] / med['plain']:>9.2f}{str(counts[k]):>14}")
+    print("\n".join(summary))
+    same_compiles = counts["compile"] == counts["plain"] and counts["trace"] == counts["plain"]
+    ok = ratio_trace <= 1.3 and same_compiles
+    print(f"targets: trace <= 1.3 x plain: {ratio_trace:.2f} {'ok' if ratio_trace <= 1.3 else 'MISSED'}; "
+          f"no extra compile: {'ok' if same_compiles else 'MISSED'}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({
+            "steps": args.steps, "repeat": args.repeat, "median_seconds": med, "compiles": counts,
+            "ratio_trace": ratio_trace, "ratio_compile": ratio_compile, "functions": len(observed),
+            "runs": {k: [w for w, _ in v] for k, v in runs.items()}}, indent=1))
+    return 0 if ok or not args.check else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

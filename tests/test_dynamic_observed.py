@@ -4,7 +4,7 @@ runs, inside the program, and `jaxlint check --dynamic --compile` reports it.
 The programs live in `tests/data/observed/`, written the way real ones are: steps built
 inside `main()` and factories, rebound to their own name, jitted inline in a loop, a
 method, a `functools.partial` over a frozen model, a function defined under
-`__main__`, a ragged last batch, a jitted helper called inside another's trace; a
+`__main__`, a ragged last batch, a flax linen `TrainState` step, a jitted helper called inside another's trace; a
 module run with `python -m` whose configuration reads `sys.argv` at import; functions
 called from a thread and from forked and spawned processes; a pytest suite; a program
 interrupted by Ctrl-C and one that leaves through `os._exit`. Every `# JAX2xx` /
@@ -45,6 +45,7 @@ class Trial:
         self.records = {
             "train": run_cli("record", "--compile", "--keep-ir", "--", "python", "train.py", "--batch", "32",
                              cwd=root, timeout=600),
+            "linen": run_cli("record", "--", "python", "linen_train.py", cwd=root, timeout=600),
             "workers": run_cli("record", "--", "python", "workers.py", cwd=root, timeout=600),
             "interrupted": run_cli("record", "--", "python", "interrupted.py", cwd=root, timeout=600),
             "exits": run_cli("record", "--", "python", "exits.py", cwd=root, timeout=600),
@@ -146,6 +147,14 @@ def test_a_program_interrupted_or_leaving_through_os_exit_keeps_what_was_observe
     assert trial.observed["exits:before_the_exit"]["traced"]
 
 
+def test_a_linen_train_state_step_compiles_once_per_batch_size(trial):
+    # `TrainState.create` stores step=0 as a Python int, then the weak int32[] the
+    # step returns: jit compiles both alike, so only the smaller last batch recompiles
+    entry = trial.observed["linen_train:main.<locals>.train_step"]
+    assert entry["compiles"] == 2 and entry["calls"] == 8
+    assert "`x` changes shape (32, 32) -> (4, 32)" in trial.finding("JAX208", 40, "linen_train.py")["message"]
+
+
 def test_threads_and_forked_and_spawned_processes_are_recorded(trial):
     rec = trial.records["workers"]
     assert rec.returncode == 0, rec.stderr[-3000:]
@@ -167,7 +176,7 @@ def test_a_recorded_script_is_imported_with_its_argv_and_a_slow_import_is_explai
 
 
 def test_the_summary_counts_observed_functions(trial):
-    assert ("observed by `jaxlint record` in the running program: 12 jitted functions called: 11 traced, 9 "
+    assert ("observed by `jaxlint record` in the running program: 13 jitted functions called: 12 traced, 9 "
             "compiled, 1 only inside other jitted functions (analysed as part of them)") in trial.summary, trial.summary
     rows = json.loads((trial.root / "run.json").read_text())["functions"]
     observed = [r for r in rows if (r["report"] or {}).get("observed")]

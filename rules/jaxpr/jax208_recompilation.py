@@ -153,8 +153,86 @@ class Recompilation(TraceRule):
                 ]}}}
             """},
         ),
+        # a program `jaxlint record` runs: `clip` is called inside `step`'s trace with each
+        # parameter's shape, inlined there; `step` itself compiles once
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def clip(g):
+                return jnp.clip(g, -1.0, 1.0)
+
+            @jax.jit
+            def step(params):
+                return {k: clip(v) for k, v in params.items()}
+
+            if __name__ == "__main__":
+                params = {"w": jnp.ones((8, 4)), "b": jnp.ones(4), "s": jnp.ones(())}
+                for _ in range(5):
+                    params = step(params)
+            """,
+            run=True,
+        ),
     ]
     INVALID = [
+        # a program `jaxlint record` runs: its loop's last batch is smaller, so the step
+        # compiles again there (reported at that call)
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def step(w, x):
+                return w - 0.1 * (x @ w).mean()
+
+            if __name__ == "__main__":
+                w = jnp.ones((16, 16))
+                for size in (64, 64, 64, 64, 40):
+                    w = step(w, jnp.ones((size, 16)))
+            """,
+            line=11,
+            message="`x` changes shape (64, 16) -> (40, 16) (a smaller final batch or sequence",
+            run=True,
+        ),
+        # a jit built inside the loop: the same signature compiles on every iteration
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            if __name__ == "__main__":
+                x = jnp.ones(8)
+                for scale in (1.0, 2.0, 3.0):
+                    x = jax.jit(lambda v: v * scale)(x)
+            """,
+            line=7,
+            message="was compiled 3 times for the same signature: each call makes a new jitted function",
+            run=True,
+            select=("JAX103",),
+        ),
+        # `self` as a static argument, a new object each time: one compile per object
+        Invalid(
+            """
+            import functools
+            import jax
+            import jax.numpy as jnp
+
+            class Model:
+                @functools.partial(jax.jit, static_argnums=0)
+                def apply(self, x):
+                    return x * 2
+
+            if __name__ == "__main__":
+                for _ in range(3):
+                    Model().apply(jnp.ones(3))
+            """,
+            line=12,
+            message="the static argument `self` is a new object on each call",
+            run=True,
+        ),
         # a float as a static argument: one compile per value
         Invalid(
             """
@@ -270,10 +348,26 @@ class Recompilation(TraceRule):
         n = max(s.get("compiles", 0) for s in again)
         first = max(again, key=lambda s: s.get("compiles", 0))
         site, related = _where(fa, first, None)
-        fa.report(site, f"`{fa.qualname}` was compiled {n} times for the same signature: each call makes a new "
-                        f"jitted function (`jax.jit` inside a loop or a function, or of a new closure), so jax "
-                        f"cannot reuse the compiled program; jit it once and reuse it",
-                  related=related, data={"compiles": n, "reason": "a new jitted function per call"})
+        objects = _static_objects(first, _param_names(fa.function))
+        if objects:  # `self` or another object as a static argument: hashed by identity
+            why = (f"the static argument {objects} is a new object on each call, and jit tells static objects "
+                   f"apart by their hash (identity, unless the class defines __hash__/__eq__): reuse one object, "
+                   f"or make the class hash by value")
+            reason = "a new static object per call"
+        else:
+            why = ("each call makes a new jitted function (`jax.jit` inside a loop or a function, or of a new "
+                   "closure), so jax cannot reuse the compiled program; jit it once and reuse it")
+            reason = "a new jitted function per call"
+        fa.report(site, f"`{fa.qualname}` was compiled {n} times for the same signature: {why}",
+                  related=related, data={"compiles": n, "reason": reason})
+
+
+def _static_objects(sig: dict, names: list[str]) -> str:
+    """The static arguments recorded only by their repr (objects, not values), as code."""
+    found = [f"`{names[i]}`" if i < len(names) else f"argument {i}"
+             for i, a in enumerate(sig.get("args") or []) if isinstance(a, dict) and "repr" in a]
+    found += [f"`{k}`" for k, v in (sig.get("kwargs") or {}).items() if isinstance(v, dict) and "repr" in v]
+    return ", ".join(found)
 
 
 def _churn(diff: list, base: dict, other: dict) -> str:

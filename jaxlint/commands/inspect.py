@@ -193,25 +193,25 @@ def observed_program(path: Path, function: str, settings) -> tuple[dict | None, 
     when none were kept, where its inputs came from, its qualified name), when the
     recording observed it and the code is unchanged since; else None. ``function`` is
     the qualified name (``main.<locals>.update``) or, when unambiguous, its last part."""
-    from jaxlint.dynamic import observed, project
+    from jaxlint.dynamic import observations, project
 
     root = project.project_root(path, settings.root if settings.config_file else None)
-    obs_path = observed.path_for(root / settings.dynamic.signatures)
+    obs_path = observations.path_for(root / settings.dynamic.signatures)
     try:
-        functions = observed.load(obs_path)["functions"]
+        functions = observations.load(obs_path)["functions"]
     except ConfigError:
         return None
     try:
         rel = path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return None
-    mine = [e for e in functions.values() if e.get("file") == rel and observed.is_current(e, root)]
+    mine = [e for e in functions.values() if e.get("file") == rel and observations.is_current(e, root)]
     hits = [e for e in mine if e.get("qualname") == function] or \
            [e for e in mine if str(e.get("qualname", "")).rsplit(".", 1)[-1] == function]
     if len(hits) != 1:
         return None
     e = hits[0]
-    answer = observed.read_ir(obs_path, e["ir"]) if e.get("ir") else None
+    answer = observations.read_ir(obs_path, e["ir"]) if e.get("ir") else None
     where = f"observed by `jaxlint record`, first called at {e.get('first_call') or '?'}"
     return answer, where, e["qualname"]
 

@@ -6,7 +6,7 @@ signature of every jitted function of the project is traced and checked with the
 trace rules (``--compile``: the executable the program compiled is checked with the
 compile rules too; nothing is compiled twice), and what jax really compiled is
 counted (see :mod:`jaxlint.dynamic.observe`). The findings go to
-``.jaxlint/observed.json`` beside the signatures (:mod:`jaxlint.dynamic.observed`);
+``.jaxlint/observed.json`` beside the signatures (:mod:`jaxlint.dynamic.observations`);
 ``jaxlint check --dynamic``, the hooks and the editor report them while the code is
 unchanged. ``--no-analysis`` records signatures only.
 
@@ -92,7 +92,7 @@ def _root(args) -> Path:
 
 def run(args) -> int:
     from jaxlint.config import ConfigError
-    from jaxlint.dynamic import observed, signatures
+    from jaxlint.dynamic import observations, signatures
 
     cmd = list(args.cmd)
     if cmd and cmd[0] == "--":
@@ -125,7 +125,7 @@ def run(args) -> int:
         parts = _read_parts(out_dir, "records")
         recorded = signatures.merge(parts)
         observed_parts = _read_parts(out_dir, "observed") if levels else []
-        with observed.locked(target):
+        with observations.locked(target):
             old = {} if args.replace else signatures.load(target)
             merged = {**old, **recorded}
             found = {f.stem: f for f in (out_dir / "pickles").glob("*.pickle")}
@@ -133,9 +133,9 @@ def run(args) -> int:
             signatures.dump(target, merged, {})
             functions: dict = {}
             if levels:
-                functions, programs, irs = observed.merge_parts(observed_parts)
+                functions, programs, irs = observations.merge_parts(observed_parts)
                 if functions or args.replace:
-                    observed.write(observed.path_for(target), functions, programs, irs, args.replace)
+                    observations.write(observations.path_for(target), functions, programs, irs, args.replace)
         n_sigs = sum(len(e["signatures"]) for e in recorded.values())
         # several records of one function are several compiles only where jit tells
         # them apart (the recompilation rule's notion, not a count of records)
@@ -150,7 +150,7 @@ def run(args) -> int:
               f"function{'s' if len(recorded) != 1 else ''} written to {shown}"
               + (f" ({len(multi)} with several signatures{_see_rule()})" if multi else ""), file=sys.stderr)
         if levels:
-            lines = observed.coverage_lines(functions, levels)
+            lines = observations.coverage_lines(functions, levels)
             found_n = sum(len(e.get("diagnostics") or []) for e in functions.values())
             lines[0] += (f"; {found_n} finding{'s' if found_n != 1 else ''}"
                          f" (`jaxlint check --dynamic` reports them)" if found_n else "; no findings")

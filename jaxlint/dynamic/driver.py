@@ -23,7 +23,7 @@ from jaxlint.cache import Cache, key_of
 from jaxlint.config import ConfigError, DynamicSettings, Settings
 from jaxlint.diagnostic import Diagnostic, Phase, Position
 from jaxlint.dynamic import inputs as inp
-from jaxlint.dynamic import observed, project, signatures
+from jaxlint.dynamic import observations, project, signatures
 from jaxlint.dynamic.pool import FileJob, Pool, WorkerStartError
 from jaxlint.jitmap import EntryPoint
 
@@ -101,7 +101,7 @@ class DynamicReport:
             else:
                 lines.append("  (run with --show-skipped to see what was skipped and why)")
         if self.observed:
-            cov = observed.coverage_lines({str(i): e for i, e in enumerate(self.observed)}, levels)
+            cov = observations.coverage_lines({str(i): e for i, e in enumerate(self.observed)}, levels)
             lines.append(f"  observed by `jaxlint record` in the running program: {cov[0]}")
             if show_skipped:
                 lines.extend("  " + c.strip() for c in cov[1:])
@@ -133,11 +133,11 @@ def _dedupe(entries: Iterable[EntryPoint]) -> list[EntryPoint]:
 
 
 def plan_file(task, settings: Settings, recorded: dict[str, dict],
-              signatures_file: Path | None = None, observations: dict[str, dict] | None = None,
+              signatures_file: Path | None = None, observed: dict[str, dict] | None = None,
               digests: dict[str, str] | None = None, levels: tuple[str, ...] = ("trace",)) -> FilePlan | None:
     """The plans of one file's jit entry points; ``signatures_file`` is where
-    ``recorded`` was read from (its saved arguments live beside it); ``observations``
-    what `jaxlint record` observed in the project (:mod:`jaxlint.dynamic.observed`).
+    ``recorded`` was read from (its saved arguments live beside it); ``observed``
+    what `jaxlint record` observed in the project (:mod:`jaxlint.dynamic.observations`).
 
     An observation that is current replaces the worker's trace of that function when it
     covers the requested ``levels``; one made without the compile tier is used only for
@@ -155,7 +155,7 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
     sys_path = [str(p) for p in dict.fromkeys([base, *project.import_roots(root)])]
     mine = {k: v for k, v in recorded.items() if k.split(":", 1)[0] == modname}
     rel = _rel(str(task.path), root)
-    seen = {k: v for k, v in (observations or {}).items() if v.get("file") == rel}
+    seen = {k: v for k, v in (observed or {}).items() if v.get("file") == rel}
     if "jax" not in text and not mine and not seen:
         return None
     try:
@@ -176,7 +176,7 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
     for e in entries:
         plans.append(_plan_entry(e, model, nodes, stmts, lines, found, examples, settings.dynamic, modname, mine,
                                  signatures_file))
-    current = {k: v for k, v in seen.items() if observed.is_current(v, root, digests)}
+    current = {k: v for k, v in seen.items() if observations.is_current(v, root, digests)}
     fp = FilePlan(task, text, root, modname, sys_path, plans,
                   stale=[v for k, v in seen.items() if k not in current])
     by_key = {f"{modname}:{p.entry.qualname}": p for p in plans}
@@ -192,7 +192,7 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
                 plan.signatures = [_abs_call(r, root) for r in obs["signatures"]]
         else:
             fp.observed_extra.append(obs)
-    if observations:
+    if observed:
         stale = {f"{modname}:{o.get('qualname')}" for o in fp.stale}
         for p in plans:
             if p.observed is None and p.skip is not None:
@@ -395,7 +395,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
                 sig_path = Path.cwd() / sig_path
             recorded_by_root[root] = signatures.load(sig_path)
             sig_file_by_root[root] = sig_path
-            obs_file = observed.load(observed.path_for(sig_path))
+            obs_file = observations.load(observations.path_for(sig_path))
             observed_by_root[root] = obs_file["functions"]
             programs_by_root[root] = {p.get("main"): p for p in obs_file["programs"] if p.get("main")}
         fp = plan_file(task, s, recorded_by_root[root], sig_file_by_root[root], observed_by_root[root], digests,

@@ -20,7 +20,7 @@ Everything here runs inside the user's program, so nothing may change what it do
 each analysis step is guarded, and the program's call, its result, its exceptions and
 its warnings are its own. Results are written by the recorder at exit (and after
 every observed call) as ``observed-<pid>.json``; ``jaxlint record`` merges them into
-``.jaxlint/observed.json`` (:mod:`jaxlint.dynamic.observed`).
+``.jaxlint/observed.json`` (:mod:`jaxlint.dynamic.observations`).
 """
 from __future__ import annotations
 

@@ -22,8 +22,17 @@ COMMANDS = {
 EXIT_ERROR = 2  # usage, config or internal failure (0: no findings, 1: findings)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad command line is one line on stderr (exit 2), as a config error
+    is, instead of the whole usage block; ``--help`` still shows the usage."""
+
+    def error(self, message: str):  # type: ignore[override]
+        message = " ".join(message.split())
+        self.exit(EXIT_ERROR, f"jaxlint: error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="jaxlint",
         description="A compiler-aware linter for JAX.",
     )

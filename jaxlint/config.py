@@ -10,7 +10,9 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
+import math
 import os
+import reprlib
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -32,6 +34,24 @@ DEFAULT_EXCLUDE = (
 
 class ConfigError(Exception):
     """A configuration problem the user must fix (exit status 2)."""
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict = 3, 40, 40, 4, 4
+
+
+def shown(value: Any) -> str:
+    """A bad value as an error message shows it: one short line, whatever its size or depth."""
+    try:
+        text = _SHORT.repr(value)
+    except RecursionError:  # pragma: no cover - reprlib bounds the depth itself
+        text = f"<{type(value).__name__}>"
+    return " ".join(text.split())
+
+
+def named(key: Any) -> str:
+    """A key as an error message names it: as written when it is short and printable."""
+    return key if isinstance(key, str) and key.isprintable() and len(key) <= 60 else shown(key)
 
 
 @dataclass(frozen=True)
@@ -71,6 +91,18 @@ _DYNAMIC_TYPES: dict[str, Any] = {
     "compile-timeout": (int, float), "slow-import": (int, float),
 }
 BACKENDS = ("cpu", "gpu", "cuda", "rocm", "tpu")
+#: array dimensions are 64-bit in XLA
+MAX_DIMENSION = 2**63 - 1
+#: integer keys of ``[tool.jaxlint.dynamic]``: (lowest, highest, what the ends mean)
+DYNAMIC_RANGES: dict[str, tuple[int, int, str]] = {
+    # the largest cap setrlimit takes: bytes in a signed 64-bit rlim_t
+    "memory-limit-mb": (0, (2**63 - 1) >> 20, "0 disables the cap"),
+    # more workers than this is a typo, not a machine (each one imports jax)
+    "workers": (0, 1024, "0 = one per core"),
+    "default-dimension": (1, MAX_DIMENSION, ""),
+}
+#: the keys of one ``[tool.jaxlint.dynamic.functions]`` entry
+FUNCTION_KEYS = ("args", "kwargs", "static")
 
 
 @dataclass(frozen=True)
@@ -113,19 +145,19 @@ class Settings:
 # key in TOML -> (field name, validator)
 def _str_list(key: str, v: Any, src: str) -> tuple[str, ...]:
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-        raise ConfigError(f"{src}: `{key}` must be a list of strings, got {v!r}")
+        raise ConfigError(f"{src}: `{key}` must be a list of strings, got {shown(v)}")
     return tuple(v)
 
 
 def _bool(key: str, v: Any, src: str) -> bool:
     if not isinstance(v, bool):
-        raise ConfigError(f"{src}: `{key}` must be true or false, got {v!r}")
+        raise ConfigError(f"{src}: `{key}` must be true or false, got {shown(v)}")
     return v
 
 
 def _str(key: str, v: Any, src: str) -> str:
     if not isinstance(v, str):
-        raise ConfigError(f"{src}: `{key}` must be a string, got {v!r}")
+        raise ConfigError(f"{src}: `{key}` must be a string, got {shown(v)}")
     return v
 
 
@@ -148,11 +180,21 @@ TOP_LEVEL_KEYS = {
 def read_toml(path: Path) -> dict:
     try:
         with open(path, "rb") as f:
-            return tomllib.load(f)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+            data = f.read()
     except OSError as e:
-        raise ConfigError(f"{path}: cannot read config: {e.strerror}") from None
+        raise ConfigError(f"{path}: cannot read config: {e.strerror or e}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise ConfigError(f"{path}: not valid UTF-8 (TOML files are UTF-8): byte 0x{data[e.start]:02x} "
+                          f"at line {line}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {' '.join(str(e).split())}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: values nested too deeply") from None
 
 
 def table_of(path: Path) -> dict | None:
@@ -160,7 +202,10 @@ def table_of(path: Path) -> dict | None:
     data = read_toml(path)
     if path.name == "pyproject.toml":
         tool = data.get("tool", {})
-        return tool.get("jaxlint") if isinstance(tool, dict) else None
+        table = tool.get("jaxlint") if isinstance(tool, dict) else None
+        if table is not None and not isinstance(table, dict):
+            raise ConfigError(f"{path}: `[tool] jaxlint` must be a table ([tool.jaxlint]), got {shown(table)}")
+        return table
     return data
 
 
@@ -197,10 +242,14 @@ def load_settings(path: Path | None, overrides: Mapping[str, Any] | None = None,
     if "extend" in table:
         ext = table["extend"]
         if not isinstance(ext, str):
-            raise ConfigError(f"{src}: `extend` must be a path string")
-        parent_path = (path.parent / os.path.expanduser(ext)).resolve()
-        if not parent_path.is_file():
-            raise ConfigError(f"{src}: `extend` points to a missing file: {ext}")
+            raise ConfigError(f"{src}: `extend` must be a path string, got {shown(ext)}")
+        try:
+            parent_path = (path.parent / os.path.expanduser(ext)).resolve()
+            found = parent_path.is_file()
+        except (OSError, ValueError):
+            found = False
+        if not found:
+            raise ConfigError(f"{src}: `extend` points to a missing file: {named(ext)}")
         parent = load_settings(parent_path, None, _seen + (path,))
         base = replace(_anchored(parent), root=path.parent, config_file=path)
     settings = _apply_table(base, table, src)
@@ -214,7 +263,7 @@ def _apply_table(base: Settings, table: Mapping[str, Any], src: str) -> Settings
     for key, value in table.items():
         if key not in TOP_LEVEL_KEYS:
             hint = _suggest(key, TOP_LEVEL_KEYS)
-            raise ConfigError(f"{src}: unknown key `{key}` in [tool.jaxlint]{hint}")
+            raise ConfigError(f"{src}: unknown key `{named(key)}` in [tool.jaxlint]{hint}")
         fname, validator = TOP_LEVEL_KEYS[key]
         if key == "extend":
             continue
@@ -222,11 +271,11 @@ def _apply_table(base: Settings, table: Mapping[str, Any], src: str) -> Settings
             changes[fname] = validator(key, value, src)
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
-                raise ConfigError(f"{src}: `per-file-ignores` must be a table of glob = [codes]")
+                raise ConfigError(f"{src}: `per-file-ignores` must be a table of glob = [codes], got {shown(value)}")
             pfi = dict(base.per_file_ignores)
             for glob, codes in value.items():
-                pfi[glob] = _str_list(f"per-file-ignores.{glob}", codes, src)
-                validate_selectors(pfi[glob], f"{src}: `per-file-ignores.{glob}`")
+                pfi[glob] = _str_list(f"per-file-ignores.{named(glob)}", codes, src)
+                validate_selectors(pfi[glob], f"{src}: `per-file-ignores.{named(glob)}`")
             changes[fname] = pfi
         elif key == "rules":
             changes[fname] = _rule_options(value, src, base.rule_options)
@@ -286,14 +335,14 @@ def _rule_options(value: Any, src: str, base: Mapping[str, Mapping[str, Any]]) -
     from jaxlint.registry import rule_by_selector
 
     if not isinstance(value, dict):
-        raise ConfigError(f"{src}: `rules` must be a table of rule tables")
+        raise ConfigError(f"{src}: `rules` must be a table of rule tables, got {shown(value)}")
     out = {k: dict(v) for k, v in base.items()}
     for sel, opts in value.items():
         rule = rule_by_selector(sel)
         if rule is None:
-            raise ConfigError(f"{src}: unknown rule `{sel}` in [tool.jaxlint.rules]")
+            raise ConfigError(f"{src}: unknown rule `{named(sel)}` in [tool.jaxlint.rules]")
         if not isinstance(opts, dict):
-            raise ConfigError(f"{src}: [tool.jaxlint.rules.{sel}] must be a table")
+            raise ConfigError(f"{src}: [tool.jaxlint.rules.{named(sel)}] must be a table, got {shown(opts)}")
         merged = out.setdefault(rule.code, {})
         for k, v in opts.items():
             if k not in rule.options:
@@ -310,21 +359,74 @@ def _rule_options(value: Any, src: str, base: Mapping[str, Mapping[str, Any]]) -
 
 def _dynamic(value: Any, src: str, base: DynamicSettings) -> DynamicSettings:
     if not isinstance(value, dict):
-        raise ConfigError(f"{src}: `dynamic` must be a table")
+        raise ConfigError(f"{src}: `dynamic` must be a table, got {shown(value)}")
     changes = {}
     for k, v in value.items():
         if k not in _DYNAMIC_TYPES:
-            raise ConfigError(f"{src}: unknown key `{k}` in [tool.jaxlint.dynamic]{_suggest(k, _DYNAMIC_TYPES)}")
-        t = _DYNAMIC_TYPES[k]
-        ts = t if isinstance(t, tuple) else (t,)
-        if not isinstance(v, ts) or (isinstance(v, bool) and bool not in ts):
-            raise ConfigError(f"{src}: [tool.jaxlint.dynamic] `{k}` has the wrong type: {v!r}")
-        if k == "backend" and v not in BACKENDS:
-            raise ConfigError(f"{src}: [tool.jaxlint.dynamic] `backend` must be one of {', '.join(BACKENDS)}; got {v!r}")
-        if k in ("function-timeout", "file-timeout", "compile-timeout", "slow-import") and v <= 0:
-            raise ConfigError(f"{src}: [tool.jaxlint.dynamic] `{k}` must be positive")
-        changes[k.replace("-", "_")] = v
+            raise ConfigError(f"{src}: unknown key `{named(k)}` in [tool.jaxlint.dynamic]{_suggest(k, _DYNAMIC_TYPES)}")
+        try:
+            changes[k.replace("-", "_")] = check_dynamic_value(k, v)
+        except ValueError as e:
+            raise ConfigError(f"{src}: [tool.jaxlint.dynamic] {e}") from None
     return replace(base, **changes)
+
+
+def check_dynamic_value(key: str, v: Any) -> Any:
+    """The value of ``[tool.jaxlint.dynamic]`` key ``key``, checked for type, range and
+    finiteness (a NaN timeout would never expire); ValueError naming the key otherwise."""
+    t = _DYNAMIC_TYPES[key]
+    ts = t if isinstance(t, tuple) else (t,)
+    if not isinstance(v, ts) or (isinstance(v, bool) and bool not in ts):
+        raise ValueError(f"`{key}` has the wrong type: {shown(v)}")
+    if key == "backend" and v not in BACKENDS:
+        raise ValueError(f"`backend` must be one of {', '.join(BACKENDS)}; got {shown(v)}")
+    if key in ("function-timeout", "file-timeout", "compile-timeout", "slow-import"):
+        if not math.isfinite(v) or v <= 0:
+            raise ValueError(f"`{key}` must be a positive, finite number of seconds; got {shown(v)}")
+    elif key in DYNAMIC_RANGES:
+        _in_range(key, v, *DYNAMIC_RANGES[key])
+    elif key == "dimension-defaults":
+        for name, size in v.items():
+            if isinstance(size, bool) or not isinstance(size, int):
+                raise ValueError(f"`dimension-defaults.{named(name)}` must be an integer size, got {shown(size)}")
+            _in_range(f"dimension-defaults.{named(name)}", size, 1, MAX_DIMENSION)
+    elif key == "functions":
+        for fkey, entry in v.items():
+            _check_function_entry(fkey, entry)
+    return v
+
+
+def _in_range(key: str, v: int, low: int, high: int, note: str = "") -> None:
+    if not low <= v <= high:
+        extra = f" ({note})" if note else ""
+        raise ValueError(f"`{key}` must be between {low} and {high}{extra}; got {shown(v)}")
+
+
+def _check_function_entry(key: str, entry: Any) -> None:
+    """A ``functions`` entry: ``"pkg.mod:qualname" = {args = "(f32[8],)", kwargs = "...",
+    static = {...}}``, its specs parsed now so that a typo is an error, not a skip."""
+    where = f"`functions.\"{named(key)}\"`"
+    module, sep, qualname = key.partition(":")
+    if not sep or not module.strip() or not qualname.strip():
+        raise ValueError(f"{where}: the key must be \"module:function\" (e.g. \"pkg.model:apply\")")
+    if not isinstance(entry, dict):
+        raise ValueError(f"{where} must be a table such as {{args = \"(f32[8,128],)\"}}, got {shown(entry)}")
+    for k, item in entry.items():
+        if k not in FUNCTION_KEYS:
+            raise ValueError(f"{where}: unknown key `{named(k)}` (known: {', '.join(FUNCTION_KEYS)})"
+                             f"{_suggest(k, dict.fromkeys(FUNCTION_KEYS))}")
+        want = dict if k == "static" else str
+        if not isinstance(item, want):
+            what = "a table of values" if want is dict else "a spec string such as \"(f32[8,128], i32[8])\""
+            raise ValueError(f"{where}: `{k}` must be {what}, got {shown(item)}")
+    from jaxlint.dynamic.inputs import SpecError, spec_from_parts
+
+    try:
+        spec_from_parts(entry.get("args"), entry.get("kwargs"), entry.get("static"), "config", key)
+    except SpecError as e:
+        raise ValueError(f"{where}: {' '.join(str(e).split())}") from None
+    except RecursionError:
+        raise ValueError(f"{where}: spec nested too deeply") from None
 
 
 def _suggest(key: str, known: Mapping[str, Any]) -> str:

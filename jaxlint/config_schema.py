@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from jaxlint.config import (
-    _DYNAMIC_TYPES, BACKENDS, DynamicSettings, Settings, TOP_LEVEL_KEYS, _bool, _str, _str_list,
+    _DYNAMIC_TYPES, BACKENDS, DYNAMIC_RANGES, FUNCTION_KEYS, MAX_DIMENSION, DynamicSettings, Settings,
+    TOP_LEVEL_KEYS, _bool, _str, _str_list,
 )
 from jaxlint.registry import all_rules
 
@@ -108,10 +109,14 @@ def _dynamic() -> dict:
             prop["enum"] = list(BACKENDS)
         if key.endswith("-timeout"):
             prop["exclusiveMinimum"] = 0
+        if key in DYNAMIC_RANGES:
+            prop["minimum"], prop["maximum"] = DYNAMIC_RANGES[key][:2]
         if key == "dimension-defaults":
-            prop["additionalProperties"] = {"type": "integer"}
+            prop["additionalProperties"] = {"type": "integer", "minimum": 1, "maximum": MAX_DIMENSION}
         if key == "functions":
-            prop["additionalProperties"] = {"type": "object"}
+            entry = {k: {"type": "object"} if k == "static" else {"type": "string"} for k in FUNCTION_KEYS}
+            prop["propertyNames"] = {"pattern": "^[^:]+:.+$"}
+            prop["additionalProperties"] = {"type": "object", "properties": entry, "additionalProperties": False}
         props[key] = prop
     return {"type": "object", "description": KEY_DOCS["dynamic"], "properties": props, "additionalProperties": False}
 

@@ -61,11 +61,11 @@ def _matches(sel: str, rule: type[Rule]) -> int:
 
 
 def validate_selectors(selectors: Iterable[str], where: str) -> None:
-    from jaxlint.config import ConfigError
+    from jaxlint.config import ConfigError, named
 
     for sel in selectors:
         if not any(_matches(sel, r) for r in all_rules()):
-            raise ConfigError(f"{where}: unknown rule selector `{sel}`")
+            raise ConfigError(f"{where}: unknown rule selector `{named(sel)}`")
 
 
 def select_rules(

@@ -10,6 +10,7 @@ sees an output format.
 from __future__ import annotations
 
 import inspect
+import math
 import os
 import re
 import textwrap
@@ -42,15 +43,19 @@ class Option:
     minimum: float | None = None
 
     def validate(self, key: str, value: Any) -> Any:
+        from jaxlint.config import shown
+
         types = self.type if isinstance(self.type, tuple) else (self.type,)
         if isinstance(value, bool) and bool not in types:
-            raise ValueError(f"option {key!r} must be {_type_names(types)}, got {value!r}")
+            raise ValueError(f"option {key!r} must be {_type_names(types)}, got {shown(value)}")
         if float in types and isinstance(value, int) and not isinstance(value, bool):
             value = float(value) if int not in types else value
         if not isinstance(value, types):
-            raise ValueError(f"option {key!r} must be {_type_names(types)}, got {value!r}")
+            raise ValueError(f"option {key!r} must be {_type_names(types)}, got {shown(value)}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"option {key!r} must be a finite number, got {shown(value)}")
         if self.minimum is not None and value < self.minimum:
-            raise ValueError(f"option {key!r} must be >= {self.minimum}, got {value!r}")
+            raise ValueError(f"option {key!r} must be >= {self.minimum}, got {shown(value)}")
         return value
 
 

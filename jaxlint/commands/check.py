@@ -21,6 +21,16 @@ def _per_file_ignore(value: str) -> tuple[str, list[str]]:
     return glob, _csv(codes)
 
 
+def _jobs(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        n = -1
+    if not 0 <= n <= 4096:
+        raise argparse.ArgumentTypeError(f"expected a number of processes from 0 (all cores) to 4096, got {value!r}")
+    return n
+
+
 def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="check files (the default workflow)")
     p.add_argument("paths", nargs="*", help="files or directories (default: the project root, else .); '-' reads stdin")
@@ -49,7 +59,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     cfg.add_argument("--stdin-filename", help="the path of the file read from stdin")
     run = p.add_argument_group("run")
     run.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings (2 still means failure)")
-    run.add_argument("--jobs", "-j", type=int, default=0, help="processes for the static phase (0: all cores)")
+    run.add_argument("--jobs", "-j", type=_jobs, default=0, help="processes for the static phase (0: all cores)")
     run.add_argument("--no-cache", action="store_true")
     run.add_argument("--cache-dir")
     for hook in _EXTENSIONS:

@@ -36,11 +36,23 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         "config entry, recorded signature or example call)")
     p.add_argument("--static", metavar="JSON", help='static argument values, e.g. \'{"n": 4}\'')
     p.add_argument("--backend", help="cpu, gpu or tpu (default: the configured backend)")
-    p.add_argument("--timeout", type=float, default=None, help="seconds for the worker (default: compile-timeout)")
+    p.add_argument("--timeout", type=_seconds, default=None, help="seconds for the worker (default: compile-timeout)")
     p.add_argument("--no-cache", action="store_true", help="do not use jax's persistent compilation cache")
     p.add_argument("--cache-dir")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     return p
+
+
+def _seconds(value: str) -> float:
+    import math
+
+    try:
+        t = float(value)
+    except ValueError:
+        t = math.nan
+    if not math.isfinite(t) or t <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {value!r}")
+    return t
 
 
 def parse_target(target: str) -> tuple[Path, str]:

@@ -72,32 +72,58 @@ def decode(node: Any) -> Any:
 
 
 def load(path: Path) -> dict[str, dict]:
-    """function key -> entry; an empty dict when the file does not exist."""
+    """function key -> entry; an empty dict when the file does not exist. A file that is
+    not a signatures file, or whose entries have the wrong shape, is a ``ConfigError``
+    naming the file and the key."""
+    from jaxlint.config import ConfigError, named, shown
+
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as e:
-        from jaxlint.config import ConfigError
-
-        raise ConfigError(f"{path}: cannot read recorded signatures: {e}") from None
+        raise ConfigError(f"{path}: cannot read recorded signatures: {' '.join(str(e).split())}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: cannot read recorded signatures: values nested too deeply") from None
     if not isinstance(data, dict) or not isinstance(data.get("functions"), dict):
-        from jaxlint.config import ConfigError
-
         raise ConfigError(f"{path}: not a jaxlint signatures file (no `functions` table)")
     out = {}
     for key, e in data["functions"].items():
+        where = f"{path}: `functions.\"{named(key)}\"`"
+        if not isinstance(e, dict):
+            raise ConfigError(f"{where} must be an object with a `signatures` list, got {shown(e)}")
         e = dict(e)
+        if not isinstance(e.get("signatures", []), list):
+            raise ConfigError(f"{where}: `signatures` must be a list, got {shown(e['signatures'])}")
         sigs = []
-        for s in e.get("signatures", []):
+        for i, s in enumerate(e.get("signatures", [])):
+            bad = _bad_signature(s)
+            if bad:
+                raise ConfigError(f"{where}: `signatures[{i}]` {bad}")
             try:
                 sigs.append(dict(decode({k: v for k, v in s.items() if k != "calls"}), calls=s.get("calls", 0)))
-            except ValueError as err:  # one bad signature skips its function, not the run
+            except (ValueError, RecursionError) as err:  # one bad signature skips its function, not the run
                 sigs.append({"args": [], "kwargs": {}, "calls": s.get("calls", 0),
                              "unsaved": f"a signature in {path.name} cannot be read ({err})"})
         e["signatures"] = sigs
         out[key] = e
     return out
+
+
+def _bad_signature(s: Any) -> str | None:
+    """What is wrong with the shape of one recorded signature (None: nothing)."""
+    from jaxlint.config import shown
+
+    if not isinstance(s, dict):
+        return f"must be an object with `args` and `kwargs`, got {shown(s)}"
+    calls = s.get("calls", 0)
+    for field, want, ok in (("args", "a list", isinstance(s.get("args", []), list)),
+                            ("kwargs", "an object", isinstance(s.get("kwargs", {}), dict)),
+                            ("calls", "a count", isinstance(calls, int) and not isinstance(calls, bool) and calls >= 0),
+                            ("pickle", "a string", isinstance(s.get("pickle", ""), str))):
+        if not ok:
+            return f"`{field}` must be {want}, got {shown(s[field])}"
+    return None
 
 
 def canonical(sig: dict) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from jaxlint.config import CONFIG_FILES, ConfigError, Settings, load_settings, table_of
+from jaxlint.config import CONFIG_FILES, ConfigError, Settings, load_settings, shown, table_of
 from jaxlint.discovery import SettingsResolver
 
 #: initializationOptions key -> override key understood by ``jaxlint.config.apply_overrides``
@@ -36,7 +36,7 @@ def overrides_from(options: Mapping[str, Any]) -> dict:
         if value is None:
             continue
         if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"initializationOptions: `{key}` must be a list of rule selectors, got {value!r}")
+            raise ConfigError(f"initializationOptions: `{key}` must be a list of rule selectors, got {shown(value)}")
         out[target] = list(value)
     return out
 

@@ -2,18 +2,31 @@
 
 Writes are atomic (temp file + ``os.replace``), so concurrent runs (pre-commit runs
 hooks in parallel, CI shards share a directory) never see a torn entry.
+
+Reads trust nothing: an entry that is not a regular file (a FIFO would block, a
+symlink to ``/dev/zero`` would never end), is larger than :data:`MAX_ENTRY_BYTES`, is
+not JSON, or does not have the shape its reader expects is a miss, and the next
+``put`` replaces it. A damaged cache costs a recomputation, never an error or a hang.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import shutil
+import stat
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable, TypeVar
 
 from jaxlint import __version__
+from jaxlint.diagnostic import Diagnostic, Position
+
+T = TypeVar("T")
+
+#: an entry larger than this is damage, not a result (a 20k-line file's findings are ~5 MB)
+MAX_ENTRY_BYTES = 64 << 20
 
 def _new_file_mode() -> int:
     """What ``open()`` would give a new file under the process umask. ``mkstemp`` makes
@@ -63,13 +76,18 @@ class Cache:
         assert self.root is not None
         return self.root / __version__ / kind / key[:2] / f"{key}.json"
 
-    def get(self, kind: str, key: str) -> Any | None:
+    def get(self, kind: str, key: str, parse: Callable[[Any], T] | None = None) -> T | Any | None:
+        """The entry ``kind/key`` (through ``parse``, which raises on a wrong shape), or
+        None: absent, unreadable, not a regular file of sane size, not JSON, refused."""
         if self.root is None:
             return None
+        data = read_regular(self._path(kind, key), MAX_ENTRY_BYTES)
+        if data is None:
+            return None
         try:
-            with open(self._path(kind, key), "rb") as f:
-                return json.loads(f.read())
-        except (OSError, ValueError):
+            value = json.loads(data)
+            return parse(value) if parse is not None else value
+        except Exception:  # any damage to an entry is a miss
             return None
 
     def put(self, kind: str, key: str, value: Any) -> None:
@@ -79,10 +97,71 @@ class Cache:
         p = self._path(kind, key)
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(p, json.dumps(value, separators=(",", ":")).encode())
+            data = json.dumps(value, separators=(",", ":")).encode()
+            try:
+                atomic_write(p, data)
+            except IsADirectoryError:  # a folder where an entry belongs: damage, replace it
+                shutil.rmtree(p)
+                atomic_write(p, data)
         except OSError as e:
             _warn_once(self.root, e)
             self.root = None  # one failure is enough: run on without the cache
+
+
+def read_regular(path: Path, limit: int) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file (not followed through a symlink) of
+    at most ``limit`` bytes; None otherwise. Never blocks on a FIFO or a device."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        chunks, size = [], 0
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > limit:  # grew while being read
+                return None
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def diagnostics_of(items: Iterable[Any]) -> list[Diagnostic]:
+    """Diagnostics rebuilt from cached dicts, every field of the type it must have;
+    ``ValueError`` for anything else (so that the entry is a miss)."""
+    out = []
+    for item in items:
+        d = Diagnostic.from_dict(item)
+        check_diagnostic(d)
+        out.append(d)
+    return out
+
+
+def check_diagnostic(d: Diagnostic) -> None:
+    """``ValueError`` unless ``d`` has the types a fresh one has (cached copies may not)."""
+    def pos(*ps: Position) -> bool:
+        return all(type(p.line) is int and type(p.column) is int and p.line >= 1 and p.column >= 1 for p in ps)
+
+    def strs(*xs: Any) -> bool:
+        return all(type(x) is str for x in xs)
+
+    ok = (strs(d.code, d.name, d.message, d.path, d.signature) and pos(d.start, d.end)
+          and isinstance(d.data, dict) and (d.noqa_line is None or type(d.noqa_line) is int)
+          and all(strs(r.path, r.message) and pos(r.start, r.end) for r in d.related)
+          and (d.fix is None or strs(d.fix.message) and all(strs(e.content) and pos(e.start, e.end)
+                                                             for e in d.fix.edits)))
+    if not ok:
+        raise ValueError("a cached diagnostic of the wrong shape")
 
 
 _WARNED: set[str] = set()

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from jaxlint import __version__
-from jaxlint.cache import Cache, key_of
+from jaxlint.cache import Cache, diagnostics_of, key_of
 from jaxlint.config import Settings, path_matches
 from jaxlint.diagnostic import Diagnostic
 from jaxlint.discovery import FileTask, read_source, resolved
@@ -169,9 +169,9 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
     else:
         data = text.encode("utf-8")
     key = key_of(__version__, task.display, settings.fingerprint(), ",".join(r.code for r in rules), data)
-    hit = cache.get("static", key) if cache.enabled else None
+    hit = cache.get("static", key, lambda v: _cached_outcome(task.display, v)) if cache.enabled else None
     if hit is not None:
-        return FileOutcome(task.display, [Diagnostic.from_dict(d) for d in hit["d"]], hit["e"], hit["s"], True)
+        return hit
     ignored = per_file_ignored(task.display, settings, task.path)
     result, kept = lint_static(task.display, rules, ignored, data=data, text=text,  # type: ignore[arg-type]
                                module_name=_module_name(task), noqa=not settings.ignore_noqa)
@@ -180,6 +180,14 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
     if cache.enabled:
         cache.put("static", key, {"d": [d.to_dict() for d in kept], "e": errors, "s": result.skipped})
     return out
+
+
+def _cached_outcome(display: str, value: dict) -> FileOutcome:
+    """A static cache entry as written by :func:`check_one`; raises on any other shape."""
+    errors, skipped = value["e"], value["s"]
+    if not (isinstance(errors, list) and all(type(e) is str for e in errors) and type(skipped) is bool):
+        raise ValueError("not a static cache entry")
+    return FileOutcome(display, diagnostics_of(value["d"]), errors, skipped, True)
 
 
 def _unreadable(task: FileTask, e: OSError) -> FileOutcome:

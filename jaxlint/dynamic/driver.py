@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from jaxlint import __version__
-from jaxlint.cache import Cache, key_of
+from jaxlint.cache import Cache, check_diagnostic, key_of
 from jaxlint.config import ConfigError, DynamicSettings, Settings
 from jaxlint.diagnostic import Diagnostic, Phase, Position
 from jaxlint.dynamic import inputs as inp
@@ -410,7 +410,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
         s = fp.task.settings
         rules = [{"code": r.code, "options": dict(r.opts)} for r in rules_of(s)]
         fp.key = file_key(fp, s, rules, levels, versions)
-        hit = cache.get("dynamic", fp.key) if cache.enabled else None
+        hit = cache.get("dynamic", fp.key, lambda v, fp=fp: _usable_entry(fp, v)) if cache.enabled else None
         if hit is not None:
             cached[i] = hit
             continue
@@ -456,6 +456,21 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
         _assemble(fp, value, report)
     report.seconds = time.perf_counter() - t_start
     return report
+
+
+def _usable_entry(fp: FilePlan, value: dict) -> dict:
+    """A cached result that assembles into well-formed findings; raises otherwise (a miss)."""
+    functions, failed = value["functions"], value["failed"]
+    if not (isinstance(functions, dict) and isinstance(value.get("versions", {}), dict)
+            and (failed is None or isinstance(failed, dict))):
+        raise ValueError("not a dynamic cache entry")
+    if failed is None and any(p.skip is None and p.entry.qualname not in functions for p in fp.plans):
+        raise ValueError("a dynamic cache entry without every analysed function")
+    scratch = DynamicReport()
+    _assemble(fp, value, scratch)
+    for d in scratch.diagnostics:
+        check_diagnostic(d)
+    return value
 
 
 def _relative_paths(functions: dict[str, dict], root: Path) -> dict[str, dict]:

@@ -55,7 +55,7 @@ class Suppressions:
 def _comments(source: str) -> list[tuple[int, int, str]]:
     out = []
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        for tok in tokenize.generate_tokens(io.StringIO(source, newline="").readline):
             if tok.type == tokenize.COMMENT:
                 out.append((tok.start[0], tok.start[1], tok.string))
     except (tokenize.TokenError, SyntaxError, IndentationError):
@@ -171,7 +171,7 @@ def lines_without_room(source: str) -> set[int] | None:
     with_comment: set[int] = set()
     skip = (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        for tok in tokenize.generate_tokens(io.StringIO(source, newline="").readline):
             if tok.type == tokenize.COMMENT:
                 with_comment.add(tok.start[0])
             elif tok.type not in skip and tok.end[0] > tok.start[0]:

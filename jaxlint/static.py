@@ -45,8 +45,10 @@ def decode_source(data: bytes) -> str:
                 col,
             ) from None
         raise SourceError(f"unknown encoding {encoding!r}") from None
+    # the "utf-8-sig" codec has taken the byte-order mark off: another one is a character,
+    # which Python rejects ("invalid non-printable character U+FEFF")
     if text.startswith("\ufeff"):
-        text = text[1:]
+        raise SourceError("invalid non-printable character U+FEFF (a second byte-order mark)", 1, 1)
     return text
 
 

@@ -23,7 +23,13 @@ interpreter start-up): the floor any Python-``ast`` linter stands on.
 Targets (docs/performance.md): cold < 0.5x flake8; warm < 3x ast.parse; one file
 < 2x flake8; a check imports no libcst. ``--check`` exits 1 when one is missed.
 
+``--scaling`` times instead one generated file with 100 to 5,000 findings (jitted
+functions with two findings each, from rules that quote source text), in this process
+and through the CLI: the time per finding must stay flat as the file grows (target:
+at 5,000 findings < 2x the time per finding at 100).
+
     python benchmarks/bench_static.py [--repeat 3] [--check] [--json results.json]
+    python benchmarks/bench_static.py --scaling [--check]
 """
 from __future__ import annotations
 
@@ -64,6 +70,8 @@ TARGETS = {
     "warm_vs_ast": 3.0,
     "one_file_vs_flake8": 2.0,
 }
+SCALING_TARGET = 2.0  # time per finding at the largest size / at the smallest
+SCALING_FINDINGS = (100, 250, 500, 1000, 2500, 5000)
 
 
 def default_cache_root() -> Path:
@@ -349,6 +357,68 @@ def phase_breakdown(files: list[Path]) -> dict[str, float]:
             "slowest rules": {k: round(v, 2) for k, v in slowest}}  # type: ignore[dict-item]
 
 
+# ---------------------------------------------------------------------------- scaling
+#: two findings per jitted function, from rules that quote the source (segments) and
+#: from rules that do not; the templates take turns so no one rule dominates
+_SCALING_TEMPLATES = (
+    ("def f{i}(x, i):", "    y = np.sin(x)", "    x.at[i].set(y)", "    return x"),  # JAX104, JAX110
+    ("def f{i}(x):", "    for j in range(100):", "        x = x + j", "    return x @ W"),  # JAX102, JAX101
+    ("def f{i}(x):", "    idx = jnp.nonzero(x > 0)", "    return x.sum() + np.mean(x)"),  # JAX111, JAX104
+)
+
+
+def scaling_source(functions: int) -> str:
+    out = ["import jax", "import jax.numpy as jnp", "import numpy as np", "W = np.ones((1024, 1024))", ""]
+    for i in range(functions):
+        out += ["@jax.jit", *(line.format(i=i) for line in _SCALING_TEMPLATES[i % len(_SCALING_TEMPLATES)]), ""]
+    return "\n".join(out)
+
+
+def run_scaling(args: argparse.Namespace) -> dict:
+    """Per-finding cost of the static phase as the number of findings in one file grows."""
+    from jaxlint.registry import select_rules
+    from jaxlint.runner import lint_static
+
+    rules = [cls() for cls in select_rules(None, (), (), ("static",))]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="jaxlint-scaling-") as tmp:
+        for want in SCALING_FINDINGS:
+            text = scaling_source(want // 2)
+            lint_static("scaling.py", rules, text=text)  # warm this process's caches
+            cpu = []
+            for _ in range(args.repeat):
+                c0 = time.process_time()
+                _, kept = lint_static("scaling.py", rules, text=text)
+                cpu.append(time.process_time() - c0)
+            if len(kept) != want:
+                raise SystemExit(f"bench: the scaling file of {want // 2} functions gave {len(kept)} findings, "
+                                 f"not {want}: the rules changed; adjust _SCALING_TEMPLATES")
+            f = Path(tmp) / f"scaling_{want}.py"
+            f.write_text(text)
+            out = Path(tmp) / "out.json"
+            cli = statistics.median(_timed(jaxlint_cmd(f, None, out), Path(tmp)).wall for _ in range(args.repeat))
+            in_process = statistics.median(cpu)
+            rows.append({"findings": want, "lines": text.count("\n") + 1, "in_process_cpu_s": in_process,
+                         "cli_wall_s": cli, "us_per_finding": in_process / want * 1e6,
+                         "cli_us_per_finding": cli / want * 1e6})
+            print(f"{want:>6} findings: {in_process:.3f} s in-process, {cli:.3f} s CLI", file=sys.stderr)
+    ratio = rows[-1]["us_per_finding"] / rows[0]["us_per_finding"]
+    return {"machine": {"cpus": os.cpu_count(), "python": platform.python_version()}, "repeat": args.repeat,
+            "load": _load(), "rows": rows, "ratio": ratio}
+
+
+def scaling_report(res: dict) -> str:
+    out = [f"median of {res['repeat']} runs; load average {res['load']}",
+           f"{'findings':>9}{'lines':>9}{'in-process s':>14}{'µs/finding':>12}{'CLI s':>9}{'µs/finding':>12}"]
+    for r in res["rows"]:
+        out.append(f"{r['findings']:>9,}{r['lines']:>9,}{r['in_process_cpu_s']:>14.3f}{r['us_per_finding']:>12.0f}"
+                   f"{r['cli_wall_s']:>9.3f}{r['cli_us_per_finding']:>12.0f}")
+    first, last = res["rows"][0]["findings"], res["rows"][-1]["findings"]
+    ok = "yes" if res["ratio"] < SCALING_TARGET else "NO"
+    out.append(f"time per finding at {last:,} / at {first:,}: {res['ratio']:.2f} (target < {SCALING_TARGET}) {ok}")
+    return "\n".join(out)
+
+
 def _load() -> list[float] | None:
     """The 1/5/15-minute load averages: how busy the (shared) machine was."""
     try:
@@ -446,7 +516,15 @@ def main(argv: list[str] | None = None) -> int:
                    help="also time each phase (parse, model, rules, noqa) in one process")
     p.add_argument("--json", type=Path, help="also write the results here")
     p.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    p.add_argument("--scaling", action="store_true",
+                   help="time one generated file with 100 to 5,000 findings instead of the corpus")
     args = p.parse_args(argv)
+    if args.scaling:
+        res = run_scaling(args)
+        print(scaling_report(res))
+        if args.json:
+            args.json.write_text(json.dumps(res, indent=2) + "\n")
+        return 1 if args.check and not res["ratio"] < SCALING_TARGET else 0
     res = run(args)
     print(report(res))
     if args.json:

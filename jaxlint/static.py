@@ -15,7 +15,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Phase, Position, Related, Severity
 from jaxlint.rule import PARSE_ERROR, StaticRule
 from jaxlint.semantic import ModuleModel
-from jaxlint.textutil import split_lines
+from jaxlint.textutil import line_starts, split_lines
 
 
 class SourceError(Exception):
@@ -67,13 +67,33 @@ def parse_source(text: str, filename: str) -> ast.Module:
 
 
 class LineIndex:
-    """Converts ast byte offsets to 1-based character columns."""
+    """Converts ast byte offsets to 1-based character columns and source segments, at a
+    cost that depends on the lines involved, never on the size of the file."""
 
     def __init__(self, text: str) -> None:
+        self.text = text
         self.lines = text.splitlines(keepends=False) or [""]
         # splitlines splits on more than \n; ast counts only \n, \r\n, \r
         if any(c in text for c in "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"):
             self.lines = split_lines(text)
+        self._starts: list[int] | None = None
+
+    def offset(self, lineno: int, byte_col: int) -> int:
+        """The offset into the text of an ast position (1-based line, UTF-8 byte column)."""
+        if self._starts is None:
+            self._starts = line_starts(self.text)
+        if not 1 <= lineno <= len(self._starts):
+            return len(self.text) if lineno > 0 else 0
+        return self._starts[lineno - 1] + self.char_col(lineno, byte_col) - 1
+
+    def segment(self, node: ast.AST) -> str | None:
+        """``ast.get_source_segment(text, node)`` without re-splitting the whole text per
+        call (which made a file's findings cost the square of their number)."""
+        ln, eln = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        col, ecol = getattr(node, "col_offset", None), getattr(node, "end_col_offset", None)
+        if ln is None or eln is None or col is None or ecol is None:
+            return None
+        return self.text[self.offset(ln, col):self.offset(eln, ecol)]
 
     def line(self, lineno: int) -> str:
         if 1 <= lineno <= len(self.lines):
@@ -117,7 +137,7 @@ class StaticContext:
         return self.index.span(node)
 
     def segment(self, node: ast.AST) -> str:
-        seg = ast.get_source_segment(self.source, node)
+        seg = self.index.segment(node)
         return seg if seg is not None else ast.unparse(node)
 
     def replace(self, node: ast.AST, content: str) -> Edit:

@@ -20,11 +20,28 @@ def noqa_edit(text: str, line: int, code: str) -> Edit | None:
     ``# noqa: X`` (the parser reads only one comment), or a new comment at its end.
     None when the line already suppresses ``code`` or cannot end in a comment
     (inside a multi-line string, after a backslash)."""
-    lines = split_lines(text)
-    no_room = lines_without_room(text)
-    if not 1 <= line <= len(lines) or no_room is None or line in no_room:
-        return None
-    return add_codes_edit(line, lines[line - 1], parse_suppressions(text).lines.get(line), [code])
+    return NoqaEdits(text).edit(line, code)
+
+
+class NoqaEdits:
+    """:func:`noqa_edit` for many findings of one text: the text is split and tokenized
+    once, so each edit costs its line, not the file."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = split_lines(text)
+        self._read = False
+        self._no_room: set[int] | None = None
+        self._comments: dict = {}
+
+    def edit(self, line: int, code: str) -> Edit | None:
+        if not self._read:
+            self._no_room = lines_without_room(self.text)
+            self._comments = parse_suppressions(self.text).lines
+            self._read = True
+        if not 1 <= line <= len(self.lines) or self._no_room is None or line in self._no_room:
+            return None
+        return add_codes_edit(line, self.lines[line - 1], self._comments.get(line), [code])
 
 
 def fix_all(text: str, findings: list[Diagnostic], lint: Callable[[str], list[Diagnostic]], unsafe: bool,

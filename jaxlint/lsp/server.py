@@ -34,7 +34,7 @@ from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Phase, Severity
 from jaxlint.discovery import FileTask, is_excluded
 from jaxlint.fixes import applies, computed_fix
 from jaxlint.lsp import dynamic
-from jaxlint.lsp.editing import fix_all, noqa_edit, smallest_replacement
+from jaxlint.lsp.editing import NoqaEdits, fix_all, smallest_replacement
 from jaxlint.lsp.positions import UTF16, to_lsp
 from jaxlint.lsp.settings import ConfigProblem, DocumentSettings, overrides_from
 from jaxlint.registry import rules_by_code
@@ -382,7 +382,8 @@ class JaxlintServer(LanguageServer):
         doc.key, doc.version, doc.text, doc.findings = key, version, text, findings
         doc.made = {}
         lines = split_lines(text)
-        doc.items = [self._to_lsp(d, uri, lines, version) for d in findings]
+        others: dict[str, tuple[str, list[str]]] = {}  # related files, read once per run
+        doc.items = [self._to_lsp(d, uri, lines, version, others) for d in findings]
         return doc
 
     def _current_dynamic(self, doc: _Doc, uri: str, text: str) -> list[Diagnostic]:
@@ -396,11 +397,17 @@ class JaxlintServer(LanguageServer):
         path = self._path_of(uri).as_posix()
         return [d.with_path(path) for d in keep]
 
-    def _to_lsp(self, d: Diagnostic, uri: str, lines: list[str], version: int | None) -> T.Diagnostic:
+    def _to_lsp(self, d: Diagnostic, uri: str, lines: list[str], version: int | None,
+                others: dict[str, tuple[str, list[str]]]) -> T.Diagnostic:
         rule = rules_by_code().get(d.code)
         related = []
         for r in d.related:
-            r_uri, r_lines = self._locate(r.path, uri, d.path, lines)
+            if r.path == d.path:
+                r_uri, r_lines = uri, lines
+            else:
+                if r.path not in others:
+                    others[r.path] = self._locate(r.path, uri, d.path, lines)
+                r_uri, r_lines = others[r.path]
             related.append(T.DiagnosticRelatedInformation(
                 location=T.Location(uri=r_uri, range=self._range(r_lines, r.start, r.end)), message=r.message))
         return T.Diagnostic(
@@ -516,21 +523,24 @@ class JaxlintServer(LanguageServer):
         only = params.context.only
         actions: list[T.CodeAction] = []
         if _wants(only, T.CodeActionKind.QuickFix):
+            # what every item needs is computed once per request: a client may send every
+            # diagnostic of a big file, and each must cost its line, not the file
+            lines, noqa, index = split_lines(doc.text), NoqaEdits(doc.text), _index(doc)
             for item in params.context.diagnostics:
                 if item.source != SOURCE:
                     continue
-                finding = _match(item, doc)
+                finding = _match(item, index)
                 if finding is None:
                     continue
-                actions.extend(self._quick_fixes(finding, item, doc))
+                actions.extend(self._quick_fixes(finding, item, doc, lines, noqa))
         if _wants(only, FIX_ALL_KIND) and doc.findings:
             action = self._fix_all(doc)
             if action is not None:
                 actions.append(action)
         return actions or None
 
-    def _quick_fixes(self, d: Diagnostic, item: T.Diagnostic, doc: _Doc) -> Iterable[T.CodeAction]:
-        lines = split_lines(doc.text)
+    def _quick_fixes(self, d: Diagnostic, item: T.Diagnostic, doc: _Doc, lines: list[str],
+                     noqa: NoqaEdits) -> Iterable[T.CodeAction]:
         fix = self._made_fix(d, doc)
         if fix is not None:
             unsafe = fix.applicability == Applicability.UNSAFE
@@ -542,7 +552,7 @@ class JaxlintServer(LanguageServer):
                 edit=self._workspace_edit(doc, [self._text_edit(lines, e) for e in fix.edits]),
             )
         if d.noqa_line is not None:
-            edit = noqa_edit(doc.text, d.noqa_line, d.code)
+            edit = noqa.edit(d.noqa_line, d.code)
             if edit is not None:
                 yield T.CodeAction(
                     title=f"Suppress with `# noqa: {d.code}`",
@@ -676,18 +686,22 @@ def _wants(only: Sequence[str] | None, kind: str) -> bool:
     return any(kind == k or kind.startswith(f"{k}.") for k in only)
 
 
-def _match(item: T.Diagnostic, doc: _Doc) -> Diagnostic | None:
+def _index(doc: _Doc) -> dict[tuple, list[tuple[Diagnostic, T.Diagnostic]]]:
+    """The document's findings by (code, start line), in order: what :func:`_match` searches."""
+    out: dict[tuple, list[tuple[Diagnostic, T.Diagnostic]]] = {}
+    for d, mine in zip(doc.findings, doc.items):
+        out.setdefault((mine.code, mine.range.start.line), []).append((d, mine))
+    return out
+
+
+def _match(item: T.Diagnostic, index: dict[tuple, list[tuple[Diagnostic, T.Diagnostic]]]) -> Diagnostic | None:
     """The current finding a client's diagnostic stands for: same code and range, else
     same code and start line (clients may round ranges). None if it is stale."""
-    by_line = None
-    for d, mine in zip(doc.findings, doc.items):
-        if mine.code != item.code:
-            continue
+    same_line = index.get((item.code, item.range.start.line), [])
+    for d, mine in same_line:
         if mine.range == item.range:
             return d
-        if by_line is None and mine.range.start.line == item.range.start.line:
-            by_line = d
-    return by_line
+    return same_line[0][0] if same_line else None
 
 
 def serve(stdin=None, stdout=None) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from jaxlint.diagnostic import Diagnostic
 from jaxlint.output import OutputContext, register
 from jaxlint.runner import RunResult
+from jaxlint.textutil import split_lines
 
 _RESET = "\x1b[0m"
 _BOLD = "\x1b[1m"
@@ -64,11 +65,14 @@ def full(result: RunResult, ctx: OutputContext) -> str:
 
     rules = rules_by_code()
     out: list[str] = []
+    split: dict[str, list[str]] = {}  # once per file, not per finding
     for d in result.diagnostics:
         out.append(_head(d, ctx))
         src = ctx.sources.get(d.path)
         if src is not None:
-            lines = src.splitlines()
+            lines = split.get(d.path)
+            if lines is None:
+                lines = split[d.path] = split_lines(src)
             if 1 <= d.start.line <= len(lines):
                 text = lines[d.start.line - 1]
                 gutter = f"{d.start.line:>4} | "

@@ -53,8 +53,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help(sys.stderr)
         return EXIT_ERROR
+    from jaxlint.procs import exit_on_signals
+
     try:
-        return args._run(args)
+        with exit_on_signals():  # SIGTERM, SIGHUP: the cleanup of worker processes still runs
+            return args._run(args)
     except ConfigError as e:
         print(f"jaxlint: error: {e}", file=sys.stderr)
         return EXIT_ERROR

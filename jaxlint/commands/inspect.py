@@ -143,18 +143,28 @@ def _directive_spec(path: Path, function: str) -> dict | None:
 def run_worker(req: dict, dynamic, timeout: float) -> dict:
     """Run ``jaxlint.inspect_worker`` with the environment of a ``check --dynamic``
     worker for the ``dynamic`` settings (backend, x64, memory cap)."""
+    from jaxlint import procs
     from jaxlint.dynamic.pool import worker_env
 
-    env = worker_env(dynamic)
+    tag = procs.new_tag()  # the worker runs user code: its own session, and nothing left behind
+    proc = subprocess.Popen(module_command("jaxlint.inspect_worker"), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=procs.tagged(worker_env(dynamic), tag), start_new_session=True)
     try:
-        proc = subprocess.run(module_command("jaxlint.inspect_worker"), input=json.dumps(req),
-                              capture_output=True, text=True, timeout=timeout, env=env)
+        out, err = proc.communicate(json.dumps(req), timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"ok": False, "error": f"timed out after {timeout:g} s"}
+    finally:
+        procs.stop(proc, tag)
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            try:
+                stream.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
     try:
-        return json.loads(proc.stdout)
+        return json.loads(out)
     except json.JSONDecodeError:
-        tail = "\n".join(proc.stderr.strip().splitlines()[-5:])
+        tail = "\n".join(err.strip().splitlines()[-5:])
         why = f"the worker exited with status {proc.returncode}" + (f":\n{tail}" if tail else "")
         return {"ok": False, "error": why}
 

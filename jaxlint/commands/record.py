@@ -178,20 +178,37 @@ def run(args) -> int:
 
 def _run(cmd: list[str], env: dict) -> int:
     """Run the command; Ctrl-C reaches it (same process group) and is its to handle:
-    wait for it to finish, so that what it observed until then is written."""
+    wait for it to finish, so that what it observed until then is written. Anything it
+    leaves running is killed when it ends (found by a tag in its environment, see
+    :mod:`jaxlint.procs`), and SIGTERM or SIGHUP to jaxlint (``SystemExit``) is passed on."""
+    from jaxlint import procs
     from jaxlint.config import ConfigError
 
+    tag = procs.new_tag()
     try:
-        proc = subprocess.Popen(cmd, env=env)
+        proc = subprocess.Popen(cmd, env=procs.tagged(env, tag))
     except FileNotFoundError:
         raise ConfigError(f"record: command not found: {cmd[0]}") from None
     except PermissionError as e:
         raise ConfigError(f"record: cannot run {cmd[0]}: {e}") from None
-    while True:
+    try:
+        while True:
+            try:
+                return proc.wait()
+            except KeyboardInterrupt:
+                continue
+    except SystemExit:
+        proc.terminate()
         try:
-            return proc.wait()
-        except KeyboardInterrupt:
-            continue
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        raise
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        procs.kill_tagged(tag)  # daemons and forks left behind would write into a deleted folder
 
 
 def _read_parts(out_dir: Path, kind: str) -> list[dict]:

@@ -17,14 +17,15 @@ import json
 import os
 import re
 import select
+import shutil
 import signal
 import subprocess
 import tempfile
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from jaxlint import procs
 from jaxlint.config import DynamicSettings
 from jaxlint.launch import module_command
 
@@ -134,33 +135,24 @@ class _Proc:
             return 0.0
 
     def kill(self, dump: bool) -> None:
-        if self.p.poll() is None:
-            if dump and hasattr(signal, "SIGUSR1"):
-                try:
-                    os.kill(self.p.pid, signal.SIGUSR1)
-                    time.sleep(0.3)  # let faulthandler write the stack
-                except OSError:
-                    pass
+        """Kill the worker and its process group (what user code started in it), even
+        when the worker itself has already died."""
+        if self.p.poll() is None and dump and hasattr(signal, "SIGUSR1"):
             try:
-                os.killpg(self.p.pid, signal.SIGKILL)
+                os.kill(self.p.pid, signal.SIGUSR1)
+                time.sleep(0.3)  # let faulthandler write the stack
             except OSError:
-                try:
-                    self.p.kill()
-                except OSError:
-                    pass
-        try:
-            self.p.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            pass
+                pass
+        procs.stop(self.p, None)
         self.dead = True
 
-    def close(self) -> None:
-        if self.p.poll() is None:
-            self.send({"op": "exit"})
+    def close(self, graceful: bool = True) -> None:
+        if graceful and self.p.poll() is None and self.send({"op": "exit"}):
             try:
                 self.p.wait(timeout=5)
             except subprocess.TimeoutExpired:
-                self.kill(dump=False)
+                pass
+        self.kill(dump=False)
         for s in (self.p.stdin, self.p.stdout):
             try:
                 s.close()  # type: ignore[union-attr]
@@ -202,31 +194,78 @@ def exit_reason(rc: int | None, log: str, memory_limit_mb: int) -> str:
     return f"exited with status {rc} (os._exit or a fatal error in user code)"
 
 
-def stack_line(log: str, path: str, roots: list[str]) -> tuple[str, int] | None:
-    """The most recent frame of a faulthandler stack in the checked file, else the project."""
+def stack_line(log: str, path: str, roots: list[str], stopped: bool = False) -> tuple[str, int] | None:
+    """The user's line in the last faulthandler stack of ``log``: the most recent frame
+    in the checked file, else in the project (never ``<frozen ...>`` or site-packages).
+
+    ``stopped``: the worker was stopped at an arbitrary moment (a hang, too much memory),
+    so its most recent line changes from run to run. Take instead the line most frames
+    are at (a deep recursion's call), else the outermost frame, and move it up to the
+    outermost loop around it in its function: lines that do not change."""
+    head = log.rfind("most recent call first")
     frames = []
-    for line in log.splitlines():
+    for line in log[head if head >= 0 else 0:].splitlines():
         m = _FRAME.match(line)
-        if m:
+        if m and not m.group("file").startswith("<"):  # <frozen runpy> and the like
             frames.append((os.path.abspath(m.group("file")), int(m.group("line"))))
-    if not frames:
-        return None
-    # faulthandler prints the most recent call first; keep only the last dump
     apath = os.path.abspath(path)
-    for f, ln in frames:
-        if f == apath:
-            return f, ln
-    for f, ln in frames:
-        if any(f.startswith(r + os.sep) for r in roots) and "site-packages" not in f:
-            return f, ln
-    return None
+    mine = [fr for fr in frames if fr[0] == apath] or [
+        fr for fr in frames if any(fr[0].startswith(r + os.sep) for r in roots) and "site-packages" not in fr[0]]
+    if not mine:
+        return None
+    if not stopped:
+        return mine[0]
+    count = Counter(mine)
+    f, ln = max(reversed(mine), key=lambda fr: count[fr])  # ties: the outermost
+    return f, outermost_loop(f, ln)
+
+
+def outermost_loop(path: str, line: int) -> int:
+    """The first line of the outermost ``for``/``while`` around ``line`` within the
+    function (or module body) that holds it; ``line`` itself when there is none."""
+    import ast
+
+    try:
+        with open(path, "rb") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return line
+    best = line
+    scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    loops = (ast.For, ast.AsyncFor, ast.While)
+
+    def visit(node: ast.AST, loop: int | None) -> None:
+        nonlocal best
+        for child in ast.iter_child_nodes(node):
+            start, end = getattr(child, "lineno", None), getattr(child, "end_lineno", None)
+            if start is None or end is None:
+                visit(child, loop)  # arguments, comprehension parts: no position of their own
+                continue
+            if not start <= line <= end:
+                continue
+            if isinstance(child, scopes):
+                best = line  # a new function: its loops, not the ones around its definition
+                visit(child, None)
+                continue
+            here = loop if loop is not None else (start if isinstance(child, loops) else None)
+            if here is not None:
+                best = here
+            visit(child, here)
+
+    try:
+        visit(tree, None)
+    except RecursionError:
+        return line
+    return best
 
 
 class Pool:
     def __init__(self, settings: DynamicSettings, workers: int) -> None:
         self.settings = settings
         self.n = max(1, workers)
-        self.env = worker_env(settings)
+        #: in every worker's environment: finds what user code started, even daemonised
+        self.tag = procs.new_tag()
+        self.env = procs.tagged(worker_env(settings), self.tag)
         self.log_dir = tempfile.mkdtemp(prefix="jaxlint-workers-")
         self.procs: list[_Proc] = []
         self.count = 0
@@ -325,7 +364,7 @@ class Pool:
                         self._crashed(p, results, pending,
                                       f"timed out after {limit:g} s {what} the function (a hang or an endless loop?)")
         except BaseException:
-            self.close()
+            self.close(graceful=False)
             raise
         return results
 
@@ -384,7 +423,7 @@ class Pool:
         self.restarts += 1
         if reason is None:
             reason = f"the worker {exit_reason(rc, log, self.settings.memory_limit_mb)}"
-        where = stack_line(log, job.request["path"], job.roots)
+        where = stack_line(log, job.request["path"], job.roots, stopped=reason is not None)
         res = results[job.id]
         if step == "import" or function is None or whole_file:
             if step == "import" or function is None:
@@ -405,13 +444,16 @@ class Pool:
         if job.remaining:
             pending.appendleft(job)  # the rest of the file goes on in a fresh worker
 
-    def close(self) -> None:
-        for p in list(self.procs):
-            p.close()
-        self.procs.clear()
+    def close(self, graceful: bool = True) -> None:
+        """Stop every worker (asked to exit first when ``graceful``), kill everything
+        they started, and remove the log folder. Safe to call again."""
         try:
-            for f in Path(self.log_dir).iterdir():
-                f.unlink()
-            os.rmdir(self.log_dir)
-        except OSError:
-            pass
+            for p in list(self.procs):
+                p.close(graceful)
+                self.procs.remove(p)
+        finally:  # a signal may cut the graceful part short: the rest kills, never waits on user code
+            for p in list(self.procs):
+                p.close(graceful=False)
+            self.procs.clear()
+            procs.kill_tagged(self.tag)
+            shutil.rmtree(self.log_dir, ignore_errors=True)

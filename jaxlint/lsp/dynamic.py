@@ -17,12 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from jaxlint import procs
 from jaxlint.launch import module_command
 from jaxlint.config import Settings
 from jaxlint.diagnostic import Diagnostic
 
 #: children still running, killed when the server shuts down
 RUNNING: set = set()
+#: pid of a child -> the process tag of its run (see :mod:`jaxlint.procs`)
+TAGS: dict[int, str] = {}
 
 #: seconds an interrupted child gets to close its workers before it is killed
 STOP_GRACE = 8.0
@@ -57,10 +60,13 @@ def command(path: Path, settings: Settings, overrides: Mapping[str, Sequence[str
 
 async def run(cmd: list[str], cwd: Path, timeout: float) -> DynamicOutcome:
     """Run ``cmd``; cancelling the awaiting task kills the child's process group."""
+    tag = procs.new_tag()  # the child's workers and what user code starts in them carry it too
     proc = await asyncio.create_subprocess_exec(
         *cmd, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE, start_new_session=(os.name == "posix"),
+        env=procs.tagged(dict(os.environ), tag),
     )
+    TAGS[proc.pid] = tag
     RUNNING.add(proc)
     try:
         out, err = await asyncio.wait_for(proc.communicate(), timeout)
@@ -71,6 +77,7 @@ async def run(cmd: list[str], cwd: Path, timeout: float) -> DynamicOutcome:
             _stop(proc)
         else:
             RUNNING.discard(proc)
+            TAGS.pop(proc.pid, None)
     stderr = err.decode("utf-8", errors="replace").strip()
     if proc.returncode != 0:
         unavailable = "--dynamic" in stderr and "unrecognized arguments" in stderr
@@ -110,6 +117,7 @@ def _stop(proc: asyncio.subprocess.Process) -> None:
             await proc.wait()
         finally:
             RUNNING.discard(proc)
+            TAGS.pop(proc.pid, None)
 
     asyncio.ensure_future(reap())
 
@@ -130,6 +138,8 @@ async def stop_all() -> None:
 
 
 def _kill(proc: asyncio.subprocess.Process) -> None:
+    """Kill the child, its process group, and what it left in other sessions (its
+    workers, daemons of user code): the child had no time to close its pool."""
     try:
         if os.name == "posix":
             os.killpg(proc.pid, signal.SIGKILL)
@@ -137,6 +147,9 @@ def _kill(proc: asyncio.subprocess.Process) -> None:
             proc.kill()
     except (ProcessLookupError, PermissionError):
         pass
+    tag = TAGS.pop(proc.pid, None)
+    if tag is not None:
+        procs.kill_tagged(tag)
 
 
 def kill_all() -> None:

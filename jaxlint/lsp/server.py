@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -350,7 +351,7 @@ class JaxlintServer(LanguageServer):
         self._alive[id(settings)] = settings
         if path.is_relative_to(settings.root.absolute()) and is_excluded(path, settings):
             return []
-        outcome = check_one(FileTask(path, path.as_posix(), settings), None, text)
+        outcome = check_one(FileTask(path, path.as_posix(), settings), None, _encodable(text))
         for err in outcome.errors:
             self._log_once(f"jaxlint: {err}")
         return outcome.diagnostics
@@ -673,6 +674,17 @@ class JaxlintServer(LanguageServer):
             pass
 
 
+def _encodable(text: str) -> str:
+    """``text`` with lone surrogates (legal as JSON escapes, ``"\\ud800"``, but not in
+    UTF-8) as U+FFFD: one UTF-16 unit and one code point each, so positions stay put."""
+    if text.isascii():
+        return text
+    return _SURROGATE.sub("\ufffd", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _code_part(line: str) -> str:
     """A line without its trailing comment: a new ``# noqa`` or remark leaves the
     measured finding in place. (A ``#`` in a string cuts too early, on both sides alike.)"""
@@ -706,7 +718,12 @@ def _match(item: T.Diagnostic, index: dict[tuple, list[tuple[Diagnostic, T.Diagn
 
 def serve(stdin=None, stdout=None) -> int:
     """Run the server on stdio until the client says exit (or goes away); the exit status."""
+    import sys
+
+    from jaxlint.lsp.framing import FramedInput
+
     server = JaxlintServer()
-    server.start_io(stdin, stdout)
+    # bad framing from the client costs one message, not the connection (see framing.py)
+    server.start_io(FramedInput(stdin or sys.stdin.buffer), stdout)  # type: ignore[arg-type]
     dynamic.kill_all()
     return 0 if server.protocol._shutdown else server.exit_code

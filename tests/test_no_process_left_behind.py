@@ -176,8 +176,9 @@ def test_what_user_code_starts_is_gone_when_the_run_ends(project):
         cleanup(marks)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
-def test_a_signal_to_jaxlint_while_a_worker_hangs_leaves_nothing_behind(project, sig):
+@pytest.mark.parametrize("sig,status", [(signal.SIGTERM, 128 + 15), (signal.SIGHUP, 128 + 1), (signal.SIGINT, 130)],
+                         ids=["SIGTERM", "SIGHUP", "SIGINT-an-exception"])
+def test_a_signal_to_jaxlint_while_a_worker_hangs_leaves_nothing_behind(project, sig, status):
     root, tmp, env = project
     marks = root / "marks.txt"
     (root / "hangs.py").write_text(user_module(HANGS, marks))
@@ -192,7 +193,7 @@ def test_a_signal_to_jaxlint_while_a_worker_hangs_leaves_nothing_behind(project,
         proc.send_signal(sig)
         t0 = time.monotonic()
         out, err = proc.communicate(timeout=60)
-        assert proc.returncode == 128 + sig, (proc.returncode, err)
+        assert proc.returncode == status, (proc.returncode, err)
         assert "Traceback" not in err, err
         assert time.monotonic() - t0 < 30  # killed, not waited for
         assert survivors(marks) == [], "the hanging worker or its child survived"

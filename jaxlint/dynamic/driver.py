@@ -464,7 +464,8 @@ def _usable_entry(fp: FilePlan, value: dict) -> dict:
     if not (isinstance(functions, dict) and isinstance(value.get("versions", {}), dict)
             and (failed is None or isinstance(failed, dict))):
         raise ValueError("not a dynamic cache entry")
-    if failed is None and any(p.skip is None and p.entry.qualname not in functions for p in fp.plans):
+    if failed is None and any(p.skip is None and p.observed is None and p.entry.qualname not in functions
+                              for p in fp.plans):
         raise ValueError("a dynamic cache entry without every analysed function")
     scratch = DynamicReport()
     _assemble(fp, value, scratch)

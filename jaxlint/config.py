@@ -46,7 +46,8 @@ def shown(value: Any) -> str:
         text = _SHORT.repr(value)
     except RecursionError:  # pragma: no cover - reprlib bounds the depth itself
         text = f"<{type(value).__name__}>"
-    return " ".join(text.split())
+    text = " ".join(text.split())
+    return text if len(text) <= 100 else text[:97] + "..."
 
 
 def named(key: Any) -> str:

@@ -175,7 +175,8 @@ entry_like = st.fixed_dictionaries({"d": st.one_of(json_values, st.lists(st.fixe
     "e": st.one_of(st.just([]), json_values), "s": st.one_of(st.booleans(), json_values)})
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=st.one_of(json_values, entry_like))
 def test_any_json_in_a_static_entry_is_a_miss_or_a_well_formed_outcome(tmp_path, value):
     cache = Cache(tmp_path)
@@ -190,7 +191,8 @@ def test_any_json_in_a_static_entry_is_a_miss_or_a_well_formed_outcome(tmp_path,
         json.dumps(d.to_dict())
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=100, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=64))
 def test_any_bytes_in_an_entry_are_a_miss_or_json(tmp_path, data):
     cache = Cache(tmp_path)

@@ -197,7 +197,8 @@ def _assert_names(e: ConfigError, path: Path, key: str) -> None:
     assert str(path) in msg and key in msg, (key, msg)
 
 
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+FAST = settings(max_examples=150, deadline=None, derandomize=True, database=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @FAST
@@ -235,7 +236,8 @@ def test_any_jaxlint_table_loads_or_is_one_config_error(tmp_path, table):
         assert "\n" not in str(e) and str(tmp_path / "jaxlint.toml") in str(e), str(e)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=40))
 def test_any_bytes_as_a_config_file_load_or_are_one_config_error(tmp_path, data):
     p = tmp_path / "jaxlint.toml"

@@ -46,6 +46,12 @@ class RawServer:
         self.next_id = 100
 
     def _read(self) -> None:
+        try:
+            self._read_frames()
+        except (OSError, ValueError):  # closed under it at the end of a test
+            self.messages.put(None)
+
+    def _read_frames(self) -> None:
         out = self.p.stdout
         assert out is not None
         while True:
@@ -105,9 +111,17 @@ class RawServer:
             self.send(frame({"jsonrpc": "2.0", "method": "exit"}))
             return self.p.wait(timeout=TIMEOUT)
         finally:
-            if self.p.poll() is None:
-                self.p.kill()
-                self.p.wait()
+            self.close()
+
+    def close(self) -> None:
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+        for stream in (self.p.stdin, self.p.stdout, self.p.stderr):
+            try:
+                stream.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
 
     def log_text(self) -> str:
         return self.log.read_text() if self.log.exists() else ""
@@ -119,9 +133,7 @@ def server(tmp_path):
     s.start()
     assert s.codes() == ["JAX101"]
     yield s
-    if s.p.poll() is None:
-        s.p.kill()
-        s.p.wait()
+    s.close()
 
 
 def bad(method: str = "textDocument/hover", msg_id="bad") -> dict:

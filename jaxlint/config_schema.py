@@ -107,7 +107,7 @@ def _dynamic() -> dict:
             prop["default"] = default
         if key == "backend":
             prop["enum"] = list(BACKENDS)
-        if key.endswith("-timeout"):
+        if key.endswith("-timeout") or key == "slow-import":
             prop["exclusiveMinimum"] = 0
         if key in DYNAMIC_RANGES:
             prop["minimum"], prop["maximum"] = DYNAMIC_RANGES[key][:2]

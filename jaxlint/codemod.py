@@ -72,9 +72,13 @@ class Parsed:
         from jaxlint.static import _analysis_stack
 
         self.text = text
+        # libcst drops the last line end of a file whose lines end in a lone CR (old Mac
+        # files): it gets the text with LF in their place (same lines and columns) and
+        # what it renders goes back to CR (see render)
+        self.cr_only = "\r" in text and "\n" not in text
         try:
             with _analysis_stack():  # the room the static phase gives deeply nested code
-                self.module = cst.parse_module(text)
+                self.module = cst.parse_module(text.replace("\r", "\n") if self.cr_only else text)
                 self.positions = cst.MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         except RecursionError:
             raise CannotFix("the code is nested too deeply for libcst") from None
@@ -241,7 +245,8 @@ class FixContext:
             new = self.module.visit(_Apply(self._replace, self._before, self._after))
         except Exception as e:  # a node libcst cannot render in that place
             raise CannotFix(f"libcst cannot make the change: {type(e).__name__}: {e}") from None
-        return new.code  # type: ignore[union-attr]
+        code = new.code  # type: ignore[union-attr]
+        return code.replace("\n", "\r") if self.parsed.cr_only else code
 
     def _place_imports(self) -> None:
         wanted = [(m, a) for m, a in dict.fromkeys(self._imports) if not _has_import(self.module, m, a)]

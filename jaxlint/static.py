@@ -15,7 +15,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Phase, Position, Related, Severity
 from jaxlint.rule import PARSE_ERROR, StaticRule
 from jaxlint.semantic import ModuleModel
-from jaxlint.textutil import line_starts, split_lines
+from jaxlint.textutil import LINE_BREAK, line_starts, split_lines
 
 
 class SourceError(Exception):
@@ -54,7 +54,7 @@ def decode_source(data: bytes) -> str:
 
 def parse_source(text: str, filename: str) -> ast.Module:
     if "\x00" in text:
-        line = text.count("\n", 0, text.index("\x00")) + 1
+        line = len(LINE_BREAK.findall(text, 0, text.index("\x00"))) + 1
         raise SourceError("file contains a NUL byte; it is not Python source", line, 1)
     try:
         return ast.parse(text, filename=filename, type_comments=False)

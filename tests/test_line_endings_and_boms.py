@@ -54,6 +54,28 @@ def test_noqa_comments_of_a_cr_only_file_are_on_their_own_lines():
     assert lines_without_room(src) == {2}
 
 
+def _examples():
+    for rule in all_rules():
+        if rule.phase.value == "static":
+            for ex in (*rule.VALID, *rule.INVALID):
+                yield rule, textwrap.dedent(ex.code).lstrip("\n"), dict(ex.options)
+
+
+@pytest.mark.parametrize("nl", ["\r", "\r\n"], ids=["cr", "crlf"])
+def test_every_rule_finds_the_same_on_any_line_endings(nl):
+    """Each static rule's examples give the same findings at the same places (and the
+    same parse errors) whatever ends their lines."""
+    def found(rule, code, options):
+        _, kept = lint_static("x.py", [rule(options)], text=code)
+        return [(d.code, d.start, d.end, LINE_BREAK.sub("\n", d.message)) for d in kept]
+
+    checked = 0
+    for rule, code, options in _examples():
+        assert found(rule, with_endings(code, nl), options) == found(rule, code, options), (rule.code, code)
+        checked += 1
+    assert checked > 100
+
+
 def _fixable_examples() -> dict[str, str]:
     """Every INVALID example of a rule that has a fix, as ``name -> source``."""
     out = {}

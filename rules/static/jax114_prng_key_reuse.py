@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from typing import Iterator
 
@@ -8,6 +9,7 @@ from jaxlint.diagnostic import Applicability
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
 from jaxlint.semantic import FunctionInfo, ModuleModel, child_nodes, target_names, walk
+from jaxlint.textutil import line_starts
 
 #: jax.random functions that draw random bits from their key argument.
 SAMPLERS = {
@@ -773,13 +775,8 @@ class _KeyCallees:
 
 
 def _candidate_lines(source: str, pattern: re.Pattern = _CONSUMER_CALL) -> set[int]:
-    lines: set[int] = set()
-    line, pos = 1, 0
-    for m in pattern.finditer(source):
-        line += source.count("\n", pos, m.start())
-        pos = m.start()
-        lines.add(line)
-    return lines
+    starts = line_starts(source)  # \r\n, \r and \n end a line, as for ast
+    return {bisect.bisect_right(starts, m.start()) for m in pattern.finditer(source)}
 
 
 def _join(ends: list[tuple[State, set[str]]]) -> State:

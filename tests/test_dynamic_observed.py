@@ -221,3 +221,21 @@ def test_concurrent_recordings_merge_into_one_file(tmp_path):
     observed = json.loads((root / ".jaxlint" / "observed.json").read_text())["functions"]
     recorded = json.loads((root / ".jaxlint" / "signatures.json").read_text())["functions"]
     assert {"interrupted:before_the_interrupt", "exits:before_the_exit"} <= set(observed) & set(recorded)
+
+
+@pytest.mark.parametrize("damage", [
+    "[1, 2]",
+    '{"functions": {"m:f": 5}}',
+    '{"functions": {"m:f": {"file": "m.py", "qualname": "f", "files": {"m.py": 3}, "diagnostics": []}}}',
+    '{"functions": {"m:f": {"file": "m.py", "qualname": "f", "files": {}, "diagnostics": [{"code": "JAX201"}]}}}',
+    '{"functions": {}, "programs": "x"}',
+])
+def test_a_damaged_observations_file_is_a_one_line_error(tmp_path, damage):
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    (tmp_path / "m.py").write_text("import jax\n\n@jax.jit\ndef f(x):\n    return x\n")
+    (tmp_path / ".jaxlint").mkdir()
+    (tmp_path / ".jaxlint" / "observed.json").write_text(damage)
+    proc = run_cli("check", "--dynamic", "--no-cache", "m.py", cwd=tmp_path, timeout=120)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    [line] = proc.stderr.strip().splitlines()
+    assert "observed.json" in line and "Traceback" not in proc.stderr

@@ -57,9 +57,40 @@ def load(path: Path) -> dict:
         from jaxlint.config import ConfigError
 
         raise ConfigError(f"{path}: not a jaxlint observations file (no `functions` table)")
-    functions = {k: v for k, v in data["functions"].items() if isinstance(v, dict)}
-    programs = [p for p in data.get("programs") or [] if isinstance(p, dict)]
-    return {"programs": programs, "functions": functions}
+    for key, entry in data["functions"].items():
+        why = _damage(entry)
+        if why:
+            from jaxlint.config import ConfigError
+
+            raise ConfigError(f"{path}: the observation of `{key}` is damaged ({why}): run `jaxlint record` again")
+    programs = data.get("programs") or []
+    if not isinstance(programs, list) or not all(isinstance(p, dict) for p in programs):
+        from jaxlint.config import ConfigError
+
+        raise ConfigError(f"{path}: `programs` must be a list of tables: run `jaxlint record` again")
+    return {"programs": programs, "functions": data["functions"]}
+
+
+def _damage(entry: Any) -> str:
+    """What is wrong with one entry, or "" (each field ``check --dynamic`` reads)."""
+    from jaxlint.diagnostic import Diagnostic
+
+    if not isinstance(entry, dict):
+        return "not a table"
+    for k, t in (("file", str), ("qualname", str), ("files", dict), ("diagnostics", list)):
+        if not isinstance(entry.get(k), t):
+            return f"`{k}` is missing or not a {t.__name__}"
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in entry["files"].items()):
+        return "`files` must map paths to digests"
+    for k, t in (("levels", list), ("signatures", list), ("report", dict), ("versions", dict), ("line", int)):
+        if entry.get(k) is not None and not isinstance(entry[k], t):
+            return f"`{k}` is not a {t.__name__}"
+    for i, d in enumerate(entry["diagnostics"]):
+        try:
+            Diagnostic.from_dict(d)
+        except Exception as e:
+            return f"diagnostics[{i}]: {type(e).__name__}: {e}"[:160]
+    return ""
 
 
 # ---------------------------------------------------------------------------- writing (jaxlint record)

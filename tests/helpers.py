@@ -57,3 +57,19 @@ def run_cli(*args: str, cwd: Path | str | None = None, input: str | None = None,
         env=e,
         timeout=timeout,
     )
+
+
+def marked(root: Path, pattern: str) -> set[tuple[str, int, str]]:
+    """(path, line, code) of every ``# CODE`` marker comment (codes matching ``pattern``,
+    a regular expression such as ``JAX2\\d\\d``) in the ``.py`` files under ``root``:
+    where a test project says a finding must be."""
+    import re
+
+    mark = re.compile(rf"#\s*((?:{pattern}\s*)+)$")
+    out = set()
+    for f in sorted(root.rglob("*.py")):
+        for i, line in enumerate(f.read_text().splitlines(), 1):
+            m = mark.search(line)
+            if m:
+                out |= {(f.relative_to(root).as_posix(), i, c) for c in m.group(1).split()}
+    return out

@@ -9,31 +9,19 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import re
 import shutil
 from pathlib import Path
 
 import pytest
 
-from helpers import run_cli
+from helpers import marked, run_cli
 
 DATA = Path(__file__).resolve().parent / "data" / "frameworks"
-_MARK = re.compile(r"#\s*((?:JAX2\d\d\s*)+)")
 
 
 def _needs(*modules: str):
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     return pytest.mark.skipif(bool(missing), reason=f"needs {', '.join(missing)} (pip install {' '.join(missing)})")
-
-
-def marked(root: Path) -> set[tuple[str, int, str]]:
-    out = set()
-    for f in sorted(root.rglob("*.py")):
-        for i, line in enumerate(f.read_text().splitlines(), 1):
-            m = _MARK.search(line)
-            if m:
-                out |= {(f.relative_to(root).as_posix(), i, c) for c in m.group(1).split()}
-    return out
 
 
 class Run:
@@ -85,7 +73,7 @@ def test_equinox_training_script_runs_under_record_and_keys_filter_jit_like_the_
 
 @_needs("equinox", "optax")
 def test_equinox_planted_problems_are_reported_at_their_lines(eqx_run):
-    assert eqx_run.trace_findings() == marked(eqx_run.root), eqx_run.check.stdout[-3000:]
+    assert eqx_run.trace_findings() == marked(eqx_run.root, r"JAX2\d\d"), eqx_run.check.stdout[-3000:]
     assert {c for *_, c in eqx_run.trace_findings()} == {f"JAX20{i}" for i in range(1, 10)}
 
 
@@ -141,7 +129,7 @@ def test_nnx_training_script_records_only_the_projects_functions(nnx_run):
 
 @_needs("flax", "optax")
 def test_nnx_planted_problems_are_reported_at_their_lines(nnx_run):
-    assert nnx_run.trace_findings() == marked(nnx_run.root), nnx_run.check.stdout[-3000:]
+    assert nnx_run.trace_findings() == marked(nnx_run.root, r"JAX2\d\d"), nnx_run.check.stdout[-3000:]
     assert {c for *_, c in nnx_run.trace_findings()} == {f"JAX20{i}" for i in range(10)}
 
 

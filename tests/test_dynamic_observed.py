@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -22,20 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import run_cli
+from helpers import marked, run_cli
 
 DATA = Path(__file__).resolve().parent / "data" / "observed"
-_MARK = re.compile(r"#\s*((?:JAX[23]\d\d\s*)+)$")
-
-
-def marked(root: Path) -> set[tuple[str, int, str]]:
-    out = set()
-    for f in sorted(root.rglob("*.py")):
-        for i, line in enumerate(f.read_text().splitlines(), 1):
-            m = _MARK.search(line)
-            if m:
-                out |= {(f.relative_to(root).as_posix(), i, c) for c in m.group(1).split()}
-    return out
 
 
 class Trial:
@@ -81,7 +69,7 @@ def test_every_planted_problem_is_reported_at_its_line(trial):
     for name, rec in trial.records.items():
         assert "jaxlint record:" in rec.stderr, (name, rec.stderr[-2000:])
     assert trial.check.returncode == 1, trial.check.stderr
-    assert trial.dynamic() == marked(trial.root), trial.check.stdout[-4000:]
+    assert trial.dynamic() == marked(trial.root, r"JAX[23]\d\d"), trial.check.stdout[-4000:]
 
 
 def test_the_program_s_jitted_functions_are_all_analysed(trial):

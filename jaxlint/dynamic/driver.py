@@ -545,16 +545,7 @@ def _assemble(fp: FilePlan, value: dict, report: DynamicReport) -> None:
         src = (p.spec or {}).get("source")
         report.functions.append(FunctionOutcome(display, e.qualname, e.line, status, ev.get("reason"), src,
                                                 sum((ev.get("timings") or {}).values()), ev.get("report")))
-        for d in ev.get("diagnostics", []):
-            d = dict(d)
-            d["filename"] = _display(d["filename"], fp.root)
-            d["related"] = [dict(r, filename=_display(r["filename"], fp.root)) for r in d.get("related", [])]
-            # a helper's line reached from several traced functions is one finding (the
-            # first function's: its figures differ under grad or vmap, the problem does not)
-            key = (d["code"], d["filename"], d["location"]["row"], d["location"]["column"])
-            if key not in report.seen:
-                report.seen.add(key)
-                report.diagnostics.append(Diagnostic.from_dict(d))
+        _add_findings(fp, ev.get("diagnostics", []), report)
         report.rule_errors.extend(ev.get("rule_errors", []))
         if status == "failed":
             line = ev.get("line") or e.def_line
@@ -583,7 +574,14 @@ def _assemble_observed(fp: FilePlan, obs: dict, report: "DynamicReport", line: i
     report.observed.append(obs)
     if not report.versions and isinstance(obs.get("versions"), dict):
         report.versions = dict(obs["versions"])
-    for d in obs.get("diagnostics") or []:
+    _add_findings(fp, obs.get("diagnostics") or [], report)
+
+
+def _add_findings(fp: FilePlan, diagnostics: list[dict], report: "DynamicReport") -> None:
+    """Findings with root-relative paths, as shown paths. A helper's line reached from
+    several traced functions (or from the recording and a worker) is one finding: the
+    first one's (its figures differ under grad or vmap, the problem does not)."""
+    for d in diagnostics:
         d = dict(d)
         d["filename"] = _display(d["filename"], fp.root)
         d["related"] = [dict(r, filename=_display(r["filename"], fp.root)) for r in d.get("related", [])]

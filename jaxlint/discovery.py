@@ -149,6 +149,7 @@ def discover(
 def _walk(root: Path, resolver: SettingsResolver, seen: set[Path], cwd: Path, warnings: list[str]) -> Iterator[FileTask]:
     visited_dirs: set[tuple[int, int]] = set()
     found: list[FileTask] = []
+    real_root = resolved(root)
     for dirpath, dirnames, filenames in os.walk(root, followlinks=True, onerror=lambda e: warnings.append(
             f"{display_path(Path(e.filename), cwd)}: cannot read directory: {e.strerror}")):
         d = Path(dirpath)
@@ -158,16 +159,18 @@ def _walk(root: Path, resolver: SettingsResolver, seen: set[Path], cwd: Path, wa
             dirnames[:] = []
             continue
         key = (st.st_dev, st.st_ino)
-        if key in visited_dirs:
-            warnings.append(f"{display_path(d, cwd)}: directory symlink loop skipped")
+        if key in visited_dirs:  # reached twice through links from outside the tree
             dirnames[:] = []
             continue
         visited_dirs.add(key)
         settings = resolver.for_dir(d)
+        real_d = resolved(d)
         keep = []
         for name in sorted(dirnames):
             sub = d / name
             if is_excluded(sub, settings, entry_only=True):
+                continue
+            if sub.is_symlink() and not _follow_dir_link(sub, real_d, real_root, cwd, warnings):
                 continue
             keep.append(name)
         dirnames[:] = keep
@@ -182,10 +185,20 @@ def _walk(root: Path, resolver: SettingsResolver, seen: set[Path], cwd: Path, wa
                 continue
             seen.add(rp)
             found.append(FileTask(f.absolute(), display_path(f.absolute(), cwd), settings))
-    if found and resolver.default is None:
-        pass
     if found and any(t.settings.respect_gitignore for t in found):
         ignored = _git_ignored([t.path for t in found], cwd)
         if ignored:
             found = [t for t in found if t.path not in ignored]
     yield from found
+
+
+def _follow_dir_link(link: Path, real_parent: Path, real_root: Path, cwd: Path, warnings: list[str]) -> bool:
+    """Whether to walk into a directory symlink. A link to one of its own ancestors is a
+    loop (warned about); a link to a folder inside the tree being walked is not followed,
+    so that folder is checked once, under its real name (``data/shakespeare ->
+    shakespeare_char``); a link out of the tree is followed."""
+    target = resolved(link)
+    if target == real_parent or target in real_parent.parents:
+        warnings.append(f"{display_path(link, cwd)}: directory symlink loop skipped")
+        return False
+    return not (target == real_root or real_root in target.parents)

@@ -65,7 +65,36 @@ def validate_selectors(selectors: Iterable[str], where: str) -> None:
 
     for sel in selectors:
         if not any(_matches(sel, r) for r in all_rules()):
-            raise ConfigError(f"{where}: unknown rule selector `{named(sel)}`")
+            hint = suggest_selector(sel) if isinstance(sel, str) else None
+            raise ConfigError(f"{where}: unknown rule selector `{named(sel)}`"
+                              + (f"; did you mean `{hint}`?" if hint else ""))
+
+
+#: characters typed for digits in a code (``JAX1O4``, ``JAXl04``)
+_DIGIT_LOOKALIKES = str.maketrans({"O": "0", "o": "0", "I": "1", "l": "1", "i": "1", "L": "1"})
+
+
+def suggest_selector(sel: str) -> str | None:
+    """The rule code or name ``sel`` was probably meant to be, or None."""
+    import difflib
+
+    s = sel.strip()
+    code = s[:3].upper() + s[3:].translate(_DIGIT_LOOKALIKES) if s[:3].upper() == "JAX" else ""
+    if code and (_PREFIX.match(code) and any(r.code.startswith(code) for r in all_rules())):
+        return code
+    name = s.lower().replace("_", "-").replace(" ", "-")
+    names = [r.name for r in all_rules()]
+    if name in names:
+        return name
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
+    if close:
+        return close[0]
+    if code:
+        codes = [r.code for r in all_rules() if abs(len(r.code) - len(code)) <= 1]
+        close = difflib.get_close_matches(code, codes, n=1, cutoff=0.8)
+        if close:
+            return close[0]
+    return None
 
 
 def select_rules(

@@ -163,15 +163,18 @@ def run(args) -> int:
         tasks = [FileTask(p.absolute(), display_path(p.absolute()) if name != "-" else "-", settings)]
     else:
         if not paths:
-            cfg = explicit or (None if args.isolated else find_config_file(Path.cwd()))
+            # the project of the config found from here; with --config (or --isolated) the
+            # current directory, as ruff does: the file says how to lint, not where
+            cfg = None if (explicit or args.isolated) else find_config_file(Path.cwd())
             paths = [str(cfg.parent) if cfg else "."]
             if cfg is not None and cfg.parent == Path.cwd().resolve():
                 paths = ["."]
         warnings: list[str] = []
         tasks = discover(paths, resolver, force_exclude=args.force_exclude, warnings=warnings)
-        if not tasks and args.paths:
+        if not tasks:
             # as ruff does: an empty run that says "All checks passed!" hides a wrong path or exclude
-            warnings.append("no Python files found under the given paths (excluded, or not .py/.pyi)")
+            where = "the given paths" if args.paths else (paths[0] if paths != ["."] else "the current directory")
+            warnings.append(f"no Python files found under {where} (excluded, or not .py/.pyi)")
         for w in warnings:
             print(f"jaxlint: warning: {w}", file=sys.stderr)
     tasks = _select_tasks(args, tasks)

@@ -2,12 +2,18 @@
 and failing only on new ones.
 
 An entry is keyed by the file's path (posix, relative to the baseline file's
-directory), the rule code and the finding's line-independent
+directory), the rule code's problem family and the finding's line-independent
 :attr:`~jaxlint.diagnostic.Diagnostic.signature` (enclosing function + normalized
 source of the flagged expression), with a count of how many such findings there
 are. Line numbers are never part of the key, so edits elsewhere in a file do not
 turn baselined findings into new ones. The file is sorted JSON, one entry per
 finding kind, so that a change to it reads well in review.
+
+A problem is one entry whichever tier found it: codes that ``supersedes`` links
+(JAX101 captured array, JAX201 its measured constant) are one family
+(:func:`jaxlint.registry.family_of`), and a measured finding carries the signature of
+the static finding it replaced. So a baseline written by a static run holds under
+``--dynamic`` and the other way round; the entry keeps the code that found it.
 """
 from __future__ import annotations
 
@@ -22,7 +28,7 @@ from jaxlint.diagnostic import Diagnostic
 
 FORMAT_VERSION = 1
 
-Key = tuple[str, str, str]  # (path, code, signature)
+Key = tuple[str, str, str]  # (path, problem family of the code, signature)
 
 
 def key_path(display: str, base_dir: Path, cwd: Path) -> str:
@@ -57,19 +63,37 @@ def _signature(d: Diagnostic, lines: _Lines) -> str:
     return "line:" + " ".join(lines.get(d.path, d.start.line).split())
 
 
+def _family(code: str) -> str:
+    from jaxlint.registry import family_of
+
+    return family_of(code)
+
+
+def finding_key(d: Diagnostic, base_dir: Path, cwd: Path, lines: "_Lines | None" = None) -> Key:
+    return key_path(d.path, base_dir, cwd), _family(d.code), _signature(d, lines or _Lines(cwd))
+
+
 @dataclass
 class Baseline:
     counts: dict[Key, int] = field(default_factory=dict)
     #: code -> rule name, written beside each entry for the reader
     names: dict[str, str] = field(default_factory=dict)
+    #: key -> the code written in the file (the tier that found it)
+    codes: dict[Key, str] = field(default_factory=dict)
+
+    def add(self, key: Key, code: str, count: int = 1) -> None:
+        self.counts[key] = self.counts.get(key, 0) + count
+        self.codes.setdefault(key, code)
+
+    def code(self, key: Key) -> str:
+        return self.codes.get(key, key[1])
 
     @classmethod
     def from_findings(cls, diags: Iterable[Diagnostic], base_dir: Path, cwd: Path) -> "Baseline":
         lines = _Lines(cwd)
         b = cls()
         for d in diags:
-            key = (key_path(d.path, base_dir, cwd), d.code, _signature(d, lines))
-            b.counts[key] = b.counts.get(key, 0) + 1
+            b.add(finding_key(d, base_dir, cwd, lines), d.code)
             b.names[d.code] = d.name
         return b
 
@@ -90,18 +114,15 @@ class Baseline:
             count = e.get("count", 1) if isinstance(e, dict) else None
             if not ok or not isinstance(count, int) or isinstance(count, bool) or count < 1:
                 raise ConfigError(f"{path}: baseline entry {i} needs `path`, `code`, `signature` and a count >= 1")
-            key = (e["path"], e["code"], e["signature"])
-            b.counts[key] = b.counts.get(key, 0) + count
+            b.add((e["path"], _family(e["code"]), e["signature"]), e["code"], count)
             if isinstance(e.get("name"), str):
                 b.names[e["code"]] = e["name"]
         return b
 
     def dumps(self) -> str:
-        findings = [
-            {"path": p, "code": c, "name": self.names.get(c, ""), "signature": s, "count": n}
-            for (p, c, s), n in sorted(self.counts.items())
-            if n > 0
-        ]
+        rows = sorted((p, self.code(k), s, n) for k, n in self.counts.items() for p, _, s in [k] if n > 0)
+        findings = [{"path": p, "code": c, "name": self.names.get(c, ""), "signature": s, "count": n}
+                    for p, c, s, n in rows]
         return json.dumps({"version": FORMAT_VERSION, "findings": findings}, indent=2, ensure_ascii=False) + "\n"
 
     def write(self, path: Path) -> None:
@@ -112,7 +133,8 @@ class Baseline:
 
     def without(self, stale: Mapping[Key, int]) -> "Baseline":
         counts = {k: n - stale.get(k, 0) for k, n in self.counts.items()}
-        return Baseline({k: n for k, n in counts.items() if n > 0}, dict(self.names))
+        kept = {k: n for k, n in counts.items() if n > 0}
+        return Baseline(kept, dict(self.names), {k: c for k, c in self.codes.items() if k in kept})
 
 
 @dataclass
@@ -126,19 +148,25 @@ class Comparison:
 
 
 def compare(baseline: Baseline, diags: Iterable[Diagnostic], base_dir: Path, cwd: Path,
-            judged: Mapping[str, frozenset[str]]) -> Comparison:
+            judged: Mapping[str, frozenset[str]], superseded: Iterable[Diagnostic] = ()) -> Comparison:
     """Split ``diags`` into new and baselined findings.
 
     ``judged`` maps the baseline path of every file this run checked completely to
     the codes that ran on it: a baselined finding is stale only when its rule ran on
     its file and did not find it again, or when the file is gone. Entries for files
     outside this run are left alone (a pre-commit run sees a few files).
+    ``superseded``: static findings a measured finding replaced beyond the one whose
+    signature it carries (:func:`jaxlint.dynamic.driver.supersede`); still there, so
+    their entries are neither new nor stale.
     """
     lines = _Lines(cwd)
     groups: dict[Key, list[Diagnostic]] = {}
     for d in sorted(diags, key=lambda d: d.sort_key):
-        key = (key_path(d.path, base_dir, cwd), d.code, _signature(d, lines))
-        groups.setdefault(key, []).append(d)
+        groups.setdefault(finding_key(d, base_dir, cwd, lines), []).append(d)
+    present = {k: len(v) for k, v in groups.items()}
+    for d in superseded:
+        k = finding_key(d, base_dir, cwd, lines)
+        present[k] = present.get(k, 0) + 1
     new: list[Diagnostic] = []
     matched = 0
     for key, found in groups.items():
@@ -148,11 +176,11 @@ def compare(baseline: Baseline, diags: Iterable[Diagnostic], base_dir: Path, cwd
         new.extend(found[allowed:])
     stale: dict[Key, int] = {}
     for key, allowed in baseline.counts.items():
-        path, code, _ = key
-        missing = allowed - len(groups.get(key, ()))
+        path = key[0]
+        missing = allowed - present.get(key, 0)
         if missing <= 0:
             continue
-        if code in judged.get(path, ()) or not (base_dir / path).exists():
+        if baseline.code(key) in judged.get(path, ()) or not (base_dir / path).exists():
             stale[key] = missing
     new.sort(key=lambda d: d.sort_key)
     return Comparison(new, matched, stale)

@@ -125,3 +125,29 @@ def select_rules(
 
 def ignored_by(codes: Iterable[str], rule: type[Rule]) -> bool:
     return any(_matches(c, rule) for c in codes)
+
+
+@functools.lru_cache(maxsize=1)
+def _families() -> Mapping[str, str]:
+    """Code -> the code naming its problem family: the codes linked by ``supersedes``
+    (a static guess, the trace finding that measures it, the compile finding that
+    confirms that) are one problem found at different tiers. Named by the lowest code."""
+    parent = {r.code: r.code for r in all_rules()}
+
+    def root(c: str) -> str:
+        while parent[c] != c:
+            c = parent[c]
+        return c
+
+    for r in all_rules():
+        for lower in r.supersedes:
+            if lower in parent:
+                a, b = root(r.code), root(lower)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+    return MappingProxyType({c: root(c) for c in parent})
+
+
+def family_of(code: str) -> str:
+    """The problem family of a rule code (itself for a code no rule links, or unknown)."""
+    return _families().get(code, code)

@@ -40,6 +40,9 @@ class RunResult:
     rules: dict[str, type[Rule]] = field(default_factory=dict)
     #: extra lines for the summary (e.g. dynamic phase: analysed / skipped)
     notes: list[str] = field(default_factory=list)
+    #: static findings a measured finding replaced, beyond the one whose signature it
+    #: carries: not reported, but still there for the baseline
+    superseded: list[Diagnostic] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:

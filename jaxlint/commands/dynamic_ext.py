@@ -51,7 +51,7 @@ class DynamicExtension:
         if any(t.display == "-" or getattr(args, "paths", None) == ["-"] for t in todo):
             result.notes.append("Dynamic phase skipped: code read from stdin cannot be imported.")
             return None
-        from jaxlint.dynamic.driver import check_signatures_option, run_dynamic, supersede
+        from jaxlint.dynamic.driver import check_signatures_option, merge_tiers, run_dynamic
         from jaxlint.noqa import Suppressions
         from jaxlint.runner import active_rules, apply_suppressions, per_file_ignored
 
@@ -74,18 +74,25 @@ class DynamicExtension:
         result.errors.extend(report.errors)
 
         by_display = {t.display: t for t in tasks}
+
+        def settings_of(path: str):
+            task = by_display.get(path)
+            return task.settings if task else todo[0].settings
+
+        # superseded before suppressions: a noqa on the measured finding also
+        # acknowledges the static guess it replaces, which must not come back
+        selected_dynamic = [d for d in report.diagnostics
+                            if d.code in {r.code for r in active_rules(settings_of(d.path), tuple(levels))}]
+        static, selected_dynamic, replaced = merge_tiers(result.diagnostics, selected_dynamic)
+        # the baseline counts these as still there (jaxlint.baseline.compare)
+        result.superseded.extend(replaced)
         grouped = defaultdict(list)
-        for d in report.diagnostics:
+        for d in selected_dynamic:
             grouped[d.path].append(d)
         kept_dynamic = []
-        selected_dynamic = []  # before suppressions: a noqa on the measured finding also
-        # acknowledges the static guess it replaces, which must not come back
         for path, diags in grouped.items():
             task = by_display.get(path)
-            settings = task.settings if task else todo[0].settings
-            selected = {r.code for r in active_rules(settings, tuple(levels))}
-            diags = [d for d in diags if d.code in selected]
-            selected_dynamic.extend(diags)
+            settings = settings_of(path)
             text, sup = None, Suppressions() if settings.ignore_noqa else None  # --ignore-noqa
             if sup is None:
                 try:
@@ -95,7 +102,6 @@ class DynamicExtension:
             ignored = per_file_ignored(path, settings, task.path if task else Path(path))
             kept, *_ = apply_suppressions(diags, text, ignored, sup)
             kept_dynamic.extend(kept)
-        static, _ = supersede(result.diagnostics, selected_dynamic)
         result.diagnostics = sorted(static + kept_dynamic, key=lambda d: d.sort_key)
         for t in todo:
             for r in active_rules(t.settings, tuple(levels)):

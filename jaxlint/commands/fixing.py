@@ -230,7 +230,8 @@ def _add_noqa(tasks, result) -> int:
 def _write_baseline(path: Path, result) -> int:
     from jaxlint.baseline import Baseline
 
-    b = Baseline.from_findings(result.diagnostics, path.resolve().parent, Path.cwd())
+    # a measured finding that replaced several static ones stands for all of them
+    b = Baseline.from_findings(result.diagnostics + result.superseded, path.resolve().parent, Path.cwd())
     try:
         b.write(path)
     except OSError as e:
@@ -261,7 +262,7 @@ def _apply_baseline(args, tasks, result) -> None:
             static_codes[id(s)] = frozenset(r.code for r in select_rules(s.select, s.extend_select, s.ignore,
                                                                           ("static",)))
         judged[key_path(t.display, base_dir, cwd)] = static_codes[id(s)]
-    cmp = compare(baseline, result.diagnostics, base_dir, cwd, judged)
+    cmp = compare(baseline, result.diagnostics, base_dir, cwd, judged, result.superseded)
     result.diagnostics = cmp.new
     if cmp.matched:
         result.notes.append(f"{cmp.matched} baselined finding{'s' if cmp.matched != 1 else ''} not shown ({path}).")

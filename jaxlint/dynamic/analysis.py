@@ -349,16 +349,18 @@ class FunctionAnalysis:
 
     # ------------------------------------------------------------------ reporting
     def report(self, site: Site | None, message: str, *, severity: Severity | None = None,
-               data: Mapping[str, Any] | None = None, related: Sequence[Related] = ()) -> None:
+               data: Mapping[str, Any] | None = None, related: Sequence[Related] = (), key: str = "") -> None:
+        """Report a finding at ``site`` (the function's ``def`` when None). ``key``: what
+        tells this finding from others of the rule in the function, line-independent and
+        free of measured figures (default: the reported line's code), for the baseline."""
         rule = self.rule
         if site is None:
             site = self.def_site()
-        payload = {"function": self.qualname, **dict(data or {}), **dict(self.versions)}
-        if self.spec:
-            payload.setdefault("inputs", self.spec.get("source", "?"))
-            if "symbolic" in self.extra:
-                payload.setdefault("shapes", "symbolic" if self.extra["symbolic"] else "concrete")
-        self.diagnostics.append(Diagnostic(
+        if not key:
+            lines = self.source_lines if self.is_checked_file(site.path) else _source(site.path)[0]
+            text = lines[site.line - 1] if 0 < site.line <= len(lines) else ""
+            key = " ".join(text.split("#", 1)[0].split())[:200]
+        self.add(Diagnostic(
             code=rule.code,
             name=rule.name,
             message=message,
@@ -368,10 +370,22 @@ class FunctionAnalysis:
             severity=severity or rule.severity,
             phase=rule.phase if isinstance(rule.phase, Phase) else Phase.TRACE,
             related=tuple(related),
-            data=payload,
-            signature=f"{self.qualname}:{rule.name}:{message.split(';')[0][:120]}",
-            noqa_line=site.line,
+            data=dict(data or {}),
+            # never the message: it holds measured figures (bytes, seconds, counts)
+            # that differ between runs and versions, and a baseline must hold
+            signature=f"{self.qualname}:{rule.name}:{key}",
         ))
+
+    def add(self, d: Diagnostic) -> None:
+        """Record a finding made elsewhere (a compile rule's, through the one
+        Finding-to-Diagnostic conversion ``jaxlint.compile_facts.to_diagnostic``), with
+        what is known about the function: its name, the versions, where inputs came from."""
+        payload = {"function": self.qualname, **dict(d.data), **dict(self.versions)}
+        if self.spec:
+            payload.setdefault("inputs", self.spec.get("source", "?"))
+            if "symbolic" in self.extra:
+                payload.setdefault("shapes", "symbolic" if self.extra["symbolic"] else "concrete")
+        self.diagnostics.append(dataclasses.replace(d, data=payload, noqa_line=d.start.line))
 
 
 # ---------------------------------------------------------------------------- running rules and levels
@@ -439,8 +453,9 @@ def _supersede(fa: FunctionAnalysis, before: int) -> None:
     for j, gone in replaced.items():
         links = tuple(Related(d.path, d.start, d.start, f"{d.code}: {d.message}")
                       for d in gone if d.start.line != new[j].start.line)
-        if links:
-            new[j] = dataclasses.replace(new[j], related=new[j].related + links)
+        # the problem keeps its identity (baseline, SARIF fingerprint) across tiers
+        first = next((d.signature for d in gone if d.signature), new[j].signature)
+        new[j] = dataclasses.replace(new[j], related=new[j].related + links, signature=first)
     fa.diagnostics[:] = kept + new
 
 

@@ -296,7 +296,7 @@ def _recorded_spec(rec: dict, signatures_file: Path | None) -> tuple[dict | None
     for i, sig in enumerate(rec.get("signatures", [])):
         reason = signatures.rebuildable(sig)
         spec = {"args": sig.get("args", []), "kwargs": sig.get("kwargs", {}), "source": "recorded",
-                "where": f"recorded ({sig.get('calls', 0)} calls)"}
+                "where": f"{sig.get('calls', 0)} call{'s' if sig.get('calls', 0) != 1 else ''}"}
         if rec.get("pmap"):
             spec["pmap"] = rec["pmap"]
         if reason is None and sig.get("pickle"):
@@ -608,11 +608,30 @@ def supersede(static: list[Diagnostic], dynamic: list[Diagnostic]) -> tuple[list
     """Drop the static findings that a dynamic finding supersedes (``Rule.supersedes``,
     ``Rule.same_problem``: by default a static finding of a listed code at the dynamic
     finding's line or one of its related lines). Returns the kept ones and the count dropped."""
+    kept, _, _ = merge_tiers(static, dynamic)
+    return kept, len(static) - len(kept)
+
+
+def merge_tiers(static: list[Diagnostic], dynamic: list[Diagnostic]
+                ) -> tuple[list[Diagnostic], list[Diagnostic], list[Diagnostic]]:
+    """One problem, one finding, one identity: (the static findings no dynamic finding
+    supersedes; the dynamic findings, each carrying the signature of the first static
+    finding it replaced, so a baseline entry or a SARIF fingerprint made at either tier
+    matches the other; the static findings replaced beyond that first one)."""
+    from dataclasses import replace
+
     from jaxlint.registry import rules_by_code
     from jaxlint.rule import supersede as drop_superseded
 
-    kept, _ = drop_superseded(static, dynamic, rules_by_code().get)
-    return kept, len(static) - len(kept)
+    kept, replaced = drop_superseded(static, dynamic, rules_by_code().get)
+    merged = list(dynamic)
+    extra: list[Diagnostic] = []
+    for j, gone in replaced.items():
+        first = next((d for d in gone if d.signature), None)
+        if first is not None:
+            merged[j] = replace(merged[j], signature=first.signature)
+        extra.extend(d for d in gone if d is not first)
+    return kept, merged, extra
 
 
 def check_signatures_option(path: str | None) -> None:

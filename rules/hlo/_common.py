@@ -35,15 +35,12 @@ class HloRule(CompileRule):
         facts = fa.extra.get("compile_facts") if hasattr(fa, "extra") else None
         if facts is None:
             return
-        from jaxlint.dynamic.analysis import Site
+        from jaxlint.compile_facts import to_diagnostic
 
         t0 = time.perf_counter()
         for f in self.findings(facts):
-            site = None
-            if f.where is not None:
-                site = Site(f.where.file, f.where.line, f.where.column or 1)
-            related = [Site(r.file, r.line, r.column or 1).related(msg) for r, msg in f.related]
-            fa.report(site, f.message, severity=f.severity, data=dict(f.data), related=related)
+            # the conversion `jaxlint inspect` uses too: same locations, same signature
+            fa.add(to_diagnostic(self, f, facts))
         report = fa.extra.get("report")
         if report is not None and "tier_seconds" in report:
             report["tier_seconds"] = round(report["tier_seconds"] + time.perf_counter() - t0, 4)

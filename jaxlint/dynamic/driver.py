@@ -424,19 +424,24 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
                "functions": runnable, "program": fp.program}
         jobs.append(FileJob(i, req, [str(fp.root)]))
     results: dict[int, dict] = {}
-    if jobs:
-        dyn = jobs and plans[jobs[0].id].task.settings.dynamic
-        n = workers or dyn.workers or min(os.cpu_count() or 1, len(jobs))
+    # nearest config wins here too: a pool per set of worker settings (backend, x64,
+    # timeouts, memory cap), so each file runs under its own config's, as its cache key says
+    groups: dict[tuple, list[FileJob]] = {}
+    for job in jobs:
+        groups.setdefault(_pool_key(plans[job.id].task.settings.dynamic), []).append(job)
+    for group in groups.values():
+        dyn = plans[group[0].id].task.settings.dynamic
+        n = workers or dyn.workers or min(os.cpu_count() or 1, len(group))
         pool = Pool(dyn, n)
         try:
-            raw = pool.run(jobs)
+            raw = pool.run(group)
         except WorkerStartError as e:
             report.errors.append(f"dynamic phase: {e}")
             report.seconds = time.perf_counter() - t_start
             return report
         finally:
             pool.close()
-        report.versions = pool.versions
+        report.versions = report.versions or pool.versions
         for jid, r in raw.items():
             fp = plans[jid]
             value = {"functions": _relative_paths(r.functions, fp.root), "failed": _rel_failed(r.failed, fp.root),
@@ -447,7 +452,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
             results[jid] = value
             if cache.enabled:
                 cache.put("dynamic", fp.key, value)
-        report.analysed_files = len(jobs)
+    report.analysed_files = len(jobs)
     report.cached_files = sum(1 for i in cached if any(p.skip is None and p.observed is None for p in plans[i].plans))
     for i, fp in enumerate(plans):
         value = results.get(i) or cached.get(i) or {"functions": {}, "failed": None}
@@ -472,6 +477,13 @@ def _usable_entry(fp: FilePlan, value: dict) -> dict:
     for d in scratch.diagnostics:
         check_diagnostic(d)
     return value
+
+
+def _pool_key(dyn: DynamicSettings) -> tuple:
+    """What a worker pool applies to every file it runs (see ``pool.worker_env`` and
+    ``Pool``): files that differ here need pools of their own."""
+    return (dyn.backend, dyn.x64, dyn.memory_limit_mb, dyn.function_timeout, dyn.file_timeout,
+            dyn.compile_timeout, dyn.workers)
 
 
 def _relative_paths(functions: dict[str, dict], root: Path) -> dict[str, dict]:

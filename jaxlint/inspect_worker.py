@@ -160,7 +160,7 @@ def run(req: dict) -> dict:
     except SystemExit as e:
         return {"ok": False, "error": f"the module called sys.exit({e.code!r})"}
     except BaseException as e:
-        where = user_line(e.__traceback__, path, roots)
+        where = user_line(e.__traceback__, path, roots, e)
         return {"ok": False, "error": essence(e), "file": where[0] if where else None,
                 "line": where[1] if where else None, "traceback": traceback.format_exc(limit=-8)}
 

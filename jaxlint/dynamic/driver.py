@@ -525,12 +525,23 @@ def _display(rel: str, root: Path) -> str:
     return display_path(p if p.is_absolute() else (root / p).resolve())
 
 
+def _is_file(rel: str, root: Path) -> bool:
+    return (Path(rel) if Path(rel).is_absolute() else root / rel).is_file()
+
+
+def _place(rel: str | None, line: int | None, fp: FilePlan, fallback: int) -> tuple[str, int]:
+    """A reported place that is a real file: a path the worker gave that is not one
+    (``<frozen importlib._bootstrap>``, ``<string>``) becomes the checked file."""
+    if rel and _is_file(rel, fp.root):
+        return _display(rel, fp.root), int(line or 1)
+    return fp.task.display, int(line or fallback) if not rel else fallback
+
+
 def _assemble(fp: FilePlan, value: dict, report: DynamicReport) -> None:
     display = fp.task.display
     failed = value.get("failed")
     if failed:
-        line = failed.get("line") or 1
-        path = _display(failed["path"], fp.root) if failed.get("path") else display
+        path, line = _place(failed.get("path"), failed.get("line"), fp, 1)
         report.diagnostics.append(failure_diagnostic(path, line, f"could not analyze {display}: {failed['reason']}",
                                                      fp.module, None))
         report.files_failed.append((display, failed["reason"]))
@@ -557,11 +568,10 @@ def _assemble(fp: FilePlan, value: dict, report: DynamicReport) -> None:
         src = (p.spec or {}).get("source")
         report.functions.append(FunctionOutcome(display, e.qualname, e.line, status, ev.get("reason"), src,
                                                 sum((ev.get("timings") or {}).values()), ev.get("report")))
-        _add_findings(fp, ev.get("diagnostics", []), report)
+        _add_findings(fp, ev.get("diagnostics", []), report, e.def_line)
         report.rule_errors.extend(ev.get("rule_errors", []))
         if status == "failed":
-            line = ev.get("line") or e.def_line
-            path = _display(ev["path"], fp.root) if ev.get("path") else display
+            path, line = _place(ev.get("path"), ev.get("line"), fp, e.def_line)
             report.diagnostics.append(failure_diagnostic(
                 path, line, f"could not analyze `{e.qualname}`: {ev.get('reason')}", fp.module, e.qualname))
 
@@ -586,17 +596,24 @@ def _assemble_observed(fp: FilePlan, obs: dict, report: "DynamicReport", line: i
     report.observed.append(obs)
     if not report.versions and isinstance(obs.get("versions"), dict):
         report.versions = dict(obs["versions"])
-    _add_findings(fp, obs.get("diagnostics") or [], report)
+    _add_findings(fp, obs.get("diagnostics") or [], report, line)
 
 
-def _add_findings(fp: FilePlan, diagnostics: list[dict], report: "DynamicReport") -> None:
+def _add_findings(fp: FilePlan, diagnostics: list[dict], report: "DynamicReport", def_line: int) -> None:
     """Findings with root-relative paths, as shown paths. A helper's line reached from
     several traced functions (or from the recording and a worker) is one finding: the
-    first one's (its figures differ under grad or vmap, the problem does not)."""
+    first one's (its figures differ under grad or vmap, the problem does not). Never a
+    place that is not a file of the project: such a finding is put at the function's
+    ``def_line`` in the checked file, and such a related place is dropped."""
     for d in diagnostics:
         d = dict(d)
-        d["filename"] = _display(d["filename"], fp.root)
-        d["related"] = [dict(r, filename=_display(r["filename"], fp.root)) for r in d.get("related", [])]
+        if _is_file(d["filename"], fp.root):
+            d["filename"] = _display(d["filename"], fp.root)
+        else:
+            d.update(filename=fp.task.display, location={"row": def_line, "column": 1},
+                     end_location={"row": def_line, "column": 1}, noqa_row=def_line)
+        d["related"] = [dict(r, filename=_display(r["filename"], fp.root)) for r in d.get("related", [])
+                        if _is_file(r["filename"], fp.root)]
         key = (d["code"], d["filename"], d["location"]["row"], d["location"]["column"])
         if key not in report.seen:
             report.seen.add(key)

@@ -80,19 +80,25 @@ def limit_memory() -> None:
 
 
 # ---------------------------------------------------------------------------- user lines
-def user_line(tb, path: str, roots: list[str]) -> tuple[str, int] | None:
-    """The innermost traceback frame in the checked file, else in the project."""
-    frames = list(traceback.extract_tb(tb)) if tb is not None else []
+def user_line(tb, path: str, roots: list[str], error: BaseException | None = None) -> tuple[str, int] | None:
+    """The innermost traceback frame in the checked file, else in the project. A
+    module that does not compile has no frame of its own (the error is raised in
+    ``<frozen importlib._bootstrap>``): the error's own file and line stand in."""
+    frames = [(fr.filename, fr.lineno) for fr in traceback.extract_tb(tb)] if tb is not None else []
+    if isinstance(error, SyntaxError) and error.filename and error.lineno:
+        frames.append((error.filename, error.lineno))  # the innermost place
+    # only real files: `<frozen ...>`, `<string>` would become bogus paths in every report
+    frames = [(f, ln) for f, ln in frames if f and not f.startswith("<") and os.path.isfile(f)]
     apath = os.path.abspath(path)
-    for fr in reversed(frames):
-        if os.path.abspath(fr.filename) == apath:
-            return apath, fr.lineno or 1
+    for f, ln in reversed(frames):
+        if os.path.abspath(f) == apath:
+            return apath, ln or 1
     from jaxlint.dynamic.adapter import is_library_file
 
-    for fr in reversed(frames):
-        f = os.path.abspath(fr.filename)
+    for f, ln in reversed(frames):
+        f = os.path.abspath(f)
         if any(f.startswith(r + os.sep) for r in roots) and not is_library_file(f):
-            return f, fr.lineno or 1
+            return f, ln or 1
     return None
 
 
@@ -456,7 +462,7 @@ class Worker:
         self.out.send({"event": "done", "id": rid, "import_seconds": import_s, "x64": x64_after})
 
     def _file_failed(self, rid, reason: str, e: BaseException, path: str, roots: list[str]) -> None:
-        where = user_line(e.__traceback__, path, roots)
+        where = user_line(e.__traceback__, path, roots, e)
         self.out.send({"event": "file_failed", "id": rid, "reason": reason,
                        "path": where[0] if where else path, "line": where[1] if where else None})
 
@@ -558,7 +564,7 @@ class Worker:
             fa.error = e
 
     def _failed(self, fa, reason: str, e: BaseException, roots: list[str], keep: bool = False) -> dict:
-        where = user_line(e.__traceback__, fa.path, roots)
+        where = user_line(e.__traceback__, fa.path, roots, e)
         return {"status": "failed", "reason": reason,
                 "path": where[0] if where else None, "line": where[1] if where else None,
                 "diagnostics": [d.to_dict() for d in fa.diagnostics] if keep else []}

@@ -9,19 +9,7 @@ import textwrap
 import pytest
 
 from helpers import run_cli
-
-CAPTURE = textwrap.dedent(
-    """
-    import jax
-    import numpy as np
-    W = np.ones((1024, 1024))
-
-    @jax.jit
-    def f(x):
-        return x @ W
-    """
-).lstrip()
-
+from test_cli import CAPTURE
 
 @pytest.mark.parametrize("typo, meant", [
     ("prng-key-resue", "prng-key-reuse"),

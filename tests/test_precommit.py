@@ -226,3 +226,96 @@ def test_the_workflow_examples_in_the_docs_are_valid_yaml_with_matching_shard_co
     assert any(f"--shard ${{{{ matrix.shard }}}}/{n}" in step.get("run", "") for step in shard_job["steps"])
     uses = [s.get("uses", "") for s in workflows[1]["jobs"]["report"]["steps"]]
     assert any(u.startswith("github/codeql-action/upload-sarif@") for u in uses)
+
+
+# -------------------------------------------------------------------- the docs' setup, as written
+DOCS_URL = "https://github.com/jaxlint/jaxlint"
+
+CAPTURED = """\
+import jax
+import numpy as np
+
+TABLE = np.random.randn(1024, 512).astype(np.float32)
+
+
+@jax.jit  # jaxlint: args=(f32[512],)
+def project(x):
+    return TABLE @ x
+"""
+
+
+@pytest.fixture(scope="session")
+def github_stand_in(hook_repo, tmp_path_factory) -> Path:
+    """A local git repository standing in for the docs' remote: this checkout's HEAD as
+    `main`, its default branch (no tags, as on the real one)."""
+    remote = tmp_path_factory.mktemp("github") / "jaxlint.git"
+    _git("init", "-q", "--bare", "-b", "main", str(remote), cwd=hook_repo)
+    _git("push", "-q", str(remote), "HEAD:refs/heads/main", cwd=hook_repo)
+    return remote
+
+
+def _docs_setup_commands() -> list[list[str]]:
+    """The shell commands ci.md gives after its config snippet."""
+    text = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    block = text.split("Then pin the revision", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line.split() for line in block.strip().splitlines()]
+
+
+def _git_env(env: dict) -> dict:
+    return dict(env, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@jaxlint.invalid", GIT_COMMITTER_NAME="t",
+                GIT_COMMITTER_EMAIL="t@jaxlint.invalid")
+
+
+def test_docs_setup_pins_a_commit_and_each_stage_reports_one_view(github_stand_in, pre_commit_env, tmp_path):
+    """The config snippet and the two commands of docs/ci.md, as written (the remote's URL
+    aside), then a real `git commit` and a real `git push`: the static hook at commit,
+    the dynamic one alone at push, each problem reported once in its own terms."""
+    (snippet,) = [c for c in _doc_configs() if f"repo: {DOCS_URL}" in c]
+    env = _git_env(pre_commit_env)
+    user, origin = tmp_path / "user", tmp_path / "origin.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(origin)], check=True)
+    user.mkdir()
+    _git("init", "-q", "-b", "main", cwd=user)
+    _git("remote", "add", "origin", str(origin), cwd=user)
+    (user / ".pre-commit-config.yaml").write_text(snippet.replace(DOCS_URL, str(github_stand_in)))
+    (user / "model.py").write_text(CAPTURED)
+    for cmd in _docs_setup_commands():
+        assert cmd[0] == "pre-commit"
+        args = [a.replace(DOCS_URL, str(github_stand_in)) for a in cmd[1:]]
+        proc = subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=user, env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, (cmd, proc.stdout, proc.stderr)
+    pinned = subprocess.run(["git", "rev-parse", "main"], cwd=github_stand_in, capture_output=True, text=True,
+                            check=True).stdout.strip()
+    assert f"rev: {pinned}" in (user / ".pre-commit-config.yaml").read_text()
+
+    _git("add", "-A", cwd=user)
+    commit = subprocess.run(["git", "commit", "-q", "-m", "model"], cwd=user, env=env, capture_output=True,
+                            text=True, timeout=900)
+    out = commit.stdout + commit.stderr
+    assert commit.returncode != 0, out  # the static hook blocks the commit
+    assert "model.py:9:12: JAX101" in out and "JAX201" not in out and "(dynamic)" not in out, out
+
+    _git("commit", "-q", "--no-verify", "-m", "model", cwd=user)
+    push = subprocess.run(["git", "push", "-q", "origin", "HEAD:main"], cwd=user, env=env, capture_output=True,
+                          text=True, timeout=900)
+    out = push.stdout + push.stderr
+    assert push.returncode != 0, out  # the dynamic hook blocks the push
+    assert "jaxlint (dynamic)" in out and out.count("JAX201") == 1, out
+    assert "JAX101" not in out and "jaxlint........" not in out, out  # no static hook, no guess
+
+    # one baseline for both hooks: written by the static phase, it holds at push too
+    bl = run_cli("check", "--no-cache", "--write-baseline", ".jaxlint/baseline.json", cwd=user)
+    assert bl.returncode == 0, bl.stderr
+    cfg = (user / ".pre-commit-config.yaml").read_text()
+    cfg = cfg.replace("      - id: jaxlint\n", "      - id: jaxlint\n        args: [--baseline, .jaxlint/baseline.json]\n")
+    cfg = cfg.replace("      - id: jaxlint-dynamic\n",
+                      "      - id: jaxlint-dynamic\n        args: [--baseline, .jaxlint/baseline.json]\n")
+    (user / ".pre-commit-config.yaml").write_text(cfg)
+    _git("add", "-A", cwd=user)
+    commit = subprocess.run(["git", "commit", "-q", "-m", "baseline"], cwd=user, env=env, capture_output=True,
+                            text=True, timeout=900)
+    assert commit.returncode == 0, commit.stdout + commit.stderr
+    push = subprocess.run(["git", "push", "-q", "origin", "HEAD:main"], cwd=user, env=env, capture_output=True,
+                          text=True, timeout=900)
+    assert push.returncode == 0, push.stdout + push.stderr

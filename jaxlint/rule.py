@@ -206,6 +206,14 @@ class StaticRule(Rule):
         return ()
 
 
+def about_noqa_comments(rule: type[Rule] | None) -> bool:
+    """Whether a rule's findings are about the ``# noqa`` comments themselves (it reads
+    what they suppressed): such a finding is answered by editing the comment, never by
+    adding another ``# noqa`` (``--add-noqa``, the editor's suppress action)."""
+    return (rule is not None and issubclass(rule, StaticRule)
+            and rule.check_suppressions is not StaticRule.check_suppressions)
+
+
 def iter_rule_examples(rule: type[Rule]) -> Iterator[tuple[str, Valid | Invalid]]:
     for i, v in enumerate(rule.VALID):
         yield f"{rule.code}-valid-{i}", v

@@ -183,7 +183,7 @@ def _unparsed_paths(result) -> set[str]:
 def _add_noqa(tasks, result) -> int:
     from jaxlint.fixes import add_noqa_text, read_source, write_source
     from jaxlint.registry import rules_by_code
-    from jaxlint.rule import StaticRule
+    from jaxlint.rule import about_noqa_comments
     from jaxlint.static import SourceError
 
     by_code = rules_by_code()
@@ -191,9 +191,7 @@ def _add_noqa(tasks, result) -> int:
     broken = _unparsed_paths(result)
     for d in result.diagnostics:
         rule = by_code.get(d.code)
-        # findings about noqa comments themselves are answered by editing the comment
-        if d.path in broken or (rule is not None and issubclass(rule, StaticRule)
-                                and rule.check_suppressions is not StaticRule.check_suppressions):
+        if d.path in broken or about_noqa_comments(rule):
             continue
         line = d.noqa_line if d.noqa_line is not None else d.start.line
         wanted.setdefault(d.path, {}).setdefault(line, set()).add(d.code)

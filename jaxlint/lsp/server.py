@@ -39,6 +39,7 @@ from jaxlint.lsp.editing import NoqaEdits, fix_all, smallest_replacement
 from jaxlint.lsp.positions import UTF16, to_lsp
 from jaxlint.lsp.settings import ConfigProblem, DocumentSettings, overrides_from
 from jaxlint.registry import rules_by_code
+from jaxlint.rule import about_noqa_comments
 from jaxlint.runner import apply_suppressions, check_one, per_file_ignored
 from jaxlint.textutil import split_lines
 
@@ -106,9 +107,10 @@ class _Doc:
     text: str = ""
     findings: list[Diagnostic] = field(default_factory=list)
     items: list[T.Diagnostic] = field(default_factory=list)
-    #: findings of the last completed dynamic run, and the lines they were reported on
+    #: findings of the last completed dynamic run, and the code of the saved text they
+    #: were measured on (each line without its comment)
     dynamic: list[Diagnostic] = field(default_factory=list)
-    dynamic_lines: dict[int, str] = field(default_factory=dict)
+    dynamic_code: list[str] = field(default_factory=list)
     dynamic_generation: int = 0
     #: planned fixes made for code actions on this text, by finding index (libcst runs once)
     made: dict[int, Any] = field(default_factory=dict)
@@ -388,15 +390,19 @@ class JaxlintServer(LanguageServer):
         return doc
 
     def _current_dynamic(self, doc: _Doc, uri: str, text: str) -> list[Diagnostic]:
-        """Dynamic findings of the last save whose line still has the same code (others
-        return with the next save), before suppressions (the child ran with ``--ignore-noqa``)."""
+        """Dynamic findings of the last save, moved with their line through the unsaved
+        edits since; one whose line's code changed is dropped until the next save. Before
+        suppressions (the child ran with ``--ignore-noqa``)."""
         if not doc.dynamic:
             return []
-        lines = split_lines(text)
-        keep = [d for d in doc.dynamic if 0 < d.start.line <= len(lines)
-                and _code_part(lines[d.start.line - 1]) == doc.dynamic_lines.get(d.start.line)]
+        moved = _line_map(doc.dynamic_code, [_code_part(line) for line in split_lines(text)])
         path = self._path_of(uri).as_posix()
-        return [d.with_path(path) for d in keep]
+        out = []
+        for d in doc.dynamic:
+            if d.start.line not in moved or d.end.line not in moved:
+                continue
+            out.append(_moved(d, moved, path))
+        return out
 
     def _to_lsp(self, d: Diagnostic, uri: str, lines: list[str], version: int | None,
                 others: dict[str, tuple[str, list[str]]]) -> T.Diagnostic:
@@ -552,7 +558,7 @@ class JaxlintServer(LanguageServer):
                 is_preferred=not unsafe,
                 edit=self._workspace_edit(doc, [self._text_edit(lines, e) for e in fix.edits]),
             )
-        if d.noqa_line is not None:
+        if d.noqa_line is not None and not about_noqa_comments(rules_by_code().get(d.code)):
             edit = noqa.edit(d.noqa_line, d.code)
             if edit is not None:
                 yield T.CodeAction(
@@ -638,11 +644,8 @@ class JaxlintServer(LanguageServer):
         doc = self.docs.get(uri)
         if doc is None:
             return
-        lines = split_lines(saved)
-        own = [d for d in outcome.diagnostics if Path(d.path) == path]
-        doc.dynamic = own
-        doc.dynamic_lines = {d.start.line: _code_part(lines[d.start.line - 1])
-                             for d in own if 0 < d.start.line <= len(lines)}
+        doc.dynamic = [d for d in outcome.diagnostics if Path(d.path) == path]
+        doc.dynamic_code = [_code_part(line) for line in split_lines(saved)]
         doc.dynamic_generation += 1
         if self.pull:
             self._refresh_all()
@@ -689,6 +692,34 @@ def _code_part(line: str) -> str:
     """A line without its trailing comment: a new ``# noqa`` or remark leaves the
     measured finding in place. (A ``#`` in a string cuts too early, on both sides alike.)"""
     return line.split("#", 1)[0].rstrip()
+
+
+def _line_map(before: list[str], after: list[str]) -> dict[int, int]:
+    """1-based line numbers of ``before`` -> the same line in ``after``, for the lines
+    whose code survived the edits (a line added above moves them down)."""
+    import difflib
+
+    out: dict[int, int] = {}
+    for a, b, n in difflib.SequenceMatcher(None, before, after).get_matching_blocks():
+        for k in range(n):
+            out[a + k + 1] = b + k + 1
+    return out
+
+
+def _moved(d: Diagnostic, moved: dict[int, int], path: str) -> Diagnostic:
+    """``d`` on the lines it moved to (related places in the same file move too; one
+    whose line is gone is dropped)."""
+    from dataclasses import replace
+
+    from jaxlint.diagnostic import Position
+
+    def at(p: Position) -> Position:
+        return Position(moved[p.line], p.column)
+
+    related = tuple(replace(r, path=path, start=at(r.start), end=at(r.end)) if r.path == d.path else r
+                    for r in d.related if r.path != d.path or (r.start.line in moved and r.end.line in moved))
+    noqa = moved.get(d.noqa_line) if d.noqa_line is not None else None
+    return replace(d, path=path, start=at(d.start), end=at(d.end), related=related, noqa_line=noqa)
 
 
 def _wants(only: Sequence[str] | None, kind: str) -> bool:

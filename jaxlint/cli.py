@@ -31,7 +31,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_ERROR, f"jaxlint: error: {message} (see `{self.prog} --help`)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line; ``only``: just that subcommand's parser (each one imports its
+    module, and an editor waits for ``jaxlint server`` to start)."""
     parser = _Parser(
         prog="jaxlint",
         description="A compiler-aware linter for JAX.",
@@ -39,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"jaxlint {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in COMMANDS.items():
+        if only is not None and name != only:
+            continue
         mod = importlib.import_module(f"jaxlint.commands.{module}")
         p = mod.add_parser(sub)
         p.set_defaults(_run=mod.run)
@@ -48,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     from jaxlint.config import ConfigError
 
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help(sys.stderr)

@@ -16,15 +16,14 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    try:
-        # pygls is the optional `lsp` extra: import it only when the server is asked for
-        from jaxlint.lsp.server import serve
-    except ImportError as e:
-        if (getattr(e, "name", "") or "").split(".")[0] not in ("pygls", "lsprotocol", "cattrs"):
-            raise
+    import importlib.util
+
+    # pygls is the optional `lsp` extra: look for it without importing it (slow)
+    missing = next((m for m in ("pygls", "lsprotocol", "cattrs") if importlib.util.find_spec(m) is None), None)
+    if missing is not None:
         print(
             "jaxlint: error: `jaxlint server` needs the language server extra "
-            f"({e.name} is not installed): pip install 'jaxlint[lsp]'",
+            f"({missing} is not installed): pip install 'jaxlint[lsp]'",
             file=sys.stderr,
         )
         return 2
@@ -34,4 +33,12 @@ def run(args) -> int:
     # stdout carries the protocol: anything printed there by mistake would corrupt it
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr
-    return serve(stdin, stdout)
+    from jaxlint.lsp.early import answer_initialize
+    from jaxlint.lsp.framing import FramedInput
+
+    # the editor waits for this answer: give it before the heavy imports below (the
+    # first message is read through the same framing the server reads the rest with)
+    replay, msg_id, result = answer_initialize(FramedInput(stdin), stdout)
+    from jaxlint.lsp.server import serve
+
+    return serve(replay, stdout, {msg_id: result} if msg_id is not None else None)

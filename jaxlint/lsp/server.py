@@ -72,6 +72,17 @@ class JaxlintProtocol(LanguageServerProtocol):
     pygls drops a request whose params fail to deserialize, so the client waits forever
     for its answer; LSP wants InvalidParams (and InvalidRequest after ``shutdown``)."""
 
+    #: request id -> the answer already sent for it (``initialize``, by ``jaxlint.lsp.early``)
+    answered: dict
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        sent = getattr(self, "answered", {}).pop(msg_id, None)
+        if sent is None:
+            return super()._send_response(msg_id, result, error)
+        mine = self._converter.unstructure(result) if error is None else {"error": str(error)}
+        if mine != sent:  # the early answer must be the one pygls would give
+            logger.warning("initialize was answered with %s; the server would have said %s", sent, mine)
+
     def structure_message(self, data: dict) -> Any:
         try:
             return super().structure_message(data)
@@ -747,14 +758,20 @@ def _match(item: T.Diagnostic, index: dict[tuple, list[tuple[Diagnostic, T.Diagn
     return same_line[0][0] if same_line else None
 
 
-def serve(stdin=None, stdout=None) -> int:
-    """Run the server on stdio until the client says exit (or goes away); the exit status."""
+def serve(stdin=None, stdout=None, answered: dict | None = None) -> int:
+    """Run the server on stdio until the client says exit (or goes away); the exit
+    status. ``stdin``: raw bytes, or a reader that already frames them (``FramedInput``,
+    or the early start's ``Replay`` over one). ``answered``: request ids already
+    answered (``initialize``, see ``jaxlint.lsp.early``) -> the answer sent."""
     import sys
 
+    from jaxlint.lsp.early import Replay
     from jaxlint.lsp.framing import FramedInput
 
     server = JaxlintServer()
+    server.protocol.answered = dict(answered or {})
     # bad framing from the client costs one message, not the connection (see framing.py)
-    server.start_io(FramedInput(stdin or sys.stdin.buffer), stdout)  # type: ignore[arg-type]
+    reader = stdin if isinstance(stdin, (FramedInput, Replay)) else FramedInput(stdin or sys.stdin.buffer)
+    server.start_io(reader, stdout)  # type: ignore[arg-type]
     dynamic.kill_all()
     return 0 if server.protocol._shutdown else server.exit_code

@@ -29,10 +29,12 @@ code, pre, .src, .ir { font-family: ui-monospace,SFMono-Regular,Menlo,Consolas,m
 .tabs button { font:inherit; padding:5px 12px; border:1px solid var(--line); background:#fff; cursor:pointer;
                border-radius:6px 6px 0 0; margin-right:2px; }
 .tabs button[aria-selected="true"] { background:var(--accent); color:#fff; border-color:var(--accent); }
-.stage { display:grid; grid-template-columns:minmax(280px,38%) 1fr; gap:0; border:1px solid var(--line);
-         max-height:72vh; }
+/* the row has a height of its own and each pane scrolls inside it: a long program
+   never spills over the sections below */
+.stage { display:grid; grid-template-columns:minmax(280px,38%) minmax(0,1fr); grid-template-rows:minmax(0,1fr);
+         gap:0; border:1px solid var(--line); height:72vh; }
 .stage[hidden] { display:none; }
-.pane { overflow:auto; }
+.pane { overflow:auto; min-height:0; min-width:0; }
 .pane + .pane { border-left:1px solid var(--line); }
 .src div, .ir div { white-space:pre; padding:0 8px 0 0; min-height:1.45em; }
 .src div { cursor:pointer; }
@@ -50,6 +52,7 @@ th { background:#f9fafb; cursor:pointer; user-select:none; }
 td.l, th.l { text-align:left; }
 .grid2 { display:flex; gap:32px; flex-wrap:wrap; align-items:flex-start; }
 .note { color:var(--warn); }
+td.reason { max-width:36em; white-space:normal; color:var(--dim); }
 """
 
 INSPECT_JS = """
@@ -66,6 +69,22 @@ INSPECT_JS = """
       var w = parseFloat(d.dataset.w); if (w > bw) { bw = w; best = d; } });
     if (best) best.setAttribute('data-hot', '1');
   });
+  // open on the function: its source at the top of the source pane (a few lines of
+  // context above), the program at its start (the ENTRY computation of optimized HLO,
+  // not the first fused computation the text happens to list)
+  function opening(stage){
+    var src = stage.querySelector('.src'), ir = stage.querySelector('.ir');
+    var fn = src.querySelector('div[data-line="' + src.dataset.open + '"]');
+    if (fn) src.scrollTop = Math.max(0, fn.offsetTop - src.offsetTop - 3 * fn.offsetHeight);
+    var start = ir.querySelector('div[data-start]');
+    if (start) ir.scrollTop = start.offsetTop - ir.offsetTop;
+    stage.dataset.opened = '1';
+  }
+  document.querySelectorAll('.stage:not([hidden])').forEach(opening);
+  tabs.forEach(function(b){ b.addEventListener('click', function(){
+    var s = document.getElementById(b.dataset.stage);
+    if (s && !s.dataset.opened) opening(s);
+  }); });
   // click a source line: select its rows in the program beside it
   document.querySelectorAll('.stage').forEach(function(stage){
     stage.querySelectorAll('.src div').forEach(function(d){ d.addEventListener('click', function(){
@@ -109,13 +128,13 @@ def _page(title: str, body: str, script: str) -> str:
             f"<script>{script}</script>\n</body></html>\n")
 
 
-def _findings(diags: Iterable) -> str:
+def _findings(diags: Iterable, empty: str = "No compile-tier findings.") -> str:
     items = []
     for d in diags:
         cls = "error" if d.severity.value == "error" else ""
         items.append(f'<li class="{cls}"><b>{_e(d.code)}</b><code>{_e(d.path)}:{d.start.line}</code> '
                      f'{_e(d.message)}</li>')
-    return f'<ul class="findings">{"".join(items)}</ul>' if items else "<p>No compile-tier findings.</p>"
+    return f'<ul class="findings">{"".join(items)}</ul>' if items else f"<p>{_e(empty)}</p>"
 
 
 def _source_range(view: View) -> range:
@@ -145,12 +164,24 @@ def _source_pane(view: View, stage: str) -> str:
                 tip += f", {human_bytes(st.bytes)} written"
             attrs += f' data-w="{w:g}" style="background:rgba(var(--hot),{alpha:.2f})" title="{_e(tip)}"'
         out.append(f'<div{attrs}><span class="no">{ln}</span>{_e(text)}</div>')
-    return f'<div class="pane src">{"".join(out)}</div>'
+    return f'<div class="pane src" data-open="{view.def_line or view.first_line}">{"".join(out)}</div>'
+
+
+def _program_start(rows) -> int:
+    """The row a program pane opens at: optimized HLO's ENTRY computation, StableHLO's
+    public ``main``; the first row otherwise (a jaxpr starts with the function)."""
+    for i, r in enumerate(rows):
+        t = r.text.lstrip()
+        if t.startswith("ENTRY ") or ("func.func public @main" in t):
+            return i
+    return 0
 
 
 def _ir_pane(view: View, stage: str) -> str:
     out = []
-    for r in view.stages.get(stage, ()):
+    rows = view.stages.get(stage, ())
+    start = _program_start(rows)
+    for i, r in enumerate(rows):
         if r.line:
             gutter, attrs = f'<span class="no">{r.line}</span>', f' data-line="{r.line}"'
         elif r.where:
@@ -159,6 +190,8 @@ def _ir_pane(view: View, stage: str) -> str:
             gutter, attrs = '<span class="no"></span>', ""
         cls = ' class="kernel"' if r.kind in ("fusion", "kernel", "custom-call") else ""
         size = human_bytes(r.bytes) if r.bytes and r.kind else ""
+        if i == start:
+            attrs += " data-start"
         out.append(f'<div{attrs}{cls}>{gutter}<span class="bytes">{size}</span>{_e(r.text)}</div>')
     return f'<div class="pane ir">{"".join(out)}</div>'
 
@@ -222,8 +255,8 @@ def _constants_table(view: View) -> str:
 
 
 # ---------------------------------------------------------------------------- a whole run
-RUN_COLUMNS = ("file", "function", "status", "equations", "constants", "compile s", "flops", "temp memory",
-               "findings")
+RUN_COLUMNS = ("file", "function", "status", "reason", "equations", "constants", "compile s", "flops",
+               "temp memory", "findings")
 
 
 def render_run(rows: list[dict], diagnostics: list, title: str = "jaxlint dynamic report") -> str:
@@ -242,8 +275,9 @@ def render_run(rows: list[dict], diagnostics: list, title: str = "jaxlint dynami
         cells = [
             f'<td class="l"><code>{_e(r["path"])}:{r["line"]}</code></td>',
             f'<td class="l"><code>{_e(r["qualname"])}</code></td>',
-            f'<td class="l" title="{_e(r.get("reason") or "")}">{_e(r["status"])}'
-            f'{" (" + _e(rep["compile_skipped"]) + ")" if rep.get("compile_skipped") else ""}</td>',
+            f'<td class="l">{_e(r["status"])}</td>',
+            # why a function was skipped, failed, or not compiled: as the CLI's --show-skipped says it
+            f'<td class="l reason">{_e(r.get("reason") or rep.get("compile_skipped") or "")}</td>',
             f'<td data-v="{rep.get("equations", "")}">{rep.get("equations", "-")}</td>',
             f'<td data-v="{rep.get("constant_bytes", 0)}">'
             f'{human_bytes(rep["constant_bytes"]) if rep.get("constant_bytes") else "-"}</td>',
@@ -256,12 +290,15 @@ def render_run(rows: list[dict], diagnostics: list, title: str = "jaxlint dynami
             f'{len(found)}{" · " + _e(codes) if codes else ""}</td>',
         ]
         body_rows.append("<tr>" + "".join(cells) + "</tr>")
-    head = "".join(f'<th class="{"l" if c in ("file", "function", "status", "findings") else ""}">{c}</th>'
+    head = "".join(f'<th class="{"l" if c in ("file", "function", "status", "reason", "findings") else ""}">{c}</th>'
                    for c in RUN_COLUMNS)
     table = (f'<table class="sortable" id="functions"><thead><tr>{head}</tr></thead>'
              f'<tbody>{"".join(body_rows)}</tbody></table>')
-    n_fail = sum(1 for r in rows if r["status"] == "failed")
-    body = (f"<header><h1>{_e(title)}</h1><div class=\"meta\">{len(rows)} functions · "
-            f"{len(diagnostics)} dynamic findings · {n_fail} failed · click a column to sort</div></header>"
-            f"<main>{table}<h2>Findings</h2>{_findings(diagnostics)}</main>")
+    # the CLI's summary words and counts (a file that could not be imported is one failure)
+    n = {k: sum(1 for r in rows if r["status"] == k) for k in ("analysed", "skipped", "failed")}
+    found = len(diagnostics)
+    body = (f"<header><h1>{_e(title)}</h1><div class=\"meta\" id=\"counts\">{n['analysed']} function"
+            f"{'s' if n['analysed'] != 1 else ''} analysed, {n['skipped']} skipped, {n['failed']} failed · "
+            f"{found} finding{'s' if found != 1 else ''} · click a column to sort</div></header>"
+            f"<main>{table}<h2>Findings</h2>{_findings(diagnostics, 'No trace or compile findings.')}</main>")
     return _page(title, body, SORT_JS)

@@ -51,6 +51,8 @@ class View:
     findings: list = field(default_factory=list)
     skipped: str | None = None
     trace_seconds: float = 0.0
+    #: the inspected function's first line (decorator or ``def``): where a page opens
+    def_line: int = 0
 
     def stats(self, line: int) -> LineStats:
         return self.lines.setdefault(line, LineStats())
@@ -101,10 +103,11 @@ def _same(a: str | None, b: str) -> bool:
     return bool(a) and os.path.normpath(os.path.abspath(a)) == os.path.normpath(b)
 
 
-def build_view(answer: dict, *, function: str, file: str, display: str, inputs: str, source: list[str]) -> View:
+def build_view(answer: dict, *, function: str, file: str, display: str, inputs: str, source: list[str],
+               def_line: int = 0) -> View:
     file = os.path.abspath(file)
     v = View(function, file, display, inputs, source, skipped=answer.get("skipped"),
-             trace_seconds=float(answer.get("trace_seconds") or 0))
+             trace_seconds=float(answer.get("trace_seconds") or 0), def_line=def_line)
     v.stages["jaxpr"] = _jaxpr_rows(v, answer.get("jaxpr") or [])
     for key, n in (answer.get("equations") or {}).items():
         path, _, line = key.rpartition(":")

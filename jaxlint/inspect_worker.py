@@ -9,49 +9,93 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 import traceback
 from typing import Any
 
 
-def _jaxpr_rows(closed, path: str) -> list[dict]:
-    """The pretty-printed jaxpr, one row per text line, with each equation's user line."""
+def _var_name(i: int) -> str:
+    """a, b, ..., z, ba, bb, ...: jax's spelling of variable names."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    out = letters[i % 26]
+    i //= 26
+    while i:
+        out = letters[i % 26] + out
+        i //= 26
+    return out
+
+
+def _located(eqn, path: str) -> tuple[str, int] | None:
+    """The equation's line: the innermost frame in the inspected file, else the innermost
+    project frame (jax's own frames and installed packages never count)."""
     from jaxlint.dynamic import adapter
 
-    rows = []
-    for line in adapter.jaxpr_text(closed).splitlines():
-        body, sep, comment = line.partition(" # ")
-        if not sep and line.rstrip().endswith("#"):
-            body, comment = line.rstrip()[:-1], ""
-        loc = _parse_summary(comment.strip()) if sep else None
-        rows.append({"text": body.rstrip(), "file": loc[0] if loc else None, "line": loc[1] if loc else None})
-    return rows
+    frames = adapter.frames(eqn.source_info)
+    mine = [f for f in frames if os.path.abspath(f.file) == path] or frames
+    return (os.path.abspath(mine[0].file), mine[0].line) if mine else None
 
 
-def _parse_summary(s: str) -> tuple[str, int] | None:
-    """``/p/m.py:12:4 (fn)`` -> (path, 12)."""
-    head = s.split(" (", 1)[0]
-    parts = head.rsplit(":", 2)
-    if len(parts) == 3 and parts[1].isdigit():
-        return parts[0], int(parts[1])
-    if len(parts) >= 2 and parts[-1].isdigit():
-        return ":".join(parts[:-1]), int(parts[-1])
-    return None
-
-
-def _equations_by_line(closed, path: str) -> dict[str, int]:
+def _program(closed, path: str) -> tuple[list[dict], dict[str, int]]:
+    """The jaxpr as rows of text, one row per equation (its sub-programs indented below
+    it), each with its line, and the equation count per line: the gutter and the
+    per-line table are the same numbers. An equation inside one of jax's own helpers
+    (``jnp.take``) counts at the line of the call into the helper."""
     from jaxlint.dynamic import adapter
 
+    names: dict[int, str] = {}
+
+    def var(v) -> str:
+        if adapter.is_literal(v):
+            return f"{adapter.literal_value(v)}:{adapter.short_type(adapter.aval_of(v))}"
+        return names.setdefault(id(v), _var_name(len(names)))
+
+    def binder(v) -> str:
+        return f"{var(v)}:{adapter.short_type(adapter.aval_of(v))}"
+
+    def param(v) -> str:
+        return re.sub(r" at 0x[0-9a-fA-F]+", " at 0x…", " ".join(str(v).split()))
+
+    rows: list[dict] = []
     counts: dict[str, int] = {}
-    for lv in adapter.walk(closed):
-        for eqn in lv.jaxpr.eqns:
-            frames = adapter.frames(eqn.source_info)
-            mine = [f for f in frames if os.path.abspath(f.file) == path] or frames
-            if mine:
-                key = f"{os.path.abspath(mine[0].file)}:{mine[0].line}"
+
+    def emit(jaxpr, indent: str, outer: tuple[str, int] | None) -> None:
+        consts = " ".join(binder(v) for v in jaxpr.constvars)
+        rows.append({"text": f"{indent}{{ lambda {consts}; {' '.join(binder(v) for v in jaxpr.invars)}. let",
+                     "file": None, "line": None})
+        for eqn in jaxpr.eqns:
+            where = _located(eqn, path) or outer
+            subs = adapter.sub_jaxprs(eqn)
+            sub_ids = {id(j) for j, _ in subs}
+            shown = [f"{k}={text}" for k, v in sorted(eqn.params.items())
+                     if not _holds_program(v, sub_ids) and not _UNSET.match(text := param(v))]
+            lhs = " ".join(binder(v) for v in eqn.outvars)
+            rhs = adapter.primitive_name(eqn) + (f"[{' '.join(shown)}]" if shown else "")
+            args = " ".join(var(v) for v in eqn.invars)
+            rows.append({"text": f"{indent}    {lhs + ' = ' if lhs else ''}{rhs} {args}".rstrip(),
+                         "file": where[0] if where else None, "line": where[1] if where else None})
+            if where is not None:
+                key = f"{where[0]}:{where[1]}"
                 counts[key] = counts.get(key, 0) + 1
-    return counts
+            for sub, _ in subs:
+                emit(sub, indent + "        ", where)
+        outs = ", ".join(var(v) for v in jaxpr.outvars) + ("," if len(jaxpr.outvars) == 1 else "")
+        rows.append({"text": f"{indent}  in ({outs}) }}", "file": None, "line": None})
+
+    emit(closed.jaxpr, "", None)
+    return rows, counts
+
+
+#: parameter values that say nothing (unset, empty, all-default tuples): not shown
+_UNSET = re.compile(r"^(None|\(\)|\{\}|Mesh\(\)|\(((None|False|UnspecifiedValue),? ?)+\))$")
+
+
+def _holds_program(v, ids: set[int]) -> bool:
+    """Whether a param value is (or holds) one of the equation's sub-programs."""
+    if isinstance(v, (tuple, list)):
+        return any(_holds_program(x, ids) for x in v)
+    return id(v) in ids or id(getattr(v, "jaxpr", None)) in ids
 
 
 def _constants(closed, function, path: str) -> list[dict]:
@@ -95,10 +139,11 @@ def stages(traced, original, path: str, function: str, line: int, backend: str, 
 
     closed = traced.jaxpr
     constants = _constants(closed, original, path)
+    rows, equations = _program(closed, path)
     out: dict[str, Any] = {
         "ok": True,
-        "jaxpr": _jaxpr_rows(closed, path),
-        "equations": _equations_by_line(closed, path),
+        "jaxpr": rows,
+        "equations": equations,
         "constants": constants,
     }
     if captured is None and facts is None and sum(c["bytes"] for c in constants) > max_constant_bytes:

@@ -39,6 +39,11 @@ class CompileExtension:
         if getattr(args, "report", None):
             rows = [{"path": f.path, "qualname": f.qualname, "line": f.line, "status": f.status,
                      "reason": f.reason, "seconds": round(f.seconds, 4), "report": f.report} for f in rep.functions]
+            # a file that could not be imported is a failure of its own, as the summary counts it
+            lines = {d.path: d.start.line for d in rep.diagnostics if (d.data or {}).get("function") is None
+                     and d.phase.value == "trace"}
+            rows += [{"path": path, "qualname": "(module)", "line": lines.get(path, 1), "status": "failed",
+                      "reason": reason, "seconds": 0.0, "report": None} for path, reason in rep.files_failed]
             dynamic = [d for d in result.diagnostics if d.phase.value in ("trace", "compile")]
             out = Path(args.report)
             out.parent.mkdir(parents=True, exist_ok=True)

@@ -221,6 +221,14 @@ def aval_str(aval) -> str:
     return f"{dtype_name(aval)}[{dims}]"
 
 
+def short_type(aval) -> str:
+    """``f32[1024,1024]``, as jax prints a jaxpr's types (``str_short`` of the aval)."""
+    try:
+        return aval.str_short(short_dtypes=True)
+    except (AttributeError, TypeError):
+        return aval_str(aval)
+
+
 def weak_type(aval) -> bool:
     return bool(getattr(aval, "weak_type", False))
 
@@ -309,12 +317,6 @@ def summarize(si) -> str:
         return source_info_util.summarize(si)
     except Exception:  # pragma: no cover
         return "?"
-
-
-def jaxpr_text(closed) -> str:
-    """The jaxpr as jax prints it, each equation followed by ``# file:line:col (fn)``.
-    The printing options are keyword arguments of a private pretty-printer."""
-    return str(closed.jaxpr.pretty_print(source_info=True, name_stack=False))
 
 
 def arg_names(closed) -> list[str] | None:

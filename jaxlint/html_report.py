@@ -142,7 +142,7 @@ def _source_range(view: View) -> range:
     n = len(view.source)
     if n <= 400:
         return range(1, n + 1)
-    lines = list(view.lines) or [1]
+    lines = list(view.lines) + ([view.def_line] if view.def_line else []) or [1]
     lo, hi = max(1, min(lines) - 15), min(n, max(lines) + 5)
     return range(lo, hi + 1)
 

@@ -122,13 +122,13 @@ def _read_until(stream, want_id: int) -> dict:
             return msg
 
 
-def startup(text: str, runs: int) -> dict:
+def startup(text: str, runs: int, cmd: list[str] | None = None) -> dict:
     """Process start -> ``initialize`` answer, and -> the first diagnostics, in ms."""
     import os
     import subprocess
 
     exe = Path(sys.executable).with_name("jaxlint")
-    cmd = [str(exe), "server"] if exe.exists() else [sys.executable, "-m", "jaxlint", "server"]
+    cmd = cmd or ([str(exe), "server"] if exe.exists() else [sys.executable, "-m", "jaxlint", "server"])
     init, first = [], []
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "module.py"

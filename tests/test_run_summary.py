@@ -27,7 +27,7 @@ def test_a_no_cache_run_that_traced_nothing_does_not_say_cached(tmp_path):
     r = run_cli("check", "--no-cache", "--dynamic", "m.py", cwd=tmp_path, timeout=300)
     summary = [line for line in r.stdout.splitlines() if line.startswith("Dynamic phase")]
     assert len(summary) == 1 and summary[0].startswith(
-        "Dynamic phase (trace): 0 functions analysed, 1 skipped, 0 failed ("), r.stdout
+        "Dynamic phase (trace; nothing traced): 0 functions analysed, 1 skipped, 0 failed ("), r.stdout
     assert "cache" not in r.stdout
 
 

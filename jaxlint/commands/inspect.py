@@ -250,7 +250,7 @@ def _show(args, settings, path: Path, function: str, answer: dict, inputs: str) 
         return 2
     source = path.read_text(encoding="utf-8", errors="replace").splitlines()
     view = build_view(answer, function=function, file=str(path), display=display, inputs=inputs, source=source,
-                      def_line=line)
+                      def_line=_def_line(path, function) or 0)
     if view.facts is not None:
         diags, errors = run_rules(compile_rules(settings), view.facts,
                                   lambda p: display_path(Path(p)) if os.path.isabs(p) else p)

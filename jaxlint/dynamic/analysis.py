@@ -81,6 +81,7 @@ class FunctionAnalysis:
     rule: Any = None
     options: Mapping[str, Any] = field(default_factory=dict)
     _frames: dict = field(default_factory=dict)
+    _code_span: tuple[int, int] | None = None
     _levels: list | None = None
 
     # ------------------------------------------------------------------ program
@@ -160,8 +161,25 @@ class FunctionAnalysis:
         key = id(eqn)
         hit = self._frames.get(key)
         if hit is None:
-            hit = self._frames[key] = (adapter.frames(eqn.source_info), eqn)
+            hit = self._frames[key] = (self._within_trace(adapter.frames(eqn.source_info)), eqn)
         return hit[0]
+
+    def _within_trace(self, frames: list[adapter.Frame]) -> list[adapter.Frame]:
+        """The frames of the trace: up to the traced function's own outermost frame. jax
+        before 0.10 also keeps the frames that called it, which in a program observed by
+        `jaxlint record` are the program's (its training loop is no loop of the trace)."""
+        code = getattr(self.function, "__code__", None)
+        if code is None or not frames:
+            return frames
+        span = self._code_span
+        if span is None:
+            lines = [ln for _, _, ln in code.co_lines() if ln] if hasattr(code, "co_lines") else []
+            span = self._code_span = (min(lines + [code.co_firstlineno]), max(lines + [code.co_firstlineno]))
+        for i in range(len(frames) - 1, -1, -1):
+            f = frames[i]
+            if span[0] <= f.line <= span[1] and _same_file(f.file, code.co_filename):
+                return frames[:i + 1]
+        return frames
 
     def site(self, eqn, level: adapter.Level | None = None) -> Site | None:
         """Where the user's code made the equation. Equations inside jax's own jitted

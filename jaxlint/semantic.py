@@ -342,7 +342,8 @@ class ModuleModel:
 
     # ------------------------------------------------------------------ collection
     def _collect(self) -> None:
-        # (node, enclosing function, enclosing class name, qualname prefix)
+        # (node, enclosing function, enclosing class name, qualname prefix); a depth-first
+        # walk in source order (children are pushed reversed)
         stack: list[tuple[ast.AST, FunctionInfo | None, str | None, str]] = [(self.tree, None, None, "")]
         lambda_count = 0
         while stack:
@@ -368,6 +369,7 @@ class ModuleModel:
                     outer.extend(node.decorator_list)
                 outer.extend(node.args.defaults)
                 outer.extend(d for d in node.args.kw_defaults if d is not None)
+                mark = len(stack)
                 for a in outer:
                     self.parents[id(a)] = node
                     stack.append((a, fn, cls, prefix))
@@ -377,23 +379,27 @@ class ModuleModel:
                 for child in body:
                     self.parents[id(child)] = node
                     stack.append((child, info, None, f"{qual}.<locals>."))
+                stack[mark:] = stack[:mark - 1:-1] if mark else stack[::-1]
                 continue
             if isinstance(node, ast.ClassDef):
                 self._bind(fn, Binding(node.name, node, None, "class"))
                 if fn is None and cls is None:
                     self.classes[node.name] = node
+                mark = len(stack)
                 for a in node.decorator_list + node.bases + [k.value for k in node.keywords]:
                     self.parents[id(a)] = node
                     stack.append((a, fn, cls, prefix))
                 for child in node.body:
                     self.parents[id(child)] = node
                     stack.append((child, None if fn is None else fn, node.name, f"{prefix}{node.name}."))
+                stack[mark:] = stack[:mark - 1:-1] if mark else stack[::-1]
                 continue
             # of all expressions only `:=` binds a name; skipping the rest spares a long
             # isinstance chain on most of the tree
             if not isinstance(node, ast.expr) or isinstance(node, ast.NamedExpr):
                 self._record_binding(node, fn)
             parents, scope_of = self.parents, self._scope_of
+            mark = len(stack)
             # ast.iter_child_nodes, inlined: this loop sees every node of every file. Names
             # and constants (half the nodes) have no children and bind nothing: they are
             # recorded here instead of going through the stack.
@@ -413,6 +419,11 @@ class ModuleModel:
                         scope_of[id(value)] = child_fn
                     else:
                         stack.append((value, child_fn, child_cls, child_prefix))
+            if len(stack) - mark > 1:
+                # pushed in source order, so reversed: the walk then visits statements in
+                # source order, and bindings, functions and aliases are recorded in it
+                # (`jit = jax.jit` after `import jax` resolves)
+                stack[mark:] = stack[:mark - 1:-1] if mark else stack[::-1]
         # the class of a method: methods are functions whose parent node is a ClassDef
         for info in self.functions:
             parent = self.parents.get(id(info.node))

@@ -54,6 +54,46 @@ def test_jit_decorator_is_an_entry_under_any_import_alias(imports, decorator):
     assert fn(m, "f").traced_params == {"x", "y"}
 
 
+@pytest.mark.parametrize("aliases,name", [
+    ("jit = jax.jit", "jit"),
+    ("J = jax.jit", "J"),
+    ("jit = jax.jit; J = jit", "J"),
+    ("from jax import jit as _j; J = _j", "J"),
+])
+def test_module_level_alias_of_jit_is_resolved_after_the_import(aliases, name):
+    m = model(f"""
+        import jax
+        {aliases}
+
+        @{name}
+        def f(x):
+            return x
+
+        def g(x):
+            return x * 2
+
+        h = {name}(g)
+        """)
+    assert {(e.qualname, e.kind, e.bound_name) for e in m.entries} == {("f", "jit", "f"), ("g", "jit", "h")}
+    assert traced_names(m) == {"f", "g"}
+
+
+def test_module_statements_are_recorded_in_source_order():
+    m = model("""
+        import jax
+
+        def a(x):
+            return x
+
+        a = jax.jit(a)
+
+        def b(x):
+            return x
+        """)
+    assert [f.qualname for f in m.functions] == ["a", "b"]
+    assert [b.kind for b in m.module_bindings["a"]] == ["def", "assign"]
+
+
 def test_a_local_function_named_jit_is_not_an_entry():
     m = model("""
         def jit(f):

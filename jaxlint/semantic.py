@@ -538,6 +538,10 @@ class ModuleModel:
                 return info
         return None
 
+    def function_info(self, node: ast.AST) -> FunctionInfo | None:
+        """The model of a ``def`` or ``lambda`` node."""
+        return self._fn_by_node.get(id(node))
+
     def traced_function_of(self, node: ast.AST) -> FunctionInfo | None:
         fn = self.function_of(node)
         return fn if fn is not None and fn.traced else None
@@ -584,12 +588,31 @@ class ModuleModel:
         return self.resolve(call.func, call)
 
     def function_named(self, name: str, scope: FunctionInfo | None) -> FunctionInfo | None:
-        """The function a bare name refers to, if it is a def in this module."""
+        """The function a bare name refers to, if it is a def in this module, also when
+        the name is rebound to a transform of itself (``f = jax.jit(f)``)."""
         owner, bindings = self.lookup(name, scope)
         defs = [b for b in bindings if b.kind == "def"]
-        if len(defs) == 1 and len(bindings) == 1:
+        if len(defs) == 1 and (len(bindings) == 1 or all(b is defs[0] or self.rewraps(b) for b in bindings)):
             return self._fn_by_node.get(id(defs[0].node))
         return None
+
+    def rewraps(self, b: Binding) -> bool:
+        """Whether ``b`` rebinds a name to a transform of what it held: ``f = jax.jit(f)``,
+        ``loss = eqx.filter_jit(loss)``, ``f = jax.jit(jax.vmap(f), ...)``. A call of the
+        name still runs the same function, traced."""
+        if b.kind != "assign" or not isinstance(b.value, ast.Call):
+            return False
+        expr: ast.expr = b.value
+        for _ in range(4):
+            if not (isinstance(expr, ast.Call) and expr.args):
+                return False
+            q = self.resolve_call(expr)
+            if not (q in JIT_LIKE or q in DIFF_TRANSFORMS or q in TRACING_HOFS):
+                return False
+            expr = expr.args[0]
+            if isinstance(expr, ast.Name):
+                return expr.id == b.name
+        return False
 
     def method_named(self, class_name: str | None, name: str) -> FunctionInfo | None:
         if class_name is None:

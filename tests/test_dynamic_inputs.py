@@ -96,3 +96,31 @@ def test_jaxtyping_annotations_trace_symbolically_then_concretely(tmp_path):
         symbolic = "concrete"
     assert ("JAX202", 8, "jaxtyping", symbolic) in found, found
     assert ("JAX209", 15, "jaxtyping", "concrete") in found, found
+
+
+def test_a_module_level_jit_alias_and_a_rebound_function_are_traced(tmp_path):
+    # `J = jax.jit` after the import, and `f = J(f)` / `g = jax.jit(g)` rebinding the
+    # function's own name: the jit map finds both, so the dynamic phase traces them
+    (tmp_path / "m.py").write_text(
+        "import jax\n"
+        "import numpy as np\n"
+        "J = jax.jit\n"
+        "TABLE = np.random.rand(1024, 512).astype(np.float32)\n"
+        "\n"
+        "# jaxlint: args=(f32[512],)\n"
+        "def lookup(x):\n"
+        "    return TABLE @ x\n"
+        "\n"
+        "lookup = J(lookup)\n"
+        "\n"
+        "def square(x):\n"
+        "    return x * x\n"
+        "\n"
+        "square = jax.jit(square)\n"
+        "square(np.ones((4, 8), np.float32))\n")
+    proc = run_cli("check", "--dynamic", "--no-cache", "--output-format", "json", "m.py", cwd=tmp_path, timeout=300)
+    found = json.loads(proc.stdout)
+    big = [d for d in found if d["code"] == "JAX201"]
+    assert len(big) == 1 and big[0]["data"]["name"] == "TABLE" and big[0]["location"]["row"] == 8, found
+    text = run_cli("check", "--dynamic", "--no-cache", "--show-skipped", "m.py", cwd=tmp_path, timeout=300).stdout
+    assert "2 functions analysed, 0 skipped, 0 failed" in text, text

@@ -256,6 +256,95 @@ def test_jit_of_an_unknown_callable_is_kept_as_unresolved():
     assert m.entries == [] and len(m.entries_unresolved) == 1
 
 
+# ---------------------------------------------------------------- rebinding a name to its own jit
+def test_module_level_rebinding_keeps_the_function_and_its_specs():
+    m = model("""
+        import jax
+
+        def step(state, n, batch):
+            return state
+
+        step = jax.jit(step, static_argnums=1, donate_argnums=0)
+        """)
+    e = only_entry(m)
+    assert (e.qualname, e.name, e.bound_name, e.form, e.def_line, e.line) == ("step", "step", "step", "call", 3, 6)
+    assert e.static_params == ("n",) and e.traced_params == ("batch", "state")
+    assert fn(m, "step").donated_params == {"state"}
+
+
+def test_equinox_filter_jit_rebinding_and_rebinding_through_two_transforms():
+    m = model("""
+        import jax
+        import equinox as eqx
+
+        def loss(model, x):
+            return model(x)
+
+        loss = eqx.filter_jit(loss)
+
+        def per_example(x):
+            return x * 2
+
+        per_example = jax.jit(jax.vmap(per_example))
+        """)
+    assert {(e.kind, e.qualname, e.bound_name, e.def_line) for e in m.entries} == {
+        ("filter_jit", "loss", "loss", 4), ("jit", "per_example", "per_example", 9)}
+    assert traced_names(m) == {"loss", "per_example"}
+
+
+def test_rebinding_inside_a_function_and_a_loop_traces_the_local_def():
+    m = model("""
+        import jax
+
+        def main(xs, W):
+            def step(v):
+                return W @ v
+            step = jax.jit(step)
+            for x in xs:
+                def project(u):
+                    return x @ u
+                project = jax.jit(project)
+                project(step(x))
+        """)
+    assert {(e.qualname, e.bound_name, e.def_line) for e in m.entries} == {
+        ("main.<locals>.step", "step", 4), ("main.<locals>.project", "project", 8)}
+    assert fn(m, "main.<locals>.project").traced_params == {"u"}
+
+
+def test_a_call_of_the_rebound_name_from_traced_code_traces_the_def():
+    m = model("""
+        import jax
+
+        def helper(x):
+            return x + 1
+
+        helper = jax.jit(helper)
+
+        @jax.jit
+        def f(x):
+            return helper(x)
+        """)
+    assert "called from f" in fn(m, "helper").traced_by
+
+
+def test_rebinding_to_something_else_is_not_followed():
+    m = model("""
+        import jax
+
+        def f(x):
+            return x
+
+        f = jax.jit(f)
+        f = make_other()
+
+        def g(y):
+            return y
+
+        g = jax.jit(other_g)
+        """)
+    assert m.entries == [] and traced_names(m) == set()
+
+
 # ---------------------------------------------------------------- other transforms
 @pytest.mark.parametrize("imports,call,kind", [
     ("from jax.experimental.pjit import pjit", "pjit(g)", "pjit"),

@@ -356,7 +356,7 @@ def test_jax103_test_code_is_skipped_unless_asked():
 
         class ModelTest:
             def test_jit(self):
-                assert jax.jit(f)(1) == 1
+                self.check(jax.jit(f)(1) + 1)
         """
     assert lines("JAX103", src) == []
     assert lines("JAX103", src, **{"check-tests": True}) == [8]

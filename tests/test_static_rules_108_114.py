@@ -500,6 +500,25 @@ def test_jax113_decorated_method_maps_arguments_after_self():
         """) == [12]
 
 
+def test_jax113_a_function_rebound_to_its_own_donating_jit_is_followed():
+    assert lines("JAX113", """
+        import jax
+
+        def train(state, xs):
+            for x in xs:
+                new = step(state, x)
+                print(state.sum())
+                state = new
+            return state
+
+        def step(state, x):
+            return state + x
+
+        step = jax.jit(step, donate_argnums=0)
+        local = step(1.0, 2.0)
+        """) == [6]
+
+
 def test_jax113_finding_points_back_at_the_donating_call():
     diags = lint_source(DONATING + """
 def run(state, batch):

@@ -49,6 +49,12 @@ def jit_call_sites(model: ModuleModel, entry: EntryPoint, calls: list[ast.Call])
             _, bindings = model.lookup(call.func.id, model.function_of(call))
             if len(bindings) == 1 and bindings[0].node is parent:
                 yield call, entry.partial_bound
+            elif any(b.node is parent for b in bindings) and all(
+                    b.node is parent or b.node is fn.node for b in bindings) and (
+                    call.lineno > parent.lineno or model.function_of(call) is not model.function_of(parent)):
+                # `f = jax.jit(f, donate_argnums=0)`: calls after the rebinding are jitted (and
+                # calls from another function run after it)
+                yield call, entry.partial_bound
 
 
 def call_arguments(call: ast.Call, fn: FunctionInfo, offset: int) -> list[tuple[str, ast.expr]]:

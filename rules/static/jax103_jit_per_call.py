@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from jaxlint.diagnostic import Applicability, Fix
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
@@ -23,19 +24,31 @@ class JitPerCall(StaticRule):
     ## What it does
     Finds jit wrappers that are created again on every iteration or every call:
 
-    * an immediately-invoked `jax.jit(f)(x)` inside a loop or a function body (when
-      what is jitted cannot be told, e.g. `jax.jit(model.init)(rng, x)`, only in a
-      function that is itself called in a loop: set-up code runs once);
-    * `g = jax.jit(...)` or a `@jax.jit`-decorated def inside a loop, called in that
-      loop (unless the function itself changes per iteration: `for f in fns`);
+    * an immediately-invoked `jax.jit(f)(x)` inside a loop, or in a function that is
+      itself called in a loop (in this module, also as `obj.method()` on an instance of
+      a class of the module);
+    * an immediately-invoked `jax.jit(f)(x)` in any other function body when `f` is a
+      new function object that could be made once: a lambda, a `functools.partial` or
+      a transform of module-level code, or a bound method (`jax.jit(self.update)`,
+      also inherited from a base class of another module);
+    * `g = jax.jit(...)`, `f = jax.jit(f)` or a `@jax.jit`-decorated def inside a loop,
+      called in that loop (unless the function itself changes per iteration:
+      `for f in fns`);
     * `jax.jit` of a lambda, a `functools.partial`, a transform (`jax.grad(f)`), a
       bound method or a nested def, created inside a function that is itself called
       in a loop, and only called there (not returned or stored).
 
-    Module-level `step = jax.jit(f)`, a jit created once in `main()` and reused, jit
-    factories that return or store the wrapper, and jit inside traced code (traced
-    once per compilation of the outer function) stay clean. Also `jax.pmap`, `pjit`,
-    `equinox.filter_jit` and `flax.nnx.jit`.
+    Code that runs once stays clean unless it loops: `main()` (and what `app.run` or
+    `fire.Fire` starts), set-up and tear-down functions (`__init__`, `setup`, `init_*`,
+    `close`, ...), functions called only from those or from module level, and checks
+    whose jitted result is only asserted or printed. So do wrappers that no reuse could
+    save: a closure over the call's own arguments (the function differs per call), and
+    the "jit the loop" idiom `jax.jit(partial(lax.scan, body))(init, xs)`, which
+    compiles a whole loop once per call on purpose. Module-level `step = jax.jit(f)`,
+    a jit created once in `main()` and reused, jit factories that return or store the
+    wrapper, and jit inside traced code (traced once per compilation of the outer
+    function) stay clean. Also `jax.pmap`, `pjit`, `equinox.filter_jit` and
+    `flax.nnx.jit`.
 
     ## Why is this bad?
     jax caches compiled code per jitted *function object*. A lambda, a `partial`,
@@ -162,6 +175,74 @@ class JitPerCall(StaticRule):
 
             def lowered(f, x):
                 return jax.jit(f).lower(x).compile()
+            """
+        ),
+        Valid(
+            """
+            import functools
+            import jax
+            import jax.numpy as jnp
+
+            def run_chain(kernel, state, keys):
+                def one_step(state, key):
+                    state = kernel(key, state)
+                    return state, state
+
+                # jit the whole loop: one compile per chain, no eager dispatch per step
+                return jax.jit(functools.partial(jax.lax.scan, one_step))(state, keys)
+
+            def sample(kernel, init, key, n):
+                keys = jax.random.split(key, n)
+                final, _ = run_chain(kernel, init, keys)
+                return jnp.mean(final)
+            """
+        ),
+        Valid(
+            """
+            import jax
+            from absl import app
+
+            def init_state(key, batch):
+                return {"w": jax.random.normal(key, batch.shape)}
+
+            def evaluate(params, data):
+                fwd = jax.jit(lambda p, x: (p["w"] * x).sum())
+                return fwd(params, data)
+
+            def main(argv):
+                key = jax.random.PRNGKey(0)
+                data = jax.numpy.ones((8,))
+                params = jax.jit(init_state)(key, data)
+                score = evaluate(params, data)
+                reset = jax.jit(jax.vmap(lambda k: jax.random.uniform(k)))(jax.random.split(key, 4))
+                print(score, reset)
+
+            if __name__ == "__main__":
+                app.run(main)
+            """
+        ),
+        Valid(
+            """
+            import functools
+            import jax
+
+            def psum_all(x, axis_name):
+                return jax.lax.psum(x, axis_name)
+
+            def check_replicated(x):
+                f = functools.partial(psum_all, axis_name="i")
+                assert (jax.pmap(f, axis_name="i")(x) == x.shape[0] * x).all()
+
+            def barrier(n_devices):
+                x = jax.numpy.ones([n_devices])
+                total = jax.device_get(jax.pmap(lambda v: jax.lax.psum(v, "i"), "i")(x))
+                assert total[0] == n_devices
+
+            def simulate(model, guide, keys, data):
+                def one(key):
+                    return model(key, data) - guide(key)
+
+                return jax.pmap(one)(keys)
             """
         ),
     ]
@@ -321,6 +402,59 @@ class JitPerCall(StaticRule):
                 return params
             """,
         ),
+        Invalid(
+            """
+            import jax
+            import numpy as np
+
+            def fit(xs, v):
+                W = np.random.randn(256, 256).astype(np.float32)
+                for x in xs:
+                    def project(u):
+                        return W @ u
+                    project = jax.jit(project)
+                    v = project(v + x)
+                return v
+            """,
+            line=9,
+            message="nested def `project` on every iteration of the loop at line 6",
+        ),
+        Invalid(
+            """
+            import jax
+            from agents.base import Agent
+
+            class DQN(Agent):
+                def learn(self, state, batch):
+                    return jax.jit(self.update)(state, batch)
+            """,
+            line=6,
+            message="bound method `self.update` every time `DQN.learn` runs",
+        ),
+        Invalid(
+            """
+            import jax
+
+            class Buffer:
+                def insert(self, state, x):
+                    return state.at[0].set(x)
+
+            class ShardedBuffer:
+                def __init__(self, buffer):
+                    self._buffer = buffer
+
+                def insert(self, state, x):
+                    return jax.pmap(self._buffer.insert)(state, x)
+
+            def collect(states, xs):
+                buffer = ShardedBuffer(Buffer())
+                for x in xs:
+                    states = buffer.insert(states, x)
+                return states
+            """,
+            line=12,
+            message="every time `ShardedBuffer.insert` runs (it is called in a loop)",
+        ),
     ]
 
     def check(self, ctx) -> None:
@@ -329,6 +463,7 @@ class JitPerCall(StaticRule):
             return
         self._skip_tests = not self.opts["check-tests"]
         repeated = _Lazy(lambda: _repeatedly_called(model))
+        self._once = _Lazy(lambda: _runs_once(model, repeated.value))
         # cheap name test first: resolving every call of a module costs more than the model
         local = {name for name, q in model.aliases.items() if q in JIT_LIKE}
         for node in model.nodes(ast.Call):
@@ -368,9 +503,19 @@ class JitPerCall(StaticRule):
                     return  # `for f in fns: jax.jit(f)(x)`: a different function each time
                 where = "in a loop"
             elif scope is not None:
-                if fresh is None and id(scope) not in repeated.value:
-                    return  # `jax.jit(model.init)(rng, x)` in a set-up function: runs once
-                where = f"every time `{_name(scope)}` runs"
+                if id(scope) in repeated.value:
+                    where = f"every time `{_name(scope)}` runs (it is called in a loop)"
+                elif fresh is None or id(scope) in self._once.value or _one_off(model, call, parent):
+                    # `jax.jit(model.init)(rng, x)` in set-up code, in `main()`, or a check whose
+                    # result is only asserted: runs once, or too seldom for the wrapper to matter
+                    return
+                elif fresh and (_per_call(model, target, scope) or _runs_a_loop(model, target, scope)):
+                    # a closure over the call's own arguments differs per call: no wrapper can
+                    # be reused; `jax.jit(partial(lax.scan, body))(init, xs)` compiles a whole
+                    # loop, whose one compile per call is the idiom's point (no eager dispatch)
+                    return
+                else:
+                    where = f"every time `{_name(scope)}` runs"
             else:
                 return
             why = _RECOMPILES if fresh else _REWRAPS if fresh is False else _MAYBE
@@ -386,7 +531,14 @@ class JitPerCall(StaticRule):
         bound = _bound_name(parent, call)
         if bound is None:
             return
-        self._check_bound(ctx, repeated, call, bound, scope, loop, kind, fresh, shown, target)
+        made: ast.AST = target
+        fdef = _rewrapped_def(model, parent)
+        if fdef is not None:
+            # `def f(...): ...; f = jax.jit(f)`: the same as `@jax.jit` on the def
+            if scope is None and loop is None:
+                return
+            kind, fresh, made = f"nested def `{fdef.name}`", True, fdef
+        self._check_bound(ctx, repeated, call, bound, scope, loop, kind, fresh, shown, made)
 
     def _check_decorated(self, ctx, repeated, node, dec) -> None:
         model = ctx.model
@@ -409,7 +561,7 @@ class JitPerCall(StaticRule):
         if uses is None or not uses:
             return  # escapes (returned, stored, passed on) or never called here
         if loop is not None:
-            if _depends_on(target, _loop_bound(loop)):
+            if _depends_on(model, target, _loop_bound(loop), scope):
                 return  # the function changes per iteration (a sweep, a table of functions)
             if not any(_inside(model, use, loop) for use in uses):
                 return
@@ -554,6 +706,7 @@ def _describe_target(model, target, scope, loop) -> tuple[str, bool | None]:
         return "the result of a call", None
     if isinstance(target, ast.Name):
         owner, bindings = model.lookup(target.id, scope)
+        bindings = [b for b in bindings if not model.rewraps(b)]  # `f = jax.jit(f)`: still `f`
         if len(bindings) == 1 and bindings[0].kind == "def":
             if owner is None:
                 return f"module-level function `{target.id}`", False
@@ -574,9 +727,39 @@ def _describe_target(model, target, scope, loop) -> tuple[str, bool | None]:
             cls_scope = scope
             while cls_scope is not None and cls_scope.class_name is None:
                 cls_scope = cls_scope.parent
-            if cls_scope is not None and model.method_named(cls_scope.class_name, target.attr) is not None:
+            if cls_scope is not None and (_method(model, cls_scope.class_name, target.attr) is not None
+                                          or _inherited(model, cls_scope.class_name, target.attr)):
                 return f"bound method `{ast.unparse(target)}`", True
         return f"`{ast.unparse(target)}`", None
+
+
+def _method(model, class_name: str | None, name: str) -> FunctionInfo | None:
+    """``name`` defined in the module class ``class_name`` or in one of its module bases."""
+    seen: set[str] = set()
+    while class_name is not None and class_name not in seen:
+        seen.add(class_name)
+        found = model.method_named(class_name, name)
+        if found is not None:
+            return found
+        cls = model.classes.get(class_name)
+        bases = [b.id for b in cls.bases if isinstance(b, ast.Name) and b.id in model.classes] if cls else []
+        class_name = bases[0] if len(bases) == 1 else None
+    return None
+
+
+def _inherited(model, class_name: str | None, name: str) -> bool:
+    """``self.name`` is a method inherited from a base class the module does not define:
+    the class has a base, and nothing in the module assigns ``self.name = ...``."""
+    cls = model.classes.get(class_name or "")
+    if cls is None or not any(not (isinstance(b, ast.Name) and b.id == "object") for b in cls.bases):
+        return False
+    for n in model.nodes(ast.Attribute):
+        if n.attr == name and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) \
+                and n.value.id in ("self", "cls"):
+            return False
+    return not any(isinstance(st, (ast.Assign, ast.AnnAssign)) and name in {
+        t.id for t in (st.targets if isinstance(st, ast.Assign) else [st.target]) if isinstance(t, ast.Name)}
+        for st in cls.body)
     return "an expression", None
 
 
@@ -619,12 +802,31 @@ def _loop_bound(loop) -> set[str]:
     return names
 
 
-def _depends_on(expr, names: set[str]) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(expr))
+def _depends_on(model, expr, names: set[str], scope) -> bool:
+    """Whether ``expr`` reads one of ``names`` as bound in ``scope`` (a def's own
+    parameters and locals, which share a name with a loop variable, do not count)."""
+    for n in ast.walk(expr):
+        if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load):
+            if model.lookup(n.id, model.function_of(n))[0] is scope:
+                return True
+    return False
 
 
 def _inside(model, node, container) -> bool:
     return node is container or any(a is container for a in model.ancestors(node))
+
+
+def _rewrapped_def(model, parent) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The def that ``f = jax.jit(f)`` (the statement ``parent``) wraps, in its own scope."""
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return None
+    name = parent.targets[0].id
+    _, bindings = model.lookup(name, model.function_of(parent))
+    b = next((b for b in bindings if b.node is parent), None)
+    if b is None or not model.rewraps(b):
+        return None
+    fn = model.function_named(name, model.function_of(parent))
+    return fn.node if fn is not None and not isinstance(fn.node, ast.Lambda) else None
 
 
 def _bound_name(parent, call) -> str | None:
@@ -639,12 +841,16 @@ def _uses(model, scope, name: str) -> list[ast.Call] | None:
     """The calls ``name(...)`` in ``scope``; None when the name is used any other way
     (returned, stored, passed, closed over) or bound more than once."""
     bindings = model.module_bindings.get(name, []) if scope is None else scope.bindings.get(name, [])
-    if len(bindings) != 1:
+    # bound once, or a def and its rewrap `f = jax.jit(f)`
+    rewrap = [b for b in bindings if model.rewraps(b)]
+    rest = [b for b in bindings if b not in rewrap]
+    if len(rest) != 1 or len(rewrap) > 1 or (rewrap and rest[0].kind != "def"):
         return None
+    wrapped = {id(n) for b in rewrap for n in ast.walk(b.value)}
     calls = []
     root = model.tree if scope is None else scope.node
     for n in model.nodes(ast.Name):
-        if n.id != name or not isinstance(n.ctx, ast.Load) or not _inside(model, n, root):
+        if n.id != name or not isinstance(n.ctx, ast.Load) or not _inside(model, n, root) or id(n) in wrapped:
             continue
         if model.function_of(n) is not scope:
             if scope is None:
@@ -661,9 +867,12 @@ def _repeatedly_called(model) -> set[int]:
     """ids of functions called inside a loop, or from a function that is."""
     calls_in: dict[int, list[FunctionInfo]] = {}
     seeds: set[int] = set()
+    instances = _Lazy(lambda: _instances(model))
     for node in model.nodes(ast.Call):
         scope = model.function_of(node)
         target, _ = model.callee(node.func, scope)
+        if target is None and isinstance(node.func, ast.Attribute):
+            target = _instance_method(model, node.func, scope, instances.value)
         if target is None:
             continue
         calls_in.setdefault(id(scope), []).append(target)
@@ -680,6 +889,174 @@ def _repeatedly_called(model) -> set[int]:
         if i in by_id:
             stack.extend(id(t) for t in calls_in.get(i, ()))
     return out
+
+
+#: Functions that run once per program or per object: entry points, set-up and tear-down.
+_ONCE_NAMES = re.compile(r"^_*(main|run_main|\w+_main|setup|set_up|setUp\w*|teardown|tear_down|tearDown\w*|"
+                         r"init|initiali[sz]e|init_\w+|initiali[sz]e_\w+|__init__|__post_init__|close|shutdown|"
+                         r"cleanup|finali[sz]e)$")
+#: Calls that run a program's entry point once: `app.run(main)`, `fire.Fire(main)`.
+_RUNNERS = {"absl.app.run", "fire.Fire", "typer.run", "jax.distributed.initialize"}
+
+
+def _runs_once(model, repeated: set[int]) -> set[int]:
+    """ids of functions that run once: ``main`` (by name or given to ``app.run``), set-up
+    and tear-down functions, and functions called only from those or from module level,
+    outside loops, and never passed around (a callback may run any number of times)."""
+    once = {id(f) for f in model.functions
+            if not isinstance(f.node, ast.Lambda) and _ONCE_NAMES.match(f.name) and id(f) not in repeated}
+    sites: dict[int, list[tuple[FunctionInfo | None, bool]]] = {}  # callee -> (caller, in a loop)
+    for node in model.nodes(ast.Call):
+        q = model.resolve_call(node)
+        if q in _RUNNERS and node.args and isinstance(node.args[0], ast.Name):
+            target = model.function_named(node.args[0].id, model.function_of(node))
+            if target is not None:
+                once.add(id(target))
+            continue
+        scope = model.function_of(node)
+        target, _ = model.callee(node.func, scope, follow=False)
+        if target is not None and not isinstance(target.node, ast.Lambda):
+            sites.setdefault(id(target), []).append((scope, _loop_of(model, node) is not None))
+    # a function passed around (a callback, a method handed to jit) may run any number of times
+    referenced = {n.id for n in model.nodes(ast.Name) if isinstance(n.ctx, ast.Load) and not _is_call_func(model, n)}
+    referenced |= {n.attr for n in model.nodes(ast.Attribute)
+                   if isinstance(n.ctx, ast.Load) and not _is_call_func(model, n)}
+    by_id = {id(f): f for f in model.functions}
+    changed = True
+    while changed:
+        changed = False
+        for i, callers in sites.items():
+            if i in once or i in repeated or by_id[i].name in referenced:
+                continue
+            if all(not in_loop and (caller is None or id(caller) in once) for caller, in_loop in callers):
+                once.add(i)
+                changed = True
+    return once
+
+
+def _one_off(model, call: ast.Call, outer: ast.Call) -> bool:
+    """Whether the result of the jitted call ``outer`` is only checked (asserted), printed
+    or dropped: a diagnostic or a synchronisation, not a step of a computation."""
+    node: ast.AST = outer
+    for a in model.ancestors(outer):
+        if isinstance(a, ast.stmt):
+            stmt = a
+            break
+        if isinstance(a, ast.Call) and (model.resolve_call(a) in _CHECKS or (
+                isinstance(a.func, ast.Attribute) and a.func.attr.startswith("assert"))):
+            return True  # print(...), logging.info(...), self.assertEqual(...), np.testing.assert_*
+        node = a
+    else:
+        return False
+    if isinstance(stmt, ast.Assert):
+        return True
+    if isinstance(stmt, ast.Expr):
+        # `jax.jit(f)(x)` or `jax.jit(f)(x).block_until_ready()` on its own line
+        return stmt.value is outer or (isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute)
+                                       and stmt.value.func.value is outer)
+    if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+        names = {t.id for t in stmt.targets}  # type: ignore[attr-defined]
+        scope = model.function_of(stmt)
+        reads = [n for n in (scope.body_nodes() if scope is not None else model.nodes(ast.Name))
+                 if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)
+                 and not _inside(model, n, stmt)]
+        return bool(reads) and all(any(isinstance(a, ast.Assert) for a in model.ancestors(n)) for n in reads)
+    return False
+
+
+#: Calls whose argument is only looked at (and ``*.assert*(...)``).
+_CHECKS = {"builtins.print", "logging.info", "logging.debug", "logging.warning", "absl.logging.info"}
+
+
+def _per_call(model, target: ast.AST, scope: FunctionInfo) -> bool:
+    """Whether the jitted callable depends on values that change from one call of
+    ``scope`` to the next: its parameters (not ``self``) or locals computed from them,
+    read directly, through a nested def, a lambda or a ``functools.partial``."""
+    seen: set[int] = set()
+    stack: list[ast.AST] = [target]
+    while stack:
+        expr = stack.pop()
+        for n in ast.walk(expr):
+            if not (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)) or n.id in ("self", "cls"):
+                continue
+            owner, bindings = model.lookup(n.id, model.function_of(n))
+            if owner is not scope:
+                continue  # module level, an enclosing factory, or the callable's own local
+            for b in bindings:
+                if id(b.node) in seen:
+                    continue
+                seen.add(id(b.node))
+                if b.kind == "def":
+                    stack.append(b.node)
+                elif b.kind == "assign" and b.value is not None:
+                    if not model.rewraps(b):
+                        stack.append(b.value)
+                elif b.kind in ("param", "for", "with", "assign", "other"):
+                    return True
+    return False
+
+
+#: Transforms that run a whole loop: jitting one compiles the loop once per call.
+_LOOPS = {"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.map", "flax.nnx.scan",
+          "flax.nnx.fori_loop", "flax.nnx.while_loop", "equinox.internal.scan", "equinox.internal.while_loop"}
+
+
+def _runs_a_loop(model, target: ast.AST, scope: FunctionInfo) -> bool:
+    """Whether the jitted callable is a loop transform (``partial(lax.scan, body)``) or a
+    nested def or lambda whose own body runs one."""
+    for _ in range(4):
+        if isinstance(target, ast.Call) and target.args and model.resolve_call(target) == "functools.partial":
+            target = target.args[0]
+            continue
+        break
+    if model.resolve(target) in _LOOPS:
+        return True
+    if isinstance(target, ast.Name):
+        fn = model.function_named(target.id, scope)
+        if fn is None:
+            return False
+        target = fn.node
+    if isinstance(target, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):
+        fn = model.function_info(target)
+        return fn is not None and any(isinstance(n, ast.Call) and model.resolve_call(n) in _LOOPS
+                                      for n in fn.body_nodes())
+    return False
+
+
+def _is_call_func(model, name: ast.AST) -> bool:
+    parent = model.parent(name)
+    return isinstance(parent, ast.Call) and parent.func is name
+
+
+def _instances(model) -> dict[str, str]:
+    """Names and ``self.`` attributes bound to an instance of a module class, once
+    (``buffer = Buffer(...)``, ``self.buffer = Buffer(...)``): name -> class name."""
+    out: dict[str, str | None] = {}
+    for node in model.nodes(ast.Assign):
+        if len(node.targets) != 1 or not isinstance(node.value, ast.Call) \
+                or not isinstance(node.value.func, ast.Name) or node.value.func.id not in model.classes:
+            continue
+        t = node.targets[0]
+        key = t.id if isinstance(t, ast.Name) else f"self.{t.attr}" if (
+            isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self") else None
+        if key is not None:
+            out[key] = node.value.func.id if out.get(key, node.value.func.id) == node.value.func.id else None
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _instance_method(model, func: ast.Attribute, scope, instances: dict[str, str]) -> FunctionInfo | None:
+    """The method ``obj.m`` calls when ``obj`` holds an instance of a module class."""
+    base = func.value
+    if isinstance(base, ast.Name):
+        key = base.id
+        if len(model.lookup(key, scope)[1]) != 1:
+            return None
+    elif isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) and base.value.id == "self":
+        key = f"self.{base.attr}"
+    else:
+        return None
+    cls = instances.get(key)
+    return _method(model, cls, func.attr) if cls is not None else None
 
 
 def _is_test_path(path: str) -> bool:

@@ -89,16 +89,18 @@ def _sha256(path: Path) -> str:
 
 
 def _wheel(wheels: Path, dist: str, version: str) -> Path | None:
-    hits = sorted(wheels.glob(f"{dist}-{version}-*.whl"))
+    # a wheel's file name spells the distribution with underscores (dm-haiku: dm_haiku-...)
+    hits = sorted(wheels.glob(f"{dist.replace('-', '_')}-{version}-*.whl"))
     return hits[0] if hits else None
 
 
-def ensure_corpus(root: Path) -> Path:
-    """Download (once) and unpack (once) the pinned wheels; return the source folder."""
+def ensure_corpus(root: Path, corpus: tuple[tuple[str, str, str], ...] = CORPUS) -> Path:
+    """Download (once) and unpack (once) the pinned wheels of ``corpus`` (the speed
+    corpus unless told); return the source folder."""
     wheels = root / "wheels"
     src = root / "src"
     wheels.mkdir(parents=True, exist_ok=True)
-    missing = [f"{d}=={v}" for d, v, _ in CORPUS if _wheel(wheels, d, v) is None]
+    missing = [f"{d}=={v}" for d, v, _ in corpus if _wheel(wheels, d, v) is None]
     if missing:
         print(f"downloading {', '.join(missing)} ...", file=sys.stderr)
         subprocess.run(
@@ -106,7 +108,7 @@ def ensure_corpus(root: Path) -> Path:
              "--dest", str(wheels), *missing],
             check=True,
         )
-    for dist, version, digest in CORPUS:
+    for dist, version, digest in corpus:
         whl = _wheel(wheels, dist, version)
         if whl is None:
             raise SystemExit(f"bench: pip did not fetch a wheel of {dist}=={version}")

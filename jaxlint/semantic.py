@@ -118,11 +118,13 @@ STATIC_CALLS = {
     "jax.typeof",
 }
 ARRAY_ANNOTATIONS = ("jax.Array", "jax.numpy.ndarray", "jax.typing.ArrayLike", "chex.Array", "jaxtyping.")
+#: jaxtyping names that are containers or helpers, not arrays (``PyTree[Any]`` may hold anything)
+NOT_ARRAY_ANNOTATIONS = {"jaxtyping.PyTree", "jaxtyping.PyTreeDef", "jaxtyping.jaxtyped"}
 BUILTINS = {
     "print", "open", "len", "range", "int", "float", "bool", "complex", "isinstance",
     "type", "hasattr", "getattr", "id", "callable", "list", "dict", "tuple", "set",
     "enumerate", "zip", "sum", "min", "max", "abs", "round", "input", "str", "iter",
-    "next", "sorted", "reversed", "map", "filter", "any", "all", "divmod", "pow",
+    "next", "sorted", "reversed", "map", "filter", "any", "all", "divmod", "pow", "object",
 }
 
 
@@ -284,6 +286,28 @@ def target_names(target: ast.AST) -> Iterator[str]:
             yield from target_names(e)
     elif isinstance(target, ast.Starred):
         yield from target_names(target.value)
+
+
+def iteration_targets(target: ast.AST, it: ast.AST, traced) -> set[str]:
+    """The names of a ``for`` target that receive traced values when iterating ``it``
+    (``traced(expr)`` says whether an expression is traced). Keys of a pytree dict
+    (``for k, v in d.items()``, ``d.keys()``) and ``enumerate`` counters are Python
+    values; ``zip`` pairs each target with its own iterable."""
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.args:
+        if it.func.attr == "keys":
+            return set()
+        if it.func.attr == "items" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2:
+            return set(target_names(target.elts[1])) if traced(it.func.value) else set()
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.args and not it.keywords:
+        if it.func.id == "enumerate" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2:
+            return iteration_targets(target.elts[1], it.args[0], traced)
+        if it.func.id == "zip" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(it.args) \
+                and not any(isinstance(a, ast.Starred) for a in it.args):
+            out: set[str] = set()
+            for t, a in zip(target.elts, it.args):
+                out |= iteration_targets(t, a, traced)
+            return out
+    return set(target_names(target)) if traced(it) else set()
 
 
 def literal_int(node: ast.AST | None) -> int | None:
@@ -559,6 +583,25 @@ class ModuleModel:
             first = False
         return None, self.module_bindings.get(name, [])
 
+    def reaching_bindings(self, name: ast.Name, fn: FunctionInfo | None) -> list[Binding]:
+        """The bindings of ``name`` (read in ``fn``) that may hold when it is read: those
+        before it in the source, and those after it in a loop around it (they reach the
+        next iteration). A statement's own binding does not reach its own reads
+        (``x = f(x)`` reads the old ``x``) unless a loop brings it back."""
+        _, bindings = self.lookup(name.id, fn)
+        stop = fn.node if fn is not None else None
+        loops = [a for a in _until(self.ancestors(name), stop) if isinstance(a, (ast.For, ast.AsyncFor, ast.While))]
+        at = (name.lineno, name.col_offset)
+        out = []
+        for b in bindings:
+            node = b.node
+            if b.kind == "param" or (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) < at \
+                    and not any(a is node for a in self.ancestors(name)):
+                out.append(b)
+            elif any(a is loop for loop in loops for a in self.ancestors(node)):
+                out.append(b)
+        return out
+
     def resolve(self, node: ast.AST, at: ast.AST | None = None) -> str | None:
         """The fully qualified name an expression refers to, through imports and aliases.
 
@@ -803,7 +846,7 @@ class ModuleModel:
         if isinstance(ann, ast.Subscript):
             ann = ann.value
         q = self.resolve(ann) or ""
-        return q.startswith(ARRAY_ANNOTATIONS) or q in ARRAY_ANNOTATIONS
+        return (q.startswith(ARRAY_ANNOTATIONS) or q in ARRAY_ANNOTATIONS) and q not in NOT_ARRAY_ANNOTATIONS
 
     # ------------------------------------------------------------------ propagation
     def _propagate(self) -> None:
@@ -1014,8 +1057,7 @@ class ModuleModel:
                     if self.is_traced_expr(s.value, fn) and isinstance(s.target, ast.Name):
                         tainted.add(s.target.id)
                 elif isinstance(s, (ast.For, ast.AsyncFor, ast.comprehension)):
-                    if self.is_traced_expr(s.iter, fn):
-                        tainted.update(target_names(s.target))
+                    tainted.update(iteration_targets(s.target, s.iter, lambda e: self.is_traced_expr(e, fn)))
                 elif isinstance(s, ast.With):
                     pass
             if len(tainted) == before:
@@ -1093,6 +1135,13 @@ class ModuleModel:
                 for f in self.functions if f.traced
             ),
         )
+
+
+def _until(nodes: Iterable[ast.AST], stop: ast.AST | None) -> Iterator[ast.AST]:
+    for n in nodes:
+        if n is stop:
+            return
+        yield n
 
 
 def _is_in_header(fn_node: ast.AST, node: ast.AST, model: ModuleModel) -> bool:

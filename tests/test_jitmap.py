@@ -664,6 +664,39 @@ def test_static_arguments_stay_untainted_and_shape_reads_are_static():
     assert not {"n", "k", "d"} & f.tainted
 
 
+def test_pytree_keys_and_enumerate_counters_are_not_traced_when_iterating():
+    m = model("""
+        import jax
+
+        @jax.jit
+        def f(tree, xs, ys):
+            for k, v in tree.items():
+                pass
+            for name in tree.keys():
+                pass
+            for i, row in enumerate(xs):
+                pass
+            for a, b in zip(xs, range(3)):
+                pass
+            return [key for key, leaf in tree.items()]
+        """)
+    tainted = fn(m, "f").tainted
+    assert {"v", "row", "a"} <= tainted
+    assert not {"k", "name", "i", "b"} & tainted
+
+
+def test_a_jaxtyping_pytree_annotation_is_not_an_array_for_filtered_jits():
+    m = model("""
+        import equinox as eqx
+        from jaxtyping import Array, PyTree
+
+        @eqx.filter_jit
+        def f(x: Array, state: PyTree):
+            return x
+        """)
+    assert only_entry(m).traced_params == ("x",)
+
+
 # ---------------------------------------------------------------- serialization
 JITMAP_SOURCE = """
 import functools

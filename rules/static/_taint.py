@@ -23,7 +23,7 @@ import re
 from typing import Iterator
 
 from jaxlint.semantic import (DIFF_TRANSFORMS, JIT_LIKE, STATIC_ATTRS, STATIC_CALLS, TRACING_HOFS, FunctionInfo,
-                              ModuleModel, target_names)
+                              ModuleModel, iteration_targets, target_names)
 
 POSSIBLE, LIKELY, CERTAIN = 0, 1, 2
 
@@ -91,7 +91,9 @@ class Taint:
                 elif isinstance(s, ast.AugAssign):
                     targets, value = [s.target], ast.BinOp(s.target, s.op, s.value)
                 else:
-                    targets, value = [s.target], s.iter
+                    traced_targets = iteration_targets(s.target, s.iter, lambda e: self.culprit(e) is not None)
+                    targets = [ast.Name(id=n) for n in traced_targets]
+                    value = s.iter
                 level = self.level(value) if value is not None else None
                 if level is None:
                     continue
@@ -117,6 +119,8 @@ class Taint:
         if isinstance(expr, ast.Name):
             gen = self._comprehension_binding(expr)
             if gen is not None:
+                if expr.id not in iteration_targets(gen.target, gen.iter, lambda e: self.culprit(e) is not None):
+                    return None  # `k` of `for k, v in d.items()`: a pytree key
                 found = self.culprit(gen.iter)
                 return (found[0], expr) if found else None
             level = self.names.get(expr.id)
@@ -159,6 +163,8 @@ class Taint:
             operands = [expr.left, *expr.comparators]
             if any(isinstance(o, ast.Constant) and isinstance(o.value, (str, bytes, type(None))) for o in operands):
                 return None  # arrays are never compared with strings: this is a static option
+            if any(self._is_sentinel(o) for o in operands):
+                return None  # `state == _sentinel` (an `object()`): an array defers to identity, a bool
             return _best(*(self.culprit(o) for o in operands))
         if isinstance(expr, ast.IfExp):
             return _best(self.culprit(expr.body), self.culprit(expr.orelse))
@@ -169,6 +175,15 @@ class Taint:
         if isinstance(expr, ast.JoinedStr):
             return _best(*(self.culprit(v.value) for v in expr.values if isinstance(v, ast.FormattedValue)))
         return None
+
+    def _is_sentinel(self, expr: ast.AST) -> bool:
+        """A name bound only to ``object()``: comparing anything with it gives a Python bool."""
+        if not isinstance(expr, ast.Name):
+            return False
+        _, bindings = self.model.lookup(expr.id, self.fn)
+        return bool(bindings) and all(
+            isinstance(b.value, ast.Call) and not b.value.args and self.model.resolve_call(b.value) == "builtins.object"
+            for b in bindings)
 
     def _transform(self, func: ast.AST) -> str | None:
         """The jax transform ``func`` applies (inline, or a name bound once to one), or None."""

@@ -40,7 +40,11 @@ class TracedControlFlow(StaticRule):
     Tests on static information stay clean: `.shape`, `.ndim`, `.dtype`, `len(x)`,
     `x is None`, `isinstance`, static arguments (`static_argnames`), parameters with
     Python defaults, attributes of `self` and of configuration objects (`config.x`,
-    `cfg.n`, parameters annotated with a non-array type), and comparisons with strings.
+    `cfg.n`, parameters annotated with a non-array type), comparisons with strings and
+    with `object()` sentinels, the keys of a pytree dict (`for k, v in d.items()`), and
+    the truth value of containers: a parameter annotated `Tuple[...]`, `list`, `dict` or
+    `PyTree`, or a local that is still a list where it is tested (`xs = []` ...
+    `jnp.stack(xs) if xs else ...`).
 
     Severity: **error** when the value is certainly a tracer (a traced parameter, a
     `jax.numpy` result, arithmetic on them): tracing fails. **Warning** when it is
@@ -108,6 +112,55 @@ class TracedControlFlow(StaticRule):
     severity = Severity.ERROR
 
     VALID = [
+        Valid(
+            """
+            from typing import Tuple
+            import jax
+            import jax.numpy as jnp
+
+            def clamp(x: jax.Array, bounds: Tuple[jax.Array, jax.Array]) -> jax.Array:
+                if bounds:  # a tuple: its truth value is static
+                    x = jnp.clip(x, bounds[0], bounds[1])
+                return x
+
+            def run(xs, lo, hi):
+                return jax.vmap(clamp)(xs, (lo, hi))
+            """
+        ),
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            def flatten(tree):
+                parts = []
+                for name, leaf in tree.items():
+                    if name.startswith("_"):  # a dict key is a string, not a tracer
+                        continue
+                    parts.append(jnp.ravel(leaf))
+                parts = jnp.concatenate(parts) if parts else jnp.zeros((0,))  # still a list here
+                return parts
+
+            @jax.jit
+            def norm(params):
+                return jnp.linalg.norm(flatten(params))
+            """
+        ),
+        Valid(
+            """
+            import equinox as eqx
+            import jax.numpy as jnp
+            from jaxtyping import Array, PyTree
+
+            _missing = object()
+
+            @eqx.filter_jit
+            def solve(matrix: Array, rhs: Array, state: PyTree = _missing):
+                if state == _missing:  # an array compared with object() is False, a Python bool
+                    state = jnp.zeros_like(rhs)
+                return jnp.linalg.solve(matrix, rhs) + state
+            """
+        ),
         Valid(
             """
             import jax
@@ -388,7 +441,7 @@ class TracedControlFlow(StaticRule):
                 continue
             level, culprit = found
             if isinstance(operand, ast.Name) and kind[-2:] != "()":
-                cap = _bare_name_cap(ctx.model, fn, operand.id)
+                cap = _bare_name_cap(ctx.model, fn, operand)
                 if cap is None:
                     continue
                 level = min(level, cap)
@@ -616,20 +669,53 @@ def _flag_like(fn, operand, culprit, kind: str) -> bool:
     return operand is culprit or kind in ("int()", "range()")
 
 
-def _bare_name_cap(model, fn, name: str) -> int | None:
+def _bare_name_cap(model, fn, name: ast.Name) -> int | None:
     """How sure a bare name used as a truth value is an array. Containers have a static
-    truth value: ``*args``/``**kwargs``, a parameter defaulting to ``()``/``[]``/``{}``,
-    a local built by a display or a ``jax.tree`` function. An unannotated parameter may
-    be a dict or tuple pytree, so at most LIKELY."""
-    p = fn.param(name)
-    if p is None:
-        bindings = fn.bindings.get(name, [])
-        if bindings and all(_is_container_value(model, b.value) for b in bindings):
+    truth value: ``*args``/``**kwargs``, a parameter defaulting to ``()``/``[]``/``{}`` or
+    annotated as a tuple, list, dict or other non-array type, a local that holds a
+    display or a ``jax.tree`` result where it is tested (``xs = []`` ... ``if xs``, even
+    when a later statement rebinds it to an array). An unannotated parameter may be a
+    dict or tuple pytree, so at most LIKELY."""
+    p = fn.param(name.id)
+    if p is None or len(fn.bindings.get(name.id, [])) > 1:
+        bindings = model.reaching_bindings(name, fn)
+        if bindings and all(b.kind == "param" and _param_is_container(model, fn.param(name.id))
+                            or _is_container_value(model, b.value) for b in bindings):
             return None
-        return CERTAIN
-    if p.kind in ("vararg", "kwarg") or isinstance(p.default, (ast.Tuple, ast.List, ast.Dict)):
+        if p is None:
+            return CERTAIN
+    if _param_is_container(model, p):
         return None
-    return LIKELY if p.annotation is None else CERTAIN
+    if p.annotation is None:
+        return LIKELY
+    return CERTAIN if _scalar_or_array(model, p.annotation) else None
+
+
+def _param_is_container(model, p) -> bool:
+    return p is not None and (p.kind in ("vararg", "kwarg") or isinstance(p.default, (ast.Tuple, ast.List, ast.Dict))
+                              or (p.annotation is not None and not _scalar_or_array(model, p.annotation)))
+
+
+def _scalar_or_array(model, ann: ast.expr) -> bool:
+    """An annotation whose values are arrays or numbers (``jax.Array``, ``Float[Array, ...]``,
+    ``bool``, ``float``, ``Optional[Array]``): their truth value needs a concrete value.
+    Tuples, lists, dicts, pytrees and classes have a static one."""
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            ann = ast.parse(ann.value, mode="eval").body
+        except SyntaxError:
+            return True
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):  # `Array | None`
+        return _scalar_or_array(model, ann.left) or _scalar_or_array(model, ann.right)
+    if isinstance(ann, ast.Subscript) and (model.resolve(ann.value) or "") in ("typing.Optional", "typing.Union"):
+        inner = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+        return any(_scalar_or_array(model, a) for a in inner)
+    if isinstance(ann, ast.Name) and ann.id in ("bool", "int", "float", "complex"):
+        return True
+    if model.is_array_annotation(ann):
+        return True
+    q = model.resolve(ann.value if isinstance(ann, ast.Subscript) else ann) or ""
+    return q in ("typing.Any", "numpy.ndarray", "numpy.number", "numpy.floating", "numpy.integer")
 
 
 def _is_container_value(model, value) -> bool:

@@ -494,6 +494,27 @@ def test_jax103_fix_name_avoids_every_name_in_the_module():
 
 
 # ------------------------------------------------------------------ JAX104 numpy-on-tracer
+def test_jax104_isinstance_narrowing_keeps_the_traced_branches():
+    assert lines("JAX104", """
+        import jax
+        import numpy as np
+
+        @jax.jit
+        def f(x, y):
+            if isinstance(x, jax.Array):
+                a = np.sum(x)
+            else:
+                a = np.sum(x)
+            if isinstance(y, (int, np.ndarray)) and y.ndim:
+                b = np.sum(y)
+            else:
+                b = np.sum(y)
+            if not isinstance(x, np.ndarray):
+                return np.mean(x)
+            return a + b
+        """) == [7, 13, 15]
+
+
 def test_jax104_numpy_on_shapes_static_args_and_constants_is_clean():
     assert lines("JAX104", """
         import functools

@@ -126,6 +126,8 @@ class Taint:
             level = self.names.get(expr.id)
             if level is None or expr.id not in self.fn.tainted:
                 return None
+            if self._narrowed(expr):
+                return None  # under `if isinstance(x, (int, float, np.ndarray))`: not a tracer
             return level, expr
         if isinstance(expr, ast.Attribute):
             if expr.attr in STATIC_ATTRS:
@@ -175,6 +177,31 @@ class Taint:
         if isinstance(expr, ast.JoinedStr):
             return _best(*(self.culprit(v.value) for v in expr.values if isinstance(v, ast.FormattedValue)))
         return None
+
+    def _narrowed(self, name: ast.Name) -> bool:
+        """Whether an ``isinstance`` test around ``name`` rules out a tracer: the body of
+        ``if isinstance(x, (int, float, np.ndarray))`` (or of ``isinstance(...) and ...``),
+        the ``else`` of ``if isinstance(x, jax.Array)``, and what follows
+        ``if isinstance(x, jax.Array): return ...``."""
+        child: ast.AST = name
+        for a in self.model.ancestors(name):
+            if isinstance(a, (ast.If, ast.IfExp)) and child is not a.test:
+                in_body = child in a.body if isinstance(a, ast.If) else child is a.body
+                if in_body and _isinstance_of(self.model, a.test, name.id, jax=False):
+                    return True
+                if not in_body and _isinstance_of(self.model, a.test, name.id, jax=True):
+                    return True
+            body = getattr(a, "body", None)
+            if isinstance(body, list) and child in body:
+                for stmt in body[:body.index(child)]:
+                    if isinstance(stmt, ast.If) and not stmt.orelse and stmt.body \
+                            and isinstance(stmt.body[-1], (ast.Return, ast.Raise)) \
+                            and _isinstance_of(self.model, stmt.test, name.id, jax=True):
+                        return True
+            if a is self.fn.node:
+                return False
+            child = a
+        return False
 
     def _is_sentinel(self, expr: ast.AST) -> bool:
         """A name bound only to ``object()``: comparing anything with it gives a Python bool."""
@@ -254,6 +281,29 @@ class Taint:
             # a function we cannot see into: it may return a static value
             return POSSIBLE, found[1]
         return None
+
+
+#: Types whose instances are never tracers, and those a tracer is an instance of.
+_HOST_TYPES = ("builtins.", "numpy.", "numbers.", "typing.")
+_JAX_TYPES = {"jax.Array", "jax.numpy.ndarray", "jax.core.Tracer", "jax.interpreters.partial_eval.DynamicJaxprTracer"}
+
+
+def _isinstance_of(model: ModuleModel, test: ast.AST, name: str, jax: bool) -> bool:
+    """``test`` (or a conjunct of an ``and``) is ``isinstance(name, T)`` with every type in
+    ``T`` a host type (``jax=False``: int, float, np.ndarray, ...) or a JAX array type
+    (``jax=True``), or ``not isinstance(...)`` of the other kind."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_isinstance_of(model, v, name, jax) for v in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _isinstance_of(model, test.operand, name, not jax)
+    if not (isinstance(test, ast.Call) and model.resolve_call(test) == "builtins.isinstance" and len(test.args) == 2
+            and isinstance(test.args[0], ast.Name) and test.args[0].id == name):
+        return False
+    types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    quals = [model.resolve(t) or "" for t in types]
+    if jax:
+        return all(q in _JAX_TYPES for q in quals)
+    return all(q.startswith(_HOST_TYPES) for q in quals)
 
 
 def _best(*found: tuple[int, ast.AST] | None) -> tuple[int, ast.AST] | None:

@@ -24,7 +24,9 @@ class NumpyOnTracer(StaticRule):
 
     `np` on static information stays clean: shapes, dtypes, static arguments and
     Python constants (`np.prod(x.shape)`, `np.sqrt(head_dim)`, `np.finfo(x.dtype)`,
-    `np.zeros(3)` as a constant).
+    `np.zeros(3)` as a constant), and so does numpy on a value an `isinstance` test has
+    shown to be a host value (`if isinstance(x, (int, float, np.ndarray)): np.reshape(x, s)`,
+    the `else` of `if isinstance(x, jax.Array)`).
 
     ## Why is this bad?
     numpy computes on concrete host arrays; it does not trace. Given a tracer, most
@@ -75,6 +77,27 @@ class NumpyOnTracer(StaticRule):
     fixable = Applicability.UNSAFE
 
     VALID = [
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+            import numpy as np
+
+            def reshape(x, shape):
+                if isinstance(x, (int, float, np.ndarray, np.generic)):
+                    return np.reshape(x, shape)  # a host value here, never a tracer
+                return jnp.reshape(x, shape)
+
+            def as_host(x):
+                if isinstance(x, jax.Array):
+                    return x
+                return np.asarray(x)
+
+            @jax.jit
+            def f(x, y):
+                return reshape(x, (-1,)) + as_host(y)
+            """
+        ),
         Valid(
             """
             import jax

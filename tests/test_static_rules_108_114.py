@@ -529,6 +529,49 @@ def run(state, batch):
 
 
 # ---------------------------------------------------------------- JAX114 prng-key-reuse
+def test_jax114_one_key_for_different_draws_is_still_reuse_even_with_data():
+    assert lines("JAX114", """
+        import jax
+
+        def sample(key, xs, ys, n):
+            a = jax.random.choice(key, xs, (n,))
+            b = jax.random.choice(key, ys, (2 * n,))
+            c = jax.random.permutation(key, 10)
+            d = jax.random.permutation(key, 10)
+            return a, b, c, d
+        """) == [5, 6, 7]
+
+
+def test_jax114_a_helper_that_uses_its_argument_only_as_a_shape_is_not_alignment():
+    assert lines("JAX114", """
+        import jax
+
+        def init_layer(key, n_in, n_out):
+            return jax.random.normal(key, (n_in, n_out))
+
+        def init(key, sizes):
+            params = []
+            for n_in, n_out in zip(sizes[:-1], sizes[1:]):
+                params.append(init_layer(key, n_in, n_out))
+            return params
+        """) == [9]
+
+
+def test_jax114_test_code_is_checked_when_asked():
+    src = """
+        import jax
+
+        class SamplerTest:
+            def test_two_draws(self):
+                key = jax.random.PRNGKey(0)
+                return jax.random.normal(key, (2,)), jax.random.normal(key, (2,))
+        """
+    assert lines("JAX114", src) == []
+    assert lines("JAX114", src, **{"check-tests": True}) == [6]
+    assert lint_source("import jax\ndef f(key):\n    return jax.random.normal(key), jax.random.normal(key)\n",
+                       select=["JAX114"], path="pkg/sampler_test.py") == []
+
+
 def test_jax114_reassigned_key_is_fresh_and_constant_subscripts_are_distinct_keys():
     assert lines("JAX114", """
         import jax

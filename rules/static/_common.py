@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 import math
 
-from jaxlint.semantic import ModuleModel
+from jaxlint.semantic import FunctionInfo, ModuleModel
 
 NUMPY_CONSTRUCTORS = {
     "zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace",
@@ -226,3 +226,18 @@ def _literal_bytes(node: ast.AST) -> int:
         else:
             count += 1
     return count * 8
+
+
+def is_test_path(path: str) -> bool:
+    base = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"
+
+
+def in_test(fn: FunctionInfo | None) -> bool:
+    """Inside a test function or a method of a test class (pytest / unittest naming)."""
+    while fn is not None:
+        if fn.name.startswith("test") or (fn.class_name or "").startswith("Test") \
+                or (fn.class_name or "").endswith(("Test", "Tests", "TestCase")):
+            return True
+        fn = fn.parent
+    return False

@@ -6,6 +6,7 @@ import re
 from jaxlint.diagnostic import Applicability, Fix
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._fixplan import free_name, is_statement_list_member
+from jaxlint.rules.static._common import in_test, is_test_path
 from jaxlint.semantic import DIFF_TRANSFORMS, JIT_LIKE, TRACING_HOFS, FunctionInfo, ModuleModel
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
@@ -459,7 +460,7 @@ class JitPerCall(StaticRule):
 
     def check(self, ctx) -> None:
         model = ctx.model
-        if not self.opts["check-tests"] and _is_test_path(ctx.path):
+        if not self.opts["check-tests"] and is_test_path(ctx.path):
             return
         self._skip_tests = not self.opts["check-tests"]
         repeated = _Lazy(lambda: _repeatedly_called(model))
@@ -490,7 +491,7 @@ class JitPerCall(StaticRule):
         scope = model.function_of(call)
         if scope is not None and scope.traced:
             return  # an inner jit is traced once per compilation of the outer function
-        if self._skip_tests and _in_test(scope):
+        if self._skip_tests and in_test(scope):
             return
         loop = _loop_of(model, call)
         target = call.args[0]
@@ -547,7 +548,7 @@ class JitPerCall(StaticRule):
             return
         if scope is not None and scope.traced:
             return
-        if self._skip_tests and _in_test(scope):
+        if self._skip_tests and in_test(scope):
             return
         loop = _loop_of(model, node)
         kind = f"nested def `{node.name}`"
@@ -1057,21 +1058,6 @@ def _instance_method(model, func: ast.Attribute, scope, instances: dict[str, str
         return None
     cls = instances.get(key)
     return _method(model, cls, func.attr) if cls is not None else None
-
-
-def _is_test_path(path: str) -> bool:
-    base = path.replace("\\", "/").rsplit("/", 1)[-1]
-    return base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"
-
-
-def _in_test(fn: FunctionInfo | None) -> bool:
-    """Inside a test function or a method of a test class (pytest / unittest naming)."""
-    while fn is not None:
-        if fn.name.startswith("test") or (fn.class_name or "").startswith("Test") \
-                or (fn.class_name or "").endswith(("Test", "Tests", "TestCase")):
-            return True
-        fn = fn.parent
-    return False
 
 
 def _statement_of(model, node) -> ast.stmt | None:

@@ -6,7 +6,8 @@ import re
 from typing import Iterator
 
 from jaxlint.diagnostic import Applicability
-from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.rule import Invalid, Option, StaticRule, Valid
+from jaxlint.rules.static._common import in_test, is_test_path
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
 from jaxlint.semantic import FunctionInfo, ModuleModel, child_nodes, target_names, walk
 from jaxlint.textutil import line_starts
@@ -62,6 +63,13 @@ class PrngKeyReuse(StaticRule):
     Also finds a PRNG key made at module level (`KEY = jax.random.PRNGKey(0)`) and
     read in traced code.
 
+    One key applied to several arrays by the same call on purpose stays clean: `choice`,
+    `permutation` or a same-module helper (a random crop) given the same key and the
+    same shape arguments but different data draws the same indices or offsets for each
+    array, which keeps them aligned (`x = choice(key, xs, (n,)); y = choice(key, ys, (n,))`).
+    Test code is skipped unless `check-tests` is set: test inputs drawn from one key are
+    usually harmless.
+
     ## Why is this bad?
     JAX random functions are deterministic functions of the key: the same key gives
     the same bits. Two draws from one key are identical (or correlated, for different
@@ -109,8 +117,46 @@ class PrngKeyReuse(StaticRule):
     fixable = Applicability.UNSAFE
     summary = "a PRNG key is consumed by more than one random call, or a module-level key is read in traced code"
     fix_hint = "split the key (key, sub = jax.random.split(key)) and use each key once"
+    options = {
+        "check-tests": Option(False, "also check test files (`test_*.py`, `*_test.py`) and test functions and "
+                                     "classes, where drawing two inputs from one key is usually harmless", bool),
+    }
 
     VALID = [
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            def sample_batch(key, images, labels, batch_size):
+                # one key for both: image i stays paired with label i
+                x = jax.random.choice(key, images, (batch_size,), replace=False)
+                y = jax.random.choice(key, labels, (batch_size,), replace=False)
+                return x, y
+
+            def random_crop(key, img):
+                offset = jax.random.randint(key, (2,), 0, 9)
+                padded = jnp.pad(img, ((4, 4), (4, 4), (0, 0)))
+                return jax.lax.dynamic_slice(padded, (offset[0], offset[1], 0), img.shape)
+
+            def augment(key, views):
+                out = {}
+                for name, view in views.items():
+                    out[name] = random_crop(key, view)  # the same crop for every camera view
+                return out
+            """
+        ),
+        Valid(
+            """
+            import jax
+
+            def test_forward_and_inverse_agree():
+                key = jax.random.PRNGKey(0)
+                x = jax.random.normal(key, (2, 3))
+                y = jax.random.normal(key, (2, 3))
+                assert (x == y).all()
+            """
+        ),
         Valid(
             """
             import jax
@@ -373,6 +419,9 @@ class PrngKeyReuse(StaticRule):
 
     def check(self, ctx) -> None:
         model = ctx.model
+        skip_tests = not self.opts["check-tests"]
+        if skip_tests and is_test_path(ctx.path):
+            return
         # the flow walk visits every expression: only bodies with a line that could call a
         # jax.random consumer are walked (the text test is cheap, resolving names is not)
         sampling = "random" in ctx.source  # no name resolves to jax.random.* without that import
@@ -389,7 +438,7 @@ class PrngKeyReuse(StaticRule):
         _Flow(model, reports, callees).block(ctx.tree.body, {})
         for f in model.functions:
             first, last = f.node.lineno, f.node.end_lineno or f.node.lineno
-            if not any(first <= n <= last for n in lines):
+            if not any(first <= n <= last for n in lines) or skip_tests and in_test(f):
                 continue
             if isinstance(f.node, ast.Lambda):
                 _Flow(model, reports, callees).expr(f.node.body, {})
@@ -531,6 +580,7 @@ class _Flow:
         self.callees = callees
         self.loop_pass = False
         self.depth = 0
+        self.loops: list[ast.AST] = []  # the loops around the statement being walked
 
     # ------------------------------------------------------------------ statements
     def block(self, stmts: list[ast.stmt], state: State | None) -> State | None:
@@ -601,6 +651,7 @@ class _Flow:
         current: State | None = dict(state)
         was = self.loop_pass
         self.depth += 1
+        self.loops.append(s)
         for i in range(2 if self.depth <= 3 else 1):
             if current is None:
                 break
@@ -608,6 +659,7 @@ class _Flow:
                 _forget(current, set(target_names(s.target)))
             self.loop_pass = i == 1
             current = self.block(s.body, current)
+        self.loops.pop()
         self.loop_pass = was
         self.depth -= 1
         # the body may run zero times
@@ -643,6 +695,8 @@ class _Flow:
                 # splitting after a hand-off (`model.init(key, x)` then `split(key)`) is
                 # the common flax idiom and the split itself draws nothing: stay quiet
                 first, first_name = state[text]
+                if first_name == fn_name and self._aligned(first, call, fn_name):
+                    continue  # the same draw applied to other data on purpose: `choice(key, x)`, `choice(key, y)`
                 if self.loop_pass and first is call:
                     msg = (f"PRNG key `{text}` is consumed by `{fn_name}` on every iteration of the loop without "
                            f"being reassigned: every iteration draws the same random numbers; split it in the loop "
@@ -653,6 +707,63 @@ class _Flow:
                            f"split the key first")
                 self._report(key, msg, first)
             state.setdefault(text, (call, fn_name))
+
+    def _aligned(self, first: ast.Call, call: ast.Call, fn_name: str) -> bool:
+        """Whether two uses of one key by the same function differ only in the data they
+        are applied to: ``choice(key, x, (n,))`` and ``choice(key, y, (n,))``, or a helper
+        that crops each view with one key. The same key then draws the same indices or
+        offsets for every array on purpose, so the arrays stay aligned; splitting it would
+        break them. The same call in a loop counts when its data comes from the loop."""
+        data = self._data_positions(call, fn_name)
+        if not data:
+            return False
+        varying: set[str] = set()
+        if first is call:
+            if not self.loops:
+                return False
+            loop = self.loops[-1]
+            varying = _assigned(loop.body) | (set(target_names(loop.target)) if isinstance(
+                loop, (ast.For, ast.AsyncFor)) else set())
+        a, b = _arguments(first), _arguments(call)
+        if a.keys() != b.keys():
+            return False
+        differs = False
+        for pos in a:
+            if first is call:
+                moves = any(isinstance(n, ast.Name) and n.id in varying for n in ast.walk(a[pos]))
+            else:
+                moves = ast.dump(a[pos]) != ast.dump(b[pos])
+            if moves:
+                if pos not in data:
+                    return False
+                differs = True
+        return differs
+
+    def _data_positions(self, call: ast.Call, fn_name: str) -> set[int | str]:
+        """The argument positions (index or keyword) of ``call`` that hold the data a
+        random draw is applied to, rather than a shape or a distribution parameter."""
+        short = fn_name[len("jax.random."):] if fn_name.startswith("jax.random.") else None
+        if short is not None:
+            if short in ("choice", "permutation", "shuffle"):
+                name = "a" if short == "choice" else "x"
+                arg = call.args[1] if len(call.args) > 1 else next(
+                    (k.value for k in call.keywords if k.arg == name), None)
+                # `permutation(key, n)` with an int draws a fresh permutation: not data
+                if arg is None or isinstance(arg, ast.Constant):
+                    return set()
+                return {1, name}
+            return set()
+        target, bound = self.model.callee(call.func, self.model.function_of(call), follow=False)
+        if target is None or isinstance(target.node, ast.Lambda):
+            return set()
+        used = _data_params(self.model, target)
+        out: set[int | str] = set()
+        for p in target.params:
+            if p.name in used:
+                if p.index is not None and p.index >= bound:
+                    out.add(p.index - bound)
+                out.add(p.name)
+        return out
 
     def _report(self, node: ast.AST, msg: str, first: ast.AST) -> None:
         self.reports.setdefault(id(node), (node, msg, first))
@@ -791,6 +902,36 @@ def _join(ends: list[tuple[State, set[str]]]) -> State:
             if k.split("[", 1)[0] in assigned and k not in end:
                 del merged[k]
     return merged
+
+
+def _arguments(call: ast.Call) -> dict[int | str, ast.AST]:
+    out: dict[int | str, ast.AST] = dict(enumerate(call.args))
+    out.update((k.arg, k.value) for k in call.keywords if k.arg is not None)
+    return out
+
+
+_DATA_FUNCS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.image.", "jax.scipy.")
+
+
+def _data_params(model: ModuleModel, fn: FunctionInfo) -> set[str]:
+    """Parameters ``fn`` uses as data: handed to a ``jax.numpy`` / ``lax`` function,
+    indexed, or the receiver of an array method (not only read for ``.shape``)."""
+    params = {p.name for p in fn.params}
+    out: set[str] = set()
+    for n in fn.body_nodes():
+        if not (isinstance(n, ast.Name) and n.id in params and isinstance(n.ctx, ast.Load)):
+            continue
+        parent = model.parent(n)
+        if isinstance(parent, ast.Call) and n in parent.args and (model.resolve_call(parent) or "").startswith(_DATA_FUNCS):
+            out.add(n.id)
+        elif isinstance(parent, ast.Subscript) and parent.value is n:
+            out.add(n.id)
+        elif isinstance(parent, ast.Attribute) and parent.value is n and parent.attr not in (
+                "shape", "ndim", "dtype", "size"):
+            grand = model.parent(parent)
+            if isinstance(grand, ast.Call) and grand.func is parent:
+                out.add(n.id)
+    return out
 
 
 def _bound_in(comp: ast.AST, name: str) -> bool:

@@ -483,8 +483,19 @@ class ModuleModel:
         elif isinstance(node, ast.Assign):
             single = len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
             for t in node.targets:
-                for name in target_names(t):
-                    self._bind(fn, Binding(name, node, node.value if single else None, "assign"))
+                if isinstance(t, ast.Name):
+                    # `x = v`, and each name of `a = b = v`
+                    self._bind(fn, Binding(t.id, node, node.value, "assign"))
+                elif isinstance(t, (ast.Tuple, ast.List)) and isinstance(node.value, (ast.Tuple, ast.List)) \
+                        and len(t.elts) == len(node.value.elts) \
+                        and not any(isinstance(e, ast.Starred) for e in (*t.elts, *node.value.elts)):
+                    # `H, W = 64, 32`: each name gets its own element
+                    for e, v in zip(t.elts, node.value.elts):
+                        for name in target_names(e):
+                            self._bind(fn, Binding(name, node, v if isinstance(e, ast.Name) else None, "assign"))
+                else:
+                    for name in target_names(t):
+                        self._bind(fn, Binding(name, node, None, "assign"))
             if single and fn is None:
                 q = self._qualname_no_scope(node.value)
                 if q is not None and isinstance(node.value, (ast.Name, ast.Attribute)):

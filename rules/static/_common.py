@@ -12,7 +12,13 @@ NUMPY_CONSTRUCTORS = {
     "random.rand", "random.randn", "random.random", "random.normal", "random.uniform",
     "random.randint", "random.standard_normal", "random.default_rng",
 }
-LOADERS = {"numpy.load", "numpy.loadtxt", "numpy.fromfile", "numpy.genfromtxt", "numpy.memmap"}
+#: Calls that load data of a size only known at run time.
+LOADERS = {"numpy.load", "numpy.loadtxt", "numpy.fromfile", "numpy.genfromtxt", "numpy.memmap",
+           "numpy.lib.format.open_memmap", "jax.numpy.load", "pickle.load", "pickle.loads", "joblib.load",
+           "cloudpickle.load", "scipy.io.loadmat"}
+#: numpy / jax.numpy functions that repeat or join arrays: their size follows from their inputs.
+_COMBINERS = {"repeat", "tile", "concatenate", "stack", "vstack", "hstack", "dstack", "column_stack",
+              "broadcast_to", "kron", "outer"}
 DTYPE_BYTES = {
     "float64": 8, "float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4,
     "int16": 2, "int8": 1, "uint8": 1, "uint32": 4, "uint64": 8, "bool": 1, "bool_": 1,
@@ -38,6 +44,11 @@ def static_int(model: ModuleModel, expr: ast.AST | None, depth: int = 0) -> int 
             if owner is None:
                 return static_int(model, bindings[0].value, depth + 1)
         return None
+    if isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords \
+            and model.resolve_call(expr) == "builtins.int":
+        # `N = int(1e6)`, `int(H * 1.5)`
+        v = _static_number(model, expr.args[0], depth + 1)
+        return int(v) if v is not None and abs(v) < 1 << 62 else None
     if isinstance(expr, ast.BinOp):
         a = static_int(model, expr.left, depth + 1)
         b = static_int(model, expr.right, depth + 1)
@@ -59,6 +70,17 @@ def static_int(model: ModuleModel, expr: ast.AST | None, depth: int = 0) -> int 
         except (OverflowError, ValueError):
             return None
     return None
+
+
+def _static_number(model: ModuleModel, expr: ast.AST, depth: int) -> float | None:
+    if isinstance(expr, ast.Constant) and type(expr.value) in (int, float):
+        return expr.value
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Mult, ast.Div, ast.Add, ast.Sub)):
+        a, b = _static_number(model, expr.left, depth + 1), _static_number(model, expr.right, depth + 1)
+        if a is None or b is None or isinstance(expr.op, ast.Div) and not b:
+            return None
+        return {ast.Mult: a * b, ast.Add: a + b, ast.Sub: a - b}.get(type(expr.op), a / b if b else 0.0)
+    return static_int(model, expr, depth)
 
 
 def static_shape(model: ModuleModel, expr: ast.AST | None) -> tuple[int, ...] | None:
@@ -89,23 +111,31 @@ def dtype_bytes(model: ModuleModel, expr: ast.AST | None) -> int | None:
     return DTYPE_BYTES.get(name) if name else None
 
 
-def array_estimate(model: ModuleModel, expr: ast.AST | None) -> dict | None:
+def array_estimate(model: ModuleModel, expr: ast.AST | None, _depth: int = 0) -> dict | None:
     """What an array-producing expression is, statically: ``{"bytes", "shape", "source"}``.
 
     ``bytes`` is None when the size is unknown (e.g. ``np.load``). Returns None when
     the expression is not recognisably an array.
     """
+    if _depth > 8:
+        return None
+    if isinstance(expr, ast.Name):
+        # an array bound once to a name: `W = np.random.randn(...)`, then `W.astype(...)`
+        _, bindings = model.lookup(expr.id, model.function_of(expr))
+        if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
+            return array_estimate(model, bindings[0].value, _depth + 1)
+        return None
     if not isinstance(expr, ast.Call):
         # a method chain like np.ones(...).astype(...) or W.T
         if isinstance(expr, ast.Attribute) and expr.attr in ("T", "mT"):
-            return array_estimate(model, expr.value)
+            return array_estimate(model, expr.value, _depth + 1)
         return None
     q = model.resolve_call(expr)
     if q is None:
         if isinstance(expr.func, ast.Attribute) and _is_numpy_rng(model, expr.func.value):
             return _rng_estimate(model, expr)
         if isinstance(expr.func, ast.Attribute) and expr.func.attr in ("astype", "reshape", "copy", "transpose"):
-            inner = array_estimate(model, expr.func.value)
+            inner = array_estimate(model, expr.func.value, _depth + 1)
             if inner and expr.func.attr == "astype" and expr.args:
                 b = dtype_bytes(model, expr.args[0])
                 if b and inner["bytes"] is not None and inner.get("itemsize"):
@@ -114,6 +144,8 @@ def array_estimate(model: ModuleModel, expr: ast.AST | None) -> dict | None:
         return None
     if q in LOADERS:
         return {"bytes": None, "shape": None, "source": q, "itemsize": None}
+    if q in _LAYERS:
+        return _layer_estimate(model, q, expr)
     lib = None
     if q.startswith("numpy."):
         lib, name = "numpy", q[len("numpy."):]
@@ -121,6 +153,8 @@ def array_estimate(model: ModuleModel, expr: ast.AST | None) -> dict | None:
         lib, name = "jax.numpy", q[len("jax.numpy."):]
     else:
         return None
+    if name in _COMBINERS:
+        return _combined(model, lib, name, expr, _depth + 1)
     if name not in NUMPY_CONSTRUCTORS:
         return None
     kw = {k.arg: k.value for k in expr.keywords if k.arg}
@@ -163,7 +197,11 @@ def array_estimate(model: ModuleModel, expr: ast.AST | None) -> dict | None:
         src = expr.args[0] if expr.args else None
         if isinstance(src, (ast.List, ast.Tuple)):
             return {"bytes": _literal_bytes(src), "shape": None, "source": q, "itemsize": None, "literal": True}
-        inner = array_estimate(model, src) if src is not None else None
+        inner = array_estimate(model, src, _depth + 1) if src is not None else None
+        if inner is not None and lib == "jax.numpy" and inner.get("bytes") and inner.get("itemsize") == 8 \
+                and dtype_bytes(model, kw.get("dtype")) is None:
+            # jnp.array(float64 numpy array) is float32 unless x64 is on
+            inner = dict(inner, bytes=inner["bytes"] // 2, itemsize=4)
         return inner
     else:
         return {"bytes": None, "shape": None, "source": q, "itemsize": None}
@@ -172,6 +210,79 @@ def array_estimate(model: ModuleModel, expr: ast.AST | None) -> dict | None:
     itemsize = itemsize or default_item
     return {"bytes": math.prod(shape) * itemsize, "shape": shape, "source": q, "itemsize": itemsize,
             "splat": name in ("zeros", "ones", "full", "empty")}
+
+
+def _combined(model: ModuleModel, lib: str, name: str, call: ast.Call, depth: int) -> dict | None:
+    """Size of ``np.repeat`` / ``np.tile`` / ``np.concatenate`` / ``np.stack`` ... from their
+    inputs: a repeat or tile multiplies, a join adds."""
+    kw = {k.arg: k.value for k in call.keywords if k.arg}
+    src = call.args[0] if call.args else kw.get("a") or kw.get("arrays")
+    q = f"{lib}.{name}"
+    if name in ("concatenate", "stack", "vstack", "hstack", "dstack", "column_stack"):
+        if not isinstance(src, (ast.List, ast.Tuple)) or any(isinstance(e, ast.Starred) for e in src.elts):
+            return None
+        parts = [array_estimate(model, e, depth) for e in src.elts]
+        if not parts or any(p is None or p.get("bytes") is None for p in parts):
+            return None
+        return {"bytes": sum(p["bytes"] for p in parts), "shape": None, "source": q,  # type: ignore[index]
+                "itemsize": parts[0].get("itemsize")}  # type: ignore[union-attr]
+    inner = array_estimate(model, src, depth) if src is not None else None
+    if inner is None or inner.get("bytes") is None:
+        return None
+    if name in ("repeat", "tile"):
+        count = call.args[1] if len(call.args) > 1 else kw.get("repeats" if name == "repeat" else "reps")
+        reps = static_shape(model, count)
+        if reps is None:
+            return None
+        return {"bytes": inner["bytes"] * math.prod(reps), "shape": None, "source": q, "itemsize": inner.get("itemsize")}
+    if name == "broadcast_to":
+        shape = static_shape(model, call.args[1] if len(call.args) > 1 else kw.get("shape"))
+        if shape is None or not inner.get("itemsize"):
+            return None
+        return {"bytes": math.prod(shape) * inner["itemsize"], "shape": shape, "source": q,
+                "itemsize": inner["itemsize"]}
+    other = array_estimate(model, call.args[1], depth) if len(call.args) > 1 else None
+    if other is None or other.get("bytes") is None or not inner.get("itemsize") or not other.get("itemsize"):
+        return None
+    # kron / outer: every element of one times every element of the other
+    n = (inner["bytes"] // inner["itemsize"]) * (other["bytes"] // other["itemsize"])
+    return {"bytes": n * max(inner["itemsize"], other["itemsize"]), "shape": None, "source": q,
+            "itemsize": max(inner["itemsize"], other["itemsize"])}
+
+
+#: Layers whose parameters are arrays made at construction: (qualified name, the
+#: positional/keyword names of the dimensions their weight count is computed from).
+_LAYERS = {
+    "equinox.nn.Linear": ("in_features", "out_features"),
+    "equinox.nn.Embedding": ("num_embeddings", "embedding_size"),
+    "equinox.nn.MLP": ("in_size", "out_size", "width_size", "depth"),
+    "equinox.nn.Conv2d": ("in_channels", "out_channels", "kernel_size"),
+    "flax.nnx.Linear": ("in_features", "out_features"),
+    "flax.nnx.Embed": ("num_embeddings", "features"),
+    "flax.nnx.Conv": ("in_features", "out_features", "kernel_size"),
+}
+
+
+def _layer_estimate(model: ModuleModel, q: str, call: ast.Call) -> dict | None:
+    """float32 weights of an equinox / flax nnx layer from its constructor's sizes."""
+    names = _LAYERS[q]
+    kw = {k.arg: k.value for k in call.keywords if k.arg}
+    dims = [static_int(model, call.args[i] if i < len(call.args) else kw.get(n)) for i, n in enumerate(names)]
+    if any(d is None for d in dims):
+        return None
+    short = q.rsplit(".", 1)[-1]
+    if short == "MLP":
+        i, o, w, depth = dims  # type: ignore[misc]
+        count = (i * o + o) if depth == 0 else (i * w + w) + (depth - 1) * (w * w + w) + (w * o + o)
+    elif short in ("Conv2d", "Conv"):
+        i, o, k = dims  # type: ignore[misc]
+        count = i * o * k * k + o
+    elif short == "Linear":
+        count = dims[0] * dims[1] + dims[1]  # type: ignore[operator]
+    else:
+        count = dims[0] * dims[1]  # type: ignore[operator]
+    lib = "eqx.nn" if q.startswith("equinox.") else "nnx"
+    return {"bytes": count * 4, "shape": None, "source": f"{lib}.{short}", "itemsize": 4, "module": True}
 
 
 #: numpy random generator objects: ``np.random.default_rng(0)``, ``RandomState(0)``.

@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
-from jaxlint.rules.static._common import array_estimate
+from jaxlint.rules.static._common import LOADERS, array_estimate
 from jaxlint.semantic import STATIC_ATTRS
 from jaxlint.textutil import human_bytes
 
@@ -13,9 +13,16 @@ class CapturedArray(StaticRule):
     ## What it does
     Finds traced code (a jitted function, or code traced through one) that reads an
     array defined outside it: at module level, in an enclosing function, as a default
-    argument, as a `functools.partial`-bound argument, or as an attribute of a static
-    `self`. Reports when the array's size, estimated from its constructor, reaches
-    `max-bytes`, or when it is loaded from disk (`np.load`), whose size is unknown.
+    argument, as a `functools.partial`-bound argument (also through a name:
+    `g = partial(f, W)`, `jax.jit(g)`), or as an attribute of a static `self`. Reports
+    when the array's size, estimated from its constructor, reaches `max-bytes`, or when
+    it is loaded from disk (`np.load`, `pickle.load`), whose size is unknown.
+
+    Sizes follow module constants (`N, M = 1024, 512`, `int(1e6)`, `H * W * C`), names
+    (`W = np.random.randn(...)` then `W.astype(np.float32)` or `jnp.array(W)`), and
+    `np.repeat`, `np.tile`, `np.concatenate` and `np.stack` of arrays of known size. An
+    equinox or flax nnx layer (`eqx.nn.Linear`, `eqx.nn.MLP`, `nnx.Linear`, ...) counts by
+    its weights: a captured model is baked in like an array.
 
     ## Why is this bad?
     A closed-over array is not an argument: tracing bakes its *value* into the
@@ -229,6 +236,112 @@ class CapturedArray(StaticRule):
             line=9,
             message="6.1 MiB array (784x2048 from `rng.normal`)",
         ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+            import numpy as np
+
+            N_ENV, N_QUERY, N_SAMPLE = 128, 128, 64
+            NOISE = np.random.random((N_ENV, N_QUERY, N_SAMPLE))
+
+            @jax.jit
+            def perturb(obs):
+                return obs + jnp.asarray(NOISE[0])
+            """,
+            line=10,
+            message="8.0 MiB array (128x128x64 from `np.random.random`)",
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+            import numpy as np
+
+            PATCH = np.random.rand(64, 64, 3).astype(np.float32)
+            MOSAIC = jnp.array(np.tile(PATCH, (8, 8, 1)))
+
+            @jax.jit
+            def blend(img):
+                return 0.5 * img + 0.5 * MOSAIC
+            """,
+            line=10,
+            message="3.0 MiB array",
+        ),
+        Invalid(
+            """
+            import pickle
+            import jax
+
+            with open("vocab_embeddings.pkl", "rb") as f:
+                EMBEDDINGS = pickle.load(f)
+
+            @jax.jit
+            def embed(ids):
+                return EMBEDDINGS[ids]
+            """,
+            line=9,
+            message="data loaded by `pickle.load` (size unknown statically)",
+        ),
+        Invalid(
+            """
+            import functools
+            import jax
+            import numpy as np
+
+            def apply(params, x):
+                return x @ params
+
+            params = np.random.randn(1024, 1024).astype(np.float32)
+            predict = functools.partial(apply, params)
+            fast_predict = jax.jit(predict)
+            """,
+            line=9,
+            message="binds `params` with functools.partial to a 4.0 MiB array",
+        ),
+        Invalid(
+            """
+            import jax
+            import numpy as np
+
+            PROJ = np.random.randn(1024, 1024)
+
+            @jax.jit
+            def project(x, proj=PROJ):
+                return x @ proj
+            """,
+            line=7,
+            message="parameter `proj` defaulting to a 8.0 MiB array",
+        ),
+        Invalid(
+            """
+            import equinox as eqx
+            import jax
+
+            model = eqx.nn.MLP(784, 10, width_size=1024, depth=3, key=jax.random.PRNGKey(0))
+
+            @eqx.filter_jit
+            def predict(x):
+                return jax.vmap(model)(x)
+            """,
+            line=8,
+            message="`eqx.nn.MLP` layer with 11.1 MiB of weights",
+        ),
+        Invalid(
+            """
+            import jax
+            import numpy as np
+
+            def evaluate(batches):
+                W = np.random.randn(512, 512)
+                def score(x):
+                    return (x @ W).sum()
+                score = jax.jit(score)
+                return [score(b) for b in batches]
+            """,
+            line=7,
+            message="closes over `W`, a 2.0 MiB array",
+        ),
     ]
 
     def check(self, ctx) -> None:
@@ -270,12 +383,19 @@ class CapturedArray(StaticRule):
                 if p.default is not None and p.name not in fn.traced_params and not isinstance(fn.node, ast.Lambda):
                     est = array_estimate(model, p.default)
                     self._report(ctx, p.default, p.name, est, None, limit, "default")
-        # functools.partial-bound arrays at jit entry points
+        # functools.partial-bound arrays at jit entry points: `jax.jit(partial(f, W))`, and
+        # `g = partial(f, W)` ... `jax.jit(g)`
+        jitted: set[int] = set()  # ids of the partial calls that a jit wraps through a name
+        for node in model.nodes(ast.Call):
+            if node.args and isinstance(node.args[0], ast.Name) and (model.resolve_call(node) or "") in _JIT:
+                _, bindings = model.lookup(node.args[0].id, model.function_of(node))
+                if len(bindings) == 1 and isinstance(bindings[0].value, ast.Call):
+                    jitted.add(id(bindings[0].value))
         for node in model.nodes(ast.Call):
             if model.resolve_call(node) == "functools.partial":
                 parent = model.parent(node)
                 if not (isinstance(parent, ast.Call) and node in parent.args
-                        and (model.resolve_call(parent) or "") in _JIT):
+                        and (model.resolve_call(parent) or "") in _JIT) and id(node) not in jitted:
                     continue
                 for arg in node.args[1:] + [k.value for k in node.keywords]:
                     if isinstance(arg, ast.Name):
@@ -308,14 +428,18 @@ class CapturedArray(StaticRule):
         size = est["bytes"]
         src = est["source"].replace("numpy.", "np.").replace("jax.np.", "jnp.")
         if size is None:
-            if est["source"] not in _LOADERS_SHORT:
+            if est["source"] not in LOADERS:
                 return False
-            what = f"an array from `{src}` (size unknown statically)"
+            what = (f"an array from `{src}`" if src.startswith("np.") else f"data loaded by `{src}`") \
+                + " (size unknown statically)"
         else:
             if size < limit:
                 return False
             shape = "x".join(map(str, est["shape"] or ()))
-            what = f"a {human_bytes(size)} array ({shape} from `{src}`)"
+            if est.get("module"):
+                what = f"a `{src}` layer with {human_bytes(size)} of weights"
+            else:
+                what = f"a {human_bytes(size)} array ({shape + ' ' if shape else ''}from `{src}`)"
         verb = {
             "defined": f"closes over `{name}`",
             "assigned": f"reads `{name}` from a static `self`",
@@ -335,4 +459,3 @@ class CapturedArray(StaticRule):
 
 
 _JIT = {"jax.jit", "jax.pmap", "jax.experimental.pjit.pjit", "equinox.filter_jit", "flax.nnx.jit"}
-_LOADERS_SHORT = {"numpy.load", "numpy.loadtxt", "numpy.fromfile", "numpy.genfromtxt", "numpy.memmap"}

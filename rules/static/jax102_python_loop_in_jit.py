@@ -4,8 +4,10 @@ import ast
 
 from jaxlint.diagnostic import Applicability
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
+from jaxlint.rules.static._arrays import is_jax_array, used_as_array
 from jaxlint.rules.static._common import static_int
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
+from jaxlint.rules.static._taint import describe, traced_how
 
 
 class PythonLoopInJit(StaticRule):
@@ -15,8 +17,13 @@ class PythonLoopInJit(StaticRule):
     least `max-iterations`: `range(1000)`, `range(N)` with a module-level constant,
     `range(a, b, step)`.
 
-    Loops over pytrees, lists of layers, small literal ranges, and loops whose count
-    is not known statically are left alone (the dynamic phase measures those).
+    Also finds loops whose count is fixed at trace time but unknown statically: over
+    the rows of a traced array (`for row in x`), or up to a size of a traced argument
+    (`range(x.shape[0])`, `range(len(x))`). The message says the count is unknown; the
+    dynamic phase measures it (JAX202).
+
+    Loops over pytrees, lists of layers, small literal ranges, and other loops whose
+    count is not known statically are left alone.
 
     ## Why is this bad?
     Under `jit`, a Python loop runs at trace time: every iteration is traced again
@@ -105,6 +112,22 @@ class PythonLoopInJit(StaticRule):
         ),
         Valid(
             """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def f(x, layers):
+                for axis in range(x.ndim):
+                    x = jnp.flip(x, axis)
+                for i in range(len(layers)):
+                    x = x @ layers[i]
+                for w in layers:
+                    x = x + w.sum()
+                return x
+            """
+        ),
+        Valid(
+            """
             def not_traced(x):
                 for _ in range(1000):
                     x = x * 2
@@ -113,6 +136,55 @@ class PythonLoopInJit(StaticRule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            H, W, C = 32, 32, 3
+
+            @jax.jit
+            def normalize(img):
+                flat = img.reshape(-1)
+                for i in range(H * W * C):
+                    flat = flat.at[i].set(flat[i] / 255.0)
+                return flat.reshape(H, W, C)
+            """,
+            line=9,
+            message="3072 iterations",
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def running_sum(x):
+                total = jnp.zeros(x.shape[1:])
+                out = []
+                for row in x:
+                    total = total + row
+                    out.append(total)
+                return jnp.stack(out)
+            """,
+            line=8,
+            message="iterates over the rows of traced array `x`",
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            def rollout(state, actions):
+                for t in range(actions.shape[0]):
+                    state = state + jnp.tanh(actions[t])
+                return state
+
+            rollout_jit = jax.jit(rollout)
+            """,
+            line=5,
+            message="runs `actions.shape[0]` times, a size of traced argument `actions`",
+        ),
         Invalid(
             """
             import jax
@@ -210,7 +282,10 @@ class PythonLoopInJit(StaticRule):
                 if not isinstance(node, (ast.For, ast.AsyncFor)):
                     continue
                 n = self._trip_count(model, node.iter)
-                if n is None or n < limit:
+                if n is None:
+                    self._unknown_count(ctx, fn, node)
+                    continue
+                if n < limit:
                     continue
                 body = node.body
                 independent = self._independent(node)
@@ -259,6 +334,47 @@ class PythonLoopInJit(StaticRule):
             made[0] = made[0].with_changes(leading_lines=[cst.EmptyLine(comment=loop.body.header.comment)])
         fx.insert_before(loop, *made)
         fx.remove(loop)
+
+    def _unknown_count(self, ctx, fn, loop: ast.For | ast.AsyncFor) -> None:
+        """A loop over the rows of a traced array, or up to a size of a traced argument:
+        unrolled as many times as that size, which is fixed at trace time but unknown here."""
+        model, it = ctx.model, loop.iter
+        rows = None
+        if model.is_traced_expr(it, fn) and (is_jax_array(model, fn, it) or (
+                isinstance(it, ast.Name) and it.id in fn.traced_params
+                and all(b.kind == "param" for b in fn.bindings.get(it.id, [])) and used_as_array(fn, it.id))):
+            rows = f"iterates over the rows of traced array `{describe(it)}`"
+        else:
+            bound = self._size_bound(model, fn, it)
+            if bound is not None:
+                rows = f"runs `{describe(bound)}` times, a size of traced argument `{describe(bound_base(bound))}`"
+        if rows is None:
+            return
+        hint = "jax.vmap (iterations look independent)" if self._independent(loop) else \
+            "jax.lax.fori_loop or jax.lax.scan"
+        ctx.report(loop, f"Python loop in {traced_how(fn)} {rows}: it is unrolled once per iteration, a count "
+                         f"fixed at trace time but unknown statically (`jaxlint check --dynamic` measures it); "
+                         f"if it can be large, use {hint}",
+                   end_node=it, data={"iterations": None, "body_lines": [loop.body[0].lineno, loop.body[-1].end_lineno]})
+
+    @staticmethod
+    def _size_bound(model, fn, it: ast.AST) -> ast.AST | None:
+        """``x.shape[0]`` / ``len(x)`` bounding ``range(...)``, with ``x`` a traced parameter."""
+        if not (isinstance(it, ast.Call) and model.resolve_call(it) == "builtins.range" and it.args):
+            return None
+        stop = it.args[0] if len(it.args) == 1 else it.args[1]
+        if isinstance(stop, ast.Subscript) and isinstance(stop.value, ast.Attribute) and stop.value.attr == "shape":
+            base = stop.value.value
+        elif isinstance(stop, ast.Call) and model.resolve_call(stop) == "builtins.len" and len(stop.args) == 1:
+            base = stop.args[0]
+            if not is_jax_array(model, fn, base):
+                return None  # `len(layers)` of a list or a pytree
+        else:
+            return None
+        if isinstance(base, ast.Name) and base.id in fn.traced_params and fn.param(base.id) is not None \
+                and all(b.kind == "param" for b in fn.bindings.get(base.id, [])):
+            return stop
+        return None
 
     @staticmethod
     def _trip_count(model, it: ast.AST) -> int | None:
@@ -364,3 +480,10 @@ def _step_value(cst, small, x: str):
                               cst.SimpleString)) and not value.lpar:
         value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return cst.BinaryOperation(cst.Name(x), op(), value)
+
+
+def bound_base(bound: ast.AST) -> ast.AST:
+    """``x`` of ``x.shape[0]`` or ``len(x)``."""
+    if isinstance(bound, ast.Subscript):
+        return bound.value.value  # type: ignore[attr-defined]
+    return bound.args[0]  # type: ignore[attr-defined]

@@ -360,6 +360,7 @@ class ModuleModel:
         self.entries_unresolved: list[ast.Call] = []
         #: entry point -> (the decorator or jit call node, the traced function)
         self._entry_sites: dict[EntryPoint, tuple[ast.AST, FunctionInfo]] = {}
+        self._attr_classes: dict[tuple[str, str], str | None] | None = None
         self._collect()
         self._find_entry_points()
         self._propagate()
@@ -676,10 +677,13 @@ class ModuleModel:
                 return info
         return None
 
-    def callee(self, func: ast.expr, scope: FunctionInfo | None, follow: bool = True) -> tuple[FunctionInfo | None, int]:
+    def callee(self, func: ast.expr, scope: FunctionInfo | None, follow: bool = True,
+               instances: bool = True) -> tuple[FunctionInfo | None, int]:
         """The module function a call target refers to and how many positional
         parameters are consumed implicitly (1 for ``self.method``, the bound arguments
-        of ``g = partial(f, a)``). ``follow``: look through one such binding."""
+        of ``g = partial(f, a)``). ``follow``: look through one such binding.
+        ``instances``: a call of an object of a module class runs its ``__call__``
+        (``model(x)``, ``self.encoder(x)``), and ``obj.method(x)`` that method."""
         if isinstance(func, ast.Name):
             fn = self.function_named(func.id, scope)
             if fn is None and follow:
@@ -689,6 +693,10 @@ class ModuleModel:
                     q = self.resolve_call(value)
                     if q == "functools.partial" or q in DIFF_TRANSFORMS or q in TRACING_HOFS:
                         return self._unwrap_target(value, value, follow=False)
+            if fn is None and instances:
+                cls = self.instance_class(func, scope)
+                if cls is not None:
+                    return self.method_named(cls, "__call__"), 1
             return fn, 0
         if isinstance(func, ast.Lambda):
             return self._fn_by_node.get(id(func)), 0
@@ -708,8 +716,61 @@ class ModuleModel:
             while cls_scope is not None and cls_scope.class_name is None:
                 cls_scope = cls_scope.parent
             if cls_scope is not None:
-                return self.method_named(cls_scope.class_name, func.attr), 1
+                found = self.method_named(cls_scope.class_name, func.attr)
+                if found is not None or not instances:
+                    return found, 1
+        if instances and isinstance(func, ast.Attribute):
+            cls = self.instance_class(func, scope)  # `self.encoder(x)`: its class's __call__
+            if cls is not None:
+                return self.method_named(cls, "__call__"), 1
+            cls = self.instance_class(func.value, scope)  # `model.encode(x)`: that method
+            if cls is not None:
+                return self.method_named(cls, func.attr), 1
         return None, 0
+
+    def instance_class(self, expr: ast.expr, scope: FunctionInfo | None) -> str | None:
+        """The module class ``expr`` is an instance of, when it is a name bound once to
+        ``C(...)`` or an attribute ``self.x`` that its class only ever sets to ``C(...)``."""
+        value: ast.AST | None = None
+        if isinstance(expr, ast.Name) and expr.id not in ("self", "cls"):
+            _, bindings = self.lookup(expr.id, scope)
+            if len(bindings) != 1 or bindings[0].kind != "assign":
+                return None
+            value = bindings[0].value
+        elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+            owner = scope
+            while owner is not None and owner.class_name is None:
+                owner = owner.parent
+            if owner is None:
+                return None
+            found = self._self_attrs().get((owner.class_name, expr.attr))  # type: ignore[arg-type]
+            return found if found else None
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.classes \
+                and self.lookup(value.func.id, self.function_of(value))[0] is None:
+            return value.func.id
+        return None
+
+    def _self_attrs(self) -> dict[tuple[str, str], str | None]:
+        """(class, attribute) -> the module class every ``self.attribute = C(...)`` of that
+        class makes (None when it is set to anything else too)."""
+        if self._attr_classes is None:
+            out: dict[tuple[str, str], str | None] = {}
+            for node in self.nodes(ast.Assign):
+                for t in node.targets:
+                    if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
+                        continue
+                    owner = self.function_of(node)
+                    while owner is not None and owner.class_name is None:
+                        owner = owner.parent
+                    if owner is None:
+                        continue
+                    v = node.value
+                    made = v.func.id if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) \
+                        and v.func.id in self.classes and len(node.targets) == 1 else None
+                    key = (owner.class_name, t.attr)
+                    out[key] = made if out.get(key, made) == made else None
+            self._attr_classes = out
+        return self._attr_classes
 
     # ------------------------------------------------------------------ entry points
     def _find_entry_points(self) -> None:
@@ -771,7 +832,7 @@ class ModuleModel:
                     continue
                 return None, 0
             break
-        fn, implicit = self.callee(expr, scope, follow=follow)
+        fn, implicit = self.callee(expr, scope, follow=follow, instances=False)
         return fn, bound + implicit
 
     def _add_entry(self, kind: str, fn: FunctionInfo, node: ast.AST, form: str,

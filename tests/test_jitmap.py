@@ -664,6 +664,39 @@ def test_static_arguments_stay_untainted_and_shape_reads_are_static():
     assert not {"n", "k", "d"} & f.tainted
 
 
+def test_calling_an_object_of_a_module_class_traces_its_call_method():
+    m = model("""
+        import jax
+
+        class Scale:
+            def __init__(self, k):
+                self.k = k
+
+            def __call__(self, x):
+                return x * self.k
+
+            def inverse(self, y):
+                return y / self.k
+
+        class Net:
+            def __init__(self):
+                self.scale = Scale(2.0)
+
+            def __call__(self, x):
+                return self.scale(x)
+
+        net = Net()
+        unit = Scale(1.0)
+
+        @jax.jit
+        def f(x):
+            return net(x) + unit.inverse(x)
+        """)
+    assert {"Net.__call__", "Scale.__call__", "Scale.inverse"} <= traced_names(m)
+    assert fn(m, "Scale.__call__").traced_params == {"x"}
+    assert "called from Net.__call__" in fn(m, "Scale.__call__").traced_by
+
+
 def test_pytree_keys_and_enumerate_counters_are_not_traced_when_iterating():
     m = model("""
         import jax

@@ -154,6 +154,36 @@ class NumpyOnTracer(StaticRule):
             import jax.numpy as jnp
             import numpy as np
 
+            class ObsNormalizer:
+                def __init__(self, mean, std):
+                    self.mean = mean
+                    self.std = std
+
+                def __call__(self, obs):
+                    return np.clip((obs - self.mean) / self.std, -5.0, 5.0)
+
+            class Policy:
+                def __init__(self, mean, std):
+                    self.normalize = ObsNormalizer(mean, std)
+
+                def __call__(self, params, obs):
+                    return jnp.tanh(params @ self.normalize(obs))
+
+            policy = Policy(0.0, 1.0)
+
+            @jax.jit
+            def act(params, obs):
+                return policy(params, obs)
+            """,
+            line=11,
+            message="in `ObsNormalizer.__call__` (called from traced `Policy.__call__`)",
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+            import numpy as np
+
             @jax.jit
             def f(x):
                 return np.sum(np.abs(x)) + jnp.ones(())

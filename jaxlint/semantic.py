@@ -602,16 +602,33 @@ class ModuleModel:
         (``x = f(x)`` reads the old ``x``) unless a loop brings it back."""
         _, bindings = self.lookup(name.id, fn)
         stop = fn.node if fn is not None else None
-        loops = [a for a in _until(self.ancestors(name), stop) if isinstance(a, (ast.For, ast.AsyncFor, ast.While))]
+        chain = list(_until(self.ancestors(name), stop))
+        loops = [a for a in chain if isinstance(a, (ast.For, ast.AsyncFor, ast.While))]
         at = (name.lineno, name.col_offset)
+        # the last assignment on the way to the read that every path passes (a statement
+        # before it in one of the blocks around it): earlier bindings are overwritten
+        cut: tuple[int, int] = (0, -1)
+        child: ast.AST = name
+        for a in (*chain, stop) if stop is not None else chain:
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(a, field, None)
+                if isinstance(block, list) and child in block:
+                    for st in block[:block.index(child)]:
+                        if isinstance(st, (ast.Assign, ast.AnnAssign)) and any(
+                                isinstance(t, ast.Name) and t.id == name.id
+                                for t in (st.targets if isinstance(st, ast.Assign) else [st.target])):
+                            cut = max(cut, (st.lineno, st.col_offset))
+            child = a
         out = []
         for b in bindings:
             node = b.node
-            if b.kind == "param" or (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) < at \
-                    and not any(a is node for a in self.ancestors(name)):
+            pos = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) if b.kind != "param" else (0, 0)
+            if any(a is loop for loop in loops for a in self.ancestors(node)) and pos >= at:
+                out.append(b)  # later in a loop around the read: reaches the next iteration
+            elif pos < at and pos >= cut and not any(a is node for a in chain):
                 out.append(b)
-            elif any(a is loop for loop in loops for a in self.ancestors(node)):
-                out.append(b)
+            elif any(a is node for a in chain) and any(a is loop for loop in loops for a in self.ancestors(node)):
+                out.append(b)  # `x = f(x)` in a loop: the previous iteration's value
         return out
 
     def resolve(self, node: ast.AST, at: ast.AST | None = None) -> str | None:

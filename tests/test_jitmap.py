@@ -664,6 +664,34 @@ def test_static_arguments_stay_untainted_and_shape_reads_are_static():
     assert not {"n", "k", "d"} & f.tainted
 
 
+def test_reaching_bindings_follow_straight_line_code_branches_and_loops():
+    m = model("""
+        def f(x, flag, xs):
+            y = []
+            y = y + [x] if y else [x]
+            if flag:
+                z = 1
+            else:
+                z = 2
+            w = z
+            for item in xs:
+                acc = acc + item if item else item
+                acc = item
+            return y, w, acc
+        """)
+    f = fn(m, "f")
+
+    def reaching(name: str, line: int) -> list[int]:
+        read = next(n for n in f.body_nodes() if isinstance(n, ast.Name) and n.id == name
+                    and isinstance(n.ctx, ast.Load) and n.lineno == line)
+        return sorted(b.node.lineno for b in m.reaching_bindings(read, f))
+
+    assert reaching("y", 3) == [2]  # not the statement's own binding
+    assert reaching("z", 8) == [5, 7]  # both branches
+    assert reaching("y", 12) == [3]  # the later straight-line assignment overwrites line 2
+    assert reaching("acc", 10) == [10, 11]  # the loop brings both back
+
+
 def test_calling_an_object_of_a_module_class_traces_its_call_method():
     m = model("""
         import jax

@@ -519,6 +519,25 @@ def test_jax113_a_function_rebound_to_its_own_donating_jit_is_followed():
         """) == [6]
 
 
+def test_jax113_a_name_rebound_before_the_call_no_longer_aliases_the_donated_buffer():
+    assert lines("JAX113", """
+        import functools
+        import jax
+
+        @functools.partial(jax.jit, donate_argnums=(0, 1))
+        def update(params, opt_state):
+            return params, opt_state
+
+        def train(params, fresh):
+            old = params
+            params = fresh(params)
+            new, state = update(params, old)
+            backup = state
+            state = fresh(state)
+            return update(new, backup), state
+        """) == []
+
+
 def test_jax113_finding_points_back_at_the_donating_call():
     diags = lint_source(DONATING + """
 def run(state, batch):

@@ -18,9 +18,12 @@ class DonationMisuse(StaticRule):
     Looks at the calls of functions jitted in the same module with `donate_argnums`
     or `donate_argnames`, and finds:
 
-    * one buffer passed to two donated parameters of a call (`step(x, x)`);
+    * one buffer passed to two donated parameters of a call (`step(x, x)`), also
+      through another name bound to it (`opt_state = params`) or twice inside one
+      donated tuple, list or dict (`step((params, params))`);
     * a donated argument read again after the call, in the same function body, before
-      it is reassigned (`new = step(state); log(state)`);
+      it is reassigned (`new = step(state); log(state)`), also through another name
+      bound to the same array before the call (`old = state; new = step(state); old`);
     * a donated argument passed on every iteration of a loop that never reassigns it.
 
     Calls through other modules, through containers, or with `*args` are not checked.
@@ -131,6 +134,45 @@ class DonationMisuse(StaticRule):
             import functools
             import jax
 
+            @functools.partial(jax.jit, donate_argnums=(0, 1))
+            def apply_updates(params, ema_params, grads):
+                new = jax.tree.map(lambda p, g: p - 0.01 * g, params, grads)
+                ema = jax.tree.map(lambda e, p: 0.99 * e + 0.01 * p, ema_params, new)
+                return new, ema
+
+            def fit(params, batches, grad_fn):
+                ema_params = params  # starts as the same arrays
+                for batch in batches:
+                    params, ema_params = apply_updates(params, ema_params, grad_fn(params, batch))
+                return params, ema_params
+            """,
+            line=13,
+            message="`ema_params` (the same array as `params`) is passed to two donated parameters",
+        ),
+        Invalid(
+            """
+            import functools
+            import jax
+
+            @functools.partial(jax.jit, donate_argnums=0)
+            def sgd(state, grads):
+                params, step = state
+                return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads), step + 1
+
+            def train_step(params, grads, step):
+                previous = params
+                params, step = sgd((params, step), grads)
+                delta = jax.tree.map(lambda a, b: a - b, params, previous)
+                return params, step, delta
+            """,
+            line=12,
+            message="`previous` holds the same array as `params`, which was donated to `sgd`",
+        ),
+        Invalid(
+            """
+            import functools
+            import jax
+
             @functools.partial(jax.jit, donate_argnums=0)
             def step(state, batch):
                 return state + batch
@@ -212,30 +254,59 @@ class DonationMisuse(StaticRule):
             for call, offset in jit_call_sites(model, entry, calls):
                 donated = [(p, a) for p, a in call_arguments(call, fn, offset) if p in fn.donated_params]
                 callee = ctx.segment(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else fn.name
-                self._twice(ctx, donated, callee)
+                self._twice(ctx, model, call, donated, callee)
                 for param, arg in donated:
-                    if isinstance(arg, ast.Name):
-                        self._used_after(ctx, model, call, arg, callee)
+                    for leaf in (_leaves(model, arg) if isinstance(arg, (ast.Tuple, ast.List, ast.Dict)) else [arg]):
+                        if isinstance(leaf, ast.Name):
+                            self._used_after(ctx, model, call, leaf, callee)
 
-    def _twice(self, ctx, donated: list[tuple[str, ast.expr]], callee: str) -> None:
-        seen: dict[str, str] = {}
+    def _twice(self, ctx, model: ModuleModel, call: ast.Call, donated: list[tuple[str, ast.expr]],
+               callee: str) -> None:
+        """One buffer in two donated places of a call: the same name (or attribute) twice,
+        two names bound to the same array (``old = state``), or twice in one donated
+        tuple, list or dict (``step((params, params))``)."""
+        seen: dict[str, tuple[str, str]] = {}  # buffer key -> (parameter, the text that first passed it)
         for param, arg in donated:
-            if not isinstance(arg, (ast.Name, ast.Attribute)):
-                continue
-            key = ast.dump(arg)
-            if key in seen:
-                text = ctx.segment(arg)
-                ctx.report(arg, f"`{text}` is passed to two donated parameters (`{seen[key]}` and `{param}`) "
-                                f"of `{callee}`: one buffer cannot be donated twice",
-                           data={"argument": text, "params": [seen[key], param]})
-            else:
-                seen[key] = param
+            for leaf in _leaves(model, arg):
+                # every array the leaf may hold (`ema = params` before a loop: on the first
+                # iteration both names hold one buffer)
+                keys = {f"name:{r}" for r in _roots(model, leaf)} if isinstance(leaf, ast.Name) else {ast.dump(leaf)}
+                text = ctx.segment(leaf)
+                hit = next((k for k in sorted(keys) if k in seen), None)
+                if hit is None:
+                    seen.update((k, (param, text)) for k in keys)
+                    continue
+                first_param, first_text = seen[hit]
+                where = f"two donated parameters (`{first_param}` and `{param}`)" if first_param != param \
+                    else f"two places in donated parameter `{param}`"
+                same = f"`{text}`" if text == first_text else f"`{text}` (the same array as `{first_text}`)"
+                inside = any(a is call for a in model.ancestors(leaf))
+                ctx.report(leaf if inside else arg,
+                           f"{same} is passed to {where} of `{callee}`: one buffer cannot be donated twice",
+                           data={"argument": text, "params": [first_param, param]})
+                return  # one finding per call
 
     def _used_after(self, ctx, model: ModuleModel, call: ast.Call, arg: ast.Name, callee: str) -> None:
         stmt = _statement_of(model, call)
-        if stmt is None or _stores(stmt, arg.id) or isinstance(stmt, (ast.Return, ast.Raise)):
+        if stmt is None or isinstance(stmt, (ast.Return, ast.Raise)):
             return
         name = arg.id
+        # another name for the same buffer (`old = state` before `step(state)`) is as dead
+        for alias in _aliases(model, arg, call):
+            if _stores(stmt, alias):
+                continue
+            use = _use_after(model, stmt, alias)
+            if use is not None:
+                ctx.report(
+                    use,
+                    f"`{alias}` holds the same array as `{name}`, which was donated to `{callee}` at line "
+                    f"{call.lineno}: its buffer is deleted after the call (RuntimeError on GPU/TPU); copy it "
+                    f"before the call (`jnp.copy`) or read what you need first",
+                    related=[ctx.related(arg, f"`{name}` is donated here")],
+                    data={"argument": name, "alias": alias, "call_line": call.lineno},
+                )
+        if _stores(stmt, name):
+            return
         use = _use_after(model, stmt, name)
         if use is not None:
             ctx.report(
@@ -255,6 +326,78 @@ class DonationMisuse(StaticRule):
                 f"never reassigned in it: from the second iteration on the call receives a deleted buffer",
                 data={"argument": name, "loop_line": loop.lineno},
             )
+
+
+def _leaves(model: ModuleModel, arg: ast.expr, depth: int = 0) -> Iterator[ast.expr]:
+    """The names and attributes a donated argument passes: itself, or the items of a
+    tuple, list or dict display, also through a name bound to one (a donated pytree
+    donates every leaf)."""
+    if isinstance(arg, (ast.Tuple, ast.List)):
+        for e in arg.elts:
+            yield from _leaves(model, e.value if isinstance(e, ast.Starred) else e, depth)
+    elif isinstance(arg, ast.Dict):
+        for v in arg.values:
+            yield from _leaves(model, v, depth)
+    elif isinstance(arg, ast.Name) and depth < 4:
+        b = _reaching(model, arg)
+        if b is not None and isinstance(b.value, (ast.Tuple, ast.List, ast.Dict)):
+            yield from _leaves(model, b.value, depth + 1)
+        else:
+            yield arg
+    elif isinstance(arg, (ast.Name, ast.Attribute)):
+        yield arg
+
+
+def _reaching(model: ModuleModel, name: ast.Name):
+    """The one plain assignment of ``name`` that holds where it is read, if any."""
+    bindings = model.reaching_bindings(name, model.function_of(name))
+    if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
+        return bindings[0]
+    return None
+
+
+def _root(model: ModuleModel, name: ast.Name) -> ast.Name:
+    """Follow ``a = b`` back from a read of ``a`` to the first name of the array."""
+    seen = {name.id}
+    for _ in range(8):
+        b = _reaching(model, name)
+        if b is None or not isinstance(b.value, ast.Name) or b.value.id in seen:
+            return name
+        name = b.value
+        seen.add(name.id)
+    return name
+
+
+def _roots(model: ModuleModel, name: ast.Name, depth: int = 0) -> set[str]:
+    """Where the arrays ``name`` may hold where it is read were made: the bindings that
+    reach the read, followed through each ``name = other`` to the roots of ``other``
+    (as ``name@line:col`` of each binding)."""
+    bindings = model.reaching_bindings(name, model.function_of(name))
+    out: set[str] = set()
+    for b in bindings:
+        if b.kind == "assign" and isinstance(b.value, ast.Name) and depth < 6:
+            out |= _roots(model, b.value, depth + 1)
+        else:
+            out.add(f"{b.name}@{getattr(b.node, 'lineno', 0)}:{getattr(b.node, 'col_offset', 0)}")
+    return out or {name.id}
+
+
+def _aliases(model: ModuleModel, arg: ast.Name, call: ast.Call) -> list[str]:
+    """Other names holding the same array as ``arg`` where ``call`` reads it: assigned
+    ``old = state`` earlier in the function (or ``state`` itself came from ``old``)."""
+    scope = model.function_of(call)
+    root = _root(model, arg).id
+    out = []
+    for node in (scope.body_nodes() if scope is not None else ()):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Name) and node.lineno < call.lineno):
+            continue
+        n = node.targets[0].id
+        if n != arg.id and n not in out and len(scope.bindings.get(n, [])) == 1 and _root(model, node.value).id == root:
+            out.append(n)
+    if root != arg.id and root not in out and scope is not None and root in scope.bindings:
+        out.append(root)
+    return out
 
 
 def _statement_of(model: ModuleModel, node: ast.AST) -> ast.stmt | None:

@@ -53,9 +53,14 @@ class PrngKeyReuse(StaticRule):
     also consumes it: an equinox layer (`eqx.nn.Linear(3, 4, key=key)`), a flax
     linen module's `init` (`model.init(key, x)`), or a function or class (its
     `__init__`) of the same module whose body samples from that parameter with
-    `jax.random`. A helper that only splits or folds the key does not consume it,
+    `jax.random`, also from keys it splits from it first, through a chain of such
+    helpers. A helper that only splits or folds the key does not consume it,
     and splitting a key after such a call (`model.init(key, x)` then
     `key, sub = jax.random.split(key)`) is not reported: the second use must draw.
+    A function of another module whose body is not seen consumes a key given to it
+    as `key=`/`rng=` (or a key the function made with `split`/`PRNGKey`) only next to
+    a `jax.random` draw from the same key: two such calls, or one and a `split`, may
+    be deliberate (seeding a model and its guide alike) and are not reported.
 
     Uses in the two branches of an `if`/`else` are not two uses. Keys derived with
     `jax.random.fold_in(key, i)` are fresh keys.
@@ -123,6 +128,23 @@ class PrngKeyReuse(StaticRule):
     }
 
     VALID = [
+        Valid(
+            """
+            import jax
+            from numpyro.handlers import seed
+            from brax.training import acting
+
+            def elbo(model, guide, rng_key, subsample_key):
+                # the same plate key on purpose: model and guide subsample the same indices
+                model = seed(model, subsample_key, hide_types=["sample"])
+                guide = seed(guide, subsample_key, hide_types=["sample"])
+                return model(rng_key), guide(rng_key)
+
+            def make_evaluator(env, policy, key, n_envs, randomize):
+                rng = jax.random.split(key, n_envs)
+                return acting.Evaluator(randomize(env, rng), policy, key=key)
+            """
+        ),
         Valid(
             """
             import jax
@@ -234,6 +256,39 @@ class PrngKeyReuse(StaticRule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import jax
+
+            def sample_action(key, logits):
+                key, sub = jax.random.split(key)  # split, then draw from a part
+                return jax.random.categorical(sub, logits)
+
+            def add_exploration(key, logits, scale):
+                keys = jax.random.split(key, 2)
+                return logits + scale * jax.random.gumbel(keys[1], logits.shape)
+
+            def act(key, logits):
+                action = sample_action(key, logits)
+                noisy = add_exploration(key, logits, 0.1)
+                return action, noisy
+            """,
+            line=13,
+            message="already consumed by `sample_action` at line 12; reusing it in `add_exploration`",
+        ),
+        Invalid(
+            """
+            import jax
+            from agents.noise import ornstein_uhlenbeck
+
+            def explore(key, action, state):
+                noise, state = ornstein_uhlenbeck(key=key, state=state)
+                jitter = jax.random.normal(key, action.shape)
+                return action + noise + 0.01 * jitter, state
+            """,
+            line=6,
+            message="already consumed by `ornstein_uhlenbeck`",
+        ),
         Invalid(
             """
             import jax
@@ -695,6 +750,9 @@ class _Flow:
                 # splitting after a hand-off (`model.init(key, x)` then `split(key)`) is
                 # the common flax idiom and the split itself draws nothing: stay quiet
                 first, first_name = state[text]
+                if (id(call) in self.callees.imported and not _draws(first_name)) or (
+                        id(first) in self.callees.imported and not _draws(fn_name)):
+                    continue  # an unseen helper and a split or another helper: too unsure
                 if first_name == fn_name and self._aligned(first, call, fn_name):
                     continue  # the same draw applied to other data on purpose: `choice(key, x)`, `choice(key, y)`
                 if self.loop_pass and first is call:
@@ -798,6 +856,9 @@ class _KeyCallees:
     def __init__(self, model: ModuleModel) -> None:
         self.model = model
         self._sampled: dict[int, set[str]] = {}  # id(FunctionInfo) -> params it samples from
+        #: ids of calls that hand a key to a function of another module: its body is not
+        #: seen, so such a use only counts next to a `jax.random` draw from the same key
+        self.imported: set[int] = set()
 
     def sampling_names(self) -> set[str]:
         """Module-level functions and classes (through ``__init__``) that sample a parameter."""
@@ -816,8 +877,12 @@ class _KeyCallees:
         if id(fn) in self._sampled:
             return self._sampled[id(fn)]
         self._sampled[id(fn)] = set()  # recursion guard: a cycle samples nothing
-        names = {p.name for p in fn.params
-                 if all(b.kind == "param" for b in fn.bindings.get(p.name, []))}
+        params = {p.name for p in fn.params}
+        derived, rederived = self._derived_keys(fn, params)
+        # a parameter still holds the argument, or a key split from it (`key, sub = split(key)`)
+        names = {p for p in params if all(b.kind == "param" or id(b.node) in rederived
+                                          for b in fn.bindings.get(p, []))}
+        derived = {k: v for k, v in derived.items() if v in names}
         found: set[str] = set()
         for node in fn.body_nodes():
             if not names or not isinstance(node, ast.Call):
@@ -830,10 +895,53 @@ class _KeyCallees:
                 key = handoff[0] if handoff else None
             else:
                 key = None
+            for _ in range(3):
+                if isinstance(key, ast.Subscript):
+                    key = key.value  # `keys[0]` of `keys = split(key, 3)`, `split(key)[0]`
+                elif isinstance(key, ast.Call) and key.args and self.model.resolve_call(key) == "jax.random.split":
+                    key = key.args[0]  # `normal(split(key)[0], ...)`; `fold_in(key, i)` is a fresh stream
             if isinstance(key, ast.Name) and key.id in names:
                 found.add(key.id)
+            elif isinstance(key, ast.Name) and key.id in derived:
+                found.add(derived[key.id])  # split, then sampled from a part: the argument is spent
         self._sampled[id(fn)] = found
         return found
+
+    def _derived_keys(self, fn: FunctionInfo, params: set[str]) -> tuple[dict[str, str], set[int]]:
+        """Locals made from a key parameter by ``jax.random.split`` (``k1, k2 = split(key)``,
+        ``keys = split(key, 3)``, ``sub = keys[0]``) -> that parameter; and the ids of the
+        statements that rebind a parameter to a key split from itself
+        (``key, sub = split(key)``). ``fold_in(key, i)`` makes an independent stream: it
+        leaves the key unspent."""
+        out: dict[str, str] = {}
+        rebinds: set[int] = set()
+        for _ in range(3):
+            before = len(out)
+            for node in fn.body_nodes():
+                if not isinstance(node, ast.Assign) or not isinstance(node.value, (ast.Call, ast.Subscript, ast.Name)):
+                    continue
+                value = node.value
+                src: ast.AST | None = None
+                if isinstance(value, ast.Call) and self.model.resolve_call(value) == "jax.random.split" and value.args:
+                    src = value.args[0]
+                elif isinstance(value, (ast.Subscript, ast.Name)):
+                    src = value.value if isinstance(value, ast.Subscript) else value
+                if isinstance(src, ast.Subscript):
+                    src = src.value
+                if not isinstance(src, ast.Name):
+                    continue
+                root = src.id if src.id in params else out.get(src.id)
+                if root is None or (isinstance(value, ast.Name) and src.id in params):
+                    continue  # a plain copy of the parameter is the parameter itself
+                for t in node.targets:
+                    for n in target_names(t):
+                        if n not in params:
+                            out.setdefault(n, root)
+                        elif n == root and isinstance(value, ast.Call):
+                            rebinds.add(id(node))
+            if len(out) == before:
+                break
+        return out, rebinds
 
     def key_argument(self, call: ast.Call, depth: int = 0) -> tuple[ast.expr, str] | None:
         """(the key expression, the callee's name) when ``call`` gives a key to a callee
@@ -855,6 +963,11 @@ class _KeyCallees:
             _, bindings = model.lookup(func.id, scope)
             if len(bindings) == 1 and bindings[0].kind == "class":
                 target, bound = model.method_named(func.id, "__init__"), 1
+        if target is None and depth == 0 and _imported(model, func, scope):
+            found = self._imported_key(call, scope)
+            if found is not None:
+                self.imported.add(id(call))
+            return found
         if target is None or isinstance(target.node, ast.Lambda):
             return None
         if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
@@ -871,6 +984,31 @@ class _KeyCallees:
                 return k.value, getattr(func, "id", None) or ast.unparse(func)
         return None
 
+    def _imported_key(self, call: ast.Call, scope: FunctionInfo | None) -> tuple[ast.expr, str] | None:
+        """A function of another module given a PRNG key: ``key=k`` / ``rng=k``, or a
+        name this function made with ``jax.random.split`` / ``PRNGKey`` / ``fold_in``.
+        A function that takes a key draws from it (that is what keys are for), as the
+        helpers of this module do when the linter can read them."""
+        name = ast.unparse(call.func)
+        for k in call.keywords:
+            if k.arg in _KEY_KEYWORDS and _key_text(k.value) is not None:
+                return k.value, name
+        for a in call.args:
+            base = a.value if isinstance(a, ast.Subscript) else a
+            if isinstance(base, ast.Name) and self._made_as_key(base.id, scope):
+                return a, name
+        return None
+
+    def _made_as_key(self, name: str, scope: FunctionInfo | None) -> bool:
+        owner, bindings = self.model.lookup(name, scope)
+        if owner is not scope or not bindings:
+            return False
+        for b in bindings:
+            value = b.node.value if isinstance(b.node, ast.Assign) else None
+            if not (isinstance(value, ast.Call) and self.model.resolve_call(value) in KEY_MAKERS):
+                return False
+        return True
+
     def _is_linen(self, receiver: ast.expr, at: ast.AST) -> bool:
         """``receiver`` is bound once to a flax linen module instance."""
         if not isinstance(receiver, ast.Name):
@@ -883,6 +1021,33 @@ class _KeyCallees:
             return True
         cls = self.model.classes.get(made.func.id) if isinstance(made.func, ast.Name) else None
         return cls is not None and any((self.model.resolve(b, cls) or "").startswith("flax.linen.") for b in cls.bases)
+
+
+def _draws(fn_name: str) -> bool:
+    """A `jax.random` sampler (not `split`): it surely draws from its key."""
+    return fn_name.startswith("jax.random.") and fn_name[len("jax.random."):] in SAMPLERS
+
+
+#: Keywords that pass a PRNG key by convention (jax, flax, equinox, haiku, optax).
+_KEY_KEYWORDS = {"key", "rng", "rng_key", "prng_key", "rngs"}
+
+
+def _imported(model: ModuleModel, func: ast.expr, scope: FunctionInfo | None) -> bool:
+    """``func`` names a function of another module (``utils.sample(...)``, an imported
+    ``sample(...)``), not jax's, not a local object's method."""
+    q = model.resolve(func, func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+    if q is None or q.startswith(("jax.", "numpy.", "builtins.", "functools.", "flax.", "equinox.", "optax.")):
+        return False
+    if isinstance(func, ast.Name):
+        _, bindings = model.lookup(func.id, scope)
+        return bool(bindings) and all(b.kind == "import" for b in bindings)
+    root = func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return False
+    _, bindings = model.lookup(root.id, scope)
+    return bool(bindings) and all(b.kind == "import" for b in bindings)
 
 
 def _candidate_lines(source: str, pattern: re.Pattern = _CONSUMER_CALL) -> set[int]:

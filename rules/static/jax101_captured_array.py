@@ -270,6 +270,36 @@ class CapturedArray(StaticRule):
         ),
         Invalid(
             """
+            import jax
+            import numpy as np
+
+            BASIS = np.concatenate([np.eye(512), np.repeat(np.ones((1, 512)), 512, axis=0)])
+
+            def project(y, basis):
+                return basis @ y
+
+            fast_project = jax.jit(lambda y: project(y, BASIS))
+            """,
+            line=9,
+            message="4.0 MiB array (from `np.concatenate`)",
+        ),
+        Invalid(
+            """
+            import jax.numpy as jnp
+            import numpy as np
+            from flax import nnx
+
+            LOOKUP = np.random.rand(2048, 256).astype(np.float32)
+
+            @nnx.jit
+            def encode(model, ids):
+                return model(jnp.take(LOOKUP, ids, axis=0))
+            """,
+            line=9,
+            message="closes over `LOOKUP`, a 2.0 MiB array",
+        ),
+        Invalid(
+            """
             import pickle
             import jax
 
@@ -380,7 +410,7 @@ class CapturedArray(StaticRule):
                         reported.add(f"self.{node.attr}")
             # default arguments that stay at their (array) default are constants
             for p in fn.params:
-                if p.default is not None and p.name not in fn.traced_params and not isinstance(fn.node, ast.Lambda):
+                if p.default is not None and p.name not in fn.traced_params:
                     est = array_estimate(model, p.default)
                     self._report(ctx, p.default, p.name, est, None, limit, "default")
         # functools.partial-bound arrays at jit entry points: `jax.jit(partial(f, W))`, and

@@ -36,7 +36,8 @@ class HostCallback(StaticRule):
     (`if verbose:`, `if self.debug:`, `if log_level > 1:`, also around the jitted
     function's definition) or in a branch of
     `lax.cond` / `lax.switch` (`lax.cond(bad, lambda: jax.debug.print(...), ...)`
-    prints only when asked to).
+    prints only when asked to), also in a function called only from such branches
+    (a progress meter's update method).
 
     ## Why is this bad?
     A callback stops the compiled program, copies its operands to the host, runs
@@ -77,6 +78,24 @@ class HostCallback(StaticRule):
     severity = Severity.INFO
 
     VALID = [
+        Valid(
+            """
+            import jax
+            import numpy as np
+
+            class Meter:
+                def update(self, progress):
+                    def show(p):
+                        print(f"{float(np.asarray(p)):.0%}")
+                        return p
+                    return jax.pure_callback(show, progress, progress)
+
+            meter = Meter()
+
+            def step(i, x, every=100):
+                return jax.lax.cond(i % every == 0, lambda v: meter.update(v), lambda v: v, x)
+            """
+        ),
         Valid(
             """
             import jax
@@ -233,7 +252,7 @@ def _deliberate(model: ModuleModel, fn: FunctionInfo, call: ast.Call) -> bool:
     """The callback is opt-in: its function is only ever a ``cond``/``switch`` branch,
     or the call sits under an ``if`` on a Python flag (a library's ``verbose`` option,
     a debug switch). Left-over debugging prints are unconditional."""
-    if fn.traced_by and all(r.startswith(BRANCH_REASONS) for r in fn.traced_by):
+    if _branch_only(model, fn):
         return True
     # the `if` may also enclose the jitted function's definition (`if profile: @jax.jit def ...`)
     child: ast.AST = call
@@ -244,6 +263,21 @@ def _deliberate(model: ModuleModel, fn: FunctionInfo, call: ast.Call) -> bool:
                 return True
         child = anc
     return False
+
+
+def _branch_only(model: ModuleModel, fn: FunctionInfo, depth: int = 0) -> bool:
+    """``fn`` is traced only as a ``cond``/``switch`` branch, or only called from such
+    branches (a progress bar's update helper called from the branch that refreshes it)."""
+    if not fn.traced_by or depth > 4:
+        return False
+    by_qual = {f.qualname: f for f in model.functions}
+    for r in fn.traced_by:
+        if r.startswith(BRANCH_REASONS):
+            continue
+        caller = by_qual.get(r[len("called from "):]) if r.startswith("called from ") else None
+        if caller is None or not _branch_only(model, caller, depth + 1):
+            return False
+    return True
 
 
 def _is_flag(test: ast.expr) -> bool:

@@ -464,7 +464,7 @@ class JitPerCall(StaticRule):
             return
         self._skip_tests = not self.opts["check-tests"]
         repeated = _Lazy(lambda: _repeatedly_called(model))
-        self._once = _Lazy(lambda: _runs_once(model, repeated.value))
+        once = _Lazy(lambda: _runs_once(model, repeated.value))
         # cheap name test first: resolving every call of a module costs more than the model
         local = {name for name, q in model.aliases.items() if q in JIT_LIKE}
         for node in model.nodes(ast.Call):
@@ -476,7 +476,7 @@ class JitPerCall(StaticRule):
                 parent = model.parent(node)
                 if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and node in parent.decorator_list:
                     continue
-                self._check_call(ctx, repeated, node, parent)
+                self._check_call(ctx, repeated, node, parent, once)
         for fn in model.functions:
             node = fn.node
             if fn.parent is None and model.parent(node) is ctx.tree or isinstance(node, ast.Lambda):
@@ -486,7 +486,7 @@ class JitPerCall(StaticRule):
                 self._check_decorated(ctx, repeated, node, dec)
 
     # ------------------------------------------------------------------ jax.jit(...) calls
-    def _check_call(self, ctx, repeated, call: ast.Call, parent) -> None:
+    def _check_call(self, ctx, repeated, call: ast.Call, parent, once) -> None:
         model = ctx.model
         scope = model.function_of(call)
         if scope is not None and scope.traced:
@@ -506,7 +506,7 @@ class JitPerCall(StaticRule):
             elif scope is not None:
                 if id(scope) in repeated.value:
                     where = f"every time `{_name(scope)}` runs (it is called in a loop)"
-                elif fresh is None or id(scope) in self._once.value or _one_off(model, call, parent):
+                elif fresh is None or id(scope) in once.value or _one_off(model, call, parent):
                     # `jax.jit(model.init)(rng, x)` in set-up code, in `main()`, or a check whose
                     # result is only asserted: runs once, or too seldom for the wrapper to matter
                     return

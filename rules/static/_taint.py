@@ -58,6 +58,7 @@ class Taint:
         self.fn = fn
         self._depth = _depth
         self.names: dict[str, int] = {}
+        self._isinstance_tests: set[str] | None = None  # names the body tests with isinstance
         #: traced only because a traced function calls it: its parameters are as sure as
         #: the model's argument taint, which is generous (any call of a tracer taints)
         self.indirect = bool(fn.traced_by) and all(r.startswith("called from ") for r in fn.traced_by)
@@ -183,6 +184,12 @@ class Taint:
         ``if isinstance(x, (int, float, np.ndarray))`` (or of ``isinstance(...) and ...``),
         the ``else`` of ``if isinstance(x, jax.Array)``, and what follows
         ``if isinstance(x, jax.Array): return ...``."""
+        if self._isinstance_tests is None:
+            self._isinstance_tests = {n.args[0].id for n in self.fn.body_nodes()
+                                      if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                                      and n.func.id == "isinstance" and n.args and isinstance(n.args[0], ast.Name)}
+        if name.id not in self._isinstance_tests:
+            return False  # the body never tests this name's type
         child: ast.AST = name
         for a in self.model.ancestors(name):
             if isinstance(a, (ast.If, ast.IfExp)) and child is not a.test:

@@ -416,12 +416,20 @@ class CapturedArray(StaticRule):
         # functools.partial-bound arrays at jit entry points: `jax.jit(partial(f, W))`, and
         # `g = partial(f, W)` ... `jax.jit(g)`
         jitted: set[int] = set()  # ids of the partial calls that a jit wraps through a name
+        jit_names = {q.rsplit(".", 1)[-1] for q in _JIT} | {n for n, q in model.aliases.items() if q in _JIT}
+        partials: list[ast.Call] = []
         for node in model.nodes(ast.Call):
-            if node.args and isinstance(node.args[0], ast.Name) and (model.resolve_call(node) or "") in _JIT:
+            # a cheap test of the called name first: resolving every call costs more
+            short = node.func.attr if isinstance(node.func, ast.Attribute) else \
+                node.func.id if isinstance(node.func, ast.Name) else None
+            if short == "partial" or (short is not None and model.aliases.get(short) == "functools.partial"):
+                partials.append(node)
+            if short in jit_names and node.args and isinstance(node.args[0], ast.Name) \
+                    and (model.resolve_call(node) or "") in _JIT:
                 _, bindings = model.lookup(node.args[0].id, model.function_of(node))
                 if len(bindings) == 1 and isinstance(bindings[0].value, ast.Call):
                     jitted.add(id(bindings[0].value))
-        for node in model.nodes(ast.Call):
+        for node in partials:
             if model.resolve_call(node) == "functools.partial":
                 parent = model.parent(node)
                 if not (isinstance(parent, ast.Call) and node in parent.args

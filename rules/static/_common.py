@@ -125,6 +125,15 @@ def array_estimate(model: ModuleModel, expr: ast.AST | None, _depth: int = 0) ->
         if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
             return array_estimate(model, bindings[0].value, _depth + 1)
         return None
+    if isinstance(expr, (ast.Dict, ast.List, ast.Tuple)) and not _is_literal_display(expr):
+        # a pytree of arrays, `params = {"w1": W1, "w2": W2}`: the sum of its leaves
+        leaves = expr.values if isinstance(expr, ast.Dict) else expr.elts
+        parts = [array_estimate(model, e, _depth + 1) for e in leaves]
+        if not parts or any(p is None or p.get("bytes") is None or p.get("literal") for p in parts):
+            return None
+        return {"bytes": sum(p["bytes"] for p in parts), "shape": None,  # type: ignore[index]
+                "source": "a dict of arrays" if isinstance(expr, ast.Dict) else "a list of arrays",
+                "itemsize": None, "pytree": True}
     if not isinstance(expr, ast.Call):
         # a method chain like np.ones(...).astype(...) or W.T
         if isinstance(expr, ast.Attribute) and expr.attr in ("T", "mT"):
@@ -325,6 +334,13 @@ def _rng_estimate(model: ModuleModel, call: ast.Call) -> dict | None:
     if shape is None:
         return {"bytes": None, "shape": None, "source": source, "itemsize": itemsize, "unknown_shape": True}
     return {"bytes": math.prod(shape) * itemsize, "shape": shape, "source": source, "itemsize": itemsize}
+
+
+def _is_literal_display(node: ast.AST) -> bool:
+    """``[1.0, 2.0]``, ``((0, 1), (2, 3))``: numbers, not arrays made elsewhere."""
+    elts = node.values if isinstance(node, ast.Dict) else getattr(node, "elts", [])
+    return all(isinstance(e, ast.Constant) or isinstance(e, (ast.List, ast.Tuple)) and _is_literal_display(e)
+               or isinstance(e, ast.UnaryOp) and isinstance(e.operand, ast.Constant) for e in elts)
 
 
 def _literal_bytes(node: ast.AST) -> int:

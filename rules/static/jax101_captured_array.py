@@ -19,8 +19,9 @@ class CapturedArray(StaticRule):
     it is loaded from disk (`np.load`, `pickle.load`), whose size is unknown.
 
     Sizes follow module constants (`N, M = 1024, 512`, `int(1e6)`, `H * W * C`), names
-    (`W = np.random.randn(...)` then `W.astype(np.float32)` or `jnp.array(W)`), and
-    `np.repeat`, `np.tile`, `np.concatenate` and `np.stack` of arrays of known size. An
+    (`W = np.random.randn(...)` then `W.astype(np.float32)` or `jnp.array(W)`),
+    `np.repeat`, `np.tile`, `np.concatenate` and `np.stack` of arrays of known size, and
+    dicts and lists of such arrays (`params = {"w1": W1, "w2": W2}`). An
     equinox or flax nnx layer (`eqx.nn.Linear`, `eqx.nn.MLP`, `nnx.Linear`, ...) counts by
     its weights: a captured model is baked in like an array.
 
@@ -320,14 +321,17 @@ class CapturedArray(StaticRule):
             import numpy as np
 
             def apply(params, x):
-                return x @ params
+                return jax.nn.relu(x @ params["w1"]) @ params["w2"]
 
-            params = np.random.randn(1024, 1024).astype(np.float32)
+            params = {
+                "w1": np.random.randn(784, 1024).astype(np.float32),
+                "w2": np.random.randn(1024, 10).astype(np.float32),
+            }
             predict = functools.partial(apply, params)
             fast_predict = jax.jit(predict)
             """,
-            line=9,
-            message="binds `params` with functools.partial to a 4.0 MiB array",
+            line=12,
+            message="binds `params` with functools.partial to a dict of arrays of 3.1 MiB",
         ),
         Invalid(
             """
@@ -476,6 +480,8 @@ class CapturedArray(StaticRule):
             shape = "x".join(map(str, est["shape"] or ()))
             if est.get("module"):
                 what = f"a `{src}` layer with {human_bytes(size)} of weights"
+            elif est.get("pytree"):
+                what = f"{src} of {human_bytes(size)}"
             else:
                 what = f"a {human_bytes(size)} array ({shape + ' ' if shape else ''}from `{src}`)"
         verb = {

@@ -284,14 +284,17 @@ class FunctionAnalysis:
 
     def capture_of(self, value, uses: Sequence[Site]) -> tuple[str | None, Site | None, Site | None]:
         """(name, where the traced function takes hold of ``value``, where the name is
-        assigned) for a captured constant used at ``uses``. An argument bound by
-        ``functools.partial`` is captured where the function is jitted; a global or a
-        closed-over variable on the traced function's own line that leads to the use
-        (a lambda's ``foo(y, W)``, the closure's ``x @ w``)."""
+        assigned or bound) for a captured constant used at ``uses``. An argument bound
+        by ``functools.partial`` is captured where the function is jitted (and bound
+        where the partial is made); a global or a closed-over variable on the traced
+        function's own line that leads to the use (a lambda's ``foo(y, W)``, the
+        closure's ``x @ w``)."""
         if self.bound is not None:
-            name = _partial_leaf_name(self.bound, value, self.function, self._bound_arg_texts())
+            call = self._partial_call()
+            name = _partial_leaf_name(self.bound, value, self.function, _bound_arg_texts(call))
             if name is not None:
-                return name, self.entry_site(), None
+                made = Site(self.path, call.lineno, call.col_offset + 1) if call is not None else None
+                return name, self.entry_site(), made
         site = uses[0] if uses else None
         name = self.name_of_value(value, site)
         if name is None:
@@ -299,25 +302,26 @@ class FunctionAnalysis:
         capture = self._capture_frame(name)
         return name, capture, self._assignment(name, capture or site)
 
-    def _bound_arg_texts(self) -> dict[int | str, str]:
-        """The source text of the arguments a ``partial(...)`` on the jit line binds
-        (``{0: "params"}``), so a constant is named as the user wrote it."""
+    def _partial_call(self) -> ast.Call | None:
+        """The ``partial(...)`` call jit wrapped: on the jit line, or assigned to a name
+        the jit line passes (``g = partial(apply, params)`` ... ``jax.jit(g)``)."""
         tree = self.tree
         line = int(self.entry.get("line") or 0)
         if tree is None or not line:
-            return {}
+            return None
+        names = set()
         for n in ast.walk(tree):
-            if isinstance(n, ast.Call) and n.lineno <= line <= (n.end_lineno or n.lineno) and n.args and \
-                    (getattr(n.func, "attr", None) == "partial" or getattr(n.func, "id", None) == "partial"):
-                out: dict[int | str, str] = {}
-                for i, a in enumerate(n.args[1:]):
-                    if isinstance(a, (ast.Name, ast.Attribute, ast.Subscript)):
-                        out[i] = ast.unparse(a)
-                for k in n.keywords:
-                    if k.arg and isinstance(k.value, (ast.Name, ast.Attribute, ast.Subscript)):
-                        out[k.arg] = ast.unparse(k.value)
-                return out
-        return {}
+            if isinstance(n, ast.Call) and n.lineno <= line <= (n.end_lineno or n.lineno):
+                if _is_partial(n):
+                    return n
+                names |= {a.id for a in n.args if isinstance(a, ast.Name)}
+        best = None
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Assign) and n.lineno < line and isinstance(n.value, ast.Call) \
+                    and _is_partial(n.value) and any(isinstance(t, ast.Name) and t.id in names for t in n.targets):
+                if best is None or n.lineno > best.lineno:
+                    best = n
+        return best.value if best is not None else None
 
     def _capture_frame(self, name: str) -> Site | None:
         """The outermost frame of the constant's first consumer whose line reads
@@ -492,6 +496,26 @@ def unbind(fun: Any) -> tuple[Any, Any]:
         else:
             break
     return fun, bound
+
+
+def _is_partial(call: ast.Call) -> bool:
+    return bool(call.args) and (getattr(call.func, "attr", None) == "partial"
+                                or getattr(call.func, "id", None) == "partial")
+
+
+def _bound_arg_texts(call: ast.Call | None) -> dict[int | str, str]:
+    """The source text of the arguments a ``partial(...)`` binds (``{0: "params"}``),
+    so a constant is named as the user wrote it."""
+    out: dict[int | str, str] = {}
+    if call is None:
+        return out
+    for i, a in enumerate(call.args[1:]):
+        if isinstance(a, (ast.Name, ast.Attribute, ast.Subscript)):
+            out[i] = ast.unparse(a)
+    for k in call.keywords:
+        if k.arg and isinstance(k.value, (ast.Name, ast.Attribute, ast.Subscript)):
+            out[k.arg] = ast.unparse(k.value)
+    return out
 
 
 def _partial_leaf_name(bound: Any, value, function: Any, texts: Mapping[int | str, str]) -> str | None:

@@ -153,7 +153,8 @@ class LargeConstant(TraceRule):
                 msg += " (it is a splat of one value, so it costs little)"
             related = []
             if defined is not None and (defined.path, defined.line) != (site.path, site.line):
-                related.append(defined.related(f"`{name}` is assigned here"))
+                related.append(defined.related(f"`{name.split('[', 1)[0]}` is "
+                                               + ("bound here" if fa.bound is not None else "assigned here")))
             related += [s.related("the constant is used here") for s in sites[:5]
                         if (s.path, s.line) != (site.path, site.line)]
             fa.report(

@@ -31,6 +31,9 @@ DEFAULT_EXCLUDE = (
     ".jaxlint_cache", "__pycache__",
 )
 
+#: files checked when walking a folder (ruff's default, minus pyproject.toml)
+DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")
+
 
 class ConfigError(Exception):
     """A configuration problem the user must fix (exit status 2)."""
@@ -117,6 +120,9 @@ class Settings:
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
+    #: file patterns checked when walking folders (files named on the command line always are)
+    include: tuple[str, ...] = DEFAULT_INCLUDE
+    extend_include: tuple[str, ...] = ()
     per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     rule_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     dynamic: DynamicSettings = field(default_factory=DynamicSettings)
@@ -168,6 +174,8 @@ TOP_LEVEL_KEYS = {
     "ignore": ("ignore", _str_list),
     "exclude": ("exclude", _str_list),
     "extend-exclude": ("extend_exclude", _str_list),
+    "include": ("include", _str_list),
+    "extend-include": ("extend_include", _str_list),
     "per-file-ignores": ("per_file_ignores", None),
     "rules": ("rule_options", None),
     "dynamic": ("dynamic", None),
@@ -301,8 +309,9 @@ def _layered(base: Settings, changes: dict[str, Any]) -> dict[str, Any]:
         added = tuple(out.get("extend_select", ()))
         out["extend_select"] = tuple(base.extend_select) + added
         out["ignore"] = tuple(i for i in base.ignore if i not in added) + tuple(out.get("ignore", ()))
-    if "extend_exclude" in out:
-        out["extend_exclude"] = tuple(base.extend_exclude) + tuple(out["extend_exclude"])
+    for key in ("extend_exclude", "extend_include"):
+        if key in out:
+            out[key] = tuple(getattr(base, key)) + tuple(out[key])
     return out
 
 
@@ -322,6 +331,8 @@ def _anchored(s: Settings) -> Settings:
         s,
         exclude=tuple(anchor(x) for x in s.exclude),
         extend_exclude=tuple(anchor(x) for x in s.extend_exclude),
+        include=tuple(anchor(x) for x in s.include),
+        extend_include=tuple(anchor(x) for x in s.extend_include),
         per_file_ignores={anchor(k): v for k, v in s.per_file_ignores.items()},
         # relative to the file that set it, like ruff's cache-dir
         cache_dir=str(s.root / os.path.expanduser(s.cache_dir)) if s.cache_dir else None,

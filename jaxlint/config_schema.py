@@ -34,6 +34,9 @@ KEY_DOCS = {
     "exclude": "Glob patterns of files and folders never to check; replaces the default list "
                "(.git, .venv, build, dist, ...).",
     "extend-exclude": "Glob patterns to exclude on top of `exclude`.",
+    "include": "File patterns to check when walking folders (`*.py`, `*.pyi`, `*.ipynb` by default); "
+               "replaces the default list. Files named on the command line are always checked.",
+    "extend-include": "File patterns to check on top of `include`, e.g. `[\"*.pyw\"]`.",
     "per-file-ignores": "Glob pattern -> rule selectors to ignore in the matching files.",
     "rules": "Per-rule options: `[tool.jaxlint.rules.<code-or-name>]`.",
     "dynamic": "The dynamic phase: tracing (`JAX2xx`) and compiling (`JAX3xx`) jitted functions.",

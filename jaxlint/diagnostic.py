@@ -46,13 +46,18 @@ class Edit:
     start: Position
     end: Position
     content: str
+    #: in a notebook's report: the cell (1-based) the positions are in (see ``Diagnostic.cell``)
+    cell: int | None = None
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "content": self.content,
             "location": {"row": self.start.line, "column": self.start.column},
             "end_location": {"row": self.end.line, "column": self.end.column},
         }
+        if self.cell is not None:
+            out["cell"] = self.cell
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Edit":
@@ -60,6 +65,7 @@ class Edit:
             Position(d["location"]["row"], d["location"]["column"]),
             Position(d["end_location"]["row"], d["end_location"]["column"]),
             d["content"],
+            d.get("cell"),
         )
 
 
@@ -103,14 +109,19 @@ class Related:
     start: Position
     end: Position
     message: str
+    #: in a notebook's report: the cell (1-based) the positions are in (see ``Diagnostic.cell``)
+    cell: int | None = None
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "filename": self.path,
             "message": self.message,
             "location": {"row": self.start.line, "column": self.start.column},
             "end_location": {"row": self.end.line, "column": self.end.column},
         }
+        if self.cell is not None:
+            out["cell"] = self.cell
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Related":
@@ -119,6 +130,7 @@ class Related:
             Position(d["location"]["row"], d["location"]["column"]),
             Position(d["end_location"]["row"], d["end_location"]["column"]),
             d["message"],
+            d.get("cell"),
         )
 
 
@@ -140,10 +152,15 @@ class Diagnostic:
     signature: str = ""
     #: The line a ``# noqa`` must be on to suppress this finding.
     noqa_line: int | None = None
+    #: Set in the report of a Jupyter notebook: the cell (1-based, among all cells) that
+    #: ``start``, ``end`` and ``noqa_line`` are lines of. While a run checks a notebook
+    #: its findings stay on the lines of its virtual module (``jaxlint.notebook``), with
+    #: no cell; the report moves them into cells last.
+    cell: int | None = None
 
     @property
     def sort_key(self) -> tuple:
-        return (self.path, self.start.line, self.start.column, self.code, self.message)
+        return (self.path, self.cell or 0, self.start.line, self.start.column, self.code, self.message)
 
     def with_path(self, path: str) -> "Diagnostic":
         return replace(self, path=path)
@@ -163,6 +180,7 @@ class Diagnostic:
             "related": [r.to_dict() for r in self.related],
             "data": dict(self.data),
             "signature": self.signature,
+            "cell": self.cell,
         }
 
     @classmethod
@@ -181,4 +199,5 @@ class Diagnostic:
             data=d.get("data", {}),
             signature=d.get("signature", ""),
             noqa_line=d.get("noqa_row"),
+            cell=d.get("cell"),
         )

@@ -14,6 +14,42 @@ from jaxlint.config import ConfigError, Settings, find_config_file, load_setting
 PY_SUFFIXES = (".py", ".pyi")
 
 
+class _Included:
+    """Whether a file found while walking a folder is checked (``include`` +
+    ``extend-include``): ``*.ext`` patterns are a suffix test, the rest globs."""
+
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        def simple(p: str) -> bool:
+            return p.startswith("*.") and not any(c in p[1:] for c in "*?[/")
+
+        self.suffixes = tuple(p[1:] for p in patterns if simple(p))
+        self.globs = tuple(p for p in patterns if not simple(p))
+
+    def __call__(self, name: str, path: Path, settings: Settings) -> bool:
+        if name.endswith(self.suffixes):
+            return True
+        if not self.globs:
+            return False
+        absolute = resolved(path)
+        try:
+            rel = absolute.relative_to(settings.root.resolve()).as_posix()
+        except ValueError:
+            rel = path.as_posix()
+        return any(path_matches(rel, g, absolute.as_posix(), entry_only="/" not in g.rstrip("/"))
+                   for g in self.globs)
+
+
+_INCLUDED: dict[tuple[str, ...], _Included] = {}
+
+
+def included(settings: Settings) -> _Included:
+    patterns = tuple(settings.include) + tuple(settings.extend_include)
+    hit = _INCLUDED.get(patterns)
+    if hit is None:
+        hit = _INCLUDED[patterns] = _Included(patterns)
+    return hit
+
+
 @dataclass(frozen=True)
 class FileTask:
     path: Path  # absolute
@@ -119,9 +155,11 @@ def discover(
     force_exclude: bool = False,
     warnings: list[str] | None = None,
 ) -> list[FileTask]:
-    """Expand paths to Python files. Explicit files and folders are checked even when
-    excluded unless ``force_exclude`` (pre-commit passes files one by one); excludes
-    apply to what is found below an explicit folder, as in ruff."""
+    """Expand paths to the files to check: below a folder, those ``include`` names
+    (``*.py``, ``*.pyi`` and notebooks by default); a file named explicitly, whatever
+    its name. Explicit files and folders are checked even when excluded unless
+    ``force_exclude`` (pre-commit passes files one by one); excludes apply to what is
+    found below an explicit folder, as in ruff."""
     warnings = warnings if warnings is not None else []
     cwd = Path.cwd()
     seen: set[Path] = set()
@@ -174,10 +212,11 @@ def _walk(root: Path, resolver: SettingsResolver, seen: set[Path], cwd: Path, wa
                 continue
             keep.append(name)
         dirnames[:] = keep
+        wanted = included(settings)
         for name in sorted(filenames):
-            if not name.endswith(PY_SUFFIXES):
-                continue
             f = d / name
+            if not wanted(name, f, settings):
+                continue
             if is_excluded(f, settings, entry_only=True):
                 continue
             rp = resolved(f)

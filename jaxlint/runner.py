@@ -5,17 +5,21 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from jaxlint import __version__
 from jaxlint.cache import Cache, diagnostics_of, key_of
 from jaxlint.config import Settings, path_matches
 from jaxlint.diagnostic import Diagnostic
 from jaxlint.discovery import FileTask, read_source, resolved
+from jaxlint.notebook import is_notebook
 from jaxlint.noqa import NoqaUsage, Suppressions, parse_suppressions
 from jaxlint.registry import ignored_by, rules_by_code, select_rules
 from jaxlint.rule import Rule, StaticRule
 from jaxlint.static import SourceError, StaticResult, check_bytes, check_text, decode_source, parse_error_diagnostic
+
+if TYPE_CHECKING:
+    from jaxlint.notebook import CellMap
 
 #: below this many files the pool costs more than it saves
 POOL_THRESHOLD = 12
@@ -29,6 +33,9 @@ class FileOutcome:
     errors: list[str] = field(default_factory=list)
     skipped: bool = False
     cached: bool = False
+    #: a notebook's cells in its virtual module (``jaxlint.notebook``): the findings above
+    #: are on that module's lines until the report moves them into cells
+    cells: "CellMap | None" = None
 
 
 @dataclass
@@ -43,6 +50,8 @@ class RunResult:
     #: static findings a measured finding replaced, beyond the one whose signature it
     #: carries: not reported, but still there for the baseline
     superseded: list[Diagnostic] = field(default_factory=list)
+    #: the cells of each checked notebook, by display path (see ``FileOutcome.cells``)
+    notebooks: dict[str, "CellMap"] = field(default_factory=dict)
 
     @property
     def failed(self) -> bool:
@@ -176,12 +185,18 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
     if hit is not None:
         return hit
     ignored = per_file_ignored(task.display, settings, task.path)
-    result, kept = lint_static(task.display, rules, ignored, data=data, text=text,  # type: ignore[arg-type]
-                               module_name=_module_name(task), noqa=not settings.ignore_noqa)
-    errors = [f"{task.display}: rule {code} failed: {msg}" for code, msg in result.errors]
-    out = FileOutcome(task.display, kept, errors, result.skipped, False)
+    if is_notebook(task.path):
+        out = _check_notebook(task, rules, ignored, data)
+    else:
+        result, kept = lint_static(task.display, rules, ignored, data=data, text=text,  # type: ignore[arg-type]
+                                   module_name=_module_name(task), noqa=not settings.ignore_noqa)
+        errors = [f"{task.display}: rule {code} failed: {msg}" for code, msg in result.errors]
+        out = FileOutcome(task.display, kept, errors, result.skipped, False)
     if cache.enabled:
-        cache.put("static", key, {"d": [d.to_dict() for d in kept], "e": errors, "s": result.skipped})
+        entry = {"d": [d.to_dict() for d in out.diagnostics], "e": out.errors, "s": out.skipped}
+        if out.cells is not None:
+            entry["c"] = out.cells.to_json()
+        cache.put("static", key, entry)
     return out
 
 
@@ -190,7 +205,53 @@ def _cached_outcome(display: str, value: dict) -> FileOutcome:
     errors, skipped = value["e"], value["s"]
     if not (isinstance(errors, list) and all(type(e) is str for e in errors) and type(skipped) is bool):
         raise ValueError("not a static cache entry")
-    return FileOutcome(display, diagnostics_of(value["d"]), errors, skipped, True)
+    return FileOutcome(display, diagnostics_of(value["d"]), errors, skipped, True, _cell_map(value.get("c")))
+
+
+def _cell_map(data) -> "CellMap | None":
+    if data is None:
+        return None
+    from jaxlint.notebook import CellMap
+
+    return CellMap.from_json(data)
+
+
+def _check_notebook(task: FileTask, rules: Sequence[StaticRule], ignored: Sequence[str], data: bytes) -> FileOutcome:
+    """A notebook: its code cells checked as one module (``jaxlint.notebook``). A file
+    that is not a notebook, and each cell that does not parse, is a parse-error finding;
+    the other cells are checked all the same."""
+    from jaxlint import notebook
+
+    try:
+        module = notebook.load(data).module()
+    except notebook.NotebookError as e:  # positions in the file: it has no cells to name
+        diag = parse_error_diagnostic(task.display, SourceError(str(e), e.line, e.column))
+        return FileOutcome(task.display, apply_suppressions([diag], None, ignored)[0])
+    result, kept, module = lint_module(task, module, rules, ignored)
+    errors = [f"{task.display}: rule {code} failed: {msg}" for code, msg in result.errors]
+    return FileOutcome(task.display, kept, errors, result.skipped, False, module.map)
+
+
+def lint_module(task: FileTask, module, rules: Sequence[StaticRule], ignored: Sequence[str]):
+    """The static phase on a notebook's virtual module (the CLI's and the editor's): a
+    cell that does not parse is blanked, reported, and the others are checked. Returns
+    the raw result, the kept findings (module lines) and the module as checked."""
+    from jaxlint.registry import rule_for_role
+    from jaxlint.rule import PARSE_ERROR
+
+    noqa = not task.settings.ignore_noqa
+    name = _module_name(task)
+    result, kept = lint_static(task.display, rules, ignored, text=module.text, module_name=name, noqa=noqa)
+    parse_code = rule_for_role(PARSE_ERROR).code
+    if any(d.code == parse_code for d in result.diagnostics):
+        broken = module.find_broken()
+        if broken:
+            module = module.blank(broken)
+            result, kept = lint_static(task.display, rules, ignored, text=module.text, module_name=name, noqa=noqa)
+            problems = [parse_error_diagnostic(task.display, SourceError(msg, line, col))
+                        for line, col, _, msg in module.parse_problems()]
+            kept = sorted(kept + apply_suppressions(problems, None, ignored)[0], key=lambda d: d.sort_key)
+    return result, kept, module
 
 
 def _unreadable(task: FileTask, e: OSError) -> FileOutcome:
@@ -210,6 +271,8 @@ def _module_name(task: FileTask) -> str:
         rel = task.path.name
     if rel.startswith("src/"):
         rel = rel[4:]
+    if is_notebook(rel):
+        rel = rel[:-len(".ipynb")]
     return module_name_for(rel)
 
 
@@ -243,6 +306,8 @@ def run_static(tasks: list[FileTask], cache_root: Path | None, jobs: int = 0,
         else:
             outcomes = [_check_in_worker((t, root)) for t in tasks]
     for t, o in zip(tasks, outcomes):
+        if o.cells is not None:
+            result.notebooks[o.display] = o.cells
         result.files += 1
         result.errors.extend(o.errors)
         result.diagnostics.extend(o.diagnostics)

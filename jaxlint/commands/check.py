@@ -174,7 +174,8 @@ def run(args) -> int:
         if not tasks:
             # as ruff does: an empty run that says "All checks passed!" hides a wrong path or exclude
             where = "the given paths" if args.paths else (paths[0] if paths != ["."] else "the current directory")
-            warnings.append(f"no Python files found under {where} (excluded, or not .py/.pyi)")
+            warnings.append(f"no Python files found under {where} (excluded, or not matched by `include`: "
+                            ".py, .pyi, .ipynb)")
         for w in warnings:
             print(f"jaxlint: warning: {w}", file=sys.stderr)
     tasks = _select_tasks(args, tasks)
@@ -195,13 +196,19 @@ def run(args) -> int:
         if rc is not None:
             return rc
 
+    if result.notebooks:  # the report names cells: findings move from module lines into them
+        from jaxlint.notebook import present
+
+        result.diagnostics = present(result.diagnostics, result.notebooks)
     report_stream = sys.stderr if args.stdout_taken else sys.stdout
     color = args.color == "always" or (args.color == "auto" and report_stream.isatty() and not args.output_file
                                         and "NO_COLOR" not in os.environ)
     sources: dict[str, str] = {}
     if args.output_format == "full":
         for t in tasks:
-            if stdin_text is not None:
+            if t.display in result.notebooks:
+                sources.update(_cell_sources(t, stdin_text))
+            elif stdin_text is not None:
                 sources[t.display] = stdin_text
             elif any(d.path == t.display for d in result.diagnostics):
                 try:
@@ -222,6 +229,18 @@ def run(args) -> int:
     if result.diagnostics and not args.exit_zero:
         return 1
     return 0
+
+
+def _cell_sources(task, stdin_text: str | None) -> dict[str, str]:
+    """A notebook's cells' code for the ``full`` format, keyed ``path:cell N``."""
+    from jaxlint.notebook import NotebookError, load
+
+    try:
+        data = stdin_text.encode("utf-8") if stdin_text is not None else task.path.read_bytes()
+        nb = load(data)
+    except (OSError, NotebookError):
+        return {}
+    return {f"{task.display}:cell {c.number}": c.source for c in nb.cells}
 
 
 def _select_tasks(args, tasks):

@@ -23,8 +23,14 @@ def starred(d: Diagnostic, unsafe_fixes: bool) -> bool:
     return d.fix is not None and (unsafe_fixes or d.fix.applicability.value == "safe")
 
 
+def location(path: str, cell: int | None, line: int, column: int) -> str:
+    """``path:line:col``, or in a notebook ``path:cell N:line:col`` (ruff's form)."""
+    return f"{path}:cell {cell}:{line}:{column}" if cell is not None else f"{path}:{line}:{column}"
+
+
 def _head(d: Diagnostic, ctx: OutputContext) -> str:
-    loc = f"{_c(ctx.color, _BOLD, d.path)}:{d.start.line}:{d.start.column}:"
+    where = location("", d.cell, d.start.line, d.start.column)
+    loc = f"{_c(ctx.color, _BOLD, d.path)}{where}:"
     code = _c(ctx.color, _RED + _BOLD, d.code)
     fixable = " [*]" if starred(d, ctx.unsafe_fixes) else ""
     return f"{loc} {code}{fixable} {d.message}"
@@ -68,7 +74,7 @@ def full(result: RunResult, ctx: OutputContext) -> str:
     split: dict[str, list[str]] = {}  # once per file, not per finding
     for d in result.diagnostics:
         out.append(_head(d, ctx))
-        src = ctx.sources.get(d.path)
+        src = ctx.sources.get(d.path if d.cell is None else f"{d.path}:cell {d.cell}")
         if src is not None:
             lines = split.get(d.path)
             if lines is None:
@@ -82,7 +88,7 @@ def full(result: RunResult, ctx: OutputContext) -> str:
                 caret = " " * (d.start.column - 1) + "^" * max(1, width)
                 out.append(_c(ctx.color, _BLUE, "     | ") + _c(ctx.color, _RED, caret))
         for r in d.related:
-            out.append(f"     = related: {r.path}:{r.start.line}:{r.start.column}: {r.message}")
+            out.append(f"     = related: {location(r.path, r.cell, r.start.line, r.start.column)}: {r.message}")
         rule = rules.get(d.code)
         if rule is not None and rule.fix_hint:
             out.append(_c(ctx.color, _CYAN, f"     = help: {rule.fix_hint}"))

@@ -261,10 +261,29 @@ class SourceFile:
     encoding: str
     bom: bool
 
+    def encode(self, text: str) -> bytes:
+        return encode_source(self, text)
+
+    def diff(self, display: str, text: str) -> str:
+        return unified_diff(display, self.text, text)
+
 
 def read_source(path: Path) -> SourceFile:
     """Read a Python file as the static phase decodes it (PEP 263 cookie, BOM)."""
     return source_from_bytes(path, path.read_bytes())
+
+
+def read_target(path: Path, data: bytes | None = None):
+    """What ``--fix`` and ``--add-noqa`` edit: a Python file (:class:`SourceFile`), or a
+    notebook's virtual module (:class:`jaxlint.notebook.NotebookFile`, raising its
+    ``NotebookError``). Both have ``text``, ``encode(text)`` and ``diff(display, text)``;
+    ``encode`` of a notebook raises ValueError when the edit cannot go back into cells."""
+    raw = path.read_bytes() if data is None else data
+    from jaxlint.notebook import NotebookFile, is_notebook
+
+    if is_notebook(path):
+        return NotebookFile.read(path, raw)
+    return source_from_bytes(path, raw)
 
 
 def source_from_bytes(path: Path, data: bytes) -> SourceFile:

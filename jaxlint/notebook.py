@@ -148,8 +148,7 @@ def load(data: bytes) -> Notebook:
     try:
         nb = json.loads(text)
     except json.JSONDecodeError as e:
-        raise NotebookError(f"not a Jupyter notebook: invalid JSON: {e.msg} (line {e.lineno}, column {e.colno})",
-                            e.lineno, e.colno) from None
+        raise NotebookError(f"not a Jupyter notebook: invalid JSON: {e.msg}", e.lineno, e.colno) from None
     except RecursionError:
         raise NotebookError("not a Jupyter notebook: JSON nested too deeply") from None
     if not isinstance(nb, dict):
@@ -157,7 +156,7 @@ def load(data: bytes) -> Notebook:
     major = nb.get("nbformat")
     if isinstance(major, int) and major < 4 or "worksheets" in nb:
         raise NotebookError(f"nbformat {major if isinstance(major, int) else 3} notebooks are not supported: "
-                            "convert it with `jupyter nbconvert --to notebook --nbformat 4 --inplace FILE`")
+                            "convert it with `jupyter nbconvert --to notebook --nbformat 4 --inplace <notebook>`")
     cells = nb.get("cells")
     if not isinstance(cells, list):
         raise NotebookError("not a Jupyter notebook: no `cells` list")
@@ -682,3 +681,46 @@ def present(diagnostics: Iterable, maps: Mapping[str, CellMap]) -> list:
     for path, diags in by_path.items():
         out.extend(to_cells(diags, maps[path]))
     return sorted(out, key=lambda d: d.sort_key)
+
+
+# ---------------------------------------------------------------------------- editing
+@dataclass
+class NotebookFile:
+    """A notebook as ``--fix`` and ``--add-noqa`` edit it: ``text`` is its module (cells
+    that do not parse blanked); :meth:`encode` puts an edited module back into the
+    cells it changed (the file's other bytes untouched)."""
+
+    path: object
+    notebook: Notebook
+    module: Module
+
+    @classmethod
+    def read(cls, path, data: bytes) -> "NotebookFile":
+        nb = load(data)
+        module = nb.module()
+        if not _parses(module.text):
+            module = module.blank(module.find_broken())
+        return cls(path, nb, module)
+
+    @property
+    def text(self) -> str:
+        return self.module.text
+
+    def changed_cells(self, text: str) -> dict[int, str]:
+        """New source per changed cell; ValueError when ``text`` cannot go back into cells."""
+        return self.module.split(text)
+
+    def encode(self, text: str) -> bytes:
+        return self.notebook.with_sources(self.changed_cells(text))
+
+    def diff(self, display: str, text: str) -> str:
+        """A unified diff per changed cell, headed ``path:cell N``."""
+        from jaxlint.fixes import unified_diff
+
+        before = {c.number: c.source for c in self.notebook.cells}
+        return "".join(unified_diff(f"{display}:cell {n}", before[n], new)
+                       for n, new in sorted(self.changed_cells(text).items()))
+
+    def cells_after(self, text: str) -> CellMap:
+        """The cell map of the module ``text`` (this notebook after an edit)."""
+        return load(self.encode(text)).module().map

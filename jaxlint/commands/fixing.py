@@ -72,11 +72,15 @@ class _Fixing:
 # --------------------------------------------------------------------------- fixes
 def _fix(args, tasks, result) -> int | None:
     from jaxlint.diagnostic import Phase
-    from jaxlint.fixes import (applies, encode_source, fix_until_stable, line_map, moved, read_source,
-                               source_from_bytes, unified_diff, without_declined, write_source)
+    from jaxlint.fixes import applies, atomic_write, fix_until_stable, line_map, moved, read_target, without_declined
+    from jaxlint.notebook import NotebookError
     from jaxlint.runner import lint_task_text
     from jaxlint.static import SourceError
 
+    from jaxlint.registry import rule_for_role
+    from jaxlint.rule import PARSE_ERROR
+
+    parse_codes = {rule_for_role(PARSE_ERROR).code}
     unsafe = args.unsafe_fixes
     stdin = getattr(args, "stdin_bytes", None)
     stdin_out = stdin  # what --fix prints for stdin: the input until a fix lands
@@ -93,37 +97,45 @@ def _fix(args, tasks, result) -> int | None:
             remaining.extend(diags)
             continue
         try:
-            src = read_source(task.path) if stdin is None else source_from_bytes(task.path, stdin)
-        except (OSError, SourceError) as e:
+            src = read_target(task.path, stdin)
+        except (OSError, SourceError, NotebookError) as e:
             _warn(f"{display}: cannot fix: {e}")
             remaining.extend(diags)
             continue
         out = fix_until_stable(src.text, diags, functools.partial(lint_task_text, task), unsafe, path=display)
         for d in out.rejected:
-            _warn(f"{display}:{d.start.line}:{d.start.column}: {d.code} fix skipped: the file would not parse")
+            _warn(f"{_where(display, d.start.line, result)}:{d.start.column}: {d.code} fix skipped: "
+                  "the file would not parse")
         for d, why in out.declined:
-            _warn(f"{display}:{d.start.line}:{d.start.column}: {d.code} fix not made: {why}")
+            _warn(f"{_where(display, d.start.line, result)}:{d.start.column}: {d.code} fix not made: {why}")
         if not out.converged:
             _warn(f"{display}: fixes did not settle; some fixable findings remain")
         if out.text == src.text:  # nothing applied, or fixes that undid each other
             remaining.extend(without_declined(diags, out.declined))
             continue
-        if args.diff:
-            diffs.append(unified_diff(display, src.text, out.text))
-        elif stdin is not None:
-            try:
-                stdin_out = encode_source(src, out.text)
-            except UnicodeEncodeError as e:
+        try:
+            # a notebook's fixed code goes back into the cells it changed
+            data = src.encode(out.text)
+        except ValueError as e:  # UnicodeEncodeError included
+            if isinstance(e, UnicodeEncodeError):
                 result.errors.append(f"{display}: cannot encode the fixed code: {e}")
-                remaining.extend(diags)
-                continue
+            else:
+                _warn(f"{display}: fixes not made: {e}")
+            remaining.extend(diags)
+            continue
+        if args.diff:
+            diffs.append(src.diff(display, out.text))
+        elif stdin is not None:
+            stdin_out = data
         else:
             try:
-                write_source(src, out.text)
-            except (OSError, UnicodeEncodeError) as e:
+                atomic_write(task.path, data)
+            except OSError as e:
                 result.errors.append(f"{display}: cannot write the fixed file: {e}")
                 remaining.extend(diags)
                 continue
+        if display in result.notebooks:  # the report places the findings left in the new cells
+            result.notebooks[display] = src.cells_after(out.text)
         applied[display] = Counter((d.code, d.name) for d in out.applied)
         # the re-check is static only: trace and compile findings follow their lines,
         # and again replace the static findings they supersede, as the dynamic phase did
@@ -135,7 +147,9 @@ def _fix(args, tasks, result) -> int | None:
             from jaxlint.dynamic.driver import supersede
 
             static, _ = supersede(static, dynamic)
-        remaining.extend(static + dynamic)
+        # a notebook's cell that does not parse is blanked in what the re-check reads
+        unparsed = [moved(d, where) for d in diags if d.code in parse_codes]
+        remaining.extend(static + dynamic + unparsed)
     n_applied = sum(sum(c.values()) for c in applied.values())
     if args.diff:
         sys.stdout.write("".join(diffs))
@@ -171,6 +185,13 @@ def _fix_listing(applied: dict[str, Counter], verb: str) -> str:
 
 
 # ------------------------------------------------------------------------ add-noqa
+def _where(display: str, line: int, result) -> str:
+    """``path:line``, in a notebook ``path:cell N:line``."""
+    cells = result.notebooks.get(display)
+    hit = cells.locate(line) if cells is not None else None
+    return f"{display}:cell {hit[0]}:{hit[1]}" if hit else f"{display}:{line}"
+
+
 def _unparsed_paths(result) -> set[str]:
     """Files the static phase could not parse (their findings say nothing of the rest)."""
     from jaxlint.registry import rule_for_role
@@ -181,17 +202,21 @@ def _unparsed_paths(result) -> set[str]:
 
 
 def _add_noqa(tasks, result) -> int:
-    from jaxlint.fixes import add_noqa_text, read_source, write_source
+    from jaxlint.fixes import add_noqa_text, atomic_write, read_target
+    from jaxlint.notebook import NotebookError
     from jaxlint.registry import rules_by_code
-    from jaxlint.rule import about_noqa_comments
+    from jaxlint.rule import PARSE_ERROR, about_noqa_comments
     from jaxlint.static import SourceError
 
     by_code = rules_by_code()
     wanted: dict[str, dict[int, set[str]]] = {}
-    broken = _unparsed_paths(result)
+    # a notebook with a cell that does not parse still takes noqa comments in the others
+    broken = {p for p in _unparsed_paths(result) if p not in result.notebooks}
     for d in result.diagnostics:
         rule = by_code.get(d.code)
-        if d.path in broken or about_noqa_comments(rule):
+        # findings about noqa comments are answered by editing the comment; a notebook cell
+        # that does not parse takes none
+        if d.path in broken or about_noqa_comments(rule) or (rule is not None and rule.role == PARSE_ERROR):
             continue
         line = d.noqa_line if d.noqa_line is not None else d.start.line
         wanted.setdefault(d.path, {}).setdefault(line, set()).add(d.code)
@@ -204,18 +229,22 @@ def _add_noqa(tasks, result) -> int:
         if task is None:
             continue
         try:
-            src = read_source(task.path)
-        except (OSError, SourceError) as e:
+            src = read_target(task.path)
+        except (OSError, SourceError, NotebookError) as e:
             _warn(f"{display}: not changed: {e}")
             continue
         out = add_noqa_text(src.text, lines)
         for line in out.skipped:
-            _warn(f"{display}:{line}: no `# noqa` added: the line ends inside a string or a line continuation")
+            _warn(f"{_where(display, line, result)}: no `# noqa` added: the line ends inside a string or a "
+                  "line continuation")
         if out.added:
             try:
-                write_source(src, out.text)
+                atomic_write(task.path, src.encode(out.text))
             except (OSError, UnicodeEncodeError) as e:
                 result.errors.append(f"{display}: cannot write: {e}")
+                continue
+            except ValueError as e:  # a notebook's cells cannot take the edit
+                _warn(f"{display}: not changed: {e}")
                 continue
             added += len(out.added)
     print(f"Added {added} noqa directive{'s' if added != 1 else ''}.", file=sys.stderr)

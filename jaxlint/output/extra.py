@@ -4,6 +4,14 @@ Every format reads only :class:`~jaxlint.diagnostic.Diagnostic`, the run summary
 rule classes' own metadata (summary, docs, url). Paths in SARIF, GitHub annotations and
 GitLab reports are relative to the repository root, because that is how code scanning,
 the Actions UI and merge-request widgets find files.
+
+A finding in a Jupyter notebook (``Diagnostic.cell`` set) is placed in those three at
+the line and column of the ``.ipynb`` file itself, where its cell's source line is
+written in the JSON (:meth:`jaxlint.notebook.Notebook.file_position`): code scanning
+and annotations show and link lines of the file as stored, so that is the only place
+they can point at. The cell and the line in the cell go with it (SARIF properties,
+the annotation's title, the GitLab description), and fix edits, which are in the
+cell's coordinates, are not offered as SARIF replacements of the JSON text.
 """
 from __future__ import annotations
 
@@ -21,6 +29,7 @@ from jaxlint import __version__
 from jaxlint.diagnostic import Diagnostic, Position, Severity
 from jaxlint.output import OutputContext, register
 from jaxlint.output.json_format import diagnostic_objects
+from jaxlint.output.text import location
 from jaxlint.rule import Rule
 from jaxlint.runner import RunResult
 
@@ -83,6 +92,41 @@ def _report_paths(diagnostics: Sequence[Diagnostic], ctx: OutputContext) -> list
     return [relative_path(d.path, root, ctx.cwd) or d.path for d in diagnostics]
 
 
+class _InFile:
+    """Positions of notebook findings in the ``.ipynb`` file (each notebook read once)."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = cwd
+        self._notebooks: dict[str, object] = {}
+
+    def _notebook(self, path: str):
+        if path not in self._notebooks:
+            from jaxlint.notebook import NotebookError, load
+
+            p = Path(path)
+            try:
+                self._notebooks[path] = load((p if p.is_absolute() else self.cwd / p).read_bytes())
+            except (OSError, NotebookError):
+                self._notebooks[path] = None
+        return self._notebooks[path]
+
+    def span(self, path: str, cell: int | None, start: Position, end: Position) -> tuple[Position, Position]:
+        """(start, end) in the file; a finding outside notebooks as it is. A notebook that
+        can no longer be read (or has lost the cell) gives its first line."""
+        if cell is None:
+            return start, end
+        nb = self._notebook(path)
+        a = nb.file_position(cell, start.line, start.column) if nb is not None else None  # type: ignore[attr-defined]
+        b = nb.file_position(cell, end.line, end.column) if nb is not None else None  # type: ignore[attr-defined]
+        if a is None:
+            return Position(1, 1), Position(1, 1)
+        return Position(*a), Position(*b) if b is not None and b >= a else Position(*a)
+
+
+def _cell_note(d: Diagnostic) -> str:
+    return f"cell {d.cell}, line {d.start.line}, column {d.start.column}" if d.cell is not None else ""
+
+
 def _rules_for(result: RunResult) -> dict[str, type[Rule] | None]:
     """The active rules plus any rule that produced a finding, by code."""
     from jaxlint.registry import rules_by_code
@@ -96,7 +140,7 @@ def _rules_for(result: RunResult) -> dict[str, type[Rule] | None]:
 
 
 def _related_lines(d: Diagnostic) -> list[str]:
-    return [f"{r.path}:{r.start.line}:{r.start.column}: {r.message}" for r in d.related]
+    return [f"{location(r.path, r.cell, r.start.line, r.start.column)}: {r.message}" for r in d.related]
 
 
 # ---------------------------------------------------------------- json-lines
@@ -157,6 +201,7 @@ def sarif_log(diagnostics: Sequence[Diagnostic], rules: Mapping[str, type[Rule] 
     codes = sorted(set(rules) | set(names))
     index = {code: i for i, code in enumerate(codes)}
     paths = _report_paths(diagnostics, ctx)
+    in_file = _InFile(ctx.cwd)
     results = []
     for d, fp in zip(diagnostics, fingerprints(diagnostics, paths)):
         res: dict = {
@@ -166,20 +211,24 @@ def sarif_log(diagnostics: Sequence[Diagnostic], rules: Mapping[str, type[Rule] 
             "message": {"text": d.message},
             "locations": [{"physicalLocation": {
                 "artifactLocation": _artifact(d.path, root, ctx.cwd),
-                "region": _region(d.start, d.end),
+                "region": _region(*in_file.span(d.path, d.cell, d.start, d.end)),
             }}],
             "partialFingerprints": {FINGERPRINT_KEY: fp},
             "properties": {"name": d.name, "phase": d.phase.value, "severity": d.severity.value,
                            "data": dict(d.data)},
         }
+        if d.cell is not None:
+            res["properties"].update(cell=d.cell, cellLine=d.start.line, cellColumn=d.start.column)
         if d.related:
             res["relatedLocations"] = [
                 {"id": i, "message": {"text": r.message}, "physicalLocation": {
-                    "artifactLocation": _artifact(r.path, root, ctx.cwd), "region": _region(r.start, r.end)}}
+                    "artifactLocation": _artifact(r.path, root, ctx.cwd),
+                    "region": _region(*in_file.span(r.path, r.cell, r.start, r.end))}}
                 for i, r in enumerate(d.related, 1)
             ]
-        if d.fix is not None and not d.fix.edits:
-            # a planned fix (its codemod runs only when fixing): SARIF wants replacements
+        if d.fix is not None and (not d.fix.edits or d.cell is not None):
+            # a planned fix (its codemod runs only when fixing), or edits of a notebook cell's
+            # code rather than of the file's JSON: SARIF wants replacements in the file
             res["properties"]["fix"] = {"message": d.fix.message, "applicability": d.fix.applicability.value}
         elif d.fix is not None:
             res["fixes"] = [{
@@ -242,14 +291,17 @@ def github_property(s: str) -> str:
 def github(result: RunResult, ctx: OutputContext) -> str:
     out = []
     paths = _report_paths(result.diagnostics, ctx)
+    in_file = _InFile(ctx.cwd)
     for d, path in zip(result.diagnostics, paths):
+        start, end = in_file.span(d.path, d.cell, d.start, d.end)
+        title = f"jaxlint {d.code} ({d.name})" + (f" at {_cell_note(d)}" if d.cell is not None else "")
         props = ",".join([
             f"file={github_property(path)}",
-            f"line={d.start.line}",
-            f"col={d.start.column}",
-            f"endLine={d.end.line}",
-            f"endColumn={d.end.column}",
-            f"title={github_property(f'jaxlint {d.code} ({d.name})')}",
+            f"line={start.line}",
+            f"col={start.column}",
+            f"endLine={end.line}",
+            f"endColumn={end.column}",
+            f"title={github_property(title)}",
         ])
         message = "\n".join([f"{d.code} {d.message}", *_related_lines(d)])
         out.append(f"::{GITHUB_LEVELS[d.severity]} {props}::{github_data(message)}\n")
@@ -288,7 +340,7 @@ def junit(result: RunResult, ctx: OutputContext) -> str:
         suite = ET.SubElement(suites, "testsuite", name=_xml(path), tests=str(len(diags)),
                               failures=str(len(diags)), errors="0", skipped="0")
         for d in diags:
-            where = f"{d.path}:{d.start.line}:{d.start.column}"
+            where = location(d.path, d.cell, d.start.line, d.start.column)
             case = ET.SubElement(suite, "testcase", name=_xml(f"{d.code} {d.name} at {where}"),
                                  classname=_xml(path), file=_xml(path), line=str(d.start.line))
             failure = ET.SubElement(case, "failure", message=_xml(d.message), type=d.code)
@@ -317,15 +369,18 @@ def gitlab(result: RunResult, ctx: OutputContext) -> str:
 
     known = rules_by_code()
     paths = _report_paths(result.diagnostics, ctx)
+    in_file = _InFile(ctx.cwd)
     issues = []
     for d, path, fp in zip(result.diagnostics, paths, fingerprints(result.diagnostics, paths)):
+        start, end = in_file.span(d.path, d.cell, d.start, d.end)
+        where = f" ({_cell_note(d)})" if d.cell is not None else ""
         issue: dict = {
             "type": "issue",
-            "description": f"{d.code} {d.message}",
+            "description": f"{d.code} {d.message}{where}",
             "check_name": d.code,
             "fingerprint": fp,
             "severity": GITLAB_SEVERITIES[d.severity],
-            "location": {"path": path, "lines": {"begin": d.start.line, "end": d.end.line}},
+            "location": {"path": path, "lines": {"begin": start.line, "end": end.line}},
         }
         rule = known.get(d.code)
         if rule is not None and rule.fix_hint:

@@ -47,6 +47,8 @@ def f(x, w):
 
 NOQA = BAD.replace("for _ in range(1000):", "for _ in range(1000):  # noqa: JAX102")
 
+NOTEBOOK = ROOT / "tests" / "data" / "notebooks" / "jax_demo.ipynb"
+
 
 def _git(*args: str, cwd: Path) -> None:
     subprocess.run(["git", "-c", "user.name=jaxlint-tests", "-c", "user.email=tests@jaxlint.invalid",
@@ -86,6 +88,7 @@ def target(tmp_path_factory) -> Path:
         "clean.py": CLEAN,
         "suppressed.py": NOQA,
         "generated/bad_too.py": BAD,
+        "notebooks/demo.ipynb": NOTEBOOK.read_text(encoding="utf-8"),
     }
     for name, text in files.items():
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
@@ -157,6 +160,14 @@ def test_hook_applies_configured_excludes_to_files_passed_by_pre_commit(hook_con
     proc = run_hooks(hook_config, target, pre_commit_env, "jaxlint", "--files", "generated/bad_too.py",
                      "clean.py")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_hook_runs_on_notebooks_and_names_the_cell(hook_config, target, pre_commit_env):
+    # pre-commit picks the files a hook gets by its `types_or` (identify tags .ipynb `jupyter`)
+    proc = run_hooks(hook_config, target, pre_commit_env, "jaxlint", "--files", "notebooks/demo.ipynb", "clean.py")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    assert "notebooks/demo.ipynb:cell 5:3:16: JAX101" in out and "notebooks/demo.ipynb:cell 7:3:12: JAX104" in out
 
 
 def test_dynamic_hook_does_not_run_on_commit_by_default(hook_config, target, pre_commit_env):

@@ -724,3 +724,11 @@ class NotebookFile:
     def cells_after(self, text: str) -> CellMap:
         """The cell map of the module ``text`` (this notebook after an edit)."""
         return load(self.encode(text)).module().map
+
+
+def read_module_text(path) -> str:
+    """The virtual module of the notebook at ``path`` (cells that do not parse blanked),
+    as the static phase checked it; OSError or :class:`NotebookError`."""
+    from pathlib import Path
+
+    return NotebookFile.read(path, Path(path).read_bytes()).text

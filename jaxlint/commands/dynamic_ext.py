@@ -70,6 +70,8 @@ class DynamicExtension:
 
             os.environ["JAXLINT_XLA_CACHE"] = str(compile_cache_dir(cache_root))
         report = run_dynamic(todo, lambda t: t.settings, rules_of, levels, cache_root, args.signatures)
+        if result.notebooks:
+            _name_cells(report, result.notebooks)
         args._dynamic_report = report  # for later extensions (the compile tier's --report page)
         result.errors.extend(report.errors)
 
@@ -95,9 +97,13 @@ class DynamicExtension:
             settings = settings_of(path)
             text, sup = None, Suppressions() if settings.ignore_noqa else None  # --ignore-noqa
             if sup is None:
-                try:
-                    text = (task.path if task else Path(path)).read_text(encoding="utf-8", errors="replace")
-                except OSError:
+                from jaxlint.notebook import NotebookError, is_notebook, read_module_text
+
+                where = task.path if task else Path(path)
+                try:  # a notebook's findings are on the lines of its module, with its noqa comments
+                    text = read_module_text(where) if is_notebook(where) else \
+                        where.read_text(encoding="utf-8", errors="replace")
+                except (OSError, NotebookError):
                     pass
             ignored = per_file_ignored(path, settings, task.path if task else Path(path))
             kept, *_ = apply_suppressions(diags, text, ignored, sup)
@@ -109,6 +115,26 @@ class DynamicExtension:
         if not report.errors:
             result.notes.extend(report.notes(bool(getattr(args, "show_skipped", False)), levels))
         return None
+
+
+def _name_cells(report, notebooks) -> None:
+    """Functions of notebooks in the summary at their cell (``path:cell N``, line in it);
+    the findings themselves move into cells with the static ones, in the report."""
+    from dataclasses import replace
+
+    def where(path: str, line: int) -> tuple[str, int]:
+        hit = notebooks[path].locate(line) if path in notebooks else None
+        return (f"{path}:cell {hit[0]}", hit[1]) if hit else (path, line)
+
+    report.functions[:] = [replace(f, path=where(f.path, f.line)[0], line=where(f.path, f.line)[1])
+                           for f in report.functions]
+    for group in (report.observed, report.stale):  # their files are relative to the project root
+        for i, e in enumerate(group):
+            file = str(e.get("file") or "")
+            shown = next((n for n in notebooks if file and (n == file or n.endswith("/" + file))), None)
+            if shown is not None and isinstance(e.get("line"), int):
+                path, line = where(shown, e["line"])
+                group[i] = dict(e, file=path, line=line)
 
 
 EXTENSION = DynamicExtension()

@@ -107,6 +107,9 @@ def run(args) -> int:
         cmd[0] = sys.executable
     elif cmd[0] == "pytest":
         cmd = [sys.executable, "-m", "pytest", *cmd[1:]]
+    elif cmd[0] == "jupyter" and (Path(sys.executable).parent / "jupyter").is_file():
+        # `jupyter execute nb.ipynb` (nbclient): its kernel is a child of that interpreter
+        cmd[0] = str(Path(sys.executable).parent / "jupyter")
     work = tempfile.mkdtemp(prefix="jaxlint-record-")
     try:
         shim_dir = Path(work) / "shim"
@@ -121,6 +124,9 @@ def run(args) -> int:
         levels = [] if args.no_analysis else ["trace"] + (["compile"] if args.compile else [])
         env["JAXLINT_OBSERVE"] = ",".join(levels)
         env["JAXLINT_KEEP_IR"] = "1" if args.keep_ir else ""
+        # a Jupyter kernel finds which notebook cell it runs by content, in these notebooks
+        notebooks = [str(Path(a).resolve()) for a in cmd[1:] if a.endswith(".ipynb") and Path(a).is_file()]
+        env["JAXLINT_RECORD_NOTEBOOKS"] = os.pathsep.join(notebooks)
         rc = _run(cmd, env)
         parts = _read_parts(out_dir, "records")
         recorded = signatures.merge(parts)

@@ -553,13 +553,28 @@ def _shares(leaf, arr) -> bool:
         return False
 
 
+def read_code(path: str) -> str:
+    """A code file's text; for code that is in no file on disk, what ``linecache`` keeps
+    of it (IPython keeps each Jupyter cell it ran there). OSError when there is neither."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        import linecache
+
+        name = os.path.basename(path) if os.path.basename(path).startswith("<") else path
+        lines = linecache.getlines(name)
+        if not lines:
+            raise
+        return "".join(lines)
+
+
 @functools.lru_cache(maxsize=64)
 def _source(path: str) -> tuple[list[str], ast.Module | None]:
     """Lines and syntax tree of a file, read once per worker (every function of a
     file shares them)."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read()
+        text = read_code(path)
     except OSError:
         return [], None
     try:

@@ -143,12 +143,14 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
     covers the requested ``levels``; one made without the compile tier is used only for
     functions the worker cannot reach (with a note), the others are traced and compiled
     by the worker as before."""
+    from jaxlint.notebook import NotebookError, is_notebook, read_module_text
     from jaxlint.semantic import ModuleModel
     from jaxlint.static import SourceError, decode_source
 
-    try:
-        text = decode_source(task.path.read_bytes())
-    except (OSError, SourceError):
+    notebook = is_notebook(task.path)
+    try:  # a notebook: its code cells as one module, as the static phase reads them
+        text = read_module_text(task.path) if notebook else decode_source(task.path.read_bytes())
+    except (OSError, SourceError, NotebookError):
         return None
     root = project.project_root(task.path, settings.root if settings.config_file else None)
     modname, base = project.module_name(task.path, root)
@@ -176,6 +178,9 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
     for e in entries:
         plans.append(_plan_entry(e, model, nodes, stmts, lines, found, examples, settings.dynamic, modname, mine,
                                  signatures_file))
+        if notebook:  # nothing imports a notebook: only what a recording of it observed
+            plans[-1].skip, plans[-1].spec = (f"a notebook cannot be imported; run it under `jaxlint record -- "
+                                              f"jupyter execute {task.path.name}`"), None
     current = {k: v for k, v in seen.items() if observations.is_current(v, root, digests)}
     fp = FilePlan(task, text, root, modname, sys_path, plans,
                   stale=[v for k, v in seen.items() if k not in current])

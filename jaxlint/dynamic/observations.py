@@ -222,10 +222,17 @@ def coverage_lines(functions: dict[str, dict], levels: list[str], indent: str = 
 
 # ---------------------------------------------------------------------------- reading (check --dynamic)
 def file_sha(path: Path) -> str:
+    """What ``record.file_digest`` took in the program: a file's sha256, a notebook's
+    code digest (its outputs and metadata may change without making its observations stale)."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        data = path.read_bytes()
     except OSError:
         return "missing"
+    if path.suffix == ".ipynb":
+        from jaxlint.notebook import code_digest
+
+        return code_digest(data)
+    return hashlib.sha256(data).hexdigest()
 
 
 def is_current(entry: dict, root: Path, digests: dict[str, str] | None = None) -> bool:

@@ -51,8 +51,13 @@ class FunctionState:
         self.key = key
         self.meta = meta
         self.fun = fun
-        self.path = str((observer.root / meta["file"]).resolve())
-        self.entry = observer.entry_for(self.path, meta)
+        #: the project file that defines the function (its settings, its observation's key)
+        self.home = str((observer.root / meta["file"]).resolve())
+        #: the file of its code: ``home``, or the cell file a Jupyter kernel ran it from
+        #: (``record.notebook_cell``; analysed in that file's lines, placed in the notebook
+        #: when written)
+        self.path = meta.get("code_file") or self.home
+        self.entry = observer.entry_for(self.path, dict(meta, line=meta.get("code_line", meta["line"])))
         self.calls = 0
         self.inlined = 0
         #: canonical signature -> {"sig", "calls", "compiles", "first_call", "compile_seconds"}
@@ -158,9 +163,10 @@ class Observer:
     def _model(self, path: str, module: str):
         if path not in self._models:
             try:
+                from jaxlint.dynamic.analysis import read_code
                 from jaxlint.semantic import ModuleModel
 
-                tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+                tree = ast.parse(read_code(path))
                 self._models[path] = (tree, list(ModuleModel(tree, module).entries))
             except Exception:  # a file we cannot read or parse: the program's facts alone
                 self._models[path] = None
@@ -272,7 +278,7 @@ class Observer:
             fa.jaxpr = traced.jaxpr
         fa.error = error
         fa.call = CallFacts(Site(*site) if site else None, donated, tuple(str(w.message) for w in caught))
-        rules = self.rules_for(fs.path)
+        rules = self.rules_for(fs.home)
         # the rules that read every signature of the function run once, at the end
         fs.rule_errors += run_rules(fa, [r for r in rules.get("trace", []) if not r.reads_signatures])
         fs.traced = fs.traced or fa.jaxpr is not None or fa.error is not None  # a trace error is a finding
@@ -309,7 +315,7 @@ class Observer:
             try:
                 fa = fs.analysis(self, fs.first_call)
                 fa.extra["finishing"] = True
-                rules = [r for rs in self.rules_for(fs.path).values() for r in rs if r.reads_signatures]
+                rules = [r for rs in self.rules_for(fs.home).values() for r in rs if r.reads_signatures]
                 fs.rule_errors += run_rules(fa, rules)
                 with self.lock:
                     seen = {_dkey(d) for d in fs.diagnostics}
@@ -327,7 +333,7 @@ class Observer:
                 status = fs.status
                 if status == "called" and fs.inlined and not fs.sigs:
                     status = "inlined"
-                files = {fs.meta["file"]: file_digest(fs.path)}
+                files = {fs.meta["file"]: file_digest(fs.home)}
                 diags = []
                 for d in fs.diagnostics:
                     dd = d.to_dict()
@@ -343,7 +349,7 @@ class Observer:
                     "reason": fs.reason, "calls": fs.calls, "inlined_calls": fs.inlined,
                     "compiles": sum(s["compiles"] for s in fs.sigs.values()),
                     "traced": fs.traced, "compiled": fs.compiled, "levels": list(self.levels),
-                    "files": files, "rules": self.rules_digest(fs.path), "versions": dict(self.versions),
+                    "files": files, "rules": self.rules_digest(fs.home), "versions": dict(self.versions),
                     "jaxlint": __version__,
                     "diagnostics": diags, "report": fs.report, "rule_errors": fs.rule_errors,
                     "seconds": round(fs.seconds, 4),
@@ -355,6 +361,8 @@ class Observer:
                 }
                 if fs.ir is not None:
                     out[key]["ir"] = fs.ir
+                if fs.path != fs.home:  # placed in its notebook by the recorder
+                    out[key]["_code_file"] = fs.path
         return out
 
 

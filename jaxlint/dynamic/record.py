@@ -195,10 +195,13 @@ def _root() -> Path:
 
 
 def in_project(filename: str) -> bool:
-    """A file of the project being recorded (a virtualenv inside it does not count)."""
+    """A file of the project being recorded (a virtualenv inside it does not count), or
+    a Jupyter cell of one of its notebooks (:func:`notebook_cell`)."""
     hit = _IN_PROJECT.get(filename)
     if hit is None:
-        if not filename or filename.startswith("<"):
+        if notebook_cell(filename) is not None:
+            hit = True
+        elif not filename or filename.startswith("<"):
             hit = False
         else:
             path = Path(filename).resolve()
@@ -210,16 +213,146 @@ def in_project(filename: str) -> bool:
 
 
 def file_digest(path: str) -> str:
-    """sha256 of a file's bytes as the program saw it (read once per process)."""
+    """sha256 of a file's bytes as the program saw it (read once per process); of a
+    notebook, of its code (``jaxlint.notebook.code_digest``)."""
     hit = _DIGESTS.get(path)
     if hit is None:
         try:
             with open(path, "rb") as f:
-                hit = hashlib.sha256(f.read()).hexdigest()
+                data = f.read()
+            if path.endswith(".ipynb"):
+                from jaxlint.notebook import code_digest
+
+                hit = code_digest(data)
+            else:
+                hit = hashlib.sha256(data).hexdigest()
         except OSError:
             hit = "missing"
         _DIGESTS[path] = hit
     return hit
+
+
+# ---------------------------------------------------------------------------- notebooks
+#: code file -> (notebook path, the line of the notebook's module that its line 1 is), or None
+_CELLS: dict[str, tuple[str, int] | None] = {}
+_NOTEBOOKS: list | None = None
+
+
+def notebook_cell(filename: str) -> tuple[str, int] | None:
+    """Where code that a Jupyter kernel ran is in the project: (the notebook's path, the
+    line of its virtual module (``jaxlint.notebook``) that the code's line 1 is).
+
+    IPython compiles each cell under a name that is no file on disk
+    (``/tmp/ipykernel_<pid>/<hash>.py``; ``<ipython-input-N-...>`` before ipykernel 6)
+    and keeps its text in ``linecache``; that text is matched to a code cell of the
+    notebooks the recorded command names (``JAXLINT_RECORD_NOTEBOOKS``), else of those
+    in the kernel's working directory (``jupyter execute``, ``nbclient``, ``papermill``
+    and ``pytest --nbmake`` start it in the notebook's folder)."""
+    if filename in _CELLS:
+        return _CELLS[filename]
+    hit = None
+    if filename and "IPython" in sys.modules and not os.path.exists(filename):
+        try:
+            hit = _match_cell(filename)
+        except Exception:  # never break the user's program
+            hit = None
+    _CELLS[filename] = hit
+    return hit
+
+
+def _match_cell(filename: str) -> tuple[str, int] | None:
+    import linecache
+
+    name = os.path.basename(filename) if os.path.basename(filename).startswith("<") else filename
+    lines = linecache.getlines(name)
+    if not lines:
+        return None
+    from jaxlint import notebook
+
+    for path, nb in _notebooks():
+        found = notebook.match_cell(nb, lines)
+        if found is not None:
+            number, lead = found
+            first = nb.module().map.line_of(number, 1 + lead)
+            return (path, first - 1) if first is not None else None
+    return None
+
+
+def _notebooks() -> list:
+    """(path, notebook) of the notebooks a kernel's cells are looked for in, read once."""
+    global _NOTEBOOKS
+    if _NOTEBOOKS is None:
+        from jaxlint import notebook
+
+        named = [p for p in os.environ.get("JAXLINT_RECORD_NOTEBOOKS", "").split(os.pathsep) if p]
+        paths = named or sorted(str(p) for p in Path.cwd().glob("*.ipynb"))
+        root = _root().resolve()
+        _NOTEBOOKS = []
+        for p in paths:
+            path = Path(p).resolve()
+            if root != path and root not in path.parents:
+                continue
+            try:
+                _NOTEBOOKS.append((str(path), notebook.load(path.read_bytes())))
+            except (OSError, notebook.NotebookError):
+                continue
+            file_digest(str(path))  # the code the kernel runs, before anyone edits it
+    return _NOTEBOOKS
+
+
+def place(filename: str, line: int) -> tuple[str, int] | None:
+    """(the notebook's path relative to the root, its module line) of ``line`` of a
+    kernel's cell file; None for any other file."""
+    cell = notebook_cell(filename)
+    if cell is None:
+        return None
+    return Path(cell[0]).relative_to(_root().resolve()).as_posix(), line + cell[1]
+
+
+def _placed_in_notebooks(functions: dict) -> dict:
+    """Observations of notebook code moved from the kernel's cell files into the
+    notebook (path under the root, lines of its module, its code digest)."""
+    root = _root().resolve()
+
+    def move(d: dict) -> None:
+        if not isinstance(d.get("filename"), str):
+            return
+        at = place(d["filename"], 0)
+        if at is None:
+            return
+        d["filename"] = at[0]
+        for key in ("location", "end_location"):
+            if isinstance(d.get(key), dict):
+                d[key] = dict(d[key], row=d[key]["row"] + at[1])
+        if isinstance(d.get("noqa_row"), int):
+            d["noqa_row"] += at[1]
+
+    for e in functions.values():
+        code = e.pop("_code_file", None)
+        if code is not None:
+            at = place(code, int(e.get("line") or 1))
+            if at is not None:
+                e["line"] = at[1]
+        for d in e.get("diagnostics") or []:
+            move(d)
+            for r in d.get("related") or []:
+                move(r)
+            for f in [d["filename"], *(r["filename"] for r in d.get("related") or [])]:
+                if f.endswith(".ipynb") and not os.path.isabs(f):
+                    e.setdefault("files", {}).setdefault(f, file_digest(str(root / f)))
+        first = e.get("first_call")
+        if isinstance(first, str) and ":" in first:
+            f, _, line = first.rpartition(":")
+            at = place(f, int(line)) if line.isdigit() else None
+            if at is not None:
+                e["first_call"] = f"{at[0]}:{at[1]}"
+        for sig in e.get("signatures") or []:
+            call = sig.get("first_call")
+            if isinstance(call, dict):
+                at = place(str(call.get("file")), int(call.get("line") or 0))
+                if at is not None:
+                    sig["first_call"] = dict(call, file=at[0], line=at[1])
+    return functions
 
 
 # ---------------------------------------------------------------------------- signatures
@@ -236,11 +369,15 @@ def _describe(fun, kwargs: dict, kind: str, jit_line: int | None = None) -> tupl
 
     path = Path(code.co_filename).resolve()
     name = getattr(inner, "__qualname__", getattr(inner, "__name__", "?"))
-    if name.rsplit(".", 1)[-1] == "<lambda>":
-        name = f"<lambda>@{code.co_firstlineno}"
     root = _root()
     if not in_project(code.co_filename):
         return None, {}  # library code: not the user's to fix
+    cell = notebook_cell(code.co_filename)
+    first_line = code.co_firstlineno
+    if cell is not None:  # a notebook's code: keyed and placed in the notebook
+        path, first_line = Path(cell[0]), code.co_firstlineno + cell[1]
+    if name.rsplit(".", 1)[-1] == "<lambda>":
+        name = f"<lambda>@{first_line}"
     module, _ = project.module_name(path, root)
     file_digest(str(path))  # the content the program runs, before anyone edits it
     try:
@@ -258,11 +395,13 @@ def _describe(fun, kwargs: dict, kind: str, jit_line: int | None = None) -> tupl
     donate_names = kwargs.get("donate_argnames")
     donate_names = () if donate_names is None else (donate_names,) if isinstance(donate_names, str) \
         else tuple(donate_names)
-    meta = {"file": path.relative_to(root).as_posix(), "line": code.co_firstlineno, "qualname": name,
+    meta = {"file": path.relative_to(root).as_posix(), "line": first_line, "qualname": name,
             "params": params, "static_nums": sorted(i % max(len(params), 1) for i in static_nums),
             "static_names": sorted(static_names), "kind": kind, "module": module, "jit_line": jit_line,
             "partial_bound": bound,
             "donate_nums": sorted({int(i) for i in donate} | {params.index(n) for n in donate_names if n in params})}
+    if cell is not None:  # analysed in the lines of the cell IPython compiled
+        meta["code_file"], meta["code_line"] = code.co_filename, code.co_firstlineno
     if kind == "pmap":  # the worker binds the axis name to trace collectives (psum ...)
         mapped = {k: kwargs[k] for k in ("axis_name", "in_axes") if k in kwargs}
         try:
@@ -509,7 +648,7 @@ def flush() -> None:
     observed = None
     if _OBSERVER is not None:
         try:
-            observed = {"program": _program(), "functions": _OBSERVER.to_json()}
+            observed = {"program": _program(), "functions": _placed_in_notebooks(_OBSERVER.to_json())}
         except Exception as e:
             observed = {"program": _program(), "functions": {}, "error": f"{type(e).__name__}: {e}"}
     try:

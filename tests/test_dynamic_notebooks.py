@@ -1,0 +1,127 @@
+"""The dynamic phase for notebooks: `jaxlint record -- jupyter execute nb.ipynb` (or a
+script running it with nbclient) analyses the jitted functions the kernel runs, and
+`jaxlint check --dynamic` reports them at the cell and line they came from.
+
+The notebook, `tests/data/notebooks/observed/train.ipynb`, holds only functions no
+import could reach: a closure made by a factory in one cell and called in another, a
+lambda over an array from an earlier cell, a function whose last batch is ragged. Every
+`# JAX2xx` comment in a cell marks a line the dynamic phase must report, and nothing
+else of that tier fires. Real kernels (ipykernel), real jax."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import run_cli
+
+for _module in ("nbclient", "ipykernel"):
+    if importlib.util.find_spec(_module) is None:  # pragma: no cover - the test extra installs both
+        pytest.skip(f"{_module} is not installed (pip install 'jaxlint[test]'): no kernel to record",
+                    allow_module_level=True)
+if not (Path(sys.executable).parent / "jupyter").is_file():  # pragma: no cover
+    pytest.skip("no `jupyter` command beside this interpreter (nbclient installs `jupyter execute`)",
+                allow_module_level=True)
+
+DATA = Path(__file__).resolve().parent / "data" / "notebooks" / "observed"
+_MARK = re.compile(r"#\s*((?:JAX[23]\d\d\s*)+)$")
+
+
+def marked(nb: Path) -> set[tuple[int, int, str]]:
+    out = set()
+    for number, cell in enumerate(json.loads(nb.read_text(encoding="utf-8"))["cells"], 1):
+        if cell["cell_type"] != "code":
+            continue
+        for line, text in enumerate("".join(cell["source"]).splitlines(), 1):
+            m = _MARK.search(text)
+            if m:
+                out |= {(number, line, c) for c in m.group(1).split()}
+    return out
+
+
+def dynamic_findings(root: Path, *args: str) -> set[tuple[int, int, str]]:
+    proc = run_cli("check", "--dynamic", "--no-cache", "--output-format", "json", *args, "train.ipynb", cwd=root,
+                   timeout=600)
+    assert proc.returncode in (0, 1), proc.stderr
+    return {(d["cell"], d["location"]["row"], d["code"]) for d in json.loads(proc.stdout)
+            if d["code"][:4] in ("JAX2", "JAX3")}
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("nb") / "proj"
+    shutil.copytree(DATA, root)
+    proc = run_cli("record", "--", "jupyter", "execute", "train.ipynb", cwd=root, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "3 jitted functions called: 3 traced" in proc.stderr, proc.stderr
+    return root
+
+
+def test_every_planted_problem_is_reported_at_its_cell_and_line(recorded):
+    want = marked(recorded / "train.ipynb")
+    assert len(want) == 4
+    assert dynamic_findings(recorded) == want
+
+
+def test_concise_output_names_the_cell_of_each_observed_finding(recorded):
+    out = run_cli("check", "--dynamic", "--no-cache", "train.ipynb", cwd=recorded, timeout=600).stdout
+    assert "train.ipynb:cell 4:4:9: JAX202 Python loop unrolled at trace time: 24 iterations" in out
+    assert "train.ipynb:cell 7:1:29: JAX201 captured array `TABLE` (float32[512,1024], 2.0 MiB)" in out
+    assert "observed by `jaxlint record` in the running program: 3 jitted functions called: 3 traced" in out
+
+
+def test_observations_are_keyed_to_the_notebook_and_its_code(recorded):
+    functions = json.loads((recorded / ".jaxlint" / "observed.json").read_text())["functions"]
+    assert set(functions) == {"train:make_step.<locals>.step", "train:normalize", "train:<lambda>@30"}
+    for e in functions.values():
+        assert e["file"] == "train.ipynb" and set(e["files"]) == {"train.ipynb"}
+        assert e["first_call"].startswith("train.ipynb:")
+        assert all(d["filename"] == "train.ipynb" for d in e["diagnostics"])
+    # recorded signatures name the notebook too (no kernel temp file leaks into them)
+    sigs = json.loads((recorded / ".jaxlint" / "signatures.json").read_text())["functions"]
+    assert {e["file"] for e in sigs.values()} == {"train.ipynb"} and len(sigs) == 3
+    assert "ipykernel_" not in json.dumps(functions)  # no kernel cell file (/tmp/ipykernel_<pid>/...)
+
+
+def test_saved_outputs_keep_the_observations_and_edited_code_makes_them_out_of_date(recorded, tmp_path):
+    root = tmp_path / "proj"
+    shutil.copytree(recorded, root)
+    nb_path = root / "train.ipynb"
+    nb = json.loads(nb_path.read_text())
+    for i, cell in enumerate(nb["cells"]):  # as if run and saved in Jupyter: counts and outputs change
+        if cell["cell_type"] == "code":
+            cell["execution_count"] = i + 10
+            cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": ["ran\n"]}]
+    nb["cells"].insert(1, {"cell_type": "markdown", "id": "new", "metadata": {}, "source": ["A new note."]})
+    nb_path.write_text(json.dumps(nb, indent=1))
+    # a markdown cell moved every code cell one down: the findings follow
+    assert dynamic_findings(root) == {(c + 1, line, code) for c, line, code in marked(recorded / "train.ipynb")}
+    nb["cells"][4]["source"] = ["def make_step(scale):\n", "    return jax.jit(lambda x: x * scale)\n",
+                                "\n", "step = make_step(0.5)"]
+    nb_path.write_text(json.dumps(nb, indent=1))
+    out = run_cli("check", "--dynamic", "--no-cache", "train.ipynb", cwd=root, timeout=600).stdout
+    assert "out of date: the code changed since `jaxlint record`" in out and "JAX2" not in out
+
+
+def test_a_notebook_is_never_imported_and_unrecorded_functions_say_how_to_cover_them(tmp_path):
+    root = tmp_path / "proj"
+    shutil.copytree(DATA, root)
+    proc = run_cli("check", "--dynamic", "--no-cache", "--show-skipped", "train.ipynb", cwd=root, timeout=600)
+    assert "JAX2" not in proc.stdout and not proc.stderr, proc.stdout + proc.stderr
+    # the static findings are there, and each jitted function says why it was not traced, at its cell
+    assert "train.ipynb:cell 4:4:9: JAX102" in proc.stdout
+    assert ("skipped train.ipynb:cell 6:1 normalize: a notebook cannot be imported; run it under "
+            "`jaxlint record -- jupyter execute train.ipynb`") in proc.stdout
+
+
+def test_a_notebook_run_by_a_script_with_nbclient_is_recorded_too(tmp_path):
+    root = tmp_path / "proj"
+    shutil.copytree(DATA, root)
+    proc = run_cli("record", "--", "python", "run_with_nbclient.py", cwd=root, timeout=600)
+    assert proc.returncode == 0 and "executed 5 code cells" in proc.stdout, proc.stdout + proc.stderr
+    assert dynamic_findings(root) == marked(root / "train.ipynb")

@@ -6,6 +6,9 @@
 * The dynamic phase (opt-in) runs only on save, as ``jaxlint check --dynamic`` in a
   child process; a newer save cancels the running one; ``$/progress`` reports it.
 * Code actions: the rule's fix, ``# noqa: CODE`` for the line, ``source.fixAll.jaxlint``.
+* Notebooks (LSP 3.17 ``notebookDocument/*``): the code cells are checked as one module,
+  as ``jaxlint check nb.ipynb`` does; each cell gets its own findings, and fixes and
+  ``# noqa`` edits are edits of the cells (:mod:`jaxlint.lsp.notebooks`).
 * Settings: the nearest config file per document (reloaded when it changes), with the
   client's ``initializationOptions`` on top. A broken config file is reported on that
   file and in a message; the server keeps going with default settings.
@@ -36,11 +39,13 @@ from jaxlint.discovery import FileTask, is_excluded
 from jaxlint.fixes import applies, computed_fix
 from jaxlint.lsp import dynamic
 from jaxlint.lsp.editing import NoqaEdits, fix_all, smallest_replacement
+from jaxlint.lsp.notebooks import NotebookView
 from jaxlint.lsp.positions import UTF16, to_lsp
 from jaxlint.lsp.settings import ConfigProblem, DocumentSettings, overrides_from
 from jaxlint.registry import rules_by_code
 from jaxlint.rule import about_noqa_comments
-from jaxlint.runner import apply_suppressions, check_one, per_file_ignored
+from jaxlint.runner import (active_rules, apply_suppressions, check_one, lint_module, lint_task_text,
+                            per_file_ignored)
 from jaxlint.textutil import split_lines
 
 logger = logging.getLogger("jaxlint.lsp")
@@ -127,6 +132,8 @@ class _Doc:
     made: dict[int, Any] = field(default_factory=dict)
     debounce: asyncio.Task | None = None
     dynamic_task: asyncio.Task | None = None
+    #: a notebook cell: the notebook's URI (``text`` and ``findings`` are then its module's)
+    notebook: str | None = None
 
     @property
     def result_id(self) -> str:
@@ -136,7 +143,15 @@ class _Doc:
 class JaxlintServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("jaxlint", __version__, protocol_cls=JaxlintProtocol,
-                         text_document_sync_kind=T.TextDocumentSyncKind.Incremental)
+                         text_document_sync_kind=T.TextDocumentSyncKind.Incremental,
+                         notebook_document_sync=T.NotebookDocumentSyncOptions(
+                             # Jupyter notebooks (VS Code's notebook type for .ipynb), Python cells
+                             notebook_selector=[T.NotebookDocumentFilterWithNotebook(
+                                 notebook="jupyter-notebook", cells=[T.NotebookCellLanguage(language="python")])],
+                             save=True))
+        #: open notebooks, by URI: their code cells as one module, with its findings
+        self.notebooks: dict[str, NotebookView] = {}
+        self._notebook_debounce: dict[str, asyncio.Task] = {}
         self.debounce = DEFAULT_DEBOUNCE_MS / 1000
         self.dynamic_option: bool | None = None
         self.unsafe_fixes = False
@@ -197,6 +212,10 @@ class JaxlintServer(LanguageServer):
         f(T.TEXT_DOCUMENT_DID_CHANGE)(self._did_change)
         f(T.TEXT_DOCUMENT_DID_SAVE, T.SaveOptions(include_text=False))(self._did_save)
         f(T.TEXT_DOCUMENT_DID_CLOSE)(self._did_close)
+        f(T.NOTEBOOK_DOCUMENT_DID_OPEN)(self._notebook_opened)
+        f(T.NOTEBOOK_DOCUMENT_DID_CHANGE)(self._notebook_changed)
+        f(T.NOTEBOOK_DOCUMENT_DID_SAVE)(self._notebook_saved)
+        f(T.NOTEBOOK_DOCUMENT_DID_CLOSE)(self._notebook_closed)
         f(T.TEXT_DOCUMENT_DIAGNOSTIC, T.DiagnosticOptions(
             identifier=SOURCE, inter_file_dependencies=False, workspace_diagnostics=False))(self._pull)
         f(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(
@@ -262,6 +281,8 @@ class JaxlintServer(LanguageServer):
         for doc in self.docs.values():
             if doc.debounce is not None:
                 doc.debounce.cancel()
+        for task in self._notebook_debounce.values():
+            task.cancel()
         await dynamic.stop_all()
 
     def _exit(self, params: Any = None) -> None:
@@ -327,6 +348,99 @@ class JaxlintServer(LanguageServer):
                     task.cancel()
         self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
+    # -- notebooks ----------------------------------------------------------------
+
+    def _notebook_opened(self, params: T.DidOpenNotebookDocumentParams) -> None:
+        if not self.pull:
+            self._publish_cells(params.notebook_document.uri)
+
+    def _notebook_changed(self, params: T.DidChangeNotebookDocumentParams) -> None:
+        uri = params.notebook_document.uri
+        structure = params.change.cells.structure if params.change.cells else None
+        for gone in (structure.did_close or []) if structure else []:
+            self.docs.pop(gone.uri, None)
+            self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=gone.uri, diagnostics=[]))
+        if self.pull:
+            return  # a pulling client asks when it wants the result
+        task = self._notebook_debounce.get(uri)
+        if task is not None:
+            task.cancel()
+        self._notebook_debounce[uri] = self._spawn(self._publish_cells_later(uri))
+
+    async def _publish_cells_later(self, uri: str) -> None:
+        await asyncio.sleep(self.debounce)
+        self._publish_cells(uri)
+
+    def _notebook_saved(self, params: T.DidSaveNotebookDocumentParams) -> None:
+        task = self._notebook_debounce.pop(params.notebook_document.uri, None)
+        if task is not None:
+            task.cancel()
+        if not self.pull:
+            self._publish_cells(params.notebook_document.uri)
+
+    def _notebook_closed(self, params: T.DidCloseNotebookDocumentParams) -> None:
+        uri = params.notebook_document.uri
+        task = self._notebook_debounce.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        self.notebooks.pop(uri, None)
+        for cell in params.cell_text_documents:
+            self.docs.pop(cell.uri, None)
+            self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=cell.uri, diagnostics=[]))
+
+    def _publish_cells(self, uri: str) -> None:
+        nb = self.workspace.get_notebook_document(notebook_uri=uri)
+        if nb is None:
+            return
+        for cell in nb.cells:
+            self._publish(cell.document)
+
+    def _notebook_view(self, nb: T.NotebookDocument) -> NotebookView:
+        """The notebook's code cells as one module, checked once per version of its cells."""
+        view = NotebookView.of(nb, self._text_of)
+        path = self._path_of(nb.uri)
+        generation = self.settings.generation
+        settings, problem = self.settings.for_path(path)
+        if self.settings.generation != generation:
+            self._clear_config_problems()
+        if problem is not None:
+            self._report_config_problem(problem)
+        view.key += (self.settings.generation,)
+        cached = self.notebooks.get(nb.uri)
+        if cached is not None and cached.key == view.key:
+            return cached
+        self._alive[id(settings)] = settings
+        if not (path.is_relative_to(settings.root.absolute()) and is_excluded(path, settings)):
+            task = FileTask(path, path.as_posix(), settings)
+            result, view.findings, view.module = lint_module(
+                task, view.module, active_rules(settings), per_file_ignored(task.display, settings, path))
+            for code, msg in result.errors:
+                self._log_once(f"jaxlint: {task.display}: rule {code} failed: {msg}")
+        self.notebooks[nb.uri] = view
+        return view
+
+    def _cell_results(self, uri: str, nb: T.NotebookDocument) -> _Doc:
+        """Findings of the notebook that lie in the cell ``uri``, at the cell's lines."""
+        view = self._notebook_view(nb)
+        number = view.number_of(uri)
+        doc = self.docs.setdefault(uri, _Doc(uri))
+        key = (*view.key, number)
+        if doc.key == key:
+            return doc
+        findings, items = [], []
+        others: dict[str, tuple[str, list[str]]] = {}
+        cell = view.cells.get(number) if number is not None else None
+        if cell is not None:
+            lines = view.lines(cell.number)
+            for d in view.findings:
+                hit = view.in_cell(d)
+                if hit is not None and hit[0] == cell.number:
+                    findings.append(d)
+                    items.append(self._to_lsp(hit[1], uri, lines, cell.version, others, view))
+        doc.key, doc.version, doc.notebook = key, cell.version if cell else None, nb.uri
+        doc.text, doc.findings, doc.items, doc.made = view.module.text, findings, items, {}
+        return doc
+
     # -- linting ------------------------------------------------------------------
 
     def _path_of(self, uri: str) -> Path:
@@ -335,7 +449,7 @@ class JaxlintServer(LanguageServer):
             return Path(p).absolute()
         # an unsaved buffer: lint it as if it were a file at the workspace root
         name = uri.rsplit("/", 1)[-1].rsplit(":", 1)[-1] or "untitled"
-        if not name.endswith(PYTHON_SUFFIXES):
+        if not name.endswith((*PYTHON_SUFFIXES, ".ipynb")):
             name += ".py"
         return (self._root_dir() or Path.cwd()) / name
 
@@ -353,7 +467,13 @@ class JaxlintServer(LanguageServer):
             return None, None
 
     def lint_text(self, uri: str, text: str) -> list[Diagnostic]:
-        """Static findings for ``text`` as the content of ``uri``, after suppressions."""
+        """Static findings for ``text`` as the content of ``uri``, after suppressions (for
+        a notebook cell, ``text`` is the notebook's module, and so are the findings)."""
+        nb = self.workspace.get_notebook_document(cell_uri=uri)
+        if nb is not None:
+            path = self._path_of(nb.uri)
+            settings, _ = self.settings.for_path(path)
+            return lint_task_text(FileTask(path, path.as_posix(), settings), text)
         path = self._path_of(uri)
         generation = self.settings.generation
         settings, problem = self.settings.for_path(path)
@@ -371,6 +491,9 @@ class JaxlintServer(LanguageServer):
 
     def results(self, uri: str) -> _Doc:
         """Findings for the current text of ``uri``, computed once per version."""
+        nb = self.workspace.get_notebook_document(cell_uri=uri)
+        if nb is not None:
+            return self._cell_results(uri, nb)
         doc = self.docs.get(uri) or _Doc(uri)
         text, version = self._text_of(uri)
         if text is None or not self._is_python(uri):
@@ -416,11 +539,13 @@ class JaxlintServer(LanguageServer):
         return out
 
     def _to_lsp(self, d: Diagnostic, uri: str, lines: list[str], version: int | None,
-                others: dict[str, tuple[str, list[str]]]) -> T.Diagnostic:
+                others: dict[str, tuple[str, list[str]]], view: NotebookView | None = None) -> T.Diagnostic:
         rule = rules_by_code().get(d.code)
         related = []
         for r in d.related:
-            if r.path == d.path:
+            if view is not None and r.cell in view.cells:  # another cell of the notebook
+                r_uri, r_lines = view.cells[r.cell].uri, view.lines(r.cell)
+            elif r.path == d.path:
                 r_uri, r_lines = uri, lines
             else:
                 if r.path not in others:
@@ -560,24 +685,47 @@ class JaxlintServer(LanguageServer):
     def _quick_fixes(self, d: Diagnostic, item: T.Diagnostic, doc: _Doc, lines: list[str],
                      noqa: NoqaEdits) -> Iterable[T.CodeAction]:
         fix = self._made_fix(d, doc)
-        if fix is not None:
+        edit = self._edit_for(doc, list(fix.edits), lines) if fix is not None else None
+        if fix is not None and edit is not None:
             unsafe = fix.applicability == Applicability.UNSAFE
             yield T.CodeAction(
                 title=f"{fix.message} ({d.code})" + (" [unsafe fix: review it]" if unsafe else ""),
                 kind=T.CodeActionKind.QuickFix,
                 diagnostics=[item],
                 is_preferred=not unsafe,
-                edit=self._workspace_edit(doc, [self._text_edit(lines, e) for e in fix.edits]),
+                edit=edit,
             )
         if d.noqa_line is not None and not about_noqa_comments(rules_by_code().get(d.code)):
-            edit = noqa.edit(d.noqa_line, d.code)
+            noqa_edit = noqa.edit(d.noqa_line, d.code)
+            edit = self._edit_for(doc, [noqa_edit], lines) if noqa_edit is not None else None
             if edit is not None:
                 yield T.CodeAction(
                     title=f"Suppress with `# noqa: {d.code}`",
                     kind=T.CodeActionKind.QuickFix,
                     diagnostics=[item],
-                    edit=self._workspace_edit(doc, [self._text_edit(lines, edit)]),
+                    edit=edit,
                 )
+
+    def _edit_for(self, doc: _Doc, edits: list[Edit], lines: list[str]) -> T.WorkspaceEdit | None:
+        """Edits of ``doc``'s text (whose ``lines`` they are) as a workspace edit: of the
+        document, or, for a notebook cell, of the cells they fall in (None when they cannot
+        be put there)."""
+        view = self.notebooks.get(doc.notebook) if doc.notebook else None
+        if view is None:
+            return self._workspace_edit(doc, [self._text_edit(lines, e) for e in edits])
+        by_cell = view.edits(edits)
+        if by_cell is None:
+            return None
+        return self._cells_edit(view, {n: [self._text_edit(view.lines(n), e) for e in es]
+                                       for n, es in by_cell.items()})
+
+    def _cells_edit(self, view: NotebookView, edits: dict[int, list[T.TextEdit]]) -> T.WorkspaceEdit:
+        if self._capability("workspace", "workspace_edit", "document_changes"):
+            return T.WorkspaceEdit(document_changes=[T.TextDocumentEdit(
+                text_document=T.OptionalVersionedTextDocumentIdentifier(uri=view.cells[n].uri,
+                                                                        version=view.cells[n].version),
+                edits=es) for n, es in sorted(edits.items())])
+        return T.WorkspaceEdit(changes={view.cells[n].uri: es for n, es in sorted(edits.items())})
 
     def _made_fix(self, d: Diagnostic, doc: _Doc):
         """``d``'s fix with its edits: a planned one is made by its libcst codemod and
@@ -604,10 +752,20 @@ class JaxlintServer(LanguageServer):
                       self._path_of(doc.uri).as_posix())
         if new == doc.text:
             return None
+        title = "jaxlint: fix all safe fixes" if not self.unsafe_fixes else "jaxlint: fix all"
+        view = self.notebooks.get(doc.notebook) if doc.notebook else None
+        if view is not None:  # every cell the fixes change, each with one replacement
+            cells = view.fixed_cells(new)
+            if not cells:
+                return None
+            edits = {}
+            for n, text in cells.items():
+                start, end, content = smallest_replacement(view.cells[n].text, text)
+                edits[n] = [self._text_edit(view.lines(n), Edit(start, end, content))]
+            return T.CodeAction(title=title, kind=FIX_ALL_KIND, edit=self._cells_edit(view, edits))
         start, end, content = smallest_replacement(doc.text, new)
         edit = self._text_edit(split_lines(doc.text), Edit(start, end, content))
-        return T.CodeAction(title="jaxlint: fix all safe fixes" if not self.unsafe_fixes else "jaxlint: fix all",
-                            kind=FIX_ALL_KIND, edit=self._workspace_edit(doc, [edit]))
+        return T.CodeAction(title=title, kind=FIX_ALL_KIND, edit=self._workspace_edit(doc, [edit]))
 
     def _text_edit(self, lines: list[str], e: Edit) -> T.TextEdit:
         return T.TextEdit(range=self._range(lines, e.start, e.end), new_text=e.content)

@@ -1,0 +1,212 @@
+"""Notebook documents (LSP 3.17 ``notebookDocument/*``) in ``jaxlint server``, driven over
+stdio by a real client (pygls' LanguageClient): the code cells are checked as one module,
+diagnostics arrive per cell at the cell's lines, and quick fixes, ``# noqa`` and fix-all
+edit the cells."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+pytest.importorskip("pygls", reason="the `lsp` extra (pygls) is not installed")
+
+from lsprotocol import types as T  # noqa: E402
+
+from lsp_session import TIMEOUT, Session, apply_text_edits, capabilities, run  # noqa: E402
+
+NB = "analysis.ipynb"
+MARKDOWN = "# Notes\n\nNothing to check here."
+SETUP = "%matplotlib inline\nimport jax\nimport numpy as np\nW = np.zeros((1024, 1024))"
+CAPTURE = "@jax.jit\ndef f(x):\n    return x @ W"
+NUMPY = "@jax.jit\ndef total(x):\n    return np.sum(x)\n\n%timeit total(W)"
+
+
+class Notebook:
+    """A notebook open in the client: its cells' URIs and texts, kept in step with the server."""
+
+    def __init__(self, s, name: str, cells: list[tuple[str, str]]) -> None:
+        self.s = s
+        self.uri = s.uri(name)
+        self.version = 1
+        self.cells = [T.NotebookCell(kind=T.NotebookCellKind.Markup if kind == "markdown" else T.NotebookCellKind.Code,
+                                     document=f"vscode-notebook-cell:{s.root / name}#C{i:04d}")
+                      for i, (kind, _) in enumerate(cells)]
+        self.texts = {c.document: text for c, (_, text) in zip(self.cells, cells)}
+        self.versions = {c.document: 1 for c in self.cells}
+        s.client.notebook_document_did_open(T.DidOpenNotebookDocumentParams(
+            notebook_document=T.NotebookDocument(uri=self.uri, notebook_type="jupyter-notebook", version=1,
+                                                 cells=self.cells),
+            cell_text_documents=[T.TextDocumentItem(uri=c.document, version=1, text=self.texts[c.document],
+                                                    language_id="markdown" if kind == "markdown" else "python")
+                                 for c, (kind, _) in zip(self.cells, cells)]))
+
+    def cell(self, i: int) -> str:
+        return self.cells[i].document
+
+    def set_text(self, cell_uri: str, text: str) -> None:
+        """Replace a cell's text, as an editor sends a typed change."""
+        self.version += 1
+        self.versions[cell_uri] += 1
+        old = self.texts[cell_uri]
+        self.texts[cell_uri] = text
+        lines = old.split("\n")
+        whole = T.Range(start=T.Position(0, 0), end=T.Position(len(lines) - 1, len(lines[-1])))
+        self.s.client.notebook_document_did_change(T.DidChangeNotebookDocumentParams(
+            notebook_document=T.VersionedNotebookDocumentIdentifier(uri=self.uri, version=self.version),
+            change=T.NotebookDocumentChangeEvent(cells=T.NotebookDocumentCellChanges(text_content=[
+                T.NotebookDocumentCellContentChanges(
+                    document=T.VersionedTextDocumentIdentifier(uri=cell_uri, version=self.versions[cell_uri]),
+                    changes=[T.TextDocumentContentChangePartial(range=whole, text=text)])]))))
+
+    def apply(self, edit: T.WorkspaceEdit) -> set[str]:
+        """Apply a workspace edit to the cells it names, as an editor would; the cells changed."""
+        by_uri: dict[str, list[T.TextEdit]] = {}
+        for dc in edit.document_changes or []:
+            assert dc.text_document.version in (None, self.versions[dc.text_document.uri]), "edit for a stale cell"
+            by_uri.setdefault(dc.text_document.uri, []).extend(dc.edits)
+        for uri, es in (edit.changes or {}).items():
+            by_uri.setdefault(uri, []).extend(es)
+        for uri, es in by_uri.items():
+            self.set_text(uri, apply_text_edits(self.texts[uri], es))
+        return set(by_uri)
+
+    def close(self) -> None:
+        self.s.client.notebook_document_did_close(T.DidCloseNotebookDocumentParams(
+            notebook_document=T.NotebookDocumentIdentifier(uri=self.uri),
+            cell_text_documents=[T.TextDocumentIdentifier(uri=c.document) for c in self.cells]))
+
+
+def caps(pull: bool = True) -> T.ClientCapabilities:
+    c = capabilities(pull=pull)
+    c.notebook_document = T.NotebookDocumentClientCapabilities(
+        synchronization=T.NotebookDocumentSyncClientCapabilities(execution_summary_support=False))
+    return c
+
+
+def notebook_session(tmp_path, pull: bool = True, init: dict | None = None):
+    """A server started by a client that supports notebook documents."""
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
+
+    class _Ctx:
+        async def __aenter__(self):
+            self.s = Session(tmp_path)
+            await self.s.start(caps(pull), init=init)
+            return self.s
+
+        async def __aexit__(self, *exc):
+            await self.s.stop()
+
+    return _Ctx()
+
+
+async def pull(s, uri: str) -> list[T.Diagnostic]:
+    report = await s.pull(uri)
+    return list(report.items)
+
+
+def test_server_advertises_notebook_sync_for_python_cells(tmp_path):
+    async def go():
+        async with notebook_session(tmp_path) as s:
+            sync = s.init_result.capabilities.notebook_document_sync
+            assert sync is not None and sync.save is True
+            [selector] = sync.notebook_selector
+            assert selector.notebook == "jupyter-notebook" and [c.language for c in selector.cells] == ["python"]
+    run(go())
+
+
+def test_each_cell_pulls_its_own_findings_at_its_own_lines(tmp_path):
+    async def go():
+        async with notebook_session(tmp_path) as s:
+            nb = Notebook(s, NB, [("markdown", MARKDOWN), ("code", SETUP), ("code", CAPTURE), ("code", NUMPY)])
+            assert await pull(s, nb.cell(0)) == [] and await pull(s, nb.cell(1)) == []
+            [captured] = await pull(s, nb.cell(2))
+            # `W` (cell 2) is read in cell 3's jitted function: a name from an earlier cell
+            assert captured.code == "JAX101" and captured.range.start == T.Position(2, 15)
+            [related] = captured.related_information
+            assert related.location.uri == nb.cell(1) and related.location.range.start.line == 3
+            [numpy] = await pull(s, nb.cell(3))  # the %timeit line is masked, not a parse error
+            assert numpy.code == "JAX104" and numpy.range.start == T.Position(2, 11)
+    run(go())
+
+
+def test_a_push_client_gets_each_cell_published_on_open_and_after_a_change(tmp_path):
+    async def go():
+        async with notebook_session(tmp_path, pull=False, init={"debounceMs": 50}) as s:
+            nb = Notebook(s, NB, [("code", SETUP), ("code", CAPTURE)])
+            first = await s.next_publish(nb.cell(1))
+            assert [d.code for d in first.diagnostics] == ["JAX101"]
+            assert not (await s.next_publish(nb.cell(0))).diagnostics
+            # pass W as an argument: the change in cell 2 clears cell 2
+            nb.set_text(nb.cell(1), "@jax.jit\ndef f(x, W):\n    return x @ W")
+            second = await s.next_publish(nb.cell(1), after=1)
+            assert not second.diagnostics
+            # a change in another cell (W removed from cell 1) re-checks every cell
+            nb.set_text(nb.cell(0), "import jax")
+            await s.next_publish(nb.cell(0), after=1)
+    run(go())
+
+
+def test_a_quick_fix_in_a_cell_edits_the_cells_it_needs(tmp_path):
+    async def go():
+        async with notebook_session(tmp_path) as s:
+            nb = Notebook(s, NB, [("code", SETUP), ("code", NUMPY)])
+            [item] = await pull(s, nb.cell(1))
+            actions = await s.actions(nb.cell(1), [item])
+            [fix] = [a for a in actions if a.title.startswith("Replace `np.sum`")]
+            # jnp is not imported: the import goes into cell 1, the call in cell 2 changes
+            assert nb.apply(fix.edit) == {nb.cell(0), nb.cell(1)}
+            assert "import jax.numpy as jnp" in nb.texts[nb.cell(0)]
+            assert nb.texts[nb.cell(1)].splitlines()[2] == "    return jnp.sum(x)"
+            assert nb.texts[nb.cell(1)].endswith("%timeit total(W)")  # the magic is kept as it was
+            await asyncio.sleep(0.1)
+            assert await pull(s, nb.cell(1)) == [] and await pull(s, nb.cell(0)) == []
+    run(go())
+
+
+def test_suppress_with_noqa_in_a_cell(tmp_path):
+    async def go():
+        async with notebook_session(tmp_path) as s:
+            nb = Notebook(s, NB, [("code", SETUP), ("code", CAPTURE)])
+            [item] = await pull(s, nb.cell(1))
+            [noqa] = [a for a in await s.actions(nb.cell(1), [item]) if a.title.startswith("Suppress")]
+            assert nb.apply(noqa.edit) == {nb.cell(1)}
+            assert nb.texts[nb.cell(1)] == "@jax.jit\ndef f(x):\n    return x @ W  # noqa: JAX101"
+            await asyncio.sleep(0.1)
+            assert await pull(s, nb.cell(1)) == []
+    run(go())
+
+
+def test_fix_all_from_a_cell_fixes_the_notebook_cell_by_cell(tmp_path):
+    async def go():
+        async with notebook_session(tmp_path, init={"unsafeFixes": True}) as s:
+            key_reuse = "key = jax.random.PRNGKey(0)\na = jax.random.normal(key, (3,))\nb = jax.random.normal(key, (3,))"
+            nb = Notebook(s, NB, [("code", SETUP), ("code", NUMPY), ("markdown", MARKDOWN), ("code", key_reuse)])
+            [item] = await pull(s, nb.cell(1))
+            [action] = await s.actions(nb.cell(1), [item], only=["source.fixAll.jaxlint"])
+            changed = nb.apply(action.edit)
+            assert changed == {nb.cell(0), nb.cell(1), nb.cell(3)} and nb.texts[nb.cell(2)] == MARKDOWN
+            await asyncio.sleep(0.1)
+            for i in (0, 1, 3):
+                assert await pull(s, nb.cell(i)) == [], nb.texts[nb.cell(i)]
+    run(go())
+
+
+def test_a_cell_that_does_not_parse_is_reported_and_the_others_are_still_checked(tmp_path):
+    async def go():
+        async with notebook_session(tmp_path) as s:
+            nb = Notebook(s, NB, [("code", SETUP), ("code", "def broken(:\n    pass"), ("code", CAPTURE)])
+            [err] = await pull(s, nb.cell(1))
+            assert err.code == "JAX100" and "cell 2 does not parse" in err.message
+            assert [d.code for d in await pull(s, nb.cell(2))] == ["JAX101"]
+    run(go())
+
+
+def test_closing_the_notebook_clears_its_cells(tmp_path):
+    async def go():
+        async with notebook_session(tmp_path, pull=False) as s:
+            nb = Notebook(s, NB, [("code", SETUP), ("code", CAPTURE)])
+            assert (await s.next_publish(nb.cell(1))).diagnostics
+            nb.close()
+            await s.wait_for(lambda: len(s.published[nb.cell(1)]) >= 2 and not s.published[nb.cell(1)][-1].diagnostics,
+                             "cleared diagnostics", TIMEOUT)
+    run(go())

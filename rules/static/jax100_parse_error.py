@@ -8,11 +8,14 @@ class ParseError(StaticRule):
     """
     ## What it does
     Reports a file that cannot be read as Python source: a syntax error, bytes that
-    are not valid in the file's encoding, or a NUL byte.
+    are not valid in the file's encoding, or a NUL byte. In a Jupyter notebook: a file
+    that is not a notebook jaxlint can read (not JSON, nbformat 3, empty), or a code
+    cell that does not parse, reported at that cell.
 
     ## Why is this bad?
     No other rule can check a file that does not parse. The run goes on with the
-    other files; this finding says which file was not checked and why.
+    other files; this finding says which file was not checked and why. In a notebook,
+    the other cells are still checked.
 
     ## Example
     ```python

@@ -399,17 +399,11 @@ class JaxlintServer(LanguageServer):
         """The notebook's code cells as one module, checked once per version of its cells."""
         view = NotebookView.of(nb, self._text_of)
         path = self._path_of(nb.uri)
-        generation = self.settings.generation
-        settings, problem = self.settings.for_path(path)
-        if self.settings.generation != generation:
-            self._clear_config_problems()
-        if problem is not None:
-            self._report_config_problem(problem)
+        settings = self._settings_for(path)
         view.key += (self.settings.generation,)
         cached = self.notebooks.get(nb.uri)
         if cached is not None and cached.key == view.key:
             return cached
-        self._alive[id(settings)] = settings
         if not (path.is_relative_to(settings.root.absolute()) and is_excluded(path, settings)):
             task = FileTask(path, path.as_posix(), settings)
             result, view.findings, view.module = lint_module(
@@ -466,6 +460,17 @@ class JaxlintServer(LanguageServer):
         except Exception:  # neither open nor a readable file (or not a file URI at all)
             return None, None
 
+    def _settings_for(self, path: Path) -> Settings:
+        """The settings of ``path``; a reloaded or broken config file is reported first."""
+        generation = self.settings.generation
+        settings, problem = self.settings.for_path(path)
+        if self.settings.generation != generation:
+            self._clear_config_problems()
+        if problem is not None:
+            self._report_config_problem(problem)
+        self._alive[id(settings)] = settings
+        return settings
+
     def lint_text(self, uri: str, text: str) -> list[Diagnostic]:
         """Static findings for ``text`` as the content of ``uri``, after suppressions (for
         a notebook cell, ``text`` is the notebook's module, and so are the findings)."""
@@ -475,13 +480,7 @@ class JaxlintServer(LanguageServer):
             settings, _ = self.settings.for_path(path)
             return lint_task_text(FileTask(path, path.as_posix(), settings), text)
         path = self._path_of(uri)
-        generation = self.settings.generation
-        settings, problem = self.settings.for_path(path)
-        if self.settings.generation != generation:
-            self._clear_config_problems()
-        if problem is not None:
-            self._report_config_problem(problem)
-        self._alive[id(settings)] = settings
+        settings = self._settings_for(path)
         if path.is_relative_to(settings.root.absolute()) and is_excluded(path, settings):
             return []
         outcome = check_one(FileTask(path, path.as_posix(), settings), None, _encodable(text))

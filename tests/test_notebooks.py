@@ -46,7 +46,8 @@ def cell_sources(nb_path: Path) -> list[str]:
 @pytest.fixture
 def project(tmp_path) -> Path:
     root = tmp_path / "proj"
-    shutil.copytree(DATA, root)
+    # observed/ is the dynamic phase's project (tests/test_dynamic_notebooks.py)
+    shutil.copytree(DATA, root, ignore=shutil.ignore_patterns("observed"))
     (root / "pyproject.toml").write_text("[tool.jaxlint]\n")
     (root / "script.py").write_text("import jax\nkey = jax.random.PRNGKey(0)\n"
                                     "a = jax.random.normal(key, (2,))\nb = jax.random.normal(key, (2,))\n")

@@ -397,7 +397,11 @@ class JaxlintServer(LanguageServer):
 
     def _notebook_view(self, nb: T.NotebookDocument) -> NotebookView:
         """The notebook's code cells as one module, checked once per version of its cells."""
-        view = NotebookView.of(nb, self._text_of)
+        def text_of(cell_uri: str) -> tuple[str | None, int | None]:
+            text, version = self._text_of(cell_uri)
+            return (_encodable(text) if text is not None else None), version
+
+        view = NotebookView.of(nb, text_of)
         path = self._path_of(nb.uri)
         settings = self._settings_for(path)
         view.key += (self.settings.generation,)

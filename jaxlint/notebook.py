@@ -84,13 +84,17 @@ class Notebook:
     python: bool = True
     bom: bool = False
     _spans: list[tuple[int, int] | None] | None = field(default=None, repr=False)
+    _module: "Module | None" = field(default=None, repr=False)
 
     @property
     def code_cells(self) -> list[Cell]:
         return [c for c in self.cells if c.kind == "code"]
 
     def module(self) -> "Module":
-        return Module.build(self.code_cells if self.python else [])
+        """The code cells as one module (built once)."""
+        if self._module is None:
+            self._module = Module.build(self.code_cells if self.python else [])
+        return self._module
 
     # -- where things are in the file ---------------------------------------------
     def spans(self) -> list[tuple[int, int] | None]:
@@ -479,7 +483,8 @@ def to_cells(diagnostics: Iterable, cell_map: CellMap) -> list:
             continue
         if end < start:  # an end on a marker line: keep the range in its cell
             end = start
-        noqa = cell_map.locate(d.noqa_line)[1] if d.noqa_line is not None and cell_map.locate(d.noqa_line) else None
+        at_noqa = cell_map.locate(d.noqa_line) if d.noqa_line is not None else None
+        noqa = at_noqa[1] if at_noqa is not None else None
         related = []
         for r in d.related:
             if r.path == d.path and r.cell is None:
@@ -652,8 +657,10 @@ def match_cell(nb: Notebook, code: Sequence[str]) -> tuple[int, int] | None:
     want = [ln.rstrip("\r\n") for ln in code]
     while want and not want[-1].strip():
         want.pop()
+    module = nb.module()
     for c in nb.code_cells:
-        lines, masked = mask(c.source)
+        written, masked_at = module.originals[c.number]
+        lines, masked = list(written), list(masked_at)
         lead = 0
         while lead < len(lines) and not lines[lead].strip():
             lead += 1

@@ -38,20 +38,26 @@ class NotebookView:
     #: static findings on module lines (``jaxlint.notebook``), computed by the server
     findings: list[Diagnostic] = field(default_factory=list)
 
-    @classmethod
-    def of(cls, notebook: Any, text_of) -> "NotebookView":
-        """``notebook``: pygls' NotebookDocument; ``text_of(uri)``: (text, version) of a cell."""
+    @staticmethod
+    def cells_of(notebook: Any, text_of) -> dict[int, CellDoc]:
+        """The code cells of pygls' NotebookDocument by number; ``text_of(uri)`` gives a
+        cell's (text, version)."""
         cells: dict[int, CellDoc] = {}
-        code: list[Cell] = []
         for number, cell in enumerate(notebook.cells, 1):
             if getattr(cell.kind, "value", cell.kind) != 2:  # NotebookCellKind.Code
                 continue
             text, version = text_of(cell.document)
             cells[number] = CellDoc(cell.document, number, text or "", version)
-            code.append(Cell(number, "code", text or ""))
-        module = Module.build(code)
-        return cls(notebook.uri, module, cells, (notebook.version, tuple((c.uri, c.version, hash(c.text))
-                                                                          for c in cells.values())))
+        return cells
+
+    @staticmethod
+    def key_of(notebook: Any, cells: dict[int, CellDoc]) -> tuple:
+        return notebook.version, tuple((c.uri, c.version, hash(c.text)) for c in cells.values())
+
+    @classmethod
+    def of(cls, notebook: Any, cells: dict[int, CellDoc], key: tuple) -> "NotebookView":
+        module = Module.build([Cell(c.number, "code", c.text) for c in cells.values()])
+        return cls(notebook.uri, module, cells, key)
 
     def number_of(self, cell_uri: str) -> int | None:
         return next((n for n, c in self.cells.items() if c.uri == cell_uri), None)

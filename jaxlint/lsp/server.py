@@ -401,13 +401,14 @@ class JaxlintServer(LanguageServer):
             text, version = self._text_of(cell_uri)
             return (_encodable(text) if text is not None else None), version
 
-        view = NotebookView.of(nb, text_of)
+        cells = NotebookView.cells_of(nb, text_of)
         path = self._path_of(nb.uri)
         settings = self._settings_for(path)
-        view.key += (self.settings.generation,)
+        key = (*NotebookView.key_of(nb, cells), self.settings.generation)
         cached = self.notebooks.get(nb.uri)
-        if cached is not None and cached.key == view.key:
+        if cached is not None and cached.key == key:
             return cached
+        view = NotebookView.of(nb, cells, key)
         if not (path.is_relative_to(settings.root.absolute()) and is_excluded(path, settings)):
             task = FileTask(path, path.as_posix(), settings)
             result, view.findings, view.module = lint_module(

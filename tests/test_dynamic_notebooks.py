@@ -71,7 +71,9 @@ def test_every_planted_problem_is_reported_at_its_cell_and_line(recorded):
 def test_concise_output_names_the_cell_of_each_observed_finding(recorded):
     out = run_cli("check", "--dynamic", "--no-cache", "train.ipynb", cwd=recorded, timeout=600).stdout
     assert "train.ipynb:cell 4:4:9: JAX202 Python loop unrolled at trace time: 24 iterations" in out
-    assert "train.ipynb:cell 7:1:29: JAX201 captured array `TABLE` (float32[512,1024], 2.0 MiB)" in out
+    # (the column of the constant's use in the line differs between jax versions)
+    assert re.search(r"^train\.ipynb:cell 7:1:\d+: JAX201 captured array `TABLE` \(float32\[512,1024\], 2\.0 MiB\)",
+                     out, re.M), out
     assert "observed by `jaxlint record` in the running program: 3 jitted functions called: 3 traced" in out
 
 

@@ -65,12 +65,17 @@ def _pygls_answer(caps: T.ClientCapabilities) -> dict:
 
 @pytest.mark.parametrize("encodings", [None, ["utf-8"], ["utf-32", "utf-16"], ["latin-1", "utf-8"], ["latin-1"]])
 @pytest.mark.parametrize("pull", [True, False])
-def test_the_early_answer_is_the_one_pygls_gives(encodings, pull):
+@pytest.mark.parametrize("notebooks", [True, False])
+def test_the_early_answer_is_the_one_pygls_gives(encodings, pull, notebooks):
     from lsprotocol import converters
 
     caps = capabilities(pull=pull, encodings=encodings)
+    if notebooks:  # a client that syncs notebook documents is offered them
+        caps.notebook_document = T.NotebookDocumentClientCapabilities(
+            synchronization=T.NotebookDocumentSyncClientCapabilities())
     raw = converters.get_converter().unstructure(caps)
-    assert initialize_result({"capabilities": raw}) == _pygls_answer(caps)
+    answer = initialize_result({"capabilities": raw})
+    assert answer == _pygls_answer(caps) and ("notebookDocumentSync" in answer["capabilities"]) is notebooks
 
 
 @pytest.mark.parametrize("encodings, chosen", [(["utf-8"], "utf-8"), (["latin-1", "utf-32"], "utf-32"),

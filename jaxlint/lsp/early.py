@@ -25,6 +25,10 @@ CAPABILITIES: dict[str, Any] = {
     "diagnosticProvider": {"interFileDependencies": False, "workspaceDiagnostics": False, "identifier": "jaxlint"},
     "workspace": {"workspaceFolders": {"supported": True, "changeNotifications": True}, "fileOperations": {}},
 }
+#: notebook documents (``JaxlintServer``'s ``notebook_document_sync``): pygls advertises it
+#: only to a client that can sync notebooks
+NOTEBOOK_SYNC: dict[str, Any] = {
+    "notebookSelector": [{"notebook": "jupyter-notebook", "cells": [{"language": "python"}]}], "save": True}
 ENCODINGS = ("utf-8", "utf-16", "utf-32")
 
 
@@ -39,8 +43,10 @@ def position_encoding(params: dict) -> str:
 
 
 def initialize_result(params: dict) -> dict:
-    return {"capabilities": {"positionEncoding": position_encoding(params), **CAPABILITIES},
-            "serverInfo": {"name": "jaxlint", "version": __version__}}
+    caps = {"positionEncoding": position_encoding(params), **CAPABILITIES}
+    if (params.get("capabilities") or {}).get("notebookDocument") is not None:
+        caps["notebookDocumentSync"] = NOTEBOOK_SYNC
+    return {"capabilities": caps, "serverInfo": {"name": "jaxlint", "version": __version__}}
 
 
 def read_message(stream: BinaryIO) -> bytes:

@@ -12,7 +12,6 @@ from jaxlint.cache import Cache, diagnostics_of, key_of
 from jaxlint.config import Settings, path_matches
 from jaxlint.diagnostic import Diagnostic
 from jaxlint.discovery import FileTask, read_source, resolved
-from jaxlint.notebook import is_notebook
 from jaxlint.noqa import NoqaUsage, Suppressions, parse_suppressions
 from jaxlint.registry import ignored_by, rules_by_code, select_rules
 from jaxlint.rule import Rule, StaticRule
@@ -185,7 +184,7 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
     if hit is not None:
         return hit
     ignored = per_file_ignored(task.display, settings, task.path)
-    if is_notebook(task.path):
+    if _is_notebook(task.path):
         out = _check_notebook(task, rules, ignored, data)
     else:
         result, kept = lint_static(task.display, rules, ignored, data=data, text=text,  # type: ignore[arg-type]
@@ -206,6 +205,11 @@ def _cached_outcome(display: str, value: dict) -> FileOutcome:
     if not (isinstance(errors, list) and all(type(e) is str for e in errors) and type(skipped) is bool):
         raise ValueError("not a static cache entry")
     return FileOutcome(display, diagnostics_of(value["d"]), errors, skipped, True, _cell_map(value.get("c")))
+
+
+def _is_notebook(path) -> bool:
+    # jaxlint.notebook.is_notebook, without importing the module for Python files
+    return str(path).lower().endswith(".ipynb")
 
 
 def _cell_map(data) -> "CellMap | None":
@@ -271,7 +275,7 @@ def _module_name(task: FileTask) -> str:
         rel = task.path.name
     if rel.startswith("src/"):
         rel = rel[4:]
-    if is_notebook(rel):
+    if _is_notebook(rel):
         rel = rel[:-len(".ipynb")]
     return module_name_for(rel)
 

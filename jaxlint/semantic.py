@@ -292,13 +292,15 @@ def iteration_targets(target: ast.AST, it: ast.AST, traced) -> set[str]:
     """The names of a ``for`` target that receive traced values when iterating ``it``
     (``traced(expr)`` says whether an expression is traced). Keys of a pytree dict
     (``for k, v in d.items()``, ``d.keys()``) and ``enumerate`` counters are Python
-    values; ``zip`` pairs each target with its own iterable."""
+    values, and so is what ``range`` yields; ``zip`` pairs each target with its own iterable."""
     if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.args:
         if it.func.attr == "keys":
             return set()
         if it.func.attr == "items" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2:
             return set(target_names(target.elts[1])) if traced(it.func.value) else set()
     if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.args and not it.keywords:
+        if it.func.id == "range":
+            return set()  # range() takes concrete ints and yields Python ints
         if it.func.id == "enumerate" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2:
             return iteration_targets(target.elts[1], it.args[0], traced)
         if it.func.id == "zip" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(it.args) \
@@ -308,6 +310,15 @@ def iteration_targets(target: ast.AST, it: ast.AST, traced) -> set[str]:
                 out |= iteration_targets(t, a, traced)
             return out
     return set(target_names(target)) if traced(it) else set()
+
+
+def is_axis_size(call: ast.Call, q: str | None) -> bool:
+    """``lax.psum(1, "i")`` (a Python number summed over a named axis: jax's idiom for the
+    axis size, a concrete Python value) or ``lax.axis_size("i")``."""
+    if q == "jax.lax.axis_size":
+        return True
+    return q == "jax.lax.psum" and bool(call.args) and isinstance(call.args[0], ast.Constant) \
+        and isinstance(call.args[0].value, (int, float)) and not isinstance(call.args[0].value, bool)
 
 
 def literal_int(node: ast.AST | None) -> int | None:
@@ -1180,6 +1191,8 @@ class ModuleModel:
             if q in STATIC_CALLS:
                 return False
             if q is not None and q.startswith(("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.")):
+                if is_axis_size(expr, q):
+                    return False
                 if q.rsplit(".", 1)[-1] in ("shape", "ndim", "size", "dtype", "result_type", "issubdtype", "iinfo", "finfo", "promote_types", "can_cast", "isdtype"):
                     return False
                 # constructors from static sizes are concrete-free constants, but under

@@ -7,7 +7,8 @@ stay quiet on the idioms that only look traced:
 
 * ``CERTAIN``: a traced parameter, a jax.numpy / lax result, arithmetic on those.
 * ``LIKELY``: an attribute of an unannotated traced parameter (``state.step``: usually a
-  leaf, but a pytree may declare the field static), or a bare unannotated parameter
+  leaf, but a pytree may declare the field static) or of any traced value that an array
+  cannot be (``out.timestep.extras``: a field), or a bare unannotated parameter
   used as a truth value (it may be a dict or tuple pytree, whose truthiness is static).
 * ``POSSIBLE``: the result of a call the model cannot see into (``helper(x)``), which
   may return a static value such as ``x.ndim > 1``.
@@ -23,7 +24,7 @@ import re
 from typing import Iterator
 
 from jaxlint.semantic import (DIFF_TRANSFORMS, JIT_LIKE, STATIC_ATTRS, STATIC_CALLS, TRACING_HOFS, FunctionInfo,
-                              ModuleModel, iteration_targets, target_names)
+                              ModuleModel, is_axis_size, iteration_targets, target_names)
 
 POSSIBLE, LIKELY, CERTAIN = 0, 1, 2
 
@@ -147,6 +148,10 @@ class Taint:
                     cap = POSSIBLE if self.indirect else LIKELY
                     return (min(found[0], cap), expr) if found else None
             found = self.culprit(base)
+            if found and expr.attr not in _ARRAY_ATTRS:
+                # an array has no such attribute: `base` is a pytree (a loop's carry, a
+                # dataclass) and this is one of its fields, which may be static
+                return min(found[0], LIKELY), found[1]
             return (found[0], found[1]) if found else None
         if isinstance(expr, (ast.Subscript, ast.Starred)):
             return self.culprit(expr.value)
@@ -253,7 +258,7 @@ class Taint:
             return None
         args = [*call.args, *(k.value for k in call.keywords)]
         if q is not None and q.startswith("jax."):
-            if q.rsplit(".", 1)[-1] in STATIC_JAX_FUNCS:
+            if q.rsplit(".", 1)[-1] in STATIC_JAX_FUNCS or is_axis_size(call, q):
                 return None
             found = _best(*(self.culprit(a) for a in args))
             if found:

@@ -5,7 +5,7 @@ import ast
 from jaxlint.diagnostic import Applicability, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._fixplan import import_name, is_statement_list_member
-from jaxlint.rules.static._taint import CERTAIN, LIKELY, Taint, describe, is_jit_entry, traced_how
+from jaxlint.rules.static._taint import CERTAIN, LIKELY, POSSIBLE, Taint, describe, is_jit_entry, traced_how
 
 #: construct -> (what Python needs, the error jax raises, what to use instead)
 _CONSTRUCTS = {
@@ -675,13 +675,19 @@ def _bare_name_cap(model, fn, name: ast.Name) -> int | None:
     annotated as a tuple, list, dict or other non-array type, a local that holds a
     display or a ``jax.tree`` result where it is tested (``xs = []`` ... ``if xs``, even
     when a later statement rebinds it to an array). An unannotated parameter may be a
-    dict or tuple pytree, so at most LIKELY."""
+    dict or tuple pytree, so at most LIKELY; a local holding a pytree field
+    (``extras = out.timestep.extras``) is both unsure and maybe a container: POSSIBLE."""
     p = fn.param(name.id)
     if p is None or len(fn.bindings.get(name.id, [])) > 1:
         bindings = model.reaching_bindings(name, fn)
         if bindings and all(b.kind == "param" and _param_is_container(model, fn.param(name.id))
                             or _is_container_value(model, b.value) for b in bindings):
             return None
+        if bindings and all(isinstance(b.value, ast.Attribute) and b.value.attr not in ("T", "mT", "real", "imag")
+                            for b in bindings):
+            # `extras = state.timestep.extras; if extras:` a pytree field (it may be static)
+            # tested for truth (it may be a dict or tuple): not sure enough to report
+            return POSSIBLE
         if p is None:
             return CERTAIN
     if _param_is_container(model, p):

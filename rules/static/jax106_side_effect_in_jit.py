@@ -4,6 +4,7 @@ import ast
 
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._taint import LIKELY, Taint, describe, traced_how
+from jaxlint.semantic import STATIC_ATTRS
 
 _CLOCKS = {
     "time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns", "time.monotonic",
@@ -22,11 +23,12 @@ class SideEffectInJit(StaticRule):
     `random` module, `open()`, and logging calls (`logging.info`, `absl.logging`,
     `logger.info` on a `logging.getLogger(...)` logger, `warnings.warn`).
 
-    A `print` of static values only (`print("compiling", x.shape)`) is reported too,
-    unless `report-static-print` is off. Logging calls whose arguments are all static
-    (`logging.info("compiling %s", x.shape)`) are a deliberate way to log each
-    compilation and stay clean unless `report-static-logging` is set; logging a traced
-    value is always reported.
+    A `print` or logging call whose arguments are all static (string constants,
+    shapes, dtypes: `print("compiling", x.shape)`, a deprecation warning) prints the
+    same text at trace time as it would on every call: once per compilation is a
+    deliberate way to report each compilation, and `jax.debug.print` would only repeat
+    it. Such calls stay clean unless `report-static-print` / `report-static-logging` is
+    set. A print or log of anything that may be traced is reported.
 
     ## Why is this bad?
     A jitted function's Python body runs once per compilation, at trace time; the
@@ -68,13 +70,25 @@ class SideEffectInJit(StaticRule):
     fix_hint = "use jax.debug.print / jax.random with a key; time, read files and log outside the jitted function"
     options = {
         "report-static-print": Option(
-            True, "report `print` calls whose arguments are all static (they print once per compilation; "
-                  "turn off where trace-time prints are deliberate)", bool),
+            False, "also report `print` calls whose arguments are all static (they print once per compilation, "
+                   "which is usually the point: a warning, a shape report)", bool),
         "report-static-logging": Option(
             False, "also report logging calls whose arguments are all static (they log once per compilation)", bool),
     }
 
     VALID = [
+        Valid(
+            """
+            import jax
+
+            @jax.jit
+            def f(x):
+                print(" ** WARNING ** f is deprecated, use g")
+                if x.shape[0] < 8:
+                    print(f"f: the first axis ({x.shape[0]}) is small; dtype {x.dtype}")
+                return x * 2
+            """
+        ),
         Valid(
             """
             import logging
@@ -194,7 +208,23 @@ class SideEffectInJit(StaticRule):
                 print("step done")
                 return x * 2
             """,
+            options={"report-static-print": True},
             line=5,
+            message="once per compilation",
+        ),
+        Invalid(
+            """
+            import jax
+
+            def describe(state):
+                return state
+
+            @jax.jit
+            def f(x):
+                print("state", describe(x))
+                return x * 2
+            """,
+            line=8,
             message="once per compilation",
         ),
         Invalid(
@@ -227,13 +257,14 @@ class SideEffectInJit(StaticRule):
         shown = describe(call.func)
         args = [*call.args, *(k.value for k in call.keywords)]
         # a value from a call we cannot see into may be a string: only name sure tracers
-        found = [f for f in map(taint.culprit, args) if f is not None and f[0] >= LIKELY]
+        culprits = [f for f in map(taint.culprit, args) if f is not None]
+        found = [f for f in culprits if f[0] >= LIKELY]
         traced = found[0][1] if found else None
         if q in ("builtins.print", "sys.stdout.write", "sys.stderr.write"):
             if traced is not None:
                 msg = (f"`{shown}(...)` in {where} prints the tracer, not the value of `{describe(traced)}`, "
                        "once at trace time; use `jax.debug.print` to print values on every call")
-            elif self.opts["report-static-print"]:
+            elif culprits or self.opts["report-static-print"] or not all(_static(model, fn, a) for a in args):
                 msg = (f"`{shown}(...)` in {where} runs once per compilation, at trace time, not on every call; "
                        "use `jax.debug.print` to print on every call")
             else:
@@ -277,3 +308,57 @@ class SideEffectInJit(StaticRule):
             if len(bindings) == 1 and isinstance(bindings[0].value, ast.Call):
                 return model.resolve_call(bindings[0].value) in _LOGGER_FACTORIES
         return False
+
+
+def _static(model, fn, expr: ast.AST | None, depth: int = 0) -> bool:
+    """``expr`` is a static value: constants, shapes and dtypes (``x.shape[0]``, ``len(x)``),
+    f-strings and arithmetic of those, parameters the model does not trace, and locals
+    bound only to such values (``for i in range(n)``, ``sizes += [x.shape[i]]``)."""
+    if expr is None or depth > 10:
+        return expr is None
+    if isinstance(expr, ast.Constant):
+        return True
+    if isinstance(expr, ast.JoinedStr):
+        return all(_static(model, fn, v.value, depth + 1) for v in expr.values if isinstance(v, ast.FormattedValue))
+    if isinstance(expr, ast.Attribute):
+        return expr.attr in STATIC_ATTRS
+    if isinstance(expr, ast.Subscript):
+        return _static(model, fn, expr.value, depth + 1) and _static(model, fn, expr.slice, depth + 1)
+    if isinstance(expr, ast.Slice):
+        return all(_static(model, fn, e, depth + 1) for e in (expr.lower, expr.upper, expr.step))
+    if isinstance(expr, ast.BinOp):
+        return _static(model, fn, expr.left, depth + 1) and _static(model, fn, expr.right, depth + 1)
+    if isinstance(expr, ast.UnaryOp):
+        return _static(model, fn, expr.operand, depth + 1)
+    if isinstance(expr, (ast.Tuple, ast.List)):
+        return all(_static(model, fn, e, depth + 1) for e in expr.elts)
+    if isinstance(expr, ast.Call):
+        q = model.resolve_call(expr) or ""
+        args = [*expr.args, *(k.value for k in expr.keywords)]
+        if q in ("builtins.len", "builtins.type"):
+            return True
+        if q in ("builtins.range", "builtins.enumerate", "builtins.zip", "builtins.min", "builtins.max",
+                 "builtins.tuple", "builtins.list", "builtins.str", "builtins.int"):
+            return all(_static(model, fn, a, depth + 1) for a in args)
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr == "format":
+            return _static(model, fn, expr.func.value, depth + 1) and all(_static(model, fn, a, depth + 1)
+                                                                          for a in args)
+        return False
+    if isinstance(expr, ast.Name):
+        if fn.param(expr.id) is not None:
+            return expr.id not in fn.traced_params and expr.id not in fn.tainted
+        bindings = fn.bindings.get(expr.id)
+        if not bindings:
+            return False
+        for b in bindings:
+            node = b.node
+            if isinstance(node, (ast.For, ast.comprehension)):
+                value = node.iter
+            elif isinstance(node, ast.AugAssign):
+                value = node.value
+            else:
+                value = b.value
+            if value is None or not _static(model, fn, value, depth + 1):
+                return False
+        return True
+    return False

@@ -3,7 +3,8 @@ from __future__ import annotations
 import ast
 
 from jaxlint.diagnostic import Applicability
-from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.rule import Invalid, Option, StaticRule, Valid
+from jaxlint.rules.static._common import in_test, is_test_path
 from jaxlint.semantic import ModuleModel
 
 #: 64-bit dtypes by qualified name, and the dtype strings numpy accepts for them.
@@ -35,7 +36,9 @@ class Float64(StaticRule):
     in a module that has traced code.
 
     In a module that turns `jax_enable_x64` on itself, 64-bit dtypes are deliberate:
-    only the setting is reported there. Dtype checks (`x.dtype == jnp.float64`,
+    only the setting is reported there. Test code that turns it on (a test file, a test
+    function or class) is left alone unless `check-tests` is set: tests compare against
+    64-bit references on purpose. Dtype checks (`x.dtype == jnp.float64`,
     `jnp.finfo(jnp.float64)`) are not reported.
 
     ## Why is this bad?
@@ -85,6 +88,11 @@ class Float64(StaticRule):
     fixable = Applicability.UNSAFE
     summary = "64-bit dtypes in traced code, or jax_enable_x64 turned on in a module with traced code"
     fix_hint = "use float32/int32 (or bfloat16), or leave the dtype to JAX"
+    options = {
+        "check-tests": Option(False, "also report `jax_enable_x64` turned on in test files (`test_*.py`, "
+                                     "`*_test.py`) and test functions and classes, where 64-bit references "
+                                     "are usually the point", bool),
+    }
 
     VALID = [
         Valid(
@@ -116,6 +124,20 @@ class Float64(StaticRule):
 
             def host_only(x):
                 return x
+            """
+        ),
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            class SolverTest:
+                def setUp(self):
+                    jax.config.update("jax_enable_x64", True)
+
+                def test_matches_the_float64_reference(self):
+                    f = jax.jit(lambda x: jnp.sum(x.astype(jnp.float64)))
+                    assert f(jnp.ones(3)) == 3.0
             """
         ),
         Valid(
@@ -238,6 +260,9 @@ class Float64(StaticRule):
         if not traced:
             return
         enables = list(_x64_enabled(model)) if "x64" in ctx.source.lower() else []
+        if enables and not self.opts["check-tests"] and (
+                is_test_path(ctx.path) or all(in_test(model.function_of(n)) for n in enables)):
+            return  # a test turns 64-bit on for its references: deliberate, and so are its dtypes
         for node in enables:
             ctx.report(
                 node,

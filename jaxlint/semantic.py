@@ -167,6 +167,9 @@ class FunctionInfo:
     partial_bound: set[str] = field(default_factory=set)
     #: Names (params and locals) that hold traced values, after local propagation.
     tainted: set[str] = field(default_factory=set)
+    #: Calls from traced functions that made this one traced ("called from"), by id:
+    #: (the call, the caller, how many leading parameters the call does not fill).
+    call_sites: dict[int, tuple[ast.Call, "FunctionInfo", int]] = field(default_factory=dict, repr=False)
     #: body_nodes(), computed once: the propagation fixpoint and every rule walk it
     _body: list[ast.AST] | None = field(default=None, repr=False)
 
@@ -1124,6 +1127,7 @@ class ModuleModel:
                         tainted_params |= {p.name for p in target.params}
                 # `self` and partial-bound leading parameters are never filled by a splat
                 tainted_params -= {p.name for p in positional[:implicit]}
+                target.call_sites[id(node)] = (node, fn, implicit)
                 changed |= self._mark(target, f"called from {fn.qualname}", tainted_params)
         # nested defs that close over traced names are traced when called; their
         # free names referring to tainted outer names are tainted (handled in taint)

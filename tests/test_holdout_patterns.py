@@ -87,3 +87,56 @@ def test_jax112_x64_in_a_test_file_is_left_alone_unless_asked():
     assert [d.start.line for d in lint_source(src, select=["JAX112"], path="pkg/solver.py")] == [2]
     assert [d.start.line for d in lint_source(src, select=["JAX112"], path="tests/test_solver.py",
                                               options={"JAX112": {"check-tests": True}})] == [2]
+
+
+def test_jax105_a_helper_is_as_sure_as_the_arguments_its_traced_callers_pass():
+    # penzai: axis indices read from a pytree's static dict, compared in a nested helper
+    src = """
+        import jax
+
+        def step(views, x):
+            def shift(other):
+                if other < axis:
+                    return other
+                return other - 1
+            for view in views:
+                axis = view.axes["batch"]
+                shifted = {name: shift(a) for name, a in view.axes.items()}
+
+            def clip(y):
+                if y > 0:
+                    return y
+                return -y
+            return clip(x * 2)
+
+        run = jax.jit(step)
+        """
+    diags = lint_source(src, select=["JAX105"])
+    assert [(d.start.line, d.severity) for d in diags] == [(5, Severity.WARNING), (13, Severity.ERROR)]
+
+
+def test_jax105_a_comprehension_filter_reads_the_comprehension_variable_not_the_loop_index():
+    # kfac-jax: `tuple(i for i in range(len(spec)) if i != spec.c_axis)` inside a
+    # fori_loop body whose own `i` is traced
+    assert lines("JAX105", """
+        import jax
+
+        def moments(x, spec):
+            def body(i, acc):
+                axis = tuple(i for i in range(x.ndim) if i != spec.c_axis)
+                return acc + x.sum(axis=axis) * i
+            return jax.lax.fori_loop(0, 3, body, x)
+
+        run = jax.jit(moments, static_argnums=1)
+        """) == []
+    assert lines("JAX105", """
+        import jax
+
+        def moments(x):
+            def body(i, acc):
+                axis = tuple(j for j in range(x.ndim) if i != j)
+                return acc + x.sum(axis=axis)
+            return jax.lax.fori_loop(0, 3, body, x)
+
+        run = jax.jit(moments)
+        """) == [5]

@@ -73,7 +73,9 @@ class Taint:
             if self.indirect and p is not None and p.annotation is not None \
                     and not self.model.is_array_annotation(p.annotation):
                 continue  # the author declares a Python value (`flag: bool`, `spec: Spec`)
-            self.names[name] = CERTAIN
+            level = self._call_site_level(p) if self.indirect and p is not None else CERTAIN
+            if level is not None:
+                self.names[name] = level
         parent = fn.parent
         if parent is not None and parent.traced and self._depth < 8:
             outer = Taint(self.model, parent, self._depth + 1)
@@ -106,6 +108,28 @@ class Taint:
                             self.names[name] = level
             if self.names == before:
                 break
+
+    def _call_site_level(self, p) -> int | None:
+        """How sure parameter ``p`` of a function traced only because traced code calls
+        it holds a tracer: the surest argument the traced callers pass it (``helper(x)``
+        with ``x`` a traced array: CERTAIN; ``helper(view.axis)``, a pytree field: LIKELY).
+        CERTAIN when a call site cannot be read (a splat, too deep)."""
+        best: int | None = None
+        sites = [(c, caller, implicit) for c, caller, implicit in self.fn.call_sites.values() if caller.traced]
+        if not sites or self._depth >= 4:
+            return CERTAIN
+        for call, caller, implicit in sites:
+            arg = _argument_for(call, self.fn, p, implicit)
+            if arg is _UNREADABLE:
+                return CERTAIN
+            if arg is None:
+                continue  # left to its default here
+            level = _taint_of(self.model, caller, self._depth + 1).level(arg)
+            if level is not None and (best is None or level > best):
+                best = level
+            if best == CERTAIN:
+                break
+        return best
 
     # ------------------------------------------------------------------ expressions
     def level(self, expr: ast.AST | None) -> int | None:
@@ -240,16 +264,17 @@ class Taint:
         """The generator of an enclosing comprehension that binds ``name`` (comprehension
         variables have their own scope; the model keeps one set of names per function)."""
         child: ast.AST = name
+        below: ast.AST = name  # the node under ``child`` on the way up
         for a in self.model.ancestors(name):
             if a is self.fn.node:
                 return None
             if isinstance(a, _COMPREHENSIONS):
                 for i, g in enumerate(a.generators):
-                    if i == 0 and child is g:
+                    if i == 0 and child is g and below is g.iter:
                         break  # inside the first iterable: evaluated in the enclosing scope
                     if name.id in set(target_names(g.target)):
                         return g
-            child = a
+            below, child = child, a
         return None
 
     def _call(self, call: ast.Call) -> tuple[int, ast.AST] | None:
@@ -295,6 +320,37 @@ class Taint:
         return None
 
 
+_UNREADABLE = ast.Pass()  # a call whose argument for a parameter cannot be told (a splat)
+
+
+def _argument_for(call: ast.Call, target: FunctionInfo, p, implicit: int) -> ast.AST | None:
+    """The expression ``call`` passes to parameter ``p`` of ``target`` (None: its default)."""
+    for k in call.keywords:
+        if k.arg is None:
+            return _UNREADABLE
+        if k.arg == p.name:
+            return k.value
+    positional = target.positional()
+    for i, a in enumerate(call.args):
+        if isinstance(a, ast.Starred):
+            return _UNREADABLE
+        j = i + implicit
+        if j < len(positional) and positional[j] is p:
+            return a
+        if j >= len(positional) and p.kind == "vararg":
+            return a
+    return None
+
+
+def _taint_of(model: ModuleModel, fn: FunctionInfo, depth: int) -> "Taint":
+    """One Taint per traced function of a module (callers are asked about many callees)."""
+    cache = model.__dict__.setdefault("_taint_by_function", {})
+    t = cache.get(id(fn))
+    if t is None:
+        t = cache[id(fn)] = Taint(model, fn, depth)
+    return t
+
+
 #: Types whose instances are never tracers, and those a tracer is an instance of.
 _HOST_TYPES = ("builtins.", "numpy.", "numbers.", "typing.")
 _JAX_TYPES = {"jax.Array", "jax.numpy.ndarray", "jax.core.Tracer", "jax.interpreters.partial_eval.DynamicJaxprTracer"}
@@ -338,7 +394,7 @@ def describe(node: ast.AST) -> str:
 
 def traced_functions(model: ModuleModel) -> Iterator[tuple[FunctionInfo, Taint]]:
     for fn in model.traced_functions():
-        yield fn, Taint(model, fn)
+        yield fn, _taint_of(model, fn, 0)
 
 
 def traced_how(fn: FunctionInfo) -> str:

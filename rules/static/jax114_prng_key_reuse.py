@@ -69,9 +69,11 @@ class PrngKeyReuse(StaticRule):
     read in traced code.
 
     One key applied to several arrays by the same call on purpose stays clean: `choice`,
-    `permutation` or a same-module helper (a random crop) given the same key and the
-    same shape arguments but different data draws the same indices or offsets for each
-    array, which keeps them aligned (`x = choice(key, xs, (n,)); y = choice(key, ys, (n,))`).
+    `permutation` or a same-module helper (a random crop, random features) given the
+    same key and the same shape arguments but different data draws the same indices,
+    offsets or features for each array, which keeps them aligned
+    (`x = choice(key, xs, (n,)); y = choice(key, ys, (n,))`,
+    `[permutation(key, a) for a in arrays]`).
     Test code is skipped unless `check-tests` is set: test inputs drawn from one key are
     usually harmless.
 
@@ -171,6 +173,25 @@ class PrngKeyReuse(StaticRule):
         Valid(
             """
             import jax
+            import jax.numpy as jnp
+
+            def shuffle_together(key, arrays):
+                # one permutation for every array: row i of each stays together
+                return [jax.random.permutation(key, a) for a in arrays]
+
+            def random_features(key, x, n_features, scale):
+                _, d = x.shape
+                u = jax.random.normal(key, (n_features, d)) * scale
+                return jnp.exp(x @ u.T)
+
+            def kernel_factors(key, x, y, rank):
+                # the same random features for both point clouds: k(x, y) ~ phi(x) @ phi(y).T
+                return random_features(key, x, rank, 1.0), random_features(key, y, rank, 1.0)
+            """
+        ),
+        Valid(
+            """
+            import jax
 
             def test_forward_and_inverse_agree():
                 key = jax.random.PRNGKey(0)
@@ -256,6 +277,19 @@ class PrngKeyReuse(StaticRule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import jax
+
+            def noisy(key, arrays, sizes):
+                noise = [jax.random.normal(key, (n,)) for n in sizes]
+                shuffled = [jax.random.permutation(key, a) for a in arrays]
+                return noise, shuffled
+            """,
+            line=4,
+            count=1,
+            message="for every element of the comprehension",
+        ),
         Invalid(
             """
             import jax
@@ -742,6 +776,8 @@ class _Flow:
                 continue
             if comp is not None and _bound_in(comp, text.split("[", 1)[0]):
                 continue  # a fresh key per element, e.g. `for k in keys`
+            if comp is not None and self._aligned_elements(call, fn_name, comp):
+                continue  # `[permutation(key, a) for a in arrays]`: one shuffle for every array, on purpose
             if comp is not None:
                 self._report(key, f"PRNG key `{text}` is consumed by `{fn_name}` for every element of the "
                                   f"comprehension at line {comp.lineno}: each element draws the same random "
@@ -796,6 +832,18 @@ class _Flow:
                     return False
                 differs = True
         return differs
+
+    def _aligned_elements(self, call: ast.Call, fn_name: str, comp: ast.AST) -> bool:
+        """A comprehension applies one key to each element's data and nothing else varies
+        (``[permutation(key, a) for a in arrays]``): the elements stay aligned, as for
+        ``_aligned``."""
+        data = self._data_positions(call, fn_name)
+        if not data:
+            return False
+        bound = {name for g in comp.generators for name in target_names(g.target)}  # type: ignore[attr-defined]
+        moving = {pos for pos, arg in _arguments(call).items()
+                  if any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(arg))}
+        return bool(moving) and moving <= data
 
     def _data_positions(self, call: ast.Call, fn_name: str) -> set[int | str]:
         """The argument positions (index or keyword) of ``call`` that hold the data a
@@ -1079,7 +1127,8 @@ _DATA_FUNCS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.image.", "jax.scipy.")
 
 
 def _data_params(model: ModuleModel, fn: FunctionInfo) -> set[str]:
-    """Parameters ``fn`` uses as data: handed to a ``jax.numpy`` / ``lax`` function,
+    """Parameters ``fn`` uses as data: handed to a ``jax.numpy`` / ``lax`` function or
+    to a method of an object (``cost_fn.all_pairs(x, u)``), an operand of ``@``,
     indexed, or the receiver of an array method (not only read for ``.shape``)."""
     params = {p.name for p in fn.params}
     out: set[str] = set()
@@ -1088,6 +1137,11 @@ def _data_params(model: ModuleModel, fn: FunctionInfo) -> set[str]:
             continue
         parent = model.parent(n)
         if isinstance(parent, ast.Call) and n in parent.args and (model.resolve_call(parent) or "").startswith(_DATA_FUNCS):
+            out.add(n.id)
+        elif isinstance(parent, ast.Call) and n in parent.args and isinstance(parent.func, ast.Attribute) \
+                and model.resolve_call(parent) is None:
+            out.add(n.id)  # `cost_fn.all_pairs(x, u)`: a method of an object applied to the data
+        elif isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.MatMult):
             out.add(n.id)
         elif isinstance(parent, ast.Subscript) and parent.value is n:
             out.add(n.id)

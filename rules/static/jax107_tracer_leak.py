@@ -24,7 +24,10 @@ class TracerLeak(StaticRule):
     called directly from the same jitted function shares its trace and is fine.
 
     Classes built to be used inside traced code are left alone: flax (`nnx`, `linen`,
-    `struct`), equinox and haiku modules, and constructors (`__init__`, `setup`).
+    `struct`), equinox and haiku modules, and constructors (`__init__`, `setup`). So are
+    methods, called from traced code, of a class that traced code itself instantiates
+    (`game = Game(state); game.step()` in the jitted function): such an object is made
+    and dropped within one trace, and its attributes die with it.
 
     Severity: **error** when the stored value is certainly a tracer, **warning** when
     it only likely is (an attribute of a parameter, the result of a function call).
@@ -73,6 +76,35 @@ class TracerLeak(StaticRule):
     severity = Severity.ERROR
 
     VALID = [
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            class Ball:
+                def __init__(self, x, v):
+                    self.x, self.v = x, v
+
+                def move(self, dt):
+                    self.x = self.x + self.v * dt  # scratch state of one trace
+
+            class Game:
+                def __init__(self, state):
+                    self.reset(state)
+
+                def reset(self, state):
+                    self.ball = Ball(state[0], state[1])
+
+                def step(self):
+                    self.ball.move(0.1)
+                    return jnp.stack([self.ball.x, self.ball.v])
+
+            @jax.jit
+            def update(state):
+                game = Game(state)  # made and dropped within the trace
+                return game.step()
+            """
+        ),
         Valid(
             """
             import jax
@@ -196,6 +228,30 @@ class TracerLeak(StaticRule):
             """,
             line=8,
             message="`self.last_loss`",
+        ),
+        Invalid(
+            """
+            import jax
+
+            class Tracker:
+                def __init__(self):
+                    self.last = None
+
+                def record(self, v):
+                    self.last = v * 2
+
+            TRACKER = Tracker()  # lives across calls
+
+            @jax.jit
+            def step(x):
+                TRACKER.record(x)
+                return x + 1
+
+            def make_local(x):
+                return Tracker()
+            """,
+            line=8,
+            message="`self.last`",
         ),
         Invalid(
             """
@@ -372,10 +428,39 @@ def _self_param(fn) -> str | None:
 
 
 def _object_exempt(model, fn) -> bool:
-    """Objects built, or mutated by design, in traced code: constructors, flax/equinox/haiku."""
+    """Objects built, or mutated by design, in traced code: constructors, flax/equinox/haiku,
+    and objects of a class that traced code builds (``game = Game(state); game.step()``
+    inside the jitted function): made and dropped within one trace, nothing outlives it."""
     if fn.name in _CONSTRUCTORS or _stateful_class(model, fn.class_name):
         return True
-    return any(r.startswith(("nnx.jit", "linen.jit")) for r in fn.traced_by)
+    if any(r.startswith(("nnx.jit", "linen.jit")) for r in fn.traced_by):
+        return True
+    return all(r.startswith("called from ") for r in fn.traced_by) and _built_in_trace(model, fn.class_name)
+
+
+def _built_in_trace(model, class_name: str | None) -> bool:
+    """Traced code of this module calls the class (``Game(state)``), or a method of such
+    a class does (``self.ball = Particle(p)`` in what ``Game.__init__`` runs)."""
+    if class_name is None or class_name not in model.classes:
+        return False
+    built = model.__dict__.get("_jax107_built_in_trace")
+    if built is None:
+        built = model.__dict__["_jax107_built_in_trace"] = set()
+        makers = list(model.traced_functions())
+        seen: set[int] = set()
+        while makers:
+            f = makers.pop()
+            if id(f) in seen:
+                continue
+            seen.add(id(f))
+            for n in f.body_nodes():
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in model.classes \
+                        and n.func.id not in built and model.lookup(n.func.id, f)[0] is None:
+                    built.add(n.func.id)
+                    # what its methods build is built in the trace too (`__init__` -> `reset`
+                    # -> `self.ball = Particle(...)`)
+                    makers += [g for g in model.functions if g.class_name == n.func.id]
+    return class_name in built
 
 
 def _crosses_trace(fn, owner) -> bool:

@@ -164,8 +164,61 @@ class StaticArgHazard(StaticRule):
             f(1.0, 3, [1.0, 2.0])
             """
         ),
+        Valid(
+            """
+            from functools import partial
+            import jax
+            import jax.numpy as jnp
+
+            @partial(jax.jit, static_argnames=("epsilon",))
+            def align(x, y, epsilon: float):
+                return jnp.exp(-((x - y) ** 2) / epsilon)
+
+            class Loader:
+                def __init__(self, epsilon: float = 0.1):
+                    self.epsilon = epsilon  # set once: one compilation per loader
+
+                def __next__(self):
+                    return align(self.x, self.y, self.epsilon)
+
+            class Planner:
+                def __init__(self, area):
+                    self._precompute(area)
+
+                def _precompute(self, area):
+                    self.index = jnp.cumsum(area)  # runs only while the planner is built
+
+                @partial(jax.jit, static_argnums=(0,))
+                def lookup(self, pos):
+                    return self.index[pos]
+            """
+        ),
     ]
+
     INVALID = [
+        Invalid(
+            """
+            from functools import partial
+            import jax
+            import jax.numpy as jnp
+
+            class Planner:
+                def __init__(self, area):
+                    self._precompute(area)
+
+                def _precompute(self, area):
+                    self.index = jnp.cumsum(area)
+
+                def grow(self, area):
+                    self._precompute(area)  # after construction: lookup keeps the old index
+
+                @partial(jax.jit, static_argnums=(0,))
+                def lookup(self, pos):
+                    return self.index[pos]
+            """,
+            line=16,
+            message="reassigned at line 10",
+        ),
         Invalid(
             """
             import functools
@@ -316,7 +369,10 @@ class StaticArgHazard(StaticRule):
         p = fn.param(param)
         literals = [a for a in args if _float_literal(a) is not None]
         declared = p is not None and (_is_float_annotation(model, p.annotation) or _float_literal(p.default) is not None)
-        computed = [a for a in args if _float_literal(a) is None and not isinstance(a, (ast.Constant, ast.Name))]
+        # a name or a stored setting (`self.epsilon`, `cfg.lr`) holds one value per object:
+        # only arithmetic, calls and lookups compute a new one per call
+        computed = [a for a in args if _float_literal(a) is None and not isinstance(a, (ast.Constant, ast.Name))
+                    and not _attribute_chain(a)]
         floaty = [a for a in computed if _float_arithmetic(a)]
         if floaty or (computed and (declared or literals)):
             arg = (floaty or computed)[0]
@@ -395,6 +451,13 @@ def _float_literal(node: ast.AST | None) -> float | None:
     if isinstance(node, ast.Constant) and type(node.value) is float:
         return node.value
     return None
+
+
+def _attribute_chain(node: ast.AST) -> bool:
+    """``self.epsilon``, ``self.cfg.lr``: a value read from an object."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 def _float_arithmetic(node: ast.AST) -> bool:
@@ -482,7 +545,7 @@ def _later_write(model: ModuleModel, cls: ast.ClassDef, traced: FunctionInfo, at
             target = _assigned_attr(n, attr)
             if target is None:
                 continue
-            if in_class and target.id == "self" and info.name not in _SETUP_METHODS:
+            if in_class and target.id == "self" and not _setup_only(model, cls, info):
                 return n
             if _is_instance_of(model, info, target.id, cls.name):
                 return n
@@ -491,6 +554,26 @@ def _later_write(model: ModuleModel, cls: ast.ClassDef, traced: FunctionInfo, at
         if target is not None and model.function_of(n) is None and _is_instance_of(model, None, target.id, cls.name):
             return n
     return None
+
+
+def _setup_only(model: ModuleModel, cls: ast.ClassDef, info: FunctionInfo, depth: int = 0) -> bool:
+    """A setup method, or a method the class only calls from setup methods
+    (``__init__`` -> ``self._precompute(...)``): it runs while the object is built."""
+    if info.name in _SETUP_METHODS:
+        return True
+    if depth > 4:
+        return False
+    callers = []
+    for other in model.functions:
+        if other.class_name != cls.name or model.parent(other.node) is not cls:
+            continue
+        for n in other.body_nodes() if not isinstance(other.node, ast.Lambda) else ():
+            if isinstance(n, ast.Attribute) and n.attr == info.name and isinstance(n.value, ast.Name) \
+                    and n.value.id == "self":
+                if not (isinstance(model.parent(n), ast.Call) and model.parent(n).func is n):
+                    return False  # handed around (a callback): it may run at any time
+                callers.append(other)
+    return bool(callers) and all(c is not info and _setup_only(model, cls, c, depth + 1) for c in callers)
 
 
 def _assigned_attr(n: ast.AST, attr: str) -> ast.Name | None:

@@ -264,7 +264,7 @@ class SideEffectInJit(StaticRule):
             if traced is not None:
                 msg = (f"`{shown}(...)` in {where} prints the tracer, not the value of `{describe(traced)}`, "
                        "once at trace time; use `jax.debug.print` to print values on every call")
-            elif culprits or self.opts["report-static-print"] or not all(_static(model, fn, a) for a in args):
+            elif culprits or self.opts["report-static-print"] or not all(_static(taint, a) for a in args):
                 msg = (f"`{shown}(...)` in {where} runs once per compilation, at trace time, not on every call; "
                        "use `jax.debug.print` to print on every call")
             else:
@@ -310,28 +310,30 @@ class SideEffectInJit(StaticRule):
         return False
 
 
-def _static(model, fn, expr: ast.AST | None, depth: int = 0) -> bool:
+def _static(taint, expr: ast.AST | None, depth: int = 0) -> bool:
     """``expr`` is a static value: constants, shapes and dtypes (``x.shape[0]``, ``len(x)``),
-    f-strings and arithmetic of those, parameters the model does not trace, and locals
-    bound only to such values (``for i in range(n)``, ``sizes += [x.shape[i]]``)."""
+    f-strings and arithmetic of those, parameters that the traced callers give no traced
+    value, and locals bound only to such values (``for i in range(n)``,
+    ``sizes += [x.shape[i]]``)."""
+    model, fn = taint.model, taint.fn
     if expr is None or depth > 10:
         return expr is None
     if isinstance(expr, ast.Constant):
         return True
     if isinstance(expr, ast.JoinedStr):
-        return all(_static(model, fn, v.value, depth + 1) for v in expr.values if isinstance(v, ast.FormattedValue))
+        return all(_static(taint, v.value, depth + 1) for v in expr.values if isinstance(v, ast.FormattedValue))
     if isinstance(expr, ast.Attribute):
         return expr.attr in STATIC_ATTRS
     if isinstance(expr, ast.Subscript):
-        return _static(model, fn, expr.value, depth + 1) and _static(model, fn, expr.slice, depth + 1)
+        return _static(taint, expr.value, depth + 1) and _static(taint, expr.slice, depth + 1)
     if isinstance(expr, ast.Slice):
-        return all(_static(model, fn, e, depth + 1) for e in (expr.lower, expr.upper, expr.step))
+        return all(_static(taint, e, depth + 1) for e in (expr.lower, expr.upper, expr.step))
     if isinstance(expr, ast.BinOp):
-        return _static(model, fn, expr.left, depth + 1) and _static(model, fn, expr.right, depth + 1)
+        return _static(taint, expr.left, depth + 1) and _static(taint, expr.right, depth + 1)
     if isinstance(expr, ast.UnaryOp):
-        return _static(model, fn, expr.operand, depth + 1)
+        return _static(taint, expr.operand, depth + 1)
     if isinstance(expr, (ast.Tuple, ast.List)):
-        return all(_static(model, fn, e, depth + 1) for e in expr.elts)
+        return all(_static(taint, e, depth + 1) for e in expr.elts)
     if isinstance(expr, ast.Call):
         q = model.resolve_call(expr) or ""
         args = [*expr.args, *(k.value for k in expr.keywords)]
@@ -339,14 +341,14 @@ def _static(model, fn, expr: ast.AST | None, depth: int = 0) -> bool:
             return True
         if q in ("builtins.range", "builtins.enumerate", "builtins.zip", "builtins.min", "builtins.max",
                  "builtins.tuple", "builtins.list", "builtins.str", "builtins.int"):
-            return all(_static(model, fn, a, depth + 1) for a in args)
+            return all(_static(taint, a, depth + 1) for a in args)
         if isinstance(expr.func, ast.Attribute) and expr.func.attr == "format":
-            return _static(model, fn, expr.func.value, depth + 1) and all(_static(model, fn, a, depth + 1)
+            return _static(taint, expr.func.value, depth + 1) and all(_static(taint, a, depth + 1)
                                                                           for a in args)
         return False
     if isinstance(expr, ast.Name):
         if fn.param(expr.id) is not None:
-            return expr.id not in fn.traced_params and expr.id not in fn.tainted
+            return taint.culprit(expr) is None
         bindings = fn.bindings.get(expr.id)
         if not bindings:
             return False
@@ -358,7 +360,7 @@ def _static(model, fn, expr: ast.AST | None, depth: int = 0) -> bool:
                 value = node.value
             else:
                 value = b.value
-            if value is None or not _static(model, fn, value, depth + 1):
+            if value is None or not _static(taint, value, depth + 1):
                 return False
         return True
     return False

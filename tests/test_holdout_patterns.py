@@ -113,6 +113,7 @@ def test_jax105_a_helper_is_as_sure_as_the_arguments_its_traced_callers_pass():
         """
     diags = lint_source(src, select=["JAX105"])
     assert [(d.start.line, d.severity) for d in diags] == [(5, Severity.WARNING), (13, Severity.ERROR)]
+    assert "if `other` holds a Python value, such as a static pytree field, this is fine" in diags[0].message
 
 
 def test_jax105_a_comprehension_filter_reads_the_comprehension_variable_not_the_loop_index():

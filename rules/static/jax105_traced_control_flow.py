@@ -463,6 +463,9 @@ class TracedControlFlow(StaticRule):
         if level < CERTAIN:
             if isinstance(culprit, ast.Attribute):
                 msg += f" (if `{describe(culprit)}` is a static pytree field, this is fine)"
+            elif operand is not culprit:
+                msg += (f" (if `{describe(culprit)}` holds a Python value, such as a static pytree field, "
+                        "this is fine)")
             else:
                 msg += f" (if `{describe(culprit)}` is a pytree container, its truth value is static and this is fine)"
         statement = isinstance(node, (ast.If, ast.While, ast.Assert))

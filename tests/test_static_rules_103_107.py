@@ -356,11 +356,12 @@ def test_jax103_test_code_is_skipped_unless_asked():
 
         class ModelTest:
             def test_jit(self):
-                self.check(jax.jit(f)(1) + 1)
+                for i in range(3):
+                    self.check(jax.jit(f)(i) + 1)
         """
     assert lines("JAX103", src) == []
-    assert lines("JAX103", src, **{"check-tests": True}) == [8]
-    assert lint_source("import jax\ndef f(x):\n    return jax.jit(f)(x)\n", select=["JAX103"],
+    assert lines("JAX103", src, **{"check-tests": True}) == [9]
+    assert lint_source("import jax\ndef f(x):\n    for i in x:\n        jax.jit(f)(i)\n", select=["JAX103"],
                        path="pkg/model_test.py") == []
 
 

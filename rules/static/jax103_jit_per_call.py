@@ -42,7 +42,10 @@ class JitPerCall(StaticRule):
     Code that runs once stays clean unless it loops: `main()` (and what `app.run` or
     `fire.Fire` starts), set-up and tear-down functions (`__init__`, `setup`, `init_*`,
     `close`, ...), functions called only from those or from module level, and checks
-    whose jitted result is only asserted or printed. So do wrappers that no reuse could
+    whose jitted result is only asserted or printed. A re-wrap of a module-level
+    function, whose compiled code jax's cache reuses, costs only dispatch time: it is
+    reported where the call is seen to repeat (a loop, or a caller in a loop), not in a
+    function such as a `from_string()` constructor. So do wrappers that no reuse could
     save: a closure over the call's own arguments (the function differs per call), and
     the "jit the loop" idiom `jax.jit(partial(lax.scan, body))(init, xs)`, which
     compiles a whole loop once per call on purpose. Module-level `step = jax.jit(f)`,
@@ -103,6 +106,19 @@ class JitPerCall(StaticRule):
     }
 
     VALID = [
+        Valid(
+            """
+            import jax
+
+            def _legal_moves(state):
+                return state.board == 0
+
+            def from_fen(fen):
+                state = parse(fen)
+                # a module-level function: its compiled code is cached; only dispatch is paid
+                return state.replace(mask=jax.jit(_legal_moves)(state))
+            """
+        ),
         Valid(
             """
             import jax
@@ -349,7 +365,7 @@ class JitPerCall(StaticRule):
                 return jax.jit(f, static_argnums=())(x) + jax.jit(f, static_argnums=())(x)
 
             for i in range(3):
-                print(jax.jit(f)(i))
+                print(jax.jit(f)(i), g(i))
             """,
             count=3,
             expected_fix="""
@@ -369,7 +385,7 @@ class JitPerCall(StaticRule):
                 return f_jit(x) + f_jit(x)
 
             for i in range(3):
-                print(f_jit_2(i))
+                print(f_jit_2(i), g(i))
             """,
         ),
         Invalid(
@@ -509,6 +525,11 @@ class JitPerCall(StaticRule):
                 elif fresh is None or id(scope) in once.value or _one_off(model, call, parent):
                     # `jax.jit(model.init)(rng, x)` in set-up code, in `main()`, or a check whose
                     # result is only asserted: runs once, or too seldom for the wrapper to matter
+                    return
+                elif fresh is False:
+                    # a reused function object: jax's cache has its compiled code, and the
+                    # wrapper costs only dispatch time, which matters on a hot path: report it
+                    # where the call is seen to repeat (a loop, a caller in a loop), as above
                     return
                 elif fresh and (_per_call(model, target, scope) or _runs_a_loop(model, target, scope)):
                     # a closure over the call's own arguments differs per call: no wrapper can

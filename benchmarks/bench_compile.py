@@ -98,6 +98,7 @@ BARE = r'''
 import importlib.util, json, os, sys, time, inspect, ast
 import jax
 from jaxlint.dynamic import inputs as inp
+from jaxlint.inputspec import spec_from_parts
 from jaxlint.dynamic.worker import trace_args
 jax.devices()  # the backend starts before any timing, as in a jaxlint worker
 out = {}
@@ -117,7 +118,7 @@ for path in sys.argv[1:]:
         if d is None:
             continue
         args, kwargs, static, _ = inp.parse_directive(d[1])
-        spec = inp.spec_from_parts(args, kwargs, static, "directive", "")
+        spec = spec_from_parts(args, kwargs, static, "directive", "")
         fn = getattr(mod, node.name)
         a, kw = trace_args(inspect.unwrap(fn), spec, {}, False)
         traced = fn.trace(*a, **kw)

@@ -192,7 +192,7 @@ def worker_start() -> float:
 
 def jaxlint_run(tasks, settings, cache: Path | None):
     from jaxlint.dynamic.driver import run_dynamic
-    from jaxlint.runner import active_rules
+    from jaxlint.registry import active_rules
 
     levels = ["trace"]
     t0 = time.perf_counter()

@@ -313,8 +313,8 @@ def phase_breakdown(files: list[Path]) -> dict[str, float]:
     cold run's time goes. Uses the engine's pieces directly (no cache, no pool)."""
     from jaxlint.noqa import parse_suppressions
     from jaxlint.registry import select_rules
-    from jaxlint.semantic import ModuleModel
-    from jaxlint.static import LineIndex, SourceError, StaticContext, decode_source, parse_source
+    from jaxlint.static.semantic import ModuleModel
+    from jaxlint.static.checker import LineIndex, SourceError, StaticContext, decode_source, parse_source
 
     rules = [cls() for cls in select_rules(None, (), (), ("static",))]
     markers = {m for r in rules for m in type(r).markers}
@@ -379,7 +379,7 @@ def scaling_source(functions: int) -> str:
 def run_scaling(args: argparse.Namespace) -> dict:
     """Per-finding cost of the static phase as the number of findings in one file grows."""
     from jaxlint.registry import select_rules
-    from jaxlint.runner import lint_static
+    from jaxlint.static.runner import lint_static
 
     rules = [cls() for cls in select_rules(None, (), (), ("static",))]
     rows = []

@@ -126,10 +126,10 @@ class Baseline:
         return json.dumps({"version": FORMAT_VERSION, "findings": findings}, indent=2, ensure_ascii=False) + "\n"
 
     def write(self, path: Path) -> None:
-        from jaxlint.fixes import atomic_write
+        from jaxlint.cache import replace_file
 
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, self.dumps().encode("utf-8"))
+        replace_file(path, self.dumps().encode("utf-8"))
 
     def without(self, stale: Mapping[Key, int]) -> "Baseline":
         counts = {k: n - stale.get(k, 0) for k, n in self.counts.items()}
@@ -156,7 +156,7 @@ def compare(baseline: Baseline, diags: Iterable[Diagnostic], base_dir: Path, cwd
     its file and did not find it again, or when the file is gone. Entries for files
     outside this run are left alone (a pre-commit run sees a few files).
     ``superseded``: static findings a measured finding replaced beyond the one whose
-    signature it carries (:func:`jaxlint.dynamic.driver.supersede`); still there, so
+    signature it carries (:func:`jaxlint.supersede.merge_tiers`); still there, so
     their entries are neither new nor stale.
     """
     lines = _Lines(cwd)

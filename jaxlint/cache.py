@@ -194,6 +194,17 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
         raise
 
 
+def replace_file(path: Path, data: bytes) -> None:
+    """Replace a file atomically, keeping its permissions; through a symlink, the
+    file it points to is replaced, not the link."""
+    target = Path(os.path.realpath(path))
+    try:
+        mode: int | None = target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = None
+    atomic_write(target, data, mode)
+
+
 def key_of(*parts: str | bytes) -> str:
     h = hashlib.sha256()
     for p in parts:

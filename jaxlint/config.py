@@ -431,7 +431,7 @@ def _check_function_entry(key: str, entry: Any) -> None:
         if not isinstance(item, want):
             what = "a table of values" if want is dict else "a spec string such as \"(f32[8,128], i32[8])\""
             raise ValueError(f"{where}: `{k}` must be {what}, got {shown(item)}")
-    from jaxlint.dynamic.inputs import SpecError, spec_from_parts
+    from jaxlint.inputspec import SpecError, spec_from_parts
 
     try:
         spec_from_parts(entry.get("args"), entry.get("kwargs"), entry.get("static"), "config", key)

@@ -73,7 +73,7 @@ class Edit:
 class Fix:
     """A finding's fix: text ``edits`` made when the finding is (JAX190's comment edits),
     or a ``plan`` that the rule's libcst codemod turns into edits when the fix is
-    computed (``jaxlint.codemod``), so that a plain check never imports libcst."""
+    computed (``jaxlint.fix.codemod``), so that a plain check never imports libcst."""
 
     message: str
     edits: tuple[Edit, ...]

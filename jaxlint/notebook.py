@@ -722,7 +722,7 @@ class NotebookFile:
 
     def diff(self, display: str, text: str) -> str:
         """A unified diff per changed cell, headed ``path:cell N``."""
-        from jaxlint.fixes import unified_diff
+        from jaxlint.textutil import unified_diff
 
         before = {c.number: c.source for c in self.notebook.cells}
         return "".join(unified_diff(f"{display}:cell {n}", before[n], new)

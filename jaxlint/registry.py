@@ -8,9 +8,12 @@ from __future__ import annotations
 import functools
 import re
 from types import MappingProxyType
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from jaxlint.rule import Rule
+
+if TYPE_CHECKING:
+    from jaxlint.config import Settings
 
 _PREFIX = re.compile(r"^JAX[0-9]{0,3}$")
 
@@ -151,3 +154,19 @@ def _families() -> Mapping[str, str]:
 def family_of(code: str) -> str:
     """The problem family of a rule code (itself for a code no rule links, or unknown)."""
     return _families().get(code, code)
+
+
+_RULES_CACHE: dict[str, list[Rule]] = {}
+
+
+def active_rules(settings: Settings, phases: Sequence[str] = ("static",)) -> list[Rule]:
+    """The selected rules of ``phases`` for these settings, made with their options."""
+    # keyed on what decides the rule set (not id(): a long-lived process, such as the
+    # language server, reuses ids of settings it has dropped)
+    key = f"{settings.fingerprint()}:{','.join(phases)}"
+    rules = _RULES_CACHE.get(key)
+    if rules is None:
+        classes = select_rules(settings.select, settings.extend_select, settings.ignore, phases)
+        rules = [cls(settings.rule_options.get(cls.code, {})) for cls in classes]
+        _RULES_CACHE[key] = rules
+    return rules

@@ -15,7 +15,7 @@ import os
 import re
 import textwrap
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterable, Iterator, Mapping, Sequence
+from typing import Any, ClassVar, Iterable, Iterator, Mapping
 
 from jaxlint.diagnostic import Applicability, Diagnostic, Phase, Severity
 
@@ -113,7 +113,7 @@ class Rule:
     #: Codes of lower-tier rules whose finding this rule's finding replaces when both
     #: name the same problem (:meth:`same_problem`): a measured trace finding supersedes
     #: the static guess, a compile finding the trace prediction it confirms. One problem,
-    #: one finding; :func:`supersede` applies it, in the worker and in the parent.
+    #: one finding; :mod:`jaxlint.supersede` applies it, in the worker and in the parent.
     supersedes: ClassVar[tuple[str, ...]] = ()
     #: Set on a rule whose findings the engine itself makes (``PARSE_ERROR``,
     #: ``ANALYSIS_FAILED``): its ``check`` is never called.
@@ -194,7 +194,7 @@ class StaticRule(Rule):
 
     def codemod(self, fx: "FixContext") -> None:  # noqa: F821
         """Make the fix planned by ``ctx.codemod(...)`` for one finding, in libcst's tree
-        of the file (``jaxlint.codemod.FixContext``: the planned nodes, found again by
+        of the file (``jaxlint.fix.codemod.FixContext``: the planned nodes, found again by
         position, and the changes to make). Import libcst here, never at module level: a
         check that computes no fix must not load it. Raise ``fx.cannot(reason)`` when
         the code turns out not to have the expected shape."""
@@ -261,27 +261,6 @@ class CompileRule(Rule):
 
     def check(self, fa: Any) -> Iterable[Any]:
         raise NotImplementedError
-
-
-def supersede(lower: Sequence[Diagnostic], higher: Sequence[Diagnostic],
-              rule_of: Callable[[str], type[Rule] | None]) -> tuple[list[Diagnostic], dict[int, list[Diagnostic]]]:
-    """One problem, one finding: drop each finding of ``lower`` that a finding of
-    ``higher`` supersedes (its rule lists the code in ``supersedes`` and
-    ``same_problem`` holds). Returns the kept ``lower`` findings and, per index in
-    ``higher``, the ones it replaced (the first superseding finding claims one)."""
-    by_code: dict[str, list[int]] = {}
-    for i, d in enumerate(lower):
-        by_code.setdefault(d.code, []).append(i)
-    dropped: set[int] = set()
-    replaced: dict[int, list[Diagnostic]] = {}
-    for j, mine in enumerate(higher):
-        rule = rule_of(mine.code)
-        candidates = sorted(i for c in (rule.supersedes if rule is not None else ()) for i in by_code.get(c, ()))
-        gone = [i for i in candidates if i not in dropped and rule.same_problem(mine, lower[i])]
-        if gone:
-            dropped.update(gone)
-            replaced[j] = [lower[i] for i in gone]
-    return [d for i, d in enumerate(lower) if i not in dropped], replaced
 
 
 def _same_place(d: Diagnostic, path: str, line: int) -> bool:

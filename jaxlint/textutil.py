@@ -6,6 +6,7 @@ feeds and Unicode separators, which would shift every later line number).
 """
 from __future__ import annotations
 
+import difflib
 import re
 from typing import Sequence
 
@@ -44,3 +45,13 @@ def human_bytes(n: float | None) -> str:
         if abs(n) < 1024:
             return f"{n:.1f} {unit}"
     return f"{n / 1024:.1f} TiB"
+
+
+def unified_diff(display: str, before: str, after: str) -> str:
+    """``before`` -> ``after`` as a unified diff of ``a/display`` and ``b/display``."""
+    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
+                                 fromfile=f"a/{display}", tofile=f"b/{display}")
+    out = []
+    for line in lines:
+        out.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
+    return "".join(out)

@@ -15,8 +15,9 @@ _COUNTER = itertools.count()
 def compile_source(source: str, tmp_path: Path, function: str | None = None, backend: str = "cpu",
                    trace_facts: dict | None = None):
     """(facts, function name) for the directive-bearing function of ``source``."""
-    from jaxlint.compile_tier import analyse
-    from jaxlint.dynamic.inputs import directives, parse_directive, spec_from_parts
+    from jaxlint.compile.tier import analyse
+    from jaxlint.dynamic.inputs import directives, parse_directive
+    from jaxlint.inputspec import spec_from_parts
     from jaxlint.dynamic.worker import trace_args
 
     source = textwrap.dedent(source).lstrip("\n")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from jaxlint.registry import rules_by_code
-from jaxlint.runner import lint_static
+from jaxlint.static.runner import lint_static
 
 
 def lint_source(source: str, select: Iterable[str] | None = None, options: Mapping | None = None,
@@ -34,7 +34,7 @@ def messages(code: str, src: str) -> list[str]:
 
 def fixed(code: str, src: str, unsafe: bool = True) -> str:
     """``src`` after every fix of ``code``, applied pass after pass as ``--fix`` does."""
-    from jaxlint.fixes import fix_until_stable
+    from jaxlint.fix.apply import fix_until_stable
 
     src = textwrap.dedent(src).lstrip("\n")
     out = fix_until_stable(src, lint_source(src, select=[code]), lambda t: lint_source(t, select=[code]),

@@ -10,7 +10,7 @@ pytest.importorskip("jax")
 
 from compile_helpers import compile_source  # noqa: E402
 from helpers import run_cli  # noqa: E402
-from jaxlint.compile_facts import CompileFacts, normalise_cost, normalise_memory  # noqa: E402
+from jaxlint.compile.facts import CompileFacts, normalise_cost, normalise_memory  # noqa: E402
 from jaxlint.rule import Invalid, iter_rule_examples  # noqa: E402
 from jaxlint.rules.hlo.jax301_unfused_op import UnfusedOp  # noqa: E402
 from jaxlint.rules.hlo.jax302_donation import Donation  # noqa: E402
@@ -149,7 +149,7 @@ def test_lowering_for_cuda_on_a_cpu_machine_still_reports_the_cpu_platform(tmp_p
         pytest.skip("needs a CPU-only machine")
     import jax.numpy as jnp
 
-    from jaxlint.compile_tier import _platform
+    from jaxlint.compile.tier import _platform
 
     traced = jax.jit(lambda x: jnp.exp(x) * 2).trace(jax.ShapeDtypeStruct((8,), jnp.float32))
     try:
@@ -328,6 +328,6 @@ def test_loading_every_rule_leaves_the_compile_tier_model_unimported():
     import sys
 
     probe = ("import sys, jaxlint.registry as r; r.all_rules(); "
-             "print(sorted(m for m in ('jaxlint.hlo', 'jaxlint.compile_facts', 'jax') if m in sys.modules))")
+             "print(sorted(m for m in ('jaxlint.compile.hlo', 'jaxlint.compile.facts', 'jax') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

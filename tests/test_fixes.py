@@ -13,7 +13,7 @@ import pytest
 
 from helpers import lint_source, run_cli
 from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
-from jaxlint.fixes import add_noqa_text, apply_edits, apply_once, fix_until_stable, parses
+from jaxlint.fix.apply import add_noqa_text, apply_edits, apply_once, fix_until_stable, parses
 from jaxlint.registry import all_rules
 from jaxlint.rule import example_source
 
@@ -340,7 +340,7 @@ def test_add_noqa_leaves_a_file_with_a_syntax_error_alone(tmp_path):
 
 # ------------------------------------------------------------- with the dynamic phase
 def test_line_map_follows_lines_across_deleted_inserted_and_changed_lines():
-    from jaxlint.fixes import line_map
+    from jaxlint.fix.apply import line_map
 
     changed = line_map("a\nb\nc\n", "a\nB\nc\n")
     deleted = line_map("a\nb\nc\n", "a\nc\n")
@@ -485,7 +485,7 @@ def test_a_fix_declined_for_another_finding_is_made_once_that_one_is_fixed():
 
 # -- the verifier itself, on real re-checks
 def _verify(text, new, regions):
-    from jaxlint.codemod import verify
+    from jaxlint.fix.codemod import verify
 
     lint = lambda t: lint_source(t)  # noqa: E731
     (finding,) = [d for d in lint(text) if d.code == "JAX104"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxlint.hlo import HloParseError, parse_hlo, parse_shape
+from jaxlint.compile.hlo import HloParseError, parse_hlo, parse_shape
 
 DATA = Path(__file__).parent / "data" / "hlo"
 SOURCE = (DATA / "programs.py").read_text().splitlines()

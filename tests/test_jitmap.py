@@ -1,4 +1,4 @@
-"""The jit map and the traced-function model of ``jaxlint.semantic`` for every jit form."""
+"""The jit map and the traced-function model of ``jaxlint.static.semantic`` for every jit form."""
 from __future__ import annotations
 
 import ast
@@ -7,8 +7,8 @@ import textwrap
 
 import pytest
 
-from jaxlint.jitmap import EntryPoint, JitMap
-from jaxlint.semantic import ModuleModel
+from jaxlint.static.jitmap import EntryPoint, JitMap
+from jaxlint.static.semantic import ModuleModel
 
 
 def model(src: str) -> ModuleModel:

@@ -10,8 +10,8 @@ import pytest
 
 from helpers import run_cli
 from jaxlint.registry import all_rules
-from jaxlint.runner import lint_static
-from jaxlint.static import SourceError, decode_source
+from jaxlint.static.runner import lint_static
+from jaxlint.static.checker import SourceError, decode_source
 from jaxlint.textutil import LINE_BREAK
 
 CAPTURED = textwrap.dedent("""

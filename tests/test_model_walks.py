@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from jaxlint.semantic import ModuleModel
+from jaxlint.static.semantic import ModuleModel
 
 SOURCE = textwrap.dedent(
     """

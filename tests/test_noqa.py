@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from helpers import lint_source, run_cli
-from jaxlint.fixes import apply_edits
+from jaxlint.fix.apply import apply_edits
 from jaxlint.noqa import add_codes_edit, parse_suppressions, set_codes_edit
 
 CAPTURE = textwrap.dedent(

@@ -17,7 +17,7 @@ CASES = [(r, ident, ex) for r in STATIC for ident, ex in iter_rule_examples(r)]
 def test_rule_example(rule, ident, example):
     src = example_source(example)
     if rule.role == PARSE_ERROR:  # reported by the engine before any rule runs
-        from jaxlint.static import check_text
+        from jaxlint.static.checker import check_text
 
         diags = check_text("example.py", src, [rule()]).diagnostics
     else:
@@ -51,7 +51,7 @@ def _assert_fix(rule, ident, example, src, diags):
     """All of the rule's fixes (safe and unsafe), applied by the real fix engine as
     `--fix --unsafe-fixes` does and verified against every default rule, give exactly
     ``expected_fix``; fixing that again changes nothing."""
-    from jaxlint.fixes import fix_until_stable
+    from jaxlint.fix.apply import fix_until_stable
 
     assert any(d.fix is not None for d in diags), f"{ident}: expected_fix given but {rule.code} attached no fix"
     codes = list(dict.fromkeys([*DEFAULT_STATIC, rule.code, *example.select]))

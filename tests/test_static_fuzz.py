@@ -14,10 +14,10 @@ import hypothesmith
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from jaxlint.fixes import applies, apply_once, parses
+from jaxlint.fix.apply import applies, apply_once, parses
 from jaxlint.registry import select_rules
-from jaxlint.runner import lint_static
-from jaxlint.static import LineIndex, parse_source
+from jaxlint.static.runner import lint_static
+from jaxlint.static.checker import LineIndex, parse_source
 from jaxlint.textutil import split_lines
 
 RULES = [cls() for cls in select_rules(["ALL"], (), (), ("static",))]
@@ -85,7 +85,7 @@ def test_segments_split_the_file_once_not_once_per_call(monkeypatch):
     """What made the time per finding grow with the file (``ast.get_source_segment``
     splits the whole source on every call) stays gone: the line index is built once per
     file, whatever the number of segments. Timings live in benchmarks/bench_static.py."""
-    import jaxlint.static as static
+    import jaxlint.static.checker as static
 
     calls = []
     real = static.line_starts

@@ -11,7 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from jaxlint.runner import POOL_THRESHOLD
+from jaxlint.static.runner import POOL_THRESHOLD
 
 #: runs jaxlint.cli.main in-process, then reports the exit code and the suspicious
 #: modules of that same process

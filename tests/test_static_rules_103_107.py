@@ -14,7 +14,7 @@ import pytest
 
 from helpers import fixed, lines, lint_source, messages
 from jaxlint.diagnostic import Severity
-from jaxlint.semantic import ModuleModel
+from jaxlint.static.semantic import ModuleModel
 
 RULES = ("JAX103", "JAX104", "JAX105", "JAX106", "JAX107")
 

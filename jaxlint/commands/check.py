@@ -111,7 +111,7 @@ def cache_dir(flag: str | None, settings=None) -> Path:
 def run(args) -> int:
     from jaxlint.discovery import SettingsResolver, discover, display_path, FileTask
     from jaxlint.output import OutputContext, load_formats
-    from jaxlint.runner import run_static
+    from jaxlint.static.runner import run_static
 
     formats = load_formats()
     if args.output_format not in formats:
@@ -142,7 +142,7 @@ def run(args) -> int:
     paths = list(args.paths)
     if paths == ["-"]:
         raw = args.stdin_bytes = sys.stdin.buffer.read()
-        from jaxlint.static import SourceError, decode_source
+        from jaxlint.static.checker import SourceError, decode_source
 
         try:
             stdin_text = decode_source(raw)
@@ -265,7 +265,7 @@ def _emit(text: str, output_file: str | None, stream=None) -> None:
 
 
 def _statistics(result, unsafe: bool = False) -> str:
-    from jaxlint.output.text import starred
+    from jaxlint.output.concise import starred
 
     counts = Counter((d.code, d.name) for d in result.diagnostics)
     fixable = Counter(d.code for d in result.diagnostics if starred(d, unsafe))
@@ -282,7 +282,7 @@ def _show_settings(tasks, resolver) -> int:
     import json
     from dataclasses import asdict
 
-    from jaxlint.runner import active_rules
+    from jaxlint.registry import active_rules
 
     seen = set()
     for t in tasks or [None]:

@@ -51,9 +51,11 @@ class DynamicExtension:
         if any(t.display == "-" or getattr(args, "paths", None) == ["-"] for t in todo):
             result.notes.append("Dynamic phase skipped: code read from stdin cannot be imported.")
             return None
-        from jaxlint.dynamic.driver import check_signatures_option, merge_tiers, run_dynamic
+        from jaxlint.dynamic.driver import check_signatures_option, run_dynamic
+        from jaxlint.supersede import merge_tiers
         from jaxlint.noqa import Suppressions
-        from jaxlint.runner import active_rules, apply_suppressions, per_file_ignored
+        from jaxlint.noqa import apply_suppressions, per_file_ignored
+        from jaxlint.registry import active_rules
 
         check_signatures_option(args.signatures)
         levels = ["trace"] + (["compile"] if any(t.settings.dynamic.compile for t in todo) else [])
@@ -66,7 +68,7 @@ class DynamicExtension:
 
         cache_root = None if args.no_cache else cache_dir(args.cache_dir, todo[0].settings)
         if cache_root is not None and "compile" in levels:  # jax's persistent cache, in the workers
-            from jaxlint.compile_tier import compile_cache_dir
+            from jaxlint.compile.tier import compile_cache_dir
 
             os.environ["JAXLINT_XLA_CACHE"] = str(compile_cache_dir(cache_root))
         report = run_dynamic(todo, lambda t: t.settings, rules_of, levels, cache_root, args.signatures)

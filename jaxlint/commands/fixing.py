@@ -1,7 +1,7 @@
 """``check`` options that change files or gate on a baseline.
 
 * ``--fix`` / ``--unsafe-fixes`` / ``--diff`` / ``--show-fixes``: apply the rules'
-  fixes (:mod:`jaxlint.fixes`), or print them as a diff and write nothing. On stdin
+  fixes (:mod:`jaxlint.fix.apply`), or print them as a diff and write nothing. On stdin
   (``-``), ``--fix`` writes the fixed code to stdout (the report goes to stderr) and
   no file.
 * ``--add-noqa``: suppress every current finding with a ``# noqa: CODE`` on its line.
@@ -72,10 +72,11 @@ class _Fixing:
 # --------------------------------------------------------------------------- fixes
 def _fix(args, tasks, result) -> int | None:
     from jaxlint.diagnostic import Phase
-    from jaxlint.fixes import applies, atomic_write, fix_until_stable, line_map, moved, read_target, without_declined
+    from jaxlint.cache import replace_file
+    from jaxlint.fix.apply import applies, fix_until_stable, line_map, moved, read_target, without_declined
     from jaxlint.notebook import NotebookError
-    from jaxlint.runner import lint_task_text
-    from jaxlint.static import SourceError
+    from jaxlint.static.runner import lint_task_text
+    from jaxlint.static.checker import SourceError
 
     from jaxlint.registry import rule_for_role
     from jaxlint.rule import PARSE_ERROR
@@ -129,7 +130,7 @@ def _fix(args, tasks, result) -> int | None:
             stdin_out = data
         else:
             try:
-                atomic_write(task.path, data)
+                replace_file(task.path, data)
             except OSError as e:
                 result.errors.append(f"{display}: cannot write the fixed file: {e}")
                 remaining.extend(diags)
@@ -144,9 +145,9 @@ def _fix(args, tasks, result) -> int | None:
         dynamic = [moved(d, where) for d in diags if d.phase is not Phase.STATIC and id(d) not in done]
         static = out.remaining
         if dynamic:
-            from jaxlint.dynamic.driver import supersede
+            from jaxlint.supersede import drop_superseded
 
-            static, _ = supersede(static, dynamic)
+            static, _ = drop_superseded(static, dynamic)
         # a notebook's cell that does not parse is blanked in what the re-check reads
         unparsed = [moved(d, where) for d in diags if d.code in parse_codes]
         remaining.extend(static + dynamic + unparsed)
@@ -202,11 +203,12 @@ def _unparsed_paths(result) -> set[str]:
 
 
 def _add_noqa(tasks, result) -> int:
-    from jaxlint.fixes import add_noqa_text, atomic_write, read_target
+    from jaxlint.cache import replace_file
+    from jaxlint.fix.apply import add_noqa_text, read_target
     from jaxlint.notebook import NotebookError
     from jaxlint.registry import rules_by_code
     from jaxlint.rule import PARSE_ERROR, about_noqa_comments
-    from jaxlint.static import SourceError
+    from jaxlint.static.checker import SourceError
 
     by_code = rules_by_code()
     wanted: dict[str, dict[int, set[str]]] = {}
@@ -239,7 +241,7 @@ def _add_noqa(tasks, result) -> int:
                   "line continuation")
         if out.added:
             try:
-                atomic_write(task.path, src.encode(out.text))
+                replace_file(task.path, src.encode(out.text))
             except (OSError, UnicodeEncodeError) as e:
                 result.errors.append(f"{display}: cannot write: {e}")
                 continue

@@ -3,7 +3,7 @@
 Shows what tracing captured (jaxpr), what jax handed to XLA (StableHLO) and what XLA
 made of it (optimized HLO), each line annotated with the user's source line, plus a
 per-line summary, the constants, cost and memory figures and the compile-tier
-findings. The user's code runs only in a worker subprocess (``jaxlint.inspect_worker``);
+findings. The user's code runs only in a worker subprocess (``jaxlint.report.inspect_worker``);
 this process never imports jax. A function that `jaxlint record --keep-ir` observed
 (``main.<locals>.update``, a factory's closure) is shown from the programs the
 recording kept, while its code is unchanged: nothing is imported or run.
@@ -69,9 +69,9 @@ def resolve_inputs(path: Path, function: str, settings, args) -> tuple[dict, str
     """(spec, where the inputs come from, def line, module name, sys.path entries, the
     jit map's entry when the function is one: its transform, statics, method-ness)."""
     from jaxlint.discovery import FileTask, display_path
-    from jaxlint.dynamic import inputs as inp
     from jaxlint.dynamic import project, signatures
     from jaxlint.dynamic.driver import plan_file
+    from jaxlint.inputspec import SpecError, spec_from_parts
 
     root = project.project_root(path, settings.root if settings.config_file else None)
     modname, base = project.module_name(path, root)
@@ -91,8 +91,8 @@ def resolve_inputs(path: Path, function: str, settings, args) -> tuple[dict, str
         except json.JSONDecodeError as e:
             raise ConfigError(f"--static: not JSON: {e}") from None
         try:
-            spec = inp.spec_from_parts(args.spec_args, None, static, "command line", "--args")
-        except inp.SpecError as e:
+            spec = spec_from_parts(args.spec_args, None, static, "command line", "--args")
+        except SpecError as e:
             raise ConfigError(f"--args: {e}") from None
         return spec, "--args", line, modname, sys_path, plan.entry.to_dict() if plan else None
     if plan is None:
@@ -127,6 +127,7 @@ def _directive_spec(path: Path, function: str) -> dict | None:
     import ast
 
     from jaxlint.dynamic import inputs as inp
+    from jaxlint.inputspec import spec_from_parts
 
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
@@ -136,18 +137,18 @@ def _directive_spec(path: Path, function: str) -> dict | None:
             d = inp.directive_for(lines, found, n)
             if d is not None:
                 args, kwargs, static, _ = inp.parse_directive(d[1])
-                return inp.spec_from_parts(args, kwargs, static, "directive", f"line {d[0]}")
+                return spec_from_parts(args, kwargs, static, "directive", f"line {d[0]}")
     return None
 
 
 def run_worker(req: dict, dynamic, timeout: float) -> dict:
-    """Run ``jaxlint.inspect_worker`` with the environment of a ``check --dynamic``
+    """Run ``jaxlint.report.inspect_worker`` with the environment of a ``check --dynamic``
     worker for the ``dynamic`` settings (backend, x64, memory cap)."""
     from jaxlint import procs
     from jaxlint.dynamic.pool import worker_env
 
     tag = procs.new_tag()  # the worker runs user code: its own session, and nothing left behind
-    proc = subprocess.Popen(module_command("jaxlint.inspect_worker"), stdin=subprocess.PIPE,
+    proc = subprocess.Popen(module_command("jaxlint.report.inspect_worker"), stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=procs.tagged(worker_env(dynamic), tag), start_new_session=True)
     try:
@@ -178,7 +179,7 @@ def compile_rules(settings):
 
 def run(args) -> int:
     from jaxlint.commands.check import cache_dir
-    from jaxlint.compile_tier import compile_cache_dir
+    from jaxlint.compile.tier import compile_cache_dir
     from jaxlint.discovery import SettingsResolver
 
     if args.format == "html" and not args.output_file:
@@ -239,9 +240,9 @@ def observed_program(path: Path, function: str, settings) -> tuple[dict | None, 
 
 
 def _show(args, settings, path: Path, function: str, answer: dict, inputs: str) -> int:
-    from jaxlint.compile_tier import run_rules
+    from jaxlint.compile.tier import run_rules
     from jaxlint.discovery import display_path
-    from jaxlint.inspect_view import build_view
+    from jaxlint.report.inspect_view import build_view
 
     display = display_path(path.resolve())
     if not answer.get("ok"):
@@ -258,7 +259,7 @@ def _show(args, settings, path: Path, function: str, answer: dict, inputs: str) 
         for e in errors:
             print(f"jaxlint: warning: rule {e}", file=sys.stderr)
     if args.format == "html":
-        from jaxlint.html_report import render_inspect
+        from jaxlint.report.html import render_inspect
 
         text = render_inspect(view)
     else:
@@ -276,7 +277,7 @@ def _show(args, settings, path: Path, function: str, answer: dict, inputs: str) 
 # ---------------------------------------------------------------------------- text
 def render_text(view, stage: str = "all", color: bool = False) -> str:
     from jaxlint.textutil import human_bytes
-    from jaxlint.inspect_view import STAGES, source_snippet
+    from jaxlint.report.inspect_view import STAGES, source_snippet
 
     dim = (lambda s: f"\x1b[2m{s}\x1b[0m") if color else (lambda s: s)
     bold = (lambda s: f"\x1b[1m{s}\x1b[0m") if color else (lambda s: s)

@@ -129,9 +129,9 @@ def merge_sarif(logs: list[dict]) -> dict:
 def run(args) -> int:
     from jaxlint.commands.check import _emit
     from jaxlint.output import OutputContext, load_formats
-    from jaxlint.output.extra import sarif_log
+    from jaxlint.output.sarif import sarif_log
     from jaxlint.registry import rules_by_code
-    from jaxlint.runner import RunResult
+    from jaxlint.result import RunResult
 
     formats = load_formats()
     loaded = [(path, *_load(path)) for path in args.inputs]

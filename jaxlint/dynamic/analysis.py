@@ -400,7 +400,7 @@ class FunctionAnalysis:
 
     def add(self, d: Diagnostic) -> None:
         """Record a finding made elsewhere (a compile rule's, through the one
-        Finding-to-Diagnostic conversion ``jaxlint.compile_facts.to_diagnostic``), with
+        Finding-to-Diagnostic conversion ``jaxlint.compile.facts.to_diagnostic``), with
         what is known about the function: its name, the versions, where inputs came from."""
         payload = {"function": self.qualname, **dict(d.data), **dict(self.versions)}
         if self.spec:
@@ -416,7 +416,7 @@ class FunctionAnalysis:
 
 #: level -> module that registers the level's analysers (imported the first time the
 #: level is requested)
-ANALYSER_MODULES: dict[str, str] = {"compile": "jaxlint.dynamic.compile"}
+ANALYSER_MODULES: dict[str, str] = {"compile": "jaxlint.compile.analyser", "ir": "jaxlint.report.programs"}
 ANALYSERS: dict[str, list[Callable[[FunctionAnalysis], None]]] = {}
 
 
@@ -462,23 +462,11 @@ def run_rules(fa: FunctionAnalysis, rules: Sequence[Any]) -> list[str]:
 
 
 def _supersede(fa: FunctionAnalysis, before: int) -> None:
-    """One problem, one finding: the rule's new findings replace the earlier ones
-    they supersede (a compile finding the trace prediction it confirms); one found
-    elsewhere than the new finding's line stays visible as a related location."""
-    from jaxlint.registry import rules_by_code
-    from jaxlint.rule import supersede
+    """The rule's new findings replace the earlier ones they supersede (the problem keeps
+    its identity: baseline, SARIF fingerprint)."""
+    from jaxlint.supersede import replace_earlier
 
-    new = fa.diagnostics[before:]
-    if not any(getattr(rules_by_code().get(d.code), "supersedes", ()) for d in new):
-        return
-    kept, replaced = supersede(fa.diagnostics[:before], new, rules_by_code().get)
-    for j, gone in replaced.items():
-        links = tuple(Related(d.path, d.start, d.start, f"{d.code}: {d.message}")
-                      for d in gone if d.start.line != new[j].start.line)
-        # the problem keeps its identity (baseline, SARIF fingerprint) across tiers
-        first = next((d.signature for d in gone if d.signature), new[j].signature)
-        new[j] = dataclasses.replace(new[j], related=new[j].related + links, signature=first)
-    fa.diagnostics[:] = kept + new
+    fa.diagnostics[:] = replace_earlier(fa.diagnostics[:before], fa.diagnostics[before:])
 
 
 def unbind(fun: Any) -> tuple[Any, Any]:

@@ -25,7 +25,8 @@ from jaxlint.diagnostic import Diagnostic, Phase, Position
 from jaxlint.dynamic import inputs as inp
 from jaxlint.dynamic import observations, project, signatures
 from jaxlint.dynamic.pool import FileJob, Pool, WorkerStartError
-from jaxlint.jitmap import EntryPoint
+from jaxlint.inputspec import SpecError, spec_from_parts
+from jaxlint.static.jitmap import EntryPoint
 
 _ENV_KEYS = ("XLA_FLAGS", "JAX_ENABLE_X64", "JAX_USE_SIMPLIFIED_JAXPR_CONSTANTS", "JAX_DEFAULT_DTYPE_BITS",
              "JAX_NUMPY_DTYPE_PROMOTION")
@@ -144,8 +145,8 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
     functions the worker cannot reach (with a note), the others are traced and compiled
     by the worker as before."""
     from jaxlint.notebook import NotebookError, is_notebook, read_module_text
-    from jaxlint.semantic import ModuleModel
-    from jaxlint.static import SourceError, decode_source
+    from jaxlint.static.semantic import ModuleModel
+    from jaxlint.static.checker import SourceError, decode_source
 
     notebook = is_notebook(task.path)
     try:  # a notebook: its code cells as one module, as the static phase reads them
@@ -246,17 +247,17 @@ def _plan_entry(e: EntryPoint, model, nodes, stmts, lines, found, examples, dyn:
                 if skip:
                     plan.skip = f"skipped by the directive at line {line}"
                     return plan
-                plan.spec = inp.spec_from_parts(args, kwargs, static, "directive", f"line {line}")
+                plan.spec = spec_from_parts(args, kwargs, static, "directive", f"line {line}")
                 return plan
         for key in (f"{modname}:{e.qualname}", f"{modname}:{e.bound_name}"):
             cfg = dyn.functions.get(key)
             if cfg is not None:
                 bad = set(cfg) - {"args", "kwargs", "static"}
                 if bad:
-                    raise inp.SpecError(f"[tool.jaxlint.dynamic.functions.\"{key}\"]: unknown key(s) {sorted(bad)}")
-                plan.spec = inp.spec_from_parts(cfg.get("args"), cfg.get("kwargs"), cfg.get("static"), "config", key)
+                    raise SpecError(f"[tool.jaxlint.dynamic.functions.\"{key}\"]: unknown key(s) {sorted(bad)}")
+                plan.spec = spec_from_parts(cfg.get("args"), cfg.get("kwargs"), cfg.get("static"), "config", key)
                 return plan
-    except inp.SpecError as err:
+    except SpecError as err:
         plan.skip = f"bad input spec: {err}"
         return plan
     if fn is None or isinstance(fn.node, ast.Lambda) and not e.bound_name:
@@ -635,37 +636,6 @@ def failure_diagnostic(path: str, line: int, message: str, module: str, qualname
                       severity=rule.severity, phase=Phase.TRACE,
                       data={"module": module, "function": qualname},
                       signature=f"{qualname or '<module>'}:{rule.name}", noqa_line=int(line))
-
-
-# ---------------------------------------------------------------------------- merging
-def supersede(static: list[Diagnostic], dynamic: list[Diagnostic]) -> tuple[list[Diagnostic], int]:
-    """Drop the static findings that a dynamic finding supersedes (``Rule.supersedes``,
-    ``Rule.same_problem``: by default a static finding of a listed code at the dynamic
-    finding's line or one of its related lines). Returns the kept ones and the count dropped."""
-    kept, _, _ = merge_tiers(static, dynamic)
-    return kept, len(static) - len(kept)
-
-
-def merge_tiers(static: list[Diagnostic], dynamic: list[Diagnostic]
-                ) -> tuple[list[Diagnostic], list[Diagnostic], list[Diagnostic]]:
-    """One problem, one finding, one identity: (the static findings no dynamic finding
-    supersedes; the dynamic findings, each carrying the signature of the first static
-    finding it replaced, so a baseline entry or a SARIF fingerprint made at either tier
-    matches the other; the static findings replaced beyond that first one)."""
-    from dataclasses import replace
-
-    from jaxlint.registry import rules_by_code
-    from jaxlint.rule import supersede as drop_superseded
-
-    kept, replaced = drop_superseded(static, dynamic, rules_by_code().get)
-    merged = list(dynamic)
-    extra: list[Diagnostic] = []
-    for j, gone in replaced.items():
-        first = next((d for d in gone if d.signature), None)
-        if first is not None:
-            merged[j] = replace(merged[j], signature=first.signature)
-        extra.extend(d for d in gone if d is not first)
-    return kept, merged, extra
 
 
 def check_signatures_option(path: str | None) -> None:

@@ -40,10 +40,6 @@ from jaxlint import __version__
 from jaxlint.dynamic import adapter
 from jaxlint.dynamic.analysis import CallFacts, FunctionAnalysis, Site, run_analysers, run_rules, unbind
 
-#: IR kept per function (``record --keep-ir``) is cut to this many characters per stage
-MAX_IR_CHARS = 2_000_000
-
-
 class FunctionState:
     """What the program did with one jitted function, and what its analysis found."""
 
@@ -125,7 +121,7 @@ class Observer:
         hit = self._rules.get(folder)
         if hit is None:
             from jaxlint.discovery import SettingsResolver
-            from jaxlint.runner import active_rules
+            from jaxlint.registry import active_rules
 
             settings = SettingsResolver(None, False, {}).for_dir(Path(folder))
             hit = {}
@@ -164,7 +160,7 @@ class Observer:
         if path not in self._models:
             try:
                 from jaxlint.dynamic.analysis import read_code
-                from jaxlint.semantic import ModuleModel
+                from jaxlint.static.semantic import ModuleModel
 
                 tree = ast.parse(read_code(path))
                 self._models[path] = (tree, list(ModuleModel(tree, module).entries))
@@ -298,7 +294,14 @@ class Observer:
             except Exception as e:
                 fs.rule_errors.append(f"the compile step failed on {fs.meta['qualname']}: {type(e).__name__}: {e}")
         if self.keep_ir and fs.ir is None and fa.jaxpr is not None:
-            fs.ir = _ir(fa, _pick(compiles, fs))
+            captured = _pick(compiles, fs)
+            if captured is not None:
+                fa.extra["captured"] = captured
+            try:
+                run_analysers(fa, "ir")
+                fs.ir = fa.extra.get("ir")
+            except Exception as e:
+                fs.ir = {"ok": False, "error": f"{type(e).__name__}: {e}"}
         with self.lock:
             seen = {_dkey(d) for d in fs.diagnostics}
             fs.diagnostics += [d for d in fa.diagnostics if _dkey(d) not in seen]
@@ -481,21 +484,3 @@ def call_site() -> tuple[str, int, int] | None:
             return os.path.abspath(file), f.f_lineno, col
         f = f.f_back
     return None
-
-
-def _ir(fa: FunctionAnalysis, captured) -> dict | None:
-    """What ``jaxlint inspect`` shows, kept for functions no import can reach: the
-    jaxpr, the lowered StableHLO (one extra lowering, never a compile) and the
-    optimized HLO the program compiled, each cut to :data:`MAX_IR_CHARS`."""
-    from jaxlint.inspect_worker import stages
-
-    try:
-        answer = stages(fa.traced, fa.function, fa.path, fa.qualname, fa.def_site().line,
-                        fa.versions.get("backend", "cpu"), captured=captured,
-                        facts=fa.extra.get("compile_facts"))
-    except Exception as e:
-        return {"ok": False, "error": f"{type(e).__name__}: {e}"}
-    for k in ("stablehlo",):
-        if isinstance(answer.get(k), str) and len(answer[k]) > MAX_IR_CHARS:
-            answer[k] = answer[k][:MAX_IR_CHARS] + "\n... (cut by jaxlint record --keep-ir)"
-    return answer

@@ -54,7 +54,7 @@ _INSTALLED = False
 
 # ---------------------------------------------------------------------------- install
 #: module -> (attribute, kind) of the jit-like transforms recorded; kinds as the static
-#: jit map names them (:data:`jaxlint.semantic.JIT_LIKE`)
+#: jit map names them (:data:`jaxlint.static.semantic.JIT_LIKE`)
 TARGETS: dict[str, tuple[tuple[str, str], ...]] = {
     "jax": (("jit", "jit"), ("pmap", "pmap")),
     "equinox": (("filter_jit", "filter_jit"),),

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from jaxlint.cache import atomic_write
-from jaxlint.dynamic.inputs import DTYPES
+from jaxlint.inputspec import DTYPES
 
 FORMAT = 1
 
@@ -52,7 +52,7 @@ _VERBATIM = frozenset({"value", "repr", "opaque", "treedef", "namedtuple", "stat
 def decode(node: Any) -> Any:
     """The inverse of :func:`encode` (inside ``{"value": ...}`` nothing is touched)."""
     if isinstance(node, str):
-        from jaxlint.dynamic.inputs import parse_spec_expr
+        from jaxlint.inputspec import parse_spec_expr
 
         key = _KEY.fullmatch(node)
         if key:

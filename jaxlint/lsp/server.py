@@ -36,16 +36,16 @@ from jaxlint import __version__
 from jaxlint.config import ConfigError, Settings, load_settings
 from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Phase, Severity
 from jaxlint.discovery import FileTask, is_excluded
-from jaxlint.fixes import applies, computed_fix
+from jaxlint.fix.apply import applies, computed_fix
 from jaxlint.lsp import dynamic
 from jaxlint.lsp.editing import NoqaEdits, fix_all, smallest_replacement
 from jaxlint.lsp.notebooks import NotebookView
 from jaxlint.lsp.positions import UTF16, to_lsp
 from jaxlint.lsp.settings import ConfigProblem, DocumentSettings, overrides_from
-from jaxlint.registry import rules_by_code
+from jaxlint.noqa import apply_suppressions, per_file_ignored
+from jaxlint.registry import active_rules, rules_by_code
 from jaxlint.rule import about_noqa_comments
-from jaxlint.runner import (active_rules, apply_suppressions, check_one, lint_module, lint_task_text,
-                            per_file_ignored)
+from jaxlint.static.runner import check_one, lint_module, lint_task_text
 from jaxlint.textutil import split_lines
 
 logger = logging.getLogger("jaxlint.lsp")
@@ -510,11 +510,11 @@ class JaxlintServer(LanguageServer):
         static = self.lint_text(uri, text)
         dyn = self._current_dynamic(doc, uri, text)
         if dyn:
-            from jaxlint.dynamic.driver import supersede  # never imports jax
+            from jaxlint.supersede import drop_superseded
 
             # superseded by every measured finding, suppressed or not: a noqa on the
             # measured finding also acknowledges the static guess it replaces (as the CLI)
-            static, _ = supersede(static, dyn)
+            static, _ = drop_superseded(static, dyn)
             path = self._path_of(uri)
             settings, _ = self.settings.for_path(path)
             dyn, *_ = apply_suppressions(dyn, text, per_file_ignored(path.as_posix(), settings, path))

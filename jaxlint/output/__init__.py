@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from jaxlint.runner import RunResult
+from jaxlint.result import RunResult
 
 
 @dataclass
@@ -42,6 +42,6 @@ def register(name: str) -> Callable[[Formatter], Formatter]:
 
 def load_formats() -> dict[str, Formatter]:
     # importing the modules registers them (a broken one must fail loudly, not vanish)
-    from jaxlint.output import extra, json_format, text  # noqa: F401
+    from jaxlint.output import concise, full, github, gitlab, json_format, json_lines, junit, sarif  # noqa: F401
 
     return FORMATS

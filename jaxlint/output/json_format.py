@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from jaxlint.output import OutputContext, register
-from jaxlint.runner import RunResult
+from jaxlint.result import RunResult
 
 
 def diagnostic_objects(result: RunResult) -> list[dict]:

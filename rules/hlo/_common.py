@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any, Iterable
 from jaxlint.rule import CompileRule, same_path
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
-    from jaxlint.compile_facts import CompileFacts, Finding
+    from jaxlint.compile.facts import CompileFacts, Finding
     from jaxlint.diagnostic import Diagnostic
-    from jaxlint.hlo import Instruction
+    from jaxlint.compile.hlo import Instruction
 
 
 class HloRule(CompileRule):
@@ -35,7 +35,7 @@ class HloRule(CompileRule):
         facts = fa.extra.get("compile_facts") if hasattr(fa, "extra") else None
         if facts is None:
             return
-        from jaxlint.compile_facts import to_diagnostic
+        from jaxlint.compile.facts import to_diagnostic
 
         t0 = time.perf_counter()
         for f in self.findings(facts):

@@ -7,8 +7,8 @@ from jaxlint.rules.hlo._common import HloRule, kernel_key
 from jaxlint.textutil import human_bytes
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
-    from jaxlint.compile_facts import CompileFacts, Finding
-    from jaxlint.hlo import Instruction
+    from jaxlint.compile.facts import CompileFacts, Finding
+    from jaxlint.compile.hlo import Instruction
 
 
 class UnfusedOp(HloRule):
@@ -157,7 +157,7 @@ class UnfusedOp(HloRule):
             yield from self._single_op_fusions(facts)
 
     def _splitting_call(self, k: Instruction) -> bool:
-        from jaxlint.hlo import HOST_CALLBACK_TARGETS
+        from jaxlint.compile.hlo import HOST_CALLBACK_TARGETS
 
         if k.opcode == "custom-call":
             target = k.custom_call_target or ""
@@ -167,7 +167,7 @@ class UnfusedOp(HloRule):
         return k.opcode == "sort" and bool(self.opts["include-library-calls"])
 
     def _split(self, facts: CompileFacts, k: Instruction) -> Finding | None:
-        from jaxlint.compile_facts import Finding, lines_text
+        from jaxlint.compile.facts import Finding, lines_text
 
         m = facts.module
         before = [p for p in (m.producer(op) for op in k.operands) if p is not None and m.is_elementwise(p)]
@@ -195,7 +195,7 @@ class UnfusedOp(HloRule):
     def _single_op_fusions(self, facts: CompileFacts) -> Iterable[Finding]:
         """GPU/TPU: a one-op loop fusion whose only input is another loop fusion of the
         same shape that has no other user: XLA left two kernels where one would do."""
-        from jaxlint.compile_facts import Finding, lines_text
+        from jaxlint.compile.facts import Finding, lines_text
 
         m = facts.module
         for k in m.kernels():

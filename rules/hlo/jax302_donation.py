@@ -8,7 +8,7 @@ from jaxlint.rules.hlo._common import HloRule
 from jaxlint.textutil import human_bytes
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
-    from jaxlint.compile_facts import ArgFact, CompileFacts, Finding
+    from jaxlint.compile.facts import ArgFact, CompileFacts, Finding
 
 
 class Donation(HloRule):
@@ -170,7 +170,7 @@ class Donation(HloRule):
         yield from self._not_donated(facts)
 
     def _unusable(self, facts: CompileFacts) -> Iterable[Finding]:
-        from jaxlint.compile_facts import Finding
+        from jaxlint.compile.facts import Finding
 
         aliased = {a.parameter for a in facts.module.aliases}
         # whatever its size: the caller gives up the buffer and gets nothing for it
@@ -187,7 +187,7 @@ class Donation(HloRule):
             key="unusable:" + ",".join(a.path for a in bad))
 
     def _not_donated(self, facts: CompileFacts) -> Iterable[Finding]:
-        from jaxlint.compile_facts import Finding, lines_text, looks_like_state, looks_like_update
+        from jaxlint.compile.facts import Finding, lines_text, looks_like_state, looks_like_update
 
         m = facts.module
         by_top: dict[str, list[ArgFact]] = defaultdict(list)

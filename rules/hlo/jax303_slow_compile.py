@@ -7,7 +7,7 @@ from jaxlint.rules.hlo._common import HloRule
 from jaxlint.textutil import human_bytes
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
-    from jaxlint.compile_facts import CompileFacts, Finding
+    from jaxlint.compile.facts import CompileFacts, Finding
 
 
 class SlowCompile(HloRule):
@@ -91,7 +91,7 @@ class SlowCompile(HloRule):
     ]
 
     def findings(self, facts: CompileFacts) -> Iterable[Finding]:
-        from jaxlint.compile_facts import Finding
+        from jaxlint.compile.facts import Finding
 
         budget = float(self.opts["max-seconds"])
         if facts.compile_seconds <= budget or facts.cache_hit:
@@ -118,6 +118,6 @@ class SlowCompile(HloRule):
 
 
 def _loc(facts: CompileFacts, loop: dict):
-    from jaxlint.hlo import SourceLocation
+    from jaxlint.compile.hlo import SourceLocation
 
     return SourceLocation(loop.get("file") or facts.file, int(loop["line"]))

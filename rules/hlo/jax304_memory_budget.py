@@ -7,7 +7,7 @@ from jaxlint.rules.hlo._common import HloRule
 from jaxlint.textutil import human_bytes
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
-    from jaxlint.compile_facts import CompileFacts, Finding
+    from jaxlint.compile.facts import CompileFacts, Finding
 
 
 class MemoryBudget(HloRule):
@@ -116,7 +116,7 @@ class MemoryBudget(HloRule):
     ]
 
     def findings(self, facts: CompileFacts) -> Iterable[Finding]:
-        from jaxlint.compile_facts import Finding, lines_text
+        from jaxlint.compile.facts import Finding, lines_text
 
         temp = facts.memory.get("temp_size_in_bytes", 0)
         peak = facts.memory.get("peak_memory_in_bytes")

@@ -7,7 +7,7 @@ from jaxlint.rules.hlo._common import HloRule
 from jaxlint.textutil import human_bytes
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
-    from jaxlint.compile_facts import CompileFacts, Finding
+    from jaxlint.compile.facts import CompileFacts, Finding
 
 
 class FoldedConstant(HloRule):
@@ -98,7 +98,7 @@ class FoldedConstant(HloRule):
     ]
 
     def findings(self, facts: CompileFacts) -> Iterable[Finding]:
-        from jaxlint.compile_facts import Finding, lines_text
+        from jaxlint.compile.facts import Finding, lines_text
 
         m = facts.module
         known = {(tuple(c.get("shape", ())), str(c.get("dtype", ""))) for c in facts.trace.get("constants", ())}
@@ -121,7 +121,7 @@ class FoldedConstant(HloRule):
     def same_problem(cls, mine, other) -> bool:
         """The fold the trace tier predicted: the same shape and dtype, wherever the
         prediction points (it names the computation, this finding the use)."""
-        from jaxlint.compile_facts import HLO_DTYPES
+        from jaxlint.compile.facts import HLO_DTYPES
 
         data = other.data or {}
         return (list(data.get("shape") or ()) == list((mine.data or {}).get("shape", ()))
@@ -129,6 +129,6 @@ class FoldedConstant(HloRule):
 
     @staticmethod
     def _known(c, known: set) -> bool:
-        from jaxlint.compile_facts import HLO_DTYPES
+        from jaxlint.compile.facts import HLO_DTYPES
 
         return any(shape == c.shape.dims and HLO_DTYPES.get(dtype, dtype) == c.shape.dtype for shape, dtype in known)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.semantic import FunctionInfo, ModuleModel
+from jaxlint.static.semantic import FunctionInfo, ModuleModel
 
 #: jax.numpy functions that return a tuple or list of arrays, or a Python value.
 _NOT_ONE_ARRAY = {

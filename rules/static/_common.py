@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 import math
 
-from jaxlint.semantic import FunctionInfo, ModuleModel
+from jaxlint.static.semantic import FunctionInfo, ModuleModel
 
 NUMPY_CONSTRUCTORS = {
     "zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace",

@@ -9,7 +9,7 @@ import ast
 import builtins
 import weakref
 
-from jaxlint.semantic import FunctionInfo, ModuleModel
+from jaxlint.static.semantic import FunctionInfo, ModuleModel
 
 #: Python's builtins and soft keywords a new name must not shadow.
 _RESERVED = set(dir(builtins)) | {"match", "case", "type", "_"}

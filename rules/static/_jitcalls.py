@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from jaxlint.jitmap import EntryPoint
-from jaxlint.semantic import FunctionInfo, ModuleModel
+from jaxlint.static.jitmap import EntryPoint
+from jaxlint.static.semantic import FunctionInfo, ModuleModel
 
 
 def named_calls(model: ModuleModel) -> list[ast.Call]:

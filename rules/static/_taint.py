@@ -23,8 +23,8 @@ import ast
 import re
 from typing import Iterator
 
-from jaxlint.semantic import (DIFF_TRANSFORMS, JIT_LIKE, STATIC_ATTRS, STATIC_CALLS, TRACING_HOFS, FunctionInfo,
-                              ModuleModel, is_axis_size, iteration_targets, target_names)
+from jaxlint.static.semantic import (DIFF_TRANSFORMS, JIT_LIKE, STATIC_ATTRS, STATIC_CALLS, TRACING_HOFS, FunctionInfo,
+                                     ModuleModel, is_axis_size, iteration_targets, target_names)
 
 POSSIBLE, LIKELY, CERTAIN = 0, 1, 2
 

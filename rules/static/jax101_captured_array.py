@@ -4,7 +4,7 @@ import ast
 
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._common import LOADERS, array_estimate
-from jaxlint.semantic import STATIC_ATTRS
+from jaxlint.static.semantic import STATIC_ATTRS
 from jaxlint.textutil import human_bytes
 
 

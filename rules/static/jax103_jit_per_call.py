@@ -7,7 +7,7 @@ from jaxlint.diagnostic import Applicability, Fix
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._fixplan import free_name, is_statement_list_member
 from jaxlint.rules.static._common import in_test, is_test_path
-from jaxlint.semantic import DIFF_TRANSFORMS, JIT_LIKE, TRACING_HOFS, FunctionInfo, ModuleModel
+from jaxlint.static.semantic import DIFF_TRANSFORMS, JIT_LIKE, TRACING_HOFS, FunctionInfo, ModuleModel
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)

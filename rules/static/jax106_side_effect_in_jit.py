@@ -4,7 +4,7 @@ import ast
 
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._taint import LIKELY, Taint, describe, traced_how
-from jaxlint.semantic import STATIC_ATTRS
+from jaxlint.static.semantic import STATIC_ATTRS
 
 _CLOCKS = {
     "time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns", "time.monotonic",

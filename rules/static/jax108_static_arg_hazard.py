@@ -5,7 +5,7 @@ import ast
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._jitcalls import call_arguments, jit_call_sites, named_calls
-from jaxlint.semantic import FunctionInfo, ModuleModel
+from jaxlint.static.semantic import FunctionInfo, ModuleModel
 
 #: Annotations (qualified names) of unhashable values, and what to call them.
 UNHASHABLE_TYPES = {

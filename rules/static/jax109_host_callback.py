@@ -4,7 +4,7 @@ import ast
 
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.semantic import FunctionInfo, ModuleModel
+from jaxlint.static.semantic import FunctionInfo, ModuleModel
 
 #: Calls that stop the device program and run Python on the host.
 CALLBACKS = {

@@ -5,7 +5,7 @@ import ast
 from jaxlint.diagnostic import Applicability
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._common import in_test, is_test_path
-from jaxlint.semantic import ModuleModel
+from jaxlint.static.semantic import ModuleModel
 
 #: 64-bit dtypes by qualified name, and the dtype strings numpy accepts for them.
 WIDE_DTYPES = {

@@ -6,7 +6,7 @@ from typing import Iterator
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._jitcalls import call_arguments, jit_call_sites, named_calls
-from jaxlint.semantic import ModuleModel
+from jaxlint.static.semantic import ModuleModel
 
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers")
 _NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)

@@ -9,7 +9,7 @@ from jaxlint.diagnostic import Applicability
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._common import in_test, is_test_path
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
-from jaxlint.semantic import FunctionInfo, ModuleModel, child_nodes, target_names, walk
+from jaxlint.static.semantic import FunctionInfo, ModuleModel, child_nodes, target_names, walk
 from jaxlint.textutil import line_starts
 
 #: jax.random functions that draw random bits from their key argument.

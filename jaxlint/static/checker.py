@@ -14,7 +14,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Phase, Position, Related, Severity
 from jaxlint.rule import PARSE_ERROR, StaticRule
-from jaxlint.semantic import ModuleModel
+from jaxlint.static.semantic import ModuleModel
 from jaxlint.textutil import LINE_BREAK, line_starts, split_lines
 
 
@@ -149,7 +149,7 @@ class StaticContext:
 
     def codemod(self, message: str, applicability: Applicability, **plan: Any) -> Fix:
         """A fix that the rule's ``codemod`` makes with libcst when it is computed
-        (``jaxlint.codemod``): ``plan`` is what the codemod needs, JSON data, with ast
+        (``jaxlint.fix.codemod``): ``plan`` is what the codemod needs, JSON data, with ast
         nodes given as themselves (kept as their spans, and found again in libcst's tree)."""
         return Fix(message, (), applicability, plan={k: self._plan_value(v) for k, v in plan.items()})
 

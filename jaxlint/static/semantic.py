@@ -10,7 +10,7 @@ Why ``ast`` and not libcst for analysis: on the benchmark corpus libcst's parser
 14x as long as ``ast.parse`` and its position metadata about as long again
 (``benchmarks/bench_parsers.py``); the
 static phase has to run on every keystroke and every commit. Fixes are text edits on
-1-based line/character positions (see ``jaxlint.fixes``), as in ruff.
+1-based line/character positions (see ``jaxlint.fix.apply``), as in ruff.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
-from jaxlint.jitmap import EntryPoint, JitMap
+from jaxlint.static.jitmap import EntryPoint, JitMap
 
 _UNKNOWN = object()
 #: node classes a parser creates (no subclasses below them): nodes() indexes these by type

@@ -1,7 +1,7 @@
 """What the compile tier measured for one function, as plain data.
 
 A worker builds :class:`CompileFacts` from a jax ``Compiled`` (see
-``jaxlint.compile_tier``); everything here is pure Python so that the facts travel
+``jaxlint.compile.tier``); everything here is pure Python so that the facts travel
 between processes as JSON, are cached, and compile-tier rules are pure functions over
 them (``CompileRule.findings(facts)``), testable on real compiled output and runnable
 wherever the facts are.
@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any, Iterable, Mapping
 
 from jaxlint.diagnostic import Diagnostic, Phase, Position, Related, Severity
-from jaxlint.hlo import HloModule, Instruction, SourceLocation, parse_hlo
+from jaxlint.compile.hlo import HloModule, Instruction, SourceLocation, parse_hlo
 
 #: cost-analysis keys kept (the per-operand variants are noise for a reader)
 COST_KEYS = ("flops", "bytes accessed", "transcendentals", "optimal_seconds")
@@ -90,7 +90,7 @@ class OutFact:
 
 
 def _nbytes(shape: tuple[int, ...], dtype: str) -> int:
-    from jaxlint.hlo import DTYPE_BITS
+    from jaxlint.compile.hlo import DTYPE_BITS
 
     n = 1
     for d in shape:
@@ -167,7 +167,7 @@ class CompileFacts:
         return sorted(out.values(), key=lambda s: (s.file != self.file, s.file, s.line))
 
 
-_JAXLINT_DIR = os.path.dirname(os.path.abspath(__file__)).replace("\\", "/") + "/"
+_JAXLINT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))).replace("\\", "/") + "/"
 
 
 def is_library_path(path: str) -> bool:

@@ -4,7 +4,7 @@ After a function is traced and the trace rules ran, this lowers and compiles it 
 the backend present, with jax's persistent compilation cache on (in a program that
 ``jaxlint record`` observes, it reads the executable the program itself compiled,
 ``fa.extra["captured"]``, and compiles nothing), and leaves
-:class:`jaxlint.compile_facts.CompileFacts` in ``fa.extra["compile_facts"]`` for the
+:class:`jaxlint.compile.facts.CompileFacts` in ``fa.extra["compile_facts"]`` for the
 ``CompileRule``s. It does not compile when the trace tier already reported what makes
 compiling slow and large (big constants, constant folding, a huge program): the
 reason is left in ``fa.extra["compile_skipped"]``.
@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import time
 
-from jaxlint.compile_tier import analyse, enable_persistent_cache
+from jaxlint.compile.tier import analyse, enable_persistent_cache
 from jaxlint.dynamic import adapter
 from jaxlint.dynamic.analysis import register_analyser
 

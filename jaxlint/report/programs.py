@@ -1,19 +1,19 @@
-"""The subprocess behind ``jaxlint inspect``: imports the user's module, traces, lowers
-and compiles one function, and returns every stage as text plus the compile facts.
-
-Run as ``python -m jaxlint.inspect_worker``: one JSON request on stdin, one JSON
-answer on stdout (user ``print`` output goes to stderr). Inputs, module import and
-argument building are the trace tier's (``jaxlint.dynamic.worker``).
+"""Every stage of one traced function as text, as ``jaxlint inspect`` shows it: the jaxpr
+rows with their source lines, equations per line, constants, the lowered StableHLO and
+the compile facts. Runs where the function was traced (``jaxlint inspect``'s worker, a
+program ``jaxlint record --keep-ir`` observes: the ``ir`` analysis level).
 """
 from __future__ import annotations
 
-import json
 import os
 import re
-import sys
 import time
-import traceback
 from typing import Any
+
+from jaxlint.dynamic.analysis import register_analyser
+
+#: IR kept per function (``record --keep-ir``) is cut to this many characters per stage
+MAX_IR_CHARS = 2_000_000
 
 
 def _var_name(i: int) -> str:
@@ -135,7 +135,7 @@ def stages(traced, original, path: str, function: str, line: int, backend: str, 
     equations per line, constants, the lowered StableHLO and the compile facts.
     ``captured``/``facts``: what a program observed by ``jaxlint record`` already
     compiled and measured (nothing is compiled again)."""
-    from jaxlint.compile_tier import analyse
+    from jaxlint.compile.tier import analyse
 
     closed = traced.jaxpr
     constants = _constants(closed, original, path)
@@ -162,63 +162,22 @@ def stages(traced, original, path: str, function: str, line: int, backend: str, 
     return out
 
 
-def run(req: dict) -> dict:
-    from jaxlint.dynamic.worker import (
-        InputError, add_sys_path, essence, import_user_module, jitted_for, resolve_target, static_value_names,
-        trace_args, user_line,
-    )
-
-    path = os.path.abspath(req["path"])
-    roots = add_sys_path(req.get("sys_path", []))
+def keep_ir(fa) -> None:
+    """The ``ir`` level: what ``jaxlint inspect`` shows, for a function no import can
+    reach: the jaxpr, the lowered StableHLO (one extra lowering, never a compile) and the
+    optimized HLO the program compiled, each cut to :data:`MAX_IR_CHARS`; left in
+    ``fa.extra["ir"]`` (a failure as ``{"ok": False, "error": ...}``)."""
     try:
-        import jax
-
-        from jaxlint.compile_tier import enable_persistent_cache
-
-        if req.get("xla_cache"):
-            enable_persistent_cache(req["xla_cache"])
-        module = import_user_module(req["module"], path)
-        spec = req["spec"]
-        entry = req.get("entry")
-        if entry is not None:
-            # a jit map entry: trace it as the dynamic phase does (a recorded model or
-            # `self` from its saved arguments, filter_jit / nnx.jit / pmap as they trace)
-            obj, original = resolve_target(module, entry, spec)
-            jitted = jitted_for(obj, original, entry, static_value_names(spec, original), spec)
-        else:
-            obj = module
-            for part in req["function"].split("."):
-                obj = getattr(obj, part)
-            original = getattr(obj, "__wrapped__", obj)
-            statics = static_value_names(spec, original)
-            jitted = obj if hasattr(obj, "trace") and not statics else jax.jit(original, static_argnames=tuple(statics))
-        args, kwargs = trace_args(original, spec, req.get("dimensions") or {}, False)
-        t1 = time.perf_counter()
-        traced = jitted.trace(*args, **kwargs)
-        trace_s = time.perf_counter() - t1
-        out = stages(traced, original, path, req["function"], req.get("line") or 1, req.get("backend", "cpu"),
-                     max_constant_bytes=req.get("max_constant_bytes") or 64 << 20)
-        out["trace_seconds"] = trace_s
-        return out
-    except InputError as e:
-        return {"ok": False, "error": f"cannot build the inputs: {e}"}
-    except SystemExit as e:
-        return {"ok": False, "error": f"the module called sys.exit({e.code!r})"}
-    except BaseException as e:
-        where = user_line(e.__traceback__, path, roots, e)
-        return {"ok": False, "error": essence(e), "file": where[0] if where else None,
-                "line": where[1] if where else None, "traceback": traceback.format_exc(limit=-8)}
+        answer = stages(fa.traced, fa.function, fa.path, fa.qualname, fa.def_site().line,
+                        fa.versions.get("backend", "cpu"), captured=fa.extra.get("captured"),
+                        facts=fa.extra.get("compile_facts"))
+    except Exception as e:
+        fa.extra["ir"] = {"ok": False, "error": f"{type(e).__name__}: {e}"}
+        return
+    for k in ("stablehlo",):
+        if isinstance(answer.get(k), str) and len(answer[k]) > MAX_IR_CHARS:
+            answer[k] = answer[k][:MAX_IR_CHARS] + "\n... (cut by jaxlint record --keep-ir)"
+    fa.extra["ir"] = answer
 
 
-def main() -> int:
-    # the same isolation and memory cap as a ``check --dynamic`` worker
-    from jaxlint.dynamic.worker import isolate_stdio, limit_memory
-
-    proto_in, out = isolate_stdio()
-    limit_memory()
-    out.send(run(json.loads(proto_in.read())))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+register_analyser("ir", keep_ir)

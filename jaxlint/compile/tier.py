@@ -3,7 +3,7 @@
 Imports jax lazily: only worker processes call into here. Uses public jax APIs
 (``Traced.lower``, ``Lowered.compile``, ``as_text``, ``cost_analysis``,
 ``memory_analysis``, ``args_info``, ``out_info``, ``input_shardings``); where they
-differ between versions the difference is normalised in ``jaxlint.compile_facts``;
+differ between versions the difference is normalised in ``jaxlint.compile.facts``;
 argument names come through the version adapter (``jaxlint.dynamic.adapter``).
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from jaxlint.compile_facts import (
+from jaxlint.compile.facts import (
     ArgFact, CompileFacts, Finding, OutFact, normalise_cost, normalise_memory, to_diagnostic,
 )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from jaxlint.hlo import SourceLocation
+from jaxlint.compile.hlo import SourceLocation
 
 _ALIAS = re.compile(r"^(#loc\d*)\s*=\s*loc\((.*)\)\s*$")
 _TRAILING = re.compile(r"\bloc\((#loc\d*|[^()]*(?:\([^()]*\))?[^()]*)\)\s*$")

@@ -1,6 +1,6 @@
 """The jit map: a plain, serializable model of a module's traced entry points.
 
-The static phase builds it (``jaxlint.semantic``); the dynamic phase reads it to know
+The static phase builds it (``jaxlint.static.semantic``); the dynamic phase reads it to know
 what to trace and with which static / donated arguments.
 """
 from __future__ import annotations

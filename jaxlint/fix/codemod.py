@@ -69,7 +69,7 @@ class Parsed:
     fix computed on that text."""
 
     def __init__(self, text: str) -> None:
-        from jaxlint.static import _analysis_stack
+        from jaxlint.static.checker import _analysis_stack
 
         self.text = text
         # libcst drops the last line end of a file whose lines end in a lone CR (old Mac
@@ -426,7 +426,7 @@ def compute(text: str, finding: Diagnostic, lint: Lint, baseline: Sequence[Diagn
     rule = rules_by_code().get(finding.code)
     if fix is None or fix.plan is None or rule is None:
         return Outcome(reason="no planned fix")
-    from jaxlint.static import _analysis_stack
+    from jaxlint.static.checker import _analysis_stack
 
     try:
         parsed = parsed if parsed is not None and parsed.text == text else Parsed(text)

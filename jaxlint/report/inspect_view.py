@@ -10,10 +10,10 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from jaxlint.compile_facts import CompileFacts, is_library_path
+from jaxlint.compile.facts import CompileFacts, is_library_path
 from jaxlint.textutil import human_bytes
-from jaxlint.hlo import HloModule, Instruction
-from jaxlint.stablehlo import Locations, strip_locations
+from jaxlint.compile.hlo import HloModule, Instruction
+from jaxlint.compile.stablehlo import Locations, strip_locations
 
 STAGES = ("jaxpr", "stablehlo", "hlo")
 
@@ -167,7 +167,7 @@ _NOISE = frozenset({"metadata", "backend_config", "frontend_attributes", "operan
 
 def short_instruction(inst: Instruction) -> str:
     """The instruction line without metadata and backend configuration (shown apart)."""
-    from jaxlint.hlo import _read_shape, match_closer, split_top
+    from jaxlint.compile.hlo import _read_shape, match_closer, split_top
 
     text = inst.text
     eq = text.find(" = ")

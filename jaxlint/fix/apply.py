@@ -1,5 +1,5 @@
 """Applying fixes: the edits rules attach to their findings, and the fixes their
-libcst codemods make (:mod:`jaxlint.codemod`, imported only when one is computed).
+libcst codemods make (:mod:`jaxlint.fix.codemod`, imported only when one is computed).
 
 For text edits, one pass takes the fixes that apply (safe ones, and unsafe ones when asked), sorted
 by position, and keeps each whose edits overlap no edit already kept; the others
@@ -17,15 +17,15 @@ from __future__ import annotations
 import ast
 import difflib
 import io
-import os
 import tokenize
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Collection, Iterable, Sequence
 
+from jaxlint.cache import replace_file
 from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
-from jaxlint.textutil import LINE_BREAK, line_starts, split_lines
+from jaxlint.textutil import LINE_BREAK, line_starts, split_lines, unified_diff
 
 #: passes over one file before giving up (a fix that keeps re-creating work)
 MAX_ITERATIONS = 10
@@ -166,7 +166,7 @@ def fix_until_stable(text: str, diagnostics: Sequence[Diagnostic], lint: Callabl
     limits the fixes to those rules.
 
     Text-edit fixes go in passes (:func:`apply_once`); planned fixes are made one at a
-    time by their rule's libcst codemod (:mod:`jaxlint.codemod`, imported only then),
+    time by their rule's libcst codemod (:mod:`jaxlint.fix.codemod`, imported only then),
     each verified against a re-check, in the order of the findings."""
     applied: list[Diagnostic] = []
     rejected: list[Diagnostic] = []
@@ -197,7 +197,7 @@ def fix_until_stable(text: str, diagnostics: Sequence[Diagnostic], lint: Callabl
                    and _key(d) not in declined]
         if not planned or codemods >= MAX_CODEMODS:
             break
-        from jaxlint.codemod import CannotFix, Parsed, compute
+        from jaxlint.fix.codemod import CannotFix, Parsed, compute
 
         if checked is None:
             checked = lint(text)
@@ -245,7 +245,7 @@ def computed_fix(text: str, d: Diagnostic, lint: Callable[[str], list[Diagnostic
         return None, "no fix"
     if d.fix.plan is None or d.fix.edits:
         return d.fix, ""
-    from jaxlint.codemod import as_fix, compute
+    from jaxlint.fix.codemod import as_fix, compute
 
     out = compute(text, d, lint, path=path)
     return (as_fix(d, out), "") if out.ok else (None, out.reason)
@@ -288,7 +288,7 @@ def read_target(path: Path, data: bytes | None = None):
 
 def source_from_bytes(path: Path, data: bytes) -> SourceFile:
     """``data`` (a file's bytes, or stdin's) decoded as the static phase decodes it."""
-    from jaxlint.static import decode_source
+    from jaxlint.static.checker import decode_source
 
     text = decode_source(data)  # first: a bad coding cookie is a SourceError, not a SyntaxError
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
@@ -304,20 +304,7 @@ def encode_source(src: SourceFile, text: str) -> bytes:
 
 def write_source(src: SourceFile, text: str) -> None:
     """Atomically replace the file's content with ``text`` in its own encoding."""
-    atomic_write(src.path, encode_source(src, text))
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace a file atomically, keeping its permissions; through a symlink, the
-    file it points to is replaced, not the link."""
-    from jaxlint.cache import atomic_write as write
-
-    target = Path(os.path.realpath(path))
-    try:
-        mode: int | None = target.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = None
-    write(target, data, mode)
+    replace_file(src.path, encode_source(src, text))
 
 
 def line_map(before: str, after: str) -> Callable[[int], int]:
@@ -337,15 +324,6 @@ def moved(d: Diagnostic, where: Callable[[int], int]) -> Diagnostic:
     return replace(d, start=Position(where(d.start.line), d.start.column),
                    end=Position(where(d.end.line), d.end.column),
                    noqa_line=where(d.noqa_line) if d.noqa_line is not None else None)
-
-
-def unified_diff(display: str, before: str, after: str) -> str:
-    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                 fromfile=f"a/{display}", tofile=f"b/{display}")
-    out = []
-    for line in lines:
-        out.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
-    return "".join(out)
 
 
 def apply_edits(text: str, edits: Sequence[Edit]) -> str:

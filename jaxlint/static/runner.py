@@ -1,21 +1,24 @@
-"""Orchestrates a run: files -> (cache | static phase in a process pool) -> suppressions."""
+"""The static phase over files: each file from the cache, or checked (in a process
+pool for many files), with its suppressions applied."""
 from __future__ import annotations
 
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from jaxlint import __version__
 from jaxlint.cache import Cache, diagnostics_of, key_of
-from jaxlint.config import Settings, path_matches
 from jaxlint.diagnostic import Diagnostic
-from jaxlint.discovery import FileTask, read_source, resolved
-from jaxlint.noqa import NoqaUsage, Suppressions, parse_suppressions
-from jaxlint.registry import ignored_by, rules_by_code, select_rules
-from jaxlint.rule import Rule, StaticRule
-from jaxlint.static import SourceError, StaticResult, check_bytes, check_text, decode_source, parse_error_diagnostic
+from jaxlint.discovery import FileTask, read_source
+from jaxlint.noqa import NoqaUsage, Suppressions, apply_suppressions, per_file_ignored
+from jaxlint.registry import active_rules, rules_by_code
+from jaxlint.result import RunResult
+from jaxlint.rule import StaticRule
+from jaxlint.static.checker import (
+    SourceError, StaticResult, check_bytes, check_text, decode_source, parse_error_diagnostic,
+)
 
 if TYPE_CHECKING:
     from jaxlint.notebook import CellMap
@@ -35,85 +38,6 @@ class FileOutcome:
     #: a notebook's cells in its virtual module (``jaxlint.notebook``): the findings above
     #: are on that module's lines until the report moves them into cells
     cells: "CellMap | None" = None
-
-
-@dataclass
-class RunResult:
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    files: int = 0
-    errors: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    rules: dict[str, type[Rule]] = field(default_factory=dict)
-    #: extra lines for the summary (e.g. dynamic phase: analysed / skipped)
-    notes: list[str] = field(default_factory=list)
-    #: static findings a measured finding replaced, beyond the one whose signature it
-    #: carries: not reported, but still there for the baseline
-    superseded: list[Diagnostic] = field(default_factory=list)
-    #: the cells of each checked notebook, by display path (see ``FileOutcome.cells``)
-    notebooks: dict[str, "CellMap"] = field(default_factory=dict)
-
-    @property
-    def failed(self) -> bool:
-        return bool(self.errors)
-
-
-_RULES_CACHE: dict[str, list[StaticRule]] = {}
-
-
-def active_rules(settings: Settings, phases: Sequence[str] = ("static",)) -> list[Rule]:
-    # keyed on what decides the rule set (not id(): a long-lived process, such as the
-    # language server, reuses ids of settings it has dropped)
-    key = f"{settings.fingerprint()}:{','.join(phases)}"
-    rules = _RULES_CACHE.get(key)
-    if rules is None:
-        classes = select_rules(settings.select, settings.extend_select, settings.ignore, phases)
-        rules = [cls(settings.rule_options.get(cls.code, {})) for cls in classes]
-        _RULES_CACHE[key] = rules  # type: ignore[assignment]
-    return rules  # type: ignore[return-value]
-
-
-def per_file_ignored(display: str, settings: Settings, path: Path | None = None) -> tuple[str, ...]:
-    if not settings.per_file_ignores:
-        return ()
-    rel = display
-    absolute = None
-    if path is not None:
-        absolute = resolved(path).as_posix()
-        try:
-            rel = resolved(path).relative_to(settings.root.resolve()).as_posix()
-        except ValueError:
-            pass
-    out: list[str] = []
-    for pattern, codes in settings.per_file_ignores.items():
-        if path_matches(rel, pattern, absolute) or path_matches(display, pattern):
-            out.extend(codes)
-    return tuple(out)
-
-
-def apply_suppressions(
-    diags: Iterable[Diagnostic], text: str | None, ignored: Sequence[str], sup: Suppressions | None = None
-) -> tuple[list[Diagnostic], int, Suppressions | None, dict[int, set[str]]]:
-    """Drop findings hidden by per-file-ignores or noqa; return kept, count, the parsed
-    noqa comments and, per line, the codes its noqa comment suppressed."""
-    by_code = rules_by_code()
-    if sup is None and text is not None:
-        sup = parse_suppressions(text)
-    kept: list[Diagnostic] = []
-    used: dict[int, set[str]] = {}
-    dropped = 0
-    for d in diags:
-        rule = by_code.get(d.code)
-        if ignored and rule is not None and ignored_by(ignored, rule):
-            dropped += 1
-            continue
-        if sup is not None:
-            hit = sup.suppresses(d.code, d.noqa_line if d.noqa_line is not None else d.start.line)
-            if hit:
-                used.setdefault(hit.line, set()).add(d.code)
-                dropped += 1
-                continue
-        kept.append(d)
-    return kept, dropped, sup, used
 
 
 def lint_static(display: str, rules: Sequence[StaticRule], ignored: Sequence[str] = (), *,
@@ -267,7 +191,7 @@ def _unreadable(task: FileTask, e: OSError) -> FileOutcome:
 
 
 def _module_name(task: FileTask) -> str:
-    from jaxlint.static import module_name_for
+    from jaxlint.static.checker import module_name_for
 
     try:
         rel = task.path.relative_to(task.settings.root.resolve()).as_posix()

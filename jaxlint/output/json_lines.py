@@ -1,0 +1,13 @@
+"""``json-lines``: one JSON object per finding and line, the fields of ``json``."""
+from __future__ import annotations
+
+import json
+
+from jaxlint.output import OutputContext, register
+from jaxlint.output.json_format import diagnostic_objects
+from jaxlint.result import RunResult
+
+
+@register("json-lines")
+def json_lines(result: RunResult, ctx: OutputContext) -> str:
+    return "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in diagnostic_objects(result))

@@ -1,0 +1,33 @@
+"""What a run produced: the findings every sink reads, with the run's notes and errors."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from jaxlint.diagnostic import Diagnostic
+
+if TYPE_CHECKING:
+    from jaxlint.notebook import CellMap
+    from jaxlint.rule import Rule
+
+
+@dataclass
+class RunResult:
+    """One run's findings, in report order, and what the summary says about it."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files: int = 0
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    rules: dict[str, type["Rule"]] = field(default_factory=dict)
+    #: extra lines for the summary (e.g. dynamic phase: analysed / skipped)
+    notes: list[str] = field(default_factory=list)
+    #: static findings a measured finding replaced, beyond the one whose signature it
+    #: carries: not reported, but still there for the baseline
+    superseded: list[Diagnostic] = field(default_factory=list)
+    #: the cells of each checked notebook, by display path (see ``FileOutcome.cells``)
+    notebooks: dict[str, "CellMap"] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.errors)

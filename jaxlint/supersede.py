@@ -1,0 +1,81 @@
+"""One problem, one finding: a measured finding replaces the guess of a lower tier that it
+confirms (a rule lists the codes it replaces in ``Rule.supersedes``; ``Rule.same_problem``
+decides whether two findings are one problem). The static guess and the trace
+measurement are merged in the parent (:func:`merge_tiers`), the trace prediction and
+the compile measurement in the worker (:func:`replace_earlier`); both keep the replaced
+finding's identity (its signature), so a baseline entry or a SARIF fingerprint made at
+either tier matches the other.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Sequence
+
+from jaxlint.diagnostic import Diagnostic, Related
+from jaxlint.rule import Rule
+
+
+def superseded(lower: Sequence[Diagnostic], higher: Sequence[Diagnostic],
+               rule_of: Callable[[str], type[Rule] | None]) -> tuple[list[Diagnostic], dict[int, list[Diagnostic]]]:
+    """Drop each finding of ``lower`` that a finding of ``higher`` supersedes (its rule
+    lists the code in ``supersedes`` and ``same_problem`` holds). Returns the kept
+    ``lower`` findings and, per index in ``higher``, the ones it replaced (the first
+    superseding finding claims one)."""
+    by_code: dict[str, list[int]] = {}
+    for i, d in enumerate(lower):
+        by_code.setdefault(d.code, []).append(i)
+    dropped: set[int] = set()
+    replaced: dict[int, list[Diagnostic]] = {}
+    for j, mine in enumerate(higher):
+        rule = rule_of(mine.code)
+        candidates = sorted(i for c in (rule.supersedes if rule is not None else ()) for i in by_code.get(c, ()))
+        gone = [i for i in candidates if i not in dropped and rule.same_problem(mine, lower[i])]
+        if gone:
+            dropped.update(gone)
+            replaced[j] = [lower[i] for i in gone]
+    return [d for i, d in enumerate(lower) if i not in dropped], replaced
+
+
+def merge_tiers(static: list[Diagnostic], dynamic: list[Diagnostic]
+                ) -> tuple[list[Diagnostic], list[Diagnostic], list[Diagnostic]]:
+    """(the static findings no dynamic finding supersedes; the dynamic findings, each
+    carrying the signature of the first static finding it replaced; the static findings
+    replaced beyond that first one, which the baseline still counts)."""
+    from jaxlint.registry import rules_by_code
+
+    kept, replaced = superseded(static, dynamic, rules_by_code().get)
+    merged = list(dynamic)
+    extra: list[Diagnostic] = []
+    for j, gone in replaced.items():
+        first = next((d for d in gone if d.signature), None)
+        if first is not None:
+            merged[j] = dataclasses.replace(merged[j], signature=first.signature)
+        extra.extend(d for d in gone if d is not first)
+    return kept, merged, extra
+
+
+def drop_superseded(static: list[Diagnostic], dynamic: list[Diagnostic]) -> tuple[list[Diagnostic], int]:
+    """The static findings no dynamic finding supersedes (by default: none of a listed
+    code at the dynamic finding's line or one of its related lines), and how many were
+    dropped."""
+    kept, _, _ = merge_tiers(static, dynamic)
+    return kept, len(static) - len(kept)
+
+
+def replace_earlier(earlier: list[Diagnostic], new: list[Diagnostic]) -> list[Diagnostic]:
+    """``earlier + new`` with the earlier findings a new one supersedes dropped (a compile
+    finding replaces the trace prediction it confirms); one found elsewhere than the new
+    finding's line stays visible as a related location of it."""
+    from jaxlint.registry import rules_by_code
+
+    by_code = rules_by_code()
+    if not any(getattr(by_code.get(d.code), "supersedes", ()) for d in new):
+        return earlier + new
+    new = list(new)
+    kept, replaced = superseded(earlier, new, by_code.get)
+    for j, gone in replaced.items():
+        links = tuple(Related(d.path, d.start, d.start, f"{d.code}: {d.message}")
+                      for d in gone if d.start.line != new[j].start.line)
+        first = next((d.signature for d in gone if d.signature), new[j].signature)
+        new[j] = dataclasses.replace(new[j], related=new[j].related + links, signature=first)
+    return kept + new

@@ -1,5 +1,18 @@
-"""The layering DESIGN.md and STYLE.md ask for, read from the source itself: the engine
-names no rule by code, and jax internals are touched only by the version adapter."""
+"""The layering DESIGN.md and STYLE.md ask for, read from the source itself: which package
+may import which, the engine names no rule by code, jax internals are touched only by the
+version adapter, and the static phase never imports jax.
+
+The packages (README, "How the code is organised"):
+
+* the engine's shared types at the top of ``jaxlint/`` (``diagnostic``, ``rule``,
+  ``registry``, ``config``, ``noqa``, ``notebook``, ``result``, ...): "core";
+* ``static/``, ``dynamic/``, ``compile/``: the phase and tiers; ``fix/``, ``report/``,
+  ``output/``, ``lsp/``, ``commands/``: what is built on them;
+* ``rules/`` (installed as ``jaxlint.rules``): one file per rule, by tier;
+* ``cli``, ``__main__`` and ``pipeline``: the entry points, which may use everything.
+
+Every import counts, a lazy one inside a function too: it is the same dependency.
+"""
 from __future__ import annotations
 
 import ast
@@ -11,13 +24,69 @@ ADAPTER = ROOT / "jaxlint" / "dynamic" / "adapter.py"
 #: jax names that are private or change between versions without notice
 PRIVATE = re.compile(r"^jax\._src\b|^jax\.interpreters\b|^jax\.core\b")
 #: attributes of jax objects whose spelling is private (see the adapter's version table)
-PRIVATE_ATTRS = {"debug_info", "pretty_print", "source_info_util"}
+PRIVATE_ATTRS = {"debug_info", "pretty_print", "source_info_util", "Tracer"}
+PACKAGES = ("static", "dynamic", "compile", "report", "fix", "output", "lsp", "commands")
+ENTRY_POINTS = ("cli", "__main__", "pipeline")
+
+#: package -> the packages its modules may import (besides their own)
+MAY_IMPORT: dict[str, set[str]] = {
+    # the engine's types know no phase; the registry reads the rule list
+    "core": {"rules"},
+    "static": {"core"},
+    "dynamic": {"core", "static"},
+    # the compile tier is an analysis level of the dynamic phase's worker
+    "compile": {"core", "dynamic"},
+    "report": {"core", "static", "dynamic", "compile"},
+    "fix": {"core", "static"},
+    "output": {"core"},
+    "lsp": {"core", "static", "fix"},
+    "commands": {"core", "static", "dynamic", "compile", "report", "fix", "output", "lsp", "entry"},
+    "entry": {"core", "static", "dynamic", "compile", "report", "fix", "output", "lsp", "commands"},
+    "rules": {"rules/static", "rules/jaxpr", "rules/hlo"},
+    # a rule reads the model of its own tier, and never an output, a command or the editor
+    "rules/static": {"core", "static"},
+    "rules/jaxpr": {"core", "dynamic"},
+    "rules/hlo": {"core", "compile"},
+}
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[0] == "rules":
+        parts = ["jaxlint", *parts]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    if parts[:2] == ["jaxlint", "rules"]:
+        return f"rules/{parts[2]}" if len(parts) > 3 or (len(parts) == 3 and parts[2] in ("static", "jaxpr", "hlo")) \
+            else "rules"
+    if len(parts) > 1 and parts[1] in PACKAGES:
+        return parts[1]
+    if len(parts) > 1 and parts[1] in ENTRY_POINTS:
+        return "entry"
+    return "core"
 
 
 def _sources(*folders: str):
     for folder in folders:
         for p in sorted((ROOT / folder).rglob("*.py")):
             yield p, ast.parse(p.read_text(encoding="utf-8"), str(p))
+
+
+def _imports(tree: ast.AST):
+    """(line, imported module) for every import in the file, lazy ones included."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                yield node.lineno, a.name
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            yield node.lineno, node.module
+            for a in node.names:  # ``from jaxlint.dynamic import adapter`` names a module too
+                yield node.lineno, f"{node.module}.{a.name}"
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
@@ -30,14 +99,59 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return out
 
 
-def test_the_engine_names_no_rule_by_its_code():
+def test_packages_import_only_the_packages_below_them():
     found = []
-    for path, tree in _sources("jaxlint"):
+    for path, tree in _sources("jaxlint", "rules"):
+        mine = _package(_module(path))
+        for line, name in _imports(tree):
+            if not name.startswith("jaxlint.") or name in ("jaxlint.__version__", "jaxlint.DOCS_URL"):
+                continue
+            theirs = _package(name)
+            if theirs != mine and theirs not in MAY_IMPORT[mine]:
+                found.append(f"{path.relative_to(ROOT)}:{line}: {mine} imports {name} ({theirs})")
+    assert not found, "an import against the layering (tests/test_architecture.py, MAY_IMPORT):\n" + "\n".join(found)
+
+
+def test_every_module_of_the_engine_belongs_to_a_known_package():
+    """A new folder must be placed in the layering before it can be used."""
+    folders = {p.name for p in (ROOT / "jaxlint").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert folders == set(PACKAGES), folders ^ set(PACKAGES)
+
+
+def test_the_static_phase_never_imports_jax_or_libcst():
+    """libcst only inside a static rule's ``codemod``, which runs when a fix is computed."""
+    found = []
+    for path, tree in _sources("jaxlint/static", "rules/static"):
+        in_codemod = {id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == "codemod"
+                      for n in ast.walk(f)}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for line, name in _imports(node):
+                    top = name.split(".")[0]
+                    if top in ("jax", "jaxlib") or (top == "libcst" and id(node) not in in_codemod):
+                        found.append(f"{path.relative_to(ROOT)}:{line}: {name}")
+    assert not found, "\n".join(found)
+
+
+def _rule_codes_in(folder: str, pattern: str) -> list[str]:
+    """String constants (docstrings aside) of ``folder`` that match ``pattern``."""
+    found = []
+    for path, tree in _sources(folder):
         docs = _docstrings(tree)
         for node in ast.walk(tree):
             if (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
-                    and re.fullmatch(r"JAX[0-9]{3}", node.value)):
+                    and re.search(pattern, node.value)):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
+    return found
+
+
+def test_output_formats_name_no_rule():
+    found = _rule_codes_in("jaxlint/output", r"\bJAX[0-9]{3}\b")
+    assert not found, "\n".join(found)
+
+
+def test_the_engine_names_no_rule_by_its_code():
+    found = _rule_codes_in("jaxlint", r"^JAX[0-9]{3}$")
     assert not found, "declare a rule attribute instead:\n" + "\n".join(found)
 
 

@@ -211,3 +211,23 @@ def key_of(*parts: str | bytes) -> str:
         h.update(p if isinstance(p, bytes) else p.encode())
         h.update(b"\0")
     return h.hexdigest()
+
+
+def cache_dir(flag: str | None, settings=None) -> Path:
+    """Where results are cached: ``--cache-dir``, else ``JAXLINT_CACHE_DIR``, else the
+    config's ``cache-dir`` (relative to the config file's folder), else ``.jaxlint_cache``
+    at the project root (the config file's folder; without ``settings``, the one found
+    from the working directory)."""
+    if flag:
+        return Path(flag)
+    env = os.environ.get("JAXLINT_CACHE_DIR")
+    if env:
+        return Path(env)
+    if settings is not None:
+        if settings.cache_dir:
+            return settings.root / Path(settings.cache_dir).expanduser()
+        return settings.root / ".jaxlint_cache"
+    from jaxlint.config import find_config_file
+
+    cfg = find_config_file(Path.cwd())
+    return (cfg.parent if cfg else Path.cwd()) / ".jaxlint_cache"

@@ -31,3 +31,11 @@ class RunResult:
     @property
     def failed(self) -> bool:
         return bool(self.errors)
+
+    def unparsed(self) -> set[str]:
+        """Files the static phase could not parse (their findings say nothing of the rest)."""
+        from jaxlint.registry import rule_for_role
+        from jaxlint.rule import PARSE_ERROR
+
+        code = rule_for_role(PARSE_ERROR).code
+        return {d.path for d in self.diagnostics if d.code == code}

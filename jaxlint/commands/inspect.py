@@ -178,7 +178,7 @@ def compile_rules(settings):
 
 
 def run(args) -> int:
-    from jaxlint.commands.check import cache_dir
+    from jaxlint.cache import cache_dir
     from jaxlint.compile.tier import compile_cache_dir
     from jaxlint.discovery import SettingsResolver
 

@@ -127,8 +127,7 @@ def merge_sarif(logs: list[dict]) -> dict:
 
 
 def run(args) -> int:
-    from jaxlint.commands.check import _emit
-    from jaxlint.output import OutputContext, load_formats
+    from jaxlint.output import OutputContext, load_formats, write_report
     from jaxlint.output.sarif import sarif_log
     from jaxlint.registry import rules_by_code
     from jaxlint.result import RunResult
@@ -154,7 +153,7 @@ def run(args) -> int:
         if not any(log.get("runs") for log in logs):
             logs.append(sarif_log([], {}, ctx))
         merged = merge_sarif(logs)
-        _emit(json.dumps(merged, indent=2, ensure_ascii=False) + "\n", args.output_file)
+        write_report(json.dumps(merged, indent=2, ensure_ascii=False) + "\n", args.output_file)
         failures = []
         for inv in merged["runs"][0].get("invocations", []):
             if not inv.get("executionSuccessful", True):
@@ -165,7 +164,7 @@ def run(args) -> int:
         objects = [o for _, _, doc in loaded for o in doc]  # type: ignore[union-attr]
         diags = _diagnostics(objects, ", ".join(args.inputs))
         result = RunResult(diagnostics=diags, rules={d.code: known[d.code] for d in diags if d.code in known})
-        _emit(formats[fmt](result, ctx), args.output_file)
+        write_report(formats[fmt](result, ctx), args.output_file)
         failures, findings = [], bool(diags)
     for f in failures:
         print(f"jaxlint: error: {f}", file=sys.stderr)

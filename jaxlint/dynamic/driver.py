@@ -83,6 +83,25 @@ class DynamicReport:
     #: (display path, seconds, was a recorded script) of imports slower than `slow-import`
     slow_imports: list[tuple[str, float, bool]] = field(default_factory=list)
 
+    def in_cells(self, notebooks) -> None:
+        """Functions of notebooks in the summary at their cell (``path:cell N``, line in
+        it); the findings themselves move into cells with the static ones, in the report."""
+        from dataclasses import replace
+
+        def where(path: str, line: int) -> tuple[str, int]:
+            hit = notebooks[path].locate(line) if path in notebooks else None
+            return (f"{path}:cell {hit[0]}", hit[1]) if hit else (path, line)
+
+        self.functions[:] = [replace(f, path=where(f.path, f.line)[0], line=where(f.path, f.line)[1])
+                             for f in self.functions]
+        for group in (self.observed, self.stale):  # their files are relative to the project root
+            for i, e in enumerate(group):
+                file = str(e.get("file") or "")
+                shown = next((n for n in notebooks if file and (n == file or n.endswith("/" + file))), None)
+                if shown is not None and isinstance(e.get("line"), int):
+                    path, line = where(shown, e["line"])
+                    group[i] = dict(e, file=path, line=line)
+
     def notes(self, show_skipped: bool, levels: list[str]) -> list[str]:
         by = {s: [f for f in self.functions if f.status == s] for s in ("analysed", "skipped", "failed")}
         v = self.versions

@@ -6,9 +6,10 @@ in :data:`FORMATS`.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, TextIO
 
 from jaxlint.result import RunResult
 
@@ -45,3 +46,16 @@ def load_formats() -> dict[str, Formatter]:
     from jaxlint.output import concise, full, github, gitlab, json_format, json_lines, junit, sarif  # noqa: F401
 
     return FORMATS
+
+
+def write_report(text: str, output_file: str | None, stream: TextIO | None = None) -> None:
+    """The report to ``output_file`` (its folder made), else to ``stream`` (stdout)."""
+    if output_file:
+        p = Path(output_file)
+        if p.parent and not p.parent.exists():
+            p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    else:
+        stream = stream or sys.stdout
+        stream.write(text)
+        stream.flush()

@@ -1,0 +1,560 @@
+"""``jaxlint check`` as one pipeline over a typed run context.
+
+    discover -> static -> dynamic -> supersede -> suppress -> summarise -> fix -> baseline -> emit
+
+Each stage reads and extends a :class:`CheckRun` (the options, the files, the findings so
+far) and returns ``None`` to go on or an exit status to end the run there (``--show-files``,
+``--add-noqa``, ``--diff``, ``--write-baseline``). The dynamic stage runs the trace tier and,
+asked, the compile tier in worker processes; the measured findings then replace the static
+guesses they confirm (supersede, before suppressions: a noqa on the measured finding also
+acknowledges the guess) and get their own noqa comments and per-file-ignores (the static
+phase applied its own, per file and cached). Fixes, baselines and the report see every tier.
+
+Stages import what they use when they run: a static check of one file loads no more than it needs.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from jaxlint.config import ConfigError, find_config_file
+from jaxlint.result import RunResult
+
+if TYPE_CHECKING:
+    from jaxlint.discovery import FileTask, SettingsResolver
+    from jaxlint.dynamic.driver import DynamicReport
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """Every option of ``jaxlint check`` (see ``jaxlint check --help``)."""
+
+    paths: tuple[str, ...] = ()
+    # output
+    output_format: str = "concise"
+    output_file: str | None = None
+    statistics: bool = False
+    show_files: bool = False
+    show_settings: bool = False
+    color: str = "auto"
+    quiet: bool = False
+    # rule selection
+    select: list[str] | None = None
+    extend_select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    per_file_ignores: list[tuple[str, list[str]]] = field(default_factory=list)
+    ignore_noqa: bool = False
+    # configuration
+    config: str | None = None
+    isolated: bool = False
+    force_exclude: bool = False
+    stdin_filename: str | None = None
+    # run
+    exit_zero: bool = False
+    jobs: int = 0
+    no_cache: bool = False
+    cache_dir: str | None = None
+    # the dynamic phase and the compile tier (None: as the config says)
+    dynamic: bool | None = None
+    compile: bool | None = None
+    signatures: str | None = None
+    show_skipped: bool = False
+    report: str | None = None
+    # fixes
+    fix: bool = False
+    unsafe_fixes: bool = False
+    diff: bool = False
+    show_fixes: bool = False
+    add_noqa: bool = False
+    # baseline
+    write_baseline: str | None = None
+    baseline: str | None = None
+    prune_baseline: bool = False
+    # CI
+    shard: tuple[int, int] | None = None
+
+    @classmethod
+    def from_args(cls, args: Any) -> "CheckOptions":
+        """The options of a parsed command line (``jaxlint.commands.check``)."""
+        values = {f.name: getattr(args, f.name) for f in fields(cls)}
+        values["paths"] = tuple(values["paths"])
+        return cls(**values)
+
+    @property
+    def reads_stdin(self) -> bool:
+        return list(self.paths) == ["-"]
+
+    def validate(self, formats: dict) -> None:
+        """Combinations that cannot work: a clear error before anything runs."""
+        if self.output_format not in formats:
+            raise ConfigError(
+                f"--output-format: unknown format `{self.output_format}`; choose from {', '.join(sorted(formats))}"
+            )
+        # --fix and --diff on stdin print the fixed code or the diff; --add-noqa has no
+        # such output (ruff refuses it too)
+        if self.add_noqa and self.reads_stdin:
+            raise ConfigError("--add-noqa cannot be used when reading from stdin")
+        if self.add_noqa and (self.fix or self.diff):
+            raise ConfigError("--add-noqa cannot be combined with --fix or --diff")
+        if self.prune_baseline and not self.baseline:
+            raise ConfigError("--prune-baseline needs --baseline FILE")
+        if self.baseline and self.write_baseline:
+            raise ConfigError("--baseline and --write-baseline cannot be combined")
+        if self.shard and self.reads_stdin:
+            raise ConfigError("--shard cannot be used when reading from stdin")
+
+    def overrides(self) -> dict:
+        """What the command line changes in every file's settings."""
+        o: dict = {
+            "select": self.select,
+            "extend_select": self.extend_select,
+            "ignore": self.ignore,
+            "per_file_ignores": {glob: tuple(codes) for glob, codes in self.per_file_ignores},
+            "force_exclude": self.force_exclude,
+            "ignore_noqa": self.ignore_noqa,
+        }
+        dyn: dict = {}
+        if self.dynamic is not None:
+            dyn["enabled"] = self.dynamic
+        if self.compile:  # --compile implies --dynamic, unless --no-dynamic says otherwise
+            dyn["compile"] = True
+            if self.dynamic is not False:
+                dyn["enabled"] = True
+        if dyn:
+            o["dynamic"] = dyn
+        return o
+
+
+@dataclass
+class CheckRun:
+    """What one ``check`` knows as it goes through the stages."""
+
+    options: CheckOptions
+    formats: dict = field(default_factory=dict)
+    resolver: "SettingsResolver | None" = None
+    tasks: list["FileTask"] = field(default_factory=list)
+    #: stdin (``-``): its bytes; its text, or the bytes when they do not decode (checked
+    #: as bytes: reported as a parse-error at the bad byte)
+    stdin: bytes | None = None
+    stdin_text: str | None = None
+    stdin_data: bytes | None = None
+    cache_root: Path | None = None
+    result: RunResult = field(default_factory=RunResult)
+    #: the dynamic phase's report; None when it did not run
+    dynamic: "DynamicReport | None" = None
+    levels: list[str] = field(default_factory=list)
+    #: the dynamic findings selected for the run, after supersede (then after suppress)
+    measured: list = field(default_factory=list)
+    #: ``--fix`` on stdin printed the fixed code: the report goes to stderr, as in ruff
+    stdout_taken: bool = False
+    _by_display: dict | None = field(default=None, repr=False)
+    _first_dynamic: Any = field(default=None, repr=False)
+
+    def task_of(self, display: str) -> "FileTask | None":
+        if self._by_display is None:  # the files are known once discover ran
+            self._by_display = {t.display: t for t in self.tasks}
+        return self._by_display.get(display)
+
+    def dynamic_tasks(self) -> list["FileTask"]:
+        """The files whose settings enable the dynamic phase."""
+        return [t for t in self.tasks if t.settings.dynamic.enabled]
+
+    def settings_of(self, display: str):
+        """A checked file's settings; for a file the dynamic phase reached through another
+        (a helper module), the first dynamic file's."""
+        task = self.task_of(display)
+        if task is not None:
+            return task.settings
+        if self._first_dynamic is None:
+            self._first_dynamic = self.dynamic_tasks()[0]
+        return self._first_dynamic.settings
+
+
+def warn(message: str) -> None:
+    print(f"jaxlint: warning: {message}", file=sys.stderr)
+
+
+def errors_status(result: RunResult) -> int:
+    """Print the run's errors; 2 when there are any."""
+    for err in result.errors:
+        print(f"jaxlint: error: {err}", file=sys.stderr)
+    return 2 if result.errors else 0
+
+
+# --------------------------------------------------------------------------- stages
+def discover(run: CheckRun) -> int | None:
+    """The files to check with their settings (nearest config wins); stdin's text."""
+    from jaxlint.discovery import FileTask, SettingsResolver, discover as find_files, display_path, is_excluded
+    from jaxlint.output import load_formats
+
+    o = run.options
+    run.formats = load_formats()
+    o.validate(run.formats)
+    explicit = Path(o.config) if o.config else None
+    if explicit is not None and not explicit.is_file():
+        raise ConfigError(f"--config: no such file: {o.config}")
+    run.resolver = resolver = SettingsResolver(explicit, o.isolated, o.overrides())
+    paths = list(o.paths)
+    if o.reads_stdin:
+        from jaxlint.static.checker import SourceError, decode_source
+
+        raw = run.stdin = sys.stdin.buffer.read()
+        try:
+            run.stdin_text = decode_source(raw)
+        except SourceError:
+            run.stdin_data = raw
+        name = o.stdin_filename or "-"
+        p = Path(name)
+        settings = resolver.for_dir(p.parent if name != "-" else Path.cwd())
+        if o.force_exclude and name != "-" and is_excluded(p, settings):
+            # pre-commit and editors pass excluded files through stdin too: no findings;
+            # an editor fixing on save replaces its buffer with stdout, so give the code back
+            if o.fix and not o.diff:
+                sys.stdout.buffer.write(raw)
+                sys.stdout.flush()
+            return 0
+        run.tasks = [FileTask(p.absolute(), display_path(p.absolute()) if name != "-" else "-", settings)]
+    else:
+        if not paths:
+            # the project of the config found from here; with --config (or --isolated) the
+            # current directory, as ruff does: the file says how to lint, not where
+            cfg = None if (explicit or o.isolated) else find_config_file(Path.cwd())
+            paths = [str(cfg.parent) if cfg else "."]
+            if cfg is not None and cfg.parent == Path.cwd().resolve():
+                paths = ["."]
+        warnings: list[str] = []
+        run.tasks = find_files(paths, resolver, force_exclude=o.force_exclude, warnings=warnings)
+        if not run.tasks:
+            # as ruff does: an empty run that says "All checks passed!" hides a wrong path or exclude
+            where = "the given paths" if o.paths else (paths[0] if paths != ["."] else "the current directory")
+            warnings.append(f"no Python files found under {where} (excluded, or not matched by `include`: "
+                            ".py, .pyi, .ipynb)")
+        for w in warnings:
+            warn(w)
+    if o.shard:
+        from jaxlint.sharding import select_shard
+
+        run.tasks = select_shard(run.tasks, o.shard)
+    if o.show_files:
+        for t in sorted(run.tasks, key=lambda t: t.display):
+            print(t.display)
+        return 0
+    if o.show_settings:
+        return _show_settings(run)
+    return None
+
+
+def static(run: CheckRun) -> int | None:
+    """The static phase: every file from the cache or checked, its suppressions applied."""
+    from jaxlint.cache import cache_dir
+    from jaxlint.static.runner import run_static
+
+    o = run.options
+    run.cache_root = None if o.no_cache else cache_dir(o.cache_dir, run.tasks[0].settings if run.tasks else None)
+    run.result, _ = run_static(run.tasks, run.cache_root, jobs=o.jobs, stdin_text=run.stdin_text,
+                               stdin_data=run.stdin_data)
+    return None
+
+
+def dynamic(run: CheckRun) -> int | None:
+    """The trace tier and, asked, the compile tier, over the files whose settings enable
+    the dynamic phase: user code imported in worker processes, results cached by content."""
+    todo = run.dynamic_tasks()
+    if not todo:
+        return None
+    if any(t.display == "-" for t in todo) or run.options.reads_stdin:
+        run.result.notes.append("Dynamic phase skipped: code read from stdin cannot be imported.")
+        return None
+    from jaxlint.cache import cache_dir
+    from jaxlint.dynamic.driver import check_signatures_option, run_dynamic
+    from jaxlint.registry import active_rules
+
+    o = run.options
+    check_signatures_option(o.signatures)
+    run.levels = levels = ["trace"] + (["compile"] if any(t.settings.dynamic.compile for t in todo) else [])
+
+    def rules_of(settings):
+        # role rules' findings are made by the engine, not by a check in the worker
+        return [r for r in active_rules(settings, tuple(levels)) if r.role is None]
+
+    cache_root = None if o.no_cache else cache_dir(o.cache_dir, todo[0].settings)
+    if cache_root is not None and "compile" in levels:  # jax's persistent cache, in the workers
+        from jaxlint.compile.tier import compile_cache_dir
+
+        os.environ["JAXLINT_XLA_CACHE"] = str(compile_cache_dir(cache_root))
+    run.dynamic = report = run_dynamic(todo, lambda t: t.settings, rules_of, levels, cache_root, o.signatures)
+    if run.result.notebooks:
+        report.in_cells(run.result.notebooks)
+    run.result.errors.extend(report.errors)
+    return None
+
+
+def supersede(run: CheckRun) -> int | None:
+    """One problem, one finding: a selected measured finding replaces the static guesses
+    it confirms, and carries the first one's identity (baseline, fingerprints)."""
+    if run.dynamic is None:
+        return None
+    from jaxlint.registry import active_rules
+    from jaxlint.supersede import merge_tiers
+
+    levels = tuple(run.levels)
+    selected = [d for d in run.dynamic.diagnostics
+                if d.code in {r.code for r in active_rules(run.settings_of(d.path), levels)}]
+    run.result.diagnostics, run.measured, replaced = merge_tiers(run.result.diagnostics, selected)
+    # the baseline counts these as still there (jaxlint.baseline.compare)
+    run.result.superseded.extend(replaced)
+    return None
+
+
+def suppress(run: CheckRun) -> int | None:
+    """The measured findings' own noqa comments (unless ``--ignore-noqa``) and
+    per-file-ignores, file by file; then every finding in report order."""
+    if run.dynamic is None:
+        return None
+    from jaxlint.noqa import Suppressions, apply_suppressions, per_file_ignored
+    from jaxlint.notebook import NotebookError, is_notebook, read_module_text
+    from jaxlint.registry import active_rules
+
+    grouped = defaultdict(list)
+    for d in run.measured:
+        grouped[d.path].append(d)
+    kept_dynamic = []
+    for path, diags in grouped.items():
+        task = run.task_of(path)
+        settings = run.settings_of(path)
+        text, sup = None, Suppressions() if settings.ignore_noqa else None  # --ignore-noqa
+        if sup is None:
+            where = task.path if task else Path(path)
+            try:  # a notebook's findings are on the lines of its module, with its noqa comments
+                text = read_module_text(where) if is_notebook(where) else \
+                    where.read_text(encoding="utf-8", errors="replace")
+            except (OSError, NotebookError):
+                pass
+        ignored = per_file_ignored(path, settings, task.path if task else Path(path))
+        kept, *_ = apply_suppressions(diags, text, ignored, sup)
+        kept_dynamic.extend(kept)
+    run.measured = kept_dynamic
+    result = run.result
+    result.diagnostics = sorted(result.diagnostics + kept_dynamic, key=lambda d: d.sort_key)
+    for t in run.dynamic_tasks():
+        for r in active_rules(t.settings, tuple(run.levels)):
+            result.rules[r.code] = type(r)
+    return None
+
+
+def summarise(run: CheckRun) -> int | None:
+    """The dynamic phase's and the compile tier's lines in the summary, and the run's page
+    (``--report FILE``)."""
+    o, report = run.options, run.dynamic
+    if report is None:
+        if o.report:
+            run.result.notes.append("--report: nothing to report without the dynamic phase (add --dynamic)")
+        return None
+    from jaxlint.compile.summary import summary_notes
+
+    if not report.errors:
+        run.result.notes.extend(report.notes(o.show_skipped, run.levels))
+    run.result.notes.extend(summary_notes(report))
+    if o.report:
+        from jaxlint.report.run import write_run_report
+
+        write_run_report(Path(o.report), report,
+                         [d for d in run.result.diagnostics if d.phase.value in ("trace", "compile")])
+    return None
+
+
+def fix(run: CheckRun) -> int | None:
+    """``--add-noqa``, ``--fix`` and ``--diff``: files written only when asked."""
+    o, result = run.options, run.result
+    if o.add_noqa:
+        from jaxlint.fix.files import add_noqa_files
+
+        added = add_noqa_files(run.tasks, result, warn)
+        print(f"Added {added} noqa directive{'s' if added != 1 else ''}.", file=sys.stderr)
+        return errors_status(result)
+    if not (o.fix or o.diff):
+        return None
+    from jaxlint.fix.files import fix_files, fix_listing
+
+    done = fix_files(run.tasks, result, unsafe=o.unsafe_fixes, diff=o.diff, stdin=run.stdin, warn=warn)
+    n = done.count
+    if o.diff:
+        sys.stdout.write("".join(done.diffs))
+        sys.stdout.flush()
+        print(f"Would fix {n} finding{'s' if n != 1 else ''}.", file=sys.stderr)
+        if o.show_fixes:
+            sys.stderr.write(fix_listing(done.applied, "Would fix"))
+        return 2 if result.errors else (1 if done.diffs else 0)
+    if run.stdin is not None:
+        sys.stdout.buffer.write(done.stdin_out or b"")
+        sys.stdout.flush()
+        run.stdout_taken = True
+    result.diagnostics = sorted(done.remaining, key=lambda d: d.sort_key)
+    if n:
+        lines = fix_listing(done.applied, "Fixed") if o.show_fixes else (
+            f"Fixed {n} finding{'s' if n != 1 else ''}.\n")
+        if o.output_format in ("concise", "full"):
+            result.notes.extend(lines.rstrip("\n").split("\n"))
+        else:
+            sys.stderr.write(lines)
+    return None
+
+
+def baseline(run: CheckRun) -> int | None:
+    """``--write-baseline`` records the findings (and exits); ``--baseline`` keeps only
+    the new ones, and reports (or, with ``--prune-baseline``, drops) stale entries."""
+    o, result = run.options, run.result
+    if o.write_baseline:
+        from jaxlint.baseline import Baseline
+
+        path = Path(o.write_baseline)
+        # a measured finding that replaced several static ones stands for all of them
+        b = Baseline.from_findings(result.diagnostics + result.superseded, path.resolve().parent, Path.cwd())
+        try:
+            b.write(path)
+        except OSError as e:
+            raise ConfigError(f"--write-baseline: cannot write {path}: {e.strerror or e}") from None
+        n = len(result.diagnostics)
+        print(f"jaxlint: wrote {n} finding{'s' if n != 1 else ''} ({len(b.counts)} entries) to {path}",
+              file=sys.stderr)
+        return errors_status(result)
+    if not o.baseline:
+        return None
+    from jaxlint.baseline import Baseline, compare, key_path
+    from jaxlint.registry import select_rules
+
+    path = Path(o.baseline)
+    known = Baseline.load(path)
+    base_dir, cwd = path.resolve().parent, Path.cwd()
+    broken = result.unparsed()
+    # staleness is judged only for static rules: the dynamic phase may skip a function
+    static_codes: dict[int, frozenset[str]] = {}
+    judged: dict[str, frozenset[str]] = {}
+    for t in run.tasks:
+        if t.display in broken:
+            continue
+        s = t.settings
+        if id(s) not in static_codes:
+            static_codes[id(s)] = frozenset(r.code for r in select_rules(s.select, s.extend_select, s.ignore,
+                                                                          ("static",)))
+        judged[key_path(t.display, base_dir, cwd)] = static_codes[id(s)]
+    cmp = compare(known, result.diagnostics, base_dir, cwd, judged, result.superseded)
+    result.diagnostics = cmp.new
+    if cmp.matched:
+        result.notes.append(f"{cmp.matched} baselined finding{'s' if cmp.matched != 1 else ''} not shown ({path}).")
+    n_stale = sum(cmp.stale.values())
+    if n_stale and o.prune_baseline:
+        known.without(cmp.stale).write(path)
+        print(f"jaxlint: baseline: pruned {n_stale} finding{'s' if n_stale != 1 else ''} no longer found "
+              f"from {path}", file=sys.stderr)
+    elif n_stale:
+        print(f"jaxlint: baseline: {n_stale} finding{'s' if n_stale != 1 else ''} in {path} no longer found "
+              f"(stale); drop them with --prune-baseline", file=sys.stderr)
+    return None
+
+
+def emit(run: CheckRun) -> int:
+    """The report in the chosen format (stdout, stderr after ``--fix`` on stdin, or
+    ``-o FILE``); the exit status: 2 on errors, 1 on findings (unless ``--exit-zero``)."""
+    from jaxlint.output import OutputContext, write_report
+
+    o, result = run.options, run.result
+    if o.shard:
+        k, n = o.shard
+        result.notes.append(f"Shard {k}/{n}: {len(run.tasks)} file{'s' if len(run.tasks) != 1 else ''} checked.")
+    if result.notebooks:  # the report names cells: findings move from module lines into them
+        from jaxlint.notebook import present
+
+        result.diagnostics = present(result.diagnostics, result.notebooks)
+    stream = sys.stderr if run.stdout_taken else sys.stdout
+    color = o.color == "always" or (o.color == "auto" and stream.isatty() and not o.output_file
+                                     and "NO_COLOR" not in os.environ)
+    sources: dict[str, str] = {}
+    if o.output_format == "full":
+        for t in run.tasks:
+            if t.display in result.notebooks:
+                sources.update(_cell_sources(t, run.stdin_text))
+            elif run.stdin_text is not None:
+                sources[t.display] = run.stdin_text
+            elif any(d.path == t.display for d in result.diagnostics):
+                try:
+                    sources[t.display] = t.path.read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    pass
+    ctx = OutputContext(color=color, sources=sources, root=run.tasks[0].settings.root if run.tasks else None,
+                        show_fixes=o.show_fixes, quiet=o.quiet, unsafe_fixes=o.unsafe_fixes)
+    text = run.formats[o.output_format](result, ctx)
+    if o.statistics and o.output_format in ("concise", "full"):
+        text = _statistics(result, o.unsafe_fixes)
+    write_report(text, o.output_file, stream)
+    if errors_status(result):
+        return 2
+    if result.diagnostics and not o.exit_zero:
+        return 1
+    return 0
+
+
+STAGES: tuple[Callable[[CheckRun], int | None], ...] = (
+    discover, static, dynamic, supersede, suppress, summarise, fix, baseline, emit,
+)
+
+
+def check(options: CheckOptions) -> int:
+    """Run ``jaxlint check``: the stages in order until one ends the run; its exit status."""
+    run = CheckRun(options)
+    for stage in STAGES:
+        status = stage(run)
+        if status is not None:
+            return status
+    raise AssertionError("the emit stage always ends the run")
+
+
+# --------------------------------------------------------------------------- helpers
+def _cell_sources(task, stdin_text: str | None) -> dict[str, str]:
+    """A notebook's cells' code for the ``full`` format, keyed ``path:cell N``."""
+    from jaxlint.notebook import NotebookError, load
+
+    try:
+        data = stdin_text.encode("utf-8") if stdin_text is not None else task.path.read_bytes()
+        nb = load(data)
+    except (OSError, NotebookError):
+        return {}
+    return {f"{task.display}:cell {c.number}": c.source for c in nb.cells}
+
+
+def _statistics(result: RunResult, unsafe: bool = False) -> str:
+    from jaxlint.output.concise import starred
+
+    counts = Counter((d.code, d.name) for d in result.diagnostics)
+    fixable = Counter(d.code for d in result.diagnostics if starred(d, unsafe))
+    lines = []
+    for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        star = "[*]" if fixable.get(code) else "   "
+        lines.append(f"{n:>5}\t{code}\t{star} {name}")
+    if not lines:
+        lines.append("All checks passed!")
+    return "\n".join(lines) + "\n"
+
+
+def _show_settings(run: CheckRun) -> int:
+    import json
+    from dataclasses import asdict
+
+    from jaxlint.registry import active_rules
+
+    seen = set()
+    for t in run.tasks or [None]:
+        s = t.settings if t else run.resolver.for_dir(Path.cwd())
+        if id(s) in seen:
+            continue
+        seen.add(id(s))
+        d = asdict(s)
+        d["root"] = str(s.root)
+        d["config_file"] = str(s.config_file) if s.config_file else None
+        d["active_rules"] = [r.code for r in active_rules(s)]
+        print(json.dumps(d, indent=2, default=str))
+    return 0

@@ -172,3 +172,18 @@ def test_jax_internals_are_used_only_by_the_version_adapter():
                 if PRIVATE.match(n) or n.startswith("<attr>."):
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {n}")
     assert not found, "move these behind jaxlint/dynamic/adapter.py:\n" + "\n".join(found)
+
+
+def test_findings_become_diagnostics_in_one_place_per_kind():
+    """Static findings in the static checker (and unused-noqa's in noqa), measured ones
+    in jaxlint.measured, an analysis failure in the dynamic driver: every other module
+    reads diagnostics, copies or moves them, and never makes one of its own."""
+    allowed = {"jaxlint/diagnostic.py", "jaxlint/static/checker.py", "jaxlint/noqa.py", "jaxlint/measured.py",
+               "jaxlint/dynamic/driver.py"}
+    found = []
+    for path, tree in _sources("jaxlint", "rules"):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Diagnostic" \
+                    and path.relative_to(ROOT).as_posix() not in allowed:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, "make findings through jaxlint.measured (or the static checker):\n" + "\n".join(found)

@@ -15,8 +15,9 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any, Iterable, Mapping
 
-from jaxlint.diagnostic import Diagnostic, Phase, Position, Related, Severity
+from jaxlint.diagnostic import Diagnostic, Position, Related, Severity
 from jaxlint.compile.hlo import HloModule, Instruction, SourceLocation, parse_hlo
+from jaxlint.measured import MeasuredIn, measured_diagnostic
 
 #: cost-analysis keys kept (the per-operand variants are noise for a reader)
 COST_KEYS = ("flops", "bytes accessed", "transcendentals", "optimal_seconds")
@@ -203,8 +204,11 @@ class Finding:
     key: str = ""
 
 
-def to_diagnostic(rule: Any, f: Finding, facts: CompileFacts, display=None) -> Diagnostic:
-    """A finding as the one diagnostic type; ``display(abs_path)`` gives the shown path."""
+def to_diagnostic(rule: Any, f: Finding, facts: CompileFacts, about: MeasuredIn | None = None,
+                  display=None) -> Diagnostic:
+    """A compile rule's finding as the one diagnostic type (:mod:`jaxlint.measured`), at its
+    source location (the function's first line when it has none); ``about``: the function
+    measured (default: ``facts.function``); ``display(abs_path)`` gives the shown path."""
     show = display or (lambda p: p)
     loc = f.where or SourceLocation(facts.file, facts.line)
     col = loc.column or 1
@@ -212,20 +216,10 @@ def to_diagnostic(rule: Any, f: Finding, facts: CompileFacts, display=None) -> D
         Related(show(r.file), Position(r.line, r.column or 1), Position(r.line, (r.column or 1) + 1), msg)
         for r, msg in f.related
     )
-    data = {"backend": facts.platform, "jax": facts.versions.get("jax", ""), **dict(f.data)}
-    return Diagnostic(
-        code=rule.code,
-        name=rule.name,
-        message=f.message,
-        path=show(loc.file),
-        start=Position(loc.line, col),
-        end=Position(loc.line, col + 1),
-        severity=f.severity or rule.severity,
-        phase=Phase.COMPILE,
-        related=related,
-        data=data,
-        signature=f"{facts.function}:{rule.code}:{f.key}",
-    )
+    return measured_diagnostic(
+        rule, about or MeasuredIn(facts.function), message=f.message, path=show(loc.file),
+        start=Position(loc.line, col), end=Position(loc.line, col + 1), key=f.key, severity=f.severity,
+        related=related, data={"backend": facts.platform, "jax": facts.versions.get("jax", ""), **dict(f.data)})
 
 
 def loc_text(loc: SourceLocation | None, facts: CompileFacts) -> str:

@@ -100,7 +100,7 @@ def run_rules(rules, facts: CompileFacts, display=None) -> tuple[list, list[str]
         try:
             for f in rule.findings(facts):
                 if isinstance(f, Finding):
-                    diags.append(to_diagnostic(rule, f, facts, display))
+                    diags.append(to_diagnostic(rule, f, facts, display=display))
         except Exception as e:  # one rule's bug must not lose the others' findings
             errors.append(f"{rule.code}: {type(e).__name__}: {e}")
     return diags, errors

@@ -10,7 +10,6 @@ a line inside jax.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import functools
 import importlib
 import os
@@ -19,8 +18,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from jaxlint.diagnostic import Diagnostic, Phase, Position, Related, Severity
+from jaxlint.diagnostic import Diagnostic, Position, Related, Severity
 from jaxlint.dynamic import adapter
+from jaxlint.measured import MeasuredIn, measured_diagnostic
 
 
 @dataclass(frozen=True)
@@ -375,39 +375,27 @@ class FunctionAnalysis:
         """Report a finding at ``site`` (the function's ``def`` when None). ``key``: what
         tells this finding from others of the rule in the function, line-independent and
         free of measured figures (default: the reported line's code), for the baseline."""
-        rule = self.rule
         if site is None:
             site = self.def_site()
         if not key:
             lines = self.source_lines if self.is_checked_file(site.path) else _source(site.path)[0]
             text = lines[site.line - 1] if 0 < site.line <= len(lines) else ""
             key = " ".join(text.split("#", 1)[0].split())[:200]
-        self.add(Diagnostic(
-            code=rule.code,
-            name=rule.name,
-            message=message,
-            path=site.path,
+        self.diagnostics.append(measured_diagnostic(
+            self.rule, self.measured_in(), message=message, path=site.path,
             start=Position(site.line, site.column),
             end=Position(site.end_line or site.line, site.end_column or site.column),
-            severity=severity or rule.severity,
-            phase=rule.phase if isinstance(rule.phase, Phase) else Phase.TRACE,
-            related=tuple(related),
-            data=dict(data or {}),
-            # never the message: it holds measured figures (bytes, seconds, counts)
-            # that differ between runs and versions, and a baseline must hold
-            signature=f"{self.qualname}:{rule.name}:{key}",
-        ))
+            key=key, severity=severity, related=related, data=data))
 
-    def add(self, d: Diagnostic) -> None:
-        """Record a finding made elsewhere (a compile rule's, through the one
-        Finding-to-Diagnostic conversion ``jaxlint.compile.facts.to_diagnostic``), with
-        what is known about the function: its name, the versions, where inputs came from."""
-        payload = {"function": self.qualname, **dict(d.data), **dict(self.versions)}
+    def measured_in(self) -> MeasuredIn:
+        """What every finding of this function carries: its name, the versions, where its
+        inputs came from and whether its shapes were symbolic."""
+        inputs = shapes = None
         if self.spec:
-            payload.setdefault("inputs", self.spec.get("source", "?"))
+            inputs = self.spec.get("source", "?")
             if "symbolic" in self.extra:
-                payload.setdefault("shapes", "symbolic" if self.extra["symbolic"] else "concrete")
-        self.diagnostics.append(dataclasses.replace(d, data=payload, noqa_line=d.start.line))
+                shapes = "symbolic" if self.extra["symbolic"] else "concrete"
+        return MeasuredIn(self.qualname, dict(self.versions), inputs, shapes)
 
 
 # ---------------------------------------------------------------------------- running rules and levels

@@ -38,9 +38,9 @@ class HloRule(CompileRule):
         from jaxlint.compile.facts import to_diagnostic
 
         t0 = time.perf_counter()
+        about = fa.measured_in()
         for f in self.findings(facts):
-            # the conversion `jaxlint inspect` uses too: same locations, same signature
-            fa.add(to_diagnostic(self, f, facts))
+            fa.diagnostics.append(to_diagnostic(self, f, facts, about))
         report = fa.extra.get("report")
         if report is not None and "tier_seconds" in report:
             report["tier_seconds"] = round(report["tier_seconds"] + time.perf_counter() - t0, 4)

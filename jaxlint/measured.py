@@ -1,0 +1,59 @@
+"""Measured findings (trace and compile tiers) as the one :class:`~jaxlint.diagnostic.Diagnostic`.
+
+Every measured finding becomes a diagnostic here, wherever it is made: a trace rule's
+``fa.report(...)`` and a compile rule's ``Finding`` in a dynamic-phase worker, in a program
+that ``jaxlint record`` observes, and in ``jaxlint inspect``. So its data (the function, the
+versions, where the trace inputs came from), its ``# noqa`` line and its line-independent
+signature are the same everywhere, and a baseline or a SARIF fingerprint made from one run
+matches the next (``check``, the language server and the baseline read these diagnostics).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from jaxlint.diagnostic import Diagnostic, Phase, Position, Related, Severity
+
+
+@dataclass(frozen=True)
+class MeasuredIn:
+    """The function a measured finding was made in, and how it was measured."""
+
+    function: str  # qualified name
+    #: jax, jaxlib and backend of the process that measured
+    versions: Mapping[str, str] = field(default_factory=dict)
+    #: where the trace inputs came from (``directive``, ``recorded``, ``observed`` ...)
+    inputs: str | None = None
+    #: whether the trace used symbolic or concrete shapes, when that was decided
+    shapes: str | None = None
+
+
+def measured_diagnostic(rule: Any, about: MeasuredIn, *, message: str, path: str, start: Position,
+                        end: Position, key: str, severity: Severity | None = None,
+                        related: Iterable[Related] = (), data: Mapping[str, Any] | None = None) -> Diagnostic:
+    """A finding of ``rule`` (a trace or compile rule) as a diagnostic. ``key`` tells it from
+    the rule's other findings in the function, free of line numbers and measured figures."""
+    payload = {"function": about.function, **dict(data or {}), **dict(about.versions)}
+    if about.inputs is not None:
+        payload.setdefault("inputs", about.inputs)
+    if about.shapes is not None:
+        payload.setdefault("shapes", about.shapes)
+    phase = rule.phase if isinstance(rule.phase, Phase) else Phase.TRACE
+    # the signature never holds the message: its measured figures (bytes, seconds, counts)
+    # differ between runs and versions. Compile findings are keyed by the rule's code,
+    # trace findings by its name (baselines written by earlier versions hold both forms)
+    tag = rule.code if phase is Phase.COMPILE else rule.name
+    return Diagnostic(
+        code=rule.code,
+        name=rule.name,
+        message=message,
+        path=path,
+        start=start,
+        end=end,
+        severity=severity or rule.severity,
+        phase=phase,
+        related=tuple(related),
+        data=payload,
+        signature=f"{about.function}:{tag}:{key}",
+        noqa_line=start.line,
+    )

@@ -120,6 +120,10 @@ class Rule:
     role: ClassVar[str | None] = None
     #: Set on the rule that reads recorded signatures (``jaxlint record`` names it)
     reads_signatures: ClassVar[bool] = False
+    #: Trace facts (``TraceRule.trace_fact`` keys) whose findings this rule reads: the
+    #: engine runs the rules that declare them first (``registry.in_dependency_order``),
+    #: and a trace rule reads them with ``fa.findings_of(key)``.
+    reads: ClassVar[tuple[str, ...]] = ()
     VALID: ClassVar[list[Valid]] = []
     INVALID: ClassVar[list[Invalid]] = []
 
@@ -239,13 +243,14 @@ class TraceRule(Rule):
     markers = ()
     #: A finding of this rule means the function is not worth compiling; the text says
     #: why ("a program above the equation budget"). A rule that stays quiet because
-    #: another finding names the cause sets ``fa.extra["skip_compile"]`` to that text
-    #: (with its figures) instead.
+    #: another finding names the cause sets ``fa.skip_compile`` to that text (with its
+    #: figures) instead.
     skip_compile_reason: ClassVar[str | None] = None
     #: Findings carry ``data["bytes"]`` of constants that compiling would bake in or
     #: fold: above the compile tier's constant budget the function is not compiled.
     constant_finding: ClassVar[bool] = False
-    #: The key under which this rule's findings reach the compile rules as trace facts
+    #: The key under which this rule's findings reach other rules as a trace fact: trace
+    #: rules that declare it in ``reads`` (``fa.findings_of(key)``), and the compile rules
     #: (``CompileFacts.trace[key]``: a list of ``{"file", "line", **data}``).
     trace_fact: ClassVar[str | None] = None
 

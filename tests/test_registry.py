@@ -1,6 +1,6 @@
 import re
 
-from jaxlint.registry import all_rules, rule_for_role, rules_by_code, select_rules
+from jaxlint.registry import all_rules, in_dependency_order, rule_for_role, rules_by_code, select_rules
 from jaxlint.rule import ANALYSIS_FAILED, DOC_SECTIONS, PARSE_ERROR
 
 
@@ -28,6 +28,24 @@ def test_superseded_codes_name_rules_of_an_earlier_tier():
     for r in all_rules():
         for c in r.supersedes:
             assert c in by_code and c < r.code, (r.code, c)
+
+
+def test_every_trace_fact_a_rule_reads_is_declared_by_a_rule_of_an_earlier_or_its_tier():
+    provided = {r.trace_fact: r for r in all_rules() if getattr(r, "trace_fact", None)}
+    for r in all_rules():
+        for fact in r.reads:
+            assert fact in provided, (r.code, fact)
+            assert provided[fact].code[3] <= r.code[3], (r.code, fact)
+
+
+def test_rules_run_after_the_rules_they_read_whatever_the_registry_order():
+    for order in (list(all_rules()), list(reversed(all_rules()))):
+        ran = [r.code for r in in_dependency_order(order)]
+        assert sorted(ran) == sorted(r.code for r in order)
+        for r in order:
+            for other in order:
+                if getattr(other, "trace_fact", None) in r.reads:
+                    assert ran.index(other.code) < ran.index(r.code), (other.code, r.code)
 
 
 def test_names_are_kebab_case_and_name_the_pattern():

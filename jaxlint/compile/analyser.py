@@ -3,11 +3,11 @@
 After a function is traced and the trace rules ran, this lowers and compiles it for
 the backend present, with jax's persistent compilation cache on (in a program that
 ``jaxlint record`` observes, it reads the executable the program itself compiled,
-``fa.extra["captured"]``, and compiles nothing), and leaves
-:class:`jaxlint.compile.facts.CompileFacts` in ``fa.extra["compile_facts"]`` for the
-``CompileRule``s. It does not compile when the trace tier already reported what makes
-compiling slow and large (big constants, constant folding, a huge program): the
-reason is left in ``fa.extra["compile_skipped"]``.
+``fa.captured``, and compiles nothing), and leaves
+:class:`jaxlint.compile.facts.CompileFacts` in ``fa.compile_facts`` for the
+``CompileRule``s and the function's summary in ``fa.compile_report``. It does not compile
+when the trace tier already reported what makes compiling slow and large (big constants,
+constant folding, a huge program): the reason is ``fa.compile_report["compile_skipped"]``.
 
 Environment (set by the parent for the worker): ``JAXLINT_XLA_CACHE`` (the persistent
 cache folder; unset: no cache), ``JAXLINT_BACKEND`` (the configured backend).
@@ -51,7 +51,7 @@ def trace_facts(fa) -> dict:
 
 
 def skip_reason(fa, facts: dict) -> str | None:
-    quiet = fa.extra.get("skip_compile")
+    quiet = fa.skip_compile
     if quiet:  # a rule that stayed quiet (another finding names the cause) still vouches for it
         return f"not compiled: the trace tier found {quiet}"
     for d in fa.diagnostics:
@@ -74,8 +74,8 @@ def compile_function(fa) -> None:
     t0 = time.perf_counter()
     facts = trace_facts(fa)
     report = {"equations": facts["equations"], "constant_bytes": sum(c["bytes"] for c in facts["constants"])}
-    fa.extra["report"] = report
-    captured = fa.extra.get("captured")
+    fa.compile_report = report
+    captured = fa.captured
     reason = skip_reason(fa, facts) if captured is None else None  # what the program compiled is free to read
     if reason is not None:
         report["compile_skipped"] = reason
@@ -83,7 +83,7 @@ def compile_function(fa) -> None:
     cache = os.environ.get("JAXLINT_XLA_CACHE")
     if cache and captured is None:
         enable_persistent_cache(cache)
-    cf = fa.extra["compile_facts"] = analyse(
+    cf = fa.compile_facts = analyse(
         fa.traced,
         function=fa.qualname,
         file=fa.path,

@@ -74,13 +74,33 @@ class FunctionAnalysis:
     #: the real call this analysis comes from, when a program observed by `jaxlint
     #: record` made it
     call: CallFacts | None = None
-    #: filled by analysers of later levels (e.g. "compile": lowered, compiled)
-    extra: dict = field(default_factory=dict)
+    #: how it was traced: with symbolic shapes (True) or concrete sizes (False); None when
+    #: not decided (a program observed by `jaxlint record` traces its real arguments)
+    symbolic: bool | None = None
+    #: traced once more with concrete sizes for the compile tier (XLA compiles concrete shapes only)
+    concrete_retrace: bool = False
+    #: why compiling is not worth it, from a trace rule that stayed quiet because another
+    #: finding names the cause (with its figures); see ``TraceRule.skip_compile_reason``
+    skip_compile: str | None = None
+    #: the executable a program observed by `jaxlint record --compile` built for this trace
+    #: (``jaxlint.dynamic.adapter.CapturedCompile``): read by the compile tier, not compiled again
+    captured: Any = None
+    #: what the compile tier measured (``jaxlint.compile.facts.CompileFacts``; the
+    #: ``compile`` level)
+    compile_facts: Any = None
+    #: the compile tier's summary of the function for the run's summary and page: equations,
+    #: constant bytes, compile seconds, flops, memory, or why it was not compiled (JSON)
+    compile_report: dict | None = None
+    #: every stage as text, as ``jaxlint inspect`` shows it (the ``ir`` level, `record --keep-ir`)
+    ir: dict | None = None
+    #: seconds each rule's check took, by code
+    rule_seconds: dict[str, float] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # set by the engine around each rule's check()
     rule: Any = None
     options: Mapping[str, Any] = field(default_factory=dict)
     _frames: dict = field(default_factory=dict)
+    _consumer_frames: list = field(default_factory=list)
     _code_span: tuple[int, int] | None = None
     _levels: list | None = None
 
@@ -198,6 +218,18 @@ class FunctionAnalysis:
         if pick is None:
             return None
         return Site(os.path.abspath(pick.file), pick.line, pick.column, pick.end_line, pick.end_column)
+
+    def findings_of(self, fact: str) -> list[Diagnostic]:
+        """The findings so far of the rules that declare the trace fact ``fact``
+        (``TraceRule.trace_fact``); the rule asking must declare it in ``reads``, so the
+        engine has run those rules first."""
+        from jaxlint.registry import rules_by_code
+
+        if fact not in getattr(self.rule, "reads", ()):
+            raise LookupError(f"{getattr(self.rule, 'code', '?')} reads the trace fact {fact!r} without declaring "
+                              "it in `reads`")
+        by_code = rules_by_code()
+        return [d for d in self.diagnostics if getattr(by_code.get(d.code), "trace_fact", None) == fact]
 
     def is_checked_file(self, path: str) -> bool:
         return _same_file(path, self.path)
@@ -328,7 +360,7 @@ class FunctionAnalysis:
         ``name``: where the traced code takes hold of it (the lambda's ``foo(y, W)``,
         the helper's ``x @ W`` when ``W`` is the helper's global)."""
         pattern = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
-        for f in reversed(self.extra.get("_consumer_frames") or []):
+        for f in reversed(self._consumer_frames):
             lines = _source(os.path.abspath(f.file))[0]
             if 0 < f.line <= len(lines) and pattern.search(lines[f.line - 1]):
                 return Site(os.path.abspath(f.file), f.line, f.column, f.end_line, f.end_column)
@@ -339,9 +371,9 @@ class FunctionAnalysis:
         for e in eqns:
             frames = self.user_frames(e)
             if frames:
-                self.extra["_consumer_frames"] = frames
+                self._consumer_frames = frames
                 return
-        self.extra["_consumer_frames"] = []
+        self._consumer_frames = []
 
     def _assignment(self, name: str, site: Site | None) -> Site | None:
         """Where ``name`` is assigned in the file that uses it: the last assignment
@@ -393,8 +425,8 @@ class FunctionAnalysis:
         inputs = shapes = None
         if self.spec:
             inputs = self.spec.get("source", "?")
-            if "symbolic" in self.extra:
-                shapes = "symbolic" if self.extra["symbolic"] else "concrete"
+            if self.symbolic is not None:
+                shapes = "symbolic" if self.symbolic else "concrete"
         return MeasuredIn(self.qualname, dict(self.versions), inputs, shapes)
 
 
@@ -410,8 +442,8 @@ ANALYSERS: dict[str, list[Callable[[FunctionAnalysis], None]]] = {}
 
 def register_analyser(level: str, fn: Callable[[FunctionAnalysis], None]) -> None:
     """Run ``fn(fa)`` for every traced function when ``level`` is requested; it leaves
-    what it computes in ``fa.extra`` (the compile tier: ``fa.extra["compile_facts"]``)
-    and may raise to mark the level failed for that function."""
+    what it computes in ``fa``'s fields for the level's rules (the compile tier:
+    ``fa.compile_facts``) and may raise to mark the level failed for that function."""
     ANALYSERS.setdefault(level, [])
     if fn not in ANALYSERS[level]:
         ANALYSERS[level].append(fn)
@@ -429,12 +461,14 @@ def run_analysers(fa: FunctionAnalysis, level: str) -> None:
 
 
 def run_rules(fa: FunctionAnalysis, rules: Sequence[Any]) -> list[str]:
-    """Run ``rules`` on ``fa`` in order; a rule's new findings replace the earlier ones
-    they supersede. Returns one line per rule that failed (its findings are dropped,
-    the other rules' kept)."""
+    """Run ``rules`` on ``fa``, a rule after the rules whose findings it reads
+    (``Rule.reads``); a rule's new findings replace the earlier ones they supersede.
+    Returns one line per rule that failed (its findings are dropped, the other rules' kept)."""
+    from jaxlint.registry import in_dependency_order
+
     errors = []
-    spent = fa.extra.setdefault("rule_seconds", {})
-    for rule in rules:
+    spent = fa.rule_seconds
+    for rule in in_dependency_order(rules):
         fa.rule = type(rule)
         fa.options = rule.opts
         before = len(fa.diagnostics)

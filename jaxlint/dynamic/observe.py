@@ -281,13 +281,13 @@ class Observer:
         if fa.jaxpr is not None and "compile" in self.levels:
             captured = _pick(compiles, fs)
             if captured is not None:
-                fa.extra["captured"] = captured
+                fa.captured = captured
             try:
                 run_analysers(fa, "compile")
                 fs.rule_errors += run_rules(fa, rules.get("compile", []))
-                fs.compiled = fs.compiled or fa.extra.get("compile_facts") is not None
+                fs.compiled = fs.compiled or fa.compile_facts is not None
                 if fs.report is None:
-                    fs.report = fa.extra.get("report")
+                    fs.report = fa.compile_report
                     if fs.report is not None and captured is None:
                         fs.report["compiled_again"] = ("this jax version does not show the program's own compile: "
                                                        "compiled once more to read it")
@@ -296,10 +296,10 @@ class Observer:
         if self.keep_ir and fs.ir is None and fa.jaxpr is not None:
             captured = _pick(compiles, fs)
             if captured is not None:
-                fa.extra["captured"] = captured
+                fa.captured = captured
             try:
                 run_analysers(fa, "ir")
-                fs.ir = fa.extra.get("ir")
+                fs.ir = fa.ir
             except Exception as e:
                 fs.ir = {"ok": False, "error": f"{type(e).__name__}: {e}"}
         with self.lock:
@@ -317,7 +317,6 @@ class Observer:
                 continue
             try:
                 fa = fs.analysis(self, fs.first_call)
-                fa.extra["finishing"] = True
                 rules = [r for rs in self.rules_for(fs.home).values() for r in rs if r.reads_signatures]
                 fs.rule_errors += run_rules(fa, rules)
                 with self.lock:

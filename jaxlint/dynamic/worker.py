@@ -509,11 +509,11 @@ class Worker:
             self.out.send({"event": "begin", "id": req["id"], "step": level, "function": job["qualname"]})
             t0 = time.perf_counter()
             try:
-                if fa.extra.get("symbolic") and not fa.extra.get("concrete"):
+                if fa.symbolic and not fa.concrete_retrace:
                     # XLA compiles concrete shapes only: trace once more with the default sizes
                     args, kwargs = trace_args(original, spec, req.get("dimensions") or {}, False)
                     fa.traced = fa.jitted.trace(*args, **kwargs)
-                    fa.extra["concrete"] = True
+                    fa.concrete_retrace = True
                 run_analysers(fa, level)
             except MemoryError as e:
                 return self._failed(fa, f"ran out of memory in the {level} step", e, roots, keep=True)
@@ -522,8 +522,8 @@ class Worker:
             errors += run_rules(fa, rules.get(level, []))
             timings[level] = time.perf_counter() - t0
         return {"status": status, "reason": reason, "timings": timings, "rule_errors": errors,
-                "symbolic": fa.extra.get("symbolic", False), "rule_seconds": fa.extra.get("rule_seconds", {}),
-                "report": fa.extra.get("report"),  # JSON summary a later level leaves (compile tier)
+                "symbolic": bool(fa.symbolic), "rule_seconds": fa.rule_seconds,
+                "report": fa.compile_report,
                 "diagnostics": [d.to_dict() for d in fa.diagnostics]}
 
     def _trace(self, fa, original, spec: dict, dims: dict) -> None:
@@ -536,18 +536,18 @@ class Worker:
                 scope = export.SymbolicScope()
             except Exception:  # jax.export missing a dependency (0.4.38 without absl)
                 symbolic = False
-                fa.extra["symbolic"] = False
+                fa.symbolic = False
         if symbolic:
             try:
                 args, kwargs = trace_args(original, spec, dims, True, scope)
                 fa.traced = fa.jitted.trace(*args, **kwargs)
                 fa.jaxpr = fa.traced.jaxpr
-                fa.extra["symbolic"] = True
+                fa.symbolic = True
                 return
             except InputError:
                 raise
             except Exception:  # inconclusive with symbolic shapes: use concrete sizes
-                fa.extra["symbolic"] = False
+                fa.symbolic = False
         args, kwargs = trace_args(original, spec, dims, False)
         try:
             fa.traced = fa.jitted.trace(*args, **kwargs)

@@ -166,18 +166,18 @@ def keep_ir(fa) -> None:
     """The ``ir`` level: what ``jaxlint inspect`` shows, for a function no import can
     reach: the jaxpr, the lowered StableHLO (one extra lowering, never a compile) and the
     optimized HLO the program compiled, each cut to :data:`MAX_IR_CHARS`; left in
-    ``fa.extra["ir"]`` (a failure as ``{"ok": False, "error": ...}``)."""
+    ``fa.ir`` (a failure as ``{"ok": False, "error": ...}``)."""
     try:
         answer = stages(fa.traced, fa.function, fa.path, fa.qualname, fa.def_site().line,
-                        fa.versions.get("backend", "cpu"), captured=fa.extra.get("captured"),
-                        facts=fa.extra.get("compile_facts"))
+                        fa.versions.get("backend", "cpu"), captured=fa.captured,
+                        facts=fa.compile_facts)
     except Exception as e:
-        fa.extra["ir"] = {"ok": False, "error": f"{type(e).__name__}: {e}"}
+        fa.ir = {"ok": False, "error": f"{type(e).__name__}: {e}"}
         return
     for k in ("stablehlo",):
         if isinstance(answer.get(k), str) and len(answer[k]) > MAX_IR_CHARS:
             answer[k] = answer[k][:MAX_IR_CHARS] + "\n... (cut by jaxlint record --keep-ir)"
-    fa.extra["ir"] = answer
+    fa.ir = answer
 
 
 register_analyser("ir", keep_ir)

@@ -32,7 +32,7 @@ class HloRule(CompileRule):
         return other.start.line == mine.start.line and same_path(other.path, mine.path)
 
     def check(self, fa: Any) -> None:
-        facts = fa.extra.get("compile_facts") if hasattr(fa, "extra") else None
+        facts = fa.compile_facts
         if facts is None:
             return
         from jaxlint.compile.facts import to_diagnostic
@@ -41,7 +41,7 @@ class HloRule(CompileRule):
         about = fa.measured_in()
         for f in self.findings(facts):
             fa.diagnostics.append(to_diagnostic(self, f, facts, about))
-        report = fa.extra.get("report")
+        report = fa.compile_report
         if report is not None and "tier_seconds" in report:
             report["tier_seconds"] = round(report["tier_seconds"] + time.perf_counter() - t0, 4)
 

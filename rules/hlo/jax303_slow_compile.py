@@ -54,6 +54,7 @@ class SlowCompile(HloRule):
     name = "slow-compile"
     summary = "XLA compilation of the function takes longer than the budget"
     fix_hint = "shrink the program: loops as scan/fori_loop, large constants as arguments"
+    reads = ("loops",)  # the unrolled loops the trace tier reported, among the causes it names
     options = {
         "max-seconds": Option(10.0, "report compiles slower than this many seconds", (int, float), 0),
     }

@@ -57,6 +57,7 @@ class LargeProgram(TraceRule):
     summary = "the traced program has too many equations"
     fix_hint = "vectorize, or replace Python loops with jax.lax.scan / fori_loop / vmap"
     skip_compile_reason = "a program above the equation budget"
+    reads = (EXPLAINED_BY,)
     options = {
         "max-equations": Option(5000, "report programs with more equations than this", int, 1),
     }
@@ -159,8 +160,8 @@ class LargeProgram(TraceRule):
         if from_loops and total - from_loops <= limit:
             # the program is large because of loops another finding names, with their
             # counts: that finding is the one to act on. Compiling it is still not worth it.
-            fa.extra["skip_compile"] = (f"{self.skip_compile_reason} ({self.code}: {total} equations, "
-                                        f"{from_loops} of them from {loops_text}, reported there)")
+            fa.skip_compile = (f"{self.skip_compile_reason} ({self.code}: {total} equations, "
+                                f"{from_loops} of them from {loops_text}, reported there)")
             return
         top = lines.most_common(3)
         message = (f"traced program of `{fa.qualname}` has {total} equations (budget {limit}); "
@@ -177,14 +178,10 @@ class LargeProgram(TraceRule):
 
 
 def _loop_findings(fa) -> set[tuple[str, int]]:
-    """(path, line) of the unrolled loops already reported for this function: findings
-    of the rules that declare the trace fact :data:`EXPLAINED_BY` (rules run in
-    registry order, so those rules have run)."""
-    from jaxlint.registry import rules_by_code
-
-    by_code = rules_by_code()
-    return {(os.path.abspath(d.path), d.start.line) for d in fa.diagnostics
-            if getattr(by_code.get(d.code), "trace_fact", None) == EXPLAINED_BY}
+    """(path, line) of the unrolled loops reported for this function: the findings of the
+    rules that declare the trace fact :data:`EXPLAINED_BY` (declared in ``reads``, so
+    those rules have run)."""
+    return {(os.path.abspath(d.path), d.start.line) for d in fa.findings_of(EXPLAINED_BY)}
 
 
 class _LoopOf:

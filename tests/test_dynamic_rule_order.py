@@ -1,0 +1,54 @@
+"""Rules that read other rules' findings declare it (``Rule.reads``), and the engine runs
+them after the rules they read: the order of the registry (``jaxlint.rules.RULES``)
+changes nothing. Real ``check --dynamic --compile`` runs, the registry reversed in one."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: JAX206 reads JAX202's unrolled loops: 300 of the 364 equations come from the loop
+MODEL = '''\
+import jax
+import jax.numpy as jnp
+
+# jaxlint: args=([f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8]], f32[4,8])
+@jax.jit
+def model(layers, x):
+    for _ in range(100):
+        x = jnp.tanh(x) * 0.5 + x
+    for w in layers:
+        x = jnp.tanh(jnp.sin(x @ w) * 2.0 + jnp.cos(x)) * 0.5 + x
+    return x
+'''
+
+
+def _check(project: Path, reverse: bool) -> list[dict]:
+    code = ("import sys; from jaxlint.rules import RULES; "
+            + ("RULES.reverse(); " if reverse else "")
+            + "from jaxlint.cli import main; sys.exit(main(sys.argv[1:]))")
+    env = {k: v for k, v in os.environ.items() if k != "JAXLINT_OUTPUT_FORMAT"}
+    proc = subprocess.run([sys.executable, "-c", code, "check", "--no-cache", "--output-format", "json", "."],
+                          cwd=project, capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 1, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_reordering_the_registry_changes_no_finding(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.jaxlint]\nselect = ["ALL"]\n'
+        "[tool.jaxlint.rules.large-program]\nmax-equations = 60\n"
+        "[tool.jaxlint.dynamic]\nenabled = true\ncompile = true\nfunction-timeout = 120\n")
+    (tmp_path / "model.py").write_text(MODEL)
+    for folder in ("dynamic", "compile"):
+        shutil.copytree(ROOT / "examples" / folder, tmp_path / folder)
+    as_listed = _check(tmp_path, reverse=False)
+    reversed_ = _check(tmp_path, reverse=True)
+    assert as_listed == reversed_
+    large = [d for d in as_listed if d["code"] == "JAX206"]
+    assert large and "300 of them come from the unrolled loop at line 7, reported there" in large[0]["message"]

@@ -102,3 +102,57 @@ def test_body_nodes_stop_at_nested_scopes_and_repeat_identically(model):
     assert {"x", "total", "sum", "inner"} <= names
     assert "v" not in names and "y" not in names
     assert list(fn.body_nodes()) == first
+
+
+SCOPES_SOURCE = textwrap.dedent(
+    """
+    def outer(x, k=1):
+        @deco(x)
+        def nested(a, b=x + 1, *, c=k, d=None) -> x.shape:
+            return a + b
+        class C(Base[x], metaclass=Meta, flag=x.ndim):
+            attr = x
+            def method(self, m=x):
+                return m
+        f = lambda p, q=x * 2: p + q + x
+        g = [lambda r: r + x for i in range(3)]
+        async def co(y=(lambda z: z)(x)):
+            await y
+        return nested(x), C, f, g, co, {v: w for v, w in x}
+    """
+)
+
+
+def reference_body(fn: ast.AST) -> list[ast.AST]:
+    """A function's own body, depth first in source order: a nested def, lambda or class
+    with its decorators, defaults and bases (evaluated here), not its body; class keywords
+    are not part of it; shared singletons skipped."""
+    out: list[ast.AST] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, SINGLETONS):
+            return
+        out.append(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            header = list(getattr(node, "decorator_list", []))
+            if not isinstance(node, ast.ClassDef):
+                header += node.args.defaults + [d for d in node.args.kw_defaults if d is not None]
+            else:
+                header += node.bases
+            for h in header:
+                visit(h)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    for stmt in ([fn.body] if isinstance(fn, ast.Lambda) else fn.body):  # type: ignore[attr-defined]
+        visit(stmt)
+    return out
+
+
+@pytest.mark.parametrize("source", [SOURCE, SCOPES_SOURCE], ids=["example", "scopes"])
+def test_body_nodes_of_every_function_match_a_recursive_walk(source):
+    model = ModuleModel(ast.parse(source), "example")
+    assert len(model.functions) >= 7
+    for fn in model.functions:
+        assert list(fn.body_nodes()) == reference_body(fn.node), fn.qualname

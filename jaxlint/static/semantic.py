@@ -170,8 +170,8 @@ class FunctionInfo:
     #: Calls from traced functions that made this one traced ("called from"), by id:
     #: (the call, the caller, how many leading parameters the call does not fill).
     call_sites: dict[int, tuple[ast.Call, "FunctionInfo", int]] = field(default_factory=dict, repr=False)
-    #: body_nodes(), computed once: the propagation fixpoint and every rule walk it
-    _body: list[ast.AST] | None = field(default=None, repr=False)
+    #: body_nodes(), recorded by the model's one walk of the module (``ModuleModel._collect``)
+    _body: list[ast.AST] = field(default_factory=list, repr=False)
 
     @property
     def traced(self) -> bool:
@@ -187,31 +187,10 @@ class FunctionInfo:
         return [p for p in self.params if p.index is not None]
 
     def body_nodes(self) -> Iterator[ast.AST]:
-        """Every node of this function's own body, not descending into nested scopes."""
-        if self._body is None:
-            roots = [self.node.body] if isinstance(self.node, ast.Lambda) else list(self.node.body)
-            self._body = list(_walk_scope(roots))
+        """Every node of this function's own body in source order (depth first), not
+        descending into nested scopes: a nested function, lambda or class is there with
+        its decorators, defaults and bases, which run in this scope, but not its body."""
         return iter(self._body)
-
-
-def _walk_scope(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
-    stack = list(reversed(list(roots)))
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, _SCOPE_NODES):
-            # decorators, defaults and bases run in this scope; the body does not
-            extra: list[ast.AST] = []
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                extra.extend(node.decorator_list)
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                extra.extend(d for d in node.args.defaults)
-                extra.extend(d for d in node.args.kw_defaults if d is not None)
-            if isinstance(node, ast.ClassDef):
-                extra.extend(node.bases)
-            stack.extend(reversed(extra))
-            continue
-        stack.extend(reversed(child_nodes(node)))
 
 
 #: The fields that hold context and operator nodes, which are shared singletons in a
@@ -229,13 +208,13 @@ def _child_fields(cls: type) -> tuple[str, ...]:
     return fields
 
 
-def child_nodes(node: ast.AST) -> list[ast.AST]:
-    """``list(ast.iter_child_nodes(node))``, same order, without two generator layers
-    (the model's walks visit every node of every checked file)."""
+def children(node: ast.AST) -> list[ast.AST]:
+    """The child nodes of ``node`` in field order, less the context/operator singletons:
+    the children every walk of the model visits (``walk``, ``ModuleModel._collect``)."""
     out: list[ast.AST] = []
-    for name in node._fields:
+    for name in _CHILD_FIELDS.get(node.__class__) or _child_fields(node.__class__):
         value = getattr(node, name, None)
-        if isinstance(value, list):
+        if value.__class__ is list:
             out.extend(v for v in value if isinstance(v, ast.AST))
         elif isinstance(value, ast.AST):
             out.append(value)
@@ -381,14 +360,31 @@ class ModuleModel:
 
     # ------------------------------------------------------------------ collection
     def _collect(self) -> None:
-        # (node, enclosing function, enclosing class name, qualname prefix); a depth-first
-        # walk in source order (children are pushed reversed)
-        stack: list[tuple[ast.AST, FunctionInfo | None, str | None, str]] = [(self.tree, None, None, "")]
+        """The model's walk of the module: depth-first in source order (children are pushed
+        reversed), so bindings, functions and aliases are recorded in the order the code
+        makes them (``jit = jax.jit`` after ``import jax`` resolves). It records each node's
+        parent and scope, and each function's own body (``FunctionInfo.body_nodes``).
+
+        Stack items: (node, enclosing function, enclosing class name, qualname prefix, the
+        body list the node belongs to: its function's own body, or None outside one and in
+        a class body). Names and constants (half the nodes) have no children and bind
+        nothing: outside a function body they are recorded without going through the stack.
+        """
+        stack: list[tuple[ast.AST, FunctionInfo | None, str | None, str, list | None]] = [
+            (self.tree, None, None, "", None)]
+        parents, scope_of = self.parents, self._scope_of
         lambda_count = 0
         while stack:
-            node, fn, cls, prefix = stack.pop()
-            self._scope_of[id(node)] = fn
-            child_fn, child_cls, child_prefix = fn, cls, prefix
+            item = stack.pop()
+            if item.__class__ in _LEAVES:  # a name or constant in a function's body
+                scope_of[id(item)]._body.append(item)  # type: ignore[union-attr]
+                continue
+            node, fn, cls, prefix, body = item  # type: ignore[misc]
+            scope_of[id(node)] = fn
+            if body is not None:
+                body.append(node)
+            if node.__class__ in _LEAVES:
+                continue
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 if isinstance(node, ast.Lambda):
                     lambda_count += 1
@@ -398,6 +394,7 @@ class ModuleModel:
                     self._bind(fn, Binding(name, node, None, "def"))
                 qual = f"{prefix}{name}"
                 info = FunctionInfo(node, name, qual, fn, None, _params(node.args))
+                info._body = []
                 for p in info.params:
                     info.bindings.setdefault(p.name, []).append(Binding(p.name, p.node, None, "param"))
                 self.functions.append(info)
@@ -410,14 +407,14 @@ class ModuleModel:
                 outer.extend(d for d in node.args.kw_defaults if d is not None)
                 mark = len(stack)
                 for a in outer:
-                    self.parents[id(a)] = node
-                    stack.append((a, fn, cls, prefix))
-                body = [node.body] if isinstance(node, ast.Lambda) else node.body
+                    parents[id(a)] = node
+                    stack.append((a, fn, cls, prefix, body))
+                own = [node.body] if isinstance(node, ast.Lambda) else node.body
                 for a in (node.args.posonlyargs + node.args.args + node.args.kwonlyargs):
-                    self.parents[id(a)] = node
-                for child in body:
-                    self.parents[id(child)] = node
-                    stack.append((child, info, None, f"{qual}.<locals>."))
+                    parents[id(a)] = node
+                for child in own:
+                    parents[id(child)] = node
+                    stack.append((child, info, None, f"{qual}.<locals>.", info._body))
                 stack[mark:] = stack[:mark - 1:-1] if mark else stack[::-1]
                 continue
             if isinstance(node, ast.ClassDef):
@@ -425,23 +422,25 @@ class ModuleModel:
                 if fn is None and cls is None:
                     self.classes[node.name] = node
                 mark = len(stack)
-                for a in node.decorator_list + node.bases + [k.value for k in node.keywords]:
-                    self.parents[id(a)] = node
-                    stack.append((a, fn, cls, prefix))
+                # decorators and bases run in the enclosing scope (and body); keywords in
+                # the scope only; the class body belongs to no function's body
+                for a in node.decorator_list + node.bases:
+                    parents[id(a)] = node
+                    stack.append((a, fn, cls, prefix, body))
+                for k in node.keywords:
+                    parents[id(k.value)] = node
+                    stack.append((k.value, fn, cls, prefix, None))
                 for child in node.body:
-                    self.parents[id(child)] = node
-                    stack.append((child, None if fn is None else fn, node.name, f"{prefix}{node.name}."))
+                    parents[id(child)] = node
+                    stack.append((child, None if fn is None else fn, node.name, f"{prefix}{node.name}.", None))
                 stack[mark:] = stack[:mark - 1:-1] if mark else stack[::-1]
                 continue
             # of all expressions only `:=` binds a name; skipping the rest spares a long
             # isinstance chain on most of the tree
             if not isinstance(node, ast.expr) or isinstance(node, ast.NamedExpr):
                 self._record_binding(node, fn)
-            parents, scope_of = self.parents, self._scope_of
             mark = len(stack)
-            # ast.iter_child_nodes, inlined: this loop sees every node of every file. Names
-            # and constants (half the nodes) have no children and bind nothing: they are
-            # recorded here instead of going through the stack.
+            # the children: the one field table every walk of the model reads (_CHILD_FIELDS)
             for name in _CHILD_FIELDS.get(node.__class__) or _child_fields(node.__class__):
                 value = getattr(node, name, None)
                 if value.__class__ is list:
@@ -449,23 +448,24 @@ class ModuleModel:
                         if isinstance(child, ast.AST):
                             parents[id(child)] = node
                             if child.__class__ in _LEAVES:
-                                scope_of[id(child)] = child_fn
+                                scope_of[id(child)] = fn
+                                if body is not None:
+                                    stack.append(child)
                             else:
-                                stack.append((child, child_fn, child_cls, child_prefix))
+                                stack.append((child, fn, cls, prefix, body))
                 elif isinstance(value, ast.AST):
                     parents[id(value)] = node
                     if value.__class__ in _LEAVES:
-                        scope_of[id(value)] = child_fn
+                        scope_of[id(value)] = fn
+                        if body is not None:
+                            stack.append(value)
                     else:
-                        stack.append((value, child_fn, child_cls, child_prefix))
+                        stack.append((value, fn, cls, prefix, body))
             if len(stack) - mark > 1:
-                # pushed in source order, so reversed: the walk then visits statements in
-                # source order, and bindings, functions and aliases are recorded in it
-                # (`jit = jax.jit` after `import jax` resolves)
                 stack[mark:] = stack[:mark - 1:-1] if mark else stack[::-1]
         # the class of a method: methods are functions whose parent node is a ClassDef
         for info in self.functions:
-            parent = self.parents.get(id(info.node))
+            parent = parents.get(id(info.node))
             info.class_name = parent.name if isinstance(parent, ast.ClassDef) else None
 
     def _bind(self, fn: FunctionInfo | None, b: Binding) -> None:

@@ -9,7 +9,7 @@ import ast
 import builtins
 import weakref
 
-from jaxlint.static.semantic import FunctionInfo, ModuleModel
+from jaxlint.static.semantic import FunctionInfo, ModuleModel, walk
 
 #: Python's builtins and soft keywords a new name must not shadow.
 _RESERVED = set(dir(builtins)) | {"match", "case", "type", "_"}
@@ -56,7 +56,7 @@ def free_local_name(model: ModuleModel, fn: FunctionInfo | None, base: str) -> s
     if fn is None:
         return free_name(model, base)
     taken = set(model.module_bindings)
-    taken.update(n.id for n in ast.walk(fn.node) if isinstance(n, ast.Name))
+    taken.update(n.id for n in walk(fn.node) if isinstance(n, ast.Name))
     outer: FunctionInfo | None = fn
     while outer is not None:
         taken.update(outer.bindings)

@@ -8,6 +8,7 @@ from jaxlint.rules.static._arrays import is_jax_array, used_as_array
 from jaxlint.rules.static._common import static_int
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
 from jaxlint.rules.static._taint import describe, traced_how
+from jaxlint.static.semantic import walk
 
 
 class PythonLoopInJit(StaticRule):
@@ -397,17 +398,17 @@ class PythonLoopInJit(StaticRule):
         (no loop-carried value): ``ys.append(f(xs[i]))`` style."""
         assigned: set[str] = set()
         for stmt in loop.body:
-            for n in ast.walk(stmt):
+            for n in walk(stmt):
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                     assigned.add(n.id)
                 if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
                     return False
         if not assigned:
             return not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                           and n.func.attr in ("append", "extend") for s in loop.body for n in ast.walk(s)) or True
+                           and n.func.attr in ("append", "extend") for s in loop.body for n in walk(s)) or True
         for stmt in loop.body:
             if isinstance(stmt, ast.Assign):
-                reads = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
+                reads = {n.id for n in walk(stmt.value) if isinstance(n, ast.Name)}
                 if reads & assigned:
                     return False
         return True
@@ -438,7 +439,7 @@ def _fori_fix(ctx, fn, loop: ast.For):
         else:
             return None
         for r in reads:
-            for n in ast.walk(r):
+            for n in walk(r):
                 if isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr)):
                     return None
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in assigned:
@@ -447,7 +448,7 @@ def _fori_fix(ctx, fn, loop: ast.For):
     if index in carried or index in assigned:
         return None  # the index is used: fori_loop's is a traced int32, not a Python int
     # a name assigned in the body and read at the start of an iteration, or after the loop, is carried
-    inside = {id(n) for s in loop.body for n in ast.walk(s)} | {id(loop.target)}
+    inside = {id(n) for s in loop.body for n in walk(s)} | {id(loop.target)}
     read_outside = {n.id for n in fn.body_nodes() if isinstance(n, ast.Name) and id(n) not in inside}
     carries = {a for a in assigned if a in carried or a in read_outside}
     if len(carries) != 1 or index in read_outside:

@@ -7,7 +7,7 @@ from jaxlint.diagnostic import Applicability, Fix
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._fixplan import free_name, is_statement_list_member
 from jaxlint.rules.static._common import in_test, is_test_path
-from jaxlint.static.semantic import DIFF_TRANSFORMS, JIT_LIKE, TRACING_HOFS, FunctionInfo, ModuleModel
+from jaxlint.static.semantic import DIFF_TRANSFORMS, JIT_LIKE, TRACING_HOFS, FunctionInfo, ModuleModel, walk
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -813,12 +813,12 @@ def _loop_bound(loop) -> set[str]:
     names: set[str] = set()
     if isinstance(loop, _COMPREHENSIONS):
         for g in loop.generators:
-            names.update(n.id for n in ast.walk(g.target) if isinstance(n, ast.Name))
+            names.update(n.id for n in walk(g.target) if isinstance(n, ast.Name))
         return names
     if isinstance(loop, (ast.For, ast.AsyncFor)):
-        names.update(n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name))
+        names.update(n.id for n in walk(loop.target) if isinstance(n, ast.Name))
     for stmt in loop.body:
-        for n in ast.walk(stmt):
+        for n in walk(stmt):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                 names.add(n.id)
     return names
@@ -827,7 +827,7 @@ def _loop_bound(loop) -> set[str]:
 def _depends_on(model, expr, names: set[str], scope) -> bool:
     """Whether ``expr`` reads one of ``names`` as bound in ``scope`` (a def's own
     parameters and locals, which share a name with a loop variable, do not count)."""
-    for n in ast.walk(expr):
+    for n in walk(expr):
         if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load):
             if model.lookup(n.id, model.function_of(n))[0] is scope:
                 return True
@@ -868,7 +868,7 @@ def _uses(model, scope, name: str) -> list[ast.Call] | None:
     rest = [b for b in bindings if b not in rewrap]
     if len(rest) != 1 or len(rewrap) > 1 or (rewrap and rest[0].kind != "def"):
         return None
-    wrapped = {id(n) for b in rewrap for n in ast.walk(b.value)}
+    wrapped = {id(n) for b in rewrap for n in walk(b.value)}
     calls = []
     root = model.tree if scope is None else scope.node
     for n in model.nodes(ast.Name):
@@ -998,7 +998,7 @@ def _per_call(model, target: ast.AST, scope: FunctionInfo) -> bool:
     stack: list[ast.AST] = [target]
     while stack:
         expr = stack.pop()
-        for n in ast.walk(expr):
+        for n in walk(expr):
             if not (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)) or n.id in ("self", "cls"):
                 continue
             owner, bindings = model.lookup(n.id, model.function_of(n))

@@ -6,7 +6,7 @@ from typing import Iterator
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._jitcalls import call_arguments, jit_call_sites, named_calls
-from jaxlint.static.semantic import ModuleModel
+from jaxlint.static.semantic import ModuleModel, children, walk
 
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers")
 _NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -418,7 +418,7 @@ def _loads(node: ast.AST, name: str) -> Iterator[ast.Name]:
             yield n
         if isinstance(n, ast.Lambda) and n is not node:
             continue
-        stack.extend(reversed(list(ast.iter_child_nodes(n))))
+        stack.extend(reversed(children(n)))
 
 
 def _binds(target: ast.AST, name: str) -> bool:
@@ -547,7 +547,7 @@ def _loop_without_store(model: ModuleModel, stmt: ast.stmt, name: str) -> ast.AS
             return None
         if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)) and cur in parent.body:
             stored = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del))
-                         for s in parent.body for n in ast.walk(s))
+                         for s in parent.body for n in walk(s))
             if isinstance(parent, (ast.For, ast.AsyncFor)) and _binds(parent.target, name):
                 stored = True
             return None if stored else parent

@@ -9,7 +9,7 @@ from jaxlint.diagnostic import Applicability
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._common import in_test, is_test_path
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
-from jaxlint.static.semantic import FunctionInfo, ModuleModel, child_nodes, target_names, walk
+from jaxlint.static.semantic import FunctionInfo, ModuleModel, children, target_names, walk
 from jaxlint.textutil import line_starts
 
 #: jax.random functions that draw random bits from their key argument.
@@ -612,11 +612,11 @@ def _split_fix(ctx, use: ast.AST, first: ast.AST):
             if model.function_of(loop) is not fn:
                 break
             if not any(isinstance(n, ast.Name) and n.id == use.id and isinstance(n.ctx, ast.Store)
-                       for n in ast.walk(loop)):
+                       for n in walk(loop)):
                 return None  # around it, the split would take the key consumed the iteration before
     if first is call:  # reused on every iteration: only when this is the loop's one use of the key
         loop = next((a for a in chain2 if isinstance(a, loops)), None)
-        if loop is None or sum(1 for n in ast.walk(loop) if isinstance(n, ast.Name) and n.id == use.id) != 1:
+        if loop is None or sum(1 for n in walk(loop) if isinstance(n, ast.Name) and n.id == use.id) != 1:
             return None
     split = attribute_path(model, "jax.random.split", fn)
     if split is None:
@@ -685,7 +685,7 @@ class _Flow:
             _forget(state, {s.name})
             return state
         if isinstance(s, (ast.Return, ast.Raise, ast.Break)):
-            for child in ast.iter_child_nodes(s):
+            for child in children(s):
                 self.expr(child, state)
             return None
         if isinstance(s, ast.If):
@@ -824,7 +824,7 @@ class _Flow:
         differs = False
         for pos in a:
             if first is call:
-                moves = any(isinstance(n, ast.Name) and n.id in varying for n in ast.walk(a[pos]))
+                moves = any(isinstance(n, ast.Name) and n.id in varying for n in walk(a[pos]))
             else:
                 moves = ast.dump(a[pos]) != ast.dump(b[pos])
             if moves:
@@ -842,7 +842,7 @@ class _Flow:
             return False
         bound = {name for g in comp.generators for name in target_names(g.target)}  # type: ignore[attr-defined]
         moving = {pos for pos, arg in _arguments(call).items()
-                  if any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(arg))}
+                  if any(isinstance(n, ast.Name) and n.id in bound for n in walk(arg))}
         return bool(moving) and moving <= data
 
     def _data_positions(self, call: ast.Call, fn_name: str) -> set[int | str]:
@@ -888,12 +888,12 @@ class _Flow:
                 # the first iterable is evaluated once, outside the per-element loop
                 first = n.generators[0]
                 stack.append((first.iter, comp))
-                stack.extend((c, n) for c in child_nodes(n) if c is not first)
+                stack.extend((c, n) for c in children(n) if c is not first)
                 stack.extend((c, n) for c in [first.target, *first.ifs])
                 continue
             if isinstance(n, ast.Call):
                 found.append((n, comp))
-            stack.extend((c, comp) for c in child_nodes(n))
+            stack.extend((c, comp) for c in children(n))
         found.sort(key=lambda fc: (fc[0].lineno, fc[0].col_offset))
         return iter(found)
 

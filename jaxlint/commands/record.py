@@ -131,6 +131,7 @@ def run(args) -> int:
         parts = _read_parts(out_dir, "records")
         recorded = signatures.merge(parts)
         observed_parts = _read_parts(out_dir, "observed") if levels else []
+        errors = _merge_errors(_read_parts(out_dir, "errors"))
         with observations.locked(target):
             old = {} if args.replace else signatures.load(target)
             merged = {**old, **recorded}
@@ -160,11 +161,21 @@ def run(args) -> int:
             found_n = sum(len(e.get("diagnostics") or []) for e in functions.values())
             lines[0] += (f"; {found_n} finding{'s' if found_n != 1 else ''}"
                          f" (`jaxlint check --dynamic` reports them)" if found_n else "; no findings")
+            failed = sum(e["count"] for e in errors.values())
+            if failed:
+                lines[0] += f"; the recorder failed {failed} time{'s' if failed != 1 else ''} (below)"
             for line in lines:
                 print(f"jaxlint record: {line}", file=sys.stderr)
             for e in functions.values():
                 for err in e.get("rule_errors") or []:
                     print(f"jaxlint record: warning: {err}", file=sys.stderr)
+                for why in (e.get("report") or {}).get("statistics_unavailable") or []:
+                    print(f"jaxlint record: {e.get('file')}:{e.get('line')} {e.get('qualname')}: {why}",
+                          file=sys.stderr)
+        for doing, e in sorted(errors.items()):
+            n = e["count"]
+            print(f"jaxlint record: warning: the recorder failed {n} time{'s' if n != 1 else ''} {doing} "
+                  f"(what it failed on went unrecorded): {e['first']}", file=sys.stderr)
         if rc < 0:  # killed by a signal: the shell's convention, 128 + its number
             import signal
 
@@ -226,6 +237,16 @@ def _read_parts(out_dir: Path, kind: str) -> list[dict]:
             print(f"jaxlint record: warning: the {kind} of one process are unreadable and left out "
                   f"({type(e).__name__}: {e})", file=sys.stderr)
     return parts
+
+
+def _merge_errors(parts: list[dict]) -> dict[str, dict]:
+    """The recorder's failures in all processes: {doing: {"count", "first"}}."""
+    out: dict[str, dict] = {}
+    for part in parts:
+        for doing, e in part.items():
+            cur = out.setdefault(doing, {"count": 0, "first": e.get("first", "")})
+            cur["count"] += int(e.get("count") or 0)
+    return out
 
 
 def _see_rule() -> str:

@@ -104,6 +104,8 @@ def compile_function(fa) -> None:
         # everything this tier spent on the function (rules add theirs): the benchmark's numerator
         "tier_seconds": round(time.perf_counter() - t0, 4),
     })
+    if cf.unavailable:  # the rules that read these statistics cannot fire: the summary says so
+        report["statistics_unavailable"] = list(cf.unavailable)
 
 
 register_analyser("compile", compile_function)

@@ -127,6 +127,9 @@ class CompileFacts:
     trace: dict[str, Any] = field(default_factory=dict)
     #: True when jax's persistent compilation cache served the executable
     cache_hit: bool | None = None
+    #: statistics the executable could not give, and why ("memory statistics unavailable
+    #: on this backend: ..."): the rules that read them (JAX304) cannot fire
+    unavailable: list[str] = field(default_factory=list)
 
     @cached_property
     def module(self) -> HloModule:

@@ -1,6 +1,7 @@
 """The compile tier in a ``check`` run's summary: the functions it did not compile and
-why, and whether the configured backend was absent (findings that only hold on it are
-then not reported)."""
+why, statistics a compiled function could not give (the rules reading them cannot fire),
+and whether the configured backend was absent (findings that only hold on it are then
+not reported)."""
 from __future__ import annotations
 
 
@@ -11,6 +12,8 @@ def summary_notes(report) -> list[str]:
     for f in measured:
         if f.report.get("compile_skipped"):
             notes.append(f"  {f.path}:{f.line} {f.qualname}: {f.report['compile_skipped']}")
+        for why in f.report.get("statistics_unavailable") or ():
+            notes.append(f"  {f.path}:{f.line} {f.qualname}: {why}")
     absent = sorted({(f.report.get("requested_backend"), f.report["platform"]) for f in measured
                      if f.report.get("platform")
                      and not same_backend(f.report.get("requested_backend"), f.report["platform"])})

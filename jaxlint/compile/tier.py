@@ -70,13 +70,15 @@ def analyse(traced: Any, *, function: str, file: str, line: int, requested_backe
     text = compiled.as_text()
     platform, kind = compiled.platform() if captured is not None else _platform(compiled)
     arg_names = _arg_names(traced)
+    cost, no_cost = _statistics("cost", compiled.cost_analysis)
+    memory, no_memory = _statistics("memory", compiled.memory_analysis)
     facts = CompileFacts(
         function=function,
         file=file,
         line=line,
         hlo_text=text,
-        cost=normalise_cost(_safe(compiled.cost_analysis)),
-        memory=normalise_memory(_safe(compiled.memory_analysis)),
+        cost=normalise_cost(cost),
+        memory=normalise_memory(memory),
         compile_seconds=compile_s,
         lower_seconds=lower_s,
         platform=platform,
@@ -86,6 +88,7 @@ def analyse(traced: Any, *, function: str, file: str, line: int, requested_backe
         xla_flags=os.environ.get("XLA_FLAGS", ""),
         warnings=list(warnings_seen) + [str(w.message) for w in caught],
         trace=dict(trace_facts or {}),
+        unavailable=[why for why in (no_cost, no_memory) if why],
     )
     # the trace knows the arguments (donation included) and outputs as the lowering does
     facts.args = _args(traced, arg_names, facts)
@@ -106,11 +109,17 @@ def run_rules(rules, facts: CompileFacts, display=None) -> tuple[list, list[str]
     return diags, errors
 
 
-def _safe(call):
+def _statistics(what: str, call) -> tuple[Any, str | None]:
+    """Call ``cost_analysis`` or ``memory_analysis`` of an executable: (the result, None),
+    or (None, why there is none). jax returns None where the backend does not implement
+    them and raises where it fails."""
     try:
-        return call()
-    except Exception:
-        return None
+        value = call()
+    except Exception as e:
+        return None, f"{what} statistics unavailable on this backend: {type(e).__name__}: {str(e)[:200]}"
+    if value is None:
+        return None, f"{what} statistics unavailable on this backend: jax returned none"
+    return value, None
 
 
 def _versions() -> dict[str, str]:

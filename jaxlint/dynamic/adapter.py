@@ -40,9 +40,9 @@ import jax
 import numpy as np
 
 try:  # public and present from 0.4.36 on
-    from jax.extend.core import ClosedJaxpr, Jaxpr, Literal, Var
+    from jax.extend.core import ClosedJaxpr, Jaxpr, Literal
 except ImportError:  # pragma: no cover - older than supported
-    from jax.core import ClosedJaxpr, Jaxpr, Literal, Var  # type: ignore[no-redef]
+    from jax.core import ClosedJaxpr, Jaxpr, Literal  # type: ignore[no-redef]
 
 try:
     from jax._src import source_info_util as _siu

@@ -244,17 +244,6 @@ class FunctionAnalysis:
         col = len(text) - len(text.lstrip()) + 1
         return Site(self.path, line, col, line, len(text) + 1)
 
-    def statement_at(self, line: int) -> ast.stmt | None:
-        """The innermost statement that spans ``line`` in the checked file."""
-        if self.tree is None:
-            return None
-        best = None
-        for n in ast.walk(self.tree):
-            if isinstance(n, ast.stmt) and n.lineno <= line <= (n.end_lineno or n.lineno):
-                if best is None or n.lineno >= best.lineno and (n.end_lineno or 0) <= (best.end_lineno or 0):
-                    best = n
-        return best
-
     def enclosing_loop(self, line: int, path: str | None = None) -> ast.For | ast.While | ast.comprehension | None:
         """The innermost Python ``for``/``while`` whose body contains ``line``, or the
         ``for`` clause of a comprehension whose element does, in the checked file or

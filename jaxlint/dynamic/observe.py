@@ -25,9 +25,7 @@ every observed call) as ``observed-<pid>.json``; ``jaxlint record`` merges them 
 from __future__ import annotations
 
 import ast
-import functools
 import hashlib
-import inspect
 import os
 import sys
 import threading
@@ -164,7 +162,10 @@ class Observer:
 
                 tree = ast.parse(read_code(path))
                 self._models[path] = (tree, list(ModuleModel(tree, module).entries))
-            except Exception:  # a file we cannot read or parse: the program's facts alone
+            except Exception as e:  # a file we cannot read or parse: the program's facts alone
+                from jaxlint.dynamic.record import recorder_error
+
+                recorder_error("reading a source file's jit map", e)
                 self._models[path] = None
         return self._models[path]
 
@@ -188,7 +189,10 @@ class Observer:
         if first_of_sig:
             try:
                 donated = _donated_twice(fs, args, kwargs)
-            except Exception:
+            except Exception as e:
+                from jaxlint.dynamic.record import recorder_error
+
+                recorder_error("comparing donated arguments", e)
                 donated = ()
             cur["first_call"] = site
             if fs.first_call is None:

@@ -50,6 +50,27 @@ _LOCK = threading.Lock()
 #: key -> {"file", "line", "qualname", "static_argnums", "static_argnames", "sigs": {canonical: sig}}
 _RECORDS: dict[str, dict] = {}
 _INSTALLED = False
+#: the recorder's own failures, by what it was doing: {"noting a call": [count, first message]};
+#: the program goes on (unrecorded where it failed), and ``jaxlint record`` reports them
+_ERRORS: dict[str, list] = {}
+_ERRORS_LOCK = threading.Lock()
+
+
+def recorder_error(doing: str, e: BaseException) -> None:
+    """Count a failure of the recorder while ``doing`` something (the first message of
+    each kind is kept); written with the records, reported by ``jaxlint record``."""
+    with _ERRORS_LOCK:
+        entry = _ERRORS.get(doing)
+        if entry is None:
+            _ERRORS[doing] = [1, f"{type(e).__name__}: {str(e)[:200]}"]
+        else:
+            entry[0] += 1
+
+
+def recorder_errors() -> dict[str, dict]:
+    """This process's recorder failures: {doing: {"count": n, "first": message}}."""
+    with _ERRORS_LOCK:
+        return {k: {"count": n, "first": msg} for k, (n, msg) in _ERRORS.items()}
 
 
 # ---------------------------------------------------------------------------- install
@@ -103,6 +124,7 @@ def _forget() -> None:
     global _OBSERVER, _LAST_FLUSH
     _RECORDS.clear()
     _BLOBS.clear()
+    _ERRORS.clear()
     _OBSERVER = None
     _LAST_FLUSH = 0.0
 
@@ -143,7 +165,8 @@ _NOTHING = object()
 def _wrap(jitted, fun, kwargs: dict, kind: str, jit_line: int | None = None):
     try:
         key, meta = _describe(fun, kwargs, kind, jit_line)
-    except Exception:  # never break the user's program
+    except Exception as e:  # never break the user's program: it runs unrecorded
+        recorder_error("describing a jitted function", e)
         return jitted
     if key is None:  # library code (flax and equinox jit their own helpers): left alone
         return jitted
@@ -164,7 +187,8 @@ class _Recorded:
         try:
             noted = _note(self._key, self._meta, args, kwargs)
             obs = _observer() if noted is not None else None
-        except Exception:  # recording must never change what the program does
+        except Exception as e:  # recording must never change what the program does
+            recorder_error("noting a call", e)
             noted = obs = None
         if obs is None:
             return self._jitted(*args, **kwargs)
@@ -254,7 +278,8 @@ def notebook_cell(filename: str) -> tuple[str, int] | None:
     if filename and "IPython" in sys.modules and not os.path.exists(filename):
         try:
             hit = _match_cell(filename)
-        except Exception:  # never break the user's program
+        except Exception as e:  # never break the user's program
+            recorder_error("matching a notebook cell", e)
             hit = None
     _CELLS[filename] = hit
     return hit
@@ -552,7 +577,8 @@ def _opaque(x: Any, numbers_static: bool = False) -> dict:
         from jaxlint.dynamic import abstract
 
         leaves, static, _ = abstract.structure(x)
-    except Exception:
+    except Exception as e:  # the argument is recorded by its type alone
+        recorder_error("describing an argument's leaves", e)
         return node
     if leaves:
         node["leaves"] = {path or ".": (_tree(v, numbers_static) if isinstance(v, (bool, int, float, complex))
@@ -609,8 +635,8 @@ def _at_exit() -> None:
     if obs is not None:
         try:
             obs.finish()
-        except Exception:
-            pass
+        except Exception as e:
+            recorder_error("finishing the analysis", e)
     flush()
 
 
@@ -650,7 +676,11 @@ def flush() -> None:
         try:
             observed = {"program": _program(), "functions": _placed_in_notebooks(_OBSERVER.to_json())}
         except Exception as e:
-            observed = {"program": _program(), "functions": {}, "error": f"{type(e).__name__}: {e}"}
+            recorder_error("writing the observations", e)
+            observed = {"program": _program(), "functions": {}}
+    errors = recorder_errors()
+    if observed is not None and errors:
+        observed["program"]["recorder_errors"] = errors
     try:
         os.makedirs(os.path.join(out, "pickles"), exist_ok=True)
         for sha, blob in blobs.items():
@@ -661,8 +691,16 @@ def flush() -> None:
         if observed is not None:
             _write(os.path.join(out, f"observed-{os.getpid()}.json"),
                    json.dumps(observed, default=str).encode("utf-8"))
-    except OSError:
-        pass
+        if errors:
+            _write(os.path.join(out, f"errors-{os.getpid()}.json"), json.dumps(errors).encode("utf-8"))
+    except OSError as e:  # nowhere to write to: say so (once) where the user sees it
+        global _WRITE_FAILED
+        if not _WRITE_FAILED:
+            _WRITE_FAILED = True
+            sys.stderr.write(f"jaxlint record: cannot write what this process recorded: {e}\n")
+
+
+_WRITE_FAILED = False
 
 
 def _write(path: str, data: bytes) -> None:

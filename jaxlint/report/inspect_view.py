@@ -87,6 +87,7 @@ class View:
         out.append(("backend", backend))
         out.append(("versions", f"jax {f.versions.get('jax', '?')}, jaxlib {f.versions.get('jaxlib', '?')}"))
         out.append(("XLA_FLAGS", f.xla_flags or "(unset)"))
+        out.extend(("unavailable", why) for why in f.unavailable)
         return out
 
 

@@ -20,7 +20,9 @@ class MemoryBudget(HloRule):
     an M x N matrix of a few kilobytes of inputs), or the peak (`peak_memory_in_bytes`,
     reported by jax 0.10 and later) exceeds `max-peak-bytes`.
     The message names the largest intermediate arrays of the optimized program and the
-    source lines that compute them.
+    source lines that compute them. On a backend that gives no memory statistics the
+    rule cannot fire, and the run's summary says so for each function ("memory
+    statistics unavailable on this backend: ...").
 
     ## Why is this bad?
     Temporaries live on the device next to the parameters and the batch: a program

@@ -403,9 +403,7 @@ class PythonLoopInJit(StaticRule):
                     assigned.add(n.id)
                 if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
                     return False
-        if not assigned:
-            return not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                           and n.func.attr in ("append", "extend") for s in loop.body for n in walk(s)) or True
+        # nothing assigned (only `ys.append(...)` style calls) leaves nothing to carry
         for stmt in loop.body:
             if isinstance(stmt, ast.Assign):
                 reads = {n.id for n in walk(stmt.value) if isinstance(n, ast.Name)}

@@ -959,7 +959,6 @@ def _runs_once(model, repeated: set[int]) -> set[int]:
 def _one_off(model, call: ast.Call, outer: ast.Call) -> bool:
     """Whether the result of the jitted call ``outer`` is only checked (asserted), printed
     or dropped: a diagnostic or a synchronisation, not a step of a computation."""
-    node: ast.AST = outer
     for a in model.ancestors(outer):
         if isinstance(a, ast.stmt):
             stmt = a
@@ -967,7 +966,6 @@ def _one_off(model, call: ast.Call, outer: ast.Call) -> bool:
         if isinstance(a, ast.Call) and (model.resolve_call(a) in _CHECKS or (
                 isinstance(a.func, ast.Attribute) and a.func.attr.startswith("assert"))):
             return True  # print(...), logging.info(...), self.assertEqual(...), np.testing.assert_*
-        node = a
     else:
         return False
     if isinstance(stmt, ast.Assert):

@@ -11,13 +11,13 @@ from jaxlint.static.semantic import DIFF_TRANSFORMS, JIT_LIKE, TRACING_HOFS, Fun
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-# Measured on jax 0.10.2, CPU, a tiny elementwise function: a reused jitted callable
-# dispatches in ~6 us; jax.jit(f)(x) on a module-level f finds its compiled code in
-# jax's cache but takes ~40 us; a lambda, partial, grad, bound method or nested def
-# is a new function object, so it is traced and compiled again: ~30 ms per call.
-_RECOMPILES = "each new wrapper of a new function object is traced and compiled again (~30 ms for a tiny function, vs ~6 us to call a reused one)"
-_MAYBE = "if it is a new function object each time (a bound method, a closure) it is traced and compiled again (~30 ms for a tiny function), and even if not, every call re-wraps it (~40 us vs ~6 us for a reused wrapper)"
-_REWRAPS = "the compiled code is found in jax's cache, but every call re-wraps it and takes the slow dispatch path (~40 us vs ~6 us for a reused wrapper)"
+# benchmarks/bench_claims.py (jax 0.10.2, CPU, a tiny elementwise function): a reused
+# jitted callable dispatches in about 4 us; jax.jit(f)(x) on a module-level f finds its
+# compiled code in jax's cache but takes about 25 us; a lambda, partial, grad, bound
+# method or nested def is a new function object, traced and compiled again: about 20 ms.
+_RECOMPILES = "each new wrapper of a new function object is traced and compiled again (about 20 ms for a tiny function, against about 4 us to call a reused one)"
+_MAYBE = "if it is a new function object each time (a bound method, a closure) it is traced and compiled again (about 20 ms for a tiny function), and even if not, every call re-wraps it (about 25 us against about 4 us for a reused wrapper)"
+_REWRAPS = "the compiled code is found in jax's cache, but every call re-wraps it and takes the slow dispatch path (about 25 us against about 4 us for a reused wrapper)"
 
 
 class JitPerCall(StaticRule):
@@ -58,9 +58,9 @@ class JitPerCall(StaticRule):
     jax caches compiled code per jitted *function object*. A lambda, a `partial`,
     `jax.grad(f)`, `obj.method` or a nested def is a new object each time it is
     evaluated, so every new wrapper traces and compiles again: on jax 0.10 (CPU),
-    ~30 ms per call for a tiny function instead of ~6 us. Even for a module-level
+    about 20 ms per call for a tiny function instead of about 4 us. Even for a module-level
     function, whose compiled code is reused, re-wrapping costs every call the slow
-    dispatch path (~40 us instead of ~6 us).
+    dispatch path (about 25 us instead of about 4 us; `benchmarks/bench_claims.py`).
 
     ## Example
     ```python

@@ -131,3 +131,16 @@ def test_unavailable_statistics_reach_the_summary_and_inspect():
     assert summary_notes(report) == [f"  m.py:3 pairwise: {why}"]
     view = View("pairwise", "/m.py", "m.py", "", [], facts=CompileFacts("pairwise", "/m.py", 3, "", unavailable=[why]))
     assert ("unavailable", why) in view.summary_pairs()
+
+
+def test_recorder_errors_of_several_processes_of_one_program_add_up():
+    from jaxlint.dynamic.observations import merge_parts
+
+    prog = {"main": None, "argv": ["prog.py"], "cwd": "/p", "env": {}}
+    parts = [{"program": dict(prog, recorder_errors={"noting a call": {"count": 2, "first": "RuntimeError: a"}}),
+              "functions": {}},
+             {"program": dict(prog), "functions": {}},
+             {"program": dict(prog, recorder_errors={"noting a call": {"count": 1, "first": "RuntimeError: b"}}),
+              "functions": {}}]
+    _, programs, _ = merge_parts(parts)
+    assert programs == [dict(prog, recorder_errors={"noting a call": {"count": 3, "first": "RuntimeError: a"}})]

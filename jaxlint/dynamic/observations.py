@@ -101,8 +101,8 @@ def merge_parts(parts: Iterable[dict]) -> tuple[dict, list[dict], list[dict]]:
     irs: dict[str, dict] = {}
     for part in parts:
         prog = part.get("program")
-        if isinstance(prog, dict) and prog not in programs:
-            programs.append(prog)
+        if isinstance(prog, dict):
+            _add_program(programs, prog)
         for key, e in (part.get("functions") or {}).items():
             e = dict(e)
             ir = e.pop("ir", None)
@@ -127,6 +127,22 @@ def merge_parts(parts: Iterable[dict]) -> tuple[dict, list[dict], list[dict]]:
             cur["first_call"] = cur.get("first_call") or e.get("first_call")
             cur["seconds"] = round(float(cur.get("seconds") or 0) + float(e.get("seconds") or 0), 4)
     return functions, programs, irs
+
+
+def _add_program(programs: list[dict], prog: dict) -> None:
+    """One entry per program however many processes ran it; the recorder's failures
+    (``recorder_errors``, per process) are added up."""
+    same = {k: v for k, v in prog.items() if k != "recorder_errors"}
+    for cur in programs:
+        if {k: v for k, v in cur.items() if k != "recorder_errors"} == same:
+            break
+    else:
+        programs.append(dict(same))
+        cur = programs[-1]
+    for doing, e in (prog.get("recorder_errors") or {}).items():
+        errors = cur.setdefault("recorder_errors", {})
+        mine = errors.setdefault(doing, {"count": 0, "first": e.get("first", "")})
+        mine["count"] += int(e.get("count") or 0)
 
 
 def _dkey(d: dict) -> tuple:

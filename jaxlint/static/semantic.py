@@ -7,7 +7,7 @@ questions rules ask: *is this node inside traced code?*, *is this expression a t
 value?*, *where was this name bound?*
 
 Why ``ast`` and not libcst for analysis: on the benchmark corpus libcst's parser took
-14-18x as long as ``ast.parse`` and its position metadata about as long again
+about 17x as long as ``ast.parse`` and its position metadata about as long again
 (``benchmarks/bench_parsers.py``); the
 static phase has to run on every keystroke and every commit. Fixes are text edits on
 1-based line/character positions (see ``jaxlint.fix.apply``), as in ruff.

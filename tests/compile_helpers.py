@@ -47,3 +47,18 @@ def compile_source(source: str, tmp_path: Path, function: str | None = None, bac
     facts = analyse(traced, function=node.name, file=str(path), line=node.lineno,
                     requested_backend=backend, trace_facts=trace_facts)
     return facts, node.name
+
+
+#: a callback between two elementwise ops: XLA cannot fuse across it (JAX301)
+CALLBACK_SPLIT = """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+# jaxlint: args=(f32[512,1024],)
+@jax.jit
+def f(x):
+    y = jnp.tanh(x) * 2.0
+    y = jax.pure_callback(np.log1p, jax.ShapeDtypeStruct(y.shape, y.dtype), y)
+    return jnp.exp(y) + x
+"""

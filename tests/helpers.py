@@ -73,3 +73,10 @@ def marked(root: Path, pattern: str) -> set[tuple[str, int, str]]:
             if m:
                 out |= {(f.relative_to(root).as_posix(), i, c) for c in m.group(1).split()}
     return out
+
+
+def json_findings(proc, code: str | None = None) -> list[dict]:
+    """The findings of a ``--output-format json`` run (only ``code``'s, if given)."""
+    import json
+
+    return [d for d in json.loads(proc.stdout or "[]") if code is None or d["code"] == code]

@@ -1,5 +1,6 @@
-"""Compile-tier rules (JAX3xx) on real compiled output: their VALID/INVALID examples,
-backend handling, and the facts they read."""
+"""Compile-tier rules (JAX3xx) on real compiled output: every rule's VALID/INVALID
+examples in one real run, backend handling, the facts the rules read, and a whole
+``check --compile`` run. One rule's own tests are in tests/rules/hlo/."""
 from __future__ import annotations
 
 import json
@@ -8,7 +9,7 @@ import pytest
 
 pytest.importorskip("jax")
 
-from compile_helpers import compile_source  # noqa: E402
+from compile_helpers import CALLBACK_SPLIT, compile_source  # noqa: E402
 from helpers import run_cli  # noqa: E402
 from jaxlint.compile.facts import CompileFacts, normalise_cost, normalise_memory  # noqa: E402
 from jaxlint.rule import Invalid, iter_rule_examples  # noqa: E402
@@ -18,7 +19,10 @@ from jaxlint.rules.hlo.jax303_slow_compile import SlowCompile  # noqa: E402
 from jaxlint.rules.hlo.jax304_memory_budget import MemoryBudget  # noqa: E402
 from jaxlint.rules.hlo.jax305_folded_constant import FoldedConstant  # noqa: E402
 
+
 RULES = [UnfusedOp, Donation, SlowCompile, MemoryBudget, FoldedConstant]
+
+
 CASES = [(r, ident, ex) for r in RULES for ident, ex in iter_rule_examples(r)]
 
 
@@ -50,29 +54,6 @@ def test_compile_rule_example(compile_run, rule, ident, example):
         assert not diags, f"{ident}: expected no finding, got {shown}"
 
 
-CALLBACK_SPLIT = """
-import jax
-import jax.numpy as jnp
-import numpy as np
-
-# jaxlint: args=(f32[512,1024],)
-@jax.jit
-def f(x):
-    y = jnp.tanh(x) * 2.0
-    y = jax.pure_callback(np.log1p, jax.ShapeDtypeStruct(y.shape, y.dtype), y)
-    return jnp.exp(y) + x
-"""
-
-
-def test_unfused_op_names_producer_and_consumer_lines_and_bytes(tmp_path):
-    facts, _ = compile_source(CALLBACK_SPLIT, tmp_path)
-    (f,) = UnfusedOp().findings(facts)
-    assert f.data["producer_lines"] == [8] and f.data["consumer_lines"] == [10]
-    assert f.data["bytes"] == 2 * 512 * 1024 * 4
-    assert "4.0 MiB" in f.message
-    assert {r.line for r, _ in f.related} == {8, 10}
-
-
 SINGLE_OP = """
 import jax
 import jax.numpy as jnp
@@ -93,40 +74,6 @@ def test_a_gpu_backend_requested_on_a_cpu_machine_is_recorded_as_a_cpu_executabl
     facts, _ = compile_source(SINGLE_OP, tmp_path, backend="gpu")
     assert (facts.requested_backend, facts.platform, facts.on_accelerator) == ("gpu", "cpu", False)
     assert list(UnfusedOp({"min-bytes": 0}).findings(facts)) == []
-
-
-#: the shape XLA:GPU leaves when it does not merge a one-op fusion into its producer
-#: (written by hand: CPU CI cannot compile for a GPU)
-TWO_KERNELS_HLO = """\
-HloModule jit_f, entry_computation_layout={(f32[1024,1024]{1,0})->f32[1024,1024]{1,0}}
-
-%fused_computation (param_0: f32[1024,1024]) -> f32[1024,1024] {
-  %param_0 = f32[1024,1024]{1,0} parameter(0)
-  %exponential.0 = f32[1024,1024]{1,0} exponential(f32[1024,1024]{1,0} %param_0), metadata={op_name="jit(f)/exp" source_file="/p/m.py" source_line=7}
-  ROOT %multiply.0 = f32[1024,1024]{1,0} multiply(f32[1024,1024]{1,0} %exponential.0, f32[1024,1024]{1,0} %exponential.0), metadata={op_name="jit(f)/mul" source_file="/p/m.py" source_line=7}
-}
-
-%fused_computation.1 (param_0.1: f32[1024,1024]) -> f32[1024,1024] {
-  %param_0.1 = f32[1024,1024]{1,0} parameter(0)
-  ROOT %log.0 = f32[1024,1024]{1,0} log(f32[1024,1024]{1,0} %param_0.1), metadata={op_name="jit(f)/log" source_file="/p/m.py" source_line=8}
-}
-
-ENTRY %main.1 (Arg_0.1: f32[1024,1024]) -> f32[1024,1024] {
-  %Arg_0.1 = f32[1024,1024]{1,0} parameter(0), metadata={op_name="x"}
-  %exp_mul_fusion = f32[1024,1024]{1,0} fusion(f32[1024,1024]{1,0} %Arg_0.1), kind=kLoop, calls=%fused_computation, metadata={op_name="jit(f)/mul" source_file="/p/m.py" source_line=7}
-  ROOT %log_fusion = f32[1024,1024]{1,0} fusion(f32[1024,1024]{1,0} %exp_mul_fusion), kind=kLoop, calls=%fused_computation.1, metadata={op_name="jit(f)/log" source_file="/p/m.py" source_line=8}
-}
-"""
-
-
-@pytest.mark.parametrize("platform,found", [("cpu", 0), ("cuda", 1), ("tpu", 1)])
-def test_single_op_fusion_after_its_producer_fusion_is_reported_only_for_accelerators(platform, found):
-    facts = CompileFacts(function="f", file="/p/m.py", line=5, hlo_text=TWO_KERNELS_HLO, platform=platform)
-    findings = list(UnfusedOp({"min-bytes": 0}).findings(facts))
-    assert len(findings) == found
-    if found:
-        assert findings[0].message.startswith("single-op fusion (log) from line 8 runs as its own kernel "
-                                              "after the fusion from line 7; 4.0 MiB")
 
 
 @pytest.mark.gpu
@@ -157,60 +104,6 @@ def test_lowering_for_cuda_on_a_cpu_machine_still_reports_the_cpu_platform(tmp_p
     except Exception as e:  # some versions refuse outright, which is just as safe
         pytest.skip(f"this jax refuses to compile a cuda lowering on CPU: {type(e).__name__}")
     assert _platform(compiled)[0] == "cpu"
-
-
-def test_donation_is_quiet_for_a_gradient_of_the_same_shape_as_params(tmp_path):
-    src = next(v.code for v in Donation.VALID if "def grads" in v.code)
-    facts, _ = compile_source(src, tmp_path)
-    assert [a.top for a in facts.args] == ["params", "params", "x"]
-    assert list(Donation().findings(facts)) == []
-
-
-def test_donation_facts_map_pruned_and_donated_arguments(tmp_path):
-    src = """
-    import functools
-    import jax
-
-    # jaxlint: args=({"w": f32[8,4], "b": f32[8,4]}, f32[8,4], f32[8,4])
-    @functools.partial(jax.jit, donate_argnums=(0, 2))
-    def update(state, batch, unused):
-        return {k: v - 0.1 * batch for k, v in state.items()}, batch.sum()
-    """
-    facts, _ = compile_source(src, tmp_path)
-    by_path = {a.path: a for a in facts.args}
-    assert by_path["unused"].parameter is None and by_path["unused"].donated
-    assert by_path["state['w']"].donated and by_path["state['w']"].parameter is not None
-    assert {o.path for o in facts.outputs} == {"[0]['b']", "[0]['w']", "[1]"}
-    assert list(Donation({"min-bytes": 0}).findings(facts)) == []
-
-
-def test_slow_compile_lists_trace_tier_contributors(tmp_path):
-    facts, _ = compile_source(SlowCompile.VALID[0].code, tmp_path,
-                              trace_facts={"equations": 4100, "loops": [{"line": 7, "iterations": 500}],
-                                           "constants": [{"shape": [1024, 1024], "dtype": "float32",
-                                                          "bytes": 4 << 20}]})
-    (f,) = SlowCompile({"max-seconds": 0}).findings(facts)
-    assert "unrolled loop at line 7 (500 iterations)" in f.message
-    assert "4100 jaxpr equations" in f.message and "4.0 MiB" in f.message
-    assert f.related[0][0].line == 7
-
-
-def test_folded_constant_defers_to_the_trace_tier_for_captured_arrays(tmp_path):
-    src = """
-    import jax
-    import numpy as np
-
-    W = np.ones((1024, 512), np.float32) * np.arange(512, dtype=np.float32)
-
-    # jaxlint: args=(f32[8,1024],)
-    @jax.jit
-    def f(x):
-        return x @ W
-    """
-    facts, _ = compile_source(src, tmp_path)
-    assert len(list(FoldedConstant().findings(facts))) == 1
-    facts.trace = {"constants": [{"shape": [1024, 512], "dtype": "float32", "bytes": 2 << 20}]}
-    assert list(FoldedConstant().findings(facts)) == []
 
 
 def test_facts_round_trip_through_json(tmp_path):
@@ -258,6 +151,7 @@ def long_fn(x):
         x = jnp.sin(x) * 2.0 + 1.0
     return x
 """
+
 
 UNROLLED = """
 import jax

@@ -1,0 +1,91 @@
+"""JAX206 large-program: tests beyond the rule's VALID/INVALID examples (which
+tests/test_dynamic_rule_examples.py runs): a program large only by an unrolled loop is
+reported once, at the loop (JAX202), and the compile tier skips it; real runs."""
+from __future__ import annotations
+
+import pytest
+
+from helpers import json_findings, run_cli
+
+
+LOOPS = '''
+import jax
+import jax.numpy as jnp
+
+
+# jaxlint: args=(f32[16],)
+@jax.jit
+def simulate(x):
+    for _ in range(100):
+        x = jnp.tanh(x) * 0.5 + x
+    return x
+
+
+def layer(x, w):
+    return jnp.tanh(jnp.sin(x @ w) * 2.0 + jnp.cos(x)) * 0.5 + x
+
+
+# jaxlint: args=([f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8]], f32[4,8])
+@jax.jit
+def model(layers, x):
+    for _ in range(100):
+        x = jnp.tanh(x) * 0.5 + x
+    for w in layers:
+        x = layer(x, w)
+    return x
+'''
+
+
+@pytest.fixture(scope="module")
+def loops_project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("loops")
+    (root / "pyproject.toml").write_text("[tool.jaxlint]\n[tool.jaxlint.rules.large-program]\nmax-equations = 60\n")
+    (root / "loops.py").write_text(LOOPS.lstrip("\n"))
+
+    def check(*args):
+        proc = run_cli("check", "--dynamic", "--no-cache", "--output-format", "json", *args, cwd=root, timeout=300)
+        assert proc.returncode == 1, proc.stderr
+        return sorted((d["code"], d["location"]["row"], d["message"]) for d in json_findings(proc))
+
+    both = check("--select", "JAX202,JAX206")
+    alone = check("--select", "JAX206")
+    compiled = run_cli("check", "--compile", "--no-cache", "--show-skipped", "--select", "JAX202,JAX206", cwd=root,
+                       timeout=300)
+    return both, alone, compiled
+
+
+def test_a_program_large_only_by_an_unrolled_loop_is_reported_once_at_the_loop(loops_project):
+    both, _, _ = loops_project
+    assert [(c, row) for c, row, _ in both if row < 12] == [("JAX202", 8)]
+
+
+def test_a_program_still_large_without_its_loop_is_reported_at_the_def_with_the_loops_share(loops_project):
+    both, _, _ = loops_project
+    assert [(c, row) for c, row, _ in both if row >= 12] == [("JAX202", 20), ("JAX206", 19)]
+    msg = next(m for c, _, m in both if c == "JAX206")
+    assert msg == ("traced program of `model` has 364 equations (budget 60); line 21: 300, line 14: 64; "
+                   "300 of them come from the unrolled loop at line 20, reported there")
+
+
+def test_with_the_loop_rule_off_large_programs_are_reported_at_their_def_lines(loops_project):
+    _, alone, _ = loops_project
+    assert [(c, row) for c, row, _ in alone] == [("JAX206", 7), ("JAX206", 19)]
+    assert not any("reported there" in m for *_, m in alone)
+
+
+def test_the_compile_tier_still_skips_a_program_the_loop_finding_explains(loops_project):
+    *_, compiled = loops_project
+    assert ("loops.py:6 simulate: not compiled: the trace tier found a program above the equation budget "
+            "(JAX206: 300 equations, 300 of them from the unrolled loop at line 8, reported there)"
+            ) in compiled.stdout, compiled.stdout
+
+
+def test_the_large_program_rule_runs_after_the_rules_whose_loop_findings_it_reads():
+    # the worker runs a function's trace rules in registry order: the facts JAX206 reads
+    # must be in `fa.diagnostics` by then
+    from jaxlint.registry import all_rules
+    from jaxlint.rules.jaxpr import jax206_large_program as large
+
+    order = [r for r in all_rules() if r.phase.value == "trace"]
+    producers = [i for i, r in enumerate(order) if r.trace_fact == large.EXPLAINED_BY]
+    assert producers and max(producers) < order.index(large.LargeProgram)

@@ -1,0 +1,69 @@
+"""JAX208 recompilation: tests beyond the rule's VALID/INVALID examples (which
+tests/test_dynamic_rule_examples.py runs): the changed leaves of recorded signatures, in
+readable clauses; real `check --dynamic` runs on signature files."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers import json_findings, run_cli
+
+
+def _signatures_project(tmp_path: Path, signatures: list[dict], transform: str = "jit") -> Path:
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX208"]\n')
+    decorator = {"jit": "import jax\n\n\n@jax.jit", "filter_jit": "import equinox as eqx\n\n\n@eqx.filter_jit"}
+    (tmp_path / "m.py").write_text(f"{decorator[transform]}\ndef train_step(state, batch):\n    return state\n")
+    (tmp_path / ".jaxlint").mkdir()
+    (tmp_path / ".jaxlint" / "signatures.json").write_text(json.dumps({"format": 1, "functions": {"m:train_step": {
+        "file": "m.py", "line": 4, "qualname": "train_step", "transform": transform, "signatures": signatures}}}))
+    return tmp_path
+
+
+def _state(step, count="i32[]", w="f32[4,2]", static="5161") -> dict:
+    return {"opaque": "flax.training.train_state.TrainState", "static": static,
+            "leaves": {".step": step, ".opt_state[1][0].count": count, ".params['w']": w}}
+
+
+def test_recompilation_lists_one_readable_clause_per_changed_leaf(tmp_path):
+    root = _signatures_project(tmp_path, [
+        {"args": [_state("i32[]"), {"dict": {"image": "f32[64,784]"}}], "kwargs": {}, "calls": 7},
+        {"args": [_state({"value": 0}, count="i32[2]", w="bf16[4,2]", static="77aa"),
+                  {"dict": {"image": "f32[52,784]"}}], "kwargs": {}, "calls": 1},
+    ])
+    proc = run_cli("check", "--dynamic", "--no-cache", "--output-format", "json", cwd=root, timeout=300)
+    [d] = json_findings(proc)
+    assert d["message"].split("): ", 1)[1] == (
+        "`state.opt_state[1][0].count` changes shape () -> (2,); "
+        "`state.params['w']` changes dtype float32 -> bfloat16; "
+        "`state.step` changes from i32[] to a Python int (traced as a weak-typed scalar); "
+        "`state` changes a static (non-array) field: jit compares those by value "
+        "(a Python scalar in some calls and an array in others)")
+    assert "`batch['image']` changes shape (64, 784) -> (52, 784)" in d["data"]["changes"]
+    assert not any("{" in c for c in d["data"]["changes"])  # never a dumped record
+
+
+@pytest.mark.skipif(importlib.util.find_spec("equinox") is None, reason="needs equinox")
+def test_under_filter_jit_python_numbers_are_static_so_a_new_value_recompiles(tmp_path):
+    root = _signatures_project(tmp_path, [
+        {"args": [_state({"value": 0}), {"value": 1}], "kwargs": {}, "calls": 3},
+        {"args": [_state({"value": 5}), {"value": 1}], "kwargs": {}, "calls": 1},
+    ], transform="filter_jit")
+    proc = run_cli("check", "--dynamic", "--no-cache", "--output-format", "json", cwd=root, timeout=300)
+    assert [d["message"].split("): ", 1)[1] for d in json_findings(proc)] == [
+        "`state.step` (static) changes value 0 -> 5 (a Python number kept static by the transform compiles once "
+        "per value: pass it as an array)"]
+
+
+def test_records_of_earlier_versions_listing_leaves_without_paths_still_read(tmp_path):
+    old = {"opaque": "flax.training.train_state.TrainState", "treedef": "PyTreeDef(...)"}
+    root = _signatures_project(tmp_path, [
+        {"args": [dict(old, leaves=["i32[] weak", "f32[4,2]"]), "f32[8]"], "kwargs": {}, "calls": 3},
+        {"args": [dict(old, leaves=["i32[] weak", "bf16[4,2]"]), "f32[8]"], "kwargs": {}, "calls": 1},
+    ])
+    proc = run_cli("check", "--dynamic", "--no-cache", "--output-format", "json", cwd=root, timeout=300)
+    assert "rule JAX208 failed" not in proc.stdout + proc.stderr
+    changes = [d["message"].split("): ", 1)[1] for d in json_findings(proc)]
+    assert changes == ["`state<leaf 1>` changes dtype float32 -> bfloat16 (the dtype drifts between calls)"]

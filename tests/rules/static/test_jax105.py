@@ -1,0 +1,263 @@
+"""JAX105 traced-control-flow: tests beyond the rule's VALID/INVALID examples (which
+tests/test_rule_examples.py runs).
+``test_*_really_*`` run the snippets under real jax (CPU) to check that what the rule
+claims is what jax does, and that what it leaves alone runs."""
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from helpers import lines, lint_source
+from jaxlint.diagnostic import Severity
+from jaxlint.static.semantic import ModuleModel
+from static_rule_helpers import LAX_IDIOMS, all_findings, example, run_module
+
+
+def traced_params(src: str) -> dict[str, set[str]]:
+    model = ModuleModel(ast.parse(textwrap.dedent(src)), "m")
+    return {f.qualname: set(f.traced_params) for f in model.functions if f.traced}
+
+
+def test_jax105_each_python_conversion_is_reported_once():
+    diags = lint_source("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x, y):
+            if x.sum() > 0 and not y.any():
+                x = -x
+            while bool(x.mean() > 1):
+                x = x / 2
+            return [v for v in x if v > 0]
+        """, select=["JAX105"])
+    assert [(d.start.line, d.data["construct"]) for d in diags] == [
+        (6, "if"), (8, "bool()"), (10, "comprehension filter")]
+    assert all(d.severity is Severity.ERROR for d in diags)
+
+
+@pytest.mark.parametrize("test", [
+    "x.shape[0] > 1", "x.ndim == 2 or x.size == 0", "x.dtype == jnp.float32", "len(x) > 3",
+    "mask is None", "isinstance(x, tuple)", "jnp.issubdtype(x.dtype, jnp.floating)",
+    "cfg.use_bias", "config.n > 2", "mode == 'train'", "args", "kwargs", "options",
+    "jax.lax.axis_size('i') > 1", "jax.device_count() > 1", "extra",
+])
+def test_jax105_static_tests_stay_clean(test):
+    assert lines("JAX105", f"""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x, cfg, config, mode, mask=None, *args, options=(), **kwargs):
+            extra = jax.tree.map(lambda v: v, args)
+            if {test}:
+                x = x + 1
+            return x
+        """) == []
+
+
+def test_jax105_declared_flag_of_a_jitted_function_is_an_error_and_a_bare_pytree_a_warning():
+    diags = lint_source("""
+        import jax
+
+        @jax.jit
+        def f(x, training: bool, batch):
+            if training:
+                x = x * 2
+            if batch:
+                x = x + 1
+            return x
+        """, select=["JAX105"])
+    assert [(d.start.line, d.severity) for d in diags] == [(5, Severity.ERROR), (7, Severity.WARNING)]
+    assert "make `training` a static argument" in diags[0].message
+    assert "pytree container" in diags[1].message
+
+
+def test_jax105_comprehension_variables_do_not_leak_between_comprehensions():
+    assert lines("JAX105", """
+        import operator
+        import jax
+
+        @jax.jit
+        def f(x, sizes=(1, 2)):
+            starts = [i * 2 for i in x]
+            sizes = tuple(operator.index(i) for i in sizes)
+            return starts, sizes
+        """) == []
+
+
+def test_jax105_helper_called_with_python_values_is_clean_and_with_tracers_is_not():
+    src = """
+        import jax
+
+        def scale(x, factor):
+            if factor > 1:
+                return x * factor
+            return x
+
+        @jax.jit
+        def f(x, y):
+            return scale(x, 2.0) + scale(x, {arg})
+        """
+    assert lines("JAX105", src.replace("{arg}", "3")) == []
+    assert lines("JAX105", src.replace("{arg}", "y")) == [4]
+
+
+def test_jax105_grad_traces_only_argnums_and_vmap_in_axes_none_stays_python():
+    assert traced_params("""
+        import jax
+
+        def loss(params, x, training):
+            return params
+
+        def g(x, n):
+            return x
+
+        @jax.jit
+        def step(params, x):
+            a = jax.grad(loss)(params, x, True)
+            b = jax.grad(loss, argnums=(0, 1))
+            return a, b, jax.vmap(g, in_axes=(0, None))
+        """) == {"step": {"params", "x"}, "loss": {"params", "x"}, "g": {"x"}}
+
+
+def test_jax105_non_literal_static_argnums_leaves_parameters_unknown():
+    assert lines("JAX105", """
+        import jax
+
+        STATIC = (1,)
+
+        def f(x, n):
+            if n > 2:
+                return x
+            return -x
+
+        g = jax.jit(f, static_argnums=STATIC)
+        h = jax.jit(f, **{"static_argnums": 1})
+        """) == []
+
+
+def test_jax105_partial_keywords_bound_before_vmap_are_not_traced():
+    assert lines("JAX105", """
+        import functools
+        import jax
+
+        def kernel(q, k, block=16, normalize=True):
+            assert q.shape[-1] % block == 0
+            if normalize:
+                q = q / 2
+            return q @ k
+
+        def run(q, k):
+            inner = functools.partial(kernel, block=32, normalize=False)
+            return jax.vmap(inner)(q, k)
+        """) == []
+
+
+def test_jax105_results_of_grad_and_vmap_transforms_are_certainly_traced():
+    diags = lint_source("""
+        import jax
+
+        @jax.jit
+        def step(params, batch):
+            loss, grads = jax.value_and_grad(loss_fn)(params, batch)
+            grad_fn = jax.grad(loss_fn)
+            g2 = grad_fn(params, batch)
+            if loss < 0.1 or g2 > 0:
+                params = params * 0.5
+            return params
+
+        def loss_fn(p, b):
+            return (p * b).sum()
+        """, select=["JAX105"])
+    assert [(d.start.line, d.severity) for d in diags] == [(8, Severity.ERROR)]
+
+
+def test_grad_results_are_traced_even_through_an_annotated_pytree_parameter():
+    # `state: TrainState` hides `state.params` (its fields may be static), but what the
+    # gradient transform returns under jit is staged out whatever went in
+    src = """
+        import jax
+        import numpy as np
+        from flax.training.train_state import TrainState
+
+        @jax.jit
+        def train_step(state: TrainState, batch: dict):
+            def loss_fn(params):
+                logits = state.apply_fn({"params": params}, batch["image"])
+                return logits.mean(), logits
+
+            (loss, logits), grads = jax.value_and_grad(loss_fn, has_aux=True)(state.params)
+            if loss > 10:
+                loss = loss * 0.0
+            return state.apply_gradients(grads=grads), np.argmax(logits, -1)
+        """
+    assert lines("JAX105", src) == [12]
+    assert lines("JAX104", src) == [14]
+    # a filtered transform may return Python values: no certainty there
+    assert lines("JAX105", """
+        import equinox as eqx
+
+        @eqx.filter_jit
+        def step(model: eqx.Module, x):
+            out = eqx.filter_jit(lambda m: m.describe())(model)
+            if out:
+                return x
+            return x * 2
+        """) == []
+
+
+# ------------------------------------------------------------------ real jax: the claims hold
+jax = pytest.importorskip("jax")
+
+
+@pytest.mark.parametrize("index, call, error", [
+    (0, "relu(1.0)", "TracerBoolConversionError"),
+    (1, "solve(jnp.ones(3))", "TracerBoolConversionError"),
+    (3, "f(1.0, 2)", "ConcretizationTypeError"),
+    (4, "in_range(0.5)", "TracerBoolConversionError"),
+    (5, "f(1.0, 2.0)", "TracerBoolConversionError"),
+    (6, "run(1.0)", "TracerBoolConversionError"),
+    (7, "f(1.0, 3)", "TracerIntegerConversionError"),
+    (8, "train_step(__import__('collections').namedtuple('State', 'step')(3), 1.0)",
+     "TracerBoolConversionError"),
+])
+def test_jax105_really_fails_at_trace_time(index, call, error):
+    from jaxlint.rules.static.jax105_traced_control_flow import TracedControlFlow
+
+    src = example(TracedControlFlow, index, call)
+    assert lines("JAX105", src), "the rule must flag what jax rejects"
+    with pytest.raises(Exception) as e:
+        run_module(src)["result"]()
+    assert type(e.value).__name__ == error
+
+
+@pytest.mark.parametrize("src", [LAX_IDIOMS + """
+    result = lambda: (rnn({"layers": [jnp.eye(3)]}, jnp.ones((4, 3)), 1),
+                      batched(None, jnp.ones((2, 3)), 3), clip_step(jnp.ones(3)))
+    """, """
+    import jax
+    def loss(params, x, training):
+        if training:
+            x = x * 2
+        return (params * x).sum()
+    @jax.jit
+    def step(params, x):
+        return jax.grad(loss)(params, x, True)
+    result = lambda: step(1.0, 2.0)
+    """, """
+    import functools
+    import jax
+    def kernel(q, block=16, normalize=True):
+        assert q.shape[-1] % block == 0
+        if normalize:
+            q = q / 2
+        return q
+    inner = functools.partial(kernel, block=2, normalize=False)
+    result = lambda: jax.vmap(inner)(jax.numpy.ones((3, 4)))
+    """], ids=["lax-idioms", "grad-python-flag", "vmap-partial-keywords"])
+def test_jax105_really_clean_code_traces(src):
+    assert all_findings(src) == []
+    run_module(src)["result"]()

@@ -1,0 +1,133 @@
+"""JAX113 donation-misuse: tests beyond the rule's VALID/INVALID examples (which
+tests/test_rule_examples.py runs)."""
+from __future__ import annotations
+
+from helpers import lines, lint_source
+from static_rule_helpers import found
+
+
+DONATING = """
+import functools
+import jax
+
+@functools.partial(jax.jit, donate_argnames=("state",))
+def step(state, batch):
+    return state + batch
+"""
+
+
+def test_jax113_keyword_donation_and_use_in_a_later_if_test():
+    assert lines("JAX113", DONATING + """
+def run(state, batch):
+    out = step(batch=batch, state=state)
+    if state.sum() > 0:
+        return out
+    return out
+""") == [10]
+
+
+def test_jax113_reassignment_in_the_same_statement_or_before_the_read_is_fine():
+    assert lines("JAX113", DONATING + """
+def run(state, batches):
+    state = step(state, batches[0])
+    new = step(state, batches[1])
+    state = new
+    return state.sum()
+""") == []
+
+
+def test_jax113_reads_after_a_return_in_another_branch_are_not_reached():
+    assert lines("JAX113", DONATING + """
+def run(state, batch, fast):
+    if fast:
+        return step(state, batch)
+    return state
+""") == []
+
+
+def test_jax113_loop_that_breaks_right_after_the_call_is_fine():
+    assert lines("JAX113", DONATING + """
+def run(state, batches):
+    for b in batches:
+        out = step(state, b)
+        break
+    return out
+""") == []
+
+
+def test_jax113_immediately_called_jit_with_donation():
+    out = found("JAX113", """
+        import jax
+
+        def add(x, y):
+            return x + y
+
+        def run(x, y):
+            z = jax.jit(add, donate_argnums=0)(x, y)
+            return z + x
+        """)
+    assert [line for line, _ in out] == [8] and "`x` was donated" in out[0][1]
+
+
+def test_jax113_decorated_method_maps_arguments_after_self():
+    assert lines("JAX113", """
+        import functools
+        import jax
+
+        class Trainer:
+            @functools.partial(jax.jit, static_argnums=0, donate_argnums=1)
+            def step(self, params, batch):
+                return params + batch
+
+            def fit(self, params, batch):
+                new = self.step(params, batch)
+                print(batch)
+                return new, params
+        """) == [12]
+
+
+def test_jax113_a_function_rebound_to_its_own_donating_jit_is_followed():
+    assert lines("JAX113", """
+        import jax
+
+        def train(state, xs):
+            for x in xs:
+                new = step(state, x)
+                print(state.sum())
+                state = new
+            return state
+
+        def step(state, x):
+            return state + x
+
+        step = jax.jit(step, donate_argnums=0)
+        local = step(1.0, 2.0)
+        """) == [6]
+
+
+def test_jax113_a_name_rebound_before_the_call_no_longer_aliases_the_donated_buffer():
+    assert lines("JAX113", """
+        import functools
+        import jax
+
+        @functools.partial(jax.jit, donate_argnums=(0, 1))
+        def update(params, opt_state):
+            return params, opt_state
+
+        def train(params, fresh):
+            old = params
+            params = fresh(params)
+            new, state = update(params, old)
+            backup = state
+            state = fresh(state)
+            return update(new, backup), state
+        """) == []
+
+
+def test_jax113_finding_points_back_at_the_donating_call():
+    diags = lint_source(DONATING + """
+def run(state, batch):
+    new = step(state, batch)
+    return new, state
+""", select=["JAX113"])
+    assert len(diags) == 1 and diags[0].related and diags[0].related[0].start.line == 9

@@ -1,0 +1,258 @@
+"""JAX114 prng-key-reuse: tests beyond the rule's VALID/INVALID examples (which
+tests/test_rule_examples.py runs)."""
+from __future__ import annotations
+
+import textwrap
+
+from helpers import fixed, lines, lint_source
+from static_rule_helpers import found
+
+
+def test_jax114_one_key_for_different_draws_is_still_reuse_even_with_data():
+    assert lines("JAX114", """
+        import jax
+
+        def sample(key, xs, ys, n):
+            a = jax.random.choice(key, xs, (n,))
+            b = jax.random.choice(key, ys, (2 * n,))
+            c = jax.random.permutation(key, 10)
+            d = jax.random.permutation(key, 10)
+            return a, b, c, d
+        """) == [5, 6, 7]
+
+
+def test_jax114_a_helper_that_uses_its_argument_only_as_a_shape_is_not_alignment():
+    assert lines("JAX114", """
+        import jax
+
+        def init_layer(key, n_in, n_out):
+            return jax.random.normal(key, (n_in, n_out))
+
+        def init(key, sizes):
+            params = []
+            for n_in, n_out in zip(sizes[:-1], sizes[1:]):
+                params.append(init_layer(key, n_in, n_out))
+            return params
+        """) == [9]
+
+
+def test_jax114_test_code_is_checked_when_asked():
+    src = """
+        import jax
+
+        class SamplerTest:
+            def test_two_draws(self):
+                key = jax.random.PRNGKey(0)
+                return jax.random.normal(key, (2,)), jax.random.normal(key, (2,))
+        """
+    assert lines("JAX114", src) == []
+    assert lines("JAX114", src, **{"check-tests": True}) == [6]
+    assert lint_source("import jax\ndef f(key):\n    return jax.random.normal(key), jax.random.normal(key)\n",
+                       select=["JAX114"], path="pkg/sampler_test.py") == []
+
+
+def test_jax114_reassigned_key_is_fresh_and_constant_subscripts_are_distinct_keys():
+    assert lines("JAX114", """
+        import jax
+
+        def f(key):
+            keys = jax.random.split(key, 3)
+            a = jax.random.normal(keys[0])
+            b = jax.random.normal(keys[1])
+            key = keys[2]
+            c = jax.random.normal(key)
+            return a, b, c
+        """) == []
+
+
+def test_jax114_same_subscripted_key_twice_is_reuse():
+    assert lines("JAX114", """
+        import jax
+
+        def f(key):
+            keys = jax.random.split(key, 2)
+            return jax.random.normal(keys[0]), jax.random.uniform(keys[0])
+        """) == [5]
+
+
+def test_jax114_early_return_branch_does_not_count_as_a_use():
+    assert lines("JAX114", """
+        import jax
+
+        def f(key, n):
+            if n == 0:
+                return jax.random.normal(key)
+            return jax.random.uniform(key, (n,))
+        """) == []
+
+
+def test_jax114_while_loop_and_try_bodies():
+    assert lines("JAX114", """
+        import jax
+        from jax import random as jr
+
+        def retry(key, ok):
+            while True:
+                x = jr.uniform(key)
+                if ok(x):
+                    return x
+
+        def guarded(key):
+            try:
+                a = jr.normal(key)
+            except ValueError:
+                a = 0.0
+            return a + jr.normal(key)
+        """) == [6, 15]
+
+
+def test_jax114_two_uses_in_one_lambda():
+    assert lines("JAX114", """
+        import jax
+
+        noise = lambda key: jax.random.normal(key) + jax.random.normal(key)
+        """) == [3]
+
+
+def test_jax114_module_level_key_in_a_lax_body_and_split_results():
+    assert lines("JAX114", """
+        import jax
+
+        KEY, SUB = jax.random.split(jax.random.PRNGKey(0))
+        SEED_KEY = jax.random.key(1)
+
+        def body(c, x):
+            return c + jax.random.normal(SEED_KEY), x
+
+        def run(xs):
+            return jax.lax.scan(body, 0.0, xs)
+        """) == [7]
+
+
+def test_jax114_key_given_to_a_sampling_class_then_sampled_is_reuse():
+    assert found("JAX114", """
+        import jax
+
+        class MLP:
+            def __init__(self, key, n=4):
+                self.w = jax.random.normal(key, (n, n))
+
+        def make(key):
+            model = MLP(key)
+            x = jax.random.normal(key, (4,))
+            return model, x
+        """) == [(9, "PRNG key `key` was already consumed by `MLP` at line 8; reusing it in `jax.random.normal` "
+                 "gives the same (or correlated) random numbers; split the key first")]
+
+
+def test_jax114_linen_init_then_sampling_is_reuse_and_keyword_key_to_a_helper_counts():
+    assert lines("JAX114", """
+        import flax.linen as nn
+        import jax
+
+        class Net(nn.Module):
+            @nn.compact
+            def __call__(self, x):
+                return nn.Dense(3)(x)
+
+        def noise(shape, rng):
+            return jax.random.normal(rng, shape)
+
+        def setup(key, x):
+            model = Net()
+            params = model.init(key, x)
+            return params, noise(x.shape, rng=key)
+        """) == [15]
+
+
+def test_jax114_equinox_layers_sharing_one_key_and_a_chain_of_helpers():
+    assert lines("JAX114", """
+        import equinox as eqx
+        import jax
+
+        def layer(k):
+            return eqx.nn.Linear(3, 3, key=k)
+
+        def two(key):
+            a = eqx.nn.Linear(3, 3, key=key)
+            b = layer(key)
+            return a, b
+        """) == [9]
+
+
+def test_jax114_flax_and_equinox_idioms_with_key_hand_offs_stay_quiet():
+    assert lines("JAX114", """
+        import equinox as eqx
+        import flax.linen as nn
+        import jax
+
+        def splitter(key):
+            return jax.random.split(key)
+
+        def folded(key, i):
+            return jax.random.normal(jax.random.fold_in(key, i))
+
+        def linen(key, x):
+            model = nn.Dense(4)
+            params = model.init(key, x)
+            key, sub = jax.random.split(key)
+            return params, jax.random.normal(sub)
+
+        def equinox(key):
+            key, subkey = jax.random.split(key)
+            model = eqx.nn.MLP(2, 2, 8, 2, key=subkey)
+            return model, jax.random.normal(key)
+
+        def helpers(key):
+            a, b = splitter(key)
+            c = folded(key, 0)
+            return jax.random.normal(key), a, b, c
+
+        def unknown(key, x, model, make):
+            net = make(key)
+            params = model.init(key, x)
+            cfg = dict(key=key)
+            return net, params, cfg, jax.random.normal(key)
+        """) == []
+
+
+def test_jax114_no_fix_where_a_split_in_the_loop_would_reuse_the_key_across_iterations():
+    # key is never reassigned in the loop: a split before `normal` would take the key that
+    # `normal` consumed on the iteration before; the reuse across loops gets no fix either
+    src = """
+        import jax
+
+        def shapes(key, cases, more):
+            for shape in cases:
+                a = jax.random.normal(key, shape)
+                b = jax.random.bernoulli(key, 0.5, shape)
+            for shape in more:
+                c = jax.random.normal(key, shape)
+            return a, b, c
+        """
+    diags = lint_source(src, select=["JAX114"])
+    assert len(diags) >= 3 and all(d.fix is None for d in diags)
+
+
+def test_jax114_fix_in_a_loop_that_reassigns_the_key_each_iteration():
+    out = fixed("JAX114", """
+        import jax
+
+        def bounds(key, n):
+            for _ in range(n):
+                key, subkey = jax.random.split(key)
+                a = jax.random.normal(subkey, (2,))
+                b = jax.random.bernoulli(subkey, 0.3, (2,))
+            return a, b
+        """)
+    assert out == textwrap.dedent("""\
+        import jax
+
+        def bounds(key, n):
+            for _ in range(n):
+                key, subkey = jax.random.split(key)
+                subkey, subsubkey = jax.random.split(subkey)
+                a = jax.random.normal(subkey, (2,))
+                b = jax.random.bernoulli(subsubkey, 0.3, (2,))
+            return a, b
+        """)

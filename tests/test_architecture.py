@@ -199,3 +199,40 @@ def test_findings_become_diagnostics_in_one_place_per_kind():
                     and path.relative_to(ROOT).as_posix() not in allowed:
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not found, "make findings through jaxlint.measured (or the static checker):\n" + "\n".join(found)
+
+
+#: rules with no test file of their own under tests/rules/: their tests are their
+#: VALID/INVALID examples (tests/test_rule_examples.py, test_dynamic_rule_examples.py,
+#: test_compile_rules.py run them) and, for JAX100 and JAX190, which the engine reports,
+#: the engine's tests (test_cli.py, test_line_endings_and_boms.py, test_noqa.py). A rule
+#: leaves this list when its first own test file comes; a new rule never joins it.
+EXAMPLES_ONLY = {
+    "static/jax100", "static/jax101", "static/jax102", "static/jax190",
+    "jaxpr/jax200", "jaxpr/jax201", "jaxpr/jax203", "jaxpr/jax204", "jaxpr/jax205", "jaxpr/jax207",
+    "jaxpr/jax209", "jaxpr/jax210",
+}
+
+
+def test_a_rules_own_tests_are_at_the_path_that_mirrors_the_rule():
+    """``rules/<tier>/jax103_jit_per_call.py`` -> ``tests/rules/<tier>/test_jax103.py``, as ruff
+    keeps a rule's tests: one file per rule, in a folder per tier."""
+    rules = {f"{p.parent.name}/{p.name[:6]}" for p in (ROOT / "rules").glob("*/jax[0-9][0-9][0-9]_*.py")}
+    tests = {f"{p.parent.name}/{p.stem[5:]}" for p in (ROOT / "tests" / "rules").glob("*/test_jax[0-9][0-9][0-9].py")}
+    tiers = {p.name for p in (ROOT / "rules").iterdir() if (p / "__init__.py").exists()}
+    assert {p.name for p in (ROOT / "tests" / "rules").iterdir() if p.is_dir() and p.name != "__pycache__"} <= tiers
+    assert not tests - rules, f"test files for no rule of that tier: {sorted(tests - rules)}"
+    assert rules - tests == EXAMPLES_ONLY, (
+        f"rules without tests/rules/<tier>/test_jaxNNN.py: {sorted(rules - tests - EXAMPLES_ONLY)}; "
+        f"have one now (drop them from EXAMPLES_ONLY): {sorted(EXAMPLES_ONLY & tests)}")
+
+
+def test_test_modules_have_distinct_names():
+    """pytest imports a test folder without ``__init__.py`` by putting the folder on
+    ``sys.path`` and the module under its file name: two ``test_x.py`` (or helper
+    modules) in different folders would clash."""
+    names: dict[str, list[str]] = {}
+    for p in (ROOT / "tests").rglob("*.py"):
+        rel = p.relative_to(ROOT / "tests")
+        if rel.parts[0] != "data" and p.name != "conftest.py":
+            names.setdefault(p.stem, []).append(rel.as_posix())
+    assert not {n: ps for n, ps in names.items() if len(ps) > 1}

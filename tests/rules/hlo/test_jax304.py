@@ -1,0 +1,44 @@
+"""JAX304 memory-budget: tests beyond the rule's VALID/INVALID examples (which
+tests/test_compile_rules.py runs), on real compiled output: the peak budget, which jax
+reports from 0.10 on, and the data the finding carries."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("jax")
+
+from compile_helpers import compile_source  # noqa: E402
+from jaxlint.rules.hlo.jax304_memory_budget import MemoryBudget  # noqa: E402
+from jaxlint.textutil import human_bytes  # noqa: E402
+
+#: the rule's own example: a 512 x 512 x 64 difference tensor (64 MiB) sorted in full
+PAIRWISE = MemoryBudget.INVALID[1].code
+
+
+def test_the_peak_budget_applies_where_jax_reports_a_peak_and_is_silent_where_it_does_not(tmp_path):
+    facts, _ = compile_source(PAIRWISE, tmp_path)
+    peak = facts.memory.get("peak_memory_in_bytes")
+    only_peak = MemoryBudget({"max-temp-bytes": 1 << 40, "max-temp-ratio": 0, "max-peak-bytes": 1 << 10})
+    found = list(only_peak.findings(facts))
+    if peak is None:  # jax before 0.10: memory_analysis() has no peak
+        assert found == []
+        return
+    (f,) = found
+    assert f"needs a peak of {human_bytes(peak)} (budget 1.0 KiB)" in f.message, f.message
+    assert "temporary" not in f.message.split(";")[0]
+    assert f.data["peak_bytes"] == peak and f.data["temp_bytes"] == facts.memory["temp_size_in_bytes"]
+
+
+def test_the_finding_carries_the_measured_bytes_and_points_at_the_intermediates(tmp_path):
+    facts, _ = compile_source(PAIRWISE, tmp_path)
+    (f,) = MemoryBudget({"max-temp-bytes": 4 << 20}).findings(facts)
+    temp = facts.memory["temp_size_in_bytes"]
+    assert temp >= 512 * 512 * 64 * 4  # the difference tensor itself is a temporary
+    assert f.data["temp_bytes"] == temp
+    assert f.data["io_bytes"] == facts.memory["argument_size_in_bytes"] + facts.memory["output_size_in_bytes"]
+    assert f.message.startswith(f"`pairwise` needs {human_bytes(temp)} of temporary buffers (budget 4.0 MiB)")
+    # related locations are the body's lines that compute the largest intermediates
+    assert f.related and {loc.line for loc, _ in f.related} <= {7, 8}
+    assert all(note.endswith("intermediate") for _, note in f.related)
+    # below every budget: quiet
+    assert list(MemoryBudget({"max-temp-bytes": temp, "max-temp-ratio": 0}).findings(facts)) == []

@@ -11,10 +11,13 @@ release, not of the output):
 * jaxlint's version (SARIF's ``tool.driver.version`` and ``semanticVersion``) becomes
   ``<version>``.
 
-The dynamic phase has no snapshot: its messages quote jax's own text, which differs
-between the jax versions CI runs (JAX205 quotes a tracer as ``JitTracer(int32[])`` on
-jax 0.10 and ``Traced<ShapedArray(int32[])>...`` on 0.4), and its summary carries the
-jax version and timings; tests/test_dynamic_examples.py checks its findings instead.
+The dynamic phase has no snapshot: its messages name what jax produced, which differs
+between the jax versions CI runs (on examples/, JAX203 names the callback primitive
+``debug_print`` on jax 0.10.2 and ``debug_callback`` on 0.4.38; JAX205 quotes jax's own
+error text, ``Slice entries must be static integers. Got slice(None, JitTracer(int32[]),
+None)`` against ``Array slice indices must have static start/stop/step ...``), and its
+summary carries the jax version and a timing; tests/test_dynamic_examples.py checks its
+findings at their lines instead.
 
 To accept a deliberate change of output, rewrite the snapshots and review the diff::
 

@@ -3,6 +3,8 @@ tests/test_compile_rules.py runs), on real compiled output: the peak budget, whi
 reports from 0.10 on, and the data the finding carries."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 pytest.importorskip("jax")
@@ -42,3 +44,14 @@ def test_the_finding_carries_the_measured_bytes_and_points_at_the_intermediates(
     assert all(note.endswith("intermediate") for _, note in f.related)
     # below every budget: quiet
     assert list(MemoryBudget({"max-temp-bytes": temp, "max-temp-ratio": 0}).findings(facts)) == []
+
+
+def test_kernels_of_one_shape_at_one_line_are_named_once(tmp_path):
+    # on jax 0.10.2 the example's two 64 MiB kernels (one shape, one line) had been listed
+    # twice: "64.0 MiB f32[512,512,64] at line 7; 64.0 MiB f32[512,512,64] at line 7"
+    facts, _ = compile_source(PAIRWISE, tmp_path)
+    (f,) = MemoryBudget({"max-temp-bytes": 4 << 20}).findings(facts)
+    entries = f.message.split("largest intermediates: ", 1)[1].split("; ")
+    named = [re.sub(r"^\d+ x ", "", e) for e in entries]
+    assert len(named) == len(set(named)), f.message
+    assert len(f.related) == len(set(f.related))

@@ -243,7 +243,8 @@ def _plan_entry(e: EntryPoint, model, nodes, stmts, lines, found, examples, dyn:
                      "(it saves `self`), or jit a module-level function that takes the state as arguments")
         return plan
     if "<locals>" in e.qualname or (e.qualname.startswith("<lambda>") and not e.bound_name):
-        plan.skip = "defined inside a function or unnamed, so it is not reachable after import"
+        plan.skip = ("defined inside a function or unnamed, so it is not reachable after import: "
+                     "`jaxlint record -- python PROGRAM` analyses it where the program calls it")
         return plan
     if rec is not None:
         spec, why = _recorded_spec(rec, signatures_file)

@@ -275,3 +275,11 @@ def _same_place(d: Diagnostic, path: str, line: int) -> bool:
 def same_path(a: str, b: str) -> bool:
     """Display paths in the parent, absolute ones in the worker: compare them normalized."""
     return a == b or os.path.normpath(os.path.abspath(a)) == os.path.normpath(os.path.abspath(b))
+
+
+def is_test_path(path: str) -> bool:
+    """A test file by pytest's and unittest's naming (`test_*.py`, `*_test.py`,
+    `conftest.py`): rules that judge how code is used leave tests alone unless their
+    `check-tests` option is set."""
+    base = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"

@@ -193,10 +193,10 @@ def test_edited_code_makes_observations_out_of_date(trial, tmp_path):
     train.write_text(train.read_text() + "\n# edited after the recording\n")
     proc = run_cli("check", "--dynamic", "--no-cache", "--show-skipped", "--select", "JAX2", "train.py", cwd=root,
                    timeout=300)
-    assert "10 observed functions (9 findings) out of date: the code changed since `jaxlint record`; run it again" \
-        in proc.stdout, proc.stdout
+    assert ("10 observed functions (9 findings) out of date: the code or the rules' settings changed since "
+            "`jaxlint record`; run it again") in proc.stdout, proc.stdout
     assert ("skipped train.py:28 make_train_step.<locals>.train_step: its observation by `jaxlint record` is out of "
-            "date (the code changed), and defined inside a function") in proc.stdout
+            "date (the code or the rules' settings changed), and defined inside a function") in proc.stdout
     # the closures only the program can reach are no longer reported
     assert "train.py:83" not in proc.stdout
 

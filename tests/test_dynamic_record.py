@@ -236,3 +236,26 @@ def test_a_python_number_leaf_of_a_model_records_like_the_weak_scalar_jit_makes_
     assert "several signatures" not in rec.stderr
     check = run_cli("check", "--dynamic", "--no-cache", "--output-format", "json", ".", cwd=tmp_path, timeout=300)
     assert json.loads(check.stdout) == [], check.stderr
+
+
+def test_a_library_that_jits_a_project_function_is_recorded_and_check_finds_the_recording(tmp_path):
+    # a test helper outside the project (chex's variants do this) jits the project's own
+    # function; the project folder has no marker but the `.jaxlint/` record writes
+    lib = tmp_path / "site"
+    lib.mkdir()
+    (lib / "jitlib.py").write_text("import jax\n\n\ndef jit_and_call(f, *args):\n    return jax.jit(f)(*args)\n")
+    proj = tmp_path / "proj"
+    (proj / "pkg").mkdir(parents=True)
+    (proj / "pkg" / "__init__.py").write_text("")
+    (proj / "pkg" / "ops.py").write_text(
+        "import jax.numpy as jnp\n\n\ndef smooth(x):\n    for _ in range(300):\n        x = jnp.tanh(x) * 0.5 + x\n"
+        "    return x\n")
+    (proj / "run.py").write_text(
+        "import jax.numpy as jnp\nimport jitlib\nfrom pkg.ops import smooth\n\n"
+        "if __name__ == '__main__':\n    jitlib.jit_and_call(smooth, jnp.ones(4))\n")
+    rec = run_cli("record", "--", "python", "run.py", cwd=proj, timeout=300, env={"PYTHONPATH": str(lib)})
+    assert rec.returncode == 0, rec.stdout + rec.stderr
+    assert "1 jitted function called: 1 traced" in rec.stdout + rec.stderr, rec.stdout + rec.stderr
+    # from a subfolder's file too: the recording's folder is the project's root
+    proc = run_cli("check", "--dynamic", "--no-cache", "--select", "JAX202", "pkg/ops.py", cwd=proj, timeout=300)
+    assert "pkg/ops.py:5:5: JAX202" in proc.stdout, proc.stdout + proc.stderr

@@ -128,8 +128,8 @@ class DynamicReport:
         if self.stale:
             n = sum(len(e.get("diagnostics") or []) for e in self.stale)
             lines.append(f"  {len(self.stale)} observed function{'s' if len(self.stale) != 1 else ''} "
-                         f"({n} finding{'s' if n != 1 else ''}) out of date: the code changed since "
-                         "`jaxlint record`; run it again")
+                         f"({n} finding{'s' if n != 1 else ''}) out of date: the code or the rules' settings "
+                         "changed since `jaxlint record`; run it again")
         for path, seconds, script in self.slow_imports:
             lines.append(f"  note: importing {path} took {seconds:.1f} s: its top-level code runs when the dynamic "
                          "phase imports it; keep work under `if __name__ == \"__main__\":`"
@@ -201,7 +201,18 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
         if notebook:  # nothing imports a notebook: only what a recording of it observed
             plans[-1].skip, plans[-1].spec = (f"a notebook cannot be imported; run it under `jaxlint record -- "
                                               f"jupyter execute {task.path.name}`"), None
-    current = {k: v for k, v in seen.items() if observations.is_current(v, root, digests)}
+    rules_now: dict[tuple, list] = {}
+
+    def same_rules(obs: dict) -> bool:
+        """Whether the rules selected now ran, with the same options, in the observation."""
+        from jaxlint.registry import active_rules
+
+        lv = tuple(obs.get("levels") or ("trace",))
+        if lv not in rules_now:
+            rules_now[lv] = [r for r in active_rules(settings, lv) if r.role is None]
+        return observations.made_by(obs, rules_now[lv])
+
+    current = {k: v for k, v in seen.items() if observations.is_current(v, root, digests) and same_rules(v)}
     fp = FilePlan(task, text, root, modname, sys_path, plans,
                   stale=[v for k, v in seen.items() if k not in current])
     by_key = {f"{modname}:{p.entry.qualname}": p for p in plans}
@@ -221,7 +232,7 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
         stale = {f"{modname}:{o.get('qualname')}" for o in fp.stale}
         for p in plans:
             if p.observed is None and p.skip is not None:
-                why = ("its observation by `jaxlint record` is out of date (the code changed)"
+                why = ("its observation by `jaxlint record` is out of date (the code or the rules' settings changed)"
                        if f"{modname}:{p.entry.qualname}" in stale else "not called while `jaxlint record` ran")
                 p.skip = f"{why}, and {p.skip}"
     return fp

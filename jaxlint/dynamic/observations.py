@@ -251,6 +251,27 @@ def file_sha(path: Path) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def rules_digest(rules: Iterable[Any]) -> str:
+    """A digest of the selected trace and compile rules and their options."""
+    text = repr(sorted((r.code, sorted(r.opts.items())) for r in rules))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def rule_options(rules: Iterable[Any]) -> dict[str, str]:
+    """Each rule that ran, with a digest of its options."""
+    return {r.code: hashlib.sha256(repr(sorted(r.opts.items())).encode()).hexdigest()[:12] for r in rules}
+
+
+def made_by(entry: dict, rules: Iterable[Any]) -> bool:
+    """Whether every rule selected now ran when the entry was observed, with the same
+    options: an entry observed under other options (or without a rule now selected) is
+    out of date. A narrower selection (`--select JAX202`) keeps it current."""
+    ran = entry.get("rule_options")
+    if not isinstance(ran, dict):
+        return True  # written before options were kept per rule
+    return all(ran.get(code) == digest for code, digest in rule_options(rules).items())
+
+
 def is_current(entry: dict, root: Path, digests: dict[str, str] | None = None) -> bool:
     """Whether every file the entry's findings rest on is unchanged since the recording
     (and the same jaxlint version made them)."""

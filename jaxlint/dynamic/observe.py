@@ -25,7 +25,6 @@ every observed call) as ``observed-<pid>.json``; ``jaxlint record`` merges them 
 from __future__ import annotations
 
 import ast
-import hashlib
 import os
 import sys
 import threading
@@ -130,9 +129,14 @@ class Observer:
         return hit
 
     def rules_digest(self, path: str) -> str:
-        rules = self.rules_for(path)
-        text = repr(sorted((r.code, sorted(r.opts.items())) for rs in rules.values() for r in rs))
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        from jaxlint.dynamic.observations import rules_digest
+
+        return rules_digest(r for rs in self.rules_for(path).values() for r in rs)
+
+    def rule_options(self, path: str) -> dict[str, str]:
+        from jaxlint.dynamic.observations import rule_options
+
+        return rule_options(r for rs in self.rules_for(path).values() for r in rs)
 
     def entry_for(self, path: str, meta: dict) -> dict:
         """The static jit map's entry of the function (where it is jitted, its def line,
@@ -355,7 +359,7 @@ class Observer:
                     "reason": fs.reason, "calls": fs.calls, "inlined_calls": fs.inlined,
                     "compiles": sum(s["compiles"] for s in fs.sigs.values()),
                     "traced": fs.traced, "compiled": fs.compiled, "levels": list(self.levels),
-                    "files": files, "rules": self.rules_digest(fs.home), "versions": dict(self.versions),
+                    "files": files, "rules": self.rules_digest(fs.home), "rule_options": self.rule_options(fs.home), "versions": dict(self.versions),
                     "jaxlint": __version__,
                     "diagnostics": diags, "report": fs.report, "rule_errors": fs.rule_errors,
                     "seconds": round(fs.seconds, 4),

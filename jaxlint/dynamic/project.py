@@ -9,7 +9,9 @@ import ast
 import hashlib
 from pathlib import Path
 
-ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+#: what marks a project's root; ``.jaxlint/`` is where `jaxlint record` writes, at the
+#: root it chose, so a recorded folder with no other marker is found again by `check`
+ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git", ".jaxlint")
 
 
 def project_root(path: Path, config_root: Path | None = None) -> Path:

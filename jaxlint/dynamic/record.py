@@ -153,13 +153,26 @@ def _recording(original, kind: str):
                 return inner
             return lambda f: _wrap(inner(f), f, kwargs, kind, line)
         jitted = original(fun, *args, **kwargs)
-        return _wrap(jitted, fun, kwargs, kind, line) if mine else jitted
+        if mine:
+            return _wrap(jitted, fun, kwargs, kind, line)
+        # a library that jits the project's own function (a test helper such as chex's
+        # variants): the project's function, jitted elsewhere; no jit line of the project
+        return _wrap(jitted, fun, kwargs, kind, None) if _defined_in_project(fun) else jitted
 
     transform._jaxlint_recording = True  # type: ignore[attr-defined]
     return transform
 
 
 _NOTHING = object()
+
+
+def _defined_in_project(fun) -> bool:
+    """Whether ``fun`` (through ``functools.partial``) is a function of the project's own
+    code; flax and equinox jit wrappers of the library's, which stay untouched."""
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    code = getattr(fun, "__code__", None)
+    return code is not None and in_project(code.co_filename)
 
 
 def _wrap(jitted, fun, kwargs: dict, kind: str, jit_line: int | None = None):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import inspect
 
-from jaxlint.rule import Invalid, Option, TraceRule, Valid
+from jaxlint.rule import Invalid, Option, TraceRule, Valid, is_test_path
 
 
 class Recompilation(TraceRule):
@@ -37,7 +37,9 @@ class Recompilation(TraceRule):
     the same as the weak `i32[]` array a jitted `step + 1` returns. Under
     `equinox.filter_jit` such numbers are static, and a new value is a new compile.
 
-    Without a recording it stays quiet.
+    Without a recording it stays quiet, and so it does for a function only a test suite
+    called (`jaxlint record -- pytest`): tests try many shapes, dtypes and fresh
+    wrappers on purpose (`check-tests` reports them too).
 
     ## Why is this bad?
     Each compile is a trace and an XLA compile: seconds for a real training step, paid
@@ -73,6 +75,8 @@ class Recompilation(TraceRule):
     supersedes = ("JAX103",)
     options = {
         "max-signatures": Option(8, "report a function compiled for more distinct signatures than this", int, 1),
+        "check-tests": Option(False, "also report functions whose every recorded call came from a test file "
+                                     "(`test_*.py`, `*_test.py`)", bool),
     }
 
     VALID = [
@@ -173,6 +177,30 @@ class Recompilation(TraceRule):
                 for _ in range(5):
                     params = step(params)
             """,
+            run=True,
+        ),
+        # a test suite tries many shapes on purpose: every call came from a test file
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def normalize(x):
+                return x / jnp.linalg.norm(x)
+
+            if __name__ == "__main__":
+                import test_shapes
+                test_shapes.test_many_shapes()
+            """,
+            files={"test_shapes.py": """
+                import jax.numpy as jnp
+                from {module} import normalize
+
+                def test_many_shapes():
+                    for n in range(1, 12):
+                        normalize(jnp.ones((n, 3)))
+            """},
             run=True,
         ),
     ]
@@ -307,6 +335,8 @@ class Recompilation(TraceRule):
         observed = any("compiles" in s for s in sigs)
         if observed:  # what jax really compiled (`jaxlint record` watched it)
             sigs = [s for s in sigs if s.get("compiles")]
+        if not self.opts["check-tests"] and sigs and all(_from_test(s) for s in sigs):
+            return  # a test suite's calls: many shapes, dtypes and wrappers on purpose
         names = _param_names(fa.function)[int((fa.entry or {}).get("partial_bound") or 0):]
         again = [s for s in sigs if s.get("compiles", 0) > 1]
         if again:
@@ -401,6 +431,12 @@ def _same_call(a: dict, b: dict) -> bool | None:
     if not isinstance(x, dict) or not isinstance(y, dict):
         return None
     return (x.get("file"), x.get("line")) == (y.get("file"), y.get("line"))
+
+
+def _from_test(sig: dict) -> bool:
+    """Whether the signature's first call was made from a test file."""
+    call = sig.get("first_call")
+    return isinstance(call, dict) and is_test_path(str(call.get("file") or ""))
 
 
 def _number(v) -> bool:

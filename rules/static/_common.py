@@ -5,6 +5,7 @@ import ast
 import math
 
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
+from jaxlint.rule import is_test_path  # noqa: F401  (the rules import it from here)
 
 NUMPY_CONSTRUCTORS = {
     "zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace",
@@ -353,11 +354,6 @@ def _literal_bytes(node: ast.AST) -> int:
         else:
             count += 1
     return count * 8
-
-
-def is_test_path(path: str) -> bool:
-    base = path.replace("\\", "/").rsplit("/", 1)[-1]
-    return base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"
 
 
 def in_test(fn: FunctionInfo | None) -> bool:

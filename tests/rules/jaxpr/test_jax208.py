@@ -67,3 +67,27 @@ def test_records_of_earlier_versions_listing_leaves_without_paths_still_read(tmp
     assert "rule JAX208 failed" not in proc.stdout + proc.stderr
     changes = [d["message"].split("): ", 1)[1] for d in json_findings(proc)]
     assert changes == ["`state<leaf 1>` changes dtype float32 -> bfloat16 (the dtype drifts between calls)"]
+
+
+def test_a_function_only_a_test_suite_called_is_left_alone_unless_check_tests(tmp_path):
+    # `jaxlint record -- pytest`: a parameterised test calls one jitted function with
+    # eleven shapes; in a test suite that is the point, in a program it is churn
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX208"]\n')
+    (tmp_path / "norm.py").write_text(
+        "import jax\nimport jax.numpy as jnp\n\n\n@jax.jit\ndef normalize(x):\n    return x / jnp.linalg.norm(x)\n")
+    (tmp_path / "test_norm.py").write_text(
+        "import jax.numpy as jnp\nimport pytest\nfrom norm import normalize\n\n\n"
+        "@pytest.mark.parametrize('n', range(1, 12))\ndef test_shape(n):\n"
+        "    assert normalize(jnp.ones((n, 3))).shape == (n, 3)\n")
+    rec = run_cli("record", "--", "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_norm.py",
+                  cwd=tmp_path, timeout=300)
+    assert rec.returncode == 0, rec.stdout + rec.stderr
+    proc = run_cli("check", "--dynamic", "--no-cache", "--output-format", "json", ".", cwd=tmp_path, timeout=300)
+    assert json_findings(proc) == []
+    with (tmp_path / "pyproject.toml").open("a") as f:
+        f.write("[tool.jaxlint.rules.JAX208]\ncheck-tests = true\n")
+    proc = run_cli("check", "--dynamic", "--no-cache", "--output-format", "json", ".", cwd=tmp_path, timeout=300)
+    # the recording was made under other options: the worker runs the rule again on
+    # the recorded signatures, at the jit site
+    [d] = json_findings(proc)
+    assert "11 different signatures" in d["message"], d

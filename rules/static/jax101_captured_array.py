@@ -376,6 +376,22 @@ class CapturedArray(StaticRule):
             line=7,
             message="closes over `W`, a 2.0 MiB array",
         ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+            import numpy as np
+
+            LOOKUP = np.zeros((2048, 256), dtype=np.float32)
+            LOOKUP = jnp.asarray(LOOKUP)
+
+            @jax.jit
+            def gather(idx):
+                return LOOKUP[idx]
+            """,
+            line=10,
+            message="closes over `LOOKUP`, a 2.0 MiB array",
+        ),
     ]
 
     def check(self, ctx) -> None:
@@ -391,6 +407,7 @@ class CapturedArray(StaticRule):
                     if isinstance(parent, ast.Attribute) and parent.attr in STATIC_ATTRS:
                         continue
                     owner, bindings = model.lookup(node.id, fn.parent)
+                    bindings = _drop_conversions(model, node.id, bindings)
                     if len(bindings) != 1 or bindings[0].value is None:
                         continue
                     est = array_estimate(model, bindings[0].value)
@@ -503,3 +520,24 @@ class CapturedArray(StaticRule):
 
 
 _JIT = {"jax.jit", "jax.pmap", "jax.experimental.pjit.pjit", "equinox.filter_jit", "flax.nnx.jit"}
+
+
+#: Calls that move or convert an array and keep its size: `W = jnp.asarray(W)`.
+_CONVERSIONS = {"jax.numpy.asarray", "jax.numpy.array", "jax.device_put", "numpy.asarray", "numpy.array",
+                "numpy.ascontiguousarray"}
+
+
+def _drop_conversions(model, name: str, bindings: list) -> list:
+    """The bindings of ``name`` less those that only convert its previous value
+    (``W = jnp.asarray(W)``, ``W = jax.device_put(W)``): the array keeps its size, so the
+    first binding says how large it is."""
+    if len(bindings) < 2:
+        return bindings
+    rest = []
+    for b in bindings:
+        v = b.value
+        if b.kind == "assign" and isinstance(v, ast.Call) and v.args and isinstance(v.args[0], ast.Name) \
+                and v.args[0].id == name and (model.resolve_call(v) or "") in _CONVERSIONS:
+            continue
+        rest.append(b)
+    return rest

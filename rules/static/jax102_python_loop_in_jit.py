@@ -20,8 +20,9 @@ class PythonLoopInJit(StaticRule):
 
     Also finds loops whose count is fixed at trace time but unknown statically: over
     the rows of a traced array (`for row in x`), or up to a size of a traced argument
-    (`range(x.shape[0])`, `range(len(x))`). The message says the count is unknown; the
-    dynamic phase measures it (JAX202).
+    (`range(x.shape[0])`, `range(len(x))`), or up to a static argument of the jit
+    (`range(n)` with `n` in `static_argnums`). The message says the count is unknown;
+    the dynamic phase measures it (JAX202).
 
     Loops over pytrees, lists of layers, small literal ranges, and other loops whose
     count is not known statically are left alone.
@@ -188,6 +189,20 @@ class PythonLoopInJit(StaticRule):
         ),
         Invalid(
             """
+            from functools import partial
+            import jax
+
+            @partial(jax.jit, static_argnames="depth")
+            def refine(x, depth):
+                for _ in range(depth):
+                    x = x - 0.1 * jax.numpy.sin(x)
+                return x
+            """,
+            line=6,
+            message="runs `depth` times, a static argument of the jit",
+        ),
+        Invalid(
+            """
             import jax
 
             @jax.jit
@@ -349,6 +364,10 @@ class PythonLoopInJit(StaticRule):
             bound = self._size_bound(model, fn, it)
             if bound is not None:
                 rows = f"runs `{describe(bound)}` times, a size of traced argument `{describe(bound_base(bound))}`"
+            else:
+                static = self._static_bound(model, fn, it)
+                if static is not None:
+                    rows = f"runs `{static}` times, a static argument of the jit (each value compiles again)"
         if rows is None:
             return
         hint = "jax.vmap (iterations look independent)" if self._independent(loop) else \
@@ -375,6 +394,18 @@ class PythonLoopInJit(StaticRule):
         if isinstance(base, ast.Name) and base.id in fn.traced_params and fn.param(base.id) is not None \
                 and all(b.kind == "param" for b in fn.bindings.get(base.id, [])):
             return stop
+        return None
+
+    @staticmethod
+    def _static_bound(model, fn, it: ast.AST) -> str | None:
+        """``n`` of ``range(n)`` / ``range(a, n)``, with ``n`` a parameter the jit marks
+        static (never rebound): a count chosen by the caller, unknown here."""
+        if not (isinstance(it, ast.Call) and model.resolve_call(it) == "builtins.range" and it.args):
+            return None
+        stop = it.args[0] if len(it.args) == 1 else it.args[1]
+        if isinstance(stop, ast.Name) and stop.id in fn.static_params and fn.param(stop.id) is not None \
+                and all(b.kind == "param" for b in fn.bindings.get(stop.id, [])):
+            return stop.id
         return None
 
     @staticmethod

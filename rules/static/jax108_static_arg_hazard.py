@@ -4,6 +4,7 @@ import ast
 
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.rules.static._arrays import is_jax_array
 from jaxlint.rules.static._jitcalls import call_arguments, jit_call_sites, named_calls
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
 
@@ -315,6 +316,35 @@ class StaticArgHazard(StaticRule):
             line=9,
             message="`scale`",
         ),
+        Invalid(
+            """
+            import functools
+            import jax
+
+            @functools.partial(jax.jit, static_argnames="seed")
+            def noise(shape_like, seed):
+                return jax.random.normal(seed, shape_like.shape)
+
+            base = jax.random.key(7)
+            out = noise(jax.numpy.ones(4), seed=base)
+            """,
+            line=9,
+            message="`base` is an array",
+        ),
+        Valid(
+            """
+            import functools
+            import jax
+            import jax.numpy as jnp
+
+            @functools.partial(jax.jit, static_argnames="count")
+            def tile(x, count):
+                return jnp.tile(x, count)
+
+            reps = int(jnp.shape(jnp.ones(3))[0])
+            out = tile(jnp.ones(2), count=reps)
+            """
+        ),
     ]
 
     def check(self, ctx) -> None:
@@ -483,6 +513,10 @@ def _unhashable_value(model: ModuleModel, scope: FunctionInfo | None, node: ast.
         if q in _CONSTRUCTORS:
             return _CONSTRUCTORS[q]
         if q.startswith(_ARRAY_MAKERS) and q.rsplit(".", 1)[-1] in _ARRAY_FUNCS:
+            return "an array"
+        if q.startswith(("jax.numpy.", "jax.random.", "jax.nn.")) and is_jax_array(model, scope, node):
+            # every jax.numpy / jax.random function that returns one array returns an
+            # unhashable jax.Array, a 0-d result (`jnp.add(4, 1)`) and a PRNG key included
             return "an array"
         return None
     if isinstance(node, ast.Name) and at is not None:

@@ -30,7 +30,11 @@ class DataDependentShape(StaticRule):
     * `jnp.nonzero`, `jnp.argwhere`, `jnp.flatnonzero`, `jnp.unique` (and its
       variants), `jnp.extract`, `jnp.compress`, the set operations `union1d`,
       `intersect1d`, `setdiff1d`, and one-argument `jnp.where`, called on a traced
-      array without `size=`.
+      array without `size=`;
+    * a non-static parameter of a jitted function used as a shape or a size:
+      `jnp.zeros(n)`, `jax.random.normal(key, (n, 3))`, `jax.nn.one_hot(x, k)`,
+      `jax.random.split(key, n)`. jit traces every argument it is not told is static,
+      Python ints included.
 
     ## Why is this bad?
     XLA compiles programs with static shapes. Under `jit` (and inside `scan`, `vmap`,
@@ -70,6 +74,22 @@ class DataDependentShape(StaticRule):
     severity = Severity.ERROR
 
     VALID = [
+        Valid(
+            """
+            from functools import partial
+            import jax
+            import jax.numpy as jnp
+
+            @partial(jax.jit, static_argnames="width")
+            def padded(values, width):
+                return jnp.zeros((width, values.shape[-1])).at[: values.shape[0]].set(values)
+
+            def tiles(key, count):
+                return jax.random.normal(key, (count, 2))
+
+            many = jax.vmap(tiles, in_axes=(0, None))
+            """
+        ),
         Valid(
             """
             import jax
@@ -170,6 +190,31 @@ class DataDependentShape(StaticRule):
             """,
             count=3,
         ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def padded(values, width):
+                out = jnp.zeros((width, values.shape[-1]))
+                return out.at[: values.shape[0]].set(values)
+            """,
+            line=6,
+            message="traced argument `width` of jitted `padded` is used as a shape",
+        ),
+        Invalid(
+            """
+            import jax
+
+            def labels(ids, n_classes):
+                return jax.nn.one_hot(ids, n_classes)
+
+            labels_jit = jax.jit(labels)
+            """,
+            line=4,
+            message="mark `n_classes` static",
+        ),
     ]
 
     def check(self, ctx) -> None:
@@ -180,6 +225,7 @@ class DataDependentShape(StaticRule):
                     self._mask_index(ctx, model, fn, node)
                 elif isinstance(node, ast.Call):
                     self._sized_call(ctx, model, fn, node)
+                    self._traced_shape(ctx, model, fn, node)
 
     def _mask_index(self, ctx, model: ModuleModel, fn: FunctionInfo, node: ast.Subscript) -> None:
         parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -227,6 +273,52 @@ class DataDependentShape(StaticRule):
             f"with a three-argument `jnp.where`",
             data={"function": shown.replace("`", "")},
         )
+
+    def _traced_shape(self, ctx, model: ModuleModel, fn: FunctionInfo, call: ast.Call) -> None:
+        """A parameter of a jitted function (not static) used as a shape or a size:
+        ``jnp.zeros(n)``, ``jax.random.normal(key, (n, 3))``, ``jax.nn.one_hot(x, k)``.
+        jit traces every non-static argument, ints included, so it is never concrete."""
+        if not fn.traced_by or any(r.partition("@")[0] not in _ALL_TRACED for r in fn.traced_by):
+            return  # also traced some other way (vmap hands `None` axes through, a caller may pass an int)
+        q = model.resolve_call(call)
+        where = SHAPE_ARGS.get(q or "")
+        if where is None:
+            return
+        pos, kw = where
+        arg = next((k.value for k in call.keywords if k.arg == kw), None)
+        if arg is None and len(call.args) > pos and not any(isinstance(a, ast.Starred) for a in call.args[:pos + 1]):
+            arg = call.args[pos]
+        parts = arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]
+        name = next((p.id for p in parts if isinstance(p, ast.Name) and p.id in fn.traced_params
+                     and fn.param(p.id) is not None
+                     and all(b.kind == "param" for b in fn.bindings.get(p.id, []))), None)
+        if name is None:
+            return
+        short = q.replace("jax.numpy.", "jnp.")
+        ctx.report(
+            call,
+            f"traced argument `{name}` of jitted `{fn.name}` is used as a shape or size in `{short}`: jit "
+            f"traces every non-static argument, Python ints included, so tracing raises a "
+            f"ConcretizationTypeError (or TypeError); mark `{name}` static (`static_argnames=\"{name}\"`)",
+            data={"function": short, "param": name},
+        )
+
+
+#: jax.numpy / jax.random / jax.nn functions, and the argument (position, keyword) that
+#: is a shape or a size: it must be a Python value at trace time.
+SHAPE_ARGS = {
+    "jax.numpy.zeros": (0, "shape"), "jax.numpy.ones": (0, "shape"), "jax.numpy.empty": (0, "shape"),
+    "jax.numpy.full": (0, "shape"), "jax.numpy.eye": (0, "N"), "jax.numpy.identity": (0, "n"),
+    "jax.numpy.arange": (0, "start"), "jax.numpy.tri": (0, "N"),
+    "jax.random.normal": (1, "shape"), "jax.random.uniform": (1, "shape"), "jax.random.randint": (1, "shape"),
+    "jax.random.bernoulli": (2, "shape"), "jax.random.truncated_normal": (3, "shape"),
+    "jax.random.split": (1, "num"), "jax.random.gumbel": (1, "shape"),
+    "jax.random.categorical": (3, "shape"), "jax.random.exponential": (1, "shape"),
+    "jax.nn.one_hot": (1, "num_classes"),
+}
+#: transforms whose non-static parameters are all traced (eqx.filter_jit and nnx.jit
+#: keep non-array arguments static)
+_ALL_TRACED = ("jit", "pjit", "pmap")
 
 
 def _is_traced_mask(model: ModuleModel, fn: FunctionInfo, expr: ast.AST, depth: int = 0) -> bool:

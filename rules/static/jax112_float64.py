@@ -31,7 +31,9 @@ class Float64(StaticRule):
     Finds 64-bit dtypes in traced code: `jnp.float64` / `np.float64` (and `int64`,
     `uint64`, `complex128`) given as `dtype=`, to `.astype(...)`, as a constructor's
     dtype argument, or called as a function (`jnp.float64(x)`); and dtype strings such
-    as `dtype="float64"`. Also finds `jax_enable_x64` turned on
+    as `dtype="float64"`. A module constant (`DTYPE = jnp.float64`) read by traced
+    code is one finding, at the constant, naming the functions that use it. Also finds
+    `jax_enable_x64` turned on
     (`jax.config.update("jax_enable_x64", True)`, `os.environ["JAX_ENABLE_X64"] = "1"`)
     in a module that has traced code.
 
@@ -252,6 +254,42 @@ class Float64(StaticRule):
                 return jnp.cumsum(acc, dtype='f4')  # 'f8' in single quotes
             """,
         ),
+        # one module constant used by several traced functions: one finding, where it is set
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            ROOT_DTYPE = jnp.float64
+
+            @jax.jit
+            def power(m, p):
+                return jnp.linalg.matrix_power(m.astype(ROOT_DTYPE), p)
+
+            @jax.jit
+            def inverse_root(m):
+                eye = jnp.eye(m.shape[0], dtype=ROOT_DTYPE)
+                return jnp.linalg.solve(m.astype(ROOT_DTYPE), eye)
+            """,
+            line=4,
+            count=1,
+            message="`jnp.float64` (`ROOT_DTYPE`) is used in traced code (`power`, `inverse_root`)",
+            expected_fix="""
+            import jax
+            import jax.numpy as jnp
+
+            ROOT_DTYPE = jnp.float32
+
+            @jax.jit
+            def power(m, p):
+                return jnp.linalg.matrix_power(m.astype(ROOT_DTYPE), p)
+
+            @jax.jit
+            def inverse_root(m):
+                eye = jnp.eye(m.shape[0], dtype=ROOT_DTYPE)
+                return jnp.linalg.solve(m.astype(ROOT_DTYPE), eye)
+            """,
+        ),
     ]
 
     def check(self, ctx) -> None:
@@ -272,10 +310,19 @@ class Float64(StaticRule):
             )
         if enables:
             return  # 64-bit dtypes are deliberate here; the setting itself was reported
+        # a module constant (`DTYPE = jnp.float64`) is one choice, made where it is bound:
+        # reported there once, naming the traced functions that use it
+        constants: dict[int, tuple[ast.AST, str, list[str]]] = {}
         for fn in traced:
             for node in fn.body_nodes():
                 if isinstance(node, ast.Call):
                     for dtype in _dtype_uses(model, node):
+                        value = _module_constant(model, dtype)
+                        if value is not None:
+                            uses = constants.setdefault(id(value), (value, dtype.id, []))[2]
+                            if fn.name not in uses:
+                                uses.append(fn.name)
+                            continue
                         label = _label(model, dtype)
                         ctx.report(
                             dtype,
@@ -284,6 +331,15 @@ class Float64(StaticRule):
                             data={"dtype": label.strip("`")},
                             fix=_narrow_fix(ctx, dtype),
                         )
+        for value, name, uses in constants.values():
+            label = _label(model, value)
+            ctx.report(
+                value,
+                f"{label} (`{name}`) is used in traced code (`{'`, `'.join(uses)}`): without `jax_enable_x64` "
+                f"JAX silently uses 32 bits instead; with it, 64-bit math is slow on GPUs and TPUs",
+                data={"dtype": label.strip("`")},
+                fix=_narrow_fix(ctx, value),
+            )
 
     def codemod(self, fx) -> None:
         import libcst as cst
@@ -306,6 +362,18 @@ def _narrow_fix(ctx, dtype: ast.AST):
     else:
         return None
     return ctx.codemod(f"Use {shown}", Applicability.UNSAFE, dtype=dtype, old=old)
+
+
+def _module_constant(model: ModuleModel, dtype: ast.AST) -> ast.AST | None:
+    """The value of the one module-level assignment a dtype name reads (`DTYPE =
+    jnp.float64`), when that value is itself a 64-bit dtype."""
+    if not isinstance(dtype, ast.Name):
+        return None
+    owner, bindings = model.lookup(dtype.id, model.function_of(dtype))
+    if owner is not None or len(bindings) != 1 or bindings[0].kind != "assign":
+        return None
+    value = bindings[0].value
+    return value if value is not None and _wide(model, value) else None
 
 
 def _wide(model: ModuleModel, expr: ast.AST) -> bool:

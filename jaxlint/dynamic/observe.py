@@ -66,12 +66,14 @@ class FunctionState:
         self.ir: dict | None = None
         self.seconds = 0.0
 
-    def analysis(self, observer: "Observer", site: tuple[str, int, int] | None) -> FunctionAnalysis:
+    def analysis(self, observer: "Observer", site: tuple[str, int, int] | None, fun: Any = None) -> FunctionAnalysis:
+        """``fun``: the jitted function of the call analysed (``a.step`` or ``b.step`` of
+        one method), else the first one the program called."""
         where = f"{_rel(site[0], observer.root)}:{site[1]}" if site else "?"
         fa = FunctionAnalysis(path=self.path, module=self.meta["module"], qualname=self.meta["qualname"],
                               entry=self.entry, spec={"source": "observed", "where": where},
                               versions=observer.versions, signatures=self.signature_records(observer))
-        fa.function, fa.bound = unbind(self.fun)
+        fa.function, fa.bound = unbind(self.fun if fun is None else fun)
         return fa
 
     def signature_records(self, observer: "Observer") -> list[dict]:
@@ -215,14 +217,14 @@ class Observer:
                     try:
                         result = rec._jitted(*args, **kwargs)
                     except BaseException:
-                        self._after(fs, cur, traced, error, compiles, caught, site, donated)
+                        self._after(fs, cur, traced, error, compiles, caught, site, donated, rec._fun)
                         self.dirty = True
                         raise
             else:
                 result = rec._jitted(*args, **kwargs)
         if first_of_sig:
             _reemit(caught)
-            self._after(fs, cur, traced, error, compiles, caught, site, donated)
+            self._after(fs, cur, traced, error, compiles, caught, site, donated, rec._fun)
             self.dirty = True
         elif compiles:
             # the same signature compiled again: a new closure or a fresh jax.jit per call
@@ -242,7 +244,7 @@ class Observer:
             return rec._jitted.trace(*args, **kwargs)
         from jaxlint.dynamic.transforms import PARTITIONED_KINDS, MappedJit, PartitionedJit
 
-        fun = _original(fs.fun)
+        fun = _original(rec._fun)
         if kind in PARTITIONED_KINDS:
             return PartitionedJit(kind, fun, fs.meta.get("static_nums", ()),
                                   fs.meta.get("static_names", ())).trace(*args, **kwargs)
@@ -252,7 +254,8 @@ class Observer:
                              mapped.get("in_axes", 0)).trace(*args, **kwargs)
         raise _NotTraceable(f"a `{kind}` function without `.trace`")
 
-    def _after(self, fs: FunctionState, cur: dict, traced, error, compiles, caught, site, donated=()) -> None:
+    def _after(self, fs: FunctionState, cur: dict, traced, error, compiles, caught, site, donated=(),
+               fun: Any = None) -> None:
         """Count what the call compiled and analyse it; never raises."""
         t0 = time.perf_counter()
         try:
@@ -268,14 +271,14 @@ class Observer:
                 return
             if fs.traced and mine is not None and not mine and error is None:
                 return  # nothing new was compiled: the same program as before
-            self._analyse(fs, traced, error, mine, caught, site, donated)
+            self._analyse(fs, traced, error, mine, caught, site, donated, fun)
         except Exception as e:  # never break the user's program
             fs.status, fs.reason = "failed", f"jaxlint could not analyse it: {type(e).__name__}: {e}"
         finally:
             fs.seconds += time.perf_counter() - t0
 
-    def _analyse(self, fs: FunctionState, traced, error, compiles, caught, site, donated=()) -> None:
-        fa = fs.analysis(self, site)
+    def _analyse(self, fs: FunctionState, traced, error, compiles, caught, site, donated=(), fun: Any = None) -> None:
+        fa = fs.analysis(self, site, fun)
         fa.jitted = None
         fa.traced = traced
         if traced is not None:

@@ -42,6 +42,7 @@ import os
 import re
 import sys
 import threading
+import weakref
 import time
 from pathlib import Path
 from typing import Any
@@ -183,7 +184,44 @@ def _wrap(jitted, fun, kwargs: dict, kind: str, jit_line: int | None = None):
         return jitted
     if key is None:  # library code (flax and equinox jit their own helpers): left alone
         return jitted
+    try:
+        owner = _bound_to(fun)
+        if owner is not None:  # `jax.jit(env.step)`: each instance's method is a program of its own
+            meta = dict(meta, bound=_instance(key, owner))
+    except Exception as e:
+        recorder_error("describing a jitted method's instance", e)
     return _Recorded(jitted, fun, key, meta)
+
+
+def _bound_to(fun) -> Any:
+    """The object a jitted bound method (through ``functools.partial``) belongs to, or None."""
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    return fun.__self__ if inspect.ismethod(fun) else None
+
+
+#: function key -> [(weak reference to an instance, or the instance), its number]
+_INSTANCES: dict[str, list] = {}
+
+
+def _instance(key: str, owner: Any) -> dict:
+    """Which instance a jitted bound method is bound to, numbered per function: jax
+    jits ``a.step`` and ``b.step`` as two programs (their ``self`` is baked in), so the
+    recording tells their calls apart (their signatures, analyses and compiles)."""
+    with _LOCK:
+        seen = _INSTANCES.setdefault(key, [])
+        for ref, n in seen:
+            if (ref() if isinstance(ref, weakref.ref) else ref) is owner:
+                break
+        else:
+            try:
+                ref = weakref.ref(owner)
+            except TypeError:  # no weak references (__slots__): kept alive, as its jitted method keeps it
+                ref = owner
+            n = len(seen) + 1
+            seen.append((ref, n))
+    t = owner if isinstance(owner, type) else type(owner)
+    return {"opaque": f"{t.__module__}.{t.__qualname__}", "instance": n}
 
 
 class _Recorded:
@@ -462,6 +500,8 @@ def _note(key: str, meta: dict, args: tuple, kwargs: dict) -> tuple[str, dict, b
         "kwargs": {k: (_value(v) if k in static_names else _tree(v, numbers_static))
                    for k, v in sorted(kwargs.items())},
     }
+    if "bound" in meta:
+        sig["bound"] = meta["bound"]
     from jaxlint.dynamic import adapter
 
     inlined = adapter.has_tracer((args, kwargs))

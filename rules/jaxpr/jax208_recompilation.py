@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 
 from jaxlint.rule import Invalid, Option, TraceRule, Valid, is_test_path
 
@@ -324,10 +325,6 @@ class Recompilation(TraceRule):
     ]
 
     def check(self, fa) -> None:
-        # imported here: the registry imports every rule on the static path, which
-        # needs none of this
-        from jaxlint.dynamic.signatures import diff_signatures, distinct
-
         # a Python number among a pytree's leaves is traced (as a weak-typed scalar) by
         # jax.jit and nnx.jit, but is a static value for equinox.filter_jit
         traced = (fa.entry or {}).get("kind") != "filter_jit"
@@ -338,6 +335,19 @@ class Recompilation(TraceRule):
         if not self.opts["check-tests"] and sigs and all(_from_test(s) for s in sigs):
             return  # a test suite's calls: many shapes, dtypes and wrappers on purpose
         names = _param_names(fa.function)[int((fa.entry or {}).get("partial_bound") or 0):]
+        # `jax.jit(a.step)` and `jax.jit(b.step)` are two jitted functions (each instance
+        # is baked into its own): each compiles for its own calls
+        by_instance: dict[str, list] = {}
+        for s in sigs:
+            by_instance.setdefault(json.dumps(s.get("bound"), sort_keys=True), []).append(s)
+        for group in by_instance.values():
+            self._check_calls(fa, group, names, traced)
+
+    def _check_calls(self, fa, sigs: list, names: list[str], traced: bool) -> None:
+        # imported here: the registry imports every rule on the static path, which
+        # needs none of this
+        from jaxlint.dynamic.signatures import diff_signatures, distinct
+
         again = [s for s in sigs if s.get("compiles", 0) > 1]
         if again:
             self._rejit(fa, again)

@@ -73,6 +73,11 @@ def test_each_instance_s_jitted_method_is_its_own_function(tmp_path):
     # with the same signature, ran first; the jits made once per game are no
     # recompilation
     assert found == marked(tmp_path, r"JAX[23]\d\d"), check.stdout[-3000:]
+    # the constant is named as the method reads it, and where the instance set it is related
+    [captured] = [d for d in json.loads(check.stdout) if d["code"] == "JAX201"]
+    assert "captured array `self.table`" in captured["message"], captured["message"]
+    assert [(r["location"]["row"], r["message"]) for r in captured["related"]][:1] == [
+        (12, "`self.table` is assigned here")], captured["related"]
     observed = json.loads((tmp_path / ".jaxlint" / "observed.json").read_text())["functions"]
     step = observed["games:Game.step"]
     # both instances' steps were traced and compiled for the program's own calls

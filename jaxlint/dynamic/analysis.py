@@ -279,6 +279,10 @@ class FunctionAnalysis:
                 except ValueError:  # empty cell
                     pass
             scopes.append(getattr(fn, "__globals__", {}) or {})
+            owner = getattr(fn, "__self__", None)  # a jitted bound method: its instance's attributes
+            if code is not None and code.co_argcount and isinstance(getattr(owner, "__dict__", None), dict):
+                me = code.co_varnames[0]
+                scopes.append({f"{me}.{k}": v for k, v in vars(owner).items()})
         if site is not None and not _same_file(site.path, self.path):
             import sys
 
@@ -376,12 +380,15 @@ class FunctionAnalysis:
         if tree is None:
             return None
         found = []
+        owner, _, attr = name.partition(".")  # `self.table`: assigned as an attribute (in __init__)
         for n in ast.walk(tree):
             targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(
                 n, (ast.AnnAssign, ast.AugAssign)) else []
             for t in targets:
                 for x in ast.walk(t):
-                    if isinstance(x, ast.Name) and x.id == name:
+                    if (isinstance(x, ast.Name) and x.id == name) or (
+                            attr and isinstance(x, ast.Attribute) and x.attr == attr
+                            and isinstance(x.value, ast.Name) and x.value.id == owner):
                         found.append(n)
         if not found:
             return None

@@ -10,22 +10,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from jaxlint.rule import example_source
+from jaxlint.rules.jaxpr.jax206_large_program import LargeProgram
+
 ROOT = Path(__file__).resolve().parents[1]
 
-#: JAX206 reads JAX202's unrolled loops: 300 of the 364 equations come from the loop
-MODEL = '''\
-import jax
-import jax.numpy as jnp
-
-# jaxlint: args=([f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8]], f32[4,8])
-@jax.jit
-def model(layers, x):
-    for _ in range(100):
-        x = jnp.tanh(x) * 0.5 + x
-    for w in layers:
-        x = jnp.tanh(jnp.sin(x @ w) * 2.0 + jnp.cos(x)) * 0.5 + x
-    return x
-'''
+#: JAX206 reads JAX202's unrolled loops: its own example, 300 of whose 364 equations
+#: come from the loop
+MODEL = example_source(LargeProgram.INVALID[1])
 
 
 def _check(project: Path, reverse: bool) -> list[dict]:

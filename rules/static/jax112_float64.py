@@ -19,6 +19,7 @@ WIDE_STRINGS = {"float64", "int64", "uint64", "complex128", "double", "f8", "i8"
 DTYPE_QUERIES = {"issubdtype", "finfo", "iinfo", "dtype", "result_type", "promote_types", "can_cast",
                  "isdtype"}
 _TRUE = (True, 1, "1", "true", "True", "TRUE", "yes")
+_WHY = "without `jax_enable_x64` JAX silently uses 32 bits instead; with it, 64-bit math is slow on GPUs and TPUs"
 #: the 32-bit dtype the fix puts instead (names in numpy and jax.numpy alike; dtype strings)
 NARROW = {"float64": "float32", "double": "float32", "int64": "int32", "longlong": "int32",
           "uint64": "uint32", "ulonglong": "uint32", "complex128": "complex64", "cdouble": "complex64",
@@ -326,8 +327,7 @@ class Float64(StaticRule):
                         label = _label(model, dtype)
                         ctx.report(
                             dtype,
-                            f"{label} in traced code (`{fn.name}`): without `jax_enable_x64` JAX silently "
-                            f"uses 32 bits instead; with it, 64-bit math is slow on GPUs and TPUs",
+                            f"{label} in traced code (`{fn.name}`): {_WHY}",
                             data={"dtype": label.strip("`")},
                             fix=_narrow_fix(ctx, dtype),
                         )
@@ -335,8 +335,7 @@ class Float64(StaticRule):
             label = _label(model, value)
             ctx.report(
                 value,
-                f"{label} (`{name}`) is used in traced code (`{'`, `'.join(uses)}`): without `jax_enable_x64` "
-                f"JAX silently uses 32 bits instead; with it, 64-bit math is slow on GPUs and TPUs",
+                f"{label} (`{name}`) is used in traced code (`{'`, `'.join(uses)}`): {_WHY}",
                 data={"dtype": label.strip("`")},
                 fix=_narrow_fix(ctx, value),
             )

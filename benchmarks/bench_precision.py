@@ -1,9 +1,11 @@
 """Precision benchmark: the static phase's findings on JAX libraries, judged by reading.
 
-Two corpora, neither in the speed corpus of ``bench_static.py``: ``original``, twelve
+Four corpora, none in the speed corpus of ``bench_static.py``: ``original``, twelve
 JAX libraries never used while writing jaxlint's rules (issue 10 tuned the rules on
-them), and ``holdout``, 21 more that no rule was written or tuned on before their
-findings were judged. Pinned wheels from PyPI, checked against pinned sha256 digests and
+them), ``holdout``, 21 more that no rule was written or tuned on before their
+findings were judged, and issue 19's two fresh ones: ``dev`` (8 libraries, judged blind
+at 58dcb14, then developed on) and ``unopened`` (9 more, downloaded and pinned only,
+judged blind once at the end; ``--corpus all`` leaves it out). Pinned wheels from PyPI, checked against pinned sha256 digests and
 unpacked once into cache folders outside any git work tree
 (``$XDG_CACHE_HOME/jaxlint-bench/precision`` and ``.../precision-holdout``, else under
 ``~/.cache``; ``--corpus-dir`` moves one). ``--corpus all`` (the default) reports each
@@ -26,10 +28,12 @@ thousand lines, per rule, and every finding that has no verdict yet. Judged find
 that jaxlint no longer reports are listed too (what a change removed).
 
 Targets (issue 10): at least 80 % of the findings true, at most 0.03 false findings per
-kLOC, no false JAX105 error. ``--check`` exits 1 when one is missed (by a corpus or the
-combined figure) or a finding is unjudged.
+kLOC, no false JAX105 error. Issue 19's, on ``dev`` and ``unopened``: at least 80 % true,
+at most 0.02 false findings per kLOC, no false finding of error severity (any rule).
+``--check`` exits 1 when one is missed (by a corpus or the combined figure) or a
+finding is unjudged.
 
-    python benchmarks/bench_precision.py [--corpus original|holdout|all] [--check] [--json results.json]
+    python benchmarks/bench_precision.py [--corpus original|holdout|dev|unopened|all] [--check] [--json results.json]
     python benchmarks/bench_precision.py --unjudged new.json   # templates to judge
 """
 from __future__ import annotations
@@ -87,15 +91,56 @@ HOLDOUT = (
     ("xminigrid", "0.9.3", "564823b12e09fb8eac9acb6c1fdc5ab678112a1ae45848ff9911c449b8c27389"),
 )
 
+#: Issue 19's two fresh corpora: 17 JAX libraries in none of the corpora above (nor in
+#: the speed corpus), split in two of about the same size by the bytes of Python in their
+#: wheels (read from the wheels' indexes, not their files) and assigned by a coin flip.
+#: ``DEV`` was judged blind at 58dcb14, before the value model of issue 19 changed any
+#: rule, and then used to develop it.
+DEV = (
+    ("einshape", "1.0", "42da4c2dea3a27f87ee45a7cee5072a636b97cb184bb07bf5d6412ba0ff7b965"),
+    ("gemma", "3.3.0", "b76d0a6b0602b5f4ece98dd161400f638ebe84e70e246732e5cba584045b7942"),
+    ("jaxlie", "1.5.0", "44cc55aab07f9ee49e681e7f2a957338337f548fa4d53e81450f563273757a96"),
+    ("jwave", "0.2.1", "16cfcbc1f00b64cc1bd95a1769ae421c2f439bef80aca3dacdebdc4bdafd5d35"),
+    ("paramax", "0.0.5", "c1184d6eadb323588deaaef883c78dbbe4a896376517845b87e19c6108dad707"),
+    ("quax", "0.4.6", "123dffe5fb5fe6784d9e75879da7409b8b73d691babb094c43f5945d57c830e1"),
+    ("tensorflow-probability", "0.25.0", "f3f4d6431656c0122906888afe1b67b4400e82bd7f254b45b92e6c5b84ea8e3e"),
+    ("tinygp", "0.3.1", "893169e1722b67279c33a17559cefa3179d05e0b9bd0db15b2a38d06b79138a4"),
+)
+
+#: The other half, left UNOPENED: downloaded and pinned only. Nobody working on issue 19
+#: ran jaxlint on it or read its files; its blind figure (judged once, at the end, by
+#: someone who did not write the rules) is the result that counts. Never tune on it.
+UNOPENED = (
+    ("augmax", "0.4.1", "60f9711a4ffc08f27d1ff0783f7c51c01e6f78e20d4581d075ebf2d904ab2d14"),
+    ("brainpy", "2.8.2", "dfc7896c8baeec64474d508aaa8ec9442e274d4bf023593a32c1aba42c30519c"),
+    ("coix", "0.1.0", "c8b2b4d0cc2c1defbe3f6771e2fdab42302d65bd64decf7e9e903eb7c43f718f"),
+    ("elegy", "0.5.0", "3c1391300f6705e2a3b14b4f497b53c42eabe53bdd26778c692ae255a35f501c"),
+    ("interpax", "0.3.16", "ed622c18b5b4ef03d1c574eae733571473f7025212366eddd1d9ad6f556d2970"),
+    ("objax", "1.8.0", "7b0e3b28751529adc1402a05cc1e71f6e01b1476352d44cbdc4094d2586d1d1c"),
+    ("sympy2jax", "0.0.8", "da86c3915c69142354d04714ae449a56b4896b043f789bce839fed3d01068745"),
+    ("trax", "1.4.1", "5884c010ceaffca5148fe702321ac8f336bc5ca9bdc88d2247a9e04f3deba281"),
+    ("xlb", "0.3.1", "c20a797bbccb6cdb5261002c38244c467e32255e9446ad76030ba559fba6dfc8"),
+)
+
+#: distribution -> the one folder of its wheel that is in a corpus
+SUBTREES = {"tensorflow-probability": "tensorflow_probability/substrates/jax/"}
+
 HERE = Path(__file__).resolve().parent
 #: name -> (wheels, verdicts file, cache sub-folder)
 CORPORA = {
     "original": (CORPUS, HERE / "precision_judgements.json", "precision"),
     "holdout": (HOLDOUT, HERE / "precision_judgements_holdout.json", "precision-holdout"),
+    "dev": (DEV, HERE / "precision_judgements_dev.json", "precision-dev"),
+    "unopened": (UNOPENED, HERE / "precision_judgements_unopened.json", "precision-unopened"),
 }
+#: what ``--corpus all`` runs: every corpus but the unopened one, which runs only when named
+ALL = ("original", "holdout", "dev")
 JUDGEMENTS = CORPORA["original"][1]
 VERDICTS = ("true", "debatable", "false")
 TARGETS = {"precision": 0.80, "false_per_kloc": 0.03, "false_jax105_errors": 0}
+#: issue 19's targets, for its fresh corpora
+STRICT_TARGETS = {"precision": 0.80, "false_per_kloc": 0.02, "false_errors": 0}
+STRICT = ("dev", "unopened")
 
 Key = tuple[str, str, str]  # (path inside the package, code, signature)
 
@@ -154,7 +199,7 @@ def source_line(src: Path, finding: dict) -> str:
 def run_corpus(name: str, corpus_dir: Path, judgements: Path) -> dict:
     """Run jaxlint on one corpus and match its findings to the verdicts."""
     corpus = CORPORA[name][0]
-    src = bench_static.ensure_corpus(corpus_dir, corpus)
+    src = bench_static.ensure_corpus(corpus_dir, corpus, SUBTREES)
     files = bench_static.corpus_files(src)
     lines = sum(f.read_bytes().count(b"\n") for f in files)
     findings = run_jaxlint(src)
@@ -162,6 +207,7 @@ def run_corpus(name: str, corpus_dir: Path, judgements: Path) -> dict:
     verdicts: Counter[str] = Counter()
     per_rule: dict[str, Counter[str]] = {}
     false_jax105_errors = []
+    false_errors = 0
     unjudged: list[dict] = []
     seen: set[Key] = set()
     for f in findings:
@@ -173,6 +219,7 @@ def run_corpus(name: str, corpus_dir: Path, judgements: Path) -> dict:
         per_rule.setdefault(f["code"], Counter())[verdict] += 1
         if verdict == "false" and f["code"] == "JAX105" and f["severity"] == "error":
             false_jax105_errors.append(key)
+        false_errors += verdict == "false" and f["severity"] == "error"
         if j is None:
             unjudged.append({"path": key[0], "code": key[1], "signature": key[2], "verdict": "",
                              "reason": "", "line": f["location"]["row"], "source": source_line(src, f),
@@ -190,6 +237,7 @@ def run_corpus(name: str, corpus_dir: Path, judgements: Path) -> dict:
         "findings_per_kloc": n / kloc,
         "false_per_kloc": verdicts["false"] / kloc,
         "false_jax105_errors": len(false_jax105_errors),
+        "false_errors": false_errors,
         "per_rule": {code: {k: c[k] for k in (*VERDICTS, "unjudged") if c[k]} for code, c in sorted(per_rule.items())},
         "unjudged": unjudged,
         "no_longer_reported": {v: sum(1 for j in gone if j["verdict"] == v) for v in VERDICTS},
@@ -220,6 +268,7 @@ def combine(results: list[dict]) -> dict:
         "findings_per_kloc": n / (lines / 1000),
         "false_per_kloc": verdicts["false"] / (lines / 1000),
         "false_jax105_errors": sum(r["false_jax105_errors"] for r in results),
+        "false_errors": sum(r["false_errors"] for r in results),
         "per_rule": {code: dict(c) for code, c in sorted(per_rule.items())},
         "unjudged": [u for r in results for u in r["unjudged"]],
         "no_longer_reported": {v: sum(r["no_longer_reported"][v] for r in results) for v in VERDICTS},
@@ -264,6 +313,9 @@ def report(res: dict, verbose: bool = False) -> str:
 
 
 def measures(res: dict) -> list[tuple[str, float, float, bool]]:
+    if res.get("name") in STRICT:
+        return [(key, res[key], target, res[key] >= target if key == "precision" else res[key] <= target)
+                for key, target in STRICT_TARGETS.items()]
     return [
         ("precision", res["precision"], TARGETS["precision"], res["precision"] >= TARGETS["precision"]),
         ("false_per_kloc", res["false_per_kloc"], TARGETS["false_per_kloc"],
@@ -276,7 +328,7 @@ def measures(res: dict) -> list[tuple[str, float, float, bool]]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--corpus", choices=(*CORPORA, "all"), default="all",
-                   help="which corpus to run: %(choices)s (default: %(default)s, each and combined)")
+                   help="which corpus to run: %(choices)s (default: %(default)s: each but the unopened one, and combined)")
     p.add_argument("--corpus-dir", type=Path,
                    help="where the wheels and their sources are kept, one corpus only "
                         f"(default: {default_corpus_dir('original').parent}/<{'|'.join(c[2] for c in CORPORA.values())}>)")
@@ -287,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--check", action="store_true",
                    help="exit 1 when a target is missed (by any corpus or the combined figure) or a finding is unjudged")
     args = p.parse_args(argv)
-    names = list(CORPORA) if args.corpus == "all" else [args.corpus]
+    names = list(ALL) if args.corpus == "all" else [args.corpus]
     if len(names) > 1 and (args.corpus_dir or args.judgements):
         p.error("--corpus-dir and --judgements need one --corpus")
     results = [run_corpus(n, args.corpus_dir or default_corpus_dir(n), args.judgements or CORPORA[n][1])

@@ -94,9 +94,11 @@ def _wheel(wheels: Path, dist: str, version: str) -> Path | None:
     return hits[0] if hits else None
 
 
-def ensure_corpus(root: Path, corpus: tuple[tuple[str, str, str], ...] = CORPUS) -> Path:
+def ensure_corpus(root: Path, corpus: tuple[tuple[str, str, str], ...] = CORPUS,
+                  subtrees: dict[str, str] | None = None) -> Path:
     """Download (once) and unpack (once) the pinned wheels of ``corpus`` (the speed
-    corpus unless told); return the source folder."""
+    corpus unless told); return the source folder. ``subtrees`` maps a distribution to
+    the one folder of its wheel that is unpacked (the rest is not part of the corpus)."""
     wheels = root / "wheels"
     src = root / "src"
     wheels.mkdir(parents=True, exist_ok=True)
@@ -121,10 +123,12 @@ def ensure_corpus(root: Path, corpus: tuple[tuple[str, str, str], ...] = CORPUS)
             raise SystemExit(f"bench: {whl.name}: sha256 {actual} does not match the pinned {digest}")
         if dest.exists():
             shutil.rmtree(dest)
+        keep = (subtrees or {}).get(dist, "")
         with zipfile.ZipFile(whl) as z:
             for name in z.namelist():
                 # only Python sources; never let a member name escape the folder
-                if name.endswith(".py") and not name.startswith("/") and ".." not in name.split("/"):
+                if (name.endswith(".py") and name.startswith(keep) and not name.startswith("/")
+                        and ".." not in name.split("/")):
                     z.extract(name, dest)
         done.write_text(digest + "\n")
     return src

@@ -1,0 +1,160 @@
+"""Blind recall on bug reports (issue 19): does the static phase find the problem of each
+case in ``recall_blind_cases.py``, one small program per public bug report, written
+before any rule was changed for issue 19?
+
+The real CLI runs once over all the cases (``--select ALL``, as the first recall
+measurement did, and once with the default selection). ``FOUND`` records which cases
+were found at the last measurement; a case listed there must stay found, a case not
+listed is an expected miss (``xfail``, not strict: when a change makes the rule find it,
+pytest reports XPASS and the case belongs in ``FOUND``). So the file documents what is
+found, and gets stricter as the rules improve.
+
+``python tests/test_recall_blind.py`` prints the table (run it with the interpreter of
+the jaxlint to measure).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from recall_blind_cases import CASES  # noqa: E402
+
+#: Cases found with ``--select ALL``, measured at 58dcb14 (before issue 19 changed any
+#: rule): 41 of 58. Add a case here when a change makes it found.
+FOUND = frozenset({
+    "brax-227",
+    "brax-321",
+    "covo-mpc-2",
+    "equinox-1141",
+    "galax-692",
+    "genjax-1179",
+    "herculens-29",
+    "jax-1141",
+    "jax-1223",
+    "jax-1333",
+    "jax-14597",
+    "jax-15948",
+    "jax-16845",
+    "jax-16906",
+    "jax-17366",
+    "jax-19570",
+    "jax-21300",
+    "jax-24740",
+    "jax-2515-jit",
+    "jax-27033",
+    "jax-29322",
+    "jax-31319",
+    "jax-3761",
+    "jax-4615",
+    "jax-470",
+    "jax-5206",
+    "jax-5905",
+    "jax-5934",
+    "jax-652",
+    "jax-7032",
+    "jax-7090",
+    "jax-9288",
+    "jax-9675",
+    "jaxonnxruntime-29",
+    "jaxopt-350",
+    "openpi-550",
+    "quantecon-442",
+    "reservoirpy-247-sign",
+    "reservoirpy-247-store",
+    "stheno-21",
+    "xland-minigrid-42",
+})
+
+
+def run_cli(select_all: bool) -> dict[str, list[tuple[str, int]]]:
+    """(code, line) of every finding, per case, from one ``jaxlint check`` of all cases."""
+    with tempfile.TemporaryDirectory(prefix="jaxlint-recall-") as tmp:
+        root = Path(tmp)
+        for case in CASES:
+            (root / f"{case.name.replace('-', '_')}.py").write_text(case.text)
+        out = root / "out.json"
+        cmd = [sys.executable, "-m", "jaxlint", "check", "--isolated", "--no-cache", "--output-format", "json",
+               "-o", str(out), "--exit-zero", *(["--select", "ALL"] if select_all else []), "."]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("JAXLINT_")}
+        proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=env, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        findings = json.loads(out.read_text())
+    by_case: dict[str, list[tuple[str, int]]] = {c.name: [] for c in CASES}
+    stem_to_name = {c.name.replace("-", "_"): c.name for c in CASES}
+    for f in findings:
+        by_case[stem_to_name[Path(f["filename"]).stem]].append((f["code"], f["location"]["row"]))
+    return by_case
+
+
+def found(by_case: dict[str, list[tuple[str, int]]]) -> set[str]:
+    return {c.name for c in CASES if any(code == c.rule and line in c.marked for code, line in by_case[c.name])}
+
+
+@pytest.fixture(scope="module")
+def measured() -> dict[str, list[tuple[str, int]]]:
+    return run_cli(select_all=True)
+
+
+def test_every_case_marks_its_problem_and_names_a_report():
+    names = [c.name for c in CASES]
+    assert len(names) == len(set(names))
+    for c in CASES:
+        assert c.marked, c.name
+        assert c.url.startswith("https://"), c.name
+        compile(c.text, c.name, "exec")
+    assert len(CASES) >= 40
+    assert FOUND <= set(names)
+
+
+@pytest.mark.parametrize("case", [
+    pytest.param(c, id=c.name, marks=() if c.name in FOUND else pytest.mark.xfail(reason="a known miss", strict=False))
+    for c in CASES
+])
+def test_case_is_found_by_its_rule(case, measured):
+    hits = [line for code, line in measured[case.name] if code == case.rule]
+    assert set(hits) & set(case.marked), (
+        f"{case.rule} should report line {case.marked} of {case.name}; it reported {hits}; "
+        f"all findings: {measured[case.name]}")
+
+
+def test_recall_figure_did_not_drop(measured):
+    now = found(measured)
+    lost = FOUND - now
+    assert not lost, f"cases no longer found: {sorted(lost)}"
+    assert len(now) >= len(FOUND)
+
+
+def main() -> int:
+    rows = []
+    results = {sel: run_cli(select_all=sel) for sel in (True, False)}
+    hits = {sel: found(results[sel]) for sel in results}
+    by_rule: dict[str, list[int]] = {}
+    for c in CASES:
+        rows.append(f"{c.name:<24}{c.rule:<8}{'hit' if c.name in hits[True] else 'miss':<6}"
+                    f"{'hit' if c.name in hits[False] else 'miss':<6}"
+                    f"{' '.join(f'{code}:{line}' for code, line in sorted(results[True][c.name]))}")
+        r = by_rule.setdefault(c.rule, [0, 0, 0])
+        r[0] += 1
+        r[1] += c.name in hits[True]
+        r[2] += c.name in hits[False]
+    print(f"{'case':<24}{'rule':<8}{'ALL':<6}{'dflt':<6}findings (--select ALL)")
+    print("\n".join(rows))
+    print()
+    for rule, (n, a, d) in sorted(by_rule.items()):
+        print(f"{rule:<8}{n:>4}{a:>5}{d:>5}")
+    n = len(CASES)
+    print(f"found: --select ALL {len(hits[True])}/{n} ({len(hits[True]) / n:.0%}), "
+          f"default selection {len(hits[False])}/{n} ({len(hits[False]) / n:.0%})")
+    print("FOUND (--select ALL):", sorted(hits[True]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

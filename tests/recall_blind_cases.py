@@ -452,6 +452,7 @@ CASES: list[Case] = [
             return out
 
         shape = jax.eval_shape(fn, jnp.array([1.0]))
+        out = fn(jnp.array([1.0]))
         """),
     Case("jax-5905", "https://github.com/jax-ml/jax/pull/5905", "JAX107", """
         import jax

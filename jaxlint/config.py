@@ -131,6 +131,9 @@ class Settings:
     respect_gitignore: bool = True
     #: ``--ignore-noqa``: report what ``# noqa`` comments hide (per-file-ignores still apply)
     ignore_noqa: bool = False
+    #: the least confidence a static finding needs to be reported: "likely" (the default
+    #: selection), "certain", or "possible" (``--preview``)
+    confidence: str = "likely"
 
     def fingerprint(self) -> str:
         """A hash of everything that changes what a rule reports."""
@@ -142,6 +145,7 @@ class Settings:
                 "rule_options": self.rule_options,
                 "per_file_ignores": self.per_file_ignores,
                 "ignore_noqa": self.ignore_noqa,
+                "confidence": self.confidence,
             },
             sort_keys=True,
             default=str,
@@ -160,6 +164,16 @@ def _bool(key: str, v: Any, src: str) -> bool:
     if not isinstance(v, bool):
         raise ConfigError(f"{src}: `{key}` must be true or false, got {shown(v)}")
     return v
+
+
+def _confidence(key: str, v: Any, src: str) -> str:
+    if v not in CONFIDENCES:
+        raise ConfigError(f"{src}: `{key}` must be one of {', '.join(CONFIDENCES)}, got {shown(v)}")
+    return v
+
+
+#: the values of ``confidence``, surest first
+CONFIDENCES = ("certain", "likely", "possible")
 
 
 def _str(key: str, v: Any, src: str) -> str:
@@ -182,6 +196,7 @@ TOP_LEVEL_KEYS = {
     "cache-dir": ("cache_dir", _str),
     "force-exclude": ("force_exclude", _bool),
     "respect-gitignore": ("respect_gitignore", _bool),
+    "confidence": ("confidence", _confidence),
     "extend": ("extend", _str),
 }
 
@@ -475,6 +490,8 @@ def apply_overrides(s: Settings, o: Mapping[str, Any]) -> Settings:
         changes["force_exclude"] = True
     if o.get("ignore_noqa"):
         changes["ignore_noqa"] = True
+    if o.get("confidence"):
+        changes["confidence"] = o["confidence"]
     if o.get("dynamic"):
         changes["dynamic"] = replace(s.dynamic, **o["dynamic"])
     if o.get("extend_exclude"):

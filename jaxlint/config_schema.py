@@ -19,7 +19,7 @@ from typing import Any
 
 from jaxlint.config import (
     _DYNAMIC_TYPES, BACKENDS, DYNAMIC_RANGES, FUNCTION_KEYS, MAX_DIMENSION, DynamicSettings, Settings,
-    TOP_LEVEL_KEYS, _bool, _str, _str_list,
+    CONFIDENCES, TOP_LEVEL_KEYS, _bool, _confidence, _str, _str_list,
 )
 from jaxlint.registry import all_rules
 
@@ -43,6 +43,9 @@ KEY_DOCS = {
     "cache-dir": "Where to cache results (default: `.jaxlint_cache` beside the config file).",
     "force-exclude": "Apply `exclude` to files passed explicitly on the command line too (pre-commit).",
     "respect-gitignore": "Skip files that git ignores when walking directories.",
+    "confidence": "The least confidence a static finding needs to be reported: `certain`, `likely` (the "
+                  "default: certain and likely findings) or `possible` (what `--preview` reports). A finding "
+                  "is an error only when it is certain.",
     "extend": "Path of another config file (pyproject.toml or jaxlint.toml) to inherit settings from; "
               "keys set here replace inherited ones.",
 }
@@ -95,6 +98,8 @@ def _top_level(key: str, settings_default: Any) -> dict:
         prop["type"] = "boolean"
     elif validator is _str:
         prop["type"] = "string"
+    elif validator is _confidence:
+        prop.update(type="string", enum=list(CONFIDENCES))
     if settings_default is not None and not isinstance(settings_default, (dict, DynamicSettings)):
         prop["default"] = list(settings_default) if isinstance(settings_default, tuple) else settings_default
     return prop

@@ -20,6 +20,28 @@ class Severity(str, enum.Enum):
         return {"info": "note", "warning": "warning", "error": "error"}[self.value]
 
 
+class Confidence(str, enum.Enum):
+    """How sure the static model is that a finding holds (pylint's message confidence;
+    CodeQL selects its query suites by precision the same way). The default selection
+    reports ``CERTAIN`` and ``LIKELY``; ``POSSIBLE`` needs ``--preview`` or
+    ``confidence = "possible"``, and shows as a hint in the editor. A finding is an
+    error only when it is certain. Measured findings (trace, compile) are certain."""
+
+    POSSIBLE = "possible"
+    LIKELY = "likely"
+    CERTAIN = "certain"
+
+    @property
+    def rank(self) -> int:
+        return _CONFIDENCE_RANK[self.value]
+
+    def at_least(self, floor: "Confidence | str") -> bool:
+        return self.rank >= _CONFIDENCE_RANK[Confidence(floor).value]
+
+
+_CONFIDENCE_RANK = {"possible": 0, "likely": 1, "certain": 2}
+
+
 class Phase(str, enum.Enum):
     STATIC = "static"
     TRACE = "trace"
@@ -157,6 +179,13 @@ class Diagnostic:
     #: its findings stay on the lines of its virtual module (``jaxlint.notebook``), with
     #: no cell; the report moves them into cells last.
     cell: int | None = None
+    #: how sure the finding is (see ``Confidence``); a finding that is not certain is
+    #: never an error (``__post_init__`` lowers it to a warning)
+    confidence: Confidence = Confidence.CERTAIN
+
+    def __post_init__(self) -> None:
+        if self.confidence is not Confidence.CERTAIN and self.severity is Severity.ERROR:
+            object.__setattr__(self, "severity", Severity.WARNING)
 
     @property
     def sort_key(self) -> tuple:
@@ -181,6 +210,7 @@ class Diagnostic:
             "data": dict(self.data),
             "signature": self.signature,
             "cell": self.cell,
+            "confidence": self.confidence.value,
         }
 
     @classmethod
@@ -200,4 +230,5 @@ class Diagnostic:
             signature=d.get("signature", ""),
             noqa_line=d.get("noqa_row"),
             cell=d.get("cell"),
+            confidence=Confidence(d.get("confidence", "certain")),
         )

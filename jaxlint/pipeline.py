@@ -48,6 +48,7 @@ class CheckOptions:
     ignore: list[str] = field(default_factory=list)
     per_file_ignores: list[tuple[str, list[str]]] = field(default_factory=list)
     ignore_noqa: bool = False
+    preview: bool = False
     # configuration
     config: str | None = None
     isolated: bool = False
@@ -116,6 +117,7 @@ class CheckOptions:
             "per_file_ignores": {glob: tuple(codes) for glob, codes in self.per_file_ignores},
             "force_exclude": self.force_exclude,
             "ignore_noqa": self.ignore_noqa,
+            "confidence": "possible" if self.preview else None,
         }
         dyn: dict = {}
         if self.dynamic is not None:

@@ -13,12 +13,12 @@ from jaxlint.static.runner import lint_static
 
 
 def lint_source(source: str, select: Iterable[str] | None = None, options: Mapping | None = None,
-                path: str = "example.py"):
+                path: str = "example.py", confidence: str = "likely"):
     source = textwrap.dedent(source).lstrip("\n")
     by_code = rules_by_code()
     codes = list(select) if select is not None else [c for c, r in by_code.items() if r.phase.value == "static"]
     rules = [by_code[c]((options or {}).get(c, {}) if options and c in options else {}) for c in codes]
-    res, kept = lint_static(path, rules, text=source)
+    res, kept = lint_static(path, rules, text=source, confidence=confidence)
     assert not res.errors, res.errors
     return sorted(kept, key=lambda d: d.sort_key)
 

@@ -46,6 +46,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     sel.add_argument("--per-file-ignores", type=_per_file_ignore, action="append", default=[],
                      metavar="GLOB:CODES", help="ignore codes in matching files, e.g. 'tests/*:JAX101,JAX106' "
                      "(repeatable; added to the config's per-file-ignores)")
+    sel.add_argument("--preview", action="store_true",
+                     help="also report findings the static model rates only possible (same as "
+                          "confidence = \"possible\" in the config)")
     sel.add_argument("--ignore-noqa", action="store_true",
                      help="ignore any `# noqa` comments (per-file-ignores still apply)")
     cfg = p.add_argument_group("configuration")

@@ -34,7 +34,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from jaxlint import __version__
 from jaxlint.config import ConfigError, Settings, load_settings
-from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Phase, Severity
+from jaxlint.diagnostic import Applicability, Confidence, Diagnostic, Edit, Phase, Severity
 from jaxlint.discovery import FileTask, is_excluded
 from jaxlint.fix.apply import applies, computed_fix
 from jaxlint.lsp import dynamic
@@ -60,6 +60,16 @@ _SEVERITY = {
     Severity.WARNING: T.DiagnosticSeverity.Warning,
     Severity.INFO: T.DiagnosticSeverity.Information,
 }
+
+
+def _with_hints(settings: Settings) -> Settings:
+    """The editor shows the findings the model rates only possible too, as hints
+    (``_to_lsp``), unless the config asks for certain findings only."""
+    if settings.confidence == "certain":
+        return settings
+    from dataclasses import replace
+
+    return replace(settings, confidence="possible")
 
 
 class _Malformed:
@@ -410,7 +420,7 @@ class JaxlintServer(LanguageServer):
             return cached
         view = NotebookView.of(nb, cells, key)
         if not (path.is_relative_to(settings.root.absolute()) and is_excluded(path, settings)):
-            task = FileTask(path, path.as_posix(), settings)
+            task = FileTask(path, path.as_posix(), _with_hints(settings))
             result, view.findings, view.module = lint_module(
                 task, view.module, active_rules(settings), per_file_ignored(task.display, settings, path))
             for code, msg in result.errors:
@@ -483,12 +493,12 @@ class JaxlintServer(LanguageServer):
         if nb is not None:
             path = self._path_of(nb.uri)
             settings, _ = self.settings.for_path(path)
-            return lint_task_text(FileTask(path, path.as_posix(), settings), text)
+            return lint_task_text(FileTask(path, path.as_posix(), _with_hints(settings)), text)
         path = self._path_of(uri)
         settings = self._settings_for(path)
         if path.is_relative_to(settings.root.absolute()) and is_excluded(path, settings):
             return []
-        outcome = check_one(FileTask(path, path.as_posix(), settings), None, _encodable(text))
+        outcome = check_one(FileTask(path, path.as_posix(), _with_hints(settings)), None, _encodable(text))
         for err in outcome.errors:
             self._log_once(f"jaxlint: {err}")
         return outcome.diagnostics
@@ -560,7 +570,8 @@ class JaxlintServer(LanguageServer):
         return T.Diagnostic(
             range=self._range(lines, d.start, d.end),
             message=d.message,
-            severity=_SEVERITY.get(d.severity, T.DiagnosticSeverity.Warning),
+            severity=T.DiagnosticSeverity.Hint if d.confidence is Confidence.POSSIBLE
+            else _SEVERITY.get(d.severity, T.DiagnosticSeverity.Warning),
             code=d.code,
             code_description=T.CodeDescription(href=rule.url()) if rule is not None else None,
             source=SOURCE,

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import re
 import sys
 import tokenize
 import io
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Phase, Position, Related, Severity
+from jaxlint.diagnostic import Applicability, Confidence, Diagnostic, Edit, Fix, Phase, Position, Related, Severity
 from jaxlint.rule import PARSE_ERROR, StaticRule
 from jaxlint.static.semantic import ModuleModel
 from jaxlint.textutil import LINE_BREAK, line_starts, split_lines
@@ -25,6 +26,30 @@ class SourceError(Exception):
         super().__init__(message)
         self.line = line
         self.column = column
+        #: the Python version whose syntax the file uses, when that is why it does not parse
+        self.needs: str | None = None
+
+
+#: Syntax a newer Python parses, recognised on the line a syntax error is at:
+#: (pattern, the version that parses it, what it is)
+_NEWER_SYNTAX = (
+    (re.compile(r"^\s*type\s+[A-Za-z_]\w*\s*(\[.*\])?\s*="), (3, 12), "a `type` alias statement (PEP 695)"),
+    (re.compile(r"^\s*(async\s+)?def\s+[A-Za-z_]\w*\s*\["), (3, 12), "type parameters (PEP 695)"),
+    (re.compile(r"^\s*class\s+[A-Za-z_]\w*\s*\["), (3, 12), "type parameters (PEP 695)"),
+    (re.compile(r"^\s*except\*"), (3, 11), "`except*` (PEP 654)"),
+    (re.compile(r"^\s*except\s+[^:(]+,[^:]*:"), (3, 14), "`except` without parentheses (PEP 758)"),
+)
+
+
+def _newer_syntax(text: str, e: SyntaxError) -> tuple[tuple[int, int], str] | None:
+    """The newer Python version and the construct a syntax error comes from, if it is
+    syntax that version parses (PEP 695 under 3.11: not an error in the file)."""
+    lines = text.splitlines()
+    line = lines[e.lineno - 1] if e.lineno and 0 < e.lineno <= len(lines) else ""
+    for pattern, version, what in _NEWER_SYNTAX:
+        if version > sys.version_info[:2] and pattern.search(line):
+            return version, what
+    return None
 
 
 def decode_source(data: bytes) -> str:
@@ -59,6 +84,14 @@ def parse_source(text: str, filename: str) -> ast.Module:
     try:
         return ast.parse(text, filename=filename, type_comments=False)
     except SyntaxError as e:
+        newer = _newer_syntax(text, e)
+        if newer is not None:
+            (major, minor), what = newer
+            err = SourceError(f"uses {what}, which Python {major}.{minor} parses: not checked under Python "
+                              f"{sys.version_info[0]}.{sys.version_info[1]}; run jaxlint on Python {major}.{minor} "
+                              "or newer to check it", e.lineno or 1, 1)
+            err.needs = f"{major}.{minor}"
+            raise err from None
         raise SourceError(f"syntax error: {e.msg}", e.lineno or 1, max(e.offset or 1, 1)) from None
     except (RecursionError, MemoryError):
         raise SourceError("expression nesting too deep to parse", 1, 1) from None
@@ -184,6 +217,7 @@ class StaticContext:
         data: Mapping[str, Any] | None = None,
         severity: Severity | None = None,
         end_node: ast.AST | None = None,
+        confidence: Confidence = Confidence.CERTAIN,
     ) -> None:
         assert self.rule is not None
         start, end = self.span(node)
@@ -204,6 +238,7 @@ class StaticContext:
                 data=dict(data or {}),
                 signature=self.signature(node),
                 noqa_line=start.line,
+                confidence=confidence,
             )
         )
 
@@ -232,8 +267,10 @@ def parse_error_diagnostic(path: str, err: SourceError) -> Diagnostic:
         path=path,
         start=pos,
         end=pos,
-        severity=rule.severity,
+        # syntax of a newer Python is no error in the file: one note naming the version
+        severity=Severity.INFO if err.needs else rule.severity,
         phase=Phase.STATIC,
+        data={"needs-python": err.needs} if err.needs else {},
         signature=f"<module>:{rule.name}",
         noqa_line=None,
     )

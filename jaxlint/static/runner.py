@@ -42,10 +42,13 @@ class FileOutcome:
 
 def lint_static(display: str, rules: Sequence[StaticRule], ignored: Sequence[str] = (), *,
                 data: bytes | None = None, text: str | None = None,
-                module_name: str | None = None, noqa: bool = True) -> tuple[StaticResult, list[Diagnostic]]:
+                module_name: str | None = None, noqa: bool = True,
+                confidence: str = "likely") -> tuple[StaticResult, list[Diagnostic]]:
     """The static phase for one file's bytes or text, suppressions applied, then the
     rules that review suppressions. Returns the raw result and the kept findings.
-    ``noqa=False`` (``--ignore-noqa``) reads no ``# noqa`` comment, so none is unused either."""
+    ``noqa=False`` (``--ignore-noqa``) reads no ``# noqa`` comment, so none is unused either.
+    ``confidence``: the least confidence a kept finding has (findings below it are left
+    out after suppressions, so a ``# noqa`` on one counts as used either way)."""
     if text is None:
         assert data is not None
         result = check_bytes(display, data, rules, module_name=module_name)
@@ -59,6 +62,8 @@ def lint_static(display: str, rules: Sequence[StaticRule], ignored: Sequence[str
         except SourceError:
             src = data.decode("utf-8", errors="replace")
     kept, _, sup, used = apply_suppressions(result.diagnostics, src, ignored, None if noqa else Suppressions())
+    if confidence != "possible":
+        kept = [d for d in kept if d.confidence.at_least(confidence)]
     if sup is None:
         return result, kept
     # a file that did not parse ran no rule: nothing is known about its comments
@@ -84,7 +89,8 @@ def lint_task_text(task: FileTask, text: str) -> list[Diagnostic]:
     file after fixes."""
     ignored = per_file_ignored(task.display, task.settings, task.path)
     return lint_static(task.display, active_rules(task.settings), ignored,  # type: ignore[arg-type]
-                       text=text, module_name=_module_name(task), noqa=not task.settings.ignore_noqa)[1]
+                       text=text, module_name=_module_name(task), noqa=not task.settings.ignore_noqa,
+                       confidence=task.settings.confidence)[1]
 
 
 def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
@@ -112,7 +118,8 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
         out = _check_notebook(task, rules, ignored, data)
     else:
         result, kept = lint_static(task.display, rules, ignored, data=data, text=text,  # type: ignore[arg-type]
-                                   module_name=_module_name(task), noqa=not settings.ignore_noqa)
+                                   module_name=_module_name(task), noqa=not settings.ignore_noqa,
+                                   confidence=settings.confidence)
         errors = [f"{task.display}: rule {code} failed: {msg}" for code, msg in result.errors]
         out = FileOutcome(task.display, kept, errors, result.skipped, False)
     if cache.enabled:
@@ -169,13 +176,15 @@ def lint_module(task: FileTask, module, rules: Sequence[StaticRule], ignored: Se
 
     noqa = not task.settings.ignore_noqa
     name = _module_name(task)
-    result, kept = lint_static(task.display, rules, ignored, text=module.text, module_name=name, noqa=noqa)
+    result, kept = lint_static(task.display, rules, ignored, text=module.text, module_name=name, noqa=noqa,
+                                confidence=task.settings.confidence)
     parse_code = rule_for_role(PARSE_ERROR).code
     if any(d.code == parse_code for d in result.diagnostics):
         broken = module.find_broken()
         if broken:
             module = module.blank(broken)
-            result, kept = lint_static(task.display, rules, ignored, text=module.text, module_name=name, noqa=noqa)
+            result, kept = lint_static(task.display, rules, ignored, text=module.text, module_name=name, noqa=noqa,
+                                confidence=task.settings.confidence)
             problems = [parse_error_diagnostic(task.display, SourceError(msg, line, col))
                         for line, col, _, msg in module.parse_problems()]
             kept = sorted(kept + apply_suppressions(problems, None, ignored)[0], key=lambda d: d.sort_key)

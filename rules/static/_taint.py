@@ -23,10 +23,18 @@ import ast
 import re
 from typing import Iterator
 
+from jaxlint.diagnostic import Confidence
 from jaxlint.static.semantic import (DIFF_TRANSFORMS, JIT_LIKE, STATIC_ATTRS, STATIC_CALLS, TRACING_HOFS, FunctionInfo,
                                      ModuleModel, is_axis_size, iteration_targets, target_names)
+from jaxlint.static.values import ARRAY_METHODS, CONTAINER_METHODS, Kind, Summaries, static_field_names
 
 POSSIBLE, LIKELY, CERTAIN = 0, 1, 2
+_CONFIDENCE = (Confidence.POSSIBLE, Confidence.LIKELY, Confidence.CERTAIN)
+
+
+def confidence(level: int) -> Confidence:
+    """The finding's confidence for a taint level (a finding is as sure as its value)."""
+    return _CONFIDENCE[level]
 
 #: Base names whose attributes are configuration, never traced.
 CONFIG_NAME = re.compile(r"^_*(config|cfg|conf|hparams|hps|hp|hyperparams|args|opts|options|settings|flags|spec)s?(_.*)?$|.*_(config|cfg)$", re.I)
@@ -156,8 +164,8 @@ class Taint:
                 return None  # under `if isinstance(x, (int, float, np.ndarray))`: not a tracer
             return level, expr
         if isinstance(expr, ast.Attribute):
-            if expr.attr in STATIC_ATTRS:
-                return None
+            if expr.attr in STATIC_ATTRS or expr.attr in static_field_names(m):
+                return None  # a shape, or a field a pytree class of this module declares static
             base = expr.value
             if isinstance(base, ast.Name):
                 if base.id in ("self", "cls") or CONFIG_NAME.match(base.id):
@@ -312,12 +320,34 @@ class Taint:
                 return None
             found = self.culprit(call.func.value)
             if found:
-                return found  # a method of a traced array: x.sum(), x.astype(...)
+                return self._method(call.func.attr, found)
         found = _best(*(self.culprit(a) for a in args))
         if found:
+            callee, _ = self.model.callee(call.func, self.fn)
+            returns = Summaries.of(self.model).returns(callee) if callee is not None else Kind.UNKNOWN
+            if returns is Kind.STATIC:
+                return None  # `n_items(x)` returns `len(...)` or a shape: a Python value
+            if returns is Kind.TRACED:
+                return found  # the helper returns a jax.numpy result
             # a function we cannot see into: it may return a static value
             return POSSIBLE, found[1]
         return None
+
+    def _method(self, name: str, base: tuple[int, ast.AST]) -> tuple[int, ast.AST] | None:
+        """``base.name(...)`` with ``base`` traced (``base`` is its level and culprit).
+        An array's methods give arrays (``x.sum()``), a dict's its leaves; a method of a
+        class of this module gives what its summary says (``state.num_items()``
+        returning ``len(self.items)`` is a Python int); any other method is unknown:
+        ``state.method()`` on a pytree may return a figure computed from static
+        fields, so the result is at most POSSIBLE."""
+        if name in ARRAY_METHODS or name in CONTAINER_METHODS:
+            return base
+        returns = Summaries.of(self.model).method_returns(name)
+        if returns is Kind.STATIC:
+            return None
+        if returns is Kind.TRACED:
+            return base
+        return min(base[0], POSSIBLE), base[1]
 
 
 _UNREADABLE = ast.Pass()  # a call whose argument for a parameter cannot be told (a splat)

@@ -12,6 +12,10 @@ class ParseError(StaticRule):
     that is not a notebook jaxlint can read (not JSON, nbformat 3, empty), or a code
     cell that does not parse, reported at that cell.
 
+    A file that uses syntax of a newer Python than the one jaxlint runs on (PEP 695's
+    `type X = ...` and `class C[T]` under Python 3.11) is not a syntax error: it is one
+    informational finding that names the version it needs.
+
     ## Why is this bad?
     No other rule can check a file that does not parse. The run goes on with the
     other files; this finding says which file was not checked and why. In a notebook,

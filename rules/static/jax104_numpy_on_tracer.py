@@ -6,7 +6,7 @@ from jaxlint.diagnostic import Applicability
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._fixplan import import_name
 from jaxlint.rules.static._numpy_api import JNP_SAME_NAME, SHAPE_QUERIES
-from jaxlint.rules.static._taint import LIKELY, Taint, describe, traced_how
+from jaxlint.rules.static._taint import Taint, confidence, describe, traced_how
 
 #: jax.random functions with a numpy.random namesake, for the suggestion.
 _JAX_RANDOM = {"normal", "uniform", "randint", "choice", "permutation", "bernoulli", "beta", "gamma",
@@ -347,12 +347,11 @@ class NumpyOnTracer(StaticRule):
                 if name in SHAPE_QUERIES:
                     continue
                 taint = taint or Taint(model, fn)
-                found = None
+                found, best = None, -1
                 for arg in [*node.args, *(k.value for k in node.keywords)]:
                     level = taint.level(arg)
-                    if level is not None and level >= LIKELY:
-                        found = arg
-                        break
+                    if level is not None and level > best:
+                        found, best = arg, level
                 if found is None:
                     continue
                 shown = _shown(ctx, node.func)
@@ -363,6 +362,7 @@ class NumpyOnTracer(StaticRule):
                     f"`{shown}` on traced value `{describe(found)}` in {traced_how(fn)}: numpy does not trace "
                     f"(on a tracer it raises TracerArrayConversionError or works only by accident); use {instead}",
                     fix=fix,
+                    confidence=confidence(best),
                     data={"function": q, "value": describe(found)},
                 )
 

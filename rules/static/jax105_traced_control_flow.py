@@ -5,7 +5,8 @@ import ast
 from jaxlint.diagnostic import Applicability, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._fixplan import import_name, is_statement_list_member
-from jaxlint.rules.static._taint import CERTAIN, LIKELY, POSSIBLE, Taint, describe, is_jit_entry, traced_how
+from jaxlint.rules.static._taint import (CERTAIN, LIKELY, POSSIBLE, Taint, confidence, describe, is_jit_entry,
+                                         traced_how)
 
 #: construct -> (what Python needs, the error jax raises, what to use instead)
 _CONSTRUCTS = {
@@ -50,8 +51,11 @@ class TracedControlFlow(StaticRule):
     `jax.numpy` result, arithmetic on them): tracing fails. **Warning** when it is
     only likely: an attribute of an unannotated parameter (`state.step`; a pytree
     may declare a field static) or a bare parameter used as a truth value (it may be
-    a dict pytree). Values that come out of calls the linter cannot see into are not
-    reported.
+    a dict pytree). A value that comes out of a call or a method the linter cannot see
+    into is a *possible* finding, reported only under `--preview`; a method of a class
+    of the module is read (`state.count()` returning `len(self.items)` is a Python int),
+    and so are the fields a pytree class declares static (`struct.field(pytree_node=False)`,
+    `dataclasses.field(metadata=dict(static=True))`, `eqx.field(static=True)`).
 
     ## Why is this bad?
     Under `jit` (and `vmap`, `grad`, `lax.scan` bodies) values are abstract tracers:
@@ -445,8 +449,6 @@ class TracedControlFlow(StaticRule):
                 if cap is None:
                     continue
                 level = min(level, cap)
-            if level < LIKELY:
-                continue
             self._report(ctx, fn, report_node, operand, culprit, kind, level)
             return
 
@@ -470,7 +472,7 @@ class TracedControlFlow(StaticRule):
                 msg += f" (if `{describe(culprit)}` is a pytree container, its truth value is static and this is fine)"
         statement = isinstance(node, (ast.If, ast.While, ast.Assert))
         ctx.report(node, msg, end_node=node.test if statement else None,
-                   severity=Severity.ERROR if level >= CERTAIN else Severity.WARNING,
+                   confidence=confidence(level),
                    data={"construct": kind, "value": describe(culprit), "certain": level >= CERTAIN},
                    fix=_where_fix(ctx, fn, node) if level >= CERTAIN and kind in _WHERE_KINDS else None)
 

@@ -4,7 +4,7 @@ import ast
 
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.rules.static._taint import CERTAIN, Taint, describe, traced_how
+from jaxlint.rules.static._taint import LIKELY, Taint, confidence, describe, traced_how
 
 _MUTATORS = {"append": 0, "extend": 0, "insert": 1, "add": 0, "update": None, "setdefault": 1,
              "appendleft": 0, "extendleft": 0}
@@ -335,7 +335,9 @@ class TracerLeak(StaticRule):
             node,
             f"{traced_how(fn)} {action}: the tracer outlives its trace, holds no value, and using it later "
             "raises UnexpectedTracerError; return the value instead",
-            severity=Severity.ERROR if level >= CERTAIN else Severity.WARNING,
+            # what a call computes from a tracer and code keeps past the trace is a tracer
+            # but for a rare helper returning a Python value: likely, not only possible
+            confidence=confidence(max(level, LIKELY)),
             data={"value": describe(culprit), "target": describe(target)},
         )
 

@@ -120,6 +120,7 @@ def test_jax107_value_from_an_opaque_call_is_a_warning():
             return x
         """, select=["JAX107"])
     assert d.severity is Severity.WARNING
+    assert d.confidence.value == "likely"
 
 
 # ------------------------------------------------------------------ real jax: the claims hold

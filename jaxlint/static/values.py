@@ -1,0 +1,399 @@
+"""The static phase's model of values: what kind of thing an expression evaluates to.
+
+The first parts of one value model (issue 19). ``ModuleModel`` (``semantic``) knows
+names, scopes and which functions are traced; ``Taint`` (``rules/static/_taint``)
+says how sure a value in traced code is a tracer. This module adds what neither knew:
+
+* **Kinds of value.** ``Kind`` names them: a host array, a traced array, a static
+  Python value (numbers, strings, what ``.shape``, ``.ndim``, ``.dtype``, ``.size``
+  and ``len()`` give), a container (dict, list, tuple), a PRNG key, an instance of a
+  project class, a callable, and ``UNKNOWN``, which is never traced.
+* **Fields.** ``ClassFacts`` says, for each class of the module, whether it is a
+  pytree and which of its fields are static metadata and which are leaves, as the
+  libraries declare them: ``dataclasses.field(metadata=dict(static=True))``,
+  ``flax.struct.field(pytree_node=False)``, ``eqx.field(static=True)``,
+  ``jax.tree_util.register_dataclass(meta_fields=...)``, nnx attributes that are not
+  Variables, modules or arrays, and linen module attributes (hyperparameters).
+* **Function summaries.** ``Summaries.returns`` says what a function or method of the
+  module returns whatever it is passed, ``self`` included: ``STATIC`` when every
+  ``return`` gives a static value (``len(self.items)``, ``x.shape[0] * 2``, a static
+  field, a constant), ``TRACED`` when one gives an array computed from its inputs,
+  ``UNKNOWN`` otherwise. Each summary is computed once; recursion and calls the model
+  cannot see into give ``UNKNOWN``.
+
+What is not here yet (see the issue): the values of names flowing through
+assignments are still ``Taint``'s; imports of other files of the checked tree are not
+followed (a file's findings depend on its own text only, which the cache relies on).
+"""
+from __future__ import annotations
+
+import ast
+import enum
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxlint.static.semantic import FunctionInfo, ModuleModel
+
+
+class Kind(str, enum.Enum):
+    HOST_ARRAY = "host array"
+    TRACED = "traced array"
+    STATIC = "static value"
+    CONTAINER = "container"
+    KEY = "PRNG key"
+    INSTANCE = "instance"
+    CALLABLE = "callable"
+    UNKNOWN = "unknown"
+
+
+#: Attributes of an array whose values are static under tracing.
+SHAPE_ATTRS = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "sharding", "weak_type", "aval"})
+#: Methods of ``jax.Array``: on a traced array, their results are traced (``item`` and
+#: the conversions are the findings of the rules, not values).
+ARRAY_METHODS = frozenset({
+    "all", "any", "argmax", "argmin", "argpartition", "argsort", "astype", "choose", "clip", "compress",
+    "conj", "conjugate", "copy", "cumprod", "cumsum", "diagonal", "dot", "flatten", "max", "mean", "min",
+    "nonzero", "prod", "ptp", "ravel", "repeat", "reshape", "round", "searchsorted", "sort", "squeeze", "std",
+    "sum", "swapaxes", "take", "trace", "transpose", "var", "view", "block_until_ready", "addressable_data",
+    "to_device", "__getitem__", "__array__", "__jax_array__", "get", "set", "add", "multiply", "divide", "power",
+    "apply", "min", "max", "at",
+})
+#: Methods of dicts and lists: on a traced container their results hold its leaves.
+CONTAINER_METHODS = frozenset({"get", "items", "values", "keys", "pop", "copy", "setdefault"})
+#: Builtins whose result is a static Python value whatever they are given.
+STATIC_BUILTINS = frozenset({"len", "isinstance", "type", "hasattr", "id", "callable", "str", "repr", "format"})
+
+#: Class decorators and bases that make a class a pytree (or a module whose attributes
+#: are static), by qualified name, with the library's name for it.
+_PYTREE_DECORATORS = {
+    "flax.struct.dataclass": "flax.struct",
+    "chex.dataclass": "chex",
+    "jax.tree_util.register_dataclass": "register_dataclass",
+    "jax.tree_util.register_pytree_node_class": "registered",
+    "jax.tree_util.register_pytree_with_keys_class": "registered",
+    "dataclasses.dataclass": "dataclass",
+}
+_PYTREE_BASES = {
+    "flax.struct.PyTreeNode": "flax.struct",
+    "equinox.Module": "equinox",
+    "flax.nnx.Module": "nnx",
+    "flax.nnx.Object": "nnx",
+    "flax.linen.Module": "linen",
+    "typing.NamedTuple": "namedtuple",
+}
+#: Calls that declare a field, with the keyword and value that make it static.
+_FIELD_CALLS = {
+    "flax.struct.field": ("pytree_node", False),
+    "equinox.field": ("static", True),
+    "equinox.static_field": (None, True),
+    "dataclasses.field": ("metadata", True),
+    "chex.field": ("metadata", True),
+}
+#: nnx calls whose result is a leaf (a Variable, a submodule of arrays) of an nnx module.
+_NNX_LEAF_PREFIXES = ("flax.nnx.", "jax.numpy.", "jax.random.", "numpy.")
+
+
+@dataclass
+class ClassFacts:
+    """What the model knows of one class of the module."""
+
+    name: str
+    #: which library makes it a pytree or module ("flax.struct", "equinox", "nnx",
+    #: "linen", "namedtuple", "dataclass", "registered", ...), or None
+    pytree: str | None = None
+    static_fields: set[str] = field(default_factory=set)
+    leaf_fields: set[str] = field(default_factory=set)
+
+    def field_kind(self, name: str) -> str | None:
+        """"static", "leaf" or None (the class declares no such field)."""
+        if name in self.static_fields:
+            return "static"
+        if name in self.leaf_fields:
+            return "leaf"
+        return None
+
+
+def _is_true(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+def _metadata_static(node: ast.AST | None) -> bool:
+    """``dict(static=True)`` or ``{"static": True}``."""
+    if isinstance(node, ast.Dict):
+        return any(isinstance(k, ast.Constant) and k.value == "static" and _is_true(v)
+                   for k, v in zip(node.keys, node.values))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
+        return any(k.arg == "static" and _is_true(k.value) for k in node.keywords)
+    return False
+
+
+def _declared_static(model: "ModuleModel", value: ast.AST | None) -> bool | None:
+    """Whether a field's default declares it static (True), a leaf (False), or says
+    nothing (None: not a field call)."""
+    if not isinstance(value, ast.Call):
+        return None
+    q = model.resolve_call(value)
+    spec = _FIELD_CALLS.get(q or "")
+    if spec is None:
+        return None
+    key, static_value = spec
+    if key is None:
+        return True
+    for k in value.keywords:
+        if k.arg == key:
+            if key == "metadata":
+                return _metadata_static(k.value)
+            return isinstance(k.value, ast.Constant) and k.value.value is static_value
+    return False
+
+
+def _strs(node: ast.AST | None) -> set[str]:
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return {e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return set()
+
+
+def class_facts(model: "ModuleModel") -> dict[str, ClassFacts]:
+    """Facts of every module-level class (computed once per module)."""
+    cached = model.__dict__.get("_class_facts")
+    if cached is not None:
+        return cached
+    out: dict[str, ClassFacts] = {}
+    for name, cls in model.classes.items():
+        out[name] = _facts_of(model, cls)
+    # `register_dataclass(C, data_fields=[...], meta_fields=[...])` called at module level
+    for call in model.nodes(ast.Call):
+        if model.resolve_call(call) == "jax.tree_util.register_dataclass" and call.args \
+                and isinstance(call.args[0], ast.Name) and call.args[0].id in out:
+            facts = out[call.args[0].id]
+            facts.pytree = "register_dataclass"
+            for k in call.keywords:
+                if k.arg == "meta_fields":
+                    facts.static_fields |= _strs(k.value)
+                    facts.leaf_fields -= _strs(k.value)
+                elif k.arg == "data_fields":
+                    facts.leaf_fields |= _strs(k.value)
+    model.__dict__["_class_facts"] = out
+    return out
+
+
+def _facts_of(model: "ModuleModel", cls: ast.ClassDef) -> ClassFacts:
+    facts = ClassFacts(cls.name)
+    for dec in cls.decorator_list:
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        q = model.resolve(target)
+        if q == "functools.partial" and isinstance(dec, ast.Call) and dec.args:
+            q = model.resolve(dec.args[0])
+            for k in dec.keywords:
+                if k.arg == "meta_fields":
+                    facts.static_fields |= _strs(k.value)
+        if q in _PYTREE_DECORATORS:
+            facts.pytree = facts.pytree or _PYTREE_DECORATORS[q]
+    for base in cls.bases:
+        q = model.resolve(base)
+        if q in _PYTREE_BASES:
+            facts.pytree = _PYTREE_BASES[q]
+    annotated = [s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+    for s in annotated:
+        name = s.target.id  # type: ignore[union-attr]
+        if name in facts.static_fields:
+            continue
+        declared = _declared_static(model, s.value)
+        if declared is True or facts.pytree == "linen":
+            facts.static_fields.add(name)  # linen: module attributes are hyperparameters
+        elif facts.pytree == "nnx":
+            continue  # nnx declares by value, in __init__
+        else:
+            facts.leaf_fields.add(name)
+    if facts.pytree == "nnx":
+        _nnx_attributes(model, cls, facts)
+    elif facts.pytree == "registered":
+        _flatten_aux(model, cls, facts)
+    return facts
+
+
+def _nnx_attributes(model: "ModuleModel", cls: ast.ClassDef, facts: ClassFacts) -> None:
+    """An nnx module's attributes set in ``__init__``: Variables, submodules and arrays
+    are its state (leaves); anything else (a number, a string, a flag) is static."""
+    for stmt in cls.body:
+        if not (isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__"):
+            continue
+        for node in ast.walk(stmt):
+            if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+                continue
+            t = node.targets[0]
+            if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
+                continue
+            v = node.value
+            if isinstance(v, ast.Constant) or (isinstance(v, ast.Name) and v.id in _param_names(stmt)
+                                               and _annotated_static(model, stmt, v.id)):
+                if t.attr not in facts.leaf_fields:
+                    facts.static_fields.add(t.attr)
+                continue
+            if isinstance(v, ast.Call):
+                q = model.resolve_call(v) or ""
+                if q.startswith(_NNX_LEAF_PREFIXES) or (isinstance(v.func, ast.Name) and v.func.id in model.classes):
+                    facts.leaf_fields.add(t.attr)
+                    facts.static_fields.discard(t.attr)
+
+
+def _param_names(fn: ast.FunctionDef) -> set[str]:
+    return {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+
+
+def _annotated_static(model: "ModuleModel", fn: ast.FunctionDef, name: str) -> bool:
+    """A parameter annotated ``int``, ``float``, ``bool`` or ``str``."""
+    for a in fn.args.args + fn.args.kwonlyargs:
+        if a.arg == name:
+            return isinstance(a.annotation, ast.Name) and a.annotation.id in ("int", "float", "bool", "str")
+    return False
+
+
+def _flatten_aux(model: "ModuleModel", cls: ast.ClassDef, facts: ClassFacts) -> None:
+    """``tree_flatten`` returning ``(children, aux)``: the ``self.x`` in ``aux`` are static."""
+    for stmt in cls.body:
+        if not (isinstance(stmt, ast.FunctionDef) and stmt.name == "tree_flatten"):
+            continue
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and len(node.value.elts) == 2:
+                children, aux = node.value.elts
+                facts.leaf_fields |= _self_attrs_in(children)
+                facts.static_fields |= _self_attrs_in(aux) - facts.leaf_fields
+
+
+def _self_attrs_in(node: ast.AST) -> set[str]:
+    return {n.attr for n in ast.walk(node)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"}
+
+
+def static_field_names(model: "ModuleModel") -> frozenset[str]:
+    """Field names that some pytree class of the module declares static and none declares
+    a leaf: ``x.name`` with ``x`` any traced pytree of the module reads static metadata."""
+    cached = model.__dict__.get("_static_field_names")
+    if cached is None:
+        static: set[str] = set()
+        leaves: set[str] = set()
+        for facts in class_facts(model).values():
+            if facts.pytree is None:
+                continue
+            static |= facts.static_fields
+            leaves |= facts.leaf_fields
+        cached = model.__dict__["_static_field_names"] = frozenset(static - leaves)
+    return cached
+
+
+class Summaries:
+    """What functions and methods of one module return, whatever they are passed."""
+
+    #: how many nested summaries one question may ask for (a bound on the cost)
+    MAX_DEPTH = 6
+
+    def __init__(self, model: "ModuleModel") -> None:
+        self.model = model
+        self._returns: dict[int, Kind] = {}
+        self._busy: set[int] = set()
+
+    @classmethod
+    def of(cls, model: "ModuleModel") -> "Summaries":
+        s = model.__dict__.get("_summaries")
+        if s is None:
+            s = model.__dict__["_summaries"] = cls(model)
+        return s
+
+    def returns(self, fn: "FunctionInfo", depth: int = 0) -> Kind:
+        """``STATIC``, ``TRACED`` or ``UNKNOWN``: what ``fn`` returns."""
+        key = id(fn)
+        known = self._returns.get(key)
+        if known is not None:
+            return known
+        if key in self._busy or depth > self.MAX_DEPTH:
+            return Kind.UNKNOWN  # recursion, or too deep to be worth it
+        self._busy.add(key)
+        try:
+            kind = self._compute(fn, depth)
+        finally:
+            self._busy.discard(key)
+        self._returns[key] = kind
+        return kind
+
+    def method_returns(self, name: str, depth: int = 0) -> Kind:
+        """What a method of that name returns, over every class of the module that
+        defines one (``UNKNOWN`` when none does or they disagree)."""
+        kinds = {self.returns(fn, depth) for fn in self.model.functions
+                 if fn.class_name is not None and fn.name == name and not isinstance(fn.node, ast.Lambda)}
+        return kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
+
+    def _compute(self, fn: "FunctionInfo", depth: int) -> Kind:
+        node = fn.node
+        if isinstance(node, ast.Lambda):
+            values = [node.body]
+        else:
+            if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in fn.body_nodes()):
+                return Kind.UNKNOWN
+            values = [n.value for n in fn.body_nodes() if isinstance(n, ast.Return)]
+            if not values:
+                return Kind.STATIC  # returns None
+        kinds = {self.kind(v, fn, depth) if v is not None else Kind.STATIC for v in values}
+        if kinds == {Kind.STATIC}:
+            return Kind.STATIC
+        if Kind.TRACED in kinds:
+            return Kind.TRACED
+        return Kind.UNKNOWN
+
+    def kind(self, expr: ast.AST, fn: "FunctionInfo", depth: int) -> Kind:
+        """What ``expr`` (read in ``fn``, every parameter possibly a traced array)
+        evaluates to: ``STATIC``, ``TRACED`` (an array from jax.numpy, or arithmetic
+        on the parameters) or ``UNKNOWN``."""
+        m = self.model
+        if isinstance(expr, ast.Constant):
+            return Kind.STATIC
+        if isinstance(expr, ast.Attribute):
+            if expr.attr in SHAPE_ATTRS:
+                return Kind.STATIC
+            if isinstance(expr.value, ast.Name) and expr.value.id == "self" and fn.class_name is not None:
+                facts = class_facts(m).get(fn.class_name)
+                if facts is not None and facts.field_kind(expr.attr) == "static":
+                    return Kind.STATIC
+            return Kind.UNKNOWN
+        if isinstance(expr, ast.Subscript):
+            base = self.kind(expr.value, fn, depth)
+            return Kind.STATIC if base is Kind.STATIC else (Kind.TRACED if base is Kind.TRACED else Kind.UNKNOWN)
+        if isinstance(expr, (ast.BinOp, ast.BoolOp, ast.Compare, ast.UnaryOp, ast.IfExp, ast.Tuple, ast.List)):
+            if isinstance(expr, ast.Compare) and any(isinstance(o, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
+                                                     for o in expr.ops):
+                return Kind.STATIC
+            if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+                return Kind.STATIC
+            parts = [c for c in ast.iter_child_nodes(expr) if isinstance(c, ast.expr)]
+            kinds = {self.kind(p, fn, depth) for p in parts}
+            if kinds <= {Kind.STATIC}:
+                return Kind.STATIC
+            if Kind.TRACED in kinds and not isinstance(expr, (ast.Tuple, ast.List)):
+                return Kind.TRACED
+            return Kind.UNKNOWN
+        if isinstance(expr, ast.Name):
+            p = fn.param(expr.id)
+            if p is not None:
+                return Kind.UNKNOWN  # what the caller passes
+            bindings = fn.bindings.get(expr.id)
+            if bindings and len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
+                return self.kind(bindings[0].value, fn, depth)
+            return Kind.UNKNOWN
+        if isinstance(expr, ast.Call):
+            q = m.resolve_call(expr) or ""
+            if q.startswith("builtins.") and q[len("builtins."):] in STATIC_BUILTINS:
+                return Kind.STATIC
+            if q.startswith(("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.")):
+                last = q.rsplit(".", 1)[-1]
+                if last in ("shape", "ndim", "size", "dtype", "result_type", "issubdtype", "iinfo", "finfo"):
+                    return Kind.STATIC
+                return Kind.TRACED
+            callee, _ = m.callee(expr.func, fn)
+            if callee is not None:
+                return self.returns(callee, depth + 1)
+            if isinstance(expr.func, ast.Attribute) and isinstance(expr.func.value, ast.Name) \
+                    and expr.func.value.id == "self":
+                return self.method_returns(expr.func.attr, depth + 1)
+            return Kind.UNKNOWN
+        return Kind.UNKNOWN

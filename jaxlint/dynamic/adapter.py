@@ -358,6 +358,44 @@ def set_x64(on: bool) -> None:
         jax.config.update("jax_enable_x64", on)
 
 
+# ---------------------------------------------------------------------------- shardings
+def sharding_node(sharding: Any, committed: bool) -> dict | None:
+    """What jit keys its cache on in an array's placement, as JSON: ``None`` for the
+    default (an uncommitted array on one device, which jit moves where it runs); a mesh
+    (axis names and sizes) and partition spec; the device of a committed single-device
+    array; else the sharding's text and device count."""
+    devices = getattr(sharding, "device_set", None) or ()
+    if len(devices) == 1 and type(sharding).__name__ == "SingleDeviceSharding":
+        if not committed:
+            return None
+        (dev,) = devices
+        return {"device": f"{dev.platform}:{dev.id}", "committed": True}
+    mesh, spec = getattr(sharding, "mesh", None), getattr(sharding, "spec", None)
+    if mesh is not None and spec is not None and hasattr(mesh, "shape"):
+        node = {"mesh": {str(k): int(v) for k, v in dict(mesh.shape).items()},
+                "spec": [(list(p) or None) if isinstance(p, (tuple, list)) else p for p in tuple(spec)]}
+        node["spec"] = [[str(a) for a in p] if isinstance(p, list) else (None if p is None else str(p))
+                        for p in node["spec"]]
+        while node["spec"] and node["spec"][-1] is None:  # P(None, None) is P(): one placement to jit
+            node["spec"].pop()
+    else:
+        node = {"repr": " ".join(str(sharding).split())[:200], "devices": len(devices)}
+    memory = getattr(sharding, "memory_kind", None)
+    if memory is not None and memory != _default_memory(devices):
+        node["memory"] = str(memory)
+    node["committed"] = bool(committed)
+    return node
+
+
+def _default_memory(devices) -> str | None:
+    """The memory kind arrays of these devices get by default (``device`` on 0.10's CPU,
+    ``unpinned_host`` on 0.4.38's)."""
+    try:
+        return next(iter(devices)).default_memory().kind
+    except Exception:  # a jax without memories: every array is in the default one
+        return None
+
+
 # ---------------------------------------------------------------------------- a running program's compiles
 # `jaxlint record` analyses the program's own compiles instead of compiling again: while a
 # recorded call runs, every executable XLA builds for it (or jax's persistent cache

@@ -319,9 +319,10 @@ def _plan_entry(e: EntryPoint, model, nodes, stmts, lines, found, examples, dyn:
 
 
 def _abs_call(rec: dict, root: Path) -> dict:
-    call = rec.get("first_call")
-    if isinstance(call, dict) and not os.path.isabs(call.get("file", "")):
-        rec = dict(rec, first_call=dict(call, file=str(root / call["file"])))
+    for key in ("first_call", "again_at"):
+        call = rec.get(key)
+        if isinstance(call, dict) and not os.path.isabs(call.get("file", "")):
+            rec = dict(rec, **{key: dict(call, file=str(root / call["file"]))})
     return rec
 
 

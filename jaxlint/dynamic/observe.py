@@ -82,9 +82,12 @@ class FunctionState:
         out = []
         for s in self.sigs.values():
             rec = dict(s["sig"], calls=s["calls"], compiles=s["compiles"], seq=s["seq"])
-            if s.get("first_call"):
-                f, line, col = s["first_call"]
-                rec["first_call"] = {"file": f, "line": line, "column": col}
+            if s.get("wrappers"):  # jitted function objects that compiled it (a fresh jit per call)
+                rec["wrappers"] = s["wrappers"]
+            for key in ("first_call", "again_at"):
+                if s.get(key):
+                    f, line, col = s[key]
+                    rec[key] = {"file": f, "line": line, "column": col}
             out.append(rec)
         return out
 
@@ -187,7 +190,7 @@ class Observer:
             if cur is None:
                 self.seq += 1
                 cur = fs.sigs[canon] = {"sig": sig, "calls": 0, "compiles": 0, "first_call": None,
-                                        "compile_seconds": 0.0, "seq": self.seq}
+                                        "compile_seconds": 0.0, "seq": self.seq, "wrapper": rec._serial}
             cur["calls"] += 1
         site = call_site() if first_of_sig else None
         traced = error = None
@@ -227,10 +230,23 @@ class Observer:
             self._after(fs, cur, traced, error, compiles, caught, site, donated, rec._fun)
             self.dirty = True
         elif compiles:
-            # the same signature compiled again: a new closure or a fresh jax.jit per call
-            with self.lock:
-                cur["compiles"] += len(_mine(compiles, fs))
+            self._again(fs, cur, rec, compiles)
         return result
+
+    def _again(self, fs: FunctionState, cur: dict, rec: Any, compiles: list) -> None:
+        """The same signature compiled again: note whether the jitted function object was
+        another one than the one that compiled it before (a fresh ``jax.jit`` per call),
+        and the first call that compiled it again."""
+        mine = len(_mine(compiles, fs))
+        with self.lock:
+            cur["compiles"] += mine
+            if not mine:
+                return
+            if rec._serial != cur.get("wrapper"):
+                cur["wrapper"] = rec._serial
+                cur["wrappers"] = cur.get("wrappers", 1) + 1
+            if cur.get("again_at") is None:
+                cur["again_at"] = call_site()
 
     def inlined(self, rec: Any) -> None:
         """A call with tracers: inside another function's trace, inlined there."""
@@ -443,9 +459,10 @@ def _rel(path: str, root: Path) -> str:
 
 
 def _rel_call(rec: dict, root: Path) -> dict:
-    call = rec.get("first_call")
-    if isinstance(call, dict):
-        rec = dict(rec, first_call=dict(call, file=_rel(call["file"], root)))
+    for key in ("first_call", "again_at"):
+        call = rec.get(key)
+        if isinstance(call, dict):
+            rec = dict(rec, **{key: dict(call, file=_rel(call["file"], root))})
     return rec
 
 

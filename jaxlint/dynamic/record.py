@@ -37,6 +37,7 @@ import hashlib
 import importlib.abc
 import importlib.machinery
 import inspect
+import itertools
 import json
 import os
 import re
@@ -224,6 +225,9 @@ def _instance(key: str, owner: Any) -> dict:
     return {"opaque": f"{t.__module__}.{t.__qualname__}", "instance": n}
 
 
+_SERIALS = itertools.count(1)
+
+
 class _Recorded:
     """Calls the real jitted function after noting the call's abstract signature."""
 
@@ -233,6 +237,8 @@ class _Recorded:
         self.__wrapped__ = fun
         functools.update_wrapper(self, fun, updated=())
         self._key, self._meta = key, meta
+        #: which jitted function object this is (ids are reused once one is collected)
+        self._serial = next(_SERIALS)
 
     def __call__(self, *args, **kwargs):
         try:
@@ -423,11 +429,12 @@ def _placed_in_notebooks(functions: dict) -> dict:
             if at is not None:
                 e["first_call"] = f"{at[0]}:{at[1]}"
         for sig in e.get("signatures") or []:
-            call = sig.get("first_call")
-            if isinstance(call, dict):
-                at = place(str(call.get("file")), int(call.get("line") or 0))
-                if at is not None:
-                    sig["first_call"] = dict(call, file=at[0], line=at[1])
+            for key in ("first_call", "again_at"):
+                call = sig.get(key)
+                if isinstance(call, dict):
+                    at = place(str(call.get("file")), int(call.get("line") or 0))
+                    if at is not None:
+                        sig[key] = dict(call, file=at[0], line=at[1])
     return functions
 
 
@@ -574,10 +581,10 @@ def _tree(x: Any, numbers_static: bool = False) -> dict:
     if isinstance(x, bool):
         return {"array": [], "dtype": "bool", "weak": False}
     if isinstance(x, (int, float, complex)):
-        import jax.numpy as jnp
-        from jax import dtypes
+        import numpy as np
 
-        return {"array": [], "dtype": str(dtypes.canonicalize_dtype(jnp.asarray(x).dtype)), "weak": True}
+        # what jit makes of a Python number: a weak scalar of the x64 setting's width
+        return {"array": [], "dtype": _canonical_dtype(np.dtype(type(x))), "weak": True}
     array = _array_node(x)
     if array is not None:
         return array
@@ -608,14 +615,77 @@ def _array_node(x: Any) -> dict | None:
     except (TypeError, ValueError):
         return None
     try:
-        dt = str(np.dtype(dtype))
+        dt = np.dtype(dtype)
     except TypeError:
         dt = str(dtype)
         if dt.startswith("key<"):  # a typed PRNG key array (jax.random.key)
             import jax
 
             return {"key": dims, "impl": str(jax.random.key_impl(x))}
-    return {"array": dims, "dtype": dt, "weak": weak}
+        return {"array": dims, "dtype": dt, "weak": weak}
+    if isinstance(x, (np.ndarray, np.generic)):
+        # jit converts a numpy value to the dtype jax canonicalises it to under this
+        # run's x64 setting (float64 -> float32 when x64 is off): what it compiles
+        return {"array": dims, "dtype": _canonical_dtype(dt), "weak": False}
+    node = {"array": dims, "dtype": str(dt), "weak": weak}
+    sharding = _sharding_of(x)
+    if sharding is not None:
+        node["sharding"] = sharding
+    return node
+
+
+#: (numpy dtype, x64) -> the dtype name jax canonicalises it to
+_CANONICAL: dict[tuple, str] = {}
+
+
+def _canonical_dtype(dt: Any) -> str:
+    import numpy as np
+
+    from jaxlint.dynamic import adapter
+
+    key = (dt, adapter.x64_enabled())
+    hit = _CANONICAL.get(key)
+    if hit is None:
+        from jax import dtypes
+
+        hit = _CANONICAL[key] = str(np.dtype(dtypes.canonicalize_dtype(dt)))
+    return hit
+
+
+#: (sharding, committed) -> its description (None: the default placement); shardings
+#: are hashable, so a placement seen before costs a lookup
+_SHARDINGS: dict[tuple, dict | None] = {}
+
+
+def _sharding_of(x: Any) -> dict | None:
+    """How a jax array is placed, as jit keys its cache on it (None: the default, an
+    uncommitted single-device array; also for a tracer, which has no placement yet)."""
+    global _JAX_TYPES
+    if _JAX_TYPES is None:
+        import jax
+
+        _JAX_TYPES = (jax.core.Tracer, jax.sharding.SingleDeviceSharding)
+    tracer, single = _JAX_TYPES
+    if isinstance(x, tracer):
+        return None
+    try:
+        sharding = x.sharding
+        committed = bool(x._committed)
+    except Exception:  # an array-like without a placement
+        return None
+    if not committed and type(sharding) is single:  # the default: no lookup on the common path
+        return None
+    key = (sharding, committed)
+    hit = _SHARDINGS.get(key, _NOTHING)
+    if hit is _NOTHING:
+        from jaxlint.dynamic import adapter
+
+        hit = _SHARDINGS[key] = adapter.sharding_node(sharding, committed)
+    return hit
+
+
+#: (the tracer class, the single-device sharding class), once jax is loaded
+_JAX_TYPES: tuple | None = None
 
 
 def _opaque(x: Any, numbers_static: bool = False) -> dict:

@@ -32,7 +32,7 @@ def encode(node: Any) -> Any:
     """Array nodes as compact strings (``"f32[8,128]"``, ``"f32[] weak"``) so the file
     reads like the directive syntax; everything else unchanged."""
     if isinstance(node, dict):
-        if "array" in node and "dtype" in node:
+        if "array" in node and "dtype" in node and "sharding" not in node:
             dims = ",".join(str(d) for d in node["array"])
             return f"{_SHORT.get(node['dtype'], node['dtype'])}[{dims}]" + (" weak" if node.get("weak") else "")
         if "key" in node and "impl" in node:
@@ -46,7 +46,8 @@ def encode(node: Any) -> Any:
 _KEY = re.compile(r"key<(\w+)>\[([0-9,]*)\]")
 #: keys whose values are never array specs
 _VERBATIM = frozenset({"value", "repr", "opaque", "treedef", "namedtuple", "static", "pickle", "unsaved", "calls",
-                       "compiles", "first_call", "inlined", "bound"})
+                       "compiles", "first_call", "inlined", "bound", "again_at", "wrappers", "seq",
+                       "sharding"})
 
 
 def decode(node: Any) -> Any:
@@ -262,16 +263,35 @@ def distinct(sigs: list, traced: bool = True) -> list[dict]:
     ways jit does not see (a Python int leaf and a weak-typed int32[] array) are one,
     their calls added up."""
     out: list[dict] = []
-    for s in sorted(sigs, key=lambda s: -s.get("calls", 0))[:64]:
-        for i, o in enumerate(out):
+    # only records alike but for their scalars can be one: compared within those buckets,
+    # so a thousand recorded shapes cost a thousand lookups, all of them counted
+    buckets: dict[str, list[int]] = {}
+    for s in sorted(sigs, key=lambda s: -s.get("calls", 0)):
+        bucket = buckets.setdefault(json.dumps(_coarse([s.get("args", []), s.get("kwargs", {})]),
+                                               sort_keys=True, default=str), [])
+        for i in bucket:
+            o = out[i]
             if not diff_signatures(o, s, [], traced):
                 out[i] = dict(o, calls=o.get("calls", 0) + s.get("calls", 0))
                 if "compiles" in o or "compiles" in s:
                     out[i]["compiles"] = o.get("compiles", 0) + s.get("compiles", 0)
                 break
         else:
+            bucket.append(len(out))
             out.append(dict(s))
     return sorted(out, key=lambda s: -s.get("calls", 0))
+
+
+def _coarse(n: Any) -> Any:
+    """A signature with every scalar (a Python number, a weak scalar array) made alike:
+    records that jit cannot tell apart are alike here too."""
+    if isinstance(n, dict):
+        if _python_number(n) is not None or (_kind(n) == "array" and not list(n["array"]) and n.get("weak")):
+            return "scalar"
+        return {k: _coarse(v) for k, v in n.items()}
+    if isinstance(n, list):
+        return [_coarse(v) for v in n]
+    return n
 
 
 def diff_signatures(a: dict, b: dict, names: list[str], traced: bool = True) -> list[Change]:
@@ -349,6 +369,10 @@ def _diff(x: dict, y: dict, label: str, out: list[str], traced: bool = True, lea
         if bool(x.get("weak")) != bool(y.get("weak")):
             out.append(Change(f"{label} changes weak type ({'a Python scalar' if x.get('weak') else 'an array'} -> "
                               f"{'a Python scalar' if y.get('weak') else 'an array'})", "weak"))
+        sx, sy = x.get("sharding"), y.get("sharding")
+        if sx != sy:
+            out.append(Change(f"{label} changes sharding {show_sharding(sx, sy)} -> {show_sharding(sy, sx)}",
+                              "sharding", sx, sy))
         return
     if kx in ("value", "repr"):
         if leaf and traced and _python_number(x) and _python_number(y):
@@ -395,6 +419,31 @@ def _diff(x: dict, y: dict, label: str, out: list[str], traced: bool = True, lea
         return
     if x != y:
         out.append(Change(f"{label} changes ({_show(x)} -> {_show(y)})", "structure"))
+
+
+def show_sharding(s: dict | None, other: dict | None = None) -> str:
+    """A recorded placement as a reader writes it: ``P('data', None) on mesh (data: 4,
+    model: 2)``, ``committed to cpu:1``, ``uncommitted, one device``; the mesh is named
+    only when ``other`` is on another one, committed-ness only where it is what differs."""
+    if not isinstance(s, dict):
+        return "uncommitted on one device (the default)"
+    if "device" in s:
+        return f"committed to {s['device']}"
+    if "mesh" in s:
+        spec = ", ".join("None" if p is None else repr(p) if isinstance(p, str) else
+                         "(" + ", ".join(repr(a) for a in p) + ")" for p in s.get("spec") or [])
+        text = f"P({spec})"
+        mesh = s.get("mesh") or {}
+        if not isinstance(other, dict) or other.get("mesh") != mesh:
+            text += " on mesh (" + ", ".join(f"{k}: {v}" for k, v in mesh.items()) + ")"
+    else:
+        text = f"{s.get('repr')} ({s.get('devices')} devices)"
+    if s.get("memory"):
+        text += f" in {s['memory']} memory"
+    if isinstance(other, dict) and bool(other.get("committed")) != bool(s.get("committed")) and \
+            {k: v for k, v in other.items() if k != "committed"} == {k: v for k, v in s.items() if k != "committed"}:
+        text += " (committed)" if s.get("committed") else " (uncommitted)"
+    return text
 
 
 def _sub(label: str, path: str) -> str:

@@ -22,17 +22,32 @@ class Recompilation(TraceRule):
 
     * a smaller last batch or sequence (a rare signature whose dimensions shrink, called
       from the same line as the common one);
+    * one dimension that grows call after call by steady steps (a generated length, a
+      cache, a sequence: `(1, 65) -> (1, 66) -> (1, 67)`), with its trajectory; sizes
+      that double (bucketing, a sweep) and two or three fixed sizes are deliberate;
+    * a change of sharding (arrays placed by default in the first call and sharded by
+      the step's own output afterwards, or moved to another mesh or spec), named with
+      the mesh and partition spec before and after;
     * a new shape on most calls, or more than `max-signatures` distinct signatures;
     * weak-type flips (a Python scalar in one call, an array in the next), dtype drift,
       floats passed as static arguments, and Python numbers a transform keeps static
       without being asked (a step counter in an `equinox` module under `filter_jit`);
     * the same signature compiled again and again: a new jitted function object on
-      every call (`jax.jit` inside a loop, or of a new closure).
+      every call (`jax.jit` inside a loop, or of a new closure), said only when the
+      recording saw the jitted function object change; when the same one compiled again
+      for the same arguments the message says that something around the call changed
+      (a jax setting, the mesh context) and how to make jax name it.
+
+    A declared static argument switched among a few values (a `train` flag, a mode) is
+    a program per value that the caller means: it stays quiet.
 
     The finding sits at the call that caused the extra compile, with the place where
     the function is jitted and its first call as related locations, and names what
     changed, down to a model's leaf: "`state.step` changes from a Python int (traced as
-    a weak-typed scalar) to i32[]", `x` changes shape (128, 512) -> (96, 512). Records
+    a weak-typed scalar) to i32[]", `x` changes shape (128, 512) -> (96, 512),
+    "`params['w']` changes sharding uncommitted on one device (the default) -> P() on
+    mesh (data: 8)", as `jax_explain_cache_misses` would. Every recorded signature is
+    counted. Records
     that differ only where jit sees no difference are one signature: a Python number
     among a pytree's leaves (`TrainState(step=0)`) is traced as a weak-typed scalar,
     the same as the weak `i32[]` array a jitted `step + 1` returns. Under
@@ -357,18 +372,26 @@ class Recompilation(TraceRule):
         base = groups[0]
         calls = [g.get("calls", 0) for g in groups]
         total = sum(calls)
+        growth = _growth(groups, names, traced)
+        if growth is not None:
+            self._grows(fa, groups, calls, growth)
+            return
         changes: list = []
         worst = None  # the signature whose compile is most clearly avoidable
         why = ""
         for other in groups[1:]:
             diff = diff_signatures(base, other, names, traced)
-            for c in diff:
+            # said in the order the program met them: from the earlier signature to the later
+            later = int(base.get("seq") or 0) > int(other.get("seq") or 0) > 0
+            for c in (diff_signatures(other, base, names, traced) if later else diff):
                 if c not in changes:
                     changes.append(c)
             reason = _churn(diff, base, other)
             if reason and worst is None:
                 worst, why = other, reason
         if worst is None:
+            if _toggled(changes):
+                return  # a static flag or mode switched among a few values: deliberate
             if len(groups) > self.opts["max-signatures"]:
                 worst, why = groups[1], f"more than {self.opts['max-signatures']} distinct signatures"
             elif len(groups) >= 3 and 2 * len(groups) >= total >= 4:
@@ -376,28 +399,52 @@ class Recompilation(TraceRule):
             else:
                 return  # a few signatures, each used as much as it needs: deliberate
         msg = (f"`{fa.qualname}` was traced and compiled for {len(groups)} different signatures "
-               f"(calls: {', '.join(map(str, calls))}): " + "; ".join(changes[:4] or ["the signatures differ"]))
+               f"(calls: {_counts(calls)}): " + "; ".join(changes[:4] or ["the signatures differ"]))
         if why:
             msg += f" ({why})"
         site, related = _where(fa, worst, base)
         fa.report(site, msg, related=related,
-                  data={"signatures": len(groups), "calls": calls, "changes": [str(c) for c in changes[:10]],
+                  data={"signatures": len(groups), "calls": calls[:64], "changes": [str(c) for c in changes[:10]],
                         "reason": why})
+
+    def _grows(self, fa, groups: list, calls: list, growth: tuple) -> None:
+        label, axis, chain = growth
+        shapes = [c.after for c in chain]
+        shapes.insert(0, chain[0].before)
+        shown = [str(tuple(x)) for x in shapes]
+        if len(shown) > 6:
+            shown = shown[:3] + ["…"] + shown[-2:]
+        first = min(groups, key=lambda g: int(g.get("seq") or 0))
+        last = max(groups, key=lambda g: int(g.get("seq") or 0))
+        msg = (f"`{fa.qualname}` was traced and compiled for {len(groups)} different signatures "
+               f"(calls: {_counts(calls)}): {label} grows along axis {axis} call after call, "
+               f"{' -> '.join(shown)}, and every new size compiles again (a growing sequence, cache or "
+               f"generated length): pad it to a fixed maximum, or to a few bucket sizes")
+        site, related = _where(fa, last, first)
+        fa.report(site, msg, related=related,
+                  data={"signatures": len(groups), "calls": calls[:64], "grows": label, "axis": axis,
+                        "sizes": [list(x) for x in shapes][:64], "reason": "a dimension grows call after call"})
 
     def _rejit(self, fa, again: list) -> None:
         n = max(s.get("compiles", 0) for s in again)
         first = max(again, key=lambda s: s.get("compiles", 0))
-        site, related = _where(fa, first, None)
+        site, related = _where(fa, first, None, "again_at")
         objects = _static_objects(first, _param_names(fa.function))
         if objects:  # `self` or another object as a static argument: hashed by identity
             why = (f"the static argument {objects} is a new object on each call, and jit tells static objects "
                    f"apart by their hash (identity, unless the class defines __hash__/__eq__): reuse one object, "
                    f"or make the class hash by value")
             reason = "a new static object per call"
-        else:
+        elif int(first.get("wrappers") or 0) > 1:  # the recording saw the jitted function object change
             why = ("each call makes a new jitted function (`jax.jit` inside a loop or a function, or of a new "
                    "closure), so jax cannot reuse the compiled program; jit it once and reuse it")
             reason = "a new jitted function per call"
+        else:
+            why = ("the same jitted function compiled again although nothing jit keys its cache on changed in "
+                   "the arguments (shapes, dtypes, weak types, shardings, static values): something around the "
+                   "call did (a jax setting such as x64, the mesh context, or jax's cache); "
+                   "`JAX_EXPLAIN_CACHE_MISSES=1` makes jax say which")
+            reason = "compiled again for the same arguments"
         fa.report(site, f"`{fa.qualname}` was compiled {n} times for the same signature: {why}",
                   related=related, data={"compiles": n, "reason": reason})
 
@@ -414,6 +461,13 @@ def _churn(diff: list, base: dict, other: dict) -> str:
     """Why compiling ``other`` beside ``base`` is avoidable, or ``""`` when it may be
     deliberate (another input size the program really uses)."""
     kinds = {getattr(c, "kind", "") for c in diff}
+    if "sharding" in kinds:
+        moved = [c for c in diff if getattr(c, "kind", "") == "sharding"]
+        if any(c.before is None for c in moved) or any(c.after is None for c in moved):
+            return ("arrays placed by default on one device in some calls and sharded in others: place them with "
+                    "`jax.device_put(x, sharding)` before the first call, or give jit `in_shardings`")
+        return ("the arguments' sharding changes between calls: keep one placement (`jax.device_put` to the "
+                "sharding the step returns, or fix `in_shardings`/`out_shardings`)")
     if "weak" in kinds:
         return "a Python scalar in some calls and an array in others"
     if "dtype" in kinds:
@@ -433,6 +487,59 @@ def _churn(diff: list, base: dict, other: dict) -> str:
         if few <= max(1, many // 3) and many >= (2 if loop else 3) and loop is not False:
             return "a smaller final batch or sequence: pad it to the full size or drop it"
     return ""
+
+
+def _counts(calls: list) -> str:
+    """Call counts per signature, the first dozen of them."""
+    shown = ", ".join(map(str, calls[:12]))
+    return shown + (f" and {len(calls) - 12} more" if len(calls) > 12 else "")
+
+
+#: fewest sizes in a row that make growth (two or three fixed sizes are deliberate)
+GROWTH_MIN = 4
+
+
+def _growth(groups: list, names: list[str], traced: bool) -> tuple | None:
+    """(argument, axis, the changes in order) when, in the order the program first called
+    them, the signatures differ by one dimension of one argument that grows call after
+    call by steady steps (a sequence, a cache, a generated length); None otherwise. Sizes
+    that double (16, 32, 64: bucketing, a sweep) are not growth."""
+    from jaxlint.dynamic.signatures import diff_signatures
+
+    ordered = sorted(groups, key=lambda g: int(g.get("seq") or 0))
+    if len(ordered) < GROWTH_MIN or not all(g.get("seq") for g in ordered):
+        return None
+    chain = []
+    for a, b in zip(ordered, ordered[1:]):
+        diff = diff_signatures(a, b, names, traced)
+        grown = [c for c in diff if getattr(c, "kind", "") == "shape" and c.before is not None]
+        if len(grown) != len(diff) or not grown:
+            return None
+        axes = {(str(c).split(" changes ")[0], i) for c in grown
+                for i, (p, q) in enumerate(zip(c.before, c.after)) if p != q}
+        if any(len(c.before) != len(c.after) for c in grown) or len({i for _, i in axes}) != 1:
+            return None
+        chain.append(grown[0])
+    axis = next(i for i, (p, q) in enumerate(zip(chain[0].before, chain[0].after)) if p != q)
+    sizes = [chain[0].before[axis]] + [c.after[axis] for c in chain]
+    steps = [q - p for p, q in zip(sizes, sizes[1:])]
+    if min(steps) <= 0 or max(steps) > 2 * min(steps):
+        return None
+    return str(chain[0]).split(" changes ")[0], axis, chain
+
+
+def _toggled(changes: list) -> bool:
+    """Whether every difference is a declared static argument switched among a few
+    non-float values (a flag, a mode): each value is a program the caller means."""
+    if not changes or any(getattr(c, "kind", "") != "static" for c in changes):
+        return False
+    values: dict[str, set] = {}
+    for c in changes:
+        if isinstance(c.before, float) or isinstance(c.after, float):
+            return False
+        arg = str(c).split(" (static)")[0]
+        values.setdefault(arg, set()).update({repr(c.before), repr(c.after)})
+    return all(len(v) <= 3 for v in values.values())
 
 
 def _same_call(a: dict, b: dict) -> bool | None:
@@ -460,17 +567,22 @@ def _smaller_batch(before: tuple, after: tuple) -> bool:
     return all(b <= a for a, b in zip(before, after)) and tuple(before) != tuple(after)
 
 
-def _where(fa, sig: dict, base: dict | None):
+def _where(fa, sig: dict, base: dict | None, at: str = "first_call"):
     """The call that caused the compile (recorded by `jaxlint record`), with where the
-    function is jitted and its first call; the jit site when no call was recorded."""
+    function is jitted and its first call; the jit site when no call was recorded.
+    ``at="again_at"``: the call that compiled ``sig`` again, its first call related."""
     from jaxlint.dynamic.analysis import Site
 
     entry = fa.entry_site()
     if base is not None and int(base.get("seq") or 0) > int(sig.get("seq") or 0):
         sig, base = base, sig  # the extra compile is the later one
-    call = sig.get("first_call") if isinstance(sig, dict) else None
+    call = sig.get(at) if isinstance(sig, dict) else None
+    if not isinstance(call, dict) and at != "first_call":
+        call, at = sig.get("first_call"), "first_call"
     if not isinstance(call, dict):
         return entry, []
+    if at != "first_call":
+        base = sig
     site = Site(call["file"], int(call["line"]), int(call.get("column") or 1))
     related = [entry.related(f"`{fa.qualname}` is jitted here")]
     first = (base or {}).get("first_call")

@@ -91,3 +91,16 @@ def test_a_function_only_a_test_suite_called_is_left_alone_unless_check_tests(tm
     # the recorded signatures, at the jit site
     [d] = json_findings(proc)
     assert "11 different signatures" in d["message"], d
+
+
+def test_every_recorded_signature_is_counted_with_no_cap(tmp_path):
+    # issue 22 item 8: 1,000 recorded shapes are 1,000 signatures, not 64
+    sizes = [(7 * i) % 1000 + 1 for i in range(1000)]  # all distinct, in no steady order
+    root = _signatures_project(tmp_path, [
+        {"args": [{"array": [n, 4], "dtype": "float32", "weak": False}, {"value": None}], "kwargs": {}, "calls": 1}
+        for n in sizes])
+    proc = run_cli("check", "--dynamic", "--no-cache", "--output-format", "json", cwd=root, timeout=300)
+    [d] = json_findings(proc)
+    assert "compiled for 1000 different signatures" in d["message"]
+    assert d["data"]["signatures"] == 1000
+    assert "and 988 more" in d["message"]  # the calls of the first dozen are listed

@@ -1,0 +1,135 @@
+"""Issue 20: dynamic findings name the cause jax really compiled for, at the line the user
+changes. One program of the patterns, run on 8 forced host devices through the real
+`jaxlint record --compile`, then `jaxlint check --dynamic --compile` (jax 0.10 and 0.4.38)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers import json_findings, run_cli
+
+DEVICES = {"XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
+
+TRAIN = '''
+import functools
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+mesh = jax.make_mesh((8,), ("data",))
+
+
+@jax.jit
+def update(params, x):
+    return jax.tree_util.tree_map(lambda p: p - 0.01 * x.mean(), params)
+
+
+@jax.jit
+def decode_step(tokens):
+    return jnp.argmax(jnp.cumsum(tokens, axis=1), axis=1)
+
+
+@functools.partial(jax.jit, static_argnames="train")
+def step(x, train):
+    return x * 2 if train else x
+
+
+@jax.jit
+def predict(x):
+    return x.sum()
+
+
+@jax.jit
+def scaled(x):
+    return x * 2
+
+
+if __name__ == "__main__":
+    params = {"w": jnp.ones((16, 8)), "b": jnp.zeros(8)}
+    x = jax.device_put(jnp.ones((16, 8)), NamedSharding(mesh, P("data")))
+    for _ in range(4):
+        params = update(params, x)  # RESHARD
+    tokens = jnp.ones((1, 64), jnp.int32)
+    for _ in range(6):
+        nxt = decode_step(tokens)  # GROW
+        tokens = jnp.concatenate([tokens, nxt[:, None]], axis=1)
+    v = jnp.ones(3)
+    step(v, train=True)
+    step(v, train=True)
+    step(v, train=False)
+    for n in (32, 48, 32, 48, 32, 48):
+        predict(jnp.ones(n))
+    scaled(np.ones(4))
+    for scale in (1.0, 2.0, 3.0):
+        v = jax.jit(lambda a: a * scale)(v)  # REJIT
+    a = jnp.ones(4)
+    scaled(a)
+    jax.config.update("jax_enable_x64", True)
+    scaled(a)  # SETTING
+'''
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("causes")
+    (root / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX2", "JAX3"]\n')
+    (root / "train.py").write_text(TRAIN.lstrip("\n"))
+    rec = run_cli("record", "--compile", "--", "python", "train.py", cwd=root, env=DEVICES, timeout=600)
+    assert rec.returncode == 0, rec.stderr
+    check = run_cli("check", "--dynamic", "--compile", "--no-cache", "--output-format", "json", "train.py",
+                    cwd=root, env=DEVICES, timeout=600)
+    lines = {m: i for i, line in enumerate(TRAIN.lstrip("\n").splitlines(), 1)
+             for m in ("RESHARD", "GROW", "REJIT", "SETTING") if f"# {m}" in line}
+    return root, json_findings(check, "JAX208"), lines
+
+
+def _at(found, line):
+    return [d for d in found if d["location"]["row"] == line]
+
+
+def test_signatures_keep_shardings_and_the_dtype_jax_compiles(recorded):
+    root, *_ = recorded
+    functions = json.loads((root / ".jaxlint" / "signatures.json").read_text())["functions"]
+    update = [s["args"][0]["dict"]["w"] for s in functions["train:update"]["signatures"]]
+    # the initial parameters are placed by default; the update returns them on the mesh
+    assert "f32[16,8]" in update
+    assert {"array": [16, 8], "dtype": "float32", "weak": False,
+            "sharding": {"mesh": {"data": 8}, "spec": [], "committed": True}} in update
+    x = functions["train:update"]["signatures"][0]["args"][1]
+    assert x["sharding"] == {"mesh": {"data": 8}, "spec": ["data"], "committed": True}
+    # a numpy float64 argument is what jax compiles with x64 off: float32
+    assert "f32[4]" in [s["args"][0] for s in functions["train:scaled"]["signatures"]]
+
+
+def test_a_resharding_recompile_names_the_argument_and_the_change(recorded):
+    _, found, lines = recorded
+    [d] = _at(found, lines["RESHARD"])
+    assert "`update` was traced and compiled for 2 different signatures" in d["message"]
+    assert ("`params['w']` changes sharding uncommitted on one device (the default) -> P() on mesh (data: 8)"
+            in d["message"])
+    assert "jax.device_put" in d["message"] and "new jitted function" not in d["message"]
+
+
+def test_a_growing_length_is_reported_with_its_trajectory(recorded):
+    _, found, lines = recorded
+    [d] = _at(found, lines["GROW"])
+    assert ("`tokens` grows along axis 1 call after call, (1, 64) -> (1, 65) -> (1, 66) -> (1, 67) -> (1, 68) "
+            "-> (1, 69), and every new size compiles again" in d["message"])
+    assert d["data"]["sizes"][0] == [1, 64] and d["data"]["sizes"][-1] == [1, 69]
+
+
+def test_two_fixed_sizes_and_a_toggled_flag_stay_deliberate(recorded):
+    _, found, _ = recorded
+    assert not [d for d in found if d["data"]["function"] in ("predict", "step")]
+
+
+def test_a_new_jitted_function_per_call_only_when_the_wrapper_changed(recorded):
+    _, found, lines = recorded
+    [d] = _at(found, lines["REJIT"])
+    assert "each call makes a new jitted function" in d["message"]
+    # the same jitted function compiled again after a setting changed: not blamed on a wrapper
+    [d] = _at(found, lines["SETTING"])
+    assert "compiled 2 times for the same signature" in d["message"]
+    assert "new jitted function" not in d["message"] and "JAX_EXPLAIN_CACHE_MISSES" in d["message"]

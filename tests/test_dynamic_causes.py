@@ -96,9 +96,9 @@ def test_signatures_keep_shardings_and_the_dtype_jax_compiles(recorded):
     # the initial parameters are placed by default; the update returns them on the mesh
     assert "f32[16,8]" in update
     assert {"array": [16, 8], "dtype": "float32", "weak": False,
-            "sharding": {"mesh": {"data": 8}, "spec": [], "committed": True}} in update
+            "sharding": {"mesh": {"axes": ["data"], "sizes": [8]}, "spec": [], "committed": True}} in update
     x = functions["train:update"]["signatures"][0]["args"][1]
-    assert x["sharding"] == {"mesh": {"data": 8}, "spec": ["data"], "committed": True}
+    assert x["sharding"] == {"mesh": {"axes": ["data"], "sizes": [8]}, "spec": [["data"]], "committed": True}
     # a numpy float64 argument is what jax compiles with x64 off: float32
     assert "f32[4]" in [s["args"][0] for s in functions["train:scaled"]["signatures"]]
 

@@ -361,21 +361,22 @@ def set_x64(on: bool) -> None:
 # ---------------------------------------------------------------------------- shardings
 def sharding_node(sharding: Any, committed: bool) -> dict | None:
     """What jit keys its cache on in an array's placement, as JSON: ``None`` for the
-    default (an uncommitted array on one device, which jit moves where it runs); a mesh
-    (axis names and sizes) and partition spec; the device of a committed single-device
-    array; else the sharding's text and device count."""
+    default (an uncommitted array on one device, which jit moves where it runs); the
+    mesh (axis names and sizes, in order) and the partition spec, one entry per
+    dimension up to the last sharded one (``None``: replicated; else a list of axis
+    names); the device of a committed single-device array; else the sharding's text and
+    device count. ``committed`` is kept with it."""
     devices = getattr(sharding, "device_set", None) or ()
     if len(devices) == 1 and type(sharding).__name__ == "SingleDeviceSharding":
         if not committed:
             return None
         (dev,) = devices
-        return {"device": f"{dev.platform}:{dev.id}", "committed": True}
+        return {"device": int(dev.id), "platform": str(dev.platform), "committed": True}
     mesh, spec = getattr(sharding, "mesh", None), getattr(sharding, "spec", None)
     if mesh is not None and spec is not None and hasattr(mesh, "shape"):
-        node = {"mesh": {str(k): int(v) for k, v in dict(mesh.shape).items()},
-                "spec": [(list(p) or None) if isinstance(p, (tuple, list)) else p for p in tuple(spec)]}
-        node["spec"] = [[str(a) for a in p] if isinstance(p, list) else (None if p is None else str(p))
-                        for p in node["spec"]]
+        shape = dict(mesh.shape)
+        node: dict = {"mesh": {"axes": [str(a) for a in shape], "sizes": [int(v) for v in shape.values()]},
+                      "spec": [_spec_entry(p) for p in tuple(spec)]}
         while node["spec"] and node["spec"][-1] is None:  # P(None, None) is P(): one placement to jit
             node["spec"].pop()
     else:
@@ -385,6 +386,12 @@ def sharding_node(sharding: Any, committed: bool) -> dict | None:
         node["memory"] = str(memory)
     node["committed"] = bool(committed)
     return node
+
+
+def _spec_entry(p: Any) -> list[str] | None:
+    if isinstance(p, (tuple, list)):
+        return [str(a) for a in p] or None
+    return None if p is None else [str(p)]
 
 
 def _default_memory(devices) -> str | None:

@@ -780,8 +780,26 @@ def _program() -> dict:
             from jaxlint.dynamic import project
 
             name = project.module_name(Path(f).resolve(), _root())[0]
-    return {"main": name, "argv": list(sys.argv), "cwd": os.getcwd(),
-            "env": {k: v for k, v in os.environ.items() if ENV_KEEP.match(k)}}
+    out = {"main": name, "argv": list(sys.argv), "cwd": os.getcwd(),
+           "env": {k: v for k, v in os.environ.items() if ENV_KEEP.match(k)}}
+    devices = _devices()
+    if devices is not None:
+        out["devices"] = devices
+    return out
+
+
+def _devices() -> dict | None:
+    """The devices the program ran on (count and platform: a worker that traces its
+    functions again forces as many host devices), once a jitted call has run."""
+    if _OBSERVER is None or "jax" not in sys.modules:
+        return None
+    try:
+        import jax
+
+        return {"count": jax.device_count(), "platform": jax.default_backend()}
+    except Exception as e:
+        recorder_error("counting the devices", e)
+        return None
 
 
 def flush() -> None:

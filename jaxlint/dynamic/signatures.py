@@ -423,19 +423,21 @@ def _diff(x: dict, y: dict, label: str, out: list[str], traced: bool = True, lea
 
 def show_sharding(s: dict | None, other: dict | None = None) -> str:
     """A recorded placement as a reader writes it: ``P('data', None) on mesh (data: 4,
-    model: 2)``, ``committed to cpu:1``, ``uncommitted, one device``; the mesh is named
-    only when ``other`` is on another one, committed-ness only where it is what differs."""
+    model: 2)``, ``committed to cpu:1``, ``uncommitted on one device (the default)``;
+    the mesh is named only when ``other`` is on another one, committed-ness only where
+    it is what differs."""
     if not isinstance(s, dict):
         return "uncommitted on one device (the default)"
     if "device" in s:
-        return f"committed to {s['device']}"
-    if "mesh" in s:
-        spec = ", ".join("None" if p is None else repr(p) if isinstance(p, str) else
-                         "(" + ", ".join(repr(a) for a in p) + ")" for p in s.get("spec") or [])
+        text = f"committed to {s.get('platform', 'device')}:{s['device']}"
+    elif "mesh" in s:
+        spec = ", ".join("None" if not p else repr(p[0]) if len(p) == 1 else "(" + ", ".join(map(repr, p)) + ")"
+                         for p in s.get("spec") or [])
         text = f"P({spec})"
         mesh = s.get("mesh") or {}
         if not isinstance(other, dict) or other.get("mesh") != mesh:
-            text += " on mesh (" + ", ".join(f"{k}: {v}" for k, v in mesh.items()) + ")"
+            text += " on mesh (" + ", ".join(f"{a}: {n}" for a, n in zip(mesh.get("axes", []),
+                                                                          mesh.get("sizes", []))) + ")"
     else:
         text = f"{s.get('repr')} ({s.get('devices')} devices)"
     if s.get("memory"):

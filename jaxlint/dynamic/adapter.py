@@ -359,6 +359,11 @@ def set_x64(on: bool) -> None:
 
 
 # ---------------------------------------------------------------------------- shardings
+#: what the recorder tells apart per array leaf: a tracer (no placement yet) and the
+#: default placement's class (uncommitted, one device)
+PLACEMENT_TYPES = (jax.core.Tracer, jax.sharding.SingleDeviceSharding)
+
+
 def sharding_node(sharding: Any, committed: bool) -> dict | None:
     """What jit keys its cache on in an array's placement, as JSON: ``None`` for the
     default (an uncommitted array on one device, which jit moves where it runs); the

@@ -662,9 +662,9 @@ def _sharding_of(x: Any) -> dict | None:
     uncommitted single-device array; also for a tracer, which has no placement yet)."""
     global _JAX_TYPES
     if _JAX_TYPES is None:
-        import jax
+        from jaxlint.dynamic import adapter
 
-        _JAX_TYPES = (jax.core.Tracer, jax.sharding.SingleDeviceSharding)
+        _JAX_TYPES = adapter.PLACEMENT_TYPES
     tracer, single = _JAX_TYPES
     if isinstance(x, tracer):
         return None

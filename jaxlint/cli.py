@@ -17,6 +17,7 @@ COMMANDS = {
     "inspect": "inspect",
     "server": "server",
     "merge": "merge",
+    "budget": "budget",
 }
 
 EXIT_ERROR = 2  # usage, config or internal failure (0: no findings, 1: findings)

@@ -86,13 +86,15 @@ class DynamicSettings:
     #: an import of a checked module that takes longer than this many seconds gets a note
     #: (its top-level code runs in the worker: a training script, say)
     slow_import: float = 10.0
+    #: the committed cost budgets (``jaxlint budget update``), relative to the project root
+    budgets: str = "jaxlint-budgets.json"
 
 
 _DYNAMIC_TYPES: dict[str, Any] = {
     "enabled": bool, "compile": bool, "backend": str, "function-timeout": (int, float),
     "file-timeout": (int, float), "memory-limit-mb": int, "workers": int, "signatures": str,
     "x64": bool, "dimension-defaults": dict, "default-dimension": int, "functions": dict,
-    "compile-timeout": (int, float), "slow-import": (int, float),
+    "compile-timeout": (int, float), "slow-import": (int, float), "budgets": str,
 }
 BACKENDS = ("cpu", "gpu", "cuda", "rocm", "tpu")
 #: array dimensions are 64-bit in XLA

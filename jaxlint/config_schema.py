@@ -66,6 +66,7 @@ DYNAMIC_DOCS = {
     "functions": "Explicit input specs: `\"pkg.mod:fn\" = { args = \"(f32[8,128], i32[8])\" }`.",
     "compile-timeout": "Seconds allowed to compile one function in the compile tier.",
     "slow-import": "Seconds after which importing a checked module gets a note (its top-level code runs).",
+    "budgets": "The committed cost budgets (`jaxlint budget update`), relative to the project root.",
 }
 
 _JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", dict: "object", list: "array"}

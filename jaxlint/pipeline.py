@@ -65,6 +65,10 @@ class CheckOptions:
     signatures: str | None = None
     show_skipped: bool = False
     report: str | None = None
+    # cost budgets (jaxlint.compile.budgets)
+    budgets: str | None = None
+    update_budgets: bool = False
+    budget_report: str | None = None
     # fixes
     fix: bool = False
     unsafe_fixes: bool = False
@@ -122,7 +126,7 @@ class CheckOptions:
         dyn: dict = {}
         if self.dynamic is not None:
             dyn["enabled"] = self.dynamic
-        if self.compile:  # --compile implies --dynamic, unless --no-dynamic says otherwise
+        if self.compile or self.update_budgets:  # --compile implies --dynamic, unless --no-dynamic says otherwise
             dyn["compile"] = True
             if self.dynamic is not False:
                 dyn["enabled"] = True
@@ -293,6 +297,14 @@ def dynamic(run: CheckRun) -> int | None:
         report.in_cells(run.result.notebooks)
     run.result.errors.extend(report.errors)
     return None
+
+
+def budgets(run: CheckRun) -> int | None:
+    """Each compiled function held against its committed cost budget (``--update-budgets``:
+    the budgets rewritten from this run's figures); :mod:`jaxlint.compile.budgets`."""
+    from jaxlint.compile.budgets import stage
+
+    return stage(run)
 
 
 def supersede(run: CheckRun) -> int | None:
@@ -493,6 +505,8 @@ def emit(run: CheckRun) -> int:
     if o.statistics and o.output_format in ("concise", "full"):
         text = _statistics(result, o.unsafe_fixes)
     write_report(text, o.output_file, stream)
+    if o.budget_report:  # the budget table for a pull-request comment, whatever the format
+        write_report(run.formats["markdown"](result, ctx), o.budget_report)
     if errors_status(result):
         return 2
     if result.diagnostics and not o.exit_zero:
@@ -501,7 +515,7 @@ def emit(run: CheckRun) -> int:
 
 
 STAGES: tuple[Callable[[CheckRun], int | None], ...] = (
-    discover, static, dynamic, supersede, suppress, summarise, fix, baseline, emit,
+    discover, static, dynamic, budgets, supersede, suppress, summarise, fix, baseline, emit,
 )
 
 

@@ -12,6 +12,18 @@ if TYPE_CHECKING:
 
 
 @dataclass
+class Table:
+    """A table for the run's summary (e.g. the cost budgets): every format that shows a
+    summary renders it (text in the terminal, Markdown for a pull-request comment)."""
+
+    title: str
+    columns: tuple[str, ...]
+    rows: list[tuple[str, ...]]
+    #: lines under the table
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
 class RunResult:
     """One run's findings, in report order, and what the summary says about it."""
 
@@ -27,6 +39,8 @@ class RunResult:
     superseded: list[Diagnostic] = field(default_factory=list)
     #: the cells of each checked notebook, by display path (see ``FileOutcome.cells``)
     notebooks: dict[str, "CellMap"] = field(default_factory=dict)
+    #: tables for the summary, after the notes
+    tables: list[Table] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:

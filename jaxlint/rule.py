@@ -31,6 +31,7 @@ DOC_SECTIONS = (
 #: Engine roles (see ``Rule.role``): the engine finds these rules by role, never by code.
 PARSE_ERROR = "parse-error"  # a file that cannot be read or parsed
 ANALYSIS_FAILED = "analysis-failed"  # code the dynamic phase could not import or trace
+BUDGET = "cost-budget"  # a compiled function held against its committed cost budget (jaxlint.compile.budgets)
 
 
 @dataclass(frozen=True)

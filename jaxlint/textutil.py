@@ -55,3 +55,23 @@ def unified_diff(display: str, before: str, after: str) -> str:
     for line in lines:
         out.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
     return "".join(out)
+
+
+def figure(metric: str, value: float | None) -> str:
+    """A measured figure as a reader wants it: ``*bytes*`` in KiB/MiB, seconds, counts
+    with k/M/G/T."""
+    if value is None:
+        return "-"
+    if metric.endswith("seconds"):
+        return f"{value:.2f} s"
+    if "bytes" in metric:
+        return human_bytes(int(value))
+    for scale, suffix in ((1e12, " T"), (1e9, " G"), (1e6, " M"), (1e3, " k")):
+        if abs(value) >= scale:
+            return f"{value / scale:.2f}{suffix}"
+    return f"{value:g}"
+
+
+def signed_percent(change: float | None) -> str:
+    """``+12.5 %``; ``new`` when there is nothing to compare with."""
+    return "new" if change is None else f"{change:+.1f} %"

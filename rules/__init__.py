@@ -38,6 +38,7 @@ from jaxlint.rules.hlo.jax302_donation import Donation
 from jaxlint.rules.hlo.jax303_slow_compile import SlowCompile
 from jaxlint.rules.hlo.jax304_memory_budget import MemoryBudget
 from jaxlint.rules.hlo.jax305_folded_constant import FoldedConstant
+from jaxlint.rules.hlo.jax306_cost_budget import CostBudget
 
 
 RULES = [
@@ -73,4 +74,5 @@ RULES = [
     SlowCompile,
     MemoryBudget,
     FoldedConstant,
+    CostBudget,
 ]

@@ -1,7 +1,7 @@
 import re
 
 from jaxlint.registry import all_rules, in_dependency_order, rule_for_role, rules_by_code, select_rules
-from jaxlint.rule import ANALYSIS_FAILED, DOC_SECTIONS, PARSE_ERROR
+from jaxlint.rule import ANALYSIS_FAILED, BUDGET, DOC_SECTIONS, PARSE_ERROR
 
 
 def test_codes_and_names_are_unique():
@@ -20,7 +20,8 @@ def test_codes_follow_the_tier_scheme():
 def test_each_engine_role_is_taken_by_exactly_one_rule_of_the_right_tier():
     assert rule_for_role(PARSE_ERROR).phase.value == "static"
     assert rule_for_role(ANALYSIS_FAILED).phase.value == "trace"
-    assert {r.role for r in all_rules()} == {None, PARSE_ERROR, ANALYSIS_FAILED}
+    assert rule_for_role(BUDGET).phase.value == "compile"
+    assert {r.role for r in all_rules()} == {None, PARSE_ERROR, ANALYSIS_FAILED, BUDGET}
 
 
 def test_superseded_codes_name_rules_of_an_earlier_tier():

@@ -39,7 +39,7 @@ from sarif_validation import validate_sarif
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOTS = Path(__file__).parent / "snapshots"
-FORMATS = ["concise", "full", "json", "json-lines", "sarif", "github", "junit", "gitlab"]
+FORMATS = ["concise", "full", "json", "json-lines", "sarif", "github", "junit", "gitlab", "markdown"]
 UPDATE = os.environ.get("JAXLINT_UPDATE_SNAPSHOTS") == "1"
 
 

@@ -32,7 +32,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", help="files or directories (default: the project root, else .); '-' reads stdin")
     out = p.add_argument_group("output")
     out.add_argument("--output-format", default=os.environ.get("JAXLINT_OUTPUT_FORMAT", "concise"),
-                     help="concise, full, json, json-lines, sarif, github, junit, gitlab")
+                     help="concise, full, json, json-lines, sarif, github, junit, gitlab, markdown")
     out.add_argument("-o", "--output-file", help="write the report to this file")
     out.add_argument("--statistics", action="store_true", help="count findings per rule")
     out.add_argument("--show-files", action="store_true", help="list the files that would be checked, and exit")
@@ -75,6 +75,15 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--report", metavar="FILE", help="with --dynamic: write an HTML page of the run (one row per "
                                                     "function: equations, constants, compile time, flops, "
                                                     "temp memory, findings); FILE.json writes the rows as JSON")
+    bud = p.add_argument_group("cost budgets (with --dynamic --compile; docs/budgets.md)")
+    bud.add_argument("--budgets", metavar="FILE",
+                     help="the committed cost budgets (default: [tool.jaxlint.dynamic] budgets, "
+                          "jaxlint-budgets.json at the project root)")
+    bud.add_argument("--update-budgets", action="store_true",
+                     help="write this run's compile figures into the budgets file (implies --dynamic --compile)")
+    bud.add_argument("--budget-report", metavar="FILE",
+                     help="write the budget table (and the over-budget findings) as Markdown to FILE, "
+                          "for a pull-request comment")
     fixes = p.add_argument_group("fixes")
     fixes.add_argument("--fix", action="store_true", help="apply safe fixes, then report what remains")
     fixes.add_argument("--unsafe-fixes", action="store_true",

@@ -104,6 +104,12 @@ def compile_function(fa) -> None:
         # everything this tier spent on the function (rules add theirs): the benchmark's numerator
         "tier_seconds": round(time.perf_counter() - t0, 4),
     })
+    try:  # what `jaxlint budget` holds the function to: read from these facts, nothing compiled again
+        from jaxlint.compile.figures import budget_figures
+
+        report["budget"] = budget_figures(cf, fa.spec)
+    except Exception as e:  # a budget cannot be made of this function; the rules still run
+        report["budget_error"] = f"{type(e).__name__}: {e}"[:300]
     if cf.unavailable:  # the rules that read these statistics cannot fire: the summary says so
         report["statistics_unavailable"] = list(cf.unavailable)
 

@@ -43,6 +43,8 @@ class FunctionOutcome:
     seconds: float = 0.0
     #: what later levels measured (compile tier: equations, compile seconds, flops, memory)
     report: dict | None = None
+    #: the module that defines it (``module:qualname`` is its identity, as in the signatures)
+    module: str = ""
 
 
 @dataclass
@@ -605,7 +607,8 @@ def _assemble(fp: FilePlan, value: dict, report: DynamicReport) -> None:
         status = ev.get("status", "failed")
         src = (p.spec or {}).get("source")
         report.functions.append(FunctionOutcome(display, e.qualname, e.line, status, ev.get("reason"), src,
-                                                sum((ev.get("timings") or {}).values()), ev.get("report")))
+                                                sum((ev.get("timings") or {}).values()), ev.get("report"),
+                                                fp.module))
         _add_findings(fp, ev.get("diagnostics", []), report, e.def_line)
         report.rule_errors.extend(ev.get("rule_errors", []))
         if status == "failed":
@@ -630,7 +633,7 @@ def _assemble_observed(fp: FilePlan, obs: dict, report: "DynamicReport", line: i
         rep = dict(rep or {}, compile_skipped="not compiled: `jaxlint record` ran without --compile, and the "
                                               "function is not reachable after import")
     report.functions.append(FunctionOutcome(display, obs.get("qualname", "?"), line, status, reason,
-                                            "observed", float(obs.get("seconds") or 0), rep))
+                                            "observed", float(obs.get("seconds") or 0), rep, fp.module))
     report.observed.append(obs)
     if not report.versions and isinstance(obs.get("versions"), dict):
         report.versions = dict(obs["versions"])

@@ -43,7 +43,7 @@ def register(name: str) -> Callable[[Formatter], Formatter]:
 
 def load_formats() -> dict[str, Formatter]:
     # importing the modules registers them (a broken one must fail loudly, not vanish)
-    from jaxlint.output import concise, full, github, gitlab, json_format, json_lines, junit, sarif  # noqa: F401
+    from jaxlint.output import concise, full, github, gitlab, json_format, json_lines, junit, markdown, sarif  # noqa: F401
 
     return FORMATS
 

@@ -52,6 +52,11 @@ def summary(result: RunResult, ctx: OutputContext) -> list[str]:
     else:
         lines.append("All checks passed!")
     lines.extend(result.notes)
+    if result.tables:
+        from jaxlint.output.tables import text_table
+
+        for t in result.tables:
+            lines.extend(text_table(t))
     return lines
 
 

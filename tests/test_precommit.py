@@ -186,6 +186,26 @@ def test_dynamic_hook_runs_in_the_manual_stage(hook_config, target, pre_commit_e
         assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def test_budgets_hook_fails_a_change_over_its_cost_budget(hook_repo, pre_commit_env, tmp_path):
+    pytest.importorskip("jax")
+    repo = tmp_path / "user"
+    repo.mkdir()
+    model = ("import jax\nimport jax.numpy as jnp\n\nHIDDEN = {}\n\n\n# jaxlint: args=(f32[32,64],)\n@jax.jit\n"
+             "def mlp(x):\n    w = jnp.arange(64 * HIDDEN, dtype=jnp.float32).reshape(64, HIDDEN)\n"
+             "    return jnp.maximum(x @ w, 0) @ w.T\n")
+    (repo / "model.py").write_text(model.format(64))
+    (repo / "pyproject.toml").write_text("[tool.jaxlint]\n[tool.jaxlint.dynamic]\ncompile = true\n")
+    _git("init", "-q", cwd=repo)
+    made = run_cli("budget", "update", cwd=repo, timeout=600)
+    assert made.returncode == 0, made.stderr
+    (repo / "model.py").write_text(model.format(128))
+    _git("add", "-A", cwd=repo)
+    proc = try_repo(hook_repo, repo, pre_commit_env, "jaxlint-budgets", "--hook-stage", "manual", "--all-files")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1 and "jaxlint (cost budgets)" in out, out
+    assert "model.py:8:1: JAX306 `mlp` is over its cost budget: flops" in out, out
+
+
 def test_findings_do_not_depend_on_how_files_are_split_across_calls(target):
     # pre-commit splits a long file list over several calls of a serial hook
     files = ["bad.py", "clean.py", "suppressed.py"]
@@ -204,7 +224,7 @@ def _doc_configs() -> list[str]:
 
 def test_the_config_snippets_in_the_docs_are_valid_pre_commit_configs(tmp_path):
     configs = _doc_configs()
-    assert len(configs) == 2
+    assert len(configs) == 3
     for i, cfg in enumerate(configs):
         path = tmp_path / f"config{i}.yaml"
         path.write_text(cfg)
@@ -231,7 +251,10 @@ def test_the_workflow_examples_in_the_docs_are_valid_yaml_with_matching_shard_co
     text = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
     workflows = [yaml.safe_load(b.split("```", 1)[0]) for b in text.split("```yaml\n")[1:]
                  if b.startswith("name:")]
-    assert len(workflows) == 2
+    assert len(workflows) == 3
+    budgets = workflows[2]["jobs"]["budgets"]["steps"]
+    assert any("--budget-report budgets.md" in st.get("run", "") for st in budgets)
+    assert any("--body-file budgets.md" in st.get("run", "") for st in budgets)
     shard_job = workflows[1]["jobs"]["shard"]
     n = len(shard_job["strategy"]["matrix"]["shard"])
     assert any(f"--shard ${{{{ matrix.shard }}}}/{n}" in step.get("run", "") for step in shard_job["steps"])
@@ -281,7 +304,7 @@ def test_docs_setup_pins_a_commit_and_each_stage_reports_one_view(github_stand_i
     """The config snippet and the two commands of docs/ci.md, as written (the remote's URL
     aside), then a real `git commit` and a real `git push`: the static hook at commit,
     the dynamic one alone at push, each problem reported once in its own terms."""
-    (snippet,) = [c for c in _doc_configs() if f"repo: {DOCS_URL}" in c]
+    (snippet,) = [c for c in _doc_configs() if f"repo: {DOCS_URL}" in c and "jaxlint-dynamic" in c]
     env = _git_env(pre_commit_env)
     user, origin = tmp_path / "user", tmp_path / "origin.git"
     subprocess.run(["git", "init", "-q", "--bare", str(origin)], check=True)

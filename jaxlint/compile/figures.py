@@ -67,6 +67,7 @@ _FLOP_OPS = frozenset({
     "not", "shift-left", "shift-right-logical", "shift-right-arithmetic", "convert", "is-finite", "real", "imag",
     "popcnt", "count-leading-zeros", "stochastic-convert",
 })
+_JIT_PREFIX = re.compile(r"^(?:p?jit\([^)]*\)/)+")
 _TRIP_RE = re.compile(r'"known_trip_count"\s*:\s*\{\s*"n"\s*:\s*"?(\d+)')
 
 
@@ -173,7 +174,7 @@ def _item(facts: CompileFacts, k: Instruction, kind: str, amount: float) -> dict
 def _op(i: Instruction) -> str:
     """A line-free name: the jax op path without the ``jit(f)/`` prefix, else the opcode."""
     name = i.metadata.get("op_name") or i.opcode
-    return name.split("/", 1)[1] if name.startswith("jit(") and "/" in name else name
+    return _JIT_PREFIX.sub("", name) or name
 
 
 def _body_location(facts: CompileFacts, loop: Instruction):

@@ -264,3 +264,39 @@ def test_newer_syntax_is_one_informational_finding(src):
 def test_a_real_syntax_error_is_still_an_error():
     found = lint_source("import jax\ntype = 1 +\n")
     assert [(d.code, d.severity) for d in found] == [("JAX100", Severity.ERROR)]
+
+
+# ---------------------------------------------------------------------- flow through tree maps and helpers
+def test_a_tree_map_of_a_static_function_gives_static_leaves():
+    src = """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def predict(X, X_test):
+            matches = jax.tree_util.tree_map(
+                lambda a, b: jnp.ndim(a) == jnp.ndim(b) and jnp.shape(a)[1:] == jnp.shape(b)[1:], X, X_test)
+            if not jax.tree_util.tree_reduce(lambda a, b: a and b, matches):
+                raise ValueError("X_test must match X")
+            return X
+    """
+    assert lint_source(src, select=["JAX105"]) == []
+    traced = src.replace("jnp.ndim(a) == jnp.ndim(b) and jnp.shape(a)[1:] == jnp.shape(b)[1:]", "a > b")
+    assert [d.code for d in lint_source(traced, select=["JAX105"])] == ["JAX105"]
+
+
+@pytest.mark.parametrize("mask,expected", [
+    ("x > 0", [(Confidence.CERTAIN, Severity.ERROR)]),  # a comparison of a traced parameter
+    ("unseen.check(x) > 0", []),  # a value from a call the model cannot see into: possible
+])
+def test_data_dependent_shape_findings_are_as_sure_as_the_mask(mask, expected):
+    src = f"""
+        import jax
+        import unseen
+
+        @jax.jit
+        def positives(x):
+            return x[{mask}]
+    """
+    assert [(d.confidence, d.severity) for d in lint_source(src, select=["JAX111"])] == expected
+    assert len(lint_source(src, select=["JAX111"], confidence="possible")) == 1

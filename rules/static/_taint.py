@@ -53,6 +53,7 @@ STATIC_JAX_FUNCS = {"shape", "ndim", "size", "dtype", "result_type", "issubdtype
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _JAX_ARRAY_FUNCS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.", "jax.tree_util.tree_map",
                     "jax.tree.map", "jax.vmap", "jax.grad", "jax.value_and_grad")
+_TREE_MAPS = {"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"}
 _ARRAY_ATTRS = {"T", "mT", "real", "imag", "at", "flat"}
 #: Transforms whose results are arrays (filtered transforms pass Python values through).
 _ARRAYS_OUT = {"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian", "jax.vmap",
@@ -289,6 +290,10 @@ class Taint:
         q = self.model.resolve_call(call)
         if q in CONVERTERS or q in STATIC_CALLS:
             return None
+        if q in _TREE_MAPS and call.args:
+            f, _ = self.model.callee(call.args[0], self.fn)
+            if f is not None and Summaries.of(self.model).returns(f) is Kind.STATIC:
+                return None  # every leaf becomes what `f` returns: `jnp.ndim(a) == jnp.ndim(b)`
         args = [*call.args, *(k.value for k in call.keywords)]
         if q is not None and q.startswith("jax."):
             if q.rsplit(".", 1)[-1] in STATIC_JAX_FUNCS or is_axis_size(call, q):

@@ -4,6 +4,7 @@ import ast
 
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.rules.static._taint import Taint, confidence
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
 
 #: jax.numpy functions whose output size depends on the data unless `size=` is given.
@@ -220,18 +221,20 @@ class DataDependentShape(StaticRule):
     def check(self, ctx) -> None:
         model = ctx.model
         for fn in model.traced_functions():
+            taint = Taint(model, fn)
             for node in fn.body_nodes():
                 if isinstance(node, ast.Subscript) and not isinstance(node.ctx, (ast.Store, ast.Del)):
-                    self._mask_index(ctx, model, fn, node)
+                    self._mask_index(ctx, taint, fn, node)
                 elif isinstance(node, ast.Call):
-                    self._sized_call(ctx, model, fn, node)
+                    self._sized_call(ctx, taint, fn, node)
                     self._traced_shape(ctx, model, fn, node)
 
-    def _mask_index(self, ctx, model: ModuleModel, fn: FunctionInfo, node: ast.Subscript) -> None:
+    def _mask_index(self, ctx, taint: Taint, fn: FunctionInfo, node: ast.Subscript) -> None:
         parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        mask = next((p for p in parts if _is_traced_mask(model, fn, p)), None)
-        if mask is None:
+        found = next(((p, lv) for p in parts if (lv := _mask_level(taint, fn, p)) is not None), None)
+        if found is None:
             return
+        mask, level = found
         m = ctx.segment(mask)
         base = node.value
         if isinstance(base, ast.Attribute) and base.attr == "at":
@@ -245,26 +248,28 @@ class DataDependentShape(StaticRule):
             f"boolean mask `{m}` indexes `{arr}` in traced code: the result's shape depends on the "
             f"mask's values, so tracing raises NonConcreteBooleanIndexError; {advice}",
             data={"mask": m, "array": arr},
+            confidence=confidence(level),
         )
 
-    def _sized_call(self, ctx, model: ModuleModel, fn: FunctionInfo, call: ast.Call) -> None:
+    def _sized_call(self, ctx, taint: Taint, fn: FunctionInfo, call: ast.Call) -> None:
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
         size = keywords.get("size")
         if size is not None and not (isinstance(size, ast.Constant) and size.value is None):
             return
-        q = model.resolve_call(call)
-        shown = None
+        q = taint.model.resolve_call(call)
+        shown, level = None, None
         if q is not None and q.startswith("jax.numpy."):
             short = q[len("jax.numpy."):]
-            if short in SIZED and any(model.is_traced_expr(a, fn) for a in call.args):
+            if short in SIZED:
+                level = max((lv for a in call.args if (lv := taint.level(a)) is not None), default=None)
                 shown = f"`jnp.{short}`"
-            elif short == "where" and len(call.args) == 1 and not {"x", "y"} & keywords.keys() \
-                    and model.is_traced_expr(call.args[0], fn):
+            elif short == "where" and len(call.args) == 1 and not {"x", "y"} & keywords.keys():
+                level = taint.level(call.args[0])
                 shown = "one-argument `jnp.where`"
-        elif q is None and isinstance(call.func, ast.Attribute) and call.func.attr == "nonzero" \
-                and model.is_traced_expr(call.func.value, fn):
+        elif q is None and isinstance(call.func, ast.Attribute) and call.func.attr == "nonzero":
+            level = taint.level(call.func.value)
             shown = f"`{ctx.segment(call.func.value)}.nonzero()`"
-        if shown is None:
+        if shown is None or level is None:
             return
         ctx.report(
             call,
@@ -272,6 +277,7 @@ class DataDependentShape(StaticRule):
             f"raises ConcretizationTypeError; pass `size=` (and `fill_value=`), or keep the full shape "
             f"with a three-argument `jnp.where`",
             data={"function": shown.replace("`", "")},
+            confidence=confidence(level),
         )
 
     def _traced_shape(self, ctx, model: ModuleModel, fn: FunctionInfo, call: ast.Call) -> None:
@@ -321,27 +327,29 @@ SHAPE_ARGS = {
 _ALL_TRACED = ("jit", "pjit", "pmap")
 
 
-def _is_traced_mask(model: ModuleModel, fn: FunctionInfo, expr: ast.AST, depth: int = 0) -> bool:
-    """A boolean array computed from traced values (a comparison, `isnan`, `~m`, `a & b`)."""
+def _mask_level(taint: Taint, fn: FunctionInfo, expr: ast.AST, depth: int = 0) -> int | None:
+    """How sure ``expr`` is a boolean array computed from traced values (a comparison,
+    `isnan`, `~m`, `a & b`): the taint level of the values it compares, None if it is not."""
     if depth > 6:
-        return False
+        return None
     if isinstance(expr, ast.Compare):
         if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in expr.ops):
-            return False
+            return None
         operands = [expr.left, *expr.comparators]
         if any(isinstance(o, ast.Constant) and isinstance(o.value, (str, bytes)) for o in operands):
-            return False
-        return model.is_traced_expr(expr, fn)
+            return None
+        return taint.level(expr)
     if isinstance(expr, ast.Call):
-        q = model.resolve_call(expr) or ""
-        return q.startswith("jax.numpy.") and q[len("jax.numpy."):] in BOOL_FUNCS and model.is_traced_expr(expr, fn)
+        q = taint.model.resolve_call(expr) or ""
+        return taint.level(expr) if q.startswith("jax.numpy.") and q[len("jax.numpy."):] in BOOL_FUNCS else None
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Invert):
-        return _is_traced_mask(model, fn, expr.operand, depth + 1)
+        return _mask_level(taint, fn, expr.operand, depth + 1)
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, _BOOL_OPS):
-        return _is_traced_mask(model, fn, expr.left, depth + 1) or _is_traced_mask(model, fn, expr.right, depth + 1)
+        levels = [lv for e in (expr.left, expr.right) if (lv := _mask_level(taint, fn, e, depth + 1)) is not None]
+        return max(levels, default=None)
     if isinstance(expr, ast.Name) and expr.id in fn.tainted:
         bindings = fn.bindings.get(expr.id, [])
-        return bool(bindings) and all(
-            b.kind == "assign" and b.value is not None and _is_traced_mask(model, fn, b.value, depth + 1)
-            for b in bindings)
-    return False
+        levels = [_mask_level(taint, fn, b.value, depth + 1) if b.kind == "assign" and b.value is not None else None
+                  for b in bindings]
+        return min(levels) if levels and None not in levels else None  # type: ignore[type-var]
+    return None

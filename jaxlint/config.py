@@ -88,13 +88,16 @@ class DynamicSettings:
     slow_import: float = 10.0
     #: the committed cost budgets (``jaxlint budget update``), relative to the project root
     budgets: str = "jaxlint-budgets.json"
+    #: devices a worker has on the CPU backend (forced host devices, so that meshes and
+    #: shardings of several devices compile); 0: as many as a recording ran with, else 1
+    devices: int = 0
 
 
 _DYNAMIC_TYPES: dict[str, Any] = {
     "enabled": bool, "compile": bool, "backend": str, "function-timeout": (int, float),
     "file-timeout": (int, float), "memory-limit-mb": int, "workers": int, "signatures": str,
     "x64": bool, "dimension-defaults": dict, "default-dimension": int, "functions": dict,
-    "compile-timeout": (int, float), "slow-import": (int, float), "budgets": str,
+    "compile-timeout": (int, float), "slow-import": (int, float), "budgets": str, "devices": int,
 }
 BACKENDS = ("cpu", "gpu", "cuda", "rocm", "tpu")
 #: array dimensions are 64-bit in XLA
@@ -106,6 +109,7 @@ DYNAMIC_RANGES: dict[str, tuple[int, int, str]] = {
     # more workers than this is a typo, not a machine (each one imports jax)
     "workers": (0, 1024, "0 = one per core"),
     "default-dimension": (1, MAX_DIMENSION, ""),
+    "devices": (0, 4096, "0 = as recorded, else 1"),
 }
 #: the keys of one ``[tool.jaxlint.dynamic.functions]`` entry
 FUNCTION_KEYS = ("args", "kwargs", "static")

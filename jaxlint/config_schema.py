@@ -67,6 +67,8 @@ DYNAMIC_DOCS = {
     "compile-timeout": "Seconds allowed to compile one function in the compile tier.",
     "slow-import": "Seconds after which importing a checked module gets a note (its top-level code runs).",
     "budgets": "The committed cost budgets (`jaxlint budget update`), relative to the project root.",
+    "devices": "Devices a worker has on the CPU backend (forced host devices, so meshes and shardings compile); "
+               "0 means as many as `jaxlint record` saw the program use, else one.",
 }
 
 _JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", dict: "object", list: "array"}

@@ -39,6 +39,11 @@ from jaxlint.rules.hlo.jax303_slow_compile import SlowCompile
 from jaxlint.rules.hlo.jax304_memory_budget import MemoryBudget
 from jaxlint.rules.hlo.jax305_folded_constant import FoldedConstant
 from jaxlint.rules.hlo.jax306_cost_budget import CostBudget
+from jaxlint.rules.hlo.jax310_replicated_argument import ReplicatedArgument
+from jaxlint.rules.hlo.jax311_collective_in_step import CollectiveInStep
+from jaxlint.rules.hlo.jax312_output_reshard import OutputReshard
+from jaxlint.rules.hlo.jax313_callback_in_partitioned import CallbackInPartitioned
+from jaxlint.rules.hlo.jax314_involuntary_remat import InvoluntaryRemat
 
 
 RULES = [
@@ -75,4 +80,9 @@ RULES = [
     MemoryBudget,
     FoldedConstant,
     CostBudget,
+    ReplicatedArgument,
+    CollectiveInStep,
+    OutputReshard,
+    CallbackInPartitioned,
+    InvoluntaryRemat,
 ]

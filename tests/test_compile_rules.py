@@ -18,9 +18,15 @@ from jaxlint.rules.hlo.jax302_donation import Donation  # noqa: E402
 from jaxlint.rules.hlo.jax303_slow_compile import SlowCompile  # noqa: E402
 from jaxlint.rules.hlo.jax304_memory_budget import MemoryBudget  # noqa: E402
 from jaxlint.rules.hlo.jax305_folded_constant import FoldedConstant  # noqa: E402
+from jaxlint.rules.hlo.jax310_replicated_argument import ReplicatedArgument  # noqa: E402
+from jaxlint.rules.hlo.jax311_collective_in_step import CollectiveInStep  # noqa: E402
+from jaxlint.rules.hlo.jax312_output_reshard import OutputReshard  # noqa: E402
+from jaxlint.rules.hlo.jax313_callback_in_partitioned import CallbackInPartitioned  # noqa: E402
+from jaxlint.rules.hlo.jax314_involuntary_remat import InvoluntaryRemat  # noqa: E402
 
 
-RULES = [UnfusedOp, Donation, SlowCompile, MemoryBudget, FoldedConstant]
+RULES = [UnfusedOp, Donation, SlowCompile, MemoryBudget, FoldedConstant, ReplicatedArgument, CollectiveInStep,
+         OutputReshard, CallbackInPartitioned, InvoluntaryRemat]
 
 
 CASES = [(r, ident, ex) for r in RULES for ident, ex in iter_rule_examples(r)]
@@ -32,7 +38,10 @@ def compile_run(tmp_path_factory):
     --dynamic --compile`` run (worker subprocesses, real XLA)."""
     from example_runs import run_examples
 
-    return run_examples(tmp_path_factory.mktemp("compile_examples"), CASES, "enabled = true\ncompile = true\n")
+    # 8 forced host devices: the multi-device rules' examples build a mesh of them (the
+    # one-device examples compile as they would with one)
+    return run_examples(tmp_path_factory.mktemp("compile_examples"), CASES,
+                        "enabled = true\ncompile = true\ndevices = 8\n")
 
 
 @pytest.mark.parametrize("rule,ident,example", CASES, ids=[c[1] for c in CASES])

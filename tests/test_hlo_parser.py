@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxlint.compile.hlo import HloParseError, parse_hlo, parse_shape
+from jaxlint.compile.hlo import COLLECTIVES, HloParseError, collectives, parse_hlo, parse_shape
 
 DATA = Path(__file__).parent / "data" / "hlo"
 SOURCE = (DATA / "programs.py").read_text().splitlines()
@@ -183,3 +183,80 @@ def test_long_tuples_with_index_comments_parse(version):
     assert "/*index=5*/" in text
     m = parse_hlo(text)
     assert [str(s) for _, s in m.entry_outputs()] == ["f32[8,4]"] * 7
+
+
+# -- collectives: sharded programs on 8 forced host devices (tests/data/hlo/sharded.py) ----
+SHARDED = (DATA / "sharded.py").read_text().splitlines()
+SHARDED_VERSIONS = ("0.4.38", "0.10.2")
+
+
+def sharded(name: str, version: str):
+    return parse_hlo((DATA / f"sharded_{name}-{version}.hlo").read_text())
+
+
+def sharded_line(text: str) -> int:
+    hits = [i + 1 for i, l in enumerate(SHARDED) if text in l]
+    assert len(hits) == 1, text
+    return hits[0]
+
+
+def spellings(name: str, version: str) -> list[str]:
+    return [i.attrs.get("replica_groups", "") for i in sharded(name, version).instructions.values()
+            if i.opcode in COLLECTIVES]
+
+
+def test_replica_groups_in_all_four_spellings_give_the_same_groups():
+    from jaxlint.compile.hlo import parse_replica_groups
+
+    texts = {
+        "explicit": spellings("scan_psum", "0.10.2")[0],
+        "iota": spellings("regroup", "0.4.38")[0],
+        "shardy": spellings("fsdp", "0.10.2")[0],
+        "shardy+device_ids": spellings("regroup", "0.10.2")[0],
+    }
+    assert texts["explicit"].startswith("{{") and "<=" in texts["iota"]
+    assert texts["shardy"].startswith("mesh[") and "device_ids=(" in texts["shardy+device_ids"]
+    for kind, text in texts.items():
+        assert parse_replica_groups(text) == ((0, 2, 4, 6), (1, 3, 5, 7)), (kind, text)
+    assert parse_replica_groups("[4,2]<=[8]") == ((0, 1), (2, 3), (4, 5), (6, 7))
+    assert parse_replica_groups("{}") is None
+
+
+@pytest.mark.parametrize("version", SHARDED_VERSIONS)
+def test_collectives_have_kind_shapes_bytes_and_the_users_line(version):
+    m = sharded("fsdp", version)
+    assert m.header["num_partitions"] == "8"
+    cs = collectives(m)
+    assert sorted(c.kind for c in cs) == ["all-gather", "all-reduce"]
+    gather = next(c for c in cs if c.kind == "all-gather")
+    # the weight's shard, gathered: f32[64,256] -> f32[256,256], operand looked up by name
+    assert [str(s) for s in gather.operand_shapes] == ["f32[64,256]"] and str(gather.result_shape) == "f32[256,256]"
+    assert gather.bytes == gather.payload == 256 * 256 * 4 and not gather.in_loop
+    assert gather.argument == 0  # straight from the first argument
+    assert gather.origin.source.line == sharded_line("return jnp.mean(jnp.tanh(x @ w) ** 2)")
+
+
+@pytest.mark.parametrize("version", SHARDED_VERSIONS)
+def test_a_collective_in_a_scan_carries_the_loops_trip_count(version):
+    (c,) = collectives(sharded("scan_psum", version))
+    assert c.kind == "all-reduce" and c.in_loop
+    assert [lp.trip_count for lp in c.loops] == [12]
+    assert c.bytes == 256 * 16 * 4 and c.payload == 12 * c.bytes
+    assert c.origin.source.line == sharded_line('return c + 1.0, jax.lax.psum(x * c, "data")')
+
+
+@pytest.mark.parametrize("version", SHARDED_VERSIONS)
+def test_a_reshard_without_metadata_is_placed_at_its_producers_line(version):
+    (c,) = collectives(sharded("out_reshard", version))
+    assert c.kind == "all-gather" and not c.inst.stack  # XLA gave it no metadata
+    assert c.origin_via == "operand" and c.origin.source.line == sharded_line("return jnp.tanh(x) * 2")
+
+
+@pytest.mark.parametrize("version", SHARDED_VERSIONS)
+def test_pmap_compiles_one_program_per_device(version):
+    m = sharded("pmap", version)
+    # jax 0.4 compiles pmap over replicas, later versions over partitions (jit + shard_map)
+    devices = int(m.header.get("replica_count", 1)) * int(m.header.get("num_partitions", 1))
+    assert devices == 8
+    (c,) = collectives(m)
+    assert c.kind == "all-reduce" and c.groups == (tuple(range(8)),) and c.bytes == 128 * 4

@@ -314,6 +314,14 @@ def render_text(view, stage: str = "all", color: bool = False) -> str:
                        f"{human_bytes(c['bytes']):>10}  {c['line'] or '-'}")
     else:
         out.append("(none)")
+    if view.collectives:
+        out.append("")
+        out.append(bold("== collectives (per device) =="))
+        out.append(f"{'kind':<18} {'bytes':>10} {'per call':>10}  {'loop':<6} {'where':<16} axis")
+        for c in view.collectives:
+            where = c["where"] + (" (via operand)" if c["via"] == "operand" else "")
+            out.append(f"{c['kind']:<18} {human_bytes(c['bytes']):>10} {human_bytes(c['payload']):>10}  "
+                       f"{(c['loop'] or '-'):<6} {where or '-':<16} {c['axis']}")
     pairs = view.summary_pairs()
     if pairs:
         out.append("")

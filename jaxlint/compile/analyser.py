@@ -43,6 +43,15 @@ def trace_facts(fa) -> dict:
         if n >= 1024:
             constants.append({"shape": list(adapter.shape_of(aval)), "dtype": adapter.dtype_name(aval), "bytes": n})
     facts: dict = {"equations": equations, "constants": constants}
+    # the lines that ask for a sharding (a reshard XLA makes for one points at its producer)
+    constraints = []
+    for eqn, lv in fa.equations():
+        if adapter.primitive_name(eqn) == "sharding_constraint":
+            site = fa.site(eqn, lv)
+            if site is not None:
+                constraints.append({"file": site.path, "line": site.line})
+    if constraints:
+        facts["sharding_constraints"] = constraints
     for d in fa.diagnostics:
         key = getattr(_rule_of(d), "trace_fact", None)
         if key is not None:
@@ -94,6 +103,7 @@ def compile_function(fa) -> None:
         trace_facts=facts,
         captured=captured,
         warnings_seen=fa.call.warnings if fa.call is not None else (),
+        shardings=(fa.call.shardings or None) if fa.call is not None and captured is not None else None,
     )
     report.update({
         "compile_seconds": round(cf.compile_seconds, 4), "lower_seconds": round(cf.lower_seconds, 4),
@@ -110,6 +120,9 @@ def compile_function(fa) -> None:
         report["budget"] = budget_figures(cf, fa.spec)
     except Exception as e:  # a budget cannot be made of this function; the rules still run
         report["budget_error"] = f"{type(e).__name__}: {e}"[:300]
+    if cf.devices > 1:  # several devices: the collectives' bytes per call, per device (budgets read it)
+        report.update({"devices": cf.devices, "collective_bytes": cf.collective_bytes(),
+                       "collectives": len(cf.collectives)})
     if cf.unavailable:  # the rules that read these statistics cannot fire: the summary says so
         report["statistics_unavailable"] = list(cf.unavailable)
 

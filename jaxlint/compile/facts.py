@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any, Iterable, Mapping
 
 from jaxlint.diagnostic import Diagnostic, Position, Related, Severity
-from jaxlint.compile.hlo import HloModule, Instruction, SourceLocation, parse_hlo
+from jaxlint.compile.hlo import Collective, HloModule, Instruction, SourceLocation, collectives as find_collectives, parse_hlo
 from jaxlint.measured import MeasuredIn, measured_diagnostic
 
 #: cost-analysis keys kept (the per-operand variants are noise for a reader)
@@ -71,6 +71,9 @@ class ArgFact:
     donated: bool
     #: HLO entry parameter number; None when XLA pruned the argument as unused
     parameter: int | None
+    #: the partition spec it was compiled with, one entry per dimension (None: not
+    #: split; a list of mesh axis names); None when no named sharding is known
+    spec: tuple | None = None
 
     @property
     def bytes(self) -> int:
@@ -88,6 +91,20 @@ class OutFact:
     @property
     def bytes(self) -> int:
         return _nbytes(self.shape, self.dtype)
+
+
+def _spec_tuple(spec: Any) -> tuple | None:
+    if spec is None:
+        return None
+    return tuple(tuple(e) if isinstance(e, (list, tuple)) else e for e in spec)
+
+
+def _unravel(i: int, sizes: list[int]) -> tuple[int, ...]:
+    out = []
+    for n in reversed(sizes):
+        i, r = divmod(i, n)
+        out.append(r)
+    return tuple(reversed(out))
 
 
 def _nbytes(shape: tuple[int, ...], dtype: str) -> int:
@@ -130,6 +147,12 @@ class CompileFacts:
     #: statistics the executable could not give, and why ("memory statistics unavailable
     #: on this backend: ..."): the rules that read them (JAX304) cannot fire
     unavailable: list[str] = field(default_factory=list)
+    #: the mesh the program is partitioned over: {"axes": [names], "sizes": [ints]}
+    #: (empty when no named sharding is known; partition ids index it row-major)
+    mesh: dict[str, Any] = field(default_factory=dict)
+    #: what XLA's C++ log printed while compiling (the SPMD partitioner's warnings); kept
+    #: in jaxlint's cache, since a persistent-cache hit does not print it again
+    compiler_log: list[str] = field(default_factory=list)
 
     @cached_property
     def module(self) -> HloModule:
@@ -147,10 +170,72 @@ class CompileFacts:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "CompileFacts":
         d = dict(d)
-        d["args"] = [ArgFact(**{**a, "shape": tuple(a["shape"])}) for a in d.get("args", ())]
+        d["args"] = [ArgFact(**{**a, "shape": tuple(a["shape"]), "spec": _spec_tuple(a.get("spec"))})
+                     for a in d.get("args", ())]
         d["outputs"] = [OutFact(**{**o, "shape": tuple(o["shape"]), "index": tuple(o["index"])})
                         for o in d.get("outputs", ())]
         return cls(**d)
+
+    # -- several devices -------------------------------------------------------------------
+    @property
+    def devices(self) -> int:
+        """Devices the program runs on: partitions x replicas (1 for a one-device program)."""
+        h = self.module.header
+        try:
+            return int(h.get("num_partitions", 1)) * int(h.get("replica_count", 1))
+        except ValueError:
+            return 1
+
+    @cached_property
+    def collectives(self) -> list[Collective]:
+        return find_collectives(self.module)
+
+    def collective_bytes(self) -> int:
+        """Collective payload of one call, per device: max(operand, result) bytes of every
+        collective x the trip counts of its loops (the figure budgets can hold)."""
+        return sum(c.payload for c in self.collectives)
+
+    def mesh_axes(self, c: Collective) -> tuple[str, ...] | None:
+        """The mesh axes a collective communicates over (names from the user's mesh), or
+        None when no mesh is known or its groups do not line up with the mesh's axes."""
+        axes, sizes = list(self.mesh.get("axes") or ()), [int(n) for n in self.mesh.get("sizes") or ()]
+        total = 1
+        for n in sizes:
+            total *= n
+        if not axes or total != self.devices:
+            return None
+        groups = c.groups or (tuple(range(total)),)
+        found: set[int] | None = None
+        for g in groups:
+            if any(d >= total for d in g):
+                return None
+            coords = [_unravel(d, sizes) for d in g]
+            varying = {i for i in range(len(sizes)) if len({co[i] for co in coords}) > 1}
+            if found is None:
+                found = varying
+            elif varying != found:
+                return None
+        if found is None:
+            return None
+        size = 1
+        for i in found:
+            size *= sizes[i]
+        if size != len(groups[0]) and c.kind != "collective-permute":
+            return None
+        return tuple(axes[i] for i in sorted(found))
+
+    def axis_text(self, c: Collective) -> str:
+        """``over mesh axis 'data' (4 devices)`` or ``over groups of 4 devices``."""
+        axes = self.mesh_axes(c)
+        n = c.group_size or self.devices
+        if axes:
+            names = ", ".join(f"'{a}'" for a in axes)
+            return f"over mesh axis {names} ({n} devices)" if len(axes) == 1 else f"over mesh axes {names} ({n} devices)"
+        return f"over groups of {n} devices"
+
+    def collective_location(self, c: Collective) -> SourceLocation | None:
+        """The user's line of a collective: its own metadata, else its operand's producer."""
+        return self.user_location(c.origin) if c.origin is not None else None
 
     # -- locations -------------------------------------------------------------------------
     def user_location(self, inst: Instruction) -> SourceLocation | None:

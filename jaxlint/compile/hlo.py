@@ -148,7 +148,8 @@ class Instruction:
     def called(self) -> tuple[str, ...]:
         """Names of the computations this instruction calls (fusion, reduce, while, ...)."""
         out: list[str] = []
-        for key in ("calls", "to_apply", "condition", "body", "branch_computations", "called_computations"):
+        for key in ("calls", "to_apply", "condition", "body", "branch_computations", "called_computations",
+                    "true_computation", "false_computation"):
             v = self.attrs.get(key)
             if v:
                 out.extend(n.lstrip("%") for n in re.findall(r"%?[\w.\-]+", v.strip("{}")))
@@ -204,6 +205,12 @@ class HloModule:
     aliases: tuple[Alias, ...] = ()
     #: True when locations came from the stack-frame tables (jax >= 0.8)
     stack_frames: bool = False
+    #: those tables, to resolve a ``stack_frame_id`` met elsewhere (XLA's log)
+    frame_table: "_FrameTable | None" = None
+
+    def frame_stack(self, frame_id: int) -> tuple[SourceLocation, ...]:
+        """The source locations of a stack frame id, innermost first (() without tables)."""
+        return self.frame_table.stack(frame_id) if self.frame_table is not None else ()
 
     # -- lookups ---------------------------------------------------------------------------
     @cached_property
@@ -435,6 +442,7 @@ def parse_hlo(text: str) -> HloModule:
         entry=entries[0],
         aliases=tuple(_parse_aliases(header.get("input_output_alias", ""))),
         stack_frames=frames is not None,
+        frame_table=frames,
     )
 
 
@@ -473,10 +481,16 @@ def _parse_instruction(line: str, computation: str) -> Instruction | None:
     close_at = match_closer(rest, open_at)
     inner = rest[open_at + 1:close_at]
     attrs: dict[str, str] = {}
+    last = None
     for part in split_top(rest[close_at + 1:]):
         k, sep, v = part.partition("=")
-        if sep:
-            attrs[k.strip()] = v.strip()
+        if sep and k.strip() == "device_ids" and last == "replica_groups":
+            # Shardy's `replica_groups=mesh[...], device_ids=([4,2]T(1,0)) {'axis'}`: one
+            # attribute with a comma of its own at the top level
+            attrs[last] += ", " + part.strip()
+        elif sep:
+            last = k.strip()
+            attrs[last] = v.strip()
     literal = None
     operands: tuple[str, ...] = ()
     if opcode in ("constant", "parameter", "iota", "rng-get-and-update-state"):
@@ -639,3 +653,262 @@ def describe(inst: Instruction) -> str:
         kind = inst.custom_fusion_kind or inst.fusion_kind or "fusion"
         return f"fusion `{inst.name}` ({kind})"
     return f"`{inst.opcode}`"
+
+
+# -- collectives ---------------------------------------------------------------------------
+
+#: collective opcodes (the ``-start`` halves of async pairs count; ``-done`` halves do not)
+COLLECTIVES = frozenset({
+    "all-reduce", "all-gather", "reduce-scatter", "all-to-all", "ragged-all-to-all",
+    "collective-permute", "collective-broadcast",
+    "all-reduce-start", "all-gather-start", "collective-permute-start",
+})
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A ``while`` that encloses an instruction: its name and ``known_trip_count``
+    (None when XLA does not know it)."""
+
+    name: str
+    trip_count: int | None
+    source: SourceLocation | None = None
+
+
+@dataclass(frozen=True)
+class Collective:
+    """One collective of the optimized program, per device and per call.
+
+    ``groups``: the device groups that communicate, as partition (or replica) ids;
+    None when the instruction names none (every device). ``loops``: the enclosing
+    ``while`` loops, innermost first. ``origin``: the instruction whose metadata gives
+    the user's line: the collective itself, or, for a reshard XLA inserted without
+    metadata, the producer of its operand (``origin_via`` is then ``"operand"``);
+    ``argument`` the ENTRY parameter number when the operand is an argument as passed.
+    """
+
+    inst: Instruction
+    kind: str
+    operand_shapes: tuple[Shape, ...]
+    groups: tuple[tuple[int, ...], ...] | None
+    loops: tuple[Loop, ...] = ()
+    origin: Instruction | None = None
+    origin_via: str = ""
+    argument: int | None = None
+
+    @property
+    def result_shape(self) -> Shape:
+        return self.inst.shape
+
+    @property
+    def operand_bytes(self) -> int:
+        return sum(s.bytes for s in self.operand_shapes)
+
+    @property
+    def result_bytes(self) -> int:
+        return self.inst.shape.bytes
+
+    @property
+    def bytes(self) -> int:
+        """Payload of one execution: max(operand, result) bytes, per device."""
+        return max(self.operand_bytes, self.result_bytes)
+
+    @property
+    def trip_count(self) -> int:
+        """Executions per call of the program: the product of the known trip counts of
+        the enclosing loops (an unknown count counts once; see ``unknown_trip_count``)."""
+        n = 1
+        for lp in self.loops:
+            n *= lp.trip_count if lp.trip_count is not None else 1
+        return n
+
+    @property
+    def unknown_trip_count(self) -> bool:
+        return any(lp.trip_count is None for lp in self.loops)
+
+    @property
+    def payload(self) -> int:
+        """Bytes per call of the program: ``bytes`` x ``trip_count``."""
+        return self.bytes * self.trip_count
+
+    @property
+    def in_loop(self) -> bool:
+        return bool(self.loops)
+
+    @property
+    def group_size(self) -> int | None:
+        return len(self.groups[0]) if self.groups else None
+
+
+def parse_replica_groups(text: str) -> tuple[tuple[int, ...], ...] | None:
+    """Device groups in any of the four spellings XLA prints: explicit
+    ``{{0,1},{2,3}}``; iota ``[2,4]<=[8]`` or ``[4,2]<=[2,4]T(1,0)``; Shardy's
+    ``mesh['a'=4,'b'=2] {'a'}``, optionally with ``, device_ids=([4,2]T(1,0))`` before
+    the axes. ``{}`` (every device) gives None; so does a spelling not known here."""
+    t = text.strip()
+    if not t or t == "{}":
+        return None
+    if t.startswith("{"):
+        groups = tuple(_int_tuple(g) for g in re.findall(r"\{([\d,\s]*)\}", t[1:-1]))
+        return groups or None
+    m = re.fullmatch(r"\[(\d+),(\d+)\]<=\[([\d,]+)\](?:T\(([\d,]+)\))?", t.replace(" ", ""))
+    if m:
+        flat = _iota_tile([int(x) for x in m.group(3).split(",")],
+                          [int(x) for x in m.group(4).split(",")] if m.group(4) else None)
+        size = int(m.group(2))
+        return tuple(tuple(flat[i:i + size]) for i in range(0, len(flat), size))
+    if t.startswith("mesh["):
+        return _mesh_groups(t)
+    return None
+
+
+def _iota_tile(dims: list[int], perm: list[int] | None) -> list[int]:
+    """``iota(prod(dims)).reshape(dims).transpose(perm).ravel()`` without numpy."""
+    n = 1
+    for d in dims:
+        n *= d
+    if not perm:
+        return list(range(n))
+    strides = [1] * len(dims)
+    for i in range(len(dims) - 2, -1, -1):
+        strides[i] = strides[i + 1] * dims[i + 1]
+    tdims = [dims[p] for p in perm]
+    tstrides = [strides[p] for p in perm]
+    out = []
+    for flat in range(n):
+        rem, off = flat, 0
+        for i in range(len(tdims) - 1, -1, -1):
+            rem, c = divmod(rem, tdims[i])
+            off += c * tstrides[i]
+        out.append(off)
+    return out
+
+
+def _mesh_groups(text: str) -> tuple[tuple[int, ...], ...] | None:
+    m = re.match(r"mesh\[([^\]]*)\]", text)
+    if m is None:
+        return None
+    axes = [(a.strip().strip("'\""), int(n)) for a, n in re.findall(r"([^,=]+)=(\d+)", m.group(1))]
+    rest = text[m.end():]
+    total = 1
+    for _, n in axes:
+        total *= n
+    devices = list(range(total))
+    d = re.search(r"device_ids=\((\[[\d,\s]+\](?:T\([\d,\s]+\))?|[\d,\s]+)\)", rest)
+    if d:
+        spec = d.group(1).replace(" ", "")
+        it = re.fullmatch(r"\[([\d,]+)\](?:T\(([\d,]+)\))?", spec)
+        if it:
+            devices = _iota_tile([int(x) for x in it.group(1).split(",")],
+                                 [int(x) for x in it.group(2).split(",")] if it.group(2) else None)
+        elif re.fullmatch(r"[\d,]+", spec):
+            devices = [int(x) for x in spec.split(",")]
+        else:
+            return None
+        rest = rest[:d.start()] + rest[d.end():]
+    sel = re.search(r"\{([^}]*)\}", rest)
+    if sel is None or len(devices) != total:
+        return None
+    names = [a for a, _ in axes]
+    chosen = [s.strip().strip("'\"") for s in sel.group(1).split(",") if s.strip()]
+    if any(c not in names for c in chosen):  # sub-axes ('a':(1)2) are not read here
+        return None
+    sizes = [n for _, n in axes]
+    strides = [1] * len(sizes)
+    for i in range(len(sizes) - 2, -1, -1):
+        strides[i] = strides[i + 1] * sizes[i + 1]
+    inner = [names.index(c) for c in chosen]
+    outer = [i for i in range(len(names)) if i not in inner]
+    groups = []
+    for o in _coords([sizes[i] for i in outer]):
+        base = sum(c * strides[i] for c, i in zip(o, outer))
+        groups.append(tuple(devices[base + sum(c * strides[i] for c, i in zip(g, inner))]
+                            for g in _coords([sizes[i] for i in inner])))
+    return tuple(groups)
+
+
+def _coords(sizes: list[int]) -> Iterator[tuple[int, ...]]:
+    """Every index tuple of an array of ``sizes``, row-major."""
+    if not sizes:
+        yield ()
+        return
+    for head in range(sizes[0]):
+        for tail in _coords(sizes[1:]):
+            yield (head,) + tail
+
+
+def trip_count(inst: Instruction) -> int | None:
+    """A ``while``'s ``known_trip_count`` from its backend config (None when unknown)."""
+    m = re.search(r'"known_trip_count"\s*:\s*\{\s*"n"\s*:\s*"?(\d+)', inst.attrs.get("backend_config", ""))
+    return int(m.group(1)) if m else None
+
+
+def enclosing_loops(module: HloModule, inst: Instruction) -> tuple[Loop, ...]:
+    """The ``while`` loops around an instruction, innermost first (through calls,
+    conditionals and fusions too)."""
+    out: list[Loop] = []
+    comp = inst.computation
+    seen: set[str] = set()
+    while comp not in seen:
+        seen.add(comp)
+        caller = module.caller_of.get(comp)
+        if caller is None:
+            break
+        if caller.opcode == "while" and caller.attrs.get("body", "").lstrip("%") == comp:
+            out.append(Loop(caller.name, trip_count(caller), caller.source))
+        comp = caller.computation
+    return tuple(out)
+
+
+def collectives(module: HloModule) -> list[Collective]:
+    """Every collective of the program, in text order, with its loops and its origin."""
+    out = []
+    entry_params = {p.name: int(p.literal or 0) for p in module.entry.parameters()}
+    for c in module.computations.values():
+        for inst in c.instructions:
+            if inst.opcode not in COLLECTIVES:
+                continue
+            kind = inst.opcode[:-len("-start")] if inst.opcode.endswith("-start") else inst.opcode
+            shapes = tuple(module.instructions[o].shape for o in inst.operands if o in module.instructions)
+            if "source_target_pairs" in inst.attrs:
+                groups = parse_replica_groups(inst.attrs["source_target_pairs"])
+            else:
+                groups = parse_replica_groups(inst.attrs.get("replica_groups", ""))
+            origin, via, arg = _origin(module, inst, entry_params)
+            out.append(Collective(inst, kind, shapes, groups, enclosing_loops(module, inst), origin, via, arg))
+    return out
+
+
+def _origin(module: HloModule, inst: Instruction, params: dict[str, int]) -> tuple[Instruction | None, str, int | None]:
+    """(the instruction that gives ``inst`` its line, how it was found, the argument
+    number when the data comes straight from an argument)."""
+    arg = None
+    todo = list(inst.operands)
+    seen: set[str] = set()
+    first = True
+    found: Instruction | None = inst if _has_location(module, inst) else None
+    via = "metadata" if found is not None else ""
+    while todo and len(seen) < 64:
+        name = todo.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        p = module.producer(name)
+        if p is None:
+            continue
+        if p.opcode == "parameter" and p.name in params:
+            if first:
+                arg = params[p.name]
+            continue
+        if found is None and _has_location(module, p):
+            found, via = p, "operand"
+            break
+        if p.opcode in ("copy", "reshape", "transpose", "tuple", "bitcast", "dynamic-slice", "slice",
+                        "get-tuple-element") or p.opcode in COLLECTIVES:
+            todo.extend(p.operands)
+        first = False
+    return found, via, arg
+
+
+def _has_location(module: HloModule, inst: Instruction) -> bool:
+    return bool(inst.stack) or any(j.stack for j in module.fused_instructions(inst))

@@ -17,6 +17,8 @@ from typing import Any
 from jaxlint.compile.facts import (
     ArgFact, CompileFacts, Finding, OutFact, normalise_cost, normalise_memory, to_diagnostic,
 )
+from jaxlint.compile.xla_log import LogStore, kept, program_key
+from jaxlint.fdcapture import capture_stderr
 
 _CACHE_ON: str | None = None
 
@@ -50,22 +52,27 @@ def compile_cache_dir(jaxlint_cache: str | os.PathLike) -> Path:
 
 
 def analyse(traced: Any, *, function: str, file: str, line: int, requested_backend: str = "cpu",
-            trace_facts: dict | None = None, captured: Any = None, warnings_seen=()) -> CompileFacts:
+            trace_facts: dict | None = None, captured: Any = None, warnings_seen=(),
+            shardings: Any = None) -> CompileFacts:
     """Lower and compile ``traced`` (a ``jax.stages.Traced``) and gather the facts.
 
     ``captured``: the executable a running program already compiled for this trace
     (:class:`jaxlint.dynamic.adapter.CapturedCompile`, ``jaxlint record``): its facts
     are read without lowering or compiling again; ``warnings_seen``: what jax warned
-    while the program's call lowered and compiled it."""
+    while the program's call lowered and compiled it; ``shardings``: the shardings of
+    the call's argument leaves (a recorded call; a compile here reads the executable's)."""
+    log: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if captured is not None:
             compiled, lower_s, compile_s = captured, 0.0, captured.seconds
+            log = list(getattr(captured, "log", ()) or ())
         else:
             t0 = time.perf_counter()
             lowered = traced.lower()
             t1 = time.perf_counter()
-            compiled = lowered.compile()
+            with capture_stderr(log):  # the SPMD partitioner warns only in XLA's C++ log
+                compiled = lowered.compile()
             lower_s, compile_s = t1 - t0, time.perf_counter() - t1
     text = compiled.as_text()
     platform, kind = compiled.platform() if captured is not None else _platform(compiled)
@@ -89,11 +96,53 @@ def analyse(traced: Any, *, function: str, file: str, line: int, requested_backe
         warnings=list(warnings_seen) + [str(w.message) for w in caught],
         trace=dict(trace_facts or {}),
         unavailable=[why for why in (no_cost, no_memory) if why],
+        compiler_log=_kept_log(log, text),
     )
     # the trace knows the arguments (donation included) and outputs as the lowering does
     facts.args = _args(traced, arg_names, facts)
     facts.outputs = _outputs(traced, facts)
+    _add_shardings(facts, compiled if captured is None else None, shardings)
     return facts
+
+
+def _kept_log(lines: list[str], hlo_text: str) -> list[str]:
+    """The partitioner's warnings of this compile; on a compile that printed none (a
+    persistent-cache hit), the ones jaxlint kept when it last compiled this program."""
+    found = kept(lines)
+    cache = os.environ.get("JAXLINT_XLA_CACHE")
+    if not cache:
+        return found
+    store = LogStore(Path(cache).parent / "xla-log")
+    key = program_key(hlo_text, *(f"{k}={v}" for k, v in sorted(_versions().items())), os.environ.get("XLA_FLAGS", ""))
+    if found:
+        store.put(key, found)
+        return found
+    return store.get(key) or []
+
+
+def _add_shardings(facts: CompileFacts, compiled, shardings) -> None:
+    """The mesh and each argument's partition spec, from the executable's input
+    shardings (pmap on jax 0.4 has none: it raises) or the recorded call's arrays."""
+    import dataclasses
+
+    from jaxlint.dynamic import adapter
+
+    outputs: list = []
+    if compiled is not None:
+        import jax
+
+        try:
+            if shardings is None:
+                shardings = jax.tree_util.tree_leaves(compiled.input_shardings[0])
+            outputs = jax.tree_util.tree_leaves(compiled.output_shardings)
+        except Exception:  # NotImplementedError for 0.4's pmap; absent on other executables
+            pass
+    shardings = list(shardings or ())
+    mesh, specs = adapter.sharding_facts(shardings, [len(a.shape) for a in facts.args])
+    # a shard_map's arguments come unnamed (GSPMDSharding); its out_specs name the mesh
+    facts.mesh = mesh or adapter.sharding_facts(outputs, [])[0]
+    if len(specs) == len(facts.args):
+        facts.args = [dataclasses.replace(a, spec=sp) for a, sp in zip(facts.args, specs)]
 
 
 def run_rules(rules, facts: CompileFacts, display=None) -> tuple[list, list[str]]:

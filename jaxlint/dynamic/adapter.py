@@ -39,6 +39,8 @@ from typing import Any, Iterator
 import jax
 import numpy as np
 
+from jaxlint.fdcapture import capture_stderr
+
 try:  # public and present from 0.4.36 on
     from jax.extend.core import ClosedJaxpr, Jaxpr, Literal
 except ImportError:  # pragma: no cover - older than supported
@@ -423,6 +425,8 @@ class CapturedCompile:
     module_name: str  # "jit_train_step"
     executable: Any
     seconds: float
+    #: what XLA's C++ log printed during the compile (stderr)
+    log: tuple[str, ...] = ()
 
     def as_text(self) -> str:
         exe = self.executable
@@ -468,14 +472,16 @@ def _install_capture() -> bool:
         if not stack:
             return original(*args, **kwargs)
         t0 = time.perf_counter()
-        exe = original(*args, **kwargs)
+        log: list[str] = []
+        with capture_stderr(log):  # the SPMD partitioner warns only in XLA's C++ log
+            exe = original(*args, **kwargs)
         seconds = time.perf_counter() - t0
         try:
             computation = args[1] if len(args) > 1 else kwargs["computation"]
             name = str(computation.operation.attributes["sym_name"]).strip('"')
         except Exception:
             name = "?"
-        stack[-1].append(CapturedCompile(name, exe, seconds))
+        stack[-1].append(CapturedCompile(name, exe, seconds, tuple(log)))
         return exe
 
     compiler.compile_or_get_cached = compile_or_get_cached
@@ -513,3 +519,44 @@ def has_tracer(tree: Any) -> bool:
 
 def is_tracer(x: Any) -> bool:
     return isinstance(x, jax.core.Tracer)
+
+
+# ---------------------------------------------------------------------------- shardings
+def sharding_facts(shardings, ndims) -> tuple[dict, list]:
+    """(mesh, per-leaf partition specs) of a sequence of ``jax.sharding.Sharding``s, one
+    per argument leaf of rank ``ndims[i]``. The mesh is the first ``NamedSharding``'s
+    ({"axes", "sizes"}; empty without one); a spec is a tuple with one entry per
+    dimension (None, or a tuple of axis names), or None for a sharding without names."""
+    mesh: dict = {}
+    specs: list = []
+    for i, s in enumerate(shardings):
+        m = getattr(s, "mesh", None)
+        spec = getattr(s, "spec", None)
+        if m is None or spec is None or not hasattr(m, "axis_names"):
+            specs.append(None)
+            continue
+        try:
+            shape = dict(m.shape)
+            names = [str(a) for a in m.axis_names]
+        except Exception:  # an abstract mesh without sizes, or a new kind of mesh
+            specs.append(None)
+            continue
+        if not mesh:
+            mesh = {"axes": names, "sizes": [int(shape[a]) for a in m.axis_names]}
+        entries = []
+        for e in tuple(spec):
+            if e is None:
+                entries.append(None)
+            elif isinstance(e, (tuple, list)):
+                entries.append(tuple(str(a) for a in e) or None)
+            else:
+                entries.append((str(e),))
+        n = ndims[i] if i < len(ndims) else len(entries)
+        entries = (entries + [None] * n)[:n]
+        specs.append(tuple(entries))
+    return mesh, specs
+
+
+def array_shardings(tree) -> list:
+    """The ``.sharding`` of each ``jax.Array`` leaf of a pytree of real values."""
+    return [x.sharding for x in jax.tree_util.tree_leaves(tree) if isinstance(x, jax.Array)]

@@ -49,6 +49,8 @@ class CallFacts:
     donated_twice: tuple[tuple[str, str], ...] = ()
     #: warnings jax raised while the call traced, lowered and compiled
     warnings: tuple[str, ...] = ()
+    #: the ``jax.sharding.Sharding`` of each array argument of the call, in order
+    shardings: tuple = ()
 
 
 @dataclass

@@ -14,7 +14,7 @@ import json
 import os
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -24,7 +24,7 @@ from jaxlint.config import ConfigError, DynamicSettings, Settings
 from jaxlint.diagnostic import Diagnostic, Phase, Position
 from jaxlint.dynamic import inputs as inp
 from jaxlint.dynamic import observations, project, signatures
-from jaxlint.dynamic.pool import FileJob, Pool, WorkerStartError
+from jaxlint.dynamic.pool import FileJob, Pool, WorkerStartError, host_devices
 from jaxlint.inputspec import SpecError, spec_from_parts
 from jaxlint.static.jitmap import EntryPoint
 
@@ -402,6 +402,7 @@ def file_key(fp: FilePlan, settings: Settings, rules: list[dict], levels: list[s
         "backend": dyn.backend, "x64": dyn.x64, "dims": dict(dyn.dimension_defaults),
         "dim": dyn.default_dimension, "ft": dyn.function_timeout, "fit": dyn.file_timeout,
         "mem": dyn.memory_limit_mb, "ct": dyn.compile_timeout, "levels": levels, "rules": rules,
+        "devices": dyn.devices,
         "env": {k: os.environ.get(k) for k in _ENV_KEYS}, "program": fp.program,
     }
     jobs = [p.to_job() | {"skip": p.skip} for p in fp.plans]
@@ -423,6 +424,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
     sig_file_by_root: dict[Path, Path] = {}
     observed_by_root: dict[Path, dict] = {}
     programs_by_root: dict[Path, dict] = {}
+    recorded_devices: dict[Path, int] = {}
     digests: dict[str, str] = {}
     plans: list[FilePlan] = []
     versions = _versions_key()
@@ -438,6 +440,12 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
             obs_file = observations.load(observations.path_for(sig_path))
             observed_by_root[root] = obs_file["functions"]
             programs_by_root[root] = {p.get("main"): p for p in obs_file["programs"] if p.get("main")}
+            if s.dynamic.backend == "cpu" and not s.dynamic.devices:
+                recorded_devices[root] = max([host_devices((p.get("env") or {}).get("XLA_FLAGS"))
+                                              for p in obs_file["programs"]] + [0])
+        if recorded_devices.get(root, 0) > 1:  # the recorded program's mesh needs its devices
+            s = replace(s, dynamic=replace(s.dynamic, devices=recorded_devices[root]))
+            task = replace(task, settings=s) if getattr(task, "settings", None) is not None else task
         fp = plan_file(task, s, recorded_by_root[root], sig_file_by_root[root], observed_by_root[root], digests,
                        tuple(levels))
         if fp is not None and (fp.plans or fp.observed_extra or fp.stale):
@@ -523,7 +531,7 @@ def _pool_key(dyn: DynamicSettings) -> tuple:
     """What a worker pool applies to every file it runs (see ``pool.worker_env`` and
     ``Pool``): files that differ here need pools of their own."""
     return (dyn.backend, dyn.x64, dyn.memory_limit_mb, dyn.function_timeout, dyn.file_timeout,
-            dyn.compile_timeout, dyn.workers)
+            dyn.compile_timeout, dyn.workers, dyn.devices)
 
 
 def _relative_paths(functions: dict[str, dict], root: Path) -> dict[str, dict]:

@@ -195,7 +195,14 @@ class Observer:
         site = call_site() if first_of_sig else None
         traced = error = None
         donated: tuple = ()
+        shardings: tuple = ()
         if first_of_sig:
+            try:  # the mesh and the partition specs the program's call compiled with
+                shardings = tuple(adapter.array_shardings((args, kwargs)))
+            except Exception as e:
+                from jaxlint.dynamic.record import recorder_error
+
+                recorder_error("reading the arguments' shardings", e)
             try:
                 donated = _donated_twice(fs, args, kwargs)
             except Exception as e:
@@ -220,14 +227,14 @@ class Observer:
                     try:
                         result = rec._jitted(*args, **kwargs)
                     except BaseException:
-                        self._after(fs, cur, traced, error, compiles, caught, site, donated, rec._fun)
+                        self._after(fs, cur, traced, error, compiles, caught, site, donated, rec._fun, shardings)
                         self.dirty = True
                         raise
             else:
                 result = rec._jitted(*args, **kwargs)
         if first_of_sig:
             _reemit(caught)
-            self._after(fs, cur, traced, error, compiles, caught, site, donated, rec._fun)
+            self._after(fs, cur, traced, error, compiles, caught, site, donated, rec._fun, shardings)
             self.dirty = True
         elif compiles:
             self._again(fs, cur, rec, compiles)
@@ -271,7 +278,7 @@ class Observer:
         raise _NotTraceable(f"a `{kind}` function without `.trace`")
 
     def _after(self, fs: FunctionState, cur: dict, traced, error, compiles, caught, site, donated=(),
-               fun: Any = None) -> None:
+               fun: Any = None, shardings: tuple = ()) -> None:
         """Count what the call compiled and analyse it; never raises."""
         t0 = time.perf_counter()
         try:
@@ -287,20 +294,22 @@ class Observer:
                 return
             if fs.traced and mine is not None and not mine and error is None:
                 return  # nothing new was compiled: the same program as before
-            self._analyse(fs, traced, error, mine, caught, site, donated, fun)
+            self._analyse(fs, traced, error, mine, caught, site, donated, fun, shardings)
         except Exception as e:  # never break the user's program
             fs.status, fs.reason = "failed", f"jaxlint could not analyse it: {type(e).__name__}: {e}"
         finally:
             fs.seconds += time.perf_counter() - t0
 
-    def _analyse(self, fs: FunctionState, traced, error, compiles, caught, site, donated=(), fun: Any = None) -> None:
+    def _analyse(self, fs: FunctionState, traced, error, compiles, caught, site, donated=(), fun: Any = None,
+                 shardings: tuple = ()) -> None:
         fa = fs.analysis(self, site, fun)
         fa.jitted = None
         fa.traced = traced
         if traced is not None:
             fa.jaxpr = traced.jaxpr
         fa.error = error
-        fa.call = CallFacts(Site(*site) if site else None, donated, tuple(str(w.message) for w in caught))
+        fa.call = CallFacts(Site(*site) if site else None, donated, tuple(str(w.message) for w in caught),
+                            shardings)
         rules = self.rules_for(fs.home)
         # the rules that read every signature of the function run once, at the end
         fs.rule_errors += run_rules(fa, [r for r in rules.get("trace", []) if not r.reads_signatures])

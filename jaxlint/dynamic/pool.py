@@ -169,11 +169,30 @@ def worker_env(settings: DynamicSettings) -> dict:
     # on CPU the worker caps itself; on every backend the pool also watches resident memory
     env["JAXLINT_MEMORY_LIMIT_MB"] = str(settings.memory_limit_mb if backend == "cpu" else 0)
     env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # many workers share one GPU
-    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    # warnings stay: the SPMD partitioner's (JAX314) is a W line of XLA's log on jax 0.10
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
     if settings.x64 is not None:
         env["JAX_ENABLE_X64"] = "1" if settings.x64 else "0"
+    if backend == "cpu" and settings.devices > 1:
+        env["XLA_FLAGS"] = with_host_devices(env.get("XLA_FLAGS", ""), settings.devices)
     env["PYTHONUNBUFFERED"] = "1"
     return env
+
+
+_HOST_DEVICES = re.compile(r"--xla_force_host_platform_device_count=(\d+)")
+
+
+def with_host_devices(flags: str, n: int) -> str:
+    """``XLA_FLAGS`` that give the CPU backend ``n`` devices (the SPMD partitioner then
+    runs as on accelerators: meshes, shardings, collectives)."""
+    flags = _HOST_DEVICES.sub("", flags).strip()
+    return f"{flags} --xla_force_host_platform_device_count={n}".strip()
+
+
+def host_devices(flags: str | None) -> int:
+    """The host device count an ``XLA_FLAGS`` value forces (0 when it forces none)."""
+    m = _HOST_DEVICES.search(flags or "")
+    return int(m.group(1)) if m else 0
 
 
 def exit_reason(rc: int | None, log: str, memory_limit_mb: int) -> str:

@@ -165,7 +165,39 @@ class MappedJit:
 
         body.__name__ = getattr(self.fn, "__name__", "body")
         mapped = jax.vmap(body, in_axes=axes, axis_name=self.axis_name)
-        return jax.jit(mapped).trace(*[dyn_args[i] for i in where], **dyn_kwargs)
+        traced = jax.jit(mapped).trace(*[dyn_args[i] for i in where], **dyn_kwargs)
+        return MappedTraced(traced, self, args, kwargs)
+
+
+class MappedTraced:
+    """The trace of a ``MappedJit`` (``jax.jit(jax.vmap)``: its jaxpr, arguments and
+    outputs), lowered as ``jax.pmap`` lowers it when there are devices enough for the
+    mapped axis: one program per device, with the real collectives, as jax compiles it
+    (``replica_count`` on jax 0.4, ``num_partitions`` later); else as the jit of the vmap."""
+
+    def __init__(self, traced, mapped: MappedJit, args: tuple, kwargs: dict) -> None:
+        self._traced = traced
+        self._mapped = mapped
+        self._args = args
+        self._kwargs = kwargs
+
+    def __getattr__(self, name: str):
+        return getattr(self._traced, name)
+
+    def lower(self, *a, **kw):
+        m = self._mapped
+        sizes = {int(x.shape[0]) for i, x in enumerate(self._args)
+                 if i not in m.static_argnums and hasattr(x, "shape") and len(getattr(x, "shape", ())) > 0
+                 and (m.in_axes == 0 or (isinstance(m.in_axes, (list, tuple)) and i < len(m.in_axes)
+                                         and m.in_axes[i] == 0))}
+        if len(sizes) == 1 and 1 < next(iter(sizes)) <= jax.local_device_count():
+            try:
+                pm = jax.pmap(m.fn, axis_name=m.axis_name, in_axes=m.in_axes,
+                              static_broadcasted_argnums=m.static_argnums)
+                return pm.lower(*self._args, **self._kwargs)
+            except Exception:  # a mapping pmap refuses here: the jit of the vmap stands in
+                pass
+        return self._traced.lower(*a, **kw)
 
 
 def _is_number(x: Any) -> bool:

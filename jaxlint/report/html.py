@@ -256,7 +256,7 @@ def _constants_table(view: View) -> str:
 
 # ---------------------------------------------------------------------------- a whole run
 RUN_COLUMNS = ("file", "function", "status", "reason", "equations", "constants", "compile s", "flops",
-               "temp memory", "findings")
+               "temp memory", "collectives", "findings")
 
 
 def render_run(rows: list[dict], diagnostics: list, title: str = "jaxlint dynamic report") -> str:
@@ -286,6 +286,9 @@ def render_run(rows: list[dict], diagnostics: list, title: str = "jaxlint dynami
             f'<td data-v="{rep.get("flops", "")}">{count_text(rep.get("flops"))}</td>',
             f'<td data-v="{rep.get("temp_bytes", "")}">'
             f'{human_bytes(rep["temp_bytes"]) if rep.get("temp_bytes") is not None else "-"}</td>',
+            # bytes per call and per device through collectives (a program over several devices)
+            f'<td data-v="{rep.get("collective_bytes", "")}">'
+            f'{human_bytes(rep["collective_bytes"]) if rep.get("collective_bytes") is not None else "-"}</td>',
             f'<td class="l" data-v="{len(found)}" title="{_e(chr(10).join(d.message for d in found))}">'
             f'{len(found)}{" · " + _e(codes) if codes else ""}</td>',
         ]

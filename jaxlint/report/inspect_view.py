@@ -47,6 +47,8 @@ class View:
     stages: dict[str, list[Row]] = field(default_factory=dict)
     lines: dict[int, LineStats] = field(default_factory=dict)
     constants: list[dict] = field(default_factory=list)
+    #: the collectives of the optimized program (several devices): kind, bytes, axis, line, loop
+    collectives: list[dict] = field(default_factory=list)
     facts: CompileFacts | None = None
     findings: list = field(default_factory=list)
     skipped: str | None = None
@@ -86,6 +88,10 @@ class View:
             backend += f"; configured {f.requested_backend} is not present, so this is a {f.platform} compile"
         out.append(("backend", backend))
         out.append(("versions", f"jax {f.versions.get('jax', '?')}, jaxlib {f.versions.get('jaxlib', '?')}"))
+        if f.devices > 1:
+            mesh = ", ".join(f"{a}={n}" for a, n in zip(f.mesh.get("axes") or (), f.mesh.get("sizes") or ()))
+            out.append(("devices", f"{f.devices}" + (f" (mesh {mesh})" if mesh else "")))
+            out.append(("collective payload", f"{human_bytes(f.collective_bytes())} per call, per device"))
         out.append(("XLA_FLAGS", f.xla_flags or "(unset)"))
         out.extend(("unavailable", why) for why in f.unavailable)
         return out
@@ -128,7 +134,24 @@ def build_view(answer: dict, *, function: str, file: str, display: str, inputs: 
                 v.constants.append({"stage": "hlo", "name": inst.name, "shape": list(inst.shape.dims),
                                     "dtype": inst.shape.dtype, "bytes": inst.shape.bytes,
                                     "line": locs[0].line if locs and _same(locs[0].file, file) else None})
+        v.collectives = collective_rows(v.facts)
     return v
+
+
+def collective_rows(facts: CompileFacts) -> list[dict]:
+    """One row per collective: kind, bytes per execution and per call (x trip count), the
+    mesh axis, the user's line (``via`` "operand" when placed through its producer) and
+    the loops around it."""
+    from jaxlint.compile.facts import loc_text
+
+    rows = []
+    for c in facts.collectives:
+        loc = facts.collective_location(c)
+        rows.append({"kind": c.kind, "shape": str(c.result_shape), "bytes": c.bytes, "payload": c.payload,
+                     "axis": facts.axis_text(c), "line": loc.line if loc is not None else None,
+                     "where": loc_text(loc, facts) if loc is not None else "", "via": c.origin_via,
+                     "loop": " x ".join(str(lp.trip_count) if lp.trip_count is not None else "?" for lp in c.loops)})
+    return rows
 
 
 def _jaxpr_rows(v: View, rows: list[dict]) -> list[Row]:

@@ -300,3 +300,43 @@ def test_data_dependent_shape_findings_are_as_sure_as_the_mask(mask, expected):
     """
     assert [(d.confidence, d.severity) for d in lint_source(src, select=["JAX111"])] == expected
     assert len(lint_source(src, select=["JAX111"], confidence="possible")) == 1
+
+
+# ---------------------------------------------------------------------- why a function is traced, as data
+def test_reasons_are_data():
+    import pickle
+
+    from jaxlint.static.semantic import JIT_LIKE
+    from jaxlint.static.traced import ENTRY_KINDS, Reason
+
+    assert ENTRY_KINDS == set(JIT_LIKE.values())
+    m = model_of("""
+        import jax
+
+        def helper(x):
+            return x
+
+        def body(c, x):
+            return c, helper(x)
+
+        def loss(p):
+            return p
+
+        @jax.jit
+        def step(xs, p):
+            jax.grad(loss)(p)
+            return jax.lax.scan(body, 0, xs)
+    """)
+    by_name = {f.name: f for f in m.functions}
+    (step,) = by_name["step"].traced_by
+    assert (step.kind, step.line, step.is_entry, step.by_call) == ("jit", 13, True, False)
+    (scan,) = by_name["body"].traced_by
+    assert (scan.kind, scan.line, scan.is_entry) == ("scan", 16, False)
+    (call,) = by_name["helper"].traced_by
+    assert (call.by_call, call.caller, str(call)) == (True, "body", "called from body")
+    call, grad = by_name["loss"].traced_by  # `jax.grad(loss)(p)` also calls it
+    assert call.by_call
+    assert (grad.kind, grad.caller, grad.line, str(grad)) == ("grad", "step", None, "grad in step")
+    again = pickle.loads(pickle.dumps(grad))
+    assert again == grad and (again.kind, again.caller) == ("grad", "step")
+    assert isinstance(Reason("jit", 3), str)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
 from jaxlint.static.jitmap import EntryPoint, JitMap
+from jaxlint.static.traced import CALL, Reason
 
 _UNKNOWN = object()
 #: node classes a parser creates (no subclasses below them): nodes() indexes these by type
@@ -157,8 +158,8 @@ class FunctionInfo:
     bindings: dict[str, list[Binding]] = field(default_factory=dict)
     globals_: set[str] = field(default_factory=set)
     nonlocals: set[str] = field(default_factory=set)
-    #: Why this function is traced (empty when it is not known to be).
-    traced_by: list[str] = field(default_factory=list)
+    #: Why this function is traced (empty when it is not known to be), as data.
+    traced_by: list[Reason] = field(default_factory=list)
     #: Names of parameters known to carry traced values.
     traced_params: set[str] = field(default_factory=set)
     static_params: set[str] = field(default_factory=set)
@@ -894,7 +895,7 @@ class ModuleModel:
         fn.donated_params |= donated
         fn.partial_bound |= bound_params
         line = getattr(node, "lineno", 0)
-        fn.traced_by.append(f"{kind}@{line}")
+        fn.traced_by.append(Reason(kind, line))
         traced: set[str] = set()
         for p in fn.params:
             if p.name in static or p.name in bound_params:
@@ -968,7 +969,7 @@ class ModuleModel:
             if rounds == 1:
                 changed |= self._mark_hof_bodies_everywhere()
 
-    def _mark(self, fn: FunctionInfo, reason: str, params: set[str] | None) -> bool:
+    def _mark(self, fn: FunctionInfo, reason: Reason, params: set[str] | None) -> bool:
         changed = False
         if not fn.traced_by:
             changed = True
@@ -1083,7 +1084,7 @@ class ModuleModel:
                 for arg in self._hof_callables(node, q):
                     target, bound = self._unwrap_target(arg, node)
                     if target is not None:
-                        changed |= self._mark(target, f"{q.rsplit('.', 1)[-1]}@{node.lineno}",
+                        changed |= self._mark(target, Reason(q.rsplit('.', 1)[-1], node.lineno),
                                               self.callable_params(target, bound)
                                               - self._passthrough_params(node, q, target, bound)
                                               - self.partial_keywords(arg, node))
@@ -1097,7 +1098,7 @@ class ModuleModel:
                 if q in DIFF_TRANSFORMS and node.args:
                     target, bound = self._unwrap_target(node.args[0], node)
                     if target is not None:
-                        changed |= self._mark(target, f"{q.rsplit('.', 1)[-1]} in {fn.qualname}",
+                        changed |= self._mark(target, Reason(q.rsplit('.', 1)[-1], caller=fn.qualname),
                                               self._differentiated_params(node, q, target, bound))
                     continue
                 if q in TRACING_HOFS or q in JIT_LIKE:
@@ -1128,7 +1129,7 @@ class ModuleModel:
                 # `self` and partial-bound leading parameters are never filled by a splat
                 tainted_params -= {p.name for p in positional[:implicit]}
                 target.call_sites[id(node)] = (node, fn, implicit)
-                changed |= self._mark(target, f"called from {fn.qualname}", tainted_params)
+                changed |= self._mark(target, Reason(CALL, caller=fn.qualname), tainted_params)
         # nested defs that close over traced names are traced when called; their
         # free names referring to tainted outer names are tainted (handled in taint)
         return changed
@@ -1237,7 +1238,7 @@ class ModuleModel:
             module=self.module_name,
             entries=tuple(self.entries),
             traced=tuple(
-                (f.qualname if not isinstance(f.node, ast.Lambda) else f"<lambda>@{f.node.lineno}", f.node.lineno, tuple(f.traced_by))
+                (f.qualname if not isinstance(f.node, ast.Lambda) else f"<lambda>@{f.node.lineno}", f.node.lineno, tuple(map(str, f.traced_by)))
                 for f in self.functions if f.traced
             ),
         )

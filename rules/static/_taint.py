@@ -71,7 +71,7 @@ class Taint:
         self._isinstance_tests: set[str] | None = None  # names the body tests with isinstance
         #: traced only because a traced function calls it: its parameters are as sure as
         #: the model's argument taint, which is generous (any call of a tracer taints)
-        self.indirect = bool(fn.traced_by) and all(r.startswith("called from ") for r in fn.traced_by)
+        self.indirect = bool(fn.traced_by) and all(r.by_call for r in fn.traced_by)
         self._compute_names()
 
     # ------------------------------------------------------------------ names
@@ -437,21 +437,22 @@ def traced_how(fn: FunctionInfo) -> str:
     name = "lambda" if isinstance(fn.node, ast.Lambda) else fn.qualname.replace(".<locals>.", ".")
     reasons = fn.traced_by
     for r in reasons:
-        kind, _, line = r.partition("@")
-        if kind in ("jit", "pjit", "pmap", "filter_jit", "nnx.jit", "linen.jit", "filter_pmap"):
-            return f"{'pmapped' if 'pmap' in kind else 'jitted'} `{name}`"
+        if r.kind in _JIT_KINDS or r.kind == "filter_pmap":
+            return f"{'pmapped' if 'pmap' in r.kind else 'jitted'} `{name}`"
     for r in reasons:
-        kind, _, line = r.partition("@")
-        if line.isdigit():
-            return f"`{name}` (traced by {kind} at line {line})"
+        if r.line is not None:
+            return f"`{name}` (traced by {r.kind} at line {r.line})"
     if reasons:
         r = reasons[0]
-        if r.startswith("called from "):
-            return f"`{name}` (called from traced `{r[len('called from '):].replace('.<locals>.', '.')}`)"
+        if r.by_call:
+            return f"`{name}` (called from traced `{(r.caller or '').replace('.<locals>.', '.')}`)"
         return f"`{name}` (traced: {r})"
     return f"`{name}`"
 
 
 def is_jit_entry(fn: FunctionInfo) -> bool:
-    return any(r.partition("@")[0] in ("jit", "pjit", "pmap", "filter_jit", "nnx.jit", "linen.jit")
-               for r in fn.traced_by)
+    return any(r.kind in _JIT_KINDS for r in fn.traced_by)
+
+
+#: the entry kinds that messages call jitted (xmap and filter_pmap are left out)
+_JIT_KINDS = frozenset({"jit", "pjit", "pmap", "filter_jit", "nnx.jit", "linen.jit"})

@@ -435,9 +435,9 @@ def _object_exempt(model, fn) -> bool:
     inside the jitted function): made and dropped within one trace, nothing outlives it."""
     if fn.name in _CONSTRUCTORS or _stateful_class(model, fn.class_name):
         return True
-    if any(r.startswith(("nnx.jit", "linen.jit")) for r in fn.traced_by):
+    if any(r.kind in ("nnx.jit", "linen.jit") for r in fn.traced_by):
         return True
-    return all(r.startswith("called from ") for r in fn.traced_by) and _built_in_trace(model, fn.class_name)
+    return all(r.by_call for r in fn.traced_by) and _built_in_trace(model, fn.class_name)
 
 
 def _built_in_trace(model, class_name: str | None) -> bool:
@@ -471,7 +471,7 @@ def _crosses_trace(fn, owner) -> bool:
     (a scan/vmap/grad body) rather than called directly."""
     f = fn
     while f is not None and f is not owner:
-        if any(not r.startswith("called from ") for r in f.traced_by):
+        if any(not r.by_call for r in f.traced_by):
             return True
         f = f.parent
     return owner is None or not owner.traced

@@ -19,7 +19,7 @@ CALLBACKS = {
     "jax.experimental.host_callback.call",
 }
 #: Traced-by reasons (``ModuleModel._mark``) that mean "runs once per loop iteration".
-LOOP_REASONS = ("scan@", "fori_loop@", "while_loop@", "map@")
+LOOP_REASONS = ("scan", "fori_loop", "while_loop", "map")
 
 
 class HostCallback(StaticRule):
@@ -245,7 +245,7 @@ class HostCallback(StaticRule):
 
 
 #: Traced-by reasons of a function that is only a branch of a conditional.
-BRANCH_REASONS = ("cond@", "switch@")
+BRANCH_REASONS = ("cond", "switch")
 
 
 def _deliberate(model: ModuleModel, fn: FunctionInfo, call: ast.Call) -> bool:
@@ -272,9 +272,9 @@ def _branch_only(model: ModuleModel, fn: FunctionInfo, depth: int = 0) -> bool:
         return False
     by_qual = {f.qualname: f for f in model.functions}
     for r in fn.traced_by:
-        if r.startswith(BRANCH_REASONS):
+        if r.kind in BRANCH_REASONS and r.line is not None:
             continue
-        caller = by_qual.get(r[len("called from "):]) if r.startswith("called from ") else None
+        caller = by_qual.get(r.caller) if r.by_call and r.caller else None
         if caller is None or not _branch_only(model, caller, depth + 1):
             return False
     return True
@@ -303,10 +303,10 @@ def _loop_bodies(model: ModuleModel) -> dict[FunctionInfo, str]:
             if fn in out:
                 continue
             for reason in fn.traced_by:
-                if reason.startswith(LOOP_REASONS):
-                    loop = "lax." + reason.split("@", 1)[0]
-                elif reason.startswith("called from "):
-                    caller = by_qual.get(reason[len("called from "):])
+                if reason.kind in LOOP_REASONS and reason.line is not None:
+                    loop = "lax." + reason.kind
+                elif reason.by_call:
+                    caller = by_qual.get(reason.caller or "")
                     loop = out.get(caller) if caller is not None else None
                 else:
                     loop = None

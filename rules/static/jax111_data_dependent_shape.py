@@ -284,7 +284,7 @@ class DataDependentShape(StaticRule):
         """A parameter of a jitted function (not static) used as a shape or a size:
         ``jnp.zeros(n)``, ``jax.random.normal(key, (n, 3))``, ``jax.nn.one_hot(x, k)``.
         jit traces every non-static argument, ints included, so it is never concrete."""
-        if not fn.traced_by or any(r.partition("@")[0] not in _ALL_TRACED for r in fn.traced_by):
+        if not fn.traced_by or any(r.kind not in _ALL_TRACED for r in fn.traced_by):
             return  # also traced some other way (vmap hands `None` axes through, a caller may pass an int)
         q = model.resolve_call(call)
         where = SHAPE_ARGS.get(q or "")

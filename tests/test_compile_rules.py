@@ -190,7 +190,7 @@ def test_check_compile_run_wires_cache_report_skips_and_one_message_per_problem(
     (proj / "unrolled.py").write_text(UNROLLED.lstrip())
     # every compile is "slow": JAX303 then names the trace tier's unrolled loops
     (proj / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX2", "JAX3"]\n'
-                                         '[tool.jaxlint.rules.slow-compile]\nmax-seconds = 0\n')
+                                         '[tool.jaxlint.rules.slow-compile]\nmax-instructions = 0\n')
     cache, report = tmp_path / "cache", tmp_path / "run.html"
     proc = run_cli("check", "--dynamic", "--compile", "--cache-dir", str(cache), "--report", str(report),
                    "--output-format", "concise", ".", cwd=proj, timeout=600)

@@ -94,8 +94,8 @@ def test_every_bad_dynamic_value_is_one_error_naming_the_file_and_the_key(tmp_pa
 
 
 @pytest.mark.parametrize("toml,key", [
-    ("[tool.jaxlint.rules.JAX303]\nmax-seconds = nan", "max-seconds"),
-    ("[tool.jaxlint.rules.JAX303]\nmax-seconds = inf", "max-seconds"),
+    ("[tool.jaxlint.rules.JAX303]\nmax-instructions = nan", "max-instructions"),
+    ("[tool.jaxlint.rules.JAX303]\nmax-instructions = inf", "max-instructions"),
 ])
 def test_a_rule_option_that_is_not_finite_is_one_error(tmp_path, toml, key):
     one_line_error(check_with(tmp_path, toml + "\n"), "pyproject.toml", key)

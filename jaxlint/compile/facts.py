@@ -127,6 +127,8 @@ class CompileFacts:
     cost: dict[str, float] = field(default_factory=dict)
     memory: dict[str, int] = field(default_factory=dict)
     compile_seconds: float = 0.0
+    #: the process's CPU time during the compile
+    compile_cpu_seconds: float = 0.0
     lower_seconds: float = 0.0
     #: platform of the executable that was actually built ("cpu", "cuda", "rocm", "tpu")
     platform: str = "cpu"

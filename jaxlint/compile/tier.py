@@ -65,15 +65,15 @@ def analyse(traced: Any, *, function: str, file: str, line: int, requested_backe
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if captured is not None:
-            compiled, lower_s, compile_s = captured, 0.0, captured.seconds
+            compiled, lower_s, compile_s, compile_cpu = captured, 0.0, captured.seconds, captured.cpu_seconds
             log = list(getattr(captured, "log", ()) or ())
         else:
             t0 = time.perf_counter()
             lowered = traced.lower()
-            t1 = time.perf_counter()
+            t1, c1 = time.perf_counter(), time.process_time()
             with capture_stderr(log):  # the SPMD partitioner warns only in XLA's C++ log
                 compiled = lowered.compile()
-            lower_s, compile_s = t1 - t0, time.perf_counter() - t1
+            lower_s, compile_s, compile_cpu = t1 - t0, time.perf_counter() - t1, time.process_time() - c1
     text = compiled.as_text()
     platform, kind = compiled.platform() if captured is not None else _platform(compiled)
     arg_names = _arg_names(traced)
@@ -87,6 +87,7 @@ def analyse(traced: Any, *, function: str, file: str, line: int, requested_backe
         cost=normalise_cost(cost),
         memory=normalise_memory(memory),
         compile_seconds=compile_s,
+        compile_cpu_seconds=compile_cpu,
         lower_seconds=lower_s,
         platform=platform,
         device_kind=kind,

@@ -427,6 +427,8 @@ class CapturedCompile:
     seconds: float
     #: what XLA's C++ log printed during the compile (stderr)
     log: tuple[str, ...] = ()
+    #: the process's CPU time during the compile (less sensitive to load than ``seconds``)
+    cpu_seconds: float = 0.0
 
     def as_text(self) -> str:
         exe = self.executable
@@ -471,17 +473,17 @@ def _install_capture() -> bool:
         stack = getattr(_CAPTURE, "stack", None)
         if not stack:
             return original(*args, **kwargs)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         log: list[str] = []
         with capture_stderr(log):  # the SPMD partitioner warns only in XLA's C++ log
             exe = original(*args, **kwargs)
-        seconds = time.perf_counter() - t0
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
         try:
             computation = args[1] if len(args) > 1 else kwargs["computation"]
             name = str(computation.operation.attributes["sym_name"]).strip('"')
         except Exception:
             name = "?"
-        stack[-1].append(CapturedCompile(name, exe, seconds, tuple(log)))
+        stack[-1].append(CapturedCompile(name, exe, seconds, tuple(log), cpu))
         return exe
 
     compiler.compile_or_get_cached = compile_or_get_cached

@@ -15,7 +15,56 @@ def test_slow_compile_lists_trace_tier_contributors(tmp_path):
                               trace_facts={"equations": 4100, "loops": [{"line": 7, "iterations": 500}],
                                            "constants": [{"shape": [1024, 1024], "dtype": "float32",
                                                           "bytes": 4 << 20}]})
-    (f,) = SlowCompile({"max-seconds": 0}).findings(facts)
+    (f,) = SlowCompile({"max-instructions": 0}).findings(facts)
     assert "unrolled loop at line 7 (500 iterations)" in f.message
     assert "4100 jaxpr equations" in f.message and "4.0 MiB" in f.message
     assert f.related[0][0].line == 7
+
+
+PROGRAM = '''
+import jax
+import jax.numpy as jnp
+
+
+# jaxlint: args=(f32[64,64],)
+@jax.jit
+def unrolled(x):
+    for _ in range(20):
+        x = jnp.tanh(x @ x) * 0.5 + x
+    return x
+
+
+# jaxlint: args=(f32[64,64],)
+@jax.jit
+def looped(x):
+    return jax.lax.fori_loop(0, 100, lambda i, x: jnp.tanh(x @ x) * 0.5 + x, x)
+'''
+
+
+def test_the_same_program_gives_the_same_finding_on_a_busy_machine(tmp_path):
+    import subprocess
+    import sys
+
+    from helpers import json_findings, run_cli
+
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX303"]\n'
+                                             '[tool.jaxlint.rules.slow-compile]\nmax-instructions = 100\n')
+    (tmp_path / "sim.py").write_text(PROGRAM.lstrip("\n"))
+
+    def found():
+        proc = run_cli("check", "--dynamic", "--compile", "--no-cache", "--output-format", "json", "sim.py",
+                       cwd=tmp_path, timeout=600)
+        return [(d["location"]["row"], d["data"]["hlo_instructions"], d["message"].split(" (compile measured")[0])
+                for d in json_findings(proc, "JAX303")]
+
+    quiet = found()
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        loaded = found()
+    finally:
+        for p in busy:
+            p.kill()
+            p.wait()
+    assert quiet == loaded
+    [(row, size, message)] = quiet  # the unrolled program only; the loop stays small
+    assert row == 7 and size > 100 and f"compiles to {size} optimized HLO instructions (budget 100)" in message

@@ -2,6 +2,8 @@
 tests/test_compile_rules.py runs), on real compiled output."""
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 pytest.importorskip("jax")
@@ -21,24 +23,9 @@ def test_slow_compile_lists_trace_tier_contributors(tmp_path):
     assert f.related[0][0].line == 7
 
 
-PROGRAM = '''
-import jax
-import jax.numpy as jnp
-
-
-# jaxlint: args=(f32[64,64],)
-@jax.jit
-def unrolled(x):
-    for _ in range(20):
-        x = jnp.tanh(x @ x) * 0.5 + x
-    return x
-
-
-# jaxlint: args=(f32[64,64],)
-@jax.jit
-def looped(x):
-    return jax.lax.fori_loop(0, 100, lambda i, x: jnp.tanh(x @ x) * 0.5 + x, x)
-'''
+#: the rule's own examples in one module: an unrolled loop (its finding at line 6) and a fori_loop
+PROGRAM = (textwrap.dedent(SlowCompile.INVALID[0].code).lstrip("\n")
+           + textwrap.dedent(SlowCompile.VALID[0].code).replace("def simulate", "def looped"))
 
 
 def test_the_same_program_gives_the_same_finding_on_a_busy_machine(tmp_path):
@@ -49,7 +36,7 @@ def test_the_same_program_gives_the_same_finding_on_a_busy_machine(tmp_path):
 
     (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX303"]\n'
                                              '[tool.jaxlint.rules.slow-compile]\nmax-instructions = 100\n')
-    (tmp_path / "sim.py").write_text(PROGRAM.lstrip("\n"))
+    (tmp_path / "sim.py").write_text(PROGRAM)
 
     def found():
         proc = run_cli("check", "--dynamic", "--compile", "--no-cache", "--output-format", "json", "sim.py",
@@ -67,4 +54,4 @@ def test_the_same_program_gives_the_same_finding_on_a_busy_machine(tmp_path):
             p.wait()
     assert quiet == loaded
     [(row, size, message)] = quiet  # the unrolled program only; the loop stays small
-    assert row == 7 and size > 100 and f"compiles to {size} optimized HLO instructions (budget 100)" in message
+    assert row == SlowCompile.INVALID[0].line and size > 100 and f"compiles to {size} optimized HLO instructions (budget 100)" in message

@@ -104,8 +104,9 @@ def test_budgets_hold_one_entry_per_function_and_signature_with_exact_and_loop_s
     [(sig, entry)] = data["functions"]["loop:iterate"].items()
     assert sig == "x: f32[64,64], w: f32[64,64]"
     fig = entry["figures"]
-    # cost_analysis counts the loop body once; the loop-scaled figure is the body ten times
-    assert fig["loop_flops"] > 9 * fig["flops"]
+    # cost_analysis counts the loop body once; the loop-scaled figure is the body ten times,
+    # counted from the HLO exactly as XLA counts it (the loop is all the function does)
+    assert fig["loop_flops"] == 10 * fig["flops"]
     assert fig["loop_bytes_accessed"] > fig["bytes_accessed"]
     assert {"temp_bytes", "argument_bytes", "output_bytes", "transcendentals"} <= set(fig)
     assert entry["loops"] == [{"op": "while", "trip_count": 10}]
@@ -243,3 +244,45 @@ def test_budgets_made_from_the_examples(tmp_path):
     for entries in data["functions"].values():
         for e in entries.values():
             assert e["figures"]["flops"] >= 0 and e["environment"]["backend"] == "cpu"
+
+
+# ------------------------------------------------------------------ the rule's judgement, on figures
+def judge(options=None, function="m:f"):
+    from jaxlint.rules.hlo.jax306_cost_budget import CostBudget
+
+    rule = CostBudget(options or {})
+    return lambda old, new, **kw: {a.metric: a.status for a in rule.assess(
+        function, {"figures": old, **kw.get("budget", {})}, {"figures": new, **kw.get("now", {})})}
+
+
+def test_zero_tolerance_by_default_and_tolerances_per_metric_and_function():
+    assert judge()({"flops": 100}, {"flops": 101}) == {"flops": "over"}
+    assert judge()({"flops": 100}, {"flops": 100}) == {"flops": "same"}
+    assert judge()({"flops": 100}, {"flops": 99}) == {"flops": "lower"}
+    assert judge({"tolerance": 2})({"flops": 100}, {"flops": 102}) == {"flops": "within"}
+    assert judge({"tolerance": 2})({"flops": 100}, {"flops": 103}) == {"flops": "over"}
+    per_metric = judge({"metric-tolerance": {"temp_bytes": 10}})
+    assert per_metric({"flops": 100, "temp_bytes": 100}, {"flops": 105, "temp_bytes": 105}) == \
+        {"flops": "over", "temp_bytes": "within"}
+    per_fn = judge({"function-tolerance": {"m:f": {"flops": 50}, "m:g": 1}})
+    assert per_fn({"flops": 100}, {"flops": 140}) == {"flops": "within"}
+    assert judge({"function-tolerance": {"m:g": 50}}, "m:f")({"flops": 100}, {"flops": 140}) == {"flops": "over"}
+
+
+def test_compile_time_fails_only_past_three_times_and_two_seconds():
+    t = judge()
+    assert t({}, {}, budget={"compile_seconds": 1.0}, now={"compile_seconds": 2.9}) == {"compile_seconds": "same"}
+    assert t({}, {}, budget={"compile_seconds": 1.0}, now={"compile_seconds": 3.1}) == {"compile_seconds": "over"}
+    # a small budget: the 2 s slack decides, not the ratio
+    assert t({}, {}, budget={"compile_seconds": 0.1}, now={"compile_seconds": 2.0}) == {"compile_seconds": "same"}
+    assert t({}, {}, budget={"compile_seconds": 0.1}, now={"compile_seconds": 2.2}) == {"compile_seconds": "over"}
+    assert t({}, {}, budget={"compile_seconds": 9.0}, now={"compile_seconds": 0.5}) == {"compile_seconds": "lower"}
+    looser = judge({"compile-time-ratio": 10, "compile-time-slack": 0})
+    assert looser({}, {}, budget={"compile_seconds": 1.0}, now={"compile_seconds": 9.0}) == {"compile_seconds": "same"}
+
+
+def test_loop_scaled_figures_without_a_loop_are_not_reported_twice():
+    assert judge()({"flops": 10, "loop_flops": 10}, {"flops": 20, "loop_flops": 20}) == \
+        {"flops": "over", "loop_flops": "same"}
+    assert judge()({"flops": 10, "loop_flops": 100}, {"flops": 10, "loop_flops": 1000}) == \
+        {"flops": "same", "loop_flops": "over"}

@@ -85,6 +85,19 @@ def budgets_path(run: Any) -> Path:
     return root / s.dynamic.budgets
 
 
+def unmeasured(report) -> list[tuple[str, str]]:
+    """(function, why) for compiled functions without budget figures: observed by a
+    `jaxlint record --compile` older than budgets, or whose figures failed."""
+    out = []
+    for f in report.functions:
+        rep = f.report or {}
+        if f.status == "analysed" and "compile_seconds" in rep and not isinstance(rep.get("budget"), dict):
+            why = (f"no figures: {rep['budget_error']}" if rep.get("budget_error") else
+                   "no figures (recorded before cost budgets): run `jaxlint record --compile` again")
+            out.append((f"{f.module}:{f.qualname}" if f.module else f.qualname, why))
+    return out
+
+
 def measured(report) -> list[Measured]:
     """Functions of a dynamic report the compile tier measured, in report order."""
     out, seen = [], set()
@@ -231,8 +244,9 @@ def stage(run: Any) -> int | None:
             return None
     now = measured(report)
     if o.update_budgets:
-        if report.errors:
-            return None  # a run that failed updates nothing
+        if report.errors:  # a run that failed updates nothing
+            print("jaxlint: budgets: not updated: the dynamic phase failed", file=sys.stderr)
+            return None
         data, changes = update(load(path), now, rule)
         text = dumps(data)
         old = path.read_text(encoding="utf-8") if path.is_file() else None
@@ -256,6 +270,7 @@ def stage(run: Any) -> int | None:
     data = load(path)
     command = "jaxlint budget update" + (f" --budgets {o.budgets}" if o.budgets else "")
     rows, findings, stale = gate(data, now, rule, command)
+    rows += [(name, "-", "-", "-", "-", why) for name, why in unmeasured(report)]
     _to_diagnostics(findings, rule, report)
     notes = []
     if stale:

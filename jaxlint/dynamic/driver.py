@@ -520,6 +520,10 @@ def _usable_entry(fp: FilePlan, value: dict) -> dict:
     if failed is None and any(p.skip is None and p.observed is None and p.entry.qualname not in functions
                               for p in fp.plans):
         raise ValueError("a dynamic cache entry without every analysed function")
+    for ev in functions.values():  # a compile report made before cost budgets: measure it again
+        rep = ev.get("report") if isinstance(ev, dict) else None
+        if isinstance(rep, dict) and "compile_seconds" in rep and "budget" not in rep and "budget_error" not in rep:
+            raise ValueError("a dynamic cache entry without budget figures")
     scratch = DynamicReport()
     _assemble(fp, value, scratch)
     for d in scratch.diagnostics:

@@ -286,3 +286,12 @@ def test_loop_scaled_figures_without_a_loop_are_not_reported_twice():
         {"flops": "over", "loop_flops": "same"}
     assert judge()({"flops": 10, "loop_flops": 100}, {"flops": 10, "loop_flops": 1000}) == \
         {"flops": "same", "loop_flops": "over"}
+
+
+def test_check_update_budgets_writes_the_same_budgets_as_budget_update(project, tmp_path):
+    other = tmp_path / "from-check.json"
+    r = run_cli("check", "--update-budgets", "--budgets", str(other), "--exit-zero", cwd=project["root"], timeout=600)
+    assert r.returncode == 0 and "4 changes written to" in r.stderr, r.stderr
+    now = json.loads(other.read_text())["functions"]
+    assert set(now) == set(json.loads(project["first"])["functions"])
+    assert next(iter(now["loop:iterate"].values()))["loops"] == [{"op": "while", "trip_count": 100}]

@@ -20,8 +20,9 @@ travel in the function's compile report (``report["budget"]``), so the check and
 * ``largest``: the biggest intermediate buffers and the ops with the most flops, with
   their source lines, for the message of a figure that went up.
 
-Other figures join through :data:`FIGURE_SOURCES` (``facts -> {name: number}``): a
-collectives parser adds the collective payload per function there.
+``collective_bytes`` (the payload of the collectives of a partitioned program, per
+device, times the trip counts of the loops around them) is budgeted like the others;
+other figures join through :data:`FIGURE_SOURCES` (``facts -> {name: number}``).
 """
 from __future__ import annotations
 
@@ -32,27 +33,13 @@ from typing import Any, Callable, Mapping
 from jaxlint.compile.facts import CompileFacts, loc_text
 from jaxlint.compile.hlo import HloModule, Instruction, PLUMBING
 
-#: the exact figures, in table order: name -> (where it comes from, unit)
-EXACT = {
-    "flops": "flops",
-    "loop_flops": "flops",
-    "transcendentals": "ops",
-    "bytes_accessed": "bytes",
-    "loop_bytes_accessed": "bytes",
-    "argument_bytes": "bytes",
-    "output_bytes": "bytes",
-    "alias_bytes": "bytes",
-    "temp_bytes": "bytes",
-    "peak_bytes": "bytes",
-}
 _COST = {"flops": "flops", "transcendentals": "transcendentals", "bytes_accessed": "bytes accessed"}
 _MEMORY = {"argument_bytes": "argument_size_in_bytes", "output_bytes": "output_size_in_bytes",
            "alias_bytes": "alias_size_in_bytes", "temp_bytes": "temp_size_in_bytes",
            "peak_bytes": "peak_memory_in_bytes"}
 
-#: more figures per function: ``fn(facts) -> {name: number}``, e.g. the collective payload
-#: (bytes moved between devices, times the trip count of the loop it is in); a figure
-#: added here is budgeted like the others (its unit from its name: ``*_bytes`` are bytes)
+#: more figures per function: ``fn(facts) -> {name: number}``; a figure added here is
+#: budgeted like the others (its unit from its name: ``*_bytes`` are bytes)
 FIGURE_SOURCES: list[Callable[[CompileFacts], Mapping[str, float]]] = []
 
 #: ops XLA's cost analysis counts as transcendentals, not flops
@@ -87,9 +74,8 @@ def budget_figures(facts: CompileFacts, spec: Mapping[str, Any] | None = None,
         figures["loop_flops"] = figures["flops"] + scaled.flops - once.flops
     if "bytes_accessed" in figures:
         figures["loop_bytes_accessed"] = figures["bytes_accessed"] + scaled.bytes - once.bytes
-    collective = getattr(facts, "collective_bytes", None)  # the collectives parser (several devices), once there
-    if callable(collective):
-        figures["collective_bytes"] = collective()
+    # bytes the collectives move per device, loops scaled (0 on one device; docs/multi-device.md)
+    figures["collective_bytes"] = facts.collective_bytes()
     for source in FIGURE_SOURCES:
         figures.update({k: float(v) for k, v in source(facts).items()})
     return {

@@ -37,8 +37,8 @@ class CostBudget(CompileRule):
     Holds each compiled function against its entry in the committed budgets file
     (`jaxlint-budgets.json`, made by `jaxlint budget update`): every exact figure
     (flops, transcendentals, bytes accessed, argument/output/alias/temp/peak bytes,
-    and the loop-scaled flops and bytes: a `scan`/`fori_loop`/`while` body times its
-    known trip count) that is above its budget by more than its tolerance is a finding
+    the bytes collectives move between devices, and the loop-scaled flops and bytes: a
+    `scan`/`fori_loop`/`while` body times its known trip count) that is above its budget by more than its tolerance is a finding
     at the function's jit line. The message gives the figure, budget -> now and the
     change, and the largest buffers or ops that are new, with their source lines.
     Compile time is not exact (2-3x under load): it fails only past a loose ceiling

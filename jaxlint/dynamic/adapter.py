@@ -140,6 +140,51 @@ def walk(closed) -> Iterator[Level]:
         stack.extend(reversed(subs))
 
 
+def callback_function(eqn) -> Any:
+    """The Python function a host-callback equation calls (through jax's wrappers and
+    ``functools.partial``), or None when it cannot be found."""
+    fn = eqn.params.get("callback")
+    for _ in range(8):
+        inner = getattr(fn, "callback_func", None) or getattr(fn, "func", None) or getattr(fn, "__wrapped__", None)
+        code = getattr(fn, "__code__", None)
+        if inner is None and code is not None and code.co_filename.startswith(_JAX_DIR):
+            # jax's own closure around the user's function (debug_callback's `_flat_callback`)
+            cells = [c.cell_contents for c in getattr(fn, "__closure__", None) or () if _filled(c)]
+            inner = next((c for c in cells if callable(c) and hasattr(c, "__code__")), None)
+        if inner is None or inner is fn:
+            break
+        fn = inner
+    return fn if callable(fn) else None
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:  # an empty cell
+        return False
+    return True
+
+
+def never_returns(fn: Any) -> bool:
+    """Whether a Python function can only raise: its code raises and has no ``return``
+    (CPython leaves out the implicit one after a final ``raise``), as equinox's error
+    checks do inside ``lax.cond``."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    hit = _NEVER_RETURNS.get(code)
+    if hit is None:
+        import dis
+
+        ops = {i.opname for i in dis.get_instructions(code)}
+        hit = _NEVER_RETURNS[code] = "RAISE_VARARGS" in ops and not ops & {"RETURN_VALUE", "RETURN_CONST",
+                                                                             "YIELD_VALUE"}
+    return hit
+
+
+_NEVER_RETURNS: dict[Any, bool] = {}
+
+
 def primitive_name(eqn) -> str:
     return eqn.primitive.name
 

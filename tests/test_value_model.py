@@ -340,3 +340,43 @@ def test_reasons_are_data():
     again = pickle.loads(pickle.dumps(grad))
     assert again == grad and (again.kind, again.caller) == ("grad", "step")
     assert isinstance(Reason("jit", 3), str)
+
+
+# ---------------------------------------------------------------------- containers and eager blocks
+@pytest.mark.parametrize("init,expected", [
+    ('{"n": x}', []),  # a dict carry: its truth value is static
+    ("(x, 0)", []),  # a tuple carry
+    ("x", [("JAX105", "likely")]),  # an array carry (an unannotated parameter: likely)
+])
+def test_the_truth_of_a_loop_carry_depends_on_what_starts_it(init, expected):
+    src = f"""
+        import jax
+
+        def body(carry, x):
+            if carry:
+                return carry, x
+            return carry, x
+
+        @jax.jit
+        def run(x, xs):
+            return jax.lax.scan(body, {init}, xs)
+    """
+    assert [(d.code, d.confidence.value) for d in lint_source(src, select=["JAX105"])] == expected
+
+
+def test_a_constant_computed_in_ensure_compile_time_eval_is_concrete():
+    src = """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x):
+            with jax.ensure_compile_time_eval():
+                n = jnp.sum(jnp.arange(4))
+            if n > 3:
+                return x
+            return -x
+    """
+    assert lint_source(src, select=["JAX105"]) == []
+    staged = src.replace("            with jax.ensure_compile_time_eval():\n    ", "")
+    assert [d.code for d in lint_source(staged, select=["JAX105"])] == ["JAX105"]

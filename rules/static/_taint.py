@@ -53,6 +53,7 @@ STATIC_JAX_FUNCS = {"shape", "ndim", "size", "dtype", "result_type", "issubdtype
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _JAX_ARRAY_FUNCS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.", "jax.tree_util.tree_map",
                     "jax.tree.map", "jax.vmap", "jax.grad", "jax.value_and_grad")
+_EAGER = {"jax.ensure_compile_time_eval", "jax.core.ensure_compile_time_eval"}
 _TREE_MAPS = {"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"}
 _ARRAY_ATTRS = {"T", "mT", "real", "imag", "at", "flat"}
 #: Transforms whose results are arrays (filtered transforms pass Python values through).
@@ -301,7 +302,7 @@ class Taint:
             found = _best(*(self.culprit(a) for a in args))
             if found:
                 return found
-            if q.startswith(_JAX_ARRAY_FUNCS):
+            if q.startswith(_JAX_ARRAY_FUNCS) and not self._eager(call):
                 # under jit every jax.numpy result is staged out, even from constants
                 return CERTAIN, call
             return None
@@ -337,6 +338,18 @@ class Taint:
             # a function we cannot see into: it may return a static value
             return POSSIBLE, found[1]
         return None
+
+    def _eager(self, node: ast.AST) -> bool:
+        """``node`` runs inside ``with jax.ensure_compile_time_eval():``, where jax
+        computes on concrete values eagerly (a constant stays concrete)."""
+        for a in self.model.ancestors(node):
+            if a is self.fn.node:
+                return False
+            if isinstance(a, (ast.With, ast.AsyncWith)) and any(
+                    isinstance(i.context_expr, ast.Call)
+                    and self.model.resolve_call(i.context_expr) in _EAGER for i in a.items):
+                return True
+        return False
 
     def _method(self, name: str, base: tuple[int, ast.AST]) -> tuple[int, ast.AST] | None:
         """``base.name(...)`` with ``base`` traced (``base`` is its level and culprit).

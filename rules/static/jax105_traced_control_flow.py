@@ -695,7 +695,7 @@ def _bare_name_cap(model, fn, name: ast.Name) -> int | None:
             return POSSIBLE
         if p is None:
             return CERTAIN
-    if _param_is_container(model, p):
+    if _param_is_container(model, p) or _carry_is_container(model, fn, p):
         return None
     if p.annotation is None:
         return LIKELY
@@ -727,6 +727,40 @@ def _scalar_or_array(model, ann: ast.expr) -> bool:
         return True
     q = model.resolve(ann.value if isinstance(ann, ast.Subscript) else ann) or ""
     return q in ("typing.Any", "numpy.ndarray", "numpy.number", "numpy.floating", "numpy.integer")
+
+
+#: lax loops: (index of the initial carry among the call's arguments, its keyword,
+#: index of the carry among the traced function's parameters)
+_LOOP_CARRY = {"scan": (1, "init", 0), "while_loop": (2, "init_val", 0), "fori_loop": (3, "init_val", 1)}
+
+
+def _carry_is_container(model, fn, p) -> bool:
+    """``p`` is the carry of a lax loop body (``scan``, ``while_loop``, ``fori_loop``) whose
+    every loop starts it as a container display (``lax.scan(body, {"n": 0}, xs)``): the
+    carry keeps its structure, so its truth value is static."""
+    loops = [r for r in fn.traced_by if r.kind in _LOOP_CARRY and r.line is not None]
+    if not loops or len(loops) != len(fn.traced_by):
+        return False
+    for r in loops:
+        arg_index, keyword, param_index = _LOOP_CARRY[r.kind]
+        positional = fn.positional()
+        if param_index >= len(positional) or positional[param_index] is not p:
+            return False
+        calls = [c for c in model.nodes(ast.Call) if c.lineno == r.line
+                 and (model.resolve_call(c) or "").rsplit(".", 1)[-1] == r.kind]
+        if len(calls) != 1:
+            return False
+        call = calls[0]
+        init = next((k.value for k in call.keywords if k.arg == keyword), None)
+        if init is None and len(call.args) > arg_index:
+            init = call.args[arg_index]
+        if isinstance(init, ast.Name):
+            bindings = model.reaching_bindings(init, model.function_of(call))
+            if not bindings or not all(_is_container_value(model, b.value) for b in bindings):
+                return False
+        elif not _is_container_value(model, init):
+            return False
+    return True
 
 
 def _is_container_value(model, value) -> bool:

@@ -182,10 +182,10 @@ class CompileFacts:
     @property
     def devices(self) -> int:
         """Devices the program runs on: partitions x replicas (1 for a one-device program)."""
-        h = self.module.header
-        try:
+        try:  # (facts without a program, made by hand, have one device)
+            h = self.module.header
             return int(h.get("num_partitions", 1)) * int(h.get("replica_count", 1))
-        except ValueError:
+        except ValueError:  # HloParseError too
             return 1
 
     @cached_property

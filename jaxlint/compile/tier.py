@@ -184,7 +184,11 @@ def _platform(compiled) -> tuple[str, str]:
     import jax
 
     devices = []
-    for shardings in (getattr(compiled, "input_shardings", None), getattr(compiled, "output_shardings", None)):
+    for attr in ("input_shardings", "output_shardings"):
+        try:
+            shardings = getattr(compiled, attr, None)
+        except NotImplementedError:  # jax 0.4's pmap executable carries none
+            continue
         for s in jax.tree_util.tree_leaves(shardings):
             devices.extend(getattr(s, "device_set", ()) or ())
         if devices:
@@ -198,7 +202,7 @@ def _platform(compiled) -> tuple[str, str]:
 def _arg_names(traced) -> list[str] | None:
     from jaxlint.dynamic import adapter
 
-    return adapter.arg_names(traced.jaxpr)
+    return getattr(traced, "jaxlint_arg_names", None) or adapter.arg_names(traced.jaxpr)
 
 
 def _args(traced, names: list[str] | None, facts: CompileFacts) -> list[ArgFact]:

@@ -605,5 +605,16 @@ def sharding_facts(shardings, ndims) -> tuple[dict, list]:
 
 
 def array_shardings(tree) -> list:
-    """The ``.sharding`` of each ``jax.Array`` leaf of a pytree of real values."""
-    return [x.sharding for x in jax.tree_util.tree_leaves(tree) if isinstance(x, jax.Array)]
+    """The ``.sharding`` of each ``jax.Array`` leaf of a pytree of real values; a flax NNX
+    object (not a pytree before flax 0.11) by its state, as ``nnx.jit`` passes it."""
+    import sys
+
+    graph = getattr(sys.modules.get("flax.nnx"), "graph", None)
+    is_node = getattr(graph, "is_graph_node", None)
+    out = []
+    for x in jax.tree_util.tree_leaves(tree):
+        if is_node is not None and not isinstance(x, jax.Array) and is_node(x):
+            out.extend(array_shardings(sys.modules["flax.nnx"].state(x)))
+        elif isinstance(x, jax.Array):
+            out.append(x.sharding)
+    return out

@@ -441,8 +441,10 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
             observed_by_root[root] = obs_file["functions"]
             programs_by_root[root] = {p.get("main"): p for p in obs_file["programs"] if p.get("main")}
             if s.dynamic.backend == "cpu" and not s.dynamic.devices:
-                recorded_devices[root] = max([host_devices((p.get("env") or {}).get("XLA_FLAGS"))
-                                              for p in obs_file["programs"]] + [0])
+                # the program's own device count (its mesh needs as many), else its forced host devices
+                recorded_devices[root] = max(
+                    [int((p.get("devices") or {}).get("count") or 0) for p in obs_file["programs"]]
+                    + [host_devices((p.get("env") or {}).get("XLA_FLAGS")) for p in obs_file["programs"]] + [0])
         if recorded_devices.get(root, 0) > 1:  # the recorded program's mesh needs its devices
             s = replace(s, dynamic=replace(s.dynamic, devices=recorded_devices[root]))
             task = replace(task, settings=s) if getattr(task, "settings", None) is not None else task

@@ -119,7 +119,50 @@ def _nnx(fn, args, kwargs, restore):
         return _arrays(out), _arrays(nnx.split(nodes)[1])
 
     body.__name__ = getattr(fn, "__name__", "body")
+    try:  # `model.fc2.kernel` rather than `dynamic[3]` in what the rules say about an input
+        body.jaxlint_arg_names = _nnx_names(fn, args, kwargs, is_node, state) + \
+            [_arg_name(fn, p) for i, (p, _) in enumerate(_paths((args, kwargs), is_node)) if i in set(plain_at)]
+    except Exception:  # names are a courtesy: the jaxpr's own stand in
+        pass
     return jax.jit(body), inputs
+
+
+def _paths(tree, is_leaf) -> list:
+    return jax.tree_util.tree_flatten_with_path(tree, is_leaf=is_leaf)[0]
+
+
+def _arg_name(fn, path) -> str:
+    """A leaf path of ``(args, kwargs)`` as the user's parameter names write it:
+    ``(SequenceKey(0), SequenceKey(1), DictKey('w'))`` -> ``params['w']``."""
+    text = jax.tree_util.keystr(tuple(path[2:]))
+    head = path[1] if len(path) > 1 else None
+    if path and getattr(path[0], "idx", None) == 0 and head is not None and hasattr(head, "idx"):
+        try:
+            params = list(inspect.signature(fn).parameters)
+            name = params[head.idx] if head.idx < len(params) else f"args[{head.idx}]"
+        except (TypeError, ValueError):
+            name = f"args[{head.idx}]"
+    else:
+        name = str(getattr(head, "key", head))
+    return _dotted(name + text)
+
+
+def _nnx_names(fn, args, kwargs, is_node, state) -> list[str]:
+    """One name per state leaf: the graph argument it belongs to and its path in it."""
+    owners = [_arg_name(fn, p) for p, x in _paths((args, kwargs), is_node) if is_node(x)]
+    out = []
+    for path, _ in jax.tree_util.tree_flatten_with_path(state)[0]:
+        owner = owners[path[0].key if hasattr(path[0], "key") else path[0].idx]
+        out.append(_dotted(owner + jax.tree_util.keystr(tuple(path[1:]))))
+    return out
+
+
+def _dotted(text: str) -> str:
+    """``model['fc2']['kernel'].value`` -> ``model.fc2.kernel``."""
+    import re
+
+    text = re.sub(r"\['([A-Za-z_][A-Za-z0-9_]*)'\]", r".\1", text)
+    return re.sub(r"\.(value|raw_value)$", "", text)
 
 
 class PartitionedJit:
@@ -135,7 +178,20 @@ class PartitionedJit:
 
     def trace(self, *args, **kwargs):
         jitted, inputs = partitioned(self.kind, self.fn, args, kwargs, self.static_argnums, self.static_argnames)
-        return jitted.trace(*inputs)
+        traced = jitted.trace(*inputs)
+        names = getattr(getattr(jitted, "__wrapped__", None), "jaxlint_arg_names", None)
+        return NamedTraced(traced, names) if names and len(names) == len(inputs) else traced
+
+
+class NamedTraced:
+    """A ``Traced`` whose inputs have the user's names (``jaxlint_arg_names``)."""
+
+    def __init__(self, traced, names: list[str]) -> None:
+        self._traced = traced
+        self.jaxlint_arg_names = names
+
+    def __getattr__(self, name: str):
+        return getattr(self._traced, name)
 
 
 class MappedJit:

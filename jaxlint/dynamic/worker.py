@@ -210,6 +210,9 @@ def build_value(node: dict, dims: dict, symbolic: bool, scope: Any = None):
                 shape = tuple(_dim(d, dims) for d in shape_spec)
         else:
             shape = tuple(shape_spec)
+        sharding = recorded_sharding(node.get("sharding"))
+        if sharding is not None:  # compiled as the program placed it: the mesh and partition spec
+            return jax.ShapeDtypeStruct(shape, dtype, weak_type=bool(node.get("weak")), sharding=sharding)
         return jax.ShapeDtypeStruct(shape, dtype, weak_type=bool(node.get("weak")))
     if "key" in node:  # a typed PRNG key array
         from jaxlint.dynamic.abstract import key_array
@@ -241,6 +244,39 @@ def build_value(node: dict, dims: dict, symbolic: bool, scope: Any = None):
     if "opaque" in node:
         raise InputError(f"argument of type `{node['opaque']}` cannot be rebuilt from the record")
     raise InputError(f"unknown input node {node!r}")
+
+
+def recorded_sharding(node: dict | None):
+    """The sharding a recording saw on an array (``jaxlint record``'s ``sharding`` node),
+    on this worker's devices: a ``NamedSharding`` over a mesh of the recorded axis names
+    and sizes (the first devices, row-major, as ``Mesh(np.array(jax.devices()).reshape(...))``
+    builds it), or a committed device; None when there are too few devices (a CPU worker
+    gets more with ``devices = N``) or the placement is of another kind."""
+    import jax
+    import numpy as np
+
+    if not isinstance(node, dict):
+        return None
+    devices = jax.devices()
+    mesh = node.get("mesh")
+    if isinstance(mesh, dict) and mesh.get("axes") and mesh.get("sizes"):
+        sizes = [int(n) for n in mesh["sizes"]]
+        if int(np.prod(sizes)) > len(devices):
+            return None
+        from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+        spec = [tuple(e) if isinstance(e, list) and len(e) > 1 else (e[0] if isinstance(e, list) and e else e)
+                for e in node.get("spec") or ()]
+        return NamedSharding(Mesh(np.array(devices[:int(np.prod(sizes))]).reshape(sizes), tuple(mesh["axes"])),
+                             PartitionSpec(*spec))
+    dev = node.get("device")
+    if isinstance(dev, str) and ":" in dev:
+        dev = dev.rsplit(":", 1)[1]
+    if dev is not None and str(dev).isdigit() and int(dev) < len(devices):
+        from jax.sharding import SingleDeviceSharding
+
+        return SingleDeviceSharding(devices[int(dev)])
+    return None
 
 
 def _dim(d, dims: dict) -> int:

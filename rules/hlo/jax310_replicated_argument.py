@@ -128,7 +128,10 @@ class ReplicatedArgument(HloRule):
                 if state[a.path] != "replicated":
                     continue
                 param = params[a.parameter]
-                uses = [loc for u in m.consumers(param) for loc in facts.lines_of(u)]
+                # the layer: where the weight is used as one (a dot, a convolution, a lookup)
+                # comes before its elementwise uses (the optimizer's update)
+                users = sorted(m.consumers(param), key=lambda u: not self._uses_as_weight(m, u))
+                uses = [loc for u in users for loc in facts.lines_of(u)]
                 where = uses[0] if uses else None
                 shown = ", ".join(f"`{s.path}`" for s in sharded[:2]) + (" ..." if len(sharded) > 2 else "")
                 yield Finding(
@@ -140,6 +143,11 @@ class ReplicatedArgument(HloRule):
                     where, (), {"bytes": a.bytes, "bytes_per_device": param.shape.bytes, "argument": a.path,
                                 "devices": facts.devices, "axes": axes},
                     key=f"replicated:{a.path}")
+
+    @staticmethod
+    def _uses_as_weight(m, inst) -> bool:
+        ops = {inst.opcode} | {j.opcode for j in m.fused_instructions(inst)}
+        return bool(ops & {"dot", "convolution", "gather", "dynamic-slice", "custom-call"})
 
     @staticmethod
     def _layout(a: ArgFact, param) -> str:

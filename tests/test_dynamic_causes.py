@@ -152,3 +152,36 @@ def test_error_checks_in_cond_branches_are_quiet(recorded):
     *_, everything = recorded
     assert not [d for d in everything if d["code"] == "JAX203"]
     assert not [d for d in everything if d["data"].get("function") == "solve"]
+
+
+EDITED = '''
+import jax
+import jax.numpy as jnp
+
+SCALE = None
+
+
+@jax.jit
+def step(x):
+    return x * SCALE
+
+
+if __name__ == "__main__":
+    SCALE = 2.0
+    for _ in range(3):
+        step(jnp.ones(4))
+'''
+
+
+def test_a_one_line_edit_says_record_again_instead_of_a_finding(tmp_path):
+    # the worker imports the module without running its main: SCALE is None there
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    (tmp_path / "run.py").write_text(EDITED.lstrip("\n"))
+    rec = run_cli("record", "--compile", "--", "python", "run.py", cwd=tmp_path, timeout=600)
+    assert rec.returncode == 0, rec.stderr
+    (tmp_path / "run.py").write_text(EDITED.lstrip("\n").replace("return x * SCALE", "return x * SCALE + 0.0"))
+    check = run_cli("check", "--dynamic", "--compile", "--no-cache", "--output-format", "json", "run.py",
+                    cwd=tmp_path, timeout=600)
+    assert not [d for d in json_findings(check) if d["code"] in ("JAX200", "JAX205")]
+    summary = run_cli("check", "--dynamic", "--compile", "--no-cache", "run.py", cwd=tmp_path, timeout=600)
+    assert "1 recorded function out of date: record again" in summary.stdout + summary.stderr

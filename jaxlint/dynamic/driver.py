@@ -127,6 +127,11 @@ class DynamicReport:
             lines.append(f"  observed by `jaxlint record` in the running program: {cov[0]}")
             if show_skipped:
                 lines.extend("  " + c.strip() for c in cov[1:])
+        again = [f for f in by["skipped"] if (f.reason or "").startswith(observations.OUT_OF_DATE)]
+        if again:
+            lines.append(f"  {len(again)} recorded function{'s' if len(again) != 1 else ''} "
+                         f"{observations.OUT_OF_DATE} (tracing outside the recorded program failed: "
+                         f"{', '.join(sorted({f.qualname for f in again})[:5])}); `--show-skipped` says why")
         if self.stale:
             n = sum(len(e.get("diagnostics") or []) for e in self.stale)
             lines.append(f"  {len(self.stale)} observed function{'s' if len(self.stale) != 1 else ''} "
@@ -594,6 +599,15 @@ def _place(rel: str | None, line: int | None, fp: FilePlan, fallback: int) -> tu
 def _assemble(fp: FilePlan, value: dict, report: DynamicReport) -> None:
     display = fp.task.display
     failed = value.get("failed")
+    if failed and (fp.stale or any((p.spec or {}).get("source") == "recorded" for p in fp.plans)):
+        # a module the recorded program ran that does not import outside it (devices, a
+        # mesh, a global its main sets): the recording is what is out of date
+        why = f"{observations.OUT_OF_DATE}: importing it outside the recorded program failed ({failed['reason']})"
+        for p in fp.plans:
+            report.functions.append(FunctionOutcome(display, p.entry.qualname, p.entry.line, "skipped",
+                                                    why if p.skip is None else p.skip))
+        report.stale.extend(fp.stale)
+        return
     if failed:
         path, line = _place(failed.get("path"), failed.get("line"), fp, 1)
         report.diagnostics.append(failure_diagnostic(path, line, f"could not analyze {display}: {failed['reason']}",

@@ -30,6 +30,9 @@ from typing import Any, Iterable, Iterator
 from jaxlint.cache import atomic_write
 
 FORMAT = 1
+#: the skip reason of a function a worker could not trace again with its recorded
+#: arguments (the summary counts them and says to record again)
+OUT_OF_DATE = "out of date: record again"
 _STATUS_RANK = {"analysed": 4, "failed": 3, "skipped": 2, "inlined": 1, "called": 0}
 
 

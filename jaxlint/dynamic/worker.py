@@ -422,6 +422,19 @@ def _unrecorded(e: BaseException) -> BaseException | None:
     return None
 
 
+def _recorded(spec: dict | None) -> bool:
+    """Whether the inputs are arguments the recorded program really called it with."""
+    return isinstance(spec, dict) and spec.get("source") == "recorded"
+
+
+def _out_of_date(e: BaseException) -> dict:
+    from jaxlint.dynamic.observations import OUT_OF_DATE
+
+    return {"status": "skipped", "reason": f"{OUT_OF_DATE}: tracing it again outside the recorded program, with the "
+                                           f"arguments the program called it with, raised {essence(e)}",
+            "diagnostics": []}
+
+
 # ---------------------------------------------------------------------------- the worker
 class Worker:
     def __init__(self, out: _Out) -> None:
@@ -533,7 +546,14 @@ class Worker:
             return self._failed(fa, "ran out of memory while tracing (memory limit "
                                     f"{os.environ.get('JAXLINT_MEMORY_LIMIT_MB', '?')} MiB)", e, roots)
         except BaseException as e:
+            if _recorded(spec):
+                return _out_of_date(e)
             return self._failed(fa, f"could not get the function: {essence(e)}", e, roots)
+        if fa.error is not None and _recorded(spec):
+            # the program ran it with these arguments: what fails here is the context the
+            # recording had and this import has not (a global set under __main__, devices,
+            # a mesh), or an edit since; a finding would blame the code for either
+            return _out_of_date(fa.error)
         t0 = time.perf_counter()
         errors = run_rules(fa, rules.get("trace", []))
         timings["rules"] = time.perf_counter() - t0

@@ -97,7 +97,7 @@ def test_recompilation_names_the_changed_leaf_and_how_it_changes(state_project):
     assert len(found) == 1, check.stdout
     assert found[0]["message"] == (
         "`strong_step` was traced and compiled for 2 different signatures (calls: 2, 1): "
-        "`state.step` changes weak type (an array -> a Python scalar) "
+        "`state.step` changes weak type (a Python scalar -> an array) "  # in the order the program met them
         "(a Python scalar in some calls and an array in others)")
     # at the call that made jax compile again (observed by `jaxlint record`), with the
     # jit line as a related location

@@ -99,12 +99,12 @@ class Baseline:
 
     @classmethod
     def load(cls, path: Path) -> "Baseline":
+        from jaxlint import untrusted
+
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = untrusted.read_json(path, "the baseline")
         except FileNotFoundError:
             raise ConfigError(f"--baseline: no such file: {path} (create it with --write-baseline)") from None
-        except (OSError, ValueError) as e:
-            raise ConfigError(f"{path}: not a jaxlint baseline: {e}") from None
         if not isinstance(data, dict) or data.get("version") != FORMAT_VERSION or not isinstance(
                 data.get("findings"), list):
             raise ConfigError(f"{path}: not a jaxlint baseline (expected version {FORMAT_VERSION} with `findings`)")

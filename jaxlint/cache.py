@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import shutil
-import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -111,29 +110,13 @@ class Cache:
 def read_regular(path: Path, limit: int) -> bytes | None:
     """The bytes of ``path`` if it is a regular file (not followed through a symlink) of
     at most ``limit`` bytes; None otherwise. Never blocks on a FIFO or a device."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    from jaxlint import untrusted
+    from jaxlint.config import ConfigError
+
     try:
-        fd = os.open(path, flags)
-    except OSError:
+        return untrusted.read_bytes(path, "a cache entry", limit, follow=False)
+    except (OSError, ConfigError):
         return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
-            return None
-        chunks, size = [], 0
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            size += len(chunk)
-            if size > limit:  # grew while being read
-                return None
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def diagnostics_of(items: Iterable[Any]) -> list[Diagnostic]:

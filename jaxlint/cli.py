@@ -21,6 +21,7 @@ COMMANDS = {
 }
 
 EXIT_ERROR = 2  # usage, config or internal failure (0: no findings, 1: findings)
+VERBOSE_HELP = "on an internal error, print the full traceback"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,12 +41,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         description="A compiler-aware linter for JAX.",
     )
     parser.add_argument("--version", action="version", version=f"jaxlint {__version__}")
+    parser.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in COMMANDS.items():
         if only is not None and name != only:
             continue
         mod = importlib.import_module(f"jaxlint.commands.{module}")
         p = mod.add_parser(sub)
+        # after the subcommand too; absent there, the top level's value stands
+        p.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help=VERBOSE_HELP)
         p.set_defaults(_run=mod.run)
     return parser
 
@@ -70,4 +74,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
+        return EXIT_ERROR
+    except Exception as e:  # a bug in jaxlint: one line (exit 2, not 1, which means findings)
+        if getattr(args, "verbose", False):
+            import traceback
+
+            traceback.print_exc()
+        what = " ".join(str(e).split())[:300]
+        print(f"jaxlint: internal error: {type(e).__name__}{': ' + what if what else ''}"
+              + ("" if getattr(args, "verbose", False) else " (run again with --verbose for the traceback)"),
+              file=sys.stderr)
         return EXIT_ERROR

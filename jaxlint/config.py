@@ -208,11 +208,12 @@ TOP_LEVEL_KEYS = {
 
 
 def read_toml(path: Path) -> dict:
+    from jaxlint import untrusted
+
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read config: {e.strerror or e}") from None
+        data = untrusted.read_bytes(path, "config", untrusted.MAX_CONFIG_BYTES)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: cannot read config: no such file") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:

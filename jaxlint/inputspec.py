@@ -20,6 +20,11 @@ DTYPES.update({v: v for v in list(DTYPES.values())})
 EMPTY_DIMS = re.compile(r"\b([A-Za-z][A-Za-z0-9]*)\[\s*\]")
 
 
+#: the most nodes (arrays, values, containers) one input spec may build, and the longest text
+MAX_NODES = 10_000
+MAX_TEXT = 10_000
+
+
 class SpecError(ValueError):
     """An input directive or config entry that cannot be read."""
 
@@ -28,12 +33,35 @@ def parse_spec_expr(text: str) -> dict:
     """``(f32[8,128], i32[8])`` -> a tuple node. Accepts dtype abbreviations or full
     names, ``f32[]`` scalars, symbolic dims (``f32[b,128]``), nested tuples, lists and
     dicts, repeated sequences (``[f32[8,8]] * 12``), and plain literals."""
+    if len(text) > MAX_TEXT:
+        raise SpecError(f"input spec of {len(text)} characters, over the limit of {MAX_TEXT}")
     src = EMPTY_DIMS.sub(r"\1[()]", text.strip())
     try:
         tree = ast.parse(src, mode="eval")
+        node = _node(tree.body, text)
     except SyntaxError as e:
-        raise SpecError(f"cannot parse input spec {text!r}: {e.msg}") from None
-    return _node(tree.body, text)
+        raise SpecError(f"cannot parse input spec {_short(text)}: {e.msg}") from None
+    except (RecursionError, MemoryError):
+        raise SpecError(f"input spec {_short(text)} is nested too deeply") from None
+    if _count(node) > MAX_NODES:
+        raise SpecError(f"input spec {_short(text)} has more than {MAX_NODES} entries")
+    return node
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 80 else text[:77] + "...")
+
+
+def _count(node: Any) -> int:
+    """The number of nodes of a spec, counted up to just past :data:`MAX_NODES`."""
+    n, stack = 0, [node]
+    while stack and n <= MAX_NODES:
+        x = stack.pop()
+        n += 1
+        for kind in ("tuple", "list", "dict"):
+            if kind in x:
+                stack.extend(x[kind].values() if kind == "dict" else x[kind])
+    return n
 
 
 def _node(n: ast.expr, text: str) -> dict:
@@ -62,6 +90,9 @@ def _node(n: ast.expr, text: str) -> dict:
                 and type(count.value) is int and count.value >= 0:
             node = _node(seq, text)
             kind = "tuple" if "tuple" in node else "list"
+            if count.value * (_count(node) - 1) > MAX_NODES:  # refused before it is built
+                raise SpecError(f"`{_short(ast.unparse(n))[1:-1]}` in input spec {_short(text)} makes more than "
+                                f"{MAX_NODES} entries")
             return {kind: node[kind] * count.value}
     if isinstance(n, ast.Dict):
         out = {}

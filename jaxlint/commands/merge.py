@@ -30,17 +30,20 @@ def add_parser(sub):
 
 def _load(path: str) -> tuple[str, object]:
     """``("sarif", log)`` or ``("json", [diagnostic objects])``."""
+    from jaxlint import untrusted
+
+    what = "report"
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read report: {e.strerror or e}") from None
+        text = untrusted.decode(Path(path), untrusted.read_bytes(Path(path), what), what)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: cannot read report: no such file") from None
     try:
-        doc = json.loads(text) if text.strip() else []
-    except json.JSONDecodeError:
+        doc = untrusted.parse_json(Path(path), text, what) if text.strip() else []
+    except ConfigError:
         try:  # json-lines: one diagnostic object per line
-            doc = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except json.JSONDecodeError as e:
-            raise ConfigError(f"{path}: not a JSON, json-lines or SARIF report: {e}") from None
+            doc = [untrusted.parse_json(Path(path), line, what) for line in text.splitlines() if line.strip()]
+        except ConfigError:
+            raise ConfigError(f"{path}: not a JSON, json-lines or SARIF report") from None
     if isinstance(doc, dict) and "runs" in doc:
         if not isinstance(doc["runs"], list):
             raise ConfigError(f"{path}: SARIF `runs` must be a list")
@@ -53,13 +56,15 @@ def _load(path: str) -> tuple[str, object]:
 
 
 def _diagnostics(objects: list[dict], source: str):
+    from jaxlint.cache import check_diagnostic
     from jaxlint.diagnostic import Diagnostic
 
     out, seen = [], set()
     for o in objects:
         try:
             d = Diagnostic.from_dict(o)
-        except (KeyError, TypeError, ValueError) as e:
+            check_diagnostic(d)
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise ConfigError(f"{source}: malformed finding ({type(e).__name__}: {e})") from None
         key = json.dumps(d.to_dict(), sort_keys=True, default=str)
         if key not in seen:  # the same report passed twice must not double its findings

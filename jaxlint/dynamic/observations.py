@@ -48,14 +48,12 @@ def ir_dir(observed: Path) -> Path:
 def load(path: Path) -> dict:
     """``{"programs": [...], "functions": {...}}``; empty when there is no file. A file
     that cannot be read is an error naming it."""
+    from jaxlint import untrusted
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = untrusted.read_json(path, "the observations of `jaxlint record`")
     except FileNotFoundError:
         return {"programs": [], "functions": {}}
-    except (OSError, ValueError, UnicodeDecodeError) as e:
-        from jaxlint.config import ConfigError
-
-        raise ConfigError(f"{path}: cannot read the observations of `jaxlint record`: {e}") from None
     if not isinstance(data, dict) or not isinstance(data.get("functions"), dict):
         from jaxlint.config import ConfigError
 
@@ -63,9 +61,10 @@ def load(path: Path) -> dict:
     for key, entry in data["functions"].items():
         why = _damage(entry)
         if why:
-            from jaxlint.config import ConfigError
+            from jaxlint.config import ConfigError, named
 
-            raise ConfigError(f"{path}: the observation of `{key}` is damaged ({why}): run `jaxlint record` again")
+            raise ConfigError(f"{path}: the observation of `{named(key)}` is damaged ({why}): run `jaxlint record` "
+                              f"again with --replace")
     programs = data.get("programs") or []
     if not isinstance(programs, list) or not all(isinstance(p, dict) for p in programs):
         from jaxlint.config import ConfigError
@@ -76,6 +75,8 @@ def load(path: Path) -> dict:
 
 def _damage(entry: Any) -> str:
     """What is wrong with one entry, or "" (each field ``check --dynamic`` reads)."""
+    from jaxlint import untrusted
+    from jaxlint.cache import check_diagnostic
     from jaxlint.diagnostic import Diagnostic
 
     if not isinstance(entry, dict):
@@ -90,9 +91,19 @@ def _damage(entry: Any) -> str:
             return f"`{k}` is not a {t.__name__}"
     for i, d in enumerate(entry["diagnostics"]):
         try:
-            Diagnostic.from_dict(d)
+            diag = Diagnostic.from_dict(d)
         except Exception as e:
             return f"diagnostics[{i}]: {type(e).__name__}: {e}"[:160]
+        for where, place in [(f"diagnostics[{i}]", diag), *((f"diagnostics[{i}].related[{j}]", r)
+                                                            for j, r in enumerate(diag.related))]:
+            why = untrusted.location(where, place.path, place.start.line, place.start.column) \
+                or untrusted.location(where, place.path, place.end.line, place.end.column)
+            if why:
+                return why
+        try:
+            check_diagnostic(diag)
+        except ValueError:
+            return f"diagnostics[{i}]: a field of the wrong type"
     return ""
 
 
@@ -183,15 +194,16 @@ def write(path: Path, functions: dict, programs: list[dict], irs: dict[str, dict
 def read_ir(path: Path, sha: str) -> dict | None:
     if not sha or not all(c in "0123456789abcdef" for c in sha):
         return None
+    from jaxlint import untrusted
+    from jaxlint.config import ConfigError
+
+    f = ir_dir(path) / f"{sha}.json.gz"
     try:
-        blob = (ir_dir(path) / f"{sha}.json.gz").read_bytes()
-    except OSError:
-        return None
-    if hashlib.sha256(blob).hexdigest() != sha:
-        return None
-    try:
-        return json.loads(gzip.decompress(blob))
-    except (OSError, ValueError, EOFError):
+        blob = untrusted.read_bytes(f, "a kept program")
+        if hashlib.sha256(blob).hexdigest() != sha:
+            return None
+        return untrusted.gunzip_json(f, blob, "a kept program")
+    except (OSError, ConfigError):  # missing or damaged: shown as not kept
         return None
 
 

@@ -78,14 +78,12 @@ def load(path: Path) -> dict[str, dict]:
     naming the file and the key."""
     from jaxlint.config import ConfigError, named, shown
 
+    from jaxlint import untrusted
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = untrusted.read_json(path, "recorded signatures")
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as e:
-        raise ConfigError(f"{path}: cannot read recorded signatures: {' '.join(str(e).split())}") from None
-    except RecursionError:
-        raise ConfigError(f"{path}: cannot read recorded signatures: values nested too deeply") from None
     if not isinstance(data, dict) or not isinstance(data.get("functions"), dict):
         raise ConfigError(f"{path}: not a jaxlint signatures file (no `functions` table)")
     out = {}
@@ -172,12 +170,17 @@ def read_pickle(path: Path, sha: str) -> bytes:
     it cannot be used."""
     if not all(c in "0123456789abcdef" for c in sha) or len(sha) != 64:
         raise ValueError(f"`{sha[:20]}` is not a sha256 digest")
+    from jaxlint import untrusted
+    from jaxlint.config import ConfigError
+
     f = pickle_dir(path) / f"{sha}.pickle"
     try:
-        data = f.read_bytes()
+        data = untrusted.read_bytes(f, "saved arguments")
     except OSError:
         raise ValueError(f"its saved arguments {f.name} are missing from {pickle_dir(path).name}/: "
                          "run `jaxlint record` again") from None
+    except ConfigError as e:
+        raise ValueError(str(e)) from None
     if hashlib.sha256(data).hexdigest() != sha:
         raise ValueError(f"{f.name} does not match its hash (edited or damaged): run `jaxlint record` again")
     return data

@@ -110,6 +110,8 @@ def run(args) -> int:
     elif cmd[0] == "jupyter" and (Path(sys.executable).parent / "jupyter").is_file():
         # `jupyter execute nb.ipynb` (nbclient): its kernel is a child of that interpreter
         cmd[0] = str(Path(sys.executable).parent / "jupyter")
+    levels = [] if args.no_analysis else ["trace"] + (["compile"] if args.compile else [])
+    _check_target(target, args.replace, bool(levels))
     work = tempfile.mkdtemp(prefix="jaxlint-record-")
     try:
         shim_dir = Path(work) / "shim"
@@ -121,13 +123,12 @@ def run(args) -> int:
         env["PYTHONPATH"] = os.pathsep.join([str(shim_dir), *[p for p in [env.get("PYTHONPATH")] if p]])
         env["JAXLINT_RECORD_DIR"] = str(out_dir)
         env["JAXLINT_RECORD_ROOT"] = str(root)
-        levels = [] if args.no_analysis else ["trace"] + (["compile"] if args.compile else [])
         env["JAXLINT_OBSERVE"] = ",".join(levels)
         env["JAXLINT_KEEP_IR"] = "1" if args.keep_ir else ""
         # a Jupyter kernel finds which notebook cell it runs by content, in these notebooks
         notebooks = [str(Path(a).resolve()) for a in cmd[1:] if a.endswith(".ipynb") and Path(a).is_file()]
         env["JAXLINT_RECORD_NOTEBOOKS"] = os.pathsep.join(notebooks)
-        rc = _run(cmd, env)
+        rc, stopped = _run(cmd, env)
         parts = _read_parts(out_dir, "records")
         recorded = signatures.merge(parts)
         observed_parts = _read_parts(out_dir, "observed") if levels else []
@@ -176,28 +177,80 @@ def run(args) -> int:
             n = e["count"]
             print(f"jaxlint record: warning: the recorder failed {n} time{'s' if n != 1 else ''} {doing} "
                   f"(what it failed on went unrecorded): {e['first']}", file=sys.stderr)
+        if stopped is not None:
+            print(f"jaxlint record: stopped by {_signal_name(stopped)}; what the command observed until then "
+                  f"is written", file=sys.stderr)
+            return 128 + stopped
         if rc < 0:  # killed by a signal: the shell's convention, 128 + its number
-            import signal
-
-            try:
-                name = signal.Signals(-rc).name
-            except ValueError:
-                name = f"signal {-rc}"
-            print(f"jaxlint record: the command was stopped by {name}; what it observed until then is kept",
-                  file=sys.stderr)
+            print(f"jaxlint record: the command was stopped by {_signal_name(-rc)}; what it observed until "
+                  f"then is kept", file=sys.stderr)
             return 128 - rc
         if rc != 0:
             print(f"jaxlint record: the command exited with status {rc}", file=sys.stderr)
         return rc
     finally:
+        _release_signals()
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _run(cmd: list[str], env: dict) -> int:
-    """Run the command; Ctrl-C reaches it (same process group) and is its to handle:
-    wait for it to finish, so that what it observed until then is written. Anything it
-    leaves running is killed when it ends (found by a tag in its environment, see
-    :mod:`jaxlint.procs`), and SIGTERM or SIGHUP to jaxlint (``SystemExit``) is passed on."""
+def _signal_name(signum: int) -> str:
+    import signal
+
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
+def _check_target(target: Path, replace: bool, observing: bool) -> None:
+    """Before the command runs: the recording it makes can be merged into what is there
+    and written (a damaged file or a read-only folder found after a long run loses it)."""
+    from jaxlint.config import ConfigError
+    from jaxlint.dynamic import observations, signatures
+
+    elsewhere = "or write elsewhere with --signatures PATH"
+    for f in [target, *([observations.path_for(target)] if observing else [])]:
+        if f.is_dir():
+            raise ConfigError(f"record: {f} is a folder; the command was not run: remove it, {elsewhere}")
+    folder = target.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".jaxlint-record-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise ConfigError(f"record: cannot write to {folder} ({e.strerror or e}); the command was not run: "
+                          f"make it writable, {elsewhere}") from None
+    if not replace:
+        try:
+            signatures.load(target)
+            if observing:
+                observations.load(observations.path_for(target))
+        except ConfigError as e:
+            raise ConfigError(f"record: {e}; the command was not run: fix or remove the file, run with "
+                              f"--replace to start the recording afresh, {elsewhere}") from None
+
+
+#: seconds the command gets to write what it recorded after a forwarded SIGTERM or SIGHUP
+STOP_GRACE = 20.0
+#: Linux's si_code of a signal the kernel sent (a terminal's Ctrl-C), not another process
+_SI_KERNEL = 0x80
+
+
+def _run(cmd: list[str], env: dict) -> tuple[int, int | None]:
+    """Run the command to its end: (its exit status, the signal that stopped jaxlint
+    or None). Signals to jaxlint go to the command, whose recorder writes what it
+    observed before it ends:
+
+    * SIGINT: Ctrl-C at a terminal reaches the command itself (same process group); a
+      SIGINT sent to jaxlint alone (``kill -INT``) is forwarded to it;
+    * SIGTERM, SIGHUP: forwarded to every process of the command; after
+      :data:`STOP_GRACE` seconds (or a second signal) what is left is killed.
+
+    Anything the command leaves running is killed when it ends (found by a tag in its
+    environment, see :mod:`jaxlint.procs`)."""
+    import signal
+
     from jaxlint import procs
     from jaxlint.config import ConfigError
 
@@ -208,19 +261,20 @@ def _run(cmd: list[str], env: dict) -> int:
         raise ConfigError(f"record: command not found: {cmd[0]}") from None
     except PermissionError as e:
         raise ConfigError(f"record: cannot run {cmd[0]}: {e}") from None
+    stopped: list[int] = []
     try:
-        while True:
-            try:
-                return proc.wait()
-            except KeyboardInterrupt:
-                continue
-    except SystemExit:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
-        raise
+        if hasattr(signal, "sigtimedwait"):
+            _wait_forwarding(proc, tag, stopped)
+        else:  # pragma: no cover - not Linux: signals arrive as exceptions
+            while proc.poll() is None:
+                try:
+                    proc.wait()
+                except KeyboardInterrupt:
+                    continue
+                except SystemExit as e:
+                    stopped.append(int(e.code or 0) - 128)
+                    _forward(proc, tag, stopped[0])
+        return proc.wait(), (stopped[0] if stopped else None)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -228,14 +282,74 @@ def _run(cmd: list[str], env: dict) -> int:
         procs.kill_tagged(tag)  # daemons and forks left behind would write into a deleted folder
 
 
+def _forward(proc: subprocess.Popen, tag: str, signum: int) -> None:
+    """Send ``signum`` to the command and every process it started."""
+    from jaxlint import procs
+
+    for pid in [proc.pid, *(p for p in procs.tagged_pids(tag) if p != proc.pid)]:
+        try:
+            os.kill(pid, signum)
+        except OSError:
+            pass
+
+
+def _wait_forwarding(proc: subprocess.Popen, tag: str, stopped: list[int]) -> None:
+    """Wait for ``proc`` with SIGINT, SIGTERM and SIGHUP held and taken with
+    ``sigtimedwait`` (which tells a terminal's Ctrl-C from a ``kill``); SIGCHLD wakes it
+    when the command ends. The signals stay held until :func:`_release_signals`, so
+    that writing the recording is not cut short."""
+    import signal
+    import time
+
+    wanted = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD}
+    signal.pthread_sigmask(signal.SIG_BLOCK, wanted)
+    deadline = None
+    while proc.poll() is None:
+        timeout = 1.0 if deadline is None else max(0.0, min(1.0, deadline - time.monotonic()))
+        info = signal.sigtimedwait(wanted, timeout)
+        if deadline is not None and time.monotonic() >= deadline:
+            proc.kill()
+            continue
+        if info is None or info.si_signo == signal.SIGCHLD:
+            continue
+        if info.si_signo == signal.SIGINT:
+            if info.si_code != _SI_KERNEL:  # not the terminal's: the command did not get it
+                try:
+                    os.kill(proc.pid, signal.SIGINT)
+                except OSError:
+                    pass
+            continue
+        if stopped:  # a second SIGTERM or SIGHUP: no more waiting
+            proc.kill()
+            continue
+        stopped.append(info.si_signo)
+        _forward(proc, tag, info.si_signo)
+        deadline = time.monotonic() + STOP_GRACE
+
+
+def _release_signals() -> None:
+    """Undo :func:`_wait_forwarding`'s hold: a SIGCHLD taken there is dropped, and a
+    signal that came while the recording was written is handled now."""
+    import signal
+
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD})
+
+
 def _read_parts(out_dir: Path, kind: str) -> list[dict]:
+    from jaxlint import untrusted
+    from jaxlint.config import ConfigError
+
     parts = []
     for f in sorted(out_dir.glob(f"{kind}-*.json")):
         try:
-            parts.append(json.loads(f.read_text(encoding="utf-8")))
-        except (OSError, ValueError) as e:  # a process killed while writing: say what is lost
+            part = untrusted.read_json(f, f"the {kind} of one process")
+        except (OSError, ConfigError) as e:  # a process killed while writing: say what is lost
             print(f"jaxlint record: warning: the {kind} of one process are unreadable and left out "
                   f"({type(e).__name__}: {e})", file=sys.stderr)
+            continue
+        if isinstance(part, dict):
+            parts.append(part)
     return parts
 
 

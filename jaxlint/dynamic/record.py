@@ -111,6 +111,12 @@ def install() -> None:
     if _INSTALLED or not os.environ.get("JAXLINT_RECORD_DIR"):
         return
     _INSTALLED = True
+    global _PROGRAM
+    try:
+        _PROGRAM = _entry()
+    except Exception as e:  # never break the user's program
+        recorder_error("reading how the program was started", e)
+    _stop_signals_exit()
     for name in TARGETS:
         if name in sys.modules:
             _patch(sys.modules[name], name)
@@ -122,8 +128,31 @@ def install() -> None:
         os.register_at_fork(after_in_child=_forget)
 
 
+def _stop_signals_exit() -> None:
+    """SIGTERM and SIGHUP, where the program leaves them at their default (the process
+    dies on the spot), end it through ``SystemExit`` instead, so that what it recorded
+    is written at exit (``jaxlint record`` forwards them to every process it started).
+    A program's own handlers are left alone; a second signal kills as before."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None and signal.getsignal(sig) is signal.SIG_DFL:
+            signal.signal(sig, _stop)
+
+
+def _stop(signum, frame) -> None:
+    import signal
+
+    signal.signal(signum, signal.SIG_DFL)
+    raise SystemExit(128 + signum)
+
+
 def _forget() -> None:
-    global _OBSERVER, _LAST_FLUSH
+    global _OBSERVER, _LAST_FLUSH, _GEN
+    _GEN += 1
     _RECORDS.clear()
     _BLOBS.clear()
     _ERRORS.clear()
@@ -239,15 +268,34 @@ class _Recorded:
         self._key, self._meta = key, meta
         #: which jitted function object this is (ids are reused once one is collected)
         self._serial = next(_SERIALS)
+        #: fast-path key -> the function that counts a call (see :meth:`_remember`)
+        self._fast: dict = {}
+        self._gen = _GEN
+        # a Python number is part of the signature by value where jit makes it static
+        self._by_value = bool(meta.get("static_nums") or meta.get("static_names")) or meta.get("kind") == "filter_jit"
 
     def __call__(self, *args, **kwargs):
+        fast = None
+        try:
+            fast = _fast_key(args, kwargs, self._by_value)
+            if fast is not None:
+                if self._gen != _GEN:  # forked: the parent's counters are the parent's
+                    self._fast, self._gen = {}, _GEN
+                count = self._fast.get(fast)
+                if count is not None:  # a signature seen before: count it, nothing else
+                    count()
+                    return self._jitted(*args, **kwargs)
+        except Exception as e:  # recording must never change what the program does
+            recorder_error("noting a call", e)
         try:
             noted = _note(self._key, self._meta, args, kwargs)
             obs = _observer() if noted is not None else None
-        except Exception as e:  # recording must never change what the program does
+        except Exception as e:
             recorder_error("noting a call", e)
             noted = obs = None
         if obs is None:
+            if noted is not None and fast is not None:
+                self._remember(fast, noted, None)
             return self._jitted(*args, **kwargs)
         canon, sig, inlined = noted
         if inlined:
@@ -256,7 +304,37 @@ class _Recorded:
         try:
             return obs.call(self, args, kwargs, canon, sig)
         finally:
+            if fast is not None:
+                self._remember(fast, noted, obs)
             _maybe_flush()
+
+    def _remember(self, fast: tuple, noted: tuple, obs: Any) -> None:
+        """Take the fast path for later calls with the key ``fast`` (see :func:`_fast_key`):
+        only for signatures of arrays and Python values, which the key pins entirely."""
+        canon, _, inlined = noted
+        if inlined or '"opaque"' in canon or '"repr"' in canon:
+            return
+        try:
+            observed = obs.counter(self, canon) if obs is not None else None
+            if obs is not None and observed is None:
+                return
+            with _LOCK:
+                entry = _RECORDS[self._key]["sigs"][canon]
+        except Exception as e:
+            recorder_error("noting a call", e)
+            return
+
+        def count() -> None:
+            with _LOCK:
+                entry["calls"] += 1
+            if observed is not None:
+                observed()
+                _maybe_flush()
+
+        if self._gen != _GEN:
+            self._fast, self._gen = {}, _GEN
+        if len(self._fast) < _FAST_MAX:
+            self._fast[fast] = count
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -265,6 +343,41 @@ class _Recorded:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._jitted, name)
+
+
+#: a fast-path table's most entries per jitted function (each a distinct signature)
+_FAST_MAX = 4096
+#: bumped in a forked child, whose fast-path tables start empty
+_GEN = 0
+_SCALARS = frozenset({bool, int, float, complex, str})
+_ARRAY_TYPE: Any = None
+
+
+def _fast_key(args: tuple, kwargs: dict, by_value: bool) -> tuple | None:
+    """A key that pins a call's signature cheaply: the arguments' tree structure and,
+    per leaf, a concrete jax array's abstract value (shape, dtype, weak type), a numpy
+    array's shape and dtype, a Python value's type (``by_value``: the value itself, for
+    static arguments and filter_jit). None when a leaf is anything else (a tracer, an
+    object): those calls take the full path every time."""
+    global _ARRAY_TYPE
+    from jaxlint.dynamic import adapter
+
+    if _ARRAY_TYPE is None:
+        _ARRAY_TYPE = adapter.concrete_array_type()
+    leaves, treedef = adapter.flatten((args, kwargs))
+    key: list = [treedef]
+    array = _ARRAY_TYPE
+    for x in leaves:
+        t = type(x)
+        if t is array:
+            key.append(x.aval)
+        elif t in _SCALARS:
+            key.append((t, x) if by_value or t is str else t)
+        elif t.__name__ == "ndarray" and t.__module__ == "numpy":
+            key.append((t, x.shape, x.dtype))
+        else:
+            return None
+    return tuple(key)
 
 
 _IN_PROJECT: dict[str, bool] = {}
@@ -767,8 +880,46 @@ def _at_exit() -> None:
 ENV_KEEP = re.compile(r"^(JAX_|XLA_|TF_CPP_|CUDA_VISIBLE_DEVICES$|TPU_|PYTHONHASHSEED$)")
 
 
+#: how this process was started (:func:`_entry`), taken when the recorder is installed
+_PROGRAM: dict | None = None
+#: the interpreter's options that take a separate argument
+_OPTION_ARGS = {"-W", "-X", "--check-hash-based-pycs"}
+
+
+def _entry() -> dict:
+    """How this process was started, read before the program runs (at exit CPython has
+    already cleared ``__main__``): the project module it runs as its main (a script's
+    path, or ``-m``'s module), its argv as the program sees it, its working directory
+    and the allowed environment (:data:`ENV_KEEP`)."""
+    args = list(getattr(sys, "orig_argv", None) or [])[1:]
+    argv = list(sys.argv)
+    main = None
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "-m" or (a.startswith("-m") and len(a) > 2):
+            main = args[i + 1] if a == "-m" and i + 1 < len(args) else a[2:] if a != "-m" else None
+            if argv and argv[0] == "-m":  # what __main__ will see: the module, not `-m`
+                argv[0] = main or argv[0]
+            break
+        if a in _OPTION_ARGS:
+            i += 2
+            continue
+        if a == "-" or a.startswith("-c") or not a.startswith("-"):
+            if not a.startswith("-") and a.endswith(".py") and in_project(os.path.abspath(a)):
+                from jaxlint.dynamic import project
+
+                main = project.module_name(Path(a).resolve(), _root())[0]
+            break
+        i += 1
+    return {"main": main, "argv": argv, "cwd": os.getcwd(),
+            "env": {k: v for k, v in os.environ.items() if ENV_KEEP.match(k)}}
+
+
 def _program() -> dict:
     """How this process was started: what a re-import of its main script needs."""
+    if _PROGRAM is not None:
+        return dict(_PROGRAM)
     main = sys.modules.get("__main__")
     spec = getattr(main, "__spec__", None)
     name = None

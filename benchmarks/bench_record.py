@@ -19,6 +19,12 @@ Targets: trace <= 1.3 x plain (median wall time of ``--repeat`` runs); compiles 
 ``record --compile`` == compiles of the plain run. ``--check`` exits 1 when one is missed.
 
     python benchmarks/bench_record.py [--repeat 3] [--steps 300] [--check] [--json out.json]
+
+``--per-call`` measures instead what recording adds to one call of a jitted function
+whose signature was already seen (the recorder's fast path): a tiny call
+(``x + 1`` on ``f32[3]``) and a call with an 11-leaf pytree (a dict of 11 arrays), each
+the best of 7 loops of ``--calls`` calls, in a plain run, under ``jaxlint record`` and
+under ``jaxlint record --no-analysis``; the target is at most 5 µs over the plain call.
 """
 from __future__ import annotations
 
@@ -126,6 +132,74 @@ if __name__ == "__main__":
 '''
 
 
+PER_CALL = '''
+import json
+import sys
+import time
+
+import jax
+import jax.numpy as jnp
+
+tiny = jax.jit(lambda x: x + 1)
+tree_call = jax.jit(lambda t: t["k0"])
+x = jnp.ones(3)
+tree = {f"k{i}": jnp.ones(3) for i in range(11)}
+tiny(x).block_until_ready()
+tree_call(tree).block_until_ready()
+N = int(sys.argv[1])
+
+
+def per_call(fn, arg):
+    best = float("inf")
+    for _ in range(7):
+        t = time.perf_counter()
+        for _ in range(N):
+            fn(arg)
+        best = min(best, (time.perf_counter() - t) / N)
+    return best * 1e6
+
+
+print(json.dumps({"tiny": per_call(tiny, x), "tree": per_call(tree_call, tree)}))
+'''
+
+
+def per_call(args) -> int:
+    """What recording adds per call on the fast path (see the module's docstring)."""
+    with tempfile.TemporaryDirectory(prefix="jaxlint-bench-record-") as tmp:
+        root = Path(tmp)
+        (root / "pyproject.toml").write_text("[tool.jaxlint]\n")
+        (root / "calls.py").write_text(PER_CALL.lstrip("\n"))
+        py, n = sys.executable, str(args.calls)
+        variants = {"plain": [py, "calls.py", n],
+                    "record": [py, "-m", "jaxlint", "record", "--", "python", "calls.py", n],
+                    "record --no-analysis": [py, "-m", "jaxlint", "record", "--no-analysis", "--", "python",
+                                             "calls.py", n]}
+        best: dict[str, dict[str, float]] = {}
+        for _ in range(args.repeat):  # interleaved, so load changes hit every variant alike
+            for name, cmd in variants.items():
+                env = dict(os.environ)
+                env.pop("JAXLINT_OUTPUT_FORMAT", None)
+                out = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=600)
+                if out.returncode != 0:
+                    raise SystemExit(f"{' '.join(cmd)} failed:\n{out.stderr[-3000:]}")
+                got = json.loads(out.stdout.strip().splitlines()[-1])
+                cur = best.setdefault(name, got)
+                for k, v in got.items():
+                    cur[k] = min(cur[k], v)
+    print(f"per call (µs, best of {args.repeat} runs x 7 loops of {args.calls} calls; {os.cpu_count()} cores, "
+          f"load {os.getloadavg()[0]:.1f}):")
+    print(f"{'':<24}{'tiny call':>12}{'11-leaf pytree':>16}")
+    for name, r in best.items():
+        extra = "" if name == "plain" else \
+            f"   (+{r['tiny'] - best['plain']['tiny']:.1f}, +{r['tree'] - best['plain']['tree']:.1f})"
+        print(f"{name:<24}{r['tiny']:>12.1f}{r['tree']:>16.1f}{extra}")
+    over = max(best[v][k] - best["plain"][k] for v in best if v != "plain" for k in ("tiny", "tree"))
+    print(f"target: at most 5 µs over a plain call: +{over:.1f} {'ok' if over <= 5 else 'MISSED'}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"per_call_us": best, "calls": args.calls}, indent=1))
+    return 0 if over <= 5 or not args.check else 1
+
+
 def timed(cmd: list[str], cwd: Path) -> tuple[float, str]:
     env = dict(os.environ)
     env.pop("JAXLINT_OUTPUT_FORMAT", None)
@@ -148,7 +222,11 @@ def main() -> int:
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--json")
+    ap.add_argument("--per-call", action="store_true", help="the recorder's cost per call (fast path)")
+    ap.add_argument("--calls", type=int, default=2000)
     args = ap.parse_args()
+    if args.per_call:
+        return per_call(args)
     with tempfile.TemporaryDirectory(prefix="jaxlint-bench-record-") as tmp:
         root = Path(tmp)
         (root / "pyproject.toml").write_text("[tool.jaxlint]\n")

@@ -554,6 +554,18 @@ def capture_compiles() -> Iterator[list[CapturedCompile] | None]:
         stack.pop()
 
 
+def flatten(tree: Any) -> tuple[list, Any]:
+    """(leaves, treedef) of a pytree, as jit flattens its arguments."""
+    return jax.tree_util.tree_flatten(tree)
+
+
+@functools.lru_cache(maxsize=None)
+def concrete_array_type() -> type:
+    """The type of a concrete jax array (a tracer is not one): its ``aval`` (shape,
+    dtype, weak type) is what jit keys its cache on."""
+    return type(jax.numpy.zeros(()))
+
+
 def has_tracer(tree: Any) -> bool:
     """Whether a pytree holds a tracer: a jitted function called with it runs inside
     another function's trace (it is inlined there, not compiled on its own)."""

@@ -255,6 +255,24 @@ class Observer:
             if cur.get("again_at") is None:
                 cur["again_at"] = call_site()
 
+    def counter(self, rec: Any, canon: str) -> Any:
+        """A function that counts one more call of ``rec`` with the signature ``canon``,
+        which :meth:`call` has already observed (the recorder's fast path calls it instead
+        of :meth:`call`); None when that signature was not observed."""
+        fs = self.state(rec._key, rec._meta, rec._fun)
+        with self.lock:
+            cur = fs.sigs.get(canon)
+        if cur is None:
+            return None
+        lock = self.lock
+
+        def count() -> None:
+            with lock:
+                fs.calls += 1
+                cur["calls"] += 1
+
+        return count
+
     def inlined(self, rec: Any) -> None:
         """A call with tracers: inside another function's trace, inlined there."""
         fs = self.state(rec._key, rec._meta, rec._fun)

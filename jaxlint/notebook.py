@@ -38,7 +38,7 @@ import warnings
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
-from jaxlint.textutil import line_starts, split_lines
+from jaxlint.textutil import LINE_BREAK, line_starts, split_lines
 
 SUFFIX = ".ipynb"
 
@@ -370,6 +370,8 @@ class Module:
     trailing: Mapping[int, bool] = field(default_factory=dict)
     #: the separator lines cannot be told from a cell's own lines: no fix may be written
     ambiguous: bool = False
+    #: per cell number: the line break its source uses (``\r\n`` and ``\r`` kept when written back)
+    newlines: Mapping[int, str] = field(default_factory=dict)
 
     @classmethod
     def build(cls, cells: Sequence[Cell]) -> "Module":
@@ -377,9 +379,12 @@ class Module:
         entries = []
         originals = {}
         trailing = {}
+        newlines = {}
         line = 1
         ambiguous = False
         for c in cells:
+            brk = LINE_BREAK.search(c.source)
+            newlines[c.number] = brk.group() if brk else "\n"
             masked_lines, masked = mask(c.source)
             parts.append(MARKER.format(c.number) + "\n")
             line += 1
@@ -389,7 +394,7 @@ class Module:
             originals[c.number] = (tuple(l for l in split_lines(c.source)[:len(masked_lines)]), tuple(masked))
             trailing[c.number] = c.source.endswith(("\n", "\r"))
             ambiguous = ambiguous or any(_MARKER.match(ln) for ln in masked_lines)
-        return cls("".join(parts), CellMap(tuple(entries)), originals, {}, trailing, ambiguous)
+        return cls("".join(parts), CellMap(tuple(entries)), originals, {}, trailing, ambiguous, newlines)
 
     def find_broken(self) -> dict[int, tuple[str, int, int]]:
         """The cells that do not parse on their own (masked), with the syntax error."""
@@ -452,9 +457,10 @@ class Module:
                     restored.append(ln)
             if pending:
                 raise ValueError(f"a fix would remove IPython syntax from cell {number}")
-            text = "\n".join(restored)
+            nl = self.newlines.get(number, "\n")
+            text = nl.join(restored)
             if restored and self.trailing.get(number, False):
-                text += "\n"
+                text += nl
             out[number] = text
         return out
 

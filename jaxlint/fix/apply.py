@@ -197,7 +197,7 @@ def fix_until_stable(text: str, diagnostics: Sequence[Diagnostic], lint: Callabl
                    and _key(d) not in declined]
         if not planned or codemods >= MAX_CODEMODS:
             break
-        from jaxlint.fix.codemod import CannotFix, Parsed, compute
+        from jaxlint.fix.codemod import CannotFix, Parsed, compute, compute_batch
 
         if checked is None:
             checked = lint(text)
@@ -206,8 +206,21 @@ def fix_until_stable(text: str, diagnostics: Sequence[Diagnostic], lint: Callabl
         except CannotFix as e:
             declined.update((_key(d), (d, str(e))) for d in planned)
             break
+        ordered = sorted(planned, key=lambda d: (d.start, d.code))[:MAX_CODEMODS - codemods]
+        if len(ordered) > 1:  # all in one libcst pass, verified once; fix by fix only if that fails
+            batch = compute_batch(text, ordered, lint, checked, path, parsed)
+            if batch.outcome.ok:
+                applied.extend(batch.made)
+                text, current = batch.outcome.text, batch.outcome.findings  # type: ignore[assignment]
+                checked = current
+                codemods += len(batch.made)
+                declined.clear()  # the text changed: what failed before may work now, but not these
+                declined.update((_key(d), (d, why)) for d, why in batch.declined)
+                continue
+            declined.update((_key(d), (d, why)) for d, why in batch.declined)
+            ordered = [d for d in ordered if _key(d) not in declined]
         made = None
-        for d in sorted(planned, key=lambda d: (d.start, d.code)):
+        for d in ordered:
             out = compute(text, d, lint, checked, path, parsed)
             if out.ok:
                 made = (d, out)

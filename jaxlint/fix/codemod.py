@@ -78,7 +78,13 @@ class Parsed:
         self.cr_only = "\r" in text and "\n" not in text
         try:
             with _analysis_stack():  # the room the static phase gives deeply nested code
-                self.module = cst.parse_module(text.replace("\r", "\n") if self.cr_only else text)
+                src = text.replace("\r", "\n") if self.cr_only else text
+                self.module = cst.parse_module(src)
+                # libcst drops a lone CR that ends the file: it comes back at render
+                code = self.module.code
+                self.tail = src[len(code):] if code != src and src.startswith(code) else ""
+                if code + self.tail != src:
+                    raise CannotFix("libcst does not give the file back as it is")
                 self.positions = cst.MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         except RecursionError:
             raise CannotFix("the code is nested too deeply for libcst") from None
@@ -245,7 +251,7 @@ class FixContext:
             new = self.module.visit(_Apply(self._replace, self._before, self._after))
         except Exception as e:  # a node libcst cannot render in that place
             raise CannotFix(f"libcst cannot make the change: {type(e).__name__}: {e}") from None
-        code = new.code  # type: ignore[union-attr]
+        code = new.code + self.parsed.tail  # type: ignore[union-attr]
         return code.replace("\n", "\r") if self.parsed.cr_only else code
 
     def _place_imports(self) -> None:
@@ -445,8 +451,92 @@ def compute(text: str, finding: Diagnostic, lint: Lint, baseline: Sequence[Diagn
     return verify(text, new, finding, lint, baseline, fx.regions, path)
 
 
-def verify(text: str, new: str, finding: Diagnostic, lint: Lint, baseline: Sequence[Diagnostic] | None,
-           regions: Sequence[tuple[int, int]], path: str = "") -> Outcome:
+@dataclass
+class Batch:
+    """Fixes made together in one libcst pass and verified once (``--fix``): ``made``
+    are in ``outcome.text``; ``declined`` could not be made (finding, why); ``deferred``
+    touch a node another fix of the batch changes, for the next pass."""
+
+    outcome: Outcome
+    made: list[Diagnostic] = field(default_factory=list)
+    declined: list[tuple[Diagnostic, str]] = field(default_factory=list)
+    deferred: list[Diagnostic] = field(default_factory=list)
+
+
+def compute_batch(text: str, findings: Sequence[Diagnostic], lint: Lint, baseline: Sequence[Diagnostic],
+                  path: str = "", parsed: Parsed | None = None) -> Batch:
+    """The fixes of ``findings`` made on one parse of ``text``, rendered once and
+    verified once as :func:`verify` verifies one (the time is linear in their number).
+    A codemod that cannot make its fix declines it; two that touch one node: the later
+    waits for the next pass. When the whole does not verify, ``outcome`` says why and
+    nothing is made (the caller goes fix by fix)."""
+    from jaxlint.registry import rules_by_code
+    from jaxlint.static.checker import _analysis_stack
+
+    by_code = rules_by_code()
+    batch = Batch(Outcome())
+    try:
+        parsed = parsed if parsed is not None and parsed.text == text else Parsed(text)
+    except CannotFix as e:
+        batch.declined = [(d, str(e)) for d in findings]
+        batch.outcome = Outcome(reason=str(e))
+        return batch
+    whole = FixContext(parsed, {})
+    claimed: set[int] = set()  # the nodes replaced so far
+    around: set[int] = set()  # and every node around one of them
+    with _analysis_stack():
+        for d in findings:
+            rule = by_code.get(d.code)
+            if d.fix is None or d.fix.plan is None or rule is None:
+                batch.declined.append((d, "no planned fix"))
+                continue
+            fx = FixContext(parsed, dict(d.fix.plan))
+            try:
+                rule().codemod(fx)  # type: ignore[attr-defined]
+            except CannotFix as e:
+                batch.declined.append((d, str(e)))
+                continue
+            except RecursionError:
+                batch.declined.append((d, "the code is nested too deeply to rewrite"))
+                continue
+            except Exception as e:  # a codemod bug must not lose the run
+                batch.declined.append((d, f"internal error in the {d.code} codemod: {type(e).__name__}: {e}"))
+                continue
+            olds = [old for old, _ in fx._replace.values()]
+            if any(id(o) in claimed or id(o) in around or any(id(a) in claimed for a in parsed.ancestors(o))
+                   for o in olds):
+                batch.deferred.append(d)
+                continue
+            for o in olds:
+                claimed.add(id(o))
+                around.update(id(a) for a in parsed.ancestors(o))
+            whole._replace.update(fx._replace)
+            for mine, theirs in ((whole._before, fx._before), (whole._after, fx._after)):
+                for k, v in theirs.items():
+                    mine.setdefault(k, []).extend(v)
+            whole._imports.extend(fx._imports)
+            whole.released |= fx.released
+            whole.regions.extend(fx.regions)
+            batch.made.append(d)
+        if not batch.made:
+            batch.outcome = Outcome(reason="no fix could be made")
+            return batch
+        try:
+            new = whole.render()
+            if whole.drop_unused_imports(new, text, path.replace("\\", "/").endswith("__init__.py")):
+                new = whole.render()
+        except CannotFix as e:
+            batch.outcome = Outcome(reason=str(e))
+            return batch
+        except RecursionError:
+            batch.outcome = Outcome(reason="the code is nested too deeply to rewrite")
+            return batch
+    batch.outcome = verify(text, new, batch.made, lint, baseline, whole.regions, path)
+    return batch
+
+
+def verify(text: str, new: str, finding: Diagnostic | Sequence[Diagnostic], lint: Lint,
+           baseline: Sequence[Diagnostic] | None, regions: Sequence[tuple[int, int]], path: str = "") -> Outcome:
     """Check a fixed text as the module docstring says; the outcome carries it when it passes."""
     if new == text:
         return Outcome(reason="the fix changes nothing")
@@ -461,7 +551,7 @@ def verify(text: str, new: str, finding: Diagnostic, lint: Lint, baseline: Seque
         return Outcome(reason=f"the fix would lose the comment {lost!r}")
     before = list(baseline) if baseline is not None else lint(text)
     after = lint(new)
-    problem = _compare(before, after, finding, text, new, edits)
+    problem = _compare(before, after, [finding] if isinstance(finding, Diagnostic) else finding, text, new, edits)
     if problem:
         return Outcome(reason=problem)
     return Outcome(new, edits, after)
@@ -590,25 +680,31 @@ def _what(signature: str) -> str:
     return signature.split(":", 1)[-1]
 
 
-def _compare(before: Sequence[Diagnostic], after: Sequence[Diagnostic], finding: Diagnostic, text: str, new: str,
-             edits: Sequence[Edit]) -> str | None:
-    """Why the re-check refutes the fix: the finding is still there, or a new one came."""
+def _compare(before: Sequence[Diagnostic], after: Sequence[Diagnostic], findings: Sequence[Diagnostic], text: str,
+             new: str, edits: Sequence[Edit]) -> str | None:
+    """Why the re-check refutes the fixes: a finding is still there, or a new one came."""
     old_starts, new_starts = line_starts(text), line_starts(new)
     spans = sorted((_offset(old_starts, len(text), e.start), _offset(old_starts, len(text), e.end), len(e.content))
                    for e in edits)
 
+    firsts = [a for a, _, _ in spans]
+    shift = [0]  # what the edits before each one add to the length
+    for a, b, n in spans:
+        shift.append(shift[-1] + n - (b - a))
+
     def moved(p: Position) -> set[Position]:
         o = _offset(old_starts, len(text), p)
-        delta = 0
+        j, k = bisect.bisect_left(firsts, o), bisect.bisect_right(firsts, o)
+        if j > 0 and spans[j - 1][1] > o:
+            return set()  # inside replaced text: no position to follow
+        delta = shift[j]
         out = set()
-        for a, b, n in spans:
-            if o < a:
-                break
-            if o == a == b:  # an insertion right here: the node may start before or after it
+        for a, b, n in spans[j:k]:  # the edits that start right here
+            if a == b:  # an insertion: the node may start before or after it
                 out.add(_position(new_starts, o + delta))
-            elif o < b:
-                return out  # inside replaced text: no position to follow
-            delta += n - (b - a)
+            else:
+                return out  # replaced from here on
+            delta += n
         out.add(_position(new_starts, o + delta))
         return out
 
@@ -621,23 +717,41 @@ def _compare(before: Sequence[Diagnostic], after: Sequence[Diagnostic], finding:
         return (old.code == new_d.code and bool(old.signature) and _what(old.signature) == _what(new_d.signature)
                 and _DIGITS.sub("", old.message) == _DIGITS.sub("", new_d.message))
 
-    target = next((d for d in before if d.code == finding.code and d.start == finding.start
-                   and d.end == finding.end), None)
-    if target is None:
-        return "the finding is not in a re-check of the file"
-    pool = [d for d in before if d is not target]
-    unmatched = list(after)
-    for same in (here, alike):  # where it was first, then what it says
-        left = []
-        for d in unmatched:
-            match = next((o for o in pool if same(o, d)), None)
-            if match is None:
-                left.append(d)
-            else:
-                pool.remove(match)
-        unmatched = left
+    index: dict[tuple, list[Diagnostic]] = {}
+    for d in before:
+        index.setdefault((d.code, d.start, d.end), []).append(d)
+    targets = []
+    for finding in findings:
+        target = next(iter(index.get((finding.code, finding.start, finding.end), ())), None)
+        if target is None:
+            return "the finding is not in a re-check of the file"
+        targets.append(target)
+    ids = {id(t) for t in targets}
+    # the findings left: matched by where they were, then by what they say (each kept
+    # in buckets, so that matching is linear in the number of findings)
+    pool_here: dict[tuple, list[Diagnostic]] = {}
+    pool_alike: dict[tuple, list[Diagnostic]] = {}
+    for o in before:
+        if id(o) in ids:
+            continue
+        for p in moved(o.start):
+            pool_here.setdefault((o.code, p), []).append(o)
+        if o.signature:
+            pool_alike.setdefault((o.code, _what(o.signature), _DIGITS.sub("", o.message)), []).append(o)
+    used: set[int] = set()
+
+    def take(bucket: list[Diagnostic] | None) -> bool:
+        for o in bucket or ():
+            if id(o) not in used:
+                used.add(id(o))
+                return True
+        return False
+
+    unmatched = [d for d in after if not take(pool_here.get((d.code, d.start)))]
+    unmatched = [d for d in unmatched
+                 if not (d.signature and take(pool_alike.get((d.code, _what(d.signature), _DIGITS.sub("", d.message)))))]
     for d in unmatched:
-        if here(target, d) or alike(target, d):
+        if any(here(t, d) or alike(t, d) for t in targets):
             return "the finding is still there after the fix"
     if unmatched:
         d = unmatched[0]

@@ -6,6 +6,7 @@ from jaxlint.diagnostic import Applicability
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._fixplan import import_name
 from jaxlint.rules.static._numpy_api import JNP_SAME_NAME, SHAPE_QUERIES
+from jaxlint.rules.static._numpy_params import JNP_KEYWORDS, JNP_NONE_ONLY
 from jaxlint.rules.static._taint import Taint, confidence, describe, traced_how
 
 #: jax.random functions with a numpy.random namesake, for the suggestion.
@@ -367,6 +368,8 @@ class NumpyOnTracer(StaticRule):
                 )
 
     def _plan(self, ctx, fn, node: ast.Call, name: str, shown: str):
+        if not _jnp_takes(node, name):
+            return None
         jnp = import_name(ctx.model, "jax.numpy", fn, "jnp")
         root = node.func
         while isinstance(root, ast.Attribute):
@@ -395,6 +398,23 @@ class NumpyOnTracer(StaticRule):
             f"the compiled program and every call reuses them; use {instead} passed in as an argument",
             data={"function": f"numpy.{name}"},
         )
+
+
+def _jnp_takes(node: ast.Call, name: str) -> bool:
+    """Whether ``jnp.<name>`` accepts the call's keywords as written (``jnp.sort`` has
+    no ``kind``, ``out=`` must be None): otherwise the rewrite raises on every call."""
+    takes = JNP_KEYWORDS.get(name)
+    if takes is None:
+        return False
+    if takes == "**":
+        return True
+    known, none_only = set(takes.split()), set(JNP_NONE_ONLY.get(name, "").split())
+    for k in node.keywords:
+        if k.arg is None or k.arg not in known:  # **kwargs, or a keyword jnp does not know
+            return False
+        if k.arg in none_only and not (isinstance(k.value, ast.Constant) and k.value.value is None):
+            return False
+    return True
 
 
 def _shown(ctx, func: ast.AST) -> str:

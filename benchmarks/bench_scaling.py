@@ -1,0 +1,105 @@
+"""Scaling benchmark (issue 22): what a finding costs must not depend on the module's
+size, and ``--fix`` time must be linear in the number of fixes in a file.
+
+1. **Findings vs module size.** The time 2,000 JAX104 findings (``np.sum`` on a traced
+   value, each with its fix plan) add to ``jaxlint check``: in a small module, and beside
+   40,000 module-level constants. Each module is checked once with the findings and once
+   with the same code written with ``jnp`` (no findings); the difference is what the
+   findings add.
+2. **Fix time.** ``jaxlint check --fix --unsafe-fixes`` on one file with 25, 100 and 300
+   fixable findings, against a plain ``check`` of the same file.
+
+The real CLI in a subprocess, ``--no-cache``; best of ``--repeat`` runs (default 3).
+
+    python benchmarks/bench_scaling.py [--repeat N] [--json out.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HEAD = "import jax\nimport jax.numpy as jnp\nimport numpy as np\n\n"
+
+
+def module(findings: int, constants: int, fixable: bool = True, per_fn: int = 10) -> str:
+    call = "np.sum" if fixable else "jnp.sum"
+    out = [HEAD]
+    out += [f"C_{i} = {i}\n" for i in range(constants)]
+    for f in range(findings // per_fn):
+        out.append(f"\n\n@jax.jit\ndef f_{f}(x):\n")
+        out += [f"    y{i} = {call}(x + {i})\n" for i in range(per_fn)]
+        out.append("    return x\n")
+    return "".join(out)
+
+
+def timed(args: list[str], cwd: Path, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "jaxlint", *args], cwd=cwd, capture_output=True, check=False)
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def findings_vs_size(work: Path, repeat: int) -> dict:
+    out = {}
+    for label, constants in (("small module", 0), ("beside 40,000 constants", 40_000)):
+        times = {}
+        for fixable in (True, False):
+            p = work / f"m_{constants}_{int(fixable)}.py"
+            p.write_text(module(2000, constants, fixable))
+            times[fixable] = timed(["check", "--no-cache", "--select", "JAX104", p.name], work, repeat)
+        out[label] = {"with findings": times[True], "without": times[False], "added": times[True] - times[False]}
+    return out
+
+
+def fix_time(work: Path, repeat: int) -> dict:
+    out = {}
+    for n in (25, 100, 300):
+        src = module(n, 0, True, per_fn=5)
+        p = work / f"fix_{n}.py"
+        p.write_text(src)
+        check = timed(["check", "--no-cache", "--select", "JAX104", p.name], work, repeat)
+        best = float("inf")
+        for _ in range(repeat):
+            p.write_text(src)
+            t = time.perf_counter()
+            r = subprocess.run([sys.executable, "-m", "jaxlint", "check", "--no-cache", "--select", "JAX104",
+                                "--fix", "--unsafe-fixes", p.name], cwd=work, capture_output=True, text=True)
+            best = min(best, time.perf_counter() - t)
+        fixed = p.read_text().count("jnp.sum(")
+        out[n] = {"check": check, "fix": best, "fixed": fixed, "rc": r.returncode}
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="jaxlint-bench-scaling-"))
+    try:
+        (work / "pyproject.toml").write_text("[tool.jaxlint]\n")
+        res = {"findings_vs_size": findings_vs_size(work, args.repeat), "fix_time": fix_time(work, args.repeat)}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("2,000 JAX104 findings (check --no-cache --select JAX104, best of %d):" % args.repeat)
+    for label, r in res["findings_vs_size"].items():
+        print(f"  {label:26s} with {r['with findings']:.2f} s, without {r['without']:.2f} s, "
+              f"added {r['added']:.2f} s")
+    print("--fix --unsafe-fixes on one file:")
+    for n, r in res["fix_time"].items():
+        print(f"  {n:4d} fixes: fix {r['fix']:.2f} s (check alone {r['check']:.2f} s), {r['fixed']} made")
+    if args.json:
+        Path(args.json).write_text(json.dumps(res, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -9,6 +9,10 @@ are. Line numbers are never part of the key, so edits elsewhere in a file do not
 turn baselined findings into new ones. The file is sorted JSON, one entry per
 finding kind, so that a change to it reads well in review.
 
+A measured finding (trace or compile tier) is keyed under the file of the jitted
+function it was measured in, whether it is reported at the ``def`` or at the call a
+recording saw, and its signature holds no message text and no measured figure.
+
 A problem is one entry whichever tier found it: codes that ``supersedes`` links
 (JAX101 captured array, JAX201 its measured constant) are one family
 (:func:`jaxlint.registry.family_of`), and a measured finding carries the signature of
@@ -70,7 +74,18 @@ def _family(code: str) -> str:
 
 
 def finding_key(d: Diagnostic, base_dir: Path, cwd: Path, lines: "_Lines | None" = None) -> Key:
-    return key_path(d.path, base_dir, cwd), _family(d.code), _signature(d, lines or _Lines(cwd))
+    return key_path(_home(d), base_dir, cwd), _family(d.code), _signature(d, lines or _Lines(cwd))
+
+
+def _home(d: Diagnostic) -> str:
+    """The path a finding is keyed under: a measured finding's jitted function's file
+    (a recompilation is one finding whether it is reported at the call a recording saw
+    or at the ``def``), else where it is reported."""
+    from jaxlint.diagnostic import Phase
+    from jaxlint.supersede import HOME
+
+    home = d.data.get(HOME) if d.phase is not Phase.STATIC else None
+    return home if isinstance(home, str) and home else d.path
 
 
 @dataclass
@@ -148,7 +163,8 @@ class Comparison:
 
 
 def compare(baseline: Baseline, diags: Iterable[Diagnostic], base_dir: Path, cwd: Path,
-            judged: Mapping[str, frozenset[str]], superseded: Iterable[Diagnostic] = ()) -> Comparison:
+            judged: Mapping[str, frozenset[str]], superseded: Iterable[Diagnostic] = (),
+            measured: Mapping[str, Mapping[str, frozenset[str]]] | None = None) -> Comparison:
     """Split ``diags`` into new and baselined findings.
 
     ``judged`` maps the baseline path of every file this run checked completely to
@@ -157,7 +173,10 @@ def compare(baseline: Baseline, diags: Iterable[Diagnostic], base_dir: Path, cwd
     outside this run are left alone (a pre-commit run sees a few files).
     ``superseded``: static findings a measured finding replaced beyond the one whose
     signature it carries (:func:`jaxlint.supersede.merge_tiers`); still there, so
-    their entries are neither new nor stale.
+    their entries are neither new nor stale. ``measured``: baseline path -> function
+    -> the trace and compile codes that analysed it to the end in this run; an entry of
+    a measured finding (its signature starts with its function) is stale when its code
+    ran on its function and did not find it again.
     """
     lines = _Lines(cwd)
     groups: dict[Key, list[Diagnostic]] = {}
@@ -180,7 +199,9 @@ def compare(baseline: Baseline, diags: Iterable[Diagnostic], base_dir: Path, cwd
         missing = allowed - present.get(key, 0)
         if missing <= 0:
             continue
-        if baseline.code(key) in judged.get(path, ()) or not (base_dir / path).exists():
+        code = baseline.code(key)
+        ran = (measured or {}).get(path, {}).get(key[2].split(":", 1)[0], ())
+        if code in judged.get(path, ()) or code in ran or not (base_dir / path).exists():
             stale[key] = missing
     new.sort(key=lambda d: d.sort_key)
     return Comparison(new, matched, stale)

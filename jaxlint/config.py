@@ -91,6 +91,8 @@ class DynamicSettings:
     #: devices a worker has on the CPU backend (forced host devices, so that meshes and
     #: shardings of several devices compile); 0: as many as a recording ran with, else 1
     devices: int = 0
+    #: import modules that do work at import (a training script) to trace their functions
+    import_scripts: bool = False
 
 
 _DYNAMIC_TYPES: dict[str, Any] = {
@@ -98,6 +100,7 @@ _DYNAMIC_TYPES: dict[str, Any] = {
     "file-timeout": (int, float), "memory-limit-mb": int, "workers": int, "signatures": str,
     "x64": bool, "dimension-defaults": dict, "default-dimension": int, "functions": dict,
     "compile-timeout": (int, float), "slow-import": (int, float), "budgets": str, "devices": int,
+    "import-scripts": bool,
 }
 BACKENDS = ("cpu", "gpu", "cuda", "rocm", "tpu")
 #: array dimensions are 64-bit in XLA
@@ -140,6 +143,11 @@ class Settings:
     #: the least confidence a static finding needs to be reported: "likely" (the default
     #: selection), "certain", or "possible" (``--preview``)
     confidence: str = "likely"
+    #: the lowest severity that fails the run (exit 1); findings below it are shown only
+    fail_on: str = "warning"
+    #: selectors of the codes whose fixes ``--fix`` applies, and of those it never applies
+    fixable: tuple[str, ...] = ("ALL",)
+    unfixable: tuple[str, ...] = ()
 
     def fingerprint(self) -> str:
         """A hash of everything that changes what a rule reports."""
@@ -182,6 +190,15 @@ def _confidence(key: str, v: Any, src: str) -> str:
 CONFIDENCES = ("certain", "likely", "possible")
 
 
+SEVERITIES = ("info", "warning", "error")
+
+
+def _severity(key: str, v: Any, src: str) -> str:
+    if v not in SEVERITIES:
+        raise ConfigError(f"{src}: `{key}` must be one of {', '.join(repr(x) for x in SEVERITIES)}, got {shown(v)}")
+    return v
+
+
 def _str(key: str, v: Any, src: str) -> str:
     if not isinstance(v, str):
         raise ConfigError(f"{src}: `{key}` must be a string, got {shown(v)}")
@@ -204,6 +221,9 @@ TOP_LEVEL_KEYS = {
     "respect-gitignore": ("respect_gitignore", _bool),
     "confidence": ("confidence", _confidence),
     "extend": ("extend", _str),
+    "fail-on": ("fail_on", _severity),
+    "fixable": ("fixable", _str_list),
+    "unfixable": ("unfixable", _str_list),
 }
 
 
@@ -312,7 +332,7 @@ def _apply_table(base: Settings, table: Mapping[str, Any], src: str) -> Settings
             changes[fname] = _rule_options(value, src, base.rule_options)
         elif key == "dynamic":
             changes[fname] = _dynamic(value, src, base.dynamic)
-    for k in ("select", "extend_select", "ignore"):
+    for k in ("select", "extend_select", "ignore", "fixable", "unfixable"):
         if k in changes:
             validate_selectors(changes[k], f"{src}: `{k.replace('_', '-')}`")
     return replace(base, **_layered(base, changes))
@@ -503,7 +523,38 @@ def apply_overrides(s: Settings, o: Mapping[str, Any]) -> Settings:
         changes["dynamic"] = replace(s.dynamic, **o["dynamic"])
     if o.get("extend_exclude"):
         changes["extend_exclude"] = tuple(s.extend_exclude) + tuple(o["extend_exclude"])
-    return replace(s, **changes) if changes else s
+    if o.get("exclude") is not None:
+        changes["exclude"] = tuple(o["exclude"])
+    if o.get("fail_on"):
+        changes["fail_on"] = _severity("--fail-on", o["fail_on"], "command line")
+    for k in ("fixable", "unfixable"):
+        if o.get(k) is not None:
+            validate_selectors(o[k], f"--{k}")
+            changes[k] = tuple(o[k])
+    s = replace(s, **changes) if changes else s
+    for text in o.get("inline") or ():  # `--config 'key = value'`: the last layer
+        s = _apply_table(s, inline_table(text), f"--config {text!r}")
+    return s
+
+
+def inline_table(text: str) -> dict:
+    """A ``--config 'key = value'`` override as a table of ``[tool.jaxlint]``
+    (``'dynamic.backend = "gpu"'`` sets a key of a sub-table)."""
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"--config {text!r}: neither a file nor a TOML `key = value` override "
+                          f"({' '.join(str(e).split())})") from None
+    if not table:
+        raise ConfigError(f"--config {text!r}: neither a file nor a TOML `key = value` override")
+    if "extend" in table:
+        raise ConfigError(f"--config {text!r}: `extend` cannot be given on the command line")
+    return table
+
+
+def is_inline(value: str) -> bool:
+    """Whether a ``--config`` value is a ``key = value`` override rather than a file."""
+    return "=" in value and not Path(value).is_file()
 
 
 def path_matches(rel_posix: str, pattern: str, absolute: str | None = None, entry_only: bool = False) -> bool:

@@ -20,6 +20,7 @@ from typing import Any
 from jaxlint.config import (
     _DYNAMIC_TYPES, BACKENDS, DYNAMIC_RANGES, FUNCTION_KEYS, MAX_DIMENSION, DynamicSettings, Settings,
     CONFIDENCES, TOP_LEVEL_KEYS, _bool, _confidence, _str, _str_list,
+    SEVERITIES, _severity,
 )
 from jaxlint.registry import all_rules
 
@@ -46,6 +47,11 @@ KEY_DOCS = {
     "confidence": "The least confidence a static finding needs to be reported: `certain`, `likely` (the "
                   "default: certain and likely findings) or `possible` (what `--preview` reports). A finding "
                   "is an error only when it is certain.",
+    "fail-on": "The lowest severity that fails the run (exit 1): `info`, `warning` (default) or `error`; "
+               "findings below it are shown and do not fail.",
+    "fixable": "Rule selectors whose fixes `--fix` applies (default `[\"ALL\"]`).",
+    "unfixable": "Rule selectors whose fixes `--fix` never applies; the more specific selector wins, "
+                 "unfixable wins ties.",
     "extend": "Path of another config file (pyproject.toml or jaxlint.toml) to inherit settings from; "
               "keys set here replace inherited ones.",
 }
@@ -69,6 +75,8 @@ DYNAMIC_DOCS = {
     "budgets": "The committed cost budgets (`jaxlint budget update`), relative to the project root.",
     "devices": "Devices a worker has on the CPU backend (forced host devices, so meshes and shardings compile); "
                "0 means as many as `jaxlint record` saw the program use, else one.",
+    "import-scripts": "Import modules that do work at import (top-level calls, loops) to trace their functions; "
+                      "by default they are not run: record them with `jaxlint record`.",
 }
 
 _JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", dict: "object", list: "array"}
@@ -95,7 +103,8 @@ def _top_level(key: str, settings_default: Any) -> dict:
     _, validator = TOP_LEVEL_KEYS[key]
     prop: dict[str, Any] = {"description": KEY_DOCS[key]}
     if validator is _str_list:
-        items = {"$ref": "#/$defs/selector"} if key in ("select", "extend-select", "ignore") else {"type": "string"}
+        items = ({"$ref": "#/$defs/selector"} if key in ("select", "extend-select", "ignore", "fixable", "unfixable")
+                 else {"type": "string"})
         prop.update(type="array", items=items)
     elif validator is _bool:
         prop["type"] = "boolean"
@@ -103,6 +112,8 @@ def _top_level(key: str, settings_default: Any) -> dict:
         prop["type"] = "string"
     elif validator is _confidence:
         prop.update(type="string", enum=list(CONFIDENCES))
+    elif validator is _severity:
+        prop.update(type="string", enum=list(SEVERITIES))
     if settings_default is not None and not isinstance(settings_default, (dict, DynamicSettings)):
         prop["default"] = list(settings_default) if isinstance(settings_default, tuple) else settings_default
     return prop

@@ -22,9 +22,11 @@ from jaxlint.textutil import split_lines
 if TYPE_CHECKING:
     from jaxlint.config import Settings
 
-_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-_FILE_NOQA = re.compile(r"#\s*jaxlint\s*:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-_CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
+#: a code ends where the word does: `JAX1l4` is no code (not `JAX1` followed by text)
+_C = r"[A-Z]+[0-9]+(?![A-Za-z0-9_])"
+_NOQA = re.compile(rf"#\s*noqa(?P<colon>:[\s]?(?P<codes>{_C}(?:[,\s]+{_C})*)?)?", re.IGNORECASE)
+_FILE_NOQA = re.compile(rf"#\s*jaxlint\s*:\s*noqa(?P<colon>:\s*(?P<codes>{_C}(?:[,\s]+{_C})*)?)?", re.IGNORECASE)
+_CODE = re.compile(_C, re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,8 @@ def parse_suppressions(source: str) -> Suppressions:
         if "noqa" not in text.lower():
             continue
         fm = _FILE_NOQA.search(text)
+        if fm and fm.group("colon") and (not fm.group("codes") or re.match(r"\s*,", text[fm.end():])):
+            continue  # `# jaxlint: noqa: <not a code>`: no directive (ruff warns and ignores it)
         if fm:
             codes = tuple(c.upper() for c in _CODE.findall(fm.group("codes") or "")) or None
             codes_col = col + 1 + fm.start("codes") if codes else 0
@@ -91,6 +95,8 @@ def parse_suppressions(source: str) -> Suppressions:
                 sup.file_codes.update(codes)
             continue
         m = _NOQA.search(text)
+        if m and m.group("colon") and (not m.group("codes") or re.match(r"\s*,", text[m.end():])):
+            continue  # `# noqa: JAX1l4`: no code list, so no directive; left as it is written
         if m:
             codes = tuple(c.upper() for c in _CODE.findall(m.group("codes") or "")) or None
             codes_col = col + 1 + m.start("codes") if codes else 0

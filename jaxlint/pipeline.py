@@ -51,6 +51,13 @@ class CheckOptions:
     preview: bool = False
     # configuration
     config: str | None = None
+    #: ``--config 'key = value'`` overrides, in order
+    config_overrides: list[str] = field(default_factory=list)
+    exclude: list[str] | None = None
+    extend_exclude: list[str] = field(default_factory=list)
+    fail_on: str | None = None
+    fixable: list[str] | None = None
+    unfixable: list[str] | None = None
     isolated: bool = False
     force_exclude: bool = False
     stdin_filename: str | None = None
@@ -85,8 +92,16 @@ class CheckOptions:
     @classmethod
     def from_args(cls, args: Any) -> "CheckOptions":
         """The options of a parsed command line (``jaxlint.commands.check``)."""
-        values = {f.name: getattr(args, f.name) for f in fields(cls)}
+        from jaxlint.config import is_inline
+
+        values = {f.name: getattr(args, f.name) for f in fields(cls) if f.name != "config_overrides"}
         values["paths"] = tuple(values["paths"])
+        given = list(values.pop("config") or [])
+        values["config_overrides"] = [c for c in given if is_inline(c)]
+        files = [c for c in given if not is_inline(c)]
+        if len(files) > 1:
+            raise ConfigError(f"--config: one config file at most, got {', '.join(files)}")
+        values["config"] = files[0] if files else None
         return cls(**values)
 
     @property
@@ -122,6 +137,12 @@ class CheckOptions:
             "force_exclude": self.force_exclude,
             "ignore_noqa": self.ignore_noqa,
             "confidence": "possible" if self.preview else None,
+            "exclude": self.exclude,
+            "extend_exclude": self.extend_exclude,
+            "fail_on": self.fail_on,
+            "fixable": self.fixable,
+            "unfixable": self.unfixable,
+            "inline": list(self.config_overrides),
         }
         dyn: dict = {}
         if self.dynamic is not None:
@@ -293,6 +314,9 @@ def dynamic(run: CheckRun) -> int | None:
 
         os.environ["JAXLINT_XLA_CACHE"] = str(compile_cache_dir(cache_root))
     run.dynamic = report = run_dynamic(todo, lambda t: t.settings, rules_of, levels, cache_root, o.signatures)
+    if report.unavailable:  # what is missing, once; no report of a check that did not run
+        run.result.errors.extend(report.errors)
+        return errors_status(run.result)
     if run.result.notebooks:
         report.in_cells(run.result.notebooks)
     run.result.errors.extend(report.errors)
@@ -384,6 +408,7 @@ def summarise(run: CheckRun) -> int | None:
 def fix(run: CheckRun) -> int | None:
     """``--add-noqa``, ``--fix`` and ``--diff``: files written only when asked."""
     o, result = run.options, run.result
+    result.diagnostics = [_fixable(run, d) for d in result.diagnostics]
     if o.add_noqa:
         from jaxlint.fix.files import add_noqa_files
 
@@ -445,7 +470,7 @@ def baseline(run: CheckRun) -> int | None:
     known = Baseline.load(path)
     base_dir, cwd = path.resolve().parent, Path.cwd()
     broken = result.unparsed()
-    # staleness is judged only for static rules: the dynamic phase may skip a function
+    # static rules judge the files checked; trace and compile rules the functions analysed
     static_codes: dict[int, frozenset[str]] = {}
     judged: dict[str, frozenset[str]] = {}
     for t in run.tasks:
@@ -456,7 +481,8 @@ def baseline(run: CheckRun) -> int | None:
             static_codes[id(s)] = frozenset(r.code for r in select_rules(s.select, s.extend_select, s.ignore,
                                                                           ("static",)))
         judged[key_path(t.display, base_dir, cwd)] = static_codes[id(s)]
-    cmp = compare(known, result.diagnostics, base_dir, cwd, judged, result.superseded)
+    cmp = compare(known, result.diagnostics, base_dir, cwd, judged, result.superseded,
+                  _measured_judged(run, base_dir, cwd))
     result.diagnostics = cmp.new
     if cmp.matched:
         result.notes.append(f"{cmp.matched} baselined finding{'s' if cmp.matched != 1 else ''} not shown ({path}).")
@@ -469,6 +495,28 @@ def baseline(run: CheckRun) -> int | None:
         print(f"jaxlint: baseline: {n_stale} finding{'s' if n_stale != 1 else ''} in {path} no longer found "
               f"(stale); drop them with --prune-baseline", file=sys.stderr)
     return None
+
+
+def _measured_judged(run: CheckRun, base_dir: Path, cwd: Path) -> dict[str, dict[str, frozenset[str]]]:
+    """Baseline path -> function -> the trace and compile codes that ran on it to the end
+    in this run (a function the dynamic phase skipped, or did not compile, judges nothing)."""
+    from jaxlint.baseline import key_path
+    from jaxlint.registry import active_rules
+
+    report = run.dynamic
+    if report is None:
+        return {}
+    out: dict[str, dict[str, frozenset[str]]] = {}
+    broken = run.result.unparsed()
+    for f in report.functions:
+        task = run.task_of(f.path)
+        if f.status != "analysed" or task is None or f.path in broken:
+            continue
+        compiled = "compile" in run.levels and not (f.report or {}).get("compile_skipped")
+        phases = ("trace", "compile") if compiled else ("trace",)
+        codes = frozenset(r.code for r in active_rules(task.settings, phases) if r.role is None)
+        out.setdefault(key_path(f.path, base_dir, cwd), {})[f.qualname] = codes
+    return out
 
 
 def emit(run: CheckRun) -> int:
@@ -501,6 +549,10 @@ def emit(run: CheckRun) -> int:
                     pass
     ctx = OutputContext(color=color, sources=sources, root=run.tasks[0].settings.root if run.tasks else None,
                         show_fixes=o.show_fixes, quiet=o.quiet, unsafe_fixes=o.unsafe_fixes)
+    shown_only = len(result.diagnostics) - len(failing(run))
+    if shown_only:
+        level = _settings_for(run, result.diagnostics[0].path).fail_on if run.tasks else "warning"
+        result.notes.insert(0, f"{shown_only} of them below `fail-on = \"{level}\"`: shown, not failing the run.")
     text = run.formats[o.output_format](result, ctx)
     if o.statistics and o.output_format in ("concise", "full"):
         text = _statistics(result, o.unsafe_fixes)
@@ -509,9 +561,47 @@ def emit(run: CheckRun) -> int:
         write_report(run.formats["markdown"](result, ctx), o.budget_report)
     if errors_status(result):
         return 2
-    if result.diagnostics and not o.exit_zero:
+    if failing(run) and not o.exit_zero:
         return 1
     return 0
+
+
+_RANK = {"info": 0, "warning": 1, "error": 2}
+
+
+def _settings_for(run: CheckRun, path: str):
+    task = run.task_of(path)
+    if task is None and run.tasks:
+        task = run.tasks[0]
+    return task.settings if task is not None else None
+
+
+def failing(run: CheckRun) -> list:
+    """The findings that fail the run: those at or above its file's ``fail-on``
+    severity (default warning: an informational finding is shown and does not fail)."""
+    out = []
+    for d in run.result.diagnostics:
+        s = _settings_for(run, d.path)
+        if _RANK[d.severity.value] >= _RANK[s.fail_on if s is not None else "warning"]:
+            out.append(d)
+    return out
+
+
+def _fixable(run: CheckRun, d):
+    """The finding without its fix when its file's ``fixable``/``unfixable`` settings
+    leave its code out (ruff's: the more specific selector wins, a tie goes to unfixable)."""
+    if d.fix is None:
+        return d
+    from dataclasses import replace
+
+    from jaxlint.registry import rule_by_selector, specificity
+
+    s = _settings_for(run, d.path)
+    rule = rule_by_selector(d.code)
+    if s is None or rule is None:
+        return d
+    yes, no = specificity(s.fixable, rule), specificity(s.unfixable, rule)
+    return d if yes and yes > no else replace(d, fix=None)
 
 
 STAGES: tuple[Callable[[CheckRun], int | None], ...] = (

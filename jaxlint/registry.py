@@ -126,6 +126,11 @@ def select_rules(
     return out
 
 
+def specificity(selectors: Iterable[str], rule: type[Rule]) -> int:
+    """How specifically the most specific of ``selectors`` names ``rule`` (0: none does)."""
+    return max((_matches(s, rule) for s in selectors), default=0)
+
+
 def ignored_by(codes: Iterable[str], rule: type[Rule]) -> bool:
     return any(_matches(c, rule) for c in codes)
 

@@ -36,6 +36,11 @@ def superseded(lower: Sequence[Diagnostic], higher: Sequence[Diagnostic],
     return [d for i, d in enumerate(lower) if i not in dropped], replaced
 
 
+#: the data key of a measured finding that names the file of the jitted function it was
+#: measured in (set by the dynamic phase; the baseline keys measured findings by it)
+HOME = "defined_in"
+
+
 def merge_tiers(static: list[Diagnostic], dynamic: list[Diagnostic]
                 ) -> tuple[list[Diagnostic], list[Diagnostic], list[Diagnostic]]:
     """(the static findings no dynamic finding supersedes; the dynamic findings, each
@@ -48,8 +53,9 @@ def merge_tiers(static: list[Diagnostic], dynamic: list[Diagnostic]
     extra: list[Diagnostic] = []
     for j, gone in replaced.items():
         first = next((d for d in gone if d.signature), None)
-        if first is not None:
-            merged[j] = dataclasses.replace(merged[j], signature=first.signature)
+        if first is not None:  # the static finding's identity: its signature, at its path
+            data = {k: v for k, v in merged[j].data.items() if k != HOME}
+            merged[j] = dataclasses.replace(merged[j], signature=first.signature, data=data)
         extra.extend(d for d in gone if d is not first)
     return kept, merged, extra
 

@@ -44,7 +44,7 @@ def fixed(code: str, src: str, unsafe: bool = True) -> str:
 
 
 def run_cli(*args: str, cwd: Path | str | None = None, input: str | None = None, env: Mapping | None = None,
-            timeout: float = 120) -> subprocess.CompletedProcess:
+            timeout: float = 600) -> subprocess.CompletedProcess:
     e = dict(os.environ)
     e.pop("JAXLINT_OUTPUT_FORMAT", None)
     e.update(env or {})

@@ -101,18 +101,18 @@ def test_every_kind_of_damage_to_static_entries_is_a_miss_and_replaced(tmp_path)
         (tmp_path / f"m{i}.py").write_text(CAPTURED.replace("1024", str(1024 + i)))
     cache = tmp_path / "cache"
     args = ("check", "--cache-dir", str(cache), "--isolated", "--output-format", "json", "-j", "2", ".")
-    fresh = run_cli(*args, cwd=tmp_path, timeout=120)
+    fresh = run_cli(*args, cwd=tmp_path, timeout=600)
     assert fresh.returncode == 1, fresh.stderr
     paths = entries(cache, "static")
     assert len(paths) == len(DAMAGE) + 2
     damaged = damage_each(paths[:len(DAMAGE)])
-    again = run_cli(*args, cwd=tmp_path, timeout=120)
+    again = run_cli(*args, cwd=tmp_path, timeout=600)
     assert (again.returncode, again.stderr) == (1, fresh.stderr), again.stderr
     assert findings(again) == findings(fresh)
     for p, kind in damaged.items():
         assert_entry_replaced(p, "static"), kind
     # and the run after reads them back
-    third = run_cli(*args, cwd=tmp_path, timeout=120)
+    third = run_cli(*args, cwd=tmp_path, timeout=600)
     assert findings(third) == findings(fresh)
 
 
@@ -120,7 +120,7 @@ def test_a_damaged_static_entry_in_a_one_file_run_is_a_miss(tmp_path):
     (tmp_path / "a.py").write_text(CAPTURED)
     cache = tmp_path / "cache"
     args = ("check", "--cache-dir", str(cache), "--isolated", "--output-format", "json", "a.py")
-    fresh = run_cli(*args, cwd=tmp_path, timeout=60)
+    fresh = run_cli(*args, cwd=tmp_path, timeout=600)
     (p,) = entries(cache, "static")
     for kind, do in DAMAGE.items():
         if p.is_dir():
@@ -129,7 +129,7 @@ def test_a_damaged_static_entry_in_a_one_file_run_is_a_miss(tmp_path):
         else:
             p.unlink()
         do(p)
-        again = run_cli(*args, cwd=tmp_path, timeout=60)
+        again = run_cli(*args, cwd=tmp_path, timeout=600)
         assert (again.returncode, again.stderr, findings(again)) == (1, "", findings(fresh)), kind
         assert_entry_replaced(p, "static")
 

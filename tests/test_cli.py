@@ -193,7 +193,7 @@ def test_undecodable_stdin_is_a_parse_error_at_the_bad_byte(tmp_path):
     import sys
 
     r = subprocess.run([sys.executable, "-m", "jaxlint", "check", "--stdin-filename", "a.py", "-"], cwd=tmp_path,
-                       input=b'import jax\nx = "\xff"\n', capture_output=True, timeout=60)
+                       input=b'import jax\nx = "\xff"\n', capture_output=True, timeout=600)
     assert r.returncode == 1, r.stderr
     assert b"a.py:2:6: JAX100 file is not valid utf-8: byte 0xff" in r.stdout
 

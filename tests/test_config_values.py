@@ -35,7 +35,7 @@ def one_line_error(r, *names: str) -> str:
 def check_with(tmp_path: Path, config: bytes | str, name: str = "pyproject.toml", *args: str):
     (tmp_path / name).write_bytes(config if isinstance(config, bytes) else config.encode())
     (tmp_path / "a.py").write_text(GOOD)
-    return run_cli("check", "--no-cache", *args, "a.py", cwd=tmp_path, timeout=60)
+    return run_cli("check", "--no-cache", *args, "a.py", cwd=tmp_path, timeout=600)
 
 
 # ------------------------------------------------------------------- the stress run's inputs
@@ -123,7 +123,7 @@ def test_a_signatures_file_of_the_wrong_shape_is_one_error_naming_file_and_key(t
     (tmp_path / "sigs.json").write_text(json.dumps(data))
     (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
     (tmp_path / "a.py").write_text(GOOD)
-    r = run_cli("check", "--no-cache", "--dynamic", "--signatures", "sigs.json", "a.py", cwd=tmp_path, timeout=120)
+    r = run_cli("check", "--no-cache", "--dynamic", "--signatures", "sigs.json", "a.py", cwd=tmp_path, timeout=600)
     one_line_error(r, "sigs.json", key)
 
 

@@ -48,8 +48,8 @@ EXPECTED = {"recursion_at_import.py": 7, "loop_in_trace.py": 6}
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("hang_lines")
-    (root / "pyproject.toml").write_text("[tool.jaxlint]\n[tool.jaxlint.dynamic]\nenabled = true\n"
-                                         "function-timeout = 2\nfile-timeout = 6\nworkers = 2\n")
+    (root / "pyproject.toml").write_text("[tool.jaxlint]\n[tool.jaxlint.dynamic]\nenabled = true\nimport-scripts = true\n"
+                                         "function-timeout = 8\nfile-timeout = 24\nworkers = 2\n")
     for name, src in FILES.items():
         (root / name).write_text(textwrap.dedent(src).lstrip("\n"))
     out = []

@@ -177,12 +177,12 @@ def test_the_summary_counts_observed_functions(trial):
 
 
 def test_inspect_shows_an_observed_closure_from_the_kept_programs(trial):
-    proc = run_cli("inspect", "train.py::normalize", cwd=trial.root, timeout=120)
+    proc = run_cli("inspect", "train.py::normalize", cwd=trial.root, timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert "train.py::main.<locals>.normalize  (inputs: observed by `jaxlint record`, first called at train.py:81)" \
         in proc.stdout
     assert "== optimized HLO (what XLA compiled) ==" in proc.stdout
-    no_ir = run_cli("inspect", "workers.py::in_thread_nope", cwd=trial.root, timeout=120)
+    no_ir = run_cli("inspect", "workers.py::in_thread_nope", cwd=trial.root, timeout=600)
     assert no_ir.returncode == 2
 
 
@@ -228,7 +228,7 @@ def test_a_damaged_observations_file_is_a_one_line_error(tmp_path, damage):
     (tmp_path / "m.py").write_text("import jax\n\n@jax.jit\ndef f(x):\n    return x\n")
     (tmp_path / ".jaxlint").mkdir()
     (tmp_path / ".jaxlint" / "observed.json").write_text(damage)
-    proc = run_cli("check", "--dynamic", "--no-cache", "m.py", cwd=tmp_path, timeout=120)
+    proc = run_cli("check", "--dynamic", "--no-cache", "m.py", cwd=tmp_path, timeout=600)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     [line] = proc.stderr.strip().splitlines()
     assert "observed.json" in line and "Traceback" not in proc.stderr

@@ -241,7 +241,7 @@ def test_static_phase_never_imports_jax(tmp_path):
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert "CLEAN" in out.stdout, out.stdout + out.stderr
 
 
@@ -260,5 +260,7 @@ def test_without_a_working_jax_the_dynamic_phase_is_an_error_exit_2(tmp_path):
     proc = run_cli("check", "--dynamic", "--no-cache", "m.py", cwd=tmp_path,
                    env={"PYTHONPATH": str(tmp_path / "fake")})
     assert proc.returncode == 2
-    assert "cannot start the dynamic phase: ModuleNotFoundError: No module named 'jax' (planted)" in proc.stderr
-    assert "pip install 'jaxlint[dynamic]'" in proc.stderr
+    # said once, with the install command the README names (this repository, the extra)
+    assert proc.stderr.count("needs jax, which is not installed") == 1, proc.stderr
+    assert 'pip install "jaxlint[dynamic] @ git+https://github.com/jaxlint/jaxlint"' in proc.stderr
+    assert "Traceback" not in proc.stderr and "All checks passed!" not in proc.stdout + proc.stderr

@@ -117,7 +117,7 @@ def _check_with_broken_import(tmp_path: Path, package: str, init: str):
     (root / "pyproject.toml").write_text("[tool.jaxlint]\n")
     (root / "m.py").write_text("import jax\n\n\n@jax.jit  # jaxlint: args=(f32[4],)\ndef f(x):\n    return x + 1\n")
     proc = run_cli("check", "--dynamic", "--no-cache", ".", cwd=root, env={"PYTHONPATH": str(shadow.parent)},
-                   timeout=120)
+                   timeout=600)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     return proc.stderr
 
@@ -127,14 +127,14 @@ def test_a_broken_jax_dependency_is_not_reported_as_jax_missing(tmp_path):
     err = _check_with_broken_import(tmp_path, "ml_dtypes",
                                     'raise ImportError("numpy.core.multiarray failed to import")\n')
     assert "numpy.core.multiarray failed to import" in err, err
-    assert "pip install 'jaxlint[dynamic]'" not in err, err
+    assert "jaxlint[dynamic]" not in err, err
 
 
 def test_missing_jax_is_named_with_the_install_hint(tmp_path):
     # what Python raises for a package that is not installed, made to happen on `import jax`
     err = _check_with_broken_import(tmp_path, "jax",
                                     'raise ModuleNotFoundError("No module named \'jax\'", name="jax")\n')
-    assert "pip install 'jaxlint[dynamic]'" in err, err
+    assert 'pip install "jaxlint[dynamic] @ git+https://github.com/jaxlint/jaxlint"' in err, err
 
 
 # ---------------------------------------------------------------------------- PRNG keys

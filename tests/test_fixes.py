@@ -186,7 +186,7 @@ def _stdin(proj, data: bytes, *args):
     e.pop("JAXLINT_OUTPUT_FORMAT", None)
     return subprocess.run([sys.executable, "-m", "jaxlint", "check", "--no-cache", "--extend-select", "JAX190",
                            *args, "--stdin-filename", "m.py", "-"], cwd=proj, input=data, capture_output=True,
-                          env=e, timeout=120)
+                          env=e, timeout=600)
 
 
 def test_fix_on_stdin_prints_the_fixed_code_and_reports_on_stderr(proj):

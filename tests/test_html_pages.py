@@ -76,7 +76,7 @@ def render(page: Path, width: int = 1300, height: int = 900) -> str:
     probe = page.with_name("probe-" + page.name)
     probe.write_text(page.read_text().replace("</body>", PROBE + "</body>"))
     dom = subprocess.run([BROWSER, "--headless", "--no-sandbox", "--disable-gpu", f"--window-size={width},{height}",
-                          "--dump-dom", probe.as_uri()], capture_output=True, text=True, timeout=120)
+                          "--dump-dom", probe.as_uri()], capture_output=True, text=True, timeout=600)
     assert dom.returncode == 0, dom.stderr[-2000:]
     return dom.stdout
 

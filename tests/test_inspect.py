@@ -137,7 +137,7 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
     assert not re.search(r"<link\b|<script[^>]*\bsrc=|<img\b|@import|url\(", html)
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", report.as_uri()],
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=600)
     assert dom.returncode == 0, dom.stderr[-2000:]
     text = dom.stdout
     assert "squash" in text and "y = jnp.tanh(x) * 2.0" in text

@@ -96,7 +96,7 @@ def test_missing_lsp_extra_is_a_clear_error_not_a_traceback():
             "sys.exit(main(['server']))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
-    assert "pip install 'jaxlint[lsp]'" in proc.stderr
+    assert 'pip install "jaxlint[lsp] @ git+https://github.com/jaxlint/jaxlint"' in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

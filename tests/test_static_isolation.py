@@ -51,7 +51,7 @@ def run_probe(tmp_path: Path, *argv: str, stdin: str | None = None) -> tuple[dic
     # cwd holds the victims, so `import victim_...` would succeed if anything tried
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, str(out), str(report), *argv],
-        cwd=tmp_path, input=stdin, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path, input=stdin, capture_output=True, text=True, timeout=600,
     )
     assert proc.returncode == 0, proc.stderr
     return json.loads(out.read_text()), json.loads(report.read_text())
@@ -121,7 +121,7 @@ FIXABLE = textwrap.dedent(
 def _libcst_probe(tmp_path: Path, *argv: str) -> tuple[dict, subprocess.CompletedProcess]:
     out = tmp_path / "probe.json"
     proc = subprocess.run([sys.executable, "-c", LIBCST_PROBE, str(out), *argv], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=600)
     return json.loads(out.read_text()), proc
 
 

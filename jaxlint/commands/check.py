@@ -52,12 +52,21 @@ def add_parser(sub) -> argparse.ArgumentParser:
     sel.add_argument("--ignore-noqa", action="store_true",
                      help="ignore any `# noqa` comments (per-file-ignores still apply)")
     cfg = p.add_argument_group("configuration")
-    cfg.add_argument("--config", help="use this config file for every checked file")
+    cfg.add_argument("--config", action="append", default=[], metavar="FILE | 'KEY = VALUE'",
+                     help="use this config file for every checked file; or override one setting, in TOML "
+                          "(`--config 'fail-on = \"error\"'`, `--config 'dynamic.backend = \"gpu\"'`; repeatable)")
+    cfg.add_argument("--exclude", type=_csv, metavar="PATTERNS",
+                     help="comma-separated file patterns to exclude (replaces the config's `exclude`)")
+    cfg.add_argument("--extend-exclude", type=_csv, default=[], metavar="PATTERNS",
+                     help="comma-separated file patterns to exclude, besides the config's")
     cfg.add_argument("--isolated", action="store_true", help="ignore all config files")
     cfg.add_argument("--force-exclude", action="store_true", help="apply excludes to explicitly passed files")
     cfg.add_argument("--stdin-filename", help="the path of the file read from stdin")
     run = p.add_argument_group("run")
     run.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings (2 still means failure)")
+    run.add_argument("--fail-on", choices=("info", "warning", "error"),
+                     help="the lowest severity that fails the run (default: warning; info findings are shown "
+                          "and do not fail)")
     run.add_argument("--jobs", "-j", type=_jobs, default=0, help="processes for the static phase (0: all cores)")
     run.add_argument("--no-cache", action="store_true")
     run.add_argument("--cache-dir")
@@ -91,6 +100,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     fixes.add_argument("--diff", action="store_true",
                        help="print the fixes as a unified diff and write nothing (exit 1 if there are any)")
     fixes.add_argument("--show-fixes", action="store_true", help="list the fixes applied, per file and rule")
+    fixes.add_argument("--fixable", type=_csv, metavar="CODES", help="only these codes' fixes are applied")
+    fixes.add_argument("--unfixable", type=_csv, metavar="CODES", help="these codes' fixes are never applied")
     fixes.add_argument("--add-noqa", action="store_true",
                        help="add `# noqa: CODE` for every current finding to its line, and exit")
     base = p.add_argument_group("baseline")

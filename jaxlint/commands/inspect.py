@@ -14,6 +14,7 @@ import argparse
 import dataclasses
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -102,6 +103,12 @@ def resolve_inputs(path: Path, function: str, settings, args) -> tuple[dict, str
         raise ConfigError(f"inspect: `{function}` is not a jitted function of {path} and has no "
                           f"`# jaxlint: args=...` directive; pass --args '(f32[8,128], ...)'")
     if plan.spec is None:
+        if "<locals>" in plan.entry.qualname or (fp is not None and fp.script is not None):
+            # --args cannot help: the function is reached only by running the program
+            why = ("it is defined inside a function, so it is not reachable after import"
+                   if "<locals>" in plan.entry.qualname else f"{task.display} runs at import")
+            raise ConfigError(f"inspect: `{function}`: {why}; record the program with its programs kept, then "
+                              f"inspect it again: `jaxlint record --keep-ir -- python {task.display}`")
         raise ConfigError(f"inspect: no inputs for `{function}`: {plan.skip}; pass --args '(f32[8,128], ...)'")
     return (plan.spec, f"{plan.spec.get('source')} ({plan.spec.get('where')})", line, modname, sys_path,
             plan.entry.to_dict())
@@ -165,6 +172,10 @@ def run_worker(req: dict, dynamic, timeout: float) -> dict:
     try:
         return json.loads(out)
     except json.JSONDecodeError:
+        if re.search(r"ModuleNotFoundError: No module named '(jax|jaxlib)'", err):
+            from jaxlint.install import missing_extra
+
+            return {"ok": False, "error": missing_extra("dynamic", "`jaxlint inspect`")}
         tail = "\n".join(err.strip().splitlines()[-5:])
         why = f"the worker exited with status {proc.returncode}" + (f":\n{tail}" if tail else "")
         return {"ok": False, "error": why}
@@ -197,6 +208,12 @@ def run(args) -> int:
             raise ConfigError(f"{e}; `jaxlint record` observed `{seen[2]}` but did not keep its programs: run "
                               f"`jaxlint record --keep-ir -- <your command>`") from None
         raise
+    import importlib.util
+
+    if importlib.util.find_spec("jax") is None:  # a static-only install
+        from jaxlint.install import missing_extra
+
+        raise ConfigError(f"inspect: {missing_extra('dynamic', '`jaxlint inspect`')}")
     backend = args.backend or settings.dynamic.backend
     xla_cache = None
     if not args.no_cache:

@@ -16,8 +16,11 @@ Runs CMD (``python train.py --steps 1``, ``pytest tests/test_model.py``,
 starts (a ``sitecustomize`` shim on ``PYTHONPATH``; see
 :mod:`jaxlint.dynamic.record`), then writes the distinct abstract signatures of each
 jitted function of the project to ``.jaxlint/signatures.json`` at the project root:
-sorted and stable, meant to be reviewed and committed. Functions recorded by this run
-replace their old entries; other entries are kept. Arguments that JSON cannot
+sorted and stable, meant to be reviewed and committed (no timings: an unchanged program
+recorded again changes no byte). Functions recorded by this run replace their old
+entries; other entries are kept. A run that does not complete (the command fails, or
+Ctrl-C) only adds to the recording: nothing it did not see again is removed
+(:mod:`jaxlint.dynamic.recording`). Arguments that JSON cannot
 rebuild (models, optimizer states) are saved abstractly beside the file, in
 ``.jaxlint/signatures.pickles/`` (content-addressed; commit it with the file).
 Exit status: CMD's.
@@ -92,7 +95,7 @@ def _root(args) -> Path:
 
 def run(args) -> int:
     from jaxlint.config import ConfigError
-    from jaxlint.dynamic import observations, signatures
+    from jaxlint.dynamic import observations, recording, signatures
 
     cmd = list(args.cmd)
     if cmd and cmd[0] == "--":
@@ -129,21 +132,17 @@ def run(args) -> int:
         notebooks = [str(Path(a).resolve()) for a in cmd[1:] if a.endswith(".ipynb") and Path(a).is_file()]
         env["JAXLINT_RECORD_NOTEBOOKS"] = os.pathsep.join(notebooks)
         rc, stopped = _run(cmd, env)
-        parts = _read_parts(out_dir, "records")
-        recorded = signatures.merge(parts)
         observed_parts = _read_parts(out_dir, "observed") if levels else []
         errors = _merge_errors(_read_parts(out_dir, "errors"))
-        with observations.locked(target):
-            old = {} if args.replace else signatures.load(target)
-            merged = {**old, **recorded}
-            found = {f.stem: f for f in (out_dir / "pickles").glob("*.pickle")}
-            signatures.write_pickles(target, merged, found)
-            signatures.dump(target, merged, {})
-            functions: dict = {}
-            if levels:
-                functions, programs, irs = observations.merge_parts(observed_parts)
-                if functions or args.replace:
-                    observations.write(observations.path_for(target), functions, programs, irs, args.replace)
+        found = {f.stem: f for f in (out_dir / "pickles").glob("*.pickle")}
+        saved = recording.save(target, _read_parts(out_dir, "records"), found, observed_parts,
+                               complete=rc == 0 and stopped is None, replace=args.replace)
+        recorded, functions = saved.recorded, saved.observed
+        if rc != 0 or stopped is not None:
+            print("jaxlint record: the command did not complete: what it recorded is merged into the recording"
+                  + (f" ({saved.kept_signatures} earlier signature{'s' if saved.kept_signatures != 1 else ''} "
+                     "it did not call again kept)" if saved.kept_signatures else "")
+                  + ("; --replace is ignored" if args.replace else ""), file=sys.stderr)
         n_sigs = sum(len(e["signatures"]) for e in recorded.values())
         # several records of one function are several compiles only where jit tells
         # them apart (the recompilation rule's notion, not a count of records)

@@ -21,9 +21,11 @@ def run(args) -> int:
     # pygls is the optional `lsp` extra: look for it without importing it (slow)
     missing = next((m for m in ("pygls", "lsprotocol", "cattrs") if importlib.util.find_spec(m) is None), None)
     if missing is not None:
+        from jaxlint.install import install_command
+
         print(
             "jaxlint: error: `jaxlint server` needs the language server extra "
-            f"({missing} is not installed): pip install 'jaxlint[lsp]'",
+            f"({missing} is not installed): {install_command('lsp')}",
             file=sys.stderr,
         )
         return 2

@@ -300,16 +300,25 @@ def to_diagnostic(rule: Any, f: Finding, facts: CompileFacts, about: MeasuredIn 
     source location (the function's first line when it has none); ``about``: the function
     measured (default: ``facts.function``); ``display(abs_path)`` gives the shown path."""
     show = display or (lambda p: p)
-    loc = f.where or SourceLocation(facts.file, facts.line)
+    loc = f.where or SourceLocation(facts.file, facts.line, column=_indent_column(facts.file, facts.line))
     col = loc.column or 1
-    related = tuple(
+    # one place once, however many HLO instructions point at it
+    related = tuple(dict.fromkeys(
         Related(show(r.file), Position(r.line, r.column or 1), Position(r.line, (r.column or 1) + 1), msg)
         for r, msg in f.related
-    )
+    ))
     return measured_diagnostic(
         rule, about or MeasuredIn(facts.function), message=f.message, path=show(loc.file),
         start=Position(loc.line, col), end=Position(loc.line, col + 1), key=f.key, severity=f.severity,
         related=related, data={"backend": facts.platform, "jax": facts.versions.get("jax", ""), **dict(f.data)})
+
+
+def _indent_column(file: str, line: int) -> int:
+    """The column of the first character of ``line`` (a method's ``def`` is indented)."""
+    import linecache
+
+    text = linecache.getline(file, line)
+    return len(text) - len(text.lstrip()) + 1 if text.strip() else 1
 
 
 def loc_text(loc: SourceLocation | None, facts: CompileFacts) -> str:

@@ -203,6 +203,22 @@ class FunctionAnalysis:
                 return frames[:i + 1]
         return frames
 
+    def trace_lines(self) -> set[tuple[str, int]]:
+        """(file, line) of every user frame of every equation: the code the trace
+        entered (the jitted function and its callees), one stack read per distinct stack."""
+        out: set[tuple[str, int]] = set()
+        seen: set = set()
+        for eqn, _ in self.equations():
+            try:
+                key = adapter.stack_key(eqn.source_info)
+            except Exception:
+                key = id(eqn)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.update((f.file, f.line) for f in self.user_frames(eqn))
+        return out
+
     def site(self, eqn, level: adapter.Level | None = None) -> Site | None:
         """Where the user's code made the equation. Equations inside jax's own jitted
         helpers (``jnp.take`` ...) have no user frame: given their ``level``, the site of

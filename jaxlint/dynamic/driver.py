@@ -25,6 +25,9 @@ from jaxlint.diagnostic import Diagnostic, Phase, Position
 from jaxlint.dynamic import inputs as inp
 from jaxlint.dynamic import observations, project, signatures
 from jaxlint.dynamic.pool import FileJob, Pool, WorkerStartError, host_devices
+from jaxlint.dynamic.codedigest import Reader
+from jaxlint.dynamic.scripts import import_work
+from jaxlint.supersede import HOME
 from jaxlint.inputspec import SpecError, spec_from_parts
 from jaxlint.static.jitmap import EntryPoint
 
@@ -63,6 +66,9 @@ class FilePlan:
     stale: list[dict] = field(default_factory=list)
     #: how `jaxlint record` ran this file as a script ({"argv", "cwd", "env"}), if it did
     program: dict | None = None
+    #: (line, what) of the top-level code that does work when the file is imported, when
+    #: that keeps the workers from importing it (:mod:`jaxlint.dynamic.scripts`)
+    script: tuple[int, str] | None = None
 
 
 @dataclass
@@ -84,6 +90,10 @@ class DynamicReport:
     levels: list[str] = field(default_factory=lambda: ["trace"])
     #: (display path, seconds, was a recorded script) of imports slower than `slow-import`
     slow_imports: list[tuple[str, float, bool]] = field(default_factory=list)
+    #: (display path, line, what) of the files not imported because they do work at import
+    scripts: list[tuple[str, int, str]] = field(default_factory=list)
+    #: the phase could not run at all (jax missing, no worker starts, no backend to compile for)
+    unavailable: bool = False
 
     def in_cells(self, notebooks) -> None:
         """Functions of notebooks in the summary at their cell (``path:cell N``, line in
@@ -135,8 +145,15 @@ class DynamicReport:
         if self.stale:
             n = sum(len(e.get("diagnostics") or []) for e in self.stale)
             lines.append(f"  {len(self.stale)} observed function{'s' if len(self.stale) != 1 else ''} "
-                         f"({n} finding{'s' if n != 1 else ''}) out of date: the code or the rules' settings "
-                         "changed since `jaxlint record`; run it again")
+                         f"({n} finding{'s' if n != 1 else ''}) out of date since `jaxlint record`; run it again:")
+            for e in sorted(self.stale, key=lambda e: (str(e.get("file")), str(e.get("qualname")))):
+                what = e.get("changed") or []
+                why = (f"changed: {', '.join(what[:4])}" + (f" and {len(what) - 4} more" if len(what) > 4 else "")
+                       if what else "the rules' settings changed")
+                lines.append(f"    {e.get('file')}:{e.get('line')} {e.get('qualname')} ({why})")
+        for path, line, what in self.scripts:
+            lines.append(f"  not imported: {path} runs at import (line {line} {what}): {record_instead(path)}; "
+                         "or set `import-scripts = true` in [tool.jaxlint.dynamic]")
         for path, seconds, script in self.slow_imports:
             lines.append(f"  note: importing {path} took {seconds:.1f} s: its top-level code runs when the dynamic "
                          "phase imports it; keep work under `if __name__ == \"__main__\":`"
@@ -161,7 +178,7 @@ def _dedupe(entries: Iterable[EntryPoint]) -> list[EntryPoint]:
 
 def plan_file(task, settings: Settings, recorded: dict[str, dict],
               signatures_file: Path | None = None, observed: dict[str, dict] | None = None,
-              digests: dict[str, str] | None = None, levels: tuple[str, ...] = ("trace",)) -> FilePlan | None:
+              digests: Any = None, levels: tuple[str, ...] = ("trace",)) -> FilePlan | None:
     """The plans of one file's jit entry points; ``signatures_file`` is where
     ``recorded`` was read from (its saved arguments live beside it); ``observed``
     what `jaxlint record` observed in the project (:mod:`jaxlint.dynamic.observations`).
@@ -219,9 +236,15 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
             rules_now[lv] = [r for r in active_rules(settings, lv) if r.role is None]
         return observations.made_by(obs, rules_now[lv])
 
-    current = {k: v for k, v in seen.items() if observations.is_current(v, root, digests) and same_rules(v)}
-    fp = FilePlan(task, text, root, modname, sys_path, plans,
-                  stale=[v for k, v in seen.items() if k not in current])
+    current: dict[str, dict] = {}
+    stale: list[dict] = []
+    for k, v in seen.items():
+        now = observations.current(v, root, digests) if same_rules(v) else None
+        if now is not None:
+            current[k] = now
+        else:  # named in the summary, with what changed under it
+            stale.append(dict(v, changed=observations.changed_code(v, root, digests)))
+    fp = FilePlan(task, text, root, modname, sys_path, plans, stale=stale)
     by_key = {f"{modname}:{p.entry.qualname}": p for p in plans}
     for key, obs in current.items():
         plan = by_key.get(key)
@@ -242,7 +265,18 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
                 why = ("its observation by `jaxlint record` is out of date (the code or the rules' settings changed)"
                        if f"{modname}:{p.entry.qualname}" in stale else "not called while `jaxlint record` ran")
                 p.skip = f"{why}, and {p.skip}"
+    if not settings.dynamic.import_scripts and not notebook:
+        fp.script = import_work(tree)
+        if fp.script is not None:
+            for p in plans:
+                if p.observed is None:
+                    p.skip = f"runs at import: {record_instead(task.display)}"
     return fp
+
+
+def record_instead(display: str) -> str:
+    """What to do about a script the dynamic phase does not import."""
+    return f"record it instead (`jaxlint record -- python {display}`)"
 
 
 def _plan_entry(e: EntryPoint, model, nodes, stmts, lines, found, examples, dyn: DynamicSettings,
@@ -424,6 +458,12 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
     trace/compile rule instances; ``settings_of(task)`` the task's settings."""
     t_start = time.perf_counter()
     report = DynamicReport(levels=list(levels))
+    if importlib.util.find_spec("jax") is None:  # a static-only install: nothing to start
+        from jaxlint.install import missing_extra
+
+        report.errors.append(missing_extra("dynamic", "`check --dynamic`"))
+        report.unavailable = True
+        return report
     cache = Cache(cache_root)
     recorded_by_root: dict[Path, dict] = {}
     sig_file_by_root: dict[Path, Path] = {}
@@ -431,6 +471,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
     programs_by_root: dict[Path, dict] = {}
     recorded_devices: dict[Path, int] = {}
     digests: dict[str, str] = {}
+    digests = Reader()  # the code observations rest on, each file read once
     plans: list[FilePlan] = []
     versions = _versions_key()
     for task in tasks:
@@ -455,6 +496,8 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
             task = replace(task, settings=s) if getattr(task, "settings", None) is not None else task
         fp = plan_file(task, s, recorded_by_root[root], sig_file_by_root[root], observed_by_root[root], digests,
                        tuple(levels))
+        if fp is not None and fp.script is not None and any(p.observed is None for p in fp.plans):
+            report.scripts.append((task.display, *fp.script))
         if fp is not None and (fp.plans or fp.observed_extra or fp.stale):
             # a script the recording ran: import it with the argv, cwd and environment it had
             fp.program = programs_by_root[root].get(fp.module)
@@ -492,6 +535,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
             raw = pool.run(group)
         except WorkerStartError as e:
             report.errors.append(f"dynamic phase: {e}")
+            report.unavailable = True
             report.seconds = time.perf_counter() - t_start
             return report
         finally:
@@ -683,6 +727,9 @@ def _add_findings(fp: FilePlan, diagnostics: list[dict], report: "DynamicReport"
                      end_location={"row": def_line, "column": 1}, noqa_row=def_line)
         d["related"] = [dict(r, filename=_display(r["filename"], fp.root)) for r in d.get("related", [])
                         if _is_file(r["filename"], fp.root)]
+        # the file of the jitted function: one identity for the finding wherever it is
+        # reported (its definition, or the call site a recording saw), for the baseline
+        d["data"] = {**(d.get("data") or {}), HOME: fp.task.display}
         key = (d["code"], d["filename"], d["location"]["row"], d["location"]["column"])
         if key not in report.seen:
             report.seen.add(key)

@@ -4,12 +4,14 @@ the analysis of it found (:mod:`jaxlint.dynamic.observe` runs inside the program
 Beside the signatures file. One entry per jitted function the program called, keyed
 like the signatures (``module:qualname``, ``main.<locals>.update`` included): where it
 is defined, how often it was called and compiled, whether it was traced and compiled,
-its findings (paths relative to the project root), the sha256 of every file those
-findings point into (the defining file first), the jax/jaxlib versions and backend it
-ran on, and a digest of the rules and options it was analysed with. ``check
---dynamic`` reports an entry's findings while those files are unchanged and counts
+its findings (paths relative to the project root), the code they rest on (below), the
+jax/jaxlib versions and backend it ran on, and a digest of the rules and options it was analysed with. ``check
+--dynamic`` reports an entry's findings while that code is unchanged and counts
 the others as out of date. With ``record --keep-ir`` each function's programs (what
 ``jaxlint inspect`` shows) are kept compressed in ``observed.ir/<sha256>.json.gz``.
+An entry rests on ``code``: per file, the scopes (functions, top-level statements) its
+traces entered and its findings point into, each with a digest
+(:mod:`jaxlint.dynamic.codedigest`); an edit anywhere else leaves it current.
 
 ``programs`` keeps, per script the recording ran (``python train.py``, ``python -m
 pkg.train``), its argv, working directory and an allow-list of environment variables,
@@ -81,11 +83,20 @@ def _damage(entry: Any) -> str:
 
     if not isinstance(entry, dict):
         return "not a table"
-    for k, t in (("file", str), ("qualname", str), ("files", dict), ("diagnostics", list)):
+    for k, t in (("file", str), ("qualname", str), ("diagnostics", list)):
         if not isinstance(entry.get(k), t):
             return f"`{k}` is missing or not a {t.__name__}"
-    if not all(isinstance(k, str) and isinstance(v, str) for k, v in entry["files"].items()):
-        return "`files` must map paths to digests"
+    if "code" in entry:
+        code = entry["code"]
+        if not isinstance(code, dict) or not all(
+                isinstance(f, str) and isinstance(scopes, dict) and all(
+                    isinstance(n, str) and isinstance(sc, dict) and isinstance(sc.get("digest"), str)
+                    and isinstance(sc.get("line"), int) and isinstance(sc.get("end"), int)
+                    for n, sc in scopes.items()) for f, scopes in code.items()):
+            return "`code` must map paths to scopes ({name: {line, end, digest}})"
+    elif not isinstance(entry.get("files"), dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in entry["files"].items()):
+        return "`code` (or the `files` of earlier versions) is missing"
     for k, t in (("levels", list), ("signatures", list), ("report", dict), ("versions", dict), ("line", int)):
         if entry.get(k) is not None and not isinstance(entry[k], t):
             return f"`{k}` is not a {t.__name__}"
@@ -135,7 +146,10 @@ def merge_parts(parts: Iterable[dict]) -> tuple[dict, list[dict], list[dict]]:
             seen = {_dkey(d) for d in cur.get("diagnostics", [])}
             cur["diagnostics"] = cur.get("diagnostics", []) + [d for d in e.get("diagnostics", [])
                                                                if _dkey(d) not in seen]
-            cur["files"] = {**e.get("files", {}), **cur.get("files", {})}
+            code = {f: dict(scopes) for f, scopes in (cur.get("code") or {}).items()}
+            for f, scopes in (e.get("code") or {}).items():
+                code[f] = {**scopes, **code.get(f, {})}
+            cur["code"] = code
             cur["rule_errors"] = list(dict.fromkeys(cur.get("rule_errors", []) + e.get("rule_errors", [])))
             cur["report"] = cur.get("report") or e.get("report")
             cur["first_call"] = cur.get("first_call") or e.get("first_call")
@@ -164,10 +178,18 @@ def _dkey(d: dict) -> tuple:
     return (d.get("code"), d.get("filename"), loc.get("row"), loc.get("column"))
 
 
-def write(path: Path, functions: dict, programs: list[dict], irs: dict[str, dict], replace: bool) -> dict:
+def write(path: Path, functions: dict, programs: list[dict], irs: dict[str, dict], replace: bool,
+          merge: bool = False) -> dict:
     """Merge one run into the file: entries of functions this run called replace theirs,
-    others stay (``replace``: only this run's); returns what was written."""
+    others stay (``replace``: only this run's; ``merge``: a run that did not complete,
+    whose entries add their signatures and findings to the old ones of the same code,
+    :func:`merge_entry`). Timings are left out (they change on every run, the file is
+    committed); returns what was written. Compressed programs no entry names any more
+    are left for :func:`remove_unnamed_irs`."""
     old = {"programs": [], "functions": {}} if replace else load(path)
+    functions = {k: untimed(e) for k, e in functions.items()}
+    if merge:
+        functions = {k: merge_entry(old["functions"].get(k), e) for k, e in functions.items()}
     merged = {**old["functions"], **functions}
     folder = ir_dir(path)
     for key, answer in irs.items():
@@ -178,17 +200,73 @@ def write(path: Path, functions: dict, programs: list[dict], irs: dict[str, dict
         if not dest.exists():
             atomic_write(dest, blob)
         merged[key] = dict(merged[key], ir=sha)
-    wanted = {e.get("ir") for e in merged.values() if e.get("ir")}
-    if folder.is_dir():
-        for f in folder.glob("*.json.gz"):
-            if f.name[:-len(".json.gz")] not in wanted:
-                f.unlink()
     mains = {p.get("main") for p in programs}
     progs = [p for p in old["programs"] if p.get("main") not in mains] + programs
     data = {"format": FORMAT, "programs": progs, "functions": {k: merged[k] for k in sorted(merged)}}
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, (json.dumps(data, indent=1, sort_keys=True, default=str) + "\n").encode("utf-8"))
     return data
+
+
+def untimed(entry: dict) -> dict:
+    """The entry without the timings of the run that made it (``seconds``, and the
+    compile report's ``*_seconds``)."""
+    out = {k: v for k, v in entry.items() if k != "seconds"}
+    if isinstance(out.get("report"), dict):
+        out["report"] = {k: v for k, v in out["report"].items() if not k.endswith("_seconds")}
+    return out
+
+
+def _sig_id(sig: dict) -> str:
+    return json.dumps({k: v for k, v in sig.items() if k not in ("calls", "compiles", "seq", "first_call")},
+                      sort_keys=True, default=str)
+
+
+def merge_entry(old: dict | None, new: dict) -> dict:
+    """An interrupted run's entry merged into the recorded one: when both rest on the
+    same code (the same digests), the signatures and findings the old one holds and the
+    new one did not see again are kept; else the new one alone."""
+    if not isinstance(old, dict) or old.get("jaxlint") != new.get("jaxlint") or not _same_code(old, new):
+        return new
+    out = dict(new)
+    out["code"] = {f: {**(old.get("code") or {}).get(f, {}), **scopes} for f, scopes in (new.get("code") or {}).items()}
+    for f, scopes in (old.get("code") or {}).items():
+        out["code"].setdefault(f, scopes)
+    seen = {_sig_id(s) for s in new.get("signatures") or [] if isinstance(s, dict)}
+    out["signatures"] = list(new.get("signatures") or []) + [
+        s for s in old.get("signatures") or [] if isinstance(s, dict) and _sig_id(s) not in seen]
+    have = {_dkey(d) for d in new.get("diagnostics") or []}
+    out["diagnostics"] = list(new.get("diagnostics") or []) + [
+        d for d in old.get("diagnostics") or [] if _dkey(d) not in have]
+    for n in ("traced", "compiled"):
+        out[n] = bool(old.get(n)) or bool(new.get(n))
+    if _STATUS_RANK.get(old.get("status"), 0) > _STATUS_RANK.get(new.get("status"), 0):
+        out["status"], out["reason"] = old.get("status"), old.get("reason")
+    out["report"] = new.get("report") or old.get("report")
+    if old.get("ir") and not new.get("ir"):
+        out["ir"] = old["ir"]
+    return out
+
+
+def _same_code(old: dict, new: dict) -> bool:
+    """Whether two entries rest on the same code: every scope both name has one digest."""
+    a, b = old.get("code"), new.get("code")
+    if not isinstance(a, dict) or not isinstance(b, dict):
+        return False
+    return all(a[f][n].get("digest") == sc.get("digest") for f, scopes in b.items() if isinstance(a.get(f), dict)
+               for n, sc in scopes.items() if isinstance(a[f].get(n), dict))
+
+
+def remove_unnamed_irs(path: Path) -> None:
+    """Remove the compressed programs of ``observed.ir/`` that no entry of the
+    observations file ``path`` names (after a complete run has written it)."""
+    folder = ir_dir(path)
+    if not folder.is_dir():
+        return
+    wanted = {e.get("ir") for e in load(path)["functions"].values() if isinstance(e, dict) and e.get("ir")}
+    for f in folder.glob("*.json.gz"):
+        if f.name[:-len(".json.gz")] not in wanted:
+            f.unlink()
 
 
 def read_ir(path: Path, sha: str) -> dict | None:
@@ -287,23 +365,91 @@ def made_by(entry: dict, rules: Iterable[Any]) -> bool:
     return all(ran.get(code) == digest for code, digest in rule_options(rules).items())
 
 
-def is_current(entry: dict, root: Path, digests: dict[str, str] | None = None) -> bool:
-    """Whether every file the entry's findings rest on is unchanged since the recording
-    (and the same jaxlint version made them)."""
+def is_current(entry: dict, root: Path, reader: Any = None) -> bool:
+    """Whether the code the entry rests on is unchanged since the recording (and the
+    same jaxlint version made its findings)."""
+    return current(entry, root, reader) is not None
+
+
+def current(entry: dict, root: Path, reader: Any = None) -> dict | None:
+    """The entry as it reads now, or None when it is out of date: every scope of code it
+    rests on (:mod:`jaxlint.dynamic.codedigest`) is found unchanged, and its findings
+    move with the scopes they are in. Entries of earlier versions (whole-file digests)
+    are current while their files are unchanged."""
     from jaxlint import __version__
 
-    files = entry.get("files") or {}
-    if not files or entry.get("jaxlint") != __version__:  # another jaxlint's rules made them
-        return False
-    for rel, sha in files.items():
+    if entry.get("jaxlint") != __version__:  # another jaxlint's rules made them
+        return None
+    code = entry.get("code")
+    if not isinstance(code, dict):
+        files = entry.get("files") or {}
+        ok = files and all(file_sha(Path(rel) if os.path.isabs(rel) else root / rel) == sha
+                           for rel, sha in files.items())
+        return entry if ok else None
+    if not code:
+        return None
+    changed, shifts = _check_code(code, root, reader)
+    if changed:
+        return None
+    if not any(shifts.values()):
+        return entry
+    return _moved(entry, code, shifts)
+
+
+def changed_code(entry: dict, root: Path, reader: Any = None) -> list[str]:
+    """What changed under an out-of-date entry: ``path: name`` of each changed scope
+    (``path`` alone for entries of earlier versions)."""
+    code = entry.get("code")
+    if not isinstance(code, dict):
+        return sorted(rel for rel, sha in (entry.get("files") or {}).items()
+                      if file_sha(Path(rel) if os.path.isabs(rel) else root / rel) != sha)
+    return _check_code(code, root, reader)[0]
+
+
+def _check_code(code: dict, root: Path, reader: Any) -> tuple[list[str], dict[str, dict[str, int]]]:
+    from jaxlint.dynamic.codedigest import Reader
+
+    reader = reader if reader is not None else Reader()
+    changed: list[str] = []
+    shifts: dict[str, dict[str, int]] = {}
+    for rel, scopes in code.items():
         p = Path(rel) if os.path.isabs(rel) else root / rel
-        key = str(p)
-        if digests is not None:
-            if key not in digests:
-                digests[key] = file_sha(p)
-            now = digests[key]
-        else:
-            now = file_sha(p)
-        if now != sha:
-            return False
-    return True
+        gone, moved = reader.changed(p, scopes)
+        changed += [f"{rel}: {_shown_scope(n)}" for n in gone]
+        shifts[rel] = moved
+    return changed, shifts
+
+
+def _shown_scope(name: str) -> str:
+    if name.startswith("<stmt>@"):
+        return "a top-level statement"
+    if name == "<notebook>":
+        return "its code cells"
+    return f"`{name}`"
+
+
+def _moved(entry: dict, code: dict, shifts: dict[str, dict[str, int]]) -> dict:
+    """The entry with the lines of its findings and its ``def`` moved as their scopes moved."""
+    from jaxlint.dynamic.codedigest import moved
+
+    def at(file: str, row: int) -> int:
+        return moved(row, code.get(file) or {}, shifts.get(file) or {})
+
+    def loc(d: dict) -> dict:
+        f = d.get("filename")
+        if not isinstance(f, str) or f not in code:
+            return d
+        d = dict(d)
+        for k in ("location", "end_location"):
+            if isinstance(d.get(k), dict) and isinstance(d[k].get("row"), int):
+                d[k] = dict(d[k], row=at(f, d[k]["row"]))
+        if isinstance(d.get("noqa_row"), int):
+            d["noqa_row"] = at(f, d["noqa_row"])
+        return d
+
+    out = dict(entry)
+    out["diagnostics"] = [dict(loc(d), related=[loc(r) for r in d.get("related") or []])
+                          for d in entry.get("diagnostics") or []]
+    if isinstance(entry.get("line"), int) and entry.get("file") in code:
+        out["line"] = at(entry["file"], entry["line"])
+    return out

@@ -65,6 +65,8 @@ class FunctionState:
         self.first_call: tuple[str, int, int] | None = None
         self.ir: dict | None = None
         self.seconds = 0.0
+        #: file -> the lines of it the traces entered (what the observation rests on)
+        self.lines: dict[str, set[int]] = {}
 
     def analysis(self, observer: "Observer", site: tuple[str, int, int] | None, fun: Any = None) -> FunctionAnalysis:
         """``fun``: the jitted function of the call analysed (``a.step`` or ``b.step`` of
@@ -107,6 +109,10 @@ class Observer:
         self.dirty = False
         #: order of first calls of signatures, across functions
         self.seq = 0
+        #: the scopes of the project's files, each read once (``codedigest``)
+        from jaxlint.dynamic.codedigest import Reader
+
+        self.scopes = Reader()
 
     # ------------------------------------------------------------------ setup
     def state(self, key: str, meta: dict, fun: Any) -> FunctionState:
@@ -332,6 +338,8 @@ class Observer:
         # the rules that read every signature of the function run once, at the end
         fs.rule_errors += run_rules(fa, [r for r in rules.get("trace", []) if not r.reads_signatures])
         fs.traced = fs.traced or fa.jaxpr is not None or fa.error is not None  # a trace error is a finding
+        for file, line in fa.trace_lines():
+            fs.lines.setdefault(file, set()).add(line)
         if fa.jaxpr is not None and "compile" in self.levels:
             captured = _pick(compiles, fs)
             if captured is not None:
@@ -381,31 +389,34 @@ class Observer:
 
     def to_json(self) -> dict:
         """This process's observations, paths relative to the project root."""
-        from jaxlint.dynamic.record import file_digest
-
         out = {}
         with self.lock:
             for key, fs in self.functions.items():
                 status = fs.status
                 if status == "called" and fs.inlined and not fs.sigs:
                     status = "inlined"
-                files = {fs.meta["file"]: file_digest(fs.home)}
+                lines: dict[str, set[int]] = {}
+                if fs.path == fs.home:
+                    lines[fs.meta["file"]] = {int(fs.entry.get("def_line") or fs.meta["line"])}
+                for file, ls in fs.lines.items():
+                    lines.setdefault(_rel(file, self.root), set()).update(ls)
                 diags = []
                 for d in fs.diagnostics:
                     dd = d.to_dict()
                     dd["filename"] = _rel(dd["filename"], self.root)
                     dd["related"] = [dict(r, filename=_rel(r["filename"], self.root)) for r in dd.get("related", [])]
-                    for f in [dd["filename"], *(r["filename"] for r in dd["related"])]:
-                        if not os.path.isabs(f) and f not in files:
-                            files[f] = file_digest(str(self.root / f))
+                    for r in [dd, *dd["related"]]:
+                        lines.setdefault(r["filename"], set()).add(int(r["location"]["row"]))
                     diags.append(dd)
+                code = {f: self.scopes.scopes(self.root / f, ls) for f, ls in sorted(lines.items())
+                        if not os.path.isabs(f) and not f.startswith("<")}
                 out[key] = {
                     "file": fs.meta["file"], "line": fs.entry.get("def_line") or fs.meta["line"],
                     "qualname": fs.meta["qualname"], "transform": fs.meta["kind"], "status": status,
                     "reason": fs.reason, "calls": fs.calls, "inlined_calls": fs.inlined,
                     "compiles": sum(s["compiles"] for s in fs.sigs.values()),
                     "traced": fs.traced, "compiled": fs.compiled, "levels": list(self.levels),
-                    "files": files, "rules": self.rules_digest(fs.home), "rule_options": self.rule_options(fs.home), "versions": dict(self.versions),
+                    "code": code, "rules": self.rules_digest(fs.home), "rule_options": self.rule_options(fs.home), "versions": dict(self.versions),
                     "jaxlint": __version__,
                     "diagnostics": diags, "report": fs.report, "rule_errors": fs.rule_errors,
                     "seconds": round(fs.seconds, 4),

@@ -61,9 +61,13 @@ class _Proc:
     def __init__(self, env: dict, log_dir: str, n: int) -> None:
         self.log_path = os.path.join(log_dir, f"worker-{n}.log")
         self.log = open(self.log_path, "wb")
+        # a working directory of its own, removed with the logs: what the user's code
+        # writes to relative paths at import does not land in the project
+        cwd = os.path.join(log_dir, f"cwd-{n}")
+        os.makedirs(cwd, exist_ok=True)
         self.p = subprocess.Popen(
             module_command("jaxlint.dynamic.worker"),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, env=env, cwd=cwd,
             start_new_session=True,  # a kill takes the user's child processes too
         )
         self.buf = b""
@@ -176,6 +180,9 @@ def worker_env(settings: DynamicSettings) -> dict:
     if backend == "cpu" and settings.devices > 1:
         env["XLA_FLAGS"] = with_host_devices(env.get("XLA_FLAGS", ""), settings.devices)
     env["PYTHONUNBUFFERED"] = "1"
+    if env.get("PYTHONPATH"):  # the workers run in a directory of their own
+        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) if p else os.getcwd()
+                                            for p in env["PYTHONPATH"].split(os.pathsep))
     return env
 
 
@@ -329,6 +336,8 @@ class Pool:
         pending: deque[FileJob] = deque(jobs)
         for j in jobs:
             j.remaining = [f["qualname"] for f in j.request["functions"]]
+        #: the compile tier needs the configured backend's devices; tracing does not
+        self.needs_backend = any("compile" in (j.request.get("levels") or ()) for j in jobs)
         want = min(self.n, len(jobs))
         while len([p for p in self.procs if not p.dead]) < want:
             self._spawn()
@@ -395,6 +404,9 @@ class Pool:
     def _event(self, p: _Proc, ev: dict, results: dict[int, FileResult], pending: deque) -> None:
         kind = ev.get("event")
         if kind == "ready":
+            if ev.get("unavailable") and getattr(self, "needs_backend", False):
+                p.kill(dump=False)
+                raise WorkerStartError(ev["unavailable"])
             p.ready = True
             p.versions = ev.get("versions", {})
             self.versions = self.versions or p.versions

@@ -533,8 +533,9 @@ def _placed_in_notebooks(functions: dict) -> dict:
             for r in d.get("related") or []:
                 move(r)
             for f in [d["filename"], *(r["filename"] for r in d.get("related") or [])]:
-                if f.endswith(".ipynb") and not os.path.isabs(f):
-                    e.setdefault("files", {}).setdefault(f, file_digest(str(root / f)))
+                if f.endswith(".ipynb") and not os.path.isabs(f):  # a notebook is one scope: its code
+                    e.setdefault("code", {}).setdefault(f, {"<notebook>": {"line": 1, "end": 1,
+                                                                           "digest": file_digest(str(root / f))}})
         first = e.get("first_call")
         if isinstance(first, str) and ":" in first:
             f, _, line = first.rpartition(":")

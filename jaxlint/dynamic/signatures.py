@@ -186,18 +186,19 @@ def read_pickle(path: Path, sha: str) -> bytes:
     return data
 
 
-def write_pickles(path: Path, functions: dict[str, dict], found: dict[str, Path]) -> None:
-    """Copy the pickles the signatures name into :func:`pickle_dir` and remove the
-    ones no signature names any more."""
+def write_pickles(path: Path, functions: dict[str, dict], found: dict[str, Path], remove: bool = True) -> None:
+    """Copy the pickles the signatures name into :func:`pickle_dir` (each written to a
+    new file and renamed into place) and, with ``remove``, remove the ones no signature
+    names any more (only once the signatures file that names the new ones is written)."""
     wanted = {s["pickle"] for e in functions.values() for s in e.get("signatures", []) if s.get("pickle")}
     folder = pickle_dir(path)
-    if wanted:
+    if wanted and found:
         folder.mkdir(parents=True, exist_ok=True)
     for sha in sorted(wanted):
         dest = folder / f"{sha}.pickle"
         if sha in found and not dest.exists():
             atomic_write(dest, found[sha].read_bytes())
-    if folder.is_dir():
+    if remove and folder.is_dir():
         for f in folder.glob("*.pickle"):
             if f.stem not in wanted:
                 f.unlink()

@@ -626,6 +626,21 @@ class Worker:
                 "diagnostics": [d.to_dict() for d in fa.diagnostics] if keep else []}
 
 
+def backend_unavailable() -> str:
+    """One line when the configured backend (``JAX_PLATFORMS``, from ``backend`` in
+    [tool.jaxlint.dynamic]) has no device here, else ""."""
+    import jax
+
+    wanted = os.environ.get("JAX_PLATFORMS") or ""
+    try:
+        jax.devices()
+    except Exception as e:
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+        return (f"the `{wanted or 'default'}` backend is not available here ({first}): set `backend` in "
+                f"[tool.jaxlint.dynamic] to one this machine has (cpu), or run where it is")
+    return ""
+
+
 def main() -> int:
     proto_in, out = isolate_stdio()
     limit_memory()
@@ -638,10 +653,17 @@ def main() -> int:
     except BaseException as e:
         # only jax itself missing is an install problem; a broken dependency says what broke
         missing = isinstance(e, ModuleNotFoundError) and (e.name or "").split(".")[0] in ("jax", "jaxlib")
-        hint = " (the dynamic phase needs jax: pip install 'jaxlint[dynamic]')" if missing else ""
-        out.send({"event": "fatal", "reason": f"cannot start the dynamic phase: {essence(e)}{hint}"})
+        if missing:
+            from jaxlint.install import missing_extra
+
+            reason = missing_extra("dynamic", "the dynamic phase")
+        else:
+            reason = f"cannot start the dynamic phase: {essence(e)}"
+        out.send({"event": "fatal", "reason": reason, "missing": bool(missing)})
         return 3
-    out.send({"event": "ready", "versions": worker.versions, "pid": os.getpid()})
+    # tracing needs no device; the pool stops at once if the compile tier needs one
+    out.send({"event": "ready", "versions": worker.versions, "pid": os.getpid(),
+              "unavailable": backend_unavailable()})
     for line in proto_in:
         if not line.strip():
             continue

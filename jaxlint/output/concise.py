@@ -49,7 +49,7 @@ def summary(result: RunResult, ctx: OutputContext) -> list[str]:
                     lines.append(f"[*] {safe} fixable with `jaxlint check --fix`.")
                 if fixable - safe:
                     lines.append(f"{fixable - safe} more fixable with `--fix --unsafe-fixes`.")
-    else:
+    elif not result.errors:  # a run that failed passed nothing
         lines.append("All checks passed!")
     lines.extend(result.notes)
     if result.tables:

@@ -14,14 +14,15 @@ def full(result: RunResult, ctx: OutputContext) -> str:
 
     rules = rules_by_code()
     out: list[str] = []
-    split: dict[str, list[str]] = {}  # once per file, not per finding
+    split: dict[str, list[str]] = {}  # once per file (per cell), not per finding
     for d in result.diagnostics:
         out.append(head(d, ctx))
-        src = ctx.sources.get(d.path if d.cell is None else f"{d.path}:cell {d.cell}")
+        key = d.path if d.cell is None else f"{d.path}:cell {d.cell}"  # a notebook's lines are its cell's
+        src = ctx.sources.get(key)
         if src is not None:
-            lines = split.get(d.path)
+            lines = split.get(key)
             if lines is None:
-                lines = split[d.path] = split_lines(src)
+                lines = split[key] = split_lines(src)
             if 1 <= d.start.line <= len(lines):
                 text = lines[d.start.line - 1]
                 gutter = f"{d.start.line:>4} | "

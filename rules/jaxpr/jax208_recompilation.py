@@ -403,7 +403,8 @@ class Recompilation(TraceRule):
         if why:
             msg += f" ({why})"
         site, related = _where(fa, worst, base)
-        fa.report(site, msg, related=related,
+        # one identity wherever it is reported (the call a recording saw, or the def)
+        fa.report(site, msg, related=related, key="several signatures",
                   data={"signatures": len(groups), "calls": calls[:64], "changes": [str(c) for c in changes[:10]],
                         "reason": why})
 
@@ -421,7 +422,7 @@ class Recompilation(TraceRule):
                f"{' -> '.join(shown)}, and every new size compiles again (a growing sequence, cache or "
                f"generated length): pad it to a fixed maximum, or to a few bucket sizes")
         site, related = _where(fa, last, first)
-        fa.report(site, msg, related=related,
+        fa.report(site, msg, related=related, key="a dimension grows",
                   data={"signatures": len(groups), "calls": calls[:64], "grows": label, "axis": axis,
                         "sizes": [list(x) for x in shapes][:64], "reason": "a dimension grows call after call"})
 
@@ -446,7 +447,7 @@ class Recompilation(TraceRule):
                    "`JAX_EXPLAIN_CACHE_MISSES=1` makes jax say which")
             reason = "compiled again for the same arguments"
         fa.report(site, f"`{fa.qualname}` was compiled {n} times for the same signature: {why}",
-                  related=related, data={"compiles": n, "reason": reason})
+                  related=related, key="compiled again", data={"compiles": n, "reason": reason})
 
 
 def _static_objects(sig: dict, names: list[str]) -> str:

@@ -50,11 +50,15 @@ class SideEffectInJit(StaticRule):
     ```python
     @jax.jit
     def step(x, key):
-        jax.debug.print("loss {}", x)
-        return x * jax.random.uniform(key)
+        return x * jax.random.uniform(key), x
+
+    y, loss = step(x, key)
+    print("loss", loss)
     ```
-    Time the call from outside (after `.block_until_ready()`), read files before
-    calling, and pass randomness in as a `jax.random` key.
+    Return what you want to see and print or log it after the call, time the call
+    from outside (after `.block_until_ready()`), read files before calling, and pass
+    randomness in as a `jax.random` key. (`jax.debug.print` prints on every call, but
+    it is a host callback that stops the compiled program: JAX109 reports it.)
 
     ## Options
 
@@ -67,7 +71,7 @@ class SideEffectInJit(StaticRule):
     code = "JAX106"
     name = "side-effect-in-jit"
     summary = "a Python side effect in traced code runs once, at trace time"
-    fix_hint = "use jax.debug.print / jax.random with a key; time, read files and log outside the jitted function"
+    fix_hint = "return values and print or log them after the call; use jax.random with a key; time and read files outside"
     options = {
         "report-static-print": Option(
             False, "also report `print` calls whose arguments are all static (they print once per compilation, "
@@ -263,10 +267,11 @@ class SideEffectInJit(StaticRule):
         if q in ("builtins.print", "sys.stdout.write", "sys.stderr.write"):
             if traced is not None:
                 msg = (f"`{shown}(...)` in {where} prints the tracer, not the value of `{describe(traced)}`, "
-                       "once at trace time; use `jax.debug.print` to print values on every call")
+                       "once at trace time; return the value and print it after the call (a `jax.debug.print` would be a host "
+                       "callback, JAX109)")
             elif culprits or self.opts["report-static-print"] or not all(_static(taint, a) for a in args):
                 msg = (f"`{shown}(...)` in {where} runs once per compilation, at trace time, not on every call; "
-                       "use `jax.debug.print` to print on every call")
+                       "return what it should show and print it after the call")
             else:
                 return
             ctx.report(call, msg, data={"call": q})
@@ -285,10 +290,10 @@ class SideEffectInJit(StaticRule):
         elif self._is_logging(model, call, q, fn):
             if traced is not None:
                 msg = (f"`{shown}(...)` in {where} logs the tracer, not the value of `{describe(traced)}`, once at "
-                       "trace time; use `jax.debug.print` or `jax.debug.callback` to log values on every call")
+                       "trace time; return the value and log it after the call")
             elif self.opts["report-static-logging"]:
                 msg = (f"`{shown}(...)` in {where} logs once per compilation, at trace time, not on every call; "
-                       "use `jax.debug.callback` to log on every call")
+                       "log after the call")
             else:
                 return
             ctx.report(call, msg, data={"call": q or shown})

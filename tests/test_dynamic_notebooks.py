@@ -81,7 +81,7 @@ def test_observations_are_keyed_to_the_notebook_and_its_code(recorded):
     functions = json.loads((recorded / ".jaxlint" / "observed.json").read_text())["functions"]
     assert set(functions) == {"train:make_step.<locals>.step", "train:normalize", "train:<lambda>@30"}
     for e in functions.values():
-        assert e["file"] == "train.ipynb" and set(e["files"]) == {"train.ipynb"}
+        assert e["file"] == "train.ipynb" and set(e["code"]) == {"train.ipynb"}
         assert e["first_call"].startswith("train.ipynb:")
         assert all(d["filename"] == "train.ipynb" for d in e["diagnostics"])
     # recorded signatures name the notebook too (no kernel temp file leaks into them)

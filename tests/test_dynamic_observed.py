@@ -122,8 +122,14 @@ def test_observations_are_keyed_by_content_versions_and_rules(trial):
     import hashlib
 
     entry = trial.observed["train:main.<locals>.normalize"]
-    sha = hashlib.sha256((trial.root / "train.py").read_bytes()).hexdigest()
-    assert entry["files"] == {"train.py": sha}
+    # the code it rests on: the function itself, and `main`, where its finding (the call
+    # that compiled again) is; each with the digest of its source
+    scopes = entry["code"]["train.py"]
+    assert set(entry["code"]) == {"train.py"} and {"main.normalize", "main"} <= set(scopes), entry["code"]
+    lines = (trial.root / "train.py").read_text().splitlines()
+    n = scopes["main.normalize"]
+    text = "\n".join(lines[n["line"] - 1:n["end"]])
+    assert n["digest"] == hashlib.sha256(text.encode()).hexdigest()[:20] and text.lstrip().startswith("def normalize")
     assert set(entry["versions"]) == {"jax", "jaxlib", "backend"} and entry["levels"] == ["trace", "compile"]
     assert entry["calls"] == 5 and entry["compiles"] == 2 and entry["first_call"] == "train.py:81"
 

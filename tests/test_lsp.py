@@ -19,7 +19,7 @@ from jaxlint.lsp.positions import from_units, to_units  # noqa: E402
 from jaxlint.textutil import split_lines  # noqa: E402
 from jaxlint.registry import all_rules  # noqa: E402
 from jaxlint.rule import example_source  # noqa: E402
-from lsp_session import clean, run, session  # noqa: E402
+from lsp_session import TIMEOUT, clean, run, session  # noqa: E402
 
 CAPTURED = """
 import jax
@@ -85,7 +85,7 @@ def test_exit_without_shutdown_ends_the_server_with_status_1(tmp_path):
     async def go():
         async with session(tmp_path) as s:
             s.client.exit(None)
-            await asyncio.wait_for(s.client._server.wait(), 20)
+            await asyncio.wait_for(s.client._server.wait(), TIMEOUT)
             assert s.client._server.returncode == 1
 
     run(go())

@@ -522,20 +522,24 @@ def _placed_in_notebooks(functions: dict) -> dict:
         if isinstance(d.get("noqa_row"), int):
             d["noqa_row"] += at[1]
 
+    def notebook_scope(f: str) -> dict:  # a notebook is one scope: its code
+        return {"<notebook>": {"line": 1, "end": 1, "digest": file_digest(str(root / f))}}
+
     for e in functions.values():
         code = e.pop("_code_file", None)
         if code is not None:
             at = place(code, int(e.get("line") or 1))
             if at is not None:
                 e["line"] = at[1]
+        if str(e.get("file") or "").endswith(".ipynb") and not os.path.isabs(e["file"]):
+            e.setdefault("code", {}).setdefault(e["file"], notebook_scope(e["file"]))
         for d in e.get("diagnostics") or []:
             move(d)
             for r in d.get("related") or []:
                 move(r)
             for f in [d["filename"], *(r["filename"] for r in d.get("related") or [])]:
-                if f.endswith(".ipynb") and not os.path.isabs(f):  # a notebook is one scope: its code
-                    e.setdefault("code", {}).setdefault(f, {"<notebook>": {"line": 1, "end": 1,
-                                                                           "digest": file_digest(str(root / f))}})
+                if f.endswith(".ipynb") and not os.path.isabs(f):
+                    e.setdefault("code", {}).setdefault(f, notebook_scope(f))
         first = e.get("first_call")
         if isinstance(first, str) and ":" in first:
             f, _, line = first.rpartition(":")

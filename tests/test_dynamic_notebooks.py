@@ -107,7 +107,8 @@ def test_saved_outputs_keep_the_observations_and_edited_code_makes_them_out_of_d
                                 "\n", "step = make_step(0.5)"]
     nb_path.write_text(json.dumps(nb, indent=1))
     out = run_cli("check", "--dynamic", "--no-cache", "train.ipynb", cwd=root, timeout=600).stdout
-    assert "out of date: the code or the rules' settings changed since `jaxlint record`" in out and "JAX2" not in out
+    assert "out of date since `jaxlint record`; run it again:" in out and "JAX2" not in out, out
+    assert "(changed: train.ipynb: its code cells)" in out, out
 
 
 def test_a_notebook_is_never_imported_and_unrecorded_functions_say_how_to_cover_them(tmp_path):

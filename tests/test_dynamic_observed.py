@@ -196,11 +196,18 @@ def test_edited_code_makes_observations_out_of_date(trial, tmp_path):
     root = tmp_path / "proj"
     shutil.copytree(trial.root, root)
     train = root / "train.py"
-    train.write_text(train.read_text() + "\n# edited after the recording\n")
+    text = train.read_text()
+    train.write_text(text + "\n# edited after the recording\n")  # elsewhere: every observation holds
+    unrelated = run_cli("check", "--dynamic", "--no-cache", "--select", "JAX2", "train.py", cwd=root, timeout=600)
+    assert "out of date" not in unrelated.stdout and "train.py:83" in unrelated.stdout, unrelated.stdout
+    # inside `loss_fn`, which only train_step's trace entered
+    train.write_text(text.replace("jnp.mean((mlp(params, x) - y) ** 2)", "jnp.mean(jnp.abs(mlp(params, x) - y))"))
     proc = run_cli("check", "--dynamic", "--no-cache", "--show-skipped", "--select", "JAX2", "train.py", cwd=root,
-                   timeout=300)
-    assert ("10 observed functions (9 findings) out of date: the code or the rules' settings changed since "
-            "`jaxlint record`; run it again") in proc.stdout, proc.stdout
+                   timeout=600)
+    assert "1 observed function (" in proc.stdout and "out of date since `jaxlint record`; run it again:" \
+        in proc.stdout, proc.stdout
+    assert ("train.py:29 make_train_step.<locals>.train_step (changed: train.py: `make_train_step.loss_fn`)"
+            in proc.stdout), proc.stdout
     assert ("skipped train.py:28 make_train_step.<locals>.train_step: its observation by `jaxlint record` is out of "
             "date (the code or the rules' settings changed), and defined inside a function") in proc.stdout
     # the closures only the program can reach are no longer reported

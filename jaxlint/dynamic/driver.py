@@ -246,6 +246,10 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
             stale.append(dict(v, changed=observations.changed_code(v, root, digests)))
     fp = FilePlan(task, text, root, modname, sys_path, plans, stale=stale)
     by_key = {f"{modname}:{p.entry.qualname}": p for p in plans}
+    for key, obs in seen.items():
+        if key in by_key and obs.get("status") == "analysed" and obs.get("traced") and not any(
+                d.get("code") in ("JAX200", "JAX205") for d in obs.get("diagnostics") or []):
+            by_key[key].observed_clean = True
     for key, obs in current.items():
         plan = by_key.get(key)
         if plan is None:
@@ -643,7 +647,7 @@ def _place(rel: str | None, line: int | None, fp: FilePlan, fallback: int) -> tu
 def _assemble(fp: FilePlan, value: dict, report: DynamicReport) -> None:
     display = fp.task.display
     failed = value.get("failed")
-    if failed and (fp.stale or any((p.spec or {}).get("source") == "recorded" for p in fp.plans)):
+    if failed and any(p.observed_clean for p in fp.plans):
         # a module the recorded program ran that does not import outside it (devices, a
         # mesh, a global its main sets): the recording is what is out of date
         why = f"{observations.OUT_OF_DATE}: importing it outside the recorded program failed ({failed['reason']})"

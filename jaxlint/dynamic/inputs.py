@@ -41,6 +41,9 @@ class Plan:
     #: what `jaxlint record` observed for this function, still current: reported as it
     #: is, nothing to trace
     observed: dict | None = None
+    #: `jaxlint record` traced it in the running program without an error (its
+    #: observation, current or not): a worker that cannot trace it says "record again"
+    observed_clean: bool = False
 
     def to_job(self) -> dict:
         return {
@@ -48,6 +51,7 @@ class Plan:
             "entry": self.entry.to_dict(),
             "spec": self.spec,
             "signatures": self.signatures,
+            "observed_clean": self.observed_clean,
         }
 
 

@@ -422,9 +422,10 @@ def _unrecorded(e: BaseException) -> BaseException | None:
     return None
 
 
-def _recorded(spec: dict | None) -> bool:
-    """Whether the inputs are arguments the recorded program really called it with."""
-    return isinstance(spec, dict) and spec.get("source") == "recorded"
+def _recorded(spec: dict | None, job: dict) -> bool:
+    """Whether the inputs are arguments the recorded program called it with, and the
+    recording traced it there without an error."""
+    return isinstance(spec, dict) and spec.get("source") == "recorded" and bool(job.get("observed_clean"))
 
 
 def _out_of_date(e: BaseException) -> dict:
@@ -546,10 +547,10 @@ class Worker:
             return self._failed(fa, "ran out of memory while tracing (memory limit "
                                     f"{os.environ.get('JAXLINT_MEMORY_LIMIT_MB', '?')} MiB)", e, roots)
         except BaseException as e:
-            if _recorded(spec):
+            if _recorded(spec, job):
                 return _out_of_date(e)
             return self._failed(fa, f"could not get the function: {essence(e)}", e, roots)
-        if fa.error is not None and _recorded(spec):
+        if fa.error is not None and _recorded(spec, job):
             # the program ran it with these arguments: what fails here is the context the
             # recording had and this import has not (a global set under __main__, devices,
             # a mesh), or an edit since; a finding would blame the code for either

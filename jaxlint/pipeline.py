@@ -216,11 +216,11 @@ def errors_status(result: RunResult) -> int:
 def discover(run: CheckRun) -> int | None:
     """The files to check with their settings (nearest config wins); stdin's text."""
     from jaxlint.discovery import FileTask, SettingsResolver, discover as find_files, display_path, is_excluded
-    from jaxlint.output import load_formats
+    from jaxlint.output import FORMAT_MODULES, load_formats
 
     o = run.options
-    run.formats = load_formats()
-    o.validate(run.formats)
+    run.formats = load_formats(o.output_format, *(("markdown",) if o.budget_report else ()))
+    o.validate(FORMAT_MODULES)
     explicit = Path(o.config) if o.config else None
     if explicit is not None and not explicit.is_file():
         raise ConfigError(f"--config: no such file: {o.config}")
@@ -326,6 +326,8 @@ def dynamic(run: CheckRun) -> int | None:
 def budgets(run: CheckRun) -> int | None:
     """Each compiled function held against its committed cost budget (``--update-budgets``:
     the budgets rewritten from this run's figures); :mod:`jaxlint.compile.budgets`."""
+    if run.dynamic is None and not run.options.update_budgets:
+        return None  # nothing was compiled (a static check does not import the budgets)
     from jaxlint.compile.budgets import stage
 
     return stage(run)

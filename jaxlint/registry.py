@@ -25,9 +25,51 @@ def all_rules() -> tuple[type[Rule], ...]:
     return tuple(RULES)
 
 
+def static_rules() -> tuple[type[Rule], ...]:
+    """The static tier alone: what a static check needs, without importing the others."""
+    from jaxlint.rules import STATIC_RULES
+
+    return tuple(STATIC_RULES)
+
+
+def _rules_of(phases: Iterable[str] | None) -> Iterable[type[Rule]]:
+    if phases is not None and set(phases) <= {"static"}:
+        return static_rules()
+    return all_rules()
+
+
+class _CodeTable(Mapping[str, "type[Rule]"]):
+    """Code -> rule class. Its keys, and the static rules, are known without importing
+    the trace and compile rules; looking one of those up imports them."""
+
+    def __init__(self) -> None:
+        from jaxlint.rules import LAZY_CODES
+
+        self._static = {r.code: r for r in static_rules()}
+        self._codes = tuple(self._static) + tuple(c for cs in LAZY_CODES.values() for c in cs)
+
+    def __getitem__(self, code: str) -> type[Rule]:
+        rule = self._static.get(code)
+        return rule if rule is not None else _code_table()[code]
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._codes)
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    def __contains__(self, code: object) -> bool:
+        return code in self._static or code in self._codes
+
+
+@functools.lru_cache(maxsize=1)
+def _light_table() -> Mapping[str, type[Rule]]:
+    return _CodeTable()
+
+
 def rules_by_code() -> Mapping[str, type[Rule]]:
     """Code -> rule class (built once; read-only)."""
-    return _code_table()
+    return _light_table()
 
 
 @functools.lru_cache(maxsize=1)
@@ -37,8 +79,10 @@ def _code_table() -> Mapping[str, type[Rule]]:
 
 @functools.lru_cache(maxsize=None)
 def rule_for_role(role: str) -> type[Rule]:
-    """The rule whose findings the engine makes itself for ``role`` (``Rule.role``)."""
-    found = [r for r in all_rules() if r.role == role]
+    """The rule whose findings the engine makes itself for ``role`` (``Rule.role``).
+    A static role is looked up in the static tier alone (tests/test_registry.py checks
+    that each role is taken by exactly one rule of all)."""
+    found = [r for r in static_rules() if r.role == role] or [r for r in all_rules() if r.role == role]
     if len(found) != 1:
         raise LookupError(f"{len(found)} rules declare role {role!r}; the engine needs exactly one")
     return found[0]
@@ -67,7 +111,7 @@ def validate_selectors(selectors: Iterable[str], where: str) -> None:
     from jaxlint.config import ConfigError, named
 
     for sel in selectors:
-        if not any(_matches(sel, r) for r in all_rules()):
+        if not (any(_matches(sel, r) for r in static_rules()) or any(_matches(sel, r) for r in all_rules())):
             hint = suggest_selector(sel) if isinstance(sel, str) else None
             raise ConfigError(f"{where}: unknown rule selector `{named(sel)}`"
                               + (f"; did you mean `{hint}`?" if hint else ""))
@@ -111,7 +155,7 @@ def select_rules(
     extend = list(extend_select)
     ignore = list(ignore)
     out = []
-    for rule in all_rules():
+    for rule in _rules_of(phases):
         if phases is not None and rule.phase.value not in phases:
             continue
         best_on = 0

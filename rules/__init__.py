@@ -3,6 +3,11 @@
 * ``rules/static/``  JAX1xx: source patterns (Python's ast; never imports jax)
 * ``rules/jaxpr/``   JAX2xx: the traced program (trace tier)
 * ``rules/hlo/``     JAX3xx: the optimized HLO (compile tier)
+
+Only the static tier is imported here: a static check (pre-commit, an editor) must not
+pay for loading the trace and compile rules. Their codes are listed in ``LAZY_CODES``
+(kept in sync with the classes by tests/test_registry.py); ``RULES``, the whole list, is
+built on first use, which imports them.
 """
 from __future__ import annotations
 
@@ -22,31 +27,8 @@ from jaxlint.rules.static.jax112_float64 import Float64
 from jaxlint.rules.static.jax113_donation_misuse import DonationMisuse
 from jaxlint.rules.static.jax114_prng_key_reuse import PrngKeyReuse
 from jaxlint.rules.static.jax190_unused_noqa import UnusedNoqa
-from jaxlint.rules.jaxpr.jax200_analysis_failed import AnalysisFailed
-from jaxlint.rules.jaxpr.jax201_large_constant import LargeConstant
-from jaxlint.rules.jaxpr.jax202_unrolled_loop import UnrolledLoop
-from jaxlint.rules.jaxpr.jax203_host_callback_traced import HostCallbackTraced
-from jaxlint.rules.jaxpr.jax204_float64_op import Float64Op
-from jaxlint.rules.jaxpr.jax205_trace_error import TraceError
-from jaxlint.rules.jaxpr.jax206_large_program import LargeProgram
-from jaxlint.rules.jaxpr.jax207_large_intermediate import LargeIntermediate
-from jaxlint.rules.jaxpr.jax208_recompilation import Recompilation
-from jaxlint.rules.jaxpr.jax209_constant_fold import ConstantFold
-from jaxlint.rules.jaxpr.jax210_donated_buffer_reused import DonatedBufferReused
-from jaxlint.rules.hlo.jax301_unfused_op import UnfusedOp
-from jaxlint.rules.hlo.jax302_donation import Donation
-from jaxlint.rules.hlo.jax303_slow_compile import SlowCompile
-from jaxlint.rules.hlo.jax304_memory_budget import MemoryBudget
-from jaxlint.rules.hlo.jax305_folded_constant import FoldedConstant
-from jaxlint.rules.hlo.jax306_cost_budget import CostBudget
-from jaxlint.rules.hlo.jax310_replicated_argument import ReplicatedArgument
-from jaxlint.rules.hlo.jax311_collective_in_step import CollectiveInStep
-from jaxlint.rules.hlo.jax312_output_reshard import OutputReshard
-from jaxlint.rules.hlo.jax313_callback_in_partitioned import CallbackInPartitioned
-from jaxlint.rules.hlo.jax314_involuntary_remat import InvoluntaryRemat
 
-
-RULES = [
+STATIC_RULES = [
     ParseError,
     CapturedArray,
     PythonLoopInJit,
@@ -63,26 +45,66 @@ RULES = [
     DonationMisuse,
     PrngKeyReuse,
     UnusedNoqa,
-    AnalysisFailed,
-    LargeConstant,
-    UnrolledLoop,
-    HostCallbackTraced,
-    Float64Op,
-    TraceError,
-    LargeProgram,
-    LargeIntermediate,
-    Recompilation,
-    ConstantFold,
-    DonatedBufferReused,
-    UnfusedOp,
-    Donation,
-    SlowCompile,
-    MemoryBudget,
-    FoldedConstant,
-    CostBudget,
-    ReplicatedArgument,
-    CollectiveInStep,
-    OutputReshard,
-    CallbackInPartitioned,
-    InvoluntaryRemat,
 ]
+
+#: tier -> the codes of its rules, known without importing them
+LAZY_CODES = {
+    "trace": ("JAX200", "JAX201", "JAX202", "JAX203", "JAX204", "JAX205", "JAX206", "JAX207",
+              "JAX208", "JAX209", "JAX210"),
+    "compile": ("JAX301", "JAX302", "JAX303", "JAX304", "JAX305", "JAX306", "JAX310", "JAX311",
+                "JAX312", "JAX313", "JAX314"),
+}
+
+
+def __getattr__(name: str) -> list:
+    if name != "RULES":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from jaxlint.rules.jaxpr.jax200_analysis_failed import AnalysisFailed
+    from jaxlint.rules.jaxpr.jax201_large_constant import LargeConstant
+    from jaxlint.rules.jaxpr.jax202_unrolled_loop import UnrolledLoop
+    from jaxlint.rules.jaxpr.jax203_host_callback_traced import HostCallbackTraced
+    from jaxlint.rules.jaxpr.jax204_float64_op import Float64Op
+    from jaxlint.rules.jaxpr.jax205_trace_error import TraceError
+    from jaxlint.rules.jaxpr.jax206_large_program import LargeProgram
+    from jaxlint.rules.jaxpr.jax207_large_intermediate import LargeIntermediate
+    from jaxlint.rules.jaxpr.jax208_recompilation import Recompilation
+    from jaxlint.rules.jaxpr.jax209_constant_fold import ConstantFold
+    from jaxlint.rules.jaxpr.jax210_donated_buffer_reused import DonatedBufferReused
+    from jaxlint.rules.hlo.jax301_unfused_op import UnfusedOp
+    from jaxlint.rules.hlo.jax302_donation import Donation
+    from jaxlint.rules.hlo.jax303_slow_compile import SlowCompile
+    from jaxlint.rules.hlo.jax304_memory_budget import MemoryBudget
+    from jaxlint.rules.hlo.jax305_folded_constant import FoldedConstant
+    from jaxlint.rules.hlo.jax306_cost_budget import CostBudget
+    from jaxlint.rules.hlo.jax310_replicated_argument import ReplicatedArgument
+    from jaxlint.rules.hlo.jax311_collective_in_step import CollectiveInStep
+    from jaxlint.rules.hlo.jax312_output_reshard import OutputReshard
+    from jaxlint.rules.hlo.jax313_callback_in_partitioned import CallbackInPartitioned
+    from jaxlint.rules.hlo.jax314_involuntary_remat import InvoluntaryRemat
+
+    rules = STATIC_RULES + [
+        AnalysisFailed,
+        LargeConstant,
+        UnrolledLoop,
+        HostCallbackTraced,
+        Float64Op,
+        TraceError,
+        LargeProgram,
+        LargeIntermediate,
+        Recompilation,
+        ConstantFold,
+        DonatedBufferReused,
+        UnfusedOp,
+        Donation,
+        SlowCompile,
+        MemoryBudget,
+        FoldedConstant,
+        CostBudget,
+        ReplicatedArgument,
+        CollectiveInStep,
+        OutputReshard,
+        CallbackInPartitioned,
+        InvoluntaryRemat,
+    ]
+    globals()["RULES"] = rules  # built once: later reads (and changes) see this list
+    return rules

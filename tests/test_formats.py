@@ -435,3 +435,13 @@ def test_every_format_writes_to_the_output_file(project, tmp_path):
         proc = run_cli("check", ".", "--no-cache", "--output-format", fmt, "-o", str(out), cwd=project)
         assert proc.returncode == 1 and proc.stdout == "", fmt
         assert "JAX101" in out.read_text(encoding="utf-8"), fmt
+
+
+def test_each_format_is_registered_by_the_module_named_for_it():
+    import importlib
+
+    from jaxlint.output import FORMAT_MODULES, FORMATS, load_formats
+
+    assert set(load_formats()) == set(FORMAT_MODULES)
+    for name, module in FORMAT_MODULES.items():
+        assert FORMATS[name].__module__ == importlib.import_module(f"jaxlint.output.{module}").__name__, name

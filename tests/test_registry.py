@@ -76,3 +76,17 @@ def test_prefix_selects_a_tier_and_ignore_of_a_more_specific_code_wins():
     assert "JAX102" in codes and "JAX101" not in codes
     codes = [r.code for r in select_rules(["JAX101"], [], ["JAX1"])]
     assert codes == ["JAX101"]
+
+
+def test_the_light_tables_match_the_rule_classes():
+    """A static check reads codes from ``STATIC_RULES`` and ``LAZY_CODES`` without
+    importing the trace and compile rules: they must say what the classes say."""
+    from jaxlint.rules import LAZY_CODES, STATIC_RULES
+
+    rules = all_rules()
+    assert list(rules[:len(STATIC_RULES)]) == STATIC_RULES
+    assert {r.code for r in STATIC_RULES} == {r.code for r in rules if r.phase.value == "static"}
+    for tier, codes in LAZY_CODES.items():
+        assert codes == tuple(r.code for r in rules if r.phase.value == tier), tier
+    assert list(rules_by_code()) == [r.code for r in rules]
+    assert all(rules_by_code()[r.code] is r for r in rules)

@@ -140,3 +140,19 @@ def test_computing_a_fix_imports_libcst(tmp_path):
     assert probe["rc"] == 1 and "+    return jnp.sum(x)" in proc.stdout, proc.stderr
     assert "libcst" in probe["libcst"]
     assert (tmp_path / "m.py").read_text() == FIXABLE
+
+
+# ------------------------------------------------------------- what a check loads
+def test_a_static_check_loads_neither_other_tiers_nor_formats_it_does_not_write(tmp_path):
+    """Pre-commit and editors run one file at a time: the trace and compile rules, the
+    budgets and the other output formats stay unloaded (issue 19)."""
+    (tmp_path / "m.py").write_text(FIXABLE)
+    code = LIBCST_PROBE.replace('m == "libcst" or m.startswith("libcst.")',
+                                'm.startswith(("jaxlint.rules.jaxpr", "jaxlint.rules.hlo", "jaxlint.compile",'
+                                ' "jaxlint.dynamic", "jaxlint.output."))')
+    out = tmp_path / "probe.json"
+    proc = subprocess.run([sys.executable, "-c", code, str(out), "check", "--no-cache", "m.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    probe = json.loads(out.read_text())
+    assert probe["rc"] == 1 and "JAX104" in proc.stdout, (proc.stdout, proc.stderr)
+    assert probe["libcst"] == ["jaxlint.output.concise"]

@@ -41,10 +41,22 @@ def register(name: str) -> Callable[[Formatter], Formatter]:
     return deco
 
 
-def load_formats() -> dict[str, Formatter]:
-    # importing the modules registers them (a broken one must fail loudly, not vanish)
-    from jaxlint.output import concise, full, github, gitlab, json_format, json_lines, junit, markdown, sarif  # noqa: F401
+#: format name -> the module that registers it (tests/test_output_formats.py keeps this
+#: in sync), so that a run imports only the formats it writes
+FORMAT_MODULES = {
+    "concise": "concise", "full": "full", "github": "github", "gitlab": "gitlab", "json": "json_format",
+    "json-lines": "json_lines", "junit": "junit", "markdown": "markdown", "sarif": "sarif",
+}
 
+
+def load_formats(*names: str) -> dict[str, Formatter]:
+    """The registered formats: those of ``names`` (unknown names are skipped), or all."""
+    import importlib
+
+    # importing the modules registers them (a broken one must fail loudly, not vanish)
+    for name in names or tuple(FORMAT_MODULES):
+        if name in FORMAT_MODULES:
+            importlib.import_module(f"jaxlint.output.{FORMAT_MODULES[name]}")
     return FORMATS
 
 

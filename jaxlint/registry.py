@@ -89,10 +89,11 @@ def rule_for_role(role: str) -> type[Rule]:
 
 
 def rule_by_selector(sel: str) -> type[Rule] | None:
-    """A single rule by exact code or name."""
-    for r in all_rules():
-        if sel == r.code or sel == r.name:
-            return r
+    """A single rule by exact code or name (a static one without importing the others)."""
+    for rules in (static_rules, all_rules):
+        for r in rules():
+            if sel == r.code or sel == r.name:
+                return r
     return None
 
 

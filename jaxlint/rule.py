@@ -119,6 +119,10 @@ class Rule:
     #: Set on a rule whose findings the engine itself makes (``PARSE_ERROR``,
     #: ``ANALYSIS_FAILED``): its ``check`` is never called.
     role: ClassVar[str | None] = None
+    #: Set on a rule whose finding says the function could not be traced at all: an
+    #: observation holding one is not a clean recording (the worker's failure to trace
+    #: it again is then a finding, not "out of date")
+    means_trace_failed: ClassVar[bool] = False
     #: Set on the rule that reads recorded signatures (``jaxlint record`` names it)
     reads_signatures: ClassVar[bool] = False
     #: Trace facts (``TraceRule.trace_fact`` keys) whose findings this rule reads: the

@@ -378,7 +378,10 @@ def test_dynamic_findings_follow_their_line_after_a_fix_and_keep_superseding(tmp
     # the standalone comment line is gone: `return x @ W` moved from line 10 to 9, and the
     # static JAX101 the re-check finds there stays superseded by the measured JAX201
     assert [(d["code"], d["location"]["row"]) for d in found] == [("JAX201", 9)], r.stderr
-    assert r.returncode == 1
+    # a splat constant costs little: JAX201 says so as information, which is below the
+    # default fail-on = "warning" (shown, not failing the run)
+    assert found[0]["severity"] == "info"
+    assert r.returncode == 0
 
 
 # ---------------------------------------------------------------- libcst codemods

@@ -246,9 +246,12 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
             stale.append(dict(v, changed=observations.changed_code(v, root, digests)))
     fp = FilePlan(task, text, root, modname, sys_path, plans, stale=stale)
     by_key = {f"{modname}:{p.entry.qualname}": p for p in plans}
+    from jaxlint.registry import all_rules
+
+    failed = {r.code for r in all_rules() if r.means_trace_failed}
     for key, obs in seen.items():
         if key in by_key and obs.get("status") == "analysed" and obs.get("traced") and not any(
-                d.get("code") in ("JAX200", "JAX205") for d in obs.get("diagnostics") or []):
+                d.get("code") in failed for d in obs.get("diagnostics") or []):
             by_key[key].observed_clean = True
     for key, obs in current.items():
         plan = by_key.get(key)

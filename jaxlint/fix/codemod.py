@@ -484,6 +484,7 @@ def compute_batch(text: str, findings: Sequence[Diagnostic], lint: Lint, baselin
     whole = FixContext(parsed, {})
     claimed: set[int] = set()  # the nodes replaced so far
     around: set[int] = set()  # and every node around one of them
+    inserted: set[tuple[str, int]] = set()  # the statements new ones go before or after
     with _analysis_stack():
         for d in findings:
             rule = by_code.get(d.code)
@@ -503,10 +504,16 @@ def compute_batch(text: str, findings: Sequence[Diagnostic], lint: Lint, baselin
                 batch.declined.append((d, f"internal error in the {d.code} codemod: {type(e).__name__}: {e}"))
                 continue
             olds = [old for old, _ in fx._replace.values()]
-            if any(id(o) in claimed or id(o) in around or any(id(a) in claimed for a in parsed.ancestors(o))
-                   for o in olds):
+            # two insertions at one statement conflict too (two fixes hoisting the same
+            # wrapper would each add it): the later one waits for the next pass, where
+            # its codemod sees the first one's result
+            anchors = {("before", k) for k in fx._before} | {("after", k) for k in fx._after}
+            if anchors & inserted or any(
+                    id(o) in claimed or id(o) in around or any(id(a) in claimed for a in parsed.ancestors(o))
+                    for o in olds):
                 batch.deferred.append(d)
                 continue
+            inserted |= anchors
             for o in olds:
                 claimed.add(id(o))
                 around.update(id(a) for a in parsed.ancestors(o))

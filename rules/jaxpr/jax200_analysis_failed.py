@@ -51,6 +51,7 @@ class AnalysisFailed(TraceRule):
     fix_hint = "keep module import free of side effects; put script code under `if __name__ == '__main__':`"
     severity = Severity.ERROR
     role = ANALYSIS_FAILED
+    means_trace_failed = True
 
     VALID = [
         Valid(

@@ -63,6 +63,7 @@ class TraceError(TraceRule):
     """
 
     code = "JAX205"
+    means_trace_failed = True
     name = "trace-error"
     summary = "the jitted function fails to trace"
     fix_hint = "use jax.numpy / jax.lax control flow on traced values, or make the argument static"

@@ -93,7 +93,9 @@ def test_the_compile_tier_reads_what_the_program_compiled_and_compiles_nothing_a
     reports = {e["qualname"]: e["report"] for e in trial.observed.values() if e["file"] == "train.py" and e["report"]}
     assert len(reports) == 9
     assert all(r["observed"] and "compiled_again" not in r for r in reports.values()), reports
-    assert all(r["lower_seconds"] == 0.0 for r in reports.values())  # no lowering, no compile of ours
+    # no lowering, no compile of ours (timings are left out of the committed observed.json,
+    # so this holds where a report still carries one)
+    assert all(r.get("lower_seconds", 0.0) == 0.0 for r in reports.values())
 
 
 def test_recompilation_is_reported_at_the_call_that_compiled_again(trial):

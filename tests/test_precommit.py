@@ -89,6 +89,7 @@ def target(tmp_path_factory) -> Path:
         "suppressed.py": NOQA,
         "generated/bad_too.py": BAD,
         "notebooks/demo.ipynb": NOTEBOOK.read_text(encoding="utf-8"),
+        ".jaxlint/baseline.json": '{"version": 1, "findings": []}\n',  # the hooks pass it
     }
     for name, text in files.items():
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
@@ -313,6 +314,8 @@ def test_docs_setup_pins_a_commit_and_each_stage_reports_one_view(github_stand_i
     _git("remote", "add", "origin", str(origin), cwd=user)
     (user / ".pre-commit-config.yaml").write_text(snippet.replace(DOCS_URL, str(github_stand_in)))
     (user / "model.py").write_text(CAPTURED)
+    (user / ".jaxlint").mkdir()  # the team's baseline, which the documented hooks pass (empty)
+    (user / ".jaxlint" / "baseline.json").write_text('{"version": 1, "findings": []}\n')
     for cmd in _docs_setup_commands():
         assert cmd[0] == "pre-commit"
         args = [a.replace(DOCS_URL, str(github_stand_in)) for a in cmd[1:]]

@@ -671,6 +671,8 @@ def test_a_newer_save_cancels_the_running_dynamic_analysis_and_its_worker(tmp_pa
             time.sleep(120)
         """))
     slow.write_text("")
+    # the module works at import (it hangs there on purpose): allowed to be imported
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint.dynamic]\nimport-scripts = true\n")
 
     async def go():
         async with session(tmp_path, pull=False, init={"dynamic": True}) as s:

@@ -355,7 +355,8 @@ _ARRAY_TYPE: Any = None
 
 def _fast_key(args: tuple, kwargs: dict, by_value: bool) -> tuple | None:
     """A key that pins a call's signature cheaply: the arguments' tree structure and,
-    per leaf, a concrete jax array's abstract value (shape, dtype, weak type), a numpy
+    per leaf, a concrete jax array's abstract value (shape, dtype, weak type) with its
+    sharding and committed-ness, a numpy
     array's shape and dtype, a Python value's type (``by_value``: the value itself, for
     static arguments and filter_jit). None when a leaf is anything else (a tracer, an
     object): those calls take the full path every time."""
@@ -369,8 +370,8 @@ def _fast_key(args: tuple, kwargs: dict, by_value: bool) -> tuple | None:
     array = _ARRAY_TYPE
     for x in leaves:
         t = type(x)
-        if t is array:
-            key.append(x.aval)
+        if t is array:  # where it lives is part of what jit keys on (a reshard compiles again)
+            key.append((x.aval, x.sharding, x._committed))
         elif t in _SCALARS:
             key.append((t, x) if by_value or t is str else t)
         elif t.__name__ == "ndarray" and t.__module__ == "numpy":

@@ -1,4 +1,4 @@
-"""The layering DESIGN.md and STYLE.md ask for, read from the source itself: which package
+"""The layering docs/architecture.md describes, read from the source itself: which package
 may import which, the engine names no rule by code, jax internals are touched only by the
 version adapter, and the static phase never imports jax.
 

@@ -1,4 +1,4 @@
-"""The static phase never imports jax nor the code it checks (DESIGN §1, §5).
+"""The static phase never imports jax nor the code it checks (docs/architecture.md).
 
 Each test runs the real CLI entry point in a fresh interpreter on a module whose import
 would write a marker file, then reads that interpreter's ``sys.modules``.

@@ -22,7 +22,7 @@ from jaxlint.dynamic import adapter
 from jaxlint.dynamic.analysis import register_analyser
 
 #: compile nothing whose constants (baked in, or that XLA would fold) exceed this: a
-#: 100 MB captured array lowers to 200 MB of text and compiles for seconds (JAX_FACTS)
+#: 100 MB captured array lowers to 200 MB of text and compiles for seconds (docs/compile.md)
 MAX_CONSTANT_BYTES = 64 << 20
 
 

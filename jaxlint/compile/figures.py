@@ -8,7 +8,7 @@ travel in the function's compile report (``report["budget"]``), so the check and
 ``.jaxlint/observed.json`` alike.
 
 * ``figures``: the exact ones (bit-exact over fresh processes in one environment, see
-  JAX_FACTS "Which compile figures are stable enough to gate on"): cost_analysis's
+  docs/budgets.md): cost_analysis's
   flops, transcendentals and bytes accessed; memory_analysis's argument, output, alias,
   temp and (jax >= 0.10) peak bytes; and the loop-scaled flops and bytes:
   ``cost_analysis()`` counts a ``while`` body once, so each loop with a

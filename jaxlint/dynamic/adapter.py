@@ -4,7 +4,7 @@ Only dynamic-phase workers import this module (it imports jax). Rules and the re
 the worker use the small, stable vocabulary below: ``walk``, ``sub_jaxprs``,
 ``frames``, ``constants``, ``nbytes``, ``dtype_name``, ``versions``.
 
-Version table (observed on CPU; see ``../shared/JAX_FACTS.md``):
+Version table (observed on CPU; docs/architecture.md, "Facts about jax"):
 
 | what                         | 0.4.38                          | 0.6.x                 | 0.8.x                      | 0.10.x                  |
 |------------------------------|---------------------------------|-----------------------|----------------------------|-------------------------|

@@ -1,4 +1,4 @@
-"""Where trace inputs come from (DESIGN.md §4), decided in the parent without jax.
+"""Where trace inputs come from (docs/architecture.md, "Where trace inputs come from"), decided in the parent without jax.
 
 An *input spec* is plain JSON so it can be cached, sent to a worker and written to
 ``signatures.json``. A spec is ``{"args": [node...], "kwargs": {name: node},

@@ -105,7 +105,7 @@ def _calls_own(node: ast.AST, defined: set[str]) -> str:
     return ""
 
 
-#: array constructors whose literal arguments make an example call (DESIGN.md §4)
+#: array constructors whose literal arguments make an example call (docs/architecture.md, "Where trace inputs come from")
 _CONSTRUCTORS = frozenset({"ones", "zeros", "empty", "full", "arange", "linspace", "eye", "array", "asarray"})
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
 from jaxlint.static.jitmap import EntryPoint, JitMap
+from jaxlint.static.runs import EAGER_UNDER_DISABLE_JIT, eager_block
 from jaxlint.static.traced import CALL, Reason
 
 _UNKNOWN = object()
@@ -823,6 +824,8 @@ class ModuleModel:
                 target, bound = self._unwrap_target(node.args[0], node)
                 kwargs = {k.arg: k.value for k in node.keywords if k.arg}
                 form = "immediate" if isinstance(parent, ast.Call) and parent.func is node else "call"
+                if form == "immediate" and eager_block(self, node) == "jax.disable_jit":
+                    continue  # `jax.jit(f)(x)` under `jax.disable_jit()` runs `f` eagerly
                 bound_name = None
                 if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
                     t = parent.targets[0]
@@ -1081,6 +1084,8 @@ class ModuleModel:
         for node in self.nodes(ast.Call):
             q = self.resolve_call(node)
             if q in TRACING_HOFS:
+                if q in EAGER_UNDER_DISABLE_JIT and eager_block(self, node) == "jax.disable_jit":
+                    continue  # `with jax.disable_jit():` runs the body as Python, with values
                 for arg in self._hof_callables(node, q):
                     target, bound = self._unwrap_target(arg, node)
                     if target is not None:

@@ -46,6 +46,11 @@ def static_int(model: ModuleModel, expr: ast.AST | None, depth: int = 0) -> int 
                 return static_int(model, bindings[0].value, depth + 1)
         return None
     if isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords \
+            and model.resolve_call(expr) == "builtins.len":
+        # `len(LAYERS)` of a literal tuple or list, or of a module-level name bound once to one
+        seq = static_sequence(model, expr.args[0])
+        return len(seq) if seq is not None else None
+    if isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords \
             and model.resolve_call(expr) == "builtins.int":
         # `N = int(1e6)`, `int(H * 1.5)`
         v = _static_number(model, expr.args[0], depth + 1)
@@ -70,6 +75,19 @@ def static_int(model: ModuleModel, expr: ast.AST | None, depth: int = 0) -> int 
                 return a << b
         except (OverflowError, ValueError):
             return None
+    return None
+
+
+def static_sequence(model: ModuleModel, expr: ast.AST | None) -> list[ast.expr] | None:
+    """The elements of a literal tuple, list or set (no ``*``), also through a module-level
+    name bound once to one and not shadowed where it is read: its length is static."""
+    if isinstance(expr, ast.Name):
+        bindings = model.module_bindings.get(expr.id, [])
+        if len(bindings) != 1 or bindings[0].kind != "assign" or model.lookup(expr.id, model.function_of(expr))[0]:
+            return None
+        expr = bindings[0].value
+    if isinstance(expr, (ast.Tuple, ast.List, ast.Set)) and not any(isinstance(e, ast.Starred) for e in expr.elts):
+        return list(expr.elts)
     return None
 
 

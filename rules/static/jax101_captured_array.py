@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxlint.diagnostic import Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._common import LOADERS, array_estimate
 from jaxlint.static.semantic import STATIC_ATTRS
@@ -514,7 +515,8 @@ class CapturedArray(StaticRule):
         related = []
         if def_node is not None:
             related.append(ctx.related(def_node, f"`{name}` is defined here"))
-        ctx.report(node, msg, related=related,
+        # certain when its size is computed; likely when it is loaded (size unknown here)
+        ctx.report(node, msg, related=related, confidence=Confidence.LIKELY if size is None else Confidence.CERTAIN,
                    data={"bytes": size, "shape": list(est["shape"]) if est.get("shape") else None, "name": name})
         return True
 

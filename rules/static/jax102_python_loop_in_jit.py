@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.diagnostic import Applicability
+from jaxlint.diagnostic import Applicability, Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._arrays import is_jax_array, used_as_array
-from jaxlint.rules.static._common import static_int
+from jaxlint.rules.static._common import static_int, static_sequence
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
 from jaxlint.rules.static._taint import describe, traced_how
 from jaxlint.static.semantic import walk
@@ -24,8 +24,15 @@ class PythonLoopInJit(StaticRule):
     (`range(n)` with `n` in `static_argnums`). The message says the count is unknown;
     the dynamic phase measures it (JAX202).
 
-    Loops over pytrees, lists of layers, small literal ranges, and other loops whose
-    count is not known statically are left alone.
+    A loop whose count the model knows is small stays clean: a literal tuple or list,
+    a module-level one, `len()` of those, `range(k)` with a small constant `k`, a field
+    declared static. A count unknown here is a likely finding when it is a leading axis
+    (`x.shape[0]`, `len(x)`, the rows of `x`) or a static argument, and only a possible
+    one (`--preview`) when it is a trailing axis (`range(field.shape[-1])`, the 2 or 3
+    components of a vector field) or `jnp.arange(n)` of a static `n`.
+
+    Loops over pytrees, lists of layers, and other loops whose count is not known
+    statically are left alone.
 
     ## Why is this bad?
     Under `jit`, a Python loop runs at trace time: every iteration is traced again
@@ -136,8 +143,71 @@ class PythonLoopInJit(StaticRule):
                 return x
             """
         ),
+        Valid(
+            """
+            import dataclasses
+            import jax
+            import jax.numpy as jnp
+
+            AXES = ("x", "y", "z")
+
+            @dataclasses.dataclass(frozen=True)
+            class Grid:
+                n: int = dataclasses.field(metadata=dict(static=True))
+
+            @jax.jit
+            def f(field, grid: Grid, coeffs):
+                # the trip count is known and small: a module-level tuple, its len, a literal list
+                for axis in AXES:
+                    field = field + 1
+                for i in range(len(AXES)):
+                    field = field * i
+                for w in [0.25, 0.5, 0.25]:
+                    field = field * w
+                # a field declared static
+                for i in range(grid.n):
+                    field = field + i
+                # only possibly large: a trailing axis (the 2 or 3 components of a vector
+                # field), and a range built as an array from a static size
+                out = field
+                for c in range(field.shape[-1]):
+                    out = out.at[..., c].add(field[..., c])
+                n_pair = (coeffs.shape[0] - 1) // 2
+                for p in jnp.arange(n_pair):
+                    out = out * coeffs[p]
+                return out
+            """
+        ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def scan_sensors(pos):
+                for angle in jnp.arange(64):
+                    pos = pos + jnp.cos(angle)
+                return pos
+            """,
+            line=6,
+            message="Python loop with 64 iterations",
+        ),
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def total(x):
+                out = 0.0
+                for i in range(x.shape[0]):
+                    out = out + x[i]
+                return out
+            """,
+            line=6,
+            message="a size of traced argument `x`",
+        ),
         Invalid(
             """
             import jax
@@ -356,14 +426,24 @@ class PythonLoopInJit(StaticRule):
         unrolled as many times as that size, which is fixed at trace time but unknown here."""
         model, it = ctx.model, loop.iter
         rows = None
-        if model.is_traced_expr(it, fn) and (is_jax_array(model, fn, it) or (
+        # a count the model cannot size: likely large when it is a leading (batch, time)
+        # axis or a caller's choice; only possibly when it is a range built as an array
+        # from a static size (`jnp.arange(n)`) or a trailing axis (components, channels)
+        sure = Confidence.LIKELY
+        if isinstance(it, ast.Call) and model.resolve_call(it) in _RANGES - {"builtins.range"}:
+            if it.args and not any(model.is_traced_expr(a, fn) for a in it.args):
+                sure = Confidence.POSSIBLE
+                rows = f"runs as many times as `{describe(it)}` has elements, a static size not known here"
+        elif model.is_traced_expr(it, fn) and (is_jax_array(model, fn, it) or (
                 isinstance(it, ast.Name) and it.id in fn.traced_params
                 and all(b.kind == "param" for b in fn.bindings.get(it.id, [])) and used_as_array(fn, it.id))):
             rows = f"iterates over the rows of traced array `{describe(it)}`"
-        else:
+        if rows is None:
             bound = self._size_bound(model, fn, it)
             if bound is not None:
                 rows = f"runs `{describe(bound)}` times, a size of traced argument `{describe(bound_base(bound))}`"
+                if isinstance(bound, ast.Subscript) and static_int(model, bound.slice) not in (0, None):
+                    sure = Confidence.POSSIBLE  # `x.shape[-1]`: a trailing axis, often a handful
             else:
                 static = self._static_bound(model, fn, it)
                 if static is not None:
@@ -375,7 +455,8 @@ class PythonLoopInJit(StaticRule):
         ctx.report(loop, f"Python loop in {traced_how(fn)} {rows}: it is unrolled once per iteration, a count "
                          f"fixed at trace time but unknown statically (`jaxlint check --dynamic` measures it); "
                          f"if it can be large, use {hint}",
-                   end_node=it, data={"iterations": None, "body_lines": [loop.body[0].lineno, loop.body[-1].end_lineno]})
+                   end_node=it, data={"iterations": None, "body_lines": [loop.body[0].lineno, loop.body[-1].end_lineno]},
+                   confidence=sure)
 
     @staticmethod
     def _size_bound(model, fn, it: ast.AST) -> ast.AST | None:
@@ -410,7 +491,10 @@ class PythonLoopInJit(StaticRule):
 
     @staticmethod
     def _trip_count(model, it: ast.AST) -> int | None:
-        if isinstance(it, ast.Call) and model.resolve_call(it) == "builtins.range" and not it.keywords:
+        seq = static_sequence(model, it)
+        if seq is not None:
+            return len(seq)  # a literal tuple or list, or a module-level constant one
+        if isinstance(it, ast.Call) and model.resolve_call(it) in _RANGES and not it.keywords:
             vals = [static_int(model, a) for a in it.args]
             if not vals or any(v is None for v in vals):
                 return None
@@ -441,6 +525,10 @@ class PythonLoopInJit(StaticRule):
                 if reads & assigned:
                     return False
         return True
+
+
+#: Calls whose iteration count is that of ``range`` over the same arguments.
+_RANGES = {"builtins.range", "jax.numpy.arange", "numpy.arange"}
 
 
 _AUG_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,

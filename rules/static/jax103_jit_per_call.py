@@ -3,10 +3,11 @@ from __future__ import annotations
 import ast
 import re
 
-from jaxlint.diagnostic import Applicability, Fix
+from jaxlint.diagnostic import Applicability, Confidence, Fix
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._fixplan import free_name, is_statement_list_member
 from jaxlint.rules.static._common import in_test, is_test_path
+from jaxlint.static.runs import made_once
 from jaxlint.static.semantic import DIFF_TRANSFORMS, JIT_LIKE, TRACING_HOFS, FunctionInfo, ModuleModel, walk
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
@@ -42,7 +43,15 @@ class JitPerCall(StaticRule):
     Code that runs once stays clean unless it loops: `main()` (and what `app.run` or
     `fire.Fire` starts), set-up and tear-down functions (`__init__`, `setup`, `init_*`,
     `close`, ...), functions called only from those or from module level, and checks
-    whose jitted result is only asserted or printed. A re-wrap of a module-level
+    whose jitted result is only asserted or printed. So does code made once per object
+    or per key, however often its function runs: a `functools.cache` / `lru_cache` /
+    `cached_property` function, a block guarded by a memo test on what it stores
+    (`if self._f is None: self._f = ...`, `if k not in _CACHE: _CACHE[k] = ...`, or
+    `if k in _CACHE: return _CACHE[k]` before it), and a wrapper of a function made in
+    an enclosing function whose inner function is kept (returned or stored: a factory,
+    a property that builds it once), which is the same object on every call. A
+    `None` default filled on every call (`if fn is None: fn = ...`) is no memo.
+    A re-wrap of a module-level
     function, whose compiled code jax's cache reuses, costs only dispatch time: it is
     reported where the call is seen to repeat (a loop, or a caller in a loop), not in a
     function such as a `from_string()` constructor. So do wrappers that no reuse could
@@ -53,6 +62,10 @@ class JitPerCall(StaticRule):
     wrapper, and jit inside traced code (traced once per compilation of the outer
     function) stay clean. Also `jax.pmap`, `pjit`, `equinox.filter_jit` and
     `flax.nnx.jit`.
+
+    Confidence: a new function object re-wrapped in a loop is certain; a re-wrap per
+    call of a function (seen to repeat through its callers, or of a bound method or
+    closure), and a re-wrap that costs only dispatch, are likely.
 
     ## Why is this bad?
     jax caches compiled code per jitted *function object*. A lambda, a `partial`,
@@ -262,8 +275,90 @@ class JitPerCall(StaticRule):
                 return jax.pmap(one)(keys)
             """
         ),
+        Valid(
+            """
+            import functools
+            import jax
+
+            _COMPILED = {}
+
+            class System:
+                def __init__(self, f):
+                    self.f = f
+                    self._jac = None
+                    self._root = None
+
+                @property
+                def jacobian(self):
+                    # made once per object: `call` is kept, so `f_jacobian` is one object
+                    if self._jac is None:
+                        f_jacobian = jax.jacobian(self.f)
+
+                        def call(x):
+                            return jax.jit(f_jacobian)(x)
+
+                        self._jac = call
+                    return self._jac
+
+                @functools.cached_property
+                def origin(self):
+                    return jax.jit(lambda x: self.f(x) * 2)(0.0)
+
+                def root(self, x):
+                    if self._root is None:  # an attribute memo: once per object
+                        self._root = jax.jit(lambda v: self.f(v))(x)
+                    return self._root
+
+            @functools.lru_cache(maxsize=None)
+            def unit(n):
+                return jax.jit(lambda x: x * n)(1.0)
+
+            def table(n, x):
+                if n in _COMPILED:  # a module-level memo dict: once per key
+                    return _COMPILED[n]
+                _COMPILED[n] = jax.jit(lambda v: v * n)(x)
+                return _COMPILED[n]
+
+            def make_grad(f):
+                g = jax.grad(f)
+
+                def apply(x):
+                    return jax.jit(g)(x)
+
+                return apply
+            """
+        ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import jax
+
+            def evaluate(params, x):
+                def forward(v):
+                    return params @ v
+
+                def run(v):
+                    # `run` is only called here: a new `forward` on every `evaluate`
+                    return jax.jit(forward)(v)
+
+                return run(x)
+            """,
+            line=9,
+            message="nested def `forward`",
+        ),
+        Invalid(
+            """
+            import jax
+
+            def step(x, fn=None):
+                if fn is None:  # a default filled on every call, not a memo
+                    fn = jax.jit(lambda v: v + 1)(x)
+                return fn
+            """,
+            line=5,
+            message="a lambda every time `step` runs",
+        ),
         Invalid(
             """
             import jax
@@ -510,6 +605,8 @@ class JitPerCall(StaticRule):
         if self._skip_tests and in_test(scope):
             return
         loop = _loop_of(model, call)
+        if loop is None and made_once(model, call, scope):
+            return  # memoised: once per object or per key (a cache, a guarded attribute or dict)
         target = call.args[0]
         kind, fresh = _describe_target(model, target, scope, loop)
         # the message text is made only when reporting: source segments cost a file split
@@ -547,8 +644,11 @@ class JitPerCall(StaticRule):
             else:
                 msg = (f"{shown.value[:-1]}(...)` builds a new jit wrapper of {kind} {where}: {why}; "
                        "create the jitted function once and reuse it")
+            # certain: a new function object in a loop; likely: a re-wrap that costs dispatch
+            # only, or a function seen to run many times only through its callers
+            sure = Confidence.CERTAIN if loop is not None and fresh else Confidence.LIKELY
             ctx.report(call, msg, end_node=parent, fix=self._hoist_fix(ctx, call, scope, loop),
-                       data={"target": kind, "recompiles": fresh})
+                       data={"target": kind, "recompiles": fresh}, confidence=sure)
             return
         bound = _bound_name(parent, call)
         if bound is None:
@@ -572,6 +672,8 @@ class JitPerCall(StaticRule):
         if self._skip_tests and in_test(scope):
             return
         loop = _loop_of(model, node)
+        if loop is None and made_once(model, node, scope):
+            return
         kind = f"nested def `{node.name}`"
         self._check_bound(ctx, repeated, dec, node.name, scope, loop, kind, True,
                           _Lazy(lambda: f"`@{_short(ctx, dec)}` on `{node.name}`"), node)
@@ -590,7 +692,8 @@ class JitPerCall(StaticRule):
             why = _RECOMPILES if fresh else _REWRAPS if fresh is False else _MAYBE
             ctx.report(site, f"{shown.value} creates a jit wrapper of {kind} on every iteration of the loop at line "
                              f"{loop.lineno}: {why}; create it once, before the loop",
-                       data={"target": kind, "recompiles": fresh})
+                       data={"target": kind, "recompiles": fresh},
+                       confidence=Confidence.CERTAIN if fresh else Confidence.LIKELY)
             return
         if scope is None or fresh is not True or id(scope) not in repeated.value:
             return
@@ -599,7 +702,7 @@ class JitPerCall(StaticRule):
         ctx.report(site, f"{shown.value} creates a jit wrapper of {kind} every time `{_name(scope)}` runs, and "
                          f"`{_name(scope)}` is called in a loop: {_RECOMPILES}; create the jitted function "
                          "once, outside, and pass the changing values as arguments",
-                   data={"target": kind, "recompiles": fresh})
+                   data={"target": kind, "recompiles": fresh}, confidence=Confidence.LIKELY)
 
     # ------------------------------------------------------------------ fix
     def _hoist_fix(self, ctx, call: ast.Call, scope: FunctionInfo | None, loop) -> Fix | None:
@@ -729,6 +832,10 @@ def _describe_target(model, target, scope, loop) -> tuple[str, bool | None]:
     if isinstance(target, ast.Name):
         owner, bindings = model.lookup(target.id, scope)
         bindings = [b for b in bindings if not model.rewraps(b)]  # `f = jax.jit(f)`: still `f`
+        if owner is not None and owner is not scope and _escapes(model, scope, owner):
+            # made in an enclosing function, once per call of that function, and this
+            # function outlives it (returned, stored, passed on): the same object each call
+            return f"`{target.id}` (made once in the enclosing `{_name(owner)}`)", False
         if len(bindings) == 1 and bindings[0].kind == "def":
             if owner is None:
                 return f"module-level function `{target.id}`", False
@@ -753,6 +860,19 @@ def _describe_target(model, target, scope, loop) -> tuple[str, bool | None]:
                                           or _inherited(model, cls_scope.class_name, target.attr)):
                 return f"bound method `{ast.unparse(target)}`", True
         return f"`{ast.unparse(target)}`", None
+
+
+def _escapes(model, scope: FunctionInfo | None, owner: FunctionInfo) -> bool:
+    """Whether ``scope``, nested in ``owner``, is a function object that outlives the call
+    of ``owner`` that made it (returned, stored, passed on), rather than one only called
+    there: then what ``owner`` made is the same object on every call of ``scope``."""
+    fn = scope
+    while fn is not None and fn.parent is not owner:
+        fn = fn.parent
+    if fn is None or isinstance(fn.node, ast.Lambda) or fn.class_name is not None:
+        return fn is not None  # a lambda or a method of a nested class: made once, kept
+    calls = _uses(model, owner, fn.name)
+    return calls is None
 
 
 def _method(model, class_name: str | None, name: str) -> FunctionInfo | None:

@@ -30,6 +30,10 @@ class SideEffectInJit(StaticRule):
     it. Such calls stay clean unless `report-static-print` / `report-static-logging` is
     set. A print or log of anything that may be traced is reported.
 
+    Code that is not traced stays clean: a `lax.scan`, `fori_loop`, `while_loop`,
+    `cond` or `switch` body, or a `jax.jit(f)(x)`, called inside
+    `with jax.disable_jit():` runs its Python with values, so its `print` prints them.
+
     ## Why is this bad?
     A jitted function's Python body runs once per compilation, at trace time; the
     compiled program contains only the array operations. So a `print` shows a
@@ -132,6 +136,23 @@ class SideEffectInJit(StaticRule):
             def shuffle(data):
                 random.shuffle(data)
                 return data
+            """
+        ),
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            def test_scan_without_jit():
+                # under disable_jit, lax.scan and jax.jit run their Python with values:
+                # the prints print numbers, on every step
+                with jax.disable_jit():
+                    def body(carry, x):
+                        print("step", carry, x)
+                        return carry + x, carry
+
+                    jax.lax.scan(body, 0.0, jnp.arange(3.0))
+                    jax.jit(lambda v: print(v))(jnp.ones(2))
             """
         ),
     ]

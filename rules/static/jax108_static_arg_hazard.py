@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.diagnostic import Severity
+from jaxlint.diagnostic import Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._arrays import is_jax_array
 from jaxlint.rules.static._jitcalls import call_arguments, jit_call_sites, named_calls
@@ -367,11 +367,14 @@ class StaticArgHazard(StaticRule):
                     continue
                 what = _unhashable_annotation(model, p.annotation) or _unhashable_value(model, fn, p.default, None)
                 if what is not None:
-                    how = "annotated as" if _unhashable_annotation(model, p.annotation) else "defaulting to"
+                    annotated = _unhashable_annotation(model, p.annotation) is not None
+                    how = "annotated as" if annotated else "defaulting to"
+                    # a default is the value; an annotation is only what the author says it is
                     ctx.report(p.node, f"`{name}` is static but {how} {what}, which is unhashable: calling "
                                        f"`{fn.name}` raises ValueError (static arguments must be hashable)",
                                severity=Severity.ERROR, related=[ctx.related(site, "made static here")],
-                               data={"param": name, "kind": what})
+                               data={"param": name, "kind": what},
+                               confidence=Confidence.LIKELY if annotated else Confidence.CERTAIN)
                     reported.add(name)
             self._call_sites(ctx, model, entry, fn, static - reported, calls)
 
@@ -412,7 +415,8 @@ class StaticArgHazard(StaticRule):
             return
         ctx.report(arg, f"static parameter `{param}` of `{fn.name}` receives floats that vary between calls "
                         f"(`{ctx.segment(arg)}`): jit compiles one program per value; pass `{param}` as a traced "
-                        f"argument instead", data={"param": param})
+                        f"argument instead", data={"param": param},
+                   confidence=Confidence.CERTAIN if arg in literals else Confidence.LIKELY)
 
     def _static_self(self, ctx, model: ModuleModel, fn: FunctionInfo, node: ast.AST) -> None:
         cls = model.classes.get(fn.class_name or "")
@@ -440,6 +444,8 @@ class StaticArgHazard(StaticRule):
                 related=[ctx.related(read, f"`self.{attr}` is read here"),
                          ctx.related(write, f"`self.{attr}` changes here")],
                 data={"class": cls.name, "attribute": attr},
+                # the write may run only while the object is built (a set-up helper)
+                confidence=Confidence.LIKELY,
             )
             return
 

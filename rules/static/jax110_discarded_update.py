@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.diagnostic import Applicability, Severity
+from jaxlint.diagnostic import Applicability, Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._arrays import is_jax_array, used_as_array
 
@@ -328,6 +328,10 @@ class DiscardedUpdate(StaticRule):
             f"and JAX arrays are immutable; use `{suggestion}`",
             fix=fix,
             data={"array": name},
+            # certain when the model knows the value is a jax array; likely when a traced
+            # parameter is only used like one (it may be a list or dict pytree)
+            confidence=Confidence.LIKELY if traced_array_param and not is_jax_array(model, fn, base)
+            else Confidence.CERTAIN,
         )
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from jaxlint.diagnostic import Severity
+from jaxlint.diagnostic import Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._jitcalls import call_arguments, jit_call_sites, named_calls
 from jaxlint.static.semantic import ModuleModel, children, walk
@@ -283,7 +283,9 @@ class DonationMisuse(StaticRule):
                 inside = any(a is call for a in model.ancestors(leaf))
                 ctx.report(leaf if inside else arg,
                            f"{same} is passed to {where} of `{callee}`: one buffer cannot be donated twice",
-                           data={"argument": text, "params": [first_param, param]})
+                           data={"argument": text, "params": [first_param, param]},
+                           # the same text is one buffer; two names only may be (an earlier alias)
+                           confidence=Confidence.CERTAIN if text == first_text else Confidence.LIKELY)
                 return  # one finding per call
 
     def _used_after(self, ctx, model: ModuleModel, call: ast.Call, arg: ast.Name, callee: str) -> None:
@@ -304,6 +306,7 @@ class DonationMisuse(StaticRule):
                     f"before the call (`jnp.copy`) or read what you need first",
                     related=[ctx.related(arg, f"`{name}` is donated here")],
                     data={"argument": name, "alias": alias, "call_line": call.lineno},
+                    confidence=Confidence.LIKELY,  # the alias may have been rebound on another path
                 )
         if _stores(stmt, name):
             return

@@ -5,7 +5,7 @@ import bisect
 import re
 from typing import Iterator
 
-from jaxlint.diagnostic import Applicability
+from jaxlint.diagnostic import Applicability, Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._common import in_test, is_test_path
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
@@ -523,7 +523,7 @@ class PrngKeyReuse(StaticRule):
         names = callees.sampling_names() if sampling else set()
         if names:
             lines |= _candidate_lines(ctx.source, re.compile(r"\b(?:%s)\s*\(" % "|".join(sorted(names))))
-        reports: dict[int, tuple[ast.AST, str, ast.AST]] = {}
+        reports: dict[int, tuple[ast.AST, str, ast.AST, Confidence]] = {}
         _Flow(model, reports, callees).block(ctx.tree.body, {})
         for f in model.functions:
             first, last = f.node.lineno, f.node.end_lineno or f.node.lineno
@@ -533,8 +533,9 @@ class PrngKeyReuse(StaticRule):
                 _Flow(model, reports, callees).expr(f.node.body, {})
             else:
                 _Flow(model, reports, callees).block(f.node.body, {})
-        for node, msg, first in sorted(reports.values(), key=lambda r: (r[0].lineno, r[0].col_offset)):
-            ctx.report(node, msg, related=[ctx.related(first, "first use of the key")], fix=_split_fix(ctx, node, first))
+        for node, msg, first, sure in sorted(reports.values(), key=lambda r: (r[0].lineno, r[0].col_offset)):
+            ctx.report(node, msg, related=[ctx.related(first, "first use of the key")], fix=_split_fix(ctx, node, first),
+                       confidence=sure)
         self._module_keys(ctx, model)
 
     def codemod(self, fx) -> None:
@@ -574,6 +575,12 @@ class PrngKeyReuse(StaticRule):
                     f"pass the key as an argument",
                     related=[ctx.related(bindings[0].node, f"`{node.id}` is made here")],
                 )
+
+
+def _sure(fn_name: str) -> Confidence:
+    """A key drawn from by a ``jax.random`` function certainly draws; one handed to a
+    callee the model only believes draws from it (a layer, an ``init``, a helper) likely."""
+    return Confidence.CERTAIN if fn_name.startswith("jax.random.") else Confidence.LIKELY
 
 
 def _split_fix(ctx, use: ast.AST, first: ast.AST):
@@ -781,7 +788,7 @@ class _Flow:
             if comp is not None:
                 self._report(key, f"PRNG key `{text}` is consumed by `{fn_name}` for every element of the "
                                   f"comprehension at line {comp.lineno}: each element draws the same random "
-                                  f"numbers; split it into one key per element", call)
+                                  f"numbers; split it into one key per element", call, _sure(fn_name))
             elif text in state and not (fn_name == "jax.random.split" and not state[text][1].startswith("jax.random.")):
                 # splitting after a hand-off (`model.init(key, x)` then `split(key)`) is
                 # the common flax idiom and the split itself draws nothing: stay quiet
@@ -799,7 +806,7 @@ class _Flow:
                     msg = (f"PRNG key `{text}` was already consumed by `{first_name}` at line {first.lineno}; "
                            f"reusing it in `{fn_name}` gives the same (or correlated) random numbers; "
                            f"split the key first")
-                self._report(key, msg, first)
+                self._report(key, msg, first, min(_sure(fn_name), _sure(first_name), key=lambda c: c.rank))
             state.setdefault(text, (call, fn_name))
 
     def _aligned(self, first: ast.Call, call: ast.Call, fn_name: str) -> bool:
@@ -871,8 +878,8 @@ class _Flow:
                 out.add(p.name)
         return out
 
-    def _report(self, node: ast.AST, msg: str, first: ast.AST) -> None:
-        self.reports.setdefault(id(node), (node, msg, first))
+    def _report(self, node: ast.AST, msg: str, first: ast.AST, sure: Confidence) -> None:
+        self.reports.setdefault(id(node), (node, msg, first, sure))
 
     @staticmethod
     def _calls(node: ast.AST) -> Iterator[tuple[ast.Call, ast.AST | None]]:

@@ -1,0 +1,192 @@
+"""How often code runs, and whether it runs under a trace at all: facts of the model
+that rules ask instead of guessing from names.
+
+* ``made_once``: code that runs once per object or per key, though its function may be
+  called many times: a ``functools.cache`` / ``lru_cache`` / ``cached_property``
+  function, and a block guarded by a memo test on what the block stores
+  (``if self._f is None: self._f = ...``, ``if key not in _CACHE: _CACHE[key] = ...``,
+  or the early-return form ``if key in _CACHE: return _CACHE[key]``).
+* ``eager_block``: a ``with jax.disable_jit():`` or ``with jax.ensure_compile_time_eval():``
+  block around a node: jit and the lax loops run their Python there, op by op.
+"""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the model asks these too (``semantic`` imports this module)
+    from jaxlint.static.semantic import FunctionInfo, ModuleModel
+
+#: Decorators that make a function run once per distinct argument (or per object).
+MEMO_DECORATORS = ("functools.cache", "functools.lru_cache", "functools.cached_property")
+#: Context managers under which jax runs Python eagerly: under ``disable_jit`` jit is off
+#: and the lax loops and conditionals run their bodies as Python; under
+#: ``ensure_compile_time_eval`` operations on concrete values are computed at once.
+EAGER_CONTEXTS = {"jax.disable_jit", "jax.ensure_compile_time_eval", "jax.core.ensure_compile_time_eval"}
+#: lax functions that call their bodies with concrete values under ``jax.disable_jit()``.
+EAGER_UNDER_DISABLE_JIT = {"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.cond",
+                           "jax.lax.switch", "jax.lax.map"}
+
+
+def memoised(model: ModuleModel, fn: FunctionInfo | None) -> bool:
+    """``fn`` is decorated with a memoising decorator (``functools.cache``, ``lru_cache``,
+    ``cached_property``, or any ``*.cached_property``)."""
+    if fn is None or isinstance(fn.node, ast.Lambda):
+        return False
+    for dec in fn.node.decorator_list:
+        q = model.resolve(dec.func if isinstance(dec, ast.Call) else dec) or ""
+        if q in MEMO_DECORATORS or q.endswith(".cached_property") or q.endswith(".lru_cache") \
+                or (isinstance(dec, ast.Name) and dec.id == "cached_property"):
+            return True
+    return False
+
+
+def made_once(model: ModuleModel, node: ast.AST, scope: FunctionInfo | None) -> bool:
+    """``node`` runs once per object or per key however often ``scope`` is called: ``scope``
+    is memoised, or ``node`` sits in a block guarded by a memo test on what it stores."""
+    if memoised(model, scope):
+        return True
+    stop = scope.node if scope is not None else None
+    child = node
+    for a in model.ancestors(node):
+        if a is stop or isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            break
+        if isinstance(a, ast.If) and any(child is s for s in a.body):
+            keys = {k for k in _memo_keys(a.test, missing=True) if _outlives(k, scope)}
+            if keys and keys & _stored(a.body):
+                return True
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(a, field, None)
+            if isinstance(block, list) and any(child is s for s in block):
+                if _after_early_return(block[:block.index(child)], scope, model):
+                    return True
+        child = a
+    if scope is not None and stop is not None and child is not stop:
+        # the statement of the function body itself: its earlier siblings
+        body = getattr(stop, "body", [])
+        if any(child is s for s in body) and _after_early_return(body[:body.index(child)], scope, model):
+            return True
+    return False
+
+
+def _after_early_return(before: list[ast.stmt], scope: FunctionInfo | None, model: ModuleModel) -> bool:
+    """One of ``before`` is ``if <present>: return ...`` and the function stores that key."""
+    if scope is None:
+        return False
+    for st in before:
+        if isinstance(st, ast.If) and st.body and isinstance(st.body[-1], ast.Return):
+            keys = {k for k in _memo_keys(st.test, missing=False) if _outlives(k, scope)}
+            if keys and keys & _stored(list(scope.node.body) if not isinstance(scope.node, ast.Lambda) else []):
+                return True
+    return False
+
+
+def _key(expr: ast.AST) -> str | None:
+    """A memo key: an attribute (``self._f``), a name, or the dict of ``_CACHE[key]``;
+    a plain name is marked so that ``made_once`` can keep only names that outlive the call."""
+    if isinstance(expr, ast.Subscript):
+        expr = expr.value  # a memo dict: `_CACHE[key]`
+    if isinstance(expr, ast.Name):
+        return f"name:{expr.id}"
+    if isinstance(expr, ast.Attribute):
+        return ast.dump(expr, annotate_fields=False).replace("Store()", "Load()")
+    return None
+
+
+def _outlives(key: str, scope: FunctionInfo | None) -> bool:
+    """A key of a value kept between calls: an attribute, or a name that is not a local
+    of ``scope`` (module level, enclosing, ``global`` / ``nonlocal``). A local filled when
+    it is None (``if fn is None: fn = ...``) is a default, made on every call."""
+    if not key.startswith("name:") or scope is None:
+        return True
+    name = key[5:]
+    return name in scope.globals_ or name in scope.nonlocals or name not in scope.bindings
+
+
+def _memo_keys(test: ast.AST, missing: bool) -> set[str]:
+    """What a memo test asks about: ``missing`` for the form true when the value is not
+    there yet (``x is None``, ``not x``, ``k not in d``, ``not hasattr(o, "a")``), else
+    for the form true when it is (``x is not None``, ``x``, ``k in d``, ``hasattr``)."""
+    if isinstance(test, ast.BoolOp):
+        out: set[str] = set()
+        for v in test.values:
+            out |= _memo_keys(v, missing)
+        return out
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _memo_keys(test.operand, not missing)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        op, right = test.ops[0], test.comparators[0]
+        if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(right, ast.Constant) and right.value is None:
+            if isinstance(op, ast.Is) == missing:
+                k = _key(_unget(test.left))
+                return {k} if k else set()
+            return set()
+        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(op, ast.NotIn) == missing:
+            k = _key(right)
+            return {k} if k else set()
+        return set()
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "hasattr" \
+            and len(test.args) == 2 and isinstance(test.args[1], ast.Constant) and isinstance(test.args[1].value, str):
+        if missing:
+            return set()
+        return {_key(ast.Attribute(value=test.args[0], attr=test.args[1].value, ctx=ast.Load())) or ""} - {""}
+    if not missing:
+        k = _key(_unget(test))
+        return {k} if k else set()
+    return set()
+
+
+def _unget(expr: ast.AST) -> ast.AST:
+    """``getattr(o, "a", None)`` -> ``o.a``."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "getattr" \
+            and len(expr.args) >= 2 and isinstance(expr.args[1], ast.Constant) and isinstance(expr.args[1].value, str):
+        return ast.Attribute(value=expr.args[0], attr=expr.args[1].value, ctx=ast.Load())
+    return expr
+
+
+def _stored(stmts: list[ast.stmt]) -> set[str]:
+    """Keys that ``stmts`` store to: assignment targets, ``setattr(o, "a", v)``,
+    ``d.setdefault(k, v)``; not descending into nested scopes."""
+    out: set[str] = set()
+    stack: list[ast.AST] = list(stmts)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(n, ast.Assign):
+            targets = list(n.targets)
+        elif isinstance(n, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            targets = [n.target]
+        else:
+            targets = []
+        for t in targets:
+            for e in ([*t.elts] if isinstance(t, (ast.Tuple, ast.List)) else [t]):
+                k = _key(e)
+                if k:
+                    out.add(k)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr" and len(n.args) == 3 \
+                and isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str):
+            k = _key(ast.Attribute(value=n.args[0], attr=n.args[1].value, ctx=ast.Load()))
+            if k:
+                out.add(k)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "setdefault":
+            k = _key(n.func.value)
+            if k:
+                out.add(k)
+        stack.extend(ast.iter_child_nodes(n))
+    return out
+
+
+def eager_block(model: ModuleModel, node: ast.AST) -> str | None:
+    """The context manager (``jax.disable_jit``, ``jax.ensure_compile_time_eval``) of a
+    ``with`` block around ``node`` in its own scope, under which jax runs Python eagerly."""
+    for a in model.ancestors(node):
+        if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return None
+        if isinstance(a, (ast.With, ast.AsyncWith)):
+            for item in a.items:
+                e = item.context_expr
+                q = model.resolve(e.func if isinstance(e, ast.Call) else e)
+                if q in EAGER_CONTEXTS:
+                    return q
+    return None

@@ -172,7 +172,7 @@ def compare(baseline: Baseline, diags: Iterable[Diagnostic], base_dir: Path, cwd
     its file and did not find it again, or when the file is gone. Entries for files
     outside this run are left alone (a pre-commit run sees a few files).
     ``superseded``: static findings a measured finding replaced beyond the one whose
-    signature it carries (:func:`jaxlint.supersede.merge_tiers`); still there, so
+    signature it carries (:func:`jaxlint.suppress.merge_tiers`); still there, so
     their entries are neither new nor stale. ``measured``: baseline path -> function
     -> the trace and compile codes that analysed it to the end in this run; an entry of
     a measured finding (its signature starts with its function) is stale when its code

@@ -111,7 +111,7 @@ def read_regular(path: Path, limit: int) -> bytes | None:
     """The bytes of ``path`` if it is a regular file (not followed through a symlink) of
     at most ``limit`` bytes; None otherwise. Never blocks on a FIFO or a device."""
     from jaxlint import untrusted
-    from jaxlint.config import ConfigError
+    from jaxlint.errors import ConfigError
 
     try:
         return untrusted.read_bytes(path, "a cache entry", limit, follow=False)
@@ -194,23 +194,3 @@ def key_of(*parts: str | bytes) -> str:
         h.update(p if isinstance(p, bytes) else p.encode())
         h.update(b"\0")
     return h.hexdigest()
-
-
-def cache_dir(flag: str | None, settings=None) -> Path:
-    """Where results are cached: ``--cache-dir``, else ``JAXLINT_CACHE_DIR``, else the
-    config's ``cache-dir`` (relative to the config file's folder), else ``.jaxlint_cache``
-    at the project root (the config file's folder; without ``settings``, the one found
-    from the working directory)."""
-    if flag:
-        return Path(flag)
-    env = os.environ.get("JAXLINT_CACHE_DIR")
-    if env:
-        return Path(env)
-    if settings is not None:
-        if settings.cache_dir:
-            return settings.root / Path(settings.cache_dir).expanduser()
-        return settings.root / ".jaxlint_cache"
-    from jaxlint.config import find_config_file
-
-    cfg = find_config_file(Path.cwd())
-    return (cfg.parent if cfg else Path.cwd()) / ".jaxlint_cache"

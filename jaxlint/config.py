@@ -12,11 +12,12 @@ import hashlib
 import json
 import math
 import os
-import reprlib
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
+
+from jaxlint.errors import ConfigError, named, shown
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -33,29 +34,6 @@ DEFAULT_EXCLUDE = (
 
 #: files checked when walking a folder (ruff's default, minus pyproject.toml)
 DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")
-
-
-class ConfigError(Exception):
-    """A configuration problem the user must fix (exit status 2)."""
-
-
-_SHORT = reprlib.Repr()
-_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict = 3, 40, 40, 4, 4
-
-
-def shown(value: Any) -> str:
-    """A bad value as an error message shows it: one short line, whatever its size or depth."""
-    try:
-        text = _SHORT.repr(value)
-    except RecursionError:  # pragma: no cover - reprlib bounds the depth itself
-        text = f"<{type(value).__name__}>"
-    text = " ".join(text.split())
-    return text if len(text) <= 100 else text[:97] + "..."
-
-
-def named(key: Any) -> str:
-    """A key as an error message names it: as written when it is short and printable."""
-    return key if isinstance(key, str) and key.isprintable() and len(key) <= 60 else shown(key)
 
 
 @dataclass(frozen=True)
@@ -275,6 +253,24 @@ def find_config_file(start: Path) -> Path | None:
                         raise
                 return p
     return None
+
+
+def cache_dir(flag: str | None, settings: Settings | None = None) -> Path:
+    """Where results are cached: ``--cache-dir``, else ``JAXLINT_CACHE_DIR``, else the
+    config's ``cache-dir`` (relative to the config file's folder), else ``.jaxlint_cache``
+    at the project root (the config file's folder; without ``settings``, the one found
+    from the working directory)."""
+    if flag:
+        return Path(flag)
+    env = os.environ.get("JAXLINT_CACHE_DIR")
+    if env:
+        return Path(env)
+    if settings is not None:
+        if settings.cache_dir:
+            return settings.root / Path(settings.cache_dir).expanduser()
+        return settings.root / ".jaxlint_cache"
+    cfg = find_config_file(Path.cwd())
+    return (cfg.parent if cfg else Path.cwd()) / ".jaxlint_cache"
 
 
 def load_settings(path: Path | None, overrides: Mapping[str, Any] | None = None, _seen: tuple = ()) -> Settings:

@@ -13,14 +13,10 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from jaxlint.diagnostic import Diagnostic, Edit, Fix, Phase, Position
 from jaxlint.textutil import split_lines
-
-if TYPE_CHECKING:
-    from jaxlint.config import Settings
 
 #: a code ends where the word does: `JAX1l4` is no code (not `JAX1` followed by text)
 _C = r"[A-Z]+[0-9]+(?![A-Za-z0-9_])"
@@ -192,56 +188,3 @@ def lines_without_room(source: str) -> set[int] | None:
         if line.rstrip().endswith("\\") and i not in with_comment:
             bad.add(i)
     return bad
-
-
-# ---------------------------------------------------------------------------- applying them
-
-
-def per_file_ignored(display: str, settings: Settings, path: Path | None = None) -> tuple[str, ...]:
-    """The codes the settings' per-file-ignores turn off for this file."""
-    from jaxlint.config import path_matches
-    from jaxlint.discovery import resolved
-
-    if not settings.per_file_ignores:
-        return ()
-    rel = display
-    absolute = None
-    if path is not None:
-        absolute = resolved(path).as_posix()
-        try:
-            rel = resolved(path).relative_to(settings.root.resolve()).as_posix()
-        except ValueError:
-            pass
-    out: list[str] = []
-    for pattern, codes in settings.per_file_ignores.items():
-        if path_matches(rel, pattern, absolute) or path_matches(display, pattern):
-            out.extend(codes)
-    return tuple(out)
-
-
-def apply_suppressions(
-    diags: Iterable[Diagnostic], text: str | None, ignored: Sequence[str], sup: Suppressions | None = None
-) -> tuple[list[Diagnostic], int, Suppressions | None, dict[int, set[str]]]:
-    """Drop findings hidden by per-file-ignores or noqa; return kept, count, the parsed
-    noqa comments and, per line, the codes its noqa comment suppressed."""
-    from jaxlint.registry import ignored_by, rules_by_code
-
-    by_code = rules_by_code()
-    if sup is None and text is not None:
-        sup = parse_suppressions(text)
-    kept: list[Diagnostic] = []
-    used: dict[int, set[str]] = {}
-    dropped = 0
-    for d in diags:
-        rule = by_code.get(d.code)
-        if ignored and rule is not None and ignored_by(ignored, rule):
-            dropped += 1
-            continue
-        if sup is not None:
-            hit = sup.suppresses(d.code, d.noqa_line if d.noqa_line is not None else d.start.line)
-            if hit:
-                used.setdefault(hit.line, set()).add(d.code)
-                dropped += 1
-                continue
-        kept.append(d)
-    return kept, dropped, sup, used

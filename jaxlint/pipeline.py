@@ -277,7 +277,7 @@ def discover(run: CheckRun) -> int | None:
 
 def static(run: CheckRun) -> int | None:
     """The static phase: every file from the cache or checked, its suppressions applied."""
-    from jaxlint.cache import cache_dir
+    from jaxlint.config import cache_dir
     from jaxlint.static.runner import run_static
 
     o = run.options
@@ -296,9 +296,11 @@ def dynamic(run: CheckRun) -> int | None:
     if any(t.display == "-" for t in todo) or run.options.reads_stdin:
         run.result.notes.append("Dynamic phase skipped: code read from stdin cannot be imported.")
         return None
-    from jaxlint.cache import cache_dir
+    from jaxlint.config import cache_dir
     from jaxlint.dynamic.driver import check_signatures_option, run_dynamic
+    from jaxlint.launch import module_command
     from jaxlint.registry import active_rules
+    from jaxlint.report import levels as levels_module
 
     o = run.options
     check_signatures_option(o.signatures)
@@ -313,7 +315,8 @@ def dynamic(run: CheckRun) -> int | None:
         from jaxlint.compile.tier import compile_cache_dir
 
         os.environ["JAXLINT_XLA_CACHE"] = str(compile_cache_dir(cache_root))
-    run.dynamic = report = run_dynamic(todo, lambda t: t.settings, rules_of, levels, cache_root, o.signatures)
+    run.dynamic = report = run_dynamic(todo, lambda t: t.settings, rules_of, levels, cache_root, o.signatures,
+                                       module_command(levels_module.__name__))
     if report.unavailable:  # what is missing, once; no report of a check that did not run
         run.result.errors.extend(report.errors)
         return errors_status(run.result)
@@ -339,7 +342,7 @@ def supersede(run: CheckRun) -> int | None:
     if run.dynamic is None:
         return None
     from jaxlint.registry import active_rules
-    from jaxlint.supersede import merge_tiers
+    from jaxlint.suppress import merge_tiers
 
     levels = tuple(run.levels)
     selected = [d for d in run.dynamic.diagnostics
@@ -355,7 +358,8 @@ def suppress(run: CheckRun) -> int | None:
     per-file-ignores, file by file; then every finding in report order."""
     if run.dynamic is None:
         return None
-    from jaxlint.noqa import Suppressions, apply_suppressions, per_file_ignored
+    from jaxlint.noqa import Suppressions
+    from jaxlint.suppress import apply_suppressions, per_file_ignored
     from jaxlint.notebook import NotebookError, is_notebook, read_module_text
     from jaxlint.registry import active_rules
 

@@ -10,7 +10,7 @@ import re
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
-from jaxlint.rule import Rule
+from jaxlint.rule import Rule, in_dependency_order  # noqa: F401 (re-exported: the engine's order of rules)
 
 if TYPE_CHECKING:
     from jaxlint.config import Settings
@@ -109,7 +109,7 @@ def _matches(sel: str, rule: type[Rule]) -> int:
 
 
 def validate_selectors(selectors: Iterable[str], where: str) -> None:
-    from jaxlint.config import ConfigError, named
+    from jaxlint.errors import ConfigError, named
 
     for sel in selectors:
         if not (any(_matches(sel, r) for r in static_rules()) or any(_matches(sel, r) for r in all_rules())):
@@ -220,33 +220,3 @@ def active_rules(settings: Settings, phases: Sequence[str] = ("static",)) -> lis
         rules = [cls(settings.rule_options.get(cls.code, {})) for cls in classes]
         _RULES_CACHE[key] = rules
     return rules
-
-
-def in_dependency_order(rules: Sequence[Rule]) -> list[Rule]:
-    """``rules`` (instances or classes) with every rule after the rules whose trace facts
-    it reads (``Rule.reads``, ``TraceRule.trace_fact``), otherwise in the order given:
-    the findings do not depend on the order of the registry."""
-    rules = list(rules)
-    provides = {i: getattr(r, "trace_fact", None) for i, r in enumerate(rules)}
-    if not any(r.reads for r in rules):
-        return rules
-    out: list[Rule] = []
-    placed: set[int] = set()
-    visiting: set[int] = set()
-
-    def place(i: int) -> None:
-        if i in placed:
-            return
-        if i in visiting:
-            raise LookupError(f"rules read each other's trace facts in a cycle: {rules[i].code}")
-        visiting.add(i)
-        for j, fact in provides.items():
-            if j != i and fact is not None and fact in rules[i].reads:
-                place(j)
-        visiting.discard(i)
-        placed.add(i)
-        out.append(rules[i])
-
-    for i in range(len(rules)):
-        place(i)
-    return out

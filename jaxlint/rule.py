@@ -15,7 +15,7 @@ import os
 import re
 import textwrap
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable, Iterator, Mapping
+from typing import Any, ClassVar, Iterable, Iterator, Mapping, Sequence
 
 from jaxlint.diagnostic import Applicability, Diagnostic, Phase, Severity
 
@@ -44,7 +44,7 @@ class Option:
     minimum: float | None = None
 
     def validate(self, key: str, value: Any) -> Any:
-        from jaxlint.config import shown
+        from jaxlint.errors import shown
 
         types = self.type if isinstance(self.type, tuple) else (self.type,)
         if isinstance(value, bool) and bool not in types:
@@ -126,7 +126,7 @@ class Rule:
     #: Set on the rule that reads recorded signatures (``jaxlint record`` names it)
     reads_signatures: ClassVar[bool] = False
     #: Trace facts (``TraceRule.trace_fact`` keys) whose findings this rule reads: the
-    #: engine runs the rules that declare them first (``registry.in_dependency_order``),
+    #: engine runs the rules that declare them first (:func:`in_dependency_order`),
     #: and a trace rule reads them with ``fa.findings_of(key)``.
     reads: ClassVar[tuple[str, ...]] = ()
     VALID: ClassVar[list[Valid]] = []
@@ -288,3 +288,33 @@ def is_test_path(path: str) -> bool:
     `check-tests` option is set."""
     base = path.replace("\\", "/").rsplit("/", 1)[-1]
     return base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"
+
+
+def in_dependency_order(rules: Sequence[Rule]) -> list[Rule]:
+    """``rules`` (instances or classes) with every rule after the rules whose trace facts
+    it reads (``Rule.reads``, ``TraceRule.trace_fact``), otherwise in the order given:
+    the findings do not depend on the order of the registry."""
+    rules = list(rules)
+    provides = {i: getattr(r, "trace_fact", None) for i, r in enumerate(rules)}
+    if not any(r.reads for r in rules):
+        return rules
+    out: list[Rule] = []
+    placed: set[int] = set()
+    visiting: set[int] = set()
+
+    def place(i: int) -> None:
+        if i in placed:
+            return
+        if i in visiting:
+            raise LookupError(f"rules read each other's trace facts in a cycle: {rules[i].code}")
+        visiting.add(i)
+        for j, fact in provides.items():
+            if j != i and fact is not None and fact in rules[i].reads:
+                place(j)
+        visiting.discard(i)
+        placed.add(i)
+        out.append(rules[i])
+
+    for i in range(len(rules)):
+        place(i)
+    return out

@@ -1,8 +1,8 @@
 """One problem, one finding: a measured finding replaces the guess of a lower tier that it
 confirms (a rule lists the codes it replaces in ``Rule.supersedes``; ``Rule.same_problem``
 decides whether two findings are one problem). The static guess and the trace
-measurement are merged in the parent (:func:`merge_tiers`), the trace prediction and
-the compile measurement in the worker (:func:`replace_earlier`); both keep the replaced
+measurement are merged in the parent (:func:`jaxlint.suppress.merge_tiers`), the trace
+prediction and the compile measurement in the worker (:func:`replace_earlier`); both keep the replaced
 finding's identity (its signature), so a baseline entry or a SARIF fingerprint made at
 either tier matches the other.
 """
@@ -41,44 +41,16 @@ def superseded(lower: Sequence[Diagnostic], higher: Sequence[Diagnostic],
 HOME = "defined_in"
 
 
-def merge_tiers(static: list[Diagnostic], dynamic: list[Diagnostic]
-                ) -> tuple[list[Diagnostic], list[Diagnostic], list[Diagnostic]]:
-    """(the static findings no dynamic finding supersedes; the dynamic findings, each
-    carrying the signature of the first static finding it replaced; the static findings
-    replaced beyond that first one, which the baseline still counts)."""
-    from jaxlint.registry import rules_by_code
-
-    kept, replaced = superseded(static, dynamic, rules_by_code().get)
-    merged = list(dynamic)
-    extra: list[Diagnostic] = []
-    for j, gone in replaced.items():
-        first = next((d for d in gone if d.signature), None)
-        if first is not None:  # the static finding's identity: its signature, at its path
-            data = {k: v for k, v in merged[j].data.items() if k != HOME}
-            merged[j] = dataclasses.replace(merged[j], signature=first.signature, data=data)
-        extra.extend(d for d in gone if d is not first)
-    return kept, merged, extra
-
-
-def drop_superseded(static: list[Diagnostic], dynamic: list[Diagnostic]) -> tuple[list[Diagnostic], int]:
-    """The static findings no dynamic finding supersedes (by default: none of a listed
-    code at the dynamic finding's line or one of its related lines), and how many were
-    dropped."""
-    kept, _, _ = merge_tiers(static, dynamic)
-    return kept, len(static) - len(kept)
-
-
-def replace_earlier(earlier: list[Diagnostic], new: list[Diagnostic]) -> list[Diagnostic]:
+def replace_earlier(earlier: list[Diagnostic], new: list[Diagnostic],
+                    rule_of: Callable[[str], type[Rule] | None]) -> list[Diagnostic]:
     """``earlier + new`` with the earlier findings a new one supersedes dropped (a compile
     finding replaces the trace prediction it confirms); one found elsewhere than the new
-    finding's line stays visible as a related location of it."""
-    from jaxlint.registry import rules_by_code
-
-    by_code = rules_by_code()
-    if not any(getattr(by_code.get(d.code), "supersedes", ()) for d in new):
+    finding's line stays visible as a related location of it. ``rule_of(code)``: the rule
+    of a new finding (the worker knows the rules it runs)."""
+    if not any(getattr(rule_of(d.code), "supersedes", ()) for d in new):
         return earlier + new
     new = list(new)
-    kept, replaced = superseded(earlier, new, by_code.get)
+    kept, replaced = superseded(earlier, new, rule_of)
     for j, gone in replaced.items():
         links = tuple(Related(d.path, d.start, d.start, f"{d.code}: {d.message}")
                       for d in gone if d.start.line != new[j].start.line)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from jaxlint.diagnostic import Diagnostic, Phase, Position, Related
 from jaxlint.registry import all_rules, rules_by_code
-from jaxlint.supersede import drop_superseded as parent_supersede
+from jaxlint.suppress import drop_superseded as parent_supersede
 from jaxlint.supersede import superseded as supersede
 
 

@@ -12,7 +12,7 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    from jaxlint.cache import cache_dir
+    from jaxlint.config import cache_dir
     from jaxlint.config import ConfigError, find_config_file, load_settings
 
     try:  # the config's cache-dir; a broken config must not keep the cache from going

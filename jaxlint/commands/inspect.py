@@ -149,13 +149,14 @@ def _directive_spec(path: Path, function: str) -> dict | None:
 
 
 def run_worker(req: dict, dynamic, timeout: float) -> dict:
-    """Run ``jaxlint.report.inspect_worker`` with the environment of a ``check --dynamic``
+    """Run :mod:`jaxlint.report.inspect_worker` with the environment of a ``check --dynamic``
     worker for the ``dynamic`` settings (backend, x64, memory cap)."""
     from jaxlint import procs
     from jaxlint.dynamic.pool import worker_env
+    from jaxlint.report import inspect_worker
 
     tag = procs.new_tag()  # the worker runs user code: its own session, and nothing left behind
-    proc = subprocess.Popen(module_command("jaxlint.report.inspect_worker"), stdin=subprocess.PIPE,
+    proc = subprocess.Popen(module_command(inspect_worker.__name__), stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=procs.tagged(worker_env(dynamic), tag), start_new_session=True)
     try:
@@ -189,7 +190,7 @@ def compile_rules(settings):
 
 
 def run(args) -> int:
-    from jaxlint.cache import cache_dir
+    from jaxlint.config import cache_dir
     from jaxlint.compile.tier import compile_cache_dir
     from jaxlint.discovery import SettingsResolver
 

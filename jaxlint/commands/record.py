@@ -44,10 +44,11 @@ import os as _os
 import sys as _sys
 
 try:
-    from jaxlint.dynamic.record import install as _install
-    _install()
+    from {recorder} import install as _install
+    from {levels} import analysers as _analysers
+    _install(_analysers)
 except Exception as _e:  # jaxlint not importable by this interpreter: record nothing
-    _sys.stderr.write(f"jaxlint record: not recording in {_sys.executable}: {_e}\\n")
+    _sys.stderr.write(f"jaxlint record: not recording in {{_sys.executable}}: {{_e}}\\n")
 
 _here = _os.path.dirname(_os.path.abspath(__file__))
 for _p in list(_sys.path):
@@ -59,6 +60,15 @@ for _p in list(_sys.path):
                 _s.loader.exec_module(_u.module_from_spec(_s))
             break
 '''
+
+
+def shim() -> str:
+    """The shim's text, naming the recorder and the analysis levels by the modules
+    imported here (no module name written in a string: tests/test_architecture.py)."""
+    from jaxlint.dynamic import record
+    from jaxlint.report import levels
+
+    return SHIM.format(recorder=record.__name__, levels=levels.__name__)
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -121,7 +131,7 @@ def run(args) -> int:
         out_dir = Path(work) / "out"
         shim_dir.mkdir()
         out_dir.mkdir()
-        (shim_dir / "sitecustomize.py").write_text(SHIM)
+        (shim_dir / "sitecustomize.py").write_text(shim())
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([str(shim_dir), *[p for p in [env.get("PYTHONPATH")] if p]])
         env["JAXLINT_RECORD_DIR"] = str(out_dir)

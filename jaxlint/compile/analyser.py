@@ -19,7 +19,6 @@ import time
 
 from jaxlint.compile.tier import analyse, enable_persistent_cache
 from jaxlint.dynamic import adapter
-from jaxlint.dynamic.analysis import register_analyser
 
 #: compile nothing whose constants (baked in, or that XLA would fold) exceed this: a
 #: 100 MB captured array lowers to 200 MB of text and compiles for seconds (docs/compile.md)
@@ -126,5 +125,3 @@ def compile_function(fa) -> None:
     if cf.unavailable:  # the rules that read these statistics cannot fire: the summary says so
         report["statistics_unavailable"] = list(cf.unavailable)
 
-
-register_analyser("compile", compile_function)

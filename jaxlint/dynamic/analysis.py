@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import importlib
 import os
 import re
 import time
@@ -21,6 +20,8 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from jaxlint.diagnostic import Diagnostic, Position, Related, Severity
 from jaxlint.dynamic import adapter
 from jaxlint.measured import MeasuredIn, measured_diagnostic
+from jaxlint.rule import in_dependency_order
+from jaxlint.supersede import replace_earlier
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,8 @@ class FunctionAnalysis:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # set by the engine around each rule's check()
     rule: Any = None
+    #: code -> rule class of every rule run on this function so far (every level)
+    rules_run: dict[str, Any] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
     _frames: dict = field(default_factory=dict)
     _consumer_frames: list = field(default_factory=list)
@@ -241,13 +244,10 @@ class FunctionAnalysis:
         """The findings so far of the rules that declare the trace fact ``fact``
         (``TraceRule.trace_fact``); the rule asking must declare it in ``reads``, so the
         engine has run those rules first."""
-        from jaxlint.registry import rules_by_code
-
         if fact not in getattr(self.rule, "reads", ()):
             raise LookupError(f"{getattr(self.rule, 'code', '?')} reads the trace fact {fact!r} without declaring "
                               "it in `reads`")
-        by_code = rules_by_code()
-        return [d for d in self.diagnostics if getattr(by_code.get(d.code), "trace_fact", None) == fact]
+        return [d for d in self.diagnostics if getattr(self.rules_run.get(d.code), "trace_fact", None) == fact]
 
     def is_checked_file(self, path: str) -> bool:
         return _same_file(path, self.path)
@@ -448,29 +448,20 @@ class FunctionAnalysis:
 # One code path for every place a traced function is analysed: the dynamic phase's
 # worker (abstract inputs) and a program observed by `jaxlint record` (its real calls).
 
-#: level -> module that registers the level's analysers (imported the first time the
-#: level is requested)
-ANALYSER_MODULES: dict[str, str] = {"compile": "jaxlint.compile.analyser", "ir": "jaxlint.report.programs"}
-ANALYSERS: dict[str, list[Callable[[FunctionAnalysis], None]]] = {}
+#: what a level computes for its rules: ``fn(fa)`` leaves its results in ``fa``'s fields
+#: (the compile tier: ``fa.compile_facts``) and may raise to mark the level failed for
+#: that function
+Analyser = Callable[["FunctionAnalysis"], None]
+#: level -> its analysers, handed in by whoever runs the analysis (the worker, the
+#: recorder's observer, ``inspect``): this package imports no level of its own
+Analysers = Mapping[str, Sequence[Analyser]]
 
 
-def register_analyser(level: str, fn: Callable[[FunctionAnalysis], None]) -> None:
-    """Run ``fn(fa)`` for every traced function when ``level`` is requested; it leaves
-    what it computes in ``fa``'s fields for the level's rules (the compile tier:
-    ``fa.compile_facts``) and may raise to mark the level failed for that function."""
-    ANALYSERS.setdefault(level, [])
-    if fn not in ANALYSERS[level]:
-        ANALYSERS[level].append(fn)
-
-
-def run_analysers(fa: FunctionAnalysis, level: str) -> None:
+def run_analysers(fa: FunctionAnalysis, level: str, analysers: Analysers) -> None:
     """The analysers of ``level`` (after the trace, before the level's rules)."""
-    if level not in ANALYSERS:
-        name = ANALYSER_MODULES.get(level)
-        if name is None:
-            raise RuntimeError(f"no analyser registered for level {level!r}")
-        importlib.import_module(name)
-    for analyser in ANALYSERS.get(level, []):
+    if level not in analysers:
+        raise RuntimeError(f"no analyser given for level {level!r}")
+    for analyser in analysers[level]:
         analyser(fa)
 
 
@@ -478,10 +469,9 @@ def run_rules(fa: FunctionAnalysis, rules: Sequence[Any]) -> list[str]:
     """Run ``rules`` on ``fa``, a rule after the rules whose findings it reads
     (``Rule.reads``); a rule's new findings replace the earlier ones they supersede.
     Returns one line per rule that failed (its findings are dropped, the other rules' kept)."""
-    from jaxlint.registry import in_dependency_order
-
     errors = []
     spent = fa.rule_seconds
+    fa.rules_run.update((r.code, type(r)) for r in rules)
     for rule in in_dependency_order(rules):
         fa.rule = type(rule)
         fa.options = rule.opts
@@ -500,9 +490,7 @@ def run_rules(fa: FunctionAnalysis, rules: Sequence[Any]) -> list[str]:
 def _supersede(fa: FunctionAnalysis, before: int) -> None:
     """The rule's new findings replace the earlier ones they supersede (the problem keeps
     its identity: baseline, SARIF fingerprint)."""
-    from jaxlint.supersede import replace_earlier
-
-    fa.diagnostics[:] = replace_earlier(fa.diagnostics[:before], fa.diagnostics[before:])
+    fa.diagnostics[:] = replace_earlier(fa.diagnostics[:before], fa.diagnostics[before:], fa.rules_run.get)
 
 
 def unbind(fun: Any) -> tuple[Any, Any]:

@@ -16,7 +16,7 @@ import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from jaxlint import __version__
 from jaxlint.cache import Cache, check_diagnostic, key_of
@@ -460,9 +460,11 @@ def file_key(fp: FilePlan, settings: Settings, rules: list[dict], levels: list[s
 
 # ---------------------------------------------------------------------------- running
 def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Path | None,
-                signatures_path: str | None, workers: int | None = None) -> DynamicReport:
+                signatures_path: str | None, worker_command: Sequence[str],
+                workers: int | None = None) -> DynamicReport:
     """Run the dynamic phase over ``tasks``. ``rules_of(settings)`` gives the selected
-    trace/compile rule instances; ``settings_of(task)`` the task's settings."""
+    trace/compile rule instances; ``settings_of(task)`` the task's settings;
+    ``worker_command`` starts a worker that can run ``levels``."""
     t_start = time.perf_counter()
     report = DynamicReport(levels=list(levels))
     if importlib.util.find_spec("jax") is None:  # a static-only install: nothing to start
@@ -537,7 +539,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
     for group in groups.values():
         dyn = plans[group[0].id].task.settings.dynamic
         n = workers or dyn.workers or min(os.cpu_count() or 1, len(group))
-        pool = Pool(dyn, n)
+        pool = Pool(dyn, n, worker_command)
         try:
             raw = pool.run(group)
         except WorkerStartError as e:

@@ -31,11 +31,11 @@ import threading
 import time
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from jaxlint import __version__
 from jaxlint.dynamic import adapter
-from jaxlint.dynamic.analysis import CallFacts, FunctionAnalysis, Site, run_analysers, run_rules, unbind
+from jaxlint.dynamic.analysis import Analysers, CallFacts, FunctionAnalysis, Site, run_analysers, run_rules, unbind
 
 class FunctionState:
     """What the program did with one jitted function, and what its analysis found."""
@@ -95,10 +95,14 @@ class FunctionState:
 
 
 class Observer:
-    def __init__(self, root: Path, levels: list[str], keep_ir: bool) -> None:
+    def __init__(self, root: Path, levels: list[str], keep_ir: bool,
+                 analysers: Callable[[], Analysers] | None = None) -> None:
         self.root = root
         self.levels = levels
         self.keep_ir = keep_ir
+        #: the levels past the trace (``compile``, ``ir``), loaded at their first use
+        self._load_analysers = analysers
+        self._analysers: Analysers | None = None
         self.versions = adapter.versions()
         self.functions: dict[str, FunctionState] = {}
         self.lock = threading.RLock()
@@ -121,6 +125,13 @@ class Observer:
             if fs is None:
                 fs = self.functions[key] = FunctionState(key, meta, fun, self)
             return fs
+
+    def analysers(self) -> Analysers:
+        if self._analysers is None:
+            if self._load_analysers is None:
+                raise RuntimeError("no analysers were given for the levels past the trace")
+            self._analysers = self._load_analysers()
+        return self._analysers
 
     def rules_for(self, path: str) -> dict[str, list]:
         """The selected trace and compile rules (with options) of the nearest config of
@@ -345,7 +356,7 @@ class Observer:
             if captured is not None:
                 fa.captured = captured
             try:
-                run_analysers(fa, "compile")
+                run_analysers(fa, "compile", self.analysers())
                 fs.rule_errors += run_rules(fa, rules.get("compile", []))
                 fs.compiled = fs.compiled or fa.compile_facts is not None
                 if fs.report is None:
@@ -360,7 +371,7 @@ class Observer:
             if captured is not None:
                 fa.captured = captured
             try:
-                run_analysers(fa, "ir")
+                run_analysers(fa, "ir", self.analysers())
                 fs.ir = fa.ir
             except Exception as e:
                 fs.ir = {"ok": False, "error": f"{type(e).__name__}: {e}"}

@@ -24,10 +24,10 @@ import tempfile
 import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from jaxlint import procs
 from jaxlint.config import DynamicSettings
-from jaxlint.launch import module_command
 
 STARTUP_TIMEOUT = 180.0
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)')
@@ -58,7 +58,7 @@ class WorkerStartError(Exception):
 
 
 class _Proc:
-    def __init__(self, env: dict, log_dir: str, n: int) -> None:
+    def __init__(self, command: Sequence[str], env: dict, log_dir: str, n: int) -> None:
         self.log_path = os.path.join(log_dir, f"worker-{n}.log")
         self.log = open(self.log_path, "wb")
         # a working directory of its own, removed with the logs: what the user's code
@@ -66,7 +66,7 @@ class _Proc:
         cwd = os.path.join(log_dir, f"cwd-{n}")
         os.makedirs(cwd, exist_ok=True)
         self.p = subprocess.Popen(
-            module_command("jaxlint.dynamic.worker"),
+            list(command),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, env=env, cwd=cwd,
             start_new_session=True,  # a kill takes the user's child processes too
         )
@@ -286,7 +286,9 @@ def outermost_loop(path: str, line: int) -> int:
 
 
 class Pool:
-    def __init__(self, settings: DynamicSettings, workers: int) -> None:
+    def __init__(self, settings: DynamicSettings, workers: int, command: Sequence[str]) -> None:
+        #: the argv of a worker (:func:`jaxlint.dynamic.worker.main` with its analysers)
+        self.command = command
         self.settings = settings
         self.n = max(1, workers)
         #: in every worker's environment: finds what user code started, even daemonised
@@ -302,7 +304,7 @@ class Pool:
     # ------------------------------------------------------------------ helpers
     def _spawn(self) -> _Proc:
         self.count += 1
-        p = _Proc(self.env, self.log_dir, self.count)
+        p = _Proc(self.command, self.env, self.log_dir, self.count)
         self.procs.append(p)
         return p
 

@@ -46,12 +46,17 @@ import threading
 import weakref
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from jaxlint.dynamic.analysis import Analysers
 
 _LOCK = threading.Lock()
 #: key -> {"file", "line", "qualname", "static_argnums", "static_argnames", "sigs": {canonical: sig}}
 _RECORDS: dict[str, dict] = {}
 _INSTALLED = False
+#: the analysis levels past the trace, as :func:`install` was given them
+_ANALYSERS: Callable[[], Analysers] | None = None
 #: the recorder's own failures, by what it was doing: {"noting a call": [count, first message]};
 #: the program goes on (unrecorded where it failed), and ``jaxlint record`` reports them
 _ERRORS: dict[str, list] = {}
@@ -106,11 +111,14 @@ class _ImportHook(importlib.abc.MetaPathFinder):
         return spec
 
 
-def install() -> None:
-    global _INSTALLED
+def install(analysers: Callable[[], Analysers] | None = None) -> None:
+    """Instrument jax in this process. ``analysers()``: the analysis levels past the
+    trace (``record``'s shim passes :func:`jaxlint.report.levels.analysers`)."""
+    global _INSTALLED, _ANALYSERS
     if _INSTALLED or not os.environ.get("JAXLINT_RECORD_DIR"):
         return
     _INSTALLED = True
+    _ANALYSERS = analysers
     global _PROGRAM
     try:
         _PROGRAM = _entry()
@@ -854,7 +862,7 @@ def _observer():
             try:
                 from jaxlint.dynamic.observe import Observer
 
-                _OBSERVER = Observer(_root(), levels, os.environ.get("JAXLINT_KEEP_IR") == "1")
+                _OBSERVER = Observer(_root(), levels, os.environ.get("JAXLINT_KEEP_IR") == "1", _ANALYSERS)
             except Exception as e:  # e.g. jaxlint's dependencies missing in this interpreter
                 _OBSERVER_OFF = True
                 sys.stderr.write(f"jaxlint record: not analysing in this process: {type(e).__name__}: {e}\n")

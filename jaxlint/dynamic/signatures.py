@@ -76,7 +76,7 @@ def load(path: Path) -> dict[str, dict]:
     """function key -> entry; an empty dict when the file does not exist. A file that is
     not a signatures file, or whose entries have the wrong shape, is a ``ConfigError``
     naming the file and the key."""
-    from jaxlint.config import ConfigError, named, shown
+    from jaxlint.errors import ConfigError, named, shown
 
     from jaxlint import untrusted
 
@@ -111,7 +111,7 @@ def load(path: Path) -> dict[str, dict]:
 
 def _bad_signature(s: Any) -> str | None:
     """What is wrong with the shape of one recorded signature (None: nothing)."""
-    from jaxlint.config import shown
+    from jaxlint.errors import shown
 
     if not isinstance(s, dict):
         return f"must be an object with `args` and `kwargs`, got {shown(s)}"
@@ -171,7 +171,7 @@ def read_pickle(path: Path, sha: str) -> bytes:
     if not all(c in "0123456789abcdef" for c in sha) or len(sha) != 64:
         raise ValueError(f"`{sha[:20]}` is not a sha256 digest")
     from jaxlint import untrusted
-    from jaxlint.config import ConfigError
+    from jaxlint.errors import ConfigError
 
     f = pickle_dir(path) / f"{sha}.pickle"
     try:

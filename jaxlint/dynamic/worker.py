@@ -1,6 +1,7 @@
 """The dynamic-phase worker: the only process that imports and runs user code.
 
-Started by :mod:`jaxlint.dynamic.pool` as ``python -m jaxlint.dynamic.worker``; one
+Started by :mod:`jaxlint.dynamic.pool` with the command it is given (``check`` runs
+:mod:`jaxlint.report.levels`, which calls :func:`main` with the analysis levels); one
 ``import jax`` per worker, then any number of files. Protocol: one JSON object per
 line, requests on the original stdin, events on the original stdout (both are moved
 to private descriptors first, so user ``print``/``input`` cannot corrupt them; user
@@ -20,8 +21,8 @@ level, so the parent applies the right timeout), ``function`` (status ``analysed
 failed: reason, user line), ``done``.
 
 Analysis levels: after a function is traced, the trace rules run; then, for each
-further level the request names (``"compile"``), the analysers registered for it and
-the rules of that phase, through the functions the recorder's in-process analysis
+further level the request names (``"compile"``), the analysers ``main`` was given for
+it and the rules of that phase, through the functions the recorder's in-process analysis
 shares (:func:`jaxlint.dynamic.analysis.run_rules`,
 :func:`~jaxlint.dynamic.analysis.run_analysers`). Before each level the worker sends
 ``{"event": "begin", "step": level}``; the parent then applies the level's timeout
@@ -40,7 +41,10 @@ import signal
 import sys
 import time
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from jaxlint.dynamic.analysis import Analysers
 
 class _Out:
     def __init__(self, fd: int) -> None:
@@ -412,10 +416,12 @@ def static_value_names(spec: dict, original) -> set[str]:
 
 
 def _unrecorded(e: BaseException) -> BaseException | None:
+    from jaxlint.dynamic.abstract import UnrecordedValueError
+
     seen = 0
     cur: BaseException | None = e
     while cur is not None and seen < 8:
-        if type(cur).__name__ == "UnrecordedValueError" and type(cur).__module__ == "jaxlint.dynamic.abstract":
+        if isinstance(cur, UnrecordedValueError):
             return cur
         cur = cur.__cause__ or cur.__context__
         seen += 1
@@ -438,8 +444,11 @@ def _out_of_date(e: BaseException) -> dict:
 
 # ---------------------------------------------------------------------------- the worker
 class Worker:
-    def __init__(self, out: _Out) -> None:
+    def __init__(self, out: _Out, analysers: Callable[[], Analysers]) -> None:
         self.out = out
+        #: the levels past the trace, loaded when a request first names one
+        self._load_analysers = analysers
+        self._analysers: Analysers | None = None
         import gc
 
         import jax  # noqa: F401  (the one import per worker)
@@ -571,7 +580,9 @@ class Worker:
                     args, kwargs = trace_args(original, spec, req.get("dimensions") or {}, False)
                     fa.traced = fa.jitted.trace(*args, **kwargs)
                     fa.concrete_retrace = True
-                run_analysers(fa, level)
+                if self._analysers is None:
+                    self._analysers = self._load_analysers()
+                run_analysers(fa, level, self._analysers)
             except MemoryError as e:
                 return self._failed(fa, f"ran out of memory in the {level} step", e, roots, keep=True)
             except BaseException as e:
@@ -642,7 +653,9 @@ def backend_unavailable() -> str:
     return ""
 
 
-def main() -> int:
+def main(analysers: Callable[[], Analysers]) -> int:
+    """Serve requests until stdin ends. ``analysers()``: the levels past the trace
+    (:mod:`jaxlint.report.levels` runs this worker with every level)."""
     proto_in, out = isolate_stdio()
     limit_memory()
     faulthandler.enable(file=sys.stderr, all_threads=False)
@@ -650,7 +663,7 @@ def main() -> int:
         # the parent asks for the stack of a hung worker before killing it
         faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=False)
     try:
-        worker = Worker(out)
+        worker = Worker(out, analysers)
     except BaseException as e:
         # only jax itself missing is an install problem; a broken dependency says what broke
         missing = isinstance(e, ModuleNotFoundError) and (e.name or "").split(".")[0] in ("jax", "jaxlib")
@@ -675,6 +688,3 @@ def main() -> int:
         sys.stderr.flush()
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -103,7 +103,7 @@ def fix_files(tasks: Sequence, result: RunResult, *, unsafe: bool, diff: bool, s
         dynamic = [moved(d, lines) for d in diags if d.phase is not Phase.STATIC and id(d) not in fixed]
         static = done.remaining
         if dynamic:
-            from jaxlint.supersede import drop_superseded
+            from jaxlint.suppress import drop_superseded
 
             static, _ = drop_superseded(static, dynamic)
         # a notebook's cell that does not parse is blanked in what the re-check reads

@@ -42,7 +42,7 @@ from jaxlint.lsp.editing import NoqaEdits, fix_all, smallest_replacement
 from jaxlint.lsp.notebooks import NotebookView
 from jaxlint.lsp.positions import UTF16, to_lsp
 from jaxlint.lsp.settings import ConfigProblem, DocumentSettings, overrides_from
-from jaxlint.noqa import apply_suppressions, per_file_ignored
+from jaxlint.suppress import apply_suppressions, per_file_ignored
 from jaxlint.registry import active_rules, rules_by_code
 from jaxlint.rule import about_noqa_comments
 from jaxlint.static.runner import check_one, lint_module, lint_task_text
@@ -520,7 +520,7 @@ class JaxlintServer(LanguageServer):
         static = self.lint_text(uri, text)
         dyn = self._current_dynamic(doc, uri, text)
         if dyn:
-            from jaxlint.supersede import drop_superseded
+            from jaxlint.suppress import drop_superseded
 
             # superseded by every measured finding, suppressed or not: a noqa on the
             # measured finding also acknowledges the static guess it replaces (as the CLI)

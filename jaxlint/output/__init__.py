@@ -7,42 +7,13 @@ in :data:`FORMATS`.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TextIO
 
-from jaxlint.result import RunResult
+from jaxlint.output.context import FORMATS, Formatter, OutputContext, register  # noqa: F401 (the formats' API)
 
-
-@dataclass
-class OutputContext:
-    cwd: Path = field(default_factory=Path.cwd)
-    color: bool = False
-    show_fixes: bool = False
-    #: findings only: no summary lines (``check --quiet``)
-    quiet: bool = False
-    #: ``--unsafe-fixes``: unsafe fixes count as available (``[*]``), as in ruff
-    unsafe_fixes: bool = False
-    #: source text by display path, for formats that show the source line
-    sources: dict[str, str] = field(default_factory=dict)
-    #: repository root (for SARIF URIs), when known
-    root: Path | None = None
-
-
-Formatter = Callable[[RunResult, OutputContext], str]
-FORMATS: dict[str, Formatter] = {}
-
-
-def register(name: str) -> Callable[[Formatter], Formatter]:
-    def deco(fn: Formatter) -> Formatter:
-        FORMATS[name] = fn
-        return fn
-
-    return deco
-
-
-#: format name -> the module that registers it (tests/test_output_formats.py keeps this
-#: in sync), so that a run imports only the formats it writes
+#: format name -> the module that registers it (tests/test_formats.py keeps this and
+#: :func:`_import_format` in sync), so that a run imports only the formats it writes
 FORMAT_MODULES = {
     "concise": "concise", "full": "full", "github": "github", "gitlab": "gitlab", "json": "json_format",
     "json-lines": "json_lines", "junit": "junit", "markdown": "markdown", "sarif": "sarif",
@@ -51,13 +22,33 @@ FORMAT_MODULES = {
 
 def load_formats(*names: str) -> dict[str, Formatter]:
     """The registered formats: those of ``names`` (unknown names are skipped), or all."""
-    import importlib
-
     # importing the modules registers them (a broken one must fail loudly, not vanish)
     for name in names or tuple(FORMAT_MODULES):
-        if name in FORMAT_MODULES:
-            importlib.import_module(f"jaxlint.output.{FORMAT_MODULES[name]}")
+        _import_format(name)
     return FORMATS
+
+
+def _import_format(name: str) -> None:
+    """Import the module of format ``name``: each import written out (no module name in a
+    string; tests/test_architecture.py), and only when that format is asked for."""
+    if name == "concise":
+        from jaxlint.output import concise  # noqa: F401
+    elif name == "full":
+        from jaxlint.output import full  # noqa: F401
+    elif name == "github":
+        from jaxlint.output import github  # noqa: F401
+    elif name == "gitlab":
+        from jaxlint.output import gitlab  # noqa: F401
+    elif name == "json":
+        from jaxlint.output import json_format  # noqa: F401
+    elif name == "json-lines":
+        from jaxlint.output import json_lines  # noqa: F401
+    elif name == "junit":
+        from jaxlint.output import junit  # noqa: F401
+    elif name == "markdown":
+        from jaxlint.output import markdown  # noqa: F401
+    elif name == "sarif":
+        from jaxlint.output import sarif  # noqa: F401
 
 
 def write_report(text: str, output_file: str | None, stream: TextIO | None = None) -> None:

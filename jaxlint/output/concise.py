@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from jaxlint.diagnostic import Diagnostic
-from jaxlint.output import OutputContext, register
+from jaxlint.output.context import OutputContext, register
 from jaxlint.result import RunResult
 
 RESET = "\x1b[0m"

@@ -2,7 +2,7 @@
 rule's fix hint, its fix and its measured figures; then the summary."""
 from __future__ import annotations
 
-from jaxlint.output import OutputContext, register
+from jaxlint.output.context import OutputContext, register
 from jaxlint.output.concise import BLUE, CYAN, RED, head, location, paint, summary
 from jaxlint.result import RunResult
 from jaxlint.textutil import split_lines

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from jaxlint.diagnostic import Severity
-from jaxlint.output import OutputContext, register
+from jaxlint.output.context import OutputContext, register
 from jaxlint.output.shared import InFile, cell_note, related_lines, report_paths
 from jaxlint.result import RunResult
 

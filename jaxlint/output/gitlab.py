@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from jaxlint.diagnostic import Severity
-from jaxlint.output import OutputContext, register
+from jaxlint.output.context import OutputContext, register
 from jaxlint.output.shared import InFile, cell_note, fingerprints, report_paths
 from jaxlint.result import RunResult
 

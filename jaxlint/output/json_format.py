@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from jaxlint.output import OutputContext, register
+from jaxlint.output.context import OutputContext, register
 from jaxlint.result import RunResult
 
 

@@ -5,7 +5,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from jaxlint.diagnostic import Diagnostic
-from jaxlint.output import OutputContext, register
+from jaxlint.output.context import OutputContext, register
 from jaxlint.output.concise import location
 from jaxlint.output.shared import related_lines
 from jaxlint.result import RunResult

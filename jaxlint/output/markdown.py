@@ -2,7 +2,7 @@
 a pull-request comment (``check --output-format markdown``, ``--budget-report FILE``)."""
 from __future__ import annotations
 
-from jaxlint.output import OutputContext, register
+from jaxlint.output.context import OutputContext, register
 from jaxlint.output.concise import location
 from jaxlint.output.tables import cell, markdown_table
 from jaxlint.result import RunResult

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from jaxlint import __version__
 from jaxlint.diagnostic import Diagnostic, Position
-from jaxlint.output import OutputContext, register
+from jaxlint.output.context import OutputContext, register
 from jaxlint.output.shared import InFile, fingerprints, relative_path, repo_root, report_paths, rules_for
 from jaxlint.result import RunResult
 from jaxlint.rule import Rule

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Sequence
 
 from jaxlint.diagnostic import Diagnostic, Position
-from jaxlint.output import OutputContext
+from jaxlint.output.context import OutputContext
 from jaxlint.output.concise import location
 from jaxlint.result import RunResult
 from jaxlint.rule import Rule

@@ -10,7 +10,6 @@ import re
 import time
 from typing import Any
 
-from jaxlint.dynamic.analysis import register_analyser
 
 #: IR kept per function (``record --keep-ir``) is cut to this many characters per stage
 MAX_IR_CHARS = 2_000_000
@@ -179,5 +178,3 @@ def keep_ir(fa) -> None:
             answer[k] = answer[k][:MAX_IR_CHARS] + "\n... (cut by jaxlint record --keep-ir)"
     fa.ir = answer
 
-
-register_analyser("ir", keep_ir)

@@ -12,10 +12,11 @@ from jaxlint import __version__
 from jaxlint.cache import Cache, diagnostics_of, key_of
 from jaxlint.diagnostic import Diagnostic
 from jaxlint.discovery import FileTask, read_source
-from jaxlint.noqa import NoqaUsage, Suppressions, apply_suppressions, per_file_ignored
+from jaxlint.noqa import NoqaUsage, Suppressions
 from jaxlint.registry import active_rules, rules_by_code
 from jaxlint.result import RunResult
 from jaxlint.rule import StaticRule
+from jaxlint.suppress import apply_suppressions, per_file_ignored
 from jaxlint.static.checker import (
     SourceError, StaticResult, check_bytes, check_text, decode_source, parse_error_diagnostic,
 )

@@ -1,0 +1,37 @@
+"""The analysis levels past the trace, handed to whoever runs an analysis.
+
+:mod:`jaxlint.dynamic` runs the analysers it is given and imports no level itself
+(tests/test_architecture.py): ``compile`` is the compile tier's
+(:func:`jaxlint.compile.analyser.compile_function`), ``ir`` keeps each stage's text for
+``jaxlint inspect`` (:func:`jaxlint.report.programs.keep_ir`). This module hands them to
+the ``check --dynamic`` worker (whose process runs this module) and to the observer of
+``jaxlint record`` (its start-up shim passes :func:`analysers` to the recorder).
+
+Importing it costs nothing: the levels (and jax) are imported when first asked for.
+"""
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jaxlint.dynamic.analysis import Analysers
+
+
+def analysers() -> Analysers:
+    """Level -> its analysers (imports the compile tier, and so jax)."""
+    from jaxlint.compile.analyser import compile_function
+    from jaxlint.report.programs import keep_ir
+
+    return {"compile": (compile_function,), "ir": (keep_ir,)}
+
+
+def main() -> int:
+    """A ``check --dynamic`` worker that can run every level."""
+    from jaxlint.dynamic.worker import main as worker_main
+
+    return worker_main(analysers)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

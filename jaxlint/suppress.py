@@ -1,0 +1,90 @@
+"""Measured findings over static ones, then suppressions: the parent's side of "one
+problem, one finding" (:func:`merge_tiers`) and per-file-ignores and ``# noqa`` comments
+(:func:`apply_suppressions`).
+
+Above the registry and the config (it asks which rule made a finding, which rules a
+selector names and which patterns match a file); :mod:`jaxlint.supersede` and
+:mod:`jaxlint.noqa`, which a rule or the worker may use, stand below them.
+"""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from jaxlint.config import Settings, path_matches
+from jaxlint.diagnostic import Diagnostic
+from jaxlint.discovery import resolved
+from jaxlint.noqa import Suppressions, parse_suppressions
+from jaxlint.registry import ignored_by, rules_by_code
+from jaxlint.supersede import HOME, superseded
+
+
+def per_file_ignored(display: str, settings: Settings, path: Path | None = None) -> tuple[str, ...]:
+    """The codes the settings' per-file-ignores turn off for this file."""
+    if not settings.per_file_ignores:
+        return ()
+    rel = display
+    absolute = None
+    if path is not None:
+        absolute = resolved(path).as_posix()
+        try:
+            rel = resolved(path).relative_to(settings.root.resolve()).as_posix()
+        except ValueError:
+            pass
+    out: list[str] = []
+    for pattern, codes in settings.per_file_ignores.items():
+        if path_matches(rel, pattern, absolute) or path_matches(display, pattern):
+            out.extend(codes)
+    return tuple(out)
+
+
+def apply_suppressions(
+    diags: Iterable[Diagnostic], text: str | None, ignored: Sequence[str], sup: Suppressions | None = None
+) -> tuple[list[Diagnostic], int, Suppressions | None, dict[int, set[str]]]:
+    """Drop findings hidden by per-file-ignores or noqa; return kept, count, the parsed
+    noqa comments and, per line, the codes its noqa comment suppressed."""
+    by_code = rules_by_code()
+    if sup is None and text is not None:
+        sup = parse_suppressions(text)
+    kept: list[Diagnostic] = []
+    used: dict[int, set[str]] = {}
+    dropped = 0
+    for d in diags:
+        rule = by_code.get(d.code)
+        if ignored and rule is not None and ignored_by(ignored, rule):
+            dropped += 1
+            continue
+        if sup is not None:
+            hit = sup.suppresses(d.code, d.noqa_line if d.noqa_line is not None else d.start.line)
+            if hit:
+                used.setdefault(hit.line, set()).add(d.code)
+                dropped += 1
+                continue
+        kept.append(d)
+    return kept, dropped, sup, used
+
+
+def merge_tiers(static: list[Diagnostic], dynamic: list[Diagnostic]
+                ) -> tuple[list[Diagnostic], list[Diagnostic], list[Diagnostic]]:
+    """(the static findings no dynamic finding supersedes; the dynamic findings, each
+    carrying the signature of the first static finding it replaced; the static findings
+    replaced beyond that first one, which the baseline still counts)."""
+    kept, replaced = superseded(static, dynamic, rules_by_code().get)
+    merged = list(dynamic)
+    extra: list[Diagnostic] = []
+    for j, gone in replaced.items():
+        first = next((d for d in gone if d.signature), None)
+        if first is not None:  # the static finding's identity: its signature, at its path
+            data = {k: v for k, v in merged[j].data.items() if k != HOME}
+            merged[j] = dataclasses.replace(merged[j], signature=first.signature, data=data)
+        extra.extend(d for d in gone if d is not first)
+    return kept, merged, extra
+
+
+def drop_superseded(static: list[Diagnostic], dynamic: list[Diagnostic]) -> tuple[list[Diagnostic], int]:
+    """The static findings no dynamic finding supersedes (by default: none of a listed
+    code at the dynamic finding's line or one of its related lines), and how many were
+    dropped."""
+    kept, _, _ = merge_tiers(static, dynamic)
+    return kept, len(static) - len(kept)

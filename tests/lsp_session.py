@@ -204,6 +204,12 @@ class Session:
 
     async def raw_request(self, method: str, params: Any, timeout: float = TIMEOUT) -> Any:
         """Send a request exactly as given (the client's typed API would refuse bad params)."""
+        _, answer = self.send_request(method, params)
+        return await asyncio.wait_for(answer, timeout)
+
+    def send_request(self, method: str, params: Any) -> tuple[str, asyncio.Future]:
+        """Send a request as given, without waiting: its id (for ``$/cancelRequest``) and
+        its answer to await (an error answer raises pygls' ``JsonRpcException``)."""
         from concurrent.futures import Future
 
         proto = self.client.protocol
@@ -211,7 +217,7 @@ class Session:
         fut: Future = Future()
         proto._request_futures[msg_id] = fut
         proto._send_data({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
-        return await asyncio.wait_for(asyncio.wrap_future(fut), timeout)
+        return msg_id, asyncio.wrap_future(fut)
 
     def raw_notify(self, method: str, params: Any) -> None:
         self.client.protocol._send_data({"jsonrpc": "2.0", "method": method, "params": params})

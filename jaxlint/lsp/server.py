@@ -6,6 +6,10 @@
 * The dynamic phase (opt-in) runs only on save, as ``jaxlint check --dynamic`` in a
   child process; a newer save cancels the running one; ``$/progress`` reports it.
 * Code actions: the rule's fix, ``# noqa: CODE`` for the line, ``source.fixAll.jaxlint``.
+  They are made on a thread of their own (:class:`_Job`), off the message loop: other
+  documents' diagnostics are not held up, and ``$/cancelRequest`` stops them
+  (answered with RequestCancelled); a request whose document changed meanwhile is
+  answered with ContentModified.
 * Notebooks (LSP 3.17 ``notebookDocument/*``): the code cells are checked as one module,
   as ``jaxlint check nb.ipynb`` does; each cell gets its own findings, and fixes and
   ``# noqa`` edits are edits of the cells (:mod:`jaxlint.lsp.notebooks`).
@@ -21,13 +25,14 @@ import asyncio
 import logging
 import os
 import re
+import threading
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from lsprotocol import types as T
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcContentModified, JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path, to_fs_path
@@ -150,6 +155,26 @@ class _Doc:
         return ":".join(str(k) for k in self.key)
 
 
+class _Cancelled(Exception):
+    """A job's request was cancelled: its thread stops at the next check."""
+
+
+class _Job:
+    """The work of one request, on a thread of its own. The thread touches no server
+    state: ``lint`` was resolved on the loop, what it would log is kept in ``notes``
+    (logged on the loop afterwards), and it stops at its next ``lint`` once cancelled."""
+
+    def __init__(self, lint: Callable[[str], list[Diagnostic]], notes: list[str]) -> None:
+        self._lint = lint
+        self.notes = notes
+        self.cancelled = threading.Event()
+
+    def lint(self, text: str) -> list[Diagnostic]:
+        if self.cancelled.is_set():
+            raise _Cancelled()
+        return self._lint(text)
+
+
 class JaxlintServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("jaxlint", __version__, protocol_cls=JaxlintProtocol,
@@ -173,6 +198,8 @@ class JaxlintServer(LanguageServer):
         # is never reused for different settings after a config reload
         self._alive: dict[int, Settings] = {}
         self._dynamic_unavailable = False
+        #: requests at work on their own threads (cancelled at shutdown)
+        self._jobs: set[_Job] = set()
         #: LSP: 0 when ``exit`` follows ``shutdown``, 1 otherwise
         self.exit_code = 1
         self._register()
@@ -288,6 +315,8 @@ class JaxlintServer(LanguageServer):
                 callback=lambda *_: None)
 
     async def _shutdown(self, params: Any = None) -> None:
+        for job in self._jobs:
+            job.cancelled.set()
         for doc in self.docs.values():
             if doc.debounce is not None:
                 doc.debounce.cancel()
@@ -298,6 +327,8 @@ class JaxlintServer(LanguageServer):
     def _exit(self, params: Any = None) -> None:
         # pygls ends the process with SystemExit, which its loop swallows: keep the status
         self.exit_code = 0 if self.protocol._shutdown else 1
+        for job in self._jobs:
+            job.cancelled.set()
         dynamic.kill_all()
 
     # -- documents ----------------------------------------------------------------
@@ -489,19 +520,34 @@ class JaxlintServer(LanguageServer):
     def lint_text(self, uri: str, text: str) -> list[Diagnostic]:
         """Static findings for ``text`` as the content of ``uri``, after suppressions (for
         a notebook cell, ``text`` is the notebook's module, and so are the findings)."""
+        notes: list[str] = []
+        found = self._linter(uri, notes)(text)
+        for note in notes:
+            self._log_once(note)
+        return found
+
+    def _linter(self, uri: str, notes: list[str]) -> Callable[[str], list[Diagnostic]]:
+        """:meth:`lint_text` for ``uri`` with its settings resolved now: the function
+        touches no server state (a job's thread calls it), and adds what it would log
+        to ``notes``."""
         nb = self.workspace.get_notebook_document(cell_uri=uri)
         if nb is not None:
             path = self._path_of(nb.uri)
             settings, _ = self.settings.for_path(path)
-            return lint_task_text(FileTask(path, path.as_posix(), _with_hints(settings)), text)
+            task = FileTask(path, path.as_posix(), _with_hints(settings))
+            return lambda text: lint_task_text(task, text)
         path = self._path_of(uri)
         settings = self._settings_for(path)
         if path.is_relative_to(settings.root.absolute()) and is_excluded(path, settings):
-            return []
-        outcome = check_one(FileTask(path, path.as_posix(), _with_hints(settings)), None, _encodable(text))
-        for err in outcome.errors:
-            self._log_once(f"jaxlint: {err}")
-        return outcome.diagnostics
+            return lambda text: []
+        task = FileTask(path, path.as_posix(), _with_hints(settings))
+
+        def lint(text: str) -> list[Diagnostic]:
+            outcome = check_one(task, None, _encodable(text))
+            notes.extend(f"jaxlint: {err}" for err in outcome.errors)
+            return outcome.diagnostics
+
+        return lint
 
     def results(self, uri: str) -> _Doc:
         """Findings for the current text of ``uri``, computed once per version."""
@@ -673,11 +719,57 @@ class JaxlintServer(LanguageServer):
 
     # -- code actions -------------------------------------------------------------
 
-    def _code_action(self, params: T.CodeActionParams) -> list[T.CodeAction] | None:
+    async def _code_action(self, params: T.CodeActionParams) -> list[T.CodeAction] | None:
         uri = params.text_document.uri
         doc = self.results(uri)
         if not doc.findings and not params.context.diagnostics:
             return None
+        # a copy: a newer text replaces the document's findings (and its ``made``) while
+        # the job works on these
+        from dataclasses import replace
+
+        snapshot = replace(doc)
+        notes: list[str] = []
+        job = _Job(self._linter(uri, notes), notes)
+        actions = await self._off_loop(job, lambda: self._actions(snapshot, params, job))
+        if self.results(uri).key != snapshot.key:
+            raise JsonRpcContentModified(f"{uri} changed while its code actions were made")
+        return actions
+
+    async def _off_loop(self, job: _Job, work: Callable[[], Any]) -> Any:
+        """``work()`` on a thread of its own, awaited: the loop keeps answering meanwhile.
+        Cancelling the awaiting task (``$/cancelRequest``) stops the thread at its next
+        check; its result is then dropped."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future = loop.create_future()
+
+        def settle(result: Any, error: BaseException | None) -> None:
+            if done.done():
+                return
+            if error is not None:
+                done.set_exception(error)
+            else:
+                done.set_result(result)
+
+        def run() -> None:
+            try:
+                result = work()
+            except BaseException as e:  # noqa: BLE001 -- handed to the awaiting task
+                loop.call_soon_threadsafe(settle, None, e)
+            else:
+                loop.call_soon_threadsafe(settle, result, None)
+
+        self._jobs.add(job)
+        try:
+            threading.Thread(target=run, name="jaxlint-job", daemon=True).start()
+            return await done
+        finally:
+            job.cancelled.set()  # stops the thread if this task was cancelled; else a no-op
+            self._jobs.discard(job)
+            for note in list(job.notes):
+                self._log_once(note)
+
+    def _actions(self, doc: _Doc, params: T.CodeActionParams, job: _Job) -> list[T.CodeAction] | None:
         only = params.context.only
         actions: list[T.CodeAction] = []
         if _wants(only, T.CodeActionKind.QuickFix):
@@ -690,16 +782,16 @@ class JaxlintServer(LanguageServer):
                 finding = _match(item, index)
                 if finding is None:
                     continue
-                actions.extend(self._quick_fixes(finding, item, doc, lines, noqa))
+                actions.extend(self._quick_fixes(finding, item, doc, lines, noqa, job))
         if _wants(only, FIX_ALL_KIND) and doc.findings:
-            action = self._fix_all(doc)
+            action = self._fix_all(doc, job)
             if action is not None:
                 actions.append(action)
         return actions or None
 
     def _quick_fixes(self, d: Diagnostic, item: T.Diagnostic, doc: _Doc, lines: list[str],
-                     noqa: NoqaEdits) -> Iterable[T.CodeAction]:
-        fix = self._made_fix(d, doc)
+                     noqa: NoqaEdits, job: _Job) -> Iterable[T.CodeAction]:
+        fix = self._made_fix(d, doc, job)
         edit = self._edit_for(doc, list(fix.edits), lines) if fix is not None else None
         if fix is not None and edit is not None:
             unsafe = fix.applicability == Applicability.UNSAFE
@@ -742,7 +834,7 @@ class JaxlintServer(LanguageServer):
                 edits=es) for n, es in sorted(edits.items())])
         return T.WorkspaceEdit(changes={view.cells[n].uri: es for n, es in sorted(edits.items())})
 
-    def _made_fix(self, d: Diagnostic, doc: _Doc):
+    def _made_fix(self, d: Diagnostic, doc: _Doc, job: _Job):
         """``d``'s fix with its edits: a planned one is made by its libcst codemod and
         verified (as ``--fix`` does), once per text; None when it cannot be made."""
         if d.fix is None or d.fix.plan is None or d.fix.edits:
@@ -751,19 +843,19 @@ class JaxlintServer(LanguageServer):
         if i is not None and i in doc.made:
             return doc.made[i]
         path = self._path_of(doc.uri)
-        fix, why = computed_fix(doc.text, d, lambda text: self.lint_text(doc.uri, text), path.as_posix())
+        fix, why = computed_fix(doc.text, d, job.lint, path.as_posix())
         if fix is None:
-            self._log_once(f"jaxlint: {path.name}:{d.start.line}: {d.code} fix not offered: {why}")
+            job.notes.append(f"jaxlint: {path.name}:{d.start.line}: {d.code} fix not offered: {why}")
         if i is not None:
             doc.made[i] = fix
         return fix
 
-    def _fix_all(self, doc: _Doc) -> T.CodeAction | None:
+    def _fix_all(self, doc: _Doc, job: _Job) -> T.CodeAction | None:
         # dynamic findings are not re-checked between passes: fix the static ones only
         static = [d for d in doc.findings if d.phase is Phase.STATIC]
         if not any(applies(d, self.unsafe_fixes) for d in static):
             return None
-        new = fix_all(doc.text, static, lambda text: self.lint_text(doc.uri, text), self.unsafe_fixes,
+        new = fix_all(doc.text, static, job.lint, self.unsafe_fixes,
                       self._path_of(doc.uri).as_posix())
         if new == doc.text:
             return None

@@ -1,0 +1,83 @@
+"""Long work in the server runs off its message loop (issue 22, item 12): a fix-all
+over a file with 150 unsafe fixes does not hold up another document's diagnostics, and
+``$/cancelRequest`` ends it with LSP's RequestCancelled and no edit. A real LSP client
+over stdio. A fix-all of a document that changed meanwhile is answered with
+ContentModified."""
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+from lsprotocol import types as T
+from pygls.exceptions import JsonRpcException
+
+from lsp_session import TIMEOUT, run, session
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from bench_scaling import module  # noqa: E402  (the benchmark's generator: one definition)
+
+FIXES = 150
+REQUEST_CANCELLED = -32800
+CONTENT_MODIFIED = -32801
+
+
+async def error_code(answer, what: str) -> int:
+    """The error code ``answer`` ends with (it must not be a result)."""
+    try:
+        got = await asyncio.wait_for(answer, TIMEOUT)
+    except JsonRpcException as e:
+        return e.code
+    raise AssertionError(f"{what} answered {str(got)[:200]}")
+
+
+def test_fix_all_runs_off_the_loop_and_can_be_cancelled(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX104"]\n')
+    big = module(FIXES, 0, True, per_fn=5)
+
+    def fix_all_params(uri: str) -> dict:
+        return {"textDocument": {"uri": uri},
+                "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                "context": {"diagnostics": [], "only": ["source.fixAll.jaxlint"]}}
+
+    async def body():
+        async with session(tmp_path, pull=False, init={"unsafeFixes": True}) as s:
+            uri = s.open("big.py", big)
+            first = await s.next_publish(uri)
+            assert len(first.diagnostics) == FIXES
+
+            # cancelled while at work: RequestCancelled, no edit, answered long before a fix-all ends
+            msg_id, answer = s.send_request("textDocument/codeAction", fix_all_params(uri))
+            await asyncio.sleep(0.3)
+            t0 = time.monotonic()
+            s.raw_notify("$/cancelRequest", {"id": msg_id})
+            cancelled = await error_code(answer, "a cancelled fix-all")
+            cancel_took = time.monotonic() - t0
+
+            # not cancelled: another document opened meanwhile gets its diagnostics first
+            t0 = time.monotonic()
+            _, answer = s.send_request("textDocument/codeAction", fix_all_params(uri))
+            other = s.open("other.py", "import jax\nimport numpy as np\n\n@jax.jit\ndef g(x):\n    return np.sum(x)\n")
+            published = await s.next_publish(other)
+            other_took = time.monotonic() - t0
+            fix_all_done = answer.done()
+            (action,) = await asyncio.wait_for(answer, TIMEOUT)
+            fix_all_took = time.monotonic() - t0
+
+            # the document changes while a fix-all works on it: ContentModified, no edit
+            _, stale = s.send_request("textDocument/codeAction", fix_all_params(uri))
+            fixed = s.apply(uri, s.client.protocol._converter.structure(action, T.CodeAction).edit)
+            modified = await error_code(stale, "a fix-all of a changed document")
+            return cancelled, cancel_took, published, other_took, fix_all_done, fix_all_took, fixed, modified
+
+    cancelled, cancel_took, published, other_took, fix_all_done, fix_all_took, fixed, modified = run(body())
+    print(f"fix-all of {FIXES} fixes {fix_all_took:.2f} s; other document's diagnostics after {other_took:.2f} s; "
+          f"cancel answered after {cancel_took:.2f} s")
+    assert cancelled == REQUEST_CANCELLED
+    assert [d.code for d in published.diagnostics] == ["JAX104"]
+    assert fixed.count("jnp.sum(") == FIXES  # the uncancelled fix-all did all the work
+    # the other document did not wait for the fix-all (before: it waited for all of it)
+    assert not fix_all_done and other_took < fix_all_took / 2, (other_took, fix_all_took)
+    assert cancel_took < fix_all_took, (cancel_took, fix_all_took)
+    assert modified == CONTENT_MODIFIED

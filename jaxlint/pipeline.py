@@ -88,6 +88,8 @@ class CheckOptions:
     prune_baseline: bool = False
     # CI
     shard: tuple[int, int] | None = None
+    # check again whenever a file changes (jaxlint.commands.watch)
+    watch: bool = False
 
     @classmethod
     def from_args(cls, args: Any) -> "CheckOptions":
@@ -246,13 +248,7 @@ def discover(run: CheckRun) -> int | None:
             return 0
         run.tasks = [FileTask(p.absolute(), display_path(p.absolute()) if name != "-" else "-", settings)]
     else:
-        if not paths:
-            # the project of the config found from here; with --config (or --isolated) the
-            # current directory, as ruff does: the file says how to lint, not where
-            cfg = None if (explicit or o.isolated) else find_config_file(Path.cwd())
-            paths = [str(cfg.parent) if cfg else "."]
-            if cfg is not None and cfg.parent == Path.cwd().resolve():
-                paths = ["."]
+        paths = check_paths(o)
         warnings: list[str] = []
         run.tasks = find_files(paths, resolver, force_exclude=o.force_exclude, warnings=warnings)
         if not run.tasks:
@@ -273,6 +269,18 @@ def discover(run: CheckRun) -> int | None:
     if o.show_settings:
         return _show_settings(run)
     return None
+
+
+def check_paths(o: CheckOptions) -> list[str]:
+    """The paths a check looks under: those given, else the project of the config found
+    from here; with --config (or --isolated) the current directory, as ruff does: the
+    file says how to lint, not where."""
+    if o.paths:
+        return list(o.paths)
+    cfg = None if (o.config or o.isolated) else find_config_file(Path.cwd())
+    if cfg is None or cfg.parent == Path.cwd().resolve():
+        return ["."]
+    return [str(cfg.parent)]
 
 
 def static(run: CheckRun) -> int | None:

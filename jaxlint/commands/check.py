@@ -68,6 +68,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
                      help="the lowest severity that fails the run (default: warning; info findings are shown "
                           "and do not fail)")
     run.add_argument("--jobs", "-j", type=_jobs, default=0, help="processes for the static phase (0: all cores)")
+    run.add_argument("--watch", action="store_true",
+                     help="check again whenever a checked file or config file changes, until Ctrl-C (exit 0)")
     run.add_argument("--no-cache", action="store_true")
     run.add_argument("--cache-dir")
     dyn = p.add_argument_group("dynamic phase (imports your code in worker processes)")
@@ -128,4 +130,9 @@ def _shard_arg(value: str) -> tuple[int, int]:
 def run(args) -> int:
     from jaxlint.pipeline import CheckOptions, check
 
-    return check(CheckOptions.from_args(args))
+    options = CheckOptions.from_args(args)
+    if options.watch:
+        from jaxlint.commands.watch import watch
+
+        return watch(options)
+    return check(options)

@@ -1,0 +1,114 @@
+"""``jaxlint check --watch``: check, then check again whenever a file changes, until Ctrl-C.
+
+What is watched is what the check would read: the files it finds under the paths (found
+again on every look, so a new file counts) and the config files that may apply to them.
+Their modification times and sizes are polled every :data:`POLL_SECONDS` (no file-event
+dependency). Each round is a whole ``jaxlint check`` with the cache on, so the files
+that did not change cost a cache read; on a terminal the screen is cleared first, as
+ruff does. A broken config file is reported and the watch goes on. Ctrl-C (SIGINT) ends
+the watch with exit status 0.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from jaxlint.config import CONFIG_FILES, ConfigError
+
+if TYPE_CHECKING:
+    from jaxlint.pipeline import CheckOptions
+
+#: seconds between two looks at the files
+POLL_SECONDS = 0.5
+_CLEAR = "\x1b[2J\x1b[3J\x1b[H"
+
+#: options that end a run before the findings, or write what a watch would rewrite
+_REFUSED = {
+    "add_noqa": "--add-noqa", "write_baseline": "--write-baseline", "show_files": "--show-files",
+    "show_settings": "--show-settings", "update_budgets": "--update-budgets", "diff": "--diff",
+}
+
+
+def watch(options: "CheckOptions", poll: float = POLL_SECONDS) -> int:
+    """Run ``check`` with ``options`` now and after every change; 0 when stopped by Ctrl-C."""
+    from jaxlint.pipeline import check
+
+    _refuse(options)
+    once = replace(options, watch=False)
+    changed: list[str] = []
+    try:
+        while True:
+            # looked at before the round, so an edit made during it starts another; with
+            # --fix, after it, so that the round's own fixes do not
+            state = None if options.fix else _state(options)
+            if sys.stdout.isatty():
+                sys.stdout.write(_CLEAR)
+            if changed:
+                _say(f"changed: {', '.join(changed[:5])}{' …' if len(changed) > 5 else ''}; checking again")
+            try:
+                check(once)
+            except ConfigError as e:  # an edit in progress: say it, keep watching
+                print(f"jaxlint: error: {e}", file=sys.stderr)
+            sys.stdout.flush()
+            if state is None:
+                state = _state(options)
+            _say("watching for file changes (Ctrl-C to stop)")
+            while True:
+                time.sleep(poll)
+                now = _state(options)
+                if now != state:
+                    changed = sorted(os.path.relpath(k) if k else "the paths"
+                                     for k in now.keys() | state.keys() if now.get(k) != state.get(k))
+                    break
+    except KeyboardInterrupt:
+        _say("stopped")
+        return 0
+
+
+def _refuse(options: "CheckOptions") -> None:
+    if options.reads_stdin:
+        raise ConfigError("--watch cannot be used when reading from stdin")
+    for name, flag in _REFUSED.items():
+        if getattr(options, name):
+            raise ConfigError(f"--watch cannot be combined with {flag}")
+
+
+def _say(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def _state(options: "CheckOptions") -> dict[str, tuple]:
+    """Path -> (mtime, size) of every file the check would read; a path that cannot be
+    looked at maps to its error, so that fixing it counts as a change."""
+    from jaxlint.discovery import SettingsResolver, discover
+    from jaxlint.pipeline import check_paths
+
+    explicit = Path(options.config) if options.config else None
+    try:
+        resolver = SettingsResolver(explicit, options.isolated, options.overrides())
+        tasks = discover(check_paths(options), resolver, force_exclude=options.force_exclude, warnings=[])
+    except (ConfigError, OSError) as e:
+        return {"": (str(e),)}
+    files = {t.path for t in tasks}
+    if explicit is not None:
+        files.add(explicit.absolute())
+    elif not options.isolated:
+        dirs: set[Path] = set()
+        for t in tasks:
+            for d in (t.path.parent, *t.path.parent.parents):
+                if d in dirs:
+                    break
+                dirs.add(d)
+        files.update(d / name for d in dirs for name in CONFIG_FILES)
+    out: dict[str, tuple] = {}
+    for p in files:
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue  # an absent config file; a vanished source file drops out of the set
+        out[str(p)] = (st.st_mtime_ns, st.st_size)
+    return out

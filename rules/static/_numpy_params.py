@@ -1,7 +1,8 @@
 """The keyword arguments each ``jax.numpy`` function of :data:`JNP_SAME_NAME` takes.
 
-Generated from jax 0.10.2 (``inspect.signature``; tests/rules/static/test_jax104.py
-checks it against the installed jax): an ``np.f(...)`` call is rewritten to ``jnp.f(...)``
+Generated from jax 0.10.2 (``inspect.signature``;
+tests/rules/static/test_jax104.py::test_the_jnp_keyword_table_is_what_the_installed_jax_takes
+checks it against the installed jax of that version): an ``np.f(...)`` call is rewritten to ``jnp.f(...)``
 only when ``jnp.f`` takes every keyword it passes, and those that ``jnp.f`` takes only as
 ``None`` (``kind=`` of ``jnp.sort``, ``out=``) are passed as ``None``. Data, so that the
 static phase never imports jax.

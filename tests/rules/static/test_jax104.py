@@ -147,3 +147,37 @@ def test_jax104_really_cannot_convert_a_tracer():
     assert lines("JAX104", src) == [6]
     with pytest.raises(jax.errors.TracerArrayConversionError):
         run_module(src)["result"]()
+
+
+def test_the_jnp_keyword_table_is_what_the_installed_jax_takes():
+    """rules/static/_numpy_params.py (data, so the static phase never imports jax) says it
+    was generated from jax 0.10.2's signatures: each ``jnp.f``'s keyword-capable
+    parameters ("**" when it takes any keyword), and the ones it takes only as None,
+    whose default is None. Compared with the installed jax when it is that version."""
+    import inspect
+    import operator
+    import re
+
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    from jaxlint.rules.static import _numpy_params
+    from jaxlint.rules.static._numpy_api import JNP_SAME_NAME
+
+    table, none_only = _numpy_params.JNP_KEYWORDS, _numpy_params.JNP_NONE_ONLY
+    assert set(table) <= JNP_SAME_NAME
+    version = re.search(r"Generated from jax (\S+) ", _numpy_params.__doc__).group(1)
+    if jax.__version__ != version:
+        pytest.skip(f"the table is of jax {version}; jax {jax.__version__} is installed")
+
+    def keywords(name: str) -> str:
+        params = inspect.signature(operator.attrgetter(name)(jnp)).parameters.values()
+        if any(p.kind is p.VAR_KEYWORD for p in params):
+            return "**"
+        return " ".join(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+    assert {n: keywords(n) for n in table} == table
+    for name, params in none_only.items():
+        sig = inspect.signature(operator.attrgetter(name)(jnp)).parameters
+        for p in params.split():
+            assert p in table[name].split() and sig[p].default is None, (name, p)

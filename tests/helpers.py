@@ -80,3 +80,31 @@ def json_findings(proc, code: str | None = None) -> list[dict]:
     import json
 
     return [d for d in json.loads(proc.stdout or "[]") if code is None or d["code"] == code]
+
+
+def hook_repo(dest: Path, root: Path = Path(__file__).resolve().parents[1]) -> Path:
+    """A git repo at ``dest`` holding this checkout's pre-commit hook manifest and package.
+
+    A clone of the checkout's HEAD when it is a git repo (as in CI): committed code is
+    stable while work in progress in the working tree is not. Otherwise (an unpacked
+    sdist) a copy of the files the package build needs, committed."""
+    import shutil
+
+    if (root / ".git").exists():
+        subprocess.run(["git", "clone", "-q", str(root), str(dest)], check=True, capture_output=True)
+        return dest
+    dest.mkdir(parents=True)
+    for name in (".pre-commit-hooks.yaml", "pyproject.toml", "README.md", "LICENSE"):
+        if (root / name).is_file():
+            shutil.copy2(root / name, dest / name)
+    for package in ("jaxlint", "rules"):
+        shutil.copytree(root / package, dest / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    git("init", "-q", cwd=dest)
+    git("add", "-A", cwd=dest)
+    git("commit", "-q", "-m", "snapshot for pre-commit tests", cwd=dest)
+    return dest
+
+
+def git(*args: str, cwd: Path) -> None:
+    subprocess.run(["git", "-c", "user.name=jaxlint-tests", "-c", "user.email=tests@jaxlint.invalid",
+                    "-c", "commit.gpgsign=false", *args], cwd=cwd, check=True, capture_output=True)

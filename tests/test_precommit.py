@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ try:
 except ImportError:  # pragma: no cover - the test extra installs it
     pytest.skip("pre-commit is not installed (pip install 'jaxlint[test]')", allow_module_level=True)
 
-from helpers import run_cli
+from helpers import git, hook_repo as make_hook_repo, run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,32 +49,13 @@ NOQA = BAD.replace("for _ in range(1000):", "for _ in range(1000):  # noqa: JAX1
 NOTEBOOK = ROOT / "tests" / "data" / "notebooks" / "jax_demo.ipynb"
 
 
-def _git(*args: str, cwd: Path) -> None:
-    subprocess.run(["git", "-c", "user.name=jaxlint-tests", "-c", "user.email=tests@jaxlint.invalid",
-                    "-c", "commit.gpgsign=false", *args], cwd=cwd, check=True, capture_output=True)
+_git = git
 
 
 @pytest.fixture(scope="session")
 def hook_repo(tmp_path_factory) -> Path:
-    """A git repo holding this checkout's hook manifest and package.
-
-    A clone of the checkout's HEAD when it is a git repo (as in CI): committed code is
-    stable while work in progress in the working tree is not. Otherwise (an unpacked
-    sdist) a copy of the files the package build needs."""
-    repo = tmp_path_factory.mktemp("hook-repo") / "jaxlint"
-    if (ROOT / ".git").exists():
-        subprocess.run(["git", "clone", "-q", str(ROOT), str(repo)], check=True, capture_output=True)
-        return repo
-    repo.mkdir()
-    for name in (".pre-commit-hooks.yaml", "pyproject.toml", "README.md", "LICENSE"):
-        if (ROOT / name).is_file():
-            shutil.copy2(ROOT / name, repo / name)
-    for package in ("jaxlint", "rules"):
-        shutil.copytree(ROOT / package, repo / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    _git("init", "-q", cwd=repo)
-    _git("add", "-A", cwd=repo)
-    _git("commit", "-q", "-m", "snapshot for pre-commit tests", cwd=repo)
-    return repo
+    """A git repo holding this checkout's hook manifest and package (helpers.hook_repo)."""
+    return make_hook_repo(tmp_path_factory.mktemp("hook-repo") / "jaxlint")
 
 
 @pytest.fixture(scope="session")

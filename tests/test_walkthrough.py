@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers import hook_repo
+
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "walkthrough.md"
 
@@ -47,20 +49,38 @@ def test_the_walkthrough_has_every_step_the_issue_names():
     assert any(c.startswith("jaxlint check .") for c in commands)
     assert any(c.startswith("jaxlint record --") for c in commands)
     assert any("--write-baseline" in c for c in commands)
-    assert sum("--baseline baseline.json" in c and "--write" not in c for c in commands) == 3
+    assert sum("--baseline baseline.json" in c and "--write" not in c for c in commands) == 1
+    # the pushes after the unrelated edit and the regression run the repository's pre-push hook
+    assert any(c.startswith("pre-commit install --hook-type pre-push") for c in commands)
+    assert sum("git push" in c for c in commands) == 3
 
 
 def test_the_team_walkthrough_runs_as_written(tmp_path):
+    """The pushes go through the real pre-commit and this repository's hook manifest
+    (``.pre-commit-hooks.yaml``), from a clone of this checkout at its commit: the one
+    change to what the page says, whose ``repo:`` is GitHub."""
     env = dict(os.environ)
     env.pop("JAXLINT_OUTPUT_FORMAT", None)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit-home")
+    for who in ("AUTHOR", "COMMITTER"):
+        env[f"GIT_{who}_NAME"], env[f"GIT_{who}_EMAIL"] = "jaxlint-tests", "tests@jaxlint.invalid"
+    hooks = hook_repo(tmp_path / "jaxlint")
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hooks, check=True, capture_output=True,
+                         text=True).stdout.strip()
+    project = tmp_path / "project"  # its `..` (the remote's folder) is tmp_path
+    project.mkdir()
     for kind, step in steps():
         if kind == "file":
             name, body = step
-            (tmp_path / name).write_text(body)
+            if name == ".pre-commit-config.yaml":
+                assert "repo: https://github.com/jaxlint/jaxlint\n    rev: main\n" in body
+                body = body.replace("https://github.com/jaxlint/jaxlint", str(hooks)).replace("rev: main",
+                                                                                          f"rev: {rev}")
+            (project / name).write_text(body)
             continue
         cmd, status, lines = step
-        proc = subprocess.run(["bash", "-c", cmd], cwd=tmp_path, capture_output=True, text=True, env=env,
+        proc = subprocess.run(["bash", "-c", cmd], cwd=project, capture_output=True, text=True, env=env,
                               timeout=600)
         said = proc.stdout + proc.stderr
         assert proc.returncode == status, (cmd, said[-3000:])

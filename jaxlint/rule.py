@@ -6,6 +6,19 @@ VALID / INVALID examples that are both its tests and its documentation.
 
 The engine only sees :class:`Rule` subclasses through the registry; a rule never
 sees an output format.
+
+Each tier hands its rules a typed context, and a rule reports through it, one way in
+every tier: ``check(ctx) -> None`` calling ``ctx.report(...)``.
+
+* :class:`StaticRule`: ``check(ctx: StaticContext)`` (``jaxlint.static.checker``): the
+  file's tree and semantic model;
+* :class:`TraceRule`: ``check(fa: FunctionAnalysis)`` (``jaxlint.dynamic.analysis``):
+  the traced program, through the version adapter;
+* :class:`CompileRule`: ``check(fa: FunctionAnalysis)`` with ``fa.compile_facts``
+  (``jaxlint.compile.facts.CompileFacts``) filled by the compile level.
+
+The contexts are named under ``TYPE_CHECKING`` only: this module imports no tier
+(tests/test_architecture.py allows it these type-only names).
 """
 from __future__ import annotations
 
@@ -15,9 +28,15 @@ import os
 import re
 import textwrap
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Iterator, Mapping, Sequence
 
 from jaxlint.diagnostic import Applicability, Diagnostic, Phase, Severity
+
+if TYPE_CHECKING:
+    from jaxlint.dynamic.analysis import FunctionAnalysis
+    from jaxlint.fix.codemod import FixContext
+    from jaxlint.noqa import NoqaUsage
+    from jaxlint.static.checker import StaticContext
 
 DOC_SECTIONS = (
     "What it does",
@@ -198,10 +217,11 @@ class StaticRule(Rule):
     #: skips parsing files that contain none of the active rules' markers.
     markers: ClassVar[tuple[str, ...]] = ("jax",)
 
-    def check(self, ctx: "StaticContext") -> Iterable[Any]:  # noqa: F821
+    def check(self, ctx: StaticContext) -> None:
+        """Report the file's findings with ``ctx.report(...)``."""
         raise NotImplementedError
 
-    def codemod(self, fx: "FixContext") -> None:  # noqa: F821
+    def codemod(self, fx: FixContext) -> None:
         """Make the fix planned by ``ctx.codemod(...)`` for one finding, in libcst's tree
         of the file (``jaxlint.fix.codemod.FixContext``: the planned nodes, found again by
         position, and the changes to make). Import libcst here, never at module level: a
@@ -209,7 +229,7 @@ class StaticRule(Rule):
         the code turns out not to have the expected shape."""
         raise NotImplementedError
 
-    def check_suppressions(self, usage: "NoqaUsage") -> Iterable[Any]:  # noqa: F821
+    def check_suppressions(self, usage: NoqaUsage) -> Iterable[Diagnostic]:
         """Findings about the file's noqa comments, given what they suppressed once every
         other rule ran (see ``jaxlint.noqa.NoqaUsage``). Only unused-noqa needs this."""
         return ()
@@ -259,7 +279,8 @@ class TraceRule(Rule):
     #: (``CompileFacts.trace[key]``: a list of ``{"file", "line", **data}``).
     trace_fact: ClassVar[str | None] = None
 
-    def check(self, fa: Any) -> Iterable[Any]:
+    def check(self, fa: FunctionAnalysis) -> None:
+        """Report the function's findings with ``fa.report(...)``."""
         raise NotImplementedError
 
 
@@ -269,7 +290,9 @@ class CompileRule(Rule):
     phase = Phase.COMPILE
     markers = ()
 
-    def check(self, fa: Any) -> Iterable[Any]:
+    def check(self, fa: FunctionAnalysis) -> None:
+        """Report the function's findings from ``fa.compile_facts`` (``fa.report(...)``
+        or, through ``HloRule``, the findings it yields)."""
         raise NotImplementedError
 
 

@@ -3,14 +3,15 @@ through the worker's per-function analysis object."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from jaxlint.rule import CompileRule, same_path
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
     from jaxlint.compile.facts import CompileFacts, Finding
-    from jaxlint.diagnostic import Diagnostic
     from jaxlint.compile.hlo import Instruction
+    from jaxlint.diagnostic import Diagnostic
+    from jaxlint.dynamic.analysis import FunctionAnalysis
 
 
 class HloRule(CompileRule):
@@ -31,7 +32,7 @@ class HloRule(CompileRule):
         kernels (producer, consumer), other problems than the one it measures."""
         return other.start.line == mine.start.line and same_path(other.path, mine.path)
 
-    def check(self, fa: Any) -> None:
+    def check(self, fa: FunctionAnalysis) -> None:
         facts = fa.compile_facts
         if facts is None:
             return

@@ -1,7 +1,12 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import ANALYSIS_FAILED, Invalid, TraceRule, Valid
+
+if TYPE_CHECKING:
+    from jaxlint.dynamic.analysis import FunctionAnalysis
 
 
 class AnalysisFailed(TraceRule):
@@ -100,5 +105,5 @@ class AnalysisFailed(TraceRule):
         ),
     ]
 
-    def check(self, fa) -> None:
+    def check(self, fa: FunctionAnalysis) -> None:
         """Failures are reported by the engine (worker and pool), not from a jaxpr."""

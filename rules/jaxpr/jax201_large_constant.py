@@ -1,7 +1,12 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, Option, TraceRule, Valid
+
+if TYPE_CHECKING:
+    from jaxlint.dynamic.analysis import FunctionAnalysis
 
 
 class LargeConstant(TraceRule):
@@ -124,7 +129,7 @@ class LargeConstant(TraceRule):
         ),
     ]
 
-    def check(self, fa) -> None:
+    def check(self, fa: FunctionAnalysis) -> None:
         from jaxlint.dynamic import adapter
         from jaxlint.textutil import human_bytes
 

@@ -1,8 +1,12 @@
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from jaxlint.rule import Invalid, Option, TraceRule, Valid
+
+if TYPE_CHECKING:
+    from jaxlint.dynamic.analysis import FunctionAnalysis
 
 
 class UnrolledLoop(TraceRule):
@@ -145,7 +149,7 @@ class UnrolledLoop(TraceRule):
         ),
     ]
 
-    def check(self, fa) -> None:
+    def check(self, fa: FunctionAnalysis) -> None:
         from jaxlint.dynamic import adapter
 
         if fa.jaxpr is None:

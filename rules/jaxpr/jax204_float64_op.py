@@ -1,6 +1,11 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from jaxlint.rule import Invalid, Option, TraceRule, Valid
+
+if TYPE_CHECKING:
+    from jaxlint.dynamic.analysis import FunctionAnalysis
 
 WIDE_FLOATS = ("float64", "complex128")
 WIDE_INTS = ("int64", "uint64")
@@ -83,7 +88,7 @@ class Float64Op(TraceRule):
         ),
     ]
 
-    def check(self, fa) -> None:
+    def check(self, fa: FunctionAnalysis) -> None:
         from jaxlint.dynamic import adapter
 
         wide = WIDE_FLOATS + (WIDE_INTS if self.opts["int64"] else ())

@@ -1,7 +1,12 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, TraceRule, Valid
+
+if TYPE_CHECKING:
+    from jaxlint.dynamic.analysis import FunctionAnalysis
 
 #: exception class name (or message fragment) -> what to do instead
 HINTS = (
@@ -112,7 +117,7 @@ class TraceError(TraceRule):
         ),
     ]
 
-    def check(self, fa) -> None:
+    def check(self, fa: FunctionAnalysis) -> None:
         import traceback
 
         from jaxlint.dynamic.analysis import Site

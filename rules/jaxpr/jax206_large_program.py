@@ -3,8 +3,12 @@ from __future__ import annotations
 import ast
 import os
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from jaxlint.rule import Invalid, Option, TraceRule, Valid
+
+if TYPE_CHECKING:
+    from jaxlint.dynamic.analysis import FunctionAnalysis
 
 
 #: a finding of a rule declaring this trace fact (an unrolled loop) explains equations
@@ -127,7 +131,7 @@ class LargeProgram(TraceRule):
         ),
     ]
 
-    def check(self, fa) -> None:
+    def check(self, fa: FunctionAnalysis) -> None:
         if fa.jaxpr is None:
             return
         limit = self.opts["max-equations"]

@@ -1,6 +1,11 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from jaxlint.rule import Invalid, Option, TraceRule, Valid
+
+if TYPE_CHECKING:
+    from jaxlint.dynamic.analysis import FunctionAnalysis
 
 
 class LargeIntermediate(TraceRule):
@@ -72,7 +77,7 @@ class LargeIntermediate(TraceRule):
         ),
     ]
 
-    def check(self, fa) -> None:
+    def check(self, fa: FunctionAnalysis) -> None:
         from jaxlint.dynamic import adapter
         from jaxlint.textutil import human_bytes
 

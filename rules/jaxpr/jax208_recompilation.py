@@ -2,8 +2,12 @@ from __future__ import annotations
 
 import inspect
 import json
+from typing import TYPE_CHECKING
 
 from jaxlint.rule import Invalid, Option, TraceRule, Valid, is_test_path
+
+if TYPE_CHECKING:
+    from jaxlint.dynamic.analysis import FunctionAnalysis
 
 
 class Recompilation(TraceRule):
@@ -339,7 +343,7 @@ class Recompilation(TraceRule):
         ),
     ]
 
-    def check(self, fa) -> None:
+    def check(self, fa: FunctionAnalysis) -> None:
         # a Python number among a pytree's leaves is traced (as a weak-typed scalar) by
         # jax.jit and nnx.jit, but is a static value for equinox.filter_jit
         traced = (fa.entry or {}).get("kind") != "filter_jit"

@@ -1,6 +1,11 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from jaxlint.rule import Invalid, Option, TraceRule, Valid
+
+if TYPE_CHECKING:
+    from jaxlint.dynamic.analysis import FunctionAnalysis
 
 #: Primitives whose folding costs real compile time (arithmetic over every element,
 #: contractions, transforms, scatters). A constant chain without one of them (data
@@ -108,7 +113,7 @@ class ConstantFold(TraceRule):
         ),
     ]
 
-    def check(self, fa) -> None:
+    def check(self, fa: FunctionAnalysis) -> None:
         from jaxlint.dynamic import adapter
         from jaxlint.textutil import human_bytes
 

@@ -1,7 +1,12 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, TraceRule, Valid
+
+if TYPE_CHECKING:
+    from jaxlint.dynamic.analysis import FunctionAnalysis
 
 
 class DonatedBufferReused(TraceRule):
@@ -97,7 +102,7 @@ class DonatedBufferReused(TraceRule):
         ),
     ]
 
-    def check(self, fa) -> None:
+    def check(self, fa: FunctionAnalysis) -> None:
         call = fa.call
         if call is None or not call.donated_twice:
             return

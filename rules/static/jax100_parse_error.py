@@ -1,7 +1,12 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import PARSE_ERROR, Invalid, StaticRule, Valid
+
+if TYPE_CHECKING:
+    from jaxlint.static.checker import StaticContext
 
 
 class ParseError(StaticRule):
@@ -51,5 +56,5 @@ class ParseError(StaticRule):
         Invalid("import jax\nx = 1\nif x\n", line=3, message="syntax error"),
     ]
 
-    def check(self, ctx):  # the engine reports parse errors before rules run
-        return ()
+    def check(self, ctx: StaticContext) -> None:  # the engine reports parse errors before rules run
+        return None

@@ -1,12 +1,16 @@
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._common import LOADERS, array_estimate
 from jaxlint.static.semantic import STATIC_ATTRS
 from jaxlint.textutil import human_bytes
+
+if TYPE_CHECKING:
+    from jaxlint.static.checker import StaticContext
 
 
 class CapturedArray(StaticRule):
@@ -395,7 +399,7 @@ class CapturedArray(StaticRule):
         ),
     ]
 
-    def check(self, ctx) -> None:
+    def check(self, ctx: StaticContext) -> None:
         model = ctx.model
         limit = self.opts["max-bytes"]
         for fn in model.traced_functions():

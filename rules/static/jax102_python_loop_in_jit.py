@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Applicability, Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
@@ -9,6 +10,9 @@ from jaxlint.rules.static._common import static_int, static_sequence
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
 from jaxlint.rules.static._taint import describe, traced_how
 from jaxlint.static.semantic import walk
+
+if TYPE_CHECKING:
+    from jaxlint.static.checker import StaticContext
 
 
 class PythonLoopInJit(StaticRule):
@@ -360,7 +364,7 @@ class PythonLoopInJit(StaticRule):
         ),
     ]
 
-    def check(self, ctx) -> None:
+    def check(self, ctx: StaticContext) -> None:
         limit = self.opts["max-iterations"]
         model = ctx.model
         for fn in model.traced_functions():

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Applicability, Confidence, Fix
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
@@ -9,6 +10,9 @@ from jaxlint.rules.static._fixplan import free_name, is_statement_list_member
 from jaxlint.rules.static._common import in_test, is_test_path
 from jaxlint.static.runs import made_once
 from jaxlint.static.semantic import DIFF_TRANSFORMS, JIT_LIKE, TRACING_HOFS, FunctionInfo, ModuleModel, walk
+
+if TYPE_CHECKING:
+    from jaxlint.static.checker import StaticContext
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -569,7 +573,7 @@ class JitPerCall(StaticRule):
         ),
     ]
 
-    def check(self, ctx) -> None:
+    def check(self, ctx: StaticContext) -> None:
         model = ctx.model
         if not self.opts["check-tests"] and is_test_path(ctx.path):
             return

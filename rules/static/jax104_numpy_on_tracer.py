@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Applicability
 from jaxlint.rule import Invalid, StaticRule, Valid
@@ -8,6 +9,9 @@ from jaxlint.rules.static._fixplan import import_name
 from jaxlint.rules.static._numpy_api import JNP_SAME_NAME, SHAPE_QUERIES
 from jaxlint.rules.static._numpy_params import JNP_KEYWORDS, JNP_NONE_ONLY
 from jaxlint.rules.static._taint import Taint, confidence, describe, traced_how
+
+if TYPE_CHECKING:
+    from jaxlint.static.checker import StaticContext
 
 #: jax.random functions with a numpy.random namesake, for the suggestion.
 _JAX_RANDOM = {"normal", "uniform", "randint", "choice", "permutation", "bernoulli", "beta", "gamma",
@@ -331,7 +335,7 @@ class NumpyOnTracer(StaticRule):
         ),
     ]
 
-    def check(self, ctx) -> None:
+    def check(self, ctx: StaticContext) -> None:
         model = ctx.model
         for fn in model.traced_functions():
             taint: Taint | None = None

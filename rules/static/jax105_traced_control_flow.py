@@ -1,12 +1,16 @@
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Applicability, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._fixplan import import_name, is_statement_list_member
 from jaxlint.rules.static._taint import (CERTAIN, LIKELY, POSSIBLE, Taint, confidence, describe, is_jit_entry,
                                          traced_how)
+
+if TYPE_CHECKING:
+    from jaxlint.static.checker import StaticContext
 
 #: construct -> (what Python needs, the error jax raises, what to use instead)
 _CONSTRUCTS = {
@@ -406,7 +410,7 @@ class TracedControlFlow(StaticRule):
         ),
     ]
 
-    def check(self, ctx) -> None:
+    def check(self, ctx: StaticContext) -> None:
         model = ctx.model
         for fn in model.traced_functions():
             taint = Taint(model, fn)

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._taint import LIKELY, Taint, describe, traced_how
 from jaxlint.static.semantic import STATIC_ATTRS
+
+if TYPE_CHECKING:
+    from jaxlint.static.checker import StaticContext
 
 _CLOCKS = {
     "time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns", "time.monotonic",
@@ -267,7 +271,7 @@ class SideEffectInJit(StaticRule):
         ),
     ]
 
-    def check(self, ctx) -> None:
+    def check(self, ctx: StaticContext) -> None:
         model = ctx.model
         for fn in model.traced_functions():
             taint = Taint(model, fn)

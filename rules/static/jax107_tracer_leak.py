@@ -1,10 +1,14 @@
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._taint import LIKELY, Taint, confidence, describe, traced_how
+
+if TYPE_CHECKING:
+    from jaxlint.static.checker import StaticContext
 
 _MUTATORS = {"append": 0, "extend": 0, "insert": 1, "add": 0, "update": None, "setdefault": 1,
              "appendleft": 0, "extendleft": 0}
@@ -287,7 +291,7 @@ class TracerLeak(StaticRule):
         ),
     ]
 
-    def check(self, ctx) -> None:
+    def check(self, ctx: StaticContext) -> None:
         model = ctx.model
         for fn in model.traced_functions():
             taint = None

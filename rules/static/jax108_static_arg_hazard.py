@@ -1,12 +1,16 @@
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._arrays import is_jax_array
 from jaxlint.rules.static._jitcalls import call_arguments, jit_call_sites, named_calls
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
+
+if TYPE_CHECKING:
+    from jaxlint.static.checker import StaticContext
 
 #: Annotations (qualified names) of unhashable values, and what to call them.
 UNHASHABLE_TYPES = {
@@ -347,7 +351,7 @@ class StaticArgHazard(StaticRule):
         ),
     ]
 
-    def check(self, ctx) -> None:
+    def check(self, ctx: StaticContext) -> None:
         model = ctx.model
         calls: list[ast.Call] | None = None
         for entry in model.entries:

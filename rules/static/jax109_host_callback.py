@@ -1,10 +1,14 @@
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
+
+if TYPE_CHECKING:
+    from jaxlint.static.checker import StaticContext
 
 #: Calls that stop the device program and run Python on the host.
 CALLBACKS = {
@@ -220,7 +224,7 @@ class HostCallback(StaticRule):
         ),
     ]
 
-    def check(self, ctx) -> None:
+    def check(self, ctx: StaticContext) -> None:
         if "callback" not in ctx.source and "debug" not in ctx.source:
             return  # every callback's qualified name contains one of the two
         model = ctx.model

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Applicability, Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._arrays import is_jax_array, used_as_array
+
+if TYPE_CHECKING:
+    from jaxlint.static.checker import StaticContext
 
 #: `.at[...]` methods that return an updated copy (``get`` only reads, so it is left out).
 UPDATE_METHODS = {"set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply"}
@@ -267,7 +271,7 @@ class DiscardedUpdate(StaticRule):
         ),
     ]
 
-    def check(self, ctx) -> None:
+    def check(self, ctx: StaticContext) -> None:
         model = ctx.model
         if ".at[" in ctx.source:
             for stmt in model.nodes(ast.Expr):

@@ -1,11 +1,15 @@
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._taint import Taint, confidence
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
+
+if TYPE_CHECKING:
+    from jaxlint.static.checker import StaticContext
 
 #: jax.numpy functions whose output size depends on the data unless `size=` is given.
 SIZED = {
@@ -218,7 +222,7 @@ class DataDependentShape(StaticRule):
         ),
     ]
 
-    def check(self, ctx) -> None:
+    def check(self, ctx: StaticContext) -> None:
         model = ctx.model
         for fn in model.traced_functions():
             taint = Taint(model, fn)

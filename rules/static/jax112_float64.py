@@ -1,11 +1,15 @@
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Applicability
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._common import in_test, is_test_path
 from jaxlint.static.semantic import ModuleModel
+
+if TYPE_CHECKING:
+    from jaxlint.static.checker import StaticContext
 
 #: 64-bit dtypes by qualified name, and the dtype strings numpy accepts for them.
 WIDE_DTYPES = {
@@ -293,7 +297,7 @@ class Float64(StaticRule):
         ),
     ]
 
-    def check(self, ctx) -> None:
+    def check(self, ctx: StaticContext) -> None:
         model = ctx.model
         traced = model.traced_functions()
         if not traced:

@@ -1,12 +1,15 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from jaxlint.diagnostic import Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._jitcalls import call_arguments, jit_call_sites, named_calls
 from jaxlint.static.semantic import ModuleModel, children, walk
+
+if TYPE_CHECKING:
+    from jaxlint.static.checker import StaticContext
 
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers")
 _NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -241,7 +244,7 @@ class DonationMisuse(StaticRule):
         ),
     ]
 
-    def check(self, ctx) -> None:
+    def check(self, ctx: StaticContext) -> None:
         model = ctx.model
         calls: list[ast.Call] | None = None
         for entry in model.entries:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from jaxlint.diagnostic import Applicability, Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
@@ -11,6 +11,9 @@ from jaxlint.rules.static._common import in_test, is_test_path
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
 from jaxlint.static.semantic import FunctionInfo, ModuleModel, children, target_names, walk
 from jaxlint.textutil import line_starts
+
+if TYPE_CHECKING:
+    from jaxlint.static.checker import StaticContext
 
 #: jax.random functions that draw random bits from their key argument.
 SAMPLERS = {
@@ -506,7 +509,7 @@ class PrngKeyReuse(StaticRule):
         ),
     ]
 
-    def check(self, ctx) -> None:
+    def check(self, ctx: StaticContext) -> None:
         model = ctx.model
         skip_tests = not self.opts["check-tests"]
         if skip_tests and is_test_path(ctx.path):

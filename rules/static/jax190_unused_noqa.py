@@ -1,10 +1,16 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Iterator
 
 from jaxlint.diagnostic import Applicability, Fix
 from jaxlint.noqa import set_codes_edit
 from jaxlint.rule import Invalid, StaticRule, Valid
+
+if TYPE_CHECKING:
+    from jaxlint.diagnostic import Diagnostic
+    from jaxlint.noqa import NoqaUsage
+    from jaxlint.static.checker import StaticContext
 
 _OURS = re.compile(r"JAX[0-9]+")
 # a module where JAX101 fires (a large array captured by a jitted function)
@@ -155,10 +161,10 @@ class UnusedNoqa(StaticRule):
         ),
     ]
 
-    def check(self, ctx) -> None:  # works on suppressions, after every other rule
+    def check(self, ctx: StaticContext) -> None:  # works on suppressions, after every other rule
         return None
 
-    def check_suppressions(self, usage):
+    def check_suppressions(self, usage: NoqaUsage) -> Iterator[Diagnostic]:
         sup = usage.suppressions
         reviewed = [(c, "") for _, c in sorted(sup.lines.items())] + [(c, "file-level ") for c in sup.file_comments]
         for c, kind in reviewed:

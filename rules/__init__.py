@@ -50,7 +50,7 @@ STATIC_RULES = [
 #: tier -> the codes of its rules, known without importing them
 LAZY_CODES = {
     "trace": ("JAX200", "JAX201", "JAX202", "JAX203", "JAX204", "JAX205", "JAX206", "JAX207",
-              "JAX208", "JAX209", "JAX210"),
+              "JAX208", "JAX209", "JAX210", "JAX211"),
     "compile": ("JAX301", "JAX302", "JAX303", "JAX304", "JAX305", "JAX306", "JAX310", "JAX311",
                 "JAX312", "JAX313", "JAX314"),
 }
@@ -70,6 +70,7 @@ def __getattr__(name: str) -> list:
     from jaxlint.rules.jaxpr.jax208_recompilation import Recompilation
     from jaxlint.rules.jaxpr.jax209_constant_fold import ConstantFold
     from jaxlint.rules.jaxpr.jax210_donated_buffer_reused import DonatedBufferReused
+    from jaxlint.rules.jaxpr.jax211_constant_random_key import ConstantRandomKey
     from jaxlint.rules.hlo.jax301_unfused_op import UnfusedOp
     from jaxlint.rules.hlo.jax302_donation import Donation
     from jaxlint.rules.hlo.jax303_slow_compile import SlowCompile
@@ -94,6 +95,7 @@ def __getattr__(name: str) -> list:
         Recompilation,
         ConstantFold,
         DonatedBufferReused,
+        ConstantRandomKey,
         UnfusedOp,
         Donation,
         SlowCompile,

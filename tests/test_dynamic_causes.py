@@ -56,6 +56,41 @@ def solve(y):
     return jax.lax.while_loop(lambda c: c[0] < 10, body, (0, y))[1]
 
 
+@jax.jit
+def sample(x):
+    key = jax.random.PRNGKey(0)  # SEED
+    return x + jax.random.normal(key, x.shape)
+
+
+@jax.jit
+def sample_step(x, step):
+    key = jax.random.fold_in(jax.random.PRNGKey(0), step)
+    return x + jax.random.normal(key, x.shape)
+
+
+def row_loss(w, x):
+    total = 0.0
+    for row in x:  # ROWS
+        total = total + jnp.tanh(row @ w).sum()
+    return total
+
+
+def pairwise(x):
+    n = x.shape[0]
+    out = jnp.zeros((n, n))
+    for i in range(n):  # NESTED
+        for j in range(n):
+            out = out.at[i, j].set(jnp.sum((x[i] - x[j]) ** 2))
+    return out
+
+
+def main_rows():
+    w, x = jnp.ones(4), jnp.ones((16, 4))
+    jax.jit(row_loss)(w, x)
+    jax.jit(jax.grad(row_loss))(w, x)
+    jax.jit(pairwise)(jnp.ones((6, 3)))
+
+
 if __name__ == "__main__":
     params = {"w": jnp.ones((16, 8)), "b": jnp.zeros(8)}
     x = jax.device_put(jnp.ones((16, 8)), NamedSharding(mesh, P("data")))
@@ -75,6 +110,10 @@ if __name__ == "__main__":
     for scale in (1.0, 2.0, 3.0):
         v = jax.jit(lambda a: a * scale)(v)  # REJIT
     solve(jnp.ones(4))
+    for step in range(3):
+        sample(jnp.ones(4))
+        sample_step(jnp.ones(4), step)
+    main_rows()
     a = jnp.ones(4)
     scaled(a)
     jax.config.update("jax_enable_x64", True)
@@ -92,7 +131,7 @@ def recorded(tmp_path_factory):
     check = run_cli("check", "--dynamic", "--compile", "--no-cache", "--output-format", "json", "train.py",
                     cwd=root, env=DEVICES, timeout=600)
     lines = {m: i for i, line in enumerate(TRAIN.lstrip("\n").splitlines(), 1)
-             for m in ("RESHARD", "GROW", "REJIT", "SETTING", "ERRORCHECK") if f"# {m}" in line}
+             for m in ("RESHARD", "GROW", "REJIT", "SETTING", "ERRORCHECK", "SEED", "ROWS", "NESTED") if f"# {m}" in line}
     return root, json_findings(check, "JAX208"), lines, json_findings(check)
 
 
@@ -155,6 +194,26 @@ def test_error_checks_in_cond_branches_are_quiet(recorded):
     *_, everything = recorded
     assert not [d for d in everything if d["code"] == "JAX203"]
     assert not [d for d in everything if d["data"].get("function") == "solve"]
+
+
+def test_a_key_made_from_a_literal_seed_in_a_jitted_function(recorded):
+    *_, lines, everything = recorded
+    [d] = [d for d in everything if d["code"] == "JAX211"]  # not sample_step: it folds in its step
+    assert d["location"]["row"] == lines["SEED"]
+    assert "made from the constant seed 0" in d["message"] and "every call of `sample`" in d["message"]
+
+
+def test_loops_over_rows_and_nested_loops_in_functions_jitted_in_main(recorded):
+    _, found, lines, everything = recorded
+    unrolled = [d for d in everything if d["code"] == "JAX202"]
+    [rows] = _at(unrolled, lines["ROWS"])
+    assert "Python loop over the rows of `x` (a traced float32[16,4])" in rows["message"]
+    # one row slice and one squeeze per copy (under jax.grad the first copy differs: 15 or 16 alike)
+    assert rows["data"]["iterations"] in (15, 16) and rows["data"]["indexing_equations"] >= 2 * 15
+    [nested] = _at(unrolled, lines["NESTED"])
+    assert "nested Python loops" in nested["message"] and nested["data"]["iterations"] == 36
+    # `jax.jit(row_loss)` and `jax.jit(jax.grad(row_loss))` are two programs, each compiled once
+    assert not [d for d in found if d["data"]["function"] == "row_loss"]
 
 
 EDITED = '''

@@ -226,9 +226,34 @@ def _wrap(jitted, fun, kwargs: dict, kind: str, jit_line: int | None = None):
         owner = _bound_to(fun)
         if owner is not None:  # `jax.jit(env.step)`: each instance's method is a program of its own
             meta = dict(meta, bound=_instance(key, owner))
+        via = _transformed(fun, jit_line)
+        if via is not None:  # `jax.jit(jax.grad(loss))` beside `jax.jit(loss)`: another program
+            meta = dict(meta, bound=dict(meta.get("bound") or {}, **via))
     except Exception as e:
         recorder_error("describing a jitted method's instance", e)
     return _Recorded(jitted, fun, key, meta)
+
+
+#: how jax's transforms describe the function they return (its docstring's start)
+_TRANSFORM_DOCS = (("Value and gradient of", "value_and_grad"), ("Gradient of", "grad"),
+                   ("Vectorized version of", "vmap"), ("Jacobian of", "jacobian"))
+
+
+def _transformed(fun, jit_line: int | None) -> dict | None:
+    """``{"transform": "grad", "line": 30}`` when jit wraps a transform of the project's
+    function (``jax.jit(jax.grad(loss))``), not the function itself: jit compiles another
+    program for it than for ``jax.jit(loss)``, though both are keyed by ``loss``. None for
+    the function itself (or a decorator of the project's own)."""
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    if not hasattr(fun, "__wrapped__"):
+        return None
+    code = getattr(fun, "__code__", None)
+    if code is not None and in_project(code.co_filename):
+        return None  # the project's own decorator
+    doc = (getattr(fun, "__doc__", None) or "").lstrip()
+    name = next((n for prefix, n in _TRANSFORM_DOCS if doc.startswith(prefix)), "transform")
+    return {"transform": name, "line": jit_line}
 
 
 def _bound_to(fun) -> Any:

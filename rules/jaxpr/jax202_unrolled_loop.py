@@ -22,7 +22,14 @@ class UnrolledLoop(TraceRule):
     When one iteration reads what the previous one produced it suggests
     `lax.fori_loop`/`lax.scan`; when the iterations are independent, `jax.vmap`.
     Loops over a list of layers or a pytree (`for layer in params["layers"]`,
-    `jax.tree.map`) are the architecture, not an accident, and are left alone.
+    `jax.tree.map`) are the architecture, not an accident, and are left alone. A loop
+    over a traced array (`for row in x:`, `[f(r) for r in x]`, `zip(xs, ys)`) is not:
+    each copy starts by slicing one row of the same array at the loop's header, and it
+    is reported with the array's type. Nested counted loops (`for i in range(n): for j
+    in range(n): out = out.at[i, j].set(...)`) are reported once, at the outer loop,
+    with every copy of the inner body counted. Each finding says how many of the
+    copies' equations slice, index or write single elements or rows (`data
+    ["indexing_equations"]`).
 
     This is the measured version of JAX102 (python-loop-in-jit); where both fire on
     one loop only this one is reported.
@@ -147,6 +154,21 @@ class UnrolledLoop(TraceRule):
             line=10,
             message="jax.vmap",
         ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit  # jaxlint: args=(f32[4], f32[32, 4])
+            def loss(w, x):
+                total = 0.0
+                for row in x:
+                    total = total + jnp.tanh(row @ w).sum()
+                return total
+            """,
+            line=7,
+            message="Python loop over the rows of `x` (a traced float32[32,4])",
+        ),
     ]
 
     def check(self, fa: FunctionAnalysis) -> None:
@@ -156,20 +178,32 @@ class UnrolledLoop(TraceRule):
             return
         min_iter = self.opts["min-iterations"]
         min_eqns = self.opts["min-equations"]
-        reported: set = set()
+        found: dict[tuple[str, int], _Unrolled] = {}
         for level in fa.levels():
             eqns = level.jaxpr.eqns
             if len(eqns) < min_eqns:
                 continue
             keys = self._keys(eqns)
             for start, period, reps in find_repeats(keys, min_iter):
-                if period * reps < min_eqns:
-                    continue
                 block = eqns[start:start + period]
                 frames = fa.user_frames(block[0])
                 if not frames or any(adapter.via_tree_map(e.source_info) for e in block):
                     continue
-                self._report(fa, eqns, start, period, reps, frames, reported)
+                loop, site = self._loop_site(fa, frames)
+                if loop is None:
+                    continue  # no Python loop in the user's stack: jax repeated it (vmap of a debug print ...)
+                over = None
+                if isinstance(loop, (ast.For, ast.AsyncFor, ast.comprehension)) and not _counted(loop.iter):
+                    over = _iterated_array(fa, loop, eqns, start, period, reps, site.path)
+                    seen = found.get((site.path, site.line))
+                    if over is None and (seen is None or seen.over is None):
+                        continue  # iterating a list of layers / a pytree: the architecture, not a bug
+                outer, site = _outermost(fa, loop, site)
+                u = found.setdefault((site.path, site.line), _Unrolled(site, loop, outer, over))
+                u.add(tuple(keys[start:start + period]), eqns, start, period, reps)
+        for u in found.values():
+            if u.equations >= min_eqns:
+                self._report(fa, u)
 
     @staticmethod
     def _keys(eqns) -> list[int]:
@@ -181,27 +215,34 @@ class UnrolledLoop(TraceRule):
         return [ids.setdefault((adapter.primitive_name(e), tuple(adapter.aval_key(v.aval) for v in e.outvars),
                                 adapter.stack_key(e.source_info)), len(ids)) for e in eqns]
 
-    def _report(self, fa, eqns, start, period, reps, frames, reported: set) -> None:
-        loop, site = self._loop_site(fa, frames)
-        if loop is None:
-            return  # no Python loop in the user's stack: jax repeated it (vmap of a debug print ...)
-        if isinstance(loop, (ast.For, ast.AsyncFor, ast.comprehension)) and not _counted(loop.iter):
-            return  # iterating a list of layers / a pytree: the architecture, not a bug
-        key = (site.path, site.line)
-        if key in reported:
-            return
-        reported.add(key)
-        dependent = _dependent(eqns, start, period, reps)
-        hint = ("use jax.lax.fori_loop or jax.lax.scan" if dependent else
+    def _report(self, fa, u: "_Unrolled") -> None:
+        from jaxlint.dynamic import adapter
+
+        site = u.site
+        reps, period = u.iterations, u.period
+        hint = ("use jax.lax.fori_loop or jax.lax.scan" if u.dependent else
                 "the iterations are independent: use jax.vmap")
-        body = sorted({(f.path, f.line) for f in [fa.site_of_frames(fa.user_frames(e)) for e in eqns[start:start + period]] if f})
+        body = sorted({(f.path, f.line) for f in [fa.site_of_frames(fa.user_frames(e)) for e in u.sample] if f})
+        what = "Python loop unrolled at trace time"
+        if u.outer is not None:
+            what = (f"nested Python loops (lines {u.outer.lineno}-{u.loop_line}) unrolled at trace time, "
+                    f"building the result element by element")
+        if u.over is not None:
+            text, aval = u.over
+            what = (f"Python loop over the rows of `{text}` (a traced {adapter.aval_str(aval)}) unrolled at "
+                    f"trace time")
+        msg = (f"{what}: {reps} iterations x {period} equations = {u.equations} equations in the traced program"
+               if u.equations == reps * period else
+               f"{what}: {reps} iterations, {u.equations} equations in the traced program")
+        if u.indexing:
+            msg += f", {u.indexing} of them slicing or indexing arrays one element or row at a time"
         fa.report(
-            site,
-            f"Python loop unrolled at trace time: {reps} iterations x {period} equations = "
-            f"{reps * period} equations in the traced program; {hint}",
+            site, f"{msg}; {hint}",
             related=[type(site)(p, ln).related("loop body") for p, ln in body[:5] if ln != site.line],
-            data={"iterations": reps, "equations_per_iteration": period, "equations": reps * period,
-                  "dependent": dependent, "body_lines": [ln for _, ln in body]},
+            data={"iterations": reps, "equations_per_iteration": period, "equations": u.equations,
+                  "indexing_equations": u.indexing, "dependent": u.dependent, "body_lines": [ln for _, ln in body],
+                  **({"over": u.over[0], "shape": list(adapter.shape_of(u.over[1]))} if u.over else {}),
+                  **({"nested": [u.outer.lineno, u.loop_line]} if u.outer is not None else {})},
         )
 
     @staticmethod
@@ -210,19 +251,123 @@ class UnrolledLoop(TraceRule):
         checked file or a project module it calls), reported at its ``for``/``while``."""
         import os
 
-        from jaxlint.dynamic.analysis import Site
-
         for f in reversed(frames):
-            loop = fa.enclosing_loop(f.line, f.file)
+            loop = fa.enclosing_loop(f.line, f.file) or _header_of(fa, f.line, os.path.abspath(f.file))
             if loop is None:
                 continue
-            path = os.path.abspath(f.file)
-            if isinstance(loop, ast.comprehension):  # `for` clause: from `for` to the end of the iterable
-                return loop, Site(path, loop.target.lineno, max(loop.target.col_offset - 4, 0) + 1,
-                                  loop.iter.end_lineno, (loop.iter.end_col_offset or 0) + 1)
-            end = loop.iter if isinstance(loop, (ast.For, ast.AsyncFor)) else loop.test
-            return loop, Site(path, loop.lineno, loop.col_offset + 1, end.end_lineno, (end.end_col_offset or 0) + 1)
+            return loop, _loop_header(os.path.abspath(f.file), loop)
         return None, fa.site_of_frames(frames) or fa.def_site()
+
+
+#: primitives that take one element, row or slice of an array (or write one)
+INDEXING = frozenset({"slice", "squeeze", "gather", "dynamic_slice", "dynamic_update_slice", "scatter",
+                      "scatter-add", "scatter_add", "scatter_mul", "scatter_min", "scatter_max"})
+
+
+class _Unrolled:
+    """What the trace repeated for one Python loop (or loop nest): every run of copies its
+    body made, summed per kind of block (a ``grad`` repeats the forward body, then the
+    backward one; a loop nest repeats the inner body once per outer iteration)."""
+
+    def __init__(self, site, loop, outer, over) -> None:
+        self.site, self.outer, self.over = site, outer, over
+        self.loop_line = getattr(loop, "lineno", None) or loop.target.lineno
+        self.by_block: dict[tuple, int] = {}
+        self.equations = 0
+        self.indexing = 0
+        self.period = 0
+        self.dependent = False
+        self.sample: list = []
+
+    def add(self, block: tuple, eqns, start: int, period: int, reps: int) -> None:
+        from jaxlint.dynamic import adapter
+
+        self.by_block[block] = self.by_block.get(block, 0) + reps
+        self.equations += period * reps
+        copies = eqns[start:start + period * reps]
+        self.indexing += sum(1 for e in copies if adapter.primitive_name(e) in INDEXING)
+        if self.by_block[block] >= max(self.by_block.values()):
+            self.period, self.sample = period, list(eqns[start:start + period])
+        self.dependent = self.dependent or _dependent(eqns, start, period, reps)
+
+    @property
+    def iterations(self) -> int:
+        return max(self.by_block.values())
+
+
+def _header_of(fa, line: int, path: str) -> ast.For | ast.AsyncFor | None:
+    """The ``for`` whose header (``for row in x:``) holds ``line``: iterating a traced
+    array slices it there."""
+    from jaxlint.dynamic.analysis import _source
+
+    tree = fa.tree if fa.is_checked_file(path) else _source(path)[1]
+    for n in ast.walk(tree) if tree is not None else ():
+        if isinstance(n, (ast.For, ast.AsyncFor)) and n.lineno <= line <= (n.iter.end_lineno or n.lineno):
+            return n
+    return None
+
+
+def _loop_header(path: str, loop):
+    """The site of a loop's header: from ``for``/``while`` to the end of its iterable or test
+    (a comprehension's ``for`` clause: from its target)."""
+    from jaxlint.dynamic.analysis import Site
+
+    if isinstance(loop, ast.comprehension):
+        return Site(path, loop.target.lineno, max(loop.target.col_offset - 4, 0) + 1,
+                    loop.iter.end_lineno, (loop.iter.end_col_offset or 0) + 1)
+    end = loop.iter if isinstance(loop, (ast.For, ast.AsyncFor)) else loop.test
+    return Site(path, loop.lineno, loop.col_offset + 1, end.end_lineno, (end.end_col_offset or 0) + 1)
+
+
+def _outermost(fa, loop, site):
+    """(the outermost loop of the nest ``loop`` is the innermost of, or None when it is not
+    nested; the site to report): a ``for`` whose body is loops, down to ``loop``, in one
+    function."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return None, site
+    from jaxlint.dynamic.analysis import _source
+
+    tree = fa.tree if fa.is_checked_file(site.path) else _source(site.path)[1]
+    if tree is None:
+        return None, site
+    parents: dict[int, ast.AST] = {}
+    for n in ast.walk(tree):
+        for c in ast.iter_child_nodes(n):
+            parents[id(c)] = n
+    outer = None
+    node = loop
+    while True:
+        up = parents.get(id(node))
+        if not isinstance(up, (ast.For, ast.AsyncFor)) or node not in up.body or not _counted(up.iter):
+            break
+        outer = node = up
+    if outer is None:
+        return None, site
+    return outer, _loop_header(site.path, outer)
+
+
+def _iterated_array(fa, loop, eqns, start: int, period: int, reps: int, path: str):
+    """(the iterable's text, its aval) when a ``for`` over a traced array made the copies:
+    each copy starts by slicing one array, at the loop's header line; None otherwise."""
+    from jaxlint.dynamic import adapter
+
+    head = range(loop.target.lineno, (loop.iter.end_lineno or loop.target.lineno) + 1) \
+        if isinstance(loop, ast.comprehension) else range(loop.lineno, (loop.iter.end_lineno or loop.lineno) + 1)
+    sources = set()
+    for k in range(reps):
+        for e in eqns[start + k * period:start + (k + 1) * period]:
+            if adapter.primitive_name(e) not in INDEXING or not e.invars:
+                continue
+            f = fa.site_of_frames(fa.user_frames(e))
+            if f is not None and f.line in head and f.path == path:
+                sources.add(id(e.invars[0]))
+                src = e.invars[0]
+                break
+        else:
+            return None
+    if len(sources) != 1:
+        return None  # each copy slices something else: not one array's rows
+    return ast.unparse(loop.iter), adapter.aval_of(src)
 
 
 def find_repeats(keys: list[int], min_iter: int):

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from jaxlint.rule import Invalid, Option, TraceRule, Valid
 
 if TYPE_CHECKING:
-    from jaxlint.dynamic.analysis import FunctionAnalysis
+    from jaxlint.dynamic.analysis import FunctionAnalysis, Site
 
 
 class UnrolledLoop(TraceRule):
@@ -215,7 +215,7 @@ class UnrolledLoop(TraceRule):
         return [ids.setdefault((adapter.primitive_name(e), tuple(adapter.aval_key(v.aval) for v in e.outvars),
                                 adapter.stack_key(e.source_info)), len(ids)) for e in eqns]
 
-    def _report(self, fa, u: "_Unrolled") -> None:
+    def _report(self, fa: FunctionAnalysis, u: _Unrolled) -> None:
         from jaxlint.dynamic import adapter
 
         site = u.site
@@ -295,7 +295,7 @@ class _Unrolled:
         return max(self.by_block.values())
 
 
-def _header_of(fa, line: int, path: str) -> ast.For | ast.AsyncFor | None:
+def _header_of(fa: FunctionAnalysis, line: int, path: str) -> ast.For | ast.AsyncFor | None:
     """The ``for`` whose header (``for row in x:``) holds ``line``: iterating a traced
     array slices it there."""
     from jaxlint.dynamic.analysis import _source
@@ -319,7 +319,7 @@ def _loop_header(path: str, loop):
     return Site(path, loop.lineno, loop.col_offset + 1, end.end_lineno, (end.end_col_offset or 0) + 1)
 
 
-def _outermost(fa, loop, site):
+def _outermost(fa: FunctionAnalysis, loop: ast.AST, site: Site) -> tuple:
     """(the outermost loop of the nest ``loop`` is the innermost of, or None when it is not
     nested; the site to report): a ``for`` whose body is loops, down to ``loop``, in one
     function."""
@@ -346,7 +346,7 @@ def _outermost(fa, loop, site):
     return outer, _loop_header(site.path, outer)
 
 
-def _iterated_array(fa, loop, eqns, start: int, period: int, reps: int, path: str):
+def _iterated_array(fa: FunctionAnalysis, loop: ast.AST, eqns, start: int, period: int, reps: int, path: str):
     """(the iterable's text, its aval) when a ``for`` over a traced array made the copies:
     each copy starts by slicing one array, at the loop's header line; None otherwise."""
     from jaxlint.dynamic import adapter

@@ -2,9 +2,12 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jaxlint.rule import Invalid, TraceRule, Valid
+
+if TYPE_CHECKING:
+    from jaxlint.dynamic.analysis import FunctionAnalysis, Site
 
 #: primitives that draw random bits from a key (the jaxpr of every `jax.random` sampler
 #: reaches one of them, on jax 0.4.38 and 0.10.2)
@@ -119,7 +122,7 @@ class ConstantRandomKey(TraceRule):
         ),
     ]
 
-    def check(self, fa) -> None:
+    def check(self, fa: FunctionAnalysis) -> None:
         if fa.jaxpr is None:
             return
         flow = _Flow(fa)
@@ -159,7 +162,7 @@ class _Flow:
     calls, conditionals and loops (a loop's carry is constant when its start and its update
     are); each value derived from a constant seed remembers the seed."""
 
-    def __init__(self, fa) -> None:
+    def __init__(self, fa: FunctionAnalysis) -> None:
         self.fa = fa
         self.draws: list[tuple[_Seed, Any]] = []
         self.quiet = 0  # >0 while a loop body's carry is still being settled
@@ -253,7 +256,7 @@ def _python_value(v: Any) -> Any:
         return None
 
 
-def _seed_from_parameter(fa, site) -> bool:
+def _seed_from_parameter(fa: FunctionAnalysis, site: Site) -> bool:
     """Whether the key-making call at ``site`` takes its seed from a parameter of the
     function it is written in (a static argument: the caller chooses the seed)."""
     from jaxlint.dynamic.analysis import _source

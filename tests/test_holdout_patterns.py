@@ -84,9 +84,13 @@ def test_jax112_x64_in_a_test_file_is_left_alone_unless_asked():
     src = "import jax\njax.config.update('jax_enable_x64', True)\n\n@jax.jit\ndef f(x):\n    return x\n"
     assert lint_source(src, select=["JAX112"], path="tests/test_solver.py") == []
     assert lint_source(src, select=["JAX112"], path="pkg/solver_test.py") == []
-    assert [d.start.line for d in lint_source(src, select=["JAX112"], path="pkg/solver.py")] == [2]
+    # outside tests, a module that turns x64 on has made float64 its policy: reported only on request
+    assert lint_source(src, select=["JAX112"], path="pkg/solver.py") == []
+    assert [d.start.line for d in lint_source(src, select=["JAX112"], path="pkg/solver.py",
+                                              options={"JAX112": {"report-x64-projects": True}})] == [2]
     assert [d.start.line for d in lint_source(src, select=["JAX112"], path="tests/test_solver.py",
-                                              options={"JAX112": {"check-tests": True}})] == [2]
+                                              options={"JAX112": {"check-tests": True,
+                                                                  "report-x64-projects": True}})] == [2]
 
 
 def test_jax105_a_helper_is_as_sure_as_the_arguments_its_traced_callers_pass():

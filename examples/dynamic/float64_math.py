@@ -1,9 +1,9 @@
-"""x64 turned on (JAX112) lets 64-bit math in through a numpy constant (JAX204)."""
+"""x64 turned on lets 64-bit math in through a numpy constant (JAX204); JAX112 reports the setting with `report-x64-projects`."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-jax.config.update("jax_enable_x64", True)  # JAX112: x64 on in a module with traced code
+jax.config.update("jax_enable_x64", True)  # float64 as policy: JAX112 with report-x64-projects
 
 WINDOW = np.hanning(256)  # float64
 

@@ -15,6 +15,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from jaxlint.diagnostic import Applicability, Confidence, Diagnostic, Edit, Fix, Phase, Position, Related, Severity
 from jaxlint.rule import PARSE_ERROR, StaticRule
+from jaxlint.static.project import NO_FACTS, ProjectFacts
 from jaxlint.static.semantic import ModuleModel
 from jaxlint.textutil import LINE_BREAK, line_starts, split_lines
 
@@ -161,6 +162,8 @@ class StaticContext:
     options: Mapping[str, Any] = field(default_factory=dict)
     rule: type[StaticRule] | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: what the project as a whole has chosen (``jaxlint.static.project``)
+    project: ProjectFacts = NO_FACTS
 
     @property
     def lines(self) -> list[str]:
@@ -291,6 +294,7 @@ def check_text(
     rules: Iterable[StaticRule],
     module_name: str | None = None,
     prefilter: bool = True,
+    project: ProjectFacts = NO_FACTS,
 ) -> StaticResult:
     """Run static rules over already decoded source text."""
     rules = list(rules)
@@ -303,7 +307,7 @@ def check_text(
     except SourceError as e:
         return StaticResult([parse_error_diagnostic(path, e)])
     with _analysis_stack():
-        return _check_tree(path, text, tree, rules, module_name)
+        return _check_tree(path, text, tree, rules, module_name, project)
 
 
 @contextlib.contextmanager
@@ -320,12 +324,12 @@ def _analysis_stack() -> Iterator[None]:
 
 
 def _check_tree(path: str, text: str, tree: ast.Module, rules: list[StaticRule],
-                module_name: str | None) -> StaticResult:
+                module_name: str | None, project: ProjectFacts = NO_FACTS) -> StaticResult:
     try:
         model = ModuleModel(tree, module_name if module_name is not None else module_name_for(path))
     except RecursionError:
         return StaticResult([], errors=[("model", "expression nesting too deep to analyse")])
-    ctx = StaticContext(path, text, tree, model, LineIndex(text))
+    ctx = StaticContext(path, text, tree, model, LineIndex(text), project=project)
     errors: list[tuple[str, str]] = []
     for rule in rules:
         if rule.role is not None:  # the engine makes these findings itself
@@ -344,9 +348,10 @@ def _check_tree(path: str, text: str, tree: ast.Module, rules: list[StaticRule],
     return StaticResult(ctx.diagnostics, model, errors)
 
 
-def check_bytes(path: str, data: bytes, rules: Iterable[StaticRule], module_name: str | None = None) -> StaticResult:
+def check_bytes(path: str, data: bytes, rules: Iterable[StaticRule], module_name: str | None = None,
+                project: ProjectFacts = NO_FACTS) -> StaticResult:
     try:
         text = decode_source(data)
     except SourceError as e:
         return StaticResult([parse_error_diagnostic(path, e)])
-    return check_text(path, text, rules, module_name)
+    return check_text(path, text, rules, module_name, project=project)

@@ -20,6 +20,7 @@ from jaxlint.suppress import apply_suppressions, per_file_ignored
 from jaxlint.static.checker import (
     SourceError, StaticResult, check_bytes, check_text, decode_source, parse_error_diagnostic,
 )
+from jaxlint.static.project import NO_FACTS, ProjectFacts, project_facts
 
 if TYPE_CHECKING:
     from jaxlint.notebook import CellMap
@@ -44,7 +45,7 @@ class FileOutcome:
 def lint_static(display: str, rules: Sequence[StaticRule], ignored: Sequence[str] = (), *,
                 data: bytes | None = None, text: str | None = None,
                 module_name: str | None = None, noqa: bool = True,
-                confidence: str = "likely") -> tuple[StaticResult, list[Diagnostic]]:
+                confidence: str = "likely", project: ProjectFacts = NO_FACTS) -> tuple[StaticResult, list[Diagnostic]]:
     """The static phase for one file's bytes or text, suppressions applied, then the
     rules that review suppressions. Returns the raw result and the kept findings.
     ``noqa=False`` (``--ignore-noqa``) reads no ``# noqa`` comment, so none is unused either.
@@ -52,9 +53,9 @@ def lint_static(display: str, rules: Sequence[StaticRule], ignored: Sequence[str
     out after suppressions, so a ``# noqa`` on one counts as used either way)."""
     if text is None:
         assert data is not None
-        result = check_bytes(display, data, rules, module_name=module_name)
+        result = check_bytes(display, data, rules, module_name=module_name, project=project)
     else:
-        result = check_text(display, text, rules, module_name=module_name)
+        result = check_text(display, text, rules, module_name=module_name, project=project)
     src = text
     if src is None and (result.diagnostics or _NOQA_BYTES.search(data or b"")):
         assert data is not None
@@ -91,7 +92,7 @@ def lint_task_text(task: FileTask, text: str) -> list[Diagnostic]:
     ignored = per_file_ignored(task.display, task.settings, task.path)
     return lint_static(task.display, active_rules(task.settings), ignored,  # type: ignore[arg-type]
                        text=text, module_name=_module_name(task), noqa=not task.settings.ignore_noqa,
-                       confidence=task.settings.confidence)[1]
+                       confidence=task.settings.confidence, project=_project(task))[1]
 
 
 def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
@@ -110,7 +111,9 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
             return _unreadable(task, e)
     else:
         data = text.encode("utf-8")
-    key = key_of(__version__, task.display, settings.fingerprint(), ",".join(r.code for r in rules), data)
+    project = _project(task)
+    key = key_of(__version__, task.display, settings.fingerprint() + project.digest(), ",".join(r.code for r in rules),
+                 data)
     hit = cache.get("static", key, lambda v: _cached_outcome(task.display, v)) if cache.enabled else None
     if hit is not None:
         return hit
@@ -120,7 +123,7 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
     else:
         result, kept = lint_static(task.display, rules, ignored, data=data, text=text,  # type: ignore[arg-type]
                                    module_name=_module_name(task), noqa=not settings.ignore_noqa,
-                                   confidence=settings.confidence)
+                                   confidence=settings.confidence, project=project)
         errors = [f"{task.display}: rule {code} failed: {msg}" for code, msg in result.errors]
         out = FileOutcome(task.display, kept, errors, result.skipped, False)
     if cache.enabled:
@@ -177,19 +180,25 @@ def lint_module(task: FileTask, module, rules: Sequence[StaticRule], ignored: Se
 
     noqa = not task.settings.ignore_noqa
     name = _module_name(task)
+    project = _project(task)
     result, kept = lint_static(task.display, rules, ignored, text=module.text, module_name=name, noqa=noqa,
-                                confidence=task.settings.confidence)
+                                confidence=task.settings.confidence, project=project)
     parse_code = rule_for_role(PARSE_ERROR).code
     if any(d.code == parse_code for d in result.diagnostics):
         broken = module.find_broken()
         if broken:
             module = module.blank(broken)
             result, kept = lint_static(task.display, rules, ignored, text=module.text, module_name=name, noqa=noqa,
-                                confidence=task.settings.confidence)
+                                confidence=task.settings.confidence, project=project)
             problems = [parse_error_diagnostic(task.display, SourceError(msg, line, col))
                         for line, col, _, msg in module.parse_problems()]
             kept = sorted(kept + apply_suppressions(problems, None, ignored)[0], key=lambda d: d.sort_key)
     return result, kept, module
+
+
+def _project(task: FileTask) -> ProjectFacts:
+    """The facts of the project ``task``'s file is in (its settings' root)."""
+    return project_facts(task.path, task.settings.root)
 
 
 def _unreadable(task: FileTask, e: OSError) -> FileOutcome:

@@ -1,11 +1,12 @@
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
-from jaxlint.diagnostic import Applicability
+from jaxlint.diagnostic import Applicability, Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._common import in_test, is_test_path
+from jaxlint.static.project import x64_policy
 from jaxlint.static.semantic import ModuleModel
 
 if TYPE_CHECKING:
@@ -42,8 +43,15 @@ class Float64(StaticRule):
     (`jax.config.update("jax_enable_x64", True)`, `os.environ["JAX_ENABLE_X64"] = "1"`)
     in a module that has traced code.
 
-    In a module that turns `jax_enable_x64` on itself, 64-bit dtypes are deliberate:
-    only the setting is reported there. Test code that turns it on (a test file, a test
+    A project that turns `jax_enable_x64` on has made float64 its policy, and nothing
+    is reported there unless `report-x64-projects` is set: a module that turns it on
+    (`jax.config.update("jax_enable_x64", True)`, `os.environ["JAX_ENABLE_X64"] = "1"`)
+    or warns when it is off, or whose project does so in a package's `__init__.py`,
+    `conftest.py` or configuration module (`config.py`, `settings.py`) on the way up to
+    the project root, or sets `JAX_ENABLE_X64` in its configuration (`pyproject.toml`,
+    `setup.cfg`, `tox.ini`, `pytest.ini`, `.env`). With the option, the setting is
+    reported where the module turns it on. Elsewhere a traced function gets one finding,
+    at its first 64-bit dtype, counting the others. Test code that turns it on (a test file, a test
     function or class) is left alone unless `check-tests` is set: tests compare against
     64-bit references on purpose. Dtype checks (`x.dtype == jnp.float64`,
     `jnp.finfo(jnp.float64)`) are not reported.
@@ -96,9 +104,13 @@ class Float64(StaticRule):
     summary = "64-bit dtypes in traced code, or jax_enable_x64 turned on in a module with traced code"
     fix_hint = "use float32/int32 (or bfloat16), or leave the dtype to JAX"
     options = {
-        "check-tests": Option(False, "also report `jax_enable_x64` turned on in test files (`test_*.py`, "
-                                     "`*_test.py`) and test functions and classes, where 64-bit references "
-                                     "are usually the point", bool),
+        "check-tests": Option(False, "also check test files (`test_*.py`, `*_test.py`) and test functions and "
+                                     "classes that turn `jax_enable_x64` on, where 64-bit references are usually "
+                                     "the point (their setting is reported with `report-x64-projects`)", bool),
+        "report-x64-projects": Option(
+            False, "also report where the module or its project makes float64 its policy: it turns "
+                   "`jax_enable_x64` on (at import, or `JAX_ENABLE_X64` in its configuration) or warns when it "
+                   "is off", bool),
     }
 
     VALID = [
@@ -158,6 +170,33 @@ class Float64(StaticRule):
                 return x
             """
         ),
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            # a library that makes float64 its policy: it turns x64 on at import
+            jax.config.update("jax_enable_x64", True)
+
+            @jax.jit
+            def energy(x):
+                return jnp.sum(x.astype(jnp.float64) ** 2)
+            """
+        ),
+        Valid(
+            """
+            import warnings
+            import jax
+            import jax.numpy as jnp
+
+            if not jax.config.jax_enable_x64:
+                warnings.warn("this package needs jax_enable_x64 for accurate results")
+
+            @jax.jit
+            def solve(a, b):
+                return jnp.linalg.solve(a.astype(jnp.float64), b.astype(jnp.float64))
+            """
+        ),
     ]
     INVALID = [
         Invalid(
@@ -193,7 +232,8 @@ class Float64(StaticRule):
                 c = jnp.int64(x)
                 return a + b + c
             """,
-            count=3,
+            count=1,
+            message="(and 2 more in `f`)",
             expected_fix="""
             import jax
             import numpy as np
@@ -221,6 +261,7 @@ class Float64(StaticRule):
             line=4,
             count=1,
             message="`jax_enable_x64`",
+            options={"report-x64-projects": True},
         ),
         Invalid(
             """
@@ -235,6 +276,7 @@ class Float64(StaticRule):
                 return jax.lax.scan(body, 0.0, xs)
             """,
             line=2,
+            options={"report-x64-projects": True},
         ),
         Invalid(
             """
@@ -247,7 +289,7 @@ class Float64(StaticRule):
                 acc = x.astype( jnp . float64 )   # odd spacing
                 return jnp.cumsum(acc, dtype='f8')  # 'f8' in single quotes
             """,
-            count=2,
+            count=1,
             expected_fix="""
             import jax
             import jax.numpy as jnp
@@ -306,12 +348,15 @@ class Float64(StaticRule):
         if enables and not self.opts["check-tests"] and (
                 is_test_path(ctx.path) or all(in_test(model.function_of(n)) for n in enables)):
             return  # a test turns 64-bit on for its references: deliberate, and so are its dtypes
+        if not self.opts["report-x64-projects"] and (
+                enables or ctx.project.x64 or ("x64" in ctx.source and x64_policy(ctx.source.encode()))):
+            return  # the module or its project makes float64 its policy (turns x64 on, or warns when off)
         for node in enables:
             ctx.report(
                 node,
                 "`jax_enable_x64` is turned on in a module with traced code: every Python float and new array "
                 "becomes 64-bit, doubling memory and running at a fraction of float32 speed on GPUs and TPUs",
-                data={"setting": "jax_enable_x64"},
+                data={"setting": "jax_enable_x64"}, confidence=Confidence.LIKELY,
             )
         if enables:
             return  # 64-bit dtypes are deliberate here; the setting itself was reported
@@ -319,6 +364,8 @@ class Float64(StaticRule):
         # reported there once, naming the traced functions that use it
         constants: dict[int, tuple[ast.AST, str, list[str]]] = {}
         for fn in traced:
+            # one finding per function: its first 64-bit dtype, counting the others
+            found: list[ast.AST] = []
             for node in fn.body_nodes():
                 if isinstance(node, ast.Call):
                     for dtype in _dtype_uses(model, node):
@@ -328,13 +375,18 @@ class Float64(StaticRule):
                             if fn.name not in uses:
                                 uses.append(fn.name)
                             continue
-                        label = _label(model, dtype)
-                        ctx.report(
-                            dtype,
-                            f"{label} in traced code (`{fn.name}`): {_WHY}",
-                            data={"dtype": label.strip("`")},
-                            fix=_narrow_fix(ctx, dtype),
-                        )
+                        found.append(dtype)
+            if found:
+                first = min(found, key=lambda n: (n.lineno, n.col_offset))
+                label = _label(model, first)
+                more = f" (and {len(found) - 1} more in `{fn.name}`)" if len(found) > 1 else ""
+                ctx.report(
+                    first,
+                    f"{label} in traced code (`{fn.name}`){more}: {_WHY}",
+                    data={"dtype": label.strip("`"), "uses": len(found)},
+                    fix=_narrow_fix(ctx, first, [n for n in found if n is not first]),
+                    confidence=Confidence.LIKELY,  # whether 64 bits are wanted is the project's choice
+                )
         for value, name, uses in constants.values():
             label = _label(model, value)
             ctx.report(
@@ -342,29 +394,45 @@ class Float64(StaticRule):
                 f"{label} (`{name}`) is used in traced code (`{'`, `'.join(uses)}`): {_WHY}",
                 data={"dtype": label.strip("`")},
                 fix=_narrow_fix(ctx, value),
+                confidence=Confidence.LIKELY,
             )
 
     def codemod(self, fx) -> None:
         import libcst as cst
 
-        node = fx.node("dtype", cst.Attribute, cst.SimpleString)
-        old, new = fx.arg("old"), NARROW[fx.arg("old")]
-        if isinstance(node, cst.Attribute):
-            fx.replace(node.attr, cst.Name(new))
-        elif node.evaluated_value == old:
-            fx.replace(node, node.with_changes(value=node.value.replace(old, new, 1)))
-        else:
-            raise fx.cannot("the dtype string is not written plainly")
+        for i in range(1 + fx.arg("more", 0)):
+            suffix = f"_{i}" if i else ""
+            node = fx.node(f"dtype{suffix}", cst.Attribute, cst.SimpleString)
+            old, new = fx.arg(f"old{suffix}"), NARROW[fx.arg(f"old{suffix}")]
+            if isinstance(node, cst.Attribute):
+                fx.replace(node.attr, cst.Name(new))
+            elif node.evaluated_value == old:
+                fx.replace(node, node.with_changes(value=node.value.replace(old, new, 1)))
+            else:
+                raise fx.cannot("the dtype string is not written plainly")
 
 
-def _narrow_fix(ctx, dtype: ast.AST):
+def _narrowed(dtype: ast.AST) -> str | None:
+    """The 64-bit name or string ``dtype`` spells that the fix can narrow, or None."""
     if isinstance(dtype, ast.Constant) and dtype.value in NARROW:
-        old, shown = dtype.value, f'"{NARROW[dtype.value]}"'
-    elif isinstance(dtype, ast.Attribute) and dtype.attr in NARROW:
-        old, shown = dtype.attr, f"`{ctx.segment(dtype.value)}.{NARROW[dtype.attr]}`"
-    else:
+        return dtype.value
+    if isinstance(dtype, ast.Attribute) and dtype.attr in NARROW:
+        return dtype.attr
+    return None
+
+
+def _narrow_fix(ctx, dtype: ast.AST, others: Sequence[ast.AST] = ()):
+    """Narrow ``dtype`` and the ``others`` of the same finding (a function's other 64-bit
+    dtypes) together: one finding, one fix; none unless every one can be narrowed."""
+    old = _narrowed(dtype)
+    if old is None or any(_narrowed(o) is None for o in others):
         return None
-    return ctx.codemod(f"Use {shown}", Applicability.UNSAFE, dtype=dtype, old=old)
+    shown = f'"{NARROW[old]}"' if isinstance(dtype, ast.Constant) else f"`{ctx.segment(dtype.value)}.{NARROW[old]}`"
+    more: dict = {"more": len(others)} if others else {}
+    for i, o in enumerate(others, 1):
+        more[f"dtype_{i}"], more[f"old_{i}"] = o, _narrowed(o)
+    what = f"Use {shown}" + (f" (and narrow the {len(others)} other 64-bit dtypes of the function)" if others else "")
+    return ctx.codemod(what, Applicability.UNSAFE, dtype=dtype, old=old, **more)
 
 
 def _module_constant(model: ModuleModel, dtype: ast.AST) -> ast.AST | None:

@@ -7,5 +7,5 @@ import jax.numpy as jnp
 # jaxlint: args=(f32[256,1024],)
 @jax.jit
 def masked(x):
-    mask = jnp.zeros((1024, 1024)).at[0, 0].set(1.0)  # JAX209 without --compile (JAX305 below with it): keeps feature 0 only
-    return x @ mask  # JAX305: the folded mask is embedded in the executable
+    mask = jnp.zeros((1024, 1024)).at[0, 0].set(1.0)  # JAX209 without --compile, JAX305 with it: the folded mask is embedded in the executable
+    return x @ mask  # keeps feature 0 only

@@ -104,6 +104,9 @@ def compile_function(fa) -> None:
         warnings_seen=fa.call.warnings if fa.call is not None else (),
         shardings=(fa.call.shardings or None) if fa.call is not None and captured is not None else None,
     )
+    donate = fa.donation_site()
+    if donate is not None:  # where an unusable donation is undone (JAX302)
+        cf.sites["donate"] = [donate.path, donate.line, donate.column]
     report.update({
         "compile_seconds": round(cf.compile_seconds, 4), "lower_seconds": round(cf.lower_seconds, 4),
         "flops": cf.cost.get("flops"), "bytes_accessed": cf.cost.get("bytes accessed"),

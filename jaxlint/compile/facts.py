@@ -155,6 +155,10 @@ class CompileFacts:
     #: what XLA's C++ log printed while compiling (the SPMD partitioner's warnings); kept
     #: in jaxlint's cache, since a persistent-cache hit does not print it again
     compiler_log: list[str] = field(default_factory=list)
+    #: places in the user's source a fix goes to that the program does not show, by name:
+    #: ``"donate"``, the ``donate_argnums``/``donate_argnames`` keyword of the jit that
+    #: donates; each ``[file, line, column]`` (see :meth:`site`)
+    sites: dict[str, list] = field(default_factory=dict)
 
     @cached_property
     def module(self) -> HloModule:
@@ -240,6 +244,19 @@ class CompileFacts:
         return self.user_location(c.origin) if c.origin is not None else None
 
     # -- locations -------------------------------------------------------------------------
+    def site(self, name: str) -> SourceLocation | None:
+        """A place of :attr:`sites` (``"donate"``), or None when it is not known."""
+        at = self.sites.get(name)
+        if not at:
+            return None
+        return SourceLocation(str(at[0]), int(at[1]), self.function, int(at[2]) if len(at) > 2 else None)
+
+    def definition(self) -> tuple[SourceLocation, str]:
+        """The function's definition as a related location of a finding made elsewhere."""
+        name = self.function.rsplit(".", 1)[-1]
+        return (SourceLocation(self.file, self.line, self.function, _indent_column(self.file, self.line)),
+                f"`{name}` is defined here")
+
     def user_location(self, inst: Instruction) -> SourceLocation | None:
         """The innermost project location of an instruction (or of what a fusion fused)."""
         for j in [inst] + self.module.fused_instructions(inst):

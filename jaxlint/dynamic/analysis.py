@@ -24,6 +24,10 @@ from jaxlint.rule import in_dependency_order
 from jaxlint.supersede import replace_earlier
 
 
+#: the keywords of a jit (``jax.jit``, ``jax.pmap``, ``equinox.filter_jit``) that donate arguments
+DONATE_KEYWORDS = frozenset({"donate_argnums", "donate_argnames", "donate"})
+
+
 @dataclass(frozen=True)
 class Site:
     """A place in user code."""
@@ -196,15 +200,19 @@ class FunctionAnalysis:
         code = getattr(self.function, "__code__", None)
         if code is None or not frames:
             return frames
-        span = self._code_span
-        if span is None:
-            lines = [ln for _, _, ln in code.co_lines() if ln] if hasattr(code, "co_lines") else []
-            span = self._code_span = (min(lines + [code.co_firstlineno]), max(lines + [code.co_firstlineno]))
+        span = self._span(code)
         for i in range(len(frames) - 1, -1, -1):
             f = frames[i]
             if span[0] <= f.line <= span[1] and _same_file(f.file, code.co_filename):
                 return frames[:i + 1]
         return frames
+
+    def _span(self, code) -> tuple[int, int]:
+        """First and last line of the traced function's code (nested functions included)."""
+        if self._code_span is None:
+            lines = [ln for _, _, ln in code.co_lines() if ln] if hasattr(code, "co_lines") else []
+            self._code_span = (min(lines + [code.co_firstlineno]), max(lines + [code.co_firstlineno]))
+        return self._code_span
 
     def trace_lines(self) -> set[tuple[str, int]]:
         """(file, line) of every user frame of every equation: the code the trace
@@ -256,11 +264,34 @@ class FunctionAnalysis:
         """Where the function is jitted (decorator or ``jax.jit(...)`` call)."""
         return Site(self.path, int(self.entry.get("line") or 1), int(self.entry.get("column") or 1))
 
+    def donation_site(self) -> Site | None:
+        """The ``donate_argnums``/``donate_argnames`` keyword (equinox's ``donate``) of the
+        jit that wraps the function: in the call on its jit line (``@partial(jax.jit,
+        donate_argnums=0)``, ``jax.jit(step, donate_argnums=0)``), the innermost such call
+        when they nest. None when the line passes none (a ``**kwargs``) or is unknown."""
+        tree, line = self.tree, int(self.entry.get("line") or 0)
+        if tree is None or not line:
+            return None
+        best = None
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Call) and n.lineno <= line <= (n.end_lineno or n.lineno):
+                kw = next((k for k in n.keywords if k.arg in DONATE_KEYWORDS), None)
+                if kw is not None and (best is None or n.lineno >= best[0].lineno):
+                    best = (n, kw)
+        if best is None:
+            return None
+        kw = best[1]
+        return Site(self.path, kw.lineno, kw.col_offset + 1, kw.end_lineno, (kw.end_col_offset or 0) + 1)
+
     def def_site(self) -> Site:
         line = int(self.entry.get("def_line") or self.entry.get("line") or 1)
         text = self.source_lines[line - 1] if 0 < line <= len(self.source_lines) else ""
         col = len(text) - len(text.lstrip()) + 1
         return Site(self.path, line, col, line, len(text) + 1)
+
+    def definition(self) -> Related:
+        """The function's definition as a related location of a finding made elsewhere."""
+        return self.def_site().related(f"`{self.qualname.rsplit('.', 1)[-1]}` is defined here")
 
     def enclosing_loop(self, line: int, path: str | None = None) -> ast.For | ast.While | ast.comprehension | None:
         """The innermost Python ``for``/``while`` whose body contains ``line``, or the
@@ -311,39 +342,55 @@ class FunctionAnalysis:
                     break
         import numpy as np
 
+        def same(v) -> bool:
+            if isinstance(v, np.ndarray) and arr is not None and v.size >= 16 and v.size * v.itemsize >= 1024:
+                try:
+                    return bool(np.shares_memory(v, arr))
+                except Exception:
+                    return False
+            return False
+
         for scope in scopes:
             for name, v in list(scope.items()):
                 if v is value:
                     return name
         for scope in scopes:
             for name, v in list(scope.items()):
-                if isinstance(v, np.ndarray) and arr is not None and v.size >= 16 and v.size * v.itemsize >= 1024:
-                    try:
-                        if np.shares_memory(v, arr):
-                            return name
-                    except Exception:
-                        continue
+                if same(v):
+                    return name
+        # held by an object or a container the function reads (`model(x)` where `model.w`
+        # is the array, `PARAMS['w']`): its path from the name
+        for scope in scopes:
+            found = _path_in_objects(scope, lambda v: v is value or same(v))
+            if found is not None:
+                return found
         return None
 
-    def capture_of(self, value, uses: Sequence[Site]) -> tuple[str | None, Site | None, Site | None]:
+    def capture_of(self, value, uses: Sequence[Site]) -> tuple[str | None, Site | None, Related | None]:
         """(name, where the traced function takes hold of ``value``, where the name is
-        assigned or bound) for a captured constant used at ``uses``. An argument bound
-        by ``functools.partial`` is captured where the function is jitted (and bound
-        where the partial is made); a global or a closed-over variable on the traced
-        function's own line that leads to the use (a lambda's ``foo(y, W)``, the
-        closure's ``x @ w``)."""
+        assigned or bound, as a related location) for a captured constant used at
+        ``uses``. An argument bound by ``functools.partial`` is captured where the
+        function is jitted (and bound where the partial is made); a global, a
+        closed-over variable or an object holding the array, on the traced function's
+        own line that leads to the use (a lambda's ``foo(y, W)``, the closure's ``x @ w``,
+        ``model(x)``; see :meth:`_capture_frame`)."""
         if self.bound is not None:
             call = self._partial_call()
             name = _partial_leaf_name(self.bound, value, self.function, _bound_arg_texts(call))
             if name is not None:
                 made = Site(self.path, call.lineno, call.col_offset + 1) if call is not None else None
-                return name, self.entry_site(), made
+                return name, self.entry_site(), made.related(
+                    f"`{name.split('[', 1)[0]}` is bound here") if made is not None else None
         site = uses[0] if uses else None
         name = self.name_of_value(value, site)
         if name is None:
             return None, None, None
         capture = self._capture_frame(name)
-        return name, capture, self._assignment(name, capture or site)
+        # `params['w']` and `self.table` as assigned; `model.w` where `model` is
+        assigned, what = self._assignment(name, capture or site), name.split("[", 1)[0]
+        if assigned is None and _root_name(name) != what:
+            assigned, what = self._assignment(_root_name(name), capture or site), _root_name(name)
+        return name, capture, assigned.related(f"`{what}` is assigned here") if assigned is not None else None
 
     def _partial_call(self) -> ast.Call | None:
         """The ``partial(...)`` call jit wrapped: on the jit line, or assigned to a name
@@ -367,15 +414,34 @@ class FunctionAnalysis:
         return best.value if best is not None else None
 
     def _capture_frame(self, name: str) -> Site | None:
-        """The outermost frame of the constant's first consumer whose line reads
-        ``name``: where the traced code takes hold of it (the lambda's ``foo(y, W)``,
-        the helper's ``x @ W`` when ``W`` is the helper's global)."""
-        pattern = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
+        """The outermost frame of the constant's first consumer whose line reads the name
+        (``model`` of ``model.w``): where the traced code takes hold of it (the lambda's
+        ``foo(y, W)``, ``model(x)`` when the module-level ``model`` holds the array, the
+        helper's ``x @ W`` when ``W`` is the helper's global)."""
+        pattern = re.compile(rf"(?<![\w.]){re.escape(_root_name(name))}\b")
         for f in reversed(self._consumer_frames):
             lines = _source(os.path.abspath(f.file))[0]
             if 0 < f.line <= len(lines) and pattern.search(lines[f.line - 1]):
                 return Site(os.path.abspath(f.file), f.line, f.column, f.end_line, f.end_column)
         return None
+
+    def own_line_of_consumer(self) -> Site | None:
+        """The line of the traced function's own body that leads to the constant's first
+        consumer (``helper(x)`` when the helper reads the array), or None."""
+        own = [f for f in self._consumer_frames if self._in_body(f)]
+        if not own:
+            return None
+        f = own[-1]
+        return Site(os.path.abspath(f.file), f.line, f.column, f.end_line, f.end_column)
+
+    def _in_body(self, f: adapter.Frame) -> bool:
+        """The frame's line is in the traced function's own source (its body, nested
+        functions and lambdas included)."""
+        code = getattr(self.function, "__code__", None)
+        if code is None or not _same_file(f.file, code.co_filename):
+            return False
+        first, last = self._span(code)
+        return first <= f.line <= last
 
     def consumer_frames(self, eqns) -> None:
         """Remember the user frames of a constant's first consumer (read by :meth:`capture_of`)."""
@@ -508,6 +574,50 @@ def unbind(fun: Any) -> tuple[Any, Any]:
         else:
             break
     return fun, bound
+
+
+def _root_name(name: str) -> str:
+    """``model`` of ``model.layers[0].w``: the name the code reads."""
+    return re.split(r"[.\[]", name, maxsplit=1)[0]
+
+
+#: what is never searched for a captured array (see :func:`_path_in_objects`)
+_OPAQUE = (str, bytes, int, float, complex, bool, type(None), type, type(os), functools.partial)
+
+
+def _path_in_objects(scope: Mapping[str, Any], match: Callable[[Any], bool], depth: int = 3,
+                     budget: int = 4000) -> str | None:
+    """``model.layers[0].w``: the path from a name of ``scope`` to a value ``match``
+    accepts, through instance attributes, lists, tuples and dicts (breadth first, at most
+    ``depth`` steps and ``budget`` values looked at)."""
+    import types
+
+    todo: list[tuple[str, Any, int]] = [(k, v, 0) for k, v in list(scope.items()) if not k.startswith("__")]
+    seen: set[int] = set()
+    i = 0
+    while i < len(todo) and i < budget:
+        path, obj, d = todo[i]
+        i += 1
+        if id(obj) in seen or isinstance(obj, _OPAQUE) or callable(obj) and isinstance(
+                obj, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
+            continue
+        seen.add(id(obj))
+        if d and match(obj):
+            return path
+        if d >= depth:
+            continue
+        if isinstance(obj, dict):
+            items = [(f"{path}[{k!r}]", v) for k, v in list(obj.items())[:64] if isinstance(k, (str, int))]
+        elif isinstance(obj, (list, tuple)):
+            items = [(f"{path}[{j}]", v) for j, v in enumerate(obj[:64])]
+        else:
+            attrs = getattr(obj, "__dict__", None)
+            if not isinstance(attrs, dict) or type(obj).__module__ in ("builtins", "numpy") \
+                    or type(obj).__module__.startswith(("jax", "jaxlib", "numpy")):
+                continue
+            items = [(f"{path}.{k}", v) for k, v in list(attrs.items())[:64] if not k.startswith("__")]
+        todo.extend((p, v, d + 1) for p, v in items)
+    return None
 
 
 def _is_partial(call: ast.Call) -> bool:

@@ -24,7 +24,8 @@ class Donation(HloRule):
     the state (`p - lr * g` reads both `p` and `g`), the one named like state is meant. A donated argument that
     the compiled program does not alias to any output (missing from the HLO module's
     `input_output_alias`, the "donated buffers were not usable" warning) is reported
-    too.
+    too, at the `donate_argnums`/`donate_argnames` keyword that donates it (the
+    decorator or the `jax.jit(...)` call), with the definition as a related location.
 
     ## Why is this bad?
     Without donation XLA must allocate fresh output buffers while the inputs stay
@@ -145,7 +146,7 @@ class Donation(HloRule):
                 return jnp.sum(table, axis=0) + v.sum()
             """,
             options={"min-bytes": 0},
-            line=7,
+            line=6,
             message="could not be used",
         ),
         # a small donated batch that no output matches: reported whatever its size
@@ -160,7 +161,7 @@ class Donation(HloRule):
             def step(w, batch):
                 return w - 0.01 * jnp.mean(batch) * w
             """,
-            line=7,
+            line=6,
             message="donated `batch` (float32[32, 784]) could not be used",
         ),
     ]
@@ -179,11 +180,14 @@ class Donation(HloRule):
             return
         names = ", ".join(f"`{a.path}` ({a.dtype}{list(a.shape)})" for a in bad)
         warned = any("donated buffers were not usable" in w for w in facts.warnings)
+        # at the `donate_argnums` that asks for it (what to change), the definition related
+        where = facts.site("donate")
         yield Finding(
             f"donated {names} could not be used: no output of the compiled program has its shape and dtype, "
             f"so XLA allocates the outputs anyway"
             + (" (jax warned: donated buffers were not usable)" if warned else ""),
-            None, (), {"arguments": [a.path for a in bad], "bytes": sum(a.bytes for a in bad), "warned": warned},
+            where, (facts.definition(),) if where is not None else (),
+            {"arguments": [a.path for a in bad], "bytes": sum(a.bytes for a in bad), "warned": warned},
             key="unusable:" + ",".join(a.path for a in bad))
 
     def _not_donated(self, facts: CompileFacts) -> Iterable[Finding]:

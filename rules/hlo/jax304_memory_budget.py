@@ -21,8 +21,10 @@ class MemoryBudget(HloRule):
     reported by jax 0.10 and later) exceeds `max-peak-bytes`. On the CPU backend that peak
     can leave out the temporary buffers (seen on jax 0.10.2: a 1.2 MB peak beside 64 MiB
     of temporaries), so budget temporaries there, not the peak.
-    The message names the largest intermediate arrays of the optimized program and the
-    source lines that compute them. On a backend that gives no memory statistics the
+    It is reported at the source line that computes the largest intermediate array of
+    the optimized program (the line to change); the message names the largest ones, and
+    their other lines and the function's definition are related locations (at the
+    definition when no line of the user's code made them). On a backend that gives no memory statistics the
     rule cannot fire, and the run's summary says so for each function ("memory
     statistics unavailable on this backend: ...").
 
@@ -99,7 +101,7 @@ class MemoryBudget(HloRule):
                     return jnp.sum(d[..., 0] ** 2)
                 return jax.grad(energy)(x)
             """,
-            line=6,
+            line=8,
             message="times its arguments and outputs",
         ),
         Invalid(
@@ -114,7 +116,7 @@ class MemoryBudget(HloRule):
                 return jnp.sqrt((d ** 2).sum(-1))
             """,
             options={"max-temp-bytes": 4 << 20},
-            line=6,
+            line=7,
             message="line 7",
         ),
     ]
@@ -147,9 +149,19 @@ class MemoryBudget(HloRule):
         msg = f"`{facts.function}` needs {' and '.join(over)}"
         if detail:
             msg += f"; largest intermediates: {detail}"
-        related = tuple(dict.fromkeys((facts.lines_of(i)[0], f"{human_bytes(i.shape.bytes)} intermediate")
-                                      for i in big if facts.lines_of(i)))
-        yield Finding(msg, None, related, {"temp_bytes": temp, "peak_bytes": peak, "io_bytes": io}, key="memory")
+        made = [(facts.lines_of(i)[0], f"{human_bytes(i.shape.bytes)} intermediate") for i in big if facts.lines_of(i)]
+        # at the line that makes the largest intermediate (what to change), the others and
+        # the function's definition related; at the definition when no line is known
+        where = made[0][0] if made else None
+        lines = {(where.file, where.line)} if where is not None else set()
+        related: tuple = ()
+        for loc, note in made:  # one related place per other line
+            if (loc.file, loc.line) not in lines:
+                lines.add((loc.file, loc.line))
+                related += ((loc, note),)
+        if where is not None:
+            related += (facts.definition(),)
+        yield Finding(msg, where, related, {"temp_bytes": temp, "peak_bytes": peak, "io_bytes": io}, key="memory")
 
     @staticmethod
     def _largest(facts: CompileFacts, n: int = 3):

@@ -15,7 +15,9 @@ class FoldedConstant(HloRule):
     ## What it does
     Finds large constants in the optimized HLO, including the ones XLA produced by
     constant folding (e.g. `jnp.zeros(big).at[i].set(v)`, or `jnp.asarray(W) * 2 + 1`
-    of a captured array), and reports them at the line that uses them.
+    of a captured array), and reports them at the operation that builds them (a folded
+    constant keeps its operation's source line), else at the line that uses them; the
+    uses and the function's definition are related locations.
     Constants the trace tier already reported as captured arrays (JAX201) are not
     reported again.
 
@@ -92,13 +94,13 @@ class FoldedConstant(HloRule):
                 mask = jnp.zeros((1024, 1024)).at[0, 0].set(1.0)
                 return x @ mask
             """,
-            line=8,
-            message="4.0 MiB",
+            line=7,
+            message="4.0 MiB constant (f32[1024,1024]) built at line 7 and used at line 8",
         ),
     ]
 
     def findings(self, facts: CompileFacts) -> Iterable[Finding]:
-        from jaxlint.compile.facts import Finding, lines_text
+        from jaxlint.compile.facts import Finding, lines_text, loc_text
 
         m = facts.module
         known = {(tuple(c.get("shape", ())), str(c.get("dtype", ""))) for c in facts.trace.get("constants", ())}
@@ -109,12 +111,21 @@ class FoldedConstant(HloRule):
             if self._known(c, known):
                 continue
             users = m.consumers(c)
-            locs = [loc for u in users for loc in facts.lines_of(u)]
-            where = locs[0] if locs else None
+            locs = list(dict.fromkeys(loc for u in users for loc in facts.lines_of(u)))
+            # at the operation that builds it (a folded constant keeps that operation's
+            # metadata), else at its first use; its uses and the definition related
+            made = facts.user_location(c)
+            where = made or (locs[0] if locs else None)
+            related = tuple((loc, "used here") for loc in locs if (loc.file, loc.line) != (where.file, where.line))[:3] \
+                if where is not None else ()
+            if where is not None:
+                related += (facts.definition(),)
             yield Finding(
-                f"the optimized program embeds a {human_bytes(size)} constant ({c.shape}) used at "
-                f"{lines_text(locs, facts)}; XLA computes it at compile time and stores it in the executable",
-                where, tuple((loc, "used here") for loc in locs[1:3]),
+                f"the optimized program embeds a {human_bytes(size)} constant ({c.shape})"
+                + (f" built at {loc_text(made, facts)}" if made is not None else "")
+                + f" and used at {lines_text(locs, facts)}; XLA computes it at compile time and stores it in "
+                f"the executable",
+                where, related,
                 {"bytes": size, "shape": list(c.shape.dims), "dtype": c.shape.dtype}, key=f"constant:{c.shape}")
 
     @classmethod

@@ -15,12 +15,15 @@ class LargeConstant(TraceRule):
     Finds arrays baked into the traced program as constants: arrays a jitted function
     closes over, reads from a global or binds with `functools.partial` (and, with
     `JAX_USE_SIMPLIFIED_JAXPR_CONSTANTS`, large literals), at every nesting level, that
-    are at least `max-bytes` large. It reports where the jitted function takes hold of
-    the array: the line of the traced function that leads to its use (a lambda's
-    `foo(y, W)`, not the line inside `foo`), or the `jax.jit(partial(apply, params))`
-    that binds it, with its variable name (`params['w1']`) when it can be recovered,
-    its size, shape and dtype; where the name is assigned and where the constant is used
-    are related locations. Splat constants (all elements equal) cost almost nothing and
+    are at least `max-bytes` large. It reports where the traced code takes hold of
+    the array's name: the outermost line that reads it (a lambda's `foo(y, W)`, not the
+    line inside `foo`; `model(x)` in the jitted function when the module-level `model`
+    holds the array as `model.w`, not the layer's `__call__` or the method that reads
+    `self.w`; the helper's `x + W` when `W` is the helper's own global), or the
+    `jax.jit(partial(apply, params))` that binds it, with its variable name
+    (`params['w1']`, `model.w`) when it can be recovered, its size, shape and dtype;
+    where the name is assigned, where the array is read and the jitted function's line
+    that calls the helper are related locations. Splat constants (all elements equal) cost almost nothing and
     are reported as information only.
 
     This is the measured version of JAX101 (captured-array): where both fire on one
@@ -157,11 +160,15 @@ class LargeConstant(TraceRule):
             if splat:
                 msg += " (it is a splat of one value, so it costs little)"
             related = []
-            if defined is not None and (defined.path, defined.line) != (site.path, site.line):
-                related.append(defined.related(f"`{name.split('[', 1)[0]}` is "
-                                               + ("bound here" if fa.bound is not None else "assigned here")))
-            related += [s.related("the constant is used here") for s in sites[:5]
-                        if (s.path, s.line) != (site.path, site.line)]
+            if defined is not None and (defined.path, defined.start.line) != (site.path, site.line):
+                related.append(defined)
+            related += [s.related(f"`{name}` is read here" if name else "the constant is used here")
+                        for s in sites[:5] if (s.path, s.line) != (site.path, site.line)]
+            own = fa.own_line_of_consumer() if capture is not None else None
+            if own is not None and all((own.path, own.line) != (p, r) for p, r in
+                                       [(site.path, site.line), *((x.path, x.start.line) for x in related)]):
+                # a helper (or a callee) reads it: the jitted function's line that calls there
+                related.append(own.related(f"`{fa.qualname.rsplit('.', 1)[-1]}` reaches it here"))
             fa.report(
                 site, msg,
                 severity=Severity.INFO if splat else None,

@@ -89,4 +89,5 @@ class LargeIntermediate(TraceRule):
             fa.report(site, f"`{adapter.primitive_name(eqn)}` makes a {adapter.aval_str(aval)} value of "
                             f"{human_bytes(size)} (upper bound: XLA may fuse it away)",
                       data={"bytes": size, "shape": list(adapter.shape_of(aval)),
-                            "dtype": adapter.dtype_name(aval), "primitive": adapter.primitive_name(eqn)})
+                            "dtype": adapter.dtype_name(aval), "primitive": adapter.primitive_name(eqn)},
+                      related=[fa.definition()])

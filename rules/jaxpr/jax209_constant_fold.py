@@ -157,4 +157,5 @@ class ConstantFold(TraceRule):
                 fa.report(site, f"{adapter.aval_str(aval)} ({human_bytes(size)}) is computed from constants only "
                                 f"(`{adapter.primitive_name(eqn)}`); XLA will constant-fold it at compile time",
                           data={"bytes": size, "shape": list(adapter.shape_of(aval)), "dtype": adapter.dtype_name(aval),
-                                "primitive": adapter.primitive_name(eqn)})
+                                "primitive": adapter.primitive_name(eqn)},
+                          related=[fa.definition()])

@@ -51,15 +51,15 @@ class Evaluator:
         return out.mean()
 
 
-@functools.partial(jax.jit, donate_argnums=(0, 1))
-def apply_decay(params, batch):  # JAX302
+@functools.partial(jax.jit, donate_argnums=(0, 1))  # JAX302
+def apply_decay(params, batch):
     return jax.tree.map(lambda p: p * (1.0 - 1e-4 * batch.mean()), params)
 
 
 @jax.jit
-def spread(points):  # JAX304
+def spread(points):
     def energy(p):
-        d = jnp.sort(p[:, None, :] - p[None, :, :], axis=-1)
+        d = jnp.sort(p[:, None, :] - p[None, :, :], axis=-1)  # JAX304
         return jnp.sum(d[..., 0] ** 2)
     return jax.grad(energy)(points)
 

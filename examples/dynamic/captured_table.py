@@ -16,5 +16,5 @@ def embed(tokens):
 # jaxlint: args=(f32[1024, 1024],)
 @jax.jit
 def masked(x):
-    mask = jnp.ones((1024, 1024)).at[:, 0].set(0.0)  # JAX209 without --compile (JAX305 below with it): XLA folds this
-    return x * mask  # JAX305 with --compile: the folded mask is stored in the executable
+    mask = jnp.ones((1024, 1024)).at[:, 0].set(0.0)  # JAX209 without --compile, JAX305 with it: XLA folds this
+    return x * mask  # the folded mask is stored in the executable

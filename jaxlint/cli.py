@@ -55,6 +55,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C while the command line is read and its modules load
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     from jaxlint.config import ConfigError
 
     argv = list(sys.argv[1:] if argv is None else argv)

@@ -32,6 +32,9 @@ def run(args) -> int:
     handler = logging.FileHandler(args.log_file) if args.log_file else logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=getattr(logging, args.log_level), handlers=[handler])
+    from jaxlint.lsp.signals import end_on_signals
+
+    end_on_signals()  # from now on, a signal ends the server with exit 0 (even before initialize)
     # stdout carries the protocol: anything printed there by mistake would corrupt it
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr

@@ -43,6 +43,7 @@ from jaxlint.diagnostic import Applicability, Confidence, Diagnostic, Edit, Phas
 from jaxlint.discovery import FileTask, is_excluded
 from jaxlint.fix.apply import applies, computed_fix
 from jaxlint.lsp import dynamic
+from jaxlint.lsp.signals import end_on_signals
 from jaxlint.lsp.editing import NoqaEdits, fix_all, smallest_replacement
 from jaxlint.lsp.notebooks import NotebookView
 from jaxlint.lsp.positions import UTF16, to_lsp
@@ -1035,52 +1036,9 @@ def serve(stdin=None, stdout=None, answered: dict | None = None) -> int:
 
     server = JaxlintServer()
     server.protocol.answered = dict(answered or {})
-    _end_on_signals()
+    end_on_signals()  # (already on when started by `jaxlint server`)
     # bad framing from the client costs one message, not the connection (see framing.py)
     reader = stdin if isinstance(stdin, (FramedInput, Replay)) else FramedInput(stdin or sys.stdin.buffer)
     server.start_io(reader, stdout)  # type: ignore[arg-type]
     dynamic.kill_all()
     return 0 if server.protocol._shutdown else server.exit_code
-
-
-def _end_on_signals() -> None:
-    """SIGTERM, SIGHUP and SIGINT end the server at once, idle or busy: its children
-    (dynamic checks and their workers) are killed, the log is flushed, exit status 0.
-
-    A signal may reach any thread, and the main thread may sleep in the event loop
-    until the next message; so the signal's handler only wakes a thread of ours (through
-    ``signal.set_wakeup_fd``), which ends the process. A signal ignored when the server
-    started (``nohup``) stays ignored."""
-    import os
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        return
-    wanted = set()
-    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
-        sig = getattr(signal, name, None)
-        if sig is None or signal.getsignal(sig) is signal.SIG_IGN:
-            continue
-        signal.signal(sig, lambda signum, frame: None)
-        wanted.add(int(sig))
-    if not wanted:
-        return
-    r, w = os.pipe()
-    os.set_blocking(w, False)
-    signal.set_wakeup_fd(w, warn_on_full_buffer=False)
-
-    def watch() -> None:
-        while True:
-            got = os.read(r, 64)
-            hit = next((b for b in got if b in wanted), None)
-            if not got or hit is not None:
-                break
-        logger.info("stopped by %s", signal.Signals(hit).name if hit else "the end of the signal pipe")
-        try:
-            dynamic.kill_all()
-        finally:
-            logging.shutdown()
-            os._exit(0)
-
-    threading.Thread(target=watch, name="jaxlint-signals", daemon=True).start()

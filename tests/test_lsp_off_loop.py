@@ -2,7 +2,8 @@
 over a file with 150 unsafe fixes does not hold up another document's diagnostics, and
 ``$/cancelRequest`` ends it with LSP's RequestCancelled and no edit. A real LSP client
 over stdio. A fix-all of a document that changed meanwhile is answered with
-ContentModified."""
+ContentModified. The dynamic phase on save, in a child process, is cancelled from its
+progress."""
 from __future__ import annotations
 
 import asyncio
@@ -10,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from lsprotocol import types as T
 from pygls.exceptions import JsonRpcException
 
@@ -81,3 +83,47 @@ def test_fix_all_runs_off_the_loop_and_can_be_cancelled(tmp_path):
     assert not fix_all_done and other_took < fix_all_took / 2, (other_took, fix_all_took)
     assert cancel_took < fix_all_took, (cancel_took, fix_all_took)
     assert modified == CONTENT_MODIFIED
+
+
+def _children(pid: int) -> list[int]:
+    """Processes whose parent is ``pid`` (from /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] not in ("Z", "X"):
+            out.append(int(stat.parent.name))
+    return out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to see the child end")
+def test_a_dynamic_run_on_save_is_cancelled_from_its_progress(tmp_path):
+    """The dynamic phase on save runs in a child process; cancelling its progress
+    (``window/workDoneProgress/cancel``) ends the child and its findings never come."""
+    pytest.importorskip("jax")
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
+
+    def progress(s, kind: str) -> list:
+        return [p for p in s.progress if isinstance(p.value, dict) and p.value.get("kind") == kind]
+
+    async def body():
+        async with session(tmp_path, pull=False, init={"dynamic": True}) as s:
+            uri = s.open("m.py", "import jax\n\n\n@jax.jit\ndef f(x):\n    return x * 2\n")
+            await s.next_publish(uri)
+            server = s.client._server.pid
+            s.save(uri, "m.py")
+            (begin,) = await s.wait_for(lambda: progress(s, "begin"), "the dynamic run's progress")
+            assert begin.value["cancellable"] is True
+            await s.wait_for(lambda: _children(server), "the dynamic run's child")
+            s.raw_notify("window/workDoneProgress/cancel", {"token": begin.token})
+            (end,) = await s.wait_for(lambda: progress(s, "end"), "the progress to end")
+            await s.wait_for(lambda: not _children(server), "the child to end", 60)
+            published = len(s.published[uri])
+            await asyncio.sleep(1.0)
+            return end.value["message"], len(s.published[uri]) - published
+
+    message, later = run(body())
+    assert message == "cancelled"
+    assert later == 0  # no dynamic result published after the cancel

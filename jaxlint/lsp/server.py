@@ -4,7 +4,8 @@
   quiet period (``debounceMs``, 500 by default) on change. Clients that can pull
   (``textDocument/diagnostic``) pull; the others get ``publishDiagnostics``.
 * The dynamic phase (opt-in) runs only on save, as ``jaxlint check --dynamic`` in a
-  child process; a newer save cancels the running one; ``$/progress`` reports it.
+  child process; a newer save cancels the running one; ``$/progress`` reports it, and
+  cancelling that progress (``window/workDoneProgress/cancel``) cancels the run.
 * Code actions: the rule's fix, ``# noqa: CODE`` for the line, ``source.fixAll.jaxlint``.
   They are made on a thread of their own (:class:`_Job`), off the message loop: other
   documents' diagnostics are not held up, and ``$/cancelRequest`` stops them
@@ -201,6 +202,8 @@ class JaxlintServer(LanguageServer):
         self._dynamic_unavailable = False
         #: requests at work on their own threads (cancelled at shutdown)
         self._jobs: set[_Job] = set()
+        #: dynamic runs by their progress token (the client may cancel them)
+        self._dynamic_runs: dict[str, asyncio.Task] = {}
         #: LSP: 0 when ``exit`` follows ``shutdown``, 1 otherwise
         self.exit_code = 1
         self._register()
@@ -260,6 +263,7 @@ class JaxlintServer(LanguageServer):
             code_action_kinds=[T.CodeActionKind.QuickFix, T.CodeActionKind.SourceFixAll, FIX_ALL_KIND],
             resolve_provider=False))(self._code_action)
         f(T.WORKSPACE_DID_CHANGE_WATCHED_FILES)(self._watched_files_changed)
+        f(T.WINDOW_WORK_DONE_PROGRESS_CANCEL)(self._progress_cancelled)
         f(T.WORKSPACE_DID_CHANGE_CONFIGURATION)(self._configuration_changed)
         f(T.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(self._folders_changed)
 
@@ -898,9 +902,12 @@ class JaxlintServer(LanguageServer):
                 progress = False
         if progress:
             self.work_done_progress.begin(token, T.WorkDoneProgressBegin(
-                title="jaxlint: dynamic analysis", message=path.name, cancellable=False))
+                title="jaxlint: dynamic analysis", message=path.name, cancellable=True))
         cmd = dynamic.command(path, settings, self.settings.overrides, self.settings.explicit, self.settings.isolated)
         end = "cancelled"
+        task = asyncio.current_task()
+        if task is not None:
+            self._dynamic_runs[token] = task
         try:
             end = "failed"
             saved = path.read_text(encoding="utf-8", errors="replace")
@@ -908,6 +915,7 @@ class JaxlintServer(LanguageServer):
             outcome = await dynamic.run(cmd, settings.root, dynamic.timeout_for(settings))
             end = f"{len(outcome.diagnostics)} finding(s)" if outcome.error is None else f"failed: {outcome.error}"
         finally:
+            self._dynamic_runs.pop(token, None)
             if progress:
                 self.work_done_progress.end(token, T.WorkDoneProgressEnd(message=end))
         if outcome.unavailable:
@@ -928,6 +936,13 @@ class JaxlintServer(LanguageServer):
             self._refresh_all()
         else:
             self._publish(uri)
+
+    def _progress_cancelled(self, params: T.WorkDoneProgressCancelParams) -> None:
+        """The client cancelled a dynamic run from its progress: it stops as a newer save
+        would stop it (its child and the child's workers end; its findings never come)."""
+        task = self._dynamic_runs.get(str(params.token))
+        if task is not None:
+            task.cancel()
 
     # -- messages -------------------------------------------------------------------
 

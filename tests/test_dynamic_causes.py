@@ -247,3 +247,51 @@ def test_a_one_line_edit_says_record_again_instead_of_a_finding(tmp_path):
     assert not [d for d in json_findings(check) if d["code"] in ("JAX200", "JAX205")]
     summary = run_cli("check", "--dynamic", "--compile", "--no-cache", "run.py", cwd=tmp_path, timeout=600)
     assert "1 recorded function out of date: record again" in summary.stdout + summary.stderr
+
+
+UNDER_A_MESH = '''
+import jax
+import jax.numpy as jnp
+from jax.sharding import PartitionSpec as P
+
+try:  # jax 0.10: a mesh's axes are explicit by default, where a constraint only asserts
+    from jax.sharding import AxisType
+    mesh = jax.make_mesh((8,), ("data",), axis_types=(AxisType.Auto,))
+except ImportError:
+    mesh = jax.make_mesh((8,), ("data",))
+
+
+@jax.jit
+def shard_rows(x):
+    y = jax.lax.with_sharding_constraint(x * 2, P("data"))  # a bare spec: the context mesh
+    return y.sum(axis=1)
+
+
+def within(m):
+    return jax.set_mesh(m) if hasattr(jax, "set_mesh") else m
+
+
+if __name__ == "__main__":
+    with within(mesh):
+        for _ in range(3):
+            shard_rows(jnp.ones((16, 4)))
+'''
+
+
+def test_a_worker_traces_again_with_the_recorded_devices_and_mesh(tmp_path):
+    # the module needs 8 devices to import and the function the mesh it was called under;
+    # after an edit the worker traces it again, without the program's XLA_FLAGS
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX2", "JAX3"]\n')
+    (tmp_path / "sharded.py").write_text(UNDER_A_MESH.lstrip("\n"))
+    rec = run_cli("record", "--compile", "--", "python", "sharded.py", cwd=tmp_path, env=DEVICES, timeout=600)
+    assert rec.returncode == 0, rec.stderr
+    [sig] = json.loads((tmp_path / ".jaxlint" / "signatures.json").read_text())["functions"]["sharded:shard_rows"][
+        "signatures"]
+    assert sig["mesh"]["axes"] == ["data"] and sig["mesh"]["sizes"] == [8]
+    (tmp_path / "sharded.py").write_text(UNDER_A_MESH.lstrip("\n").replace("return y.sum(axis=1)",
+                                                                           "return y.sum(axis=1) + 0.0"))
+    check = run_cli("check", "--dynamic", "--compile", "--no-cache", "--show-skipped", "sharded.py", cwd=tmp_path,
+                    env={"XLA_FLAGS": ""}, timeout=600)
+    out = check.stdout + check.stderr
+    assert "1 function analysed, 0 skipped, 0 failed" in out, out
+    assert "record again" not in out and "JAX205" not in out and "JAX200" not in out

@@ -455,6 +455,71 @@ def _default_memory(devices) -> str | None:
         return None
 
 
+# ---------------------------------------------------------------------------- the context mesh
+# A jitted function may read the mesh it is called under (`with_sharding_constraint(x,
+# P("data"))` with a bare spec, `shard_map` without a mesh): `with mesh:` sets the
+# "physical" mesh (jax 0.4.38 and later), `jax.set_mesh(mesh)` the abstract and concrete
+# ones (jax 0.5 and later; `jax._src.mesh` in both: private, read only here).
+
+def context_mesh() -> dict | None:
+    """The mesh the caller runs under, as JSON (``{"axes", "sizes", "context"}``, and
+    ``"types"`` for a ``jax.set_mesh`` mesh's axis types); None outside any mesh."""
+    from jax._src import mesh as mesh_lib
+
+    env = getattr(getattr(mesh_lib, "thread_resources", None), "env", None)
+    physical = getattr(env, "physical_mesh", None)
+    if physical is not None and not physical.empty:
+        shape = dict(physical.shape)
+        return {"axes": [str(a) for a in shape], "sizes": [int(v) for v in shape.values()], "context": "with"}
+    get_abstract = getattr(mesh_lib, "get_abstract_mesh", None)
+    abstract = get_abstract() if get_abstract is not None else None
+    if abstract is None or getattr(abstract, "empty", True) or not hasattr(jax, "set_mesh"):
+        return None
+    node = {"axes": [str(a) for a in abstract.axis_names], "sizes": [int(v) for v in abstract.axis_sizes],
+            "context": "set_mesh"}
+    types = getattr(abstract, "axis_types", None)
+    if isinstance(types, tuple):
+        node["types"] = [getattr(t, "name", str(t)) for t in types]
+    return node
+
+
+@contextlib.contextmanager
+def within_mesh(node: dict | None) -> Iterator[None]:
+    """Run the block under a mesh like the recorded ``node`` (see :func:`context_mesh`) on
+    this process's first devices, entered as the program entered it; nothing when there is
+    no node or too few devices (the trace then fails as it would outside the mesh)."""
+    mesh = _mesh_of(node)
+    if mesh is None:
+        yield
+        return
+    if node.get("context") == "set_mesh" and hasattr(jax, "set_mesh"):
+        with jax.set_mesh(mesh):
+            yield
+    else:
+        with mesh:
+            yield
+
+
+def _mesh_of(node: dict | None) -> Any:
+    axes, sizes = (node.get("axes"), node.get("sizes")) if isinstance(node, dict) else (None, None)
+    if not isinstance(axes, list) or not isinstance(sizes, list) or not axes or len(axes) != len(sizes) \
+            or not all(isinstance(a, str) for a in axes) or not all(type(n) is int and n > 0 for n in sizes):
+        return None  # no mesh, or not one a recording writes
+    devices = jax.devices()
+    if int(np.prod(sizes)) > len(devices):
+        return None
+    grid = np.array(devices[:int(np.prod(sizes))]).reshape(sizes)
+    axes = tuple(axes)
+    kinds = getattr(jax.sharding, "AxisType", None)
+    types = node.get("types")
+    if kinds is not None and isinstance(types, list) and len(types) == len(axes):
+        try:
+            return jax.sharding.Mesh(grid, axes, axis_types=tuple(getattr(kinds, t) for t in types))
+        except (AttributeError, TypeError):  # an axis type this jax does not have: its default types
+            pass
+    return jax.sharding.Mesh(grid, axes)
+
+
 # ---------------------------------------------------------------------------- a running program's compiles
 # `jaxlint record` analyses the program's own compiles instead of compiling again: while a
 # recorded call runs, every executable XLA builds for it (or jax's persistent cache

@@ -385,6 +385,8 @@ def _recorded_spec(rec: dict, signatures_file: Path | None) -> tuple[dict | None
                 "where": f"{sig.get('calls', 0)} call{'s' if sig.get('calls', 0) != 1 else ''}"}
         if rec.get("pmap"):
             spec["pmap"] = rec["pmap"]
+        if sig.get("mesh"):  # the mesh the program called it under
+            spec["mesh"] = sig["mesh"]
         if reason is None and sig.get("pickle"):
             try:
                 if signatures_file is None:

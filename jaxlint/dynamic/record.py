@@ -663,6 +663,10 @@ def _note(key: str, meta: dict, args: tuple, kwargs: dict) -> tuple[str, dict, b
         sig["bound"] = meta["bound"]
     from jaxlint.dynamic import adapter
 
+    mesh = adapter.context_mesh()
+    if mesh is not None:  # called under `with mesh:` / `jax.set_mesh`: a worker traces it there too
+        sig["mesh"] = mesh
+
     inlined = adapter.has_tracer((args, kwargs))
     if inlined:  # called inside another trace: inlined there, not a compile of its own
         sig["inlined"] = True

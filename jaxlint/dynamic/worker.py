@@ -526,6 +526,12 @@ class Worker:
                        "path": where[0] if where else path, "line": where[1] if where else None})
 
     def analyse(self, module, job: dict, req: dict, rules: dict[str, list], roots: list[str]) -> dict:
+        spec = job.get("spec")
+        # the mesh the recorded program called it under (its trace and compile read it)
+        with self.adapter.within_mesh(spec.get("mesh") if isinstance(spec, dict) else None):
+            return self._analyse(module, job, req, rules, roots)
+
+    def _analyse(self, module, job: dict, req: dict, rules: dict[str, list], roots: list[str]) -> dict:
         from jaxlint.dynamic.analysis import FunctionAnalysis, run_analysers, run_rules, unbind
 
         entry = job["entry"]

@@ -191,3 +191,24 @@ def test_findings_carry_the_models_confidence():
     assert found[("JAX102", 21)] is Confidence.POSSIBLE
     default = {(d.code, d.start.line) for d in lint_source(src, select=["JAX102", "JAX103", "JAX114"])}
     assert ("JAX102", 21) not in default and ("JAX103", 9) in default
+
+
+def test_only_one_arm_of_a_conditional_expression_runs():
+    from jaxlint.rules.static._taint import CERTAIN, POSSIBLE, Taint
+
+    model = model_of("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x, scale=None):
+            one = scale if scale is not None else 2.0
+            both = x if scale is None else x * 2
+            host = x if isinstance(x, float) else x.sum()
+            array = x.sum() if isinstance(x, jax.Array) else 0.0
+            return one, both, host, array
+    """)
+    fn = next(f for f in model.functions if f.name == "f")
+    taint = Taint(model, fn)
+    assert {n: taint.names.get(n) for n in ("one", "both", "host", "array")} == {
+        "one": POSSIBLE, "both": CERTAIN, "host": CERTAIN, "array": CERTAIN}

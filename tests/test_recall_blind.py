@@ -56,6 +56,7 @@ FOUND = frozenset({
     "jax-4615",
     "jax-470",
     "jax-5206",
+    "jax-5790",
     "jax-575",
     "jax-5905",
     "jax-5934",

@@ -130,6 +130,10 @@ def dtype_bytes(model: ModuleModel, expr: ast.AST | None) -> int | None:
     return DTYPE_BYTES.get(name) if name else None
 
 
+#: jax.random functions whose second argument is the shape of the array they draw.
+_JAX_SAMPLERS = {"uniform", "normal", "exponential", "gumbel", "laplace", "logistic", "cauchy", "rademacher"}
+
+
 def array_estimate(model: ModuleModel, expr: ast.AST | None, _depth: int = 0) -> dict | None:
     """What an array-producing expression is, statically: ``{"bytes", "shape", "source"}``.
 
@@ -172,6 +176,14 @@ def array_estimate(model: ModuleModel, expr: ast.AST | None, _depth: int = 0) ->
         return None
     if q in LOADERS:
         return {"bytes": None, "shape": None, "source": q, "itemsize": None}
+    if q.startswith("jax.random.") and q[len("jax.random."):] in _JAX_SAMPLERS:
+        # `jax.random.uniform(key, (n,), dtype)`: the shape is the second argument
+        kw = {k.arg: k.value for k in expr.keywords if k.arg}
+        shape = static_shape(model, expr.args[1] if len(expr.args) > 1 else kw.get("shape"))
+        if shape is None:
+            return None
+        itemsize = dtype_bytes(model, kw.get("dtype") or (expr.args[2] if len(expr.args) > 2 else None)) or 4
+        return {"bytes": math.prod(shape) * itemsize, "shape": shape, "source": q, "itemsize": itemsize}
     if q in _LAYERS:
         return _layer_estimate(model, q, expr)
     lib = None

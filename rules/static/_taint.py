@@ -25,7 +25,7 @@ from typing import Iterator
 
 from jaxlint.diagnostic import Confidence
 from jaxlint.static.semantic import (DIFF_TRANSFORMS, JIT_LIKE, STATIC_ATTRS, STATIC_CALLS, TRACING_HOFS, FunctionInfo,
-                                     ModuleModel, is_axis_size, iteration_targets, target_names)
+                                     ModuleModel, is_axis_size, iteration_targets, target_names, walk)
 from jaxlint.static.values import ARRAY_METHODS, CONTAINER_METHODS, Kind, Summaries, static_field_names
 
 POSSIBLE, LIKELY, CERTAIN = 0, 1, 2
@@ -209,7 +209,7 @@ class Taint:
                 return None  # `state == _sentinel` (an `object()`): an array defers to identity, a bool
             return _best(*(self.culprit(o) for o in operands))
         if isinstance(expr, ast.IfExp):
-            return _best(self.culprit(expr.body), self.culprit(expr.orelse))
+            return self._one_arm(expr)
         if isinstance(expr, (ast.Tuple, ast.List)):
             return _best(*(self.culprit(e) for e in expr.elts))
         if isinstance(expr, ast.NamedExpr):
@@ -217,6 +217,25 @@ class Taint:
         if isinstance(expr, ast.JoinedStr):
             return _best(*(self.culprit(v.value) for v in expr.values if isinstance(v, ast.FormattedValue)))
         return None
+
+    def _one_arm(self, expr: ast.IfExp) -> tuple[int, ast.AST] | None:
+        """Only one arm of ``a if test else b`` runs. When ``test`` asks whether a traced
+        name is a tracer (``isinstance(x, float)``, ``isinstance(x, jax.Array)``), the arm a
+        tracer takes is the value; otherwise a value traced in one arm only is possibly
+        traced, and one traced in both is as sure as the less sure arm."""
+        for name in {n.id for n in walk(expr.test) if isinstance(n, ast.Name)}:
+            level = self.names.get(name)
+            if level != CERTAIN or name not in self.fn.tainted:
+                continue
+            if _isinstance_of(self.model, expr.test, name, jax=False):
+                return self.culprit(expr.orelse)  # a tracer is no host value: the else arm runs
+            if _isinstance_of(self.model, expr.test, name, jax=True):
+                return self.culprit(expr.body)
+        body, orelse = self.culprit(expr.body), self.culprit(expr.orelse)
+        if body is not None and orelse is not None:
+            return body if body[0] <= orelse[0] else orelse
+        found = body or orelse
+        return (POSSIBLE, found[1]) if found is not None else None
 
     def _narrowed(self, name: ast.Name) -> bool:
         """Whether an ``isinstance`` test around ``name`` rules out a tracer: the body of

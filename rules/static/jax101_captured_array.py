@@ -19,7 +19,9 @@ class CapturedArray(StaticRule):
     Finds traced code (a jitted function, or code traced through one) that reads an
     array defined outside it: at module level, in an enclosing function, as a default
     argument, as a `functools.partial`-bound argument (also through a name:
-    `g = partial(f, W)`, `jax.jit(g)`), or as an attribute of a static `self`. Reports
+    `g = partial(f, W)`, `jax.jit(g)`), or as an attribute of a static `self` (also a
+    field that `__init__` sets from its argument, holding the array the module's one
+    module-level instance was made with: `m = Module(table)`). Reports
     when the array's size, estimated from its constructor, reaches `max-bytes`, or when
     it is loaded from disk (`np.load`, `pickle.load`), whose size is unknown.
 
@@ -128,6 +130,28 @@ class CapturedArray(StaticRule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            from functools import partial
+            import jax
+
+            key = jax.random.PRNGKey(0)
+            table = jax.random.uniform(key, (10_000_000,))
+
+            class Module:
+                def __init__(self, transformation):
+                    self.transformation = transformation
+
+                @partial(jax.jit, static_argnums=(0,))
+                def apply(self, x):
+                    # a module-level instance's field: the array it was made with
+                    return x * self.transformation
+
+            m = Module(table)
+            """,
+            line=14,
+            message="reads `self.transformation` from a static `self`, a 38.1 MiB array",
+        ),
         Invalid(
             """
             import jax
@@ -483,7 +507,8 @@ class CapturedArray(StaticRule):
                     for t in n.targets:
                         if (isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
                                 and t.value.id == "self"):
-                            values.append(n.value)
+                            values.append(n.value if not isinstance(n.value, ast.Name)
+                                          else _constructed_with(model, other, n.value) or n.value)
         return values[0] if len(values) == 1 else None
 
     def _report(self, ctx, node, name, est, def_node, limit, how) -> bool:
@@ -531,6 +556,27 @@ _JIT = {"jax.jit", "jax.pmap", "jax.experimental.pjit.pjit", "equinox.filter_jit
 #: Calls that move or convert an array and keep its size: `W = jnp.asarray(W)`.
 _CONVERSIONS = {"jax.numpy.asarray", "jax.numpy.array", "jax.device_put", "numpy.asarray", "numpy.array",
                 "numpy.ascontiguousarray"}
+
+
+def _constructed_with(model, init, name: ast.Name) -> ast.expr | None:
+    """What ``self.a = p`` in ``__init__`` holds when ``p`` is a parameter: the argument the
+    module's one module-level construction of the class passes (``m = Module(table)``,
+    with ``table`` a module-level array), else None."""
+    if init.name != "__init__" or init.param(name.id) is None or init.class_name is None:
+        return None
+    p = init.param(name.id)
+    args = []
+    for call in model.nodes(ast.Call):
+        if isinstance(call.func, ast.Name) and call.func.id == init.class_name:
+            if model.function_of(call) is not None:
+                return None  # made inside a function too: one value per call, not one array
+            given = next((k.value for k in call.keywords if k.arg == p.name), None)
+            if given is None and p.index is not None and 0 < p.index <= len(call.args):
+                given = call.args[p.index - 1]  # `self` is not passed
+            if given is None or any(isinstance(a, ast.Starred) for a in call.args):
+                return None
+            args.append(given)
+    return args[0] if len(args) == 1 else None
 
 
 def _drop_conversions(model, name: str, bindings: list) -> list:

@@ -55,7 +55,10 @@ class TracedControlFlow(StaticRule):
     `jax.numpy` result, arithmetic on them): tracing fails. **Warning** when it is
     only likely: an attribute of an unannotated parameter (`state.step`; a pytree
     may declare a field static) or a bare parameter used as a truth value (it may be
-    a dict pytree). A value that comes out of a call or a method the linter cannot see
+    a dict pytree). Only one arm of `a if test else b` runs: a value traced in one arm
+    only is *possible*, unless the test asks whether a traced name is a tracer
+    (`x if isinstance(x, float) else x.sum()`: a tracer takes the `else` arm). A value
+    that comes out of a call or a method the linter cannot see
     into is a *possible* finding, reported only under `--preview`; a method of a class
     of the module is read (`state.count()` returning `len(self.items)` is a Python int),
     and so are the fields a pytree class declares static (`struct.field(pytree_node=False)`,
@@ -245,8 +248,36 @@ class TracedControlFlow(StaticRule):
                 return x.sum()
             """
         ),
+        Valid(
+            """
+            import jax
+
+            @jax.jit
+            def norm(x, scale=None):
+                # only one arm runs: `s` is traced only when a scale is passed (possible, --preview)
+                s = scale if scale is not None else 2.0
+                if s > 1:
+                    x = x / s
+                return x
+            """
+        ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def total(x):
+                # a tracer is no float: the `else` arm is the one that runs
+                y = x if isinstance(x, float) else x.sum()
+                if y > 0:
+                    return y
+                return -y
+            """,
+            line=7,
+            message="`if` on traced value `y > 0`",
+        ),
         Invalid(
             """
             import jax

@@ -7,11 +7,13 @@ reproduces):
   promptly with no traceback;
 * the same to ``jaxlint server``, from its start to a busy fix-all: it ends promptly,
   with exit 0 once it runs (a real LSP client over stdio where it is connected);
+* ``.jaxlint/`` damaged as a whole (a file; a folder where a recording file goes; a
+  symlink loop; ``observed.ir`` a file) under ``check --dynamic`` and ``record``;
 * notebooks whose cells end their lines with ``\\n``, ``\\r\\n`` or ``\\r`` through
   ``--fix`` and ``--add-noqa``: a cell without a finding is kept byte for byte, a fixed
   cell keeps its line breaks, and ``--add-noqa`` only adds its comments.
 
-Damaged ``.jaxlint/`` files are fuzzed in tests/test_untrusted_fuzz.py; a signal to an
+The contents of ``.jaxlint/`` files are fuzzed in tests/test_untrusted_fuzz.py; a signal to an
 idle server and to ``record`` at a fixed moment in tests/test_lsp_signals.py and
 tests/test_record_survives.py.
 """
@@ -86,6 +88,63 @@ def test_a_signal_at_any_moment_of_record_keeps_the_recording(tmp_path):
         assert observed["functions"]["train:step"]["diagnostics"] == OBSERVED["functions"]["train:step"]["diagnostics"], where
         assert signatures["functions"]["train:step"]["signatures"] == \
             SIGNATURES["functions"]["train:step"]["signatures"], where
+
+
+def _damage_layout(jaxlint_dir: Path, how: str) -> None:
+    """``.jaxlint/`` damaged as a whole, where tests/test_untrusted_fuzz.py damages contents."""
+    if how == "a file":
+        shutil.rmtree(jaxlint_dir)
+        jaxlint_dir.write_text("x")
+    elif how in ("observed.json a folder", "signatures.json a folder"):
+        name = how.split()[0]
+        (jaxlint_dir / name).unlink()
+        (jaxlint_dir / name).mkdir()
+    elif how == "observed.json a symlink to itself":
+        (jaxlint_dir / "observed.json").unlink()
+        (jaxlint_dir / "observed.json").symlink_to("observed.json")
+    else:  # observed.ir a file
+        (jaxlint_dir / "observed.ir").write_text("x")
+
+
+RECORD_LAYOUTS = ("a file", "signatures.json a folder", "observed.json a symlink to itself")
+
+
+def test_a_damaged_jaxlint_folder_is_one_line_and_nothing_runs(tmp_path, monkeypatch, capsys):
+    """Each layout under ``check --dynamic`` (in this process) and ``record`` (the real
+    CLI, a program that leaves a mark): exit 0 or 2, at most one error line, no
+    traceback; a refused ``record`` does not run the program."""
+    from jaxlint.cli import main
+
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    (project / "train.py").write_text("import jax\n\n\n@jax.jit\ndef step(x):\n    return x\n")
+    monkeypatch.chdir(project)
+    ran = tmp_path / "ran"
+    program = f"open({str(ran)!r}, 'w').close()"
+    for how in ("a file", "observed.json a folder", "signatures.json a folder",
+                "observed.json a symlink to itself", "observed.ir a file"):
+        # record (a subprocess, ~3 s loaded) on the layouts that differ for it
+        for command in ("check", "record") if how in RECORD_LAYOUTS else ("check",):
+            if (project / ".jaxlint").is_dir():
+                shutil.rmtree(project / ".jaxlint")
+            elif (project / ".jaxlint").exists():
+                (project / ".jaxlint").unlink()
+            (project / ".jaxlint").mkdir()
+            (project / ".jaxlint" / "observed.json").write_text(json.dumps(OBSERVED))
+            (project / ".jaxlint" / "signatures.json").write_text(json.dumps(SIGNATURES))
+            _damage_layout(project / ".jaxlint", how)
+            ran.unlink(missing_ok=True)
+            if command == "check":
+                rc, err = main(["check", "--dynamic", "train.py"]), capsys.readouterr().err
+            else:
+                r = subprocess.run([sys.executable, "-m", "jaxlint", "record", "--keep-ir", "--", sys.executable, "-c",
+                                    program], cwd=project, capture_output=True, text=True, timeout=300)
+                rc, err = r.returncode, r.stderr
+                assert ran.exists() == (rc == 0), (how, rc, err)
+            where = (how, command, rc, err[-1500:])
+            assert rc in (0, 2) and "Traceback" not in err, where
+            assert err.count("jaxlint: error:") == (rc == 2), where
 
 
 def test_a_signal_at_any_moment_ends_the_server_cleanly(tmp_path):

@@ -1,6 +1,6 @@
 """``jaxlint check --watch`` (issue 21, ruff parity): the real CLI in a subprocess checks,
-checks again when a file is edited (a new finding appears) and when a config file
-changes, and ends with exit status 0 on SIGINT (Ctrl-C)."""
+checks again when a file is edited (a new finding appears), when a config file changes
+and when a new file appears, and ends with exit status 0 on SIGINT (Ctrl-C)."""
 from __future__ import annotations
 
 import os
@@ -36,7 +36,7 @@ def test_watch_checks_again_on_an_edit_and_stops_cleanly_on_ctrl_c(tmp_path: Pat
     out, err = tmp_path / "out.txt", tmp_path / "err.txt"
     env = {k: v for k, v in os.environ.items() if k != "JAXLINT_OUTPUT_FORMAT"}
     with open(out, "wb") as o, open(err, "wb") as e:
-        proc = subprocess.Popen([sys.executable, "-m", "jaxlint", "check", "--watch", "m.py"],
+        proc = subprocess.Popen([sys.executable, "-m", "jaxlint", "check", "--watch", "."],
                                 cwd=tmp_path, stdout=o, stderr=e, env=env)
     try:
         rounds = lambda: err.read_text().count("watching for file changes")  # noqa: E731
@@ -52,6 +52,12 @@ def test_watch_checks_again_on_an_edit_and_stops_cleanly_on_ctrl_c(tmp_path: Pat
         assert out.read_text().rstrip().endswith("All checks passed!")
         time.sleep(1.5)  # idle: no change, no round
         assert rounds() == 3
+        # a new file in a watched folder is found (its folder changed) and checked
+        (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
+        _wait("a round after the config is restored", lambda: rounds() >= 4, proc)
+        (tmp_path / "n.py").write_text(BAD)
+        _wait("a round for the new file", lambda: rounds() >= 5, proc)
+        assert "n.py:7:12: JAX104" in out.read_text()
         proc.send_signal(signal.SIGINT)
         rc = proc.wait(WAIT)
     finally:

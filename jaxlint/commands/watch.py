@@ -1,12 +1,15 @@
 """``jaxlint check --watch``: check, then check again whenever a file changes, until Ctrl-C.
 
-What is watched is what the check would read: the files it finds under the paths (found
-again on every look, so a new file counts) and the config files that may apply to them.
-Their modification times and sizes are polled every :data:`POLL_SECONDS` (no file-event
-dependency). Each round is a whole ``jaxlint check`` with the cache on, so the files
-that did not change cost a cache read; on a terminal the screen is cleared first, as
-ruff does. A broken config file is reported and the watch goes on. Ctrl-C (SIGINT) ends
-the watch with exit status 0.
+What is watched is what the check would read: the files it finds under the paths and
+the config files that may apply to them. Their modification times and sizes are polled
+every :data:`POLL_SECONDS` (no file-event dependency). Finding the files again costs
+more than a look (config files are read, excludes matched), so it is done when a folder
+they are in changes (a file added, removed or renamed there) and every
+:data:`FIND_SECONDS` otherwise (a file in a folder that held none). Each round is a
+whole ``jaxlint check`` with the cache on, so the files that did not change cost a
+cache read; on a terminal the screen is cleared first, as ruff does. A broken config
+file is reported and the watch goes on. Ctrl-C (SIGINT) ends the watch with exit
+status 0.
 """
 from __future__ import annotations
 
@@ -24,6 +27,8 @@ if TYPE_CHECKING:
 
 #: seconds between two looks at the files
 POLL_SECONDS = 0.5
+#: seconds after which the files are found again even though no folder changed
+FIND_SECONDS = 30.0
 _CLEAR = "\x1b[2J\x1b[3J\x1b[H"
 
 #: options that end a run before the findings, or write what a watch would rewrite
@@ -39,12 +44,13 @@ def watch(options: "CheckOptions", poll: float = POLL_SECONDS) -> int:
 
     _refuse(options)
     once = replace(options, watch=False)
+    files = _Files(options)
     changed: list[str] = []
     try:
         while True:
             # looked at before the round, so an edit made during it starts another; with
             # --fix, after it, so that the round's own fixes do not
-            state = None if options.fix else _state(options)
+            state = None if options.fix else files.look()
             if sys.stdout.isatty():
                 sys.stdout.write(_CLEAR)
             if changed:
@@ -55,11 +61,11 @@ def watch(options: "CheckOptions", poll: float = POLL_SECONDS) -> int:
                 print(f"jaxlint: error: {e}", file=sys.stderr)
             sys.stdout.flush()
             if state is None:
-                state = _state(options)
+                state = files.look()
             _say("watching for file changes (Ctrl-C to stop)")
             while True:
                 time.sleep(poll)
-                now = _state(options)
+                now = files.look()
                 if now != state:
                     changed = sorted(os.path.relpath(k) if k else "the paths"
                                      for k in now.keys() | state.keys() if now.get(k) != state.get(k))
@@ -81,34 +87,63 @@ def _say(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-def _state(options: "CheckOptions") -> dict[str, tuple]:
-    """Path -> (mtime, size) of every file the check would read; a path that cannot be
-    looked at maps to its error, so that fixing it counts as a change."""
-    from jaxlint.discovery import SettingsResolver, discover
-    from jaxlint.pipeline import check_paths
+class _Files:
+    """The files a check with ``options`` would read, and a cheap look at them."""
 
-    explicit = Path(options.config) if options.config else None
-    try:
-        resolver = SettingsResolver(explicit, options.isolated, options.overrides())
-        tasks = discover(check_paths(options), resolver, force_exclude=options.force_exclude, warnings=[])
-    except (ConfigError, OSError) as e:
-        return {"": (str(e),)}
-    files = {t.path for t in tasks}
-    if explicit is not None:
-        files.add(explicit.absolute())
-    elif not options.isolated:
-        dirs: set[Path] = set()
+    def __init__(self, options: "CheckOptions") -> None:
+        self.options = options
+        self.files: set[Path] = set()
+        self.folders: dict[str, tuple] = {}
+        self.error: str | None = None
+        self.found_at = float("-inf")
+
+    def look(self) -> dict[str, tuple]:
+        """Path -> (mtime, size) of every file; a failure to find them maps "" to its
+        error, so that fixing it counts as a change."""
+        if time.monotonic() - self.found_at >= FIND_SECONDS or _stats(self.folders) != self.folders:
+            self._find()
+        return {"": (self.error,)} if self.error is not None else _stats(dict.fromkeys(map(str, self.files)))
+
+    def _find(self) -> None:
+        from jaxlint.discovery import SettingsResolver, discover
+        from jaxlint.pipeline import check_paths
+
+        o = self.options
+        self.found_at = time.monotonic()
+        explicit = Path(o.config) if o.config else None
+        try:
+            resolver = SettingsResolver(explicit, o.isolated, o.overrides())
+            paths = check_paths(o)
+            tasks = discover(paths, resolver, force_exclude=o.force_exclude, warnings=[])
+        except (ConfigError, OSError) as e:
+            self.error, self.files, self.folders = str(e), set(), {}
+            return
+        self.error = None
+        roots = [Path(p).absolute() for p in paths if Path(p).is_dir()]
+        dirs: set[Path] = set()  # every folder a config file may apply from: up to /
         for t in tasks:
             for d in (t.path.parent, *t.path.parent.parents):
                 if d in dirs:
                     break
                 dirs.add(d)
-        files.update(d / name for d in dirs for name in CONFIG_FILES)
+        self.files = {t.path for t in tasks}
+        if explicit is not None:
+            self.files.add(explicit.absolute())
+        elif not o.isolated:
+            self.files.update(d / name for d in dirs for name in CONFIG_FILES)
+        # the folders whose change means "find again": those under the paths given (not
+        # /tmp or $HOME above them, which other programs change all the time)
+        folders = [d for d in dirs | set(roots) if any(d == r or d.is_relative_to(r) for r in roots)]
+        self.folders = _stats(dict.fromkeys(map(str, folders)))
+
+
+def _stats(paths: dict[str, object]) -> dict[str, tuple]:
+    """Path -> (mtime, size) of those of ``paths`` that exist."""
     out: dict[str, tuple] = {}
-    for p in files:
+    for p in paths:
         try:
             st = os.stat(p)
         except OSError:
             continue  # an absent config file; a vanished source file drops out of the set
-        out[str(p)] = (st.st_mtime_ns, st.st_size)
+        out[p] = (st.st_mtime_ns, st.st_size)
     return out

@@ -72,7 +72,7 @@ class Edit:
     cell: int | None = None
 
     def to_dict(self) -> dict:
-        out = {
+        out: dict[str, Any] = {
             "content": self.content,
             "location": {"row": self.start.line, "column": self.start.column},
             "end_location": {"row": self.end.line, "column": self.end.column},
@@ -104,7 +104,7 @@ class Fix:
     plan: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict:
-        out = {
+        out: dict[str, Any] = {
             "message": self.message,
             "applicability": self.applicability.value,
             "edits": [e.to_dict() for e in self.edits],
@@ -135,7 +135,7 @@ class Related:
     cell: int | None = None
 
     def to_dict(self) -> dict:
-        out = {
+        out: dict[str, Any] = {
             "filename": self.path,
             "message": self.message,
             "location": {"row": self.start.line, "column": self.start.column},

@@ -36,7 +36,7 @@ import json
 import re
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from jaxlint.textutil import LINE_BREAK, line_starts, split_lines
 
@@ -236,8 +236,8 @@ def mask(source: str) -> tuple[list[str], list[int]]:
     if first is not None and lines[first].lstrip().startswith("%%"):
         name = lines[first].lstrip()[2:].split(None, 1)[0] if lines[first].lstrip()[2:].strip() else ""
         if name not in PYTHON_CELL_MAGICS:  # not Python: the whole cell is masked
-            masked = [i for i, ln in enumerate(lines) if ln.strip()]
-            return [PLACEHOLDER if i in masked else ln for i, ln in enumerate(lines)], masked
+            blank = [i for i, ln in enumerate(lines) if ln.strip()]
+            return [PLACEHOLDER if i in blank else ln for i, ln in enumerate(lines)], blank
     out = list(lines)
     masked: list[int] = []
     depth, quote, continued = 0, "", False
@@ -560,7 +560,7 @@ def _members(s: str, i: int, descend=None) -> tuple[list[tuple[str, int, int]], 
 
 def _elements(s: str, i: int) -> list[tuple[int, int]]:
     """(start, end) of each element of the array at ``s[i]``."""
-    out = []
+    out: list[tuple[int, int]] = []
     i = _skip(s, i + 1)
     if s[i] == "]":
         return out
@@ -626,7 +626,7 @@ def _encode_source(text: str, a: int, b: int, source: str, ascii_only: bool) -> 
     if text[a] != "[":
         return dump(source)
     old_tokens = _string_tokens(text, a, b)
-    raw_of = {}
+    raw_of: dict[Any, Any] = {}
     for x, y in old_tokens:
         raw_of.setdefault(_DECODER.raw_decode(text, x)[0], text[x:y])
     lines = source.splitlines(keepends=True)

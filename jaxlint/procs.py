@@ -45,7 +45,7 @@ def tagged_pids(tag: str) -> list[int]:
     prefix = f"{TAG_VAR}=".encode()
     want = tag.encode()
     me = os.getpid()
-    out = []
+    out: list[int] = []
     try:
         names = os.listdir("/proc")
     except OSError:
@@ -124,7 +124,7 @@ def exit_on_signals() -> Iterator[None]:
         return
     wanted = [s for s in ("SIGTERM", "SIGHUP") if hasattr(signal, s)]
     old = {}
-    raised = []
+    raised: list[int] = []
 
     def handler(signum, frame):
         if raised:

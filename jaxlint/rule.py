@@ -28,9 +28,10 @@ import os
 import re
 import textwrap
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from jaxlint.diagnostic import Applicability, Diagnostic, Phase, Severity
+from jaxlint.errors import shown
 
 if TYPE_CHECKING:
     from jaxlint.dynamic.analysis import FunctionAnalysis
@@ -63,8 +64,6 @@ class Option:
     minimum: float | None = None
 
     def validate(self, key: str, value: Any) -> Any:
-        from jaxlint.errors import shown
-
         types = self.type if isinstance(self.type, tuple) else (self.type,)
         if isinstance(value, bool) and bool not in types:
             raise ValueError(f"option {key!r} must be {_type_names(types)}, got {shown(value)}")
@@ -74,7 +73,7 @@ class Option:
             raise ValueError(f"option {key!r} must be {_type_names(types)}, got {shown(value)}")
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"option {key!r} must be a finite number, got {shown(value)}")
-        if self.minimum is not None and value < self.minimum:
+        if self.minimum is not None and isinstance(value, (int, float)) and value < self.minimum:
             raise ValueError(f"option {key!r} must be >= {self.minimum}, got {shown(value)}")
         return value
 
@@ -244,10 +243,10 @@ def about_noqa_comments(rule: type[Rule] | None) -> bool:
 
 
 def iter_rule_examples(rule: type[Rule]) -> Iterator[tuple[str, Valid | Invalid]]:
-    for i, v in enumerate(rule.VALID):
-        yield f"{rule.code}-valid-{i}", v
-    for i, v in enumerate(rule.INVALID):
-        yield f"{rule.code}-invalid-{i}", v
+    for i, valid in enumerate(rule.VALID):
+        yield f"{rule.code}-valid-{i}", valid
+    for i, invalid in enumerate(rule.INVALID):
+        yield f"{rule.code}-invalid-{i}", invalid
 
 
 def example_source(example: Valid | Invalid) -> str:
@@ -313,7 +312,11 @@ def is_test_path(path: str) -> bool:
     return base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"
 
 
-def in_dependency_order(rules: Sequence[Rule]) -> list[Rule]:
+#: a rule class or instance, kept as given
+R = TypeVar("R", bound="Rule | type[Rule]")
+
+
+def in_dependency_order(rules: Sequence[R]) -> list[R]:
     """``rules`` (instances or classes) with every rule after the rules whose trace facts
     it reads (``Rule.reads``, ``TraceRule.trace_fact``), otherwise in the order given:
     the findings do not depend on the order of the registry."""
@@ -321,7 +324,7 @@ def in_dependency_order(rules: Sequence[Rule]) -> list[Rule]:
     provides = {i: getattr(r, "trace_fact", None) for i, r in enumerate(rules)}
     if not any(r.reads for r in rules):
         return rules
-    out: list[Rule] = []
+    out: list[R] = []
     placed: set[int] = set()
     visiting: set[int] = set()
 

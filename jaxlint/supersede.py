@@ -28,7 +28,9 @@ def superseded(lower: Sequence[Diagnostic], higher: Sequence[Diagnostic],
     replaced: dict[int, list[Diagnostic]] = {}
     for j, mine in enumerate(higher):
         rule = rule_of(mine.code)
-        candidates = sorted(i for c in (rule.supersedes if rule is not None else ()) for i in by_code.get(c, ()))
+        if rule is None:
+            continue
+        candidates = sorted(i for c in rule.supersedes for i in by_code.get(c, ()))
         gone = [i for i in candidates if i not in dropped and rule.same_problem(mine, lower[i])]
         if gone:
             dropped.update(gone)

@@ -107,10 +107,10 @@ def environment_of(facts: CompileFacts, devices: int | None = None, x64: bool | 
             import jax
 
             devices = jax.device_count() if devices is None else devices
-            x64 = bool(jax.config.jax_enable_x64) if x64 is None else x64
+            x64 = bool(getattr(jax.config, "jax_enable_x64")) if x64 is None else x64
         except Exception:  # no jax here (a test over saved facts): what is known
             pass
-    env = {"jax": facts.versions.get("jax", "?"), "jaxlib": facts.versions.get("jaxlib", "?"),
+    env: dict[str, Any] = {"jax": facts.versions.get("jax", "?"), "jaxlib": facts.versions.get("jaxlib", "?"),
            "backend": facts.platform, "device_kind": facts.device_kind, "xla_flags": facts.xla_flags}
     if devices is not None:
         env["devices"] = int(devices)

@@ -301,8 +301,8 @@ class HloModule:
             elif inst.opcode == "call" and inst.called and inst.called[0] in self.computations:
                 # jaxlib 0.4 wraps big loop fusions in call(to_apply=%parallel_*_fusion)
                 inst = self.computations[inst.called[0]].root
-            elif inst.opcode == "parameter" and self._call_operand(inst) is not None:
-                inst = self.instructions.get(self._call_operand(inst))
+            elif inst.opcode == "parameter" and (operand := self._call_operand(inst)) is not None:
+                inst = self.instructions.get(operand)
             else:
                 break
         return inst
@@ -481,13 +481,13 @@ def _parse_instruction(line: str, computation: str) -> Instruction | None:
     close_at = match_closer(rest, open_at)
     inner = rest[open_at + 1:close_at]
     attrs: dict[str, str] = {}
-    last = None
+    last: str | None = None
     for part in split_top(rest[close_at + 1:]):
         k, sep, v = part.partition("=")
         if sep and k.strip() == "device_ids" and last == "replica_groups":
             # Shardy's `replica_groups=mesh[...], device_ids=([4,2]T(1,0)) {'axis'}`: one
             # attribute with a comma of its own at the top level
-            attrs[last] += ", " + part.strip()
+            attrs["replica_groups"] += ", " + part.strip()
         elif sep:
             last = k.strip()
             attrs[last] = v.strip()

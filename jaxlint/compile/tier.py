@@ -183,7 +183,7 @@ def _platform(compiled) -> tuple[str, str]:
     """Platform and device kind of the devices the executable was built for."""
     import jax
 
-    devices = []
+    devices: list[Any] = []
     for attr in ("input_shardings", "output_shardings"):
         try:
             shardings = getattr(compiled, attr, None)

@@ -107,7 +107,7 @@ def count_text(n: float | None) -> str:
 
 
 def _same(a: str | None, b: str) -> bool:
-    return bool(a) and os.path.normpath(os.path.abspath(a)) == os.path.normpath(b)
+    return a is not None and a != "" and os.path.normpath(os.path.abspath(a)) == os.path.normpath(b)
 
 
 def build_view(answer: dict, *, function: str, file: str, display: str, inputs: str, source: list[str],

@@ -212,3 +212,13 @@ def test_only_one_arm_of_a_conditional_expression_runs():
     taint = Taint(model, fn)
     assert {n: taint.names.get(n) for n in ("one", "both", "host", "array")} == {
         "one": POSSIBLE, "both": CERTAIN, "host": CERTAIN, "array": CERTAIN}
+
+
+def test_static_rules_ask_the_value_model():
+    """Whether a value is traced is the value model's answer (``_taint.Taint``, with its
+    certainty), not ``ModuleModel.is_traced_expr``'s yes/no: no rule calls the latter."""
+    from pathlib import Path
+
+    rules = Path(__file__).resolve().parent.parent / "rules" / "static"
+    callers = sorted(p.name for p in rules.glob("jax*.py") if "is_traced_expr(" in p.read_text())
+    assert callers == []

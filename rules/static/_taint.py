@@ -409,6 +409,11 @@ def _argument_for(call: ast.Call, target: FunctionInfo, p, implicit: int) -> ast
     return None
 
 
+def taint_of(model: ModuleModel, fn: FunctionInfo) -> "Taint":
+    """The value model's view of traced function ``fn``, made once per module and function."""
+    return _taint_of(model, fn, 0)
+
+
 def _taint_of(model: ModuleModel, fn: FunctionInfo, depth: int) -> "Taint":
     """One Taint per traced function of a module (callers are asked about many callees)."""
     cache = model.__dict__.setdefault("_taint_by_function", {})

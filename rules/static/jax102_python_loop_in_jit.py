@@ -8,7 +8,7 @@ from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._arrays import is_jax_array, used_as_array
 from jaxlint.rules.static._common import static_int, static_sequence
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
-from jaxlint.rules.static._taint import describe, traced_how
+from jaxlint.rules.static._taint import POSSIBLE, describe, taint_of, traced_how
 from jaxlint.static.semantic import walk
 
 if TYPE_CHECKING:
@@ -429,19 +429,22 @@ class PythonLoopInJit(StaticRule):
         """A loop over the rows of a traced array, or up to a size of a traced argument:
         unrolled as many times as that size, which is fixed at trace time but unknown here."""
         model, it = ctx.model, loop.iter
+        taint = taint_of(model, fn)
         rows = None
         # a count the model cannot size: likely large when it is a leading (batch, time)
         # axis or a caller's choice; only possibly when it is a range built as an array
         # from a static size (`jnp.arange(n)`) or a trailing axis (components, channels)
         sure = Confidence.LIKELY
         if isinstance(it, ast.Call) and model.resolve_call(it) in _RANGES - {"builtins.range"}:
-            if it.args and not any(model.is_traced_expr(a, fn) for a in it.args):
+            if it.args and not any(taint.level(a) is not None for a in it.args):
                 sure = Confidence.POSSIBLE
                 rows = f"runs as many times as `{describe(it)}` has elements, a static size not known here"
-        elif model.is_traced_expr(it, fn) and (is_jax_array(model, fn, it) or (
+        elif taint.level(it) is not None and (is_jax_array(model, fn, it) or (
                 isinstance(it, ast.Name) and it.id in fn.traced_params
                 and all(b.kind == "param" for b in fn.bindings.get(it.id, [])) and used_as_array(fn, it.id))):
             rows = f"iterates over the rows of traced array `{describe(it)}`"
+            if taint.level(it) == POSSIBLE:
+                sure = Confidence.POSSIBLE  # an array only possibly traced (a helper's result)
         if rows is None:
             bound = self._size_bound(model, fn, it)
             if bound is not None:

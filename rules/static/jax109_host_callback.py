@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.rules.static._taint import LIKELY, POSSIBLE, taint_of
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
 
 if TYPE_CHECKING:
@@ -263,7 +264,8 @@ def _deliberate(model: ModuleModel, fn: FunctionInfo, call: ast.Call) -> bool:
     for anc in model.ancestors(call):
         if isinstance(anc, ast.If) and child in anc.body and _is_flag(anc.test):
             scope = model.function_of(anc)
-            if scope is None or not scope.traced or not model.is_traced_expr(anc.test, scope):
+            # a flag the value model does not see as surely traced: a setting
+            if scope is None or not scope.traced or (taint_of(model, scope).level(anc.test) or POSSIBLE) < LIKELY:
                 return True
         child = anc
     return False

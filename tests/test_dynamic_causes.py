@@ -84,11 +84,20 @@ def pairwise(x):
     return out
 
 
+@eqx.filter_jit
+def sample_one(y):
+    for _ in range(12):  # EAGER
+        y = jnp.sin(y) * 0.5 + y
+    return y
+
+
 def main_rows():
     w, x = jnp.ones(4), jnp.ones((16, 4))
     jax.jit(row_loss)(w, x)
     jax.jit(jax.grad(row_loss))(w, x)
     jax.jit(pairwise)(jnp.ones((6, 3)))
+    for batch in (4, 6):  # a solve vmapped outside any jit: a program of its own, compiled per batch size
+        jax.vmap(sample_one)(jnp.ones((batch, 3)))
 
 
 if __name__ == "__main__":
@@ -131,7 +140,7 @@ def recorded(tmp_path_factory):
     check = run_cli("check", "--dynamic", "--compile", "--no-cache", "--output-format", "json", "train.py",
                     cwd=root, env=DEVICES, timeout=600)
     lines = {m: i for i, line in enumerate(TRAIN.lstrip("\n").splitlines(), 1)
-             for m in ("RESHARD", "GROW", "REJIT", "SETTING", "ERRORCHECK", "SEED", "ROWS", "NESTED") if f"# {m}" in line}
+             for m in ("RESHARD", "GROW", "REJIT", "SETTING", "ERRORCHECK", "SEED", "ROWS", "NESTED", "EAGER") if f"# {m}" in line}
     return root, json_findings(check, "JAX208"), lines, json_findings(check)
 
 
@@ -214,6 +223,18 @@ def test_loops_over_rows_and_nested_loops_in_functions_jitted_in_main(recorded):
     assert "nested Python loops" in nested["message"] and nested["data"]["iterations"] == 36
     # `jax.jit(row_loss)` and `jax.jit(jax.grad(row_loss))` are two programs, each compiled once
     assert not [d for d in found if d["data"]["function"] == "row_loss"]
+
+
+def test_a_jitted_function_called_only_under_an_eager_vmap_is_analysed(recorded):
+    # equinox filter_jit'd per-example function mapped by jax.vmap outside any jit: it is
+    # compiled as a program of its own, so it is analysed (for one example), not counted
+    # as "only inside other jitted functions"
+    root, found, lines, everything = recorded
+    [d] = _at([d for d in everything if d["code"] == "JAX202"], lines["EAGER"])
+    assert d["data"]["iterations"] == 12
+    sigs = json.loads((root / ".jaxlint" / "signatures.json").read_text())["functions"]["train:sample_one"]
+    assert [s["under"] for s in sigs["signatures"]] == ["vmap"] and sigs["signatures"][0]["args"] == ["f32[3]"]
+    assert not [d for d in found if d["data"]["function"] == "sample_one"]  # two batch sizes: not a finding
 
 
 EDITED = '''

@@ -645,6 +645,37 @@ def is_tracer(x: Any) -> bool:
     return isinstance(x, jax.core.Tracer)
 
 
+def eager_transform() -> str | None:
+    """The transform a call with tracers runs under when no program is being traced
+    (``jax.vmap(solve)(ys)`` outside any jit: a jitted ``solve`` then compiles a program
+    of its own, batched): ``"vmap"``, ``"grad"`` or the trace's name; None when a jit,
+    scan or other staged trace is under way (the call is inlined there) or when this jax
+    does not tell (``jax._src.core.trace_ctx``, private: read only here)."""
+    from jax._src import core
+
+    trace = getattr(getattr(core, "trace_ctx", None), "trace", None)
+    names = []
+    while trace is not None and len(names) < 64:
+        names.append(type(trace).__name__)
+        trace = getattr(trace, "parent_trace", None)
+    if not names or any("Jaxpr" in n and n != "JaxprTrace" for n in names) or names[-1] != "EvalTrace":
+        return None
+    outer = names[0]
+    return {"BatchTrace": "vmap", "JVPTrace": "grad", "LinearizeTrace": "grad"}.get(outer, outer)
+
+
+def abstract_tracers(tree: Any) -> Any:
+    """``tree`` with each tracer replaced by a ``ShapeDtypeStruct`` of its aval (under
+    ``vmap``: one example's shape)."""
+    def leaf(x: Any) -> Any:
+        if not is_tracer(x):
+            return x
+        aval = x.aval
+        return jax.ShapeDtypeStruct(aval.shape, aval.dtype, weak_type=bool(getattr(aval, "weak_type", False)))
+
+    return jax.tree_util.tree_map(leaf, tree)
+
+
 # ---------------------------------------------------------------------------- shardings
 def sharding_facts(shardings, ndims) -> tuple[dict, list]:
     """(mesh, per-leaf partition specs) of a sequence of ``jax.sharding.Sharding``s, one
@@ -692,6 +723,6 @@ def array_shardings(tree) -> list:
     for x in jax.tree_util.tree_leaves(tree):
         if is_node is not None and not isinstance(x, jax.Array) and is_node(x):
             out.extend(array_shardings(sys.modules["flax.nnx"].state(x)))
-        elif isinstance(x, jax.Array):
+        elif isinstance(x, jax.Array) and not is_tracer(x):  # a tracer (an eager vmap's) has no placement
             out.append(x.sharding)
     return out

@@ -298,6 +298,8 @@ class Observer:
 
     def _trace(self, fs: FunctionState, rec: Any, args: tuple, kwargs: dict, sig: dict):
         kind = fs.meta["kind"]
+        if sig.get("under"):  # called under an eager jax.vmap/grad: traced for one example
+            args, kwargs = adapter.abstract_tracers((args, kwargs))
         if kind in ("jit", "pjit") and hasattr(rec._jitted, "trace"):
             return rec._jitted.trace(*args, **kwargs)
         from jaxlint.dynamic.transforms import PARTITIONED_KINDS, MappedJit, PartitionedJit
@@ -329,14 +331,15 @@ class Observer:
                 return
             if fs.traced and mine is not None and not mine and error is None:
                 return  # nothing new was compiled: the same program as before
-            self._analyse(fs, traced, error, mine, caught, site, donated, fun, shardings)
+            self._analyse(fs, traced, error, mine, caught, site, donated, fun, shardings,
+                          under=(cur.get("sig") or {}).get("under"))
         except Exception as e:  # never break the user's program
             fs.status, fs.reason = "failed", f"jaxlint could not analyse it: {type(e).__name__}: {e}"
         finally:
             fs.seconds += time.perf_counter() - t0
 
     def _analyse(self, fs: FunctionState, traced, error, compiles, caught, site, donated=(), fun: Any = None,
-                 shardings: tuple = ()) -> None:
+                 shardings: tuple = (), under: str | None = None) -> None:
         fa = fs.analysis(self, site, fun)
         fa.jitted = None
         fa.traced = traced
@@ -352,7 +355,8 @@ class Observer:
         for file, line in fa.trace_lines():
             fs.lines.setdefault(file, set()).add(line)
         if fa.jaxpr is not None and "compile" in self.levels:
-            captured = _pick(compiles, fs)
+            # under an eager vmap the program compiled the batched function: the trace is one example's
+            captured = _pick(compiles, fs) if under is None else None
             if captured is not None:
                 fa.captured = captured
             try:
@@ -362,8 +366,10 @@ class Observer:
                 if fs.report is None:
                     fs.report = fa.compile_report
                     if fs.report is not None and captured is None:
-                        fs.report["compiled_again"] = ("this jax version does not show the program's own compile: "
-                                                       "compiled once more to read it")
+                        fs.report["compiled_again"] = (
+                            f"called under an eager jax.{under}: compiled once more for one example to read it"
+                            if under else
+                            "this jax version does not show the program's own compile: compiled once more to read it")
             except Exception as e:
                 fs.rule_errors.append(f"the compile step failed on {fs.meta['qualname']}: {type(e).__name__}: {e}")
         if self.keep_ir and fs.ir is None and fa.jaxpr is not None:

@@ -668,6 +668,10 @@ def _note(key: str, meta: dict, args: tuple, kwargs: dict) -> tuple[str, dict, b
         sig["mesh"] = mesh
 
     inlined = adapter.has_tracer((args, kwargs))
+    under = adapter.eager_transform() if inlined else None
+    if under is not None:  # under jax.vmap/grad outside any jit: a program of its own, analysed per example
+        inlined = False
+        sig["under"] = under
     if inlined:  # called inside another trace: inlined there, not a compile of its own
         sig["inlined"] = True
     canon = json.dumps(sig, sort_keys=True)

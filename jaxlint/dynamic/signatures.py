@@ -47,7 +47,7 @@ _KEY = re.compile(r"key<(\w+)>\[([0-9,]*)\]")
 #: keys whose values are never array specs
 _VERBATIM = frozenset({"value", "repr", "opaque", "treedef", "namedtuple", "static", "pickle", "unsaved", "calls",
                        "compiles", "first_call", "inlined", "bound", "again_at", "wrappers", "seq",
-                       "sharding", "mesh"})
+                       "sharding", "mesh", "under"})
 
 
 def decode(node: Any) -> Any:

@@ -347,7 +347,9 @@ class Recompilation(TraceRule):
         # a Python number among a pytree's leaves is traced (as a weak-typed scalar) by
         # jax.jit and nnx.jit, but is a static value for equinox.filter_jit
         traced = (fa.entry or {}).get("kind") != "filter_jit"
-        sigs = [s for s in fa.signatures or () if not s.get("inlined")]  # inlined calls compile nothing
+        # inlined calls compile nothing; one made under an eager jax.vmap compiles the batched
+        # program, whose batch size its (one example's) signature does not hold
+        sigs = [s for s in fa.signatures or () if not s.get("inlined") and not s.get("under")]
         observed = any("compiles" in s for s in sigs)
         if observed:  # what jax really compiled (`jaxlint record` watched it)
             sigs = [s for s in sigs if s.get("compiles")]

@@ -346,7 +346,7 @@ def _outermost(fa: FunctionAnalysis, loop: ast.AST, site: Site) -> tuple:
     return outer, _loop_header(site.path, outer)
 
 
-def _iterated_array(fa: FunctionAnalysis, loop: ast.AST, eqns, start: int, period: int, reps: int, path: str):
+def _iterated_array(fa: FunctionAnalysis, loop: ast.For | ast.AsyncFor | ast.comprehension, eqns, start: int, period: int, reps: int, path: str):
     """(the iterable's text, its aval) when a ``for`` over a traced array made the copies:
     each copy starts by slicing one array, at the loop's header line; None otherwise."""
     from jaxlint.dynamic import adapter

@@ -275,7 +275,8 @@ class TraceRule(Rule):
     constant_finding: ClassVar[bool] = False
     #: The key under which this rule's findings reach other rules as a trace fact: trace
     #: rules that declare it in ``reads`` (``fa.findings_of(key)``), and the compile rules
-    #: (``CompileFacts.trace[key]``: a list of ``{"file", "line", **data}``).
+    #: (``CompileFacts.trace[key]``: a list of ``{"file", "line", **data}``; the key is
+    #: declared in ``jaxlint.compile.facts.TraceFacts``).
     trace_fact: ClassVar[str | None] = None
 
     def check(self, fa: FunctionAnalysis) -> None:

@@ -101,8 +101,9 @@ def _docstrings(tree: ast.AST) -> set[int]:
 
 
 #: modules that may name the types of higher layers in annotations (``if TYPE_CHECKING:``
-#: imports, which never run): the rule API names the context each tier hands its rules
-TYPE_NAMES_FROM_ABOVE = {"jaxlint/rule.py"}
+#: imports, which never run): the rule API names the context each tier hands its rules;
+#: the analysis object names the compile level's facts it carries
+TYPE_NAMES_FROM_ABOVE = {"jaxlint/rule.py", "jaxlint/dynamic/analysis.py"}
 
 
 def test_packages_import_only_the_packages_below_them():

@@ -39,6 +39,15 @@ def test_every_trace_fact_a_rule_reads_is_declared_by_a_rule_of_an_earlier_or_it
             assert provided[fact].code[3] <= r.code[3], (r.code, fact)
 
 
+def test_every_trace_fact_key_is_declared_in_the_compile_facts_type():
+    """The compile rules read ``CompileFacts.trace`` through its TypedDict: a rule's
+    ``trace_fact`` key must be one of its fields."""
+    from jaxlint.compile.facts import TraceFacts
+
+    keys = {r.trace_fact for r in all_rules() if getattr(r, "trace_fact", None)}
+    assert keys and keys <= set(TraceFacts.__annotations__), keys - set(TraceFacts.__annotations__)
+
+
 def test_rules_run_after_the_rules_they_read_whatever_the_registry_order():
     for order in (list(all_rules()), list(reversed(all_rules()))):
         ran = [r.code for r in in_dependency_order(order)]

@@ -16,22 +16,19 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any, cast
 
+from jaxlint.compile.facts import TraceFacts
 from jaxlint.compile.tier import analyse, enable_persistent_cache
 from jaxlint.dynamic import adapter
+from jaxlint.dynamic.analysis import FunctionAnalysis
 
 #: compile nothing whose constants (baked in, or that XLA would fold) exceed this: a
 #: 100 MB captured array lowers to 200 MB of text and compiles for seconds (docs/compile.md)
 MAX_CONSTANT_BYTES = 64 << 20
 
 
-def _rule_of(d):
-    from jaxlint.registry import rules_by_code
-
-    return rules_by_code().get(d.code)
-
-
-def trace_facts(fa) -> dict:
+def trace_facts(fa: FunctionAnalysis) -> TraceFacts:
     """What the compile rules may quote from the trace tier: its equations and constants,
     and the findings of every rule that declares a ``trace_fact`` key."""
     equations = sum(len(lv.jaxpr.eqns) for lv in fa.levels())
@@ -41,7 +38,7 @@ def trace_facts(fa) -> dict:
         n = adapter.nbytes(aval)
         if n >= 1024:
             constants.append({"shape": list(adapter.shape_of(aval)), "dtype": adapter.dtype_name(aval), "bytes": n})
-    facts: dict = {"equations": equations, "constants": constants}
+    facts: dict[str, Any] = {"equations": equations, "constants": constants}
     # the lines that ask for a sharding (a reshard XLA makes for one points at its producer)
     constraints = []
     for eqn, lv in fa.equations():
@@ -52,36 +49,37 @@ def trace_facts(fa) -> dict:
     if constraints:
         facts["sharding_constraints"] = constraints
     for d in fa.diagnostics:
-        key = getattr(_rule_of(d), "trace_fact", None)
+        key = getattr(fa.rules_run.get(d.code), "trace_fact", None)
         if key is not None:
             facts.setdefault(key, []).append({**(d.data or {}), "file": d.path, "line": d.start.line})
-    return facts
+    return cast(TraceFacts, facts)  # the keys: TraceFacts's (tests/test_registry.py)
 
 
-def skip_reason(fa, facts: dict) -> str | None:
+def skip_reason(fa: FunctionAnalysis, facts: TraceFacts) -> str | None:
     quiet = fa.skip_compile
     if quiet:  # a rule that stayed quiet (another finding names the cause) still vouches for it
         return f"not compiled: the trace tier found {quiet}"
     for d in fa.diagnostics:
-        rule = _rule_of(d)
+        rule = fa.rules_run.get(d.code)
         why = getattr(rule, "skip_compile_reason", None)
         if why is not None:
             return f"not compiled: the trace tier found {why} ({d.code} at line {d.start.line})"
         if getattr(rule, "constant_finding", False) and int((d.data or {}).get("bytes") or 0) > MAX_CONSTANT_BYTES:
             return (f"not compiled: {int(d.data['bytes']) >> 20} MiB of constants ({d.code} at line "
                     f"{d.start.line}) would make XLA slow and large")
-    total = sum(c["bytes"] for c in facts["constants"])
+    total = sum(c["bytes"] for c in facts.get("constants", ()))
     if total > MAX_CONSTANT_BYTES:
         return f"not compiled: {total >> 20} MiB of constants are baked into the program"
     return None
 
 
-def compile_function(fa) -> None:
+def compile_function(fa: FunctionAnalysis) -> None:
     if fa.traced is None or fa.jaxpr is None:
         return
     t0 = time.perf_counter()
     facts = trace_facts(fa)
-    report = {"equations": facts["equations"], "constant_bytes": sum(c["bytes"] for c in facts["constants"])}
+    report: dict[str, Any] = {"equations": facts.get("equations", 0),
+                              "constant_bytes": sum(c["bytes"] for c in facts.get("constants", ()))}
     fa.compile_report = report
     captured = fa.captured
     reason = skip_reason(fa, facts) if captured is None else None  # what the program compiled is free to read

@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, TypedDict
 
 from jaxlint.diagnostic import Diagnostic, Position, Related, Severity
 from jaxlint.compile.hlo import Collective, HloModule, Instruction, SourceLocation, collectives as find_collectives, parse_hlo
@@ -58,6 +58,43 @@ def normalise_memory(stats: Any) -> dict[str, int]:
         if isinstance(v, (int, float)) and not isinstance(v, bool):
             out[k] = int(v)
     return out
+
+
+class TraceConstant(TypedDict):
+    """A constant the traced program holds (1 KiB or more)."""
+
+    shape: list[int]
+    dtype: str
+    bytes: int
+
+
+class TraceLine(TypedDict):
+    """A line of the user's code a trace fact points at."""
+
+    file: str
+    line: int
+
+
+class TraceFinding(TraceLine, total=False):
+    """A finding of a trace rule that declares a ``trace_fact``: where, and its data
+    (``iterations``, ``equations``, ... as the rule measured them)."""
+
+    iterations: int
+    equations: int
+
+
+class TraceFacts(TypedDict, total=False):
+    """What the compile rules may quote from the trace tier (``CompileFacts.trace``),
+    made by :func:`jaxlint.compile.analyser.trace_facts`; plain JSON between processes.
+    Every ``TraceRule.trace_fact`` key is declared here (tests/test_registry.py)."""
+
+    #: equations of the program, nested levels included
+    equations: int
+    constants: list[TraceConstant]
+    #: the lines that ask for a sharding (``with_sharding_constraint``)
+    sharding_constraints: list[TraceLine]
+    #: JAX202's unrolled loops
+    loops: list[TraceFinding]
 
 
 @dataclass(frozen=True)
@@ -141,9 +178,8 @@ class CompileFacts:
     outputs: list[OutFact] = field(default_factory=list)
     #: warnings jax emitted while lowering/compiling (e.g. unusable donations)
     warnings: list[str] = field(default_factory=list)
-    #: what the trace tier knows: {"equations": int, "constants": [{"shape", "dtype",
-    #: "bytes"}], "loops": [{"file", "line", "iterations"}]}
-    trace: dict[str, Any] = field(default_factory=dict)
+    #: what the trace tier knows (:class:`TraceFacts`)
+    trace: TraceFacts = field(default_factory=lambda: TraceFacts())
     #: True when jax's persistent compilation cache served the executable
     cache_hit: bool | None = None
     #: statistics the executable could not give, and why ("memory statistics unavailable

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from jaxlint.compile.facts import (
-    ArgFact, CompileFacts, Finding, OutFact, normalise_cost, normalise_memory, to_diagnostic,
+    ArgFact, CompileFacts, Finding, OutFact, TraceFacts, normalise_cost, normalise_memory, to_diagnostic,
 )
 from jaxlint.compile.xla_log import LogStore, kept, program_key
 from jaxlint.fdcapture import capture_stderr
@@ -52,7 +52,7 @@ def compile_cache_dir(jaxlint_cache: str | os.PathLike) -> Path:
 
 
 def analyse(traced: Any, *, function: str, file: str, line: int, requested_backend: str = "cpu",
-            trace_facts: dict | None = None, captured: Any = None, warnings_seen=(),
+            trace_facts: TraceFacts | None = None, captured: Any = None, warnings_seen=(),
             shardings: Any = None) -> CompileFacts:
     """Lower and compile ``traced`` (a ``jax.stages.Traced``) and gather the facts.
 
@@ -95,7 +95,7 @@ def analyse(traced: Any, *, function: str, file: str, line: int, requested_backe
         versions=_versions(),
         xla_flags=os.environ.get("XLA_FLAGS", ""),
         warnings=list(warnings_seen) + [str(w.message) for w in caught],
-        trace=dict(trace_facts or {}),
+        trace=TraceFacts(**(trace_facts or {})),
         unavailable=[why for why in (no_cost, no_memory) if why],
         compiler_log=_kept_log(log, text),
     )

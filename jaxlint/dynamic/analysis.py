@@ -15,13 +15,16 @@ import os
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from jaxlint.diagnostic import Diagnostic, Position, Related, Severity
 from jaxlint.dynamic import adapter
 from jaxlint.measured import MeasuredIn, measured_diagnostic
-from jaxlint.rule import in_dependency_order
+from jaxlint.rule import Rule, in_dependency_order
 from jaxlint.supersede import replace_earlier
+
+if TYPE_CHECKING:
+    from jaxlint.compile.facts import CompileFacts
 
 
 #: the keywords of a jit (``jax.jit``, ``jax.pmap``, ``equinox.filter_jit``) that donate arguments
@@ -60,7 +63,10 @@ class CallFacts:
 
 @dataclass
 class FunctionAnalysis:
-    """Everything known about one traced entry point."""
+    """Everything known about one traced entry point: what a trace rule (and, with
+    ``compile_facts``, a compile rule) reads, and where it reports (:meth:`report`).
+    jax's own objects (``jitted``, ``traced``, ``jaxpr``) are typed ``Any``: their classes
+    differ between jax versions, and the rules reach them through the version adapter."""
 
     path: str  # the checked file, absolute
     module: str
@@ -73,7 +79,7 @@ class FunctionAnalysis:
     function: Any = None  # the original Python function (partials and decorators removed)
     #: the ``functools.partial`` jit wrapped, when it did (its bound arguments are
     #: captured by the traced program), else None
-    bound: Any = None
+    bound: functools.partial | None = None
     jitted: Any = None
     traced: Any = None  # jax.stages.Traced
     jaxpr: Any = None  # ClosedJaxpr
@@ -91,22 +97,21 @@ class FunctionAnalysis:
     skip_compile: str | None = None
     #: the executable a program observed by `jaxlint record --compile` built for this trace
     #: (``jaxlint.dynamic.adapter.CapturedCompile``): read by the compile tier, not compiled again
-    captured: Any = None
-    #: what the compile tier measured (``jaxlint.compile.facts.CompileFacts``; the
-    #: ``compile`` level)
-    compile_facts: Any = None
+    captured: adapter.CapturedCompile | None = None
+    #: what the compile tier measured (the ``compile`` level)
+    compile_facts: CompileFacts | None = None
     #: the compile tier's summary of the function for the run's summary and page: equations,
     #: constant bytes, compile seconds, flops, memory, or why it was not compiled (JSON)
-    compile_report: dict | None = None
+    compile_report: dict[str, Any] | None = None
     #: every stage as text, as ``jaxlint inspect`` shows it (the ``ir`` level, `record --keep-ir`)
-    ir: dict | None = None
+    ir: dict[str, Any] | None = None
     #: seconds each rule's check took, by code
     rule_seconds: dict[str, float] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # set by the engine around each rule's check()
-    rule: Any = None
+    rule: type[Rule] | None = None
     #: code -> rule class of every rule run on this function so far (every level)
-    rules_run: dict[str, Any] = field(default_factory=dict)
+    rules_run: dict[str, type[Rule]] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
     _frames: dict = field(default_factory=dict)
     _consumer_frames: list = field(default_factory=list)

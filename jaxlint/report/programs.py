@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from typing import Any
+from typing import Any, cast
 
 
 #: IR kept per function (``record --keep-ir``) is cut to this many characters per stage
@@ -134,6 +134,7 @@ def stages(traced, original, path: str, function: str, line: int, backend: str, 
     equations per line, constants, the lowered StableHLO and the compile facts.
     ``captured``/``facts``: what a program observed by ``jaxlint record`` already
     compiled and measured (nothing is compiled again)."""
+    from jaxlint.compile.facts import TraceFacts
     from jaxlint.compile.tier import analyse
 
     closed = traced.jaxpr
@@ -154,7 +155,9 @@ def stages(traced, original, path: str, function: str, line: int, backend: str, 
     out["stablehlo"] = _stablehlo_text(lowered)
     if facts is None:
         facts = analyse(traced, function=function, file=path, line=line, requested_backend=backend,
-                        trace_facts={"equations": sum(out["equations"].values()), "constants": constants},
+                        # the constants with their names and lines too (inspect shows them)
+                        trace_facts=cast(TraceFacts, {"equations": sum(out["equations"].values()),
+                                                      "constants": constants}),
                         captured=captured)
         facts.lower_seconds = max(facts.lower_seconds, lower_s)  # jax reused the lowering above
     out["facts"] = facts.to_dict()

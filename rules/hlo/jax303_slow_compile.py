@@ -14,7 +14,8 @@ from jaxlint.textutil import human_bytes
 MAX_INSTRUCTIONS = 5000
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
-    from jaxlint.compile.facts import CompileFacts, Finding
+    from jaxlint.compile.facts import CompileFacts, Finding, TraceFinding
+    from jaxlint.compile.hlo import SourceLocation
 
 
 class SlowCompile(HloRule):
@@ -134,7 +135,7 @@ class SlowCompile(HloRule):
             key="slow-compile")
 
 
-def _loc(facts: CompileFacts, loop: dict):
+def _loc(facts: CompileFacts, loop: TraceFinding) -> SourceLocation:
     from jaxlint.compile.hlo import SourceLocation
 
     return SourceLocation(loop.get("file") or facts.file, int(loop["line"]))

@@ -24,7 +24,8 @@ Targets: trace <= 1.3 x plain (median wall time of ``--repeat`` runs); compiles 
 whose signature was already seen (the recorder's fast path): a tiny call
 (``x + 1`` on ``f32[3]``) and a call with an 11-leaf pytree (a dict of 11 arrays), each
 the best of 7 loops of ``--calls`` calls, in a plain run, under ``jaxlint record`` and
-under ``jaxlint record --no-analysis``; the target is at most 5 µs over the plain call.
+under ``jaxlint record --no-analysis``, in wall time and in the calling thread's CPU time;
+the target is at most 5 µs over the plain call.
 """
 from __future__ import annotations
 
@@ -149,17 +150,21 @@ tree_call(tree).block_until_ready()
 N = int(sys.argv[1])
 
 
-def per_call(fn, arg):
+def per_call(fn, arg, clock):
     best = float("inf")
     for _ in range(7):
-        t = time.perf_counter()
+        t = clock()
         for _ in range(N):
             fn(arg)
-        best = min(best, (time.perf_counter() - t) / N)
+        best = min(best, (clock() - t) / N)
     return best * 1e6
 
 
-print(json.dumps({"tiny": per_call(tiny, x), "tree": per_call(tree_call, tree)}))
+# wall time, and the calling thread's CPU time (what the recorder adds runs there; it
+# moves less with the machine's load than wall time)
+print(json.dumps({"tiny": per_call(tiny, x, time.perf_counter), "tree": per_call(tree_call, tree, time.perf_counter),
+                  "tiny_cpu": per_call(tiny, x, time.thread_time),
+                  "tree_cpu": per_call(tree_call, tree, time.thread_time)}))
 '''
 
 
@@ -188,13 +193,15 @@ def per_call(args) -> int:
                     cur[k] = min(cur[k], v)
     print(f"per call (µs, best of {args.repeat} runs x 7 loops of {args.calls} calls; {os.cpu_count()} cores, "
           f"load {os.getloadavg()[0]:.1f}):")
-    print(f"{'':<24}{'tiny call':>12}{'11-leaf pytree':>16}")
-    for name, r in best.items():
-        extra = "" if name == "plain" else \
-            f"   (+{r['tiny'] - best['plain']['tiny']:.1f}, +{r['tree'] - best['plain']['tree']:.1f})"
-        print(f"{name:<24}{r['tiny']:>12.1f}{r['tree']:>16.1f}{extra}")
+    for clock, suffix in (("wall", ""), ("thread CPU", "_cpu")):
+        print(f"{clock:<24}{'tiny call':>12}{'11-leaf pytree':>16}")
+        tiny, tree = f"tiny{suffix}", f"tree{suffix}"
+        for name, r in best.items():
+            extra = "" if name == "plain" else \
+                f"   ({r[tiny] - best['plain'][tiny]:+.1f}, {r[tree] - best['plain'][tree]:+.1f})"
+            print(f"  {name:<22}{r[tiny]:>12.1f}{r[tree]:>16.1f}{extra}")
     over = max(best[v][k] - best["plain"][k] for v in best if v != "plain" for k in ("tiny", "tree"))
-    print(f"target: at most 5 µs over a plain call: +{over:.1f} {'ok' if over <= 5 else 'MISSED'}")
+    print(f"target: at most 5 µs over a plain call (wall): {over:+.1f} {'ok' if over <= 5 else 'MISSED'}")
     if args.json:
         Path(args.json).write_text(json.dumps({"per_call_us": best, "calls": args.calls}, indent=1))
     return 0 if over <= 5 or not args.check else 1

@@ -184,9 +184,6 @@ def test_two_fixed_sizes_and_a_toggled_flag_stay_deliberate(recorded):
     assert not [d for d in found if d["data"]["function"] in ("predict", "step")]
 
 
-@pytest.mark.xfail(strict=True, reason="the recorder's fast path (issue 22, item 15) sends a call whose "
-                   "signature was already seen straight to jax, so a second compile of the same jitted "
-                   "function for the same signature (a setting changed) is not counted; open in issue 20")
 def test_a_new_jitted_function_per_call_only_when_the_wrapper_changed(recorded):
     _, found, lines, _ = recorded
     [d] = _at(found, lines["REJIT"])

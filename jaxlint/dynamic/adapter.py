@@ -27,6 +27,7 @@ captured compile", never to a crash.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import os
@@ -34,7 +35,7 @@ import sysconfig
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import jax
 import numpy as np
@@ -483,6 +484,23 @@ def context_mesh() -> dict | None:
     return node
 
 
+def mesh_state() -> tuple[Any, Callable[[], Any]]:
+    """(an object whose ``env`` is another one under ``with mesh:``, a function that
+    returns the mesh ``jax.set_mesh`` entered): the recorder's fast path compares what
+    they return, by identity first, to know that a call runs in the mesh context of the
+    signature it was seen with (:func:`context_mesh` describes it, at a higher cost)."""
+    from jax._src import mesh as mesh_lib
+
+    resources = getattr(mesh_lib, "thread_resources", None)
+    if not hasattr(resources, "env"):
+        resources = _NoResources()
+    return resources, getattr(mesh_lib, "get_abstract_mesh", None) or (lambda: None)
+
+
+class _NoResources:
+    env = None
+
+
 @contextlib.contextmanager
 def within_mesh(node: dict | None) -> Iterator[None]:
     """Run the block under a mesh like the recorded ``node`` (see :func:`context_mesh`) on
@@ -562,6 +580,19 @@ class CapturedCompile:
 
 _CAPTURE = threading.local()
 _CAPTURE_INSTALLED: bool | None = None
+#: how many compiles this process has done since the capture was installed (read before
+#: and after a call, it tells cheaply whether the call compiled: the recorder's fast path)
+COMPILE_COUNT = [0]
+#: the latest compiles made outside a capture block: (their number in COMPILE_COUNT, the
+#: thread that made them, the compile without its executable)
+UNCAPTURED: collections.deque = collections.deque(maxlen=64)
+
+
+def compiles_since(count: int) -> list[CapturedCompile]:
+    """The compiles this thread made outside a capture block since ``COMPILE_COUNT`` was
+    ``count`` (the latest 64 at most)."""
+    me = threading.get_ident()
+    return [c for n, thread, c in list(UNCAPTURED) if n > count and thread == me]
 
 
 def _install_capture() -> bool:
@@ -580,25 +611,33 @@ def _install_capture() -> bool:
 
     @functools.wraps(original)
     def compile_or_get_cached(*args, **kwargs):
+        COMPILE_COUNT[0] += 1
         stack = getattr(_CAPTURE, "stack", None)
         if not stack:
-            return original(*args, **kwargs)
+            exe = original(*args, **kwargs)
+            note = CapturedCompile(_module_name(args, kwargs), None, 0.0)
+            UNCAPTURED.append((COMPILE_COUNT[0], threading.get_ident(), note))
+            return exe
         t0, c0 = time.perf_counter(), time.process_time()
         log: list[str] = []
         with capture_stderr(log):  # the SPMD partitioner warns only in XLA's C++ log
             exe = original(*args, **kwargs)
         seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-        try:
-            computation = args[1] if len(args) > 1 else kwargs["computation"]
-            name = str(computation.operation.attributes["sym_name"]).strip('"')
-        except Exception:
-            name = "?"
-        stack[-1].append(CapturedCompile(name, exe, seconds, tuple(log), cpu))
+        stack[-1].append(CapturedCompile(_module_name(args, kwargs), exe, seconds, tuple(log), cpu))
         return exe
 
     compiler.compile_or_get_cached = compile_or_get_cached
     _CAPTURE_INSTALLED = True
     return True
+
+
+def _module_name(args: tuple, kwargs: dict) -> str:
+    """The name of the module ``compile_or_get_cached`` compiles (``jit_train_step``)."""
+    try:
+        computation = args[1] if len(args) > 1 else kwargs["computation"]
+        return str(computation.operation.attributes["sym_name"]).strip('"')
+    except Exception:
+        return "?"
 
 
 @contextlib.contextmanager

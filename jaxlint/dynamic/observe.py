@@ -272,23 +272,18 @@ class Observer:
             if cur.get("again_at") is None:
                 cur["again_at"] = call_site()
 
-    def counter(self, rec: Any, canon: str) -> Any:
-        """A function that counts one more call of ``rec`` with the signature ``canon``,
-        which :meth:`call` has already observed (the recorder's fast path calls it instead
-        of :meth:`call`); None when that signature was not observed."""
+    def seen(self, rec: Any, canon: str) -> tuple[FunctionState, dict | None]:
+        """The state of ``rec``'s function and the counters of its signature ``canon``,
+        which :meth:`call` has already observed (None when it has not): the recorder's
+        fast path counts later calls of it itself and adds them with :meth:`add_calls`."""
         fs = self.state(rec._key, rec._meta, rec._fun)
         with self.lock:
-            cur = fs.sigs.get(canon)
-        if cur is None:
-            return None
-        lock = self.lock
+            return fs, fs.sigs.get(canon)
 
-        def count() -> None:
-            with lock:
-                fs.calls += 1
-                cur["calls"] += 1
-
-        return count
+    def add_calls(self, fs: FunctionState, cur: dict, n: int) -> None:
+        with self.lock:
+            fs.calls += n
+            cur["calls"] += n
 
     def inlined(self, rec: Any) -> None:
         """A call with tracers: inside another function's trace, inlined there."""

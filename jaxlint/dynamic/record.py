@@ -39,6 +39,7 @@ import importlib.machinery
 import inspect
 import itertools
 import json
+import operator
 import os
 import re
 import sys
@@ -159,8 +160,10 @@ def _stop(signum, frame) -> None:
 
 
 def _forget() -> None:
-    global _OBSERVER, _LAST_FLUSH, _GEN
-    _GEN += 1
+    global _OBSERVER, _LAST_FLUSH, _COMPILES
+    for _, table in _TABLES:  # the parent's counters are the parent's
+        table.clear()
+    _COMPILES = [0]
     _RECORDS.clear()
     _BLOBS.clear()
     _ERRORS.clear()
@@ -301,25 +304,34 @@ class _Recorded:
         self._key, self._meta = key, meta
         #: which jitted function object this is (ids are reused once one is collected)
         self._serial = next(_SERIALS)
-        #: fast-path key -> the function that counts a call (see :meth:`_remember`)
+        #: fast-path key (:func:`_fast_key`) -> its :class:`_Seen` (see :meth:`_remember`)
         self._fast: dict = {}
-        self._gen = _GEN
+        with _LOCK:
+            _TABLES.append((weakref.ref(self), self._fast))
         # a Python number is part of the signature by value where jit makes it static
         self._by_value = bool(meta.get("static_nums") or meta.get("static_names")) or meta.get("kind") == "filter_jit"
 
     def __call__(self, *args, **kwargs):
-        fast = None
+        seen = fast = None
         try:
             fast = _fast_key(args, kwargs, self._by_value)
             if fast is not None:
-                if self._gen != _GEN:  # forked: the parent's counters are the parent's
-                    self._fast, self._gen = {}, _GEN
-                count = self._fast.get(fast)
-                if count is not None:  # a signature seen before: count it, nothing else
-                    count()
-                    return self._jitted(*args, **kwargs)
+                seen = self._fast.get(fast[0])
+                if seen is not None and seen.placed is not None:  # committed arrays: where they live too
+                    seen = seen.placed.get(tuple(map(_SHARDING, _leaves(fast, args, kwargs))))
         except Exception as e:  # recording must never change what the program does
             recorder_error("noting a call", e)
+        if seen is not None:  # a signature seen before: count it, nothing else
+            next(seen.count)
+            if seen.cur is None:
+                return self._jitted(*args, **kwargs)
+            compiled = _COMPILES[0]
+            out = self._jitted(*args, **kwargs)
+            if _COMPILES[0] != compiled:  # compiled again for a signature it had compiled
+                self._again(seen, compiled)
+            if _clock() - _LAST_FLUSH >= FLUSH_EVERY:
+                _maybe_flush()
+            return out
         try:
             noted = _note(self._key, self._meta, args, kwargs)
             obs = _observer() if noted is not None else None
@@ -328,7 +340,7 @@ class _Recorded:
             noted = obs = None
         if obs is None:
             if noted is not None and fast is not None:
-                self._remember(fast, noted, None)
+                self._remember(fast, _leaves(fast, args, kwargs), noted, None)
             return self._jitted(*args, **kwargs)
         canon, sig, inlined = noted
         if inlined:
@@ -338,36 +350,52 @@ class _Recorded:
             return obs.call(self, args, kwargs, canon, sig)
         finally:
             if fast is not None:
-                self._remember(fast, noted, obs)
+                self._remember(fast, _leaves(fast, args, kwargs), noted, obs)
             _maybe_flush()
 
-    def _remember(self, fast: tuple, noted: tuple, obs: Any) -> None:
-        """Take the fast path for later calls with the key ``fast`` (see :func:`_fast_key`):
-        only for signatures of arrays and Python values, which the key pins entirely."""
+    def _again(self, seen: "_Seen", count: int) -> None:
+        """A fast-path call compiled: tell the observer which compiles it made (a setting
+        such as x64 changed, or jax's cache let the program go), as a full call would."""
+        try:
+            from jaxlint.dynamic import adapter
+
+            seen.observer._again(seen.state, seen.cur, self, adapter.compiles_since(count))
+        except Exception as e:
+            recorder_error("noting a call", e)
+
+    def _remember(self, fast: tuple, leaves: Any, noted: tuple, obs: Any) -> None:
+        """Take the fast path for later calls with the key ``fast`` (see :func:`_fast_key`;
+        ``leaves``: the call's): only for signatures of arrays and Python values, which
+        the key pins entirely."""
         canon, _, inlined = noted
         if inlined or '"opaque"' in canon or '"repr"' in canon:
             return
         try:
-            observed = obs.counter(self, canon) if obs is not None else None
-            if obs is not None and observed is None:
-                return
+            state = cur = None
+            if obs is not None:
+                state, cur = obs.seen(self, canon)
+                if cur is None:
+                    return
             with _LOCK:
                 entry = _RECORDS[self._key]["sigs"][canon]
         except Exception as e:
             recorder_error("noting a call", e)
             return
-
-        def count() -> None:
-            with _LOCK:
-                entry["calls"] += 1
-            if observed is not None:
-                observed()
-                _maybe_flush()
-
-        if self._gen != _GEN:
-            self._fast, self._gen = {}, _GEN
-        if len(self._fast) < _FAST_MAX:
-            self._fast[fast] = count
+        seen = _Seen(entry, obs, state, cur)
+        key, _, arrays = fast
+        placed = arrays and any(x._committed for x in leaves)
+        with _LOCK:
+            if len(self._fast) >= _FAST_MAX:
+                return
+            # the first one stays (threads may have called the signature at once: each
+            # counts in the one its call found)
+            if not placed:
+                self._fast.setdefault(key, seen)
+            else:  # a committed array's sharding is part of the signature: one more lookup
+                holder = self._fast.setdefault(key, _Seen(None, None, None, None))
+                if holder.placed is None:
+                    holder.placed = {}
+                holder.placed.setdefault(tuple(map(_SHARDING, leaves)), seen)
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -378,40 +406,166 @@ class _Recorded:
         return getattr(self._jitted, name)
 
 
+class _Seen:
+    """A signature a jitted function object was called with before: the fast path counts
+    its calls in ``count`` (atomic under the GIL); :func:`_fold_counts` adds them to the
+    records and the observer's counters (``folded``: what was added already)."""
+
+    __slots__ = ("count", "folded", "entry", "observer", "state", "cur", "placed")
+
+    def __init__(self, entry: dict | None, observer: Any, state: Any, cur: dict | None) -> None:
+        self.count = itertools.count()
+        self.folded = 0
+        self.entry, self.observer, self.state, self.cur = entry, observer, state, cur
+        #: committed arrays' shardings -> the signature, for a key whose arrays are committed
+        self.placed: dict | None = None
+
+
+#: (the jitted function object, its fast-path table) of every recorded jitted function
+_TABLES: list[tuple[weakref.ref, dict]] = []
+
+
+def _calls_counted(c: itertools.count) -> int:
+    return int(repr(c)[6:-1])  # "count(N)": how many times next() was called
+
+
+def _fold_counts() -> None:
+    """Add the fast path's calls to the signatures' counters (in the records and the
+    observer's): before anything reads them. Tables of collected functions are folded
+    one last time and dropped."""
+    observed = []
+    with _LOCK:
+        live = []
+        for ref, table in _TABLES:
+            for seen in list(table.values()):
+                for s in [seen, *(seen.placed or {}).values()]:
+                    if s.entry is None:
+                        continue
+                    n = _calls_counted(s.count)
+                    more, s.folded = n - s.folded, n
+                    if more:
+                        s.entry["calls"] += more
+                        if s.cur is not None:
+                            observed.append((s, more))
+            if ref() is not None:
+                live.append((ref, table))
+        _TABLES[:] = live
+    for s, more in observed:  # under the observer's own lock
+        s.observer.add_calls(s.state, s.cur, more)
+
+
 #: a fast-path table's most entries per jitted function (each a distinct signature)
 _FAST_MAX = 4096
-#: bumped in a forked child, whose fast-path tables start empty
-_GEN = 0
 _SCALARS = frozenset({bool, int, float, complex, str})
 _ARRAY_TYPE: Any = None
+#: a jax array's abstract value and committed-ness, and its sharding (C-level getters)
+_AVAL = operator.attrgetter("aval", "_committed")
+_SHARDING = operator.attrgetter("_sharding")
+#: adapter.COMPILE_COUNT once the observer captures compiles (a list that never changes before)
+_COMPILES = [0]
+_clock = time.monotonic
 
 
 def _fast_key(args: tuple, kwargs: dict, by_value: bool) -> tuple | None:
-    """A key that pins a call's signature cheaply: the arguments' tree structure and,
-    per leaf, a concrete jax array's abstract value (shape, dtype, weak type) with its
-    sharding and committed-ness, a numpy
-    array's shape and dtype, a Python value's type (``by_value``: the value itself, for
-    static arguments and filter_jit). None when a leaf is anything else (a tracer, an
-    object): those calls take the full path every time."""
-    global _ARRAY_TYPE
-    from jaxlint.dynamic import adapter
+    """(a key that pins a call's signature cheaply, the arguments' leaves, whether they
+    are all jax arrays: where one is committed, its sharding is looked up too), or None
+    when a leaf is anything else than below (a tracer, an object): those calls take the
+    full path every time.
 
-    if _ARRAY_TYPE is None:
-        _ARRAY_TYPE = adapter.concrete_array_type()
-    leaves, treedef = adapter.flatten((args, kwargs))
-    key: list = [treedef]
+    The mesh context of the call, and per leaf: a concrete jax array's abstract value
+    (shape, dtype, weak type) and committed-ness; a numpy array's shape and dtype and a Python number's type (its value
+    where ``by_value``: static arguments and filter_jit), with the x64 setting, which
+    decides the dtype jax makes of them. Plain jax arrays, the common case, are keyed
+    with C-level getters only; without keywords their tree structure is their count;
+    in dicts, lists and tuples (:func:`_walk`), without flattening them through jax
+    (the leaves are then None: :func:`_leaves` gives them where needed)."""
     array = _ARRAY_TYPE
+    if array is None:
+        return _first_key(args, kwargs, by_value)
+    # the mesh context the call runs in (`with mesh:`, `jax.set_mesh`) is in its signature
+    env, abstract = _RESOURCES.env, _ABSTRACT_MESH()
+    mesh = None if env is _MESH0[0] and abstract is _MESH0[1] else (env, abstract)
+    if not kwargs:
+        for x in args:
+            if type(x) is not array:
+                break
+        else:
+            return (len(args), mesh, *map(_AVAL, args)), args, True
+    parts: list = [mesh]
+    if _walk(args, parts, 0) and (not kwargs or _walk(kwargs, parts, 0)):
+        return tuple(parts), None, True
+    leaves, treedef = _flatten((args, kwargs))
+    for x in leaves:
+        if type(x) is not array:
+            break
+    else:
+        return (treedef, mesh, *map(_AVAL, leaves)), leaves, True
+    parts = [treedef, mesh, _x64()]
     for x in leaves:
         t = type(x)
         if t is array:  # where it lives is part of what jit keys on (a reshard compiles again)
-            key.append((x.aval, x.sharding, x._committed))
+            parts.append((x.aval, x._sharding, True) if x._committed else (x.aval, False))
         elif t in _SCALARS:
-            key.append((t, x) if by_value or t is str else t)
+            parts.append((t, x) if by_value or t is str else t)
         elif t.__name__ == "ndarray" and t.__module__ == "numpy":
-            key.append((t, x.shape, x.dtype))
+            parts.append((t, x.shape, x.dtype))
         else:
             return None
-    return tuple(key)
+    return tuple(parts), leaves, False
+
+
+def _walk(x: Any, parts: list, depth: int) -> bool:
+    """Add to ``parts`` a description of ``x``, a tree of plain dicts, lists and tuples
+    of concrete jax arrays: each container as its type and keys (or length), before its
+    children, each array as :data:`_AVAL` gets it (so no two trees share one). False for
+    anything else (None, a namedtuple, another pytree node, a number): jax flattens it."""
+    array = _ARRAY_TYPE
+    t = type(x)
+    if t is dict:
+        values = x.values()
+        parts.append((dict, tuple(x)))
+    elif t is tuple or t is list:
+        values = x
+        parts.append((t, len(x)))
+    else:
+        return False
+    for v in values:
+        if type(v) is not array:
+            break
+    else:
+        parts.extend(map(_AVAL, values))
+        return True
+    if depth > 32:
+        return False
+    for v in values:
+        if type(v) is array:
+            parts.append(_AVAL(v))
+        elif not _walk(v, parts, depth + 1):
+            return False
+    return True
+
+
+def _leaves(fast: tuple, args: tuple, kwargs: dict) -> Any:
+    """The leaves of a call that :func:`_fast_key` keyed (in jax's order)."""
+    return fast[1] if fast[1] is not None else _flatten((args, kwargs))[0]
+
+
+def _first_key(args: tuple, kwargs: dict, by_value: bool) -> tuple | None:
+    global _ARRAY_TYPE, _flatten, _x64, _RESOURCES, _ABSTRACT_MESH, _MESH0
+    from jaxlint.dynamic import adapter
+
+    _flatten, _x64 = adapter.flatten, adapter.x64_enabled
+    _RESOURCES, _ABSTRACT_MESH = adapter.mesh_state()
+    _MESH0 = (_RESOURCES.env, _ABSTRACT_MESH())  # the context most calls run in: keyed as None
+    _ARRAY_TYPE = adapter.concrete_array_type()
+    return _fast_key(args, kwargs, by_value)
+
+
+_flatten: Any = None
+_x64: Any = None
+_RESOURCES: Any = None
+_ABSTRACT_MESH: Any = None
+_MESH0: tuple = (None, None)
 
 
 _IN_PROJECT: dict[str, bool] = {}
@@ -825,7 +979,7 @@ def _sharding_of(x: Any) -> dict | None:
         from jaxlint.dynamic import adapter
 
         _JAX_TYPES = adapter.PLACEMENT_TYPES
-    tracer, single = _JAX_TYPES
+    tracer, _ = _JAX_TYPES
     if isinstance(x, tracer):
         return None
     try:
@@ -833,7 +987,7 @@ def _sharding_of(x: Any) -> dict | None:
         committed = bool(x._committed)
     except Exception:  # an array-like without a placement
         return None
-    if not committed and type(sharding) is single:  # the default: no lookup on the common path
+    if not committed:  # the default: jit places an uncommitted argument itself (one device)
         return None
     key = (sharding, committed)
     hit = _SHARDINGS.get(key, _NOTHING)
@@ -883,7 +1037,7 @@ FLUSH_EVERY = 5.0
 def _observer():
     """The process's :class:`~jaxlint.dynamic.observe.Observer`, made at the first call of
     a jitted function (jax is loaded by then); ``None`` when analysis is off or cannot run."""
-    global _OBSERVER, _OBSERVER_OFF
+    global _OBSERVER, _OBSERVER_OFF, _COMPILES
     if _OBSERVER is not None or _OBSERVER_OFF:
         return _OBSERVER
     with _LOCK:
@@ -896,6 +1050,9 @@ def _observer():
                 from jaxlint.dynamic.observe import Observer
 
                 _OBSERVER = Observer(_root(), levels, os.environ.get("JAXLINT_KEEP_IR") == "1", _ANALYSERS)
+                from jaxlint.dynamic import adapter
+
+                _COMPILES = adapter.COMPILE_COUNT  # the fast path sees a call that compiled
             except Exception as e:  # e.g. jaxlint's dependencies missing in this interpreter
                 _OBSERVER_OFF = True
                 sys.stderr.write(f"jaxlint record: not analysing in this process: {type(e).__name__}: {e}\n")
@@ -915,6 +1072,10 @@ def _maybe_flush() -> None:
 
 def _at_exit() -> None:
     obs = _OBSERVER
+    try:
+        _fold_counts()
+    except Exception as e:
+        recorder_error("counting the calls", e)
     if obs is not None:
         try:
             obs.finish()
@@ -1004,6 +1165,10 @@ def flush() -> None:
     out = os.environ.get("JAXLINT_RECORD_DIR")
     if not out or not _RECORDS:
         return
+    try:
+        _fold_counts()
+    except Exception as e:
+        recorder_error("counting the calls", e)
     with _LOCK:
         data = {}
         for key, e in _RECORDS.items():

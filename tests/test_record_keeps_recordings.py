@@ -106,16 +106,30 @@ def test_the_finding_an_interrupted_run_did_not_see_again_is_still_reported(runs
 
 
 def test_recording_an_unchanged_program_again_changes_no_byte(runs):
-    _, _, after_full, *_, again, after_again = runs
+    root, _, after_full, *_, again, after_again = runs
     assert again.returncode == 0, again.stderr[-2000:]
-    assert {k: v for k, v in after_again.items() if k != "observed.json"} == \
-        {k: v for k, v in after_full.items() if k != "observed.json"}
-    # not yet byte-identical: the cost budget's measured compile time (report.budget,
-    # landed meanwhile) is kept in the committed file; everything else is the same
-    a, b = (json.loads(x["observed.json"]) for x in (after_full, after_again))
-    for d in (a, b):
-        for e in d["functions"].values():
-            (e.get("report") or {}).get("budget", {}).pop("compile_seconds", None)
-    assert a == b
-    observed = a["functions"]["train:train_step"]
+    # every committed file byte for byte; the run's timings go to a side file git ignores
+    assert {k: v for k, v in after_again.items() if k != "timings.json"} == \
+        {k: v for k, v in after_full.items() if k != "timings.json"}
+    assert after_again[".gitignore"].decode().splitlines()[-1] == "timings.json"
+    observed = json.loads(after_again["observed.json"])["functions"]["train:train_step"]
     assert "seconds" not in observed and not any(k.endswith("_seconds") for k in observed["report"])
+    assert "compile_seconds" not in observed["report"]["budget"] and observed["report"]["budget"]["figures"]
+
+
+def test_the_timings_are_read_back_with_the_recording_they_were_measured_with(runs):
+    root, *_ = runs
+    from jaxlint.dynamic import observations
+
+    path = root / ".jaxlint" / "observed.json"
+    entry = observations.load(path)["functions"]["train:train_step"]
+    assert entry["report"]["budget"]["compile_seconds"] > 0 and entry["report"]["compile_seconds"] > 0
+    # an observation that is not the one they were measured with gets none of them
+    data = json.loads(path.read_text())
+    data["functions"]["train:train_step"]["calls"] += 1
+    other = root / "other" / "observed.json"
+    other.parent.mkdir()
+    other.write_text(json.dumps(data))
+    (other.parent / "timings.json").write_bytes((root / ".jaxlint" / "timings.json").read_bytes())
+    entry = observations.load(other)["functions"]["train:train_step"]
+    assert "compile_seconds" not in entry["report"]["budget"] and "compile_seconds" not in entry["report"]

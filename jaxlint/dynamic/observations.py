@@ -47,6 +47,11 @@ def ir_dir(observed: Path) -> Path:
     return observed.with_name(observed.stem + ".ir")
 
 
+def timings_path(observed: Path) -> Path:
+    """The side file of the run's timings (:func:`write`), which git ignores."""
+    return observed.with_name("timings.json")
+
+
 def load(path: Path) -> dict:
     """``{"programs": [...], "functions": {...}}``; empty when there is no file. A file
     that cannot be read is an error naming it."""
@@ -72,7 +77,93 @@ def load(path: Path) -> dict:
         from jaxlint.config import ConfigError
 
         raise ConfigError(f"{path}: `programs` must be a list of tables: run `jaxlint record` again")
+    _add_timings(data["functions"], _read_timings(timings_path(path)))
     return {"programs": programs, "functions": data["functions"]}
+
+
+# ---------------------------------------------------------------------------- timings
+# The seconds a run measured change on every run, so they are kept out of the committed
+# observations (an unchanged program recorded again changes no byte) and written to
+# ``timings.json`` beside it, which a ``.gitignore`` there keeps out of git. Each entry
+# holds the digest of the observation it was measured with, so that timings of another
+# recording (a colleague's committed one) are never put back into it.
+_GITIGNORE = "# Written by `jaxlint record`: the run's timings change on every run.\ntimings.json\n"
+
+
+def _digest(entry: dict) -> str:
+    return hashlib.sha256(json.dumps(entry, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:20]
+
+
+def timings_of(entry: dict) -> dict:
+    """What :func:`untimed` takes out of an entry: its analysis ``seconds``, the compile
+    report's ``*_seconds`` and the cost budget's ``compile_seconds``."""
+    out: dict = {}
+    if isinstance(entry.get("seconds"), (int, float)):
+        out["seconds"] = entry["seconds"]
+    rep = entry.get("report")
+    if isinstance(rep, dict):
+        report = {k: v for k, v in rep.items() if k.endswith("_seconds") and isinstance(v, (int, float))}
+        budget = rep.get("budget")
+        if isinstance(budget, dict) and isinstance(budget.get("compile_seconds"), (int, float)):
+            report["budget"] = {"compile_seconds": budget["compile_seconds"]}
+        if report:
+            out["report"] = report
+    return out
+
+
+def _read_timings(path: Path) -> dict:
+    """The side file's entries; empty when it is missing or damaged (it is a convenience:
+    the check and the budgets work without it, with no compile time to show)."""
+    from jaxlint import untrusted
+    from jaxlint.config import ConfigError
+
+    try:
+        data = untrusted.read_json(path, "the timings of `jaxlint record`")
+    except (OSError, ConfigError):
+        return {}
+    functions = data.get("functions") if isinstance(data, dict) else None
+    return {k: v for k, v in functions.items() if isinstance(v, dict)} if isinstance(functions, dict) else {}
+
+
+def _add_timings(functions: dict, timings: dict) -> None:
+    """Put the timings back into the entries they were measured with."""
+    for key, t in timings.items():
+        entry = functions.get(key)
+        if not isinstance(entry, dict) or t.get("of") != _digest(entry):
+            continue
+        if isinstance(t.get("seconds"), (int, float)):
+            entry["seconds"] = t["seconds"]
+        rep, more = entry.get("report"), t.get("report")
+        if isinstance(rep, dict) and isinstance(more, dict):
+            for k, v in more.items():
+                if k.endswith("_seconds") and isinstance(v, (int, float)):
+                    rep[k] = v
+            budget, seconds = rep.get("budget"), (more.get("budget") or {}).get("compile_seconds") \
+                if isinstance(more.get("budget"), dict) else None
+            if isinstance(budget, dict) and isinstance(seconds, (int, float)):
+                budget["compile_seconds"] = seconds
+
+
+def _write_timings(path: Path, functions: dict, measured: dict) -> None:
+    """Keep the timings of the entries written (this run's measured ones, and the earlier
+    ones of entries it left as they were); never fails the recording."""
+    old = _read_timings(path)
+    out = {}
+    for key, entry in functions.items():
+        t = measured.get(key)
+        if t is None:
+            t = old.get(key)
+            if t is None or t.get("of") != _digest(entry):
+                continue
+        out[key] = dict(t, of=_digest(entry))
+    try:
+        gi = path.with_name(".gitignore")
+        if not gi.exists():
+            atomic_write(gi, _GITIGNORE.encode("utf-8"))
+        atomic_write(path, (json.dumps({"format": FORMAT, "functions": out}, indent=1, sort_keys=True) + "\n")
+                     .encode("utf-8"))
+    except OSError:
+        pass
 
 
 def _damage(entry: Any) -> str:
@@ -184,13 +275,15 @@ def write(path: Path, functions: dict, programs: list[dict], irs: dict[str, dict
     others stay (``replace``: only this run's; ``merge``: a run that did not complete,
     whose entries add their signatures and findings to the old ones of the same code,
     :func:`merge_entry`). Timings are left out (they change on every run, the file is
-    committed); returns what was written. Compressed programs no entry names any more
-    are left for :func:`remove_unnamed_irs`."""
+    committed) and go to the side file git ignores, ``timings.json``; returns what was
+    written. Compressed programs no entry names any more are left for
+    :func:`remove_unnamed_irs`."""
     old = {"programs": [], "functions": {}} if replace else load(path)
+    measured = {k: timings_of(e) for k, e in functions.items()}
     functions = {k: untimed(e) for k, e in functions.items()}
     if merge:
         functions = {k: merge_entry(old["functions"].get(k), e) for k, e in functions.items()}
-    merged = {**old["functions"], **functions}
+    merged = {k: untimed(e) for k, e in {**old["functions"], **functions}.items()}
     folder = ir_dir(path)
     for key, answer in irs.items():
         blob = gzip.compress(json.dumps(answer, default=str).encode("utf-8"), mtime=0)
@@ -205,15 +298,18 @@ def write(path: Path, functions: dict, programs: list[dict], irs: dict[str, dict
     data = {"format": FORMAT, "programs": progs, "functions": {k: merged[k] for k in sorted(merged)}}
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, (json.dumps(data, indent=1, sort_keys=True, default=str) + "\n").encode("utf-8"))
+    _write_timings(timings_path(path), data["functions"], {k: t for k, t in measured.items() if t})
     return data
 
 
 def untimed(entry: dict) -> dict:
-    """The entry without the timings of the run that made it (``seconds``, and the
-    compile report's ``*_seconds``)."""
+    """The entry without the timings of the run that made it (:func:`timings_of`)."""
     out = {k: v for k, v in entry.items() if k != "seconds"}
     if isinstance(out.get("report"), dict):
         out["report"] = {k: v for k, v in out["report"].items() if not k.endswith("_seconds")}
+        budget = out["report"].get("budget")
+        if isinstance(budget, dict) and "compile_seconds" in budget:
+            out["report"]["budget"] = {k: v for k, v in budget.items() if k != "compile_seconds"}
     return out
 
 

@@ -102,6 +102,7 @@ def compile_function(fa: FunctionAnalysis) -> None:
         warnings_seen=fa.call.warnings if fa.call is not None else (),
         shardings=(fa.call.shardings or None) if fa.call is not None and captured is not None else None,
     )
+    cf.kind = str(fa.entry.get("kind") or "jit")
     donate = fa.donation_site()
     if donate is not None:  # where an unusable donation is undone (JAX302)
         cf.sites["donate"] = [donate.path, donate.line, donate.column]

@@ -195,6 +195,8 @@ class CompileFacts:
     #: ``"donate"``, the ``donate_argnums``/``donate_argnames`` keyword of the jit that
     #: donates; each ``[file, line, column]`` (see :meth:`site`)
     sites: dict[str, list] = field(default_factory=dict)
+    #: the transform that compiled it (``jit``, ``pmap``, ``filter_jit`` ...)
+    kind: str = "jit"
 
     @cached_property
     def module(self) -> HloModule:

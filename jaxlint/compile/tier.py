@@ -232,11 +232,27 @@ def _outputs(traced, facts: CompileFacts) -> list[OutFact]:
     flat = jax.tree_util.tree_flatten_with_path(info)[0] if info is not None else []
     root = facts.module.entry.root
     single = root is not None and not root.shape.is_tuple
+    off = 0 if single or root is None else _output_offset(root.shape.elements, flat)
     out = []
     for k, (path, leaf) in enumerate(flat):
         out.append(OutFact(jax.tree_util.keystr(path), tuple(int(d) for d in leaf.shape), _dtype(leaf.dtype),
-                           () if single else (k,)))
+                           () if single else (k + off,)))
     return out
+
+
+def _output_offset(results: tuple, flat: list) -> int:
+    """Where the traced outputs sit among the executable's results: 0, unless the program
+    a recorded call compiled returns more than this trace (equinox's filter_jit returns
+    an extra leading result) and one place lines every shape and dtype up."""
+    from jaxlint.compile.facts import HLO_DTYPES
+
+    extra = len(results) - len(flat)
+    if extra <= 0:
+        return 0
+    want = [(tuple(int(d) for d in leaf.shape), HLO_DTYPES.get(_dtype(leaf.dtype), "")) for _, leaf in flat]
+    fits = [o for o in range(extra + 1)
+            if all((tuple(r.dims), r.dtype) == w for r, w in zip(results[o:o + len(flat)], want))]
+    return fits[0] if len(fits) == 1 else 0
 
 
 def _dtype(dt) -> str:

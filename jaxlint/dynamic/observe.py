@@ -306,7 +306,7 @@ class Observer:
         if kind == "pmap":
             mapped = fs.meta.get("pmap") or {}
             return MappedJit(fun, fs.meta.get("static_nums", ()), mapped.get("axis_name"),
-                             mapped.get("in_axes", 0)).trace(*args, **kwargs)
+                             mapped.get("in_axes", 0), fs.meta.get("donate_nums", ())).trace(*args, **kwargs)
         raise _NotTraceable(f"a `{kind}` function without `.trace`")
 
     def _after(self, fs: FunctionState, cur: dict, traced, error, compiles, caught, site, donated=(),

@@ -84,6 +84,11 @@ def _filtered(fn, args, kwargs, restore):
         return _arrays(fn(*a, **k))
 
     body.__name__ = getattr(fn, "__name__", "body")
+    try:  # `model.layers[0].weight` rather than `dynamic[3]` in what the rules say about an input
+        paths = _paths((args, kwargs), None)
+        body.jaxlint_arg_names = [_arg_name(fn, paths[i][0], dotted=False) for i in where]
+    except Exception:  # names are a courtesy: the jaxpr's own stand in
+        pass
     return jax.jit(body), [leaves[i] for i in where]
 
 
@@ -131,9 +136,10 @@ def _paths(tree, is_leaf) -> list:
     return jax.tree_util.tree_flatten_with_path(tree, is_leaf=is_leaf)[0]
 
 
-def _arg_name(fn, path) -> str:
+def _arg_name(fn, path, dotted: bool = True) -> str:
     """A leaf path of ``(args, kwargs)`` as the user's parameter names write it:
-    ``(SequenceKey(0), SequenceKey(1), DictKey('w'))`` -> ``params['w']``."""
+    ``(SequenceKey(0), SequenceKey(1), DictKey('w'))`` -> ``params['w']`` (``params.w``
+    when ``dotted``, as nnx names its state)."""
     text = jax.tree_util.keystr(tuple(path[2:]))
     head = path[1] if len(path) > 1 else None
     if path and getattr(path[0], "idx", None) == 0 and head is not None and hasattr(head, "idx"):
@@ -144,7 +150,7 @@ def _arg_name(fn, path) -> str:
             name = f"args[{head.idx}]"
     else:
         name = str(getattr(head, "key", head))
-    return _dotted(name + text)
+    return _dotted(name + text) if dotted else name + text
 
 
 def _nnx_names(fn, args, kwargs, is_node, state) -> list[str]:
@@ -199,11 +205,12 @@ class MappedJit:
     the body's collectives (``psum`` over the axis name) trace, with the mapped axis
     as a batch axis. ``.trace`` takes the arguments with their leading (device) axis."""
 
-    def __init__(self, fn: Callable, static_argnums=(), axis_name=None, in_axes=0) -> None:
+    def __init__(self, fn: Callable, static_argnums=(), axis_name=None, in_axes=0, donate_argnums=()) -> None:
         self.fn = fn
         self.static_argnums = tuple(static_argnums or ())
         self.axis_name = axis_name
         self.in_axes = in_axes
+        self.donate_argnums = tuple(int(i) for i in donate_argnums or ())
 
     def trace(self, *args, **kwargs):
         dyn_args, dyn_kwargs, restore = _static_split(self.fn, args, kwargs, self.static_argnums, ())
@@ -221,8 +228,16 @@ class MappedJit:
 
         body.__name__ = getattr(self.fn, "__name__", "body")
         mapped = jax.vmap(body, in_axes=axes, axis_name=self.axis_name)
-        traced = jax.jit(mapped).trace(*[dyn_args[i] for i in where], **dyn_kwargs)
-        return MappedTraced(traced, self, args, kwargs)
+        # the pmap's donations, by their place among the mapped arguments
+        donate = tuple(k for k, i in enumerate(where) if i in self.donate_argnums)
+        traced = jax.jit(mapped, donate_argnums=donate).trace(*[dyn_args[i] for i in where], **dyn_kwargs)
+        out = MappedTraced(traced, self, args, kwargs)
+        # the inputs named as the user's function names them (`params['w']`), not the
+        # vmapped body's `mapped[0]['w']`
+        names = [_arg_name(self.fn, p, dotted=False) for p, _ in _paths((dyn_args, dyn_kwargs), None)]
+        if len(names) == len(jax.tree_util.tree_leaves(traced.args_info, is_leaf=lambda x: hasattr(x, "donated"))):
+            out.jaxlint_arg_names = names
+        return out
 
 
 class MappedTraced:
@@ -249,7 +264,7 @@ class MappedTraced:
         if len(sizes) == 1 and 1 < next(iter(sizes)) <= jax.local_device_count():
             try:
                 pm = jax.pmap(m.fn, axis_name=m.axis_name, in_axes=m.in_axes,
-                              static_broadcasted_argnums=m.static_argnums)
+                              static_broadcasted_argnums=m.static_argnums, donate_argnums=m.donate_argnums)
                 return pm.lower(*self._args, **self._kwargs)
             except Exception:  # a mapping pmap refuses here: the jit of the vmap stands in
                 pass

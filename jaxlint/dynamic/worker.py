@@ -348,7 +348,7 @@ def jitted_for(obj, original, entry: dict, static_names: set[str], spec: dict | 
         target = inspect.unwrap(original) if hasattr(original, "__wrapped__") else original
         mapped = (spec or {}).get("pmap") or {}
         return MappedJit(target, entry.get("static_argnums") or (), mapped.get("axis_name"),
-                         mapped.get("in_axes", 0))
+                         mapped.get("in_axes", 0), entry.get("donate_argnums") or ())
     if hasattr(obj, "trace") and entry.get("kind") in ("jit", "pjit") and entry.get("form") != "immediate" \
             and entry.get("partial_bound", 0) == 0:
         return obj

@@ -18,7 +18,15 @@ class Donation(HloRule):
     use. An *update step* takes a large argument (a pytree of several arrays, or one
     named like `state`, `params`, `opt_state`) and returns arrays of the same shapes
     and dtypes computed directly from it (`new = old - lr * g`). When that argument is
-    not donated, the function is reported at its definition. Only functions that look
+    not donated, the function is reported at its definition. A state whose arrays are
+    nearly all (90 % of its bytes) updates of themselves counts: a key replaced by
+    `jax.random.split` or a new counter beside the parameters and moments (haiku's
+    `TrainingState`) is named as a new value, and the arrays that can reuse their
+    buffers are listed. Several undonated states of one step (an equinox `make_step`'s
+    model and optimizer state) are one finding. Steps under `jax.pmap`, sharded `jax.jit`
+    and `equinox.filter_jit` are read the same way; the advice names the transform's
+    own way to donate (pmap's `donate_argnums`, equinox's `donate='all'`).
+    Only functions that look
     like update steps are considered: the argument is named like state, or the function
     like an update (`step`, `update`, `sgd`, `train...`); when several arguments could be
     the state (`p - lr * g` reads both `p` and `g`), the one named like state is meant. A donated argument that
@@ -191,9 +199,11 @@ class Donation(HloRule):
             key="unusable:" + ",".join(a.path for a in bad))
 
     def _not_donated(self, facts: CompileFacts) -> Iterable[Finding]:
-        from jaxlint.compile.facts import Finding, lines_text, looks_like_state, looks_like_update
+        from jaxlint.compile.facts import looks_like_state, looks_like_update
 
         m = facts.module
+        if facts.kind in ("filter_jit", "nnx.jit") and facts.site("donate") is not None and not m.aliases:
+            return  # compiled here without the transform's own donation (equinox's `donate=` mode)
         by_top: dict[str, list[ArgFact]] = defaultdict(list)
         for a in facts.args:
             by_top[a.top].append(a)
@@ -212,33 +222,61 @@ class Donation(HloRule):
             for a in leaves:
                 hit = next((o for o in free_outputs if o.index not in used and o.shape == a.shape
                             and o.dtype == a.dtype and self._updates(facts, a, o.index, root)), None)
-                if hit is None:
-                    break
-                used.add(hit.index)
-                matched.append((a, hit))
-            if len(matched) != len(leaves) or not matched:
+                if hit is not None:
+                    used.add(hit.index)
+                    matched.append((a, hit))
+            # a state whose every array, or nearly every byte, comes back as an update of
+            # itself: a key replaced by `random.split` or a new counter does not stop the
+            # donation of the parameters and moments beside it
+            updated = sum(a.bytes for a, _ in matched)
+            if not matched or updated < self.opts["min-bytes"] or (len(matched) != len(leaves)
+                                                                    and updated < 0.9 * total):
                 continue
             candidates.append((top, leaves, matched))
         if len(candidates) > 1:
             # `p - lr * g` reads both arrays: the state is the one named like state; when
             # names do not tell (or several do not), stay quiet rather than guess
             candidates = [c for c in candidates if looks_like_state(c[0])]
+        if candidates:
+            yield self._undonated(facts, candidates, root)
+
+    def _undonated(self, facts: CompileFacts, candidates: list, root) -> Finding:
+        """One finding for the function's undonated states (one fix: donate them all)."""
+        from jaxlint.compile.facts import Finding, lines_text
+
+        tops, parts, producer_lines, donatable, fresh = [], [], [], [], []
+        total = updated = arrays = 0
         for top, leaves, matched in candidates:
-            total = sum(a.bytes for a in leaves)
-            producer_lines = []
             for _, o in matched:
                 inst = self._output_inst(facts, o.index, root)
                 if inst is not None:
                     producer_lines.extend(facts.lines_of(inst))
             n = len(leaves)
+            size = sum(a.bytes for a in leaves)
             what = f"{n} arrays" if n > 1 else f"{leaves[0].dtype}{list(leaves[0].shape)}"
-            yield Finding(
-                f"argument `{top}` ({what}, {human_bytes(total)}) is updated and returned "
-                f"({lines_text(producer_lines, facts)}) but not donated: XLA keeps the old and the new state "
-                f"alive together; add donate_argnames='{top}' (or its donate_argnums) if the caller does not "
-                f"reuse it",
-                None, tuple((loc, "the updated value") for loc in producer_lines[:3]),
-                {"argument": top, "bytes": total, "arrays": n}, key=f"not-donated:{top}")
+            tops.append(top)
+            parts.append(f"`{top}` ({what}, {human_bytes(size)})")
+            total, updated, arrays = total + size, updated + sum(a.bytes for a, _ in matched), arrays + n
+            donatable += [a.path for a, _ in matched]
+            fresh += [a.path for a in leaves if all(a is not b for b, _ in matched)]
+        names = repr(tops[0]) if len(tops) == 1 else "(" + ", ".join(map(repr, tops)) + ")"
+        how = {"pmap": "add donate_argnums with its position (pmap has no donate_argnames)",
+               "filter_jit": "give equinox.filter_jit donate='all' (or 'all-except-first'; it donates no "
+                             "single argument)"}.get(facts.kind, f"add donate_argnames={names} (or its donate_argnums)")
+        rest = ""
+        if fresh:
+            shown = ", ".join(f"`{p}`" for p in fresh[:3]) + (f" and {len(fresh) - 3} more" if len(fresh) > 3 else "")
+            rest = (f"; {len(donatable)} of its {arrays} arrays ({human_bytes(updated)}) are updates of themselves "
+                    f"and can reuse their buffers, {shown} {'is a new value' if len(fresh) == 1 else 'are new values'}")
+        head = (f"argument {parts[0]} is" if len(parts) == 1
+                else "arguments " + ", ".join(parts[:-1]) + f" and {parts[-1]} are")
+        return Finding(
+            f"{head} updated and returned ({lines_text(producer_lines, facts)}) but not donated: XLA keeps the "
+            f"old and the new state alive together{rest}; {how} if the caller does not reuse "
+            + ("it" if len(parts) == 1 else "them"),
+            None, tuple([(loc, "the updated value") for loc in dict.fromkeys(producer_lines)][:3]),
+            {"argument": tops[0], "arguments": tops, "bytes": total, "arrays": arrays, "donatable": donatable,
+             "donatable_bytes": updated, "not_updated": fresh}, key="not-donated:" + ",".join(tops))
 
     @staticmethod
     def _output_inst(facts: CompileFacts, index: tuple[int, ...], root):

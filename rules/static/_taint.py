@@ -88,7 +88,7 @@ class Taint:
                 self.names[name] = level
         parent = fn.parent
         if parent is not None and parent.traced and self._depth < 8:
-            outer = Taint(self.model, parent, self._depth + 1)
+            outer = _taint_of(self.model, parent, self._depth + 1)
             for name, level in outer.names.items():
                 if name not in fn.bindings:
                     self.names[name] = level

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 from jaxlint.diagnostic import Applicability, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._fixplan import import_name, is_statement_list_member
-from jaxlint.rules.static._taint import (CERTAIN, LIKELY, POSSIBLE, Taint, confidence, describe, is_jit_entry,
-                                         traced_how)
+from jaxlint.rules.static._taint import (CERTAIN, LIKELY, POSSIBLE, confidence, describe, is_jit_entry,
+                                         taint_of, traced_how)
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -444,7 +444,7 @@ class TracedControlFlow(StaticRule):
     def check(self, ctx: StaticContext) -> None:
         model = ctx.model
         for fn in model.traced_functions():
-            taint = Taint(model, fn)
+            taint = taint_of(model, fn)
             covered: set[int] = set()
             for node in fn.body_nodes():
                 if id(node) in covered:

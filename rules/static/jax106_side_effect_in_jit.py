@@ -4,7 +4,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
-from jaxlint.rules.static._taint import LIKELY, Taint, describe, traced_how
+from jaxlint.rules.static._taint import LIKELY, taint_of, describe, traced_how
 from jaxlint.static.semantic import STATIC_ATTRS
 
 if TYPE_CHECKING:
@@ -274,7 +274,7 @@ class SideEffectInJit(StaticRule):
     def check(self, ctx: StaticContext) -> None:
         model = ctx.model
         for fn in model.traced_functions():
-            taint = Taint(model, fn)
+            taint = taint_of(model, fn)
             for node in fn.body_nodes():
                 if isinstance(node, ast.Call):
                     self._check_call(ctx, taint, fn, node)

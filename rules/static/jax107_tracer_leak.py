@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.rules.static._taint import LIKELY, Taint, confidence, describe, traced_how
+from jaxlint.rules.static._taint import LIKELY, taint_of, confidence, describe, traced_how
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -301,7 +301,7 @@ class TracerLeak(StaticRule):
                         continue
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                     for t in targets:
-                        taint = taint or Taint(model, fn)
+                        taint = taint or taint_of(model, fn)
                         self._store(ctx, taint, fn, node, t, node.value)
                 elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                         and node.func.attr in _MUTATORS:
@@ -309,7 +309,7 @@ class TracerLeak(StaticRule):
                     values = list(node.args) if i is None else node.args[i:i + 1]
                     values += [k.value for k in node.keywords] if i is None else []
                     for v in values:
-                        taint = taint or Taint(model, fn)
+                        taint = taint or taint_of(model, fn)
                         if taint.level(v) is not None:
                             self._store(ctx, taint, fn, node, node.func.value, v, verb=node.func.attr)
                             break

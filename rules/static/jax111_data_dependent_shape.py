@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.rules.static._taint import Taint, confidence
+from jaxlint.rules.static._taint import Taint, taint_of, confidence
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
 
 if TYPE_CHECKING:
@@ -225,7 +225,7 @@ class DataDependentShape(StaticRule):
     def check(self, ctx: StaticContext) -> None:
         model = ctx.model
         for fn in model.traced_functions():
-            taint = Taint(model, fn)
+            taint = taint_of(model, fn)
             for node in fn.body_nodes():
                 if isinstance(node, ast.Subscript) and not isinstance(node.ctx, (ast.Store, ast.Del)):
                     self._mask_index(ctx, taint, fn, node)

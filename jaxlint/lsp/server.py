@@ -44,11 +44,11 @@ from jaxlint.diagnostic import Applicability, Confidence, Diagnostic, Edit, Phas
 from jaxlint.discovery import FileTask, is_excluded
 from jaxlint.fix.apply import applies, computed_fix
 from jaxlint.lsp import dynamic
-from jaxlint.lsp.signals import end_on_signals
 from jaxlint.lsp.editing import NoqaEdits, fix_all, smallest_replacement
 from jaxlint.lsp.notebooks import NotebookView
 from jaxlint.lsp.positions import UTF16, to_lsp
 from jaxlint.lsp.settings import ConfigProblem, DocumentSettings, overrides_from
+from jaxlint.lsp.signals import end_on_signals
 from jaxlint.suppress import apply_suppressions, per_file_ignored
 from jaxlint.registry import active_rules, rules_by_code
 from jaxlint.rule import about_noqa_comments

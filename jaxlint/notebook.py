@@ -38,7 +38,7 @@ import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Sequence
 
-from jaxlint.textutil import LINE_BREAK, line_starts, split_lines
+from jaxlint.textutil import LINE_BREAK, line_starts, parses, split_lines
 
 SUFFIX = ".ipynb"
 
@@ -230,7 +230,7 @@ def mask(source: str) -> tuple[list[str], list[int]]:
         lines.pop()
     if not any(c in source for c in "%!?") and not _INSTALL.search(source):
         return lines, []
-    if _parses("\n".join(lines)):
+    if parses("\n".join(lines)):
         return lines, []
     first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
     if first is not None and lines[first].lstrip().startswith("%%"):
@@ -293,16 +293,6 @@ def _scan(line: str, depth: int, quote: str) -> tuple[int, str]:
             depth = max(depth - 1, 0)
         i += 1
     return depth, quote
-
-
-def _parses(text: str) -> bool:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return False
-    return True
 
 
 def _syntax_error(text: str) -> tuple[str, int, int] | None:
@@ -711,7 +701,7 @@ class NotebookFile:
     def read(cls, path, data: bytes) -> "NotebookFile":
         nb = load(data)
         module = nb.module()
-        if not _parses(module.text):
+        if not parses(module.text):
             module = module.blank(module.find_broken())
         return cls(path, nb, module)
 

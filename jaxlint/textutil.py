@@ -6,8 +6,10 @@ feeds and Unicode separators, which would shift every later line number).
 """
 from __future__ import annotations
 
+import ast
 import difflib
 import re
+import warnings
 from typing import Sequence
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -75,3 +77,15 @@ def figure(metric: str, value: float | None) -> str:
 def signed_percent(change: float | None) -> str:
     """``+12.5 %``; ``new`` when there is nothing to compare with."""
     return "new" if change is None else f"{change:+.1f} %"
+
+
+def parses(text: str) -> bool:
+    """Whether ``text`` is Python that ``ast`` parses (its warnings, such as invalid
+    escapes, are not our business)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+    return True

@@ -61,6 +61,8 @@ def analyse(traced: Any, *, function: str, file: str, line: int, requested_backe
     are read without lowering or compiling again; ``warnings_seen``: what jax warned
     while the program's call lowered and compiled it; ``shardings``: the shardings of
     the call's argument leaves (a recorded call; a compile here reads the executable's)."""
+    from jaxlint.dynamic import adapter
+
     log: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -92,7 +94,7 @@ def analyse(traced: Any, *, function: str, file: str, line: int, requested_backe
         platform=platform,
         device_kind=kind,
         requested_backend=requested_backend,
-        versions=_versions(),
+        versions=adapter.library_versions(),
         xla_flags=os.environ.get("XLA_FLAGS", ""),
         warnings=list(warnings_seen) + [str(w.message) for w in caught],
         trace=TraceFacts(**(trace_facts or {})),
@@ -113,8 +115,11 @@ def _kept_log(lines: list[str], hlo_text: str) -> list[str]:
     cache = os.environ.get("JAXLINT_XLA_CACHE")
     if not cache:
         return found
+    from jaxlint.dynamic import adapter
+
     store = LogStore(Path(cache).parent / "xla-log")
-    key = program_key(hlo_text, *(f"{k}={v}" for k, v in sorted(_versions().items())), os.environ.get("XLA_FLAGS", ""))
+    versions = sorted(adapter.library_versions().items())
+    key = program_key(hlo_text, *(f"{k}={v}" for k, v in versions), os.environ.get("XLA_FLAGS", ""))
     if found:
         store.put(key, found)
         return found
@@ -170,13 +175,6 @@ def _statistics(what: str, call) -> tuple[Any, str | None]:
     if value is None:
         return None, f"{what} statistics unavailable on this backend: jax returned none"
     return value, None
-
-
-def _versions() -> dict[str, str]:
-    import jax
-    import jaxlib
-
-    return {"jax": jax.__version__, "jaxlib": getattr(jaxlib, "__version__", "?")}
 
 
 def _platform(compiled) -> tuple[str, str]:

@@ -83,14 +83,20 @@ class Frame:
     function: str
 
 
-def versions() -> dict[str, str]:
+def library_versions() -> dict[str, str]:
+    """The versions of jax and jaxlib (what a compiled program's figures depend on)."""
     import jaxlib
 
+    return {"jax": jax.__version__, "jaxlib": getattr(jaxlib, "__version__", "?")}
+
+
+def versions() -> dict[str, str]:
+    """:func:`library_versions` and the default backend."""
     try:
         backend = jax.default_backend()
     except Exception:  # no usable backend: tracing still works
         backend = os.environ.get("JAX_PLATFORMS", "cpu")
-    return {"jax": jax.__version__, "jaxlib": getattr(jaxlib, "__version__", "?"), "backend": backend}
+    return {**library_versions(), "backend": backend}
 
 
 # ---------------------------------------------------------------------------- IR walking

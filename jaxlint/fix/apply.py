@@ -14,18 +14,16 @@ encoding, byte-order mark and line endings, and go through symlinks to their tar
 """
 from __future__ import annotations
 
-import ast
 import difflib
 import io
 import tokenize
-import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Collection, Iterable, Sequence
 
 from jaxlint.cache import replace_file
 from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
-from jaxlint.textutil import LINE_BREAK, line_starts, split_lines, unified_diff
+from jaxlint.textutil import LINE_BREAK, line_starts, parses, split_lines, unified_diff
 
 #: passes over one file before giving up (a fix that keeps re-creating work)
 MAX_ITERATIONS = 10
@@ -33,16 +31,6 @@ MAX_ITERATIONS = 10
 
 def applies(d: Diagnostic, unsafe: bool) -> bool:
     return d.fix is not None and (unsafe or d.fix.applicability is Applicability.SAFE)
-
-
-def parses(text: str) -> bool:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # invalid escapes etc. are not our business
-        try:
-            ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return False
-    return True
 
 
 class _Offsets:
@@ -279,11 +267,6 @@ class SourceFile:
 
     def diff(self, display: str, text: str) -> str:
         return unified_diff(display, self.text, text)
-
-
-def read_source(path: Path) -> SourceFile:
-    """Read a Python file as the static phase decodes it (PEP 263 cookie, BOM)."""
-    return source_from_bytes(path, path.read_bytes())
 
 
 def read_target(path: Path, data: bytes | None = None):

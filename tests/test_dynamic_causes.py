@@ -313,3 +313,37 @@ def test_a_worker_traces_again_with_the_recorded_devices_and_mesh(tmp_path):
     out = check.stdout + check.stderr
     assert "1 function analysed, 0 skipped, 0 failed" in out, out
     assert "record again" not in out and "JAX205" not in out and "JAX200" not in out
+
+
+LIBRARY = '''
+import jax
+import jax.numpy as jnp
+
+
+def fit(x, steps=3):
+    """A library's fitting loop: it jits its own step, anew for each fit."""
+    def body(w, x):
+        return w - 0.1 * jnp.mean(x * w)
+    step = jax.jit(body)
+    w = jnp.zeros(())
+    for _ in range(steps):
+        w = step(w, x)
+    return w
+'''
+
+
+def test_functions_jitted_inside_libraries_are_named_as_not_analysed(tmp_path):
+    # numpyro's SVI jits its own step: record analyses the project's jitted functions only,
+    # and says which library jits it left alone
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "fitlib.py").write_text(LIBRARY.lstrip("\n"))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    (project / "run.py").write_text("import jax.numpy as jnp\nimport fitlib\n\n"
+                                    "for n in (8, 9):\n    fitlib.fit(jnp.ones(n))\n")
+    rec = run_cli("record", "--", "python", "run.py", cwd=project,
+                  env={"PYTHONPATH": str(tmp_path / "lib")}, timeout=600)
+    assert rec.returncode == 0, rec.stderr
+    assert ("1 function jitted inside libraries, not analysed (jaxlint analyses the project's own jitted "
+            "functions): fitlib:fit.<locals>.body (2 jits)") in rec.stderr, rec.stderr

@@ -174,6 +174,9 @@ def run(args) -> int:
             failed = sum(e["count"] for e in errors.values())
             if failed:
                 lines[0] += f"; the recorder failed {failed} time{'s' if failed != 1 else ''} (below)"
+            library = _library_jits(_read_parts(out_dir, "library"))
+            if library:
+                lines.insert(1, library)
             for line in lines:
                 print(f"jaxlint record: {line}", file=sys.stderr)
             for e in functions.values():
@@ -343,6 +346,22 @@ def _release_signals() -> None:
 
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD})
+
+
+def _library_jits(parts: list[dict]) -> str:
+    """The summary's line for the functions libraries jitted themselves (numpyro's SVI
+    step): not analysed, named with how many jits of each were made."""
+    made: dict[str, int] = {}
+    for part in parts:
+        for name, n in part.items():
+            if isinstance(n, int):
+                made[name] = made.get(name, 0) + n
+    if not made:
+        return ""
+    shown = ", ".join(f"{k} ({v} jit{'s' if v != 1 else ''})" for k, v in sorted(made.items(), key=lambda kv: -kv[1])[:4])
+    more = f" and {len(made) - 4} more" if len(made) > 4 else ""
+    return (f"{len(made)} function{'s' if len(made) != 1 else ''} jitted inside libraries, not analysed "
+            f"(jaxlint analyses the project's own jitted functions): {shown}{more}")
 
 
 def _read_parts(out_dir: Path, kind: str) -> list[dict]:

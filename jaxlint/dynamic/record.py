@@ -199,13 +199,37 @@ def _recording(original, kind: str):
             return _wrap(jitted, fun, kwargs, kind, line)
         # a library that jits the project's own function (a test helper such as chex's
         # variants): the project's function, jitted elsewhere; no jit line of the project
-        return _wrap(jitted, fun, kwargs, kind, None) if _defined_in_project(fun) else jitted
+        if _defined_in_project(fun):
+            return _wrap(jitted, fun, kwargs, kind, None)
+        _library_jit(caller, fun)
+        return jitted
 
     transform._jaxlint_recording = True  # type: ignore[attr-defined]
     return transform
 
 
 _NOTHING = object()
+#: top-level packages whose own jits wrap the project's functions (recorded through their
+#: transforms) or are jax's internals: not counted as library jits
+_TRANSFORM_PACKAGES = frozenset({"jax", "jaxlib", "equinox", "flax"})
+#: "module:qualname" of a library function a library jitted -> how many jits of it were made
+_LIBRARY_JITS: dict[str, int] = {}
+
+
+def _library_jit(caller, fun) -> None:
+    """Count a jit a library made of its own function (numpyro's SVI step): not analysed,
+    and said so in the summary."""
+    try:
+        package = str(caller.f_globals.get("__name__", "")).split(".", 1)[0]
+        if package in _TRANSFORM_PACKAGES:
+            return
+        while isinstance(fun, functools.partial):
+            fun = fun.func
+        name = f"{getattr(fun, '__module__', None) or package}:{getattr(fun, '__qualname__', type(fun).__name__)}"
+        with _LOCK:
+            _LIBRARY_JITS[name] = _LIBRARY_JITS.get(name, 0) + 1
+    except Exception as e:  # never break the program
+        recorder_error("counting a library's jit", e)
 
 
 def _defined_in_project(fun) -> bool:
@@ -1163,6 +1187,13 @@ def _devices() -> dict | None:
 
 def flush() -> None:
     out = os.environ.get("JAXLINT_RECORD_DIR")
+    if out and _LIBRARY_JITS:
+        try:
+            with _LOCK:
+                library = json.dumps(dict(_LIBRARY_JITS)).encode("utf-8")
+            _write(os.path.join(out, f"library-{os.getpid()}.json"), library)
+        except OSError as e:
+            recorder_error("writing the library jits", e)
     if not out or not _RECORDS:
         return
     try:

@@ -5,7 +5,9 @@ JAX libraries never used while writing jaxlint's rules (issue 10 tuned the rules
 them), ``holdout``, 21 more that no rule was written or tuned on before their
 findings were judged, and issue 19's two fresh ones: ``dev`` (8 libraries, judged blind
 at 58dcb14, then developed on) and ``unopened`` (9 more, downloaded and pinned only,
-judged blind once at the end; ``--corpus all`` leaves it out). Pinned wheels from PyPI, checked against pinned sha256 digests and
+judged blind once at the end of a stop, then opened), and ``fresh`` (jax-cosmo, the last
+library of the list no corpus held, judged blind at the end of the 2026-12-01 stop);
+``--corpus all`` leaves the last two out). Pinned wheels from PyPI, checked against pinned sha256 digests and
 unpacked once into cache folders outside any git work tree
 (``$XDG_CACHE_HOME/jaxlint-bench/precision`` and ``.../precision-holdout``, else under
 ``~/.cache``; ``--corpus-dir`` moves one). ``--corpus all`` (the default) reports each
@@ -33,7 +35,7 @@ at most 0.02 false findings per kLOC, no false finding of error severity (any ru
 ``--check`` exits 1 when one is missed (by a corpus or the combined figure) or a
 finding is unjudged.
 
-    python benchmarks/bench_precision.py [--corpus original|holdout|dev|unopened|all] [--check] [--json results.json]
+    python benchmarks/bench_precision.py [--corpus original|holdout|dev|unopened|fresh|all] [--check] [--json results.json]
     python benchmarks/bench_precision.py --unjudged new.json   # templates to judge
 """
 from __future__ import annotations
@@ -122,8 +124,15 @@ UNOPENED = (
     ("xlb", "0.3.1", "c20a797bbccb6cdb5261002c38244c467e32255e9446ad76030ba559fba6dfc8"),
 )
 
-#: distribution -> the one folder of its wheel that is in a corpus
-SUBTREES = {"tensorflow-probability": "tensorflow_probability/substrates/jax/"}
+#: The last library of the project's list of fresh corpora that no corpus held (it has no
+#: wheel: its source archive is pinned). Kept unopened until issue 19's work of the
+#: 2026-12-01 stop was done, then judged blind once by someone who had not changed a rule.
+FRESH = (
+    ("jax-cosmo", "0.1.0", "a44003ff38381347059327b88e3fd820499150195acbf341b463db52bb461372"),
+)
+
+#: distribution -> the one folder of its wheel (or source archive) that is in a corpus
+SUBTREES = {"tensorflow-probability": "tensorflow_probability/substrates/jax/", "jax-cosmo": "jax_cosmo/"}
 
 HERE = Path(__file__).resolve().parent
 #: name -> (wheels, verdicts file, cache sub-folder)
@@ -132,15 +141,16 @@ CORPORA = {
     "holdout": (HOLDOUT, HERE / "precision_judgements_holdout.json", "precision-holdout"),
     "dev": (DEV, HERE / "precision_judgements_dev.json", "precision-dev"),
     "unopened": (UNOPENED, HERE / "precision_judgements_unopened.json", "precision-unopened"),
+    "fresh": (FRESH, HERE / "precision_judgements_fresh.json", "precision-fresh"),
 }
-#: what ``--corpus all`` runs: every corpus but the unopened one, which runs only when named
+#: what ``--corpus all`` runs: every corpus but the unopened and fresh ones, which run only when named
 ALL = ("original", "holdout", "dev")
 JUDGEMENTS = CORPORA["original"][1]
 VERDICTS = ("true", "debatable", "false")
 TARGETS = {"precision": 0.80, "false_per_kloc": 0.03, "false_jax105_errors": 0}
 #: issue 19's targets, for its fresh corpora
 STRICT_TARGETS = {"precision": 0.80, "false_per_kloc": 0.02, "false_errors": 0}
-STRICT = ("dev", "unopened")
+STRICT = ("dev", "unopened", "fresh")
 
 Key = tuple[str, str, str]  # (path inside the package, code, signature)
 

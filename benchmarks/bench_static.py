@@ -45,11 +45,12 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import zipfile
 from pathlib import Path
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 try:
     import resource
@@ -92,10 +93,34 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+#: distributions published on PyPI as a source archive only: their pinned digest is the
+#: archive's, and only its Python sources are unpacked, without the archive's top folder
+SDIST_ONLY = {"jax-cosmo"}
+
+
 def _wheel(wheels: Path, dist: str, version: str) -> Path | None:
+    if dist in SDIST_ONLY:
+        hits = sorted(p for n in {dist, dist.replace("-", "_")} for p in wheels.glob(f"{n}-{version}.tar.gz"))
+        return hits[0] if hits else None
     # a wheel's file name spells the distribution with underscores (dm-haiku: dm_haiku-...)
     hits = sorted(wheels.glob(f"{dist.replace('-', '_')}-{version}-*.whl"))
     return hits[0] if hits else None
+
+
+def _sources(archive: Path) -> Iterator[tuple[str, bytes]]:
+    """(path inside the distribution, bytes) of each Python source of a wheel or an sdist."""
+    if archive.suffix == ".whl":
+        with zipfile.ZipFile(archive) as z:
+            for name in z.namelist():
+                if name.endswith(".py"):
+                    yield name, z.read(name)
+        return
+    with tarfile.open(archive, "r:gz") as t:
+        for m in t.getmembers():
+            if m.isfile() and m.name.endswith(".py") and "/" in m.name:
+                f = t.extractfile(m)
+                if f is not None:
+                    yield m.name.split("/", 1)[1], f.read()
 
 
 def ensure_corpus(root: Path, corpus: tuple[tuple[str, str, str], ...] = CORPUS,
@@ -109,11 +134,14 @@ def ensure_corpus(root: Path, corpus: tuple[tuple[str, str, str], ...] = CORPUS,
     missing = [f"{d}=={v}" for d, v, _ in corpus if _wheel(wheels, d, v) is None]
     if missing:
         print(f"downloading {', '.join(missing)} ...", file=sys.stderr)
-        subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
-             "--dest", str(wheels), *missing],
-            check=True,
-        )
+        binary = [m for m in missing if m.split("==")[0] not in SDIST_ONLY]
+        if binary:
+            subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
+                            "--dest", str(wheels), *binary], check=True)
+        sdists = [m for m in missing if m.split("==")[0] in SDIST_ONLY]
+        if sdists:  # pip reads an sdist's metadata by running its build backend; the digest is checked after
+            subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
+                            "--dest", str(wheels), *sdists], check=True)
     for dist, version, digest in corpus:
         whl = _wheel(wheels, dist, version)
         if whl is None:
@@ -128,12 +156,11 @@ def ensure_corpus(root: Path, corpus: tuple[tuple[str, str, str], ...] = CORPUS,
         if dest.exists():
             shutil.rmtree(dest)
         keep = (subtrees or {}).get(dist, "")
-        with zipfile.ZipFile(whl) as z:
-            for name in z.namelist():
-                # only Python sources; never let a member name escape the folder
-                if (name.endswith(".py") and name.startswith(keep) and not name.startswith("/")
-                        and ".." not in name.split("/")):
-                    z.extract(name, dest)
+        for name, data in _sources(whl):
+            # only Python sources; never let a member name escape the folder
+            if name.startswith(keep) and not name.startswith("/") and ".." not in name.split("/"):
+                (dest / name).parent.mkdir(parents=True, exist_ok=True)
+                (dest / name).write_bytes(data)
         done.write_text(digest + "\n")
     return src
 

@@ -157,6 +157,22 @@ class Donation(HloRule):
             line=6,
             message="could not be used",
         ),
+        # a state whose key is split, not updated: still a state, and the key is named
+        Invalid(
+            """
+            import jax
+
+            # jaxlint: args=({"w": f32[512,512], "m": f32[512,512], "key": u32[2]}, f32[512,512])
+            @jax.jit
+            def step(state, g):
+                m = 0.9 * state["m"] + g
+                key, _ = jax.random.split(state["key"])
+                return {"w": state["w"] - 0.1 * m, "m": m, "key": key}
+            """,
+            line=5,
+            message="2 of its 3 arrays (2.0 MiB) are updates of themselves and can reuse their buffers, "
+                    "`state['key']` is a new value",
+        ),
         # a small donated batch that no output matches: reported whatever its size
         Invalid(
             """

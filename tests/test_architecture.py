@@ -192,22 +192,13 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
-#: cycles known and being removed, each with the reason it is still here: the test fails
-#: on any other cycle, and when one of these is gone (drop it from the list)
-KNOWN_CYCLES: dict[tuple[str, ...], str] = {
-    ("jaxlint.dynamic.observe", "jaxlint.dynamic.record"):
-        "issue 25: the recorder's module-level state moves into an object handed to the observer",
-}
-
-
 def test_no_import_cycle_among_the_modules_lazy_imports_included():
     """A module imported inside a function is a dependency all the same; one under
     ``if TYPE_CHECKING:`` is not (it never runs)."""
     graph = _import_graph()
-    cycles = {tuple(c) for c in _cycles(graph)}
-    assert cycles == set(KNOWN_CYCLES), "\n".join(
-        " <-> ".join(c) + ": " + "; ".join(f"{m} -> {sorted(graph[m] & set(c))}" for m in c)
-        for c in sorted(cycles ^ set(KNOWN_CYCLES)))
+    cycles = _cycles(graph)
+    assert not cycles, "\n".join(
+        " <-> ".join(c) + ": " + "; ".join(f"{m} -> {sorted(graph[m] & set(c))}" for m in c) for c in cycles)
 
 
 def test_the_cycle_finder_finds_a_lazy_cycle():

@@ -31,7 +31,7 @@ import threading
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from jaxlint import __version__
 from jaxlint.dynamic import adapter
@@ -94,10 +94,22 @@ class FunctionState:
         return out
 
 
+class RecorderLink(Protocol):
+    """What the observer reaches of the recorder that made it: handed in
+    (:class:`jaxlint.dynamic.record.Recorder`), so this module imports nothing of the
+    recorder's."""
+
+    def error(self, doing: str, e: BaseException) -> None: ...
+
+    def in_project(self, filename: str) -> bool: ...
+
+
 class Observer:
     def __init__(self, root: Path, levels: list[str], keep_ir: bool,
-                 analysers: Callable[[], Analysers] | None = None) -> None:
+                 analysers: Callable[[], Analysers] | None, recorder: RecorderLink) -> None:
         self.root = root
+        #: the recorder's failures and the project's files (``jaxlint.dynamic.record.RECORDER``)
+        self.recorder = recorder
         self.levels = levels
         self.keep_ir = keep_ir
         #: the levels past the trace (``compile``, ``ir``), loaded at their first use
@@ -189,9 +201,7 @@ class Observer:
                 tree = ast.parse(read_code(path))
                 self._models[path] = (tree, list(ModuleModel(tree, module).entries))
             except Exception as e:  # a file we cannot read or parse: the program's facts alone
-                from jaxlint.dynamic.record import recorder_error
-
-                recorder_error("reading a source file's jit map", e)
+                self.recorder.error("reading a source file's jit map", e)
                 self._models[path] = None
         return self._models[path]
 
@@ -209,7 +219,7 @@ class Observer:
                 cur = fs.sigs[canon] = {"sig": sig, "calls": 0, "compiles": 0, "first_call": None,
                                         "compile_seconds": 0.0, "seq": self.seq, "wrapper": rec._serial}
             cur["calls"] += 1
-        site = call_site() if first_of_sig else None
+        site = call_site(self.recorder.in_project) if first_of_sig else None
         traced = error = None
         donated: tuple = ()
         shardings: tuple = ()
@@ -217,15 +227,11 @@ class Observer:
             try:  # the mesh and the partition specs the program's call compiled with
                 shardings = tuple(adapter.array_shardings((args, kwargs)))
             except Exception as e:
-                from jaxlint.dynamic.record import recorder_error
-
-                recorder_error("reading the arguments' shardings", e)
+                self.recorder.error("reading the arguments' shardings", e)
             try:
                 donated = _donated_twice(fs, args, kwargs)
             except Exception as e:
-                from jaxlint.dynamic.record import recorder_error
-
-                recorder_error("comparing donated arguments", e)
+                self.recorder.error("comparing donated arguments", e)
                 donated = ()
             cur["first_call"] = site
             if fs.first_call is None:
@@ -270,7 +276,7 @@ class Observer:
                 cur["wrapper"] = rec._serial
                 cur["wrappers"] = cur.get("wrappers", 1) + 1
             if cur.get("again_at") is None:
-                cur["again_at"] = call_site()
+                cur["again_at"] = call_site(self.recorder.in_project)
 
     def seen(self, rec: Any, canon: str) -> tuple[FunctionState, dict | None]:
         """The state of ``rec``'s function and the counters of its signature ``canon``,
@@ -542,11 +548,9 @@ def _def_line(tree: ast.Module, first_line: int, qualname: str) -> int | None:
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
-def call_site() -> tuple[str, int, int] | None:
+def call_site(in_project: Callable[[str], bool]) -> tuple[str, int, int] | None:
     """(file, line, column) of the innermost frame of the project that is running: the
     user's line that called the jitted function."""
-    from jaxlint.dynamic.record import in_project
-
     f = sys._getframe(1)
     while f is not None:
         file = f.f_code.co_filename

@@ -58,27 +58,61 @@ _RECORDS: dict[str, dict] = {}
 _INSTALLED = False
 #: the analysis levels past the trace, as :func:`install` was given them
 _ANALYSERS: Callable[[], Analysers] | None = None
-#: the recorder's own failures, by what it was doing: {"noting a call": [count, first message]};
-#: the program goes on (unrecorded where it failed), and ``jaxlint record`` reports them
-_ERRORS: dict[str, list] = {}
-_ERRORS_LOCK = threading.Lock()
+class Recorder:
+    """What the recorder keeps that its observer uses too, handed to the
+    :class:`~jaxlint.dynamic.observe.Observer` (which imports nothing of this module):
+    the recorder's own failures and which files are the project's."""
+
+    def __init__(self) -> None:
+        #: by what it was doing: {"noting a call": [count, first message]}; the program
+        #: goes on (unrecorded where it failed), and ``jaxlint record`` reports them
+        self._errors: dict[str, list] = {}
+        self._lock = threading.Lock()
+        #: file name -> whether it is the project's (:meth:`in_project`)
+        self._in_project: dict[str, bool] = {}
+
+    def error(self, doing: str, e: BaseException) -> None:
+        """Count a failure of the recorder while ``doing`` something (the first message
+        of each kind is kept); written with the records, reported by ``jaxlint record``."""
+        with self._lock:
+            entry = self._errors.get(doing)
+            if entry is None:
+                self._errors[doing] = [1, f"{type(e).__name__}: {str(e)[:200]}"]
+            else:
+                entry[0] += 1
+
+    def errors(self) -> dict[str, dict]:
+        """This process's recorder failures: {doing: {"count": n, "first": message}}."""
+        with self._lock:
+            return {k: {"count": n, "first": msg} for k, (n, msg) in self._errors.items()}
+
+    def forget_errors(self) -> None:
+        with self._lock:
+            self._errors.clear()
+
+    def in_project(self, filename: str) -> bool:
+        """A file of the project being recorded (a virtualenv inside it does not count),
+        or a Jupyter cell of one of its notebooks (:func:`notebook_cell`)."""
+        hit = self._in_project.get(filename)
+        if hit is None:
+            if notebook_cell(filename) is not None:
+                hit = True
+            elif not filename or filename.startswith("<"):
+                hit = False
+            else:
+                path = Path(filename).resolve()
+                root = _root()
+                hit = (root == path or root in path.parents) and not (
+                    {"site-packages", "dist-packages"} & set(path.relative_to(root).parts))
+            self._in_project[filename] = hit
+        return hit
 
 
-def recorder_error(doing: str, e: BaseException) -> None:
-    """Count a failure of the recorder while ``doing`` something (the first message of
-    each kind is kept); written with the records, reported by ``jaxlint record``."""
-    with _ERRORS_LOCK:
-        entry = _ERRORS.get(doing)
-        if entry is None:
-            _ERRORS[doing] = [1, f"{type(e).__name__}: {str(e)[:200]}"]
-        else:
-            entry[0] += 1
-
-
-def recorder_errors() -> dict[str, dict]:
-    """This process's recorder failures: {doing: {"count": n, "first": message}}."""
-    with _ERRORS_LOCK:
-        return {k: {"count": n, "first": msg} for k, (n, msg) in _ERRORS.items()}
+#: this process's recorder
+RECORDER = Recorder()
+recorder_error = RECORDER.error
+recorder_errors = RECORDER.errors
+in_project = RECORDER.in_project
 
 
 # ---------------------------------------------------------------------------- install
@@ -166,7 +200,7 @@ def _forget() -> None:
     _COMPILES = [0]
     _RECORDS.clear()
     _BLOBS.clear()
-    _ERRORS.clear()
+    RECORDER.forget_errors()
     _OBSERVER = None
     _LAST_FLUSH = 0.0
 
@@ -592,30 +626,12 @@ _ABSTRACT_MESH: Any = None
 _MESH0: tuple = (None, None)
 
 
-_IN_PROJECT: dict[str, bool] = {}
 _DIGESTS: dict[str, str] = {}
 
 
 def _root() -> Path:
     return Path(os.environ.get("JAXLINT_RECORD_ROOT", os.getcwd()))
 
-
-def in_project(filename: str) -> bool:
-    """A file of the project being recorded (a virtualenv inside it does not count), or
-    a Jupyter cell of one of its notebooks (:func:`notebook_cell`)."""
-    hit = _IN_PROJECT.get(filename)
-    if hit is None:
-        if notebook_cell(filename) is not None:
-            hit = True
-        elif not filename or filename.startswith("<"):
-            hit = False
-        else:
-            path = Path(filename).resolve()
-            root = _root()
-            hit = (root == path or root in path.parents) and not (
-                {"site-packages", "dist-packages"} & set(path.relative_to(root).parts))
-        _IN_PROJECT[filename] = hit
-    return hit
 
 
 def file_digest(path: str) -> str:
@@ -1073,7 +1089,8 @@ def _observer():
             try:
                 from jaxlint.dynamic.observe import Observer
 
-                _OBSERVER = Observer(_root(), levels, os.environ.get("JAXLINT_KEEP_IR") == "1", _ANALYSERS)
+                _OBSERVER = Observer(_root(), levels, os.environ.get("JAXLINT_KEEP_IR") == "1", _ANALYSERS,
+                                     RECORDER)
                 from jaxlint.dynamic import adapter
 
                 _COMPILES = adapter.COMPILE_COUNT  # the fast path sees a call that compiled

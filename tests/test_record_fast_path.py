@@ -2,7 +2,8 @@
 jax) keeps the recording exact: every call counted under its own signature, from
 threads too; weak type, committed placement, a mesh context and the dtype jax makes of a
 numpy value under x64 still make new signatures; a call that compiles again for a signature it had
-compiled (a setting changed) is counted. The real `jaxlint record`, real jax."""
+compiled (a setting changed) is counted; a buffer donated and passed again in the same
+call (`f(x, x)`) is reported. The real `jaxlint record`, real jax (0.10 and 0.4.38)."""
 from __future__ import annotations
 
 import json
@@ -12,6 +13,7 @@ import pytest
 from helpers import run_cli
 
 PROGRAM = '''
+import functools
 import threading
 
 import jax
@@ -32,6 +34,11 @@ def g(x):
 @jax.jit
 def h(t):
     return t["k0"] + t["k9"]
+
+
+@functools.partial(jax.jit, donate_argnums=(0,))
+def add(x, y):
+    return x + y
 
 
 a = jnp.ones(3)
@@ -62,6 +69,11 @@ jax.config.update("jax_enable_x64", True)
 g(n)  # float64 now: a new signature
 g(n)
 f(a)  # the same signature, compiled again for the new setting
+d = jnp.ones(3)
+try:
+    add(d, d)  # DONATED: one buffer donated and passed again
+except Exception as e:  # where jax refuses the call
+    print(type(e).__name__)
 '''
 
 
@@ -118,3 +130,11 @@ def test_a_call_that_compiles_again_for_a_seen_signature_is_counted(recorded):
     assert rec["calls"] == 6 and rec["compiles"] == 2
     assert rec["again_at"]["line"] == PROGRAM.lstrip("\n").splitlines().index(
         "f(a)  # the same signature, compiled again for the new setting") + 1
+
+
+def test_a_buffer_donated_and_passed_again_in_one_call_is_reported(recorded):
+    _, observed = recorded
+    [d] = [d for d in observed["prog:add"]["diagnostics"] if d["code"] == "JAX210"]
+    assert "`x` is donated and also passed as `y`" in d["message"]
+    assert d["location"]["row"] == next(i for i, line in enumerate(PROGRAM.lstrip("\n").splitlines(), 1)
+                                        if "# DONATED" in line)

@@ -21,7 +21,9 @@ class CapturedArray(StaticRule):
     argument, as a `functools.partial`-bound argument (also through a name:
     `g = partial(f, W)`, `jax.jit(g)`), or as an attribute of a static `self` (also a
     field that `__init__` sets from its argument, holding the array the module's one
-    module-level instance was made with: `m = Module(table)`). Reports
+    module-level instance was made with: `m = Module(table)`), or as a field of a
+    module-level instance of a class of the module (`sim.table`, with `sim = Sim(...)`
+    and `self.table` set once). Reports
     when the array's size, estimated from its constructor, reaches `max-bytes`, or when
     it is loaded from disk (`np.load`, `pickle.load`), whose size is unknown.
 
@@ -130,6 +132,27 @@ class CapturedArray(StaticRule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import jax
+            import numpy as np
+
+            class Sim:
+                def __init__(self, table):
+                    self.table = table
+                    self.steps = 3
+
+            sim = Sim(np.random.randn(2048, 512))
+
+            @jax.jit
+            def step(x):
+                # a module-level instance's field: its size and shape are static, its data is baked in
+                return x @ sim.table.T * sim.steps + sim.table.shape[0]
+            """,
+            line=14,
+            count=1,
+            message="reads `sim.table`, a field of a module-level instance, a 8.0 MiB array",
+        ),
         Invalid(
             """
             from functools import partial
@@ -439,6 +462,18 @@ class CapturedArray(StaticRule):
                     bindings = _drop_conversions(model, node.id, bindings)
                     if len(bindings) != 1 or bindings[0].value is None:
                         continue
+                    if owner is None and isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load):
+                        # `sim.table` of a module-level instance `sim = Sim(...)`: the array it holds
+                        above = model.parent(parent)
+                        if isinstance(above, ast.Attribute) and above.attr in STATIC_ATTRS:
+                            continue  # `sim.table.shape`: a static figure
+                        field = _instance_field(model, bindings[0].value, parent.attr)
+                        shown = f"{node.id}.{parent.attr}"
+                        if field is not None and shown not in reported and self._report(
+                                ctx, parent, shown, array_estimate(model, field), field, limit, "field"):
+                            reported.add(shown)
+                        if field is not None:
+                            continue
                     est = array_estimate(model, bindings[0].value)
                     if self._report(ctx, node, node.id, est, bindings[0].value, limit, "defined"):
                         reported.add(node.id)
@@ -534,6 +569,7 @@ class CapturedArray(StaticRule):
         verb = {
             "defined": f"closes over `{name}`",
             "assigned": f"reads `{name}` from a static `self`",
+            "field": f"reads `{name}`, a field of a module-level instance",
             "default": f"has parameter `{name}` defaulting to",
             "bound": f"binds `{name}` with functools.partial to",
         }[how]
@@ -556,6 +592,30 @@ _JIT = {"jax.jit", "jax.pmap", "jax.experimental.pjit.pjit", "equinox.filter_jit
 #: Calls that move or convert an array and keep its size: `W = jnp.asarray(W)`.
 _CONVERSIONS = {"jax.numpy.asarray", "jax.numpy.array", "jax.device_put", "numpy.asarray", "numpy.array",
                 "numpy.ascontiguousarray"}
+
+
+def _instance_field(model, made: ast.expr, attr: str) -> ast.expr | None:
+    """What field ``attr`` of the instance ``made`` (a call of a class of the module)
+    holds: the one value its methods assign to ``self.attr``, or, when ``__init__``
+    assigns a parameter, the argument this call passes for it."""
+    if not (isinstance(made, ast.Call) and isinstance(made.func, ast.Name) and made.func.id in model.classes):
+        return None
+    cls = made.func.id
+    values = [(fn, n.value) for fn in model.functions if fn.class_name == cls for n in fn.body_nodes()
+              if isinstance(n, ast.Assign) and any(
+                  isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
+                  and t.value.id == "self" for t in n.targets)]
+    if len(values) != 1:
+        return None
+    fn, value = values[0]
+    if isinstance(value, ast.Name) and fn.name == "__init__" and fn.param(value.id) is not None:
+        p = fn.param(value.id)
+        given = next((k.value for k in made.keywords if k.arg == p.name), None)
+        if given is None and p.index is not None and 0 < p.index <= len(made.args) \
+                and not any(isinstance(a, ast.Starred) for a in made.args):
+            given = made.args[p.index - 1]
+        return given
+    return value
 
 
 def _constructed_with(model, init, name: ast.Name) -> ast.expr | None:

@@ -89,3 +89,19 @@ def parses(text: str) -> bool:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return False
     return True
+
+
+def line_map(before: Sequence[str], after: Sequence[str], *, changed_too: bool = False) -> dict[int, int]:
+    """Where each 1-based line of ``before`` is in ``after`` once text was edited: the
+    lines whose text survived (a line added above moves them down); with
+    ``changed_too``, also a changed line (to its replacement) and a deleted one (to the
+    line that follows it). The one line remapping of findings after edits (``--fix``,
+    the editor's unsaved changes)."""
+    table: dict[int, int] = {}
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        for k in range(i1, i2):
+            if tag == "equal":
+                table[k + 1] = j1 + (k - i1) + 1
+            elif changed_too:
+                table[k + 1] = min(j1 + (k - i1), max(j1, j2 - 1)) + 1
+    return table

@@ -14,7 +14,6 @@ encoding, byte-order mark and line endings, and go through symlinks to their tar
 """
 from __future__ import annotations
 
-import difflib
 import io
 import tokenize
 from dataclasses import dataclass, field, replace
@@ -24,6 +23,7 @@ from typing import Callable, Collection, Iterable, Sequence
 from jaxlint.cache import replace_file
 from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
 from jaxlint.textutil import LINE_BREAK, line_starts, parses, split_lines, unified_diff
+from jaxlint.textutil import line_map as lines_moved  # the one remapping; line_map here wraps it
 
 #: passes over one file before giving up (a fix that keeps re-creating work)
 MAX_ITERATIONS = 10
@@ -307,11 +307,7 @@ def line_map(before: str, after: str) -> Callable[[int], int]:
     """Where each 1-based line of ``before`` is in ``after``: for findings that cannot
     be re-checked after a fix (the dynamic phase's). A changed line maps to its
     replacement, a deleted one to the line that follows it."""
-    a, b = split_lines(before), split_lines(after)
-    table: dict[int, int] = {}
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        for k in range(i1, i2):
-            table[k + 1] = (j1 + (k - i1) if tag == "equal" else min(j1 + (k - i1), max(j1, j2 - 1))) + 1
+    table = lines_moved(split_lines(before), split_lines(after), changed_too=True)
     return lambda line: table.get(line, line)
 
 

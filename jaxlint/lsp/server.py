@@ -53,7 +53,7 @@ from jaxlint.suppress import apply_suppressions, per_file_ignored
 from jaxlint.registry import active_rules, rules_by_code
 from jaxlint.rule import about_noqa_comments
 from jaxlint.static.runner import check_one, lint_module, lint_task_text
-from jaxlint.textutil import split_lines
+from jaxlint.textutil import line_map, split_lines
 
 logger = logging.getLogger("jaxlint.lsp")
 
@@ -594,7 +594,7 @@ class JaxlintServer(LanguageServer):
         suppressions (the child ran with ``--ignore-noqa``)."""
         if not doc.dynamic:
             return []
-        moved = _line_map(doc.dynamic_code, [_code_part(line) for line in split_lines(text)])
+        moved = line_map(doc.dynamic_code, [_code_part(line) for line in split_lines(text)])
         path = self._path_of(uri).as_posix()
         out = []
         for d in doc.dynamic:
@@ -984,18 +984,6 @@ def _code_part(line: str) -> str:
     """A line without its trailing comment: a new ``# noqa`` or remark leaves the
     measured finding in place. (A ``#`` in a string cuts too early, on both sides alike.)"""
     return line.split("#", 1)[0].rstrip()
-
-
-def _line_map(before: list[str], after: list[str]) -> dict[int, int]:
-    """1-based line numbers of ``before`` -> the same line in ``after``, for the lines
-    whose code survived the edits (a line added above moves them down)."""
-    import difflib
-
-    out: dict[int, int] = {}
-    for a, b, n in difflib.SequenceMatcher(None, before, after).get_matching_blocks():
-        for k in range(n):
-            out[a + k + 1] = b + k + 1
-    return out
 
 
 def _moved(d: Diagnostic, moved: dict[int, int], path: str) -> Diagnostic:

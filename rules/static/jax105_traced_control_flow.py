@@ -268,21 +268,6 @@ class TracedControlFlow(StaticRule):
             import jax
 
             @jax.jit
-            def total(x):
-                # a tracer is no float: the `else` arm is the one that runs
-                y = x if isinstance(x, float) else x.sum()
-                if y > 0:
-                    return y
-                return -y
-            """,
-            line=7,
-            message="`if` on traced value `y > 0`",
-        ),
-        Invalid(
-            """
-            import jax
-
-            @jax.jit
             def relu(x):
                 if x > 0:
                     return x
@@ -438,6 +423,21 @@ class TracedControlFlow(StaticRule):
                 y = np_.where(x.min()<lo, lo, np_.where(x.max() > 1e3, x / 1e3, x))
                 return np_.log1p( y )
             """,
+        ),
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def total(x):
+                # a tracer is no float: the `else` arm is the one that runs
+                y = x if isinstance(x, float) else x.sum()
+                if y > 0:
+                    return y
+                return -y
+            """,
+            line=7,
+            message="`if` on traced value `y > 0`",
         ),
     ]
 

@@ -38,6 +38,7 @@ class Table:
 model = Dense(512)  # MODEL
 table = Table()  # TABLE
 GLOBAL = np.random.rand(700, 700).astype(np.float32)  # GLOBAL
+PARAMS = {"w": np.random.rand(800, 800).astype(np.float32)}  # PARAMS
 
 
 def helper(x):
@@ -53,6 +54,11 @@ def predict(x):  # DEF_PREDICT
 @jax.jit
 def look(x):
     return table.lookup(x)  # TAKE_TABLE
+
+
+@jax.jit
+def from_dict(x):
+    return x @ PARAMS["w"]  # TAKE_DICT
 
 
 @jax.jit
@@ -85,6 +91,7 @@ if __name__ == "__main__":
     predict(jnp.ones((4, 512)))
     look(jnp.ones((600, 600)))
     via_helper(jnp.ones((700, 700)))
+    from_dict(jnp.ones((4, 800)))
     masked(jnp.ones((256, 1024)))
     pairwise(jnp.ones((512, 64)))
     summarize(jnp.ones((1024, 512)), jnp.ones(8))
@@ -96,7 +103,7 @@ if __name__ == "__main__":
 '''.lstrip("\n")
 
 LINES = {m: i for i, text in enumerate(PROGRAM.splitlines(), 1) for m in (
-    "READ_CALL", "READ_METHOD", "MODEL", "TABLE", "GLOBAL", "READ_HELPER", "DEF_PREDICT", "TAKE_MODEL", "TAKE_TABLE",
+    "READ_CALL", "READ_METHOD", "MODEL", "TABLE", "PARAMS", "TAKE_DICT", "GLOBAL", "READ_HELPER", "DEF_PREDICT", "TAKE_MODEL", "TAKE_TABLE",
     "TAKE_HELPER", "DEF_MASKED", "FOLD", "FOLD_USE", "DEF_PAIRWISE", "BIG", "DONATE", "DEF_SUMMARIZE",
     "DEF_TRAIN", "DONATE_CALL") if text.endswith(f"# {m}")}
 
@@ -136,6 +143,13 @@ def test_an_array_held_by_an_object_is_reported_where_the_jitted_function_takes_
     assert f"captured array `{name}`" in d["message"]
     assert _related(d) == [(LINES[assigned], f"`{name.split('.')[0]}` is assigned here"),
                            (LINES[read], f"`{name}` is read here")]
+
+
+def test_an_array_in_a_global_dict_is_named_by_its_key(found):
+    d = _one(found, "JAX201", "from_dict")
+    assert d["location"]["row"] == LINES["TAKE_DICT"]
+    assert "captured array `PARAMS['w']` (float32[800,800], 2.4 MiB)" in d["message"], d["message"]
+    assert _related(d) == [(LINES["PARAMS"], "`PARAMS` is assigned here")]
 
 
 def test_a_helpers_global_is_reported_where_the_helper_reads_it(found):

@@ -392,7 +392,8 @@ class FunctionAnalysis:
             return None, None, None
         capture = self._capture_frame(name)
         # `params['w']` and `self.table` as assigned; `model.w` where `model` is
-        assigned, what = self._assignment(name, capture or site), name.split("[", 1)[0]
+        what = name.split("[", 1)[0]
+        assigned = self._assignment(what, capture or site)
         if assigned is None and _root_name(name) != what:
             assigned, what = self._assignment(_root_name(name), capture or site), _root_name(name)
         return name, capture, assigned.related(f"`{what}` is assigned here") if assigned is not None else None

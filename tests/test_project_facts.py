@@ -33,6 +33,8 @@ MODULE = """
     ('import jax\njax.config.update("jax_enable_x64", False)\n', None),
     ("import jax\nif jax.config.jax_enable_x64:\n    DTYPE = 'float64'\n", None),
     ("x = 1\n", None),
+    ("import warnings, jax\rif not jax.config.jax_enable_x64:\r    warnings.warn('x64')\r", 2),
+    ('import jax\r\n\r\njax.config.update("jax_enable_x64", True)\r\n', 3),
 ])
 def test_x64_policy_forms(text, line):
     found = x64_policy(text.encode())

@@ -57,6 +57,8 @@ def x64_policy(data: bytes) -> tuple[int, str] | None:
     or warns when it is off; None if it does neither."""
     if b"x64" not in data and b"X64" not in data:
         return None
+    if b"\r" in data:  # any line ending: `\r\n` and a lone `\r` end a line too
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     for pattern, what in ((_ENABLE_CALL, "turns jax_enable_x64 on"), (_ENABLE_ENV, "sets JAX_ENABLE_X64")):
         m = pattern.search(data)
         if m is not None:

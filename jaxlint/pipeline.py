@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -25,6 +25,7 @@ from jaxlint.config import ConfigError, find_config_file
 from jaxlint.result import RunResult
 
 if TYPE_CHECKING:
+    from jaxlint.config import Settings
     from jaxlint.discovery import FileTask, SettingsResolver
     from jaxlint.dynamic.driver import DynamicReport
 
@@ -345,53 +346,47 @@ def budgets(run: CheckRun) -> int | None:
 
 
 def supersede(run: CheckRun) -> int | None:
-    """One problem, one finding: a selected measured finding replaces the static guesses
-    it confirms, and carries the first one's identity (baseline, fingerprints)."""
+    """The measured findings of the rules selected for their file."""
     if run.dynamic is None:
         return None
     from jaxlint.registry import active_rules
-    from jaxlint.suppress import merge_tiers
 
     levels = tuple(run.levels)
-    selected = [d for d in run.dynamic.diagnostics
-                if d.code in {r.code for r in active_rules(run.settings_of(d.path), levels)}]
-    run.result.diagnostics, run.measured, replaced = merge_tiers(run.result.diagnostics, selected)
-    # the baseline counts these as still there (jaxlint.baseline.compare)
-    run.result.superseded.extend(replaced)
+    run.measured = [d for d in run.dynamic.diagnostics
+                    if d.code in {r.code for r in active_rules(run.settings_of(d.path), levels)}]
     return None
 
 
 def suppress(run: CheckRun) -> int | None:
-    """The measured findings' own noqa comments (unless ``--ignore-noqa``) and
-    per-file-ignores, file by file; then every finding in report order."""
+    """One problem, one finding, then suppressions (:func:`jaxlint.suppress.merge_and_suppress`,
+    as the editor does): a measured finding replaces the static guesses it confirms and
+    carries the first one's identity (baseline, fingerprints); the measured findings'
+    own noqa comments (unless ``--ignore-noqa``) and per-file-ignores apply, file by
+    file; then every finding in report order."""
     if run.dynamic is None:
         return None
-    from jaxlint.noqa import Suppressions
-    from jaxlint.suppress import apply_suppressions, per_file_ignored
     from jaxlint.notebook import NotebookError, is_notebook, read_module_text
     from jaxlint.registry import active_rules
+    from jaxlint.suppress import merge_and_suppress
 
-    grouped = defaultdict(list)
-    for d in run.measured:
-        grouped[d.path].append(d)
-    kept_dynamic = []
-    for path, diags in grouped.items():
+    def file_of(path: str) -> tuple[Settings, str | None, Path]:
         task = run.task_of(path)
         settings = run.settings_of(path)
-        text, sup = None, Suppressions() if settings.ignore_noqa else None  # --ignore-noqa
-        if sup is None:
-            where = task.path if task else Path(path)
+        where = task.path if task else Path(path)
+        text = None
+        if not settings.ignore_noqa:
             try:  # a notebook's findings are on the lines of its module, with its noqa comments
                 text = read_module_text(where) if is_notebook(where) else \
                     where.read_text(encoding="utf-8", errors="replace")
             except (OSError, NotebookError):
                 pass
-        ignored = per_file_ignored(path, settings, task.path if task else Path(path))
-        kept, *_ = apply_suppressions(diags, text, ignored, sup)
-        kept_dynamic.extend(kept)
-    run.measured = kept_dynamic
+        return settings, text, where
+
+    run.result.diagnostics, run.measured, replaced = merge_and_suppress(run.result.diagnostics, run.measured, file_of)
+    # the baseline counts these as still there (jaxlint.baseline.compare)
+    run.result.superseded.extend(replaced)
     result = run.result
-    result.diagnostics = sorted(result.diagnostics + kept_dynamic, key=lambda d: d.sort_key)
+    result.diagnostics = sorted(result.diagnostics + run.measured, key=lambda d: d.sort_key)
     for t in run.dynamic_tasks():
         for r in active_rules(t.settings, tuple(run.levels)):
             result.rules[r.code] = type(r)

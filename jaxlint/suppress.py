@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from jaxlint.config import Settings, path_matches
 from jaxlint.diagnostic import Diagnostic
@@ -88,3 +88,32 @@ def drop_superseded(static: list[Diagnostic], dynamic: list[Diagnostic]) -> tupl
     dropped."""
     kept, _, _ = merge_tiers(static, dynamic)
     return kept, len(static) - len(kept)
+
+
+def measured_kept(measured: Sequence[Diagnostic], settings: Settings, display: str, path: Path | None,
+                  text: str | None) -> list[Diagnostic]:
+    """The measured findings of one file that its per-file-ignores and the noqa comments
+    of ``text`` (none with ``ignore-noqa``) leave."""
+    sup = Suppressions() if settings.ignore_noqa else None
+    kept, *_ = apply_suppressions(measured, text, per_file_ignored(display, settings, path), sup)
+    return kept
+
+
+def merge_and_suppress(static: list[Diagnostic], measured: list[Diagnostic],
+                       file_of: Callable[[str], tuple[Settings, str | None, Path | None]]
+                       ) -> tuple[list[Diagnostic], list[Diagnostic], list[Diagnostic]]:
+    """Measured findings over static ones, then the measured ones suppressed, file by
+    file: what ``check`` and the editor show. A static finding is superseded by every
+    measured one, suppressed or not (a noqa on the measured finding also acknowledges
+    the guess it replaces). ``file_of(display)``: the file's settings, its text (for
+    noqa comments) and its path. Returns (the static findings kept, the measured
+    findings kept, the static findings replaced beyond the first: :func:`merge_tiers`)."""
+    kept_static, merged, replaced = merge_tiers(static, measured)
+    by_file: dict[str, list[Diagnostic]] = {}
+    for d in merged:
+        by_file.setdefault(d.path, []).append(d)
+    kept: list[Diagnostic] = []
+    for display, diags in by_file.items():
+        settings, text, path = file_of(display)
+        kept.extend(measured_kept(diags, settings, display, path, text))
+    return kept_static, kept, replaced

@@ -49,7 +49,7 @@ from jaxlint.lsp.notebooks import NotebookView
 from jaxlint.lsp.positions import UTF16, to_lsp
 from jaxlint.lsp.settings import ConfigProblem, DocumentSettings, overrides_from
 from jaxlint.lsp.signals import end_on_signals
-from jaxlint.suppress import apply_suppressions, per_file_ignored
+from jaxlint.suppress import per_file_ignored
 from jaxlint.registry import active_rules, rules_by_code
 from jaxlint.rule import about_noqa_comments
 from jaxlint.static.runner import check_one, lint_module, lint_task_text
@@ -571,14 +571,12 @@ class JaxlintServer(LanguageServer):
         static = self.lint_text(uri, text)
         dyn = self._current_dynamic(doc, uri, text)
         if dyn:
-            from jaxlint.suppress import drop_superseded
+            from jaxlint.suppress import merge_and_suppress
 
-            # superseded by every measured finding, suppressed or not: a noqa on the
-            # measured finding also acknowledges the static guess it replaces (as the CLI)
-            static, _ = drop_superseded(static, dyn)
             path = self._path_of(uri)
             settings, _ = self.settings.for_path(path)
-            dyn, *_ = apply_suppressions(dyn, text, per_file_ignored(path.as_posix(), settings, path))
+            # as `check` does: measured over static, then the measured ones suppressed
+            static, dyn, _ = merge_and_suppress(static, dyn, lambda _display: (settings, text, path))
         findings = static + dyn
         findings.sort(key=lambda d: d.sort_key)
         doc.key, doc.version, doc.text, doc.findings = key, version, text, findings

@@ -98,7 +98,7 @@ BARE = r'''
 import importlib.util, json, os, sys, time, inspect, ast
 import jax
 from jaxlint.dynamic import inputs as inp
-from jaxlint.inputspec import spec_from_parts
+from jaxlint.config.inputspec import spec_from_parts
 from jaxlint.dynamic.worker import trace_args
 jax.devices()  # the backend starts before any timing, as in a jaxlint worker
 out = {}

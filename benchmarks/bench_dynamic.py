@@ -122,7 +122,7 @@ def build_corpus(root: Path) -> list[Path]:
 
 def plans(files: list[Path], root: Path):
     from jaxlint.config import load_settings
-    from jaxlint.discovery import FileTask
+    from jaxlint.files.discovery import FileTask
     from jaxlint.dynamic.driver import plan_file
 
     settings = load_settings(root / "pyproject.toml")

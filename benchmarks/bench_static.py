@@ -369,7 +369,7 @@ def libcst_cost(src: Path, findings: list[dict], one: Path, repeat: int) -> dict
 def phase_breakdown(files: list[Path]) -> dict[str, float]:
     """CPU seconds per phase of the static check, in this process and one core: where a
     cold run's time goes. Uses the engine's pieces directly (no cache, no pool)."""
-    from jaxlint.noqa import parse_suppressions
+    from jaxlint.findings.noqa import parse_suppressions
     from jaxlint.registry import select_rules
     from jaxlint.static.semantic import ModuleModel
     from jaxlint.static.checker import LineIndex, SourceError, StaticContext, decode_source, parse_source

@@ -70,7 +70,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help(sys.stderr)
         return EXIT_ERROR
-    from jaxlint.procs import exit_on_signals
+    from jaxlint.process.procs import exit_on_signals
 
     try:
         with exit_on_signals():  # SIGTERM, SIGHUP: the cleanup of worker processes still runs

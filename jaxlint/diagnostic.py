@@ -176,7 +176,7 @@ class Diagnostic:
     noqa_line: int | None = None
     #: Set in the report of a Jupyter notebook: the cell (1-based, among all cells) that
     #: ``start``, ``end`` and ``noqa_line`` are lines of. While a run checks a notebook
-    #: its findings stay on the lines of its virtual module (``jaxlint.notebook``), with
+    #: its findings stay on the lines of its virtual module (``jaxlint.files.notebook``), with
     #: no cell; the report moves them into cells last.
     cell: int | None = None
     #: how sure the finding is (see ``Confidence``); a finding that is not certain is

@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from jaxlint.config import ConfigError, find_config_file
-from jaxlint.result import RunResult
+from jaxlint.findings.result import RunResult
 
 if TYPE_CHECKING:
     from jaxlint.config import Settings
-    from jaxlint.discovery import FileTask, SettingsResolver
+    from jaxlint.files.discovery import FileTask, SettingsResolver
     from jaxlint.dynamic.driver import DynamicReport
 
 
@@ -218,7 +218,7 @@ def errors_status(result: RunResult) -> int:
 # --------------------------------------------------------------------------- stages
 def discover(run: CheckRun) -> int | None:
     """The files to check with their settings (nearest config wins); stdin's text."""
-    from jaxlint.discovery import FileTask, SettingsResolver, discover as find_files, display_path, is_excluded
+    from jaxlint.files.discovery import FileTask, SettingsResolver, discover as find_files, display_path, is_excluded
     from jaxlint.output import FORMAT_MODULES, load_formats
 
     o = run.options
@@ -307,9 +307,9 @@ def dynamic(run: CheckRun) -> int | None:
         return None
     from jaxlint.config import cache_dir
     from jaxlint.dynamic.driver import check_signatures_option, run_dynamic
-    from jaxlint.launch import module_command
+    from jaxlint.process.launch import module_command
     from jaxlint.registry import active_rules
-    from jaxlint.report import levels as levels_module
+    from jaxlint.inspect import levels as levels_module
 
     o = run.options
     check_signatures_option(o.signatures)
@@ -358,16 +358,16 @@ def supersede(run: CheckRun) -> int | None:
 
 
 def suppress(run: CheckRun) -> int | None:
-    """One problem, one finding, then suppressions (:func:`jaxlint.suppress.merge_and_suppress`,
+    """One problem, one finding, then suppressions (:func:`jaxlint.findings.suppress.merge_and_suppress`,
     as the editor does): a measured finding replaces the static guesses it confirms and
     carries the first one's identity (baseline, fingerprints); the measured findings'
     own noqa comments (unless ``--ignore-noqa``) and per-file-ignores apply, file by
     file; then every finding in report order."""
     if run.dynamic is None:
         return None
-    from jaxlint.notebook import NotebookError, is_notebook, read_module_text
+    from jaxlint.files.notebook import NotebookError, is_notebook, read_module_text
     from jaxlint.registry import active_rules
-    from jaxlint.suppress import merge_and_suppress
+    from jaxlint.findings.suppress import merge_and_suppress
 
     def file_of(path: str) -> tuple[Settings, str | None, Path]:
         task = run.task_of(path)
@@ -383,7 +383,7 @@ def suppress(run: CheckRun) -> int | None:
         return settings, text, where
 
     run.result.diagnostics, run.measured, replaced = merge_and_suppress(run.result.diagnostics, run.measured, file_of)
-    # the baseline counts these as still there (jaxlint.baseline.compare)
+    # the baseline counts these as still there (jaxlint.findings.baseline.compare)
     run.result.superseded.extend(replaced)
     result = run.result
     result.diagnostics = sorted(result.diagnostics + run.measured, key=lambda d: d.sort_key)
@@ -407,7 +407,7 @@ def summarise(run: CheckRun) -> int | None:
         run.result.notes.extend(report.notes(o.show_skipped, run.levels))
     run.result.notes.extend(summary_notes(report))
     if o.report:
-        from jaxlint.report.run import write_run_report
+        from jaxlint.inspect.run import write_run_report
 
         write_run_report(Path(o.report), report,
                          [d for d in run.result.diagnostics if d.phase.value in ("trace", "compile")])
@@ -457,7 +457,7 @@ def baseline(run: CheckRun) -> int | None:
     the new ones, and reports (or, with ``--prune-baseline``, drops) stale entries."""
     o, result = run.options, run.result
     if o.write_baseline:
-        from jaxlint.baseline import Baseline
+        from jaxlint.findings.baseline import Baseline
 
         path = Path(o.write_baseline)
         # a measured finding that replaced several static ones stands for all of them
@@ -472,7 +472,7 @@ def baseline(run: CheckRun) -> int | None:
         return errors_status(result)
     if not o.baseline:
         return None
-    from jaxlint.baseline import Baseline, compare, key_path
+    from jaxlint.findings.baseline import Baseline, compare, key_path
     from jaxlint.registry import select_rules
 
     path = Path(o.baseline)
@@ -509,7 +509,7 @@ def baseline(run: CheckRun) -> int | None:
 def _measured_judged(run: CheckRun, base_dir: Path, cwd: Path) -> dict[str, dict[str, frozenset[str]]]:
     """Baseline path -> function -> the trace and compile codes that ran on it to the end
     in this run (a function the dynamic phase skipped, or did not compile, judges nothing)."""
-    from jaxlint.baseline import key_path
+    from jaxlint.findings.baseline import key_path
     from jaxlint.registry import active_rules
 
     report = run.dynamic
@@ -538,7 +538,7 @@ def emit(run: CheckRun) -> int:
         k, n = o.shard
         result.notes.append(f"Shard {k}/{n}: {len(run.tasks)} file{'s' if len(run.tasks) != 1 else ''} checked.")
     if result.notebooks:  # the report names cells: findings move from module lines into them
-        from jaxlint.notebook import present
+        from jaxlint.files.notebook import present
 
         result.diagnostics = present(result.diagnostics, result.notebooks)
     stream = sys.stderr if run.stdout_taken else sys.stdout
@@ -631,7 +631,7 @@ def check(options: CheckOptions) -> int:
 # --------------------------------------------------------------------------- helpers
 def _cell_sources(task, stdin_text: str | None) -> dict[str, str]:
     """A notebook's cells' code for the ``full`` format, keyed ``path:cell N``."""
-    from jaxlint.notebook import NotebookError, load
+    from jaxlint.files.notebook import NotebookError, load
 
     try:
         data = stdin_text.encode("utf-8") if stdin_text is not None else task.path.read_bytes()

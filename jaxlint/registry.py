@@ -109,7 +109,7 @@ def _matches(sel: str, rule: type[Rule]) -> int:
 
 
 def validate_selectors(selectors: Iterable[str], where: str) -> None:
-    from jaxlint.errors import ConfigError, named
+    from jaxlint.config.errors import ConfigError, named
 
     for sel in selectors:
         if not (any(_matches(sel, r) for r in static_rules()) or any(_matches(sel, r) for r in all_rules())):

@@ -31,12 +31,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from jaxlint.diagnostic import Applicability, Diagnostic, Phase, Severity
-from jaxlint.errors import shown
+from jaxlint.config.errors import shown
 
 if TYPE_CHECKING:
     from jaxlint.dynamic.analysis import FunctionAnalysis
     from jaxlint.fix.codemod import FixContext
-    from jaxlint.noqa import NoqaUsage
+    from jaxlint.findings.noqa import NoqaUsage
     from jaxlint.static.checker import StaticContext
 
 DOC_SECTIONS = (
@@ -132,7 +132,7 @@ class Rule:
     #: Codes of lower-tier rules whose finding this rule's finding replaces when both
     #: name the same problem (:meth:`same_problem`): a measured trace finding supersedes
     #: the static guess, a compile finding the trace prediction it confirms. One problem,
-    #: one finding; :mod:`jaxlint.supersede` applies it, in the worker and in the parent.
+    #: one finding; :mod:`jaxlint.findings.supersede` applies it, in the worker and in the parent.
     supersedes: ClassVar[tuple[str, ...]] = ()
     #: Set on a rule whose findings the engine itself makes (``PARSE_ERROR``,
     #: ``ANALYSIS_FAILED``): its ``check`` is never called.
@@ -230,7 +230,7 @@ class StaticRule(Rule):
 
     def check_suppressions(self, usage: NoqaUsage) -> Iterable[Diagnostic]:
         """Findings about the file's noqa comments, given what they suppressed once every
-        other rule ran (see ``jaxlint.noqa.NoqaUsage``). Only unused-noqa needs this."""
+        other rule ran (see ``jaxlint.findings.noqa.NoqaUsage``). Only unused-noqa needs this."""
         return ()
 
 

@@ -17,7 +17,7 @@ def compile_source(source: str, tmp_path: Path, function: str | None = None, bac
     """(facts, function name) for the directive-bearing function of ``source``."""
     from jaxlint.compile.tier import analyse
     from jaxlint.dynamic.inputs import directives, parse_directive
-    from jaxlint.inputspec import spec_from_parts
+    from jaxlint.config.inputspec import spec_from_parts
     from jaxlint.dynamic.worker import trace_args
 
     source = textwrap.dedent(source).lstrip("\n")

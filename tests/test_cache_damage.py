@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from helpers import run_cli
 from jaxlint import __version__
-from jaxlint.cache import MAX_ENTRY_BYTES, Cache
+from jaxlint.files.cache import MAX_ENTRY_BYTES, Cache
 from jaxlint.static.runner import _cached_outcome
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and symlinks")

@@ -14,7 +14,7 @@ import pytest
 
 from helpers import run_cli
 from jaxlint.config import DynamicSettings, TOP_LEVEL_KEYS, _DYNAMIC_TYPES, load_settings
-from jaxlint.config_schema import DYNAMIC_DOCS, KEY_DOCS, SCHEMA_PATH, build_schema, render
+from jaxlint.config.schema import DYNAMIC_DOCS, KEY_DOCS, SCHEMA_PATH, build_schema, render
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -302,11 +302,11 @@ def test_show_files_skips_what_git_ignores(tmp_path):
 # ----------------------------------------------------------------------- the schema
 def test_committed_schema_matches_the_config_model():
     assert SCHEMA_PATH.read_text(encoding="utf-8") == render(), (
-        "regenerate with `python -m jaxlint.config_schema > jaxlint/schema/config.schema.json`")
+        "regenerate with `python -m jaxlint.config.schema > jaxlint/schema/config.schema.json`")
 
 
 def test_schema_module_prints_the_schema():
-    r = subprocess.run([sys.executable, "-m", "jaxlint.config_schema"], capture_output=True, text=True, cwd=ROOT)
+    r = subprocess.run([sys.executable, "-m", "jaxlint.config.schema"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0 and json.loads(r.stdout) == build_schema()
     jsonschema.Draft202012Validator.check_schema(build_schema())
 

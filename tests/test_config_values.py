@@ -218,7 +218,7 @@ def test_any_dynamic_value_is_accepted_sane_or_rejected_naming_the_key(tmp_path,
     if key == "dimension-defaults":
         assert all(type(v) is int and v >= 1 for v in got.values())
     if key == "functions":
-        from jaxlint.inputspec import spec_from_parts
+        from jaxlint.config.inputspec import spec_from_parts
 
         for fkey, entry in got.items():
             assert ":" in fkey and set(entry) <= {"args", "kwargs", "static"}

@@ -8,7 +8,7 @@ import pytest
 
 from helpers import run_cli
 from jaxlint.dynamic.inputs import parse_directive
-from jaxlint.inputspec import SpecError, parse_spec_expr, spec_from_parts
+from jaxlint.config.inputspec import SpecError, parse_spec_expr, spec_from_parts
 
 
 def test_directive_specs_read_dtypes_shapes_scalars_pytrees_and_literals():

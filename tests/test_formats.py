@@ -16,7 +16,7 @@ from sarif_validation import validate_sarif
 from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position, Related, Severity
 from jaxlint.output import OutputContext, load_formats
 from jaxlint.registry import rules_by_code
-from jaxlint.result import RunResult
+from jaxlint.findings.result import RunResult
 
 MODEL = """\
 import jax

@@ -46,7 +46,7 @@ def test_noqa_works_whatever_the_line_endings(tmp_path, nl):
 
 
 def test_noqa_comments_of_a_cr_only_file_are_on_their_own_lines():
-    from jaxlint.noqa import lines_without_room, parse_suppressions
+    from jaxlint.findings.noqa import lines_without_room, parse_suppressions
 
     src = "x = 1  # noqa: JAX101\ry = '''a\rb'''\rz = 2  # noqa\r"
     sup = parse_suppressions(src)

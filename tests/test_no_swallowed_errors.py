@@ -121,7 +121,7 @@ def test_unavailable_statistics_reach_the_summary_and_inspect():
     from jaxlint.compile.facts import CompileFacts
     from jaxlint.compile.summary import summary_notes
     from jaxlint.dynamic.driver import DynamicReport, FunctionOutcome
-    from jaxlint.report.inspect_view import View
+    from jaxlint.inspect.view import View
 
     _, why = _failing_statistics()
     report = DynamicReport(functions=[
@@ -134,7 +134,7 @@ def test_unavailable_statistics_reach_the_summary_and_inspect():
 
 
 def test_recorder_errors_of_several_processes_of_one_program_add_up():
-    from jaxlint.dynamic.observations import merge_parts
+    from jaxlint.dynamic.observed import merge_parts
 
     prog = {"main": None, "argv": ["prog.py"], "cwd": "/p", "env": {}}
     parts = [{"program": dict(prog, recorder_errors={"noting a call": {"count": 2, "first": "RuntimeError: a"}}),

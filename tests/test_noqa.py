@@ -9,7 +9,7 @@ import pytest
 
 from helpers import lint_source, run_cli
 from jaxlint.fix.apply import apply_edits
-from jaxlint.noqa import add_codes_edit, parse_suppressions, set_codes_edit
+from jaxlint.findings.noqa import add_codes_edit, parse_suppressions, set_codes_edit
 
 CAPTURE = textwrap.dedent(
     """

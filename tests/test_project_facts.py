@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from jaxlint.config import Settings
-from jaxlint.discovery import FileTask
+from jaxlint.files.discovery import FileTask
 from jaxlint.static.project import NO_FACTS, project_facts, x64_policy
 from jaxlint.static.runner import check_one
 

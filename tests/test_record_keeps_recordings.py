@@ -119,7 +119,7 @@ def test_recording_an_unchanged_program_again_changes_no_byte(runs):
 
 def test_the_timings_are_read_back_with_the_recording_they_were_measured_with(runs):
     root, *_ = runs
-    from jaxlint.dynamic import observations
+    from jaxlint.dynamic import observed as observations
 
     path = root / ".jaxlint" / "observed.json"
     entry = observations.load(path)["functions"]["train:train_step"]

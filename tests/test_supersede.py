@@ -1,13 +1,13 @@
 """One problem, one finding: ``Rule.supersedes`` + ``Rule.same_problem``, applied by
-``jaxlint.supersede`` in the parent (static vs dynamic) and in the worker (trace
+``jaxlint.findings.supersede`` in the parent (static vs dynamic) and in the worker (trace
 vs compile). Real rules from the registry on real Diagnostics; the end-to-end runs are
 in test_compile_rules.py and test_dynamic_phase.py."""
 from __future__ import annotations
 
 from jaxlint.diagnostic import Diagnostic, Phase, Position, Related
 from jaxlint.registry import all_rules, rules_by_code
-from jaxlint.suppress import drop_superseded as parent_supersede
-from jaxlint.supersede import superseded as supersede
+from jaxlint.findings.suppress import drop_superseded as parent_supersede
+from jaxlint.findings.supersede import superseded as supersede
 
 
 def diag(code: str, line: int, path: str = "m.py", related: tuple[int, ...] = (), **data) -> Diagnostic:

@@ -62,10 +62,11 @@ def _mutate(rng: random.Random, data: bytes) -> bytes:
 
 
 def _readers(tmp_path):
-    from jaxlint.baseline import Baseline
+    from jaxlint.findings.baseline import Baseline
     from jaxlint.commands.merge import _diagnostics, _load
     from jaxlint.config import table_of
-    from jaxlint.dynamic import observations, signatures
+    from jaxlint.dynamic import signatures
+    from jaxlint.dynamic import observed as observations
 
     def merge(p):
         kind, doc = _load(str(p))

@@ -3,7 +3,7 @@
 Shows what tracing captured (jaxpr), what jax handed to XLA (StableHLO) and what XLA
 made of it (optimized HLO), each line annotated with the user's source line, plus a
 per-line summary, the constants, cost and memory figures and the compile-tier
-findings. The user's code runs only in a worker subprocess (``jaxlint.report.inspect_worker``);
+findings. The user's code runs only in a worker subprocess (``jaxlint.inspect.worker``);
 this process never imports jax. A function that `jaxlint record --keep-ir` observed
 (``main.<locals>.update``, a factory's closure) is shown from the programs the
 recording kept, while its code is unchanged: nothing is imported or run.
@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from jaxlint.config import ConfigError
-from jaxlint.launch import module_command
+from jaxlint.process.launch import module_command
 
 STAGE_CHOICES = ("jaxpr", "stablehlo", "hlo", "all")
 
@@ -69,10 +69,10 @@ def parse_target(target: str) -> tuple[Path, str]:
 def resolve_inputs(path: Path, function: str, settings, args) -> tuple[dict, str, int, str, list[str], dict | None]:
     """(spec, where the inputs come from, def line, module name, sys.path entries, the
     jit map's entry when the function is one: its transform, statics, method-ness)."""
-    from jaxlint.discovery import FileTask, display_path
+    from jaxlint.files.discovery import FileTask, display_path
     from jaxlint.dynamic import project, signatures
     from jaxlint.dynamic.driver import plan_file
-    from jaxlint.inputspec import SpecError, spec_from_parts
+    from jaxlint.config.inputspec import SpecError, spec_from_parts
 
     root = project.project_root(path, settings.root if settings.config_file else None)
     modname, base = project.module_name(path, root)
@@ -134,7 +134,7 @@ def _directive_spec(path: Path, function: str) -> dict | None:
     import ast
 
     from jaxlint.dynamic import inputs as inp
-    from jaxlint.inputspec import spec_from_parts
+    from jaxlint.config.inputspec import spec_from_parts
 
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
@@ -149,11 +149,11 @@ def _directive_spec(path: Path, function: str) -> dict | None:
 
 
 def run_worker(req: dict, dynamic, timeout: float) -> dict:
-    """Run :mod:`jaxlint.report.inspect_worker` with the environment of a ``check --dynamic``
+    """Run :mod:`jaxlint.inspect.worker` with the environment of a ``check --dynamic``
     worker for the ``dynamic`` settings (backend, x64, memory cap)."""
-    from jaxlint import procs
+    from jaxlint.process import procs
     from jaxlint.dynamic.pool import worker_env
-    from jaxlint.report import inspect_worker
+    from jaxlint.inspect import worker as inspect_worker
 
     tag = procs.new_tag()  # the worker runs user code: its own session, and nothing left behind
     proc = subprocess.Popen(module_command(inspect_worker.__name__), stdin=subprocess.PIPE,
@@ -192,7 +192,7 @@ def compile_rules(settings):
 def run(args) -> int:
     from jaxlint.config import cache_dir
     from jaxlint.compile.tier import compile_cache_dir
-    from jaxlint.discovery import SettingsResolver
+    from jaxlint.files.discovery import SettingsResolver
 
     if args.format == "html" and not args.output_file:
         raise ConfigError("inspect: --format html needs -o FILE")
@@ -234,7 +234,8 @@ def observed_program(path: Path, function: str, settings) -> tuple[dict | None, 
     when none were kept, where its inputs came from, its qualified name), when the
     recording observed it and the code is unchanged since; else None. ``function`` is
     the qualified name (``main.<locals>.update``) or, when unambiguous, its last part."""
-    from jaxlint.dynamic import observations, project
+    from jaxlint.dynamic import project
+    from jaxlint.dynamic import observed as observations
 
     root = project.project_root(path, settings.root if settings.config_file else None)
     obs_path = observations.path_for(root / settings.dynamic.signatures)
@@ -259,8 +260,8 @@ def observed_program(path: Path, function: str, settings) -> tuple[dict | None, 
 
 def _show(args, settings, path: Path, function: str, answer: dict, inputs: str) -> int:
     from jaxlint.compile.tier import run_rules
-    from jaxlint.discovery import display_path
-    from jaxlint.report.inspect_view import build_view
+    from jaxlint.files.discovery import display_path
+    from jaxlint.inspect.view import build_view
 
     display = display_path(path.resolve())
     if not answer.get("ok"):
@@ -277,7 +278,7 @@ def _show(args, settings, path: Path, function: str, answer: dict, inputs: str) 
         for e in errors:
             print(f"jaxlint: warning: rule {e}", file=sys.stderr)
     if args.format == "html":
-        from jaxlint.report.html import render_inspect
+        from jaxlint.inspect.html import render_inspect
 
         text = render_inspect(view)
     else:
@@ -295,7 +296,7 @@ def _show(args, settings, path: Path, function: str, answer: dict, inputs: str) 
 # ---------------------------------------------------------------------------- text
 def render_text(view, stage: str = "all", color: bool = False) -> str:
     from jaxlint.textutil import human_bytes
-    from jaxlint.report.inspect_view import STAGES, source_snippet
+    from jaxlint.inspect.view import STAGES, source_snippet
 
     dim = (lambda s: f"\x1b[2m{s}\x1b[0m") if color else (lambda s: s)
     bold = (lambda s: f"\x1b[1m{s}\x1b[0m") if color else (lambda s: s)

@@ -30,7 +30,7 @@ def add_parser(sub):
 
 def _load(path: str) -> tuple[str, object]:
     """``("sarif", log)`` or ``("json", [diagnostic objects])``."""
-    from jaxlint import untrusted
+    from jaxlint.files import untrusted
 
     what = "report"
     try:
@@ -56,7 +56,7 @@ def _load(path: str) -> tuple[str, object]:
 
 
 def _diagnostics(objects: list[dict], source: str):
-    from jaxlint.cache import check_diagnostic
+    from jaxlint.files.cache import check_diagnostic
     from jaxlint.diagnostic import Diagnostic
 
     out, seen = [], set()
@@ -135,7 +135,7 @@ def run(args) -> int:
     from jaxlint.output import OutputContext, load_formats, write_report
     from jaxlint.output.sarif import sarif_log
     from jaxlint.registry import rules_by_code
-    from jaxlint.result import RunResult
+    from jaxlint.findings.result import RunResult
 
     formats = load_formats()
     loaded = [(path, *_load(path)) for path in args.inputs]

@@ -5,8 +5,8 @@ The recording run is an analysis run: inside the program, the first call of each
 signature of every jitted function of the project is traced and checked with the
 trace rules (``--compile``: the executable the program compiled is checked with the
 compile rules too; nothing is compiled twice), and what jax really compiled is
-counted (see :mod:`jaxlint.dynamic.observe`). The findings go to
-``.jaxlint/observed.json`` beside the signatures (:mod:`jaxlint.dynamic.observations`);
+counted (see :mod:`jaxlint.dynamic.observer`). The findings go to
+``.jaxlint/observed.json`` beside the signatures (:mod:`jaxlint.dynamic.observed`);
 ``jaxlint check --dynamic``, the hooks and the editor report them while the code is
 unchanged. ``--no-analysis`` records signatures only.
 
@@ -14,7 +14,7 @@ Runs CMD (``python train.py --steps 1``, ``pytest tests/test_model.py``,
 ``python -m pkg.train``) with the jit-like transforms (``jax.jit``, ``jax.pmap``,
 ``equinox.filter_jit``, ``flax.nnx.jit``) instrumented in every Python process it
 starts (a ``sitecustomize`` shim on ``PYTHONPATH``; see
-:mod:`jaxlint.dynamic.record`), then writes the distinct abstract signatures of each
+:mod:`jaxlint.dynamic.recorder`), then writes the distinct abstract signatures of each
 jitted function of the project to ``.jaxlint/signatures.json`` at the project root:
 sorted and stable, meant to be reviewed and committed (no timings: an unchanged program
 recorded again changes no byte). Functions recorded by this run replace their old
@@ -65,10 +65,10 @@ for _p in list(_sys.path):
 def shim() -> str:
     """The shim's text, naming the recorder and the analysis levels by the modules
     imported here (no module name written in a string: tests/test_architecture.py)."""
-    from jaxlint.dynamic import record
-    from jaxlint.report import levels
+    from jaxlint.dynamic import recorder
+    from jaxlint.inspect import levels
 
-    return SHIM.format(recorder=record.__name__, levels=levels.__name__)
+    return SHIM.format(recorder=recorder.__name__, levels=levels.__name__)
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -105,7 +105,8 @@ def _root(args) -> Path:
 
 def run(args) -> int:
     from jaxlint.config import ConfigError
-    from jaxlint.dynamic import observations, recording, signatures
+    from jaxlint.dynamic import recording, signatures
+    from jaxlint.dynamic import observed as observations
 
     cmd = list(args.cmd)
     if cmd and cmd[0] == "--":
@@ -218,7 +219,8 @@ def _check_target(target: Path, replace: bool, observing: bool) -> None:
     """Before the command runs: the recording it makes can be merged into what is there
     and written (a damaged file or a read-only folder found after a long run loses it)."""
     from jaxlint.config import ConfigError
-    from jaxlint.dynamic import observations, signatures
+    from jaxlint.dynamic import signatures
+    from jaxlint.dynamic import observed as observations
 
     elsewhere = "or write elsewhere with --signatures PATH"
     for f in [target, *([observations.path_for(target)] if observing else [])]:
@@ -260,10 +262,10 @@ def _run(cmd: list[str], env: dict) -> tuple[int, int | None]:
       :data:`STOP_GRACE` seconds (or a second signal) what is left is killed.
 
     Anything the command leaves running is killed when it ends (found by a tag in its
-    environment, see :mod:`jaxlint.procs`)."""
+    environment, see :mod:`jaxlint.process.procs`)."""
     import signal
 
-    from jaxlint import procs
+    from jaxlint.process import procs
     from jaxlint.config import ConfigError
 
     tag = procs.new_tag()
@@ -296,7 +298,7 @@ def _run(cmd: list[str], env: dict) -> tuple[int, int | None]:
 
 def _forward(proc: subprocess.Popen, tag: str, signum: int) -> None:
     """Send ``signum`` to the command and every process it started."""
-    from jaxlint import procs
+    from jaxlint.process import procs
 
     for pid in [proc.pid, *(p for p in procs.tagged_pids(tag) if p != proc.pid)]:
         try:
@@ -365,7 +367,7 @@ def _library_jits(parts: list[dict]) -> str:
 
 
 def _read_parts(out_dir: Path, kind: str) -> list[dict]:
-    from jaxlint import untrusted
+    from jaxlint.files import untrusted
     from jaxlint.config import ConfigError
 
     parts = []

@@ -105,7 +105,7 @@ class _Files:
         return {"": (self.error,)} if self.error is not None else _stats(dict.fromkeys(map(str, self.files)))
 
     def _find(self) -> None:
-        from jaxlint.discovery import SettingsResolver, discover
+        from jaxlint.files.discovery import SettingsResolver, discover
         from jaxlint.pipeline import check_paths
 
         o = self.options

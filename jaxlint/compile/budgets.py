@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from jaxlint.config import ConfigError
-from jaxlint.result import Table
+from jaxlint.findings.result import Table
 
 FORMAT = 1
 TITLE = "Cost budgets"
@@ -251,11 +251,11 @@ def stage(run: Any) -> int | None:
         text = dumps(data)
         old = path.read_text(encoding="utf-8") if path.is_file() else None
         if text != old:
-            from jaxlint.cache import atomic_write
+            from jaxlint.files.cache import atomic_write
 
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(path, text.encode("utf-8"))
-        from jaxlint.discovery import display_path
+        from jaxlint.files.discovery import display_path
 
         shown = display_path(path)
         for line in changes:
@@ -283,8 +283,8 @@ def stage(run: Any) -> int | None:
 
 def _to_diagnostics(findings: list[tuple[Measured, dict]], rule, report) -> None:
     from jaxlint.diagnostic import Position, Related
-    from jaxlint.discovery import display_path
-    from jaxlint.measured import MeasuredIn, measured_diagnostic
+    from jaxlint.files.discovery import display_path
+    from jaxlint.findings.measured import MeasuredIn, measured_diagnostic
 
     for m, f in findings:
         related = []

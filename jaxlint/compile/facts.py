@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping, TypedDict
 
 from jaxlint.diagnostic import Diagnostic, Position, Related, Severity
 from jaxlint.compile.hlo import Collective, HloModule, Instruction, SourceLocation, collectives as find_collectives, parse_hlo
-from jaxlint.measured import MeasuredIn, measured_diagnostic
+from jaxlint.findings.measured import MeasuredIn, measured_diagnostic
 
 #: cost-analysis keys kept (the per-operand variants are noise for a reader)
 COST_KEYS = ("flops", "bytes accessed", "transcendentals", "optimal_seconds")
@@ -351,7 +351,7 @@ class Finding:
 
 def to_diagnostic(rule: Any, f: Finding, facts: CompileFacts, about: MeasuredIn | None = None,
                   display=None) -> Diagnostic:
-    """A compile rule's finding as the one diagnostic type (:mod:`jaxlint.measured`), at its
+    """A compile rule's finding as the one diagnostic type (:mod:`jaxlint.findings.measured`), at its
     source location (the function's first line when it has none); ``about``: the function
     measured (default: ``facts.function``); ``display(abs_path)`` gives the shown path."""
     show = display or (lambda p: p)

@@ -18,7 +18,7 @@ from jaxlint.compile.facts import (
     ArgFact, CompileFacts, Finding, OutFact, TraceFacts, normalise_cost, normalise_memory, to_diagnostic,
 )
 from jaxlint.compile.xla_log import LogStore, kept, program_key
-from jaxlint.fdcapture import capture_stderr
+from jaxlint.process.fdcapture import capture_stderr
 
 _CACHE_ON: str | None = None
 

@@ -3,7 +3,7 @@
 The SPMD partitioner's "Involuntary full rematerialization" warning exists only in the
 C++ log on stderr (level E on jax 0.4.38, W on 0.10.2, worded differently), and a hit
 in jax's persistent compilation cache does not print it again. So the compile tier
-captures file descriptor 2 around a compile (:func:`jaxlint.fdcapture.capture_stderr`,
+captures file descriptor 2 around a compile (:func:`jaxlint.process.fdcapture.capture_stderr`,
 passing what it read on to the real stderr), keeps the lines it cares about in jaxlint's own cache
 keyed by the optimized program (:class:`LogStore`), and gives them back on a later
 compile of the same program that printed nothing.

@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterator
 import jax
 import numpy as np
 
-from jaxlint.fdcapture import capture_stderr
+from jaxlint.process.fdcapture import capture_stderr
 
 try:  # public and present from 0.4.36 on
     from jax.extend.core import ClosedJaxpr, Jaxpr, Literal

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from jaxlint.diagnostic import Diagnostic, Position, Related, Severity
 from jaxlint.dynamic import adapter
-from jaxlint.measured import MeasuredIn, measured_diagnostic
+from jaxlint.findings.measured import MeasuredIn, measured_diagnostic
 from jaxlint.rule import Rule, in_dependency_order
-from jaxlint.supersede import replace_earlier
+from jaxlint.findings.supersede import replace_earlier
 
 if TYPE_CHECKING:
     from jaxlint.compile.facts import CompileFacts

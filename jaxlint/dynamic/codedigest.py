@@ -135,7 +135,7 @@ def _read(path: Path) -> FileScopes | str | None:
     except OSError:
         return None
     if path.suffix == ".ipynb":
-        from jaxlint.notebook import code_digest
+        from jaxlint.files.notebook import code_digest
 
         return code_digest(data)
     return FileScopes(data.decode("utf-8", "replace"))

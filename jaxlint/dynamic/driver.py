@@ -19,16 +19,17 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from jaxlint import __version__
-from jaxlint.cache import Cache, check_diagnostic, key_of
+from jaxlint.files.cache import Cache, check_diagnostic, key_of
 from jaxlint.config import ConfigError, DynamicSettings, Settings
 from jaxlint.diagnostic import Diagnostic, Phase, Position
 from jaxlint.dynamic import inputs as inp
-from jaxlint.dynamic import observations, project, signatures
+from jaxlint.dynamic import project, signatures
+from jaxlint.dynamic import observed as observations
 from jaxlint.dynamic.pool import FileJob, Pool, WorkerStartError, host_devices
 from jaxlint.dynamic.codedigest import Reader
 from jaxlint.dynamic.scripts import import_work
-from jaxlint.supersede import HOME
-from jaxlint.inputspec import SpecError, spec_from_parts
+from jaxlint.findings.supersede import HOME
+from jaxlint.config.inputspec import SpecError, spec_from_parts
 from jaxlint.static.jitmap import EntryPoint
 
 _ENV_KEYS = ("XLA_FLAGS", "JAX_ENABLE_X64", "JAX_USE_SIMPLIFIED_JAXPR_CONSTANTS", "JAX_DEFAULT_DTYPE_BITS",
@@ -181,13 +182,13 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
               digests: Any = None, levels: tuple[str, ...] = ("trace",)) -> FilePlan | None:
     """The plans of one file's jit entry points; ``signatures_file`` is where
     ``recorded`` was read from (its saved arguments live beside it); ``observed``
-    what `jaxlint record` observed in the project (:mod:`jaxlint.dynamic.observations`).
+    what `jaxlint record` observed in the project (:mod:`jaxlint.dynamic.observed`).
 
     An observation that is current replaces the worker's trace of that function when it
     covers the requested ``levels``; one made without the compile tier is used only for
     functions the worker cannot reach (with a note), the others are traced and compiled
     by the worker as before."""
-    from jaxlint.notebook import NotebookError, is_notebook, read_module_text
+    from jaxlint.files.notebook import NotebookError, is_notebook, read_module_text
     from jaxlint.static.semantic import ModuleModel
     from jaxlint.static.checker import SourceError, decode_source
 
@@ -633,7 +634,7 @@ def _rel(p: str, root: Path) -> str:
 
 
 def _display(rel: str, root: Path) -> str:
-    from jaxlint.discovery import display_path
+    from jaxlint.files.discovery import display_path
 
     p = Path(rel)
     return display_path(p if p.is_absolute() else (root / p).resolve())

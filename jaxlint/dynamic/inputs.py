@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from jaxlint.inputspec import DTYPES, EMPTY_DIMS, SpecError
+from jaxlint.config.inputspec import DTYPES, EMPTY_DIMS, SpecError
 from jaxlint.static.jitmap import EntryPoint
 
 _DIRECTIVE = re.compile(r"#\s*jaxlint\s*:\s*(?P<body>(?:args|kwargs|static|skip)\b.*)$")

@@ -26,7 +26,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from jaxlint import procs
+from jaxlint.process import procs
 from jaxlint.config import DynamicSettings
 
 STARTUP_TIMEOUT = 180.0

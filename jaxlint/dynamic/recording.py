@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jaxlint.dynamic import observations, signatures
+from jaxlint.dynamic import signatures
+from jaxlint.dynamic import observed as observations
 
 
 @dataclass

@@ -18,8 +18,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from jaxlint.cache import atomic_write
-from jaxlint.inputspec import DTYPES
+from jaxlint.files.cache import atomic_write
+from jaxlint.config.inputspec import DTYPES
 
 FORMAT = 1
 
@@ -53,7 +53,7 @@ _VERBATIM = frozenset({"value", "repr", "opaque", "treedef", "namedtuple", "stat
 def decode(node: Any) -> Any:
     """The inverse of :func:`encode` (inside ``{"value": ...}`` nothing is touched)."""
     if isinstance(node, str):
-        from jaxlint.inputspec import parse_spec_expr
+        from jaxlint.config.inputspec import parse_spec_expr
 
         key = _KEY.fullmatch(node)
         if key:
@@ -76,9 +76,9 @@ def load(path: Path) -> dict[str, dict]:
     """function key -> entry; an empty dict when the file does not exist. A file that is
     not a signatures file, or whose entries have the wrong shape, is a ``ConfigError``
     naming the file and the key."""
-    from jaxlint.errors import ConfigError, named, shown
+    from jaxlint.config.errors import ConfigError, named, shown
 
-    from jaxlint import untrusted
+    from jaxlint.files import untrusted
 
     try:
         data = untrusted.read_json(path, "recorded signatures")
@@ -111,7 +111,7 @@ def load(path: Path) -> dict[str, dict]:
 
 def _bad_signature(s: Any) -> str | None:
     """What is wrong with the shape of one recorded signature (None: nothing)."""
-    from jaxlint.errors import shown
+    from jaxlint.config.errors import shown
 
     if not isinstance(s, dict):
         return f"must be an object with `args` and `kwargs`, got {shown(s)}"
@@ -170,8 +170,8 @@ def read_pickle(path: Path, sha: str) -> bytes:
     it cannot be used."""
     if not all(c in "0123456789abcdef" for c in sha) or len(sha) != 64:
         raise ValueError(f"`{sha[:20]}` is not a sha256 digest")
-    from jaxlint import untrusted
-    from jaxlint.errors import ConfigError
+    from jaxlint.files import untrusted
+    from jaxlint.config.errors import ConfigError
 
     f = pickle_dir(path) / f"{sha}.pickle"
     try:

@@ -1,7 +1,7 @@
 """The dynamic-phase worker: the only process that imports and runs user code.
 
 Started by :mod:`jaxlint.dynamic.pool` with the command it is given (``check`` runs
-:mod:`jaxlint.report.levels`, which calls :func:`main` with the analysis levels); one
+:mod:`jaxlint.inspect.levels`, which calls :func:`main` with the analysis levels); one
 ``import jax`` per worker, then any number of files. Protocol: one JSON object per
 line, requests on the original stdin, events on the original stdout (both are moved
 to private descriptors first, so user ``print``/``input`` cannot corrupt them; user
@@ -435,7 +435,7 @@ def _recorded(spec: dict | None, job: dict) -> bool:
 
 
 def _out_of_date(e: BaseException) -> dict:
-    from jaxlint.dynamic.observations import OUT_OF_DATE
+    from jaxlint.dynamic.observed import OUT_OF_DATE
 
     return {"status": "skipped", "reason": f"{OUT_OF_DATE}: tracing it again outside the recorded program, with the "
                                            f"arguments the program called it with, raised {essence(e)}",
@@ -661,7 +661,7 @@ def backend_unavailable() -> str:
 
 def main(analysers: Callable[[], Analysers]) -> int:
     """Serve requests until stdin ends. ``analysers()``: the levels past the trace
-    (:mod:`jaxlint.report.levels` runs this worker with every level)."""
+    (:mod:`jaxlint.inspect.levels` runs this worker with every level)."""
     proto_in, out = isolate_stdio()
     limit_memory()
     faulthandler.enable(file=sys.stderr, all_threads=False)

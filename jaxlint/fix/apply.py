@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Collection, Iterable, Sequence
 
-from jaxlint.cache import replace_file
+from jaxlint.files.cache import replace_file
 from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
 from jaxlint.textutil import LINE_BREAK, line_starts, parses, split_lines, unified_diff
 from jaxlint.textutil import line_map as lines_moved  # the one remapping; line_map here wraps it
@@ -271,11 +271,11 @@ class SourceFile:
 
 def read_target(path: Path, data: bytes | None = None):
     """What ``--fix`` and ``--add-noqa`` edit: a Python file (:class:`SourceFile`), or a
-    notebook's virtual module (:class:`jaxlint.notebook.NotebookFile`, raising its
+    notebook's virtual module (:class:`jaxlint.files.notebook.NotebookFile`, raising its
     ``NotebookError``). Both have ``text``, ``encode(text)`` and ``diff(display, text)``;
     ``encode`` of a notebook raises ValueError when the edit cannot go back into cells."""
     raw = path.read_bytes() if data is None else data
-    from jaxlint.notebook import NotebookFile, is_notebook
+    from jaxlint.files.notebook import NotebookFile, is_notebook
 
     if is_notebook(path):
         return NotebookFile.read(path, raw)
@@ -339,7 +339,7 @@ def add_noqa_text(text: str, wanted: dict[int, set[str]]) -> NoqaResult:
     """Make each line in ``wanted`` suppress its codes, merging into the line's noqa
     comment. The result parses whenever ``text`` did, and suppresses every code it
     was asked to (or the line is reported in ``skipped``)."""
-    from jaxlint.noqa import add_codes_edit, lines_without_room, parse_suppressions
+    from jaxlint.findings.noqa import add_codes_edit, lines_without_room, parse_suppressions
 
     no_room = lines_without_room(text)
     if no_room is None:

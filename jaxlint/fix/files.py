@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from jaxlint.result import RunResult
+from jaxlint.findings.result import RunResult
 
 Warn = Callable[[str], None]
 
@@ -35,10 +35,10 @@ def fix_files(tasks: Sequence, result: RunResult, *, unsafe: bool, diff: bool, s
     files, or only compute the diffs (``diff``); ``stdin``: the bytes of the one file
     read from stdin, whose fixed code is returned instead of written. Write failures go
     to ``result.errors``; a notebook's cells are updated in ``result.notebooks``."""
-    from jaxlint.cache import replace_file
+    from jaxlint.files.cache import replace_file
     from jaxlint.diagnostic import Phase
     from jaxlint.fix.apply import applies, fix_until_stable, line_map, moved, read_target, without_declined
-    from jaxlint.notebook import NotebookError
+    from jaxlint.files.notebook import NotebookError
     from jaxlint.registry import rule_for_role
     from jaxlint.rule import PARSE_ERROR
     from jaxlint.static.checker import SourceError
@@ -103,7 +103,7 @@ def fix_files(tasks: Sequence, result: RunResult, *, unsafe: bool, diff: bool, s
         dynamic = [moved(d, lines) for d in diags if d.phase is not Phase.STATIC and id(d) not in fixed]
         static = done.remaining
         if dynamic:
-            from jaxlint.suppress import drop_superseded
+            from jaxlint.findings.suppress import drop_superseded
 
             static, _ = drop_superseded(static, dynamic)
         # a notebook's cell that does not parse is blanked in what the re-check reads
@@ -134,9 +134,9 @@ def add_noqa_files(tasks: Sequence, result: RunResult, warn: Warn) -> int:
     """Write ``# noqa: CODE`` on the line of every finding of ``result`` (merged into an
     existing noqa comment); returns how many were added. Write failures go to
     ``result.errors``."""
-    from jaxlint.cache import replace_file
+    from jaxlint.files.cache import replace_file
     from jaxlint.fix.apply import add_noqa_text, read_target
-    from jaxlint.notebook import NotebookError
+    from jaxlint.files.notebook import NotebookError
     from jaxlint.registry import rules_by_code
     from jaxlint.rule import PARSE_ERROR, about_noqa_comments
     from jaxlint.static.checker import SourceError

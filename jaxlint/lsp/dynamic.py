@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from jaxlint import procs
-from jaxlint.launch import module_command
+from jaxlint.process import procs
+from jaxlint.process.launch import module_command
 from jaxlint.config import Settings
 from jaxlint.diagnostic import Diagnostic
 
 #: children still running, killed when the server shuts down
 RUNNING: set = set()
-#: pid of a child -> the process tag of its run (see :mod:`jaxlint.procs`)
+#: pid of a child -> the process tag of its run (see :mod:`jaxlint.process.procs`)
 TAGS: dict[int, str] = {}
 
 #: seconds an interrupted child gets to close its workers before it is killed

@@ -1,7 +1,7 @@
 """Text edits behind the server's code actions, on jaxlint positions (1-based lines,
 code-point columns); the server converts to LSP positions at the edge.
 
-The noqa and fix logic itself is the CLI's (``jaxlint.noqa``, ``jaxlint.fix.apply``), so
+The noqa and fix logic itself is the CLI's (``jaxlint.findings.noqa``, ``jaxlint.fix.apply``), so
 the editor's "suppress" and "fix all" do exactly what ``--add-noqa`` and ``--fix`` do.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Callable
 
 from jaxlint.diagnostic import Diagnostic, Edit, Position
 from jaxlint.fix.apply import fix_until_stable
-from jaxlint.noqa import add_codes_edit, lines_without_room, parse_suppressions
+from jaxlint.findings.noqa import add_codes_edit, lines_without_room, parse_suppressions
 from jaxlint.textutil import common_affixes, line_starts, split_lines
 
 

@@ -2,7 +2,7 @@
 
 An editor that opens a Jupyter notebook sends the notebook and one text document per
 cell (pygls keeps them in its workspace). jaxlint checks the code cells as one module,
-as the CLI does (:mod:`jaxlint.notebook`): a :class:`NotebookView` is that module for
+as the CLI does (:mod:`jaxlint.files.notebook`): a :class:`NotebookView` is that module for
 the cells' current text, with the way back from module positions to each cell's
 document, so diagnostics, quick fixes, ``# noqa`` edits and fix-all land in the cells.
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from jaxlint.diagnostic import Diagnostic, Edit, Position
-from jaxlint.notebook import Cell, Module, to_cells
+from jaxlint.files.notebook import Cell, Module, to_cells
 from jaxlint.textutil import split_lines
 
 
@@ -35,7 +35,7 @@ class NotebookView:
     #: code cells by number
     cells: dict[int, CellDoc]
     key: tuple = ()
-    #: static findings on module lines (``jaxlint.notebook``), computed by the server
+    #: static findings on module lines (``jaxlint.files.notebook``), computed by the server
     findings: list[Diagnostic] = field(default_factory=list)
 
     @staticmethod

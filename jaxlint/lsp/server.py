@@ -41,7 +41,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from jaxlint import __version__
 from jaxlint.config import ConfigError, Settings, load_settings
 from jaxlint.diagnostic import Applicability, Confidence, Diagnostic, Edit, Phase, Severity
-from jaxlint.discovery import FileTask, is_excluded
+from jaxlint.files.discovery import FileTask, is_excluded
 from jaxlint.fix.apply import applies, computed_fix
 from jaxlint.lsp import dynamic
 from jaxlint.lsp.editing import NoqaEdits, fix_all, smallest_replacement
@@ -49,7 +49,7 @@ from jaxlint.lsp.notebooks import NotebookView
 from jaxlint.lsp.positions import UTF16, to_lsp
 from jaxlint.lsp.settings import ConfigProblem, DocumentSettings, overrides_from
 from jaxlint.lsp.signals import end_on_signals
-from jaxlint.suppress import per_file_ignored
+from jaxlint.findings.suppress import per_file_ignored
 from jaxlint.registry import active_rules, rules_by_code
 from jaxlint.rule import about_noqa_comments
 from jaxlint.static.runner import check_one, lint_module, lint_task_text
@@ -571,7 +571,7 @@ class JaxlintServer(LanguageServer):
         static = self.lint_text(uri, text)
         dyn = self._current_dynamic(doc, uri, text)
         if dyn:
-            from jaxlint.suppress import merge_and_suppress
+            from jaxlint.findings.suppress import merge_and_suppress
 
             path = self._path_of(uri)
             settings, _ = self.settings.for_path(path)

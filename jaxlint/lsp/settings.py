@@ -1,6 +1,6 @@
 """Settings for open documents: the nearest config file, reloaded when it changes.
 
-Reuses :class:`jaxlint.discovery.SettingsResolver` (the CLI's nearest-config-wins
+Reuses :class:`jaxlint.files.discovery.SettingsResolver` (the CLI's nearest-config-wins
 lookup) and throws it away whenever a config file that could apply has changed: on
 ``workspace/didChangeWatchedFiles`` and, for clients that do not watch files, when
 the modification stamp of a config file above a document differs from the last look.
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from jaxlint.config import CONFIG_FILES, ConfigError, Settings, load_settings, shown, table_of
-from jaxlint.discovery import SettingsResolver
+from jaxlint.files.discovery import SettingsResolver
 
 #: initializationOptions key -> override key understood by ``jaxlint.config.apply_overrides``
 _LIST_OPTIONS = {"select": "select", "extendSelect": "extend_select", "ignore": "ignore"}

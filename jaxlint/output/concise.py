@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from jaxlint.diagnostic import Diagnostic
 from jaxlint.output.context import OutputContext, register
-from jaxlint.result import RunResult
+from jaxlint.findings.result import RunResult
 
 RESET = "\x1b[0m"
 BOLD = "\x1b[1m"

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from jaxlint.result import RunResult
+from jaxlint.findings.result import RunResult
 
 
 @dataclass

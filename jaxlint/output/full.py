@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from jaxlint.output.context import OutputContext, register
 from jaxlint.output.concise import BLUE, CYAN, RED, head, location, paint, summary
-from jaxlint.result import RunResult
+from jaxlint.findings.result import RunResult
 from jaxlint.textutil import split_lines
 
 

@@ -7,7 +7,7 @@ from collections import Counter
 from jaxlint.diagnostic import Severity
 from jaxlint.output.context import OutputContext, register
 from jaxlint.output.shared import InFile, cell_note, related_lines, report_paths
-from jaxlint.result import RunResult
+from jaxlint.findings.result import RunResult
 
 #: GitHub renders at most this many annotations of each level per step
 GITHUB_ANNOTATIONS_PER_LEVEL = 10

@@ -6,7 +6,7 @@ import json
 from jaxlint.diagnostic import Severity
 from jaxlint.output.context import OutputContext, register
 from jaxlint.output.shared import InFile, cell_note, fingerprints, report_paths
-from jaxlint.result import RunResult
+from jaxlint.findings.result import RunResult
 
 
 GITLAB_SEVERITIES = {Severity.INFO: "info", Severity.WARNING: "major", Severity.ERROR: "critical"}

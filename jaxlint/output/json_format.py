@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from jaxlint.output.context import OutputContext, register
-from jaxlint.result import RunResult
+from jaxlint.findings.result import RunResult
 
 
 def diagnostic_objects(result: RunResult) -> list[dict]:

@@ -5,7 +5,7 @@ import json
 
 from jaxlint.output.context import OutputContext, register
 from jaxlint.output.json_format import diagnostic_objects
-from jaxlint.result import RunResult
+from jaxlint.findings.result import RunResult
 
 
 @register("json-lines")

@@ -8,7 +8,7 @@ from jaxlint.diagnostic import Diagnostic
 from jaxlint.output.context import OutputContext, register
 from jaxlint.output.concise import location
 from jaxlint.output.shared import related_lines
-from jaxlint.result import RunResult
+from jaxlint.findings.result import RunResult
 
 
 # characters XML 1.0 cannot carry at all, even escaped

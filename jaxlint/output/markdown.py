@@ -5,7 +5,7 @@ from __future__ import annotations
 from jaxlint.output.context import OutputContext, register
 from jaxlint.output.concise import location
 from jaxlint.output.tables import cell, markdown_table
-from jaxlint.result import RunResult
+from jaxlint.findings.result import RunResult
 
 
 @register("markdown")

@@ -15,7 +15,7 @@ from jaxlint import __version__
 from jaxlint.diagnostic import Diagnostic, Position
 from jaxlint.output.context import OutputContext, register
 from jaxlint.output.shared import InFile, fingerprints, relative_path, repo_root, report_paths, rules_for
-from jaxlint.result import RunResult
+from jaxlint.findings.result import RunResult
 from jaxlint.rule import Rule
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

@@ -5,7 +5,7 @@ describes.
 
 A finding in a Jupyter notebook (``Diagnostic.cell`` set) is placed in SARIF, GitHub
 and GitLab reports at the line and column of the ``.ipynb`` file itself, where its
-cell's source line is written in the JSON (:meth:`jaxlint.notebook.Notebook.file_position`):
+cell's source line is written in the JSON (:meth:`jaxlint.files.notebook.Notebook.file_position`):
 code scanning and annotations show and link lines of the file as stored, so that is the
 only place they can point at. The cell and the line in the cell go with it (SARIF
 properties, the annotation's title, the GitLab description).
@@ -21,7 +21,7 @@ from typing import Sequence
 from jaxlint.diagnostic import Diagnostic, Position
 from jaxlint.output.context import OutputContext
 from jaxlint.output.concise import location
-from jaxlint.result import RunResult
+from jaxlint.findings.result import RunResult
 from jaxlint.rule import Rule
 
 
@@ -82,7 +82,7 @@ class InFile:
 
     def _notebook(self, path: str):
         if path not in self._notebooks:
-            from jaxlint.notebook import NotebookError, load
+            from jaxlint.files.notebook import NotebookError, load
 
             p = Path(path)
             try:

@@ -1,8 +1,8 @@
-"""The run's summary tables (:class:`jaxlint.result.Table`) as aligned text and as
+"""The run's summary tables (:class:`jaxlint.findings.result.Table`) as aligned text and as
 Markdown; no format knows what a table is about."""
 from __future__ import annotations
 
-from jaxlint.result import Table
+from jaxlint.findings.result import Table
 
 
 def text_table(t: Table) -> list[str]:

@@ -9,21 +9,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from jaxlint import __version__
-from jaxlint.cache import Cache, diagnostics_of, key_of
+from jaxlint.files.cache import Cache, diagnostics_of, key_of
 from jaxlint.diagnostic import Diagnostic
-from jaxlint.discovery import FileTask, read_source
-from jaxlint.noqa import NoqaUsage, Suppressions
+from jaxlint.files.discovery import FileTask, read_source
+from jaxlint.findings.noqa import NoqaUsage, Suppressions
 from jaxlint.registry import active_rules, rules_by_code
-from jaxlint.result import RunResult
+from jaxlint.findings.result import RunResult
 from jaxlint.rule import StaticRule
-from jaxlint.suppress import apply_suppressions, per_file_ignored
+from jaxlint.findings.suppress import apply_suppressions, per_file_ignored
 from jaxlint.static.checker import (
     SourceError, StaticResult, check_bytes, check_text, decode_source, parse_error_diagnostic,
 )
 from jaxlint.static.project import NO_FACTS, ProjectFacts, project_facts
 
 if TYPE_CHECKING:
-    from jaxlint.notebook import CellMap
+    from jaxlint.files.notebook import CellMap
 
 #: below this many files the pool costs more than it saves
 POOL_THRESHOLD = 12
@@ -37,7 +37,7 @@ class FileOutcome:
     errors: list[str] = field(default_factory=list)
     skipped: bool = False
     cached: bool = False
-    #: a notebook's cells in its virtual module (``jaxlint.notebook``): the findings above
+    #: a notebook's cells in its virtual module (``jaxlint.files.notebook``): the findings above
     #: are on that module's lines until the report moves them into cells
     cells: "CellMap | None" = None
 
@@ -143,23 +143,23 @@ def _cached_outcome(display: str, value: dict) -> FileOutcome:
 
 
 def _is_notebook(path) -> bool:
-    # jaxlint.notebook.is_notebook, without importing the module for Python files
+    # jaxlint.files.notebook.is_notebook, without importing the module for Python files
     return str(path).lower().endswith(".ipynb")
 
 
 def _cell_map(data) -> "CellMap | None":
     if data is None:
         return None
-    from jaxlint.notebook import CellMap
+    from jaxlint.files.notebook import CellMap
 
     return CellMap.from_json(data)
 
 
 def _check_notebook(task: FileTask, rules: Sequence[StaticRule], ignored: Sequence[str], data: bytes) -> FileOutcome:
-    """A notebook: its code cells checked as one module (``jaxlint.notebook``). A file
+    """A notebook: its code cells checked as one module (``jaxlint.files.notebook``). A file
     that is not a notebook, and each cell that does not parse, is a parse-error finding;
     the other cells are checked all the same."""
-    from jaxlint import notebook
+    from jaxlint.files import notebook
 
     try:
         module = notebook.load(data).module()

@@ -4,7 +4,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Iterable
 
 from jaxlint.rule import Invalid, Option, Valid
-from jaxlint.rules.hlo._common import HloRule
+from jaxlint.rules.hlo._base import HloRule
 from jaxlint.textutil import human_bytes
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable
 
 from jaxlint.rule import Invalid, Valid
-from jaxlint.rules.hlo._common import HloRule
+from jaxlint.rules.hlo._base import HloRule
 from jaxlint.textutil import human_bytes
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
-from jaxlint.rules.static._common import LOADERS, array_estimate
+from jaxlint.rules.static._sizes import LOADERS, array_estimate
 from jaxlint.static.semantic import STATIC_ATTRS
 from jaxlint.textutil import human_bytes
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from jaxlint.diagnostic import Applicability, Confidence, Fix
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._fixplan import free_name, is_statement_list_member
-from jaxlint.rules.static._common import in_test, is_test_path
+from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.static.runs import made_once
 from jaxlint.static.semantic import DIFF_TRANSFORMS, JIT_LIKE, TRACING_HOFS, FunctionInfo, ModuleModel, walk
 

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from jaxlint.diagnostic import Applicability, Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
-from jaxlint.rules.static._common import in_test, is_test_path
+from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.static.project import x64_policy
 from jaxlint.static.semantic import ModuleModel
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from jaxlint.diagnostic import Applicability, Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
-from jaxlint.rules.static._common import in_test, is_test_path
+from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
 from jaxlint.static.semantic import FunctionInfo, ModuleModel, children, target_names, walk
 from jaxlint.textutil import line_starts

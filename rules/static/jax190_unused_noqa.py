@@ -4,12 +4,12 @@ import re
 from typing import TYPE_CHECKING, Iterator
 
 from jaxlint.diagnostic import Applicability, Fix
-from jaxlint.noqa import set_codes_edit
+from jaxlint.findings.noqa import set_codes_edit
 from jaxlint.rule import Invalid, StaticRule, Valid
 
 if TYPE_CHECKING:
     from jaxlint.diagnostic import Diagnostic
-    from jaxlint.noqa import NoqaUsage
+    from jaxlint.findings.noqa import NoqaUsage
     from jaxlint.static.checker import StaticContext
 
 _OURS = re.compile(r"JAX[0-9]+")

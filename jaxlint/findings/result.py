@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from jaxlint.diagnostic import Diagnostic
 
 if TYPE_CHECKING:
-    from jaxlint.notebook import CellMap
+    from jaxlint.files.notebook import CellMap
     from jaxlint.rule import Rule
 
 

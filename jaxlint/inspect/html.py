@@ -6,7 +6,7 @@ import html
 from typing import Iterable
 
 from jaxlint.textutil import human_bytes
-from jaxlint.report.inspect_view import STAGES, View, count_text, weight
+from jaxlint.inspect.view import STAGES, View, count_text, weight
 
 CSS = """
 :root { --bg:#fff; --fg:#1d2330; --dim:#6b7280; --line:#e5e7eb; --hot:255,99,71; --accent:#2563eb;
@@ -222,7 +222,7 @@ def render_inspect(view: View) -> str:
 
 
 def _line_table(view: View) -> str:
-    from jaxlint.report.inspect_view import source_snippet
+    from jaxlint.inspect.view import source_snippet
 
     rows = []
     for ln in sorted(view.lines):

@@ -23,7 +23,7 @@ import zlib
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from jaxlint.errors import ConfigError
+from jaxlint.config.errors import ConfigError
 
 #: the largest data file read (a recording of a large project is a few MiB)
 MAX_BYTES = 256 << 20

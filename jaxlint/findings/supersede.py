@@ -1,7 +1,7 @@
 """One problem, one finding: a measured finding replaces the guess of a lower tier that it
 confirms (a rule lists the codes it replaces in ``Rule.supersedes``; ``Rule.same_problem``
 decides whether two findings are one problem). The static guess and the trace
-measurement are merged in the parent (:func:`jaxlint.suppress.merge_tiers`), the trace
+measurement are merged in the parent (:func:`jaxlint.findings.suppress.merge_tiers`), the trace
 prediction and the compile measurement in the worker (:func:`replace_earlier`); both keep the replaced
 finding's identity (its signature), so a baseline entry or a SARIF fingerprint made at
 either tier matches the other.

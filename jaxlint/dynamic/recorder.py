@@ -22,7 +22,7 @@ under the project root (:func:`jaxlint.dynamic.project.module_name`), so a scrip
 as ``__main__`` still matches the static jit map.
 
 Unless ``JAXLINT_OBSERVE`` is empty, the recording is also an analysis: each call goes
-through :class:`jaxlint.dynamic.observe.Observer`, which analyses the first call of
+through :class:`jaxlint.dynamic.observer.Observer`, which analyses the first call of
 every new signature inside the program (``JAXLINT_OBSERVE=trace`` or
 ``trace,compile``; ``JAXLINT_KEEP_IR=1`` keeps each function's programs for
 ``jaxlint inspect``). Its results go to ``observed-<pid>.json`` beside the records,
@@ -60,7 +60,7 @@ _INSTALLED = False
 _ANALYSERS: Callable[[], Analysers] | None = None
 class Recorder:
     """What the recorder keeps that its observer uses too, handed to the
-    :class:`~jaxlint.dynamic.observe.Observer` (which imports nothing of this module):
+    :class:`~jaxlint.dynamic.observer.Observer` (which imports nothing of this module):
     the recorder's own failures and which files are the project's."""
 
     def __init__(self) -> None:
@@ -148,7 +148,7 @@ class _ImportHook(importlib.abc.MetaPathFinder):
 
 def install(analysers: Callable[[], Analysers] | None = None) -> None:
     """Instrument jax in this process. ``analysers()``: the analysis levels past the
-    trace (``record``'s shim passes :func:`jaxlint.report.levels.analysers`)."""
+    trace (``record``'s shim passes :func:`jaxlint.inspect.levels.analysers`)."""
     global _INSTALLED, _ANALYSERS
     if _INSTALLED or not os.environ.get("JAXLINT_RECORD_DIR"):
         return
@@ -636,14 +636,14 @@ def _root() -> Path:
 
 def file_digest(path: str) -> str:
     """sha256 of a file's bytes as the program saw it (read once per process); of a
-    notebook, of its code (``jaxlint.notebook.code_digest``)."""
+    notebook, of its code (``jaxlint.files.notebook.code_digest``)."""
     hit = _DIGESTS.get(path)
     if hit is None:
         try:
             with open(path, "rb") as f:
                 data = f.read()
             if path.endswith(".ipynb"):
-                from jaxlint.notebook import code_digest
+                from jaxlint.files.notebook import code_digest
 
                 hit = code_digest(data)
             else:
@@ -662,7 +662,7 @@ _NOTEBOOKS: list | None = None
 
 def notebook_cell(filename: str) -> tuple[str, int] | None:
     """Where code that a Jupyter kernel ran is in the project: (the notebook's path, the
-    line of its virtual module (``jaxlint.notebook``) that the code's line 1 is).
+    line of its virtual module (``jaxlint.files.notebook``) that the code's line 1 is).
 
     IPython compiles each cell under a name that is no file on disk
     (``/tmp/ipykernel_<pid>/<hash>.py``; ``<ipython-input-N-...>`` before ipykernel 6)
@@ -690,7 +690,7 @@ def _match_cell(filename: str) -> tuple[str, int] | None:
     lines = linecache.getlines(name)
     if not lines:
         return None
-    from jaxlint import notebook
+    from jaxlint.files import notebook
 
     for path, nb in _notebooks():
         found = notebook.match_cell(nb, lines)
@@ -705,7 +705,7 @@ def _notebooks() -> list:
     """(path, notebook) of the notebooks a kernel's cells are looked for in, read once."""
     global _NOTEBOOKS
     if _NOTEBOOKS is None:
-        from jaxlint import notebook
+        from jaxlint.files import notebook
 
         named = [p for p in os.environ.get("JAXLINT_RECORD_NOTEBOOKS", "").split(os.pathsep) if p]
         paths = named or sorted(str(p) for p in Path.cwd().glob("*.ipynb"))
@@ -1075,7 +1075,7 @@ FLUSH_EVERY = 5.0
 
 
 def _observer():
-    """The process's :class:`~jaxlint.dynamic.observe.Observer`, made at the first call of
+    """The process's :class:`~jaxlint.dynamic.observer.Observer`, made at the first call of
     a jitted function (jax is loaded by then); ``None`` when analysis is off or cannot run."""
     global _OBSERVER, _OBSERVER_OFF, _COMPILES
     if _OBSERVER is not None or _OBSERVER_OFF:
@@ -1087,7 +1087,7 @@ def _observer():
                 _OBSERVER_OFF = True
                 return None
             try:
-                from jaxlint.dynamic.observe import Observer
+                from jaxlint.dynamic.observer import Observer
 
                 _OBSERVER = Observer(_root(), levels, os.environ.get("JAXLINT_KEEP_IR") == "1", _ANALYSERS,
                                      RECORDER)

@@ -82,7 +82,7 @@ def _home(d: Diagnostic) -> str:
     (a recompilation is one finding whether it is reported at the call a recording saw
     or at the ``def``), else where it is reported."""
     from jaxlint.diagnostic import Phase
-    from jaxlint.supersede import HOME
+    from jaxlint.findings.supersede import HOME
 
     home = d.data.get(HOME) if d.phase is not Phase.STATIC else None
     return home if isinstance(home, str) and home else d.path
@@ -114,7 +114,7 @@ class Baseline:
 
     @classmethod
     def load(cls, path: Path) -> "Baseline":
-        from jaxlint import untrusted
+        from jaxlint.files import untrusted
 
         try:
             data = untrusted.read_json(path, "the baseline")
@@ -141,7 +141,7 @@ class Baseline:
         return json.dumps({"version": FORMAT_VERSION, "findings": findings}, indent=2, ensure_ascii=False) + "\n"
 
     def write(self, path: Path) -> None:
-        from jaxlint.cache import replace_file
+        from jaxlint.files.cache import replace_file
 
         path.parent.mkdir(parents=True, exist_ok=True)
         replace_file(path, self.dumps().encode("utf-8"))
@@ -172,7 +172,7 @@ def compare(baseline: Baseline, diags: Iterable[Diagnostic], base_dir: Path, cwd
     its file and did not find it again, or when the file is gone. Entries for files
     outside this run are left alone (a pre-commit run sees a few files).
     ``superseded``: static findings a measured finding replaced beyond the one whose
-    signature it carries (:func:`jaxlint.suppress.merge_tiers`); still there, so
+    signature it carries (:func:`jaxlint.findings.suppress.merge_tiers`); still there, so
     their entries are neither new nor stale. ``measured``: baseline path -> function
     -> the trace and compile codes that analysed it to the end in this run; an entry of
     a measured finding (its signature starts with its function) is stale when its code

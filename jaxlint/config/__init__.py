@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from jaxlint.errors import ConfigError, named, shown
+from jaxlint.config.errors import ConfigError, named, shown
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -206,7 +206,7 @@ TOP_LEVEL_KEYS = {
 
 
 def read_toml(path: Path) -> dict:
-    from jaxlint import untrusted
+    from jaxlint.files import untrusted
 
     try:
         data = untrusted.read_bytes(path, "config", untrusted.MAX_CONFIG_BYTES)
@@ -469,7 +469,7 @@ def _check_function_entry(key: str, entry: Any) -> None:
         if not isinstance(item, want):
             what = "a table of values" if want is dict else "a spec string such as \"(f32[8,128], i32[8])\""
             raise ValueError(f"{where}: `{k}` must be {what}, got {shown(item)}")
-    from jaxlint.inputspec import SpecError, spec_from_parts
+    from jaxlint.config.inputspec import SpecError, spec_from_parts
 
     try:
         spec_from_parts(entry.get("args"), entry.get("kwargs"), entry.get("static"), "config", key)

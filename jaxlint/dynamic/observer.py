@@ -1,6 +1,6 @@
 """Observed analysis: a program that ``jaxlint record`` runs analyses its own jitted functions.
 
-The recorder (:mod:`jaxlint.dynamic.record`) hands every call of a jitted function of
+The recorder (:mod:`jaxlint.dynamic.recorder`) hands every call of a jitted function of
 the project to :meth:`Observer.call`. At the first call of each new signature the call
 is observed:
 
@@ -20,7 +20,7 @@ Everything here runs inside the user's program, so nothing may change what it do
 each analysis step is guarded, and the program's call, its result, its exceptions and
 its warnings are its own. Results are written by the recorder at exit (and after
 every observed call) as ``observed-<pid>.json``; ``jaxlint record`` merges them into
-``.jaxlint/observed.json`` (:mod:`jaxlint.dynamic.observations`).
+``.jaxlint/observed.json`` (:mod:`jaxlint.dynamic.observed`).
 """
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ class FunctionState:
 
 class RecorderLink(Protocol):
     """What the observer reaches of the recorder that made it: handed in
-    (:class:`jaxlint.dynamic.record.Recorder`), so this module imports nothing of the
+    (:class:`jaxlint.dynamic.recorder.Recorder`), so this module imports nothing of the
     recorder's."""
 
     def error(self, doing: str, e: BaseException) -> None: ...
@@ -108,7 +108,7 @@ class Observer:
     def __init__(self, root: Path, levels: list[str], keep_ir: bool,
                  analysers: Callable[[], Analysers] | None, recorder: RecorderLink) -> None:
         self.root = root
-        #: the recorder's failures and the project's files (``jaxlint.dynamic.record.RECORDER``)
+        #: the recorder's failures and the project's files (``jaxlint.dynamic.recorder.RECORDER``)
         self.recorder = recorder
         self.levels = levels
         self.keep_ir = keep_ir
@@ -151,7 +151,7 @@ class Observer:
         folder = str(Path(path).parent)
         hit = self._rules.get(folder)
         if hit is None:
-            from jaxlint.discovery import SettingsResolver
+            from jaxlint.files.discovery import SettingsResolver
             from jaxlint.registry import active_rules
 
             settings = SettingsResolver(None, False, {}).for_dir(Path(folder))
@@ -163,12 +163,12 @@ class Observer:
         return hit
 
     def rules_digest(self, path: str) -> str:
-        from jaxlint.dynamic.observations import rules_digest
+        from jaxlint.dynamic.observed import rules_digest
 
         return rules_digest(r for rs in self.rules_for(path).values() for r in rs)
 
     def rule_options(self, path: str) -> dict[str, str]:
-        from jaxlint.dynamic.observations import rule_options
+        from jaxlint.dynamic.observed import rule_options
 
         return rule_options(r for rs in self.rules_for(path).values() for r in rs)
 

@@ -5,7 +5,7 @@ and complete the table.
 
 Regenerate the committed copy after changing keys, rules or options::
 
-    python -m jaxlint.config_schema > jaxlint/schema/config.schema.json
+    python -m jaxlint.config.schema > jaxlint/schema/config.schema.json
 
 A test fails when the committed file differs from what this prints.
 """

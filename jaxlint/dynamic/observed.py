@@ -1,5 +1,5 @@
 """``.jaxlint/observed.json``: what ``jaxlint record`` saw the program compile, and what
-the analysis of it found (:mod:`jaxlint.dynamic.observe` runs inside the program).
+the analysis of it found (:mod:`jaxlint.dynamic.observer` runs inside the program).
 
 Beside the signatures file. One entry per jitted function the program called, keyed
 like the signatures (``module:qualname``, ``main.<locals>.update`` included): where it
@@ -29,7 +29,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from jaxlint.cache import atomic_write
+from jaxlint.files.cache import atomic_write
 
 FORMAT = 1
 #: the skip reason of a function a worker could not trace again with its recorded
@@ -55,7 +55,7 @@ def timings_path(observed: Path) -> Path:
 def load(path: Path) -> dict:
     """``{"programs": [...], "functions": {...}}``; empty when there is no file. A file
     that cannot be read is an error naming it."""
-    from jaxlint import untrusted
+    from jaxlint.files import untrusted
 
     try:
         data = untrusted.read_json(path, "the observations of `jaxlint record`")
@@ -114,7 +114,7 @@ def timings_of(entry: dict) -> dict:
 def _read_timings(path: Path) -> dict:
     """The side file's entries; empty when it is missing or damaged (it is a convenience:
     the check and the budgets work without it, with no compile time to show)."""
-    from jaxlint import untrusted
+    from jaxlint.files import untrusted
     from jaxlint.config import ConfigError
 
     try:
@@ -168,8 +168,8 @@ def _write_timings(path: Path, functions: dict, measured: dict) -> None:
 
 def _damage(entry: Any) -> str:
     """What is wrong with one entry, or "" (each field ``check --dynamic`` reads)."""
-    from jaxlint import untrusted
-    from jaxlint.cache import check_diagnostic
+    from jaxlint.files import untrusted
+    from jaxlint.files.cache import check_diagnostic
     from jaxlint.diagnostic import Diagnostic
 
     if not isinstance(entry, dict):
@@ -368,7 +368,7 @@ def remove_unnamed_irs(path: Path) -> None:
 def read_ir(path: Path, sha: str) -> dict | None:
     if not sha or not all(c in "0123456789abcdef" for c in sha):
         return None
-    from jaxlint import untrusted
+    from jaxlint.files import untrusted
     from jaxlint.config import ConfigError
 
     f = ir_dir(path) / f"{sha}.json.gz"
@@ -434,7 +434,7 @@ def file_sha(path: Path) -> str:
     except OSError:
         return "missing"
     if path.suffix == ".ipynb":
-        from jaxlint.notebook import code_digest
+        from jaxlint.files.notebook import code_digest
 
         return code_digest(data)
     return hashlib.sha256(data).hexdigest()

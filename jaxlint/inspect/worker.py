@@ -1,10 +1,10 @@
 """The subprocess behind ``jaxlint inspect``: imports the user's module, traces, lowers
 and compiles one function, and returns every stage as text plus the compile facts.
 
-Run as ``python -m jaxlint.report.inspect_worker``: one JSON request on stdin, one JSON
+Run as ``python -m jaxlint.inspect.worker``: one JSON request on stdin, one JSON
 answer on stdout (user ``print`` output goes to stderr). Inputs, module import and
 argument building are the trace tier's (``jaxlint.dynamic.worker``); the stages are
-read by :func:`jaxlint.report.programs.stages`.
+read by :func:`jaxlint.inspect.programs.stages`.
 """
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def run(req: dict) -> dict:
         t1 = time.perf_counter()
         traced = jitted.trace(*args, **kwargs)
         trace_s = time.perf_counter() - t1
-        from jaxlint.report.programs import stages
+        from jaxlint.inspect.programs import stages
 
         out = stages(traced, original, path, req["function"], req.get("line") or 1, req.get("backend", "cpu"),
                      max_constant_bytes=req.get("max_constant_bytes") or 64 << 20)

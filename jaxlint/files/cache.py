@@ -110,8 +110,8 @@ class Cache:
 def read_regular(path: Path, limit: int) -> bytes | None:
     """The bytes of ``path`` if it is a regular file (not followed through a symlink) of
     at most ``limit`` bytes; None otherwise. Never blocks on a FIFO or a device."""
-    from jaxlint import untrusted
-    from jaxlint.errors import ConfigError
+    from jaxlint.files import untrusted
+    from jaxlint.config.errors import ConfigError
 
     try:
         return untrusted.read_bytes(path, "a cache entry", limit, follow=False)

@@ -25,6 +25,6 @@ def write_run_report(out: Path, report, dynamic: Sequence[Diagnostic]) -> None:
         data = {"functions": rows, "versions": report.versions, "diagnostics": [d.to_dict() for d in dynamic]}
         out.write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
     else:
-        from jaxlint.report.html import render_run
+        from jaxlint.inspect.html import render_run
 
         out.write_text(render_run(rows, list(dynamic)), encoding="utf-8")

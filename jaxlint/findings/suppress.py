@@ -3,8 +3,8 @@ problem, one finding" (:func:`merge_tiers`) and per-file-ignores and ``# noqa`` 
 (:func:`apply_suppressions`).
 
 Above the registry and the config (it asks which rule made a finding, which rules a
-selector names and which patterns match a file); :mod:`jaxlint.supersede` and
-:mod:`jaxlint.noqa`, which a rule or the worker may use, stand below them.
+selector names and which patterns match a file); :mod:`jaxlint.findings.supersede` and
+:mod:`jaxlint.findings.noqa`, which a rule or the worker may use, stand below them.
 """
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from typing import Callable, Iterable, Sequence
 
 from jaxlint.config import Settings, path_matches
 from jaxlint.diagnostic import Diagnostic
-from jaxlint.discovery import resolved
-from jaxlint.noqa import Suppressions, parse_suppressions
+from jaxlint.files.discovery import resolved
+from jaxlint.findings.noqa import Suppressions, parse_suppressions
 from jaxlint.registry import ignored_by, rules_by_code
-from jaxlint.supersede import HOME, superseded
+from jaxlint.findings.supersede import HOME, superseded
 
 
 def per_file_ignored(display: str, settings: Settings, path: Path | None = None) -> tuple[str, ...]:

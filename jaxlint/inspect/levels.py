@@ -3,7 +3,7 @@
 :mod:`jaxlint.dynamic` runs the analysers it is given and imports no level itself
 (tests/test_architecture.py): ``compile`` is the compile tier's
 (:func:`jaxlint.compile.analyser.compile_function`), ``ir`` keeps each stage's text for
-``jaxlint inspect`` (:func:`jaxlint.report.programs.keep_ir`). This module hands them to
+``jaxlint inspect`` (:func:`jaxlint.inspect.programs.keep_ir`). This module hands them to
 the ``check --dynamic`` worker (whose process runs this module) and to the observer of
 ``jaxlint record`` (its start-up shim passes :func:`analysers` to the recorder).
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 def analysers() -> Analysers:
     """Level -> its analysers (imports the compile tier, and so jax)."""
     from jaxlint.compile.analyser import compile_function
-    from jaxlint.report.programs import keep_ir
+    from jaxlint.inspect.programs import keep_ir
 
     return {"compile": (compile_function,), "ir": (keep_ir,)}
 

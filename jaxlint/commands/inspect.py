@@ -186,7 +186,8 @@ def compile_rules(settings):
     from jaxlint.registry import select_rules
 
     classes = select_rules(settings.select, settings.extend_select, settings.ignore, ("compile",))
-    return [cls(settings.rule_options.get(cls.code, {})) for cls in classes]
+    # a role rule's findings are the engine's to make (the cost budget's, by `check`), as in the pipeline
+    return [cls(settings.rule_options.get(cls.code, {})) for cls in classes if cls.role is None]
 
 
 def run(args) -> int:

@@ -24,7 +24,7 @@ from jaxlint.config import (
 )
 from jaxlint.registry import all_rules
 
-SCHEMA_PATH = Path(__file__).parent / "schema" / "config.schema.json"
+SCHEMA_PATH = Path(__file__).parent.parent / "schema" / "config.schema.json"
 
 #: what each ``[tool.jaxlint]`` key means (a test checks every key has one)
 KEY_DOCS = {

@@ -24,6 +24,7 @@ from jaxlint.config import ConfigError, DynamicSettings, Settings
 from jaxlint.diagnostic import Diagnostic, Phase, Position
 from jaxlint.dynamic import inputs as inp
 from jaxlint.dynamic import project, signatures
+from jaxlint.dynamic.project import relative_path
 from jaxlint.dynamic import observed as observations
 from jaxlint.dynamic.pool import FileJob, Pool, WorkerStartError, host_devices
 from jaxlint.dynamic.codedigest import Reader
@@ -201,7 +202,7 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
     modname, base = project.module_name(task.path, root)
     sys_path = [str(p) for p in dict.fromkeys([base, *project.import_roots(root)])]
     mine = {k: v for k, v in recorded.items() if k.split(":", 1)[0] == modname}
-    rel = _rel(str(task.path), root)
+    rel = relative_path(str(task.path), root)
     seen = {k: v for k, v in (observed or {}).items() if v.get("file") == rel}
     if "jax" not in text and not mine and not seen:
         return None
@@ -610,27 +611,20 @@ def _relative_paths(functions: dict[str, dict], root: Path) -> dict[str, dict]:
         diags = []
         for d in ev.get("diagnostics", []):
             d = dict(d)
-            d["filename"] = _rel(d["filename"], root)
-            d["related"] = [dict(r, filename=_rel(r["filename"], root)) for r in d.get("related", [])]
+            d["filename"] = relative_path(d["filename"], root)
+            d["related"] = [dict(r, filename=relative_path(r["filename"], root)) for r in d.get("related", [])]
             diags.append(d)
         ev["diagnostics"] = diags
         if ev.get("path"):
-            ev["path"] = _rel(ev["path"], root)
+            ev["path"] = relative_path(ev["path"], root)
         out[q] = ev
     return out
 
 
 def _rel_failed(failed: dict | None, root: Path) -> dict | None:
     if failed and failed.get("path"):
-        return dict(failed, path=_rel(failed["path"], root))
+        return dict(failed, path=relative_path(failed["path"], root))
     return failed
-
-
-def _rel(p: str, root: Path) -> str:
-    try:
-        return Path(p).resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return p
 
 
 def _display(rel: str, root: Path) -> str:

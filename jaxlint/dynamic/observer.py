@@ -35,6 +35,7 @@ from typing import Any, Callable, Protocol
 
 from jaxlint import __version__
 from jaxlint.dynamic import adapter
+from jaxlint.dynamic.project import relative_path
 from jaxlint.dynamic.analysis import Analysers, CallFacts, FunctionAnalysis, Site, run_analysers, run_rules, unbind
 
 class FunctionState:
@@ -71,7 +72,7 @@ class FunctionState:
     def analysis(self, observer: "Observer", site: tuple[str, int, int] | None, fun: Any = None) -> FunctionAnalysis:
         """``fun``: the jitted function of the call analysed (``a.step`` or ``b.step`` of
         one method), else the first one the program called."""
-        where = f"{_rel(site[0], observer.root)}:{site[1]}" if site else "?"
+        where = f"{relative_path(site[0], observer.root)}:{site[1]}" if site else "?"
         fa = FunctionAnalysis(path=self.path, module=self.meta["module"], qualname=self.meta["qualname"],
                               entry=self.entry, spec={"source": "observed", "where": where},
                               versions=observer.versions, signatures=self.signature_records(observer))
@@ -417,12 +418,12 @@ class Observer:
                 if fs.path == fs.home:
                     lines[fs.meta["file"]] = {int(fs.entry.get("def_line") or fs.meta["line"])}
                 for file, ls in fs.lines.items():
-                    lines.setdefault(_rel(file, self.root), set()).update(ls)
+                    lines.setdefault(relative_path(file, self.root), set()).update(ls)
                 diags = []
                 for d in fs.diagnostics:
                     dd = d.to_dict()
-                    dd["filename"] = _rel(dd["filename"], self.root)
-                    dd["related"] = [dict(r, filename=_rel(r["filename"], self.root)) for r in dd.get("related", [])]
+                    dd["filename"] = relative_path(dd["filename"], self.root)
+                    dd["related"] = [dict(r, filename=relative_path(r["filename"], self.root)) for r in dd.get("related", [])]
                     for r in [dd, *dd["related"]]:
                         lines.setdefault(r["filename"], set()).add(int(r["location"]["row"]))
                     diags.append(dd)
@@ -438,7 +439,7 @@ class Observer:
                     "jaxlint": __version__,
                     "diagnostics": diags, "report": fs.report, "rule_errors": fs.rule_errors,
                     "seconds": round(fs.seconds, 4),
-                    "first_call": (f"{_rel(fs.first_call[0], self.root)}:{fs.first_call[1]}"
+                    "first_call": (f"{relative_path(fs.first_call[0], self.root)}:{fs.first_call[1]}"
                                    if fs.first_call else None),
                     # what jax compiled per signature, and the call that compiled it: what
                     # the recompilation rule reads, for a worker that traces the function too
@@ -507,18 +508,11 @@ def _dkey(d) -> tuple:
     return (d.code, d.path, d.start.line, d.start.column)
 
 
-def _rel(path: str, root: Path) -> str:
-    try:
-        return Path(path).resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path
-
-
 def _rel_call(rec: dict, root: Path) -> dict:
     for key in ("first_call", "again_at"):
         call = rec.get(key)
         if isinstance(call, dict):
-            rec = dict(rec, **{key: dict(call, file=_rel(call["file"], root))})
+            rec = dict(rec, **{key: dict(call, file=relative_path(call["file"], root))})
     return rec
 
 

@@ -28,6 +28,14 @@ def project_root(path: Path, config_root: Path | None = None) -> Path:
     return path.parent
 
 
+def relative_path(path: str, root: Path) -> str:
+    """``path`` relative to the project ``root`` in POSIX form; unchanged when outside it."""
+    try:
+        return Path(path).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path
+
+
 def import_roots(root: Path) -> list[Path]:
     """Directories to put on ``sys.path``: the root, and ``src/`` when the project uses it."""
     out = [root]

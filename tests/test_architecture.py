@@ -295,6 +295,60 @@ def test_the_static_phase_never_imports_jax_or_libcst():
     assert not found, "\n".join(found)
 
 
+#: What a rule may read of a ``Reason`` (``jaxlint.static.traced``): its fields, never its text.
+REASON_FIELDS = {"kind", "line", "caller", "by_call", "is_entry"}
+
+
+def _reason_text_reads(tree: ast.AST) -> list[tuple[int, str]]:
+    """Where code reads a traced-by reason as text: a string method or an attribute that is
+    not a field on one (``r.startswith("scan@")``), a comparison of one, or of
+    ``fn.traced_by``, with a string (``"called from f" in fn.traced_by``), or ``str(r)``."""
+    def traced_by(e: ast.AST) -> bool:
+        return isinstance(e, ast.Attribute) and e.attr == "traced_by"
+
+    reasons: set[str] = set()  # names bound to one reason: `for r in fn.traced_by`, `(r,) = f.traced_by`
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.For, ast.comprehension)) and traced_by(node.iter):
+            reasons |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.Assign) and (traced_by(node.value) or isinstance(node.value, ast.Subscript)
+                                               and traced_by(node.value.value)):
+            reasons |= {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+    def reason(e: ast.AST) -> bool:
+        return isinstance(e, ast.Name) and e.id in reasons or isinstance(e, ast.Subscript) and traced_by(e.value)
+
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and reason(node.value) and node.attr not in REASON_FIELDS:
+            found.append((node.lineno, f"reads .{node.attr} of a reason"))
+        elif isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(reason(e) or traced_by(e) for e in sides) and any(
+                    isinstance(e, (ast.Constant, ast.JoinedStr)) and not isinstance(getattr(e, "value", ""), (int, type(None)))
+                    for e in sides):
+                found.append((node.lineno, "compares a reason with a string"))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str" \
+                and node.args and reason(node.args[0]):
+            found.append((node.lineno, "str() of a reason"))
+    return found
+
+
+def test_no_rule_reads_why_a_function_is_traced_from_text():
+    """Why a function is traced is data (``traced.Reason``): rules and the model's views ask
+    its fields. A reason is no ``str``, and no rule treats it as one."""
+    from jaxlint.static.traced import Reason
+
+    assert not isinstance(Reason("jit", 3), str)
+    found = [f"{path.relative_to(ROOT)}:{line}: {what}"
+             for path, tree in _sources("rules", "jaxlint/static") if path.name != "traced.py"
+             for line, what in _reason_text_reads(tree)]
+    assert not found, "\n".join(found)
+    # the check finds what it is for
+    bad = ast.parse('for r in fn.traced_by:\n    r.startswith("scan@")\n"called from f" in fn.traced_by\n'
+                    '(c,) = fn.traced_by\nstr(c) == "jit@3"\n')
+    assert sorted(line for line, _ in _reason_text_reads(bad)) == [2, 3, 5]
+
+
 def _rule_codes_in(folder: str, pattern: str) -> list[str]:
     """String constants (docstrings aside) of ``folder`` that match ``pattern``."""
     found = []

@@ -194,7 +194,7 @@ def test_findings_carry_the_models_confidence():
 
 
 def test_only_one_arm_of_a_conditional_expression_runs():
-    from jaxlint.rules.static._taint import CERTAIN, POSSIBLE, Taint
+    from jaxlint.static.taint import CERTAIN, POSSIBLE, Taint
 
     model = model_of("""
         import jax

@@ -1,11 +1,24 @@
-"""The jit map: a plain, serializable model of a module's traced entry points.
+"""The jit map: which functions of a module are jitted, with their static and donated
+arguments. A part of the static model of a module.
 
-The static phase builds it (``jaxlint.static.semantic``); the dynamic phase reads it to know
-what to trace and with which static / donated arguments.
+``EntryFinder`` finds them in a module's ``Scopes`` (jit-like decorators, and calls of
+a jit-like transform whose target is a function of the module) and marks each traced
+function with its entry ``Reason``; ``EntryPoint`` and ``JitMap`` are the plain,
+serializable result, which the dynamic phase reads to know what to trace and with which
+static / donated arguments.
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+from jaxlint.static.apis import FILTERED_KINDS, JIT_LIKE, literal_ints, literal_strs
+from jaxlint.static.runs import eager_block
+from jaxlint.static.traced import Reason
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxlint.static.scopes import FunctionInfo, Scopes
 
 
 @dataclass(frozen=True)
@@ -61,3 +74,142 @@ class JitMap:
             tuple(EntryPoint.from_dict(e) for e in d["entries"]),
             tuple((t["qualname"], t["line"], tuple(t["reasons"])) for t in d.get("traced", ())),
         )
+
+
+class EntryFinder:
+    """The jit map of one module: its entry points, found in its ``Scopes``.
+
+    Finding an entry marks its function (``FunctionInfo``): its ``Reason`` in
+    ``traced_by``, its static, donated, partial-bound and traced parameters.
+    """
+
+    def __init__(self, scopes: "Scopes") -> None:
+        self.scopes = scopes
+        self.entries: list[EntryPoint] = []
+        #: jit calls whose target is not a function of this module (e.g. ``jit(obj.f)``)
+        self.entries_unresolved: list[ast.Call] = []
+        #: entry point -> (the decorator or jit call node, the traced function)
+        self._entry_sites: dict[EntryPoint, tuple[ast.AST, FunctionInfo]] = {}
+        self._find_entry_points()
+
+    def _find_entry_points(self) -> None:
+        """Jit-like decorators first (in function order), then jit-like calls (in walk order)."""
+        for info in self.scopes.functions:
+            if isinstance(info.node, ast.Lambda):
+                continue
+            for dec in info.node.decorator_list:
+                spec = self._jit_spec(dec)
+                if spec is not None:
+                    kind, kwargs, form = spec
+                    self._add_entry(kind, info, dec, form, kwargs, 0, bound_name=info.name)
+        for node in self.scopes.nodes(ast.Call):
+            q = self.scopes.resolve_call(node)
+            if q in JIT_LIKE and node.args:
+                parent = self.scopes.parent(node)
+                if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and node in parent.decorator_list:
+                    continue  # a decorator factory call, handled above
+                target, bound = self.scopes.unwrap_target(node.args[0], node)
+                kwargs = {k.arg: k.value for k in node.keywords if k.arg}
+                form = "immediate" if isinstance(parent, ast.Call) and parent.func is node else "call"
+                if form == "immediate" and eager_block(self.scopes, node) == "jax.disable_jit":
+                    continue  # `jax.jit(f)(x)` under `jax.disable_jit()` runs `f` eagerly
+                bound_name = None
+                if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
+                    t = parent.targets[0]
+                    bound_name = t.id if isinstance(t, ast.Name) else ast.unparse(t)
+                if target is not None:
+                    self._add_entry(JIT_LIKE[q], target, node, form, kwargs, bound, bound_name=bound_name)
+                else:
+                    self.entries_unresolved.append(node)
+
+    def _jit_spec(self, dec: ast.expr) -> tuple[str, dict[str, ast.expr], str] | None:
+        q = self.scopes.resolve(dec)
+        if q in JIT_LIKE:
+            return JIT_LIKE[q], {}, "decorator"
+        if isinstance(dec, ast.Call):
+            fq = self.scopes.resolve_call(dec)
+            kwargs = {k.arg: k.value for k in dec.keywords if k.arg}
+            if fq in JIT_LIKE and not dec.args:
+                return JIT_LIKE[fq], kwargs, "decorator"
+            if fq == "functools.partial" and dec.args:
+                inner = self.scopes.resolve(dec.args[0])
+                if inner in JIT_LIKE:
+                    return JIT_LIKE[inner], kwargs, "partial-decorator"
+        return None
+
+    def _add_entry(self, kind: str, fn: FunctionInfo, node: ast.AST, form: str,
+                   kwargs: dict[str, ast.expr], bound: int, bound_name: str | None) -> None:
+        positional = fn.positional()
+        offset = bound
+        static_nums = literal_ints(kwargs.get("static_argnums")) or ()
+        if kind in ("pmap",):
+            static_nums = literal_ints(kwargs.get("static_broadcasted_argnums")) or static_nums
+        static_names = literal_strs(kwargs.get("static_argnames")) or ()
+        donate_nums = literal_ints(kwargs.get("donate_argnums")) or ()
+        donate_names = literal_strs(kwargs.get("donate_argnames")) or ()
+        callable_params = positional[offset:]
+
+        def by_num(nums: tuple[int, ...]) -> set[str]:
+            out = set()
+            for n in nums:
+                if -len(callable_params) <= n < len(callable_params):
+                    out.add(callable_params[n].name)
+            return out
+
+        static = by_num(static_nums) | set(static_names)
+        donated = by_num(donate_nums) | set(donate_names)
+        bound_params = {p.name for p in positional[:offset]}
+        if isinstance(node, ast.Call) and node.args:
+            bound_params |= self.scopes.partial_keywords(node.args[0], node)
+        fn.static_params |= static
+        fn.donated_params |= donated
+        fn.partial_bound |= bound_params
+        line = getattr(node, "lineno", 0)
+        fn.traced_by.append(Reason(kind, line))
+        traced: set[str] = set()
+        for p in fn.params:
+            if p.name in static or p.name in bound_params:
+                continue
+            if p.name in ("self", "cls") and p.index == 0 and fn.class_name:
+                continue
+            if kind in FILTERED_KINDS and not self.scopes.is_array_annotation(p.annotation):
+                continue
+            if p.default is not None and not (isinstance(p.default, ast.Constant) and p.default.value is None) \
+                    and not self.scopes.is_array_annotation(p.annotation):
+                continue
+            traced.add(p.name)
+        specs_literal = all(
+            kwargs.get(k) is None or literal_ints(kwargs.get(k)) is not None or literal_strs(kwargs.get(k)) is not None
+            for k in ("static_argnums", "static_argnames", "donate_argnums", "donate_argnames")
+        )
+        if not specs_literal or any(k.arg is None for k in getattr(node, "keywords", ())):
+            # which parameters are static is unknown (`static_argnums=SPEC`, `**opts`):
+            # mark none traced, so rules stay quiet instead of guessing
+            traced = set()
+        fn.traced_params |= traced
+        self.entries.append(
+            EntryPoint(
+                kind=kind,
+                qualname=fn.qualname if not isinstance(fn.node, ast.Lambda) else f"<lambda>@{fn.node.lineno}",
+                name=fn.name,
+                line=line,
+                column=getattr(node, "col_offset", 0) + 1,
+                def_line=fn.node.lineno,
+                form=form,
+                bound_name=bound_name,
+                static_argnums=tuple(static_nums),
+                static_argnames=tuple(sorted(static_names)),
+                donate_argnums=tuple(donate_nums),
+                donate_argnames=tuple(sorted(donate_names)),
+                static_params=tuple(sorted(static)),
+                traced_params=tuple(sorted(traced)),
+                partial_bound=bound,
+                is_method=fn.class_name is not None,
+                specs_literal=specs_literal,
+            )
+        )
+        self._entry_sites[self.entries[-1]] = (node, fn)
+
+    def entry_site(self, entry: EntryPoint) -> tuple[ast.AST, FunctionInfo]:
+        """The decorator or transform call that made ``entry``, and the traced function."""
+        return self._entry_sites[entry]

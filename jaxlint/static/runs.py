@@ -14,8 +14,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the model asks these too (``semantic`` imports this module)
-    from jaxlint.static.semantic import FunctionInfo, ModuleModel
+if TYPE_CHECKING:  # the model asks these too (the jit map and tracing import this module)
+    from jaxlint.static.scopes import FunctionInfo, Scopes as ModuleModel
 
 #: Decorators that make a function run once per distinct argument (or per object).
 MEMO_DECORATORS = ("functools.cache", "functools.lru_cache", "functools.cached_property")

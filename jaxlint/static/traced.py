@@ -1,43 +1,53 @@
-"""Why a function is traced, as data.
+"""Which functions of a module are traced, and why, as data: a part of the static model.
 
-``ModuleModel`` marks each function that runs under a trace with one ``Reason`` per way
-it gets there: a jit-like entry point (``jit@12``), a transform or lax higher-order
-function that traces it (``scan@30``, ``grad in train_step``), or a call from traced
-code (``called from step``). Rules read the fields (``kind``, ``line``, ``caller``);
-the text form is what the jit map stores and messages show, so a ``Reason`` is a
-``str`` too.
+``Tracing`` marks each function that runs under a trace with one ``Reason`` per way it
+gets there: a jit-like entry point (found by the jit map, ``jitmap.EntryFinder``), a
+transform or lax higher-order function that traces it (``scan`` at line 30, ``grad``
+applied in ``step``), or a call from traced code (called from ``step``). It spreads
+tracing over the call graph to a fixpoint, marks the parameters that carry traced
+values, and the names of each traced function that hold them (``FunctionInfo.tainted``;
+``is_traced_expr`` asks it of an expression).
+
+A ``Reason`` is data: rules read its fields (``kind``, ``line``, ``caller``), never its
+text. ``str(reason)`` is the text the jit map stores and messages show.
 """
 from __future__ import annotations
 
-#: The kinds of jit-like entry points (the values of ``semantic.JIT_LIKE``).
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from jaxlint.static.apis import (DIFF_TRANSFORMS, JIT_LIKE, STATIC_ATTRS, STATIC_CALLS, TRACING_HOFS, is_axis_size,
+                                 literal_int, literal_ints)
+from jaxlint.static.runs import EAGER_UNDER_DISABLE_JIT, eager_block
+from jaxlint.static.scopes import target_names
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxlint.static.scopes import FunctionInfo, Scopes
+
+#: The kinds of jit-like entry points (the values of ``apis.JIT_LIKE``).
 ENTRY_KINDS = frozenset({"jit", "pjit", "pmap", "xmap", "nnx.jit", "linen.jit", "filter_jit", "filter_pmap"})
 #: ``kind`` of a reason that is a call from traced code.
 CALL = "call"
 
 
-class Reason(str):
+@dataclass(frozen=True)
+class Reason:
     """One reason a function is traced: ``kind`` (an entry kind, the short name of the
     transform or lax function that traces it, or ``CALL``), the ``line`` of the entry
     or higher-order call, and the ``caller`` (the traced function that calls it, or in
     which a differentiation transform is applied)."""
 
     kind: str
-    line: int | None
-    caller: str | None
+    line: int | None = None
+    caller: str | None = None
 
-    def __new__(cls, kind: str, line: int | None = None, caller: str | None = None) -> "Reason":
-        if kind == CALL:
-            text = f"called from {caller}"
-        elif line is not None:
-            text = f"{kind}@{line}"
-        else:
-            text = f"{kind} in {caller}"
-        self = super().__new__(cls, text)
-        self.kind, self.line, self.caller = kind, line, caller
-        return self
-
-    def __getnewargs__(self) -> tuple:  # type: ignore[override]
-        return (self.kind, self.line, self.caller)
+    def __str__(self) -> str:
+        if self.kind == CALL:
+            return f"called from {self.caller}"
+        if self.line is not None:
+            return f"{self.kind}@{self.line}"
+        return f"{self.kind} in {self.caller}"
 
     @property
     def is_entry(self) -> bool:
@@ -48,3 +58,291 @@ class Reason(str):
     def by_call(self) -> bool:
         """Traced because traced code calls it."""
         return self.kind == CALL
+
+
+def iteration_targets(target: ast.AST, it: ast.AST, traced) -> set[str]:
+    """The names of a ``for`` target that receive traced values when iterating ``it``
+    (``traced(expr)`` says whether an expression is traced). Keys of a pytree dict
+    (``for k, v in d.items()``, ``d.keys()``) and ``enumerate`` counters are Python
+    values, and so is what ``range`` yields; ``zip`` pairs each target with its own iterable."""
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.args:
+        if it.func.attr == "keys":
+            return set()
+        if it.func.attr == "items" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2:
+            return set(target_names(target.elts[1])) if traced(it.func.value) else set()
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.args and not it.keywords:
+        if it.func.id == "range":
+            return set()  # range() takes concrete ints and yields Python ints
+        if it.func.id == "enumerate" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2:
+            return iteration_targets(target.elts[1], it.args[0], traced)
+        if it.func.id == "zip" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(it.args) \
+                and not any(isinstance(a, ast.Starred) for a in it.args):
+            out: set[str] = set()
+            for t, a in zip(target.elts, it.args):
+                out |= iteration_targets(t, a, traced)
+            return out
+    return set(target_names(target)) if traced(it) else set()
+
+
+class Tracing:
+    """Which functions of a module's ``Scopes`` are traced, why, and which of their
+    names hold traced values. The jit map's entries are the seeds (``EntryFinder`` has
+    marked them); ``propagate`` does the rest."""
+
+    def __init__(self, scopes: "Scopes") -> None:
+        self.scopes = scopes
+
+    def propagate(self) -> None:
+        """Mark functions traced through entry points and compute tainted names."""
+        changed = True
+        rounds = 0
+        while changed and rounds < 20:
+            changed = False
+            rounds += 1
+            for fn in list(self.scopes.functions):
+                self._compute_taint(fn)
+            for fn in list(self.scopes.functions):
+                if fn.traced:
+                    changed |= self._spread_from(fn)
+            # traced-through lax bodies etc. anywhere (they are always traced)
+            if rounds == 1:
+                changed |= self._mark_hof_bodies_everywhere()
+
+    def _mark(self, fn: FunctionInfo, reason: Reason, params: set[str] | None) -> bool:
+        changed = False
+        if not fn.traced_by:
+            changed = True
+        if reason not in fn.traced_by:
+            fn.traced_by.append(reason)
+        new = (params if params is not None else {p.name for p in fn.params}) - fn.static_params - fn.partial_bound
+        if not new <= fn.traced_params:
+            fn.traced_params |= new
+            changed = True
+        return changed
+
+    @staticmethod
+    def callable_params(target: FunctionInfo, bound: int) -> set[str]:
+        """Parameters a caller supplies: not partial-bound, not the ``self`` of a method."""
+        params = {p.name for p in target.positional()[bound:]} | {p.name for p in target.params if p.index is None}
+        if target.class_name and target.params and target.params[0].name in ("self", "cls"):
+            params.discard(target.params[0].name)
+        return params
+
+
+    def _passthrough_params(self, call: ast.Call, q: str, target: FunctionInfo, bound: int) -> set[str]:
+        """Parameters a transform passes through as given (vmap ``in_axes`` None,
+        checkpoint ``static_argnums``, or a spec that is not a literal): they often hold
+        Python constants, so they are not marked traced."""
+        params = [p for p in target.positional()[bound:] if not (p.index == 0 and target.class_name
+                                                                  and p.name in ("self", "cls"))]
+        # as for jit: a parameter with a Python default (``first=False``) that the
+        # transform does not pass (scan passes exactly carry and x) keeps its default
+        defaulted = {p.name for p in target.params if p.default is not None
+                     and not (isinstance(p.default, ast.Constant) and p.default.value is None)
+                     and not self.scopes.is_array_annotation(p.annotation)}
+        if q in ("jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "flax.nnx.remat"):
+            spec = next((k.value for k in call.keywords if k.arg == "static_argnums"), None)
+            nums = () if spec is None else literal_ints(spec)
+            if nums is None:
+                return {p.name for p in params}
+            return defaulted | {params[n].name for n in nums if -len(params) <= n < len(params)}
+        if q not in ("jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap"):
+            return defaulted
+        spec = call.args[1] if len(call.args) > 1 else next(
+            (k.value for k in call.keywords if k.arg == "in_axes"), None)
+        if spec is None:
+            # filter_vmap batches array leaves only; jax.vmap batches everything
+            if q == "equinox.filter_vmap":
+                return {p.name for p in params if not self.scopes.is_array_annotation(p.annotation)}
+            return defaulted
+        if literal_int(spec) is not None:
+            return defaulted
+        if isinstance(spec, (ast.Tuple, ast.List)):
+            return defaulted | {p.name for p, e in zip(params, spec.elts)
+                                if isinstance(e, ast.Constant) and e.value is None}
+        return {p.name for p in params}
+
+    def _differentiated_params(self, call: ast.Call, q: str, target: FunctionInfo, bound: int) -> set[str]:
+        """Parameters a differentiation transform traces: those at ``argnums`` (default
+        0). The other arguments pass through as given (see ``callee`` for calls made
+        where the transform is applied)."""
+        if q.rsplit(".", 1)[-1] in ("jvp", "vjp", "linearize"):
+            return self.callable_params(target, bound)
+        spec = call.args[1] if len(call.args) > 1 else next(
+            (k.value for k in call.keywords if k.arg == "argnums"), None)
+        nums = (0,) if spec is None or q.startswith("equinox.") else literal_ints(spec)
+        params = [p for p in target.positional()[bound:] if not (p.index == 0 and target.class_name
+                                                                  and p.name in ("self", "cls"))]
+        return {params[n].name for n in nums or () if -len(params) <= n < len(params)}
+
+    def _hof_callables(self, call: ast.Call, q: str) -> list[ast.expr]:
+        idxs = TRACING_HOFS.get(q)
+        if idxs is None:
+            return []
+        out: list[ast.expr] = []
+        for i in idxs:
+            if i < len(call.args):
+                a = call.args[i]
+                if q == "jax.lax.switch" and isinstance(a, (ast.List, ast.Tuple)):
+                    out.extend(a.elts)
+                else:
+                    out.append(a)
+        for k in call.keywords:
+            if k.arg in ("f", "body_fun", "cond_fun", "true_fun", "false_fun", "fun", "branches"):
+                out.append(k.value)
+        return out
+
+    def _mark_hof_bodies_everywhere(self) -> bool:
+        changed = False
+        for node in self.scopes.nodes(ast.Call):
+            q = self.scopes.resolve_call(node)
+            if q in TRACING_HOFS:
+                if q in EAGER_UNDER_DISABLE_JIT and eager_block(self.scopes, node) == "jax.disable_jit":
+                    continue  # `with jax.disable_jit():` runs the body as Python, with values
+                for arg in self._hof_callables(node, q):
+                    target, bound = self.scopes.unwrap_target(arg, node)
+                    if target is not None:
+                        changed |= self._mark(target, Reason(q.rsplit('.', 1)[-1], node.lineno),
+                                              self.callable_params(target, bound)
+                                              - self._passthrough_params(node, q, target, bound)
+                                              - self.scopes.partial_keywords(arg, node))
+        return changed
+
+    def _spread_from(self, fn: FunctionInfo) -> bool:
+        changed = False
+        for node in fn.body_nodes():
+            if isinstance(node, ast.Call):
+                q = self.scopes.resolve_call(node)
+                if q in DIFF_TRANSFORMS and node.args:
+                    target, bound = self.scopes.unwrap_target(node.args[0], node)
+                    if target is not None:
+                        changed |= self._mark(target, Reason(q.rsplit('.', 1)[-1], caller=fn.qualname),
+                                              self._differentiated_params(node, q, target, bound))
+                    continue
+                if q in TRACING_HOFS or q in JIT_LIKE:
+                    continue
+                target, implicit = self.scopes.callee(node.func, fn)
+                if target is None or target is fn:
+                    continue
+                tainted_params: set[str] = set()
+                positional = target.positional()
+                for i, a in enumerate(node.args):
+                    if isinstance(a, ast.Starred):
+                        if self.is_traced_expr(a.value, fn):
+                            tainted_params |= {p.name for p in target.params if p.kind in ("positional", "vararg")}
+                        continue
+                    j = i + implicit
+                    if j < len(positional):
+                        if self.is_traced_expr(a, fn):
+                            tainted_params.add(positional[j].name)
+                    else:
+                        va = [p for p in target.params if p.kind == "vararg"]
+                        if va and self.is_traced_expr(a, fn):
+                            tainted_params.add(va[0].name)
+                for k in node.keywords:
+                    if k.arg and target.param(k.arg) and self.is_traced_expr(k.value, fn):
+                        tainted_params.add(k.arg)
+                    elif k.arg is None and self.is_traced_expr(k.value, fn):
+                        tainted_params |= {p.name for p in target.params}
+                # `self` and partial-bound leading parameters are never filled by a splat
+                tainted_params -= {p.name for p in positional[:implicit]}
+                target.call_sites[id(node)] = (node, fn, implicit)
+                changed |= self._mark(target, Reason(CALL, caller=fn.qualname), tainted_params)
+        # nested defs that close over traced names are traced when called; their
+        # free names referring to tainted outer names are tainted (handled in taint)
+        return changed
+
+    def _compute_taint(self, fn: FunctionInfo) -> None:
+        if not fn.traced:
+            return
+        tainted = set(fn.traced_params)
+        # closed-over traced names from a traced enclosing function
+        parent = fn.parent
+        while parent is not None:
+            if parent.traced:
+                for name in parent.tainted:
+                    if name not in fn.bindings:
+                        tainted.add(name)
+            parent = parent.parent
+        fn.tainted = tainted
+        stmts = [n for n in fn.body_nodes() if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.NamedExpr, ast.comprehension))]
+        for _ in range(4):
+            before = len(tainted)
+            for s in stmts:
+                if isinstance(s, ast.Assign):
+                    if self.is_traced_expr(s.value, fn):
+                        for t in s.targets:
+                            tainted.update(target_names(t))
+                elif isinstance(s, (ast.AnnAssign, ast.NamedExpr)):
+                    if s.value is not None and self.is_traced_expr(s.value, fn) and isinstance(s.target, ast.Name):
+                        tainted.add(s.target.id)
+                elif isinstance(s, ast.AugAssign):
+                    if self.is_traced_expr(s.value, fn) and isinstance(s.target, ast.Name):
+                        tainted.add(s.target.id)
+                elif isinstance(s, (ast.For, ast.AsyncFor, ast.comprehension)):
+                    tainted.update(iteration_targets(s.target, s.iter, lambda e: self.is_traced_expr(e, fn)))
+                elif isinstance(s, ast.With):
+                    pass
+            if len(tainted) == before:
+                break
+
+    def is_traced_expr(self, expr: ast.AST | None, fn: FunctionInfo | None = None) -> bool:
+        """Whether ``expr`` (inside traced function ``fn``) evaluates to a traced value.
+
+        Conservative in the direction of *not traced*: rules stay quiet when unsure.
+        """
+        if expr is None:
+            return False
+        if fn is None:
+            fn = self.scopes.traced_function_of(expr)
+            if fn is None:
+                return False
+        if isinstance(expr, ast.Name):
+            return expr.id in fn.tainted
+        if isinstance(expr, ast.Attribute):
+            if expr.attr in STATIC_ATTRS:
+                return False
+            if expr.attr in ("T", "real", "imag", "mT", "at"):
+                return self.is_traced_expr(expr.value, fn)
+            return self.is_traced_expr(expr.value, fn)
+        if isinstance(expr, ast.Subscript):
+            return self.is_traced_expr(expr.value, fn)
+        if isinstance(expr, ast.Starred):
+            return self.is_traced_expr(expr.value, fn)
+        if isinstance(expr, ast.Call):
+            q = self.scopes.resolve_call(expr)
+            if q in STATIC_CALLS:
+                return False
+            if q is not None and q.startswith(("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.")):
+                if is_axis_size(expr, q):
+                    return False
+                if q.rsplit(".", 1)[-1] in ("shape", "ndim", "size", "dtype", "result_type", "issubdtype", "iinfo", "finfo", "promote_types", "can_cast", "isdtype"):
+                    return False
+                # constructors from static sizes are concrete-free constants, but under
+                # jit they are still traced arrays
+                return True
+            if q is not None and q.startswith("jax.random."):
+                return q.rsplit(".", 1)[-1] not in ("PRNGKey", "key", "key_data", "wrap_key_data") or any(
+                    self.is_traced_expr(a, fn) for a in expr.args)
+            if isinstance(expr.func, ast.Attribute):
+                if self.is_traced_expr(expr.func.value, fn):
+                    return expr.func.attr not in ("item", "tolist", "__len__")
+            return any(self.is_traced_expr(a, fn) for a in expr.args) or any(
+                self.is_traced_expr(k.value, fn) for k in expr.keywords)
+        if isinstance(expr, ast.BinOp):
+            return self.is_traced_expr(expr.left, fn) or self.is_traced_expr(expr.right, fn)
+        if isinstance(expr, ast.UnaryOp):
+            return self.is_traced_expr(expr.operand, fn)
+        if isinstance(expr, ast.BoolOp):
+            return any(self.is_traced_expr(v, fn) for v in expr.values)
+        if isinstance(expr, ast.Compare):
+            if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in expr.ops):
+                return False
+            return self.is_traced_expr(expr.left, fn) or any(self.is_traced_expr(c, fn) for c in expr.comparators)
+        if isinstance(expr, ast.IfExp):
+            return self.is_traced_expr(expr.body, fn) or self.is_traced_expr(expr.orelse, fn)
+        if isinstance(expr, (ast.Tuple, ast.List)):
+            return any(self.is_traced_expr(e, fn) for e in expr.elts)
+        if isinstance(expr, ast.NamedExpr):
+            return self.is_traced_expr(expr.value, fn)
+        return False

@@ -1,7 +1,7 @@
 """The static phase's model of values: what kind of thing an expression evaluates to.
 
-The first parts of one value model (issue 19). ``ModuleModel`` (``semantic``) knows
-names, scopes and which functions are traced; ``Taint`` (``rules/static/_taint``)
+The first parts of one value model (issue 19). ``Scopes`` (``scopes``) knows names
+and scopes, ``Tracing`` (``traced``) which functions are traced; ``Taint`` (``taint``)
 says how sure a value in traced code is a tracer. This module adds what neither knew:
 
 * **Kinds of value.** ``Kind`` names them: a host array, a traced array, a static

@@ -8,7 +8,7 @@ from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._arrays import is_jax_array, used_as_array
 from jaxlint.rules.static._sizes import static_int, static_sequence
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
-from jaxlint.rules.static._taint import POSSIBLE, describe, taint_of, traced_how
+from jaxlint.static.taint import POSSIBLE, describe, taint_of, traced_how
 from jaxlint.static.semantic import walk
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._fixplan import import_name
 from jaxlint.rules.static._numpy_api import JNP_SAME_NAME, SHAPE_QUERIES
 from jaxlint.rules.static._numpy_params import JNP_KEYWORDS, JNP_NONE_ONLY
-from jaxlint.rules.static._taint import Taint, taint_of, confidence, describe, traced_how
+from jaxlint.static.taint import Taint, taint_of, confidence, describe, traced_how
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext

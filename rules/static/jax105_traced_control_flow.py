@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from jaxlint.diagnostic import Applicability, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._fixplan import import_name, is_statement_list_member
-from jaxlint.rules.static._taint import (CERTAIN, LIKELY, POSSIBLE, confidence, describe, is_jit_entry,
+from jaxlint.static.taint import (CERTAIN, LIKELY, POSSIBLE, confidence, describe, is_jit_entry,
                                          taint_of, traced_how)
 
 if TYPE_CHECKING:

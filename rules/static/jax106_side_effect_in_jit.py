@@ -4,7 +4,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
-from jaxlint.rules.static._taint import LIKELY, taint_of, describe, traced_how
+from jaxlint.static.taint import LIKELY, taint_of, describe, traced_how
 from jaxlint.static.semantic import STATIC_ATTRS
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.rules.static._taint import LIKELY, taint_of, confidence, describe, traced_how
+from jaxlint.static.taint import LIKELY, taint_of, confidence, describe, traced_how
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.rules.static._taint import LIKELY, POSSIBLE, taint_of
+from jaxlint.static.taint import LIKELY, POSSIBLE, taint_of
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
 
 if TYPE_CHECKING:

@@ -1,6 +1,7 @@
-"""How sure the static phase is that an expression in traced code is a tracer.
+"""How sure the static phase is that an expression in traced code is a tracer: a view of
+the model (``Scopes``, ``Tracing``, ``values``) that the rules ask.
 
-``ModuleModel.is_traced_expr`` answers yes/no and leans towards *traced* for anything
+``Tracing.is_traced_expr`` answers yes/no and leans towards *traced* for anything
 computed from a traced value. Rules whose findings are errors (a failure at trace time,
 a leaked tracer) need to know *why* a value is traced and how sure that is, so they can
 stay quiet on the idioms that only look traced:
@@ -24,8 +25,10 @@ import re
 from typing import Iterator
 
 from jaxlint.diagnostic import Confidence
-from jaxlint.static.semantic import (DIFF_TRANSFORMS, JIT_LIKE, STATIC_ATTRS, STATIC_CALLS, TRACING_HOFS, FunctionInfo,
-                                     ModuleModel, is_axis_size, iteration_targets, target_names, walk)
+from jaxlint.static.apis import DIFF_TRANSFORMS, JIT_LIKE, STATIC_ATTRS, STATIC_CALLS, TRACING_HOFS, is_axis_size
+from jaxlint.static.scopes import FunctionInfo, target_names, walk
+from jaxlint.static.semantic import ModuleModel
+from jaxlint.static.traced import iteration_targets
 from jaxlint.static.values import ARRAY_METHODS, CONTAINER_METHODS, Kind, Summaries, static_field_names
 
 POSSIBLE, LIKELY, CERTAIN = 0, 1, 2

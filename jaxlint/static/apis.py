@@ -1,0 +1,148 @@
+"""The JAX APIs the static model knows by qualified name: the transforms that make
+entry points, the functions that trace the callables they are given, and the calls and
+attributes whose results are static. Also the literal readers for their arguments
+(``static_argnums=(0, 2)``). Tables only: no part of the model lives here.
+"""
+from __future__ import annotations
+
+import ast
+
+#: Transforms whose first argument becomes a traced entry point, with the keyword
+#: arguments that carry static / donated argument specs.
+JIT_LIKE = {
+    "jax.jit": "jit",
+    "jax.api.jit": "jit",
+    "jax.experimental.pjit.pjit": "pjit",
+    "jax.pjit": "pjit",
+    "jax.pmap": "pmap",
+    "jax.experimental.maps.xmap": "xmap",
+    "flax.nnx.jit": "nnx.jit",
+    "flax.linen.jit": "linen.jit",
+    "equinox.filter_jit": "filter_jit",
+    "equinox.filter_pmap": "filter_pmap",
+}
+#: Entry kinds whose parameters are not all traced (the transform decides per value).
+FILTERED_KINDS = {"filter_jit", "filter_pmap", "nnx.jit", "linen.jit"}
+
+#: Functions that trace the callables they are given: (qualified name, indexes of the
+#: callable arguments, or ``None`` for "every positional argument that is callable").
+TRACING_HOFS: dict[str, tuple[int, ...]] = {
+    "jax.lax.scan": (0,),
+    "jax.lax.fori_loop": (2,),
+    "jax.lax.while_loop": (0, 1),
+    "jax.lax.cond": (1, 2),
+    "jax.lax.switch": (1,),  # a sequence of branches
+    "jax.lax.map": (0,),
+    "jax.lax.associative_scan": (0,),
+    "jax.lax.reduce": (),
+    "jax.vmap": (0,),
+    "jax.shard_map": (0,),
+    "jax.experimental.shard_map.shard_map": (0,),
+    "jax.checkpoint": (0,),
+    "jax.remat": (0,),
+    "jax.ad_checkpoint.checkpoint": (0,),
+    "jax.named_call": (0,),
+    "flax.linen.scan": (0,),
+    "flax.nnx.scan": (0,),
+    "flax.nnx.vmap": (0,),
+    "flax.nnx.fori_loop": (2,),
+    "flax.nnx.while_loop": (0, 1),
+    "flax.nnx.cond": (1, 2),
+    "flax.nnx.remat": (0,),
+    "equinox.filter_vmap": (0,),
+    "equinox.internal.scan": (0,),
+}
+#: Differentiation transforms: their callable is traced when the result runs under
+#: another trace (inside jit); on their own they run with concrete values.
+DIFF_TRANSFORMS = {
+    "jax.grad",
+    "jax.value_and_grad",
+    "jax.jacfwd",
+    "jax.jacrev",
+    "jax.hessian",
+    "jax.jvp",
+    "jax.vjp",
+    "jax.linearize",
+    "flax.nnx.grad",
+    "flax.nnx.value_and_grad",
+    "equinox.filter_grad",
+    "equinox.filter_value_and_grad",
+}
+#: Attributes of an array that are static Python values under tracing.
+STATIC_ATTRS = {"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "sharding", "weak_type", "aval"}
+#: Calls whose result is static even when given traced values.
+STATIC_CALLS = {
+    "builtins.len",
+    "builtins.isinstance",
+    "builtins.type",
+    "builtins.hasattr",
+    "builtins.getattr",
+    "builtins.id",
+    "builtins.callable",
+    "jax.numpy.shape",
+    "jax.numpy.ndim",
+    "jax.numpy.size",
+    "jax.numpy.result_type",
+    "jax.numpy.dtype",
+    "jax.numpy.issubdtype",
+    "jax.numpy.iinfo",
+    "jax.numpy.finfo",
+    "numpy.shape",
+    "numpy.ndim",
+    "numpy.prod",
+    "numpy.dtype",
+    "jax.tree_util.tree_structure",
+    "jax.tree.structure",
+    "jax.eval_shape",
+    "jax.core.get_aval",
+    "jax.typeof",
+}
+ARRAY_ANNOTATIONS = ("jax.Array", "jax.numpy.ndarray", "jax.typing.ArrayLike", "chex.Array", "jaxtyping.")
+#: jaxtyping names that are containers or helpers, not arrays (``PyTree[Any]`` may hold anything)
+NOT_ARRAY_ANNOTATIONS = {"jaxtyping.PyTree", "jaxtyping.PyTreeDef", "jaxtyping.jaxtyped"}
+BUILTINS = {
+    "print", "open", "len", "range", "int", "float", "bool", "complex", "isinstance",
+    "type", "hasattr", "getattr", "id", "callable", "list", "dict", "tuple", "set",
+    "enumerate", "zip", "sum", "min", "max", "abs", "round", "input", "str", "iter",
+    "next", "sorted", "reversed", "map", "filter", "any", "all", "divmod", "pow", "object",
+}
+
+
+
+def is_axis_size(call: ast.Call, q: str | None) -> bool:
+    """``lax.psum(1, "i")`` (a Python number summed over a named axis: jax's idiom for the
+    axis size, a concrete Python value) or ``lax.axis_size("i")``."""
+    if q == "jax.lax.axis_size":
+        return True
+    return q == "jax.lax.psum" and bool(call.args) and isinstance(call.args[0], ast.Constant) \
+        and isinstance(call.args[0].value, (int, float)) and not isinstance(call.args[0].value, bool)
+
+
+def literal_int(node: ast.AST | None) -> int | None:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = literal_int(node.operand)
+        return -v if v is not None else None
+    return None
+
+
+def literal_ints(node: ast.AST | None) -> tuple[int, ...] | None:
+    """``1`` or ``(0, 2)`` or ``[1]`` as a tuple of ints; None when not literal."""
+    v = literal_int(node)
+    if v is not None:
+        return (v,)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        vals = [literal_int(e) for e in node.elts]
+        if all(x is not None for x in vals):
+            return tuple(vals)  # type: ignore[arg-type]
+    return None
+
+
+def literal_strs(node: ast.AST | None) -> tuple[str, ...] | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return (node.value,)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        if all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+            return tuple(e.value for e in node.elts)  # type: ignore[union-attr]
+    return None

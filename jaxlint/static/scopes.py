@@ -1,0 +1,719 @@
+"""Scopes and name resolution: the first part of the static model of a module.
+
+``Scopes`` walks the module once and records every node's parent and scope, every
+function (``FunctionInfo``) and the names each scope binds (``Binding``), and resolves
+names through imports and simple aliases (``from jax import jit as J``,
+``jit = jax.jit``) to fully qualified names, never by matching text. It answers *where
+was this name bound?*, *what does this name refer to?*, *which module function does
+this call run?*.
+
+The other parts build on it: the jit map (``jitmap.EntryFinder``) finds the jitted
+functions, ``traced.Tracing`` which functions run under a trace and why, and
+``values`` what kind of thing an expression is. ``semantic.ModuleModel`` puts them
+together.
+
+Why ``ast`` and not libcst for analysis: on the benchmark corpus libcst's parser took
+about 17x as long as ``ast.parse`` and its position metadata about as long again
+(``benchmarks/bench_parsers.py``); the static phase has to run on every keystroke and
+every commit. Fixes are text edits on 1-based line/character positions (see
+``jaxlint.fix.apply``), as in ruff.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable, Iterator
+
+from jaxlint.static.apis import (ARRAY_ANNOTATIONS, BUILTINS, DIFF_TRANSFORMS, JIT_LIKE, NOT_ARRAY_ANNOTATIONS,
+                                 TRACING_HOFS)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxlint.static.traced import Reason
+
+_UNKNOWN = object()
+#: node classes a parser creates (no subclasses below them): nodes() indexes these by type
+_CONCRETE_NODES = frozenset(
+    c for c in vars(ast).values() if isinstance(c, type) and issubclass(c, ast.AST) and not c.__subclasses__()
+)
+_SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+@dataclass
+class Param:
+    name: str
+    index: int | None  # positional index, None for keyword-only / *args / **kwargs
+    kind: str  # "positional", "keyword", "vararg", "kwarg"
+    default: ast.expr | None
+    annotation: ast.expr | None
+    node: ast.arg
+
+
+@dataclass
+class Binding:
+    name: str
+    node: ast.AST  # the statement (or arg) that binds it
+    value: ast.expr | None  # the assigned expression, when it is a plain single assignment
+    kind: str  # "assign", "param", "import", "def", "class", "for", "with", "other"
+
+
+@dataclass(eq=False)
+class FunctionInfo:
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+    name: str
+    qualname: str
+    parent: "FunctionInfo | None"
+    class_name: str | None
+    params: list[Param]
+    bindings: dict[str, list[Binding]] = field(default_factory=dict)
+    globals_: set[str] = field(default_factory=set)
+    nonlocals: set[str] = field(default_factory=set)
+    #: Why this function is traced (empty when it is not known to be), as data.
+    traced_by: list[Reason] = field(default_factory=list)
+    #: Names of parameters known to carry traced values.
+    traced_params: set[str] = field(default_factory=set)
+    static_params: set[str] = field(default_factory=set)
+    donated_params: set[str] = field(default_factory=set)
+    #: Positional parameters bound by ``functools.partial`` at the entry point.
+    partial_bound: set[str] = field(default_factory=set)
+    #: Names (params and locals) that hold traced values, after local propagation.
+    tainted: set[str] = field(default_factory=set)
+    #: Calls from traced functions that made this one traced ("called from"), by id:
+    #: (the call, the caller, how many leading parameters the call does not fill).
+    call_sites: dict[int, tuple[ast.Call, "FunctionInfo", int]] = field(default_factory=dict, repr=False)
+    #: body_nodes(), recorded by the model's one walk of the module (``Scopes._collect``)
+    _body: list[ast.AST] = field(default_factory=list, repr=False)
+
+    @property
+    def traced(self) -> bool:
+        return bool(self.traced_by)
+
+    def param(self, name: str) -> Param | None:
+        for p in self.params:
+            if p.name == name:
+                return p
+        return None
+
+    def positional(self) -> list[Param]:
+        return [p for p in self.params if p.index is not None]
+
+    def body_nodes(self) -> Iterator[ast.AST]:
+        """Every node of this function's own body in source order (depth first), not
+        descending into nested scopes: a nested function, lambda or class is there with
+        its decorators, defaults and bases, which run in this scope, but not its body."""
+        return iter(self._body)
+
+
+#: The fields that hold context and operator nodes, which are shared singletons in a
+#: parsed tree (one ``Load()`` for all): they have no one parent or scope, so the
+#: model's own walks skip them, and with them a third of all nodes.
+_SINGLETON_FIELDS = ("ctx", "op", "ops")
+_LEAVES = frozenset({ast.Name, ast.Constant})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _SINGLETON_FIELDS)  # type: ignore[attr-defined]
+    return fields
+
+
+def children(node: ast.AST) -> list[ast.AST]:
+    """The child nodes of ``node`` in field order, less the context/operator singletons:
+    the children every walk of the model visits (``walk``, ``Scopes._collect``)."""
+    out: list[ast.AST] = []
+    for name in _CHILD_FIELDS.get(node.__class__) or _child_fields(node.__class__):
+        value = getattr(node, name, None)
+        if value.__class__ is list:
+            out.extend(v for v in value if isinstance(v, ast.AST))
+        elif isinstance(value, ast.AST):
+            out.append(value)
+    return out
+
+
+def walk(tree: ast.AST, by_type: dict[type, list[ast.AST]] | None = None) -> list[ast.AST]:
+    """``list(ast.walk(tree))`` less the context/operator singletons, in the same
+    (breadth-first) order, about twice as fast. ``by_type`` receives the nodes by class."""
+    out: list[ast.AST] = [tree]
+    append = out.append
+    for node in out:  # the list grows while it is read: that is the queue
+        if by_type is not None:
+            same = by_type.get(node.__class__)
+            if same is None:
+                by_type[node.__class__] = [node]
+            else:
+                same.append(node)
+        fields = _CHILD_FIELDS.get(node.__class__) or _child_fields(node.__class__)
+        for name in fields:
+            value = getattr(node, name, None)
+            if value.__class__ is list:
+                for v in value:
+                    if isinstance(v, ast.AST):
+                        append(v)
+            elif isinstance(value, ast.AST):
+                append(value)
+    return out
+
+
+def _params(args: ast.arguments) -> list[Param]:
+    out: list[Param] = []
+    positional = list(args.posonlyargs) + list(args.args)
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    for i, (a, d) in enumerate(zip(positional, defaults)):
+        out.append(Param(a.arg, i, "positional", d, a.annotation, a))
+    if args.vararg:
+        out.append(Param(args.vararg.arg, None, "vararg", None, args.vararg.annotation, args.vararg))
+    for a, d in zip(args.kwonlyargs, args.kw_defaults):
+        out.append(Param(a.arg, None, "keyword", d, a.annotation, a))
+    if args.kwarg:
+        out.append(Param(args.kwarg.arg, None, "kwarg", None, args.kwarg.annotation, args.kwarg))
+    return out
+
+
+def target_names(target: ast.AST) -> Iterator[str]:
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for e in target.elts:
+            yield from target_names(e)
+    elif isinstance(target, ast.Starred):
+        yield from target_names(target.value)
+
+
+class Scopes:
+    """The scopes of one module and the names they bind, resolved."""
+
+    def __init__(self, tree: ast.Module, module_name: str = "") -> None:
+        self.tree = tree
+        self.module_name = module_name
+        self.parents: dict[int, ast.AST] = {}
+        self.functions: list[FunctionInfo] = []
+        self._fn_by_node: dict[int, FunctionInfo] = {}
+        self.module_bindings: dict[str, list[Binding]] = {}
+        self.aliases: dict[str, str | None] = {}  # local name -> qualified name (None: ambiguous)
+        self.classes: dict[str, ast.ClassDef] = {}
+        self._scope_of: dict[int, FunctionInfo | None] = {}
+        self._walk: tuple[ast.AST, ...] | None = None  # see nodes()
+        self._by_type: dict[type, tuple[ast.AST, ...]] = {}
+        self._attr_classes: dict[tuple[str, str], str | None] | None = None
+        self._collect()
+
+    # ------------------------------------------------------------------ collection
+    def _collect(self) -> None:
+        """The model's walk of the module: depth-first in source order (children are pushed
+        reversed), so bindings, functions and aliases are recorded in the order the code
+        makes them (``jit = jax.jit`` after ``import jax`` resolves). It records each node's
+        parent and scope, and each function's own body (``FunctionInfo.body_nodes``).
+
+        Stack items: (node, enclosing function, enclosing class name, qualname prefix, the
+        body list the node belongs to: its function's own body, or None outside one and in
+        a class body). Names and constants (half the nodes) have no children and bind
+        nothing: outside a function body they are recorded without going through the stack.
+        """
+        stack: list[tuple[ast.AST, FunctionInfo | None, str | None, str, list | None]] = [
+            (self.tree, None, None, "", None)]
+        parents, scope_of = self.parents, self._scope_of
+        lambda_count = 0
+        while stack:
+            item = stack.pop()
+            if item.__class__ in _LEAVES:  # a name or constant in a function's body
+                scope_of[id(item)]._body.append(item)  # type: ignore[union-attr]
+                continue
+            node, fn, cls, prefix, body = item  # type: ignore[misc]
+            scope_of[id(node)] = fn
+            if body is not None:
+                body.append(node)
+            if node.__class__ in _LEAVES:
+                continue
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                if isinstance(node, ast.Lambda):
+                    lambda_count += 1
+                    name = "<lambda>"
+                else:
+                    name = node.name
+                    self._bind(fn, Binding(name, node, None, "def"))
+                qual = f"{prefix}{name}"
+                info = FunctionInfo(node, name, qual, fn, None, _params(node.args))
+                info._body = []
+                for p in info.params:
+                    info.bindings.setdefault(p.name, []).append(Binding(p.name, p.node, None, "param"))
+                self.functions.append(info)
+                self._fn_by_node[id(node)] = info
+                # decorators / defaults are evaluated in the enclosing scope
+                outer = []
+                if not isinstance(node, ast.Lambda):
+                    outer.extend(node.decorator_list)
+                outer.extend(node.args.defaults)
+                outer.extend(d for d in node.args.kw_defaults if d is not None)
+                mark = len(stack)
+                for a in outer:
+                    parents[id(a)] = node
+                    stack.append((a, fn, cls, prefix, body))
+                own = [node.body] if isinstance(node, ast.Lambda) else node.body
+                for a in (node.args.posonlyargs + node.args.args + node.args.kwonlyargs):
+                    parents[id(a)] = node
+                for child in own:
+                    parents[id(child)] = node
+                    stack.append((child, info, None, f"{qual}.<locals>.", info._body))
+                stack[mark:] = stack[:mark - 1:-1] if mark else stack[::-1]
+                continue
+            if isinstance(node, ast.ClassDef):
+                self._bind(fn, Binding(node.name, node, None, "class"))
+                if fn is None and cls is None:
+                    self.classes[node.name] = node
+                mark = len(stack)
+                # decorators and bases run in the enclosing scope (and body); keywords in
+                # the scope only; the class body belongs to no function's body
+                for a in node.decorator_list + node.bases:
+                    parents[id(a)] = node
+                    stack.append((a, fn, cls, prefix, body))
+                for k in node.keywords:
+                    parents[id(k.value)] = node
+                    stack.append((k.value, fn, cls, prefix, None))
+                for child in node.body:
+                    parents[id(child)] = node
+                    stack.append((child, None if fn is None else fn, node.name, f"{prefix}{node.name}.", None))
+                stack[mark:] = stack[:mark - 1:-1] if mark else stack[::-1]
+                continue
+            # of all expressions only `:=` binds a name; skipping the rest spares a long
+            # isinstance chain on most of the tree
+            if not isinstance(node, ast.expr) or isinstance(node, ast.NamedExpr):
+                self._record_binding(node, fn)
+            mark = len(stack)
+            # the children: the one field table every walk of the model reads (_CHILD_FIELDS)
+            for name in _CHILD_FIELDS.get(node.__class__) or _child_fields(node.__class__):
+                value = getattr(node, name, None)
+                if value.__class__ is list:
+                    for child in value:
+                        if isinstance(child, ast.AST):
+                            parents[id(child)] = node
+                            if child.__class__ in _LEAVES:
+                                scope_of[id(child)] = fn
+                                if body is not None:
+                                    stack.append(child)
+                            else:
+                                stack.append((child, fn, cls, prefix, body))
+                elif isinstance(value, ast.AST):
+                    parents[id(value)] = node
+                    if value.__class__ in _LEAVES:
+                        scope_of[id(value)] = fn
+                        if body is not None:
+                            stack.append(value)
+                    else:
+                        stack.append((value, fn, cls, prefix, body))
+            if len(stack) - mark > 1:
+                stack[mark:] = stack[:mark - 1:-1] if mark else stack[::-1]
+        # the class of a method: methods are functions whose parent node is a ClassDef
+        for info in self.functions:
+            parent = parents.get(id(info.node))
+            info.class_name = parent.name if isinstance(parent, ast.ClassDef) else None
+
+    def _bind(self, fn: FunctionInfo | None, b: Binding) -> None:
+        table = self.module_bindings if fn is None else fn.bindings
+        if fn is not None and (b.name in fn.globals_):
+            table = self.module_bindings
+        table.setdefault(b.name, []).append(b)
+
+    def _record_binding(self, node: ast.AST, fn: FunctionInfo | None) -> None:
+        if isinstance(node, ast.Global) and fn is not None:
+            fn.globals_.update(node.names)
+        elif isinstance(node, ast.Nonlocal) and fn is not None:
+            fn.nonlocals.update(node.names)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if isinstance(node, ast.Import):
+                    local = alias.asname or alias.name.split(".")[0]
+                    qual = alias.name if alias.asname else alias.name.split(".")[0]
+                else:
+                    if node.level or node.module is None:
+                        local = alias.asname or alias.name
+                        qual = f"{'.' * node.level}{node.module or ''}.{alias.name}".replace("..", ".") if node.module else None  # type: ignore[assignment]
+                    else:
+                        local = alias.asname or alias.name
+                        qual = f"{node.module}.{alias.name}"
+                if alias.name == "*":
+                    continue
+                self._bind(fn, Binding(local, node, None, "import"))
+                self._add_alias(local, qual)
+        elif isinstance(node, ast.Assign):
+            single = len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    # `x = v`, and each name of `a = b = v`
+                    self._bind(fn, Binding(t.id, node, node.value, "assign"))
+                elif isinstance(t, (ast.Tuple, ast.List)) and isinstance(node.value, (ast.Tuple, ast.List)) \
+                        and len(t.elts) == len(node.value.elts) \
+                        and not any(isinstance(e, ast.Starred) for e in (*t.elts, *node.value.elts)):
+                    # `H, W = 64, 32`: each name gets its own element
+                    for e, v in zip(t.elts, node.value.elts):
+                        for name in target_names(e):
+                            self._bind(fn, Binding(name, node, v if isinstance(e, ast.Name) else None, "assign"))
+                else:
+                    for name in target_names(t):
+                        self._bind(fn, Binding(name, node, None, "assign"))
+            if single and fn is None:
+                q = self._qualname_no_scope(node.value)
+                if q is not None and isinstance(node.value, (ast.Name, ast.Attribute)):
+                    self._add_alias(node.targets[0].id, q)  # type: ignore[union-attr]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            self._bind(fn, Binding(node.target.id, node, node.value, "assign"))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            self._bind(fn, Binding(node.target.id, node, None, "other"))
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            for name in target_names(node.target):
+                self._bind(fn, Binding(name, node, None, "for"))
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    for name in target_names(item.optional_vars):
+                        self._bind(fn, Binding(name, node, None, "with"))
+        elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            self._bind(fn, Binding(node.target.id, node, node.value, "assign"))
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            self._bind(fn, Binding(node.name, node, None, "other"))
+
+    def _add_alias(self, local: str, qual: str | None) -> None:
+        if local in self.aliases and self.aliases[local] != qual:
+            self.aliases[local] = None
+        else:
+            self.aliases[local] = qual
+
+    def _qualname_no_scope(self, node: ast.AST) -> str | None:
+        if isinstance(node, ast.Name):
+            q = self.aliases.get(node.id)
+            return q
+        if isinstance(node, ast.Attribute):
+            base = self._qualname_no_scope(node.value)
+            return f"{base}.{node.attr}" if base else None
+        return None
+
+    # ------------------------------------------------------------------ queries
+    def nodes(self, *types: type) -> tuple[ast.AST, ...]:
+        """Every node of the module in ``ast.walk`` order (less the shared context and
+        operator singletons such as ``ast.Load()``), or those of the given node types.
+        The walk is done once per module and shared (hence tuples): use this in rules,
+        not ``ast.walk(ctx.tree)``, which costs as much as building the model."""
+        if self._walk is None:
+            by_type: dict[type, list[ast.AST]] = {}
+            self._walk = tuple(walk(self.tree, by_type))
+            self._by_type = {k: tuple(v) for k, v in by_type.items()}
+        if not types:
+            return self._walk
+        if len(types) == 1 and types[0] in _CONCRETE_NODES:
+            return self._by_type.get(types[0], ())
+        return tuple(n for n in self._walk if isinstance(n, types))
+
+    def parent(self, node: ast.AST) -> ast.AST | None:
+        return self.parents.get(id(node))
+
+    def ancestors(self, node: ast.AST) -> Iterator[ast.AST]:
+        p = self.parents.get(id(node))
+        while p is not None:
+            yield p
+            p = self.parents.get(id(p))
+
+    def function_of(self, node: ast.AST) -> FunctionInfo | None:
+        """The innermost function whose own body contains ``node``."""
+        # the collection walk recorded the scope of every node it visited; nodes it does
+        # not visit (parameters, annotations) take the walk up the parents
+        scope = self._scope_of.get(id(node), _UNKNOWN)
+        if scope is not _UNKNOWN:
+            return scope  # type: ignore[return-value]
+        for a in self.ancestors(node):
+            info = self._fn_by_node.get(id(a))
+            if info is not None:
+                # decorators/defaults belong to the outer scope
+                if _is_in_header(a, node, self):
+                    continue
+                return info
+        return None
+
+    def function_info(self, node: ast.AST) -> FunctionInfo | None:
+        """The model of a ``def`` or ``lambda`` node."""
+        return self._fn_by_node.get(id(node))
+
+    def traced_function_of(self, node: ast.AST) -> FunctionInfo | None:
+        fn = self.function_of(node)
+        return fn if fn is not None and fn.traced else None
+
+    def lookup(self, name: str, fn: FunctionInfo | None) -> tuple[FunctionInfo | None, list[Binding]]:
+        """Where ``name`` read in ``fn`` is bound: (scope or None for module, bindings)."""
+        scope = fn
+        first = True
+        while scope is not None:
+            if name in scope.globals_:
+                break
+            if name in scope.bindings and (first or not isinstance(scope.node, ast.ClassDef)):
+                return scope, scope.bindings[name]
+            scope = scope.parent
+            first = False
+        return None, self.module_bindings.get(name, [])
+
+    def reaching_bindings(self, name: ast.Name, fn: FunctionInfo | None) -> list[Binding]:
+        """The bindings of ``name`` (read in ``fn``) that may hold when it is read: those
+        before it in the source, and those after it in a loop around it (they reach the
+        next iteration). A statement's own binding does not reach its own reads
+        (``x = f(x)`` reads the old ``x``) unless a loop brings it back."""
+        _, bindings = self.lookup(name.id, fn)
+        stop = fn.node if fn is not None else None
+        chain = list(_until(self.ancestors(name), stop))
+        loops = [a for a in chain if isinstance(a, (ast.For, ast.AsyncFor, ast.While))]
+        at = (name.lineno, name.col_offset)
+        # the last assignment on the way to the read that every path passes (a statement
+        # before it in one of the blocks around it): earlier bindings are overwritten
+        cut: tuple[int, int] = (0, -1)
+        child: ast.AST = name
+        for a in (*chain, stop) if stop is not None else chain:
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(a, field, None)
+                if isinstance(block, list) and child in block:
+                    for st in block[:block.index(child)]:
+                        if isinstance(st, (ast.Assign, ast.AnnAssign)) and any(
+                                isinstance(t, ast.Name) and t.id == name.id
+                                for t in (st.targets if isinstance(st, ast.Assign) else [st.target])):
+                            cut = max(cut, (st.lineno, st.col_offset))
+            child = a
+        out = []
+        for b in bindings:
+            node = b.node
+            pos = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) if b.kind != "param" else (0, 0)
+            if any(a is loop for loop in loops for a in self.ancestors(node)) and pos >= at:
+                out.append(b)  # later in a loop around the read: reaches the next iteration
+            elif pos < at and pos >= cut and not any(a is node for a in chain):
+                out.append(b)
+            elif any(a is node for a in chain) and any(a is loop for loop in loops for a in self.ancestors(node)):
+                out.append(b)  # `x = f(x)` in a loop: the previous iteration's value
+        return out
+
+    def resolve(self, node: ast.AST, at: ast.AST | None = None) -> str | None:
+        """The fully qualified name an expression refers to, through imports and aliases.
+
+        ``at`` is the node whose scope is used (defaults to ``node``): a name that is a
+        local variable or parameter there does not resolve.
+        """
+        if isinstance(node, ast.Name):
+            scope = self.function_of(at or node)
+            owner, bindings = self.lookup(node.id, scope)
+            if owner is not None:
+                if bindings and all(b.kind == "import" for b in bindings):
+                    return self.aliases.get(node.id)
+                return None
+            if bindings:
+                if all(b.kind == "import" for b in bindings) or node.id in self.aliases:
+                    return self.aliases.get(node.id)
+                return None
+            if node.id in BUILTINS:
+                return f"builtins.{node.id}"
+            return None
+        if isinstance(node, ast.Attribute):
+            base = self.resolve(node.value, at or node)
+            return f"{base}.{node.attr}" if base else None
+        return None
+
+    def resolve_call(self, call: ast.Call) -> str | None:
+        return self.resolve(call.func, call)
+
+    def function_named(self, name: str, scope: FunctionInfo | None) -> FunctionInfo | None:
+        """The function a bare name refers to, if it is a def in this module, also when
+        the name is rebound to a transform of itself (``f = jax.jit(f)``)."""
+        owner, bindings = self.lookup(name, scope)
+        defs = [b for b in bindings if b.kind == "def"]
+        if len(defs) == 1 and (len(bindings) == 1 or all(b is defs[0] or self.rewraps(b) for b in bindings)):
+            return self._fn_by_node.get(id(defs[0].node))
+        return None
+
+    def rewraps(self, b: Binding) -> bool:
+        """Whether ``b`` rebinds a name to a transform of what it held: ``f = jax.jit(f)``,
+        ``loss = eqx.filter_jit(loss)``, ``f = jax.jit(jax.vmap(f), ...)``. A call of the
+        name still runs the same function, traced."""
+        if b.kind != "assign" or not isinstance(b.value, ast.Call):
+            return False
+        expr: ast.expr = b.value
+        for _ in range(4):
+            if not (isinstance(expr, ast.Call) and expr.args):
+                return False
+            q = self.resolve_call(expr)
+            if not (q in JIT_LIKE or q in DIFF_TRANSFORMS or q in TRACING_HOFS):
+                return False
+            expr = expr.args[0]
+            if isinstance(expr, ast.Name):
+                return expr.id == b.name
+        return False
+
+    def method_named(self, class_name: str | None, name: str) -> FunctionInfo | None:
+        if class_name is None:
+            return None
+        for info in self.functions:
+            if info.class_name == class_name and info.name == name and not isinstance(info.node, ast.Lambda):
+                return info
+        return None
+
+    def callee(self, func: ast.expr, scope: FunctionInfo | None, follow: bool = True,
+               instances: bool = True) -> tuple[FunctionInfo | None, int]:
+        """The module function a call target refers to and how many positional
+        parameters are consumed implicitly (1 for ``self.method``, the bound arguments
+        of ``g = partial(f, a)``). ``follow``: look through one such binding.
+        ``instances``: a call of an object of a module class runs its ``__call__``
+        (``model(x)``, ``self.encoder(x)``), and ``obj.method(x)`` that method."""
+        if isinstance(func, ast.Name):
+            fn = self.function_named(func.id, scope)
+            if fn is None and follow:
+                _, bindings = self.lookup(func.id, scope)
+                if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(bindings[0].value, ast.Call):
+                    value = bindings[0].value
+                    q = self.resolve_call(value)
+                    if q == "functools.partial" or q in DIFF_TRANSFORMS or q in TRACING_HOFS:
+                        return self.unwrap_target(value, value, follow=False)
+            if fn is None and instances:
+                cls = self.instance_class(func, scope)
+                if cls is not None:
+                    return self.method_named(cls, "__call__"), 1
+            return fn, 0
+        if isinstance(func, ast.Lambda):
+            return self._fn_by_node.get(id(func)), 0
+        if isinstance(func, ast.Call) and func.args:
+            # called where it is made: ``jax.grad(loss)(params, x, True)``, ``partial(f, a)(x)``
+            q = self.resolve_call(func)
+            if q == "functools.partial" or q in DIFF_TRANSFORMS or q in TRACING_HOFS:
+                return self.unwrap_target(func, func, follow=False)
+            return None, 0
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id in ("self", "cls")
+            and scope is not None
+        ):
+            cls_scope = scope
+            while cls_scope is not None and cls_scope.class_name is None:
+                cls_scope = cls_scope.parent
+            if cls_scope is not None:
+                found = self.method_named(cls_scope.class_name, func.attr)
+                if found is not None or not instances:
+                    return found, 1
+        if instances and isinstance(func, ast.Attribute):
+            cls = self.instance_class(func, scope)  # `self.encoder(x)`: its class's __call__
+            if cls is not None:
+                return self.method_named(cls, "__call__"), 1
+            cls = self.instance_class(func.value, scope)  # `model.encode(x)`: that method
+            if cls is not None:
+                return self.method_named(cls, func.attr), 1
+        return None, 0
+
+    def instance_class(self, expr: ast.expr, scope: FunctionInfo | None) -> str | None:
+        """The module class ``expr`` is an instance of, when it is a name bound once to
+        ``C(...)`` or an attribute ``self.x`` that its class only ever sets to ``C(...)``."""
+        value: ast.AST | None = None
+        if isinstance(expr, ast.Name) and expr.id not in ("self", "cls"):
+            _, bindings = self.lookup(expr.id, scope)
+            if len(bindings) != 1 or bindings[0].kind != "assign":
+                return None
+            value = bindings[0].value
+        elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+            owner = scope
+            while owner is not None and owner.class_name is None:
+                owner = owner.parent
+            if owner is None:
+                return None
+            found = self._self_attrs().get((owner.class_name, expr.attr))  # type: ignore[arg-type]
+            return found if found else None
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.classes \
+                and self.lookup(value.func.id, self.function_of(value))[0] is None:
+            return value.func.id
+        return None
+
+    def _self_attrs(self) -> dict[tuple[str, str], str | None]:
+        """(class, attribute) -> the module class every ``self.attribute = C(...)`` of that
+        class makes (None when it is set to anything else too)."""
+        if self._attr_classes is None:
+            out: dict[tuple[str, str], str | None] = {}
+            for node in self.nodes(ast.Assign):
+                for t in node.targets:
+                    if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
+                        continue
+                    owner = self.function_of(node)
+                    while owner is not None and owner.class_name is None:
+                        owner = owner.parent
+                    if owner is None:
+                        continue
+                    v = node.value
+                    made = v.func.id if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) \
+                        and v.func.id in self.classes and len(node.targets) == 1 else None
+                    key = (owner.class_name, t.attr)
+                    out[key] = made if out.get(key, made) == made else None
+            self._attr_classes = out
+        return self._attr_classes
+
+    def unwrap_target(self, expr: ast.expr, at: ast.AST, follow: bool = True) -> tuple[FunctionInfo | None, int]:
+        """Follow ``partial(f, a)``, ``grad(f)``, ``vmap(f)`` to the function ``f``, and the
+        number of its leading positional parameters already bound (partial args, ``self``)."""
+        scope = self.function_of(at)
+        bound = 0
+        for _ in range(8):
+            if isinstance(expr, ast.Call) and expr.args:
+                q = self.resolve_call(expr)
+                if q == "functools.partial":
+                    bound += len(expr.args) - 1
+                    expr = expr.args[0]
+                    continue
+                if q in DIFF_TRANSFORMS or q in TRACING_HOFS:
+                    expr = expr.args[0]
+                    continue
+                return None, 0
+            break
+        fn, implicit = self.callee(expr, scope, follow=follow, instances=False)
+        return fn, bound + implicit
+
+    def is_array_annotation(self, ann: ast.expr | None) -> bool:
+        if ann is None:
+            return False
+        if isinstance(ann, ast.Subscript):
+            ann = ann.value
+        q = self.resolve(ann) or ""
+        return (q.startswith(ARRAY_ANNOTATIONS) or q in ARRAY_ANNOTATIONS) and q not in NOT_ARRAY_ANNOTATIONS
+
+    def partial_keywords(self, expr: ast.expr, at: ast.AST) -> set[str]:
+        """Parameters bound by keyword in ``functools.partial(f, k=v)`` around a callable,
+        also through one name bound to such a call (``inner = partial(f, k=v)``)."""
+        out: set[str] = set()
+        followed = False
+        for _ in range(8):
+            if isinstance(expr, ast.Name) and not followed:
+                followed = True
+                _, bindings = self.lookup(expr.id, self.function_of(at))
+                if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(bindings[0].value, ast.Call):
+                    expr = bindings[0].value
+                    continue
+            if isinstance(expr, ast.Call) and expr.args:
+                q = self.resolve_call(expr)
+                if q == "functools.partial":
+                    out |= {k.arg for k in expr.keywords if k.arg}
+                    expr = expr.args[0]
+                    continue
+                if q in DIFF_TRANSFORMS or q in TRACING_HOFS:
+                    expr = expr.args[0]
+                    continue
+            break
+        return out
+
+
+def _until(nodes: Iterable[ast.AST], stop: ast.AST | None) -> Iterator[ast.AST]:
+    for n in nodes:
+        if n is stop:
+            return
+        yield n
+
+
+def _is_in_header(fn_node: ast.AST, node: ast.AST, model: Scopes) -> bool:
+    """True when ``node`` sits in the decorators or defaults of ``fn_node``."""
+    if isinstance(fn_node, ast.Lambda):
+        header = list(fn_node.args.defaults) + [d for d in fn_node.args.kw_defaults if d]
+    else:
+        header = list(fn_node.decorator_list) + list(fn_node.args.defaults) + [  # type: ignore[union-attr]
+            d for d in fn_node.args.kw_defaults if d]  # type: ignore[union-attr]
+    if not header:
+        return False
+    ids = {id(h) for h in header}
+    cur: ast.AST | None = node
+    while cur is not None and cur is not fn_node:
+        if id(cur) in ids:
+            return True
+        cur = model.parents.get(id(cur))
+    return False

@@ -91,6 +91,29 @@ def sample_one(y):
     return y
 
 
+LR = 0.1
+
+
+@jax.jit
+def opt_step(w, g):
+    return w - LR * g
+
+
+sgd_step = opt_step  # a notebook's cell: the step for one optimizer, then redefined for another
+
+
+@jax.jit
+def opt_step(w, g):
+    return w * 0.9 - LR * g
+
+
+def make_update(n):
+    @jax.jit
+    def update(w, state):
+        return w - 0.1 * sum(state), tuple(s * 0.9 for s in state)
+    return update
+
+
 def main_rows():
     w, x = jnp.ones(4), jnp.ones((16, 4))
     jax.jit(row_loss)(w, x)
@@ -123,6 +146,14 @@ if __name__ == "__main__":
         sample(jnp.ones(4))
         sample_step(jnp.ones(4), step)
     main_rows()
+    for _ in range(3):
+        sgd_step(jnp.ones(4), jnp.ones(4))
+    for n in (8, 8, 8, 5):
+        opt_step(jnp.ones(n), jnp.ones(n))  # REDEFINED
+    for n in range(1, 10):  # one jit per optimizer state, each reused
+        update = make_update(n)
+        for _ in range(2):
+            update(jnp.ones(4), (jnp.ones(4),) * n)
     a = jnp.ones(4)
     scaled(a)
     jax.config.update("jax_enable_x64", True)
@@ -140,7 +171,8 @@ def recorded(tmp_path_factory):
     check = run_cli("check", "--dynamic", "--compile", "--no-cache", "--output-format", "json", "train.py",
                     cwd=root, env=DEVICES, timeout=600)
     lines = {m: i for i, line in enumerate(TRAIN.lstrip("\n").splitlines(), 1)
-             for m in ("RESHARD", "GROW", "REJIT", "SETTING", "ERRORCHECK", "SEED", "ROWS", "NESTED", "EAGER") if f"# {m}" in line}
+             for m in ("RESHARD", "GROW", "REJIT", "SETTING", "ERRORCHECK", "SEED", "ROWS", "NESTED", "EAGER",
+                       "REDEFINED") if f"# {m}" in line}
     return root, json_findings(check, "JAX208"), lines, json_findings(check)
 
 
@@ -192,6 +224,28 @@ def test_a_new_jitted_function_per_call_only_when_the_wrapper_changed(recorded):
     [d] = _at(found, lines["SETTING"])
     assert "compiled 2 times for the same signature" in d["message"]
     assert "new jitted function" not in d["message"] and "JAX_EXPLAIN_CACHE_MISSES" in d["message"]
+
+
+def test_a_function_defined_again_is_its_own_function(recorded):
+    # `opt_step` is defined twice (a notebook's cell per optimizer), each jitted once: the
+    # two are not one function recompiling; the second's own smaller last call still is
+    root, found, lines, _ = recorded
+    functions = json.loads((root / ".jaxlint" / "signatures.json").read_text())["functions"]
+    first = next(k for k in functions if k.startswith("train:opt_step@"))
+    assert [s["calls"] for s in functions[first]["signatures"]] == [3]
+    assert sorted(s["calls"] for s in functions["train:opt_step"]["signatures"]) == [1, 3]
+    [d] = [d for d in found if d["data"]["function"] == "opt_step"]
+    assert d["location"]["row"] == lines["REDEFINED"]
+    assert "`w` changes shape (8,) -> (5,)" in d["message"] and "(a smaller final batch" in d["message"]
+
+
+def test_a_factory_jit_per_closure_is_not_recompilation(recorded):
+    # nine jits of one inner function (one per optimizer state), each called twice with its
+    # own state: nine compiles, each meant
+    root, found, _, _ = recorded
+    functions = json.loads((root / ".jaxlint" / "signatures.json").read_text())["functions"]
+    assert len(functions["train:make_update.<locals>.update"]["signatures"]) == 9
+    assert not [d for d in found if d["data"]["function"] == "make_update.<locals>.update"]
 
 
 def test_error_checks_in_cond_branches_are_quiet(recorded):

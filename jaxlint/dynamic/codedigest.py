@@ -7,7 +7,8 @@ the module-level constants those functions read. Each is a *scope* of a file, na
 that it is found again after unrelated edits move it:
 
 * a function or method: its qualified name (``Trainer.step``, ``main.update``), its
-  digest the sha256 of its source, decorators included;
+  digest the sha256 of its source, decorators included; a name the file defines again
+  is ``name#2``, ``name#3``... from its second definition on;
 * a top-level statement that is not a function (a call in a script's loop, a
   constant): ``<stmt>@`` + the digest of its text.
 
@@ -46,6 +47,8 @@ class FileScopes:
         self.by_name: dict[str, Scope] = {}
         self._defs: list[tuple[int, int, Scope]] = []  # (start, end, scope) of every function
         self._top: list[tuple[int, int, ast.stmt]] = []
+        #: qualname -> how many functions of that name were met so far
+        self._count: dict[str, int] = {}
         if self.tree is None:
             return
         self._walk(self.tree.body, "")
@@ -68,6 +71,9 @@ class FileScopes:
                 name = prefix + n.name
                 if not isinstance(n, ast.ClassDef):
                     start = min([n.lineno] + [d.lineno for d in n.decorator_list])
+                    self._count[name] = self._count.get(name, 0) + 1
+                    if self._count[name] > 1:  # defined again (a notebook's later cell): `name#2`, ...
+                        name = f"{name}#{self._count[name]}"
                     scope = Scope(name, start, n.end_lineno or n.lineno, self._digest(start, n.end_lineno or n.lineno))
                     self.by_name.setdefault(name, scope)
                     self._defs.append((start, scope.end, scope))

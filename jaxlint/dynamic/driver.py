@@ -173,7 +173,9 @@ def _dedupe(entries: Iterable[EntryPoint]) -> list[EntryPoint]:
     best: dict[str, EntryPoint] = {}
     for e in entries:
         cur = best.get(e.qualname)
-        if cur is None or rank.get(e.form, 3) < rank.get(cur.form, 3):
+        if cur is None or rank.get(e.form, 3) < rank.get(cur.form, 3) or (
+                # defined again further down: after import the name holds the last definition
+                rank.get(e.form, 3) == rank.get(cur.form, 3) and e.def_line > cur.def_line):
             best[e.qualname] = e
     return sorted(best.values(), key=lambda e: (e.line, e.qualname))
 
@@ -240,12 +242,14 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
 
     current: dict[str, dict] = {}
     stale: list[dict] = []
+    stale_keys: set[str] = set()
     for k, v in seen.items():
         now = observations.current(v, root, digests) if same_rules(v) else None
         if now is not None:
             current[k] = now
         else:  # named in the summary, with what changed under it
             stale.append(dict(v, changed=observations.changed_code(v, root, digests)))
+            stale_keys.add(k)
     fp = FilePlan(task, text, root, modname, sys_path, plans, stale=stale)
     by_key = {f"{modname}:{p.entry.qualname}": p for p in plans}
     from jaxlint.registry import all_rules
@@ -266,13 +270,14 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
             elif obs.get("signatures"):  # the worker traces it: with what jax really compiled
                 plan.signatures = [_abs_call(r, root) for r in obs["signatures"]]
         else:
+            if observations.redefined(key):  # an earlier definition of a name defined again
+                obs = dict(obs, reason=observations.REDEFINED)
             fp.observed_extra.append(obs)
     if observed:
-        stale = {f"{modname}:{o.get('qualname')}" for o in fp.stale}
         for p in plans:
             if p.observed is None and p.skip is not None:
                 why = ("its observation by `jaxlint record` is out of date (the code or the rules' settings changed)"
-                       if f"{modname}:{p.entry.qualname}" in stale else "not called while `jaxlint record` ran")
+                       if f"{modname}:{p.entry.qualname}" in stale_keys else "not called while `jaxlint record` ran")
                 p.skip = f"{why}, and {p.skip}"
     if not settings.dynamic.import_scripts and not notebook:
         fp.script = import_work(tree)
@@ -702,7 +707,7 @@ def _assemble_observed(fp: FilePlan, obs: dict, report: "DynamicReport", line: i
     if status == "inlined":
         status, reason = "analysed", "called only inside other jitted functions (analysed as part of them)"
     elif obs.get("traced"):
-        status, reason = "analysed", None
+        status, reason = "analysed", obs.get("reason") if obs.get("reason") == observations.REDEFINED else None
     else:
         status = "failed" if status == "failed" else "skipped"
         reason = f"observed by `jaxlint record`, but {obs.get('reason') or 'never traced'}"

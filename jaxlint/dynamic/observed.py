@@ -35,7 +35,18 @@ FORMAT = 1
 #: the skip reason of a function a worker could not trace again with its recorded
 #: arguments (the summary counts them and says to record again)
 OUT_OF_DATE = "out of date: record again"
+#: what is said of an earlier definition of a name the module defines again
+REDEFINED = "defined again further down, so not reachable by import: analysed in the recording only"
 _STATUS_RANK = {"analysed": 4, "failed": 3, "skipped": 2, "inlined": 1, "called": 0}
+
+
+def redefined(key: str) -> bool:
+    """Whether a function's key (``module:qualname``) names an earlier definition of a
+    name its module defines again (``train_step@26``: the recorder keys each definition
+    at another line apart; the last keeps the plain key). Lambdas' ``<lambda>@LINE`` is
+    their name, not a redefinition."""
+    last = key.rpartition(":")[2].rsplit(".", 1)[-1]
+    return "@" in last and not last.startswith("<lambda>")
 
 
 def path_for(signatures: Path) -> Path:
@@ -314,7 +325,7 @@ def untimed(entry: dict) -> dict:
 
 
 def _sig_id(sig: dict) -> str:
-    return json.dumps({k: v for k, v in sig.items() if k not in ("calls", "compiles", "seq", "first_call")},
+    return json.dumps({k: v for k, v in sig.items() if k not in ("calls", "compiles", "seq", "first_call", "again_at", "wrappers", "jit_ids")},
                       sort_keys=True, default=str)
 
 

@@ -83,10 +83,13 @@ class FunctionState:
         """Every signature the program called the function with at top level, with what
         jax really compiled for it and the user line of its first call."""
         out = []
+        several = len({j for s in self.sigs.values() for j in s.get("jits") or ()}) > 1
         for s in self.sigs.values():
             rec = dict(s["sig"], calls=s["calls"], compiles=s["compiles"], seq=s["seq"])
             if s.get("wrappers"):  # jitted function objects that compiled it (a fresh jit per call)
                 rec["wrappers"] = s["wrappers"]
+            if several and s.get("jits"):  # the jitted function objects that called it (numbered per process)
+                rec["jit_ids"] = list(s["jits"])
             for key in ("first_call", "again_at"):
                 if s.get(key):
                     f, line, col = s[key]
@@ -181,7 +184,9 @@ class Observer:
         if model is not None:
             tree, entries = model
             def_line = _def_line(tree, line, meta["qualname"]) or line
-            for e in entries:
+            # a name defined twice (a notebook's later cell): the entry of this definition first
+            mine = [e for e in entries if e.def_line == def_line] + list(entries)
+            for e in mine:
                 if e.qualname == meta["qualname"] or (e.def_line == def_line and e.kind == meta["kind"]):
                     d = e.to_dict()
                     d["def_line"] = def_line
@@ -218,7 +223,12 @@ class Observer:
             if cur is None:
                 self.seq += 1
                 cur = fs.sigs[canon] = {"sig": sig, "calls": 0, "compiles": 0, "first_call": None,
-                                        "compile_seconds": 0.0, "seq": self.seq, "wrapper": rec._serial}
+                                        "compile_seconds": 0.0, "seq": self.seq, "wrapper": rec._serial,
+                                        "jits": [rec._serial]}
+            elif rec._serial not in cur["jits"] and len(cur["jits"]) < _JITS_KEPT:
+                # another jitted function object of it (a factory's jit per closure, or a
+                # jit made per call): its first call with this signature
+                cur["jits"].append(rec._serial)
             cur["calls"] += 1
         site = call_site(self.recorder.in_project) if first_of_sig else None
         traced = error = None
@@ -450,6 +460,11 @@ class Observer:
                 if fs.path != fs.home:  # placed in its notebook by the recorder
                     out[key]["_code_file"] = fs.path
         return out
+
+
+#: how many jitted function objects of one signature are told apart (past that, one more
+#: makes no difference to what the recompilation rule concludes)
+_JITS_KEPT = 64
 
 
 class _NotTraceable(Exception):

@@ -200,6 +200,7 @@ def _forget() -> None:
     _COMPILES = [0]
     _RECORDS.clear()
     _BLOBS.clear()
+    _DEFINITIONS.clear()
     RECORDER.forget_errors()
     _OBSERVER = None
     _LAST_FLUSH = 0.0
@@ -805,8 +806,16 @@ def _describe(fun, kwargs: dict, kind: str, jit_line: int | None = None) -> tupl
     first_line = code.co_firstlineno
     if cell is not None:  # a notebook's code: keyed and placed in the notebook
         path, first_line = Path(cell[0]), code.co_firstlineno + cell[1]
+    suffix = ""
     if name.rsplit(".", 1)[-1] == "<lambda>":
         name = f"<lambda>@{first_line}"
+    else:
+        last = _definitions(str(path)).get(name)
+        if last is not None and last != first_line:
+            # defined again further down (a notebook's later cell, a factory redefined):
+            # a function of its own; the last definition, which the module's name holds
+            # after import, keeps the plain key
+            suffix = f"@{first_line}"
     module, _ = project.module_name(path, root)
     file_digest(str(path))  # the content the program runs, before anyone edits it
     try:
@@ -838,7 +847,50 @@ def _describe(fun, kwargs: dict, kind: str, jit_line: int | None = None) -> tupl
             meta["pmap"] = mapped
         except (TypeError, ValueError):
             pass
-    return f"{module}:{name}", meta
+    return f"{module}:{name}{suffix}", meta
+
+
+#: file -> {qualname: the first line (decorators included) of its last definition}
+_DEFINITIONS: dict[str, dict[str, int]] = {}
+
+
+def _definitions(path: str) -> dict[str, int]:
+    """Where each function of the file (by qualname) is defined last: a name defined
+    more than once in a module holds its last definition after import."""
+    hit = _DEFINITIONS.get(path)
+    if hit is not None:
+        return hit
+    import ast
+
+    out: dict[str, int] = {}
+    try:
+        if path.endswith(".ipynb"):
+            from jaxlint.files.notebook import read_module_text
+
+            text = read_module_text(path)
+        else:
+            text = Path(path).read_text(encoding="utf-8", errors="replace")
+        tree = ast.parse(text)
+    except Exception:  # unreadable, or not Python: every function keeps its plain key
+        tree = None
+
+    def visit(body: list, prefix: str) -> None:
+        for n in body:
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out[prefix + n.name] = min([n.lineno] + [d.lineno for d in n.decorator_list])
+                visit(n.body, f"{prefix}{n.name}.<locals>.")
+            elif isinstance(n, ast.ClassDef):
+                visit(n.body, f"{prefix}{n.name}.")
+            else:  # a definition under if/for/with/try is in the same scope
+                for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    inner = getattr(n, field, None)
+                    if isinstance(inner, list):
+                        visit([c for c in inner if isinstance(c, ast.AST)], prefix)
+
+    if tree is not None:
+        visit(tree.body, "")
+    _DEFINITIONS[path] = out
+    return out
 
 
 def _note(key: str, meta: dict, args: tuple, kwargs: dict) -> tuple[str, dict, bool]:

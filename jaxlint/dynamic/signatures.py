@@ -46,7 +46,7 @@ def encode(node: Any) -> Any:
 _KEY = re.compile(r"key<(\w+)>\[([0-9,]*)\]")
 #: keys whose values are never array specs
 _VERBATIM = frozenset({"value", "repr", "opaque", "treedef", "namedtuple", "static", "pickle", "unsaved", "calls",
-                       "compiles", "first_call", "inlined", "bound", "again_at", "wrappers", "seq",
+                       "compiles", "first_call", "inlined", "bound", "again_at", "wrappers", "jit_ids", "seq",
                        "sharding", "mesh", "under"})
 
 

@@ -43,7 +43,11 @@ class Recompilation(TraceRule):
       (a jax setting, the mesh context) and how to make jax name it.
 
     A declared static argument switched among a few values (a `train` flag, a mode) is
-    a program per value that the caller means: it stays quiet.
+    a program per value that the caller means: it stays quiet. So are jits a factory
+    makes once per closure (a step per optimizer or per model), each called many times:
+    signatures are compared within one jitted function object, and only objects made
+    per call (called once each) are compared together. A function defined again at
+    another line (a notebook's cell per optimizer) is a function of its own.
 
     The finding sits at the call that caused the extra compile, with the place where
     the function is jitted and its first call as related locations, and names what
@@ -362,16 +366,22 @@ class Recompilation(TraceRule):
         for s in sigs:
             by_instance.setdefault(json.dumps(s.get("bound"), sort_keys=True), []).append(s)
         for group in by_instance.values():
-            self._check_calls(fa, group, names, traced)
+            again = [s for s in group if s.get("compiles", 0) > 1]
+            if again:
+                self._rejit(fa, again)
+            # a factory's jits (one per optimizer, per model) each compile for their own
+            # calls: signatures are compared within one jitted function object
+            for part in _per_jit(group):
+                before = len(fa.diagnostics)
+                self._check_calls(fa, part, names, traced)
+                if len(fa.diagnostics) > before:
+                    break
 
     def _check_calls(self, fa, sigs: list, names: list[str], traced: bool) -> None:
         # imported here: the registry imports every rule on the static path, which
         # needs none of this
         from jaxlint.dynamic.signatures import diff_signatures, distinct
 
-        again = [s for s in sigs if s.get("compiles", 0) > 1]
-        if again:
-            self._rejit(fa, again)
         groups = distinct(sigs, traced)
         if len(groups) < 2:
             return  # what differs in the records is the same to jit: one compile
@@ -433,6 +443,11 @@ class Recompilation(TraceRule):
                         "sizes": [list(x) for x in shapes][:64], "reason": "a dimension grows call after call"})
 
     def _rejit(self, fa, again: list) -> None:
+        # jitted function objects each called many times (a factory's jit per closure, reused):
+        # each compiled once, as meant
+        again = [s for s in again if not _reused_jits(s)]
+        if not again:
+            return
         n = max(s.get("compiles", 0) for s in again)
         first = max(again, key=lambda s: s.get("compiles", 0))
         site, related = _where(fa, first, None, "again_at")
@@ -454,6 +469,40 @@ class Recompilation(TraceRule):
             reason = "compiled again for the same arguments"
         fa.report(site, f"`{fa.qualname}` was compiled {n} times for the same signature: {why}",
                   related=related, key="compiled again", data={"compiles": n, "reason": reason})
+
+
+def _jits(sig: dict) -> list:
+    """The jitted function objects the recording saw call the signature (one when unknown)."""
+    ids = sig.get("jit_ids")
+    return list(ids) if isinstance(ids, list) and ids else [None]
+
+
+def _reused_jits(sig: dict) -> bool:
+    """Whether the signature's several jitted function objects were each called several
+    times: jits made once per closure and reused, not a jit made per call."""
+    n = len(_jits(sig))
+    return n > 1 and int(sig.get("calls") or 0) >= 2 * n
+
+
+def _per_jit(sigs: list) -> list[list]:
+    """The signatures grouped per jitted function object that is called more than once
+    (signatures it shares with others are in each of their groups), the signatures of
+    jitted function objects made per call (called once each) together in one group;
+    largest group first. One group when the recording saw one object."""
+    ids = {j for s in sigs for j in _jits(s)}
+    if len(ids) < 2:
+        return [sigs]
+    calls: dict = {}
+    for s in sigs:  # each object's share of the calls (the recording counts them per signature)
+        for j in _jits(s):
+            calls[j] = calls.get(j, 0.0) + int(s.get("calls") or 0) / len(_jits(s))
+    kept = {j for j, n in calls.items() if n >= 2}
+    groups: dict = {}
+    for s in sigs:
+        mine = [j for j in _jits(s) if j in kept] or ["per call"]
+        for j in mine:
+            groups.setdefault(j, []).append(s)
+    return sorted(groups.values(), key=len, reverse=True)
 
 
 def _static_objects(sig: dict, names: list[str]) -> str:

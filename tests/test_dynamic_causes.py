@@ -150,6 +150,8 @@ if __name__ == "__main__":
         sgd_step(jnp.ones(4), jnp.ones(4))
     for n in (8, 8, 8, 5):
         opt_step(jnp.ones(n), jnp.ones(n))  # REDEFINED
+    for n in range(4, 10):
+        jax.jit(jnp.cumsum)(jnp.ones(n))  # LIBRARY
     for n in range(1, 10):  # one jit per optimizer state, each reused
         update = make_update(n)
         for _ in range(2):
@@ -172,7 +174,7 @@ def recorded(tmp_path_factory):
                     cwd=root, env=DEVICES, timeout=600)
     lines = {m: i for i, line in enumerate(TRAIN.lstrip("\n").splitlines(), 1)
              for m in ("RESHARD", "GROW", "REJIT", "SETTING", "ERRORCHECK", "SEED", "ROWS", "NESTED", "EAGER",
-                       "REDEFINED") if f"# {m}" in line}
+                       "REDEFINED", "LIBRARY") if f"# {m}" in line}
     return root, json_findings(check, "JAX208"), lines, json_findings(check)
 
 
@@ -246,6 +248,17 @@ def test_a_factory_jit_per_closure_is_not_recompilation(recorded):
     functions = json.loads((root / ".jaxlint" / "signatures.json").read_text())["functions"]
     assert len(functions["train:make_update.<locals>.update"]["signatures"]) == 9
     assert not [d for d in found if d["data"]["function"] == "make_update.<locals>.update"]
+
+
+def test_a_library_function_jitted_by_the_program_is_recorded_at_its_jit(recorded):
+    # `jnp.cumsum`'s code is jax's: keyed and reported at the project's jit call, where a
+    # length that grows call after call compiles once per length
+    root, found, lines, _ = recorded
+    functions = json.loads((root / ".jaxlint" / "signatures.json").read_text())["functions"]
+    assert len(functions[f"train:cumsum@jit{lines['LIBRARY']}"]["signatures"]) == 6
+    [d] = [d for d in found if d["data"]["function"] == "cumsum"]
+    assert d["location"]["row"] == lines["LIBRARY"]
+    assert "grows along axis 0 call after call, (4,) -> (5,) -> (6,) -> (7,) -> (8,) -> (9,)" in d["message"]
 
 
 def test_error_checks_in_cond_branches_are_quiet(recorded):

@@ -139,6 +139,14 @@ class DynamicReport:
             lines.append(f"  observed by `jaxlint record` in the running program: {cov[0]}")
             if show_skipped:
                 lines.extend("  " + c.strip() for c in cov[1:])
+        only = [f for f in by["analysed"] if f.reason in (observations.REDEFINED, observations.LIBRARY_JIT)]
+        if only:  # nothing but the recording can analyse them again: said, as a worker's skip would be
+            lines.append(f"  {len(only)} function{'s' if len(only) != 1 else ''} analysed in the recording only "
+                         f"(not reachable by import: a library's function the program jits, or an earlier "
+                         f"definition of a name defined again); record again after editing them")
+            if show_skipped:
+                lines.extend(f"    {f.path}:{f.line} {f.qualname}: {f.reason}"
+                             for f in sorted(only, key=lambda f: (f.path, f.line)))
         again = [f for f in by["skipped"] if (f.reason or "").startswith(observations.OUT_OF_DATE)]
         if again:
             lines.append(f"  {len(again)} recorded function{'s' if len(again) != 1 else ''} "
@@ -270,8 +278,9 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
             elif obs.get("signatures"):  # the worker traces it: with what jax really compiled
                 plan.signatures = [_abs_call(r, root) for r in obs["signatures"]]
         else:
-            if observations.redefined(key):  # an earlier definition of a name defined again
-                obs = dict(obs, reason=observations.REDEFINED)
+            why = observations.unreachable(key)  # an earlier definition of a name defined again, a library's
+            if why is not None:
+                obs = dict(obs, reason=why)
             fp.observed_extra.append(obs)
     if observed:
         for p in plans:
@@ -707,7 +716,8 @@ def _assemble_observed(fp: FilePlan, obs: dict, report: "DynamicReport", line: i
     if status == "inlined":
         status, reason = "analysed", "called only inside other jitted functions (analysed as part of them)"
     elif obs.get("traced"):
-        status, reason = "analysed", obs.get("reason") if obs.get("reason") == observations.REDEFINED else None
+        status, reason = "analysed", obs.get("reason") if obs.get("reason") in (
+            observations.REDEFINED, observations.LIBRARY_JIT) else None
     else:
         status = "failed" if status == "failed" else "skipped"
         reason = f"observed by `jaxlint record`, but {obs.get('reason') or 'never traced'}"

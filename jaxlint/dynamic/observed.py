@@ -37,16 +37,21 @@ FORMAT = 1
 OUT_OF_DATE = "out of date: record again"
 #: what is said of an earlier definition of a name the module defines again
 REDEFINED = "defined again further down, so not reachable by import: analysed in the recording only"
+#: what is said of a library's function the program jits itself
+LIBRARY_JIT = "a library's function jitted by the program here, not reachable by import: analysed in the recording only"
 _STATUS_RANK = {"analysed": 4, "failed": 3, "skipped": 2, "inlined": 1, "called": 0}
 
 
-def redefined(key: str) -> bool:
-    """Whether a function's key (``module:qualname``) names an earlier definition of a
-    name its module defines again (``train_step@26``: the recorder keys each definition
-    at another line apart; the last keeps the plain key). Lambdas' ``<lambda>@LINE`` is
-    their name, not a redefinition."""
+def unreachable(key: str) -> str | None:
+    """Why the function a recording keyed ``key`` cannot be imported again, or None: an
+    earlier definition of a name its module defines again (``train_step@26``: the
+    recorder keys each definition at another line apart; the last keeps the plain key),
+    or a library's function the program jits (``apply_fn@jit190``, keyed at the jit
+    call). Lambdas' ``<lambda>@LINE`` is their name."""
     last = key.rpartition(":")[2].rsplit(".", 1)[-1]
-    return "@" in last and not last.startswith("<lambda>")
+    if "@" not in last or last.startswith("<lambda>"):
+        return None
+    return LIBRARY_JIT if last.rpartition("@")[2].startswith("jit") else REDEFINED
 
 
 def path_for(signatures: Path) -> Path:

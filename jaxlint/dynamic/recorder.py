@@ -7,7 +7,11 @@ meta-path hook then wraps the jit-like transforms (:data:`TARGETS`: ``jax.jit``,
 is imported, before any user module can bind them, so every jitted function of the
 project records, per call, its abstract signature: array leaves as shape/dtype/weak
 type, static arguments by value (JSON where possible, else repr), the pytree
-structure, and a call count. Library functions are left unwrapped.
+structure, and a call count. Library functions are left unwrapped, unless the project
+jits one itself (``jax.jit(model.apply)`` with haiku's ``apply``): that jit is recorded,
+keyed and placed at the project's ``jax.jit(...)`` call (``module:apply_fn@jit190``).
+A name the module defines again (a notebook's cell per optimizer) is keyed per
+definition: earlier ones ``module:qualname@LINE``, the last the plain key.
 
 An argument JSON cannot rebuild (a model, an optimizer state) is described by its
 type, array leaves by path and a digest of its static part; the call's arguments are
@@ -228,10 +232,10 @@ def _recording(original, kind: str):
             inner = original(*args, **kwargs) if fun is _NOTHING else original(fun, *args, **kwargs)
             if not mine or not callable(inner):
                 return inner
-            return lambda f: _wrap(inner(f), f, kwargs, kind, line)
+            return lambda f: _wrap(inner(f), f, kwargs, kind, line, caller.f_code.co_filename)
         jitted = original(fun, *args, **kwargs)
         if mine:
-            return _wrap(jitted, fun, kwargs, kind, line)
+            return _wrap(jitted, fun, kwargs, kind, line, caller.f_code.co_filename)
         # a library that jits the project's own function (a test helper such as chex's
         # variants): the project's function, jitted elsewhere; no jit line of the project
         if _defined_in_project(fun):
@@ -276,9 +280,9 @@ def _defined_in_project(fun) -> bool:
     return code is not None and in_project(code.co_filename)
 
 
-def _wrap(jitted, fun, kwargs: dict, kind: str, jit_line: int | None = None):
+def _wrap(jitted, fun, kwargs: dict, kind: str, jit_line: int | None = None, jit_file: str | None = None):
     try:
-        key, meta = _describe(fun, kwargs, kind, jit_line)
+        key, meta = _describe(fun, kwargs, kind, jit_line, jit_file)
     except Exception as e:  # never break the user's program: it runs unrecorded
         recorder_error("describing a jitted function", e)
         return jitted
@@ -288,7 +292,7 @@ def _wrap(jitted, fun, kwargs: dict, kind: str, jit_line: int | None = None):
         owner = _bound_to(fun)
         if owner is not None:  # `jax.jit(env.step)`: each instance's method is a program of its own
             meta = dict(meta, bound=_instance(key, owner))
-        via = _transformed(fun, jit_line)
+        via = None if meta.get("library") else _transformed(fun, jit_line)
         if via is not None:  # `jax.jit(jax.grad(loss))` beside `jax.jit(loss)`: another program
             meta = dict(meta, bound=dict(meta.get("bound") or {}, **via))
     except Exception as e:
@@ -786,28 +790,38 @@ def _placed_in_notebooks(functions: dict) -> dict:
 
 
 # ---------------------------------------------------------------------------- signatures
-def _describe(fun, kwargs: dict, kind: str, jit_line: int | None = None) -> tuple[str | None, dict]:
+def _describe(fun, kwargs: dict, kind: str, jit_line: int | None = None,
+              jit_file: str | None = None) -> tuple[str | None, dict]:
+    """(the function's key, what the recording keeps of it); a None key leaves it unrecorded.
+    ``jit_file``/``jit_line``: the project's ``jax.jit(...)`` call that made it, if any."""
     inner = fun
     bound = 0
     while isinstance(inner, functools.partial):  # jax.jit(partial(apply, params)): apply's
         bound += len(inner.args)
         inner = inner.func
     code = getattr(inspect.unwrap(inner), "__code__", None)
-    if code is None:
-        return None, {}
     from jaxlint.dynamic import project
 
-    path = Path(code.co_filename).resolve()
-    name = getattr(inner, "__qualname__", getattr(inner, "__name__", "?"))
+    name = getattr(inner, "__qualname__", getattr(inner, "__name__", None)) or type(inner).__name__
     root = _root()
-    if not in_project(code.co_filename):
-        return None, {}  # library code: not the user's to fix
-    cell = notebook_cell(code.co_filename)
-    first_line = code.co_firstlineno
+    library = code is None or not in_project(code.co_filename)
+    if library:
+        # a library's function (haiku's `apply_fn`, `jnp.cumsum`) the project jits itself:
+        # keyed and placed at the project's jit call, where the user chooses how to call it
+        if jit_file is None or jit_line is None or not in_project(jit_file):
+            return None, {}  # a library jitting its own code: not the user's to fix
+        code_file, first_line = jit_file, jit_line
+        name = ".".join(p for p in str(name).split(".") if p != "<locals>")
+    else:
+        code_file, first_line = code.co_filename, code.co_firstlineno
+    path = Path(code_file).resolve()
+    cell = notebook_cell(code_file)
     if cell is not None:  # a notebook's code: keyed and placed in the notebook
-        path, first_line = Path(cell[0]), code.co_firstlineno + cell[1]
+        path, first_line = Path(cell[0]), first_line + cell[1]
     suffix = ""
-    if name.rsplit(".", 1)[-1] == "<lambda>":
+    if library:
+        suffix = f"@jit{first_line}"
+    elif name.rsplit(".", 1)[-1] == "<lambda>":
         name = f"<lambda>@{first_line}"
     else:
         last = _definitions(str(path)).get(name)
@@ -839,7 +853,9 @@ def _describe(fun, kwargs: dict, kind: str, jit_line: int | None = None) -> tupl
             "partial_bound": bound,
             "donate_nums": sorted({int(i) for i in donate} | {params.index(n) for n in donate_names if n in params})}
     if cell is not None:  # analysed in the lines of the cell IPython compiled
-        meta["code_file"], meta["code_line"] = code.co_filename, code.co_firstlineno
+        meta["code_file"], meta["code_line"] = code_file, first_line - cell[1]
+    if library:
+        meta["library"] = getattr(inner, "__module__", None) or "?"
     if kind == "pmap":  # the worker binds the axis name to trace collectives (psum ...)
         mapped = {k: kwargs[k] for k in ("axis_name", "in_axes") if k in kwargs}
         try:

@@ -42,7 +42,14 @@ class JitPerCall(StaticRule):
       `for f in fns`);
     * `jax.jit` of a lambda, a `functools.partial`, a transform (`jax.grad(f)`), a
       bound method or a nested def, created inside a function that is itself called
-      in a loop, and only called there (not returned or stored).
+      in a loop, and only called there (not returned or stored);
+    * `g = jax.jit(lambda ...)` or `jax.jit` of a def nested in the function, made by
+      a statement of a function's body (so on every call of it) and used there: called,
+      or handed to a function of this module that calls it, first outside any loop.
+      Every call of the function compiles it again (jax-cosmo's `romb` integrator:
+      `vfunc = jit(lambda x: function(x, *args))`). A wrapper made once per call to be
+      reused in a loop (`step = jax.jit(...)` then `for b in batches: step(...)` in
+      `train()`) shares its compile between the iterations and stays clean.
 
     Code that runs once stays clean unless it loops: `main()` (and what `app.run` or
     `fire.Fire` starts), set-up and tear-down functions (`__init__`, `setup`, `init_*`,
@@ -69,7 +76,8 @@ class JitPerCall(StaticRule):
 
     Confidence: a new function object re-wrapped in a loop is certain; a re-wrap per
     call of a function (seen to repeat through its callers, or of a bound method or
-    closure), and a re-wrap that costs only dispatch, are likely.
+    closure, or a lambda or nested def jitted by the function's body), and a re-wrap
+    that costs only dispatch, are likely.
 
     ## Why is this bad?
     jax caches compiled code per jitted *function object*. A lambda, a `partial`,
@@ -332,6 +340,21 @@ class JitPerCall(StaticRule):
                 return apply
             """
         ),
+        Valid(
+            """
+            import jax
+
+            def train(state, batches):
+                # made once per call of `train`, reused by every iteration
+                step = jax.jit(lambda s, b: s + b)
+                for b in batches:
+                    state = step(state, b)
+                return state
+
+            def make_scaler(k):
+                return jax.jit(lambda x: x * k)  # a factory: the caller keeps the wrapper
+            """
+        ),
     ]
     INVALID = [
         Invalid(
@@ -571,6 +594,20 @@ class JitPerCall(StaticRule):
             line=12,
             message="every time `ShardedBuffer.insert` runs (it is called in a loop)",
         ),
+        Invalid(
+            """
+            import jax
+
+            def _trapezoid(f, a, b):
+                return 0.5 * (b - a) * (f(a) + f(b))
+
+            def integrate(function, a, b, args=()):
+                vfunc = jax.jit(lambda x: function(x, *args))
+                return _trapezoid(vfunc, a, b)
+            """,
+            line=7,
+            message="a lambda every time `integrate` runs",
+        ),
     ]
 
     def check(self, ctx: StaticContext) -> None:
@@ -664,7 +701,7 @@ class JitPerCall(StaticRule):
             if scope is None and loop is None:
                 return
             kind, fresh, made = f"nested def `{fdef.name}`", True, fdef
-        self._check_bound(ctx, repeated, call, bound, scope, loop, kind, fresh, shown, made)
+        self._check_bound(ctx, repeated, call, bound, scope, loop, kind, fresh, shown, made, once)
 
     def _check_decorated(self, ctx, repeated, node, dec) -> None:
         model = ctx.model
@@ -682,9 +719,13 @@ class JitPerCall(StaticRule):
         self._check_bound(ctx, repeated, dec, node.name, scope, loop, kind, True,
                           _Lazy(lambda: f"`@{_short(ctx, dec)}` on `{node.name}`"), node)
 
-    def _check_bound(self, ctx, repeated, site, name, scope, loop, kind, fresh, shown, target) -> None:
+    def _check_bound(self, ctx, repeated, site, name, scope, loop, kind, fresh, shown, target, once=None) -> None:
         """A jit wrapper bound to ``name`` in ``scope``: flag when it is rebuilt for each use."""
         model = ctx.model
+        if loop is None and scope is not None and fresh is True and once is not None \
+                and id(scope) not in repeated.value:  # `g = jax.jit(...)` (not a decorated def) in a function
+            self._check_made_per_call(ctx, site, name, scope, target, kind, shown, once)
+            return
         uses = _uses(model, scope, name)
         if uses is None or not uses:
             return  # escapes (returned, stored, passed on) or never called here
@@ -707,6 +748,29 @@ class JitPerCall(StaticRule):
                          f"`{_name(scope)}` is called in a loop: {_RECOMPILES}; create the jitted function "
                          "once, outside, and pass the changing values as arguments",
                    data={"target": kind, "recompiles": fresh}, confidence=Confidence.LIKELY)
+
+    def _check_made_per_call(self, ctx, site, name, scope, target, kind, shown, once) -> None:
+        """``g = jax.jit(lambda ...)`` or ``jax.jit`` of a nested def, made by a statement of
+        ``scope``'s body (so on every call of it) and used there, first outside any loop:
+        called, or handed to a function of this module that calls it. Each call of
+        ``scope`` makes a new function object, which jax traces and compiles again."""
+        model = ctx.model
+        if id(scope) in once.value or isinstance(scope.node, ast.Lambda) or _SET_UP.search(scope.name) \
+                or not _local_function(model, target, scope):
+            return  # set-up code (`sharded_init`, `model_init`) runs once per model, not per step
+        if model.parent(site) not in scope.node.body or _runs_a_loop(model, target, scope):
+            return  # made only on some calls; or the "jit the loop" idiom, one compile per call on purpose
+        uses = _uses(model, scope, name, handed_on=True)
+        if not uses:
+            return
+        first = min(uses, key=lambda n: (n.lineno, n.col_offset))
+        if _loop_of(model, first) is not None:
+            return  # made once per call to be reused in a loop: the compile is shared by its iterations
+        ctx.report(site, f"{shown.value} creates a jit wrapper of {kind} every time `{_name(scope)}` runs, so every "
+                         f"call of `{_name(scope)}` traces and compiles it again (about 20 ms for a tiny function); "
+                         "create the jitted function once, outside, taking what it closes over as arguments "
+                         "(static ones as static arguments)",
+                   data={"target": kind, "recompiles": True}, confidence=Confidence.LIKELY)
 
     # ------------------------------------------------------------------ fix
     def _hoist_fix(self, ctx, call: ast.Call, scope: FunctionInfo | None, loop) -> Fix | None:
@@ -983,9 +1047,11 @@ def _bound_name(parent, call) -> str | None:
     return None
 
 
-def _uses(model, scope, name: str) -> list[ast.Call] | None:
+def _uses(model, scope, name: str, handed_on: bool = False) -> list[ast.Call] | None:
     """The calls ``name(...)`` in ``scope``; None when the name is used any other way
-    (returned, stored, passed, closed over) or bound more than once."""
+    (returned, stored, passed, closed over) or bound more than once. ``handed_on``: an
+    argument of a call of a function of this module (``_sum(fn, xs)``, which calls it)
+    is a use too, and the call is in the list."""
     bindings = model.module_bindings.get(name, []) if scope is None else scope.bindings.get(name, [])
     # bound once, or a def and its rewrap `f = jax.jit(f)`
     rewrap = [b for b in bindings if model.rewraps(b)]
@@ -1003,10 +1069,31 @@ def _uses(model, scope, name: str) -> list[ast.Call] | None:
                 continue  # module-level name read inside a function: another scope's business
             return None  # closed over by a nested function: it escapes
         parent = model.parent(n)
-        if not (isinstance(parent, ast.Call) and parent.func is n):
-            return None
-        calls.append(parent)
+        if isinstance(parent, ast.Call) and parent.func is n:
+            calls.append(parent)
+            continue
+        if handed_on:
+            call = model.parent(parent) if isinstance(parent, ast.keyword) else parent
+            if isinstance(call, ast.Call) and (isinstance(parent, ast.keyword) or any(a is n for a in call.args)) \
+                    and model.callee(call.func, scope, follow=False)[0] is not None:
+                calls.append(call)
+                continue
+        return None
     return calls
+
+
+def _local_function(model, target: ast.AST, scope: FunctionInfo) -> bool:
+    """Whether ``target`` is a lambda, or a def nested in ``scope``: a new function object
+    on every call of ``scope``."""
+    if isinstance(target, ast.Lambda):
+        return True
+    if isinstance(target, ast.Name):
+        fn = model.function_named(target.id, scope)
+        return fn is not None and fn.parent is scope
+    if isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        fn = model.function_info(target)
+        return fn is not None and fn.parent is scope
+    return False
 
 
 def _repeatedly_called(model) -> set[int]:
@@ -1041,6 +1128,8 @@ def _repeatedly_called(model) -> set[int]:
 _ONCE_NAMES = re.compile(r"^_*(main|run_main|\w+_main|setup|set_up|setUp\w*|teardown|tear_down|tearDown\w*|"
                          r"init|initiali[sz]e|init_\w+|initiali[sz]e_\w+|__init__|__post_init__|close|shutdown|"
                          r"cleanup|finali[sz]e)$")
+#: Names of set-up functions, anywhere in the name (`sharded_init`, `init_model`, `initialize`).
+_SET_UP = re.compile(r"(^|_)(init|initiali[sz]e)(_|$)", re.I)
 #: Calls that run a program's entry point once: `app.run(main)`, `fire.Fire(main)`.
 _RUNNERS = {"absl.app.run", "fire.Fire", "typer.run", "jax.distributed.initialize"}
 

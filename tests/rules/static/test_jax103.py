@@ -106,7 +106,9 @@ def test_jax103_nested_jit_created_once_and_called_in_a_loop_is_fine():
         """) == []
 
 
-def test_jax103_jit_inside_a_function_called_once_is_only_flagged_when_invoked_immediately():
+def test_jax103_jit_of_a_lambda_made_by_a_function_body_is_flagged_without_a_caller_in_a_loop():
+    # every call of `evaluate` makes a new lambda and compiles it again (issue 19's fresh
+    # corpus: jax-cosmo's romb); once per call to be reused in a loop stays clean
     src = """
         import jax
 
@@ -114,11 +116,22 @@ def test_jax103_jit_inside_a_function_called_once_is_only_flagged_when_invoked_i
             fwd = jax.jit(lambda p, v: p * v)
             return fwd(params, x)
         """
-    assert lines("JAX103", src) == []
+    assert lines("JAX103", src) == [4]
     assert lines("JAX103", src + """
         def main(params, data):
             return [evaluate(params, x) for x in data]
         """) == [4]
+    assert lines("JAX103", """
+        import jax
+
+        def evaluate(params, xs):
+            fwd = jax.jit(lambda p, v: p * v)
+            return [fwd(params, x) for x in xs]
+
+        def setup(params, x):
+            fwd = jax.jit(lambda p, v: p * v)
+            return fwd(params, x)
+        """) == []
 
 
 def test_jax103_repeated_calls_propagate_through_callers():

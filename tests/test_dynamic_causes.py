@@ -107,6 +107,13 @@ def opt_step(w, g):
     return w * 0.9 - LR * g
 
 
+@jax.jit
+def ahead(x):
+    for _ in range(40):
+        x = jnp.tanh(x @ x) + 1.0
+    return x
+
+
 def make_update(n):
     @jax.jit
     def update(w, state):
@@ -152,6 +159,8 @@ if __name__ == "__main__":
         opt_step(jnp.ones(n), jnp.ones(n))  # REDEFINED
     for n in range(4, 10):
         jax.jit(jnp.cumsum)(jnp.ones(n))  # LIBRARY
+    ahead.lower(jnp.ones((16, 16))).compile()  # compiled ahead of time, then called
+    ahead(jnp.ones((16, 16)))
     for n in range(1, 10):  # one jit per optimizer state, each reused
         update = make_update(n)
         for _ in range(2):
@@ -259,6 +268,16 @@ def test_a_library_function_jitted_by_the_program_is_recorded_at_its_jit(recorde
     [d] = [d for d in found if d["data"]["function"] == "cumsum"]
     assert d["location"]["row"] == lines["LIBRARY"]
     assert "grows along axis 0 call after call, (4,) -> (5,) -> (6,) -> (7,) -> (8,) -> (9,)" in d["message"]
+
+
+def test_a_compile_ahead_of_time_is_the_compile_time_shown(recorded):
+    # `.lower().compile()` then a call: the call reuses the executable (jax 0.10) and the
+    # recording's own compile to read it is a cache hit; the time shown is the program's
+    root, *_ = recorded
+    timings = json.loads((root / ".jaxlint" / "timings.json").read_text())["functions"]["train:ahead"]
+    assert timings["report"]["compile_seconds"] >= 0.1
+    report = json.loads((root / ".jaxlint" / "observed.json").read_text())["functions"]["train:ahead"]["report"]
+    assert "ahead of time" in report.get("compiled_again", "ahead of time (the call compiled: jax 0.4)")
 
 
 def test_error_checks_in_cond_branches_are_quiet(recorded):

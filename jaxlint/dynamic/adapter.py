@@ -601,6 +601,13 @@ def compiles_since(count: int) -> list[CapturedCompile]:
     return [c for n, thread, c in list(UNCAPTURED) if n > count and thread == me]
 
 
+def watch_compiles() -> bool:
+    """Start seeing (and timing) this process's compiles, before any recorded call: a
+    program that compiles a function ahead of time (``.lower(...).compile()``) and then
+    calls it makes its real compile there. False when this jax offers no way to."""
+    return _install_capture()
+
+
 def _install_capture() -> bool:
     global _CAPTURE_INSTALLED
     if _CAPTURE_INSTALLED is not None:
@@ -619,9 +626,11 @@ def _install_capture() -> bool:
     def compile_or_get_cached(*args, **kwargs):
         COMPILE_COUNT[0] += 1
         stack = getattr(_CAPTURE, "stack", None)
-        if not stack:
+        if not stack:  # timed too: a program's ahead-of-time `.lower().compile()` is its real compile
+            t0, c0 = time.perf_counter(), time.process_time()
             exe = original(*args, **kwargs)
-            note = CapturedCompile(_module_name(args, kwargs), None, 0.0)
+            note = CapturedCompile(_module_name(args, kwargs), None, time.perf_counter() - t0, (),
+                                   time.process_time() - c0)
             UNCAPTURED.append((COMPILE_COUNT[0], threading.get_ident(), note))
             return exe
         t0, c0 = time.perf_counter(), time.process_time()

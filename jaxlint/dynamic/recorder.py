@@ -288,6 +288,15 @@ def _wrap(jitted, fun, kwargs: dict, kind: str, jit_line: int | None = None, jit
         return jitted
     if key is None:  # library code (flax and equinox jit their own helpers): left alone
         return jitted
+    global _WATCHING
+    if not _WATCHING and "compile" in os.environ.get("JAXLINT_OBSERVE", ""):
+        _WATCHING = True
+        try:  # from the first recorded jit on: a compile ahead of its first call is timed too
+            from jaxlint.dynamic import adapter
+
+            adapter.watch_compiles()
+        except Exception as e:
+            recorder_error("watching the compiles", e)
     try:
         owner = _bound_to(fun)
         if owner is not None:  # `jax.jit(env.step)`: each instance's method is a program of its own
@@ -299,6 +308,9 @@ def _wrap(jitted, fun, kwargs: dict, kind: str, jit_line: int | None = None, jit
         recorder_error("describing a jitted method's instance", e)
     return _Recorded(jitted, fun, key, meta)
 
+
+#: whether this process's compiles are watched (:func:`jaxlint.dynamic.adapter.watch_compiles`)
+_WATCHING = False
 
 #: how jax's transforms describe the function they return (its docstring's start)
 _TRANSFORM_DOCS = (("Value and gradient of", "value_and_grad"), ("Gradient of", "grad"),

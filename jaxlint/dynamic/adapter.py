@@ -30,6 +30,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import functools
+import operator
 import os
 import sysconfig
 import threading
@@ -500,7 +501,18 @@ def mesh_state() -> tuple[Any, Callable[[], Any]]:
     resources = getattr(mesh_lib, "thread_resources", None)
     if not hasattr(resources, "env"):
         resources = _NoResources()
-    return resources, getattr(mesh_lib, "get_abstract_mesh", None) or (lambda: None)
+    get = getattr(mesh_lib, "get_abstract_mesh", None) or (lambda: None)
+    # jax 0.5+: get_abstract_mesh() reads this state (None outside `jax.set_mesh`); read it
+    # without a Python frame on every call (the recorder compares it by identity)
+    state = getattr(getattr(mesh_lib, "jax_config", None), "abstract_mesh_context_manager", None)
+    if state is not None and hasattr(type(state), "value"):
+        value = functools.partial(operator.attrgetter("value"), state)
+        try:
+            if value() in (None, get()):
+                return resources, value
+        except Exception:  # another jax: keep its function
+            pass
+    return resources, get
 
 
 class _NoResources:

@@ -215,7 +215,7 @@ def test_only_one_arm_of_a_conditional_expression_runs():
 
 
 def test_static_rules_ask_the_value_model():
-    """Whether a value is traced is the value model's answer (``_taint.Taint``, with its
+    """Whether a value is traced is the value model's answer (``taint.Taint``, with its
     certainty), not ``ModuleModel.is_traced_expr``'s yes/no: no rule calls the latter."""
     from pathlib import Path
 

@@ -1,6 +1,6 @@
 """Is this value a JAX array, as opposed to a pytree container holding arrays?
 
-``ModuleModel.is_traced_expr`` says whether a value carries tracers, which is true of a
+``Tracing.is_traced_expr`` says whether a value carries tracers, which is true of a
 ``dict`` of parameters as much as of an array. Rules about array-only operations
 (item assignment, boolean masks) need the stronger fact that the value *is* one array:
 produced by a ``jax.numpy`` / ``jax.random`` / ``jax.nn`` call, by arithmetic or methods

@@ -23,7 +23,7 @@ CALLBACKS = {
     "jax.experimental.host_callback.id_print",
     "jax.experimental.host_callback.call",
 }
-#: Traced-by reasons (``ModuleModel._mark``) that mean "runs once per loop iteration".
+#: Traced-by reasons (``traced.Reason``) that mean "runs once per loop iteration".
 LOOP_REASONS = ("scan", "fori_loop", "while_loop", "map")
 
 

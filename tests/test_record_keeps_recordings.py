@@ -1,6 +1,7 @@
 """A recording is never lost: Ctrl-C during `jaxlint record` keeps every earlier
 signature, its saved arguments and the findings they carried, and recording an
-unchanged program again leaves the committed files byte-identical. The real CLI in a
+unchanged program again leaves the committed files byte-identical, a slow-compile finding
+(JAX303) included: its measured compile time is shown, never committed. The real CLI in a
 subprocess, real jax; the Ctrl-C reaches the whole process group, as a terminal's does."""
 from __future__ import annotations
 
@@ -71,13 +72,14 @@ def _files(root) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("keeps")
-    (root / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    # every program is "large" here, so that the recording holds a finding with a measured time
+    (root / "pyproject.toml").write_text("[tool.jaxlint]\n[tool.jaxlint.rules.slow-compile]\nmax-instructions = 1\n")
     (root / "train.py").write_text(TRAIN.lstrip("\n"))
     full = _record(root, "64,64,64,52")
     after_full = _files(root)
     interrupted = _record(root, "64", "--interrupt")
     after_interrupt = _files(root)
-    check = run_cli("check", "--dynamic", "--no-cache", "--output-format", "json", "--select", "JAX208",
+    check = run_cli("check", "--dynamic", "--compile", "--no-cache", "--output-format", "json", "--select", "JAX208,JAX303",
                     cwd=root, timeout=600)
     again = _record(root, "64,64,64,52")
     return root, full, after_full, interrupted, after_interrupt, check, again, _files(root)
@@ -100,9 +102,14 @@ def test_ctrl_c_during_record_keeps_every_earlier_signature_and_its_saved_argume
 def test_the_finding_an_interrupted_run_did_not_see_again_is_still_reported(runs):
     _, _, _, _, after_interrupt, check, *_ = runs
     observed = json.loads(after_interrupt["observed.json"])["functions"]["train:train_step"]
-    assert [d["code"] for d in observed["diagnostics"]] == ["JAX208"]
+    assert sorted(d["code"] for d in observed["diagnostics"]) == ["JAX208", "JAX303"]
     assert check.returncode == 1, check.stderr[-2000:]
-    assert [d["code"] for d in json.loads(check.stdout)] == ["JAX208"]
+    shown = {d["code"]: d for d in json.loads(check.stdout)}
+    assert sorted(shown) == ["JAX208", "JAX303"]
+    # the compile time the recording measured is shown, read back from the side file
+    notes = json.loads(after_interrupt["timings.json"])["functions"]["train:train_step"]["diagnostics"]
+    assert shown["JAX303"]["data"]["measured"] in notes.values()
+    assert shown["JAX303"]["message"].endswith(f" ({shown['JAX303']['data']['measured']})")
 
 
 def test_recording_an_unchanged_program_again_changes_no_byte(runs):
@@ -115,6 +122,9 @@ def test_recording_an_unchanged_program_again_changes_no_byte(runs):
     observed = json.loads(after_again["observed.json"])["functions"]["train:train_step"]
     assert "seconds" not in observed and not any(k.endswith("_seconds") for k in observed["report"])
     assert "compile_seconds" not in observed["report"]["budget"] and observed["report"]["budget"]["figures"]
+    (slow,) = [d for d in observed["diagnostics"] if d["code"] == "JAX303"]
+    assert "optimized HLO instructions (budget 1)" in slow["message"] and "measured" not in slow["message"]
+    assert "measured" not in slow["data"] and slow["data"]["hlo_instructions"] > 1
 
 
 def test_the_timings_are_read_back_with_the_recording_they_were_measured_with(runs):
@@ -124,6 +134,8 @@ def test_the_timings_are_read_back_with_the_recording_they_were_measured_with(ru
     path = root / ".jaxlint" / "observed.json"
     entry = observations.load(path)["functions"]["train:train_step"]
     assert entry["report"]["budget"]["compile_seconds"] > 0 and entry["report"]["compile_seconds"] > 0
+    (slow,) = [d for d in entry["diagnostics"] if d["code"] == "JAX303"]
+    assert slow["message"].endswith(f" ({slow['data']['measured']})") and " s CPU" in slow["data"]["measured"]
     # an observation that is not the one they were measured with gets none of them
     data = json.loads(path.read_text())
     data["functions"]["train:train_step"]["calls"] += 1
@@ -133,3 +145,4 @@ def test_the_timings_are_read_back_with_the_recording_they_were_measured_with(ru
     (other.parent / "timings.json").write_bytes((root / ".jaxlint" / "timings.json").read_bytes())
     entry = observations.load(other)["functions"]["train:train_step"]
     assert "compile_seconds" not in entry["report"]["budget"] and "compile_seconds" not in entry["report"]
+    assert not any("measured" in d["message"] or "measured" in d["data"] for d in entry["diagnostics"])

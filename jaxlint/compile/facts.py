@@ -347,6 +347,10 @@ class Finding:
     severity: Severity | None = None
     #: a line-independent key for the baseline (e.g. the HLO instruction's op name)
     key: str = ""
+    #: figures measured on this machine (times), shown after the message in parentheses
+    #: but never part of what is committed or compared: they change from run to run, so
+    #: a recording keeps them in its timings side file (see ``findings.measured``)
+    measured: str = ""
 
 
 def to_diagnostic(rule: Any, f: Finding, facts: CompileFacts, about: MeasuredIn | None = None,
@@ -365,7 +369,8 @@ def to_diagnostic(rule: Any, f: Finding, facts: CompileFacts, about: MeasuredIn 
     return measured_diagnostic(
         rule, about or MeasuredIn(facts.function), message=f.message, path=show(loc.file),
         start=Position(loc.line, col), end=Position(loc.line, col + 1), key=f.key, severity=f.severity,
-        related=related, data={"backend": facts.platform, "jax": facts.versions.get("jax", ""), **dict(f.data)})
+        related=related, data={"backend": facts.platform, "jax": facts.versions.get("jax", ""), **dict(f.data)},
+        measured=f.measured)
 
 
 def _indent_column(file: str, line: int) -> int:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from jaxlint.files.cache import atomic_write
+from jaxlint.findings import measured as measured_figures
 
 FORMAT = 1
 #: the skip reason of a function a worker could not trace again with its recorded
@@ -124,6 +125,10 @@ def timings_of(entry: dict) -> dict:
             report["budget"] = {"compile_seconds": budget["compile_seconds"]}
         if report:
             out["report"] = report
+    notes = {str(i): note for i, d in enumerate(entry.get("diagnostics") or [])
+             if isinstance(d, dict) for note in [measured_figures.without_measured(d)[1]] if note}
+    if notes:
+        out["diagnostics"] = notes  # a finding's measured figures (JAX303's compile time), by position
     return out
 
 
@@ -149,6 +154,11 @@ def _add_timings(functions: dict, timings: dict) -> None:
             continue
         if isinstance(t.get("seconds"), (int, float)):
             entry["seconds"] = t["seconds"]
+        notes, diags = t.get("diagnostics"), entry.get("diagnostics")
+        if isinstance(notes, dict) and isinstance(diags, list):
+            entry["diagnostics"] = [measured_figures.with_measured(d, notes[str(i)])
+                                    if isinstance(d, dict) and isinstance(notes.get(str(i)), str) else d
+                                    for i, d in enumerate(diags)]
         rep, more = entry.get("report"), t.get("report")
         if isinstance(rep, dict) and isinstance(more, dict):
             for k, v in more.items():
@@ -321,6 +331,9 @@ def write(path: Path, functions: dict, programs: list[dict], irs: dict[str, dict
 def untimed(entry: dict) -> dict:
     """The entry without the timings of the run that made it (:func:`timings_of`)."""
     out = {k: v for k, v in entry.items() if k != "seconds"}
+    if isinstance(out.get("diagnostics"), list):
+        out["diagnostics"] = [measured_figures.without_measured(d)[0] if isinstance(d, dict) else d
+                              for d in out["diagnostics"]]
     if isinstance(out.get("report"), dict):
         out["report"] = {k: v for k, v in out["report"].items() if not k.endswith("_seconds")}
         budget = out["report"].get("budget")

@@ -30,10 +30,17 @@ class MeasuredIn:
 
 def measured_diagnostic(rule: Any, about: MeasuredIn, *, message: str, path: str, start: Position,
                         end: Position, key: str, severity: Severity | None = None,
-                        related: Iterable[Related] = (), data: Mapping[str, Any] | None = None) -> Diagnostic:
+                        related: Iterable[Related] = (), data: Mapping[str, Any] | None = None,
+                        measured: str = "") -> Diagnostic:
     """A finding of ``rule`` (a trace or compile rule) as a diagnostic. ``key`` tells it from
-    the rule's other findings in the function, free of line numbers and measured figures."""
+    the rule's other findings in the function, free of line numbers and measured figures.
+    ``measured``: figures this run measured (times), shown after the message in
+    parentheses; kept apart (``data["measured"]``) so that a recording can commit the
+    message without them (:func:`without_measured`)."""
     payload = {"function": about.function, **dict(data or {}), **dict(about.versions)}
+    if measured:
+        payload[MEASURED] = measured
+        message = f"{message} ({measured})"
     if about.inputs is not None:
         payload.setdefault("inputs", about.inputs)
     if about.shapes is not None:
@@ -57,3 +64,31 @@ def measured_diagnostic(rule: Any, about: MeasuredIn, *, message: str, path: str
         signature=f"{about.function}:{tag}:{key}",
         noqa_line=start.line,
     )
+
+
+#: the key of a diagnostic's ``data`` that holds the figures measured in this run (see
+#: :func:`measured_diagnostic`)
+MEASURED = "measured"
+
+
+def without_measured(diag: dict) -> tuple[dict, str]:
+    """A serialised diagnostic without the figures this run measured, and those figures:
+    what a committed recording holds does not change from run to run."""
+    data = diag.get("data")
+    note = data.get(MEASURED) if isinstance(data, dict) else None
+    if not isinstance(note, str) or not note:
+        return diag, ""
+    message = diag.get("message")
+    tail = f" ({note})"
+    out = dict(diag, data={k: v for k, v in data.items() if k != MEASURED})
+    if isinstance(message, str) and message.endswith(tail):
+        out["message"] = message[:-len(tail)]
+    return out, note
+
+
+def with_measured(diag: dict, note: str) -> dict:
+    """:func:`without_measured` undone: the figures shown again after the message."""
+    if not note or not isinstance(diag.get("message"), str):
+        return diag
+    data = diag.get("data") if isinstance(diag.get("data"), dict) else {}
+    return dict(diag, message=f"{diag['message']} ({note})", data={**data, MEASURED: note})

@@ -1,4 +1,16 @@
+import signal
+
 import pytest
+
+# The suite started under `nohup`, or as a background job of a shell without job control
+# (`cmd &` in a script), inherits SIGHUP and SIGINT ignored, and every process a test
+# starts inherits that too: jaxlint then rightly leaves them ignored (the user asked for
+# it), and the tests of what Ctrl-C and a hang-up do fail. Give the test processes the
+# dispositions a terminal gives (a caught signal is reset to the default in children).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+if hasattr(signal, "SIGHUP") and signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 @pytest.fixture

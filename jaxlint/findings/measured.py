@@ -75,7 +75,9 @@ def without_measured(diag: dict) -> tuple[dict, str]:
     """A serialised diagnostic without the figures this run measured, and those figures:
     what a committed recording holds does not change from run to run."""
     data = diag.get("data")
-    note = data.get(MEASURED) if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return diag, ""
+    note = data.get(MEASURED)
     if not isinstance(note, str) or not note:
         return diag, ""
     message = diag.get("message")
@@ -90,5 +92,6 @@ def with_measured(diag: dict, note: str) -> dict:
     """:func:`without_measured` undone: the figures shown again after the message."""
     if not note or not isinstance(diag.get("message"), str):
         return diag
-    data = diag.get("data") if isinstance(diag.get("data"), dict) else {}
-    return dict(diag, message=f"{diag['message']} ({note})", data={**data, MEASURED: note})
+    data = diag.get("data")
+    return dict(diag, message=f"{diag['message']} ({note})",
+                data={**(data if isinstance(data, dict) else {}), MEASURED: note})

@@ -410,6 +410,19 @@ class Scopes:
             yield p
             p = self.parents.get(id(p))
 
+    def statement_of(self, node: ast.AST, stop_at: tuple[type, ...] = ()) -> ast.stmt | None:
+        """The statement that holds ``node`` (``node`` itself when it is one), or None when
+        an enclosing node of a type in ``stop_at`` (a lambda, a comprehension, a nested
+        scope) comes first: ``node`` is then not that statement's business."""
+        if isinstance(node, ast.stmt):
+            return node
+        for a in self.ancestors(node):
+            if stop_at and isinstance(a, stop_at):  # before: a def is a statement too
+                return None
+            if isinstance(a, ast.stmt):
+                return a
+        return None
+
     def function_of(self, node: ast.AST) -> FunctionInfo | None:
         """The innermost function whose own body contains ``node``."""
         # the collection walk recorded the scope of every node it visited; nodes it does

@@ -809,7 +809,7 @@ class JitPerCall(StaticRule):
             if a is scope.node:
                 break
             if isinstance(a, (ast.For, ast.AsyncFor, ast.While)) or isinstance(a, _COMPREHENSIONS):
-                stmt = a if isinstance(a, ast.stmt) else _statement_of(model, a)
+                stmt = model.statement_of(a)
                 if stmt is None or any(_inside(model, b.node, stmt) for b in [*bindings, *r_bindings]):
                     break
                 anchor = stmt
@@ -1290,13 +1290,6 @@ def _instance_method(model, func: ast.Attribute, scope, instances: dict[str, str
         return None
     cls = instances.get(key)
     return _method(model, cls, func.attr) if cls is not None else None
-
-
-def _statement_of(model, node) -> ast.stmt | None:
-    for a in [node, *model.ancestors(node)]:
-        if isinstance(a, ast.stmt):
-            return a
-    return None
 
 
 def _name(fn: FunctionInfo) -> str:

@@ -292,7 +292,7 @@ class DonationMisuse(StaticRule):
                 return  # one finding per call
 
     def _used_after(self, ctx, model: ModuleModel, call: ast.Call, arg: ast.Name, callee: str) -> None:
-        stmt = _statement_of(model, call)
+        stmt = model.statement_of(call, stop_at=(ast.Lambda,))
         if stmt is None or isinstance(stmt, (ast.Return, ast.Raise)):
             return
         name = arg.id
@@ -404,15 +404,6 @@ def _aliases(model: ModuleModel, arg: ast.Name, call: ast.Call) -> list[str]:
     if root != arg.id and root not in out and scope is not None and root in scope.bindings:
         out.append(root)
     return out
-
-
-def _statement_of(model: ModuleModel, node: ast.AST) -> ast.stmt | None:
-    cur: ast.AST | None = node
-    while cur is not None and not isinstance(cur, ast.stmt):
-        if isinstance(cur, ast.Lambda):
-            return None
-        cur = model.parent(cur)
-    return cur  # type: ignore[return-value]
 
 
 def _loads(node: ast.AST, name: str) -> Iterator[ast.Name]:

@@ -598,7 +598,8 @@ def _split_fix(ctx, use: ast.AST, first: ast.AST):
     call = model.parent(use)
     if isinstance(call, ast.keyword):
         call = model.parent(call)
-    s1, s2 = _statement_of(model, first), _statement_of(model, call)
+    # in a comprehension or a nested function, a use is not one statement's business
+    s1, s2 = (model.statement_of(n, stop_at=_SCOPES + _COMPREHENSIONS) if n is not None else None for n in (first, call))
     if s1 is None or s2 is None or (first is not call and (first.lineno, first.col_offset) > (use.lineno, use.col_offset)):
         return None  # the "first" use comes later in the text: a key carried around a loop
     # the statements holding the two uses, or their ancestors, in one block (s1 first)
@@ -635,15 +636,6 @@ def _split_fix(ctx, use: ast.AST, first: ast.AST):
     return ctx.codemod(f"Split `{use.id}` first: `{use.id}, {sub} = {split[0]}({use.id})`, and use `{sub}` here",
                        Applicability.UNSAFE, use=use, before=anchor, key=use.id, sub=sub, split=split[0],
                        module=split[1])
-
-
-def _statement_of(model: ModuleModel, node: ast.AST | None) -> ast.stmt | None:
-    for a in ([node] if node is not None else []) + list(model.ancestors(node) if node is not None else []):
-        if isinstance(a, _SCOPES + _COMPREHENSIONS + (ast.Lambda,)) and a is not node:
-            return None  # in a comprehension or nested function: not one statement's business
-        if isinstance(a, ast.stmt):
-            return a
-    return None
 
 
 def _block_holding(model: ModuleModel, stmt: ast.stmt) -> list[ast.stmt] | None:

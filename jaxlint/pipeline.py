@@ -30,67 +30,198 @@ if TYPE_CHECKING:
     from jaxlint.dynamic.driver import DynamicReport
 
 
+def _csv(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _per_file_ignore(value: str) -> tuple[str, list[str]]:
+    import argparse
+
+    glob, sep, codes = value.rpartition(":")
+    if not sep or not glob or not _csv(codes):
+        raise argparse.ArgumentTypeError(f"expected GLOB:CODES (e.g. 'tests/*:JAX101'), got {value!r}")
+    return glob, _csv(codes)
+
+
+def _jobs(value: str) -> int:
+    import argparse
+
+    try:
+        n = int(value)
+    except ValueError:
+        n = -1
+    if not 0 <= n <= 4096:
+        raise argparse.ArgumentTypeError(f"expected a number of processes from 0 (all cores) to 4096, got {value!r}")
+    return n
+
+
+def _shard(value: str) -> tuple[int, int]:
+    import argparse
+
+    from jaxlint.sharding import parse_shard
+
+    try:
+        return parse_shard(value)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _output_format() -> str:
+    return os.environ.get("JAXLINT_OUTPUT_FORMAT", "concise")
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One command-line form of a :class:`CheckOptions` field: its flags (or positional
+    name), the ``--help`` group it is listed in (None: the command's own options), and the
+    rest of what ``argparse``'s ``add_argument`` takes. The field's default is the flag's,
+    unless ``kwargs`` names one (a callable is called when the parser is built)."""
+
+    flags: tuple[str, ...]
+    group: str | None
+    kwargs: dict
+
+
+def _opt(value: Any, *flags: str, group: str | None, also: tuple[Flag, ...] = (), **kwargs: Any) -> Any:
+    """A field of :class:`CheckOptions` whose default is ``value``, and its flag: the one
+    place an option is declared (``jaxlint.commands.check`` builds the parser from these)."""
+    meta = {"cli": (Flag(flags, group, kwargs), *also)}
+    if isinstance(value, list):
+        return field(default_factory=lambda: list(value), metadata=meta)
+    return field(default=value, metadata=meta)
+
+
+#: the ``--help`` groups, in the order they are listed
+GROUPS = {
+    "output": "output",
+    "selection": "rule selection",
+    "configuration": "configuration",
+    "run": "run",
+    "dynamic": "dynamic phase (imports your code in worker processes)",
+    "budgets": "cost budgets (with --dynamic --compile; docs/budgets.md)",
+    "fixes": "fixes",
+    "baseline": "baseline",
+    "ci": "CI",
+}
+
+
 @dataclass(frozen=True)
 class CheckOptions:
-    """Every option of ``jaxlint check`` (see ``jaxlint check --help``)."""
+    """Every option of ``jaxlint check``, each declared once with its flag (see
+    ``jaxlint check --help``, which lists them in this order)."""
 
-    paths: tuple[str, ...] = ()
+    paths: tuple[str, ...] = _opt(
+        (), "paths", group=None, nargs="*",
+        help="files or directories (default: the project root, else .); '-' reads stdin")
     # output
-    output_format: str = "concise"
-    output_file: str | None = None
-    statistics: bool = False
-    show_files: bool = False
-    show_settings: bool = False
-    color: str = "auto"
-    quiet: bool = False
+    output_format: str = _opt(
+        "concise", "--output-format", group="output", default=_output_format,
+        help="concise, full, json, json-lines, sarif, github, junit, gitlab, markdown")
+    output_file: str | None = _opt(None, "-o", "--output-file", group="output", help="write the report to this file")
+    statistics: bool = _opt(False, "--statistics", group="output", action="store_true", help="count findings per rule")
+    show_files: bool = _opt(False, "--show-files", group="output", action="store_true",
+                            help="list the files that would be checked, and exit")
+    show_settings: bool = _opt(False, "--show-settings", group="output", action="store_true",
+                               help="print the resolved settings, and exit")
+    color: str = _opt("auto", "--color", group="output", choices=("auto", "always", "never"))
+    quiet: bool = _opt(False, "-q", "--quiet", group="output", action="store_true",
+                       help="print findings only, no summary")
     # rule selection
-    select: list[str] | None = None
-    extend_select: list[str] = field(default_factory=list)
-    ignore: list[str] = field(default_factory=list)
-    per_file_ignores: list[tuple[str, list[str]]] = field(default_factory=list)
-    ignore_noqa: bool = False
-    preview: bool = False
+    select: list[str] | None = _opt(None, "--select", group="selection", type=_csv,
+                                    help="comma-separated codes, prefixes, names or ALL")
+    extend_select: list[str] = _opt([], "--extend-select", group="selection", type=_csv)
+    ignore: list[str] = _opt([], "--ignore", group="selection", type=_csv)
+    per_file_ignores: list[tuple[str, list[str]]] = _opt(
+        [], "--per-file-ignores", group="selection", type=_per_file_ignore, action="append", metavar="GLOB:CODES",
+        help="ignore codes in matching files, e.g. 'tests/*:JAX101,JAX106' (repeatable; added to the config's "
+             "per-file-ignores)")
+    preview: bool = _opt(False, "--preview", group="selection", action="store_true",
+                         help="also report findings the static model rates only possible (same as "
+                              "confidence = \"possible\" in the config)")
+    ignore_noqa: bool = _opt(False, "--ignore-noqa", group="selection", action="store_true",
+                             help="ignore any `# noqa` comments (per-file-ignores still apply)")
     # configuration
-    config: str | None = None
-    #: ``--config 'key = value'`` overrides, in order
+    #: the config file (``--config FILE``); ``--config 'key = value'`` go to config_overrides
+    config: str | None = _opt(
+        None, "--config", group="configuration", action="append", default=list, metavar="FILE | 'KEY = VALUE'",
+        help="use this config file for every checked file; or override one setting, in TOML "
+             "(`--config 'fail-on = \"error\"'`, `--config 'dynamic.backend = \"gpu\"'`; repeatable)")
+    #: ``--config 'key = value'`` overrides, in order (from ``--config``: no flag of its own)
     config_overrides: list[str] = field(default_factory=list)
-    exclude: list[str] | None = None
-    extend_exclude: list[str] = field(default_factory=list)
-    fail_on: str | None = None
-    fixable: list[str] | None = None
-    unfixable: list[str] | None = None
-    isolated: bool = False
-    force_exclude: bool = False
-    stdin_filename: str | None = None
+    exclude: list[str] | None = _opt(None, "--exclude", group="configuration", type=_csv, metavar="PATTERNS",
+                                     help="comma-separated file patterns to exclude (replaces the config's `exclude`)")
+    extend_exclude: list[str] = _opt([], "--extend-exclude", group="configuration", type=_csv, metavar="PATTERNS",
+                                     help="comma-separated file patterns to exclude, besides the config's")
+    isolated: bool = _opt(False, "--isolated", group="configuration", action="store_true",
+                          help="ignore all config files")
+    force_exclude: bool = _opt(False, "--force-exclude", group="configuration", action="store_true",
+                               help="apply excludes to explicitly passed files")
+    stdin_filename: str | None = _opt(None, "--stdin-filename", group="configuration",
+                                      help="the path of the file read from stdin")
     # run
-    exit_zero: bool = False
-    jobs: int = 0
-    no_cache: bool = False
-    cache_dir: str | None = None
+    exit_zero: bool = _opt(False, "--exit-zero", group="run", action="store_true",
+                           help="exit 0 even with findings (2 still means failure)")
+    fail_on: str | None = _opt(None, "--fail-on", group="run", choices=("info", "warning", "error"),
+                               help="the lowest severity that fails the run (default: warning; info findings are "
+                                    "shown and do not fail)")
+    jobs: int = _opt(0, "--jobs", "-j", group="run", type=_jobs, help="processes for the static phase (0: all cores)")
+    #: check again whenever a file changes (jaxlint.commands.watch)
+    watch: bool = _opt(False, "--watch", group="run", action="store_true",
+                       help="check again whenever a checked file or config file changes, until Ctrl-C (exit 0)")
+    no_cache: bool = _opt(False, "--no-cache", group="run", action="store_true")
+    cache_dir: str | None = _opt(None, "--cache-dir", group="run")
     # the dynamic phase and the compile tier (None: as the config says)
-    dynamic: bool | None = None
-    compile: bool | None = None
-    signatures: str | None = None
-    show_skipped: bool = False
-    report: str | None = None
+    dynamic: bool | None = _opt(
+        None, "--dynamic", group="dynamic", action="store_true",
+        help="trace jitted functions and run the jaxpr rules (JAX2xx)",
+        also=(Flag(("--no-dynamic",), "dynamic", {"action": "store_false", "help": "static phase only, even if the "
+                                                   "config enables the dynamic phase"}),))
+    signatures: str | None = _opt(None, "--signatures", group="dynamic", metavar="FILE",
+                                  help="recorded signatures (default: .jaxlint/signatures.json at the project root)")
+    show_skipped: bool = _opt(False, "--show-skipped", group="dynamic", action="store_true",
+                              help="list every function the dynamic phase skipped, with the reason")
+    compile: bool | None = _opt(None, "--compile", group="dynamic", action="store_true",
+                                help="also compile traced functions and run the HLO rules (JAX3xx); implies --dynamic")
+    report: str | None = _opt(None, "--report", group=None, metavar="FILE",
+                              help="with --dynamic: write an HTML page of the run (one row per function: equations, "
+                                   "constants, compile time, flops, temp memory, findings); FILE.json writes the "
+                                   "rows as JSON")
     # cost budgets (jaxlint.compile.budgets)
-    budgets: str | None = None
-    update_budgets: bool = False
-    budget_report: str | None = None
+    budgets: str | None = _opt(None, "--budgets", group="budgets", metavar="FILE",
+                               help="the committed cost budgets (default: [tool.jaxlint.dynamic] budgets, "
+                                    "jaxlint-budgets.json at the project root)")
+    update_budgets: bool = _opt(False, "--update-budgets", group="budgets", action="store_true",
+                                help="write this run's compile figures into the budgets file (implies --dynamic "
+                                     "--compile)")
+    budget_report: str | None = _opt(None, "--budget-report", group="budgets", metavar="FILE",
+                                     help="write the budget table (and the over-budget findings) as Markdown to FILE, "
+                                          "for a pull-request comment")
     # fixes
-    fix: bool = False
-    unsafe_fixes: bool = False
-    diff: bool = False
-    show_fixes: bool = False
-    add_noqa: bool = False
+    fix: bool = _opt(False, "--fix", group="fixes", action="store_true",
+                     help="apply safe fixes, then report what remains")
+    unsafe_fixes: bool = _opt(False, "--unsafe-fixes", group="fixes", action="store_true",
+                              help="with --fix or --diff, apply unsafe fixes too (they may change behaviour)")
+    diff: bool = _opt(False, "--diff", group="fixes", action="store_true",
+                      help="print the fixes as a unified diff and write nothing (exit 1 if there are any)")
+    show_fixes: bool = _opt(False, "--show-fixes", group="fixes", action="store_true",
+                            help="list the fixes applied, per file and rule")
+    fixable: list[str] | None = _opt(None, "--fixable", group="fixes", type=_csv, metavar="CODES",
+                                     help="only these codes' fixes are applied")
+    unfixable: list[str] | None = _opt(None, "--unfixable", group="fixes", type=_csv, metavar="CODES",
+                                       help="these codes' fixes are never applied")
+    add_noqa: bool = _opt(False, "--add-noqa", group="fixes", action="store_true",
+                          help="add `# noqa: CODE` for every current finding to its line, and exit")
     # baseline
-    write_baseline: str | None = None
-    baseline: str | None = None
-    prune_baseline: bool = False
+    write_baseline: str | None = _opt(None, "--write-baseline", group="baseline", metavar="FILE",
+                                      help="record the current findings in FILE, and exit 0")
+    baseline: str | None = _opt(None, "--baseline", group="baseline", metavar="FILE",
+                                help="report (and fail on) only findings not recorded in FILE")
+    prune_baseline: bool = _opt(False, "--prune-baseline", group="baseline", action="store_true",
+                                help="with --baseline, rewrite FILE without the entries no longer found")
     # CI
-    shard: tuple[int, int] | None = None
-    # check again whenever a file changes (jaxlint.commands.watch)
-    watch: bool = False
+    shard: tuple[int, int] | None = _opt(None, "--shard", group="ci", type=_shard, metavar="K/N",
+                                         help="check only shard K of N (1-based), a partition by a hash of each "
+                                              "file's path; combine the shards' reports with `jaxlint merge`")
 
     @classmethod
     def from_args(cls, args: Any) -> "CheckOptions":

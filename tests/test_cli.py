@@ -231,3 +231,27 @@ def test_an_unwritable_cache_warns_once_with_the_process_pool_too(project):
     r = run_cli("check", "--jobs", "2", "--cache-dir", "cachefile", ".", cwd=project)
     assert r.returncode == 1 and r.stdout.count("JAX101") == 21
     assert r.stderr.count("cannot write the cache at") == 1, r.stderr
+
+
+def test_every_check_option_is_declared_once_with_its_flag():
+    """`CheckOptions` declares each option with its flag and the parser is built from it:
+    no option exists in one form only, and an empty command line gives the defaults."""
+    from dataclasses import fields
+
+    from jaxlint.cli import build_parser
+    from jaxlint.pipeline import CheckOptions
+
+    parser = build_parser("check")
+    empty = CheckOptions.from_args(parser.parse_args(["check"]))
+    assert empty == CheckOptions()
+    # a flag for every field but the one derived from another (`--config 'k = v'`)
+    assert [f.name for f in fields(CheckOptions) if not f.metadata.get("cli")] == ["config_overrides"]
+    check = next(a for a in parser._subparsers._group_actions[0].choices["check"]._actions if a.dest == "paths")
+    dests = {a.dest for a in check.container._actions} - {"help", "verbose"}
+    assert dests == {f.name for f in fields(CheckOptions)} - {"config_overrides"}
+    given = CheckOptions.from_args(parser.parse_args(
+        ["check", "--no-dynamic", "--config", "x.toml", "--config", "a = 1", "-j", "2", "--shard", "1/2",
+         "--per-file-ignores", "t/*:JAX101", "--extend-select", "JAX2", "x.py"]))
+    assert (given.dynamic, given.config, given.config_overrides, given.jobs, given.shard) == (
+        False, "x.toml", ["a = 1"], 2, (1, 2))
+    assert (given.per_file_ignores, given.extend_select, given.paths) == ([("t/*", ["JAX101"])], ["JAX2"], ("x.py",))

@@ -19,7 +19,7 @@ from jaxlint.lsp.positions import from_units, to_units  # noqa: E402
 from jaxlint.textutil import split_lines  # noqa: E402
 from jaxlint.registry import all_rules  # noqa: E402
 from jaxlint.rule import example_source  # noqa: E402
-from lsp_session import TIMEOUT, clean, run, session  # noqa: E402
+from lsp_session import TIMEOUT, Session, capabilities, clean, run, session  # noqa: E402
 
 CAPTURED = """
 import jax
@@ -315,36 +315,71 @@ def _fix_examples(applicability=None):
     return out or [pytest.param(None, None, marks=pytest.mark.skip(reason="no static rule has a fix example yet"))]
 
 
-@pytest.mark.parametrize("rule, example", _fix_examples())
-def test_fix_code_action_applied_and_relinted_gives_the_rules_expected_fix(tmp_path, rule, example):
-    async def go():
-        async with session(tmp_path, init={"select": [rule.code, *example.select]}) as s:
-            uri = s.open("example.py", example_source(example))
-            for _ in range(20):  # one fix at a time, re-linting in between, like a user would
-                items = [d for d in (await s.pull(uri)).items if d.code == rule.code]
-                fixes = [a for d in items for a in await s.actions(uri, [d], only=["quickfix"])
-                         if not a.title.startswith("Suppress with")]
-                if not fixes:
-                    break
-                s.apply(uri, fixes[0].edit)
-            assert s.texts[uri] == textwrap.dedent(example.expected_fix).lstrip("\n")
+@pytest.fixture(scope="module")
+def fix_server(tmp_path_factory):
+    """One server for every fix example of this module (a server of its own per example cost
+    about 2.5 s of CPU each, ~40 of them): each test selects its rules the way an editor
+    changes settings (workspace/didChangeConfiguration, which the server applies as it does
+    initializationOptions) and works on a file of its own, closed when it is done."""
+    root = tmp_path_factory.mktemp("fix-examples")
+    loop = asyncio.new_event_loop()
 
-    run(go())
+    async def start() -> Session:
+        s = Session(root)
+        await s.start(capabilities())
+        return s
+
+    s = loop.run_until_complete(asyncio.wait_for(start(), 2 * TIMEOUT))
+    try:
+        yield loop, s
+    finally:
+        loop.run_until_complete(asyncio.wait_for(s.stop(), 4 * TIMEOUT))
+        loop.close()
+
+
+def on_fix_server(fix_server, request, rule, example, body) -> None:
+    """Run ``body(session, uri)`` on the shared server with ``example`` open as
+    ``<test id>/example.py`` and only the example's rules selected."""
+    loop, s = fix_server
+
+    async def go():
+        s.client.workspace_did_change_configuration(T.DidChangeConfigurationParams(
+            settings={"jaxlint": {"select": [rule.code, *example.select]}}))
+        uri = s.open(f"{request.node.name}/example.py", example_source(example))
+        try:
+            await body(s, uri)
+        finally:
+            s.close(uri)
+
+    loop.run_until_complete(asyncio.wait_for(go(), 600.0))
+
+
+@pytest.mark.parametrize("rule, example", _fix_examples())
+def test_fix_code_action_applied_and_relinted_gives_the_rules_expected_fix(fix_server, request, rule, example):
+    async def body(s, uri):
+        for _ in range(20):  # one fix at a time, re-linting in between, like a user would
+            items = [d for d in (await s.pull(uri)).items if d.code == rule.code]
+            fixes = [a for d in items for a in await s.actions(uri, [d], only=["quickfix"])
+                     if not a.title.startswith("Suppress with")]
+            if not fixes:
+                break
+            s.apply(uri, fixes[0].edit)
+        assert s.texts[uri] == textwrap.dedent(example.expected_fix).lstrip("\n")
+
+    on_fix_server(fix_server, request, rule, example, body)
 
 
 @pytest.mark.parametrize("rule, example", _fix_examples(Applicability.SAFE))
-def test_fix_all_source_action_applies_the_safe_fixes(tmp_path, rule, example):
-    async def go():
-        async with session(tmp_path, init={"select": [rule.code, *example.select]}) as s:
-            uri = s.open("example.py", example_source(example))
-            await s.pull(uri)
-            (fix_all,) = await s.actions(uri, [], only=["source.fixAll"])
-            assert fix_all.kind == "source.fixAll.jaxlint"
-            s.apply(uri, fix_all.edit)
-            assert s.texts[uri] == textwrap.dedent(example.expected_fix).lstrip("\n")
-            assert [d for d in (await s.pull(uri)).items if d.code == rule.code and d.data["fix"]] == []
+def test_fix_all_source_action_applies_the_safe_fixes(fix_server, request, rule, example):
+    async def body(s, uri):
+        await s.pull(uri)
+        (fix_all,) = await s.actions(uri, [], only=["source.fixAll"])
+        assert fix_all.kind == "source.fixAll.jaxlint"
+        s.apply(uri, fix_all.edit)
+        assert s.texts[uri] == textwrap.dedent(example.expected_fix).lstrip("\n")
+        assert [d for d in (await s.pull(uri)).items if d.code == rule.code and d.data["fix"]] == []
 
-    run(go())
+    on_fix_server(fix_server, request, rule, example, body)
 
 
 def test_fix_all_offers_nothing_when_no_finding_has_a_safe_fix(tmp_path):

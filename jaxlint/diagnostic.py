@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 
 class Severity(str, enum.Enum):
@@ -191,8 +191,11 @@ class Diagnostic:
     def sort_key(self) -> tuple:
         return (self.path, self.cell or 0, self.start.line, self.start.column, self.code, self.message)
 
-    def with_path(self, path: str) -> "Diagnostic":
-        return replace(self, path=path)
+    def shown_at(self, show: Callable[[str], str]) -> "Diagnostic":
+        """The same finding with its path and its related locations' paths as ``show``
+        gives them (an absolute path as the report shows it)."""
+        return replace(self, path=show(self.path),
+                       related=tuple(replace(r, path=show(r.path)) for r in self.related))
 
     def to_dict(self) -> dict:
         return {

@@ -260,7 +260,7 @@ def observed_program(path: Path, function: str, settings) -> tuple[dict | None, 
 
 
 def _show(args, settings, path: Path, function: str, answer: dict, inputs: str) -> int:
-    from jaxlint.compile.tier import run_rules
+    from jaxlint.dynamic.analysis import FunctionAnalysis, run_rules
     from jaxlint.files.discovery import display_path
     from jaxlint.inspect.view import build_view
 
@@ -273,11 +273,13 @@ def _show(args, settings, path: Path, function: str, answer: dict, inputs: str) 
     view = build_view(answer, function=function, file=str(path), display=display, inputs=inputs, source=source,
                       def_line=_def_line(path, function) or 0)
     if view.facts is not None:
-        diags, errors = run_rules(compile_rules(settings), view.facts,
-                                  lambda p: display_path(Path(p)) if os.path.isabs(p) else p)
-        view.findings = sorted(diags, key=lambda d: d.sort_key)
-        for e in errors:
-            print(f"jaxlint: warning: rule {e}", file=sys.stderr)
+        # the compile rules run as in a worker, on an analysis that holds only what was compiled
+        fa = FunctionAnalysis(path=str(path), module="", qualname=view.facts.function, entry={}, spec=None,
+                              versions={}, compile_facts=view.facts)
+        for e in run_rules(fa, compile_rules(settings)):
+            print(f"jaxlint: warning: {e}", file=sys.stderr)
+        shown = lambda p: display_path(Path(p)) if os.path.isabs(p) else p  # noqa: E731
+        view.findings = sorted((d.shown_at(shown) for d in fa.diagnostics), key=lambda d: d.sort_key)
     if args.format == "html":
         from jaxlint.inspect.html import render_inspect
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from jaxlint.compile.facts import (
-    ArgFact, CompileFacts, Finding, OutFact, TraceFacts, normalise_cost, normalise_memory, to_diagnostic,
+    ArgFact, CompileFacts, OutFact, TraceFacts, normalise_cost, normalise_memory,
 )
 from jaxlint.compile.xla_log import LogStore, kept, program_key
 from jaxlint.process.fdcapture import capture_stderr
@@ -149,19 +149,6 @@ def _add_shardings(facts: CompileFacts, compiled, shardings) -> None:
     facts.mesh = mesh or adapter.sharding_facts(outputs, [])[0]
     if len(specs) == len(facts.args):
         facts.args = [dataclasses.replace(a, spec=sp) for a, sp in zip(facts.args, specs)]
-
-
-def run_rules(rules, facts: CompileFacts, display=None) -> tuple[list, list[str]]:
-    """Run compile rules over the facts; (diagnostics, "CODE: error" strings)."""
-    diags, errors = [], []
-    for rule in rules:
-        try:
-            for f in rule.findings(facts):
-                if isinstance(f, Finding):
-                    diags.append(to_diagnostic(rule, f, facts, display=display))
-        except Exception as e:  # one rule's bug must not lose the others' findings
-            errors.append(f"{rule.code}: {type(e).__name__}: {e}")
-    return diags, errors
 
 
 def _statistics(what: str, call) -> tuple[Any, str | None]:

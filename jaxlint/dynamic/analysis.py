@@ -18,17 +18,26 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from jaxlint.diagnostic import Diagnostic, Position, Related, Severity
-from jaxlint.dynamic import adapter
 from jaxlint.findings.measured import MeasuredIn, measured_diagnostic
 from jaxlint.rule import Rule, in_dependency_order
 from jaxlint.findings.supersede import replace_earlier
 
 if TYPE_CHECKING:
+    from jaxlint.dynamic import adapter  # jax: imported where a method uses it
     from jaxlint.compile.facts import CompileFacts
 
 
 #: the keywords of a jit (``jax.jit``, ``jax.pmap``, ``equinox.filter_jit``) that donate arguments
 DONATE_KEYWORDS = frozenset({"donate_argnums", "donate_argnames", "donate"})
+
+
+def _adapter():
+    """jax's version adapter, imported on first use: the analysis object and
+    :func:`run_rules` load without jax (``jaxlint inspect`` runs the compile rules in a
+    process that never imports it)."""
+    from jaxlint.dynamic import adapter
+
+    return adapter
 
 
 @dataclass(frozen=True)
@@ -123,7 +132,7 @@ class FunctionAnalysis:
         if self.jaxpr is None:
             return []
         if self._levels is None:
-            self._levels = list(adapter.walk(self.jaxpr))
+            self._levels = list(_adapter().walk(self.jaxpr))
         return self._levels
 
     def equations(self) -> Iterator[tuple[Any, adapter.Level]]:
@@ -137,7 +146,7 @@ class FunctionAnalysis:
         seen: set[tuple[str, int]] = set()
         for eqn, level in self.equations():
             for v in eqn.outvars:
-                aval = adapter.aval_of(v)
+                aval = _adapter().aval_of(v)
                 if not keep(aval):
                     continue
                 site = self.site(eqn, level)
@@ -157,7 +166,7 @@ class FunctionAnalysis:
                 continue
             inner: list = []
             if depth < 8:
-                for sub, _ in adapter.sub_jaxprs(eqn):
+                for sub, _ in _adapter().sub_jaxprs(eqn):
                     off = len(eqn.invars) - len(sub.invars)
                     if off not in (0, 1):  # 1: cond's branch index comes first
                         continue
@@ -195,7 +204,7 @@ class FunctionAnalysis:
         key = id(eqn)
         hit = self._frames.get(key)
         if hit is None:
-            hit = self._frames[key] = (self._within_trace(adapter.frames(eqn.source_info)), eqn)
+            hit = self._frames[key] = (self._within_trace(_adapter().frames(eqn.source_info)), eqn)
         return hit[0]
 
     def _within_trace(self, frames: list[adapter.Frame]) -> list[adapter.Frame]:
@@ -226,7 +235,7 @@ class FunctionAnalysis:
         seen: set = set()
         for eqn, _ in self.equations():
             try:
-                key = adapter.stack_key(eqn.source_info)
+                key = _adapter().stack_key(eqn.source_info)
             except Exception:
                 key = id(eqn)
             if key in seen:
@@ -321,7 +330,7 @@ class FunctionAnalysis:
     def name_of_value(self, value, site: Site | None = None) -> str | None:
         """The global or closed-over name whose value is (or views) ``value``: searched
         in the traced function's closure and globals, then in the module of ``site``."""
-        arr = adapter.const_array(value)
+        arr = _adapter().const_array(value)
         fn = self.function
         scopes: list[Mapping[str, Any]] = []
         if fn is not None:
@@ -651,7 +660,7 @@ def _partial_leaf_name(bound: Any, value, function: Any, texts: Mapping[int | st
     as the jit line writes them (``texts``), else by the function's parameters."""
     import jax
 
-    arr = adapter.const_array(value)
+    arr = _adapter().const_array(value)
     try:
         import inspect
 
@@ -673,7 +682,7 @@ def _shares(leaf, arr) -> bool:
     try:
         import numpy as np
 
-        mine = adapter.const_array(leaf)
+        mine = _adapter().const_array(leaf)
         return mine is not None and mine.size >= 16 and mine.shape == arr.shape and bool(np.shares_memory(mine, arr)) \
             or (mine is not None and mine.shape == arr.shape and mine.dtype == arr.dtype and mine.size >= 16
                 and bool((mine == arr).all()))

@@ -793,8 +793,11 @@ def _show_settings(run: CheckRun) -> int:
     from jaxlint.registry import active_rules
 
     seen = set()
-    for t in run.tasks or [None]:
-        s = t.settings if t else run.resolver.for_dir(Path.cwd())
+    resolver = run.resolver
+    assert resolver is not None  # made by the discover stage, before this one
+    tasks: list[FileTask | None] = list(run.tasks) or [None]
+    for t in tasks:
+        s = t.settings if t else resolver.for_dir(Path.cwd())
         if id(s) in seen:
             continue
         seen.add(id(s))

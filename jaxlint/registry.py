@@ -8,12 +8,13 @@ from __future__ import annotations
 import functools
 import re
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence, cast
 
 from jaxlint.rule import Rule, in_dependency_order  # noqa: F401 (re-exported: the engine's order of rules)
 
 if TYPE_CHECKING:
     from jaxlint.config import Settings
+    from jaxlint.rule import StaticRule
 
 _PREFIX = re.compile(r"^JAX[0-9]{0,3}$")
 
@@ -220,3 +221,8 @@ def active_rules(settings: Settings, phases: Sequence[str] = ("static",)) -> lis
         rules = [cls(settings.rule_options.get(cls.code, {})) for cls in classes]
         _RULES_CACHE[key] = rules
     return rules
+
+
+def active_static_rules(settings: Settings) -> list[StaticRule]:
+    """The selected rules of the static phase, typed as what they are."""
+    return cast("list[StaticRule]", active_rules(settings, ("static",)))

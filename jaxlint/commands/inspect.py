@@ -97,9 +97,9 @@ def resolve_inputs(path: Path, function: str, settings, args) -> tuple[dict, str
             raise ConfigError(f"--args: {e}") from None
         return spec, "--args", line, modname, sys_path, plan.entry.to_dict() if plan else None
     if plan is None:
-        spec = _directive_spec(path, function)
-        if spec is not None:
-            return spec, f"directive ({spec['where']})", line, modname, sys_path, None
+        directive = _directive_spec(path, function)
+        if directive is not None:
+            return directive, f"directive ({directive['where']})", line, modname, sys_path, None
         raise ConfigError(f"inspect: `{function}` is not a jitted function of {path} and has no "
                           f"`# jaxlint: args=...` directive; pass --args '(f32[8,128], ...)'")
     if plan.spec is None:
@@ -121,13 +121,13 @@ def _def_line(path: Path, function: str) -> int | None:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, ValueError):
         return None
-    node = tree
+    node: ast.AST | None = tree
     for part in function.split("."):
         node = next((n for n in getattr(node, "body", []) if isinstance(n, (ast.FunctionDef, ast.ClassDef))
                      and n.name == part), None)
         if node is None:
             return None
-    return node.lineno
+    return getattr(node, "lineno", None)
 
 
 def _directive_spec(path: Path, function: str) -> dict | None:
@@ -201,8 +201,7 @@ def run(args) -> int:
     settings = SettingsResolver(None, False, {}).for_dir(path.resolve().parent)
     seen = None if (args.spec_args or args.static) else observed_program(path, function, settings)
     if seen is not None and seen[0] is not None:
-        answer, inputs, function = seen
-        return _show(args, settings, path, function, answer, inputs)
+        return _show(args, settings, path, seen[2], seen[0], seen[1])
     try:
         spec, inputs, line, modname, sys_path, entry = resolve_inputs(path, function, settings, args)
     except ConfigError as e:

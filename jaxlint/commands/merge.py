@@ -13,6 +13,7 @@ import copy
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from jaxlint.config import ConfigError
 
@@ -28,8 +29,8 @@ def add_parser(sub):
     return p
 
 
-def _load(path: str) -> tuple[str, object]:
-    """``("sarif", log)`` or ``("json", [diagnostic objects])``."""
+def _load(path: str) -> tuple[str, Any]:
+    """``("sarif", log)`` (a dict) or ``("json", [diagnostic objects])`` (a list)."""
     from jaxlint.files import untrusted
 
     what = "report"
@@ -152,21 +153,21 @@ def run(args) -> int:
         logs = []
         for path, kind, doc in loaded:
             if kind == "json":
-                diags = _diagnostics(doc, path)  # type: ignore[arg-type]
+                diags = _diagnostics(doc, path)
                 doc = sarif_log(diags, {d.code: known.get(d.code) for d in diags}, ctx)
             logs.append(doc)
         if not any(log.get("runs") for log in logs):
             logs.append(sarif_log([], {}, ctx))
         merged = merge_sarif(logs)
         write_report(json.dumps(merged, indent=2, ensure_ascii=False) + "\n", args.output_file)
-        failures = []
+        failures: list[str] = []
         for inv in merged["runs"][0].get("invocations", []):
             if not inv.get("executionSuccessful", True):
                 notes = inv.get("toolExecutionNotifications") or [{"message": {"text": "a sharded run failed"}}]
                 failures.extend(n.get("message", {}).get("text", "") for n in notes)
         findings = bool(merged["runs"][0]["results"])
     else:
-        objects = [o for _, _, doc in loaded for o in doc]  # type: ignore[union-attr]
+        objects = [o for _, _, doc in loaded for o in doc]
         diags = _diagnostics(objects, ", ".join(args.inputs))
         result = RunResult(diagnostics=diags, rules={d.code: known[d.code] for d in diags if d.code in known})
         write_report(formats[fmt](result, ctx), args.output_file)

@@ -44,12 +44,12 @@ def run(args) -> int:
     if not args.rule:
         print("jaxlint rule: give a rule code or name, or --all", file=sys.stderr)
         return 2
-    r = rule_by_selector(args.rule.strip())
-    if r is None:
+    found = rule_by_selector(args.rule.strip())
+    if found is None:
         print(f"jaxlint rule: unknown rule `{args.rule}`", file=sys.stderr)
         return 2
     if args.output_format == "json":
-        print(json.dumps(rule_info(r), indent=2))
+        print(json.dumps(rule_info(found), indent=2))
     else:
-        sys.stdout.write(r.markdown())
+        sys.stdout.write(found.markdown())
     return 0

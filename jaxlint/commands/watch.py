@@ -18,7 +18,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from jaxlint.config import CONFIG_FILES, ConfigError
 
@@ -137,7 +137,7 @@ class _Files:
         self.folders = _stats(dict.fromkeys(map(str, folders)))
 
 
-def _stats(paths: dict[str, object]) -> dict[str, tuple]:
+def _stats(paths: Iterable[str]) -> dict[str, tuple]:
     """Path -> (mtime, size) of those of ``paths`` that exist."""
     out: dict[str, tuple] = {}
     for p in paths:

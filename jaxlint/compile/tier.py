@@ -200,10 +200,7 @@ def _args(traced, names: list[str] | None, facts: CompileFacts) -> list[ArgFact]
     out = []
     for j, info in enumerate(leaves):
         name = names[j] if names and j < len(names) else f"arg{j}"
-        if same_count:
-            param = j
-        else:
-            param = by_name.get(name)
+        param: int | None = j if same_count else by_name.get(name)
         top = name.split("[", 1)[0].split(".", 1)[0]
         out.append(ArgFact(name, top, tuple(int(d) for d in info.shape), _dtype(info.dtype),
                            bool(info.donated), param))

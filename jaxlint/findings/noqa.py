@@ -13,7 +13,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from jaxlint.diagnostic import Diagnostic, Edit, Fix, Phase, Position
 from jaxlint.textutil import split_lines
@@ -123,7 +123,7 @@ def set_codes_edit(c: NoqaComment, codes: Sequence[str], line_text: str) -> Edit
     return Edit(Position(ln, cut + 1), Position(ln, stop + 1), "")
 
 
-def add_codes_edit(line: int, line_text: str, c: NoqaComment | None, codes: Sequence[str]) -> Edit | None:
+def add_codes_edit(line: int, line_text: str, c: NoqaComment | None, codes: Iterable[str]) -> Edit | None:
     """The edit that makes ``line`` suppress ``codes`` too: merged into its noqa comment
     (no duplicates), or a new ``# noqa: …`` at the end of the line. None when the
     line's comment already suppresses them all."""

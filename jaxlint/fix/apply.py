@@ -103,7 +103,8 @@ def apply_once(text: str, diagnostics: Iterable[Diagnostic], unsafe: bool = Fals
     chosen: list[tuple[Diagnostic, list[tuple[int, int, str]]]] = []
     taken: list[tuple[int, int]] = []
     candidates = [d for d in diagnostics if applies(d, unsafe)]
-    candidates.sort(key=lambda d: (min(e.start for e in d.fix.edits) if d.fix.edits else d.start, d.code))
+    candidates.sort(key=lambda d: (min(e.start for e in d.fix.edits) if d.fix.edits else d.start,  # type: ignore[union-attr]
+                                   d.code))
     for d in candidates:
         spans = _spans(text, d.fix.edits, offsets)  # type: ignore[union-attr]
         if not spans or any(_overlap(a, b, x, y) for a, b, _ in spans for x, y in taken):

@@ -303,7 +303,9 @@ class FixContext:
                         if nxt is None:
                             continue  # a comment that would go with it
                         # the comments above the import stay, on the statement that follows
-                        self.replace(nxt, nxt.with_changes(leading_lines=[*stmt.leading_lines, *nxt.leading_lines]))
+                        # (every concrete statement class has leading_lines; their base does not say so)
+                        self.replace(nxt, nxt.with_changes(
+                            leading_lines=[*stmt.leading_lines, *nxt.leading_lines]))  # type: ignore[attr-defined]
                     self.remove(stmt)
                 else:
                     names = [a for a in small.names if a is not alias]

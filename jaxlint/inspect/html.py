@@ -298,10 +298,11 @@ def render_run(rows: list[dict], diagnostics: list, title: str = "jaxlint dynami
     table = (f'<table class="sortable" id="functions"><thead><tr>{head}</tr></thead>'
              f'<tbody>{"".join(body_rows)}</tbody></table>')
     # the CLI's summary words and counts (a file that could not be imported is one failure)
-    n = {k: sum(1 for r in rows if r["status"] == k) for k in ("analysed", "skipped", "failed")}
-    found = len(diagnostics)
-    body = (f"<header><h1>{_e(title)}</h1><div class=\"meta\" id=\"counts\">{n['analysed']} function"
-            f"{'s' if n['analysed'] != 1 else ''} analysed, {n['skipped']} skipped, {n['failed']} failed · "
-            f"{found} finding{'s' if found != 1 else ''} · click a column to sort</div></header>"
+    counts = {k: sum(1 for r in rows if r["status"] == k) for k in ("analysed", "skipped", "failed")}
+    total = len(diagnostics)
+    body = (f"<header><h1>{_e(title)}</h1><div class=\"meta\" id=\"counts\">{counts['analysed']} function"
+            f"{'s' if counts['analysed'] != 1 else ''} analysed, {counts['skipped']} skipped, "
+            f"{counts['failed']} failed · "
+            f"{total} finding{'s' if total != 1 else ''} · click a column to sort</div></header>"
             f"<main>{table}<h2>Findings</h2>{_findings(diagnostics, 'No trace or compile findings.')}</main>")
     return _page(title, body, SORT_JS)

@@ -12,7 +12,7 @@ imported and handed the same ``initialize`` again (its own answer to it is not s
 from __future__ import annotations
 
 import json
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 from jaxlint import __version__
 
@@ -49,7 +49,16 @@ def initialize_result(params: dict) -> dict:
     return {"capabilities": caps, "serverInfo": {"name": "jaxlint", "version": __version__}}
 
 
-def read_message(stream: BinaryIO) -> bytes:
+class Reader(Protocol):
+    """What reading LSP messages needs of a byte stream: a raw stdin, or the framing reader
+    over it (``jaxlint.lsp.framing.FramedInput``)."""
+
+    def readline(self) -> bytes: ...
+
+    def read(self, n: int = -1) -> bytes: ...
+
+
+def read_message(stream: Reader) -> bytes:
     """One LSP message, headers included, exactly as it came (b"" at end of input)."""
     raw = b""
     length = None
@@ -73,7 +82,7 @@ class Replay:
     """``stream`` with ``prefix`` read again first: what pygls' reader needs
     (``readline`` and ``read``)."""
 
-    def __init__(self, prefix: bytes, stream: BinaryIO) -> None:
+    def __init__(self, prefix: bytes, stream: Reader) -> None:
         self.prefix = prefix
         self.stream = stream
 
@@ -94,7 +103,7 @@ class Replay:
         return self.stream.read(n)
 
 
-def answer_initialize(stdin: BinaryIO, stdout: BinaryIO) -> tuple[Replay, Any, dict | None]:
+def answer_initialize(stdin: Reader, stdout: BinaryIO) -> tuple[Replay, Any, dict | None]:
     """Read the first message; if it is ``initialize``, answer it now. Returns the input
     to give the server (the message replayed first), the id answered (None if none) and
     the answer sent."""

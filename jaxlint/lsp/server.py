@@ -30,7 +30,7 @@ import threading
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence, cast
 
 from lsprotocol import types as T
 from pygls.exceptions import JsonRpcContentModified, JsonRpcException
@@ -50,7 +50,7 @@ from jaxlint.lsp.positions import UTF16, to_lsp
 from jaxlint.lsp.settings import ConfigProblem, DocumentSettings, overrides_from
 from jaxlint.lsp.signals import end_on_signals
 from jaxlint.findings.suppress import per_file_ignored
-from jaxlint.registry import active_rules, rules_by_code
+from jaxlint.registry import rules_by_code, active_static_rules
 from jaxlint.rule import about_noqa_comments
 from jaxlint.static.runner import check_one, lint_module, lint_task_text
 from jaxlint.textutil import line_map, split_lines
@@ -234,14 +234,13 @@ class JaxlintServer(LanguageServer):
         def f(name: str, options: Any = None) -> Callable:
             # pygls tags handlers with attributes, which bound methods cannot carry
             def register(method: Callable) -> None:
-                if asyncio.iscoroutinefunction(method):
-                    async def handler(*args: Any) -> Any:
-                        return await method(*args)
-                else:
-                    def handler(*args: Any) -> Any:
-                        return method(*args)
+                async def run_async(*args: Any) -> Any:
+                    return await method(*args)
 
-                self.feature(name, options)(handler)
+                def run(*args: Any) -> Any:
+                    return method(*args)
+
+                self.feature(name, options)(run_async if asyncio.iscoroutinefunction(method) else run)
 
             return register
 
@@ -362,8 +361,9 @@ class JaxlintServer(LanguageServer):
         task = asyncio.ensure_future(coro)
 
         def done(t: asyncio.Task) -> None:
-            if not t.cancelled() and t.exception() is not None:
-                self.report_server_error(t.exception(), type(t.exception()))
+            error = None if t.cancelled() else t.exception()
+            if error is not None:
+                self.report_server_error(error, type(error))
 
         task.add_done_callback(done)
         return task
@@ -458,7 +458,7 @@ class JaxlintServer(LanguageServer):
         if not (path.is_relative_to(settings.root.absolute()) and is_excluded(path, settings)):
             task = FileTask(path, path.as_posix(), _with_hints(settings))
             result, view.findings, view.module = lint_module(
-                task, view.module, active_rules(settings), per_file_ignored(task.display, settings, path))
+                task, view.module, active_static_rules(settings), per_file_ignored(task.display, settings, path))
             for code, msg in result.errors:
                 self._log_once(f"jaxlint: {task.display}: rule {code} failed: {msg}")
         self.notebooks[nb.uri] = view
@@ -958,7 +958,7 @@ class JaxlintServer(LanguageServer):
             self._told.add(message)
             self.window_log_message(T.LogMessageParams(type=T.MessageType.Warning, message=message))
 
-    def report_server_error(self, error: Exception, source: Any) -> None:
+    def report_server_error(self, error: BaseException, source: Any) -> None:
         # pygls would pop up a window for every bad notification; a log line is enough
         logger.error("%s: %s", getattr(source, "__name__", source), error)
         try:
@@ -1036,7 +1036,7 @@ def serve(stdin=None, stdout=None, answered: dict | None = None) -> int:
     from jaxlint.lsp.framing import FramedInput
 
     server = JaxlintServer()
-    server.protocol.answered = dict(answered or {})
+    cast(JaxlintProtocol, server.protocol).answered = dict(answered or {})
     end_on_signals()  # (already on when started by `jaxlint server`)
     # bad framing from the client costs one message, not the connection (see framing.py)
     reader = stdin if isinstance(stdin, (FramedInput, Replay)) else FramedInput(stdin or sys.stdin.buffer)

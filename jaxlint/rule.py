@@ -143,6 +143,10 @@ class Rule:
     means_trace_failed: ClassVar[bool] = False
     #: Set on the rule that reads recorded signatures (``jaxlint record`` names it)
     reads_signatures: ClassVar[bool] = False
+    #: Set on a rule that reads what the program did with the arguments after a call
+    #: (``FunctionAnalysis.reused``): a recording runs it once the calls after the first
+    #: showed that (:mod:`jaxlint.dynamic.callers`)
+    reads_callers: ClassVar[bool] = False
     #: Trace facts (``TraceRule.trace_fact`` keys) whose findings this rule reads: the
     #: engine runs the rules that declare them first (:func:`in_dependency_order`),
     #: and a trace rule reads them with ``fa.findings_of(key)``.

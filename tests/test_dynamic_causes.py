@@ -56,10 +56,14 @@ def solve(y):
     return jax.lax.while_loop(lambda c: c[0] < 10, body, (0, y))[1]
 
 
+def noise(shape):
+    key = jax.random.PRNGKey(0)  # SEED
+    return jax.random.normal(key, shape)
+
+
 @jax.jit
 def sample(x):
-    key = jax.random.PRNGKey(0)  # SEED
-    return x + jax.random.normal(key, x.shape)
+    return x + noise(x.shape) * noise(x.shape)  # one line's key made twice: one finding
 
 
 @jax.jit
@@ -181,6 +185,7 @@ def recorded(tmp_path_factory):
     assert rec.returncode == 0, rec.stderr
     check = run_cli("check", "--dynamic", "--compile", "--no-cache", "--output-format", "json", "train.py",
                     cwd=root, env=DEVICES, timeout=600)
+    (root / "record.stderr").write_text(rec.stderr)
     lines = {m: i for i, line in enumerate(TRAIN.lstrip("\n").splitlines(), 1)
              for m in ("RESHARD", "GROW", "REJIT", "SETTING", "ERRORCHECK", "SEED", "ROWS", "NESTED", "EAGER",
                        "REDEFINED", "LIBRARY") if f"# {m}" in line}
@@ -286,6 +291,20 @@ def test_error_checks_in_cond_branches_are_quiet(recorded):
     *_, everything = recorded
     assert not [d for d in everything if d["code"] == "JAX203"]
     assert not [d for d in everything if d["data"].get("function") == "solve"]
+
+
+def test_the_record_summary_says_what_the_check_reports(recorded):
+    # the finding count is the check's (a key made twice on one line is one finding); the
+    # several-signature functions JAX208 found deliberate (two sizes, a toggled flag) are
+    # not sent to look for it; jaxlint's own jit (re-tracing an equinox.filter_jit function)
+    # is no library's
+    root, found, _, everything = recorded
+    rec = (root / "record.stderr").read_text()
+    assert f"; {len(everything)} findings (`jaxlint check --dynamic` reports them)" in rec, rec
+    with_208 = {d["data"]["function"] for d in found}
+    assert "predict" not in with_208 and "step" not in with_208
+    assert "see JAX208" not in rec and "; JAX208 reports a recompilation in " in rec, rec
+    assert "jaxlint.dynamic" not in rec
 
 
 def test_a_key_made_from_a_literal_seed_in_a_jitted_function(recorded):

@@ -80,6 +80,30 @@ def make_step(model, opt_state, x):  # EQX
     return eqx.apply_updates(model, updates), opt_state
 
 
+def mlp_loss(params, x):
+    return jnp.mean(jnp.tanh(jnp.tanh(x @ params["w1"] + params["b1"]) @ params["w2"] + params["b2"]))
+
+
+@jax.jit
+def mask_weights(params, masks):  # MASK
+    # a pure helper: the caller applies it to its live parameters and keeps them
+    return {k: p * masks[k] if k in masks else p for k, p in params.items()}
+
+
+@jax.jit
+def momentum_updates(params, velocity, x):  # MOMENTUM
+    g = jax.grad(mlp_loss)(params, x)
+    velocity = jax.tree.map(lambda v, d: 0.9 * v + d, velocity, g)
+    return jax.tree.map(lambda v: -0.01 * v, velocity), velocity
+
+
+@jax.jit
+def ema_update(params, avg_params):  # EMA
+    # one output tree, two inputs of its shapes: one buffer to give, and the caller
+    # uses `params` again on the next step
+    return jax.tree.map(lambda p, a: 0.999 * a + 0.001 * p, params, avg_params)
+
+
 @eqx.filter_jit(donate="all")
 def donating_step(model, opt_state, x):  # EQX_DONATES
     grads = eqx.filter_grad(lambda m: jnp.mean(jax.vmap(m)(x) ** 2))(model)
@@ -107,10 +131,21 @@ if __name__ == "__main__":
         model, opt_state = make_step(model, opt_state, x[0, :, :512])
     for _ in range(2):
         model, opt_state = donating_step(model, opt_state, x[0, :, :512])
+    # magnitude pruning's loop: masked parameters for the gradient, an average for evaluation
+    live = {"w1": jnp.ones((512, 512)), "b1": jnp.zeros(512), "w2": jnp.ones((512, 512)), "b2": jnp.zeros(512)}
+    avg = live
+    velocity = jax.tree.map(jnp.zeros_like, live)
+    masks = {"w1": jnp.ones((512, 512)), "w2": jnp.ones((512, 512))}
+    for _ in range(5):
+        pruned = mask_weights(live, masks)
+        updates, velocity = momentum_updates(pruned, velocity, x[0, :, :512])
+        live = jax.tree.map(lambda p, u: p + u, live, updates)
+        avg = ema_update(live, avg)
 '''.lstrip("\n")
 
 LINES = {m: i for i, text in enumerate(PROGRAM.splitlines(), 1)
-         for m in ("PMAP", "SHARDED", "STATE", "EQX", "EQX_DONATES") if text.endswith(f"# {m}")}
+         for m in ("PMAP", "SHARDED", "STATE", "EQX", "EQX_DONATES", "MASK", "MOMENTUM", "EMA")
+         if text.endswith(f"# {m}")}
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +157,12 @@ def found(tmp_path_factory):
     assert rec.returncode == 0, rec.stderr
     check = run_cli("check", "--dynamic", "--compile", "--no-cache", "--output-format", "json", "prog.py",
                     cwd=root, env=DEVICES, timeout=600)
+    ROOT[:] = [root, rec.stderr]
     return json_findings(check, "JAX302")
+
+
+#: the recorded project's folder (the fixture's)
+ROOT: list = []
 
 
 def _of(found, function):
@@ -150,6 +190,8 @@ def test_a_state_whose_key_is_split_is_reported_with_what_can_be_donated(found):
     assert "argument `state` (5 arrays, 4.0 MiB)" in d["message"]
     assert "4 of its 5 arrays (4.0 MiB) are updates of themselves" in d["message"]
     assert "`state.rng_key` is a new value" in d["message"]
+    # `state = update(state, x)`: the old state is gone by the next call, so said without the hedge
+    assert "(the program did not use it again after the calls `jaxlint record` watched)" in d["message"]
     assert d["data"]["not_updated"] == ["state.rng_key"]
     assert sorted(d["data"]["donatable"]) == ["state.opt_state['b']", "state.opt_state['w']",
                                               "state.params['b']", "state.params['w']"]
@@ -166,3 +208,38 @@ def test_an_equinox_step_is_reported_and_one_that_donates_is_not(found):
     assert "donate='all'" in d["message"] and d["location"]["row"] == LINES["EQX"]
     assert "model.layers[0].weight" in d["data"]["donatable"]
     assert not _of(found, "donating_step")
+
+
+def test_a_helper_whose_argument_the_caller_uses_again_is_not_advised_to_donate_it(found):
+    # `pruned = mask_weights(live, masks)`: `live` is used again on the same step; donating
+    # it would break the loop. The recording saw the caller keep it
+    assert not _of(found, "mask_weights")
+    import json
+
+    recorded = json.loads((ROOT[0] / ".jaxlint" / "signatures.json").read_text())["functions"]
+    assert recorded["prog:mask_weights"]["reused"] == {"params": True, "masks": True}
+    assert recorded["prog:ema_update"]["reused"] == {"params": True, "avg_params": False}
+    assert recorded["prog:update"]["reused"]["state"] is False
+
+
+def test_the_record_summary_names_no_jit_of_jaxlint_and_no_rule_not_selected(found):
+    # jaxlint's own re-tracing jits (pmap and filter_jit bodies) are no library's; JAX208 is
+    # not selected here, so the function with several signatures sends no one to it
+    summary = [line for line in ROOT[1].splitlines() if line.startswith("jaxlint record:")]
+    assert not [line for line in summary if "jaxlint.dynamic" in line], summary
+    assert "(1 with several signatures)" in summary[0], summary
+    assert "JAX208" not in "\n".join(summary)
+
+
+def test_only_as_many_arguments_as_the_outputs_can_take_and_never_one_the_caller_reuses(found):
+    # `avg = ema_update(live, avg)`: one output tree, so one argument's buffers; `params`
+    # is the live parameters, passed again on the next step: `avg_params` alone
+    [d] = _of(found, "ema_update")
+    assert d["data"]["arguments"] == ["avg_params"] and d["data"]["reused_by_caller"] == ["params"]
+    assert "donate_argnames='avg_params'" in d["message"] and "'params'" not in d["message"]
+    assert "`params` could give its buffers too, but the program used it again after the call" in d["message"]
+    assert d["location"]["row"] == LINES["EMA"]
+    # the momentum step's velocity is rebound; its masked parameters are still bound to
+    # `pruned` at the next call (the recording sees a name that holds them, not whether it is read)
+    [d] = _of(found, "momentum_updates")
+    assert d["data"]["arguments"] == ["velocity"], d["message"]

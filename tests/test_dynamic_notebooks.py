@@ -58,13 +58,13 @@ def recorded(tmp_path_factory) -> Path:
     shutil.copytree(DATA, root)
     proc = run_cli("record", "--", "jupyter", "execute", "train.ipynb", cwd=root, timeout=600)
     assert proc.returncode == 0, proc.stderr
-    assert "3 jitted functions called: 3 traced" in proc.stderr, proc.stderr
+    assert "5 jitted functions called: 5 traced" in proc.stderr, proc.stderr
     return root
 
 
 def test_every_planted_problem_is_reported_at_its_cell_and_line(recorded):
     want = marked(recorded / "train.ipynb")
-    assert len(want) == 4
+    assert len(want) == 6
     assert dynamic_findings(recorded) == want
 
 
@@ -74,20 +74,43 @@ def test_concise_output_names_the_cell_of_each_observed_finding(recorded):
     # (the column of the constant's use in the line differs between jax versions)
     assert re.search(r"^train\.ipynb:cell 7:1:\d+: JAX201 captured array `TABLE` \(float32\[512,1024\], 2\.0 MiB\)",
                      out, re.M), out
-    assert "observed by `jaxlint record` in the running program: 3 jitted functions called: 3 traced" in out
+    assert "observed by `jaxlint record` in the running program: 5 jitted functions called: 5 traced" in out
+    # the earlier definition of `lookup` is no name after the notebook ran: the recording alone has it
+    assert "1 function analysed in the recording only (not reachable by import" in out, out
 
 
 def test_observations_are_keyed_to_the_notebook_and_its_code(recorded):
     functions = json.loads((recorded / ".jaxlint" / "observed.json").read_text())["functions"]
-    assert set(functions) == {"train:make_step.<locals>.step", "train:normalize", "train:<lambda>@30"}
+    first = next(k for k in functions if k.startswith("train:lookup@"))
+    assert set(functions) == {"train:make_step.<locals>.step", "train:normalize", "train:<lambda>@30",
+                              "train:lookup", first}
     for e in functions.values():
         assert e["file"] == "train.ipynb" and set(e["code"]) == {"train.ipynb"}
         assert e["first_call"].startswith("train.ipynb:")
         assert all(d["filename"] == "train.ipynb" for d in e["diagnostics"])
     # recorded signatures name the notebook too (no kernel temp file leaks into them)
     sigs = json.loads((recorded / ".jaxlint" / "signatures.json").read_text())["functions"]
-    assert {e["file"] for e in sigs.values()} == {"train.ipynb"} and len(sigs) == 3
+    assert {e["file"] for e in sigs.values()} == {"train.ipynb"} and len(sigs) == 5
     assert "ipykernel_" not in json.dumps(functions)  # no kernel cell file (/tmp/ipykernel_<pid>/...)
+
+
+def test_a_function_defined_again_in_a_later_cell_has_its_own_baseline_entry(recorded, tmp_path):
+    # two cells define `lookup` with the same line reading the table: two findings, two
+    # baseline entries (the earlier definition keyed `lookup@LINE`, the last one as before)
+    functions = json.loads((recorded / ".jaxlint" / "observed.json").read_text())["functions"]
+    first = next(k for k in functions if k.startswith("train:lookup@"))
+    [early] = functions[first]["diagnostics"]
+    [last] = functions["train:lookup"]["diagnostics"]
+    assert last["signature"].startswith("lookup:") and early["signature"].startswith(first.split(":", 1)[1] + ":")
+    baseline = tmp_path / "baseline.json"
+    proc = run_cli("check", "--dynamic", "--no-cache", "--write-baseline", str(baseline), "train.ipynb",
+                   cwd=recorded, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    entries = json.loads(baseline.read_text())["findings"]
+    assert len([e for e in entries if "lookup" in json.dumps(e)]) == 2, entries
+    proc = run_cli("check", "--dynamic", "--no-cache", "--baseline", str(baseline), "--output-format", "json",
+                   "train.ipynb", cwd=recorded, timeout=600)
+    assert proc.returncode == 0 and json.loads(proc.stdout) == [], proc.stdout
 
 
 def test_saved_outputs_keep_the_observations_and_edited_code_makes_them_out_of_date(recorded, tmp_path):
@@ -126,5 +149,5 @@ def test_a_notebook_run_by_a_script_with_nbclient_is_recorded_too(tmp_path):
     root = tmp_path / "proj"
     shutil.copytree(DATA, root)
     proc = run_cli("record", "--", "python", "run_with_nbclient.py", cwd=root, timeout=600)
-    assert proc.returncode == 0 and "executed 5 code cells" in proc.stdout, proc.stdout + proc.stderr
+    assert proc.returncode == 0 and "executed 7 code cells" in proc.stdout, proc.stdout + proc.stderr
     assert dynamic_findings(root) == marked(root / "train.ipynb")

@@ -166,7 +166,8 @@ def run(args) -> int:
             shown = target
         print(f"jaxlint record: {n_sigs} signature{'s' if n_sigs != 1 else ''} of {len(recorded)} jitted "
               f"function{'s' if len(recorded) != 1 else ''} written to {shown}"
-              + (f" ({len(multi)} with several signatures{_see_rule()})" if multi else ""), file=sys.stderr)
+              + (f" ({len(multi)} with several signatures{_see_rule(multi, functions if levels else None, root)})"
+                 if multi else ""), file=sys.stderr)
         if levels:
             lines = observations.coverage_lines(functions, levels)
             found_n = sum(len(e.get("diagnostics") or []) for e in functions.values())
@@ -393,9 +394,28 @@ def _merge_errors(parts: list[dict]) -> dict[str, dict]:
     return out
 
 
-def _see_rule() -> str:
-    """``: see JAX208``, the code of the rule that reads the signatures, if one is registered."""
-    from jaxlint.registry import all_rules
+def _see_rule(multi: list[str], functions: dict[str, dict] | None, root: Path) -> str:
+    """What the rule that reads the signatures (JAX208) made of the functions ``multi``
+    called with several: ``: see JAX208`` where it reported each of them; how many it
+    reported where it did not (two fixed sizes, a toggled flag: deliberate); where the run
+    was not analysed (``functions`` None), that ``check --dynamic`` runs it; nothing where
+    the project's settings do not select it."""
+    from jaxlint.files.discovery import SettingsResolver
+    from jaxlint.registry import active_rules
 
-    codes = [r.code for r in all_rules() if r.reads_signatures]
-    return f": see {codes[0]}" if codes else ""
+    try:
+        codes = [r.code for r in active_rules(SettingsResolver(None, False, {}).for_dir(root), ("trace",))
+                 if r.reads_signatures]
+    except Exception:  # settings that cannot be read: the check says so; the summary names no rule
+        codes = []
+    if not codes:
+        return ""
+    if functions is None:
+        return f": `jaxlint check --dynamic` runs {codes[0]} on them"
+    reported = sum(1 for k in multi if any(d.get("code") in codes
+                                           for d in (functions.get(k) or {}).get("diagnostics") or []))
+    if reported == len(multi):
+        return f": see {codes[0]}"
+    if reported == 0:
+        return f"; {codes[0]} reports no recompilation in {'it' if len(multi) == 1 else 'them'}"
+    return f"; {codes[0]} reports a recompilation in {reported} of them"

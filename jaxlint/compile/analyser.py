@@ -103,6 +103,7 @@ def compile_function(fa: FunctionAnalysis) -> None:
         shardings=(fa.call.shardings or None) if fa.call is not None and captured is not None else None,
     )
     cf.kind = str(fa.entry.get("kind") or "jit")
+    cf.reused = dict(fa.reused)
     donate = fa.donation_site()
     if donate is not None:  # where an unusable donation is undone (JAX302)
         cf.sites["donate"] = [donate.path, donate.line, donate.column]

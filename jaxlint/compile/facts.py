@@ -197,6 +197,9 @@ class CompileFacts:
     sites: dict[str, list] = field(default_factory=dict)
     #: the transform that compiled it (``jit``, ``pmap``, ``filter_jit`` ...)
     kind: str = "jit"
+    #: {argument name: whether the program used it again after a call}, where `jaxlint
+    #: record` saw it (``FunctionAnalysis.reused``); an argument not in it: unknown
+    reused: dict[str, bool] = field(default_factory=dict)
 
     @cached_property
     def module(self) -> HloModule:

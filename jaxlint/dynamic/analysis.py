@@ -85,6 +85,12 @@ class FunctionAnalysis:
     versions: Mapping[str, str]
     #: every distinct recorded signature of this function (may be empty)
     signatures: Sequence[Mapping[str, Any]] = ()
+    #: {argument name: whether the program used it again after a call}, as `jaxlint
+    #: record` saw it (:mod:`jaxlint.dynamic.callers`); empty when not seen (unknown)
+    reused: Mapping[str, bool] = field(default_factory=dict)
+    #: ``@LINE`` for an earlier definition of a name defined again (see
+    #: :attr:`jaxlint.findings.measured.MeasuredIn.redefined_at`), else empty
+    redefined_at: str = ""
     function: Any = None  # the original Python function (partials and decorators removed)
     #: the ``functools.partial`` jit wrapped, when it did (its bound arguments are
     #: captured by the traced program), else None
@@ -522,7 +528,7 @@ class FunctionAnalysis:
             inputs = self.spec.get("source", "?")
             if self.symbolic is not None:
                 shapes = "symbolic" if self.symbolic else "concrete"
-        return MeasuredIn(self.qualname, dict(self.versions), inputs, shapes)
+        return MeasuredIn(self.qualname, dict(self.versions), inputs, shapes, self.redefined_at)
 
 
 # ---------------------------------------------------------------------------- running rules and levels

@@ -277,6 +277,7 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
                 plan.observed, plan.skip = obs, None
             elif obs.get("signatures"):  # the worker traces it: with what jax really compiled
                 plan.signatures = [_abs_call(r, root) for r in obs["signatures"]]
+                plan.reused = dict(obs.get("reused") or plan.reused)
         else:
             why = observations.unreachable(key)  # an earlier definition of a name defined again, a library's
             if why is not None:
@@ -308,6 +309,7 @@ def _plan_entry(e: EntryPoint, model, nodes, stmts, lines, found, examples, dyn:
     rec = recorded.get(f"{modname}:{e.qualname}")
     if rec is not None:
         plan.signatures = rec.get("signatures", [])
+        plan.reused = dict(rec.get("reused") or {})
     fn = nodes.get(e.def_line)
     if e.is_method:
         spec, _ = _recorded_spec(rec, signatures_file) if rec is not None else (None, "")

@@ -44,6 +44,9 @@ class Plan:
     #: `jaxlint record` traced it in the running program without an error (its
     #: observation, current or not): a worker that cannot trace it says "record again"
     observed_clean: bool = False
+    #: {argument: whether the recorded program used it again after a call} (the
+    #: recording's ``reused``; empty: unknown)
+    reused: dict[str, bool] = field(default_factory=dict)
 
     def to_job(self) -> dict:
         return {
@@ -52,6 +55,7 @@ class Plan:
             "spec": self.spec,
             "signatures": self.signatures,
             "observed_clean": self.observed_clean,
+            "reused": self.reused,
         }
 
 

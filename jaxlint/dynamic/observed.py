@@ -217,6 +217,11 @@ def _damage(entry: Any) -> str:
     for k, t in (("levels", list), ("signatures", list), ("report", dict), ("versions", dict), ("line", int)):
         if entry.get(k) is not None and not isinstance(entry[k], t):
             return f"`{k}` is not a {t.__name__}"
+    if entry.get("reused") is not None:
+        from jaxlint.dynamic.signatures import reused_ok
+
+        if not reused_ok(entry["reused"]):
+            return "`reused` must map argument names to true or false"
     for i, d in enumerate(entry["diagnostics"]):
         try:
             diag = Diagnostic.from_dict(d)

@@ -68,6 +68,9 @@ class FunctionState:
         self.seconds = 0.0
         #: file -> the lines of it the traces entered (what the observation rests on)
         self.lines: dict[str, set[int]] = {}
+        #: (analysis, rules) of the rules that read what the caller does with the
+        #: arguments (``reads_callers``), waiting for it to be seen (:meth:`Observer.callers`)
+        self.waiting: list[tuple[FunctionAnalysis, list]] = []
 
     def analysis(self, observer: "Observer", site: tuple[str, int, int] | None, fun: Any = None) -> FunctionAnalysis:
         """``fun``: the jitted function of the call analysed (``a.step`` or ``b.step`` of
@@ -75,8 +78,10 @@ class FunctionState:
         where = f"{relative_path(site[0], observer.root)}:{site[1]}" if site else "?"
         fa = FunctionAnalysis(path=self.path, module=self.meta["module"], qualname=self.meta["qualname"],
                               entry=self.entry, spec={"source": "observed", "where": where},
-                              versions=observer.versions, signatures=self.signature_records(observer))
+                              versions=observer.versions, signatures=self.signature_records(observer),
+                              redefined_at=_definition(self.key, self.meta["qualname"]))
         fa.function, fa.bound = unbind(self.fun if fun is None else fun)
+        fa.reused = observer.reused.get(self.key) or {}
         return fa
 
     def signature_records(self, observer: "Observer") -> list[dict]:
@@ -133,6 +138,10 @@ class Observer:
         from jaxlint.dynamic.codedigest import Reader
 
         self.scopes = Reader()
+        #: function key -> {argument: whether the caller used it again after a call}
+        #: (:mod:`jaxlint.dynamic.callers`); ``settled``: every watched call was judged
+        self.reused: dict[str, dict[str, bool]] = {}
+        self.settled: set[str] = set()
 
     # ------------------------------------------------------------------ setup
     def state(self, key: str, meta: dict, fun: Any) -> FunctionState:
@@ -210,6 +219,34 @@ class Observer:
                 self.recorder.error("reading a source file's jit map", e)
                 self._models[path] = None
         return self._models[path]
+
+    # ------------------------------------------------------------------ the caller
+    def callers(self, key: str, reused: dict[str, bool], final: bool) -> None:
+        """What the program did with ``key``'s arguments after the calls watched so far
+        (:mod:`jaxlint.dynamic.callers`); once ``final``, the rules waiting for it run."""
+        with self.lock:
+            self.reused[key] = dict(reused)
+            fs = self.functions.get(key)
+            if not final or fs is None:
+                return
+            self.settled.add(key)
+            waiting, fs.waiting = fs.waiting, []
+        for fa, rules in waiting:
+            self._run_waiting(fs, fa, rules)
+
+    def _run_waiting(self, fs: FunctionState, fa: FunctionAnalysis, rules: list) -> None:
+        """Run the rules that read the caller's reuse on an analysis kept for them."""
+        try:
+            fa.reused = self.reused.get(fs.key) or {}
+            if fa.compile_facts is not None:
+                fa.compile_facts.reused = dict(fa.reused)
+            errors = run_rules(fa, rules)
+            with self.lock:
+                fs.rule_errors += errors
+                _add_new(fs.diagnostics, fa.diagnostics)
+                self.dirty = True
+        except Exception as e:  # never break the user's program
+            fs.rule_errors.append(f"jaxlint could not finish the analysis of {fs.meta['qualname']}: {e}")
 
     # ------------------------------------------------------------------ one call
     def call(self, rec: Any, args: tuple, kwargs: dict, canon: str, sig: dict) -> Any:
@@ -352,6 +389,7 @@ class Observer:
 
     def _analyse(self, fs: FunctionState, traced, error, compiles, caught, site, donated=(), fun: Any = None,
                  shardings: tuple = (), under: str | None = None) -> None:
+        waiting: list = []  # rules that read the caller, run now (it is known)
         fa = fs.analysis(self, site, fun)
         fa.jitted = None
         fa.traced = traced
@@ -383,7 +421,14 @@ class Observer:
                         budget = fa.compile_report.get("budget")
                         if isinstance(budget, dict) and "compile_seconds" in budget:
                             budget["compile_seconds"] = round(aot.seconds, 3)
-                fs.rule_errors += run_rules(fa, rules.get("compile", []))
+                now = [r for r in rules.get("compile", []) if not r.reads_callers]
+                fs.rule_errors += run_rules(fa, now)
+                later = [r for r in rules.get("compile", []) if r.reads_callers]
+                if later and fa.compile_facts is not None:
+                    if fs.key in self.settled or len(fs.waiting) >= _WAITING_KEPT:
+                        waiting.append((fa, later))
+                    else:  # until the program's next calls show what the caller keeps
+                        fs.waiting.append((fa, later))
                 fs.compiled = fs.compiled or fa.compile_facts is not None
                 if fs.report is None:
                     fs.report = fa.compile_report
@@ -406,16 +451,23 @@ class Observer:
             except Exception as e:
                 fs.ir = {"ok": False, "error": f"{type(e).__name__}: {e}"}
         with self.lock:
-            seen = {_dkey(d) for d in fs.diagnostics}
-            fs.diagnostics += [d for d in fa.diagnostics if _dkey(d) not in seen]
+            _add_new(fs.diagnostics, fa.diagnostics)
             if fa.jaxpr is not None or fa.error is not None:
                 fs.status = "analysed"
+        for f, rs in waiting:
+            self._run_waiting(fs, f, rs)
+        if fs.waiting and fs.waiting[-1][0] is fa:
+            fa.traced = None  # what is kept waiting holds no argument of the program's call
 
     # ------------------------------------------------------------------ the end
     def finish(self) -> None:
         """Run the rules that read a function's signatures (what the whole run called
         and compiled), once, when the program ends."""
         for fs in list(self.functions.values()):
+            with self.lock:  # what the calls watched showed until now (the last ones unjudged: unknown)
+                waiting, fs.waiting = fs.waiting, []
+            for f, rs in waiting:
+                self._run_waiting(fs, f, rs)
             if not fs.sigs:
                 continue
             try:
@@ -423,8 +475,7 @@ class Observer:
                 rules = [r for rs in self.rules_for(fs.home).values() for r in rs if r.reads_signatures]
                 fs.rule_errors += run_rules(fa, rules)
                 with self.lock:
-                    seen = {_dkey(d) for d in fs.diagnostics}
-                    fs.diagnostics += [d for d in fa.diagnostics if _dkey(d) not in seen]
+                    _add_new(fs.diagnostics, fa.diagnostics)
             except Exception as e:
                 fs.rule_errors.append(f"jaxlint could not read the signatures of {fs.meta['qualname']}: {e}")
 
@@ -467,12 +518,18 @@ class Observer:
                     # the recompilation rule reads, for a worker that traces the function too
                     "signatures": [_rel_call(r, self.root) for r in fs.signature_records(self)],
                 }
+                if self.reused.get(key):
+                    out[key]["reused"] = dict(self.reused[key])
                 if fs.ir is not None:
                     out[key]["ir"] = fs.ir
                 if fs.path != fs.home:  # placed in its notebook by the recorder
                     out[key]["_code_file"] = fs.path
         return out
 
+
+#: analyses of one function kept waiting for what its caller does (past that, the rules run
+#: without it)
+_WAITING_KEPT = 8
 
 #: how many jitted function objects of one signature are told apart (past that, one more
 #: makes no difference to what the recompilation rule concludes)
@@ -544,8 +601,27 @@ def _pick(compiles, fs: FunctionState):
     return mine[-1] if mine else None
 
 
+def _definition(key: str, qualname: str) -> str:
+    """``@LINE`` of a key the recorder gave an earlier definition of a name defined again
+    (``module:qualname@LINE``), else empty (a library jit's ``@jitLINE`` is its name)."""
+    tail = key.rpartition(":")[2]
+    rest = tail[len(qualname):] if tail.startswith(qualname) else ""
+    return rest if rest[1:].isdigit() and rest.startswith("@") else ""
+
+
 def _dkey(d) -> tuple:
     return (d.code, d.path, d.start.line, d.start.column)
+
+
+def _add_new(kept: list, found: list) -> None:
+    """Add to ``kept`` the findings of ``found`` at a place it has none of (one per code
+    and place, as ``check`` reports them: a rule that reports one line twice, such as two
+    draws of one key in a helper called twice, is one finding)."""
+    seen = {_dkey(d) for d in kept}
+    for d in found:
+        if _dkey(d) not in seen:
+            seen.add(_dkey(d))
+            kept.append(d)
 
 
 def _rel_call(rec: dict, root: Path) -> dict:

@@ -53,6 +53,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from jaxlint.dynamic import callers
+
 if TYPE_CHECKING:
     from jaxlint.dynamic.analysis import Analysers
 
@@ -114,6 +116,7 @@ class Recorder:
 
 #: this process's recorder
 RECORDER = Recorder()
+callers.ERROR.append(RECORDER.error)
 recorder_error = RECORDER.error
 recorder_errors = RECORDER.errors
 in_project = RECORDER.in_project
@@ -208,6 +211,7 @@ def _forget() -> None:
     RECORDER.forget_errors()
     _OBSERVER = None
     _LAST_FLUSH = 0.0
+    callers.forget()
 
 
 def _patch(module, name: str) -> None:
@@ -249,8 +253,9 @@ def _recording(original, kind: str):
 
 _NOTHING = object()
 #: top-level packages whose own jits wrap the project's functions (recorded through their
-#: transforms) or are jax's internals: not counted as library jits
-_TRANSFORM_PACKAGES = frozenset({"jax", "jaxlib", "equinox", "flax"})
+#: transforms), are jax's internals, or are jaxlint's own (the observer traces an
+#: ``equinox.filter_jit`` function again through a jit of its own): not counted as library jits
+_TRANSFORM_PACKAGES = frozenset({"jax", "jaxlib", "equinox", "flax", "jaxlint"})
 #: "module:qualname" of a library function a library jitted -> how many jits of it were made
 _LIBRARY_JITS: dict[str, int] = {}
 
@@ -398,6 +403,8 @@ class _Recorded:
             recorder_error("noting a call", e)
         if seen is not None:  # a signature seen before: count it, nothing else
             next(seen.count)
+            if _WATCH[0]:  # the first calls after a function's first: what the caller keeps (one check)
+                return _watched(self, args, kwargs, seen)
             if seen.cur is None:
                 return self._jitted(*args, **kwargs)
             compiled = _COMPILES[0]
@@ -416,13 +423,18 @@ class _Recorded:
         if obs is None:
             if noted is not None and fast is not None:
                 self._remember(fast, _leaves(fast, args, kwargs), noted, None)
-            return self._jitted(*args, **kwargs)
+            out = self._jitted(*args, **kwargs)
+            if noted is not None and not noted[2]:
+                callers.after(self, args, kwargs, out)
+            return out
         canon, sig, inlined = noted
         if inlined:
             obs.inlined(self)
             return self._jitted(*args, **kwargs)
         try:
-            return obs.call(self, args, kwargs, canon, sig)
+            out = obs.call(self, args, kwargs, canon, sig)
+            callers.after(self, args, kwargs, out)
+            return out
         finally:
             if fast is not None:
                 self._remember(fast, _leaves(fast, args, kwargs), noted, obs)
@@ -479,6 +491,22 @@ class _Recorded:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._jitted, name)
+
+
+def _watched(rec: _Recorded, args: tuple, kwargs: dict, seen: "_Seen") -> Any:
+    """A fast-path call while the caller's reuse is watched (:mod:`jaxlint.dynamic.callers`):
+    the call as the fast path makes it, then the watch."""
+    if seen.cur is None:
+        out = rec._jitted(*args, **kwargs)
+    else:
+        compiled = _COMPILES[0]
+        out = rec._jitted(*args, **kwargs)
+        if _COMPILES[0] != compiled:
+            rec._again(seen, compiled)
+    callers.after(rec, args, kwargs, out)
+    if _clock() - _LAST_FLUSH >= FLUSH_EVERY:
+        _maybe_flush()
+    return out
 
 
 class _Seen:
@@ -538,6 +566,8 @@ _AVAL = operator.attrgetter("aval", "_committed")
 _SHARDING = operator.attrgetter("_sharding")
 #: adapter.COMPILE_COUNT once the observer captures compiles (a list that never changes before)
 _COMPILES = [0]
+#: calls left during which the caller's reuse is watched (:mod:`jaxlint.dynamic.callers`)
+_WATCH = callers.WATCH
 _clock = time.monotonic
 
 
@@ -1167,6 +1197,7 @@ def _observer():
 
                 _OBSERVER = Observer(_root(), levels, os.environ.get("JAXLINT_KEEP_IR") == "1", _ANALYSERS,
                                      RECORDER)
+                callers.LISTENERS.append(_OBSERVER.callers)
                 from jaxlint.dynamic import adapter
 
                 _COMPILES = adapter.COMPILE_COUNT  # the fast path sees a call that compiled
@@ -1293,11 +1324,14 @@ def flush() -> None:
         _fold_counts()
     except Exception as e:
         recorder_error("counting the calls", e)
+    reused = callers.verdicts()
     with _LOCK:
         data = {}
         for key, e in _RECORDS.items():
             data[key] = {k: v for k, v in e.items() if k != "sigs"}
             data[key]["signatures"] = list(e["sigs"].values())
+            if reused.get(key):  # what the caller did with the arguments after the calls watched
+                data[key]["reused"] = reused[key]
         blobs = dict(_BLOBS)
     observed = None
     if _OBSERVER is not None:

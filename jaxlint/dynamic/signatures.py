@@ -105,8 +105,16 @@ def load(path: Path) -> dict[str, dict]:
                 sigs.append({"args": [], "kwargs": {}, "calls": s.get("calls", 0),
                              "unsaved": f"a signature in {path.name} cannot be read ({err})"})
         e["signatures"] = sigs
+        reused = e.get("reused")  # none in recordings before it was kept: unknown
+        if reused is not None and not reused_ok(reused):
+            raise ConfigError(f"{where}: `reused` must map argument names to true or false, got {shown(reused)}")
         out[key] = e
     return out
+
+
+def reused_ok(reused: Any) -> bool:
+    """Whether a recording's ``reused`` has its shape: {argument name: true/false}."""
+    return isinstance(reused, dict) and all(isinstance(k, str) and isinstance(v, bool) for k, v in reused.items())
 
 
 def _bad_signature(s: Any) -> str | None:

@@ -538,7 +538,7 @@ class Worker:
         spec = job.get("spec")
         fa = FunctionAnalysis(path=os.path.abspath(req["path"]), module=req["module"], qualname=job["qualname"],
                               entry=entry, spec=spec, versions=self.versions,
-                              signatures=job.get("signatures") or ())
+                              signatures=job.get("signatures") or (), reused=job.get("reused") or {})
         timings: dict[str, float] = {}
         status, reason = "analysed", None
         try:

@@ -26,6 +26,10 @@ class MeasuredIn:
     inputs: str | None = None
     #: whether the trace used symbolic or concrete shapes, when that was decided
     shapes: str | None = None
+    #: ``@LINE`` of an earlier definition of a name the module defines again (a notebook's
+    #: cell per optimizer): part of the findings' signature, so that each definition has
+    #: its own baseline entries; empty for the last definition (the plain name, as before)
+    redefined_at: str = ""
 
 
 def measured_diagnostic(rule: Any, about: MeasuredIn, *, message: str, path: str, start: Position,
@@ -61,7 +65,7 @@ def measured_diagnostic(rule: Any, about: MeasuredIn, *, message: str, path: str
         phase=phase,
         related=tuple(related),
         data=payload,
-        signature=f"{about.function}:{tag}:{key}",
+        signature=f"{about.function}{about.redefined_at}:{tag}:{key}",
         noqa_line=start.line,
     )
 

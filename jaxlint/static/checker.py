@@ -166,6 +166,25 @@ class StaticContext:
     #: what the project as a whole has chosen (``jaxlint.static.project``)
     project: ProjectFacts = NO_FACTS
 
+    #: qualname -> the ``def`` line of its last definition in the module (see :meth:`_definition`)
+    _last_defs: dict[str, int] | None = field(default=None, init=False, repr=False)
+
+    def _definition(self, fn: Any) -> str:
+        """``@LINE`` (its first line, decorators included) of an earlier definition of a name
+        the module defines again (a notebook's cell per variant), as ``jaxlint record`` keys
+        it: each definition has its own baseline entries; the last keeps the plain name."""
+        node = fn.node
+        if isinstance(node, ast.Lambda):
+            return ""
+        if self._last_defs is None:
+            self._last_defs = {}
+            for info in self.model.functions:
+                if not isinstance(info.node, ast.Lambda):
+                    self._last_defs[info.qualname] = max(self._last_defs.get(info.qualname, 0), info.node.lineno)
+        if self._last_defs.get(fn.qualname, node.lineno) == node.lineno:
+            return ""
+        return f"@{min([node.lineno] + [d.lineno for d in node.decorator_list])}"
+
     @property
     def lines(self) -> list[str]:
         return self.index.lines
@@ -204,7 +223,7 @@ class StaticContext:
 
     def signature(self, node: ast.AST) -> str:
         fn = self.model.function_of(node)
-        where = fn.qualname if fn is not None else "<module>"
+        where = fn.qualname + self._definition(fn) if fn is not None else "<module>"
         try:
             text = ast.unparse(node)
         except Exception:  # pragma: no cover - unparse of exotic nodes

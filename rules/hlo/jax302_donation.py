@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._base import HloRule
@@ -29,7 +29,19 @@ class Donation(HloRule):
     Only functions that look
     like update steps are considered: the argument is named like state, or the function
     like an update (`step`, `update`, `sgd`, `train...`); when several arguments could be
-    the state (`p - lr * g` reads both `p` and `g`), the one named like state is meant. A donated argument that
+    the state (`p - lr * g` reads both `p` and `g`), the one named like state is meant. Each output
+    buffer can be given by one argument only: when several arguments update the same
+    outputs (`ema(params, avg_params)` returns one tree), only as many are named as the
+    outputs can take, and the others are mentioned as the alternative.
+
+    Under `jaxlint record` the rule knows what the program did with each argument after
+    the first few calls (an argument still alive at the next jitted call is *reused*:
+    `pruned = apply_mask(params, m)` keeps `params`; `state = step(state)` lets the old
+    state go). An argument the caller reused is never advised for donation (when that
+    leaves none, there is no finding), one it let go is preferred, and the advice drops
+    its "if the caller does not reuse it" hedge. Without a recording the hedge stays.
+    Arrays of a state that are not updates are named as returned unchanged, new values,
+    or not returned. A donated argument that
     the compiled program does not alias to any output (missing from the HLO module's
     `input_output_alias`, the "donated buffers were not usable" warning) is reported
     too, at the `donate_argnums`/`donate_argnames` keyword that donates it (the
@@ -64,6 +76,7 @@ class Donation(HloRule):
 
     code = "JAX302"
     name = "donation"
+    reads_callers = True
     summary = "an updated state is not donated, or a donation cannot be used"
     fix_hint = "donate the state argument (donate_argnums/donate_argnames) or drop the unusable donation"
     options = {
@@ -173,6 +186,21 @@ class Donation(HloRule):
             message="2 of its 3 arrays (2.0 MiB) are updates of themselves and can reuse their buffers, "
                     "`state['key']` is a new value",
         ),
+        # one output tree, two inputs it is computed from elementwise: one buffer each to
+        # give, so one argument is named; without a recording, the other is the alternative
+        Invalid(
+            """
+            import jax
+
+            # jaxlint: args=({"w": f32[512,512], "b": f32[512,512]}, {"w": f32[512,512], "b": f32[512,512]})
+            @jax.jit
+            def ema_update(params, avg_params):
+                return jax.tree.map(lambda p, a: 0.999 * a + 0.001 * p, params, avg_params)
+            """,
+            line=5,
+            message="add donate_argnames='params' (or its donate_argnums) if the caller does not reuse it "
+                    "(or donate `avg_params` instead, if that is the one it does not reuse)",
+        ),
         # a small donated batch that no output matches: reported whatever its size
         Invalid(
             """
@@ -226,42 +254,70 @@ class Donation(HloRule):
         aliased_out = {a.output_index for a in m.aliases}
         free_outputs = [o for o in facts.outputs if o.index not in aliased_out]
         root = m.entry.root
-        candidates = []
+        tops = []
         for top, leaves in by_top.items():
             if any(a.donated for a in leaves) or any(a.parameter is None for a in leaves):
                 continue
             total = sum(a.bytes for a in leaves)
             if total < self.opts["min-bytes"] or not (looks_like_state(top) or looks_like_update(facts.function)):
                 continue
-            matched = []
-            used: set[tuple[int, ...]] = set()
-            for a in leaves:
-                hit = next((o for o in free_outputs if o.index not in used and o.shape == a.shape
-                            and o.dtype == a.dtype and self._updates(facts, a, o.index, root)), None)
-                if hit is not None:
-                    used.add(hit.index)
-                    matched.append((a, hit))
-            # a state whose every array, or nearly every byte, comes back as an update of
-            # itself: a key replaced by `random.split` or a new counter does not stop the
-            # donation of the parameters and moments beside it
-            updated = sum(a.bytes for a, _ in matched)
-            if not matched or updated < self.opts["min-bytes"] or (len(matched) != len(leaves)
-                                                                    and updated < 0.9 * total):
-                continue
-            candidates.append((top, leaves, matched))
-        if len(candidates) > 1:
-            # `p - lr * g` reads both arrays: the state is the one named like state; when
-            # names do not tell (or several do not), stay quiet rather than guess
-            candidates = [c for c in candidates if looks_like_state(c[0])]
+            tops.append((top, leaves))
+        # each output buffer can be given by one argument only: the arguments share the
+        # outputs, those the caller was seen to let go first, then those named like state
+        # (`p - lr * g` reads both `p` and `g`: the state is meant)
+        order = {top: i for i, (top, _) in enumerate(tops)}
+        tops.sort(key=lambda t: (facts.reused.get(t[0]) is not False, not looks_like_state(t[0]), order[t[0]]))
+        alone = [(top, leaves, self._match(facts, leaves, free_outputs, root, set())) for top, leaves in tops]
+        alone = [c for c in alone if self._enough(c[1], c[2])]
+        if len(alone) > 1 and any(looks_like_state(c[0]) for c in alone):
+            alone = [c for c in alone if looks_like_state(c[0])]
+        elif len(alone) > 1:
+            return  # names do not tell which is the state (or several do not): quiet rather than guess
+        reused = [c[0] for c in alone if facts.reused.get(c[0])]
+        used: set[tuple[int, ...]] = set()
+        candidates, rivals = [], []
+        for top, leaves, _ in alone:
+            if facts.reused.get(top):
+                continue  # the program used it again after the call: donating it would break the caller
+            matched = self._match(facts, leaves, free_outputs, root, used)
+            if self._enough(leaves, matched):
+                used.update(o.index for _, o in matched)
+                candidates.append((top, leaves, matched))
+            else:  # as large an update, but the outputs it would give its buffers to are taken
+                rivals.append(top)
         if candidates:
-            yield self._undonated(facts, candidates, root)
+            yield self._undonated(facts, candidates, root, reused, rivals)
 
-    def _undonated(self, facts: CompileFacts, candidates: list, root) -> Finding:
+    def _match(self, facts: CompileFacts, leaves: list, free_outputs: list, root, used: set) -> list:
+        """(leaf, output) of the leaves an output not in ``used`` updates (same shape and dtype,
+        an elementwise kernel that reads the leaf); ``used`` is not changed."""
+        taken = set(used)
+        matched = []
+        for a in leaves:
+            hit = next((o for o in free_outputs if o.index not in taken and o.shape == a.shape
+                        and o.dtype == a.dtype and self._updates(facts, a, o.index, root)), None)
+            if hit is not None:
+                taken.add(hit.index)
+                matched.append((a, hit))
+        return matched
+
+    def _enough(self, leaves: list, matched: list) -> bool:
+        """A state whose every array, or nearly every byte, comes back as an update of
+        itself: a key replaced by `random.split` or a new counter does not stop the
+        donation of the parameters and moments beside it."""
+        updated = sum(a.bytes for a, _ in matched)
+        total = sum(a.bytes for a in leaves)
+        return bool(matched) and updated >= self.opts["min-bytes"] and (len(matched) == len(leaves)
+                                                                       or updated >= 0.9 * total)
+
+    def _undonated(self, facts: CompileFacts, candidates: list, root, reused: Sequence[str] = (),
+                   rivals: Sequence[str] = ()) -> Finding:
         """One finding for the function's undonated states (one fix: donate them all)."""
         from jaxlint.compile.facts import Finding, lines_text
 
         tops, parts, producer_lines, donatable, fresh = [], [], [], [], []
         total = updated = arrays = 0
+        passed = self._passed_through(facts, root)
         for top, leaves, matched in candidates:
             for _, o in matched:
                 inst = self._output_inst(facts, o.index, root)
@@ -274,25 +330,73 @@ class Donation(HloRule):
             parts.append(f"`{top}` ({what}, {human_bytes(size)})")
             total, updated, arrays = total + size, updated + sum(a.bytes for a, _ in matched), arrays + n
             donatable += [a.path for a, _ in matched]
-            fresh += [a.path for a in leaves if all(a is not b for b, _ in matched)]
+            fresh += [a for a in leaves if all(a is not b for b, _ in matched)]
         names = repr(tops[0]) if len(tops) == 1 else "(" + ", ".join(map(repr, tops)) + ")"
         how = {"pmap": "add donate_argnums with its position (pmap has no donate_argnames)",
                "filter_jit": "give equinox.filter_jit donate='all' (or 'all-except-first'; it donates no "
                              "single argument)"}.get(facts.kind, f"add donate_argnames={names} (or its donate_argnums)")
         rest = ""
         if fresh:
-            shown = ", ".join(f"`{p}`" for p in fresh[:3]) + (f" and {len(fresh) - 3} more" if len(fresh) > 3 else "")
+            taken = {o.index for _, _, matched in candidates for _, o in matched}
+            others = [o for o in facts.outputs if o.index not in taken]
+            same = [a.path for a in fresh if a.parameter in passed]
+            new = [a.path for a in fresh if a.parameter not in passed
+                   and any(o.shape == a.shape and o.dtype == a.dtype for o in others)]
+            gone = [a.path for a in fresh if a.parameter not in passed and a.path not in new]
+            told = []
+            for paths, one, many in ((same, "is returned unchanged", "are returned unchanged"),
+                                     (new, "is a new value", "are new values"),
+                                     (gone, "is not returned as an array of its shape",
+                                      "are not returned as arrays of their shapes")):
+                if paths:
+                    shown = ", ".join(f"`{p}`" for p in paths[:3]) + (f" and {len(paths) - 3} more"
+                                                                    if len(paths) > 3 else "")
+                    told.append(f"{shown} {one if len(paths) == 1 else many}")
             rest = (f"; {len(donatable)} of its {arrays} arrays ({human_bytes(updated)}) are updates of themselves "
-                    f"and can reuse their buffers, {shown} {'is a new value' if len(fresh) == 1 else 'are new values'}")
+                    f"and can reuse their buffers, " + "; ".join(told))
         head = (f"argument {parts[0]} is" if len(parts) == 1
                 else "arguments " + ", ".join(parts[:-1]) + f" and {parts[-1]} are")
+        it = "it" if len(parts) == 1 else "them"
+        seen_free = all(facts.reused.get(t) is False for t in tops)
+        notes = ""
+        if reused:
+            single = len(reused) == 1
+            notes += (f"; {' and '.join(f'`{t}`' for t in reused)} could give {'its' if single else 'their'} "
+                      f"buffers too, but the program used {'it' if single else 'them'} again after the call: "
+                      f"not to be donated")
+        if rivals:
+            notes += (f"; {' and '.join(f'`{t}`' for t in rivals)} could give the same outputs their buffers, "
+                      f"but each output takes one argument's buffer only")
+        when = ("(the program did not use " + it + " again after the calls `jaxlint record` watched)" if seen_free
+                else f"if the caller does not reuse {it}"
+                + (" (or donate " + " or ".join(f"`{t}`" for t in rivals) + " instead, if that is the one it "
+                   "does not reuse)" if rivals else ""))
         return Finding(
             f"{head} updated and returned ({lines_text(producer_lines, facts)}) but not donated: XLA keeps the "
-            f"old and the new state alive together{rest}; {how} if the caller does not reuse "
-            + ("it" if len(parts) == 1 else "them"),
+            f"old and the new state alive together{rest}{notes}; {how} {when}",
             None, tuple([(loc, "the updated value") for loc in dict.fromkeys(producer_lines)][:3]),
             {"argument": tops[0], "arguments": tops, "bytes": total, "arrays": arrays, "donatable": donatable,
-             "donatable_bytes": updated, "not_updated": fresh}, key="not-donated:" + ",".join(tops))
+             "donatable_bytes": updated, "not_updated": [a.path for a in fresh], "reused_by_caller": list(reused),
+             "rivals": list(rivals), "caller_seen": seen_free}, key="not-donated:" + ",".join(tops))
+
+    @staticmethod
+    def _passed_through(facts: CompileFacts, root) -> set[int]:
+        """The entry parameters the compiled program returns as they are (or a copy of)."""
+        m = facts.module
+        if root is None:
+            return set()
+        outs = root.operands if root.opcode == "tuple" else [root.name]
+        found = set()
+        for op in outs:
+            src = m.producer(op)
+            if src is not None and src.opcode == "copy" and len(src.operands) == 1:
+                src = m.producer(src.operands[0])
+            if src is not None and src.opcode == "parameter" and src.computation == m.entry.name:
+                try:
+                    found.add(int(src.literal or -1))
+                except ValueError:
+                    pass
+        return found
 
     @staticmethod
     def _output_inst(facts: CompileFacts, index: tuple[int, ...], root):

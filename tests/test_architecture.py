@@ -17,6 +17,7 @@ Every import counts, a lazy one inside a function too: it is the same dependency
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -80,7 +81,14 @@ def _package(module: str) -> str:
 def _sources(*folders: str):
     for folder in folders:
         for p in sorted((ROOT / folder).rglob("*.py")):
-            yield p, ast.parse(p.read_text(encoding="utf-8"), str(p))
+            yield p, _parsed(p)
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(path: Path) -> ast.AST:
+    """Each source parsed once per session (the tests only read the trees): parsing
+    jaxlint/ and rules/ costs about 0.8 s of CPU, and a dozen tests walk them."""
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
 
 
 def _imports(tree: ast.AST):

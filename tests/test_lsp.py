@@ -130,37 +130,35 @@ def test_client_without_pull_support_gets_diagnostics_pushed_on_open(tmp_path):
     run(go())
 
 
-def test_pull_returns_full_report_then_unchanged_for_the_same_result_id(tmp_path):
-    async def go():
-        async with session(tmp_path) as s:
-            uri = s.open("model.py", CAPTURED)
-            report = await s.pull(uri)
-            assert report.kind == "full"
-            assert codes(report.items) == ["JAX101"]
-            again = await s.pull(uri, previous=report.result_id)
-            assert again.kind == "unchanged"
-            assert again.result_id == report.result_id
-            # a pulling client is not also pushed to (it would show everything twice)
-            await asyncio.sleep(0.3)
-            assert not s.published[uri]
+def test_pull_returns_full_report_then_unchanged_for_the_same_result_id(shared_server, request):
+    async def body(s, folder):
+        uri = s.open(f"{folder}/model.py", CAPTURED)
+        report = await s.pull(uri)
+        assert report.kind == "full"
+        assert codes(report.items) == ["JAX101"]
+        again = await s.pull(uri, previous=report.result_id)
+        assert again.kind == "unchanged"
+        assert again.result_id == report.result_id
+        # a pulling client is not also pushed to (it would show everything twice)
+        await asyncio.sleep(0.3)
+        assert not s.published[uri]
 
-    run(go())
+    on_shared_server(shared_server, request, body)
 
 
-def test_pull_reflects_unsaved_in_memory_changes(tmp_path):
-    async def go():
-        async with session(tmp_path) as s:
-            uri = s.open("model.py", CLEAN)
-            assert (await s.pull(uri)).items == ()
-            line = clean(CLEAN).splitlines()[6]  # "def f(x, W):"
-            # incremental change: delete ", W" (the disk copy stays clean)
-            start = line.index(", W")
-            s.change(uri, T.Range(T.Position(6, start), T.Position(6, start + 3)), "")
-            report = await s.pull(uri)
-            assert codes(report.items) == ["JAX101"]
-            assert (tmp_path / "model.py").read_text().splitlines()[6] == "def f(x, W):"  # not saved
+def test_pull_reflects_unsaved_in_memory_changes(shared_server, request):
+    async def body(s, folder):
+        uri = s.open(f"{folder}/model.py", CLEAN)
+        assert (await s.pull(uri)).items == ()
+        line = clean(CLEAN).splitlines()[6]  # "def f(x, W):"
+        # incremental change: delete ", W" (the disk copy stays clean)
+        start = line.index(", W")
+        s.change(uri, T.Range(T.Position(6, start), T.Position(6, start + 3)), "")
+        report = await s.pull(uri)
+        assert codes(report.items) == ["JAX101"]
+        assert (s.root / folder / "model.py").read_text().splitlines()[6] == "def f(x, W):"  # not saved
 
-    run(go())
+    on_shared_server(shared_server, request, body)
 
 
 def test_changes_are_debounced_into_one_publish_of_the_last_version(tmp_path):
@@ -255,20 +253,19 @@ def test_position_conversion_round_trips_on_a_line_with_emoji():
 # -- code actions -------------------------------------------------------------------
 
 
-def test_noqa_code_action_applied_and_relinted_hides_the_finding(tmp_path):
-    async def go():
-        async with session(tmp_path) as s:
-            uri = s.open("model.py", CAPTURED)
-            (d,) = (await s.pull(uri)).items
-            actions = await s.actions(uri, [d])
-            (noqa,) = [a for a in actions if "noqa" in a.title]
-            assert noqa.title == "Suppress with `# noqa: JAX101`"
-            assert noqa.kind == T.CodeActionKind.QuickFix
-            new = s.apply(uri, noqa.edit)
-            assert new.splitlines()[7] == "    return x @ W  # noqa: JAX101"
-            assert (await s.pull(uri)).items == ()
+def test_noqa_code_action_applied_and_relinted_hides_the_finding(shared_server, request):
+    async def body(s, folder):
+        uri = s.open(f"{folder}/model.py", CAPTURED)
+        (d,) = (await s.pull(uri)).items
+        actions = await s.actions(uri, [d])
+        (noqa,) = [a for a in actions if "noqa" in a.title]
+        assert noqa.title == "Suppress with `# noqa: JAX101`"
+        assert noqa.kind == T.CodeActionKind.QuickFix
+        new = s.apply(uri, noqa.edit)
+        assert new.splitlines()[7] == "    return x @ W  # noqa: JAX101"
+        assert (await s.pull(uri)).items == ()
 
-    run(go())
+    on_shared_server(shared_server, request, body)
 
 
 def test_noqa_code_action_extends_an_existing_noqa_comment(tmp_path):
@@ -287,19 +284,18 @@ def test_noqa_code_action_extends_an_existing_noqa_comment(tmp_path):
     run(go())
 
 
-def test_code_actions_come_from_the_current_text_when_data_is_missing(tmp_path):
-    async def go():
-        async with session(tmp_path) as s:
-            uri = s.open("model.py", CAPTURED)
-            (d,) = (await s.pull(uri)).items
-            bare = T.Diagnostic(range=d.range, message=d.message, code=d.code, source=d.source)
-            titles = [a.title for a in await s.actions(uri, [bare])]
-            assert "Suppress with `# noqa: JAX101`" in titles
-            # a diagnostic that is not the server's gets nothing
-            other = T.Diagnostic(range=d.range, message="x", code="E501", source="flake8")
-            assert [a for a in await s.actions(uri, [other], only=["quickfix"])] == []
+def test_code_actions_come_from_the_current_text_when_data_is_missing(shared_server, request):
+    async def body(s, folder):
+        uri = s.open(f"{folder}/model.py", CAPTURED)
+        (d,) = (await s.pull(uri)).items
+        bare = T.Diagnostic(range=d.range, message=d.message, code=d.code, source=d.source)
+        titles = [a.title for a in await s.actions(uri, [bare])]
+        assert "Suppress with `# noqa: JAX101`" in titles
+        # a diagnostic that is not the server's gets nothing
+        other = T.Diagnostic(range=d.range, message="x", code="E501", source="flake8")
+        assert [a for a in await s.actions(uri, [other], only=["quickfix"])] == []
 
-    run(go())
+    on_shared_server(shared_server, request, body)
 
 
 def _fix_examples(applicability=None):
@@ -316,12 +312,13 @@ def _fix_examples(applicability=None):
 
 
 @pytest.fixture(scope="module")
-def fix_server(tmp_path_factory):
-    """One server for every fix example of this module (a server of its own per example cost
-    about 2.5 s of CPU each, ~40 of them): each test selects its rules the way an editor
-    changes settings (workspace/didChangeConfiguration, which the server applies as it does
-    initializationOptions) and works on a file of its own, closed when it is done."""
-    root = tmp_path_factory.mktemp("fix-examples")
+def shared_server(tmp_path_factory):
+    """One server for the tests of this module that need no server of their own (starting
+    one costs about 2.5 s of CPU; the ~40 fix examples alone started one each): each test
+    sets its settings the way an editor changes them (workspace/didChangeConfiguration,
+    which the server applies as it does initializationOptions) and works on files of its
+    own in a folder named after it, closed when it is done."""
+    root = tmp_path_factory.mktemp("shared-server")
     loop = asyncio.new_event_loop()
 
     async def start() -> Session:
@@ -337,26 +334,29 @@ def fix_server(tmp_path_factory):
         loop.close()
 
 
-def on_fix_server(fix_server, request, rule, example, body) -> None:
-    """Run ``body(session, uri)`` on the shared server with ``example`` open as
-    ``<test id>/example.py`` and only the example's rules selected."""
-    loop, s = fix_server
+def on_shared_server(shared_server, request, body, settings: dict | None = None) -> None:
+    """Run ``body(session, folder)`` on the shared server, ``folder`` (relative to its root)
+    being this test's own, with ``settings`` (none: the defaults, as a fresh server has)."""
+    loop, s = shared_server
+    folder = request.node.name
 
     async def go():
         s.client.workspace_did_change_configuration(T.DidChangeConfigurationParams(
-            settings={"jaxlint": {"select": [rule.code, *example.select]}}))
-        uri = s.open(f"{request.node.name}/example.py", example_source(example))
+            settings={"jaxlint": dict(settings or {})}))
+        before = set(s.texts)
         try:
-            await body(s, uri)
+            await body(s, folder)
         finally:
-            s.close(uri)
+            for uri in set(s.texts) - before:
+                s.close(uri)
 
     loop.run_until_complete(asyncio.wait_for(go(), 600.0))
 
 
 @pytest.mark.parametrize("rule, example", _fix_examples())
-def test_fix_code_action_applied_and_relinted_gives_the_rules_expected_fix(fix_server, request, rule, example):
-    async def body(s, uri):
+def test_fix_code_action_applied_and_relinted_gives_the_rules_expected_fix(shared_server, request, rule, example):
+    async def body(s, folder):
+        uri = s.open(f"{folder}/example.py", example_source(example))
         for _ in range(20):  # one fix at a time, re-linting in between, like a user would
             items = [d for d in (await s.pull(uri)).items if d.code == rule.code]
             fixes = [a for d in items for a in await s.actions(uri, [d], only=["quickfix"])
@@ -366,12 +366,13 @@ def test_fix_code_action_applied_and_relinted_gives_the_rules_expected_fix(fix_s
             s.apply(uri, fixes[0].edit)
         assert s.texts[uri] == textwrap.dedent(example.expected_fix).lstrip("\n")
 
-    on_fix_server(fix_server, request, rule, example, body)
+    on_shared_server(shared_server, request, body, {"select": [rule.code, *example.select]})
 
 
 @pytest.mark.parametrize("rule, example", _fix_examples(Applicability.SAFE))
-def test_fix_all_source_action_applies_the_safe_fixes(fix_server, request, rule, example):
-    async def body(s, uri):
+def test_fix_all_source_action_applies_the_safe_fixes(shared_server, request, rule, example):
+    async def body(s, folder):
+        uri = s.open(f"{folder}/example.py", example_source(example))
         await s.pull(uri)
         (fix_all,) = await s.actions(uri, [], only=["source.fixAll"])
         assert fix_all.kind == "source.fixAll.jaxlint"
@@ -379,17 +380,16 @@ def test_fix_all_source_action_applies_the_safe_fixes(fix_server, request, rule,
         assert s.texts[uri] == textwrap.dedent(example.expected_fix).lstrip("\n")
         assert [d for d in (await s.pull(uri)).items if d.code == rule.code and d.data["fix"]] == []
 
-    on_fix_server(fix_server, request, rule, example, body)
+    on_shared_server(shared_server, request, body, {"select": [rule.code, *example.select]})
 
 
-def test_fix_all_offers_nothing_when_no_finding_has_a_safe_fix(tmp_path):
-    async def go():
-        async with session(tmp_path) as s:
-            uri = s.open("model.py", CAPTURED)  # JAX101 has no fix
-            await s.pull(uri)
-            assert await s.actions(uri, [], only=["source.fixAll"]) == []
+def test_fix_all_offers_nothing_when_no_finding_has_a_safe_fix(shared_server, request):
+    async def body(s, folder):
+        uri = s.open(f"{folder}/model.py", CAPTURED)  # JAX101 has no fix
+        await s.pull(uri)
+        assert await s.actions(uri, [], only=["source.fixAll"]) == []
 
-    run(go())
+    on_shared_server(shared_server, request, body)
 
 
 def test_noqa_edit_refuses_lines_where_a_comment_would_change_the_code():

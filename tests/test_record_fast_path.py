@@ -74,6 +74,46 @@ try:
     add(d, d)  # DONATED: one buffer donated and passed again
 except Exception as e:  # where jax refuses the call
     print(type(e).__name__)
+
+
+def base(x):
+    return x - 1
+
+
+k1, k2 = jax.jit(base), jax.jit(base)  # two jits of one function share jax's cache
+for _ in range(3):
+    k1(a)
+for _ in range(2):
+    k2(jnp.ones(4))
+    k1(jnp.ones(4))
+
+
+@jax.jit
+def q(x):
+    return x * 3
+
+
+q(a)
+q(a)  # one signature so far: jax's cache keys the calls
+jax.jit(lambda y: q(y) + 1)(a)  # inside another trace: inlined
+jax.vmap(q)(jnp.ones((2, 3)))  # under an eager vmap
+with jax.disable_jit():
+    q(jnp.ones(5))  # run without jit: no cache of jax's keys it
+jax.clear_caches()
+q(a)  # jax's cache was emptied: the same signature
+
+
+@jax.jit
+def r(x):
+    return x.reshape(4)
+
+
+r(jnp.ones(4))
+r(jnp.ones(4))
+try:
+    r(a)  # a new signature whose trace fails
+except TypeError:
+    pass
 '''
 
 
@@ -138,3 +178,25 @@ def test_a_buffer_donated_and_passed_again_in_one_call_is_reported(recorded):
     assert "`x` is donated and also passed as `y`" in d["message"]
     assert d["location"]["row"] == next(i for i, line in enumerate(PROGRAM.lstrip("\n").splitlines(), 1)
                                         if "# DONATED" in line)
+
+
+def _by_form(sigs, key) -> dict[str, int]:
+    return {_form(s["args"][0]) + (" inlined" if s.get("inlined") else "") + (f" under {s['under']}" if s.get("under") else ""):
+            s["calls"] for s in sigs[key]["signatures"]}
+
+
+def test_calls_keyed_by_jax_are_counted_under_their_signature(recorded):
+    """A function called with one signature so far is keyed by jax's own cache; a call
+    that cache does not answer (a new signature, a trace, an eager transform, jit off,
+    the cache emptied, a second jit of the function sharing it) is keyed by the recorder."""
+    sigs, observed = recorded
+    assert _by_form(sigs, "prog:base") == {"f32[3]": 3, "f64[4]": 4}  # x64 is on by then
+    q = _by_form(sigs, "prog:q")
+    assert q.pop("f32[3]") == 3 and q.pop("f64[5]") == 1
+    assert q.pop("f32[3] inlined") == 1
+    assert list(q.values()) == [1] and "under vmap" in next(iter(q))
+    assert observed["prog:q"]["inlined_calls"] == 1
+    assert _by_form(sigs, "prog:r") == {"f64[4]": 2, "f32[3]": 1}
+    [failed] = [s for s in observed["prog:r"]["signatures"] if _form(s["args"][0]) == "float32[3]"]
+    assert failed["calls"] == 1 and failed["first_call"]["line"] == PROGRAM.lstrip("\n").splitlines().index(
+        "    r(a)  # a new signature whose trace fails") + 1

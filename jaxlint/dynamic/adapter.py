@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import functools
 import operator
 import os
@@ -491,6 +492,20 @@ def context_mesh() -> dict | None:
     return node
 
 
+def dispatch_state() -> tuple[Any, type, Any]:
+    """(jax's per-thread tracing context, the class its ``trace`` is outside any trace or
+    transform, the ``jax_disable_jit`` setting): a call made with that trace and jit on
+    is one jax's cache of the jitted function answers (a tracer or ``disable_jit`` takes
+    jax's Python path, which adds nothing to that cache). Raises where this jax keeps
+    them elsewhere (the recorder then keys every call)."""
+    from jax._src import config, core
+
+    ctx, evaluating, no_jit = core.trace_ctx, core.EvalTrace, config.disable_jit
+    if ctx.trace.__class__ is not evaluating or not isinstance(no_jit.value, bool):
+        raise RuntimeError("jax's tracing context is not where the recorder reads it")
+    return ctx, evaluating, no_jit
+
+
 def mesh_state() -> tuple[Any, Callable[[], Any]]:
     """(an object whose ``env`` is another one under ``with mesh:``, a function that
     returns the mesh ``jax.set_mesh`` entered): the recorder's fast path compares what
@@ -608,9 +623,17 @@ UNCAPTURED: collections.deque = collections.deque(maxlen=64)
 
 def compiles_since(count: int) -> list[CapturedCompile]:
     """The compiles this thread made outside a capture block since ``COMPILE_COUNT`` was
-    ``count`` (the latest 64 at most)."""
+    ``count`` (the latest 64 at most); the thread's latest one with its executable (a
+    call the recorder learns was new only after it ran reads it as a captured compile)."""
     me = threading.get_ident()
-    return [c for n, thread, c in list(UNCAPTURED) if n > count and thread == me]
+    last = getattr(_LAST_UNCAPTURED, "exe", None)
+    return [dataclasses.replace(c, executable=last[1]) if last is not None and last[0] == n else c
+            for n, thread, c in list(UNCAPTURED) if n > count and thread == me]
+
+
+#: per thread, (its number in COMPILE_COUNT, the executable) of its latest compile made
+#: outside a capture block: one executable kept, which jax keeps anyway
+_LAST_UNCAPTURED = threading.local()
 
 
 def watch_compiles() -> bool:
@@ -644,6 +667,7 @@ def _install_capture() -> bool:
             note = CapturedCompile(_module_name(args, kwargs), None, time.perf_counter() - t0, (),
                                    time.process_time() - c0)
             UNCAPTURED.append((COMPILE_COUNT[0], threading.get_ident(), note))
+            _LAST_UNCAPTURED.exe = (COMPILE_COUNT[0], exe)
             return exe
         t0, c0 = time.perf_counter(), time.process_time()
         log: list[str] = []

@@ -252,44 +252,13 @@ class Observer:
     def call(self, rec: Any, args: tuple, kwargs: dict, canon: str, sig: dict) -> Any:
         """Run the program's call of ``rec`` (a recorded jitted function), observing it
         when it is the first of its signature; returns (or raises) what the call does."""
-        fs = self.state(rec._key, rec._meta, rec._fun)
-        with self.lock:
-            fs.calls += 1
-            cur = fs.sigs.get(canon)
-            first_of_sig = cur is None
-            if cur is None:
-                self.seq += 1
-                cur = fs.sigs[canon] = {"sig": sig, "calls": 0, "compiles": 0, "first_call": None,
-                                        "compile_seconds": 0.0, "seq": self.seq, "wrapper": rec._serial,
-                                        "jits": [rec._serial]}
-            elif rec._serial not in cur["jits"] and len(cur["jits"]) < _JITS_KEPT:
-                # another jitted function object of it (a factory's jit per closure, or a
-                # jit made per call): its first call with this signature
-                cur["jits"].append(rec._serial)
-            cur["calls"] += 1
+        fs, cur, first_of_sig = self._count(rec, canon, sig)
         site = call_site(self.recorder.in_project) if first_of_sig else None
         traced = error = None
         donated: tuple = ()
         shardings: tuple = ()
         if first_of_sig:
-            try:  # the mesh and the partition specs the program's call compiled with
-                shardings = tuple(adapter.array_shardings((args, kwargs)))
-            except Exception as e:
-                self.recorder.error("reading the arguments' shardings", e)
-            try:
-                donated = _donated_twice(fs, args, kwargs)
-            except Exception as e:
-                self.recorder.error("comparing donated arguments", e)
-                donated = ()
-            cur["first_call"] = site
-            if fs.first_call is None:
-                fs.first_call = site
-            t0 = time.perf_counter()
-            try:
-                traced = self._trace(fs, rec, args, kwargs, sig)
-            except Exception as e:  # the program's own call will fail the same way
-                error = e
-            fs.seconds += time.perf_counter() - t0
+            traced, error, donated, shardings = self._first(fs, cur, rec, args, kwargs, sig, site)
         caught: list = []
         with adapter.capture_compiles() as compiles:
             if first_of_sig:
@@ -310,6 +279,71 @@ class Observer:
         elif compiles:
             self._again(fs, cur, rec, compiles)
         return result
+
+    def called(self, rec: Any, args: tuple, kwargs: dict, canon: str, sig: dict, compiles: list) -> None:
+        """A call of ``rec`` the recorder learnt was not the signature it expected only
+        after it ran (``compiles``: what it compiled, read after it): counted, and analysed
+        as :meth:`call` does when its signature is new, from the same arguments; what the
+        call warned is not seen (it was not caught). Never raises."""
+        try:
+            fs, cur, first_of_sig = self._count(rec, canon, sig)
+            if not first_of_sig:
+                if compiles:
+                    self._again(fs, cur, rec, compiles)
+                return
+            site = call_site(self.recorder.in_project)
+            traced, error, donated, shardings = self._first(fs, cur, rec, args, kwargs, sig, site)
+            self._after(fs, cur, traced, error, compiles, [], site, donated, rec._fun, shardings)
+            self.dirty = True
+        except Exception as e:
+            self.recorder.error("analysing a call after it ran", e)
+
+    def _count(self, rec: Any, canon: str, sig: dict) -> tuple[FunctionState, dict, bool]:
+        """Count a call of ``rec`` with the signature ``canon``: (its function's state, the
+        signature's counters, whether it is the signature's first call)."""
+        fs = self.state(rec._key, rec._meta, rec._fun)
+        with self.lock:
+            fs.calls += 1
+            cur = fs.sigs.get(canon)
+            first_of_sig = cur is None
+            if cur is None:
+                self.seq += 1
+                cur = fs.sigs[canon] = {"sig": sig, "calls": 0, "compiles": 0, "first_call": None,
+                                        "compile_seconds": 0.0, "seq": self.seq, "wrapper": rec._serial,
+                                        "jits": [rec._serial]}
+            elif rec._serial not in cur["jits"] and len(cur["jits"]) < _JITS_KEPT:
+                # another jitted function object of it (a factory's jit per closure, or a
+                # jit made per call): its first call with this signature
+                cur["jits"].append(rec._serial)
+            cur["calls"] += 1
+        return fs, cur, first_of_sig
+
+    def _first(self, fs: FunctionState, cur: dict, rec: Any, args: tuple, kwargs: dict, sig: dict,
+               site: tuple[str, int, int] | None) -> tuple[Any, Exception | None, tuple, tuple]:
+        """What the first call of a signature is analysed from: (its trace, the trace's
+        error, pairs of donated arguments that are one buffer, the arguments' shardings)."""
+        traced = error = None
+        donated: tuple = ()
+        shardings: tuple = ()
+        try:  # the mesh and the partition specs the program's call compiled with
+            shardings = tuple(adapter.array_shardings((args, kwargs)))
+        except Exception as e:
+            self.recorder.error("reading the arguments' shardings", e)
+        try:
+            donated = _donated_twice(fs, args, kwargs)
+        except Exception as e:
+            self.recorder.error("comparing donated arguments", e)
+            donated = ()
+        cur["first_call"] = site
+        if fs.first_call is None:
+            fs.first_call = site
+        t0 = time.perf_counter()
+        try:
+            traced = self._trace(fs, rec, args, kwargs, sig)
+        except Exception as e:  # the program's own call will fail the same way
+            error = e
+        fs.seconds += time.perf_counter() - t0
+        return traced, error, donated, shardings
 
     def _again(self, fs: FunctionState, cur: dict, rec: Any, compiles: list) -> None:
         """The same signature compiled again: note whether the jitted function object was
@@ -597,8 +631,10 @@ def _ahead_of_time(fs: FunctionState) -> Any:
 
 
 def _pick(compiles, fs: FunctionState):
+    """The function's own compile among ``compiles`` with its executable (one seen but not
+    kept, as a compile before the recorder knew the call was new can be: None, compiled again)."""
     mine = _mine(compiles, fs) if compiles else []
-    return mine[-1] if mine else None
+    return mine[-1] if mine and mine[-1].executable is not None else None
 
 
 def _definition(key: str, qualname: str) -> str:

@@ -202,8 +202,11 @@ def _stop(signum, frame) -> None:
 
 def _forget() -> None:
     global _OBSERVER, _LAST_FLUSH, _COMPILES
-    for _, table in _TABLES:  # the parent's counters are the parent's
+    for ref, table in _TABLES:  # the parent's counters are the parent's
         table.clear()
+        rec = ref()
+        if rec is not None:
+            rec._single = None
     _COMPILES = [0]
     _RECORDS.clear()
     _BLOBS.clear()
@@ -388,10 +391,37 @@ class _Recorded:
         self._fast: dict = {}
         with _LOCK:
             _TABLES.append((weakref.ref(self), self._fast))
+        #: the one signature this jitted function object has been called with, while it
+        #: is the only one and jax's cache of it can tell a new one (:meth:`_one`)
+        self._single: _Seen | None = None
+        #: jax's count of the signatures it keeps for this function (its ``_cache_size``),
+        #: where that count is this object's alone
+        self._size = _cache_counter(jitted, fun, meta, self)
         # a Python number is part of the signature by value where jit makes it static
         self._by_value = bool(meta.get("static_nums") or meta.get("static_names")) or meta.get("kind") == "filter_jit"
 
     def __call__(self, *args, **kwargs):
+        single = self._single
+        if single is not None and _TRACING.trace.__class__ is _EVALUATING and not _NO_JIT.value:
+            # one signature so far: jax's own cache keys the call; when it kept nothing new
+            # and compiled nothing, the call was that signature (no key of ours needed)
+            size, compiled = self._size, _COMPILES[0]
+            before = size()
+            try:
+                out = self._jitted(*args, **kwargs)
+            except BaseException:
+                if size() == before and _COMPILES[0] == compiled:
+                    next(single.count)
+                else:
+                    self._late(args, kwargs, compiled)
+                raise
+            if size() == before and _COMPILES[0] == compiled:
+                next(single.count)
+                if _clock() - _LAST_FLUSH >= FLUSH_EVERY:
+                    _maybe_flush()
+            else:
+                self._late(args, kwargs, compiled)
+            return out
         seen = fast = None
         try:
             fast = _fast_key(args, kwargs, self._by_value)
@@ -440,6 +470,44 @@ class _Recorded:
                 self._remember(fast, _leaves(fast, args, kwargs), noted, obs)
             _maybe_flush()
 
+    def _late(self, args: tuple, kwargs: dict, compiled: int) -> None:
+        """A call of the one-signature path that jax did not answer from its cache (a new
+        signature, or its cache was cleared): noted after it ran, and analysed then when
+        its signature is new (:meth:`~jaxlint.dynamic.observer.Observer.called`); later
+        calls are keyed."""
+        self._single = None
+        try:
+            noted = _note(self._key, self._meta, args, kwargs)
+            obs = _observer()
+            if obs is not None and not noted[2]:
+                from jaxlint.dynamic import adapter
+
+                obs.called(self, args, kwargs, noted[0], noted[1], adapter.compiles_since(compiled))
+            fast = _fast_key(args, kwargs, self._by_value)
+            if fast is not None:
+                self._remember(fast, _leaves(fast, args, kwargs), noted, obs)
+        except Exception as e:
+            recorder_error("noting a call", e)
+        _maybe_flush()
+
+    def _one(self, seen: "_Seen") -> None:
+        """Call ``seen``'s signature without keying it while it is the only one (with
+        committed arrays their placement is keyed too: not here)."""
+        global _TRACING, _EVALUATING, _NO_JIT, _COMPILES
+        if _TRACING is None:
+            from jaxlint.dynamic import adapter
+
+            try:
+                _TRACING, _EVALUATING, _NO_JIT = adapter.dispatch_state()
+                # a signature jax runs outside its cache still compiles at its first call
+                if adapter.watch_compiles():
+                    _COMPILES = adapter.COMPILE_COUNT
+            except Exception as e:
+                recorder_error("reading jax's dispatch state", e)
+                _TRACING = False
+        if _TRACING is not False:
+            self._single = seen
+
     def _again(self, seen: "_Seen", count: int) -> None:
         """A fast-path call compiled: tell the observer which compiles it made (a setting
         such as x64 changed, or jax's cache let the program go), as a full call would."""
@@ -477,7 +545,9 @@ class _Recorded:
             # the first one stays (threads may have called the signature at once: each
             # counts in the one its call found)
             if not placed:
-                self._fast.setdefault(key, seen)
+                seen = self._fast.setdefault(key, seen)
+                if len(self._fast) == 1 and self._size is not None:
+                    self._one(seen)
             else:  # a committed array's sharding is part of the signature: one more lookup
                 holder = self._fast.setdefault(key, _Seen(None, None, None, None))
                 if holder.placed is None:
@@ -526,6 +596,37 @@ class _Seen:
 
 #: (the jitted function object, its fast-path table) of every recorded jitted function
 _TABLES: list[tuple[weakref.ref, dict]] = []
+#: jax's tracing context, the class of its trace outside any trace, and the disable_jit
+#: setting (:func:`jaxlint.dynamic.adapter.dispatch_state`), once a call takes the
+#: one-signature path; False where this jax keeps them elsewhere
+_TRACING: Any = None
+_EVALUATING: Any = None
+_NO_JIT: Any = None
+#: function -> the recorded jitted function objects of it (weakly): jax shares one cache
+#: between jits of one function, so their ``_cache_size`` is no one's alone
+_JITS_OF: Any = weakref.WeakKeyDictionary()
+
+
+def _cache_counter(jitted: Any, fun: Any, meta: dict, rec: Any) -> Callable[[], int] | None:
+    """``jitted._cache_size`` where it counts the signatures of ``rec``'s calls alone: a
+    ``jax.jit`` of a function no other recorded jit wraps (a second one turns the first
+    one's off too)."""
+    size = getattr(jitted, "_cache_size", None)
+    if meta.get("kind") != "jit" or not callable(size):
+        return None
+    try:
+        with _LOCK:
+            others = [r for r in _JITS_OF.get(fun, ()) if r() is not None]
+            _JITS_OF[fun] = [*others, weakref.ref(rec)]
+    except TypeError:  # a function that cannot be weakly referenced or hashed
+        return None
+    if not others:
+        return size
+    for r in others:
+        other = r()
+        if other is not None:
+            other._size = other._single = None
+    return None
 
 
 def _calls_counted(c: itertools.count) -> int:

@@ -417,10 +417,12 @@ class _Recorded:
                 raise
             if size() == before and _COMPILES[0] == compiled:
                 next(single.count)
+                if _WATCH[0]:  # the first calls after a function's first: what the caller keeps
+                    callers.after(self, args, kwargs, out)
                 if _clock() - _LAST_FLUSH >= FLUSH_EVERY:
                     _maybe_flush()
             else:
-                self._late(args, kwargs, compiled)
+                self._late(args, kwargs, compiled, out)
             return out
         seen = fast = None
         try:
@@ -470,7 +472,7 @@ class _Recorded:
                 self._remember(fast, _leaves(fast, args, kwargs), noted, obs)
             _maybe_flush()
 
-    def _late(self, args: tuple, kwargs: dict, compiled: int) -> None:
+    def _late(self, args: tuple, kwargs: dict, compiled: int, out: Any = _NOTHING) -> None:
         """A call of the one-signature path that jax did not answer from its cache (a new
         signature, or its cache was cleared): noted after it ran, and analysed then when
         its signature is new (:meth:`~jaxlint.dynamic.observer.Observer.called`); later
@@ -483,6 +485,8 @@ class _Recorded:
                 from jaxlint.dynamic import adapter
 
                 obs.called(self, args, kwargs, noted[0], noted[1], adapter.compiles_since(compiled))
+            if out is not _NOTHING and not noted[2]:
+                callers.after(self, args, kwargs, out)
             fast = _fast_key(args, kwargs, self._by_value)
             if fast is not None:
                 self._remember(fast, _leaves(fast, args, kwargs), noted, obs)

@@ -174,6 +174,8 @@ class CostBudget(CompileRule):
             return
         parts = []
         for a in over:
+            if a.budget is None:  # (an assessment over its budget has one)
+                continue
             if a.metric == "compile_seconds":
                 parts.append(f"compile time {a.budget:.2f} s -> {a.now:.2f} s (ceiling {self.ceiling(a.budget):.2f} s: "
                              f"{self.opts['compile-time-ratio']:g}x and +{self.opts['compile-time-slack']:g} s)")

@@ -118,7 +118,8 @@ class ReplicatedArgument(HloRule):
             if a.parameter is not None and a.parameter in params and a.bytes >= self.opts["min-bytes"]:
                 tops.setdefault(a.top, []).append(a)
         for top, leaves in tops.items():
-            state = {a.path: self._layout(a, params[a.parameter]) for a in leaves}
+            # (every leaf kept above has a parameter)
+            state = {a.path: self._layout(a, params[a.parameter]) for a in leaves}  # type: ignore[index]
             sharded = [a for a in leaves if state[a.path] == "sharded"]
             if not sharded:
                 continue
@@ -127,7 +128,7 @@ class ReplicatedArgument(HloRule):
             for a in leaves:
                 if state[a.path] != "replicated":
                     continue
-                param = params[a.parameter]
+                param = params[a.parameter]  # type: ignore[index]
                 # the layer: where the weight is used as one (a dot, a convolution, a lookup)
                 # comes before its elementwise uses (the optimizer's update)
                 users = sorted(m.consumers(param), key=lambda u: not self._uses_as_weight(m, u))

@@ -8,8 +8,8 @@ from jaxlint.rules.hlo._base import HloRule
 from jaxlint.textutil import human_bytes
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
-    from jaxlint.compile.facts import CompileFacts, Finding
-    from jaxlint.compile.hlo import Collective
+    from jaxlint.compile.facts import CompileFacts, Finding, TraceLine
+    from jaxlint.compile.hlo import Collective, SourceLocation
 
 #: jax primitives whose collective the user wrote (shard_map, pmap): not a reshard
 EXPLICIT = ("psum", "pmax", "pmin", "pmean", "all_gather", "all_to_all", "ppermute", "psum_scatter",
@@ -118,7 +118,7 @@ class OutputReshard(HloRule):
             to_output = self._reaches_output(facts, c)
             if c.origin_via != "metadata" and to_output:
                 cause = "for `out_shardings`: the result is computed in another sharding"
-                related = ()
+                related: tuple[tuple[SourceLocation, str], ...] = ()
             elif constraints:
                 cause = "for a `with_sharding_constraint` that disagrees with the value's sharding"
                 related = tuple((_loc(facts, k), "the sharding constraint") for k in constraints[:2])
@@ -173,7 +173,7 @@ class OutputReshard(HloRule):
         return False
 
 
-def _loc(facts, c: dict):
+def _loc(facts, c: TraceLine):
     from jaxlint.compile.hlo import SourceLocation
 
     return SourceLocation(str(c["file"]), int(c["line"]))

@@ -141,9 +141,9 @@ class InvoluntaryRemat(HloRule):
                     return loc, what
         for inst in m.instructions.values():
             if r.op_name and inst.metadata.get("op_name") == r.op_name:
-                loc = facts.user_location(inst)
-                if loc is not None:
-                    return loc, what
+                user = facts.user_location(inst)
+                if user is not None:
+                    return user, what
         return None, what
 
 

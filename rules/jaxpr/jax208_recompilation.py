@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Mapping
 
 from jaxlint.rule import Invalid, Option, TraceRule, Valid, is_test_path
 
@@ -606,7 +606,7 @@ def _same_call(a: dict, b: dict) -> bool | None:
     return (x.get("file"), x.get("line")) == (y.get("file"), y.get("line"))
 
 
-def _from_test(sig: dict) -> bool:
+def _from_test(sig: Mapping[str, Any]) -> bool:
     """Whether the signature's first call was made from a test file."""
     call = sig.get("first_call")
     return isinstance(call, dict) and is_test_path(str(call.get("file") or ""))

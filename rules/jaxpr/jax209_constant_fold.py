@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jaxlint.rule import Invalid, Option, TraceRule, Valid
 
@@ -125,7 +125,7 @@ class ConstantFold(TraceRule):
             jaxpr = level.jaxpr
             const = {id(v) for v in jaxpr.constvars}
             costly: set[int] = set()
-            producer: dict[int, object] = {}
+            producer: dict[int, Any] = {}
             for eqn in jaxpr.eqns:
                 ins = [v for v in eqn.invars]
                 if adapter.sub_jaxprs(eqn) or adapter.primitive_name(eqn) in adapter.CALLBACK_PRIMITIVES:
@@ -137,7 +137,7 @@ class ConstantFold(TraceRule):
                         producer[id(o)] = eqn
                         if heavy:
                             costly.add(id(o))
-            frontier = []
+            frontier: list[Any] = []
             for eqn in jaxpr.eqns:
                 if all(adapter.is_literal(v) or id(v) in const for v in eqn.invars) and not (
                         adapter.sub_jaxprs(eqn)):
@@ -146,16 +146,16 @@ class ConstantFold(TraceRule):
             frontier.extend(v for v in jaxpr.outvars if not adapter.is_literal(v) and id(v) in costly)
             for v in frontier:
                 size = adapter.nbytes(adapter.aval_of(v))
-                eqn = producer.get(id(v))
-                if size < limit or eqn is None:
+                made_by = producer.get(id(v))
+                if size < limit or made_by is None:
                     continue
-                site = fa.site(eqn, level)
+                site = fa.site(made_by, level)
                 if site is None or (site.path, site.line) in seen:
                     continue
                 seen.add((site.path, site.line))
                 aval = adapter.aval_of(v)
                 fa.report(site, f"{adapter.aval_str(aval)} ({human_bytes(size)}) is computed from constants only "
-                                f"(`{adapter.primitive_name(eqn)}`); XLA will constant-fold it at compile time",
+                                f"(`{adapter.primitive_name(made_by)}`); XLA will constant-fold it at compile time",
                           data={"bytes": size, "shape": list(adapter.shape_of(aval)), "dtype": adapter.dtype_name(aval),
-                                "primitive": adapter.primitive_name(eqn)},
+                                "primitive": adapter.primitive_name(made_by)},
                           related=[fa.definition()])

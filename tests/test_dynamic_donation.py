@@ -191,7 +191,7 @@ def test_a_state_whose_key_is_split_is_reported_with_what_can_be_donated(found):
     assert "4 of its 5 arrays (4.0 MiB) are updates of themselves" in d["message"]
     assert "`state.rng_key` is a new value" in d["message"]
     # `state = update(state, x)`: the old state is gone by the next call, so said without the hedge
-    assert "(the program did not use it again after the calls `jaxlint record` watched)" in d["message"]
+    assert "(the program had let it go by its next jitted call, in the calls `jaxlint record` watched)" in d["message"]
     assert d["data"]["not_updated"] == ["state.rng_key"]
     assert sorted(d["data"]["donatable"]) == ["state.opt_state['b']", "state.opt_state['w']",
                                               "state.params['b']", "state.params['w']"]
@@ -237,7 +237,7 @@ def test_only_as_many_arguments_as_the_outputs_can_take_and_never_one_the_caller
     [d] = _of(found, "ema_update")
     assert d["data"]["arguments"] == ["avg_params"] and d["data"]["reused_by_caller"] == ["params"]
     assert "donate_argnames='avg_params'" in d["message"] and "'params'" not in d["message"]
-    assert "`params` could give its buffers too, but the program used it again after the call" in d["message"]
+    assert "`params` could give its buffers too, but the program still held it at its next jitted call" in d["message"]
     assert d["location"]["row"] == LINES["EMA"]
     # the momentum step's velocity is rebound; its masked parameters are still bound to
     # `pruned` at the next call (the recording sees a name that holds them, not whether it is read)

@@ -37,7 +37,8 @@ class Donation(HloRule):
     Under `jaxlint record` the rule knows what the program did with each argument after
     the first few calls (an argument still alive at the next jitted call is *reused*:
     `pruned = apply_mask(params, m)` keeps `params`; `state = step(state)` lets the old
-    state go). An argument the caller reused is never advised for donation (when that
+    state go; a name still bound to it counts, read again or not). An argument the caller
+    reused is never advised for donation (when that
     leaves none, there is no finding), one it let go is preferred, and the advice drops
     its "if the caller does not reuse it" hedge. Without a recording the hedge stays.
     Arrays of a state that are not updates are named as returned unchanged, new values,
@@ -362,12 +363,13 @@ class Donation(HloRule):
         if reused:
             single = len(reused) == 1
             notes += (f"; {' and '.join(f'`{t}`' for t in reused)} could give {'its' if single else 'their'} "
-                      f"buffers too, but the program used {'it' if single else 'them'} again after the call: "
-                      f"not to be donated")
+                      f"buffers too, but the program still held {'it' if single else 'them'} at its next jitted "
+                      f"call (to use again, or not yet released): not named")
         if rivals:
             notes += (f"; {' and '.join(f'`{t}`' for t in rivals)} could give the same outputs their buffers, "
                       f"but each output takes one argument's buffer only")
-        when = ("(the program did not use " + it + " again after the calls `jaxlint record` watched)" if seen_free
+        when = ("(the program had let " + it + " go by its next jitted call, in the calls `jaxlint record` "
+                "watched)" if seen_free
                 else f"if the caller does not reuse {it}"
                 + (" (or donate " + " or ".join(f"`{t}`" for t in rivals) + " instead, if that is the one it "
                    "does not reuse)" if rivals else ""))

@@ -13,12 +13,29 @@ from jaxlint.static.runner import lint_static
 
 
 def lint_source(source: str, select: Iterable[str] | None = None, options: Mapping | None = None,
-                path: str = "example.py", confidence: str = "likely"):
+                path: str = "example.py", confidence: str = "likely", files: Mapping[str, str] | None = None):
+    """The kept static findings of ``source``. ``files``: other modules of its tree
+    (relative name -> source), written with it into a temporary folder whose modules
+    its imports reach (``jaxlint.static.tree``)."""
     source = textwrap.dedent(source).lstrip("\n")
     by_code = rules_by_code()
     codes = list(select) if select is not None else [c for c, r in by_code.items() if r.phase.value == "static"]
     rules = [by_code[c]((options or {}).get(c, {}) if options and c in options else {}) for c in codes]
-    res, kept = lint_static(path, rules, text=source, confidence=confidence)
+    if not files:
+        res, kept = lint_static(path, rules, text=source, confidence=confidence)
+        assert not res.errors, res.errors
+        return sorted(kept, key=lambda d: d.sort_key)
+    import tempfile
+
+    from jaxlint.static.tree import Link
+
+    with tempfile.TemporaryDirectory() as d:
+        root = Path(d)
+        for name, text in {**files, path: source}.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text(textwrap.dedent(text).lstrip("\n"))
+        res, kept = lint_static(path, rules, text=source, confidence=confidence,
+                                link=Link.for_file(root / path, root))
     assert not res.errors, res.errors
     return sorted(kept, key=lambda d: d.sort_key)
 

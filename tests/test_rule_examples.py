@@ -40,7 +40,8 @@ def test_rule_example(rule, ident, example):
 
 
 def _lint(rule, example, src):
-    return lint_source(src, select=[rule.code, *example.select], options={rule.code: dict(example.options)})
+    return lint_source(src, select=[rule.code, *example.select], options={rule.code: dict(example.options)},
+                       files=example.files)
 
 
 #: every static rule on by default: a fix is verified against all of them

@@ -18,6 +18,7 @@ from jaxlint.diagnostic import Applicability, Confidence, Diagnostic, Edit, Fix,
 from jaxlint.rule import PARSE_ERROR, StaticRule
 from jaxlint.static.project import NO_FACTS, ProjectFacts
 from jaxlint.static.semantic import ModuleModel
+from jaxlint.static.tree import Link
 from jaxlint.textutil import LINE_BREAK, line_starts, split_lines
 
 
@@ -315,6 +316,7 @@ def check_text(
     module_name: str | None = None,
     prefilter: bool = True,
     project: ProjectFacts = NO_FACTS,
+    link: Link | None = None,
 ) -> StaticResult:
     """Run static rules over already decoded source text."""
     rules = list(rules)
@@ -328,7 +330,7 @@ def check_text(
         except SourceError as e:
             return StaticResult([parse_error_diagnostic(path, e)])
         with _analysis_stack():
-            return _check_tree(path, text, tree, rules, module_name, project)
+            return _check_tree(path, text, tree, rules, module_name, project, link)
 
 
 @contextlib.contextmanager
@@ -362,9 +364,9 @@ def _analysis_stack() -> Iterator[None]:
 
 
 def _check_tree(path: str, text: str, tree: ast.Module, rules: list[StaticRule],
-                module_name: str | None, project: ProjectFacts = NO_FACTS) -> StaticResult:
+                module_name: str | None, project: ProjectFacts = NO_FACTS, link: Link | None = None) -> StaticResult:
     try:
-        model = ModuleModel(tree, module_name if module_name is not None else module_name_for(path))
+        model = ModuleModel(tree, module_name if module_name is not None else module_name_for(path), link)
     except RecursionError:
         return StaticResult([], errors=[("model", "expression nesting too deep to analyse")])
     ctx = StaticContext(path, text, tree, model, LineIndex(text), project=project)
@@ -387,9 +389,9 @@ def _check_tree(path: str, text: str, tree: ast.Module, rules: list[StaticRule],
 
 
 def check_bytes(path: str, data: bytes, rules: Iterable[StaticRule], module_name: str | None = None,
-                project: ProjectFacts = NO_FACTS) -> StaticResult:
+                project: ProjectFacts = NO_FACTS, link: Link | None = None) -> StaticResult:
     try:
         text = decode_source(data)
     except SourceError as e:
         return StaticResult([parse_error_diagnostic(path, e)])
-    return check_text(path, text, rules, module_name, project=project)
+    return check_text(path, text, rules, module_name, project=project, link=link)

@@ -21,6 +21,7 @@ from jaxlint.static.checker import (
     SourceError, StaticResult, check_bytes, check_text, decode_source, parse_error_diagnostic,
 )
 from jaxlint.static.project import NO_FACTS, ProjectFacts, project_facts
+from jaxlint.static.tree import Link
 
 if TYPE_CHECKING:
     from jaxlint.files.notebook import CellMap
@@ -45,17 +46,20 @@ class FileOutcome:
 def lint_static(display: str, rules: Sequence[StaticRule], ignored: Sequence[str] = (), *,
                 data: bytes | None = None, text: str | None = None,
                 module_name: str | None = None, noqa: bool = True,
-                confidence: str = "likely", project: ProjectFacts = NO_FACTS) -> tuple[StaticResult, list[Diagnostic]]:
+                confidence: str = "likely", project: ProjectFacts = NO_FACTS,
+                link: Link | None = None) -> tuple[StaticResult, list[Diagnostic]]:
     """The static phase for one file's bytes or text, suppressions applied, then the
     rules that review suppressions. Returns the raw result and the kept findings.
     ``noqa=False`` (``--ignore-noqa``) reads no ``# noqa`` comment, so none is unused either.
     ``confidence``: the least confidence a kept finding has (findings below it are left
-    out after suppressions, so a ``# noqa`` on one counts as used either way)."""
+    out after suppressions, so a ``# noqa`` on one counts as used either way).
+    ``link``: the file's place in its tree, whose other modules the summaries may read
+    (``jaxlint.static.tree``); ``link.used`` then says which."""
     if text is None:
         assert data is not None
-        result = check_bytes(display, data, rules, module_name=module_name, project=project)
+        result = check_bytes(display, data, rules, module_name=module_name, project=project, link=link)
     else:
-        result = check_text(display, text, rules, module_name=module_name, project=project)
+        result = check_text(display, text, rules, module_name=module_name, project=project, link=link)
     src = text
     if src is None and (result.diagnostics or _NOQA_BYTES.search(data or b"")):
         assert data is not None
@@ -92,7 +96,7 @@ def lint_task_text(task: FileTask, text: str) -> list[Diagnostic]:
     ignored = per_file_ignored(task.display, task.settings, task.path)
     return lint_static(task.display, active_rules(task.settings), ignored,  # type: ignore[arg-type]
                        text=text, module_name=_module_name(task), noqa=not task.settings.ignore_noqa,
-                       confidence=task.settings.confidence, project=_project(task))[1]
+                       confidence=task.settings.confidence, project=_project(task), link=_link(task))[1]
 
 
 def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
@@ -114,7 +118,8 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
     project = _project(task)
     key = key_of(__version__, task.display, settings.fingerprint() + project.digest(), ",".join(r.code for r in rules),
                  data)
-    hit = cache.get("static", key, lambda v: _cached_outcome(task.display, v)) if cache.enabled else None
+    link = _link(task)
+    hit = cache.get("static", key, lambda v: _cached_outcome(task.display, v, link)) if cache.enabled else None
     if hit is not None:
         return hit
     ignored = per_file_ignored(task.display, settings, task.path)
@@ -123,22 +128,33 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
     else:
         result, kept = lint_static(task.display, rules, ignored, data=data, text=text,  # type: ignore[arg-type]
                                    module_name=_module_name(task), noqa=not settings.ignore_noqa,
-                                   confidence=settings.confidence, project=project)
+                                   confidence=settings.confidence, project=project, link=link)
         errors = [f"{task.display}: rule {code} failed: {msg}" for code, msg in result.errors]
         out = FileOutcome(task.display, kept, errors, result.skipped, False)
     if cache.enabled:
         entry = {"d": [d.to_dict() for d in out.diagnostics], "e": out.errors, "s": out.skipped}
         if out.cells is not None:
             entry["c"] = out.cells.to_json()
+        if link is not None and link.used:
+            # the other modules of the tree whose summaries the findings rest on: the
+            # entry holds while each of them has these bytes
+            entry["m"] = sorted(link.used.items())
         cache.put("static", key, entry)
     return out
 
 
-def _cached_outcome(display: str, value: dict) -> FileOutcome:
-    """A static cache entry as written by :func:`check_one`; raises on any other shape."""
+def _cached_outcome(display: str, value: dict, link: Link | None = None) -> FileOutcome:
+    """A static cache entry as written by :func:`check_one`; raises on any other shape,
+    and when a module of the tree that the entry's findings read has changed since."""
     errors, skipped = value["e"], value["s"]
     if not (isinstance(errors, list) and all(type(e) is str for e in errors) and type(skipped) is bool):
         raise ValueError("not a static cache entry")
+    deps = value.get("m", [])
+    if not (isinstance(deps, list) and all(isinstance(d, list) and len(d) == 2 and all(type(x) is str for x in d)
+                                           for d in deps)):
+        raise ValueError("not a static cache entry")
+    if deps and (link is None or not all(link.tree.current((rel, digest)) for rel, digest in deps)):
+        raise ValueError("a module the findings read has changed")
     return FileOutcome(display, diagnostics_of(value["d"]), errors, skipped, True, _cell_map(value.get("c")))
 
 
@@ -199,6 +215,11 @@ def lint_module(task: FileTask, module, rules: Sequence[StaticRule], ignored: Se
 def _project(task: FileTask) -> ProjectFacts:
     """The facts of the project ``task``'s file is in (its settings' root)."""
     return project_facts(task.path, task.settings.root)
+
+
+def _link(task: FileTask) -> Link | None:
+    """``task``'s file in its tree (its settings' root), whose modules its summaries read."""
+    return Link.for_file(task.path, task.settings.root)
 
 
 def _unreadable(task: FileTask, e: OSError) -> FileOutcome:

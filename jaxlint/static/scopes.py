@@ -29,6 +29,7 @@ from jaxlint.static.apis import (ARRAY_ANNOTATIONS, BUILTINS, DIFF_TRANSFORMS, J
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxlint.static.traced import Reason
+    from jaxlint.static.tree import Link
 
 _UNKNOWN = object()
 #: node classes a parser creates (no subclasses below them): nodes() indexes these by type
@@ -181,9 +182,12 @@ def target_names(target: ast.AST) -> Iterator[str]:
 class Scopes:
     """The scopes of one module and the names they bind, resolved."""
 
-    def __init__(self, tree: ast.Module, module_name: str = "") -> None:
+    def __init__(self, tree: ast.Module, module_name: str = "", link: "Link | None" = None) -> None:
         self.tree = tree
         self.module_name = module_name
+        #: how the module reaches the other modules of its tree (``jaxlint.static.tree``),
+        #: or None: a module checked on its own (outside its root, a test)
+        self.link = link
         self.parents: dict[int, ast.AST] = {}
         self.functions: list[FunctionInfo] = []
         self._fn_by_node: dict[int, FunctionInfo] = {}

@@ -26,14 +26,15 @@ from jaxlint.static.jitmap import EntryFinder, EntryPoint, JitMap
 from jaxlint.static.scopes import (Binding, FunctionInfo, Param, Scopes, children, target_names,  # noqa: F401
                                    walk)
 from jaxlint.static.traced import Reason, Tracing, iteration_targets  # noqa: F401
+from jaxlint.static.tree import Link
 
 
 class ModuleModel(Scopes):
     """Everything the static rules need to know about one module: its scopes, with the
     jit map (``jits``) and which functions are traced (``tracing``)."""
 
-    def __init__(self, tree: ast.Module, module_name: str = "") -> None:
-        super().__init__(tree, module_name)
+    def __init__(self, tree: ast.Module, module_name: str = "", link: Link | None = None) -> None:
+        super().__init__(tree, module_name, link)
         self.jits = EntryFinder(self)
         self.entries: list[EntryPoint] = self.jits.entries
         #: jit calls whose target is not a function of this module (e.g. ``jit(obj.f)``)

@@ -29,7 +29,7 @@ from jaxlint.static.apis import DIFF_TRANSFORMS, JIT_LIKE, STATIC_ATTRS, STATIC_
 from jaxlint.static.scopes import FunctionInfo, target_names, walk
 from jaxlint.static.semantic import ModuleModel
 from jaxlint.static.traced import iteration_targets
-from jaxlint.static.values import ARRAY_METHODS, CONTAINER_METHODS, Kind, Summaries, static_field_names
+from jaxlint.static.values import ARRAY_METHODS, CONTAINER_METHODS, Kind, Summaries, static_field
 
 POSSIBLE, LIKELY, CERTAIN = 0, 1, 2
 _CONFIDENCE = (Confidence.POSSIBLE, Confidence.LIKELY, Confidence.CERTAIN)
@@ -169,8 +169,8 @@ class Taint:
                 return None  # under `if isinstance(x, (int, float, np.ndarray))`: not a tracer
             return level, expr
         if isinstance(expr, ast.Attribute):
-            if expr.attr in STATIC_ATTRS or expr.attr in static_field_names(m):
-                return None  # a shape, or a field a pytree class of this module declares static
+            if expr.attr in STATIC_ATTRS or static_field(m, expr.attr):
+                return None  # a shape, or a field a pytree class (of this module or imported) declares static
             base = expr.value
             if isinstance(base, ast.Name):
                 if base.id in ("self", "cls") or CONFIG_NAME.match(base.id):
@@ -314,8 +314,7 @@ class Taint:
         if q in CONVERTERS or q in STATIC_CALLS:
             return None
         if q in _TREE_MAPS and call.args:
-            f, _ = self.model.callee(call.args[0], self.fn)
-            if f is not None and Summaries.of(self.model).returns(f) is Kind.STATIC:
+            if Summaries.of(self.model).callee_returns(call.args[0], self.fn) is Kind.STATIC:
                 return None  # every leaf becomes what `f` returns: `jnp.ndim(a) == jnp.ndim(b)`
         args = [*call.args, *(k.value for k in call.keywords)]
         if q is not None and q.startswith("jax."):
@@ -351,8 +350,8 @@ class Taint:
                 return self._method(call.func.attr, found)
         found = _best(*(self.culprit(a) for a in args))
         if found:
-            callee, _ = self.model.callee(call.func, self.fn)
-            returns = Summaries.of(self.model).returns(callee) if callee is not None else Kind.UNKNOWN
+            # a function of this module or, through imports, of another module of the tree
+            returns = Summaries.of(self.model).callee_returns(call.func, self.fn)
             if returns is Kind.STATIC:
                 return None  # `n_items(x)` returns `len(...)` or a shape: a Python value
             if returns is Kind.TRACED:

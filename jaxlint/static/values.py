@@ -21,19 +21,27 @@ says how sure a value in traced code is a tracer. This module adds what neither 
   ``UNKNOWN`` otherwise. Each summary is computed once; recursion and calls the model
   cannot see into give ``UNKNOWN``.
 
+Imports of other files of the checked tree are followed (``tree``): a call of a
+function imported from one gets that module's summary (``Summaries.callee_returns``),
+and a class imported from one declares its static fields (``static_field``). Each
+summary keeps the modules it read, and the checked file's ``Link`` records them: the
+static cache keeps a file's entry only while they are unchanged.
+
 What is not here yet (see the issue): the values of names flowing through
-assignments are still ``Taint``'s; imports of other files of the checked tree are not
-followed (a file's findings depend on its own text only, which the cache relies on).
+assignments are still ``Taint``'s; methods of classes imported from other modules
+are not read (``method_returns`` sees the module's own classes).
 """
 from __future__ import annotations
 
 import ast
 import enum
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jaxlint.static.semantic import FunctionInfo, ModuleModel
+    from jaxlint.static.scopes import FunctionInfo, Scopes
+    from jaxlint.static.tree import Dep
 
 
 class Kind(str, enum.Enum):
@@ -128,7 +136,7 @@ def _metadata_static(node: ast.AST | None) -> bool:
     return False
 
 
-def _declared_static(model: "ModuleModel", value: ast.AST | None) -> bool | None:
+def _declared_static(model: "Scopes", value: ast.AST | None) -> bool | None:
     """Whether a field's default declares it static (True), a leaf (False), or says
     nothing (None: not a field call)."""
     if not isinstance(value, ast.Call):
@@ -154,7 +162,7 @@ def _strs(node: ast.AST | None) -> set[str]:
     return set()
 
 
-def class_facts(model: "ModuleModel") -> dict[str, ClassFacts]:
+def class_facts(model: "Scopes") -> dict[str, ClassFacts]:
     """Facts of every module-level class (computed once per module)."""
     cached = model.__dict__.get("_class_facts")
     if cached is not None:
@@ -178,7 +186,7 @@ def class_facts(model: "ModuleModel") -> dict[str, ClassFacts]:
     return out
 
 
-def _facts_of(model: "ModuleModel", cls: ast.ClassDef) -> ClassFacts:
+def _facts_of(model: "Scopes", cls: ast.ClassDef) -> ClassFacts:
     facts = ClassFacts(cls.name)
     for dec in cls.decorator_list:
         target = dec.func if isinstance(dec, ast.Call) else dec
@@ -213,7 +221,7 @@ def _facts_of(model: "ModuleModel", cls: ast.ClassDef) -> ClassFacts:
     return facts
 
 
-def _nnx_attributes(model: "ModuleModel", cls: ast.ClassDef, facts: ClassFacts) -> None:
+def _nnx_attributes(model: "Scopes", cls: ast.ClassDef, facts: ClassFacts) -> None:
     """An nnx module's attributes set in ``__init__``: Variables, submodules and arrays
     are its state (leaves); anything else (a number, a string, a flag) is static."""
     for stmt in cls.body:
@@ -242,7 +250,7 @@ def _param_names(fn: ast.FunctionDef) -> set[str]:
     return {a.arg for a in fn.args.args + fn.args.kwonlyargs}
 
 
-def _annotated_static(model: "ModuleModel", fn: ast.FunctionDef, name: str) -> bool:
+def _annotated_static(model: "Scopes", fn: ast.FunctionDef, name: str) -> bool:
     """A parameter annotated ``int``, ``float``, ``bool`` or ``str``."""
     for a in fn.args.args + fn.args.kwonlyargs:
         if a.arg == name:
@@ -250,7 +258,7 @@ def _annotated_static(model: "ModuleModel", fn: ast.FunctionDef, name: str) -> b
     return False
 
 
-def _flatten_aux(model: "ModuleModel", cls: ast.ClassDef, facts: ClassFacts) -> None:
+def _flatten_aux(model: "Scopes", cls: ast.ClassDef, facts: ClassFacts) -> None:
     """``tree_flatten`` returning ``(children, aux)``: the ``self.x`` in ``aux`` are static."""
     for stmt in cls.body:
         if not (isinstance(stmt, ast.FunctionDef) and stmt.name == "tree_flatten"):
@@ -267,10 +275,15 @@ def _self_attrs_in(node: ast.AST) -> set[str]:
             if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"}
 
 
-def static_field_names(model: "ModuleModel") -> frozenset[str]:
+def static_field_names(model: "Scopes") -> frozenset[str]:
     """Field names that some pytree class of the module declares static and none declares
     a leaf: ``x.name`` with ``x`` any traced pytree of the module reads static metadata."""
-    cached = model.__dict__.get("_static_field_names")
+    return _field_names(model)[0]
+
+
+def _field_names(model: "Scopes") -> tuple[frozenset[str], frozenset[str]]:
+    """(fields only declared static, fields some pytree class declares a leaf)."""
+    cached = model.__dict__.get("_field_names")
     if cached is None:
         static: set[str] = set()
         leaves: set[str] = set()
@@ -279,8 +292,48 @@ def static_field_names(model: "ModuleModel") -> frozenset[str]:
                 continue
             static |= facts.static_fields
             leaves |= facts.leaf_fields
-        cached = model.__dict__["_static_field_names"] = frozenset(static - leaves)
+        cached = model.__dict__["_field_names"] = (frozenset(static - leaves), frozenset(leaves))
     return cached
+
+
+#: What the text of a module that declares a static field contains (the declarations
+#: ``_facts_of`` reads): modules without it are not parsed for their classes.
+_DECLARES_STATIC = re.compile(rb"static|pytree_node|meta_fields|linen|nn\.Module|nnx|tree_flatten")
+
+
+def static_field(model: "Scopes", name: str) -> bool:
+    """Whether ``x.name``, with ``x`` a traced pytree, reads static metadata: a pytree
+    class of the module declares the field static (``static_field_names``), or one
+    imported from another module of the tree does (``from .types import State``), and
+    no class of either declares it a leaf."""
+    static, leaves = _field_names(model)
+    if name in static:
+        return True
+    if name in leaves or model.link is None:
+        return False
+    memo: dict[str, tuple[bool, frozenset[Dep]]] = model.__dict__.setdefault("_imported_static", {})
+    known = memo.get(name)
+    if known is None:
+        deps: set[Dep] = set()
+        kinds = set()
+        word = re.compile(rb"\b%s\b" % name.encode())
+
+        def mentions(text: bytes) -> bool:  # a module that may declare the field static
+            return word.search(text) is not None and _DECLARES_STATIC.search(text) is not None
+
+        for local, bindings in model.module_bindings.items():
+            if len(bindings) != 1 or not isinstance(bindings[0].node, ast.ImportFrom):
+                continue
+            found = model.link.class_(model, local, deps, mentions)
+            if found is None:
+                continue
+            theirs, cls = found
+            facts = class_facts(theirs).get(cls)
+            if facts is not None and facts.pytree is not None:
+                kinds.add(facts.field_kind(name))
+        known = memo[name] = ("static" in kinds and "leaf" not in kinds, frozenset(deps))
+    model.link.use(known[1])
+    return known[0]
 
 
 class Summaries:
@@ -289,13 +342,17 @@ class Summaries:
     #: how many nested summaries one question may ask for (a bound on the cost)
     MAX_DEPTH = 6
 
-    def __init__(self, model: "ModuleModel") -> None:
+    def __init__(self, model: "Scopes") -> None:
         self.model = model
         self._returns: dict[int, Kind] = {}
         self._busy: set[int] = set()
+        #: the modules of the tree (``tree.Dep``) each summary read, by function id
+        self._deps: dict[int, frozenset[Dep]] = {}
+        #: the modules read by each summary being computed (innermost last)
+        self._reading: list[set[Dep]] = []
 
     @classmethod
-    def of(cls, model: "ModuleModel") -> "Summaries":
+    def of(cls, model: "Scopes") -> "Summaries":
         s = model.__dict__.get("_summaries")
         if s is None:
             s = model.__dict__["_summaries"] = cls(model)
@@ -306,15 +363,53 @@ class Summaries:
         key = id(fn)
         known = self._returns.get(key)
         if known is not None:
+            self._read(self._deps.get(key, frozenset()))
             return known
         if key in self._busy or depth > self.MAX_DEPTH:
             return Kind.UNKNOWN  # recursion, or too deep to be worth it
         self._busy.add(key)
+        self._reading.append(set())
         try:
             kind = self._compute(fn, depth)
         finally:
             self._busy.discard(key)
+            deps = frozenset(self._reading.pop())
         self._returns[key] = kind
+        if deps:
+            self._deps[key] = deps
+            self._read(deps)
+        return kind
+
+    def _read(self, deps: "set[Dep] | frozenset[Dep]") -> None:
+        """Other modules of the tree that the answer being given depends on: the
+        summary being computed keeps them, the checked file's ``Link`` records them."""
+        if not deps:
+            return
+        if self._reading:
+            self._reading[-1] |= deps
+        elif self.model.link is not None:
+            self.model.link.use(deps)
+
+    def callee_returns(self, func: ast.expr, scope: "FunctionInfo | None", depth: int = 0) -> Kind:
+        """What the function ``func`` refers to returns (``func(...)``): a function of
+        this module, or through imports one of another module of the tree (``UNKNOWN``
+        when it is neither)."""
+        callee, _ = self.model.callee(func, scope)
+        if callee is not None:
+            return self.returns(callee, depth)
+        link = self.model.link
+        if link is None or not isinstance(func, (ast.Name, ast.Attribute)):
+            return Kind.UNKNOWN
+        deps: set[Dep] = set()
+        found = link.function(self.model, func, scope, deps)
+        if found is not None:
+            mod, other = found
+            theirs = Summaries.of(mod.scopes())  # type: ignore[arg-type]
+            kind = theirs.returns(other, depth)
+            deps |= theirs._deps.get(id(other), frozenset())
+        else:
+            kind = Kind.UNKNOWN
+        self._read(deps)
         return kind
 
     def method_returns(self, name: str, depth: int = 0) -> Kind:
@@ -389,11 +484,8 @@ class Summaries:
                 if last in ("shape", "ndim", "size", "dtype", "result_type", "issubdtype", "iinfo", "finfo"):
                     return Kind.STATIC
                 return Kind.TRACED
-            callee, _ = m.callee(expr.func, fn)
-            if callee is not None:
-                return self.returns(callee, depth + 1)
             if isinstance(expr.func, ast.Attribute) and isinstance(expr.func.value, ast.Name) \
-                    and expr.func.value.id == "self":
+                    and expr.func.value.id == "self" and m.callee(expr.func, fn)[0] is None:
                 return self.method_returns(expr.func.attr, depth + 1)
-            return Kind.UNKNOWN
+            return self.callee_returns(expr.func, fn, depth + 1)
         return Kind.UNKNOWN

@@ -62,7 +62,10 @@ class TracedControlFlow(StaticRule):
     into is a *possible* finding, reported only under `--preview`; a method of a class
     of the module is read (`state.count()` returning `len(self.items)` is a Python int),
     and so are the fields a pytree class declares static (`struct.field(pytree_node=False)`,
-    `dataclasses.field(metadata=dict(static=True))`, `eqx.field(static=True)`).
+    `dataclasses.field(metadata=dict(static=True))`, `eqx.field(static=True)`). A function
+    or class imported from another module of the checked tree (`from .utils import helper`)
+    is read too: `helper(x)` returning `x.shape[0]` is a Python int, one returning
+    `jnp.sum(x)` a tracer.
 
     ## Why is this bad?
     Under `jit` (and `vmap`, `grad`, `lax.scan` bodies) values are abstract tracers:
@@ -261,6 +264,46 @@ class TracedControlFlow(StaticRule):
                 return x
             """
         ),
+        Valid(
+            """
+            import jax
+            from helpers import n_rows
+
+            @jax.jit
+            def f(x):
+                # n_rows (another module of the tree) returns a shape: a Python int
+                if n_rows(x) > 2:
+                    x = x[:2]
+                return x
+            """,
+            files={"helpers.py": """
+                def n_rows(x):
+                    return x.shape[0]
+                """},
+        ),
+        Valid(
+            """
+            import jax
+            from state import State
+
+            @jax.jit
+            def step(state, x):
+                # `State` (another module of the tree) declares `n` static
+                if state.n > 2:
+                    x = x * 2
+                return x
+            """,
+            files={"state.py": """
+                import dataclasses
+                import jax
+
+                @jax.tree_util.register_dataclass
+                @dataclasses.dataclass
+                class State:
+                    w: jax.Array
+                    n: int = dataclasses.field(metadata=dict(static=True))
+                """},
+        ),
     ]
     INVALID = [
         Invalid(
@@ -438,6 +481,27 @@ class TracedControlFlow(StaticRule):
             """,
             line=7,
             message="`if` on traced value `y > 0`",
+        ),
+        Invalid(
+            """
+            import jax
+            from pkg import util
+
+            @jax.jit
+            def f(x):
+                # util.total (another module of the tree) returns jnp.sum(x): a tracer
+                if util.total(x) > 0:
+                    x = -x
+                return x
+            """,
+            line=7,
+            message="`if` on traced value `util.total(x) > 0`",
+            files={"pkg/__init__.py": "", "pkg/util.py": """
+                import jax.numpy as jnp
+
+                def total(x):
+                    return jnp.sum(x)
+                """},
         ),
     ]
 

@@ -1,0 +1,323 @@
+"""The other modules of the checked tree, read for what a module imports from them.
+
+A function summary (``values.Summaries``) of a helper in another file of the tree is
+what a rule sees when it asks what ``helper(x)`` returns, once the import is followed:
+``from .utils import helper``, ``from pkg import mod; mod.f(x)``, ``import pkg.mod as
+m; m.f(x)``, and a name an ``__init__`` re-exports (up to ``MAX_HOPS`` re-exports).
+Classes are found the same way, for the fields they declare static.
+
+Nothing is imported or run: a module is read and parsed with ``ast`` (a ``Scopes``
+model, no jit map or tracing), once per process while its file is unchanged, and only
+when a name asked for occurs in its text. What cannot be read gives nothing, which the
+summaries take as unknown: a module outside the tree (the settings' root; a file checked
+outside it has no tree at all), one that does not parse, one over ``MAX_BYTES``, and
+anything past ``MAX_MODULES`` distinct modules for one checked file. Summaries of
+another module are computed once per process (``values.Summaries``, with the modules
+each one read), bounded in depth by ``Summaries.MAX_DEPTH`` across modules too.
+
+A checked file's findings then depend on the modules it read: ``Link.used`` records
+each (path relative to the root, digest of its bytes), and the static cache keeps that
+set with the entry and throws the entry away when any of them has changed
+(``jaxlint.static.runner``).
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxlint.static.scopes import FunctionInfo, Scopes
+
+#: a module larger than this is not read (a generated file, not a helper module)
+MAX_BYTES = 1 << 20
+#: distinct modules one checked file may consult (a bound on the cost of one file)
+MAX_MODULES = 32
+#: re-exports followed from the module a name is imported from (``pkg/__init__.py``)
+MAX_HOPS = 2
+
+#: a line that starts a def or class (its name), or an import statement (its text,
+#: parenthesised continuation lines included)
+_OUTLINE = re.compile(rb"^[ \t]*(?:(?:async[ \t]+)?(def|class)[ \t]+(\w+)|(?:from[ \t]+\S+[ \t]+)?import\b"
+                      rb"([^\n(]*(?:\([^)]*\))?[^\n]*))", re.M)
+_WORD = re.compile(rb"\w+")
+
+#: a dependency of a checked file: (path relative to the root, digest of its bytes)
+Dep = tuple[str, str]
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+@dataclass(eq=False)
+class Module:
+    """One module file of the tree, read but not yet parsed."""
+
+    tree: "SourceTree"
+    path: Path
+    data: bytes
+    stamp: tuple[int, int, int]
+    dep: Dep
+    _scopes: "Scopes | None | bool" = field(default=False, repr=False)
+    _names: tuple[frozenset[str], frozenset[str], frozenset[str]] | None = field(default=None, repr=False)
+
+    def mentions(self, name: str) -> bool:
+        return name.encode() in self.data
+
+    def defines(self, what: str, name: str) -> bool:
+        """Whether a line of the module starts a ``def`` or ``class`` (``what``) ``name``."""
+        return name in self._outline()[0 if what == "def" else 1]
+
+    def imports(self, name: str) -> bool:
+        """Whether an import statement of the module may bind ``name`` (a re-export)."""
+        return name in self._outline()[2]
+
+    def _outline(self) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+        """The names the module's lines define with ``def`` and ``class``, and the words
+        of its import statements: read from the text with one pass, no parse."""
+        if self._names is None:
+            defs: set[str] = set()
+            classes: set[str] = set()
+            imported: set[str] = set()
+            for m in _OUTLINE.finditer(self.data):
+                if m.group(1) == b"class":
+                    classes.add(m.group(2).decode("ascii", "replace"))
+                elif m.group(1) is not None:
+                    defs.add(m.group(2).decode("ascii", "replace"))
+                else:
+                    imported.update(w.decode("ascii", "replace") for w in _WORD.findall(m.group(3)))
+            self._names = (frozenset(defs), frozenset(classes), frozenset(imported))
+        return self._names
+
+    def scopes(self) -> "Scopes | None":
+        """The module's model (parsed on first use); None when it does not parse."""
+        if self._scopes is False:
+            from jaxlint.static.scopes import Scopes
+
+            try:
+                tree = ast.parse(self.data, filename=str(self.path))
+                self._scopes = Scopes(tree, "", link=Link(self.tree, self.path, record=False))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                self._scopes = None
+        return self._scopes  # type: ignore[return-value]
+
+
+class SourceTree:
+    """The module files under one root, read on demand and kept while unchanged."""
+
+    _by_root: dict[Path, "SourceTree"] = {}
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._modules: dict[Path, Module] = {}
+
+    @classmethod
+    def of(cls, root: Path) -> "SourceTree":
+        """The tree at ``root`` (one per root and process)."""
+        try:
+            root = root.resolve()
+        except OSError:
+            pass
+        tree = cls._by_root.get(root)
+        if tree is None:
+            tree = cls._by_root[root] = cls(root)
+        return tree
+
+    def inside(self, path: Path) -> bool:
+        return path == self.root or self.root in path.parents
+
+    def module(self, path: Path) -> Module | None:
+        """The module at ``path`` (a file of the tree), reread when its file changed."""
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+        known = self._modules.get(path)
+        if known is not None and known.stamp == stamp:
+            return known
+        if st.st_size > MAX_BYTES or not self.inside(path):
+            return None
+        try:
+            with open(path, "rb") as f:
+                data = f.read(MAX_BYTES + 1)
+        except OSError:
+            return None
+        if len(data) > MAX_BYTES:
+            return None
+        mod = Module(self, path, data, stamp, (self.rel(path), digest(data)))
+        self._modules[path] = mod
+        return mod
+
+    def rel(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+    def current(self, dep: Dep) -> bool:
+        """Whether the file of ``dep`` still has the bytes it had."""
+        mod = self.module(self.root / dep[0])
+        return mod is not None and mod.dep[1] == dep[1]
+
+    def module_file(self, folder: Path, parts: tuple[str, ...]) -> Path | None:
+        """``folder/a/b.py`` or ``folder/a/b/__init__.py`` for parts ``(a, b)``; the
+        folder's own ``__init__.py`` for no parts."""
+        base = os.path.join(folder, *parts)
+        for candidate in ((f"{base}.py",) if parts else ()) + (os.path.join(base, "__init__.py"),):
+            if os.path.isfile(candidate):
+                found = Path(candidate)
+                return found if self.inside(found) else None
+        return None
+
+    def import_roots(self, path: Path) -> list[Path]:
+        """Folders an absolute import of the file at ``path`` is looked up in: the one
+        above its outermost package (within the root), the root, and ``root/src``."""
+        top = path.parent
+        while top != self.root and self.root in top.parents and (top / "__init__.py").is_file():
+            top = top.parent
+        return list(dict.fromkeys((top, self.root, self.root / "src")))
+
+
+class Link:
+    """How one module reaches the rest of its tree; for a checked file, also which of
+    its modules the analysis read (``used``)."""
+
+    def __init__(self, tree: SourceTree, path: Path, record: bool = True) -> None:
+        self.tree = tree
+        self.path = path
+        self.used: dict[str, str] | None = {} if record else None
+        self._found: dict[tuple, tuple[Module, str] | None] = {}
+        self._modules: set[Path] = set()
+        self._roots: list[Path] | None = None
+
+    def import_roots(self) -> list[Path]:
+        if self._roots is None:
+            self._roots = self.tree.import_roots(self.path)
+        return self._roots
+
+    @classmethod
+    def for_file(cls, path: Path, root: Path) -> "Link | None":
+        """The link of a file checked under ``root``; None for a file outside it."""
+        tree = SourceTree.of(root)
+        try:
+            path = path.resolve()
+        except OSError:
+            return None
+        return cls(tree, path) if tree.inside(path) else None
+
+    def use(self, deps: "set[Dep] | frozenset[Dep]") -> None:
+        if self.used is not None:
+            for rel, d in deps:
+                self.used[rel] = d
+
+    def _open(self, path: Path | None, deps: set[Dep]) -> Module | None:
+        if path is None:
+            return None
+        if path not in self._modules and len(self._modules) >= MAX_MODULES:
+            return None  # the bound on one file's cost
+        mod = self.tree.module(path)
+        if mod is not None:
+            self._modules.add(path)
+            deps.add(mod.dep)
+        return mod
+
+    def imported(self, model: "Scopes", name: str, scope: "FunctionInfo | None", attrs: tuple[str, ...],
+                 deps: set[Dep], hops: int = 0) -> tuple[Module, str] | None:
+        """The module of the tree and the name in it that ``name.attrs...`` read in
+        ``scope`` of ``model`` refers to through one import binding, or None. Each module
+        read on the way is added to ``deps``."""
+        _, bindings = model.lookup(name, scope)
+        if len(bindings) != 1 or bindings[0].kind != "import":
+            return None
+        node = bindings[0].node
+        key = (id(node), name, attrs)
+        if key in self._found:
+            found = self._found[key]
+            if found is not None:
+                deps.add(found[0].dep)
+            return found
+        found = self._imported(node, name, attrs, deps)
+        self._found[key] = found
+        return found
+
+    def _imported(self, node: ast.AST, name: str, attrs: tuple[str, ...], deps: set[Dep]) -> tuple[Module, str] | None:
+        alias = next((a for a in getattr(node, "names", ()) if (a.asname or a.name.split(".")[0]) == name), None)
+        if alias is None:
+            return None
+        if isinstance(node, ast.Import):
+            dotted = alias.name.split(".") if alias.asname else [alias.name.split(".")[0]]
+            folders, parts = self.import_roots(), (*dotted, *attrs)
+        elif isinstance(node, ast.ImportFrom):
+            parts = (*(node.module.split(".") if node.module else ()), alias.name, *attrs)
+            if node.level:
+                folder = self.path.parent
+                for _ in range(node.level - 1):
+                    folder = folder.parent
+                folders = [folder]
+            else:
+                folders = self.import_roots()
+        else:
+            return None
+        least = 0 if isinstance(node, ast.ImportFrom) and node.level else 1
+        for folder in folders:
+            for i in range(len(parts) - 1, least - 1, -1):
+                mod = self._open(self.tree.module_file(folder, parts[:i]), deps)
+                if mod is None:
+                    continue
+                rest = parts[i:]
+                return (mod, rest[0]) if len(rest) == 1 and mod.mentions(rest[0]) else None
+        return None
+
+    def function(self, model: "Scopes", func: ast.expr, scope: "FunctionInfo | None",
+                 deps: set[Dep]) -> "tuple[Module, FunctionInfo] | None":
+        """The function of another module of the tree that ``func`` (a name or dotted
+        attribute read in ``scope`` of ``model``) refers to through imports."""
+        found = self._resolve(model, func, scope, deps, "def")
+        if found is None:
+            return None
+        mod, scopes, name = found
+        fn = scopes.function_named(name, None)
+        return (mod, fn) if fn is not None else None
+
+    def class_(self, model: "Scopes", name: str, deps: set[Dep],
+               mentions: "Callable[[bytes], bool] | None" = None) -> "tuple[Scopes, str] | None":
+        """The module model and name of the class of another module of the tree that the
+        module-level name ``name`` of ``model`` is imported as. ``mentions``: a test of
+        the class's module's text (no module that fails it is parsed)."""
+        found = self._resolve(model, ast.Name(id=name), None, deps, "class", mentions)
+        if found is None:
+            return None
+        _, scopes, cls = found
+        return (scopes, cls) if cls in scopes.classes else None
+
+    def _resolve(self, model: "Scopes", func: ast.expr, scope: "FunctionInfo | None", deps: set[Dep],
+                 what: str, mentions: "Callable[[bytes], bool] | None" = None) -> "tuple[Module, Scopes, str] | None":
+        """The module, its model and the name in it of the ``what`` (``def`` or
+        ``class``) that ``func`` refers to. A module is parsed only when its text
+        defines or imports that name (and matches ``mentions``)."""
+        attrs: list[str] = []
+        while isinstance(func, ast.Attribute):
+            attrs.append(func.attr)
+            func = func.value
+        if not isinstance(func, ast.Name):
+            return None
+        found = self.imported(model, func.id, scope, tuple(reversed(attrs)), deps)
+        for hop in range(MAX_HOPS + 1):
+            if found is None:
+                return None
+            mod, name = found
+            reexport = hop < MAX_HOPS and mod.imports(name)
+            if not reexport and not (mod.defines(what, name) and (mentions is None or mentions(mod.data))):
+                return None
+            scopes = mod.scopes()
+            if scopes is None or scopes.link is None:
+                return None
+            bindings = scopes.module_bindings.get(name, [])
+            if not (len(bindings) == 1 and bindings[0].kind == "import") or not reexport:
+                return mod, scopes, name
+            # a re-export (`from .core import helper` in a package's __init__): follow it
+            found = scopes.link.imported(scopes, name, None, (), deps)
+        return None

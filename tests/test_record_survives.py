@@ -170,11 +170,15 @@ def _damaged(root, how: str):
             d[-1]["location"]["row"] = -3
         elif how == "outside":
             d[-1]["filename"] = "../../etc/passwd"
+        elif how == "reused-not-bool":
+            d.pop()
+            data["functions"]["train:step"]["reused"] = {"x": "yes"}
         obs.write_text(json.dumps(data))
     return good
 
 
-@pytest.mark.parametrize("how", ["fifo", "dev-zero", "deep", "row-string", "row-negative", "outside"])
+@pytest.mark.parametrize("how", ["fifo", "dev-zero", "deep", "row-string", "row-negative", "outside",
+                                 "reused-not-bool"])
 def test_a_damaged_observations_file_is_one_line_and_exit_2(recorded, how):
     obs = recorded / ".jaxlint" / "observed.json"
     good = _damaged(recorded, how)
@@ -187,6 +191,23 @@ def test_a_damaged_observations_file_is_one_line_and_exit_2(recorded, how):
     err = r.stderr.strip()
     assert len(err.splitlines()) == 1 and "observed.json" in err and "Traceback" not in err, err
     assert "-3" not in r.stdout and "passwd" not in r.stdout
+
+
+def test_what_the_caller_kept_is_read_checked_and_optional(tmp_path):
+    # `reused` ({argument: bool}, what `record` saw the caller keep) is checked when read;
+    # a recording from before it was kept has none: unknown, and still loads
+    from jaxlint.config import ConfigError
+    from jaxlint.dynamic import signatures
+
+    path = tmp_path / "signatures.json"
+    entry = {"file": "m.py", "line": 1, "qualname": "f", "signatures": [{"args": ["f32[3]"], "kwargs": {}, "calls": 2}]}
+    path.write_text(json.dumps({"functions": {"m:f": entry}}))
+    assert "reused" not in signatures.load(path)["m:f"]
+    path.write_text(json.dumps({"functions": {"m:f": dict(entry, reused={"x": True, "y": False})}}))
+    assert signatures.load(path)["m:f"]["reused"] == {"x": True, "y": False}
+    path.write_text(json.dumps({"functions": {"m:f": dict(entry, reused={"x": 1})}}))
+    with pytest.raises(ConfigError, match="`reused` must map argument names to true or false"):
+        signatures.load(path)
 
 
 @pytest.mark.parametrize("command", ["merge", "baseline"])

@@ -460,3 +460,33 @@ def test_test_modules_have_distinct_names():
         if rel.parts[0] != "data" and p.name != "conftest.py":
             names.setdefault(p.stem, []).append(rel.as_posix())
     assert not {n: ps for n, ps in names.items() if len(ps) > 1}
+
+
+#: what the recorder's module may rebind (``global``): where jax keeps its types and
+#: getters, looked up once; everything the recording holds is its Recorder's (issue 25)
+RECORDER_JAX_LOOKUPS = {"_TRACING", "_EVALUATING", "_NO_JIT", "_ARRAY_TYPE", "_flatten", "_x64", "_RESOURCES",
+                        "_ABSTRACT_MESH", "_MESH0", "_JAX_TYPES"}
+#: the module-level containers of the recorder's module: constants and memos of jax's answers
+RECORDER_CONTAINERS = {"TARGETS", "_OPTION_ARGS", "_CANONICAL", "_SHARDINGS"}
+
+
+def test_the_recorders_state_is_held_by_its_recorder():
+    """The recorder's records, tables, counters and observer are the fields of one
+    ``Recorder`` object, handed to the observer, not module globals reached from
+    everywhere: its module rebinds only jax lookups, and holds no other container."""
+    tree = _parsed(ROOT / "jaxlint" / "dynamic" / "recorder.py")
+    rebound = {n for node in ast.walk(tree) if isinstance(node, ast.Global) for n in node.names}
+    assert rebound <= RECORDER_JAX_LOOKUPS, sorted(rebound - RECORDER_JAX_LOOKUPS)
+    containers = set()
+    for node in tree.body:  # type: ignore[attr-defined]
+        target = node.target if isinstance(node, ast.AnnAssign) else \
+            node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        value = getattr(node, "value", None)
+        made = isinstance(value, (ast.Dict, ast.List, ast.Set)) or (
+            isinstance(value, ast.Call) and _dotted(value.func) in ("dict", "list", "set", "weakref.WeakKeyDictionary",
+                                                                    "collections.deque"))
+        if isinstance(target, ast.Name) and made:
+            containers.add(target.id)
+    assert containers <= RECORDER_CONTAINERS, sorted(containers - RECORDER_CONTAINERS)
+    observer = _parsed(ROOT / "jaxlint" / "dynamic" / "observer.py")
+    assert not [n for n in ast.walk(observer) if isinstance(n, ast.ImportFrom) and n.module == "jaxlint.dynamic.recorder"]

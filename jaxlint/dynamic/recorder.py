@@ -58,24 +58,77 @@ from jaxlint.dynamic import callers
 if TYPE_CHECKING:
     from jaxlint.dynamic.analysis import Analysers
 
-_LOCK = threading.Lock()
-#: key -> {"file", "line", "qualname", "static_argnums", "static_argnames", "sigs": {canonical: sig}}
-_RECORDS: dict[str, dict] = {}
-_INSTALLED = False
-#: the analysis levels past the trace, as :func:`install` was given them
-_ANALYSERS: Callable[[], Analysers] | None = None
 class Recorder:
-    """What the recorder keeps that its observer uses too, handed to the
-    :class:`~jaxlint.dynamic.observer.Observer` (which imports nothing of this module):
-    the recorder's own failures and which files are the project's."""
+    """This process's recording, in one place: what was recorded (the signatures and their
+    counters, the saved arguments, the library jits), the observer analysing the calls,
+    how the program was started, which files are the project's, and the recorder's own
+    failures. The one instance, :data:`RECORDER`, is handed to the
+    :class:`~jaxlint.dynamic.observer.Observer` (which imports nothing of this module and
+    reaches only :meth:`error` and :meth:`in_project`); the module's functions read it.
+    Module-level names elsewhere hold only what jax is (types, getters), found once."""
 
     def __init__(self) -> None:
+        #: guards the records, the fast-path tables and the counters below
+        self.lock = threading.Lock()
+        #: key -> {"file", "line", "qualname", "static_argnums", "static_argnames", "sigs": {canonical: sig}}
+        self.records: dict[str, dict] = {}
+        #: (the jitted function object, its fast-path table) of every recorded jitted function
+        self.tables: list[tuple[weakref.ref, dict]] = []
+        #: sha256 -> pickled arguments (see :mod:`jaxlint.dynamic.abstract`), written at exit
+        self.blobs: dict[str, bytes] = {}
+        #: "module:qualname" of a library function a library jitted -> how many jits of it were made
+        self.library_jits: dict[str, int] = {}
+        #: function key -> [(weak reference to an instance, or the instance), its number]
+        self.instances: dict[str, list] = {}
+        #: function -> the recorded jitted function objects of it (weakly): jax shares one
+        #: cache between jits of one function, so their ``_cache_size`` is no one's alone
+        self.jits_of: Any = weakref.WeakKeyDictionary()
+        #: file -> {qualname: the first line (decorators included) of its last definition}
+        self.definitions: dict[str, dict[str, int]] = {}
+        #: file -> sha256 of its bytes as the program saw them (:func:`file_digest`)
+        self.digests: dict[str, str] = {}
+        #: code file -> (notebook path, the line of the notebook's module that its line 1 is), or None
+        self.cells: dict[str, tuple[str, int] | None] = {}
+        #: (path, notebook) of the notebooks a kernel's cells are looked for in (:func:`_notebooks`)
+        self.notebooks: list | None = None
+        #: the process's :class:`~jaxlint.dynamic.observer.Observer` (:func:`_observer`), and
+        #: whether analysis is off (or could not start) in this process
+        self.observer: Any = None
+        self.observer_off = False
+        #: the analysis levels past the trace, as :func:`install` was given them
+        self.analysers: Callable[[], Analysers] | None = None
+        #: adapter.COMPILE_COUNT once compiles are counted (a list that never changes before)
+        self.compiles = [0]
+        #: when the records were last written (:func:`_maybe_flush`)
+        self.last_flush = 0.0
+        #: how this process was started (:func:`_entry`), taken when the recorder is installed
+        self.program: dict | None = None
+        self.installed = False
+        #: whether this process's compiles are watched (:func:`jaxlint.dynamic.adapter.watch_compiles`)
+        self.watching = False
+        #: whether writing the records failed (said once)
+        self.write_failed = False
         #: by what it was doing: {"noting a call": [count, first message]}; the program
         #: goes on (unrecorded where it failed), and ``jaxlint record`` reports them
         self._errors: dict[str, list] = {}
         self._lock = threading.Lock()
         #: file name -> whether it is the project's (:meth:`in_project`)
         self._in_project: dict[str, bool] = {}
+
+    def forget(self) -> None:
+        """A forked child's recording starts empty: the parent's counters are the parent's."""
+        for ref, table in self.tables:
+            table.clear()
+            rec = ref()
+            if rec is not None:
+                rec._single = None
+        self.compiles = [0]
+        self.records.clear()
+        self.blobs.clear()
+        self.definitions.clear()
+        self.forget_errors()
+        self.observer = None
+        self.last_flush = 0.0
 
     def error(self, doing: str, e: BaseException) -> None:
         """Count a failure of the recorder while ``doing`` something (the first message
@@ -156,14 +209,12 @@ class _ImportHook(importlib.abc.MetaPathFinder):
 def install(analysers: Callable[[], Analysers] | None = None) -> None:
     """Instrument jax in this process. ``analysers()``: the analysis levels past the
     trace (``record``'s shim passes :func:`jaxlint.inspect.levels.analysers`)."""
-    global _INSTALLED, _ANALYSERS
-    if _INSTALLED or not os.environ.get("JAXLINT_RECORD_DIR"):
+    if RECORDER.installed or not os.environ.get("JAXLINT_RECORD_DIR"):
         return
-    _INSTALLED = True
-    _ANALYSERS = analysers
-    global _PROGRAM
+    RECORDER.installed = True
+    RECORDER.analysers = analysers
     try:
-        _PROGRAM = _entry()
+        RECORDER.program = _entry()
     except Exception as e:  # never break the user's program
         recorder_error("reading how the program was started", e)
     _stop_signals_exit()
@@ -201,19 +252,7 @@ def _stop(signum, frame) -> None:
 
 
 def _forget() -> None:
-    global _OBSERVER, _LAST_FLUSH, _COMPILES
-    for ref, table in _TABLES:  # the parent's counters are the parent's
-        table.clear()
-        rec = ref()
-        if rec is not None:
-            rec._single = None
-    _COMPILES = [0]
-    _RECORDS.clear()
-    _BLOBS.clear()
-    _DEFINITIONS.clear()
-    RECORDER.forget_errors()
-    _OBSERVER = None
-    _LAST_FLUSH = 0.0
+    RECORDER.forget()
     callers.forget()
 
 
@@ -259,8 +298,6 @@ _NOTHING = object()
 #: transforms), are jax's internals, or are jaxlint's own (the observer traces an
 #: ``equinox.filter_jit`` function again through a jit of its own): not counted as library jits
 _TRANSFORM_PACKAGES = frozenset({"jax", "jaxlib", "equinox", "flax", "jaxlint"})
-#: "module:qualname" of a library function a library jitted -> how many jits of it were made
-_LIBRARY_JITS: dict[str, int] = {}
 
 
 def _library_jit(caller, fun) -> None:
@@ -273,8 +310,8 @@ def _library_jit(caller, fun) -> None:
         while isinstance(fun, functools.partial):
             fun = fun.func
         name = f"{getattr(fun, '__module__', None) or package}:{getattr(fun, '__qualname__', type(fun).__name__)}"
-        with _LOCK:
-            _LIBRARY_JITS[name] = _LIBRARY_JITS.get(name, 0) + 1
+        with RECORDER.lock:
+            RECORDER.library_jits[name] = RECORDER.library_jits.get(name, 0) + 1
     except Exception as e:  # never break the program
         recorder_error("counting a library's jit", e)
 
@@ -296,9 +333,8 @@ def _wrap(jitted, fun, kwargs: dict, kind: str, jit_line: int | None = None, jit
         return jitted
     if key is None:  # library code (flax and equinox jit their own helpers): left alone
         return jitted
-    global _WATCHING
-    if not _WATCHING and "compile" in os.environ.get("JAXLINT_OBSERVE", ""):
-        _WATCHING = True
+    if not RECORDER.watching and "compile" in os.environ.get("JAXLINT_OBSERVE", ""):
+        RECORDER.watching = True
         try:  # from the first recorded jit on: a compile ahead of its first call is timed too
             from jaxlint.dynamic import adapter
 
@@ -317,8 +353,6 @@ def _wrap(jitted, fun, kwargs: dict, kind: str, jit_line: int | None = None, jit
     return _Recorded(jitted, fun, key, meta)
 
 
-#: whether this process's compiles are watched (:func:`jaxlint.dynamic.adapter.watch_compiles`)
-_WATCHING = False
 
 #: how jax's transforms describe the function they return (its docstring's start)
 _TRANSFORM_DOCS = (("Value and gradient of", "value_and_grad"), ("Gradient of", "grad"),
@@ -349,16 +383,14 @@ def _bound_to(fun) -> Any:
     return fun.__self__ if inspect.ismethod(fun) else None
 
 
-#: function key -> [(weak reference to an instance, or the instance), its number]
-_INSTANCES: dict[str, list] = {}
 
 
 def _instance(key: str, owner: Any) -> dict:
     """Which instance a jitted bound method is bound to, numbered per function: jax
     jits ``a.step`` and ``b.step`` as two programs (their ``self`` is baked in), so the
     recording tells their calls apart (their signatures, analyses and compiles)."""
-    with _LOCK:
-        seen = _INSTANCES.setdefault(key, [])
+    with RECORDER.lock:
+        seen = RECORDER.instances.setdefault(key, [])
         for ref, n in seen:
             if (ref() if isinstance(ref, weakref.ref) else ref) is owner:
                 break
@@ -389,8 +421,8 @@ class _Recorded:
         self._serial = next(_SERIALS)
         #: fast-path key (:func:`_fast_key`) -> its :class:`_Seen` (see :meth:`_remember`)
         self._fast: dict = {}
-        with _LOCK:
-            _TABLES.append((weakref.ref(self), self._fast))
+        with RECORDER.lock:
+            RECORDER.tables.append((weakref.ref(self), self._fast))
         #: the one signature this jitted function object has been called with, while it
         #: is the only one and jax's cache of it can tell a new one (:meth:`_one`)
         self._single: _Seen | None = None
@@ -405,21 +437,22 @@ class _Recorded:
         if single is not None and _TRACING.trace.__class__ is _EVALUATING and not _NO_JIT.value:
             # one signature so far: jax's own cache keys the call; when it kept nothing new
             # and compiled nothing, the call was that signature (no key of ours needed)
-            size, compiled = self._size, _COMPILES[0]
-            before = size()
+            rec, size = RECORDER, self._size
+            counter = rec.compiles
+            compiled, before = counter[0], size()
             try:
                 out = self._jitted(*args, **kwargs)
             except BaseException:
-                if size() == before and _COMPILES[0] == compiled:
+                if size() == before and counter[0] == compiled:
                     next(single.count)
                 else:
                     self._late(args, kwargs, compiled)
                 raise
-            if size() == before and _COMPILES[0] == compiled:
+            if size() == before and counter[0] == compiled:
                 next(single.count)
                 if _WATCH[0]:  # the first calls after a function's first: what the caller keeps
                     callers.after(self, args, kwargs, out)
-                if _clock() - _LAST_FLUSH >= FLUSH_EVERY:
+                if _clock() - rec.last_flush >= FLUSH_EVERY:
                     _maybe_flush()
             else:
                 self._late(args, kwargs, compiled, out)
@@ -439,11 +472,11 @@ class _Recorded:
                 return _watched(self, args, kwargs, seen)
             if seen.cur is None:
                 return self._jitted(*args, **kwargs)
-            compiled = _COMPILES[0]
+            compiled = RECORDER.compiles[0]
             out = self._jitted(*args, **kwargs)
-            if _COMPILES[0] != compiled:  # compiled again for a signature it had compiled
+            if RECORDER.compiles[0] != compiled:  # compiled again for a signature it had compiled
                 self._again(seen, compiled)
-            if _clock() - _LAST_FLUSH >= FLUSH_EVERY:
+            if _clock() - RECORDER.last_flush >= FLUSH_EVERY:
                 _maybe_flush()
             return out
         try:
@@ -497,7 +530,7 @@ class _Recorded:
     def _one(self, seen: "_Seen") -> None:
         """Call ``seen``'s signature without keying it while it is the only one (with
         committed arrays their placement is keyed too: not here)."""
-        global _TRACING, _EVALUATING, _NO_JIT, _COMPILES
+        global _TRACING, _EVALUATING, _NO_JIT
         if _TRACING is None:
             from jaxlint.dynamic import adapter
 
@@ -505,7 +538,7 @@ class _Recorded:
                 _TRACING, _EVALUATING, _NO_JIT = adapter.dispatch_state()
                 # a signature jax runs outside its cache still compiles at its first call
                 if adapter.watch_compiles():
-                    _COMPILES = adapter.COMPILE_COUNT
+                    RECORDER.compiles = adapter.COMPILE_COUNT
             except Exception as e:
                 recorder_error("reading jax's dispatch state", e)
                 _TRACING = False
@@ -535,15 +568,15 @@ class _Recorded:
                 state, cur = obs.seen(self, canon)
                 if cur is None:
                     return
-            with _LOCK:
-                entry = _RECORDS[self._key]["sigs"][canon]
+            with RECORDER.lock:
+                entry = RECORDER.records[self._key]["sigs"][canon]
         except Exception as e:
             recorder_error("noting a call", e)
             return
         seen = _Seen(entry, obs, state, cur)
         key, _, arrays = fast
         placed = arrays and any(x._committed for x in leaves)
-        with _LOCK:
+        with RECORDER.lock:
             if len(self._fast) >= _FAST_MAX:
                 return
             # the first one stays (threads may have called the signature at once: each
@@ -573,12 +606,12 @@ def _watched(rec: _Recorded, args: tuple, kwargs: dict, seen: "_Seen") -> Any:
     if seen.cur is None:
         out = rec._jitted(*args, **kwargs)
     else:
-        compiled = _COMPILES[0]
+        compiled = RECORDER.compiles[0]
         out = rec._jitted(*args, **kwargs)
-        if _COMPILES[0] != compiled:
+        if RECORDER.compiles[0] != compiled:
             rec._again(seen, compiled)
     callers.after(rec, args, kwargs, out)
-    if _clock() - _LAST_FLUSH >= FLUSH_EVERY:
+    if _clock() - RECORDER.last_flush >= FLUSH_EVERY:
         _maybe_flush()
     return out
 
@@ -598,17 +631,12 @@ class _Seen:
         self.placed: dict | None = None
 
 
-#: (the jitted function object, its fast-path table) of every recorded jitted function
-_TABLES: list[tuple[weakref.ref, dict]] = []
 #: jax's tracing context, the class of its trace outside any trace, and the disable_jit
 #: setting (:func:`jaxlint.dynamic.adapter.dispatch_state`), once a call takes the
 #: one-signature path; False where this jax keeps them elsewhere
 _TRACING: Any = None
 _EVALUATING: Any = None
 _NO_JIT: Any = None
-#: function -> the recorded jitted function objects of it (weakly): jax shares one cache
-#: between jits of one function, so their ``_cache_size`` is no one's alone
-_JITS_OF: Any = weakref.WeakKeyDictionary()
 
 
 def _cache_counter(jitted: Any, fun: Any, meta: dict, rec: Any) -> Callable[[], int] | None:
@@ -619,9 +647,9 @@ def _cache_counter(jitted: Any, fun: Any, meta: dict, rec: Any) -> Callable[[], 
     if meta.get("kind") != "jit" or not callable(size):
         return None
     try:
-        with _LOCK:
-            others = [r for r in _JITS_OF.get(fun, ()) if r() is not None]
-            _JITS_OF[fun] = [*others, weakref.ref(rec)]
+        with RECORDER.lock:
+            others = [r for r in RECORDER.jits_of.get(fun, ()) if r() is not None]
+            RECORDER.jits_of[fun] = [*others, weakref.ref(rec)]
     except TypeError:  # a function that cannot be weakly referenced or hashed
         return None
     if not others:
@@ -642,9 +670,9 @@ def _fold_counts() -> None:
     observer's): before anything reads them. Tables of collected functions are folded
     one last time and dropped."""
     observed = []
-    with _LOCK:
+    with RECORDER.lock:
         live = []
-        for ref, table in _TABLES:
+        for ref, table in RECORDER.tables:
             for seen in list(table.values()):
                 for s in [seen, *(seen.placed or {}).values()]:
                     if s.entry is None:
@@ -657,7 +685,7 @@ def _fold_counts() -> None:
                             observed.append((s, more))
             if ref() is not None:
                 live.append((ref, table))
-        _TABLES[:] = live
+        RECORDER.tables[:] = live
     for s, more in observed:  # under the observer's own lock
         s.observer.add_calls(s.state, s.cur, more)
 
@@ -669,8 +697,6 @@ _ARRAY_TYPE: Any = None
 #: a jax array's abstract value and committed-ness, and its sharding (C-level getters)
 _AVAL = operator.attrgetter("aval", "_committed")
 _SHARDING = operator.attrgetter("_sharding")
-#: adapter.COMPILE_COUNT once the observer captures compiles (a list that never changes before)
-_COMPILES = [0]
 #: calls left during which the caller's reuse is watched (:mod:`jaxlint.dynamic.callers`)
 _WATCH = callers.WATCH
 _clock = time.monotonic
@@ -774,7 +800,6 @@ _ABSTRACT_MESH: Any = None
 _MESH0: tuple = (None, None)
 
 
-_DIGESTS: dict[str, str] = {}
 
 
 def _root() -> Path:
@@ -785,7 +810,7 @@ def _root() -> Path:
 def file_digest(path: str) -> str:
     """sha256 of a file's bytes as the program saw it (read once per process); of a
     notebook, of its code (``jaxlint.files.notebook.code_digest``)."""
-    hit = _DIGESTS.get(path)
+    hit = RECORDER.digests.get(path)
     if hit is None:
         try:
             with open(path, "rb") as f:
@@ -798,14 +823,11 @@ def file_digest(path: str) -> str:
                 hit = hashlib.sha256(data).hexdigest()
         except OSError:
             hit = "missing"
-        _DIGESTS[path] = hit
+        RECORDER.digests[path] = hit
     return hit
 
 
 # ---------------------------------------------------------------------------- notebooks
-#: code file -> (notebook path, the line of the notebook's module that its line 1 is), or None
-_CELLS: dict[str, tuple[str, int] | None] = {}
-_NOTEBOOKS: list | None = None
 
 
 def notebook_cell(filename: str) -> tuple[str, int] | None:
@@ -818,8 +840,8 @@ def notebook_cell(filename: str) -> tuple[str, int] | None:
     notebooks the recorded command names (``JAXLINT_RECORD_NOTEBOOKS``), else of those
     in the kernel's working directory (``jupyter execute``, ``nbclient``, ``papermill``
     and ``pytest --nbmake`` start it in the notebook's folder)."""
-    if filename in _CELLS:
-        return _CELLS[filename]
+    if filename in RECORDER.cells:
+        return RECORDER.cells[filename]
     hit = None
     if filename and "IPython" in sys.modules and not os.path.exists(filename):
         try:
@@ -827,7 +849,7 @@ def notebook_cell(filename: str) -> tuple[str, int] | None:
         except Exception as e:  # never break the user's program
             recorder_error("matching a notebook cell", e)
             hit = None
-    _CELLS[filename] = hit
+    RECORDER.cells[filename] = hit
     return hit
 
 
@@ -851,24 +873,23 @@ def _match_cell(filename: str) -> tuple[str, int] | None:
 
 def _notebooks() -> list:
     """(path, notebook) of the notebooks a kernel's cells are looked for in, read once."""
-    global _NOTEBOOKS
-    if _NOTEBOOKS is None:
+    if RECORDER.notebooks is None:
         from jaxlint.files import notebook
 
         named = [p for p in os.environ.get("JAXLINT_RECORD_NOTEBOOKS", "").split(os.pathsep) if p]
         paths = named or sorted(str(p) for p in Path.cwd().glob("*.ipynb"))
         root = _root().resolve()
-        _NOTEBOOKS = []
+        RECORDER.notebooks = []
         for p in paths:
             path = Path(p).resolve()
             if root != path and root not in path.parents:
                 continue
             try:
-                _NOTEBOOKS.append((str(path), notebook.load(path.read_bytes())))
+                RECORDER.notebooks.append((str(path), notebook.load(path.read_bytes())))
             except (OSError, notebook.NotebookError):
                 continue
             file_digest(str(path))  # the code the kernel runs, before anyone edits it
-    return _NOTEBOOKS
+    return RECORDER.notebooks
 
 
 def place(filename: str, line: int) -> tuple[str, int] | None:
@@ -1009,14 +1030,12 @@ def _describe(fun, kwargs: dict, kind: str, jit_line: int | None = None,
     return f"{module}:{name}{suffix}", meta
 
 
-#: file -> {qualname: the first line (decorators included) of its last definition}
-_DEFINITIONS: dict[str, dict[str, int]] = {}
 
 
 def _definitions(path: str) -> dict[str, int]:
     """Where each function of the file (by qualname) is defined last: a name defined
     more than once in a module holds its last definition after import."""
-    hit = _DEFINITIONS.get(path)
+    hit = RECORDER.definitions.get(path)
     if hit is not None:
         return hit
     import ast
@@ -1048,7 +1067,7 @@ def _definitions(path: str) -> dict[str, int]:
 
     if tree is not None:
         visit(tree.body, "")
-    _DEFINITIONS[path] = out
+    RECORDER.definitions[path] = out
     return out
 
 
@@ -1080,12 +1099,13 @@ def _note(key: str, meta: dict, args: tuple, kwargs: dict) -> tuple[str, dict, b
     if inlined:  # called inside another trace: inlined there, not a compile of its own
         sig["inlined"] = True
     canon = json.dumps(sig, sort_keys=True)
-    with _LOCK:
-        entry = _RECORDS.get(key)
+    with RECORDER.lock:
+        entry = RECORDER.records.get(key)
         if entry is None:
-            entry = _RECORDS[key] = {"file": meta["file"], "line": meta["line"], "qualname": meta["qualname"],
-                                     "static_argnums": meta["static_nums"], "transform": meta["kind"],
-                                     "static_argnames": meta["static_names"], "sigs": {}}
+            entry = RECORDER.records[key] = {
+                "file": meta["file"], "line": meta["line"], "qualname": meta["qualname"],
+                "static_argnums": meta["static_nums"], "transform": meta["kind"],
+                "static_argnames": meta["static_names"], "sigs": {}}
             if "pmap" in meta:
                 entry["pmap"] = meta["pmap"]
         cur = entry["sigs"].get(canon)
@@ -1098,7 +1118,7 @@ def _note(key: str, meta: dict, args: tuple, kwargs: dict) -> tuple[str, dict, b
         # JSON cannot rebuild an argument (a model, an optimizer state): keep the call's
         # arguments abstractly too, once per distinct signature
         _save_abstract(sig, args, kwargs, meta["module"])
-    with _LOCK:
+    with RECORDER.lock:
         cur = entry["sigs"].get(canon)
         if cur is None:
             cur = entry["sigs"][canon] = dict(sig, calls=1)
@@ -1107,8 +1127,6 @@ def _note(key: str, meta: dict, args: tuple, kwargs: dict) -> tuple[str, dict, b
     return canon, sig, inlined
 
 
-#: sha256 -> pickled arguments (see :mod:`jaxlint.dynamic.abstract`), written at exit
-_BLOBS: dict[str, bytes] = {}
 
 
 def _save_abstract(sig: dict, args: tuple, kwargs: dict, module: str) -> None:
@@ -1123,7 +1141,7 @@ def _save_abstract(sig: dict, args: tuple, kwargs: dict, module: str) -> None:
         sig["unsaved"] = f"the arguments cannot be saved: {type(e).__name__}: {str(e)[:160]}"
         return
     sha = abstract.digest(data)
-    _BLOBS[sha] = data
+    RECORDER.blobs[sha] = data
     sig["pickle"] = sha
 
 
@@ -1277,9 +1295,6 @@ def _opaque(x: Any, numbers_static: bool = False) -> dict:
 
 
 # ---------------------------------------------------------------------------- observing
-_OBSERVER: Any = None
-_OBSERVER_OFF = False
-_LAST_FLUSH = 0.0
 #: seconds between writes of the records while the program runs (a forked child that
 #: leaves through os._exit, or a killed program, keeps what was written)
 FLUSH_EVERY = 5.0
@@ -1288,43 +1303,41 @@ FLUSH_EVERY = 5.0
 def _observer():
     """The process's :class:`~jaxlint.dynamic.observer.Observer`, made at the first call of
     a jitted function (jax is loaded by then); ``None`` when analysis is off or cannot run."""
-    global _OBSERVER, _OBSERVER_OFF, _COMPILES
-    if _OBSERVER is not None or _OBSERVER_OFF:
-        return _OBSERVER
-    with _LOCK:
-        if _OBSERVER is None and not _OBSERVER_OFF:
+    if RECORDER.observer is not None or RECORDER.observer_off:
+        return RECORDER.observer
+    with RECORDER.lock:
+        if RECORDER.observer is None and not RECORDER.observer_off:
             levels = [x for x in os.environ.get("JAXLINT_OBSERVE", "").split(",") if x]
             if not levels:
-                _OBSERVER_OFF = True
+                RECORDER.observer_off = True
                 return None
             try:
                 from jaxlint.dynamic.observer import Observer
 
-                _OBSERVER = Observer(_root(), levels, os.environ.get("JAXLINT_KEEP_IR") == "1", _ANALYSERS,
-                                     RECORDER)
-                callers.LISTENERS.append(_OBSERVER.callers)
+                RECORDER.observer = Observer(_root(), levels, os.environ.get("JAXLINT_KEEP_IR") == "1",
+                                             RECORDER.analysers, RECORDER)
+                callers.LISTENERS.append(RECORDER.observer.callers)
                 from jaxlint.dynamic import adapter
 
-                _COMPILES = adapter.COMPILE_COUNT  # the fast path sees a call that compiled
+                RECORDER.compiles = adapter.COMPILE_COUNT  # the fast path sees a call that compiled
             except Exception as e:  # e.g. jaxlint's dependencies missing in this interpreter
-                _OBSERVER_OFF = True
+                RECORDER.observer_off = True
                 sys.stderr.write(f"jaxlint record: not analysing in this process: {type(e).__name__}: {e}\n")
-    return _OBSERVER
+    return RECORDER.observer
 
 
 def _maybe_flush() -> None:
-    global _LAST_FLUSH
     now = time.monotonic()
-    obs = _OBSERVER
-    if now - _LAST_FLUSH >= FLUSH_EVERY or (obs is not None and obs.dirty):
-        _LAST_FLUSH = now
+    obs = RECORDER.observer
+    if now - RECORDER.last_flush >= FLUSH_EVERY or (obs is not None and obs.dirty):
+        RECORDER.last_flush = now
         if obs is not None:
             obs.dirty = False
         flush()
 
 
 def _at_exit() -> None:
-    obs = _OBSERVER
+    obs = RECORDER.observer
     try:
         _fold_counts()
     except Exception as e:
@@ -1341,8 +1354,6 @@ def _at_exit() -> None:
 ENV_KEEP = re.compile(r"^(JAX_|XLA_|TF_CPP_|CUDA_VISIBLE_DEVICES$|TPU_|PYTHONHASHSEED$)")
 
 
-#: how this process was started (:func:`_entry`), taken when the recorder is installed
-_PROGRAM: dict | None = None
 #: the interpreter's options that take a separate argument
 _OPTION_ARGS = {"-W", "-X", "--check-hash-based-pycs"}
 
@@ -1379,8 +1390,8 @@ def _entry() -> dict:
 
 def _program() -> dict:
     """How this process was started: what a re-import of its main script needs."""
-    if _PROGRAM is not None:
-        return dict(_PROGRAM)
+    if RECORDER.program is not None:
+        return dict(RECORDER.program)
     main = sys.modules.get("__main__")
     spec = getattr(main, "__spec__", None)
     name = None
@@ -1403,7 +1414,7 @@ def _program() -> dict:
 def _devices() -> dict | None:
     """The devices the program ran on (count and platform: a worker that traces its
     functions again forces as many host devices), once a jitted call has run."""
-    if _OBSERVER is None or "jax" not in sys.modules:
+    if RECORDER.observer is None or "jax" not in sys.modules:
         return None
     try:
         import jax
@@ -1416,32 +1427,32 @@ def _devices() -> dict | None:
 
 def flush() -> None:
     out = os.environ.get("JAXLINT_RECORD_DIR")
-    if out and _LIBRARY_JITS:
+    if out and RECORDER.library_jits:
         try:
-            with _LOCK:
-                library = json.dumps(dict(_LIBRARY_JITS)).encode("utf-8")
+            with RECORDER.lock:
+                library = json.dumps(dict(RECORDER.library_jits)).encode("utf-8")
             _write(os.path.join(out, f"library-{os.getpid()}.json"), library)
         except OSError as e:
             recorder_error("writing the library jits", e)
-    if not out or not _RECORDS:
+    if not out or not RECORDER.records:
         return
     try:
         _fold_counts()
     except Exception as e:
         recorder_error("counting the calls", e)
     reused = callers.verdicts()
-    with _LOCK:
+    with RECORDER.lock:
         data = {}
-        for key, e in _RECORDS.items():
+        for key, e in RECORDER.records.items():
             data[key] = {k: v for k, v in e.items() if k != "sigs"}
             data[key]["signatures"] = list(e["sigs"].values())
             if reused.get(key):  # what the caller did with the arguments after the calls watched
                 data[key]["reused"] = reused[key]
-        blobs = dict(_BLOBS)
+        blobs = dict(RECORDER.blobs)
     observed = None
-    if _OBSERVER is not None:
+    if RECORDER.observer is not None:
         try:
-            observed = {"program": _program(), "functions": _placed_in_notebooks(_OBSERVER.to_json())}
+            observed = {"program": _program(), "functions": _placed_in_notebooks(RECORDER.observer.to_json())}
         except Exception as e:
             recorder_error("writing the observations", e)
             observed = {"program": _program(), "functions": {}}
@@ -1461,13 +1472,11 @@ def flush() -> None:
         if errors:
             _write(os.path.join(out, f"errors-{os.getpid()}.json"), json.dumps(errors).encode("utf-8"))
     except OSError as e:  # nowhere to write to: say so (once) where the user sees it
-        global _WRITE_FAILED
-        if not _WRITE_FAILED:
-            _WRITE_FAILED = True
+        if not RECORDER.write_failed:
+            RECORDER.write_failed = True
             sys.stderr.write(f"jaxlint record: cannot write what this process recorded: {e}\n")
 
 
-_WRITE_FAILED = False
 
 
 def _write(path: str, data: bytes) -> None:

@@ -928,6 +928,7 @@ def _describe_target(model, target, scope, loop) -> tuple[str, bool | None]:
                                           or _inherited(model, cls_scope.class_name, target.attr)):
                 return f"bound method `{ast.unparse(target)}`", True
         return f"`{ast.unparse(target)}`", None
+    return "an expression", None
 
 
 def _escapes(model, scope: FunctionInfo | None, owner: FunctionInfo) -> bool:
@@ -970,7 +971,6 @@ def _inherited(model, class_name: str | None, name: str) -> bool:
     return not any(isinstance(st, (ast.Assign, ast.AnnAssign)) and name in {
         t.id for t in (st.targets if isinstance(st, ast.Assign) else [st.target]) if isinstance(t, ast.Name)}
         for st in cls.body)
-    return "an expression", None
 
 
 def _loop_of(model, node) -> ast.AST | None:

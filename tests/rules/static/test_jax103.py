@@ -88,6 +88,23 @@ def test_jax103_unknown_target_is_flagged_only_where_it_runs_repeatedly_with_a_h
     assert "if it is a new function object each time" in msg
 
 
+def test_jax103_jit_of_any_other_expression_in_a_loop_is_a_maybe_not_a_crash():
+    # `jax.jit(fns[0])`: neither a name, a lambda, a call nor an attribute (the rule used
+    # to fail on it with an internal error)
+    [message] = messages("JAX103", """
+        import jax
+
+        fns = [lambda x: x]
+
+        def run(xs):
+            out = []
+            for x in xs:
+                out.append(jax.jit(fns[0])(x))
+            return out
+        """)
+    assert "a new jit wrapper of an expression on every iteration: if it is a new function object" in message
+
+
 def test_jax103_nested_jit_created_once_and_called_in_a_loop_is_fine():
     assert lines("JAX103", """
         import jax

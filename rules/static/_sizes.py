@@ -53,8 +53,8 @@ def static_int(model: ModuleModel, expr: ast.AST | None, depth: int = 0) -> int 
     if isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords \
             and model.resolve_call(expr) == "builtins.int":
         # `N = int(1e6)`, `int(H * 1.5)`
-        v = _static_number(model, expr.args[0], depth + 1)
-        return int(v) if v is not None and abs(v) < 1 << 62 else None
+        number = _static_number(model, expr.args[0], depth + 1)
+        return int(number) if number is not None and abs(number) < 1 << 62 else None
     if isinstance(expr, ast.BinOp):
         a = static_int(model, expr.left, depth + 1)
         b = static_int(model, expr.right, depth + 1)
@@ -92,7 +92,8 @@ def static_sequence(model: ModuleModel, expr: ast.AST | None) -> list[ast.expr] 
 
 
 def _static_number(model: ModuleModel, expr: ast.AST, depth: int) -> float | None:
-    if isinstance(expr, ast.Constant) and type(expr.value) in (int, float):
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool):
+        # an int or a float literal (an ast constant's type is exact: no other subclass)
         return expr.value
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Mult, ast.Div, ast.Add, ast.Sub)):
         a, b = _static_number(model, expr.left, depth + 1), _static_number(model, expr.right, depth + 1)
@@ -100,6 +101,12 @@ def _static_number(model: ModuleModel, expr: ast.AST, depth: int) -> float | Non
             return None
         return {ast.Mult: a * b, ast.Add: a + b, ast.Sub: a - b}.get(type(expr.op), a / b if b else 0.0)
     return static_int(model, expr, depth)
+
+
+def all_known(dims: list[int | None]) -> list[int] | None:
+    """``dims`` when every one is known, else None."""
+    known = [d for d in dims if d is not None]
+    return known if len(known) == len(dims) else None
 
 
 def static_shape(model: ModuleModel, expr: ast.AST | None) -> tuple[int, ...] | None:
@@ -179,11 +186,12 @@ def array_estimate(model: ModuleModel, expr: ast.AST | None, _depth: int = 0) ->
     if q.startswith("jax.random.") and q[len("jax.random."):] in _JAX_SAMPLERS:
         # `jax.random.uniform(key, (n,), dtype)`: the shape is the second argument
         kw = {k.arg: k.value for k in expr.keywords if k.arg}
-        shape = static_shape(model, expr.args[1] if len(expr.args) > 1 else kw.get("shape"))
-        if shape is None:
+        sample_shape = static_shape(model, expr.args[1] if len(expr.args) > 1 else kw.get("shape"))
+        if sample_shape is None:
             return None
-        itemsize = dtype_bytes(model, kw.get("dtype") or (expr.args[2] if len(expr.args) > 2 else None)) or 4
-        return {"bytes": math.prod(shape) * itemsize, "shape": shape, "source": q, "itemsize": itemsize}
+        sample_item = dtype_bytes(model, kw.get("dtype") or (expr.args[2] if len(expr.args) > 2 else None)) or 4
+        return {"bytes": math.prod(sample_shape) * sample_item, "shape": sample_shape, "source": q,
+                "itemsize": sample_item}
     if q in _LAYERS:
         return _layer_estimate(model, q, expr)
     lib = None
@@ -214,8 +222,8 @@ def array_estimate(model: ModuleModel, expr: ast.AST | None, _depth: int = 0) ->
         m = static_int(model, expr.args[1]) if len(expr.args) > 1 else n
         shape = (n, m) if n is not None and m is not None else None
     elif name == "arange":
-        vals = [static_int(model, a) for a in expr.args]
-        if vals and all(v is not None for v in vals):
+        vals = all_known([static_int(model, a) for a in expr.args])
+        if vals:
             start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (vals[0], vals[1], vals[2] if len(vals) > 2 else 1)
             if step:
                 shape = (max(0, math.ceil((stop - start) / step)),)
@@ -224,8 +232,8 @@ def array_estimate(model: ModuleModel, expr: ast.AST | None, _depth: int = 0) ->
         n = static_int(model, expr.args[2]) if len(expr.args) > 2 else static_int(model, kw.get("num"))
         shape = (n if n is not None else 50,)
     elif name in ("random.rand", "random.randn"):
-        dims = [static_int(model, a) for a in expr.args]
-        shape = tuple(dims) if all(d is not None for d in dims) else None  # type: ignore[arg-type]
+        dims = all_known([static_int(model, a) for a in expr.args])
+        shape = tuple(dims) if dims is not None else None
         itemsize = 8
     elif name in ("random.random", "random.standard_normal"):
         shape = static_shape(model, expr.args[0] if expr.args else kw.get("size"))
@@ -307,20 +315,21 @@ def _layer_estimate(model: ModuleModel, q: str, call: ast.Call) -> dict | None:
     """float32 weights of an equinox / flax nnx layer from its constructor's sizes."""
     names = _LAYERS[q]
     kw = {k.arg: k.value for k in call.keywords if k.arg}
-    dims = [static_int(model, call.args[i] if i < len(call.args) else kw.get(n)) for i, n in enumerate(names)]
-    if any(d is None for d in dims):
+    dims = all_known([static_int(model, call.args[i] if i < len(call.args) else kw.get(n))
+                   for i, n in enumerate(names)])
+    if dims is None:
         return None
     short = q.rsplit(".", 1)[-1]
     if short == "MLP":
-        i, o, w, depth = dims  # type: ignore[misc]
+        i, o, w, depth = dims
         count = (i * o + o) if depth == 0 else (i * w + w) + (depth - 1) * (w * w + w) + (w * o + o)
     elif short in ("Conv2d", "Conv"):
-        i, o, k = dims  # type: ignore[misc]
+        i, o, k = dims
         count = i * o * k * k + o
     elif short == "Linear":
-        count = dims[0] * dims[1] + dims[1]  # type: ignore[operator]
+        count = dims[0] * dims[1] + dims[1]
     else:
-        count = dims[0] * dims[1]  # type: ignore[operator]
+        count = dims[0] * dims[1]
     lib = "eqx.nn" if q.startswith("equinox.") else "nnx"
     return {"bytes": count * 4, "shape": None, "source": f"{lib}.{short}", "itemsize": 4, "module": True}
 
@@ -335,7 +344,7 @@ _RNG_METHODS = {
 }
 
 
-def _is_numpy_rng(model: ModuleModel, expr: ast.AST, depth: int = 0) -> bool:
+def _is_numpy_rng(model: ModuleModel, expr: ast.AST | None, depth: int = 0) -> bool:
     """``expr`` is a numpy random generator: a factory call, or a name bound once to one."""
     if isinstance(expr, ast.Call):
         return model.resolve_call(expr) in _RNG_FACTORIES
@@ -354,8 +363,8 @@ def _rng_estimate(model: ModuleModel, call: ast.Call) -> dict | None:
     pos = _RNG_METHODS[method]
     kw = {k.arg: k.value for k in call.keywords if k.arg}
     if pos is None:
-        dims = [static_int(model, a) for a in call.args]
-        shape = tuple(dims) if dims and all(d is not None for d in dims) else None
+        dims = all_known([static_int(model, a) for a in call.args])
+        shape = tuple(dims) if dims else None
     else:
         size = kw.get("size") or (call.args[pos] if len(call.args) > pos else None)
         shape = static_shape(model, size)

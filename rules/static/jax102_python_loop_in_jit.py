@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from jaxlint.diagnostic import Applicability, Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._arrays import is_jax_array, used_as_array
-from jaxlint.rules.static._sizes import static_int, static_sequence
+from jaxlint.rules.static._sizes import all_known, static_int, static_sequence
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
 from jaxlint.static.taint import POSSIBLE, describe, taint_of, traced_how
 from jaxlint.static.semantic import walk
@@ -403,11 +403,14 @@ class PythonLoopInJit(StaticRule):
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         stmts = list(loop.body.body)
         one = stmts[0] if len(stmts) == 1 else None
-        simple = (isinstance(one, cst.SimpleStatementLine) and len(one.body) == 1 and not one.leading_lines
-                  and one.trailing_whitespace.comment is None and not loop.body.footer)
+        line = one if (isinstance(one, cst.SimpleStatementLine) and len(one.body) == 1 and not one.leading_lines
+                       and one.trailing_whitespace.comment is None and not loop.body.footer) else None
+        simple = line is not None
         params = cst.Parameters([cst.Param(cst.Name(index), comma=comma), cst.Param(cst.Name(x))])
-        if simple:
-            fn = cst.Lambda(params, _step_value(cst, one.body[0], x))
+        fn: cst.BaseExpression
+        made: list[cst.BaseStatement]
+        if line is not None:
+            fn = cst.Lambda(params, _step_value(cst, line.body[0], x))
             made = []
         else:
             name = fx.arg("body")
@@ -502,8 +505,8 @@ class PythonLoopInJit(StaticRule):
         if seq is not None:
             return len(seq)  # a literal tuple or list, or a module-level constant one
         if isinstance(it, ast.Call) and model.resolve_call(it) in _RANGES and not it.keywords:
-            vals = [static_int(model, a) for a in it.args]
-            if not vals or any(v is None for v in vals):
+            vals = all_known([static_int(model, a) for a in it.args])
+            if not vals:
                 return None
             if len(vals) == 1:
                 return max(0, vals[0])
@@ -515,7 +518,7 @@ class PythonLoopInJit(StaticRule):
         return None
 
     @staticmethod
-    def _independent(loop: ast.For) -> bool:
+    def _independent(loop: ast.For | ast.AsyncFor) -> bool:
         """True when no name assigned in the body is read before it is assigned
         (no loop-carried value): ``ys.append(f(xs[i]))`` style."""
         assigned: set[str] = set()
@@ -542,7 +545,7 @@ _AUG_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow,
             ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
 
 
-def _fori_fix(ctx, fn, loop: ast.For):
+def _fori_fix(ctx, fn, loop: ast.For | ast.AsyncFor):
     """``jax.lax.fori_loop`` for a loop it can express exactly; None otherwise."""
     model = ctx.model
     it = loop.iter

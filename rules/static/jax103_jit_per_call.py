@@ -620,11 +620,13 @@ class JitPerCall(StaticRule):
         # cheap name test first: resolving every call of a module costs more than the model
         local = {name for name, q in model.aliases.items() if q in JIT_LIKE}
         for node in model.nodes(ast.Call):
+            if not isinstance(node, ast.Call):
+                continue  # never: model.nodes gives calls (its return type does not say so)
             func = node.func
             if not node.args or not ((isinstance(func, ast.Attribute) and func.attr in _JIT_ATTRS)
                                      or (isinstance(func, ast.Name) and func.id in local)):
                 continue
-            if model.resolve_call(node) in JIT_LIKE:
+            if (model.resolve_call(node) or "") in JIT_LIKE:
                 parent = model.parent(node)
                 if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and node in parent.decorator_list:
                     continue
@@ -815,7 +817,9 @@ class JitPerCall(StaticRule):
                 anchor = stmt
         if anchor is None or not is_statement_list_member(model, anchor):
             return None
-        if any(b.node.lineno > anchor.lineno for b in [*bindings, *r_bindings] if model.function_of(b.node) is scope):
+        # a binding's node is a statement or an arg (typed ast.AST): it has a line
+        if any(b.node.lineno > anchor.lineno  # type: ignore[attr-defined]
+               for b in [*bindings, *r_bindings] if model.function_of(b.node) is scope):
             return None  # bound after the loop in this function: not yet there before it
         name = free_name(model, f"{target.id}_jit")
         return ctx.codemod(f"Create `{name} = {_short(ctx, call)}` once, before the loop, and call it",
@@ -823,13 +827,14 @@ class JitPerCall(StaticRule):
 
     def _module_level(self, ctx, call: ast.Call, scope, fdef, r_bindings) -> Fix | None:
         model: ModuleModel = ctx.model
-        if model.parent(fdef) is not ctx.tree:
+        tree: ast.Module = ctx.tree
+        if model.parent(fdef) is not tree:
             return None
-        if any(b.node.lineno > fdef.lineno or model.parent(b.node) is not ctx.tree for b in r_bindings):
+        if any(b.node.lineno > fdef.lineno or model.parent(b.node) is not tree for b in r_bindings):
             return None  # the import must run before the new line does
         dump = ast.dump(call)
         at_module = scope is None
-        for stmt in ctx.tree.body:
+        for stmt in tree.body:
             if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
                     and ast.dump(stmt.value) == dump and len(model.module_bindings.get(stmt.targets[0].id, ())) == 1
                     and (not at_module or stmt.lineno < call.lineno)):
@@ -837,7 +842,10 @@ class JitPerCall(StaticRule):
                 return ctx.codemod(f"Use the module-level `{name}`", Applicability.UNSAFE, call=call, name=name)
         if at_module and fdef.lineno > call.lineno:
             return None
-        name = free_name(model, f"{call.args[0].id}_jit")
+        target = call.args[0]
+        if not isinstance(target, ast.Name):
+            return None  # never: the caller found a name's binding
+        name = free_name(model, f"{target.id}_jit")
         return ctx.codemod(f"Create `{name} = {_short(ctx, call)}` once at module level and call it",
                            Applicability.UNSAFE, call=call, name=name, after=fdef)
 

@@ -528,10 +528,10 @@ class TracedControlFlow(StaticRule):
                 elif isinstance(node, ast.Compare) and len(node.ops) > 1:
                     self._truth(ctx, taint, fn, node, node, "chained comparison", covered)
                 elif isinstance(node, ast.Call) and node.args:
-                    kind = _CONVERTING_BUILTINS.get(model.resolve_call(node) or "")
-                    if kind is not None:
-                        operands = node.args if kind == "range()" else node.args[:1]
-                        self._truth_operands(ctx, taint, fn, node, operands, kind, covered)
+                    converting = _CONVERTING_BUILTINS.get(model.resolve_call(node) or "")
+                    if converting is not None:
+                        operands = node.args if converting == "range()" else node.args[:1]
+                        self._truth_operands(ctx, taint, fn, node, operands, converting, covered)
 
     def _truth(self, ctx, taint, fn, report_node, test, kind, covered) -> None:
         """``test`` is converted to a Python bool: split and/or/not, then report once."""
@@ -763,7 +763,7 @@ def _plain_value(value: ast.AST | None) -> bool:
     return value is not None and not isinstance(value, (ast.Tuple, ast.Starred, ast.Yield, ast.YieldFrom, ast.Await))
 
 
-def _bound_before(fn, name: str, node: ast.AST) -> bool:
+def _bound_before(fn, name: str, node: ast.stmt) -> bool:
     if fn.param(name) is not None:
         return True
     return any(getattr(b.node, "lineno", node.lineno) < node.lineno for b in fn.bindings.get(name, []))

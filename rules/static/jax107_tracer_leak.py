@@ -449,9 +449,10 @@ def _built_in_trace(model, class_name: str | None) -> bool:
     a class does (``self.ball = Particle(p)`` in what ``Game.__init__`` runs)."""
     if class_name is None or class_name not in model.classes:
         return False
-    built = model.__dict__.get("_jax107_built_in_trace")
+    built: set[str] | None = model.__dict__.get("_jax107_built_in_trace")
     if built is None:
-        built = model.__dict__["_jax107_built_in_trace"] = set()
+        built = set()
+        model.__dict__["_jax107_built_in_trace"] = built
         makers = list(model.traced_functions())
         seen: set[int] = set()
         while makers:

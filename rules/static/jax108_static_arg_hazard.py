@@ -198,6 +198,20 @@ class StaticArgHazard(StaticRule):
                     return self.index[pos]
             """
         ),
+        Valid(
+            """
+            import functools
+            import jax
+            import jax.numpy as jnp
+
+            @functools.partial(jax.jit, static_argnames="count")
+            def tile(x, count):
+                return jnp.tile(x, count)
+
+            reps = int(jnp.shape(jnp.ones(3))[0])
+            out = tile(jnp.ones(2), count=reps)
+            """
+        ),
     ]
 
     INVALID = [
@@ -334,20 +348,6 @@ class StaticArgHazard(StaticRule):
             """,
             line=9,
             message="`base` is an array",
-        ),
-        Valid(
-            """
-            import functools
-            import jax
-            import jax.numpy as jnp
-
-            @functools.partial(jax.jit, static_argnames="count")
-            def tile(x, count):
-                return jnp.tile(x, count)
-
-            reps = int(jnp.shape(jnp.ones(3))[0])
-            out = tile(jnp.ones(2), count=reps)
-            """
         ),
     ]
 
@@ -552,9 +552,10 @@ def _class_hashing(model: ModuleModel, cls: ast.ClassDef, depth: int = 0) -> str
         if q != "dataclasses.dataclass":
             return "custom"
         kw = {k.arg: k.value for k in d.keywords} if isinstance(d, ast.Call) else {}
-        if set(kw) - _DATACLASS_FLAGS or not all(isinstance(v, ast.Constant) for v in kw.values()):
+        flags = {k: v.value for k, v in kw.items() if isinstance(v, ast.Constant)}
+        if set(kw) - _DATACLASS_FLAGS or len(flags) != len(kw):
             return "custom"
-        if any(kw[k].value for k in ("frozen", "unsafe_hash") if k in kw) or ("eq" in kw and not kw["eq"].value):
+        if any(flags[k] for k in ("frozen", "unsafe_hash") if k in flags) or ("eq" in flags and not flags["eq"]):
             return "custom"
         if not _defines(cls, "__hash__"):
             return "unhashable"
@@ -578,7 +579,8 @@ def _defines(cls: ast.ClassDef, name: str) -> bool:
     return False
 
 
-def _later_write(model: ModuleModel, cls: ast.ClassDef, traced: FunctionInfo, attr: str) -> ast.AST | None:
+def _later_write(model: ModuleModel, cls: ast.ClassDef, traced: FunctionInfo,
+                 attr: str) -> ast.Assign | ast.AugAssign | ast.AnnAssign | None:
     """An assignment to ``self.<attr>`` in a method of ``cls`` other than setup methods,
     or to ``obj.<attr>`` where ``obj = Cls(...)`` in the same scope."""
     for info in model.functions:
@@ -586,6 +588,8 @@ def _later_write(model: ModuleModel, cls: ast.ClassDef, traced: FunctionInfo, at
             continue
         in_class = info.class_name == cls.name and model.parent(info.node) is cls
         for n in info.body_nodes() if not isinstance(info.node, ast.Lambda) else ():
+            if not isinstance(n, _ASSIGNMENTS):
+                continue
             target = _assigned_attr(n, attr)
             if target is None:
                 continue
@@ -593,7 +597,9 @@ def _later_write(model: ModuleModel, cls: ast.ClassDef, traced: FunctionInfo, at
                 return n
             if _is_instance_of(model, info, target.id, cls.name):
                 return n
-    for n in model.nodes(ast.Assign, ast.AugAssign, ast.AnnAssign):
+    for n in model.nodes(*_ASSIGNMENTS):
+        if not isinstance(n, _ASSIGNMENTS):
+            continue  # model.nodes gives only these (its type does not say which)
         target = _assigned_attr(n, attr)
         if target is not None and model.function_of(n) is None and _is_instance_of(model, None, target.id, cls.name):
             return n
@@ -614,10 +620,14 @@ def _setup_only(model: ModuleModel, cls: ast.ClassDef, info: FunctionInfo, depth
         for n in other.body_nodes() if not isinstance(other.node, ast.Lambda) else ():
             if isinstance(n, ast.Attribute) and n.attr == info.name and isinstance(n.value, ast.Name) \
                     and n.value.id == "self":
-                if not (isinstance(model.parent(n), ast.Call) and model.parent(n).func is n):
+                parent = model.parent(n)
+                if not (isinstance(parent, ast.Call) and parent.func is n):
                     return False  # handed around (a callback): it may run at any time
                 callers.append(other)
     return bool(callers) and all(c is not info and _setup_only(model, cls, c, depth + 1) for c in callers)
+
+
+_ASSIGNMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign)
 
 
 def _assigned_attr(n: ast.AST, attr: str) -> ast.Name | None:

@@ -310,7 +310,7 @@ def _loop_bodies(model: ModuleModel) -> dict[FunctionInfo, str]:
                 continue
             for reason in fn.traced_by:
                 if reason.kind in LOOP_REASONS and reason.line is not None:
-                    loop = "lax." + reason.kind
+                    loop: str | None = "lax." + reason.kind
                 elif reason.by_call:
                     caller = by_qual.get(reason.caller or "")
                     loop = out.get(caller) if caller is not None else None

@@ -291,8 +291,8 @@ class DataDependentShape(StaticRule):
         if not fn.traced_by or any(r.kind not in _ALL_TRACED for r in fn.traced_by):
             return  # also traced some other way (vmap hands `None` axes through, a caller may pass an int)
         q = model.resolve_call(call)
-        where = SHAPE_ARGS.get(q or "")
-        if where is None:
+        where = SHAPE_ARGS.get(q) if q is not None else None
+        if q is None or where is None:
             return
         pos, kw = where
         arg = next((k.value for k in call.keywords if k.arg == kw), None)
@@ -353,7 +353,8 @@ def _mask_level(taint: Taint, fn: FunctionInfo, expr: ast.AST, depth: int = 0) -
         return max(levels, default=None)
     if isinstance(expr, ast.Name) and expr.id in fn.tainted:
         bindings = fn.bindings.get(expr.id, [])
-        levels = [_mask_level(taint, fn, b.value, depth + 1) if b.kind == "assign" and b.value is not None else None
-                  for b in bindings]
-        return min(levels) if levels and None not in levels else None  # type: ignore[type-var]
+        bound = [_mask_level(taint, fn, b.value, depth + 1) if b.kind == "assign" and b.value is not None else None
+                 for b in bindings]
+        known = [lv for lv in bound if lv is not None]
+        return min(known) if known and len(known) == len(bound) else None
     return None

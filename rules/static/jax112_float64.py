@@ -365,12 +365,12 @@ class Float64(StaticRule):
         constants: dict[int, tuple[ast.AST, str, list[str]]] = {}
         for fn in traced:
             # one finding per function: its first 64-bit dtype, counting the others
-            found: list[ast.AST] = []
+            found: list[ast.expr] = []
             for node in fn.body_nodes():
                 if isinstance(node, ast.Call):
                     for dtype in _dtype_uses(model, node):
                         value = _module_constant(model, dtype)
-                        if value is not None:
+                        if value is not None and isinstance(dtype, ast.Name):  # (a constant is read by name)
                             uses = constants.setdefault(id(value), (value, dtype.id, []))[2]
                             if fn.name not in uses:
                                 uses.append(fn.name)
@@ -427,7 +427,7 @@ def _narrow_fix(ctx, dtype: ast.AST, others: Sequence[ast.AST] = ()):
     old = _narrowed(dtype)
     if old is None or any(_narrowed(o) is None for o in others):
         return None
-    shown = f'"{NARROW[old]}"' if isinstance(dtype, ast.Constant) else f"`{ctx.segment(dtype.value)}.{NARROW[old]}`"
+    shown = f"`{ctx.segment(dtype.value)}.{NARROW[old]}`" if isinstance(dtype, ast.Attribute) else f'"{NARROW[old]}"'
     more: dict = {"more": len(others)} if others else {}
     for i, o in enumerate(others, 1):
         more[f"dtype_{i}"], more[f"old_{i}"] = o, _narrowed(o)
@@ -460,7 +460,7 @@ def _label(model: ModuleModel, expr: ast.AST) -> str:
     return f"`{q.replace('jax.numpy.', 'jnp.').replace('numpy.', 'np.')}`"
 
 
-def _dtype_uses(model: ModuleModel, call: ast.Call) -> list[ast.AST]:
+def _dtype_uses(model: ModuleModel, call: ast.Call) -> list[ast.expr]:
     """The 64-bit dtypes a call asks for: ``dtype=``, ``.astype(d)``, ``jnp.zeros(s, d)``,
     ``jnp.float64(x)``."""
     out = [k.value for k in call.keywords if k.arg == "dtype" and _wide(model, k.value)]

@@ -392,16 +392,18 @@ def _aliases(model: ModuleModel, arg: ast.Name, call: ast.Call) -> list[str]:
     """Other names holding the same array as ``arg`` where ``call`` reads it: assigned
     ``old = state`` earlier in the function (or ``state`` itself came from ``old``)."""
     scope = model.function_of(call)
+    if scope is None:
+        return []
     root = _root(model, arg).id
-    out = []
-    for node in (scope.body_nodes() if scope is not None else ()):
+    out: list[str] = []
+    for node in scope.body_nodes():
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                 and isinstance(node.value, ast.Name) and node.lineno < call.lineno):
             continue
         n = node.targets[0].id
         if n != arg.id and n not in out and len(scope.bindings.get(n, [])) == 1 and _root(model, node.value).id == root:
             out.append(n)
-    if root != arg.id and root not in out and scope is not None and root in scope.bindings:
+    if root != arg.id and root not in out and root in scope.bindings:
         out.append(root)
     return out
 
@@ -432,7 +434,7 @@ def _stores(stmt: ast.stmt, name: str) -> bool:
     return False
 
 
-def _first(node: ast.AST, name: str) -> tuple[str, ast.AST] | None:
+def _first(node: ast.AST | list[ast.stmt], name: str) -> tuple[str, ast.AST] | None:
     """The first thing a statement does with ``name``: ("load", node), ("store", node), or None.
     Leaving the block (return, break...) counts as a store: nothing after it is reached.
 
@@ -523,10 +525,12 @@ def _use_after(model: ModuleModel, stmt: ast.stmt, name: str) -> ast.AST | None:
             return None
         if isinstance(parent, ast.ExceptHandler):
             parent = model.parent(parent)
+            if parent is None:
+                return None
         cur = parent
 
 
-def _loop_without_store(model: ModuleModel, stmt: ast.stmt, name: str) -> ast.AST | None:
+def _loop_without_store(model: ModuleModel, stmt: ast.stmt, name: str) -> ast.For | ast.AsyncFor | ast.While | None:
     """The innermost loop around ``stmt`` (same function) that never rebinds ``name``
     and does not leave right after the call."""
     cur: ast.AST = stmt

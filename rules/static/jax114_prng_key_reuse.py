@@ -526,7 +526,7 @@ class PrngKeyReuse(StaticRule):
         names = callees.sampling_names() if sampling else set()
         if names:
             lines |= _candidate_lines(ctx.source, re.compile(r"\b(?:%s)\s*\(" % "|".join(sorted(names))))
-        reports: dict[int, tuple[ast.AST, str, ast.AST, Confidence]] = {}
+        reports: dict[int, tuple[ast.expr, str, ast.Call, Confidence]] = {}
         _Flow(model, reports, callees).block(ctx.tree.body, {})
         for f in model.functions:
             first, last = f.node.lineno, f.node.end_lineno or f.node.lineno
@@ -536,8 +536,9 @@ class PrngKeyReuse(StaticRule):
                 _Flow(model, reports, callees).expr(f.node.body, {})
             else:
                 _Flow(model, reports, callees).block(f.node.body, {})
-        for node, msg, first, sure in sorted(reports.values(), key=lambda r: (r[0].lineno, r[0].col_offset)):
-            ctx.report(node, msg, related=[ctx.related(first, "first use of the key")], fix=_split_fix(ctx, node, first),
+        for node, msg, first_use, sure in sorted(reports.values(), key=lambda r: (r[0].lineno, r[0].col_offset)):
+            ctx.report(node, msg, related=[ctx.related(first_use, "first use of the key")],
+                       fix=_split_fix(ctx, node, first_use),
                        confidence=sure)
         self._module_keys(ctx, model)
 
@@ -586,7 +587,7 @@ def _sure(fn_name: str) -> Confidence:
     return Confidence.CERTAIN if fn_name.startswith("jax.random.") else Confidence.LIKELY
 
 
-def _split_fix(ctx, use: ast.AST, first: ast.AST):
+def _split_fix(ctx, use: ast.expr, first: ast.Call):
     """Split ``key`` before the statement that first consumes it and give the reported
     use the subkey; None where that is not one well-defined place."""
     model: ModuleModel = ctx.model
@@ -613,7 +614,8 @@ def _split_fix(ctx, use: ast.AST, first: ast.AST):
                 break
         if anchor is not None or isinstance(a1, _SCOPES):
             break
-    if anchor is None or not is_statement_list_member(model, anchor) or model.function_of(anchor) is not fn:
+    if anchor is None or a2_found is None or not is_statement_list_member(model, anchor) \
+            or model.function_of(anchor) is not fn:
         return None
     loops = (ast.For, ast.AsyncFor, ast.While)
     if first is not call:
@@ -626,8 +628,8 @@ def _split_fix(ctx, use: ast.AST, first: ast.AST):
                        for n in walk(loop)):
                 return None  # around it, the split would take the key consumed the iteration before
     if first is call:  # reused on every iteration: only when this is the loop's one use of the key
-        loop = next((a for a in chain2 if isinstance(a, loops)), None)
-        if loop is None or sum(1 for n in walk(loop) if isinstance(n, ast.Name) and n.id == use.id) != 1:
+        carrier = next((a for a in chain2 if isinstance(a, loops)), None)
+        if carrier is None or sum(1 for n in walk(carrier) if isinstance(n, ast.Name) and n.id == use.id) != 1:
             return None
     split = attribute_path(model, "jax.random.split", fn)
     if split is None:
@@ -671,7 +673,7 @@ class _Flow:
         self.callees = callees
         self.loop_pass = False
         self.depth = 0
-        self.loops: list[ast.AST] = []  # the loops around the statement being walked
+        self.loops: list[ast.For | ast.AsyncFor | ast.While] = []  # the loops around the statement being walked
 
     # ------------------------------------------------------------------ statements
     def block(self, stmts: list[ast.stmt], state: State | None) -> State | None:
@@ -709,9 +711,9 @@ class _Flow:
             return self.merge(state, [c.body for c in s.cases] + [[]])
         # simple statements: the right-hand side runs before the targets are bound
         for field in ("value", "test", "msg", "exc"):
-            child = getattr(s, field, None)
-            if isinstance(child, ast.AST):
-                self.expr(child, state)
+            part = getattr(s, field, None)
+            if isinstance(part, ast.AST):
+                self.expr(part, state)
         if isinstance(s, ast.AugAssign):
             self.expr(s.target, state)
         targets = s.targets if isinstance(s, (ast.Assign, ast.Delete)) else (
@@ -873,15 +875,15 @@ class _Flow:
                 out.add(p.name)
         return out
 
-    def _report(self, node: ast.AST, msg: str, first: ast.AST, sure: Confidence) -> None:
+    def _report(self, node: ast.expr, msg: str, first: ast.Call, sure: Confidence) -> None:
         self.reports.setdefault(id(node), (node, msg, first, sure))
 
     @staticmethod
-    def _calls(node: ast.AST) -> Iterator[tuple[ast.Call, ast.AST | None]]:
+    def _calls(node: ast.AST) -> Iterator[tuple[ast.Call, ast.expr | None]]:
         """Calls in evaluation order (approximately: source order), with the innermost
         comprehension around each; nested functions and lambdas run later and are skipped."""
-        found: list[tuple[ast.Call, ast.AST | None]] = []
-        stack: list[tuple[ast.AST, ast.AST | None]] = [(node, None)]
+        found: list[tuple[ast.Call, ast.expr | None]] = []
+        stack: list[tuple[ast.AST, ast.expr | None]] = [(node, None)]
         while stack:
             n, comp = stack.pop()
             if isinstance(n, _SCOPES):

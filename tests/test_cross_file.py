@@ -95,6 +95,27 @@ def test_what_cannot_be_read_is_unknown(tmp_path, files, why):
     assert _returns(_model(tmp_path, "main.py"), 2) is Kind.UNKNOWN, why
 
 
+def test_a_helper_of_another_module_traced_on_one_path_only_is_unknown(tmp_path):
+    """numpyro's `while_loop` returns `lax.while_loop(...)`, or its value when control
+    flow is switched off: a tracer on one path only, not known from another module."""
+    _write(tmp_path, {"util.py": """
+        from jax import lax
+
+        def while_loop(cond, body, init):
+            if DISABLED:
+                val = init
+                while cond(val):
+                    val = body(val)
+                return val
+            return lax.while_loop(cond, body, init)
+
+        def always(cond, body, init):
+            return lax.while_loop(cond, body, init)
+        """, "main.py": "from util import while_loop, always\nwhile_loop(c, b, x)\nalways(c, b, x)\n"})
+    m = _model(tmp_path, "main.py")
+    assert [_returns(m, 2), _returns(m, 3)] == [Kind.UNKNOWN, Kind.TRACED]
+
+
 def test_no_link_no_other_module(tmp_path):
     _write(tmp_path, {"helpers.py": "def rows(x):\n    return x.shape[0]\n",
                       "main.py": "from helpers import rows\nrows(a)\n"})

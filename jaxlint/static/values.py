@@ -350,6 +350,8 @@ class Summaries:
         self._deps: dict[int, frozenset[Dep]] = {}
         #: the modules read by each summary being computed (innermost last)
         self._reading: list[set[Dep]] = []
+        #: functions summarised TRACED with another kind of return too
+        self._mixed: set[int] = set()
 
     @classmethod
     def of(cls, model: "Scopes") -> "Summaries":
@@ -407,6 +409,11 @@ class Summaries:
             theirs = Summaries.of(mod.scopes())  # type: ignore[arg-type]
             kind = theirs.returns(other, depth)
             deps |= theirs._deps.get(id(other), frozenset())
+            if id(other) in theirs._mixed:
+                # a tracer on one path only (numpyro's `while_loop`: `lax.while_loop(...)`,
+                # or the value itself when control flow is off): from another module,
+                # whose callers' context is not seen here, that is not known
+                kind = Kind.UNKNOWN
         else:
             kind = Kind.UNKNOWN
         self._read(deps)
@@ -433,6 +440,8 @@ class Summaries:
         if kinds == {Kind.STATIC}:
             return Kind.STATIC
         if Kind.TRACED in kinds:
+            if len(kinds) > 1:
+                self._mixed.add(id(fn))
             return Kind.TRACED
         return Kind.UNKNOWN
 

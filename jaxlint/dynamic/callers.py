@@ -20,7 +20,8 @@ loop's first state is often still held by the setup code (``params`` beside
 entry, in the signatures file and the observations); a function never watched has
 none (unknown). The watch stays on for :data:`WINDOW` calls after a function's first
 call, so a long-running program's later calls (the recorder's fast path) pay for one
-check only.
+check only; when it ends, every function's verdict so far is final (a function called
+too rarely to be watched 4 times is not waited for until the program exits).
 
 Never imports jax itself: the arrays are flattened through the version adapter, loaded
 by the time a jitted function is called.
@@ -64,11 +65,13 @@ def after(rec: Any, args: tuple, kwargs: dict, out: Any) -> None:
 
 def _after(rec: Any, args: tuple, kwargs: dict, out: Any) -> None:
     key = rec._key
+    ended = False
     with _LOCK:
         pending = _PENDING[:]
         _PENDING.clear()
         if WATCH[0] > 0:
             WATCH[0] -= 1
+            ended = WATCH[0] == 0
         left = _LEFT.get(key)
         if left is None:  # the function's first call: watch the calls that follow it
             left = SAMPLES
@@ -80,6 +83,8 @@ def _after(rec: Any, args: tuple, kwargs: dict, out: Any) -> None:
             judged = _JUDGED.setdefault(k, [])
             judged.append({name: any(r() is not None for r in rs) for name, rs in refs.items()})
             told.append((k, verdict(judged), len(judged) >= SAMPLES))
+        if ended:  # no call is watched any more: what was seen of each function is all there is
+            told += [(k, verdict(_JUDGED.get(k) or []), True) for k in _LEFT]
     if take:
         watched = _watch(rec, args, kwargs, out)
         if watched:

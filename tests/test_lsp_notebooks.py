@@ -4,6 +4,8 @@ diagnostics arrive per cell at the cell's lines, and quick fixes, ``# noqa`` and
 edit the cells."""
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 pytest.importorskip("pygls", reason="the `lsp` extra (pygls) is not installed")
@@ -97,6 +99,38 @@ def notebook_session(tmp_path, pull: bool = True, init: dict | None = None):
     return _Ctx()
 
 
+@pytest.fixture(scope="module")
+def shared_server(tmp_path_factory):
+    """One notebook-capable pulling server for the tests that need no server of their own
+    (starting one costs about 2.5 s of CPU): each opens its notebook in a folder of its
+    own and closes it when done; the settings are the defaults, as on a fresh server."""
+    root = tmp_path_factory.mktemp("shared-notebook-server")
+    loop = asyncio.new_event_loop()
+    ctx = notebook_session(root)
+    s = loop.run_until_complete(asyncio.wait_for(ctx.__aenter__(), 2 * TIMEOUT))
+    try:
+        yield loop, s
+    finally:
+        loop.run_until_complete(asyncio.wait_for(ctx.__aexit__(None, None, None), 4 * TIMEOUT))
+        loop.close()
+
+
+def on_shared_server(shared_server, request, cells: list[tuple[str, str]], body) -> None:
+    """Open ``cells`` as ``<test name>/analysis.ipynb`` on the shared server, run
+    ``body(session, notebook)``, then close the notebook."""
+    loop, s = shared_server
+    (s.root / request.node.name).mkdir()
+
+    async def go():
+        nb = Notebook(s, f"{request.node.name}/{NB}", cells)
+        try:
+            await body(s, nb)
+        finally:
+            nb.close()
+
+    loop.run_until_complete(asyncio.wait_for(go(), 600.0))
+
+
 async def pull(s, uri: str) -> list[T.Diagnostic]:
     report = await s.pull(uri)
     return list(report.items)
@@ -123,19 +157,18 @@ def test_server_advertises_notebook_sync_for_python_cells(tmp_path):
     run(go())
 
 
-def test_each_cell_pulls_its_own_findings_at_its_own_lines(tmp_path):
-    async def go():
-        async with notebook_session(tmp_path) as s:
-            nb = Notebook(s, NB, [("markdown", MARKDOWN), ("code", SETUP), ("code", CAPTURE), ("code", NUMPY)])
-            assert await pull(s, nb.cell(0)) == [] and await pull(s, nb.cell(1)) == []
-            [captured] = await pull(s, nb.cell(2))
-            # `W` (cell 2) is read in cell 3's jitted function: a name from an earlier cell
-            assert captured.code == "JAX101" and captured.range.start == T.Position(2, 15)
-            [related] = captured.related_information
-            assert related.location.uri == nb.cell(1) and related.location.range.start.line == 3
-            [numpy] = await pull(s, nb.cell(3))  # the %timeit line is masked, not a parse error
-            assert numpy.code == "JAX104" and numpy.range.start == T.Position(2, 11)
-    run(go())
+def test_each_cell_pulls_its_own_findings_at_its_own_lines(shared_server, request):
+    async def body(s, nb):
+        assert await pull(s, nb.cell(0)) == [] and await pull(s, nb.cell(1)) == []
+        [captured] = await pull(s, nb.cell(2))
+        # `W` (cell 2) is read in cell 3's jitted function: a name from an earlier cell
+        assert captured.code == "JAX101" and captured.range.start == T.Position(2, 15)
+        [related] = captured.related_information
+        assert related.location.uri == nb.cell(1) and related.location.range.start.line == 3
+        [numpy] = await pull(s, nb.cell(3))  # the %timeit line is masked, not a parse error
+        assert numpy.code == "JAX104" and numpy.range.start == T.Position(2, 11)
+    on_shared_server(shared_server, request,
+                     [("markdown", MARKDOWN), ("code", SETUP), ("code", CAPTURE), ("code", NUMPY)], body)
 
 
 def test_a_push_client_gets_each_cell_published_on_open_and_after_a_change(tmp_path):
@@ -155,27 +188,23 @@ def test_a_push_client_gets_each_cell_published_on_open_and_after_a_change(tmp_p
     run(go())
 
 
-def test_a_quick_fix_in_a_cell_edits_the_cells_it_needs(tmp_path):
-    async def go():
-        async with notebook_session(tmp_path) as s:
-            nb = Notebook(s, NB, [("code", SETUP), ("code", NUMPY)])
-            # jnp is not imported: the import goes into cell 1, the call in cell 2 changes
-            assert await act(s, nb, 1, "Replace `np.sum`") == {nb.cell(0), nb.cell(1)}
-            assert "import jax.numpy as jnp" in nb.texts[nb.cell(0)]
-            assert nb.texts[nb.cell(1)].splitlines()[2] == "    return jnp.sum(x)"
-            assert nb.texts[nb.cell(1)].endswith("%timeit total(W)")  # the magic is kept as it was
-            assert await pull(s, nb.cell(1)) == [] and await pull(s, nb.cell(0)) == []
-    run(go())
+def test_a_quick_fix_in_a_cell_edits_the_cells_it_needs(shared_server, request):
+    async def body(s, nb):
+        # jnp is not imported: the import goes into cell 1, the call in cell 2 changes
+        assert await act(s, nb, 1, "Replace `np.sum`") == {nb.cell(0), nb.cell(1)}
+        assert "import jax.numpy as jnp" in nb.texts[nb.cell(0)]
+        assert nb.texts[nb.cell(1)].splitlines()[2] == "    return jnp.sum(x)"
+        assert nb.texts[nb.cell(1)].endswith("%timeit total(W)")  # the magic is kept as it was
+        assert await pull(s, nb.cell(1)) == [] and await pull(s, nb.cell(0)) == []
+    on_shared_server(shared_server, request, [("code", SETUP), ("code", NUMPY)], body)
 
 
-def test_suppress_with_noqa_in_a_cell(tmp_path):
-    async def go():
-        async with notebook_session(tmp_path) as s:
-            nb = Notebook(s, NB, [("code", SETUP), ("code", CAPTURE)])
-            assert await act(s, nb, 1, "Suppress with `# noqa: JAX101`") == {nb.cell(1)}
-            assert nb.texts[nb.cell(1)] == "@jax.jit\ndef f(x):\n    return x @ W  # noqa: JAX101"
-            assert await pull(s, nb.cell(1)) == []
-    run(go())
+def test_suppress_with_noqa_in_a_cell(shared_server, request):
+    async def body(s, nb):
+        assert await act(s, nb, 1, "Suppress with `# noqa: JAX101`") == {nb.cell(1)}
+        assert nb.texts[nb.cell(1)] == "@jax.jit\ndef f(x):\n    return x @ W  # noqa: JAX101"
+        assert await pull(s, nb.cell(1)) == []
+    on_shared_server(shared_server, request, [("code", SETUP), ("code", CAPTURE)], body)
 
 
 def test_fix_all_from_a_cell_fixes_the_notebook_cell_by_cell(tmp_path):
@@ -192,14 +221,13 @@ def test_fix_all_from_a_cell_fixes_the_notebook_cell_by_cell(tmp_path):
     run(go())
 
 
-def test_a_cell_that_does_not_parse_is_reported_and_the_others_are_still_checked(tmp_path):
-    async def go():
-        async with notebook_session(tmp_path) as s:
-            nb = Notebook(s, NB, [("code", SETUP), ("code", "def broken(:\n    pass"), ("code", CAPTURE)])
-            [err] = await pull(s, nb.cell(1))
-            assert err.code == "JAX100" and "cell 2 does not parse" in err.message
-            assert [d.code for d in await pull(s, nb.cell(2))] == ["JAX101"]
-    run(go())
+def test_a_cell_that_does_not_parse_is_reported_and_the_others_are_still_checked(shared_server, request):
+    async def body(s, nb):
+        [err] = await pull(s, nb.cell(1))
+        assert err.code == "JAX100" and "cell 2 does not parse" in err.message
+        assert [d.code for d in await pull(s, nb.cell(2))] == ["JAX101"]
+    on_shared_server(shared_server, request, [("code", SETUP), ("code", "def broken(:\n    pass"), ("code", CAPTURE)],
+                     body)
 
 
 def test_closing_the_notebook_clears_its_cells(tmp_path):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import math
+from typing import TypedDict
 
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
 from jaxlint.rule import is_test_path  # noqa: F401  (the rules import it from here)
@@ -25,6 +26,22 @@ DTYPE_BYTES = {
     "int16": 2, "int8": 1, "uint8": 1, "uint32": 4, "uint64": 8, "bool": 1, "bool_": 1,
     "complex64": 8, "complex128": 16, "float8_e4m3fn": 1, "float8_e5m2": 1,
 }
+
+
+class _EstimateKeys(TypedDict):
+    bytes: int | None  # None: unknown statically (`np.load(...)`, a shape that is not static)
+    shape: tuple[int, ...] | None
+    source: str  # what made it, as a message names it (`numpy.zeros`, `eqx.nn.Linear`)
+    itemsize: int | None
+
+
+class Estimate(_EstimateKeys, total=False):
+    """What :func:`array_estimate` knows of an array-producing expression."""
+    literal: bool  # a literal display (`np.array([1, 2])`): bytes counts its elements
+    pytree: bool  # a dict, list or tuple of arrays: bytes is the sum of its leaves
+    module: bool  # the float32 weights of an equinox / flax nnx layer
+    splat: bool  # zeros / ones / full / empty: one value everywhere
+    unknown_shape: bool  # a known constructor whose shape is not static
 
 
 def static_int(model: ModuleModel, expr: ast.AST | None, depth: int = 0) -> int | None:
@@ -141,7 +158,7 @@ def dtype_bytes(model: ModuleModel, expr: ast.AST | None) -> int | None:
 _JAX_SAMPLERS = {"uniform", "normal", "exponential", "gumbel", "laplace", "logistic", "cauchy", "rademacher"}
 
 
-def array_estimate(model: ModuleModel, expr: ast.AST | None, _depth: int = 0) -> dict | None:
+def array_estimate(model: ModuleModel, expr: ast.AST | None, _depth: int = 0) -> Estimate | None:
     """What an array-producing expression is, statically: ``{"bytes", "shape", "source"}``.
 
     ``bytes`` is None when the size is unknown (e.g. ``np.load``). Returns None when
@@ -159,9 +176,10 @@ def array_estimate(model: ModuleModel, expr: ast.AST | None, _depth: int = 0) ->
         # a pytree of arrays, `params = {"w1": W1, "w2": W2}`: the sum of its leaves
         leaves = expr.values if isinstance(expr, ast.Dict) else expr.elts
         parts = [array_estimate(model, e, _depth + 1) for e in leaves]
-        if not parts or any(p is None or p.get("bytes") is None or p.get("literal") for p in parts):
+        known = [p["bytes"] for p in parts if p is not None and p["bytes"] is not None and not p.get("literal")]
+        if not parts or len(known) != len(parts):
             return None
-        return {"bytes": sum(p["bytes"] for p in parts), "shape": None,  # type: ignore[index]
+        return {"bytes": sum(known), "shape": None,
                 "source": "a dict of arrays" if isinstance(expr, ast.Dict) else "a list of arrays",
                 "itemsize": None, "pytree": True}
     if not isinstance(expr, ast.Call):
@@ -177,8 +195,9 @@ def array_estimate(model: ModuleModel, expr: ast.AST | None, _depth: int = 0) ->
             inner = array_estimate(model, expr.func.value, _depth + 1)
             if inner and expr.func.attr == "astype" and expr.args:
                 b = dtype_bytes(model, expr.args[0])
-                if b and inner["bytes"] is not None and inner.get("itemsize"):
-                    inner = dict(inner, bytes=inner["bytes"] // inner["itemsize"] * b, itemsize=b)
+                size, item = inner["bytes"], inner["itemsize"]
+                if b and size is not None and item:
+                    inner = {**inner, "bytes": size // item * b, "itemsize": b}
             return inner
         return None
     if q in LOADERS:
@@ -246,10 +265,11 @@ def array_estimate(model: ModuleModel, expr: ast.AST | None, _depth: int = 0) ->
         if isinstance(src, (ast.List, ast.Tuple)):
             return {"bytes": _literal_bytes(src), "shape": None, "source": q, "itemsize": None, "literal": True}
         inner = array_estimate(model, src, _depth + 1) if src is not None else None
-        if inner is not None and lib == "jax.numpy" and inner.get("bytes") and inner.get("itemsize") == 8 \
+        size = inner["bytes"] if inner is not None else None
+        if inner is not None and lib == "jax.numpy" and size and inner["itemsize"] == 8 \
                 and dtype_bytes(model, kw.get("dtype")) is None:
             # jnp.array(float64 numpy array) is float32 unless x64 is on
-            inner = dict(inner, bytes=inner["bytes"] // 2, itemsize=4)
+            inner = {**inner, "bytes": size // 2, "itemsize": 4}
         return inner
     else:
         return {"bytes": None, "shape": None, "source": q, "itemsize": None}
@@ -260,7 +280,7 @@ def array_estimate(model: ModuleModel, expr: ast.AST | None, _depth: int = 0) ->
             "splat": name in ("zeros", "ones", "full", "empty")}
 
 
-def _combined(model: ModuleModel, lib: str, name: str, call: ast.Call, depth: int) -> dict | None:
+def _combined(model: ModuleModel, lib: str, name: str, call: ast.Call, depth: int) -> Estimate | None:
     """Size of ``np.repeat`` / ``np.tile`` / ``np.concatenate`` / ``np.stack`` ... from their
     inputs: a repeat or tile multiplies, a join adds."""
     kw = {k.arg: k.value for k in call.keywords if k.arg}
@@ -270,32 +290,35 @@ def _combined(model: ModuleModel, lib: str, name: str, call: ast.Call, depth: in
         if not isinstance(src, (ast.List, ast.Tuple)) or any(isinstance(e, ast.Starred) for e in src.elts):
             return None
         parts = [array_estimate(model, e, depth) for e in src.elts]
-        if not parts or any(p is None or p.get("bytes") is None for p in parts):
+        present = [p for p in parts if p is not None]
+        known = [p["bytes"] for p in present if p["bytes"] is not None]
+        if not parts or len(known) != len(parts):
             return None
-        return {"bytes": sum(p["bytes"] for p in parts), "shape": None, "source": q,  # type: ignore[index]
-                "itemsize": parts[0].get("itemsize")}  # type: ignore[union-attr]
+        return {"bytes": sum(known), "shape": None, "source": q, "itemsize": present[0]["itemsize"]}
     inner = array_estimate(model, src, depth) if src is not None else None
-    if inner is None or inner.get("bytes") is None:
+    size = inner["bytes"] if inner is not None else None
+    if inner is None or size is None:
         return None
+    item = inner["itemsize"]
     if name in ("repeat", "tile"):
         count = call.args[1] if len(call.args) > 1 else kw.get("repeats" if name == "repeat" else "reps")
         reps = static_shape(model, count)
         if reps is None:
             return None
-        return {"bytes": inner["bytes"] * math.prod(reps), "shape": None, "source": q, "itemsize": inner.get("itemsize")}
+        return {"bytes": size * math.prod(reps), "shape": None, "source": q, "itemsize": item}
     if name == "broadcast_to":
         shape = static_shape(model, call.args[1] if len(call.args) > 1 else kw.get("shape"))
-        if shape is None or not inner.get("itemsize"):
+        if shape is None or not item:
             return None
-        return {"bytes": math.prod(shape) * inner["itemsize"], "shape": shape, "source": q,
-                "itemsize": inner["itemsize"]}
+        return {"bytes": math.prod(shape) * item, "shape": shape, "source": q, "itemsize": item}
     other = array_estimate(model, call.args[1], depth) if len(call.args) > 1 else None
-    if other is None or other.get("bytes") is None or not inner.get("itemsize") or not other.get("itemsize"):
+    other_size = other["bytes"] if other is not None else None
+    other_item = other["itemsize"] if other is not None else None
+    if other_size is None or not item or not other_item:
         return None
     # kron / outer: every element of one times every element of the other
-    n = (inner["bytes"] // inner["itemsize"]) * (other["bytes"] // other["itemsize"])
-    return {"bytes": n * max(inner["itemsize"], other["itemsize"]), "shape": None, "source": q,
-            "itemsize": max(inner["itemsize"], other["itemsize"])}
+    n = (size // item) * (other_size // other_item)
+    return {"bytes": n * max(item, other_item), "shape": None, "source": q, "itemsize": max(item, other_item)}
 
 
 #: Layers whose parameters are arrays made at construction: (qualified name, the
@@ -311,7 +334,7 @@ _LAYERS = {
 }
 
 
-def _layer_estimate(model: ModuleModel, q: str, call: ast.Call) -> dict | None:
+def _layer_estimate(model: ModuleModel, q: str, call: ast.Call) -> Estimate | None:
     """float32 weights of an equinox / flax nnx layer from its constructor's sizes."""
     names = _LAYERS[q]
     kw = {k.arg: k.value for k in call.keywords if k.arg}
@@ -355,7 +378,7 @@ def _is_numpy_rng(model: ModuleModel, expr: ast.AST | None, depth: int = 0) -> b
     return False
 
 
-def _rng_estimate(model: ModuleModel, call: ast.Call) -> dict | None:
+def _rng_estimate(model: ModuleModel, call: ast.Call) -> Estimate | None:
     """``rng.normal(size=(784, 2048))`` and the like: numpy's modern random API."""
     method = call.func.attr  # type: ignore[attr-defined]
     if method not in _RNG_METHODS:

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
-from jaxlint.rules.static._sizes import LOADERS, array_estimate
+from jaxlint.rules.static._sizes import LOADERS, Estimate, array_estimate
 from jaxlint.static.semantic import STATIC_ATTRS
 from jaxlint.textutil import human_bytes
 
@@ -548,7 +548,7 @@ class CapturedArray(StaticRule):
                                           else _constructed_with(model, other, n.value) or n.value)
         return values[0] if len(values) == 1 else None
 
-    def _report(self, ctx, node, name, est, def_node, limit, how) -> bool:
+    def _report(self, ctx, node, name, est: Estimate | None, def_node, limit, how) -> bool:
         if est is None or est.get("literal"):
             return False
         size = est["bytes"]
@@ -584,7 +584,7 @@ class CapturedArray(StaticRule):
             related.append(ctx.related(def_node, f"`{name}` is defined here"))
         # certain when its size is computed; likely when it is loaded (size unknown here)
         ctx.report(node, msg, related=related, confidence=Confidence.LIKELY if size is None else Confidence.CERTAIN,
-                   data={"bytes": size, "shape": list(est["shape"]) if est.get("shape") else None, "name": name})
+                   data={"bytes": size, "shape": list(est["shape"]) if est["shape"] else None, "name": name})
         return True
 
 

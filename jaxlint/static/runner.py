@@ -118,10 +118,10 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
     project = _project(task)
     key = key_of(__version__, task.display, settings.fingerprint() + project.digest(), ",".join(r.code for r in rules),
                  data)
-    link = _link(task)
-    hit = cache.get("static", key, lambda v: _cached_outcome(task.display, v, link)) if cache.enabled else None
+    hit = cache.get("static", key, lambda v: _cached_outcome(task.display, v, task)) if cache.enabled else None
     if hit is not None:
         return hit
+    link = _link(task)
     ignored = per_file_ignored(task.display, settings, task.path)
     if _is_notebook(task.path):
         out = _check_notebook(task, rules, ignored, data)
@@ -143,7 +143,7 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
     return out
 
 
-def _cached_outcome(display: str, value: dict, link: Link | None = None) -> FileOutcome:
+def _cached_outcome(display: str, value: dict, task: FileTask | None = None) -> FileOutcome:
     """A static cache entry as written by :func:`check_one`; raises on any other shape,
     and when a module of the tree that the entry's findings read has changed since."""
     errors, skipped = value["e"], value["s"]
@@ -153,8 +153,10 @@ def _cached_outcome(display: str, value: dict, link: Link | None = None) -> File
     if not (isinstance(deps, list) and all(isinstance(d, list) and len(d) == 2 and all(type(x) is str for x in d)
                                            for d in deps)):
         raise ValueError("not a static cache entry")
-    if deps and (link is None or not all(link.tree.current((rel, digest)) for rel, digest in deps)):
-        raise ValueError("a module the findings read has changed")
+    if deps:  # (the file's link is made only here: most entries read no other module)
+        link = _link(task) if task is not None else None
+        if link is None or not all(link.tree.current((rel, digest)) for rel, digest in deps):
+            raise ValueError("a module the findings read has changed")
     return FileOutcome(display, diagnostics_of(value["d"]), errors, skipped, True, _cell_map(value.get("c")))
 
 

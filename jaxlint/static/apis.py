@@ -144,5 +144,5 @@ def literal_strs(node: ast.AST | None) -> tuple[str, ...] | None:
         return (node.value,)
     if isinstance(node, (ast.Tuple, ast.List)):
         if all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
-            return tuple(e.value for e in node.elts)  # type: ignore[union-attr]
+            return tuple(e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
     return None

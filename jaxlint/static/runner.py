@@ -13,7 +13,7 @@ from jaxlint.files.cache import Cache, diagnostics_of, key_of
 from jaxlint.diagnostic import Diagnostic
 from jaxlint.files.discovery import FileTask, read_source
 from jaxlint.findings.noqa import NoqaUsage, Suppressions
-from jaxlint.registry import active_rules, rules_by_code
+from jaxlint.registry import active_rules, active_static_rules, rules_by_code
 from jaxlint.findings.result import RunResult
 from jaxlint.rule import StaticRule
 from jaxlint.findings.suppress import apply_suppressions, per_file_ignored
@@ -94,7 +94,7 @@ def lint_task_text(task: FileTask, text: str) -> list[Diagnostic]:
     the same rules, per-file-ignores and noqa handling as a run, for re-checking a
     file after fixes."""
     ignored = per_file_ignored(task.display, task.settings, task.path)
-    return lint_static(task.display, active_rules(task.settings), ignored,  # type: ignore[arg-type]
+    return lint_static(task.display, active_static_rules(task.settings), ignored,
                        text=text, module_name=_module_name(task), noqa=not task.settings.ignore_noqa,
                        confidence=task.settings.confidence, project=_project(task), link=_link(task))[1]
 
@@ -104,7 +104,7 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
     """Check one file (runs in the pool workers too). ``text`` or ``data`` stand in for
     the file's content (stdin: decodable text, or raw bytes that are then reported)."""
     settings = task.settings
-    rules = active_rules(settings)
+    rules = active_static_rules(settings)
     cache = Cache(Path(cache_root) if cache_root else None)
     if data is not None:
         pass
@@ -126,7 +126,7 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
     if _is_notebook(task.path):
         out = _check_notebook(task, rules, ignored, data)
     else:
-        result, kept = lint_static(task.display, rules, ignored, data=data, text=text,  # type: ignore[arg-type]
+        result, kept = lint_static(task.display, rules, ignored, data=data, text=text,
                                    module_name=_module_name(task), noqa=not settings.ignore_noqa,
                                    confidence=settings.confidence, project=project, link=link)
         errors = [f"{task.display}: rule {code} failed: {msg}" for code, msg in result.errors]

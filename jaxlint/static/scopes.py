@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, TypeVar, overload
 
 from jaxlint.static.apis import (ARRAY_ANNOTATIONS, BUILTINS, DIFF_TRANSFORMS, JIT_LIKE, NOT_ARRAY_ANNOTATIONS,
                                  TRACING_HOFS)
@@ -33,6 +33,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _UNKNOWN = object()
 #: node classes a parser creates (no subclasses below them): nodes() indexes these by type
+#: a node type :meth:`Scopes.nodes` is asked for, and what it returns
+_Node = TypeVar("_Node", bound=ast.AST)
 _CONCRETE_NODES = frozenset(
     c for c in vars(ast).values() if isinstance(c, type) and issubclass(c, ast.AST) and not c.__subclasses__()
 )
@@ -212,14 +214,15 @@ class Scopes:
         a class body). Names and constants (half the nodes) have no children and bind
         nothing: outside a function body they are recorded without going through the stack.
         """
-        stack: list[tuple[ast.AST, FunctionInfo | None, str | None, str, list | None]] = [
-            (self.tree, None, None, "", None)]
+        # (node, function, class, qualname prefix, body) tuples, and the bare leaves of a
+        # function's body pushed as they are (the hot loop of the model: no tuple for them)
+        stack: list[Any] = [(self.tree, None, None, "", None)]
         parents, scope_of = self.parents, self._scope_of
         lambda_count = 0
         while stack:
             item = stack.pop()
             if item.__class__ in _LEAVES:  # a name or constant in a function's body
-                scope_of[id(item)]._body.append(item)  # type: ignore[union-attr]
+                scope_of[id(item)]._body.append(item)  # type: ignore[union-attr, arg-type]  # a leaf in a body
                 continue
             node, fn, cls, prefix, body = item  # type: ignore[misc]
             scope_of[id(node)] = fn
@@ -252,8 +255,8 @@ class Scopes:
                     parents[id(a)] = node
                     stack.append((a, fn, cls, prefix, body))
                 own = [node.body] if isinstance(node, ast.Lambda) else node.body
-                for a in (node.args.posonlyargs + node.args.args + node.args.kwonlyargs):
-                    parents[id(a)] = node
+                for param in (node.args.posonlyargs + node.args.args + node.args.kwonlyargs):
+                    parents[id(param)] = node
                 for child in own:
                     parents[id(child)] = node
                     stack.append((child, info, None, f"{qual}.<locals>.", info._body))
@@ -356,7 +359,7 @@ class Scopes:
             if single and fn is None:
                 q = self._qualname_no_scope(node.value)
                 if q is not None and isinstance(node.value, (ast.Name, ast.Attribute)):
-                    self._add_alias(node.targets[0].id, q)  # type: ignore[union-attr]
+                    self._add_alias(node.targets[0].id, q)  # type: ignore[attr-defined]  # single: one Name
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             self._bind(fn, Binding(node.target.id, node, node.value, "assign"))
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
@@ -390,6 +393,15 @@ class Scopes:
         return None
 
     # ------------------------------------------------------------------ queries
+    @overload
+    def nodes(self) -> tuple[ast.AST, ...]: ...
+
+    @overload
+    def nodes(self, kind: type[_Node], /) -> tuple[_Node, ...]: ...
+
+    @overload
+    def nodes(self, *types: type) -> tuple[ast.AST, ...]: ...
+
     def nodes(self, *types: type) -> tuple[ast.AST, ...]:
         """Every node of the module in ``ast.walk`` order (less the shared context and
         operator singletons such as ``ast.Load()``), or those of the given node types.
@@ -598,7 +610,7 @@ class Scopes:
             and func.value.id in ("self", "cls")
             and scope is not None
         ):
-            cls_scope = scope
+            cls_scope: FunctionInfo | None = scope
             while cls_scope is not None and cls_scope.class_name is None:
                 cls_scope = cls_scope.parent
             if cls_scope is not None:
@@ -653,8 +665,8 @@ class Scopes:
                     v = node.value
                     made = v.func.id if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) \
                         and v.func.id in self.classes and len(node.targets) == 1 else None
-                    key = (owner.class_name, t.attr)
-                    out[key] = made if out.get(key, made) == made else None
+                    key = (owner.class_name or "", t.attr)  # (the loop above found a class)
+                    out[key] = made if key not in out or out[key] == made else None
             self._attr_classes = out
         return self._attr_classes
 
@@ -720,11 +732,14 @@ def _until(nodes: Iterable[ast.AST], stop: ast.AST | None) -> Iterator[ast.AST]:
 
 def _is_in_header(fn_node: ast.AST, node: ast.AST, model: Scopes) -> bool:
     """True when ``node`` sits in the decorators or defaults of ``fn_node``."""
+    header: list[ast.expr]
     if isinstance(fn_node, ast.Lambda):
         header = list(fn_node.args.defaults) + [d for d in fn_node.args.kw_defaults if d]
+    elif isinstance(fn_node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        header = list(fn_node.decorator_list) + list(fn_node.args.defaults) + [
+            d for d in fn_node.args.kw_defaults if d]
     else:
-        header = list(fn_node.decorator_list) + list(fn_node.args.defaults) + [  # type: ignore[union-attr]
-            d for d in fn_node.args.kw_defaults if d]  # type: ignore[union-attr]
+        return False
     if not header:
         return False
     ids = {id(h) for h in header}

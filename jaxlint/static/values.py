@@ -429,7 +429,7 @@ class Summaries:
     def _compute(self, fn: "FunctionInfo", depth: int) -> Kind:
         node = fn.node
         if isinstance(node, ast.Lambda):
-            values = [node.body]
+            values: list[ast.expr | None] = [node.body]
         else:
             if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in fn.body_nodes()):
                 return Kind.UNKNOWN

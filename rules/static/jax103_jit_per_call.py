@@ -632,12 +632,12 @@ class JitPerCall(StaticRule):
                     continue
                 self._check_call(ctx, repeated, node, parent, once)
         for fn in model.functions:
-            node = fn.node
-            if fn.parent is None and model.parent(node) is ctx.tree or isinstance(node, ast.Lambda):
+            made = fn.node
+            if fn.parent is None and model.parent(made) is ctx.tree or isinstance(made, ast.Lambda):
                 continue  # a top-level def is made once
-            dec = next((d for d in node.decorator_list if _is_jit_decorator(model, d)), None)
+            dec = next((d for d in made.decorator_list if _is_jit_decorator(model, d)), None)
             if dec is not None:
-                self._check_decorated(ctx, repeated, node, dec)
+                self._check_decorated(ctx, repeated, made, dec)
 
     # ------------------------------------------------------------------ jax.jit(...) calls
     def _check_call(self, ctx, repeated, call: ast.Call, parent, once) -> None:

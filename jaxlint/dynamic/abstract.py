@@ -144,7 +144,7 @@ def _codes(module: str) -> dict[tuple[str, int], types.CodeType]:
     try:
         path = inspect.getsourcefile(mod)
         with open(path or "", encoding="utf-8") as f:
-            top = compile(f.read(), path, "exec", dont_inherit=True)
+            top = compile(f.read(), path or "", "exec", dont_inherit=True)
     except (OSError, TypeError, SyntaxError, ValueError):
         top = None
     stack = [top] if top is not None else []

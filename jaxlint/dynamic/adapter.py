@@ -47,8 +47,10 @@ from jaxlint.process.fdcapture import capture_stderr
 try:  # public and present from 0.4.36 on
     from jax.extend.core import ClosedJaxpr, Jaxpr, Literal
 except ImportError:  # pragma: no cover - older than supported
-    from jax.core import ClosedJaxpr, Jaxpr, Literal  # type: ignore[no-redef]
+    # jax before 0.4.36 kept them in jax.core (its stubs of a newer jax do not)
+    from jax.core import ClosedJaxpr, Jaxpr, Literal  # type: ignore[no-redef,attr-defined]
 
+_siu: Any
 try:
     from jax._src import source_info_util as _siu
 except ImportError:  # pragma: no cover
@@ -404,7 +406,7 @@ def constant_inputs(closed) -> Iterator[tuple[Any, Any, Level]]:
 # ---------------------------------------------------------------------------- config
 def x64_enabled() -> bool:
     try:
-        return bool(jax.config.jax_enable_x64)
+        return bool(getattr(jax.config, "jax_enable_x64"))  # a flag's attribute: not in jax's stubs
     except AttributeError:  # pragma: no cover - very old spelling
         return bool(jax.config.read("jax_enable_x64"))
 
@@ -427,7 +429,7 @@ def sharding_node(sharding: Any, committed: bool) -> dict | None:
     dimension up to the last sharded one (``None``: replicated; else a list of axis
     names); the device of a committed single-device array; else the sharding's text and
     device count. ``committed`` is kept with it."""
-    devices = getattr(sharding, "device_set", None) or ()
+    devices: Any = getattr(sharding, "device_set", None) or ()
     if len(devices) == 1 and type(sharding).__name__ == "SingleDeviceSharding":
         if not committed:
             return None
@@ -540,7 +542,7 @@ def within_mesh(node: dict | None) -> Iterator[None]:
     this process's first devices, entered as the program entered it; nothing when there is
     no node or too few devices (the trace then fails as it would outside the mesh)."""
     mesh = _mesh_of(node)
-    if mesh is None:
+    if mesh is None or node is None:
         yield
         return
     if node.get("context") == "set_mesh" and hasattr(jax, "set_mesh"):
@@ -552,10 +554,12 @@ def within_mesh(node: dict | None) -> Iterator[None]:
 
 
 def _mesh_of(node: dict | None) -> Any:
-    axes, sizes = (node.get("axes"), node.get("sizes")) if isinstance(node, dict) else (None, None)
+    if not isinstance(node, dict):
+        return None  # no mesh
+    axes, sizes = node.get("axes"), node.get("sizes")
     if not isinstance(axes, list) or not isinstance(sizes, list) or not axes or len(axes) != len(sizes) \
             or not all(isinstance(a, str) for a in axes) or not all(type(n) is int and n > 0 for n in sizes):
-        return None  # no mesh, or not one a recording writes
+        return None  # not a mesh a recording writes
     devices = jax.devices()
     if int(np.prod(sizes)) > len(devices):
         return None
@@ -744,7 +748,7 @@ def eager_transform() -> str | None:
     from jax._src import core
 
     trace = getattr(getattr(core, "trace_ctx", None), "trace", None)
-    names = []
+    names: list[str] = []
     while trace is not None and len(names) < 64:
         names.append(type(trace).__name__)
         trace = getattr(trace, "parent_trace", None)
@@ -788,7 +792,7 @@ def sharding_facts(shardings, ndims) -> tuple[dict, list]:
             continue
         if not mesh:
             mesh = {"axes": names, "sizes": [int(shape[a]) for a in m.axis_names]}
-        entries = []
+        entries: list[tuple[str, ...] | None] = []
         for e in tuple(spec):
             if e is None:
                 entries.append(None)

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from jaxlint.compile.facts import CompileFacts
 
 
+#: a Python loop of the source: ``for``/``while``, or a comprehension's ``for`` clause
+Loop = ast.For | ast.AsyncFor | ast.While | ast.comprehension
 #: the keywords of a jit (``jax.jit``, ``jax.pmap``, ``equinox.filter_jit``) that donate arguments
 DONATE_KEYWORDS = frozenset({"donate_argnums", "donate_argnames", "donate"})
 
@@ -313,14 +315,14 @@ class FunctionAnalysis:
         """The function's definition as a related location of a finding made elsewhere."""
         return self.def_site().related(f"`{self.qualname.rsplit('.', 1)[-1]}` is defined here")
 
-    def enclosing_loop(self, line: int, path: str | None = None) -> ast.For | ast.While | ast.comprehension | None:
+    def enclosing_loop(self, line: int, path: str | None = None) -> Loop | None:
         """The innermost Python ``for``/``while`` whose body contains ``line``, or the
         ``for`` clause of a comprehension whose element does, in the checked file or
         in ``path`` (a project file the traced code calls into)."""
         tree = self.tree if path is None or self.is_checked_file(path) else _source(path)[1]
         if tree is None:
             return None
-        best = None
+        best: Loop | None = None
         best_line = -1
         for n in ast.walk(tree):
             if isinstance(n, (ast.For, ast.AsyncFor, ast.While)) and n.body:
@@ -426,13 +428,13 @@ class FunctionAnalysis:
                 if _is_partial(n):
                     return n
                 names |= {a.id for a in n.args if isinstance(a, ast.Name)}
-        best = None
+        best: tuple[int, ast.Call] | None = None  # (line, the partial call) of the last assignment
         for n in ast.walk(tree):
             if isinstance(n, ast.Assign) and n.lineno < line and isinstance(n.value, ast.Call) \
                     and _is_partial(n.value) and any(isinstance(t, ast.Name) and t.id in names for t in n.targets):
-                if best is None or n.lineno > best.lineno:
-                    best = n
-        return best.value if best is not None else None
+                if best is None or n.lineno > best[0]:
+                    best = (n.lineno, n.value)
+        return best[1] if best is not None else None
 
     def _capture_frame(self, name: str) -> Site | None:
         """The outermost frame of the constant's first consumer whose line reads the name
@@ -484,11 +486,15 @@ class FunctionAnalysis:
         tree = _source(os.path.abspath(path))[1]
         if tree is None:
             return None
-        found = []
+        found: list[ast.Assign | ast.AnnAssign | ast.AugAssign] = []
         owner, _, attr = name.partition(".")  # `self.table`: assigned as an attribute (in __init__)
         for n in ast.walk(tree):
-            targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(
-                n, (ast.AnnAssign, ast.AugAssign)) else []
+            if isinstance(n, ast.Assign):
+                targets = n.targets
+            elif isinstance(n, (ast.AnnAssign, ast.AugAssign)):
+                targets = [n.target]
+            else:
+                continue
             for t in targets:
                 for x in ast.walk(t):
                     if (isinstance(x, ast.Name) and x.id == name) or (

@@ -82,7 +82,7 @@ class FileScopes:
                 for field in ("body", "orelse", "finalbody", "handlers"):
                     sub = getattr(n, field, None)
                     if isinstance(sub, list) and sub and isinstance(sub[0], (ast.stmt, ast.excepthandler)):
-                        self._walk([s for h in sub for s in (h.body if isinstance(h, ast.excepthandler) else [h])],
+                        self._walk([s for h in sub for s in (h.body if isinstance(h, ast.ExceptHandler) else [h])],
                                    prefix)
 
     def _digest(self, start: int, end: int) -> str:

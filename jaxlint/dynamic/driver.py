@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import base64
+import functools
 import importlib.util
 import json
 import os
@@ -170,8 +171,8 @@ class DynamicReport:
                          + (", or re-run `jaxlint record`: observed functions need no import" if script else
                             ", or record the program (`jaxlint record -- python ...`): observed functions need no "
                             "import"))
-        for e in self.rule_errors:
-            lines.append(f"  warning: {e}")
+        for error in self.rule_errors:
+            lines.append(f"  warning: {error}")
         return lines
 
 
@@ -364,11 +365,11 @@ def _plan_entry(e: EntryPoint, model, nodes, stmts, lines, found, examples, dyn:
     if fn.class_name and params and params[0].name in ("self", "cls"):
         params = params[1:]
     # 3. jaxtyping annotations on every traced parameter
-    spec = _jaxtyping_spec(model, e, fn, params)
-    if isinstance(spec, dict):
-        plan.spec = spec
+    jt_spec = _jaxtyping_spec(model, e, fn, params)
+    if isinstance(jt_spec, dict):
+        plan.spec = jt_spec
         return plan
-    jt_reason = spec
+    jt_reason = jt_spec
     # 4. a same-file call with literal constructors
     ex = examples.get(e.bound_name or e.name)
     if ex is not None:
@@ -499,7 +500,6 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
     observed_by_root: dict[Path, dict] = {}
     programs_by_root: dict[Path, dict] = {}
     recorded_devices: dict[Path, int] = {}
-    digests: dict[str, str] = {}
     digests = Reader()  # the code observations rest on, each file read once
     plans: list[FilePlan] = []
     versions = _versions_key()
@@ -537,7 +537,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
         s = fp.task.settings
         rules = [{"code": r.code, "options": dict(r.opts)} for r in rules_of(s)]
         fp.key = file_key(fp, s, rules, levels, versions)
-        hit = cache.get("dynamic", fp.key, lambda v, fp=fp: _usable_entry(fp, v)) if cache.enabled else None
+        hit = cache.get("dynamic", fp.key, functools.partial(_usable_entry, fp)) if cache.enabled else None
         if hit is not None:
             cached[i] = hit
             continue
@@ -572,7 +572,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
         report.versions = report.versions or pool.versions
         for jid, r in raw.items():
             fp = plans[jid]
-            value = {"functions": _relative_paths(r.functions, fp.root), "failed": _rel_failed(r.failed, fp.root),
+            value: dict[str, Any] = {"functions": _relative_paths(r.functions, fp.root), "failed": _rel_failed(r.failed, fp.root),
                      "versions": pool.versions, "import_seconds": r.import_seconds}
             slow = fp.task.settings.dynamic.slow_import
             if r.import_seconds is not None and r.import_seconds > slow:
@@ -715,6 +715,7 @@ def _assemble_observed(fp: FilePlan, obs: dict, report: "DynamicReport", line: i
     """A function `jaxlint record` observed: its findings as they were made in the program."""
     display = fp.task.display
     status = obs.get("status") or "called"
+    reason: str | None
     if status == "inlined":
         status, reason = "analysed", "called only inside other jitted functions (analysed as part of them)"
     elif obs.get("traced"):

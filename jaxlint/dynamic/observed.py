@@ -40,7 +40,7 @@ OUT_OF_DATE = "out of date: record again"
 REDEFINED = "defined again further down, so not reachable by import: analysed in the recording only"
 #: what is said of a library's function the program jits itself
 LIBRARY_JIT = "a library's function jitted by the program here, not reachable by import: analysed in the recording only"
-_STATUS_RANK = {"analysed": 4, "failed": 3, "skipped": 2, "inlined": 1, "called": 0}
+_STATUS_RANK: dict[str | None, int] = {"analysed": 4, "failed": 3, "skipped": 2, "inlined": 1, "called": 0}
 
 
 def unreachable(key: str) -> str | None:
@@ -119,7 +119,7 @@ def timings_of(entry: dict) -> dict:
         out["seconds"] = entry["seconds"]
     rep = entry.get("report")
     if isinstance(rep, dict):
-        report = {k: v for k, v in rep.items() if k.endswith("_seconds") and isinstance(v, (int, float))}
+        report: dict[str, Any] = {k: v for k, v in rep.items() if k.endswith("_seconds") and isinstance(v, (int, float))}
         budget = rep.get("budget")
         if isinstance(budget, dict) and isinstance(budget.get("compile_seconds"), (int, float)):
             report["budget"] = {"compile_seconds": budget["compile_seconds"]}
@@ -196,7 +196,7 @@ def _damage(entry: Any) -> str:
     """What is wrong with one entry, or "" (each field ``check --dynamic`` reads)."""
     from jaxlint.files import untrusted
     from jaxlint.files.cache import check_diagnostic
-    from jaxlint.diagnostic import Diagnostic
+    from jaxlint.diagnostic import Diagnostic, Related
 
     if not isinstance(entry, dict):
         return "not a table"
@@ -214,9 +214,9 @@ def _damage(entry: Any) -> str:
     elif not isinstance(entry.get("files"), dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in entry["files"].items()):
         return "`code` (or the `files` of earlier versions) is missing"
-    for k, t in (("levels", list), ("signatures", list), ("report", dict), ("versions", dict), ("line", int)):
-        if entry.get(k) is not None and not isinstance(entry[k], t):
-            return f"`{k}` is not a {t.__name__}"
+    for k, kind in (("levels", list), ("signatures", list), ("report", dict), ("versions", dict), ("line", int)):
+        if entry.get(k) is not None and not isinstance(entry[k], kind):
+            return f"`{k}` is not a {kind.__name__}"
     if entry.get("reused") is not None:
         from jaxlint.dynamic.signatures import reused_ok
 
@@ -227,8 +227,9 @@ def _damage(entry: Any) -> str:
             diag = Diagnostic.from_dict(d)
         except Exception as e:
             return f"diagnostics[{i}]: {type(e).__name__}: {e}"[:160]
-        for where, place in [(f"diagnostics[{i}]", diag), *((f"diagnostics[{i}].related[{j}]", r)
-                                                            for j, r in enumerate(diag.related))]:
+        places: list[tuple[str, Diagnostic | Related]] = [
+            (f"diagnostics[{i}]", diag), *((f"diagnostics[{i}].related[{j}]", r) for j, r in enumerate(diag.related))]
+        for where, place in places:
             why = untrusted.location(where, place.path, place.start.line, place.start.column) \
                 or untrusted.location(where, place.path, place.end.line, place.end.column)
             if why:
@@ -241,7 +242,7 @@ def _damage(entry: Any) -> str:
 
 
 # ---------------------------------------------------------------------------- writing (jaxlint record)
-def merge_parts(parts: Iterable[dict]) -> tuple[dict, list[dict], list[dict]]:
+def merge_parts(parts: Iterable[dict]) -> tuple[dict[str, dict], list[dict], dict[str, dict]]:
     """One run's per-process observations merged: (functions, programs, IR answers by key)."""
     functions: dict[str, dict] = {}
     programs: list[dict] = []
@@ -326,7 +327,7 @@ def write(path: Path, functions: dict, programs: list[dict], irs: dict[str, dict
         merged[key] = dict(merged[key], ir=sha)
     mains = {p.get("main") for p in programs}
     progs = [p for p in old["programs"] if p.get("main") not in mains] + programs
-    data = {"format": FORMAT, "programs": progs, "functions": {k: merged[k] for k in sorted(merged)}}
+    data: dict[str, Any] = {"format": FORMAT, "programs": progs, "functions": {k: merged[k] for k in sorted(merged)}}
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, (json.dumps(data, indent=1, sort_keys=True, default=str) + "\n").encode("utf-8"))
     _write_timings(timings_path(path), data["functions"], {k: t for k, t in measured.items() if t})

@@ -31,6 +31,7 @@ import threading
 import time
 import warnings
 from pathlib import Path
+from types import FrameType
 from typing import Any, Callable, Protocol
 
 from jaxlint import __version__
@@ -697,7 +698,7 @@ _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 def call_site(in_project: Callable[[str], bool]) -> tuple[str, int, int] | None:
     """(file, line, column) of the innermost frame of the project that is running: the
     user's line that called the jitted function."""
-    f = sys._getframe(1)
+    f: FrameType | None = sys._getframe(1)
     while f is not None:
         file = f.f_code.co_filename
         if not file.startswith(_HERE) and not file.startswith("<") and in_project(file):

@@ -969,7 +969,7 @@ def _describe(fun, kwargs: dict, kind: str, jit_line: int | None = None,
     name = getattr(inner, "__qualname__", getattr(inner, "__name__", None)) or type(inner).__name__
     root = _root()
     library = code is None or not in_project(code.co_filename)
-    if library:
+    if library or code is None:
         # a library's function (haiku's `apply_fn`, `jnp.cumsum`) the project jits itself:
         # keyed and placed at the project's jit call, where the user chooses how to call it
         if jit_file is None or jit_line is None or not in_project(jit_file):
@@ -1078,7 +1078,7 @@ def _note(key: str, meta: dict, args: tuple, kwargs: dict) -> tuple[str, dict, b
     static_names = set(meta["static_names"])
     # equinox.filter_jit traces array leaves only: a Python number is a static value there
     numbers_static = meta["kind"] == "filter_jit"
-    sig = {
+    sig: dict[str, Any] = {
         "args": [_value(a) if i in static_nums else _tree(a, numbers_static) for i, a in enumerate(args)],
         "kwargs": {k: (_value(v) if k in static_names else _tree(v, numbers_static))
                    for k, v in sorted(kwargs.items())},
@@ -1259,12 +1259,13 @@ def _sharding_of(x: Any) -> dict | None:
     if not committed:  # the default: jit places an uncommitted argument itself (one device)
         return None
     key = (sharding, committed)
-    hit = _SHARDINGS.get(key, _NOTHING)
-    if hit is _NOTHING:
+    try:
+        return _SHARDINGS[key]
+    except KeyError:
         from jaxlint.dynamic import adapter
 
         hit = _SHARDINGS[key] = adapter.sharding_node(sharding, committed)
-    return hit
+        return hit
 
 
 #: (the tracer class, the single-device sharding class), once jax is loaded
@@ -1443,9 +1444,9 @@ def flush() -> None:
     reused = callers.verdicts()
     with RECORDER.lock:
         data = {}
-        for key, e in RECORDER.records.items():
-            data[key] = {k: v for k, v in e.items() if k != "sigs"}
-            data[key]["signatures"] = list(e["sigs"].values())
+        for key, entry in RECORDER.records.items():
+            data[key] = {k: v for k, v in entry.items() if k != "sigs"}
+            data[key]["signatures"] = list(entry["sigs"].values())
             if reused.get(key):  # what the caller did with the arguments after the calls watched
                 data[key]["reused"] = reused[key]
         blobs = dict(RECORDER.blobs)

@@ -24,6 +24,7 @@ of those are not work. ``import-scripts = true`` in
 from __future__ import annotations
 
 import ast
+import sys
 
 #: the last name of a call that configures a library rather than running the program
 _SETUP_CALLS = frozenset({
@@ -34,6 +35,12 @@ _SETUP_CALLS = frozenset({
     "register_pytree_with_keys_class", "register_dataclass", "register_static", "register", "install",
     "enable_x64", "disable_jit", "putenv", "set_default_device", "set_visible_devices",
 })
+
+#: the ``try`` statements (``try``/``except*`` is one of its own from Python 3.11 on)
+if sys.version_info >= (3, 11):
+    _TRY = (ast.Try, ast.TryStar)
+else:
+    _TRY = (ast.Try,)
 
 
 def import_work(tree: ast.Module) -> tuple[int, str] | None:
@@ -56,7 +63,7 @@ def _work(stmt: ast.stmt, defined: set[str]) -> str:
         if _is_main_guard(stmt.test):
             return _first(stmt.orelse, defined)
         return _calls_own(stmt.test, defined) or _first(stmt.body, defined) or _first(stmt.orelse, defined)
-    if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+    if isinstance(stmt, _TRY):
         return (_first(stmt.body, defined) or _first(stmt.orelse, defined) or _first(stmt.finalbody, defined)
                 or next((w for h in stmt.handlers for w in [_first(h.body, defined)] if w), ""))
     if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):

@@ -310,7 +310,7 @@ def diff_signatures(a: dict, b: dict, names: list[str], traced: bool = True) -> 
     """Human descriptions of how signature ``b`` differs from ``a``, one per changed
     argument or leaf. ``traced``: Python numbers among pytree leaves are traced (jit),
     not static (equinox.filter_jit)."""
-    out: list[str] = []
+    out: list[Change] = []
     la, lb = a.get("args", []), b.get("args", [])
     for i in range(max(len(la), len(lb))):
         label = f"`{names[i]}`" if i < len(names) else f"argument {i}"
@@ -359,7 +359,7 @@ def _weak_scalar_of(number: type, n: dict) -> bool:
         return False
 
 
-def _diff(x: dict, y: dict, label: str, out: list[str], traced: bool = True, leaf: bool = False) -> None:
+def _diff(x: dict, y: dict, label: str, out: list[Change], traced: bool = True, leaf: bool = False) -> None:
     kx, ky = _kind(x), _kind(y)
     if leaf and traced and kx != ky and {kx, ky} == {"value", "array"}:
         # a Python number leaf of a pytree: jit traces it as a weak-typed scalar
@@ -387,11 +387,11 @@ def _diff(x: dict, y: dict, label: str, out: list[str], traced: bool = True, lea
                               "sharding", sx, sy))
         return
     if kx in ("value", "repr"):
-        if leaf and traced and _python_number(x) and _python_number(y):
+        nx, ny = _python_number(x), _python_number(y)
+        if leaf and traced and nx and ny:
             # traced Python numbers: only their type matters to jit, never their value
-            if _python_number(x) is not _python_number(y):
-                out.append(Change(f"{label} changes from a Python {_python_number(x).__name__} to a Python "
-                                  f"{_python_number(y).__name__}", "dtype"))
+            if nx is not ny:
+                out.append(Change(f"{label} changes from a Python {nx.__name__} to a Python {ny.__name__}", "dtype"))
             return
         if x[kx] != y[kx]:
             # a declared static argument, or a value the transform keeps static without
@@ -465,7 +465,7 @@ def _sub(label: str, path: str) -> str:
     return f"{label[:-1]}{path}`" if label.endswith("`") else f"{label}{path}"
 
 
-def _diff_opaque(x: dict, y: dict, label: str, out: list[str], traced: bool) -> None:
+def _diff_opaque(x: dict, y: dict, label: str, out: list[Change], traced: bool) -> None:
     """A model or optimizer state, recorded as its type, its leaves by path
     (``.layers[0].weight``) and a digest of its static part."""
     if x["opaque"] != y["opaque"]:

@@ -581,7 +581,7 @@ class Worker:
             self.out.send({"event": "begin", "id": req["id"], "step": level, "function": job["qualname"]})
             t0 = time.perf_counter()
             try:
-                if fa.symbolic and not fa.concrete_retrace:
+                if fa.symbolic and not fa.concrete_retrace and spec is not None:  # (traced from a spec)
                     # XLA compiles concrete shapes only: trace once more with the default sizes
                     args, kwargs = trace_args(original, spec, req.get("dimensions") or {}, False)
                     fa.traced = fa.jitted.trace(*args, **kwargs)

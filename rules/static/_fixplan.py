@@ -52,7 +52,7 @@ def used_names(model: ModuleModel) -> frozenset[str]:
         for f in model.functions:
             found.update(f.bindings)
             found.update(f.globals_ | f.nonlocals)
-        found.update(n.id for n in model.nodes(ast.Name))  # type: ignore[attr-defined]
+        found.update(n.id for n in model.nodes(ast.Name))
         found.update(model.classes)
         names = _USED[model] = frozenset(found)
     return names

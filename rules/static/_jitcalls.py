@@ -12,7 +12,7 @@ from jaxlint.static.semantic import FunctionInfo, ModuleModel
 def named_calls(model: ModuleModel) -> list[ast.Call]:
     """The calls of a name or an attribute in the module: walk once, pass to
     :func:`jit_call_sites` for every entry."""
-    return [n for n in model.nodes(ast.Call) if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute))]
+    return [n for n in model.nodes(ast.Call) if isinstance(n.func, (ast.Name, ast.Attribute))]
 
 
 def jit_call_sites(model: ModuleModel, entry: EntryPoint, calls: list[ast.Call]) -> Iterator[tuple[ast.Call, int]]:

@@ -504,8 +504,6 @@ class CapturedArray(StaticRule):
         jit_names = {q.rsplit(".", 1)[-1] for q in _JIT} | {n for n, q in model.aliases.items() if q in _JIT}
         partials: list[ast.Call] = []
         for node in model.nodes(ast.Call):
-            if not isinstance(node, ast.Call):
-                continue  # never: model.nodes gives calls (its return type does not say so)
             # a cheap test of the called name first: resolving every call costs more
             short = node.func.attr if isinstance(node.func, ast.Attribute) else \
                 node.func.id if isinstance(node.func, ast.Name) else None

@@ -620,8 +620,6 @@ class JitPerCall(StaticRule):
         # cheap name test first: resolving every call of a module costs more than the model
         local = {name for name, q in model.aliases.items() if q in JIT_LIKE}
         for node in model.nodes(ast.Call):
-            if not isinstance(node, ast.Call):
-                continue  # never: model.nodes gives calls (its return type does not say so)
             func = node.func
             if not node.args or not ((isinstance(func, ast.Attribute) and func.attr in _JIT_ATTRS)
                                      or (isinstance(func, ast.Name) and func.id in local)):

@@ -274,17 +274,15 @@ class DiscardedUpdate(StaticRule):
     def check(self, ctx: StaticContext) -> None:
         model = ctx.model
         if ".at[" in ctx.source:
-            # (model.nodes gives nodes of the asked type; its return type does not say so)
             for expr in model.nodes(ast.Expr):
-                if isinstance(expr, ast.Expr) and isinstance(expr.value, ast.Call):
+                if isinstance(expr.value, ast.Call):
                     self._discarded(ctx, expr, expr.value)
         for assign in model.nodes(ast.Assign):
-            if isinstance(assign, ast.Assign):
-                for t in assign.targets:
-                    if isinstance(t, ast.Subscript):
-                        self._item_assignment(ctx, model, assign, t)
+            for t in assign.targets:
+                if isinstance(t, ast.Subscript):
+                    self._item_assignment(ctx, model, assign, t)
         for aug in model.nodes(ast.AugAssign):
-            if isinstance(aug, ast.AugAssign) and isinstance(aug.target, ast.Subscript):
+            if isinstance(aug.target, ast.Subscript):
                 self._item_assignment(ctx, model, aug, aug.target)
 
     def _discarded(self, ctx, stmt: ast.Expr, call: ast.Call) -> None:

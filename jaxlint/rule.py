@@ -8,14 +8,24 @@ The engine only sees :class:`Rule` subclasses through the registry; a rule never
 sees an output format.
 
 Each tier hands its rules a typed context, and a rule reports through it, one way in
-every tier: ``check(ctx) -> None`` calling ``ctx.report(...)``.
+every tier: ``check(ctx) -> None`` calling ``ctx.report(where, message, *, severity=,
+data=, related=, ...)``, where ``where`` is the tier's place (an ast node, a ``Site``, a
+``SourceLocation``; None in the measured tiers: the function itself) and ``related`` a
+list of ``Related`` made by the context (``ctx.related(where, message)``; a trace rule's
+``site.related(message)``). What a tier adds: a static finding's ``fix`` (a ``Fix`` of ``ctx.replace``
+edits, or ``ctx.codemod(...)``), ``end_node`` and ``confidence``; a measured finding's baseline ``key``,
+and a compile finding's ``measured`` figures (times).
 
 * :class:`StaticRule`: ``check(ctx: StaticContext)`` (``jaxlint.static.checker``): the
   file's tree and semantic model;
-* :class:`TraceRule`: ``check(fa: FunctionAnalysis)`` (``jaxlint.dynamic.analysis``):
+* :class:`TraceRule`: ``check(ctx: FunctionAnalysis)`` (``jaxlint.dynamic.analysis``):
   the traced program, through the version adapter;
-* :class:`CompileRule`: ``check(fa: FunctionAnalysis)`` with ``fa.compile_facts``
-  (``jaxlint.compile.facts.CompileFacts``) filled by the compile level.
+* :class:`CompileRule`: ``check(ctx: CompileContext)`` (``jaxlint.compile.facts``): the
+  compiled program's facts (``ctx.facts``). A rule subclasses ``rules.hlo._base.HloRule``,
+  which builds the context from the function's analysis.
+
+The engine calls a dynamic-tier rule through ``check_function(fa)``, which hands
+``check`` its tier's context.
 
 The contexts are named under ``TYPE_CHECKING`` only: this module imports no tier
 (tests/test_architecture.py allows it these type-only names).
@@ -34,6 +44,7 @@ from jaxlint.diagnostic import Applicability, Diagnostic, Phase, Severity
 from jaxlint.config.errors import shown
 
 if TYPE_CHECKING:
+    from jaxlint.compile.facts import CompileContext
     from jaxlint.dynamic.analysis import FunctionAnalysis
     from jaxlint.fix.codemod import FixContext
     from jaxlint.findings.noqa import NoqaUsage
@@ -260,9 +271,10 @@ def example_source(example: Valid | Invalid) -> str:
 class TraceRule(Rule):
     """A rule over a traced program (jaxpr). Runs only inside dynamic-phase workers.
 
-    ``check(fa)`` receives the worker's per-function analysis object (see
-    ``jaxlint.dynamic``), which exposes the ClosedJaxpr through the version adapter
-    and a ``report(...)`` method that maps findings to the user's source lines.
+    ``check(ctx)`` receives the worker's per-function analysis object
+    (``jaxlint.dynamic.analysis.FunctionAnalysis``), which exposes the ClosedJaxpr through
+    the version adapter and a ``report(...)`` method that maps findings to the user's
+    source lines.
     Examples (VALID/INVALID) are whole modules with an input directive
     (``# jaxlint: args=(f32[8,128])``) and are run through the real dynamic phase.
     """
@@ -283,9 +295,13 @@ class TraceRule(Rule):
     #: declared in ``jaxlint.compile.facts.TraceFacts``).
     trace_fact: ClassVar[str | None] = None
 
-    def check(self, fa: FunctionAnalysis) -> None:
-        """Report the function's findings with ``fa.report(...)``."""
+    def check(self, ctx: FunctionAnalysis) -> None:
+        """Report the function's findings with ``ctx.report(...)``."""
         raise NotImplementedError
+
+    def check_function(self, fa: FunctionAnalysis) -> None:
+        """The engine's entry: a trace rule's context is the function's analysis itself."""
+        self.check(fa)
 
 
 class CompileRule(Rule):
@@ -294,9 +310,13 @@ class CompileRule(Rule):
     phase = Phase.COMPILE
     markers = ()
 
-    def check(self, fa: FunctionAnalysis) -> None:
-        """Report the function's findings from ``fa.compile_facts`` (``fa.report(...)``
-        or, through ``HloRule``, the findings it yields)."""
+    def check(self, ctx: CompileContext) -> None:
+        """Report the function's findings from ``ctx.facts`` with ``ctx.report(...)``."""
+        raise NotImplementedError
+
+    def check_function(self, fa: FunctionAnalysis) -> None:
+        """The engine's entry: ``check`` with a context over ``fa.compile_facts``
+        (``rules.hlo._base.HloRule`` builds it: this module imports no tier)."""
         raise NotImplementedError
 
 

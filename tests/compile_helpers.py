@@ -49,6 +49,17 @@ def compile_source(source: str, tmp_path: Path, function: str | None = None, bac
     return facts, node.name
 
 
+
+def reported(rule, facts) -> list:
+    """The diagnostics ``rule`` reports on ``facts``: its ``check`` on the context the
+    engine hands it (``jaxlint.compile.facts.CompileContext``)."""
+    from jaxlint.compile.facts import CompileContext
+
+    ctx = CompileContext(facts, rule)
+    rule.check(ctx)
+    return ctx.diagnostics
+
+
 #: a callback between two elementwise ops: XLA cannot fuse across it (JAX301)
 CALLBACK_SPLIT = """
 import jax

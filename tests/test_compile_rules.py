@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("jax")
 
-from compile_helpers import CALLBACK_SPLIT, compile_source  # noqa: E402
+from compile_helpers import CALLBACK_SPLIT, compile_source, reported  # noqa: E402
 from helpers import run_cli  # noqa: E402
 from jaxlint.compile.facts import CompileFacts, normalise_cost, normalise_memory  # noqa: E402
 from jaxlint.rule import Invalid, iter_rule_examples  # noqa: E402
@@ -82,7 +82,7 @@ def test_a_gpu_backend_requested_on_a_cpu_machine_is_recorded_as_a_cpu_executabl
         pytest.skip("needs a CPU-only machine")
     facts, _ = compile_source(SINGLE_OP, tmp_path, backend="gpu")
     assert (facts.requested_backend, facts.platform, facts.on_accelerator) == ("gpu", "cpu", False)
-    assert list(UnfusedOp({"min-bytes": 0}).findings(facts)) == []
+    assert reported(UnfusedOp({"min-bytes": 0}), facts) == []
 
 
 @pytest.mark.gpu
@@ -94,7 +94,7 @@ def test_gpu_compile_records_the_gpu_platform_and_device_kind(tmp_path):
     facts, _ = compile_source(SINGLE_OP, tmp_path, backend="gpu")
     assert facts.on_accelerator and facts.device_kind
     assert facts.module.kernels()
-    list(UnfusedOp({"min-bytes": 0}).findings(facts))  # runs the GPU-only signals on real GPU HLO
+    reported(UnfusedOp({"min-bytes": 0}), facts)  # runs the GPU-only signals on real GPU HLO
 
 
 def test_lowering_for_cuda_on_a_cpu_machine_still_reports_the_cpu_platform(tmp_path):
@@ -119,7 +119,7 @@ def test_facts_round_trip_through_json(tmp_path):
     facts, _ = compile_source(CALLBACK_SPLIT, tmp_path)
     again = CompileFacts.from_dict(json.loads(json.dumps(facts.to_dict())))
     assert again.args == facts.args and again.outputs == facts.outputs
-    assert [f.message for f in UnfusedOp().findings(again)] == [f.message for f in UnfusedOp().findings(facts)]
+    assert [f.message for f in reported(UnfusedOp(), again)] == [f.message for f in reported(UnfusedOp(), facts)]
     assert facts.cost["flops"] > 0 and facts.memory["argument_size_in_bytes"] == 512 * 1024 * 4
     assert facts.versions["jax"] and facts.compile_seconds > 0
 

@@ -2,9 +2,9 @@
 
 A worker builds :class:`CompileFacts` from a jax ``Compiled`` (see
 ``jaxlint.compile.tier``); everything here is pure Python so that the facts travel
-between processes as JSON, are cached, and compile-tier rules are pure functions over
-them (``CompileRule.findings(facts)``), testable on real compiled output and runnable
-wherever the facts are.
+between processes as JSON, are cached, and a compile-tier rule reads nothing else (its
+``check`` gets them in a :class:`CompileContext`, which it reports through): testable on
+real compiled output and runnable wherever the facts are.
 """
 from __future__ import annotations
 
@@ -339,41 +339,45 @@ def _is_stdlib(p: str) -> bool:
     return p.startswith(_stdlib_prefix())
 
 
-@dataclass(frozen=True)
-class Finding:
-    """What a compile-tier rule found; ``where`` None means the function itself."""
+@dataclass
+class CompileContext:
+    """What a compile rule sees of one compiled function, and how it reports: its
+    ``check(ctx)`` reads :attr:`facts` and calls :meth:`report`, as a rule of every tier
+    does. The engine builds one per rule and function (``CompileRule.check_function``);
+    a test builds one from facts alone and reads :attr:`diagnostics`."""
 
-    message: str
-    where: SourceLocation | None = None
-    related: tuple[tuple[SourceLocation, str], ...] = ()
-    data: Mapping[str, Any] = field(default_factory=dict)
-    severity: Severity | None = None
-    #: a line-independent key for the baseline (e.g. the HLO instruction's op name)
-    key: str = ""
-    #: figures measured on this machine (times), shown after the message in parentheses
-    #: but never part of what is committed or compared: they change from run to run, so
-    #: a recording keeps them in its timings side file (see ``findings.measured``)
-    measured: str = ""
+    facts: CompileFacts
+    #: the rule reporting (its code, name and phase go into each finding)
+    rule: Any
+    #: the function measured (default: ``facts.function``)
+    about: MeasuredIn | None = None
+    #: where the findings go (the engine hands the function's list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
 
+    def related(self, where: SourceLocation, message: str) -> Related:
+        """A related location of a finding (a producer kernel, the definition)."""
+        col = where.column or 1
+        return Related(where.file, Position(where.line, col), Position(where.line, col + 1), message)
 
-def to_diagnostic(rule: Any, f: Finding, facts: CompileFacts, about: MeasuredIn | None = None,
-                  display=None) -> Diagnostic:
-    """A compile rule's finding as the one diagnostic type (:mod:`jaxlint.findings.measured`), at its
-    source location (the function's first line when it has none); ``about``: the function
-    measured (default: ``facts.function``); ``display(abs_path)`` gives the shown path."""
-    show = display or (lambda p: p)
-    loc = f.where or SourceLocation(facts.file, facts.line, column=_indent_column(facts.file, facts.line))
-    col = loc.column or 1
-    # one place once, however many HLO instructions point at it
-    related = tuple(dict.fromkeys(
-        Related(show(r.file), Position(r.line, r.column or 1), Position(r.line, (r.column or 1) + 1), msg)
-        for r, msg in f.related
-    ))
-    return measured_diagnostic(
-        rule, about or MeasuredIn(facts.function), message=f.message, path=show(loc.file),
-        start=Position(loc.line, col), end=Position(loc.line, col + 1), key=f.key, severity=f.severity,
-        related=related, data={"backend": facts.platform, "jax": facts.versions.get("jax", ""), **dict(f.data)},
-        measured=f.measured)
+    def report(self, where: SourceLocation | None, message: str, *, severity: Severity | None = None,
+               data: Mapping[str, Any] | None = None, related: Iterable[Related] = (), key: str = "",
+               measured: str = "") -> None:
+        """Report a finding at ``where`` (the function's first line when None). ``key``:
+        what tells this finding from the rule's others in the function, line-independent
+        (e.g. the HLO instruction's op name), for the baseline. ``measured``: figures
+        measured on this machine (times), shown after the message in parentheses but never
+        part of what is committed or compared (they change from run to run: a recording
+        keeps them in its timings side file, see ``findings.measured``)."""
+        facts = self.facts
+        loc = where or SourceLocation(facts.file, facts.line, column=_indent_column(facts.file, facts.line))
+        col = loc.column or 1
+        self.diagnostics.append(measured_diagnostic(
+            self.rule, self.about or MeasuredIn(facts.function), message=message, path=loc.file,
+            start=Position(loc.line, col), end=Position(loc.line, col + 1), key=key, severity=severity,
+            # one place once, however many HLO instructions point at it
+            related=tuple(dict.fromkeys(related)),
+            data={"backend": facts.platform, "jax": facts.versions.get("jax", ""), **dict(data or {})},
+            measured=measured))
 
 
 def _indent_column(file: str, line: int) -> int:

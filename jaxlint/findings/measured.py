@@ -1,7 +1,8 @@
 """Measured findings (trace and compile tiers) as the one :class:`~jaxlint.diagnostic.Diagnostic`.
 
 Every measured finding becomes a diagnostic here, wherever it is made: a trace rule's
-``fa.report(...)`` and a compile rule's ``Finding`` in a dynamic-phase worker, in a program
+``ctx.report(...)`` (on a ``FunctionAnalysis``) and a compile rule's (on a
+``CompileContext``) in a dynamic-phase worker, in a program
 that ``jaxlint record`` observes, and in ``jaxlint inspect``. So its data (the function, the
 versions, where the trace inputs came from), its ``# noqa`` line and its line-independent
 signature are the same everywhere, and a baseline or a SARIF fingerprint made from one run

@@ -1,21 +1,23 @@
-"""What every compile-tier rule shares: findings over :class:`CompileFacts`, reported
-through the worker's per-function analysis object."""
+"""What every compile-tier rule shares: a check over :class:`CompileFacts`, reporting
+through a :class:`CompileContext` that this base builds from the worker's per-function
+analysis object."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from jaxlint.rule import CompileRule, same_path
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
-    from jaxlint.compile.facts import CompileFacts, Finding
+    from jaxlint.compile.facts import CompileContext
     from jaxlint.compile.hlo import Instruction
     from jaxlint.diagnostic import Diagnostic
     from jaxlint.dynamic.analysis import FunctionAnalysis
 
 
 class HloRule(CompileRule):
-    """A compile-tier rule: ``findings(facts)`` is a pure function of what was compiled.
+    """A compile-tier rule: ``check(ctx)`` reads ``ctx.facts``, what was compiled, and
+    nothing else, and reports with ``ctx.report(...)``.
 
     A compile-tier finding is the measured form of what some trace rules predict (a
     callback, a constant XLA will fold): it lists those codes in ``supersedes``, and
@@ -23,7 +25,7 @@ class HloRule(CompileRule):
     line) and links it as a related location, so one problem gives one message.
     """
 
-    def findings(self, facts: CompileFacts) -> Iterable[Finding]:
+    def check(self, ctx: CompileContext) -> None:
         raise NotImplementedError
 
     @classmethod
@@ -32,16 +34,14 @@ class HloRule(CompileRule):
         kernels (producer, consumer), other problems than the one it measures."""
         return other.start.line == mine.start.line and same_path(other.path, mine.path)
 
-    def check(self, fa: FunctionAnalysis) -> None:
+    def check_function(self, fa: FunctionAnalysis) -> None:
         facts = fa.compile_facts
         if facts is None:
             return
-        from jaxlint.compile.facts import to_diagnostic
+        from jaxlint.compile.facts import CompileContext
 
         t0 = time.perf_counter()
-        about = fa.measured_in()
-        for f in self.findings(facts):
-            fa.diagnostics.append(to_diagnostic(self, f, facts, about))
+        self.check(CompileContext(facts, self, fa.measured_in(), fa.diagnostics))
         report = fa.compile_report
         if report is not None and "tier_seconds" in report:
             report["tier_seconds"] = round(report["tier_seconds"] + time.perf_counter() - t0, 4)

@@ -1,13 +1,13 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._base import HloRule, kernel_key
 from jaxlint.textutil import human_bytes
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
-    from jaxlint.compile.facts import CompileFacts, Finding
+    from jaxlint.compile.facts import CompileContext
     from jaxlint.compile.hlo import Instruction
 
 
@@ -146,15 +146,14 @@ class UnfusedOp(HloRule):
         ),
     ]
 
-    def findings(self, facts: CompileFacts) -> Iterable[Finding]:
+    def check(self, ctx: CompileContext) -> None:
+        facts = ctx.facts
         m = facts.module
         for k in m.kernels():
             if self._splitting_call(k):
-                f = self._split(facts, k)
-                if f is not None:
-                    yield f
+                self._split(ctx, k)
         if facts.on_accelerator:
-            yield from self._single_op_fusions(facts)
+            self._single_op_fusions(ctx)
 
     def _splitting_call(self, k: Instruction) -> bool:
         from jaxlint.compile.hlo import HOST_CALLBACK_TARGETS
@@ -166,17 +165,18 @@ class UnfusedOp(HloRule):
             return bool(self.opts["include-library-calls"]) and target.startswith(("lapack_", "__cpu$lapack"))
         return k.opcode == "sort" and bool(self.opts["include-library-calls"])
 
-    def _split(self, facts: CompileFacts, k: Instruction) -> Finding | None:
-        from jaxlint.compile.facts import Finding, lines_text
+    def _split(self, ctx: CompileContext, k: Instruction) -> None:
+        from jaxlint.compile.facts import lines_text
 
+        facts = ctx.facts
         m = facts.module
         before = [p for p in (m.producer(op) for op in k.operands) if p is not None and m.is_elementwise(p)]
         after = [c for c in m.consumers(k) if m.is_elementwise(c)]
         if not before or not after:
-            return None
+            return
         crossing = sum(p.shape.bytes for p in before) + sum(leaf.bytes for leaf in k.shape.leaves())
         if crossing < self.opts["min-bytes"]:
-            return None
+            return
         where = facts.user_location(k)
         prod = [loc for p in before for loc in facts.lines_of(p)]
         cons = [loc for c in after for loc in facts.lines_of(c)]
@@ -185,18 +185,19 @@ class UnfusedOp(HloRule):
         msg = (f"{what} splits an elementwise chain that XLA would fuse: the kernel from "
                f"{lines_text(prod, facts)} and the one from {lines_text(cons, facts)} run separately, "
                f"and {human_bytes(crossing)} go to memory and back around the call")
-        related = tuple((loc, "producer kernel") for loc in prod[:3]) + tuple(
-            (loc, "consumer kernel") for loc in cons[:3])
-        return Finding(msg, where, related,
-                       {"bytes": crossing, "target": k.custom_call_target or k.opcode,
-                        "producer_lines": [x.line for x in prod], "consumer_lines": [x.line for x in cons]},
-                       key=kernel_key(k))
+        related = [ctx.related(loc, "producer kernel") for loc in prod[:3]] + [
+            ctx.related(loc, "consumer kernel") for loc in cons[:3]]
+        ctx.report(where, msg, related=related,
+                   data={"bytes": crossing, "target": k.custom_call_target or k.opcode,
+                         "producer_lines": [x.line for x in prod], "consumer_lines": [x.line for x in cons]},
+                   key=kernel_key(k))
 
-    def _single_op_fusions(self, facts: CompileFacts) -> Iterable[Finding]:
+    def _single_op_fusions(self, ctx: CompileContext) -> None:
         """GPU/TPU: a one-op loop fusion whose only input is another loop fusion of the
         same shape that has no other user: XLA left two kernels where one would do."""
-        from jaxlint.compile.facts import Finding, lines_text
+        from jaxlint.compile.facts import lines_text
 
+        facts = ctx.facts
         m = facts.module
         for k in m.kernels():
             if k.opcode != "fusion" or k.fusion_kind != "kLoop" or not m.is_elementwise(k):
@@ -211,9 +212,10 @@ class UnfusedOp(HloRule):
                     continue
                 here = facts.lines_of(k)
                 there = facts.lines_of(p)
-                yield Finding(
+                ctx.report(
+                    facts.user_location(k),
                     f"single-op fusion ({work[0].opcode}) from {lines_text(here, facts)} runs as its own kernel "
                     f"after the fusion from {lines_text(there, facts)}; {human_bytes(p.shape.bytes)} are written "
                     f"and read back between them",
-                    facts.user_location(k), tuple((loc, "producer kernel") for loc in there[:3]),
-                    {"bytes": p.shape.bytes, "opcode": work[0].opcode}, key=kernel_key(k))
+                    related=[ctx.related(loc, "producer kernel") for loc in there[:3]],
+                    data={"bytes": p.shape.bytes, "opcode": work[0].opcode}, key=kernel_key(k))

@@ -1,14 +1,14 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._base import HloRule
 from jaxlint.textutil import human_bytes
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
-    from jaxlint.compile.facts import ArgFact, CompileFacts, Finding
+    from jaxlint.compile.facts import ArgFact, CompileContext, CompileFacts
 
 
 class Donation(HloRule):
@@ -219,13 +219,12 @@ class Donation(HloRule):
         ),
     ]
 
-    def findings(self, facts: CompileFacts) -> Iterable[Finding]:
-        yield from self._unusable(facts)
-        yield from self._not_donated(facts)
+    def check(self, ctx: CompileContext) -> None:
+        self._unusable(ctx)
+        self._not_donated(ctx)
 
-    def _unusable(self, facts: CompileFacts) -> Iterable[Finding]:
-        from jaxlint.compile.facts import Finding
-
+    def _unusable(self, ctx: CompileContext) -> None:
+        facts = ctx.facts
         aliased = {a.parameter for a in facts.module.aliases}
         # whatever its size: the caller gives up the buffer and gets nothing for it
         bad = [a for a in facts.args if a.donated and a.parameter is not None and a.parameter not in aliased]
@@ -235,17 +234,19 @@ class Donation(HloRule):
         warned = any("donated buffers were not usable" in w for w in facts.warnings)
         # at the `donate_argnums` that asks for it (what to change), the definition related
         where = facts.site("donate")
-        yield Finding(
+        ctx.report(
+            where,
             f"donated {names} could not be used: no output of the compiled program has its shape and dtype, "
             f"so XLA allocates the outputs anyway"
             + (" (jax warned: donated buffers were not usable)" if warned else ""),
-            where, (facts.definition(),) if where is not None else (),
-            {"arguments": [a.path for a in bad], "bytes": sum(a.bytes for a in bad), "warned": warned},
+            related=[ctx.related(*facts.definition())] if where is not None else [],
+            data={"arguments": [a.path for a in bad], "bytes": sum(a.bytes for a in bad), "warned": warned},
             key="unusable:" + ",".join(a.path for a in bad))
 
-    def _not_donated(self, facts: CompileFacts) -> Iterable[Finding]:
+    def _not_donated(self, ctx: CompileContext) -> None:
         from jaxlint.compile.facts import looks_like_state, looks_like_update
 
+        facts = ctx.facts
         m = facts.module
         if facts.kind in ("filter_jit", "nnx.jit") and facts.site("donate") is not None and not m.aliases:
             return  # compiled here without the transform's own donation (equinox's `donate=` mode)
@@ -287,7 +288,7 @@ class Donation(HloRule):
             else:  # as large an update, but the outputs it would give its buffers to are taken
                 rivals.append(top)
         if candidates:
-            yield self._undonated(facts, candidates, root, reused, rivals)
+            self._undonated(ctx, candidates, root, reused, rivals)
 
     def _match(self, facts: CompileFacts, leaves: list, free_outputs: list, root, used: set) -> list:
         """(leaf, output) of the leaves an output not in ``used`` updates (same shape and dtype,
@@ -311,11 +312,12 @@ class Donation(HloRule):
         return bool(matched) and updated >= self.opts["min-bytes"] and (len(matched) == len(leaves)
                                                                        or updated >= 0.9 * total)
 
-    def _undonated(self, facts: CompileFacts, candidates: list, root, reused: Sequence[str] = (),
-                   rivals: Sequence[str] = ()) -> Finding:
+    def _undonated(self, ctx: CompileContext, candidates: list, root, reused: Sequence[str] = (),
+                   rivals: Sequence[str] = ()) -> None:
         """One finding for the function's undonated states (one fix: donate them all)."""
-        from jaxlint.compile.facts import Finding, lines_text
+        from jaxlint.compile.facts import lines_text
 
+        facts = ctx.facts
         tops, parts, producer_lines, donatable, fresh = [], [], [], [], []
         total = updated = arrays = 0
         passed = self._passed_through(facts, root)
@@ -373,13 +375,14 @@ class Donation(HloRule):
                 else f"if the caller does not reuse {it}"
                 + (" (or donate " + " or ".join(f"`{t}`" for t in rivals) + " instead, if that is the one it "
                    "does not reuse)" if rivals else ""))
-        return Finding(
+        ctx.report(
+            None,
             f"{head} updated and returned ({lines_text(producer_lines, facts)}) but not donated: XLA keeps the "
             f"old and the new state alive together{rest}{notes}; {how} {when}",
-            None, tuple([(loc, "the updated value") for loc in dict.fromkeys(producer_lines)][:3]),
-            {"argument": tops[0], "arguments": tops, "bytes": total, "arrays": arrays, "donatable": donatable,
-             "donatable_bytes": updated, "not_updated": [a.path for a in fresh], "reused_by_caller": list(reused),
-             "rivals": list(rivals), "caller_seen": seen_free}, key="not-donated:" + ",".join(tops))
+            related=[ctx.related(loc, "the updated value") for loc in dict.fromkeys(producer_lines)][:3],
+            data={"argument": tops[0], "arguments": tops, "bytes": total, "arrays": arrays, "donatable": donatable,
+                  "donatable_bytes": updated, "not_updated": [a.path for a in fresh], "reused_by_caller": list(reused),
+                  "rivals": list(rivals), "caller_seen": seen_free}, key="not-donated:" + ",".join(tops))
 
     @staticmethod
     def _passed_through(facts: CompileFacts, root) -> set[int]:

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._base import HloRule
@@ -14,7 +14,7 @@ from jaxlint.textutil import human_bytes
 MAX_INSTRUCTIONS = 5000
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
-    from jaxlint.compile.facts import CompileFacts, Finding, TraceFinding
+    from jaxlint.compile.facts import CompileContext, CompileFacts, TraceFinding
     from jaxlint.compile.hlo import SourceLocation
 
 
@@ -104,9 +104,8 @@ class SlowCompile(HloRule):
         ),
     ]
 
-    def findings(self, facts: CompileFacts) -> Iterable[Finding]:
-        from jaxlint.compile.facts import Finding
-
+    def check(self, ctx: CompileContext) -> None:
+        facts = ctx.facts
         budget = int(self.opts["max-instructions"])
         size = len(facts.module.instructions)
         if size <= budget:
@@ -125,12 +124,13 @@ class SlowCompile(HloRule):
             measured = "served from jax's persistent compilation cache in this run"
         else:
             measured = f"{facts.compile_seconds:.1f} s wall, {facts.compile_cpu_seconds:.1f} s CPU"
-        yield Finding(
+        ctx.report(
+            None,
             f"`{facts.function}` compiles to {size} optimized HLO instructions (budget {budget}), a program that "
             f"takes seconds to compile again for every new shape and fresh process"
             + (f"; contributors: {'; '.join(parts)}" if parts else ""),
-            None, tuple((_loc(facts, lp), "unrolled loop") for lp in facts.trace.get("loops", ())[:3]),
-            {"hlo_instructions": size, "budget": budget, "equations": eqns},
+            related=[ctx.related(_loc(facts, lp), "unrolled loop") for lp in facts.trace.get("loops", ())[:3]],
+            data={"hlo_instructions": size, "budget": budget, "equations": eqns},
             key="slow-compile", measured=f"compile measured here: {measured}")
 
 

@@ -1,13 +1,13 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._base import HloRule
 from jaxlint.textutil import human_bytes
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
-    from jaxlint.compile.facts import CompileFacts, Finding
+    from jaxlint.compile.facts import CompileContext, CompileFacts
 
 
 class MemoryBudget(HloRule):
@@ -121,9 +121,10 @@ class MemoryBudget(HloRule):
         ),
     ]
 
-    def findings(self, facts: CompileFacts) -> Iterable[Finding]:
-        from jaxlint.compile.facts import Finding, lines_text
+    def check(self, ctx: CompileContext) -> None:
+        from jaxlint.compile.facts import lines_text
 
+        facts = ctx.facts
         temp = facts.memory.get("temp_size_in_bytes", 0)
         peak = facts.memory.get("peak_memory_in_bytes")
         io = facts.memory.get("argument_size_in_bytes", 0) + facts.memory.get("output_size_in_bytes", 0)
@@ -154,14 +155,15 @@ class MemoryBudget(HloRule):
         # the function's definition related; at the definition when no line is known
         where = made[0][0] if made else None
         lines = {(where.file, where.line)} if where is not None else set()
-        related: tuple = ()
+        related = []
         for loc, note in made:  # one related place per other line
             if (loc.file, loc.line) not in lines:
                 lines.add((loc.file, loc.line))
-                related += ((loc, note),)
+                related.append(ctx.related(loc, note))
         if where is not None:
-            related += (facts.definition(),)
-        yield Finding(msg, where, related, {"temp_bytes": temp, "peak_bytes": peak, "io_bytes": io}, key="memory")
+            related.append(ctx.related(*facts.definition()))
+        ctx.report(where, msg, related=related, data={"temp_bytes": temp, "peak_bytes": peak, "io_bytes": io},
+                   key="memory")
 
     @staticmethod
     def _largest(facts: CompileFacts, n: int = 3):

@@ -1,13 +1,13 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._base import HloRule
 from jaxlint.textutil import human_bytes
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
-    from jaxlint.compile.facts import CompileFacts, Finding
+    from jaxlint.compile.facts import CompileContext
 
 
 class FoldedConstant(HloRule):
@@ -99,9 +99,10 @@ class FoldedConstant(HloRule):
         ),
     ]
 
-    def findings(self, facts: CompileFacts) -> Iterable[Finding]:
-        from jaxlint.compile.facts import Finding, lines_text, loc_text
+    def check(self, ctx: CompileContext) -> None:
+        from jaxlint.compile.facts import lines_text, loc_text
 
+        facts = ctx.facts
         m = facts.module
         known = {(tuple(c.get("shape", ())), str(c.get("dtype", ""))) for c in facts.trace.get("constants", ())}
         for c in m.constants():
@@ -116,17 +117,18 @@ class FoldedConstant(HloRule):
             # metadata), else at its first use; its uses and the definition related
             made = facts.user_location(c)
             where = made or (locs[0] if locs else None)
-            related = tuple((loc, "used here") for loc in locs if (loc.file, loc.line) != (where.file, where.line))[:3] \
-                if where is not None else ()
+            related = [ctx.related(loc, "used here") for loc in locs
+                       if (loc.file, loc.line) != (where.file, where.line)][:3] if where is not None else []
             if where is not None:
-                related += (facts.definition(),)
-            yield Finding(
+                related.append(ctx.related(*facts.definition()))
+            ctx.report(
+                where,
                 f"the optimized program embeds a {human_bytes(size)} constant ({c.shape})"
                 + (f" built at {loc_text(made, facts)}" if made is not None else "")
                 + f" and used at {lines_text(locs, facts)}; XLA computes it at compile time and stores it in "
                 f"the executable",
-                where, related,
-                {"bytes": size, "shape": list(c.shape.dims), "dtype": c.shape.dtype}, key=f"constant:{c.shape}")
+                related=related,
+                data={"bytes": size, "shape": list(c.shape.dims), "dtype": c.shape.dtype}, key=f"constant:{c.shape}")
 
     @classmethod
     def same_problem(cls, mine, other) -> bool:

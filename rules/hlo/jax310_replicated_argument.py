@@ -1,13 +1,13 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._base import HloRule
 from jaxlint.textutil import human_bytes
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
-    from jaxlint.compile.facts import ArgFact, CompileFacts, Finding
+    from jaxlint.compile.facts import ArgFact, CompileContext
 
 
 class ReplicatedArgument(HloRule):
@@ -106,9 +106,10 @@ class ReplicatedArgument(HloRule):
         ),
     ]
 
-    def findings(self, facts: CompileFacts) -> Iterable[Finding]:
-        from jaxlint.compile.facts import HLO_DTYPES, Finding, lines_text
+    def check(self, ctx: CompileContext) -> None:
+        from jaxlint.compile.facts import HLO_DTYPES, lines_text
 
+        facts = ctx.facts
         if facts.devices <= 1:
             return
         m = facts.module
@@ -135,14 +136,15 @@ class ReplicatedArgument(HloRule):
                 uses = [loc for u in users for loc in facts.lines_of(u)]
                 where = uses[0] if uses else None
                 shown = ", ".join(f"`{s.path}`" for s in sharded[:2]) + (" ..." if len(sharded) > 2 else "")
-                yield Finding(
+                ctx.report(
+                    where,
                     f"`{a.path}` ({HLO_DTYPES.get(a.dtype, a.dtype)}[{','.join(map(str, a.shape))}], {human_bytes(a.bytes)}) "
                     f"is replicated on all "
                     f"{facts.devices} devices while {shown} {'is' if len(sharded) == 1 else 'are'} sharded over "
                     f"{over}: each device holds all {human_bytes(a.bytes)} of it"
                     + (f" (used at {lines_text(uses[:3], facts)})" if uses else ""),
-                    where, (), {"bytes": a.bytes, "bytes_per_device": param.shape.bytes, "argument": a.path,
-                                "devices": facts.devices, "axes": axes},
+                    data={"bytes": a.bytes, "bytes_per_device": param.shape.bytes, "argument": a.path,
+                          "devices": facts.devices, "axes": axes},
                     key=f"replicated:{a.path}")
 
     @staticmethod

@@ -1,13 +1,13 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._base import HloRule
 from jaxlint.textutil import human_bytes
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
-    from jaxlint.compile.facts import CompileFacts, Finding
+    from jaxlint.compile.facts import CompileContext
 
 #: the collectives this rule weighs (reshards are JAX312's)
 KINDS = ("all-gather", "all-reduce")
@@ -112,9 +112,8 @@ class CollectiveInStep(HloRule):
         ),
     ]
 
-    def findings(self, facts: CompileFacts) -> Iterable[Finding]:
-        from jaxlint.compile.facts import Finding
-
+    def check(self, ctx: CompileContext) -> None:
+        facts = ctx.facts
         if facts.devices <= 1:
             return
         lines: dict[tuple, list] = {}
@@ -136,9 +135,9 @@ class CollectiveInStep(HloRule):
                 trips = big.trip_count
                 text += (f", inside a loop of {trips} iterations: {human_bytes(payload)} per call"
                          + (" (a loop of unknown length counted once)" if big.unknown_trip_count else ""))
-            yield Finding(
-                f"{text}, above the {'loop ' if in_loop else ''}budget of {human_bytes(limit)}",
-                loc, (), {"bytes": payload, "bytes_per_execution": per_call, "kinds": sorted({c.kind for c in cs}),
-                          "axes": list(facts.mesh_axes(big) or ()), "in_loop": in_loop,
-                          "trip_count": big.trip_count, "devices": facts.devices},
+            ctx.report(
+                loc, f"{text}, above the {'loop ' if in_loop else ''}budget of {human_bytes(limit)}",
+                data={"bytes": payload, "bytes_per_execution": per_call, "kinds": sorted({c.kind for c in cs}),
+                      "axes": list(facts.mesh_axes(big) or ()), "in_loop": in_loop,
+                      "trip_count": big.trip_count, "devices": facts.devices},
                 key=f"collective:{kinds}:{big.inst.metadata.get('op_name', big.inst.opcode)}")

@@ -1,15 +1,16 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from jaxlint.rule import Invalid, Option, Valid
 from jaxlint.rules.hlo._base import HloRule
 from jaxlint.textutil import human_bytes
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
-    from jaxlint.compile.facts import CompileFacts, Finding, TraceLine
-    from jaxlint.compile.hlo import Collective, SourceLocation
+    from jaxlint.compile.facts import CompileContext, CompileFacts, TraceLine
+    from jaxlint.compile.hlo import Collective
+    from jaxlint.diagnostic import Related
 
 #: jax primitives whose collective the user wrote (shard_map, pmap): not a reshard
 EXPLICIT = ("psum", "pmax", "pmin", "pmean", "all_gather", "all_to_all", "ppermute", "psum_scatter",
@@ -104,9 +105,10 @@ class OutputReshard(HloRule):
         ),
     ]
 
-    def findings(self, facts: CompileFacts) -> Iterable[Finding]:
-        from jaxlint.compile.facts import Finding, loc_text
+    def check(self, ctx: CompileContext) -> None:
+        from jaxlint.compile.facts import loc_text
 
+        facts = ctx.facts
         if facts.devices <= 1:
             return
         constraints = [c for c in facts.trace.get("sharding_constraints", ())
@@ -118,22 +120,23 @@ class OutputReshard(HloRule):
             to_output = self._reaches_output(facts, c)
             if c.origin_via != "metadata" and to_output:
                 cause = "for `out_shardings`: the result is computed in another sharding"
-                related: tuple[tuple[SourceLocation, str], ...] = ()
+                related: list[Related] = []
             elif constraints:
                 cause = "for a `with_sharding_constraint` that disagrees with the value's sharding"
-                related = tuple((_loc(facts, k), "the sharding constraint") for k in constraints[:2])
+                related = [ctx.related(_loc(facts, k), "the sharding constraint") for k in constraints[:2]]
             elif c.argument is not None:
                 cause = "of an argument that arrives in another sharding than the one it is used in"
-                related = ()
+                related = []
             else:
                 cause = "between two operations that use different shardings"
-                related = ()
+                related = []
             of = f"the value made at {loc_text(loc, facts)}" if loc is not None else "a value"
-            yield Finding(
+            ctx.report(
+                loc,
                 f"{c.kind} of {human_bytes(c.bytes)} per device {facts.axis_text(c)} reshards {of} {cause}"
                 + (f", {c.trip_count} times per call" if c.trip_count > 1 else ""),
-                loc, related,
-                {"bytes": c.payload, "bytes_per_execution": c.bytes, "kind": c.kind, "axes": list(facts.mesh_axes(c) or ()),
+                related=related,
+                data={"bytes": c.payload, "bytes_per_execution": c.bytes, "kind": c.kind, "axes": list(facts.mesh_axes(c) or ()),
                  "cause": "out_shardings" if to_output and c.origin_via != "metadata" else
                  ("sharding_constraint" if constraints else "reshard"), "devices": facts.devices},
                 key=f"reshard:{c.kind}:{c.result_shape}")

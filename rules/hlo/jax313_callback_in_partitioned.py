@@ -1,13 +1,13 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from jaxlint.rule import Invalid, Valid
 from jaxlint.rules.hlo._base import HloRule
 from jaxlint.textutil import human_bytes
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
-    from jaxlint.compile.facts import CompileFacts, Finding
+    from jaxlint.compile.facts import CompileContext
 
 
 class CallbackInPartitioned(HloRule):
@@ -97,10 +97,11 @@ class CallbackInPartitioned(HloRule):
         ),
     ]
 
-    def findings(self, facts: CompileFacts) -> Iterable[Finding]:
-        from jaxlint.compile.facts import Finding, loc_text
+    def check(self, ctx: CompileContext) -> None:
+        from jaxlint.compile.facts import loc_text
         from jaxlint.compile.hlo import HOST_CALLBACK_TARGETS
 
+        facts = ctx.facts
         if facts.devices <= 1:
             return
         m = facts.module
@@ -116,12 +117,13 @@ class CallbackInPartitioned(HloRule):
                                + (f" at {loc_text(facts.collective_location(c), facts)}"
                                   if facts.collective_location(c) not in (None, loc) else "")
                                for c in near[:3])
-            yield Finding(
+            ctx.report(
+                loc,
                 f"host callback in a program partitioned over {facts.devices} devices: it runs on one device, "
                 + (f"the partitioner gathers its data there and sends the result back ({around})"
                    if near else "which every other device waits for"),
-                loc, (), {"bytes": moved, "devices": facts.devices, "collectives": [c.kind for c in near],
-                          "target": k.custom_call_target},
+                data={"bytes": moved, "devices": facts.devices, "collectives": [c.kind for c in near],
+                      "target": k.custom_call_target},
                 key=f"callback:{k.metadata.get('op_name', k.name)}")
 
     @staticmethod

@@ -1,12 +1,12 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from jaxlint.rule import Invalid, Valid
 from jaxlint.rules.hlo._base import HloRule
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
-    from jaxlint.compile.facts import CompileFacts, Finding
+    from jaxlint.compile.facts import CompileContext, CompileFacts
     from jaxlint.compile.hlo import SourceLocation
     from jaxlint.compile.xla_log import Remat
 
@@ -98,10 +98,10 @@ class InvoluntaryRemat(HloRule):
         ),
     ]
 
-    def findings(self, facts: CompileFacts) -> Iterable[Finding]:
-        from jaxlint.compile.facts import Finding
+    def check(self, ctx: CompileContext) -> None:
         from jaxlint.compile.xla_log import parse_remat
 
+        facts = ctx.facts
         seen = set()
         for line in facts.compiler_log:
             r = parse_remat(line)
@@ -112,12 +112,13 @@ class InvoluntaryRemat(HloRule):
             if key in seen:
                 continue
             seen.add(key)
-            yield Finding(
+            ctx.report(
+                where,
                 f"XLA's SPMD partitioner cannot reshard {what} ({r.shape} per device) from {{{r.source}}} to "
                 f"{{{r.target}}}: it rebuilds the whole array on every device (\"Involuntary full "
                 f"rematerialization\" in XLA's log)",
-                where, (), {"from": r.source, "to": r.target, "shape": r.shape, "op_name": r.op_name,
-                            "devices": facts.devices},
+                data={"from": r.source, "to": r.target, "shape": r.shape, "op_name": r.op_name,
+                      "devices": facts.devices},
                 key=f"remat:{r.op_name}:{r.target}")
 
     @staticmethod

@@ -6,18 +6,18 @@ import pytest
 
 pytest.importorskip("jax")
 
-from compile_helpers import CALLBACK_SPLIT, compile_source  # noqa: E402
+from compile_helpers import CALLBACK_SPLIT, compile_source, reported  # noqa: E402
 from jaxlint.compile.facts import CompileFacts  # noqa: E402
 from jaxlint.rules.hlo.jax301_unfused_op import UnfusedOp  # noqa: E402
 
 
 def test_unfused_op_names_producer_and_consumer_lines_and_bytes(tmp_path):
     facts, _ = compile_source(CALLBACK_SPLIT, tmp_path)
-    (f,) = UnfusedOp().findings(facts)
+    (f,) = reported(UnfusedOp(), facts)
     assert f.data["producer_lines"] == [8] and f.data["consumer_lines"] == [10]
     assert f.data["bytes"] == 2 * 512 * 1024 * 4
     assert "4.0 MiB" in f.message
-    assert {r.line for r, _ in f.related} == {8, 10}
+    assert {r.start.line for r in f.related} == {8, 10}
 
 
 #: the shape XLA:GPU leaves when it does not merge a one-op fusion into its producer
@@ -47,7 +47,7 @@ ENTRY %main.1 (Arg_0.1: f32[1024,1024]) -> f32[1024,1024] {
 @pytest.mark.parametrize("platform,found", [("cpu", 0), ("cuda", 1), ("tpu", 1)])
 def test_single_op_fusion_after_its_producer_fusion_is_reported_only_for_accelerators(platform, found):
     facts = CompileFacts(function="f", file="/p/m.py", line=5, hlo_text=TWO_KERNELS_HLO, platform=platform)
-    findings = list(UnfusedOp({"min-bytes": 0}).findings(facts))
+    findings = reported(UnfusedOp({"min-bytes": 0}), facts)
     assert len(findings) == found
     if found:
         assert findings[0].message.startswith("single-op fusion (log) from line 8 runs as its own kernel "

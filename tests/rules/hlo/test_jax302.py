@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("jax")
 
-from compile_helpers import compile_source  # noqa: E402
+from compile_helpers import compile_source, reported  # noqa: E402
 from jaxlint.rules.hlo.jax302_donation import Donation  # noqa: E402
 
 
@@ -14,7 +14,7 @@ def test_donation_is_quiet_for_a_gradient_of_the_same_shape_as_params(tmp_path):
     src = next(v.code for v in Donation.VALID if "def grads" in v.code)
     facts, _ = compile_source(src, tmp_path)
     assert [a.top for a in facts.args] == ["params", "params", "x"]
-    assert list(Donation().findings(facts)) == []
+    assert reported(Donation(), facts) == []
 
 
 def test_donation_facts_map_pruned_and_donated_arguments(tmp_path):
@@ -32,4 +32,4 @@ def test_donation_facts_map_pruned_and_donated_arguments(tmp_path):
     assert by_path["unused"].parameter is None and by_path["unused"].donated
     assert by_path["state['w']"].donated and by_path["state['w']"].parameter is not None
     assert {o.path for o in facts.outputs} == {"[0]['b']", "[0]['w']", "[1]"}
-    assert list(Donation({"min-bytes": 0}).findings(facts)) == []
+    assert reported(Donation({"min-bytes": 0}), facts) == []

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("jax")
 
-from compile_helpers import compile_source  # noqa: E402
+from compile_helpers import compile_source, reported  # noqa: E402
 from jaxlint.rules.hlo.jax303_slow_compile import SlowCompile  # noqa: E402
 
 
@@ -17,10 +17,10 @@ def test_slow_compile_lists_trace_tier_contributors(tmp_path):
                               trace_facts={"equations": 4100, "loops": [{"line": 7, "iterations": 500}],
                                            "constants": [{"shape": [1024, 1024], "dtype": "float32",
                                                           "bytes": 4 << 20}]})
-    (f,) = SlowCompile({"max-instructions": 0}).findings(facts)
+    (f,) = reported(SlowCompile({"max-instructions": 0}), facts)
     assert "unrolled loop at line 7 (500 iterations)" in f.message
     assert "4100 jaxpr equations" in f.message and "4.0 MiB" in f.message
-    assert f.related[0][0].line == 7
+    assert f.related[0].start.line == 7
 
 
 #: the rule's own examples in one module: an unrolled loop (its finding at line 6) and a fori_loop

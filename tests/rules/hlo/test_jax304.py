@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("jax")
 
-from compile_helpers import compile_source  # noqa: E402
+from compile_helpers import compile_source, reported  # noqa: E402
 from jaxlint.rules.hlo.jax304_memory_budget import MemoryBudget  # noqa: E402
 from jaxlint.textutil import human_bytes  # noqa: E402
 
@@ -21,7 +21,7 @@ def test_the_peak_budget_applies_where_jax_reports_a_peak_and_is_silent_where_it
     facts, _ = compile_source(PAIRWISE, tmp_path)
     peak = facts.memory.get("peak_memory_in_bytes")
     only_peak = MemoryBudget({"max-temp-bytes": 1 << 40, "max-temp-ratio": 0, "max-peak-bytes": 1 << 10})
-    found = list(only_peak.findings(facts))
+    found = reported(only_peak, facts)
     if peak is None:  # jax before 0.10: memory_analysis() has no peak
         assert found == []
         return
@@ -33,7 +33,7 @@ def test_the_peak_budget_applies_where_jax_reports_a_peak_and_is_silent_where_it
 
 def test_the_finding_carries_the_measured_bytes_and_points_at_the_intermediates(tmp_path):
     facts, _ = compile_source(PAIRWISE, tmp_path)
-    (f,) = MemoryBudget({"max-temp-bytes": 4 << 20}).findings(facts)
+    (f,) = reported(MemoryBudget({"max-temp-bytes": 4 << 20}), facts)
     temp = facts.memory["temp_size_in_bytes"]
     assert temp >= 512 * 512 * 64 * 4  # the difference tensor itself is a temporary
     assert f.data["temp_bytes"] == temp
@@ -41,18 +41,18 @@ def test_the_finding_carries_the_measured_bytes_and_points_at_the_intermediates(
     assert f.message.startswith(f"`pairwise` needs {human_bytes(temp)} of temporary buffers (budget 4.0 MiB)")
     # at the line that computes the largest intermediate (the difference tensor); the
     # function's definition is related (no other line makes one of the largest)
-    assert f.where is not None and f.where.line == 7
-    assert [(loc.line, note) for loc, note in f.related] == [(6, "`pairwise` is defined here")]
+    assert f.start.line == 7
+    assert [(r.start.line, r.message) for r in f.related] == [(6, "`pairwise` is defined here")]
     # below every budget: quiet
-    assert list(MemoryBudget({"max-temp-bytes": temp, "max-temp-ratio": 0}).findings(facts)) == []
+    assert reported(MemoryBudget({"max-temp-bytes": temp, "max-temp-ratio": 0}), facts) == []
 
 
 def test_kernels_of_one_shape_at_one_line_are_named_once(tmp_path):
     # on jax 0.10.2 the example's two 64 MiB kernels (one shape, one line) had been listed
     # twice: "64.0 MiB f32[512,512,64] at line 7; 64.0 MiB f32[512,512,64] at line 7"
     facts, _ = compile_source(PAIRWISE, tmp_path)
-    (f,) = MemoryBudget({"max-temp-bytes": 4 << 20}).findings(facts)
+    (f,) = reported(MemoryBudget({"max-temp-bytes": 4 << 20}), facts)
     entries = f.message.split("largest intermediates: ", 1)[1].split("; ")
     named = [re.sub(r"^\d+ x ", "", e) for e in entries]
     assert len(named) == len(set(named)), f.message
-    assert len({(loc.file, loc.line) for loc, _ in f.related}) == len(f.related)
+    assert len({(r.path, r.start.line) for r in f.related}) == len(f.related)

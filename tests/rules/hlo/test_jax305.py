@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("jax")
 
-from compile_helpers import compile_source  # noqa: E402
+from compile_helpers import compile_source, reported  # noqa: E402
 from jaxlint.rules.hlo.jax305_folded_constant import FoldedConstant  # noqa: E402
 
 
@@ -23,15 +23,15 @@ def test_folded_constant_defers_to_the_trace_tier_for_captured_arrays(tmp_path):
         return x @ W
     """
     facts, _ = compile_source(src, tmp_path)
-    assert len(list(FoldedConstant().findings(facts))) == 1
+    assert len(reported(FoldedConstant(), facts)) == 1
     facts.trace = {"constants": [{"shape": [1024, 512], "dtype": "float32", "bytes": 2 << 20}]}
-    assert list(FoldedConstant().findings(facts)) == []
+    assert reported(FoldedConstant(), facts) == []
 
 
 def test_a_folded_constant_is_reported_at_the_operation_that_builds_it(tmp_path):
     # `jnp.zeros(...).at[0, 0].set(1.0)` folds to one constant that keeps the scatter's
     # line; its use and the function's definition are related
     facts, _ = compile_source(FoldedConstant.INVALID[0].code, tmp_path)
-    (f,) = FoldedConstant().findings(facts)
-    assert f.where is not None and f.where.line == 7
-    assert [(loc.line, note) for loc, note in f.related] == [(8, "used here"), (6, "`f` is defined here")]
+    (f,) = reported(FoldedConstant(), facts)
+    assert f.start.line == 7
+    assert [(r.start.line, r.message) for r in f.related] == [(8, "used here"), (6, "`f` is defined here")]

@@ -462,31 +462,56 @@ def test_test_modules_have_distinct_names():
     assert not {n: ps for n, ps in names.items() if len(ps) > 1}
 
 
-#: what the recorder's module may rebind (``global``): where jax keeps its types and
-#: getters, looked up once; everything the recording holds is its Recorder's (issue 25)
-RECORDER_JAX_LOOKUPS = {"_TRACING", "_EVALUATING", "_NO_JIT", "_ARRAY_TYPE", "_flatten", "_x64", "_RESOURCES",
-                        "_ABSTRACT_MESH", "_MESH0", "_JAX_TYPES"}
-#: the module-level containers of the recorder's module: constants and memos of jax's answers
-RECORDER_CONTAINERS = {"TARGETS", "_OPTION_ARGS", "_CANONICAL", "_SHARDINGS"}
+#: the recorder's modules: what each may rebind (``global``) and the module-level
+#: containers it may make. The recorder's module rebinds where jax keeps its types and
+#: getters, looked up once, and keeps constants and memos of jax's answers; everything a
+#: recording holds (its records, counters, the watch of what the caller keeps, the
+#: observer) is its Recorder's (issue 25)
+RECORDER_MODULES = {
+    "recorder.py": ({"_TRACING", "_EVALUATING", "_NO_JIT", "_ARRAY_TYPE", "_flatten", "_x64", "_RESOURCES",
+                     "_ABSTRACT_MESH", "_MESH0", "_JAX_TYPES"}, {"TARGETS", "_OPTION_ARGS", "_CANONICAL", "_SHARDINGS"}),
+    "callers.py": (set(), set()),
+    "observer.py": (set(), set()),
+}
+#: what makes a mutable object when called at a module's top level
+MUTABLE_MAKERS = {"dict", "list", "set", "bytearray", "weakref.WeakKeyDictionary", "weakref.WeakValueDictionary",
+                  "collections.deque", "collections.defaultdict", "collections.OrderedDict", "collections.Counter",
+                  "itertools.count", "threading.Lock", "threading.RLock", "threading.local", "threading.Event"}
 
 
-def test_the_recorders_state_is_held_by_its_recorder():
-    """The recorder's records, tables, counters and observer are the fields of one
-    ``Recorder`` object, handed to the observer, not module globals reached from
-    everywhere: its module rebinds only jax lookups, and holds no other container."""
-    tree = _parsed(ROOT / "jaxlint" / "dynamic" / "recorder.py")
-    rebound = {n for node in ast.walk(tree) if isinstance(node, ast.Global) for n in node.names}
-    assert rebound <= RECORDER_JAX_LOOKUPS, sorted(rebound - RECORDER_JAX_LOOKUPS)
-    containers = set()
-    for node in tree.body:  # type: ignore[attr-defined]
+def _module_containers(tree: ast.Module) -> set[str]:
+    """The names a module binds at its top level to a mutable object it makes there."""
+    out = set()
+    for node in tree.body:
         target = node.target if isinstance(node, ast.AnnAssign) else \
             node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
         value = getattr(node, "value", None)
-        made = isinstance(value, (ast.Dict, ast.List, ast.Set)) or (
-            isinstance(value, ast.Call) and _dotted(value.func) in ("dict", "list", "set", "weakref.WeakKeyDictionary",
-                                                                    "collections.deque"))
+        made = isinstance(value, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)) or (
+            isinstance(value, ast.Call) and _dotted(value.func) in MUTABLE_MAKERS)
         if isinstance(target, ast.Name) and made:
-            containers.add(target.id)
-    assert containers <= RECORDER_CONTAINERS, sorted(containers - RECORDER_CONTAINERS)
+            out.add(target.id)
+    return out
+
+
+def test_the_recorders_state_is_held_by_its_recorder():
+    """The recorder's records, tables, counters, observer and the watch of what the caller
+    keeps are the fields of one ``Recorder`` object, handed to the observer, not module
+    globals reached from everywhere: the recorder's modules rebind only jax lookups, and
+    hold no other container."""
+    for name, (may_rebind, may_hold) in RECORDER_MODULES.items():
+        tree = _parsed(ROOT / "jaxlint" / "dynamic" / name)
+        rebound = {n for node in ast.walk(tree) if isinstance(node, ast.Global) for n in node.names}
+        assert rebound <= may_rebind, (name, sorted(rebound - may_rebind))
+        containers = _module_containers(tree)  # type: ignore[arg-type]
+        assert containers <= may_hold, (name, sorted(containers - may_hold))
     observer = _parsed(ROOT / "jaxlint" / "dynamic" / "observer.py")
     assert not [n for n in ast.walk(observer) if isinstance(n, ast.ImportFrom) and n.module == "jaxlint.dynamic.recorder"]
+
+
+def test_the_recorder_state_guard_sees_module_state():
+    """The guard above finds the module-level state the recorder's modules once had
+    (``callers.py``'s lists, dicts, lock and counter list; ``recorder.py``'s serial counter)."""
+    before = ast.parse(
+        "import itertools, threading\nSAMPLES = 4\nWATCH = [0]\n_LOCK = threading.Lock()\n"
+        "_LEFT: dict[str, int] = {}\n_SERIALS = itertools.count(1)\nNAMES = frozenset({'a'})\n")
+    assert _module_containers(before) == {"WATCH", "_LOCK", "_LEFT", "_SERIALS"}

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
 class Recorder:
     """This process's recording, in one place: what was recorded (the signatures and their
     counters, the saved arguments, the library jits), the observer analysing the calls,
+    the watch of what the caller does with the arguments (:class:`~jaxlint.dynamic.callers.Watch`),
     how the program was started, which files are the project's, and the recorder's own
     failures. The one instance, :data:`RECORDER`, is handed to the
     :class:`~jaxlint.dynamic.observer.Observer` (which imports nothing of this module and
@@ -114,6 +115,10 @@ class Recorder:
         self._lock = threading.Lock()
         #: file name -> whether it is the project's (:meth:`in_project`)
         self._in_project: dict[str, bool] = {}
+        #: what the program does with the arguments after its calls (:mod:`jaxlint.dynamic.callers`)
+        self.watch = callers.Watch(self.error)
+        #: numbers the recorded jitted function objects (ids are reused once one is collected)
+        self.serials = itertools.count(1)
 
     def forget(self) -> None:
         """A forked child's recording starts empty: the parent's counters are the parent's."""
@@ -127,6 +132,7 @@ class Recorder:
         self.blobs.clear()
         self.definitions.clear()
         self.forget_errors()
+        self.watch.forget()
         self.observer = None
         self.last_flush = 0.0
 
@@ -169,7 +175,6 @@ class Recorder:
 
 #: this process's recorder
 RECORDER = Recorder()
-callers.ERROR.append(RECORDER.error)
 recorder_error = RECORDER.error
 recorder_errors = RECORDER.errors
 in_project = RECORDER.in_project
@@ -253,7 +258,6 @@ def _stop(signum, frame) -> None:
 
 def _forget() -> None:
     RECORDER.forget()
-    callers.forget()
 
 
 def _patch(module, name: str) -> None:
@@ -405,9 +409,6 @@ def _instance(key: str, owner: Any) -> dict:
     return {"opaque": f"{t.__module__}.{t.__qualname__}", "instance": n}
 
 
-_SERIALS = itertools.count(1)
-
-
 class _Recorded:
     """Calls the real jitted function after noting the call's abstract signature."""
 
@@ -418,7 +419,7 @@ class _Recorded:
         functools.update_wrapper(self, fun, updated=())
         self._key, self._meta = key, meta
         #: which jitted function object this is (ids are reused once one is collected)
-        self._serial = next(_SERIALS)
+        self._serial = next(RECORDER.serials)
         #: fast-path key (:func:`_fast_key`) -> its :class:`_Seen` (see :meth:`_remember`)
         self._fast: dict = {}
         with RECORDER.lock:
@@ -450,8 +451,8 @@ class _Recorded:
                 raise
             if size() == before and counter[0] == compiled:
                 next(single.count)
-                if _WATCH[0]:  # the first calls after a function's first: what the caller keeps
-                    callers.after(self, args, kwargs, out)
+                if rec.watch.calls:  # the first calls after a function's first: what the caller keeps
+                    rec.watch.after(self, args, kwargs, out)
                 if _clock() - rec.last_flush >= FLUSH_EVERY:
                     _maybe_flush()
             else:
@@ -468,7 +469,7 @@ class _Recorded:
             recorder_error("noting a call", e)
         if seen is not None:  # a signature seen before: count it, nothing else
             next(seen.count)
-            if _WATCH[0]:  # the first calls after a function's first: what the caller keeps (one check)
+            if RECORDER.watch.calls:  # the first calls after a function's first: what the caller keeps (one check)
                 return _watched(self, args, kwargs, seen)
             if seen.cur is None:
                 return self._jitted(*args, **kwargs)
@@ -490,7 +491,7 @@ class _Recorded:
                 self._remember(fast, _leaves(fast, args, kwargs), noted, None)
             out = self._jitted(*args, **kwargs)
             if noted is not None and not noted[2]:
-                callers.after(self, args, kwargs, out)
+                RECORDER.watch.after(self, args, kwargs, out)
             return out
         canon, sig, inlined = noted
         if inlined:
@@ -498,7 +499,7 @@ class _Recorded:
             return self._jitted(*args, **kwargs)
         try:
             out = obs.call(self, args, kwargs, canon, sig)
-            callers.after(self, args, kwargs, out)
+            RECORDER.watch.after(self, args, kwargs, out)
             return out
         finally:
             if fast is not None:
@@ -519,7 +520,7 @@ class _Recorded:
 
                 obs.called(self, args, kwargs, noted[0], noted[1], adapter.compiles_since(compiled))
             if out is not _NOTHING and not noted[2]:
-                callers.after(self, args, kwargs, out)
+                RECORDER.watch.after(self, args, kwargs, out)
             fast = _fast_key(args, kwargs, self._by_value)
             if fast is not None:
                 self._remember(fast, _leaves(fast, args, kwargs), noted, obs)
@@ -610,7 +611,7 @@ def _watched(rec: _Recorded, args: tuple, kwargs: dict, seen: "_Seen") -> Any:
         out = rec._jitted(*args, **kwargs)
         if RECORDER.compiles[0] != compiled:
             rec._again(seen, compiled)
-    callers.after(rec, args, kwargs, out)
+    RECORDER.watch.after(rec, args, kwargs, out)
     if _clock() - RECORDER.last_flush >= FLUSH_EVERY:
         _maybe_flush()
     return out
@@ -697,8 +698,6 @@ _ARRAY_TYPE: Any = None
 #: a jax array's abstract value and committed-ness, and its sharding (C-level getters)
 _AVAL = operator.attrgetter("aval", "_committed")
 _SHARDING = operator.attrgetter("_sharding")
-#: calls left during which the caller's reuse is watched (:mod:`jaxlint.dynamic.callers`)
-_WATCH = callers.WATCH
 _clock = time.monotonic
 
 
@@ -1317,7 +1316,7 @@ def _observer():
 
                 RECORDER.observer = Observer(_root(), levels, os.environ.get("JAXLINT_KEEP_IR") == "1",
                                              RECORDER.analysers, RECORDER)
-                callers.LISTENERS.append(RECORDER.observer.callers)
+                RECORDER.watch.listeners.append(RECORDER.observer.callers)
                 from jaxlint.dynamic import adapter
 
                 RECORDER.compiles = adapter.COMPILE_COUNT  # the fast path sees a call that compiled
@@ -1441,7 +1440,7 @@ def flush() -> None:
         _fold_counts()
     except Exception as e:
         recorder_error("counting the calls", e)
-    reused = callers.verdicts()
+    reused = RECORDER.watch.verdicts()
     with RECORDER.lock:
         data = {}
         for key, entry in RECORDER.records.items():

@@ -380,3 +380,175 @@ def test_a_constant_computed_in_ensure_compile_time_eval_is_concrete():
     assert lint_source(src, select=["JAX105"]) == []
     staged = src.replace("            with jax.ensure_compile_time_eval():\n    ", "")
     assert [d.code for d in lint_source(staged, select=["JAX105"])] == ["JAX105"]
+
+
+# ---------------------------------------------------------------------- transforms, samplers, aliases (issue 19, second round)
+def test_a_transformed_function_called_in_traced_code_gives_tracers():
+    from jaxlint.static.taint import CERTAIN, taint_of
+
+    m = model_of("""
+        import jax
+        import jax.numpy as jnp
+
+        def loss(p, data):
+            return jnp.sum((data - p) ** 2)
+
+        DATA = 3.0
+
+        @jax.jit
+        def step(x):
+            g = jax.grad(loss)(1.0, DATA)
+            value_and_grad = jax.value_and_grad(loss)
+            v, h = value_and_grad(2.0, DATA)
+            n = len(DATA)
+            return x - g - h, n
+
+        def eager():
+            return jax.grad(loss)(1.0, DATA)
+    """)
+    step = next(f for f in m.functions if f.name == "step")
+    assert {"g", "v", "h"} <= step.tainted and "n" not in step.tainted
+    taint = taint_of(m, step)
+    assert {taint.names[n] for n in ("g", "v", "h")} == {CERTAIN}
+    eager = next(f for f in m.functions if f.name == "eager")
+    assert not eager.traced  # outside a trace the same call gives concrete values
+
+
+def test_numpyro_kernels_trace_the_model_and_its_sample_sites():
+    from jaxlint.static.taint import taint_of
+
+    m = model_of("""
+        import numpyro
+        import numpyro.distributions as dist
+        from numpyro.infer import MCMC, NUTS, SVI
+
+        def model(data, scale=1.0):
+            z = numpyro.sample("z", dist.Normal(0.0, scale))
+            y = numpyro.sample("y", dist.Normal(z, 1.0), obs=data)
+            none = numpyro.sample("w", dist.Normal(0.0, 1.0), obs=None)
+            return z, y, none
+
+        def guide(data, scale=1.0):
+            return numpyro.sample("z", dist.Normal(0.0, 1.0))
+
+        def plain(data):
+            return numpyro.sample("z", dist.Normal(0.0, 1.0))
+
+        mcmc = MCMC(NUTS(model), num_warmup=10, num_samples=10)
+        svi = SVI(model, guide, None, None)
+    """)
+    by_name = {f.name: f for f in m.functions}
+    model = by_name["model"]
+    assert sorted(r.kind for r in model.traced_by) == ["NUTS", "SVI"]
+    assert model.traced_params == set()  # the data arguments pass through as the caller gives them
+    assert [r.kind for r in by_name["guide"].traced_by] == ["SVI"]
+    assert not by_name["plain"].traced  # run eagerly (a seed handler): concrete values
+    names = taint_of(m, model).names
+    assert "z" in names and "none" in names and "y" not in names  # an observed site returns the data
+
+
+@pytest.mark.parametrize("body,held", [
+    ('return {"z": params, "count": 0}', {"params"}),
+    ("return params, state", {"params", "state"}),
+    ("out = [params, 1]\n    return out", {"params"}),
+    ("return jax.tree_util.tree_map(jnp.copy, params)", set()),
+    ("params = params * 2\n    return {'z': params}", set()),  # rebound: a new array
+    ("return state if state else {'z': params}", set()),
+])
+def test_which_arguments_a_function_returns_as_they_are(body, held):
+    m = model_of(f"""
+import jax
+import jax.numpy as jnp
+
+def init(params, state=None):
+    {body}
+""")
+    (fn,) = m.functions
+    assert Summaries.of(m).aliased_params(fn) == held
+
+
+def test_a_numpy_array_is_known_by_its_constructor():
+    from jaxlint.rules.static._arrays import is_host_array
+
+    m = model_of("""
+        import numpy as np
+        import jax.numpy as jnp
+
+        TABLE = np.linspace(0.0, 1.0, 8)
+        OTHER = jnp.zeros(3)
+
+        def f(i, table):
+            rows = np.arange(4)
+            mixed = np.arange(3)
+            mixed = jnp.arange(3)
+            return TABLE[i], rows[i], OTHER[i], mixed[i], table[i]
+    """)
+    fn = m.functions[0]
+    ret = next(n for n in ast.walk(fn.node) if isinstance(n, ast.Return))
+    hosts = [is_host_array(m, fn, e.value) for e in ret.value.elts]
+    assert hosts == [True, True, False, False, False]
+
+
+def test_a_name_is_traced_only_after_the_statement_that_makes_it_so():
+    src = """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x):
+            n = 3
+            if n > 2:
+                x = x + 1
+            n = jnp.sum(x)
+            if n > 2:
+                x = x - 1
+            return x
+
+        @jax.jit
+        def g(x):
+            m = 1
+            for i in range(3):
+                if m > 0:
+                    x = x + 1
+                m = jnp.sum(x)
+            return x
+    """
+    # line 7 reads the Python int; line 10 the sum; line 18 the sum of the previous iteration
+    assert [d.start.line for d in lint_source(src, select=["JAX105"])] == [10, 18]
+
+
+def test_a_staticmethod_called_through_self_gets_no_self():
+    m = model_of("""
+        import jax
+
+        class Dist:
+            def sample(self, keys, n, logits):
+                return jax.vmap(self._one, in_axes=(0, None, 0))(keys, n, logits)
+
+            @staticmethod
+            def _one(key, n, logits):
+                return jax.random.categorical(key, logits, shape=(n,))
+    """)
+    one = next(f for f in m.functions if f.name == "_one")
+    assert one.traced_params == {"key", "logits"}  # `n` is passed unmapped (in_axes None)
+
+
+def test_a_function_a_factory_returns_is_what_a_transform_traces():
+    m = model_of("""
+        import jax
+        from jax import lax
+
+        def make_body(scale):
+            def body(c, x):
+                return c + scale * x, None
+            return body
+
+        def run(xs):
+            return lax.scan(make_body(2.0), 0.0, xs)
+
+        def other(xs):
+            step = make_body(3.0)
+            return lax.scan(step, 0.0, xs)
+    """)
+    body = next(f for f in m.functions if f.name == "body")
+    assert body.traced_params == {"c", "x"} and [r.kind for r in body.traced_by] == ["scan", "scan"]

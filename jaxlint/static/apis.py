@@ -51,7 +51,20 @@ TRACING_HOFS: dict[str, tuple[int, ...]] = {
     "flax.nnx.remat": (0,),
     "equinox.filter_vmap": (0,),
     "equinox.internal.scan": (0,),
+    # numpyro's inference kernels trace the model (and SVI the guide) to compute
+    # log densities and their gradients under jit
+    **{f"numpyro.infer.{k}": (0,) for k in ("NUTS", "HMC", "SA", "BarkerMH", "AIES", "ESS", "Predictive",
+                                             "hmc.NUTS", "hmc.HMC", "sa.SA", "barker.BarkerMH")},
+    "numpyro.infer.SVI": (0, 1),
+    "numpyro.infer.svi.SVI": (0, 1),
 }
+#: Of ``TRACING_HOFS``, those that pass the callable's arguments through as their caller
+#: gives them (``mcmc.run(key, data)`` closes over ``data`` unless told to jit it): the
+#: callable's parameters are not known to be traced, the values it makes are.
+PASS_ARGUMENTS = frozenset(q for q in TRACING_HOFS if q.startswith("numpyro."))
+#: Calls whose result is a traced value in traced code, unless the keyword named here is
+#: given a value (an observed site returns what it observes).
+SAMPLE_SITES = {"numpyro.sample": "obs", "numpyro.primitives.sample": "obs"}
 #: Differentiation transforms: their callable is traced when the result runs under
 #: another trace (inside jit); on their own they run with concrete values.
 DIFF_TRANSFORMS = {
@@ -68,6 +81,12 @@ DIFF_TRANSFORMS = {
     "equinox.filter_grad",
     "equinox.filter_value_and_grad",
 }
+#: Transforms whose transformed function gives arrays: called in traced code
+#: (``jax.grad(loss)(params)``, ``grad_fn(x)`` with ``grad_fn = jax.value_and_grad(f)``),
+#: its results are tracers of the enclosing trace whatever it is given (filtered
+#: transforms pass Python values through, so they are not here).
+ARRAYS_OUT = frozenset({"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian", "jax.vmap",
+                        "jax.jit", "flax.nnx.grad", "flax.nnx.value_and_grad"})
 #: Attributes of an array that are static Python values under tracing.
 STATIC_ATTRS = {"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "sharding", "weak_type", "aval"}
 #: Calls whose result is static even when given traced values.

@@ -591,6 +591,9 @@ class Scopes:
                     q = self.resolve_call(value)
                     if q == "functools.partial" or q in DIFF_TRANSFORMS or q in TRACING_HOFS:
                         return self.unwrap_target(value, value, follow=False)
+                    made = self.returned_function(value, self.function_of(value))
+                    if made is not None:
+                        return made, 0  # `cell = make_cell(n)`: the function the factory returns
             if fn is None and instances:
                 cls = self.instance_class(func, scope)
                 if cls is not None:
@@ -603,7 +606,7 @@ class Scopes:
             q = self.resolve_call(func)
             if q == "functools.partial" or q in DIFF_TRANSFORMS or q in TRACING_HOFS:
                 return self.unwrap_target(func, func, follow=False)
-            return None, 0
+            return self.returned_function(func, scope), 0
         if (
             isinstance(func, ast.Attribute)
             and isinstance(func.value, ast.Name)
@@ -616,15 +619,36 @@ class Scopes:
             if cls_scope is not None:
                 found = self.method_named(cls_scope.class_name, func.attr)
                 if found is not None or not instances:
-                    return found, 1
+                    return found, 0 if found is not None and is_staticmethod(found) else 1
         if instances and isinstance(func, ast.Attribute):
             cls = self.instance_class(func, scope)  # `self.encoder(x)`: its class's __call__
             if cls is not None:
                 return self.method_named(cls, "__call__"), 1
             cls = self.instance_class(func.value, scope)  # `model.encode(x)`: that method
             if cls is not None:
-                return self.method_named(cls, func.attr), 1
+                method = self.method_named(cls, func.attr)
+                return method, 0 if method is not None and is_staticmethod(method) else 1
         return None, 0
+
+    def returned_function(self, call: ast.Call, scope: FunctionInfo | None) -> FunctionInfo | None:
+        """The function a call of a factory of this module makes: ``make_cell(n)`` where
+        ``make_cell`` returns its own nested ``def cell`` (or a lambda) on every path."""
+        if not isinstance(call.func, ast.Name):
+            return None
+        factory = self.function_named(call.func.id, scope)
+        if factory is None or isinstance(factory.node, ast.Lambda):
+            return None
+        found: FunctionInfo | None = None
+        for node in factory.body_nodes():
+            if not isinstance(node, ast.Return):
+                continue
+            value = node.value
+            made = self._fn_by_node.get(id(value)) if isinstance(value, ast.Lambda) else \
+                self.function_named(value.id, factory) if isinstance(value, ast.Name) else None
+            if made is None or made.parent is not factory or (found is not None and made is not found):
+                return None
+            found = made
+        return found
 
     def instance_class(self, expr: ast.expr, scope: FunctionInfo | None) -> str | None:
         """The module class ``expr`` is an instance of, when it is a name bound once to
@@ -685,7 +709,8 @@ class Scopes:
                 if q in DIFF_TRANSFORMS or q in TRACING_HOFS:
                     expr = expr.args[0]
                     continue
-                return None, 0
+                made = self.returned_function(expr, scope)
+                return (made, bound) if made is not None else (None, 0)
             break
         fn, implicit = self.callee(expr, scope, follow=follow, instances=False)
         return fn, bound + implicit
@@ -721,6 +746,11 @@ class Scopes:
                     continue
             break
         return out
+
+
+def is_staticmethod(fn: FunctionInfo) -> bool:
+    """A ``@staticmethod``: called through ``self`` or an instance, it gets no ``self``."""
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in getattr(fn.node, "decorator_list", ()))
 
 
 def _until(nodes: Iterable[ast.AST], stop: ast.AST | None) -> Iterator[ast.AST]:

@@ -25,10 +25,10 @@ import re
 from typing import Iterator
 
 from jaxlint.diagnostic import Confidence
-from jaxlint.static.apis import DIFF_TRANSFORMS, JIT_LIKE, STATIC_ATTRS, STATIC_CALLS, TRACING_HOFS, is_axis_size
+from jaxlint.static.apis import ARRAYS_OUT, SAMPLE_SITES, STATIC_ATTRS, STATIC_CALLS, is_axis_size
 from jaxlint.static.scopes import FunctionInfo, target_names, walk
 from jaxlint.static.semantic import ModuleModel
-from jaxlint.static.traced import iteration_targets
+from jaxlint.static.traced import iteration_targets, sampled
 from jaxlint.static.values import ARRAY_METHODS, CONTAINER_METHODS, Kind, Summaries, static_field
 
 POSSIBLE, LIKELY, CERTAIN = 0, 1, 2
@@ -59,9 +59,6 @@ _JAX_ARRAY_FUNCS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.rand
 _EAGER = {"jax.ensure_compile_time_eval", "jax.core.ensure_compile_time_eval"}
 _TREE_MAPS = {"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"}
 _ARRAY_ATTRS = {"T", "mT", "real", "imag", "at", "flat"}
-#: Transforms whose results are arrays (filtered transforms pass Python values through).
-_ARRAYS_OUT = {"jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian", "jax.vmap",
-               "jax.jit", "flax.nnx.grad", "flax.nnx.value_and_grad"}
 
 
 class Taint:
@@ -73,6 +70,7 @@ class Taint:
         self._depth = _depth
         self.names: dict[str, int] = {}
         self._isinstance_tests: set[str] | None = None  # names the body tests with isinstance
+        self._reading: set[int] = set()  # reads whose reaching bindings are being asked about
         #: traced only because a traced function calls it: its parameters are as sure as
         #: the model's argument taint, which is generous (any call of a tracer taints)
         self.indirect = bool(fn.traced_by) and all(r.by_call for r in fn.traced_by)
@@ -165,6 +163,8 @@ class Taint:
             level = self.names.get(expr.id)
             if level is None or expr.id not in self.fn.tainted:
                 return None
+            if len(self.fn.bindings.get(expr.id, ())) > 1 and self._clean_here(expr):
+                return None  # `n = 3` reaches this read; `n = jnp.sum(x)` comes only after it
             if self._narrowed(expr):
                 return None  # under `if isinstance(x, (int, float, np.ndarray))`: not a tracer
             return level, expr
@@ -220,6 +220,20 @@ class Taint:
         if isinstance(expr, ast.JoinedStr):
             return _best(*(self.culprit(v.value) for v in expr.values if isinstance(v, ast.FormattedValue)))
         return None
+
+    def _clean_here(self, name: ast.Name) -> bool:
+        """Whether every binding of ``name`` that reaches this read assigns a value that is
+        not traced. The names a function taints are one set for its whole body; a name
+        bound to a Python value first and to a tracer only later is not traced before."""
+        if id(name) in self._reading or id(name) not in self.model.parents:
+            return False  # asked again while answering (a loop brings a binding back), or a made-up node
+        self._reading.add(id(name))
+        try:
+            reach = self.model.reaching_bindings(name, self.fn)
+            return bool(reach) and all(b.kind == "assign" and b.value is not None and self.level(b.value) is None
+                                       for b in reach)
+        finally:
+            self._reading.discard(id(name))
 
     def _one_arm(self, expr: ast.IfExp) -> tuple[int, ast.AST] | None:
         """Only one arm of ``a if test else b`` runs. When ``test`` asks whether a traced
@@ -282,15 +296,7 @@ class Taint:
 
     def _transform(self, func: ast.AST) -> str | None:
         """The jax transform ``func`` applies (inline, or a name bound once to one), or None."""
-        if isinstance(func, ast.Name):
-            _, bindings = self.model.lookup(func.id, self.fn)
-            if len(bindings) != 1 or not isinstance(bindings[0].value, ast.Call):
-                return None
-            func = bindings[0].value
-        if not isinstance(func, ast.Call):
-            return None
-        q = self.model.resolve_call(func)
-        return q if q in DIFF_TRANSFORMS or q in TRACING_HOFS or q in JIT_LIKE else None
+        return self.model.tracing.transform_of(func, self.fn)
 
     def _comprehension_binding(self, name: ast.Name) -> ast.comprehension | None:
         """The generator of an enclosing comprehension that binds ``name`` (comprehension
@@ -317,6 +323,11 @@ class Taint:
             if Summaries.of(self.model).callee_returns(call.args[0], self.fn) is Kind.STATIC:
                 return None  # every leaf becomes what `f` returns: `jnp.ndim(a) == jnp.ndim(b)`
         args = [*call.args, *(k.value for k in call.keywords)]
+        if q in SAMPLE_SITES:
+            if sampled(call, SAMPLE_SITES[q]):
+                return CERTAIN, call  # a latent site draws a tracer under the kernel's trace
+            observed = next((k.value for k in call.keywords if k.arg == SAMPLE_SITES[q]), None)
+            return self.culprit(observed if observed is not None else call.args[2] if len(call.args) > 2 else None)
         if q is not None and q.startswith("jax."):
             if q.rsplit(".", 1)[-1] in STATIC_JAX_FUNCS or is_axis_size(call, q):
                 return None
@@ -338,7 +349,7 @@ class Taint:
             found = _best(*(self.culprit(a) for a in args))
             if found:
                 return found
-            if transform in _ARRAYS_OUT and self.model.is_traced_expr(call, self.fn):
+            if transform in ARRAYS_OUT and self.model.is_traced_expr(call, self.fn):
                 # staged out under the trace whatever the inputs: `grad_fn(state.params)`
                 # with `state: TrainState` (an annotated pytree hides its leaves above)
                 return CERTAIN, call

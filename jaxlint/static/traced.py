@@ -17,8 +17,8 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from jaxlint.static.apis import (DIFF_TRANSFORMS, JIT_LIKE, STATIC_ATTRS, STATIC_CALLS, TRACING_HOFS, is_axis_size,
-                                 literal_int, literal_ints)
+from jaxlint.static.apis import (ARRAYS_OUT, DIFF_TRANSFORMS, JIT_LIKE, PASS_ARGUMENTS, SAMPLE_SITES, STATIC_ATTRS,
+                                 STATIC_CALLS, TRACING_HOFS, is_axis_size, literal_int, literal_ints)
 from jaxlint.static.runs import EAGER_UNDER_DISABLE_JIT, eager_block
 from jaxlint.static.scopes import target_names
 
@@ -84,6 +84,15 @@ def iteration_targets(target: ast.AST, it: ast.AST, traced) -> set[str]:
     return set(target_names(target)) if traced(it) else set()
 
 
+def sampled(call: ast.Call, observed: str) -> bool:
+    """A sample site (``numpyro.sample("z", dist)``) in traced code draws a tracer; one
+    given a value to observe (``obs=y``, not ``obs=None``) returns that value."""
+    value = next((k.value for k in call.keywords if k.arg == observed), None)
+    if value is None:
+        return not any(k.arg is None for k in call.keywords) and len(call.args) < 3
+    return isinstance(value, ast.Constant) and value.value is None
+
+
 class Tracing:
     """Which functions of a module's ``Scopes`` are traced, why, and which of their
     names hold traced values. The jit map's entries are the seeds (``EntryFinder`` has
@@ -140,6 +149,8 @@ class Tracing:
         defaulted = {p.name for p in target.params if p.default is not None
                      and not (isinstance(p.default, ast.Constant) and p.default.value is None)
                      and not self.scopes.is_array_annotation(p.annotation)}
+        if q in PASS_ARGUMENTS:
+            return {p.name for p in params}
         if q in ("jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "flax.nnx.remat"):
             spec = next((k.value for k in call.keywords if k.arg == "static_argnums"), None)
             nums = () if spec is None else literal_ints(spec)
@@ -286,6 +297,20 @@ class Tracing:
             if len(tainted) == before:
                 break
 
+    def transform_of(self, func: ast.AST, fn: FunctionInfo | None) -> str | None:
+        """The jax transform a called expression applies: ``jax.grad(f)`` inline, or a
+        name bound once to such a call (``grad_fn = jax.value_and_grad(loss)``); None
+        when it is not one."""
+        if isinstance(func, ast.Name):
+            _, bindings = self.scopes.lookup(func.id, fn)
+            if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].value, ast.Call):
+                return None
+            func = bindings[0].value
+        if not (isinstance(func, ast.Call) and func.args):
+            return None
+        q = self.scopes.resolve_call(func)
+        return q if q in DIFF_TRANSFORMS or q in TRACING_HOFS or q in JIT_LIKE else None
+
     def is_traced_expr(self, expr: ast.AST | None, fn: FunctionInfo | None = None) -> bool:
         """Whether ``expr`` (inside traced function ``fn``) evaluates to a traced value.
 
@@ -321,12 +346,16 @@ class Tracing:
                 # constructors from static sizes are concrete-free constants, but under
                 # jit they are still traced arrays
                 return True
+            if q in SAMPLE_SITES and sampled(expr, SAMPLE_SITES[q]):
+                return True
             if q is not None and q.startswith("jax.random."):
                 return q.rsplit(".", 1)[-1] not in ("PRNGKey", "key", "key_data", "wrap_key_data") or any(
                     self.is_traced_expr(a, fn) for a in expr.args)
             if isinstance(expr.func, ast.Attribute):
                 if self.is_traced_expr(expr.func.value, fn):
                     return expr.func.attr not in ("item", "tolist", "__len__")
+            if self.transform_of(expr.func, fn) in ARRAYS_OUT:
+                return True  # `jax.grad(loss)(params)` in traced code: staged out, whatever it is given
             return any(self.is_traced_expr(a, fn) for a in expr.args) or any(
                 self.is_traced_expr(k.value, fn) for k in expr.keywords)
         if isinstance(expr, ast.BinOp):

@@ -336,6 +336,26 @@ def static_field(model: "Scopes", name: str) -> bool:
     return known[0]
 
 
+def _held_params(fn: "FunctionInfo", expr: ast.AST | None, depth: int) -> set[str]:
+    """Parameters of ``fn`` that ``expr`` holds as they are (itself, or leaves of a tuple,
+    list or dict display, also through a local name bound once to one)."""
+    if expr is None or depth > 4:
+        return set()
+    if isinstance(expr, ast.Name):
+        bindings = fn.bindings.get(expr.id, [])
+        if fn.param(expr.id) is not None:
+            return {expr.id} if all(b.kind == "param" for b in bindings) else set()
+        if len(bindings) == 1 and bindings[0].kind == "assign":
+            return _held_params(fn, bindings[0].value, depth + 1)
+        return set()
+    if isinstance(expr, (ast.Tuple, ast.List)):
+        return set().union(*(_held_params(fn, e.value if isinstance(e, ast.Starred) else e, depth + 1)
+                             for e in expr.elts))
+    if isinstance(expr, ast.Dict):
+        return set().union(*(_held_params(fn, v, depth + 1) for v in expr.values))
+    return set()
+
+
 class Summaries:
     """What functions and methods of one module return, whatever they are passed."""
 
@@ -418,6 +438,28 @@ class Summaries:
             kind = Kind.UNKNOWN
         self._read(deps)
         return kind
+
+    def aliased_params(self, fn: "FunctionInfo") -> frozenset[str]:
+        """The parameters whose value ``fn``'s result holds as it is: returned, or a leaf
+        of a returned tuple, list or dict display (``return {"z": params, "count": 0}``).
+        The caller's argument and the result then share those buffers. Empty when a
+        return is anything else too (a parameter may be rebound: only parameters never
+        rebound in the body count)."""
+        memo: dict[int, frozenset[str]] = self.__dict__.setdefault("_aliased", {})
+        known = memo.get(id(fn))
+        if known is not None:
+            return known
+        node = fn.node
+        values: list[ast.expr | None]
+        if isinstance(node, ast.Lambda):
+            values = [node.body]
+        else:
+            values = [n.value for n in fn.body_nodes() if isinstance(n, ast.Return)]
+        out: set[str] = set()
+        for v in values:
+            out |= _held_params(fn, v, 0)
+        memo[id(fn)] = frozenset(out)
+        return memo[id(fn)]
 
     def method_returns(self, name: str, depth: int = 0) -> Kind:
         """What a method of that name returns, over every class of the module that

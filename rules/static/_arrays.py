@@ -101,3 +101,30 @@ def used_as_array(fn: FunctionInfo, name: str) -> bool:
             if any(isinstance(o, ast.Name) and o.id == name for o in (node.left, node.right)):
                 return True
     return False
+
+
+#: numpy functions that return one host array (a constructor, a loader, a sampler).
+_HOST_ARRAY_FUNCS = {
+    "array", "asarray", "arange", "zeros", "ones", "full", "empty", "eye", "identity", "linspace", "logspace",
+    "geomspace", "zeros_like", "ones_like", "full_like", "empty_like", "concatenate", "stack", "vstack", "hstack",
+    "tile", "repeat", "loadtxt", "genfromtxt", "fromfile", "frombuffer", "random.rand", "random.randn",
+    "random.normal", "random.uniform", "random.randint", "random.random", "random.permutation",
+}
+
+
+def is_host_array(model: ModuleModel, fn: FunctionInfo | None, expr: ast.AST | None) -> bool:
+    """True only when ``expr`` is surely a NumPy array: a name that every binding (in
+    ``fn``, or at module level for a global) binds to a ``numpy`` constructor's result
+    (``np.arange(n)``, ``np.zeros((3, 3))``, ``np.loadtxt(path)``)."""
+    if not isinstance(expr, ast.Name):
+        return False
+    scope, bindings = model.lookup(expr.id, fn)
+    if scope is not None and scope is not fn:
+        return False  # a closed-over name: too far away to be sure
+    if not bindings or any(b.kind != "assign" or not isinstance(b.value, ast.Call) for b in bindings):
+        return False
+    for b in bindings:
+        q = model.resolve_call(b.value) or ""  # type: ignore[arg-type]  # (a call, checked above)
+        if not (q.startswith("numpy.") and q[len("numpy."):] in _HOST_ARRAY_FUNCS):
+            return False
+    return True

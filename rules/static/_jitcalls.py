@@ -6,6 +6,7 @@ import ast
 from typing import Iterator
 
 from jaxlint.static.jitmap import EntryPoint
+from jaxlint.static.scopes import is_staticmethod
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
 
 
@@ -25,7 +26,7 @@ def jit_call_sites(model: ModuleModel, entry: EntryPoint, calls: list[ast.Call])
         yield parent, entry.partial_bound
         return
     if entry.form in ("decorator", "partial-decorator"):
-        is_method = fn.class_name is not None and not _is_staticmethod(fn)
+        is_method = fn.class_name is not None and not is_staticmethod(fn)
         for call in calls:
             if is_method:
                 if _self_attr_call(model, call, fn.name, fn.class_name):
@@ -72,10 +73,6 @@ def call_arguments(call: ast.Call, fn: FunctionInfo, offset: int) -> list[tuple[
         if k.arg is not None and fn.param(k.arg) is not None:
             out.append((k.arg, k.value))
     return out
-
-
-def _is_staticmethod(fn: FunctionInfo) -> bool:
-    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in getattr(fn.node, "decorator_list", ()))
 
 
 def _self_attr_call(model: ModuleModel, call: ast.Call, attr: str, class_name: str | None) -> bool:

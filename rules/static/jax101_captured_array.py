@@ -22,7 +22,8 @@ class CapturedArray(StaticRule):
     `g = partial(f, W)`, `jax.jit(g)`), or as an attribute of a static `self` (also a
     field that `__init__` sets from its argument, holding the array the module's one
     module-level instance was made with: `m = Module(table)`), or as a field of a
-    module-level instance of a class of the module (`sim.table`, with `sim = Sim(...)`
+    module-level instance of a class of the module, also through instances held in its
+    fields (`sim.table`, `path.optics.table`, with `sim = Sim(...)`
     and `self.table` set once). Reports
     when the array's size, estimated from its constructor, reaches `max-bytes`, or when
     it is loaded from disk (`np.load`, `pickle.load`), whose size is unknown.
@@ -152,6 +153,29 @@ class CapturedArray(StaticRule):
             line=14,
             count=1,
             message="reads `sim.table`, a field of a module-level instance, a 8.0 MiB array",
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            class Optics:
+                def __init__(self, psf):
+                    self.psf = psf
+
+            class Path:
+                def __init__(self, optics):
+                    self.optics = optics
+
+            path = Path(Optics(jnp.zeros((256, 256, 64))))
+
+            @jax.jit
+            def frame(w):
+                return path.optics.psf.sum(axis=2) * w + path.optics.psf.shape[0]
+            """,
+            line=16,
+            count=1,
+            message="reads `path.optics.psf`, a field of a module-level instance, a 16.0 MiB array",
         ),
         Invalid(
             """
@@ -463,14 +487,23 @@ class CapturedArray(StaticRule):
                     if len(bindings) != 1 or bindings[0].value is None:
                         continue
                     if owner is None and isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load):
-                        # `sim.table` of a module-level instance `sim = Sim(...)`: the array it holds
-                        above = model.parent(parent)
-                        if isinstance(above, ast.Attribute) and above.attr in STATIC_ATTRS:
-                            continue  # `sim.table.shape`: a static figure
+                        # `sim.table` of a module-level instance `sim = Sim(...)`: the array it holds,
+                        # also through instances held in fields (`path.coronagraph.psf`)
                         field = _instance_field(model, bindings[0].value, parent.attr)
                         shown = f"{node.id}.{parent.attr}"
+                        read: ast.Attribute = parent
+                        for _ in range(4):
+                            above = model.parent(read)
+                            inner = _instance_field(model, field, above.attr) if isinstance(above, ast.Attribute) \
+                                and isinstance(above.ctx, ast.Load) and field is not None else None
+                            if inner is None:
+                                break
+                            read, field, shown = above, inner, f"{shown}.{above.attr}"  # type: ignore[union-attr]
+                        above = model.parent(read)
+                        if isinstance(above, ast.Attribute) and above.attr in STATIC_ATTRS:
+                            continue  # `sim.table.shape`: a static figure
                         if field is not None and shown not in reported and self._report(
-                                ctx, parent, shown, array_estimate(model, field), field, limit, "field"):
+                                ctx, read, shown, array_estimate(model, field), field, limit, "field"):
                             reported.add(shown)
                         if field is not None:
                             continue

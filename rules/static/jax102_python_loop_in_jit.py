@@ -8,7 +8,7 @@ from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._arrays import is_jax_array, used_as_array
 from jaxlint.rules.static._sizes import all_known, static_int, static_sequence
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
-from jaxlint.static.taint import POSSIBLE, describe, taint_of, traced_how
+from jaxlint.static.taint import CERTAIN, POSSIBLE, describe, taint_of, traced_how
 from jaxlint.static.semantic import walk
 
 if TYPE_CHECKING:
@@ -23,7 +23,8 @@ class PythonLoopInJit(StaticRule):
     `range(a, b, step)`.
 
     Also finds loops whose count is fixed at trace time but unknown statically: over
-    the rows of a traced array (`for row in x`), or up to a size of a traced argument
+    the rows of a traced array (`for row in x`, and Python's `sum(x)`, `min(x)`,
+    `max(x)` of one, which iterate it the same way), or up to a size of a traced argument
     (`range(x.shape[0])`, `range(len(x))`), or up to a static argument of the jit
     (`range(n)` with `n` in `static_argnums`). The message says the count is unknown;
     the dynamic phase measures it (JAX202).
@@ -182,8 +183,71 @@ class PythonLoopInJit(StaticRule):
                 return out
             """
         ),
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def total(x, losses: list):
+                parts = [x, 2 * x]
+                return sum(parts) + sum(losses) + max(x.shape) + sum(jnp.split(x, 2)) + jnp.sum(x)
+            """
+        ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            GRID = jnp.linspace(-1.0, 1.0, 6400)
+
+            @jax.jit
+            def integral(mu):
+                values = jnp.exp(-(GRID - mu) ** 2)
+                return sum(values * 0.5)
+            """,
+            line=9,
+            message="Python's `sum()` in jitted `integral` iterates over the rows",
+        ),
+        Invalid(
+            """
+            import jax
+            from jax import lax
+
+            def make_cell(n_ops):
+                def cell(acc, xs):
+                    for i in range(n_ops):
+                        acc = acc + xs[i]
+                    return acc, acc
+                return cell
+
+            def run(x, xs, n_ops):
+                return lax.scan(make_cell(n_ops), x, xs)[1]
+
+            run_jit = jax.jit(run, static_argnums=(2,))
+            """,
+            line=6,
+            message="runs `n_ops` times, a static argument of the jit",
+        ),
+        Invalid(
+            """
+            from functools import partial
+            import jax
+            from jax import lax
+
+            @partial(jax.jit, static_argnames="depth")
+            def run(x, xs, depth):
+                def body(acc, row):
+                    for _ in range(depth):
+                        acc = acc * row
+                    return acc, None
+                return lax.scan(body, x, xs)[0]
+            """,
+            line=8,
+            message="runs `depth` times",
+        ),
         Invalid(
             """
             import jax
@@ -369,6 +433,10 @@ class PythonLoopInJit(StaticRule):
         model = ctx.model
         for fn in model.traced_functions():
             for node in fn.body_nodes():
+                if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
+                        and model.resolve_call(node) in _ITERATING_BUILTINS:
+                    self._builtin_over_rows(ctx, fn, node)
+                    continue
                 if not isinstance(node, (ast.For, ast.AsyncFor)):
                     continue
                 n = self._trip_count(model, node.iter)
@@ -427,6 +495,19 @@ class PythonLoopInJit(StaticRule):
             made[0] = made[0].with_changes(leading_lines=[cst.EmptyLine(comment=loop.body.header.comment)])
         fx.insert_before(loop, *made)
         fx.remove(loop)
+
+    def _builtin_over_rows(self, ctx, fn, call: ast.Call) -> None:
+        """Python's ``sum(x)`` (``min``, ``max``) of a traced array: it iterates the rows
+        one by one, an unrolled loop as ``for row in x`` is."""
+        model, arg = ctx.model, call.args[0]
+        taint = taint_of(model, fn)
+        if taint.level(arg) != CERTAIN or not (is_jax_array(model, fn, arg) or _array_arithmetic(arg)):
+            return
+        name = call.func.id if isinstance(call.func, ast.Name) else describe(call.func)
+        ctx.report(call, f"Python's `{name}()` in {traced_how(fn)} iterates over the rows of traced array "
+                         f"`{describe(arg)}` one by one: it is unrolled once per row, a count fixed at trace time "
+                         f"but unknown statically; use `jnp.{name}`",
+                   data={"iterations": None, "builtin": name}, confidence=Confidence.LIKELY)
 
     def _unknown_count(self, ctx, fn, loop: ast.For | ast.AsyncFor) -> None:
         """A loop over the rows of a traced array, or up to a size of a traced argument:
@@ -494,10 +575,7 @@ class PythonLoopInJit(StaticRule):
         if not (isinstance(it, ast.Call) and model.resolve_call(it) == "builtins.range" and it.args):
             return None
         stop = it.args[0] if len(it.args) == 1 else it.args[1]
-        if isinstance(stop, ast.Name) and stop.id in fn.static_params and fn.param(stop.id) is not None \
-                and all(b.kind == "param" for b in fn.bindings.get(stop.id, [])):
-            return stop.id
-        return None
+        return static_source(model, fn, stop.id) if isinstance(stop, ast.Name) else None
 
     @staticmethod
     def _trip_count(model, it: ast.AST) -> int | None:
@@ -608,6 +686,51 @@ def _step_value(cst, small, x: str):
                               cst.SimpleString)) and not value.lpar:
         value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return cst.BinaryOperation(cst.Name(x), op(), value)
+
+
+#: Builtins that iterate their one argument.
+_ITERATING_BUILTINS = {"builtins.sum", "builtins.min", "builtins.max"}
+#: Operators a list or tuple does not support with a number (`*` repeats them by an int).
+_ARRAY_OPS = (ast.Sub, ast.Div, ast.Pow, ast.MatMult, ast.FloorDiv, ast.Mod, ast.Mult)
+
+
+def _array_arithmetic(expr: ast.AST) -> bool:
+    """Arithmetic that only arrays (or numbers, which ``sum`` cannot iterate) support:
+    ``a * b * 0.5``, ``x - y``; not ``xs * 2`` (a list repeated)."""
+    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, _ARRAY_OPS)):
+        return False
+    if isinstance(expr.op, ast.Mult):
+        return not any(isinstance(o, ast.Constant) and isinstance(o.value, int) for o in (expr.left, expr.right))
+    return True
+
+
+def static_source(model, fn, name: str, depth: int = 0) -> str | None:
+    """The static argument of a jit that ``name`` (read in ``fn``) holds, or None: a
+    parameter the jit marks static, also one closed over by a nested function (a scan
+    body made in the jitted function or by a factory it calls), and a parameter every
+    traced caller fills with such a value (``make_cell(n_ops)``). Never rebound."""
+    if depth > 4:
+        return None
+    owner, bindings = model.lookup(name, fn)
+    if owner is None or not bindings or any(b.kind != "param" for b in bindings):
+        return None
+    if name in owner.static_params:
+        return name
+    p = owner.param(name)
+    sites = [(call, caller, implicit) for call, caller, implicit in owner.call_sites.values() if caller.traced]
+    if p is None or p.index is None or not sites or owner.traced_by and not all(r.by_call for r in owner.traced_by):
+        return None
+    found = None
+    for call, caller, implicit in sites:
+        j = p.index - implicit
+        arg = call.args[j] if 0 <= j < len(call.args) else next(
+            (k.value for k in call.keywords if k.arg == name), None)
+        if not isinstance(arg, ast.Name) or any(isinstance(a, ast.Starred) for a in call.args):
+            return None
+        found = static_source(model, caller, arg.id, depth + 1)
+        if found is None:
+            return None
+    return found
 
 
 def bound_base(bound: ast.AST) -> ast.AST:

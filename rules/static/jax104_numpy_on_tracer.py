@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Applicability
 from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.rules.static._arrays import is_host_array
 from jaxlint.rules.static._fixplan import import_name
 from jaxlint.rules.static._numpy_api import JNP_SAME_NAME, SHAPE_QUERIES
 from jaxlint.rules.static._numpy_params import JNP_KEYWORDS, JNP_NONE_ONLY
@@ -25,7 +26,9 @@ class NumpyOnTracer(StaticRule):
     ## What it does
     Finds `numpy` functions applied to traced values inside traced code
     (`np.sum(x)`, `np.asarray(x)`, `np.append(x, y)`, `np.linalg.norm(x)` where `x`
-    is traced), and any use of `np.random` inside traced code.
+    is traced), a NumPy array indexed or sliced by a traced value
+    (`positions = np.arange(n)`, then `positions[idx]`), and any use of `np.random`
+    inside traced code.
 
     `np` on static information stays clean: shapes, dtypes, static arguments and
     Python constants (`np.prod(x.shape)`, `np.sqrt(head_dim)`, `np.finfo(x.dtype)`,
@@ -151,8 +154,47 @@ class NumpyOnTracer(StaticRule):
                 return jax.pure_callback(host_fn, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
             """
         ),
+        Valid(
+            """
+            import jax
+            import numpy as np
+
+            TABLE = np.linspace(0.0, 1.0, 16)
+
+            @jax.jit
+            def lookup(x, i):
+                rows = np.arange(x.shape[0])
+                return x[rows], TABLE[3], TABLE[: x.shape[0]], x[TABLE.shape[0] - 1]
+            """
+        ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import jax
+            import numpy as np
+
+            @jax.jit
+            def pick(idx):
+                positions = np.arange(idx.shape[0])
+                return positions[idx]
+            """,
+            line=7,
+            message="NumPy array `positions` indexed by traced value `idx`",
+        ),
+        Invalid(
+            """
+            import numpy as np
+            from jax import lax
+
+            WEIGHTS = np.random.rand(10)
+
+            def total(n):
+                return lax.fori_loop(0, n, lambda i, acc: acc + WEIGHTS[i], 0.0)
+            """,
+            line=7,
+            message="`WEIGHTS` indexed by traced value `i`",
+        ),
         Invalid(
             """
             import jax
@@ -340,6 +382,11 @@ class NumpyOnTracer(StaticRule):
         for fn in model.traced_functions():
             taint: Taint | None = None
             for node in fn.body_nodes():
+                if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) \
+                        and is_host_array(model, fn, node.value):
+                    taint = taint or taint_of(model, fn)
+                    self._host_index(ctx, fn, taint, node)
+                    continue
                 if not isinstance(node, ast.Call):
                     continue
                 q = model.resolve_call(node)
@@ -370,6 +417,29 @@ class NumpyOnTracer(StaticRule):
                     confidence=confidence(best),
                     data={"function": q, "value": describe(found)},
                 )
+
+    def _host_index(self, ctx, fn, taint: Taint, node: ast.Subscript) -> None:
+        """A NumPy array indexed (or sliced) by a traced value: NumPy asks the index for
+        a concrete integer or array, which a tracer cannot give."""
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        found, best = None, -1
+        for part in parts:
+            pieces = [part.lower, part.upper, part.step] if isinstance(part, ast.Slice) else [part]
+            for piece in pieces:
+                level = taint.level(piece) if piece is not None else None
+                if level is not None and level > best:
+                    found, best = piece, level
+        if found is None:
+            return
+        array = ctx.segment(node.value)
+        ctx.report(
+            node,
+            f"NumPy array `{array}` indexed by traced value `{describe(found)}` in {traced_how(fn)}: NumPy "
+            f"needs a concrete index, so tracing raises TracerIntegerConversionError (or "
+            f"TracerArrayConversionError); index a jax array instead (`jnp.asarray({array})[...]`)",
+            confidence=confidence(best),
+            data={"function": "numpy.ndarray.__getitem__", "value": describe(found)},
+        )
 
     def _plan(self, ctx, fn, node: ast.Call, name: str, shown: str):
         if not _jnp_takes(node, name):

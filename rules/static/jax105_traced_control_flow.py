@@ -128,6 +128,23 @@ class TracedControlFlow(StaticRule):
     VALID = [
         Valid(
             """
+            import numpyro
+            import numpyro.distributions as dist
+            from numpyro.infer import MCMC, NUTS
+
+            def model(data, use_bias=True):
+                w = numpyro.sample("w", dist.Normal(0.0, 1.0))
+                b = numpyro.sample("b", dist.Normal(0.0, 1.0)) if use_bias else 0.0
+                y = numpyro.sample("y", dist.Normal(w + b, 1.0), obs=data)
+                if y is not None and data.ndim > 1:
+                    numpyro.deterministic("n", data.shape[0])
+                return w
+
+            mcmc = MCMC(NUTS(model), num_warmup=10, num_samples=10)
+            """
+        ),
+        Valid(
+            """
             from typing import Tuple
             import jax
             import jax.numpy as jnp
@@ -306,6 +323,23 @@ class TracedControlFlow(StaticRule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import numpyro
+            import numpyro.distributions as dist
+            from numpyro.infer import MCMC, NUTS
+
+            def model():
+                switch = numpyro.sample("switch", dist.Bernoulli(0.5))
+                if switch:
+                    return numpyro.sample("x", dist.Normal(1.0, 1.0))
+                return numpyro.sample("x", dist.Normal(0.0, 1.0))
+
+            mcmc = MCMC(NUTS(model), num_warmup=10, num_samples=10)
+            """,
+            line=7,
+            message="traced by NUTS at line 11",
+        ),
         Invalid(
             """
             import jax

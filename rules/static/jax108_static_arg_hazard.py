@@ -39,7 +39,8 @@ class StaticArgHazard(StaticRule):
     jitted in this module, using their annotations, defaults and the calls in the
     same module as evidence, and finds:
 
-    * unhashable static values: lists, dicts, sets, NumPy or JAX arrays;
+    * unhashable static values: lists, dicts, sets, NumPy or JAX arrays, instances of
+      a plain `@dataclass` (without `frozen=True`);
     * float static values that vary between calls (a call passes a computed value,
       or several different float literals);
     * a static `self` of a class that hashes by identity (no `__hash__` / `__eq__`)
@@ -265,6 +266,30 @@ class StaticArgHazard(StaticRule):
             """,
             count=2,
             message="unhashable",
+        ),
+        Invalid(
+            """
+            import dataclasses
+            from functools import partial
+            import jax
+
+            @dataclasses.dataclass
+            class Settings:
+                scale: float
+
+            @dataclasses.dataclass(frozen=True)
+            class Frozen:
+                scale: float
+
+            @partial(jax.jit, static_argnames=("settings",))
+            def apply(x, settings):
+                return x * settings.scale
+
+            def run(x):
+                return apply(x, settings=Settings(2.0)), apply(x, settings=Frozen(2.0))
+            """,
+            line=18,
+            message="an instance of `Settings`, a @dataclass without frozen=True",
         ),
         Invalid(
             """
@@ -524,6 +549,9 @@ def _unhashable_value(model: ModuleModel, scope: FunctionInfo | None, node: ast.
             return _CONSTRUCTORS[q]
         if q.startswith(_ARRAY_MAKERS) and q.rsplit(".", 1)[-1] in _ARRAY_FUNCS:
             return "an array"
+        cls = _module_class(model, scope, node.func)
+        if cls is not None and _class_hashing(model, cls) == "unhashable":
+            return f"an instance of `{cls.name}`, a @dataclass without frozen=True"
         if q.startswith(("jax.numpy.", "jax.random.", "jax.nn.")) and is_jax_array(model, scope, node):
             # every jax.numpy / jax.random function that returns one array returns an
             # unhashable jax.Array, a 0-d result (`jnp.add(4, 1)`) and a PRNG key included
@@ -534,6 +562,14 @@ def _unhashable_value(model: ModuleModel, scope: FunctionInfo | None, node: ast.
         if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
             return _unhashable_value(model, scope, bindings[0].value, at, depth + 1)
     return None
+
+
+def _module_class(model: ModuleModel, scope: FunctionInfo | None, func: ast.expr) -> ast.ClassDef | None:
+    """The module-level class a call makes (``Config(...)``), when the name is not shadowed."""
+    if not isinstance(func, ast.Name) or func.id not in model.classes:
+        return None
+    owner, bindings = model.lookup(func.id, scope)
+    return model.classes[func.id] if owner is None and len(bindings) == 1 and bindings[0].kind == "class" else None
 
 
 #: Constructors that certainly return an array (not a scalar or dtype).

@@ -23,6 +23,9 @@ class DiscardedUpdate(StaticRule):
 
     * an `x.at[i].set(v)` (or `.add`, `.subtract`, `.multiply`, `.divide`, `.power`,
       `.min`, `.max`, `.apply`) used as a statement, so its result is thrown away;
+    * an `.at[]` update assigned to a local name in a function that returns nothing,
+      when nothing reads the name afterwards but further updates of itself
+      (`a = a.at[i].set(v)`: the caller's array is not changed, the update is lost);
     * item assignment `x[i] = v` or `x[i] += v` on a JAX array: a parameter of traced
       code used as an array, a value made by `jax.numpy` / `jax.random`, or a
       parameter annotated as `jax.Array`.
@@ -89,6 +92,33 @@ class DiscardedUpdate(StaticRule):
         Valid(
             """
             import jax
+            import jax.numpy as jnp
+
+            def fill(a):
+                for i in range(a.size):
+                    a = a.at[i].set(2 * (a[i] + 1))
+                return a
+
+            def running(x, steps):
+                total = jnp.zeros(3)
+                while steps > 0:
+                    total = total.at[0].add(x[0])
+                    x = x + total
+                    steps -= 1
+                return x
+
+            def counted(a):
+                a = a.at[0].set(1.0)
+                a += 1
+
+            def unused(a):
+                b = a.at[0].set(1.0)
+                return a
+            """
+        ),
+        Valid(
+            """
+            import jax
 
             @jax.jit
             def step(params, grads):
@@ -143,6 +173,30 @@ class DiscardedUpdate(StaticRule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def double_in_place(a):
+                for i in range(a.size):
+                    a = a.at[i].set(2 * a[i])
+            """,
+            line=6,
+            message="assigned to `a`, which nothing reads afterwards",
+        ),
+        Invalid(
+            """
+            import jax.numpy as jnp
+
+            def reset(state):
+                state = state.at[0].set(jnp.nan)
+                state = state.at[1].set(0.0)
+                return None
+            """,
+            line=5,
+            message="the update is lost",
+        ),
         Invalid(
             """
             import jax
@@ -277,13 +331,28 @@ class DiscardedUpdate(StaticRule):
             for expr in model.nodes(ast.Expr):
                 if isinstance(expr.value, ast.Call):
                     self._discarded(ctx, expr, expr.value)
+        dead: dict[tuple[int, str], ast.Assign] = {}
         for assign in model.nodes(ast.Assign):
+            if ".at[" in ctx.source and _dead_update(model, assign):
+                name = assign.targets[0].id  # type: ignore[union-attr]  # (_dead_update: a name)
+                key = (id(model.function_of(assign)), name)
+                if key not in dead or (dead[key].lineno, dead[key].col_offset) < (assign.lineno, assign.col_offset):
+                    dead[key] = assign
             for t in assign.targets:
                 if isinstance(t, ast.Subscript):
                     self._item_assignment(ctx, model, assign, t)
         for aug in model.nodes(ast.AugAssign):
             if isinstance(aug.target, ast.Subscript):
                 self._item_assignment(ctx, model, aug, aug.target)
+
+        for assign in dead.values():
+            name = assign.targets[0].id  # type: ignore[union-attr]
+            ctx.report(
+                assign,
+                f"the result of `{_short(ctx.segment(assign.value))}` is assigned to `{name}`, which nothing "
+                f"reads afterwards: the update is lost when the function returns; return `{name}` or use it",
+                data={"array": name},
+            )
 
     def _discarded(self, ctx, stmt: ast.Expr, call: ast.Call) -> None:
         base = _at_update_base(call)
@@ -356,6 +425,54 @@ class DiscardedUpdate(StaticRule):
                                lbracket=target.lbracket, rbracket=target.rbracket)
             value = cst.Call(cst.Attribute(at, cst.Name(fx.arg("method"))), [cst.Arg(arg)])
         fx.replace(stmt, cst.Assign([cst.AssignTarget(name)], value, semicolon=stmt.semicolon))
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def _dead_update(model, assign: ast.Assign) -> bool:
+    """``a = a.at[i].set(v)`` in a function whose later code never reads ``a``: every read
+    of the name that can see the update is inside such an update of itself (the value
+    of the last one is dropped). Reads before it (``range(a.size)`` of the loop around
+    it) cannot see it; a read in a loop around it can (the next iteration)."""
+    if len(assign.targets) != 1 or not isinstance(assign.targets[0], ast.Name) \
+            or not isinstance(assign.value, ast.Call) or _at_update_base(assign.value) is None:
+        return False
+    name = assign.targets[0].id
+    fn = model.function_of(assign)
+    if fn is None or isinstance(fn.node, ast.Lambda) or name in fn.globals_ or name in fn.nonlocals:
+        return False
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) or isinstance(n, ast.Return) and n.value is not None
+           and not (isinstance(n.value, ast.Constant) and n.value.value is None) for n in fn.body_nodes()):
+        return False  # it returns something: an unused local there is dead code, not a lost update
+    loops = {id(a) for a in model.ancestors(assign) if isinstance(a, _LOOPS)}
+    at = (assign.lineno, assign.col_offset)
+    for node in ast.walk(fn.node):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("locals", "vars", "eval"):
+            return False
+        read = isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Store)
+        read = read or (isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name)
+                        and node.target.id == name)
+        if not read:
+            continue
+        chain = list(model.ancestors(node))
+        if any(isinstance(a, ast.Assign) and _self_update(a, name) for a in chain):
+            continue  # read by the next update of itself
+        if (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) > at:
+            return False
+        for a in chain:
+            if id(a) in loops and not (isinstance(a, (ast.For, ast.AsyncFor)) and _inside(model, node, a.iter)):
+                return False  # a later iteration reads it
+    return True
+
+
+def _self_update(stmt: ast.Assign, name: str) -> bool:
+    return len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name \
+        and isinstance(stmt.value, ast.Call) and _at_update_base(stmt.value) is not None
+
+
+def _inside(model, node: ast.AST, part: ast.AST) -> bool:
+    return node is part or any(a is part for a in model.ancestors(node))
 
 
 def _only_param_binding(fn, name: str) -> bool:

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.static.taint import Taint, taint_of, confidence
+from jaxlint.static.taint import CERTAIN, Taint, confidence, taint_of, traced_how
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
 
 if TYPE_CHECKING:
@@ -36,10 +36,14 @@ class DataDependentShape(StaticRule):
       variants), `jnp.extract`, `jnp.compress`, the set operations `union1d`,
       `intersect1d`, `setdiff1d`, and one-argument `jnp.where`, called on a traced
       array without `size=`;
-    * a non-static parameter of a jitted function used as a shape or a size:
-      `jnp.zeros(n)`, `jax.random.normal(key, (n, 3))`, `jax.nn.one_hot(x, k)`,
-      `jax.random.split(key, n)`. jit traces every argument it is not told is static,
-      Python ints included.
+    * a non-static parameter of a jitted function, or a mapped parameter of a vmapped
+      one, used as a shape or a size, also inside arithmetic: `jnp.zeros(n)`,
+      `jnp.zeros((n * x.shape[0],))`, `jax.random.normal(key, (n, 3))`,
+      `jax.nn.one_hot(x, k)`, `jax.random.split(key, n)`, `jnp.tile(x, n)`. jit traces
+      every argument it is not told is static, Python ints included;
+    * an array computed in traced code used as a shape or a size
+      (`steps = jnp.array(span // dt)`, then `jnp.arange(steps)`): under a trace a
+      `jax.numpy` result is a tracer even when it is computed from constants.
 
     ## Why is this bad?
     XLA compiles programs with static shapes. Under `jit` (and inside `scan`, `vmap`,
@@ -93,6 +97,17 @@ class DataDependentShape(StaticRule):
                 return jax.random.normal(key, (count, 2))
 
             many = jax.vmap(tiles, in_axes=(0, None))
+
+            def eager_steps(span):
+                steps = jnp.array(span // 0.5).astype(int)
+                return jnp.arange(int(steps))
+
+            @jax.jit
+            def static_steps(x):
+                n = x.shape[0] * 2
+                with jax.ensure_compile_time_eval():
+                    k = jnp.array(3)
+                return jnp.zeros((n,)) + jnp.tile(x, 2), jnp.arange(len(x)), jnp.zeros(k)
             """
         ),
         Valid(
@@ -220,6 +235,44 @@ class DataDependentShape(StaticRule):
             line=4,
             message="mark `n_classes` static",
         ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def repeat_rows(x, n):
+                return jnp.zeros((n * x.shape[0],)) + jnp.tile(x, n)
+            """,
+            line=6,
+            count=2,
+            message="traced argument `n` of jitted `repeat_rows`",
+        ),
+        Invalid(
+            """
+            import jax
+
+            def labels(ids, n_classes):
+                return jax.nn.one_hot(ids, n_classes)
+
+            labels_all = jax.vmap(labels)
+            """,
+            line=4,
+            message="vmap maps every non-static argument",
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def grid(t1):
+                steps = jnp.array(10.0 // 0.5).astype(int)
+                return jnp.arange(steps) * t1
+            """,
+            line=7,
+            message="`steps` is an array computed in traced code",
+        ),
     ]
 
     def check(self, ctx: StaticContext) -> None:
@@ -285,11 +338,11 @@ class DataDependentShape(StaticRule):
         )
 
     def _traced_shape(self, ctx, model: ModuleModel, fn: FunctionInfo, call: ast.Call) -> None:
-        """A parameter of a jitted function (not static) used as a shape or a size:
-        ``jnp.zeros(n)``, ``jax.random.normal(key, (n, 3))``, ``jax.nn.one_hot(x, k)``.
-        jit traces every non-static argument, ints included, so it is never concrete."""
-        if not fn.traced_by or any(r.kind not in _ALL_TRACED for r in fn.traced_by):
-            return  # also traced some other way (vmap hands `None` axes through, a caller may pass an int)
+        """A traced value used as a shape or a size: ``jnp.zeros(n)``, ``jax.random.normal(key,
+        (n * 2, 3))``, ``jax.nn.one_hot(x, k)``, ``jnp.tile(x, n)`` with ``n`` a parameter
+        that jit or vmap traces (jit traces every non-static argument, Python ints included)
+        or arithmetic on one; or a local name bound to an array computed in traced code
+        (``steps = jnp.array(span // dt)``: staged out under the trace even from constants)."""
         q = model.resolve_call(call)
         where = SHAPE_ARGS.get(q) if q is not None else None
         if q is None or where is None:
@@ -298,20 +351,69 @@ class DataDependentShape(StaticRule):
         arg = next((k.value for k in call.keywords if k.arg == kw), None)
         if arg is None and len(call.args) > pos and not any(isinstance(a, ast.Starred) for a in call.args[:pos + 1]):
             arg = call.args[pos]
-        parts = arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]
-        name = next((p.id for p in parts if isinstance(p, ast.Name) and p.id in fn.traced_params
-                     and fn.param(p.id) is not None
-                     and all(b.kind == "param" for b in fn.bindings.get(p.id, []))), None)
-        if name is None:
+        if arg is None:
             return
+        parts = arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]
+        every_param_traced = bool(fn.traced_by) and all(r.kind in _ALL_TRACED for r in fn.traced_by)
+        taint = taint_of(model, fn)
+        found = next((f for p in parts if (f := _traced_size(taint, fn, p, every_param_traced)) is not None), None)
+        if found is None:
+            return
+        name, made_by = found
         short = q.replace("jax.numpy.", "jnp.")
+        if made_by is None:
+            ctx.report(
+                call,
+                f"traced argument `{name}` of {traced_how(fn)} is used as a shape or size in `{short}`: "
+                f"{'vmap maps' if _mapped_only(fn) else 'jit traces'} every non-static argument, Python ints "
+                f"included, so tracing raises a ConcretizationTypeError (or TypeError); "
+                + (f"pass `{name}` unmapped (`in_axes=None` for it)" if _mapped_only(fn)
+                   else f"mark `{name}` static (`static_argnames=\"{name}\"`)"),
+                data={"function": short, "param": name},
+            )
+            return
         ctx.report(
             call,
-            f"traced argument `{name}` of jitted `{fn.name}` is used as a shape or size in `{short}`: jit "
-            f"traces every non-static argument, Python ints included, so tracing raises a "
-            f"ConcretizationTypeError (or TypeError); mark `{name}` static (`static_argnames=\"{name}\"`)",
+            f"`{name}` is an array computed in traced code (`{ctx.segment(made_by)}`) and is used as a "
+            f"shape or size in `{short}`: under the trace it is a tracer even when computed from constants, "
+            f"so tracing raises a ConcretizationTypeError (or TypeError); compute it with Python or NumPy "
+            f"from static values",
             data={"function": short, "param": name},
         )
+
+
+def _mapped_only(fn: FunctionInfo) -> bool:
+    return all(r.kind == "vmap" for r in fn.traced_by)
+
+
+def _traced_size(taint: Taint, fn: FunctionInfo, expr: ast.AST, params: bool,
+                 depth: int = 0) -> tuple[str, ast.AST | None] | None:
+    """The traced name in a size expression (read through arithmetic: ``n * x.shape[0]``),
+    and the call that made it when it is a local array (None for a parameter). ``params``:
+    the function's traced parameters are all traced by jit or vmap."""
+    if depth > 8:
+        return None
+    if isinstance(expr, ast.BinOp):
+        return _traced_size(taint, fn, expr.left, params, depth + 1) \
+            or _traced_size(taint, fn, expr.right, params, depth + 1)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+        return _traced_size(taint, fn, expr.operand, params, depth + 1)
+    if not isinstance(expr, ast.Name):
+        return None
+    bindings = fn.bindings.get(expr.id, [])
+    if fn.param(expr.id) is not None:
+        if params and expr.id in fn.traced_params and all(b.kind == "param" for b in bindings):
+            return expr.id, None
+        return None
+    if not bindings or expr.id not in fn.tainted or any(b.kind != "assign" or b.value is None for b in bindings):
+        return None
+    made = None
+    for b in bindings:
+        found = taint.culprit(b.value)
+        if found is None or found[0] != CERTAIN or not isinstance(found[1], ast.Call):
+            return None  # not every value it holds is an array made in traced code
+        made = found[1]
+    return expr.id, made
 
 
 #: jax.numpy / jax.random / jax.nn functions, and the argument (position, keyword) that
@@ -324,11 +426,11 @@ SHAPE_ARGS = {
     "jax.random.bernoulli": (2, "shape"), "jax.random.truncated_normal": (3, "shape"),
     "jax.random.split": (1, "num"), "jax.random.gumbel": (1, "shape"),
     "jax.random.categorical": (3, "shape"), "jax.random.exponential": (1, "shape"),
-    "jax.nn.one_hot": (1, "num_classes"),
+    "jax.nn.one_hot": (1, "num_classes"), "jax.numpy.tile": (1, "reps"),
 }
 #: transforms whose non-static parameters are all traced (eqx.filter_jit and nnx.jit
 #: keep non-array arguments static)
-_ALL_TRACED = ("jit", "pjit", "pmap")
+_ALL_TRACED = ("jit", "pjit", "pmap", "vmap")
 
 
 def _mask_level(taint: Taint, fn: FunctionInfo, expr: ast.AST, depth: int = 0) -> int | None:

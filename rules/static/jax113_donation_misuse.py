@@ -7,6 +7,7 @@ from jaxlint.diagnostic import Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._jitcalls import call_arguments, jit_call_sites, named_calls
 from jaxlint.static.semantic import ModuleModel, children, walk
+from jaxlint.static.values import Summaries
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -130,6 +131,24 @@ class DonationMisuse(StaticRule):
                 return x + z
             """
         ),
+        Valid(
+            """
+            from functools import partial
+            import jax
+            import jax.numpy as jnp
+
+            def init_state(params):
+                return {"average": jax.tree_util.tree_map(jnp.copy, params), "count": jnp.zeros(())}
+
+            @partial(jax.jit, donate_argnums=(0, 1))
+            def step(params, state, grads):
+                return params - grads, state
+
+            def first(params, grads):
+                state = init_state(params)
+                return step(params, state, grads)
+            """
+        ),
     ]
     INVALID = [
         Invalid(
@@ -202,6 +221,26 @@ class DonationMisuse(StaticRule):
             """,
             line=9,
             message="`x` is passed to two donated parameters",
+        ),
+        Invalid(
+            """
+            from functools import partial
+            import jax
+            import jax.numpy as jnp
+
+            def init_state(params):
+                return {"average": params, "count": jnp.zeros(())}
+
+            @partial(jax.jit, donate_argnums=(0, 1))
+            def step(params, state, grads):
+                return params - grads, {"average": state["average"] + params, "count": state["count"] + 1}
+
+            def first(params, grads):
+                state = init_state(params)
+                return step(params, state, grads)
+            """,
+            line=14,
+            message="`params` is passed to two donated parameters (`params` and `state`)",
         ),
         Invalid(
             """
@@ -350,8 +389,23 @@ def _leaves(model: ModuleModel, arg: ast.expr, depth: int = 0) -> Iterator[ast.e
             yield from _leaves(model, b.value, depth + 1)
         else:
             yield arg
+            if b is not None and isinstance(b.value, ast.Call):
+                # made by a helper that returns some of its arguments as they are
+                # (`state = init(params)` returning `{"z": params, ...}`): those share buffers
+                for held in _held_arguments(model, b.value):
+                    yield from _leaves(model, held, depth + 1)
     elif isinstance(arg, (ast.Name, ast.Attribute)):
         yield arg
+
+
+def _held_arguments(model: ModuleModel, call: ast.Call) -> list[ast.expr]:
+    """The arguments of ``call`` that its result holds as they are, by the callee's
+    summary (a function of this module)."""
+    callee, implicit = model.callee(call.func, model.function_of(call))
+    if callee is None:
+        return []
+    held = Summaries.of(model).aliased_params(callee)
+    return [a for p, a in call_arguments(call, callee, implicit) if p in held] if held else []
 
 
 def _reaching(model: ModuleModel, name: ast.Name):

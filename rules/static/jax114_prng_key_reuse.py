@@ -38,6 +38,9 @@ _KEY_HANDOFF = re.compile(r"\bkey\s*=[^=]|\.init(?:_with_output)?\s*\(")
 _MAX_DEPTH = 3
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+#: Functions that call a function once per leaf of a pytree.
+_TREE_MAPS = {"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map", "jax.tree_util.tree_map_with_path",
+              "jax.tree.map_with_path"}
 
 State = dict  # key text -> (the call that consumed it, the consumer's display name)
 
@@ -50,7 +53,9 @@ class PrngKeyReuse(StaticRule):
     `jax.random.split` given the same key, in straight-line code of one function,
     without the key being reassigned in between (`key, sub = jax.random.split(key)`
     resets it). A sampling call in a loop body or comprehension whose key is never
-    reassigned there consumes the same key on every iteration.
+    reassigned there consumes the same key on every iteration, and so does one in a
+    function mapped over the leaves of a pytree (`jax.tree_util.tree_map(lambda g:
+    g + jax.random.normal(key, g.shape), grads)`) with a key it closes over.
 
     A call that hands the key to something known to draw random numbers from it
     also consumes it: an equinox layer (`eqx.nn.Linear(3, 4, key=key)`), a flax
@@ -278,8 +283,31 @@ class PrngKeyReuse(StaticRule):
                 return model, noise
             """
         ),
+        Valid(
+            """
+            import jax
+
+            def shuffle_all(tree, key):
+                return jax.tree_util.tree_map(lambda leaf: jax.random.permutation(key, leaf), tree)
+
+            def add_noise(grads, key):
+                leaves, treedef = jax.tree_util.tree_flatten(grads)
+                keys = jax.tree_util.tree_unflatten(treedef, list(jax.random.split(key, len(leaves))))
+                return jax.tree_util.tree_map(lambda g, k: g + jax.random.normal(k, g.shape), grads, keys)
+            """
+        ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import jax
+
+            def add_noise(grads, key, std):
+                return jax.tree_util.tree_map(lambda g: g + std * jax.random.normal(key, g.shape), grads)
+            """,
+            line=4,
+            message="in a function mapped over the leaves of a pytree",
+        ),
         Invalid(
             """
             import jax
@@ -536,6 +564,8 @@ class PrngKeyReuse(StaticRule):
                 _Flow(model, reports, callees).expr(f.node.body, {})
             else:
                 _Flow(model, reports, callees).block(f.node.body, {})
+        if sampling:
+            self._mapped_over_leaves(model, reports, callees)
         for node, msg, first_use, sure in sorted(reports.values(), key=lambda r: (r[0].lineno, r[0].col_offset)):
             ctx.report(node, msg, related=[ctx.related(first_use, "first use of the key")],
                        fix=_split_fix(ctx, node, first_use),
@@ -553,6 +583,37 @@ class PrngKeyReuse(StaticRule):
         fx.replace(use, cst.Name(sub))
         if fx.arg("module"):
             fx.add_import(fx.arg("module"))
+
+    def _mapped_over_leaves(self, model: ModuleModel, reports: dict, callees: "_KeyCallees") -> None:
+        """A function mapped over a pytree (``tree_map(lambda g: g + normal(key, g.shape),
+        grads)``) runs once per leaf: a key it closes over and samples from draws the same
+        numbers for every leaf. A draw whose only varying argument is the leaf's data
+        (``permutation(key, leaf)``: the leaves stay aligned) is meant."""
+        flow = _Flow(model, reports, callees)
+        for call in model.nodes(ast.Call):
+            if not call.args or model.resolve_call(call) not in _TREE_MAPS:
+                continue
+            fn, _ = model.callee(call.args[0], model.function_of(call), follow=False, instances=False)
+            if fn is None or fn.parent is not model.function_of(call):
+                continue  # a function made right there (a lambda, a nested def): it closes over the caller's names
+            body = [fn.node.body] if isinstance(fn.node, ast.Lambda) else fn.node.body
+            for part in body:
+                for use, _ in _Flow._calls(part):
+                    q = model.resolve_call(use) or ""
+                    if not (q.startswith("jax.random.") and q[len("jax.random."):] in SAMPLERS):
+                        continue
+                    key = use.args[0] if use.args else next((k.value for k in use.keywords if k.arg == "key"), None)
+                    if not isinstance(key, ast.Name) or key.id in fn.bindings:
+                        continue  # a key of its own (a parameter, split inside)
+                    leaves = {p.name for p in fn.params}
+                    moving = {pos for pos, arg in _arguments(use).items()
+                              if any(isinstance(n, ast.Name) and n.id in leaves for n in walk(arg))}
+                    data = flow._data_positions(use, q)
+                    if moving and moving <= data:
+                        continue
+                    flow._report(key, f"PRNG key `{key.id}` is consumed by `{q}` in a function mapped over the "
+                                      f"leaves of a pytree at line {call.lineno}: every leaf draws the same random "
+                                      f"numbers; split it into one key per leaf", use, _sure(q))
 
     def _module_keys(self, ctx, model: ModuleModel) -> None:
         keys = {name for name, bindings in model.module_bindings.items()

@@ -197,6 +197,41 @@ def test_a_class_imported_from_another_module_declares_its_static_fields(tmp_pat
     assert [d.start.line for d in linked] == [8]  # `w` is a leaf: still a finding
 
 
+def test_a_method_of_a_class_imported_from_another_module_is_summarised(tmp_path):
+    src = """
+        import jax
+        from .types import Buffer
+
+        @jax.jit
+        def step(buf, x):
+            if buf.count() > 2:
+                x = x * 2
+            if buf.total() > 0:
+                x = x + 1
+            return x
+    """
+    types = """
+        import jax.numpy as jnp
+
+        class Buffer:
+            def __init__(self, items):
+                self.items = items
+
+            def count(self):
+                return len(self.items)
+
+            def total(self):
+                return jnp.sum(self.items[0])
+    """
+    alone = lint_source(src, select=["JAX105"], confidence="possible")
+    assert [(d.start.line, d.confidence.value) for d in alone] == [(6, "possible"), (8, "possible")]
+    linked = lint_source(src, select=["JAX105"], confidence="possible", path="pkg/main.py",
+                         files={"pkg/__init__.py": "", "pkg/types.py": types})
+    # `count` returns a Python int; `total` a jax.numpy result: the finding is as sure as the buffer
+    assert [d.start.line for d in linked] == [8]
+    assert linked[0].confidence.value != "possible"
+
+
 def _check(root: Path, cache: Path):
     settings = Settings(root=root)
     return check_one(FileTask(root / "pkg" / "main.py", "pkg/main.py", settings), str(cache))

@@ -28,8 +28,8 @@ summary keeps the modules it read, and the checked file's ``Link`` records them:
 static cache keeps a file's entry only while they are unchanged.
 
 What is not here yet (see the issue): the values of names flowing through
-assignments are still ``Taint``'s; methods of classes imported from other modules
-are not read (``method_returns`` sees the module's own classes).
+assignments are still ``Taint``'s. Methods of classes imported from other modules of
+the tree are read by name (``method_returns``), as the module's own are.
 """
 from __future__ import annotations
 
@@ -463,10 +463,46 @@ class Summaries:
 
     def method_returns(self, name: str, depth: int = 0) -> Kind:
         """What a method of that name returns, over every class of the module that
-        defines one (``UNKNOWN`` when none does or they disagree)."""
+        defines one and every class it imports from another module of the tree
+        (``UNKNOWN`` when none does or they disagree)."""
         kinds = {self.returns(fn, depth) for fn in self.model.functions
                  if fn.class_name is not None and fn.name == name and not isinstance(fn.node, ast.Lambda)}
+        kinds |= self._imported_method_returns(name, depth)
         return kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
+
+    def _imported_method_returns(self, name: str, depth: int) -> set[Kind]:
+        """What the methods called ``name`` of the classes this module imports from other
+        modules of the tree return (each module is parsed only when its text names the
+        method; computed once per name)."""
+        link = self.model.link
+        if link is None:
+            return set()
+        memo: dict[str, tuple[frozenset[Kind], frozenset[Dep]]] = self.__dict__.setdefault("_imported_methods", {})
+        known = memo.get(name)
+        if known is None:
+            deps: set[Dep] = set()
+            kinds: set[Kind] = set()
+            word = re.compile(rb"\bdef\s+%s\b" % re.escape(name).encode())
+
+            def mentions(text: bytes) -> bool:
+                return word.search(text) is not None
+
+            for local, bindings in self.model.module_bindings.items():
+                if len(bindings) != 1 or not isinstance(bindings[0].node, ast.ImportFrom) or not local[:1].isupper():
+                    continue  # classes only (by convention, capitalised)
+                found = link.class_(self.model, local, deps, mentions)
+                if found is None:
+                    continue
+                theirs, cls = found
+                summaries = Summaries.of(theirs)
+                for fn in theirs.functions:
+                    if fn.class_name == cls and fn.name == name and not isinstance(fn.node, ast.Lambda):
+                        kind = summaries.returns(fn, depth + 1)
+                        deps |= summaries._deps.get(id(fn), frozenset())
+                        kinds.add(Kind.UNKNOWN if id(fn) in summaries._mixed else kind)
+            known = memo[name] = (frozenset(kinds), frozenset(deps))
+        self._read(known[1])
+        return set(known[0])
 
     def _compute(self, fn: "FunctionInfo", depth: int) -> Kind:
         node = fn.node

@@ -38,6 +38,10 @@ _KEY_HANDOFF = re.compile(r"\bkey\s*=[^=]|\.init(?:_with_output)?\s*\(")
 _MAX_DEPTH = 3
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+#: Samplers of continuous noise (the shape given is the noise's shape).
+_NOISE = {"normal", "uniform", "truncated_normal", "laplace", "logistic", "gumbel", "cauchy", "t", "gamma",
+          "beta", "exponential", "generalized_normal", "double_sided_maxwell", "maxwell", "pareto", "loggamma",
+          "chisquare", "rayleigh", "wald", "lognormal", "weibull_min", "rademacher"}
 #: Functions that call a function once per leaf of a pytree.
 _TREE_MAPS = {"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map", "jax.tree_util.tree_map_with_path",
               "jax.tree.map_with_path"}
@@ -54,8 +58,9 @@ class PrngKeyReuse(StaticRule):
     without the key being reassigned in between (`key, sub = jax.random.split(key)`
     resets it). A sampling call in a loop body or comprehension whose key is never
     reassigned there consumes the same key on every iteration, and so does one in a
-    function mapped over the leaves of a pytree (`jax.tree_util.tree_map(lambda g:
-    g + jax.random.normal(key, g.shape), grads)`) with a key it closes over.
+    function mapped over the leaves of a pytree that draws noise shaped like each leaf
+    from a key it closes over (`jax.tree_util.tree_map(lambda g: g +
+    jax.random.normal(key, g.shape), grads)`).
 
     A call that hands the key to something known to draw random numbers from it
     also consumes it: an equinox layer (`eqx.nn.Linear(3, 4, key=key)`), a flax
@@ -586,9 +591,10 @@ class PrngKeyReuse(StaticRule):
 
     def _mapped_over_leaves(self, model: ModuleModel, reports: dict, callees: "_KeyCallees") -> None:
         """A function mapped over a pytree (``tree_map(lambda g: g + normal(key, g.shape),
-        grads)``) runs once per leaf: a key it closes over and samples from draws the same
-        numbers for every leaf. A draw whose only varying argument is the leaf's data
-        (``permutation(key, leaf)``: the leaves stay aligned) is meant."""
+        grads)``) runs once per leaf: noise shaped like each leaf, drawn from a key it
+        closes over, is the same noise for every leaf of that shape. Permutations,
+        choices and masks are left alone: augmentations draw one for every leaf (an image
+        and its mask) on purpose, to keep them aligned."""
         flow = _Flow(model, reports, callees)
         for call in model.nodes(ast.Call):
             if not call.args or model.resolve_call(call) not in _TREE_MAPS:
@@ -600,17 +606,16 @@ class PrngKeyReuse(StaticRule):
             for part in body:
                 for use, _ in _Flow._calls(part):
                     q = model.resolve_call(use) or ""
-                    if not (q.startswith("jax.random.") and q[len("jax.random."):] in SAMPLERS):
-                        continue
+                    if not (q.startswith("jax.random.") and q[len("jax.random."):] in _NOISE):
+                        continue  # indices, permutations, masks: often one draw for aligned leaves, on purpose
                     key = use.args[0] if use.args else next((k.value for k in use.keywords if k.arg == "key"), None)
                     if not isinstance(key, ast.Name) or key.id in fn.bindings:
                         continue  # a key of its own (a parameter, split inside)
                     leaves = {p.name for p in fn.params}
-                    moving = {pos for pos, arg in _arguments(use).items()
-                              if any(isinstance(n, ast.Name) and n.id in leaves for n in walk(arg))}
-                    data = flow._data_positions(use, q)
-                    if moving and moving <= data:
-                        continue
+                    shape = next((k.value for k in use.keywords if k.arg == "shape"), None) or (
+                        use.args[1] if len(use.args) > 1 else None)
+                    if shape is None or not any(isinstance(n, ast.Name) and n.id in leaves for n in walk(shape)):
+                        continue  # not noise shaped like each leaf
                     flow._report(key, f"PRNG key `{key.id}` is consumed by `{q}` in a function mapped over the "
                                       f"leaves of a pytree at line {call.lineno}: every leaf draws the same random "
                                       f"numbers; split it into one key per leaf", use, _sure(q))

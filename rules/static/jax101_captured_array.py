@@ -493,12 +493,14 @@ class CapturedArray(StaticRule):
                         shown = f"{node.id}.{parent.attr}"
                         read: ast.Attribute = parent
                         for _ in range(4):
-                            above = model.parent(read)
-                            inner = _instance_field(model, field, above.attr) if isinstance(above, ast.Attribute) \
-                                and isinstance(above.ctx, ast.Load) and field is not None else None
+                            outer = model.parent(read)
+                            if not (isinstance(outer, ast.Attribute) and isinstance(outer.ctx, ast.Load)) \
+                                    or field is None:
+                                break
+                            inner = _instance_field(model, field, outer.attr)
                             if inner is None:
                                 break
-                            read, field, shown = above, inner, f"{shown}.{above.attr}"  # type: ignore[union-attr]
+                            read, field, shown = outer, inner, f"{shown}.{outer.attr}"
                         above = model.parent(read)
                         if isinstance(above, ast.Attribute) and above.attr in STATIC_ATTRS:
                             continue  # `sim.table.shape`: a static figure

@@ -333,8 +333,8 @@ class DiscardedUpdate(StaticRule):
                     self._discarded(ctx, expr, expr.value)
         dead: dict[tuple[int, str], ast.Assign] = {}
         for assign in model.nodes(ast.Assign):
-            if ".at[" in ctx.source and _dead_update(model, assign):
-                name = assign.targets[0].id  # type: ignore[union-attr]  # (_dead_update: a name)
+            name = _dead_update(model, assign) if ".at[" in ctx.source else None
+            if name is not None:
                 key = (id(model.function_of(assign)), name)
                 if key not in dead or (dead[key].lineno, dead[key].col_offset) < (assign.lineno, assign.col_offset):
                     dead[key] = assign
@@ -345,8 +345,7 @@ class DiscardedUpdate(StaticRule):
             if isinstance(aug.target, ast.Subscript):
                 self._item_assignment(ctx, model, aug, aug.target)
 
-        for assign in dead.values():
-            name = assign.targets[0].id  # type: ignore[union-attr]
+        for (_, name), assign in dead.items():
             ctx.report(
                 assign,
                 f"the result of `{_short(ctx.segment(assign.value))}` is assigned to `{name}`, which nothing "
@@ -430,26 +429,28 @@ class DiscardedUpdate(StaticRule):
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
-def _dead_update(model, assign: ast.Assign) -> bool:
+def _dead_update(model, assign: ast.Assign) -> str | None:
     """``a = a.at[i].set(v)`` in a function whose later code never reads ``a``: every read
     of the name that can see the update is inside such an update of itself (the value
     of the last one is dropped). Reads before it (``range(a.size)`` of the loop around
-    it) cannot see it; a read in a loop around it can (the next iteration)."""
-    if len(assign.targets) != 1 or not isinstance(assign.targets[0], ast.Name) \
-            or not isinstance(assign.value, ast.Call) or _at_update_base(assign.value) is None:
-        return False
-    name = assign.targets[0].id
+    it) cannot see it; a read in a loop around it can (the next iteration). The name,
+    or None when the update is not dropped."""
+    target = assign.targets[0] if len(assign.targets) == 1 else None
+    if not isinstance(target, ast.Name) or not isinstance(assign.value, ast.Call) \
+            or _at_update_base(assign.value) is None:
+        return None
+    name = target.id
     fn = model.function_of(assign)
     if fn is None or isinstance(fn.node, ast.Lambda) or name in fn.globals_ or name in fn.nonlocals:
-        return False
+        return None
     if any(isinstance(n, (ast.Yield, ast.YieldFrom)) or isinstance(n, ast.Return) and n.value is not None
            and not (isinstance(n.value, ast.Constant) and n.value.value is None) for n in fn.body_nodes()):
-        return False  # it returns something: an unused local there is dead code, not a lost update
+        return None  # it returns something: an unused local there is dead code, not a lost update
     loops = {id(a) for a in model.ancestors(assign) if isinstance(a, _LOOPS)}
     at = (assign.lineno, assign.col_offset)
     for node in ast.walk(fn.node):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("locals", "vars", "eval"):
-            return False
+            return None
         read = isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Store)
         read = read or (isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name)
                         and node.target.id == name)
@@ -459,11 +460,11 @@ def _dead_update(model, assign: ast.Assign) -> bool:
         if any(isinstance(a, ast.Assign) and _self_update(a, name) for a in chain):
             continue  # read by the next update of itself
         if (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) > at:
-            return False
+            return None
         for a in chain:
             if id(a) in loops and not (isinstance(a, (ast.For, ast.AsyncFor)) and _inside(model, node, a.iter)):
-                return False  # a later iteration reads it
-    return True
+                return None  # a later iteration reads it
+    return name
 
 
 def _self_update(stmt: ast.Assign, name: str) -> bool:

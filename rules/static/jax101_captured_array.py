@@ -156,29 +156,6 @@ class CapturedArray(StaticRule):
         ),
         Invalid(
             """
-            import jax
-            import jax.numpy as jnp
-
-            class Optics:
-                def __init__(self, psf):
-                    self.psf = psf
-
-            class Path:
-                def __init__(self, optics):
-                    self.optics = optics
-
-            path = Path(Optics(jnp.zeros((256, 256, 64))))
-
-            @jax.jit
-            def frame(w):
-                return path.optics.psf.sum(axis=2) * w + path.optics.psf.shape[0]
-            """,
-            line=16,
-            count=1,
-            message="reads `path.optics.psf`, a field of a module-level instance, a 16.0 MiB array",
-        ),
-        Invalid(
-            """
             from functools import partial
             import jax
 
@@ -467,6 +444,29 @@ class CapturedArray(StaticRule):
             """,
             line=10,
             message="closes over `LOOKUP`, a 2.0 MiB array",
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            class Optics:
+                def __init__(self, psf):
+                    self.psf = psf
+
+            class Path:
+                def __init__(self, optics):
+                    self.optics = optics
+
+            path = Path(Optics(jnp.zeros((256, 256, 64))))
+
+            @jax.jit
+            def frame(w):
+                return path.optics.psf.sum(axis=2) * w + path.optics.psf.shape[0]
+            """,
+            line=16,
+            count=1,
+            message="reads `path.optics.psf`, a field of a module-level instance, a 16.0 MiB array",
         ),
     ]
 

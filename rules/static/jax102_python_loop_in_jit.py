@@ -201,58 +201,6 @@ class PythonLoopInJit(StaticRule):
             import jax
             import jax.numpy as jnp
 
-            GRID = jnp.linspace(-1.0, 1.0, 6400)
-
-            @jax.jit
-            def integral(mu):
-                values = jnp.exp(-(GRID - mu) ** 2)
-                return sum(values * 0.5)
-            """,
-            line=9,
-            message="Python's `sum()` in jitted `integral` iterates over the rows",
-        ),
-        Invalid(
-            """
-            import jax
-            from jax import lax
-
-            def make_cell(n_ops):
-                def cell(acc, xs):
-                    for i in range(n_ops):
-                        acc = acc + xs[i]
-                    return acc, acc
-                return cell
-
-            def run(x, xs, n_ops):
-                return lax.scan(make_cell(n_ops), x, xs)[1]
-
-            run_jit = jax.jit(run, static_argnums=(2,))
-            """,
-            line=6,
-            message="runs `n_ops` times, a static argument of the jit",
-        ),
-        Invalid(
-            """
-            from functools import partial
-            import jax
-            from jax import lax
-
-            @partial(jax.jit, static_argnames="depth")
-            def run(x, xs, depth):
-                def body(acc, row):
-                    for _ in range(depth):
-                        acc = acc * row
-                    return acc, None
-                return lax.scan(body, x, xs)[0]
-            """,
-            line=8,
-            message="runs `depth` times",
-        ),
-        Invalid(
-            """
-            import jax
-            import jax.numpy as jnp
-
             @jax.jit
             def scan_sensors(pos):
                 for angle in jnp.arange(64):
@@ -425,6 +373,58 @@ class PythonLoopInJit(StaticRule):
                 x = jax.lax.fori_loop(2, 50, body, x)
                 return x
             """,
+        ),
+        Invalid(
+            """
+            import jax
+            from jax import lax
+
+            def make_cell(n_ops):
+                def cell(acc, xs):
+                    for i in range(n_ops):
+                        acc = acc + xs[i]
+                    return acc, acc
+                return cell
+
+            def run(x, xs, n_ops):
+                return lax.scan(make_cell(n_ops), x, xs)[1]
+
+            run_jit = jax.jit(run, static_argnums=(2,))
+            """,
+            line=6,
+            message="runs `n_ops` times, a static argument of the jit",
+        ),
+        Invalid(
+            """
+            from functools import partial
+            import jax
+            from jax import lax
+
+            @partial(jax.jit, static_argnames="depth")
+            def run(x, xs, depth):
+                def body(acc, row):
+                    for _ in range(depth):
+                        acc = acc * row
+                    return acc, None
+                return lax.scan(body, x, xs)[0]
+            """,
+            line=8,
+            message="runs `depth` times",
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            GRID = jnp.linspace(-1.0, 1.0, 6400)
+
+            @jax.jit
+            def integral(mu):
+                values = jnp.exp(-(GRID - mu) ** 2)
+                return sum(values * 0.5)
+            """,
+            line=9,
+            message="Python's `sum()` in jitted `integral` iterates over the rows",
         ),
     ]
 

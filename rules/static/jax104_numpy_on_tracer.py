@@ -172,32 +172,6 @@ class NumpyOnTracer(StaticRule):
         Invalid(
             """
             import jax
-            import numpy as np
-
-            @jax.jit
-            def pick(idx):
-                positions = np.arange(idx.shape[0])
-                return positions[idx]
-            """,
-            line=7,
-            message="NumPy array `positions` indexed by traced value `idx`",
-        ),
-        Invalid(
-            """
-            import numpy as np
-            from jax import lax
-
-            WEIGHTS = np.random.rand(10)
-
-            def total(n):
-                return lax.fori_loop(0, n, lambda i, acc: acc + WEIGHTS[i], 0.0)
-            """,
-            line=7,
-            message="`WEIGHTS` indexed by traced value `i`",
-        ),
-        Invalid(
-            """
-            import jax
             import jax.numpy as jnp
             import numpy as np
 
@@ -374,6 +348,32 @@ class NumpyOnTracer(StaticRule):
                 return jnp.mean(  # a comment inside the call
                     err ,axis = -1 )
             """,
+        ),
+        Invalid(
+            """
+            import jax
+            import numpy as np
+
+            @jax.jit
+            def pick(idx):
+                positions = np.arange(idx.shape[0])
+                return positions[idx]
+            """,
+            line=7,
+            message="NumPy array `positions` indexed by traced value `idx`",
+        ),
+        Invalid(
+            """
+            import numpy as np
+            from jax import lax
+
+            WEIGHTS = np.random.rand(10)
+
+            def total(n):
+                return lax.fori_loop(0, n, lambda i, acc: acc + WEIGHTS[i], 0.0)
+            """,
+            line=7,
+            message="`WEIGHTS` indexed by traced value `i`",
         ),
     ]
 

@@ -325,23 +325,6 @@ class TracedControlFlow(StaticRule):
     INVALID = [
         Invalid(
             """
-            import numpyro
-            import numpyro.distributions as dist
-            from numpyro.infer import MCMC, NUTS
-
-            def model():
-                switch = numpyro.sample("switch", dist.Bernoulli(0.5))
-                if switch:
-                    return numpyro.sample("x", dist.Normal(1.0, 1.0))
-                return numpyro.sample("x", dist.Normal(0.0, 1.0))
-
-            mcmc = MCMC(NUTS(model), num_warmup=10, num_samples=10)
-            """,
-            line=7,
-            message="traced by NUTS at line 11",
-        ),
-        Invalid(
-            """
             import jax
 
             @jax.jit
@@ -536,6 +519,23 @@ class TracedControlFlow(StaticRule):
                 def total(x):
                     return jnp.sum(x)
                 """},
+        ),
+        Invalid(
+            """
+            import numpyro
+            import numpyro.distributions as dist
+            from numpyro.infer import MCMC, NUTS
+
+            def model():
+                switch = numpyro.sample("switch", dist.Bernoulli(0.5))
+                if switch:
+                    return numpyro.sample("x", dist.Normal(1.0, 1.0))
+                return numpyro.sample("x", dist.Normal(0.0, 1.0))
+
+            mcmc = MCMC(NUTS(model), num_warmup=10, num_samples=10)
+            """,
+            line=7,
+            message="traced by NUTS at line 11",
         ),
     ]
 

@@ -173,28 +173,6 @@ class TracerLeak(StaticRule):
     INVALID = [
         Invalid(
             """
-            from functools import partial
-            import jax
-            import jax.numpy as jnp
-
-            class Fit:
-                def __init__(self, params, data):
-                    self.params = params
-                    self.data = data
-
-                def loss(self, params):
-                    return jnp.sum((self.data - params) ** 2)
-
-                @partial(jax.jit, static_argnums=(0,))
-                def step(self):
-                    grads = jax.grad(self.loss)(self.params)
-                    self.params = self.params - 0.1 * grads
-            """,
-            line=16,
-            message="assigns traced value `grads` to `self.params`",
-        ),
-        Invalid(
-            """
             import jax
 
             losses = []
@@ -310,6 +288,28 @@ class TracerLeak(StaticRule):
             """,
             line=6,
             message="stores traced value `x` in `_memo`, defined at module level",
+        ),
+        Invalid(
+            """
+            from functools import partial
+            import jax
+            import jax.numpy as jnp
+
+            class Fit:
+                def __init__(self, params, data):
+                    self.params = params
+                    self.data = data
+
+                def loss(self, params):
+                    return jnp.sum((self.data - params) ** 2)
+
+                @partial(jax.jit, static_argnums=(0,))
+                def step(self):
+                    grads = jax.grad(self.loss)(self.params)
+                    self.params = self.params - 0.1 * grads
+            """,
+            line=16,
+            message="assigns traced value `grads` to `self.params`",
         ),
     ]
 

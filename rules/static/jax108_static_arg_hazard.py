@@ -269,30 +269,6 @@ class StaticArgHazard(StaticRule):
         ),
         Invalid(
             """
-            import dataclasses
-            from functools import partial
-            import jax
-
-            @dataclasses.dataclass
-            class Settings:
-                scale: float
-
-            @dataclasses.dataclass(frozen=True)
-            class Frozen:
-                scale: float
-
-            @partial(jax.jit, static_argnames=("settings",))
-            def apply(x, settings):
-                return x * settings.scale
-
-            def run(x):
-                return apply(x, settings=Settings(2.0)), apply(x, settings=Frozen(2.0))
-            """,
-            line=18,
-            message="an instance of `Settings`, a @dataclass without frozen=True",
-        ),
-        Invalid(
-            """
             import jax
 
             def step(params, lr):
@@ -373,6 +349,30 @@ class StaticArgHazard(StaticRule):
             """,
             line=9,
             message="`base` is an array",
+        ),
+        Invalid(
+            """
+            import dataclasses
+            from functools import partial
+            import jax
+
+            @dataclasses.dataclass
+            class Settings:
+                scale: float
+
+            @dataclasses.dataclass(frozen=True)
+            class Frozen:
+                scale: float
+
+            @partial(jax.jit, static_argnames=("settings",))
+            def apply(x, settings):
+                return x * settings.scale
+
+            def run(x):
+                return apply(x, settings=Settings(2.0)), apply(x, settings=Frozen(2.0))
+            """,
+            line=18,
+            message="an instance of `Settings`, a @dataclass without frozen=True",
         ),
     ]
 

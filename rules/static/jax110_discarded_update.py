@@ -178,30 +178,6 @@ class DiscardedUpdate(StaticRule):
             import jax
 
             @jax.jit
-            def double_in_place(a):
-                for i in range(a.size):
-                    a = a.at[i].set(2 * a[i])
-            """,
-            line=6,
-            message="assigned to `a`, which nothing reads afterwards",
-        ),
-        Invalid(
-            """
-            import jax.numpy as jnp
-
-            def reset(state):
-                state = state.at[0].set(jnp.nan)
-                state = state.at[1].set(0.0)
-                return None
-            """,
-            line=5,
-            message="the update is lost",
-        ),
-        Invalid(
-            """
-            import jax
-
-            @jax.jit
             def f(x):
                 x.at[0].set(0.0)
                 return x
@@ -322,6 +298,30 @@ class DiscardedUpdate(StaticRule):
                 ].add(1); total = grid.sum()
                 return grid, total
             """,
+        ),
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def double_in_place(a):
+                for i in range(a.size):
+                    a = a.at[i].set(2 * a[i])
+            """,
+            line=6,
+            message="assigned to `a`, which nothing reads afterwards",
+        ),
+        Invalid(
+            """
+            import jax.numpy as jnp
+
+            def reset(state):
+                state = state.at[0].set(jnp.nan)
+                state = state.at[1].set(0.0)
+                return None
+            """,
+            line=5,
+            message="the update is lost",
         ),
     ]
 

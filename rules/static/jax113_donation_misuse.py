@@ -224,26 +224,6 @@ class DonationMisuse(StaticRule):
         ),
         Invalid(
             """
-            from functools import partial
-            import jax
-            import jax.numpy as jnp
-
-            def init_state(params):
-                return {"average": params, "count": jnp.zeros(())}
-
-            @partial(jax.jit, donate_argnums=(0, 1))
-            def step(params, state, grads):
-                return params - grads, {"average": state["average"] + params, "count": state["count"] + 1}
-
-            def first(params, grads):
-                state = init_state(params)
-                return step(params, state, grads)
-            """,
-            line=14,
-            message="`params` is passed to two donated parameters (`params` and `state`)",
-        ),
-        Invalid(
-            """
             import functools
             import jax
 
@@ -280,6 +260,26 @@ class DonationMisuse(StaticRule):
             """,
             line=14,
             message="`opt_state`",
+        ),
+        Invalid(
+            """
+            from functools import partial
+            import jax
+            import jax.numpy as jnp
+
+            def init_state(params):
+                return {"average": params, "count": jnp.zeros(())}
+
+            @partial(jax.jit, donate_argnums=(0, 1))
+            def step(params, state, grads):
+                return params - grads, {"average": state["average"] + params, "count": state["count"] + 1}
+
+            def first(params, grads):
+                state = init_state(params)
+                return step(params, state, grads)
+            """,
+            line=14,
+            message="`params` is passed to two donated parameters (`params` and `state`)",
         ),
     ]
 

@@ -307,16 +307,6 @@ class PrngKeyReuse(StaticRule):
             """
             import jax
 
-            def add_noise(grads, key, std):
-                return jax.tree_util.tree_map(lambda g: g + std * jax.random.normal(key, g.shape), grads)
-            """,
-            line=4,
-            message="in a function mapped over the leaves of a pytree",
-        ),
-        Invalid(
-            """
-            import jax
-
             def noisy(key, arrays, sizes):
                 noise = [jax.random.normal(key, (n,)) for n in sizes]
                 shuffled = [jax.random.permutation(key, a) for a in arrays]
@@ -539,6 +529,16 @@ class PrngKeyReuse(StaticRule):
                     (n,))
                 return xs, ys
             """,
+        ),
+        Invalid(
+            """
+            import jax
+
+            def add_noise(grads, key, std):
+                return jax.tree_util.tree_map(lambda g: g + std * jax.random.normal(key, g.shape), grads)
+            """,
+            line=4,
+            message="in a function mapped over the leaves of a pytree",
         ),
     ]
 

@@ -25,6 +25,7 @@ from jaxlint.findings.supersede import replace_earlier
 if TYPE_CHECKING:
     from jaxlint.dynamic import adapter  # jax: imported where a method uses it
     from jaxlint.compile.facts import CompileFacts
+    from jaxlint.dynamic.signatures import Signature
 
 
 #: a Python loop of the source: ``for``/``while``, or a comprehension's ``for`` clause
@@ -86,7 +87,7 @@ class FunctionAnalysis:
     spec: Mapping[str, Any] | None
     versions: Mapping[str, str]
     #: every distinct recorded signature of this function (may be empty)
-    signatures: Sequence[Mapping[str, Any]] = ()
+    signatures: Sequence[Signature] = ()
     #: {argument name: whether the program used it again after a call}, as `jaxlint
     #: record` saw it (:mod:`jaxlint.dynamic.callers`); empty when not seen (unknown)
     reused: Mapping[str, bool] = field(default_factory=dict)

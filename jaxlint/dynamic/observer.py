@@ -32,12 +32,15 @@ import time
 import warnings
 from pathlib import Path
 from types import FrameType
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from jaxlint import __version__
 from jaxlint.dynamic import adapter
 from jaxlint.dynamic.project import relative_path
 from jaxlint.dynamic.analysis import Analysers, CallFacts, FunctionAnalysis, Site, run_analysers, run_rules, unbind
+
+if TYPE_CHECKING:
+    from jaxlint.dynamic.signatures import Call, Signature
 
 class FunctionState:
     """What the program did with one jitted function, and what its analysis found."""
@@ -85,21 +88,22 @@ class FunctionState:
         fa.reused = observer.reused.get(self.key) or {}
         return fa
 
-    def signature_records(self, observer: "Observer") -> list[dict]:
+    def signature_records(self, observer: "Observer") -> list[Signature]:
         """Every signature the program called the function with at top level, with what
         jax really compiled for it and the user line of its first call."""
         out = []
         several = len({j for s in self.sigs.values() for j in s.get("jits") or ()}) > 1
         for s in self.sigs.values():
-            rec = dict(s["sig"], calls=s["calls"], compiles=s["compiles"], seq=s["seq"])
+            sig: Signature = s["sig"]
+            rec: Signature = {**sig, "calls": s["calls"], "compiles": s["compiles"], "seq": s["seq"]}
             if s.get("wrappers"):  # jitted function objects that compiled it (a fresh jit per call)
                 rec["wrappers"] = s["wrappers"]
             if several and s.get("jits"):  # the jitted function objects that called it (numbered per process)
                 rec["jit_ids"] = list(s["jits"])
-            for key in ("first_call", "again_at"):
-                if s.get(key):
-                    f, line, col = s[key]
-                    rec[key] = {"file": f, "line": line, "column": col}
+            if s.get("first_call"):
+                rec["first_call"] = _call(s["first_call"])
+            if s.get("again_at"):
+                rec["again_at"] = _call(s["again_at"])
             out.append(rec)
         return out
 
@@ -250,7 +254,7 @@ class Observer:
             fs.rule_errors.append(f"jaxlint could not finish the analysis of {fs.meta['qualname']}: {e}")
 
     # ------------------------------------------------------------------ one call
-    def call(self, rec: Any, args: tuple, kwargs: dict, canon: str, sig: dict) -> Any:
+    def call(self, rec: Any, args: tuple, kwargs: dict, canon: str, sig: Signature) -> Any:
         """Run the program's call of ``rec`` (a recorded jitted function), observing it
         when it is the first of its signature; returns (or raises) what the call does."""
         fs, cur, first_of_sig = self._count(rec, canon, sig)
@@ -281,7 +285,7 @@ class Observer:
             self._again(fs, cur, rec, compiles)
         return result
 
-    def called(self, rec: Any, args: tuple, kwargs: dict, canon: str, sig: dict, compiles: list) -> None:
+    def called(self, rec: Any, args: tuple, kwargs: dict, canon: str, sig: Signature, compiles: list) -> None:
         """A call of ``rec`` the recorder learnt was not the signature it expected only
         after it ran (``compiles``: what it compiled, read after it): counted, and analysed
         as :meth:`call` does when its signature is new, from the same arguments; what the
@@ -299,7 +303,7 @@ class Observer:
         except Exception as e:
             self.recorder.error("analysing a call after it ran", e)
 
-    def _count(self, rec: Any, canon: str, sig: dict) -> tuple[FunctionState, dict, bool]:
+    def _count(self, rec: Any, canon: str, sig: Signature) -> tuple[FunctionState, dict, bool]:
         """Count a call of ``rec`` with the signature ``canon``: (its function's state, the
         signature's counters, whether it is the signature's first call)."""
         fs = self.state(rec._key, rec._meta, rec._fun)
@@ -319,7 +323,7 @@ class Observer:
             cur["calls"] += 1
         return fs, cur, first_of_sig
 
-    def _first(self, fs: FunctionState, cur: dict, rec: Any, args: tuple, kwargs: dict, sig: dict,
+    def _first(self, fs: FunctionState, cur: dict, rec: Any, args: tuple, kwargs: dict, sig: Signature,
                site: tuple[str, int, int] | None) -> tuple[Any, Exception | None, tuple, tuple]:
         """What the first call of a signature is analysed from: (its trace, the trace's
         error, pairs of donated arguments that are one buffer, the arguments' shardings)."""
@@ -380,7 +384,7 @@ class Observer:
         with self.lock:
             fs.inlined += 1
 
-    def _trace(self, fs: FunctionState, rec: Any, args: tuple, kwargs: dict, sig: dict):
+    def _trace(self, fs: FunctionState, rec: Any, args: tuple, kwargs: dict, sig: Signature):
         kind = fs.meta["kind"]
         if sig.get("under"):  # called under an eager jax.vmap/grad: traced for one example
             args, kwargs = adapter.abstract_tracers((args, kwargs))
@@ -661,11 +665,17 @@ def _add_new(kept: list, found: list) -> None:
             kept.append(d)
 
 
-def _rel_call(rec: dict, root: Path) -> dict:
-    for key in ("first_call", "again_at"):
-        call = rec.get(key)
-        if isinstance(call, dict):
-            rec = dict(rec, **{key: dict(call, file=relative_path(call["file"], root))})
+def _call(site: tuple[str, int, int]) -> Call:
+    f, line, col = site
+    return {"file": f, "line": line, "column": col}
+
+
+def _rel_call(rec: Signature, root: Path) -> Signature:
+    first, again = rec.get("first_call"), rec.get("again_at")
+    if isinstance(first, dict):
+        rec = {**rec, "first_call": {**first, "file": relative_path(first["file"], root)}}
+    if isinstance(again, dict):
+        rec = {**rec, "again_at": {**again, "file": relative_path(again["file"], root)}}
     return rec
 
 

@@ -57,6 +57,7 @@ from jaxlint.dynamic import callers
 
 if TYPE_CHECKING:
     from jaxlint.dynamic.analysis import Analysers
+    from jaxlint.dynamic.signatures import Signature
 
 class Recorder:
     """This process's recording, in one place: what was recorded (the signatures and their
@@ -1070,14 +1071,14 @@ def _definitions(path: str) -> dict[str, int]:
     return out
 
 
-def _note(key: str, meta: dict, args: tuple, kwargs: dict) -> tuple[str, dict, bool]:
+def _note(key: str, meta: dict, args: tuple, kwargs: dict) -> tuple[str, Signature, bool]:
     """Count the call under its abstract signature; returns (the signature's canonical
     text, the signature, whether the call runs inside another function's trace)."""
     static_nums = set(meta["static_nums"])
     static_names = set(meta["static_names"])
     # equinox.filter_jit traces array leaves only: a Python number is a static value there
     numbers_static = meta["kind"] == "filter_jit"
-    sig: dict[str, Any] = {
+    sig: Signature = {
         "args": [_value(a) if i in static_nums else _tree(a, numbers_static) for i, a in enumerate(args)],
         "kwargs": {k: (_value(v) if k in static_names else _tree(v, numbers_static))
                    for k, v in sorted(kwargs.items())},
@@ -1128,7 +1129,7 @@ def _note(key: str, meta: dict, args: tuple, kwargs: dict) -> tuple[str, dict, b
 
 
 
-def _save_abstract(sig: dict, args: tuple, kwargs: dict, module: str) -> None:
+def _save_abstract(sig: Signature, args: tuple, kwargs: dict, module: str) -> None:
     from jaxlint.dynamic import abstract
 
     try:

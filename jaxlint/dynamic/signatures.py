@@ -16,12 +16,56 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence, TypedDict
 
 from jaxlint.files.cache import atomic_write
 from jaxlint.config.inputspec import DTYPES
 
 FORMAT = 1
+
+
+class Call(TypedDict):
+    """A user line that called a jitted function (paths relative to the root once written)."""
+
+    file: str
+    line: int
+    column: int
+
+
+class Signature(TypedDict, total=False):
+    """One recorded signature of a jitted function: an entry of a function's
+    ``signatures`` in this file and in the observations (array nodes in their long form
+    once loaded, :func:`decode`), as the recorder notes it and the analysis object holds
+    it (``FunctionAnalysis.signatures``). ``args`` and ``kwargs`` are always there; the
+    rest only where it applies."""
+
+    #: a node per positional argument (``{"array": dims, "dtype", "weak"}``, ``{"value": v}``,
+    #: ``{"opaque": type, "leaves", "static"}``, ``{"tuple": [...]}`` ...) and per keyword
+    args: list[dict[str, Any]]
+    kwargs: dict[str, dict[str, Any]]
+    #: how many calls had it
+    calls: int
+    #: the instance of a jitted bound method (``{"opaque", "instance"}``), or the transform
+    #: jit wraps (``{"transform", "line"}``)
+    bound: dict[str, Any]
+    #: the mesh the call ran under (``with mesh:``, ``jax.set_mesh``)
+    mesh: dict[str, Any]
+    #: the eager transform (``vmap``, ``grad``) the call ran under outside any jit
+    under: str
+    #: the call ran inside another function's trace (inlined there)
+    inlined: bool
+    #: sha256 of the call's arguments saved abstractly, or why they could not be saved
+    pickle: str
+    unsaved: str
+    #: what the program's analysis adds (the observations): how many compiles jax made for
+    #: it, the order of first calls, how many jitted function objects compiled it and
+    #: which called it, the user lines of its first call and of a compile again
+    compiles: int
+    seq: int
+    wrappers: int
+    jit_ids: list[int]
+    first_call: Call
+    again_at: Call
 
 
 #: numpy dtype name -> the directive spelling (the inverse of the directive parser's table)
@@ -222,7 +266,7 @@ def best(entry: dict) -> dict | None:
     return None
 
 
-def rebuildable(sig: dict) -> str | None:
+def rebuildable(sig: Signature) -> str | None:
     """None when every argument can be rebuilt (from the JSON, or from the pickle of
     the arguments the signature names), else why not."""
     if sig.get("pickle"):
@@ -270,11 +314,11 @@ class Change(str):
 # Shared by the recompilation rule (which says how signatures differ) and `jaxlint
 # record` (which counts the functions that have several): one notion of "distinct".
 
-def distinct(sigs: list, traced: bool = True) -> list[dict]:
+def distinct(sigs: Sequence[Signature], traced: bool = True) -> list[Signature]:
     """The signatures jit tells apart, most called first: records that differ only in
     ways jit does not see (a Python int leaf and a weak-typed int32[] array) are one,
     their calls added up."""
-    out: list[dict] = []
+    out: list[Signature] = []
     # only records alike but for their scalars can be one: compared within those buckets,
     # so a thousand recorded shapes cost a thousand lookups, all of them counted
     buckets: dict[str, list[int]] = {}
@@ -284,13 +328,13 @@ def distinct(sigs: list, traced: bool = True) -> list[dict]:
         for i in bucket:
             o = out[i]
             if not diff_signatures(o, s, [], traced):
-                out[i] = dict(o, calls=o.get("calls", 0) + s.get("calls", 0))
+                out[i] = {**o, "calls": o.get("calls", 0) + s.get("calls", 0)}
                 if "compiles" in o or "compiles" in s:
                     out[i]["compiles"] = o.get("compiles", 0) + s.get("compiles", 0)
                 break
         else:
             bucket.append(len(out))
-            out.append(dict(s))
+            out.append({**s})
     return sorted(out, key=lambda s: -s.get("calls", 0))
 
 
@@ -306,7 +350,7 @@ def _coarse(n: Any) -> Any:
     return n
 
 
-def diff_signatures(a: dict, b: dict, names: list[str], traced: bool = True) -> list[Change]:
+def diff_signatures(a: Signature, b: Signature, names: list[str], traced: bool = True) -> list[Change]:
     """Human descriptions of how signature ``b`` differs from ``a``, one per changed
     argument or leaf. ``traced``: Python numbers among pytree leaves are traced (jit),
     not static (equinox.filter_jit)."""

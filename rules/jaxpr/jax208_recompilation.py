@@ -2,12 +2,13 @@ from __future__ import annotations
 
 import inspect
 import json
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Literal, Mapping
 
 from jaxlint.rule import Invalid, Option, TraceRule, Valid, is_test_path
 
 if TYPE_CHECKING:
     from jaxlint.dynamic.analysis import FunctionAnalysis
+    from jaxlint.dynamic.signatures import Signature
 
 
 class Recompilation(TraceRule):
@@ -513,7 +514,7 @@ def _static_objects(sig: dict, names: list[str]) -> str:
     return ", ".join(found)
 
 
-def _churn(diff: list, base: dict, other: dict) -> str:
+def _churn(diff: list, base: Signature, other: Signature) -> str:
     """Why compiling ``other`` beside ``base`` is avoidable, or ``""`` when it may be
     deliberate (another input size the program really uses)."""
     kinds = {getattr(c, "kind", "") for c in diff}
@@ -598,7 +599,7 @@ def _toggled(changes: list) -> bool:
     return all(len(v) <= 3 for v in values.values())
 
 
-def _same_call(a: dict, b: dict) -> bool | None:
+def _same_call(a: Signature, b: Signature) -> bool | None:
     """Whether two signatures were first called from the same line (None: unknown)."""
     x, y = a.get("first_call"), b.get("first_call")
     if not isinstance(x, dict) or not isinstance(y, dict):
@@ -623,7 +624,7 @@ def _smaller_batch(before: tuple, after: tuple) -> bool:
     return all(b <= a for a, b in zip(before, after)) and tuple(before) != tuple(after)
 
 
-def _where(fa, sig: dict, base: dict | None, at: str = "first_call"):
+def _where(fa, sig: Signature, base: Signature | None, at: Literal["first_call", "again_at"] = "first_call"):
     """The call that caused the compile (recorded by `jaxlint record`), with where the
     function is jitted and its first call; the jit site when no call was recorded.
     ``at="again_at"``: the call that compiled ``sig`` again, its first call related."""

@@ -160,7 +160,7 @@ class Rule:
     reads_callers: ClassVar[bool] = False
     #: Trace facts (``TraceRule.trace_fact`` keys) whose findings this rule reads: the
     #: engine runs the rules that declare them first (:func:`in_dependency_order`),
-    #: and a trace rule reads them with ``fa.findings_of(key)``.
+    #: and a trace rule reads them with ``ctx.findings_of(key)``.
     reads: ClassVar[tuple[str, ...]] = ()
     VALID: ClassVar[list[Valid]] = []
     INVALID: ClassVar[list[Invalid]] = []
@@ -284,14 +284,14 @@ class TraceRule(Rule):
     markers = ()
     #: A finding of this rule means the function is not worth compiling; the text says
     #: why ("a program above the equation budget"). A rule that stays quiet because
-    #: another finding names the cause sets ``fa.skip_compile`` to that text (with its
+    #: another finding names the cause sets ``ctx.skip_compile`` to that text (with its
     #: figures) instead.
     skip_compile_reason: ClassVar[str | None] = None
     #: Findings carry ``data["bytes"]`` of constants that compiling would bake in or
     #: fold: above the compile tier's constant budget the function is not compiled.
     constant_finding: ClassVar[bool] = False
     #: The key under which this rule's findings reach other rules as a trace fact: trace
-    #: rules that declare it in ``reads`` (``fa.findings_of(key)``), and the compile rules
+    #: rules that declare it in ``reads`` (``ctx.findings_of(key)``), and the compile rules
     #: (``CompileFacts.trace[key]``: a list of ``{"file", "line", **data}``; the key is
     #: declared in ``jaxlint.compile.facts.TraceFacts``).
     trace_fact: ClassVar[str | None] = None

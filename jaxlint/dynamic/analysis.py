@@ -1,11 +1,12 @@
-"""The per-function analysis object that trace (and compile) rules receive.
+"""The per-function analysis object: a trace rule's context (compile rules get a
+``CompileContext`` built from its ``compile_facts``).
 
-Lives in the worker; imports jax through :mod:`jaxlint.dynamic.adapter` only. A rule
-reads ``fa.jaxpr`` (a ClosedJaxpr, or ``None`` when tracing failed and ``fa.error``
-holds the exception), walks it with ``fa.levels()`` / ``fa.equations()``, asks
-``fa.site(eqn)`` for the user's source line of an equation, and calls
-``fa.report(site, message, ...)``. Findings are mapped to the user's file, never to
-a line inside jax.
+Lives in the worker; imports jax through :mod:`jaxlint.dynamic.adapter` only. A trace
+rule's ``check(ctx)`` reads ``ctx.jaxpr`` (a ClosedJaxpr, or ``None`` when tracing
+failed and ``ctx.error`` holds the exception), walks it with ``ctx.levels()`` /
+``ctx.equations()``, asks ``ctx.site(eqn)`` for the user's source line of an equation,
+and calls ``ctx.report(where, message, ...)``. Findings are mapped to the user's file,
+never to a line inside jax.
 """
 from __future__ import annotations
 
@@ -510,13 +511,12 @@ class FunctionAnalysis:
         return Site(os.path.abspath(path), n.lineno, n.col_offset + 1)
 
     # ------------------------------------------------------------------ reporting
-    def report(self, site: Site | None, message: str, *, severity: Severity | None = None,
+    def report(self, where: Site | None, message: str, *, severity: Severity | None = None,
                data: Mapping[str, Any] | None = None, related: Sequence[Related] = (), key: str = "") -> None:
-        """Report a finding at ``site`` (the function's ``def`` when None). ``key``: what
+        """Report a finding at ``where`` (the function's ``def`` when None). ``key``: what
         tells this finding from others of the rule in the function, line-independent and
         free of measured figures (default: the reported line's code), for the baseline."""
-        if site is None:
-            site = self.def_site()
+        site = where if where is not None else self.def_site()
         if not key:
             lines = self.source_lines if self.is_checked_file(site.path) else _source(site.path)[0]
             text = lines[site.line - 1] if 0 < site.line <= len(lines) else ""

@@ -233,18 +233,20 @@ class StaticContext:
 
     def report(
         self,
-        node: ast.AST,
+        where: ast.AST,
         message: str,
         *,
-        fix: Fix | None = None,
-        related: Sequence[Related] = (),
-        data: Mapping[str, Any] | None = None,
         severity: Severity | None = None,
+        data: Mapping[str, Any] | None = None,
+        related: Sequence[Related] = (),
+        fix: Fix | None = None,
         end_node: ast.AST | None = None,
         confidence: Confidence = Confidence.CERTAIN,
     ) -> None:
+        """Report a finding at the node ``where`` (to the end of ``end_node`` when given),
+        with its ``fix`` (a ``Fix`` of :meth:`replace` edits, or :meth:`codemod`)."""
         assert self.rule is not None
-        start, end = self.span(node)
+        start, end = self.span(where)
         if end_node is not None:
             end = self.span(end_node)[1]
         self.diagnostics.append(
@@ -260,7 +262,7 @@ class StaticContext:
                 fix=fix,
                 related=tuple(related),
                 data=dict(data or {}),
-                signature=self.signature(node),
+                signature=self.signature(where),
                 noqa_line=start.line,
                 confidence=confidence,
             )

@@ -105,5 +105,5 @@ class AnalysisFailed(TraceRule):
         ),
     ]
 
-    def check(self, fa: FunctionAnalysis) -> None:
+    def check(self, ctx: FunctionAnalysis) -> None:
         """Failures are reported by the engine (worker and pool), not from a jaxpr."""

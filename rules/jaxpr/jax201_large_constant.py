@@ -132,26 +132,26 @@ class LargeConstant(TraceRule):
         ),
     ]
 
-    def check(self, fa: FunctionAnalysis) -> None:
+    def check(self, ctx: FunctionAnalysis) -> None:
         from jaxlint.dynamic import adapter
         from jaxlint.textutil import human_bytes
 
-        if fa.jaxpr is None:
+        if ctx.jaxpr is None:
             return
         limit = self.opts["max-bytes"]
         seen: set[int] = set()
-        for var, value, level in adapter.constant_inputs(fa.jaxpr):
+        for var, value, level in adapter.constant_inputs(ctx.jaxpr):
             aval = adapter.aval_of(var)
             size = adapter.nbytes(aval)
             if size < limit or id(value) in seen:
                 continue
             seen.add(id(value))
-            consumers = fa.consumers(var, level.jaxpr)
-            sites = fa.sites(consumers)
-            fa.consumer_frames(consumers)
-            name, capture, defined = fa.capture_of(value, sites)
+            consumers = ctx.consumers(var, level.jaxpr)
+            sites = ctx.sites(consumers)
+            ctx.consumer_frames(consumers)
+            name, capture, defined = ctx.capture_of(value, sites)
             use = sites[0] if sites else None
-            site = capture or use or fa.def_site()
+            site = capture or use or ctx.def_site()
             arr = adapter.const_array(value)
             splat = bool(arr is not None and arr.size and (arr == arr.flat[0]).all())
             what = f"captured array `{name}`" if name else "a captured constant"
@@ -164,12 +164,12 @@ class LargeConstant(TraceRule):
                 related.append(defined)
             related += [s.related(f"`{name}` is read here" if name else "the constant is used here")
                         for s in sites[:5] if (s.path, s.line) != (site.path, site.line)]
-            own = fa.own_line_of_consumer() if capture is not None else None
+            own = ctx.own_line_of_consumer() if capture is not None else None
             if own is not None and all((own.path, own.line) != (p, r) for p, r in
                                        [(site.path, site.line), *((x.path, x.start.line) for x in related)]):
                 # a helper (or a callee) reads it: the jitted function's line that calls there
-                related.append(own.related(f"`{fa.qualname.rsplit('.', 1)[-1]}` reaches it here"))
-            fa.report(
+                related.append(own.related(f"`{ctx.qualname.rsplit('.', 1)[-1]}` reaches it here"))
+            ctx.report(
                 site, msg,
                 severity=Severity.INFO if splat else None,
                 related=related,

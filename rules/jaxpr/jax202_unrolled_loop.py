@@ -171,39 +171,39 @@ class UnrolledLoop(TraceRule):
         ),
     ]
 
-    def check(self, fa: FunctionAnalysis) -> None:
+    def check(self, ctx: FunctionAnalysis) -> None:
         from jaxlint.dynamic import adapter
 
-        if fa.jaxpr is None:
+        if ctx.jaxpr is None:
             return
         min_iter = self.opts["min-iterations"]
         min_eqns = self.opts["min-equations"]
         found: dict[tuple[str, int], _Unrolled] = {}
-        for level in fa.levels():
+        for level in ctx.levels():
             eqns = level.jaxpr.eqns
             if len(eqns) < min_eqns:
                 continue
             keys = self._keys(eqns)
             for start, period, reps in find_repeats(keys, min_iter):
                 block = eqns[start:start + period]
-                frames = fa.user_frames(block[0])
+                frames = ctx.user_frames(block[0])
                 if not frames or any(adapter.via_tree_map(e.source_info) for e in block):
                     continue
-                loop, site = self._loop_site(fa, frames)
+                loop, site = self._loop_site(ctx, frames)
                 if loop is None:
                     continue  # no Python loop in the user's stack: jax repeated it (vmap of a debug print ...)
                 over = None
                 if isinstance(loop, (ast.For, ast.AsyncFor, ast.comprehension)) and not _counted(loop.iter):
-                    over = _iterated_array(fa, loop, eqns, start, period, reps, site.path)
+                    over = _iterated_array(ctx, loop, eqns, start, period, reps, site.path)
                     seen = found.get((site.path, site.line))
                     if over is None and (seen is None or seen.over is None):
                         continue  # iterating a list of layers / a pytree: the architecture, not a bug
-                outer, site = _outermost(fa, loop, site)
+                outer, site = _outermost(ctx, loop, site)
                 u = found.setdefault((site.path, site.line), _Unrolled(site, loop, outer, over))
                 u.add(tuple(keys[start:start + period]), eqns, start, period, reps)
         for u in found.values():
             if u.equations >= min_eqns:
-                self._report(fa, u)
+                self._report(ctx, u)
 
     @staticmethod
     def _keys(eqns) -> list[int]:
@@ -215,14 +215,14 @@ class UnrolledLoop(TraceRule):
         return [ids.setdefault((adapter.primitive_name(e), tuple(adapter.aval_key(v.aval) for v in e.outvars),
                                 adapter.stack_key(e.source_info)), len(ids)) for e in eqns]
 
-    def _report(self, fa: FunctionAnalysis, u: _Unrolled) -> None:
+    def _report(self, ctx: FunctionAnalysis, u: _Unrolled) -> None:
         from jaxlint.dynamic import adapter
 
         site = u.site
         reps, period = u.iterations, u.period
         hint = ("use jax.lax.fori_loop or jax.lax.scan" if u.dependent else
                 "the iterations are independent: use jax.vmap")
-        body = sorted({(f.path, f.line) for f in [fa.site_of_frames(fa.user_frames(e)) for e in u.sample] if f})
+        body = sorted({(f.path, f.line) for f in [ctx.site_of_frames(ctx.user_frames(e)) for e in u.sample] if f})
         what = "Python loop unrolled at trace time"
         if u.outer is not None:
             what = (f"nested Python loops (lines {u.outer.lineno}-{u.loop_line}) unrolled at trace time, "
@@ -236,7 +236,7 @@ class UnrolledLoop(TraceRule):
                f"{what}: {reps} iterations, {u.equations} equations in the traced program")
         if u.indexing:
             msg += f", {u.indexing} of them slicing or indexing arrays one element or row at a time"
-        fa.report(
+        ctx.report(
             site, f"{msg}; {hint}",
             related=[type(site)(p, ln).related("loop body") for p, ln in body[:5] if ln != site.line],
             data={"iterations": reps, "equations_per_iteration": period, "equations": u.equations,
@@ -246,17 +246,17 @@ class UnrolledLoop(TraceRule):
         )
 
     @staticmethod
-    def _loop_site(fa, frames):
+    def _loop_site(ctx, frames):
         """The loop that repeats: the outermost user frame inside a Python loop (in the
         checked file or a project module it calls), reported at its ``for``/``while``."""
         import os
 
         for f in reversed(frames):
-            loop = fa.enclosing_loop(f.line, f.file) or _header_of(fa, f.line, os.path.abspath(f.file))
+            loop = ctx.enclosing_loop(f.line, f.file) or _header_of(ctx, f.line, os.path.abspath(f.file))
             if loop is None:
                 continue
             return loop, _loop_header(os.path.abspath(f.file), loop)
-        return None, fa.site_of_frames(frames) or fa.def_site()
+        return None, ctx.site_of_frames(frames) or ctx.def_site()
 
 
 #: primitives that take one element, row or slice of an array (or write one)
@@ -295,12 +295,12 @@ class _Unrolled:
         return max(self.by_block.values())
 
 
-def _header_of(fa: FunctionAnalysis, line: int, path: str) -> ast.For | ast.AsyncFor | None:
+def _header_of(ctx: FunctionAnalysis, line: int, path: str) -> ast.For | ast.AsyncFor | None:
     """The ``for`` whose header (``for row in x:``) holds ``line``: iterating a traced
     array slices it there."""
     from jaxlint.dynamic.analysis import _source
 
-    tree = fa.tree if fa.is_checked_file(path) else _source(path)[1]
+    tree = ctx.tree if ctx.is_checked_file(path) else _source(path)[1]
     for n in ast.walk(tree) if tree is not None else ():
         if isinstance(n, (ast.For, ast.AsyncFor)) and n.lineno <= line <= (n.iter.end_lineno or n.lineno):
             return n
@@ -319,7 +319,7 @@ def _loop_header(path: str, loop):
     return Site(path, loop.lineno, loop.col_offset + 1, end.end_lineno, (end.end_col_offset or 0) + 1)
 
 
-def _outermost(fa: FunctionAnalysis, loop: ast.AST, site: Site) -> tuple:
+def _outermost(ctx: FunctionAnalysis, loop: ast.AST, site: Site) -> tuple:
     """(the outermost loop of the nest ``loop`` is the innermost of, or None when it is not
     nested; the site to report): a ``for`` whose body is loops, down to ``loop``, in one
     function."""
@@ -327,7 +327,7 @@ def _outermost(fa: FunctionAnalysis, loop: ast.AST, site: Site) -> tuple:
         return None, site
     from jaxlint.dynamic.analysis import _source
 
-    tree = fa.tree if fa.is_checked_file(site.path) else _source(site.path)[1]
+    tree = ctx.tree if ctx.is_checked_file(site.path) else _source(site.path)[1]
     if tree is None:
         return None, site
     parents: dict[int, ast.AST] = {}
@@ -346,7 +346,7 @@ def _outermost(fa: FunctionAnalysis, loop: ast.AST, site: Site) -> tuple:
     return outer, _loop_header(site.path, outer)
 
 
-def _iterated_array(fa: FunctionAnalysis, loop: ast.For | ast.AsyncFor | ast.comprehension, eqns, start: int, period: int, reps: int, path: str):
+def _iterated_array(ctx: FunctionAnalysis, loop: ast.For | ast.AsyncFor | ast.comprehension, eqns, start: int, period: int, reps: int, path: str):
     """(the iterable's text, its aval) when a ``for`` over a traced array made the copies:
     each copy starts by slicing one array, at the loop's header line; None otherwise."""
     from jaxlint.dynamic import adapter
@@ -358,7 +358,7 @@ def _iterated_array(fa: FunctionAnalysis, loop: ast.For | ast.AsyncFor | ast.com
         for e in eqns[start + k * period:start + (k + 1) * period]:
             if adapter.primitive_name(e) not in INDEXING or not e.invars:
                 continue
-            f = fa.site_of_frames(fa.user_frames(e))
+            f = ctx.site_of_frames(ctx.user_frames(e))
             if f is not None and f.line in head and f.path == path:
                 sources.add(id(e.invars[0]))
                 src = e.invars[0]

@@ -138,12 +138,12 @@ class HostCallbackTraced(TraceRule):
         ),
     ]
 
-    def check(self, fa: FunctionAnalysis) -> None:
+    def check(self, ctx: FunctionAnalysis) -> None:
         from jaxlint.dynamic import adapter
 
         found = []
         errors: set[int] = set()  # the cond branches that only raise (id of the branch's jaxpr)
-        for eqn, level in fa.equations():
+        for eqn, level in ctx.equations():
             name = adapter.primitive_name(eqn)
             if name not in adapter.CALLBACK_PRIMITIVES:
                 continue
@@ -155,7 +155,7 @@ class HostCallbackTraced(TraceRule):
         for eqn, level, name, branch in found:
             if branch is not None and id(branch.jaxpr) in errors and not self.opts["report-error-branches"]:
                 continue  # an error check: runs only when the program fails
-            site = fa.site(eqn, level) or fa.def_site()
+            site = ctx.site(eqn, level) or ctx.def_site()
             if (site.path, site.line) in seen:
                 continue
             seen.add((site.path, site.line))
@@ -170,7 +170,7 @@ class HostCallbackTraced(TraceRule):
                        f"stops the device and round-trips through Python")
             else:
                 msg = f"host callback `{name}` in the traced program stops the device and round-trips through Python"
-            fa.report(site, msg, severity=Severity.ERROR if loop else None,
+            ctx.report(site, msg, severity=Severity.ERROR if loop else None,
                       data={"primitive": name, "in_loop": loop, "conditional": branch is not None})
 
 

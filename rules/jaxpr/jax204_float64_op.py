@@ -88,7 +88,7 @@ class Float64Op(TraceRule):
         ),
     ]
 
-    def check(self, fa: FunctionAnalysis) -> None:
+    def check(self, ctx: FunctionAnalysis) -> None:
         from jaxlint.dynamic import adapter
 
         wide = WIDE_FLOATS + (WIDE_INTS if self.opts["int64"] else ())
@@ -97,8 +97,8 @@ class Float64Op(TraceRule):
             dt = adapter.dtype_name(aval)
             return dt in WIDE_FLOATS or (dt in wide and bool(adapter.shape_of(aval)))
 
-        for eqn, aval, site in fa.outputs_by_line(is_wide):
-            fa.report(site, f"`{adapter.primitive_name(eqn)}` produces {adapter.aval_str(aval)}: 64-bit "
+        for eqn, aval, site in ctx.outputs_by_line(is_wide):
+            ctx.report(site, f"`{adapter.primitive_name(eqn)}` produces {adapter.aval_str(aval)}: 64-bit "
                             f"math is slow on accelerators; use float32 (or pass dtype= explicitly)",
                       data={"dtype": adapter.dtype_name(aval), "shape": list(adapter.shape_of(aval)),
                             "primitive": adapter.primitive_name(eqn)})

@@ -117,31 +117,31 @@ class TraceError(TraceRule):
         ),
     ]
 
-    def check(self, fa: FunctionAnalysis) -> None:
+    def check(self, ctx: FunctionAnalysis) -> None:
         import traceback
 
         from jaxlint.dynamic.analysis import Site
 
-        e = fa.error
+        e = ctx.error
         if e is None:
             return
         frames = traceback.extract_tb(e.__traceback__)
         site = None
         for fr in reversed(frames):
-            if fr.filename and _same(fr.filename, fa.path):
+            if fr.filename and _same(fr.filename, ctx.path):
                 col = (getattr(fr, "colno", None) or 0) + 1
                 end = getattr(fr, "end_colno", None)
-                site = Site(fa.path, fr.lineno or 1, col, getattr(fr, "end_lineno", None) or fr.lineno,
+                site = Site(ctx.path, fr.lineno or 1, col, getattr(fr, "end_lineno", None) or fr.lineno,
                             (end + 1) if end is not None else col)
                 break
         text = str(e).strip().splitlines()
         first = text[0] if text else ""
         kind = type(e).__name__
         hint = next((h for key, h in HINTS if key in kind or key in first), None)
-        msg = f"tracing `{fa.qualname}` fails with {kind}: {first[:200].rstrip('.')}"
+        msg = f"tracing `{ctx.qualname}` fails with {kind}: {first[:200].rstrip('.')}"
         if hint:
             msg += f"; {hint}"
-        fa.report(site or fa.def_site(), msg, data={"exception": kind})
+        ctx.report(site or ctx.def_site(), msg, data={"exception": kind})
 
 
 def _same(a: str, b: str) -> bool:

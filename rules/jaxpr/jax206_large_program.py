@@ -131,23 +131,23 @@ class LargeProgram(TraceRule):
         ),
     ]
 
-    def check(self, fa: FunctionAnalysis) -> None:
-        if fa.jaxpr is None:
+    def check(self, ctx: FunctionAnalysis) -> None:
+        if ctx.jaxpr is None:
             return
         limit = self.opts["max-equations"]
-        total = sum(1 for _ in fa.equations())
+        total = sum(1 for _ in ctx.equations())
         if total <= limit:
             return
-        loop_sites = _loop_findings(fa)
-        in_loop = _LoopOf(fa, loop_sites)
+        loop_sites = _loop_findings(ctx)
+        in_loop = _LoopOf(ctx, loop_sites)
         lines: Counter = Counter()
         loops: Counter = Counter()
         counted = 0
-        for eqn, level in fa.equations():
+        for eqn, level in ctx.equations():
             if counted >= 200_000:  # enough to name the biggest contributors
                 break
             counted += 1
-            site = fa.site(eqn, level)
+            site = ctx.site(eqn, level)
             if site is not None:
                 lines[(site.path, site.line)] += 1
             if loop_sites:
@@ -157,23 +157,23 @@ class LargeProgram(TraceRule):
         from jaxlint.dynamic.analysis import Site
 
         def where(path: str, line: int) -> str:  # lines of other project files name their file
-            return f"line {line}" if fa.is_checked_file(path) else f"{os.path.basename(path)}:{line}"
+            return f"line {line}" if ctx.is_checked_file(path) else f"{os.path.basename(path)}:{line}"
 
         from_loops = sum(loops.values())
         loops_text = " and ".join(f"the unrolled loop at {where(p, ln)}" for (p, ln) in sorted(loops))
         if from_loops and total - from_loops <= limit:
             # the program is large because of loops another finding names, with their
             # counts: that finding is the one to act on. Compiling it is still not worth it.
-            fa.skip_compile = (f"{self.skip_compile_reason} ({self.code}: {total} equations, "
+            ctx.skip_compile = (f"{self.skip_compile_reason} ({self.code}: {total} equations, "
                                 f"{from_loops} of them from {loops_text}, reported there)")
             return
         top = lines.most_common(3)
-        message = (f"traced program of `{fa.qualname}` has {total} equations (budget {limit}); "
+        message = (f"traced program of `{ctx.qualname}` has {total} equations (budget {limit}); "
                    + ", ".join(f"{where(p, ln)}: {n}" for (p, ln), n in top))
         if from_loops:
             message += f"; {from_loops} of them come from {loops_text}, reported there"
-        fa.report(
-            fa.def_site(),
+        ctx.report(
+            ctx.def_site(),
             message,
             related=[Site(p, ln).related(f"{n} equations come from this line") for (p, ln), n in top],
             data={"equations": total, "budget": limit, "top_lines": [[ln, n] for (_, ln), n in top],
@@ -181,11 +181,11 @@ class LargeProgram(TraceRule):
         )
 
 
-def _loop_findings(fa) -> set[tuple[str, int]]:
+def _loop_findings(ctx) -> set[tuple[str, int]]:
     """(path, line) of the unrolled loops reported for this function: the findings of the
     rules that declare the trace fact :data:`EXPLAINED_BY` (declared in ``reads``, so
     those rules have run)."""
-    return {(os.path.abspath(d.path), d.start.line) for d in fa.findings_of(EXPLAINED_BY)}
+    return {(os.path.abspath(d.path), d.start.line) for d in ctx.findings_of(EXPLAINED_BY)}
 
 
 class _LoopOf:
@@ -193,15 +193,15 @@ class _LoopOf:
     of the enclosing call's, inside jax's own helpers) that lies in the body of one of
     ``loop_sites``, enclosing loops followed outwards. Memoized per source line."""
 
-    def __init__(self, fa, loop_sites: set[tuple[str, int]]) -> None:
-        self.fa = fa
+    def __init__(self, ctx, loop_sites: set[tuple[str, int]]) -> None:
+        self.ctx = ctx
         self.sites = loop_sites
         self.memo: dict[tuple[str, int], tuple[str, int] | None] = {}
 
     def __call__(self, eqn, level):
-        frames = self.fa.user_frames(eqn)
+        frames = self.ctx.user_frames(eqn)
         while not frames and level is not None and level.parent_eqn is not None:
-            frames = self.fa.user_frames(level.parent_eqn)
+            frames = self.ctx.user_frames(level.parent_eqn)
             level = level.parent
         for f in frames:
             key = (os.path.abspath(f.file), f.line)
@@ -213,12 +213,12 @@ class _LoopOf:
 
     def _reported_loop(self, path: str, line: int) -> tuple[str, int] | None:
         seen: set[int] = set()
-        loop = self.fa.enclosing_loop(line, path)
+        loop = self.ctx.enclosing_loop(line, path)
         while loop is not None and id(loop) not in seen:
             seen.add(id(loop))
             # loop findings sit at the `for`/`while` line (a comprehension's at its target)
             head = loop.target.lineno if isinstance(loop, ast.comprehension) else loop.lineno
             if (path, head) in self.sites:
                 return (path, head)
-            loop = self.fa.enclosing_loop(head, path)
+            loop = self.ctx.enclosing_loop(head, path)
         return None

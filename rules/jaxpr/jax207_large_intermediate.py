@@ -77,17 +77,17 @@ class LargeIntermediate(TraceRule):
         ),
     ]
 
-    def check(self, fa: FunctionAnalysis) -> None:
+    def check(self, ctx: FunctionAnalysis) -> None:
         from jaxlint.dynamic import adapter
         from jaxlint.textutil import human_bytes
 
-        if fa.jaxpr is None:
+        if ctx.jaxpr is None:
             return
         limit = self.opts["max-bytes"]
-        for eqn, aval, site in fa.outputs_by_line(lambda a: adapter.nbytes(a) >= limit):
+        for eqn, aval, site in ctx.outputs_by_line(lambda a: adapter.nbytes(a) >= limit):
             size = adapter.nbytes(aval)
-            fa.report(site, f"`{adapter.primitive_name(eqn)}` makes a {adapter.aval_str(aval)} value of "
+            ctx.report(site, f"`{adapter.primitive_name(eqn)}` makes a {adapter.aval_str(aval)} value of "
                             f"{human_bytes(size)} (upper bound: XLA may fuse it away)",
                       data={"bytes": size, "shape": list(adapter.shape_of(aval)),
                             "dtype": adapter.dtype_name(aval), "primitive": adapter.primitive_name(eqn)},
-                      related=[fa.definition()])
+                      related=[ctx.definition()])

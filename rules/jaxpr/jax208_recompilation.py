@@ -348,19 +348,19 @@ class Recompilation(TraceRule):
         ),
     ]
 
-    def check(self, fa: FunctionAnalysis) -> None:
+    def check(self, ctx: FunctionAnalysis) -> None:
         # a Python number among a pytree's leaves is traced (as a weak-typed scalar) by
         # jax.jit and nnx.jit, but is a static value for equinox.filter_jit
-        traced = (fa.entry or {}).get("kind") != "filter_jit"
+        traced = (ctx.entry or {}).get("kind") != "filter_jit"
         # inlined calls compile nothing; one made under an eager jax.vmap compiles the batched
         # program, whose batch size its (one example's) signature does not hold
-        sigs = [s for s in fa.signatures or () if not s.get("inlined") and not s.get("under")]
+        sigs = [s for s in ctx.signatures or () if not s.get("inlined") and not s.get("under")]
         observed = any("compiles" in s for s in sigs)
         if observed:  # what jax really compiled (`jaxlint record` watched it)
             sigs = [s for s in sigs if s.get("compiles")]
         if not self.opts["check-tests"] and sigs and all(_from_test(s) for s in sigs):
             return  # a test suite's calls: many shapes, dtypes and wrappers on purpose
-        names = _param_names(fa.function)[int((fa.entry or {}).get("partial_bound") or 0):]
+        names = _param_names(ctx.function)[int((ctx.entry or {}).get("partial_bound") or 0):]
         # `jax.jit(a.step)` and `jax.jit(b.step)` are two jitted functions (each instance
         # is baked into its own): each compiles for its own calls
         by_instance: dict[str, list] = {}
@@ -369,16 +369,16 @@ class Recompilation(TraceRule):
         for group in by_instance.values():
             again = [s for s in group if s.get("compiles", 0) > 1]
             if again:
-                self._rejit(fa, again)
+                self._rejit(ctx, again)
             # a factory's jits (one per optimizer, per model) each compile for their own
             # calls: signatures are compared within one jitted function object
             for part in _per_jit(group):
-                before = len(fa.diagnostics)
-                self._check_calls(fa, part, names, traced)
-                if len(fa.diagnostics) > before:
+                before = len(ctx.diagnostics)
+                self._check_calls(ctx, part, names, traced)
+                if len(ctx.diagnostics) > before:
                     break
 
-    def _check_calls(self, fa, sigs: list, names: list[str], traced: bool) -> None:
+    def _check_calls(self, ctx, sigs: list, names: list[str], traced: bool) -> None:
         # imported here: the registry imports every rule on the static path, which
         # needs none of this
         from jaxlint.dynamic.signatures import diff_signatures, distinct
@@ -391,7 +391,7 @@ class Recompilation(TraceRule):
         total = sum(calls)
         growth = _growth(groups, names, traced)
         if growth is not None:
-            self._grows(fa, groups, calls, growth)
+            self._grows(ctx, groups, calls, growth)
             return
         changes: list = []
         worst = None  # the signature whose compile is most clearly avoidable
@@ -415,17 +415,17 @@ class Recompilation(TraceRule):
                 worst, why = groups[1], "a new signature on most calls"
             else:
                 return  # a few signatures, each used as much as it needs: deliberate
-        msg = (f"`{fa.qualname}` was traced and compiled for {len(groups)} different signatures "
+        msg = (f"`{ctx.qualname}` was traced and compiled for {len(groups)} different signatures "
                f"(calls: {_counts(calls)}): " + "; ".join(changes[:4] or ["the signatures differ"]))
         if why:
             msg += f" ({why})"
-        site, related = _where(fa, worst, base)
+        site, related = _where(ctx, worst, base)
         # one identity wherever it is reported (the call a recording saw, or the def)
-        fa.report(site, msg, related=related, key="several signatures",
+        ctx.report(site, msg, related=related, key="several signatures",
                   data={"signatures": len(groups), "calls": calls[:64], "changes": [str(c) for c in changes[:10]],
                         "reason": why})
 
-    def _grows(self, fa, groups: list, calls: list, growth: tuple) -> None:
+    def _grows(self, ctx, groups: list, calls: list, growth: tuple) -> None:
         label, axis, chain = growth
         shapes = [c.after for c in chain]
         shapes.insert(0, chain[0].before)
@@ -434,16 +434,16 @@ class Recompilation(TraceRule):
             shown = shown[:3] + ["…"] + shown[-2:]
         first = min(groups, key=lambda g: int(g.get("seq") or 0))
         last = max(groups, key=lambda g: int(g.get("seq") or 0))
-        msg = (f"`{fa.qualname}` was traced and compiled for {len(groups)} different signatures "
+        msg = (f"`{ctx.qualname}` was traced and compiled for {len(groups)} different signatures "
                f"(calls: {_counts(calls)}): {label} grows along axis {axis} call after call, "
                f"{' -> '.join(shown)}, and every new size compiles again (a growing sequence, cache or "
                f"generated length): pad it to a fixed maximum, or to a few bucket sizes")
-        site, related = _where(fa, last, first)
-        fa.report(site, msg, related=related, key="a dimension grows",
+        site, related = _where(ctx, last, first)
+        ctx.report(site, msg, related=related, key="a dimension grows",
                   data={"signatures": len(groups), "calls": calls[:64], "grows": label, "axis": axis,
                         "sizes": [list(x) for x in shapes][:64], "reason": "a dimension grows call after call"})
 
-    def _rejit(self, fa, again: list) -> None:
+    def _rejit(self, ctx, again: list) -> None:
         # jitted function objects each called many times (a factory's jit per closure, reused):
         # each compiled once, as meant
         again = [s for s in again if not _reused_jits(s)]
@@ -451,8 +451,8 @@ class Recompilation(TraceRule):
             return
         n = max(s.get("compiles", 0) for s in again)
         first = max(again, key=lambda s: s.get("compiles", 0))
-        site, related = _where(fa, first, None, "again_at")
-        objects = _static_objects(first, _param_names(fa.function))
+        site, related = _where(ctx, first, None, "again_at")
+        objects = _static_objects(first, _param_names(ctx.function))
         if objects:  # `self` or another object as a static argument: hashed by identity
             why = (f"the static argument {objects} is a new object on each call, and jit tells static objects "
                    f"apart by their hash (identity, unless the class defines __hash__/__eq__): reuse one object, "
@@ -468,7 +468,7 @@ class Recompilation(TraceRule):
                    "call did (a jax setting such as x64, the mesh context, or jax's cache); "
                    "`JAX_EXPLAIN_CACHE_MISSES=1` makes jax say which")
             reason = "compiled again for the same arguments"
-        fa.report(site, f"`{fa.qualname}` was compiled {n} times for the same signature: {why}",
+        ctx.report(site, f"`{ctx.qualname}` was compiled {n} times for the same signature: {why}",
                   related=related, key="compiled again", data={"compiles": n, "reason": reason})
 
 
@@ -624,13 +624,13 @@ def _smaller_batch(before: tuple, after: tuple) -> bool:
     return all(b <= a for a, b in zip(before, after)) and tuple(before) != tuple(after)
 
 
-def _where(fa, sig: Signature, base: Signature | None, at: Literal["first_call", "again_at"] = "first_call"):
+def _where(ctx, sig: Signature, base: Signature | None, at: Literal["first_call", "again_at"] = "first_call"):
     """The call that caused the compile (recorded by `jaxlint record`), with where the
     function is jitted and its first call; the jit site when no call was recorded.
     ``at="again_at"``: the call that compiled ``sig`` again, its first call related."""
     from jaxlint.dynamic.analysis import Site
 
-    entry = fa.entry_site()
+    entry = ctx.entry_site()
     if base is not None and int(base.get("seq") or 0) > int(sig.get("seq") or 0):
         sig, base = base, sig  # the extra compile is the later one
     call = sig.get(at) if isinstance(sig, dict) else None
@@ -641,7 +641,7 @@ def _where(fa, sig: Signature, base: Signature | None, at: Literal["first_call",
     if at != "first_call":
         base = sig
     site = Site(call["file"], int(call["line"]), int(call.get("column") or 1))
-    related = [entry.related(f"`{fa.qualname}` is jitted here")]
+    related = [entry.related(f"`{ctx.qualname}` is jitted here")]
     first = (base or {}).get("first_call")
     if isinstance(first, dict) and (first["file"], first["line"]) != (call["file"], call["line"]):
         related.append(Site(first["file"], int(first["line"]), int(first.get("column") or 1))

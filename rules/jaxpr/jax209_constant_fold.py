@@ -113,15 +113,15 @@ class ConstantFold(TraceRule):
         ),
     ]
 
-    def check(self, fa: FunctionAnalysis) -> None:
+    def check(self, ctx: FunctionAnalysis) -> None:
         from jaxlint.dynamic import adapter
         from jaxlint.textutil import human_bytes
 
-        if fa.jaxpr is None:
+        if ctx.jaxpr is None:
             return
         limit = self.opts["max-bytes"]
         seen: set[tuple[str, int]] = set()
-        for level in fa.levels():
+        for level in ctx.levels():
             jaxpr = level.jaxpr
             const = {id(v) for v in jaxpr.constvars}
             costly: set[int] = set()
@@ -149,13 +149,13 @@ class ConstantFold(TraceRule):
                 made_by = producer.get(id(v))
                 if size < limit or made_by is None:
                     continue
-                site = fa.site(made_by, level)
+                site = ctx.site(made_by, level)
                 if site is None or (site.path, site.line) in seen:
                     continue
                 seen.add((site.path, site.line))
                 aval = adapter.aval_of(v)
-                fa.report(site, f"{adapter.aval_str(aval)} ({human_bytes(size)}) is computed from constants only "
+                ctx.report(site, f"{adapter.aval_str(aval)} ({human_bytes(size)}) is computed from constants only "
                                 f"(`{adapter.primitive_name(made_by)}`); XLA will constant-fold it at compile time",
                           data={"bytes": size, "shape": list(adapter.shape_of(aval)), "dtype": adapter.dtype_name(aval),
                                 "primitive": adapter.primitive_name(made_by)},
-                          related=[fa.definition()])
+                          related=[ctx.definition()])

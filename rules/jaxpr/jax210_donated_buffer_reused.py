@@ -102,12 +102,12 @@ class DonatedBufferReused(TraceRule):
         ),
     ]
 
-    def check(self, fa: FunctionAnalysis) -> None:
-        call = fa.call
+    def check(self, ctx: FunctionAnalysis) -> None:
+        call = ctx.call
         if call is None or not call.donated_twice:
             return
         pairs = "; ".join(f"`{a}` is donated and also passed as `{b}`" for a, b in call.donated_twice[:4])
-        fa.report(call.site, f"one buffer is donated to `{fa.qualname}` and passed to it again in the same call: "
+        ctx.report(call.site, f"one buffer is donated to `{ctx.qualname}` and passed to it again in the same call: "
                              f"{pairs}; jax refuses a call that reads a buffer it donates",
-                  related=[fa.entry_site().related(f"`{fa.qualname}` donates it here")],
+                  related=[ctx.entry_site().related(f"`{ctx.qualname}` donates it here")],
                   data={"pairs": [list(p) for p in call.donated_twice]})

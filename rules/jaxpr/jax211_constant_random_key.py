@@ -122,22 +122,22 @@ class ConstantRandomKey(TraceRule):
         ),
     ]
 
-    def check(self, fa: FunctionAnalysis) -> None:
-        if fa.jaxpr is None:
+    def check(self, ctx: FunctionAnalysis) -> None:
+        if ctx.jaxpr is None:
             return
-        flow = _Flow(fa)
-        closed = fa.jaxpr
+        flow = _Flow(ctx)
+        closed = ctx.jaxpr
         flow.run(closed.jaxpr, [None] * len(closed.jaxpr.invars), [_CONST] * len(closed.jaxpr.constvars), None)
         by_seed: dict[int, tuple[_Seed, list]] = {}
         for seed, draw in flow.draws:
             by_seed.setdefault(id(seed.eqn), (seed, []))[1].append(draw)
         for seed, draws in by_seed.values():
-            if seed.site is None or _seed_from_parameter(fa, seed.site):
+            if seed.site is None or _seed_from_parameter(ctx, seed.site):
                 continue
             what = f"the constant seed {seed.value}" if seed.value is not None else "a constant seed"
             lines = sorted({(s.path, s.line): s for s in draws if s is not None}.values(), key=lambda s: s.line)
-            fa.report(seed.site,
-                      f"random key made from {what} inside traced code: every call of `{fa.qualname}` draws "
+            ctx.report(seed.site,
+                      f"random key made from {what} inside traced code: every call of `{ctx.qualname}` draws "
                       f"the same numbers ({len(draws)} draw{'s' if len(draws) != 1 else ''} from it); pass the "
                       f"key as an argument and split a new one for each call",
                       related=[s.related("drawn from that key") for s in lines[:5] if s.line != seed.site.line],
@@ -162,8 +162,8 @@ class _Flow:
     calls, conditionals and loops (a loop's carry is constant when its start and its update
     are); each value derived from a constant seed remembers the seed."""
 
-    def __init__(self, fa: FunctionAnalysis) -> None:
-        self.fa = fa
+    def __init__(self, ctx: FunctionAnalysis) -> None:
+        self.ctx = ctx
         self.draws: list[tuple[_Seed, Any]] = []
         self.quiet = 0  # >0 while a loop body's carry is still being settled
         self._seen: set[tuple[int, int]] = set()
@@ -185,14 +185,14 @@ class _Flow:
             constant = all(s is not None for s in st)
             subs = adapter.sub_jaxprs(eqn) if depth < 12 else []
             if subs:
-                site = self.fa.site(eqn) or where
+                site = self.ctx.site(eqn) or where
                 outs = self._call(eqn, prim, st, subs, site, depth)
             elif not constant:
                 outs = [None] * len(eqn.outvars)
             else:
                 if prim == "random_seed":
                     seed = eqn.invars[0] if eqn.invars else None
-                    origin: Any = _Seed(eqn, self.fa.site(eqn) or where,
+                    origin: Any = _Seed(eqn, self.ctx.site(eqn) or where,
                                         _python_value(adapter.literal_value(seed)) if seed is not None
                                         and adapter.is_literal(seed) else None)
                 else:
@@ -200,7 +200,7 @@ class _Flow:
                 if prim in DRAWS and isinstance(origin, _Seed) and not self.quiet \
                         and (id(origin.eqn), id(eqn)) not in self._seen:
                     self._seen.add((id(origin.eqn), id(eqn)))
-                    self.draws.append((origin, self.fa.site(eqn) or where))
+                    self.draws.append((origin, self.ctx.site(eqn) or where))
                 outs = [origin] * len(eqn.outvars)
             for v, o in zip(eqn.outvars, outs):
                 if o is not None:
@@ -256,12 +256,12 @@ def _python_value(v: Any) -> Any:
         return None
 
 
-def _seed_from_parameter(fa: FunctionAnalysis, site: Site) -> bool:
+def _seed_from_parameter(ctx: FunctionAnalysis, site: Site) -> bool:
     """Whether the key-making call at ``site`` takes its seed from a parameter of the
     function it is written in (a static argument: the caller chooses the seed)."""
     from jaxlint.dynamic.analysis import _source
 
-    tree = fa.tree if fa.is_checked_file(site.path) else _source(site.path)[1]
+    tree = ctx.tree if ctx.is_checked_file(site.path) else _source(site.path)[1]
     if tree is None:
         return False
     fn = None

@@ -481,12 +481,12 @@ def test_a_numpy_array_is_known_by_its_constructor():
             rows = np.arange(4)
             mixed = np.arange(3)
             mixed = jnp.arange(3)
-            return TABLE[i], rows[i], OTHER[i], mixed[i], table[i]
+            return TABLE[i], rows[i], OTHER[i], mixed[i], table[i], np.zeros((3, 3))[i], jnp.zeros(3)[i]
     """)
     fn = m.functions[0]
     ret = next(n for n in ast.walk(fn.node) if isinstance(n, ast.Return))
     hosts = [is_host_array(m, fn, e.value) for e in ret.value.elts]
-    assert hosts == [True, True, False, False, False]
+    assert hosts == [True, True, False, False, False, True, False]
 
 
 def test_a_name_is_traced_only_after_the_statement_that_makes_it_so():
@@ -552,3 +552,24 @@ def test_a_function_a_factory_returns_is_what_a_transform_traces():
     """)
     body = next(f for f in m.functions if f.name == "body")
     assert body.traced_params == {"c", "x"} and [r.kind for r in body.traced_by] == ["scan", "scan"]
+
+
+def test_a_defaulted_parameter_is_traced_when_a_call_passes_it():
+    m = model_of("""
+        import jax
+
+        def radial(r, order=0, scale=1.0, *, mode="a"):
+            return r
+
+        radial_jit = jax.jit(radial, static_argnames=("mode",))
+
+        @jax.jit
+        def kept(x, training=False):
+            return x
+
+        def main(r):
+            return radial_jit(r, 1), radial_jit(r, mode="b"), kept(r)
+    """)
+    by_name = {f.name: f for f in m.functions}
+    assert by_name["radial"].traced_params == {"r", "order"}  # `scale` keeps its default; `mode` is static
+    assert by_name["kept"].traced_params == {"x"}

@@ -91,6 +91,7 @@ class EntryFinder:
         #: entry point -> (the decorator or jit call node, the traced function)
         self._entry_sites: dict[EntryPoint, tuple[ast.AST, FunctionInfo]] = {}
         self._find_entry_points()
+        self._passed_defaults()
 
     def _find_entry_points(self) -> None:
         """Jit-like decorators first (in function order), then jit-like calls (in walk order)."""
@@ -121,6 +122,37 @@ class EntryFinder:
                     self._add_entry(JIT_LIKE[q], target, node, form, kwargs, bound, bound_name=bound_name)
                 else:
                     self.entries_unresolved.append(node)
+
+    def _passed_defaults(self) -> None:
+        """A parameter with a default keeps it, a Python value, when the jitted callable
+        is called without it; a call of the module that passes it (``radial_jit(r, 2)``)
+        gives it to jit, which traces it like any argument not marked static."""
+        callers: dict[str, list[tuple[EntryPoint, FunctionInfo]]] = {}
+        for entry, (_, fn) in self._entry_sites.items():
+            if entry.bound_name and entry.kind not in FILTERED_KINDS and entry.specs_literal \
+                    and entry.bound_name.isidentifier():
+                callers.setdefault(entry.bound_name, []).append((entry, fn))
+        if not callers:
+            return
+        for call in self.scopes.nodes(ast.Call):
+            func = call.func
+            if not isinstance(func, ast.Name) or func.id not in callers or len(callers[func.id]) != 1:
+                continue
+            entry, fn = callers[func.id][0]
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                continue
+            _, bindings = self.scopes.lookup(func.id, self.scopes.function_of(call))
+            if len(bindings) != 1 or bindings[0].kind not in ("def", "assign"):
+                continue  # another name of the same spelling
+            params = fn.positional()[entry.partial_bound:]
+            if entry.is_method and fn.params and fn.params[0].name in ("self", "cls"):
+                continue  # `obj.method(...)` calls are not read here
+            passed = {params[i].name for i in range(min(len(call.args), len(params)))}
+            passed |= {k.arg for k in call.keywords if k.arg and fn.param(k.arg) is not None}
+            for p in fn.params:
+                if p.name in passed and p.default is not None and p.name not in fn.static_params \
+                        and p.name not in fn.partial_bound:
+                    fn.traced_params.add(p.name)
 
     def _jit_spec(self, dec: ast.expr) -> tuple[str, dict[str, ast.expr], str] | None:
         q = self.scopes.resolve(dec)

@@ -115,7 +115,10 @@ _HOST_ARRAY_FUNCS = {
 def is_host_array(model: ModuleModel, fn: FunctionInfo | None, expr: ast.AST | None) -> bool:
     """True only when ``expr`` is surely a NumPy array: a name that every binding (in
     ``fn``, or at module level for a global) binds to a ``numpy`` constructor's result
-    (``np.arange(n)``, ``np.zeros((3, 3))``, ``np.loadtxt(path)``)."""
+    (``np.arange(n)``, ``np.zeros((3, 3))``, ``np.loadtxt(path)``), or such a call itself."""
+    if isinstance(expr, ast.Call):
+        q = model.resolve_call(expr) or ""
+        return q.startswith("numpy.") and q[len("numpy."):] in _HOST_ARRAY_FUNCS
     if not isinstance(expr, ast.Name):
         return False
     scope, bindings = model.lookup(expr.id, fn)

@@ -27,7 +27,7 @@ class NumpyOnTracer(StaticRule):
     Finds `numpy` functions applied to traced values inside traced code
     (`np.sum(x)`, `np.asarray(x)`, `np.append(x, y)`, `np.linalg.norm(x)` where `x`
     is traced), a NumPy array indexed or sliced by a traced value
-    (`positions = np.arange(n)`, then `positions[idx]`), and any use of `np.random`
+    (`positions = np.arange(n)`, then `positions[idx]`; `np.zeros((3, 3))[i]`), and any use of `np.random`
     inside traced code.
 
     `np` on static information stays clean: shapes, dtypes, static arguments and
@@ -374,6 +374,18 @@ class NumpyOnTracer(StaticRule):
             """,
             line=7,
             message="`WEIGHTS` indexed by traced value `i`",
+        ),
+        Invalid(
+            """
+            import jax
+            import numpy as np
+
+            @jax.jit
+            def row(i):
+                return np.eye(3)[i, :]
+            """,
+            line=6,
+            message="NumPy array `np.eye(3)` indexed by traced value `i`",
         ),
     ]
 

@@ -537,6 +537,24 @@ class TracedControlFlow(StaticRule):
             line=7,
             message="traced by NUTS at line 11",
         ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            def radial(r, order=0):
+                if order == 0:
+                    return jnp.cos(r)
+                return -jnp.sin(r)
+
+            radial_jit = jax.jit(radial)
+
+            def both(r):
+                return radial_jit(r), radial_jit(r, 1)
+            """,
+            line=5,
+            message="`if` on traced value `order == 0` in jitted `radial`",
+        ),
     ]
 
     def check(self, ctx: StaticContext) -> None:

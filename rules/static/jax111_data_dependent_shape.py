@@ -39,7 +39,8 @@ class DataDependentShape(StaticRule):
     * a non-static parameter of a jitted function, or a mapped parameter of a vmapped
       one, used as a shape or a size, also inside arithmetic: `jnp.zeros(n)`,
       `jnp.zeros((n * x.shape[0],))`, `jax.random.normal(key, (n, 3))`,
-      `jax.nn.one_hot(x, k)`, `jax.random.split(key, n)`, `jnp.tile(x, n)`. jit traces
+      `jax.nn.one_hot(x, k)`, `jax.random.split(key, n)`, `jnp.tile(x, n)`,
+      `lax.full((n, 3), 0.0)`. jit traces
       every argument it is not told is static, Python ints included;
     * an array computed in traced code used as a shape or a size
       (`steps = jnp.array(span // dt)`, then `jnp.arange(steps)`): under a trace a
@@ -273,6 +274,18 @@ class DataDependentShape(StaticRule):
             line=7,
             message="`steps` is an array computed in traced code",
         ),
+        Invalid(
+            """
+            import jax
+            from jax import lax
+
+            @jax.jit
+            def padded(row, length):
+                return lax.full((length, row.shape[0]), 0.0, row.dtype)
+            """,
+            line=6,
+            message="traced argument `length` of jitted `padded` is used as a shape or size in `jax.lax.full`",
+        ),
     ]
 
     def check(self, ctx: StaticContext) -> None:
@@ -427,6 +440,7 @@ SHAPE_ARGS = {
     "jax.random.split": (1, "num"), "jax.random.gumbel": (1, "shape"),
     "jax.random.categorical": (3, "shape"), "jax.random.exponential": (1, "shape"),
     "jax.nn.one_hot": (1, "num_classes"), "jax.numpy.tile": (1, "reps"),
+    "jax.lax.full": (0, "shape"), "jax.lax.iota": (1, "size"),
 }
 #: transforms whose non-static parameters are all traced (eqx.filter_jit and nnx.jit
 #: keep non-array arguments static)

@@ -434,6 +434,7 @@ class PythonLoopInJit(StaticRule):
         for fn in model.traced_functions():
             for node in fn.body_nodes():
                 if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
+                        and isinstance(node.func, ast.Name) and node.func.id in ("sum", "min", "max") \
                         and model.resolve_call(node) in _ITERATING_BUILTINS:
                     self._builtin_over_rows(ctx, fn, node)
                     continue

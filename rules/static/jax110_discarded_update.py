@@ -327,13 +327,15 @@ class DiscardedUpdate(StaticRule):
 
     def check(self, ctx: StaticContext) -> None:
         model = ctx.model
-        if ".at[" in ctx.source:
+        updates = ".at[" in ctx.source
+        if updates:
             for expr in model.nodes(ast.Expr):
                 if isinstance(expr.value, ast.Call):
                     self._discarded(ctx, expr, expr.value)
         dead: dict[tuple[int, str], ast.Assign] = {}
+        reads: dict = {}
         for assign in model.nodes(ast.Assign):
-            name = _dead_update(model, assign) if ".at[" in ctx.source else None
+            name = _dead_update(model, assign, reads) if updates else None
             if name is not None:
                 key = (id(model.function_of(assign)), name)
                 if key not in dead or (dead[key].lineno, dead[key].col_offset) < (assign.lineno, assign.col_offset):
@@ -429,12 +431,13 @@ class DiscardedUpdate(StaticRule):
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
-def _dead_update(model, assign: ast.Assign) -> str | None:
-    """``a = a.at[i].set(v)`` in a function whose later code never reads ``a``: every read
-    of the name that can see the update is inside such an update of itself (the value
-    of the last one is dropped). Reads before it (``range(a.size)`` of the loop around
-    it) cannot see it; a read in a loop around it can (the next iteration). The name,
-    or None when the update is not dropped."""
+def _dead_update(model, assign: ast.Assign, memo: dict) -> str | None:
+    """``a = a.at[i].set(v)`` in a function that returns nothing and whose later code
+    never reads ``a``: every read of the name that can see the update is inside such an
+    update of itself (the value of the last one is dropped). Reads before it
+    (``range(a.size)`` of the loop around it) cannot see it; a read in a loop around it
+    can (the next iteration). The name, or None when the update is not dropped.
+    ``memo`` keeps each function's reads by name (None: the function returns a value)."""
     target = assign.targets[0] if len(assign.targets) == 1 else None
     if not isinstance(target, ast.Name) or not isinstance(assign.value, ast.Call) \
             or _at_update_base(assign.value) is None:
@@ -443,19 +446,14 @@ def _dead_update(model, assign: ast.Assign) -> str | None:
     fn = model.function_of(assign)
     if fn is None or isinstance(fn.node, ast.Lambda) or name in fn.globals_ or name in fn.nonlocals:
         return None
-    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) or isinstance(n, ast.Return) and n.value is not None
-           and not (isinstance(n.value, ast.Constant) and n.value.value is None) for n in fn.body_nodes()):
-        return None  # it returns something: an unused local there is dead code, not a lost update
+    if id(fn) not in memo:
+        memo[id(fn)] = _reads(fn)
+    reads = memo[id(fn)]
+    if reads is None:
+        return None  # it returns something (or cannot be read): an unused local there is dead code
     loops = {id(a) for a in model.ancestors(assign) if isinstance(a, _LOOPS)}
     at = (assign.lineno, assign.col_offset)
-    for node in ast.walk(fn.node):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("locals", "vars", "eval"):
-            return None
-        read = isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Store)
-        read = read or (isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name)
-                        and node.target.id == name)
-        if not read:
-            continue
+    for node in reads.get(name, ()):
         chain = list(model.ancestors(node))
         if any(isinstance(a, ast.Assign) and _self_update(a, name) for a in chain):
             continue  # read by the next update of itself
@@ -465,6 +463,24 @@ def _dead_update(model, assign: ast.Assign) -> str | None:
             if id(a) in loops and not (isinstance(a, (ast.For, ast.AsyncFor)) and _inside(model, node, a.iter)):
                 return None  # a later iteration reads it
     return name
+
+
+def _reads(fn) -> dict[str, list[ast.AST]] | None:
+    """The reads of each name in ``fn`` (nested functions included; ``x += 1`` reads
+    ``x``), or None when it returns a value, yields, or calls ``locals``/``vars``/``eval``."""
+    for n in fn.body_nodes():
+        if isinstance(n, (ast.Yield, ast.YieldFrom)) or isinstance(n, ast.Return) and n.value is not None \
+                and not (isinstance(n.value, ast.Constant) and n.value.value is None):
+            return None
+    out: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(fn.node):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("locals", "vars", "eval"):
+            return None
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+            out.setdefault(node.id, []).append(node)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            out.setdefault(node.target.id, []).append(node)
+    return out
 
 
 def _self_update(stmt: ast.Assign, name: str) -> bool:

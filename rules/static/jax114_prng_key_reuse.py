@@ -45,6 +45,7 @@ _NOISE = {"normal", "uniform", "truncated_normal", "laplace", "logistic", "gumbe
 #: Functions that call a function once per leaf of a pytree.
 _TREE_MAPS = {"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map", "jax.tree_util.tree_map_with_path",
               "jax.tree.map_with_path"}
+_TREE_MAP_NAMES = {q.rsplit(".", 1)[-1] for q in _TREE_MAPS}
 
 State = dict  # key text -> (the call that consumed it, the consumer's display name)
 
@@ -597,7 +598,9 @@ class PrngKeyReuse(StaticRule):
         and its mask) on purpose, to keep them aligned."""
         flow = _Flow(model, reports, callees)
         for call in model.nodes(ast.Call):
-            if not call.args or model.resolve_call(call) not in _TREE_MAPS:
+            func = call.func
+            short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            if not call.args or short not in _TREE_MAP_NAMES or model.resolve_call(call) not in _TREE_MAPS:
                 continue
             fn, _ = model.callee(call.args[0], model.function_of(call), follow=False, instances=False)
             if fn is None or fn.parent is not model.function_of(call):

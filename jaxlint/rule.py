@@ -14,7 +14,9 @@ data=, related=, ...)``, where ``where`` is the tier's place (an ast node, a ``S
 list of ``Related`` made by the context (``ctx.related(where, message)``; a trace rule's
 ``site.related(message)``). What a tier adds: a static finding's ``fix`` (a ``Fix`` of ``ctx.replace``
 edits, or ``ctx.codemod(...)``), ``end_node`` and ``confidence``; a measured finding's baseline ``key``,
-and a compile finding's ``measured`` figures (times).
+and a compile finding's ``measured`` figures (times). A static rule that reviews the
+``# noqa`` comments once every rule ran (``check_suppressions(ctx)``) reports the same way
+on a ``NoqaUsage``, ``where`` a comment.
 
 * :class:`StaticRule`: ``check(ctx: StaticContext)`` (``jaxlint.static.checker``): the
   file's tree and semantic model;
@@ -38,7 +40,7 @@ import os
 import re
 import textwrap
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Mapping, Sequence, TypeVar
 
 from jaxlint.diagnostic import Applicability, Diagnostic, Phase, Severity
 from jaxlint.config.errors import shown
@@ -244,10 +246,10 @@ class StaticRule(Rule):
         the code turns out not to have the expected shape."""
         raise NotImplementedError
 
-    def check_suppressions(self, usage: NoqaUsage) -> Iterable[Diagnostic]:
-        """Findings about the file's noqa comments, given what they suppressed once every
-        other rule ran (see ``jaxlint.findings.noqa.NoqaUsage``). Only unused-noqa needs this."""
-        return ()
+    def check_suppressions(self, ctx: NoqaUsage) -> None:
+        """Report findings about the file's noqa comments, given what they suppressed once
+        every other rule ran, with ``ctx.report(comment, message, fix=..., key=...)``
+        (``jaxlint.findings.noqa.NoqaUsage``). Only unused-noqa needs this."""
 
 
 def about_noqa_comments(rule: type[Rule] | None) -> bool:

@@ -13,10 +13,13 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from jaxlint.diagnostic import Diagnostic, Edit, Fix, Phase, Position
 from jaxlint.textutil import split_lines
+
+if TYPE_CHECKING:
+    from jaxlint.rule import StaticRule
 
 #: a code ends where the word does: `JAX1l4` is no code (not `JAX1` followed by text)
 _C = r"[A-Z]+[0-9]+(?![A-Za-z0-9_])"
@@ -142,8 +145,9 @@ def add_codes_edit(line: int, line_text: str, c: NoqaComment | None, codes: Iter
 # ------------------------------------------------------------ what the comments did
 @dataclass(frozen=True)
 class NoqaUsage:
-    """What the noqa comments of one checked file did, handed to rules that review
-    suppressions (``StaticRule.check_suppressions``) after every other rule ran."""
+    """What the noqa comments of one checked file did: the context of a rule that reviews
+    suppressions (``StaticRule.check_suppressions(ctx)``) after every other rule ran,
+    which it reports through (:meth:`report`)."""
 
     path: str
     source: str
@@ -154,6 +158,10 @@ class NoqaUsage:
     ran: frozenset[str]
     #: every code jaxlint knows (all tiers)
     known: frozenset[str]
+    #: the rule reporting (the engine hands each rule a context of its own)
+    rule: type[StaticRule] | None = None
+    #: its findings
+    diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @functools.cached_property
     def _lines(self) -> list[str]:
@@ -162,11 +170,14 @@ class NoqaUsage:
     def line_text(self, line: int) -> str:
         return self._lines[line - 1] if 1 <= line <= len(self._lines) else ""
 
-    def report(self, rule, c: NoqaComment, message: str, fix: Fix | None, signature: str) -> Diagnostic:
-        """A finding on noqa comment ``c`` from ``rule`` (a rule class)."""
-        start, end = Position(c.line, c.column), Position(c.line, c.end_column)
-        return Diagnostic(rule.code, rule.name, message, self.path, start, end, rule.severity, Phase.STATIC,
-                          fix, (), {}, signature, c.line)
+    def report(self, where: NoqaComment, message: str, *, fix: Fix | None = None, key: str = "") -> None:
+        """Report a finding on the noqa comment ``where``. ``key``: what tells it from the
+        rule's other findings in the file, line-independent, for the baseline."""
+        rule = self.rule
+        assert rule is not None
+        start, end = Position(where.line, where.column), Position(where.line, where.end_column)
+        self.diagnostics.append(Diagnostic(rule.code, rule.name, message, self.path, start, end, rule.severity,
+                                           Phase.STATIC, fix, (), {}, key, where.line))
 
 
 def lines_without_room(source: str) -> set[int] | None:

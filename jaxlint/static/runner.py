@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -79,10 +79,13 @@ def lint_static(display: str, rules: Sequence[StaticRule], ignored: Sequence[str
                           frozenset(r.code for r in rules if r.code not in failed), frozenset(rules_by_code()))
         extra: list[Diagnostic] = []
         for r in rules:
+            ctx = replace(usage, rule=type(r), diagnostics=[])
             try:
-                extra.extend(r.check_suppressions(usage))
+                r.check_suppressions(ctx)
             except Exception as e:  # like a failing check: report, keep the rest
                 result.errors.append((r.code, f"internal error: {type(e).__name__}: {e}"))
+                continue
+            extra.extend(ctx.diagnostics)
         if extra:
             more, *_ = apply_suppressions(extra, src, ignored, sup)
             kept = sorted(kept + more, key=lambda d: d.sort_key)

@@ -1,14 +1,13 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Applicability, Fix
 from jaxlint.findings.noqa import set_codes_edit
 from jaxlint.rule import Invalid, StaticRule, Valid
 
 if TYPE_CHECKING:
-    from jaxlint.diagnostic import Diagnostic
     from jaxlint.findings.noqa import NoqaUsage
     from jaxlint.static.checker import StaticContext
 
@@ -164,22 +163,22 @@ class UnusedNoqa(StaticRule):
     def check(self, ctx: StaticContext) -> None:  # works on suppressions, after every other rule
         return None
 
-    def check_suppressions(self, usage: NoqaUsage) -> Iterator[Diagnostic]:
-        sup = usage.suppressions
+    def check_suppressions(self, ctx: NoqaUsage) -> None:
+        sup = ctx.suppressions
         reviewed = [(c, "") for _, c in sorted(sup.lines.items())] + [(c, "file-level ") for c in sup.file_comments]
         for c, kind in reviewed:
             if c.codes is None:
                 continue
-            found = _review(c.codes, usage.used.get(c.line, frozenset()), usage)
+            found = _review(c.codes, ctx.used.get(c.line, frozenset()), ctx)
             if found is None:
                 continue
             parts, keep, removed = found
-            text = usage.line_text(c.line)
+            text = ctx.line_text(c.line)
             edit = set_codes_edit(c, keep, text)
             fix = Fix(f"remove {', '.join(removed)} from the noqa comment", (edit,), Applicability.SAFE)
             code_text = " ".join(text[: c.comment_column - 1].split())
-            yield usage.report(type(self), c, f"unused {kind}`noqa` directive ({'; '.join(parts)})", fix,
-                               f"{kind}noqa:{','.join(removed)}:{code_text}")
+            ctx.report(c, f"unused {kind}`noqa` directive ({'; '.join(parts)})", fix=fix,
+                       key=f"{kind}noqa:{','.join(removed)}:{code_text}")
 
 
 def _review(codes, used, usage) -> tuple[list[str], list[str], list[str]] | None:

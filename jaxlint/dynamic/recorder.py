@@ -51,13 +51,28 @@ import threading
 import weakref
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, TypedDict
 
 from jaxlint.dynamic import callers
 
 if TYPE_CHECKING:
     from jaxlint.dynamic.analysis import Analysers
     from jaxlint.dynamic.signatures import Signature
+
+class Record(TypedDict, total=False):
+    """What the recording keeps of one jitted function: its entry of the signatures file
+    (:mod:`jaxlint.dynamic.signatures`; ``sigs``, by canonical text, is written as its
+    ``signatures`` list, with what the caller did with the arguments as ``reused``)."""
+
+    file: str  # under the project root
+    line: int
+    qualname: str
+    static_argnums: list[int]
+    static_argnames: list[str]
+    transform: str  # the jit-like transform (:data:`TARGETS`' kinds)
+    pmap: dict[str, Any]  # ``axis_name``, ``in_axes`` of a pmap
+    sigs: dict[str, Signature]
+
 
 class Recorder:
     """This process's recording, in one place: what was recorded (the signatures and their
@@ -72,8 +87,8 @@ class Recorder:
     def __init__(self) -> None:
         #: guards the records, the fast-path tables and the counters below
         self.lock = threading.Lock()
-        #: key -> {"file", "line", "qualname", "static_argnums", "static_argnames", "sigs": {canonical: sig}}
-        self.records: dict[str, dict] = {}
+        #: function key -> what is recorded of it
+        self.records: dict[str, Record] = {}
         #: (the jitted function object, its fast-path table) of every recorded jitted function
         self.tables: list[tuple[weakref.ref, dict]] = []
         #: sha256 -> pickled arguments (see :mod:`jaxlint.dynamic.abstract`), written at exit
@@ -625,7 +640,7 @@ class _Seen:
 
     __slots__ = ("count", "folded", "entry", "observer", "state", "cur", "placed")
 
-    def __init__(self, entry: dict | None, observer: Any, state: Any, cur: dict | None) -> None:
+    def __init__(self, entry: Signature | None, observer: Any, state: Any, cur: dict | None) -> None:
         self.count = itertools.count()
         self.folded = 0
         self.entry, self.observer, self.state, self.cur = entry, observer, state, cur
@@ -1121,7 +1136,7 @@ def _note(key: str, meta: dict, args: tuple, kwargs: dict) -> tuple[str, Signatu
     with RECORDER.lock:
         cur = entry["sigs"].get(canon)
         if cur is None:
-            cur = entry["sigs"][canon] = dict(sig, calls=1)
+            cur = entry["sigs"][canon] = {**sig, "calls": 1}
         else:
             cur["calls"] += 1
     return canon, sig, inlined

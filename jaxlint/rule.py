@@ -12,11 +12,14 @@ every tier: ``check(ctx) -> None`` calling ``ctx.report(where, message, *, sever
 data=, related=, ...)``, where ``where`` is the tier's place (an ast node, a ``Site``, a
 ``SourceLocation``; None in the measured tiers: the function itself) and ``related`` a
 list of ``Related`` made by the context (``ctx.related(where, message)``; a trace rule's
-``site.related(message)``). What a tier adds: a static finding's ``fix`` (a ``Fix`` of ``ctx.replace``
-edits, or ``ctx.codemod(...)``), ``end_node`` and ``confidence``; a measured finding's baseline ``key``,
-and a compile finding's ``measured`` figures (times). A static rule that reviews the
-``# noqa`` comments once every rule ran (``check_suppressions(ctx)``) reports the same way
-on a ``NoqaUsage``, ``where`` a comment.
+``site.related(message)``). What a tier adds: a static finding's ``fix`` (a ``Fix`` of
+``ctx.replace`` edits, or ``ctx.codemod(...)``), ``end_node`` and ``confidence``; a
+measured finding's baseline ``key``, and a compile finding's ``measured`` figures
+(times). A static rule that reviews the ``# noqa`` comments once every rule ran
+(``check_suppressions(ctx)``) reports the same way on a ``NoqaUsage``, ``where`` a
+comment. (A rule with a ``role`` has its findings made by the engine: its ``check`` is
+never called; the cost budget's are made by ``jaxlint.compile.budgets`` from what its
+``findings`` returns.)
 
 * :class:`StaticRule`: ``check(ctx: StaticContext)`` (``jaxlint.static.checker``): the
   file's tree and semantic model;

@@ -17,9 +17,8 @@ list of ``Related`` made by the context (``ctx.related(where, message)``; a trac
 measured finding's baseline ``key``, and a compile finding's ``measured`` figures
 (times). A static rule that reviews the ``# noqa`` comments once every rule ran
 (``check_suppressions(ctx)``) reports the same way on a ``NoqaUsage``, ``where`` a
-comment. (A rule with a ``role`` has its findings made by the engine: its ``check`` is
-never called; the cost budget's are made by ``jaxlint.compile.budgets`` from what its
-``findings`` returns.)
+comment. (The engine makes the findings of the parse-error and analysis-failed roles
+itself: those rules' ``check`` is never called.)
 
 * :class:`StaticRule`: ``check(ctx: StaticContext)`` (``jaxlint.static.checker``): the
   file's tree and semantic model;
@@ -27,7 +26,12 @@ never called; the cost budget's are made by ``jaxlint.compile.budgets`` from wha
   the traced program, through the version adapter;
 * :class:`CompileRule`: ``check(ctx: CompileContext)`` (``jaxlint.compile.facts``): the
   compiled program's facts (``ctx.facts``). A rule subclasses ``rules.hlo._base.HloRule``,
-  which builds the context from the function's analysis.
+  which builds the context from the function's analysis;
+* :class:`BudgetRule`: ``check(ctx: BudgetContext)`` (``jaxlint.compile.budgets``): one
+  compiled function of the run held against its committed cost budget (``ctx.budget``,
+  ``ctx.now``, the rule's ``ctx.assessed`` figures; ``where`` a ``SourceLocation``, None:
+  the function's jit line; a baseline ``key``). The budget gate calls it once the
+  dynamic phase measured every function (the rule's ``role`` is ``BUDGET``).
 
 The engine calls a dynamic-tier rule through ``check_function(fa)``, which hands
 ``check`` its tier's context.
@@ -49,6 +53,7 @@ from jaxlint.diagnostic import Applicability, Diagnostic, Phase, Severity
 from jaxlint.config.errors import shown
 
 if TYPE_CHECKING:
+    from jaxlint.compile.budgets import BudgetContext
     from jaxlint.compile.facts import CompileContext
     from jaxlint.dynamic.analysis import FunctionAnalysis
     from jaxlint.fix.codemod import FixContext
@@ -150,8 +155,9 @@ class Rule:
     #: the static guess, a compile finding the trace prediction it confirms. One problem,
     #: one finding; :mod:`jaxlint.findings.supersede` applies it, in the worker and in the parent.
     supersedes: ClassVar[tuple[str, ...]] = ()
-    #: Set on a rule whose findings the engine itself makes (``PARSE_ERROR``,
-    #: ``ANALYSIS_FAILED``): its ``check`` is never called.
+    #: Set on a rule the engine finds by its role: one whose findings the engine itself
+    #: makes (``PARSE_ERROR``, ``ANALYSIS_FAILED``: its ``check`` is never called), or
+    #: the cost budget's (``BUDGET``: checked by the budget gate, not with its tier).
     role: ClassVar[str | None] = None
     #: Set on a rule whose finding says the function could not be traced at all: an
     #: observation holding one is not a clean recording (the worker's failure to trace
@@ -323,6 +329,21 @@ class CompileRule(Rule):
     def check_function(self, fa: FunctionAnalysis) -> None:
         """The engine's entry: ``check`` with a context over ``fa.compile_facts``
         (``rules.hlo._base.HloRule`` builds it: this module imports no tier)."""
+        raise NotImplementedError
+
+
+class BudgetRule(Rule):
+    """The base of the cost budget gate's rule (which sets ``role = BUDGET``): it judges
+    each compiled function's figures against its committed budget. The gate
+    (``jaxlint.compile.budgets``) runs after the dynamic phase, in the parent, over what
+    the compile tier measured; it calls ``check`` once per function and signature
+    compared (or without a budget entry), never with the tier's rules."""
+
+    phase = Phase.COMPILE
+    markers = ()
+
+    def check(self, ctx: BudgetContext) -> None:
+        """Report the function's findings with ``ctx.report(...)``."""
         raise NotImplementedError
 
 

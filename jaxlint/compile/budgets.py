@@ -12,19 +12,22 @@ entry}}}`` with an entry ``{"figures", "compile_seconds", "environment", "larges
 signature, never a line; written with sorted keys and no timestamps, so an update
 that measures the same figures changes no byte and a change is a reviewable diff.
 
-What a figure going up means is the budget rule's (``Rule.role == BUDGET``): the engine
-finds it by role, asks it to assess and word each function, and puts its findings at the
-function's jit line; the summary table goes to ``RunResult.tables`` for every format.
+What a figure going up means is the budget rule's (``Rule.role == BUDGET``, a
+``BudgetRule``): the engine finds it by role, asks it to assess each function's figures
+and calls its ``check`` with a :class:`BudgetContext`, which it reports through (at the
+function's jit line); the summary table goes to ``RunResult.tables`` for every format.
 """
 from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Mapping, Sequence
 
+from jaxlint.compile.hlo import SourceLocation
 from jaxlint.config import ConfigError
+from jaxlint.diagnostic import Diagnostic, Position, Related, Severity
 from jaxlint.findings.result import Table
 
 FORMAT = 1
@@ -48,6 +51,57 @@ class Measured:
     @property
     def signature(self) -> str:
         return str(self.budget.get("signature", "()"))
+
+
+@dataclass
+class BudgetContext:
+    """What the budget rule sees of one measured function held against its committed
+    budget, and how it reports: its ``check(ctx)`` reads :attr:`budget`, :attr:`now` and
+    :attr:`assessed` and calls :meth:`report`, as a rule of every tier does. The gate
+    builds one per function and signature (:func:`gate`)."""
+
+    #: the function this run measured: its key, qualified name, signature and jit line
+    function: Measured
+    #: its entry in the budgets file (None: no budget for this signature)
+    budget: Mapping[str, Any] | None
+    #: the rule's ``assess`` of each figure against :attr:`budget` (empty without one)
+    assessed: Sequence[Any]
+    #: the rule reporting (its code, name and phase go into each finding)
+    rule: Any
+    #: where the findings go (the gate hands the run's list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def now(self) -> Mapping[str, Any]:
+        """What the compile tier measured this run (``report["budget"]``)."""
+        return self.function.budget
+
+    def related(self, where: SourceLocation, message: str) -> Related | None:
+        """A related location of a finding (a loop, a grown buffer), or None when
+        ``where`` is no file here (figures measured where the source was elsewhere)."""
+        from jaxlint.files.discovery import display_path
+
+        if not where.file or not where.line or not Path(where.file).is_file():
+            return None
+        pos = Position(int(where.line), 1)
+        return Related(display_path(Path(where.file).absolute()), pos, pos, message)
+
+    def report(self, where: SourceLocation | None, message: str, *, severity: Severity | None = None,
+               data: Mapping[str, Any] | None = None, related: Iterable[Related] = (), key: str = "",
+               measured: str = "") -> None:
+        """Report a finding at ``where`` (the function's jit line when None). ``key``:
+        what tells this finding from the rule's others in the function, line-independent
+        (e.g. the signature), for the baseline; ``measured`` as a compile finding's."""
+        from jaxlint.files.discovery import display_path
+        from jaxlint.findings.measured import MeasuredIn, measured_diagnostic
+
+        m = self.function
+        path, start = (m.path, Position(m.line, 1)) if where is None else \
+            (display_path(Path(where.file).absolute()), Position(where.line, where.column or 1))
+        self.diagnostics.append(measured_diagnostic(
+            self.rule, MeasuredIn(m.qualname, dict(m.versions)), message=message, path=path, start=start,
+            end=start, key=key, severity=severity, related=tuple(dict.fromkeys(related)), data=data,
+            measured=measured))
 
 
 def dumps(data: Any) -> str:
@@ -172,13 +226,13 @@ def _keeps(old: dict, new: dict, rule) -> bool:
 
 
 # ---------------------------------------------------------------------------- the gate
-def gate(data: dict, now: list[Measured], rule, command: str) -> tuple[list[tuple[str, ...]], list[tuple[Measured, dict]], int]:
-    """(table rows, (function, finding) pairs, how many out of date): each measured
-    function held against its entry; ``command`` re-measures out-of-date budgets."""
+def gate(data: dict, now: list[Measured], rule, command: str) -> tuple[list[tuple[str, ...]], list[Diagnostic], int]:
+    """(table rows, the rule's findings, how many out of date): each measured function
+    held against its entry; ``command`` re-measures out-of-date budgets."""
     from jaxlint.textutil import figure as amount, signed_percent as signed
 
     rows: list[tuple[str, ...]] = []
-    findings: list[tuple[Measured, dict]] = []
+    findings: list[Diagnostic] = []
     stale = 0
     fns = data.get("functions") or {}
     for m in now:
@@ -186,8 +240,7 @@ def gate(data: dict, now: list[Measured], rule, command: str) -> tuple[list[tupl
         entry = fns.get(m.key, {}).get(m.signature)
         if entry is None:
             rows.append((shown, "-", "-", "-", "-", "no budget"))
-            if rule.opts["require-budgets"]:
-                findings.append((m, rule.no_budget(m.qualname, m.signature)))
+            rule.check(BudgetContext(m, None, [], rule, findings))
             continue
         env_now = m.budget.get("environment") or {}
         if entry.get("environment") != env_now:
@@ -204,8 +257,7 @@ def gate(data: dict, now: list[Measured], rule, command: str) -> tuple[list[tupl
                          "-" if a.status == "new" else signed(a.change), status))
         if not moved:
             rows.append((shown, "all", "-", "-", "0 %", "ok"))
-        for f in rule.findings(m.key, m.qualname, m.signature, assessed, entry, m.budget):
-            findings.append((m, f))
+        rule.check(BudgetContext(m, entry, assessed, rule, findings))
     return rows, findings, stale
 
 
@@ -271,7 +323,7 @@ def stage(run: Any) -> int | None:
     command = "jaxlint budget update" + (f" --budgets {o.budgets}" if o.budgets else "")
     rows, findings, stale = gate(data, now, rule, command)
     rows += [(name, "-", "-", "-", "-", why) for name, why in unmeasured(report)]
-    _to_diagnostics(findings, rule, report)
+    report.diagnostics.extend(findings)
     notes = []
     if stale:
         notes.append(f"{stale} budget{'s' if stale != 1 else ''} measured in another environment: not compared "
@@ -280,19 +332,3 @@ def stage(run: Any) -> int | None:
     run.result.tables.append(Table(TITLE, COLUMNS, rows, notes))
     return None
 
-
-def _to_diagnostics(findings: list[tuple[Measured, dict]], rule, report) -> None:
-    from jaxlint.diagnostic import Position, Related
-    from jaxlint.files.discovery import display_path
-    from jaxlint.findings.measured import MeasuredIn, measured_diagnostic
-
-    for m, f in findings:
-        related = []
-        for file, line, text in f.get("related") or ():
-            if file and line and Path(file).is_file():
-                pos = Position(int(line), 1)
-                related.append(Related(display_path(Path(file).absolute()), pos, pos, text))
-        start = Position(m.line, 1)
-        report.diagnostics.append(measured_diagnostic(
-            rule, MeasuredIn(m.qualname, dict(m.versions)), message=f["message"], path=m.path, start=start,
-            end=start, key=f["key"], related=tuple(dict.fromkeys(related)), data=f.get("data")))

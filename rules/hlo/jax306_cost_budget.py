@@ -2,10 +2,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from jaxlint.rule import BUDGET, CompileRule, Invalid, Option, Valid
+from jaxlint.compile.hlo import SourceLocation
+from jaxlint.rule import BUDGET, BudgetRule, Invalid, Option, Valid
 from jaxlint.textutil import figure as amount, signed_percent as signed
+
+if TYPE_CHECKING:
+    from jaxlint.compile.budgets import BudgetContext
+    from jaxlint.diagnostic import Related
 
 
 _ITEM = re.compile(r"^(?P<kind>\w+) (?P<shape>\S+) = (?P<amount>\d+) \((?P<op>.*)\)$")
@@ -31,7 +36,7 @@ class Assessment:
         return (self.now - self.budget) / self.budget * 100.0
 
 
-class CostBudget(CompileRule):
+class CostBudget(BudgetRule):
     """
     ## What it does
     Holds each compiled function against its entry in the committed budgets file
@@ -165,11 +170,17 @@ class CostBudget(CompileRule):
     def ceiling(self, seconds: float) -> float:
         return max(seconds * self.opts["compile-time-ratio"], seconds + self.opts["compile-time-slack"])
 
-    def findings(self, function: str, qualname: str, signature: str, assessed: list[Assessment],
-                 budget: Mapping[str, Any], now: Mapping[str, Any]) -> Iterable[dict]:
-        """One finding per function over budget: ``{"message", "related": [(file, line,
-        text)], "data", "key"}`` (the engine puts it at the function's jit line)."""
-        over = [a for a in assessed if a.status == "over"]
+    def check(self, ctx: BudgetContext) -> None:
+        """One finding per function over budget, at its jit line; without a budget entry,
+        one only with ``require-budgets``."""
+        qualname, signature = ctx.function.qualname, ctx.function.signature
+        if ctx.budget is None:
+            if self.opts["require-budgets"]:
+                ctx.report(None, f"`{qualname}` has no budget for ({signature}): add it with `jaxlint budget "
+                                 "update` and commit jaxlint-budgets.json",
+                           data={"signature": signature}, key=f"no-budget:{signature}")
+            return
+        over = [a for a in ctx.assessed if a.status == "over"]
         if not over:
             return
         parts = []
@@ -183,25 +194,33 @@ class CostBudget(CompileRule):
                 tol = f", tolerance {a.tolerance:g} %" if a.tolerance else ""
                 parts.append(f"{a.metric} {amount(a.metric, a.budget)} -> {amount(a.metric, a.now)} "
                              f"({signed(a.change)}{tol})")
-        why, related = self.causes(over, budget, now)
+        why, related = self.causes(ctx, over)
         msg = f"`{qualname}` is over its cost budget: {'; '.join(parts)}"
         if why:
             msg += f"; {'; '.join(why)}"
         data = {"signature": signature, "metrics": {a.metric: {"budget": a.budget, "now": a.now} for a in over}}
-        yield {"message": msg, "related": related, "data": data, "key": f"budget:{signature}"}
+        ctx.report(None, msg, data=data, related=related, key=f"budget:{signature}")
 
-    def causes(self, over: list[Assessment], budget: Mapping[str, Any], now: Mapping[str, Any]):
+    def causes(self, ctx: BudgetContext, over: Sequence[Assessment]) -> tuple[list[str], list[Related]]:
         """What is new in the program: loops that run more often, the largest buffers
-        (for bytes) or ops (for flops) that the budgeted program did not have."""
+        (for bytes) or ops (for flops) that the budgeted program did not have; and their
+        lines."""
+        budget, now = ctx.budget or {}, ctx.now
         why: list[str] = []
-        related: list[tuple[str | None, int | None, str]] = []
+        related: list[Related] = []
+
+        def relate(item: Mapping[str, Any], text: str) -> None:
+            r = ctx.related(SourceLocation(item.get("file") or "", item.get("line") or 0), text)
+            if r is not None:
+                related.append(r)
+
         metrics = {a.metric for a in over}
         old_loops = {lp.get("op"): lp.get("trip_count") for lp in budget.get("loops") or ()}
         for lp in now.get("loops") or ():
             was = old_loops.get(lp.get("op"))
             if was is not None and lp.get("trip_count", 0) > was and metrics & {"loop_flops", "loop_bytes_accessed"}:
                 why.append(f"the loop at {lp.get('where', '?')} runs {lp['trip_count']} times (budget: {was})")
-                related.append((lp.get("file"), lp.get("line"), f"loop: {was} -> {lp['trip_count']} iterations"))
+                relate(lp, f"loop: {was} -> {lp['trip_count']} iterations")
         known = {}
         for item in budget.get("largest") or ():  # "buffer f32[128,1024] = 524288 (dot_general)"
             m = _ITEM.match(item) if isinstance(item, str) else None
@@ -220,13 +239,7 @@ class CostBudget(CompileRule):
                 if i.get("kind") == kind and (was is None or i.get("amount", 0) > was) and \
                         f"{text} at {i.get('where', '?')}" not in grown:
                     grown.append(f"{text} at {i.get('where', '?')}")
-                    related.append((i.get("file"), i.get("line"), f"{kind} {i['shape']}: {amount(unit, i['amount'])}"))
+                    relate(i, f"{kind} {i['shape']}: {amount(unit, i['amount'])}")
             if grown:
                 why.append(f"{label}: " + ", ".join(grown[:3]))
         return why, related
-
-    def no_budget(self, qualname: str, signature: str) -> dict:
-        return {"message": f"`{qualname}` has no budget for ({signature}): add it with `jaxlint budget update` "
-                           "and commit jaxlint-budgets.json", "related": [], "data": {"signature": signature},
-                "key": f"no-budget:{signature}"}
-

@@ -295,3 +295,38 @@ def test_check_update_budgets_writes_the_same_budgets_as_budget_update(project, 
     now = json.loads(other.read_text())["functions"]
     assert set(now) == set(json.loads(project["first"])["functions"])
     assert next(iter(now["loop:iterate"].values()))["loops"] == [{"op": "while", "trip_count": 100}]
+
+
+def test_the_rule_reports_through_its_budget_context(tmp_path):
+    """The gate's context on figures alone: one finding at the jit line, its causes'
+    lines related where the file is here (a line measured where it is not is dropped);
+    no finding within the budget; no budget is a finding only with require-budgets."""
+    from jaxlint.compile.budgets import BudgetContext, Measured
+    from jaxlint.rules.hlo.jax306_cost_budget import CostBudget
+
+    src = tmp_path / "m.py"
+    src.write_text("import jax\n\n@jax.jit\ndef f(x):\n    return x @ x\n")
+    budget = {"figures": {"flops": 100}, "largest": ["op f32[8,8] = 100 (dot_general)"]}
+    now = {"signature": "x: f32[16,16]", "figures": {"flops": 800},
+           "largest": [{"kind": "op", "shape": "f32[16,16]", "amount": 800, "op": "dot_general", "where": "line 5",
+                        "file": str(src), "line": 5},
+                       {"kind": "op", "shape": "f32[4]", "amount": 700, "op": "add", "where": "gone.py:3",
+                        "file": str(tmp_path / "gone.py"), "line": 3}]}
+    fn = Measured("m:f", "f", str(src), 3, now, {"jax": "x"})
+
+    def check(rule, entry, figures=now):
+        ctx = BudgetContext(Measured(fn.key, fn.qualname, fn.path, fn.line, figures, fn.versions), entry,
+                            rule.assess(fn.key, entry, figures) if entry else [], rule)
+        rule.check(ctx)
+        return ctx.diagnostics
+
+    [d] = check(CostBudget(), budget)
+    assert (d.code, d.path, d.start.line, d.signature) == ("JAX306", str(src), 3, "f:JAX306:budget:x: f32[16,16]"), d
+    assert d.message.startswith("`f` is over its cost budget: flops 100 -> 800 (+700.0 %)"), d.message
+    assert "f32[16,16] 800 at line 5" in d.message and "gone.py:3" in d.message
+    assert [(r.start.line, r.message) for r in d.related] == [(5, "op f32[16,16]: 800")]
+    assert d.data["metrics"] == {"flops": {"budget": 100.0, "now": 800.0}} and d.data["function"] == "f"
+    assert not check(CostBudget(), budget, {**now, "figures": {"flops": 100}})
+    assert not check(CostBudget(), None)
+    [d] = check(CostBudget({"require-budgets": True}), None)
+    assert d.signature == "f:JAX306:no-budget:x: f32[16,16]" and "has no budget for (x: f32[16,16])" in d.message

@@ -330,3 +330,10 @@ def test_the_rule_reports_through_its_budget_context(tmp_path):
     assert not check(CostBudget(), None)
     [d] = check(CostBudget({"require-budgets": True}), None)
     assert d.signature == "f:JAX306:no-budget:x: f32[16,16]" and "has no budget for (x: f32[16,16])" in d.message
+    # a finding elsewhere than the jit line, as a compile rule reports one
+    from jaxlint.compile.hlo import SourceLocation
+
+    ctx = BudgetContext(fn, budget, [], CostBudget())
+    ctx.report(SourceLocation(str(src), 5, column=5), "at the op", key="op")
+    [d] = ctx.diagnostics
+    assert (Path(d.path).resolve(), d.start.line, d.start.column, d.message) == (src.resolve(), 5, 5, "at the op")

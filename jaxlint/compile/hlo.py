@@ -281,6 +281,31 @@ class HloModule:
             return bool(body) and all(j.opcode in ELEMENTWISE or j.opcode in FREE for j in body)
         return False
 
+    def elementwise_operands(self, inst: Instruction) -> list[str]:
+        """The operands ``inst`` is an elementwise function of (each output element reads the
+        same element of the operand): every operand of a bare elementwise op; of a loop
+        fusion, those its root reaches through elementwise ops alone, whatever else it reads
+        (a moment update ``0.9 * m + 0.1 * transpose(g)`` is one of ``m``, not of ``g``)."""
+        if inst.opcode in ELEMENTWISE:
+            return list(inst.operands)
+        comp = self.computations.get(inst.called[0]) if inst.fusion_kind == "kLoop" and inst.called else None
+        root = comp.root if comp is not None else None
+        if comp is None or root is None:
+            return []
+        found: list[str] = []
+        todo, seen = [root], set()
+        while todo:
+            j = todo.pop()
+            if j.name in seen:
+                continue
+            seen.add(j.name)
+            if j.opcode == "parameter" and j.shape.dims == root.shape.dims and (j.literal or "").isdigit() \
+                    and int(j.literal or 0) < len(inst.operands):
+                found.append(inst.operands[int(j.literal or 0)])
+            elif j.opcode in ELEMENTWISE:
+                todo.extend(x for o in j.operands if (x := comp.by_name.get(o)) is not None)
+        return found
+
     def source_lines(self, inst: Instruction, path_suffix: str | None = None) -> list[SourceLocation]:
         """Distinct user locations of an instruction (for a fusion: of what it fused)."""
         seen: dict[tuple[str, int], SourceLocation] = {}

@@ -22,7 +22,9 @@ class Donation(HloRule):
     nearly all (90 % of its bytes) updates of themselves counts: a key replaced by
     `jax.random.split` or a new counter beside the parameters and moments (haiku's
     `TrainingState`) is named as a new value, and the arrays that can reuse their
-    buffers are listed. Several undonated states of one step (an equinox `make_step`'s
+    buffers are listed. An update of itself may read the rest in another layout: an adam
+    moment of a convolution or attention kernel, `0.9 * m + 0.1 * g`, whose gradient XLA
+    computes transposed, is one. Several undonated states of one step (an equinox `make_step`'s
     model and optimizer state) are one finding. Steps under `jax.pmap`, sharded `jax.jit`
     and `equinox.filter_jit` are read the same way; the advice names the transform's
     own way to donate (pmap's `donate_argnums`, equinox's `donate='all'`).
@@ -416,12 +418,14 @@ class Donation(HloRule):
 
     def _updates(self, facts: CompileFacts, arg: ArgFact, index: tuple[int, ...], root) -> bool:
         """The output is computed by an elementwise kernel that reads the argument itself:
-        an update (``p - lr * g``), not a new value of the same shape (a gradient)."""
+        an update (``p - lr * g``), not a new value of the same shape (a gradient). The
+        kernel may move what else it reads (an adam moment of a convolution or attention
+        kernel adds a transposed gradient to itself: an update all the same)."""
         m = facts.module
         inst = self._output_inst(facts, index, root)
-        if inst is None or not m.is_elementwise(inst):
+        if inst is None:
             return False
-        for op in inst.operands:
+        for op in (inst.operands if m.is_elementwise(inst) else m.elementwise_operands(inst)):
             src = m.producer(op)
             if src is not None and src.opcode == "parameter" and src.computation == m.entry.name \
                     and int(src.literal or -1) == arg.parameter:

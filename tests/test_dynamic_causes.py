@@ -118,6 +118,32 @@ def ahead(x):
     return x
 
 
+CORPUS = jnp.arange(300_000, dtype=jnp.int32)  # 1.1 MiB
+
+
+@jax.jit
+def take_batch(i, data):
+    return jax.lax.dynamic_slice(data, (i,), (8,))  # CALLEE
+
+
+@jax.jit
+def lm_step(i, w):
+    batch = take_batch(i, CORPUS)  # HOLD
+    return w * batch.sum()
+
+
+@jax.jit
+def attack(x):
+    for _ in range(12):  # INLINED
+        x = jnp.sin(x) * 0.5 + x
+    return x
+
+
+@jax.jit
+def robust_step(x):
+    return attack(x).sum()
+
+
 def make_update(n):
     @jax.jit
     def update(w, state):
@@ -169,6 +195,9 @@ if __name__ == "__main__":
         update = make_update(n)
         for _ in range(2):
             update(jnp.ones(4), (jnp.ones(4),) * n)
+    lm_step(3, 2.0)
+    attack(jnp.ones(4))  # eagerly, as well as inside robust_step
+    robust_step(jnp.ones(4))
     a = jnp.ones(4)
     scaled(a)
     jax.config.update("jax_enable_x64", True)
@@ -188,7 +217,7 @@ def recorded(tmp_path_factory):
     (root / "record.stderr").write_text(rec.stderr)
     lines = {m: i for i, line in enumerate(TRAIN.lstrip("\n").splitlines(), 1)
              for m in ("RESHARD", "GROW", "REJIT", "SETTING", "ERRORCHECK", "SEED", "ROWS", "NESTED", "EAGER",
-                       "REDEFINED", "LIBRARY") if f"# {m}" in line}
+                       "REDEFINED", "LIBRARY", "CALLEE", "HOLD", "INLINED") if f"# {m}" in line}
     return root, json_findings(check, "JAX208"), lines, json_findings(check)
 
 
@@ -305,6 +334,27 @@ def test_the_record_summary_says_what_the_check_reports(recorded):
     assert "predict" not in with_208 and "step" not in with_208
     assert "see JAX208" not in rec and "; JAX208 reports a recompilation in " in rec, rec
     assert "jaxlint.dynamic" not in rec
+
+
+def test_a_finding_kept_on_two_functions_is_counted_once(recorded):
+    # `attack` is called eagerly and inside `robust_step`, which inlines it: its unrolled
+    # loop is kept on both functions in the recording, and is one finding
+    root, *_, lines, everything = recorded
+    kept = json.loads((root / ".jaxlint" / "observed.json").read_text())["functions"]
+    on = [k for k, e in kept.items() for d in e.get("diagnostics") or []
+          if d["code"] == "JAX202" and d["location"]["row"] == lines["INLINED"]]
+    assert sorted(on) == ["train:attack", "train:robust_step"], on
+    assert len(_at([d for d in everything if d["code"] == "JAX202"], lines["INLINED"])) == 1
+
+
+def test_a_global_passed_to_a_nested_jit_is_reported_where_the_jitted_function_passes_it(recorded):
+    # `lm_step` passes the global `CORPUS` to the jitted `take_batch`, which reads it as its
+    # parameter `data`: the fix is at lm_step's call, the callee's use is a related location
+    *_, lines, everything = recorded
+    [d] = [d for d in everything if d["code"] == "JAX201"]
+    assert d["location"]["row"] == lines["HOLD"], d
+    assert "`CORPUS`" in d["message"] and d["data"]["function"] == "lm_step"
+    assert lines["CALLEE"] in [r["location"]["row"] for r in d["related"]], d["related"]
 
 
 def test_a_key_made_from_a_literal_seed_in_a_jitted_function(recorded):

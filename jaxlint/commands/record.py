@@ -170,7 +170,7 @@ def run(args) -> int:
                  if multi else ""), file=sys.stderr)
         if levels:
             lines = observations.coverage_lines(functions, levels)
-            found_n = sum(len(e.get("diagnostics") or []) for e in functions.values())
+            found_n = observations.count_findings(functions)
             lines[0] += (f"; {found_n} finding{'s' if found_n != 1 else ''}"
                          f" (`jaxlint check --dynamic` reports them)" if found_n else "; no findings")
             failed = sum(e["count"] for e in errors.values())

@@ -301,6 +301,12 @@ def _dkey(d: dict) -> tuple:
     return (d.get("code"), d.get("filename"), loc.get("row"), loc.get("column"))
 
 
+def count_findings(functions: dict) -> int:
+    """The findings of the recording's functions as ``check`` reports them: one per code
+    and place (a finding kept on two functions, one inlined in the other, is one)."""
+    return len({_dkey(d) for e in functions.values() for d in e.get("diagnostics") or [] if isinstance(d, dict)})
+
+
 def write(path: Path, functions: dict, programs: list[dict], irs: dict[str, dict], replace: bool,
           merge: bool = False) -> dict:
     """Merge one run into the file: entries of functions this run called replace theirs,

@@ -19,7 +19,8 @@ class LargeConstant(TraceRule):
     the array's name: the outermost line that reads it (a lambda's `foo(y, W)`, not the
     line inside `foo`; `model(x)` in the jitted function when the module-level `model`
     holds the array as `model.w`, not the layer's `__call__` or the method that reads
-    `self.w`; the helper's `x + W` when `W` is the helper's own global), or the
+    `self.w`; the helper's `x + W` when `W` is the helper's own global; `get_batch(key,
+    train_data)` when a nested jitted function reads the global as its parameter), or the
     `jax.jit(partial(apply, params))` that binds it, with its variable name
     (`params['w1']`, `model.w`) when it can be recovered, its size, shape and dtype;
     where the name is assigned, where the array is read and the jitted function's line
@@ -150,6 +151,12 @@ class LargeConstant(TraceRule):
             sites = ctx.sites(consumers)
             ctx.consumer_frames(consumers)
             name, capture, defined = ctx.capture_of(value, sites)
+            if name is not None and capture is None:
+                # a nested jit traced on its own reads it as its parameter (`get_batch(key,
+                # train_data)`, whose body reads `data`): taken hold of where this level passes it
+                ctx.consumer_frames([e for e in level.jaxpr.eqns if any(v is var for v in e.invars)])
+                _, capture, passed = ctx.capture_of(value, sites)
+                defined = defined or passed
             use = sites[0] if sites else None
             site = capture or use or ctx.def_site()
             arr = adapter.const_array(value)

@@ -169,11 +169,13 @@ FOUND2 = frozenset({
 
 #: Third-round cases (``recall_blind3_cases.py``) found with ``--select ALL``. The blind
 #: figure: 26 of 44 at 1a2da8d (the session's start, before the value-model changes of
-#: the same session; the cases were committed, fc126d2 on branch recall30, before jaxlint
-#: ran on them).
+#: the same session; the cases were committed, fc126d2, tag recall30-blind-cases, before
+#: jaxlint ran on them); 29 of 44 at e141c0d, after those changes, which were made without
+#: sight of these cases (held-out).
 FOUND3 = frozenset({
     "aesara-1344",
     "array-api-999",
+    "flax-1903",  # held-out: found at e141c0d
     "flax-2665",
     "gymnax-83",
     "jax-101",
@@ -183,8 +185,10 @@ FOUND3 = frozenset({
     "jax-2251",
     "jax-3086",
     "jax-3220",
+    "jax-4449",  # held-out: found at e141c0d
     "jax-4714",
     "jax-4763",
+    "jax-4798",  # held-out: found at e141c0d
     "jax-5815",
     "jax-8599",
     "jaxmg-29",

@@ -4,7 +4,6 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from jaxlint.compile.hlo import SourceLocation
 from jaxlint.rule import BUDGET, BudgetRule, Invalid, Option, Valid
 from jaxlint.textutil import figure as amount, signed_percent as signed
 
@@ -205,6 +204,8 @@ class CostBudget(BudgetRule):
         """What is new in the program: loops that run more often, the largest buffers
         (for bytes) or ops (for flops) that the budgeted program did not have; and their
         lines."""
+        from jaxlint.compile.hlo import SourceLocation  # the compile tier's model: loaded where the gate runs
+
         budget, now = ctx.budget or {}, ctx.now
         why: list[str] = []
         related: list[Related] = []

@@ -11,7 +11,7 @@ Each case names the rule that should report it and marks the problem's line (or 
 with ``# <-``, in the same ``Case`` form as ``recall_blind_cases.py``. A case is *found*
 when that rule reports on a marked line. The verdicts are in
 ``benchmarks/recall_reports.md`` ("Blind recall, second round"); the measurement is
-``tests/test_recall_blind2.py``.
+``tests/test_recall_blind.py``.
 """
 from __future__ import annotations
 

@@ -573,3 +573,78 @@ def test_a_defaulted_parameter_is_traced_when_a_call_passes_it():
     by_name = {f.name: f for f in m.functions}
     assert by_name["radial"].traced_params == {"r", "order"}  # `scale` keeps its default; `mode` is static
     assert by_name["kept"].traced_params == {"x"}
+
+
+# ---------------------------------------------------------------------- one answer to "is this value traced?"
+_SHAPES = """
+    import dataclasses
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from flax import struct
+
+    @struct.dataclass
+    class State:
+        x: jax.Array
+        n: int = struct.field(pytree_node=False)
+
+    def count(xs):
+        return len(xs)
+
+    def double(x):
+        return jnp.asarray(x) * 2
+
+    SENTINEL = object()
+
+    class Model:
+        scale = 2.0
+
+        @jax.jit
+        def apply(self, x, cfg, state: State, key):
+            a = self.scale * x
+            b = cfg.depth + 1
+            c = state.n
+            d = state.x + 1
+            e = int(x) + len(x)
+            f = not x
+            g = x is None
+            h = x == "mean"
+            i = x == SENTINEL
+            j = count(x)
+            k = double(x)
+            m = f"{x}"
+            o = jax.random.PRNGKey(0)
+            p = np.sum(x)
+            q = x.shape[0] + x.ndim
+            r = [v for v in x]
+            s = {kk: vv for kk, vv in state.items()}
+            t = x.sum() if x.ndim > 1 else x
+            u = jax.grad(double)(x)
+            w = sum(x), max(x, 0), abs(x), round(x), pow(x, 2), divmod(x, 2)
+            y = sum((1, 2)), max(3, 4), abs(-1), round(2.5), pow(2, 3)
+            return a, b, c, d, e, f, g, h, i, j, k, m, o, p, q, r, s, t, u, w, y
+"""
+
+
+def test_the_tracing_fixpoint_and_the_rules_ask_one_function():
+    """``Tracing.is_traced_expr`` (what marks traced names and parameters) and
+    ``Taint.level`` (what the rules ask) are one decision, ``flow.Flow.culprit``: on a
+    jitted function they agree on every expression, at the edges too (``self.x``, a
+    static field, a config, ``not x``, ``is``, a string or sentinel comparison, a
+    converter, a helper whose summary is static, an f-string, numpy on a tracer)."""
+    from jaxlint.static.taint import taint_of
+
+    m = model_of(_SHAPES)
+    fn = next(f for f in m.functions if f.name == "apply")
+    taint = taint_of(m, fn)
+    exprs = [n for n in ast.walk(fn.node) if isinstance(n, ast.expr)]
+    assert len(exprs) > 150
+    disagree = [ast.unparse(e) for e in exprs
+                if m.is_traced_expr(e, fn) != (taint.level(e) is not None)]
+    assert disagree == []
+    # what the one answer says of the names those lines bind
+    # (an f-string of a tracer counts: it is what a print of a tracer shows)
+    traced = {"a", "k", "m", "o", "p", "t", "u", "w"}
+    static = {"b", "c", "e", "f", "g", "h", "i", "j", "q", "y"}
+    assert traced <= fn.tainted
+    assert not static & fn.tainted

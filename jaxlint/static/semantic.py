@@ -9,8 +9,9 @@ Each part says what it holds:
 * ``traced.Tracing``: which functions are traced, with the reason as data (``Reason``),
   and which of their names hold traced values;
 * ``values``: what kind of value an expression is (``Kind``, class fields, function
-  summaries), and ``taint``: how sure a value in traced code is a tracer, a view of
-  the parts above.
+  summaries); ``flow``: the one decision whether, and how surely, a value in traced code
+  is a tracer (``Flow.culprit``), which the tracing fixpoint asks yes/no; and ``taint``:
+  the rules' view of it, with a level for each name.
 
 ``ModuleModel`` is the ``Scopes`` of a module with its jit map (``jits``) and tracing
 (``tracing``) computed; it is what rules receive (``ctx.model``).

@@ -17,8 +17,8 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from jaxlint.static.apis import (ARRAYS_OUT, DIFF_TRANSFORMS, JIT_LIKE, PASS_ARGUMENTS, SAMPLE_SITES, STATIC_ATTRS,
-                                 STATIC_CALLS, TRACING_HOFS, is_axis_size, literal_int, literal_ints)
+from jaxlint.static.apis import DIFF_TRANSFORMS, JIT_LIKE, PASS_ARGUMENTS, TRACING_HOFS, literal_int, literal_ints
+from jaxlint.static.flow import Flow, iteration_targets, sampled, transform_of  # noqa: F401
 from jaxlint.static.runs import EAGER_UNDER_DISABLE_JIT, eager_block
 from jaxlint.static.scopes import target_names
 
@@ -60,39 +60,6 @@ class Reason:
         return self.kind == CALL
 
 
-def iteration_targets(target: ast.AST, it: ast.AST, traced) -> set[str]:
-    """The names of a ``for`` target that receive traced values when iterating ``it``
-    (``traced(expr)`` says whether an expression is traced). Keys of a pytree dict
-    (``for k, v in d.items()``, ``d.keys()``) and ``enumerate`` counters are Python
-    values, and so is what ``range`` yields; ``zip`` pairs each target with its own iterable."""
-    if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.args:
-        if it.func.attr == "keys":
-            return set()
-        if it.func.attr == "items" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2:
-            return set(target_names(target.elts[1])) if traced(it.func.value) else set()
-    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.args and not it.keywords:
-        if it.func.id == "range":
-            return set()  # range() takes concrete ints and yields Python ints
-        if it.func.id == "enumerate" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2:
-            return iteration_targets(target.elts[1], it.args[0], traced)
-        if it.func.id == "zip" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(it.args) \
-                and not any(isinstance(a, ast.Starred) for a in it.args):
-            out: set[str] = set()
-            for t, a in zip(target.elts, it.args):
-                out |= iteration_targets(t, a, traced)
-            return out
-    return set(target_names(target)) if traced(it) else set()
-
-
-def sampled(call: ast.Call, observed: str) -> bool:
-    """A sample site (``numpyro.sample("z", dist)``) in traced code draws a tracer; one
-    given a value to observe (``obs=y``, not ``obs=None``) returns that value."""
-    value = next((k.value for k in call.keywords if k.arg == observed), None)
-    if value is None:
-        return not any(k.arg is None for k in call.keywords) and len(call.args) < 3
-    return isinstance(value, ast.Constant) and value.value is None
-
-
 class Tracing:
     """Which functions of a module's ``Scopes`` are traced, why, and which of their
     names hold traced values. The jit map's entries are the seeds (``EntryFinder`` has
@@ -100,6 +67,7 @@ class Tracing:
 
     def __init__(self, scopes: "Scopes") -> None:
         self.scopes = scopes
+        self._flows: dict[int, Flow] = {}
 
     def propagate(self) -> None:
         """Mark functions traced through entry points and compute tainted names."""
@@ -298,21 +266,20 @@ class Tracing:
                 break
 
     def transform_of(self, func: ast.AST, fn: FunctionInfo | None) -> str | None:
-        """The jax transform a called expression applies: ``jax.grad(f)`` inline, or a
-        name bound once to such a call (``grad_fn = jax.value_and_grad(loss)``); None
-        when it is not one."""
-        if isinstance(func, ast.Name):
-            _, bindings = self.scopes.lookup(func.id, fn)
-            if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].value, ast.Call):
-                return None
-            func = bindings[0].value
-        if not (isinstance(func, ast.Call) and func.args):
-            return None
-        q = self.scopes.resolve_call(func)
-        return q if q in DIFF_TRANSFORMS or q in TRACING_HOFS or q in JIT_LIKE else None
+        """The jax transform a called expression applies (``flow.transform_of``)."""
+        return transform_of(self.scopes, func, fn)
+
+    def flow(self, fn: FunctionInfo) -> Flow:
+        """The value model's flow of traced function ``fn`` (one per function; it reads
+        the names the fixpoint has marked so far, ``fn.tainted``)."""
+        flow = self._flows.get(id(fn))
+        if flow is None:
+            flow = self._flows[id(fn)] = Flow(self.scopes, fn)
+        return flow
 
     def is_traced_expr(self, expr: ast.AST | None, fn: FunctionInfo | None = None) -> bool:
-        """Whether ``expr`` (inside traced function ``fn``) evaluates to a traced value.
+        """Whether ``expr`` (inside traced function ``fn``) evaluates to a traced value:
+        the value model's answer (``flow.Flow.culprit``) at any level of certainty.
 
         Conservative in the direction of *not traced*: rules stay quiet when unsure.
         """
@@ -322,56 +289,4 @@ class Tracing:
             fn = self.scopes.traced_function_of(expr)
             if fn is None:
                 return False
-        if isinstance(expr, ast.Name):
-            return expr.id in fn.tainted
-        if isinstance(expr, ast.Attribute):
-            if expr.attr in STATIC_ATTRS:
-                return False
-            if expr.attr in ("T", "real", "imag", "mT", "at"):
-                return self.is_traced_expr(expr.value, fn)
-            return self.is_traced_expr(expr.value, fn)
-        if isinstance(expr, ast.Subscript):
-            return self.is_traced_expr(expr.value, fn)
-        if isinstance(expr, ast.Starred):
-            return self.is_traced_expr(expr.value, fn)
-        if isinstance(expr, ast.Call):
-            q = self.scopes.resolve_call(expr)
-            if q in STATIC_CALLS:
-                return False
-            if q is not None and q.startswith(("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.")):
-                if is_axis_size(expr, q):
-                    return False
-                if q.rsplit(".", 1)[-1] in ("shape", "ndim", "size", "dtype", "result_type", "issubdtype", "iinfo", "finfo", "promote_types", "can_cast", "isdtype"):
-                    return False
-                # constructors from static sizes are concrete-free constants, but under
-                # jit they are still traced arrays
-                return True
-            if q in SAMPLE_SITES and sampled(expr, SAMPLE_SITES[q]):
-                return True
-            if q is not None and q.startswith("jax.random."):
-                return q.rsplit(".", 1)[-1] not in ("PRNGKey", "key", "key_data", "wrap_key_data") or any(
-                    self.is_traced_expr(a, fn) for a in expr.args)
-            if isinstance(expr.func, ast.Attribute):
-                if self.is_traced_expr(expr.func.value, fn):
-                    return expr.func.attr not in ("item", "tolist", "__len__")
-            if self.transform_of(expr.func, fn) in ARRAYS_OUT:
-                return True  # `jax.grad(loss)(params)` in traced code: staged out, whatever it is given
-            return any(self.is_traced_expr(a, fn) for a in expr.args) or any(
-                self.is_traced_expr(k.value, fn) for k in expr.keywords)
-        if isinstance(expr, ast.BinOp):
-            return self.is_traced_expr(expr.left, fn) or self.is_traced_expr(expr.right, fn)
-        if isinstance(expr, ast.UnaryOp):
-            return self.is_traced_expr(expr.operand, fn)
-        if isinstance(expr, ast.BoolOp):
-            return any(self.is_traced_expr(v, fn) for v in expr.values)
-        if isinstance(expr, ast.Compare):
-            if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in expr.ops):
-                return False
-            return self.is_traced_expr(expr.left, fn) or any(self.is_traced_expr(c, fn) for c in expr.comparators)
-        if isinstance(expr, ast.IfExp):
-            return self.is_traced_expr(expr.body, fn) or self.is_traced_expr(expr.orelse, fn)
-        if isinstance(expr, (ast.Tuple, ast.List)):
-            return any(self.is_traced_expr(e, fn) for e in expr.elts)
-        if isinstance(expr, ast.NamedExpr):
-            return self.is_traced_expr(expr.value, fn)
-        return False
+        return self.flow(fn).culprit(expr) is not None

@@ -1,0 +1,436 @@
+"""How a value in traced code is traced: the one answer of the static value model.
+
+``Flow.culprit(expr)`` decides, for an expression read in a traced function, whether it
+evaluates to a tracer and how sure that is: ``CERTAIN`` (a traced parameter, a
+jax.numpy / lax result, arithmetic on those), ``LIKELY`` (a field of a traced pytree,
+which its class may declare static), ``POSSIBLE`` (the result of a call the model cannot
+see into), or None (not traced). Every other question is a view of this one:
+
+* ``traced.Tracing`` asks it while it spreads tracing over the call graph: a value is
+  traced when its level is not None (any level), with every name the fixpoint has
+  marked so far at ``CERTAIN`` (``Flow``'s names: ``FunctionInfo.tainted``). What it
+  marks (``FunctionInfo.tainted``, ``traced_params``) is what the rules' ``Taint`` starts from.
+* ``taint.Taint`` (the rules' view) is a ``Flow`` whose names carry their levels, so a
+  parameter of a helper is as sure as the arguments its traced callers pass.
+
+A fix to one shape of flow here reaches the tracing fixpoint and every rule at once.
+
+What the model knows of values (by shape of expression):
+
+* names: traced when the fixpoint marked them, and only after the statement that makes
+  them so; not under an ``isinstance`` test that rules a tracer out; comprehension
+  variables are their own (a dict's keys are Python values).
+* attributes: ``.shape``/``.ndim``/``.dtype``/``.size`` are static, and so are fields a
+  pytree class declares static, ``self.x``/``cls.x`` (the bound instance of a method, not
+  a leaf), and the attributes of config-like names; other fields of a traced pytree are
+  ``LIKELY``.
+* calls: jax.numpy / lax / nn / scipy / random results are traced in traced code, even
+  from constants (not inside ``jax.ensure_compile_time_eval()``), and so is what
+  numpy gives when handed a tracer; shape and dtype questions are static. A builtin
+  that computes from its arguments (``sum``, ``max``, ``min``, ``abs``, ``round``,
+  ``pow``, ``divmod``) is as traced as they are (of static values: static); the
+  converters (``int``, ``len``, ``bool``, ...) give Python values. A jax transform
+  applied in traced code (``jax.grad(f)(x)``, ``grad_fn(x)``) gives tracers. A method of a
+  traced value gives an array's or a container's result, or what the class's summary
+  says; a function of the checked tree gives what its summary says (``values.Summaries``),
+  and one the model cannot see into gives at most ``POSSIBLE``.
+* operators, subscripts, tuples and lists: as traced as their surest operand; ``is``,
+  ``in``, ``not`` and comparisons with strings give Python bools; only one arm of a
+  conditional expression runs.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from typing import TYPE_CHECKING
+
+from jaxlint.static.apis import (ARRAYS_OUT, DIFF_TRANSFORMS, JIT_LIKE, SAMPLE_SITES, STATIC_ATTRS, STATIC_CALLS,
+                                 TRACING_HOFS, is_axis_size)
+from jaxlint.static.scopes import target_names, walk
+from jaxlint.static.values import ARRAY_METHODS, CONTAINER_METHODS, Kind, Summaries, static_field
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxlint.static.scopes import FunctionInfo, Scopes
+
+
+POSSIBLE, LIKELY, CERTAIN = 0, 1, 2
+
+#: Base names whose attributes are configuration, never traced.
+CONFIG_NAME = re.compile(r"^_*(config|cfg|conf|hparams|hps|hp|hyperparams|args|opts|options|settings|flags|spec)s?(_.*)?$|.*_(config|cfg)$", re.I)
+#: Builtins that turn a value into a Python object: their result is never a tracer.
+CONVERTERS = {"builtins.bool", "builtins.int", "builtins.float", "builtins.complex", "builtins.str",
+              "builtins.repr", "builtins.len", "builtins.range", "builtins.format"}
+#: Array methods whose result is a Python object.
+CONVERTING_METHODS = {"item", "tolist", "__len__", "__bool__", "__int__", "__float__", "__index__"}
+#: jax functions that answer questions about dtypes and shapes with Python values.
+STATIC_JAX_FUNCS = {"shape", "ndim", "size", "dtype", "result_type", "issubdtype", "iinfo", "finfo",
+                    "promote_types", "can_cast", "isdtype", "iscomplexobj", "isrealobj", "isscalar",
+                    "broadcast_shapes", "issubsctype", "tree_structure", "structure", "treedef_is_leaf",
+                    "eval_shape", "typeof", "get_aval", "default_backend", "device_count",
+                    "local_device_count", "process_index", "process_count", "devices", "local_devices",
+                    "axis_size"}
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+_JAX_ARRAY_FUNCS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.", "jax.tree_util.tree_map",
+                    "jax.tree.map", "jax.vmap", "jax.grad", "jax.value_and_grad")
+_EAGER = {"jax.ensure_compile_time_eval", "jax.core.ensure_compile_time_eval"}
+_TREE_MAPS = {"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"}
+_ARRAY_ATTRS = {"T", "mT", "real", "imag", "at", "flat"}
+
+
+def iteration_targets(target: ast.AST, it: ast.AST, traced) -> set[str]:
+    """The names of a ``for`` target that receive traced values when iterating ``it``
+    (``traced(expr)`` says whether an expression is traced). Keys of a pytree dict
+    (``for k, v in d.items()``, ``d.keys()``) and ``enumerate`` counters are Python
+    values, and so is what ``range`` yields; ``zip`` pairs each target with its own iterable."""
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.args:
+        if it.func.attr == "keys":
+            return set()
+        if it.func.attr == "items" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2:
+            return set(target_names(target.elts[1])) if traced(it.func.value) else set()
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.args and not it.keywords:
+        if it.func.id == "range":
+            return set()  # range() takes concrete ints and yields Python ints
+        if it.func.id == "enumerate" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2:
+            return iteration_targets(target.elts[1], it.args[0], traced)
+        if it.func.id == "zip" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(it.args) \
+                and not any(isinstance(a, ast.Starred) for a in it.args):
+            out: set[str] = set()
+            for t, a in zip(target.elts, it.args):
+                out |= iteration_targets(t, a, traced)
+            return out
+    return set(target_names(target)) if traced(it) else set()
+
+
+def sampled(call: ast.Call, observed: str) -> bool:
+    """A sample site (``numpyro.sample("z", dist)``) in traced code draws a tracer; one
+    given a value to observe (``obs=y``, not ``obs=None``) returns that value."""
+    value = next((k.value for k in call.keywords if k.arg == observed), None)
+    if value is None:
+        return not any(k.arg is None for k in call.keywords) and len(call.args) < 3
+    return isinstance(value, ast.Constant) and value.value is None
+
+
+def transform_of(model: "Scopes", func: ast.AST, fn: "FunctionInfo | None") -> str | None:
+    """The jax transform a called expression applies: ``jax.grad(f)`` inline, or a
+    name bound once to such a call (``grad_fn = jax.value_and_grad(loss)``); None
+    when it is not one."""
+    if isinstance(func, ast.Name):
+        _, bindings = model.lookup(func.id, fn)
+        if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].value, ast.Call):
+            return None
+        func = bindings[0].value
+    if not (isinstance(func, ast.Call) and func.args):
+        return None
+    q = model.resolve_call(func)
+    return q if q in DIFF_TRANSFORMS or q in TRACING_HOFS or q in JIT_LIKE else None
+
+
+class Flow:
+    """How values read in traced function ``fn`` are traced (see the module's docstring).
+
+    The names ``fn`` binds are as the tracing fixpoint marks them (``fn.tainted``), each
+    ``CERTAIN``; ``taint.Taint`` refines them with levels (``name_level``)."""
+
+    def __init__(self, model: "Scopes", fn: "FunctionInfo") -> None:
+        self.model = model
+        self.fn = fn
+        self._isinstance_tests: set[str] | None = None  # names the body tests with isinstance
+        self._reading: set[int] = set()  # reads whose reaching bindings are being asked about
+        #: traced only because a traced function calls it (its parameters' fields are
+        #: at most POSSIBLE: the callers' arguments may be static)
+        self.indirect = bool(fn.traced_by) and all(r.by_call for r in fn.traced_by)
+
+    def name_level(self, name: str) -> int | None:
+        """The level of a name ``fn`` binds or closes over (None: not traced)."""
+        return CERTAIN if name in self.fn.tainted else None
+
+    def traced(self, expr: ast.AST | None) -> bool:
+        """Yes/no: ``expr`` is traced at any level."""
+        return self.culprit(expr) is not None
+
+    # ------------------------------------------------------------------ expressions
+    def level(self, expr: ast.AST | None) -> int | None:
+        """CERTAIN / LIKELY / POSSIBLE when ``expr`` is traced, None when it is not."""
+        found = self.culprit(expr)
+        return found[0] if found else None
+
+    def culprit(self, expr: ast.AST | None) -> tuple[int, ast.AST] | None:
+        """(level, the sub-expression that makes ``expr`` traced), or None."""
+        if expr is None:
+            return None
+        m = self.model
+        if isinstance(expr, ast.Name):
+            gen = self._comprehension_binding(expr)
+            if gen is not None:
+                if expr.id not in iteration_targets(gen.target, gen.iter, lambda e: self.culprit(e) is not None):
+                    return None  # `k` of `for k, v in d.items()`: a pytree key
+                found = self.culprit(gen.iter)
+                return (found[0], expr) if found else None
+            level = self.name_level(expr.id)
+            if level is None:
+                return None
+            if len(self.fn.bindings.get(expr.id, ())) > 1 and self._clean_here(expr):
+                return None  # `n = 3` reaches this read; `n = jnp.sum(x)` comes only after it
+            if self._narrowed(expr):
+                return None  # under `if isinstance(x, (int, float, np.ndarray))`: not a tracer
+            return level, expr
+        if isinstance(expr, ast.Attribute):
+            if expr.attr in STATIC_ATTRS or static_field(m, expr.attr):
+                return None  # a shape, or a field a pytree class (of this module or imported) declares static
+            base = expr.value
+            if isinstance(base, ast.Name):
+                if base.id in ("self", "cls") or CONFIG_NAME.match(base.id):
+                    return None
+                p = self.fn.param(base.id)
+                if p is not None and base.id in self.fn.traced_params and expr.attr not in _ARRAY_ATTRS:
+                    if m.is_array_annotation(p.annotation):
+                        return CERTAIN, expr
+                    if p.annotation is not None:
+                        return None  # a declared non-array type: a config or module object
+                    found = self.culprit(base)
+                    cap = POSSIBLE if self.indirect else LIKELY
+                    return (min(found[0], cap), expr) if found else None
+            found = self.culprit(base)
+            if found and expr.attr not in _ARRAY_ATTRS:
+                # an array has no such attribute: `base` is a pytree (a loop's carry, a
+                # dataclass) and this is one of its fields, which may be static
+                return min(found[0], LIKELY), found[1]
+            return (found[0], found[1]) if found else None
+        if isinstance(expr, (ast.Subscript, ast.Starred)):
+            return self.culprit(expr.value)
+        if isinstance(expr, ast.Call):
+            return self._call(expr)
+        if isinstance(expr, ast.BinOp):
+            return _best(self.culprit(expr.left), self.culprit(expr.right))
+        if isinstance(expr, ast.UnaryOp):
+            if isinstance(expr.op, ast.Not):
+                return None  # `not x` is a Python bool (the conversion itself is the finding)
+            return self.culprit(expr.operand)
+        if isinstance(expr, ast.BoolOp):
+            return _best(*(self.culprit(v) for v in expr.values))
+        if isinstance(expr, ast.Compare):
+            if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in expr.ops):
+                return None
+            operands = [expr.left, *expr.comparators]
+            if any(isinstance(o, ast.Constant) and isinstance(o.value, (str, bytes, type(None))) for o in operands):
+                return None  # arrays are never compared with strings: this is a static option
+            if any(self._is_sentinel(o) for o in operands):
+                return None  # `state == _sentinel` (an `object()`): an array defers to identity, a bool
+            return _best(*(self.culprit(o) for o in operands))
+        if isinstance(expr, ast.IfExp):
+            return self._one_arm(expr)
+        if isinstance(expr, (ast.Tuple, ast.List)):
+            return _best(*(self.culprit(e) for e in expr.elts))
+        if isinstance(expr, ast.NamedExpr):
+            return self.culprit(expr.value)
+        if isinstance(expr, ast.JoinedStr):
+            return _best(*(self.culprit(v.value) for v in expr.values if isinstance(v, ast.FormattedValue)))
+        return None
+
+    def _clean_here(self, name: ast.Name) -> bool:
+        """Whether every binding of ``name`` that reaches this read assigns a value that is
+        not traced. The names a function taints are one set for its whole body; a name
+        bound to a Python value first and to a tracer only later is not traced before."""
+        if id(name) in self._reading or id(name) not in self.model.parents:
+            return False  # asked again while answering (a loop brings a binding back), or a made-up node
+        self._reading.add(id(name))
+        try:
+            reach = self.model.reaching_bindings(name, self.fn)
+            return bool(reach) and all(b.kind == "assign" and b.value is not None and self.level(b.value) is None
+                                       for b in reach)
+        finally:
+            self._reading.discard(id(name))
+
+    def _one_arm(self, expr: ast.IfExp) -> tuple[int, ast.AST] | None:
+        """Only one arm of ``a if test else b`` runs. When ``test`` asks whether a traced
+        name is a tracer (``isinstance(x, float)``, ``isinstance(x, jax.Array)``), the arm a
+        tracer takes is the value; otherwise a value traced in one arm only is possibly
+        traced, and one traced in both is as sure as the less sure arm."""
+        for name in {n.id for n in walk(expr.test) if isinstance(n, ast.Name)}:
+            if self.name_level(name) != CERTAIN:
+                continue
+            if _isinstance_of(self.model, expr.test, name, jax=False):
+                return self.culprit(expr.orelse)  # a tracer is no host value: the else arm runs
+            if _isinstance_of(self.model, expr.test, name, jax=True):
+                return self.culprit(expr.body)
+        body, orelse = self.culprit(expr.body), self.culprit(expr.orelse)
+        if body is not None and orelse is not None:
+            return body if body[0] <= orelse[0] else orelse
+        found = body or orelse
+        return (POSSIBLE, found[1]) if found is not None else None
+
+    def _narrowed(self, name: ast.Name) -> bool:
+        """Whether an ``isinstance`` test around ``name`` rules out a tracer: the body of
+        ``if isinstance(x, (int, float, np.ndarray))`` (or of ``isinstance(...) and ...``),
+        the ``else`` of ``if isinstance(x, jax.Array)``, and what follows
+        ``if isinstance(x, jax.Array): return ...``."""
+        if self._isinstance_tests is None:
+            self._isinstance_tests = {n.args[0].id for n in self.fn.body_nodes()
+                                      if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                                      and n.func.id == "isinstance" and n.args and isinstance(n.args[0], ast.Name)}
+        if name.id not in self._isinstance_tests:
+            return False  # the body never tests this name's type
+        child: ast.AST = name
+        for a in self.model.ancestors(name):
+            if isinstance(a, (ast.If, ast.IfExp)) and child is not a.test:
+                in_body = child in a.body if isinstance(a, ast.If) else child is a.body
+                if in_body and _isinstance_of(self.model, a.test, name.id, jax=False):
+                    return True
+                if not in_body and _isinstance_of(self.model, a.test, name.id, jax=True):
+                    return True
+            body = getattr(a, "body", None)
+            if isinstance(body, list) and child in body:
+                for stmt in body[:body.index(child)]:
+                    if isinstance(stmt, ast.If) and not stmt.orelse and stmt.body \
+                            and isinstance(stmt.body[-1], (ast.Return, ast.Raise)) \
+                            and _isinstance_of(self.model, stmt.test, name.id, jax=True):
+                        return True
+            if a is self.fn.node:
+                return False
+            child = a
+        return False
+
+    def _is_sentinel(self, expr: ast.AST) -> bool:
+        """A name bound only to ``object()``: comparing anything with it gives a Python bool."""
+        if not isinstance(expr, ast.Name):
+            return False
+        _, bindings = self.model.lookup(expr.id, self.fn)
+        return bool(bindings) and all(
+            isinstance(b.value, ast.Call) and not b.value.args and self.model.resolve_call(b.value) == "builtins.object"
+            for b in bindings)
+
+    def _transform(self, func: ast.AST) -> str | None:
+        """The jax transform ``func`` applies (inline, or a name bound once to one), or None."""
+        return transform_of(self.model, func, self.fn)
+
+    def _comprehension_binding(self, name: ast.Name) -> ast.comprehension | None:
+        """The generator of an enclosing comprehension that binds ``name`` (comprehension
+        variables have their own scope; the model keeps one set of names per function)."""
+        child: ast.AST = name
+        below: ast.AST = name  # the node under ``child`` on the way up
+        for a in self.model.ancestors(name):
+            if a is self.fn.node:
+                return None
+            if isinstance(a, _COMPREHENSIONS):
+                for i, g in enumerate(a.generators):
+                    if i == 0 and child is g and below is g.iter:
+                        break  # inside the first iterable: evaluated in the enclosing scope
+                    if name.id in set(target_names(g.target)):
+                        return g
+            below, child = child, a
+        return None
+
+    def _call(self, call: ast.Call) -> tuple[int, ast.AST] | None:
+        q = self.model.resolve_call(call)
+        if q in CONVERTERS or q in STATIC_CALLS:
+            return None
+        if q in _TREE_MAPS and call.args:
+            if Summaries.of(self.model).callee_returns(call.args[0], self.fn) is Kind.STATIC:
+                return None  # every leaf becomes what `f` returns: `jnp.ndim(a) == jnp.ndim(b)`
+        args = [*call.args, *(k.value for k in call.keywords)]
+        if q in SAMPLE_SITES:
+            if sampled(call, SAMPLE_SITES[q]):
+                return CERTAIN, call  # a latent site draws a tracer under the kernel's trace
+            observed = next((k.value for k in call.keywords if k.arg == SAMPLE_SITES[q]), None)
+            return self.culprit(observed if observed is not None else call.args[2] if len(call.args) > 2 else None)
+        if q is not None and q.startswith("jax."):
+            if q.rsplit(".", 1)[-1] in STATIC_JAX_FUNCS or is_axis_size(call, q):
+                return None
+            found = _best(*(self.culprit(a) for a in args))
+            if found:
+                return found
+            if q.startswith(_JAX_ARRAY_FUNCS) and not self._eager(call):
+                # under jit every jax.numpy result is staged out, even from constants
+                return CERTAIN, call
+            return None
+        if q is not None and q.startswith("numpy.") and q.rsplit(".", 1)[-1] not in STATIC_JAX_FUNCS:
+            # numpy on a tracer: wrong (numpy-on-tracer), but the result stands for an array
+            found = _best(*(self.culprit(a) for a in args))
+            if found:
+                return found
+        transform = self._transform(call.func)
+        if transform is not None:
+            # `jax.grad(f)(x)`, `grad_fn(x)` with `grad_fn = jax.value_and_grad(f)`: arrays out
+            found = _best(*(self.culprit(a) for a in args))
+            if found:
+                return found
+            if transform in ARRAYS_OUT:
+                # staged out under the trace whatever the inputs: `grad_fn(state.params)`
+                # with `state: TrainState` (an annotated pytree hides its leaves above)
+                return CERTAIN, call
+        if isinstance(call.func, ast.Attribute):
+            if call.func.attr in CONVERTING_METHODS:
+                return None
+            found = self.culprit(call.func.value)
+            if found:
+                return self._method(call.func.attr, found)
+        found = _best(*(self.culprit(a) for a in args))
+        if found:
+            # a function of this module or, through imports, of another module of the tree
+            returns = Summaries.of(self.model).callee_returns(call.func, self.fn)
+            if returns is Kind.STATIC:
+                return None  # `n_items(x)` returns `len(...)` or a shape: a Python value
+            if returns is Kind.TRACED:
+                return found  # the helper returns a jax.numpy result
+            # a function we cannot see into: it may return a static value
+            return POSSIBLE, found[1]
+        return None
+
+    def _eager(self, node: ast.AST) -> bool:
+        """``node`` runs inside ``with jax.ensure_compile_time_eval():``, where jax
+        computes on concrete values eagerly (a constant stays concrete)."""
+        for a in self.model.ancestors(node):
+            if a is self.fn.node:
+                return False
+            if isinstance(a, (ast.With, ast.AsyncWith)) and any(
+                    isinstance(i.context_expr, ast.Call)
+                    and self.model.resolve_call(i.context_expr) in _EAGER for i in a.items):
+                return True
+        return False
+
+    def _method(self, name: str, base: tuple[int, ast.AST]) -> tuple[int, ast.AST] | None:
+        """``base.name(...)`` with ``base`` traced (``base`` is its level and culprit).
+        An array's methods give arrays (``x.sum()``), a dict's its leaves; a method of a
+        class of this module gives what its summary says (``state.num_items()``
+        returning ``len(self.items)`` is a Python int); any other method is unknown:
+        ``state.method()`` on a pytree may return a figure computed from static
+        fields, so the result is at most POSSIBLE."""
+        if name in ARRAY_METHODS or name in CONTAINER_METHODS:
+            return base
+        returns = Summaries.of(self.model).method_returns(name)
+        if returns is Kind.STATIC:
+            return None
+        if returns is Kind.TRACED:
+            return base
+        return min(base[0], POSSIBLE), base[1]
+
+
+#: Types whose instances are never tracers, and those a tracer is an instance of.
+_HOST_TYPES = ("builtins.", "numpy.", "numbers.", "typing.")
+_JAX_TYPES = {"jax.Array", "jax.numpy.ndarray", "jax.core.Tracer", "jax.interpreters.partial_eval.DynamicJaxprTracer"}
+
+
+def _isinstance_of(model: "Scopes", test: ast.AST, name: str, jax: bool) -> bool:
+    """``test`` (or a conjunct of an ``and``) is ``isinstance(name, T)`` with every type in
+    ``T`` a host type (``jax=False``: int, float, np.ndarray, ...) or a JAX array type
+    (``jax=True``), or ``not isinstance(...)`` of the other kind."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_isinstance_of(model, v, name, jax) for v in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _isinstance_of(model, test.operand, name, not jax)
+    if not (isinstance(test, ast.Call) and model.resolve_call(test) == "builtins.isinstance" and len(test.args) == 2
+            and isinstance(test.args[0], ast.Name) and test.args[0].id == name):
+        return False
+    types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    quals = [model.resolve(t) or "" for t in types]
+    if jax:
+        return all(q in _JAX_TYPES for q in quals)
+    return all(q.startswith(_HOST_TYPES) for q in quals)
+
+
+def _best(*found: tuple[int, ast.AST] | None) -> tuple[int, ast.AST] | None:
+    best = None
+    for f in found:
+        if f is not None and (best is None or f[0] > best[0]):
+            best = f
+    return best

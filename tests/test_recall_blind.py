@@ -37,6 +37,7 @@ from recall_earlier_cases import EARLIER_CASES  # noqa: E402
 FOUND = frozenset({
     "brax-227",
     "brax-321",
+    "aesara-43",  # found after JAX111 checked every size position (scope40; tuning)
     "covo-mpc-2",
     "equinox-1141",
     "galax-692",
@@ -45,6 +46,7 @@ FOUND = frozenset({
     "jax-1141",
     "jax-1223",
     "jax-1333",
+    "jax-14279",  # found after JAX111 checked every size position (scope40; tuning)
     "jax-14597",
     "jax-15948",
     "jax-16845",
@@ -175,6 +177,7 @@ FOUND2 = frozenset({
 FOUND3 = frozenset({
     "aesara-1344",
     "array-api-999",
+    "egoallo-17",  # found after JAX111 checked every size position (scope40; tuning)
     "flax-1903",  # held-out: found at e141c0d
     "flax-2665",
     "gymnax-83",
@@ -182,6 +185,7 @@ FOUND3 = frozenset({
     "jax-10231",
     "jax-15338",
     "jax-18950",
+    "jax-19433",  # found after JAX111 checked every size position (scope40; tuning)
     "jax-2251",
     "jax-3086",
     "jax-3220",
@@ -189,6 +193,7 @@ FOUND3 = frozenset({
     "jax-4714",
     "jax-4763",
     "jax-4798",  # held-out: found at e141c0d
+    "jax-5208",  # found after JAX111 checked every size position (scope40; tuning)
     "jax-5815",
     "jax-8599",
     "jaxmg-29",

@@ -1,11 +1,14 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.static.taint import CERTAIN, Taint, confidence, taint_of, traced_how
+from jaxlint.static.apis import STATIC_ATTRS
+from jaxlint.static.taint import _UNREADABLE, CERTAIN, Taint, _argument_for, confidence, describe, taint_of, traced_how
+from jaxlint.static.values import ARRAY_METHODS, class_facts, static_field
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
 
 if TYPE_CHECKING:
@@ -36,15 +39,28 @@ class DataDependentShape(StaticRule):
       variants), `jnp.extract`, `jnp.compress`, the set operations `union1d`,
       `intersect1d`, `setdiff1d`, and one-argument `jnp.where`, called on a traced
       array without `size=`;
-    * a non-static parameter of a jitted function, or a mapped parameter of a vmapped
-      one, used as a shape or a size, also inside arithmetic: `jnp.zeros(n)`,
-      `jnp.zeros((n * x.shape[0],))`, `jax.random.normal(key, (n, 3))`,
-      `jax.nn.one_hot(x, k)`, `jax.random.split(key, n)`, `jnp.tile(x, n)`,
-      `lax.full((n, 3), 0.0)`. jit traces
-      every argument it is not told is static, Python ints included;
-    * an array computed in traced code used as a shape or a size
-      (`steps = jnp.array(span // dt)`, then `jnp.arange(steps)`): under a trace a
-      `jax.numpy` result is a tracer even when it is computed from constants.
+    * a traced value in a size position of a shape-taking API: a non-static parameter
+      of a jitted function, a mapped parameter of a vmapped one, the carry or index of
+      a `lax.scan` / `fori_loop` / `while_loop` body, a leaf field of such a parameter
+      (`cfg.steps` of a NamedTuple or dataclass argument, unless the class declares the
+      field static), an element of a traced array (`x[0]`), an array computed in traced
+      code (`steps = jnp.array(span // dt)`: under a trace a `jax.numpy` result is a
+      tracer even when it is computed from constants), a helper's parameter that traced
+      code passes one of these, a name assigned one, or arithmetic on any of them. The
+      size positions: `shape` of `zeros` / `ones` / `full` / `empty` (and of their
+      `_like` forms), `start` / `stop` / `step` of `arange`, `num` of `linspace` /
+      `logspace` / `geomspace`, `eye` / `identity` / `tri`, `reshape` (the function and
+      the method), `broadcast_to`, `resize`, `tile` reps, `repeat` without
+      `total_repeat_length` (function and method), `split` / `array_split` sections,
+      `triu_indices` / `tril_indices` / `indices`, `jax.nn.one_hot` classes, the
+      `shape` of `jax.random` samplers (every `shape=`), `jax.random.split` num,
+      `lax.full` / `full_like` / `iota` / `broadcast` / `broadcast_in_dim` /
+      `reshape`, the sizes of `lax.dynamic_slice` / `dynamic_slice_in_dim`, the
+      indices of `lax.slice`, `lax.top_k` k and `jax.image.resize` shape. jit traces
+      every argument it is not told is static, Python ints included; `eqx.filter_jit`
+      and `nnx.jit` keep Python ints static, and a differentiation transform passes its
+      other arguments through, so those stay quiet, as do shapes, `len()`, static
+      arguments and `lax.psum(1, axis)`.
 
     ## Why is this bad?
     XLA compiles programs with static shapes. Under `jit` (and inside `scan`, `vmap`,
@@ -152,6 +168,23 @@ class DataDependentShape(StaticRule):
             @jax.jit
             def f(x):
                 return x[jnp.argmax(x)], x[jnp.argsort(x)]
+            """
+        ),
+        Valid(
+            """
+            import equinox as eqx
+            import jax
+            import jax.numpy as jnp
+            from jax import lax
+
+            @eqx.filter_jit
+            def padded(x, n):
+                return jnp.zeros((n, x.shape[-1]))
+
+            def per_row(row):
+                return jnp.zeros(lax.psum(1, "rows")) + row
+
+            rows = jax.vmap(per_row, axis_name="rows")
             """
         ),
     ]
@@ -286,6 +319,38 @@ class DataDependentShape(StaticRule):
             line=6,
             message="traced argument `length` of jitted `padded` is used as a shape or size in `jax.lax.full`",
         ),
+        Invalid(
+            """
+            from typing import NamedTuple
+            import jax
+            import jax.numpy as jnp
+
+            class Schedule(NamedTuple):
+                warmup: int
+                peak: float
+
+            @jax.jit
+            def ramp(x, sched: Schedule):
+                return x * jnp.linspace(0.0, sched.peak, sched.warmup)
+            """,
+            line=11,
+            message="`sched.warmup` is a leaf field of a traced argument",
+        ),
+        Invalid(
+            """
+            import jax.numpy as jnp
+            from jax import lax
+
+            def body(count, x):
+                window = x[0] + 2
+                return count, jnp.arange(window) + count
+
+            def run(xs):
+                return lax.scan(body, 0, xs)
+            """,
+            line=6,
+            message="traced argument `x` of `body` (traced by scan at line 9)",
+        ),
     ]
 
     def check(self, ctx: StaticContext) -> None:
@@ -351,47 +416,59 @@ class DataDependentShape(StaticRule):
         )
 
     def _traced_shape(self, ctx, model: ModuleModel, fn: FunctionInfo, call: ast.Call) -> None:
-        """A traced value used as a shape or a size: ``jnp.zeros(n)``, ``jax.random.normal(key,
-        (n * 2, 3))``, ``jax.nn.one_hot(x, k)``, ``jnp.tile(x, n)`` with ``n`` a parameter
-        that jit or vmap traces (jit traces every non-static argument, Python ints included)
-        or arithmetic on one; or a local name bound to an array computed in traced code
-        (``steps = jnp.array(span // dt)``: staged out under the trace even from constants)."""
+        """A traced value in a size position of a shape-taking API (``SIZE_ARGS``, the
+        methods ``x.reshape(...)`` and ``x.repeat(n)``): a parameter that jit, vmap or a
+        lax loop traces (jit traces every non-static argument, Python ints included), a
+        leaf field of one, an index of one (``x[0]``), an array computed in traced code
+        (``steps = jnp.array(span // dt)``: staged out under the trace even from
+        constants), or arithmetic on any of these. Names are followed through their
+        reaching assignments, and a helper's parameter to what its traced callers pass."""
         q = model.resolve_call(call)
-        where = SHAPE_ARGS.get(q) if q is not None else None
-        if q is None or where is None:
+        sizes = _size_arguments(model, fn, call, q)
+        if not sizes:
             return
-        pos, kw = where
-        arg = next((k.value for k in call.keywords if k.arg == kw), None)
-        if arg is None and len(call.args) > pos and not any(isinstance(a, ast.Starred) for a in call.args[:pos + 1]):
-            arg = call.args[pos]
-        if arg is None:
-            return
-        parts = arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]
-        every_param_traced = bool(fn.traced_by) and all(r.kind in _ALL_TRACED for r in fn.traced_by)
-        taint = taint_of(model, fn)
-        found = next((f for p in parts if (f := _traced_size(taint, fn, p, every_param_traced)) is not None), None)
+        found = None
+        for arg in sizes:
+            found = _size_source(ctx, model, fn, arg, 0)
+            if found is not None:
+                break
         if found is None:
             return
-        name, made_by = found
-        short = q.replace("jax.numpy.", "jnp.")
-        if made_by is None:
+        short = (q or f"{ctx.segment(call.func)}").replace("jax.numpy.", "jnp.")
+        size_text = describe(arg)
+        if found.kind == "param" and found.direct and found.fn is fn:
+            mapped = _mapped_only(fn)
             ctx.report(
                 call,
-                f"traced argument `{name}` of {traced_how(fn)} is used as a shape or size in `{short}`: "
-                f"{'vmap maps' if _mapped_only(fn) else 'jit traces'} every non-static argument, Python ints "
+                f"traced argument `{found.name}` of {traced_how(fn)} is used as a shape or size in `{short}`: "
+                f"{'vmap maps' if mapped else _traces(found.fn)} every non-static argument, Python ints "
                 f"included, so tracing raises a ConcretizationTypeError (or TypeError); "
-                + (f"pass `{name}` unmapped (`in_axes=None` for it)" if _mapped_only(fn)
-                   else f"mark `{name}` static (`static_argnames=\"{name}\"`)"),
-                data={"function": short, "param": name},
+                + (f"pass `{found.name}` unmapped (`in_axes=None` for it)" if mapped
+                   else f"mark `{found.name}` static (`static_argnames=\"{found.name}\"`)"
+                   if _jitted(fn) else "compute it from static values (a shape, a static argument)"),
+                data={"function": short, "param": found.name},
             )
             return
+        if found.kind == "array":
+            ctx.report(
+                call,
+                f"`{found.name}` is an array computed in traced code (`{ctx.segment(found.made_by)}`) and is used "
+                f"as a shape or size in `{short}`: under the trace it is a tracer even when computed from "
+                f"constants, so tracing raises a ConcretizationTypeError (or TypeError); compute it with Python "
+                f"or NumPy from static values",
+                data={"function": short, "param": found.name},
+            )
+            return
+        what = ("a leaf field of a traced argument" if found.kind == "field"
+                else f"traced argument `{found.name}` of {traced_how(found.fn)}")
+        head = (f"`{size_text}` is {what}" if size_text == found.name and found.kind == "field"
+                else f"`{size_text}` is computed from {what}")
         ctx.report(
             call,
-            f"`{name}` is an array computed in traced code (`{ctx.segment(made_by)}`) and is used as a "
-            f"shape or size in `{short}`: under the trace it is a tracer even when computed from constants, "
-            f"so tracing raises a ConcretizationTypeError (or TypeError); compute it with Python or NumPy "
-            f"from static values",
-            data={"function": short, "param": name},
+            f"{head} and is used as a shape or size in `{short}`: {_traces_leaves(found.fn)}, Python ints "
+            f"included, so tracing raises a ConcretizationTypeError (or TypeError); compute the size from static "
+            f"values (a shape, a static argument or field)",
+            data={"function": short, "param": found.name},
         )
 
 
@@ -399,52 +476,242 @@ def _mapped_only(fn: FunctionInfo) -> bool:
     return all(r.kind == "vmap" for r in fn.traced_by)
 
 
-def _traced_size(taint: Taint, fn: FunctionInfo, expr: ast.AST, params: bool,
-                 depth: int = 0) -> tuple[str, ast.AST | None] | None:
-    """The traced name in a size expression (read through arithmetic: ``n * x.shape[0]``),
-    and the call that made it when it is a local array (None for a parameter). ``params``:
-    the function's traced parameters are all traced by jit or vmap."""
-    if depth > 8:
+def _jitted(fn: FunctionInfo) -> bool:
+    return any(r.kind in ("jit", "pjit", "pmap") for r in fn.traced_by)
+
+
+def _traces_leaves(fn: FunctionInfo) -> str:
+    kinds = [r.kind for r in fn.traced_by if r.kind in _ALL_TRACED]
+    if kinds and kinds[0] in _LOOPS:
+        return f"`{kinds[0]}` traces every value it passes its body"
+    return f"{kinds[0] if kinds else 'the trace'} traces every leaf of a non-static argument"
+
+
+def _traces(fn: FunctionInfo) -> str:
+    """Which transform traces ``fn``'s arguments, for messages (``jit traces``)."""
+    kinds = [r.kind for r in fn.traced_by if r.kind in _ALL_TRACED]
+    return f"{kinds[0] if kinds else 'the trace'} traces"
+
+
+@dataclass(frozen=True)
+class _Source:
+    """Why a size expression is traced."""
+
+    kind: str  # "param": a traced parameter; "field": a leaf field of one; "array": made in traced code
+    name: str  # the parameter, the field (`p.n`) or the name of the array
+    fn: FunctionInfo  # the function whose parameter or array it is
+    direct: bool = True  # the size is the parameter itself or arithmetic on it (marking it static fixes it)
+    made_by: ast.AST | None = None  # the call that made the array
+
+
+def _size_arguments(model: ModuleModel, fn: FunctionInfo, call: ast.Call, q: str | None) -> list[ast.expr]:
+    """The expressions ``call`` passes in size positions (each a size or a shape)."""
+    keywords = {k.arg: k.value for k in call.keywords if k.arg}
+    if q is None:
+        if not isinstance(call.func, ast.Attribute) or call.func.attr not in _SIZE_METHODS:
+            return []
+        if taint_of(model, fn).level(call.func.value) != CERTAIN:
+            return []  # `obj.reshape(...)` of an object that is not known to be an array
+        if call.func.attr == "repeat":
+            if "total_repeat_length" in keywords:
+                return []
+            return [a for a in [call.args[0] if call.args else keywords.get("repeats")] if a is not None]
+        return [a.value if isinstance(a, ast.Starred) else a for a in call.args] + \
+            [v for k, v in keywords.items() if k == "shape"]
+    spec = SIZE_ARGS.get(q)
+    out: list[ast.expr] = []
+    if spec is None:
+        if q.startswith("jax.random.") and "shape" in keywords:
+            out.append(keywords["shape"])
+        return out
+    if q in ("jax.numpy.repeat",) and "total_repeat_length" in keywords:
+        return []
+    starred = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)), len(call.args))
+    for pos, kw in spec:
+        if kw in keywords:
+            out.append(keywords[kw])
+        elif pos is not None and pos < starred:
+            out.append(call.args[pos])
+    return out
+
+
+def _size_source(ctx, model: ModuleModel, fn: FunctionInfo, expr: ast.AST, depth: int) -> _Source | None:
+    """Why the size expression ``expr`` (read in ``fn``) holds a tracer, or None when the
+    model does not say for certain that it does."""
+    if depth > 12:
         return None
+    if isinstance(expr, (ast.Tuple, ast.List)):
+        return next((s for e in expr.elts if (s := _size_source(ctx, model, fn, e, depth + 1)) is not None), None)
+    if isinstance(expr, ast.Starred):
+        return _size_source(ctx, model, fn, expr.value, depth + 1)
     if isinstance(expr, ast.BinOp):
-        return _traced_size(taint, fn, expr.left, params, depth + 1) \
-            or _traced_size(taint, fn, expr.right, params, depth + 1)
-    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
-        return _traced_size(taint, fn, expr.operand, params, depth + 1)
-    if not isinstance(expr, ast.Name):
-        return None
-    bindings = fn.bindings.get(expr.id, [])
-    if fn.param(expr.id) is not None:
-        if params and expr.id in fn.traced_params and all(b.kind == "param" for b in bindings):
-            return expr.id, None
-        return None
-    if not bindings or expr.id not in fn.tainted or any(b.kind != "assign" or b.value is None for b in bindings):
-        return None
-    made = None
-    for b in bindings:
-        found = taint.culprit(b.value)
-        if found is None or found[0] != CERTAIN or not isinstance(found[1], ast.Call):
-            return None  # not every value it holds is an array made in traced code
-        made = found[1]
-    return expr.id, made
+        return _size_source(ctx, model, fn, expr.left, depth + 1) or \
+            _size_source(ctx, model, fn, expr.right, depth + 1)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd, ast.Invert)):
+        return _size_source(ctx, model, fn, expr.operand, depth + 1)
+    if isinstance(expr, ast.IfExp):
+        # only one arm runs: traced only when both arms are
+        body = _size_source(ctx, model, fn, expr.body, depth + 1)
+        return body if body is not None and _size_source(ctx, model, fn, expr.orelse, depth + 1) else None
+    taint = taint_of(model, fn)
+    if isinstance(expr, ast.Subscript):
+        # `x[0]`, `sizes[1]` of a traced value: its element is traced (a shape's is not)
+        inner = _size_source(ctx, model, fn, expr.value, depth + 1)
+        if inner is None or taint.level(expr) is None:
+            return None
+        return replace(inner, direct=False) if inner.kind != "array" else inner
+    if isinstance(expr, ast.Attribute):
+        return _field_source(ctx, model, fn, expr, depth)
+    if isinstance(expr, ast.Call):
+        return _call_source(ctx, model, fn, expr, depth)
+    if isinstance(expr, ast.Name):
+        return _name_source(ctx, model, fn, expr, depth)
+    return None
 
 
-#: jax.numpy / jax.random / jax.nn functions, and the argument (position, keyword) that
-#: is a shape or a size: it must be a Python value at trace time.
-SHAPE_ARGS = {
-    "jax.numpy.zeros": (0, "shape"), "jax.numpy.ones": (0, "shape"), "jax.numpy.empty": (0, "shape"),
-    "jax.numpy.full": (0, "shape"), "jax.numpy.eye": (0, "N"), "jax.numpy.identity": (0, "n"),
-    "jax.numpy.arange": (0, "start"), "jax.numpy.tri": (0, "N"),
-    "jax.random.normal": (1, "shape"), "jax.random.uniform": (1, "shape"), "jax.random.randint": (1, "shape"),
-    "jax.random.bernoulli": (2, "shape"), "jax.random.truncated_normal": (3, "shape"),
-    "jax.random.split": (1, "num"), "jax.random.gumbel": (1, "shape"),
-    "jax.random.categorical": (3, "shape"), "jax.random.exponential": (1, "shape"),
-    "jax.nn.one_hot": (1, "num_classes"), "jax.numpy.tile": (1, "reps"),
-    "jax.lax.full": (0, "shape"), "jax.lax.iota": (1, "size"),
+def _field_source(ctx, model: ModuleModel, fn: FunctionInfo, expr: ast.Attribute, depth: int) -> _Source | None:
+    """``p.n`` with ``p`` a traced parameter and ``n`` a field that a pytree class of the
+    module declares a leaf (a NamedTuple or dataclass field) and none declares static:
+    jit traces every leaf. ``x.T`` of an array made in traced code is that array."""
+    if expr.attr in STATIC_ATTRS or static_field(model, expr.attr):
+        return None
+    base = expr.value
+    if isinstance(base, ast.Name) and base.id in ("self", "cls"):
+        return None
+    inner = _size_source(ctx, model, fn, base, depth + 1)
+    if inner is None:
+        return None
+    if inner.kind == "array":
+        return inner if expr.attr in ("T", "mT", "real", "imag") else None
+    if not (inner.kind == "param" and inner.direct and _leaf_field(model, inner.fn, inner.name, expr.attr)):
+        return None
+    return _Source("field", f"{describe(base)}.{expr.attr}", inner.fn, direct=False)
+
+
+def _leaf_field(model: ModuleModel, owner: FunctionInfo, param: str, attr: str) -> bool:
+    """Whether ``attr`` of parameter ``param`` of ``owner`` is a leaf of its pytree: the
+    class its annotation names declares it a leaf, or (unannotated) some pytree class of
+    the module declares a field of that name a leaf and none declares it static."""
+    facts = class_facts(model)
+    p = owner.param(param)
+    ann = p.annotation if p is not None else None
+    if ann is not None:
+        named = ann.id if isinstance(ann, ast.Name) else ann.value if isinstance(ann, ast.Constant) else None
+        cls = facts.get(named) if isinstance(named, str) else None
+        return cls is not None and cls.pytree is not None and cls.field_kind(attr) == "leaf"
+    kinds = {c.field_kind(attr) for c in facts.values() if c.pytree is not None and c.pytree != "linen"}
+    return "leaf" in kinds and "static" not in kinds
+
+
+def _call_source(ctx, model: ModuleModel, fn: FunctionInfo, call: ast.Call, depth: int) -> _Source | None:
+    """A jax function's result made in traced code (staged out, even from constants), or
+    an array method of a traced value (``n.astype(int)``, ``x.sum()``)."""
+    taint = taint_of(model, fn)
+    if taint.level(call) != CERTAIN:
+        return None
+    q = model.resolve_call(call)
+    if q is not None and q.startswith(_ARRAY_MAKERS):
+        return _Source("array", ctx.segment(call), fn, made_by=call)
+    if q is None and isinstance(call.func, ast.Attribute) and call.func.attr in ARRAY_METHODS:
+        inner = _size_source(ctx, model, fn, call.func.value, depth + 1)
+        if inner is not None and inner.kind != "array":
+            return replace(inner, direct=False)
+        return inner
+    return None
+
+
+def _name_source(ctx, model: ModuleModel, fn: FunctionInfo, name: ast.Name, depth: int) -> _Source | None:
+    """A name whose every reaching binding is a traced parameter or an assignment of a
+    traced size; a parameter of a function traced only through calls is what its traced
+    callers pass it."""
+    taint = taint_of(model, fn)
+    if taint.level(name) is None:
+        return None  # not traced here (a static argument, an isinstance-narrowed name, ...)
+    owner, _ = model.lookup(name.id, fn)
+    if owner is None or not owner.traced:
+        return None
+    reach = model.reaching_bindings(name, fn)
+    if not reach:
+        return None
+    found: _Source | None = None
+    for b in reach:
+        if b.kind == "param":
+            src = _param_source(ctx, model, owner, b.name, depth)
+        elif b.kind == "assign" and b.value is not None and owner is fn:
+            src = _size_source(ctx, model, owner, b.value, depth + 1)
+            if src is not None and src.kind == "array" and src.made_by is not None \
+                    and src.name == ctx.segment(src.made_by):
+                src = replace(src, name=name.id)  # `steps = jnp.array(...)`: shown as `steps`
+        else:
+            return None
+        if src is None:
+            return None  # some value it may hold is not known to be traced
+        found = found or src
+    return found
+
+
+def _param_source(ctx, model: ModuleModel, owner: FunctionInfo, param: str, depth: int) -> _Source | None:
+    if param not in owner.traced_params:
+        return None
+    if any(r.kind in _ALL_TRACED for r in owner.traced_by):
+        return _Source("param", param, owner)
+    if not owner.traced_by or not all(r.by_call for r in owner.traced_by) or depth > 6:
+        return None  # eqx.filter_jit and nnx.jit keep Python ints static
+    p = owner.param(param)
+    for call, caller, implicit in owner.call_sites.values():
+        if not caller.traced or p is None:
+            continue
+        arg = _argument_for(call, owner, p, implicit)
+        if arg is None or arg is _UNREADABLE:
+            continue
+        src = _size_source(ctx, model, caller, arg, depth + 1)
+        if src is not None:
+            return replace(src, direct=False) if src.kind == "param" else src
+    return None
+
+
+#: Array methods whose arguments are sizes (``x.reshape(n, -1)``; ``x.repeat(n)`` without
+#: ``total_repeat_length``).
+_SIZE_METHODS = frozenset({"reshape", "repeat"})
+#: Calls whose result is a traced array when made in traced code.
+_ARRAY_MAKERS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "jax.scipy.")
+_R = "jax.random."
+_SAMPLERS_1 = ("normal", "uniform", "randint", "gumbel", "exponential", "laplace", "logistic", "cauchy", "rademacher",
+               "maxwell", "bits")
+#: Shape-taking APIs and their size arguments (position, keyword): each must be a Python
+#: value at trace time. Any other ``jax.random`` function's ``shape=`` is one too.
+SIZE_ARGS: dict[str, tuple[tuple[int | None, str], ...]] = {
+    **{f"jax.numpy.{n}": ((0, "shape"),) for n in ("zeros", "ones", "empty", "full")},
+    **{f"jax.numpy.{n}": ((2, "shape"),) for n in ("zeros_like", "ones_like", "empty_like")},
+    "jax.numpy.full_like": ((3, "shape"),),
+    "jax.numpy.eye": ((0, "N"), (1, "M")), "jax.numpy.identity": ((0, "n"),),
+    "jax.numpy.tri": ((0, "N"), (1, "M")),
+    "jax.numpy.arange": ((0, "start"), (1, "stop"), (2, "step")),
+    **{f"jax.numpy.{n}": ((2, "num"),) for n in ("linspace", "logspace", "geomspace")},
+    "jax.numpy.reshape": ((1, "shape"), (None, "newshape")),
+    "jax.numpy.broadcast_to": ((1, "shape"),), "jax.numpy.resize": ((1, "new_shape"),),
+    "jax.numpy.tile": ((1, "reps"),), "jax.numpy.repeat": ((1, "repeats"),),
+    "jax.numpy.split": ((1, "indices_or_sections"),), "jax.numpy.array_split": ((1, "indices_or_sections"),),
+    "jax.numpy.triu_indices": ((0, "n"), (2, "m")), "jax.numpy.tril_indices": ((0, "n"), (2, "m")),
+    "jax.numpy.indices": ((0, "dimensions"),),
+    "jax.nn.one_hot": ((1, "num_classes"),),
+    "jax.lax.full": ((0, "shape"),), "jax.lax.full_like": ((3, "shape"),), "jax.lax.iota": ((1, "size"),),
+    "jax.lax.broadcast": ((1, "sizes"),), "jax.lax.broadcast_in_dim": ((1, "shape"),),
+    "jax.lax.reshape": ((1, "new_sizes"),), "jax.lax.dynamic_slice": ((2, "slice_sizes"),),
+    "jax.lax.dynamic_slice_in_dim": ((2, "slice_size"),),
+    "jax.lax.slice": ((1, "start_indices"), (2, "limit_indices"), (3, "strides")),
+    "jax.lax.top_k": ((1, "k"),), "jax.image.resize": ((1, "shape"),),
+    **{_R + n: ((1, "shape"),) for n in _SAMPLERS_1},
+    **{_R + n: ((2, "shape"),) for n in ("bernoulli", "poisson", "gamma", "dirichlet", "t", "chisquare", "choice")},
+    **{_R + n: ((3, "shape"),) for n in ("truncated_normal", "categorical", "beta", "multivariate_normal")},
+    _R + "split": ((1, "num"),), _R + "orthogonal": ((1, "n"), (2, "shape")),
 }
+_LOOPS = frozenset({"scan", "fori_loop", "while_loop", "map", "cond", "switch", "associative_scan"})
 #: transforms whose non-static parameters are all traced (eqx.filter_jit and nnx.jit
-#: keep non-array arguments static)
-_ALL_TRACED = ("jit", "pjit", "pmap", "vmap")
+#: keep non-array arguments static; a differentiation transform traces its argnums)
+_ALL_TRACED = frozenset({"jit", "pjit", "pmap", "vmap", "scan", "fori_loop", "while_loop", "map", "cond", "switch",
+                         "associative_scan", "shard_map", "checkpoint", "remat", "grad", "value_and_grad",
+                         "jacfwd", "jacrev", "hessian"})
 
 
 def _mask_level(taint: Taint, fn: FunctionInfo, expr: ast.AST, depth: int = 0) -> int | None:

@@ -2,6 +2,13 @@
 tests/test_rule_examples.py runs)."""
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
 from helpers import lines
 
 
@@ -53,3 +60,226 @@ def test_jax111_boolean_mask_in_a_vmapped_function():
 
         batched = jax.vmap(per_row)
         """) == [4]
+
+
+# ---------------------------------------------------------------- size positions (scope40)
+# Each case: a program, and the call that runs it. The rule flags the lines marked
+# `# <-` and nothing else; real jax raises on every flagged program and runs every
+# quiet one (test_jax111_real_jax_agrees_with_the_size_cases).
+_HEAD = "import jax\nimport jax.numpy as jnp\nfrom jax import lax\nfrom functools import partial\n"
+SIZE_FLAGGED = {
+    "arange stop from a traced argument": ("""
+        @jax.jit
+        def f(x, n):
+            return jnp.arange(0, n) + x  # <-
+        """, "f(1.0, 4)"),
+    "arange step": ("""
+        @jax.jit
+        def f(x, step):
+            return jnp.arange(0, 10, step) * x  # <-
+        """, "f(1.0, 2)"),
+    "arange from an element of a traced array": ("""
+        @jax.jit
+        def f(bounds):
+            lo = bounds[0]
+            return jnp.arange(lo, lo + 3)  # <-
+        """, "f(jnp.array([1, 5]))"),
+    "linspace num from a jnp result": ("""
+        @jax.jit
+        def f(x):
+            k = jnp.maximum(x.shape[0], 2)
+            return jnp.linspace(0.0, 1.0, k + 1)  # <-
+        """, "f(jnp.ones(3))"),
+    "reshape method": ("""
+        @jax.jit
+        def f(x, rows):
+            return x.reshape(rows, -1)  # <-
+        """, "f(jnp.ones(6), 2)"),
+    "reshape function, shape keyword": ("""
+        @jax.jit
+        def f(x, rows):
+            return jnp.reshape(x, shape=(rows, -1))  # <-
+        """, "f(jnp.ones(6), 2)"),
+    "broadcast_to": ("""
+        @jax.jit
+        def f(x, reps):
+            return jnp.broadcast_to(x, (reps, x.shape[0]))  # <-
+        """, "f(jnp.ones(3), 2)"),
+    "repeat without total_repeat_length": ("""
+        @jax.jit
+        def f(x, n):
+            a = jnp.repeat(x, n)  # <-
+            return a, x.repeat(n)  # <-
+        """, "f(jnp.ones(3), 2)"),
+    "random shape keyword and choice": ("""
+        @jax.jit
+        def f(key, n):
+            a = jax.random.normal(key, shape=(n,))  # <-
+            b = jax.random.choice(key, 5, (n,))  # <-
+            return a, b
+        """, "f(jax.random.key(0), 3)"),
+    "dynamic_slice sizes": ("""
+        @jax.jit
+        def f(x, start, width):
+            return lax.dynamic_slice(x, (start,), (width,))  # <-
+        """, "f(jnp.ones(8), 1, 3)"),
+    "split sections and eye": ("""
+        @jax.jit
+        def f(x, parts):
+            halves = jnp.split(x, parts)  # <-
+            return halves, jnp.eye(parts)  # <-
+        """, "f(jnp.ones(6), 2)"),
+    "a leaf field of an annotated NamedTuple argument": ("""
+        from typing import NamedTuple
+
+        class Cfg(NamedTuple):
+            steps: int
+            scale: float
+
+        @jax.jit
+        def f(x, cfg: Cfg):
+            return jnp.zeros(cfg.steps) + x * cfg.scale  # <-
+        """, "f(1.0, Cfg(3, 2.0))"),
+    "a scan carry": ("""
+        def body(count, x):
+            return count, jnp.zeros(count) + x  # <-
+
+        def run(xs):
+            return lax.scan(body, 3, xs)
+        """, "run(jnp.ones(2))"),
+    "a fori_loop index": ("""
+        def body(i, acc):
+            return acc + jnp.arange(i).sum()  # <-
+
+        def run():
+            return lax.fori_loop(0, 3, body, 0)
+        """, "run()"),
+    "a helper given a traced argument": ("""
+        def padding(n):
+            return jnp.zeros((n, 2))  # <-
+
+        @jax.jit
+        def f(x, n):
+            return padding(n) + x
+        """, "f(1.0, 2)"),
+    "a closure over a jitted function's argument": ("""
+        @jax.jit
+        def f(xs, n):
+            def g(row):
+                return jnp.zeros(n) + row  # <-
+            return jax.vmap(g)(xs)
+        """, "f(jnp.ones((2, 3)), 3)"),
+    "a local from arithmetic on a traced element": ("""
+        @jax.jit
+        def f(sizes):
+            m = sizes[0] * 2
+            return jnp.ones((m, 3))  # <-
+        """, "f(jnp.array([2]))"),
+}
+SIZE_QUIET = {
+    "static argument, shapes, len": ("""
+        @partial(jax.jit, static_argnames="n")
+        def f(x, n, xs):
+            k = x.shape[0] * 2
+            return jnp.arange(n), jnp.zeros((k, len(xs))), x.reshape(n, -1), jnp.repeat(x, n)
+        """, "f(jnp.ones(4), 2, [1, 2])"),
+    "repeat with total_repeat_length": ("""
+        @jax.jit
+        def f(x, n):
+            return jnp.repeat(x, n, total_repeat_length=6)
+        """, "f(jnp.ones(3), jnp.array([1, 2, 3]))"),
+    "linspace with traced ends and a static num": ("""
+        @jax.jit
+        def f(lo, hi):
+            return jnp.linspace(lo, hi, 5), jnp.arange(3) * hi
+        """, "f(0.0, 1.0)"),
+    "psum of one over a named axis": ("""
+        def g(x):
+            n = lax.psum(1, "b")
+            return jnp.zeros(n) + x
+
+        def run(xs):
+            return jax.vmap(g, axis_name="b")(xs)
+        """, "run(jnp.ones(2))"),
+    "an unmapped vmap argument": ("""
+        def g(x, n):
+            return jnp.zeros(n) + x
+
+        def run(xs):
+            return jax.vmap(g, in_axes=(0, None))(xs, 3)
+        """, "run(jnp.ones(2))"),
+    "an argument grad passes through": ("""
+        def loss(w, n):
+            return (w * jnp.ones(n)).sum()
+
+        def run(w):
+            return jax.grad(loss)(w, 3)
+        """, "run(1.0)"),
+    "a static field of a flax struct": ("""
+        from flax import struct
+
+        @struct.dataclass
+        class Cfg:
+            steps: int = struct.field(pytree_node=False)
+            scale: float = 1.0
+
+        @jax.jit
+        def f(x, cfg):
+            return jnp.zeros(cfg.steps) + x * cfg.scale
+        """, "f(1.0, Cfg(3, 2.0))"),
+    "a compile-time-eval block and one static arm": ("""
+        @jax.jit
+        def f(x, n):
+            with jax.ensure_compile_time_eval():
+                k = jnp.array(3)
+            m = 4 if x.ndim else n
+            return jnp.zeros(k) + x, jnp.ones(m if False else 2)
+        """, "f(1.0, 2)"),
+}
+
+
+def _marked(src: str) -> list[int]:
+    import textwrap
+    text = _HEAD + textwrap.dedent(src).lstrip("\n")
+    return [i for i, line in enumerate(text.splitlines(), 1) if line.rstrip().endswith("# <-")]
+
+
+@pytest.mark.parametrize("name", sorted(SIZE_FLAGGED))
+def test_jax111_flags_a_traced_value_in_every_size_position(name):
+    src, _ = SIZE_FLAGGED[name]
+    import textwrap
+    assert lines("JAX111", _HEAD + textwrap.dedent(src).lstrip("\n")) == _marked(src)
+
+
+@pytest.mark.parametrize("name", sorted(SIZE_QUIET))
+def test_jax111_quiet_on_static_sizes(name):
+    src, _ = SIZE_QUIET[name]
+    import textwrap
+    assert lines("JAX111", _HEAD + textwrap.dedent(src).lstrip("\n")) == []
+
+
+def test_jax111_real_jax_agrees_with_the_size_cases():
+    import textwrap
+    cases = {name: (_HEAD + textwrap.dedent(src).lstrip("\n"), call)
+             for name, (src, call) in {**SIZE_FLAGGED, **SIZE_QUIET}.items()}
+    script = textwrap.dedent('''
+        import json, sys
+        out = {}
+        for name, (src, call) in json.loads(sys.stdin.read()).items():
+            ns = {}
+            try:
+                exec(compile(src, name, "exec"), ns)
+                eval(call, ns)
+                out[name] = "ok"
+            except Exception as e:
+                out[name] = type(e).__name__
+        print(json.dumps(out))
+        ''')
+    proc = subprocess.run([sys.executable, "-c", script], input=json.dumps(cases), capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert {n: got[n] for n in SIZE_QUIET} == {n: "ok" for n in SIZE_QUIET}
+    failing = {"ConcretizationTypeError", "TypeError", "TracerIntegerConversionError", "ValueError",
+               "NonConcreteBooleanIndexError"}
+    assert {n: got[n] for n in SIZE_FLAGGED if got[n] not in failing} == {}

@@ -196,6 +196,7 @@ FOUND3 = frozenset({
     "jax-5208",  # found after JAX111 checked every size position (scope40; tuning)
     "jax-5815",
     "jax-8599",
+    "jax-8947",  # found by the value model's builtins (sum of tracers), model40 in session 40
     "jaxmg-29",
     "jaxsim-43",
     "liesel-272",

@@ -644,7 +644,27 @@ def test_the_tracing_fixpoint_and_the_rules_ask_one_function():
     assert disagree == []
     # what the one answer says of the names those lines bind
     # (an f-string of a tracer counts: it is what a print of a tracer shows)
-    traced = {"a", "k", "m", "o", "p", "t", "u", "w"}
+    traced = {"a", "k", "m", "o", "p", "r", "t", "u", "w"}
     static = {"b", "c", "e", "f", "g", "h", "i", "j", "q", "y"}
     assert traced <= fn.tainted
     assert not static & fn.tainted
+
+
+# ---------------------------------------------------------------------- what values are (third recall round, by class)
+@pytest.mark.parametrize("expr", ["sum(x)", "max(x, y)", "min(x[0], 1.0)", "abs(x)", "round(x)", "pow(x, 2)",
+                                  "divmod(x, 2)[0]", "sum(v * 2 for v in x)", "[v + 1 for v in x][0]",
+                                  "sum(abs(v) for v in x)"])
+def test_a_builtin_or_comprehension_of_tracers_is_traced(expr):
+    """Builtins that compute from their arguments, and comprehensions, are as traced as
+    what they are given: certain, so the finding on them is an error."""
+    src = f"import jax\n\n@jax.jit\ndef f(x, y):\n    if {expr} > 0:\n        return x\n    return y\n"
+    found = lint_source(src, select=["JAX105"])
+    assert [(d.start.line, d.confidence, d.severity) for d in found] == [(5, Confidence.CERTAIN, Severity.ERROR)]
+
+
+@pytest.mark.parametrize("expr", ["sum((1, 2))", "max(3, 4)", "min(x.shape)", "abs(-2)", "round(2.5)",
+                                  "pow(2, x.ndim)", "divmod(len(x), 2)[0]", "sum(d for d in x.shape)",
+                                  "max(len(v) for v in (x, y))"])
+def test_a_builtin_or_comprehension_of_static_values_is_static(expr):
+    src = f"import jax\n\n@jax.jit\ndef f(x, y):\n    if {expr} > 0:\n        return x\n    return y\n"
+    assert lint_source(src, select=["JAX105"], confidence="possible") == []

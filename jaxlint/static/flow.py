@@ -60,6 +60,11 @@ CONFIG_NAME = re.compile(r"^_*(config|cfg|conf|hparams|hps|hp|hyperparams|args|o
 #: Builtins that turn a value into a Python object: their result is never a tracer.
 CONVERTERS = {"builtins.bool", "builtins.int", "builtins.float", "builtins.complex", "builtins.str",
               "builtins.repr", "builtins.len", "builtins.range", "builtins.format"}
+#: Builtins that compute from their arguments: as traced as the surest of them (on a
+#: tracer, ``abs``, ``round``, ``pow`` and ``divmod`` are its jax.numpy operations, and
+#: ``sum``/``max``/``min`` add and compare its elements), and static when they are.
+ARITH_BUILTINS = {"builtins.sum", "builtins.max", "builtins.min", "builtins.abs", "builtins.round",
+                  "builtins.pow", "builtins.divmod"}
 #: Array methods whose result is a Python object.
 CONVERTING_METHODS = {"item", "tolist", "__len__", "__bool__", "__int__", "__float__", "__index__"}
 #: jax functions that answer questions about dtypes and shapes with Python values.
@@ -223,6 +228,10 @@ class Flow:
             return _best(*(self.culprit(e) for e in expr.elts))
         if isinstance(expr, ast.NamedExpr):
             return self.culprit(expr.value)
+        if isinstance(expr, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            return self.culprit(expr.elt)  # a list of what each element is (its variables are its own)
+        if isinstance(expr, ast.DictComp):
+            return _best(self.culprit(expr.key), self.culprit(expr.value))
         if isinstance(expr, ast.JoinedStr):
             return _best(*(self.culprit(v.value) for v in expr.values if isinstance(v, ast.FormattedValue)))
         return None
@@ -324,6 +333,8 @@ class Flow:
         q = self.model.resolve_call(call)
         if q in CONVERTERS or q in STATIC_CALLS:
             return None
+        if q in ARITH_BUILTINS:
+            return _best(*(self.culprit(v) for v in [*call.args, *(k.value for k in call.keywords if k.arg != "key")]))
         if q in _TREE_MAPS and call.args:
             if Summaries.of(self.model).callee_returns(call.args[0], self.fn) is Kind.STATIC:
                 return None  # every leaf becomes what `f` returns: `jnp.ndim(a) == jnp.ndim(b)`

@@ -72,6 +72,8 @@ FOUND = frozenset({
     "jax-652",
     "jax-7032",
     "jax-7090",
+    "jax-7703",  # found after JAX108 checked static fields and static objects (scope40; tuning)
+    "jax-7826",  # found after JAX108 checked static fields and static objects (scope40; tuning)
     "jax-9288",
     "jax-9675",
     "jaxonnxruntime-29",
@@ -197,11 +199,13 @@ FOUND3 = frozenset({
     "jax-5815",
     "jax-8599",
     "jax-8947",  # found by the value model's builtins (sum of tracers), model40 in session 40
+    "jax-9024",  # found after JAX108 checked static fields and static objects (scope40; tuning)
     "jaxmg-29",
     "jaxsim-43",
     "liesel-272",
     "marginaleffects-1587",
     "objax-59",
+    "pymdp-346",  # found after JAX108 checked static fields and static objects (scope40; tuning)
     "raytrax-38",
     "s2fft-95",
     "scoremd-7",

@@ -8,6 +8,7 @@ from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._arrays import is_jax_array
 from jaxlint.rules.static._jitcalls import call_arguments, jit_call_sites, named_calls
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
+from jaxlint.static.values import class_facts
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -45,7 +46,19 @@ class StaticArgHazard(StaticRule):
       or several different float literals);
     * a static `self` of a class that hashes by identity (no `__hash__` / `__eq__`)
       whose attributes are read in the traced method and reassigned after setup; and a
-      static `self` of a plain `@dataclass`, which is unhashable.
+      static `self` of a plain `@dataclass`, which is unhashable;
+    * an object of such an identity-hashed class passed as a static argument again
+      after an attribute the trace reads was reassigned (`h.data = ...` between two
+      calls): the second call reuses the stale program;
+    * an instance of a `@dataclass(frozen=True)` or `@dataclass(unsafe_hash=True)`
+      holding an array, passed as a static argument: its generated hash hashes the
+      array;
+    * (in a module that jits) an array, list, dict or set in a field a pytree class
+      declares static (`eqx.field(static=True)`, `flax.struct.field(pytree_node=False)`,
+      `dataclasses.field(metadata=dict(static=True))` of a registered dataclass), by the
+      field's annotation or by the value given where the class is instantiated: static
+      fields are the pytree's metadata, which jit compares with its cached programs',
+      so a second call with another instance raises ValueError.
 
     Parameters with no evidence are left alone.
 
@@ -88,7 +101,7 @@ class StaticArgHazard(StaticRule):
 
     code = "JAX108"
     name = "static-arg-hazard"
-    summary = "a static argument that is unhashable, a varying float, or a mutable identity-hashed self"
+    summary = "a static argument that is unhashable, a varying float, or a mutable identity-hashed object"
     fix_hint = "make static values hashable and few (tuples, ints, strings), or pass them as traced arguments"
 
     VALID = [
@@ -211,6 +224,29 @@ class StaticArgHazard(StaticRule):
 
             reps = int(jnp.shape(jnp.ones(3))[0])
             out = tile(jnp.ones(2), count=reps)
+            """
+        ),
+        Valid(
+            """
+            import dataclasses
+            from functools import partial
+            import equinox as eqx
+            import jax
+
+            class Agent(eqx.Module):
+                sizes: tuple[int, ...] = eqx.field(static=True)
+                A: jax.Array
+
+            @dataclasses.dataclass(frozen=True)
+            class Cfg:
+                scale: float
+
+            @partial(jax.jit, static_argnames="cfg")
+            def f(agent, cfg):
+                return agent.A * cfg.scale
+
+            def run(agent):
+                return f(agent, cfg=Cfg(2.0))
             """
         ),
     ]
@@ -374,6 +410,42 @@ class StaticArgHazard(StaticRule):
             line=18,
             message="an instance of `Settings`, a @dataclass without frozen=True",
         ),
+        Invalid(
+            """
+            import equinox as eqx
+            import jax
+
+            class Agent(eqx.Module):
+                A: jax.Array = eqx.field(static=True)
+                beliefs: jax.Array
+
+            @eqx.filter_jit
+            def step(agent, obs):
+                return agent.A[obs] + agent.beliefs
+            """,
+            line=5,
+            message="field `A` of `Agent` is declared static but annotated as an array",
+        ),
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            class Holder:
+                def __init__(self, data):
+                    self.data = data
+
+            doubled = jax.jit(lambda h: h.data * 2, static_argnums=0)
+
+            def main():
+                h = Holder(jnp.arange(4))
+                first = doubled(h)
+                h.data = h.data + 1
+                return first, doubled(h)
+            """,
+            line=14,
+            message="`Holder` hashes by identity, so this call reuses the program compiled with the old `data`",
+        ),
     ]
 
     def check(self, ctx: StaticContext) -> None:
@@ -406,10 +478,62 @@ class StaticArgHazard(StaticRule):
                                confidence=Confidence.LIKELY if annotated else Confidence.CERTAIN)
                     reported.add(name)
             self._call_sites(ctx, model, entry, fn, static - reported, calls)
+        if model.entries:
+            self._static_fields(ctx, model)
+
+    def _static_fields(self, ctx, model: ModuleModel) -> None:
+        """An array, list, dict or set in a field a pytree class declares static
+        (``eqx.field(static=True)``, ``struct.field(pytree_node=False)``,
+        ``dataclasses.field(metadata=dict(static=True))`` of a registered dataclass): the
+        field is the pytree's metadata, which jit compares with that of its cached
+        programs, so a second call with another instance raises ValueError. Evidence: the field's annotation,
+        or an unhashable value given for it where the class is instantiated."""
+        facts = class_facts(model)
+        annotated: set[tuple[str, str]] = set()
+        for name, cls in model.classes.items():
+            f = facts.get(name)
+            if f is None or f.pytree not in _METADATA_PYTREES or not f.static_fields:
+                continue
+            for stmt in cls.body:
+                if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
+                        and stmt.target.id in f.static_fields):
+                    continue
+                what = _unhashable_annotation(model, stmt.annotation)
+                if what is None:
+                    continue
+                annotated.add((name, stmt.target.id))
+                ctx.report(stmt, f"field `{stmt.target.id}` of `{name}` is declared static but annotated as {what}: "
+                                 f"a static field is the pytree's metadata, which jit compares with that of its "
+                                 f"cached programs, so calling a jitted function again with another `{name}` "
+                                 f"raises ValueError (an array's `==` is elementwise); make it a leaf (drop the "
+                                 f"static declaration) or store a hashable value (a tuple)",
+                           severity=Severity.ERROR, data={"class": name, "field": stmt.target.id, "kind": what},
+                           confidence=Confidence.LIKELY)
+        for call in model.nodes(ast.Call):
+            if not isinstance(call, ast.Call):
+                continue
+            scope = model.function_of(call)
+            made = _module_class(model, scope, call.func)
+            f = facts.get(made.name) if made is not None else None
+            if made is None or f is None or f.pytree not in _METADATA_PYTREES or not f.static_fields:
+                continue
+            for field_name, arg in _field_arguments(made, call):
+                if field_name not in f.static_fields or (made.name, field_name) in annotated:
+                    continue
+                what = _unhashable_value(model, scope, arg, call)
+                if what is None:
+                    continue
+                ctx.report(arg, f"`{ctx.segment(arg)}` is {what}, given to field `{field_name}` that `{made.name}` "
+                                f"declares static: a static field is the pytree's metadata, which jit compares with "
+                                f"that of its cached programs, so calling a jitted function again with another "
+                                f"`{made.name}` raises ValueError (an array's `==` is elementwise); make the field a "
+                                f"leaf or store a hashable value (a tuple)",
+                           severity=Severity.ERROR, data={"class": made.name, "field": field_name, "kind": what})
 
     def _call_sites(self, ctx, model: ModuleModel, entry, fn: FunctionInfo, static: set[str],
                     calls: list[ast.Call]) -> None:
         floats: dict[str, list[ast.expr]] = {}
+        by_object: dict[tuple[int, str, str], list[tuple[ast.Call, ast.Name]]] = {}
         for call, offset in jit_call_sites(model, entry, calls):
             scope = model.function_of(call)
             for param, arg in call_arguments(call, fn, offset):
@@ -423,9 +547,60 @@ class StaticArgHazard(StaticRule):
                     static = static - {param}
                 else:
                     floats.setdefault(param, []).append(arg)
+                    if isinstance(arg, ast.Name) and scope is not None:
+                        by_object.setdefault((id(scope), arg.id, param), []).append((call, arg))
+        for (_, name, param), uses in by_object.items():
+            self._stale_static_object(ctx, model, fn, name, param, uses)
         for param, args in floats.items():
             if param in static:
                 self._varying_float(ctx, model, fn, param, args)
+
+    def _stale_static_object(self, ctx, model: ModuleModel, fn: FunctionInfo, name: str, param: str,
+                             uses: list[tuple[ast.Call, ast.Name]]) -> None:
+        """``h = Holder(...)`` passed to static parameter ``param`` of jitted ``fn`` twice,
+        with ``h.attr = ...`` between the calls and ``param.attr`` read in the trace:
+        ``Holder`` hashes by identity, so the second call hits the cache and runs the
+        program traced with the old value."""
+        scope = model.function_of(uses[0][0])
+        _, bindings = model.lookup(name, scope)
+        if not bindings or not all(b.kind == "assign" and isinstance(b.value, ast.Call) for b in bindings):
+            return
+        made = bindings[0].value
+        if len(bindings) != 1 or not isinstance(made, ast.Call):
+            return
+        classes = {id(c): c for c in [_module_class(model, scope, made.func)] if c is not None}
+        if len(classes) != 1:
+            return
+        only = next(iter(classes.values()))
+        if _class_hashing(model, only) != "identity":
+            return
+        read = {n.attr for n in fn.body_nodes() if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                and n.value.id == param and isinstance(n.ctx, ast.Load)}
+        ordered = sorted(uses, key=lambda u: (u[0].lineno, u[0].col_offset))
+        if scope is None or len(ordered) < 2:
+            return
+        for n in scope.body_nodes():
+            if not isinstance(n, _ASSIGNMENTS):
+                continue
+            changed = [(t.attr, t) for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                       if isinstance(t, ast.Attribute) and t.attr in read
+                       and isinstance(t.value, ast.Name) and t.value.id == name]
+            if not changed or ordered[0][0].lineno >= n.lineno:
+                continue  # no write of a field the trace reads, or none after a first call
+            later = [u for u in ordered if u[0].lineno > n.lineno]
+            if not later:
+                continue
+            call, arg = later[0]
+            attr = changed[0][0]
+            ctx.report(arg, f"`{name}` is passed to static parameter `{param}` of `{fn.name}` again after "
+                            f"`{name}.{attr}` changed at line {n.lineno}: `{only.name}` hashes by identity, so this "
+                            f"call reuses the program compiled with the old `{attr}` (a silent stale result); pass "
+                            f"`{name}` as a traced argument (a pytree) or define `__hash__` and `__eq__` over the "
+                            f"fields the trace reads",
+                       related=[ctx.related(n, f"`{name}.{attr}` changes here")],
+                       data={"param": param, "class": only.name, "attribute": attr},
+                       confidence=Confidence.LIKELY)  # the write may sit in a branch that rarely runs
+            return
 
     def _varying_float(self, ctx, model: ModuleModel, fn: FunctionInfo, param: str, args: list[ast.expr]) -> None:
         p = fn.param(param)
@@ -477,6 +652,23 @@ class StaticArgHazard(StaticRule):
                 confidence=Confidence.LIKELY,
             )
             return
+
+
+#: Pytree kinds whose static fields are metadata that jit hashes and compares.
+_METADATA_PYTREES = frozenset({"equinox", "flax.struct", "register_dataclass"})
+
+
+def _field_arguments(cls: ast.ClassDef, call: ast.Call) -> list[tuple[str, ast.expr]]:
+    """(field, argument) for a call of a dataclass-like class: keywords by name, and
+    positional arguments in the order of the annotated fields when the class defines
+    no ``__init__`` of its own."""
+    out = [(k.arg, k.value) for k in call.keywords if k.arg]
+    if _defines(cls, "__init__") or any(isinstance(a, ast.Starred) for a in call.args):
+        return out
+    fields = [s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+              and not (isinstance(s.annotation, ast.Subscript) and isinstance(s.annotation.value, ast.Name)
+                       and s.annotation.value.id == "ClassVar")]
+    return out + list(zip(fields, call.args))
 
 
 def _strip_optional(model: ModuleModel, ann: ast.expr | None) -> list[ast.expr]:
@@ -538,7 +730,7 @@ def _unhashable_value(model: ModuleModel, scope: FunctionInfo | None, node: ast.
                       at: ast.AST | None, depth: int = 0) -> str | None:
     """What unhashable thing ``node`` evaluates to (a literal, an array constructor, or a
     name bound once to one), else None."""
-    if node is None or depth > 2:
+    if node is None or depth > 3:
         return None
     for t, what in _LITERALS.items():
         if isinstance(node, t):
@@ -552,6 +744,12 @@ def _unhashable_value(model: ModuleModel, scope: FunctionInfo | None, node: ast.
         cls = _module_class(model, scope, node.func)
         if cls is not None and _class_hashing(model, cls) == "unhashable":
             return f"an instance of `{cls.name}`, a @dataclass without frozen=True"
+        if cls is not None and _hashes_fields(model, cls):
+            for field_name, arg in _field_arguments(cls, node):
+                inner = _unhashable_value(model, scope, arg, at, depth + 1)
+                if inner is not None:
+                    return (f"an instance of `{cls.name}` holding {inner} in field `{field_name}` (its generated "
+                            f"`__hash__` hashes every field)")
         if q.startswith(("jax.numpy.", "jax.random.", "jax.nn.")) and is_jax_array(model, scope, node):
             # every jax.numpy / jax.random function that returns one array returns an
             # unhashable jax.Array, a 0-d result (`jnp.add(4, 1)`) and a PRNG key included
@@ -604,6 +802,23 @@ def _class_hashing(model: ModuleModel, cls: ast.ClassDef, depth: int = 0) -> str
         elif model.resolve(b) != "builtins.object" and not (isinstance(b, ast.Name) and b.id == "object"):
             return "custom"
     return "identity"
+
+
+def _hashes_fields(model: ModuleModel, cls: ast.ClassDef) -> bool:
+    """A ``@dataclass(frozen=True)`` or ``@dataclass(unsafe_hash=True)`` of plain bases,
+    without a ``__hash__`` of its own: its generated hash hashes every field."""
+    if len(cls.decorator_list) != 1 or _defines(cls, "__hash__") or cls.bases or cls.keywords:
+        return False
+    d = cls.decorator_list[0]
+    if not isinstance(d, ast.Call) or model.resolve(d.func) != "dataclasses.dataclass":
+        return False
+    flags = {k.arg: k.value.value for k in d.keywords if isinstance(k.value, ast.Constant)}
+    if len(flags) != len(d.keywords) or flags.get("eq") is False:
+        return False
+    if any(isinstance(st, ast.AnnAssign) and isinstance(st.value, ast.Call) and any(
+            k.arg in ("hash", "compare") for k in st.value.keywords) for st in cls.body):
+        return False  # a field left out of the hash
+    return bool(flags.get("frozen") or flags.get("unsafe_hash"))
 
 
 def _defines(cls: ast.ClassDef, name: str) -> bool:

@@ -220,3 +220,33 @@ def example(rule, index: int, call: str) -> str:
 def found(code: str, src: str) -> list[tuple[int, str]]:
     """(line, message) of each ``code`` finding in ``src``."""
     return [(d.start.line, d.message) for d in lint_source(src, select=[code])]
+
+
+_OUTCOMES_SCRIPT = '''
+import json, sys, warnings
+warnings.simplefilter("ignore")
+out = {}
+for name, (src, call) in json.loads(sys.stdin.read()).items():
+    ns = {}
+    try:
+        exec(compile(src, name, "exec"), ns)
+        r = eval(call, ns)
+        out[name] = r if isinstance(r, str) else "ok"
+    except Exception as e:
+        out[name] = type(e).__name__
+print(json.dumps(out))
+'''
+
+
+def outcomes_under_jax(cases: dict[str, tuple[str, str]]) -> dict[str, str]:
+    """Run each ``name -> (program, expression)`` under real jax (CPU) in one fresh
+    process: "ok", the string the expression returns, or the name of the exception."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", _OUTCOMES_SCRIPT], input=json.dumps(cases), capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])

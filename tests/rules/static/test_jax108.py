@@ -2,9 +2,11 @@
 tests/test_rule_examples.py runs)."""
 from __future__ import annotations
 
+import pytest
+
 from helpers import lines, lint_source
 from jaxlint.diagnostic import Severity
-from static_rule_helpers import found
+from static_rule_helpers import found, outcomes_under_jax
 
 
 def test_jax108_optional_and_union_list_annotations_are_unhashable():
@@ -174,3 +176,183 @@ def test_jax108_non_literal_static_spec_is_not_guessed():
         def f(x, items: list):
             return x
         """) == []
+
+
+# ------------------------------------------- static fields and static objects (scope40)
+# Each case: a program and an expression that runs it. The rule flags the lines marked
+# `# <-` and nothing else; real jax agrees (test_jax108_real_jax_agrees_with_the_cases):
+# every flagged program raises, or (stale) returns the first call's result again. A static
+# field holding an array fails on the second call with another instance (jit compares the
+# metadata with its cached program's), so the programs call twice.
+_HEAD = "import dataclasses\nfrom typing import Any\nimport jax\nimport jax.numpy as jnp\nimport numpy as np\n"
+FLAGGED = {
+    "an array annotation on an equinox static field": ("""
+        import equinox as eqx
+
+        class Agent(eqx.Module):
+            A: jax.Array = eqx.field(static=True)  # <-
+            beliefs: jax.Array
+
+        @eqx.filter_jit
+        def step(agent, obs):
+            return agent.A[obs] + agent.beliefs
+
+        def main():
+            return [step(Agent(A=jnp.eye(3), beliefs=jnp.zeros(3)), 1) for _ in range(2)]
+        """, "main()"),
+    "an array annotation on a flax struct static field": ("""
+        from flax import struct
+
+        @struct.dataclass
+        class Model:
+            c: np.ndarray = struct.field(pytree_node=False)  # <-
+
+        @jax.jit
+        def f(model):
+            return 1.0
+
+        def main():
+            return f(Model(np.ones(10))), f(Model(np.ones(10)))
+        """, "main()"),
+    "an array given to a registered dataclass's static field": ("""
+        @jax.tree_util.register_dataclass
+        @dataclasses.dataclass
+        class Table:
+            x: jax.Array
+            lookup: Any = dataclasses.field(metadata=dict(static=True))
+
+        @jax.jit
+        def f(t):
+            return t.x.sum()
+
+        def main():
+            first = f(Table(jnp.ones(2), np.arange(3)))  # <-
+            return first, f(Table(jnp.ones(2), (0, 1, 2)))
+        """, "main()"),
+    "an unsafe_hash dataclass holding an array, passed static": ("""
+        from functools import partial
+
+        @dataclasses.dataclass(unsafe_hash=True)
+        class Offset:
+            name: str
+            shift: Any
+
+        @partial(jax.jit, static_argnums=1)
+        def moved(points, offset):
+            return points + offset.shift
+
+        def main():
+            base = jnp.arange(3.0)
+            return moved(base, Offset("o", base))  # <-
+        """, "main()"),
+    "a frozen dataclass holding an array, passed static by keyword": ("""
+        from functools import partial
+
+        @dataclasses.dataclass(frozen=True)
+        class Weights:
+            w: Any
+
+        @partial(jax.jit, static_argnames="cfg")
+        def f(x, cfg):
+            return x * cfg.w
+
+        def main():
+            return f(1.0, cfg=Weights(w=jnp.ones(2)))  # <-
+        """, "main()"),
+    "an identity-hashed static object changed between calls": ("""
+        class Holder:
+            def __init__(self, data):
+                self.data = data
+
+        def doubled(h):
+            return h.data * 2
+
+        doubled_jit = jax.jit(doubled, static_argnums=0)
+
+        def main():
+            h = Holder(jnp.arange(4))
+            first = doubled_jit(h)
+            h.data = h.data + 1
+            second = doubled_jit(h)  # <-
+            return first, second
+        """, "'stale' if bool((main()[0] == main()[1]).all()) else 'fresh'"),
+}
+QUIET = {
+    "hashable static fields and array leaves": ("""
+        import equinox as eqx
+        from flax import struct
+
+        class Agent(eqx.Module):
+            sizes: tuple = eqx.field(static=True)
+            A: jax.Array
+
+        @struct.dataclass
+        class Model:
+            name: str = struct.field(pytree_node=False)
+            w: jax.Array = None
+
+        @jax.jit
+        def f(agent, model):
+            return agent.A.sum() * len(agent.sizes) + model.w.sum()
+
+        def main():
+            return [f(Agent(sizes=(1, 2), A=jnp.ones(2)), Model("m", jnp.ones(3))) for _ in range(2)]
+        """, "main()"),
+    "a frozen dataclass of numbers passed static": ("""
+        from functools import partial
+
+        @dataclasses.dataclass(frozen=True)
+        class Cfg:
+            scale: float
+            depth: int
+
+        @partial(jax.jit, static_argnames="cfg")
+        def f(x, cfg):
+            return x * cfg.scale * cfg.depth
+
+        def main():
+            return f(1.0, cfg=Cfg(2.0, 3))
+        """, "main()"),
+    "an identity-hashed static object that does not change": ("""
+        class Holder:
+            def __init__(self, data):
+                self.data = data
+
+        def doubled(h):
+            return h.data * 2
+
+        doubled_jit = jax.jit(doubled, static_argnums=0)
+
+        def main():
+            h = Holder(jnp.arange(4))
+            first = doubled_jit(h)
+            other = Holder(jnp.arange(4) + 1)
+            return first, doubled_jit(other)
+        """, "main()"),
+}
+
+
+def _source(src: str) -> str:
+    import textwrap
+    return _HEAD + textwrap.dedent(src).lstrip("\n")
+
+
+@pytest.mark.parametrize("name", sorted(FLAGGED))
+def test_jax108_flags_static_fields_and_static_objects(name):
+    text = _source(FLAGGED[name][0])
+    marked = [i for i, line in enumerate(text.splitlines(), 1) if line.rstrip().endswith("# <-")]
+    assert lines("JAX108", text) == marked
+
+
+@pytest.mark.parametrize("name", sorted(QUIET))
+def test_jax108_quiet_on_hashable_static_fields_and_unchanged_objects(name):
+    assert lines("JAX108", _source(QUIET[name][0])) == []
+
+
+def test_jax108_real_jax_agrees_with_the_cases():
+    cases = {name: (_source(src), call) for name, (src, call) in {**FLAGGED, **QUIET}.items()}
+    got = outcomes_under_jax(cases)
+    assert {n: got[n] for n in QUIET} == {n: "ok" for n in QUIET}
+    assert {n: got[n] for n in FLAGGED} == {
+        n: "stale" if "changed between calls" in n else got[n] for n in FLAGGED}
+    assert all(got[n] in ("ValueError", "TypeError", "stale") for n in FLAGGED), got

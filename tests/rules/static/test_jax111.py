@@ -2,14 +2,10 @@
 tests/test_rule_examples.py runs)."""
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
 import pytest
 
 from helpers import lines
+from static_rule_helpers import outcomes_under_jax
 
 
 def test_jax111_size_none_is_still_data_dependent_and_three_argument_where_is_fine():
@@ -262,23 +258,7 @@ def test_jax111_real_jax_agrees_with_the_size_cases():
     import textwrap
     cases = {name: (_HEAD + textwrap.dedent(src).lstrip("\n"), call)
              for name, (src, call) in {**SIZE_FLAGGED, **SIZE_QUIET}.items()}
-    script = textwrap.dedent('''
-        import json, sys
-        out = {}
-        for name, (src, call) in json.loads(sys.stdin.read()).items():
-            ns = {}
-            try:
-                exec(compile(src, name, "exec"), ns)
-                eval(call, ns)
-                out[name] = "ok"
-            except Exception as e:
-                out[name] = type(e).__name__
-        print(json.dumps(out))
-        ''')
-    proc = subprocess.run([sys.executable, "-c", script], input=json.dumps(cases), capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "JAX_PLATFORMS": "cpu"})
-    assert proc.returncode == 0, proc.stderr
-    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    got = outcomes_under_jax(cases)
     assert {n: got[n] for n in SIZE_QUIET} == {n: "ok" for n in SIZE_QUIET}
     failing = {"ConcretizationTypeError", "TypeError", "TracerIntegerConversionError", "ValueError",
                "NonConcreteBooleanIndexError"}

@@ -5,19 +5,22 @@ known to hold for the others.
 The axes:
 
 * **how the function is traced** (``CONTEXTS``): ``@jax.jit``, ``jax.jit(f)`` bound to a
-  name, ``jax.grad(f)`` only, a ``lax.scan`` body, a method called through ``self`` from a
-  jitted method, ``eqx.filter_jit``, ``jax.pmap``, ... and one untraced control;
-* **how the value reaches the problem** (``PATHS``): the traced parameter itself, a local
+  name, ``jax.grad(f)`` only, a ``lax.scan`` body (a def, a ``partial``, a lambda), a method
+  called through ``self`` from a jitted method, ``eqx.filter_jit``, ``jax.pmap``, ... and
+  one untraced control;
+* **how the value reaches the problem** (``TRACED_PATHS``): the traced parameter itself, a local
   copy, tuple unpacking, a container element, a field of a NamedTuple / registered
   dataclass / registered pytree parameter, a helper's return, ``abs()`` of it, ``x[0] - 1``,
   a comprehension, ``jnp`` of a host array, a closure, a conditional expression's arms;
-* **the problem** (``PROBLEMS``): one canonical form per static rule about traced values
+* **the problem** (``TRACED_PROBLEMS``): one canonical form per static rule about traced values
   (JAX104, JAX105, JAX106, JAX107, JAX111), with a **VALID twin** that puts a static value
   (``x.shape[0]``, ``len(xs)``, a static field, a helper returning a shape) in the same
   position and must stay quiet.
 
 Three planes of the traced-value cube are generated (contexts x problems through the
-parameter itself; paths x problems under ``@jax.jit``; contexts x paths for ``if v > 0:``),
+parameter itself; paths x problems under ``@jax.jit``; contexts x paths for ``if v > 0:``;
+a lambda holds one expression, so the lambda contexts take the problems that have an
+expression form, through the parameter itself),
 and three families of their own, crossed with the contexts: JAX101 (a big host array
 reached through a module constant, a module dict or list entry, a field of a module-level
 instance, a default argument, ...), JAX102 (a static, big loop count reached through the
@@ -30,7 +33,9 @@ nothing in the whole program, at any confidence (``--preview``: a possible findi
 in editors as a hint, so it is a false positive too). Cells that miss today, and VALID
 cells reported today, are ``xfail(strict=True)`` with the gap class as the reason
 (``GAPS``): a fix flips them to XPASS, and whoever fixes them removes the class (or narrows
-it).
+it). Where a problem is one is decided by real jax: the cells of the first two planes run
+under it (``test_cells_are_true_under_jax``), so ``if x > 0:`` under ``jax.grad`` alone,
+where the value's primal is concrete, is a CONTROL that must stay quiet.
 
 ``python tests/test_model_matrix.py`` prints the counts per gap class;
 ``python tests/test_model_matrix.py -v`` also lists every cell that is not as expected and
@@ -83,6 +88,14 @@ class Context:
     #: computed from the arguments is a concrete array. Nothing is compiled, so a captured
     #: array or a long Python loop costs no compile time (no JAX101/JAX102 cells).
     eager: str = ""
+
+    @property
+    def differentiates(self) -> bool:
+        return "{float_arg}" in self.call
+
+    @property
+    def expression_only(self) -> bool:
+        return "@EXPR" in self.template
 
 
 CONTEXTS: list[Context] = [
@@ -264,6 +277,31 @@ CONTEXTS: list[Context] = [
         mesh = jax.make_mesh((1,), ("i",))
         sharded = jax.jit(jax.shard_map(f, mesh=mesh, in_specs=P(), out_specs=P()))
         """, imports="from jax.sharding import PartitionSpec as P"),
+    Context("eqx-filter-jit-array-param", "f({arg})", """
+        @eqx.filter_jit
+        def f({param_as_array}):
+            @BODY
+            return 0.0
+        """, imports="import equinox as eqx"),
+    # lambdas hold one expression: only the problems with an expression form (``Problem.expr``)
+    Context("jit-lambda", "f({arg})", """
+        f = jax.jit(lambda {pname}: @EXPR)  # <-
+        """),
+    Context("vmap-lambda", "batched({batch})", """
+        batched = jax.vmap(lambda {pname}: @EXPR)  # <-
+        """, eager="vmap"),
+    Context("scan-body-lambda", "run({batch})", """
+        def run(xs):
+            return lax.scan(lambda c, {pname}: (c, @EXPR), 0.0, xs)  # <-
+        """),
+    Context("fori-body-lambda", "run({arg})", """
+        def run(x0):
+            return lax.fori_loop(0, 3, lambda i, {pname}: (@EXPR, {pname})[1], x0)  # <-
+        """),
+    Context("cond-branch-lambda", "run(True, {arg})", """
+        def run(p, x0):
+            return lax.cond(p, lambda {pname}: (@EXPR, {pname})[1], lambda a: a, x0)  # <-
+        """),
     # the control: nothing traces this function, so the INVALID form is no problem here
     Context("untraced", "main()", """
         def f({param}):
@@ -374,6 +412,11 @@ class Problem:
     #: fails there, and so does a float used as a shape)
     needs_concrete: bool = False
     anywhere: bool = False          # found on any line of the program, not only the marked ones
+    expr: str = ""                  # the problem as one expression (for lambdas), and its twin
+    #: needs an integer value: left out of the contexts that differentiate (their values are
+    #: floats, and ``range(x)`` or a shape of one is a type error whether traced or not)
+    needs_int: bool = False
+    valid_expr: str = ""
 
 
 STORE = """
@@ -384,17 +427,26 @@ STORE = """
     STORE = Store()
     """
 TRACED_PROBLEMS: list[Problem] = [
-    Problem("np-asarray", "JAX104", "h = np.asarray({v})  # <-", "h = np.asarray({s})  # <-"),
-    Problem("if", "JAX105", "if {v} > 0:  # <-\n    pass", "if {s} > 0:  # <-\n    pass", needs_concrete=True),
-    Problem("float", "JAX105", "r = float({v})  # <-", "r = float({s})  # <-"),
+    Problem("np-asarray", "JAX104", "h = np.asarray({v})  # <-", "h = np.asarray({s})  # <-",
+            expr="np.asarray({v})", valid_expr="np.asarray({s})"),
+    Problem("if", "JAX105", "if {v} > 0:  # <-\n    pass", "if {s} > 0:  # <-\n    pass", needs_concrete=True,
+            expr="(1 if {v} > 0 else 0)", valid_expr="(1 if {s} > 0 else 0)"),
+    Problem("float", "JAX105", "r = float({v})  # <-", "r = float({s})  # <-",
+            expr="float({v})", valid_expr="float({s})"),
     Problem("assert", "JAX105", "assert {v}  # <-", "assert {s}  # <-", needs_concrete=True),
-    Problem("print", "JAX106", "print({v})  # <-", "print({s})  # <-"),
+    Problem("range", "JAX105", "for _ in range({v}):  # <-\n    pass", "for _ in range({s}):  # <-\n    pass",
+            needs_int=True),
+    Problem("print", "JAX106", "print({v})  # <-", "print({s})  # <-",
+            expr="print({v})", valid_expr="print({s})"),
     Problem("global-store", "JAX107", "global G\nG = {v}  # <-", "global G\nG = {s}  # <-", prelude="G = None"),
     Problem("module-object-attr", "JAX107", "STORE.last = {v}  # <-", "STORE.last = {s}  # <-", prelude=STORE),
-    Problem("zeros-shape", "JAX111", "z = jnp.zeros(({v},))  # <-", "z = jnp.zeros(({s},))  # <-"),
-    Problem("arange", "JAX111", "z = jnp.arange({v})  # <-", "z = jnp.arange({s})  # <-", needs_concrete=True),
+    Problem("zeros-shape", "JAX111", "z = jnp.zeros(({v},))  # <-", "z = jnp.zeros(({s},))  # <-",
+            expr="jnp.zeros(({v},))", valid_expr="jnp.zeros(({s},))", needs_int=True),
+    Problem("arange", "JAX111", "z = jnp.arange({v})  # <-", "z = jnp.arange({s})  # <-", needs_concrete=True,
+            expr="jnp.arange({v})", valid_expr="jnp.arange({s})"),
     Problem("flatnonzero", "JAX111", "z = jnp.flatnonzero({v})  # <-", "z = jnp.flatnonzero({v}, size={s})  # <-",
-            needs_concrete=True),
+            needs_concrete=True,
+            expr="jnp.flatnonzero({v})", valid_expr="jnp.flatnonzero({v}, size={s})"),
 ]
 TRACED_PROBLEM = {p.name: p for p in TRACED_PROBLEMS}
 
@@ -541,8 +593,13 @@ def render(context: Context, path: ValuePath, problem_src: str, preludes: list[s
     else:
         body = path_lines + problem_lines
     pname = path.param.split(":")[0].split(",")[0].strip()
-    fn = _d(context.template).replace("{param}", path.param).replace("{pname}", pname).replace("{arg}", path.arg)
-    fn = _indent_into(fn, "@BODY", body)
+    as_array = path.param if ":" in path.param else path.param.replace(pname, f"{pname}: jax.Array", 1)
+    fn = (_d(context.template).replace("{param}", path.param).replace("{param_as_array}", as_array)
+          .replace("{pname}", pname).replace("{arg}", path.arg))
+    if context.expression_only:
+        fn = fn.replace("@EXPR", problem_src)
+    else:
+        fn = _indent_into(fn, "@BODY", body)
     imports = HEADER + (context.imports + "\n" if context.imports else "")
     parts = [imports] + [_d(p) for p in preludes if p.strip()] + [fn]
     return "\n\n\n".join(part.rstrip("\n") for part in parts) + "\n"
@@ -560,7 +617,10 @@ def is_problem(context: Context, path: ValuePath, problem: Problem, needs_trace:
 
 def _cell(family: str, context: Context, path: ValuePath, problem: Problem, valid: bool,
           subst: Callable[[str], str] = lambda s: s, needs_trace: bool = True) -> Cell:
-    src = problem.valid if valid else problem.invalid
+    if context.expression_only:
+        src = problem.valid_expr if valid else problem.expr
+    else:
+        src = problem.valid if valid else problem.invalid
     src = src.replace("{v}", path.v).replace("{s}", path.s)
     text = subst(render(context, path, src, [path.prelude, problem.prelude]))
     # where the INVALID form is no problem (untraced code; a concrete value under an eager
@@ -579,16 +639,18 @@ def build_cells() -> list[Cell]:
         # plane 1: contexts x problems, through the parameter itself
         for context in CONTEXTS:
             for problem in TRACED_PROBLEMS:
-                cells.append(_cell("traced", context, param, problem, valid))
+                if (problem.expr or not context.expression_only) \
+                        and not (problem.needs_int and context.differentiates):
+                    cells.append(_cell("traced", context, param, problem, valid))
         # plane 2: paths x problems, under @jax.jit (the parameter itself is in plane 1)
         for path in TRACED_PATHS[1:]:
             for problem in TRACED_PROBLEMS:
                 cells.append(_cell("traced", CONTEXT["jit-decorator"], path, problem, valid))
         # plane 3: contexts x paths, for `if v > 0:` (the cells of planes 1 and 2 left out)
-        for context in CONTEXTS[1:]:
+        for context in [c for c in CONTEXTS[1:] if not c.expression_only]:
             for path in TRACED_PATHS[1:]:
                 cells.append(_cell("traced", context, path, TRACED_PROBLEM["if"], valid))
-        for context in CONTEXTS:
+        for context in [c for c in CONTEXTS if not c.expression_only]:
             for path in HOST_PATHS if not context.eager else []:
                 shape = SMALL if valid else BIG
                 cells.append(_cell("capture", context, path, CAPTURE, valid,
@@ -666,6 +728,10 @@ GAPS: list[Gap] = [
     ("eqx.filter_jit: its parameters are not traced values, not even possibly (jnp results inside are)", "model",
      lambda c: c.context == "eqx-filter-jit" and c.family == "traced" and not c.valid
      and c.path != "jnp-of-host-array"),
+    ("JAX111: a parameter of eqx.filter_jit annotated as an array (x: jax.Array) is traced, and JAX111 takes "
+     "every filter_jit parameter for static (the other rules find it)", "scope",
+     lambda c: c.context == "eqx-filter-jit-array-param" and c.path == "param" and c.problem in _SHAPES
+     and c.kind == "INVALID"),
     ("jax.grad alone: its function is not traced for the rules (np.asarray, float(), print, stores, "
      "shapes of a JVP tracer fail or leak; if/assert work there and stay quiet)", "model",
      lambda c: c.context == "grad-only" and c.family == "traced" and c.kind == "INVALID"),

@@ -718,11 +718,9 @@ Gap = tuple[str, str, Callable[[Cell], bool]]
 _SHAPES = ("zeros-shape", "arange")
 _PYTREE_FIELDS = ("namedtuple-field", "dataclass-field", "pytree-class-field")
 #: contexts whose parameters the model does not take for traced values today
-_PARAMS_NOT_TRACED = ("grad-only", "eqx-filter-jit", "nnx-jit", "jit-of-instance-method", "untraced")
+_PARAMS_NOT_TRACED = ("grad-only", "eqx-filter-jit", "nnx-jit", "untraced")
 GAPS: list[Gap] = [
     # --- how the function is traced
-    ("jax.jit(obj.method) of a module-level instance: the method is not known to be traced", "model",
-     lambda c: c.context == "jit-of-instance-method" and c.family != "key" and not c.valid),
     ("nnx.jit: its parameters are not traced values (jnp results inside are)", "model",
      lambda c: c.context == "nnx-jit" and c.family == "traced" and not c.valid and c.path != "jnp-of-host-array"),
     ("eqx.filter_jit: its parameters are not traced values, not even possibly (jnp results inside are)", "model",

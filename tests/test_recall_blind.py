@@ -204,6 +204,7 @@ FOUND3 = frozenset({
     "jaxsim-43",
     "liesel-272",
     "marginaleffects-1587",
+    "mujoco-1373",  # found once `jax.jit(env.step)` maps to the method, model40 in session 40
     "objax-59",
     "pymdp-346",  # found after JAX108 checked static fields and static objects (scope40; tuning)
     "raytrax-38",

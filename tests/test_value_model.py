@@ -668,3 +668,60 @@ def test_a_builtin_or_comprehension_of_tracers_is_traced(expr):
 def test_a_builtin_or_comprehension_of_static_values_is_static(expr):
     src = f"import jax\n\n@jax.jit\ndef f(x, y):\n    if {expr} > 0:\n        return x\n    return y\n"
     assert lint_source(src, select=["JAX105"], confidence="possible") == []
+
+
+# ---------------------------------------------------------------------- which code is traced (third recall round, by class)
+_ENV = """
+    import jax
+    import jax.numpy as jnp
+
+    class Env:
+        def __init__(self, n):
+            self.n = n
+
+        def step(self, state, action):
+            if self.n > 2:  # the bound instance: a Python value
+                state = state * 2
+            print("reward", state)
+            if action > 0:
+                state = state + 1
+            return state
+
+        @staticmethod
+        def reset(key):
+            if key > 0:
+                return key
+            return key
+"""
+
+
+@pytest.mark.parametrize("jit", [
+    "env = Env(3)\nstep = jax.jit(env.step)\n",
+    "def main():\n    env = Env(3)\n    step = jax.jit(env.step)\n    return step(jnp.ones(2), 1)\n",
+    "class Runner:\n    def __init__(self):\n        self.env = Env(3)\n        self.step = jax.jit(self.env.step)\n",
+    "env = Env(3)\nout = jax.jit(env.step, static_argnums=1)(jnp.ones(2), 1)\n",
+])
+def test_a_jitted_bound_method_of_an_instance_is_the_traced_method(jit):
+    """``jax.jit(env.step)`` traces ``Env.step`` with ``self`` bound to the instance: its
+    parameters are traced (the print and the `if action > 0` are findings), ``self.n``
+    is not. A static argument counts from the bound method's first parameter."""
+    src = textwrap.dedent(_ENV) + "\n" + jit
+    found = sorted((d.code, d.start.line) for d in lint_source(src, select=["JAX105", "JAX106"]))
+    if "static_argnums" in jit:
+        assert found == [("JAX106", 11)]  # `action` is static
+    else:
+        assert found == [("JAX105", 12), ("JAX106", 11)]
+    m = model_of(src)
+    step = next(f for f in m.functions if f.qualname == "Env.step")
+    assert "self" not in step.traced_params and "state" in step.traced_params
+
+
+def test_a_jitted_staticmethod_of_an_instance_gets_no_self():
+    src = textwrap.dedent(_ENV) + "\nenv = Env(3)\nreset = jax.jit(env.reset)\n"
+    assert [(d.code, d.start.line) for d in lint_source(src, select=["JAX105"])] == [("JAX105", 18)]
+
+
+def test_a_method_of_something_unknown_stays_unresolved():
+    m = model_of(textwrap.dedent(_ENV) + "\ndef make(env):\n    return jax.jit(env.step)\n")
+    assert not next(f for f in m.functions if f.qualname == "Env.step").traced
+    assert len(m.entries_unresolved) == 1

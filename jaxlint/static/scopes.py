@@ -713,6 +713,14 @@ class Scopes:
                 return (made, bound) if made is not None else (None, 0)
             break
         fn, implicit = self.callee(expr, scope, follow=follow, instances=False)
+        if fn is None and isinstance(expr, ast.Attribute):
+            # `jax.jit(env.step)`: a bound method of an instance of a module class (bound
+            # once to `Env(...)`, module-level or local, or held in `self.env`); the
+            # instance is its `self`, not traced
+            cls = self.instance_class(expr.value, scope)
+            method = self.method_named(cls, expr.attr) if cls is not None else None
+            if method is not None:
+                return method, bound + (0 if is_staticmethod(method) else 1)
         return fn, bound + implicit
 
     def is_array_annotation(self, ann: ast.expr | None) -> bool:

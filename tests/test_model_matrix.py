@@ -750,10 +750,6 @@ GAPS: list[Gap] = [
     ("a helper returning arithmetic on its traced parameter (double(x)): only possible", "model",
      lambda c: c.family == "traced" and c.path == "helper-return" and c.kind == "INVALID"
      and c.problem not in ("print", "global-store", "module-object-attr")),
-    ("JAX111 shape/size: abs() of a traced value and an element of a comprehension over one are not "
-     "followed (the other rules find them since 2df7601)", "scope",
-     lambda c: c.family == "traced" and c.path in ("builtin-abs", "comprehension") and c.problem in _SHAPES
-     and c.kind == "INVALID"),
     ("a field of an unannotated parameter of a helper or method called from jitted code: only possible "
      "(likely when the function itself is jitted)", "model",
      lambda c: c.family == "traced" and c.path == "namedtuple-field-unannotated" and c.kind == "INVALID"

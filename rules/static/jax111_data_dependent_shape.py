@@ -57,9 +57,9 @@ class DataDependentShape(StaticRule):
       `lax.full` / `full_like` / `iota` / `broadcast` / `broadcast_in_dim` /
       `reshape`, the sizes of `lax.dynamic_slice` / `dynamic_slice_in_dim`, the
       indices of `lax.slice`, `lax.top_k` k and `jax.image.resize` shape. jit traces
-      every argument it is not told is static, Python ints included; `eqx.filter_jit`
-      and `nnx.jit` keep Python ints static, and a differentiation transform passes its
-      other arguments through, so those stay quiet, as do shapes, `len()`, static
+      every argument it is not told is static, Python ints included (so does
+      `nnx.jit`); `eqx.filter_jit` keeps Python ints static, and a differentiation
+      transform passes its other arguments through, so those stay quiet, as do shapes, `len()`, static
       arguments and `lax.psum(1, axis)`.
 
     ## Why is this bad?
@@ -477,7 +477,7 @@ def _mapped_only(fn: FunctionInfo) -> bool:
 
 
 def _jitted(fn: FunctionInfo) -> bool:
-    return any(r.kind in ("jit", "pjit", "pmap") for r in fn.traced_by)
+    return any(r.kind in ("jit", "pjit", "pmap", "nnx.jit") for r in fn.traced_by)
 
 
 def _traces_leaves(fn: FunctionInfo) -> str:
@@ -554,6 +554,9 @@ def _size_source(ctx, model: ModuleModel, fn: FunctionInfo, expr: ast.AST, depth
         body = _size_source(ctx, model, fn, expr.body, depth + 1)
         return body if body is not None and _size_source(ctx, model, fn, expr.orelse, depth + 1) else None
     taint = taint_of(model, fn)
+    if isinstance(expr, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        # `[x * k for k in (1, 2)]`: its elements are what `elt` computes
+        return _size_source(ctx, model, fn, expr.elt, depth + 1)
     if isinstance(expr, ast.Subscript):
         # `x[0]`, `sizes[1]` of a traced value: its element is traced (a shape's is not)
         inner = _size_source(ctx, model, fn, expr.value, depth + 1)
@@ -612,6 +615,10 @@ def _call_source(ctx, model: ModuleModel, fn: FunctionInfo, call: ast.Call, dept
     q = model.resolve_call(call)
     if q is not None and q.startswith(_ARRAY_MAKERS):
         return _Source("array", ctx.segment(call), fn, made_by=call)
+    if q in _COMPUTING_BUILTINS:
+        # `abs(n)`, `max(n, 2)`: computed from what they are given
+        inner = next((src for a in call.args if (src := _size_source(ctx, model, fn, a, depth + 1)) is not None), None)
+        return replace(inner, direct=False) if inner is not None and inner.kind != "array" else inner
     if q is None and isinstance(call.func, ast.Attribute) and call.func.attr in ARRAY_METHODS:
         inner = _size_source(ctx, model, fn, call.func.value, depth + 1)
         if inner is not None and inner.kind != "array":
@@ -656,7 +663,7 @@ def _param_source(ctx, model: ModuleModel, owner: FunctionInfo, param: str, dept
     if any(r.kind in _ALL_TRACED for r in owner.traced_by):
         return _Source("param", param, owner)
     if not owner.traced_by or not all(r.by_call for r in owner.traced_by) or depth > 6:
-        return None  # eqx.filter_jit and nnx.jit keep Python ints static
+        return None  # eqx.filter_jit keeps Python ints static
     p = owner.param(param)
     for call, caller, implicit in owner.call_sites.values():
         if not caller.traced or p is None:
@@ -673,6 +680,9 @@ def _param_source(ctx, model: ModuleModel, owner: FunctionInfo, param: str, dept
 #: Array methods whose arguments are sizes (``x.reshape(n, -1)``; ``x.repeat(n)`` without
 #: ``total_repeat_length``).
 _SIZE_METHODS = frozenset({"reshape", "repeat"})
+#: Builtins whose result is computed from their arguments (a tracer in, a tracer out).
+_COMPUTING_BUILTINS = frozenset({"builtins.abs", "builtins.max", "builtins.min", "builtins.sum", "builtins.round",
+                                 "builtins.pow", "builtins.divmod"})
 #: Calls whose result is a traced array when made in traced code.
 _ARRAY_MAKERS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "jax.scipy.")
 _R = "jax.random."
@@ -707,10 +717,11 @@ SIZE_ARGS: dict[str, tuple[tuple[int | None, str], ...]] = {
     _R + "split": ((1, "num"),), _R + "orthogonal": ((1, "n"), (2, "shape")),
 }
 _LOOPS = frozenset({"scan", "fori_loop", "while_loop", "map", "cond", "switch", "associative_scan"})
-#: transforms whose non-static parameters are all traced (eqx.filter_jit and nnx.jit
-#: keep non-array arguments static; a differentiation transform traces its argnums)
-_ALL_TRACED = frozenset({"jit", "pjit", "pmap", "vmap", "scan", "fori_loop", "while_loop", "map", "cond", "switch",
-                         "associative_scan", "shard_map", "checkpoint", "remat", "grad", "value_and_grad",
+#: transforms whose non-static parameters are all traced, Python ints included (nnx.jit
+#: too, flax 0.12.8; eqx.filter_jit keeps non-array arguments static; a differentiation
+#: transform traces its argnums)
+_ALL_TRACED = frozenset({"jit", "pjit", "pmap", "nnx.jit", "vmap", "scan", "fori_loop", "while_loop", "map", "cond",
+                         "switch", "associative_scan", "shard_map", "checkpoint", "remat", "grad", "value_and_grad",
                          "jacfwd", "jacrev", "hessian"})
 
 

@@ -171,6 +171,18 @@ SIZE_FLAGGED = {
             m = sizes[0] * 2
             return jnp.ones((m, 3))  # <-
         """, "f(jnp.array([2]))"),
+    "abs of a traced argument": ("""
+        @jax.jit
+        def f(x, n):
+            width = abs(n)
+            return jnp.zeros((width,)) + x  # <-
+        """, "f(1.0, -2)"),
+    "an element of a comprehension over a traced argument": ("""
+        @jax.jit
+        def f(x, n):
+            sizes = [n * k for k in (1, 2)]
+            return jnp.arange(sizes[1]) * x  # <-
+        """, "f(1.0, 2)"),
 }
 SIZE_QUIET = {
     "static argument, shapes, len": ("""
@@ -223,6 +235,12 @@ SIZE_QUIET = {
         def f(x, cfg):
             return jnp.zeros(cfg.steps) + x * cfg.scale
         """, "f(1.0, Cfg(3, 2.0))"),
+    "builtins and comprehensions of static values": ("""
+        @jax.jit
+        def f(x):
+            sizes = [x.shape[0] * k for k in (1, 2)]
+            return jnp.zeros((max(abs(x.ndim), 1),)), jnp.arange(sizes[1]) * x.sum()
+        """, "f(jnp.ones(3))"),
     "a compile-time-eval block and one static arm": ("""
         @jax.jit
         def f(x, n):

@@ -775,11 +775,6 @@ GAPS: list[Gap] = [
      "model",
      lambda c: c.family == "traced" and c.path == "object-made-in-trace" and c.kind == "VALID"
      and c.problem not in _SHAPES + ("flatnonzero",) and c.context not in _PARAMS_NOT_TRACED),
-    ("JAX106 reports print of a value the model knows static: a static pytree field, a helper's summary, "
-     "a comprehension of shapes, a conditional of shapes", "scope",
-     lambda c: c.family == "traced" and c.problem == "print" and c.kind == "VALID"
-     and c.path in ("dataclass-field", "pytree-class-field", "helper-return", "comprehension",
-                    "conditional-arms")),
     # --- JAX101: a host array reached through
     ("JAX101: a host array returned by a method of a module-level instance (BANK.lookup()) is missed", "model",
      lambda c: c.family == "capture" and c.path == "module-instance-method" and c.kind == "INVALID"),

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.static.taint import LIKELY, taint_of, describe, traced_how
 from jaxlint.static.semantic import STATIC_ATTRS
+from jaxlint.static.values import Kind, Summaries, static_field
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -28,7 +29,9 @@ class SideEffectInJit(StaticRule):
     `logger.info` on a `logging.getLogger(...)` logger, `warnings.warn`).
 
     A `print` or logging call whose arguments are all static (string constants,
-    shapes, dtypes: `print("compiling", x.shape)`, a deprecation warning) prints the
+    shapes, dtypes: `print("compiling", x.shape)`, a deprecation warning; fields a
+    pytree class declares static, what a helper returns when its every return is
+    static, comprehensions and conditionals of those) prints the
     same text at trace time as it would on every call: once per compilation is a
     deliberate way to report each compilation, and `jax.debug.print` would only repeat
     it. Such calls stay clean unless `report-static-print` / `report-static-logging` is
@@ -353,7 +356,14 @@ def _static(taint, expr: ast.AST | None, depth: int = 0) -> bool:
     if isinstance(expr, ast.JoinedStr):
         return all(_static(taint, v.value, depth + 1) for v in expr.values if isinstance(v, ast.FormattedValue))
     if isinstance(expr, ast.Attribute):
-        return expr.attr in STATIC_ATTRS
+        # a shape or dtype, or a field a pytree class declares static (the model's answer)
+        return expr.attr in STATIC_ATTRS or (static_field(model, expr.attr) and taint.culprit(expr) is None)
+    if isinstance(expr, ast.IfExp):
+        return _static(taint, expr.body, depth + 1) and _static(taint, expr.orelse, depth + 1)
+    if isinstance(expr, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        return _static(taint, expr.elt, depth + 1) and all(
+            _static(taint, g.iter, depth + 1) and all(_static(taint, c, depth + 1) for c in g.ifs)
+            for g in expr.generators)
     if isinstance(expr, ast.Subscript):
         return _static(taint, expr.value, depth + 1) and _static(taint, expr.slice, depth + 1)
     if isinstance(expr, ast.Slice):
@@ -375,7 +385,11 @@ def _static(taint, expr: ast.AST | None, depth: int = 0) -> bool:
         if isinstance(expr.func, ast.Attribute) and expr.func.attr == "format":
             return _static(taint, expr.func.value, depth + 1) and all(_static(taint, a, depth + 1)
                                                                           for a in args)
-        return False
+        # a function of the checked tree whose every return is static (`size_of(x)`
+        # returning `x.size`): the model's summary
+        return Summaries.of(model).callee_returns(expr.func, fn) is Kind.STATIC
+    if isinstance(expr, ast.Compare):
+        return _static(taint, expr.left, depth + 1) and all(_static(taint, c, depth + 1) for c in expr.comparators)
     if isinstance(expr, ast.Name):
         if fn.param(expr.id) is not None:
             return taint.culprit(expr) is None

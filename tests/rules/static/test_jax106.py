@@ -132,3 +132,53 @@ def test_jax106_really_prints_once_per_compilation_and_shows_a_tracer():
         run_module(src)["result"]()
     # the tracer's repr differs by version: JitTracer(...) / Traced<float32[]>with<...> (0.6)
     assert out.getvalue().count("x is") == 1 and ("Tracer(" in out.getvalue() or "Traced<" in out.getvalue())
+
+
+def test_jax106_print_of_values_the_model_knows_static_is_quiet():
+    # a field a pytree declares static, a helper whose every return is static, a
+    # comprehension and a conditional of shapes: Python values at trace time (scope40)
+    assert lines("JAX106", """
+        import dataclasses
+        import jax
+        import jax.numpy as jnp
+
+        @jax.tree_util.register_dataclass
+        @dataclasses.dataclass
+        class Params:
+            a: jax.Array
+            n: int = dataclasses.field(default=3, metadata=dict(static=True))
+
+        def size_of(v):
+            return v.size * 2
+
+        @jax.jit
+        def f(p: Params, x):
+            sizes = [x.shape[0] * k for k in (1, 2)]
+            m = x.size if x.ndim else 1
+            print("n", p.n, size_of(x), sizes, m, x.ndim > 1)
+            return x
+        """) == []
+
+
+def test_jax106_print_of_a_leaf_field_or_a_traced_helper_result_is_still_reported():
+    assert lines("JAX106", """
+        import dataclasses
+        import jax
+        import jax.numpy as jnp
+
+        @jax.tree_util.register_dataclass
+        @dataclasses.dataclass
+        class Params:
+            a: jax.Array
+            n: int = dataclasses.field(default=3, metadata=dict(static=True))
+
+        def double(v):
+            return jnp.sum(v) * 2
+
+        @jax.jit
+        def f(p: Params, x):
+            print("a", p.a)
+            print("d", double(x))
+            print("c", [x * k for k in (1, 2)])
+            return x
+        """) == [16, 17, 18]

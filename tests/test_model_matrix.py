@@ -338,6 +338,11 @@ class ValuePath:
     needs_self: bool = False     # only in methods
 
 
+STATE = """
+    class State(NamedTuple):
+        a: jax.Array
+        n: int
+    """
 TRACED_PATHS: list[ValuePath] = [
     ValuePath("param", "x", "x.size"),
     ValuePath("local-copy", "y", "y.size", "y = x"),
@@ -345,17 +350,9 @@ TRACED_PATHS: list[ValuePath] = [
     ValuePath("list-element", "xs[0]", "len(xs)", "xs = [x, x]"),
     ValuePath("dict-entry", 'd["k"]', "len(d)", 'd = {"k": x}'),
     ValuePath("namedtuple-field", "s.a", "s.a.size", param="s: State", arg="State(jnp.array(1), jnp.array(3))",
-              prelude="""
-        class State(NamedTuple):
-            a: jax.Array
-            n: int
-        """),
+              prelude=STATE),
     ValuePath("namedtuple-field-unannotated", "s.a", "s.a.size", param="s", arg="State(jnp.array(1), jnp.array(3))",
-              prelude="""
-        class State(NamedTuple):
-            a: jax.Array
-            n: int
-        """),
+              prelude=STATE),
     ValuePath("dataclass-field", "p.a", "p.n", param="p: Params", arg="Params(jnp.array(1))",
               prelude="""
         @jax.tree_util.register_dataclass
@@ -552,11 +549,30 @@ DRAW_TWICE = Problem(
     "a = jax.random.normal({v}, (3,))\nb = jax.random.uniform({v}, (3,))  # <-",
     "k_a, k_b = jax.random.split({v})\na = jax.random.normal(k_a, (3,))\nb = jax.random.uniform(k_b, (3,))  # <-")
 
+# Tests on static information in traced code, which must stay quiet (JAX105's documented
+# exceptions, and the truth of containers that issue 19 names): VALID cells only.
+STATIC_TESTS: list[ValuePath] = [
+    ValuePath("dict-of-traced", "", "d", 'd = {"k": x}'),
+    ValuePath("list-of-traced", "", "xs", "xs = [x]"),
+    ValuePath("tuple-of-traced", "", "t", "t = (x, x)"),
+    ValuePath("namedtuple-param", "", "s", param="s: State", arg="State(jnp.array(1), jnp.array(3))",
+              prelude=STATE),
+    ValuePath("dict-annotated-param", "", "state", param="state: dict", arg='{"k": jnp.array(1)}'),
+    ValuePath("is-none", "", "x is None"),
+    ValuePath("isinstance", "", "isinstance(x, jax.Array)"),
+    ValuePath("shape-compare", "", "x.shape == ()"),
+    ValuePath("dtype-compare", "", "x.dtype == jnp.int32"),
+    ValuePath("ndim-and-size", "", "x.ndim == 0 and x.size == 1"),
+    ValuePath("len-of-list", "", "len(xs) > 1", "xs = [x, x]"),
+    ValuePath("dict-key", "", 'k == "k"', 'd = {"k": x}\nk = next(iter(d))'),
+]
+STATIC_TEST = Problem("static-test", "JAX105", "", "if {s}:  # <-\n    pass")
+
 
 # ------------------------------------------------------------------ cells
 @dataclass(frozen=True)
 class Cell:
-    family: str      # "traced" (the cube's planes), "capture", "loop", "key"
+    family: str      # "traced" (the cube's planes), "capture", "loop", "key", "static-test"
     context: str
     path: str
     problem: str
@@ -673,6 +689,8 @@ def build_cells() -> list[Cell]:
             for path in KEY_PATHS:
                 # key reuse is a problem in any function, traced or not
                 cells.append(_cell("key", context, path, DRAW_TWICE, valid, needs_trace=False))
+            for path in STATIC_TESTS if valid else []:
+                cells.append(_cell("static-test", context, path, STATIC_TEST, valid))
     seen: dict[str, Cell] = {}
     for c in cells:
         seen.setdefault(c.id, c)
@@ -881,10 +899,11 @@ def run_under_jax(cells: list[Cell], abstract: bool = False) -> dict[str, str]:
 
 
 #: The cells checked under jax: the two planes of the cube that cross every problem
-#: (contexts x problems, paths x problems), each kind in its own test so that xdist can
-#: spread them. The capture, loop and key families are about cost and silent results,
-#: which nothing raises.
-JAX_CHECKED = [c for c in CELLS if c.family == "traced" and (c.path == "param" or c.context == "jit-decorator")]
+#: (contexts x problems, paths x problems) and the static tests, each kind in its own
+#: test so that xdist can spread them. The capture, loop and key families are about cost
+#: and silent results, which nothing raises.
+JAX_CHECKED = [c for c in CELLS if c.family == "traced" and (c.path == "param" or c.context == "jit-decorator")
+               or c.family == "static-test"]
 
 
 @pytest.mark.slow

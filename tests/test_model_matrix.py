@@ -765,13 +765,14 @@ GAPS: list[Gap] = [
     ("under vmap alone a jnp result of host constants is concrete, and is taken for a tracer", "model",
      lambda c: c.context == "vmap-only" and c.path == "jnp-of-host-array" and c.kind == "CONTROL"),
     # --- how the value reaches the problem
-    ("a field of a parameter annotated with a pytree class (NamedTuple, register_dataclass, "
-     "register_pytree_node_class) is not traced (unannotated, it is likely; JAX111 finds it)", "model",
+    ("eqx.filter_jit: a leaf field of a parameter annotated with a pytree class (NamedTuple, "
+     "register_dataclass, register_pytree_node_class) is not traced (under jax.jit it is, since model40's "
+     "pytree fields)", "model",
      lambda c: c.family == "traced" and c.path in _PYTREE_FIELDS and c.kind == "INVALID"
-     and c.problem not in ("print",) + _SHAPES),  # JAX111 follows leaf fields itself (729e065)
-    ("a dict built in traced code does not carry its values: d = {'k': x}; d['k'] is not traced "
-     "(a list's element is)", "model",
-     lambda c: c.family == "traced" and c.path == "dict-entry" and c.kind == "INVALID" and c.problem != "print"),
+     and c.context == "eqx-filter-jit-array-param" and c.problem not in ("print",) + _SHAPES),
+    ("JAX111 shape/size: an entry of a dict built in traced code (d = {'k': x}; d['k']) is not followed "
+     "(the other rules find it since model40's dict displays)", "scope",
+     lambda c: c.family == "traced" and c.path == "dict-entry" and c.kind == "INVALID" and c.problem in _SHAPES),
     ("a field of an instance of a project class made in traced code from a traced value (Box(x).a): "
      "only possible", "model",
      lambda c: c.family == "traced" and c.path == "object-made-in-trace" and c.kind == "INVALID"
@@ -786,9 +787,6 @@ GAPS: list[Gap] = [
      lambda c: c.family == "traced" and c.path == "namedtuple-field-unannotated" and c.kind == "INVALID"
      and c.context in ("helper-of-jit", "method-via-self")),
     # --- VALID twins reported (false positives)
-    ("tuple unpacking taints every target: a, b = x, 2 makes b (a Python int) traced", "model",
-     lambda c: c.family == "traced" and c.path == "tuple-unpack" and c.kind == "VALID"
-     and c.problem not in _SHAPES + ("flatnonzero",) and c.context not in _PARAMS_NOT_TRACED),
     ("a constant field of a project class instance made in traced code (Box(x).n = 3) is taken for a tracer",
      "model",
      lambda c: c.family == "traced" and c.path == "object-made-in-trace" and c.kind == "VALID"

@@ -725,3 +725,83 @@ def test_a_method_of_something_unknown_stays_unresolved():
     m = model_of(textwrap.dedent(_ENV) + "\ndef make(env):\n    return jax.jit(env.step)\n")
     assert not next(f for f in m.functions if f.qualname == "Env.step").traced
     assert len(m.entries_unresolved) == 1
+
+
+@pytest.mark.parametrize("line,found", [
+    ("a, b = x, 2\n    if b > 0:", False),        # each target its own value
+    ("a, b = x, 2\n    if a > 0:", True),
+    ("(a, b), c = (1, x), 3\n    if b > 0:", True),
+    ("(a, b), c = (1, x), 3\n    if a + c > 0:", False),
+    ("a, b = [x, 2]\n    if b > 0:", False),
+    ("a, b = x\n    if b > 0:", True),             # unpacking a tracer gives tracers
+    ("a, *b = x, 2, 3\n    if a > 0:", True),      # a starred target: the whole value
+])
+def test_an_unpacking_assignment_gives_each_target_its_own_value(line, found):
+    src = f"import jax\n\n@jax.jit\ndef f(x):\n    {line}\n        return x\n    return x\n"
+    assert [d.code for d in lint_source(src, select=["JAX105"], confidence="possible")] == (["JAX105"] if found else [])
+
+
+@pytest.mark.parametrize("line,found", [
+    ("d = {'x': x, 'n': 3}\n    if d['x'] > 0:", True),
+    ("d = {'x': x, 'n': 3}\n    if d['n'] > 0:", False),
+    ("d = dict_of(x)\n    if d['n'] > 0:", False),   # a helper the model cannot see into: possible at most
+    ("ys = [{'v': x}]\n    if ys[0]['v'] > 0:", True),
+])
+def test_an_entry_of_a_dict_display_is_what_was_stored(line, found):
+    src = f"import jax\n\n@jax.jit\ndef f(x):\n    {line}\n        return x\n    return x\n"
+    assert [d.code for d in lint_source(src, select=["JAX105"])] == (["JAX105"] if found else [])
+
+
+_PYTREES = """
+    import dataclasses
+    from typing import NamedTuple
+    import jax
+    from flax import struct
+
+    class Pair(NamedTuple):
+        x: jax.Array
+        n: int
+
+    @struct.dataclass
+    class State:
+        x: jax.Array
+        n: int = struct.field(pytree_node=False)
+
+    @jax.tree_util.register_pytree_node_class
+    class Box:
+        def __init__(self, x, n):
+            self.x, self.n = x, n
+        def tree_flatten(self):
+            return (self.x,), (self.n,)
+        @classmethod
+        def tree_unflatten(cls, aux, children):
+            return cls(*children, *aux)
+
+    @dataclasses.dataclass
+    class Plain:
+        x: object
+"""
+
+
+@pytest.mark.parametrize("ann,attr,expected", [
+    ("Pair", "x", (Confidence.CERTAIN, Severity.ERROR)),
+    ("State", "x", (Confidence.CERTAIN, Severity.ERROR)),
+    ("Box", "x", (Confidence.CERTAIN, Severity.ERROR)),
+    ("State", "n", None),                                   # declared static
+    ("Box", "n", None),                                     # aux data of the flatten
+    ("Plain", "x", None),                                   # not a pytree: a declared non-array type
+    ("State", "total", (Confidence.LIKELY, Severity.WARNING)),  # an attribute it does not declare
+])
+@pytest.mark.parametrize("how", ["jit", "helper"])
+def test_a_field_of_a_parameter_annotated_with_a_pytree_class_is_what_the_class_declares(ann, attr, expected, how):
+    if how == "jit":
+        body = f"@jax.jit\ndef f(s: {ann}):\n    if s.{attr} > 0:\n        return 1\n    return 0\n"
+    else:
+        body = (f"def g(s: {ann}):\n    if s.{attr} > 0:\n        return 1\n    return 0\n\n"
+                f"@jax.jit\ndef f(s):\n    return g(s)\n")
+    src = textwrap.dedent(_PYTREES).lstrip("\n") + "\n\n" + body
+    found = [(d.confidence, d.severity) for d in lint_source(src, select=["JAX105"])]
+    if expected is None or (how == "helper" and expected[0] is Confidence.LIKELY):
+        assert found == []  # (a helper's parameter fields are at most possible)
+    else:
+        assert found == [expected]

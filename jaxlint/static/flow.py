@@ -23,7 +23,12 @@ What the model knows of values (by shape of expression):
 * attributes: ``.shape``/``.ndim``/``.dtype``/``.size`` are static, and so are fields a
   pytree class declares static, ``self.x``/``cls.x`` (the bound instance of a method, not
   a leaf), and the attributes of config-like names; other fields of a traced pytree are
-  ``LIKELY``.
+  ``LIKELY``. A parameter annotated with a pytree class of the module (a NamedTuple, a
+  registered dataclass or class, a flax struct) has its data fields as traced as it is,
+  its static fields static, and other attributes ``LIKELY``.
+* assignments: ``a, b = x, 2`` binds each target its own value; ``d["k"]`` of a dict
+  display bound once in the function is the value stored under ``"k"``, and a dict
+  display is as traced as its surest value.
 * calls: jax.numpy / lax / nn / scipy / random results are traced in traced code, even
   from constants (not inside ``jax.ensure_compile_time_eval()``), and so is what
   numpy gives when handed a tracer; shape and dtype questions are static. A builtin
@@ -47,7 +52,7 @@ from typing import TYPE_CHECKING
 from jaxlint.static.apis import (ARRAYS_OUT, DIFF_TRANSFORMS, JIT_LIKE, SAMPLE_SITES, STATIC_ATTRS, STATIC_CALLS,
                                  TRACING_HOFS, is_axis_size)
 from jaxlint.static.scopes import target_names, walk
-from jaxlint.static.values import ARRAY_METHODS, CONTAINER_METHODS, Kind, Summaries, static_field
+from jaxlint.static.values import ARRAY_METHODS, CONTAINER_METHODS, Kind, Summaries, class_facts, static_field
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxlint.static.scopes import FunctionInfo, Scopes
@@ -113,6 +118,16 @@ def sampled(call: ast.Call, observed: str) -> bool:
     if value is None:
         return not any(k.arg is None for k in call.keywords) and len(call.args) < 3
     return isinstance(value, ast.Constant) and value.value is None
+
+
+def unpacked(target: ast.AST, value: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
+    """The (target, value) pairs an assignment binds: ``a, b = x, 2`` binds ``a`` to ``x``
+    and ``b`` to ``2`` (each its own value); any other target takes the whole value."""
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
+            and len(target.elts) == len(value.elts) \
+            and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts)):
+        return [pair for t, v in zip(target.elts, value.elts) for pair in unpacked(t, v)]
+    return [(target, value)]
 
 
 def transform_of(model: "Scopes", func: ast.AST, fn: "FunctionInfo | None") -> str | None:
@@ -190,6 +205,12 @@ class Flow:
                 if p is not None and base.id in self.fn.traced_params and expr.attr not in _ARRAY_ATTRS:
                     if m.is_array_annotation(p.annotation):
                         return CERTAIN, expr
+                    field = self._pytree_field(p.annotation, expr.attr)
+                    if field == "leaf":
+                        return self.culprit(base)  # a leaf of a pytree class of the module: an array
+                    if field == "other":
+                        found = self.culprit(base)  # a pytree's attribute it does not declare
+                        return (min(found[0], POSSIBLE if self.indirect else LIKELY), expr) if found else None
                     if p.annotation is not None:
                         return None  # a declared non-array type: a config or module object
                     found = self.culprit(base)
@@ -201,8 +222,13 @@ class Flow:
                 # dataclass) and this is one of its fields, which may be static
                 return min(found[0], LIKELY), found[1]
             return (found[0], found[1]) if found else None
-        if isinstance(expr, (ast.Subscript, ast.Starred)):
+        if isinstance(expr, ast.Subscript):
+            entry = self._dict_entry(expr)
+            return self.culprit(entry if entry is not None else expr.value)
+        if isinstance(expr, ast.Starred):
             return self.culprit(expr.value)
+        if isinstance(expr, ast.Dict):
+            return _best(*(self.culprit(v) for v in expr.values))  # a dict of what its values are
         if isinstance(expr, ast.Call):
             return self._call(expr)
         if isinstance(expr, ast.BinOp):
@@ -235,6 +261,34 @@ class Flow:
         if isinstance(expr, ast.JoinedStr):
             return _best(*(self.culprit(v.value) for v in expr.values if isinstance(v, ast.FormattedValue)))
         return None
+
+    def _dict_entry(self, expr: ast.Subscript) -> ast.AST | None:
+        """``d["k"]`` with ``d`` bound once in the function to a dict display that has the
+        key ``"k"``: the value stored there (``d = {"x": x, "n": 3}``: ``d["n"]`` is 3)."""
+        if not (isinstance(expr.value, ast.Name) and isinstance(expr.slice, ast.Constant)):
+            return None
+        bindings = self.fn.bindings.get(expr.value.id, ())
+        if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].value, ast.Dict):
+            return None
+        display = bindings[0].value
+        for k, v in zip(display.keys, display.values):
+            if isinstance(k, ast.Constant) and k.value == expr.slice.value:
+                return v
+        return None
+
+    def _pytree_field(self, annotation: ast.expr | None, attr: str) -> str | None:
+        """What ``attr`` is of a parameter annotated with a pytree class of this module
+        (a NamedTuple, a registered dataclass or class, a flax struct): "leaf" for a data
+        field, "static" for one it declares static, "other" for a name it does not
+        declare (a method, a property); None when the annotation is no such class."""
+        if not isinstance(annotation, ast.Name):
+            return None
+        facts = class_facts(self.model).get(annotation.id)
+        if facts is None or facts.pytree is None or facts.pytree in ("linen", "nnx", "dataclass", "equinox"):
+            return None  # not a pytree (a plain dataclass is not one), a module of layers, or an
+            # equinox module (whose non-array fields filter_jit keeps static)
+        kind = facts.field_kind(attr)
+        return kind if kind is not None else "other"
 
     def _clean_here(self, name: ast.Name) -> bool:
         """Whether every binding of ``name`` that reaches this read assigns a value that is

@@ -27,7 +27,7 @@ from typing import Iterator
 
 from jaxlint.diagnostic import Confidence
 from jaxlint.static.flow import (CERTAIN, CONFIG_NAME, CONVERTERS, CONVERTING_METHODS, LIKELY, POSSIBLE,  # noqa: F401
-                                 STATIC_JAX_FUNCS, Flow, iteration_targets)
+                                 STATIC_JAX_FUNCS, Flow, iteration_targets, unpacked)
 from jaxlint.static.scopes import FunctionInfo, target_names
 from jaxlint.static.semantic import ModuleModel
 
@@ -59,8 +59,9 @@ class Taint(Flow):
         for name in fn.traced_params:
             p = fn.param(name)
             if self.indirect and p is not None and p.annotation is not None \
-                    and not self.model.is_array_annotation(p.annotation):
-                continue  # the author declares a Python value (`flag: bool`, `spec: Spec`)
+                    and not self.model.is_array_annotation(p.annotation) \
+                    and self._pytree_field(p.annotation, "") is None:
+                continue  # the author declares a Python value (`flag: bool`, `spec: Spec`), not a pytree
             level = self._call_site_level(p) if self.indirect and p is not None else CERTAIN
             if level is not None:
                 self.names[name] = level
@@ -86,14 +87,17 @@ class Taint(Flow):
                     traced_targets = iteration_targets(s.target, s.iter, lambda e: self.culprit(e) is not None)
                     targets = [ast.Name(id=n) for n in traced_targets]
                     value = s.iter
-                level = self.level(value) if value is not None else None
-                if level is None:
+                if value is None:
                     continue
-                for t in targets:
-                    for name in target_names(t):
-                        # never more than the model: a name it does not taint stays clean
-                        if name in fn.tainted and self.names.get(name, -1) < level:
-                            self.names[name] = level
+                for whole in targets:
+                    for t, v in unpacked(whole, value):
+                        level = self.level(v)
+                        if level is None:
+                            continue
+                        for name in target_names(t):
+                            # never more than the model: a name it does not taint stays clean
+                            if name in fn.tainted and self.names.get(name, -1) < level:
+                                self.names[name] = level
             if self.names == before:
                 break
 

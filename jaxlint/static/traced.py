@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from jaxlint.static.apis import DIFF_TRANSFORMS, JIT_LIKE, PASS_ARGUMENTS, TRACING_HOFS, literal_int, literal_ints
-from jaxlint.static.flow import Flow, iteration_targets, sampled, transform_of  # noqa: F401
+from jaxlint.static.flow import Flow, iteration_targets, sampled, transform_of, unpacked  # noqa: F401
 from jaxlint.static.runs import EAGER_UNDER_DISABLE_JIT, eager_block
 from jaxlint.static.scopes import target_names
 
@@ -249,9 +249,10 @@ class Tracing:
             before = len(tainted)
             for s in stmts:
                 if isinstance(s, ast.Assign):
-                    if self.is_traced_expr(s.value, fn):
-                        for t in s.targets:
-                            tainted.update(target_names(t))
+                    for whole in s.targets:
+                        for t, v in unpacked(whole, s.value):
+                            if self.is_traced_expr(v, fn):
+                                tainted.update(target_names(t))
                 elif isinstance(s, (ast.AnnAssign, ast.NamedExpr)):
                     if s.value is not None and self.is_traced_expr(s.value, fn) and isinstance(s.target, ast.Name):
                         tainted.add(s.target.id)

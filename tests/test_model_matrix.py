@@ -96,7 +96,7 @@ class Context:
 
     @property
     def differentiates(self) -> bool:
-        return "{float_arg}" in self.call
+        return "{float_arg}" in self.call + self.template
 
     @property
     def expression_only(self) -> bool:
@@ -282,6 +282,78 @@ CONTEXTS: list[Context] = [
         mesh = jax.make_mesh((1,), ("i",))
         sharded = jax.jit(jax.shard_map(f, mesh=mesh, in_specs=P(), out_specs=P()))
         """, imports="from jax.sharding import PartitionSpec as P"),
+    Context("jit-of-grad-in-main", "main()", """
+        def f({param}):
+            @BODY
+            return 0.0
+
+
+        def main():
+            return jax.jit(jax.grad(f))({float_arg})
+        """),
+    Context("jit-of-vmap", "fast({batch})", """
+        def f({param}):
+            @BODY
+            return 0.0
+
+
+        fast = jax.jit(jax.vmap(f))
+        """),
+    Context("vmap-decorator-in-jit", "step({batch})", """
+        @jax.vmap
+        def f({param}):
+            @BODY
+            return 0.0
+
+
+        @jax.jit
+        def step(xs):
+            return f(xs)
+        """),
+    Context("lax-map-body", "run({batch})", """
+        def f({param}):
+            @BODY
+            return 0.0
+
+
+        def run(xs):
+            return lax.map(f, xs)
+        """),
+    Context("switch-branch", "run(0, {arg})", """
+        def branch({param}):
+            @BODY
+            return {pname}
+
+
+        def run(i, x0):
+            return lax.switch(i, [branch, lambda a: a], x0)
+        """),
+    Context("checkpoint-in-jit", "step({arg})", """
+        def f({param}):
+            @BODY
+            return 0.0
+
+
+        @jax.jit
+        def step(x0):
+            return jax.checkpoint(f)(x0)
+        """),
+    Context("custom-jvp-in-jit", "step({float_arg})", """
+        @jax.custom_jvp
+        def f({param}):
+            @BODY
+            return 0.0
+
+
+        @f.defjvp
+        def f_jvp(primals, tangents):
+            return f(*primals), 0.0
+
+
+        @jax.jit
+        def step(x0):
+            return f(x0)
+        """),
     Context("eqx-filter-jit-array-param", "f({arg})", """
         @eqx.filter_jit
         def f({param_as_array}):
@@ -610,6 +682,11 @@ def _indent_into(template: str, marker: str, lines: list[str]) -> str:
     return "\n".join(out)
 
 
+def float_arg(path: ValuePath) -> str:
+    """The path's argument as floats, for the contexts that differentiate."""
+    return f"jax.tree.map(lambda a: jnp.asarray(a, jnp.float32), {path.arg})"
+
+
 def render(context: Context, path: ValuePath, problem_src: str, preludes: list[str]) -> str:
     problem_lines = problem_src.splitlines()
     path_lines = _d(path.lines).splitlines() if path.lines else []
@@ -620,7 +697,7 @@ def render(context: Context, path: ValuePath, problem_src: str, preludes: list[s
     pname = path.param.split(":")[0].split(",")[0].strip()
     as_array = path.param if ":" in path.param else path.param.replace(pname, f"{pname}: jax.Array", 1)
     fn = (_d(context.template).replace("{param}", path.param).replace("{param_as_array}", as_array)
-          .replace("{pname}", pname).replace("{arg}", path.arg))
+          .replace("{pname}", pname).replace("{arg}", path.arg).replace("{float_arg}", float_arg(path)))
     if context.expression_only:
         fn = fn.replace("@EXPR", problem_src)
     else:
@@ -652,7 +729,7 @@ def _cell(family: str, context: Context, path: ValuePath, problem: Problem, vali
     # transform), the program is a control that must stay quiet
     kind = "VALID" if valid else "INVALID" if is_problem(context, path, problem, needs_trace) else "CONTROL"
     call = (context.call.replace("{arg}", path.arg)
-            .replace("{float_arg}", f"jax.tree.map(lambda a: jnp.asarray(a, jnp.float32), {path.arg})")
+            .replace("{float_arg}", float_arg(path))
             .replace("{batch}", f"jax.tree.map(lambda a: a[None], {path.arg})"))
     return Cell(family, context.name, path.name, problem.name, problem.rule, kind, text, call)
 
@@ -782,10 +859,11 @@ GAPS: list[Gap] = [
     ("a helper returning arithmetic on its traced parameter (double(x)): only possible", "model",
      lambda c: c.family == "traced" and c.path == "helper-return" and c.kind == "INVALID"
      and c.problem not in ("print", "global-store", "module-object-attr")),
-    ("a field of an unannotated parameter of a helper or method called from jitted code: only possible "
+    ("a field of an unannotated parameter of a helper, a method, a @jax.vmap or a @jax.custom_jvp function "
+     "called from jitted code: only possible "
      "(likely when the function itself is jitted)", "model",
      lambda c: c.family == "traced" and c.path == "namedtuple-field-unannotated" and c.kind == "INVALID"
-     and c.context in ("helper-of-jit", "method-via-self")),
+     and c.context in ("helper-of-jit", "method-via-self", "vmap-decorator-in-jit", "custom-jvp-in-jit")),
     # --- VALID twins reported (false positives)
     ("a constant field of a project class instance made in traced code (Box(x).n = 3) is taken for a tracer",
      "model",

@@ -415,6 +415,26 @@ STATE = """
         a: jax.Array
         n: int
     """
+TREE = """
+    @jax.tree_util.register_pytree_node_class
+    class Tree:
+        def __init__(self, a, n):
+            self.a = a
+            self.n = n
+
+        def tree_flatten(self):
+            return (self.a,), self.n
+
+        @classmethod
+        def tree_unflatten(cls, n, leaves):
+            return cls(leaves[0], n)
+
+        def double(self):
+            return self.a * 2
+
+        def count(self):
+            return self.n + 1
+    """
 TRACED_PATHS: list[ValuePath] = [
     ValuePath("param", "x", "x.size"),
     ValuePath("local-copy", "y", "y.size", "y = x"),
@@ -433,20 +453,35 @@ TRACED_PATHS: list[ValuePath] = [
             a: jax.Array
             n: int = dataclasses.field(default=3, metadata=dict(static=True))
         """),
-    ValuePath("pytree-class-field", "t.a", "t.n", param="t: Tree", arg="Tree(jnp.array(1), 3)",
+    ValuePath("pytree-class-field", "t.a", "t.n", param="t: Tree", arg="Tree(jnp.array(1), 3)", prelude=TREE),
+    # a method of a pytree parameter: one returning arithmetic on a leaf, one a static field
+    ValuePath("pytree-method", "t.double()", "t.count()", param="t: Tree", arg="Tree(jnp.array(1), 3)",
+              prelude=TREE),
+    # the other declared-static field forms
+    ValuePath("flax-struct-field", "p.a", "p.n", param="p: FState", arg="FState(jnp.array(1))", prelude="""
+        from flax import struct
+
+
+        @struct.dataclass
+        class FState:
+            a: jax.Array
+            n: int = struct.field(pytree_node=False, default=3)
+        """),
+    ValuePath("eqx-module-field", "m.a", "m.n", param="m: EModel", arg="EModel(jnp.array(1))", prelude="""
+        import equinox as eqx
+
+
+        class EModel(eqx.Module):
+            a: jax.Array
+            n: int = eqx.field(static=True, default=3)
+        """),
+    ValuePath("register-dataclass-meta-fields", "p.a", "p.n", param="p: MState", arg="MState(jnp.array(1))",
               prelude="""
-        @jax.tree_util.register_pytree_node_class
-        class Tree:
-            def __init__(self, a, n):
-                self.a = a
-                self.n = n
-
-            def tree_flatten(self):
-                return (self.a,), self.n
-
-            @classmethod
-            def tree_unflatten(cls, n, leaves):
-                return cls(leaves[0], n)
+        @partial(jax.tree_util.register_dataclass, data_fields=["a"], meta_fields=["n"])
+        @dataclasses.dataclass
+        class MState:
+            a: jax.Array
+            n: int = 3
         """),
     ValuePath("object-made-in-trace", "b.a", "b.n", "b = Box(x)", prelude="""
         class Box:
@@ -536,6 +571,8 @@ HOST_PATHS: list[ValuePath] = [
     ValuePath("module-jnp-constant", "TABLE", "", prelude="TABLE = jnp.ones(@SHAPE)  # <-"),
     ValuePath("module-dict-entry", 'TABLES["w"]', "", prelude='TABLES = {"w": np.ones(@SHAPE)}  # <-'),
     ValuePath("module-list-entry", "TABLES[0]", "", prelude="TABLES = [np.ones(@SHAPE)]  # <-"),
+    ValuePath("module-tuple-entry", "TABLES[0]", "", prelude="TABLES = (np.ones(@SHAPE), 1.0)  # <-"),
+    ValuePath("module-nested-dict", 'CFG["tables"]["w"]', "", prelude='CFG = {"tables": {"w": np.ones(@SHAPE)}}  # <-'),
     ValuePath("module-instance-field", "BANK.table", "", prelude="""
         class Bank:
             def __init__(self, table):
@@ -637,6 +674,8 @@ STATIC_TESTS: list[ValuePath] = [
     ValuePath("ndim-and-size", "", "x.ndim == 0 and x.size == 1"),
     ValuePath("len-of-list", "", "len(xs) > 1", "xs = [x, x]"),
     ValuePath("dict-key", "", 'k == "k"', 'd = {"k": x}\nk = next(iter(d))'),
+    ValuePath("compile-time-eval", "", "big", "with jax.ensure_compile_time_eval():\n    big = jnp.sum(HOST) > 0",
+              prelude="HOST = np.ones(3)"),
 ]
 STATIC_TEST = Problem("static-test", "JAX105", "", "if {s}:  # <-\n    pass")
 
@@ -822,7 +861,8 @@ def verdict(cell: Cell, findings: list[Finding]) -> str:
 #: "scope" (the model knows, the rule does not look: scope40).
 Gap = tuple[str, str, Callable[[Cell], bool]]
 _SHAPES = ("zeros-shape", "arange")
-_PYTREE_FIELDS = ("namedtuple-field", "dataclass-field", "pytree-class-field")
+_PYTREE_FIELDS = ("namedtuple-field", "dataclass-field", "pytree-class-field", "flax-struct-field",
+                  "register-dataclass-meta-fields")
 #: contexts whose parameters the model does not take for traced values today
 _PARAMS_NOT_TRACED = ("grad-only", "eqx-filter-jit", "nnx-jit", "untraced")
 GAPS: list[Gap] = [
@@ -854,6 +894,15 @@ GAPS: list[Gap] = [
      "only possible", "model",
      lambda c: c.family == "traced" and c.path == "object-made-in-trace" and c.kind == "INVALID"
      and c.problem not in ("print", "global-store", "module-object-attr")),
+    ("a field of a parameter annotated with an eqx.Module class (m: EModel; m.a, a leaf) is not traced "
+     "(JAX111 finds it)", "model",
+     lambda c: c.family == "traced" and c.path == "eqx-module-field" and c.kind == "INVALID"
+     and c.problem not in ("print",) + _SHAPES),
+    ("a method of a pytree parameter returning arithmetic on a leaf (t.double()): only possible", "model",
+     lambda c: c.family == "traced" and c.path == "pytree-method" and c.kind == "INVALID"
+     and c.problem not in ("print", "global-store", "module-object-attr")),
+    ("JAX106 reports print of a method of a pytree parameter that returns a static field (t.count())", "scope",
+     lambda c: c.family == "traced" and c.path == "pytree-method" and c.kind == "VALID" and c.problem == "print"),
     ("self.v = x in traced code, then self.v read back: not traced", "model",
      lambda c: c.family == "traced" and c.path == "self-roundtrip" and c.kind == "INVALID"),
     ("a helper returning arithmetic on its traced parameter (double(x)): only possible", "model",
@@ -870,6 +919,9 @@ GAPS: list[Gap] = [
      lambda c: c.family == "traced" and c.path == "object-made-in-trace" and c.kind == "VALID"
      and c.problem not in _SHAPES + ("flatnonzero",) and c.context not in _PARAMS_NOT_TRACED),
     # --- JAX101: a host array reached through
+    ("JAX101: a host array in a module-level tuple (TABLES = (np.ones(...), 1.0); TABLES[0]) is missed "
+     "(a list's or a dict's is found)", "model",
+     lambda c: c.family == "capture" and c.path == "module-tuple-entry" and c.kind == "INVALID"),
     ("JAX101: a host array returned by a method of a module-level instance (BANK.lookup()) is missed", "model",
      lambda c: c.family == "capture" and c.path == "module-instance-method" and c.kind == "INVALID"),
     # --- JAX102: a static count of 1000 reached through

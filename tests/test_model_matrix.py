@@ -930,10 +930,6 @@ GAPS: list[Gap] = [
      "arithmetic on constants are)", "model",
      lambda c: c.family == "loop" and c.kind == "INVALID"
      and c.path in ("local-copy", "tuple-unpack", "module-dict-entry", "module-config-field", "helper-return")),
-    # --- JAX114: a key reached through
-    ("JAX114: a key that is a field of a parameter (s.key) drawn from twice is missed (names and "
-     "keys[0] are followed)", "scope",
-     lambda c: c.family == "key" and c.path == "state-field" and c.kind == "INVALID"),
 ]
 
 

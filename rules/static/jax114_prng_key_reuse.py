@@ -79,6 +79,12 @@ class PrngKeyReuse(StaticRule):
     Uses in the two branches of an `if`/`else` are not two uses. Keys derived with
     `jax.random.fold_in(key, i)` are fresh keys.
 
+    A key is a name, a name indexed by a constant (`keys[0]`) or a field of a name
+    (`s.key` of a state argument, `self.rng`): a field is reset by assigning it
+    (`self.key, sub = jax.random.split(self.key)`), by rebinding its object, or by a
+    statement that calls a method of its object or passes the object on (it may store
+    a new key there).
+
     Also finds a PRNG key made at module level (`KEY = jax.random.PRNGKey(0)`) and
     read in traced code.
 
@@ -719,18 +725,70 @@ def _block_holding(model: ModuleModel, stmt: ast.stmt) -> list[ast.stmt] | None:
 
 
 def _key_text(expr: ast.AST | None) -> str | None:
-    """A trackable key expression: a name, or a name indexed by a constant (``keys[0]``)."""
+    """A trackable key expression: a name, a name indexed by a constant (``keys[0]``), or
+    a field of a name (``s.key``, ``self.rng``, ``state.keys.init``)."""
     if isinstance(expr, ast.Name):
         return expr.id
     if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and isinstance(expr.slice, ast.Constant):
         return f"{expr.value.id}[{expr.slice.value!r}]"
+    if isinstance(expr, ast.Attribute):
+        return _field_path(expr)
     return None
 
 
+def _field_path(expr: ast.AST) -> str | None:
+    """``a.b.c`` for a chain of at most three attributes of a name, else None."""
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute) and len(parts) < 3:
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name) or not parts:
+        return None
+    return ".".join([expr.id, *reversed(parts)])
+
+
+def _root(key: str) -> str:
+    """The name a key text starts from: ``s`` of ``s.key``, ``keys`` of ``keys[0]``."""
+    return re.split(r"[.\[]", key, maxsplit=1)[0]
+
+
 def _forget(state: State, names: set[str]) -> None:
+    """Forget the keys a rebinding of ``names`` replaces: names (``s``, which takes
+    ``s.key`` with it) and fields (``s.key``)."""
     for k in list(state):
-        if k.split("[", 1)[0] in names:
+        if _root(k) in names or any(k == n or k.startswith((n + ".", n + "[")) for n in names if "." in n):
             del state[k]
+
+
+def _stored_paths(target: ast.AST) -> set[str]:
+    """The names and fields an assignment target binds (``s.key = ...`` binds ``s.key``)."""
+    out = set(target_names(target))
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for e in target.elts:
+            out |= _stored_paths(e)
+    elif isinstance(target, ast.Attribute):
+        path = _field_path(target)
+        if path is not None:
+            out.add(path)
+    return out
+
+
+def _handed_over(s: ast.stmt) -> set[str]:
+    """Names whose fields a statement may change: ``obj.method(...)`` and ``f(obj)``
+    (other than a ``jax.random`` call), which may store a new key in ``obj.key``."""
+    out: set[str] = set()
+    for n in walk(s):
+        if not isinstance(n, ast.Call):
+            continue
+        func = n.func
+        if isinstance(func, ast.Attribute):
+            root = func.value
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id not in ("jax", "jnp", "random", "np", "numpy"):
+                out.add(root.id)
+        out |= {a.id for a in [*n.args, *(k.value for k in n.keywords)] if isinstance(a, ast.Name)}
+    return out
 
 
 class _Flow:
@@ -788,7 +846,13 @@ class _Flow:
         targets = s.targets if isinstance(s, (ast.Assign, ast.Delete)) else (
             [s.target] if isinstance(s, (ast.AnnAssign, ast.AugAssign)) else [])
         for t in targets:
-            _forget(state, set(target_names(t)))
+            _forget(state, _stored_paths(t))
+        fields = {k for k in state if "." in k}
+        if fields:
+            changed = _handed_over(s)
+            for k in fields:
+                if _root(k) in changed and k in state and state[k][0] not in set(walk(s)):
+                    del state[k]  # a method of the object may have stored a new key in the field
         return state
 
     def merge(self, state: State, branches: list[list[ast.stmt]]) -> State | None:
@@ -847,7 +911,7 @@ class _Flow:
             text = _key_text(key)
             if text is None or key is None:
                 continue
-            if comp is not None and _bound_in(comp, text.split("[", 1)[0]):
+            if comp is not None and _bound_in(comp, _root(text)):
                 continue  # a fresh key per element, e.g. `for k in keys`
             if comp is not None and self._aligned_elements(call, fn_name, comp):
                 continue  # `[permutation(key, a) for a in arrays]`: one shuffle for every array, on purpose
@@ -1185,7 +1249,8 @@ def _join(ends: list[tuple[State, set[str]]]) -> State:
             merged.setdefault(k, v)
     for end, assigned in ends:
         for k in list(merged):
-            if k.split("[", 1)[0] in assigned and k not in end:
+            if (_root(k) in assigned or any(k == a or k.startswith(a + ".") for a in assigned if "." in a)) \
+                    and k not in end:
                 del merged[k]
     return merged
 
@@ -1236,4 +1301,8 @@ def _assigned(stmts: list[ast.stmt]) -> set[str]:
         for n in walk(s):
             if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
                 out.add(n.id)
+            elif isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                path = _field_path(n)
+                if path is not None:
+                    out.add(path)
     return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from helpers import fixed, lines, lint_source
-from static_rule_helpers import found
+from static_rule_helpers import found, outcomes_under_jax
 
 
 def test_jax114_one_key_for_different_draws_is_still_reuse_even_with_data():
@@ -256,3 +256,60 @@ def test_jax114_fix_in_a_loop_that_reassigns_the_key_each_iteration():
                 b = jax.random.bernoulli(subsubkey, 0.3, (2,))
             return a, b
         """)
+
+
+# ------------------------------------------------------ keys held in fields (scope40)
+KEY_FIELDS = '''
+from typing import NamedTuple
+import jax
+import jax.numpy as jnp
+
+
+class KState(NamedTuple):
+    key: jax.Array
+
+
+@jax.jit
+def f(s: KState):
+    a = jax.random.normal(s.key, (3,))
+    b = jax.random.normal(s.key, (3,))  # <-
+    return a, b
+
+
+class Sampler:
+    def __init__(self, seed):
+        self.key = jax.random.key(seed)
+
+    def advance(self):
+        self.key, _ = jax.random.split(self.key)
+
+    def after_advance(self):
+        a = jax.random.normal(self.key, (3,))
+        self.advance()
+        return a, jax.random.normal(self.key, (3,))
+
+    def twice(self):
+        a = jax.random.normal(self.key, (3,))
+        return a, jax.random.normal(self.key, (3,))  # <-
+
+    def reassigned(self):
+        self.key, sub = jax.random.split(self.key)
+        a = jax.random.normal(sub, (3,))
+        self.key, sub = jax.random.split(self.key)
+        return a, jax.random.normal(sub, (3,))
+
+    def per_step(self, n):
+        return [jax.random.normal(self.key, (3,)) for _ in range(n)]  # <-
+'''
+
+
+def test_jax114_follows_keys_held_in_fields():
+    marked = [i for i, line in enumerate(KEY_FIELDS.lstrip("\n").splitlines(), 1) if line.endswith("# <-")]
+    assert lines("JAX114", KEY_FIELDS) == marked
+
+
+def test_jax114_real_jax_draws_the_same_numbers_from_a_field_key_twice():
+    check = ("'same' if all(bool((a == b).all()) for a, b in [f(KState(jax.random.key(0))), "
+             "Sampler(0).twice()]) and not bool((lambda r: (r[0] == r[1]).all())(Sampler(0).after_advance())) "
+             "and not bool((lambda r: (r[0] == r[1]).all())(Sampler(0).reassigned())) else 'differ'")
+    assert outcomes_under_jax({"fields": (KEY_FIELDS, check)}) == {"fields": "same"}

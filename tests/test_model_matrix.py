@@ -911,9 +911,9 @@ GAPS: list[Gap] = [
      lambda c: c.family == "traced" and c.path == "pytree-method" and c.kind == "VALID" and c.problem == "print"),
     ("self.v = x in traced code, then self.v read back: not traced", "model",
      lambda c: c.family == "traced" and c.path == "self-roundtrip" and c.kind == "INVALID"),
-    ("a helper returning arithmetic on its traced parameter (double(x)): only possible", "model",
-     lambda c: c.family == "traced" and c.path == "helper-return" and c.kind == "INVALID"
-     and c.problem not in ("print", "global-store", "module-object-attr")),
+    ("JAX111 shape/size: a helper's result computed from its traced parameter (double(x)) is not followed "
+     "(the other rules find it since model40's summaries of arithmetic on parameters)", "scope",
+     lambda c: c.family == "traced" and c.path == "helper-return" and c.kind == "INVALID" and c.problem in _SHAPES),
     ("a field of an unannotated parameter of a helper, a method, a @jax.vmap or a @jax.custom_jvp function "
      "called from jitted code: only possible "
      "(likely when the function itself is jitted)", "model",

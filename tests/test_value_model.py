@@ -805,3 +805,49 @@ def test_a_field_of_a_parameter_annotated_with_a_pytree_class_is_what_the_class_
         assert found == []  # (a helper's parameter fields are at most possible)
     else:
         assert found == [expected]
+
+
+_HELPERS = """
+    import jax
+    import jax.numpy as jnp
+
+    def double(v):
+        return v * 2
+
+    def scaled(v, n):
+        return n * 2
+
+    def first_minus_one(v):
+        y = v[0] - 1
+        return y
+
+    def total(v):
+        return v.sum() + 1
+
+    half = lambda v: v / 2
+
+    def rows(v):
+        return v.shape[0]
+
+    def pick(v, flag):
+        if flag:
+            return v
+        return None
+"""
+
+
+@pytest.mark.parametrize("call,expected", [
+    ("double(x)", Confidence.CERTAIN),
+    ("first_minus_one(x)", Confidence.CERTAIN),
+    ("total(x)", Confidence.CERTAIN),
+    ("half(x)", Confidence.POSSIBLE),  # a lambda bound to a name is not summarised (yet): possible
+    ("double(v=x)", Confidence.CERTAIN),
+    ("scaled(x, 3)", None),           # computed from the static argument only
+    ("double(3)", None),
+    ("rows(x)", None),                # a shape: static (its summary)
+    ("pick(x, True)", Confidence.POSSIBLE),  # None on one path: unknown, possible at most
+])
+def test_a_helper_computing_on_its_parameters_is_as_traced_as_their_arguments(call, expected):
+    src = textwrap.dedent(_HELPERS).lstrip("\n") + f"\n\n@jax.jit\ndef f(x):\n    if {call} > 0:\n        return x\n    return x\n"
+    found = [d.confidence for d in lint_source(src, select=["JAX105"], confidence="possible")]
+    assert found == ([expected] if expected else [])

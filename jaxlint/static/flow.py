@@ -38,7 +38,9 @@ What the model knows of values (by shape of expression):
   applied in traced code (``jax.grad(f)(x)``, ``grad_fn(x)``) gives tracers. A method of a
   traced value gives an array's or a container's result, or what the class's summary
   says; a function of the checked tree gives what its summary says (``values.Summaries``),
-  and one the model cannot see into gives at most ``POSSIBLE``.
+  a function of the module that computes its result from some parameters by arithmetic
+  and indexing is as traced as the arguments given to them (``computed_from``), and one
+  the model cannot see into gives at most ``POSSIBLE``.
 * operators, subscripts, tuples and lists: as traced as their surest operand; ``is``,
   ``in``, ``not`` and comparisons with strings give Python bools; only one arm of a
   conditional expression runs.
@@ -143,6 +145,29 @@ def transform_of(model: "Scopes", func: ast.AST, fn: "FunctionInfo | None") -> s
         return None
     q = model.resolve_call(func)
     return q if q in DIFF_TRANSFORMS or q in TRACING_HOFS or q in JIT_LIKE else None
+
+
+_UNREADABLE = ast.Pass()  # a call whose argument for a parameter cannot be told (a splat)
+
+
+def argument_for(call: ast.Call, target: "FunctionInfo", p, implicit: int) -> ast.AST | None:
+    """The expression ``call`` passes to parameter ``p`` of ``target`` (None: its default;
+    ``_UNREADABLE``: it cannot be told, a splat)."""
+    for k in call.keywords:
+        if k.arg is None:
+            return _UNREADABLE
+        if k.arg == p.name:
+            return k.value
+    positional = target.positional()
+    for i, a in enumerate(call.args):
+        if isinstance(a, ast.Starred):
+            return _UNREADABLE
+        j = i + implicit
+        if j < len(positional) and positional[j] is p:
+            return a
+        if j >= len(positional) and p.kind == "vararg":
+            return a
+    return None
 
 
 class Flow:
@@ -437,9 +462,32 @@ class Flow:
                 return None  # `n_items(x)` returns `len(...)` or a shape: a Python value
             if returns is Kind.TRACED:
                 return found  # the helper returns a jax.numpy result
+            through = self._computed_by(call)
+            if through is not _UNREADABLE:
+                return through  # type: ignore[return-value]  # `double(x)`: `return v * 2`
             # a function we cannot see into: it may return a static value
             return POSSIBLE, found[1]
         return None
+
+    def _computed_by(self, call: ast.Call) -> tuple[int, ast.AST] | None | ast.AST:
+        """What a call of a function of this module whose result is arithmetic on some of
+        its parameters gives (``Summaries.computed_from``): as traced as the surest
+        argument passed to those parameters, not traced when none is (``_UNREADABLE``:
+        the callee is not such a function, or its arguments cannot be told)."""
+        callee, implicit = self.model.callee(call.func, self.fn)
+        if callee is None:
+            return _UNREADABLE
+        params = Summaries.of(self.model).computed_from(callee)
+        if params is None:
+            return _UNREADABLE
+        found: list[tuple[int, ast.AST] | None] = []
+        for name in params:
+            p = callee.param(name)
+            arg = argument_for(call, callee, p, implicit) if p is not None else _UNREADABLE
+            if arg is _UNREADABLE:
+                return _UNREADABLE
+            found.append(self.culprit(arg) if arg is not None else None)
+        return _best(*found)
 
     def _eager(self, node: ast.AST) -> bool:
         """``node`` runs inside ``with jax.ensure_compile_time_eval():``, where jax

@@ -27,7 +27,8 @@ from typing import Iterator
 
 from jaxlint.diagnostic import Confidence
 from jaxlint.static.flow import (CERTAIN, CONFIG_NAME, CONVERTERS, CONVERTING_METHODS, LIKELY, POSSIBLE,  # noqa: F401
-                                 STATIC_JAX_FUNCS, Flow, iteration_targets, unpacked)
+                                 STATIC_JAX_FUNCS, _UNREADABLE, Flow, argument_for,
+                                 iteration_targets, unpacked)
 from jaxlint.static.scopes import FunctionInfo, target_names
 from jaxlint.static.semantic import ModuleModel
 
@@ -111,7 +112,7 @@ class Taint(Flow):
         if not sites or self._depth >= 4:
             return CERTAIN
         for call, caller, implicit in sites:
-            arg = _argument_for(call, self.fn, p, implicit)
+            arg = argument_for(call, self.fn, p, implicit)
             if arg is _UNREADABLE:
                 return CERTAIN
             if arg is None:
@@ -124,26 +125,8 @@ class Taint(Flow):
         return best
 
 
-_UNREADABLE = ast.Pass()  # a call whose argument for a parameter cannot be told (a splat)
-
-
-def _argument_for(call: ast.Call, target: FunctionInfo, p, implicit: int) -> ast.AST | None:
-    """The expression ``call`` passes to parameter ``p`` of ``target`` (None: its default)."""
-    for k in call.keywords:
-        if k.arg is None:
-            return _UNREADABLE
-        if k.arg == p.name:
-            return k.value
-    positional = target.positional()
-    for i, a in enumerate(call.args):
-        if isinstance(a, ast.Starred):
-            return _UNREADABLE
-        j = i + implicit
-        if j < len(positional) and positional[j] is p:
-            return a
-        if j >= len(positional) and p.kind == "vararg":
-            return a
-    return None
+#: the rules' name for ``flow.argument_for`` (JAX111 reads call sites with it)
+_argument_for = argument_for
 
 
 def taint_of(model: ModuleModel, fn: FunctionInfo) -> "Taint":

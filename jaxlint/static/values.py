@@ -356,6 +356,40 @@ def _held_params(fn: "FunctionInfo", expr: ast.AST | None, depth: int) -> set[st
     return set()
 
 
+def _computed_from(fn: "FunctionInfo", expr: ast.AST | None, depth: int) -> set[str] | None:
+    """The parameters of ``fn`` that ``expr`` computes its value from by arithmetic,
+    indexing, array attributes and methods and jax.numpy calls alone, as a tracer would
+    flow (``v * 2``, ``x[0] - 1``, ``a.sum() + b``); None when it is anything else."""
+    if expr is None or depth > 6:
+        return None
+    if isinstance(expr, ast.Constant):
+        return set()
+    if isinstance(expr, ast.Name):
+        bindings = fn.bindings.get(expr.id, [])
+        if fn.param(expr.id) is not None:
+            return {expr.id} if all(b.kind == "param" for b in bindings) else None
+        if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
+            return _computed_from(fn, bindings[0].value, depth + 1)
+        return None
+    if isinstance(expr, ast.BinOp):
+        left, right = _computed_from(fn, expr.left, depth + 1), _computed_from(fn, expr.right, depth + 1)
+        return None if left is None or right is None else left | right
+    if isinstance(expr, ast.UnaryOp) and not isinstance(expr.op, ast.Not):
+        return _computed_from(fn, expr.operand, depth + 1)
+    if isinstance(expr, ast.Subscript):
+        base, index = _computed_from(fn, expr.value, depth + 1), _computed_from(fn, expr.slice, depth + 1)
+        return None if base is None else base | (index or set())
+    if isinstance(expr, ast.Slice):
+        parts = [_computed_from(fn, p, depth + 1) for p in (expr.lower, expr.upper, expr.step) if p is not None]
+        return None if any(p is None for p in parts) else set().union(*parts)  # type: ignore[arg-type]
+    if isinstance(expr, ast.Attribute) and expr.attr in ("T", "mT", "real", "imag"):
+        return _computed_from(fn, expr.value, depth + 1)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in ARRAY_METHODS \
+            and not expr.keywords and all(isinstance(a, ast.Constant) for a in expr.args):
+        return _computed_from(fn, expr.func.value, depth + 1)  # `v.sum()`, `v.reshape(-1)`
+    return None
+
+
 class Summaries:
     """What functions and methods of one module return, whatever they are passed."""
 
@@ -438,6 +472,33 @@ class Summaries:
             kind = Kind.UNKNOWN
         self._read(deps)
         return kind
+
+    def computed_from(self, fn: "FunctionInfo") -> frozenset[str] | None:
+        """The parameters ``fn``'s result is computed from by arithmetic, indexing and
+        array methods alone, on every path (``return v * 2``: ``{"v"}``): the result is as
+        traced as the arguments given to them, and static when they are. None when a
+        return is anything else (or there is none, or the function yields)."""
+        memo: dict[int, frozenset[str] | None] = self.__dict__.setdefault("_computed", {})
+        if id(fn) in memo:
+            return memo[id(fn)]
+        node = fn.node
+        values: list[ast.expr | None]
+        if isinstance(node, ast.Lambda):
+            values = [node.body]
+        elif any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in fn.body_nodes()):
+            values = []
+        else:
+            values = [n.value for n in fn.body_nodes() if isinstance(n, ast.Return)]
+        out: set[str] | None = set() if values else None
+        for v in values:
+            # a path that returns a constant (`return None`) is static while another is not
+            found = None if v is None or isinstance(v, ast.Constant) else _computed_from(fn, v, 0)
+            if found is None or out is None:
+                out = None
+                break
+            out |= found
+        memo[id(fn)] = frozenset(out) if out is not None else None
+        return memo[id(fn)]
 
     def aliased_params(self, fn: "FunctionInfo") -> frozenset[str]:
         """The parameters whose value ``fn``'s result holds as it is: returned, or a leaf

@@ -249,7 +249,7 @@ class SideEffectInJit(StaticRule):
             import jax
 
             def describe(state):
-                return state
+                return state.summary()
 
             @jax.jit
             def f(x):

@@ -1071,10 +1071,11 @@ def report(verbose: bool) -> None:
             key = f"{v} | {gap[0] if gap else '(no class)'}"
             bad.setdefault(key, []).append(c)
     n_invalid = sum(not c.valid for c in CELLS)
-    missed = sum(len(v) for k, v in bad.items() if not k.startswith("false"))
-    fps = sum(len(v) for k, v in bad.items() if k.startswith("false"))
-    print(f"{len(CELLS)} cells ({n_invalid} INVALID, {len(CELLS) - n_invalid} VALID) in {took:.1f} s: "
-          f"{n_invalid - missed} found, {missed} missed, {fps} false positives")
+    count = {v: sum(len(cells) for k, cells in bad.items() if k.startswith(v))
+             for v in ("missed", "possible-only", "false-positive")}
+    print(f"{len(CELLS)} cells ({n_invalid} INVALID, {len(CELLS) - n_invalid} VALID or CONTROL), one CLI run "
+          f"of {took:.1f} s: {n_invalid - count['missed'] - count['possible-only']} found, {count['missed']} "
+          f"missed, {count['possible-only']} found only as possible, {count['false-positive']} false positives")
     for key, cells in sorted(bad.items(), key=lambda kv: -len(kv[1])):
         print(f"{len(cells):5}  {key}")
         if verbose:

@@ -878,10 +878,6 @@ GAPS: list[Gap] = [
      "annotated x: jax.Array they are)", "model",
      lambda c: c.context == "eqx-filter-jit" and c.family == "traced" and not c.valid
      and c.path != "jnp-of-host-array"),
-    ("JAX111: a parameter of eqx.filter_jit annotated as an array (x: jax.Array) is traced, and JAX111 takes "
-     "every filter_jit parameter for static (the other rules find it)", "scope",
-     lambda c: c.context == "eqx-filter-jit-array-param" and c.path == "param" and c.problem in _SHAPES
-     and c.kind == "INVALID"),
     ("jax.grad alone: its function is not traced for the rules (np.asarray, float(), print, stores, "
      "shapes of a JVP tracer fail or leak; if/assert work there and stay quiet)", "model",
      lambda c: c.context == "grad-only" and c.family == "traced" and c.kind == "INVALID"),
@@ -893,9 +889,6 @@ GAPS: list[Gap] = [
      "pytree fields)", "model",
      lambda c: c.family == "traced" and c.path in _PYTREE_FIELDS and c.kind == "INVALID"
      and c.context == "eqx-filter-jit-array-param" and c.problem not in ("print",) + _SHAPES),
-    ("JAX111 shape/size: an entry of a dict built in traced code (d = {'k': x}; d['k']) is not followed "
-     "(the other rules find it since model40's dict displays)", "scope",
-     lambda c: c.family == "traced" and c.path == "dict-entry" and c.kind == "INVALID" and c.problem in _SHAPES),
     ("a field of an instance of a project class made in traced code from a traced value (Box(x).a): "
      "only possible", "model",
      lambda c: c.family == "traced" and c.path == "object-made-in-trace" and c.kind == "INVALID"
@@ -907,8 +900,6 @@ GAPS: list[Gap] = [
     ("a method of a pytree parameter returning arithmetic on a leaf (t.double()): only possible", "model",
      lambda c: c.family == "traced" and c.path == "pytree-method" and c.kind == "INVALID"
      and c.problem not in ("print", "global-store", "module-object-attr")),
-    ("JAX106 reports print of a method of a pytree parameter that returns a static field (t.count())", "scope",
-     lambda c: c.family == "traced" and c.path == "pytree-method" and c.kind == "VALID" and c.problem == "print"),
     ("self.v = x in traced code, then self.v read back: not traced", "model",
      lambda c: c.family == "traced" and c.path == "self-roundtrip" and c.kind == "INVALID"),
     ("JAX111 shape/size: a helper's result computed from its traced parameter (double(x)) is not followed "

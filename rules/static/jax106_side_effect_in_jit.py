@@ -387,7 +387,12 @@ def _static(taint, expr: ast.AST | None, depth: int = 0) -> bool:
                                                                           for a in args)
         # a function of the checked tree whose every return is static (`size_of(x)`
         # returning `x.size`): the model's summary
-        return Summaries.of(model).callee_returns(expr.func, fn) is Kind.STATIC
+        summaries = Summaries.of(model)
+        if summaries.callee_returns(expr.func, fn) is Kind.STATIC:
+            return True
+        # `t.count()` of a pytree whose `count` returns a static field (every class of
+        # the tree with such a method agrees)
+        return isinstance(expr.func, ast.Attribute) and summaries.method_returns(expr.func.attr) is Kind.STATIC
     if isinstance(expr, ast.Compare):
         return _static(taint, expr.left, depth + 1) and all(_static(taint, c, depth + 1) for c in expr.comparators)
     if isinstance(expr, ast.Name):

@@ -43,10 +43,12 @@ class DataDependentShape(StaticRule):
       of a jitted function, a mapped parameter of a vmapped one, the carry or index of
       a `lax.scan` / `fori_loop` / `while_loop` body, a leaf field of such a parameter
       (`cfg.steps` of a NamedTuple or dataclass argument, unless the class declares the
-      field static), an element of a traced array (`x[0]`), an array computed in traced
-      code (`steps = jnp.array(span // dt)`: under a trace a `jax.numpy` result is a
-      tracer even when it is computed from constants), a helper's parameter that traced
-      code passes one of these, a name assigned one, or arithmetic on any of them. The
+      field static), an `eqx.filter_jit` parameter annotated as an array, an element of
+      a traced array (`x[0]`), an entry of a dict display (`d["k"]`), an array computed
+      in traced code (`steps = jnp.array(span // dt)`: under a trace a `jax.numpy`
+      result is a tracer even when it is computed from constants), a helper's parameter
+      that traced code passes one of these, a name assigned one, or arithmetic (also
+      `abs()`, `max()`, `min()`) on any of them. The
       size positions: `shape` of `zeros` / `ones` / `full` / `empty` (and of their
       `_like` forms), `start` / `stop` / `step` of `arange`, `num` of `linspace` /
       `logspace` / `geomspace`, `eye` / `identity` / `tri`, `reshape` (the function and
@@ -441,8 +443,11 @@ class DataDependentShape(StaticRule):
             ctx.report(
                 call,
                 f"traced argument `{found.name}` of {traced_how(fn)} is used as a shape or size in `{short}`: "
-                f"{'vmap maps' if mapped else _traces(found.fn)} every non-static argument, Python ints "
-                f"included, so tracing raises a ConcretizationTypeError (or TypeError); "
+                + ("eqx.filter_jit traces an argument annotated as an array"
+                   if not any(r.kind in _ALL_TRACED for r in fn.traced_by)
+                   else f"{'vmap maps' if mapped else _traces(found.fn)} every non-static argument, Python ints "
+                        f"included")
+                + ", so tracing raises a ConcretizationTypeError (or TypeError); "
                 + (f"pass `{found.name}` unmapped (`in_axes=None` for it)" if mapped
                    else f"mark `{found.name}` static (`static_argnames=\"{found.name}\"`)"
                    if _jitted(fn) else "compute it from static values (a shape, a static argument)"),
@@ -558,6 +563,10 @@ def _size_source(ctx, model: ModuleModel, fn: FunctionInfo, expr: ast.AST, depth
         # `[x * k for k in (1, 2)]`: its elements are what `elt` computes
         return _size_source(ctx, model, fn, expr.elt, depth + 1)
     if isinstance(expr, ast.Subscript):
+        entry = _dict_entry(model, fn, expr)
+        if entry is not None:
+            # `d["k"]` of `d = {"k": n, ...}`: that entry's value
+            return _size_source(ctx, model, fn, entry, depth + 1)
         # `x[0]`, `sizes[1]` of a traced value: its element is traced (a shape's is not)
         inner = _size_source(ctx, model, fn, expr.value, depth + 1)
         if inner is None or taint.level(expr) is None:
@@ -570,6 +579,19 @@ def _size_source(ctx, model: ModuleModel, fn: FunctionInfo, expr: ast.AST, depth
     if isinstance(expr, ast.Name):
         return _name_source(ctx, model, fn, expr, depth)
     return None
+
+
+def _dict_entry(model: ModuleModel, fn: FunctionInfo, expr: ast.Subscript) -> ast.expr | None:
+    """The value ``d["k"]`` reads when ``d`` is a local bound (where it is read) only to a
+    dict display with that constant key."""
+    if not (isinstance(expr.value, ast.Name) and isinstance(expr.slice, ast.Constant)):
+        return None
+    reach = model.reaching_bindings(expr.value, fn)
+    if len(reach) != 1 or reach[0].kind != "assign" or not isinstance(reach[0].value, ast.Dict):
+        return None
+    display = reach[0].value
+    return next((v for k, v in zip(display.keys, display.values)
+                 if isinstance(k, ast.Constant) and k.value == expr.slice.value), None)
 
 
 def _field_source(ctx, model: ModuleModel, fn: FunctionInfo, expr: ast.Attribute, depth: int) -> _Source | None:
@@ -662,9 +684,12 @@ def _param_source(ctx, model: ModuleModel, owner: FunctionInfo, param: str, dept
         return None
     if any(r.kind in _ALL_TRACED for r in owner.traced_by):
         return _Source("param", param, owner)
+    p = owner.param(param)
+    if p is not None and model.is_array_annotation(p.annotation) \
+            and any(r.kind in ("filter_jit", "filter_pmap") for r in owner.traced_by):
+        return _Source("param", param, owner)  # eqx.filter_jit traces what it is told is an array
     if not owner.traced_by or not all(r.by_call for r in owner.traced_by) or depth > 6:
         return None  # eqx.filter_jit keeps Python ints static
-    p = owner.param(param)
     for call, caller, implicit in owner.call_sites.values():
         if not caller.traced or p is None:
             continue

@@ -151,11 +151,26 @@ def test_jax106_print_of_values_the_model_knows_static_is_quiet():
         def size_of(v):
             return v.size * 2
 
+        @jax.tree_util.register_pytree_node_class
+        class Tree:
+            def __init__(self, a, n):
+                self.a, self.n = a, n
+
+            def tree_flatten(self):
+                return (self.a,), self.n
+
+            @classmethod
+            def tree_unflatten(cls, n, leaves):
+                return cls(leaves[0], n)
+
+            def count(self):
+                return self.n + 1
+
         @jax.jit
-        def f(p: Params, x):
+        def f(p: Params, x, t: Tree):
             sizes = [x.shape[0] * k for k in (1, 2)]
             m = x.size if x.ndim else 1
-            print("n", p.n, size_of(x), sizes, m, x.ndim > 1)
+            print("n", p.n, size_of(x), sizes, m, x.ndim > 1, t.count())
             return x
         """) == []
 

@@ -183,6 +183,19 @@ SIZE_FLAGGED = {
             sizes = [n * k for k in (1, 2)]
             return jnp.arange(sizes[1]) * x  # <-
         """, "f(1.0, 2)"),
+    "an entry of a dict built in traced code": ("""
+        @jax.jit
+        def f(x, n):
+            sizes = {"rows": n, "cols": 3}
+            return jnp.zeros((sizes["rows"], sizes["cols"])) + x  # <-
+        """, "f(1.0, 2)"),
+    "an eqx.filter_jit parameter annotated as an array": ("""
+        import equinox as eqx
+
+        @eqx.filter_jit
+        def f(x, n: jax.Array):
+            return jnp.arange(n) * x  # <-
+        """, "f(1.0, jnp.array(3))"),
 }
 SIZE_QUIET = {
     "static argument, shapes, len": ("""
@@ -235,6 +248,14 @@ SIZE_QUIET = {
         def f(x, cfg):
             return jnp.zeros(cfg.steps) + x * cfg.scale
         """, "f(1.0, Cfg(3, 2.0))"),
+    "a static entry of a dict built in traced code, an eqx.filter_jit int": ("""
+        import equinox as eqx
+
+        @eqx.filter_jit
+        def f(x, n: int):
+            sizes = {"rows": x, "cols": 3}
+            return jnp.zeros((sizes["cols"], n)) + sizes["rows"]
+        """, "f(1.0, 2)"),
     "builtins and comprehensions of static values": ("""
         @jax.jit
         def f(x):

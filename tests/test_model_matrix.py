@@ -889,10 +889,10 @@ GAPS: list[Gap] = [
      "pytree fields)", "model",
      lambda c: c.family == "traced" and c.path in _PYTREE_FIELDS and c.kind == "INVALID"
      and c.context == "eqx-filter-jit-array-param" and c.problem not in ("print",) + _SHAPES),
-    ("a field of an instance of a project class made in traced code from a traced value (Box(x).a): "
-     "only possible", "model",
+    ("JAX111 shape/size: a field of an instance made in traced code from a traced value (Box(x).a) is not "
+     "followed (the other rules find it since model40's instance fields)", "scope",
      lambda c: c.family == "traced" and c.path == "object-made-in-trace" and c.kind == "INVALID"
-     and c.problem not in ("print", "global-store", "module-object-attr")),
+     and c.problem in _SHAPES),
     ("a field of a parameter annotated with an eqx.Module class (m: EModel; m.a, a leaf) is not traced "
      "(JAX111 finds it)", "model",
      lambda c: c.family == "traced" and c.path == "eqx-module-field" and c.kind == "INVALID"
@@ -900,8 +900,6 @@ GAPS: list[Gap] = [
     ("a method of a pytree parameter returning arithmetic on a leaf (t.double()): only possible", "model",
      lambda c: c.family == "traced" and c.path == "pytree-method" and c.kind == "INVALID"
      and c.problem not in ("print", "global-store", "module-object-attr")),
-    ("self.v = x in traced code, then self.v read back: not traced", "model",
-     lambda c: c.family == "traced" and c.path == "self-roundtrip" and c.kind == "INVALID"),
     ("JAX111 shape/size: a helper's result computed from its traced parameter (double(x)) is not followed "
      "(the other rules find it since model40's summaries of arithmetic on parameters)", "scope",
      lambda c: c.family == "traced" and c.path == "helper-return" and c.kind == "INVALID" and c.problem in _SHAPES),
@@ -911,10 +909,10 @@ GAPS: list[Gap] = [
      lambda c: c.family == "traced" and c.path == "namedtuple-field-unannotated" and c.kind == "INVALID"
      and c.context in ("helper-of-jit", "method-via-self", "vmap-decorator-in-jit", "custom-jvp-in-jit")),
     # --- VALID twins reported (false positives)
-    ("a constant field of a project class instance made in traced code (Box(x).n = 3) is taken for a tracer",
-     "model",
+    ("JAX106 reports print of a constant field of an instance made in traced code (Box(x).n = 3), which the "
+     "model knows static since model40's instance fields", "scope",
      lambda c: c.family == "traced" and c.path == "object-made-in-trace" and c.kind == "VALID"
-     and c.problem not in _SHAPES + ("flatnonzero",) and c.context not in _PARAMS_NOT_TRACED),
+     and c.problem == "print" and c.context not in _PARAMS_NOT_TRACED),
     # --- JAX101: a host array reached through
     ("JAX101: a host array in a module-level tuple (TABLES = (np.ones(...), 1.0); TABLES[0]) is missed "
      "(a list's or a dict's is found)", "model",

@@ -851,3 +851,58 @@ def test_a_helper_computing_on_its_parameters_is_as_traced_as_their_arguments(ca
     src = textwrap.dedent(_HELPERS).lstrip("\n") + f"\n\n@jax.jit\ndef f(x):\n    if {call} > 0:\n        return x\n    return x\n"
     found = [d.confidence for d in lint_source(src, select=["JAX105"], confidence="possible")]
     assert found == ([expected] if expected else [])
+
+
+_BOXES = """
+    import jax
+    from typing import NamedTuple
+
+    class Box:
+        def __init__(self, v, scale=1.0):
+            self.v = v
+            self.twice = v * 2
+            self.n = 3
+            self.size = v.shape[0]
+
+        @property
+        def val(self):
+            return self.v
+
+        def get(self):
+            return self.v
+
+    class Pt(NamedTuple):
+        x: object
+        k: int
+
+    class Holder:
+        pass
+"""
+
+
+@pytest.mark.parametrize("setup,expr,found", [
+    ("b = Box(x)", "b.v", True),
+    ("b = Box(x)", "b.twice", True),
+    ("b = Box(x)", "b.val", True),       # a property returning the field
+    ("b = Box(x)", "b.get()", True),     # a method returning it
+    ("b = Box(v=x)", "b.v", True),
+    ("b = Box(x)", "b.n", False),        # a constant
+    ("b = Box(x)", "b.size", False),     # a shape
+    ("b = Box(3)", "b.v", False),        # made from a Python value
+    ("p = Pt(x, 2)", "p.x", True),
+    ("p = Pt(x, 2)", "p.k", False),
+    ("h = Holder()\n    h.w = x + 1", "h.w", True),    # stored after it is made
+    ("h = Holder()\n    h.w = 4", "h.w", False),
+    ("self.v = x", "self.v", True),      # stored on self in traced code, read back
+    ("self.n = x.shape[0]", "self.n", False),
+])
+def test_a_field_of_an_instance_made_in_traced_code_is_what_was_stored(setup, expr, found):
+    """A traced value stored in a field of an instance made in traced code (by its
+    constructor, a NamedTuple's fields, or an attribute store) and read back directly,
+    through a property or through a method is traced; a constant or a shape stored there
+    is not."""
+    body = f"    def f(self, x):\n        {setup.replace(chr(10) + '    ', chr(10) + '        ')}\n" \
+           f"        if {expr} > 0:\n            return x\n        return x\n"
+    src = textwrap.dedent(_BOXES).lstrip("\n") + "\n\nclass Runner:\n    @jax.jit\n" + body
+    codes = [(d.code, d.confidence) for d in lint_source(src, select=["JAX105"], confidence="possible")]
+    assert codes == ([("JAX105", Confidence.CERTAIN)] if found else [])

@@ -26,6 +26,10 @@ What the model knows of values (by shape of expression):
   ``LIKELY``. A parameter annotated with a pytree class of the module (a NamedTuple, a
   registered dataclass or class, a flax struct) has its data fields as traced as it is,
   its static fields static, and other attributes ``LIKELY``.
+* instances: a field of an instance the function makes of a class of the module
+  (``b = Box(x)``) is what the constructor stores there (``self.a = a`` in ``__init__``,
+  a NamedTuple or dataclass field, a property or a method returning ``self.a``), and a
+  field the function assigns (``c.w = x + 1``, ``self.v = x``) is what it assigns.
 * assignments: ``a, b = x, 2`` binds each target its own value; ``d["k"]`` of a dict
   display bound once in the function is the value stored under ``"k"``, and a dict
   display is as traced as its surest value.
@@ -170,6 +174,26 @@ def argument_for(call: ast.Call, target: "FunctionInfo", p, implicit: int) -> as
     return None
 
 
+def _is_property(fn: "FunctionInfo") -> bool:
+    return any(isinstance(d, ast.Name) and d.id in ("property", "cached_property")
+               for d in getattr(fn.node, "decorator_list", ()))
+
+
+def _returned_self_field(fn: "FunctionInfo") -> str | None:
+    """``f`` when every ``return`` of method ``fn`` (taking only ``self``) is ``self.f``."""
+    if isinstance(fn.node, ast.Lambda) or len(fn.params) != 1:
+        return None
+    found: str | None = None
+    for node in fn.body_nodes():
+        if isinstance(node, ast.Return):
+            v = node.value
+            if not (isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == "self") \
+                    or (found is not None and v.attr != found):
+                return None
+            found = v.attr
+    return found
+
+
 class Flow:
     """How values read in traced function ``fn`` are traced (see the module's docstring).
 
@@ -184,6 +208,8 @@ class Flow:
         #: traced only because a traced function calls it (its parameters' fields are
         #: at most POSSIBLE: the callers' arguments may be static)
         self.indirect = bool(fn.traced_by) and all(r.by_call for r in fn.traced_by)
+        self._fields_busy: set[tuple[str, str]] = set()  # fields being asked about (`self.n = self.n + 1`)
+        self._stores: dict[tuple[str, str], list[ast.AST]] | None = None
 
     def name_level(self, name: str) -> int | None:
         """The level of a name ``fn`` binds or closes over (None: not traced)."""
@@ -224,6 +250,9 @@ class Flow:
                 return None  # a shape, or a field a pytree class (of this module or imported) declares static
             base = expr.value
             if isinstance(base, ast.Name):
+                stored = self._field(base, expr.attr)
+                if stored is not _UNREADABLE:
+                    return stored  # type: ignore[return-value]  # `b.a` of `b = Box(x)`, `self.v` after `self.v = x`
                 if base.id in ("self", "cls") or CONFIG_NAME.match(base.id):
                     return None
                 p = self.fn.param(base.id)
@@ -300,6 +329,103 @@ class Flow:
             if isinstance(k, ast.Constant) and k.value == expr.slice.value:
                 return v
         return None
+
+    def _field(self, base: ast.Name, attr: str) -> tuple[int, ast.AST] | None | ast.AST:
+        """What ``base.attr`` holds when the function itself says: the values it stores
+        there (``self.v = x``, ``c.w = x + 1``), and for an instance it makes of a class of
+        the module (``b = Box(x)``) what the constructor stores in that field (``self.a =
+        a`` in ``__init__``, a dataclass or NamedTuple field, a property returning one).
+        ``_UNREADABLE`` when neither says."""
+        key = (base.id, attr)
+        if key in self._fields_busy:
+            return _UNREADABLE
+        self._fields_busy.add(key)
+        try:
+            values: list[ast.AST | None] = list(self._attr_stores().get(key, ()))
+            made = self._constructed(base) if base.id not in ("self", "cls") else None
+            if made is not None:
+                cls, call = made
+                given = self._constructor_field(cls, call, attr, 0)
+                if given is _UNREADABLE and not values:
+                    return _UNREADABLE
+                if given is not _UNREADABLE:
+                    values.extend(given)  # type: ignore[arg-type]
+            elif not values:
+                return _UNREADABLE
+            return _best(*(self.culprit(v) for v in values if v is not None))
+        finally:
+            self._fields_busy.discard(key)
+
+    def _attr_stores(self) -> dict[tuple[str, str], list[ast.AST]]:
+        """(name, attribute) -> the values this function assigns to ``name.attribute``."""
+        if self._stores is None:
+            self._stores = {}
+            for node in self.fn.body_nodes():
+                if isinstance(node, ast.Assign):
+                    pairs = [pair for t in node.targets for pair in unpacked(t, node.value)]
+                elif isinstance(node, ast.AugAssign):
+                    pairs = [(node.target, ast.BinOp(node.target, node.op, node.value))]
+                elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                    pairs = [(node.target, node.value)]
+                else:
+                    continue
+                for t, v in pairs:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name):
+                        self._stores.setdefault((t.value.id, t.attr), []).append(v)
+        return self._stores
+
+    def _constructed(self, name: ast.Name) -> tuple[str, ast.Call] | None:
+        """(class, call) when ``name`` is bound once in this function to ``C(...)``, a
+        class of the module."""
+        bindings = self.fn.bindings.get(name.id, ())
+        if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].value, ast.Call):
+            return None
+        call = bindings[0].value
+        if isinstance(call.func, ast.Name) and call.func.id in self.model.classes \
+                and self.model.lookup(call.func.id, self.fn)[0] is None:
+            return call.func.id, call
+        return None
+
+    def _constructor_field(self, cls: str, call: ast.Call, attr: str, depth: int) -> list[ast.AST | None] | ast.AST:
+        """The expressions of ``call`` (``C(...)``) that field ``attr`` of the instance is
+        computed from (None: a constant or a default), or ``_UNREADABLE``."""
+        if depth > 2:
+            return _UNREADABLE
+        init = self.model.method_named(cls, "__init__")
+        if init is not None:
+            out: list[ast.AST | None] = []
+            for node in init.body_nodes():
+                if not isinstance(node, ast.Assign):
+                    continue
+                for t, v in (pair for whole in node.targets for pair in unpacked(whole, node.value)):
+                    if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+                            and t.attr == attr):
+                        continue
+                    params = Summaries.of(self.model).computed_from_expr(init, v)
+                    if params is None:
+                        return _UNREADABLE
+                    for name in params:
+                        p = init.param(name)
+                        arg = argument_for(call, init, p, 1) if p is not None else _UNREADABLE
+                        if arg is _UNREADABLE:
+                            return _UNREADABLE
+                        out.append(arg)
+                    out.append(None)
+            if out:
+                return out
+        else:
+            node = self.model.classes[cls]
+            fields = [s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+            if attr in fields and not any(isinstance(a, ast.Starred) for a in call.args) \
+                    and not any(k.arg is None for k in call.keywords):
+                i = fields.index(attr)
+                kw = next((k.value for k in call.keywords if k.arg == attr), None)
+                return [kw if kw is not None else call.args[i] if i < len(call.args) else None]
+        prop = self.model.method_named(cls, attr)
+        returned = _returned_self_field(prop) if prop is not None and _is_property(prop) else None
+        if returned is not None and returned != attr:
+            return self._constructor_field(cls, call, returned, depth + 1)
+        return _UNREADABLE
 
     def _pytree_field(self, annotation: ast.expr | None, attr: str) -> str | None:
         """What ``attr`` is of a parameter annotated with a pytree class of this module
@@ -451,6 +577,14 @@ class Flow:
         if isinstance(call.func, ast.Attribute):
             if call.func.attr in CONVERTING_METHODS:
                 return None
+            if isinstance(call.func.value, ast.Name) and not call.args and not call.keywords:
+                made = self._constructed(call.func.value)
+                method = self.model.method_named(made[0], call.func.attr) if made is not None else None
+                returned = _returned_self_field(method) if method is not None else None
+                if returned is not None:  # `b.get()` returning `self.v` of `b = Box(x)`
+                    stored = self._field(call.func.value, returned)
+                    if stored is not _UNREADABLE:
+                        return stored  # type: ignore[return-value]
             found = self.culprit(call.func.value)
             if found:
                 return self._method(call.func.attr, found)

@@ -500,6 +500,12 @@ class Summaries:
         memo[id(fn)] = frozenset(out) if out is not None else None
         return memo[id(fn)]
 
+    def computed_from_expr(self, fn: "FunctionInfo", expr: ast.AST) -> frozenset[str] | None:
+        """The parameters of ``fn`` that ``expr`` (read in ``fn``) is computed from, as
+        ``computed_from`` says of a return (a constant: none)."""
+        found = _computed_from(fn, expr, 0)
+        return frozenset(found) if found is not None else None
+
     def aliased_params(self, fn: "FunctionInfo") -> frozenset[str]:
         """The parameters whose value ``fn``'s result holds as it is: returned, or a leaf
         of a returned tuple, list or dict display (``return {"z": params, "count": 0}``).

@@ -62,6 +62,7 @@ FOUND = frozenset({
     "jax-31319",
     "jax-3133",  # found after the value model's fixes (model30; tuning)
     "jax-3761",
+    "jax-4412",  # found after JAX111 checked traced axes (scope40; tuning)
     "jax-4615",
     "jax-470",
     "jax-5206",

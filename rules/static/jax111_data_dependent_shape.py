@@ -64,6 +64,13 @@ class DataDependentShape(StaticRule):
       transform passes its other arguments through, so those stay quiet, as do shapes, `len()`, static
       arguments and `lax.psum(1, axis)`.
 
+    * the same traced values used as an axis, which decides the result's shape:
+      `axis=` / `axes=` / `axis1=` / `axis2=` / `source=` / `destination=` of a
+      `jax.numpy` function, the positional axis of the reductions, `expand_dims`,
+      `squeeze`, `flip`, `sort`, `concatenate`, `stack`, `transpose`, `moveaxis`,
+      `swapaxes`, `take`, `roll` (its shift may be traced), `jax.nn.softmax` and
+      `logsumexp`, and of the array methods (`x.sum(k)`).
+
     ## Why is this bad?
     XLA compiles programs with static shapes. Under `jit` (and inside `scan`, `vmap`,
     `grad`...) the number of `True` entries of a traced mask is unknown, so these
@@ -365,6 +372,7 @@ class DataDependentShape(StaticRule):
                 elif isinstance(node, ast.Call):
                     self._sized_call(ctx, taint, fn, node)
                     self._traced_shape(ctx, model, fn, node)
+                    self._traced_axis(ctx, model, fn, node)
 
     def _mask_index(self, ctx, taint: Taint, fn: FunctionInfo, node: ast.Subscript) -> None:
         parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -416,6 +424,40 @@ class DataDependentShape(StaticRule):
             data={"function": shown.replace("`", "")},
             confidence=confidence(level),
         )
+
+    def _traced_axis(self, ctx, model: ModuleModel, fn: FunctionInfo, call: ast.Call) -> None:
+        """A traced value as an axis (``jnp.sum(x, axis=axis)`` with ``axis`` a traced
+        argument, ``x.mean(k)``): which axis decides the result's shape, so it must be a
+        Python int at trace time. The same traced values as for sizes."""
+        q = model.resolve_call(call)
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        axes = [v for k, v in keywords.items() if k in _AXIS_KEYWORDS]
+        if q is not None and q.startswith(("jax.numpy.", "jax.nn.", "jax.scipy.special.")):
+            positions = _AXIS_POSITIONS.get(q.rsplit(".", 1)[-1], ())
+        elif q is None and isinstance(call.func, ast.Attribute) and call.func.attr in _AXIS_METHODS \
+                and taint_of(model, fn).level(call.func.value) == CERTAIN:
+            positions = (0,)
+        else:
+            return
+        starred = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)), len(call.args))
+        axes += [call.args[i] for i in positions if i < starred]
+        for axis in axes:
+            found = _size_source(ctx, model, fn, axis, 0)
+            if found is None:
+                continue
+            short = (q or ctx.segment(call.func)).replace("jax.numpy.", "jnp.")
+            ctx.report(
+                call,
+                f"`{describe(axis)}` is used as an axis of `{short}` but it is traced "
+                f"({'traced argument `' + found.name + '`' if found.kind == 'param' else '`' + found.name + '`'}"
+                f" of {traced_how(found.fn)}): the axis decides the result's shape, so it must be a Python int at "
+                f"trace time and tracing raises a TypeError (or ConcretizationTypeError); "
+                + (f"mark `{found.name}` static (`static_argnames=\"{found.name}\"`)"
+                   if found.kind == "param" and found.direct and _jitted(found.fn)
+                   else "compute it from static values"),
+                data={"function": short, "param": found.name},
+            )
+            return
 
     def _traced_shape(self, ctx, model: ModuleModel, fn: FunctionInfo, call: ast.Call) -> None:
         """A traced value in a size position of a shape-taking API (``SIZE_ARGS``, the
@@ -702,6 +744,19 @@ def _param_source(ctx, model: ModuleModel, owner: FunctionInfo, param: str, dept
     return None
 
 
+#: Keywords that name an axis (jax.numpy): each must be a Python int at trace time.
+_AXIS_KEYWORDS = frozenset({"axis", "axes", "axis1", "axis2", "source", "destination"})
+#: jax.numpy / jax.nn functions whose positional arguments at these positions are axes.
+_AXIS_POSITIONS: dict[str, tuple[int, ...]] = {
+    **{n: (1,) for n in ("sum", "mean", "max", "min", "prod", "std", "var", "any", "all", "argmax", "argmin",
+                         "cumsum", "cumprod", "median", "nansum", "nanmean", "nanmax", "nanmin", "count_nonzero",
+                         "ptp", "expand_dims", "squeeze", "flip", "sort", "argsort", "concatenate", "stack",
+                         "transpose", "logsumexp", "softmax", "log_softmax", "amax", "amin")},
+    "moveaxis": (1, 2), "swapaxes": (1, 2), "take": (2,), "roll": (2,),
+}
+#: Array methods whose first positional argument is an axis (``x.sum(k)``).
+_AXIS_METHODS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var", "any", "all", "argmax", "argmin",
+                           "cumsum", "cumprod", "squeeze", "sort", "argsort", "ptp"})
 #: Array methods whose arguments are sizes (``x.reshape(n, -1)``; ``x.repeat(n)`` without
 #: ``total_repeat_length``).
 _SIZE_METHODS = frozenset({"reshape", "repeat"})

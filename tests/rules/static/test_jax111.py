@@ -183,6 +183,17 @@ SIZE_FLAGGED = {
             sizes = [n * k for k in (1, 2)]
             return jnp.arange(sizes[1]) * x  # <-
         """, "f(1.0, 2)"),
+    "a traced axis keyword": ("""
+        @jax.jit
+        def f(x, axis):
+            return jnp.sum(x, axis=axis)  # <-
+        """, "f(jnp.ones((2, 3)), 1)"),
+    "a traced axis of a method and of moveaxis": ("""
+        @jax.jit
+        def f(x, k):
+            m = x.mean(k)  # <-
+            return m, jnp.moveaxis(x, k, 0)  # <-
+        """, "f(jnp.ones((2, 3)), 1)"),
     "an entry of a dict built in traced code": ("""
         @jax.jit
         def f(x, n):
@@ -256,6 +267,11 @@ SIZE_QUIET = {
             sizes = {"rows": x, "cols": 3}
             return jnp.zeros((sizes["cols"], n)) + sizes["rows"]
         """, "f(1.0, 2)"),
+    "static axes and a traced roll shift": ("""
+        @partial(jax.jit, static_argnames="axis")
+        def f(x, axis, shift):
+            return jnp.sum(x, axis=axis), jnp.roll(x, shift, 0), x.mean(x.ndim - 1), jnp.take(x, shift, 0)
+        """, "f(jnp.ones((2, 3)), 1, 1)"),
     "builtins and comprehensions of static values": ("""
         @jax.jit
         def f(x):

@@ -684,11 +684,48 @@ STATIC_TESTS: list[ValuePath] = [
 ]
 STATIC_TEST = Problem("static-test", "JAX105", "", "if {s}:  # <-\n    pass")
 
+# Two steps of a value's path in a row (a copy of a dict entry, a helper's result in a
+# Box, ...): does each flow compose with the others? Each step takes an expression and a
+# suffix for its names and gives lines and the expression of its result.
+STEPS: dict[str, Callable[[str, str], tuple[list[str], str]]] = {
+    "copy": lambda e, k: ([f"c{k} = {e}"], f"c{k}"),
+    "tuple": lambda e, k: ([f"t{k}, u{k} = {e}, 2"], f"t{k}"),
+    "list": lambda e, k: ([f"l{k} = [{e}, {e}]"], f"l{k}[0]"),
+    "dict": lambda e, k: ([f'd{k} = {{"k": {e}}}'], f'd{k}["k"]'),
+    "box": lambda e, k: ([f"b{k} = Box({e})"], f"b{k}.a"),
+    "helper": lambda e, k: ([f"h{k} = double({e})"], f"h{k}"),
+    "abs": lambda e, k: ([f"a{k} = abs({e})"], f"a{k}"),
+    "comprehension": lambda e, k: ([f"q{k} = [{e} * m for m in (1, 2)]"], f"q{k}[0]"),
+    "conditional": lambda e, k: ([f"w{k} = {e} + 1 if {e}.ndim > 1 else {e} - 1"], f"w{k}"),
+    "method": lambda e, k: ([f"s{k} = ({e}).sum()"], f"s{k}"),
+}
+STEP_PRELUDE = """
+    class Box:
+        def __init__(self, a):
+            self.a = a
+            self.n = 3
+
+
+    def double(a):
+        return a * 2
+    """
+
+
+def composed_paths() -> list[ValuePath]:
+    paths = []
+    for first, one in STEPS.items():
+        for second, two in STEPS.items():
+            lines1, v1 = one("x", "1")
+            lines2, v2 = two(v1, "2")
+            paths.append(ValuePath(f"{first}+{second}", v2, f"{v2}.size", "\n".join(lines1 + lines2),
+                                   prelude=STEP_PRELUDE))
+    return paths
+
 
 # ------------------------------------------------------------------ cells
 @dataclass(frozen=True)
 class Cell:
-    family: str      # "traced" (the cube's planes), "capture", "loop", "key", "static-test"
+    family: str      # "traced" (the cube's planes), "capture", "loop", "key", "static-test", "composed"
     context: str
     path: str
     problem: str
@@ -812,6 +849,9 @@ def build_cells() -> list[Cell]:
                 cells.append(_cell("key", context, path, DRAW_TWICE, valid, needs_trace=False))
             for path in STATIC_TESTS if valid else []:
                 cells.append(_cell("static-test", context, path, STATIC_TEST, valid))
+        # two steps in a row, under @jax.jit, for `if v > 0:`
+        for path in composed_paths():
+            cells.append(_cell("composed", CONTEXT["jit-decorator"], path, TRACED_PROBLEM["if"], valid))
     seen: dict[str, Cell] = {}
     for c in cells:
         seen.setdefault(c.id, c)
@@ -1022,7 +1062,7 @@ def run_under_jax(cells: list[Cell], abstract: bool = False) -> dict[str, str]:
 #: test so that xdist can spread them. The capture, loop and key families are about cost
 #: and silent results, which nothing raises.
 JAX_CHECKED = [c for c in CELLS if c.family == "traced" and (c.path == "param" or c.context == "jit-decorator")
-               or c.family == "static-test"]
+               or c.family in ("static-test", "composed")]
 
 
 @pytest.mark.slow

@@ -198,6 +198,7 @@ FOUND3 = frozenset({
     "jax-4798",  # held-out: found at e141c0d
     "jax-5208",  # found after JAX111 checked every size position (scope40; tuning)
     "jax-5815",
+    "jax-7561",  # found after JAX108 followed wrappers of static arguments (scope40; tuning)
     "jax-8599",
     "jax-8947",  # found by the value model's builtins (sum of tracers), model40 in session 40
     "jax-9024",  # found after JAX108 checked static fields and static objects (scope40; tuning)

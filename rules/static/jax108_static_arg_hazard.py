@@ -41,7 +41,9 @@ class StaticArgHazard(StaticRule):
     same module as evidence, and finds:
 
     * unhashable static values: lists, dicts, sets, NumPy or JAX arrays, instances of
-      a plain `@dataclass` (without `frozen=True`);
+      a plain `@dataclass` (without `frozen=True`), also given to a wrapper function
+      that passes its parameter on as the static argument (`def grid(f, bounds):
+      return _grid(f, bounds)`, `grid(f, [-1, 1])`) or a wrapper parameter's default;
     * float static values that vary between calls (a call passes a computed value,
       or several different float literals);
     * a static `self` of a class that hashes by identity (no `__hash__` / `__eq__`)
@@ -540,8 +542,14 @@ class StaticArgHazard(StaticRule):
                 if param not in static:
                     continue
                 what = _unhashable_value(model, scope, arg, call)
+                via = None
+                if what is None:
+                    via = _unhashable_through_wrapper(model, scope, arg, calls)
+                    what = via[0] if via is not None else None
                 if what is not None:
-                    ctx.report(arg, f"`{ctx.segment(arg)}` is {what}, passed to static parameter `{param}` of "
+                    how = (f" (`{via[1]}` passes it to `{scope.name if scope else ''}` at line {via[2]})"
+                           if via is not None else "")
+                    ctx.report(arg, f"`{ctx.segment(arg)}` is {what}{how}, passed to static parameter `{param}` of "
                                     f"`{fn.name}`: it is unhashable, so the call raises ValueError",
                                severity=Severity.ERROR, data={"param": param, "kind": what})
                     static = static - {param}
@@ -759,6 +767,33 @@ def _unhashable_value(model: ModuleModel, scope: FunctionInfo | None, node: ast.
         _, bindings = model.lookup(node.id, scope)
         if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
             return _unhashable_value(model, scope, bindings[0].value, at, depth + 1)
+    return None
+
+
+def _unhashable_through_wrapper(model: ModuleModel, scope: FunctionInfo | None, arg: ast.expr,
+                                calls: list[ast.Call]) -> tuple[str, str, int] | None:
+    """``arg`` is a parameter of the wrapper ``scope`` (``def mesh_eval(func, x_limits):
+    return _mesh_eval(func, x_limits)``) that a call of the wrapper in this module fills
+    with an unhashable value, or that defaults to one: (what it is, the caller, line)."""
+    if scope is None or not isinstance(arg, ast.Name) or isinstance(scope.node, ast.Lambda):
+        return None
+    reach = model.reaching_bindings(arg, scope)
+    p = scope.param(arg.id)
+    if p is None or len(reach) != 1 or reach[0].kind != "param":
+        return None
+    what = _unhashable_value(model, scope, p.default, None)
+    if what is not None:
+        return what, f"the default of `{arg.id}`", getattr(p.default, "lineno", scope.node.lineno)
+    for call in calls:
+        caller = model.function_of(call)
+        target, offset = model.callee(call.func, caller)
+        if target is not scope:
+            continue
+        for name, value in call_arguments(call, scope, offset):
+            if name == arg.id:
+                what = _unhashable_value(model, caller, value, call)
+                if what is not None:
+                    return what, caller.name if caller is not None else "module code", call.lineno
     return None
 
 

@@ -276,6 +276,24 @@ FLAGGED = {
             second = doubled_jit(h)  # <-
             return first, second
         """, "'stale' if bool((main()[0] == main()[1]).all()) else 'fresh'"),
+    "a list given to a wrapper that passes it on as a static argument": ("""
+        from functools import partial
+
+        @partial(jax.jit, static_argnums=(0, 1, 4))
+        def _grid(func, bounds, params, scale, ticks):
+            xs = jnp.linspace(bounds[0], bounds[1], ticks)
+            return func(xs, params) * scale
+
+        def grid(func, bounds, params, ticks=11):
+            return _grid(func, bounds, params, 1.0, ticks)  # <-
+
+        def square(x, p):
+            return x ** 2 * p
+
+        def run(params):
+            lims = [-1, 1]
+            return grid(square, lims, params)
+        """, "run(2.0)"),
 }
 QUIET = {
     "hashable static fields and array leaves": ("""
@@ -313,6 +331,23 @@ QUIET = {
         def main():
             return f(1.0, cfg=Cfg(2.0, 3))
         """, "main()"),
+    "a tuple given to a wrapper that passes it on as a static argument": ("""
+        from functools import partial
+
+        @partial(jax.jit, static_argnums=(0, 1, 4))
+        def _grid(func, bounds, params, scale, ticks):
+            xs = jnp.linspace(bounds[0], bounds[1], ticks)
+            return func(xs, params) * scale
+
+        def grid(func, bounds, params, ticks=11):
+            return _grid(func, bounds, params, 1.0, ticks)
+
+        def square(x, p):
+            return x ** 2 * p
+
+        def run(params):
+            return grid(square, (-1, 1), params)
+        """, "run(2.0)"),
     "an identity-hashed static object that does not change": ("""
         class Holder:
             def __init__(self, data):

@@ -208,6 +208,7 @@ FOUND3 = frozenset({
     "marginaleffects-1587",
     "mujoco-1373",  # found once `jax.jit(env.step)` maps to the method, model40 in session 40
     "objax-59",
+    "openillumi-np-power-grad",  # found once jax.grad alone traces the loss, model40 in session 40
     "pymdp-346",  # found after JAX108 checked static fields and static objects (scope40; tuning)
     "raytrax-38",
     "s2fft-95",

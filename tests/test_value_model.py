@@ -906,3 +906,49 @@ def test_a_field_of_an_instance_made_in_traced_code_is_what_was_stored(setup, ex
     src = textwrap.dedent(_BOXES).lstrip("\n") + "\n\nclass Runner:\n    @jax.jit\n" + body
     codes = [(d.code, d.confidence) for d in lint_source(src, select=["JAX105"], confidence="possible")]
     assert codes == ([("JAX105", Confidence.CERTAIN)] if found else [])
+
+
+_LOSS = """
+    import time
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    STORE = []
+
+    def penalty(w):
+        return np.sum(np.power(w, 2))
+
+    def loss(w, x):
+        if w.sum() > 0:            # works on JVP tracers: concrete primal
+            w = w * 2
+        for i in range(1000):      # nothing is compiled: no unrolling
+            w = w + i
+        t = time.time()            # runs on every call
+        STORE.append(w)            # leaks a JVP tracer
+        return jnp.mean(w * x) + np.mean(w) + penalty(w)
+"""
+
+
+@pytest.mark.parametrize("how", [
+    "def main(w, x):\n    return jax.value_and_grad(loss)(w, x)\n",
+    "grad_loss = jax.grad(loss)\n",
+    "def main(w, x):\n    g = jax.jacrev(loss)\n    return g(w, x)\n",
+])
+def test_a_function_differentiated_outside_any_trace_runs_on_jvp_tracers(how):
+    """``jax.grad(loss)`` applied outside jit traces ``loss`` with JVP tracers: numpy on
+    them fails and storing them leaks (JAX104, JAX107, also in the helper it calls), while
+    Python control flow, loops and clocks are fine there (nothing is staged or compiled)."""
+    src = textwrap.dedent(_LOSS).lstrip("\n") + "\n\n" + how
+    found = sorted({(d.code, d.start.line) for d in lint_source(src, confidence="possible")})
+    assert found == [("JAX104", 9), ("JAX104", 18), ("JAX107", 17)]
+    m = model_of(src)
+    loss = next(f for f in m.functions if f.name == "loss")
+    assert loss.traced and loss.traced_params == {"w"}  # `x` is passed through as given (argnums=0)
+    assert loss not in m.traced_functions() and loss in m.traced_functions(differentiated=True)
+
+
+def test_a_differentiated_function_under_jit_is_staged():
+    src = textwrap.dedent(_LOSS).lstrip("\n") + "\n\nstep = jax.jit(jax.grad(loss))\n"
+    codes = {d.code for d in lint_source(src, confidence="possible")}
+    assert {"JAX104", "JAX105", "JAX107"} <= codes

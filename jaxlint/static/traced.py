@@ -60,6 +60,31 @@ class Reason:
         return self.kind == CALL
 
 
+def only_differentiated(fn: FunctionInfo, _seen: frozenset[int] = frozenset()) -> bool:
+    """``fn`` is traced only by a differentiation transform applied outside any trace
+    (``jax.grad(loss)(w)`` in a training loop, ``g = jax.grad(f)`` at module level), or
+    called only from such functions. It runs on JVP tracers whose primal values are
+    concrete: Python control flow on them works (``if w > 0:``), and nothing is
+    compiled, while numpy on them, ``float()``, printing them and storing them outside
+    still fail or leak. ``ModuleModel.traced_functions`` leaves them out unless asked."""
+    if not fn.traced_by or id(fn) in _seen:
+        return bool(fn.traced_by)
+    seen = _seen | {id(fn)}
+    for r in fn.traced_by:
+        if r.kind in DIFF_KINDS and r.line is not None and r.caller is None:
+            continue
+        if r.by_call and r.caller is not None:
+            caller = next((c for _, c, _ in fn.call_sites.values() if c.qualname == r.caller), None)
+            if caller is not None and only_differentiated(caller, seen):
+                continue
+        return False
+    return True
+
+
+#: The reason kinds of differentiation transforms (``jax.grad`` is ``grad``).
+DIFF_KINDS = frozenset(q.rsplit(".", 1)[-1] for q in DIFF_TRANSFORMS)
+
+
 class Tracing:
     """Which functions of a module's ``Scopes`` are traced, why, and which of their
     names hold traced values. The jit map's entries are the seeds (``EntryFinder`` has
@@ -175,6 +200,17 @@ class Tracing:
         changed = False
         for node in self.scopes.nodes(ast.Call):
             q = self.scopes.resolve_call(node)
+            if q in DIFF_TRANSFORMS and node.args:
+                # `jax.grad(loss)` outside traced code: `loss` runs on JVP tracers (see
+                # `only_differentiated`); applied in traced code, `_spread_from` marks it
+                where = self.scopes.function_of(node)
+                if where is not None and where.traced:
+                    continue
+                target, bound = self.scopes.unwrap_target(node.args[0], node)
+                if target is not None:
+                    changed |= self._mark(target, Reason(q.rsplit('.', 1)[-1], node.lineno),
+                                          self._differentiated_params(node, q, target, bound))
+                continue
             if q in TRACING_HOFS:
                 if q in EAGER_UNDER_DISABLE_JIT and eager_block(self.scopes, node) == "jax.disable_jit":
                     continue  # `with jax.disable_jit():` runs the body as Python, with values

@@ -391,7 +391,7 @@ class NumpyOnTracer(StaticRule):
 
     def check(self, ctx: StaticContext) -> None:
         model = ctx.model
-        for fn in model.traced_functions():
+        for fn in model.traced_functions(differentiated=True):
             taint: Taint | None = None
             for node in fn.body_nodes():
                 if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) \

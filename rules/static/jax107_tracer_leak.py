@@ -315,7 +315,7 @@ class TracerLeak(StaticRule):
 
     def check(self, ctx: StaticContext) -> None:
         model = ctx.model
-        for fn in model.traced_functions():
+        for fn in model.traced_functions(differentiated=True):
             taint = None
             for node in fn.body_nodes():
                 if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):

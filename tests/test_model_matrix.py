@@ -931,10 +931,6 @@ GAPS: list[Gap] = [
      "pytree fields)", "model",
      lambda c: c.family == "traced" and c.path in _PYTREE_FIELDS and c.kind == "INVALID"
      and c.context == "eqx-filter-jit-array-param" and c.problem not in ("print",) + _SHAPES),
-    ("JAX111 shape/size: a field of an instance made in traced code from a traced value (Box(x).a) is not "
-     "followed (the other rules find it since model40's instance fields)", "scope",
-     lambda c: c.family == "traced" and c.path == "object-made-in-trace" and c.kind == "INVALID"
-     and c.problem in _SHAPES),
     ("a field of a parameter annotated with an eqx.Module class (m: EModel; m.a, a leaf) is not traced "
      "(JAX111 finds it)", "model",
      lambda c: c.family == "traced" and c.path == "eqx-module-field" and c.kind == "INVALID"
@@ -942,9 +938,6 @@ GAPS: list[Gap] = [
     ("a method of a pytree parameter returning arithmetic on a leaf (t.double()): only possible", "model",
      lambda c: c.family == "traced" and c.path == "pytree-method" and c.kind == "INVALID"
      and c.problem not in ("print", "global-store", "module-object-attr")),
-    ("JAX111 shape/size: a helper's result computed from its traced parameter (double(x)) is not followed "
-     "(the other rules find it since model40's summaries of arithmetic on parameters)", "scope",
-     lambda c: c.family == "traced" and c.path == "helper-return" and c.kind == "INVALID" and c.problem in _SHAPES),
     ("a field of an unannotated parameter of a helper, a method, a @jax.vmap or a @jax.custom_jvp function "
      "called from jitted code: only possible "
      "(likely when the function itself is jitted)", "model",

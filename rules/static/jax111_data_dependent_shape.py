@@ -47,7 +47,9 @@ class DataDependentShape(StaticRule):
       a traced array (`x[0]`), an entry of a dict display (`d["k"]`), an array computed
       in traced code (`steps = jnp.array(span // dt)`: under a trace a `jax.numpy`
       result is a tracer even when it is computed from constants), a helper's parameter
-      that traced code passes one of these, a name assigned one, or arithmetic (also
+      that traced code passes one of these, a helper's result or an object's field that
+      the value model computes from one (`double(n)`, `Box(n).a`), a name assigned one,
+      or arithmetic (also
       `abs()`, `max()`, `min()`) on any of them. The
       size positions: `shape` of `zeros` / `ones` / `full` / `empty` (and of their
       `_like` forms), `start` / `stop` / `step` of `arange`, `num` of `linspace` /
@@ -646,13 +648,25 @@ def _field_source(ctx, model: ModuleModel, fn: FunctionInfo, expr: ast.Attribute
     if isinstance(base, ast.Name) and base.id in ("self", "cls"):
         return None
     inner = _size_source(ctx, model, fn, base, depth + 1)
+    if inner is None and isinstance(base, ast.Name) and taint_of(model, fn).level(expr) == CERTAIN:
+        # the model says the field holds a tracer (`b.a` of `b = Box(x)`, whose
+        # constructor stores `x` there): it comes from what the constructor was given
+        reach = model.reaching_bindings(base, fn)
+        made = reach[0].value if len(reach) == 1 and reach[0].kind == "assign" else None
+        if isinstance(made, ast.Call):
+            args = [*made.args, *(k.value for k in made.keywords)]
+            inner = next((src for a in args if (src := _size_source(ctx, model, fn, a, depth + 1)) is not None), None)
+            return replace(inner, direct=False) if inner is not None and inner.kind != "array" else inner
     if inner is None:
         return None
-    if inner.kind == "array":
-        return inner if expr.attr in ("T", "mT", "real", "imag") else None
-    if not (inner.kind == "param" and inner.direct and _leaf_field(model, inner.fn, inner.name, expr.attr)):
-        return None
-    return _Source("field", f"{describe(base)}.{expr.attr}", inner.fn, direct=False)
+    if inner.kind == "array" and expr.attr in ("T", "mT", "real", "imag"):
+        return inner
+    if inner.kind == "param" and inner.direct and _leaf_field(model, inner.fn, inner.name, expr.attr):
+        return _Source("field", f"{describe(base)}.{expr.attr}", inner.fn, direct=False)
+    if taint_of(model, fn).level(expr) == CERTAIN:
+        # the model says the field holds a tracer: it comes from what `base` came from
+        return replace(inner, direct=False) if inner.kind != "array" else inner
+    return None
 
 
 def _leaf_field(model: ModuleModel, owner: FunctionInfo, param: str, attr: str) -> bool:
@@ -679,6 +693,13 @@ def _call_source(ctx, model: ModuleModel, fn: FunctionInfo, call: ast.Call, dept
     q = model.resolve_call(call)
     if q is not None and q.startswith(_ARRAY_MAKERS):
         return _Source("array", ctx.segment(call), fn, made_by=call)
+    if q is None or not q.startswith(("jax.", "numpy.", "builtins.")):
+        # a function or class of the checked tree whose result the model computes from
+        # its arguments (`double(x)` returning `x * 2`, `Box(x)`): from what they came from
+        args = [*call.args, *(k.value for k in call.keywords)]
+        inner = next((src for a in args if (src := _size_source(ctx, model, fn, a, depth + 1)) is not None), None)
+        if inner is not None:
+            return replace(inner, direct=False) if inner.kind != "array" else inner
     if q in _COMPUTING_BUILTINS:
         # `abs(n)`, `max(n, 2)`: computed from what they are given
         inner = next((src for a in call.args if (src := _size_source(ctx, model, fn, a, depth + 1)) is not None), None)

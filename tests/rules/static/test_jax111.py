@@ -183,6 +183,21 @@ SIZE_FLAGGED = {
             sizes = [n * k for k in (1, 2)]
             return jnp.arange(sizes[1]) * x  # <-
         """, "f(1.0, 2)"),
+    "a helper's result and a field of an object made from a traced argument": ("""
+        class Crate:
+            def __init__(self, width):
+                self.width = width
+                self.k = 3
+
+        def double(a):
+            return a * 2
+
+        @jax.jit
+        def f(x, n):
+            b = Crate(n)
+            z = jnp.zeros((b.width,))  # <-
+            return z, jnp.arange(double(n)) * x  # <-
+        """, "f(1.0, 2)"),
     "a traced axis keyword": ("""
         @jax.jit
         def f(x, axis):
@@ -267,6 +282,20 @@ SIZE_QUIET = {
             sizes = {"rows": x, "cols": 3}
             return jnp.zeros((sizes["cols"], n)) + sizes["rows"]
         """, "f(1.0, 2)"),
+    "a helper's static result and a constant field of an object made in traced code": ("""
+        class Crate:
+            def __init__(self, width):
+                self.width = width
+                self.k = 3
+
+        def size_of(a):
+            return a.size * 2
+
+        @jax.jit
+        def f(x):
+            b = Crate(x)
+            return jnp.zeros((b.k,)) + b.width.sum(), jnp.arange(size_of(x))
+        """, "f(jnp.ones(2))"),
     "static axes and a traced roll shift": ("""
         @partial(jax.jit, static_argnames="axis")
         def f(x, axis, shift):

@@ -952,3 +952,24 @@ def test_a_differentiated_function_under_jit_is_staged():
     src = textwrap.dedent(_LOSS).lstrip("\n") + "\n\nstep = jax.jit(jax.grad(loss))\n"
     codes = {d.code for d in lint_source(src, confidence="possible")}
     assert {"JAX104", "JAX105", "JAX107"} <= codes
+
+
+@pytest.mark.parametrize("method,found", [
+    ("return self.x * 2", True),        # a data field
+    ("return self.x[0] - self.n", True),
+    ("return self.n + 1", False),       # a declared-static field
+    ("return self.x.shape[0]", False),  # a shape
+    ("return helper(self.x)", None),    # not arithmetic: unknown, possible at most
+])
+def test_a_method_of_an_annotated_pytree_parameter_computing_on_its_fields(method, found):
+    src = textwrap.dedent(_PYTREES).lstrip("\n").replace(
+        "    @struct.dataclass\n    class State:\n        x: jax.Array\n        n: int = struct.field(pytree_node=False)\n",
+        "").replace("@struct.dataclass\nclass State:\n    x: jax.Array\n    n: int = struct.field(pytree_node=False)\n",
+                    "@struct.dataclass\nclass State:\n    x: jax.Array\n    n: int = struct.field(pytree_node=False)\n\n"
+                    f"    def m(self):\n        {method}\n")
+    src += "\n\ndef helper(v):\n    return v.item()\n\n@jax.jit\ndef f(s: State):\n    if s.m() > 0:\n        return 1\n    return 0\n"
+    codes = [d.confidence for d in lint_source(src, select=["JAX105"], confidence="possible")]
+    if found is None:
+        assert codes in ([], [Confidence.POSSIBLE])
+    else:
+        assert codes == ([Confidence.CERTAIN] if found else [])

@@ -58,7 +58,8 @@ from typing import TYPE_CHECKING
 from jaxlint.static.apis import (ARRAYS_OUT, DIFF_TRANSFORMS, JIT_LIKE, SAMPLE_SITES, STATIC_ATTRS, STATIC_CALLS,
                                  TRACING_HOFS, is_axis_size)
 from jaxlint.static.scopes import target_names, walk
-from jaxlint.static.values import ARRAY_METHODS, CONTAINER_METHODS, Kind, Summaries, class_facts, static_field
+from jaxlint.static.values import (ARRAY_METHODS, CONTAINER_METHODS, Kind, Summaries, arithmetic_operands,
+                                   class_facts, static_field)
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxlint.static.scopes import FunctionInfo, Scopes
@@ -172,6 +173,27 @@ def argument_for(call: ast.Call, target: "FunctionInfo", p, implicit: int) -> as
         if j >= len(positional) and p.kind == "vararg":
             return a
     return None
+
+
+def _on_fields(facts, expr: ast.AST | None, depth: int) -> set[str] | None:
+    """The kinds of ``self`` fields ("leaf", "static") that ``expr``, returned by a method,
+    computes its value from by arithmetic and indexing alone; None for anything else."""
+    if expr is None or depth > 6:
+        return None
+    if isinstance(expr, ast.Constant):
+        return set()
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+        kind = facts.field_kind(expr.attr)
+        return {kind} if kind is not None else None
+    if isinstance(expr, ast.Attribute) and expr.attr in STATIC_ATTRS:
+        return set() if _on_fields(facts, expr.value, depth + 1) is not None else None
+    operands = arithmetic_operands(expr)
+    if isinstance(expr, ast.Subscript):
+        operands = [expr.value, expr.slice]
+    if operands is None:
+        return None
+    found = [_on_fields(facts, o, depth + 1) for o in operands]
+    return None if any(f is None for f in found) else set().union(*found)  # type: ignore[arg-type]
 
 
 def _is_property(fn: "FunctionInfo") -> bool:
@@ -427,6 +449,30 @@ class Flow:
             return self._constructor_field(cls, call, returned, depth + 1)
         return _UNREADABLE
 
+    def _pytree_method(self, base: ast.Name, name: str) -> tuple[int, ast.AST] | None | ast.AST:
+        """``t.m()`` with ``t`` a parameter annotated with a pytree class of the module whose
+        method ``m`` returns arithmetic on its fields: as traced as ``t`` when a data field
+        takes part (``return self.a * 2``), static when only static fields do (``return
+        self.n + 1``); ``_UNREADABLE`` otherwise."""
+        p = self.fn.param(base.id)
+        if p is None or not isinstance(p.annotation, ast.Name) or self._pytree_field(p.annotation, "") is None:
+            return _UNREADABLE
+        cls = p.annotation.id
+        method = self.model.method_named(cls, name)
+        if method is None or isinstance(method.node, ast.Lambda) or len(method.params) != 1:
+            return _UNREADABLE
+        facts = class_facts(self.model)[cls]
+        uses: set[str] = set()
+        returns = [n.value for n in method.body_nodes() if isinstance(n, ast.Return)]
+        for v in returns:
+            found = _on_fields(facts, v, 0)
+            if found is None:
+                return _UNREADABLE
+            uses |= found
+        if not returns:
+            return _UNREADABLE
+        return self.culprit(base) if "leaf" in uses else None
+
     def _pytree_field(self, annotation: ast.expr | None, attr: str) -> str | None:
         """What ``attr`` is of a parameter annotated with a pytree class of this module
         (a NamedTuple, a registered dataclass or class, a flax struct): "leaf" for a data
@@ -578,6 +624,9 @@ class Flow:
             if call.func.attr in CONVERTING_METHODS:
                 return None
             if isinstance(call.func.value, ast.Name) and not call.args and not call.keywords:
+                on_leaves = self._pytree_method(call.func.value, call.func.attr)
+                if on_leaves is not _UNREADABLE:
+                    return on_leaves  # type: ignore[return-value]  # `t.double()` returning `self.a * 2`
                 made = self._constructed(call.func.value)
                 method = self.model.method_named(made[0], call.func.attr) if made is not None else None
                 returned = _returned_self_field(method) if method is not None else None

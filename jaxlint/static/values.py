@@ -356,6 +356,16 @@ def _held_params(fn: "FunctionInfo", expr: ast.AST | None, depth: int) -> set[st
     return set()
 
 
+def arithmetic_operands(expr: ast.AST) -> list[ast.expr] | None:
+    """The operands of an arithmetic operator (``a * b``, ``-a``; not ``not a``), whose
+    result a tracer among them makes a tracer; None for anything else."""
+    if isinstance(expr, ast.BinOp):
+        return [expr.left, expr.right]
+    if isinstance(expr, ast.UnaryOp) and not isinstance(expr.op, ast.Not):
+        return [expr.operand]
+    return None
+
+
 def _computed_from(fn: "FunctionInfo", expr: ast.AST | None, depth: int) -> set[str] | None:
     """The parameters of ``fn`` that ``expr`` computes its value from by arithmetic,
     indexing, array attributes and methods and jax.numpy calls alone, as a tracer would
@@ -371,11 +381,10 @@ def _computed_from(fn: "FunctionInfo", expr: ast.AST | None, depth: int) -> set[
         if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
             return _computed_from(fn, bindings[0].value, depth + 1)
         return None
-    if isinstance(expr, ast.BinOp):
-        left, right = _computed_from(fn, expr.left, depth + 1), _computed_from(fn, expr.right, depth + 1)
-        return None if left is None or right is None else left | right
-    if isinstance(expr, ast.UnaryOp) and not isinstance(expr.op, ast.Not):
-        return _computed_from(fn, expr.operand, depth + 1)
+    operands = arithmetic_operands(expr)
+    if operands is not None:
+        found = [_computed_from(fn, o, depth + 1) for o in operands]
+        return None if any(f is None for f in found) else set().union(*found)  # type: ignore[arg-type]
     if isinstance(expr, ast.Subscript):
         base, index = _computed_from(fn, expr.value, depth + 1), _computed_from(fn, expr.slice, depth + 1)
         return None if base is None else base | (index or set())

@@ -840,7 +840,7 @@ _HELPERS = """
     ("double(x)", Confidence.CERTAIN),
     ("first_minus_one(x)", Confidence.CERTAIN),
     ("total(x)", Confidence.CERTAIN),
-    ("half(x)", Confidence.POSSIBLE),  # a lambda bound to a name is not summarised (yet): possible
+    ("half(x)", Confidence.CERTAIN),   # a lambda bound to a name
     ("double(v=x)", Confidence.CERTAIN),
     ("scaled(x, 3)", None),           # computed from the static argument only
     ("double(3)", None),

@@ -586,6 +586,9 @@ class Scopes:
             fn = self.function_named(func.id, scope)
             if fn is None and follow:
                 _, bindings = self.lookup(func.id, scope)
+                if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(bindings[0].value, ast.Lambda) \
+                        and len(getattr(bindings[0].node, "targets", ())) == 1:
+                    return self._fn_by_node.get(id(bindings[0].value)), 0  # `half = lambda v: v / 2`
                 if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(bindings[0].value, ast.Call):
                     value = bindings[0].value
                     q = self.resolve_call(value)

@@ -918,11 +918,6 @@ GAPS: list[Gap] = [
      "annotated x: jax.Array they are)", "model",
      lambda c: c.context == "eqx-filter-jit" and c.family == "traced" and not c.valid
      and c.path != "jnp-of-host-array"),
-    ("jax.grad alone: float() and print of a JVP tracer fail or print the tracer, and JAX105/JAX106 do not "
-     "look there (the model traces the function since model40: `only_differentiated`, which JAX104 and JAX107 "
-     "ask for with traced_functions(differentiated=True); if/assert work there and stay quiet)", "scope",
-     lambda c: c.context == "grad-only" and c.family == "traced" and c.kind == "INVALID"
-     and c.problem in ("float", "print")),
     ("under vmap alone a jnp result of host constants is concrete, and is taken for a tracer", "model",
      lambda c: c.context == "vmap-only" and c.path == "jnp-of-host-array" and c.kind == "CONTROL"),
     # --- how the value reaches the problem

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from jaxlint.diagnostic import Applicability, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._fixplan import import_name, is_statement_list_member
+from jaxlint.static.traced import only_differentiated
 from jaxlint.static.taint import (CERTAIN, LIKELY, POSSIBLE, confidence, describe, is_jit_entry,
                                          taint_of, traced_how)
 
@@ -66,6 +67,11 @@ class TracedControlFlow(StaticRule):
     or class imported from another module of the checked tree (`from .utils import helper`)
     is read too: `helper(x)` returning `x.shape[0]` is a Python int, one returning
     `jnp.sum(x)` a tracer.
+
+    A function traced only by `jax.grad` (or another differentiation transform)
+    applied outside any trace runs on JVP tracers whose primal values are concrete:
+    `if`, `assert`, `bool()` and `int()` work there, and only `float()` and
+    `complex()` of a traced value are reported (they raise ConcretizationTypeError).
 
     ## Why is this bad?
     Under `jit` (and `vmap`, `grad`, `lax.scan` bodies) values are abstract tracers:
@@ -559,11 +565,21 @@ class TracedControlFlow(StaticRule):
 
     def check(self, ctx: StaticContext) -> None:
         model = ctx.model
-        for fn in model.traced_functions():
+        for fn in model.traced_functions(differentiated=True):
             taint = taint_of(model, fn)
             covered: set[int] = set()
+            # traced only by jax.grad (or the like) applied outside any trace: its values
+            # are JVP tracers with concrete primals, whose truth value and int() work, and
+            # float() / complex() raise ConcretizationTypeError
+            grad_only = only_differentiated(fn)
             for node in fn.body_nodes():
                 if id(node) in covered:
+                    continue
+                if grad_only:
+                    if isinstance(node, ast.Call) and node.args and _CONVERTING_BUILTINS.get(
+                            model.resolve_call(node) or "") in ("float()", "complex()"):
+                        self._truth_operands(ctx, taint, fn, node, node.args[:1],
+                                             _CONVERTING_BUILTINS[model.resolve_call(node) or ""], covered)
                     continue
                 if isinstance(node, (ast.If, ast.While, ast.Assert, ast.IfExp)):
                     kind = {ast.If: "if", ast.While: "while", ast.Assert: "assert",

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.static.taint import LIKELY, taint_of, describe, traced_how
 from jaxlint.static.semantic import STATIC_ATTRS
+from jaxlint.static.traced import only_differentiated
 from jaxlint.static.values import Kind, Summaries, static_field
 
 if TYPE_CHECKING:
@@ -40,6 +41,10 @@ class SideEffectInJit(StaticRule):
     Code that is not traced stays clean: a `lax.scan`, `fori_loop`, `while_loop`,
     `cond` or `switch` body, or a `jax.jit(f)(x)`, called inside
     `with jax.disable_jit():` runs its Python with values, so its `print` prints them.
+
+    A function traced only by `jax.grad` (or another differentiation transform)
+    applied outside any trace runs on every call, with JVP tracers: there only a print
+    or log of a traced value is reported (it shows the tracer).
 
     ## Why is this bad?
     A jitted function's Python body runs once per compilation, at trace time; the
@@ -276,13 +281,17 @@ class SideEffectInJit(StaticRule):
 
     def check(self, ctx: StaticContext) -> None:
         model = ctx.model
-        for fn in model.traced_functions():
+        for fn in model.traced_functions(differentiated=True):
             taint = taint_of(model, fn)
+            # traced only by jax.grad (or the like) applied outside any trace: it runs on
+            # every call (nothing is compiled), so clocks and static prints are fine, but a
+            # print of a traced value prints a JVP tracer
+            grad_only = only_differentiated(fn)
             for node in fn.body_nodes():
                 if isinstance(node, ast.Call):
-                    self._check_call(ctx, taint, fn, node)
+                    self._check_call(ctx, taint, fn, node, grad_only)
 
-    def _check_call(self, ctx, taint, fn, call: ast.Call) -> None:
+    def _check_call(self, ctx, taint, fn, call: ast.Call, grad_only: bool = False) -> None:
         model = ctx.model
         q = model.resolve_call(call) or ""
         where = traced_how(fn)
@@ -292,6 +301,15 @@ class SideEffectInJit(StaticRule):
         culprits = [f for f in map(taint.culprit, args) if f is not None]
         found = [f for f in culprits if f[0] >= LIKELY]
         traced = found[0][1] if found else None
+        if grad_only and (traced is None or not (q in ("builtins.print", "sys.stdout.write", "sys.stderr.write")
+                                                 or self._is_logging(model, call, q, fn))):
+            return
+        if grad_only and traced is not None:
+            ctx.report(call, f"`{shown}(...)` in {where} {'prints' if q.startswith(('builtins.', 'sys.')) else 'logs'} "
+                             f"a JVP tracer, not the value of `{describe(traced)}`: the differentiation transform "
+                             "runs the function on tracers; return the value (`has_aux=True`) and print it after "
+                             "the call", data={"call": q or shown})
+            return
         if q in ("builtins.print", "sys.stdout.write", "sys.stderr.write"):
             if traced is not None:
                 msg = (f"`{shown}(...)` in {where} prints the tracer, not the value of `{describe(traced)}`, "

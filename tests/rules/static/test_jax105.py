@@ -12,7 +12,7 @@ import pytest
 from helpers import lines, lint_source
 from jaxlint.diagnostic import Severity
 from jaxlint.static.semantic import ModuleModel
-from static_rule_helpers import LAX_IDIOMS, all_findings, example, run_module
+from static_rule_helpers import LAX_IDIOMS, all_findings, example, run_module, outcomes_under_jax
 
 
 def traced_params(src: str) -> dict[str, set[str]]:
@@ -261,3 +261,32 @@ def test_jax105_really_fails_at_trace_time(index, call, error):
 def test_jax105_really_clean_code_traces(src):
     assert all_findings(src) == []
     run_module(src)["result"]()
+
+
+GRAD_ALONE = '''
+import jax
+
+
+def loss(w):
+    if w > 0:
+        w = w * 1.0
+    n = int(w)
+    f = float(w)  # <-
+    return w * 2.0 + n
+
+
+def train(w):
+    for _ in range(3):
+        w = w - 0.1 * jax.grad(loss)(w)
+    return w
+'''
+
+
+def test_jax105_under_grad_alone_only_float_and_complex_fail():
+    # jax.grad applied outside any trace runs `loss` on JVP tracers with concrete primals:
+    # `if w > 0:` and int(w) work there, float(w) raises (real jax below; scope40)
+    marked = [i for i, line in enumerate(GRAD_ALONE.lstrip("\n").splitlines(), 1) if line.endswith("# <-")]
+    assert lines("JAX105", GRAD_ALONE) == marked
+    src = GRAD_ALONE.replace("    f = float(w)  # <-\n", "")
+    assert outcomes_under_jax({"with float": (GRAD_ALONE, "train(1.0)"), "without": (src, "train(1.0)")}) == {
+        "with float": "ConcretizationTypeError", "without": "ok"}

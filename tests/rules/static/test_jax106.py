@@ -197,3 +197,26 @@ def test_jax106_print_of_a_leaf_field_or_a_traced_helper_result_is_still_reporte
             print("c", [x * k for k in (1, 2)])
             return x
         """) == [16, 17, 18]
+
+
+def test_jax106_under_grad_alone_only_a_print_of_a_traced_value_is_reported():
+    # jax.grad applied outside any trace runs `loss` on every call (nothing compiles):
+    # the clock and the static print are fine, print(w) prints a JVP tracer (scope40)
+    src = """
+        import time
+        import jax
+
+        def loss(w):
+            print("w", w)
+            print("start")
+            t = time.time()
+            return w * 2.0
+
+        def train(w):
+            return w - 0.1 * jax.grad(loss)(w)
+        """
+    assert lines("JAX106", src) == [5]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        run_module(src)["train"](1.0)
+    assert "Tracer" in out.getvalue()

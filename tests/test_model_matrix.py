@@ -930,11 +930,11 @@ GAPS: list[Gap] = [
      "(JAX111 finds it)", "model",
      lambda c: c.family == "traced" and c.path == "eqx-module-field" and c.kind == "INVALID"
      and c.problem not in ("print",) + _SHAPES),
-    ("JAX111 shape/size, and eqx.filter_jit's annotated pytree parameter: a method of a pytree parameter "
-     "returning arithmetic on a leaf (t.double()) is not followed (the other rules find it under jax.jit "
-     "since model40's pytree methods)", "scope",
+    ("eqx.filter_jit's annotated pytree parameter: a method of a pytree parameter returning arithmetic on a "
+     "leaf (t.double()) is not followed (the rules find it under jax.jit since model40's pytree methods; "
+     "JAX111 since scope40 follows the method to its object)", "scope",
      lambda c: c.family == "traced" and c.path == "pytree-method" and c.kind == "INVALID"
-     and (c.problem in _SHAPES or c.context == "eqx-filter-jit-array-param")
+     and c.context == "eqx-filter-jit-array-param"
      and c.problem not in ("print", "global-store", "module-object-attr")),
     ("a field of an unannotated parameter of a helper, a method, a @jax.vmap or a @jax.custom_jvp function "
      "called from jitted code: only possible "

@@ -697,6 +697,8 @@ def _call_source(ctx, model: ModuleModel, fn: FunctionInfo, call: ast.Call, dept
         # a function or class of the checked tree whose result the model computes from
         # its arguments (`double(x)` returning `x * 2`, `Box(x)`): from what they came from
         args = [*call.args, *(k.value for k in call.keywords)]
+        if q is None and isinstance(call.func, ast.Attribute):
+            args.append(call.func.value)  # `t.double()`: a method computing from its object's leaves
         inner = next((src for a in args if (src := _size_source(ctx, model, fn, a, depth + 1)) is not None), None)
         if inner is not None:
             return replace(inner, direct=False) if inner.kind != "array" else inner

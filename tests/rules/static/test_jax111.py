@@ -198,6 +198,19 @@ SIZE_FLAGGED = {
             z = jnp.zeros((b.width,))  # <-
             return z, jnp.arange(double(n)) * x  # <-
         """, "f(1.0, 2)"),
+    "a method of a pytree argument computing from a leaf": ("""
+        from typing import NamedTuple
+
+        class Spec(NamedTuple):
+            rows: jax.Array
+
+            def doubled(self):
+                return self.rows * 2
+
+        @jax.jit
+        def f(x, spec: Spec):
+            return jnp.zeros((spec.doubled(),)) + x  # <-
+        """, "f(1.0, Spec(jnp.array(2)))"),
     "a traced axis keyword": ("""
         @jax.jit
         def f(x, axis):

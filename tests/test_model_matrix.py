@@ -952,12 +952,6 @@ GAPS: list[Gap] = [
      lambda c: c.family == "capture" and c.path == "module-tuple-entry" and c.kind == "INVALID"),
     ("JAX101: a host array returned by a method of a module-level instance (BANK.lookup()) is missed", "model",
      lambda c: c.family == "capture" and c.path == "module-instance-method" and c.kind == "INVALID"),
-    # --- JAX102: a static count of 1000 reached through
-    ("JAX102: a static count through a local, tuple unpacking, a module dict entry, a field of a "
-     "module-level NamedTuple or a helper's return is not known (a module constant, a literal and "
-     "arithmetic on constants are)", "model",
-     lambda c: c.family == "loop" and c.kind == "INVALID"
-     and c.path in ("local-copy", "tuple-unpack", "module-dict-entry", "module-config-field", "helper-return")),
 ]
 
 

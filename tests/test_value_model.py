@@ -973,3 +973,70 @@ def test_a_method_of_an_annotated_pytree_parameter_computing_on_its_fields(metho
         assert codes in ([], [Confidence.POSSIBLE])
     else:
         assert codes == ([Confidence.CERTAIN] if found else [])
+
+
+# ------------------------------------------------------------- static values (consts)
+def _value_of_last(src: str):
+    """The static value of the expression `probe(...)` is called with in `src`."""
+    from jaxlint.static.consts import static_value
+    model = model_of(src)
+    call = next(n for n in ast.walk(model.tree) if isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Name) and n.func.id == "probe")
+    return static_value(model, call.args[0])
+
+
+@pytest.mark.parametrize("src,value", [
+    ("probe(1000)", 1000),
+    ("probe(-3)", -3),
+    ("probe('ab' + 'c')", "abc"),
+    ("probe(None)", None),
+    ("STEPS = 1000\nprobe(STEPS)", 1000),
+    ("STEPS = 1000\ndef f():\n    n = STEPS\n    probe(n)", 1000),
+    ("def f(n):\n    n, m = 1000, 2\n    probe(n)", 1000),
+    ("STEPS = 10\nprobe(STEPS * 2 ** 3 + 1 - 1)", 80),
+    ("STEPS = 1000\nprobe(STEPS // 3 % 7)", 333 % 7),
+    ("probe(7 / 2)", 3.5),
+    ("SIZES = (1, (2, 3))\nprobe(SIZES)", (1, (2, 3))),
+    ("SIZES = [4, 5]\nprobe(SIZES[-1])", 5),
+    ("CFG = {'steps': 1000, 'w': object()}\nprobe(CFG['steps'])", 1000),
+    ("CFG = {'a': {'b': 12}}\nprobe(CFG['a']['b'])", 12),
+    ("probe(len((1, 2, 3)))", 3),
+    ("L = [0] \nprobe(len(L))", 1),
+    ("probe(int(1e6))", 1000000),
+    ("probe(max(3, 1000))", 1000),
+    ("from typing import NamedTuple\nclass C(NamedTuple):\n    steps: int\n    k: int = 4\n"
+     "CONFIG = C(steps=1000)\nprobe(CONFIG.steps)", 1000),
+    ("from typing import NamedTuple\nclass C(NamedTuple):\n    steps: int\n    k: int = 4\n"
+     "CONFIG = C(1000)\nprobe(CONFIG.k)", 4),
+    ("import dataclasses\n@dataclasses.dataclass\nclass C:\n    lr: float\n    steps: int = 8\n"
+     "CONFIG = C(0.1, 1000)\nprobe(CONFIG.steps)", 1000),
+    ("STEPS = 1000\ndef n_steps():\n    return STEPS\nprobe(n_steps())", 1000),
+])
+def test_the_static_value_of_an_expression_is_computed(src, value):
+    got = _value_of_last(src)
+    assert got == value and type(got) is type(value)
+
+
+@pytest.mark.parametrize("src", [
+    "def f(n):\n    probe(n)",                                        # a parameter
+    "STEPS = 1\nSTEPS = 1000\nprobe(STEPS)",                          # rebound
+    "STEPS = 1\ndef f():\n    global STEPS\n    STEPS += 1\nprobe(STEPS)",
+    "def f(n, c):\n    if c:\n        n = 3\n    probe(n)",          # only on one path
+    "def f(x):\n    n = x.shape[0]\n    probe(n)",                     # a shape of a parameter
+    "CFG = {'steps': 1000}\nprobe(CFG['other'])",                     # a key not there
+    "CFG = {**BASE, 'steps': 1000}\nprobe(CFG['steps'])",             # a ** entry
+    "from typing import NamedTuple\nclass C(NamedTuple):\n    steps: int\n"
+    "    def __new__(cls, steps):\n        return super().__new__(cls, steps * 2)\n"
+    "CONFIG = C(1000)\nprobe(CONFIG.steps)",                          # a constructor of its own
+    "class C:\n    def __init__(self, steps):\n        self.steps = steps\nCONFIG = C(1000)\nprobe(CONFIG.steps)",
+    "def n_steps(k):\n    return 1000\nprobe(n_steps(3))",                # a helper taking arguments
+    "def n_steps():\n    if X:\n        return 1\n    return 1000\nprobe(n_steps())",  # two values
+    "import functools\n@functools.cache\ndef n_steps():\n    return 1000\nprobe(n_steps())",
+    "probe(2 ** 10000)",                                              # too large to build
+    "probe(1 // 0)",
+    "def f(x):\n    probe(x + 1)",
+    "def f():\n    probe(f())",                                       # recursion
+])
+def test_a_static_value_not_computable_is_unknown(src):
+    from jaxlint.static.consts import UNKNOWN
+    assert _value_of_last(src) is UNKNOWN

@@ -8,6 +8,7 @@ from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._arrays import is_jax_array, used_as_array
 from jaxlint.rules.static._sizes import all_known, static_int, static_sequence
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
+from jaxlint.static.consts import static_count, static_value
 from jaxlint.static.taint import CERTAIN, POSSIBLE, describe, taint_of, traced_how
 from jaxlint.static.semantic import walk
 
@@ -20,7 +21,11 @@ class PythonLoopInJit(StaticRule):
     ## What it does
     Finds `for` loops in traced code whose trip count is known statically and is at
     least `max-iterations`: `range(1000)`, `range(N)` with a module-level constant,
-    `range(a, b, step)`.
+    `range(a, b, step)`. The count is what the value model computes statically
+    (`jaxlint.static.consts`): a literal, a constant bound once (module-level or local,
+    unpacked or not), a dict entry with a constant key (`CFG["steps"]`), a field of a
+    module-level NamedTuple or dataclass instance (`CONFIG.steps`), what a helper without
+    arguments returns, and arithmetic on those; anything else is unknown, never guessed.
 
     Also finds loops whose count is fixed at trace time but unknown statically: over
     the rows of a traced array (`for row in x`, and Python's `sum(x)`, `min(x)`,
@@ -30,8 +35,8 @@ class PythonLoopInJit(StaticRule):
     the dynamic phase measures it (JAX202).
 
     A loop whose count the model knows is small stays clean: a literal tuple or list,
-    a module-level one, `len()` of those, `range(k)` with a small constant `k`, a field
-    declared static. A count unknown here is a likely finding when it is a leading axis
+    a module-level one, `len()` of those, `range(k)` with a small static `k` (through
+    any of the paths above), a field declared static. A count unknown here is a likely finding when it is a leading axis
     (`x.shape[0]`, `len(x)`, the rows of `x`) or a static argument, and only a possible
     one (`--preview`) when it is a trailing axis (`range(field.shape[-1])`, the 2 or 3
     components of a vector field) or `jnp.arange(n)` of a static `n`.
@@ -194,8 +199,77 @@ class PythonLoopInJit(StaticRule):
                 return sum(parts) + sum(losses) + max(x.shape) + sum(jnp.split(x, 2)) + jnp.sum(x)
             """
         ),
+        Valid(
+            """
+            from typing import NamedTuple
+            import jax
+
+            class Config(NamedTuple):
+                depth: int
+                width: int = 64
+
+            CONFIG = Config(depth=3)
+            SIZES = {"inner": 4}
+
+            def n_heads():
+                return 2
+
+            @jax.jit
+            def f(x):
+                # counts the value model knows and small: a config field, a dict entry,
+                # a helper's return, a local copy and an unpacked local
+                for _ in range(CONFIG.depth):
+                    x = x * 2
+                for _ in range(SIZES["inner"]):
+                    x = x + 1
+                for _ in range(n_heads()):
+                    x = x - 1
+                k, m = SIZES["inner"] * 2, CONFIG.width
+                for _ in range(k):
+                    x = x / 2
+                return x
+            """
+        ),
     ]
     INVALID = [
+        Invalid(
+            """
+            from typing import NamedTuple
+            import jax
+
+            class Config(NamedTuple):
+                steps: int
+
+            CONFIG = Config(steps=1000)
+
+            @jax.jit
+            def simulate(x):
+                n = CONFIG.steps
+                for _ in range(n):
+                    x = x * 0.5
+                return x
+            """,
+            line=12,
+            message="Python loop with 1000 iterations",
+        ),
+        Invalid(
+            """
+            import jax
+
+            CFG = {"steps": 500, "lr": 0.1}
+
+            def n_steps():
+                return CFG["steps"] * 2
+
+            @jax.jit
+            def simulate(x):
+                for _ in range(n_steps()):
+                    x = x * 0.5
+                return x
+            """,
+            line=10,
+            message="Python loop with 1000 iterations",
+        ),
         Invalid(
             """
             import jax
@@ -584,7 +658,10 @@ class PythonLoopInJit(StaticRule):
         if seq is not None:
             return len(seq)  # a literal tuple or list, or a module-level constant one
         if isinstance(it, ast.Call) and model.resolve_call(it) in _RANGES and not it.keywords:
-            vals = all_known([static_int(model, a) for a in it.args])
+            # each bound as the value model computes it: a literal, a constant bound once
+            # (module or local, unpacked or not), a dict entry, a record field, a helper's
+            # return, arithmetic on those
+            vals = all_known([static_count(model, a) for a in it.args])
             if not vals:
                 return None
             if len(vals) == 1:
@@ -594,7 +671,8 @@ class PythonLoopInJit(StaticRule):
             if step == 0:
                 return None
             return max(0, -(-(stop - start) // step)) if step > 0 else max(0, -(-(start - stop) // -step))
-        return None
+        value = static_value(model, it)
+        return len(value) if isinstance(value, tuple) else None  # a static tuple reached through a name
 
     @staticmethod
     def _independent(loop: ast.For | ast.AsyncFor) -> bool:

@@ -1,0 +1,291 @@
+"""Static values of the value model (issue 19): what a Python expression is when it can
+be computed without running anything.
+
+``static_value(model, expr)`` gives an ``int``, ``float``, ``str``, ``bool``, ``None``, a
+``tuple`` of such values or a ``dict`` with constant keys, or ``UNKNOWN``. It follows:
+
+* literals, ``-x``, ``+x``, arithmetic (``+ - * / // % **``, shifts, bounded);
+* names bound once (module constants, locals, each target of ``a, b = 1, 2``), not
+  shadowed where they are read;
+* tuple and list displays, dict displays with constant keys, and subscripts of them with
+  a constant index or key (``CFG["steps"]``, ``SIZES[0]``);
+* ``len()`` of a display, ``int()`` / ``float()`` of a number, ``min`` / ``max`` / ``abs``;
+* a field of a module-level instance of a NamedTuple or dataclass of the module
+  (``CONFIG.steps`` for ``CONFIG = Config(steps=1000)``): the constructor's argument,
+  else the class default;
+* a call of a module function without arguments whose every ``return`` gives the same
+  static value (``def n_steps(): return STEPS``).
+
+Anything else is ``UNKNOWN``: the value is never guessed. The cost is bounded by a depth
+limit (``_DEPTH``) and by the size of the numbers it builds.
+"""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Union
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxlint.static.scopes import FunctionInfo, Scopes
+
+
+class _Unknown:
+    """The value is not static, or not computable here."""
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = _Unknown()
+Value = Union[int, float, str, bool, None, tuple, dict, _Unknown]
+_DEPTH = 12
+_BIG = 1 << 62
+_NAMED_BASES = {"typing.NamedTuple", "NamedTuple"}
+
+
+def static_value(model: "Scopes", expr: ast.AST | None, depth: int = 0) -> Value:
+    """The static value of ``expr`` read where it stands, or ``UNKNOWN``."""
+    if expr is None or depth > _DEPTH:
+        return UNKNOWN
+    d = depth + 1
+    if isinstance(expr, ast.Constant):
+        literal = expr.value
+        return literal if literal is None or isinstance(literal, (int, float, str)) else UNKNOWN
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+        v = static_value(model, expr.operand, d)
+        if isinstance(v, (int, float)):
+            return -v if isinstance(expr.op, ast.USub) else v
+        return UNKNOWN
+    if isinstance(expr, ast.BinOp):
+        return _arith(expr.op, static_value(model, expr.left, d), static_value(model, expr.right, d))
+    if isinstance(expr, (ast.Tuple, ast.List)):
+        if any(isinstance(e, ast.Starred) for e in expr.elts):
+            return UNKNOWN
+        items = tuple(static_value(model, e, d) for e in expr.elts)
+        return UNKNOWN if any(i is UNKNOWN for i in items) else items
+    if isinstance(expr, ast.Dict):
+        out: dict = {}
+        for k, entry in zip(expr.keys, expr.values):
+            key = static_value(model, k, d) if k is not None else UNKNOWN
+            if key is UNKNOWN or isinstance(key, dict):
+                return UNKNOWN  # `**other`, or a key not known
+            out[key] = _Lazy(entry)
+        return out
+    if isinstance(expr, ast.Subscript):
+        return _subscript(model, expr, d)
+    if isinstance(expr, ast.Name):
+        return _name(model, expr, d)
+    if isinstance(expr, ast.Attribute):
+        return _field(model, expr, d)
+    if isinstance(expr, ast.Call):
+        return _call(model, expr, d)
+    return UNKNOWN
+
+
+def static_count(model: "Scopes", expr: ast.AST | None) -> int | None:
+    """``static_value`` when it is an int (not a bool), else None."""
+    v = static_value(model, expr)
+    return v if type(v) is int else None
+
+
+class _Lazy:
+    """A dict display's value, computed when a subscript asks for it."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node: ast.expr) -> None:
+        self.node = node
+
+
+def _arith(op: ast.operator, a: Value, b: Value) -> Value:
+    if isinstance(a, str) and isinstance(b, str) and isinstance(op, ast.Add) and len(a) + len(b) < 4096:
+        return a + b
+    if not (isinstance(a, (int, float)) and isinstance(b, (int, float))) or isinstance(a, bool) or isinstance(b, bool):
+        return UNKNOWN
+    try:
+        if isinstance(op, ast.Add):
+            r = a + b
+        elif isinstance(op, ast.Sub):
+            r = a - b
+        elif isinstance(op, ast.Mult):
+            r = a * b
+        elif isinstance(op, ast.Div) and b:
+            r = a / b
+        elif isinstance(op, ast.FloorDiv) and b:
+            r = a // b
+        elif isinstance(op, ast.Mod) and b:
+            r = a % b
+        elif isinstance(op, ast.Pow) and 0 <= b < 64 and abs(a) < _BIG:
+            r = a ** b
+        elif isinstance(op, (ast.LShift, ast.RShift)) and isinstance(a, int) and isinstance(b, int) and 0 <= b < 64:
+            r = a << b if isinstance(op, ast.LShift) else a >> b
+        else:
+            return UNKNOWN
+    except (OverflowError, ValueError, ZeroDivisionError):
+        return UNKNOWN
+    return r if abs(r) < _BIG else UNKNOWN
+
+
+def _subscript(model: "Scopes", expr: ast.Subscript, d: int) -> Value:
+    if isinstance(expr.slice, ast.Slice):
+        return UNKNOWN
+    base = static_value(model, expr.value, d)
+    key = static_value(model, expr.slice, d)
+    if key is UNKNOWN:
+        return UNKNOWN
+    if isinstance(base, dict):
+        try:
+            item = base.get(key, UNKNOWN)
+        except TypeError:
+            return UNKNOWN
+        return static_value(model, item.node, d) if isinstance(item, _Lazy) else UNKNOWN
+    if isinstance(base, (tuple, str)) and type(key) is int and -len(base) <= key < len(base):
+        return base[key]
+    return UNKNOWN
+
+
+def _bound_once(model: "Scopes", name: ast.Name) -> ast.expr | None:
+    """The value ``name`` holds where it is read, when one plain assignment gives it: the
+    only binding of a module or enclosing-function name, or the only binding of a local
+    that reaches the read (``n = STEPS`` after a parameter ``n`` overwrites it)."""
+    scope = model.function_of(name)
+    owner, bindings = model.lookup(name.id, scope)
+    if owner is not None and owner is scope and len(bindings) > 1:
+        bindings = _after_last_plain(model, name, scope, model.reaching_bindings(name, scope))
+    if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
+        return bindings[0].value
+    return None
+
+
+def _after_last_plain(model: "Scopes", name: ast.Name, scope: "FunctionInfo", bindings: list) -> list:
+    """``bindings`` less those a later statement of the function's own body (one every path
+    runs, before the read's statement) overwrites: ``n, m = STEPS, 2`` after parameter ``n``."""
+    body = getattr(scope.node, "body", None)
+    if not isinstance(body, list):
+        return bindings
+    top = next((a for a in (name, *model.ancestors(name)) if a in body), None)
+    if top is None:
+        return bindings
+    before = body[:body.index(top)]
+    plain = [b for b in bindings if b.kind == "assign" and b.node in before]
+    if not plain:
+        return bindings
+    last = max(before.index(b.node) for b in plain)
+    # dropped: the parameter, and what the earlier statements bind (a binding inside a
+    # loop around the read, which reaches the next iteration, stays)
+    earlier = before[:last]
+    return [b for b in bindings if b.kind != "param"
+            and not any(b.node is st or any(a is st for a in model.ancestors(b.node)) for st in earlier)]
+
+
+def _name(model: "Scopes", expr: ast.Name, d: int) -> Value:
+    value = _bound_once(model, expr)
+    return static_value(model, value, d) if value is not None else UNKNOWN
+
+
+def _module_instance(model: "Scopes", expr: ast.expr) -> tuple[ast.ClassDef, ast.Call] | None:
+    """``(class, constructor call)`` for a module-level name bound once to ``Cls(...)`` of
+    a class of the module, not shadowed where it is read."""
+    if not isinstance(expr, ast.Name):
+        return None
+    owner, bindings = model.lookup(expr.id, model.function_of(expr))
+    if owner is not None or len(bindings) != 1 or bindings[0].kind != "assign":
+        return None
+    call = bindings[0].value
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+        return None
+    cls = model.classes.get(call.func.id)
+    if cls is None or len(model.module_bindings.get(call.func.id, [])) != 1:
+        return None
+    return cls, call
+
+
+def _is_record_class(model: "Scopes", cls: ast.ClassDef) -> bool:
+    """A NamedTuple, or a dataclass (of any library) that declares its fields in order."""
+    for b in cls.bases:
+        if (model.resolve(b) or "") in _NAMED_BASES or isinstance(b, ast.Name) and b.id == "NamedTuple":
+            return True
+    for dec in cls.decorator_list:
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        q = model.resolve(target) or ""
+        if q.endswith("dataclass") or q.endswith("struct.dataclass"):
+            return True
+    return False
+
+
+def _fields(cls: ast.ClassDef) -> list[ast.AnnAssign]:
+    return [s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+            and not (isinstance(s.annotation, ast.Subscript) and isinstance(s.annotation.value, ast.Name)
+                     and s.annotation.value.id == "ClassVar")]
+
+
+def _field(model: "Scopes", expr: ast.Attribute, d: int) -> Value:
+    """``CONFIG.steps`` of a module-level record instance: its constructor's argument or the
+    class default."""
+    found = _module_instance(model, expr.value)
+    if found is None:
+        return UNKNOWN
+    cls, call = found
+    if not _is_record_class(model, cls) or any(isinstance(a, ast.Starred) for a in call.args) \
+            or any(k.arg is None for k in call.keywords):
+        return UNKNOWN
+    if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name in ("__init__", "__new__",
+                                                                                 "__post_init__", expr.attr)
+           for s in cls.body):
+        return UNKNOWN  # a constructor or a property of its own may change what is stored
+    fields = _fields(cls)
+    names = [f.target.id if isinstance(f.target, ast.Name) else "" for f in fields]
+    if expr.attr not in names:
+        return UNKNOWN
+    i = names.index(expr.attr)
+    for k in call.keywords:
+        if k.arg == expr.attr:
+            return static_value(model, k.value, d)
+    if i < len(call.args):
+        return static_value(model, call.args[i], d)
+    default = fields[i].value
+    if isinstance(default, ast.Call):
+        return UNKNOWN  # `field(default=...)`, `eqx.field(...)`: not followed
+    return static_value(model, default, d)
+
+
+def _call(model: "Scopes", expr: ast.Call, d: int) -> Value:
+    if expr.keywords:
+        return UNKNOWN
+    q = model.resolve_call(expr)
+    if q in ("builtins.len", "builtins.int", "builtins.float", "builtins.abs") and len(expr.args) == 1:
+        v = static_value(model, expr.args[0], d)
+        if q == "builtins.len":
+            return len(v) if isinstance(v, (tuple, str, dict)) else UNKNOWN
+        if not isinstance(v, (int, float)) or isinstance(v, bool):
+            return UNKNOWN
+        try:
+            return int(v) if q == "builtins.int" else float(v) if q == "builtins.float" else abs(v)
+        except (OverflowError, ValueError):
+            return UNKNOWN
+    if q in ("builtins.min", "builtins.max") and len(expr.args) >= 2:
+        vals = [static_value(model, a, d) for a in expr.args]
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+            return min(vals) if q == "builtins.min" else max(vals)  # type: ignore[type-var]
+        return UNKNOWN
+    if expr.args or not isinstance(expr.func, ast.Name):
+        return UNKNOWN
+    fn = model.function_named(expr.func.id, model.function_of(expr))
+    if fn is None or isinstance(fn.node, ast.Lambda) or fn.params or fn.class_name is not None \
+            or fn.node.decorator_list:
+        return UNKNOWN
+    return _returned(model, fn, d)
+
+
+def _returned(model: "Scopes", fn: "FunctionInfo", d: int) -> Value:
+    """The one static value every ``return`` of ``fn`` gives (no generator, no bare return)."""
+    found: Value = UNKNOWN
+    for node in fn.body_nodes():
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return UNKNOWN
+        if isinstance(node, ast.Return):
+            v = static_value(model, node.value, d) if node.value is not None else UNKNOWN
+            if v is UNKNOWN or isinstance(v, dict) \
+                    or (found is not UNKNOWN and (v != found or type(v) is not type(found))):
+                return UNKNOWN
+            found = v
+    return found

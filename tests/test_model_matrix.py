@@ -946,12 +946,6 @@ GAPS: list[Gap] = [
      "model knows static since model40's instance fields", "scope",
      lambda c: c.family == "traced" and c.path == "object-made-in-trace" and c.kind == "VALID"
      and c.problem == "print" and c.context not in _PARAMS_NOT_TRACED),
-    # --- JAX101: a host array reached through
-    ("JAX101: a host array in a module-level tuple (TABLES = (np.ones(...), 1.0); TABLES[0]) is missed "
-     "(a list's or a dict's is found)", "model",
-     lambda c: c.family == "capture" and c.path == "module-tuple-entry" and c.kind == "INVALID"),
-    ("JAX101: a host array returned by a method of a module-level instance (BANK.lookup()) is missed", "model",
-     lambda c: c.family == "capture" and c.path == "module-instance-method" and c.kind == "INVALID"),
 ]
 
 

@@ -216,6 +216,10 @@ def _returned_self_field(fn: "FunctionInfo") -> str | None:
     return found
 
 
+#: public name for the rules (JAX101's `BANK.lookup()`)
+returned_self_field = _returned_self_field
+
+
 class Flow:
     """How values read in traced function ``fn`` are traced (see the module's docstring).
 

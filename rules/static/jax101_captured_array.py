@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 from jaxlint.diagnostic import Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._sizes import LOADERS, Estimate, array_estimate
+from jaxlint.static.consts import static_value
+from jaxlint.static.flow import returned_self_field
 from jaxlint.static.semantic import STATIC_ATTRS
 from jaxlint.textutil import human_bytes
 
@@ -24,7 +26,10 @@ class CapturedArray(StaticRule):
     module-level instance was made with: `m = Module(table)`), or as a field of a
     module-level instance of a class of the module, also through instances held in its
     fields (`sim.table`, `path.optics.table`, with `sim = Sim(...)`
-    and `self.table` set once). Reports
+    and `self.table` set once), or returned by its method without arguments
+    (`BANK.lookup()` returning `self.table`), or an entry at a static index or key of a
+    module-level tuple, list or dict mixing arrays and numbers (`TABLES[0]` of
+    `TABLES = (np.ones(...), 1.0)`, the index computed by the value model). Reports
     when the array's size, estimated from its constructor, reaches `max-bytes`, or when
     it is loaded from disk (`np.load`, `pickle.load`), whose size is unknown.
 
@@ -131,8 +136,67 @@ class CapturedArray(StaticRule):
                 return x + NOISE * SCALE
             """
         ),
+        Valid(
+            """
+            import jax
+            import numpy as np
+
+            # a small array in a display mixing arrays and numbers, and a method returning a small one
+            TABLES = (np.ones((4, 4)), 1.0, np.ones((2048, 2048)))
+
+            class Bank:
+                def __init__(self, table):
+                    self.table = table
+
+                def lookup(self):
+                    return self.table
+
+            BANK = Bank(np.ones((8,)))
+
+            @jax.jit
+            def f(x):
+                return x * TABLES[0] * TABLES[1] + BANK.lookup()
+            """
+        ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import jax
+            import numpy as np
+
+            CONSTS = (np.random.randn(1024, 1024), 0.5)
+
+            @jax.jit
+            def f(x):
+                return x @ CONSTS[0] * CONSTS[1]
+            """,
+            line=8,
+            count=1,
+            message="closes over `CONSTS[0]`, a 8.0 MiB array",
+        ),
+        Invalid(
+            """
+            import jax
+            import numpy as np
+
+            class Bank:
+                def __init__(self, table):
+                    self.table = table
+
+                def lookup(self):
+                    return self.table
+
+            BANK = Bank(np.random.randn(2048, 512))
+
+            @jax.jit
+            def f(x):
+                return x @ BANK.lookup()
+            """,
+            line=15,
+            count=1,
+            message="reads `BANK.lookup()`, a field of a module-level instance, a 8.0 MiB array",
+        ),
         Invalid(
             """
             import jax
@@ -488,10 +552,16 @@ class CapturedArray(StaticRule):
                         continue
                     if owner is None and isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load):
                         # `sim.table` of a module-level instance `sim = Sim(...)`: the array it holds,
-                        # also through instances held in fields (`path.coronagraph.psf`)
+                        # also through instances held in fields (`path.coronagraph.psf`), and
+                        # `BANK.lookup()` of a method returning `self.table`
                         field = _instance_field(model, bindings[0].value, parent.attr)
                         shown = f"{node.id}.{parent.attr}"
-                        read: ast.Attribute = parent
+                        read: ast.expr = parent
+                        if field is None:
+                            field = _method_field(model, bindings[0].value, parent)
+                            call = model.parent(parent)
+                            if field is not None and isinstance(call, ast.Call):
+                                read, shown = call, f"{shown}()"
                         for _ in range(4):
                             outer = model.parent(read)
                             if not (isinstance(outer, ast.Attribute) and isinstance(outer.ctx, ast.Load)) \
@@ -510,6 +580,13 @@ class CapturedArray(StaticRule):
                         if field is not None:
                             continue
                     est = array_estimate(model, bindings[0].value)
+                    if est is None and owner is None and isinstance(parent, ast.Subscript) and parent.value is node:
+                        # `TABLES[0]` of a module-level display mixing arrays and numbers: the entry
+                        entry = _display_entry(model, bindings[0].value, parent.slice)
+                        if entry is not None and self._report(ctx, parent, ctx.segment(parent),
+                                                              array_estimate(model, entry), entry, limit, "defined"):
+                            reported.add(node.id)
+                        continue
                     if self._report(ctx, node, node.id, est, bindings[0].value, limit, "defined"):
                         reported.add(node.id)
                 elif (
@@ -651,6 +728,31 @@ def _instance_field(model, made: ast.expr, attr: str) -> ast.expr | None:
             given = made.args[p.index - 1]
         return given
     return value
+
+
+def _method_field(model, made: ast.expr, attr: ast.Attribute) -> ast.expr | None:
+    """``BANK.lookup()``: what the field a method without arguments returns (every
+    ``return self.table``) holds in the instance ``made``."""
+    call = model.parent(attr)
+    if not (isinstance(call, ast.Call) and call.func is attr and not call.args and not call.keywords
+            and isinstance(made, ast.Call) and isinstance(made.func, ast.Name) and made.func.id in model.classes):
+        return None
+    methods = [fn for fn in model.functions if fn.class_name == made.func.id and fn.name == attr.attr]
+    returned = returned_self_field(methods[0]) if len(methods) == 1 else None
+    return _instance_field(model, made, returned) if returned is not None else None
+
+
+def _display_entry(model, display: ast.expr | None, key: ast.expr) -> ast.expr | None:
+    """The entry of a tuple, list or dict display at a static index or key, or None."""
+    at = static_value(model, key)
+    if isinstance(display, (ast.Tuple, ast.List)) and type(at) is int and -len(display.elts) <= at < len(display.elts) \
+            and not any(isinstance(e, ast.Starred) for e in display.elts):
+        return display.elts[at]
+    if isinstance(display, ast.Dict) and isinstance(at, (int, str)) and None not in display.keys:
+        found = [v for k, v in zip(display.keys, display.values)
+                 if type(key_value := static_value(model, k)) is type(at) and key_value == at]
+        return found[-1] if found else None
+    return None
 
 
 def _constructed_with(model, init, name: ast.Name) -> ast.expr | None:

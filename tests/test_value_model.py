@@ -1035,6 +1035,9 @@ def test_the_static_value_of_an_expression_is_computed(src, value):
     "probe(2 ** 10000)",                                              # too large to build
     "probe(1 // 0)",
     "def f(x):\n    probe(x + 1)",
+    "def f(x, c):\n    n = 3\n    if c:\n        n = 1000\n    probe(n)",  # two values reach the read
+    "def f(x):\n    n = 3\n    for i in x:\n        probe(n)\n        n = 1000",  # the next iteration's
+    "def f(x):\n    n = 3\n    def g():\n        probe(n)\n    n = 4",  # a closure of a name rebound
     "def f():\n    probe(f())",                                       # recursion
 ])
 def test_a_static_value_not_computable_is_unknown(src):

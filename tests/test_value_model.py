@@ -1001,6 +1001,8 @@ def _value_of_last(src: str):
     ("CFG = {'steps': 1000, 'w': object()}\nprobe(CFG['steps'])", 1000),
     ("CFG = {'a': {'b': 12}}\nprobe(CFG['a']['b'])", 12),
     ("probe(len((1, 2, 3)))", 3),
+    ("N = 1000\nprobe(len(range(1, N, 3)))", 333),
+    ("probe(len(range(10, 0, -3)))", 4),
     ("L = [0] \nprobe(len(L))", 1),
     ("probe(int(1e6))", 1000000),
     ("probe(max(3, 1000))", 1000),
@@ -1034,6 +1036,8 @@ def test_the_static_value_of_an_expression_is_computed(src, value):
     "import functools\n@functools.cache\ndef n_steps():\n    return 1000\nprobe(n_steps())",
     "probe(2 ** 10000)",                                              # too large to build
     "probe(1 // 0)",
+    "probe(len(range(0, 10, 0)))",
+    "def f(n):\n    probe(len(range(n)))",
     "def f(x):\n    probe(x + 1)",
     "def f(x, c):\n    n = 3\n    if c:\n        n = 1000\n    probe(n)",  # two values reach the read
     "def f(x):\n    n = 3\n    for i in x:\n        probe(n)\n        n = 1000",  # the next iteration's

@@ -9,7 +9,8 @@ be computed without running anything.
   shadowed where they are read;
 * tuple and list displays, dict displays with constant keys, and subscripts of them with
   a constant index or key (``CFG["steps"]``, ``SIZES[0]``);
-* ``len()`` of a display, ``int()`` / ``float()`` of a number, ``min`` / ``max`` / ``abs``;
+* ``len()`` of a display or of ``range(...)`` with static bounds, ``int()`` / ``float()``
+  of a number, ``min`` / ``max`` / ``abs``;
 * a field of a module-level instance of a NamedTuple or dataclass of the module
   (``CONFIG.steps`` for ``CONFIG = Config(steps=1000)``): the constructor's argument,
   else the class default;
@@ -85,6 +86,21 @@ def static_count(model: "Scopes", expr: ast.AST | None) -> int | None:
     """``static_value`` when it is an int (not a bool), else None."""
     v = static_value(model, expr)
     return v if type(v) is int else None
+
+
+def range_count(model: "Scopes", call: ast.Call, depth: int = 0) -> int | None:
+    """How many values ``range(...)`` (or ``arange`` of ints, which the caller resolved)
+    gives when its bounds are static ints, else None."""
+    if call.keywords or not 1 <= len(call.args) <= 3 or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    vals = [static_value(model, a, depth + 1) for a in call.args]
+    if not all(type(v) is int for v in vals):
+        return None
+    ints: list[int] = [v for v in vals if isinstance(v, int)]
+    start, stop, step = (0, ints[0], 1) if len(ints) == 1 else (ints[0], ints[1], ints[2] if len(ints) > 2 else 1)
+    if step == 0:
+        return None
+    return max(0, -(-(stop - start) // step)) if step > 0 else max(0, -(-(start - stop) // -step))
 
 
 class _Lazy:
@@ -255,6 +271,10 @@ def _call(model: "Scopes", expr: ast.Call, d: int) -> Value:
     if q in ("builtins.len", "builtins.int", "builtins.float", "builtins.abs") and len(expr.args) == 1:
         v = static_value(model, expr.args[0], d)
         if q == "builtins.len":
+            arg = expr.args[0]
+            if isinstance(arg, ast.Call) and model.resolve_call(arg) == "builtins.range":
+                count = range_count(model, arg, d)
+                return UNKNOWN if count is None else count  # `len(range(1, N, 2))`
             return len(v) if isinstance(v, (tuple, str, dict)) else UNKNOWN
         if not isinstance(v, (int, float)) or isinstance(v, bool):
             return UNKNOWN

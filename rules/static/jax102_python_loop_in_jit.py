@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 from jaxlint.diagnostic import Applicability, Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._arrays import is_jax_array, used_as_array
-from jaxlint.rules.static._sizes import all_known, static_int, static_sequence
+from jaxlint.rules.static._sizes import static_int, static_sequence
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
-from jaxlint.static.consts import static_count, static_value
+from jaxlint.static.consts import range_count, static_value
 from jaxlint.static.taint import CERTAIN, POSSIBLE, describe, taint_of, traced_how
 from jaxlint.static.semantic import walk
 
@@ -661,16 +661,7 @@ class PythonLoopInJit(StaticRule):
             # each bound as the value model computes it: a literal, a constant bound once
             # (module or local, unpacked or not), a dict entry, a record field, a helper's
             # return, arithmetic on those
-            vals = all_known([static_count(model, a) for a in it.args])
-            if not vals:
-                return None
-            if len(vals) == 1:
-                return max(0, vals[0])
-            start, stop = vals[0], vals[1]
-            step = vals[2] if len(vals) > 2 else 1
-            if step == 0:
-                return None
-            return max(0, -(-(stop - start) // step)) if step > 0 else max(0, -(-(start - stop) // -step))
+            return range_count(model, it)
         value = static_value(model, it)
         return len(value) if isinstance(value, tuple) else None  # a static tuple reached through a name
 

@@ -1013,6 +1013,8 @@ def _value_of_last(src: str):
     ("import dataclasses\n@dataclasses.dataclass\nclass C:\n    lr: float\n    steps: int = 8\n"
      "CONFIG = C(0.1, 1000)\nprobe(CONFIG.steps)", 1000),
     ("STEPS = 1000\ndef n_steps():\n    return STEPS\nprobe(n_steps())", 1000),
+    ("class Config:\n    steps = 1000\n    lr: float = 0.1\nprobe(Config.steps)", 1000),
+    ("class Config:\n    steps = 1000\n    lr: float = 0.1\ndef f():\n    probe(Config.lr)", 0.1),
 ])
 def test_the_static_value_of_an_expression_is_computed(src, value):
     got = _value_of_last(src)
@@ -1036,6 +1038,10 @@ def test_the_static_value_of_an_expression_is_computed(src, value):
     "import functools\n@functools.cache\ndef n_steps():\n    return 1000\nprobe(n_steps())",
     "probe(2 ** 10000)",                                              # too large to build
     "probe(1 // 0)",
+    "class Config:\n    steps = 3\nConfig.steps = 1000\nprobe(Config.steps)",  # stored to elsewhere
+    "class Config:\n    steps = 3\n    def grow(self):\n        self.steps = 1000\nprobe(Config.steps)",
+    "class Config:\n    steps = 3\n    steps = 4\nprobe(Config.steps)",
+    "class Config:\n    steps = 3\ndef f(Config):\n    probe(Config.steps)",  # shadowed
     "probe(len(range(0, 10, 0)))",
     "def f(n):\n    probe(len(range(n)))",
     "def f(x):\n    probe(x + 1)",

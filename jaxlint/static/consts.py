@@ -14,6 +14,8 @@ be computed without running anything.
 * a field of a module-level instance of a NamedTuple or dataclass of the module
   (``CONFIG.steps`` for ``CONFIG = Config(steps=1000)``): the constructor's argument,
   else the class default;
+* a class attribute of a class of the module (``Config.steps``), bound once in its body
+  and never stored to (no ``x.steps = ...`` in the module);
 * a call of a module function without arguments whose every ``return`` gives the same
   static value (``def n_steps(): return STEPS``).
 
@@ -239,7 +241,7 @@ def _field(model: "Scopes", expr: ast.Attribute, d: int) -> Value:
     class default."""
     found = _module_instance(model, expr.value)
     if found is None:
-        return UNKNOWN
+        return _class_attribute(model, expr, d)
     cls, call = found
     if not _is_record_class(model, cls) or any(isinstance(a, ast.Starred) for a in call.args) \
             or any(k.arg is None for k in call.keywords):
@@ -262,6 +264,27 @@ def _field(model: "Scopes", expr: ast.Attribute, d: int) -> Value:
     if isinstance(default, ast.Call):
         return UNKNOWN  # `field(default=...)`, `eqx.field(...)`: not followed
     return static_value(model, default, d)
+
+
+def _class_attribute(model: "Scopes", expr: ast.Attribute, d: int) -> Value:
+    """``Config.steps`` of a class of the module (not shadowed where it is read) whose body
+    binds ``steps`` once, when nothing in the module stores to an attribute of that name."""
+    if not isinstance(expr.value, ast.Name):
+        return UNKNOWN
+    owner, bindings = model.lookup(expr.value.id, model.function_of(expr))
+    cls = model.classes.get(expr.value.id)
+    if owner is not None or cls is None or len(bindings) != 1 or bindings[0].kind != "class":
+        return UNKNOWN
+    values = [st.value for st in cls.body
+              if isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == expr.attr for t in st.targets)
+              or isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.target.id == expr.attr]
+    if len(values) != 1 or values[0] is None or any(
+            isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and st.name == expr.attr
+            for st in cls.body):
+        return UNKNOWN
+    if any(isinstance(a.ctx, (ast.Store, ast.Del)) and a.attr == expr.attr for a in model.nodes(ast.Attribute)):
+        return UNKNOWN  # `Config.steps = ...`, `self.steps = ...` somewhere: not one value
+    return static_value(model, values[0], d)
 
 
 def _call(model: "Scopes", expr: ast.Call, d: int) -> Value:

@@ -24,7 +24,8 @@ class PythonLoopInJit(StaticRule):
     `range(a, b, step)`. The count is what the value model computes statically
     (`jaxlint.static.consts`): a literal, a constant bound once (module-level or local,
     unpacked or not), a dict entry with a constant key (`CFG["steps"]`), a field of a
-    module-level NamedTuple or dataclass instance (`CONFIG.steps`), what a helper without
+    module-level NamedTuple or dataclass instance (`CONFIG.steps`), a class attribute bound
+    once (`Config.steps`), what a helper without
     arguments returns, and arithmetic on those; anything else is unknown, never guessed.
 
     Also finds loops whose count is fixed at trace time but unknown statically: over

@@ -1013,6 +1013,11 @@ def _value_of_last(src: str):
     ("import dataclasses\n@dataclasses.dataclass\nclass C:\n    lr: float\n    steps: int = 8\n"
      "CONFIG = C(0.1, 1000)\nprobe(CONFIG.steps)", 1000),
     ("STEPS = 1000\ndef n_steps():\n    return STEPS\nprobe(n_steps())", 1000),
+    ("class C:\n    def __init__(self, steps, k=4):\n        self.steps = steps\n        self.k = k\n"
+     "CONFIG = C(1000)\nprobe(CONFIG.steps)", 1000),
+    ("class C:\n    def __init__(self, steps, k=4):\n        self.steps = steps\n        self.k = k\n"
+     "CONFIG = C(steps=1000)\nprobe(CONFIG.k)", 4),
+    ("class C:\n    def __init__(self):\n        self.steps = 10 ** 3\nCONFIG = C()\nprobe(CONFIG.steps)", 1000),
     ("class Config:\n    steps = 1000\n    lr: float = 0.1\nprobe(Config.steps)", 1000),
     ("class Config:\n    steps = 1000\n    lr: float = 0.1\ndef f():\n    probe(Config.lr)", 0.1),
 ])
@@ -1032,7 +1037,12 @@ def test_the_static_value_of_an_expression_is_computed(src, value):
     "from typing import NamedTuple\nclass C(NamedTuple):\n    steps: int\n"
     "    def __new__(cls, steps):\n        return super().__new__(cls, steps * 2)\n"
     "CONFIG = C(1000)\nprobe(CONFIG.steps)",                          # a constructor of its own
-    "class C:\n    def __init__(self, steps):\n        self.steps = steps\nCONFIG = C(1000)\nprobe(CONFIG.steps)",
+    "class C:\n    def __init__(self, steps):\n        self.steps = steps\nCONFIG = C(1000)\nCONFIG.steps = 3\n"
+    "probe(CONFIG.steps)",                                            # stored to again
+    "class C:\n    def __init__(self, steps):\n        steps = steps * 2\n        self.steps = steps\n"
+    "CONFIG = C(1000)\nprobe(CONFIG.steps)",                          # the parameter rebound
+    "class C:\n    def __init__(self, steps):\n        self.steps = steps\ndef f():\n    c = C(1000)\n"
+    "    probe(c.steps)",                                             # not a module-level instance
     "def n_steps(k):\n    return 1000\nprobe(n_steps(3))",                # a helper taking arguments
     "def n_steps():\n    if X:\n        return 1\n    return 1000\nprobe(n_steps())",  # two values
     "import functools\n@functools.cache\ndef n_steps():\n    return 1000\nprobe(n_steps())",

@@ -243,9 +243,10 @@ def _field(model: "Scopes", expr: ast.Attribute, d: int) -> Value:
     if found is None:
         return _class_attribute(model, expr, d)
     cls, call = found
-    if not _is_record_class(model, cls) or any(isinstance(a, ast.Starred) for a in call.args) \
-            or any(k.arg is None for k in call.keywords):
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return UNKNOWN
+    if not _is_record_class(model, cls):
+        return _init_field(model, cls, call, expr.attr, d)
     if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name in ("__init__", "__new__",
                                                                                  "__post_init__", expr.attr)
            for s in cls.body):
@@ -264,6 +265,31 @@ def _field(model: "Scopes", expr: ast.Attribute, d: int) -> Value:
     if isinstance(default, ast.Call):
         return UNKNOWN  # `field(default=...)`, `eqx.field(...)`: not followed
     return static_value(model, default, d)
+
+
+def _init_field(model: "Scopes", cls: ast.ClassDef, call: ast.Call, attr: str, d: int) -> Value:
+    """``CONFIG.steps`` of ``CONFIG = Config(1000)`` where the class's own ``__init__`` is the one
+    place in the module that stores ``.steps`` (``self.steps = steps``): the argument given for
+    that parameter (else its default), or the static value stored."""
+    stores = [a for a in model.nodes(ast.Attribute) if isinstance(a.ctx, (ast.Store, ast.Del)) and a.attr == attr]
+    if len(stores) != 1 or not (isinstance(stores[0].value, ast.Name) and stores[0].value.id == "self"):
+        return UNKNOWN
+    init = model.function_of(stores[0])
+    stmt = model.parent(stores[0])
+    if init is None or init.name != "__init__" or init.class_name != cls.name or init.node not in cls.body \
+            or not (isinstance(stmt, ast.Assign) and stmt.targets == [stores[0]]):
+        return UNKNOWN
+    value = stmt.value
+    p = init.param(value.id) if isinstance(value, ast.Name) else None
+    if p is None:
+        return static_value(model, value, d)
+    _, bindings = model.lookup(p.name, init)
+    if len(bindings) != 1 or p.kind not in ("positional", "keyword"):
+        return UNKNOWN  # the parameter is rebound before it is stored
+    given = next((k.value for k in call.keywords if k.arg == p.name), None)
+    if given is None and p.index is not None and 0 < p.index <= len(call.args):
+        given = call.args[p.index - 1]  # `self` is not passed
+    return static_value(model, given if given is not None else p.default, d)
 
 
 def _class_attribute(model: "Scopes", expr: ast.Attribute, d: int) -> Value:

@@ -187,6 +187,7 @@ FOUND3 = frozenset({
     "jax-101",
     "jax-10231",
     "jax-15338",
+    "jax-18831",  # found once array sizes used the value model's evaluator of static values (lead40; tuning)
     "jax-18950",
     "jax-19433",  # found after JAX111 checked every size position (scope40; tuning)
     "jax-2251",

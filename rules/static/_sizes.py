@@ -6,6 +6,7 @@ import math
 from typing import TypedDict
 
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
+from jaxlint.static.consts import static_count
 from jaxlint.rule import is_test_path  # noqa: F401  (the rules import it from here)
 
 NUMPY_CONSTRUCTORS = {
@@ -45,54 +46,10 @@ class Estimate(_EstimateKeys, total=False):
 
 
 def static_int(model: ModuleModel, expr: ast.AST | None, depth: int = 0) -> int | None:
-    """Evaluate an int expression from literals and module-level int constants."""
-    if expr is None or depth > 8:
-        return None
-    if isinstance(expr, ast.Constant) and type(expr.value) is int:
-        return expr.value
-    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
-        v = static_int(model, expr.operand, depth + 1)
-        return -v if v is not None else None
-    if isinstance(expr, ast.Name):
-        bindings = model.module_bindings.get(expr.id, [])
-        if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
-            # only module-level names that are not shadowed where they are read
-            scope = model.function_of(expr)
-            owner, _ = model.lookup(expr.id, scope)
-            if owner is None:
-                return static_int(model, bindings[0].value, depth + 1)
-        return None
-    if isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords \
-            and model.resolve_call(expr) == "builtins.len":
-        # `len(LAYERS)` of a literal tuple or list, or of a module-level name bound once to one
-        seq = static_sequence(model, expr.args[0])
-        return len(seq) if seq is not None else None
-    if isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords \
-            and model.resolve_call(expr) == "builtins.int":
-        # `N = int(1e6)`, `int(H * 1.5)`
-        number = _static_number(model, expr.args[0], depth + 1)
-        return int(number) if number is not None and abs(number) < 1 << 62 else None
-    if isinstance(expr, ast.BinOp):
-        a = static_int(model, expr.left, depth + 1)
-        b = static_int(model, expr.right, depth + 1)
-        if a is None or b is None:
-            return None
-        try:
-            if isinstance(expr.op, ast.Add):
-                return a + b
-            if isinstance(expr.op, ast.Sub):
-                return a - b
-            if isinstance(expr.op, ast.Mult):
-                return a * b
-            if isinstance(expr.op, ast.FloorDiv) and b:
-                return a // b
-            if isinstance(expr.op, ast.Pow) and 0 <= b < 64:
-                return a**b
-            if isinstance(expr.op, ast.LShift) and 0 <= b < 64:
-                return a << b
-        except (OverflowError, ValueError):
-            return None
-    return None
+    """The int an expression evaluates to, as the value model's evaluator of static values
+    computes it (``consts.static_count``: literals, names bound once, arithmetic, ``len``,
+    ``int``, fields of module-level records, ...), or None."""
+    return static_count(model, expr)
 
 
 def static_sequence(model: ModuleModel, expr: ast.AST | None) -> list[ast.expr] | None:
@@ -106,18 +63,6 @@ def static_sequence(model: ModuleModel, expr: ast.AST | None) -> list[ast.expr] 
     if isinstance(expr, (ast.Tuple, ast.List, ast.Set)) and not any(isinstance(e, ast.Starred) for e in expr.elts):
         return list(expr.elts)
     return None
-
-
-def _static_number(model: ModuleModel, expr: ast.AST, depth: int) -> float | None:
-    if isinstance(expr, ast.Constant) and isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool):
-        # an int or a float literal (an ast constant's type is exact: no other subclass)
-        return expr.value
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Mult, ast.Div, ast.Add, ast.Sub)):
-        a, b = _static_number(model, expr.left, depth + 1), _static_number(model, expr.right, depth + 1)
-        if a is None or b is None or isinstance(expr.op, ast.Div) and not b:
-            return None
-        return {ast.Mult: a * b, ast.Add: a + b, ast.Sub: a - b}.get(type(expr.op), a / b if b else 0.0)
-    return static_int(model, expr, depth)
 
 
 def all_known(dims: list[int | None]) -> list[int] | None:

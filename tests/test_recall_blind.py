@@ -1,13 +1,14 @@
 """Blind recall on bug reports (issue 19): does the static phase find the problem of each
 case in ``recall_blind_cases.py`` (first round, written before any rule was changed for
 issue 19), ``recall_blind2_cases.py`` (second round, written and committed before
-jaxlint was run on them) and ``recall_blind3_cases.py`` (third round, likewise, and
-sealed from the engineer who changed the value model in the same session), one small
-program per public bug report?
+jaxlint was run on them), ``recall_blind3_cases.py`` (third round, likewise, and
+sealed from the engineer who changed the value model in the same session) and
+``recall_blind4_cases.py`` (fourth round, sealed the same way from the engineers who
+changed the value model and the rules' scope), one small program per public bug report?
 
-The real CLI runs once over all the cases of the three rounds and the 34 earlier ones
-(``--select ALL``, as the first recall measurement did). ``FOUND``, ``FOUND2`` and
-``FOUND3`` record which cases were found at the last measurement; a case listed there must stay found, a
+The real CLI runs once over all the cases of the four rounds and the 34 earlier ones
+(``--select ALL``, as the first recall measurement did). ``FOUND``, ``FOUND2``,
+``FOUND3`` and ``FOUND4`` record which cases were found at the last measurement; a case listed there must stay found, a
 case not listed is an expected miss (``xfail``, not strict: when a change makes the rule
 find it, pytest reports XPASS and the case belongs in the set). So the file documents what
 is found, and gets stricter as the rules improve.
@@ -29,6 +30,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from recall_blind2_cases import CASES2  # noqa: E402
 from recall_blind3_cases import CASES3  # noqa: E402
+from recall_blind4_cases import CASES4  # noqa: E402
 from recall_blind_cases import CASES, Case  # noqa: E402
 from recall_earlier_cases import EARLIER_CASES  # noqa: E402
 
@@ -220,6 +222,33 @@ FOUND3 = frozenset({
 })
 
 
+#: Fourth-round cases (``recall_blind4_cases.py``) found with ``--select ALL``. The blind
+#: figure: 20 of 39 at bd8ce79 (the session's start; the cases were committed, 184a44a,
+#: tag recall40-blind-cases, before jaxlint ran on them); HELDOUT_LINE
+FOUND4 = frozenset({
+    "axlearn-815",
+    "energnn-75",
+    "jax-1406",
+    "jax-16637",
+    "jax-23637",
+    "jax-24315",
+    "jax-2708",
+    "jax-4342",
+    "jax-4572",
+    "jax-689",
+    "jax-6905",
+    "jax-7969",
+    "jax-8931",
+    "maxtext-946",
+    "mcx-58",
+    "mlkatas-204",
+    "numpyro-900",
+    "pymbar-557",
+    "simphony-88",
+    "waymax-14",
+})
+
+
 def run_cli(select_all: bool, cases: list[Case] = CASES) -> dict[str, list[tuple[str, int]]]:
     """(code, line) of every finding, per case, from one ``jaxlint check`` of all cases."""
     with tempfile.TemporaryDirectory(prefix="jaxlint-recall-") as tmp:
@@ -246,31 +275,35 @@ def found(by_case: dict[str, list[tuple[str, int]]], cases: list[Case] = CASES) 
 
 @pytest.fixture(scope="module")
 def measured() -> dict[str, list[tuple[str, int]]]:
-    return run_cli(select_all=True, cases=CASES + EARLIER_CASES + CASES2 + CASES3)
+    return run_cli(select_all=True, cases=CASES + EARLIER_CASES + CASES2 + CASES3 + CASES4)
 
 
 def test_every_case_marks_its_problem_and_names_a_report():
-    names = [c.name for c in CASES + EARLIER_CASES + CASES2 + CASES3]
+    names = [c.name for c in CASES + EARLIER_CASES + CASES2 + CASES3 + CASES4]
     assert len(names) == len(set(names))
-    for c in CASES + EARLIER_CASES + CASES2 + CASES3:
+    for c in CASES + EARLIER_CASES + CASES2 + CASES3 + CASES4:
         assert c.marked, c.name
         assert c.url.startswith("https://"), c.name
         compile(c.text, c.name, "exec")
     assert len(CASES) >= 40
     assert len(CASES2) >= 40
     assert len(CASES3) >= 40
+    assert len(CASES4) >= 39
     assert len(EARLIER_CASES) == 34
     # the second round's threads are new: none is a thread of the earlier rounds
     assert not {c.url for c in CASES2} & {c.url for c in CASES + EARLIER_CASES}
     # and the third round's are new to all three earlier lists
     assert not {c.url for c in CASES3} & {c.url for c in CASES + EARLIER_CASES + CASES2}
-    assert FOUND | FOUND_EARLIER | FOUND2 | FOUND3 <= set(names)
+    # and the fourth round's to all four (one case per thread in this round)
+    assert not {c.url for c in CASES4} & {c.url for c in CASES + EARLIER_CASES + CASES2 + CASES3}
+    assert len({c.url for c in CASES4}) == len(CASES4)
+    assert FOUND | FOUND_EARLIER | FOUND2 | FOUND3 | FOUND4 <= set(names)
 
 
 @pytest.mark.parametrize("case", [
-    pytest.param(c, id=c.name, marks=() if c.name in FOUND | FOUND_EARLIER | FOUND2 | FOUND3
+    pytest.param(c, id=c.name, marks=() if c.name in FOUND | FOUND_EARLIER | FOUND2 | FOUND3 | FOUND4
                  else pytest.mark.xfail(reason="a known miss", strict=False))
-    for c in CASES + EARLIER_CASES + CASES2 + CASES3
+    for c in CASES + EARLIER_CASES + CASES2 + CASES3 + CASES4
 ])
 def test_case_is_found_by_its_rule(case, measured):
     hits = [line for code, line in measured[case.name] if code == case.rule]
@@ -291,6 +324,8 @@ def test_recall_figure_did_not_drop(measured):
     assert FOUND2 <= second, sorted(FOUND2 - second)
     third = found(measured, CASES3)
     assert FOUND3 <= third, sorted(FOUND3 - third)
+    fourth = found(measured, CASES4)
+    assert FOUND4 <= fourth, sorted(FOUND4 - fourth)
 
 
 #: Cases whose problem is an error, each with the call that shows it: run with real jax
@@ -377,13 +412,40 @@ FAILING_CALLS = {
     "desc-625": ("(objective.build(np.array([[0, 0, 0], [0, 1, 4], [0, 2, 1]])), "
                  "compute_jit(jnp.ones(3), objective.constants))"),
     "liesel-272": "run(jnp.ones(3), jax.random.key(0))",
+    # fourth round (recall_blind4_cases.py): the 23 error cases but ivy-16255 (a flax
+    # module; it raises TracerArrayConversionError with flax 0.12.8, run by hand before
+    # the measurement, left out here: importing flax costs seconds). jax-4663 leaks a
+    # tracer without an error (test_leak_under_remat_is_caught_by_the_leak_checker); the
+    # other 15 are about cost or silent behaviour and run without error
+    "multinerf-62": "train_step(jnp.ones((3, 3)), jnp.ones((4, 3)), jnp.ones((4, 3)))",
+    "waymax-14": "replay(SimState(jnp.zeros(3), jnp.array(4)))",
+    "jax-7969": "main()",
+    "jax-24511": "main()",
+    "jax-4342": "main()",
+    "axlearn-815": "repeated(jnp.ones((2, 3)), jnp.ones((4, 3, 3)))",
+    "jax-2708": "count_up()",
+    "jax-1406": "main()",
+    "jax-23637": "run()",
+    "pyhf-2580": "fit(jnp.ones(1))",
+    "mcx-58": "main()",
+    "jax-4572": "main([jnp.ones(2)])",
+    "jax-24315": "main()",
+    "pymbar-557": "initialize_with_bar(jnp.ones((3, 4)), 3)",
+    "simphony-88": "assemble_s_matrix(jnp.ones(2), jnp.ones((2, 2)))",
+    "jax-35090": "main()",
+    "jax-689": "main()",
+    "jax-7952": "main()",
+    "jax-4531": "main()",
+    "jax-12334": "main()",
+    "dlux-260": "main()",
+    "bartz-162": "benchmark_step(jnp.ones(3))",
 }
 
 
 @pytest.mark.parametrize("name", sorted(FAILING_CALLS))
 def test_case_fails_under_jax(name):
     pytest.importorskip("jax")
-    case = {c.name: c for c in CASES + CASES2 + CASES3}[name]
+    case = {c.name: c for c in CASES + CASES2 + CASES3 + CASES4}[name]
     scope: dict = {}
     exec(compile(case.text + "\nimport jax, jax.numpy as jnp\n", name, "exec"), scope)  # noqa: S102 - our own case
     with pytest.raises(Exception) as err:  # noqa: B017 - each case fails its own way (see the ids)
@@ -396,6 +458,16 @@ def test_leak_through_eval_shape_fails_under_jax():
     case = {c.name: c for c in CASES}["jax-38460"]
     with pytest.raises(jax.errors.UnexpectedTracerError):
         exec(compile(case.text, case.name, "exec"), {})  # noqa: S102 - our own case
+
+
+def test_leak_under_remat_is_caught_by_the_leak_checker():
+    jax = pytest.importorskip("jax")
+    case = {c.name: c for c in CASES4}["jax-4663"]
+    scope: dict = {}
+    exec(compile(case.text, case.name, "exec"), scope)  # noqa: S102 - our own case
+    # the leak checker raises a plain Exception
+    with jax.checking_leaks(), pytest.raises(Exception, match="Leaked"):  # noqa: B017
+        scope["main"]()
 
 
 def table(cases: list[Case], title: str) -> None:
@@ -426,6 +498,7 @@ def main() -> int:
     table(CASES, "blind cases (issue 19)")
     table(CASES2, "blind cases, second round (issue 19)")
     table(CASES3, "blind cases, third round (issue 19)")
+    table(CASES4, "blind cases, fourth round (issue 19)")
     table(EARLIER_CASES, "the 34 earlier cases, rewritten")
     return 0
 

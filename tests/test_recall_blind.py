@@ -224,10 +224,15 @@ FOUND3 = frozenset({
 
 #: Fourth-round cases (``recall_blind4_cases.py``) found with ``--select ALL``. The blind
 #: figure: 20 of 39 at bd8ce79 (the session's start; the cases were committed, 184a44a,
-#: tag recall40-blind-cases, before jaxlint ran on them); HELDOUT_LINE
+#: tag recall40-blind-cases, before jaxlint ran on them); 24 of 39 at 059849f, main at
+#: 11:30 after the session's value-model and scope changes, made without sight of these
+#: cases (held-out).
 FOUND4 = frozenset({
     "axlearn-815",
+    "dlux-260",  # held-out: found at 059849f
+    "dopamine-189",  # held-out: found at 059849f
     "energnn-75",
+    "jax-12334",  # held-out: found at 059849f
     "jax-1406",
     "jax-16637",
     "jax-23637",
@@ -237,6 +242,7 @@ FOUND4 = frozenset({
     "jax-4572",
     "jax-689",
     "jax-6905",
+    "jax-7952",  # held-out: found at 059849f
     "jax-7969",
     "jax-8931",
     "maxtext-946",

@@ -1063,3 +1063,45 @@ def test_the_static_value_of_an_expression_is_computed(src, value):
 def test_a_static_value_not_computable_is_unknown(src):
     from jaxlint.static.consts import UNKNOWN
     assert _value_of_last(src) is UNKNOWN
+
+
+_JITTED_HELPER = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+{decorator}
+def plus_one(i):
+    return i + 1
+
+@partial(jax.jit, static_argnums=(0,))
+def grid(k):
+    return jnp.arange(plus_one(k))
+
+def main():
+    return grid(5)
+"""
+
+
+@pytest.mark.parametrize("decorator,fails", [
+    ("@partial(jax.jit, static_argnums=(0,))", True),   # staged out: a tracer, even of a static int
+    ("@jax.jit", True),
+    ("", False),                                         # plain Python: `k + 1` is an int
+])
+def test_a_jitted_function_called_in_traced_code_returns_a_tracer(decorator, fails):
+    """Calling a ``jax.jit`` function inside a trace stages it out as one call: what it
+    returns is a tracer of the enclosing trace whatever it is given, so a shape made from
+    it is data-dependent (JAX111); the same helper undecorated returns a Python int.
+    Checked with real jax."""
+    import jax
+
+    src = _JITTED_HELPER.format(decorator=decorator)
+    found = {d.code for d in lint_source(src, select=["JAX111"])}
+    assert found == ({"JAX111"} if fails else set())
+    ns: dict = {}
+    exec(compile(textwrap.dedent(src), "m.py", "exec"), ns)
+    if fails:
+        with pytest.raises(jax.errors.ConcretizationTypeError):
+            ns["main"]()
+    else:
+        assert ns["main"]().shape == (6,)

@@ -39,7 +39,9 @@ What the model knows of values (by shape of expression):
   that computes from its arguments (``sum``, ``max``, ``min``, ``abs``, ``round``,
   ``pow``, ``divmod``) is as traced as they are (of static values: static); the
   converters (``int``, ``len``, ``bool``, ...) give Python values. A jax transform
-  applied in traced code (``jax.grad(f)(x)``, ``grad_fn(x)``) gives tracers. A method of a
+  applied in traced code (``jax.grad(f)(x)``, ``grad_fn(x)``) gives tracers, and so does a
+  call of a function of the module decorated with ``jax.jit`` (staged out as one call,
+  even given static values: ``staged_call``). A method of a
   traced value gives an array's or a container's result, or what the class's summary
   says; a function of the checked tree gives what its summary says (``values.Summaries``),
   a function of the module that computes its result from some parameters by arithmetic
@@ -91,6 +93,8 @@ _JAX_ARRAY_FUNCS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.rand
                     "jax.tree.map", "jax.vmap", "jax.grad", "jax.value_and_grad")
 _EAGER = {"jax.ensure_compile_time_eval", "jax.core.ensure_compile_time_eval"}
 _TREE_MAPS = {"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"}
+#: Jit kinds whose calls in traced code stage every result out as a tracer.
+_STAGING_JITS = {"jit", "pjit"}
 _ARRAY_ATTRS = {"T", "mT", "real", "imag", "at", "flat"}
 
 
@@ -150,6 +154,27 @@ def transform_of(model: "Scopes", func: ast.AST, fn: "FunctionInfo | None") -> s
         return None
     q = model.resolve_call(func)
     return q if q in DIFF_TRANSFORMS or q in TRACING_HOFS or q in JIT_LIKE else None
+
+
+def staged_call(model: "Scopes", func: ast.expr, fn: "FunctionInfo | None") -> bool:
+    """``func`` names a function of this module decorated with ``jax.jit`` or ``pjit``
+    (bare, called, or through ``functools.partial``): called in traced code it is staged
+    out as one call, and what it returns is a tracer of the enclosing trace whatever it
+    is given. Filtered transforms, which pass Python values through, are not."""
+    callee, _ = model.callee(func, fn)
+    if callee is None or isinstance(callee.node, ast.Lambda):
+        return False
+    for dec in callee.node.decorator_list:
+        q = model.resolve(dec)
+        if isinstance(dec, ast.Call):
+            q = model.resolve_call(dec)
+            if q == "functools.partial" and dec.args:
+                q = model.resolve(dec.args[0])
+            elif dec.args:
+                continue  # a decorator factory given other arguments
+        if q is not None and JIT_LIKE.get(q) in _STAGING_JITS:
+            return True
+    return False
 
 
 _UNREADABLE = ast.Pass()  # a call whose argument for a parameter cannot be told (a splat)
@@ -624,6 +649,11 @@ class Flow:
                 # staged out under the trace whatever the inputs: `grad_fn(state.params)`
                 # with `state: TrainState` (an annotated pytree hides its leaves above)
                 return CERTAIN, call
+        if staged_call(self.model, call.func, self.fn) and not self._eager(call):
+            # a function decorated with `jax.jit`, called in traced code, is staged out as
+            # one call: its results are tracers of the enclosing trace even when every
+            # argument is static (`jnp.arange(plus_one(k))` with `k` in static_argnums)
+            return CERTAIN, call
         if isinstance(call.func, ast.Attribute):
             if call.func.attr in CONVERTING_METHODS:
                 return None

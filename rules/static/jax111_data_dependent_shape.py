@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.static.apis import STATIC_ATTRS
+from jaxlint.static.flow import staged_call
 from jaxlint.static.taint import _UNREADABLE, CERTAIN, Taint, _argument_for, confidence, describe, taint_of, traced_how
 from jaxlint.static.values import ARRAY_METHODS, class_facts, static_field
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
@@ -691,7 +692,8 @@ def _call_source(ctx, model: ModuleModel, fn: FunctionInfo, call: ast.Call, dept
     if taint.level(call) != CERTAIN:
         return None
     q = model.resolve_call(call)
-    if q is not None and q.startswith(_ARRAY_MAKERS):
+    if q is not None and q.startswith(_ARRAY_MAKERS) or staged_call(model, call.func, fn):
+        # a jitted function of the module called here is staged out too: `plus_one(k)`
         return _Source("array", ctx.segment(call), fn, made_by=call)
     if q is None or not q.startswith(("jax.", "numpy.", "builtins.")):
         # a function or class of the checked tree whose result the model computes from

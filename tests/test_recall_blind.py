@@ -237,6 +237,7 @@ FOUND4 = frozenset({
     "jax-16637",
     "jax-23637",
     "jax-24315",
+    "jax-24511",  # found after fix41 (tuning)
     "jax-2708",
     "jax-35090",  # found after fix41 (tuning)
     "jax-4342",

@@ -1105,3 +1105,46 @@ def test_a_jitted_function_called_in_traced_code_returns_a_tracer(decorator, fai
             ns["main"]()
     else:
         assert ns["main"]().shape == (6,)
+
+
+_CHECKPOINTED = """
+from functools import partial
+import jax
+import jax.numpy as jnp
+
+@jax.remat
+def rectify(x):
+    if x > 0:
+        return x
+    return jnp.sin(x)
+
+@partial(jax.checkpoint, static_argnums=(1,))
+def scaled(x, flag):
+    if flag:
+        return x * 2
+    return x
+
+@partial(jax.checkpoint, static_argnums=(1,))
+def above(x, floor):
+    if x > floor:
+        return x
+    return floor
+"""
+
+
+def test_checkpoint_and_remat_as_decorators_trace_the_function():
+    """``@jax.remat`` / ``@partial(jax.checkpoint, static_argnums=...)`` trace the
+    function on every call, outside any jit: Python control flow on a traced parameter
+    fails there (JAX105), on a ``static_argnums`` one it is fine. Checked with real jax."""
+    import jax
+
+    src = textwrap.dedent(_CHECKPOINTED)
+    found = sorted((d.code, d.start.line) for d in lint_source(src, select=["JAX105"]))
+    assert found == [("JAX105", 7), ("JAX105", 19)]
+    ns: dict = {}
+    exec(compile(src, "m.py", "exec"), ns)
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        ns["rectify"](3.0)
+    assert float(ns["scaled"](1.0, True)) == 2.0
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        ns["above"](3.0, 0.0)

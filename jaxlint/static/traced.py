@@ -27,6 +27,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: The kinds of jit-like entry points (the values of ``apis.JIT_LIKE``).
 ENTRY_KINDS = frozenset({"jit", "pjit", "pmap", "xmap", "nnx.jit", "linen.jit", "filter_jit", "filter_pmap"})
+#: Transforms that trace the function they decorate whenever it is called.
+_CHECKPOINTS = ("jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "flax.nnx.remat")
+
 #: ``kind`` of a reason that is a call from traced code.
 CALL = "call"
 
@@ -144,7 +147,7 @@ class Tracing:
                      and not self.scopes.is_array_annotation(p.annotation)}
         if q in PASS_ARGUMENTS:
             return {p.name for p in params}
-        if q in ("jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "flax.nnx.remat"):
+        if q in _CHECKPOINTS:
             spec = next((k.value for k in call.keywords if k.arg == "static_argnums"), None)
             nums = () if spec is None else literal_ints(spec)
             if nums is None:
@@ -197,7 +200,7 @@ class Tracing:
         return out
 
     def _mark_hof_bodies_everywhere(self) -> bool:
-        changed = False
+        changed = self._mark_checkpoint_decorated()
         for node in self.scopes.nodes(ast.Call):
             q = self.scopes.resolve_call(node)
             if q in DIFF_TRANSFORMS and node.args:
@@ -221,6 +224,24 @@ class Tracing:
                                               self.callable_params(target, bound)
                                               - self._passthrough_params(node, q, target, bound)
                                               - self.scopes.partial_keywords(arg, node))
+        return changed
+
+    def _mark_checkpoint_decorated(self) -> bool:
+        """``@jax.checkpoint`` / ``@jax.remat`` (bare, or through ``functools.partial``
+        with its keywords) as a decorator: every call of the function traces it, like
+        ``jax.checkpoint(f)`` does, passing ``static_argnums`` through as given."""
+        changed = False
+        for fn in self.scopes.functions:
+            if isinstance(fn.node, ast.Lambda):
+                continue
+            for dec in fn.node.decorator_list:
+                q = self.scopes.resolve(dec)
+                call = ast.Call(func=dec, args=[], keywords=[])
+                if isinstance(dec, ast.Call) and self.scopes.resolve_call(dec) == "functools.partial" and dec.args:
+                    q, call = self.scopes.resolve(dec.args[0]), dec
+                if q in _CHECKPOINTS:
+                    changed |= self._mark(fn, Reason(q.rsplit('.', 1)[-1], dec.lineno),
+                                          self.callable_params(fn, 0) - self._passthrough_params(call, q, fn, 0))
         return changed
 
     def _spread_from(self, fn: FunctionInfo) -> bool:

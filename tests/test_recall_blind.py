@@ -252,6 +252,7 @@ FOUND4 = frozenset({
     "mlkatas-204",
     "numpyro-900",
     "pymbar-557",
+    "s2fft-361",  # found after fix41 (tuning)
     "simphony-88",
     "waymax-14",
 })

@@ -515,7 +515,7 @@ class PythonLoopInJit(StaticRule):
                     continue
                 if not isinstance(node, (ast.For, ast.AsyncFor)):
                     continue
-                n = self._trip_count(model, node.iter)
+                n = self._trip_count(model, _counted(model, node.iter))
                 if n is None:
                     self._unknown_count(ctx, fn, node)
                     continue
@@ -588,7 +588,7 @@ class PythonLoopInJit(StaticRule):
     def _unknown_count(self, ctx, fn, loop: ast.For | ast.AsyncFor) -> None:
         """A loop over the rows of a traced array, or up to a size of a traced argument:
         unrolled as many times as that size, which is fixed at trace time but unknown here."""
-        model, it = ctx.model, loop.iter
+        model, it = ctx.model, _counted(ctx.model, loop.iter)
         taint = taint_of(model, fn)
         rows = None
         # a count the model cannot size: likely large when it is a leading (batch, time)
@@ -688,6 +688,15 @@ class PythonLoopInJit(StaticRule):
 
 #: Calls whose iteration count is that of ``range`` over the same arguments.
 _RANGES = {"builtins.range", "jax.numpy.arange", "numpy.arange"}
+
+
+def _counted(model, it: ast.expr) -> ast.expr:
+    """What a loop over ``it`` runs as many times as: the iterable of ``enumerate(x)``
+    (its ``start`` changes the indexes, not the count), else ``it`` itself."""
+    if isinstance(it, ast.Call) and len(it.args) == 1 and not isinstance(it.args[0], ast.Starred) \
+            and model.resolve_call(it) == "builtins.enumerate" and all(k.arg == "start" for k in it.keywords):
+        return it.args[0]
+    return it
 
 
 _AUG_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,

@@ -241,6 +241,7 @@ FOUND4 = frozenset({
     "jax-2708",
     "jax-35090",  # found after fix41 (tuning)
     "jax-4342",
+    "jax-4531",  # found after fix41 (tuning)
     "jax-4572",
     "jax-689",
     "jax-6905",

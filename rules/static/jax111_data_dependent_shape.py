@@ -73,6 +73,7 @@ class DataDependentShape(StaticRule):
       `squeeze`, `flip`, `sort`, `concatenate`, `stack`, `transpose`, `moveaxis`,
       `swapaxes`, `take`, `roll` (its shift may be traced), `jax.nn.softmax` and
       `logsumexp`, and of the array methods (`x.sum(k)`).
+    * the same traced values as a bound of a slice (`x[0:n]`), whose length they decide.
 
     ## Why is this bad?
     XLA compiles programs with static shapes. Under `jit` (and inside `scan`, `vmap`,
@@ -372,10 +373,37 @@ class DataDependentShape(StaticRule):
             for node in fn.body_nodes():
                 if isinstance(node, ast.Subscript) and not isinstance(node.ctx, (ast.Store, ast.Del)):
                     self._mask_index(ctx, taint, fn, node)
+                    self._traced_slice(ctx, model, fn, node)
                 elif isinstance(node, ast.Call):
                     self._sized_call(ctx, taint, fn, node)
                     self._traced_shape(ctx, model, fn, node)
                     self._traced_axis(ctx, model, fn, node)
+
+    def _traced_slice(self, ctx, model: ModuleModel, fn: FunctionInfo, node: ast.Subscript) -> None:
+        """``x[0:n]`` with a bound the model says is certainly traced (as a size is, by
+        ``_size_source``): the length of the slice would depend on a traced value."""
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        for part in parts:
+            if not isinstance(part, ast.Slice):
+                continue
+            for bound in (part.lower, part.upper, part.step):
+                if bound is None:
+                    continue
+                found = _size_source(ctx, model, fn, bound, 0)
+                if found is None:
+                    continue
+                what = ("an array computed in traced code" if found.kind == "array"
+                        else "a leaf field of a traced argument" if found.kind == "field"
+                        else f"traced argument `{found.name}` of {traced_how(found.fn)}")
+                ctx.report(
+                    node,
+                    f"slice bound `{describe(bound)}` of `{ctx.segment(node)}` is computed from {what}: "
+                    f"a slice's length must be static, so tracing raises an IndexError (or a "
+                    f"ConcretizationTypeError); make the bound static, or use `jax.lax.dynamic_slice` with a "
+                    f"static size",
+                    data={"function": "slice", "param": found.name},
+                )
+                return
 
     def _mask_index(self, ctx, taint: Taint, fn: FunctionInfo, node: ast.Subscript) -> None:
         parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]

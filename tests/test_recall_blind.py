@@ -253,6 +253,7 @@ FOUND4 = frozenset({
     "mlkatas-204",
     "numpyro-900",
     "pymbar-557",
+    "pyhf-2580",  # found after fix41 (tuning)
     "s2fft-361",  # found after fix41 (tuning)
     "simphony-88",
     "waymax-14",

@@ -301,6 +301,15 @@ class SideEffectInJit(StaticRule):
         culprits = [f for f in map(taint.culprit, args) if f is not None]
         found = [f for f in culprits if f[0] >= LIKELY]
         traced = found[0][1] if found else None
+        shows = q in ("builtins.print", "sys.stdout.write", "sys.stderr.write") or self._is_logging(model, call, q, fn)
+        converted = None if found or grad_only or not shows else _converted_tracer(taint, args)
+        if converted is not None:
+            method = converted.func.attr if isinstance(converted.func, ast.Attribute) else "tolist"
+            ctx.report(call, f"`{shown}(...)` in {where} shows `{describe(converted)}`: `.{method}()` "
+                             "of a traced value needs its concrete value, so tracing raises a "
+                             "ConcretizationTypeError (or TracerArrayConversionError) here; return the value and "
+                             "show it after the call", data={"call": q or shown})
+            return
         if grad_only and (traced is None or not (q in ("builtins.print", "sys.stdout.write", "sys.stderr.write")
                                                  or self._is_logging(model, call, q, fn))):
             return
@@ -431,3 +440,16 @@ def _static(taint, expr: ast.AST | None, depth: int = 0) -> bool:
                 return False
         return True
     return False
+
+
+def _converted_tracer(taint, args: list[ast.expr]) -> ast.Call | None:
+    """``x.tolist()`` / ``x.item()`` of a value the model says is traced (at least
+    likely), shown by a print or a log call: the conversion of a tracer fails."""
+    for a in args:
+        for n in ast.walk(a):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("tolist", "item") \
+                    and not n.args and not n.keywords:
+                found = taint.culprit(n.func.value)
+                if found is not None and found[0] >= LIKELY:
+                    return n
+    return None

@@ -36,7 +36,9 @@ class SideEffectInJit(StaticRule):
     same text at trace time as it would on every call: once per compilation is a
     deliberate way to report each compilation, and `jax.debug.print` would only repeat
     it. Such calls stay clean unless `report-static-print` / `report-static-logging` is
-    set. A print or log of anything that may be traced is reported.
+    set. A print or log of anything that may be traced is reported, and so is
+    `.tolist()` or `.item()` of a traced value in its arguments
+    (`log.error(f"bad data {data.tolist()}")`): the conversion itself raises under jit.
 
     Code that is not traced stays clean: a `lax.scan`, `fori_loop`, `while_loop`,
     `cond` or `switch` body, or a `jax.jit(f)(x)`, called inside

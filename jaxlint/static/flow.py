@@ -616,8 +616,19 @@ class Flow:
         if q in ARITH_BUILTINS:
             return _best(*(self.culprit(v) for v in [*call.args, *(k.value for k in call.keywords if k.arg != "key")]))
         if q in _TREE_MAPS and call.args:
-            if Summaries.of(self.model).callee_returns(call.args[0], self.fn) is Kind.STATIC:
+            returns = Summaries.of(self.model).callee_returns(call.args[0], self.fn)
+            if returns is Kind.STATIC:
                 return None  # every leaf becomes what `f` returns: `jnp.ndim(a) == jnp.ndim(b)`
+            found = _best(*(self.culprit(a) for a in call.args[1:]), *(self.culprit(k.value) for k in call.keywords))
+            if found:
+                return found
+            # no traced tree: every leaf becomes what `f` makes of a Python value or a host
+            # array, a tracer only when `f` stages arrays out (`jax.tree.map(jnp.zeros_like,
+            # shapes)`); `saveat = jtu.tree_map(fix, saveat)` of a static argument stays static
+            mapped = self.model.resolve(call.args[0])
+            if returns is Kind.TRACED or (mapped is not None and mapped.startswith(_JAX_ARRAY_FUNCS)):
+                return (CERTAIN, call) if not self._eager(call) else None
+            return None
         args = [*call.args, *(k.value for k in call.keywords)]
         if q in SAMPLE_SITES:
             if sampled(call, SAMPLE_SITES[q]):

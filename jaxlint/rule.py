@@ -240,8 +240,9 @@ class StaticRule(Rule):
     phase = Phase.STATIC
     #: Text that must appear in a file for this rule to be able to fire. The engine
     #: skips parsing files that contain none of the active rules' markers. (A numpyro
-    #: model file may never name jax: numpyro's kernels trace it all the same.)
-    markers: ClassVar[tuple[str, ...]] = ("jax", "numpyro")
+    #: model file may never name jax: numpyro's kernels trace it all the same; so may a
+    #: file that jits with `eqx.filter_jit` or `nnx.jit` only.)
+    markers: ClassVar[tuple[str, ...]] = ("jax", "numpyro", "equinox", "flax")
 
     def check(self, ctx: StaticContext) -> None:
         """Report the file's findings with ``ctx.report(...)``."""

@@ -347,3 +347,33 @@ def test_jax103_really_retraces_a_lambda_but_not_a_module_function():
     ns["TRACES"].clear()
     ns["with_function"](jax.numpy.ones(2))
     assert len(ns["TRACES"]) == 1
+
+
+def test_jax103_files_that_jit_only_through_equinox_or_flax_are_checked(tmp_path):
+    """A file that never names `jax` (it jits with `eqx.filter_jit` / `nnx.jit` only)
+    is still parsed: the engine's text prefilter knows equinox and flax (scope50)."""
+    from helpers import run_cli
+    (tmp_path / "eqx_only.py").write_text(textwrap.dedent("""\
+        import equinox as eqx
+
+        def f(m, x):
+            return m(x)
+
+        def run(model, xs):
+            for x in xs:
+                y = eqx.filter_jit(lambda m: m(x))(model)
+            return y
+        """))
+    (tmp_path / "nnx_only.py").write_text(textwrap.dedent("""\
+        from flax import nnx
+
+        def run(model, xs):
+            for x in xs:
+                y = nnx.jit(lambda m, x: m(x))(model, x)
+            return y
+        """))
+    proc = run_cli("check", "--isolated", "--no-cache", "--select", "JAX103", "--output-format", "json", ".",
+                   cwd=tmp_path)
+    import json
+    found = sorted((d["filename"].rsplit("/", 1)[-1], d["location"]["row"]) for d in json.loads(proc.stdout))
+    assert found == [("eqx_only.py", 8), ("nnx_only.py", 5)], proc.stdout + proc.stderr

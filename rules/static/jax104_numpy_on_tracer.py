@@ -21,6 +21,10 @@ _JAX_RANDOM = {"normal", "uniform", "randint", "choice", "permutation", "bernoul
                "geometric", "lognormal", "rayleigh", "t", "triangular", "wald"}
 
 
+#: ``math`` functions that only do arithmetic on their arguments, which tracers support.
+_MATH_ARITHMETIC = {"prod", "sumprod"}
+
+
 class NumpyOnTracer(StaticRule):
     """
     ## What it does
@@ -28,10 +32,13 @@ class NumpyOnTracer(StaticRule):
     (`np.sum(x)`, `np.asarray(x)`, `np.append(x, y)`, `np.linalg.norm(x)` where `x`
     is traced), a NumPy array indexed or sliced by a traced value
     (`positions = np.arange(n)`, then `positions[idx]`; `np.zeros((3, 3))[i]`), and any use of `np.random`
-    inside traced code.
+    inside traced code. Also the other host libraries on traced values: `math`
+    (`math.sqrt(x)`, `math.floor(x)`: they ask for a Python number; `math.prod`, which
+    only multiplies, works and stays clean) and `scipy` (`scipy.special.expit(x)`: it
+    converts to a NumPy array), under jit and grad alike.
 
-    `np` on static information stays clean: shapes, dtypes, static arguments and
-    Python constants (`np.prod(x.shape)`, `np.sqrt(head_dim)`, `np.finfo(x.dtype)`,
+    `np`, `math` and `scipy` on static information stay clean: shapes, dtypes, static arguments and
+    Python constants (`np.prod(x.shape)`, `math.sqrt(head_dim)`, `np.finfo(x.dtype)`,
     `np.zeros(3)` as a constant), and so does numpy on a value an `isinstance` test has
     shown to be a host value (`if isinstance(x, (int, float, np.ndarray)): np.reshape(x, s)`,
     the `else` of `if isinstance(x, jax.Array)`).
@@ -377,6 +384,19 @@ class NumpyOnTracer(StaticRule):
         ),
         Invalid(
             """
+            import math
+            import jax
+            import jax.numpy as jnp
+
+            @jax.jit
+            def attention_scale(q, temperature):
+                return q / math.sqrt(temperature * q.shape[-1])
+            """,
+            line=7,
+            message="`math.sqrt` on traced value `temperature * q.shape[-1]`",
+        ),
+        Invalid(
+            """
             import jax
             import numpy as np
 
@@ -402,7 +422,13 @@ class NumpyOnTracer(StaticRule):
                 if not isinstance(node, ast.Call):
                     continue
                 q = model.resolve_call(node)
-                if q is None or not q.startswith("numpy."):
+                if q is None:
+                    continue
+                if q.startswith(("math.", "scipy.")):
+                    taint = taint or taint_of(model, fn)
+                    self._host_library(ctx, fn, taint, node, q)
+                    continue
+                if not q.startswith("numpy."):
                     continue
                 name = q[len("numpy."):]
                 if name.startswith("random."):
@@ -411,11 +437,7 @@ class NumpyOnTracer(StaticRule):
                 if name in SHAPE_QUERIES:
                     continue
                 taint = taint or taint_of(model, fn)
-                found, best = None, -1
-                for arg in [*node.args, *(k.value for k in node.keywords)]:
-                    level = taint.level(arg)
-                    if level is not None and level > best:
-                        found, best = arg, level
+                found, best = _most_traced(taint, node)
                 if found is None:
                     continue
                 shown = _shown(ctx, node.func)
@@ -429,6 +451,32 @@ class NumpyOnTracer(StaticRule):
                     confidence=confidence(best),
                     data={"function": q, "value": describe(found)},
                 )
+
+    def _host_library(self, ctx, fn, taint: Taint, node: ast.Call, q: str) -> None:
+        """``math.sqrt(x)`` / ``scipy.special.expit(x)`` on a traced value: ``math`` asks
+        its argument for a Python number (``__float__``/``__index__``), scipy converts it
+        to a NumPy array; a tracer can give neither, under jit or grad alike."""
+        module, name = q.split(".", 1)
+        if module == "math" and name in _MATH_ARITHMETIC:
+            return  # `math.prod` only multiplies: it works on tracers
+        found, best = _most_traced(taint, node)
+        if found is None:
+            return
+        shown = _shown(ctx, node.func)
+        if module == "math":
+            why = ("`math` functions need a Python number, which a tracer cannot give (ConcretizationTypeError; "
+                   "TracerIntegerConversionError for the integer ones)")
+            instead = f"`jnp.{name}`" if name in JNP_SAME_NAME else "the `jax.numpy` equivalent"
+        else:
+            why = "scipy converts its arguments to NumPy arrays, which a tracer cannot become " \
+                  "(TracerArrayConversionError)"
+            instead = f"`jax.{q}` where jax provides it"
+        ctx.report(
+            node,
+            f"`{shown}` on traced value `{describe(found)}` in {traced_how(fn)}: {why}; use {instead}",
+            confidence=confidence(best),
+            data={"function": q, "value": describe(found)},
+        )
 
     def _host_index(self, ctx, fn, taint: Taint, node: ast.Subscript) -> None:
         """A NumPy array indexed (or sliced) by a traced value: NumPy asks the index for
@@ -484,6 +532,16 @@ class NumpyOnTracer(StaticRule):
             f"the compiled program and every call reuses them; use {instead} passed in as an argument",
             data={"function": f"numpy.{name}"},
         )
+
+
+def _most_traced(taint: Taint, call: ast.Call) -> tuple[ast.expr | None, int]:
+    """The argument of ``call`` most surely traced, and how surely (-1: none is)."""
+    found, best = None, -1
+    for arg in [*call.args, *(k.value for k in call.keywords)]:
+        level = taint.level(arg)
+        if level is not None and level > best:
+            found, best = arg, level
+    return found, best
 
 
 def _jnp_takes(node: ast.Call, name: str) -> bool:

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from helpers import fixed, lines, lint_source
-from static_rule_helpers import run_module
+from static_rule_helpers import outcomes_under_jax, run_module
 
 
 def test_jax104_isinstance_narrowing_keeps_the_traced_branches():
@@ -181,3 +181,117 @@ def test_the_jnp_keyword_table_is_what_the_installed_jax_takes():
         sig = inspect.signature(operator.attrgetter(name)(jnp)).parameters
         for p in params.split():
             assert p in table[name].split() and sig[p].default is None, (name, p)
+
+
+# ``math`` and ``scipy`` on a tracer (scope50): flagged programs raise under real jax,
+# their quiet twins (static shapes, constants, math.prod) run.
+_HOST_LIBRARY_FLAGGED = {
+    "math_sqrt_jit": ("""
+        import math
+        import jax
+
+        @jax.jit
+        def f(x):
+            return math.sqrt(x)
+        """, "f(2.0)"),
+    "math_alias_grad": ("""
+        from math import log as ln
+        import jax
+
+        def loss(w):
+            return ln(w) * 2.0
+
+        g = jax.grad(loss)
+        """, "g(2.0)"),
+    "math_floor_scan": ("""
+        import math
+        import jax
+        import jax.numpy as jnp
+
+        def body(c, x):
+            return c + math.floor(x), None
+
+        def run(xs):
+            return jax.lax.scan(body, 0.0, xs)
+        """, "run(jnp.ones(3))"),
+    "math_factorial_vmap": ("""
+        import math
+        import jax
+        import jax.numpy as jnp
+
+        def f(n):
+            return math.factorial(n)
+
+        batched = jax.vmap(f)
+        """, "batched(jnp.arange(3))"),
+    "scipy_special_jit": ("""
+        import jax
+        import scipy.special
+
+        @jax.jit
+        def f(x):
+            return scipy.special.expit(x)
+        """, "f(jax.numpy.ones(3))"),
+    "scipy_from_import_grad": ("""
+        import jax
+        import jax.numpy as jnp
+        from scipy.special import gammaln
+
+        def loss(a):
+            return jnp.sum(gammaln(a))
+
+        g = jax.grad(loss)
+        """, "g(jnp.ones(3))"),
+}
+_HOST_LIBRARY_QUIET = {
+    "math_on_shapes": ("""
+        import math
+        import jax
+        import jax.numpy as jnp
+        import scipy.special
+
+        @jax.jit
+        def f(x):
+            scale = math.sqrt(x.shape[-1]) * math.log(2.0)
+            n = math.ceil(x.shape[0] / 2)
+            c = scipy.special.comb(x.shape[0], 2)
+            return x[:n] / scale * c * math.prod(x.shape)
+        """, "f(jnp.ones(4))"),
+    "math_prod_of_tracers": ("""
+        import math
+        import jax
+
+        @jax.jit
+        def f(x, y):
+            return math.prod([x, y])
+        """, "f(2.0, 3.0)"),
+    "math_outside_traced_code": ("""
+        import math
+        import jax.numpy as jnp
+
+        def f(x):
+            return math.sqrt(float(jnp.sum(x)))
+        """, "f(jnp.ones(4))"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_HOST_LIBRARY_FLAGGED))
+def test_jax104_math_and_scipy_on_a_tracer_are_flagged(name):
+    src, _ = _HOST_LIBRARY_FLAGGED[name]
+    diags = lint_source(src, select=["JAX104"])
+    assert len(diags) == 1, [d.message for d in diags]
+    assert "ConcretizationTypeError" in diags[0].message or "TracerArrayConversionError" in diags[0].message
+
+
+@pytest.mark.parametrize("name", sorted(_HOST_LIBRARY_QUIET))
+def test_jax104_math_and_scipy_on_static_values_are_clean(name):
+    assert lines("JAX104", _HOST_LIBRARY_QUIET[name][0]) == []
+
+
+def test_jax104_math_and_scipy_claims_hold_under_real_jax():
+    cases = {n: (textwrap.dedent(s), c) for n, (s, c) in {**_HOST_LIBRARY_FLAGGED, **_HOST_LIBRARY_QUIET}.items()}
+    got = outcomes_under_jax(cases)
+    raised = {n for n, o in got.items() if o != "ok"}
+    assert raised == set(_HOST_LIBRARY_FLAGGED), got
+    assert {got[n] for n in _HOST_LIBRARY_FLAGGED} <= {"ConcretizationTypeError", "TracerArrayConversionError",
+                                                       "TracerIntegerConversionError"}, got

@@ -147,6 +147,8 @@ def array_estimate(model: ModuleModel, expr: ast.AST | None, _depth: int = 0) ->
         return None
     if q in LOADERS:
         return {"bytes": None, "shape": None, "source": q, "itemsize": None}
+    if q == "jax.device_put" and expr.args:
+        return array_estimate(model, expr.args[0], _depth + 1)  # moved to a device: the same array
     if q.startswith("jax.random.") and q[len("jax.random."):] in _JAX_SAMPLERS:
         # `jax.random.uniform(key, (n,), dtype)`: the shape is the second argument
         kw = {k.arg: k.value for k in expr.keywords if k.arg}

@@ -29,13 +29,17 @@ class CapturedArray(StaticRule):
     and `self.table` set once), or returned by its method without arguments
     (`BANK.lookup()` returning `self.table`), or an entry at a static index or key of a
     module-level tuple, list or dict mixing arrays and numbers (`TABLES[0]` of
-    `TABLES = (np.ones(...), 1.0)`, the index computed by the value model). Reports
+    `TABLES = (np.ones(...), 1.0)`, the index computed by the value model), or an
+    attribute bound once in the body of a class of the module (`Tables.GRID`, or
+    `self.GRID` with a static `self`), unless something stores an attribute of that
+    name. Reports
     when the array's size, estimated from its constructor, reaches `max-bytes`, or when
     it is loaded from disk (`np.load`, `pickle.load`), whose size is unknown.
 
     Sizes follow module constants (`N, M = 1024, 512`, `int(1e6)`, `H * W * C`), names
     (`W = np.random.randn(...)` then `W.astype(np.float32)` or `jnp.array(W)`),
-    `np.repeat`, `np.tile`, `np.concatenate` and `np.stack` of arrays of known size, and
+    `np.repeat`, `np.tile`, `np.concatenate` and `np.stack` of arrays of known size,
+    `jax.device_put` of an array (`pulse = jax.device_put(np.random.rand(n))`), and
     dicts and lists of such arrays (`params = {"w1": W1, "w2": W2}`). An
     equinox or flax nnx layer (`eqx.nn.Linear`, `eqx.nn.MLP`, `nnx.Linear`, ...) counts by
     its weights: a captured model is baked in like an array.
@@ -547,6 +551,18 @@ class CapturedArray(StaticRule):
                     if isinstance(parent, ast.Attribute) and parent.attr in STATIC_ATTRS:
                         continue
                     owner, bindings = model.lookup(node.id, fn.parent)
+                    if owner is None and len(bindings) == 1 and bindings[0].kind == "class" \
+                            and isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load):
+                        # `Tables.GRID`: an array bound in the body of a class of the module
+                        shown = f"{node.id}.{parent.attr}"
+                        value = _class_attr_value(model, node.id, parent.attr)
+                        above = model.parent(parent)
+                        if value is not None and shown not in reported \
+                                and not (isinstance(above, ast.Attribute) and above.attr in STATIC_ATTRS) \
+                                and self._report(ctx, parent, shown, array_estimate(model, value), value, limit,
+                                                 "class"):
+                            reported.add(shown)
+                        continue
                     bindings = _drop_conversions(model, node.id, bindings)
                     if len(bindings) != 1 or bindings[0].value is None:
                         continue
@@ -601,6 +617,8 @@ class CapturedArray(StaticRule):
                     if isinstance(parent, ast.Attribute) and parent.attr in STATIC_ATTRS:
                         continue
                     value = self._self_attr_value(model, fn, node.attr)
+                    if value is None and fn.class_name is not None:
+                        value = _class_attr_value(model, fn.class_name, node.attr)  # `TABLE = np.ones(...)` in the body
                     if value is not None and self._report(
                         ctx, node, f"self.{node.attr}", array_estimate(model, value), value, limit, "assigned"
                     ):
@@ -682,6 +700,7 @@ class CapturedArray(StaticRule):
             "defined": f"closes over `{name}`",
             "assigned": f"reads `{name}` from a static `self`",
             "field": f"reads `{name}`, a field of a module-level instance",
+            "class": f"reads `{name}`, an attribute bound in the class body",
             "default": f"has parameter `{name}` defaulting to",
             "bound": f"binds `{name}` with functools.partial to",
         }[how]
@@ -740,6 +759,23 @@ def _method_field(model, made: ast.expr, attr: ast.Attribute) -> ast.expr | None
     methods = [fn for fn in model.functions if fn.class_name == made.func.id and fn.name == attr.attr]
     returned = returned_self_field(methods[0]) if len(methods) == 1 else None
     return _instance_field(model, made, returned) if returned is not None else None
+
+
+def _class_attr_value(model, cls_name: str, attr: str) -> ast.expr | None:
+    """What ``attr`` of the module class ``cls_name`` holds when its body binds it once
+    (``TABLE = np.ones(...)``) and nothing in the module stores an attribute of that name
+    (``Tables.TABLE = ...``, ``self.TABLE = ...``): read through the class or ``self``."""
+    cls = model.classes.get(cls_name)
+    if cls is None:
+        return None
+    values = [st.value for st in cls.body
+              if isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == attr for t in st.targets)
+              or isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.target.id == attr]
+    if len(values) != 1 or values[0] is None:
+        return None
+    if any(isinstance(a.ctx, (ast.Store, ast.Del)) and a.attr == attr for a in model.nodes(ast.Attribute)):
+        return None
+    return values[0]
 
 
 def _display_entry(model, display: ast.expr | None, key: ast.expr) -> ast.expr | None:

@@ -79,6 +79,7 @@ FOUND = frozenset({
     "jax-7826",  # found after JAX108 checked static fields and static objects (scope40; tuning)
     "jax-9288",
     "jax-9675",
+    "jax-9635",  # found after JAX113 checked a buffer donated and passed again in one call (scope50; tuning)
     "jaxonnxruntime-29",
     "jaxopt-350",
     "openpi-550",

@@ -25,6 +25,8 @@ class DonationMisuse(StaticRule):
     * one buffer passed to two donated parameters of a call (`step(x, x)`), also
       through another name bound to it (`opt_state = params`) or twice inside one
       donated tuple, list or dict (`step((params, params))`);
+    * one buffer passed to a donated parameter and to one that is not donated
+      (`add(x, x)` donating only the first), in the same ways;
     * a donated argument read again after the call, in the same function body, before
       it is reassigned (`new = step(state); log(state)`), also through another name
       bound to the same array before the call (`old = state; new = step(state); old`);
@@ -35,9 +37,10 @@ class DonationMisuse(StaticRule):
     ## Why is this bad?
     Donation hands the argument's device memory to the computation, which reuses it
     for the outputs. After the call the donated array is deleted: reading it raises
-    `RuntimeError: Array has been deleted` on GPU and TPU (on CPU donation is skipped
-    with a warning, so the bug hides until the code runs on an accelerator). One
-    buffer cannot be donated twice in the same call.
+    `RuntimeError: Array has been deleted`, on CPU too (checked with jax 0.4.38 and
+    0.10.2). One buffer cannot be donated twice in the same call, nor donated and
+    passed again as another argument of it: jax raises `INVALID_ARGUMENT: Attempt to
+    use a buffer that was previously donated in the same call`.
 
     ## Example
     ```python
@@ -224,6 +227,21 @@ class DonationMisuse(StaticRule):
         ),
         Invalid(
             """
+            import jax
+
+            def add(a, b):
+                return a + b
+
+            add_into_first = jax.jit(add, donate_argnums=0)
+
+            def double(x):
+                return add_into_first(x, x)
+            """,
+            line=9,
+            message="`x` is passed to `b` of `add_into_first` and also donated through `a`",
+        ),
+        Invalid(
+            """
             import functools
             import jax
 
@@ -294,25 +312,26 @@ class DonationMisuse(StaticRule):
             if not fn.donated_params:
                 continue
             for call, offset in jit_call_sites(model, entry, calls):
-                donated = [(p, a) for p, a in call_arguments(call, fn, offset) if p in fn.donated_params]
+                passed = call_arguments(call, fn, offset)
+                donated = [(p, a) for p, a in passed if p in fn.donated_params]
                 callee = ctx.segment(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else fn.name
-                self._twice(ctx, model, call, donated, callee)
+                if not self._twice(ctx, model, call, donated, callee):
+                    kept = [(p, a) for p, a in passed if p not in fn.donated_params and p not in fn.static_params]
+                    self._also_kept(ctx, model, call, donated, kept, callee)
                 for param, arg in donated:
                     for leaf in (_leaves(model, arg) if isinstance(arg, (ast.Tuple, ast.List, ast.Dict)) else [arg]):
                         if isinstance(leaf, ast.Name):
                             self._used_after(ctx, model, call, leaf, callee)
 
     def _twice(self, ctx, model: ModuleModel, call: ast.Call, donated: list[tuple[str, ast.expr]],
-               callee: str) -> None:
+               callee: str) -> bool:
         """One buffer in two donated places of a call: the same name (or attribute) twice,
         two names bound to the same array (``old = state``), or twice in one donated
         tuple, list or dict (``step((params, params))``)."""
         seen: dict[str, tuple[str, str]] = {}  # buffer key -> (parameter, the text that first passed it)
         for param, arg in donated:
             for leaf in _leaves(model, arg):
-                # every array the leaf may hold (`ema = params` before a loop: on the first
-                # iteration both names hold one buffer)
-                keys = {f"name:{r}" for r in _roots(model, leaf)} if isinstance(leaf, ast.Name) else {ast.dump(leaf)}
+                keys = _buffer_keys(model, leaf)
                 text = ctx.segment(leaf)
                 hit = next((k for k in sorted(keys) if k in seen), None)
                 if hit is None:
@@ -327,6 +346,37 @@ class DonationMisuse(StaticRule):
                            f"{same} is passed to {where} of `{callee}`: one buffer cannot be donated twice",
                            data={"argument": text, "params": [first_param, param]},
                            # the same text is one buffer; two names only may be (an earlier alias)
+                           confidence=Confidence.CERTAIN if text == first_text else Confidence.LIKELY)
+                return True  # one finding per call
+        return False
+
+    def _also_kept(self, ctx, model: ModuleModel, call: ast.Call, donated: list[tuple[str, ast.expr]],
+                   kept: list[tuple[str, ast.expr]], callee: str) -> None:
+        """One buffer passed both to a donated parameter and to one that is not
+        (``f(x, x)`` donating only the first): the call reads a buffer it has just
+        given away, and jax refuses it ("Attempt to use a buffer that was previously
+        donated in the same call")."""
+        given: dict[str, tuple[str, str]] = {}
+        for param, arg in donated:
+            for leaf in _leaves(model, arg):
+                keys = _buffer_keys(model, leaf)
+                given.update((k, (param, ctx.segment(leaf))) for k in keys)
+        for param, arg in kept:
+            for leaf in _leaves(model, arg):
+                keys = _buffer_keys(model, leaf)
+                hit = next((k for k in sorted(keys) if k in given), None)
+                if hit is None:
+                    continue
+                first_param, first_text = given[hit]
+                text = ctx.segment(leaf)
+                same = f"`{text}`" if text == first_text else f"`{text}` (the same array as `{first_text}`)"
+                inside = any(a is call for a in model.ancestors(leaf))
+                ctx.report(leaf if inside else arg,
+                           f"{same} is passed to `{param}` of `{callee}` and also donated through `{first_param}`: "
+                           f"the call reads a buffer it has given away, and jax refuses it (\"Attempt to use a "
+                           f"buffer that was previously donated in the same call\"); pass a copy (`jnp.copy`) or "
+                           f"stop donating it",
+                           data={"argument": text, "params": [first_param, param]},
                            confidence=Confidence.CERTAIN if text == first_text else Confidence.LIKELY)
                 return  # one finding per call
 
@@ -344,8 +394,8 @@ class DonationMisuse(StaticRule):
                 ctx.report(
                     use,
                     f"`{alias}` holds the same array as `{name}`, which was donated to `{callee}` at line "
-                    f"{call.lineno}: its buffer is deleted after the call (RuntimeError on GPU/TPU); copy it "
-                    f"before the call (`jnp.copy`) or read what you need first",
+                    f"{call.lineno}: its buffer is deleted after the call (RuntimeError: Array has been "
+                    f"deleted); copy it before the call (`jnp.copy`) or read what you need first",
                     related=[ctx.related(arg, f"`{name}` is donated here")],
                     data={"argument": name, "alias": alias, "call_line": call.lineno},
                     confidence=Confidence.LIKELY,  # the alias may have been rebound on another path
@@ -357,7 +407,7 @@ class DonationMisuse(StaticRule):
             ctx.report(
                 use,
                 f"`{name}` was donated to `{callee}` at line {call.lineno} and is read here: its buffer is "
-                f"deleted after the call (RuntimeError on GPU/TPU); reassign `{name}` from the result "
+                f"deleted after the call (RuntimeError: Array has been deleted); reassign `{name}` from the result "
                 f"or stop donating it",
                 related=[ctx.related(arg, f"`{name}` is donated here")],
                 data={"argument": name, "call_line": call.lineno},
@@ -371,6 +421,13 @@ class DonationMisuse(StaticRule):
                 f"never reassigned in it: from the second iteration on the call receives a deleted buffer",
                 data={"argument": name, "loop_line": loop.lineno},
             )
+
+
+def _buffer_keys(model: ModuleModel, leaf: ast.expr) -> set[str]:
+    """Every array a passed leaf may hold, as keys equal for one buffer: the roots of a
+    name (``ema = params`` before a loop: on the first iteration both hold one buffer),
+    the text of an attribute."""
+    return {f"name:{r}" for r in _roots(model, leaf)} if isinstance(leaf, ast.Name) else {ast.dump(leaf)}
 
 
 def _leaves(model: ModuleModel, arg: ast.expr, depth: int = 0) -> Iterator[ast.expr]:

@@ -131,3 +131,100 @@ def run(state, batch):
     return new, state
 """, select=["JAX113"])
     assert len(diags) == 1 and diags[0].related and diags[0].related[0].start.line == 9
+
+
+# One buffer donated and passed again to a parameter that is not donated (scope50).
+# Each flagged program raises under real jax on CPU; each quiet twin runs.
+_KEPT_FLAGGED = {
+    "same_name_two_positions": ("""
+        import jax
+        import jax.numpy as jnp
+
+        def add(x, y):
+            return x + y
+
+        f = jax.jit(add, donate_argnums=(0,))
+
+        def main():
+            x = jnp.zeros((10,), jnp.float32)
+            return f(x, x)
+        """, "main()", 11),
+    "alias_by_keyword": ("""
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        @functools.partial(jax.jit, donate_argnames=("state",))
+        def step(state, reference):
+            return state * 0.5 + reference
+
+        def run():
+            state = jnp.ones(4)
+            ref = state
+            return step(state=state, reference=ref)
+        """, "run()", 12),
+    "inside_a_kept_tuple": ("""
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        @functools.partial(jax.jit, donate_argnums=0)
+        def step(params, pair):
+            return params + pair[0] + pair[1]
+
+        def run():
+            params = jnp.ones(4)
+            return step(params, (params, jnp.zeros(4)))
+        """, "run()", 11),
+}
+_KEPT_QUIET = {
+    "a_copy": ("""
+        import jax
+        import jax.numpy as jnp
+
+        def add(x, y):
+            return x + y
+
+        f = jax.jit(add, donate_argnums=(0,))
+
+        def main():
+            x = jnp.zeros((10,), jnp.float32)
+            return f(x, jnp.copy(x))
+        """, "main()"),
+    "a_field_of_it": ("""
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        @functools.partial(jax.jit, donate_argnums=0)
+        def step(state, scale):
+            return {"w": state["w"] * scale}
+
+        def run():
+            state = {"w": jnp.ones(4)}
+            return step(state, 2.0)
+        """, "run()"),
+}
+
+
+def test_jax113_a_buffer_donated_and_passed_again_is_flagged():
+    for name, (src, _, line) in _KEPT_FLAGGED.items():
+        got = found("JAX113", src)
+        assert [g[0] for g in got] == [line], (name, got)
+        assert "also donated" in got[0][1], (name, got)
+
+
+def test_jax113_a_copy_or_another_value_beside_a_donated_buffer_is_clean():
+    for name, (src, _) in _KEPT_QUIET.items():
+        assert lines("JAX113", src) == [], name
+
+
+def test_jax113_donated_and_kept_claims_hold_under_real_jax():
+    import textwrap
+
+    from static_rule_helpers import outcomes_under_jax
+
+    cases = {n: (textwrap.dedent(s), c) for n, (s, c, _) in _KEPT_FLAGGED.items()}
+    cases.update({n: (textwrap.dedent(s), c) for n, (s, c) in _KEPT_QUIET.items()})
+    got = outcomes_under_jax(cases)
+    assert {n for n, o in got.items() if o != "ok"} == set(_KEPT_FLAGGED), got

@@ -60,8 +60,8 @@ from typing import TYPE_CHECKING
 from jaxlint.static.apis import (ARRAYS_OUT, DIFF_TRANSFORMS, JIT_LIKE, SAMPLE_SITES, STATIC_ATTRS, STATIC_CALLS,
                                  TRACING_HOFS, is_axis_size)
 from jaxlint.static.scopes import target_names, walk
-from jaxlint.static.values import (ARRAY_METHODS, CONTAINER_METHODS, Kind, Summaries, arithmetic_operands,
-                                   class_facts, static_field)
+from jaxlint.static.values import (ARRAY_METHODS, CONTAINER_METHODS, TREE_MAPS, Kind, Summaries,
+                                   arithmetic_operands, class_facts, static_field)
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxlint.static.scopes import FunctionInfo, Scopes
@@ -92,7 +92,6 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _JAX_ARRAY_FUNCS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.", "jax.tree_util.tree_map",
                     "jax.tree.map", "jax.vmap", "jax.grad", "jax.value_and_grad")
 _EAGER = {"jax.ensure_compile_time_eval", "jax.core.ensure_compile_time_eval"}
-_TREE_MAPS = {"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"}
 #: Jit kinds whose calls in traced code stage every result out as a tracer.
 _STAGING_JITS = {"jit", "pjit"}
 _ARRAY_ATTRS = {"T", "mT", "real", "imag", "at", "flat"}
@@ -615,7 +614,7 @@ class Flow:
             return None
         if q in ARITH_BUILTINS:
             return _best(*(self.culprit(v) for v in [*call.args, *(k.value for k in call.keywords if k.arg != "key")]))
-        if q in _TREE_MAPS and call.args:
+        if q in TREE_MAPS and call.args:
             returns = Summaries.of(self.model).callee_returns(call.args[0], self.fn)
             if returns is Kind.STATIC:
                 return None  # every leaf becomes what `f` returns: `jnp.ndim(a) == jnp.ndim(b)`

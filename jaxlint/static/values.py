@@ -399,6 +399,21 @@ def _computed_from(fn: "FunctionInfo", expr: ast.AST | None, depth: int) -> set[
     return None
 
 
+#: the functions that map a function over the leaves of pytrees
+TREE_MAPS = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"})
+
+
+def _jax_function_kind(q: str) -> Kind | None:
+    """What a function of jax's array namespaces returns: STATIC for the shape and dtype
+    queries (``jnp.shape``, ``jnp.result_type``), TRACED for the rest; None for others."""
+    if not q.startswith(("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.")):
+        return None
+    last = q.rsplit(".", 1)[-1]
+    if last in ("shape", "ndim", "size", "dtype", "result_type", "issubdtype", "iinfo", "finfo"):
+        return Kind.STATIC
+    return Kind.TRACED
+
+
 class Summaries:
     """What functions and methods of one module return, whatever they are passed."""
 
@@ -462,6 +477,9 @@ class Summaries:
         callee, _ = self.model.callee(func, scope)
         if callee is not None:
             return self.returns(callee, depth)
+        known = _jax_function_kind(self.model.resolve(func) or "")
+        if known is not None:
+            return known  # `jax.tree.map(jnp.shape, t)`: a tree of shapes
         link = self.model.link
         if link is None or not isinstance(func, (ast.Name, ast.Attribute)):
             return Kind.UNKNOWN
@@ -642,11 +660,13 @@ class Summaries:
             q = m.resolve_call(expr) or ""
             if q.startswith("builtins.") and q[len("builtins."):] in STATIC_BUILTINS:
                 return Kind.STATIC
-            if q.startswith(("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.")):
-                last = q.rsplit(".", 1)[-1]
-                if last in ("shape", "ndim", "size", "dtype", "result_type", "issubdtype", "iinfo", "finfo"):
-                    return Kind.STATIC
-                return Kind.TRACED
+            if q in TREE_MAPS and expr.args:
+                # every leaf becomes what the mapped function returns: a tree of shapes
+                # (`jax.tree.map(lambda x: x.shape, xs)`) is static, a tree of jnp results traced
+                return self.callee_returns(expr.args[0], fn, depth + 1)
+            known = _jax_function_kind(q)
+            if known is not None:
+                return known
             if isinstance(expr.func, ast.Attribute) and isinstance(expr.func.value, ast.Name) \
                     and expr.func.value.id == "self" and m.callee(expr.func, fn)[0] is None:
                 return self.method_returns(expr.func.attr, depth + 1)

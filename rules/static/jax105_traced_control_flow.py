@@ -7,6 +7,7 @@ from jaxlint.diagnostic import Applicability, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._fixplan import import_name, is_statement_list_member
 from jaxlint.static.traced import only_differentiated
+from jaxlint.static.usage import used_as_object
 from jaxlint.static.taint import (CERTAIN, LIKELY, POSSIBLE, confidence, describe, is_jit_entry,
                                          taint_of, traced_how)
 
@@ -50,7 +51,10 @@ class TracedControlFlow(StaticRule):
     with `object()` sentinels, the keys of a pytree dict (`for k, v in d.items()`), and
     the truth value of containers: a parameter annotated `Tuple[...]`, `list`, `dict` or
     `PyTree`, or a local that is still a list where it is tested (`xs = []` ...
-    `jnp.stack(xs) if xs else ...`).
+    `jnp.stack(xs) if xs else ...`), and the truth value of a name or field the same
+    function uses as an object, reading an attribute no array has (`if
+    state.dynamic_scale:` beside `state.dynamic_scale.value_and_grad(...)`: `None` or a
+    pytree object, never a tracer).
 
     Severity: **error** when the value is certainly a tracer (a traced parameter, a
     `jax.numpy` result, arithmetic on them): tracing fails. **Warning** when it is
@@ -611,6 +615,9 @@ class TracedControlFlow(StaticRule):
             if found is None:
                 continue
             level, culprit = found
+            if kind[-2:] != "()" and used_as_object(ctx.model, fn, operand):
+                continue  # `if state.dynamic_scale:` where the function calls `.value_and_grad` on
+                # it: an object (a pytree, None on some path), whose truth value is static
             if isinstance(operand, ast.Name) and kind[-2:] != "()":
                 cap = _bare_name_cap(ctx.model, fn, operand)
                 if cap is None:

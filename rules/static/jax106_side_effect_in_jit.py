@@ -415,9 +415,10 @@ def _static(taint, expr: ast.AST | None, depth: int = 0) -> bool:
             return _static(taint, expr.func.value, depth + 1) and all(_static(taint, a, depth + 1)
                                                                           for a in args)
         # a function of the checked tree whose every return is static (`size_of(x)`
-        # returning `x.size`): the model's summary
+        # returning `x.size`), or a tree map of one (`jax.tree.map(lambda x: x.shape, t)`):
+        # the model's summary
         summaries = Summaries.of(model)
-        if summaries.callee_returns(expr.func, fn) is Kind.STATIC:
+        if summaries.kind(expr, fn, 0) is Kind.STATIC:
             return True
         # `t.count()` of a pytree whose `count` returns a static field (every class of
         # the tree with such a method agrees)

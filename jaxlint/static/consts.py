@@ -197,7 +197,29 @@ def _after_last_plain(model: "Scopes", name: ast.Name, scope: "FunctionInfo", bi
 
 def _name(model: "Scopes", expr: ast.Name, d: int) -> Value:
     value = _bound_once(model, expr)
-    return static_value(model, value, d) if value is not None else UNKNOWN
+    if value is None:
+        return _param(model, expr, d)
+    return static_value(model, value, d)
+
+
+def _param(model: "Scopes", expr: ast.Name, d: int) -> Value:
+    """A parameter never rebound and never traced: the one static value every call site
+    of its function passes it (its default where a call omits it), ``callers``."""
+    owner, bindings = model.lookup(expr.id, model.function_of(expr))
+    if owner is None or len(bindings) != 1 or bindings[0].kind != "param" or expr.id in owner.traced_params \
+            or d > _DEPTH // 2:
+        return UNKNOWN
+    from jaxlint.static.callers import Callers
+    bound = Callers.of(model).values(owner, expr.id)
+    if not bound:
+        return UNKNOWN
+    found: Value = UNKNOWN
+    for i, b in enumerate(bound):
+        v = static_value(model, b.value, d + 1)
+        if isinstance(v, _Unknown) or (i and (type(v) is not type(found) or v != found)):
+            return UNKNOWN
+        found = v
+    return found
 
 
 def _module_instance(model: "Scopes", expr: ast.expr) -> tuple[ast.ClassDef, ast.Call] | None:

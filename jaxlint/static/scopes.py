@@ -524,6 +524,10 @@ class Scopes:
             if owner is not None:
                 if bindings and all(b.kind == "import" for b in bindings):
                     return self.aliases.get(node.id)
+                if len(bindings) == 1 and bindings[0].kind == "param":
+                    # what every caller passes it, or its default (`xnp=np`): ``callers``
+                    from jaxlint.static.callers import Callers
+                    return Callers.of(self).qualname(owner, node.id)
                 return None
             if bindings:
                 if all(b.kind == "import" for b in bindings) or node.id in self.aliases:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from jaxlint.diagnostic import Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._sizes import LOADERS, Estimate, array_estimate
+from jaxlint.static.callers import Callers
 from jaxlint.static.consts import static_value
 from jaxlint.static.flow import returned_self_field
 from jaxlint.static.semantic import STATIC_ATTRS
@@ -563,6 +564,19 @@ class CapturedArray(StaticRule):
                                                  "class"):
                             reported.add(shown)
                         continue
+                    if owner is not None and len(bindings) == 1 and bindings[0].kind == "param":
+                        # a parameter of the factory that made this function: what its callers pass
+                        held = Callers.of(model).held(owner, node.id)
+                        if node.id in owner.traced_params or held is None \
+                                or any(scope is not None and scope.traced for _, scope in held):
+                            continue  # a tracer, not a constant
+                        found = [(e, array_estimate(model, e)) for e, _ in held]
+                        sized = [(e, est) for e, est in found if est is not None]
+                        if sized and len(sized) == len(found):
+                            held_value, held_est = max(sized, key=lambda f: f[1]["bytes"] or 0)
+                            if self._report(ctx, node, node.id, held_est, held_value, limit, "param"):
+                                reported.add(node.id)
+                        continue
                     bindings = _drop_conversions(model, node.id, bindings)
                     if len(bindings) != 1 or bindings[0].value is None:
                         continue
@@ -703,6 +717,7 @@ class CapturedArray(StaticRule):
             "class": f"reads `{name}`, an attribute bound in the class body",
             "default": f"has parameter `{name}` defaulting to",
             "bound": f"binds `{name}` with functools.partial to",
+            "param": f"closes over `{name}`, a parameter its callers bind to",
         }[how]
         if how in ("default", "bound"):
             msg = f"jitted function {verb} {what}; it is baked into the compiled program as a constant"

@@ -1,0 +1,265 @@
+"""The value model across calls (``jaxlint/static/callers.py``): what flows into a
+function's parameters from its call sites, and the rules that ask it (a module passed in
+or given as a default, a host array bound to a factory's parameter, a static count passed
+to a helper)."""
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from helpers import lint_source
+from jaxlint.static.callers import Callers
+from jaxlint.static.consts import UNKNOWN, static_value
+from jaxlint.static.semantic import ModuleModel
+
+
+def model_of(src: str) -> ModuleModel:
+    return ModuleModel(ast.parse(textwrap.dedent(src)), "m")
+
+
+def fn_named(model: ModuleModel, qualname: str):
+    return next(f for f in model.functions if f.qualname == qualname)
+
+
+def bound_texts(src: str, fn: str, param: str) -> list[str] | None:
+    m = model_of(src)
+    found = Callers.of(m).param_values(fn_named(m, fn), param)
+    return None if found is None else [ast.unparse(b.value) for b in found]
+
+
+def codes_lines(src: str, select: list[str]) -> list[tuple[str, int]]:
+    return sorted({(d.code, d.start.line) for d in lint_source(src, select=select)})
+
+
+# ---------------------------------------------------------------------- the model
+def test_positional_keyword_and_default_are_joined():
+    src = """
+        def helper(x, n, scale=2.0):
+            return x * n * scale
+        def a(x):
+            return helper(x, 3)
+        def b(x):
+            return helper(x, n=4, scale=1.0)
+        """
+    assert bound_texts(src, "helper", "n") == ["3", "4"]
+    assert bound_texts(src, "helper", "scale") == ["2.0", "1.0"]
+
+
+@pytest.mark.parametrize("escape", [
+    "fns = [helper]",                   # stored
+    "def make():\n    return helper",   # returned
+    "import jax\nf = jax.jit(helper)",  # handed to a call that is not a call of it
+    "alias = helper",
+])
+def test_a_function_that_escapes_has_unknown_parameters(escape):
+    src = "def helper(x, n=3):\n    return x * n\n\ndef a(x):\n    return helper(x, 4)\n\n" + escape + "\n"
+    assert bound_texts(src, "helper", "n") is None
+
+
+@pytest.mark.parametrize("call", ["helper(*args)", "helper(1, **kw)", "helper(args[0])"])
+def test_unreadable_or_missing_arguments(call):
+    src = f"def helper(x, n):\n    return x * n\n\ndef a(*args, **kw):\n    return {call}\n"
+    assert bound_texts(src, "helper", "n") is None
+
+
+def test_recursion_and_no_call_site_are_unknown():
+    src = """
+        def count(n):
+            return 0 if n == 0 else count(n - 1)
+        def lonely(k):
+            return k
+        def main():
+            return count(10)
+        """
+    assert bound_texts(src, "count", "n") is None
+    assert bound_texts(src, "lonely", "k") is None
+
+
+def test_partial_binds_and_methods_and_constructors():
+    src = """
+        import functools
+        def scaled(a, x):
+            return a * x
+        double = functools.partial(scaled, 2)
+
+        class Box:
+            def __init__(self, size, fill=0):
+                self.size = size
+            def grow(self, by):
+                return self.size + by
+            def run(self):
+                return self.grow(5)
+
+        b = Box(7)
+        c = Box(size=9, fill=1)
+        """
+    assert bound_texts(src, "scaled", "a") == ["2"]
+    assert bound_texts(src, "scaled", "x") is None  # passed where the partial is called
+    assert bound_texts(src, "Box.__init__", "size") == ["7", "9"]
+    assert bound_texts(src, "Box.__init__", "fill") == ["0", "1"]
+    assert bound_texts(src, "Box.grow", "by") == ["5"]
+
+
+def test_a_subclass_or_an_unknown_method_call_makes_it_unknown():
+    src = """
+        class Base:
+            def __init__(self, n):
+                self.n = n
+            def step(self, k):
+                return k
+        class Child(Base):
+            pass
+        b = Base(3)
+        def go(obj):
+            return obj.step(4)
+        """
+    assert bound_texts(src, "Base.__init__", "n") is None
+    assert bound_texts(src, "Base.step", "k") is None
+
+
+def test_a_module_passed_in_or_given_as_default_resolves():
+    src = """
+        import numpy as np
+        import jax.numpy as jnp
+        def by_default(x, xnp=np):
+            return xnp.stack([x, x])
+        def passed(x, xnp):
+            return xnp.stack([x, x])
+        def mixed(x, xnp=np):
+            return xnp.stack([x, x])
+        def run(x):
+            return by_default(x), passed(x, np), passed(x, xnp=np), mixed(x), mixed(x, jnp)
+        """
+    m = model_of(src)
+    stacks = {m.function_of(c).name: m.resolve_call(c) for c in m.nodes(ast.Call)
+              if isinstance(c.func, ast.Attribute) and c.func.attr == "stack"}
+    assert stacks == {"by_default": "numpy.stack", "passed": "numpy.stack", "mixed": None}
+
+
+def test_a_wrapper_handing_its_parameter_on_is_followed():
+    src = """
+        def inner(x, n):
+            return x * n
+        def outer(x, k):
+            return inner(x, k)
+        def main(x):
+            return outer(x, 12)
+        """
+    m = model_of(src)
+    bound = Callers.of(m).values(fn_named(m, "inner"), "n")
+    assert [ast.unparse(b.value) for b in bound or ()] == ["12"]
+    n = next(n for n in m.nodes(ast.Name) if n.id == "n" and isinstance(n.ctx, ast.Load))
+    assert static_value(m, n) == 12
+
+
+def test_static_value_of_a_parameter_needs_every_caller_to_agree():
+    src = """
+        def inner(x, n):
+            return x * n
+        def a(x):
+            return inner(x, 3)
+        def b(x):
+            return inner(x, 4)
+        """
+    m = model_of(src)
+    n = next(n for n in m.nodes(ast.Name) if n.id == "n" and isinstance(n.ctx, ast.Load))
+    assert static_value(m, n) is UNKNOWN
+
+
+# ---------------------------------------------------------------------- the rules that ask
+XNP = """
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    def to_unit(v, xnp=np):
+        return xnp.stack([v[..., 0], v[..., 1]], axis=-1) / xnp.linalg.norm(v)  # <-
+
+    @jax.jit
+    def step(v):
+        return jnp.sum(to_unit(v{passes}))
+    """
+
+
+@pytest.mark.parametrize("passes,found", [
+    ("", [("JAX104", 6)]),            # the default: NumPy on a tracer
+    (", np", [("JAX104", 6)]),        # NumPy passed in
+    (", xnp=np", [("JAX104", 6)]),
+    (", jnp", []),                    # jax.numpy passed in: traces
+    (", xnp=jnp", []),
+])
+def test_jax104_numpy_through_a_parameter(passes, found):
+    assert codes_lines(XNP.format(passes=passes), ["JAX104"]) == found
+
+
+def test_jax104_callers_that_disagree_leave_it_unknown():
+    src = XNP.format(passes="") + "\n    def host(v):\n        return to_unit(v, jnp)\n"
+    assert codes_lines(src, ["JAX104"]) == []
+
+
+FACTORY = """
+    import jax
+    import jax.numpy as jnp
+
+    TABLE = {{"w": jnp.ones(({rows}, 1024)), "b": jnp.zeros(1024)}}
+
+    def make_score(table):
+        @jax.jit
+        def score(x):
+            return x @ table["w"] + table["b"]  # <-
+        return score
+
+    {call}
+    """
+
+
+@pytest.mark.parametrize("rows,call,found", [
+    (8192, "score = make_score(TABLE)", [("JAX101", 9)]),
+    (8192, "def main():\n        return make_score(TABLE)", [("JAX101", 9)]),
+    (4, "score = make_score(TABLE)", []),                   # small: below the limit
+    (8192, "make = make_score", []),                        # escapes: callers unknown
+    (8192, "@jax.jit\n    def outer(t):\n        return make_score(t)(t['b'])", []),  # a tracer
+])
+def test_jax101_a_factory_parameter_bound_to_a_host_array(rows, call, found):
+    assert codes_lines(FACTORY.format(rows=rows, call=call), ["JAX101"]) == found
+
+
+LOOP = """
+    import jax
+    import jax.numpy as jnp
+
+    def smooth(x, n_iter):
+        for _ in range(n_iter):  # <-
+            x = 0.5 * (x + jnp.roll(x, 1))
+        return x
+
+    @jax.jit
+    def step(x{extra}):
+        return smooth(x, {count})
+    """
+
+
+@pytest.mark.parametrize("extra,count,found", [
+    ("", "2000", [("JAX102", 5)]),
+    ("", "3", []),            # a short loop
+    (", n", "n", []),         # a traced count: not a static loop (tracing fails: JAX105's)
+])
+def test_jax102_a_static_count_passed_to_a_helper(extra, count, found):
+    assert codes_lines(LOOP.format(extra=extra, count=count), ["JAX102"]) == found
+
+
+@pytest.mark.parametrize("program,raises", [
+    (XNP.format(passes=""), True),
+    (XNP.format(passes=", jnp"), False),
+])
+def test_numpy_through_a_parameter_under_real_jax(tmp_path, program, raises):
+    """The truth of the JAX104 cells: NumPy given a tracer raises when the jit traces."""
+    code = textwrap.dedent(program) + "\nimport jax.numpy as jnp\nstep(jnp.ones((3, 2)))\nprint('ok')\n"
+    (tmp_path / "p.py").write_text(code)
+    r = subprocess.run([sys.executable, str(tmp_path / "p.py")], capture_output=True, text=True,
+                       env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
+    assert (r.returncode != 0 and "Tracer" in r.stderr) == raises, r.stderr[-2000:]

@@ -1174,3 +1174,49 @@ def test_an_annotated_module_parameter_rebound_by_a_tree_map_keeps_its_static_fi
             return y0 + 1
     """
     assert not [d for d in lint_source(src, select=["JAX105"]) if d.code == "JAX105"]
+
+
+# ---------------------------------------------------------------------- one argument held twice
+DONATE = """
+    from functools import partial
+    import jax
+    import jax.numpy as jnp
+
+    def init(y):
+        {body}
+
+    @partial(jax.jit, donate_argnums=(0,))
+    def step(state):
+        return {{"y": state["y"] + 1.0, "resid": state["resid"] * 0.5}}
+
+    def run(y):
+        state = init(y)
+        return step(state)  # <-
+    """
+
+
+@pytest.mark.parametrize("body,counts,found", [
+    ('return {"y": y, "resid": y}', {"y": 2}, [("JAX113", 14)]),
+    ('pair = (y, y)\n        return {"y": pair[0], "resid": y}', {"y": 1}, []),  # an index is not followed
+    ('return [y, {"r": y}][1] if False else {"y": y, "resid": y}', {}, []),   # an expression: not held
+    ('return {"y": y, "resid": y * 1.0}', {"y": 1}, []),
+    ('if y is None:\n            return {"y": y, "resid": y}\n        return {"y": y, "resid": jnp.ones(3)}',
+     {"y": 2}, [("JAX113", 16)]),                                            # the most over the returns
+])
+def test_a_helper_result_holding_one_argument_twice(body, counts, found):
+    src = textwrap.dedent(DONATE.format(body=body))
+    m = model_of(src)
+    init = next(f for f in m.functions if f.name == "init")
+    assert Summaries.of(m).aliased_counts(init) == counts
+    assert [(d.code, d.start.line) for d in lint_source(src, select=["JAX113"])] == found
+
+
+@pytest.mark.parametrize("body,fails", [('return {"y": y, "resid": y}', True),
+                                        ('return {"y": y, "resid": y * 1.0}', False)])
+def test_one_argument_held_twice_under_real_jax(tmp_path, body, fails):
+    """The truth of the JAX113 cells: jax refuses to donate one buffer twice."""
+    code = textwrap.dedent(DONATE.format(body=body)) + "\nprint(run(jnp.arange(4.0)))\n"
+    (tmp_path / "p.py").write_text(code)
+    r = subprocess.run([sys.executable, str(tmp_path / "p.py")], capture_output=True, text=True,
+                       env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
+    assert (r.returncode != 0 and "donate the same buffer twice" in r.stderr) == fails, r.stderr[-2000:]

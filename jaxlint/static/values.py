@@ -36,6 +36,7 @@ from __future__ import annotations
 import ast
 import enum
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -336,24 +337,27 @@ def static_field(model: "Scopes", name: str) -> bool:
     return known[0]
 
 
-def _held_params(fn: "FunctionInfo", expr: ast.AST | None, depth: int) -> set[str]:
+def _held_params(fn: "FunctionInfo", expr: ast.AST | None, depth: int) -> Counter[str]:
     """Parameters of ``fn`` that ``expr`` holds as they are (itself, or leaves of a tuple,
-    list or dict display, also through a local name bound once to one)."""
+    list or dict display, also through a local name bound once to one), each with how
+    many places hold it (``{"y": y, "resid": y}``: ``y`` twice)."""
     if expr is None or depth > 4:
-        return set()
+        return Counter()
     if isinstance(expr, ast.Name):
         bindings = fn.bindings.get(expr.id, [])
         if fn.param(expr.id) is not None:
-            return {expr.id} if all(b.kind == "param" for b in bindings) else set()
+            return Counter([expr.id]) if all(b.kind == "param" for b in bindings) else Counter()
         if len(bindings) == 1 and bindings[0].kind == "assign":
             return _held_params(fn, bindings[0].value, depth + 1)
-        return set()
+        return Counter()
+    out: Counter[str] = Counter()
     if isinstance(expr, (ast.Tuple, ast.List)):
-        return set().union(*(_held_params(fn, e.value if isinstance(e, ast.Starred) else e, depth + 1)
-                             for e in expr.elts))
-    if isinstance(expr, ast.Dict):
-        return set().union(*(_held_params(fn, v, depth + 1) for v in expr.values))
-    return set()
+        for e in expr.elts:
+            out += _held_params(fn, e.value if isinstance(e, ast.Starred) else e, depth + 1)
+    elif isinstance(expr, ast.Dict):
+        for v in expr.values:
+            out += _held_params(fn, v, depth + 1)
+    return out
 
 
 def arithmetic_operands(expr: ast.AST) -> list[ast.expr] | None:
@@ -539,7 +543,13 @@ class Summaries:
         The caller's argument and the result then share those buffers. Empty when a
         return is anything else too (a parameter may be rebound: only parameters never
         rebound in the body count)."""
-        memo: dict[int, frozenset[str]] = self.__dict__.setdefault("_aliased", {})
+        return frozenset(self.aliased_counts(fn))
+
+    def aliased_counts(self, fn: "FunctionInfo") -> dict[str, int]:
+        """``aliased_params`` with how many places of the result hold each, the most over
+        the returns (``return {"y": y, "resid": y}``: ``{"y": 2}``): a result holding one
+        argument twice holds one buffer twice."""
+        memo: dict[int, dict[str, int]] = self.__dict__.setdefault("_aliased", {})
         known = memo.get(id(fn))
         if known is not None:
             return known
@@ -549,10 +559,10 @@ class Summaries:
             values = [node.body]
         else:
             values = [n.value for n in fn.body_nodes() if isinstance(n, ast.Return)]
-        out: set[str] = set()
+        out: Counter[str] = Counter()
         for v in values:
-            out |= _held_params(fn, v, 0)
-        memo[id(fn)] = frozenset(out)
+            out |= _held_params(fn, v, 0)  # the most over the returns
+        memo[id(fn)] = dict(out)
         return memo[id(fn)]
 
     def method_returns(self, name: str, depth: int = 0) -> Kind:

@@ -457,12 +457,13 @@ def _leaves(model: ModuleModel, arg: ast.expr, depth: int = 0) -> Iterator[ast.e
 
 def _held_arguments(model: ModuleModel, call: ast.Call) -> list[ast.expr]:
     """The arguments of ``call`` that its result holds as they are, by the callee's
-    summary (a function of this module)."""
+    summary (a function of this module), each as many times as the result holds it."""
     callee, implicit = model.callee(call.func, model.function_of(call))
     if callee is None:
         return []
-    held = Summaries.of(model).aliased_params(callee)
-    return [a for p, a in call_arguments(call, callee, implicit) if p in held] if held else []
+    held = Summaries.of(model).aliased_counts(callee)  # an argument held twice is yielded twice
+    return [a for p, a in call_arguments(call, callee, implicit) if p in held for _ in range(held[p])] \
+        if held else []
 
 
 def _reaching(model: ModuleModel, name: ast.Name):

@@ -912,30 +912,20 @@ _PYTREE_FIELDS = ("namedtuple-field", "dataclass-field", "pytree-class-field", "
 _PARAMS_NOT_TRACED = ("grad-only", "eqx-filter-jit", "nnx-jit", "untraced")
 GAPS: list[Gap] = [
     # --- how the function is traced
-    ("nnx.jit: its parameters are not traced values (jnp results inside are)", "model",
-     lambda c: c.context == "nnx-jit" and c.family == "traced" and not c.valid and c.path != "jnp-of-host-array"),
     ("eqx.filter_jit: its parameters are not traced values, not even possibly (jnp results inside are; "
-     "annotated x: jax.Array they are)", "model",
+     "annotated x: jax.Array they are, and a parameter annotated with a pytree class of the module has its "
+     "array-annotated leaves traced since lib50)", "model",
      lambda c: c.context == "eqx-filter-jit" and c.family == "traced" and not c.valid
-     and c.path != "jnp-of-host-array"),
+     and c.path not in ("jnp-of-host-array", "pytree-method", "eqx-module-field") + _PYTREE_FIELDS
+     or c.context == "eqx-filter-jit" and c.kind == "INVALID" and c.path == "pytree-class-field"),
     ("under vmap alone a jnp result of host constants is concrete, and is taken for a tracer", "model",
      lambda c: c.context == "vmap-only" and c.path == "jnp-of-host-array" and c.kind == "CONTROL"),
     # --- how the value reaches the problem
-    ("eqx.filter_jit: a leaf field of a parameter annotated with a pytree class (NamedTuple, "
-     "register_dataclass, register_pytree_node_class) is not traced (under jax.jit it is, since model40's "
-     "pytree fields)", "model",
-     lambda c: c.family == "traced" and c.path in _PYTREE_FIELDS and c.kind == "INVALID"
+    ("eqx.filter_jit: a child of a register_pytree_node_class parameter is not traced (its fields carry no "
+     "annotation, and filter_jit traces array leaves only; NamedTuple, dataclass and eqx.Module fields "
+     "annotated as arrays are, since lib50)", "model",
+     lambda c: c.family == "traced" and c.path == "pytree-class-field" and c.kind == "INVALID"
      and c.context == "eqx-filter-jit-array-param" and c.problem not in ("print",) + _SHAPES),
-    ("a field of a parameter annotated with an eqx.Module class (m: EModel; m.a, a leaf) is not traced "
-     "(JAX111 finds it)", "model",
-     lambda c: c.family == "traced" and c.path == "eqx-module-field" and c.kind == "INVALID"
-     and c.problem not in ("print",) + _SHAPES),
-    ("eqx.filter_jit's annotated pytree parameter: a method of a pytree parameter returning arithmetic on a "
-     "leaf (t.double()) is not followed (the rules find it under jax.jit since model40's pytree methods; "
-     "JAX111 since scope40 follows the method to its object)", "scope",
-     lambda c: c.family == "traced" and c.path == "pytree-method" and c.kind == "INVALID"
-     and c.context == "eqx-filter-jit-array-param"
-     and c.problem not in ("print", "global-store", "module-object-attr")),
     ("a field of an unannotated parameter of a helper, a method, a @jax.vmap or a @jax.custom_jvp function "
      "called from jitted code: only possible "
      "(likely when the function itself is jitted)", "model",

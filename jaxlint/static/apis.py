@@ -23,6 +23,13 @@ JIT_LIKE = {
 }
 #: Entry kinds whose parameters are not all traced (the transform decides per value).
 FILTERED_KINDS = {"filter_jit", "filter_pmap", "nnx.jit", "linen.jit"}
+#: Of ``FILTERED_KINDS``, those that keep every non-array value static: equinox's filtered
+#: transforms trace the array leaves of their arguments only (a Python ``int`` argument
+#: stays an ``int``). ``nnx.jit`` is not one: it splits graph objects (modules, optimizers,
+#: ``Rngs``) into a static graph and a traced state, and traces every other argument as
+#: ``jax.jit`` does, Python numbers included (flax 0.12.8: ``nnx.jit(f)(3)`` gives ``f`` a
+#: tracer). ``linen.jit`` lifts a module method: its arguments are the method's.
+ARRAY_LEAVES_ONLY_KINDS = frozenset({"filter_jit", "filter_pmap"})
 
 #: Functions that trace the callables they are given: (qualified name, indexes of the
 #: callable arguments, or ``None`` for "every positional argument that is callable").

@@ -57,7 +57,7 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from jaxlint.static.apis import (ARRAYS_OUT, DIFF_TRANSFORMS, JIT_LIKE, SAMPLE_SITES, STATIC_ATTRS, STATIC_CALLS,
+from jaxlint.static.apis import (ARRAY_LEAVES_ONLY_KINDS, ARRAYS_OUT, DIFF_TRANSFORMS, JIT_LIKE, SAMPLE_SITES, STATIC_ATTRS, STATIC_CALLS,
                                  TRACING_HOFS, is_axis_size)
 from jaxlint.static.scopes import target_names, walk
 from jaxlint.static.values import (ARRAY_METHODS, CONTAINER_METHODS, TREE_MAPS, Kind, Summaries,
@@ -509,11 +509,23 @@ class Flow:
         if not isinstance(annotation, ast.Name):
             return None
         facts = class_facts(self.model).get(annotation.id)
-        if facts is None or facts.pytree is None or facts.pytree in ("linen", "nnx", "dataclass", "equinox"):
-            return None  # not a pytree (a plain dataclass is not one), a module of layers, or an
-            # equinox module (whose non-array fields filter_jit keeps static)
+        if facts is None or facts.pytree is None or facts.pytree in ("linen", "nnx", "dataclass"):
+            return None  # not a pytree (a plain dataclass is not one), or a module of layers
         kind = facts.field_kind(attr)
+        if kind == "leaf" and attr not in facts.array_fields \
+                and (facts.pytree == "equinox" or self._array_leaves_only()):
+            # a leaf not declared an array: equinox's filtered transforms keep it static when
+            # it holds a Python value (`n: int`), and an eqx.Module's fields often hold
+            # submodules, callables or lists of layers
+            return None
+        if kind is None and attr and (facts.pytree == "equinox" or self._array_leaves_only()):
+            return None  # a method, a property, an attribute the class does not declare
         return kind if kind is not None else "other"
+
+    def _array_leaves_only(self) -> bool:
+        """``fn`` is traced by equinox's filtered transforms (``eqx.filter_jit``), which trace
+        array leaves only."""
+        return any(r.kind in ARRAY_LEAVES_ONLY_KINDS for r in self.fn.traced_by)
 
     def _clean_here(self, name: ast.Name) -> bool:
         """Whether every binding of ``name`` that reaches this read assigns a value that is

@@ -13,9 +13,10 @@ import ast
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
-from jaxlint.static.apis import FILTERED_KINDS, JIT_LIKE, literal_ints, literal_strs
+from jaxlint.static.apis import ARRAY_LEAVES_ONLY_KINDS, FILTERED_KINDS, JIT_LIKE, literal_ints, literal_strs
 from jaxlint.static.runs import eager_block
 from jaxlint.static.traced import Reason
+from jaxlint.static.values import class_facts
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxlint.static.scopes import FunctionInfo, Scopes
@@ -204,8 +205,9 @@ class EntryFinder:
                 continue
             if p.name in ("self", "cls") and p.index == 0 and fn.class_name:
                 continue
-            if kind in FILTERED_KINDS and not self.scopes.is_array_annotation(p.annotation):
-                continue
+            if kind in FILTERED_KINDS and kind != "nnx.jit" and not self.scopes.is_array_annotation(p.annotation) \
+                    and not (kind in ARRAY_LEAVES_ONLY_KINDS and self._pytree_annotation(p.annotation)):
+                continue  # a filtered transform: only what is declared an array (or a pytree of them) is known traced
             if p.default is not None and not (isinstance(p.default, ast.Constant) and p.default.value is None) \
                     and not self.scopes.is_array_annotation(p.annotation):
                 continue
@@ -241,6 +243,15 @@ class EntryFinder:
             )
         )
         self._entry_sites[self.entries[-1]] = (node, fn)
+
+    def _pytree_annotation(self, ann: ast.expr | None) -> bool:
+        """``ann`` names a pytree class of this module (an ``eqx.Module``, a NamedTuple, a
+        registered class or dataclass, a flax struct): equinox's filtered transforms trace
+        its array leaves (the value model tells a field's kind), and keep the rest static."""
+        if not isinstance(ann, ast.Name):
+            return False
+        facts = class_facts(self.scopes).get(ann.id)
+        return facts is not None and facts.pytree not in (None, "linen", "nnx", "dataclass")
 
     def entry_site(self, entry: EntryPoint) -> tuple[ast.AST, FunctionInfo]:
         """The decorator or transform call that made ``entry``, and the traced function."""

@@ -608,6 +608,13 @@ class Scopes:
             return fn, 0
         if isinstance(func, ast.Lambda):
             return self._fn_by_node.get(id(func)), 0
+        if instances and isinstance(func, ast.Call) and isinstance(func.func, ast.Name) \
+                and func.func.id in self.classes and self.lookup(func.func.id, scope)[0] is None:
+            # ``Block(features)(x)``: an instance made and called at once runs its ``__call__``
+            # (how linen's ``@nn.compact`` and haiku modules use their submodules)
+            made = self.method_named(func.func.id, "__call__")
+            if made is not None:
+                return made, 1
         if isinstance(func, ast.Call) and func.args:
             # called where it is made: ``jax.grad(loss)(params, x, True)``, ``partial(f, a)(x)``
             q = self.resolve_call(func)

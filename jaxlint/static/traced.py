@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from jaxlint.static.apis import DIFF_TRANSFORMS, JIT_LIKE, PASS_ARGUMENTS, TRACING_HOFS, literal_int, literal_ints
 from jaxlint.static.flow import Flow, iteration_targets, sampled, transform_of, unpacked  # noqa: F401
+from jaxlint.static.protocols import runner_call, runner_target
 from jaxlint.static.runs import EAGER_UNDER_DISABLE_JIT, eager_block
 from jaxlint.static.scopes import target_names
 
@@ -203,6 +204,9 @@ class Tracing:
         changed = self._mark_checkpoint_decorated()
         for node in self.scopes.nodes(ast.Call):
             q = self.scopes.resolve_call(node)
+            if q in JIT_LIKE and node.args:
+                changed |= self._mark_jitted_runner(node, JIT_LIKE[q])
+                continue
             if q in DIFF_TRANSFORMS and node.args:
                 # `jax.grad(loss)` outside traced code: `loss` runs on JVP tracers (see
                 # `only_differentiated`); applied in traced code, `_spread_from` marks it
@@ -225,6 +229,25 @@ class Tracing:
                                               - self._passthrough_params(node, q, target, bound)
                                               - self.scopes.partial_keywords(arg, node))
         return changed
+
+    def _mark_jitted_runner(self, call: ast.Call, kind: str) -> bool:
+        """``jax.jit(model.apply)`` (a linen module's, a haiku transform's ``init`` or
+        ``apply``): the function it runs is traced, with every parameter the runner passes
+        on, except those with a Python default (see ``jitmap``) and any a static spec may
+        name (it counts the runner's own arguments: left alone, none is marked)."""
+        found = runner_target(self.scopes, call.args[0], self.scopes.function_of(call))
+        if found is None:
+            return False
+        target = found[0]
+        specs = {"static_argnums", "static_argnames", "static_broadcasted_argnums"}
+        if any(k.arg is None or k.arg in specs for k in call.keywords):
+            params: set[str] = set()
+        else:
+            params = {p.name for p in target.params
+                      if p.default is None or (isinstance(p.default, ast.Constant) and p.default.value is None)
+                      or self.scopes.is_array_annotation(p.annotation)}
+            params &= self.callable_params(target, 0)
+        return self._mark(target, Reason(kind, call.lineno), params)
 
     def _mark_checkpoint_decorated(self) -> bool:
         """``@jax.checkpoint`` / ``@jax.remat`` (bare, or through ``functools.partial``
@@ -256,6 +279,14 @@ class Tracing:
                                               self._differentiated_params(node, q, target, bound))
                     continue
                 if q in TRACING_HOFS or q in JIT_LIKE:
+                    continue
+                ran = runner_call(self.scopes, node, fn)
+                if ran is not None:
+                    # `model.apply(variables, x)` in traced code: linen's / haiku's protocol
+                    # runs a function of the module with some of the arguments
+                    target, passed = ran
+                    changed |= self._mark(target, Reason(CALL, caller=fn.qualname),
+                                          {name for name, a in passed.items() if self.is_traced_expr(a, fn)})
                     continue
                 target, implicit = self.scopes.callee(node.func, fn)
                 if target is None or target is fn:

@@ -113,6 +113,9 @@ class ClassFacts:
     pytree: str | None = None
     static_fields: set[str] = field(default_factory=set)
     leaf_fields: set[str] = field(default_factory=set)
+    #: of ``leaf_fields``, those annotated as arrays (``a: jax.Array``): leaves that equinox's
+    #: filtered transforms trace (they keep a leaf annotated ``int`` static)
+    array_fields: set[str] = field(default_factory=set)
 
     def field_kind(self, name: str) -> str | None:
         """"static", "leaf" or None (the class declares no such field)."""
@@ -215,6 +218,8 @@ def _facts_of(model: "Scopes", cls: ast.ClassDef) -> ClassFacts:
             continue  # nnx declares by value, in __init__
         else:
             facts.leaf_fields.add(name)
+            if model.is_array_annotation(s.annotation):
+                facts.array_fields.add(name)
     if facts.pytree == "nnx":
         _nnx_attributes(model, cls, facts)
     elif facts.pytree == "registered":

@@ -1,0 +1,173 @@
+"""The libraries' protocols for running user code: which function of the module a
+library call runs, and which of its arguments that function receives. A part of the
+static model (the tracing fixpoint, ``traced.Tracing``, asks it).
+
+* **flax linen**: ``model.apply(variables, *args, method=..., rngs=..., mutable=...,
+  **kwargs)`` runs ``model.__call__`` (or the method named) with ``*args`` and
+  ``**kwargs``; ``model.init(rngs, *args, ...)`` and ``init_with_output`` do the same.
+  Called in traced code, the method is traced with what it is given; ``jax.jit(model.apply)``
+  traces it with every argument. Outside a trace both run eagerly, on concrete values.
+* **haiku**: ``net = hk.transform(f)`` makes ``net.init(rng, *args)`` and
+  ``net.apply(params, rng, *args)`` run ``f(*args)``; ``hk.transform_with_state`` adds the
+  state (``apply(params, state, rng, *args)``); ``hk.without_apply_rng`` drops ``rng`` from
+  ``apply``. Like linen: traced in traced code, eager outside it.
+
+Only instances the model can name are followed: a name bound once to ``C(...)`` of a linen
+class of the module (or ``self.x`` always set to one), ``C(...).apply(...)`` itself, and a
+name bound once to ``hk.transform(f)`` with ``f`` a function of the module.
+"""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from jaxlint.static.values import class_facts
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxlint.static.scopes import FunctionInfo, Scopes
+
+#: linen ``Module`` methods that run one of its methods: how many positional arguments
+#: come before the method's own, and the keywords that are theirs (not the method's)
+LINEN_RUNNERS: dict[str, tuple[int, frozenset[str]]] = {
+    "apply": (1, frozenset({"method", "rngs", "mutable", "capture_intermediates"})),
+    "init": (1, frozenset({"method", "mutable", "capture_intermediates"})),
+    "init_with_output": (1, frozenset({"method", "mutable", "capture_intermediates"})),
+}
+#: haiku transforms: (positional arguments before ``f``'s own in ``init``, in ``apply``)
+HAIKU_TRANSFORMS: dict[str, tuple[int, int]] = {
+    "haiku.transform": (1, 2),
+    "haiku.transform_with_state": (1, 3),
+}
+#: haiku wrappers that drop ``rng`` from ``apply``
+HAIKU_WITHOUT_RNG = frozenset({"haiku.without_apply_rng"})
+
+
+def runner_target(scopes: "Scopes", func: ast.expr, scope: "FunctionInfo | None") \
+        -> tuple["FunctionInfo", int, frozenset[str]] | None:
+    """For ``func`` an attribute that runs a function of the module by a library's
+    protocol (``model.apply``, ``net.init``): that function, how many leading positional
+    arguments the runner takes for itself, and the keywords that are the runner's. The
+    function's own parameters are then filled as by an ordinary call of it (a method's
+    ``self`` is the instance)."""
+    if not isinstance(func, ast.Attribute):
+        return None
+    linen = LINEN_RUNNERS.get(func.attr)
+    if linen is not None:
+        cls = _linen_class(scopes, func.value, scope)
+        if cls is not None:
+            method = _method(scopes, cls, "__call__")
+            return (method, linen[0], linen[1]) if method is not None else None
+    if func.attr in ("init", "apply"):
+        made = _haiku_transformed(scopes, func.value, scope)
+        if made is not None:
+            fn, init_lead, apply_lead = made
+            return fn, init_lead if func.attr == "init" else apply_lead, frozenset()
+    return None
+
+
+def runner_call(scopes: "Scopes", call: ast.Call, scope: "FunctionInfo | None") \
+        -> tuple["FunctionInfo", dict[str, ast.expr]] | None:
+    """``call`` runs a function of the module by a library's protocol (``model.apply(v, x)``,
+    ``net.apply(params, rng, x)``): that function, and the argument each of its parameters
+    receives (parameters left to their defaults, and ``self``, are not in it). None when
+    ``call`` is no such call, or its arguments cannot be read (a splat)."""
+    found = runner_target(scopes, call.func, scope)
+    if found is None:
+        return None
+    fn, lead, own = found
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    method_kw = next((k.value for k in call.keywords if k.arg == "method"), None)
+    if method_kw is not None:
+        named = _method_argument(scopes, fn, method_kw)
+        if named is None:
+            return None
+        fn = named
+    params = [p for p in fn.positional() if not (p.index == 0 and fn.class_name and p.name in ("self", "cls"))]
+    passed: dict[str, ast.expr] = {}
+    for p, a in zip(params, call.args[lead:]):
+        passed[p.name] = a
+    for k in call.keywords:
+        if k.arg and k.arg not in own and fn.param(k.arg) is not None:
+            passed[k.arg] = k.value
+    return fn, passed
+
+
+def _method_argument(scopes: "Scopes", fn: "FunctionInfo", node: ast.expr) -> "FunctionInfo | None":
+    """linen's ``method=``: a name (``"encode"``) or an attribute (``Model.encode``,
+    ``model.encode``) of the module's class."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        name = node.value
+    elif isinstance(node, ast.Attribute):
+        name = node.attr
+    else:
+        return None
+    return _method(scopes, fn.class_name, name)
+
+
+def _linen_class(scopes: "Scopes", expr: ast.expr, scope: "FunctionInfo | None") -> str | None:
+    """The linen module class of the module that ``expr`` is an instance of."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in scopes.classes:
+        cls: str | None = expr.func.id  # `Model(4).apply(...)`
+    else:
+        cls = scopes.instance_class(expr, scope)
+    return cls if cls is not None and _library_of(scopes, cls) == "linen" else None
+
+
+def _library_of(scopes: "Scopes", cls: str, depth: int = 0) -> str | None:
+    """Which library's module class ``cls`` is, through base classes of the module."""
+    facts = class_facts(scopes).get(cls)
+    if facts is None or depth > 4:
+        return None
+    if facts.pytree is not None:
+        return facts.pytree
+    for base in scopes.classes[cls].bases:
+        if isinstance(base, ast.Name) and base.id in scopes.classes:
+            found = _library_of(scopes, base.id, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _method(scopes: "Scopes", cls: str | None, name: str, depth: int = 0) -> "FunctionInfo | None":
+    """Method ``name`` of class ``cls``, or of one of its base classes in the module."""
+    if cls is None or depth > 4:
+        return None
+    found = scopes.method_named(cls, name)
+    if found is not None or cls not in scopes.classes:
+        return found
+    for base in scopes.classes[cls].bases:
+        if isinstance(base, ast.Name) and base.id in scopes.classes:
+            found = _method(scopes, base.id, name, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _haiku_transformed(scopes: "Scopes", expr: ast.expr, scope: "FunctionInfo | None") \
+        -> tuple["FunctionInfo", int, int] | None:
+    """``expr`` is ``hk.transform(f)`` (possibly wrapped in ``hk.without_apply_rng``), or a
+    name bound once to one: ``f`` and the leading positional arguments of ``init`` and
+    ``apply``."""
+    if isinstance(expr, ast.Name):
+        _, bindings = scopes.lookup(expr.id, scope)
+        if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].value, ast.Call):
+            return None
+        expr = bindings[0].value
+    drop = 0
+    for _ in range(3):
+        if not (isinstance(expr, ast.Call) and expr.args):
+            return None
+        q = scopes.resolve_call(expr)
+        if q in HAIKU_WITHOUT_RNG:
+            drop = 1
+            expr = expr.args[0]
+            continue
+        if q in HAIKU_TRANSFORMS:
+            fn, bound = scopes.unwrap_target(expr.args[0], expr)
+            if fn is None or bound:
+                return None
+            init_lead, apply_lead = HAIKU_TRANSFORMS[q]
+            return fn, init_lead, apply_lead - drop
+        return None
+    return None

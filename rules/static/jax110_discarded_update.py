@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from jaxlint.diagnostic import Applicability, Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._arrays import is_jax_array, used_as_array
+from jaxlint.rules.static._sizes import in_test, is_test_path
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -25,13 +26,27 @@ class DiscardedUpdate(StaticRule):
       `.min`, `.max`, `.apply`) used as a statement, so its result is thrown away;
     * an `.at[]` update assigned to a local name in a function that returns nothing,
       when nothing reads the name afterwards but further updates of itself
-      (`a = a.at[i].set(v)`: the caller's array is not changed, the update is lost);
+      (`a = a.at[i].set(v)`: the caller's array is not changed, the update is lost),
+      or to a name that nothing in the function reads at all beside a `return x`
+      (`y = x.at[i].set(v)`; not a name starting with `_`, unused on purpose);
+    * other functional updates used as a statement, whose result is all they do:
+      `optax.apply_updates(params, updates)`, `tx.update(...)` of a name bound to an
+      optax transformation (`tx = optax.adam(...)`; nnx's `Optimizer.update`, which
+      works in place, is not one), `jax.tree.map` / `jax.tree_util.tree_map` of a lambda
+      that only computes (arithmetic, `jax.numpy`, array methods), a `jax.numpy`
+      update of an array (`jnp.append(x, v)`, `jnp.insert`, `jnp.delete`, `jnp.clip`,
+      `jnp.sort`, `jnp.nan_to_num`, `jnp.fill_diagonal`), and `.sort()`, `.clip()` or
+      `.round()` of a JAX array (in place in NumPy, a copy in JAX). Not in tests, which
+      call these for what they raise or accept;
     * item assignment `x[i] = v` or `x[i] += v` on a JAX array: a parameter of traced
       code used as an array, a value made by `jax.numpy` / `jax.random`, or a
       parameter annotated as `jax.Array`.
 
     Containers (`params["w"] = ...` on a dict pytree) and values whose type is not
-    known are left alone.
+    known are left alone, and so are `jax.tree.map` of a named function, of a lambda
+    that calls anything else (`lambda p: p.block_until_ready()`, `print`: run for their
+    effect) or that reads none of its arguments (`lambda *a: None`: mapped to check
+    that the trees' structures match).
 
     ## Why is this bad?
     JAX arrays are immutable. `x.at[i].set(v)` returns a *new* array and leaves `x`
@@ -76,6 +91,8 @@ class DiscardedUpdate(StaticRule):
     fix_hint = "assign the result back: x = x.at[i].set(v)"
     severity = Severity.ERROR
     fixable = Applicability.UNSAFE
+    #: an optax training step may never name jax
+    markers = (*StaticRule.markers, "optax")
 
     VALID = [
         Valid(
@@ -111,8 +128,8 @@ class DiscardedUpdate(StaticRule):
                 a = a.at[0].set(1.0)
                 a += 1
 
-            def unused(a):
-                b = a.at[0].set(1.0)
+            def unused_on_purpose(a):
+                _b = a.at[0].set(1.0)
                 return a
             """
         ),
@@ -323,15 +340,43 @@ class DiscardedUpdate(StaticRule):
             line=5,
             message="the update is lost",
         ),
+        Invalid(
+            """
+            import jax
+
+            @jax.jit
+            def zero_rows(x, rows):
+                for i in range(rows.shape[0]):
+                    y = x.at[rows[i]].set(0.0)
+                return x
+            """,
+            line=6,
+            message="is assigned to `y`, which nothing reads afterwards",
+        ),
+        Invalid(
+            """
+            import optax
+
+            def sgd_step(params, grads, lr):
+                updates = {k: -lr * g for k, g in grads.items()}
+                optax.apply_updates(params, updates)
+                return params
+            """,
+            line=5,
+            message="the result of `optax.apply_updates(params, updates)` is discarded",
+        ),
     ]
 
     def check(self, ctx: StaticContext) -> None:
         model = ctx.model
         updates = ".at[" in ctx.source
-        if updates:
-            for expr in model.nodes(ast.Expr):
-                if isinstance(expr.value, ast.Call):
+        tests = is_test_path(ctx.path)
+        for expr in model.nodes(ast.Expr):
+            if isinstance(expr.value, ast.Call):
+                if updates:
                     self._discarded(ctx, expr, expr.value)
+                if not tests:
+                    self._discarded_copy(ctx, model, expr, expr.value)
         dead: dict[tuple[int, str], ast.Assign] = {}
         reads: dict = {}
         for assign in model.nodes(ast.Assign):
@@ -370,6 +415,42 @@ class DiscardedUpdate(StaticRule):
             f"leaves `{what}` unchanged; assign it (`{what} = {what}.at[...]...`)",
             fix=fix,
             data={"array": what},
+        )
+
+    def _discarded_copy(self, ctx, model, stmt: ast.Expr, call: ast.Call) -> None:
+        """A statement calling a function that returns an updated copy and changes nothing:
+        ``optax.apply_updates(params, updates)``, ``tx.update(...)`` of an optax
+        transformation, ``jax.tree.map`` of a pure function, a ``jax.numpy`` update
+        (``jnp.append(x, v)``, ``jnp.clip(x, 0, 1)``), an array method NumPy runs in place
+        (``x.sort()`` on a JAX array)."""
+        fn = model.function_of(call)
+        if in_test(fn):
+            return  # tests call these for what they raise or accept, on purpose
+        q = model.resolve_call(call)
+        what = why = None
+        if q == "optax.apply_updates":
+            what, why = "the new parameters", "leaves `{}` unchanged".format(
+                ctx.segment(call.args[0]) if call.args else "the parameters")
+        elif q in _TREE_MAPS and call.args and _pure_leaf_function(model, call.args[0]):
+            what, why = "a new tree", "leaves the tree it maps unchanged"
+        elif q is not None and q.startswith("jax.numpy.") and q[len("jax.numpy."):] in _JNP_COPIES \
+                and call.args and isinstance(call.args[0], (ast.Name, ast.Attribute)):
+            what, why = "a new array", f"leaves `{ctx.segment(call.args[0])}` unchanged"
+        elif q is None and isinstance(call.func, ast.Attribute):
+            receiver = call.func.value
+            if call.func.attr == "update" and _optax_transformation(model, fn, receiver):
+                what, why = "the updates and the new optimizer state", "changes nothing"
+            elif call.func.attr in _IN_PLACE_IN_NUMPY and is_jax_array(model, fn, receiver):
+                what = "a new array"
+                why = (f"leaves `{ctx.segment(receiver)}` unchanged (NumPy's `.{call.func.attr}()` works in place, "
+                       f"a JAX array's does not)")
+        if what is None:
+            return
+        ctx.report(
+            stmt,
+            f"the result of `{_short(ctx.segment(call))}` is discarded: it returns {what} and {why}; "
+            f"assign it",
+            data={"function": q if q is not None else f".{getattr(call.func, 'attr', '')}()"},
         )
 
     def _item_assignment(self, ctx, model, stmt: ast.Assign | ast.AugAssign, target: ast.Subscript) -> None:
@@ -429,6 +510,47 @@ class DiscardedUpdate(StaticRule):
 
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_TREE_MAPS = {"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"}
+#: jax.numpy functions that return an updated copy of their first argument.
+_JNP_COPIES = {"append", "insert", "delete", "clip", "sort", "nan_to_num", "fill_diagonal"}
+#: Array methods that work in place on a NumPy array and return a copy on a JAX one.
+_IN_PLACE_IN_NUMPY = {"sort", "clip", "round"}
+#: What a leaf function may call and stay pure: jax's array libraries and array methods.
+_PURE_MODULES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.")
+_PURE_METHODS = {"astype", "reshape", "transpose", "squeeze", "clip", "sum", "mean", "conj", "round"}
+
+
+def _pure_leaf_function(model, f: ast.expr) -> bool:
+    """A lambda whose body only computes from its arguments (arithmetic, jax.numpy, array
+    methods): mapping it makes a new tree and does nothing else."""
+    if not isinstance(f, ast.Lambda) or isinstance(f.body, ast.Constant):
+        return False  # `lambda *a: None` maps only to compare the trees' structures
+    params = {a.arg for a in (*f.args.posonlyargs, *f.args.args, *f.args.kwonlyargs)}
+    if not any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(f.body)):
+        return False
+    for node in ast.walk(f.body):
+        if isinstance(node, ast.Call):
+            q = model.resolve_call(node)
+            if q is not None and q.startswith(_PURE_MODULES):
+                continue
+            if q is None and isinstance(node.func, ast.Attribute) and (
+                    node.func.attr in _PURE_METHODS or _at_update_base(node) is not None):
+                continue
+            return False
+        if isinstance(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
+            return False
+    return True
+
+
+def _optax_transformation(model, fn, receiver: ast.expr) -> bool:
+    """``tx`` bound (every binding that reaches here) to a call of ``optax``: a gradient
+    transformation, whose ``update`` is pure (nnx's ``Optimizer.update`` works in place)."""
+    if not isinstance(receiver, ast.Name):
+        return False
+    _, bindings = model.lookup(receiver.id, fn)
+    return bool(bindings) and all(
+        b.kind == "assign" and isinstance(b.value, ast.Call)
+        and (model.resolve_call(b.value) or "").startswith("optax.") for b in bindings)
 
 
 def _dead_update(model, assign: ast.Assign, memo: dict) -> str | None:
@@ -448,9 +570,13 @@ def _dead_update(model, assign: ast.Assign, memo: dict) -> str | None:
         return None
     if id(fn) not in memo:
         memo[id(fn)] = _reads(fn)
-    reads = memo[id(fn)]
+    reads, returns = memo[id(fn)]
     if reads is None:
-        return None  # it returns something (or cannot be read): an unused local there is dead code
+        return None  # it cannot be read (`locals()`, `eval`)
+    if returns and name not in reads and not name.startswith("_"):
+        return name  # `y = x.at[i].set(v)` that nothing ever reads, beside `return x`: the update is lost
+    if returns:
+        return None  # it returns something: the name may be what it returns, or a part of it
     loops = {id(a) for a in model.ancestors(assign) if isinstance(a, _LOOPS)}
     at = (assign.lineno, assign.col_offset)
     for node in reads.get(name, ()):
@@ -465,22 +591,21 @@ def _dead_update(model, assign: ast.Assign, memo: dict) -> str | None:
     return name
 
 
-def _reads(fn) -> dict[str, list[ast.AST]] | None:
+def _reads(fn) -> tuple[dict[str, list[ast.AST]] | None, bool]:
     """The reads of each name in ``fn`` (nested functions included; ``x += 1`` reads
-    ``x``), or None when it returns a value, yields, or calls ``locals``/``vars``/``eval``."""
-    for n in fn.body_nodes():
-        if isinstance(n, (ast.Yield, ast.YieldFrom)) or isinstance(n, ast.Return) and n.value is not None \
-                and not (isinstance(n.value, ast.Constant) and n.value.value is None):
-            return None
+    ``x``), or None when it calls ``locals``/``vars``/``eval``; and whether it returns a
+    value or yields."""
+    returns = any(isinstance(n, (ast.Yield, ast.YieldFrom)) or isinstance(n, ast.Return) and n.value is not None
+                  and not (isinstance(n.value, ast.Constant) and n.value.value is None) for n in fn.body_nodes())
     out: dict[str, list[ast.AST]] = {}
     for node in ast.walk(fn.node):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("locals", "vars", "eval"):
-            return None
+            return None, returns
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
             out.setdefault(node.id, []).append(node)
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             out.setdefault(node.target.id, []).append(node)
-    return out
+    return out, returns
 
 
 def _self_update(stmt: ast.Assign, name: str) -> bool:

@@ -119,3 +119,152 @@ def test_jax110_updates_in_except_and_match_blocks_are_found_once():
                     x.at[1].set(2.0)
             return x
         """) == [7, 10]
+
+
+# Pure functions whose result is thrown away (scope50). Each flagged program, run under
+# real jax, returns its input unchanged ("lost"); each quiet twin does what it says.
+_COPY_FLAGGED = {
+    "optax_apply_updates": ("""
+        import jax.numpy as jnp
+        import optax
+
+        def step(params, grads):
+            updates = jax_neg(grads)
+            optax.apply_updates(params, updates)
+            return params
+
+        def jax_neg(g):
+            return {"w": -g["w"]}
+        """, 6, "step({'w': jnp.ones(2)}, {'w': jnp.ones(2)})['w'].tolist() == [1.0, 1.0] and 'lost'"),
+    "optax_transformation_update": ("""
+        import jax.numpy as jnp
+        import optax
+
+        tx = optax.adam(0.1)
+
+        def step(params, grads, state):
+            tx.update(grads, state, params)
+            return state
+
+        def run():
+            params = {"w": jnp.ones(2)}
+            state = step(params, params, tx.init(params))
+            return int(state[0].count) == 0 and float(state[0].mu["w"][0]) == 0.0 and "lost"
+        """, 7, "run()"),
+    "tree_map_of_a_pure_lambda": ("""
+        import jax
+        import jax.numpy as jnp
+
+        def decay(params):
+            jax.tree.map(lambda p: jnp.clip(p * 0.99, -1, 1), params)
+            return params
+        """, 5, "decay({'w': jnp.ones(2)})['w'].tolist() == [1.0, 1.0] and 'lost'"),
+    "jnp_append_like_a_list": ("""
+        import jax.numpy as jnp
+
+        def grow(xs):
+            out = jnp.zeros(0)
+            for x in xs:
+                jnp.append(out, x)
+            return out
+        """, 6, "grow([1.0, 2.0]).shape == (0,) and 'lost'"),
+    "sort_in_place_habit": ("""
+        import jax.numpy as jnp
+
+        def median(n):
+            x = jnp.arange(n, 0, -1)
+            x.sort()
+            return x
+        """, 5, "median(3).tolist() == [3, 2, 1] and 'lost'"),
+    "dead_update_beside_a_return": ("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def zero_rows(x, rows):
+            for i in range(rows.shape[0]):
+                y = x.at[rows[i]].set(0.0)
+            return x
+        """, 7, "bool((zero_rows(jnp.ones(3), jnp.array([0])) == 1).all()) and 'lost'"),
+}
+_COPY_QUIET = {
+    "tree_map_for_its_side_effect": ("""
+        import jax
+        import jax.numpy as jnp
+
+        def wait(params):
+            jax.tree.map(lambda p: p.block_until_ready(), params)
+            jax.tree_util.tree_map(print, params)
+            return params
+        """, "wait({'w': jnp.ones(2)}) and 'kept'"),
+    "nnx_optimizer_update_works_in_place": ("""
+        import jax.numpy as jnp
+        from flax import nnx
+
+        def step(optimizer, model, grads):
+            optimizer.update(model, grads)
+            return model
+        """, "'kept'"),
+    "list_sort_and_numpy_sort": ("""
+        import numpy as np
+
+        def order(xs):
+            xs = list(xs)
+            xs.sort()
+            a = np.asarray(xs)
+            a.sort()
+            return a
+        """, "order([3, 1, 2]).tolist() == [1, 2, 3] and 'kept'"),
+    "tree_map_to_compare_structures": ("""
+        import jax
+        import jax.numpy as jnp
+
+        def same_structure(a, b):
+            jax.tree.map(lambda *_: None, a, b)  # raises when the structures differ
+            return a
+        """, "same_structure({'w': jnp.ones(2)}, {'w': jnp.zeros(2)}) and 'kept'"),
+    "underscore_name_unused_on_purpose": ("""
+        import jax.numpy as jnp
+
+        def clear(x, i):
+            _unused = x.at[i].set(0.0)
+            return jnp.where(x > 0, 0.0, x)
+        """, "clear(jnp.ones(2), 0).tolist() == [0.0, 0.0] and 'kept'"),
+    "a_test_calling_update_for_what_it_raises": ("""
+        import jax.numpy as jnp
+        import optax
+
+        tx = optax.sgd(0.1)
+
+        def test_update_accepts_extra_args():
+            params = {"w": jnp.ones(2)}
+            tx.update(params, tx.init(params), params)
+        """, "test_update_accepts_extra_args() or 'kept'"),
+    "update_returned": ("""
+        import jax.numpy as jnp
+
+        def zero_first(x):
+            y = x.at[0].set(0.0)
+            return y
+        """, "zero_first(jnp.ones(2)).tolist() == [0.0, 1.0] and 'kept'"),
+}
+
+
+def test_jax110_discarded_pure_results_are_flagged():
+    for name, (src, line, _) in _COPY_FLAGGED.items():
+        assert lines("JAX110", src) == [line], name
+
+
+def test_jax110_side_effects_in_place_updates_and_used_results_are_clean():
+    for name, (src, _) in _COPY_QUIET.items():
+        assert lines("JAX110", src) == [], name
+
+
+def test_jax110_discarded_results_really_are_lost_under_real_jax():
+    from static_rule_helpers import outcomes_under_jax
+
+    cases = {n: (textwrap.dedent(s), c) for n, (s, _, c) in _COPY_FLAGGED.items()}
+    cases.update({n: (textwrap.dedent(s), c) for n, (s, c) in _COPY_QUIET.items()})
+    got = outcomes_under_jax(cases)
+    assert {n: got[n] for n in _COPY_FLAGGED} == {n: "lost" for n in _COPY_FLAGGED}, got
+    assert {n: got[n] for n in _COPY_QUIET} == {n: "kept" for n in _COPY_QUIET}, got

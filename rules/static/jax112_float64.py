@@ -36,8 +36,11 @@ class Float64(StaticRule):
     ## What it does
     Finds 64-bit dtypes in traced code: `jnp.float64` / `np.float64` (and `int64`,
     `uint64`, `complex128`) given as `dtype=`, to `.astype(...)`, as a constructor's
-    dtype argument, or called as a function (`jnp.float64(x)`); and dtype strings such
-    as `dtype="float64"`. A module constant (`DTYPE = jnp.float64`) read by traced
+    dtype argument, or called as a function (`jnp.float64(x)`); dtype strings such
+    as `dtype="float64"`; and dtype objects made from either (`np.dtype("float64")`,
+    `jnp.dtype(jnp.float64)`). The Python types `float`, `int` and `complex` as dtypes
+    are not 64-bit requests: they give JAX's default type (32-bit without
+    `jax_enable_x64`, silently; checked with real jax). A module constant (`DTYPE = jnp.float64`) read by traced
     code is one finding, at the constant, naming the functions that use it. Also finds
     `jax_enable_x64` turned on
     (`jax.config.update("jax_enable_x64", True)`, `os.environ["JAX_ENABLE_X64"] = "1"`)
@@ -450,10 +453,24 @@ def _module_constant(model: ModuleModel, dtype: ast.AST) -> ast.AST | None:
 def _wide(model: ModuleModel, expr: ast.AST) -> bool:
     if isinstance(expr, ast.Constant):
         return isinstance(expr.value, str) and expr.value in WIDE_STRINGS
+    made = _dtype_object_of(model, expr)
+    if made is not None:
+        return _wide(model, made)  # `np.dtype("float64")`, `jnp.dtype(jnp.float64)`
     return isinstance(expr, (ast.Name, ast.Attribute)) and model.resolve(expr) in WIDE_DTYPES
 
 
+def _dtype_object_of(model: ModuleModel, expr: ast.AST) -> ast.expr | None:
+    """``d`` of ``np.dtype(d)`` / ``jnp.dtype(d)``: a dtype object made from a name or string."""
+    if isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords \
+            and model.resolve_call(expr) in ("numpy.dtype", "jax.numpy.dtype"):
+        return expr.args[0]
+    return None
+
+
 def _label(model: ModuleModel, expr: ast.AST) -> str:
+    made = _dtype_object_of(model, expr)
+    if made is not None:
+        return _label(model, made)
     if isinstance(expr, ast.Constant):
         return f"dtype {expr.value!r}"
     q = model.resolve(expr) or ""

@@ -263,3 +263,58 @@ def test_numpy_through_a_parameter_under_real_jax(tmp_path, program, raises):
     r = subprocess.run([sys.executable, str(tmp_path / "p.py")], capture_output=True, text=True,
                        env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
     assert (r.returncode != 0 and "Tracer" in r.stderr) == raises, r.stderr[-2000:]
+
+
+# ---------------------------------------------------------------------- instances and their methods
+LOSSES = """
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    class Loss:
+        def __init__(self, index, measurement):
+            self.index = index
+            self.data = jnp.asarray(measurement)
+
+        def __call__(self, x):
+            print("loss", self.index)
+            return jnp.sum((x[self.index] - self.data) ** 2)
+
+        def grad_norm(self, x):
+            return jnp.linalg.norm(x - self.data)
+
+    {made}
+    """
+FACTORY_OF_LOSSES = "def make_loss(i):\n        return Loss(i, np.random.rand(8))\n\n    "
+
+
+@pytest.mark.parametrize("made,cls", [
+    ("fns = [jax.jit(loss.__call__) for loss in [Loss(i, np.ones({size})) for i in range(8)]]", "Loss"),
+    ("losses = [Loss(i, np.ones({size})) for i in range(8)]\n    fns = [jax.jit(l.grad_norm) for l in losses]", "Loss"),
+    (FACTORY_OF_LOSSES + "losses = (make_loss(0), make_loss(1))\n    fns = [jax.jit(l.__call__) for l in losses]", "Loss"),
+    (FACTORY_OF_LOSSES + "fns = []\n    for loss in [make_loss(i) for i in range(4)]:\n        fns.append(jax.jit(loss.__call__))", "Loss"),
+    (FACTORY_OF_LOSSES + "loss = make_loss(3)\n    fn = jax.jit(loss.__call__)", "Loss"),
+    ("losses = [Loss(0, 1), object()]\n    fns = [jax.jit(l.__call__) for l in losses]", None),  # not all Loss
+])
+def test_the_class_of_an_instance_made_in_a_list_a_comprehension_or_a_factory(made, cls):
+    src = LOSSES.format(size=8, made=made.format(size=8))
+    m = model_of(src)
+    jit_arg = next(c.args[0] for c in m.nodes(ast.Call) if m.resolve_call(c) == "jax.jit")
+    assert m.instance_class(jit_arg.value, m.function_of(jit_arg)) == cls
+    traced = {f.qualname for f in m.functions if f.traced}
+    assert bool(traced & {"Loss.__call__", "Loss.grad_norm"}) == (cls is not None)
+
+
+@pytest.mark.parametrize("size,made,found", [
+    # each jitted bound method bakes its instance's 8 MiB array in
+    (1 << 20, "losses = [Loss(i, np.random.rand({size})) for i in range(64)]\n"
+              "    fns = [jax.jit(loss.__call__) for loss in losses]", [("JAX101", 12), ("JAX106", 11)]),
+    (1 << 20, "loss = Loss(0, np.ones({size}))\n    fn = jax.jit(loss.grad_norm)", [("JAX101", 15)]),
+    (16, "losses = [Loss(i, np.random.rand({size})) for i in range(64)]\n"
+         "    fns = [jax.jit(loss.__call__) for loss in losses]", [("JAX106", 11)]),      # small arrays
+    (1 << 20, "def build(w):\n        return [jax.jit(Loss(i, w).__call__) for i in range(3)]", [("JAX106", 11)]),
+    # (`w` is a parameter no call site binds: its size is not known)
+])
+def test_rules_on_jitted_bound_methods_of_instances(size, made, found):
+    src = LOSSES.format(size=size, made=made.format(size=size))
+    assert codes_lines(src, ["JAX101", "JAX106"]) == found

@@ -665,14 +665,31 @@ class Scopes:
         return found
 
     def instance_class(self, expr: ast.expr, scope: FunctionInfo | None) -> str | None:
-        """The module class ``expr`` is an instance of, when it is a name bound once to
-        ``C(...)`` or an attribute ``self.x`` that its class only ever sets to ``C(...)``."""
+        """The module class ``expr`` is an instance of, when it is ``C(...)`` (or a call of a
+        factory of the module that makes one), a name bound once to one, a name iterating
+        over a list, tuple or comprehension of them (``for m in models``), or an attribute
+        ``self.x`` that its class only ever sets to ``C(...)``."""
         value: ast.AST | None = None
+        if isinstance(expr, ast.Call):
+            return self._made_class(expr, scope, 0)  # `Loss(i, w).__call__`
         if isinstance(expr, ast.Name) and expr.id not in ("self", "cls"):
+            for a in self.ancestors(expr):  # `[jax.jit(m.__call__) for m in models]`
+                if isinstance(a, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+                    gen = next((g for g in a.generators if isinstance(g.target, ast.Name) and g.target.id == expr.id),
+                               None)
+                    if gen is not None:
+                        return self._element_class(gen.iter, scope, 0)
+                elif isinstance(a, _SCOPE_NODES):
+                    break
             _, bindings = self.lookup(expr.id, scope)
+            if len(bindings) == 1 and bindings[0].kind == "for" and isinstance(bindings[0].node, ast.For) \
+                    and bindings[0].node.target is not None and isinstance(bindings[0].node.target, ast.Name):
+                return self._element_class(bindings[0].node.iter, scope, 0)  # `for m in models:`
             if len(bindings) != 1 or bindings[0].kind != "assign":
                 return None
             value = bindings[0].value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id not in self.classes:
+                return self._made_class(value, scope, 0)  # `m = make_model(...)`: what the factory makes
         elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
             owner = scope
             while owner is not None and owner.class_name is None:
@@ -684,6 +701,43 @@ class Scopes:
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.classes \
                 and self.lookup(value.func.id, self.function_of(value))[0] is None:
             return value.func.id
+        return None
+
+    def _made_class(self, expr: ast.AST | None, scope: FunctionInfo | None, depth: int) -> str | None:
+        """The module class whose instance ``expr`` makes: ``C(...)``, a name bound to one,
+        or a call of a factory of the module every ``return`` of which makes one."""
+        if depth > 3 or expr is None:
+            return None
+        if isinstance(expr, ast.Name):
+            return self.instance_class(expr, scope) if depth < 3 else None
+        if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)):
+            return None
+        name = expr.func.id
+        if name in self.classes and self.lookup(name, self.function_of(expr))[0] is None:
+            return name
+        factory = self.function_named(name, self.function_of(expr))
+        if factory is None or isinstance(factory.node, ast.Lambda) or factory.class_name is not None:
+            return None
+        returns = [n.value for n in factory.body_nodes() if isinstance(n, ast.Return)]
+        made = {self._made_class(v, factory, depth + 1) for v in returns}
+        return made.pop() if len(made) == 1 and returns else None
+
+    def _element_class(self, it: ast.AST | None, scope: FunctionInfo | None, depth: int) -> str | None:
+        """The module class every element of the iterable ``it`` is an instance of: a list,
+        tuple or set display of instances, a comprehension making them, or a name bound
+        once to one of those."""
+        if depth > 3 or it is None:
+            return None
+        if isinstance(it, (ast.List, ast.Tuple, ast.Set)):
+            made = {self._made_class(e, scope, depth + 1) for e in it.elts}
+            return made.pop() if len(made) == 1 and it.elts else None
+        if isinstance(it, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+            return self._made_class(it.elt, scope, depth + 1)
+        if isinstance(it, ast.Name):
+            _, bindings = self.lookup(it.id, scope)
+            if len(bindings) == 1 and bindings[0].kind == "assign":
+                owner = self.function_of(bindings[0].node)
+                return self._element_class(bindings[0].value, owner, depth + 1)
         return None
 
     def _self_attrs(self) -> dict[tuple[str, str], str | None]:

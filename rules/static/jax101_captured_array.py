@@ -624,7 +624,7 @@ class CapturedArray(StaticRule):
                     and isinstance(node.ctx, ast.Load)
                     and isinstance(node.value, ast.Name)
                     and node.value.id == "self"
-                    and "self" in fn.static_params
+                    and ("self" in fn.static_params or "self" in fn.partial_bound)
                     and f"self.{node.attr}" not in reported
                 ):
                     parent = model.parent(node)
@@ -686,8 +686,12 @@ class CapturedArray(StaticRule):
                     for t in n.targets:
                         if (isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
                                 and t.value.id == "self"):
-                            values.append(n.value if not isinstance(n.value, ast.Name)
-                                          else _constructed_with(model, other, n.value) or n.value)
+                            v = n.value
+                            if isinstance(v, ast.Call) and len(v.args) == 1 and isinstance(v.args[0], ast.Name) \
+                                    and (model.resolve_call(v) or "") in _CONVERSIONS:
+                                v = v.args[0]  # `self.data = jnp.asarray(measurement)`: as large as its argument
+                            values.append(v if not isinstance(v, ast.Name)
+                                          else _constructed_with(model, other, v) or n.value)
         return values[0] if len(values) == 1 else None
 
     def _report(self, ctx, node, name, est: Estimate | None, def_node, limit, how) -> bool:
@@ -808,23 +812,21 @@ def _display_entry(model, display: ast.expr | None, key: ast.expr) -> ast.expr |
 
 def _constructed_with(model, init, name: ast.Name) -> ast.expr | None:
     """What ``self.a = p`` in ``__init__`` holds when ``p`` is a parameter: the argument the
-    module's one module-level construction of the class passes (``m = Module(table)``,
-    with ``table`` a module-level array), else None."""
+    module-level constructions of the class pass (``m = Module(table)``, ``[Loss(i, w) for
+    ...]``, the value model's ``callers``), the largest when several pass arrays; None when
+    one is made inside a function (one value per call, not one array) or passes anything
+    else."""
     if init.name != "__init__" or init.param(name.id) is None or init.class_name is None:
         return None
-    p = init.param(name.id)
-    args = []
-    for call in model.nodes(ast.Call):
-        if isinstance(call.func, ast.Name) and call.func.id == init.class_name:
-            if model.function_of(call) is not None:
-                return None  # made inside a function too: one value per call, not one array
-            given = next((k.value for k in call.keywords if k.arg == p.name), None)
-            if given is None and p.index is not None and 0 < p.index <= len(call.args):
-                given = call.args[p.index - 1]  # `self` is not passed
-            if given is None or any(isinstance(a, ast.Starred) for a in call.args):
-                return None
-            args.append(given)
-    return args[0] if len(args) == 1 else None
+    held = Callers.of(model).held(init, name.id)
+    if not held or any(scope is not None for _, scope in held):
+        return None
+    if len(held) == 1:
+        return held[0][0]
+    sized = [(e, array_estimate(model, e)) for e, _ in held]
+    if any(est is None for _, est in sized):
+        return None
+    return max(sized, key=lambda f: f[1]["bytes"] or 0)[0]  # type: ignore[index]
 
 
 def _drop_conversions(model, name: str, bindings: list) -> list:

@@ -318,3 +318,48 @@ def test_the_class_of_an_instance_made_in_a_list_a_comprehension_or_a_factory(ma
 def test_rules_on_jitted_bound_methods_of_instances(size, made, found):
     src = LOSSES.format(size=size, made=made.format(size=size))
     assert codes_lines(src, ["JAX101", "JAX106"]) == found
+
+
+# ---------------------------------------------------------------------- loop counts
+@pytest.mark.parametrize("it,count", [
+    ("range(N)", 3000),
+    ("reversed(range(N))", 3000),
+    ("enumerate(reversed(range(2, N)))", 2998),
+    ("zip(range(N), LAYERS)", 2000),
+    ("zip(range(N), xs)", None),            # a traced array's length is not static
+    ("range(len(LAYERS))", 2000),
+    ("list(range(0, N, 3))", 1000),
+    ("LAYERS", 2000),
+    ("[1, 2] + [3]", 3),
+    ("[0] * (1 << 20)", None),               # too long to build
+    ("sorted(LAYERS, reverse=True)", 2000),
+    ("zip(*pairs)", None),
+])
+def test_iteration_count(it, count):
+    from jaxlint.static.consts import iteration_count
+    src = f"N = 3000\nLAYERS = [64, 128, 256, 512] * 500\n\ndef f(xs, pairs):\n    for _ in {it}:\n        pass\n"
+    m = model_of(src)
+    loop = next(iter(m.nodes(ast.For)))
+    assert iteration_count(m, loop.iter) == count
+
+
+@pytest.mark.parametrize("it,found", [
+    ("reversed(range(N))", [("JAX102", 7)]),
+    ("zip(range(len(LAYERS)), LAYERS)", [("JAX102", 7)]),
+    ("range(len(LAYERS))", [("JAX102", 7)]),
+    ("zip(range(N), xs)", []),
+    ("reversed(range(3))", []),
+])
+def test_jax102_counts_loops_over_builtins_of_static_iterables(it, found):
+    src = f"""
+        import jax
+        N = 3000
+        LAYERS = [64, 128, 256, 512] * 500
+
+        @jax.jit
+        def f(x, xs):
+            for i in {it}:
+                x = x * 1.01
+            return x
+        """
+    assert codes_lines(src, ["JAX102"]) == found

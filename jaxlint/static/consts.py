@@ -42,6 +42,8 @@ UNKNOWN = _Unknown()
 Value = Union[int, float, str, bool, None, tuple, dict, _Unknown]
 _DEPTH = 12
 _BIG = 1 << 62
+#: the longest sequence built by arithmetic on displays (``[0] * n``)
+_LONGEST = 1 << 16
 _NAMED_BASES = {"typing.NamedTuple", "NamedTuple"}
 
 
@@ -105,6 +107,35 @@ def range_count(model: "Scopes", call: ast.Call, depth: int = 0) -> int | None:
     return max(0, -(-(stop - start) // step)) if step > 0 else max(0, -(-(start - stop) // -step))
 
 
+#: Builtins whose iteration runs as many times as over their one argument.
+_SAME_COUNT = frozenset({"builtins.enumerate", "builtins.reversed", "builtins.list", "builtins.tuple",
+                         "builtins.sorted"})
+
+
+def iteration_count(model: "Scopes", it: ast.AST | None, depth: int = 0) -> int | None:
+    """How many times a ``for`` loop over ``it`` runs, when that is static: ``range(...)``
+    with static bounds, ``enumerate`` / ``reversed`` / ``list`` / ``tuple`` / ``sorted`` of
+    such an iterable, ``zip`` of them (the shortest), and a static sequence, string or
+    dict (``LAYERS``, ``range(len(LAYERS))``); None otherwise."""
+    if it is None or depth > 4:
+        return None
+    if isinstance(it, ast.Call):
+        if any(isinstance(a, ast.Starred) for a in it.args):
+            return None
+        q = model.resolve_call(it)
+        if q == "builtins.range":
+            return range_count(model, it, depth)
+        if q in _SAME_COUNT and len(it.args) == 1 and (q != "builtins.enumerate" or all(
+                k.arg == "start" for k in it.keywords)) and (q == "builtins.sorted" or q == "builtins.enumerate"
+                                                             or not it.keywords):
+            return iteration_count(model, it.args[0], depth + 1)
+        if q == "builtins.zip" and it.args and all(k.arg == "strict" for k in it.keywords):
+            counts = [iteration_count(model, a, depth + 1) for a in it.args]
+            return min(c for c in counts if c is not None) if all(c is not None for c in counts) else None
+    v = static_value(model, it, depth)
+    return len(v) if isinstance(v, (tuple, str, dict)) else None
+
+
 class _Lazy:
     """A dict display's value, computed when a subscript asks for it."""
 
@@ -117,6 +148,14 @@ class _Lazy:
 def _arith(op: ast.operator, a: Value, b: Value) -> Value:
     if isinstance(a, str) and isinstance(b, str) and isinstance(op, ast.Add) and len(a) + len(b) < 4096:
         return a + b
+    if isinstance(a, tuple) and isinstance(b, tuple) and isinstance(op, ast.Add) and len(a) + len(b) <= _LONGEST:
+        return a + b  # `[1, 2] + [3]`
+    if isinstance(op, ast.Mult) and (isinstance(a, tuple) and type(b) is int
+                                     or isinstance(b, tuple) and type(a) is int):
+        seq, times = (a, b) if isinstance(a, tuple) else (b, a)
+        if len(seq) * max(times, 0) <= _LONGEST:  # type: ignore[operator, arg-type]
+            return seq * times  # type: ignore[operator]  # `[64, 128] * 500`
+        return UNKNOWN
     if not (isinstance(a, (int, float)) and isinstance(b, (int, float))) or isinstance(a, bool) or isinstance(b, bool):
         return UNKNOWN
     try:

@@ -8,7 +8,7 @@ from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._arrays import is_jax_array, used_as_array
 from jaxlint.rules.static._sizes import static_int, static_sequence
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
-from jaxlint.static.consts import range_count, static_value
+from jaxlint.static.consts import iteration_count, range_count
 from jaxlint.static.taint import CERTAIN, POSSIBLE, describe, taint_of, traced_how
 from jaxlint.static.semantic import walk
 
@@ -663,8 +663,9 @@ class PythonLoopInJit(StaticRule):
             # (module or local, unpacked or not), a dict entry, a record field, a helper's
             # return, arithmetic on those
             return range_count(model, it)
-        value = static_value(model, it)
-        return len(value) if isinstance(value, tuple) else None  # a static tuple reached through a name
+        # `zip(range(n), xs)`, `reversed(range(n))`, `range(len(LAYERS))`, a static tuple
+        # reached through a name: the value model's count of the loop
+        return iteration_count(model, it)
 
     @staticmethod
     def _independent(loop: ast.For | ast.AsyncFor) -> bool:

@@ -285,6 +285,138 @@ def f(m: E):
 ]
 
 
+_CUSTOM_VJP = """
+import functools
+import jax
+import jax.numpy as jnp
+
+
+@jax.custom_vjp
+def f(x):
+    return x * 2
+
+
+def f_fwd(x):
+    if x > 0:  # <-
+        pass
+    return x * 2, x
+
+
+def f_bwd(res, g):
+    return (g * 2,)
+
+
+f.defvjp(f_fwd, f_bwd)
+"""
+CASES += [
+    # --- jax custom derivatives: the rules run where the function is differentiated:
+    # traced under jit(grad(f)), on concrete primals under an eager jax.grad;
+    # nondiff_argnums reach the rules as Python values
+    Case("custom-vjp-fwd-under-jit-of-grad", "JAX105", _CUSTOM_VJP + """
+
+step = jax.jit(jax.grad(f))
+""", "step(1.0)", valid=False),
+    Case("custom-vjp-bwd-under-jit-of-grad", "JAX106", _CUSTOM_VJP.replace("if x > 0:  # <-", "if x is None:").replace(
+        "    return (g * 2,)", "    print(res)  # <-\n    return (g * 2,)") + """
+
+step = jax.jit(jax.grad(f))
+""", "step(1.0)", valid=False),
+    Case("custom-vjp-under-eager-grad", "JAX105", _CUSTOM_VJP + """
+
+def slope(x):
+    return jax.grad(f)(x)
+""", "slope(1.0)", valid=True),
+    Case("custom-jvp-nondiff-argument", "JAX105", """
+import functools
+import jax
+import jax.numpy as jnp
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
+def g(n, x):
+    return x * n
+
+
+@g.defjvp
+def g_jvp(n, primals, tangents):
+    if n > 2:  # <-
+        n = n - 1
+    (x,), (t,) = primals, tangents
+    return x * n, t * n
+
+
+@jax.jit
+def step(x):
+    return jax.grad(lambda y: g(3, y))(x)
+""", "step(1.0)", valid=True),
+    Case("custom-jvp-rule-under-jit-of-grad", "JAX105", """
+import jax
+import jax.numpy as jnp
+
+
+@jax.custom_jvp
+def g(x):
+    return x * 2
+
+
+@g.defjvp
+def g_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    if x > 0:  # <-
+        t = t * 2
+    return x * 2, t
+
+
+@jax.jit
+def step(x):
+    return jax.grad(g)(x)
+""", "step(1.0)", valid=False),
+    Case("custom-vjp-nondiff-argnames", "JAX105", """
+import functools
+import jax
+import jax.numpy as jnp
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnames=("save",))
+def f(x, save: bool):
+    return x * 2
+
+
+def f_fwd(x, save: bool):
+    if save:  # <-
+        return x * 2, x
+    return x * 2, None
+
+
+def f_bwd(save, res, g):
+    return (g * 2,)
+
+
+f.defvjp(f_fwd, f_bwd)
+
+
+@jax.jit
+def step(x):
+    return jax.grad(lambda y: f(y, save=True))(x)
+""", "step(1.0)", valid=True),
+    # --- equinox's filter_checkpoint traces (even outside jit) the array arguments only
+    Case("eqx-filter-checkpoint-array", "JAX105", """
+import jax
+import jax.numpy as jnp
+import equinox as eqx
+
+
+def layer(x: jax.Array, n: int):
+    if x.sum() > n:  # <-
+        return x
+    return -x
+
+
+out = eqx.filter_checkpoint(layer)(jnp.ones(3), 3)
+""", "", valid=False),
+]
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_case(case: Case):
     assert case.marked is not None, case.id

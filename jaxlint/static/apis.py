@@ -49,6 +49,12 @@ TRACING_HOFS: dict[str, tuple[int, ...]] = {
     "jax.remat": (0,),
     "jax.ad_checkpoint.checkpoint": (0,),
     "jax.named_call": (0,),
+    "equinox.filter_checkpoint": (0,),
+    "flax.nnx.switch": (1,),
+    "flax.nnx.shard_map": (0,),
+    # not here: `jax.eval_shape` / `make_jaxpr` (and equinox's, nnx's) trace their function
+    # abstractly, but nothing compiles it, and code run under them (equinox's internals)
+    # prints at trace time on purpose: JAX106 would call such a print a per-call print
     "flax.linen.scan": (0,),
     "flax.nnx.scan": (0,),
     "flax.nnx.vmap": (0,),
@@ -65,6 +71,10 @@ TRACING_HOFS: dict[str, tuple[int, ...]] = {
     "numpyro.infer.SVI": (0, 1),
     "numpyro.infer.svi.SVI": (0, 1),
 }
+#: Of ``TRACING_HOFS``, equinox's filtered ones: they trace the array leaves of the
+#: callable's arguments and keep every other value static (``filter_vmap`` without
+#: ``in_axes`` too), so only parameters annotated as arrays are known traced.
+ARRAY_LEAVES_ONLY_HOFS = frozenset({"equinox.filter_vmap", "equinox.filter_checkpoint"})
 #: Of ``TRACING_HOFS``, those that pass the callable's arguments through as their caller
 #: gives them (``mcmc.run(key, data)`` closes over ``data`` unless told to jit it): the
 #: callable's parameters are not known to be traced, the values it makes are.
@@ -72,6 +82,14 @@ PASS_ARGUMENTS = frozenset(q for q in TRACING_HOFS if q.startswith("numpyro."))
 #: Calls whose result is a traced value in traced code, unless the keyword named here is
 #: given a value (an observed site returns what it observes).
 SAMPLE_SITES = {"numpyro.sample": "obs", "numpyro.primitives.sample": "obs"}
+#: Decorators that give a function its own differentiation rules, with the methods that
+#: define them: ``f.defvjp(fwd, bwd)``, ``f.defjvp(rule)`` (also as ``@f.defjvp``).
+#: The rules run when ``f`` is differentiated: on tracers inside a trace (``jit(grad(f))``),
+#: on concrete primal values under a ``jax.grad`` applied eagerly.
+CUSTOM_RULES: dict[str, tuple[str, ...]] = {
+    "jax.custom_vjp": ("defvjp",),
+    "jax.custom_jvp": ("defjvp", "defjvps"),
+}
 #: Differentiation transforms: their callable is traced when the result runs under
 #: another trace (inside jit); on their own they run with concrete values.
 DIFF_TRANSFORMS = {
@@ -87,6 +105,9 @@ DIFF_TRANSFORMS = {
     "flax.nnx.value_and_grad",
     "equinox.filter_grad",
     "equinox.filter_value_and_grad",
+    "equinox.filter_jacfwd",
+    "equinox.filter_jacrev",
+    "equinox.filter_hessian",
 }
 #: Transforms whose transformed function gives arrays: called in traced code
 #: (``jax.grad(loss)(params)``, ``grad_fn(x)`` with ``grad_fn = jax.value_and_grad(f)``),
@@ -120,7 +141,11 @@ STATIC_CALLS = {
     "jax.tree_util.tree_structure",
     "jax.tree.structure",
     "jax.eval_shape",
+    "equinox.filter_eval_shape",
+    "flax.nnx.eval_shape",
     "jax.core.get_aval",
+    "jax.core.valid_jaxtype",  # a predicate: a Python bool for a tracer too
+    "jax._src.core.valid_jaxtype",
     "jax.typeof",
 }
 ARRAY_ANNOTATIONS = ("jax.Array", "jax.numpy.ndarray", "jax.typing.ArrayLike", "chex.Array", "jaxtyping.")

@@ -17,7 +17,8 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from jaxlint.static.apis import DIFF_TRANSFORMS, JIT_LIKE, PASS_ARGUMENTS, TRACING_HOFS, literal_int, literal_ints
+from jaxlint.static.apis import (ARRAY_LEAVES_ONLY_HOFS, CUSTOM_RULES, DIFF_TRANSFORMS, JIT_LIKE, PASS_ARGUMENTS, TRACING_HOFS,
+                                 literal_int, literal_ints, literal_strs)
 from jaxlint.static.flow import Flow, iteration_targets, sampled, transform_of, unpacked  # noqa: F401
 from jaxlint.static.protocols import runner_call, runner_target
 from jaxlint.static.runs import EAGER_UNDER_DISABLE_JIT, eager_block
@@ -113,6 +114,7 @@ class Tracing:
             # traced-through lax bodies etc. anywhere (they are always traced)
             if rounds == 1:
                 changed |= self._mark_hof_bodies_everywhere()
+            changed |= self._mark_custom_rules()
 
     def _mark(self, fn: FunctionInfo, reason: Reason, params: set[str] | None) -> bool:
         changed = False
@@ -154,6 +156,8 @@ class Tracing:
             if nums is None:
                 return {p.name for p in params}
             return defaulted | {params[n].name for n in nums if -len(params) <= n < len(params)}
+        if q in ARRAY_LEAVES_ONLY_HOFS and q != "equinox.filter_vmap":
+            return {p.name for p in params if not self.scopes.is_array_annotation(p.annotation)}
         if q not in ("jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap"):
             return defaulted
         spec = call.args[1] if len(call.args) > 1 else next(
@@ -230,6 +234,79 @@ class Tracing:
                                               - self.scopes.partial_keywords(arg, node))
         return changed
 
+    def _custom_rules(self) -> list[tuple[FunctionInfo, FunctionInfo, Reason, int]]:
+        """(primal function, rule, why it is traced (``defvjp@12``), leading parameters of the rule that are not
+        traced) for each ``f.defvjp(fwd, bwd)`` / ``f.defjvp(rule)`` / ``@f.defjvp`` with ``f``
+        a ``@jax.custom_vjp`` / ``@jax.custom_jvp`` function of the module (bare, or through
+        ``functools.partial`` with ``nondiff_argnums``). ``fwd`` takes ``f``'s parameters
+        (those at ``nondiff_argnums`` are Python values); ``bwd`` and a jvp rule take the
+        ``nondiff_argnums`` values first."""
+        cached = self.__dict__.get("_rules")
+        if cached is not None:
+            return cached
+        out: list[tuple[FunctionInfo, FunctionInfo, Reason, int]] = []
+        primal: dict[str, tuple[FunctionInfo, tuple[str, ...], tuple[int, ...]]] = {}
+        for fn in self.scopes.functions:
+            if isinstance(fn.node, ast.Lambda) or fn.parent is not None or fn.class_name:
+                continue
+            for dec in fn.node.decorator_list:
+                q, nondiff, names = self.scopes.resolve(dec), None, None
+                if isinstance(dec, ast.Call):
+                    q = self.scopes.resolve_call(dec)
+                    if q == "functools.partial" and dec.args:
+                        q = self.scopes.resolve(dec.args[0])
+                    nondiff = next((k.value for k in dec.keywords if k.arg == "nondiff_argnums"), None)
+                    names = next((k.value for k in dec.keywords if k.arg == "nondiff_argnames"), None)
+                if q in CUSTOM_RULES:
+                    nums = literal_ints(nondiff) if nondiff is not None else ()
+                    by_name = literal_strs(names) if names is not None else ()
+                    params = fn.positional()
+                    named = {i for i, p in enumerate(params) if by_name and p.name in by_name}
+                    if nums is not None and by_name is not None and len(named) == len(set(by_name)):
+                        # nondiff_argnames as positions of f (the rules take them first, in order);
+                        # a spec that is not a literal, or names no positional parameter: not read
+                        primal[fn.name] = (fn, CUSTOM_RULES[q], tuple(sorted(set(nums) | named)))
+        if primal:
+            for fn in self.scopes.functions:  # `@f.defjvp` on the rule
+                for dec in getattr(fn.node, "decorator_list", ()):
+                    if isinstance(dec, ast.Attribute) and isinstance(dec.value, ast.Name) and dec.value.id in primal \
+                            and dec.attr in primal[dec.value.id][1]:
+                        out.append((primal[dec.value.id][0], fn, Reason(dec.attr, dec.lineno),
+                                    len(primal[dec.value.id][2])))
+            for call in self.scopes.nodes(ast.Call):
+                func = call.func
+                if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                        and func.value.id in primal and func.attr in primal[func.value.id][1]):
+                    continue
+                f, _, nums = primal[func.value.id]
+                for i, arg in enumerate(call.args):
+                    rule, bound = self.scopes.unwrap_target(arg, call)
+                    if rule is not None and not bound:
+                        # fwd (first of defvjp) gets f's arguments; bwd and jvp rules the
+                        # nondiff values first
+                        lead = 0 if func.attr == "defvjp" and i == 0 else len(nums)
+                        out.append((f, rule, Reason(func.attr, call.lineno), lead))
+        self.__dict__["_rules"] = out
+        self.__dict__["_nondiff"] = {f.name: nums for f, _, nums in primal.values()}
+        return out
+
+    def _mark_custom_rules(self) -> bool:
+        """The rules of a custom-derivative function run where it is differentiated: traced
+        when the function is traced (not only by an eager ``jax.grad``, whose primal
+        values are concrete there too)."""
+        changed = False
+        for f, rule, reason, lead in self._custom_rules():
+            if not f.traced or only_differentiated(f) or reason in rule.traced_by:
+                continue
+            nondiff = self.__dict__["_nondiff"].get(f.name, ())
+            params = [p for p in rule.positional()]
+            if lead:
+                skip = {p.name for p in params[:lead]}
+            else:  # fwd: f's own nondiff_argnums
+                skip = {params[n].name for n in nondiff if -len(params) <= n < len(params)}
+            changed |= self._mark(rule, reason, self.callable_params(rule, 0) - skip)
+        return changed
+
     def _mark_jitted_runner(self, call: ast.Call, kind: str) -> bool:
         """``jax.jit(model.apply)`` (a linen module's, a haiku transform's ``init`` or
         ``apply``): the function it runs is traced, with every parameter the runner passes
@@ -291,6 +368,8 @@ class Tracing:
                 target, implicit = self.scopes.callee(node.func, fn)
                 if target is None or target is fn:
                     continue
+                if any(rule is fn and f is target for f, rule, _, _ in self._custom_rules()):
+                    continue  # a jvp rule's `f(*primals)`: f gets what its own callers pass it
                 tainted_params: set[str] = set()
                 positional = target.positional()
                 for i, a in enumerate(node.args):

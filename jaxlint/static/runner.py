@@ -137,6 +137,7 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
                                    confidence=settings.confidence, project=project, link=link)
         errors = [f"{task.display}: rule {code} failed: {msg}" for code, msg in result.errors]
         out = FileOutcome(task.display, kept, errors, result.skipped, False)
+        _release(result.model)
     if cache.enabled:
         entry = {"d": [d.to_dict() for d in out.diagnostics], "e": out.errors, "s": out.skipped}
         if out.cells is not None:
@@ -147,6 +148,15 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
             entry["m"] = sorted(link.used.items())
         cache.put("static", key, entry)
     return out
+
+
+def _release(model: object) -> None:
+    """Drop what a checked file's model holds, once nothing will read it again. Its parts
+    refer back to it (the jit map, the tracing, the summaries), so the file's tree and
+    model would wait for the cyclic collector; without the model's own references they
+    are freed at once, and the collector has nothing of the file left to traverse."""
+    if model is not None:
+        vars(model).clear()
 
 
 def _cached_outcome(display: str, value: dict, task: FileTask | None = None) -> FileOutcome:

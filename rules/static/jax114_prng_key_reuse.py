@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from jaxlint.diagnostic import Applicability, Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
@@ -29,11 +29,25 @@ CONSUMERS = SAMPLERS | {"split"}
 #: Calls that make a key (for module-level keys read in traced code).
 KEY_MAKERS = {"jax.random.PRNGKey", "jax.random.key", "jax.random.split", "jax.random.fold_in",
               "jax.random.wrap_key_data", "jax.random.clone"}
+
+
+def _word(names: Iterable[str]) -> str:
+    """A pattern for any of ``names`` (identifiers) where a word starts: what
+    ``\\b(?:a|b)`` matches, written with the word-start test after the first letter
+    (``a(?<=\\ba)``, names grouped by it), so that every branch opens with a letter and
+    ``re`` skips in C the positions no name starts at: the candidate lines of the speed
+    corpus are found in about half the time."""
+    groups: dict[str, list[str]] = {}
+    for n in sorted(names):
+        groups.setdefault(n[0], []).append(n[1:])
+    return "|".join(f"{c}(?<=\\b{c})(?:{'|'.join(rest)})" for c, rest in groups.items())
+
+
 #: A line that may call a key consumer (`normal(`, `jr.split(`...): a cheap prefilter.
 #: The one-letter samplers `t` and `f` only count as attributes (`jax.random.t(`).
-_CONSUMER_CALL = re.compile(r"(?:\b(?:%s)|\.[tf])\s*\(" % "|".join(sorted(c for c in CONSUMERS if len(c) > 1)))
+_CONSUMER_CALL = re.compile(r"(?:%s|\.[tf])\s*\(" % _word(c for c in CONSUMERS if len(c) > 1))
 #: A line that may hand a key to a callee that draws from it (`key=`, `.init(`).
-_KEY_HANDOFF = re.compile(r"\bkey\s*=[^=]|\.init(?:_with_output)?\s*\(")
+_KEY_HANDOFF = re.compile(r"(?:%s)\s*=[^=]|\.init(?:_with_output)?\s*\(" % _word(["key"]))
 #: How deep a chain of same-module helpers is followed to find who samples a key.
 _MAX_DEPTH = 3
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -565,7 +579,7 @@ class PrngKeyReuse(StaticRule):
         callees = _KeyCallees(model)
         names = callees.sampling_names() if sampling else set()
         if names:
-            lines |= _candidate_lines(ctx.source, re.compile(r"\b(?:%s)\s*\(" % "|".join(sorted(names))))
+            lines |= _candidate_lines(ctx.source, re.compile(r"(?:%s)\s*\(" % _word(names)))
         reports: dict[int, tuple[ast.expr, str, ast.Call, Confidence]] = {}
         _Flow(model, reports, callees).block(ctx.tree.body, {})
         for f in model.functions:

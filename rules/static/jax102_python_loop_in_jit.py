@@ -28,6 +28,14 @@ class PythonLoopInJit(StaticRule):
     once (`Config.steps`), what a helper without
     arguments returns, and arithmetic on those; anything else is unknown, never guessed.
 
+    The other ways Python repeats traced work are counted the same way, when what they
+    repeat computes on a traced value (building Python ints or index lists costs
+    nothing to unroll and stays clean): a list, set or dict comprehension or a
+    generator (`jnp.stack([x * i for i in range(N)])`, `sum(f(x, i) for i in ...)`; its
+    generators' counts multiply); `while i < N:` with a static counter stepped once per
+    iteration (`i += 1`) and no `break`; and loops each under the limit nested so that
+    their counts multiply past it (`8 x 8 = 64`), reported once, at the innermost.
+
     Also finds loops whose count is fixed at trace time but unknown statically: over
     the rows of a traced array (`for row in x`, and Python's `sum(x)`, `min(x)`,
     `max(x)` of one, which iterate it the same way), or up to a size of a traced argument
@@ -513,6 +521,14 @@ class PythonLoopInJit(StaticRule):
                         and model.resolve_call(node) in _ITERATING_BUILTINS:
                     self._builtin_over_rows(ctx, fn, node)
                     continue
+                if isinstance(node, _COMPREHENSIONS):
+                    if _traces(model, fn, [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]):
+                        self._comprehension(ctx, model, node, limit)
+                    continue
+                if isinstance(node, ast.While):
+                    if _traces(model, fn, node.body):
+                        self._counted_while(ctx, model, fn, node, limit)
+                    continue
                 if not isinstance(node, (ast.For, ast.AsyncFor)):
                     continue
                 n = self._trip_count(model, _counted(model, node.iter))
@@ -520,6 +536,8 @@ class PythonLoopInJit(StaticRule):
                     self._unknown_count(ctx, fn, node)
                     continue
                 if n < limit:
+                    if _traces(model, fn, node.body):
+                        self._nested(ctx, model, fn, node, n, limit)
                     continue
                 body = node.body
                 independent = self._independent(node)
@@ -571,6 +589,58 @@ class PythonLoopInJit(StaticRule):
             made[0] = made[0].with_changes(leading_lines=[cst.EmptyLine(comment=loop.body.header.comment)])
         fx.insert_before(loop, *made)
         fx.remove(loop)
+
+    def _comprehension(self, ctx, model, node, limit: int) -> None:
+        """A list, set or dict comprehension or a generator in traced code runs its element
+        once per item, as a loop does: its generators' static counts multiply."""
+        total = 1
+        for gen in node.generators:
+            n = self._trip_count(model, _counted(model, gen.iter))
+            if n is None or gen.ifs or gen.is_async:
+                return  # a count unknown here, or filtered: not sized
+            total *= n
+        if total < limit:
+            return
+        ctx.report(node, f"Python comprehension with {total} iterations in traced code is unrolled {total} "
+                         f"times (each element is traced again); use jax.vmap or a jax.numpy operation over "
+                         f"an axis",
+                   data={"iterations": total})
+
+    def _nested(self, ctx, model, fn, loop, n: int, limit: int) -> None:
+        """A loop below the limit inside loops below it whose counts multiply past it
+        (8 x 8 = 64 copies of the body): reported at the inner loop, once."""
+        total, outer = n, []
+        for a in model.ancestors(loop):
+            if a is fn.node:
+                break
+            if isinstance(a, (ast.For, ast.AsyncFor)):
+                m = self._trip_count(model, _counted(model, a.iter))
+                if m is None or m >= limit:
+                    return  # the outer loop is unknown here, or reported itself
+                total *= m
+                outer.append(m)
+            elif isinstance(a, (ast.While, *_COMPREHENSIONS)):
+                return
+        if not outer or total < limit:
+            return
+        if any(isinstance(d, (ast.For, ast.AsyncFor)) and d is not loop
+               and (self._trip_count(model, _counted(model, d.iter)) or limit) < limit for d in walk(loop)):
+            return  # a loop inside this one multiplies further: reported there
+        counts = " x ".join(str(m) for m in [*reversed(outer), n])
+        ctx.report(loop, f"nested Python loops in traced code ({counts} = {total} iterations) are unrolled {total} "
+                         f"times; use jax.lax.fori_loop or jax.lax.scan (or jax.vmap) for at least one of them",
+                   end_node=loop.iter, data={"iterations": total,
+                                             "body_lines": [loop.body[0].lineno, loop.body[-1].end_lineno]})
+
+    def _counted_while(self, ctx, model, fn, loop: ast.While, limit: int) -> None:
+        """``i = 0; while i < N: ...; i += 1`` with static bounds: a Python counter, so the
+        loop runs at trace time, unrolled (N - 0) / 1 times."""
+        n = _while_count(model, fn, loop)
+        if n is None or n < limit:
+            return
+        ctx.report(loop, f"Python while loop with a static counter runs {n} iterations in traced code and is "
+                         f"unrolled {n} times; use jax.lax.fori_loop or jax.lax.while_loop",
+                   end_node=loop.test, data={"iterations": n})
 
     def _builtin_over_rows(self, ctx, fn, call: ast.Call) -> None:
         """Python's ``sum(x)`` (``min``, ``max``) of a traced array: it iterates the rows
@@ -693,11 +763,71 @@ _RANGES = {"builtins.range", "jax.numpy.arange", "numpy.arange"}
 
 def _counted(model, it: ast.expr) -> ast.expr:
     """What a loop over ``it`` runs as many times as: the iterable of ``enumerate(x)``
-    (its ``start`` changes the indexes, not the count), else ``it`` itself."""
-    if isinstance(it, ast.Call) and len(it.args) == 1 and not isinstance(it.args[0], ast.Starred) \
-            and model.resolve_call(it) == "builtins.enumerate" and all(k.arg == "start" for k in it.keywords):
-        return it.args[0]
+    (its ``start`` changes the indexes, not the count) or of ``reversed(x)``, else ``it``
+    itself."""
+    if isinstance(it, ast.Call) and len(it.args) == 1 and not isinstance(it.args[0], ast.Starred):
+        q = model.resolve_call(it)
+        if q == "builtins.enumerate" and all(k.arg == "start" for k in it.keywords) \
+                or q == "builtins.reversed" and not it.keywords:
+            return _counted(model, it.args[0])
     return it
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _traces(model, fn, parts: list) -> bool:
+    """Whether ``parts`` (statements or expressions) compute on a traced value: a loop that
+    only builds Python ints or index lists costs nothing to unroll."""
+    taint = taint_of(model, fn)
+    return any(isinstance(n, (ast.Call, ast.BinOp, ast.Subscript, ast.UnaryOp)) and taint.level(n) is not None
+               for part in parts for n in walk(part))
+
+
+def _while_count(model, fn, loop: ast.While) -> int | None:
+    """The trip count of ``while i < N:`` (``<=``, ``>``, ``>=``) whose body steps ``i`` by
+    a static amount once (``i += 1``) and has no ``break``, with ``i`` set to a static int
+    by the last statement before the loop in the same block that assigns it; else None."""
+    test = loop.test
+    if loop.orelse or not (isinstance(test, ast.Compare) and len(test.ops) == 1
+                           and isinstance(test.left, ast.Name)):
+        return None
+    name, op = test.left.id, test.ops[0]
+    bound = static_int(model, test.comparators[0])
+    steps = [n for stmt in loop.body for n in walk(stmt)
+             if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name]
+    if bound is None or len(steps) != 1 or not isinstance(steps[0].op, (ast.Add, ast.Sub)) \
+            or steps[0] not in loop.body:
+        return None
+    step = static_int(model, steps[0].value)
+    if not step:
+        return None
+    step = step if isinstance(steps[0].op, ast.Add) else -step
+    for stmt in loop.body:
+        for n in walk(stmt):
+            if isinstance(n, ast.Break) or isinstance(n, ast.Name) and n.id == name \
+                    and isinstance(n.ctx, ast.Store) and n is not steps[0].target:
+                return None  # leaves early, or sets the counter another way
+    block = next((getattr(p, f) for p in [model.parent(loop)] for f in ("body", "orelse", "finalbody")
+                  if isinstance(getattr(p, f, None), list) and loop in getattr(p, f)), None)
+    if block is None:
+        return None
+    start = None
+    for stmt in reversed(block[:block.index(loop)]):
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+            start = static_int(model, stmt.value) if len(stmt.targets) == 1 else None
+            break
+        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in walk(stmt)):
+            return None
+    if start is None:
+        return None
+    if isinstance(op, (ast.Lt, ast.LtE)) and step > 0:
+        span = bound - start + (1 if isinstance(op, ast.LtE) else 0)
+    elif isinstance(op, (ast.Gt, ast.GtE)) and step < 0:
+        span = start - bound + (1 if isinstance(op, ast.GtE) else 0)
+    else:
+        return None
+    return max(0, -(-span // abs(step)))
 
 
 _AUG_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,

@@ -1220,3 +1220,52 @@ def test_one_argument_held_twice_under_real_jax(tmp_path, body, fails):
     r = subprocess.run([sys.executable, str(tmp_path / "p.py")], capture_output=True, text=True,
                        env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
     assert (r.returncode != 0 and "donate the same buffer twice" in r.stderr) == fails, r.stderr[-2000:]
+
+
+# ---------------------------------------------------------------------- a leaf named like an array attribute
+SIZE_FIELD = """
+    from typing import NamedTuple
+    import jax
+    import jax.numpy as jnp
+    from flax import struct
+
+    class Cell(NamedTuple):
+        size: jax.Array
+        data: jax.Array
+
+    @struct.dataclass
+    class Box:
+        shape: jax.Array
+        n: int = struct.field(pytree_node=False)
+
+    @jax.jit
+    def grow(c{ann}, b: Box):
+        if {cond}:
+            return c.data * 2
+        return c.data
+    """
+
+
+@pytest.mark.parametrize("ann,cond,found", [
+    (": Cell", "c.size > 0", [("JAX105", 17)]),        # a leaf called `size`: a tracer
+    (": Cell", "b.shape[0] > 0", [("JAX105", 17)]),     # a flax struct leaf called `shape`
+    (": Cell", "c.data.size > 0", []),                 # the array's size: static
+    (": Cell", "b.n > 0", []),                         # a declared static field
+    ("", "c.size > 0", []),                            # unannotated: `size` of an array, maybe
+])
+def test_a_leaf_named_size_or_shape_is_traced(ann, cond, found):
+    src = SIZE_FIELD.format(ann=ann, cond=cond)
+    assert [(d.code, d.start.line) for d in lint_source(src, select=["JAX105"])] == found
+
+
+def test_a_leaf_named_size_under_real_jax(tmp_path):
+    code = textwrap.dedent(SIZE_FIELD.format(ann=": Cell", cond="c.size > 0")) + textwrap.dedent("""
+        try:
+            grow(Cell(jnp.ones(()), jnp.ones(3)), Box(jnp.ones(2), 1))
+        except jax.errors.TracerBoolConversionError:
+            print("raises")
+        """)
+    (tmp_path / "p.py").write_text(code)
+    r = subprocess.run([sys.executable, str(tmp_path / "p.py")], capture_output=True, text=True,
+                       env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
+    assert r.stdout.strip() == "raises", r.stderr[-2000:]

@@ -296,9 +296,9 @@ class Flow:
                 return None  # under `if isinstance(x, (int, float, np.ndarray))`: not a tracer
             return level, expr
         if isinstance(expr, ast.Attribute):
-            if expr.attr in STATIC_ATTRS or static_field(m, expr.attr):
-                return None  # a shape, or a field a pytree class (of this module or imported) declares static
             base = expr.value
+            if (expr.attr in STATIC_ATTRS or static_field(m, expr.attr)) and not self._declared_leaf(expr):
+                return None  # a shape, or a field a pytree class (of this module or imported) declares static
             if isinstance(base, ast.Name):
                 stored = self._field(base, expr.attr)
                 if stored is not _UNREADABLE:
@@ -521,6 +521,16 @@ class Flow:
         if kind is None and attr and (facts.pytree == "equinox" or self._array_leaves_only()):
             return None  # a method, a property, an attribute the class does not declare
         return kind if kind is not None else "other"
+
+    def _declared_leaf(self, expr: ast.Attribute) -> bool:
+        """``g.size`` where ``g`` is a traced parameter annotated with a pytree class of the
+        module that declares ``size`` a data field: a leaf named like an array attribute
+        (``class Grid(NamedTuple): size: jax.Array``), not the array's static size."""
+        base = expr.value
+        if not isinstance(base, ast.Name) or base.id not in self.fn.traced_params:
+            return False
+        p = self.fn.param(base.id)
+        return p is not None and p.annotation is not None and self._pytree_field(p.annotation, expr.attr) == "leaf"
 
     def _array_leaves_only(self) -> bool:
         """``fn`` is traced by equinox's filtered transforms (``eqx.filter_jit``), which trace

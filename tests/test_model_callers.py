@@ -363,3 +363,40 @@ def test_jax102_counts_loops_over_builtins_of_static_iterables(it, found):
             return x
         """
     assert codes_lines(src, ["JAX102"]) == found
+
+
+# ---------------------------------------------------------------------- an enclosing list's item updated in place
+ACC = """
+    import jax
+    import jax.numpy as jnp
+
+    def f():
+        acc = [jnp.zeros([])]
+
+        def bump():
+            {body}
+            return acc[0]
+
+        jax.remat(bump)()
+        return jax.remat(bump)()
+    """
+
+
+@pytest.mark.parametrize("body,found", [
+    ("acc[0] += 1", [("JAX107", 8)]),       # stores `acc[0] + 1`, a tracer of the remat's trace
+    ("acc[0] *= 2.0", [("JAX107", 8)]),
+    ("n = acc[0] + 1", []),                 # a local: nothing kept past the trace
+])
+def test_jax107_an_enclosing_item_updated_in_place(body, found):
+    src = ACC.format(body=body) + "\n    def main():\n        return jax.jit(f)()\n"
+    assert codes_lines(src, ["JAX107"]) == found
+
+
+@pytest.mark.parametrize("body,leaks", [("acc[0] += 1", True), ("n = acc[0] + 1", False)])
+def test_an_enclosing_item_updated_in_place_under_real_jax(tmp_path, body, leaks):
+    """The truth of the JAX107 cells, by jax's leak checker."""
+    code = textwrap.dedent(ACC.format(body=body)) + "\nprint(jax.jit(f)())\n"
+    (tmp_path / "p.py").write_text(code)
+    r = subprocess.run([sys.executable, str(tmp_path / "p.py")], capture_output=True, text=True,
+                       env={"JAX_PLATFORMS": "cpu", "JAX_CHECK_TRACER_LEAKS": "1", "PATH": "/usr/bin:/bin"})
+    assert ("Leaked trace" in r.stderr) == leaks, r.stderr[-2000:]

@@ -322,9 +322,16 @@ class TracerLeak(StaticRule):
                     if node.value is None:
                         continue
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    value = node.value
+                    taint = taint or taint_of(model, fn)
+                    if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript) \
+                            and taint.culprit(value) is None:
+                        # `acc[0] += 1` stores `acc[0] + 1`: computed in this trace from what the
+                        # item held (a tracer of an enclosing trace makes one of this trace)
+                        value = ast.BinOp(node.target, node.op, node.value)
                     for t in targets:
                         taint = taint or taint_of(model, fn)
-                        self._store(ctx, taint, fn, node, t, node.value)
+                        self._store(ctx, taint, fn, node, t, value)
                 elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                         and node.func.attr in _MUTATORS:
                     i = _MUTATORS[node.func.attr]

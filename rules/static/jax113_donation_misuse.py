@@ -30,6 +30,9 @@ class DonationMisuse(StaticRule):
     * a donated argument read again after the call, in the same function body, before
       it is reassigned (`new = step(state); log(state)`), also through another name
       bound to the same array before the call (`old = state; new = step(state); old`);
+    * a donated field (`step(self.state, batch)`) read by a later statement of the same
+      block (`print(self.state)`), when the statements in between neither set it, nor
+      rebind its object, nor call anything with the object (a method could set it);
     * a donated argument passed on every iteration of a loop that never reassigns it.
 
     Calls through other modules, through containers, or with `*args` are not checked.
@@ -322,6 +325,8 @@ class DonationMisuse(StaticRule):
                     for leaf in (_leaves(model, arg) if isinstance(arg, (ast.Tuple, ast.List, ast.Dict)) else [arg]):
                         if isinstance(leaf, ast.Name):
                             self._used_after(ctx, model, call, leaf, callee)
+                        elif isinstance(leaf, ast.Attribute) and _path(leaf) is not None:
+                            self._field_used_after(ctx, model, call, leaf, callee)
 
     def _twice(self, ctx, model: ModuleModel, call: ast.Call, donated: list[tuple[str, ast.expr]],
                callee: str) -> bool:
@@ -380,6 +385,33 @@ class DonationMisuse(StaticRule):
                            confidence=Confidence.CERTAIN if text == first_text else Confidence.LIKELY)
                 return  # one finding per call
 
+    def _field_used_after(self, ctx, model: ModuleModel, call: ast.Call, arg: ast.Attribute, callee: str) -> None:
+        """``new = step(self.state, batch)`` then ``self.state`` read by a later statement
+        of the same block, before anything could have set it again: the statements in
+        between neither store to the field (or rebind its object) nor call anything with
+        the object (a method could set it), and are not blocks."""
+        stmt = model.statement_of(call, stop_at=(ast.Lambda,))
+        path = _path(arg)
+        if stmt is None or path is None or isinstance(stmt, (ast.Return, ast.Raise)):
+            return
+        block = next((seq for f in _BLOCK_FIELDS if isinstance(seq := getattr(model.parent(stmt), f, None), list)
+                      and stmt in seq), None)
+        if block is None or _touches(stmt, path, after_call=True):
+            return  # `self.state = step(self.state, ...)`: set again from the result
+        root = path.split(".", 1)[0]
+        for later in block[block.index(stmt) + 1:]:
+            if not isinstance(later, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)):
+                return
+            use = next((n for n in walk(later) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+                        and _path(n) == path), None)
+            if use is not None:
+                # likely: another alias of the object may have set it
+                _report_read(ctx, use, path, "set", callee, call, arg, Confidence.LIKELY)
+                return
+            if _touches(later, path) or any(isinstance(n, ast.Call) and any(
+                    isinstance(m, ast.Name) and m.id == root for m in walk(n)) for n in walk(later)):
+                return
+
     def _used_after(self, ctx, model: ModuleModel, call: ast.Call, arg: ast.Name, callee: str) -> None:
         stmt = model.statement_of(call, stop_at=(ast.Lambda,))
         if stmt is None or isinstance(stmt, (ast.Return, ast.Raise)):
@@ -404,14 +436,7 @@ class DonationMisuse(StaticRule):
             return
         use = _use_after(model, stmt, name)
         if use is not None:
-            ctx.report(
-                use,
-                f"`{name}` was donated to `{callee}` at line {call.lineno} and is read here: its buffer is "
-                f"deleted after the call (RuntimeError: Array has been deleted); reassign `{name}` from the result "
-                f"or stop donating it",
-                related=[ctx.related(arg, f"`{name}` is donated here")],
-                data={"argument": name, "call_line": call.lineno},
-            )
+            _report_read(ctx, use, name, "reassign", callee, call, arg, Confidence.CERTAIN)
             return
         loop = _loop_without_store(model, stmt, name)
         if loop is not None:
@@ -421,6 +446,40 @@ class DonationMisuse(StaticRule):
                 f"never reassigned in it: from the second iteration on the call receives a deleted buffer",
                 data={"argument": name, "loop_line": loop.lineno},
             )
+
+
+def _report_read(ctx, use: ast.AST, shown: str, verb: str, callee: str, call: ast.Call, arg: ast.AST,
+                 confidence: Confidence) -> None:
+    """A donated ``shown`` (a name or a field) read at ``use`` after ``call`` donated it."""
+    ctx.report(
+        use,
+        f"`{shown}` was donated to `{callee}` at line {call.lineno} and is read here: its buffer is deleted "
+        f"after the call (RuntimeError: Array has been deleted); {verb} `{shown}` from the result or stop "
+        f"donating it",
+        related=[ctx.related(arg, f"`{shown}` is donated here")],
+        data={"argument": shown, "call_line": call.lineno},
+        confidence=confidence,
+    )
+
+
+def _path(node: ast.AST) -> str | None:
+    """``self.state`` for a chain of attributes on a name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) and parts else None
+
+
+def _touches(stmt: ast.stmt, path: str, after_call: bool = False) -> bool:
+    """Whether ``stmt`` stores to ``path`` or to an object on its way (``self.state = ...``,
+    ``self = ...``, ``del self.state``)."""
+    prefixes = {".".join(path.split(".")[:i]) for i in range(1, path.count(".") + 2)}
+    for n in walk(stmt):
+        if isinstance(n, (ast.Attribute, ast.Name)) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            if (n.id if isinstance(n, ast.Name) else _path(n)) in prefixes:
+                return True
+    return False
 
 
 def _buffer_keys(model: ModuleModel, leaf: ast.expr) -> set[str]:

@@ -228,3 +228,82 @@ def test_jax113_donated_and_kept_claims_hold_under_real_jax():
     cases.update({n: (textwrap.dedent(s), c) for n, (s, c) in _KEPT_QUIET.items()})
     got = outcomes_under_jax(cases)
     assert {n for n, o in got.items() if o != "ok"} == set(_KEPT_FLAGGED), got
+
+
+# A donated field read again by a later statement of the same block (scope50). Flagged
+# programs raise under real jax (CPU donates: "Array has been deleted"); quiet twins run.
+_FIELD_HEAD = """
+    import functools
+    import jax
+    import jax.numpy as jnp
+
+    @functools.partial(jax.jit, donate_argnums=0)
+    def step(state, batch):
+        return state + batch
+
+    class Trainer:
+        def __init__(self):
+            self.state = jnp.ones(4)
+
+        def reset(self):
+            self.state = jnp.zeros(4)
+"""
+_FIELD_FLAGGED = {
+    "read_after_donation": ("""
+        def fit(self, batch):
+            new = step(self.state, batch)
+            total = float(self.state.sum())
+            return new, total
+    """, 18),
+    "read_through_a_nested_field": ("""
+        def fit(self, batch):
+            self.box = Trainer()
+            new = step(self.box.state, batch)
+            return new + self.box.state
+    """, 19),
+}
+_FIELD_QUIET = {
+    "set_from_the_result": ("""
+        def fit(self, batch):
+            self.state = step(self.state, batch)
+            return float(self.state.sum())
+    """),
+    "set_before_the_read": ("""
+        def fit(self, batch):
+            new = step(self.state, batch)
+            self.state = new
+            return float(self.state.sum())
+    """),
+    "a_method_sets_it_first": ("""
+        def fit(self, batch):
+            new = step(self.state, batch)
+            self.reset()
+            return new, float(self.state.sum())
+    """),
+}
+
+
+def _trainer(method: str) -> str:
+    import textwrap
+
+    return textwrap.dedent(_FIELD_HEAD) + textwrap.indent(textwrap.dedent(method), "    ")
+
+
+def test_jax113_a_donated_field_read_afterwards_is_flagged():
+    for name, (method, line) in _FIELD_FLAGGED.items():
+        got = found("JAX113", _trainer(method))
+        assert [g[0] for g in got] == [line], (name, got)
+
+
+def test_jax113_a_donated_field_set_again_first_is_clean():
+    for name, method in _FIELD_QUIET.items():
+        assert lines("JAX113", _trainer(method)) == [], name
+
+
+def test_jax113_donated_field_claims_hold_under_real_jax():
+    from static_rule_helpers import outcomes_under_jax
+
+    cases = {n: (_trainer(m), "Trainer().fit(1.0) and 'ok'") for n, (m, _) in _FIELD_FLAGGED.items()}
+    cases.update({n: (_trainer(m), "Trainer().fit(1.0) and 'ok'") for n, m in _FIELD_QUIET.items()})
+    got = outcomes_under_jax(cases)
+    assert {n for n, o in got.items() if o != "ok"} == set(_FIELD_FLAGGED), got

@@ -909,7 +909,7 @@ _SHAPES = ("zeros-shape", "arange")
 _PYTREE_FIELDS = ("namedtuple-field", "dataclass-field", "pytree-class-field", "flax-struct-field",
                   "register-dataclass-meta-fields")
 #: contexts whose parameters the model does not take for traced values today
-_PARAMS_NOT_TRACED = ("grad-only", "eqx-filter-jit", "nnx-jit", "untraced")
+_PARAMS_NOT_TRACED = ("grad-only", "eqx-filter-jit", "untraced")
 GAPS: list[Gap] = [
     # --- how the function is traced
     ("eqx.filter_jit: its parameters are not traced values, not even possibly (jnp results inside are; "

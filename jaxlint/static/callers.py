@@ -88,12 +88,15 @@ class Callers:
     def _references(self) -> dict[str, list[ast.expr]]:
         """Every ``Name`` and ``Attribute`` read in the module, by the name it reads."""
         if self._refs is None:
+            # only the names of the module's functions and classes are ever asked for
+            wanted = {f.name for f in self.model.functions} | set(self.model.classes)
             refs: dict[str, list[ast.expr]] = {}
+            Load = ast.Load
             for node in self.model.nodes(ast.Name):
-                if isinstance(node.ctx, ast.Load):
+                if node.id in wanted and type(node.ctx) is Load:
                     refs.setdefault(node.id, []).append(node)
             for attr in self.model.nodes(ast.Attribute):
-                if isinstance(attr.ctx, ast.Load):
+                if attr.attr in wanted and type(attr.ctx) is Load:
                     refs.setdefault(attr.attr, []).append(attr)
             self._refs = refs
         return self._refs
@@ -230,14 +233,20 @@ class Callers:
         if self._passes_imports is None:
             aliases = self.model.aliases
             out: set[str] = set()
+            Name, Attribute = ast.Name, ast.Attribute
             for call in self.model.nodes(ast.Call):
-                given = list(call.args) + [k.value for k in call.keywords]
-                if not any(_root_name(a) in aliases for a in given):
+                given = call.args + [k.value for k in call.keywords] if call.keywords else call.args
+                for a in given:
+                    while type(a) is Attribute:
+                        a = a.value  # type: ignore[attr-defined]
+                    if type(a) is Name and a.id in aliases:  # type: ignore[attr-defined]
+                        break
+                else:
                     continue
                 for f in (call.func, call.args[0] if call.args else None):
-                    if isinstance(f, ast.Name):
+                    if isinstance(f, Name):
                         out.add(f.id)
-                    elif isinstance(f, ast.Attribute):
+                    elif isinstance(f, Attribute):
                         out.add(f.attr)
             self._passes_imports = out
         return self._passes_imports
@@ -319,13 +328,6 @@ def _inside(scope: "FunctionInfo", fn: "FunctionInfo") -> bool:
             return True
         s = s.parent
     return False
-
-
-def _root_name(expr: ast.AST | None) -> str | None:
-    """``np`` of ``np``, ``np.linalg``; None for anything else."""
-    while isinstance(expr, ast.Attribute):
-        expr = expr.value
-    return expr.id if isinstance(expr, ast.Name) else None
 
 
 def _names_something(expr: ast.AST | None) -> bool:

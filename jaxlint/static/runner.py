@@ -18,7 +18,7 @@ from jaxlint.files.discovery import FileTask, read_source
 from jaxlint.findings.noqa import NoqaUsage, Suppressions
 from jaxlint.registry import active_rules, active_static_rules, rules_by_code
 from jaxlint.findings.result import RunResult
-from jaxlint.rule import StaticRule
+from jaxlint.rule import StaticRule, about_noqa_comments
 from jaxlint.findings.suppress import apply_suppressions, per_file_ignored
 from jaxlint.static.checker import (
     SourceError, StaticResult, check_bytes, check_text, decode_source, parse_error_diagnostic,
@@ -63,6 +63,8 @@ def lint_static(display: str, rules: Sequence[StaticRule], ignored: Sequence[str
         result = check_bytes(display, data, rules, module_name=module_name, project=project, link=link)
     else:
         result = check_text(display, text, rules, module_name=module_name, project=project, link=link)
+    if not result.diagnostics and not any(about_noqa_comments(type(r)) for r in rules):
+        return result, []  # nothing to suppress, and no selected rule reads the noqa comments
     src = text
     if src is None and (result.diagnostics or _NOQA_BYTES.search(data or b"")):
         assert data is not None

@@ -41,6 +41,7 @@ FOUND = frozenset({
     "brax-321",
     "aesara-43",  # found after JAX111 checked every size position (scope40; tuning)
     "covo-mpc-2",
+    "distrax-291",  # found after JAX104 knew a row of a NumPy array (for g in np.indices(...)) (scope50; tuning)
     "equinox-1141",
     "galax-692",
     "genjax-1179",

@@ -108,7 +108,7 @@ _HOST_ARRAY_FUNCS = {
     "array", "asarray", "arange", "zeros", "ones", "full", "empty", "eye", "identity", "linspace", "logspace",
     "geomspace", "zeros_like", "ones_like", "full_like", "empty_like", "concatenate", "stack", "vstack", "hstack",
     "tile", "repeat", "loadtxt", "genfromtxt", "fromfile", "frombuffer", "random.rand", "random.randn",
-    "random.normal", "random.uniform", "random.randint", "random.random", "random.permutation",
+    "random.normal", "random.uniform", "random.randint", "random.random", "random.permutation", "indices",
 }
 
 
@@ -124,6 +124,10 @@ def is_host_array(model: ModuleModel, fn: FunctionInfo | None, expr: ast.AST | N
     scope, bindings = model.lookup(expr.id, fn)
     if scope is not None and scope is not fn:
         return False  # a closed-over name: too far away to be sure
+    if bindings and all(b.kind == "for" and isinstance(b.node, (ast.For, ast.AsyncFor, ast.comprehension))
+                        and isinstance(b.node.target, ast.Name) and is_host_array(model, fn, b.node.iter)
+                        for b in bindings):
+        return True  # `for g in np.indices(shape)`: a row of a NumPy array is NumPy too
     if not bindings or any(b.kind != "assign" or not isinstance(b.value, ast.Call) for b in bindings):
         return False
     for b in bindings:

@@ -31,7 +31,8 @@ class NumpyOnTracer(StaticRule):
     Finds `numpy` functions applied to traced values inside traced code
     (`np.sum(x)`, `np.asarray(x)`, `np.append(x, y)`, `np.linalg.norm(x)` where `x`
     is traced), a NumPy array indexed or sliced by a traced value
-    (`positions = np.arange(n)`, then `positions[idx]`; `np.zeros((3, 3))[i]`), and any use of `np.random`
+    (`positions = np.arange(n)`, then `positions[idx]`; `np.zeros((3, 3))[i]`; a row of one,
+    `[g[i] for g in np.indices(shape)]`), and any use of `np.random`
     inside traced code. Also the other host libraries on traced values: `math`
     (`math.sqrt(x)`, `math.floor(x)`: they ask for a Python number; `math.prod`, which
     only multiplies, works and stays clean) and `scipy` (`scipy.special.expit(x)`: it

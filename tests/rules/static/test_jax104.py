@@ -295,3 +295,60 @@ def test_jax104_math_and_scipy_claims_hold_under_real_jax():
     assert raised == set(_HOST_LIBRARY_FLAGGED), got
     assert {got[n] for n in _HOST_LIBRARY_FLAGGED} <= {"ConcretizationTypeError", "TracerArrayConversionError",
                                                        "TracerIntegerConversionError"}, got
+
+
+# A row of a NumPy array (a loop or comprehension variable over one) indexed by a traced
+# value (scope50): flagged programs raise under real jax, the quiet twin runs.
+_ROWS_FLAGGED = {
+    "comprehension_over_np_indices_in_a_helper": ("""
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+
+        def batch_index(batch_shape, index):
+            return [g[index] for g in np.indices(batch_shape)]
+
+        @jax.jit
+        def select(logits):
+            mask = jnp.arange(logits.shape[0]) > 0
+            return batch_index(logits.shape[:-1], mask)
+        """, 6, "select(jnp.ones((3, 2)))"),
+    "for_over_a_host_table": ("""
+        import jax
+        import numpy as np
+
+        TABLE = np.arange(12.0).reshape(3, 4)
+
+        @jax.jit
+        def pick(i):
+            out = 0.0
+            for row in np.asarray(TABLE):
+                out = out + row[i]
+            return out
+        """, 10, "pick(1)"),
+}
+_ROWS_QUIET = {
+    "rows_indexed_statically": ("""
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+
+        @jax.jit
+        def f(x):
+            return x + sum(g[0] for g in np.indices((2, 3)))
+        """, "f(jnp.ones(3))"),
+}
+
+
+def test_jax104_rows_of_a_numpy_array_indexed_by_a_tracer_are_flagged():
+    for name, (src, line, _) in _ROWS_FLAGGED.items():
+        assert lines("JAX104", src) == [line], name
+    for name, (src, _) in _ROWS_QUIET.items():
+        assert lines("JAX104", src) == [], name
+
+
+def test_jax104_rows_of_a_numpy_array_claims_hold_under_real_jax():
+    cases = {n: (textwrap.dedent(s), c) for n, (s, _, c) in _ROWS_FLAGGED.items()}
+    cases.update({n: (textwrap.dedent(s), c) for n, (s, c) in _ROWS_QUIET.items()})
+    got = outcomes_under_jax(cases)
+    assert {n for n, o in got.items() if o != "ok"} == set(_ROWS_FLAGGED), got

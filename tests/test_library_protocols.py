@@ -128,6 +128,24 @@ model = Block(3)
 def step(variables, x):
     return model.apply(variables, x, train=True)
 """, _LINEN_RUN.format(model="model", call="step(v, jnp.ones((2, 3)))"), valid=True),
+    Case("linen-lifted-remat-class", "JAX105", _LINEN.replace("@BODY", "if x.sum() > 0:  # <-\n            x = -x") + """
+RematBlock = nn.remat(Block)
+
+
+class Deep(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        x = RematBlock(3)(x)
+        return nn.scan(Block, variable_broadcast="params", split_rngs={"params": False}, length=1)(3)(x)
+
+
+deep = Deep()
+
+
+@jax.jit
+def step(variables, x):
+    return deep.apply(variables, x)
+""", _LINEN_RUN.format(model="deep", call="step(v, jnp.ones((2, 3)))"), valid=False),
     # --- haiku: hk.transform(f).apply / init run f
     Case("haiku-apply-in-jit", "JAX105", """
 import jax

@@ -82,6 +82,11 @@ PASS_ARGUMENTS = frozenset(q for q in TRACING_HOFS if q.startswith("numpyro."))
 #: Calls whose result is a traced value in traced code, unless the keyword named here is
 #: given a value (an observed site returns what it observes).
 SAMPLE_SITES = {"numpyro.sample": "obs", "numpyro.primitives.sample": "obs"}
+#: flax linen's lifted transforms in their class form: ``nn.remat(Block)`` is a module
+#: class whose ``__call__`` runs ``Block.__call__`` (under the transform) with the same
+#: arguments (``nn.scan`` / ``nn.vmap`` slice or batch them, still traced).
+LINEN_LIFTED = frozenset({"flax.linen.remat", "flax.linen.checkpoint", "flax.linen.jit", "flax.linen.vmap",
+                          "flax.linen.scan", "flax.linen.remat_scan"})
 #: Decorators that give a function its own differentiation rules, with the methods that
 #: define them: ``f.defvjp(fwd, bwd)``, ``f.defjvp(rule)`` (also as ``@f.defjvp``).
 #: The rules run when ``f`` is differentiated: on tracers inside a trace (``jit(grad(f))``),

@@ -24,7 +24,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, TypeVar, overload
 
-from jaxlint.static.apis import (ARRAY_ANNOTATIONS, BUILTINS, DIFF_TRANSFORMS, JIT_LIKE, NOT_ARRAY_ANNOTATIONS,
+from jaxlint.static.apis import (ARRAY_ANNOTATIONS, BUILTINS, DIFF_TRANSFORMS, JIT_LIKE, LINEN_LIFTED,
+                                 NOT_ARRAY_ANNOTATIONS,
                                  TRACING_HOFS)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -608,11 +609,12 @@ class Scopes:
             return fn, 0
         if isinstance(func, ast.Lambda):
             return self._fn_by_node.get(id(func)), 0
-        if instances and isinstance(func, ast.Call) and isinstance(func.func, ast.Name) \
-                and func.func.id in self.classes and self.lookup(func.func.id, scope)[0] is None:
+        if instances and isinstance(func, ast.Call):
             # ``Block(features)(x)``: an instance made and called at once runs its ``__call__``
-            # (how linen's ``@nn.compact`` and haiku modules use their submodules)
-            made = self.method_named(func.func.id, "__call__")
+            # (how linen's ``@nn.compact`` and haiku modules use their submodules), also of a
+            # lifted class (``nn.remat(Block)(4)(x)``, ``RematBlock = nn.remat(Block)``)
+            cls = self._called_class(func.func, scope)
+            made = self.method_named(cls, "__call__") if cls is not None else None
             if made is not None:
                 return made, 1
         if isinstance(func, ast.Call) and func.args:
@@ -643,6 +645,22 @@ class Scopes:
                 method = self.method_named(cls, func.attr)
                 return method, 0 if method is not None and is_staticmethod(method) else 1
         return None, 0
+
+    def _called_class(self, expr: ast.expr, scope: FunctionInfo | None, depth: int = 0) -> str | None:
+        """The module class ``expr`` names when called: ``Block``, or a linen lifted
+        transform of it (``nn.remat(Block, ...)``, or a module-level name bound once to one)."""
+        if depth > 2:
+            return None
+        if isinstance(expr, ast.Name):
+            if expr.id in self.classes and self.lookup(expr.id, scope)[0] is None:
+                return expr.id
+            _, bindings = self.lookup(expr.id, scope)
+            if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(bindings[0].value, ast.Call):
+                return self._called_class(bindings[0].value, scope, depth + 1)
+            return None
+        if isinstance(expr, ast.Call) and expr.args and self.resolve_call(expr) in LINEN_LIFTED:
+            return self._called_class(expr.args[0], scope, depth + 1) if isinstance(expr.args[0], ast.Name) else None
+        return None
 
     def returned_function(self, call: ast.Call, scope: FunctionInfo | None) -> FunctionInfo | None:
         """The function a call of a factory of this module makes: ``make_cell(n)`` where

@@ -3,6 +3,8 @@ fields, function summaries; and the confidence every static finding carries."""
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -1269,3 +1271,56 @@ def test_a_leaf_named_size_under_real_jax(tmp_path):
     r = subprocess.run([sys.executable, str(tmp_path / "p.py")], capture_output=True, text=True,
                        env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
     assert r.stdout.strip() == "raises", r.stderr[-2000:]
+
+
+# A class with its own tree_flatten decides its leaves there, not by its annotations:
+# jax's BCOO annotates `shape` and flattens it into the aux data (a false JAX105 on
+# jax 0.10.2's bcoo_squeeze, found in review on the speed corpus).
+FLATTENED = """
+    from typing import Sequence
+    import jax
+    import jax.numpy as jnp
+
+    @jax.tree_util.register_pytree_node_class
+    class Sparse:
+        data: jax.Array
+        shape: Sequence[int]
+
+        def __init__(self, data, *, shape):
+            self.data, self.shape = data, tuple(shape)
+
+        def tree_flatten(self):
+            return {children}, {aux}
+
+        @classmethod
+        def tree_unflatten(cls, aux, children):
+            return cls(children[0], shape=aux["shape"] if aux else children[1])
+
+    def squeeze(arr: Sparse):
+        if arr.shape[0] != 1:
+            raise ValueError("not 1")
+        return arr.data
+
+    @jax.jit
+    def gather(arr: Sparse):
+        return squeeze(arr).sum()
+
+    try:
+        print(gather(Sparse(jnp.ones(3), shape=(1, 3))))
+    except jax.errors.TracerBoolConversionError:
+        print("raises")
+    """
+
+
+@pytest.mark.parametrize("children,aux,truth,found", [
+    ("(self.data,)", '{"shape": self.shape}', "3.0", []),                      # aux: static
+    ("(self.data, jnp.asarray(self.shape))", "None", "raises", [("JAX105", 21)]),  # a leaf called shape
+])
+def test_a_flattened_class_declares_its_leaves_in_tree_flatten(children, aux, truth, found):
+    src = FLATTENED.format(children=children, aux=aux)
+    ns: dict = {}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(textwrap.dedent(src), "flattened.py", "exec"), ns)  # noqa: S102 - our own program
+    assert out.getvalue().strip() == truth
+    assert [(d.code, d.start.line) for d in lint_source(src, select=["JAX105"], confidence="possible")] == found

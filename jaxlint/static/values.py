@@ -216,6 +216,9 @@ def _facts_of(model: "Scopes", cls: ast.ClassDef) -> ClassFacts:
             facts.static_fields.add(name)  # linen: module attributes are hyperparameters
         elif facts.pytree == "nnx":
             continue  # nnx declares by value, in __init__
+        elif facts.pytree == "registered":
+            continue  # its own tree_flatten decides what is a leaf, not its annotations
+            # (jax's BCOO annotates `shape`, and flattens it into the aux data)
         else:
             facts.leaf_fields.add(name)
             if model.is_array_annotation(s.annotation):

@@ -74,7 +74,10 @@ def test_a_script_that_trains_at_import_is_not_run_by_check_dynamic(tmp_path):
 
 def test_import_scripts_imports_it_in_a_directory_of_its_own(tmp_path):
     root = _project(tmp_path, "[tool.jaxlint.dynamic]\nimport-scripts = true\n")
-    proc = run_cli("check", "--dynamic", "--no-cache", "train.py", cwd=root, timeout=600)
+    # as a user runs it, with Python writing bytecode (an empty value is unset): the
+    # import must not leave a `__pycache__` in the project either
+    proc = run_cli("check", "--dynamic", "--no-cache", "train.py", cwd=root, timeout=600,
+                   env={"PYTHONDONTWRITEBYTECODE": ""})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "1 function analysed, 0 skipped" in proc.stdout, proc.stdout
     # it ran, in the worker's own directory: nothing landed in the project

@@ -180,6 +180,9 @@ def worker_env(settings: DynamicSettings) -> dict:
     if backend == "cpu" and settings.devices > 1:
         env["XLA_FLAGS"] = with_host_devices(env.get("XLA_FLAGS", ""), settings.devices)
     env["PYTHONUNBUFFERED"] = "1"
+    # importing the user's modules must not write `__pycache__` into their project (a
+    # check edits nothing there); installed packages' bytecode is still read
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
     if env.get("PYTHONPATH"):  # the workers run in a directory of their own
         env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) if p else os.getcwd()
                                             for p in env["PYTHONPATH"].split(os.pathsep))

@@ -187,7 +187,7 @@ class Callers:
             if site.caller is not None and _inside(site.caller, fn):
                 return None  # recursion
             arg = _argument(site, fn, p)
-            if arg is _OPEN:
+            if arg is UNREADABLE:
                 return None
             if arg is None:
                 if p.default is None:
@@ -297,28 +297,40 @@ class Callers:
 
 
 #: an argument that cannot be told (a splat), or a parameter a partial leaves open
-_OPEN = ast.Pass()
+#: what a call passes for a parameter when it cannot be told (a splat, or a parameter a
+#: ``functools.partial`` leaves open, passed where the partial is called)
+UNREADABLE = ast.Pass()
 
 
-def _argument(site: Site, fn: "FunctionInfo", p: "Param") -> ast.expr | ast.Pass | None:
-    """What ``site`` passes for ``p`` (None: the default; ``_OPEN``: not known)."""
-    call = site.call
-    args = call.args[1:] if site.partial else call.args
+def argument_for(call: ast.Call, target: "FunctionInfo", p: "Param", implicit: int,
+                 skip: int = 0) -> ast.AST | None:
+    """The expression ``call`` passes to parameter ``p`` of ``target`` (None: its default;
+    ``UNREADABLE``: it cannot be told, a splat). The first ``implicit`` positional
+    parameters are not filled by the call's arguments (``self``); the call's first ``skip``
+    arguments are not ``target``'s (``functools.partial(target, ...)`` names it first)."""
     for k in call.keywords:
         if k.arg is None:
-            return _OPEN
+            return UNREADABLE
         if k.arg == p.name:
             return k.value
-    positional = fn.positional()
-    for i, a in enumerate(args):
+    positional = target.positional()
+    for i, a in enumerate(call.args[skip:]):
         if isinstance(a, ast.Starred):
-            return _OPEN
-        j = i + site.implicit
+            return UNREADABLE
+        j = i + implicit
         if j < len(positional) and positional[j] is p:
             return a
-    if site.partial:
-        return _OPEN  # passed where the partial is called
+        if j >= len(positional) and p.kind == "vararg":
+            return a
     return None
+
+
+def _argument(site: Site, fn: "FunctionInfo", p: "Param") -> ast.AST | None:
+    """What ``site`` passes for ``p`` (None: the default; ``UNREADABLE``: not known)."""
+    arg = argument_for(site.call, fn, p, site.implicit, skip=1 if site.partial else 0)
+    if arg is None and site.partial:
+        return UNREADABLE  # passed where the partial is called
+    return arg
 
 
 def _inside(scope: "FunctionInfo", fn: "FunctionInfo") -> bool:

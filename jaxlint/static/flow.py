@@ -59,6 +59,8 @@ from typing import TYPE_CHECKING
 
 from jaxlint.static.apis import (ARRAY_LEAVES_ONLY_KINDS, ARRAYS_OUT, DIFF_TRANSFORMS, JIT_LIKE, SAMPLE_SITES, STATIC_ATTRS, STATIC_CALLS,
                                  TRACING_HOFS, is_axis_size)
+from jaxlint.static.callers import UNREADABLE as _UNREADABLE
+from jaxlint.static.callers import argument_for
 from jaxlint.static.scopes import target_names, walk
 from jaxlint.static.values import (ARRAY_METHODS, CONTAINER_METHODS, TREE_MAPS, Kind, Summaries,
                                    arithmetic_operands, class_facts, static_field)
@@ -176,27 +178,6 @@ def staged_call(model: "Scopes", func: ast.expr, fn: "FunctionInfo | None") -> b
     return False
 
 
-_UNREADABLE = ast.Pass()  # a call whose argument for a parameter cannot be told (a splat)
-
-
-def argument_for(call: ast.Call, target: "FunctionInfo", p, implicit: int) -> ast.AST | None:
-    """The expression ``call`` passes to parameter ``p`` of ``target`` (None: its default;
-    ``_UNREADABLE``: it cannot be told, a splat)."""
-    for k in call.keywords:
-        if k.arg is None:
-            return _UNREADABLE
-        if k.arg == p.name:
-            return k.value
-    positional = target.positional()
-    for i, a in enumerate(call.args):
-        if isinstance(a, ast.Starred):
-            return _UNREADABLE
-        j = i + implicit
-        if j < len(positional) and positional[j] is p:
-            return a
-        if j >= len(positional) and p.kind == "vararg":
-            return a
-    return None
 
 
 def _on_fields(facts, expr: ast.AST | None, depth: int) -> set[str] | None:

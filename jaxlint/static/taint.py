@@ -125,7 +125,7 @@ class Taint(Flow):
         return best
 
 
-#: the rules' name for ``flow.argument_for`` (JAX111 reads call sites with it)
+#: the rules' name for ``callers.argument_for`` (JAX111 reads call sites with it)
 _argument_for = argument_for
 
 

@@ -13,6 +13,7 @@ DEVICES = {"XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
 
 TRAIN = '''
 import functools
+import time
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -189,7 +190,10 @@ if __name__ == "__main__":
         opt_step(jnp.ones(n), jnp.ones(n))  # REDEFINED
     for n in range(4, 10):
         jax.jit(jnp.cumsum)(jnp.ones(n))  # LIBRARY
-    ahead.lower(jnp.ones((16, 16))).compile()  # compiled ahead of time, then called
+    lowered = ahead.lower(jnp.ones((16, 16)))
+    start = time.perf_counter()
+    lowered.compile()  # compiled ahead of time, then called
+    open("ahead_compile_seconds", "w").write(str(time.perf_counter() - start))
     ahead(jnp.ones((16, 16)))
     for n in range(1, 10):  # one jit per optimizer state, each reused
         update = make_update(n)
@@ -306,10 +310,12 @@ def test_a_library_function_jitted_by_the_program_is_recorded_at_its_jit(recorde
 
 def test_a_compile_ahead_of_time_is_the_compile_time_shown(recorded):
     # `.lower().compile()` then a call: the call reuses the executable (jax 0.10) and the
-    # recording's own compile to read it is a cache hit; the time shown is the program's
+    # recording's own compile to read it is a cache hit (near 0 s);
+    # the time shown is the program's, as the program itself timed it
     root, *_ = recorded
     timings = json.loads((root / ".jaxlint" / "timings.json").read_text())["functions"]["train:ahead"]
-    assert timings["report"]["compile_seconds"] >= 0.1
+    program = float((root / "ahead_compile_seconds").read_text())
+    assert 0.6 * program <= timings["report"]["compile_seconds"] <= program + 0.001
     report = json.loads((root / ".jaxlint" / "observed.json").read_text())["functions"]["train:ahead"]["report"]
     assert "ahead of time" in report.get("compiled_again", "ahead of time (the call compiled: jax 0.4)")
 

@@ -4,7 +4,9 @@ A function summary (``values.Summaries``) of a helper in another file of the tre
 what a rule sees when it asks what ``helper(x)`` returns, once the import is followed:
 ``from .utils import helper``, ``from pkg import mod; mod.f(x)``, ``import pkg.mod as
 m; m.f(x)``, and a name an ``__init__`` re-exports (up to ``MAX_HOPS`` re-exports).
-Classes are found the same way, for the fields they declare static.
+Classes are found the same way, for the fields they declare static, and module-level
+constants (``Link.constant``: a name the other module binds once, by a plain assignment
+at column 0), for the arrays a jitted function closes over.
 
 Nothing is imported or run: a module is read and parsed with ``ast`` (a ``Scopes``
 model, no jit map or tracing), once per process while its file is unchanged, and only
@@ -70,7 +72,10 @@ class Module:
         return name.encode() in self.data
 
     def defines(self, what: str, name: str) -> bool:
-        """Whether a line of the module starts a ``def`` or ``class`` (``what``) ``name``."""
+        """Whether a line of the module starts a ``def`` or ``class`` (``what``) ``name``,
+        or (``what`` is ``"assign"``) a line at column 0 assigns to ``name``."""
+        if what == "assign":
+            return re.search(rb"^%s[ \t]*(?::[^\n=]*)?=(?!=)" % re.escape(name.encode()), self.data, re.M) is not None
         return name in self._outline()[0 if what == "def" else 1]
 
     def imports(self, name: str) -> bool:
@@ -293,10 +298,27 @@ class Link:
         _, scopes, cls = found
         return (scopes, cls) if cls in scopes.classes else None
 
+    def constant(self, model: "Scopes", expr: ast.expr, scope: "FunctionInfo | None",
+                 deps: set[Dep]) -> "tuple[Module, Scopes, ast.expr] | None":
+        """The module, its model and the value of the module-level name of another module
+        of the tree that ``expr`` (a name or dotted attribute read in ``scope`` of
+        ``model``) refers to through imports (``from .data import TABLE``, ``data.TABLE``
+        after ``from . import data``), when that module binds the name once, by a plain
+        assignment at column 0 (``TABLE = np.ones(...)``): its value is then that
+        expression, read in that module's model. None for anything else."""
+        found = self._resolve(model, expr, scope, deps, "assign")
+        if found is None:
+            return None
+        mod, scopes, name = found
+        bindings = scopes.module_bindings.get(name, [])
+        if len(bindings) != 1 or bindings[0].kind != "assign" or bindings[0].value is None:
+            return None
+        return mod, scopes, bindings[0].value
+
     def _resolve(self, model: "Scopes", func: ast.expr, scope: "FunctionInfo | None", deps: set[Dep],
                  what: str, mentions: "Callable[[bytes], bool] | None" = None) -> "tuple[Module, Scopes, str] | None":
-        """The module, its model and the name in it of the ``what`` (``def`` or
-        ``class``) that ``func`` refers to. A module is parsed only when its text
+        """The module, its model and the name in it of the ``what`` (``def``, ``class``
+        or ``assign``) that ``func`` refers to. A module is parsed only when its text
         defines or imports that name (and matches ``mentions``)."""
         attrs: list[str] = []
         while isinstance(func, ast.Attribute):

@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
+    from pathlib import Path
+
     from jaxlint.static.scopes import FunctionInfo, Scopes
     from jaxlint.static.tree import Dep
 
@@ -343,6 +345,56 @@ def static_field(model: "Scopes", name: str) -> bool:
         known = memo[name] = ("static" in kinds and "leaf" not in kinds, frozenset(deps))
     model.link.use(known[1])
     return known[0]
+
+
+@dataclass(frozen=True)
+class ImportedConstant:
+    """A module-level value of another module of the tree, as a module that imports it
+    sees it: ``value`` is read in ``model`` (that module's, for its own constants and
+    calls), ``path`` is its file and ``start`` / ``end`` its 1-based (line, column)
+    positions there, columns counted in code points. ``read``: the expression of the
+    importing module that names it (``data.TABLE`` of ``data.TABLE.T``)."""
+
+    read: ast.expr
+    model: "Scopes"
+    value: ast.expr
+    path: "Path"
+    start: tuple[int, int]
+    end: tuple[int, int]
+
+
+def imported_constant(model: "Scopes", expr: ast.expr, scope: "FunctionInfo | None") -> ImportedConstant | None:
+    """What ``expr`` read in ``scope`` of ``model`` is when it names a module-level
+    constant of another module of the tree through an import: ``TABLE`` after ``from
+    .data import TABLE``, ``data.TABLE`` after ``from . import data`` or ``import
+    pkg.data as data``, also re-exported by a package's ``__init__``. The other module
+    binds the name once, by a plain assignment (``Link.constant``). Of a dotted read the
+    longest prefix that names one counts (``data.TABLE`` of ``data.TABLE.T``). The
+    module read is recorded as a dependency of the checked file's findings."""
+    link = model.link
+    if link is None:
+        return None
+    found = None
+    deps: set[Dep] = set()
+    read: ast.expr = expr
+    while isinstance(read, (ast.Name, ast.Attribute)):  # `pkg.data.TABLE.T`, `pkg.data.TABLE`, ...
+        found = link.constant(model, read, scope, deps)
+        if found is not None or not isinstance(read, ast.Attribute):
+            break
+        read = read.value
+    link.use(deps)
+    if found is None:
+        return None
+    mod, theirs, value = found
+    lines = mod.data.splitlines()
+
+    def column(line: int, byte_col: int) -> int:
+        text = lines[line - 1] if 0 < line <= len(lines) else b""
+        return len(text[:byte_col].decode("utf-8", "replace")) + 1
+
+    end_line = value.end_lineno or value.lineno
+    return ImportedConstant(read, theirs, value, mod.path, (value.lineno, column(value.lineno, value.col_offset)),
+                            (end_line, column(end_line, value.end_col_offset or value.col_offset)))
 
 
 def _held_params(fn: "FunctionInfo", expr: ast.AST | None, depth: int) -> Counter[str]:

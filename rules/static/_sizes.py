@@ -5,7 +5,7 @@ import ast
 import math
 from typing import TypedDict
 
-from jaxlint.static.semantic import FunctionInfo, ModuleModel
+from jaxlint.static.scopes import FunctionInfo, Scopes
 from jaxlint.static.consts import static_count
 from jaxlint.rule import is_test_path  # noqa: F401  (the rules import it from here)
 
@@ -45,14 +45,14 @@ class Estimate(_EstimateKeys, total=False):
     unknown_shape: bool  # a known constructor whose shape is not static
 
 
-def static_int(model: ModuleModel, expr: ast.AST | None, depth: int = 0) -> int | None:
+def static_int(model: Scopes, expr: ast.AST | None, depth: int = 0) -> int | None:
     """The int an expression evaluates to, as the value model's evaluator of static values
     computes it (``consts.static_count``: literals, names bound once, arithmetic, ``len``,
     ``int``, fields of module-level records, ...), or None."""
     return static_count(model, expr)
 
 
-def static_sequence(model: ModuleModel, expr: ast.AST | None) -> list[ast.expr] | None:
+def static_sequence(model: Scopes, expr: ast.AST | None) -> list[ast.expr] | None:
     """The elements of a literal tuple, list or set (no ``*``), also through a module-level
     name bound once to one and not shadowed where it is read: its length is static."""
     if isinstance(expr, ast.Name):
@@ -71,7 +71,7 @@ def all_known(dims: list[int | None]) -> list[int] | None:
     return known if len(known) == len(dims) else None
 
 
-def static_shape(model: ModuleModel, expr: ast.AST | None) -> tuple[int, ...] | None:
+def static_shape(model: Scopes, expr: ast.AST | None) -> tuple[int, ...] | None:
     if expr is None:
         return None
     v = static_int(model, expr)
@@ -84,7 +84,7 @@ def static_shape(model: ModuleModel, expr: ast.AST | None) -> tuple[int, ...] | 
     return None
 
 
-def dtype_bytes(model: ModuleModel, expr: ast.AST | None) -> int | None:
+def dtype_bytes(model: Scopes, expr: ast.AST | None) -> int | None:
     if expr is None:
         return None
     name = None
@@ -103,7 +103,7 @@ def dtype_bytes(model: ModuleModel, expr: ast.AST | None) -> int | None:
 _JAX_SAMPLERS = {"uniform", "normal", "exponential", "gumbel", "laplace", "logistic", "cauchy", "rademacher"}
 
 
-def array_estimate(model: ModuleModel, expr: ast.AST | None, _depth: int = 0) -> Estimate | None:
+def array_estimate(model: Scopes, expr: ast.AST | None, _depth: int = 0) -> Estimate | None:
     """What an array-producing expression is, statically: ``{"bytes", "shape", "source"}``.
 
     ``bytes`` is None when the size is unknown (e.g. ``np.load``). Returns None when
@@ -227,7 +227,7 @@ def array_estimate(model: ModuleModel, expr: ast.AST | None, _depth: int = 0) ->
             "splat": name in ("zeros", "ones", "full", "empty")}
 
 
-def _combined(model: ModuleModel, lib: str, name: str, call: ast.Call, depth: int) -> Estimate | None:
+def _combined(model: Scopes, lib: str, name: str, call: ast.Call, depth: int) -> Estimate | None:
     """Size of ``np.repeat`` / ``np.tile`` / ``np.concatenate`` / ``np.stack`` ... from their
     inputs: a repeat or tile multiplies, a join adds."""
     kw = {k.arg: k.value for k in call.keywords if k.arg}
@@ -281,7 +281,7 @@ _LAYERS = {
 }
 
 
-def _layer_estimate(model: ModuleModel, q: str, call: ast.Call) -> Estimate | None:
+def _layer_estimate(model: Scopes, q: str, call: ast.Call) -> Estimate | None:
     """float32 weights of an equinox / flax nnx layer from its constructor's sizes."""
     names = _LAYERS[q]
     kw = {k.arg: k.value for k in call.keywords if k.arg}
@@ -314,7 +314,7 @@ _RNG_METHODS = {
 }
 
 
-def _is_numpy_rng(model: ModuleModel, expr: ast.AST | None, depth: int = 0) -> bool:
+def _is_numpy_rng(model: Scopes, expr: ast.AST | None, depth: int = 0) -> bool:
     """``expr`` is a numpy random generator: a factory call, or a name bound once to one."""
     if isinstance(expr, ast.Call):
         return model.resolve_call(expr) in _RNG_FACTORIES
@@ -325,7 +325,7 @@ def _is_numpy_rng(model: ModuleModel, expr: ast.AST | None, depth: int = 0) -> b
     return False
 
 
-def _rng_estimate(model: ModuleModel, call: ast.Call) -> Estimate | None:
+def _rng_estimate(model: Scopes, call: ast.Call) -> Estimate | None:
     """``rng.normal(size=(784, 2048))`` and the like: numpy's modern random API."""
     method = call.func.attr  # type: ignore[attr-defined]
     if method not in _RNG_METHODS:

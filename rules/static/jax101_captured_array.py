@@ -1,14 +1,16 @@
 from __future__ import annotations
 
 import ast
+import os
 from typing import TYPE_CHECKING
 
-from jaxlint.diagnostic import Confidence
+from jaxlint.diagnostic import Confidence, Position, Related
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._sizes import LOADERS, Estimate, array_estimate
 from jaxlint.static.callers import Callers
 from jaxlint.static.consts import static_value
 from jaxlint.static.flow import returned_self_field
+from jaxlint.static.values import imported_constant
 from jaxlint.static.semantic import STATIC_ATTRS
 from jaxlint.textutil import human_bytes
 
@@ -33,7 +35,11 @@ class CapturedArray(StaticRule):
     `TABLES = (np.ones(...), 1.0)`, the index computed by the value model), or an
     attribute bound once in the body of a class of the module (`Tables.GRID`, or
     `self.GRID` with a static `self`), unless something stores an attribute of that
-    name. Reports
+    name, or a module-level array of another module of the checked tree that the module
+    imports (`from .data import TABLE`, `data.TABLE` after `import data`, also
+    re-exported by a package's `__init__`; its size from that module's constants): the
+    array is baked into the compile of the module that reads it, so the finding is
+    there, with the definition as its related location. Reports
     when the array's size, estimated from its constructor, reaches `max-bytes`, or when
     it is loaded from disk (`np.load`, `pickle.load`), whose size is unknown.
 
@@ -577,6 +583,12 @@ class CapturedArray(StaticRule):
                             if self._report(ctx, node, node.id, held_est, held_value, limit, "param"):
                                 reported.add(node.id)
                         continue
+                    if owner is None and len(bindings) == 1 and bindings[0].kind == "import":
+                        # `from .data import TABLE` / `data.TABLE`: a constant of another module of the tree
+                        got = self._imported(ctx, fn, node, parent, limit, reported)
+                        if got is not None:
+                            reported.add(got)
+                        continue
                     bindings = _drop_conversions(model, node.id, bindings)
                     if len(bindings) != 1 or bindings[0].value is None:
                         continue
@@ -674,6 +686,31 @@ class CapturedArray(StaticRule):
                     else:
                         self._report(ctx, arg, ctx.segment(arg), array_estimate(model, arg), None, limit, "bound")
 
+    def _imported(self, ctx, fn, node: ast.Name, parent, limit, reported: set[str]) -> str | None:
+        """``node`` (or ``node.attr``) read in traced ``fn`` names a module-level array of
+        another module of the tree (``values.imported_constant``): report it here, where the
+        array is baked into this module's compile. Returns what was reported."""
+        model = ctx.model
+        asked: ast.expr = node
+        for _ in range(4):  # `pkg.data.TABLE`, or `TABLE.T`: the model says which prefix names the constant
+            outer = model.parent(asked)
+            if not (isinstance(outer, ast.Attribute) and isinstance(outer.ctx, ast.Load)):
+                break
+            asked = outer
+        found = imported_constant(model, asked, fn.parent)
+        if found is None:
+            return None
+        read, shown = found.read, ctx.segment(found.read)
+        above = model.parent(read)
+        if shown in reported or isinstance(above, ast.Attribute) and above.attr in STATIC_ATTRS:
+            return None  # `data.TABLE.shape`: a static figure
+        where = Related(_shown_path(ctx.path, model.link.path, found.path), Position(*found.start),
+                        Position(*found.end), f"`{shown}` is defined here")
+        if not self._report(ctx, read, shown, array_estimate(found.model, found.value), None, limit, "defined",
+                            related=[where]):
+            return None
+        return shown
+
     def _self_attr_value(self, model, fn, attr: str):
         if fn.class_name is None:
             return None
@@ -694,7 +731,7 @@ class CapturedArray(StaticRule):
                                           else _constructed_with(model, other, v) or n.value)
         return values[0] if len(values) == 1 else None
 
-    def _report(self, ctx, node, name, est: Estimate | None, def_node, limit, how) -> bool:
+    def _report(self, ctx, node, name, est: Estimate | None, def_node, limit, how, related=()) -> bool:
         if est is None or est.get("literal"):
             return False
         size = est["bytes"]
@@ -727,13 +764,20 @@ class CapturedArray(StaticRule):
             msg = f"jitted function {verb} {what}; it is baked into the compiled program as a constant"
         else:
             msg = f"traced code {verb}, {what}; it is baked into the compiled program as a constant"
-        related = []
+        related = list(related)
         if def_node is not None:
             related.append(ctx.related(def_node, f"`{name}` is defined here"))
         # certain when its size is computed; likely when it is loaded (size unknown here)
         ctx.report(node, msg, related=related, confidence=Confidence.LIKELY if size is None else Confidence.CERTAIN,
                    data={"bytes": size, "shape": list(est["shape"]) if est["shape"] else None, "name": name})
         return True
+
+
+def _shown_path(display: str, checked, other) -> str:
+    """``other`` (a file of the tree) as a path beside ``display``, the checked file as
+    the report shows it (``checked`` is its real path)."""
+    rel = os.path.relpath(other, os.path.dirname(checked))
+    return os.path.normpath(os.path.join(os.path.dirname(display), rel)).replace(os.sep, "/")
 
 
 _JIT = {"jax.jit", "jax.pmap", "jax.experimental.pjit.pjit", "equinox.filter_jit", "flax.nnx.jit"}

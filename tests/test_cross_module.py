@@ -1,0 +1,195 @@
+"""Module-level constants across the modules of the checked tree: a host array that one
+module defines and a jitted function of another closes over is baked into *that*
+function's compile (JAX101 in the importing file), through every import form. Real CLI
+on multi-module projects written here, the resolver itself (``Link.constant``), and the
+static cache, whose entry goes when the module defining the array is edited."""
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from helpers import json_findings, run_cli
+from jaxlint.static.semantic import ModuleModel
+from jaxlint.static.tree import Link
+from jaxlint.static.values import imported_constant
+
+BIG = "TABLE = np.random.randn(2048, 2048)\n"  # 32 MiB of float64
+DATA = "import numpy as np\n\nN = 2048\n" + BIG
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
+    for name, text in files.items():
+        p = root / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+def _jax101(root: Path, target: str, *extra: str) -> list[tuple[str, int, str]]:
+    proc = run_cli("check", "--no-cache", "--select", "JAX101", "--output-format", "json", *extra, target, cwd=root)
+    assert proc.returncode in (0, 1), proc.stderr
+    return [(d["filename"], d["location"]["row"], d["message"]) for d in json_findings(proc, "JAX101")]
+
+
+def _jitted(importing: str, read: str) -> str:
+    return f"{importing}\nimport jax\n\n\n@jax.jit\ndef predict(x):\n    return x @ {read}\n"
+
+
+#: (files, the checked file, what the jitted function reads): each closes over the
+#: 32 MiB table of another module of the tree
+INVALID = {
+    "script-sibling-from": ({"data.py": DATA}, "train.py", "from data import TABLE", "TABLE"),
+    "script-sibling-import": ({"data.py": DATA}, "train.py", "import data", "data.TABLE"),
+    "script-sibling-import-as": ({"data.py": DATA}, "train.py", "import data as d", "d.TABLE.T"),
+    "relative-from": ({"pkg/__init__.py": "", "pkg/data.py": DATA}, "pkg/train.py", "from .data import TABLE", "TABLE"),
+    "relative-module": ({"pkg/__init__.py": "", "pkg/data.py": DATA}, "pkg/train.py", "from . import data",
+                        "data.TABLE"),
+    "absolute-dotted": ({"pkg/__init__.py": "", "pkg/sub/__init__.py": "", "pkg/sub/data.py": DATA},
+                        "pkg/train.py", "import pkg.sub.data as sd", "sd.TABLE"),
+    "import-a-b-binds-a": ({"pkg/__init__.py": "", "pkg/data.py": DATA}, "pkg/train.py", "import pkg.data",
+                           "pkg.data.TABLE"),
+    "init-re-export": ({"pkg/__init__.py": "from .data import TABLE\n", "pkg/data.py": DATA}, "main.py",
+                       "from pkg import TABLE", "TABLE"),
+    "src-layout": ({"src/pkg/__init__.py": "", "src/pkg/data.py": DATA}, "src/pkg/train.py",
+                   "from pkg.data import TABLE", "TABLE"),
+    # the size follows the other module's own constants
+    "size-from-its-constants": ({"data.py": "import numpy as np\n\nN, M = 4096, 1024\nTABLE = np.zeros((N, M))\n"},
+                                "train.py", "from data import TABLE", "TABLE"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INVALID))
+def test_an_imported_module_level_array_is_captured_in_the_importing_module(tmp_path, case):
+    files, target, importing, read = INVALID[case]
+    _write(tmp_path, {**files, target: _jitted(importing, read)})
+    found = _jax101(tmp_path, target)
+    assert len(found) == 1, found
+    path, line, message = found[0]
+    assert (path, line) == (target, 7)
+    assert "MiB array" in message and "baked into the compiled program" in message
+
+
+def test_the_finding_names_where_the_array_is_defined(tmp_path):
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/data.py": DATA,
+                      "pkg/train.py": _jitted("from .data import TABLE", "TABLE")})
+    proc = run_cli("check", "--no-cache", "--select", "JAX101", "--output-format", "json", "pkg/train.py",
+                   cwd=tmp_path)
+    (d,) = json_findings(proc, "JAX101")
+    assert "32.0 MiB" in d["message"] and "`TABLE`" in d["message"]
+    proc = run_cli("check", "--no-cache", "--select", "JAX101", "--output-format", "sarif", "pkg/train.py",
+                   cwd=tmp_path)
+    assert "pkg/data.py" in proc.stdout  # the related location: the array's definition, in its own file
+
+
+def test_a_loaded_array_of_another_module_is_likely(tmp_path):
+    _write(tmp_path, {"data.py": "import numpy as np\n\nTABLE = np.load('table.npy')\n",
+                      "train.py": _jitted("from data import TABLE", "TABLE")})
+    (found,) = _jax101(tmp_path, "train.py")
+    assert "np.load" in found[2]
+
+
+#: (files, checked file, the importing module's source): quiet
+VALID = {
+    "small-array": ({"data.py": "import numpy as np\n\nTABLE = np.ones((8, 8))\n"}, "train.py",
+                    _jitted("from data import TABLE", "TABLE")),
+    "only-its-shape": ({"data.py": DATA}, "train.py",
+                       "import jax\nimport jax.numpy as jnp\nfrom data import TABLE\nimport data\n\n\n@jax.jit\n"
+                       "def f(x):\n    return jnp.zeros(TABLE.shape) + data.TABLE.shape[0] + x\n"),
+    "passed-as-an-argument": ({"data.py": DATA}, "train.py",
+                              "import jax\nfrom data import TABLE\n\n\n@jax.jit\ndef f(x, t):\n    return x @ t\n\n\n"
+                              "f(1.0, TABLE)\n"),
+    "not-traced": ({"data.py": DATA}, "train.py", "from data import TABLE\n\n\ndef f(x):\n    return x @ TABLE\n"),
+    "bound-twice-there": ({"data.py": DATA + "if N > 4:\n    TABLE = None\n"}, "train.py",
+                          _jitted("from data import TABLE", "TABLE")),
+    "shadowed-after-the-import": ({"data.py": DATA}, "train.py",
+                                  _jitted("import numpy as np\nfrom data import TABLE\nTABLE = np.ones(4)", "TABLE")),
+    "a-function-not-a-constant": ({"data.py": "import numpy as np\n\ndef TABLE():\n    return np.ones((2048, 2048))\n"},
+                                  "train.py", _jitted("from data import TABLE", "TABLE()")),
+    "missing-module": ({}, "train.py", _jitted("from data import TABLE", "TABLE")),
+    "re-export-cycle": ({"pkg/__init__.py": "from .a import TABLE\n", "pkg/a.py": "from .b import TABLE\n",
+                         "pkg/b.py": "from .a import TABLE\n"}, "main.py", _jitted("from pkg import TABLE", "TABLE")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(VALID))
+def test_what_is_not_an_imported_array_constant_is_quiet(tmp_path, case):
+    files, target, source = VALID[case]
+    _write(tmp_path, {**files, target: source})
+    assert _jax101(tmp_path, target) == []
+
+
+def test_a_module_outside_the_root_is_not_read(tmp_path):
+    """The checked tree is the project root: a sibling project's module is not followed."""
+    _write(tmp_path / "other", {"data.py": DATA})
+    _write(tmp_path / "proj", {"train.py": _jitted("import sys\nsys.path.insert(0, '../other')\nfrom data import TABLE",
+                                                   "TABLE")})
+    assert _jax101(tmp_path / "proj", "train.py") == []
+    _write(tmp_path / "proj", {"pkg/__init__.py": "", "pkg/train.py": _jitted("from ...other import data", "data.TABLE")})
+    assert _jax101(tmp_path / "proj", "pkg/train.py") == []
+    # the same import of a module inside the root is followed
+    _write(tmp_path / "proj", {"other/data.py": DATA, "pkg/inner.py": _jitted("from ..other import data", "data.TABLE")})
+    assert len(_jax101(tmp_path / "proj", "pkg/inner.py")) == 1
+
+
+def _model(root: Path, rel: str) -> ModuleModel:
+    path = root / rel
+    return ModuleModel(ast.parse(path.read_text()), "", Link.for_file(path, root))
+
+
+def _constant(model: ModuleModel, text: str):
+    """What the model says the expression ``text`` (as read at the end of the module) is."""
+    expr = next(n for n in model.nodes(ast.Name, ast.Attribute) if ast.unparse(n) == text)
+    return imported_constant(model, expr, model.function_of(expr))
+
+
+@pytest.mark.parametrize("importing, read, found", [
+    ("from .data import TABLE", "TABLE", "np.random.randn(2048, 2048)"),
+    ("from . import data", "data.TABLE", "np.random.randn(2048, 2048)"),
+    ("import pkg.data", "pkg.data.TABLE", "np.random.randn(2048, 2048)"),
+    ("import pkg.data as d", "d.N", "2048"),
+    ("from ...beyond import TABLE", "TABLE", None),  # a relative import above the top
+    ("from .missing import TABLE", "TABLE", None),
+    ("from .data import np", "np", None),  # an import there, not an assignment
+    ("from .data import TABLE\nTABLE = 1", "TABLE", None),  # shadowed after the import
+])
+def test_the_resolver(tmp_path, importing, read, found):
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/data.py": DATA, "pkg/main.py": f"{importing}\n{read}\n"})
+    got = _constant(_model(tmp_path, "pkg/main.py"), read)
+    if found is None:
+        assert got is None
+    else:
+        assert ast.unparse(got.value) == found
+        assert got.path == (tmp_path / "pkg" / "data.py").resolve()
+        assert got.start[0] == 4 if read != "d.N" else got.start[0] == 3
+
+
+def test_a_re_export_cycle_gives_unknown(tmp_path):
+    _write(tmp_path, {"pkg/__init__.py": "from .a import T\n", "pkg/a.py": "from .b import T\n",
+                      "pkg/b.py": "from .a import T\n", "main.py": "from pkg import T\nT\n"})
+    assert _constant(_model(tmp_path, "main.py"), "T") is None
+
+
+def test_the_constant_is_a_dependency_of_the_checked_file(tmp_path):
+    _write(tmp_path, {"data.py": DATA, "main.py": "from data import TABLE\nTABLE\n"})
+    m = _model(tmp_path, "main.py")
+    assert _constant(m, "TABLE") is not None
+    assert list(m.link.used) == ["data.py"]
+
+
+def test_the_cache_follows_an_edit_of_the_defining_module(tmp_path):
+    """Check train.py, edit data.py only, check again with the cache: the finding follows."""
+    cache = tmp_path / "cache"
+    root = tmp_path / "proj"
+    root.mkdir()
+    _write(root, {"data.py": DATA, "train.py": _jitted("from data import TABLE", "TABLE")})
+    args = ("--cache-dir", str(cache))
+    assert len(_jax101(root, "train.py", *args)) == 1
+    assert len(_jax101(root, "train.py", *args)) == 1  # from the cache
+    (root / "data.py").write_text("import numpy as np\n\nTABLE = np.ones(8)\n")
+    assert _jax101(root, "train.py", *args) == []
+    (root / "data.py").write_text(DATA)
+    assert len(_jax101(root, "train.py", *args)) == 1

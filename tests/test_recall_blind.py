@@ -277,7 +277,9 @@ FOUND4 = frozenset({
 #: 14:32 after the session's value-model, library-protocol and scope changes, made
 #: without sight of these cases (held-out).
 FOUND5 = frozenset({
+    "coreax-375",  # found after JAX114 read a key closed over by a lax loop body (lib51; tuning)
     "crackedaicode-tracer-leak",
+    "ctd-15",  # found after JAX108 read unhashable values inside tuples and NamedTuples (lib51; tuning)
     "emergent-comm-2",
     "evox-jitable",
     "flax-1077",
@@ -293,6 +295,7 @@ FOUND5 = frozenset({
     "jax-23457",
     "jax-2506",
     "jax-2783",
+    "jax-2833",  # found after the jit map saw a static argument traced again by remat (lib51; tuning)
     "jax-5013",
     "jax-5100",
     "jax-6713",

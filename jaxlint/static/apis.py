@@ -71,6 +71,10 @@ TRACING_HOFS: dict[str, tuple[int, ...]] = {
     "numpyro.infer.SVI": (0, 1),
     "numpyro.infer.svi.SVI": (0, 1),
 }
+#: Of ``TRACING_HOFS``, jax's checkpoint: it traces every argument of its function except
+#: those at its own ``static_argnums``, also arguments a jit around it keeps static
+#: (``jax.jit(jax.remat(f), static_argnums=0)`` gives ``f`` a tracer for ``0``).
+CHECKPOINTS = frozenset({"jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint"})
 #: Of ``TRACING_HOFS``, equinox's filtered ones: they trace the array leaves of the
 #: callable's arguments and keep every other value static (``filter_vmap`` without
 #: ``in_axes`` too), so only parameters annotated as arrays are known traced.

@@ -13,7 +13,8 @@ import ast
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
-from jaxlint.static.apis import ARRAY_LEAVES_ONLY_KINDS, FILTERED_KINDS, JIT_LIKE, literal_ints, literal_strs
+from jaxlint.static.apis import (ARRAY_LEAVES_ONLY_KINDS, CHECKPOINTS, DIFF_TRANSFORMS, FILTERED_KINDS, JIT_LIKE, TRACING_HOFS,
+                                 literal_ints, literal_strs)
 from jaxlint.static.runs import eager_block
 from jaxlint.static.traced import Reason
 from jaxlint.static.values import class_facts
@@ -190,18 +191,22 @@ class EntryFinder:
             return out
 
         static = by_num(static_nums) | set(static_names)
+        # a static argument handed to `jax.checkpoint(f)` inside the jit is traced again by
+        # the checkpoint (unless its own `static_argnums` names it): jit keeps it a Python
+        # value in its cache key, `f` sees a tracer
+        retraced = static & self._checkpoint_traced(fn, node, offset)
         donated = by_num(donate_nums) | set(donate_names)
         bound_params = {p.name for p in positional[:offset]}
         if isinstance(node, ast.Call) and node.args:
             bound_params |= self.scopes.partial_keywords(node.args[0], node)
-        fn.static_params |= static
+        fn.static_params |= static - retraced
         fn.donated_params |= donated
         fn.partial_bound |= bound_params
         line = getattr(node, "lineno", 0)
         fn.traced_by.append(Reason(kind, line))
         traced: set[str] = set()
         for p in fn.params:
-            if p.name in static or p.name in bound_params:
+            if p.name in static - retraced or p.name in bound_params:
                 continue
             if p.name in ("self", "cls") and p.index == 0 and fn.class_name:
                 continue
@@ -243,6 +248,50 @@ class EntryFinder:
             )
         )
         self._entry_sites[self.entries[-1]] = (node, fn)
+
+    def _checkpoint_traced(self, fn: "FunctionInfo", node: ast.AST, bound: int) -> set[str]:
+        """Parameters of ``fn`` that a ``jax.checkpoint`` / ``jax.remat`` between the jit and
+        ``fn`` traces: ``jax.jit(jax.remat(f), static_argnums=0)`` or a checkpoint decorator
+        under the jit decorator (``@partial(jax.jit, static_argnums=1)`` over
+        ``@jax.checkpoint``). The checkpoint traces every argument it is given except those
+        at its own ``static_argnums`` (counted, like jit's, after ``bound`` leading
+        parameters: jax 0.10.2 raises a tracer error on ``if flag:`` in the first form)."""
+        checkpoints: list[ast.Call] = []
+        if isinstance(node, ast.Call) and node.args and not isinstance(fn.node, ast.Lambda) \
+                and node not in getattr(fn.node, "decorator_list", ()):
+            expr = node.args[0]
+            for _ in range(8):
+                if not (isinstance(expr, ast.Call) and expr.args):
+                    break
+                q = self.scopes.resolve_call(expr)
+                if q in CHECKPOINTS:
+                    checkpoints.append(expr)
+                elif q != "functools.partial" and q not in TRACING_HOFS and q not in DIFF_TRANSFORMS:
+                    break
+                expr = expr.args[0]
+        elif not isinstance(fn.node, ast.Lambda):
+            decorators = fn.node.decorator_list
+            below = decorators[decorators.index(node) + 1:] if node in decorators else []
+            for dec in below:  # the decorators under the jit apply first
+                if self.scopes.resolve(dec) in CHECKPOINTS:
+                    checkpoints.append(ast.Call(func=dec, args=[], keywords=[]))
+                elif isinstance(dec, ast.Call) and self.scopes.resolve_call(dec) == "functools.partial" \
+                        and dec.args and self.scopes.resolve(dec.args[0]) in CHECKPOINTS:
+                    checkpoints.append(dec)
+                elif isinstance(dec, ast.Call) and self.scopes.resolve_call(dec) in CHECKPOINTS and not dec.args:
+                    checkpoints.append(dec)
+        if not checkpoints:
+            return set()
+        params = [p for p in fn.positional()[bound:]
+                  if not (p.index == 0 and fn.class_name and p.name in ("self", "cls"))]
+        traced = {p.name for p in params} | {p.name for p in fn.params if p.kind == "keyword"}
+        for call in checkpoints:
+            spec = next((k.value for k in call.keywords if k.arg == "static_argnums"), None)
+            nums = () if spec is None else literal_ints(spec)
+            if nums is None:
+                return set()  # a spec that is not a literal: not known
+            traced -= {params[n].name for n in nums if -len(params) <= n < len(params)}
+        return traced
 
     def _pytree_annotation(self, ann: ast.expr | None) -> bool:
         """``ann`` names a pytree class of this module (an ``eqx.Module``, a NamedTuple, a

@@ -41,7 +41,8 @@ class StaticArgHazard(StaticRule):
     same module as evidence, and finds:
 
     * unhashable static values: lists, dicts, sets, NumPy or JAX arrays, instances of
-      a plain `@dataclass` (without `frozen=True`), also given to a wrapper function
+      a plain `@dataclass` (without `frozen=True`), tuples and `NamedTuple` instances
+      holding one of these (a tuple hashes by hashing its elements), also given to a wrapper function
       that passes its parameter on as the static argument (`def grid(f, bounds):
       return _grid(f, bounds)`, `grid(f, [-1, 1])`) or a wrapper parameter's default;
     * float static values that vary between calls (a call passes a computed value,
@@ -107,6 +108,24 @@ class StaticArgHazard(StaticRule):
     fix_hint = "make static values hashable and few (tuples, ints, strings), or pass them as traced arguments"
 
     VALID = [
+        Valid(
+            """
+            from typing import Any, NamedTuple
+            import jax
+
+            class OptState(NamedTuple):
+                packed: tuple
+                treedef: Any
+
+            def optimize(start, num_batches, opt_state):
+                return opt_state
+
+            optimize_jit = jax.jit(optimize, static_argnums=(1, 2))
+
+            def run(params):
+                return optimize_jit(0, 20, OptState((1, 2), None)), optimize_jit(0, 20, (3, (4, 5)))
+            """
+        ),
         Valid(
             """
             import functools
@@ -254,6 +273,27 @@ class StaticArgHazard(StaticRule):
     ]
 
     INVALID = [
+        Invalid(
+            """
+            from typing import Any, NamedTuple
+            import jax
+
+            class OptState(NamedTuple):
+                packed: list
+                treedef: Any
+
+            def optimize(start, num_batches, opt_state):
+                return opt_state
+
+            optimize_jit = jax.jit(optimize, static_argnums=(1, 2))
+
+            def run(params):
+                state = OptState([params], None)
+                return optimize_jit(0, 20, state)
+            """,
+            line=15,
+            message="holding a list in field `packed`",
+        ),
         Invalid(
             """
             from functools import partial
@@ -758,16 +798,44 @@ def _unhashable_value(model: ModuleModel, scope: FunctionInfo | None, node: ast.
                 if inner is not None:
                     return (f"an instance of `{cls.name}` holding {inner} in field `{field_name}` (its generated "
                             f"`__hash__` hashes every field)")
+        if cls is not None and _is_namedtuple(model, cls):
+            for field_name, arg in _field_arguments(cls, node):
+                inner = _unhashable_value(model, scope, arg, at, depth + 1)
+                if inner is not None:
+                    return (f"an instance of `{cls.name}` holding {inner} in field `{field_name}` (a NamedTuple "
+                            f"hashes like a tuple: by hashing every field)")
+        if q == "builtins.tuple" and len(node.args) == 1 and not node.keywords \
+                and isinstance(node.args[0], (ast.List, ast.Tuple)):
+            return _unhashable_element(model, scope, node.args[0].elts, at, depth)
         if q.startswith(("jax.numpy.", "jax.random.", "jax.nn.")) and is_jax_array(model, scope, node):
             # every jax.numpy / jax.random function that returns one array returns an
             # unhashable jax.Array, a 0-d result (`jnp.add(4, 1)`) and a PRNG key included
             return "an array"
         return None
+    if isinstance(node, ast.Tuple):
+        return _unhashable_element(model, scope, node.elts, at, depth)
     if isinstance(node, ast.Name) and at is not None:
         _, bindings = model.lookup(node.id, scope)
         if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
             return _unhashable_value(model, scope, bindings[0].value, at, depth + 1)
     return None
+
+
+def _unhashable_element(model: ModuleModel, scope: FunctionInfo | None, elts: list[ast.expr],
+                        at: ast.AST | None, depth: int) -> str | None:
+    """A tuple's hash hashes its elements: what unhashable thing one of ``elts`` is."""
+    for i, e in enumerate(elts):
+        if isinstance(e, ast.Starred):
+            continue
+        inner = _unhashable_value(model, scope, e, at, depth + 1)
+        if inner is not None:
+            return f"a tuple holding {inner} at index {i} (a tuple hashes by hashing every element)"
+    return None
+
+
+def _is_namedtuple(model: ModuleModel, cls: ast.ClassDef) -> bool:
+    """A ``typing.NamedTuple`` class without a ``__hash__`` of its own."""
+    return not _defines(cls, "__hash__") and any(model.resolve(b) == "typing.NamedTuple" for b in cls.bases)
 
 
 def _unhashable_through_wrapper(model: ModuleModel, scope: FunctionInfo | None, arg: ast.expr,

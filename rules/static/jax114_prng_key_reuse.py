@@ -60,6 +60,12 @@ _NOISE = {"normal", "uniform", "truncated_normal", "laplace", "logistic", "gumbe
 _TREE_MAPS = {"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map", "jax.tree_util.tree_map_with_path",
               "jax.tree.map_with_path"}
 _TREE_MAP_NAMES = {q.rsplit(".", 1)[-1] for q in _TREE_MAPS}
+#: Functions that run a body once per iteration, with the index of the body argument
+#: (and its keyword): a key the body closes over is the same key on every iteration.
+_ITERATING = {"jax.lax.fori_loop": (2, "body_fun"), "jax.lax.scan": (0, "f"), "jax.lax.while_loop": (1, "body_fun"),
+              "jax.lax.map": (0, "f"), "flax.nnx.fori_loop": (2, "body_fun"), "flax.nnx.scan": (0, "f"),
+              "flax.nnx.while_loop": (1, "body_fun")}
+_ITERATING_NAMES = {q.rsplit(".", 1)[-1] for q in _ITERATING}
 
 State = dict  # key text -> (the call that consumed it, the consumer's display name)
 
@@ -75,7 +81,10 @@ class PrngKeyReuse(StaticRule):
     reassigned there consumes the same key on every iteration, and so does one in a
     function mapped over the leaves of a pytree that draws noise shaped like each leaf
     from a key it closes over (`jax.tree_util.tree_map(lambda g: g +
-    jax.random.normal(key, g.shape), grads)`).
+    jax.random.normal(key, g.shape), grads)`), and so does one in the body of a
+    `lax.fori_loop`, `lax.scan`, `lax.while_loop` or `lax.map` (or nnx's) that draws from a
+    key it closes over: the body runs once per iteration with the same key (a key passed in
+    the carry or the scanned-over slices, or `fold_in(key, i)`, is fresh).
 
     A call that hands the key to something known to draw random numbers from it
     also consumes it: an equinox layer (`eqx.nn.Linear(3, 4, key=key)`), a flax
@@ -164,6 +173,24 @@ class PrngKeyReuse(StaticRule):
     }
 
     VALID = [
+        Valid(
+            """
+            import jax
+
+            def noisy_loss(x, key, n):
+                def body(i, total):
+                    k = jax.random.fold_in(key, i)  # one key per iteration
+                    return total + jax.random.normal(k, x.shape).sum()
+                return jax.lax.fori_loop(0, n, body, 0.0)
+
+            def noisy_scan(key, xs):
+                def step(carry, x):
+                    k, total = carry
+                    k, sub = jax.random.split(k)  # the key travels in the carry
+                    return (k, total + jax.random.normal(sub) * x), None
+                return jax.lax.scan(step, (key, 0.0), xs)
+            """
+        ),
         Valid(
             """
             import jax
@@ -324,6 +351,21 @@ class PrngKeyReuse(StaticRule):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            def noisy_loss(params, x, key, n):
+                def body(i, total):
+                    noisy = x + jax.random.normal(key, x.shape)
+                    return total + jnp.mean((noisy @ params - x) ** 2)
+                return jax.lax.fori_loop(0, n, body, 0.0)
+            """,
+            line=6,
+            count=1,
+            message="in the body of the `fori_loop` at line 8, which closes over it",
+        ),
         Invalid(
             """
             import jax
@@ -592,6 +634,7 @@ class PrngKeyReuse(StaticRule):
                 _Flow(model, reports, callees).block(f.node.body, {})
         if sampling:
             self._mapped_over_leaves(model, reports, callees)
+            self._iterated_bodies(model, reports, callees)
         for node, msg, first_use, sure in sorted(reports.values(), key=lambda r: (r[0].lineno, r[0].col_offset)):
             ctx.report(node, msg, related=[ctx.related(first_use, "first use of the key")],
                        fix=_split_fix(ctx, node, first_use),
@@ -643,6 +686,55 @@ class PrngKeyReuse(StaticRule):
                                       f"leaves of a pytree at line {call.lineno}: every leaf draws the same random "
                                       f"numbers; split it into one key per leaf", use, _sure(q))
 
+    def _iterated_bodies(self, model: ModuleModel, reports: dict, callees: "_KeyCallees") -> None:
+        """A body run once per iteration by ``lax.fori_loop`` / ``scan`` / ``while_loop`` /
+        ``lax.map`` (or nnx's) that draws from a key it closes over (a name of an enclosing
+        function, never rebound in the body): every iteration draws the same numbers. A key
+        the body gets as an argument (the carry, a slice of split keys) or derives with
+        ``fold_in(key, i)`` is fresh."""
+        flow = _Flow(model, reports, callees)
+        for call in model.nodes(ast.Call):
+            func = call.func
+            short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            if short not in _ITERATING_NAMES:
+                continue
+            q = model.resolve_call(call) or ""
+            if q not in _ITERATING:
+                continue
+            index, keyword = _ITERATING[q]
+            body = call.args[index] if len(call.args) > index else next(
+                (k.value for k in call.keywords if k.arg == keyword), None)
+            if body is None:
+                continue
+            fn, _ = model.callee(body, model.function_of(call), follow=False, instances=False)
+            if fn is None or fn.parent is None:
+                continue  # a module-level body closes over module-level names only (see `_module_keys`)
+            parts = [fn.node.body] if isinstance(fn.node, ast.Lambda) else fn.node.body
+            for part in parts:
+                for use, comp in _Flow._calls(part):
+                    short_use = use.func.attr if isinstance(use.func, ast.Attribute) else getattr(use.func, "id", None)
+                    uq = (model.resolve_call(use) or "") if short_use in CONSUMERS else ""
+                    if uq.startswith("jax.random.") and uq[len("jax.random."):] in CONSUMERS:
+                        key = use.args[0] if use.args else next((k.value for k in use.keywords if k.arg == "key"),
+                                                                None)
+                        fn_name = uq
+                    else:
+                        handoff = callees.key_argument(use)
+                        if handoff is None or id(use) in callees.imported:
+                            continue
+                        key, fn_name = handoff
+                    if not isinstance(key, ast.Name) or key.id in fn.bindings \
+                            or comp is not None and _bound_in(comp, key.id):
+                        continue
+                    owner, bindings = model.lookup(key.id, fn)
+                    if owner is None or not bindings:
+                        continue  # a module-level name, or one not found
+                    flow._report(key, f"PRNG key `{key.id}` is consumed by `{fn_name}` in the body of the "
+                                      f"`{short}` at line {call.lineno}, which closes over it: every iteration "
+                                      f"draws the same random numbers; pass the key in the carry and split it "
+                                      f"each iteration, or derive one per iteration (`jax.random.fold_in({key.id}, "
+                                      f"i)`)", use, _sure(fn_name))
+
     def _module_keys(self, ctx, model: ModuleModel) -> None:
         keys = {name for name, bindings in model.module_bindings.items()
                 if len(bindings) == 1 and isinstance(bindings[0].value, ast.Call)
@@ -683,8 +775,8 @@ def _split_fix(ctx, use: ast.expr, first: ast.Call):
     if not isinstance(use, ast.Name):
         return None
     fn = model.function_of(use)
-    if fn is not None and (use.id in fn.globals_ or use.id in fn.nonlocals):
-        return None
+    if fn is not None and (use.id in fn.globals_ or use.id in fn.nonlocals or use.id not in fn.bindings):
+        return None  # splitting a closed-over key in place would make it a local, read before assignment
     call = model.parent(use)
     if isinstance(call, ast.keyword):
         call = model.parent(call)

@@ -1,0 +1,290 @@
+"""More of the libraries' protocols and their classes (session 51): a static argument that
+a checkpoint inside the jit traces again, unhashable values inside tuples and NamedTuples
+given as static arguments, and keys closed over by the body of a lax loop.
+
+Each case is a VALID/INVALID program of our own (none is a recall case): INVALID marks the
+line the rule must report (``# <-``) at the default confidence; VALID must stay quiet at
+any confidence. ``test_cases_are_true_under_jax`` runs every case under real jax and checks
+what it says of the program: ``tracer`` (jax raises a tracer error), ``ValueError``
+(jax refuses an unhashable static argument), ``same`` / ``differ`` (the ``run`` statement
+sets ``draws``, one draw per iteration: all equal, or not), ``clean`` (runs).
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from test_library_protocols import Case, check
+
+
+def case(id: str, rule: str, source: str, run: str, expect: str) -> Case:
+    """A case whose truth under jax is ``expect``: "tracer", "ValueError", "same",
+    "differ" (VALID when "clean" or "differ")."""
+    EXPECT[id] = expect
+    return Case(id, rule, source, run, valid=expect in ("clean", "differ"))
+
+
+EXPECT: dict[str, str] = {}
+_BUMP = """
+import functools
+import jax
+import jax.numpy as jnp
+
+
+def bump(flag, y):
+    if flag:  # <-
+        return y + 1
+    return y
+"""
+
+CASES: list[Case] = [
+    # --- jit's static arguments given to a checkpoint inside it: the checkpoint traces
+    # every argument it is given except its own static_argnums
+    case("jit-of-remat-static-argnums", "JAX105", _BUMP + """
+bump_jit = jax.jit(jax.remat(bump), static_argnums=0)
+""", "bump_jit(True, 1.0)", "tracer"),
+    case("jit-of-checkpoint-static-argnames", "JAX105", _BUMP + """
+bump_jit = jax.jit(jax.checkpoint(bump), static_argnames="flag")
+""", "bump_jit(True, 1.0)", "tracer"),
+    case("jit-of-checkpoint-of-partial", "JAX105", _BUMP.replace("def bump(flag, y)", "def bump(scale, flag, y)") + """
+bump_jit = jax.jit(jax.checkpoint(functools.partial(bump, 2.0)), static_argnums=0)
+""", "bump_jit(True, 1.0)", "tracer"),
+    case("jit-over-checkpoint-decorator", "JAX105", """
+import functools
+import jax
+
+
+@functools.partial(jax.jit, static_argnums=1)
+@jax.checkpoint
+def step(y, flag):
+    if flag:  # <-
+        return y + 1
+    return y
+""", "step(1.0, True)", "tracer"),
+    case("jit-of-remat-static-size", "JAX111", """
+import jax
+import jax.numpy as jnp
+
+
+def pad(x, k):
+    return jnp.zeros(k) + x  # <-
+
+
+pad_jit = jax.jit(jax.remat(pad), static_argnums=1)
+""", "pad_jit(1.0, 3)", "tracer"),
+    case("jit-of-checkpoint-with-its-own-static", "JAX105", _BUMP + """
+bump_jit = jax.jit(jax.checkpoint(bump, static_argnums=(0,)), static_argnums=0)
+""", "bump_jit(True, 1.0)", "clean"),
+    case("jit-over-checkpoint-decorator-with-its-own-static", "JAX105", """
+import functools
+import jax
+
+
+@functools.partial(jax.jit, static_argnums=1)
+@functools.partial(jax.checkpoint, static_argnums=(1,))
+def step(y, flag):
+    if flag:  # <-
+        return y + 1
+    return y
+""", "step(1.0, True)", "clean"),
+    case("jit-of-grad-static-passes-through", "JAX105", """
+import jax
+
+
+def loss(y, flag):
+    if flag:  # <-
+        return y * 2
+    return y
+
+
+g = jax.jit(jax.grad(loss), static_argnums=1)
+""", "g(1.0, True)", "clean"),
+    # --- a tuple hashes by hashing its elements: a tuple or NamedTuple holding a list,
+    # dict or array is an unhashable static argument
+    case("namedtuple-holding-list-static", "JAX108", """
+from typing import Any, NamedTuple
+import jax
+import jax.numpy as jnp
+
+
+class State(NamedTuple):
+    packed: list
+    treedef: Any
+
+
+def run(n, state):
+    return n
+
+
+run_jit = jax.jit(run, static_argnums=1)
+
+
+def main():
+    s = State([jnp.ones(2)], None)
+    return run_jit(3, s)  # <-
+""", "main()", "ValueError"),
+    case("namedtuple-keyword-dict-static", "JAX108", """
+from typing import NamedTuple
+import functools
+import jax
+
+
+class Cfg(NamedTuple):
+    sizes: tuple
+    opts: dict
+
+
+@functools.partial(jax.jit, static_argnames="cfg")
+def f(x, cfg):
+    return x * len(cfg.sizes)
+
+
+def main():
+    return f(1.0, cfg=Cfg(sizes=(1, 2), opts={"a": 1}))  # <-
+""", "main()", "ValueError"),
+    case("tuple-holding-list-static", "JAX108", """
+import functools
+import jax
+
+
+@functools.partial(jax.jit, static_argnums=1)
+def f(x, dims):
+    return x * dims[0]
+
+
+def main():
+    return f(1.0, (2, [3, 4]))  # <-
+""", "main()", "ValueError"),
+    case("tuple-of-tuples-static", "JAX108", """
+from typing import NamedTuple
+import functools
+import jax
+
+
+class Cfg(NamedTuple):
+    sizes: tuple
+    name: str
+
+
+@functools.partial(jax.jit, static_argnums=1)
+def f(x, cfg):
+    return x * cfg[0].sizes[0]
+
+
+def main():
+    return f(1.0, (Cfg((2, 3), "a"), (4, 5)))  # <-
+""", "main()", "clean"),
+    # --- a body run once per iteration by a lax loop, drawing from a key it closes over
+    case("fori-body-closed-key", "JAX114", """
+import jax
+import jax.numpy as jnp
+
+
+def draws_of(key, n):
+    def body(i, out):
+        return out.at[i].set(jax.random.normal(key, ()))  # <-
+    return jax.lax.fori_loop(0, n, body, jnp.zeros(n))
+""", "draws = draws_of(jax.random.key(0), 4)", "same"),
+    case("scan-body-splits-closed-key", "JAX114", """
+import jax
+import jax.numpy as jnp
+
+
+def draws_of(key, n):
+    def step(carry, _):
+        k1, k2 = jax.random.split(key)  # <-
+        return carry, jax.random.uniform(k1)
+    return jax.lax.scan(step, 0.0, None, length=n)[1]
+""", "draws = draws_of(jax.random.key(0), 4)", "same"),
+    case("map-lambda-closed-key", "JAX114", """
+import jax
+import jax.numpy as jnp
+
+
+def draws_of(key, xs):
+    return jax.lax.map(lambda x: x + jax.random.normal(key, x.shape), xs)  # <-
+""", "draws = draws_of(jax.random.key(0), jnp.zeros(4))", "same"),
+    case("while-body-closed-key-via-helper", "JAX114", """
+import jax
+import jax.numpy as jnp
+
+
+def noise(k, shape):
+    return jax.random.normal(k, shape)
+
+
+def draws_of(key, n):
+    def body(c):
+        i, out = c
+        return i + 1, out.at[i].set(noise(key, ()))  # <-
+    return jax.lax.while_loop(lambda c: c[0] < n, body, (0, jnp.zeros(n)))[1]
+""", "draws = draws_of(jax.random.key(0), 4)", "same"),
+    case("fori-body-fold-in", "JAX114", """
+import jax
+import jax.numpy as jnp
+
+
+def draws_of(key, n):
+    def body(i, out):
+        k = jax.random.fold_in(key, i)
+        return out.at[i].set(jax.random.normal(k, ()))  # <-
+    return jax.lax.fori_loop(0, n, body, jnp.zeros(n))
+""", "draws = draws_of(jax.random.key(0), 4)", "differ"),
+    case("scan-key-in-carry", "JAX114", """
+import jax
+
+
+def draws_of(key, n):
+    def step(k, _):
+        k, sub = jax.random.split(k)
+        return k, jax.random.normal(sub, ())  # <-
+    return jax.lax.scan(step, key, None, length=n)[1]
+""", "draws = draws_of(jax.random.key(0), 4)", "differ"),
+    case("scan-over-split-keys", "JAX114", """
+import jax
+
+
+def draws_of(key, n):
+    def step(c, k):
+        return c, jax.random.normal(k, ())  # <-
+    return jax.lax.scan(step, 0.0, jax.random.split(key, n))[1]
+""", "draws = draws_of(jax.random.key(0), 4)", "differ"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_case(case: Case):
+    check(case)
+
+
+_UNDER_JAX = """
+import json, sys, warnings
+warnings.simplefilter("ignore")
+import numpy as np
+out = {}
+for cid, text, run in json.load(sys.stdin):
+    ns = {"__name__": "case_" + cid.replace("-", "_")}
+    try:
+        exec(compile(text + "\\n" + run + "\\n", cid, "exec"), ns)
+        if "draws" in ns:
+            d = np.asarray(ns["draws"])
+            out[cid] = "same" if len(d) > 1 and (d == d[0]).all() else "differ"
+        else:
+            out[cid] = "clean"
+    except Exception as e:
+        name = type(e).__name__
+        out[cid] = "tracer" if "Tracer" in name or "Concretization" in name or "Tracer" in str(e) else name
+print(json.dumps(out))
+"""
+
+
+def test_cases_are_true_under_jax():
+    pytest.importorskip("jax")
+    proc = subprocess.run([sys.executable, "-c", _UNDER_JAX], capture_output=True, text=True, timeout=600,
+                          input=json.dumps([(c.id, c.text, c.run) for c in CASES]))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    signals = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert {c.id: signals[c.id] for c in CASES} == {c.id: EXPECT[c.id] for c in CASES}

@@ -287,11 +287,9 @@ def _show(args, settings, path: Path, function: str, answer: dict, inputs: str) 
         color = args.color == "always" or (
             args.color == "auto" and sys.stdout.isatty() and not args.output_file and "NO_COLOR" not in os.environ)
         text = render_text(view, args.stage, color)
-    if args.output_file:
-        Path(args.output_file).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.output_file).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+    from jaxlint.output import write_report
+
+    write_report(text, args.output_file)
     return 0
 
 

@@ -30,16 +30,16 @@ def rule_info(r) -> dict:
 
 
 def run(args) -> int:
+    from jaxlint.output import write_report
     from jaxlint.registry import all_rules, rule_by_selector
 
     if args.all:
         rules = all_rules()
         if args.output_format == "json":
-            print(json.dumps([rule_info(r) for r in rules], indent=2))
+            write_report(json.dumps([rule_info(r) for r in rules], indent=2) + "\n", None)
         else:
-            for r in rules:
-                state = "" if r.default_enabled else "  (off by default)"
-                print(f"{r.code}  {r.name:<24} {r.phase.value:<8} {r.summary}{state}")
+            write_report("".join(f"{r.code}  {r.name:<24} {r.phase.value:<8} {r.summary}"
+                                 f"{'' if r.default_enabled else '  (off by default)'}\n" for r in rules), None)
         return 0
     if not args.rule:
         print("jaxlint rule: give a rule code or name, or --all", file=sys.stderr)
@@ -49,7 +49,7 @@ def run(args) -> int:
         print(f"jaxlint rule: unknown rule `{args.rule}`", file=sys.stderr)
         return 2
     if args.output_format == "json":
-        print(json.dumps(rule_info(found), indent=2))
+        write_report(json.dumps(rule_info(found), indent=2) + "\n", None)
     else:
-        sys.stdout.write(found.markdown())
+        write_report(found.markdown(), None)
     return 0

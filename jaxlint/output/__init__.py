@@ -59,6 +59,27 @@ def write_report(text: str, output_file: str | None, stream: TextIO | None = Non
             p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, encoding="utf-8")
     else:
-        stream = stream or sys.stdout
+        write_text(stream or sys.stdout, text)
+
+
+def write_text(stream: TextIO, text: str) -> None:
+    """``text`` to ``stream`` whatever the locale: UTF-8, as ``-o FILE`` has it, to a pipe
+    or file (a SARIF or JSON report must be UTF-8, and a character the locale's encoding
+    lacks, such as the rule docs' "·" in ASCII, made the run fail with an internal error);
+    on a terminal, its own encoding with what it lacks escaped (``\\xb7``)."""
+    import codecs
+
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    buffer = getattr(stream, "buffer", None)
+    try:
+        utf8 = codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        utf8 = False
+    if utf8 or buffer is None:
         stream.write(text)
+    elif stream.isatty():
+        stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
+    else:
         stream.flush()
+        buffer.write(text.encode("utf-8", "backslashreplace"))
+    stream.flush()

@@ -213,8 +213,11 @@ _RULES_CACHE: dict[str, list[Rule]] = {}
 def active_rules(settings: Settings, phases: Sequence[str] = ("static",)) -> list[Rule]:
     """The selected rules of ``phases`` for these settings, made with their options."""
     # keyed on what decides the rule set (not id(): a long-lived process, such as the
-    # language server, reuses ids of settings it has dropped)
-    key = f"{settings.fingerprint()}:{','.join(phases)}"
+    # language server, reuses ids of settings it has dropped); the repr of the values
+    # the fingerprint hashes, which tells apart all that it does, without loading json
+    # and hashlib into a check that writes no cache
+    key = repr((settings.select, settings.extend_select, settings.ignore, settings.rule_options,
+                settings.per_file_ignores, settings.ignore_noqa, settings.confidence, tuple(phases)))
     rules = _RULES_CACHE.get(key)
     if rules is None:
         classes = select_rules(settings.select, settings.extend_select, settings.ignore, phases)

@@ -7,7 +7,6 @@ feeds and Unicode separators, which would shift every later line number).
 from __future__ import annotations
 
 import ast
-import difflib
 import re
 import warnings
 from typing import Sequence
@@ -51,6 +50,8 @@ def human_bytes(n: float | None) -> str:
 
 def unified_diff(display: str, before: str, after: str) -> str:
     """``before`` -> ``after`` as a unified diff of ``a/display`` and ``b/display``."""
+    import difflib  # here, as below: a check that edits nothing does not load it
+
     lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
                                  fromfile=f"a/{display}", tofile=f"b/{display}")
     out = []
@@ -97,6 +98,8 @@ def line_map(before: Sequence[str], after: Sequence[str], *, changed_too: bool =
     ``changed_too``, also a changed line (to its replacement) and a deleted one (to the
     line that follows it). The one line remapping of findings after edits (``--fix``,
     the editor's unsaved changes)."""
+    import difflib
+
     table: dict[int, int] = {}
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
         for k in range(i1, i2):

@@ -157,3 +157,46 @@ def test_a_static_check_loads_neither_other_tiers_nor_formats_it_does_not_write(
     assert probe["rc"] == 1 and "JAX104" in proc.stdout, (proc.stdout, proc.stderr)
     # the format it writes, and what every format stands on (not a format)
     assert sorted(probe["libcst"]) == ["jaxlint.output.concise", "jaxlint.output.context"]
+
+
+#: runs jaxlint.cli.main in-process, then lists the standard-library modules named in
+#: argv[2] that the process loaded (the probe itself imports only sys)
+STDLIB_PROBE = r"""
+import sys
+import jaxlint.cli
+out, names, argv = sys.argv[1], sys.argv[2].split(","), sys.argv[3:]
+rc = jaxlint.cli.main(argv)
+with open(out, "w") as f:
+    f.write(repr({"rc": rc, "loaded": sorted(n for n in names if n in sys.modules)}))
+"""
+
+#: what a static check of one file without a cache needs none of: the cache's hashing and
+#: files, TOML (no configuration file here), worker processes, diffs
+UNNEEDED_STDLIB = ("hashlib", "json", "tomllib", "subprocess", "uuid", "difflib", "tempfile")
+
+
+def _stdlib_probe(tmp_path: Path, *argv: str) -> tuple[dict, subprocess.CompletedProcess]:
+    import ast
+
+    out = tmp_path / "probe.txt"
+    proc = subprocess.run([sys.executable, "-c", STDLIB_PROBE, str(out), ",".join(UNNEEDED_STDLIB), *argv],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert out.exists(), proc.stderr
+    return ast.literal_eval(out.read_text()), proc
+
+
+def test_one_file_without_a_cache_loads_no_hashing_toml_processes_or_diffs(tmp_path):
+    """``jaxlint check --no-cache FILE``, as pre-commit and editors run it: what only a
+    cache, a configuration file, worker processes or a fix need stays unloaded, and the
+    file's finding is still reported (issue 19)."""
+    (tmp_path / "m.py").write_text(FIXABLE)
+    probe, proc = _stdlib_probe(tmp_path, "check", "--no-cache", "m.py")
+    assert probe["rc"] == 1 and "JAX104" in proc.stdout, (proc.stdout, proc.stderr)
+    assert probe["loaded"] == [], probe
+
+    # with a configuration file and a cache, the same check loads what those need
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nextend-select = ["JAX190"]\n')
+    probe, proc = _stdlib_probe(tmp_path, "check", "--cache-dir", str(tmp_path / "cache"), "m.py")
+    assert probe["rc"] == 1 and "JAX104" in proc.stdout, (proc.stdout, proc.stderr)
+    assert {"hashlib", "json", "tomllib", "tempfile"} <= set(probe["loaded"]), probe
+    assert any((tmp_path / "cache").rglob("*.json"))

@@ -8,8 +8,6 @@ with a message naming the key and the file.
 from __future__ import annotations
 
 import fnmatch
-import hashlib
-import json
 import math
 import os
 import sys
@@ -19,10 +17,6 @@ from typing import Any, Mapping
 
 from jaxlint.config.errors import ConfigError, named, shown
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 CONFIG_FILES = (".jaxlint.toml", "jaxlint.toml", "pyproject.toml")
 DEFAULT_EXCLUDE = (
@@ -129,6 +123,9 @@ class Settings:
 
     def fingerprint(self) -> str:
         """A hash of everything that changes what a rule reports."""
+        import hashlib
+        import json
+
         blob = json.dumps(
             {
                 "select": self.select,
@@ -205,6 +202,16 @@ TOP_LEVEL_KEYS = {
 }
 
 
+def _tomllib():
+    """The TOML reader, imported when a TOML text is read: a check with no configuration
+    file does not load it."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    return tomllib
+
+
 def read_toml(path: Path) -> dict:
     from jaxlint.files import untrusted
 
@@ -218,6 +225,7 @@ def read_toml(path: Path) -> dict:
         line = data.count(b"\n", 0, e.start) + 1
         raise ConfigError(f"{path}: not valid UTF-8 (TOML files are UTF-8): byte 0x{data[e.start]:02x} "
                           f"at line {line}") from None
+    tomllib = _tomllib()
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -536,6 +544,7 @@ def apply_overrides(s: Settings, o: Mapping[str, Any]) -> Settings:
 def inline_table(text: str) -> dict:
     """A ``--config 'key = value'`` override as a table of ``[tool.jaxlint]``
     (``'dynamic.backend = "gpu"'`` sets a key of a sub-table)."""
+    tomllib = _tomllib()
     try:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

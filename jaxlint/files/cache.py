@@ -7,15 +7,14 @@ Reads trust nothing: an entry that is not a regular file (a FIFO would block, a
 symlink to ``/dev/zero`` would never end), is larger than :data:`MAX_ENTRY_BYTES`, is
 not JSON, or does not have the shape its reader expects is a miss, and the next
 ``put`` replaces it. A damaged cache costs a recomputation, never an error or a hang.
+
+``hashlib``, ``json``, ``shutil`` and ``tempfile`` are imported where they are used: a
+check with ``--no-cache`` (one file from pre-commit or an editor) loads none of them.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, TypeVar
 
@@ -83,6 +82,8 @@ class Cache:
         data = read_regular(self._path(kind, key), MAX_ENTRY_BYTES)
         if data is None:
             return None
+        import json
+
         try:
             value = json.loads(data)
             return parse(value) if parse is not None else value
@@ -93,6 +94,8 @@ class Cache:
         self._prepare()
         if self.root is None:
             return
+        import json
+
         p = self._path(kind, key)
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
@@ -100,6 +103,8 @@ class Cache:
             try:
                 atomic_write(p, data)
             except IsADirectoryError:  # a folder where an entry belongs: damage, replace it
+                import shutil
+
                 shutil.rmtree(p)
                 atomic_write(p, data)
         except OSError as e:
@@ -163,6 +168,8 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
     """Write ``data`` to a temp file beside ``path`` (with permission bits ``mode``, by
     default those of a new file under the umask) and move it into place, so readers see
     the old or the new file."""
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -189,6 +196,8 @@ def replace_file(path: Path, data: bytes) -> None:
 
 
 def key_of(*parts: str | bytes) -> str:
+    import hashlib
+
     h = hashlib.sha256()
     for p in parts:
         h.update(p if isinstance(p, bytes) else p.encode())

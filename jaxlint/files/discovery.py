@@ -4,7 +4,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -134,6 +133,8 @@ def _git_ignored(paths: list[Path], cwd: Path) -> set[Path]:
     """Files git ignores (when inside a git work tree); empty set otherwise."""
     if not paths:
         return set()
+    import subprocess  # here: discovery that asks git nothing does not load it
+
     try:
         proc = subprocess.run(
             ["git", "check-ignore", "--stdin", "-z"],

@@ -19,17 +19,20 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
 import threading
 import time
-import uuid
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
+
+if TYPE_CHECKING:
+    import subprocess
 
 #: the environment variable that marks a process (and its descendants) as jaxlint's
 TAG_VAR = "JAXLINT_PROCESS_TAG"
 
 
 def new_tag() -> str:
+    import uuid  # here: a check without worker processes (one file, static) never loads it
+
     return uuid.uuid4().hex
 
 
@@ -95,6 +98,8 @@ def stop(proc: subprocess.Popen, tag: str | None, grace: float = 0.0) -> None:
     """End ``proc`` (started with ``start_new_session``) and everything it started:
     after ``grace`` seconds for it to end on its own, its process group is killed, it
     is reaped, and the processes carrying ``tag`` are killed. Safe to call twice."""
+    import subprocess  # here: the CLI imports this module for exit_on_signals alone
+
     if grace > 0 and proc.poll() is None:
         try:
             proc.wait(timeout=grace)

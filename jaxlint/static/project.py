@@ -14,7 +14,6 @@ and, from the file's folder up to the root, each package's ``__init__.py``,
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +45,8 @@ class ProjectFacts:
 
     def digest(self) -> str:
         """Part of a cache key: a file's findings change when the project's facts do."""
+        import hashlib  # here: a check with no cache does not load it
+
         return hashlib.sha256(repr(self).encode()).hexdigest()[:12] if self.x64 else ""
 
 

@@ -124,11 +124,13 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
     else:
         data = text.encode("utf-8")
     project = _project(task)
-    key = key_of(__version__, task.display, settings.fingerprint() + project.digest(), ",".join(r.code for r in rules),
-                 data)
-    hit = cache.get("static", key, lambda v: _cached_outcome(task.display, v, task)) if cache.enabled else None
-    if hit is not None:
-        return hit
+    key = ""  # without a cache no key is needed (and hashing, json and hashlib cost a one-file check)
+    if cache.enabled:
+        key = key_of(__version__, task.display, settings.fingerprint() + project.digest(),
+                     ",".join(r.code for r in rules), data)
+        hit = cache.get("static", key, lambda v: _cached_outcome(task.display, v, task))
+        if hit is not None:
+            return hit
     link = _link(task)
     ignored = per_file_ignored(task.display, settings, task.path)
     if _is_notebook(task.path):

@@ -25,7 +25,6 @@ set with the entry and throws the entry away when any of them has changed
 from __future__ import annotations
 
 import ast
-import hashlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -53,6 +52,8 @@ Dep = tuple[str, str]
 
 
 def digest(data: bytes) -> str:
+    import hashlib  # here: a check that reads no other module of the tree does not load it
+
     return hashlib.sha256(data).hexdigest()[:16]
 
 

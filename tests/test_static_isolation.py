@@ -171,8 +171,10 @@ with open(out, "w") as f:
 """
 
 #: what a static check of one file without a cache needs none of: the cache's hashing and
-#: files, TOML (no configuration file here), worker processes, diffs
-UNNEEDED_STDLIB = ("hashlib", "json", "tomllib", "subprocess", "uuid", "difflib", "tempfile")
+#: files, TOML (no configuration file here), worker processes and threads, diffs, the
+#: rules' docs
+UNNEEDED_STDLIB = ("hashlib", "json", "tomllib", "subprocess", "uuid", "difflib", "tempfile", "threading",
+                   "textwrap")
 
 
 def _stdlib_probe(tmp_path: Path, *argv: str) -> tuple[dict, subprocess.CompletedProcess]:

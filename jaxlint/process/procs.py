@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import threading
 import time
 from typing import TYPE_CHECKING, Iterator
 
@@ -123,10 +122,9 @@ class _Stop(SystemExit):
 def exit_on_signals() -> Iterator[None]:
     """While in this block (in the main thread), SIGTERM and SIGHUP raise ``SystemExit``
     (status 128 + the signal) so that cleanup runs; a second signal during that cleanup
-    is ignored (it is bounded: kills, no waits on user code)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
+    is ignored (it is bounded: kills, no waits on user code). Outside the main thread
+    ``signal.signal`` refuses (``ValueError``), so nothing is installed there (and
+    ``threading`` need not be imported to ask which thread this is)."""
     wanted = [s for s in ("SIGTERM", "SIGHUP") if hasattr(signal, s)]
     old = {}
     raised: list[int] = []

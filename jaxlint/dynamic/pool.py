@@ -173,8 +173,11 @@ def worker_env(settings: DynamicSettings) -> dict:
     # on CPU the worker caps itself; on every backend the pool also watches resident memory
     env["JAXLINT_MEMORY_LIMIT_MB"] = str(settings.memory_limit_mb if backend == "cpu" else 0)
     env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # many workers share one GPU
-    # warnings stay: the SPMD partitioner's (JAX314) is a W line of XLA's log on jax 0.10
-    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+    # warnings stay: the SPMD partitioner's (JAX314) is a W line of XLA's log on jax 0.10.
+    # A user's 2 or 3 (set to quiet their own runs) would hide it: the worker's log is
+    # jaxlint's to read, never shown as it is
+    if os.environ.get("TF_CPP_MIN_LOG_LEVEL", "").strip() not in ("0", "1"):
+        env["TF_CPP_MIN_LOG_LEVEL"] = "1"
     if settings.x64 is not None:
         env["JAX_ENABLE_X64"] = "1" if settings.x64 else "0"
     if backend == "cpu" and settings.devices > 1:

@@ -24,13 +24,19 @@ def test_the_partitioner_warning_is_placed_at_the_users_line(multi_device_run):
     assert "maximal device=0" in got[0]["message"]
 
 
-def test_a_persistent_cache_hit_keeps_the_finding_from_jaxlints_record(tmp_path):
+def _constraint_remat_alone(tmp_path):
+    """A project of the multi-device programs holding constraint_remat.py alone."""
     pytest.importorskip("jax")
     root = tmp_path / "p"
     write_project(root)
     for p in root.glob("*.py"):
         if p.name != "constraint_remat.py":
             p.unlink()
+    return root
+
+
+def test_a_persistent_cache_hit_keeps_the_finding_from_jaxlints_record(tmp_path):
+    root = _constraint_remat_alone(tmp_path)
     first = check(root)
     assert findings(first, "constraint_remat", "JAX314"), first["stderr"][-2000:]
     cache = root / ".jaxlint_cache"
@@ -48,3 +54,13 @@ def test_a_persistent_cache_hit_keeps_the_finding_from_jaxlints_record(tmp_path)
     assert findings(third, "constraint_remat", "JAX314") == []
     row = next(r for r in third["functions"] if r["qualname"] == "regroup")
     assert row["status"] == "analysed" and row["report"]["devices"] == 8  # compiled, on 8 devices
+
+
+def test_a_user_who_quiets_xlas_log_still_gets_the_finding(tmp_path, monkeypatch):
+    """TF_CPP_MIN_LOG_LEVEL=3 in the user's shell (common, to quiet jax's C++ logging) hid
+    the partitioner's warning from the workers: no JAX314 at all."""
+    root = _constraint_remat_alone(tmp_path)
+    monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "3")
+    run = check(root, "--no-cache")
+    got = findings(run, "constraint_remat", "JAX314")
+    assert len(got) == 1 and got[0]["location"]["row"] in marks("constraint_remat").values(), run["stderr"][-2000:]

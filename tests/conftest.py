@@ -1,6 +1,17 @@
+import os
 import signal
 
 import pytest
+
+# The suite runs jaxlint and jax as each test sets them up, not as the shell that started
+# it does: a developer's JAXLINT_CACHE_DIR moved the caches the cache tests look for,
+# JAX_ENABLE_X64=1 or XLA_FLAGS changed what the dynamic tests trace (four tests failed).
+# Tests that need one of these set it themselves. JAX_PLATFORMS stays: which backend this
+# machine has is the machine's (the gpu-marked tests read it); so does the suite's own
+# JAXLINT_UPDATE_SNAPSHOTS (tests/test_snapshots.py).
+for _name in [n for n in os.environ if n.startswith(("JAXLINT_", "JAX_")) or n == "XLA_FLAGS"]:
+    if _name not in ("JAX_PLATFORMS", "JAXLINT_UPDATE_SNAPSHOTS"):
+        del os.environ[_name]
 
 # The suite started under `nohup`, or as a background job of a shell without job control
 # (`cmd &` in a script), inherits SIGHUP and SIGINT ignored, and every process a test

@@ -1,13 +1,16 @@
 """More of the libraries' protocols and their classes (session 51): a static argument that
 a checkpoint inside the jit traces again, unhashable values inside tuples and NamedTuples
-given as static arguments, and keys closed over by the body of a lax loop.
+given as static arguments, keys closed over by the body of a lax loop, flax's
+``TrainState.apply_fn``, equinox's ``filter_jvp`` / ``filter_vjp`` and its custom rules.
 
 Each case is a VALID/INVALID program of our own (none is a recall case): INVALID marks the
 line the rule must report (``# <-``) at the default confidence; VALID must stay quiet at
 any confidence. ``test_cases_are_true_under_jax`` runs every case under real jax and checks
 what it says of the program: ``tracer`` (jax raises a tracer error), ``ValueError``
-(jax refuses an unhashable static argument), ``same`` / ``differ`` (the ``run`` statement
-sets ``draws``, one draw per iteration: all equal, or not), ``clean`` (runs).
+(jax refuses an unhashable static argument), ``printed-tracer`` (a print showed a
+tracer), ``same`` / ``differ`` (the ``run`` statement sets ``draws``, one draw per
+iteration: all equal, or not), ``clean`` (runs). Cases that need flax or equinox skip
+when it is not installed.
 """
 from __future__ import annotations
 
@@ -21,8 +24,8 @@ from test_library_protocols import Case, check
 
 
 def case(id: str, rule: str, source: str, run: str, expect: str) -> Case:
-    """A case whose truth under jax is ``expect``: "tracer", "ValueError", "same",
-    "differ" (VALID when "clean" or "differ")."""
+    """A case whose truth under jax is ``expect``: "tracer", "printed-tracer",
+    "ValueError", "same", "differ" (VALID when "clean" or "differ")."""
     EXPECT[id] = expect
     return Case(id, rule, source, run, valid=expect in ("clean", "differ"))
 
@@ -254,6 +257,145 @@ def draws_of(key, n):
 """, "draws = draws_of(jax.random.key(0), 4)", "differ"),
 ]
 
+_TRAIN_STATE = """
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+import optax
+from flax.training import train_state
+
+
+class CNN(nn.Module):
+    @nn.compact
+    def __call__(self, x, train: bool = False):
+        @BODY
+        return nn.Dense(2)(x)
+
+
+def create(rng):
+    cnn = CNN()
+    params = cnn.init(rng, jnp.ones((1, 3)))["params"]
+    return train_state.TrainState.create(apply_fn=cnn.apply, params=params, tx=optax.sgd(0.1))
+
+
+"""
+_STATE = "state = create(jax.random.key(0)); "
+
+_EQX_VJP = """
+import jax
+import jax.numpy as jnp
+import equinox as eqx
+
+
+def f(x: jax.Array, n: int):
+    if n > 2:
+        x = x * 1.0
+    @BODY
+    return x * 2
+"""
+
+_EQX_CUSTOM = """
+import jax
+import jax.numpy as jnp
+import equinox as eqx
+
+
+@eqx.filter_custom_vjp
+def scale(x: jax.Array, n: int):
+    return x * n
+
+
+@scale.def_fwd
+def scale_fwd(perturbed, x: jax.Array, n: int):
+    if n > 2 and perturbed:
+        x = x * 1.0
+    @FWD
+    return x * n, None
+
+
+@scale.def_bwd
+def scale_bwd(residuals, grad_obj, perturbed, x: jax.Array, n: int):
+    @BWD
+    return grad_obj * n
+
+
+@jax.jit
+def step(x):
+    return jax.grad(lambda y: scale(y, 3).sum())(x)
+"""
+
+#: cases that need a library beyond jax (the truth check imports it or skips them)
+NEEDS: dict[str, str] = {}
+
+
+def _needs(lib: str, cases: list[Case]) -> list[Case]:
+    NEEDS.update({c.id: lib for c in cases})
+    return cases
+
+
+CASES += _needs("flax", [
+    # --- flax's TrainState: `state.apply_fn(variables, x)` runs what
+    # `TrainState.create(apply_fn=model.apply)` stored: the module's `__call__`
+    case("train-state-apply-fn-in-jit", "JAX105", _TRAIN_STATE.replace(
+        "@BODY", "if x.sum() > 0:  # <-\n            x = -x") + """
+@jax.jit
+def step(state, x):
+    def loss(p):
+        return state.apply_fn({"params": p}, x).sum()
+    return state.apply_gradients(grads=jax.grad(loss)(state.params))
+""", _STATE + "step(state, jnp.ones((1, 3)))", "tracer"),
+    case("train-state-apply-fn-flag-static", "JAX105", _TRAIN_STATE.replace(
+        "@BODY", "if not train:  # <-\n            x = -x") + """
+@jax.jit
+def step(state, x):
+    return state.apply_fn({"params": state.params}, x, train=True)
+""", _STATE + "step(state, jnp.ones((1, 3)))", "clean"),
+    case("train-state-apply-fn-eager", "JAX105", _TRAIN_STATE.replace(
+        "@BODY", "if x.sum() > 0:  # <-\n            x = -x") + """
+def predict(state, x):
+    return state.apply_fn({"params": state.params}, x)
+""", _STATE + "predict(state, jnp.ones((1, 3)))", "clean"),
+])
+CASES += _needs("equinox", [
+    # --- equinox's filter_jvp / filter_vjp: the function runs at once on the primals;
+    # under jit its array arguments are tracers, a Python int stays an int; eagerly the
+    # primal values are concrete
+    case("eqx-filter-vjp-in-jit", "JAX105", _EQX_VJP.replace(
+        "@BODY", "if x.sum() > 0:  # <-\n        x = -x") + """
+@jax.jit
+def step(x):
+    out, vjp_fn = eqx.filter_vjp(f, x, 3)
+    return vjp_fn(out)
+""", "step(jnp.ones(3))", "tracer"),
+    case("eqx-filter-jvp-in-jit", "JAX105", _EQX_VJP.replace(
+        "@BODY", "if x.sum() > 0:  # <-\n        x = -x") + """
+@jax.jit
+def step(x):
+    return eqx.filter_jvp(f, (x, 3), (x, None))
+""", "step(jnp.ones(3))", "tracer"),
+    case("eqx-filter-jvp-int-static", "JAX111", _EQX_VJP.replace(
+        "@BODY", "x = x + jnp.zeros(n)  # <-") + """
+@jax.jit
+def step(x):
+    return eqx.filter_jvp(f, (x, 3), (x, None))
+""", "step(jnp.ones(3))", "clean"),
+    case("eqx-filter-vjp-eager", "JAX105", _EQX_VJP.replace(
+        "@BODY", "if x.sum() > 0:  # <-\n        x = -x") + """
+def eager(x):
+    return eqx.filter_vjp(f, x, 3)
+""", "eager(jnp.ones(3))", "clean"),
+    # --- equinox's custom rules: def_fwd gets perturbed (Python bools) and f's arguments,
+    # def_bwd the residuals and cotangent (tracers), perturbed and f's arguments
+    case("eqx-custom-vjp-fwd", "JAX105", _EQX_CUSTOM.replace(
+        "@FWD", "if x.sum() > 0:  # <-\n        x = -x").replace("@BWD", "pass"),
+         "step(jnp.ones(3))", "tracer"),
+    case("eqx-custom-vjp-bwd", "JAX106", _EQX_CUSTOM.replace("@FWD", "pass").replace(
+        "@BWD", "print(grad_obj)  # <-"), "step(jnp.ones(3))", "printed-tracer"),
+    case("eqx-custom-vjp-static-arguments", "JAX105", _EQX_CUSTOM.replace("@FWD", "pass").replace(
+        "@BWD", "if n > 2 and not perturbed:  # <-\n        grad_obj = grad_obj * 1.0"),
+         "step(jnp.ones(3))", "clean"),
+])
+
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_case(case: Case):
@@ -261,15 +403,19 @@ def test_case(case: Case):
 
 
 _UNDER_JAX = """
-import json, sys, warnings
+import contextlib, io, json, sys, warnings
 warnings.simplefilter("ignore")
 import numpy as np
 out = {}
 for cid, text, run in json.load(sys.stdin):
     ns = {"__name__": "case_" + cid.replace("-", "_")}
+    buf = io.StringIO()
     try:
-        exec(compile(text + "\\n" + run + "\\n", cid, "exec"), ns)
-        if "draws" in ns:
+        with contextlib.redirect_stdout(buf):
+            exec(compile(text + "\\n" + run + "\\n", cid, "exec"), ns)
+        if "Tracer" in buf.getvalue():
+            out[cid] = "printed-tracer"
+        elif "draws" in ns:
             d = np.asarray(ns["draws"])
             out[cid] = "same" if len(d) > 1 and (d == d[0]).all() else "differ"
         else:
@@ -283,8 +429,11 @@ print(json.dumps(out))
 
 def test_cases_are_true_under_jax():
     pytest.importorskip("jax")
+    have = {lib: subprocess.run([sys.executable, "-c", f"import {lib}"], capture_output=True).returncode == 0
+            for lib in set(NEEDS.values())}
+    cases = [c for c in CASES if have.get(NEEDS.get(c.id, ""), True)]
     proc = subprocess.run([sys.executable, "-c", _UNDER_JAX], capture_output=True, text=True, timeout=600,
-                          input=json.dumps([(c.id, c.text, c.run) for c in CASES]))
+                          input=json.dumps([(c.id, c.text, c.run) for c in cases]))
     assert proc.returncode == 0, proc.stderr[-3000:]
     signals = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert {c.id: signals[c.id] for c in CASES} == {c.id: EXPECT[c.id] for c in CASES}
+    assert {c.id: signals[c.id] for c in cases} == {c.id: EXPECT[c.id] for c in cases}

@@ -98,7 +98,15 @@ LINEN_LIFTED = frozenset({"flax.linen.remat", "flax.linen.checkpoint", "flax.lin
 CUSTOM_RULES: dict[str, tuple[str, ...]] = {
     "jax.custom_vjp": ("defvjp",),
     "jax.custom_jvp": ("defjvp", "defjvps"),
+    "equinox.filter_custom_vjp": ("def_fwd", "def_bwd"),
+    "equinox.filter_custom_jvp": ("def_jvp",),
 }
+#: equinox's rules (``@eqx.filter_custom_vjp`` with ``@f.def_fwd`` / ``@f.def_bwd``,
+#: ``@eqx.filter_custom_jvp`` with ``@f.def_jvp``): the positions of each rule's parameters
+#: that hold tracers whatever they are annotated (``def_bwd(residuals, grad_obj, perturbed,
+#: *args)``, ``def_jvp(primals, tangents)``); the others are ``perturbed`` (Python bools) and
+#: ``f``'s arguments, of which only the array leaves are traced (equinox 0.13.8).
+EQX_RULE_TRACED: dict[str, tuple[int, ...]] = {"def_fwd": (), "def_bwd": (0, 1), "def_jvp": (0, 1)}
 #: Differentiation transforms: their callable is traced when the result runs under
 #: another trace (inside jit); on their own they run with concrete values.
 DIFF_TRANSFORMS = {
@@ -117,7 +125,15 @@ DIFF_TRANSFORMS = {
     "equinox.filter_jacfwd",
     "equinox.filter_jacrev",
     "equinox.filter_hessian",
+    "equinox.filter_jvp",
+    "equinox.filter_vjp",
 }
+#: Of ``DIFF_TRANSFORMS``, those that run the function at once on every primal given
+#: (``jax.jvp(f, primals, tangents)``, ``jax.vjp(f, *primals)``, ``jax.linearize``), and
+#: of them equinox's, which trace the array leaves only (a Python ``int`` primal stays an
+#: ``int``: checked with equinox 0.13.8), so only parameters annotated as arrays are known traced.
+PRIMAL_TRANSFORMS = frozenset({"jax.jvp", "jax.vjp", "jax.linearize", "equinox.filter_jvp", "equinox.filter_vjp"})
+ARRAY_LEAVES_ONLY_DIFF = frozenset({"equinox.filter_jvp", "equinox.filter_vjp"})
 #: Transforms whose transformed function gives arrays: called in traced code
 #: (``jax.grad(loss)(params)``, ``grad_fn(x)`` with ``grad_fn = jax.value_and_grad(f)``),
 #: its results are tracers of the enclosing trace whatever it is given (filtered

@@ -12,6 +12,10 @@ static model (the tracing fixpoint, ``traced.Tracing``, asks it).
   state (``apply(params, state, rng, *args)``); ``hk.without_apply_rng`` drops ``rng`` from
   ``apply``. Like linen: traced in traced code, eager outside it.
 
+* **flax's TrainState**: ``state.apply_fn(variables, *args)`` runs what the module stores
+  with ``apply_fn=model.apply`` (``TrainState.create``): a linen ``apply`` or a haiku
+  ``apply``, when every ``apply_fn=`` of the module stores the same one.
+
 Only instances the model can name are followed: a name bound once to ``C(...)`` of a linen
 class of the module (or ``self.x`` always set to one), ``C(...).apply(...)`` itself, and a
 name bound once to ``hk.transform(f)`` with ``f`` a function of the module.
@@ -40,6 +44,10 @@ HAIKU_TRANSFORMS: dict[str, tuple[int, int]] = {
 }
 #: haiku wrappers that drop ``rng`` from ``apply``
 HAIKU_WITHOUT_RNG = frozenset({"haiku.without_apply_rng"})
+#: flax's ``TrainState`` keeps the apply function in this field: ``state.apply_fn(v, x)``
+#: runs what ``TrainState.create(apply_fn=model.apply, ...)`` stored (any keyword of that
+#: name in the module counts, so a subclass's ``create`` and ``replace`` do too)
+STORED_RUNNER = "apply_fn"
 
 
 def runner_target(scopes: "Scopes", func: ast.expr, scope: "FunctionInfo | None") \
@@ -62,7 +70,33 @@ def runner_target(scopes: "Scopes", func: ast.expr, scope: "FunctionInfo | None"
         if made is not None:
             fn, init_lead, apply_lead = made
             return fn, init_lead if func.attr == "init" else apply_lead, frozenset()
+    if func.attr == STORED_RUNNER:
+        stored = _stored_runners(scopes)
+        if stored and all(s == stored[0] for s in stored[1:]):
+            return stored[0]
     return None
+
+
+def _stored_runners(scopes: "Scopes") -> list[tuple["FunctionInfo", int, frozenset[str]]]:
+    """What every ``apply_fn=X.apply`` of the module (``TrainState.create(apply_fn=model.apply,
+    ...)``, ``state.replace(apply_fn=...)``) stores, when ``X.apply`` is a runner the
+    model can follow; computed once per module."""
+    cached = scopes.__dict__.get("_stored_runners")
+    if cached is not None:
+        return cached
+    out: list[tuple["FunctionInfo", int, frozenset[str]]] = []
+    for call in scopes.nodes(ast.Call):
+        for k in call.keywords:
+            if k.arg == STORED_RUNNER:
+                value = k.value
+                found = runner_target(scopes, value, scopes.function_of(call)) \
+                    if isinstance(value, ast.Attribute) and value.attr == "apply" else None
+                if found is None:
+                    scopes.__dict__["_stored_runners"] = []
+                    return []  # another function stored there (or one not followed): not known
+                out.append(found)
+    scopes.__dict__["_stored_runners"] = out
+    return out
 
 
 def runner_call(scopes: "Scopes", call: ast.Call, scope: "FunctionInfo | None") \

@@ -17,7 +17,8 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from jaxlint.static.apis import (ARRAY_LEAVES_ONLY_HOFS, CUSTOM_RULES, DIFF_TRANSFORMS, JIT_LIKE, PASS_ARGUMENTS, TRACING_HOFS,
+from jaxlint.static.apis import (ARRAY_LEAVES_ONLY_DIFF, ARRAY_LEAVES_ONLY_HOFS, CUSTOM_RULES, DIFF_TRANSFORMS,
+                                 EQX_RULE_TRACED, JIT_LIKE, PASS_ARGUMENTS, PRIMAL_TRANSFORMS, TRACING_HOFS,
                                  literal_int, literal_ints, literal_strs)
 from jaxlint.static.flow import Flow, iteration_targets, sampled, transform_of, unpacked  # noqa: F401
 from jaxlint.static.protocols import runner_call, runner_target
@@ -178,8 +179,11 @@ class Tracing:
         """Parameters a differentiation transform traces: those at ``argnums`` (default
         0). The other arguments pass through as given (see ``callee`` for calls made
         where the transform is applied)."""
-        if q.rsplit(".", 1)[-1] in ("jvp", "vjp", "linearize"):
-            return self.callable_params(target, bound)
+        if q in PRIMAL_TRANSFORMS:  # run at once on every primal (equinox's: on the array leaves)
+            given = self.callable_params(target, bound)
+            if q in ARRAY_LEAVES_ONLY_DIFF:
+                return {p.name for p in target.params if p.name in given and self.scopes.is_array_annotation(p.annotation)}
+            return given
         spec = call.args[1] if len(call.args) > 1 else next(
             (k.value for k in call.keywords if k.arg == "argnums"), None)
         nums = (0,) if spec is None or q.startswith("equinox.") else literal_ints(spec)
@@ -298,8 +302,13 @@ class Tracing:
         for f, rule, reason, lead in self._custom_rules():
             if not f.traced or only_differentiated(f) or reason in rule.traced_by:
                 continue
-            nondiff = self.__dict__["_nondiff"].get(f.name, ())
             params = [p for p in rule.positional()]
+            if reason.kind in EQX_RULE_TRACED:  # equinox's: array leaves, and the cotangent-side arguments
+                traced = {params[i].name for i in EQX_RULE_TRACED[reason.kind] if i < len(params)}
+                traced |= {p.name for p in rule.params if self.scopes.is_array_annotation(p.annotation)}
+                changed |= self._mark(rule, reason, traced)
+                continue
+            nondiff = self.__dict__["_nondiff"].get(f.name, ())
             if lead:
                 skip = {p.name for p in params[:lead]}
             else:  # fwd: f's own nondiff_argnums

@@ -310,14 +310,19 @@ def test_a_library_function_jitted_by_the_program_is_recorded_at_its_jit(recorde
 
 def test_a_compile_ahead_of_time_is_the_compile_time_shown(recorded):
     # `.lower().compile()` then a call: the call reuses the executable (jax 0.10) and the
-    # recording's own compile to read it is a cache hit (near 0 s);
-    # the time shown is the program's, as the program itself timed it
+    # recording's own compile to read it is a cache hit (near 0 s); the time shown is the
+    # program's, as the program itself timed it. Under jax 0.4 the call compiles again and
+    # that compile, of the same function, is the one timed.
     root, *_ = recorded
     timings = json.loads((root / ".jaxlint" / "timings.json").read_text())["functions"]["train:ahead"]
+    shown = timings["report"]["compile_seconds"]
     program = float((root / "ahead_compile_seconds").read_text())
-    assert 0.6 * program <= timings["report"]["compile_seconds"] <= program + 0.001
     report = json.loads((root / ".jaxlint" / "observed.json").read_text())["functions"]["train:ahead"]["report"]
-    assert "ahead of time" in report.get("compiled_again", "ahead of time (the call compiled: jax 0.4)")
+    if "compiled_again" in report:  # the call reused the program's executable
+        assert "ahead of time" in report["compiled_again"]
+        assert 0.6 * program <= shown <= program + 0.001, (shown, program)
+    else:  # the call compiled it again (jax 0.4): a compile of its own, no cache hit
+        assert shown >= 0.2 * program, (shown, program)
 
 
 def test_error_checks_in_cond_branches_are_quiet(recorded):

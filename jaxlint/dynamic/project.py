@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 from pathlib import Path
 
 #: what marks a project's root; ``.jaxlint/`` is where `jaxlint record` writes, at the
@@ -117,7 +118,7 @@ def imported_project_files(path: Path, root: Path, modname: str, tree: ast.Modul
 def content_hash(paths: list[Path]) -> str:
     h = hashlib.sha256()
     for p in paths:
-        h.update(str(p).encode())
+        h.update(os.fsencode(p))
         try:
             h.update(p.read_bytes())
         except OSError:

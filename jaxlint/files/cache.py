@@ -200,6 +200,6 @@ def key_of(*parts: str | bytes) -> str:
 
     h = hashlib.sha256()
     for p in parts:
-        h.update(p if isinstance(p, bytes) else p.encode())
+        h.update(p if isinstance(p, bytes) else p.encode("utf-8", "surrogateescape"))  # a path need not be UTF-8
         h.update(b"\0")
     return h.hexdigest()

@@ -138,7 +138,7 @@ def _git_ignored(paths: list[Path], cwd: Path) -> set[Path]:
     try:
         proc = subprocess.run(
             ["git", "check-ignore", "--stdin", "-z"],
-            input="\0".join(str(p) for p in paths).encode(),
+            input=b"\0".join(os.fsencode(p) for p in paths),  # a name need not be UTF-8
             capture_output=True,
             cwd=cwd,
             timeout=20,
@@ -147,7 +147,7 @@ def _git_ignored(paths: list[Path], cwd: Path) -> set[Path]:
         return set()
     if proc.returncode not in (0, 1):
         return set()
-    return {Path(x) for x in proc.stdout.decode(errors="replace").split("\0") if x}
+    return {Path(os.fsdecode(x)) for x in proc.stdout.split(b"\0") if x}
 
 
 def discover(

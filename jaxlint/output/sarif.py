@@ -34,7 +34,7 @@ def _region(start: Position, end: Position) -> dict:
 def _artifact(path: str, root: Path, cwd: Path) -> dict:
     rel = relative_path(path, root, cwd)
     if rel is not None:
-        return {"uri": quote(rel, safe="/"), "uriBaseId": SRCROOT}
+        return {"uri": quote(rel.encode("utf-8", "surrogateescape"), safe="/"), "uriBaseId": SRCROOT}
     p = Path(path)
     return {"uri": Path(os.path.normpath(p if p.is_absolute() else cwd / p)).as_uri()}
 

@@ -64,7 +64,7 @@ def fingerprints(diagnostics: Sequence[Diagnostic], paths: Sequence[str]) -> lis
         key = (d.code, path, basis)
         nth = seen[key]
         seen[key] += 1
-        out.append(hashlib.sha256("\0".join((d.code, path, basis, str(nth))).encode()).hexdigest()[:32])
+        out.append(hashlib.sha256("\0".join((d.code, path, basis, str(nth))).encode("utf-8", "surrogateescape")).hexdigest()[:32])
     return out
 
 

@@ -3,7 +3,6 @@ the static phase, suppressions, summary, cache, layout. Real workers, real jax (
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -134,14 +133,10 @@ def proj(tmp_path_factory):
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(src.lstrip("\n"))
     cache = root / "cache"
-    t0 = time.perf_counter()
     cold = run_cli("check", "--cache-dir", str(cache), "--output-format", "json", cwd=root, timeout=300)
-    t_cold = time.perf_counter() - t0
-    t0 = time.perf_counter()
     warm = run_cli("check", "--cache-dir", str(cache), "--output-format", "json", cwd=root, timeout=300)
-    t_warm = time.perf_counter() - t0
     text = run_cli("check", "--cache-dir", str(cache), "--show-skipped", cwd=root, timeout=300)
-    return root, cache, cold, warm, text, t_cold, t_warm
+    return root, cache, cold, warm, text
 
 
 def _diags(proc):
@@ -214,11 +209,14 @@ def test_summary_lists_what_was_analysed_and_why_things_were_skipped(proj):
     assert "skipped src/app/skipped.py:16 opted_out: skipped by the directive at line 16" in out
 
 
-def test_second_run_comes_from_the_cache_and_is_fast(proj):
-    _, _, cold, warm, text, t_cold, t_warm = proj
+def test_second_run_comes_from_the_cache_and_starts_no_worker(proj):
+    _, _, cold, warm, text = proj
     assert _diags(warm) == _diags(cold)
-    assert "from cache" in text.stdout
-    assert t_warm < t_cold * 0.6, (t_cold, t_warm)
+    # every file with a function to trace (six, seven functions) comes from the cache, so
+    # no worker starts (was: the run took < 0.6 of the first one's time, which a load
+    # spike during the second run can flip: 2.2 s against 8.6 s at load 7 here)
+    (summary,) = [line for line in text.stdout.splitlines() if line.startswith("Dynamic phase")]
+    assert "7 functions analysed, 3 skipped, 0 failed; 6 files from cache (" in summary, summary
 
 
 def test_editing_an_imported_module_invalidates_the_importers_cache(proj, tmp_path):

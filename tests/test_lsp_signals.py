@@ -28,4 +28,6 @@ def test_a_signal_ends_an_idle_connected_server_promptly(tmp_path, sig):
 
     rc, took = run(body())
     assert rc == 0
-    assert took < 10, took  # without the next message
+    # without the next message (before, it waited for one: the client's TIMEOUT); 30 s as
+    # test_hardening_fuzz.PROMPT: a loaded machine tears a Python process down slowly
+    assert took < 30, took

@@ -193,3 +193,20 @@ def test_the_cache_follows_an_edit_of_the_defining_module(tmp_path):
     assert _jax101(root, "train.py", *args) == []
     (root / "data.py").write_text(DATA)
     assert len(_jax101(root, "train.py", *args)) == 1
+
+
+def test_a_module_is_parsed_only_when_its_assignment_may_be_an_array(tmp_path):
+    """JAX101 asks only of names assigned a NumPy / jax call, a name or a display: a
+    module that assigns anything else is not parsed (the cost on libraries that import
+    their own modules heavily)."""
+    _write(tmp_path, {"data.py": "import numpy as np\nfrom .make import make\n\nTABLE = make(np.float32)\n",
+                      "train.py": _jitted("from data import TABLE", "TABLE")})
+    m = _model(tmp_path, "train.py")
+    expr = next(n for n in m.nodes(ast.Name) if n.id == "TABLE" and m.function_of(n) is not None)
+    from jaxlint.rules.static.jax101_captured_array import _arrayish
+
+    assert imported_constant(m, expr, None, _arrayish) is None
+    data = m.link.tree.module((tmp_path / "data.py").resolve())
+    assert data is not None and data._scopes is False  # read, never parsed
+    assert imported_constant(m, expr, None) is not None  # asked without the test, it is parsed
+    assert data._scopes is not False

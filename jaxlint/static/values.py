@@ -38,7 +38,7 @@ import enum
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
@@ -363,14 +363,17 @@ class ImportedConstant:
     end: tuple[int, int]
 
 
-def imported_constant(model: "Scopes", expr: ast.expr, scope: "FunctionInfo | None") -> ImportedConstant | None:
+def imported_constant(model: "Scopes", expr: ast.expr, scope: "FunctionInfo | None",
+                      mentions: "Callable[[bytes], bool] | None" = None) -> ImportedConstant | None:
     """What ``expr`` read in ``scope`` of ``model`` is when it names a module-level
     constant of another module of the tree through an import: ``TABLE`` after ``from
     .data import TABLE``, ``data.TABLE`` after ``from . import data`` or ``import
     pkg.data as data``, also re-exported by a package's ``__init__``. The other module
     binds the name once, by a plain assignment (``Link.constant``). Of a dotted read the
     longest prefix that names one counts (``data.TABLE`` of ``data.TABLE.T``). The
-    module read is recorded as a dependency of the checked file's findings."""
+    module read is recorded as a dependency of the checked file's findings.
+    ``mentions``: what the text assigned must match for the module to be parsed (a
+    rule that wants arrays asks for a NumPy or jax call: most modules are then not read)."""
     link = model.link
     if link is None:
         return None
@@ -378,7 +381,7 @@ def imported_constant(model: "Scopes", expr: ast.expr, scope: "FunctionInfo | No
     deps: set[Dep] = set()
     read: ast.expr = expr
     while isinstance(read, (ast.Name, ast.Attribute)):  # `pkg.data.TABLE.T`, `pkg.data.TABLE`, ...
-        found = link.constant(model, read, scope, deps)
+        found = link.constant(model, read, scope, deps, mentions)
         if found is not None or not isinstance(read, ast.Attribute):
             break
         read = read.value

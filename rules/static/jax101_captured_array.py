@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Confidence, Position, Related
@@ -697,7 +698,7 @@ class CapturedArray(StaticRule):
             if not (isinstance(outer, ast.Attribute) and isinstance(outer.ctx, ast.Load)):
                 break
             asked = outer
-        found = imported_constant(model, asked, fn.parent)
+        found = imported_constant(model, asked, fn.parent, _arrayish)
         if found is None:
             return None
         read, shown = found.read, ctx.segment(found.read)
@@ -771,6 +772,17 @@ class CapturedArray(StaticRule):
         ctx.report(node, msg, related=related, confidence=Confidence.LIKELY if size is None else Confidence.CERTAIN,
                    data={"bytes": size, "shape": list(est["shape"]) if est["shape"] else None, "name": name})
         return True
+
+
+#: what is assigned to a module-level name of another module that may be an array this
+#: rule sizes (a call of a NumPy, jax, equinox or flax function, a loader, another name,
+#: a display): a module whose assignment is anything else is not parsed
+_ARRAYISH = re.compile(rb"\b(?:np|numpy|onp|jnp|jax|eqx|equinox|nnx|nn|pickle|joblib|cloudpickle|scipy)\.[\w.]*\s*\("
+                       rb"|\b(?:load|loadtxt|device_put)\s*\(|^\s*[A-Za-z_]\w*\s*(?:#.*)?$|^\s*[\[{(]")
+
+
+def _arrayish(text: bytes) -> bool:
+    return _ARRAYISH.search(text) is not None
 
 
 def _shown_path(display: str, checked, other) -> str:

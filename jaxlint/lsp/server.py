@@ -151,6 +151,11 @@ class _Doc:
     dynamic_task: asyncio.Task | None = None
     #: a notebook cell: the notebook's URI (``text`` and ``findings`` are then its module's)
     notebook: str | None = None
+    #: the other modules of the project the static findings read (saved files, absolute
+    #: paths): saving one of them re-checks this document
+    reads: frozenset[str] = frozenset()
+    #: how many times one of ``reads`` was saved (part of the results' key)
+    reads_saved: int = 0
 
     @property
     def result_id(self) -> str:
@@ -378,12 +383,27 @@ class JaxlintServer(LanguageServer):
         if not self.pull:
             self._publish(uri)
         path = self._path_of(uri)
+        self._saved_module(uri, str(path))
         settings, _ = self.settings.for_path(path)
         enabled = self.dynamic_option if self.dynamic_option is not None else settings.dynamic.enabled
         if enabled and path.is_file() and not self._dynamic_unavailable:
             if doc.dynamic_task is not None:
                 doc.dynamic_task.cancel()  # stops the older run and its workers
             doc.dynamic_task = self._spawn(self._run_dynamic(uri, path, settings))
+
+    def _saved_module(self, uri: str, path: str) -> None:
+        """``path`` was saved: the open documents whose static findings read it (a module
+        they import, ``jaxlint.static.tree``) are checked again, published to a pushing
+        client, and a pulling client is asked to pull again. Before the save, the other
+        documents read its file on disk, never its unsaved text."""
+        path = os.path.realpath(path)
+        stale = [other for other in list(self.docs.values()) if other.uri != uri and path in other.reads]
+        for other in stale:
+            other.reads_saved += 1
+            if not self.pull:
+                self._publish(other.uri)
+        if stale and self.pull and self._capability("workspace", "diagnostics", "refresh_support"):
+            self.workspace_diagnostic_refresh(None, callback=lambda *_: None)
 
     def _did_close(self, params: T.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
@@ -522,16 +542,19 @@ class JaxlintServer(LanguageServer):
         self._alive[id(settings)] = settings
         return settings
 
-    def lint_text(self, uri: str, text: str) -> list[Diagnostic]:
+    def lint_text(self, uri: str, text: str, reads: set[str] | None = None) -> list[Diagnostic]:
         """Static findings for ``text`` as the content of ``uri``, after suppressions (for
-        a notebook cell, ``text`` is the notebook's module, and so are the findings)."""
+        a notebook cell, ``text`` is the notebook's module, and so are the findings).
+        ``reads`` gets the other modules of the project the findings read: their saved
+        files, never another document's unsaved text."""
         notes: list[str] = []
-        found = self._linter(uri, notes)(text)
+        found = self._linter(uri, notes, reads)(text)
         for note in notes:
             self._log_once(note)
         return found
 
-    def _linter(self, uri: str, notes: list[str]) -> Callable[[str], list[Diagnostic]]:
+    def _linter(self, uri: str, notes: list[str],
+                reads: set[str] | None = None) -> Callable[[str], list[Diagnostic]]:
         """:meth:`lint_text` for ``uri`` with its settings resolved now: the function
         touches no server state (a job's thread calls it), and adds what it would log
         to ``notes``."""
@@ -550,6 +573,8 @@ class JaxlintServer(LanguageServer):
         def lint(text: str) -> list[Diagnostic]:
             outcome = check_one(task, None, _encodable(text))
             notes.extend(f"jaxlint: {err}" for err in outcome.errors)
+            if reads is not None:
+                reads.update(outcome.reads)
             return outcome.diagnostics
 
         return lint
@@ -565,10 +590,12 @@ class JaxlintServer(LanguageServer):
             doc.key, doc.items, doc.findings, doc.text = ("none",), [], [], text or ""
             return doc
         self.settings.for_path(self._path_of(uri))  # notices edited config files first
-        key = (version, self.settings.generation, doc.dynamic_generation, hash(text))
+        key = (version, self.settings.generation, doc.dynamic_generation, hash(text), doc.reads_saved)
         if key == doc.key:
             return doc
-        static = self.lint_text(uri, text)
+        reads: set[str] = set()
+        static = self.lint_text(uri, text, reads)
+        doc.reads = frozenset(reads)
         dyn = self._current_dynamic(doc, uri, text)
         if dyn:
             from jaxlint.findings.suppress import merge_and_suppress

@@ -44,6 +44,9 @@ class FileOutcome:
     #: a notebook's cells in its virtual module (``jaxlint.files.notebook``): the findings above
     #: are on that module's lines until the report moves them into cells
     cells: "CellMap | None" = None
+    #: the other modules of the tree the findings rest on (absolute paths, as read from
+    #: disk): an editor re-checks the file when one of them is saved
+    reads: tuple[str, ...] = ()
 
 
 def lint_static(display: str, rules: Sequence[StaticRule], ignored: Sequence[str] = (), *,
@@ -141,6 +144,8 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
                                    confidence=settings.confidence, project=project, link=link)
         errors = [f"{task.display}: rule {code} failed: {msg}" for code, msg in result.errors]
         out = FileOutcome(task.display, kept, errors, result.skipped, False)
+        if link is not None and link.used:
+            out.reads = tuple(str(link.tree.root / rel) for rel in sorted(link.used))
         _release(result.model)
     if cache.enabled:
         entry = {"d": [d.to_dict() for d in out.diagnostics], "e": out.errors, "s": out.skipped}
@@ -177,7 +182,10 @@ def _cached_outcome(display: str, value: dict, task: FileTask | None = None) -> 
         link = _link(task) if task is not None else None
         if link is None or not all(link.tree.current((rel, digest)) for rel, digest in deps):
             raise ValueError("a module the findings read has changed")
-    return FileOutcome(display, diagnostics_of(value["d"]), errors, skipped, True, _cell_map(value.get("c")))
+        reads = tuple(str(link.tree.root / rel) for rel, _ in deps)
+    else:
+        reads = ()
+    return FileOutcome(display, diagnostics_of(value["d"]), errors, skipped, True, _cell_map(value.get("c")), reads)
 
 
 def _is_notebook(path) -> bool:

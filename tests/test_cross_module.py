@@ -210,3 +210,135 @@ def test_a_module_is_parsed_only_when_its_assignment_may_be_an_array(tmp_path):
     assert data is not None and data._scopes is False  # read, never parsed
     assert imported_constant(m, expr, None) is not None  # asked without the test, it is parsed
     assert data._scopes is not False
+
+
+# -- a helper of another module that hands its parameter to NumPy (JAX104 at the call) ------
+
+UTILS = """
+import numpy as np
+
+
+def to_host(x):
+    return np.asarray(x) * 2
+
+
+def summed(v, axis=0):
+    scale = 2.0
+    total = np.sum(v, axis)
+    return total * scale
+
+
+def guarded(x):
+    if isinstance(x, np.ndarray):
+        return np.asarray(x)
+    return x
+
+
+def after_try(x):
+    try:
+        import scipy  # noqa: F401
+    except ImportError:
+        return x
+    return np.asarray(x)
+
+
+def shape_of(x):
+    return np.shape(x)
+
+
+def rebound(x):
+    x = float(len(x))
+    return np.asarray(x)
+
+
+def in_a_branch(x, host):
+    return np.asarray(x) if host else x
+
+
+class Box:
+    def host(self, x):
+        return np.asarray(x)
+"""
+
+
+def _jax104(root: Path, target: str) -> list[tuple[int, str]]:
+    proc = run_cli("check", "--no-cache", "--select", "JAX104", "--output-format", "json", target, cwd=root)
+    assert proc.returncode in (0, 1), proc.stderr
+    return [(d["location"]["row"], d["message"]) for d in json_findings(proc, "JAX104")]
+
+
+def _step(importing: str, body: str, decorator: str = "@jax.jit") -> str:
+    return (f"import jax\nimport jax.numpy as jnp\n{importing}\n\n\n{decorator}\ndef step(x):\n"
+            f"    y = {body}\n    return y\n")
+
+
+HOST_INVALID = {
+    "from-import": ("utils.py", "train.py", "from utils import to_host", "to_host(x)", "np.asarray"),
+    "module-attribute": ("utils.py", "train.py", "import utils", "utils.to_host(x + 1)", "np.asarray"),
+    "keyword": ("utils.py", "train.py", "from utils import summed", "summed(axis=1, v=x)", "np.sum"),
+    "relative-in-a-package": ("pkg/utils.py", "pkg/train.py", "from .utils import to_host", "to_host(x)",
+                              "np.asarray"),
+    "jitted-at-a-call": ("utils.py", "train.py", "from utils import to_host", "to_host(x).sum()", "np.asarray"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOST_INVALID))
+def test_a_helper_of_another_module_handing_a_tracer_to_numpy_is_reported_at_the_call(tmp_path, case):
+    where, target, importing, body, numpy = HOST_INVALID[case]
+    step = _step(importing, body, "" if case == "jitted-at-a-call" else "@jax.jit")
+    if case == "jitted-at-a-call":
+        step += "\n\nfast = jax.jit(step)\n"
+    files = {where: UTILS, target: step}
+    if where.startswith("pkg/"):
+        files["pkg/__init__.py"] = ""
+    _write(tmp_path, files)
+    found = _jax104(tmp_path, target)
+    assert len(found) == 1, found
+    line, message = found[0]
+    assert line == 8 and f"`{numpy}`" in message and "utils.py:" in message
+
+
+@pytest.mark.parametrize("body", [
+    "guarded(x)",  # a branch ahead of the NumPy call
+    "after_try(x)",  # a try ahead of it
+    "shape_of(x)",  # a shape query, fine on a tracer
+    "rebound(x)",  # the parameter is rebound before NumPy sees it
+    "in_a_branch(x, False)",  # only one arm of a conditional expression
+    "to_host(3.0) + x",  # the argument is not traced
+    "Box().host(x)",  # a method: not followed
+])
+def test_what_does_not_surely_hand_a_tracer_to_numpy_is_quiet(tmp_path, body):
+    _write(tmp_path, {"utils.py": UTILS,
+                      "train.py": _step("from utils import to_host, guarded, after_try, shape_of, rebound, "
+                                        "in_a_branch, Box", body)})
+    assert _jax104(tmp_path, "train.py") == []
+
+
+def test_a_helper_called_outside_traced_code_is_quiet(tmp_path):
+    _write(tmp_path, {"utils.py": UTILS, "train.py": "from utils import to_host\n\n\ndef main(x):\n"
+                                                     "    return to_host(x)\n"})
+    assert _jax104(tmp_path, "train.py") == []
+
+
+def test_the_reported_helper_raises_under_real_jax_and_the_quiet_ones_run(tmp_path):
+    """The truth of the cases above, under jax: the reported call raises, the guarded,
+    shape-query and rebinding helpers trace."""
+    _write(tmp_path, {"utils.py": UTILS})
+    script = textwrap.dedent("""
+        import jax, jax.numpy as jnp
+        import utils
+        x = jnp.ones(3)
+        for name in ("to_host", "guarded", "shape_of", "rebound"):
+            try:
+                jax.jit(getattr(utils, name))(x)
+                print(name, "ok")
+            except Exception as e:
+                print(name, type(e).__name__)
+    """)
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                         env={**__import__("os").environ, "JAX_PLATFORMS": "cpu"})
+    assert out.stdout.split("\n")[:4] == ["to_host TracerArrayConversionError", "guarded ok", "shape_of ok",
+                                          "rebound ok"], out.stderr[-2000:]

@@ -400,6 +400,82 @@ def imported_constant(model: "Scopes", expr: ast.expr, scope: "FunctionInfo | No
                             (end_line, column(end_line, value.end_col_offset or value.col_offset)))
 
 
+#: statements after which the next one surely runs (when none of them raises)
+_STRAIGHT = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return, ast.Pass, ast.Assert)
+
+
+@dataclass(frozen=True)
+class HostCall:
+    """A call of a NumPy function (``q``, qualified) that a function makes on one of its
+    parameters as passed, in its own module (``model``), at ``line`` there."""
+
+    q: str
+    line: int
+    model: "Scopes"
+
+
+def host_params(model: "Scopes", fn: "FunctionInfo") -> dict[str, HostCall]:
+    """The parameters of ``fn`` that every call of it hands, as they are, to a NumPy
+    function (``np.asarray(x)``, ``np.sum(x, 0)``): an argument of a ``numpy.*`` call in
+    a statement of ``fn``'s own body that surely runs (a plain statement, with only plain
+    statements before it: no branch, loop, ``try`` or ``with`` around or ahead of it,
+    outside any conditional expression, ``and`` / ``or``, lambda or comprehension), and
+    never rebound. A caller whose argument for such a parameter is traced has NumPy
+    applied to a tracer. Methods and generators have none. Computed once per function."""
+    memo: dict[int, dict[str, HostCall]] = model.__dict__.setdefault("_host_params", {})
+    known = memo.get(id(fn))
+    if known is not None:
+        return known
+    out: dict[str, HostCall] = {}
+    node = fn.node
+    params = {p.name for p in fn.params if len(fn.bindings.get(p.name, ())) == 1}
+    if fn.class_name is None and not isinstance(node, ast.Lambda) and params:
+        for stmt in node.body:
+            if not isinstance(stmt, _STRAIGHT):
+                break
+            stack: list[ast.AST] = [stmt]
+            while stack:
+                sub = stack.pop()
+                if isinstance(sub, (ast.IfExp, ast.BoolOp, ast.Lambda, ast.comprehension, ast.Yield, ast.YieldFrom,
+                                    ast.Await, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                    continue
+                if isinstance(sub, ast.Call):
+                    q = model.resolve_call(sub) or ""
+                    if q.startswith("numpy."):
+                        for arg in [*sub.args, *(k.value for k in sub.keywords if k.arg is not None)]:
+                            if isinstance(arg, ast.Name) and arg.id in params and arg.id not in out:
+                                out[arg.id] = HostCall(q, sub.lineno, model)
+                stack.extend(ast.iter_child_nodes(sub))
+            if isinstance(stmt, ast.Return):
+                break
+        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in fn.body_nodes()):
+            out = {}
+    memo[id(fn)] = out
+    return out
+
+
+def imported_host_params(model: "Scopes", call: ast.Call,
+                         scope: "FunctionInfo | None") -> "tuple[FunctionInfo, Path, dict[str, HostCall]] | None":
+    """For a call of a function of another module of the tree (through imports, as
+    ``Summaries.callee_returns`` finds it): that function, its file and its
+    ``host_params``. None for anything else, or when it has none. The module read is a
+    dependency of the checked file's findings."""
+    link = model.link
+    if link is None or not isinstance(call.func, (ast.Name, ast.Attribute)):
+        return None
+    deps: set[Dep] = set()
+    found = link.function(model, call.func, scope, deps)
+    link.use(deps)
+    if found is None:
+        return None
+    mod, fn = found
+    theirs = mod.scopes()
+    if theirs is None:
+        return None
+    params = host_params(theirs, fn)
+    return (fn, mod.path, params) if params else None
+
+
 def _held_params(fn: "FunctionInfo", expr: ast.AST | None, depth: int) -> Counter[str]:
     """Parameters of ``fn`` that ``expr`` holds as they are (itself, or leaves of a tuple,
     list or dict display, also through a local name bound once to one), each with how

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ast
+import os
 from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Applicability
@@ -9,7 +10,9 @@ from jaxlint.rules.static._arrays import is_host_array
 from jaxlint.rules.static._fixplan import import_name
 from jaxlint.rules.static._numpy_api import JNP_SAME_NAME, SHAPE_QUERIES
 from jaxlint.rules.static._numpy_params import JNP_KEYWORDS, JNP_NONE_ONLY
+from jaxlint.static.callers import argument_for
 from jaxlint.static.taint import Taint, taint_of, confidence, describe, traced_how
+from jaxlint.static.values import imported_host_params
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -36,7 +39,11 @@ class NumpyOnTracer(StaticRule):
     inside traced code. Also the other host libraries on traced values: `math`
     (`math.sqrt(x)`, `math.floor(x)`: they ask for a Python number; `math.prod`, which
     only multiplies, works and stays clean) and `scipy` (`scipy.special.expit(x)`: it
-    converts to a NumPy array), under jit and grad alike.
+    converts to a NumPy array), under jit and grad alike. A function of another module
+    of the checked tree (`from utils import to_host`) that hands its parameter to numpy
+    on every call (`return np.asarray(x) * 2`: a plain statement with no branch, loop,
+    `try` or `with` before it, the parameter never rebound) is reported at the traced
+    call that passes it a tracer, naming the numpy call and its line there.
 
     `np`, `math` and `scipy` on static information stay clean: shapes, dtypes, static arguments and
     Python constants (`np.prod(x.shape)`, `math.sqrt(head_dim)`, `np.finfo(x.dtype)`,
@@ -425,6 +432,12 @@ class NumpyOnTracer(StaticRule):
                 q = model.resolve_call(node)
                 if q is None:
                     continue
+                if model.link is not None and not q.startswith(("numpy.", "jax.", "math.", "scipy.")) \
+                        and (node.args or node.keywords) and _imported_name(model, fn, node.func):
+                    # a helper of another module of the tree that hands its parameter to NumPy
+                    taint = taint or taint_of(model, fn)
+                    self._imported_helper(ctx, fn, taint, node)
+                    continue
                 if q.startswith(("math.", "scipy.")):
                     taint = taint or taint_of(model, fn)
                     self._host_library(ctx, fn, taint, node, q)
@@ -452,6 +465,46 @@ class NumpyOnTracer(StaticRule):
                     confidence=confidence(best),
                     data={"function": q, "value": describe(found)},
                 )
+
+    def _imported_helper(self, ctx, fn, taint: Taint, node: ast.Call) -> None:
+        """``helper(x)`` with a traced ``x``, where ``helper`` is a function of another
+        module of the tree whose every call hands that parameter to NumPy
+        (``values.host_params``): NumPy runs on a tracer, reported at this call, where the
+        tracer is passed (the helper's own module does not know it is traced)."""
+        if not any(taint.level(a) is not None for a in [*node.args, *(k.value for k in node.keywords)]):
+            return  # (no traced argument: the other module is not read)
+        found = imported_host_params(ctx.model, node, fn)
+        if found is None:
+            return
+        helper, path, params = found
+        best_arg, best, via = None, -1, None
+        for p in helper.params:
+            host = params.get(p.name)
+            if host is None:
+                continue
+            name = host.q[len("numpy."):]
+            if name in SHAPE_QUERIES or name.startswith("random."):
+                continue
+            arg = argument_for(node, helper, p, 0)
+            if not isinstance(arg, ast.expr):
+                continue
+            level = taint.level(arg)
+            if level is not None and level > best:
+                best_arg, best, via = arg, level, (p.name, host)
+        if best_arg is None or via is None:
+            return
+        param, host = via
+        shown = _shown(ctx, node.func)
+        where = f"{os.path.basename(path)}:{host.line}"
+        numpy = host.q.replace("numpy.", "np.", 1)
+        ctx.report(
+            node,
+            f"`{shown}` is passed traced value `{describe(best_arg)}` in {traced_how(fn)}, and hands its parameter "
+            f"`{param}` to `{numpy}` ({where}): numpy does not trace (on a tracer it raises "
+            f"TracerArrayConversionError or works only by accident); use jax.numpy there, or pass a concrete value",
+            confidence=confidence(best),
+            data={"function": host.q, "value": describe(best_arg), "helper": helper.name},
+        )
 
     def _host_library(self, ctx, fn, taint: Taint, node: ast.Call, q: str) -> None:
         """``math.sqrt(x)`` / ``scipy.special.expit(x)`` on a traced value: ``math`` asks
@@ -533,6 +586,16 @@ class NumpyOnTracer(StaticRule):
             f"the compiled program and every call reuses them; use {instead} passed in as an argument",
             data={"function": f"numpy.{name}"},
         )
+
+
+def _imported_name(model, fn, func: ast.expr) -> bool:
+    """Whether the name ``func`` starts with is bound, where it is read, by one import."""
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    if not isinstance(func, ast.Name):
+        return False
+    _, bindings = model.lookup(func.id, fn)
+    return len(bindings) == 1 and bindings[0].kind == "import"
 
 
 def _most_traced(taint: Taint, call: ast.Call) -> tuple[ast.expr | None, int]:

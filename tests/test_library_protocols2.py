@@ -1,7 +1,8 @@
 """More of the libraries' protocols and their classes (session 51): a static argument that
 a checkpoint inside the jit traces again, unhashable values inside tuples and NamedTuples
 given as static arguments, keys closed over by the body of a lax loop, flax's
-``TrainState.apply_fn``, equinox's ``filter_jvp`` / ``filter_vjp`` and its custom rules.
+``TrainState.apply_fn``, equinox's ``filter_jvp`` / ``filter_vjp`` and its custom rules,
+and abstract evaluation (``jax.eval_shape``, ``jax.make_jaxpr``).
 
 Each case is a VALID/INVALID program of our own (none is a recall case): INVALID marks the
 line the rule must report (``# <-``) at the default confidence; VALID must stay quiet at
@@ -23,11 +24,12 @@ import pytest
 from test_library_protocols import Case, check
 
 
-def case(id: str, rule: str, source: str, run: str, expect: str) -> Case:
+def case(id: str, rule: str, source: str, run: str, expect: str, valid: bool | None = None) -> Case:
     """A case whose truth under jax is ``expect``: "tracer", "printed-tracer",
-    "ValueError", "same", "differ" (VALID when "clean" or "differ")."""
+    "ValueError", "same", "differ" (VALID when "clean" or "differ", or when ``valid`` says
+    so: a behaviour the rule leaves alone by its documented scope)."""
     EXPECT[id] = expect
-    return Case(id, rule, source, run, valid=expect in ("clean", "differ"))
+    return Case(id, rule, source, run, valid=expect in ("clean", "differ") if valid is None else valid)
 
 
 EXPECT: dict[str, str] = {}
@@ -394,6 +396,75 @@ def eager(x):
     case("eqx-custom-vjp-static-arguments", "JAX105", _EQX_CUSTOM.replace("@FWD", "pass").replace(
         "@BWD", "if n > 2 and not perturbed:  # <-\n        grad_obj = grad_obj * 1.0"),
          "step(jnp.ones(3))", "clean"),
+])
+
+_ABSTRACT = """
+import jax
+import jax.numpy as jnp
+
+
+def f(x, k):
+    @BODY
+    return x * 2
+"""
+
+CASES += [
+    # --- abstract evaluation: `jax.eval_shape(f, *args)` and `jax.make_jaxpr(f)(*args)`
+    # trace f (what fails on a tracer fails), compile nothing, and run it once
+    case("eval-shape-if", "JAX105", _ABSTRACT.replace("@BODY", "if x.sum() > 0:  # <-\n        x = -x") + """
+
+out = jax.eval_shape(f, jnp.ones(3), 2)
+""", "", "tracer"),
+    case("make-jaxpr-if", "JAX105", _ABSTRACT.replace("@BODY", "if x.sum() > 0:  # <-\n        x = -x") + """
+
+jaxpr = jax.make_jaxpr(f)(jnp.ones(3), 2)
+""", "", "tracer"),
+    case("eval-shape-int-size", "JAX111", _ABSTRACT.replace("@BODY", "x = x + jnp.zeros(k)  # <-") + """
+
+out = jax.eval_shape(f, jnp.ones(3), 3)
+""", "", "tracer"),
+    case("make-jaxpr-static-size", "JAX111", _ABSTRACT.replace("@BODY", "x = x + jnp.zeros(k)  # <-") + """
+
+jaxpr = jax.make_jaxpr(f, static_argnums=1)(jnp.ones(3), 3)
+""", "", "clean"),
+    case("eval-shape-print-left-alone", "JAX106", _ABSTRACT.replace("@BODY", "print(x, k)  # <-") + """
+
+out = jax.eval_shape(f, jnp.ones(3), 3)
+""", "", "printed-tracer", valid=True),
+    case("eval-shape-no-compile-for-constants", "JAX101", """
+import numpy as np
+import jax
+import jax.numpy as jnp
+
+TABLE = jnp.asarray(np.ones((512, 512), np.float32))
+
+
+def f(x):
+    return x @ TABLE  # <-
+
+
+out = jax.eval_shape(f, jnp.ones((4, 512)))
+""", "", "clean"),
+]
+CASES += _needs("flax", [
+    case("eval-shape-linen-init", "JAX105", _TRAIN_STATE.replace(
+        "@BODY", "if x.sum() > 0:  # <-\n            x = -x") + """
+shapes = jax.eval_shape(CNN().init, jax.random.key(0), jnp.ones((1, 3)))
+""", "", "tracer"),
+])
+CASES += _needs("equinox", [
+    case("filter-eval-shape-int-static", "JAX111", """
+import jax
+import jax.numpy as jnp
+import equinox as eqx
+
+
+def f(x: jax.Array, k: int):
+    return x + jnp.zeros(k)  # <-
+
+
+out = eqx.filter_eval_shape(f, jnp.ones(3), 3)
+""", "", "clean"),
 ])
 
 

@@ -52,9 +52,7 @@ TRACING_HOFS: dict[str, tuple[int, ...]] = {
     "equinox.filter_checkpoint": (0,),
     "flax.nnx.switch": (1,),
     "flax.nnx.shard_map": (0,),
-    # not here: `jax.eval_shape` / `make_jaxpr` (and equinox's, nnx's) trace their function
-    # abstractly, but nothing compiles it, and code run under them (equinox's internals)
-    # prints at trace time on purpose: JAX106 would call such a print a per-call print
+    # not here: `jax.eval_shape` / `make_jaxpr` (and equinox's, nnx's): see ABSTRACT_EVAL
     "flax.linen.scan": (0,),
     "flax.nnx.scan": (0,),
     "flax.nnx.vmap": (0,),
@@ -71,6 +69,16 @@ TRACING_HOFS: dict[str, tuple[int, ...]] = {
     "numpyro.infer.SVI": (0, 1),
     "numpyro.infer.svi.SVI": (0, 1),
 }
+#: Functions that trace a function abstractly and compile nothing, with their reason kind:
+#: ``jax.eval_shape(f, *args)`` (at once, with ``args``), ``jax.make_jaxpr(f)(*args)``;
+#: equinox's trace the array leaves only. What fails on any tracer fails there too (JAX104,
+#: JAX105, JAX107, JAX111 report it); a cost paid per compile or per call (JAX101, JAX102,
+#: JAX103, JAX109, JAX112) is not paid, and a print there runs once, at that trace, often on
+#: purpose (equinox's internals print shapes so): JAX106 leaves such functions alone.
+ABSTRACT_EVAL = {"jax.eval_shape": "eval_shape", "jax.make_jaxpr": "make_jaxpr",
+                 "equinox.filter_eval_shape": "filter_eval_shape", "equinox.filter_make_jaxpr": "filter_make_jaxpr",
+                 "flax.nnx.eval_shape": "nnx.eval_shape"}
+ARRAY_LEAVES_ONLY_ABSTRACT = frozenset({"equinox.filter_eval_shape", "equinox.filter_make_jaxpr"})
 #: Of ``TRACING_HOFS``, jax's checkpoint: it traces every argument of its function except
 #: those at its own ``static_argnums``, also arguments a jit around it keeps static
 #: (``jax.jit(jax.remat(f), static_argnums=0)`` gives ``f`` a tracer for ``0``).

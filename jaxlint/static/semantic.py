@@ -26,7 +26,7 @@ from jaxlint.static.apis import (ARRAY_ANNOTATIONS, BUILTINS, DIFF_TRANSFORMS, F
 from jaxlint.static.jitmap import EntryFinder, EntryPoint, JitMap
 from jaxlint.static.scopes import (Binding, FunctionInfo, Param, Scopes, children, target_names,  # noqa: F401
                                    walk)
-from jaxlint.static.traced import Reason, Tracing, iteration_targets, only_differentiated  # noqa: F401
+from jaxlint.static.traced import Reason, Tracing, iteration_targets, only_abstract, only_differentiated  # noqa: F401
 from jaxlint.static.tree import Link
 
 
@@ -51,13 +51,17 @@ class ModuleModel(Scopes):
         """Whether ``expr`` (inside traced function ``fn``) evaluates to a traced value."""
         return self.tracing.is_traced_expr(expr, fn)
 
-    def traced_functions(self, differentiated: bool = False) -> list[FunctionInfo]:
+    def traced_functions(self, differentiated: bool = False, abstract: bool | None = None) -> list[FunctionInfo]:
         """The traced functions. Those traced only by a differentiation transform applied
         outside any trace (``traced.only_differentiated``: their values are JVP tracers
         whose Python control flow works and which nothing compiles) are left out unless
         ``differentiated``: the rules about what fails on any tracer (numpy on it, printing
-        it, storing it) ask for them."""
-        return [f for f in self.functions if f.traced and (differentiated or not only_differentiated(f))]
+        it, storing it) ask for them. Those traced only abstractly (``traced.only_abstract``:
+        ``jax.eval_shape``, ``jax.make_jaxpr``; nothing compiles them, they run once) are
+        left out unless ``abstract`` (by default: as ``differentiated``)."""
+        abstract = differentiated if abstract is None else abstract
+        return [f for f in self.functions if f.traced and (differentiated or not only_differentiated(f))
+                and (abstract or not only_abstract(f))]
 
     def jit_map(self) -> JitMap:
         return JitMap(

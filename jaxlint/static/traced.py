@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
-from jaxlint.static.apis import (ARRAY_LEAVES_ONLY_DIFF, ARRAY_LEAVES_ONLY_HOFS, CUSTOM_RULES, DIFF_TRANSFORMS,
+from jaxlint.static.apis import (ABSTRACT_EVAL, ARRAY_LEAVES_ONLY_ABSTRACT, ARRAY_LEAVES_ONLY_DIFF,
+                                 ARRAY_LEAVES_ONLY_HOFS, CUSTOM_RULES, DIFF_TRANSFORMS,
                                  EQX_RULE_TRACED, JIT_LIKE, PASS_ARGUMENTS, PRIMAL_TRANSFORMS, TRACING_HOFS,
                                  literal_int, literal_ints, literal_strs)
 from jaxlint.static.flow import Flow, iteration_targets, sampled, transform_of, unpacked  # noqa: F401
@@ -66,22 +67,37 @@ class Reason:
         return self.kind == CALL
 
 
-def only_differentiated(fn: FunctionInfo, _seen: frozenset[int] = frozenset()) -> bool:
+def only_differentiated(fn: FunctionInfo) -> bool:
     """``fn`` is traced only by a differentiation transform applied outside any trace
     (``jax.grad(loss)(w)`` in a training loop, ``g = jax.grad(f)`` at module level), or
     called only from such functions. It runs on JVP tracers whose primal values are
     concrete: Python control flow on them works (``if w > 0:``), and nothing is
     compiled, while numpy on them, ``float()``, printing them and storing them outside
     still fail or leak. ``ModuleModel.traced_functions`` leaves them out unless asked."""
-    if not fn.traced_by or id(fn) in _seen:
+    return _only_by(fn, lambda r: r.kind in DIFF_KINDS and r.line is not None and r.caller is None, frozenset())
+
+
+def only_abstract(fn: FunctionInfo) -> bool:
+    """``fn`` is traced only by an abstract evaluation (``jax.eval_shape(f, x)``,
+    ``jax.make_jaxpr(f)(x)``), or called only from such functions: its values are tracers
+    (control flow on them, numpy on them and shapes from them fail), but nothing is
+    compiled and it runs once per evaluation. ``ModuleModel.traced_functions`` leaves
+    them out unless asked (``apis.ABSTRACT_EVAL`` says which rules ask)."""
+    return _only_by(fn, lambda r: r.kind in ABSTRACT_KINDS, frozenset())
+
+
+def _only_by(fn: FunctionInfo, direct: "Callable[[Reason], bool]", seen: frozenset[int]) -> bool:
+    """Every reason ``fn`` is traced is ``direct``, or a call from a function of which that
+    holds too."""
+    if not fn.traced_by or id(fn) in seen:
         return bool(fn.traced_by)
-    seen = _seen | {id(fn)}
+    seen = seen | {id(fn)}
     for r in fn.traced_by:
-        if r.kind in DIFF_KINDS and r.line is not None and r.caller is None:
+        if direct(r):
             continue
         if r.by_call and r.caller is not None:
             caller = next((c for _, c, _ in fn.call_sites.values() if c.qualname == r.caller), None)
-            if caller is not None and only_differentiated(caller, seen):
+            if caller is not None and _only_by(caller, direct, seen):
                 continue
         return False
     return True
@@ -89,6 +105,8 @@ def only_differentiated(fn: FunctionInfo, _seen: frozenset[int] = frozenset()) -
 
 #: The reason kinds of differentiation transforms (``jax.grad`` is ``grad``).
 DIFF_KINDS = frozenset(q.rsplit(".", 1)[-1] for q in DIFF_TRANSFORMS)
+#: The reason kinds of abstract evaluation (``jax.eval_shape``, ``jax.make_jaxpr``).
+ABSTRACT_KINDS = frozenset(ABSTRACT_EVAL.values())
 
 
 class Tracing:
@@ -215,6 +233,9 @@ class Tracing:
             if q in JIT_LIKE and node.args:
                 changed |= self._mark_jitted_runner(node, JIT_LIKE[q])
                 continue
+            if q in ABSTRACT_EVAL and node.args:
+                changed |= self._mark_abstract(node, q)
+                continue
             if q in DIFF_TRANSFORMS and node.args:
                 # `jax.grad(loss)` outside traced code: `loss` runs on JVP tracers (see
                 # `only_differentiated`); applied in traced code, `_spread_from` marks it
@@ -335,6 +356,55 @@ class Tracing:
             params &= self.callable_params(target, 0)
         return self._mark(target, Reason(kind, call.lineno), params)
 
+    def _mark_abstract(self, call: ast.Call, q: str) -> bool:
+        """``jax.eval_shape(f, *args)`` / ``jax.make_jaxpr(f, static_argnums=...)(*args)``
+        (or a linen / haiku runner, ``jax.eval_shape(model.init, key, x)``): ``f`` is traced
+        abstractly with the parameters given (all but the static ones and those with a
+        Python default when ``make_jaxpr``'s result is not called at once; equinox's: the
+        array-annotated ones)."""
+        scope = self.scopes.function_of(call)
+        target, bound = self.scopes.unwrap_target(call.args[0], call)
+        own: frozenset[str] = frozenset()
+        if target is None:
+            found = runner_target(self.scopes, call.args[0], scope)
+            if found is None:
+                return False
+            target, bound, own = found[0], found[1], found[2]
+            lead = bound
+            bound = 0
+        else:
+            lead = 0
+        params = [p for p in target.positional()[bound:] if not (p.index == 0 and target.class_name
+                                                                  and p.name in ("self", "cls"))]
+        if q.endswith("eval_shape"):
+            given = self._given(target, params, call.args[1 + lead:], [k for k in call.keywords if k.arg not in own])
+        else:
+            parent = self.scopes.parent(call)
+            if isinstance(parent, ast.Call) and parent.func is call:
+                given = self._given(target, params, parent.args[lead:], parent.keywords)
+            else:  # called later, with what is not known: like jit, the parameters without a Python default
+                given = {p.name for p in params if p.default is None}
+        spec = next((k.value for k in call.keywords if k.arg == "static_argnums"), None)
+        if spec is not None:
+            nums = literal_ints(spec)
+            if nums is None:
+                return False  # which are static is not known
+            given -= {params[n].name for n in nums if -len(params) <= n < len(params)}
+        if q in ARRAY_LEAVES_ONLY_ABSTRACT:
+            given = {p.name for p in target.params if p.name in given and self.scopes.is_array_annotation(p.annotation)}
+        given -= self.scopes.partial_keywords(call.args[0], call)
+        return self._mark(target, Reason(ABSTRACT_EVAL[q], call.lineno), given & {p.name for p in target.params})
+
+    @staticmethod
+    def _given(target: FunctionInfo, params: list, args: list[ast.expr], keywords: list[ast.keyword]) -> set[str]:
+        """The parameters of ``target`` (``params``: its positional ones a caller fills) that
+        ``args`` and ``keywords`` fill; every one on a splat."""
+        varargs = {p.name for p in target.params if p.kind == "vararg"}
+        if any(isinstance(a, ast.Starred) for a in args) or any(k.arg is None for k in keywords):
+            return {p.name for p in params} | varargs
+        given = {p.name for p in params[:len(args)]} | {k.arg for k in keywords if k.arg}
+        return given | varargs if len(args) > len(params) else given
+
     def _mark_checkpoint_decorated(self) -> bool:
         """``@jax.checkpoint`` / ``@jax.remat`` (bare, or through ``functools.partial``
         with its keywords) as a decorator: every call of the function traces it, like
@@ -355,6 +425,11 @@ class Tracing:
 
     def _spread_from(self, fn: FunctionInfo) -> bool:
         changed = False
+        if only_abstract(fn):
+            # traced only abstractly (`jax.eval_shape`, `make_jaxpr`): such bodies often
+            # extract structure through helpers that take Python objects (haiku's dot graph,
+            # quax's branches); what they call is not assumed traced (another reason spreads it)
+            return False
         for node in fn.body_nodes():
             if isinstance(node, ast.Call):
                 q = self.scopes.resolve_call(node)

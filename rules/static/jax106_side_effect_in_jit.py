@@ -46,7 +46,10 @@ class SideEffectInJit(StaticRule):
 
     A function traced only by `jax.grad` (or another differentiation transform)
     applied outside any trace runs on every call, with JVP tracers: there only a print
-    or log of a traced value is reported (it shows the tracer).
+    or log of a traced value is reported (it shows the tracer). A function traced only
+    abstractly (`jax.eval_shape`, `jax.make_jaxpr`) compiles nothing and runs once per
+    evaluation: a print there shows shapes at that time, often on purpose, and is left
+    alone.
 
     ## Why is this bad?
     A jitted function's Python body runs once per compilation, at trace time; the
@@ -283,7 +286,9 @@ class SideEffectInJit(StaticRule):
 
     def check(self, ctx: StaticContext) -> None:
         model = ctx.model
-        for fn in model.traced_functions(differentiated=True):
+        # not the functions traced only abstractly (`jax.eval_shape`, `make_jaxpr`): they run
+        # once per evaluation, and a print there (of shapes, at trace time) is often the point
+        for fn in model.traced_functions(differentiated=True, abstract=False):
             taint = taint_of(model, fn)
             # traced only by jax.grad (or the like) applied outside any trace: it runs on
             # every call (nothing is compiled), so clocks and static prints are fine, but a

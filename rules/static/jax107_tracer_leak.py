@@ -31,7 +31,9 @@ class TracerLeak(StaticRule):
     `struct`), equinox and haiku modules, and constructors (`__init__`, `setup`). So are
     methods, called from traced code, of a class that traced code itself instantiates
     (`game = Game(state); game.step()` in the jitted function): such an object is made
-    and dropped within one trace, and its attributes die with it.
+    and dropped within one trace, and its attributes die with it. So are functions
+    traced only abstractly (`jax.eval_shape`, `jax.make_jaxpr`): a closure store is how
+    code takes a structure (a treedef, a string) out of an abstract evaluation.
 
     Severity: **error** when the stored value is certainly a tracer, **warning** when
     it only likely is (an attribute of a parameter, the result of a function call).
@@ -315,7 +317,9 @@ class TracerLeak(StaticRule):
 
     def check(self, ctx: StaticContext) -> None:
         model = ctx.model
-        for fn in model.traced_functions(differentiated=True):
+        # not the functions traced only abstractly (`jax.eval_shape`, `make_jaxpr`): a closure
+        # store is how a structure (a treedef, a string) is taken out of an abstract evaluation
+        for fn in model.traced_functions(differentiated=True, abstract=False):
             taint = None
             for node in fn.body_nodes():
                 if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):

@@ -368,7 +368,7 @@ class DataDependentShape(StaticRule):
 
     def check(self, ctx: StaticContext) -> None:
         model = ctx.model
-        for fn in model.traced_functions():
+        for fn in model.traced_functions(abstract=True):  # a shape from a tracer fails under eval_shape too
             taint = taint_of(model, fn)
             for node in fn.body_nodes():
                 if isinstance(node, ast.Subscript) and not isinstance(node.ctx, (ast.Store, ast.Del)):
@@ -781,7 +781,8 @@ def _param_source(ctx, model: ModuleModel, owner: FunctionInfo, param: str, dept
         return _Source("param", param, owner)
     p = owner.param(param)
     if p is not None and model.is_array_annotation(p.annotation) \
-            and any(r.kind in ("filter_jit", "filter_pmap") for r in owner.traced_by):
+            and any(r.kind in ("filter_jit", "filter_pmap", "filter_eval_shape", "filter_make_jaxpr")
+                    for r in owner.traced_by):
         return _Source("param", param, owner)  # eqx.filter_jit traces what it is told is an array
     if not owner.traced_by or not all(r.by_call for r in owner.traced_by) or depth > 6:
         return None  # eqx.filter_jit keeps Python ints static
@@ -855,7 +856,7 @@ _LOOPS = frozenset({"scan", "fori_loop", "while_loop", "map", "cond", "switch", 
 #: transform traces its argnums)
 _ALL_TRACED = frozenset({"jit", "pjit", "pmap", "nnx.jit", "vmap", "scan", "fori_loop", "while_loop", "map", "cond",
                          "switch", "associative_scan", "shard_map", "checkpoint", "remat", "grad", "value_and_grad",
-                         "jacfwd", "jacrev", "hessian"})
+                         "jacfwd", "jacrev", "hessian", "eval_shape", "make_jaxpr", "nnx.eval_shape"})
 
 
 def _mask_level(taint: Taint, fn: FunctionInfo, expr: ast.AST, depth: int = 0) -> int | None:

@@ -342,3 +342,16 @@ def test_the_reported_helper_raises_under_real_jax_and_the_quiet_ones_run(tmp_pa
                          env={**__import__("os").environ, "JAX_PLATFORMS": "cpu"})
     assert out.stdout.split("\n")[:4] == ["to_host TracerArrayConversionError", "guarded ok", "shape_of ok",
                                           "rebound ok"], out.stderr[-2000:]
+
+
+def test_a_summary_cycle_across_modules_is_unknown_and_ends(tmp_path):
+    """a.f calls b.g, which calls a.f again: no summary is known, and asking ends."""
+    from jaxlint.static.values import Kind, Summaries
+
+    _write(tmp_path, {"a.py": "from b import g\n\n\ndef f(x):\n    return g(x)\n",
+                      "b.py": "from a import f\n\n\ndef g(x):\n    return f(x)\n",
+                      "main.py": "from a import f\nf(1)\n"})
+    m = _model(tmp_path, "main.py")
+    call = next(n for n in m.nodes(ast.Call))
+    assert Summaries.of(m).callee_returns(call.func, None) is Kind.UNKNOWN
+    assert set(m.link.used) == {"a.py", "b.py"}

@@ -9,9 +9,34 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from typing import Sequence
+from typing import AnyStr, Generic, Sequence
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+class LazyPattern(Generic[AnyStr]):
+    """A regular expression compiled where it is first used, not at import: call it for
+    the compiled pattern (``_NOQA().search(text)``). ``re`` compiles in Python, and a
+    pattern a module needs only for some files (with ``# noqa`` comments, a syntax error,
+    another module of the tree) cost every one-file check its compiling: the module-level
+    patterns of a static check took about 8 % of its instructions (docs/performance.md)."""
+
+    __slots__ = ("pattern", "flags", "compiled")
+    pattern: AnyStr
+    flags: int
+    #: the compiled pattern once it has been asked for (None until then)
+    compiled: re.Pattern[AnyStr] | None
+
+    def __init__(self, pattern: AnyStr, flags: int = 0) -> None:
+        self.pattern = pattern
+        self.flags = flags
+        self.compiled = None
+
+    def __call__(self) -> re.Pattern[AnyStr]:
+        compiled = self.compiled
+        if compiled is None:
+            compiled = self.compiled = re.compile(self.pattern, self.flags)
+        return compiled
 
 
 def split_lines(text: str) -> list[str]:

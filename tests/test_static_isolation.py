@@ -202,3 +202,52 @@ def test_one_file_without_a_cache_loads_no_hashing_toml_processes_or_diffs(tmp_p
     assert probe["rc"] == 1 and "JAX104" in proc.stdout, (proc.stdout, proc.stderr)
     assert {"hashlib", "json", "tomllib", "tempfile"} <= set(probe["loaded"]), probe
     assert any((tmp_path / "cache").rglob("*.json"))
+
+
+#: runs jaxlint.cli.main in-process, then lists the module-level patterns of jaxlint's
+#: modules (``textutil.LazyPattern``) that the run compiled
+LAZY_PATTERN_PROBE = r"""
+import sys
+import jaxlint.cli
+from jaxlint.textutil import LazyPattern
+out, argv = sys.argv[1], sys.argv[2:]
+rc = jaxlint.cli.main(argv)
+lazy = {}
+for name, mod in list(sys.modules.items()):
+    if name.startswith("jaxlint"):
+        for key, value in vars(mod).items():
+            found = [value] if isinstance(value, LazyPattern) else [
+                x[0] for x in value if isinstance(x, tuple) and x and isinstance(x[0], LazyPattern)
+            ] if isinstance(value, tuple) else []
+            for i, p in enumerate(found):
+                lazy[f"{name}.{key}" + (f"[{i}]" if len(found) > 1 else "")] = p.compiled is not None
+with open(out, "w") as f:
+    f.write(repr({"rc": rc, "lazy": lazy}))
+"""
+
+
+def _lazy_probe(tmp_path: Path, *argv: str) -> tuple[dict, subprocess.CompletedProcess]:
+    import ast
+
+    out = tmp_path / "probe.txt"
+    proc = subprocess.run([sys.executable, "-c", LAZY_PATTERN_PROBE, str(out), *argv],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert out.exists(), proc.stderr
+    return ast.literal_eval(out.read_text()), proc
+
+
+def test_patterns_a_file_does_not_need_are_not_compiled(tmp_path):
+    """A file with no ``# noqa`` comment and no syntax error compiles none of the module-level
+    patterns kept for those (``LazyPattern``; compiling them was ~8 % of a one-file check);
+    a ``# noqa`` comment compiles the noqa patterns, and suppresses its finding."""
+    (tmp_path / "m.py").write_text(FIXABLE)
+    probe, proc = _lazy_probe(tmp_path, "check", "--no-cache", "m.py")
+    assert probe["rc"] == 1 and "JAX104" in proc.stdout, (proc.stdout, proc.stderr)
+    noqa = {"jaxlint.findings.noqa._NOQA", "jaxlint.findings.noqa._FILE_NOQA", "jaxlint.findings.noqa._CODE"}
+    assert noqa <= set(probe["lazy"]) and len(probe["lazy"]) >= 10, probe
+    assert not any(probe["lazy"].values()), probe
+
+    (tmp_path / "m.py").write_text(FIXABLE.replace("np.sum(x)", "np.sum(x)  # noqa: JAX104"))
+    probe, proc = _lazy_probe(tmp_path, "check", "--no-cache", "m.py")
+    assert probe["rc"] == 0 and "JAX104" not in proc.stdout, (proc.stdout, proc.stderr)
+    assert all(probe["lazy"][name] for name in noqa), probe

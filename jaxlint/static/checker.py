@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import gc
-import re
 import sys
 import tokenize
 import io
@@ -19,7 +18,7 @@ from jaxlint.rule import PARSE_ERROR, StaticRule
 from jaxlint.static.project import NO_FACTS, ProjectFacts
 from jaxlint.static.semantic import ModuleModel
 from jaxlint.static.tree import Link
-from jaxlint.textutil import LINE_BREAK, line_starts, split_lines
+from jaxlint.textutil import LINE_BREAK, LazyPattern, line_starts, split_lines
 
 
 class SourceError(Exception):
@@ -35,12 +34,12 @@ class SourceError(Exception):
 
 #: Syntax a newer Python parses, recognised on the line a syntax error is at:
 #: (pattern, the version that parses it, what it is)
-_NEWER_SYNTAX = (
-    (re.compile(r"^\s*type\s+[A-Za-z_]\w*\s*(\[.*\])?\s*="), (3, 12), "a `type` alias statement (PEP 695)"),
-    (re.compile(r"^\s*(async\s+)?def\s+[A-Za-z_]\w*\s*\["), (3, 12), "type parameters (PEP 695)"),
-    (re.compile(r"^\s*class\s+[A-Za-z_]\w*\s*\["), (3, 12), "type parameters (PEP 695)"),
-    (re.compile(r"^\s*except\*"), (3, 11), "`except*` (PEP 654)"),
-    (re.compile(r"^\s*except\s+[^:(]+,[^:]*:"), (3, 14), "`except` without parentheses (PEP 758)"),
+_NEWER_SYNTAX = (  # compiled when a file does not parse
+    (LazyPattern(r"^\s*type\s+[A-Za-z_]\w*\s*(\[.*\])?\s*="), (3, 12), "a `type` alias statement (PEP 695)"),
+    (LazyPattern(r"^\s*(async\s+)?def\s+[A-Za-z_]\w*\s*\["), (3, 12), "type parameters (PEP 695)"),
+    (LazyPattern(r"^\s*class\s+[A-Za-z_]\w*\s*\["), (3, 12), "type parameters (PEP 695)"),
+    (LazyPattern(r"^\s*except\*"), (3, 11), "`except*` (PEP 654)"),
+    (LazyPattern(r"^\s*except\s+[^:(]+,[^:]*:"), (3, 14), "`except` without parentheses (PEP 758)"),
 )
 
 
@@ -50,7 +49,7 @@ def _newer_syntax(text: str, e: SyntaxError) -> tuple[tuple[int, int], str] | No
     lines = text.splitlines()
     line = lines[e.lineno - 1] if e.lineno and 0 < e.lineno <= len(lines) else ""
     for pattern, version, what in _NEWER_SYNTAX:
-        if version > sys.version_info[:2] and pattern.search(line):
+        if version > sys.version_info[:2] and pattern().search(line):
             return version, what
     return None
 

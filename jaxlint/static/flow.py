@@ -64,6 +64,7 @@ from jaxlint.static.callers import argument_for
 from jaxlint.static.scopes import target_names, walk
 from jaxlint.static.values import (ARRAY_METHODS, CONTAINER_METHODS, TREE_MAPS, Kind, Summaries,
                                    arithmetic_operands, class_facts, static_field)
+from jaxlint.textutil import LazyPattern
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxlint.static.scopes import FunctionInfo, Scopes
@@ -72,7 +73,7 @@ if TYPE_CHECKING:  # pragma: no cover
 POSSIBLE, LIKELY, CERTAIN = 0, 1, 2
 
 #: Base names whose attributes are configuration, never traced.
-CONFIG_NAME = re.compile(r"^_*(config|cfg|conf|hparams|hps|hp|hyperparams|args|opts|options|settings|flags|spec)s?(_.*)?$|.*_(config|cfg)$", re.I)
+CONFIG_NAME = LazyPattern(r"^_*(config|cfg|conf|hparams|hps|hp|hyperparams|args|opts|options|settings|flags|spec)s?(_.*)?$|.*_(config|cfg)$", re.I)
 #: Builtins that turn a value into a Python object: their result is never a tracer.
 CONVERTERS = {"builtins.bool", "builtins.int", "builtins.float", "builtins.complex", "builtins.str",
               "builtins.repr", "builtins.len", "builtins.range", "builtins.format"}
@@ -284,7 +285,7 @@ class Flow:
                 stored = self._field(base, expr.attr)
                 if stored is not _UNREADABLE:
                     return stored  # type: ignore[return-value]  # `b.a` of `b = Box(x)`, `self.v` after `self.v = x`
-                if base.id in ("self", "cls") or CONFIG_NAME.match(base.id):
+                if base.id in ("self", "cls") or CONFIG_NAME().match(base.id):
                     return None
                 p = self.fn.param(base.id)
                 if p is not None and base.id in self.fn.traced_params and expr.attr not in _ARRAY_ATTRS:

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from jaxlint.textutil import LazyPattern
+
 #: Files at the project root that may set ``JAX_ENABLE_X64`` for the project's runs.
 ROOT_CONFIGS = ("pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", ".env")
 #: Modules of a package folder where a project sets process-wide options.
@@ -26,14 +28,14 @@ PACKAGE_FILES = ("__init__.py", "conftest.py", "config.py", "_config.py", "setti
 _MAX_BYTES = 1 << 20
 
 #: ``jax.config.update("jax_enable_x64", True)``, ``config.update('jax_enable_x64', 1)``
-_ENABLE_CALL = re.compile(rb"""^[ \t]*[\w.]*update\(\s*["']jax_enable_x64["']\s*,\s*(?:True|1|["'](?:1|true|True)["'])""",
+_ENABLE_CALL = LazyPattern(rb"""^[ \t]*[\w.]*update\(\s*["']jax_enable_x64["']\s*,\s*(?:True|1|["'](?:1|true|True)["'])""",
                           re.M)
 #: ``os.environ["JAX_ENABLE_X64"] = "1"``, ``setdefault("JAX_ENABLE_X64", "True")``,
 #: ``JAX_ENABLE_X64=1`` / ``JAX_ENABLE_X64 = "true"`` in an env list or file
-_ENABLE_ENV = re.compile(rb"""JAX_ENABLE_X64["']?\s*(?:\]\s*=|=|:|,)\s*["']?(?:1|true|True|TRUE)\b""")
+_ENABLE_ENV = LazyPattern(rb"""JAX_ENABLE_X64["']?\s*(?:\]\s*=|=|:|,)\s*["']?(?:1|true|True|TRUE)\b""")
 #: a test of the x64 flag: ``if not jax.config.jax_enable_x64:``, ``if not config.x64_enabled``
-_X64_TEST = re.compile(rb"^[ \t]*(?:if|elif)\b[^\n]*(?:jax_enable_x64|x64_enabled)", re.M)
-_WARNS = re.compile(rb"\b(?:warn|warning)\s*\(")
+_X64_TEST = LazyPattern(rb"^[ \t]*(?:if|elif)\b[^\n]*(?:jax_enable_x64|x64_enabled)", re.M)
+_WARNS = LazyPattern(rb"\b(?:warn|warning)\s*\(")
 
 
 @dataclass(frozen=True)
@@ -61,12 +63,12 @@ def x64_policy(data: bytes) -> tuple[int, str] | None:
     if b"\r" in data:  # any line ending: `\r\n` and a lone `\r` end a line too
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     for pattern, what in ((_ENABLE_CALL, "turns jax_enable_x64 on"), (_ENABLE_ENV, "sets JAX_ENABLE_X64")):
-        m = pattern.search(data)
+        m = pattern().search(data)
         if m is not None:
             return data.count(b"\n", 0, m.start()) + 1, what
-    for m in _X64_TEST.finditer(data):
+    for m in _X64_TEST().finditer(data):
         block = data[m.end():].split(b"\n", 5)[:5]
-        if any(_WARNS.search(line) for line in block):
+        if any(_WARNS().search(line) for line in block):
             return data.count(b"\n", 0, m.start()) + 1, "warns when jax_enable_x64 is off"
     return None
 

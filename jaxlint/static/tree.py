@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from jaxlint.textutil import LazyPattern
+
 if TYPE_CHECKING:  # pragma: no cover
     from jaxlint.static.scopes import FunctionInfo, Scopes
 
@@ -47,11 +49,11 @@ MAX_HOPS = 2
 
 #: a line that starts a def or class (its name), or an import statement (its text,
 #: parenthesised continuation lines included)
-_OUTLINE = re.compile(rb"^[ \t]*(?:(?:async[ \t]+)?(def|class)[ \t]+(\w+)|(?:from[ \t]+\S+[ \t]+)?import\b"
+_OUTLINE = LazyPattern(rb"^[ \t]*(?:(?:async[ \t]+)?(def|class)[ \t]+(\w+)|(?:from[ \t]+\S+[ \t]+)?import\b"
                       rb"([^\n(]*(?:\([^)]*\))?[^\n]*))", re.M)
-_WORD = re.compile(rb"\w+")
+_WORD = LazyPattern(rb"\w+")
 #: a line that assigns to a name at column 0 (the name, and what follows ``=`` on the line)
-_ASSIGN = re.compile(rb"^([A-Za-z_]\w*)[ \t]*(?::[^\n=]*)?=(?!=)([^\n]*)", re.M)
+_ASSIGN = LazyPattern(rb"^([A-Za-z_]\w*)[ \t]*(?::[^\n=]*)?=(?!=)([^\n]*)", re.M)
 
 #: a dependency of a checked file: (path relative to the root, digest of its bytes)
 Dep = tuple[str, str]
@@ -91,7 +93,7 @@ class Module:
         each with the text after ``=`` on those lines: read from the text with one pass."""
         if self._assigned is None:
             self._assigned = {}
-            for m in _ASSIGN.finditer(self.data):
+            for m in _ASSIGN().finditer(self.data):
                 self._assigned.setdefault(m.group(1).decode("ascii", "replace"), []).append(m.group(2))
         return self._assigned
 
@@ -106,13 +108,14 @@ class Module:
             defs: set[str] = set()
             classes: set[str] = set()
             imported: set[str] = set()
-            for m in _OUTLINE.finditer(self.data):
+            word = _WORD()
+            for m in _OUTLINE().finditer(self.data):
                 if m.group(1) == b"class":
                     classes.add(m.group(2).decode("ascii", "replace"))
                 elif m.group(1) is not None:
                     defs.add(m.group(2).decode("ascii", "replace"))
                 else:
-                    imported.update(w.decode("ascii", "replace") for w in _WORD.findall(m.group(3)))
+                    imported.update(w.decode("ascii", "replace") for w in word.findall(m.group(3)))
             self._names = (frozenset(defs), frozenset(classes), frozenset(imported))
         return self._names
 

@@ -40,6 +40,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
+from jaxlint.textutil import LazyPattern
+
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
 
@@ -309,7 +311,7 @@ def _field_names(model: "Scopes") -> tuple[frozenset[str], frozenset[str]]:
 
 #: What the text of a module that declares a static field contains (the declarations
 #: ``_facts_of`` reads): modules without it are not parsed for their classes.
-_DECLARES_STATIC = re.compile(rb"static|pytree_node|meta_fields|linen|nn\.Module|nnx|tree_flatten")
+_DECLARES_STATIC = LazyPattern(rb"static|pytree_node|meta_fields|linen|nn\.Module|nnx|tree_flatten")
 
 
 def static_field(model: "Scopes", name: str) -> bool:
@@ -330,7 +332,7 @@ def static_field(model: "Scopes", name: str) -> bool:
         word = re.compile(rb"\b%s\b" % name.encode())
 
         def mentions(text: bytes) -> bool:  # a module that may declare the field static
-            return word.search(text) is not None and _DECLARES_STATIC.search(text) is not None
+            return word.search(text) is not None and _DECLARES_STATIC().search(text) is not None
 
         for local, bindings in model.module_bindings.items():
             if len(bindings) != 1 or not isinstance(bindings[0].node, ast.ImportFrom):

@@ -10,6 +10,7 @@ from jaxlint.rules.static._fixplan import free_name, is_statement_list_member
 from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.static.runs import made_once
 from jaxlint.static.semantic import DIFF_TRANSFORMS, JIT_LIKE, TRACING_HOFS, FunctionInfo, ModuleModel, walk
+from jaxlint.textutil import LazyPattern
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -755,7 +756,7 @@ class JitPerCall(StaticRule):
         called, or handed to a function of this module that calls it. Each call of
         ``scope`` makes a new function object, which jax traces and compiles again."""
         model = ctx.model
-        if id(scope) in once.value or isinstance(scope.node, ast.Lambda) or _SET_UP.search(scope.name) \
+        if id(scope) in once.value or isinstance(scope.node, ast.Lambda) or _SET_UP().search(scope.name) \
                 or not _local_function(model, target, scope):
             return  # set-up code (`sharded_init`, `model_init`) runs once per model, not per step
         if model.parent(site) not in scope.node.body or _runs_a_loop(model, target, scope):
@@ -1131,11 +1132,11 @@ def _repeatedly_called(model) -> set[int]:
 
 
 #: Functions that run once per program or per object: entry points, set-up and tear-down.
-_ONCE_NAMES = re.compile(r"^_*(main|run_main|\w+_main|setup|set_up|setUp\w*|teardown|tear_down|tearDown\w*|"
+_ONCE_NAMES = LazyPattern(r"^_*(main|run_main|\w+_main|setup|set_up|setUp\w*|teardown|tear_down|tearDown\w*|"
                          r"init|initiali[sz]e|init_\w+|initiali[sz]e_\w+|__init__|__post_init__|close|shutdown|"
                          r"cleanup|finali[sz]e)$")
 #: Names of set-up functions, anywhere in the name (`sharded_init`, `init_model`, `initialize`).
-_SET_UP = re.compile(r"(^|_)(init|initiali[sz]e)(_|$)", re.I)
+_SET_UP = LazyPattern(r"(^|_)(init|initiali[sz]e)(_|$)", re.I)
 #: Calls that run a program's entry point once: `app.run(main)`, `fire.Fire(main)`.
 _RUNNERS = {"absl.app.run", "fire.Fire", "typer.run", "jax.distributed.initialize"}
 
@@ -1144,8 +1145,9 @@ def _runs_once(model, repeated: set[int]) -> set[int]:
     """ids of functions that run once: ``main`` (by name or given to ``app.run``), set-up
     and tear-down functions, and functions called only from those or from module level,
     outside loops, and never passed around (a callback may run any number of times)."""
+    once_names = _ONCE_NAMES()
     once = {id(f) for f in model.functions
-            if not isinstance(f.node, ast.Lambda) and _ONCE_NAMES.match(f.name) and id(f) not in repeated}
+            if not isinstance(f.node, ast.Lambda) and once_names.match(f.name) and id(f) not in repeated}
     sites: dict[int, list[tuple[FunctionInfo | None, bool]]] = {}  # callee -> (caller, in a loop)
     for node in model.nodes(ast.Call):
         q = model.resolve_call(node)

@@ -10,7 +10,7 @@ from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
 from jaxlint.static.semantic import FunctionInfo, ModuleModel, children, target_names, walk
-from jaxlint.textutil import line_starts
+from jaxlint.textutil import LazyPattern, line_starts
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -45,9 +45,9 @@ def _word(names: Iterable[str]) -> str:
 
 #: A line that may call a key consumer (`normal(`, `jr.split(`...): a cheap prefilter.
 #: The one-letter samplers `t` and `f` only count as attributes (`jax.random.t(`).
-_CONSUMER_CALL = re.compile(r"(?:%s|\.[tf])\s*\(" % _word(c for c in CONSUMERS if len(c) > 1))
+_CONSUMER_CALL = LazyPattern(r"(?:%s|\.[tf])\s*\(" % _word(c for c in CONSUMERS if len(c) > 1))
 #: A line that may hand a key to a callee that draws from it (`key=`, `.init(`).
-_KEY_HANDOFF = re.compile(r"(?:%s)\s*=[^=]|\.init(?:_with_output)?\s*\(" % _word(["key"]))
+_KEY_HANDOFF = LazyPattern(r"(?:%s)\s*=[^=]|\.init(?:_with_output)?\s*\(" % _word(["key"]))
 #: How deep a chain of same-module helpers is followed to find who samples a key.
 _MAX_DEPTH = 3
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -615,7 +615,7 @@ class PrngKeyReuse(StaticRule):
         sampling = "random" in ctx.source  # no name resolves to jax.random.* without that import
         if not sampling and "key" not in ctx.source:
             return  # nor can a key be handed to an equinox layer or a linen `init`
-        lines = _candidate_lines(ctx.source) | _candidate_lines(ctx.source, _KEY_HANDOFF)
+        lines = _candidate_lines(ctx.source, _CONSUMER_CALL()) | _candidate_lines(ctx.source, _KEY_HANDOFF())
         if not lines:
             return
         callees = _KeyCallees(model)
@@ -1341,7 +1341,7 @@ def _imported(model: ModuleModel, func: ast.expr, scope: FunctionInfo | None) ->
     return bool(bindings) and all(b.kind == "import" for b in bindings)
 
 
-def _candidate_lines(source: str, pattern: re.Pattern = _CONSUMER_CALL) -> set[int]:
+def _candidate_lines(source: str, pattern: re.Pattern) -> set[int]:
     starts = line_starts(source)  # \r\n, \r and \n end a line, as for ast
     return {bisect.bisect_right(starts, m.start()) for m in pattern.finditer(source)}
 

@@ -444,6 +444,16 @@ def _jaxtyping_spec(model, e: EntryPoint, fn, params) -> dict | str | None:
 
 
 # ---------------------------------------------------------------------------- cache keys
+def usable_cpus() -> int:
+    """The CPUs this process may run on: its affinity (``taskset``, a container's cpuset),
+    not every CPU of the machine (``os.cpu_count()``: on a 64-core host a 2-CPU container
+    started a jax-importing worker per file, up to 64)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
+
+
 def _versions_key() -> str:
     """jax and jaxlib versions for the cache key, without importing jax: their
     ``version.py`` files are read as text (``importlib.metadata`` costs ~0.1 s here)."""
@@ -558,7 +568,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
         groups.setdefault(_pool_key(plans[job.id].task.settings.dynamic), []).append(job)
     for group in groups.values():
         dyn = plans[group[0].id].task.settings.dynamic
-        n = workers or dyn.workers or min(os.cpu_count() or 1, len(group))
+        n = workers or dyn.workers or min(usable_cpus(), len(group))
         pool = Pool(dyn, n, worker_command)
         try:
             raw = pool.run(group)

@@ -1,0 +1,53 @@
+"""How many workers the dynamic phase starts by default: one per CPU jaxlint may run on
+(its affinity: ``taskset``, a container's cpuset), not one per CPU of the machine. A real
+run restricted to one CPU; the user modules mark the process that imports them."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytest.importorskip("jax")
+pytestmark = pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity here")
+
+#: a.py waits at import (up to WAIT s) for b.py to be imported: a second worker, if there is
+#: one, imports it meanwhile; one worker imports b.py after a.py, in the same process
+WAIT = 15
+MODULE = """
+    import os, time
+    import jax
+
+    with open({marks!r}, "a") as f:
+        f.write(f"{{os.getpid()}}\\n")
+    if {waits}:
+        end = time.monotonic() + {wait}
+        while time.monotonic() < end and len(open({marks!r}).readlines()) < 2:
+            time.sleep(0.1)
+
+
+    @jax.jit  # jaxlint: args=(f32[4],)
+    def f(x):
+        return x + 1
+"""
+
+
+def test_a_run_on_one_cpu_of_several_starts_one_worker(tmp_path):
+    cpus = sorted(os.sched_getaffinity(0))
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one CPU on this machine: one worker either way")
+    marks = tmp_path / "marks.txt"
+    # import-scripts: the modules write their marks at import
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n[tool.jaxlint.dynamic]\nenabled = true\n"
+                                             "import-scripts = true\nfile-timeout = 300\n")
+    for name, waits in (("a.py", True), ("b.py", False)):
+        (tmp_path / name).write_text(textwrap.dedent(MODULE.format(marks=str(marks), waits=waits, wait=WAIT)))
+    env = {k: v for k, v in os.environ.items() if k != "JAXLINT_OUTPUT_FORMAT"}
+    r = subprocess.run([sys.executable, "-m", "jaxlint", "check", "--no-cache", "--select", "JAX2", "."],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+                       preexec_fn=lambda: os.sched_setaffinity(0, {cpus[0]}))
+    assert r.returncode == 0, r.stdout + r.stderr
+    pids = marks.read_text().split()
+    assert len(pids) == 2 and len(set(pids)) == 1, pids  # both files, one worker

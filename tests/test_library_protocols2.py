@@ -2,7 +2,8 @@
 a checkpoint inside the jit traces again, unhashable values inside tuples and NamedTuples
 given as static arguments, keys closed over by the body of a lax loop, flax's
 ``TrainState.apply_fn``, equinox's ``filter_jvp`` / ``filter_vjp`` and its custom rules,
-and abstract evaluation (``jax.eval_shape``, ``jax.make_jaxpr``).
+abstract evaluation (``jax.eval_shape``, ``jax.make_jaxpr``) and haiku's
+``multi_transform``.
 
 Each case is a VALID/INVALID program of our own (none is a recall case): INVALID marks the
 line the rule must report (``# <-``) at the default confidence; VALID must stay quiet at
@@ -10,8 +11,8 @@ any confidence. ``test_cases_are_true_under_jax`` runs every case under real jax
 what it says of the program: ``tracer`` (jax raises a tracer error), ``ValueError``
 (jax refuses an unhashable static argument), ``printed-tracer`` (a print showed a
 tracer), ``same`` / ``differ`` (the ``run`` statement sets ``draws``, one draw per
-iteration: all equal, or not), ``clean`` (runs). Cases that need flax or equinox skip
-when it is not installed.
+iteration: all equal, or not), ``clean`` (runs). Cases that need flax, equinox or haiku
+(not a test dependency) skip when it is not installed.
 """
 from __future__ import annotations
 
@@ -465,6 +466,65 @@ def f(x: jax.Array, k: int):
 
 out = eqx.filter_eval_shape(f, jnp.ones(3), 3)
 """, "", "clean"),
+])
+
+_MULTI = """
+import jax
+import jax.numpy as jnp
+import haiku as hk
+
+
+class Encoder(hk.Module):
+    def __call__(self, x):
+        @ENCODER
+        return hk.Linear(2)(x)
+
+
+def f():
+    encoder = Encoder()
+
+    def decode(z, scale=2.0):
+        @DECODE
+        return z * scale
+
+    def init(x):
+        @INIT
+        return decode(encoder(x))
+
+    return init, (encoder, decode)
+
+
+net = hk.without_apply_rng(hk.multi_transform(f))
+encode, decode = net.apply
+"""
+_MULTI_RUN = "params = net.init(jax.random.key(0), jnp.ones((1, 3))); "
+
+CASES += _needs("haiku", [
+    # --- haiku's multi_transform: `init` runs the template f returns, `apply` is a
+    # tuple of functions, each running one of the functions f returns
+    case("haiku-multi-apply-unpacked-in-jit", "JAX105", _MULTI.replace(
+        "@ENCODER", "if x.sum() > 0:  # <-\n            x = -x").replace("@DECODE", "pass").replace("@INIT", "pass") + """
+
+@jax.jit
+def step(params, x):
+    return encode(params, x)
+""", _MULTI_RUN + "step(params, jnp.ones((1, 3)))", "tracer"),
+    case("haiku-multi-apply-subscript-in-jit", "JAX105", _MULTI.replace("@ENCODER", "pass").replace(
+        "@DECODE", "if z.sum() > 0:  # <-\n            z = -z").replace("@INIT", "pass") + """
+
+@jax.jit
+def step(params, z):
+    return net.apply[1](params, z)
+""", _MULTI_RUN + "step(params, jnp.ones((1, 2)))", "tracer"),
+    case("haiku-multi-default-static", "JAX105", _MULTI.replace("@ENCODER", "pass").replace(
+        "@DECODE", "if scale > 1:  # <-\n            z = -z").replace("@INIT", "pass") + """
+
+@jax.jit
+def step(params, z):
+    return decode(params, z)
+""", _MULTI_RUN + "step(params, jnp.ones((1, 2)))", "clean"),
+    case("haiku-multi-init-eager", "JAX105", _MULTI.replace("@ENCODER", "pass").replace("@DECODE", "pass").replace(
+        "@INIT", "if x.sum() > 0:  # <-\n            x = -x"), _MULTI_RUN, "clean"),
 ])
 
 

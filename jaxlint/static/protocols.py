@@ -10,7 +10,9 @@ static model (the tracing fixpoint, ``traced.Tracing``, asks it).
 * **haiku**: ``net = hk.transform(f)`` makes ``net.init(rng, *args)`` and
   ``net.apply(params, rng, *args)`` run ``f(*args)``; ``hk.transform_with_state`` adds the
   state (``apply(params, state, rng, *args)``); ``hk.without_apply_rng`` drops ``rng`` from
-  ``apply``. Like linen: traced in traced code, eager outside it.
+  ``apply``. Like linen: traced in traced code, eager outside it. ``hk.multi_transform(f)``
+  (and ``_with_state``): ``f`` returns ``(template, (fn1, fn2))``; ``init`` runs the
+  template, ``apply[i]`` (``encode, decode = net.apply``) runs ``fn_i``.
 
 * **flax's TrainState**: ``state.apply_fn(variables, *args)`` runs what the module stores
   with ``apply_fn=model.apply`` (``TrainState.create``): a linen ``apply`` or a haiku
@@ -42,6 +44,13 @@ HAIKU_TRANSFORMS: dict[str, tuple[int, int]] = {
     "haiku.transform": (1, 2),
     "haiku.transform_with_state": (1, 3),
 }
+#: haiku's multi-transforms: ``f`` returns ``(template, fns)``; ``init(rng, *args)`` runs the
+#: template, ``apply`` is a tuple of functions, one per element of ``fns``:
+#: ``apply[i](params, [state,] [rng,] *args)`` runs ``fns[i](*args)`` (dm-haiku 0.0.17)
+HAIKU_MULTI: dict[str, tuple[int, int]] = {
+    "haiku.multi_transform": (1, 2),
+    "haiku.multi_transform_with_state": (1, 3),
+}
 #: haiku wrappers that drop ``rng`` from ``apply``
 HAIKU_WITHOUT_RNG = frozenset({"haiku.without_apply_rng"})
 #: flax's ``TrainState`` keeps the apply function in this field: ``state.apply_fn(v, x)``
@@ -58,7 +67,7 @@ def runner_target(scopes: "Scopes", func: ast.expr, scope: "FunctionInfo | None"
     function's own parameters are then filled as by an ordinary call of it (a method's
     ``self`` is the instance)."""
     if not isinstance(func, ast.Attribute):
-        return None
+        return _multi_apply(scopes, func, scope)
     linen = LINEN_RUNNERS.get(func.attr)
     if linen is not None:
         cls = _linen_class(scopes, func.value, scope)
@@ -70,6 +79,12 @@ def runner_target(scopes: "Scopes", func: ast.expr, scope: "FunctionInfo | None"
         if made is not None:
             fn, init_lead, apply_lead = made
             return fn, init_lead if func.attr == "init" else apply_lead, frozenset()
+    if func.attr == "init":
+        multi = _haiku_transformed(scopes, func.value, scope, HAIKU_MULTI)
+        if multi is not None:
+            parts = _multi_parts(scopes, multi[0])
+            if parts is not None and parts[0] is not None:
+                return parts[0], multi[1], frozenset()
     if func.attr == STORED_RUNNER:
         stored = _stored_runners(scopes)
         if stored and all(s == stored[0] for s in stored[1:]):
@@ -178,7 +193,59 @@ def _method(scopes: "Scopes", cls: str | None, name: str, depth: int = 0) -> "Fu
     return None
 
 
-def _haiku_transformed(scopes: "Scopes", expr: ast.expr, scope: "FunctionInfo | None") \
+def _multi_apply(scopes: "Scopes", func: ast.expr, scope: "FunctionInfo | None") \
+        -> tuple["FunctionInfo", int, frozenset[str]] | None:
+    """``func`` is one of a haiku multi-transform's apply functions: ``net.apply[1]``, or a
+    name unpacked once from ``net.apply`` (``encode, decode = net.apply``)."""
+    index: int | None = None
+    if isinstance(func, ast.Name):
+        _, bindings = scopes.lookup(func.id, scope)
+        if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].node, ast.Assign):
+            return None
+        assign = bindings[0].node
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0], (ast.Tuple, ast.List)):
+            return None
+        names = [e.id if isinstance(e, ast.Name) else None for e in assign.targets[0].elts]
+        if func.id not in names or any(isinstance(e, ast.Starred) for e in assign.targets[0].elts):
+            return None
+        index, func = names.index(func.id), assign.value
+        scope = scopes.function_of(assign)
+    elif isinstance(func, ast.Subscript) and isinstance(func.slice, ast.Constant) and type(func.slice.value) is int:
+        index, func = func.slice.value, func.value
+    if index is None or not (isinstance(func, ast.Attribute) and func.attr == "apply"):
+        return None
+    multi = _haiku_transformed(scopes, func.value, scope, HAIKU_MULTI)
+    parts = _multi_parts(scopes, multi[0]) if multi is not None else None
+    if multi is None or parts is None or not -len(parts[1]) <= index < len(parts[1]):
+        return None
+    fn = parts[1][index]
+    return (fn, multi[2], frozenset()) if fn is not None else None
+
+
+def _multi_parts(scopes: "Scopes", f: "FunctionInfo") \
+        -> tuple["FunctionInfo | None", list["FunctionInfo | None"]] | None:
+    """What a multi-transformed ``f`` returns, as functions of the module: its one
+    ``return template, (fn, ...)`` (nested defs, lambdas, module instances, whose
+    ``__call__`` runs)."""
+    if isinstance(f.node, ast.Lambda):
+        return None
+    returns = [n for n in f.body_nodes() if isinstance(n, ast.Return)]
+    if len(returns) != 1 or not isinstance(returns[0].value, ast.Tuple) or len(returns[0].value.elts) != 2:
+        return None
+    template, fns = returns[0].value.elts
+    elts = fns.elts if isinstance(fns, (ast.Tuple, ast.List)) else [fns]
+
+    def resolved(e: ast.expr) -> "FunctionInfo | None":
+        fn, implicit = scopes.callee(e, f)
+        if fn is None or implicit > (1 if fn.class_name else 0):
+            return None  # not a function of the module, or one with arguments bound
+        return fn
+
+    return resolved(template), [resolved(e) for e in elts]
+
+
+def _haiku_transformed(scopes: "Scopes", expr: ast.expr, scope: "FunctionInfo | None",
+                       transforms: dict[str, tuple[int, int]] = HAIKU_TRANSFORMS) \
         -> tuple["FunctionInfo", int, int] | None:
     """``expr`` is ``hk.transform(f)`` (possibly wrapped in ``hk.without_apply_rng``), or a
     name bound once to one: ``f`` and the leading positional arguments of ``init`` and
@@ -197,11 +264,11 @@ def _haiku_transformed(scopes: "Scopes", expr: ast.expr, scope: "FunctionInfo | 
             drop = 1
             expr = expr.args[0]
             continue
-        if q in HAIKU_TRANSFORMS:
+        if q in transforms:
             fn, bound = scopes.unwrap_target(expr.args[0], expr)
             if fn is None or bound:
                 return None
-            init_lead, apply_lead = HAIKU_TRANSFORMS[q]
+            init_lead, apply_lead = transforms[q]
             return fn, init_lead, apply_lead - drop
         return None
     return None

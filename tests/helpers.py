@@ -70,7 +70,7 @@ def run_cli(*args: str, cwd: Path | str | None = None, input: str | None = None,
         cwd=cwd,
         input=input,
         capture_output=True,
-        text=True,
+        encoding="utf-8",  # what jaxlint writes to a pipe, whatever the locale's encoding
         env=e,
         timeout=timeout,
     )

@@ -96,6 +96,39 @@ def step(y, flag):
         return y + 1
     return y
 """, "step(1.0, True)", "clean"),
+    case("jit-of-custom-vjp-static", "JAX105", """
+import jax
+
+
+@jax.custom_vjp
+def f(flag, y):
+    if flag:  # <-
+        return y + 1
+    return y
+
+
+f.defvjp(lambda flag, y: (f(flag, y), None), lambda r, g: (None, g))
+f_jit = jax.jit(f, static_argnums=0)
+""", "f_jit(True, 1.0)", "tracer"),
+    case("jit-of-custom-jvp-nondiff-static", "JAX105", """
+import functools
+import jax
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
+def f(flag, y):
+    if flag:  # <-
+        return y + 1
+    return y
+
+
+@f.defjvp
+def f_jvp(flag, primals, tangents):
+    return f(flag, *primals), tangents[0]
+
+
+f_jit = jax.jit(f, static_argnums=0)
+""", "f_jit(True, 1.0)", "clean"),
     case("jit-of-grad-static-passes-through", "JAX105", """
 import jax
 

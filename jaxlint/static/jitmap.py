@@ -191,10 +191,10 @@ class EntryFinder:
             return out
 
         static = by_num(static_nums) | set(static_names)
-        # a static argument handed to `jax.checkpoint(f)` inside the jit is traced again by
-        # the checkpoint (unless its own `static_argnums` names it): jit keeps it a Python
-        # value in its cache key, `f` sees a tracer
-        retraced = static & self._checkpoint_traced(fn, node, offset)
+        # a static argument handed to `jax.checkpoint(f)` or a `@jax.custom_vjp` function
+        # inside the jit is traced again by it (unless its own static spec names it): jit
+        # keeps it a Python value in its cache key, `f` sees a tracer
+        retraced = static & self._retraced(fn, node, offset)
         donated = by_num(donate_nums) | set(donate_names)
         bound_params = {p.name for p in positional[:offset]}
         if isinstance(node, ast.Call) and node.args:
@@ -249,48 +249,54 @@ class EntryFinder:
         )
         self._entry_sites[self.entries[-1]] = (node, fn)
 
-    def _checkpoint_traced(self, fn: "FunctionInfo", node: ast.AST, bound: int) -> set[str]:
-        """Parameters of ``fn`` that a ``jax.checkpoint`` / ``jax.remat`` between the jit and
-        ``fn`` traces: ``jax.jit(jax.remat(f), static_argnums=0)`` or a checkpoint decorator
-        under the jit decorator (``@partial(jax.jit, static_argnums=1)`` over
-        ``@jax.checkpoint``). The checkpoint traces every argument it is given except those
-        at its own ``static_argnums`` (counted, like jit's, after ``bound`` leading
-        parameters: jax 0.10.2 raises a tracer error on ``if flag:`` in the first form)."""
-        checkpoints: list[ast.Call] = []
-        if isinstance(node, ast.Call) and node.args and not isinstance(fn.node, ast.Lambda) \
-                and node not in getattr(fn.node, "decorator_list", ()):
+    def _retraced(self, fn: "FunctionInfo", node: ast.AST, bound: int) -> set[str]:
+        """Parameters of ``fn`` that a transform between the jit and ``fn`` traces again,
+        whatever the jit keeps static: a ``jax.checkpoint`` / ``jax.remat``
+        (``jax.jit(jax.remat(f), static_argnums=0)``, or a checkpoint decorator under the
+        jit decorator) traces every argument but those at its own ``static_argnums``; a
+        ``@jax.custom_vjp`` / ``@jax.custom_jvp`` function every argument but those at its
+        ``nondiff_argnums`` / ``nondiff_argnames`` (jax 0.10.2 raises a tracer error on
+        ``if flag:`` in each). Counted, like jit's, after ``bound`` leading parameters."""
+        wrappers: list[tuple[ast.Call, str]] = []  # (the transform, the keyword of its own static spec)
+        decorators: list[ast.expr] = [] if isinstance(fn.node, ast.Lambda) else list(fn.node.decorator_list)
+        if isinstance(node, ast.Call) and node.args and node not in decorators:
             expr = node.args[0]
             for _ in range(8):
                 if not (isinstance(expr, ast.Call) and expr.args):
                     break
                 q = self.scopes.resolve_call(expr)
                 if q in CHECKPOINTS:
-                    checkpoints.append(expr)
+                    wrappers.append((expr, "static_argnums"))
                 elif q != "functools.partial" and q not in TRACING_HOFS and q not in DIFF_TRANSFORMS:
                     break
                 expr = expr.args[0]
-        elif not isinstance(fn.node, ast.Lambda):
-            decorators = fn.node.decorator_list
+            below = decorators  # every decorator of the def applies before the jit
+        else:
             below = decorators[decorators.index(node) + 1:] if node in decorators else []
-            for dec in below:  # the decorators under the jit apply first
-                if self.scopes.resolve(dec) in CHECKPOINTS:
-                    checkpoints.append(ast.Call(func=dec, args=[], keywords=[]))
-                elif isinstance(dec, ast.Call) and self.scopes.resolve_call(dec) == "functools.partial" \
-                        and dec.args and self.scopes.resolve(dec.args[0]) in CHECKPOINTS:
-                    checkpoints.append(dec)
-                elif isinstance(dec, ast.Call) and self.scopes.resolve_call(dec) in CHECKPOINTS and not dec.args:
-                    checkpoints.append(dec)
-        if not checkpoints:
+        for dec in below:
+            call = dec if isinstance(dec, ast.Call) else ast.Call(func=dec, args=[], keywords=[])
+            q = self.scopes.resolve_call(call) if isinstance(dec, ast.Call) else self.scopes.resolve(dec)
+            if q == "functools.partial" and call.args:
+                q = self.scopes.resolve(call.args[0])
+            elif isinstance(dec, ast.Call) and dec.args:
+                continue  # a decorator factory given arguments of its own: not read
+            if q in CHECKPOINTS:
+                wrappers.append((call, "static_argnums"))
+            elif q in ("jax.custom_vjp", "jax.custom_jvp"):
+                wrappers.append((call, "nondiff_argnums"))
+        if not wrappers:
             return set()
         params = [p for p in fn.positional()[bound:]
                   if not (p.index == 0 and fn.class_name and p.name in ("self", "cls"))]
         traced = {p.name for p in params} | {p.name for p in fn.params if p.kind == "keyword"}
-        for call in checkpoints:
-            spec = next((k.value for k in call.keywords if k.arg == "static_argnums"), None)
+        for call, spec_name in wrappers:
+            spec = next((k.value for k in call.keywords if k.arg == spec_name), None)
             nums = () if spec is None else literal_ints(spec)
-            if nums is None:
+            names = next((k.value for k in call.keywords if k.arg == "nondiff_argnames"), None)
+            if nums is None or names is not None and literal_strs(names) is None:
                 return set()  # a spec that is not a literal: not known
             traced -= {params[n].name for n in nums if -len(params) <= n < len(params)}
+            traced -= set(literal_strs(names) or ()) if names is not None else set()
         return traced
 
     def _pytree_annotation(self, ann: ast.expr | None) -> bool:

@@ -2,8 +2,8 @@
 a checkpoint inside the jit traces again, unhashable values inside tuples and NamedTuples
 given as static arguments, keys closed over by the body of a lax loop, flax's
 ``TrainState.apply_fn``, equinox's ``filter_jvp`` / ``filter_vjp`` and its custom rules,
-abstract evaluation (``jax.eval_shape``, ``jax.make_jaxpr``) and haiku's
-``multi_transform``.
+abstract evaluation (``jax.eval_shape``, ``jax.make_jaxpr``), ``jax.jvp`` / ``vjp`` /
+``linearize`` bodies and haiku's ``multi_transform``.
 
 Each case is a VALID/INVALID program of our own (none is a recall case): INVALID marks the
 line the rule must report (``# <-``) at the default confidence; VALID must stay quiet at
@@ -479,6 +479,39 @@ def f(x):
 
 out = jax.eval_shape(f, jnp.ones((4, 512)))
 """, "", "clean"),
+]
+_PRIMAL = """
+import jax
+import jax.numpy as jnp
+
+
+def f(x):
+    if x > 0:  # <-
+        return x * 2
+    return -x
+"""
+
+CASES += [
+    # --- jax.jvp / vjp / linearize run f at once: on tracers inside jit, on concrete
+    # primals eagerly (Python control flow works there)
+    case("vjp-in-jit", "JAX105", _PRIMAL + """
+
+@jax.jit
+def step(x):
+    y, vjp_fn = jax.vjp(f, x)
+    return vjp_fn(y)
+""", "step(1.0)", "tracer"),
+    case("linearize-in-jit", "JAX105", _PRIMAL + """
+
+@jax.jit
+def step(x):
+    return jax.linearize(f, x)[0]
+""", "step(1.0)", "tracer"),
+    case("jvp-vjp-linearize-eager", "JAX105", _PRIMAL + """
+
+def eager(x):
+    return jax.jvp(f, (x,), (1.0,)), jax.vjp(f, x)[0], jax.linearize(f, x)[0]
+""", "eager(1.0)", "clean"),
 ]
 CASES += _needs("flax", [
     case("eval-shape-linen-init", "JAX105", _TRAIN_STATE.replace(

@@ -30,7 +30,9 @@ def _write(root: Path, files: dict[str, str]) -> None:
 
 
 def _jax101(root: Path, target: str, *extra: str) -> list[tuple[str, int, str]]:
-    proc = run_cli("check", "--no-cache", "--select", "JAX101", "--output-format", "json", *extra, target, cwd=root)
+    """JAX101's findings on ``target``; without a cache unless ``extra`` names one."""
+    cache = () if "--cache-dir" in extra else ("--no-cache",)
+    proc = run_cli("check", *cache, "--select", "JAX101", "--output-format", "json", *extra, target, cwd=root)
     assert proc.returncode in (0, 1), proc.stderr
     return [(d["filename"], d["location"]["row"], d["message"]) for d in json_findings(proc, "JAX101")]
 
@@ -355,3 +357,50 @@ def test_a_summary_cycle_across_modules_is_unknown_and_ends(tmp_path):
     call = next(n for n in m.nodes(ast.Call))
     assert Summaries.of(m).callee_returns(call.func, None) is Kind.UNKNOWN
     assert set(m.link.used) == {"a.py", "b.py"}
+
+
+# -- static values of another module: loop counts and sizes (consts.static_value) --------
+
+CONFIG = "N = 4096\nLAYERS = 64\nFEW = 2\nNAME = 'x'\nSHAPE = (N, 8)\n"
+
+
+@pytest.mark.parametrize("importing, read, value", [
+    ("from config import N", "N", 4096),
+    ("import config", "config.LAYERS * 2", 128),
+    ("import config as c", "c.SHAPE", (4096, 8)),
+    ("from config import NAME", "NAME", "x"),
+    ("from config import missing", "missing", None),
+    ("from config import N\nN = 3", "N", None),  # shadowed after the import: bound twice here
+])
+def test_a_static_value_of_another_module(tmp_path, importing, read, value):
+    from jaxlint.static.consts import UNKNOWN, static_value
+
+    _write(tmp_path, {"config.py": CONFIG, "main.py": f"{importing}\nx = {read}\n"})
+    m = _model(tmp_path, "main.py")
+    assign = [n for n in m.nodes(ast.Assign) if ast.unparse(n.targets[0]) == "x"][0]
+    got = static_value(m, assign.value)
+    assert got == value if value is not None else got is UNKNOWN
+
+
+def test_a_loop_count_from_another_module_is_known(tmp_path):
+    step = ("import jax\nimport config\nfrom config import LAYERS, FEW\n\n\n@jax.jit\ndef step(x):\n"
+            "    for i in range(LAYERS):\n        x = x * 2\n    for i in range(config.FEW):\n        x = x + 1\n"
+            "    return x\n")
+    _write(tmp_path, {"config.py": CONFIG, "train.py": step})
+    proc = run_cli("check", "--no-cache", "--select", "JAX102", "--output-format", "json", "train.py", cwd=tmp_path)
+    found = [(d["location"]["row"], d["message"]) for d in json_findings(proc, "JAX102")]
+    assert [line for line, _ in found] == [8] and "64 iterations" in found[0][1]
+
+
+def test_an_array_sized_by_a_third_modules_constant_and_the_cache(tmp_path):
+    """train.py closes over data.TABLE, sized by sizes.N: editing sizes.py alone changes
+    train.py's cached finding."""
+    root, cache = tmp_path / "proj", tmp_path / "cache"
+    _write(root, {"sizes.py": CONFIG, "data.py": "import numpy as np\nfrom sizes import N\n\nTABLE = np.zeros((N, N))\n",
+                  "train.py": _jitted("from data import TABLE", "TABLE")})
+    args = ("--cache-dir", str(cache))
+    (found,) = _jax101(root, "train.py", *args)
+    assert "128.0 MiB" in found[2]
+    assert _jax101(root, "train.py", *args) == [found]
+    (root / "sizes.py").write_text(CONFIG.replace("N = 4096", "N = 16"))
+    assert _jax101(root, "train.py", *args) == []

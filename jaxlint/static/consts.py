@@ -17,7 +17,11 @@ be computed without running anything.
 * a class attribute of a class of the module (``Config.steps``), bound once in its body
   and never stored to (no ``x.steps = ...`` in the module);
 * a call of a module function without arguments whose every ``return`` gives the same
-  static value (``def n_steps(): return STEPS``).
+  static value (``def n_steps(): return STEPS``);
+* a module-level constant of another module of the checked tree, imported (``N`` after
+  ``from .config import N``, ``config.N`` after ``import config``), read in that module
+  when it binds the name once by a plain assignment of a literal, display or arithmetic
+  (``values.imported_constant``; the module is a dependency of the file's findings).
 
 Anything else is ``UNKNOWN``: the value is never guessed. The cost is bounded by a depth
 limit (``_DEPTH``) and by the size of the numbers it builds.
@@ -26,6 +30,8 @@ from __future__ import annotations
 
 import ast
 from typing import TYPE_CHECKING, Union
+
+from jaxlint.textutil import LazyPattern
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxlint.static.scopes import FunctionInfo, Scopes
@@ -237,8 +243,43 @@ def _after_last_plain(model: "Scopes", name: ast.Name, scope: "FunctionInfo", bi
 def _name(model: "Scopes", expr: ast.Name, d: int) -> Value:
     value = _bound_once(model, expr)
     if value is None:
-        return _param(model, expr, d)
+        imported = _imported(model, expr, d)
+        return _param(model, expr, d) if imported is None else imported
     return static_value(model, value, d)
+
+
+#: the text assigned to a module-level name of another module that may be a static value
+#: (a literal, a display, arithmetic on names, ``int(...)``, ``len(...)``): only then is that
+#: module parsed for it
+_STATICISH = LazyPattern(rb"^\s*(?:[-+(\[{\d'\"]|[A-Za-z_][\w.]*\s*(?:[-+*/%,)]|#|$)"
+                        rb"|(?:int|float|len|min|max|abs)\s*\()")
+
+
+def _staticish(text: bytes) -> bool:
+    return _STATICISH().search(text) is not None
+
+
+def _imported(model: "Scopes", expr: ast.expr, d: int) -> Value | None:
+    """``N`` after ``from .config import N``, ``config.N`` after ``import config``: the
+    static value of a module-level constant of another module of the tree, read in that
+    module (``values.imported_constant``, which records the module read). None when the
+    name is not imported (the caller reads it otherwise), ``UNKNOWN`` when it is but its
+    value is not static or not found."""
+    root = expr
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if model.link is None or not isinstance(root, ast.Name):
+        return None
+    scope = model.function_of(expr)
+    _, bindings = model.lookup(root.id, scope)
+    if len(bindings) != 1 or bindings[0].kind != "import":
+        return None
+    from jaxlint.static.values import imported_constant
+
+    found = imported_constant(model, expr, scope, _staticish)
+    if found is None or found.read is not expr:
+        return UNKNOWN
+    return static_value(found.model, found.value, d + 1)
 
 
 def _param(model: "Scopes", expr: ast.Name, d: int) -> Value:
@@ -302,7 +343,8 @@ def _field(model: "Scopes", expr: ast.Attribute, d: int) -> Value:
     class default."""
     found = _module_instance(model, expr.value)
     if found is None:
-        return _class_attribute(model, expr, d)
+        imported = _imported(model, expr, d)
+        return _class_attribute(model, expr, d) if imported is None else imported
     cls, call = found
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return UNKNOWN

@@ -126,7 +126,9 @@ class Module:
 
             try:
                 tree = ast.parse(self.data, filename=str(self.path))
-                self._scopes = Scopes(tree, "", link=Link(self.tree, self.path, record=False))
+                # (its link records what the module's own questions read: a checked file that
+                # uses an answer of this module also depends on those modules)
+                self._scopes = Scopes(tree, "", link=Link(self.tree, self.path))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 self._scopes = None
         return self._scopes  # type: ignore[return-value]

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Confidence, Position, Related
@@ -13,7 +12,7 @@ from jaxlint.static.consts import static_value
 from jaxlint.static.flow import returned_self_field
 from jaxlint.static.values import imported_constant
 from jaxlint.static.semantic import STATIC_ATTRS
-from jaxlint.textutil import human_bytes
+from jaxlint.textutil import LazyPattern, human_bytes
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -707,8 +706,11 @@ class CapturedArray(StaticRule):
             return None  # `data.TABLE.shape`: a static figure
         where = Related(_shown_path(ctx.path, model.link.path, found.path), Position(*found.start),
                         Position(*found.end), f"`{shown}` is defined here")
-        if not self._report(ctx, read, shown, array_estimate(found.model, found.value), None, limit, "defined",
-                            related=[where]):
+        est = array_estimate(found.model, found.value)
+        theirs = found.model.link
+        if theirs is not None and theirs.used and model.link is not None:
+            model.link.use(set(theirs.used.items()))  # its size may rest on a third module's constants
+        if not self._report(ctx, read, shown, est, None, limit, "defined", related=[where]):
             return None
         return shown
 
@@ -777,12 +779,12 @@ class CapturedArray(StaticRule):
 #: what is assigned to a module-level name of another module that may be an array this
 #: rule sizes (a call of a NumPy, jax, equinox or flax function, a loader, another name,
 #: a display): a module whose assignment is anything else is not parsed
-_ARRAYISH = re.compile(rb"\b(?:np|numpy|onp|jnp|jax|eqx|equinox|nnx|nn|pickle|joblib|cloudpickle|scipy)\.[\w.]*\s*\("
+_ARRAYISH = LazyPattern(rb"\b(?:np|numpy|onp|jnp|jax|eqx|equinox|nnx|nn|pickle|joblib|cloudpickle|scipy)\.[\w.]*\s*\("
                        rb"|\b(?:load|loadtxt|device_put)\s*\(|^\s*[A-Za-z_]\w*\s*(?:#.*)?$|^\s*[\[{(]")
 
 
 def _arrayish(text: bytes) -> bool:
-    return _ARRAYISH.search(text) is not None
+    return _ARRAYISH().search(text) is not None
 
 
 def _shown_path(display: str, checked, other) -> str:

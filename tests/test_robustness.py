@@ -7,7 +7,8 @@ and every run is bounded by a subprocess timeout.
 Unreadable files: tests run as root here, and root reads a ``chmod 000`` file, so the
 "cannot be read" cases are made with things root cannot read either: a FIFO named
 ``*.py`` (reading it would block forever), a dangling symlink and a symlink to itself.
-The ``chmod 000`` case runs too where the tests do not run as root.
+The ``chmod 000`` case runs too where permissions hold for the tests (not root, or root
+without CAP_DAC_OVERRIDE: ``setpriv --bounding-set=-dac_override,-dac_read_search``).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import run_cli
+from helpers import permissions_bypassed, run_cli
 
 GOOD = textwrap.dedent(
     """
@@ -210,7 +211,7 @@ def test_directory_named_like_a_python_file_is_walked(tmp_path):
     assert [c for c, _, _ in by_file["odd.py/inner.py"]] == ["JAX101"]
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads chmod 000 files")
+@pytest.mark.skipif(permissions_bypassed(), reason="this process reads chmod 000 files (root)")
 def test_file_without_read_permission_is_a_finding(tmp_path):
     locked = tmp_path / "locked.py"
     locked.write_text(GOOD)

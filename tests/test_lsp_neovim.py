@@ -31,7 +31,7 @@ pytestmark = [
 # the only thing scripted: vim.ui.select chooses the entry whose title has "noqa").
 CHECK = r"""
 local out = { diagnostics = {}, titles = {} }
-vim.wait(60000, function() return #vim.diagnostic.get(0) > 0 end, 50)
+vim.wait(120000, function() return #vim.diagnostic.get(0) > 0 end, 50)
 for _, d in ipairs(vim.diagnostic.get(0)) do
   table.insert(out.diagnostics, { lnum = d.lnum, col = d.col, end_col = d.end_col, source = d.source,
                                   code = d.code or (d.user_data and d.user_data.lsp.code), message = d.message })
@@ -48,11 +48,11 @@ if d and vim.env.JAXLINT_NVIM_ACTION == "noqa" then
   end
   vim.api.nvim_win_set_cursor(0, { d.lnum + 1, d.col })
   vim.lsp.buf.code_action()
-  vim.wait(20000, function()
+  vim.wait(60000, function()
     return vim.api.nvim_buf_get_lines(0, d.lnum, d.lnum + 1, false)[1]:find("noqa", 1, true) ~= nil
   end, 50)
   out.line = vim.api.nvim_buf_get_lines(0, d.lnum, d.lnum + 1, false)[1]
-  vim.wait(20000, function() return #vim.diagnostic.get(0) == 0 end, 50)
+  vim.wait(60000, function() return #vim.diagnostic.get(0) == 0 end, 50)
   out.after = #vim.diagnostic.get(0)
 end
 local f = io.open(vim.env.JAXLINT_NVIM_OUT, "w")
@@ -79,8 +79,11 @@ def run_nvim(tmp_path: Path, name: str, source: str, action: str = "") -> dict:
                XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
                XDG_STATE_HOME=str(tmp_path / "state"), XDG_CACHE_HOME=str(tmp_path / "cache"),
                JAXLINT_NVIM_OUT=str(out), JAXLINT_NVIM_ACTION=action)
+    # the waits in CHECK: the server's start as lsp_session.TIMEOUT allows it (a loaded machine
+    # starts pygls and jaxlint in tens of seconds), then 60 s for each answer; nvim's own
+    # limit is above their sum, so that a slow run fails with what nvim saw, not a timeout
     proc = subprocess.run([NVIM, "--headless", "-i", "NONE", "-u", "init.lua", "-c", "luafile check.lua", name],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert out.exists(), f"nvim wrote no result (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
     return json.loads(out.read_text())
 

@@ -261,6 +261,42 @@ def draws_of(key, n):
         return i + 1, out.at[i].set(noise(key, ()))  # <-
     return jax.lax.while_loop(lambda c: c[0] < n, body, (0, jnp.zeros(n)))[1]
 """, "draws = draws_of(jax.random.key(0), 4)", "same"),
+    case("fori-body-partial-key", "JAX114", """
+import functools
+import jax
+import jax.numpy as jnp
+
+
+def body(key, i, out):
+    return out.at[i].set(jax.random.normal(key, ()))  # <-
+
+
+def draws_of(key, n):
+    return jax.lax.fori_loop(0, n, functools.partial(body, key), jnp.zeros(n))
+""", "draws = draws_of(jax.random.key(0), 4)", "same"),
+    case("scan-body-partial-keyword-key", "JAX114", """
+import functools
+import jax
+
+
+def step(carry, _, key=None):
+    return carry, jax.random.uniform(key)  # <-
+
+
+def draws_of(key, n):
+    return jax.lax.scan(functools.partial(step, key=key), 0.0, None, length=n)[1]
+""", "draws = draws_of(jax.random.key(0), 4)", "same"),
+    case("fori-body-split-n-indexed", "JAX114", """
+import jax
+import jax.numpy as jnp
+
+
+def draws_of(key, n):
+    def body(i, out):
+        k = jax.random.split(key, n)[i]
+        return out.at[i].set(jax.random.normal(k, ()))  # <-
+    return jax.lax.fori_loop(0, n, body, jnp.zeros(n))
+""", "draws = draws_of(jax.random.key(0), 4)", "differ"),
     case("fori-body-fold-in", "JAX114", """
 import jax
 import jax.numpy as jnp

@@ -83,8 +83,9 @@ class PrngKeyReuse(StaticRule):
     from a key it closes over (`jax.tree_util.tree_map(lambda g: g +
     jax.random.normal(key, g.shape), grads)`), and so does one in the body of a
     `lax.fori_loop`, `lax.scan`, `lax.while_loop` or `lax.map` (or nnx's) that draws from a
-    key it closes over: the body runs once per iteration with the same key (a key passed in
-    the carry or the scanned-over slices, or `fold_in(key, i)`, is fresh).
+    key it closes over or that `functools.partial` binds: the body runs once per iteration
+    with the same key (a key passed in the carry or the scanned-over slices, or
+    `fold_in(key, i)`, is fresh).
 
     A call that hands the key to something known to draw random numbers from it
     also consumes it: an equinox layer (`eqx.nn.Linear(3, 4, key=key)`), a flax
@@ -706,8 +707,12 @@ class PrngKeyReuse(StaticRule):
                 (k.value for k in call.keywords if k.arg == keyword), None)
             if body is None:
                 continue
-            fn, _ = model.callee(body, model.function_of(call), follow=False, instances=False)
-            if fn is None or fn.parent is None:
+            fn, bound = model.unwrap_target(body, call, follow=False)
+            if fn is None or bound and fn.class_name:
+                continue
+            # the parameters `functools.partial(body, key)` fixes: the same value every iteration
+            fixed = {p.name for p in fn.positional()[:bound]} | model.partial_keywords(body, call)
+            if fn.parent is None and not fixed:
                 continue  # a module-level body closes over module-level names only (see `_module_keys`)
             parts = [fn.node.body] if isinstance(fn.node, ast.Lambda) else fn.node.body
             for part in parts:
@@ -723,14 +728,23 @@ class PrngKeyReuse(StaticRule):
                         if handoff is None or id(use) in callees.imported:
                             continue
                         key, fn_name = handoff
-                    if not isinstance(key, ast.Name) or key.id in fn.bindings \
-                            or comp is not None and _bound_in(comp, key.id):
+                    if not isinstance(key, ast.Name) or comp is not None and _bound_in(comp, key.id):
                         continue
-                    owner, bindings = model.lookup(key.id, fn)
-                    if owner is None or not bindings:
-                        continue  # a module-level name, or one not found
+                    if fn_name == "jax.random.split" and (len(use.args) > 1 or any(k.arg == "num" for k in use.keywords)):
+                        continue  # `split(key, n)[i]`: one key per iteration, taken by the loop index
+                    if key.id in fixed:
+                        if len(fn.bindings.get(key.id, ())) != 1:
+                            continue  # rebound in the body
+                        how = "which `functools.partial` gives it once"
+                    elif key.id in fn.bindings or fn.parent is None:
+                        continue
+                    else:
+                        owner, bindings = model.lookup(key.id, fn)
+                        if owner is None or not bindings:
+                            continue  # a module-level name, or one not found
+                        how = "which closes over it"
                     flow._report(key, f"PRNG key `{key.id}` is consumed by `{fn_name}` in the body of the "
-                                      f"`{short}` at line {call.lineno}, which closes over it: every iteration "
+                                      f"`{short}` at line {call.lineno}, {how}: every iteration "
                                       f"draws the same random numbers; pass the key in the carry and split it "
                                       f"each iteration, or derive one per iteration (`jax.random.fold_in({key.id}, "
                                       f"i)`)", use, _sure(fn_name))

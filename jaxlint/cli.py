@@ -22,6 +22,8 @@ COMMANDS = {
 
 EXIT_ERROR = 2  # usage, config or internal failure (0: no findings, 1: findings)
 VERBOSE_HELP = "on an internal error, print the full traceback"
+#: the width of the formatters made while the parser is built (see ``_Parser``)
+_BUILD_WIDTH = 80
 
 
 class _Parser(argparse.ArgumentParser):
@@ -31,6 +33,33 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # type: ignore[override]
         message = " ".join(message.split())
         self.exit(EXIT_ERROR, f"jaxlint: error: {message} (see `{self.prog} --help`)\n")
+
+    # ``add_argument`` (to check a metavar against ``nargs``) and ``add_subparsers`` (to
+    # name the sub-commands' ``prog``) each make a help formatter, which asks the terminal
+    # its width: ``shutil``, which loads ``bz2`` and ``lzma``, for text no one reads. While
+    # the parser is built they get one of a fixed width (what they compute does not depend
+    # on it: a metavar's arity, the short ``jaxlint`` prefix); help, usage and errors still
+    # get the terminal's.
+    _building = False
+
+    def _get_formatter(self):  # type: ignore[no-untyped-def]
+        if self._building:
+            return self.formatter_class(prog=self.prog, width=_BUILD_WIDTH)
+        return super()._get_formatter()
+
+    def add_argument(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        self._building = True
+        try:
+            return super().add_argument(*args, **kwargs)
+        finally:
+            self._building = False
+
+    def add_subparsers(self, **kwargs):  # type: ignore[no-untyped-def]
+        self._building = True
+        try:
+            return super().add_subparsers(**kwargs)
+        finally:
+            self._building = False
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -172,9 +172,9 @@ with open(out, "w") as f:
 
 #: what a static check of one file without a cache needs none of: the cache's hashing and
 #: files, TOML (no configuration file here), worker processes and threads, diffs, the
-#: rules' docs
+#: rules' docs, the terminal's width (``shutil``: help text only)
 UNNEEDED_STDLIB = ("hashlib", "json", "tomllib", "subprocess", "uuid", "difflib", "tempfile", "threading",
-                   "textwrap")
+                   "textwrap", "shutil")
 
 
 def _stdlib_probe(tmp_path: Path, *argv: str) -> tuple[dict, subprocess.CompletedProcess]:
@@ -251,3 +251,18 @@ def test_patterns_a_file_does_not_need_are_not_compiled(tmp_path):
     probe, proc = _lazy_probe(tmp_path, "check", "--no-cache", "m.py")
     assert probe["rc"] == 0 and "JAX104" not in proc.stdout, (proc.stdout, proc.stderr)
     assert all(probe["lazy"][name] for name in noqa), probe
+
+
+def test_help_still_fits_the_terminal(tmp_path):
+    """The parser is built with formatters of a fixed width (no ``shutil``), but ``--help``
+    is laid out for the terminal's width, as ``COLUMNS`` gives it."""
+    import os
+
+    widths = {}
+    for columns in (60, 200):
+        env = {**os.environ, "COLUMNS": str(columns)}
+        proc = subprocess.run([sys.executable, "-m", "jaxlint", "check", "--help"], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        widths[columns] = max(len(line) for line in proc.stdout.splitlines())
+    assert widths[60] <= 60 < 80 < widths[200] <= 200, widths

@@ -197,6 +197,38 @@ def f(x, dims):
 def main():
     return f(1.0, (2, [3, 4]))  # <-
 """, "main()", "ValueError"),
+    case("collections-namedtuple-holding-list-static", "JAX108", """
+import collections
+import functools
+import jax
+
+Cfg = collections.namedtuple("Cfg", ["sizes", "name"])
+
+
+@functools.partial(jax.jit, static_argnums=1)
+def f(x, cfg):
+    return x * cfg.sizes[0]
+
+
+def main():
+    return f(1.0, Cfg([2, 3], "a"))  # <-
+""", "main()", "ValueError"),
+    case("typing-namedtuple-call-static", "JAX108", """
+import functools
+import typing
+import jax
+
+Cfg = typing.NamedTuple("Cfg", [("sizes", tuple), ("name", str)])
+
+
+@functools.partial(jax.jit, static_argnums=1)
+def f(x, cfg):
+    return x * cfg.sizes[0]
+
+
+def main():
+    return f(1.0, Cfg(sizes=(2, 3), name="a"))  # <-
+""", "main()", "clean"),
     case("tuple-of-tuples-static", "JAX108", """
 from typing import NamedTuple
 import functools

@@ -41,8 +41,9 @@ class StaticArgHazard(StaticRule):
     same module as evidence, and finds:
 
     * unhashable static values: lists, dicts, sets, NumPy or JAX arrays, instances of
-      a plain `@dataclass` (without `frozen=True`), tuples and `NamedTuple` instances
-      holding one of these (a tuple hashes by hashing its elements), also given to a wrapper function
+      a plain `@dataclass` (without `frozen=True`), tuples and `NamedTuple` /
+      `collections.namedtuple` instances holding one of these (a tuple hashes by hashing
+      its elements), also given to a wrapper function
       that passes its parameter on as the static argument (`def grid(f, bounds):
       return _grid(f, bounds)`, `grid(f, [-1, 1])`) or a wrapper parameter's default;
     * float static values that vary between calls (a call passes a computed value,
@@ -804,6 +805,14 @@ def _unhashable_value(model: ModuleModel, scope: FunctionInfo | None, node: ast.
                 if inner is not None:
                     return (f"an instance of `{cls.name}` holding {inner} in field `{field_name}` (a NamedTuple "
                             f"hashes like a tuple: by hashing every field)")
+        fields = _namedtuple_fields(model, scope, node.func)
+        if fields is not None:
+            given = list(zip(fields, node.args)) + [(k.arg, k.value) for k in node.keywords if k.arg]
+            for field_name, arg in given:
+                inner = _unhashable_value(model, scope, arg, at, depth + 1)
+                if inner is not None:
+                    return (f"a `{ast.unparse(node.func)}` namedtuple holding {inner} in field `{field_name}` (a "
+                            f"namedtuple hashes like a tuple: by hashing every field)")
         if q == "builtins.tuple" and len(node.args) == 1 and not node.keywords \
                 and isinstance(node.args[0], (ast.List, ast.Tuple)):
             return _unhashable_element(model, scope, node.args[0].elts, at, depth)
@@ -831,6 +840,30 @@ def _unhashable_element(model: ModuleModel, scope: FunctionInfo | None, elts: li
         if inner is not None:
             return f"a tuple holding {inner} at index {i} (a tuple hashes by hashing every element)"
     return None
+
+
+def _namedtuple_fields(model: ModuleModel, scope: FunctionInfo | None, func: ast.expr) -> list[str] | None:
+    """The fields of the class ``func`` names when it is bound once to
+    ``collections.namedtuple("P", ["a", "b"])`` (or ``"a b"``, ``"a, b"``) or
+    ``typing.NamedTuple("P", [("a", int), ...])``."""
+    if not isinstance(func, ast.Name):
+        return None
+    _, bindings = model.lookup(func.id, scope)
+    if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].value, ast.Call):
+        return None
+    made = bindings[0].value
+    q = model.resolve_call(made)
+    if q not in ("collections.namedtuple", "typing.NamedTuple") or len(made.args) != 2:
+        return None
+    spec = made.args[1]
+    if isinstance(spec, ast.Constant) and isinstance(spec.value, str) and q == "collections.namedtuple":
+        return spec.value.replace(",", " ").split()
+    if not isinstance(spec, (ast.List, ast.Tuple)):
+        return None
+    names = [e.value if isinstance(e, ast.Constant) else e.elts[0].value
+             if isinstance(e, ast.Tuple) and e.elts and isinstance(e.elts[0], ast.Constant) else None
+             for e in spec.elts]
+    return [n for n in names if isinstance(n, str)] if all(isinstance(n, str) for n in names) else None
 
 
 def _is_namedtuple(model: ModuleModel, cls: ast.ClassDef) -> bool:

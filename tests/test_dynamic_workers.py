@@ -1,6 +1,7 @@
-"""How many workers the dynamic phase starts by default: one per CPU jaxlint may run on
-(its affinity: ``taskset``, a container's cpuset), not one per CPU of the machine. A real
-run restricted to one CPU; the user modules mark the process that imports them."""
+"""How many workers the dynamic phase starts by default, and how large the static phase's
+pool is: one per CPU jaxlint may run on (its affinity: ``taskset``, a container's cpuset),
+not one per CPU of the machine. Real runs restricted to one CPU; the user modules mark the
+process that imports them."""
 from __future__ import annotations
 
 import os
@@ -51,3 +52,24 @@ def test_a_run_on_one_cpu_of_several_starts_one_worker(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     pids = marks.read_text().split()
     assert len(pids) == 2 and len(set(pids)) == 1, pids  # both files, one worker
+
+
+def test_the_static_pool_is_sized_by_the_cpus_it_may_use(tmp_path):
+    # the static phase checks a folder of files in a process pool of one worker per usable
+    # CPU; on one CPU (taskset, a container's cpuset) it checks them in this process and
+    # never loads the pool; with two it does. The pool's module marks which happened.
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.skip("one CPU usable here: no pool either way")
+    for i in range(40):
+        (tmp_path / f"m{i}.py").write_text("import jax\nimport numpy as np\n\n\n@jax.jit\ndef f(x):\n"
+                                           "    return np.sum(x)\n")
+    env = {k: v for k, v in os.environ.items() if k != "JAXLINT_OUTPUT_FORMAT"}
+    pooled = {}
+    for n in (1, 2):
+        r = subprocess.run([sys.executable, "-X", "importtime", "-m", "jaxlint", "check", "--isolated", "--no-cache",
+                            "."], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+                           preexec_fn=lambda n=n: os.sched_setaffinity(0, set(cpus[:n])))
+        assert r.returncode == 1 and "Found 40 findings" in r.stdout, r.stdout + r.stderr[-2000:]
+        pooled[n] = "concurrent.futures.process" in r.stderr
+    assert pooled == {1: False, 2: True}

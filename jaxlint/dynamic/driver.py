@@ -31,6 +31,7 @@ from jaxlint.dynamic.pool import FileJob, Pool, WorkerStartError, host_devices
 from jaxlint.dynamic.codedigest import Reader
 from jaxlint.dynamic.scripts import import_work
 from jaxlint.findings.supersede import HOME
+from jaxlint.process.cpus import usable_cpus
 from jaxlint.config.inputspec import SpecError, spec_from_parts
 from jaxlint.static.jitmap import EntryPoint
 
@@ -444,16 +445,6 @@ def _jaxtyping_spec(model, e: EntryPoint, fn, params) -> dict | str | None:
 
 
 # ---------------------------------------------------------------------------- cache keys
-def usable_cpus() -> int:
-    """The CPUs this process may run on: its affinity (``taskset``, a container's cpuset),
-    not every CPU of the machine (``os.cpu_count()``: on a 64-core host a 2-CPU container
-    started a jax-importing worker per file, up to 64)."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):  # not Linux
-        return os.cpu_count() or 1
-
-
 def _versions_key() -> str:
     """jax and jaxlib versions for the cache key, without importing jax: their
     ``version.py`` files are read as text (``importlib.metadata`` costs ~0.1 s here)."""

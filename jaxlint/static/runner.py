@@ -3,7 +3,6 @@ pool for many files), with its suppressions applied."""
 from __future__ import annotations
 
 import gc
-import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,6 +14,7 @@ from jaxlint import __version__
 from jaxlint.files.cache import Cache, diagnostics_of, key_of
 from jaxlint.diagnostic import Diagnostic
 from jaxlint.files.discovery import FileTask, read_source
+from jaxlint.process.cpus import usable_cpus
 from jaxlint.findings.noqa import NoqaUsage, Suppressions
 from jaxlint.registry import active_rules, active_static_rules, rules_by_code
 from jaxlint.findings.result import RunResult
@@ -313,7 +313,7 @@ def run_static(tasks: list[FileTask], cache_root: Path | None, jobs: int = 0,
     if stdin_text is not None or stdin_data is not None:
         outcomes = [check_one(tasks[0], None, stdin_text, stdin_data)]
     else:
-        jobs = jobs or (os.cpu_count() or 1)
+        jobs = jobs or usable_cpus()  # its affinity, not the machine's CPUs
         if jobs > 1 and len(tasks) >= POOL_THRESHOLD:
             # imported here: multiprocessing costs a one-file run (pre-commit, editors) ~5 ms
             from concurrent.futures import ProcessPoolExecutor

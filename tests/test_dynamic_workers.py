@@ -35,6 +35,14 @@ MODULE = """
 """
 
 
+def _pinned(cpus: set, *args: str) -> list[str]:
+    """``python ARGS`` run on ``cpus`` only: a small Python sets its affinity and execs it
+    (no ``preexec_fn``, which forks this process, where jax's threads run, and runs Python
+    in the child before the exec)."""
+    boot = f"import os, sys; os.sched_setaffinity(0, {sorted(cpus)!r}); os.execv(sys.executable, sys.argv[1:])"
+    return [sys.executable, "-c", boot, sys.executable, *args]
+
+
 def test_a_run_on_one_cpu_of_several_starts_one_worker(tmp_path):
     cpus = sorted(os.sched_getaffinity(0))
     if (os.cpu_count() or 1) < 2:
@@ -46,9 +54,8 @@ def test_a_run_on_one_cpu_of_several_starts_one_worker(tmp_path):
     for name, waits in (("a.py", True), ("b.py", False)):
         (tmp_path / name).write_text(textwrap.dedent(MODULE.format(marks=str(marks), waits=waits, wait=WAIT)))
     env = {k: v for k, v in os.environ.items() if k != "JAXLINT_OUTPUT_FORMAT"}
-    r = subprocess.run([sys.executable, "-m", "jaxlint", "check", "--no-cache", "--select", "JAX2", "."],
-                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
-                       preexec_fn=lambda: os.sched_setaffinity(0, {cpus[0]}))
+    r = subprocess.run(_pinned({cpus[0]}, "-m", "jaxlint", "check", "--no-cache", "--select", "JAX2", "."),
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     pids = marks.read_text().split()
     assert len(pids) == 2 and len(set(pids)) == 1, pids  # both files, one worker
@@ -67,9 +74,9 @@ def test_the_static_pool_is_sized_by_the_cpus_it_may_use(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "JAXLINT_OUTPUT_FORMAT"}
     pooled = {}
     for n in (1, 2):
-        r = subprocess.run([sys.executable, "-X", "importtime", "-m", "jaxlint", "check", "--isolated", "--no-cache",
-                            "."], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
-                           preexec_fn=lambda n=n: os.sched_setaffinity(0, set(cpus[:n])))
+        r = subprocess.run(_pinned(set(cpus[:n]), "-X", "importtime", "-m", "jaxlint", "check", "--isolated",
+                                   "--no-cache", "."), cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=600)
         assert r.returncode == 1 and "Found 40 findings" in r.stdout, r.stdout + r.stderr[-2000:]
         pooled[n] = "concurrent.futures.process" in r.stderr
     assert pooled == {1: False, 2: True}

@@ -702,3 +702,65 @@ def test_cases_are_true_under_jax():
     assert proc.returncode == 0, proc.stderr[-3000:]
     signals = json.loads(proc.stdout.strip().splitlines()[-1])
     assert {c.id: signals[c.id] for c in cases} == {c.id: EXPECT[c.id] for c in cases}
+
+
+_RETRACED = """import functools
+import jax
+import jax.numpy as jnp
+
+
+def grow(n, x):
+    if n > 2:  # JAX105
+        x = x * 2
+    return jnp.zeros(n) + x  # JAX111
+
+
+grow_jit = jax.jit(jax.remat(grow), static_argnums=0)
+
+
+@jax.custom_vjp
+def flip(flag, x):
+    if flag:  # JAX105
+        return x
+    return -x
+
+
+flip.defvjp(lambda flag, x: (flip(flag, x), None), lambda flag, res, g: (None, g))
+flip_jit = jax.jit(flip, static_argnums=0)
+"""
+#: the advice followed: the inner transform keeps the argument static too
+_RETRACED_FIXED = _RETRACED.replace("jax.remat(grow)", "jax.remat(grow, static_argnums=0)").replace(
+    "@jax.custom_vjp", "@functools.partial(jax.custom_vjp, nondiff_argnums=(0,))").replace(
+    "lambda flag, res, g: (None, g)", "lambda flag, res, g: (g,)")
+
+
+def test_a_static_argument_traced_again_is_told_where_to_keep_it_static():
+    # the jit already keeps it static: "make it a static argument" would change nothing;
+    # the checkpoint's static_argnums / the custom rule's nondiff_argnums would
+    from helpers import lint_source
+
+    found = lint_source(_RETRACED, select=["JAX105", "JAX111"])
+    by_line = {(d.start.line, d.code): d.message for d in found}
+    lines = _RETRACED.splitlines()
+    marked = {(i, c) for i, text in enumerate(lines, 1) for c in ("JAX105", "JAX111") if f"# {c}" in text}
+    assert set(by_line) == marked, by_line
+    for (line, code), message in by_line.items():
+        transform, keyword = (("jax.remat", "static_argnums") if line < lines.index("@jax.custom_vjp")
+                              else ("jax.custom_vjp", "nondiff_argnums"))
+        assert f"`{transform}` inside it traces it again" in message, message
+        assert f"`{transform}`'s `{keyword}`" in message, message
+        assert "static_argnames=" not in message and "a static argument" not in message, message
+    assert not lint_source(_RETRACED_FIXED, select=["JAX105", "JAX111"], confidence="possible")
+    # and jax agrees: the program as written raises a tracer error; as advised, it runs
+    run = ("import jax.numpy as jnp\nfor call in (lambda: grow_jit(3, jnp.ones(3)), lambda: flip_jit(True, jnp.ones(2)),"
+           " lambda: jax.grad(lambda x: flip_jit(False, x).sum())(jnp.ones(2))):\n"
+           "    try:\n        call()\n        print('ran')\n    except Exception as e:\n"
+           "        print(type(e).__name__)\n")
+    for program, expect in ((_RETRACED, None), (_RETRACED_FIXED, ["ran", "ran", "ran"])):
+        out = subprocess.run([sys.executable, "-c", program + run], capture_output=True, text=True, timeout=600)
+        assert out.returncode == 0, out.stderr
+        got = out.stdout.split()
+        if expect is None:
+            assert got[0].startswith("Tracer") and got[1].startswith(("Tracer", "Concretization")), got
+        else:
+            assert got == expect, got

@@ -194,7 +194,9 @@ class EntryFinder:
         # a static argument handed to `jax.checkpoint(f)` or a `@jax.custom_vjp` function
         # inside the jit is traced again by it (unless its own static spec names it): jit
         # keeps it a Python value in its cache key, `f` sees a tracer
-        retraced = static & self._retraced(fn, node, offset)
+        retracing = self._retraced(fn, node, offset)
+        retraced = static & set(retracing)
+        fn.retraced_static.update({name: retracing[name] for name in retraced})
         donated = by_num(donate_nums) | set(donate_names)
         bound_params = {p.name for p in positional[:offset]}
         if isinstance(node, ast.Call) and node.args:
@@ -249,15 +251,16 @@ class EntryFinder:
         )
         self._entry_sites[self.entries[-1]] = (node, fn)
 
-    def _retraced(self, fn: "FunctionInfo", node: ast.AST, bound: int) -> set[str]:
+    def _retraced(self, fn: "FunctionInfo", node: ast.AST, bound: int) -> dict[str, tuple[str, str]]:
         """Parameters of ``fn`` that a transform between the jit and ``fn`` traces again,
         whatever the jit keeps static: a ``jax.checkpoint`` / ``jax.remat``
         (``jax.jit(jax.remat(f), static_argnums=0)``, or a checkpoint decorator under the
         jit decorator) traces every argument but those at its own ``static_argnums``; a
         ``@jax.custom_vjp`` / ``@jax.custom_jvp`` function every argument but those at its
         ``nondiff_argnums`` / ``nondiff_argnames`` (jax 0.10.2 raises a tracer error on
-        ``if flag:`` in each). Counted, like jit's, after ``bound`` leading parameters."""
-        wrappers: list[tuple[ast.Call, str]] = []  # (the transform, the keyword of its own static spec)
+        ``if flag:`` in each). Counted, like jit's, after ``bound`` leading parameters. Each
+        with the transform that traces it and the keyword that would keep it static there."""
+        wrappers: list[tuple[ast.Call, str, str]] = []  # (the transform, its name, the keyword of its static spec)
         decorators: list[ast.expr] = [] if isinstance(fn.node, ast.Lambda) else list(fn.node.decorator_list)
         if isinstance(node, ast.Call) and node.args and node not in decorators:
             expr = node.args[0]
@@ -266,7 +269,7 @@ class EntryFinder:
                     break
                 q = self.scopes.resolve_call(expr)
                 if q in CHECKPOINTS:
-                    wrappers.append((expr, "static_argnums"))
+                    wrappers.append((expr, q, "static_argnums"))
                 elif q != "functools.partial" and q not in TRACING_HOFS and q not in DIFF_TRANSFORMS:
                     break
                 expr = expr.args[0]
@@ -281,23 +284,24 @@ class EntryFinder:
             elif isinstance(dec, ast.Call) and dec.args:
                 continue  # a decorator factory given arguments of its own: not read
             if q in CHECKPOINTS:
-                wrappers.append((call, "static_argnums"))
+                wrappers.append((call, q, "static_argnums"))
             elif q in ("jax.custom_vjp", "jax.custom_jvp"):
-                wrappers.append((call, "nondiff_argnums"))
+                wrappers.append((call, q, "nondiff_argnums"))
         if not wrappers:
-            return set()
+            return {}
         params = [p for p in fn.positional()[bound:]
                   if not (p.index == 0 and fn.class_name and p.name in ("self", "cls"))]
         traced = {p.name for p in params} | {p.name for p in fn.params if p.kind == "keyword"}
-        for call, spec_name in wrappers:
+        for call, _, spec_name in wrappers:
             spec = next((k.value for k in call.keywords if k.arg == spec_name), None)
             nums = () if spec is None else literal_ints(spec)
             names = next((k.value for k in call.keywords if k.arg == "nondiff_argnames"), None)
             if nums is None or names is not None and literal_strs(names) is None:
-                return set()  # a spec that is not a literal: not known
+                return {}  # a spec that is not a literal: not known
             traced -= {params[n].name for n in nums if -len(params) <= n < len(params)}
             traced -= set(literal_strs(names) or ()) if names is not None else set()
-        return traced
+        _, transform, spec_name = wrappers[0]
+        return {name: (transform, spec_name) for name in traced}
 
     def _pytree_annotation(self, ann: ast.expr | None) -> bool:
         """``ann`` names a pytree class of this module (an ``eqx.Module``, a NamedTuple, a

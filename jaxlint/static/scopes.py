@@ -74,6 +74,10 @@ class FunctionInfo:
     #: Names of parameters known to carry traced values.
     traced_params: set[str] = field(default_factory=set)
     static_params: set[str] = field(default_factory=set)
+    #: Parameters a jit keeps static that a transform inside it traces again, each with
+    #: the transform and the keyword that would keep it static there
+    #: (``{"n": ("jax.checkpoint", "static_argnums")}``).
+    retraced_static: dict[str, tuple[str, str]] = field(default_factory=dict)
     donated_params: set[str] = field(default_factory=set)
     #: Positional parameters bound by ``functools.partial`` at the entry point.
     partial_bound: set[str] = field(default_factory=set)

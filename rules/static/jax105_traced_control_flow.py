@@ -634,7 +634,12 @@ class TracedControlFlow(StaticRule):
             what = f"`{kind}`" if kind in ("if", "while", "assert") else kind
             head = f"{what} on traced value `{describe(operand)}` in {traced_how(fn)}"
         msg = f"{head}: Python needs {needs} and tracing fails with {error}; use {instead}"
-        if _flag_like(fn, operand, culprit, kind):
+        retraced = fn.retraced_static.get(culprit.id) if isinstance(culprit, ast.Name) else None
+        if retraced is not None:  # static already: a checkpoint or custom rule inside the jit traces it
+            transform, keyword = retraced
+            msg += (f"; `{culprit.id}` is static in the jit, but `{transform}` inside it traces it again: "
+                    f"name it in `{transform}`'s `{keyword}` as well")
+        elif _flag_like(fn, operand, culprit, kind):
             msg += f", or make `{culprit.id}` a static argument"
         if level < CERTAIN:
             if isinstance(culprit, ast.Attribute):

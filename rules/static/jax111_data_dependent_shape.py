@@ -511,6 +511,17 @@ class DataDependentShape(StaticRule):
             return
         short = (q or f"{ctx.segment(call.func)}").replace("jax.numpy.", "jnp.")
         size_text = describe(arg)
+        retraced = fn.retraced_static.get(found.name) if found.kind == "param" and found.fn is fn else None
+        if retraced is not None and found.direct:  # static already: a checkpoint or custom rule inside the jit traces it
+            transform, keyword = retraced
+            ctx.report(
+                call,
+                f"argument `{found.name}` of {traced_how(fn)} is used as a shape or size in `{short}`: the jit "
+                f"keeps it static, but `{transform}` inside it traces it again, so tracing raises a "
+                f"ConcretizationTypeError (or TypeError); name `{found.name}` in `{transform}`'s `{keyword}` as well",
+                data={"function": short, "param": found.name},
+            )
+            return
         if found.kind == "param" and found.direct and found.fn is fn:
             mapped = _mapped_only(fn)
             ctx.report(

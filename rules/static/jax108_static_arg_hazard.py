@@ -793,18 +793,14 @@ def _unhashable_value(model: ModuleModel, scope: FunctionInfo | None, node: ast.
         cls = _module_class(model, scope, node.func)
         if cls is not None and _class_hashing(model, cls) == "unhashable":
             return f"an instance of `{cls.name}`, a @dataclass without frozen=True"
-        if cls is not None and _hashes_fields(model, cls):
+        hashed_by = (None if cls is None else "its generated `__hash__` hashes every field"
+                     if _hashes_fields(model, cls) else "a NamedTuple hashes like a tuple: by hashing every field"
+                     if _is_namedtuple(model, cls) else None)
+        if cls is not None and hashed_by is not None:
             for field_name, arg in _field_arguments(cls, node):
                 inner = _unhashable_value(model, scope, arg, at, depth + 1)
                 if inner is not None:
-                    return (f"an instance of `{cls.name}` holding {inner} in field `{field_name}` (its generated "
-                            f"`__hash__` hashes every field)")
-        if cls is not None and _is_namedtuple(model, cls):
-            for field_name, arg in _field_arguments(cls, node):
-                inner = _unhashable_value(model, scope, arg, at, depth + 1)
-                if inner is not None:
-                    return (f"an instance of `{cls.name}` holding {inner} in field `{field_name}` (a NamedTuple "
-                            f"hashes like a tuple: by hashing every field)")
+                    return f"an instance of `{cls.name}` holding {inner} in field `{field_name}` ({hashed_by})"
         fields = _namedtuple_fields(model, scope, node.func)
         if fields is not None:
             given = list(zip(fields, node.args)) + [(k.arg, k.value) for k in node.keywords if k.arg]

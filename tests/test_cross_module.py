@@ -404,3 +404,14 @@ def test_an_array_sized_by_a_third_modules_constant_and_the_cache(tmp_path):
     assert _jax101(root, "train.py", *args) == [found]
     (root / "sizes.py").write_text(CONFIG.replace("N = 4096", "N = 16"))
     assert _jax101(root, "train.py", *args) == []
+
+
+def test_the_definition_is_placed_in_code_points(tmp_path):
+    # the related location is in the other file's columns as an editor counts them: code
+    # points, not ast's UTF-8 bytes ("É" is two bytes, one column)
+    value = 'np.zeros((4096, 1024), dtype="float32" if "É" else None)'
+    _write(tmp_path, {"data.py": f"import numpy as np\n\nTABLE = {value}\n",
+                      "train.py": _jitted("from data import TABLE", "TABLE")})
+    found = _constant(_model(tmp_path, "train.py"), "TABLE")
+    assert found is not None
+    assert (found.start, found.end) == ((3, len("TABLE = ") + 1), (3, len(f"TABLE = {value}") + 1))

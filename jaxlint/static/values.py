@@ -391,13 +391,15 @@ def imported_constant(model: "Scopes", expr: ast.expr, scope: "FunctionInfo | No
     if found is None:
         return None
     mod, theirs, value = found
-    from jaxlint.static.checker import LineIndex  # here: the checker imports this module
+    lines = mod.data.splitlines()
 
-    index = LineIndex(mod.data.decode("utf-8", "replace"))  # ast's byte columns as code points
+    def column(line: int, byte_col: int) -> int:
+        text = lines[line - 1] if 0 < line <= len(lines) else b""
+        return len(text[:byte_col].decode("utf-8", "replace")) + 1
+
     end_line = value.end_lineno or value.lineno
-    return ImportedConstant(read, theirs, value, mod.path,
-                            (value.lineno, index.char_col(value.lineno, value.col_offset)),
-                            (end_line, index.char_col(end_line, value.end_col_offset or value.col_offset)))
+    return ImportedConstant(read, theirs, value, mod.path, (value.lineno, column(value.lineno, value.col_offset)),
+                            (end_line, column(end_line, value.end_col_offset or value.col_offset)))
 
 
 #: statements after which the next one surely runs (when none of them raises)

@@ -53,14 +53,16 @@ def compile_cache_dir(jaxlint_cache: str | os.PathLike) -> Path:
 
 def analyse(traced: Any, *, function: str, file: str, line: int, requested_backend: str = "cpu",
             trace_facts: TraceFacts | None = None, captured: Any = None, warnings_seen=(),
-            shardings: Any = None) -> CompileFacts:
+            shardings: Any = None, platforms: tuple[str, ...] | None = None) -> CompileFacts:
     """Lower and compile ``traced`` (a ``jax.stages.Traced``) and gather the facts.
 
     ``captured``: the executable a running program already compiled for this trace
     (:class:`jaxlint.dynamic.adapter.CapturedCompile`, ``jaxlint record``): its facts
     are read without lowering or compiling again; ``warnings_seen``: what jax warned
     while the program's call lowered and compiled it; ``shardings``: the shardings of
-    the call's argument leaves (a recorded call; a compile here reads the executable's)."""
+    the call's argument leaves (a recorded call; a compile here reads the executable's);
+    ``platforms``: lower for these platforms instead of the default backend's (a target
+    compiled deviceless: ``("tpu",)`` with arguments placed on a topology's devices)."""
     from jaxlint.dynamic import adapter
 
     log: list[str] = []
@@ -71,7 +73,7 @@ def analyse(traced: Any, *, function: str, file: str, line: int, requested_backe
             log = list(getattr(captured, "log", ()) or ())
         else:
             t0 = time.perf_counter()
-            lowered = traced.lower()
+            lowered = traced.lower(lowering_platforms=platforms) if platforms else traced.lower()
             t1, c1 = time.perf_counter(), time.process_time()
             with capture_stderr(log):  # the SPMD partitioner warns only in XLA's C++ log
                 compiled = lowered.compile()

@@ -226,16 +226,9 @@ class CheckOptions:
     @classmethod
     def from_args(cls, args: Any) -> "CheckOptions":
         """The options of a parsed command line (``jaxlint.commands.check``)."""
-        from jaxlint.config import is_inline
-
         values = {f.name: getattr(args, f.name) for f in fields(cls) if f.name != "config_overrides"}
         values["paths"] = tuple(values["paths"])
-        given = list(values.pop("config") or [])
-        values["config_overrides"] = [c for c in given if is_inline(c)]
-        files = [c for c in given if not is_inline(c)]
-        if len(files) > 1:
-            raise ConfigError(f"--config: one config file at most, got {', '.join(files)}")
-        values["config"] = files[0] if files else None
+        values["config"], values["config_overrides"] = split_config(values.pop("config"))
         return cls(**values)
 
     @property
@@ -288,6 +281,37 @@ class CheckOptions:
         if dyn:
             o["dynamic"] = dyn
         return o
+
+
+def add_config_flag(parser: Any) -> None:
+    """``--config FILE | 'KEY = VALUE'`` on another command's parser, exactly as ``check``
+    declares it (every command that reads the settings takes the same forms)."""
+    flag = CheckOptions.__dataclass_fields__["config"].metadata["cli"][0]
+    kwargs = dict(flag.kwargs)
+    kwargs["default"] = kwargs["default"]()
+    parser.add_argument(*flag.flags, dest="config", **kwargs)
+
+
+def split_config(given: Any) -> tuple[str | None, list[str]]:
+    """``--config``'s values as (the config file or None, the inline overrides in order)."""
+    from jaxlint.config import is_inline
+
+    given = [given] if isinstance(given, str) else list(given or [])
+    files = [c for c in given if not is_inline(c)]
+    if len(files) > 1:
+        raise ConfigError(f"--config: one config file at most, got {', '.join(files)}")
+    return (files[0] if files else None), [c for c in given if is_inline(c)]
+
+
+def config_resolver(given: Any) -> "SettingsResolver":
+    """The settings ``--config``'s values give (a config file for every file, inline
+    overrides on top), for a command other than ``check``."""
+    from jaxlint.files.discovery import SettingsResolver
+
+    file, inline = split_config(given)
+    if file is not None and not Path(file).is_file():
+        raise ConfigError(f"--config: no such file: {file}")
+    return SettingsResolver(Path(file) if file else None, False, {"inline": inline})
 
 
 @dataclass

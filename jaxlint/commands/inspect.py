@@ -41,6 +41,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true", help="do not use jax's persistent compilation cache")
     p.add_argument("--cache-dir")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    from jaxlint.pipeline import add_config_flag
+
+    add_config_flag(p)
     return p
 
 
@@ -193,12 +196,12 @@ def compile_rules(settings):
 def run(args) -> int:
     from jaxlint.config import cache_dir
     from jaxlint.compile.tier import compile_cache_dir
-    from jaxlint.files.discovery import SettingsResolver
+    from jaxlint.pipeline import config_resolver
 
     if args.format == "html" and not args.output_file:
         raise ConfigError("inspect: --format html needs -o FILE")
     path, function = parse_target(args.target)
-    settings = SettingsResolver(None, False, {}).for_dir(path.resolve().parent)
+    settings = config_resolver(args.config).for_dir(path.resolve().parent)
     seen = None if (args.spec_args or args.static) else observed_program(path, function, settings)
     if seen is not None and seen[0] is not None:
         return _show(args, settings, path, seen[2], seen[0], seen[1])

@@ -182,6 +182,10 @@ class CheckOptions:
                               help="list every function the dynamic phase skipped, with the reason")
     compile: bool | None = _opt(None, "--compile", group="dynamic", action="store_true",
                                 help="also compile traced functions and run the HLO rules (JAX3xx); implies --dynamic")
+    target: str | None = _opt(None, "--target", group="dynamic", metavar="NAME",
+                              help="compile for this target: a name from [tool.jaxlint.targets] or a TPU topology "
+                                   "such as v5e:1x1 or v5e:2x4 (compiled deviceless, on any machine; implies "
+                                   "--compile)")
     report: str | None = _opt(None, "--report", group=None, metavar="FILE",
                               help="with --dynamic: write an HTML page of the run (one row per function: equations, "
                                    "constants, compile time, flops, temp memory, findings); FILE.json writes the "
@@ -274,7 +278,11 @@ class CheckOptions:
         dyn: dict = {}
         if self.dynamic is not None:
             dyn["enabled"] = self.dynamic
-        if self.compile or self.update_budgets:  # --compile implies --dynamic, unless --no-dynamic says otherwise
+        if self.target is not None:
+            dyn["target"] = self.target
+        if self.compile or self.update_budgets or self.target is not None:
+            # --compile (and a target, which only the compile tier can use) implies --dynamic, unless
+            # --no-dynamic says otherwise
             dyn["compile"] = True
             if self.dynamic is not False:
                 dyn["enabled"] = True

@@ -89,14 +89,18 @@ def compile_function(fa: FunctionAnalysis) -> None:
     cache = os.environ.get("JAXLINT_XLA_CACHE")
     if cache and captured is None:
         enable_persistent_cache(cache)
+    from jaxlint.dynamic import placement
+
+    target = placement.active() if captured is None else None
     cf = fa.compile_facts = analyse(
         fa.traced,
         function=fa.qualname,
         file=fa.path,
         line=fa.def_site().line,
         # an observed program's backend is the one it ran on
-        requested_backend=(captured.platform()[0] if captured is not None else
+        requested_backend=(captured.platform()[0] if captured is not None else target.backend if target else
                            os.environ.get("JAXLINT_BACKEND") or os.environ.get("JAX_PLATFORMS", "cpu")),
+        platforms=placement.platforms() if target is not None else None,
         trace_facts=facts,
         captured=captured,
         warnings_seen=fa.call.warnings if fa.call is not None else (),

@@ -34,7 +34,7 @@ FORMAT = 1
 TITLE = "Cost budgets"
 COLUMNS = ("function", "metric", "budget", "now", "change", "status")
 #: environment keys shown when budgets are out of date, in this order
-_ENV_SHOWN = ("jax", "jaxlib", "backend", "device_kind", "devices", "xla_flags", "x64")
+_ENV_SHOWN = ("jax", "jaxlib", "backend", "target", "device_kind", "devices", "xla_flags", "x64")
 
 
 @dataclass

@@ -191,6 +191,10 @@ class CompileFacts:
     #: what XLA's C++ log printed while compiling (the SPMD partitioner's warnings); kept
     #: in jaxlint's cache, since a persistent-cache hit does not print it again
     compiler_log: list[str] = field(default_factory=list)
+    #: XLA refused the program for the chip's memory (a TPU compile's RESOURCE_EXHAUSTED):
+    #: {"message", "required_bytes", "available_bytes"} from its error; the figures above are
+    #: then those of a compile told not to stop there (``xla_tpu_no_crash_on_oom``)
+    out_of_memory: dict = field(default_factory=dict)
     #: places in the user's source a fix goes to that the program does not show, by name:
     #: ``"donate"``, the ``donate_argnums``/``donate_argnames`` keyword of the jit that
     #: donates; each ``[file, line, column]`` (see :meth:`site`)

@@ -102,6 +102,9 @@ def signature(facts: CompileFacts, spec: Mapping[str, Any] | None) -> str:
 
 def environment_of(facts: CompileFacts, devices: int | None = None, x64: bool | None = None) -> dict:
     """What the exact figures hold within; ``devices``/``x64`` from jax where it is loaded."""
+    target = _target()
+    if target is not None and devices is None:  # the slice's chips, not this process's CPU
+        devices = target.device_count()
     if devices is None or x64 is None:
         try:
             import jax
@@ -112,11 +115,23 @@ def environment_of(facts: CompileFacts, devices: int | None = None, x64: bool | 
             pass
     env: dict[str, Any] = {"jax": facts.versions.get("jax", "?"), "jaxlib": facts.versions.get("jaxlib", "?"),
            "backend": facts.platform, "device_kind": facts.device_kind, "xla_flags": facts.xla_flags}
+    if target is not None and target.topology:  # figures of a slice compiled deviceless: the slice names them
+        env["target"] = target.topology + ("" if not target.mesh else " " + ",".join(f"{a}={n}" for a, n in target.mesh))
     if devices is not None:
         env["devices"] = int(devices)
     if x64 is not None:
         env["x64"] = bool(x64)
     return env
+
+
+def _target():
+    """The target this worker compiles for (``JAXLINT_TARGET``), or None."""
+    import os
+
+    from jaxlint.targets import Target
+
+    text = os.environ.get("JAXLINT_TARGET")
+    return Target.from_json(text) if text else None
 
 
 def loops(facts: CompileFacts) -> list[dict]:

@@ -9,6 +9,7 @@ argument names come through the version adapter (``jaxlint.dynamic.adapter``).
 from __future__ import annotations
 
 import os
+import re
 import time
 import warnings
 from pathlib import Path
@@ -70,13 +71,14 @@ def analyse(traced: Any, *, function: str, file: str, line: int, requested_backe
         warnings.simplefilter("always")
         if captured is not None:
             compiled, lower_s, compile_s, compile_cpu = captured, 0.0, captured.seconds, captured.cpu_seconds
+            out_of_memory = {}
             log = list(getattr(captured, "log", ()) or ())
         else:
             t0 = time.perf_counter()
             lowered = traced.lower(lowering_platforms=platforms) if platforms else traced.lower()
             t1, c1 = time.perf_counter(), time.process_time()
             with capture_stderr(log):  # the SPMD partitioner warns only in XLA's C++ log
-                compiled = lowered.compile()
+                compiled, out_of_memory = _compile(lowered, platforms)
             lower_s, compile_s, compile_cpu = t1 - t0, time.perf_counter() - t1, time.process_time() - c1
     text = compiled.as_text()
     platform, kind = compiled.platform() if captured is not None else _platform(compiled)
@@ -102,12 +104,41 @@ def analyse(traced: Any, *, function: str, file: str, line: int, requested_backe
         trace=TraceFacts(**(trace_facts or {})),
         unavailable=[why for why in (no_cost, no_memory) if why],
         compiler_log=_kept_log(log, text),
+        out_of_memory=out_of_memory,
     )
     # the trace knows the arguments (donation included) and outputs as the lowering does
     facts.args = _args(traced, arg_names, facts)
     facts.outputs = _outputs(traced, facts)
     _add_shardings(facts, compiled if captured is None else None, shardings)
     return facts
+
+
+#: XLA's TPU compiler refusing a program that does not fit the chip's memory
+_HBM_OOM = re.compile(r"Ran out of memory in memory space hbm|Ran out of memory on HBM", re.I)
+_HBM_FIGURES = re.compile(r"required for HLO temporaries \(([\d.]+)([KMGT]?)\) exceeds available HBM \(([\d.]+)([KMGT]?)\)")
+
+
+def _compile(lowered, platforms: tuple[str, ...] | None) -> tuple[Any, dict]:
+    """(the executable, {} or what XLA said when the program did not fit the TPU's memory).
+    A TPU compile refuses such a program; it is compiled again told not to stop there
+    (``xla_tpu_no_crash_on_oom``), so that its figures say how far over it is."""
+    try:
+        return lowered.compile(), {}
+    except Exception as e:
+        message = str(e)
+        if not platforms or "tpu" not in platforms or not _HBM_OOM.search(message):
+            raise
+    oom: dict[str, Any] = {"message": " ".join(message.split())[:500]}
+    m = _HBM_FIGURES.search(message)
+    if m:
+        oom["required_bytes"] = _bytes(m.group(1), m.group(2))
+        oom["available_bytes"] = _bytes(m.group(3), m.group(4))
+    return lowered.compile(compiler_options={"xla_tpu_no_crash_on_oom": True}), oom
+
+
+def _bytes(number: str, unit: str) -> int:
+    """XLA's ``24.02G`` (binary units) in bytes."""
+    return int(float(number) * (1 << (10 * " KMGT".index(unit or " "))))
 
 
 def _kept_log(lines: list[str], hlo_text: str) -> list[str]:

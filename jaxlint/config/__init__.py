@@ -65,6 +65,29 @@ class DynamicSettings:
     devices: int = 0
     #: import modules that do work at import (a training script) to trace their functions
     import_scripts: bool = False
+    #: the target to compile for: a ``[tool.jaxlint.targets.NAME]`` or a TPU topology
+    #: (``"v5e:1x1"``); None: the ``backend``'s own devices (``--target`` sets it)
+    target: str | None = None
+    #: ``target`` resolved (:mod:`jaxlint.targets`); set by :func:`load_settings`
+    target_spec: Any = None
+
+    def resolved_target(self):
+        """The :class:`jaxlint.targets.Target` the workers compile for: the configured
+        one; for ``backend = "tpu"`` without one, the slice this machine has (found
+        without opening it); else None (the backend's own devices). Raises
+        :class:`jaxlint.targets.TargetError` for a TPU backend with no TPU here."""
+        if self.target_spec is not None:
+            return self.target_spec
+        if self.backend != "tpu":
+            return None
+        from jaxlint.targets import TargetError, local_tpu
+
+        found = local_tpu()
+        if found is None:
+            raise TargetError("`backend = \"tpu\"`: this machine has no TPU. To check the program for a TPU "
+                              "from here, name its slice: `--target v5e:1x1` or `target = \"v5e:1x1\"` in "
+                              "[tool.jaxlint.dynamic] (compiled deviceless: needs `pip install \"jaxlint[tpu]\"`)")
+        return found
 
 
 _DYNAMIC_TYPES: dict[str, Any] = {
@@ -72,7 +95,7 @@ _DYNAMIC_TYPES: dict[str, Any] = {
     "file-timeout": (int, float), "memory-limit-mb": int, "workers": int, "signatures": str,
     "x64": bool, "dimension-defaults": dict, "default-dimension": int, "functions": dict,
     "compile-timeout": (int, float), "slow-import": (int, float), "budgets": str, "devices": int,
-    "import-scripts": bool,
+    "import-scripts": bool, "target": str,
 }
 BACKENDS = ("cpu", "gpu", "cuda", "rocm", "tpu")
 #: array dimensions are 64-bit in XLA
@@ -107,6 +130,8 @@ class Settings:
     per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     rule_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     dynamic: DynamicSettings = field(default_factory=DynamicSettings)
+    #: ``[tool.jaxlint.targets.NAME]``: named targets (:class:`jaxlint.targets.Target`)
+    targets: Mapping[str, Any] = field(default_factory=dict)
     cache_dir: str | None = None
     force_exclude: bool = False
     respect_gitignore: bool = True
@@ -191,6 +216,7 @@ TOP_LEVEL_KEYS = {
     "per-file-ignores": ("per_file_ignores", None),
     "rules": ("rule_options", None),
     "dynamic": ("dynamic", None),
+    "targets": ("targets", None),
     "cache-dir": ("cache_dir", _str),
     "force-exclude": ("force_exclude", _bool),
     "respect-gitignore": ("respect_gitignore", _bool),
@@ -285,7 +311,7 @@ def load_settings(path: Path | None, overrides: Mapping[str, Any] | None = None,
     """Load and validate the settings of one config file (or defaults for None)."""
     if path is None:
         base = Settings(root=Path.cwd())
-        return apply_overrides(base, overrides or {})
+        return _with_target(apply_overrides(base, overrides or {}), "command line")
     path = path.resolve()
     if path in _seen:
         raise ConfigError(f"{path}: `extend` forms a cycle")
@@ -308,7 +334,41 @@ def load_settings(path: Path | None, overrides: Mapping[str, Any] | None = None,
         parent = load_settings(parent_path, None, _seen + (path,))
         base = replace(_anchored(parent), root=path.parent, config_file=path)
     settings = _apply_table(base, table, src)
-    return apply_overrides(settings, overrides or {})
+    return _with_target(apply_overrides(settings, overrides or {}), src)
+
+
+def _targets(value: Any, src: str, base: Mapping[str, Any]) -> dict:
+    from jaxlint.targets import TargetError, target_from_table
+
+    if not isinstance(value, dict):
+        raise ConfigError(f"{src}: `targets` must be a table of named targets, such as "
+                          f"[tool.jaxlint.targets.v5e-8] topology = \"v5e:2x4\"")
+    out = dict(base)
+    for name, table in value.items():
+        try:
+            out[name] = target_from_table(name, table)
+        except TargetError as e:
+            raise ConfigError(f"{src}: {e}") from None
+    return out
+
+
+def _with_target(s: Settings, src: str) -> Settings:
+    """``dynamic.target`` resolved: a named target of ``[tool.jaxlint.targets]`` or a TPU
+    topology by itself; ConfigError naming both forms otherwise."""
+    name = s.dynamic.target
+    if name is None:
+        return s if s.dynamic.target_spec is None else replace(s, dynamic=replace(s.dynamic, target_spec=None))
+    from jaxlint.targets import TargetError, implicit
+
+    spec = s.targets.get(name)
+    if spec is None:
+        try:
+            spec = implicit(name)
+        except TargetError as e:
+            known = ", ".join(sorted(s.targets)) or "none defined"
+            raise ConfigError(f"{src}: target `{named(name)}` is neither a [tool.jaxlint.targets] name "
+                              f"(known: {known}) nor a TPU topology: {e}") from None
+    return replace(s, dynamic=replace(s.dynamic, target_spec=spec))
 
 
 def _apply_table(base: Settings, table: Mapping[str, Any], src: str) -> Settings:
@@ -336,6 +396,8 @@ def _apply_table(base: Settings, table: Mapping[str, Any], src: str) -> Settings
             changes[fname] = _rule_options(value, src, base.rule_options)
         elif key == "dynamic":
             changes[fname] = _dynamic(value, src, base.dynamic)
+        elif key == "targets":
+            changes[fname] = _targets(value, src, base.targets)
     for k in ("select", "extend_select", "ignore", "fixable", "unfixable"):
         if k in changes:
             validate_selectors(changes[k], f"{src}: `{k.replace('_', '-')}`")

@@ -79,6 +79,13 @@ def _node(n: ast.expr, text: str) -> dict:
             else:
                 raise SpecError(f"bad dimension `{ast.unparse(d)}` in {text!r}")
         return {"array": shape, "dtype": dtype, "weak": False}
+    if isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult):
+        # `f32[8192,1024] @ P("data", None)`: an array split over a target's mesh axes
+        node = _node(n.left, text)
+        if "array" not in node:
+            raise SpecError(f"`@ P(...)` places an array, not `{ast.unparse(n.left)}`, in {text!r}")
+        node["sharding"] = {"spec": _partition_spec(n.right, text, len(node["array"]))}
+        return node
     if isinstance(n, ast.Tuple):
         return {"tuple": [_node(e, text) for e in n.elts]}
     if isinstance(n, ast.List):
@@ -105,6 +112,30 @@ def _node(n: ast.expr, text: str) -> dict:
         return {"value": ast.literal_eval(n)}
     except (ValueError, SyntaxError):
         raise SpecError(f"cannot read `{ast.unparse(n)}` in {text!r}: use f32[8,128]-style specs or literals") from None
+
+
+def _partition_spec(n: ast.expr, text: str, ndim: int) -> list:
+    """``P("data", None)`` / ``P(("data", "model"))`` -> one entry per dimension: None
+    (not split) or the list of mesh axis names it is split over."""
+    if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("P", "PartitionSpec")
+            and not n.keywords):
+        raise SpecError(f"after `@` comes a partition spec such as P(\"data\", None), not `{ast.unparse(n)}`, "
+                        f"in {text!r}")
+    if len(n.args) > ndim:
+        raise SpecError(f"`{ast.unparse(n)}` names {len(n.args)} dimensions of a {ndim}-dimensional array in {text!r}")
+    out: list = []
+    for a in n.args:
+        names = a.elts if isinstance(a, ast.Tuple) else [a]
+        if isinstance(a, ast.Constant) and a.value is None:
+            out.append(None)
+        elif all(isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value.isidentifier() for e in names):
+            out.append([e.value for e in names])  # type: ignore[attr-defined]
+        else:
+            raise SpecError(f"a partition spec entry is None, an axis name or a tuple of them, not "
+                            f"`{ast.unparse(a)}`, in {text!r}")
+    while out and out[-1] is None:
+        out.pop()
+    return out
 
 
 def value_node(v: Any) -> dict:

@@ -41,6 +41,9 @@ KEY_DOCS = {
     "per-file-ignores": "Glob pattern -> rule selectors to ignore in the matching files.",
     "rules": "Per-rule options: `[tool.jaxlint.rules.<code-or-name>]`.",
     "dynamic": "The dynamic phase: tracing (`JAX2xx`) and compiling (`JAX3xx`) jitted functions.",
+    "targets": "Named targets to compile for: `[tool.jaxlint.targets.v5e-8]` with a TPU `topology` "
+               "(`\"v5e:2x4\"`) and the program's `mesh` there; chosen by `dynamic.target` or `--target NAME` "
+               "(docs/targets.md).",
     "cache-dir": "Where to cache results (default: `.jaxlint_cache` beside the config file).",
     "force-exclude": "Apply `exclude` to files passed explicitly on the command line too (pre-commit).",
     "respect-gitignore": "Skip files that git ignores when walking directories.",
@@ -75,6 +78,8 @@ DYNAMIC_DOCS = {
     "budgets": "The committed cost budgets (`jaxlint budget update`), relative to the project root.",
     "devices": "Devices a worker has on the CPU backend (forced host devices, so meshes and shardings compile); "
                "0 means as many as `jaxlint record` saw the program use, else one.",
+    "target": "The target to compile for: a name from `[tool.jaxlint.targets]` or a TPU topology such as "
+              "`\"v5e:1x1\"` (compiled deviceless, on any machine); unset: the `backend`'s own devices.",
     "import-scripts": "Import modules that do work at import (top-level calls, loops) to trace their functions; "
                       "by default they are not run: record them with `jaxlint record`.",
 }
@@ -143,6 +148,32 @@ def _dynamic() -> dict:
     return {"type": "object", "description": KEY_DOCS["dynamic"], "properties": props, "additionalProperties": False}
 
 
+#: what each key of a ``[tool.jaxlint.targets.NAME]`` table means
+TARGET_DOCS = {
+    "backend": "`tpu` (the default where a `topology` is given), `cpu`, `gpu`, `cuda` or `rocm`.",
+    "topology": "A TPU slice: the chip generation and its chips per dimension, e.g. `\"v5e:2x4\"`, `\"v4:2x2x1\"`.",
+    "mesh": "The program's mesh on the target, axis = size in order, e.g. `{ data = 8 }`; the sizes multiply "
+            "to the target's device count.",
+    "axis-map": "A recording's mesh axis -> this target's axis, where the names differ, e.g. `{ batch = \"data\" }`.",
+    "devices": "Devices of a `cpu` target (forced host devices).",
+    "hbm-gib": "The memory of one chip in GiB, overriding jaxlint's table (v5e 16, v4 32, v5p 95, v6e 32).",
+}
+
+
+def _targets() -> dict:
+    from jaxlint.targets import TARGET_BACKENDS, TARGET_KEYS
+
+    types = {"backend": {"type": "string", "enum": list(TARGET_BACKENDS)},
+             "topology": {"type": "string", "pattern": "^[A-Za-z0-9]+:[0-9]+(x[0-9]+)*$"},
+             "mesh": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}},
+             "axis-map": {"type": "object", "additionalProperties": {"type": "string"}},
+             "devices": {"type": "integer", "minimum": 0, "maximum": 4096},
+             "hbm-gib": {"type": "number", "exclusiveMinimum": 0}}
+    entry = {"type": "object", "properties": {k: {"description": TARGET_DOCS[k], **types[k]} for k in TARGET_KEYS},
+             "additionalProperties": False}
+    return {"type": "object", "description": KEY_DOCS["targets"], "additionalProperties": entry}
+
+
 def _rule_table(rule) -> dict:
     props = {}
     for key, opt in rule.options.items():
@@ -177,6 +208,8 @@ def build_schema() -> dict:
                           "additionalProperties": False}
         elif key == "dynamic":
             props[key] = _dynamic()
+        elif key == "targets":
+            props[key] = _targets()
         else:
             props[key] = _top_level(key, getattr(defaults, field_of[key], None))
     defs: dict[str, Any] = {"selector": _selector()}

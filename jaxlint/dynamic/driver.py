@@ -98,6 +98,9 @@ class DynamicReport:
     scripts: list[tuple[str, int, str]] = field(default_factory=list)
     #: the phase could not run at all (jax missing, no worker starts, no backend to compile for)
     unavailable: bool = False
+    #: what the compile tier built programs for, where a target is set ("target v5e:1x1 (TPU
+    #: v5 lite, deviceless)"); None: the backend's own devices
+    target: str | None = None
 
     def in_cells(self, notebooks) -> None:
         """Functions of notebooks in the summary at their cell (``path:cell N``, line in
@@ -121,7 +124,7 @@ class DynamicReport:
     def notes(self, show_skipped: bool, levels: list[str]) -> list[str]:
         by = {s: [f for f in self.functions if f.status == s] for s in ("analysed", "skipped", "failed")}
         v = self.versions
-        where = (f"jax {v.get('jax', '?')}, {v.get('backend', '?')}" if v
+        where = (f"jax {v.get('jax', '?')}, {self.target or v.get('backend', '?')}" if v
                  else "cached" if self.cached_files else "nothing traced")
         lines = [
             f"Dynamic phase ({'+'.join(levels)}; {where}): {len(by['analysed'])} function"
@@ -250,6 +253,12 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
             rules_now[lv] = [r for r in active_rules(settings, lv) if r.role is None]
         return observations.made_by(obs, rules_now[lv])
 
+    from jaxlint.targets import TargetError
+
+    try:
+        target = settings.dynamic.resolved_target()
+    except TargetError:
+        target = None  # the pool says why it cannot compile
     current: dict[str, dict] = {}
     stale: list[dict] = []
     stale_keys: set[str] = set()
@@ -273,7 +282,7 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
         plan = by_key.get(key)
         if plan is None:
             plan = next((p for p in plans if p.entry.def_line == obs.get("line") and p.observed is None), None)
-        covers = set(levels) <= set(obs.get("levels") or ())
+        covers = set(levels) <= set(obs.get("levels") or ()) and _same_target(obs, target, levels)
         if plan is not None:
             if covers or plan.skip is not None or plan.spec is None:
                 plan.observed, plan.skip = obs, None
@@ -470,7 +479,7 @@ def file_key(fp: FilePlan, settings: Settings, rules: list[dict], levels: list[s
         "backend": dyn.backend, "x64": dyn.x64, "dims": dict(dyn.dimension_defaults),
         "dim": dyn.default_dimension, "ft": dyn.function_timeout, "fit": dyn.file_timeout,
         "mem": dyn.memory_limit_mb, "ct": dyn.compile_timeout, "levels": levels, "rules": rules,
-        "devices": dyn.devices,
+        "devices": dyn.devices, "target": _target_key(dyn),
         "env": {k: os.environ.get(k) for k in _ENV_KEYS}, "program": fp.program,
     }
     jobs = [p.to_job() | {"skip": p.skip} for p in fp.plans]
@@ -534,6 +543,8 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
             plans.append(fp)
     jobs: list[FileJob] = []
     cached: dict[int, dict] = {}
+    if "compile" in levels and plans:
+        report.target = _target_label(plans[0].task.settings.dynamic)
     for i, fp in enumerate(plans):
         s = fp.task.settings
         rules = [{"code": r.code, "options": dict(r.opts)} for r in rules_of(s)]
@@ -560,8 +571,9 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
     for group in groups.values():
         dyn = plans[group[0].id].task.settings.dynamic
         n = workers or dyn.workers or min(usable_cpus(), len(group))
-        pool = Pool(dyn, n, worker_command)
+        pool = None
         try:
+            pool = Pool(dyn, n, worker_command)
             raw = pool.run(group)
         except WorkerStartError as e:
             report.errors.append(f"dynamic phase: {e}")
@@ -569,7 +581,8 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
             report.seconds = time.perf_counter() - t_start
             return report
         finally:
-            pool.close()
+            if pool is not None:
+                pool.close()
         report.versions = report.versions or pool.versions
         for jid, r in raw.items():
             fp = plans[jid]
@@ -612,11 +625,44 @@ def _usable_entry(fp: FilePlan, value: dict) -> dict:
     return value
 
 
+def _target_label(dyn: DynamicSettings) -> str | None:
+    from jaxlint.targets import TargetError
+
+    try:
+        target = dyn.resolved_target()
+    except TargetError:
+        return None
+    if target is None:
+        return None
+    return f"target {target.label()}" + (", compiled deviceless" if target.deviceless else "")
+
+
+def _same_target(obs: dict, target, levels: tuple[str, ...]) -> bool:
+    """Whether an observation's compile is one for ``target``: a recording made on another
+    backend (a laptop's CPU, checked for a TPU slice) covers the trace only, and the worker
+    compiles the function again for the target from the recorded signatures."""
+    if target is None or "compile" not in levels:
+        return True
+    return str((obs.get("versions") or {}).get("backend") or "cpu") == target.backend
+
+
 def _pool_key(dyn: DynamicSettings) -> tuple:
     """What a worker pool applies to every file it runs (see ``pool.worker_env`` and
     ``Pool``): files that differ here need pools of their own."""
     return (dyn.backend, dyn.x64, dyn.memory_limit_mb, dyn.function_timeout, dyn.file_timeout,
-            dyn.compile_timeout, dyn.workers, dyn.devices)
+            dyn.compile_timeout, dyn.workers, dyn.devices, _target_key(dyn))
+
+
+def _target_key(dyn: DynamicSettings) -> str | None:
+    """The target the workers compile for, as the caches and pools key on it (None: the
+    backend's own devices; a TPU backend's local slice is named by what was found)."""
+    from jaxlint.targets import TargetError
+
+    try:
+        target = dyn.resolved_target()
+    except TargetError:
+        return "unavailable"
+    return target.to_json() if target is not None else None
 
 
 def _relative_paths(functions: dict[str, dict], root: Path) -> dict[str, dict]:

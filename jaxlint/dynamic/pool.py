@@ -23,7 +23,7 @@ import subprocess
 import tempfile
 import time
 from collections import Counter, deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 from jaxlint.process import procs
@@ -166,8 +166,26 @@ class _Proc:
 
 
 def worker_env(settings: DynamicSettings) -> dict:
+    """The environment of a worker for these settings. Raises :class:`WorkerStartError`
+    for a target that cannot be had here (``backend = "tpu"`` on a machine without one)."""
+    from jaxlint.targets import LIBTPU_ENV, TargetError
+
     env = dict(os.environ)
+    try:
+        target = settings.resolved_target()
+    except TargetError as e:
+        raise WorkerStartError(str(e)) from None
     backend = settings.backend
+    env.pop("JAXLINT_TARGET", None)
+    if target is not None:
+        env["JAXLINT_TARGET"] = target.to_json()
+        if target.deviceless:
+            # the worker compiles for the slice without its chips: jax runs on the CPU and
+            # libtpu only describes the topology (LIBTPU_ENV says why its lock is not needed)
+            backend = "cpu"
+            env.update(LIBTPU_ENV)
+        elif target.backend == "cpu" and target.devices > 1:
+            settings = replace(settings, devices=target.devices)
     env["JAX_PLATFORMS"] = {"gpu": "cuda"}.get(backend, backend)
     # an address-space cap breaks accelerator runtimes (they reserve huge virtual ranges):
     # on CPU the worker caps itself; on every backend the pool also watches resident memory

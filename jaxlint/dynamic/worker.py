@@ -214,7 +214,7 @@ def build_value(node: dict, dims: dict, symbolic: bool, scope: Any = None):
                 shape = tuple(_dim(d, dims) for d in shape_spec)
         else:
             shape = tuple(shape_spec)
-        sharding = recorded_sharding(node.get("sharding"))
+        sharding = recorded_sharding(node.get("sharding"), tuple(shape))
         if sharding is not None:  # compiled as the program placed it: the mesh and partition spec
             return jax.ShapeDtypeStruct(shape, dtype, weak_type=bool(node.get("weak")), sharding=sharding)
         return jax.ShapeDtypeStruct(shape, dtype, weak_type=bool(node.get("weak")))
@@ -250,8 +250,9 @@ def build_value(node: dict, dims: dict, symbolic: bool, scope: Any = None):
     raise InputError(f"unknown input node {node!r}")
 
 
-def recorded_sharding(node: dict | None):
+def recorded_sharding(node: dict | None, shape: tuple = ()):
     """The sharding a recording saw on an array (``jaxlint record``'s ``sharding`` node),
+    on the target's mesh where a target is set (:mod:`jaxlint.dynamic.placement`), else
     on this worker's devices: a ``NamedSharding`` over a mesh of the recorded axis names
     and sizes (the first devices, row-major, as ``Mesh(np.array(jax.devices()).reshape(...))``
     builds it), or a committed device; None when there are too few devices (a CPU worker
@@ -259,8 +260,15 @@ def recorded_sharding(node: dict | None):
     import jax
     import numpy as np
 
+    from jaxlint.dynamic import placement
+
+    if placement.active() is not None:
+        return placement.sharding_for(node if isinstance(node, dict) else None, shape)
     if not isinstance(node, dict):
         return None
+    if "mesh" not in node and any(node.get("spec") or ()):
+        raise InputError("the input spec splits an array over mesh axes (`@ P(...)`), which needs a target with a "
+                         "mesh: `--target NAME` of a [tool.jaxlint.targets.NAME] that has `mesh`")
     devices = jax.devices()
     mesh = node.get("mesh")
     if isinstance(mesh, dict) and mesh.get("axes") and mesh.get("sizes"):
@@ -526,10 +534,18 @@ class Worker:
                        "path": where[0] if where else path, "line": where[1] if where else None})
 
     def analyse(self, module, job: dict, req: dict, rules: dict[str, list], roots: list[str]) -> dict:
+        from jaxlint.dynamic import placement
+
         spec = job.get("spec")
-        # the mesh the recorded program called it under (its trace and compile read it)
-        with self.adapter.within_mesh(spec.get("mesh") if isinstance(spec, dict) else None):
-            return self._analyse(module, job, req, rules, roots)
+        node = spec.get("mesh") if isinstance(spec, dict) else None
+        # the mesh the recorded program called it under (its trace and compile read it), on
+        # the target's devices where a target is set
+        try:
+            ctx = placement.within(node) if placement.active() is not None else self.adapter.within_mesh(node)
+            with ctx:
+                return self._analyse(module, job, req, rules, roots)
+        except placement.PlacementError as e:
+            return {"status": "skipped", "reason": str(e), "diagnostics": []}
 
     def _analyse(self, module, job: dict, req: dict, rules: dict[str, list], roots: list[str]) -> dict:
         from jaxlint.dynamic.analysis import FunctionAnalysis, run_analysers, run_rules, unbind
@@ -601,7 +617,13 @@ class Worker:
                 "diagnostics": [d.to_dict() for d in fa.diagnostics]}
 
     def _trace(self, fa, original, spec: dict, dims: dict) -> None:
-        symbolic = has_symbolic(spec)
+        from jaxlint.dynamic import placement
+
+        target = placement.active()
+        if target is not None and fa.entry.get("kind") == "pmap":
+            raise InputError(f"a pmap is not compiled for the target `{target.label()}`: a target compiles jit "
+                             "programs with their shardings (pmap runs on the backend's own devices)")
+        symbolic = has_symbolic(spec) and target is None  # a target compiles concrete shapes
         scope = None
         if symbolic:
             try:
@@ -622,7 +644,10 @@ class Worker:
                 raise
             except Exception:  # inconclusive with symbolic shapes: use concrete sizes
                 fa.symbolic = False
-        args, kwargs = trace_args(original, spec, dims, False)
+        try:
+            args, kwargs = placement.place(trace_args(original, spec, dims, False))
+        except placement.PlacementError as e:
+            raise InputError(str(e)) from None
         try:
             fa.traced = fa.jitted.trace(*args, **kwargs)
             fa.jaxpr = fa.traced.jaxpr
@@ -649,7 +674,11 @@ def backend_unavailable() -> str:
     [tool.jaxlint.dynamic]) has no device here, else ""."""
     import jax
 
+    from jaxlint.dynamic import placement
+
     wanted = os.environ.get("JAX_PLATFORMS") or ""
+    if placement.active() is not None:
+        return placement.unavailable()
     try:
         jax.devices()
     except Exception as e:

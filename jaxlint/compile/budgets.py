@@ -6,11 +6,17 @@ already measured for the run (``report["budget"]`` of each function, see
 :mod:`jaxlint.compile.figures`), from a program ``jaxlint record --compile`` observed
 first and from the workers for the rest, cached or not, exactly as ``check`` reports them.
 
-The file: ``{"format": 1, "functions": {"pkg.mod:qualname": {"<argument signature>":
-entry}}}`` with an entry ``{"figures", "compile_seconds", "environment", "largest",
-"loops"}``; keys are the function's module and qualified name and the argument
-signature, never a line; written with sorted keys and no timestamps, so an update
-that measures the same figures changes no byte and a change is a reviewable diff.
+The file: ``{"format": 2, "functions": {"pkg.mod:qualname": entry}}`` with an entry
+``{"signature", "figures", "compile_seconds", "environment", "largest", "loops"}``. A
+budget belongs to the function: its key is the function's module and qualified name,
+plus a short tag (the argument leaves that tell them apart: ``pkg.mod:step (x[32,784])``)
+only where one run measures the function with several signatures (train and eval batch
+sizes, bucketed lengths); the full signature is inside the entry, one leaf a line. A
+function measured with other shapes than its budget's is compared with it (the table
+and the finding show the shape change); see :func:`pair` and docs/budgets.md. Never a
+line; written with sorted keys and no timestamps, so an update that measures the same
+figures changes no byte and a change is a reviewable diff. Format 1 files (keyed by
+signature) are read and rewritten as format 2 by the next update.
 
 What a figure going up means is the budget rule's (``Rule.role == BUDGET``, a
 ``BudgetRule``): the engine finds it by role, asks it to assess each function's figures
@@ -19,7 +25,9 @@ function's jit line); the summary table goes to ``RunResult.tables`` for every f
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +38,9 @@ from jaxlint.config import ConfigError
 from jaxlint.diagnostic import Diagnostic, Position, Related, Severity
 from jaxlint.findings.result import Table
 
-FORMAT = 1
+FORMAT = 2
+#: budgets files this jaxlint reads (1: keyed by function and signature)
+READS = (1, 2)
 TITLE = "Cost budgets"
 COLUMNS = ("function", "metric", "budget", "now", "change", "status")
 #: environment keys shown when budgets are out of date, in this order
@@ -47,6 +57,8 @@ class Measured:
     line: int  # its jit line
     budget: dict  # report["budget"]
     versions: dict
+    #: its key in the budgets file (the gate sets it: the function, tagged where it has several signatures)
+    name: str = ""
 
     @property
     def signature(self) -> str:
@@ -70,6 +82,8 @@ class BudgetContext:
     rule: Any
     #: where the findings go (the gate hands the run's list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: how the arguments' shapes changed since the budget ("512 -> 1024 in w1, b1"; "": the same)
+    shapes: str = ""
 
     @property
     def now(self) -> Mapping[str, Any]:
@@ -117,14 +131,29 @@ def load(path: Path) -> dict:
     except (OSError, ValueError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: cannot read the cost budgets: {e}") from None
     fns = data.get("functions") if isinstance(data, dict) else None
-    if not isinstance(fns, dict) or not all(isinstance(v, dict) and all(isinstance(e, dict) for e in v.values())
+    if isinstance(data, dict) and data.get("format") not in READS:
+        raise ConfigError(f"{path}: budgets format {data.get('format')!r}, this jaxlint reads "
+                          f"{' and '.join(map(str, READS))}: re-make it with `jaxlint budget update`")
+    v1 = isinstance(data, dict) and data.get("format") == 1
+    if not isinstance(fns, dict) or not all(isinstance(v, dict) and (not v1 or all(isinstance(e, dict)
+                                                                                   for e in v.values()))
                                             for v in fns.values()):
-        raise ConfigError(f"{path}: not a jaxlint budgets file (a `functions` table of signatures to entries); "
+        raise ConfigError(f"{path}: not a jaxlint budgets file (a `functions` table of functions to entries); "
                           "make it with `jaxlint budget update`")
-    if data.get("format") != FORMAT:
-        raise ConfigError(f"{path}: budgets format {data.get('format')!r}, this jaxlint reads {FORMAT}: "
-                          "re-make it with `jaxlint budget update`")
-    return data
+    return upgrade(data)
+
+
+def upgrade(data: dict) -> dict:
+    """A format 1 file (``{function: {signature: entry}}``) as format 2: each entry under
+    its function's key (tagged where the function had several), its signature inside."""
+    if data.get("format") != 1:
+        return data
+    fns: dict = {}
+    for fn, entries in (data.get("functions") or {}).items():
+        tag = tags(list(entries))
+        for sig, e in entries.items():
+            fns[keyed(fn, tag[sig])] = {**e, "signature": leaves(sig)}
+    return {"format": FORMAT, "functions": fns}
 
 
 def budgets_path(run: Any) -> Path:
@@ -169,6 +198,8 @@ def measured(report) -> list[Measured]:
 def entry_of(b: dict) -> dict:
     """What the budgets file keeps of a measurement: no line, no path, no time of day."""
     return {
+        # one argument leaf a line, so that a shape change is a one-line diff
+        "signature": leaves(str(b.get("signature", "()"))),
         "figures": dict(b.get("figures") or {}),
         "compile_seconds": b.get("compile_seconds"),
         "environment": dict(b.get("environment") or {}),
@@ -188,32 +219,248 @@ def env_difference(old: dict, new: dict) -> str:
     return "; ".join(f"{k} {old.get(k, '-')!s} -> {new.get(k, '-')!s}" for k in keys)
 
 
-# ---------------------------------------------------------------------------- update
-def update(data: dict, now: list[Measured], rule) -> tuple[dict, list[str]]:
-    """The budgets with ``now``'s entries (others kept: a run over some files updates
-    those); the lines that say what changed. An entry whose exact figures and
-    environment are unchanged and whose compile time is within its ceiling is kept byte
-    for byte, so updating twice changes nothing."""
-    fns = {k: dict(v) for k, v in (data.get("functions") or {}).items()}
-    changes = []
-    for m in now:
-        new = entry_of(m.budget)
-        old = fns.get(m.key, {}).get(m.signature)
-        name = f"{m.key} ({m.signature})"
-        if old is None:
-            changes.append(f"added {name}")
-        elif _keeps(old, new, rule):
+# ---------------------------------------------------------------------------- signatures
+_LEAF = re.compile(r"^(?P<path>.*): (?P<dtype>[\w]+)\[(?P<dims>[\d,]*)\]$")
+_TAG_LIMIT = 48
+
+
+def leaves(signature: str) -> list[str]:
+    """A signature's parts (``x: f32[8,128]``, ``n=4``), split at its top-level commas."""
+    out, depth, cur, quote = [], 0, "", ""
+    for ch in signature:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0 and not quote:
+            out.append(cur.strip())
+            cur = ""
             continue
+        cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out if out != ["()"] else []
+
+
+def _parts(signature: str | list) -> dict[str, str]:
+    """{leaf path or static name: its dtype and shape or value}."""
+    out = {}
+    for part in (leaves(signature) if isinstance(signature, str) else signature):
+        m = _LEAF.match(part)
+        if m:
+            out[m["path"]] = f"{m['dtype']}[{m['dims']}]"
         else:
-            if old.get("environment") != new["environment"]:
-                why = f"re-measured: {env_difference(old.get('environment') or {}, new['environment'])}"
+            name, _, value = part.partition("=")
+            out[f"{name}="] = value
+    return out
+
+
+def joined(signature: str | list) -> str:
+    """An entry's signature (a list of parts) as the compile tier writes it (one string)."""
+    return signature if isinstance(signature, str) else ", ".join(map(str, signature)) or "()"
+
+
+def _shown(name: str, value: str, with_dtype: bool) -> str:
+    if name.endswith("="):
+        return f"{name}{value}"
+    return f"{name}{value if with_dtype else value[value.index('['):]}"
+
+
+def _few(items: list[str], n: int = 2) -> str:
+    return ", ".join(items[:n]) + (f" +{len(items) - n} more" if len(items) > n else "")
+
+
+def tags(signatures: list[str]) -> dict[str, str]:
+    """The short tag that tells each of one function's signatures from the others: the
+    leaves (and static values) that differ among them; "" for a function with one."""
+    if len(signatures) <= 1:
+        return {s: "" for s in signatures}
+    parsed = {s: _parts(s) for s in signatures}
+    names = list(dict.fromkeys(n for p in parsed.values() for n in p))
+    differing = [n for n in names if len({p.get(n) for p in parsed.values()}) > 1]
+    dtypes = any(len({p.get(n, "")[:p.get(n, "").find("[")] for p in parsed.values()}) > 1 for n in differing)
+    out = {}
+    for s, p in parsed.items():
+        items = [_shown(n, p[n], dtypes) if n in p else f"no {n}" for n in differing]
+        text = ", ".join(items)
+        out[s] = text if len(text) <= _TAG_LIMIT else _few(items)
+    if len(set(out.values())) < len(out):  # shortened alike: the signature's hash tells them apart
+        out = {s: f"{t} #{hashlib.sha1(s.encode()).hexdigest()[:6]}" for s, t in out.items()}
+    return out
+
+
+def keyed(function: str, tag: str) -> str:
+    return f"{function} ({tag})" if tag else function
+
+
+def function_of(key: str) -> str:
+    """The function (``module:qualname``) of a budget key (a qualified name has no " (")."""
+    return key.split(" (", 1)[0]
+
+
+def shape_change(old: str | list, new: str | list) -> str:
+    """How a function's arguments changed, in short: the dimensions that changed and in
+    which leaves (``512 -> 1024 in params.w1, params.b1 +4 more``); "" when the same."""
+    po, pn = _parts(old), _parts(new)
+    if po == pn:
+        return ""
+    subs: dict[str, None] = {}
+    where, other = [], []
+    for n in dict.fromkeys([*po, *pn]):
+        a, b = po.get(n), pn.get(n)
+        if a == b:
+            continue
+        ma, mb = _LEAF.match(f"x: {a}") if a else None, _LEAF.match(f"x: {b}") if b else None
+        if ma and mb and ma["dtype"] == mb["dtype"] and ma["dims"].count(",") == mb["dims"].count(","):
+            for x, y in zip(ma["dims"].split(","), mb["dims"].split(",")):
+                if x != y:
+                    subs[f"{x} -> {y}"] = None
+            where.append(n)
+        elif a is None:
+            other.append(f"new {_shown(n, b or '', True)}")
+        elif b is None:
+            other.append(f"no {n}")
+        else:
+            other.append(f"{n} {a} -> {b}" if n.endswith("=") else f"{n} {a} -> {b}")
+    text = f"{', '.join(subs)} in {_few(where)}" if where else ""
+    return "; ".join(t for t in (text, _few(other, 3)) if t)
+
+
+def pair(now: list[Measured], entries: Mapping[str, Mapping[str, Any]]) -> tuple[list[tuple[Measured, str | None]],
+                                                                                list[str]]:
+    """Which budget entry each of one function's measured signatures is held to, and the
+    entries left over. The rule (docs/budgets.md): the entry of the same signature; else
+    the entry of the same key (the same tag: a train step's batch leaf, whatever the
+    model's width); else, among the entries left, the one of the same argument structure
+    with the fewest leaves changed (a function with one signature is compared with its
+    one budget whatever its shapes). A signature matched by none has no budget; an entry
+    matched by none is stale."""
+    left = dict(entries)
+    out: list[tuple[Measured, str | None]] = []
+    todo = []
+    by_sig = {joined(e.get("signature", "")): k for k, e in entries.items()}
+    for m in now:
+        k = by_sig.get(m.signature)
+        if k in left:
+            out.append((m, k))
+            del left[k]
+        else:
+            todo.append(m)
+    rest = []
+    for m in todo:
+        if m.name in left:
+            out.append((m, m.name))
+            del left[m.name]
+        else:
+            rest.append(m)
+    for m in rest:
+        mine = _parts(m.signature)
+        cands = [(sum(mine[n] != p[n] for n in p), k) for k, p in
+                 ((k, _parts(e.get("signature", ""))) for k, e in sorted(left.items())) if p.keys() == mine.keys()]
+        if cands:
+            k = min(cands)[1]
+            out.append((m, k))
+            del left[k]
+        else:
+            out.append((m, None))
+    order = {id(m): i for i, m in enumerate(now)}
+    return sorted(out, key=lambda x: order[id(x[0])]), sorted(left)
+
+
+def named(now: list[Measured]) -> list[Measured]:
+    """``now`` with each measurement's key in the budgets file set (:func:`tags`)."""
+    sigs: dict[str, list[str]] = {}
+    for m in now:
+        sigs.setdefault(m.key, []).append(m.signature)
+    tagged = {k: tags(v) for k, v in sigs.items()}
+    for m in now:
+        m.name = keyed(m.key, tagged[m.key][m.signature])
+    return now
+
+
+def _by_function(fns: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for k, e in fns.items():
+        out.setdefault(function_of(k), {})[k] = e
+    return out
+
+
+@dataclass
+class Coverage:
+    """What this run could have measured, to tell a gone function's budget from one
+    outside the run: the modules it checked, and why each function it did not measure
+    was not (``module:qualname`` -> reason)."""
+
+    modules: set[str] = field(default_factory=set)
+    unmeasured: dict[str, str] = field(default_factory=dict)
+
+    def why_stale(self, function: str) -> str | None:
+        """Why a budgeted function has no measurement this run; None: outside the run."""
+        if function in self.unmeasured:
+            return f"not measured ({self.unmeasured[function]})"
+        if function.split(":", 1)[0] in self.modules:
+            return "the function is gone or no longer jitted"
+        return None
+
+
+# ---------------------------------------------------------------------------- update
+def update(data: dict, now: list[Measured], rule, coverage: Coverage | None = None) -> tuple[dict, list[str]]:
+    """The budgets with ``now``'s entries (others kept: a run over some files updates
+    those; a function of a checked module that is gone is removed); the lines that say
+    what changed. An entry whose signature, exact figures and environment are unchanged
+    and whose compile time is within its ceiling is kept byte for byte, so updating
+    twice changes nothing."""
+    fns = dict(data.get("functions") or {})
+    grouped = _by_function(fns)
+    changes = []
+    now = named(now)
+    mine: dict[str, list[Measured]] = {}
+    for m in now:
+        mine.setdefault(m.key, []).append(m)
+    for fn, ms in mine.items():
+        olds = grouped.get(fn, {})
+        pairs, left = pair(ms, olds)
+        for gone in olds:
+            del fns[gone]
+        for m, held in pairs:
+            new = entry_of(m.budget)
+            old = olds.get(held) if held is not None else None
+            if old is None:
+                changes.append(f"added {m.name}")
+            elif _keeps(old, new, rule):
+                fns[m.name] = old
+                if held != m.name:
+                    changes.append(f"renamed {held} -> {m.name} (its signatures: {len(ms)})")
+                continue
             else:
-                moved = [a for a in rule.assess(m.key, old, new) if a.status in ("over", "lower", "within", "new")]
-                why = ", ".join(f"{a.metric} {_amount(a.metric, a.budget)} -> {_amount(a.metric, a.now)}"
-                                for a in moved) or "the largest buffers and ops changed"
-            changes.append(f"updated {name}: {why}")
-        fns.setdefault(m.key, {})[m.signature] = new
+                changes.append(f"updated {m.name}: {_what_changed(m, old, new, rule)}")
+            fns[m.name] = new
+        for k in left:
+            changes.append(f"removed {k}: no longer called with ({_few(leaves(joined(olds[k].get('signature', ''))), 3)})")
+    for fn, olds in grouped.items():
+        why = coverage.why_stale(fn) if coverage is not None and fn not in mine else None
+        if why == "the function is gone or no longer jitted":
+            for k in olds:
+                del fns[k]
+                changes.append(f"removed {k}: {why}")
     return {"format": FORMAT, "functions": fns}, changes
+
+
+def _what_changed(m: Measured, old: dict, new: dict, rule) -> str:
+    parts = []
+    shapes = shape_change(old.get("signature", ""), new["signature"])
+    if shapes:
+        parts.append(f"shapes {shapes}")
+    if old.get("environment") != new["environment"]:
+        parts.append(f"re-measured: {env_difference(old.get('environment') or {}, new['environment'])}")
+    else:
+        moved = [a for a in rule.assess(m.key, old, new) if a.status in ("over", "lower", "within", "new")]
+        parts += [f"{a.metric} {_amount(a.metric, a.budget)} -> {_amount(a.metric, a.now)}" for a in moved]
+    return ", ".join(parts) or "the largest buffers and ops changed"
 
 
 def _keeps(old: dict, new: dict, rule) -> bool:
@@ -221,23 +468,35 @@ def _keeps(old: dict, new: dict, rule) -> bool:
         return False
     if old.get("loops") != new["loops"] or old.get("largest") != new["largest"]:
         return False
+    if old.get("signature") != new["signature"]:
+        return False
     a = [x for x in rule.assess("", old, new) if x.metric == "compile_seconds"]
     return not a or a[0].status == "same"
 
 
 # ---------------------------------------------------------------------------- the gate
-def gate(data: dict, now: list[Measured], rule, command: str) -> tuple[list[tuple[str, ...]], list[Diagnostic], int]:
+def gate(data: dict, now: list[Measured], rule, command: str,
+         coverage: Coverage | None = None) -> tuple[list[tuple[str, ...]], list[Diagnostic], int]:
     """(table rows, the rule's findings, how many out of date): each measured function
-    held against its entry; ``command`` re-measures out-of-date budgets."""
+    held against its entry (:func:`pair`), stale entries listed; ``command`` re-measures
+    out-of-date budgets."""
     from jaxlint.textutil import figure as amount, signed_percent as signed
 
     rows: list[tuple[str, ...]] = []
     findings: list[Diagnostic] = []
     stale = 0
-    fns = data.get("functions") or {}
+    grouped = _by_function(data.get("functions") or {})
+    now = named(now)
+    pairs: dict[int, str | None] = {}
+    left: list[str] = []
+    for fn in dict.fromkeys(m.key for m in now):
+        matched, rest = pair([m for m in now if m.key == fn], grouped.get(fn, {}))
+        pairs.update({id(m): k for m, k in matched})
+        left += rest
     for m in now:
-        shown = m.key if len(_signatures(now, m.key)) == 1 else f"{m.key} ({m.signature})"
-        entry = fns.get(m.key, {}).get(m.signature)
+        shown = m.name
+        k = pairs[id(m)]
+        entry = grouped.get(m.key, {}).get(k) if k is not None else None
         if entry is None:
             rows.append((shown, "-", "-", "-", "-", "no budget"))
             rule.check(BudgetContext(m, None, [], rule, findings))
@@ -248,6 +507,10 @@ def gate(data: dict, now: list[Measured], rule, command: str) -> tuple[list[tupl
             rows.append((shown, "-", "-", "-", "-", f"out of date ({env_difference(entry.get('environment') or {}, env_now)}): "
                                                    f"re-measure with `{command}`"))
             continue
+        shapes = shape_change(entry.get("signature", ""), m.signature)
+        shown = k or m.name  # the row names the budget it is held to
+        if shapes:
+            rows.append((shown, "shapes", "-", "-", shapes, "compared with the budget"))
         assessed = rule.assess(m.key, entry, m.budget)
         moved = [a for a in assessed if a.status != "same"]
         for a in moved:
@@ -257,18 +520,43 @@ def gate(data: dict, now: list[Measured], rule, command: str) -> tuple[list[tupl
                          "-" if a.status == "new" else signed(a.change), status))
         if not moved:
             rows.append((shown, "all", "-", "-", "0 %", "ok"))
-        rule.check(BudgetContext(m, entry, assessed, rule, findings))
+        rule.check(BudgetContext(m, entry, assessed, rule, findings, shapes=shapes))
+    measured_fns = {m.key for m in now}
+    for k in left:
+        sig = _few(leaves(joined(grouped[function_of(k)][k].get("signature", ""))), 3)
+        rows.append((k, "-", "-", "-", "-", f"stale: no longer called with ({sig}); `{command}` removes it"))
+    for fn, olds in grouped.items():
+        why = coverage.why_stale(fn) if coverage is not None and fn not in measured_fns else None
+        if why is None:
+            continue
+        removed = f"; `{command}` removes it" if why.startswith("the function") else ""
+        rows += [(k, "-", "-", "-", "-", f"stale: {why}{removed}") for k in sorted(olds)]
     return rows, findings, stale
-
-
-def _signatures(now: list[Measured], key: str) -> set[str]:
-    return {m.signature for m in now if m.key == key}
 
 
 def _amount(metric: str, value) -> str:
     from jaxlint.textutil import figure
 
     return figure(metric, value)
+
+
+def _coverage(run: Any, report) -> Coverage:
+    """The modules this run checked and its functions it did not measure (with why)."""
+    from jaxlint.dynamic import project
+
+    cov = Coverage()
+    for t in run.dynamic_tasks():
+        s = t.settings
+        root = project.project_root(t.path, s.root if s.config_file else None)
+        cov.modules.add(project.module_name(Path(t.path), root)[0])
+    done = {m.key for m in measured(report)}
+    for f in report.functions:
+        if f.module:
+            cov.modules.add(f.module)
+            key = f"{f.module}:{f.qualname}"
+            if key not in done:
+                cov.unmeasured.setdefault(key, f.reason or f.status)
+    return cov
 
 
 def stage(run: Any) -> int | None:
@@ -295,11 +583,12 @@ def stage(run: Any) -> int | None:
         else:
             return None
     now = measured(report)
+    coverage = _coverage(run, report)
     if o.update_budgets:
         if report.errors:  # a run that failed updates nothing
             print("jaxlint: budgets: not updated: the dynamic phase failed", file=sys.stderr)
             return None
-        data, changes = update(load(path), now, rule)
+        data, changes = update(load(path), now, rule, coverage)
         text = dumps(data)
         old = path.read_text(encoding="utf-8") if path.is_file() else None
         if text != old:
@@ -321,7 +610,7 @@ def stage(run: Any) -> int | None:
         return None  # no budgets in this project: nothing to gate
     data = load(path)
     command = "jaxlint budget update" + (f" --budgets {o.budgets}" if o.budgets else "")
-    rows, findings, stale = gate(data, now, rule, command)
+    rows, findings, stale = gate(data, now, rule, command, coverage)
     rows += [(name, "-", "-", "-", "-", why) for name, why in unmeasured(report)]
     report.diagnostics.extend(findings)
     notes = []

@@ -194,11 +194,15 @@ class CostBudget(BudgetRule):
                 parts.append(f"{a.metric} {amount(a.metric, a.budget)} -> {amount(a.metric, a.now)} "
                              f"({signed(a.change)}{tol})")
         why, related = self.causes(ctx, over)
-        msg = f"`{qualname}` is over its cost budget: {'; '.join(parts)}"
+        shapes = f" (its arguments changed: {ctx.shapes})" if ctx.shapes else ""
+        msg = f"`{qualname}` is over its cost budget{shapes}: {'; '.join(parts)}"
         if why:
             msg += f"; {'; '.join(why)}"
         data = {"signature": signature, "metrics": {a.metric: {"budget": a.budget, "now": a.now} for a in over}}
-        ctx.report(None, msg, data=data, related=related, key=f"budget:{signature}")
+        if ctx.shapes:
+            data["shapes"] = ctx.shapes
+        # the baseline's key: the budget's (short, the same when the shapes change)
+        ctx.report(None, msg, data=data, related=related, key=f"budget:{ctx.function.name or signature}")
 
     def causes(self, ctx: BudgetContext, over: Sequence[Assessment]) -> tuple[list[str], list[Related]]:
         """What is new in the program: loops that run more often, the largest buffers

@@ -98,11 +98,12 @@ def by_function(findings, name):
     return [d for d in findings if d["code"] == "JAX306" and d["data"]["function"] == name]
 
 
-def test_budgets_hold_one_entry_per_function_and_signature_with_exact_and_loop_scaled_figures(project):
+def test_budgets_hold_one_entry_per_function_with_its_signature_and_exact_and_loop_scaled_figures(project):
     data = json.loads(project["first"])
+    assert data["format"] == 2
     assert set(data["functions"]) == {"wide:mlp", "small:mlp", "loop:iterate", "moved:features"}
-    [(sig, entry)] = data["functions"]["loop:iterate"].items()
-    assert sig == "x: f32[64,64], w: f32[64,64]"
+    entry = data["functions"]["loop:iterate"]
+    assert entry["signature"] == ["x: f32[64,64]", "w: f32[64,64]"]
     fig = entry["figures"]
     # cost_analysis counts the loop body once; the loop-scaled figure is the body ten times,
     # counted from the HLO exactly as XLA counts it (the loop is all the function does)
@@ -132,7 +133,7 @@ def test_a_widened_layer_fails_with_its_delta_and_the_line_of_the_new_buffer(pro
     assert m, d["message"]
     old = json.loads(project["first"])["functions"]["wide:mlp"]
     now = d["data"]["metrics"]["temp_bytes"]
-    assert now["budget"] == next(iter(old.values()))["figures"]["temp_bytes"]
+    assert now["budget"] == old["figures"]["temp_bytes"]
     assert now["now"] > now["budget"]
     assert float(m.group(3)) == pytest.approx((now["now"] - now["budget"]) / now["budget"] * 100, abs=0.06)
     assert "largest buffers new or grown" in d["message"]
@@ -179,10 +180,9 @@ def test_budget_findings_in_every_ci_format(project, fmt):
 def test_budgets_of_another_environment_are_out_of_date_not_compared(project, tmp_path):
     root = project["root"]
     data = json.loads((root / "jaxlint-budgets.json").read_text())
-    for entries in data["functions"].values():
-        for e in entries.values():
-            e["environment"]["jax"] = "0.3.0"  # a version other than the one running
-            e["figures"] = {k: 1 for k in e["figures"]}  # would fail everything if compared
+    for e in data["functions"].values():
+        e["environment"]["jax"] = "0.3.0"  # a version other than the one running
+        e["figures"] = {k: 1 for k in e["figures"]}  # would fail everything if compared
     other = tmp_path / "old-budgets.json"
     other.write_text(json.dumps(data))
     r, findings = check(root, "--budgets", str(other))
@@ -195,7 +195,7 @@ def test_budgets_of_another_environment_are_out_of_date_not_compared(project, tm
 def test_no_budget_is_listed_and_fails_only_with_require_budgets(project, tmp_path):
     root = project["root"]
     empty = tmp_path / "none.json"
-    empty.write_text(json.dumps({"format": 1, "functions": {}}))
+    empty.write_text(json.dumps({"format": 2, "functions": {}}))
     r = run_cli("check", "--dynamic", "--compile", "--budgets", str(empty), cwd=root, timeout=600)
     assert r.returncode == 0 and "no budget" in r.stdout, r.stdout
     (tmp_path / "strict.toml").write_text("[rules.JAX306]\nrequire-budgets = true\n[dynamic]\nfunction-timeout = 120\n")
@@ -229,7 +229,8 @@ def test_budgets_from_a_recorded_program(tmp_path):
     up = run_cli("budget", "update", cwd=tmp_path, timeout=600)
     assert up.returncode == 0, up.stderr
     data = json.loads((tmp_path / "jaxlint-budgets.json").read_text())
-    entry = data["functions"]["prog:main.<locals>.step"]["x: f32[32,32]"]
+    entry = data["functions"]["prog:main.<locals>.step"]
+    assert entry["signature"] == ["x: f32[32,32]"]
     assert entry["figures"]["flops"] >= 2 * 32 ** 3
 
 
@@ -241,9 +242,8 @@ def test_budgets_made_from_the_examples(tmp_path):
     assert r.returncode == 0, r.stderr
     data = json.loads(out.read_text())
     assert len(data["functions"]) >= 5, data["functions"].keys()
-    for entries in data["functions"].values():
-        for e in entries.values():
-            assert e["figures"]["flops"] >= 0 and e["environment"]["backend"] == "cpu"
+    for e in data["functions"].values():
+        assert e["figures"]["flops"] >= 0 and e["environment"]["backend"] == "cpu"
 
 
 # ------------------------------------------------------------------ the rule's judgement, on figures
@@ -294,7 +294,7 @@ def test_check_update_budgets_writes_the_same_budgets_as_budget_update(project, 
     assert r.returncode == 0 and "4 changes written to" in r.stderr, r.stderr
     now = json.loads(other.read_text())["functions"]
     assert set(now) == set(json.loads(project["first"])["functions"])
-    assert next(iter(now["loop:iterate"].values()))["loops"] == [{"op": "while", "trip_count": 100}]
+    assert now["loop:iterate"]["loops"] == [{"op": "while", "trip_count": 100}]
 
 
 def test_the_rule_reports_through_its_budget_context(tmp_path):

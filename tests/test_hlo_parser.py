@@ -1,12 +1,13 @@
 """The optimized-HLO parser on text captured from jax 0.4.38, 0.8.3 and 0.10.2, and live."""
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import pytest
 
-from jaxlint.compile.hlo import COLLECTIVES, HloParseError, collectives, parse_hlo, parse_shape
+from jaxlint.compile.hlo import COLLECTIVES, HloParseError, collectives, host_calls, parse_hlo, parse_shape
 
 DATA = Path(__file__).parent / "data" / "hlo"
 SOURCE = (DATA / "programs.py").read_text().splitlines()
@@ -260,3 +261,78 @@ def test_pmap_compiles_one_program_per_device(version):
     assert devices == 8
     (c,) = collectives(m)
     assert c.kind == "all-reduce" and c.groups == (tuple(range(8)),) and c.bytes == 128 * 4
+
+
+# -- a TPU's program (v5e, compiled deviceless by tests/data/hlo/make_tpu_hlo.py) ----------
+
+TPU_SOURCE = (DATA / "tpu_programs.py").read_text().splitlines()
+TPU_MEMORY = json.loads((DATA / "tpu_memory-0.10.2.json").read_text())
+
+
+def tpu(name: str):
+    return parse_hlo((DATA / f"tpu_{name}-0.10.2.hlo").read_text())
+
+
+def tpu_line(text: str) -> int:
+    hits = [i + 1 for i, l in enumerate(TPU_SOURCE) if text in l]
+    assert len(hits) == 1, text
+    return hits[0]
+
+
+def test_tpu_layouts_give_tiles_memory_spaces_and_the_bytes_the_chip_allocates():
+    s = parse_shape("bf16[3,200]{1,0:T(4,128)(2,1)S(1)}")
+    assert (s.dims, s.minor_to_major, s.tiles, s.memory_space) == ((3, 200), (1, 0), ((4, 128), (2, 1)), 1)
+    assert (s.bytes, s.physical_dims, s.tiled_bytes) == (1200, (4, 256), 2048)
+    t = parse_shape("f32[1000,200]{0,1:T(8,128)}")  # column-major: the 1000 rows are minor
+    assert (t.physical_dims, t.tiled_bytes) == ((200, 1024), 200 * 1024 * 4)
+    assert parse_shape("f32[]{:T(128)}").tiled_bytes == 512
+    assert parse_shape("f32[8]{0}").tiled_bytes == parse_shape("f32[8]").tiled_bytes == 32  # no tiles: no padding
+    assert parse_shape("f32[8]{0}") == parse_shape("f32[8]")  # the layout is not part of a shape's identity
+    # the chip's own allocation of every argument and output, to the byte
+    for name, figures in TPU_MEMORY.items():
+        m = tpu(name)
+        assert sum(p.shape.tiled_bytes for p in m.entry.parameters()) == figures["argument_size_in_bytes"], name
+        outs = m.entry_outputs()
+        table = 512 if len(outs) > 1 else 0  # a tuple result's table of buffers
+        assert sum(s.tiled_bytes for _, s in outs) + table == figures["output_size_in_bytes"], name
+    padded = tpu("padded")
+    x = next(p for p in padded.entry.parameters() if p.literal == "0")
+    assert (x.shape.bytes, x.shape.tiled_bytes) == (800_000, 819_200)
+
+
+def test_tpu_memory_moves_and_multi_output_fusions_lead_back_to_the_parameters():
+    m = tpu("train_step")
+    params = {p.metadata["op_name"]: p for p in m.entry.parameters()}
+    root = m.entry.root
+    # every new parameter and moment comes out of a matmul fusion with several results
+    made = [m.produced(op) for op in root.operands[:6]]
+    assert all(inst.opcode == "fusion" and inst.fusion_kind == "kOutput" and index is not None
+               for inst, index in made)
+    # w1 reaches its update as slices put together again, w2 prefetched into another memory space
+    for k, (inst, index) in enumerate(made[:2]):
+        reads = {m.producer(op).name for op in m.elementwise_operands(inst, index)}
+        name = f"p['w{k + 1}']"
+        assert params[name].name in reads, (name, reads)
+        # the update's lines, not those of the matmul fused beside it
+        assert {j.source.line for j in m.elementwise_part(inst, index) if j.source} <= {
+            tpu_line("m = jax.tree.map"), tpu_line("v = jax.tree.map"), tpu_line("p = jax.tree.map")}
+    moved = [i for i in m.entry.instructions if i.opcode in ("copy-done", "custom-call")]
+    assert {m.producer(i.name).opcode for i in moved} == {"parameter"}
+    # and the consumers of a parameter are the kernels that read it, not its moves
+    assert {c.opcode for c in m.consumers(params["p['w1']"])} == {"fusion"}
+
+
+def test_tpu_host_callback_is_its_host_transfers_between_the_fusions():
+    m = tpu("chain")
+    calls = host_calls(m)
+    assert len(calls) == 1 and calls[0].target == "host transfer"
+    call = calls[0]
+    assert call.inst.opcode == "send" and call.inst.source.file.endswith("tests/data/hlo/programs.py")
+    assert call.inst.source.line == line_of("b = jax.pure_callback")
+    assert [r.opcode for r in call.results] == ["recv-done"]
+    assert [m.is_elementwise(m.producer(op)) for op in call.inputs] == [True]
+    # (the TPU fuses the sum beside the elementwise consumer: one multi-output fusion)
+    assert any(line_of("c = jnp.exp(b) + y") in lines(m, c) for r in call.results for c in m.consumers(r))
+    # the CPU's callback is a custom call: the same model
+    cpu = host_calls(captured("chain", "0.10.2"))
+    assert [(c.inst.opcode, c.results[0].opcode) for c in cpu] == [("custom-call", "custom-call")]

@@ -310,9 +310,11 @@ class CompileFacts:
                     return loc
         return None
 
-    def lines_of(self, inst: Instruction) -> list[SourceLocation]:
+    def lines_of(self, inst: Instruction, part: Iterable[Instruction] = ()) -> list[SourceLocation]:
+        """The user's lines of an instruction and what it fused; or, given ``part``, of
+        those fused instructions alone (one result of a multi-output fusion)."""
         out: dict[tuple[str, int], SourceLocation] = {}
-        for j in [inst] + self.module.fused_instructions(inst):
+        for j in list(part) or [inst] + self.module.fused_instructions(inst):
             for loc in j.stack:
                 if not is_library_path(loc.file):
                     out.setdefault((loc.file, loc.line), loc)

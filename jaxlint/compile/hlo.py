@@ -44,6 +44,8 @@ sine sqrt subtract tan tanh xor stochastic-convert
 FREE = frozenset("parameter constant broadcast bitcast reshape iota tuple get-tuple-element".split())
 #: opcodes that only route values between kernels
 PLUMBING = frozenset("parameter constant tuple get-tuple-element bitcast after-all".split())
+#: the TPU's asynchronous moves of a value (or of slices of it) between memory spaces
+MOVES = frozenset({"copy-start", "copy-done", "slice-start", "slice-done"})
 #: custom-call targets that run Python on the host
 HOST_CALLBACK_TARGETS = frozenset({
     "xla_python_cpu_callback", "xla_ffi_python_cpu_callback",
@@ -63,10 +65,64 @@ class Shape:
     dtype: str
     dims: tuple[int, ...] = ()
     elements: tuple["Shape", ...] = ()
+    #: the layout as printed, without braces (``1,0:T(8,128)S(1)``; "" when none)
+    layout: str = field(default="", compare=False)
 
     @property
     def is_tuple(self) -> bool:
         return self.dtype == "tuple"
+
+    @property
+    def minor_to_major(self) -> tuple[int, ...]:
+        """The layout's dimension order, minor first (row-major when none is printed)."""
+        head = self.layout.split(":", 1)[0]
+        order = tuple(int(d) for d in head.split(",") if d.strip().isdigit())
+        return order if sorted(order) == list(range(len(self.dims))) else tuple(range(len(self.dims) - 1, -1, -1))
+
+    @property
+    def tiles(self) -> tuple[tuple[int, ...], ...]:
+        """The layout's tiles, outermost first: ``T(8,128)(2,1)`` -> ``((8, 128), (2, 1))``
+        (a ``*`` dimension reads as 1: it does not pad); () when the layout has none."""
+        m = re.search(r"T((?:\([\d,*\s]*\))+)", self.layout.split(":", 1)[1] if ":" in self.layout else "")
+        if m is None:
+            return ()
+        return tuple(tuple(int(d) if d.strip().isdigit() else 1 for d in t.split(","))
+                     for t in re.findall(r"\(([^)]*)\)", m.group(1)))
+
+    @property
+    def memory_space(self) -> int:
+        """The layout's memory space: ``S(1)`` -> 1 (on a TPU: its on-chip memory); 0 (the
+        device's main memory, HBM) when none is printed."""
+        m = re.search(r"S\((\d+)\)", self.layout.split(":", 1)[1] if ":" in self.layout else "")
+        return int(m.group(1)) if m else 0
+
+    @property
+    def physical_dims(self) -> tuple[int, ...]:
+        """The dimensions in memory order, major first, padded to the first tile: what
+        the array occupies (its logical dims, reordered, without a tiled layout)."""
+        dims = [self.dims[i] for i in reversed(self.minor_to_major)]
+        if not self.tiles:
+            return tuple(dims)
+        tile = self.tiles[0]
+        # a tile of more dimensions than the array pads leading dimensions of size 1
+        dims = [1] * max(0, len(tile) - len(dims)) + dims
+        k = len(tile)
+        return tuple(dims[:len(dims) - k]) + tuple(-(-d // t) * t for d, t in zip(dims[len(dims) - k:], tile))
+
+    @property
+    def tiled_bytes(self) -> int:
+        """Bytes the array takes in its tiled layout (the TPU pads each dimension a tile
+        spans to a multiple of the tile: ``f32[200,100]{1,0:T(8,128)}`` takes
+        ``200 x 128 x 4``); ``bytes`` where the layout has no tiles. A tuple counts its
+        elements."""
+        if self.is_tuple:
+            return sum(e.tiled_bytes for e in self.elements)
+        if not self.tiles:
+            return self.bytes
+        n = 1
+        for d in self.physical_dims:
+            n *= d
+        return (n * DTYPE_BITS.get(self.dtype, 0) + 7) // 8
 
     @property
     def size(self) -> int:
@@ -281,18 +337,33 @@ class HloModule:
             return bool(body) and all(j.opcode in ELEMENTWISE or j.opcode in FREE for j in body)
         return False
 
-    def elementwise_operands(self, inst: Instruction) -> list[str]:
+    def elementwise_operands(self, inst: Instruction, index: int | None = None) -> list[str]:
         """The operands ``inst`` is an elementwise function of (each output element reads the
-        same element of the operand): every operand of a bare elementwise op; of a loop
-        fusion, those its root reaches through elementwise ops alone, whatever else it reads
-        (a moment update ``0.9 * m + 0.1 * transpose(g)`` is one of ``m``, not of ``g``)."""
+        same element of the operand): every operand of a bare elementwise op; of a fusion,
+        those its root reaches through elementwise ops alone, whatever else it reads (a
+        moment update ``0.9 * m + 0.1 * transpose(g)`` is one of ``m``, not of ``g``). Of a
+        multi-output fusion (a tuple root: the TPU fuses a gradient's matmul with the
+        updates that read it), the result ``index`` of the tuple."""
         if inst.opcode in ELEMENTWISE:
             return list(inst.operands)
-        comp = self.computations.get(inst.called[0]) if inst.fusion_kind == "kLoop" and inst.called else None
+        return self._elementwise_walk(inst, index)[0]
+
+    def elementwise_part(self, inst: Instruction, index: int | None = None) -> list[Instruction]:
+        """The fused elementwise ops between a fusion's result (``index`` of a tuple root)
+        and the operands :meth:`elementwise_operands` finds: the update itself, without
+        the matmul a multi-output fusion computes beside it."""
+        return self._elementwise_walk(inst, index)[1]
+
+    def _elementwise_walk(self, inst: Instruction, index: int | None) -> tuple[list[str], list[Instruction]]:
+        comp = self.computations.get(inst.called[0]) if inst.opcode == "fusion" and inst.called else None
         root = comp.root if comp is not None else None
+        if comp is not None and root is not None and root.opcode == "tuple":
+            picked = root.operands[index] if index is not None and 0 <= index < len(root.operands) else None
+            root = comp.by_name.get(picked) if picked is not None else None
         if comp is None or root is None:
-            return []
+            return [], []
         found: list[str] = []
+        ops: list[Instruction] = []
         todo, seen = [root], set()
         while todo:
             j = todo.pop()
@@ -303,8 +374,9 @@ class HloModule:
                     and int(j.literal or 0) < len(inst.operands):
                 found.append(inst.operands[int(j.literal or 0)])
             elif j.opcode in ELEMENTWISE:
+                ops.append(j)
                 todo.extend(x for o in j.operands if (x := comp.by_name.get(o)) is not None)
-        return found
+        return found, ops
 
     def source_lines(self, inst: Instruction, path_suffix: str | None = None) -> list[SourceLocation]:
         """Distinct user locations of an instruction (for a fusion: of what it fused)."""
@@ -316,21 +388,65 @@ class HloModule:
         return sorted(seen.values(), key=lambda s: (s.file, s.line))
 
     def producer(self, name: str) -> Instruction | None:
-        """The instruction computing ``name``, looking through get-tuple-element/bitcast."""
+        """The instruction computing ``name``, looking through get-tuple-element/bitcast
+        and the moves that change where a value lives, not what it is (see :meth:`produced`)."""
+        return self.produced(name)[0]
+
+    def produced(self, name: str) -> tuple[Instruction | None, int | None]:
+        """(the instruction computing ``name``, which element of its tuple result ``name``
+        is, or None). Looks through get-tuple-element, bitcast, jaxlib 0.4's ``call``
+        wrappers, and the TPU's memory moves: ``copy-done(copy-start(x))`` (a prefetch into
+        another memory space) and a ``ConcatBitcast`` of ``slice-done`` pieces that make up
+        all of ``x`` give ``x``."""
         inst = self.instructions.get(name)
+        index: int | None = None
         seen: set[str] = set()
         while inst is not None and inst.name not in seen:
             seen.add(inst.name)
-            if inst.opcode in ("get-tuple-element", "bitcast") and inst.operands:
+            if inst.opcode == "get-tuple-element" and inst.operands:
+                try:
+                    index = int(inst.attrs.get("index", ""))
+                except ValueError:
+                    index = None
+                inst = self.instructions.get(inst.operands[0])
+            elif inst.opcode == "bitcast" and inst.operands:
                 inst = self.instructions.get(inst.operands[0])
             elif inst.opcode == "call" and inst.called and inst.called[0] in self.computations:
                 # jaxlib 0.4 wraps big loop fusions in call(to_apply=%parallel_*_fusion)
                 inst = self.computations[inst.called[0]].root
             elif inst.opcode == "parameter" and (operand := self._call_operand(inst)) is not None:
-                inst = self.instructions.get(operand)
+                inst, index = self.instructions.get(operand), None
+            elif (moved := self._moved_from(inst)) is not None:
+                inst, index = moved, None
             else:
                 break
-        return inst
+        return inst, index
+
+    def _moved_from(self, inst: Instruction) -> Instruction | None:
+        """The value a memory move hands on unchanged, or None: ``copy-done`` of a
+        ``copy-start``; a TPU ``ConcatBitcast`` custom call whose operands are
+        ``slice-done`` pieces of one instruction with as many elements as it has."""
+        if inst.opcode == "copy-done" and inst.operands:
+            start = self.instructions.get(inst.operands[0])
+            if start is not None and start.opcode == "copy-start" and start.operands:
+                return self.instructions.get(start.operands[0])
+            return None
+        if inst.opcode != "custom-call" or inst.custom_call_target != "ConcatBitcast" or not inst.operands:
+            return None
+        whole: set[str] = set()
+        pieces = 0
+        for op in inst.operands:
+            done = self.instructions.get(op)
+            start = self.instructions.get(done.operands[0]) if done is not None and done.operands else None
+            if done is None or done.opcode != "slice-done" or start is None or start.opcode != "slice-start" \
+                    or not start.operands:
+                return None
+            whole.add(start.operands[0])
+            pieces += done.shape.size
+        src = self.instructions.get(next(iter(whole))) if len(whole) == 1 else None
+        if src is None or src.shape.is_tuple or src.shape.dims != inst.shape.dims or src.shape.size != pieces:
+            return None
+        return src
 
     def _call_operand(self, param: Instruction) -> str | None:
         """For a parameter of a ``call``ed body: the caller's operand it stands for."""
@@ -343,7 +459,9 @@ class HloModule:
             return None
 
     def consumers(self, inst: Instruction) -> list[Instruction]:
-        """Users of ``inst``, looking through get-tuple-element/bitcast."""
+        """Users of ``inst``, looking through get-tuple-element/bitcast and the TPU's
+        memory moves (``copy-start``/``-done``, ``slice-start``/``-done`` and the
+        ``ConcatBitcast`` that puts the slices together again)."""
         out: list[Instruction] = []
         todo = [inst]
         seen = set()
@@ -353,7 +471,8 @@ class HloModule:
                 if u.name in seen:
                     continue
                 seen.add(u.name)
-                if u.opcode in ("get-tuple-element", "bitcast"):
+                if u.opcode in ("get-tuple-element", "bitcast") or u.opcode in MOVES \
+                        or (u.opcode == "custom-call" and u.custom_call_target == "ConcatBitcast"):
                     todo.append(u)
                 elif u.opcode == "call" and u.called and u.called[0] in self.computations:
                     # jaxlib 0.4's parallel wrapper: the kernel is the body's root
@@ -554,9 +673,11 @@ def _read_shape(s: str, pos: int) -> tuple[Shape, int]:
     dims = tuple(int(d) if d.isdigit() else int(re.sub(r"[^0-9]", "", d) or 0)
                  for d in m.group(2).split(",") if d.strip())
     end = m.end()
+    layout = ""
     if end < len(s) and s[end] == "{":  # layout
-        end = match_closer(s, end) + 1
-    return Shape(m.group(1), dims), end
+        close = match_closer(s, end)
+        layout, end = s[end + 1:close], close + 1
+    return Shape(m.group(1), dims, layout=layout), end
 
 
 #: the characters the bracket scanners care about; a string literal is one token
@@ -678,6 +799,60 @@ def describe(inst: Instruction) -> str:
         kind = inst.custom_fusion_kind or inst.fusion_kind or "fusion"
         return f"fusion `{inst.name}` ({kind})"
     return f"`{inst.opcode}`"
+
+
+# -- host calls ----------------------------------------------------------------------------
+
+#: the host-transfer halves a TPU program calls Python with (``is_host_transfer=true``)
+HOST_TRANSFERS = frozenset({"send", "send-done", "recv", "recv-done"})
+
+
+@dataclass(frozen=True)
+class HostCall:
+    """One call out to Python on the host: a callback custom call (CPU, GPU), or on the
+    TPU the ``send``/``recv`` host transfers of one callback, chained by their tokens.
+
+    ``inst`` names it (the custom call, or the first ``send``: its metadata has the
+    callback's line); ``inputs`` the values sent; ``results`` the instructions whose
+    users read what comes back (the custom call, or the ``recv-done`` halves)."""
+
+    inst: Instruction
+    inputs: tuple[str, ...]
+    results: tuple[Instruction, ...]
+    target: str
+
+
+def host_calls(module: HloModule) -> list[HostCall]:
+    """Every host callback of the program, in text order."""
+    out: list[HostCall] = []
+    for c in module.computations.values():
+        transfers = [i for i in c.instructions if i.opcode in HOST_TRANSFERS
+                     and i.attrs.get("is_host_transfer") == "true"]
+        group = {i.name: i.name for i in transfers}
+
+        def find(n: str) -> str:
+            while group[n] != n:
+                group[n] = group[group[n]]
+                n = group[n]
+            return n
+
+        for i in transfers:  # one callback: the transfers its tokens chain together
+            for op in i.operands:
+                if op in group:
+                    group[find(op)] = find(i.name)
+        calls: dict[str, list[Instruction]] = {}
+        for i in transfers:
+            calls.setdefault(find(i.name), []).append(i)
+        for i in c.instructions:
+            if i.opcode == "custom-call" and (i.custom_call_target in HOST_CALLBACK_TARGETS
+                                               or "callback" in (i.custom_call_target or "")):
+                out.append(HostCall(i, i.operands, (i,), i.custom_call_target or ""))
+        for parts in calls.values():
+            sends = [i for i in parts if i.opcode == "send"]
+            head = sends[0] if sends else parts[0]
+            out.append(HostCall(head, tuple(s.operands[0] for s in sends if s.operands),
+                                tuple(i for i in parts if i.opcode == "recv-done"), "host transfer"))
+    return sorted(out, key=lambda h: h.inst.text_line)
 
 
 # -- collectives ---------------------------------------------------------------------------

@@ -147,41 +147,43 @@ class UnfusedOp(HloRule):
     ]
 
     def check(self, ctx: CompileContext) -> None:
+        from jaxlint.compile.hlo import host_calls
+
         facts = ctx.facts
         m = facts.module
-        for k in m.kernels():
-            if self._splitting_call(k):
-                self._split(ctx, k)
+        for call in host_calls(m):  # a callback custom call, or the TPU's host transfers
+            self._split(ctx, call.inst, call.inputs, call.results, "host callback")
+        if self.opts["include-library-calls"]:
+            for k in m.kernels():
+                if self._library_call(k):
+                    self._split(ctx, k, k.operands, (k,), f"custom call `{k.custom_call_target}`"
+                                if k.opcode == "custom-call" else f"`{k.opcode}`")
         if facts.on_accelerator:
             self._single_op_fusions(ctx)
 
-    def _splitting_call(self, k: Instruction) -> bool:
-        from jaxlint.compile.hlo import HOST_CALLBACK_TARGETS
-
+    @staticmethod
+    def _library_call(k: Instruction) -> bool:
         if k.opcode == "custom-call":
-            target = k.custom_call_target or ""
-            if target in HOST_CALLBACK_TARGETS or "callback" in target:
-                return True
-            return bool(self.opts["include-library-calls"]) and target.startswith(("lapack_", "__cpu$lapack"))
-        return k.opcode == "sort" and bool(self.opts["include-library-calls"])
+            return (k.custom_call_target or "").startswith(("lapack_", "__cpu$lapack"))
+        return k.opcode == "sort"
 
-    def _split(self, ctx: CompileContext, k: Instruction) -> None:
+    def _split(self, ctx: CompileContext, k: Instruction, inputs, results, what: str) -> None:
+        """``k`` (a callback or library call) between elementwise kernels: ``inputs`` what
+        it reads, ``results`` the instructions whose users read what it gives back."""
         from jaxlint.compile.facts import lines_text
 
         facts = ctx.facts
         m = facts.module
-        before = [p for p in (m.producer(op) for op in k.operands) if p is not None and m.is_elementwise(p)]
-        after = [c for c in m.consumers(k) if m.is_elementwise(c)]
+        before = [p for p in (m.producer(op) for op in inputs) if p is not None and m.is_elementwise(p)]
+        after = [c for r in results for c in m.consumers(r) if m.is_elementwise(c)]
         if not before or not after:
             return
-        crossing = sum(p.shape.bytes for p in before) + sum(leaf.bytes for leaf in k.shape.leaves())
+        crossing = sum(p.shape.bytes for p in before) + sum(leaf.bytes for r in results for leaf in r.shape.leaves())
         if crossing < self.opts["min-bytes"]:
             return
         where = facts.user_location(k)
         prod = [loc for p in before for loc in facts.lines_of(p)]
         cons = [loc for c in after for loc in facts.lines_of(c)]
-        what = "host callback" if "callback" in (k.custom_call_target or "") else (
-            f"custom call `{k.custom_call_target}`" if k.opcode == "custom-call" else f"`{k.opcode}`")
         msg = (f"{what} splits an elementwise chain that XLA would fuse: the kernel from "
                f"{lines_text(prod, facts)} and the one from {lines_text(cons, facts)} run separately, "
                f"and {human_bytes(crossing)} go to memory and back around the call")

@@ -294,11 +294,15 @@ class Donation(HloRule):
 
     def _match(self, facts: CompileFacts, leaves: list, free_outputs: list, root, used: set) -> list:
         """(leaf, output) of the leaves an output not in ``used`` updates (same shape and dtype,
-        an elementwise kernel that reads the leaf); ``used`` is not changed."""
+        an elementwise kernel that reads the leaf); ``used`` is not changed. An output at the
+        leaf's own place in the tree comes first (``opt['m']['w']`` -> ``[1]['m']['w']``): a
+        parameter's update reads the new moment too where XLA fuses both (the TPU does)."""
         taken = set(used)
         matched = []
         for a in leaves:
-            hit = next((o for o in free_outputs if o.index not in taken and o.shape == a.shape
+            own = a.path[len(a.top):]
+            order = sorted(free_outputs, key=lambda o: not (own and o.path.endswith(own)))
+            hit = next((o for o in order if o.index not in taken and o.shape == a.shape
                         and o.dtype == a.dtype and self._updates(facts, a, o.index, root)), None)
             if hit is not None:
                 taken.add(hit.index)
@@ -325,9 +329,10 @@ class Donation(HloRule):
         passed = self._passed_through(facts, root)
         for top, leaves, matched in candidates:
             for _, o in matched:
-                inst = self._output_inst(facts, o.index, root)
-                if inst is not None:
-                    producer_lines.extend(facts.lines_of(inst))
+                inst, element = self._output_value(facts, o.index, root)
+                if inst is not None:  # of a multi-output fusion: the update, not the matmul beside it
+                    part = [] if facts.module.is_elementwise(inst) else facts.module.elementwise_part(inst, element)
+                    producer_lines.extend(facts.lines_of(inst, part))
             n = len(leaves)
             size = sum(a.bytes for a in leaves)
             what = f"{n} arrays" if n > 1 else f"{leaves[0].dtype}{list(leaves[0].shape)}"
@@ -406,15 +411,16 @@ class Donation(HloRule):
         return found
 
     @staticmethod
-    def _output_inst(facts: CompileFacts, index: tuple[int, ...], root):
+    def _output_value(facts: CompileFacts, index: tuple[int, ...], root) -> tuple:
+        """(the instruction computing an output, which element of its tuple result it is)."""
         m = facts.module
         if root is None:
-            return None
+            return None, None
         if not index:
-            return m.producer(root.name)
+            return m.produced(root.name)
         if root.opcode == "tuple" and len(index) == 1 and index[0] < len(root.operands):
-            return m.producer(root.operands[index[0]])
-        return None
+            return m.produced(root.operands[index[0]])
+        return None, None
 
     def _updates(self, facts: CompileFacts, arg: ArgFact, index: tuple[int, ...], root) -> bool:
         """The output is computed by an elementwise kernel that reads the argument itself:
@@ -422,10 +428,10 @@ class Donation(HloRule):
         kernel may move what else it reads (an adam moment of a convolution or attention
         kernel adds a transposed gradient to itself: an update all the same)."""
         m = facts.module
-        inst = self._output_inst(facts, index, root)
+        inst, element = self._output_value(facts, index, root)
         if inst is None:
             return False
-        for op in (inst.operands if m.is_elementwise(inst) else m.elementwise_operands(inst)):
+        for op in (inst.operands if m.is_elementwise(inst) else m.elementwise_operands(inst, element)):
             src = m.producer(op)
             if src is not None and src.opcode == "parameter" and src.computation == m.entry.name \
                     and int(src.literal or -1) == arg.parameter:

@@ -124,8 +124,8 @@ class FoldedConstant(HloRule):
             ctx.report(
                 where,
                 f"the optimized program embeds a {human_bytes(size)} constant ({c.shape})"
-                + (f" built at {loc_text(made, facts)}" if made is not None else "")
-                + f" and used at {lines_text(locs, facts)}; XLA computes it at compile time and stores it in "
+                + (f" built at {loc_text(made, facts)} and" if made is not None else "")
+                + f" used at {lines_text(locs, facts)}; XLA computes it at compile time and stores it in "
                 f"the executable",
                 related=related,
                 data={"bytes": size, "shape": list(c.shape.dims), "dtype": c.shape.dtype}, key=f"constant:{c.shape}")
@@ -138,10 +138,18 @@ class FoldedConstant(HloRule):
 
         data = other.data or {}
         return (list(data.get("shape") or ()) == list((mine.data or {}).get("shape", ()))
-                and HLO_DTYPES.get(str(data.get("dtype")), data.get("dtype")) == (mine.data or {}).get("dtype"))
+                and _same_dtype(HLO_DTYPES.get(str(data.get("dtype")), data.get("dtype")), (mine.data or {}).get("dtype")))
 
     @staticmethod
     def _known(c, known: set) -> bool:
         from jaxlint.compile.facts import HLO_DTYPES
 
-        return any(shape == c.shape.dims and HLO_DTYPES.get(dtype, dtype) == c.shape.dtype for shape, dtype in known)
+        return any(shape == c.shape.dims and _same_dtype(HLO_DTYPES.get(dtype, dtype), c.shape.dtype)
+                   for shape, dtype in known)
+
+
+def _same_dtype(traced, compiled) -> bool:
+    """The trace's dtype of a constant and the program's: the same, or the TPU's bf16 of
+    a float32 constant (it folds the conversion of a matrix product's operand under the
+    default precision into the constant)."""
+    return traced == compiled or (traced == "f32" and compiled == "bf16")

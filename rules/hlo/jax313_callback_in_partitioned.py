@@ -99,18 +99,17 @@ class CallbackInPartitioned(HloRule):
 
     def check(self, ctx: CompileContext) -> None:
         from jaxlint.compile.facts import loc_text
-        from jaxlint.compile.hlo import HOST_CALLBACK_TARGETS
+        from jaxlint.compile.hlo import host_calls
 
         facts = ctx.facts
         if facts.devices <= 1:
             return
         m = facts.module
-        for k in m.kernels():
-            if k.opcode != "custom-call" or k.custom_call_target not in HOST_CALLBACK_TARGETS:
-                continue
+        for call in host_calls(m):  # a callback custom call, or the TPU's host transfers
+            k = call.inst
             loc = facts.user_location(k)
             near = [c for c in facts.collectives
-                    if self._feeds(m, c.inst, k) or self._feeds(m, k, c.inst)
+                    if self._feeds(m, c.inst, k) or any(self._feeds(m, r, c.inst) for r in call.results)
                     or (loc is not None and facts.collective_location(c) == loc)]
             moved = sum(c.payload for c in near)
             around = "; ".join(f"{c.kind} of {human_bytes(c.bytes)} {facts.axis_text(c)}"
@@ -123,7 +122,7 @@ class CallbackInPartitioned(HloRule):
                 + (f"the partitioner gathers its data there and sends the result back ({around})"
                    if near else "which every other device waits for"),
                 data={"bytes": moved, "devices": facts.devices, "collectives": [c.kind for c in near],
-                      "target": k.custom_call_target},
+                      "target": call.target},
                 key=f"callback:{k.metadata.get('op_name', k.name)}")
 
     @staticmethod

@@ -33,3 +33,42 @@ def test_donation_facts_map_pruned_and_donated_arguments(tmp_path):
     assert by_path["state['w']"].donated and by_path["state['w']"].parameter is not None
     assert {o.path for o in facts.outputs} == {"[0]['b']", "[0]['w']", "[1]"}
     assert reported(Donation({"min-bytes": 0}), facts) == []
+
+
+def train_step_source(donate: str) -> str:
+    """The training step of the captured TPU programs (tests/data/hlo/tpu_programs.py),
+    with its argument directive and a jit that donates ``donate``."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "data" / "hlo" / "tpu_programs.py").read_text()
+    body = text[text.index("def loss"):text.index("def padded")].rstrip()
+    directive = ('# jaxlint: args=({"w1": f32[512,1024], "w2": f32[1024,512]}, {"m": {"w1": f32[512,1024], '
+                 '"w2": f32[1024,512]}, "v": {"w1": f32[512,1024], "w2": f32[1024,512]}}, f32[64,512], f32[64,512])\n'
+                 f"@functools.partial(jax.jit, donate_argnums={donate})\n")
+    return "import functools\nimport jax\nimport jax.numpy as jnp\n\n" + body.replace("def train_step", directive + "def train_step")
+
+
+def test_donation_names_the_same_state_on_a_tpus_program_as_on_the_cpus(tmp_path):
+    """The issue's training step: on the TPU the updates come out of the gradient's matmul
+    fusion (several results), and the parameters reach it through memory moves
+    (copy-start/-done, slices put together again); JAX302 was silent there."""
+    from tpu_compile import compile_source_for, need_libtpu
+
+    need_libtpu()
+    found = {}
+    for target in ("cpu", "v5e:1x1"):
+        facts, _ = compile_source_for(train_step_source("()"), tmp_path, target)
+        diags = reported(Donation(), facts)
+        found[target] = [(d.data["arguments"], d.start.line, d.message.split(" but ")[0]) for d in diags]
+        if target != "cpu":
+            assert facts.platform == "tpu" and facts.device_kind == "TPU v5 lite"
+            undonated = facts.memory["peak_memory_in_bytes"]
+            donated, _ = compile_source_for(train_step_source("(0, 1)"), tmp_path, target)
+            assert reported(Donation(), donated) == []
+            assert donated.memory["peak_memory_in_bytes"] < undonated  # what donating saves on the chip
+    src = train_step_source("()").splitlines()
+    line = {text: next(i + 1 for i, t in enumerate(src) if t.strip().startswith(text))
+            for text in ("def train_step", "m = jax", "v = jax")}
+    assert found["cpu"] == found["v5e:1x1"] == [
+        (["opt"], line["def train_step"],
+         f"argument `opt` (4 arrays, 8.0 MiB) is updated and returned (lines {line['m = jax']}, {line['v = jax']})")], found

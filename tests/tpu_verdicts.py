@@ -1,0 +1,57 @@
+"""Every compile rule's VALID/INVALID examples compiled for the CPU and for TPU
+topologies, each rule run on each program: the verdicts, as JSON on stdout.
+
+Run as a program (``python tests/tpu_verdicts.py OUT.json [RULE ...]``) in a process of
+its own: the CPU compile needs 8 host devices for the multi-device examples (set before
+jax starts) and libtpu the deviceless TPU compile. tests/rules/hlo/test_tpu_verdicts.py
+reads what it writes.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+#: the topology each rule's examples are compiled for besides the CPU: one chip, or
+#: the 8 chips of a v5e-8 for the examples that build a mesh of 8 devices
+ONE_CHIP, EIGHT_CHIPS = "v5e:1x1", "v5e:2x4"
+
+
+def verdicts(codes: list[str]) -> dict:
+    from compile_helpers import reported
+    from jaxlint.rule import Invalid, iter_rule_examples
+    from jaxlint import rules
+    from tpu_compile import compile_source_for
+
+    out: dict = {}
+    tmp = Path(tempfile.mkdtemp(prefix="tpu_verdicts_"))
+    for rule_cls in rules.RULES:
+        if rule_cls.code not in codes:
+            continue
+        for ident, ex in iter_rule_examples(rule_cls):
+            target = EIGHT_CHIPS if "jax.devices()" in ex.code else ONE_CHIP
+            row = {"rule": rule_cls.code, "invalid": isinstance(ex, Invalid), "target": target}
+            for where in ("cpu", target):
+                d = tmp / f"{ident}_{where.replace(':', '_')}"
+                d.mkdir(parents=True, exist_ok=True)
+                try:
+                    facts, _ = compile_source_for(ex.code, d, where)
+                    diags = reported(rule_cls(dict(ex.options)), facts)
+                    row[where] = [{"line": g.start.line, "message": g.message}
+                                  for g in diags]
+                except Exception as e:  # recorded: a test says which example did not compile
+                    row[where] = {"error": f"{type(e).__name__}: {e}"[:500], "trace": traceback.format_exc()[-1500:]}
+            out[ident] = row
+    return out
+
+
+if __name__ == "__main__":
+    flags = os.environ.get("XLA_FLAGS", "")
+    if "xla_force_host_platform_device_count" not in flags:
+        os.environ["XLA_FLAGS"] = (flags + " --xla_force_host_platform_device_count=8").strip()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    result = verdicts(sys.argv[2:])
+    Path(sys.argv[1]).write_text(json.dumps(result, indent=1))

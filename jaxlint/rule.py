@@ -46,7 +46,7 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Mapping, Sequence, TypeVar
 
 from jaxlint.diagnostic import Applicability, Diagnostic, Phase, Severity
 from jaxlint.config.errors import shown
@@ -82,6 +82,9 @@ class Option:
     doc: str
     type: type | tuple[type, ...] = int
     minimum: float | None = None
+    #: what a table or list option holds, checked after its type: ``check(key, value)``
+    #: returns the value or raises ValueError naming the key inside it
+    check: Callable[[str, Any], Any] | None = None
 
     def validate(self, key: str, value: Any) -> Any:
         types = self.type if isinstance(self.type, tuple) else (self.type,)
@@ -95,7 +98,7 @@ class Option:
             raise ValueError(f"option {key!r} must be a finite number, got {shown(value)}")
         if self.minimum is not None and isinstance(value, (int, float)) and value < self.minimum:
             raise ValueError(f"option {key!r} must be >= {self.minimum}, got {shown(value)}")
-        return value
+        return value if self.check is None else self.check(key, value)
 
 
 def _type_names(types: tuple[type, ...]) -> str:

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -35,6 +37,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from jaxlint.compile.hlo import SourceLocation
 from jaxlint.config import ConfigError
+from jaxlint.config.errors import named as key_text, shown
 from jaxlint.diagnostic import Diagnostic, Position, Related, Severity
 from jaxlint.findings.result import Table
 
@@ -124,23 +127,89 @@ def dumps(data: Any) -> str:
 
 
 def load(path: Path) -> dict:
+    """The budgets file at ``path`` (empty when there is none), read as every untrusted
+    input is (:mod:`jaxlint.files.untrusted`: no FIFO, no endless file, no deep nesting)
+    and checked entry by entry (:func:`_damage`): a figure that is not a finite number
+    >= 0, or a value of the wrong type, is a ``ConfigError`` naming the file and the key."""
+    from jaxlint.files import untrusted
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = untrusted.read_json(path, "the cost budgets")
     except FileNotFoundError:
+        if os.path.lexists(path):
+            raise ConfigError(f"{path}: cannot read the cost budgets: a symlink to a missing file "
+                              f"({os.readlink(path)}): restore it, or remove the link") from None
         return {"format": FORMAT, "functions": {}}
-    except (OSError, ValueError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: cannot read the cost budgets: {e}") from None
     fns = data.get("functions") if isinstance(data, dict) else None
     if isinstance(data, dict) and data.get("format") not in READS:
-        raise ConfigError(f"{path}: budgets format {data.get('format')!r}, this jaxlint reads "
+        raise ConfigError(f"{path}: budgets format {shown(data.get('format'))}, this jaxlint reads "
                           f"{' and '.join(map(str, READS))}: re-make it with `jaxlint budget update`")
-    v1 = isinstance(data, dict) and data.get("format") == 1
-    if not isinstance(fns, dict) or not all(isinstance(v, dict) and (not v1 or all(isinstance(e, dict)
-                                                                                   for e in v.values()))
-                                            for v in fns.values()):
+    if not isinstance(fns, dict):
         raise ConfigError(f"{path}: not a jaxlint budgets file (a `functions` table of functions to entries); "
                           "make it with `jaxlint budget update`")
+    v1 = data.get("format") == 1
+    for key, value in fns.items():
+        where = f"functions.{_quoted(key)}"
+        if v1 and not isinstance(value, dict):
+            why = f"`{where}` must be a table of signatures to entries, got {shown(value)}"
+        else:
+            why = next(filter(None, (_damage(f"{where}.{_quoted(sig)}", e, v1) for sig, e in value.items())), "") \
+                if v1 else _damage(where, value, v1)
+        if why:
+            raise ConfigError(f"{path}: {why}; fix it or re-make it with `jaxlint budget update`")
     return upgrade(data)
+
+
+#: the largest figure a budget holds (a program's flops are far below it; a 400-digit
+#: number is a damaged file, and would overflow the comparison)
+MAX_FIGURE = 1e30
+
+
+def _quoted(key: Any) -> str:
+    return f'"{key_text(key)}"' if isinstance(key, str) else shown(key)
+
+
+def _number(where: str, v: Any, what: str) -> str:
+    """"" when ``v`` is a figure a budget may hold, else what is wrong with it."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return f"`{where}` must be {what}, got {shown(v)}"
+    if isinstance(v, float) and not math.isfinite(v):
+        return f"`{where}` must be a finite number, got {shown(v)}"
+    if v < 0:
+        return f"`{where}` must be 0 or more, got {shown(v)}"
+    if v > MAX_FIGURE:
+        return f"`{where}` is too large ({len(str(int(v)))} digits; at most {MAX_FIGURE:g})"
+    return ""
+
+
+def _damage(where: str, entry: Any, v1: bool) -> str:
+    """What is wrong with one entry of the budgets file ("" when nothing is)."""
+    if not isinstance(entry, dict):
+        return f"`{where}` must be an entry (a table with `figures`), got {shown(entry)}"
+    figures = entry.get("figures")
+    if not isinstance(figures, dict):
+        return f"`{where}.figures` must be a table of figures, got {shown(figures)}"
+    for metric, v in figures.items():
+        why = _number(f"{where}.figures.{_quoted(metric)}", v, "a number")
+        if why:
+            return why
+    if entry.get("compile_seconds") is not None:
+        why = _number(f"{where}.compile_seconds", entry["compile_seconds"], "a number of seconds")
+        if why:
+            return why
+    sig = entry.get("signature", [])
+    if not v1 and not isinstance(sig, str) and not (isinstance(sig, list) and all(isinstance(x, str) for x in sig)):
+        return f"`{where}.signature` must be a list of strings (one argument leaf each), got {shown(sig)}"
+    for k, t, what in (("environment", dict, "a table"), ("largest", list, "a list"), ("loops", list, "a list")):
+        if k in entry and not isinstance(entry[k], t):
+            return f"`{where}.{k}` must be {what}, got {shown(entry[k])}"
+    if not all(isinstance(i, str) for i in entry.get("largest") or ()):
+        return f"`{where}.largest` must be a list of strings"
+    for i, lp in enumerate(entry.get("loops") or ()):
+        trips = lp.get("trip_count") if isinstance(lp, dict) else None
+        if not isinstance(lp, dict) or (trips is not None and (type(trips) is not int or _number("", trips, ""))):
+            return f"`{where}.loops[{i}]` must be a table with an `op` and a whole `trip_count` >= 0, got {shown(lp)}"
+    return ""
 
 
 def upgrade(data: dict) -> dict:
@@ -450,6 +519,35 @@ def update(data: dict, now: list[Measured], rule, coverage: Coverage | None = No
     return {"format": FORMAT, "functions": fns}, changes
 
 
+def write_update(path: Path, now: list[Measured], rule, coverage: Coverage | None = None) -> tuple[list[str], bool]:
+    """Update the budgets file at ``path`` with ``now`` (:func:`update`): (what changed,
+    whether the file was written). Holds the lock ``jaxlint record`` takes on its folder
+    from the read to the write, so that runs at once (a CI matrix sharing the file) each
+    add their entries and none is lost; a symlinked file stays a link (the file it names
+    is replaced). A write that fails (a full disk) leaves the old file as it was and is a
+    ``ConfigError`` saying so."""
+    from jaxlint.dynamic.observed import locked
+    from jaxlint.files.cache import replace_file
+
+    target = Path(os.path.realpath(path))
+    with locked(target):
+        data, changes = update(load(path), now, rule, coverage)
+        text = dumps(data)
+        try:
+            old: str | None = target.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            old = None
+        if text == old:
+            return changes, False
+        try:
+            replace_file(path, text.encode("utf-8"))
+        except OSError as e:
+            raise ConfigError(f"{path}: cannot write the cost budgets: {e.strerror or e}; the file is unchanged "
+                              f"({len(changes)} change{'s' if len(changes) != 1 else ''} not written): free space "
+                              "and run `jaxlint budget update` again") from None
+    return changes, True
+
+
 def _what_changed(m: Measured, old: dict, new: dict, rule) -> str:
     parts = []
     shapes = shape_change(old.get("signature", ""), new["signature"])
@@ -588,25 +686,18 @@ def stage(run: Any) -> int | None:
         if report.errors:  # a run that failed updates nothing
             print("jaxlint: budgets: not updated: the dynamic phase failed", file=sys.stderr)
             return None
-        data, changes = update(load(path), now, rule, coverage)
-        text = dumps(data)
-        old = path.read_text(encoding="utf-8") if path.is_file() else None
-        if text != old:
-            from jaxlint.files.cache import atomic_write
-
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, text.encode("utf-8"))
+        changes, written = write_update(path, now, rule, coverage)
         from jaxlint.files.discovery import display_path
 
-        shown = display_path(path)
+        where = display_path(path)
         for line in changes:
             print(f"jaxlint: budgets: {line}", file=sys.stderr)
         print(f"jaxlint: budgets: {len(now)} function{'s' if len(now) != 1 else ''} measured, {len(changes)} "
-              f"change{'s' if len(changes) != 1 else ''} written to {shown}" if text != old else
-              f"jaxlint: budgets: {len(now)} function{'s' if len(now) != 1 else ''} measured, {shown} unchanged",
+              f"change{'s' if len(changes) != 1 else ''} written to {where}" if written else
+              f"jaxlint: budgets: {len(now)} function{'s' if len(now) != 1 else ''} measured, {where} unchanged",
               file=sys.stderr)
         return None
-    if not path.is_file() and not rule.opts["require-budgets"] and not o.budget_report:
+    if not os.path.lexists(path) and not rule.opts["require-budgets"] and not o.budget_report:
         return None  # no budgets in this project: nothing to gate
     data = load(path)
     command = "jaxlint budget update" + (f" --budgets {o.budgets}" if o.budgets else "")

@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
+from difflib import get_close_matches
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from jaxlint.config.errors import named, shown
 from jaxlint.rule import BUDGET, BudgetRule, Invalid, Option, Valid
 from jaxlint.textutil import figure as amount, signed_percent as signed
 
@@ -13,6 +16,37 @@ if TYPE_CHECKING:
 
 
 _ITEM = re.compile(r"^(?P<kind>\w+) (?P<shape>\S+) = (?P<amount>\d+) \((?P<op>.*)\)$")
+#: the exact figures a tolerance applies to (jaxlint.compile.figures measures them;
+#: compile time has its own ceiling, `compile-time-ratio` and `compile-time-slack`)
+METRICS = ("flops", "transcendentals", "bytes_accessed", "loop_flops", "loop_bytes_accessed", "argument_bytes",
+           "output_bytes", "alias_bytes", "temp_bytes", "peak_bytes", "collective_bytes")
+
+
+def _percent(where: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{where} must be a percent (a number), got {shown(value)}")
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"{where} must be a finite percent >= 0, got {shown(value)}")
+    return float(value)
+
+
+def _metric_table(where: str, table: Mapping[Any, Any]) -> dict:
+    out = {}
+    for metric, value in table.items():
+        if metric not in METRICS:
+            hint = get_close_matches(str(metric), METRICS, 1)
+            raise ValueError(f"{where} names no figure `{named(metric)}`"
+                             + (f" (did you mean `{hint[0]}`?)" if hint else "") + f"; figures: {', '.join(METRICS)}")
+        out[metric] = _percent(f"{where}.{metric}", value)
+    return out
+
+
+def _function_tables(key: str, value: Mapping[Any, Any]) -> dict:
+    out: dict = {}
+    for function, v in value.items():
+        where = f"option {key!r}: `{named(function)}`"
+        out[function] = _metric_table(where, v) if isinstance(v, Mapping) else _percent(where, v)
+    return out
 
 
 @dataclass(frozen=True)
@@ -88,9 +122,10 @@ class CostBudget(BudgetRule):
     role = BUDGET
     options = {
         "tolerance": Option(0.0, "percent any exact figure may exceed its budget", (int, float), 0),
-        "metric-tolerance": Option({}, "percent per figure, e.g. {temp_bytes = 5}", dict),
+        "metric-tolerance": Option({}, "percent per figure, e.g. {temp_bytes = 5}", dict,
+                                   check=lambda key, v: _metric_table(f"option {key!r}", v)),
         "function-tolerance": Option({}, "per function (`module:qualname`): a percent for all its figures, or a "
-                                         "table of percent per figure", dict),
+                                         "table of percent per figure", dict, check=_function_tables),
         "compile-time-ratio": Option(3.0, "compile time fails above this many times its budget ...", (int, float), 1),
         "compile-time-slack": Option(2.0, "... and this many seconds more", (int, float), 0),
         "require-budgets": Option(False, "a compiled function without a budget entry is a finding", bool),

@@ -280,8 +280,8 @@ def test_workers_compile_for_the_target_side_by_side(tmp_path):
     assert all(r["report"]["platform"] == "tpu" for r in rows.values())
 
 
-def test_without_libtpu_a_tpu_target_is_one_line_saying_what_to_install(tmp_path):
-    """A Python path whose `libtpu` cannot be imported stands for an environment without it."""
+def test_a_libtpu_that_does_not_load_is_one_line_saying_what_to_install(tmp_path):
+    """A Python path whose `libtpu` cannot be imported stands for a broken or mismatched one."""
     shadow = tmp_path / "shadow" / "libtpu"
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text("raise ImportError('no libtpu in this environment')\n")
@@ -289,4 +289,5 @@ def test_without_libtpu_a_tpu_target_is_one_line_saying_what_to_install(tmp_path
     r = run_cli("check", "--target", "v5e:1x1", "--no-cache", "m.py", cwd=tmp_path,
                 env={"PYTHONPATH": str(tmp_path / "shadow")})
     assert r.returncode == 2, r.stdout + r.stderr
-    assert 'pip install "jaxlint[tpu]"' in r.stderr and "Traceback" not in r.stderr
+    assert "libtpu cannot be loaded here" in r.stderr and 'pip install "jaxlint[tpu]"' in r.stderr
+    assert "Traceback" not in r.stderr

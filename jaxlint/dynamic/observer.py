@@ -535,7 +535,10 @@ class Observer:
                 for d in fs.diagnostics:
                     dd = d.to_dict()
                     dd["filename"] = relative_path(dd["filename"], self.root)
-                    dd["related"] = [dict(r, filename=relative_path(r["filename"], self.root)) for r in dd.get("related", [])]
+                    # a related place outside the project (a library installed beside it, not in a
+                    # site-packages folder) cannot be shown where the project is checked: left out
+                    dd["related"] = [r for r in (dict(r, filename=relative_path(r["filename"], self.root))
+                                                 for r in dd.get("related", [])) if not os.path.isabs(r["filename"])]
                     for r in [dd, *dd["related"]]:
                         lines.setdefault(r["filename"], set()).add(int(r["location"]["row"]))
                     diags.append(dd)

@@ -63,16 +63,19 @@ def unavailable() -> str:
     t = active()
     if t is None or not t.deviceless:
         return ""
-    try:
-        import libtpu  # noqa: F401  (jax finds the plugin through it)
-    except ImportError:
+    import importlib.util
+
+    if importlib.util.find_spec("libtpu") is None:  # jax finds its TPU plugin through it
         return (f"compiling for the TPU target `{t.label()}` needs libtpu, which is not installed in this "
                 f"environment: {TPU_EXTRA} (or `pip install \"jax[tpu]\"`), then run again")
     try:
         n = len(devices())
     except Exception as e:
         first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-        return f"libtpu cannot describe the TPU target `{t.label()}` here: {first}"
+        if isinstance(e, ImportError) or "not installed" in first:  # a libtpu that does not load
+            return (f"libtpu cannot be loaded here ({type(e).__name__}: {first}); {TPU_EXTRA} installs the one "
+                    f"that matches this jax")
+        return f"libtpu cannot describe the TPU target `{t.label()}` here: {type(e).__name__}: {first}"
     if n != t.device_count():
         return f"libtpu describes {n} devices for `{t.topology}`, not {t.device_count()}"
     return ""

@@ -16,7 +16,9 @@ from functools import cached_property
 from typing import Any, Iterable, Mapping, TypedDict
 
 from jaxlint.diagnostic import Diagnostic, Position, Related, Severity
-from jaxlint.compile.hlo import Collective, HloModule, Instruction, SourceLocation, collectives as find_collectives, parse_hlo
+from jaxlint.compile.hlo import (
+    Collective, HloModule, Instruction, Shape, SourceLocation, collectives as find_collectives, parse_hlo,
+)
 from jaxlint.findings.measured import MeasuredIn, measured_diagnostic
 
 #: cost-analysis keys kept (the per-operand variants are noise for a reader)
@@ -151,6 +153,26 @@ def _nbytes(shape: tuple[int, ...], dtype: str) -> int:
     for d in shape:
         n *= d
     return (n * DTYPE_BITS.get(HLO_DTYPES.get(dtype, dtype), 32) + 7) // 8
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """An array the compiled program holds in device memory: an argument, an output, or a
+    temporary (a kernel's result that is neither), with its shape as the program lays it
+    out (a TPU's tiles included) and the user's lines that make it (none for an argument)."""
+
+    kind: str  # "argument", "output", "temporary"
+    #: the argument's or output's path (``params['w1']``, ``[0]['w1']``); a temporary's shape
+    name: str
+    shape: Shape
+    lines: tuple[SourceLocation, ...] = ()
+    #: the instruction that makes it (an output, a temporary)
+    inst: Instruction | None = None
+
+    @property
+    def bytes(self) -> int:
+        """What the device allocates for it: its tiled size (its size where untiled)."""
+        return self.shape.tiled_bytes
 
 
 @dataclass
@@ -288,6 +310,50 @@ class CompileFacts:
         """The user's line of a collective: its own metadata, else its operand's producer."""
         return self.user_location(c.origin) if c.origin is not None else None
 
+    # -- buffers ---------------------------------------------------------------------------
+    def argument_buffers(self) -> list[Buffer]:
+        """The arguments the program keeps (not pruned), per device."""
+        params = {int(p.literal or 0): p for p in self.module.entry_parameters() if (p.literal or "").isdigit()}
+        return [Buffer("argument", a.path, params[a.parameter].shape) for a in self.args
+                if a.parameter is not None and a.parameter in params]
+
+    def output_buffers(self) -> list[Buffer]:
+        """The outputs the program allocates, per device: not those that reuse a donated
+        argument's buffer (``input_output_alias``)."""
+        root = self.module.entry.root
+        if root is None:
+            return []
+        aliased = {a.output_index for a in self.module.aliases}
+        out = []
+        for o in self.outputs:
+            if o.index in aliased:
+                continue
+            if not o.index:
+                shape, name = root.shape, root.name
+            elif root.opcode == "tuple" and len(o.index) == 1 and o.index[0] < len(root.operands):
+                name = root.operands[o.index[0]]
+                shape = self.module.instructions[name].shape if name in self.module.instructions else root.shape
+            else:
+                continue
+            made, element = self.module.produced(name)
+            out.append(Buffer("output", o.path, shape, tuple(self.result_lines(made, element)) if made else (), made))
+        return out
+
+    def temporary_buffers(self) -> list[Buffer]:
+        """The results of the program's kernels that are not its outputs, largest first
+        (what ``temp_size_in_bytes`` holds, as far as the program's text shows it)."""
+        root = self.module.entry.root
+        outs = set(root.operands if root is not None and root.opcode == "tuple" else [root.name if root else ""])
+        found = []
+        for k in self.module.kernels():
+            if k.name in outs or k.is_root or k.opcode in ("copy-start", "slice-start", "send", "recv"):
+                continue  # (an async start's result is the pair of places it moves between)
+            lines = tuple(self.lines_of(k))
+            # in the device's main memory: a TPU's on-chip memory (S(1)) is not its HBM
+            found += [Buffer("temporary", str(leaf), leaf, lines, k) for leaf in k.shape.leaves()
+                      if leaf.memory_space == 0 and leaf.dims]
+        return sorted(found, key=lambda b: -b.bytes)
+
     # -- locations -------------------------------------------------------------------------
     def site(self, name: str) -> SourceLocation | None:
         """A place of :attr:`sites` (``"donate"``), or None when it is not known."""
@@ -309,6 +375,14 @@ class CompileFacts:
                 if not is_library_path(loc.file):
                     return loc
         return None
+
+    def result_lines(self, inst: Instruction, index: int | None = None) -> list[SourceLocation]:
+        """The user's lines of one result of ``inst`` (``index`` of a tuple): where a
+        fusion computes it elementwise beside other work (the TPU fuses an update into
+        its gradient's matmul), the lines of that elementwise part; else all of them."""
+        m = self.module
+        part = [] if m.is_elementwise(inst) else m.elementwise_part(inst, index)
+        return self.lines_of(inst, part)
 
     def lines_of(self, inst: Instruction, part: Iterable[Instruction] = ()) -> list[SourceLocation]:
         """The user's lines of an instruction and what it fused; or, given ``part``, of

@@ -331,8 +331,7 @@ class Donation(HloRule):
             for _, o in matched:
                 inst, element = self._output_value(facts, o.index, root)
                 if inst is not None:  # of a multi-output fusion: the update, not the matmul beside it
-                    part = [] if facts.module.is_elementwise(inst) else facts.module.elementwise_part(inst, element)
-                    producer_lines.extend(facts.lines_of(inst, part))
+                    producer_lines.extend(facts.result_lines(inst, element))
             n = len(leaves)
             size = sum(a.bytes for a in leaves)
             what = f"{n} arrays" if n > 1 else f"{leaves[0].dtype}{list(leaves[0].shape)}"

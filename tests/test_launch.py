@@ -40,3 +40,27 @@ def test_dynamic_workers_ignore_a_jaxlint_folder_in_the_cwd(shadowed):
     codes = {d["code"] for d in json.loads(r.stdout)}
     assert "JAX202" in codes, (codes, r.stderr)
     assert "shadowed" not in r.stderr
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="PYTHONSAFEPATH is new in Python 3.11")
+def test_a_child_keeps_the_first_pythonpath_entry_under_pythonsafepath(tmp_path):
+    """Under PYTHONSAFEPATH nothing is put before the user's PYTHONPATH: a child that
+    dropped sys.path[0] regardless lost it (on a TPU host, the folder holding jax and
+    libtpu), and ran without them."""
+    import os
+
+    from jaxlint.process.launch import module_command
+
+    first = tmp_path / "first"
+    (first / "onlyhere").mkdir(parents=True)
+    (first / "onlyhere" / "__init__.py").write_text("")
+    probe = tmp_path / "probe"
+    (probe / "jaxlint_probe_child").mkdir(parents=True)
+    (probe / "jaxlint_probe_child" / "__init__.py").write_text("")
+    (probe / "jaxlint_probe_child" / "__main__.py").write_text(
+        "import importlib.util\nprint(importlib.util.find_spec('onlyhere') is not None)\n")
+    for safe in ("1", ""):
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(first), str(probe)]), PYTHONSAFEPATH=safe)
+        r = subprocess.run(module_command("jaxlint_probe_child"), cwd=tmp_path, env=env, capture_output=True,
+                           text=True, timeout=60)
+        assert r.stdout.strip() == "True", (safe, r.stdout, r.stderr)

@@ -11,7 +11,9 @@ from __future__ import annotations
 import sys
 
 _BOOTSTRAP = (
-    "import sys, runpy; del sys.path[0]; "
+    # under PYTHONSAFEPATH (-P, Python 3.11+) nothing was put first: sys.path[0] is then the
+    # user's own first PYTHONPATH entry, and stays
+    "import sys, runpy; getattr(sys.flags, 'safe_path', False) or sys.path.pop(0); "
     "runpy.run_module({module!r}, run_name='__main__', alter_sys=True)"
 )
 

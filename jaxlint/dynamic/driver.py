@@ -263,11 +263,12 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
     stale: list[dict] = []
     stale_keys: set[str] = set()
     for k, v in seen.items():
-        now = observations.current(v, root, digests) if same_rules(v) else None
+        other = observations.other_versions(v, installed())  # what another jax compiled is not this one's
+        now = observations.current(v, root, digests) if same_rules(v) and not other else None
         if now is not None:
             current[k] = now
         else:  # named in the summary, with what changed under it
-            stale.append(dict(v, changed=observations.changed_code(v, root, digests)))
+            stale.append(dict(v, changed=[other] if other else observations.changed_code(v, root, digests)))
             stale_keys.add(k)
     fp = FilePlan(task, text, root, modname, sys_path, plans, stale=stale)
     by_key = {f"{modname}:{p.entry.qualname}": p for p in plans}
@@ -455,9 +456,14 @@ def _jaxtyping_spec(model, e: EntryPoint, fn, params) -> dict | str | None:
 
 # ---------------------------------------------------------------------------- cache keys
 def _versions_key() -> str:
-    """jax and jaxlib versions for the cache key, without importing jax: their
+    """jax and jaxlib versions for the cache key, without importing jax (:func:`installed`)."""
+    return ",".join(f"{dist}={version}" for dist, version in installed().items())
+
+
+def installed() -> dict[str, str]:
+    """The jax and jaxlib versions the workers import, without importing jax: their
     ``version.py`` files are read as text (``importlib.metadata`` costs ~0.1 s here)."""
-    parts = []
+    out = {}
     for dist in ("jax", "jaxlib"):
         version = "missing"
         try:
@@ -468,8 +474,8 @@ def _versions_key() -> str:
                 version = m.group(1) if m else f"mtime={Path(spec.origin).stat().st_mtime}"
         except (ImportError, OSError, ValueError):
             pass
-        parts.append(f"{dist}={version}")
-    return ",".join(parts)
+        out[dist] = version
+    return out
 
 
 def file_key(fp: FilePlan, settings: Settings, rules: list[dict], levels: list[str], versions: str) -> str:

@@ -29,7 +29,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from jaxlint.files.cache import atomic_write
+from jaxlint.files.cache import atomic_write, replace_file
 from jaxlint.findings import measured as measured_figures
 
 FORMAT = 1
@@ -78,6 +78,8 @@ def load(path: Path) -> dict:
         data = untrusted.read_json(path, "the observations of `jaxlint record`")
     except FileNotFoundError:
         return {"programs": [], "functions": {}}
+    untrusted.same_format(path, data, FORMAT, "the observations of `jaxlint record`",
+                          "record again with `jaxlint record --replace`")
     if not isinstance(data, dict) or not isinstance(data.get("functions"), dict):
         from jaxlint.config import ConfigError
 
@@ -335,7 +337,7 @@ def write(path: Path, functions: dict, programs: list[dict], irs: dict[str, dict
     progs = [p for p in old["programs"] if p.get("main") not in mains] + programs
     data: dict[str, Any] = {"format": FORMAT, "programs": progs, "functions": {k: merged[k] for k in sorted(merged)}}
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, (json.dumps(data, indent=1, sort_keys=True, default=str) + "\n").encode("utf-8"))
+    replace_file(path, (json.dumps(data, indent=1, sort_keys=True, default=str) + "\n").encode("utf-8"))
     _write_timings(timings_path(path), data["functions"], {k: t for k, t in measured.items() if t})
     return data
 
@@ -500,6 +502,18 @@ def made_by(entry: dict, rules: Iterable[Any]) -> bool:
     if not isinstance(ran, dict):
         return True  # written before options were kept per rule
     return all(ran.get(code) == digest for code, digest in rule_options(rules).items())
+
+
+def other_versions(entry: dict, now: dict[str, str]) -> str:
+    """"" when the entry was recorded under the jax and jaxlib of ``now`` (or either is
+    unknown), else what differs (``jax 0.4.38 -> 0.10.2``): what another jax traced and
+    compiled is out of date, never this one's."""
+    was = entry.get("versions")
+    if not isinstance(was, dict):
+        return ""
+    return ", ".join(f"{d} {was[d]} -> {now[d]}" for d in ("jax", "jaxlib")
+                     if isinstance(was.get(d), str) and now.get(d, "missing") != "missing"
+                     and not now[d].startswith("mtime=") and was[d] != now[d])
 
 
 def is_current(entry: dict, root: Path, reader: Any = None) -> bool:

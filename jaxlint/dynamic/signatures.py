@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any, Sequence, TypedDict
 
-from jaxlint.files.cache import atomic_write
+from jaxlint.files.cache import atomic_write, replace_file
 from jaxlint.config.inputspec import DTYPES
 
 FORMAT = 1
@@ -128,6 +128,7 @@ def load(path: Path) -> dict[str, dict]:
         data = untrusted.read_json(path, "recorded signatures")
     except FileNotFoundError:
         return {}
+    untrusted.same_format(path, data, FORMAT, "recorded signatures", "record again with `jaxlint record --replace`")
     if not isinstance(data, dict) or not isinstance(data.get("functions"), dict):
         raise ConfigError(f"{path}: not a jaxlint signatures file (no `functions` table)")
     out = {}
@@ -209,7 +210,8 @@ def dump(path: Path, functions: dict[str, dict], meta: dict[str, Any]) -> None:
         for k in sorted(functions)}}
     text = json.dumps(data, indent=2, sort_keys=True) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, text.encode("utf-8"))  # a file to commit: the umask's mode, not mkstemp's 0600
+    # a file to commit: the umask's mode, not mkstemp's 0600; a symlinked one stays a link
+    replace_file(path, text.encode("utf-8"))
 
 
 def pickle_dir(path: Path) -> Path:

@@ -108,6 +108,18 @@ def gunzip_json(path: Path, blob: bytes, what: str, limit: int = MAX_BYTES) -> A
     return parse_json(path, decode(path, data, what), what)
 
 
+def same_format(path: Path, data: Any, reads: int, what: str, remedy: str) -> None:
+    """Refuse ``data`` (a JSON object read from ``path``) written in another format than
+    ``reads`` (a file without ``format`` is of the first one): read as this format, its
+    entries would mean something else."""
+    fmt = data.get("format", 1) if isinstance(data, dict) else reads
+    if fmt != reads:
+        from jaxlint.config.errors import shown
+
+        raise ConfigError(f"{path}: {what} in format {shown(fmt)}, and this jaxlint reads format {reads} "
+                          f"(another jaxlint wrote it): {remedy}")
+
+
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 

@@ -87,6 +87,9 @@ class BudgetContext:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: how the arguments' shapes changed since the budget ("512 -> 1024 in w1, b1"; "": the same)
     shapes: str = ""
+    #: what changed under the function's `jaxlint record` observation ("": it is current): the
+    #: figures rest on a recording of other code (record again)
+    outdated: str = ""
 
     @property
     def now(self) -> Mapping[str, Any]:
@@ -466,9 +469,23 @@ class Coverage:
 
     modules: set[str] = field(default_factory=set)
     unmeasured: dict[str, str] = field(default_factory=dict)
+    #: functions whose `jaxlint record` observation is out of date -> what changed under it
+    outdated: dict[str, list[str]] = field(default_factory=dict)
+    #: where each function of the run is: key -> (display path, jit line, qualname)
+    where: dict[str, tuple[str, int, str]] = field(default_factory=dict)
+
+    def out_of_date(self, function: str) -> str:
+        """"" when current; else what changed under its recording, in short."""
+        if function not in self.outdated:
+            return ""
+        what = self.outdated[function]
+        return (", ".join(what[:3]) + (f" and {len(what) - 3} more" if len(what) > 3 else "")) or \
+            "the rules' settings changed"
 
     def why_stale(self, function: str) -> str | None:
         """Why a budgeted function has no measurement this run; None: outside the run."""
+        if function in self.outdated:
+            return "its recording is out of date"
         if function in self.unmeasured:
             return f"not measured ({self.unmeasured[function]})"
         if function.split(":", 1)[0] in self.modules:
@@ -607,6 +624,10 @@ def gate(data: dict, now: list[Measured], rule, command: str,
             continue
         shapes = shape_change(entry.get("signature", ""), m.signature)
         shown = k or m.name  # the row names the budget it is held to
+        outdated = coverage.out_of_date(m.key) if coverage is not None else ""
+        if outdated:
+            rows.append((shown, "-", "-", "-", "-", f"out of date: record again (changed since `jaxlint record`: "
+                                                   f"{outdated})"))
         if shapes:
             rows.append((shown, "shapes", "-", "-", shapes, "compared with the budget"))
         assessed = rule.assess(m.key, entry, m.budget)
@@ -618,17 +639,28 @@ def gate(data: dict, now: list[Measured], rule, command: str,
                          "-" if a.status == "new" else signed(a.change), status))
         if not moved:
             rows.append((shown, "all", "-", "-", "0 %", "ok"))
-        rule.check(BudgetContext(m, entry, assessed, rule, findings, shapes=shapes))
+        rule.check(BudgetContext(m, entry, assessed, rule, findings, shapes=shapes, outdated=outdated))
     measured_fns = {m.key for m in now}
     for k in left:
         sig = _few(leaves(joined(grouped[function_of(k)][k].get("signature", ""))), 3)
         rows.append((k, "-", "-", "-", "-", f"stale: no longer called with ({sig}); `{command}` removes it"))
+    cov = coverage or Coverage()  # without one (figures alone), no entry is known stale
     for fn, olds in grouped.items():
-        why = coverage.why_stale(fn) if coverage is not None and fn not in measured_fns else None
+        why = cov.why_stale(fn) if fn not in measured_fns else None
         if why is None:
             continue
         removed = f"; `{command}` removes it" if why.startswith("the function") else ""
-        rows += [(k, "-", "-", "-", "-", f"stale: {why}{removed}") for k in sorted(olds)]
+        outdated = cov.out_of_date(fn)
+        for k in sorted(olds):
+            if outdated and fn in cov.where:  # not measured because its recording is of other code
+                rows.append((k, "-", "-", "-", "-", f"out of date: record again (changed since `jaxlint record`: "
+                                                    f"{outdated})"))
+                path, line, qualname = cov.where[fn]
+                m = Measured(fn, qualname, path, line, {"signature": joined(olds[k].get("signature", ""))},
+                             dict(now[0].versions) if now else {}, k)
+                rule.check(BudgetContext(m, olds[k], [], rule, findings, outdated=outdated))
+            else:
+                rows.append((k, "-", "-", "-", "-", f"stale: {why}{removed}"))
     return rows, findings, stale
 
 
@@ -652,8 +684,14 @@ def _coverage(run: Any, report) -> Coverage:
         if f.module:
             cov.modules.add(f.module)
             key = f"{f.module}:{f.qualname}"
+            cov.where.setdefault(key, (f.path, f.line, f.qualname))
             if key not in done:
                 cov.unmeasured.setdefault(key, f.reason or f.status)
+    for e in report.stale:
+        if e.get("key"):
+            key = str(e["key"])
+            cov.outdated[key] = [str(c) for c in e.get("changed") or ()]
+            cov.where.setdefault(key, (str(e.get("file") or ""), int(e.get("line") or 1), str(e.get("qualname") or key)))
     return cov
 
 

@@ -10,7 +10,13 @@ that it is found again after unrelated edits move it:
   digest the sha256 of its source, decorators included; a name the file defines again
   is ``name#2``, ``name#3``... from its second definition on;
 * a top-level statement that is not a function (a call in a script's loop, a
-  constant): ``<stmt>@`` + the digest of its text.
+  constant): ``<stmt>@`` + the digest of its text;
+* a class whose method the trace entered (a flax linen or nnx module, an equinox
+  module, a dataclass): ``Cls.<class>``, the digest of its header (decorators, bases)
+  and of the statements of its body that are not functions (field defaults); with it
+  the class's ``__init__``, ``setup`` and ``__post_init__`` and the module constants all
+  of these read. What the traced code reads of the instance is decided there: a field
+  default raised from 512 to 1024, directly or through a constant, changes the program.
 
 An edit elsewhere in the file, or in a file the trace never entered, leaves every
 scope found with its digest: the observation is current, and its findings move with
@@ -49,6 +55,8 @@ class FileScopes:
         self._top: list[tuple[int, int, ast.stmt]] = []
         #: qualname -> how many functions of that name were met so far
         self._count: dict[str, int] = {}
+        #: qualname -> class definition
+        self.classes: dict[str, ast.ClassDef] = {}
         if self.tree is None:
             return
         self._walk(self.tree.body, "")
@@ -69,7 +77,9 @@ class FileScopes:
         for n in body:
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 name = prefix + n.name
-                if not isinstance(n, ast.ClassDef):
+                if isinstance(n, ast.ClassDef):
+                    self.classes.setdefault(name, n)
+                else:
                     start = min([n.lineno] + [d.lineno for d in n.decorator_list])
                     self._count[name] = self._count.get(name, 0) + 1
                     if self._count[name] > 1:  # defined again (a notebook's later cell): `name#2`, ...
@@ -121,7 +131,41 @@ class FileScopes:
                 out.append(self._stmt_scope(stmt.lineno, stmt.end_lineno or stmt.lineno))
         return out
 
+    def class_scope(self, name: str) -> Scope | None:
+        """``Cls.<class>``: the class's header and the statements of its body that are not
+        functions (field defaults, class constants), digested together."""
+        node = self.classes.get(name)
+        if node is None:
+            return None
+        start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        header_end = node.body[0].lineno - 1 if node.body else node.end_lineno or node.lineno
+        parts = ["\n".join(self.lines[start - 1:header_end])]
+        for stmt in node.body:
+            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                parts.append("\n".join(self.lines[stmt.lineno - 1:stmt.end_lineno or stmt.lineno]))
+        digest = hashlib.sha256("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:20]
+        return Scope(f"{name}{_CLASS}", start, node.end_lineno or node.lineno, digest)
+
+    def classes_read(self, scope: Scope) -> list[Scope]:
+        """What a method's trace rests on in its class (and the classes around it): the
+        class scope, its ``__init__`` / ``setup`` / ``__post_init__``, and the module
+        constants these read."""
+        out: list[Scope] = []
+        parts = scope.name.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            cls = ".".join(parts[:i])
+            body = self.class_scope(cls)
+            if body is None:
+                continue
+            made = [body] + [m for m in (self.by_name.get(f"{cls}.{f}") for f in _BUILDERS) if m is not None]
+            for s in made:
+                out.append(s)
+                out.extend(self.constants_read(s))
+        return out
+
     def find(self, name: str) -> Scope | None:
+        if name.endswith(_CLASS):
+            return self.class_scope(name[:-len(_CLASS)])
         if name.startswith("<stmt>@"):
             for start, end, _ in self._top:
                 s = self._stmt_scope(start, end)
@@ -132,6 +176,10 @@ class FileScopes:
 
 
 _NOTEBOOK = "<notebook>"
+#: a class's own scope: ``Cls.<class>``
+_CLASS = ".<class>"
+#: methods that decide what a traced method reads of its instance
+_BUILDERS = ("__init__", "setup", "__post_init__")
 
 
 def _read(path: Path) -> FileScopes | str | None:
@@ -172,7 +220,7 @@ class Reader:
             scope = fs.at(line)
             if scope is None:
                 continue
-            for s in [scope, *fs.constants_read(scope)]:
+            for s in [scope, *fs.constants_read(scope), *fs.classes_read(scope)]:
                 out.setdefault(s.name, {"line": s.line, "end": s.end, "digest": s.digest})
         return out
 

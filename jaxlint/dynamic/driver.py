@@ -268,7 +268,7 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
         if now is not None:
             current[k] = now
         else:  # named in the summary, with what changed under it
-            stale.append(dict(v, changed=[other] if other else observations.changed_code(v, root, digests)))
+            stale.append(dict(v, key=k, changed=[other] if other else observations.changed_code(v, root, digests)))
             stale_keys.add(k)
     fp = FilePlan(task, text, root, modname, sys_path, plans, stale=stale)
     by_key = {f"{modname}:{p.entry.qualname}": p for p in plans}

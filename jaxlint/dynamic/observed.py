@@ -576,6 +576,8 @@ def _shown_scope(name: str) -> str:
         return "a top-level statement"
     if name == "<notebook>":
         return "its code cells"
+    if name.endswith(".<class>"):
+        return f"the fields of `{name[:-len('.<class>')]}`"
     return f"`{name}`"
 
 

@@ -129,6 +129,8 @@ class CostBudget(BudgetRule):
         "compile-time-ratio": Option(3.0, "compile time fails above this many times its budget ...", (int, float), 1),
         "compile-time-slack": Option(2.0, "... and this many seconds more", (int, float), 0),
         "require-budgets": Option(False, "a compiled function without a budget entry is a finding", bool),
+        "fail-out-of-date": Option(True, "a function whose `jaxlint record` observation is out of date (the code "
+                                         "it rests on changed) is a finding: record again", bool),
     }
 
     VALID = [
@@ -208,6 +210,11 @@ class CostBudget(BudgetRule):
         """One finding per function over budget, at its jit line; without a budget entry,
         one only with ``require-budgets``."""
         qualname, signature = ctx.function.qualname, ctx.function.signature
+        if ctx.outdated and ctx.budget is not None and self.opts["fail-out-of-date"]:
+            ctx.report(None, f"`{qualname}`'s cost figures are out of date: record again (`jaxlint record "
+                             f"--compile -- <your command>`); changed since the recording: {ctx.outdated}",
+                       data={"signature": signature, "out_of_date": ctx.outdated},
+                       key=f"out-of-date:{ctx.function.name or signature}")
         if ctx.budget is None:
             if self.opts["require-budgets"]:
                 ctx.report(None, f"`{qualname}` has no budget for ({signature}): add it with `jaxlint budget "

@@ -317,6 +317,22 @@ class CompileFacts:
         return [Buffer("argument", a.path, params[a.parameter].shape) for a in self.args
                 if a.parameter is not None and a.parameter in params]
 
+    def output_value(self, index: tuple[int, ...]) -> tuple[Instruction | None, int | None]:
+        """(the instruction computing the output at ``index`` of the result, which element of
+        its tuple result it is): through the root ``tuple``, or of a root that is itself a
+        fusion with several results (a TPU's program may end in one)."""
+        m = self.module
+        root = m.entry.root
+        if root is None:
+            return None, None
+        if not index:
+            return m.produced(root.name)
+        if len(index) != 1:
+            return None, None
+        if root.opcode == "tuple":
+            return m.produced(root.operands[index[0]]) if index[0] < len(root.operands) else (None, None)
+        return (root, index[0]) if index[0] < len(root.shape.elements) else (None, None)
+
     def output_buffers(self) -> list[Buffer]:
         """The outputs the program allocates, per device: not those that reuse a donated
         argument's buffer (``input_output_alias``)."""
@@ -326,16 +342,10 @@ class CompileFacts:
         aliased = {a.output_index for a in self.module.aliases}
         out = []
         for o in self.outputs:
-            if o.index in aliased:
+            if o.index in aliased or len(o.index) > 1:
                 continue
-            if not o.index:
-                shape, name = root.shape, root.name
-            elif root.opcode == "tuple" and len(o.index) == 1 and o.index[0] < len(root.operands):
-                name = root.operands[o.index[0]]
-                shape = self.module.instructions[name].shape if name in self.module.instructions else root.shape
-            else:
-                continue
-            made, element = self.module.produced(name)
+            shape = root.shape.elements[o.index[0]] if o.index and o.index[0] < len(root.shape.elements) else root.shape
+            made, element = self.output_value(o.index)
             out.append(Buffer("output", o.path, shape, tuple(self.result_lines(made, element)) if made else (), made))
         return out
 

@@ -109,6 +109,20 @@ class Shape:
         k = len(tile)
         return tuple(dims[:len(dims) - k]) + tuple(-(-d // t) * t for d, t in zip(dims[len(dims) - k:], tile))
 
+    def padded_dims(self) -> list[tuple[int, int, int]]:
+        """(logical dimension, its size, the size its tile pads it to) of each dimension
+        the layout's first tile pads: ``f32[1000,200]{1,0:T(8,128)}`` -> ``[(1, 200, 256)]``."""
+        if not self.tiles or self.is_tuple:
+            return []
+        order = list(reversed(self.minor_to_major))  # logical dimensions, major first
+        tile = self.tiles[0][-len(order):] if order else ()
+        out = []
+        for dim, t in zip(order[len(order) - len(tile):], tile):
+            size = self.dims[dim]
+            if t > 1 and size % t:
+                out.append((dim, size, -(-size // t) * t))
+        return out
+
     @property
     def tiled_bytes(self) -> int:
         """Bytes the array takes in its tiled layout (the TPU pads each dimension a tile

@@ -329,7 +329,7 @@ class Donation(HloRule):
         passed = self._passed_through(facts, root)
         for top, leaves, matched in candidates:
             for _, o in matched:
-                inst, element = self._output_value(facts, o.index, root)
+                inst, element = facts.output_value(o.index)
                 if inst is not None:  # of a multi-output fusion: the update, not the matmul beside it
                     producer_lines.extend(facts.result_lines(inst, element))
             n = len(leaves)
@@ -409,25 +409,13 @@ class Donation(HloRule):
                     pass
         return found
 
-    @staticmethod
-    def _output_value(facts: CompileFacts, index: tuple[int, ...], root) -> tuple:
-        """(the instruction computing an output, which element of its tuple result it is)."""
-        m = facts.module
-        if root is None:
-            return None, None
-        if not index:
-            return m.produced(root.name)
-        if root.opcode == "tuple" and len(index) == 1 and index[0] < len(root.operands):
-            return m.produced(root.operands[index[0]])
-        return None, None
-
     def _updates(self, facts: CompileFacts, arg: ArgFact, index: tuple[int, ...], root) -> bool:
         """The output is computed by an elementwise kernel that reads the argument itself:
         an update (``p - lr * g``), not a new value of the same shape (a gradient). The
         kernel may move what else it reads (an adam moment of a convolution or attention
         kernel adds a transposed gradient to itself: an update all the same)."""
         m = facts.module
-        inst, element = self._output_value(facts, index, root)
+        inst, element = facts.output_value(index)
         if inst is None:
             return False
         for op in (inst.operands if m.is_elementwise(inst) else m.elementwise_operands(inst, element)):

@@ -589,6 +589,7 @@ def parse_hlo(text: str) -> HloModule:
     entries = [c for c in computations.values() if c.is_entry]
     if not entries:
         raise HloParseError("no ENTRY computation")
+    _acyclic(computations)
     frames = _FrameTable(tables) if "StackFrames" in tables else None
     for c in computations.values():
         for inst in c.instructions:
@@ -602,6 +603,30 @@ def parse_hlo(text: str) -> HloModule:
         stack_frames=frames is not None,
         frame_table=frames,
     )
+
+
+def _acyclic(computations: dict[str, Computation]) -> None:
+    """The parser's error when a computation calls itself, directly or through others
+    (HLO has no recursion; a damaged text would send every walk of the calls round)."""
+    calls = {name: {n for i in c.instructions for n in i.called if n in computations}
+             for name, c in computations.items()}
+    done: set[str] = set()
+    for start in calls:
+        if start in done:
+            continue
+        path, stack = {start}, [(start, iter(calls[start]))]
+        while stack:
+            name, todo = stack[-1]
+            callee = next(todo, None)
+            if callee is None:
+                stack.pop()
+                path.discard(name)
+                done.add(name)
+            elif callee in path:
+                raise HloParseError(f"computation `{callee}` calls itself (through `{name}`)")
+            elif callee not in done:
+                path.add(callee)
+                stack.append((callee, iter(calls[callee])))
 
 
 def _parse_header(line: str) -> tuple[str, dict[str, str]]:
@@ -653,6 +678,8 @@ def _parse_instruction(line: str, computation: str) -> Instruction | None:
     operands: tuple[str, ...] = ()
     if opcode in ("constant", "parameter", "iota", "rng-get-and-update-state"):
         literal = inner.strip()
+        if opcode == "parameter" and not (literal.isascii() and literal.isdigit()):
+            raise HloParseError(f"parameter `{name}` has no number: {line[:120]}")
     else:
         operands = tuple(_operand_name(p) for p in split_top(inner) if p.strip())
     metadata = {}
@@ -967,20 +994,44 @@ def parse_replica_groups(text: str) -> tuple[tuple[int, ...], ...] | None:
         return groups or None
     m = re.fullmatch(r"\[(\d+),(\d+)\]<=\[([\d,]+)\](?:T\(([\d,]+)\))?", t.replace(" ", ""))
     if m:
-        flat = _iota_tile([int(x) for x in m.group(3).split(",")],
-                          [int(x) for x in m.group(4).split(",")] if m.group(4) else None)
-        size = int(m.group(2))
+        count, size = _devices(t, [int(m.group(1)), int(m.group(2))]), int(m.group(2))
+        flat = _iota_tile(t, _int_list(m.group(3)), _int_list(m.group(4)) if m.group(4) else None)
+        if len(flat) != count:
+            raise HloParseError(f"replica groups {t[:80]!r}: {m.group(1)}x{size} groups of {len(flat)} devices")
         return tuple(tuple(flat[i:i + size]) for i in range(0, len(flat), size))
     if t.startswith("mesh["):
         return _mesh_groups(t)
     return None
 
 
-def _iota_tile(dims: list[int], perm: list[int] | None) -> list[int]:
-    """``iota(prod(dims)).reshape(dims).transpose(perm).ravel()`` without numpy."""
+#: the most devices a program's replica groups may name (the largest TPU slices have a
+#: few thousand chips): more is a damaged text, never expanded into a list
+MAX_DEVICES = 1 << 16
+
+
+def _int_list(text: str) -> list[int]:
+    return [int(x) for x in text.split(",") if x]
+
+
+def _devices(text: str, dims: list[int]) -> int:
+    """How many devices an array of ``dims`` of them holds: each 1 or more and at most
+    :data:`MAX_DEVICES` in all, else the parser's error naming ``text``."""
     n = 1
     for d in dims:
         n *= d
+        if d < 1 or n > MAX_DEVICES:
+            raise HloParseError(f"replica groups {text[:80]!r}: {'x'.join(map(str, dims))} devices "
+                                f"({'an empty dimension' if d < 1 else f'more than {MAX_DEVICES}'})")
+    return n
+
+
+def _iota_tile(text: str, dims: list[int], perm: list[int] | None) -> list[int]:
+    """``iota(prod(dims)).reshape(dims).transpose(perm).ravel()`` without numpy; the
+    parser's error when ``dims`` is out of bounds or ``perm`` no permutation of them."""
+    n = _devices(text, dims)
+    if perm is not None and sorted(perm) != list(range(len(dims))):
+        raise HloParseError(f"replica groups {text[:80]!r}: T({','.join(map(str, perm))}) is no permutation "
+                            f"of {len(dims)} dimensions")
     if not perm:
         return list(range(n))
     strides = [1] * len(dims)
@@ -1004,17 +1055,14 @@ def _mesh_groups(text: str) -> tuple[tuple[int, ...], ...] | None:
         return None
     axes = [(a.strip().strip("'\""), int(n)) for a, n in re.findall(r"([^,=]+)=(\d+)", m.group(1))]
     rest = text[m.end():]
-    total = 1
-    for _, n in axes:
-        total *= n
+    total = _devices(text, [n for _, n in axes])
     devices = list(range(total))
     d = re.search(r"device_ids=\((\[[\d,\s]+\](?:T\([\d,\s]+\))?|[\d,\s]+)\)", rest)
     if d:
         spec = d.group(1).replace(" ", "")
         it = re.fullmatch(r"\[([\d,]+)\](?:T\(([\d,]+)\))?", spec)
         if it:
-            devices = _iota_tile([int(x) for x in it.group(1).split(",")],
-                                 [int(x) for x in it.group(2).split(",")] if it.group(2) else None)
+            devices = _iota_tile(text, _int_list(it.group(1)), _int_list(it.group(2)) if it.group(2) else None)
         elif re.fullmatch(r"[\d,]+", spec):
             devices = [int(x) for x in spec.split(",")]
         else:

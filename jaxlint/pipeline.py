@@ -294,10 +294,17 @@ class CheckOptions:
 def add_config_flag(parser: Any) -> None:
     """``--config FILE | 'KEY = VALUE'`` on another command's parser, exactly as ``check``
     declares it (every command that reads the settings takes the same forms)."""
-    flag = CheckOptions.__dataclass_fields__["config"].metadata["cli"][0]
+    add_check_flag(parser, "config")
+
+
+def add_check_flag(parser: Any, name: str, dest: str | None = None) -> None:
+    """``check``'s flag for the option ``name`` on another command's parser, declared as
+    ``check`` declares it (``--target`` on ``budget update`` and ``inspect``)."""
+    flag = CheckOptions.__dataclass_fields__[name].metadata["cli"][0]
     kwargs = dict(flag.kwargs)
-    kwargs["default"] = kwargs["default"]()
-    parser.add_argument(*flag.flags, dest="config", **kwargs)
+    if callable(kwargs.get("default")):
+        kwargs["default"] = kwargs["default"]()
+    parser.add_argument(*flag.flags, dest=dest or name, **kwargs)
 
 
 def split_config(given: Any) -> tuple[str | None, list[str]]:

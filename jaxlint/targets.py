@@ -25,7 +25,7 @@ from typing import Any, Mapping
 #: backends a target may name (``gpu`` is CUDA or ROCm, whichever jax finds)
 TARGET_BACKENDS = ("cpu", "gpu", "cuda", "rocm", "tpu")
 #: keys of one ``[tool.jaxlint.targets.NAME]`` table
-TARGET_KEYS = ("backend", "topology", "mesh", "axis-map", "devices", "hbm-gib")
+TARGET_KEYS = ("backend", "topology", "mesh", "axis-map", "devices", "hbm-gib", "budgets")
 _TOPOLOGY = re.compile(r"^\s*([A-Za-z0-9]+)\s*:\s*(\d+(?:\s*x\s*\d+)*)\s*$")
 #: an axis name as jax meshes take them (a Python identifier)
 _AXIS = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -146,6 +146,9 @@ class Target:
     devices: int = 0
     #: the chip's memory in GiB, overriding the chip table (None: the table's)
     hbm_gib: float | None = None
+    #: this target's budgets file, relative to the project root (None: the default's
+    #: name with the target's: ``jaxlint-budgets.v5e-8.json``)
+    budgets: str | None = None
 
     @property
     def deviceless(self) -> bool:
@@ -175,7 +178,8 @@ class Target:
         """What the workers are told (``JAXLINT_TARGET``) and the caches key on."""
         return json.dumps({"name": self.name, "backend": self.backend, "topology": self.topology,
                            "mesh": [list(m) for m in self.mesh], "axis_map": dict(sorted(self.axis_map.items())),
-                           "devices": self.devices, "hbm_gib": self.hbm_gib}, sort_keys=True)
+                           "devices": self.devices, "hbm_gib": self.hbm_gib, "budgets": self.budgets},
+                          sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> "Target":
@@ -183,7 +187,7 @@ class Target:
         return cls(name=d["name"], backend=d["backend"], topology=d.get("topology"),
                    mesh=tuple((str(a), int(n)) for a, n in d.get("mesh") or ()),
                    axis_map=dict(d.get("axis_map") or {}), devices=int(d.get("devices") or 0),
-                   hbm_gib=d.get("hbm_gib"))
+                   hbm_gib=d.get("hbm_gib"), budgets=d.get("budgets"))
 
 
 def target_from_table(name: str, table: Any) -> Target:
@@ -228,8 +232,11 @@ def target_from_table(name: str, table: Any) -> Target:
     if hbm is not None and (isinstance(hbm, bool) or not isinstance(hbm, (int, float))
                             or not math.isfinite(hbm) or hbm <= 0):
         raise TargetError(f"`targets.{name}.hbm-gib` must be a positive number of GiB")
+    budgets = table.get("budgets")
+    if budgets is not None and (not isinstance(budgets, str) or not budgets.strip()):
+        raise TargetError(f"`targets.{name}.budgets` must be a file name, such as \"budgets/{name}.json\"")
     t = Target(name=name, backend=backend, topology=topology, mesh=mesh, axis_map=dict(axis_map),
-               devices=devices, hbm_gib=float(hbm) if hbm is not None else None)
+               devices=devices, hbm_gib=float(hbm) if hbm is not None else None, budgets=budgets)
     if mesh:
         want, have = math.prod(n for _, n in mesh), t.device_count()
         if want != have:

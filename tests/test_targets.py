@@ -223,8 +223,14 @@ def test_a_step_too_big_for_one_chip_fits_a_slice_with_its_state_sharded(tmp_pat
     assert "target v5e-8 (v5e:2x4, mesh data=8), compiled deviceless" in out
     hbm = 16 << 30
     big, small = one["adam_step"]["report"], eight["adam_step"]["report"]
-    assert big["status" if "status" in big else "platform"] == "tpu"
+    assert big["platform"] == small["platform"] == "tpu"
     assert big["peak_bytes"] > hbm > small["peak_bytes"] > 0
+    # the error (JAX315) for one chip, with XLA's own figures; none for the slice
+    r1 = run_cli("check", "--target", "v5e:1x1", "step.py", cwd=tmp_path)
+    r8 = run_cli("check", "--target", "v5e-8", "step.py", cwd=tmp_path)
+    assert r1.returncode == 1 and "JAX315" in r1.stdout and "does not fit" in r1.stdout, r1.stdout + r1.stderr
+    assert "24.0 GiB per chip" in r1.stdout and "`w` f32[65536,16384] 4.0 GiB" in r1.stdout
+    assert "JAX315" not in r8.stdout, r8.stdout
     assert small["budget"]["environment"]["devices"] == 8
     # each chip holds an eighth of the three 4 GiB states (and x's share)
     assert small["budget"]["figures"]["argument_bytes"] < 3 * (4 << 30) // 8 + (64 * 65536 * 4)
@@ -291,3 +297,69 @@ def test_a_libtpu_that_does_not_load_is_one_line_saying_what_to_install(tmp_path
     assert r.returncode == 2, r.stdout + r.stderr
     assert "libtpu cannot be loaded here" in r.stderr and 'pip install "jaxlint[tpu]"' in r.stderr
     assert "Traceback" not in r.stderr
+
+
+LOOP = """
+import jax
+import jax.numpy as jnp
+
+VOCAB, D = 1000, 256
+
+
+def init(key):
+    k1, k2 = jax.random.split(key)
+    return {"emb": jax.random.normal(k1, (VOCAB, D)) * 0.02, "w": jax.random.normal(k2, (D, D)) * 0.02}
+
+
+def loss_fn(params, tokens):
+    h = jnp.tanh(params["emb"][tokens[:, :-1]] @ params["w"])
+    logp = jax.nn.log_softmax(h @ params["emb"].T)
+    return -jnp.take_along_axis(logp, tokens[:, 1:, None], axis=-1).mean()
+
+
+@jax.jit
+def train_step(params, opt_state, tokens):
+    loss, g = jax.value_and_grad(loss_fn)(params, tokens)
+    m = jax.tree_util.tree_map(lambda a, b: 0.9 * a + 0.1 * b, opt_state, g)
+    return jax.tree_util.tree_map(lambda p, a: p - 1e-3 * a, params, m), m, loss
+
+
+if __name__ == "__main__":
+    params = init(jax.random.key(0))
+    opt_state = jax.tree_util.tree_map(jnp.zeros_like, params)
+    for i in range(3):
+        tokens = jax.random.randint(jax.random.key(i), (16, 65), 0, VOCAB)
+        params, opt_state, loss = train_step(params, opt_state, tokens)
+"""
+
+
+@needs_libtpu
+def test_a_loop_recorded_on_the_cpu_gets_jax302_for_the_tpu_with_the_tpus_figures(tmp_path):
+    (tmp_path / "train.py").write_text(LOOP)
+    r = run_cli("record", "--", "python", "train.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows, out = _report(tmp_path, "--target", "v5e:1x1", "--output-format", "json", "train.py")
+    rep = rows["train_step"]["report"]
+    assert rep["platform"] == "tpu" and rep["budget"]["environment"]["target"] == "v5e:1x1"
+    found = [d for d in json.loads(out[:out.rindex("]") + 1]) if d["code"] == "JAX302"]
+    assert found and "opt_state" in found[0]["message"], out
+    # the TPU's figures: emb's 1000 rows take 1000 (8-row tiles); the CPU's program is another
+    cpu, _ = _report(tmp_path, "--dynamic", "--compile", "train.py")
+    assert cpu["train_step"]["report"]["platform"] == "cpu"
+    assert rep["peak_bytes"] != cpu["train_step"]["report"]["peak_bytes"]
+
+
+@needs_libtpu
+def test_budgets_per_target_and_inspect_for_a_target(tmp_path):
+    (tmp_path / "step.py").write_text(STEP.format(args="(f32[512,256], f32[512,256], f32[512,256], f32[3,512])"))
+    r = run_cli("budget", "update", "--target", "v5e:1x1", "step.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (tmp_path / "jaxlint-budgets.v5e-1x1.json").is_file() and not (tmp_path / "jaxlint-budgets.json").exists()
+    env = json.loads((tmp_path / "jaxlint-budgets.v5e-1x1.json").read_text())["functions"]["step:adam_step"]
+    assert env["environment"]["target"] == "v5e:1x1"
+    r = run_cli("check", "--target", "v5e:1x1", "step.py", cwd=tmp_path)
+    assert r.returncode == 0 and "jaxlint-budgets.v5e-1x1.json" in r.stdout and "0 %" in r.stdout, r.stdout
+    r = run_cli("inspect", "step.py::adam_step", "--target", "v5e:1x1", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "tpu (TPU v5 lite)" in r.stdout and "not present" not in r.stdout
+    assert "T(8,128)" in r.stdout  # the TPU's tiled layouts in the optimized program

@@ -8,7 +8,7 @@ import os
 
 
 def add_parser(sub):
-    from jaxlint.pipeline import add_config_flag
+    from jaxlint.pipeline import add_check_flag, add_config_flag
 
     p = sub.add_parser("budget", help="cost budgets of compiled functions (docs/budgets.md)")
     acts = p.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -16,6 +16,7 @@ def add_parser(sub):
     up.add_argument("paths", nargs="*", help="files or directories (default: the project root, else .)")
     up.add_argument("--budgets", metavar="FILE", help="the budgets file (default: [tool.jaxlint.dynamic] budgets)")
     add_config_flag(up)
+    add_check_flag(up, "target")
     up.add_argument("--signatures", metavar="FILE", help="recorded signatures (default: .jaxlint/signatures.json)")
     up.add_argument("--no-cache", action="store_true")
     up.add_argument("--cache-dir")
@@ -31,5 +32,5 @@ def run(args) -> int:
     options = CheckOptions(paths=tuple(args.paths), output_file=os.devnull, quiet=True, exit_zero=True,
                            config=config, config_overrides=inline, no_cache=args.no_cache, cache_dir=args.cache_dir,
                            dynamic=True, compile=True, signatures=args.signatures, budgets=args.budgets,
-                           update_budgets=True)
+                           update_budgets=True, target=args.target)
     return check(options)

@@ -41,9 +41,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true", help="do not use jax's persistent compilation cache")
     p.add_argument("--cache-dir")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    from jaxlint.pipeline import add_config_flag
+    from jaxlint.pipeline import add_check_flag, add_config_flag
 
     add_config_flag(p)
+    add_check_flag(p, "target", dest="compile_target")  # `target` is the function to inspect
     return p
 
 
@@ -201,8 +202,13 @@ def run(args) -> int:
     if args.format == "html" and not args.output_file:
         raise ConfigError("inspect: --format html needs -o FILE")
     path, function = parse_target(args.target)
-    settings = config_resolver(args.config).for_dir(path.resolve().parent)
-    seen = None if (args.spec_args or args.static) else observed_program(path, function, settings)
+    config = list(args.config or [])
+    if args.compile_target is not None:  # the last layer, as check's --target
+        config.append(f"dynamic.target = {json.dumps(args.compile_target)}")
+    settings = config_resolver(config).for_dir(path.resolve().parent)
+    # a program the recording kept is the recorded backend's: with a target, compile again
+    seen = None if (args.spec_args or args.static or args.compile_target) else observed_program(path, function,
+                                                                                                   settings)
     if seen is not None and seen[0] is not None:
         return _show(args, settings, path, seen[2], seen[0], seen[1])
     try:
@@ -228,7 +234,12 @@ def run(args) -> int:
            "dimensions": {"defaults": dict(settings.dynamic.dimension_defaults),
                           "default": settings.dynamic.default_dimension}}
     timeout = args.timeout or settings.dynamic.function_timeout + settings.dynamic.compile_timeout
-    answer = run_worker(req, dataclasses.replace(settings.dynamic, backend=backend), timeout)
+    from jaxlint.dynamic.pool import WorkerStartError
+
+    try:
+        answer = run_worker(req, dataclasses.replace(settings.dynamic, backend=backend), timeout)
+    except WorkerStartError as e:  # a target this machine cannot compile for
+        raise ConfigError(f"inspect: {e}") from None
     return _show(args, settings, path, function, answer, inputs)
 
 

@@ -229,7 +229,8 @@ def upgrade(data: dict) -> dict:
 
 
 def budgets_path(run: Any) -> Path:
-    """``--budgets FILE``, else ``[tool.jaxlint.dynamic] budgets`` at the project root."""
+    """``--budgets FILE``, else ``[tool.jaxlint.dynamic] budgets`` at the project root (for a
+    target, its own file beside it: :meth:`DynamicSettings.budgets_file`)."""
     from jaxlint.dynamic import project
 
     if run.options.budgets:
@@ -237,7 +238,7 @@ def budgets_path(run: Any) -> Path:
     task = run.dynamic_tasks()[0]
     s = task.settings
     root = project.project_root(task.path, s.root if s.config_file else None)
-    return root / s.dynamic.budgets
+    return root / s.dynamic.budgets_file()
 
 
 def unmeasured(report) -> list[tuple[str, str]]:

@@ -71,6 +71,19 @@ class DynamicSettings:
     #: ``target`` resolved (:mod:`jaxlint.targets`); set by :func:`load_settings`
     target_spec: Any = None
 
+    def budgets_file(self) -> str:
+        """The budgets file, relative to the project root: ``budgets``, or for a target
+        its own file beside it (``jaxlint-budgets.v5e-8.json``; the target's ``budgets``
+        key names another), so that each target's figures are held to its own."""
+        spec = self.target_spec
+        if spec is None:
+            return self.budgets
+        if spec.budgets:
+            return spec.budgets
+        stem, dot, suffix = self.budgets.rpartition(".")
+        safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in spec.name)
+        return f"{stem}.{safe}.{suffix}" if dot and "/" not in suffix else f"{self.budgets}.{safe}"
+
     def resolved_target(self):
         """The :class:`jaxlint.targets.Target` the workers compile for: the configured
         one; for ``backend = "tpu"`` without one, the slice this machine has (found

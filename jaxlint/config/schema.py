@@ -157,6 +157,8 @@ TARGET_DOCS = {
     "axis-map": "A recording's mesh axis -> this target's axis, where the names differ, e.g. `{ batch = \"data\" }`.",
     "devices": "Devices of a `cpu` target (forced host devices).",
     "hbm-gib": "The memory of one chip in GiB, overriding jaxlint's table (v5e 16, v4 32, v5p 95, v6e 32).",
+    "budgets": "This target's budgets file, relative to the project root (default: the `budgets` file's name "
+               "with the target's, `jaxlint-budgets.v5e-8.json`).",
 }
 
 
@@ -168,7 +170,8 @@ def _targets() -> dict:
              "mesh": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}},
              "axis-map": {"type": "object", "additionalProperties": {"type": "string"}},
              "devices": {"type": "integer", "minimum": 0, "maximum": 4096},
-             "hbm-gib": {"type": "number", "exclusiveMinimum": 0}}
+             "hbm-gib": {"type": "number", "exclusiveMinimum": 0},
+             "budgets": {"type": "string", "minLength": 1}}
     entry = {"type": "object", "properties": {k: {"description": TARGET_DOCS[k], **types[k]} for k in TARGET_KEYS},
              "additionalProperties": False}
     return {"type": "object", "description": KEY_DOCS["targets"], "additionalProperties": entry}

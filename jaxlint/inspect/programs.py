@@ -149,16 +149,21 @@ def stages(traced, original, path: str, function: str, line: int, backend: str, 
     if captured is None and facts is None and sum(c["bytes"] for c in constants) > max_constant_bytes:
         out["skipped"] = "not lowered or compiled: the program holds more than 64 MiB of constants"
         return out
+    from jaxlint.dynamic import placement
+
+    platforms = placement.platforms() if captured is None and facts is None else None
     t1 = time.perf_counter()
-    lowered = traced.lower()
+    lowered = traced.lower(lowering_platforms=platforms) if platforms else traced.lower()
     lower_s = time.perf_counter() - t1
     out["stablehlo"] = _stablehlo_text(lowered)
     if facts is None:
-        facts = analyse(traced, function=function, file=path, line=line, requested_backend=backend,
+        target = placement.active() if platforms else None
+        facts = analyse(traced, function=function, file=path, line=line,
+                        requested_backend=target.backend if target is not None else backend,
                         # the constants with their names and lines too (inspect shows them)
                         trace_facts=cast(TraceFacts, {"equations": sum(out["equations"].values()),
                                                       "constants": constants}),
-                        captured=captured)
+                        captured=captured, platforms=platforms)
         facts.lower_seconds = max(facts.lower_seconds, lower_s)  # jax reused the lowering above
     out["facts"] = facts.to_dict()
     return out

@@ -8,6 +8,7 @@ read by :func:`jaxlint.inspect.programs.stages`.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -45,9 +46,16 @@ def run(req: dict) -> dict:
             original = getattr(obj, "__wrapped__", obj)
             statics = static_value_names(spec, original)
             jitted = obj if hasattr(obj, "trace") and not statics else jax.jit(original, static_argnames=tuple(statics))
-        args, kwargs = trace_args(original, spec, req.get("dimensions") or {}, False)
+        from jaxlint.dynamic import placement
+
+        # on a target's devices where one is set (a TPU slice, compiled deviceless)
+        try:
+            args, kwargs = placement.place(trace_args(original, spec, req.get("dimensions") or {}, False))
+        except placement.PlacementError as e:
+            raise InputError(str(e)) from None
         t1 = time.perf_counter()
-        traced = jitted.trace(*args, **kwargs)
+        with placement.within(spec.get("mesh")) if placement.active() is not None else contextlib.nullcontext():
+            traced = jitted.trace(*args, **kwargs)
         trace_s = time.perf_counter() - t1
         from jaxlint.inspect.programs import stages
 

@@ -236,11 +236,26 @@ def run(args) -> int:
     timeout = args.timeout or settings.dynamic.function_timeout + settings.dynamic.compile_timeout
     from jaxlint.dynamic.pool import WorkerStartError
 
+    dynamic = dataclasses.replace(settings.dynamic, backend=backend)
+    if backend == "cpu" and not dynamic.devices:  # as `check` does: the recorded program's mesh needs its devices
+        dynamic = dataclasses.replace(dynamic, devices=recorded_devices(path, settings))
     try:
-        answer = run_worker(req, dataclasses.replace(settings.dynamic, backend=backend), timeout)
+        answer = run_worker(req, dynamic, timeout)
     except WorkerStartError as e:  # a target this machine cannot compile for
         raise ConfigError(f"inspect: {e}") from None
     return _show(args, settings, path, function, answer, inputs)
+
+
+def recorded_devices(path: Path, settings) -> int:
+    """The devices the project's recorded programs ran on (0: none recorded), as ``check
+    --dynamic`` gives its workers."""
+    from jaxlint.dynamic import project
+    from jaxlint.dynamic import observed as observations
+    from jaxlint.dynamic.driver import recorded_device_count
+
+    root = project.project_root(path, settings.root if settings.config_file else None)
+    return recorded_device_count(observations.load(observations.path_for(root / settings.dynamic.signatures))
+                                 ["programs"])
 
 
 def observed_program(path: Path, function: str, settings) -> tuple[dict | None, str, str] | None:

@@ -501,7 +501,19 @@ def _dynamic(value: Any, src: str, base: DynamicSettings) -> DynamicSettings:
             changes[k.replace("-", "_")] = check_dynamic_value(k, v)
         except ValueError as e:
             raise ConfigError(f"{src}: [tool.jaxlint.dynamic] {e}") from None
-    return replace(base, **changes)
+    out = replace(base, **changes)
+    if {"devices", "memory_limit_mb"} & set(changes) and out.memory_limit_mb and \
+            devices_memory_mb(out.devices) > out.memory_limit_mb:
+        raise ConfigError(f"{src}: [tool.jaxlint.dynamic] `devices = {out.devices}` needs about "
+                          f"{devices_memory_mb(out.devices)} MiB per worker, over `memory-limit-mb = "
+                          f"{out.memory_limit_mb}`: use fewer devices, or raise `memory-limit-mb` (0 disables the cap)")
+    return out
+
+
+def devices_memory_mb(devices: int) -> int:
+    """The address space a worker with ``devices`` forced host devices needs, about
+    (jax on CPU: 2.5 GiB, then 10 MiB a device; 8 GiB held 582 devices and 4 GiB 165)."""
+    return 2560 + 10 * devices
 
 
 def check_dynamic_value(key: str, v: Any) -> Any:

@@ -454,6 +454,13 @@ def _jaxtyping_spec(model, e: EntryPoint, fn, params) -> dict | str | None:
     return {"args": args, "kwargs": {}, "source": "jaxtyping", "where": f"line {fn.node.lineno}"}
 
 
+def recorded_device_count(programs: list[dict]) -> int:
+    """The devices the recorded programs ran on: a program's own device count (its mesh
+    needs as many), else its forced host devices; 0 when none is known."""
+    return max([int((p.get("devices") or {}).get("count") or 0) for p in programs]
+               + [host_devices((p.get("env") or {}).get("XLA_FLAGS")) for p in programs] + [0])
+
+
 # ---------------------------------------------------------------------------- cache keys
 def _versions_key() -> str:
     """jax and jaxlib versions for the cache key, without importing jax (:func:`installed`)."""
@@ -532,10 +539,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
             observed_by_root[root] = obs_file["functions"]
             programs_by_root[root] = {p.get("main"): p for p in obs_file["programs"] if p.get("main")}
             if s.dynamic.backend == "cpu" and not s.dynamic.devices:
-                # the program's own device count (its mesh needs as many), else its forced host devices
-                recorded_devices[root] = max(
-                    [int((p.get("devices") or {}).get("count") or 0) for p in obs_file["programs"]]
-                    + [host_devices((p.get("env") or {}).get("XLA_FLAGS")) for p in obs_file["programs"]] + [0])
+                recorded_devices[root] = recorded_device_count(obs_file["programs"])
         if recorded_devices.get(root, 0) > 1:  # the recorded program's mesh needs its devices
             s = replace(s, dynamic=replace(s.dynamic, devices=recorded_devices[root]))
             task = replace(task, settings=s) if getattr(task, "settings", None) is not None else task

@@ -425,6 +425,12 @@ class Pool:
     def _start_error(self, p: _Proc) -> str:
         p.kill(dump=False)
         tail = p.log_text().strip().splitlines()[-5:]
+        n, mb = self.settings.devices, self.settings.memory_limit_mb
+        if n > 1 and not any("Error" in line for line in tail):  # a crash, no Python error: say what it needs
+            return (f"cannot start a dynamic-phase worker with {n} devices (forced host devices: `devices`, or as many as "
+                    f"the recorded program had) under "
+                    f"memory-limit-mb = {mb}: use fewer `devices`, or raise `memory-limit-mb` in "
+                    "[tool.jaxlint.dynamic] (0 disables the cap)")
         return "cannot start a dynamic-phase worker" + (": " + " / ".join(tail) if tail else "")
 
     def _event(self, p: _Proc, ev: dict, results: dict[int, FileResult], pending: deque) -> None:

@@ -552,7 +552,8 @@ def suppress(run: CheckRun) -> int | None:
                 pass
         return settings, text, where
 
-    run.result.diagnostics, run.measured, replaced = merge_and_suppress(run.result.diagnostics, run.measured, file_of)
+    run.result.diagnostics, run.measured, replaced = merge_and_suppress(run.result.diagnostics, run.measured, file_of,
+                                                                        measured_in(run))
     # the baseline counts these as still there (jaxlint.findings.baseline.compare)
     run.result.superseded.extend(replaced)
     result = run.result
@@ -561,6 +562,35 @@ def suppress(run: CheckRun) -> int | None:
         for r in active_rules(t.settings, tuple(run.levels)):
             result.rules[r.code] = type(r)
     return None
+
+
+def measured_in(run: CheckRun) -> dict[str, list[tuple[int, int, frozenset[str]]]]:
+    """Where the dynamic phase measured: per file, the lines of each function it analysed
+    and the rules that ran there (:func:`jaxlint.findings.supersede.refuted`)."""
+    from jaxlint.dynamic.codedigest import FileScopes
+    from jaxlint.registry import active_rules
+
+    out: dict[str, list[tuple[int, int, frozenset[str]]]] = {}
+    scopes: dict[str, FileScopes | None] = {}
+    report = run.dynamic
+    if report is None or report.errors:
+        return out
+    for f in report.functions:
+        if f.status != "analysed" or f.path.endswith(".ipynb") or ":cell" in f.path:
+            continue
+        if f.path not in scopes:
+            task = run.task_of(f.path)
+            try:
+                scopes[f.path] = FileScopes((task.path if task else Path(f.path)).read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError):
+                scopes[f.path] = None
+        fs = scopes[f.path]
+        scope = fs.by_name.get(f.qualname.replace(".<locals>", "")) if fs is not None else None
+        if scope is None:
+            continue
+        codes = frozenset(r.code for r in active_rules(run.settings_of(f.path), tuple(run.levels)))
+        out.setdefault(f.path, []).append((scope.line, scope.end, codes))
+    return out
 
 
 def summarise(run: CheckRun) -> int | None:

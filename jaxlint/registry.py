@@ -98,12 +98,16 @@ def rule_by_selector(sel: str) -> type[Rule] | None:
     return None
 
 
+#: the specificity of a selector that names a rule (its code or name)
+_EXACT = 100
+
+
 def _matches(sel: str, rule: type[Rule]) -> int:
     """Specificity of ``sel`` for ``rule`` (0: no match). Names count as exact codes."""
     if sel == "ALL":
         return 1
     if sel == rule.name or sel == rule.code:
-        return 100
+        return _EXACT
     if _PREFIX.match(sel) and rule.code.startswith(sel):
         return 1 + len(sel)
     return 0
@@ -167,6 +171,8 @@ def select_rules(
             best_on = max((_matches(s, rule) for s in select), default=0)
         best_on = max([best_on] + [_matches(s, rule) for s in extend])
         best_off = max((_matches(s, rule) for s in ignore), default=0)
+        if any(_matches(s, t) == _EXACT for s in ignore for t in twins(rule)):
+            best_off = max(best_off, _EXACT - 1)  # its twin ignored by name: off, unless selected by its own
         if best_on and best_on > best_off:
             out.append(rule)
     return out
@@ -178,7 +184,23 @@ def specificity(selectors: Iterable[str], rule: type[Rule]) -> int:
 
 
 def ignored_by(codes: Iterable[str], rule: type[Rule]) -> bool:
-    return any(_matches(c, rule) for c in codes)
+    """Whether ``codes`` (per-file-ignores) turn ``rule`` off: a selector that matches it, or
+    one that names its twin of another tier (ignoring JAX101 ignores the JAX201 that
+    measures it, and the other way round)."""
+    codes = list(codes)
+    return any(_matches(c, rule) for c in codes) or any(_matches(c, t) == _EXACT for c in codes for t in twins(rule))
+
+
+def twins(rule: type[Rule]) -> tuple[type[Rule], ...]:
+    """The rules of other tiers that report the same problem (its family: the codes linked
+    by ``supersedes``), without the rule itself."""
+    return _twins(rule.code)
+
+
+@functools.lru_cache(maxsize=None)
+def _twins(code: str) -> tuple[type[Rule], ...]:
+    fam = family_of(code)
+    return tuple(r for r in all_rules() if r.code != code and family_of(r.code) == fam)
 
 
 @functools.lru_cache(maxsize=1)

@@ -157,6 +157,11 @@ class Rule:
     #: the static guess, a compile finding the trace prediction it confirms. One problem,
     #: one finding; :mod:`jaxlint.findings.supersede` applies it, in the worker and in the parent.
     supersedes: ClassVar[tuple[str, ...]] = ()
+    #: This rule looks at everything the guesses it :attr:`supersedes` are about, in every
+    #: function it analyses (JAX201: every constant of the program): its silence there
+    #: refutes them, and a static guess inside a function it analysed without a finding is
+    #: dropped (:func:`jaxlint.findings.supersede.refuted`). The measurement wins.
+    measures_all: ClassVar[bool] = False
     #: Set on a rule the engine finds by its role: one whose findings the engine itself
     #: makes (``PARSE_ERROR``, ``ANALYSIS_FAILED``: its ``check`` is never called), or
     #: the cost budget's (``BUDGET``: checked by the budget gate, not with its tier).

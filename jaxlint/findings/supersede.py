@@ -9,7 +9,7 @@ either tier matches the other.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from jaxlint.diagnostic import Diagnostic, Related
 from jaxlint.rule import Rule
@@ -36,6 +36,30 @@ def superseded(lower: Sequence[Diagnostic], higher: Sequence[Diagnostic],
             dropped.update(gone)
             replaced[j] = [lower[i] for i in gone]
     return [d for i, d in enumerate(lower) if i not in dropped], replaced
+
+
+#: where the dynamic phase measured: display path -> (first line, last line, the codes of
+#: the rules that ran there) of each function it analysed
+Measured = Mapping[str, Sequence[tuple[int, int, frozenset[str]]]]
+
+
+def refuted(static: Sequence[Diagnostic], measured_in: Measured,
+            rule_of: Callable[[str], type[Rule] | None]) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    """(the static findings kept, those the measurement refutes): a static guess inside a
+    function the dynamic phase analysed with a rule that supersedes its code and looks
+    at everything it is about (:attr:`Rule.measures_all`), and that this rule did not
+    confirm (a confirmed one was replaced first), is refuted: measured, not there."""
+    kept: list[Diagnostic] = []
+    gone: list[Diagnostic] = []
+    for d in static:
+        hit = False
+        for start, end, codes in measured_in.get(d.path, ()):
+            if start <= d.start.line <= end and any(
+                    (r := rule_of(c)) is not None and r.measures_all and d.code in r.supersedes for c in codes):
+                hit = True
+                break
+        (gone if hit else kept).append(d)
+    return kept, gone
 
 
 #: the data key of a measured finding that names the file of the jitted function it was

@@ -16,8 +16,8 @@ from jaxlint.config import Settings, path_matches
 from jaxlint.diagnostic import Diagnostic
 from jaxlint.files.discovery import resolved
 from jaxlint.findings.noqa import Suppressions, parse_suppressions
-from jaxlint.registry import ignored_by, rules_by_code
-from jaxlint.findings.supersede import HOME, superseded
+from jaxlint.registry import ignored_by, rules_by_code, twins
+from jaxlint.findings.supersede import HOME, Measured, refuted, superseded
 
 
 def per_file_ignored(display: str, settings: Settings, path: Path | None = None) -> tuple[str, ...]:
@@ -56,9 +56,12 @@ def apply_suppressions(
             dropped += 1
             continue
         if sup is not None:
-            hit = sup.suppresses(d.code, d.noqa_line if d.noqa_line is not None else d.start.line)
+            line = d.noqa_line if d.noqa_line is not None else d.start.line
+            # `# noqa: JAX101` also hides the JAX201 that measured the same problem, and back
+            hit, code = next(((h, c) for c in [d.code, *(t.code for t in (twins(rule) if rule is not None else ()))]
+                              if (h := sup.suppresses(c, line))), (None, d.code))
             if hit:
-                used.setdefault(hit.line, set()).add(d.code)
+                used.setdefault(hit.line, set()).add(code)
                 dropped += 1
                 continue
         kept.append(d)
@@ -100,15 +103,20 @@ def measured_kept(measured: Sequence[Diagnostic], settings: Settings, display: s
 
 
 def merge_and_suppress(static: list[Diagnostic], measured: list[Diagnostic],
-                       file_of: Callable[[str], tuple[Settings, str | None, Path | None]]
+                       file_of: Callable[[str], tuple[Settings, str | None, Path | None]],
+                       measured_in: Measured | None = None
                        ) -> tuple[list[Diagnostic], list[Diagnostic], list[Diagnostic]]:
     """Measured findings over static ones, then the measured ones suppressed, file by
     file: what ``check`` and the editor show. A static finding is superseded by every
     measured one, suppressed or not (a noqa on the measured finding also acknowledges
     the guess it replaces). ``file_of(display)``: the file's settings, its text (for
     noqa comments) and its path. Returns (the static findings kept, the measured
-    findings kept, the static findings replaced beyond the first: :func:`merge_tiers`)."""
+    findings kept, the static findings replaced beyond the first: :func:`merge_tiers`).
+    ``measured_in``: where the dynamic phase measured; a static guess there that no
+    measurement confirmed is refuted and dropped (:func:`jaxlint.findings.supersede.refuted`)."""
     kept_static, merged, replaced = merge_tiers(static, measured)
+    if measured_in:
+        kept_static, _ = refuted(kept_static, measured_in, rules_by_code().get)
     by_file: dict[str, list[Diagnostic]] = {}
     for d in merged:
         by_file.setdefault(d.path, []).append(d)

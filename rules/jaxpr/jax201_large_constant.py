@@ -67,6 +67,9 @@ class LargeConstant(TraceRule):
     summary = "a large array is baked into the traced program as a constant"
     fix_hint = "pass the array as an argument of the jitted function instead of closing over it"
     supersedes = ("JAX101",)
+    # every constant of the program is looked at: a captured array it does not report is
+    # not baked in above the threshold (a NumPy slice, a host-side `.sum()`)
+    measures_all = True
     constant_finding = True
     options = {
         "max-bytes": Option(1 << 20, "constants of at least this many bytes are reported", int, 1),

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Confidence, Position, Related
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
-from jaxlint.rules.static._sizes import LOADERS, Estimate, array_estimate
+from jaxlint.rules.static._sizes import LOADERS, Estimate, array_estimate, static_int
 from jaxlint.static.callers import Callers
 from jaxlint.static.consts import static_value
 from jaxlint.static.flow import returned_self_field
@@ -49,7 +49,10 @@ class CapturedArray(StaticRule):
     `jax.device_put` of an array (`pulse = jax.device_put(np.random.rand(n))`), and
     dicts and lists of such arrays (`params = {"w1": W1, "w2": W2}`). An
     equinox or flax nnx layer (`eqx.nn.Linear`, `eqx.nn.MLP`, `nnx.Linear`, ...) counts by
-    its weights: a captured model is baked in like an array.
+    its weights: a captured model is baked in like an array. A slice of a NumPy array
+    (`TABLE[:64, :32]`) is taken on the host: only the slice is baked in, and its size
+    counts (a possible finding, `--preview`, when its bounds are not static:
+    `TABLE[: x.shape[0]]`); a jax array is baked in whole, whatever the slice.
 
     ## Why is this bad?
     A closed-over array is not an argument: tracing bakes its *value* into the
@@ -376,10 +379,10 @@ class CapturedArray(StaticRule):
 
             @jax.jit
             def perturb(obs):
-                return obs + jnp.asarray(NOISE[0])
+                return obs + jnp.asarray(NOISE[:64])
             """,
             line=10,
-            message="8.0 MiB array (128x128x64 from `np.random.random`)",
+            message="4.0 MiB array (64x128x64 from `np.random.random`)",
         ),
         Invalid(
             """
@@ -629,6 +632,15 @@ class CapturedArray(StaticRule):
                                                               array_estimate(model, entry), entry, limit, "defined"):
                             reported.add(node.id)
                         continue
+                    if est is not None and isinstance(parent, ast.Subscript) and parent.value is node:
+                        part = host_slice(model, est, parent)
+                        if part is not None:
+                            # `TABLE[:64, :32]` of a NumPy array: NumPy slices on the host, and only the
+                            # slice is baked in (its size unknown when its bounds are: a possible finding)
+                            if self._report(ctx, parent, ctx.segment(parent), part[0], bindings[0].value, limit,
+                                            "defined", possible=not part[1]):
+                                reported.add(node.id)
+                            continue
                     if self._report(ctx, node, node.id, est, bindings[0].value, limit, "defined"):
                         reported.add(node.id)
                 elif (
@@ -734,12 +746,17 @@ class CapturedArray(StaticRule):
                                           else _constructed_with(model, other, v) or n.value)
         return values[0] if len(values) == 1 else None
 
-    def _report(self, ctx, node, name, est: Estimate | None, def_node, limit, how, related=()) -> bool:
+    def _report(self, ctx, node, name, est: Estimate | None, def_node, limit, how, related=(),
+                possible: bool = False) -> bool:
         if est is None or est.get("literal"):
             return False
         size = est["bytes"]
         src = est["source"].replace("numpy.", "np.").replace("jax.np.", "jnp.")
-        if size is None:
+        if possible:  # a slice whose bounds are not static: at most the array
+            if size is None or size < limit:
+                return False
+            what = f"a slice of up to {human_bytes(size)} (of an array from `{src}`; its bounds are not static)"
+        elif size is None:
             if est["source"] not in LOADERS:
                 return False
             what = (f"an array from `{src}`" if src.startswith("np.") else f"data loaded by `{src}`") \
@@ -771,9 +788,50 @@ class CapturedArray(StaticRule):
         if def_node is not None:
             related.append(ctx.related(def_node, f"`{name}` is defined here"))
         # certain when its size is computed; likely when it is loaded (size unknown here)
-        ctx.report(node, msg, related=related, confidence=Confidence.LIKELY if size is None else Confidence.CERTAIN,
+        ctx.report(node, msg, related=related, confidence=Confidence.POSSIBLE if possible else
+                   Confidence.LIKELY if size is None else Confidence.CERTAIN,
                    data={"bytes": size, "shape": list(est["shape"]) if est["shape"] else None, "name": name})
         return True
+
+
+def host_slice(model, est: Estimate, sub: ast.Subscript) -> tuple[Estimate, bool] | None:
+    """What ``ARRAY[...]`` of a NumPy array bakes in: the slice (NumPy slices on the host
+    before jax sees it), and whether its size is exact: the slice's estimate where every
+    bound is static; the array's, not exact, where a bound is not (``[: x.shape[0]]``: at
+    most the array); None where this is no plain slicing of a NumPy array of known size
+    (a jax array is baked in whole and sliced in the program)."""
+    shape, size = list(est.get("shape") or ()), est.get("bytes")
+    if not shape or not size or est.get("pytree") or est.get("module") or est.get("unknown_shape") \
+            or not str(est.get("source", "")).startswith(("numpy.", "np.")):
+        return None
+    items = list(sub.slice.elts) if isinstance(sub.slice, ast.Tuple) else [sub.slice]
+    if len(items) > len(shape) or any(isinstance(i, ast.Starred) or (isinstance(i, ast.Constant) and i.value is
+                                                                     Ellipsis) for i in items):
+        return None
+    count = 1
+    for n in shape:
+        count *= n
+    out: list[int] = []
+    known = True
+    for i, n in enumerate(shape):
+        item = items[i] if i < len(items) else ast.Slice()
+        if isinstance(item, ast.Slice):
+            bounds = [static_int(model, b) if b is not None else d
+                      for b, d in ((item.lower, None), (item.upper, None), (item.step, None))]
+            if any(b is None and e is not None for b, e in zip(bounds, (item.lower, item.upper, item.step))):
+                known = False
+                continue
+            lo, hi, step = bounds
+            out.append(len(range(n)[slice(lo, hi, step or None)]))
+        elif static_int(model, item) is None:
+            return None  # an array index (gathered on the host too) or an unknown: as before, the array
+    if not known:
+        return est, False
+    elems = 1
+    for n in out:
+        elems *= n
+    return Estimate(bytes=size // count * elems, shape=tuple(out), source=est["source"],
+                    itemsize=est.get("itemsize")), True
 
 
 #: what is assigned to a module-level name of another module that may be an array this

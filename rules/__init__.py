@@ -52,7 +52,7 @@ LAZY_CODES = {
     "trace": ("JAX200", "JAX201", "JAX202", "JAX203", "JAX204", "JAX205", "JAX206", "JAX207",
               "JAX208", "JAX209", "JAX210", "JAX211"),
     "compile": ("JAX301", "JAX302", "JAX303", "JAX304", "JAX305", "JAX306", "JAX310", "JAX311",
-                "JAX312", "JAX313", "JAX314", "JAX315", "JAX316"),
+                "JAX312", "JAX313", "JAX314", "JAX315", "JAX316", "JAX317"),
 }
 
 
@@ -84,6 +84,7 @@ def __getattr__(name: str) -> list:
     from jaxlint.rules.hlo.jax314_involuntary_remat import InvoluntaryRemat
     from jaxlint.rules.hlo.jax315_hbm_fit import HbmFit
     from jaxlint.rules.hlo.jax316_tile_padding import TilePadding
+    from jaxlint.rules.hlo.jax317_tpu_matmul_precision import TpuMatmulPrecision
 
     rules = STATIC_RULES + [
         AnalysisFailed,
@@ -111,6 +112,7 @@ def __getattr__(name: str) -> list:
         InvoluntaryRemat,
         HbmFit,
         TilePadding,
+        TpuMatmulPrecision,
     ]
     globals()["RULES"] = rules  # built once: later reads (and changes) see this list
     return rules

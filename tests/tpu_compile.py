@@ -116,3 +116,23 @@ def compile_source_for(source: str, tmp_path: Path, target: str = "cpu", functio
     facts = analyse(traced, function=node.name, file=str(path), line=node.lineno, requested_backend="tpu",
                     trace_facts=trace_facts, platforms=("tpu",))
     return facts, node.name
+
+
+def assert_example_on_one_chip(rule, example, tmp_path: Path, cpu_rule=None) -> list:
+    """A rule's VALID/INVALID example compiled for one v5e chip gives its verdict (an
+    INVALID one its line and message), and the CPU's program of it gives none (checked
+    with ``cpu_rule``, the rule by default): the diagnostics on the chip's program."""
+    from compile_helpers import reported
+    from jaxlint.rule import Invalid
+
+    need_libtpu()
+    facts, _ = compile_source_for(example.code, tmp_path, "v5e:1x1")
+    diags = reported(rule, facts)
+    if isinstance(example, Invalid):
+        assert diags and diags[0].start.line == example.line, [(d.start.line, d.message) for d in diags]
+        assert example.message in diags[0].message, diags[0].message
+    else:
+        assert diags == [], [(d.start.line, d.message) for d in diags]
+    cpu, _ = compile_source_for(example.code, tmp_path, "cpu")
+    assert reported(cpu_rule or rule, cpu) == []
+    return diags

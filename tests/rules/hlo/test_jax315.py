@@ -13,27 +13,17 @@ from compile_helpers import reported  # noqa: E402
 from helpers import run_cli  # noqa: E402
 from jaxlint.rule import Invalid, iter_rule_examples  # noqa: E402
 from jaxlint.rules.hlo.jax315_hbm_fit import HbmFit  # noqa: E402
-from tpu_compile import compile_source_for, need_libtpu  # noqa: E402
+from tpu_compile import assert_example_on_one_chip, compile_source_for, need_libtpu  # noqa: E402
 
 EXAMPLES = list(iter_rule_examples(HbmFit))
 
 
 @pytest.mark.parametrize("ident,example", EXAMPLES, ids=[e[0] for e in EXAMPLES])
 def test_examples_on_one_v5e_chip_and_quiet_on_the_cpu(tmp_path, ident, example):
-    need_libtpu()
-    rule = HbmFit(dict(example.options))
-    facts, _ = compile_source_for(example.code, tmp_path, "v5e:1x1")
-    diags = reported(rule, facts)
-    if isinstance(example, Invalid):
-        assert diags and diags[0].start.line == example.line, [(d.start.line, d.message) for d in diags]
-        assert example.message in diags[0].message, diags[0].message
-        assert diags[0].severity.value == "error"
-        d = diags[0].data
-        assert d["peak_bytes"] == facts.memory["peak_memory_in_bytes"] > d["hbm_bytes"]
-    else:
-        assert diags == []
-    cpu, _ = compile_source_for(example.code, tmp_path, "cpu")
-    assert reported(rule, cpu) == []  # the CPU has no HBM to fit
+    diags = assert_example_on_one_chip(HbmFit(dict(example.options)), example, tmp_path)
+    if diags:
+        d = diags[0]
+        assert d.severity.value == "error" and d.data["peak_bytes"] > d.data["hbm_bytes"]
 
 
 def test_the_message_names_what_holds_the_memory_with_the_lines_that_make_it(tmp_path):

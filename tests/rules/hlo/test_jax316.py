@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from jaxlint.compile.facts import ArgFact, CompileFacts, OutFact
-from jaxlint.rule import Invalid, iter_rule_examples
+from jaxlint.rule import iter_rule_examples
 from jaxlint.rules.hlo.jax316_tile_padding import TilePadding
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "hlo"
@@ -63,15 +63,6 @@ def test_a_program_without_tiles_is_quiet():
 @pytest.mark.parametrize("ident,example", EXAMPLES, ids=[e[0] for e in EXAMPLES])
 def test_examples_on_one_v5e_chip_and_quiet_on_the_cpu(tmp_path, ident, example):
     pytest.importorskip("jax")
-    from tpu_compile import compile_source_for, need_libtpu
+    from tpu_compile import assert_example_on_one_chip
 
-    need_libtpu()
-    facts, _ = compile_source_for(example.code, tmp_path, "v5e:1x1")
-    diags = _reported(TilePadding(dict(example.options)), facts)
-    if isinstance(example, Invalid):
-        assert diags and diags[0].start.line == example.line, [(d.start.line, d.message) for d in diags]
-        assert example.message in diags[0].message, diags[0].message
-    else:
-        assert diags == []
-    cpu, _ = compile_source_for(example.code, tmp_path, "cpu")
-    assert _reported(TilePadding({"min-bytes": 0}), cpu) == []
+    assert_example_on_one_chip(TilePadding(dict(example.options)), example, tmp_path, TilePadding({"min-bytes": 0}))

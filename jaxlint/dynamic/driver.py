@@ -167,7 +167,8 @@ class DynamicReport:
                        if what else "the rules' settings changed")
                 lines.append(f"    {e.get('file')}:{e.get('line')} {e.get('qualname')} ({why})")
         for path, line, what in self.scripts:
-            lines.append(f"  not imported: {path} runs at import (line {line} {what}): {record_instead(path)}; "
+            lines.append(f"  not imported: {path} runs at import (line {line} {what}): "
+                         f"{record_instead(path, levels)}; "
                          "or set `import-scripts = true` in [tool.jaxlint.dynamic]")
         for path, seconds, script in self.slow_imports:
             lines.append(f"  note: importing {path} took {seconds:.1f} s: its top-level code runs when the dynamic "
@@ -279,12 +280,16 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
         if key in by_key and obs.get("status") == "analysed" and obs.get("traced") and not any(
                 d.get("code") in failed for d in obs.get("diagnostics") or []):
             by_key[key].observed_clean = True
+    #: observations that do not cover every level asked for, kept for a worker that cannot run
+    uncovered: dict[int, dict] = {}
     for key, obs in current.items():
         plan = by_key.get(key)
         if plan is None:
             plan = next((p for p in plans if p.entry.def_line == obs.get("line") and p.observed is None), None)
         covers = set(levels) <= set(obs.get("levels") or ()) and _same_target(obs, target, levels)
         if plan is not None:
+            if not covers:
+                uncovered[id(plan)] = obs
             if covers or plan.skip is not None or plan.spec is None:
                 plan.observed, plan.skip = obs, None
             elif obs.get("signatures"):  # the worker traces it: with what jax really compiled
@@ -305,14 +310,23 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
         fp.script = import_work(tree)
         if fp.script is not None:
             for p in plans:
-                if p.observed is None:
-                    p.skip = f"runs at import: {record_instead(task.display)}"
+                if p.observed is None and id(p) in uncovered:
+                    # no worker imports a script: what the recording observed stands (its trace
+                    # findings), and the levels it did not reach say how to record them
+                    p.observed, p.skip, p.signatures = uncovered[id(p)], None, []
+                elif p.observed is None:
+                    p.skip = f"runs at import: {record_instead(task.display, levels)}"
     return fp
 
 
-def record_instead(display: str) -> str:
-    """What to do about a script the dynamic phase does not import."""
-    return f"record it instead (`jaxlint record -- python {display}`)"
+def record_instead(display: str, levels: Sequence[str] = ()) -> str:
+    """What to do about a script the dynamic phase does not import (``levels``: the run's;
+    with the compile tier, the record command that compiles)."""
+    return f"record it instead (`{record_command(display, levels)}`)"
+
+
+def record_command(display: str, levels: Sequence[str] = ()) -> str:
+    return f"jaxlint record{' --compile' if 'compile' in levels else ''} -- python {display}"
 
 
 def _plan_entry(e: EntryPoint, model, nodes, stmts, lines, found, examples, dyn: DynamicSettings,
@@ -783,8 +797,9 @@ def _assemble_observed(fp: FilePlan, obs: dict, report: "DynamicReport", line: i
         reason = f"observed by `jaxlint record`, but {obs.get('reason') or 'never traced'}"
     rep = obs.get("report")
     if "compile" in report.levels and "compile" not in (obs.get("levels") or ()) and status == "analysed":
-        rep = dict(rep or {}, compile_skipped="not compiled: `jaxlint record` ran without --compile, and the "
-                                              "function is not reachable after import")
+        how = "the file runs at import" if fp.script is not None else "the function is not reachable after import"
+        rep = dict(rep or {}, compile_skipped=f"not compiled: `jaxlint record` ran without --compile, and {how}: "
+                                              f"record with `{record_command(display, report.levels)}`")
     report.functions.append(FunctionOutcome(display, obs.get("qualname", "?"), line, status, reason,
                                             "observed", float(obs.get("seconds") or 0), rep, fp.module))
     report.observed.append(obs)

@@ -26,6 +26,7 @@ import gzip
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -600,8 +601,23 @@ def _moved(entry: dict, code: dict, shifts: dict[str, dict[str, int]]) -> dict:
             d["noqa_row"] = at(f, d["noqa_row"])
         return d
 
+    def text(d: dict) -> dict:
+        """The line numbers a message names ("lines 32, 67", "train.py:14"), moved with it."""
+        f, msg = d.get("filename"), d.get("message")
+        if not isinstance(msg, str) or not isinstance(f, str):
+            return d
+
+        def rows(m: re.Match) -> str:
+            return m.group(1) + re.sub(r"\d+", lambda n: str(at(f, int(n.group()))), m.group(2))
+
+        def placed(m: re.Match) -> str:
+            return f"{m.group(1)}:{at(m.group(1), int(m.group(2)))}" if m.group(1) in code else m.group(0)
+
+        msg = re.sub(r"\b(lines? )(\d+(?:(?:, | and )\d+)*)\b", rows, msg)
+        return dict(d, message=re.sub(r"([\w./-]+\.py):(\d+)", placed, msg))
+
     out = dict(entry)
-    out["diagnostics"] = [dict(loc(d), related=[loc(r) for r in d.get("related") or []])
+    out["diagnostics"] = [dict(text(loc(d)), related=[loc(r) for r in d.get("related") or []])
                           for d in entry.get("diagnostics") or []]
     if isinstance(entry.get("line"), int) and entry.get("file") in code:
         out["line"] = at(entry["file"], entry["line"])

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from jaxlint.compile.hlo import COLLECTIVES, HloParseError, collectives, host_calls, parse_hlo, parse_shape
+from jaxlint.compile.hlo import (
+    COLLECTIVES, HloParseError, collectives, enclosing_loops, host_calls, parse_hlo, parse_shape, trip_count,
+)
 
 DATA = Path(__file__).parent / "data" / "hlo"
 SOURCE = (DATA / "programs.py").read_text().splitlines()
@@ -336,3 +338,18 @@ def test_tpu_host_callback_is_its_host_transfers_between_the_fusions():
     # the CPU's callback is a custom call: the same model
     cpu = host_calls(captured("chain", "0.10.2"))
     assert [(c.inst.opcode, c.results[0].opcode) for c in cpu] == [("custom-call", "custom-call")]
+
+
+def test_a_tpu_scan_has_its_trip_count_read_from_the_loop():
+    """A TPU's while carries no known_trip_count: the count comes from `counter < 12`,
+    its start (0) and its step (1), so a collective in it counts 12 times (JAX311)."""
+    m = tpu("decay")
+    (loop,) = [i for i in m.entry.instructions if i.opcode == "while"]
+    assert "known_trip_count" not in loop.attrs.get("backend_config", "")
+    assert trip_count(loop) == loop.derived_trip_count == 12
+    inner = next(i for c in m.computations.values() for i in c.instructions if i.computation == loop.attrs["body"].lstrip("%"))
+    assert [lp.trip_count for lp in enclosing_loops(m, inner)] == [12]
+    # a loop whose counter is not stepped by a constant is not counted
+    text = (DATA / "tpu_decay-0.10.2.hlo").read_text().replace("direction=LT", "direction=NE")
+    (other,) = [i for i in parse_hlo(text).entry.instructions if i.opcode == "while"]
+    assert trip_count(other) is None

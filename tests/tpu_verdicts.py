@@ -45,6 +45,37 @@ def verdicts(codes: list[str]) -> dict:
                 except Exception as e:  # recorded: a test says which example did not compile
                     row[where] = {"error": f"{type(e).__name__}: {e}"[:500], "trace": traceback.format_exc()[-1500:]}
             out[ident] = row
+    out.update(program_verdicts(codes, tmp))
+    return out
+
+
+def program_verdicts(codes: list[str], tmp: Path) -> dict:
+    """The sharded programs of tests/multi_device.py, each function compiled for 8 host
+    devices and for a v5e-8: every rule of ``codes`` on each (rows keyed ``program:NAME``;
+    ``invalid`` is whether the CPU's program has a finding of the rule)."""
+    import re
+
+    import multi_device
+    from compile_helpers import reported
+    from jaxlint import rules
+    from tpu_compile import compile_source_for
+
+    out: dict = {}
+    for name in multi_device.PROGRAMS:
+        src = multi_device.source(name)
+        for fn in re.findall(r"# jaxlint: args=.*\n(?:@.*\n)*def (\w+)", src):
+            facts = {}
+            for where in ("cpu", EIGHT_CHIPS):
+                d = tmp / f"program_{name}_{fn}_{where.replace(':', '_')}"
+                d.mkdir(parents=True, exist_ok=True)
+                facts[where], _ = compile_source_for(src, d, where, function=fn)
+            for rule_cls in rules.RULES:
+                if rule_cls.code not in codes:
+                    continue
+                found = {where: [{"line": g.start.line, "message": g.message} for g in reported(rule_cls(), f)]
+                         for where, f in facts.items()}
+                out[f"program:{name}:{fn}:{rule_cls.code}"] = {
+                    "rule": rule_cls.code, "invalid": bool(found["cpu"]), "target": EIGHT_CHIPS, **found}
     return out
 
 

@@ -193,6 +193,9 @@ class Instruction:
     #: 1-based line of this instruction in the HLO text
     text_line: int = 0
     text: str = ""
+    #: a ``while`` without XLA's ``known_trip_count`` (a TPU's program has none): the
+    #: count read from its condition, its start value and its step (:func:`trip_count`)
+    derived_trip_count: int | None = None
 
     @property
     def source(self) -> SourceLocation | None:
@@ -594,7 +597,7 @@ def parse_hlo(text: str) -> HloModule:
     for c in computations.values():
         for inst in c.instructions:
             inst.stack = _locate(inst.metadata, frames)
-    return HloModule(
+    module = HloModule(
         name=name,
         header=header,
         computations=computations,
@@ -603,6 +606,11 @@ def parse_hlo(text: str) -> HloModule:
         stack_frames=frames is not None,
         frame_table=frames,
     )
+    for c in computations.values():
+        for inst in c.instructions:
+            if inst.opcode == "while" and trip_count(inst) is None:
+                inst.derived_trip_count = _counted_loop(module, inst)
+    return module
 
 
 def _acyclic(computations: dict[str, Computation]) -> None:
@@ -1100,9 +1108,66 @@ def _coords(sizes: list[int]) -> Iterator[tuple[int, ...]]:
 
 
 def trip_count(inst: Instruction) -> int | None:
-    """A ``while``'s ``known_trip_count`` from its backend config (None when unknown)."""
+    """A ``while``'s ``known_trip_count`` from its backend config, else the count read
+    from the loop itself (``derived_trip_count``); None when unknown."""
     m = re.search(r'"known_trip_count"\s*:\s*\{\s*"n"\s*:\s*"?(\d+)', inst.attrs.get("backend_config", ""))
-    return int(m.group(1)) if m else None
+    return int(m.group(1)) if m else inst.derived_trip_count
+
+
+def _counted_loop(module: HloModule, loop: Instruction) -> int | None:
+    """The trip count of a counted ``while`` (a ``scan``, a ``fori_loop``): its condition
+    is ``counter < N`` on one element of the loop's tuple, that element starts at a
+    constant and the body adds a constant step to it. None for any other loop."""
+    cond = module.computations.get(loop.attrs.get("condition", "").lstrip("%"))
+    body = module.computations.get(loop.attrs.get("body", "").lstrip("%"))
+    test = cond.root if cond is not None else None
+    if body is None or test is None or test.opcode != "compare" or len(test.operands) != 2 \
+            or test.attrs.get("direction") != "LT":
+        return None
+    counter = cond.by_name.get(test.operands[0])  # type: ignore[union-attr]
+    limit = _int_constant(module, test.operands[1])
+    if counter is None or counter.opcode != "get-tuple-element" or limit is None:
+        return None
+    index = int(counter.attrs.get("index", "-1"))
+    init = module.instructions.get(loop.operands[0]) if loop.operands else None
+    start = _int_constant(module, init.operands[index]) if init is not None and init.opcode == "tuple" \
+        and 0 <= index < len(init.operands) else None
+    root = body.root
+    step_inst = module.instructions.get(root.operands[index]) if root is not None and root.opcode == "tuple" \
+        and 0 <= index < len(root.operands) else None
+    if start is None or step_inst is None or step_inst.opcode != "add" or len(step_inst.operands) != 2:
+        return None
+    step = None
+    for mine, other in (step_inst.operands, step_inst.operands[::-1]):
+        src = _looked_through(module, mine)
+        if src is not None and src.opcode == "get-tuple-element" and src.attrs.get("index") == str(index) \
+                and src.operands and module.instructions.get(src.operands[0]) is not None \
+                and module.instructions[src.operands[0]].opcode == "parameter":
+            step = _int_constant(module, other)
+    if not step or step <= 0:
+        return None
+    return max(0, -(-(limit - start) // step))
+
+
+def _looked_through(module: HloModule, name: str) -> Instruction | None:
+    """The instruction behind ``name`` through copies and bitcasts (a TPU copies a loop
+    counter into its scalar memory first)."""
+    inst = module.instructions.get(name)
+    for _ in range(8):
+        if inst is None or inst.opcode not in ("copy", "bitcast") or not inst.operands:
+            break
+        inst = module.instructions.get(inst.operands[0])
+    return inst
+
+
+def _int_constant(module: HloModule, name: str) -> int | None:
+    inst = _looked_through(module, name)
+    if inst is None or inst.opcode != "constant" or inst.shape.dims or not inst.shape.dtype.startswith(("s", "u")):
+        return None
+    try:
+        return int((inst.literal or "").strip())
+    except ValueError:
+        return None
 
 
 def enclosing_loops(module: HloModule, inst: Instruction) -> tuple[Loop, ...]:

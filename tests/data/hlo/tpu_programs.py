@@ -24,6 +24,10 @@ def padded(x, w, b, s):
     return x @ w, b * 2, s + 1
 
 
+def decay(xs):
+    return jax.lax.scan(lambda c, x: (0.9 * c + jnp.tanh(x), None), jnp.zeros(xs.shape[1:]), xs)[0]
+
+
 def programs(device):
     """name -> (function, abstract arguments on ``device``)."""
     sharding = jax.sharding.SingleDeviceSharding(device)
@@ -37,4 +41,6 @@ def programs(device):
         "chain": (chain, (a((128, 256)), a((128, 256)))),
         # feature dimensions of 200 and 100, a bf16 batch of 3 rows, a scalar
         "padded": (padded, (a((1000, 200)), a((200, 100)), a((3, 200), jnp.bfloat16), a(()))),
+        # a scan of 12 steps: the TPU's while carries no known_trip_count
+        "decay": (decay, (a((12, 256, 256)),)),
     }

@@ -1,8 +1,10 @@
 """Every compile rule gives the same verdict on a TPU's program as on the CPU's where the
 cause is the same: each rule's VALID/INVALID examples compiled for the CPU and, deviceless,
 for a TPU v5e (one chip; a v5e-8 for the examples that build a mesh of 8 devices), in one
-process of their own (tests/tpu_verdicts.py). A verdict is whether the rule reports and
-the line of its first finding; the figures in the messages are each program's own.
+process of their own (tests/tpu_verdicts.py); and every rule on the sharded programs of
+tests/multi_device.py, for 8 host devices and a v5e-8. A verdict is whether the rule
+reports and the line of its first finding; the figures in the messages are each
+program's own.
 
 Where the programs differ, the difference is listed in ACCEPTED with its reason, and the
 TPU's verdict is pinned there too.

@@ -3,6 +3,7 @@
 never a frame of the interpreter such as ``<frozen runpy>``. Three real runs."""
 from __future__ import annotations
 
+import os
 import json
 import textwrap
 
@@ -99,3 +100,16 @@ def test_a_line_in_a_loop_moves_to_the_outermost_loop_of_its_function(tmp_path):
             y = g()
     """).lstrip())
     assert [outermost_loop(str(f), n) for n in range(1, 9)] == [1, 2, 3, 4, 4, 4, 7, 1]
+
+
+def test_jaxlints_own_frames_are_never_the_users_line_even_inside_the_project():
+    """Checking jaxlint's own checkout (its examples/): the worker's frames in
+    jaxlint/inspect/levels.py lie under the project root, and are still not the user's."""
+    import jaxlint.inspect.levels as levels
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(levels.__file__))))
+    example = os.path.join(root, "examples", "captured_weights.py")
+    log = ("Stack (most recent call first):\n"
+           f'  File "{levels.__file__}", line 37 in <module>\n'
+           '  File "<frozen runpy>", line 88 in _run_code\n')
+    assert stack_line(log, example, [root], stopped=True) is None

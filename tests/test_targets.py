@@ -292,8 +292,10 @@ def test_a_libtpu_that_does_not_load_is_one_line_saying_what_to_install(tmp_path
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text("raise ImportError('no libtpu in this environment')\n")
     (tmp_path / "m.py").write_text("import jax\n\n# jaxlint: args=(f32[8],)\n@jax.jit\ndef f(x):\n    return x + 1\n")
+    # TPU_LIBRARY_PATH (set by any earlier import of libtpu in this process) would let jax
+    # load the library without importing the package
     r = run_cli("check", "--target", "v5e:1x1", "--no-cache", "m.py", cwd=tmp_path,
-                env={"PYTHONPATH": str(tmp_path / "shadow")})
+                env={"PYTHONPATH": str(tmp_path / "shadow"), "TPU_LIBRARY_PATH": ""})
     assert r.returncode == 2, r.stdout + r.stderr
     assert "libtpu cannot be loaded here" in r.stderr and 'pip install "jaxlint[tpu]"' in r.stderr
     assert "Traceback" not in r.stderr
@@ -363,3 +365,48 @@ def test_budgets_per_target_and_inspect_for_a_target(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "tpu (TPU v5 lite)" in r.stdout and "not present" not in r.stdout
     assert "T(8,128)" in r.stdout  # the TPU's tiled layouts in the optimized program
+
+
+CLOSURE = """
+import jax
+import jax.numpy as jnp
+
+
+def main():
+    @jax.jit
+    def update(params, x):
+        return jax.tree_util.tree_map(lambda p: p - 0.01 * jnp.tanh(x).mean(), params)
+
+    params = {"w": jnp.ones((1024, 512)), "b": jnp.ones((512,))}
+    for _ in range(3):
+        params = update(params, jnp.ones((8, 512)))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@needs_libtpu
+def test_a_function_only_the_program_reaches_is_compiled_for_the_target_by_record(tmp_path):
+    """`main.<locals>.update` cannot be imported: a CPU recording's compile is not the
+    target's (its compile findings are left out, with the reason); `record --target`
+    compiles it for the target in the program."""
+    (tmp_path / "prog.py").write_text(CLOSURE)
+    r = run_cli("record", "--compile", "--", "python", "prog.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    cpu = run_cli("check", "--dynamic", "--compile", "prog.py", cwd=tmp_path)
+    assert "JAX302" in cpu.stdout, cpu.stdout
+    rows, out = _report(tmp_path, "--target", "v5e:1x1", "--show-skipped", "prog.py")
+    assert "JAX302" not in out
+    rep = rows["main.<locals>.update"]["report"]
+    assert "not compiled for the target: `jaxlint record` compiled it for cpu" in rep["compile_skipped"]
+    r = run_cli("record", "--target", "v5e:1x1", "--replace", "--", "python", "prog.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows, out = _report(tmp_path, "--target", "v5e:1x1", "prog.py")
+    rep = rows["main.<locals>.update"]["report"]
+    assert rep["platform"] == "tpu" and rep["budget"]["environment"]["target"] == "v5e:1x1"
+    assert "JAX302" in out and "`params` (2 arrays, 2.0 MiB)" in out
+    # a recording for one target is not another's: for the CPU it is not compiled either
+    rows, _ = _report(tmp_path, "--dynamic", "--compile", "prog.py")
+    assert "compile_skipped" in rows["main.<locals>.update"]["report"]

@@ -89,6 +89,11 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="keep each function's jaxpr, StableHLO and optimized HLO for `jaxlint inspect` "
                         "(compressed, in .jaxlint/observed.ir/)")
     p.add_argument("--no-analysis", action="store_true", help="record signatures only; analyse nothing")
+    from jaxlint.pipeline import add_check_flag
+
+    # compile each function for a target in the program (what `check --target` cannot
+    # import: functions defined inside others), instead of reading the program's compiles
+    add_check_flag(p, "target")
     p.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
     return p
 
@@ -124,7 +129,8 @@ def run(args) -> int:
     elif cmd[0] == "jupyter" and (Path(sys.executable).parent / "jupyter").is_file():
         # `jupyter execute nb.ipynb` (nbclient): its kernel is a child of that interpreter
         cmd[0] = str(Path(sys.executable).parent / "jupyter")
-    levels = [] if args.no_analysis else ["trace"] + (["compile"] if args.compile else [])
+    levels = [] if args.no_analysis else ["trace"] + (["compile"] if args.compile or args.target else [])
+    target_env = _target_env(args.target, root)
     _check_target(target, args.replace, bool(levels))
     work = tempfile.mkdtemp(prefix="jaxlint-record-")
     try:
@@ -139,6 +145,8 @@ def run(args) -> int:
         env["JAXLINT_RECORD_ROOT"] = str(root)
         env["JAXLINT_OBSERVE"] = ",".join(levels)
         env["JAXLINT_KEEP_IR"] = "1" if args.keep_ir else ""
+        env.pop("JAXLINT_TARGET", None)
+        env.update(target_env)
         # a Jupyter kernel finds which notebook cell it runs by content, in these notebooks
         notebooks = [str(Path(a).resolve()) for a in cmd[1:] if a.endswith(".ipynb") and Path(a).is_file()]
         env["JAXLINT_RECORD_NOTEBOOKS"] = os.pathsep.join(notebooks)
@@ -214,6 +222,32 @@ def _signal_name(signum: int) -> str:
         return signal.Signals(signum).name
     except ValueError:
         return f"signal {signum}"
+
+
+def _target_env(name: str | None, root: Path) -> dict[str, str]:
+    """What the program's environment gets for ``--target NAME``: the resolved target (a
+    named one of the project's config, or a TPU topology) and what lets libtpu describe
+    it beside the program's own backend. ConfigError for one that cannot be had."""
+    if name is None:
+        return {}
+    from jaxlint.config import ConfigError
+    from jaxlint.pipeline import config_resolver
+    from jaxlint.targets import LIBTPU_ENV, TargetError
+
+    settings = config_resolver([f"dynamic.target = {json.dumps(name)}"]).for_dir(root)
+    try:
+        target = settings.dynamic.resolved_target()
+    except TargetError as e:
+        raise ConfigError(f"record: {e}") from None
+    env = {"JAXLINT_TARGET": target.to_json()}
+    if target.deviceless:
+        import importlib.util
+
+        if importlib.util.find_spec("libtpu") is None:
+            raise ConfigError(f"record --target {name}: compiling for a TPU target needs libtpu, which is not "
+                              f"installed in this environment: pip install \"jaxlint[tpu]\"")
+        env.update(LIBTPU_ENV)
+    return env
 
 
 def _check_target(target: Path, replace: bool, observing: bool) -> None:

@@ -666,8 +666,17 @@ def _same_target(obs: dict, target, levels: tuple[str, ...]) -> bool:
     backend (a laptop's CPU, checked for a TPU slice) covers the trace only, and the worker
     compiles the function again for the target from the recorded signatures."""
     if target is None or "compile" not in levels:
+        return obs.get("target") is None  # compiled for a target: not the backend's program
+    if obs.get("target") is not None:  # `record --target`
+        return obs["target"] == json.loads(target.to_json())
+    if str((obs.get("versions") or {}).get("backend") or "cpu") != target.backend:
+        return False
+    # recorded on a TPU host: its chips must be the target's (a v5e chip is not a v5e-8)
+    env = ((obs.get("report") or {}).get("budget") or {}).get("environment") or {}
+    top = target.parsed()
+    if top is None or not env:
         return True
-    return str((obs.get("versions") or {}).get("backend") or "cpu") == target.backend
+    return env.get("device_kind") == top.chip.device_kind and env.get("devices") == top.chips
 
 
 def _pool_key(dyn: DynamicSettings) -> tuple:
@@ -796,16 +805,38 @@ def _assemble_observed(fp: FilePlan, obs: dict, report: "DynamicReport", line: i
         status = "failed" if status == "failed" else "skipped"
         reason = f"observed by `jaxlint record`, but {obs.get('reason') or 'never traced'}"
     rep = obs.get("report")
+    diagnostics = obs.get("diagnostics") or []
     if "compile" in report.levels and "compile" not in (obs.get("levels") or ()) and status == "analysed":
         how = "the file runs at import" if fp.script is not None else "the function is not reachable after import"
         rep = dict(rep or {}, compile_skipped=f"not compiled: `jaxlint record` ran without --compile, and {how}: "
                                               f"record with `{record_command(display, report.levels)}`")
+    elif "compile" in report.levels and status == "analysed" and not _same_target(obs, _target_of(fp), ("compile",)):
+        # compiled for the backend the program ran on, not for the target: its figures and
+        # compile findings would be another chip's
+        from jaxlint.registry import rules_by_code
+        from jaxlint.rule import Phase
+
+        by_code = rules_by_code()
+        diagnostics = [d for d in diagnostics if getattr(by_code.get(d.get("code")), "phase", None) != Phase.COMPILE]
+        backend = (obs.get("versions") or {}).get("backend") or "cpu"
+        rep = {k: v for k, v in (rep or {}).items() if k in ("equations", "constant_bytes")}
+        rep["compile_skipped"] = (f"not compiled for the target: `jaxlint record` compiled it for {backend}, and the "
+                                  "function is not reachable after import")
     report.functions.append(FunctionOutcome(display, obs.get("qualname", "?"), line, status, reason,
                                             "observed", float(obs.get("seconds") or 0), rep, fp.module))
     report.observed.append(obs)
     if not report.versions and isinstance(obs.get("versions"), dict):
         report.versions = dict(obs["versions"])
-    _add_findings(fp, obs.get("diagnostics") or [], report, line)
+    _add_findings(fp, diagnostics, report, line)
+
+
+def _target_of(fp: FilePlan):
+    from jaxlint.targets import TargetError
+
+    try:
+        return fp.task.settings.dynamic.resolved_target()
+    except TargetError:
+        return None
 
 
 def _add_findings(fp: FilePlan, diagnostics: list[dict], report: "DynamicReport", def_line: int) -> None:

@@ -217,7 +217,8 @@ def _damage(entry: Any) -> str:
     elif not isinstance(entry.get("files"), dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in entry["files"].items()):
         return "`code` (or the `files` of earlier versions) is missing"
-    for k, kind in (("levels", list), ("signatures", list), ("report", dict), ("versions", dict), ("line", int)):
+    for k, kind in (("levels", list), ("signatures", list), ("report", dict), ("versions", dict), ("line", int),
+                    ("target", dict)):
         if entry.get(k) is not None and not isinstance(entry[k], kind):
             return f"`{k}` is not a {kind.__name__}"
     if entry.get("reused") is not None:

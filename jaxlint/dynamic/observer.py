@@ -35,7 +35,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from jaxlint import __version__
-from jaxlint.dynamic import adapter
+from jaxlint.dynamic import adapter, placement
 from jaxlint.dynamic.project import relative_path
 from jaxlint.dynamic.analysis import Analysers, CallFacts, FunctionAnalysis, Site, run_analysers, run_rules, unbind
 
@@ -58,6 +58,9 @@ class FunctionState:
         self.entry = observer.entry_for(self.path, dict(meta, line=meta.get("code_line", meta["line"])))
         self.calls = 0
         self.inlined = 0
+        #: `record --target`: the first call's arguments, abstract, and the jitted object
+        self.target_args: tuple = (None, None)
+        self.rec: Any = None
         #: canonical signature -> {"sig", "calls", "compiles", "first_call", "compile_seconds"}
         self.sigs: dict[str, dict] = {}
         self.diagnostics: list = []
@@ -342,6 +345,11 @@ class Observer:
         cur["first_call"] = site
         if fs.first_call is None:
             fs.first_call = site
+        if placement.active() is not None and "compile" in self.levels:  # `record --target`
+            try:
+                fs.target_args, fs.rec = placement.abstract((args, kwargs)), rec
+            except Exception as e:
+                self.recorder.error("reading the arguments for the target", e)
         t0 = time.perf_counter()
         try:
             traced = self._trace(fs, rec, args, kwargs, sig)
@@ -402,6 +410,15 @@ class Observer:
                              mapped.get("in_axes", 0), fs.meta.get("donate_nums", ())).trace(*args, **kwargs)
         raise _NotTraceable(f"a `{kind}` function without `.trace`")
 
+    def _trace_for_target(self, fs: FunctionState, fa, under: str | None):
+        """The function traced again with its call's arguments placed on the target's devices
+        (their shapes, dtypes and shardings carried over by axis name)."""
+        args, kwargs = fs.target_args
+        if under is not None or args is None:
+            return fa.traced
+        placed = placement.place((args, kwargs))
+        return self._trace(fs, fs.rec, placed[0], placed[1], {})
+
     def _after(self, fs: FunctionState, cur: dict, traced, error, compiles, caught, site, donated=(),
                fun: Any = None, shardings: tuple = ()) -> None:
         """Count what the call compiled and analyse it; never raises."""
@@ -446,6 +463,11 @@ class Observer:
         if fa.jaxpr is not None and "compile" in self.levels:
             # under an eager vmap the program compiled the batched function: the trace is one example's
             captured = _pick(compiles, fs) if under is None else None
+            if placement.active() is not None:
+                # `record --target`: the program's executable is its own backend's; compile the
+                # function for the target instead, from its arguments placed on the target
+                captured = None
+                fa.traced = self._trace_for_target(fs, fa, under)
             if captured is not None:
                 fa.captured = captured
             try:
@@ -551,6 +573,9 @@ class Observer:
                     "compiles": sum(s["compiles"] for s in fs.sigs.values()),
                     "traced": fs.traced, "compiled": fs.compiled, "levels": list(self.levels),
                     "code": code, "rules": self.rules_digest(fs.home), "rule_options": self.rule_options(fs.home), "versions": dict(self.versions),
+                    # `record --target`: compiled for this target, not for the program's backend
+                    **({"target": placement.target_node()} if placement.active() is not None
+                       and "compile" in self.levels else {}),
                     "jaxlint": __version__,
                     "diagnostics": diags, "report": fs.report, "rule_errors": fs.rule_errors,
                     "seconds": round(fs.seconds, 4),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import math
 import os
 from typing import Any, Iterator
@@ -21,6 +22,7 @@ from typing import Any, Iterator
 import jax
 import numpy as np
 
+from jaxlint.dynamic import adapter
 from jaxlint.targets import Target
 
 #: what the worker needs to compile for a TPU target without a TPU
@@ -35,6 +37,12 @@ class PlacementError(Exception):
 def active() -> Target | None:
     text = os.environ.get("JAXLINT_TARGET")
     return Target.from_json(text) if text else None
+
+
+def target_node() -> dict | None:
+    """The active target as a recording keeps it (JSON)."""
+    t = active()
+    return json.loads(t.to_json()) if t is not None else None
 
 
 def platforms() -> tuple[str, ...] | None:
@@ -162,6 +170,20 @@ def sharding_for(node: dict | None, shape: tuple[int, ...]) -> Any:
     return NamedSharding(target_mesh, PartitionSpec(*spec))
 
 
+def abstract(tree: Any) -> Any:
+    """``tree`` with each array replaced by its shape, dtype, weak type and sharding (a
+    program's call arguments, kept without their buffers)."""
+    def leaf(x):
+        if isinstance(x, jax.Array):
+            return jax.ShapeDtypeStruct(x.shape, x.dtype, weak_type=bool(getattr(x, "weak_type", False)),
+                                        sharding=x.sharding)
+        if isinstance(x, np.ndarray):
+            return jax.ShapeDtypeStruct(x.shape, x.dtype)
+        return x
+
+    return jax.tree_util.tree_map(leaf, tree)
+
+
 def place(tree: Any) -> Any:
     """Every abstract array of ``tree`` on the target: one that already carries a
     sharding on the target's devices keeps it; any other is replicated there."""
@@ -177,8 +199,11 @@ def place(tree: Any) -> Any:
         sharding = getattr(x, "sharding", None)
         if sharding is not None and set(getattr(sharding, "device_set", ())) <= own:
             return x
+        # a sharding on other devices (the program's own mesh): its spec, by axis name
+        node = adapter.sharding_node(sharding, True) if sharding is not None else None
         return jax.ShapeDtypeStruct(x.shape, x.dtype, weak_type=bool(getattr(x, "weak_type", False)),
-                                    sharding=sharding_for(None, tuple(x.shape)))
+                                    sharding=sharding_for(node if node and "mesh" in node else None,
+                                                          tuple(x.shape)))
 
     return jax.tree_util.tree_map(leaf, tree)
 

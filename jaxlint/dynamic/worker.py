@@ -608,6 +608,12 @@ class Worker:
             except MemoryError as e:
                 return self._failed(fa, f"ran out of memory in the {level} step", e, roots, keep=True)
             except BaseException as e:
+                from jaxlint.dynamic import placement
+
+                target = placement.active()
+                if target is not None and level == "compile":  # the program cannot run on that chip
+                    return self._failed(fa, f"XLA cannot compile it for the target `{target.label()}`: {essence(e)}",
+                                        e, roots, keep=True)
                 return self._failed(fa, f"the {level} step failed: {essence(e)}", e, roots, keep=True)
             errors += run_rules(fa, rules.get(level, []))
             timings[level] = time.perf_counter() - t0

@@ -26,6 +26,17 @@ def all_rules() -> tuple[type[Rule], ...]:
     return tuple(RULES)
 
 
+def code_dirs() -> tuple[str, ...]:
+    """The folders of jaxlint's own code, the engine's and the rules' (installed apart:
+    ``jaxlint.rules`` is the top-level ``rules/`` of a checkout), each ending in a separator."""
+    import os
+
+    import jaxlint
+    import jaxlint.rules
+
+    return tuple(os.path.dirname(os.path.abspath(m.__file__ or "")) + os.sep for m in (jaxlint, jaxlint.rules))
+
+
 def static_rules() -> tuple[type[Rule], ...]:
     """The static tier alone: what a static check needs, without importing the others."""
     from jaxlint.rules import STATIC_RULES

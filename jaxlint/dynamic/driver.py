@@ -818,10 +818,13 @@ def _assemble_observed(fp: FilePlan, obs: dict, report: "DynamicReport", line: i
 
         by_code = rules_by_code()
         diagnostics = [d for d in diagnostics if getattr(by_code.get(d.get("code")), "phase", None) != Phase.COMPILE]
-        backend = (obs.get("versions") or {}).get("backend") or "cpu"
+        recorded_for = (obs.get("target") or {}).get("name") or (obs.get("versions") or {}).get("backend") or "cpu"
+        target = _target_of(fp)
+        how = f"jaxlint record --target {target.name}" if target is not None else "jaxlint record --compile"
         rep = {k: v for k, v in (rep or {}).items() if k in ("equations", "constant_bytes")}
-        rep["compile_skipped"] = (f"not compiled for the target: `jaxlint record` compiled it for {backend}, and the "
-                                  "function is not reachable after import")
+        rep["compile_skipped"] = (f"not compiled for the target: `jaxlint record` compiled it for {recorded_for}, and "
+                                  f"the function is not reachable after import: `{how} -- python {display}` compiles "
+                                  "it in the program")
     report.functions.append(FunctionOutcome(display, obs.get("qualname", "?"), line, status, reason,
                                             "observed", float(obs.get("seconds") or 0), rep, fp.module))
     report.observed.append(obs)

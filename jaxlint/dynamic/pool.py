@@ -259,7 +259,9 @@ def stack_line(log: str, path: str, roots: list[str], stopped: bool = False) -> 
         if m and not m.group("file").startswith("<"):  # <frozen runpy> and the like
             frames.append((os.path.abspath(m.group("file")), int(m.group("line"))))
     apath = os.path.abspath(path)
-    own = _own_dirs()  # jaxlint's frames, also where the checked project holds jaxlint (its own checkout)
+    from jaxlint.registry import code_dirs
+
+    own = code_dirs()  # jaxlint's frames, also where the checked project holds jaxlint (its own checkout)
     mine = [fr for fr in frames if fr[0] == apath] or [
         fr for fr in frames if any(fr[0].startswith(r + os.sep) for r in roots) and "site-packages" not in fr[0]
         and not fr[0].startswith(own)]
@@ -270,14 +272,6 @@ def stack_line(log: str, path: str, roots: list[str], stopped: bool = False) -> 
     count = Counter(mine)
     f, ln = max(reversed(mine), key=lambda fr: count[fr])  # ties: the outermost
     return f, outermost_loop(f, ln)
-
-
-def _own_dirs() -> tuple[str, ...]:
-    """The folders of jaxlint's own code (the engine and its rules)."""
-    import jaxlint
-    import jaxlint.rules
-
-    return tuple(os.path.dirname(os.path.abspath(m.__file__ or "")) + os.sep for m in (jaxlint, jaxlint.rules))
 
 
 def outermost_loop(path: str, line: int) -> int:

@@ -353,3 +353,15 @@ def test_a_tpu_scan_has_its_trip_count_read_from_the_loop():
     text = (DATA / "tpu_decay-0.10.2.hlo").read_text().replace("direction=LT", "direction=NE")
     (other,) = [i for i in parse_hlo(text).entry.instructions if i.opcode == "while"]
     assert trip_count(other) is None
+
+
+def test_a_tpu_async_collective_held_by_several_fusions_counts_once():
+    """A v5e-8's FSDP step runs its all-gathers asynchronously: the start, the matmul it
+    overlaps and the done are fusions that each hold a copy of the all-gather, with one
+    channel_id. The program has the CPU's eight collectives, not twelve."""
+    m = parse_hlo((DATA / "tpu8_fsdp_step-0.10.2.hlo").read_text())
+    found = collectives(m)
+    copies = [i for c in m.computations.values() for i in c.instructions if i.opcode == "all-gather"]
+    assert len(copies) > sum(c.kind == "all-gather" for c in found) == 4
+    assert sorted(c.kind for c in found) == ["all-gather"] * 4 + ["all-reduce"] + ["all-to-all"] * 3
+    assert len({(c.kind, c.inst.attrs.get("channel_id")) for c in found}) == len(found)

@@ -1188,13 +1188,24 @@ def enclosing_loops(module: HloModule, inst: Instruction) -> tuple[Loop, ...]:
 
 
 def collectives(module: HloModule) -> list[Collective]:
-    """Every collective of the program, in text order, with its loops and its origin."""
+    """Every collective of the program, in text order, with its loops and its origin.
+
+    A TPU runs an asynchronous collective as fusions that each hold a copy of it (the
+    start, the computation it overlaps, the done), with one ``channel_id``: it is one
+    collective, counted once (its first copy, the start's)."""
     out = []
     entry_params = {p.name: int(p.literal or 0) for p in module.entry.parameters()}
+    fused_seen: set[tuple[str, str]] = set()
+    scheduled = {c.name for c in module.scheduled_computations()}
     for c in module.computations.values():
         for inst in c.instructions:
             if inst.opcode not in COLLECTIVES:
                 continue
+            channel = inst.attrs.get("channel_id")
+            if channel is not None and c.name not in scheduled:
+                if (inst.opcode, channel) in fused_seen:
+                    continue
+                fused_seen.add((inst.opcode, channel))
             kind = inst.opcode[:-len("-start")] if inst.opcode.endswith("-start") else inst.opcode
             shapes = tuple(module.instructions[o].shape for o in inst.operands if o in module.instructions)
             if "source_target_pairs" in inst.attrs:

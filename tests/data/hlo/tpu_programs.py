@@ -44,3 +44,25 @@ def programs(device):
         # a scan of 12 steps: the TPU's while carries no known_trip_count
         "decay": (decay, (a((12, 256, 256)),)),
     }
+
+
+def fsdp_step(params, x, y):
+    g = jax.grad(loss)(params, x, y)
+    return jax.tree.map(lambda p, d: p - 0.01 * d, params, g)
+
+
+def sharded_programs(devices):
+    """name -> (function, jit keyword arguments, abstract arguments) on a v5e-8's
+    ``devices``, a mesh of data 4 x model 2 (as tests/multi_device.py builds on the CPU)."""
+    import numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+    mesh = Mesh(np.array(devices).reshape(4, 2), ("data", "model"))
+
+    def s(*spec):
+        return NamedSharding(mesh, P(*spec))
+
+    w = {"w1": s("data", None), "w2": s("data", None)}
+    args = ({"w1": jax.ShapeDtypeStruct((512, 1024), jnp.float32), "w2": jax.ShapeDtypeStruct((1024, 512), jnp.float32)},
+            jax.ShapeDtypeStruct((256, 512), jnp.float32), jax.ShapeDtypeStruct((256, 512), jnp.float32))
+    return {"fsdp_step": (fsdp_step, {"in_shardings": (w, s("data"), s("data")), "out_shardings": w}, args)}

@@ -18,6 +18,15 @@ On each copy, as a user would run it (the real CLI, in a subprocess):
 Prints a table (and ``--json``); ``--check`` exits 1 when a safety check fails.
 
     python benchmarks/bench_fixes.py [--check] [--json results.json]
+
+``--scaling`` measures instead how the time of ``--fix`` grows with the fixes in one
+file: a generated file of N jitted functions, each with one fixable finding (JAX104,
+``np.sin`` on a tracer), fixed in a fresh process that first fixed a one-function file
+(imports and caches warm), its CPU seconds for the N-fix run over N; and the same for
+the editor's fix-all (``source.fixAll.jaxlint``'s edit, computed by the server's code).
+``--check`` then exits 1 when a per-fix time is more than 1.3x another's.
+
+    python benchmarks/bench_fixes.py --scaling [--sizes 100,400,1600] [--check]
 """
 from __future__ import annotations
 
@@ -186,13 +195,119 @@ def _load() -> list[float] | None:
         return None
 
 
+# ---------------------------------------------------------------------------- scaling
+def fixable_file(n: int) -> str:
+    """A module of ``n`` jitted functions, each with one fixable finding (JAX104)."""
+    out = ["import jax", "import jax.numpy as jnp", "import numpy as np", ""]
+    for i in range(n):
+        out += ["", "@jax.jit", f"def f{i}(x):", f"    return np.sin(x) + {i}", ""]
+    return "\n".join(out) + "\n"
+
+
+_MEASURE = """
+import sys, time
+from pathlib import Path
+from jaxlint.pipeline import CheckOptions, check
+
+def fix(path):
+    return check(CheckOptions(paths=(str(path),), isolated=True, no_cache=True, fix=True, unsafe_fixes=True,
+                              select=["JAX104"], quiet=True, exit_zero=True, output_file="/dev/null"))
+
+warm, path = Path(sys.argv[1]), Path(sys.argv[2])
+fix(warm)
+t = time.process_time()
+fix(path)
+print(time.process_time() - t)
+"""
+
+
+def fix_cpu(n: int, folder: Path) -> tuple[float, int]:
+    """(CPU seconds of ``--fix`` on a file of ``n`` fixable findings, findings left)."""
+    warm, path = folder / f"warm{n}.py", folder / f"fixes{n}.py"
+    warm.write_text(fixable_file(2))
+    path.write_text(fixable_file(n))
+    out = subprocess.run([sys.executable, "-c", _MEASURE, str(warm), str(path)], capture_output=True, text=True,
+                         env=_env(), check=True)
+    left = path.read_text().count("return np.sin")
+    return float(out.stdout.strip().splitlines()[-1]), left
+
+
+def _cpu_of(pid: int) -> float:
+    """CPU seconds (user and system) a process has used, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def _editor_fix_all(folder: Path, n: int) -> tuple[float, int]:
+    from lsp_session import Session, capabilities
+    from lsprotocol import types as T
+
+    s = Session(folder)
+    await s.start(capabilities(pull=True), init={"debounceMs": 0, "unsafeFixes": True})
+    try:
+        pid = s.client._server.pid  # type: ignore[union-attr]
+        out = (0.0, 0)
+        for name, size in (("warm.py", 2), (f"fixes{n}.py", n)):
+            uri = s.open(name, fixable_file(size))
+            found = (await s.pull(uri)).items
+            t = _cpu_of(pid)
+            actions = await s.actions(uri, found, only=["source.fixAll.jaxlint"])
+            cpu = _cpu_of(pid) - t
+            new = s.apply(uri, actions[0].edit)
+            out = (cpu, new.count("return np.sin"))
+        return out
+    finally:
+        await s.stop()
+
+
+def fix_all_cpu(n: int, folder: Path) -> tuple[float, int]:
+    """(CPU seconds the language server took for its fix-all code action on a file of
+    ``n`` fixable findings, after one on a small file; findings left)."""
+    if str(ROOT / "tests") not in sys.path:
+        sys.path.insert(0, str(ROOT / "tests"))  # the tests' stdio client
+    from lsp_session import run
+
+    root = folder / f"lsp{n}"
+    root.mkdir()
+    return run(_editor_fix_all(root, n))
+
+
+def scaling(sizes: list[int], measure=fix_cpu) -> list[dict]:
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="jaxlint-fix-scaling-") as tmp:
+        for n in sizes:
+            cpu, left = measure(n, Path(tmp))
+            rows.append({"fixes": n, "cpu_s": round(cpu, 3), "ms_per_fix": round(cpu / n * 1000, 3), "left": left})
+    return rows
+
+
+def spread(rows: list[dict]) -> float:
+    per = [r["ms_per_fix"] for r in rows]
+    return max(per) / min(per)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--corpus-dir", type=Path, default=default_cache_root(),
                    help="where bench_static.py keeps its corpus (default: %(default)s)")
     p.add_argument("--json", type=Path, help="also write the results here")
     p.add_argument("--check", action="store_true", help="exit 1 when a safety check fails")
+    p.add_argument("--scaling", action="store_true", help="time --fix against the fixes in one file instead")
+    p.add_argument("--sizes", default="100,400,1600", help="fixes per file for --scaling (default: %(default)s)")
     args = p.parse_args(argv)
+    if args.scaling:
+        sizes = [int(x) for x in args.sizes.split(",")]
+        both = {"check --fix": scaling(sizes), "editor fix-all": scaling(sizes, fix_all_cpu)}
+        for what, rows in both.items():
+            for r in rows:
+                print(f"{what}: {r['fixes']:>6} fixes: {r['cpu_s']:8.3f} s CPU, {r['ms_per_fix']:.3f} ms a fix, "
+                      f"{r['left']} left")
+            print(f"{what}: per-fix spread {spread(rows):.2f}x")
+        print(f"load average: {_load()}")
+        if args.json:
+            args.json.write_text(json.dumps(both, indent=2) + "\n")
+        return 1 if args.check and any(spread(rows) > 1.3 or any(r["left"] for r in rows)
+                                       for rows in both.values()) else 0
     src = ensure_corpus(args.corpus_dir)
     corpus_name = "speed corpus (" + ", ".join(f"{d} {v}" for d, v, _ in CORPUS) + ")"
     results = [run_corpus("corpus", src), run_corpus("examples", ROOT / "examples")]

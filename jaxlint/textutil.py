@@ -123,13 +123,106 @@ def line_map(before: Sequence[str], after: Sequence[str], *, changed_too: bool =
     ``changed_too``, also a changed line (to its replacement) and a deleted one (to the
     line that follows it). The one line remapping of findings after edits (``--fix``,
     the editor's unsaved changes)."""
-    import difflib
-
     table: dict[int, int] = {}
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in line_opcodes(before, after):
         for k in range(i1, i2):
             if tag == "equal":
                 table[k + 1] = j1 + (k - i1) + 1
             elif changed_too:
                 table[k + 1] = min(j1 + (k - i1), max(j1, j2 - 1)) + 1
     return table
+
+
+#: line diffs up to this many (lines before x lines after) go to difflib whole, as they
+#: always did; above it, difflib's longest-match search is quadratic in the lines that
+#: repeat (blank lines, `@jax.jit`), so the lines unique on both sides anchor the diff first
+_DIFF_WHOLE = 1 << 12
+
+
+def line_opcodes(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
+    """``difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()`` for lists of
+    lines, in time near linear in their length: a small pair goes to difflib as it is; a
+    large one is matched on its common prefix and suffix and on the lines that occur
+    once in each (in order: the longest increasing run of them), and the gaps between
+    those anchors are diffed the same way. A large gap with no such line is replaced
+    whole rather than searched."""
+    import difflib
+
+    if len(a) * len(b) <= _DIFF_WHOLE:
+        return list(difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes())
+    blocks: list[tuple[int, int, int]] = []
+    todo = [(0, len(a), 0, len(b))]
+    while todo:
+        alo, ahi, blo, bhi = todo.pop()
+        while alo < ahi and blo < bhi and a[alo] == b[blo]:
+            blocks.append((alo, blo, 1))
+            alo, blo = alo + 1, blo + 1
+        while alo < ahi and blo < bhi and a[ahi - 1] == b[bhi - 1]:
+            ahi, bhi = ahi - 1, bhi - 1
+            blocks.append((ahi, bhi, 1))
+        if alo == ahi or blo == bhi:
+            continue
+        if (ahi - alo) * (bhi - blo) <= _DIFF_WHOLE:
+            sm = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
+            blocks.extend((alo + i, blo + j, n) for i, j, n in sm.get_matching_blocks() if n)
+            continue
+        pi, pj = alo, blo
+        for i, j in _anchors(a, b, alo, ahi, blo, bhi):
+            todo.append((pi, i, pj, j))
+            blocks.append((i, j, 1))
+            pi, pj = i + 1, j + 1
+        if (pi, pj) != (alo, blo):
+            todo.append((pi, ahi, pj, bhi))
+    ops: list[tuple[str, int, int, int, int]] = []
+    i = j = 0
+    for bi, bj, n in _merged(sorted(blocks)) + [(len(a), len(b), 0)]:
+        tag = "replace" if i < bi and j < bj else "delete" if i < bi else "insert" if j < bj else ""
+        if tag:
+            ops.append((tag, i, bi, j, bj))
+        if n:
+            ops.append(("equal", bi, bi + n, bj, bj + n))
+        i, j = bi + n, bj + n
+    return ops
+
+
+def _anchors(a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int) -> list[tuple[int, int]]:
+    """(i, j) of the lines that occur once in ``a[alo:ahi]`` and once in ``b[blo:bhi]``,
+    the longest run of them in the same order on both sides."""
+    import bisect
+
+    seen_a: dict[str, int] = {}
+    for i in range(alo, ahi):
+        seen_a[a[i]] = -1 if a[i] in seen_a else i
+    seen_b: dict[str, int] = {}
+    for j in range(blo, bhi):
+        seen_b[b[j]] = -1 if b[j] in seen_b else j
+    pairs = [(i, seen_b[line]) for line, i in seen_a.items() if i >= 0 and seen_b.get(line, -1) >= 0]
+    pairs.sort()
+    # the longest increasing run of j (patience sorting): tails[k] ends a run of k + 1
+    tails: list[int] = []
+    tail_at: list[int] = []
+    before: list[int] = []
+    for n, (_, j) in enumerate(pairs):
+        k = bisect.bisect_left(tails, j)
+        before.append(tail_at[k - 1] if k else -1)
+        if k == len(tails):
+            tails.append(j)
+            tail_at.append(n)
+        else:
+            tails[k], tail_at[k] = j, n
+    out = []
+    n = tail_at[-1] if tail_at else -1
+    while n >= 0:
+        out.append(pairs[n])
+        n = before[n]
+    return out[::-1]
+
+
+def _merged(blocks: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    out: list[tuple[int, int, int]] = []
+    for i, j, n in blocks:
+        if out and out[-1][0] + out[-1][2] == i and out[-1][1] + out[-1][2] == j:
+            out[-1] = (out[-1][0], out[-1][1], out[-1][2] + n)
+        else:
+            out.append((i, j, n))
+    return out

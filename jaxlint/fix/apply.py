@@ -141,22 +141,36 @@ class FixOutcome:
     converged: bool = True
     #: planned fixes that were not made, with why (their finding remains)
     declined: list[tuple[Diagnostic, str]] = field(default_factory=list)
+    #: the codemod fixes made when the run stopped at the most it makes in a file (0: it did not)
+    capped: int = 0
 
 
 #: codemod fixes made in one file before giving up (each removes a finding and adds none)
-MAX_CODEMODS = 500
+MAX_CODEMODS = 10_000
 
 
 def fix_until_stable(text: str, diagnostics: Sequence[Diagnostic], lint: Callable[[str], list[Diagnostic]],
                      unsafe: bool = False, max_iterations: int = MAX_ITERATIONS, path: str = "",
-                     codes: Collection[str] | None = None) -> FixOutcome:
+                     codes: Collection[str] | None = None, max_codemods: int = MAX_CODEMODS) -> FixOutcome:
     """Apply fixes pass after pass. ``diagnostics`` are the findings on ``text``;
     ``lint(text)`` checks a new text (the same rules and suppressions); ``codes``
     limits the fixes to those rules.
 
     Text-edit fixes go in passes (:func:`apply_once`); planned fixes are made one at a
     time by their rule's libcst codemod (:mod:`jaxlint.fix.codemod`, imported only then),
-    each verified against a re-check, in the order of the findings."""
+    each verified against a re-check, in the order of the findings. The cyclic collector
+    waits until the file is done, as while the static phase models a file: its full
+    passes over the growing libcst trees made a fix cost more the more fixes a file had
+    (``benchmarks/bench_fixes.py --scaling``)."""
+    from jaxlint.static.checker import _no_collection_pauses
+
+    with _no_collection_pauses():
+        return _fix_until_stable(text, diagnostics, lint, unsafe, max_iterations, path, codes, max_codemods)
+
+
+def _fix_until_stable(text: str, diagnostics: Sequence[Diagnostic], lint: Callable[[str], list[Diagnostic]],
+                      unsafe: bool, max_iterations: int, path: str, codes: Collection[str] | None,
+                      max_codemods: int) -> FixOutcome:
     applied: list[Diagnostic] = []
     rejected: list[Diagnostic] = []
     declined: dict[tuple[str, str, str], tuple[Diagnostic, str]] = {}
@@ -167,7 +181,7 @@ def fix_until_stable(text: str, diagnostics: Sequence[Diagnostic], lint: Callabl
     def wanted(d: Diagnostic) -> bool:
         return applies(d, unsafe) and (codes is None or d.code in codes)
 
-    passes = codemods = 0
+    passes = codemods = capped = 0
     converged = True
     while True:
         step = apply_once(text, [d for d in current if wanted(d) and d.fix.edits], unsafe)  # type: ignore[union-attr]
@@ -184,7 +198,8 @@ def fix_until_stable(text: str, diagnostics: Sequence[Diagnostic], lint: Callabl
             continue
         planned = [d for d in current if wanted(d) and d.fix.plan is not None and not d.fix.edits  # type: ignore[union-attr]
                    and _key(d) not in declined]
-        if not planned or codemods >= MAX_CODEMODS:
+        if not planned or codemods >= max_codemods:
+            capped = codemods if planned else 0
             break
         from jaxlint.fix.codemod import CannotFix, Parsed, compute, compute_batch
 
@@ -195,7 +210,7 @@ def fix_until_stable(text: str, diagnostics: Sequence[Diagnostic], lint: Callabl
         except CannotFix as e:
             declined.update((_key(d), (d, str(e))) for d in planned)
             break
-        ordered = sorted(planned, key=lambda d: (d.start, d.code))[:MAX_CODEMODS - codemods]
+        ordered = sorted(planned, key=lambda d: (d.start, d.code))[:max_codemods - codemods]
         if len(ordered) > 1:  # all in one libcst pass, verified once; fix by fix only if that fails
             batch = compute_batch(text, ordered, lint, checked, path, parsed)
             if batch.outcome.ok:
@@ -226,7 +241,7 @@ def fix_until_stable(text: str, diagnostics: Sequence[Diagnostic], lint: Callabl
     current = without_declined(current, declined.values())
     left = {(d.code, d.signature) for d in current}
     return FixOutcome(text, applied, current, rejected, converged,
-                      [v for v in declined.values() if (v[0].code, v[0].signature) in left])
+                      [v for v in declined.values() if (v[0].code, v[0].signature) in left], capped)
 
 
 def _key(d: Diagnostic) -> tuple[str, str, str]:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import ast
 import bisect
 import dataclasses
-import difflib
 import io
 import re
 import tokenize
@@ -39,7 +38,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from jaxlint.diagnostic import Diagnostic, Edit, Fix, Position
-from jaxlint.textutil import common_affixes, line_starts
+from jaxlint.textutil import common_affixes, line_opcodes, line_starts
 
 Lint = Callable[[str], "list[Diagnostic]"]
 _STATEMENT = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
@@ -606,18 +605,31 @@ def _keepends(text: str) -> list[str]:
 
 def _line_hunks(text: str, new: str) -> list[tuple[str, int, int, int, int]]:
     a, b = _keepends(text), _keepends(new)
-    return [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    return [op for op in line_opcodes(a, b) if op[0] != "equal"]
 
 
 def _outside(text: str, new: str, regions: Sequence[tuple[int, int]]) -> int | None:
     """The first line of ``text`` changed outside ``regions``, or None."""
     a, b = _keepends(text), _keepends(new)
+    spans: list[list[int]] = []  # the regions' lines, as disjoint sorted runs (looked up by bisection)
+    for first, last in sorted(regions):
+        if spans and first <= spans[-1][1] + 1:
+            spans[-1][1] = max(spans[-1][1], last)
+        else:
+            spans.append([first, last])
+    firsts = [first for first, _ in spans]
+
+    def run_at(line: int) -> list[int] | None:  # the run that starts at or before ``line``
+        k = bisect.bisect_right(firsts, line) - 1
+        return spans[k] if k >= 0 else None
 
     def at_point(i: int) -> bool:  # an insertion before line i + 1
-        return any(first <= i + 1 <= last + 1 for first, last in regions)
+        run = run_at(i + 1)
+        return run is not None and i + 1 <= run[1] + 1
 
     def in_region(i1: int, i2: int) -> bool:  # lines i1 + 1 .. i2 replaced or deleted
-        return all(any(first <= line <= last for first, last in regions) for line in range(i1 + 1, i2 + 1))
+        run = run_at(i1 + 1)
+        return i2 <= i1 or (run is not None and i2 <= run[1])
 
     for _, i1, i2, j1, j2 in _line_hunks(text, new):
         if i1 == i2:

@@ -69,6 +69,9 @@ def fix_files(tasks: Sequence, result: RunResult, *, unsafe: bool, diff: bool, s
             warn(f"{where(display, d.start.line, result)}:{d.start.column}: {d.code} fix not made: {why}")
         if not done.converged:
             warn(f"{display}: fixes did not settle; some fixable findings remain")
+        if done.capped:
+            warn(f"{display}: stopped after {done.capped} fixes, the most one run makes in a file; run the "
+                 "same command again to fix the rest")
         if done.text == src.text:  # nothing applied, or fixes that undid each other
             out.remaining.extend(without_declined(diags, done.declined))
             continue

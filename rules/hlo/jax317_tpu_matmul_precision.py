@@ -23,8 +23,9 @@ class TpuMatmulPrecision(HloRule):
     mantissa) and accumulates in float32, where the CPU and most GPUs compute in float32.
     It reads the program compiled for a TPU (a target, `--target v5e:1x1`, or a TPU
     host): a `dot` or `convolution` with float32 operands and no `operand_precision`
-    of `high` or `highest`, one finding per line, with the products at it and their
-    shapes. Off by default: for training a network the bfloat16 pass is what makes a TPU
+    of `high` or `highest` (operands that are float32 arguments the compiler rounded to
+    bfloat16 first, as a TPU does to the weights an FSDP step gathers, count too), one
+    finding per line, with the products at it and their shapes. Off by default: for training a network the bfloat16 pass is what makes a TPU
     fast, and intended; select it where the results must match the CPU's (simulations,
     solvers, statistics, evaluation, tests that compare with NumPy).
 
@@ -126,7 +127,9 @@ class TpuMatmulPrecision(HloRule):
         for products in by_line.values():
             first = products[0]
             where = facts.user_location(first)
-            shapes = " x ".join(str(m.instructions[o].shape) for o in first.operands[:2] if o in m.instructions)
+            # (an operand the compiler already rounded shows as bf16 in the program: the code's is float32)
+            shapes = " x ".join(f"f32[{','.join(map(str, m.instructions[o].shape.dims))}]"
+                                for o in first.operands[:2] if o in m.instructions)
             more = f" (and {len(products) - 1} more product{'s' if len(products) > 2 else ''} of this line)" \
                 if len(products) > 1 else ""
             ctx.report(
@@ -138,12 +141,52 @@ class TpuMatmulPrecision(HloRule):
                 data={"products": len(products), "shapes": shapes},
                 key=f"precision:{first.metadata.get('op_name', first.name)}")
 
-    @staticmethod
-    def _one_bf16_pass(m, inst: Instruction) -> bool:
-        """Float32 operands and the default precision (no ``operand_precision``, or
-        ``default`` for one of them)."""
-        shapes = [m.instructions[o].shape for o in inst.operands[:2] if o in m.instructions]
-        if len(shapes) < 2 or not all(s.dtype == "f32" for s in shapes):
+    @classmethod
+    def _one_bf16_pass(cls, m, inst: Instruction) -> bool:
+        """Float32 operands under the default precision (no ``operand_precision``, or
+        ``default`` for one of them): as the program was written, or float32 arguments
+        the compiler already rounded to bfloat16 (a ``convert`` of an argument with no
+        metadata of its own: the user's ``astype`` carries its ``convert_element_type``),
+        which the TPU does to a weight before it gathers it (FSDP)."""
+        if inst.shape.dtype != "f32" or len(inst.operands) < 2:
+            return False
+        if not all(cls._float32_operand(m, o) for o in inst.operands[:2]):
             return False
         given = [p.strip() for p in inst.attrs.get("operand_precision", "").strip("{}").split(",") if p.strip()]
         return not given or any(p not in _FULL for p in given)
+
+    @staticmethod
+    def _float32_operand(m, name: str) -> bool:
+        """A float32 value, or one the compiler rounded to bfloat16 on its way here
+        (through fused parameters, bitcasts, copies, memory moves and collectives)."""
+        inst = m.instructions.get(name)
+        for _ in range(32):
+            if inst is None:
+                return False
+            if inst.shape.dtype == "f32":
+                return True
+            if inst.opcode == "convert":  # the compiler's rounding of a float32 argument
+                src = m.producer(inst.operands[0]) if inst.operands else None
+                return (src is not None and src.shape.dtype == "f32" and "op_name" not in inst.metadata
+                        and src.opcode == "parameter" and src.computation == m.entry.name)
+            if inst.opcode == "parameter":  # of a fusion: the fusion's operand
+                caller = m.caller_of.get(inst.computation)
+                if caller is None or caller.opcode != "fusion" or not (inst.literal or "").isdigit() \
+                        or int(inst.literal or 0) >= len(caller.operands):
+                    return False
+                inst = m.instructions.get(caller.operands[int(inst.literal or 0)])
+            elif inst.opcode == "fusion" and inst.called and inst.called[0] in m.computations:
+                inst = m.computations[inst.called[0]].root
+            elif inst.opcode in _CARRIES and inst.operands:
+                inst = m.instructions.get(inst.operands[0])
+            else:
+                produced = m.producer(inst.name)
+                if produced is None or produced is inst:
+                    return False
+                inst = produced
+        return False
+
+
+#: ops that hand a value on unchanged in its values (moved, regrouped or gathered)
+_CARRIES = frozenset({"bitcast", "copy", "reshape", "transpose", "all-gather", "all-to-all", "collective-permute",
+                      "copy-done", "dynamic-slice", "slice"})

@@ -38,6 +38,20 @@ def test_every_line_of_a_training_steps_float32_products_is_named_once():
     assert _reported(_captured("cpu")) == []  # the CPU computes float32 products in float32
 
 
+def test_weights_the_compiler_rounded_to_bfloat16_before_gathering_them_are_found():
+    """A v5e-8's FSDP step: the TPU converts the float32 weights to bfloat16 (a convert
+    of its own, without metadata) before its all-gathers, so the products' operands are
+    bf16 in the program; `x @ w1` is the code's float32 product all the same. (`h @ w2`,
+    whose `h` the compiler rounds too, is not told from code that rounds `h` itself.)"""
+    facts = CompileFacts("fsdp_step", "tests/data/hlo/tpu_programs.py", 1,
+                         (DATA / "tpu8_fsdp_step-0.10.2.hlo").read_text(), platform="tpu")
+    source = (DATA / "tpu_programs.py").read_text().splitlines()
+    line = next(i + 1 for i, t in enumerate(source) if 'h = jnp.tanh(x @ p["w1"])' in t)
+    diags = _reported(facts)
+    assert [d.start.line for d in diags] == [line]
+    assert "float32 matrix product f32[64,512] x f32[512,1024] runs in one bfloat16 pass" in diags[0].message
+
+
 def test_an_explicit_precision_is_not_reported():
     text = (DATA / "tpu_train_step-0.10.2.hlo").read_text()
     facts = _captured("tpu")

@@ -178,6 +178,10 @@ class CheckOptions:
                                                    "config enables the dynamic phase"}),))
     signatures: str | None = _opt(None, "--signatures", group="dynamic", metavar="FILE",
                                   help="recorded signatures (default: .jaxlint/signatures.json at the project root)")
+    recorded_only: bool = _opt(False, "--recorded-only", group="dynamic", action="store_true",
+                               help="with --dynamic: report what `jaxlint record` observed and import nothing (no "
+                                    "worker traces a function the recording did not; what the editor shows when "
+                                    "its dynamic phase is off)")
     show_skipped: bool = _opt(False, "--show-skipped", group="dynamic", action="store_true",
                               help="list every function the dynamic phase skipped, with the reason")
     compile: bool | None = _opt(None, "--compile", group="dynamic", action="store_true",
@@ -495,7 +499,7 @@ def dynamic(run: CheckRun) -> int | None:
 
         os.environ["JAXLINT_XLA_CACHE"] = str(compile_cache_dir(cache_root))
     run.dynamic = report = run_dynamic(todo, lambda t: t.settings, rules_of, levels, cache_root, o.signatures,
-                                       module_command(levels_module.__name__))
+                                       module_command(levels_module.__name__), recorded_only=o.recorded_only)
     if report.unavailable:  # what is missing, once; no report of a check that did not run
         run.result.errors.extend(report.errors)
         return errors_status(run.result)

@@ -80,3 +80,29 @@ def test_a_recorded_message_names_the_lines_where_the_code_is_now(tmp_path):
     after = run_cli("check", "--dynamic", "--compile", "--select", "JAX302", cwd=tmp_path, timeout=600)
     assert "train.py:10:1: JAX302" in after.stdout and "(lines 11, 12)" in after.stdout, after.stdout
     assert "out of date" not in after.stdout
+
+
+def test_the_editor_shows_a_recordings_findings_with_its_dynamic_phase_off(tmp_path):
+    """The dynamic phase off in the editor (the default): a file `jaxlint record`
+    observed shows the recording's findings on open, its measured JAX201 in place of the
+    static JAX101 guess, and nothing of the user's is imported by the editor's child."""
+    pytest.importorskip("pygls", reason="the `lsp` extra (pygls) is not installed")
+    from lsp_session import run, session
+
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    src = textwrap.dedent(DONATION.format(helpers="\nimport numpy as np\n\nW = np.random.rand(1024, 512)\n"))
+    src = src.replace("opt = opt * 0.9 + g", "opt = opt * 0.9 + g + W[:512].sum()").lstrip("\n")
+    src = src.replace("W[:512].sum()", "(jnp.ones((1, 1024)) @ W).sum()")
+    (tmp_path / "train.py").write_text(src)
+    rec = run_cli("record", "--compile", "--", "python", "train.py", cwd=tmp_path, timeout=600)
+    assert "JAX" in run_cli("check", "--dynamic", "--compile", cwd=tmp_path, timeout=600).stdout, rec.stderr
+
+    async def go():
+        async with session(tmp_path, pull=False) as s:
+            uri = s.open("train.py", src)
+            first = await s.next_publish(uri)
+            assert [d.code for d in first.diagnostics] == ["JAX101"]  # static, at once
+            pub = await s.next_publish(uri, after=1, timeout=120)
+            assert sorted(d.code for d in pub.diagnostics) == ["JAX201", "JAX302"], pub.diagnostics
+
+    run(go(), timeout=180)

@@ -519,10 +519,11 @@ def file_key(fp: FilePlan, settings: Settings, rules: list[dict], levels: list[s
 # ---------------------------------------------------------------------------- running
 def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Path | None,
                 signatures_path: str | None, worker_command: Sequence[str],
-                workers: int | None = None) -> DynamicReport:
+                workers: int | None = None, recorded_only: bool = False) -> DynamicReport:
     """Run the dynamic phase over ``tasks``. ``rules_of(settings)`` gives the selected
     trace/compile rule instances; ``settings_of(task)`` the task's settings;
-    ``worker_command`` starts a worker that can run ``levels``."""
+    ``worker_command`` starts a worker that can run ``levels``; ``recorded_only``: only
+    what `jaxlint record` observed, no worker (nothing imported)."""
     t_start = time.perf_counter()
     report = DynamicReport(levels=list(levels))
     if importlib.util.find_spec("jax") is None:  # a static-only install: nothing to start
@@ -578,6 +579,11 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
             cached[i] = hit
             continue
         runnable = [p.to_job() for p in fp.plans if p.skip is None and p.observed is None]
+        if recorded_only:
+            for p in fp.plans:
+                if p.skip is None and p.observed is None:
+                    p.skip = "not observed by `jaxlint record` (--recorded-only traces nothing else)"
+            runnable = []
         if not runnable:
             cached[i] = {"functions": {}, "failed": None}
             continue

@@ -44,9 +44,13 @@ class DynamicOutcome:
 
 
 def command(path: Path, settings: Settings, overrides: Mapping[str, Sequence[str]],
-            explicit: Path | None, isolated: bool) -> list[str]:
+            explicit: Path | None, isolated: bool, recorded_only: bool = False) -> list[str]:
+    """The child's command line; ``recorded_only``: only what `jaxlint record` observed
+    (the dynamic phase is off: nothing of the user's is imported)."""
     cmd = [*module_command("jaxlint", "check"), "--dynamic", "--output-format", "json",
            "--exit-zero", "--quiet", "--ignore-noqa"]  # the server supersedes, then suppresses
+    if recorded_only:  # what the recording compiled too: compiling nothing here
+        cmd += ["--recorded-only", "--compile"]
     if explicit is not None:
         cmd += ["--config", str(explicit)]
     if isolated:
@@ -160,3 +164,17 @@ def kill_all() -> None:
 
 def timeout_for(settings: Settings) -> float:
     return float(settings.dynamic.file_timeout) + _GRACE
+
+
+def recording_of(path: Path, settings: Settings) -> Path | None:
+    """The `jaxlint record` observations of ``path``'s project, if any: under the config's
+    folder, else the nearest folder above with a ``.jaxlint/observed.json`` (up to a
+    repository's top)."""
+    folders = [settings.root] if settings.config_file else list(path.resolve().parents)
+    for folder in folders:
+        observed = Path(folder) / ".jaxlint" / "observed.json"
+        if observed.is_file():
+            return observed
+        if (Path(folder) / ".git").exists():
+            break
+    return None

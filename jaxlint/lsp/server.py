@@ -344,9 +344,15 @@ class JaxlintServer(LanguageServer):
 
     def _did_open(self, params: T.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
-        self.docs[uri] = _Doc(uri)
+        doc = self.docs[uri] = _Doc(uri)
         if not self.pull:
             self._publish(uri)
+        path = self._path_of(uri)
+        if self._is_python(uri) and path.is_file():  # a recording's findings, without waiting for a save
+            settings, _ = self.settings.for_path(path)
+            enabled = self.dynamic_option if self.dynamic_option is not None else settings.dynamic.enabled
+            if not enabled:
+                self._start_dynamic(doc, path, settings)
 
     def _did_change(self, params: T.DidChangeTextDocumentParams) -> None:
         doc = self.docs.get(params.text_document.uri)
@@ -385,11 +391,19 @@ class JaxlintServer(LanguageServer):
         path = self._path_of(uri)
         self._saved_module(uri, str(path))
         settings, _ = self.settings.for_path(path)
+        self._start_dynamic(doc, path, settings)
+
+    def _start_dynamic(self, doc: _Doc, path: Path, settings: Settings) -> None:
+        """The dynamic phase for a saved (or opened) file: traced in a child where it is on;
+        where it is off, what `jaxlint record` observed, if the project has a recording
+        (nothing of the user's is imported)."""
         enabled = self.dynamic_option if self.dynamic_option is not None else settings.dynamic.enabled
-        if enabled and path.is_file() and not self._dynamic_unavailable:
+        recorded_only = not enabled and self.dynamic_option is not False and \
+            dynamic.recording_of(path, settings) is not None
+        if (enabled or recorded_only) and path.is_file() and not self._dynamic_unavailable:
             if doc.dynamic_task is not None:
                 doc.dynamic_task.cancel()  # stops the older run and its workers
-            doc.dynamic_task = self._spawn(self._run_dynamic(uri, path, settings))
+            doc.dynamic_task = self._spawn(self._run_dynamic(doc.uri, path, settings, recorded_only))
 
     def _saved_module(self, uri: str, path: str) -> None:
         """``path`` was saved: the open documents whose static findings read it (a module
@@ -917,7 +931,7 @@ class JaxlintServer(LanguageServer):
 
     # -- the dynamic phase ----------------------------------------------------------
 
-    async def _run_dynamic(self, uri: str, path: Path, settings: Settings) -> None:
+    async def _run_dynamic(self, uri: str, path: Path, settings: Settings, recorded_only: bool = False) -> None:
         token = f"jaxlint-dynamic-{uuid.uuid4().hex}"
         progress = bool(self._capability("window", "work_done_progress"))
         if progress:
@@ -928,7 +942,8 @@ class JaxlintServer(LanguageServer):
         if progress:
             self.work_done_progress.begin(token, T.WorkDoneProgressBegin(
                 title="jaxlint: dynamic analysis", message=path.name, cancellable=True))
-        cmd = dynamic.command(path, settings, self.settings.overrides, self.settings.explicit, self.settings.isolated)
+        cmd = dynamic.command(path, settings, self.settings.overrides, self.settings.explicit, self.settings.isolated,
+                              recorded_only)
         end = "cancelled"
         task = asyncio.current_task()
         if task is not None:

@@ -106,7 +106,7 @@ def test_dynamic_baseline_holds_for_the_static_gate_and_the_dynamic_one(proj):
 def test_measured_figures_never_enter_a_signature_and_check_and_inspect_agree(proj):
     """JAX303 (compile time over budget: budget 0 makes it fire) says how long the
     compile took; its baseline entry must not, or the gate flaps run after run."""
-    (proj / "pyproject.toml").write_text("[tool.jaxlint.rules.slow-compile]\nmax-instructions = 0\n")
+    (proj / "pyproject.toml").write_text("[tool.jaxlint.rules.slow-compile]\nmax-instructions = 0\nsize-alone = true\n")
     args = ("--dynamic", "--compile", "--select", "JAX303,JAX201")
     w = _check(proj, *args, "--write-baseline", ".jaxlint/baseline.json")
     assert w.returncode == 0, w.stderr

@@ -73,7 +73,7 @@ def _files(root) -> dict[str, bytes]:
 def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("keeps")
     # every program is "large" here, so that the recording holds a finding with a measured time
-    (root / "pyproject.toml").write_text("[tool.jaxlint]\n[tool.jaxlint.rules.slow-compile]\nmax-instructions = 1\n")
+    (root / "pyproject.toml").write_text("[tool.jaxlint]\n[tool.jaxlint.rules.slow-compile]\nmax-instructions = 1\nsize-alone = true\n")
     (root / "train.py").write_text(TRAIN.lstrip("\n"))
     full = _record(root, "64,64,64,52")
     after_full = _files(root)

@@ -13,6 +13,10 @@ from jaxlint.textutil import human_bytes
 #: instructions (10.8-13.3 s CPU). Time per instruction varies fivefold with what they are.
 MAX_INSTRUCTIONS = 5000
 
+#: baked-in constants of at least this many bytes in all are a cause a slow compile names
+#: (JAX201's default threshold: smaller ones do not make a program slow to compile)
+CAUSE_CONSTANT_BYTES = 1 << 20
+
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
     from jaxlint.compile.facts import CompileContext, CompileFacts, TraceFinding
     from jaxlint.compile.hlo import SourceLocation
@@ -31,6 +35,13 @@ class SlowCompile(HloRule):
     code, jax version and backend, and never on the measured time, which grows with the
     machine's load: the same program gives the same finding on an idle machine and on a
     busy one, and a compile served from jax's persistent cache is judged the same way.
+
+    Size alone is not reported. A program is reported only when a cause its author can
+    remove is named: an unrolled Python loop (JAX202's findings, so select it too) or
+    baked-in constants of 1 MiB or more. An ordinary model step (a ResNet, a U-Net, a
+    transformer, a GPT, an adaptive ODE solve) compiles to thousands of instructions that
+    name nothing to change, and stays quiet. Set `size-alone = true` to use
+    `max-instructions` as a plain size budget.
 
     ## Why is this bad?
     Every new shape, dtype or static value compiles again, and so does every fresh
@@ -69,6 +80,8 @@ class SlowCompile(HloRule):
     options = {
         "max-instructions": Option(MAX_INSTRUCTIONS, "report a function whose optimized HLO program has more "
                                    "instructions than this (a size that does not depend on the machine's load)", int, 0),
+        "size-alone": Option(False, "also report a program above the budget when no removable cause (an unrolled "
+                             "loop, baked-in constants) is named: the budget as a plain size limit", bool),
     }
 
     VALID = [
@@ -83,6 +96,22 @@ class SlowCompile(HloRule):
                 return jax.lax.fori_loop(0, 100, lambda i, x: jnp.tanh(x @ x) * 0.5 + x, x)
             """,
             options={"max-instructions": 100},
+        ),
+        # a stack of layers (the architecture): large, but nothing removable is named
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            # jaxlint: args=([f32[64,64]] * 24, f32[8,64])
+            @jax.jit
+            def model(layers, x):
+                for w in layers:
+                    x = jnp.tanh(x @ w) * 0.5 + x
+                return x
+            """,
+            options={"max-instructions": 20},
+            select=("JAX202",),
         ),
     ]
     INVALID = [
@@ -99,6 +128,7 @@ class SlowCompile(HloRule):
                 return x
             """,
             options={"max-instructions": 100},
+            select=("JAX202",),
             line=6,
             message="optimized HLO instructions (budget 100)",
         ),
@@ -114,9 +144,11 @@ class SlowCompile(HloRule):
         for loop in sorted(facts.trace.get("loops", ()), key=lambda lp: -int(lp.get("equations", 0) or 0))[:3]:
             parts.append(f"an unrolled loop at line {loop['line']} ({loop.get('iterations', '?')} iterations)")
         consts = facts.trace.get("constants", ())
-        if consts:
-            total = sum(int(c.get("bytes", 0)) for c in consts)
+        total = sum(int(c.get("bytes", 0)) for c in consts)
+        if consts and (total >= CAUSE_CONSTANT_BYTES or self.opts["size-alone"]):
             parts.append(f"{len(consts)} baked-in constant(s) of {human_bytes(total)}")
+        if not parts and not self.opts["size-alone"]:
+            return  # size alone names nothing the author can remove
         eqns = facts.trace.get("equations")
         if eqns:
             parts.append(f"{eqns} jaxpr equations")

@@ -30,6 +30,12 @@ class LargeProgram(TraceRule):
     come from them. (The function is still not compiled by the compile tier.) Loops
     over a list of layers are not such findings and count as the program's own.
 
+    Size alone is not reported: a program above the budget none of whose equations come
+    from a reported unrolled loop (a ResNet, a transformer, an ODE solve) names nothing
+    its author can remove, and stays quiet; it is still not compiled by the compile tier,
+    with the reason. Set `size-alone = true` to use the budget as a plain size limit
+    (every program above it reported, with the lines that contribute most).
+
     ## Why is this bad?
     XLA's compile time and memory grow with program size, often worse than linearly.
     Large programs usually come from Python loops, deep unrolled recursion or many
@@ -64,6 +70,8 @@ class LargeProgram(TraceRule):
     reads = (EXPLAINED_BY,)
     options = {
         "max-equations": Option(5000, "report programs with more equations than this", int, 1),
+        "size-alone": Option(False, "also report a program above the budget when no removable cause (an unrolled "
+                             "loop) is named: the budget as a plain size limit", bool),
     }
 
     VALID = [
@@ -92,6 +100,22 @@ class LargeProgram(TraceRule):
             options={"max-equations": 60},
             select=("JAX202",),
         ),
+        # 64 layers (the architecture, no unrolled loop): large, but nothing removable is named
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            # jaxlint: args=([f32[8,8]] * 64, f32[4,8])
+            @jax.jit
+            def model(layers, x):
+                for w in layers:
+                    x = jnp.tanh(jnp.sin(x @ w) * 2.0 + jnp.cos(x)) * 0.5 + x
+                return x
+            """,
+            options={"max-equations": 60},
+            select=("JAX202",),
+        ),
     ]
     INVALID = [
         Invalid(
@@ -105,7 +129,7 @@ class LargeProgram(TraceRule):
             """,
             line=5,
             message="equations",
-            options={"max-equations": 100},
+            options={"max-equations": 100, "size-alone": True},
         ),
         # the counted loop (300 equations) is reported at its `for` by the unrolled-loop
         # rule; the layer loop (64) is the architecture, and still above the budget
@@ -166,6 +190,11 @@ class LargeProgram(TraceRule):
             # counts: that finding is the one to act on. Compiling it is still not worth it.
             ctx.skip_compile = (f"{self.skip_compile_reason} ({self.code}: {total} equations, "
                                 f"{from_loops} of them from {loops_text}, reported there)")
+            return
+        if not from_loops and not self.opts["size-alone"]:
+            # size alone names nothing the author can remove: quiet, and still not compiled
+            ctx.skip_compile = (f"{self.skip_compile_reason} ({self.code}: {total} equations, "
+                                f"no removable cause named, not reported)")
             return
         top = lines.most_common(3)
         message = (f"traced program of `{ctx.qualname}` has {total} equations (budget {limit}); "

@@ -34,7 +34,7 @@ def test_the_same_program_gives_the_same_finding_on_a_busy_machine(tmp_path):
 
     from helpers import json_findings, run_cli
 
-    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX303"]\n'
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX202", "JAX303"]\n'
                                              '[tool.jaxlint.rules.slow-compile]\nmax-instructions = 100\n')
     (tmp_path / "sim.py").write_text(PROGRAM)
 
@@ -55,3 +55,57 @@ def test_the_same_program_gives_the_same_finding_on_a_busy_machine(tmp_path):
     assert quiet == loaded
     [(row, size, message)] = quiet  # the unrolled program only; the loop stays small
     assert row == SlowCompile.INVALID[0].line and size > 100 and f"compiles to {size} optimized HLO instructions (budget 100)" in message
+
+
+#: an ordinary model step: a stack of dense layers (a Python loop over the layer list, the
+#: architecture) and a scanned block stack, with the gradient and an SGD update
+MODEL_STEP = """
+import jax
+import jax.numpy as jnp
+
+
+def loss(params, x, y):
+    for w in params["dense"]:
+        x = jax.nn.gelu(x @ w)
+
+    def block(h, w):
+        return h + jnp.tanh(h @ w), None
+
+    x, _ = jax.lax.scan(block, x, params["blocks"])
+    return jnp.mean((x - y) ** 2)
+
+
+# jaxlint: args=({"dense": [f32[32,32]] * 6, "blocks": f32[12,32,32]}, f32[16,32], f32[16,32])
+@jax.jit
+def train_step(params, x, y):
+    grads = jax.grad(loss)(params, x, y)
+    return jax.tree.map(lambda p, g: p - 0.01 * g, params, grads)
+
+
+# jaxlint: args=(f32[32,32],)
+@jax.jit
+def simulate(x):
+    for _ in range(20):
+        x = jnp.tanh(x @ x) * 0.5 + x
+    return x
+"""
+
+
+def test_size_alone_is_quiet_and_an_unrolled_loop_is_named_at_its_line(tmp_path):
+    from helpers import json_findings, run_cli
+
+    (tmp_path / "step.py").write_text(MODEL_STEP.lstrip())
+
+    def found(size_alone: bool):
+        (tmp_path / "pyproject.toml").write_text(
+            '[tool.jaxlint]\nselect = ["JAX202", "JAX303"]\n[tool.jaxlint.rules.slow-compile]\n'
+            f'max-instructions = 50\nsize-alone = {str(size_alone).lower()}\n')
+        proc = run_cli("check", "--dynamic", "--compile", "--no-cache", "--output-format", "json", "step.py",
+                       cwd=tmp_path, timeout=600)
+        return {d["data"]["function"]: d for d in json_findings(proc, "JAX303")}
+
+    quiet = found(False)
+    assert set(quiet) == {"simulate"}, quiet  # the model step, far above 50 instructions, names no cause
+    loop = MODEL_STEP.lstrip().splitlines().index("    for _ in range(20):") + 1
+    assert f"an unrolled loop at line {loop} (20 iterations)" in quiet["simulate"]["message"]
+    assert set(found(True)) == {"train_step", "simulate"}  # as a plain size budget, both

@@ -48,7 +48,7 @@ def loops_project(tmp_path_factory):
         return sorted((d["code"], d["location"]["row"], d["message"]) for d in json_findings(proc))
 
     both = check("--select", "JAX202,JAX206")
-    alone = check("--select", "JAX206")
+    alone = check("--select", "JAX206", "--config", "rules.large-program.size-alone = true")
     compiled = run_cli("check", "--compile", "--no-cache", "--show-skipped", "--select", "JAX202,JAX206", cwd=root,
                        timeout=300)
     return both, alone, compiled
@@ -67,7 +67,7 @@ def test_a_program_still_large_without_its_loop_is_reported_at_the_def_with_the_
                    "300 of them come from the unrolled loop at line 20, reported there")
 
 
-def test_with_the_loop_rule_off_large_programs_are_reported_at_their_def_lines(loops_project):
+def test_as_a_plain_size_budget_large_programs_are_reported_at_their_def_lines(loops_project):
     _, alone, _ = loops_project
     assert [(c, row) for c, row, _ in alone] == [("JAX206", 7), ("JAX206", 19)]
     assert not any("reported there" in m for *_, m in alone)
@@ -89,3 +89,32 @@ def test_the_large_program_rule_runs_after_the_rules_whose_loop_findings_it_read
     order = [r for r in all_rules() if r.phase.value == "trace"]
     producers = [i for i, r in enumerate(order) if r.trace_fact == large.EXPLAINED_BY]
     assert producers and max(producers) < order.index(large.LargeProgram)
+
+
+LAYERS = """
+import jax
+import jax.numpy as jnp
+
+
+# jaxlint: args=({"dense": [f32[16,16]] * 12, "blocks": f32[24,16,16]}, f32[4,16])
+@jax.jit
+def train_step(params, x):
+    def loss(params):
+        h = x
+        for w in params["dense"]:
+            h = jax.nn.gelu(h @ w)
+        h, _ = jax.lax.scan(lambda h, w: (h + jnp.tanh(h @ w), None), h, params["blocks"])
+        return jnp.mean(h ** 2)
+
+    grads = jax.grad(loss)(params)
+    return jax.tree.map(lambda p, g: p - 0.01 * g, params, grads)
+"""
+
+
+def test_a_large_model_step_without_a_removable_cause_is_quiet_and_not_compiled(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n[tool.jaxlint.rules.large-program]\nmax-equations = 60\n")
+    (tmp_path / "step.py").write_text(LAYERS.lstrip("\n"))
+    proc = run_cli("check", "--compile", "--no-cache", "--show-skipped", "--select", "JAX202,JAX206", cwd=tmp_path,
+                   timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "JAX206" in proc.stdout and "no removable cause named, not reported" in proc.stdout, proc.stdout

@@ -230,7 +230,13 @@ class MappedJit:
         mapped = jax.vmap(body, in_axes=axes, axis_name=self.axis_name)
         # the pmap's donations, by their place among the mapped arguments
         donate = tuple(k for k, i in enumerate(where) if i in self.donate_argnums)
-        traced = jax.jit(mapped, donate_argnums=donate).trace(*[dyn_args[i] for i in where], **dyn_kwargs)
+        inputs = [dyn_args[i] for i in where]
+        try:
+            traced = jax.jit(mapped, donate_argnums=donate).trace(*inputs, **dyn_kwargs)
+        except Exception as e:
+            # vmap refuses what pmap runs (a ppermute that not every device sends from):
+            # trace it as jax 0.10 compiles a pmap, the jit of a shard_map over the devices
+            traced = self._as_shard_map(body, axes, donate, inputs, dyn_kwargs, e)
         out = MappedTraced(traced, self, args, kwargs)
         # the inputs named as the user's function names them (`params['w']`), not the
         # vmapped body's `mapped[0]['w']`
@@ -238,6 +244,46 @@ class MappedJit:
         if len(names) == len(jax.tree_util.tree_leaves(traced.args_info, is_leaf=lambda x: hasattr(x, "donated"))):
             out.jaxlint_arg_names = names
         return out
+
+
+    def _as_shard_map(self, body: Callable, axes, donate: tuple, inputs: list, kwargs: dict, error: Exception):
+        """The jit of a shard_map of ``body`` over a 1-D mesh of as many devices as the
+        mapped axis is long (each device its slice, the axis squeezed as pmap does).
+        Raises :class:`NotTraceable` when that cannot be built here (too few devices,
+        keyword arguments, a mapped axis other than 0), ``error`` being vmap's refusal."""
+        from jax.sharding import Mesh, PartitionSpec
+
+        per_arg = axes if isinstance(axes, tuple) else (axes,) * len(inputs)
+        sizes = {int(x.shape[0]) for x, a in zip(inputs, per_arg) if a == 0 and len(getattr(x, "shape", ())) > 0}
+        why = None
+        if kwargs or any(a not in (0, None) for a in per_arg) or len(sizes) != 1:
+            why = "its arguments are mapped in a way jaxlint does not rebuild as a shard_map"
+        elif next(iter(sizes)) > jax.device_count():
+            why = (f"its mapped axis ({next(iter(sizes))}) is longer than the {jax.device_count()} device(s) here "
+                   f"(set `devices` in [tool.jaxlint.dynamic])")
+        if why is not None:
+            raise NotTraceable(f"a pmap that vmap cannot trace ({str(error).splitlines()[0][:120]}) is traced as "
+                               f"pmap runs it, on its devices, and {why}") from None
+        n = next(iter(sizes))
+        mesh = Mesh(np.array(jax.devices()[:n]), (self.axis_name,))
+        specs = tuple(PartitionSpec(self.axis_name) if a == 0 else PartitionSpec() for a in per_arg)
+
+        def per_device(*blocks):
+            out = body(*[b[0] if a == 0 else b for b, a in zip(blocks, per_arg)])
+            return jax.tree.map(lambda o: jnp.expand_dims(o, 0), out)
+
+        per_device.__name__ = getattr(body, "__name__", "body")
+        smap = getattr(jax, "shard_map", None)
+        if smap is None:
+            raise NotTraceable(f"a pmap that vmap cannot trace ({str(error).splitlines()[0][:120]}) needs "
+                               "jax.shard_map (jax 0.6 or later) to be traced as pmap runs it") from None
+        sharded = smap(per_device, mesh=mesh, in_specs=specs, out_specs=PartitionSpec(self.axis_name))
+        return jax.jit(sharded, donate_argnums=donate).trace(*inputs)
+
+
+class NotTraceable(Exception):
+    """A function jaxlint cannot trace with its transform's semantics here: the worker
+    skips it with this reason, never reports a trace error for it."""
 
 
 class MappedTraced:

@@ -663,6 +663,10 @@ class Worker:
             unsaved = _unrecorded(e)
             if unsaved is not None:  # our stand-in was called: a gap in the record, not a user error
                 raise InputError(str(unsaved)) from None
+            from jaxlint.dynamic.transforms import NotTraceable
+
+            if isinstance(e, NotTraceable):  # not traceable with the transform's semantics here: skipped
+                raise InputError(str(e)) from None
             if fa.entry.get("kind") == "pmap" and not (spec.get("pmap") or {}).get("axis_name") \
                     and "unbound axis name" in str(e):
                 raise InputError("the pmap's axis name is unknown without a recording (`jaxlint record`)") from None

@@ -391,7 +391,7 @@ class CompileFacts:
         fusion computes it elementwise beside other work (the TPU fuses an update into
         its gradient's matmul), the lines of that elementwise part; else all of them."""
         m = self.module
-        part = [] if m.is_elementwise(inst) else m.elementwise_part(inst, index)
+        part = [] if m.is_elementwise(inst) and index is None else m.elementwise_part(inst, index)
         return self.lines_of(inst, part)
 
     def lines_of(self, inst: Instruction, part: Iterable[Instruction] = ()) -> list[SourceLocation]:

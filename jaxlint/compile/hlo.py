@@ -371,29 +371,40 @@ class HloModule:
         the matmul a multi-output fusion computes beside it."""
         return self._elementwise_walk(inst, index)[1]
 
-    def _elementwise_walk(self, inst: Instruction, index: int | None) -> tuple[list[str], list[Instruction]]:
+    def elementwise_depths(self, inst: Instruction, index: int | None = None) -> dict[str, int]:
+        """:meth:`elementwise_operands` with how many elementwise ops lie between the
+        result and each (1: an operand of the root op): ``p - lr * m'`` reads ``p`` at 1
+        and the old moment ``m`` deeper, through ``m' = 0.9 * m + ...``."""
+        if inst.opcode in ELEMENTWISE:
+            return {o: 1 for o in inst.operands}
+        return self._elementwise_walk(inst, index)[2]
+
+    def _elementwise_walk(self, inst: Instruction, index: int | None
+                          ) -> tuple[list[str], list[Instruction], dict[str, int]]:
         comp = self.computations.get(inst.called[0]) if inst.opcode == "fusion" and inst.called else None
         root = comp.root if comp is not None else None
         if comp is not None and root is not None and root.opcode == "tuple":
             picked = root.operands[index] if index is not None and 0 <= index < len(root.operands) else None
             root = comp.by_name.get(picked) if picked is not None else None
         if comp is None or root is None:
-            return [], []
+            return [], [], {}
         found: list[str] = []
         ops: list[Instruction] = []
-        todo, seen = [root], set()
-        while todo:
-            j = todo.pop()
+        depth: dict[str, int] = {}
+        todo, seen = [(root, 0)], set()
+        while todo:  # breadth first: the nearest operands first
+            j, d = todo.pop(0)
             if j.name in seen:
                 continue
             seen.add(j.name)
             if j.opcode == "parameter" and j.shape.dims == root.shape.dims and (j.literal or "").isdigit() \
                     and int(j.literal or 0) < len(inst.operands):
                 found.append(inst.operands[int(j.literal or 0)])
+                depth.setdefault(found[-1], d)
             elif j.opcode in ELEMENTWISE:
                 ops.append(j)
-                todo.extend(x for o in j.operands if (x := comp.by_name.get(o)) is not None)
-        return found, ops
+                todo.extend((x, d + 1) for o in j.operands if (x := comp.by_name.get(o)) is not None)
+        return found, ops, depth
 
     def source_lines(self, inst: Instruction, path_suffix: str | None = None) -> list[SourceLocation]:
         """Distinct user locations of an instruction (for a fusion: of what it fused)."""

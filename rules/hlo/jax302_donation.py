@@ -31,7 +31,9 @@ class Donation(HloRule):
     Only functions that look
     like update steps are considered: the argument is named like state, or the function
     like an update (`step`, `update`, `sgd`, `train...`); when several arguments could be
-    the state (`p - lr * g` reads both `p` and `g`), the one named like state is meant. Each output
+    the state (`p - lr * g` reads both `p` and `g`), the one named like state is meant;
+    arguments that each come back as outputs of their own (`p`, `m`, `v` of an Adam step)
+    are all named. Each output
     buffer can be given by one argument only: when several arguments update the same
     outputs (`ema(params, avg_params)` returns one tree), only as many are named as the
     outputs can take, and the others are mentioned as the alternative.
@@ -273,7 +275,10 @@ class Donation(HloRule):
         tops.sort(key=lambda t: (facts.reused.get(t[0]) is not False, not looks_like_state(t[0]), order[t[0]]))
         alone = [(top, leaves, self._match(facts, leaves, free_outputs, root, set())) for top, leaves in tops]
         alone = [c for c in alone if self._enough(c[1], c[2])]
-        if len(alone) > 1 and any(looks_like_state(c[0]) for c in alone):
+        outputs = [{o.index for _, o in c[2]} for c in alone]
+        if len(alone) > 1 and sum(map(len, outputs)) == len(set().union(*outputs)):
+            pass  # each updates outputs of its own (`p`, `m`, `v` of an Adam step): every one is state
+        elif len(alone) > 1 and any(looks_like_state(c[0]) for c in alone):
             alone = [c for c in alone if looks_like_state(c[0])]
         elif len(alone) > 1:
             return  # names do not tell which is the state (or several do not): quiet rather than guess
@@ -294,16 +299,19 @@ class Donation(HloRule):
 
     def _match(self, facts: CompileFacts, leaves: list, free_outputs: list, root, used: set) -> list:
         """(leaf, output) of the leaves an output not in ``used`` updates (same shape and dtype,
-        an elementwise kernel that reads the leaf); ``used`` is not changed. An output at the
-        leaf's own place in the tree comes first (``opt['m']['w']`` -> ``[1]['m']['w']``): a
-        parameter's update reads the new moment too where XLA fuses both (the TPU does)."""
+        an elementwise kernel that reads the leaf); ``used`` is not changed. The output that
+        reads the leaf most directly comes first, then the one at the leaf's own place in the
+        tree (``opt['m']['w']`` -> ``[1]['m']['w']``): a parameter's update reads the old
+        moments too where XLA fuses it with theirs (the TPU does)."""
         taken = set(used)
         matched = []
         for a in leaves:
             own = a.path[len(a.top):]
-            order = sorted(free_outputs, key=lambda o: not (own and o.path.endswith(own)))
-            hit = next((o for o in order if o.index not in taken and o.shape == a.shape
-                        and o.dtype == a.dtype and self._updates(facts, a, o.index, root)), None)
+            # the most direct update first, then the output at the leaf's own place
+            found = [(depth, not (own and o.path.endswith(own)), k, o) for k, o in enumerate(free_outputs)
+                     if o.index not in taken and o.shape == a.shape and o.dtype == a.dtype
+                     and (depth := self._updates(facts, a, o.index, root)) is not None]
+            hit = min(found, key=lambda f: f[:3])[3] if found else None
             if hit is not None:
                 taken.add(hit.index)
                 matched.append((a, hit))
@@ -409,18 +417,23 @@ class Donation(HloRule):
                     pass
         return found
 
-    def _updates(self, facts: CompileFacts, arg: ArgFact, index: tuple[int, ...], root) -> bool:
+    def _updates(self, facts: CompileFacts, arg: ArgFact, index: tuple[int, ...], root) -> int | None:
         """The output is computed by an elementwise kernel that reads the argument itself:
         an update (``p - lr * g``), not a new value of the same shape (a gradient). The
         kernel may move what else it reads (an adam moment of a convolution or attention
-        kernel adds a transposed gradient to itself: an update all the same)."""
+        kernel adds a transposed gradient to itself: an update all the same). How directly
+        (the elementwise ops between the output and the argument: 1 for ``p - lr * g``),
+        or None when it is no update: an Adam step fused into one kernel computes the new
+        ``p`` from the new moments, so it reads the old moments too, further down."""
         m = facts.module
         inst, element = facts.output_value(index)
         if inst is None:
-            return False
-        for op in (inst.operands if m.is_elementwise(inst) else m.elementwise_operands(inst, element)):
+            return None
+        whole = m.is_elementwise(inst) and element is None  # (one result of a multi-output one: its own part)
+        depths = m.elementwise_depths(inst, element)
+        for op in (inst.operands if whole else m.elementwise_operands(inst, element)):
             src = m.producer(op)
             if src is not None and src.opcode == "parameter" and src.computation == m.entry.name \
                     and int(src.literal or -1) == arg.parameter:
-                return True
-        return False
+                return depths.get(op, 1)
+        return None

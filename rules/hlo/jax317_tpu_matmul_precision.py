@@ -25,8 +25,8 @@ class TpuMatmulPrecision(HloRule):
     host): a `dot` or `convolution` with float32 operands and no `operand_precision`
     of `high` or `highest` (operands that are float32 arguments the compiler rounded to
     bfloat16 first, as a TPU does to the weights an FSDP step gathers, count too), one
-    finding per line, with the products at it and their shapes. Off by default: for training a network the bfloat16 pass is what makes a TPU
-    fast, and intended; select it where the results must match the CPU's (simulations,
+    finding per line, with the products at it and their shapes. Off by default: for
+    training a network the bfloat16 pass is what makes a TPU fast, and intended; select it where the results must match the CPU's (simulations,
     solvers, statistics, evaluation, tests that compare with NumPy).
 
     ## Why is this bad?

@@ -51,7 +51,8 @@ def train_step_source(donate: str) -> str:
 def test_donation_names_the_same_state_on_a_tpus_program_as_on_the_cpus(tmp_path):
     """The issue's training step: on the TPU the updates come out of the gradient's matmul
     fusion (several results), and the parameters reach it through memory moves
-    (copy-start/-done, slices put together again); JAX302 was silent there."""
+    (copy-start/-done, slices put together again); JAX302 was silent there. Both states
+    are named, on both (the CPU named `opt` alone: `p` is not named like state)."""
     from tpu_compile import compile_source_for, need_libtpu
 
     need_libtpu()
@@ -68,7 +69,10 @@ def test_donation_names_the_same_state_on_a_tpus_program_as_on_the_cpus(tmp_path
             assert donated.memory["peak_memory_in_bytes"] < undonated  # what donating saves on the chip
     src = train_step_source("()").splitlines()
     line = {text: next(i + 1 for i, t in enumerate(src) if t.strip().startswith(text))
-            for text in ("def train_step", "m = jax", "v = jax")}
+            for text in ("def train_step", "m = jax", "v = jax", "p = jax")}
+    # both states: each comes back as its own outputs (the parameters' update reads the old
+    # moments too, further down: the moments' own outputs read them most directly)
     assert found["cpu"] == found["v5e:1x1"] == [
-        (["opt"], line["def train_step"],
-         f"argument `opt` (4 arrays, 8.0 MiB) is updated and returned (lines {line['m = jax']}, {line['v = jax']})")], found
+        (["opt", "p"], line["def train_step"],
+         "arguments `opt` (4 arrays, 8.0 MiB) and `p` (2 arrays, 4.0 MiB) are updated and returned "
+         f"(lines {line['m = jax']}, {line['v = jax']}, {line['p = jax']})")], found

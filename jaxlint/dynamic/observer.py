@@ -282,6 +282,9 @@ class Observer:
                 result = rec._jitted(*args, **kwargs)
         if first_of_sig:
             _reemit(caught)
+            # the call ran: a buffer donated and passed again that XLA could not alias to an
+            # output was kept, and nothing was refused (a refused call raised, above)
+            donated = _deleted_by_the_call(donated)
             self._after(fs, cur, traced, error, compiles, caught, site, donated, rec._fun, shardings)
             self.dirty = True
         elif compiles:
@@ -301,6 +304,7 @@ class Observer:
                 return
             site = call_site(self.recorder.in_project)
             traced, error, donated, shardings = self._first(fs, cur, rec, args, kwargs, sig, site)
+            donated = _deleted_by_the_call(donated)  # read after the call ran, as in `call`
             self._after(fs, cur, traced, error, compiles, [], site, donated, rec._fun, shardings)
             self.dirty = True
         except Exception as e:
@@ -423,6 +427,7 @@ class Observer:
                fun: Any = None, shardings: tuple = ()) -> None:
         """Count what the call compiled and analyse it; never raises."""
         t0 = time.perf_counter()
+        donated = tuple(p[:2] for p in donated)  # (donated argument, other argument): the buffers let go
         try:
             mine = _mine(compiles, fs) if compiles is not None else None
             with self.lock:
@@ -613,8 +618,15 @@ def _original(fun: Any) -> Any:
     return unbind(fun)[0]
 
 
-def _donated_twice(fs: FunctionState, args: tuple, kwargs: dict) -> tuple[tuple[str, str], ...]:
-    """Pairs of (donated argument, other argument) of this call that are one buffer."""
+def _deleted_by_the_call(donated: tuple) -> tuple:
+    """The pairs of :func:`_donated_twice` whose buffer the call that ran deleted: a
+    donation no output could take leaves the array alive (jax 0.10.2: ``is_deleted()``
+    is False after the call), and passing it twice was no error."""
+    return tuple(p for p in donated if p[2].is_deleted())
+
+
+def _donated_twice(fs: FunctionState, args: tuple, kwargs: dict) -> tuple[tuple[str, str, Any], ...]:
+    """(donated argument, other argument, their one buffer) of this call."""
     nums = set(fs.meta.get("donate_nums") or ())
     if not nums:
         return ()
@@ -637,7 +649,7 @@ def _donated_twice(fs: FunctionState, args: tuple, kwargs: dict) -> tuple[tuple[
                 if is_donated:
                     donated.append((id(leaf), name))
             elif is_donated or any(i == id(leaf) for i, _ in donated):
-                pairs.append((first, name))
+                pairs.append((first, name, leaf))
     return tuple(pairs)
 
 

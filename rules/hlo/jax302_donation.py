@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import TYPE_CHECKING, Sequence
 
@@ -8,6 +9,7 @@ from jaxlint.rules.hlo._base import HloRule
 from jaxlint.textutil import human_bytes
 
 if TYPE_CHECKING:  # the compile tier's model loads in the worker only: every static run imports all rules
+    from jaxlint.diagnostic import Diagnostic
     from jaxlint.compile.facts import ArgFact, CompileContext, CompileFacts
 
 
@@ -55,8 +57,11 @@ class Donation(HloRule):
     ## Why is this bad?
     Without donation XLA must allocate fresh output buffers while the inputs stay
     alive: an update step needs twice the memory of its state, and a model that
-    would fit does not. A donation that cannot be used gives nothing and the caller
-    still loses the argument.
+    would fit does not. A donation that cannot be used gives nothing: jax keeps the
+    argument (jax 0.10.2: `is_deleted()` is False after the call), so the static
+    JAX113's claims that it is deleted (read after the call, passed again in a loop or in
+    the same call) are false for the parameters this finding names whole, and it
+    replaces them.
 
     ## Example
     ```python
@@ -84,6 +89,10 @@ class Donation(HloRule):
     reads_callers = True
     summary = "an updated state is not donated, or a donation cannot be used"
     fix_hint = "donate the state argument (donate_argnums/donate_argnames) or drop the unusable donation"
+    # a donation measured useless deletes nothing: the static guesses that its arguments
+    # are read, or passed again, after they were deleted (JAX113), and a recorded call
+    # that passed one of them twice (JAX210), are the same problem
+    supersedes = ("JAX210", "JAX113")
     options = {
         "min-bytes": Option(1 << 20, "report an undonated state of at least this many bytes (all its arrays)",
                             int, 0),
@@ -223,6 +232,20 @@ class Donation(HloRule):
         ),
     ]
 
+    @classmethod
+    def same_problem(cls, mine: Diagnostic, other: Diagnostic) -> bool:
+        """A JAX113 finding about a parameter this finding measured as kept whole (no
+        donated array of it aliased to an output) of the same function, by name; a JAX210
+        finding all of whose donated arguments belong to such parameters."""
+        kept = (mine.data or {}).get("kept_parameters") or ()
+        about = other.data or {}
+        if other.code == "JAX210":  # the same function's trace finding: its donated arguments
+            pairs = about.get("pairs") or ()
+            return bool(pairs) and all(re.split(r"[\[.]", str(p[0]), maxsplit=1)[0] in kept for p in pairs)
+        function = str((mine.data or {}).get("function") or "").rsplit(".", 1)[-1]
+        return (other.code == "JAX113" and about.get("donated_parameter") in kept
+                and about.get("donated_to") == function)
+
     def check(self, ctx: CompileContext) -> None:
         self._unusable(ctx)
         self._not_donated(ctx)
@@ -235,6 +258,9 @@ class Donation(HloRule):
         if not bad:
             return
         names = ", ".join(f"`{a.path}` ({a.dtype}{list(a.shape)})" for a in bad)
+        # parameters none of whose donated arrays is aliased: the call deletes none of them
+        # (jax 0.10.2: `is_deleted()` is False after it), so reading them again is no error
+        whole = sorted({a.top for a in bad} - {a.top for a in facts.args if a.donated and a not in bad})
         warned = any("donated buffers were not usable" in w for w in facts.warnings)
         # at the `donate_argnums` that asks for it (what to change), the definition related
         where = facts.site("donate")
@@ -244,7 +270,8 @@ class Donation(HloRule):
             f"so XLA allocates the outputs anyway"
             + (" (jax warned: donated buffers were not usable)" if warned else ""),
             related=[ctx.related(*facts.definition())] if where is not None else [],
-            data={"arguments": [a.path for a in bad], "bytes": sum(a.bytes for a in bad), "warned": warned},
+            data={"arguments": [a.path for a in bad], "bytes": sum(a.bytes for a in bad), "warned": warned,
+                  "kept_parameters": whole},
             key="unusable:" + ",".join(a.path for a in bad))
 
     def _not_donated(self, ctx: CompileContext) -> None:

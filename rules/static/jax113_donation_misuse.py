@@ -36,10 +36,19 @@ class DonationMisuse(StaticRule):
     * a donated argument passed on every iteration of a loop that never reassigns it.
 
     Calls through other modules, through containers, or with `*args` are not checked.
+    Reading a donated array's metadata (`.shape`, `.dtype`, `.ndim`, `.size`,
+    `.sharding`, `len(x)`) is not a use: a deleted array still answers it.
+
+    Only a donation XLA can alias to an output deletes the argument; this rule cannot see
+    that from the source. With the compile tier on (`check --dynamic --compile`, or a
+    recording made with `--compile`), JAX302 measures it: a parameter of which no donated
+    array could be aliased is kept by jax, and this rule's findings about it are replaced
+    by JAX302's "could not be used" finding.
 
     ## Why is this bad?
     Donation hands the argument's device memory to the computation, which reuses it
-    for the outputs. After the call the donated array is deleted: reading it raises
+    for the outputs. After the call the donated array is deleted (when an output could
+    take its buffer; otherwise jax warns "donated buffers were not usable" and keeps it): reading it raises
     `RuntimeError: Array has been deleted`, on CPU too (checked with jax 0.4.38 and
     0.10.2). One buffer cannot be donated twice in the same call, nor donated and
     passed again as another argument of it: jax raises `INVALID_ARGUMENT: Attempt to
@@ -75,6 +84,22 @@ class DonationMisuse(StaticRule):
     severity = Severity.ERROR
 
     VALID = [
+        # a deleted array still answers its shape and dtype
+        Valid(
+            """
+            import functools
+            import jax
+
+            @functools.partial(jax.jit, donate_argnums=0)
+            def step(state, batch):
+                return state + batch
+
+            def train(state, batch):
+                new = step(state, batch)
+                print(state.shape, state.dtype, len(state))
+                return new
+            """
+        ),
         Valid(
             """
             import functools
@@ -318,18 +343,19 @@ class DonationMisuse(StaticRule):
                 passed = call_arguments(call, fn, offset)
                 donated = [(p, a) for p, a in passed if p in fn.donated_params]
                 callee = ctx.segment(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else fn.name
-                if not self._twice(ctx, model, call, donated, callee):
+                if not self._twice(ctx, model, call, donated, callee, fn.name):
                     kept = [(p, a) for p, a in passed if p not in fn.donated_params and p not in fn.static_params]
-                    self._also_kept(ctx, model, call, donated, kept, callee)
+                    self._also_kept(ctx, model, call, donated, kept, callee, fn.name)
                 for param, arg in donated:
+                    donor = _donor(fn.name, param)
                     for leaf in (_leaves(model, arg) if isinstance(arg, (ast.Tuple, ast.List, ast.Dict)) else [arg]):
                         if isinstance(leaf, ast.Name):
-                            self._used_after(ctx, model, call, leaf, callee)
+                            self._used_after(ctx, model, call, leaf, callee, donor)
                         elif isinstance(leaf, ast.Attribute) and _path(leaf) is not None:
-                            self._field_used_after(ctx, model, call, leaf, callee)
+                            self._field_used_after(ctx, model, call, leaf, callee, donor)
 
     def _twice(self, ctx, model: ModuleModel, call: ast.Call, donated: list[tuple[str, ast.expr]],
-               callee: str) -> bool:
+               callee: str, fn_name: str) -> bool:
         """One buffer in two donated places of a call: the same name (or attribute) twice,
         two names bound to the same array (``old = state``), or twice in one donated
         tuple, list or dict (``step((params, params))``)."""
@@ -349,14 +375,14 @@ class DonationMisuse(StaticRule):
                 inside = any(a is call for a in model.ancestors(leaf))
                 ctx.report(leaf if inside else arg,
                            f"{same} is passed to {where} of `{callee}`: one buffer cannot be donated twice",
-                           data={"argument": text, "params": [first_param, param]},
+                           data={"argument": text, "params": [first_param, param], **_donor(fn_name, first_param)},
                            # the same text is one buffer; two names only may be (an earlier alias)
                            confidence=Confidence.CERTAIN if text == first_text else Confidence.LIKELY)
                 return True  # one finding per call
         return False
 
     def _also_kept(self, ctx, model: ModuleModel, call: ast.Call, donated: list[tuple[str, ast.expr]],
-                   kept: list[tuple[str, ast.expr]], callee: str) -> None:
+                   kept: list[tuple[str, ast.expr]], callee: str, fn_name: str) -> None:
         """One buffer passed both to a donated parameter and to one that is not
         (``f(x, x)`` donating only the first): the call reads a buffer it has just
         given away, and jax refuses it ("Attempt to use a buffer that was previously
@@ -381,11 +407,12 @@ class DonationMisuse(StaticRule):
                            f"the call reads a buffer it has given away, and jax refuses it (\"Attempt to use a "
                            f"buffer that was previously donated in the same call\"); pass a copy (`jnp.copy`) or "
                            f"stop donating it",
-                           data={"argument": text, "params": [first_param, param]},
+                           data={"argument": text, "params": [first_param, param], **_donor(fn_name, first_param)},
                            confidence=Confidence.CERTAIN if text == first_text else Confidence.LIKELY)
                 return  # one finding per call
 
-    def _field_used_after(self, ctx, model: ModuleModel, call: ast.Call, arg: ast.Attribute, callee: str) -> None:
+    def _field_used_after(self, ctx, model: ModuleModel, call: ast.Call, arg: ast.Attribute, callee: str,
+                          donor: dict) -> None:
         """``new = step(self.state, batch)`` then ``self.state`` read by a later statement
         of the same block, before anything could have set it again: the statements in
         between neither store to the field (or rebind its object) nor call anything with
@@ -403,16 +430,16 @@ class DonationMisuse(StaticRule):
             if not isinstance(later, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)):
                 return
             use = next((n for n in walk(later) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
-                        and _path(n) == path), None)
+                        and _path(n) == path and not _metadata_read(model.parent(n), lambda v: v is n)), None)
             if use is not None:
                 # likely: another alias of the object may have set it
-                _report_read(ctx, use, path, "set", callee, call, arg, Confidence.LIKELY)
+                _report_read(ctx, use, path, "set", callee, call, arg, Confidence.LIKELY, donor)
                 return
             if _touches(later, path) or any(isinstance(n, ast.Call) and any(
                     isinstance(m, ast.Name) and m.id == root for m in walk(n)) for n in walk(later)):
                 return
 
-    def _used_after(self, ctx, model: ModuleModel, call: ast.Call, arg: ast.Name, callee: str) -> None:
+    def _used_after(self, ctx, model: ModuleModel, call: ast.Call, arg: ast.Name, callee: str, donor: dict) -> None:
         stmt = model.statement_of(call, stop_at=(ast.Lambda,))
         if stmt is None or isinstance(stmt, (ast.Return, ast.Raise)):
             return
@@ -429,14 +456,14 @@ class DonationMisuse(StaticRule):
                     f"{call.lineno}: its buffer is deleted after the call (RuntimeError: Array has been "
                     f"deleted); copy it before the call (`jnp.copy`) or read what you need first",
                     related=[ctx.related(arg, f"`{name}` is donated here")],
-                    data={"argument": name, "alias": alias, "call_line": call.lineno},
+                    data={"argument": name, "alias": alias, "call_line": call.lineno, **donor},
                     confidence=Confidence.LIKELY,  # the alias may have been rebound on another path
                 )
         if _stores(stmt, name):
             return
         use = _use_after(model, stmt, name)
         if use is not None:
-            _report_read(ctx, use, name, "reassign", callee, call, arg, Confidence.CERTAIN)
+            _report_read(ctx, use, name, "reassign", callee, call, arg, Confidence.CERTAIN, donor)
             return
         loop = _loop_without_store(model, stmt, name)
         if loop is not None:
@@ -444,12 +471,19 @@ class DonationMisuse(StaticRule):
                 arg,
                 f"`{name}` is donated to `{callee}` on every iteration of the loop at line {loop.lineno} but "
                 f"never reassigned in it: from the second iteration on the call receives a deleted buffer",
-                data={"argument": name, "loop_line": loop.lineno},
+                data={"argument": name, "loop_line": loop.lineno, **donor},
             )
 
 
+def _donor(function: str, parameter: str) -> dict:
+    """What a finding's data names of the donation it is about: the jitted function's name
+    and its donated parameter (a compile finding that measured the donation useless, JAX302,
+    matches it by them: a donation no output can take deletes nothing)."""
+    return {"donated_to": function, "donated_parameter": parameter}
+
+
 def _report_read(ctx, use: ast.AST, shown: str, verb: str, callee: str, call: ast.Call, arg: ast.AST,
-                 confidence: Confidence) -> None:
+                 confidence: Confidence, donor: dict) -> None:
     """A donated ``shown`` (a name or a field) read at ``use`` after ``call`` donated it."""
     ctx.report(
         use,
@@ -457,7 +491,7 @@ def _report_read(ctx, use: ast.AST, shown: str, verb: str, callee: str, call: as
         f"after the call (RuntimeError: Array has been deleted); {verb} `{shown}` from the result or stop "
         f"donating it",
         related=[ctx.related(arg, f"`{shown}` is donated here")],
-        data={"argument": shown, "call_line": call.lineno},
+        data={"argument": shown, "call_line": call.lineno, **donor},
         confidence=confidence,
     )
 
@@ -579,11 +613,27 @@ def _aliases(model: ModuleModel, arg: ast.Name, call: ast.Call) -> list[str]:
     return out
 
 
+#: what a deleted array still answers (its abstract value, kept on the Python object):
+#: reading these after donation is no use of the buffer (checked with jax 0.10.2)
+METADATA = frozenset({"shape", "dtype", "ndim", "size", "sharding", "nbytes", "itemsize", "aval", "weak_type"})
+
+
+def _metadata_read(n: ast.AST, is_it) -> bool:
+    """``x.shape`` (and the other :data:`METADATA`) or ``len(x)``, ``is_it(x)`` true."""
+    if isinstance(n, ast.Attribute) and n.attr in METADATA and isinstance(n.ctx, ast.Load):
+        return is_it(n.value)
+    return (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and len(n.args) == 1
+            and not n.keywords and is_it(n.args[0]))
+
+
 def _loads(node: ast.AST, name: str) -> Iterator[ast.Name]:
-    """Reads of ``name`` in an expression or simple statement, not in nested scopes."""
+    """Reads of ``name``'s buffer in an expression or simple statement, not in nested
+    scopes (its shape or dtype is no read of the buffer)."""
     stack = [node]
     while stack:
         n = stack.pop()
+        if _metadata_read(n, lambda v: isinstance(v, ast.Name) and v.id == name):
+            continue
         if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
             yield n
         if isinstance(n, ast.Lambda) and n is not node:

@@ -618,7 +618,7 @@ def _aliases(model: ModuleModel, arg: ast.Name, call: ast.Call) -> list[str]:
 METADATA = frozenset({"shape", "dtype", "ndim", "size", "sharding", "nbytes", "itemsize", "aval", "weak_type"})
 
 
-def _metadata_read(n: ast.AST, is_it) -> bool:
+def _metadata_read(n: ast.AST | None, is_it) -> bool:
     """``x.shape`` (and the other :data:`METADATA`) or ``len(x)``, ``is_it(x)`` true."""
     if isinstance(n, ast.Attribute) and n.attr in METADATA and isinstance(n.ctx, ast.Load):
         return is_it(n.value)

@@ -43,7 +43,7 @@ TOPOLOGIES = {
 def libtpu_missing() -> str | None:
     """Why a TPU program cannot be compiled here, or None."""
     if importlib.util.find_spec("libtpu") is None:
-        return "libtpu is not installed (pip install 'jax[tpu]'): no deviceless TPU compile"
+        return 'libtpu is not installed (pip install "jaxlint[tpu]"): no deviceless TPU compile here'
     return None
 
 

@@ -176,6 +176,12 @@ class Rule:
     #: (``FunctionAnalysis.reused``): a recording runs it once the calls after the first
     #: showed that (:mod:`jaxlint.dynamic.callers`)
     reads_callers: ClassVar[bool] = False
+    #: Set on a rule whose finding is a problem only for a function the program calls
+    #: more than once (a constant key draws the same numbers on every call: in an
+    #: initialisation called once it is the documented pattern). A recording that saw the
+    #: function called once, and never inside another trace, drops its findings
+    #: (:func:`jaxlint.dynamic.analysis.called_once`); without a recording they stay.
+    repeated_calls_only: ClassVar[bool] = False
     #: Trace facts (``TraceRule.trace_fact`` keys) whose findings this rule reads: the
     #: engine runs the rules that declare them first (:func:`in_dependency_order`),
     #: and a trace rule reads them with ``ctx.findings_of(key)``.

@@ -559,6 +559,24 @@ def run_analysers(fa: FunctionAnalysis, level: str, analysers: Analysers) -> Non
         analyser(fa)
 
 
+def called_once(calls: int | None, inlined: int = 0) -> bool:
+    """Whether a recording saw a function called exactly once, never inside another
+    function's trace: the findings of rules marked ``repeated_calls_only`` are then not
+    problems of this program. ``calls`` None: not recorded (unknown)."""
+    return calls == 1 and not inlined
+
+
+def recorded_calls(signatures: Sequence[Any]) -> int | None:
+    """The calls the recording counted over ``signatures`` (None when one lacks a count)."""
+    counts = [c for s in signatures if isinstance(s, Mapping) and isinstance(c := s.get("calls"), int)]
+    return sum(counts) if counts and len(counts) == len(signatures) else None
+
+
+def drop_repeated_calls_only(diagnostics: list, rule_of: Callable[[str], Any]) -> list:
+    """``diagnostics`` without the findings of rules marked ``repeated_calls_only``."""
+    return [d for d in diagnostics if not getattr(rule_of(d.code), "repeated_calls_only", False)]
+
+
 def run_rules(fa: FunctionAnalysis, rules: Sequence[Any]) -> list[str]:
     """Run ``rules`` on ``fa``, a rule after the rules whose findings it reads
     (``Rule.reads``); a rule's new findings replace the earlier ones they supersede.

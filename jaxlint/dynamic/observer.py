@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 from jaxlint import __version__
 from jaxlint.dynamic import adapter, placement
 from jaxlint.dynamic.project import relative_path
-from jaxlint.dynamic.analysis import Analysers, CallFacts, FunctionAnalysis, Site, run_analysers, run_rules, unbind
+from jaxlint.dynamic.analysis import (Analysers, CallFacts, FunctionAnalysis, Site, called_once, run_analysers, run_rules,
+                                      unbind)
 
 if TYPE_CHECKING:
     from jaxlint.dynamic.signatures import Call, Signature
@@ -547,6 +548,8 @@ class Observer:
 
     def to_json(self) -> dict:
         """This process's observations, paths relative to the project root."""
+        from jaxlint.registry import rules_by_code
+
         out = {}
         with self.lock:
             for key, fs in self.functions.items():
@@ -559,7 +562,11 @@ class Observer:
                 for file, ls in fs.lines.items():
                     lines.setdefault(relative_path(file, self.root), set()).update(ls)
                 diags = []
+                # a function the program called once (an init): a fixed seed there is no reuse
+                once = called_once(fs.calls, fs.inlined)
                 for d in fs.diagnostics:
+                    if once and getattr(rules_by_code().get(d.code), "repeated_calls_only", False):
+                        continue
                     dd = d.to_dict()
                     dd["filename"] = relative_path(dd["filename"], self.root)
                     # a related place outside the project (a library installed beside it, not in a

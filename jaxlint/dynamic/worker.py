@@ -548,7 +548,8 @@ class Worker:
             return {"status": "skipped", "reason": str(e), "diagnostics": []}
 
     def _analyse(self, module, job: dict, req: dict, rules: dict[str, list], roots: list[str]) -> dict:
-        from jaxlint.dynamic.analysis import FunctionAnalysis, run_analysers, run_rules, unbind
+        from jaxlint.dynamic.analysis import (FunctionAnalysis, called_once, drop_repeated_calls_only,
+                                              recorded_calls, run_analysers, run_rules, unbind)
 
         entry = job["entry"]
         spec = job.get("spec")
@@ -588,6 +589,9 @@ class Worker:
             return _out_of_date(fa.error)
         t0 = time.perf_counter()
         errors = run_rules(fa, rules.get("trace", []))
+        once = called_once(recorded_calls(fa.signatures))  # the recording saw one call: an init
+        if once:
+            fa.diagnostics[:] = drop_repeated_calls_only(fa.diagnostics, fa.rules_run.get)
         timings["rules"] = time.perf_counter() - t0
         for level in req.get("levels", ["trace"])[1:]:
             if fa.jaxpr is None:
@@ -616,6 +620,8 @@ class Worker:
                                         e, roots, keep=True)
                 return self._failed(fa, f"the {level} step failed: {essence(e)}", e, roots, keep=True)
             errors += run_rules(fa, rules.get(level, []))
+            if once:
+                fa.diagnostics[:] = drop_repeated_calls_only(fa.diagnostics, fa.rules_run.get)
             timings[level] = time.perf_counter() - t0
         return {"status": status, "reason": reason, "timings": timings, "rule_errors": errors,
                 "symbolic": bool(fa.symbolic), "rule_seconds": fa.rule_seconds,

@@ -30,8 +30,11 @@ class ConstantRandomKey(TraceRule):
     `seed` an argument (static ones too: the seed then comes from the caller). Keys
     split in a `lax.scan` or `fori_loop` carry from a constant key are constant too.
 
-    A jitted function called only once (an initialisation) draws once, and is still
-    reported: the trace does not say how often the program will call it.
+    A fixed seed in a function the program calls once (`jax.random.key(0)` in an `init`,
+    `nnx.Rngs(0)` in a `create_model`) is the documented way to make a model
+    reproducible, not reuse: when `jaxlint record` saw the function called exactly once,
+    its finding is dropped. Without a recording (`check --dynamic` from `# jaxlint:
+    args=` or a spec) the trace does not say how often it runs, and it is reported.
 
     ## Why is this bad?
     jax's random numbers are a pure function of the key. A key made from a constant
@@ -67,6 +70,7 @@ class ConstantRandomKey(TraceRule):
     name = "constant-random-key"
     summary = "a random draw in traced code uses a key made from a constant seed: every call draws the same numbers"
     fix_hint = "pass the key as an argument (split a new one for each call), or fold in an argument"
+    repeated_calls_only = True  # a function called once draws once: its fixed seed is deliberate
 
     VALID = [
         Valid(

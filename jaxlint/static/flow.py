@@ -527,9 +527,12 @@ class Flow:
             return False  # asked again while answering (a loop brings a binding back), or a made-up node
         self._reading.add(id(name))
         try:
-            reach = self.model.reaching_bindings(name, self.fn)
-            return bool(reach) and all(b.kind == "assign" and b.value is not None and self.level(b.value) is None
-                                       for b in reach)
+            found = False
+            for b in self.model.iter_reaching(name, self.fn):  # the first traced one answers
+                if not (b.kind == "assign" and b.value is not None and self.level(b.value) is None):
+                    return False
+                found = True
+            return found
         finally:
             self._reading.discard(id(name))
 

@@ -92,6 +92,8 @@ class EntryFinder:
         self.entries_unresolved: list[ast.Call] = []
         #: entry point -> (the decorator or jit call node, the traced function)
         self._entry_sites: dict[EntryPoint, tuple[ast.AST, FunctionInfo]] = {}
+        #: per def (by id): its decorators' places, and the tracing wrappers among them
+        self._wrapping: dict[int, tuple[dict[int, int], list[tuple[int, ast.Call, str, str]]]] = {}
         self._find_entry_points()
         self._passed_defaults()
 
@@ -261,8 +263,9 @@ class EntryFinder:
         ``if flag:`` in each). Counted, like jit's, after ``bound`` leading parameters. Each
         with the transform that traces it and the keyword that would keep it static there."""
         wrappers: list[tuple[ast.Call, str, str]] = []  # (the transform, its name, the keyword of its static spec)
-        decorators: list[ast.expr] = [] if isinstance(fn.node, ast.Lambda) else list(fn.node.decorator_list)
-        if isinstance(node, ast.Call) and node.args and node not in decorators:
+        decorators: list[ast.expr] = [] if isinstance(fn.node, ast.Lambda) else fn.node.decorator_list
+        place, wrapping = self._decorator_wrappers(fn, decorators)
+        if isinstance(node, ast.Call) and node.args and id(node) not in place:
             expr = node.args[0]
             for _ in range(8):
                 if not (isinstance(expr, ast.Call) and expr.args):
@@ -273,20 +276,11 @@ class EntryFinder:
                 elif q != "functools.partial" and q not in TRACING_HOFS and q not in DIFF_TRANSFORMS:
                     break
                 expr = expr.args[0]
-            below = decorators  # every decorator of the def applies before the jit
+        if isinstance(node, ast.Call) and node.args and id(node) not in place:
+            below = -1  # every decorator of the def applies before the jit
         else:
-            below = decorators[decorators.index(node) + 1:] if node in decorators else []
-        for dec in below:
-            call = dec if isinstance(dec, ast.Call) else ast.Call(func=dec, args=[], keywords=[])
-            q = self.scopes.resolve_call(call) if isinstance(dec, ast.Call) else self.scopes.resolve(dec)
-            if q == "functools.partial" and call.args:
-                q = self.scopes.resolve(call.args[0])
-            elif isinstance(dec, ast.Call) and dec.args:
-                continue  # a decorator factory given arguments of its own: not read
-            if q in CHECKPOINTS:
-                wrappers.append((call, q, "static_argnums"))
-            elif q in ("jax.custom_vjp", "jax.custom_jvp"):
-                wrappers.append((call, q, "nondiff_argnums"))
+            below = place.get(id(node), len(decorators))
+        wrappers += [(call, q, spec) for i, call, q, spec in wrapping if i > below]
         if not wrappers:
             return {}
         params = [p for p in fn.positional()[bound:]
@@ -302,6 +296,29 @@ class EntryFinder:
             traced -= set(literal_strs(names) or ()) if names is not None else set()
         _, transform, spec_name = wrappers[0]
         return {name: (transform, spec_name) for name in traced}
+
+    def _decorator_wrappers(self, fn: "FunctionInfo", decorators: list[ast.expr]
+                            ) -> tuple[dict[int, int], list[tuple[int, ast.Call, str, str]]]:
+        """Where each decorator of ``fn`` is (by id), and the decorators that trace again
+        (a checkpoint, a custom derivative) with their place, read once per def: a def
+        under thousands of stacked jits looks each of them up, not the whole stack again."""
+        known = self._wrapping.get(id(fn.node))
+        if known is not None:
+            return known
+        wrapping = []
+        for i, dec in enumerate(decorators):
+            call = dec if isinstance(dec, ast.Call) else ast.Call(func=dec, args=[], keywords=[])
+            q = self.scopes.resolve_call(call) if isinstance(dec, ast.Call) else self.scopes.resolve(dec)
+            if q == "functools.partial" and call.args:
+                q = self.scopes.resolve(call.args[0])
+            elif isinstance(dec, ast.Call) and dec.args:
+                continue  # a decorator factory given arguments of its own: not read
+            if q in CHECKPOINTS:
+                wrapping.append((i, call, q, "static_argnums"))
+            elif q in ("jax.custom_vjp", "jax.custom_jvp"):
+                wrapping.append((i, call, q, "nondiff_argnums"))
+        known = self._wrapping[id(fn.node)] = ({id(d): i for i, d in enumerate(decorators)}, wrapping)
+        return known
 
     def _pytree_annotation(self, ann: ast.expr | None) -> bool:
         """``ann`` names a pytree class of this module (an ``eqx.Module``, a NamedTuple, a

@@ -21,6 +21,7 @@ every commit. Fixes are text edits on 1-based line/character positions (see
 from __future__ import annotations
 
 import ast
+import bisect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, TypeVar, overload
 
@@ -202,6 +203,10 @@ class Scopes:
         self.aliases: dict[str, str | None] = {}  # local name -> qualified name (None: ambiguous)
         self.classes: dict[str, ast.ClassDef] = {}
         self._scope_of: dict[int, FunctionInfo | None] = {}
+        #: per statement list (by id): each statement's index, and where each name is assigned
+        self._blocks: dict[int, tuple[list[ast.stmt], dict[int, int], dict[str, list[int]]]] = {}
+        #: per bindings list (by id and length): the bindings' positions in source order
+        self._sorted: dict[tuple[int, int], tuple[list[int], list[tuple[int, int]]]] = {}
         self._walk: tuple[ast.AST, ...] | None = None  # see nodes()
         self._by_type: dict[type, tuple[ast.AST, ...]] = {}
         self._attr_classes: dict[tuple[str, str], str | None] | None = None
@@ -482,6 +487,11 @@ class Scopes:
         return None, self.module_bindings.get(name, [])
 
     def reaching_bindings(self, name: ast.Name, fn: FunctionInfo | None) -> list[Binding]:
+        """:meth:`iter_reaching` as a list, in the order the bindings were made."""
+        where = {id(b): n for n, b in enumerate(self.lookup(name.id, fn)[1])}
+        return sorted(self.iter_reaching(name, fn), key=lambda b: where[id(b)])
+
+    def iter_reaching(self, name: ast.Name, fn: FunctionInfo | None) -> Iterator[Binding]:
         """The bindings of ``name`` (read in ``fn``) that may hold when it is read: those
         before it in the source, and those after it in a loop around it (they reach the
         next iteration). A statement's own binding does not reach its own reads
@@ -498,24 +508,72 @@ class Scopes:
         for a in (*chain, stop) if stop is not None else chain:
             for field in ("body", "orelse", "finalbody"):
                 block = getattr(a, field, None)
-                if isinstance(block, list) and child in block:
-                    for st in block[:block.index(child)]:
-                        if isinstance(st, (ast.Assign, ast.AnnAssign)) and any(
-                                isinstance(t, ast.Name) and t.id == name.id
-                                for t in (st.targets if isinstance(st, ast.Assign) else [st.target])):
-                            cut = max(cut, (st.lineno, st.col_offset))
+                if isinstance(block, list):
+                    index, assigned = self._block(block)
+                    i = index.get(id(child))
+                    before = assigned.get(name.id) if i is not None else None
+                    k = bisect.bisect_left(before, i) if before and i is not None else 0
+                    if k:  # the last assignment to the name before the read in this block
+                        st = block[before[k - 1]]
+                        cut = max(cut, (st.lineno, st.col_offset))
             child = a
-        out = []
-        for b in bindings:
-            node = b.node
-            pos = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) if b.kind != "param" else (0, 0)
-            if any(a is loop for loop in loops for a in self.ancestors(node)) and pos >= at:
-                out.append(b)  # later in a loop around the read: reaches the next iteration
-            elif pos < at and pos >= cut and not any(a is node for a in chain):
-                out.append(b)
-            elif any(a is node for a in chain) and any(a is loop for loop in loops for a in self.ancestors(node)):
-                out.append(b)  # `x = f(x)` in a loop: the previous iteration's value
-        return out
+        # only bindings between the cut and the read, or inside the outermost loop around
+        # it, can reach the read: looked up by position, not each binding of the name read
+        # (in source order, lazily: a caller that needs one binding of a kind stops there)
+        order, positions = self._in_order(bindings)
+        ranges = [(bisect.bisect_left(positions, cut), bisect.bisect_left(positions, at))]
+        if loops:
+            outer = loops[-1]
+            span = ((outer.lineno, outer.col_offset),
+                    (outer.end_lineno or outer.lineno, outer.end_col_offset or outer.col_offset))
+            ranges.append((bisect.bisect_left(positions, span[0]), bisect.bisect_right(positions, span[1])))
+        chain_ids = {id(a) for a in chain}
+        loop_ids = {id(loop) for loop in loops}
+        ranges.sort()
+        done = ranges[0][0]
+        for lo, hi in ranges:
+            for k in range(max(lo, done), hi):
+                b = bindings[order[k]]
+                if self._reaches(b, at, cut, chain_ids, loop_ids):
+                    yield b
+            done = max(done, hi)
+
+    def _reaches(self, b: Binding, at: tuple[int, int], cut: tuple[int, int], chain_ids: set[int],
+                 loop_ids: set[int]) -> bool:
+        """Whether ``b`` reaches the read at ``at`` (see :meth:`iter_reaching`)."""
+        node = b.node
+        pos = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) if b.kind != "param" else (0, 0)
+        in_loop = bool(loop_ids) and any(id(a) in loop_ids for a in self.ancestors(node))
+        if in_loop and pos >= at:
+            return True  # later in a loop around the read: reaches the next iteration
+        if pos < at and pos >= cut and id(node) not in chain_ids:
+            return True
+        return id(node) in chain_ids and in_loop  # `x = f(x)` in a loop: the previous iteration's value
+
+    def _block(self, block: list[ast.stmt]) -> tuple[dict[int, int], dict[str, list[int]]]:
+        """A statement list's index of each statement (by id), and, per name, the indexes
+        of the assignments (``=``, annotated) to it, read once per list."""
+        got = self._blocks.get(id(block))
+        if got is None or got[0] is not block:
+            assigned: dict[str, list[int]] = {}
+            for i, st in enumerate(block):
+                if isinstance(st, (ast.Assign, ast.AnnAssign)):
+                    for t in (st.targets if isinstance(st, ast.Assign) else [st.target]):
+                        if isinstance(t, ast.Name) and (not assigned.get(t.id) or assigned[t.id][-1] != i):
+                            assigned.setdefault(t.id, []).append(i)
+            got = self._blocks[id(block)] = (block, {id(st): i for i, st in enumerate(block)}, assigned)
+        return got[1], got[2]
+
+    def _in_order(self, bindings: list[Binding]) -> tuple[list[int], list[tuple[int, int]]]:
+        """The indexes of ``bindings`` sorted by source position, and those positions."""
+        key = (id(bindings), len(bindings))
+        got = self._sorted.get(key)
+        if got is None:
+            pos = [(getattr(b.node, "lineno", 0), getattr(b.node, "col_offset", 0)) if b.kind != "param" else (0, 0)
+                   for b in bindings]
+            order = sorted(range(len(bindings)), key=lambda n: pos[n])
+            got = self._sorted[key] = (order, [pos[n] for n in order])
+        return got
 
     def resolve(self, node: ast.AST, at: ast.AST | None = None) -> str | None:
         """The fully qualified name an expression refers to, through imports and aliases.

@@ -1,0 +1,51 @@
+"""Static checks linear in what a file repeats (issue 38): stacked `@jax.jit` decorators
+on one function (each looked up the whole stack again: 0.22 / 0.9 / 3.7 s for 500 /
+1,000 / 2,000) and JAX102's loops in one jitted function (each read's reaching
+bindings scanned every binding and block statement: 0.9 / 3.0 / 15.5 s for 625 /
+1,250 / 2,500). CPU time in this process, the best of three, per decorator or
+finding, within 1.3x across a 4x range (after a warm-up check)."""
+from __future__ import annotations
+
+import time
+
+from jaxlint.registry import rules_by_code
+from jaxlint.static.runner import lint_static
+
+
+def _cpu(source: str, codes: list[str]) -> tuple[float, int]:
+    by_code = rules_by_code()
+    rules = [by_code[c]({}) for c in codes]
+    lint_static("warm.py", rules, text=source[:200])  # what a first check compiles once
+    best, found = float("inf"), 0
+    for _ in range(3):
+        t = time.process_time()
+        res, kept = lint_static("scaled.py", rules, text=source)
+        best = min(best, time.process_time() - t)
+        assert not res.errors, res.errors
+        found = len(kept)
+    return best, found
+
+
+def _flat(per: list[float]) -> bool:
+    return max(per) / min(per) <= 1.3
+
+
+def test_stacked_jit_decorators_cost_the_same_each():
+    static = [c for c, r in rules_by_code().items() if r.phase.value == "static"]
+    per = []
+    for n in (2000, 4000, 8000):
+        cpu, _ = _cpu("import jax\n\n" + "@jax.jit\n" * n + "def f(x):\n    return x + 1\n", static)
+        per.append(cpu / n)
+    assert _flat(per), per
+
+
+def test_jax102_costs_the_same_per_loop_in_one_jitted_function():
+    per = []
+    for n in (625, 1250, 2500):
+        lines = ["import jax", "", "@jax.jit", "def f(x):"]
+        for _ in range(n):
+            lines += ["    for i in range(100):", "        x = x + i"]
+        cpu, found = _cpu("\n".join(lines + ["    return x", ""]), ["JAX102"])
+        assert found == n
+        per.append(cpu / n)
+    assert _flat(per), per

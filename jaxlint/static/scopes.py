@@ -511,8 +511,8 @@ class Scopes:
                 if isinstance(block, list):
                     index, assigned = self._block(block)
                     i = index.get(id(child))
-                    before = assigned.get(name.id) if i is not None else None
-                    k = bisect.bisect_left(before, i) if before and i is not None else 0
+                    before = assigned.get(name.id, []) if i is not None else []
+                    k = bisect.bisect_left(before, i) if i is not None else 0
                     if k:  # the last assignment to the name before the read in this block
                         st = block[before[k - 1]]
                         cut = max(cut, (st.lineno, st.col_offset))

@@ -57,3 +57,12 @@ def test_a_pmap_with_a_partial_ppermute_is_traced_as_pmap_runs_it(tmp_path):
     assert not any(row <= 11 for _, row in found), found  # no JAX205 (nor anything) at `shift`
     assert ("JAX205", 15) in found  # an error under pmap too is still one
     assert rows["shift"]["report"]["devices"] == 4, rows["shift"]["report"]
+    # with fewer devices than the mapped axis it cannot run as pmap runs it: skipped, with the reason
+    fewer = run_cli("check", "--dynamic", "--no-cache", "--show-skipped", "--output-format", "concise", "--config",
+                    "dynamic.devices = 2", ".",
+                    cwd=tmp_path, timeout=600)
+    assert fewer.returncode in (0, 1), fewer.stderr[-2000:]
+    assert ("skipped ring.py:7 shift: vmap cannot trace this pmap (Permutation doesn't match the axis size!); "
+            "traced as pmap runs it, it needs a device per mapped element: 4, and there are 2 here") in fewer.stdout, \
+        fewer.stdout
+    assert "ring.py:10:" not in fewer.stdout  # no JAX205 at `shift`

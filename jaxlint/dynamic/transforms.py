@@ -257,13 +257,12 @@ class MappedJit:
         sizes = {int(x.shape[0]) for x, a in zip(inputs, per_arg) if a == 0 and len(getattr(x, "shape", ())) > 0}
         why = None
         if kwargs or any(a not in (0, None) for a in per_arg) or len(sizes) != 1:
-            why = "its arguments are mapped in a way jaxlint does not rebuild as a shard_map"
+            why = "jaxlint rebuilds a pmap as a shard_map only for leading mapped axes and no keyword arguments"
         elif next(iter(sizes)) > jax.device_count():
-            why = (f"its mapped axis ({next(iter(sizes))}) is longer than the {jax.device_count()} device(s) here "
-                   f"(set `devices` in [tool.jaxlint.dynamic])")
+            why = (f"traced as pmap runs it, it needs a device per mapped element: {next(iter(sizes))}, and there are "
+                   f"{jax.device_count()} here (set `devices` in [tool.jaxlint.dynamic])")
         if why is not None:
-            raise NotTraceable(f"a pmap that vmap cannot trace ({str(error).splitlines()[0][:120]}) is traced as "
-                               f"pmap runs it, on its devices, and {why}") from None
+            raise NotTraceable(f"vmap cannot trace this pmap ({str(error).splitlines()[0][:120]}); {why}") from None
         n = next(iter(sizes))
         mesh = Mesh(np.array(jax.devices()[:n]), (self.axis_name,))
         specs = tuple(PartitionSpec(self.axis_name) if a == 0 else PartitionSpec() for a in per_arg)
@@ -275,8 +274,8 @@ class MappedJit:
         per_device.__name__ = getattr(body, "__name__", "body")
         smap = getattr(jax, "shard_map", None)
         if smap is None:
-            raise NotTraceable(f"a pmap that vmap cannot trace ({str(error).splitlines()[0][:120]}) needs "
-                               "jax.shard_map (jax 0.6 or later) to be traced as pmap runs it") from None
+            raise NotTraceable(f"vmap cannot trace this pmap ({str(error).splitlines()[0][:120]}); tracing it as "
+                               "pmap runs it needs jax.shard_map (jax 0.6 or later)") from None
         sharded = smap(per_device, mesh=mesh, in_specs=specs, out_specs=PartitionSpec(self.axis_name))
         return jax.jit(sharded, donate_argnums=donate).trace(*inputs)
 

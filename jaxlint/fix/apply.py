@@ -303,7 +303,9 @@ def source_from_bytes(path: Path, data: bytes) -> SourceFile:
     from jaxlint.static.checker import decode_source
 
     text = decode_source(data)  # first: a bad coding cookie is a SourceError, not a SyntaxError
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    from jaxlint.static.checker import source_encoding
+
+    encoding = source_encoding(data)
     bom = data.startswith(b"\xef\xbb\xbf")
     return SourceFile(path, text, "utf-8" if encoding == "utf-8-sig" else encoding, bom)
 

@@ -89,7 +89,8 @@ class _Malformed:
 
 
 class JaxlintProtocol(LanguageServerProtocol):
-    """pygls' protocol, answering malformed and post-shutdown requests with an error.
+    """pygls' protocol, answering malformed, pre-initialize and post-shutdown requests
+    with an error.
 
     pygls drops a request whose params fail to deserialize, so the client waits forever
     for its answer; LSP wants InvalidParams (and InvalidRequest after ``shutdown``)."""
@@ -122,6 +123,11 @@ class JaxlintProtocol(LanguageServerProtocol):
                     code=T.ErrorCodes.InvalidParams, message=f"invalid params for {message.method}"))
             return
         method = getattr(message, "method", None)
+        if method not in (None, T.INITIALIZE, T.EXIT) and getattr(message, "id", None) is not None \
+                and getattr(self, "_workspace", None) is None:  # LSP: nothing but initialize before it
+            self._send_response(message.id, error=T.ResponseError(
+                code=T.ErrorCodes.ServerNotInitialized, message=f"{method} before initialize"))
+            return
         if self._shutdown and method not in (None, T.EXIT) and getattr(message, "id", None) is not None:
             self._send_response(message.id, error=T.ResponseError(
                 code=T.ErrorCodes.InvalidRequest, message="the server is shutting down"))

@@ -54,10 +54,20 @@ def _newer_syntax(text: str, e: SyntaxError) -> tuple[tuple[int, int], str] | No
     return None
 
 
+def source_encoding(data: bytes) -> str:
+    """The encoding of Python source bytes: its BOM or PEP 263 coding cookie, else UTF-8.
+    Lines may end in a lone CR, as Python reads them (``tokenize`` looks for the cookie
+    in the first two lines it splits at LF only). SyntaxError for a bad cookie."""
+    probe = data[:4096]
+    if b"\r" in probe:  # the cookie's lines, however they end (same length: the offsets hold)
+        probe = probe.replace(b"\r\n", b" \n").replace(b"\r", b"\n")
+    return tokenize.detect_encoding(io.BytesIO(probe).readline)[0]
+
+
 def decode_source(data: bytes) -> str:
     """Decode Python source bytes honouring a PEP 263 coding cookie and a BOM."""
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        encoding = source_encoding(data)
     except SyntaxError as e:
         raise SourceError(f"cannot decode file: {e}") from None
     try:

@@ -182,7 +182,7 @@ def select_rules(
             best_on = max((_matches(s, rule) for s in select), default=0)
         best_on = max([best_on] + [_matches(s, rule) for s in extend])
         best_off = max((_matches(s, rule) for s in ignore), default=0)
-        if any(_matches(s, t) == _EXACT for s in ignore for t in twins(rule)):
+        if _twins_may_match(ignore, rule) and any(_matches(s, t) == _EXACT for s in ignore for t in twins(rule)):
             best_off = max(best_off, _EXACT - 1)  # its twin ignored by name: off, unless selected by its own
         if best_on and best_on > best_off:
             out.append(rule)
@@ -199,7 +199,30 @@ def ignored_by(codes: Iterable[str], rule: type[Rule]) -> bool:
     one that names its twin of another tier (ignoring JAX101 ignores the JAX201 that
     measures it, and the other way round)."""
     codes = list(codes)
-    return any(_matches(c, rule) for c in codes) or any(_matches(c, t) == _EXACT for c in codes for t in twins(rule))
+    return any(_matches(c, rule) for c in codes) or (
+        _twins_may_match(codes, rule) and any(_matches(c, t) == _EXACT for c in codes for t in twins(rule)))
+
+
+def _names_another_tier(selectors: Sequence[str]) -> bool:
+    """Whether a selector can name a rule of the trace or compile tier exactly (a twin is
+    matched only by its exact code or name): a check whose selectors name static rules
+    alone never loads the other tiers' rules."""
+    if not selectors:
+        return False
+    static = static_names()
+    return any(s not in static and s != "ALL" and not (_PREFIX.match(s) and len(s) < 6) for s in selectors)
+
+
+def _twins_may_match(selectors: Sequence[str], rule: type[Rule]) -> bool:
+    """Whether looking up ``rule``'s twins can change a verdict: a rule of the trace or
+    compile tier (every tier is loaded then), or selectors that name another tier's."""
+    return rule.phase.value != "static" or _names_another_tier(selectors)
+
+
+@functools.lru_cache(maxsize=1)
+def static_names() -> frozenset[str]:
+    """The codes and names of the static rules (loaded without the other tiers)."""
+    return frozenset(x for r in static_rules() for x in (r.code, r.name))
 
 
 def twins(rule: type[Rule]) -> tuple[type[Rule], ...]:

@@ -76,7 +76,8 @@ def test_a_noqa_on_the_measured_finding_does_not_bring_back_the_static_guess(tmp
         "@jax.jit  # jaxlint: args=(f32[512],)\ndef f(x):\n    return TABLE @ x  # noqa: JAX201\n"
     )
     static = run_cli("check", "--no-cache", "m.py", cwd=tmp_path)
-    assert static.returncode == 1 and "m.py:9:12: JAX101" in static.stdout  # the guess, without --dynamic
+    # without --dynamic: a noqa naming the measured twin hides the guess too (one problem, one finding)
+    assert static.returncode == 0 and "JAX101" not in static.stdout, static.stdout
     dynamic = run_cli("check", "--dynamic", "--no-cache", "m.py", cwd=tmp_path, timeout=300)
     assert dynamic.returncode == 0, dynamic.stdout + dynamic.stderr
     assert "JAX101" not in dynamic.stdout and "1 function analysed" in dynamic.stdout

@@ -71,7 +71,7 @@ def analyse(traced: Any, *, function: str, file: str, line: int, requested_backe
         warnings.simplefilter("always")
         if captured is not None:
             compiled, lower_s, compile_s, compile_cpu = captured, 0.0, captured.seconds, captured.cpu_seconds
-            out_of_memory = {}
+            out_of_memory: dict[str, Any] = {}
             log = list(getattr(captured, "log", ()) or ())
         else:
             t0 = time.perf_counter()

@@ -165,7 +165,7 @@ TARGET_DOCS = {
 def _targets() -> dict:
     from jaxlint.targets import TARGET_BACKENDS, TARGET_KEYS
 
-    types = {"backend": {"type": "string", "enum": list(TARGET_BACKENDS)},
+    types: dict[str, dict[str, Any]] = {"backend": {"type": "string", "enum": list(TARGET_BACKENDS)},
              "topology": {"type": "string", "pattern": "^[A-Za-z0-9]+:[0-9]+(x[0-9]+)*$"},
              "mesh": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}},
              "axis-map": {"type": "object", "additionalProperties": {"type": "string"}},

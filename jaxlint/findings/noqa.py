@@ -58,6 +58,18 @@ class Suppressions:
         return None
 
 
+    def names_codes_at(self, line: int) -> bool:
+        """Whether a noqa comment that applies at ``line`` names codes (one that names
+        none hides everything already)."""
+        c = self.lines.get(line)
+        return bool(self.file_codes) or (c is not None and bool(c.codes))
+
+    def names_other_codes_at(self, line: int, known: frozenset[str]) -> bool:
+        """Whether a noqa comment that applies at ``line`` names a code not in ``known``."""
+        c = self.lines.get(line)
+        return bool(self.file_codes - known) or (c is not None and bool(set(c.codes or ()) - known))
+
+
 def _comments(source: str) -> list[tuple[int, int, str]]:
     out = []
     try:

@@ -16,7 +16,7 @@ from jaxlint.config import Settings, path_matches
 from jaxlint.diagnostic import Diagnostic
 from jaxlint.files.discovery import resolved
 from jaxlint.findings.noqa import Suppressions, parse_suppressions
-from jaxlint.registry import ignored_by, rules_by_code, twins
+from jaxlint.registry import ignored_by, rules_by_code, static_names, twins
 from jaxlint.findings.supersede import HOME, Measured, refuted, superseded
 
 
@@ -58,8 +58,12 @@ def apply_suppressions(
         if sup is not None:
             line = d.noqa_line if d.noqa_line is not None else d.start.line
             # `# noqa: JAX101` also hides the JAX201 that measured the same problem, and back
-            hit, code = next(((h, c) for c in [d.code, *(t.code for t in (twins(rule) if rule is not None else ()))]
-                              if (h := sup.suppresses(c, line))), (None, d.code))
+            # (the other tiers' rules are loaded only where a noqa names another code)
+            hit, code = sup.suppresses(d.code, line), d.code
+            if hit is None and rule is not None and sup.names_codes_at(line) and (
+                    rule.phase.value != "static" or sup.names_other_codes_at(line, static_names())):
+                hit, code = next(((h, t.code) for t in twins(rule) if (h := sup.suppresses(t.code, line))),
+                                 (None, d.code))
             if hit:
                 used.setdefault(hit.line, set()).add(code)
                 dropped += 1

@@ -410,3 +410,12 @@ def test_a_function_only_the_program_reaches_is_compiled_for_the_target_by_recor
     # a recording for one target is not another's: for the CPU it is not compiled either
     rows, _ = _report(tmp_path, "--dynamic", "--compile", "prog.py")
     assert "compile_skipped" in rows["main.<locals>.update"]["report"]
+
+
+@needs_libtpu
+def test_a_targets_hbm_gib_is_the_chip_memory_jax315_holds_the_program_to(tmp_path):
+    (tmp_path / "step.py").write_text(STEP.format(args="(f32[4096,4096], f32[4096,4096], f32[4096,4096], f32[64,4096])"))
+    (tmp_path / "jaxlint.toml").write_text('[targets.small]\ntopology = "v5e:1x1"\nhbm-gib = 0.1\n')
+    assert "JAX315" not in run_cli("check", "--target", "v5e:1x1", "step.py", cwd=tmp_path).stdout
+    r = run_cli("check", "--target", "small", "step.py", cwd=tmp_path)
+    assert r.returncode == 1 and "JAX315" in r.stdout and "configured for" in r.stdout, r.stdout + r.stderr

@@ -106,6 +106,8 @@ def compile_function(fa: FunctionAnalysis) -> None:
         warnings_seen=fa.call.warnings if fa.call is not None else (),
         shardings=(fa.call.shardings or None) if fa.call is not None and captured is not None else None,
     )
+    if target is not None and target.hbm_gib is not None:  # the target's `hbm-gib` (JAX315 reads it)
+        cf.hbm_bytes = target.hbm_bytes()
     cf.kind = str(fa.entry.get("kind") or "jit")
     cf.reused = dict(fa.reused)
     donate = fa.donation_site()

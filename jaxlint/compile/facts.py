@@ -217,6 +217,9 @@ class CompileFacts:
     #: {"message", "required_bytes", "available_bytes"} from its error; the figures above are
     #: then those of a compile told not to stop there (``xla_tpu_no_crash_on_oom``)
     out_of_memory: dict = field(default_factory=dict)
+    #: the memory of one chip the target configures (its ``hbm-gib``), bytes; None: the
+    #: chip table's
+    hbm_bytes: int | None = None
     #: places in the user's source a fix goes to that the program does not show, by name:
     #: ``"donate"``, the ``donate_argnums``/``donate_argnames`` keyword of the jit that
     #: donates; each ``[file, line, column]`` (see :meth:`site`)

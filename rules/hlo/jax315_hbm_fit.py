@@ -36,7 +36,7 @@ class HbmFit(HloRule):
     (`memory_analysis().peak_memory_in_bytes`, per device for a sharded program) with
     the high-bandwidth memory (HBM) of the TPU it is compiled for: a TPU v5e has 16 GiB,
     a v4 and a v6e 32, a v5p 95 (`hbm-gib` overrides the table, for every chip or by
-    generation). It is reported when the program needs more, or when XLA itself refused
+    generation; so does a target's own `hbm-gib`, `[tool.jaxlint.targets.NAME]`). It is reported when the program needs more, or when XLA itself refused
     to compile it for the chip's memory (its "Ran out of memory on HBM" error; jaxlint
     then compiles it again told not to stop there, so that the figures say how far over
     it is). The message says by how much it does not fit and which buffers hold the
@@ -170,6 +170,8 @@ class HbmFit(HloRule):
             option = next((v for k, v in option.items() if chip is not None and _same_chip(k, chip)), None)
         if option:
             return int(float(option) * (1 << 30)), "configured for"
+        if facts.hbm_bytes:  # the target's `hbm-gib`
+            return int(facts.hbm_bytes), "configured for"
         available = (facts.out_of_memory or {}).get("available_bytes")
         if available:  # what XLA has for programs on this chip (the runtime keeps the rest)
             return int(available), "XLA has on"

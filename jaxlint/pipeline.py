@@ -105,6 +105,23 @@ GROUPS = {
 }
 
 
+#: ruff's output formats that jaxlint does not write, and what to use instead
+OTHER_LINTERS_FORMATS = {
+    "grouped": "use `full` (each finding with its source line) or `concise`",
+    "pylint": "use `concise`: `path:line:col: CODE message`, which pylint-style parsers read",
+    "azure": "use `sarif` (Azure DevOps publishes SARIF) or `junit` (its test results)",
+    "rdjson": "use `sarif`: reviewdog reads it with `-f=sarif`",
+}
+
+#: ruff's and flake8's flags of `check` that jaxlint has no equal for: what to use instead
+OTHER_LINTERS_FLAGS = {
+    "--count": "jaxlint's summary line counts the findings (`Found 3 findings.`); --statistics counts them per rule",
+    "--fix-only": "use --fix --exit-zero (-q to hide what remains)",
+    "--exit-non-zero-on-fix": "--fix exits 1 while findings remain; in CI, --diff exits 1 when there are fixes",
+    "--show-source": "use --output-format full (each finding with its source line)",
+}
+
+
 @dataclass(frozen=True)
 class CheckOptions:
     """Every option of ``jaxlint check``, each declared once with its flag (see
@@ -130,7 +147,10 @@ class CheckOptions:
     select: list[str] | None = _opt(None, "--select", group="selection", type=_csv,
                                     help="comma-separated codes, prefixes, names or ALL")
     extend_select: list[str] = _opt([], "--extend-select", group="selection", type=_csv)
-    ignore: list[str] = _opt([], "--ignore", group="selection", type=_csv)
+    ignore: list[str] = _opt([], "--ignore", group="selection", type=_csv,
+                             also=(Flag(("--extend-ignore",), "selection", {
+                                 "type": _csv, "action": "extend", "metavar": "CODES",
+                                 "help": "more codes to ignore, after --ignore (ruff's and flake8's flag)"}),))
     per_file_ignores: list[tuple[str, list[str]]] = _opt(
         [], "--per-file-ignores", group="selection", type=_per_file_ignore, action="append", metavar="GLOB:CODES",
         help="ignore codes in matching files, e.g. 'tests/*:JAX101,JAX106' (repeatable; added to the config's "
@@ -168,7 +188,8 @@ class CheckOptions:
     #: check again whenever a file changes (jaxlint.commands.watch)
     watch: bool = _opt(False, "--watch", group="run", action="store_true",
                        help="check again whenever a checked file or config file changes, until Ctrl-C (exit 0)")
-    no_cache: bool = _opt(False, "--no-cache", group="run", action="store_true")
+    no_cache: bool = _opt(False, "-n", "--no-cache", group="run", action="store_true",
+                          help="read and write no result cache")
     cache_dir: str | None = _opt(None, "--cache-dir", group="run")
     # the dynamic phase and the compile tier (None: as the config says)
     dynamic: bool | None = _opt(
@@ -206,7 +227,9 @@ class CheckOptions:
                                           "for a pull-request comment")
     # fixes
     fix: bool = _opt(False, "--fix", group="fixes", action="store_true",
-                     help="apply safe fixes, then report what remains")
+                     help="apply safe fixes, then report what remains",
+                     also=(Flag(("--no-fix",), "fixes", {"action": "store_false",
+                                                         "help": "apply no fixes (undoes an earlier --fix)"}),))
     unsafe_fixes: bool = _opt(False, "--unsafe-fixes", group="fixes", action="store_true",
                               help="with --fix or --diff, apply unsafe fixes too (they may change behaviour)")
     diff: bool = _opt(False, "--diff", group="fixes", action="store_true",
@@ -246,8 +269,10 @@ class CheckOptions:
     def validate(self, formats: dict) -> None:
         """Combinations that cannot work: a clear error before anything runs."""
         if self.output_format not in formats:
+            instead = OTHER_LINTERS_FORMATS.get(self.output_format)
             raise ConfigError(
-                f"--output-format: unknown format `{self.output_format}`; choose from {', '.join(sorted(formats))}"
+                f"--output-format: unknown format `{self.output_format}`"
+                + (f" (ruff's); {instead}" if instead else "") + f"; choose from {', '.join(sorted(formats))}"
             )
         # --fix and --diff on stdin print the fixed code or the diff; --add-noqa has no
         # such output (ruff refuses it too)

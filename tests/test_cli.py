@@ -247,7 +247,10 @@ def test_every_check_option_is_declared_once_with_its_flag():
     # a flag for every field but the one derived from another (`--config 'k = v'`)
     assert [f.name for f in fields(CheckOptions) if not f.metadata.get("cli")] == ["config_overrides"]
     check = next(a for a in parser._subparsers._group_actions[0].choices["check"]._actions if a.dest == "paths")
-    dests = {a.dest for a in check.container._actions} - {"help", "verbose"}
+    from jaxlint.pipeline import OTHER_LINTERS_FLAGS  # ruff's flags that only say what to use: no option
+
+    refused = {f.lstrip("-").replace("-", "_") for f in OTHER_LINTERS_FLAGS}
+    dests = {a.dest for a in check.container._actions} - {"help", "verbose"} - refused
     assert dests == {f.name for f in fields(CheckOptions)} - {"config_overrides"}
     given = CheckOptions.from_args(parser.parse_args(
         ["check", "--no-dynamic", "--config", "x.toml", "--config", "a = 1", "-j", "2", "--shard", "1/2",

@@ -10,7 +10,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     declared once with its flag."""
     from dataclasses import MISSING, fields
 
-    from jaxlint.pipeline import GROUPS, CheckOptions
+    from jaxlint.pipeline import GROUPS, OTHER_LINTERS_FLAGS, CheckOptions
 
     p = sub.add_parser("check", help="check files (the default workflow)")
     groups = {key: p.add_argument_group(title) for key, title in GROUPS.items()}
@@ -26,7 +26,20 @@ def add_parser(sub) -> argparse.ArgumentParser:
             if flag.flags[0].startswith("-"):
                 kwargs["dest"] = f.name
             where.add_argument(*flag.flags, **kwargs)
+    for flag, instead in OTHER_LINTERS_FLAGS.items():  # what a ruff user types: one line saying what to use
+        p.add_argument(flag, nargs=0, action=_OtherLinters, help=argparse.SUPPRESS, instead=instead)
     return p
+
+
+class _OtherLinters(argparse.Action):
+    """A flag of ruff's or flake8's that jaxlint has no equal for: exit 2 with what to use."""
+
+    def __init__(self, *args, instead: str = "", **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.instead = instead
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        parser.error(f"{option_string} is ruff's; jaxlint has no such flag: {self.instead}")
 
 
 def run(args) -> int:

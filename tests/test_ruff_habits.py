@@ -1,0 +1,46 @@
+"""What a ruff or flake8 user types (issue 38): the flags with an equal work as in ruff
+(`--extend-ignore`, `-n`, `--no-fix`); the others, and ruff's output formats jaxlint does
+not write, are one line naming what to use, exit 2. The real CLI."""
+from __future__ import annotations
+
+import pytest
+
+from helpers import run_cli
+
+CODE = "import jax\nimport numpy as np\n\n\n@jax.jit\ndef f(x):\n    return np.sin(x)\n"
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "m.py").write_text(CODE)
+    return tmp_path
+
+
+def test_extend_ignore_adds_to_ignore(project):
+    assert "JAX104" in run_cli("check", "--isolated", "m.py", cwd=project).stdout
+    for args in (("--extend-ignore", "JAX104"), ("--ignore", "JAX101", "--extend-ignore", "JAX104")):
+        r = run_cli("check", "--isolated", *args, "m.py", cwd=project)
+        assert r.returncode == 0 and "JAX104" not in r.stdout, (args, r.stdout, r.stderr)
+
+
+def test_n_is_no_cache_and_no_fix_undoes_fix(project):
+    r = run_cli("check", "--isolated", "-n", "--fix", "--unsafe-fixes", "--no-fix", "m.py", cwd=project)
+    assert r.returncode == 1 and "JAX104" in r.stdout, r.stderr
+    assert (project / "m.py").read_text() == CODE and not (project / ".jaxlint_cache").exists()
+
+
+@pytest.mark.parametrize("flag, instead", [
+    ("--count", "--statistics"), ("--fix-only", "--fix --exit-zero"), ("--exit-non-zero-on-fix", "--diff"),
+    ("--show-source", "--output-format full")])
+def test_ruff_flags_without_an_equal_say_what_to_use(project, flag, instead):
+    r = run_cli("check", "--isolated", flag, "m.py", cwd=project)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert f"{flag} is ruff's" in r.stderr and instead in r.stderr
+
+
+@pytest.mark.parametrize("fmt, instead", [("grouped", "`full`"), ("pylint", "`concise`"), ("azure", "`sarif`"),
+                                          ("rdjson", "`sarif`")])
+def test_ruff_output_formats_say_what_to_use(project, fmt, instead):
+    r = run_cli("check", "--isolated", "--output-format", fmt, "m.py", cwd=project)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert f"unknown format `{fmt}` (ruff's); use {instead}" in r.stderr

@@ -44,3 +44,14 @@ def test_ruff_output_formats_say_what_to_use(project, fmt, instead):
     r = run_cli("check", "--isolated", "--output-format", fmt, "m.py", cwd=project)
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert f"unknown format `{fmt}` (ruff's); use {instead}" in r.stderr
+
+
+@pytest.mark.parametrize("comment, hidden", [("# ruff: noqa", True), ("# flake8: noqa", True),
+                                             ("# ruff: noqa: JAX104", True), ("# ruff: noqa: JAX101", False),
+                                             ("# flake8: noqa: JAX104", False), ("# jaxlint: noqa", True)])
+def test_file_level_noqa_of_ruff_and_flake8_as_ruff_reads_them(project, comment, hidden):
+    """ruff honours `# ruff: noqa` (codes too) and flake8's `# flake8: noqa` file-wide, and
+    ignores `# flake8: noqa: CODES` (flake8 takes no codes there)."""
+    (project / "m.py").write_text(f"{comment}\n{CODE}")
+    r = run_cli("check", "--isolated", "-n", "m.py", cwd=project)
+    assert ("JAX104" not in r.stdout) is hidden, r.stdout

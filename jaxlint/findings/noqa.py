@@ -4,7 +4,8 @@
 * ``# noqa: JAX101, JAX203`` (commas or spaces) suppresses those codes; codes of
   other tools are kept so that unused-noqa can ignore them.
 * ``# jaxlint: noqa`` / ``# jaxlint: noqa: JAX101`` anywhere in a file applies to
-  the whole file.
+  the whole file; so do ``# ruff: noqa`` (with codes too) and ``# flake8: noqa``, as
+  ruff honours them (ruff ignores ``# flake8: noqa: CODES``, and so does jaxlint).
 """
 from __future__ import annotations
 
@@ -25,7 +26,9 @@ if TYPE_CHECKING:
 _C = r"[A-Z]+[0-9]+(?![A-Za-z0-9_])"
 #: compiled when a file has a ``noqa`` comment (the three took 3 % of a one-file check)
 _NOQA = LazyPattern(rf"#\s*noqa(?P<colon>:[\s]?(?P<codes>{_C}(?:[,\s]+{_C})*)?)?", re.IGNORECASE)
-_FILE_NOQA = LazyPattern(rf"#\s*jaxlint\s*:\s*noqa(?P<colon>:\s*(?P<codes>{_C}(?:[,\s]+{_C})*)?)?", re.IGNORECASE)
+#: file level, as ruff reads it: its own ``# ruff: noqa``, flake8's ``# flake8: noqa`` and ours
+_FILE_NOQA = LazyPattern(rf"#\s*(?P<tool>jaxlint|ruff|flake8)\s*:\s*noqa(?P<colon>:\s*(?P<codes>{_C}(?:[,\s]+{_C})*)?)?",
+                         re.IGNORECASE)
 _CODE = LazyPattern(_C, re.IGNORECASE)
 
 
@@ -97,6 +100,8 @@ def parse_suppressions(source: str) -> Suppressions:
         fm = file_noqa_re.search(text)
         if fm and fm.group("colon") and (not fm.group("codes") or re.match(r"\s*,", text[fm.end():])):
             continue  # `# jaxlint: noqa: <not a code>`: no directive (ruff warns and ignores it)
+        if fm and fm.group("codes") and fm.group("tool").lower() == "flake8":
+            continue  # flake8's file-level noqa takes no codes: ruff warns and ignores it, as here
         if fm:
             codes = tuple(c.upper() for c in code_re.findall(fm.group("codes") or "")) or None
             codes_col = col + 1 + fm.start("codes") if codes else 0

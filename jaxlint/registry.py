@@ -285,3 +285,18 @@ def active_rules(settings: Settings, phases: Sequence[str] = ("static",)) -> lis
 def active_static_rules(settings: Settings) -> list[StaticRule]:
     """The selected rules of the static phase, typed as what they are."""
     return cast("list[StaticRule]", active_rules(settings, ("static",)))
+
+
+def _code_named(name: str) -> str | None:
+    """The code of the rule called ``name`` (``# noqa: prng-key-reuse``), or None."""
+    rule = rule_by_selector(name) if not _PREFIX.match(name) else None
+    return rule.code if rule is not None else None
+
+
+def _register_names() -> None:
+    from jaxlint.findings import noqa
+
+    noqa.RULE_NAMED = _code_named
+
+
+_register_names()

@@ -55,3 +55,13 @@ def test_file_level_noqa_of_ruff_and_flake8_as_ruff_reads_them(project, comment,
     (project / "m.py").write_text(f"{comment}\n{CODE}")
     r = run_cli("check", "--isolated", "-n", "m.py", cwd=project)
     assert ("JAX104" not in r.stdout) is hidden, r.stdout
+
+
+def test_noqa_by_rule_name_suppresses_as_select_names_it(project):
+    (project / "m.py").write_text(CODE.replace("np.sin(x)", "np.sin(x)  # noqa: numpy-on-tracer")
+                                  + "\n\n@jax.jit\ndef g(x):\n    return np.cos(x)  # noqa: some-other-tool\n")
+    r = run_cli("check", "--isolated", "-n", "m.py", cwd=project)
+    assert "m.py:7:" not in r.stdout and "m.py:12:12: JAX104" in r.stdout, r.stdout
+    (project / "m.py").write_text("import jax\n\nx = 1  # noqa: numpy-on-tracer\n")  # nothing to hide
+    unused = run_cli("check", "--isolated", "-n", "--extend-select", "JAX190", "m.py", cwd=project)
+    assert "m.py:3:8: JAX190" in unused.stdout and "unused: `JAX104`" in unused.stdout, unused.stdout

@@ -2,7 +2,8 @@
 
 * ``# noqa`` suppresses every finding on its line.
 * ``# noqa: JAX101, JAX203`` (commas or spaces) suppresses those codes; codes of
-  other tools are kept so that unused-noqa can ignore them.
+  other tools are kept so that unused-noqa can ignore them. ``# noqa: prng-key-reuse``
+  names rules by name, as ``select`` does (all of them jaxlint's, or it is no directive).
 * ``# jaxlint: noqa`` / ``# jaxlint: noqa: JAX101`` anywhere in a file applies to
   the whole file; so do ``# ruff: noqa`` (with codes too) and ``# flake8: noqa``, as
   ruff honours them (ruff ignores ``# flake8: noqa: CODES``, and so does jaxlint).
@@ -14,7 +15,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 from jaxlint.diagnostic import Diagnostic, Edit, Fix, Phase, Position
 from jaxlint.textutil import LazyPattern, split_lines
@@ -113,6 +114,13 @@ def parse_suppressions(source: str) -> Suppressions:
                 sup.file_codes.update(codes)
             continue
         m = noqa_re.search(text)
+        if m and m.group("colon") and not m.group("codes"):
+            named = _by_names(text, m.end("colon"))  # `# noqa: prng-key-reuse`: rule names, as `select` takes
+            if named is not None:
+                codes, start = named
+                sup.lines[line] = NoqaComment(line, col + 1 + m.start(), col + 1 + len(text.rstrip()), codes, text,
+                                              col + 1, col + 1 + start)
+            continue
         if m and m.group("colon") and (not m.group("codes") or re.match(r"\s*,", text[m.end():])):
             continue  # `# noqa: JAX1l4`: no code list, so no directive; left as it is written
         if m:
@@ -120,6 +128,25 @@ def parse_suppressions(source: str) -> Suppressions:
             codes_col = col + 1 + m.start("codes") if codes else 0
             sup.lines[line] = NoqaComment(line, col + 1 + m.start(), col + 1 + m.end(), codes, text, col + 1, codes_col)
     return sup
+
+
+#: the code of the jaxlint rule of a name, or None: set by :mod:`jaxlint.registry`, which
+#: knows the rules (this module is below it, and imports no rule)
+RULE_NAMED: Callable[[str], str | None] | None = None
+_NAMES = re.compile(r"\s*([a-z][a-z0-9]*(?:-[a-z0-9]+)+(?:[,\s]+[a-z][a-z0-9]*(?:-[a-z0-9]+)+)*)\s*$")
+
+
+def _by_names(text: str, at: int) -> tuple[tuple[str, ...], int] | None:
+    """The codes of the jaxlint rules a ``# noqa:`` names by name (kebab-case, as the
+    config's ``select`` takes them) from ``at`` to the comment's end, and where the list
+    starts; None unless every name is a jaxlint rule's (another tool's words)."""
+    m = _NAMES.match(text, at)
+    if m is None or RULE_NAMED is None:
+        return None
+    codes = [RULE_NAMED(n) for n in re.split(r"[,\s]+", m.group(1))]
+    if not all(codes):
+        return None
+    return tuple(c for c in codes if c), m.start(1)
 
 
 # ---------------------------------------------------------------- rewriting comments

@@ -192,6 +192,9 @@ class Rule:
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         values = {k: o.default for k, o in self.options.items()}
         values.update(options or {})
+        severity = values.pop("severity", None)  # `[tool.jaxlint.rules.<rule>] severity`, every rule's
+        if severity is not None:
+            self.severity = Severity(severity)  # type: ignore[misc]
         self.opts = values
 
     @classmethod

@@ -65,3 +65,17 @@ def test_noqa_by_rule_name_suppresses_as_select_names_it(project):
     (project / "m.py").write_text("import jax\n\nx = 1  # noqa: numpy-on-tracer\n")  # nothing to hide
     unused = run_cli("check", "--isolated", "-n", "--extend-select", "JAX190", "m.py", cwd=project)
     assert "m.py:3:8: JAX190" in unused.stdout and "unused: `JAX104`" in unused.stdout, unused.stdout
+
+
+def test_per_rule_severity_in_the_config(project):
+    """`[tool.jaxlint.rules.<rule>] severity` sets what its findings are reported as (and
+    so what `--fail-on` counts); a value that is no severity is one line, exit 2."""
+    import json
+
+    (project / "pyproject.toml").write_text('[tool.jaxlint]\n[tool.jaxlint.rules.numpy-on-tracer]\nseverity = "info"\n')
+    r = run_cli("check", "-n", "--output-format", "json", "m.py", cwd=project)
+    assert [d["severity"] for d in json.loads(r.stdout)] == ["info"], r.stdout
+    assert run_cli("check", "-n", "--fail-on", "warning", "m.py", cwd=project).returncode == 0
+    (project / "pyproject.toml").write_text('[tool.jaxlint]\n[tool.jaxlint.rules.JAX104]\nseverity = "fatal"\n')
+    r = run_cli("check", "-n", "m.py", cwd=project)
+    assert r.returncode == 2 and "`rules.JAX104.severity` must be one of 'info', 'warning', 'error'" in r.stderr

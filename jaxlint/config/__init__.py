@@ -478,6 +478,9 @@ def _rule_options(value: Any, src: str, base: Mapping[str, Mapping[str, Any]]) -
             raise ConfigError(f"{src}: [tool.jaxlint.rules.{named(sel)}] must be a table, got {shown(opts)}")
         merged = out.setdefault(rule.code, {})
         for k, v in opts.items():
+            if k == "severity":  # every rule's: what its findings are reported as
+                merged[k] = _severity(f"rules.{named(sel)}.severity", v, src)
+                continue
             if k not in rule.options:
                 known = ", ".join(rule.options) or "none"
                 raise ConfigError(

@@ -185,6 +185,8 @@ def _rule_table(rule) -> dict:
         if opt.minimum is not None:
             prop["minimum"] = opt.minimum
         props[key] = prop
+    props["severity"] = {"type": "string", "enum": ["info", "warning", "error"],
+                         "description": f"what its findings are reported as (default: {rule.severity.value})"}
     return {
         "type": "object",
         "description": f"{rule.code} ({rule.name}): {rule.summary}. {rule.url()}",

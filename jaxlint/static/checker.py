@@ -172,6 +172,8 @@ class StaticContext:
     index: LineIndex
     options: Mapping[str, Any] = field(default_factory=dict)
     rule: type[StaticRule] | None = None
+    #: the severity the rule's findings are reported as (its own, or the config's)
+    severity: Severity | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: what the project as a whole has chosen (``jaxlint.static.project``)
     project: ProjectFacts = NO_FACTS
@@ -266,7 +268,7 @@ class StaticContext:
                 path=self.path,
                 start=start,
                 end=end,
-                severity=severity or self.rule.severity,
+                severity=severity or self.severity or self.rule.severity,
                 phase=Phase.STATIC,
                 fix=fix,
                 related=tuple(related),
@@ -387,6 +389,7 @@ def _check_tree(path: str, text: str, tree: ast.Module, rules: list[StaticRule],
             continue
         ctx.rule = type(rule)
         ctx.options = rule.opts
+        ctx.severity = rule.severity  # the configured one (`[tool.jaxlint.rules.<rule>] severity`)
         before = len(ctx.diagnostics)
         try:
             rule.check(ctx)

@@ -15,7 +15,7 @@ class ChipMemory(Option):
     """``hbm-gib``: a number (every chip) or a table of numbers by chip generation."""
 
     def validate(self, key: str, value: Any) -> Any:
-        from jaxlint.compile.chips import CHIPS, chip_by_name
+        from jaxlint.targets import CHIPS, chip_by_name
 
         value = super().validate(key, value)
         entries = value.items() if isinstance(value, dict) else [("", value)]
@@ -132,7 +132,7 @@ class HbmFit(HloRule):
     ]
 
     def check(self, ctx: CompileContext) -> None:
-        from jaxlint.compile.chips import chip_by_kind
+        from jaxlint.targets import chip_by_kind
 
         facts = ctx.facts
         if not facts.on_accelerator:
@@ -221,6 +221,6 @@ class HbmFit(HloRule):
 
 
 def _same_chip(name: str, chip) -> bool:
-    from jaxlint.compile.chips import chip_by_name
+    from jaxlint.targets import chip_by_name
 
     return chip_by_name(str(name)) == chip

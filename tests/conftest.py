@@ -24,6 +24,18 @@ if hasattr(signal, "SIGHUP") and signal.getsignal(signal.SIGHUP) is signal.SIG_I
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
+@pytest.fixture(autouse=True)
+def _hangup_as_a_terminal_gives_it():
+    """libtpu, once loaded in this process (a test that compiles for a TPU here, or any
+    `jax.devices()` where it is installed: jax tries the TPU backend first), sets SIGHUP
+    to be ignored behind Python's back, and every process a later test starts inherits
+    that (seen: the SIGHUP tests failed in whole-suite runs only). Each test starts with
+    the terminal's disposition again."""
+    if hasattr(signal, "SIGHUP") and signal.getsignal(signal.SIGHUP) in (signal.SIG_DFL, signal.SIG_IGN):
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    yield
+
+
 @pytest.fixture
 def lint():
     """lint(source, select=("JAX101",), options={...}) -> diagnostics (static phase)."""

@@ -62,8 +62,28 @@ def devices() -> tuple:
     assert top is not None
     from jax.experimental import topologies
 
-    desc = topologies.get_topology_desc(top.name, "tpu", chips_per_host_bounds=top.host_bounds())
+    with _signals_kept():
+        desc = topologies.get_topology_desc(top.name, "tpu", chips_per_host_bounds=top.host_bounds())
     return tuple(desc.devices)
+
+
+@contextlib.contextmanager
+def _signals_kept() -> Iterator[None]:
+    """Keep this process's SIGHUP and SIGTERM as they were across loading libtpu, which
+    sets SIGHUP to be ignored (and catches SIGTERM) behind Python's back: under `record
+    --target` that is the user's program, whose child processes would inherit it."""
+    import signal
+
+    kept = {s: signal.getsignal(s) for s in (getattr(signal, "SIGHUP", None), signal.SIGTERM) if s is not None}
+    try:
+        yield
+    finally:
+        for sig, handler in kept.items():
+            if handler is not None:
+                try:
+                    signal.signal(sig, handler)
+                except (ValueError, OSError):  # not the main thread: leave it
+                    pass
 
 
 def unavailable() -> str:

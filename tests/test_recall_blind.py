@@ -7,11 +7,14 @@ sealed from the engineer who changed the value model in the same session) and
 changed the value model and the rules' scope) and ``recall_blind5_cases.py`` (fifth round,
 sealed the same way from the engineers who changed the value model, the libraries'
 protocols and the rules' scope) and ``recall_blind6_cases.py`` (sixth round, sealed the
-same way), one small program per public bug report?
+same way) and ``recall_blind7_cases.py`` (seventh round, issue 36, sealed the same way),
+one small program per public bug report?
 
-The real CLI runs once over all the cases of the six rounds and the 34 earlier ones
-(``--select ALL``, as the first recall measurement did). ``FOUND``, ``FOUND2``,
-``FOUND3``, ``FOUND4``, ``FOUND5`` and ``FOUND6`` record which cases were found at the
+The real CLI runs once over all the cases of the seven rounds and the 34 earlier ones
+(``--select ALL``, as the first recall measurement did), and once more over the seventh
+round with the default selection (issue 36 asks for its figure with the default
+selection). ``FOUND``, ``FOUND2``, ``FOUND3``, ``FOUND4``, ``FOUND5``, ``FOUND6`` and
+``FOUND7`` record which cases were found at the
 last measurement; a case listed there must stay found, a case not listed is an expected
 miss (``xfail``, not strict: when a change makes the rule
 find it, pytest reports XPASS and the case belongs in the set). So the file documents what
@@ -37,6 +40,7 @@ from recall_blind3_cases import CASES3  # noqa: E402
 from recall_blind4_cases import CASES4  # noqa: E402
 from recall_blind5_cases import CASES5  # noqa: E402
 from recall_blind6_cases import CASES6  # noqa: E402
+from recall_blind7_cases import CASES7  # noqa: E402
 from recall_blind_cases import CASES, Case  # noqa: E402
 from recall_earlier_cases import EARLIER_CASES  # noqa: E402
 
@@ -351,6 +355,22 @@ FOUND6 = frozenset({
 })
 
 
+#: Cases of the seventh round (``recall_blind7_cases.py``) found with ``--select ALL`` and
+#: with the default selection alike. Blind figure: 8 of 22 at 4419f18 (main at the start
+#: of issue 36's session; the cases were committed, bd2a613, tag recall36-blind-cases,
+#: before jaxlint ran on them and before the session's rule changes landed).
+FOUND7 = frozenset({
+    "crackedaicode-prngkey-split",
+    "d2l-2366",
+    "jax-1007",
+    "jax-12719",
+    "jax-16994",
+    "openscvx-58",
+    "pax-26",
+    "theneuralbase-what-jit-compiles",
+})
+
+
 def run_cli(select_all: bool, cases: list[Case] = CASES) -> dict[str, list[tuple[str, int]]]:
     """(code, line) of every finding, per case, from one ``jaxlint check`` of all cases."""
     with tempfile.TemporaryDirectory(prefix="jaxlint-recall-") as tmp:
@@ -377,13 +397,13 @@ def found(by_case: dict[str, list[tuple[str, int]]], cases: list[Case] = CASES) 
 
 @pytest.fixture(scope="module")
 def measured() -> dict[str, list[tuple[str, int]]]:
-    return run_cli(select_all=True, cases=CASES + EARLIER_CASES + CASES2 + CASES3 + CASES4 + CASES5 + CASES6)
+    return run_cli(select_all=True, cases=CASES + EARLIER_CASES + CASES2 + CASES3 + CASES4 + CASES5 + CASES6 + CASES7)
 
 
 def test_every_case_marks_its_problem_and_names_a_report():
-    names = [c.name for c in CASES + EARLIER_CASES + CASES2 + CASES3 + CASES4 + CASES5 + CASES6]
+    names = [c.name for c in CASES + EARLIER_CASES + CASES2 + CASES3 + CASES4 + CASES5 + CASES6 + CASES7]
     assert len(names) == len(set(names))
-    for c in CASES + EARLIER_CASES + CASES2 + CASES3 + CASES4 + CASES5 + CASES6:
+    for c in CASES + EARLIER_CASES + CASES2 + CASES3 + CASES4 + CASES5 + CASES6 + CASES7:
         assert c.marked, c.name
         assert c.url.startswith("https://"), c.name
         compile(c.text, c.name, "exec")
@@ -393,6 +413,7 @@ def test_every_case_marks_its_problem_and_names_a_report():
     assert len(CASES4) >= 39
     assert len(CASES5) >= 37
     assert len(CASES6) >= 31
+    assert len(CASES7) >= 22
     assert len(EARLIER_CASES) == 34
     # the second round's threads are new: none is a thread of the earlier rounds
     assert not {c.url for c in CASES2} & {c.url for c in CASES + EARLIER_CASES}
@@ -407,13 +428,17 @@ def test_every_case_marks_its_problem_and_names_a_report():
     # and the sixth round's to all six (one case per thread in this round too)
     assert not {c.url for c in CASES6} & {c.url for c in CASES + EARLIER_CASES + CASES2 + CASES3 + CASES4 + CASES5}
     assert len({c.url for c in CASES6}) == len(CASES6)
-    assert FOUND | FOUND_EARLIER | FOUND2 | FOUND3 | FOUND4 | FOUND5 | FOUND6 <= set(names)
+    # and the seventh round's to all seven (one case per thread in this round too)
+    assert not {c.url for c in CASES7} & {c.url for c in CASES + EARLIER_CASES + CASES2 + CASES3 + CASES4 + CASES5
+                                          + CASES6}
+    assert len({c.url for c in CASES7}) == len(CASES7)
+    assert FOUND | FOUND_EARLIER | FOUND2 | FOUND3 | FOUND4 | FOUND5 | FOUND6 | FOUND7 <= set(names)
 
 
 @pytest.mark.parametrize("case", [
-    pytest.param(c, id=c.name, marks=() if c.name in FOUND | FOUND_EARLIER | FOUND2 | FOUND3 | FOUND4 | FOUND5 | FOUND6
+    pytest.param(c, id=c.name, marks=() if c.name in FOUND | FOUND_EARLIER | FOUND2 | FOUND3 | FOUND4 | FOUND5 | FOUND6 | FOUND7
                  else pytest.mark.xfail(reason="a known miss", strict=False))
-    for c in CASES + EARLIER_CASES + CASES2 + CASES3 + CASES4 + CASES5 + CASES6
+    for c in CASES + EARLIER_CASES + CASES2 + CASES3 + CASES4 + CASES5 + CASES6 + CASES7
 ])
 def test_case_is_found_by_its_rule(case, measured):
     hits = [line for code, line in measured[case.name] if code == case.rule]
@@ -440,6 +465,16 @@ def test_recall_figure_did_not_drop(measured):
     assert FOUND5 <= fifth, sorted(FOUND5 - fifth)
     sixth = found(measured, CASES6)
     assert FOUND6 <= sixth, sorted(FOUND6 - sixth)
+    seventh = found(measured, CASES7)
+    assert FOUND7 <= seventh, sorted(FOUND7 - seventh)
+    assert len(seventh) >= 8  # issue 36: the sealed seventh round stays at 8 of 22 or better
+
+
+def test_seventh_round_with_the_default_selection():
+    # issue 36 measures recall with the default selection: the sealed figure is a floor
+    seventh = found(run_cli(select_all=False, cases=CASES7), CASES7)
+    assert FOUND7 <= seventh, sorted(FOUND7 - seventh)
+    assert len(seventh) >= 8
 
 
 #: Cases whose problem is an error, each with the call that shows it: run with real jax
@@ -606,13 +641,25 @@ FAILING_CALLS = {
     "jax-15509": "main()",
     "jax-5454": "main()",
     "jax-2765": "main()",
+    # seventh round (recall_blind7_cases.py): the error cases whose imports are jax alone,
+    # run by hand before the measurement and kept here. equinox-1089 raises too (Non-hashable
+    # static arguments) but imports equinox; flax-4146 no longer raises with the flax
+    # installed here (nnx.jit now honours static_argnames given positionally); ott-3 and
+    # jaxley-74 import libraries that are not test dependencies.
+    "jax-3620": "main()",
+    "jax-2323": "main()",
+    "jax-1007": "main()",
+    "jax-16994": "main()",
+    "jax-5609": "main()",
+    "lagrangian-nns-7": "main()",
+    "desc-1334": "main()",
 }
 
 
 @pytest.mark.parametrize("name", sorted(FAILING_CALLS))
 def test_case_fails_under_jax(name):
     pytest.importorskip("jax")
-    case = {c.name: c for c in CASES + CASES2 + CASES3 + CASES4 + CASES5 + CASES6}[name]
+    case = {c.name: c for c in CASES + CASES2 + CASES3 + CASES4 + CASES5 + CASES6 + CASES7}[name]
     scope: dict = {}
     exec(compile(case.text + "\nimport jax, jax.numpy as jnp\n", name, "exec"), scope)  # noqa: S102 - our own case
     with pytest.raises(Exception) as err:  # noqa: B017 - each case fails its own way (see the ids)
@@ -678,6 +725,7 @@ def main() -> int:
     table(CASES4, "blind cases, fourth round (issue 19)")
     table(CASES5, "blind cases, fifth round (issue 19)")
     table(CASES6, "blind cases, sixth round (issue 19)")
+    table(CASES7, "blind cases, seventh round (issue 36)")
     table(EARLIER_CASES, "the 34 earlier cases, rewritten")
     return 0
 

@@ -2,7 +2,10 @@
 
 A rule is one class in one file under ``rules/``: its code, kebab-case name, default
 severity, options, documentation (the class docstring, with fixed sections) and
-VALID / INVALID examples that are both its tests and its documentation.
+VALID / INVALID examples that are both its tests and its documentation: the few its
+page prints (``jaxlint.docgen``: the first three of each); a static rule's further
+examples are fixture files, ``tests/fixtures/rules/<CODE>/*.py``, that pin every finding
+(tests/fixtures/rules/README.md).
 
 The engine only sees :class:`Rule` subclasses through the registry; a rule never
 sees an output format.
@@ -125,13 +128,16 @@ class Invalid:
     """Code on which the rule must fire.
 
     ``line`` (1-based, within the dedented ``code``) pins the first finding's line;
-    ``count`` the number of findings; ``expected_fix`` the code after applying all
-    of this rule's fixes (unsafe included).
+    ``count`` the number of findings; ``lines`` the line of every finding, in order
+    (where they are not all on ``line``); ``expected_fix`` the code after applying all
+    of this rule's fixes (unsafe included). A static example is held to every finding:
+    ``lines``, or ``count`` findings (one when not given) all on ``line``.
     """
 
     code: str
     line: int | None = None
     count: int | None = None
+    lines: tuple[int, ...] = ()
     message: str | None = None  # a substring the first message must contain
     expected_fix: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)

@@ -453,11 +453,12 @@ def test_a_rules_own_tests_are_at_the_path_that_mirrors_the_rule():
 def test_test_modules_have_distinct_names():
     """pytest imports a test folder without ``__init__.py`` by putting the folder on
     ``sys.path`` and the module under its file name: two ``test_x.py`` (or helper
-    modules) in different folders would clash."""
+    modules) in different folders would clash. (``data`` holds projects the tests run,
+    ``fixtures`` the rule examples the tests read: neither is imported.)"""
     names: dict[str, list[str]] = {}
     for p in (ROOT / "tests").rglob("*.py"):
         rel = p.relative_to(ROOT / "tests")
-        if rel.parts[0] != "data" and p.name != "conftest.py":
+        if rel.parts[0] not in ("data", "fixtures") and p.name != "conftest.py":
             names.setdefault(p.stem, []).append(rel.as_posix())
     assert not {n: ps for n, ps in names.items() if len(ps) > 1}
 

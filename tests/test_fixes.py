@@ -15,7 +15,8 @@ from helpers import lint_source, run_cli
 from jaxlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
 from jaxlint.fix.apply import add_noqa_text, apply_edits, apply_once, fix_until_stable, parses
 from jaxlint.registry import all_rules
-from jaxlint.rule import example_source
+from jaxlint.rule import Invalid, example_source
+from rule_fixtures import cases
 
 
 def _finding(line, col, end_line, end_col, content, code="JAX999", safe=True) -> Diagnostic:
@@ -264,8 +265,9 @@ def _unsafe_example():
     for rule in all_rules():
         if rule.phase.value != "static" or rule.fixable is not Applicability.UNSAFE:
             continue
-        for ex in rule.INVALID:
-            if ex.expected_fix is not None and not ex.options and not ex.select:
+        for case in cases(rule):
+            ex = case.example
+            if isinstance(ex, Invalid) and ex.expected_fix is not None and not ex.options and not ex.select:
                 return rule, ex
     return None, None
 

@@ -10,9 +10,11 @@ import pytest
 
 from helpers import run_cli
 from jaxlint.registry import all_rules
+from jaxlint.rule import Invalid
 from jaxlint.static.runner import lint_static
 from jaxlint.static.checker import SourceError, decode_source
 from jaxlint.textutil import LINE_BREAK
+from rule_fixtures import cases
 
 CAPTURED = textwrap.dedent("""
     import jax
@@ -57,8 +59,8 @@ def test_noqa_comments_of_a_cr_only_file_are_on_their_own_lines():
 def _examples():
     for rule in all_rules():
         if rule.phase.value == "static":
-            for ex in (*rule.VALID, *rule.INVALID):
-                yield rule, textwrap.dedent(ex.code).lstrip("\n"), dict(ex.options)
+            for case in cases(rule):
+                yield rule, textwrap.dedent(case.example.code).lstrip("\n"), dict(case.example.options)
 
 
 @pytest.mark.parametrize("nl", ["\r", "\r\n"], ids=["cr", "crlf"])
@@ -82,9 +84,9 @@ def _fixable_examples() -> dict[str, str]:
     for rule in all_rules():
         if rule.phase.value != "static":
             continue
-        for i, ex in enumerate(rule.INVALID):
-            code = textwrap.dedent(ex.code).lstrip("\n")
-            res, kept = lint_static("x.py", [rule(dict(ex.options))], text=code)
+        for i, case in enumerate(c for c in cases(rule) if isinstance(c.example, Invalid)):
+            code = textwrap.dedent(case.example.code).lstrip("\n")
+            res, kept = lint_static("x.py", [rule(dict(case.example.options))], text=code)
             if any(d.fix is not None for d in kept):
                 out[f"{rule.code.lower()}_{i}.py"] = code
     return out

@@ -18,7 +18,8 @@ from jaxlint.lsp.editing import noqa_edit, smallest_replacement  # noqa: E402
 from jaxlint.lsp.positions import from_units, to_units  # noqa: E402
 from jaxlint.textutil import split_lines  # noqa: E402
 from jaxlint.registry import all_rules  # noqa: E402
-from jaxlint.rule import example_source  # noqa: E402
+from jaxlint.rule import Invalid, example_source  # noqa: E402
+from rule_fixtures import cases  # noqa: E402
 from lsp_session import TIMEOUT, Session, capabilities, clean, run, session  # noqa: E402
 
 CAPTURED = """
@@ -306,9 +307,10 @@ def _fix_examples(applicability=None):
             continue
         if applicability is not None and rule.fixable != applicability:
             continue
-        for i, ex in enumerate(rule.INVALID):
-            if ex.expected_fix is not None and not ex.options and not ex.files:
-                out.append(pytest.param(rule, ex, id=f"{rule.code}-invalid-{i}"))
+        for case in cases(rule):
+            ex = case.example
+            if isinstance(ex, Invalid) and ex.expected_fix is not None and not ex.options and not ex.files:
+                out.append(pytest.param(rule, ex, id=case.ident))
     return out or [pytest.param(None, None, marks=pytest.mark.skip(reason="no static rule has a fix example yet"))]
 
 

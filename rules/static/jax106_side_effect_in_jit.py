@@ -141,37 +141,6 @@ class SideEffectInJit(StaticRule):
                 print("took", time.perf_counter() - start)
             """
         ),
-        Valid(
-            """
-            import random
-            import jax
-
-            @jax.jit
-            def f(x, key):
-                return x + jax.random.normal(key, x.shape)
-
-            def shuffle(data):
-                random.shuffle(data)
-                return data
-            """
-        ),
-        Valid(
-            """
-            import jax
-            import jax.numpy as jnp
-
-            def test_scan_without_jit():
-                # under disable_jit, lax.scan and jax.jit run their Python with values:
-                # the prints print numbers, on every step
-                with jax.disable_jit():
-                    def body(carry, x):
-                        print("step", carry, x)
-                        return carry + x, carry
-
-                    jax.lax.scan(body, 0.0, jnp.arange(3.0))
-                    jax.jit(lambda v: print(v))(jnp.ones(2))
-            """
-        ),
     ]
     INVALID = [
         Invalid(
@@ -212,75 +181,6 @@ class SideEffectInJit(StaticRule):
             """,
             line=5,
             message="frozen",
-        ),
-        Invalid(
-            """
-            import jax
-
-            @jax.jit
-            def f(x):
-                with open("scale.txt") as fh:
-                    scale = float(fh.read())
-                return x * scale
-            """,
-            line=5,
-            message="`open(",
-        ),
-        Invalid(
-            """
-            import logging
-            import jax
-
-            log = logging.getLogger(__name__)
-
-            @jax.jit
-            def f(x):
-                log.info(f"value {x}")
-                return x * 2
-            """,
-            line=8,
-            message="logs the tracer",
-        ),
-        Invalid(
-            """
-            import jax
-
-            @jax.jit
-            def f(x):
-                print("step done")
-                return x * 2
-            """,
-            options={"report-static-print": True},
-            line=5,
-            message="once per compilation",
-        ),
-        Invalid(
-            """
-            import jax
-
-            def describe(state):
-                return state.summary()
-
-            @jax.jit
-            def f(x):
-                print("state", describe(x))
-                return x * 2
-            """,
-            line=8,
-            message="once per compilation",
-        ),
-        Invalid(
-            """
-            import logging
-            import jax
-
-            @jax.jit
-            def f(x):
-                logging.info("compiling f")
-                return x * 2
-            """,
-            options={"report-static-logging": True},
-            line=6,
         ),
     ]
 

@@ -141,36 +141,6 @@ class TracerLeak(StaticRule):
                 return seen[0]
             """
         ),
-        Valid(
-            """
-            import jax
-            from flax import nnx
-
-            class Counter(nnx.Module):
-                def __init__(self):
-                    self.count = nnx.Variable(0)
-
-                @nnx.jit
-                def __call__(self, x):
-                    self.count.value += 1
-                    self.last = x
-                    return x
-            """
-        ),
-        Valid(
-            """
-            import jax
-
-            CACHE = {}
-
-            @jax.jit
-            def f(x):
-                key = x.shape
-                if key not in CACHE:
-                    CACHE[key] = len(key)
-                return x * CACHE[key]
-            """
-        ),
     ]
     INVALID = [
         Invalid(
@@ -219,99 +189,6 @@ class TracerLeak(StaticRule):
             """,
             line=8,
             message="traced by scan",
-        ),
-        Invalid(
-            """
-            from functools import partial
-            import jax
-
-            class Trainer:
-                @partial(jax.jit, static_argnums=0)
-                def step(self, x):
-                    loss = x.sum()
-                    self.last_loss = loss
-                    return loss
-            """,
-            line=8,
-            message="`self.last_loss`",
-        ),
-        Invalid(
-            """
-            import jax
-
-            class Tracker:
-                def __init__(self):
-                    self.last = None
-
-                def record(self, v):
-                    self.last = v * 2
-
-            TRACKER = Tracker()  # lives across calls
-
-            @jax.jit
-            def step(x):
-                TRACKER.record(x)
-                return x + 1
-
-            def make_local(x):
-                return Tracker()
-            """,
-            line=8,
-            message="`self.last`",
-        ),
-        Invalid(
-            """
-            import jax
-
-            def outer(xs):
-                total = 0.0
-                def body(i, x):
-                    nonlocal total
-                    total = x * i
-                    return x
-                return jax.lax.fori_loop(0, 3, body, xs), total
-            """,
-            line=7,
-            message="nonlocal `total`",
-        ),
-        Invalid(
-            """
-            import jax
-
-            _memo = {}
-
-            def features(x):
-                _memo["last"] = x + 1
-                return x
-
-            @jax.jit
-            def f(x):
-                return features(x)
-            """,
-            line=6,
-            message="stores traced value `x` in `_memo`, defined at module level",
-        ),
-        Invalid(
-            """
-            from functools import partial
-            import jax
-            import jax.numpy as jnp
-
-            class Fit:
-                def __init__(self, params, data):
-                    self.params = params
-                    self.data = data
-
-                def loss(self, params):
-                    return jnp.sum((self.data - params) ** 2)
-
-                @partial(jax.jit, static_argnums=(0,))
-                def step(self):
-                    grads = jax.grad(self.loss)(self.params)
-                    self.params = self.params - 0.1 * grads
-            """,
-            line=16,
-            message="assigns traced value `grads` to `self.params`",
         ),
     ]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from helpers import lint_source
+from rule_fixtures import invalid
 
 
 RULES = ("JAX103", "JAX104", "JAX105", "JAX106", "JAX107")
@@ -212,9 +213,10 @@ def run_module(src: str) -> dict:
 
 
 def example(rule, index: int, call: str) -> str:
-    """A rule's INVALID example with a line that exercises it: the documented example
-    itself is what runs under jax."""
-    return textwrap.dedent(rule.INVALID[index].code) + f"\nresult = lambda: {call}\n"
+    """A rule's INVALID example (``rule.INVALID[index]``, or its fixture
+    ``invalid_<index>.py``) with a line that exercises it: the example itself is what
+    runs under jax."""
+    return textwrap.dedent(invalid(rule, index).code) + f"\nresult = lambda: {call}\n"
 
 
 def found(code: str, src: str) -> list[tuple[int, str]]:

@@ -242,6 +242,8 @@ class Flow:
         self.indirect = bool(fn.traced_by) and all(r.by_call for r in fn.traced_by)
         self._fields_busy: set[tuple[str, str]] = set()  # fields being asked about (`self.n = self.n + 1`)
         self._stores: dict[tuple[str, str], list[ast.AST]] | None = None
+        self._answers: dict[tuple[int, int], tuple[ast.AST, tuple[int, ast.AST] | None]] = {}  # culprit's, see there
+        self._cuts = 0  # how many times a cycle guard has answered instead of the model
 
     def name_level(self, name: str) -> int | None:
         """The level of a name ``fn`` binds or closes over (None: not traced)."""
@@ -258,9 +260,27 @@ class Flow:
         return found[0] if found else None
 
     def culprit(self, expr: ast.AST | None) -> tuple[int, ast.AST] | None:
-        """(level, the sub-expression that makes ``expr`` traced), or None."""
+        """(level, the sub-expression that makes ``expr`` traced), or None.
+
+        Answers are remembered per expression: a chain of rebindings (``x = f(x)`` read
+        through each binding that reaches it) asks about the same values again along every
+        path, exponentially many. An answer is kept only when no cycle guard cut it short
+        (``_cuts`` unchanged while it was computed: it does not depend on which reads were
+        being answered) and for the names the fixpoint has marked so far (``fn.tainted``
+        only grows; its size tells the answers from before a mark apart)."""
         if expr is None:
             return None
+        key = (id(expr), len(self.fn.tainted))
+        kept = self._answers.get(key)
+        if kept is not None and kept[0] is expr:
+            return kept[1]
+        cuts = self._cuts
+        found = self._culprit(expr)
+        if self._cuts == cuts:
+            self._answers[key] = (expr, found)  # the node is kept, so its id is not reused
+        return found
+
+    def _culprit(self, expr: ast.AST) -> tuple[int, ast.AST] | None:
         m = self.model
         if isinstance(expr, ast.Name):
             gen = self._comprehension_binding(expr)
@@ -370,6 +390,7 @@ class Flow:
         ``_UNREADABLE`` when neither says."""
         key = (base.id, attr)
         if key in self._fields_busy:
+            self._cuts += 1
             return _UNREADABLE
         self._fields_busy.add(key)
         try:
@@ -523,8 +544,11 @@ class Flow:
         """Whether every binding of ``name`` that reaches this read assigns a value that is
         not traced. The names a function taints are one set for its whole body; a name
         bound to a Python value first and to a tracer only later is not traced before."""
-        if id(name) in self._reading or id(name) not in self.model.parents:
-            return False  # asked again while answering (a loop brings a binding back), or a made-up node
+        if id(name) in self._reading:
+            self._cuts += 1
+            return False  # asked again while answering (a loop brings a binding back)
+        if id(name) not in self.model.parents:
+            return False  # a made-up node
         self._reading.add(id(name))
         try:
             found = False

@@ -1,7 +1,9 @@
 """Generate the rule documentation from the registry.
 
 ``python -m jaxlint.docgen [ROOT]`` rewrites the README's rule table (between the
-``rules-table`` markers) and ``docs/rules/<CODE>.md`` for every rule. A test fails
+``rules-table`` markers), ``docs/rules/<CODE>.md`` for every rule, and the key tables of
+docs/configuration.md (between the ``keys-table`` and ``dynamic-keys-table`` markers;
+from jaxlint.config.keys). A test fails
 when the committed files differ from what this produces.
 """
 from __future__ import annotations
@@ -9,7 +11,10 @@ from __future__ import annotations
 import sys
 import textwrap
 from pathlib import Path
+from typing import Mapping
 
+from jaxlint.config import DynamicSettings, Settings
+from jaxlint.config.keys import DYNAMIC, TOP_LEVEL, Key
 from jaxlint.registry import all_rules
 from jaxlint.rule import example_source
 
@@ -42,19 +47,38 @@ def rule_page(r) -> str:
     return page + "\n## Examples (from the rule's tests)\n\n" + "\n".join(examples)
 
 
-def readme_with_table(text: str) -> str:
-    if START not in text or END not in text:
+def between(text: str, start: str, end: str, body: str) -> str:
+    """``text`` with what stands between the markers ``start`` and ``end`` replaced by ``body``."""
+    if start not in text or end not in text:
         return text
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{START}\n{rules_table()}\n{END}{tail}"
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{start}\n{body}\n{end}{tail}"
+
+
+def readme_with_table(text: str) -> str:
+    return between(text, START, END, rules_table())
+
+
+def keys_table(keys: Mapping[str, Key], defaults: object) -> str:
+    """A table of docs/configuration.md: each key's type, default and meaning, from its
+    declaration (jaxlint.config.keys) and its settings field's default."""
+    rows = ["| key | type | default | meaning |", "|---|---|---|---|"]
+    return "\n".join(rows + [k.docs_row(getattr(defaults, k.field, None)) for k in keys.values()])
+
+
+def configuration_with_tables(text: str) -> str:
+    text = between(text, "<!-- keys-table-start -->", "<!-- keys-table-end -->", keys_table(TOP_LEVEL, Settings()))
+    return between(text, "<!-- dynamic-keys-table-start -->", "<!-- dynamic-keys-table-end -->",
+                   keys_table(DYNAMIC, DynamicSettings()))
 
 
 def expected_files(root: Path) -> dict[Path, str]:
     out = {root / "docs" / "rules" / f"{r.code}.md": rule_page(r) for r in all_rules()}
-    readme = root / "README.md"
-    if readme.exists():
-        out[readme] = readme_with_table(readme.read_text(encoding="utf-8"))
+    for path, render in ((root / "README.md", readme_with_table),
+                         (root / "docs" / "configuration.md", configuration_with_tables)):
+        if path.exists():
+            out[path] = render(path.read_text(encoding="utf-8"))
     return out
 
 

@@ -13,8 +13,8 @@ import jsonschema
 import pytest
 
 from helpers import run_cli
-from jaxlint.config import DynamicSettings, TOP_LEVEL_KEYS, _DYNAMIC_TYPES, load_settings
-from jaxlint.config.schema import DYNAMIC_DOCS, KEY_DOCS, SCHEMA_PATH, build_schema, render
+from jaxlint.config import ConfigError, DynamicSettings, Settings, TOP_LEVEL_KEYS, _DYNAMIC_TYPES, load_settings
+from jaxlint.config.schema import SCHEMA_PATH, build_schema, render
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -312,9 +312,9 @@ def test_schema_module_prints_the_schema():
 
 
 def test_every_key_and_option_is_described_in_the_schema():
-    assert set(KEY_DOCS) == set(TOP_LEVEL_KEYS)
-    assert set(DYNAMIC_DOCS) == set(_DYNAMIC_TYPES)
     schema = build_schema()
+    assert set(schema["properties"]) == set(TOP_LEVEL_KEYS)
+    assert all(p["description"] for p in schema["properties"].values())
     assert set(schema["properties"]["dynamic"]["properties"]) == set(_DYNAMIC_TYPES)
     assert schema["properties"]["dynamic"]["properties"]["backend"]["default"] == DynamicSettings().backend
     from jaxlint.registry import all_rules
@@ -324,6 +324,51 @@ def test_every_key_and_option_is_described_in_the_schema():
         assert set(table["properties"]) == set(r.options) | {"severity"}  # every rule's severity, and its options
         assert all(table["properties"][k]["default"] == o.default for k, o in r.options.items())
         assert schema["properties"]["rules"]["properties"][r.name] == {"$ref": f"#/$defs/rule-{r.code}"}
+
+
+def test_a_key_declared_once_reaches_parsing_overrides_docs_and_schema(tmp_path, monkeypatch):
+    """A key is one entry of jaxlint.config.keys; its value lands in the settings field of
+    its name, whose default is the key's. Declared there (and its field given, here by a
+    subclass of the settings), `shout` is read from a config file and checked, set by the
+    command line's override, listed with its type and default in docs/configuration.md's
+    table, and described, typed and defaulted in the JSON schema, which editors check."""
+    from dataclasses import dataclass
+
+    from jaxlint import docgen
+    from jaxlint.config import apply_overrides, keys, schema
+
+    @dataclass(frozen=True)
+    class WithShout(Settings):
+        shout: bool = False
+
+    key = keys.Key("shout", bool, doc="Report in capitals.", override=keys.ON, cli=("--shout",))
+    monkeypatch.setitem(keys.TOP_LEVEL, "shout", key)
+    for module in ("jaxlint.config", "jaxlint.config.schema", "jaxlint.docgen"):
+        monkeypatch.setattr(f"{module}.Settings", WithShout)
+    cfg = tmp_path / "jaxlint.toml"
+    cfg.write_text("shout = true\n")
+    assert load_settings(cfg).shout is True  # parsing
+    cfg.write_text("shout = 'yes'\n")
+    with pytest.raises(ConfigError, match=r"jaxlint.toml: `shout` must be true or false, got 'yes'$"):
+        load_settings(cfg)
+    assert load_settings(None).shout is False and apply_overrides(WithShout(), {"shout": True}).shout is True
+    assert "| `shout` | bool | `false` | Report in capitals. |" in docgen.keys_table(keys.TOP_LEVEL, WithShout())
+    prop = schema.build_schema()["properties"]["shout"]
+    assert prop == {"description": "Report in capitals.", "type": "boolean", "default": False}
+    jsonschema.validate({"shout": True}, schema.build_schema())
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"shout": 1}, schema.build_schema())
+
+
+def test_every_keys_flags_are_the_check_commands():
+    """The flags a key declares (``Key.cli``) are flags of ``jaxlint check``."""
+    from jaxlint.config.keys import DYNAMIC, TOP_LEVEL
+    from jaxlint.pipeline import CheckOptions
+
+    flags = {f for fld in CheckOptions.__dataclass_fields__.values() for flag in fld.metadata.get("cli", ())
+             for f in flag.flags}
+    declared = {f for k in (*TOP_LEVEL.values(), *DYNAMIC.values()) for f in k.cli}
+    assert declared and declared <= flags, sorted(declared - flags)
 
 
 def _docs_example() -> str:

@@ -16,6 +16,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from jaxlint.config.errors import ConfigError, named, shown
+from jaxlint.config.keys import (
+    BACKENDS, CONFIDENCES, DYNAMIC, EXTEND, FUNCTION_KEYS, MAX_DIMENSION, MERGE, ON, REPLACE, SEVERITIES, TOP_LEVEL,
+    in_range,
+)
 
 
 CONFIG_FILES = (".jaxlint.toml", "jaxlint.toml", "pyproject.toml")
@@ -103,27 +107,10 @@ class DynamicSettings:
         return found
 
 
-_DYNAMIC_TYPES: dict[str, Any] = {
-    "enabled": bool, "compile": bool, "backend": str, "function-timeout": (int, float),
-    "file-timeout": (int, float), "memory-limit-mb": int, "workers": int, "signatures": str,
-    "x64": bool, "dimension-defaults": dict, "default-dimension": int, "functions": dict,
-    "compile-timeout": (int, float), "slow-import": (int, float), "budgets": str, "devices": int,
-    "import-scripts": bool, "target": str,
-}
-BACKENDS = ("cpu", "gpu", "cuda", "rocm", "tpu")
-#: array dimensions are 64-bit in XLA
-MAX_DIMENSION = 2**63 - 1
+#: the keys of ``[tool.jaxlint.dynamic]``: their value types (jaxlint.config.keys declares them)
+_DYNAMIC_TYPES: dict[str, Any] = {k.name: k.type for k in DYNAMIC.values()}
 #: integer keys of ``[tool.jaxlint.dynamic]``: (lowest, highest, what the ends mean)
-DYNAMIC_RANGES: dict[str, tuple[int, int, str]] = {
-    # the largest cap setrlimit takes: bytes in a signed 64-bit rlim_t
-    "memory-limit-mb": (0, (2**63 - 1) >> 20, "0 disables the cap"),
-    # more workers than this is a typo, not a machine (each one imports jax)
-    "workers": (0, 1024, "0 = one per core"),
-    "default-dimension": (1, MAX_DIMENSION, ""),
-    "devices": (0, 4096, "0 = as recorded, else 1"),
-}
-#: the keys of one ``[tool.jaxlint.dynamic.functions]`` entry
-FUNCTION_KEYS = ("args", "kwargs", "static")
+DYNAMIC_RANGES: dict[str, tuple[int, int, str]] = {k.name: k.range for k in DYNAMIC.values() if k.range}
 
 
 @dataclass(frozen=True)
@@ -180,30 +167,10 @@ class Settings:
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-# key in TOML -> (field name, validator)
 def _str_list(key: str, v: Any, src: str) -> tuple[str, ...]:
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
         raise ConfigError(f"{src}: `{key}` must be a list of strings, got {shown(v)}")
     return tuple(v)
-
-
-def _bool(key: str, v: Any, src: str) -> bool:
-    if not isinstance(v, bool):
-        raise ConfigError(f"{src}: `{key}` must be true or false, got {shown(v)}")
-    return v
-
-
-def _confidence(key: str, v: Any, src: str) -> str:
-    if v not in CONFIDENCES:
-        raise ConfigError(f"{src}: `{key}` must be one of {', '.join(CONFIDENCES)}, got {shown(v)}")
-    return v
-
-
-#: the values of ``confidence``, surest first
-CONFIDENCES = ("certain", "likely", "possible")
-
-
-SEVERITIES = ("info", "warning", "error")
 
 
 def _severity(key: str, v: Any, src: str) -> str:
@@ -212,33 +179,8 @@ def _severity(key: str, v: Any, src: str) -> str:
     return v
 
 
-def _str(key: str, v: Any, src: str) -> str:
-    if not isinstance(v, str):
-        raise ConfigError(f"{src}: `{key}` must be a string, got {shown(v)}")
-    return v
-
-
-TOP_LEVEL_KEYS = {
-    "select": ("select", _str_list),
-    "extend-select": ("extend_select", _str_list),
-    "ignore": ("ignore", _str_list),
-    "exclude": ("exclude", _str_list),
-    "extend-exclude": ("extend_exclude", _str_list),
-    "include": ("include", _str_list),
-    "extend-include": ("extend_include", _str_list),
-    "per-file-ignores": ("per_file_ignores", None),
-    "rules": ("rule_options", None),
-    "dynamic": ("dynamic", None),
-    "targets": ("targets", None),
-    "cache-dir": ("cache_dir", _str),
-    "force-exclude": ("force_exclude", _bool),
-    "respect-gitignore": ("respect_gitignore", _bool),
-    "confidence": ("confidence", _confidence),
-    "extend": ("extend", _str),
-    "fail-on": ("fail_on", _severity),
-    "fixable": ("fixable", _str_list),
-    "unfixable": ("unfixable", _str_list),
-}
+#: the keys of ``[tool.jaxlint]`` (jaxlint.config.keys declares them)
+TOP_LEVEL_KEYS = TOP_LEVEL
 
 
 def _tomllib():
@@ -392,11 +334,15 @@ def _apply_table(base: Settings, table: Mapping[str, Any], src: str) -> Settings
         if key not in TOP_LEVEL_KEYS:
             hint = _suggest(key, TOP_LEVEL_KEYS)
             raise ConfigError(f"{src}: unknown key `{named(key)}` in [tool.jaxlint]{hint}")
-        fname, validator = TOP_LEVEL_KEYS[key]
+        spec = TOP_LEVEL_KEYS[key]
+        fname = spec.field
         if key == "extend":
             continue
-        if validator is not None:
-            changes[fname] = validator(key, value, src)
+        if spec.type is not dict:
+            try:
+                changes[fname] = spec.check(value)
+            except ValueError as e:
+                raise ConfigError(f"{src}: {e}") from None
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError(f"{src}: `per-file-ignores` must be a table of glob = [codes], got {shown(value)}")
@@ -411,9 +357,9 @@ def _apply_table(base: Settings, table: Mapping[str, Any], src: str) -> Settings
             changes[fname] = _dynamic(value, src, base.dynamic)
         elif key == "targets":
             changes[fname] = _targets(value, src, base.targets)
-    for k in ("select", "extend_select", "ignore", "fixable", "unfixable"):
-        if k in changes:
-            validate_selectors(changes[k], f"{src}: `{k.replace('_', '-')}`")
+    for spec in TOP_LEVEL_KEYS.values():
+        if spec.selectors and spec.field in changes:
+            validate_selectors(changes[spec.field], f"{src}: `{spec.name}`")
     return replace(base, **_layered(base, changes))
 
 
@@ -523,32 +469,16 @@ def devices_memory_mb(devices: int) -> int:
 def check_dynamic_value(key: str, v: Any) -> Any:
     """The value of ``[tool.jaxlint.dynamic]`` key ``key``, checked for type, range and
     finiteness (a NaN timeout would never expire); ValueError naming the key otherwise."""
-    t = _DYNAMIC_TYPES[key]
-    ts = t if isinstance(t, tuple) else (t,)
-    if not isinstance(v, ts) or (isinstance(v, bool) and bool not in ts):
-        raise ValueError(f"`{key}` has the wrong type: {shown(v)}")
-    if key == "backend" and v not in BACKENDS:
-        raise ValueError(f"`backend` must be one of {', '.join(BACKENDS)}; got {shown(v)}")
-    if key in ("function-timeout", "file-timeout", "compile-timeout", "slow-import"):
-        if not math.isfinite(v) or v <= 0:
-            raise ValueError(f"`{key}` must be a positive, finite number of seconds; got {shown(v)}")
-    elif key in DYNAMIC_RANGES:
-        _in_range(key, v, *DYNAMIC_RANGES[key])
-    elif key == "dimension-defaults":
+    DYNAMIC[key].check(v)
+    if key == "dimension-defaults":
         for name, size in v.items():
             if isinstance(size, bool) or not isinstance(size, int):
                 raise ValueError(f"`dimension-defaults.{named(name)}` must be an integer size, got {shown(size)}")
-            _in_range(f"dimension-defaults.{named(name)}", size, 1, MAX_DIMENSION)
+            in_range(f"dimension-defaults.{named(name)}", size, 1, MAX_DIMENSION)
     elif key == "functions":
         for fkey, entry in v.items():
             _check_function_entry(fkey, entry)
     return v
-
-
-def _in_range(key: str, v: int, low: int, high: int, note: str = "") -> None:
-    if not low <= v <= high:
-        extra = f" ({note})" if note else ""
-        raise ValueError(f"`{key}` must be between {low} and {high}{extra}; got {shown(v)}")
 
 
 def _check_function_entry(key: str, entry: Any) -> None:
@@ -590,42 +520,34 @@ def apply_overrides(s: Settings, o: Mapping[str, Any]) -> Settings:
     from jaxlint.registry import validate_selectors
 
     changes: dict[str, Any] = {}
-    if o.get("select") is not None:
-        # the command line is the last layer: its --select starts over (ruff)
-        validate_selectors(o["select"], "--select")
-        changes["select"] = tuple(o["select"])
-        changes["extend_select"] = ()
-        changes["ignore"] = ()
-    if o.get("extend_select"):
-        validate_selectors(o["extend_select"], "--extend-select")
-        changes["extend_select"] = tuple(changes.get("extend_select", s.extend_select)) + tuple(o["extend_select"])
-    if o.get("ignore"):
-        validate_selectors(o["ignore"], "--ignore")
-        changes["ignore"] = tuple(changes.get("ignore", s.ignore)) + tuple(o["ignore"])
-    if o.get("per_file_ignores"):
-        for glob, codes in o["per_file_ignores"].items():
-            validate_selectors(codes, f"--per-file-ignores {glob}")
-        pfi = dict(s.per_file_ignores)
-        pfi.update(o["per_file_ignores"])
-        changes["per_file_ignores"] = pfi
-    if o.get("force_exclude"):
-        changes["force_exclude"] = True
-    if o.get("ignore_noqa"):
+    for spec in TOP_LEVEL_KEYS.values():
+        value = o.get(spec.field)
+        if spec.override is None or value is None or (spec.override != REPLACE and not value):
+            continue
+        if spec.choices:
+            try:
+                value = spec.check(value)
+            except ValueError as e:
+                raise ConfigError(f"command line: {spec.cli[0]}: {e}") from None
+        if spec.selectors:
+            validate_selectors(value, spec.cli[0])
+        elif spec.name == "per-file-ignores":
+            for glob, codes in value.items():
+                validate_selectors(codes, f"--per-file-ignores {glob}")
+        if spec.override == REPLACE:
+            changes[spec.field] = tuple(value) if isinstance(value, (list, tuple)) else value
+        elif spec.override == EXTEND:
+            changes[spec.field] = tuple(changes.get(spec.field, getattr(s, spec.field))) + tuple(value)
+        elif spec.override == ON:
+            changes[spec.field] = True
+        elif spec.field == "dynamic":  # MERGE: its keys' fields
+            changes[spec.field] = replace(s.dynamic, **value)
+        else:  # MERGE
+            changes[spec.field] = {**getattr(s, spec.field), **value}
+        if spec.name == "select":  # the command line is the last layer: its --select starts over (ruff)
+            changes["extend_select"] = changes["ignore"] = ()  # (the keys after it in the table add theirs)
+    if o.get("ignore_noqa"):  # the command line's only (ruff's --ignore-noqa has no key)
         changes["ignore_noqa"] = True
-    if o.get("confidence"):
-        changes["confidence"] = o["confidence"]
-    if o.get("dynamic"):
-        changes["dynamic"] = replace(s.dynamic, **o["dynamic"])
-    if o.get("extend_exclude"):
-        changes["extend_exclude"] = tuple(s.extend_exclude) + tuple(o["extend_exclude"])
-    if o.get("exclude") is not None:
-        changes["exclude"] = tuple(o["exclude"])
-    if o.get("fail_on"):
-        changes["fail_on"] = _severity("--fail-on", o["fail_on"], "command line")
-    for k in ("fixable", "unfixable"):
-        if o.get(k) is not None:
-            validate_selectors(o[k], f"--{k}")
-            changes[k] = tuple(o[k])
     s = replace(s, **changes) if changes else s
     for text in o.get("inline") or ():  # `--config 'key = value'`: the last layer
         s = _apply_table(s, inline_table(text), f"--config {text!r}")

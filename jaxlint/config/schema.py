@@ -1,6 +1,6 @@
 """The JSON schema of ``[tool.jaxlint]`` (and of ``jaxlint.toml``), generated from
-the config model: :data:`jaxlint.config.TOP_LEVEL_KEYS`, :class:`DynamicSettings`
-and every rule's options. Editors (Even Better TOML, VS Code) use it to validate
+the config model: the keys of :mod:`jaxlint.config.keys` (their defaults: the fields of
+:class:`jaxlint.config.Settings` and :class:`DynamicSettings`) and every rule's options. Editors (Even Better TOML, VS Code) use it to validate
 and complete the table.
 
 Regenerate the committed copy after changing keys, rules or options::
@@ -13,89 +13,24 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from jaxlint.config import (
-    _DYNAMIC_TYPES, BACKENDS, DYNAMIC_RANGES, FUNCTION_KEYS, MAX_DIMENSION, DynamicSettings, Settings,
-    CONFIDENCES, TOP_LEVEL_KEYS, _bool, _confidence, _str, _str_list,
-    SEVERITIES, _severity,
-)
+from jaxlint.config import DynamicSettings, Settings
+from jaxlint.config.keys import DYNAMIC, TOP_LEVEL, json_type
 from jaxlint.registry import all_rules
 
 SCHEMA_PATH = Path(__file__).parent.parent / "schema" / "config.schema.json"
 
-#: what each ``[tool.jaxlint]`` key means (a test checks every key has one)
-KEY_DOCS = {
-    "select": "Rules to enable: codes (`JAX101`), prefixes (`JAX1` = every static rule), names "
-              "(`captured-array`) or `ALL`. Replaces the default selection.",
-    "extend-select": "Rules to enable on top of `select` (or the default selection).",
-    "ignore": "Rules to disable; a more specific selector wins over a less specific one, and ignore wins ties.",
-    "exclude": "Glob patterns of files and folders never to check; replaces the default list "
-               "(.git, .venv, build, dist, ...).",
-    "extend-exclude": "Glob patterns to exclude on top of `exclude`.",
-    "include": "File patterns to check when walking folders (`*.py`, `*.pyi`, `*.ipynb` by default); "
-               "replaces the default list. Files named on the command line are always checked.",
-    "extend-include": "File patterns to check on top of `include`, e.g. `[\"*.pyw\"]`.",
-    "per-file-ignores": "Glob pattern -> rule selectors to ignore in the matching files.",
-    "rules": "Per-rule options: `[tool.jaxlint.rules.<code-or-name>]`.",
-    "dynamic": "The dynamic phase: tracing (`JAX2xx`) and compiling (`JAX3xx`) jitted functions.",
-    "targets": "Named targets to compile for: `[tool.jaxlint.targets.v5e-8]` with a TPU `topology` "
-               "(`\"v5e:2x4\"`) and the program's `mesh` there; chosen by `dynamic.target` or `--target NAME` "
-               "(docs/targets.md).",
-    "cache-dir": "Where to cache results (default: `.jaxlint_cache` beside the config file).",
-    "force-exclude": "Apply `exclude` to files passed explicitly on the command line too (pre-commit).",
-    "respect-gitignore": "Skip files that git ignores when walking directories.",
-    "confidence": "The least confidence a static finding needs to be reported: `certain`, `likely` (the "
-                  "default: certain and likely findings) or `possible` (what `--preview` reports). A finding "
-                  "is an error only when it is certain.",
-    "fail-on": "The lowest severity that fails the run (exit 1): `info`, `warning` (default) or `error`; "
-               "findings below it are shown and do not fail.",
-    "fixable": "Rule selectors whose fixes `--fix` applies (default `[\"ALL\"]`).",
-    "unfixable": "Rule selectors whose fixes `--fix` never applies; the more specific selector wins, "
-                 "unfixable wins ties.",
-    "extend": "Path of another config file (pyproject.toml or jaxlint.toml) to inherit settings from; "
-              "keys set here replace inherited ones.",
-}
-
-DYNAMIC_DOCS = {
-    "enabled": "Run the dynamic phase without `--dynamic`.",
-    "compile": "Also compile with XLA and run the compile-tier (`JAX3xx`) rules.",
-    "backend": "The backend to trace and compile for.",
-    "function-timeout": "Seconds allowed to trace (or compile) one function.",
-    "file-timeout": "Seconds allowed for one file: its import plus every function in it.",
-    "memory-limit-mb": "Memory cap of a worker process in MiB: its resident memory is watched on every backend, "
-                       "its address space capped on CPU; 0 disables both.",
-    "workers": "Worker processes; 0 means one per core.",
-    "signatures": "The recorded-signatures file written by `jaxlint record`.",
-    "x64": "Force `jax_enable_x64` on or off; unset keeps the project's own setting.",
-    "dimension-defaults": "Concrete sizes for symbolic jaxtyping dimensions, e.g. `{ b = 8 }`.",
-    "default-dimension": "Size used for a symbolic dimension with no default.",
-    "functions": "Explicit input specs: `\"pkg.mod:fn\" = { args = \"(f32[8,128], i32[8])\" }`.",
-    "compile-timeout": "Seconds allowed to compile one function in the compile tier.",
-    "slow-import": "Seconds after which importing a checked module gets a note (its top-level code runs).",
-    "budgets": "The committed cost budgets (`jaxlint budget update`), relative to the project root.",
-    "devices": "Devices a worker has on the CPU backend (forced host devices, so meshes and shardings compile); "
-               "0 means as many as `jaxlint record` saw the program use, else one.",
-    "target": "The target to compile for: a name from `[tool.jaxlint.targets]` or a TPU topology such as "
-              "`\"v5e:1x1\"` (compiled deviceless, on any machine); unset: the `backend`'s own devices.",
-    "import-scripts": "Import modules that do work at import (top-level calls, loops) to trace their functions; "
-                      "by default they are not run: record them with `jaxlint record`.",
-}
-
-_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", dict: "object", list: "array"}
-
+#: what each ``[tool.jaxlint]`` key means, as the schema describes it
+KEY_DOCS = {k.name: k.doc for k in TOP_LEVEL.values()}
+DYNAMIC_DOCS = {k.name: k.doc for k in DYNAMIC.values()}
 
 def _typed(prop: dict, t: Any) -> dict:
     """Set ``prop["type"]`` from a Python type or tuple of types (left out if one is unknown)."""
-    ts = t if isinstance(t, tuple) else (t,)
-    if not all(x in _JSON_TYPES for x in ts):
-        return prop
-    names = [_JSON_TYPES[x] for x in ts]
-    if "number" in names and "integer" in names:  # JSON's number includes integers
-        names.remove("integer")
-    prop["type"] = names[0] if len(names) == 1 else names
+    names = json_type(t)
+    if names is not None:
+        prop["type"] = names
     return prop
 
 
@@ -104,48 +39,11 @@ def _selector() -> dict:
     return {"anyOf": [{"enum": names}, {"type": "string", "pattern": "^JAX[0-9]{0,3}$"}]}
 
 
-def _top_level(key: str, settings_default: Any) -> dict:
-    _, validator = TOP_LEVEL_KEYS[key]
-    prop: dict[str, Any] = {"description": KEY_DOCS[key]}
-    if validator is _str_list:
-        items = ({"$ref": "#/$defs/selector"} if key in ("select", "extend-select", "ignore", "fixable", "unfixable")
-                 else {"type": "string"})
-        prop.update(type="array", items=items)
-    elif validator is _bool:
-        prop["type"] = "boolean"
-    elif validator is _str:
-        prop["type"] = "string"
-    elif validator is _confidence:
-        prop.update(type="string", enum=list(CONFIDENCES))
-    elif validator is _severity:
-        prop.update(type="string", enum=list(SEVERITIES))
-    if settings_default is not None and not isinstance(settings_default, (dict, DynamicSettings)):
-        prop["default"] = list(settings_default) if isinstance(settings_default, tuple) else settings_default
-    return prop
-
-
 def _dynamic() -> dict:
-    defaults = {f.name: getattr(DynamicSettings(), f.name) for f in fields(DynamicSettings)}
-    props = {}
-    for key, t in _DYNAMIC_TYPES.items():
-        prop = _typed({"description": DYNAMIC_DOCS[key]}, t)
-        default = defaults[key.replace("-", "_")]
-        if default is not None and not isinstance(default, dict):
-            prop["default"] = default
-        if key == "backend":
-            prop["enum"] = list(BACKENDS)
-        if key.endswith("-timeout") or key == "slow-import":
-            prop["exclusiveMinimum"] = 0
-        if key in DYNAMIC_RANGES:
-            prop["minimum"], prop["maximum"] = DYNAMIC_RANGES[key][:2]
-        if key == "dimension-defaults":
-            prop["additionalProperties"] = {"type": "integer", "minimum": 1, "maximum": MAX_DIMENSION}
-        if key == "functions":
-            entry = {k: {"type": "object"} if k == "static" else {"type": "string"} for k in FUNCTION_KEYS}
-            prop["propertyNames"] = {"pattern": "^[^:]+:.+$"}
-            prop["additionalProperties"] = {"type": "object", "properties": entry, "additionalProperties": False}
-        props[key] = prop
-    return {"type": "object", "description": KEY_DOCS["dynamic"], "properties": props, "additionalProperties": False}
+    defaults = DynamicSettings()
+    props = {key: spec.json_schema(getattr(defaults, spec.field)) for key, spec in DYNAMIC.items()}
+    return {"type": "object", "description": TOP_LEVEL["dynamic"].doc, "properties": props,
+            "additionalProperties": False}
 
 
 #: what each key of a ``[tool.jaxlint.targets.NAME]`` table means
@@ -174,7 +72,7 @@ def _targets() -> dict:
              "budgets": {"type": "string", "minLength": 1}}
     entry = {"type": "object", "properties": {k: {"description": TARGET_DOCS[k], **types[k]} for k in TARGET_KEYS},
              "additionalProperties": False}
-    return {"type": "object", "description": KEY_DOCS["targets"], "additionalProperties": entry}
+    return {"type": "object", "description": TOP_LEVEL["targets"].doc, "additionalProperties": entry}
 
 
 def _rule_table(rule) -> dict:
@@ -198,25 +96,21 @@ def _rule_table(rule) -> dict:
 def build_schema() -> dict:
     """The schema, as a plain dict in a fixed order (so the JSON is stable)."""
     defaults = Settings()
-    field_of = {key: fname for key, (fname, _) in TOP_LEVEL_KEYS.items()}
     props: dict[str, Any] = {}
-    for key in TOP_LEVEL_KEYS:
-        if key == "per-file-ignores":
-            props[key] = {"type": "object", "description": KEY_DOCS[key],
-                          "additionalProperties": {"type": "array", "items": {"$ref": "#/$defs/selector"}}}
-        elif key == "rules":
+    for key, spec in TOP_LEVEL.items():
+        if key == "rules":
             rules_props = {}
             for r in all_rules():
                 rules_props[r.code] = {"$ref": f"#/$defs/rule-{r.code}"}
                 rules_props[r.name] = {"$ref": f"#/$defs/rule-{r.code}"}
-            props[key] = {"type": "object", "description": KEY_DOCS[key], "properties": rules_props,
+            props[key] = {"type": "object", "description": spec.doc, "properties": rules_props,
                           "additionalProperties": False}
         elif key == "dynamic":
             props[key] = _dynamic()
         elif key == "targets":
             props[key] = _targets()
         else:
-            props[key] = _top_level(key, getattr(defaults, field_of[key], None))
+            props[key] = spec.json_schema(getattr(defaults, spec.field, None))
     defs: dict[str, Any] = {"selector": _selector()}
     for r in all_rules():
         defs[f"rule-{r.code}"] = _rule_table(r)

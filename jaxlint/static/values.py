@@ -45,7 +45,7 @@ from jaxlint.textutil import LazyPattern
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
 
-    from jaxlint.static.scopes import FunctionInfo, Scopes
+    from jaxlint.static.scopes import Binding, FunctionInfo, Scopes
     from jaxlint.static.tree import Dep
 
 
@@ -823,3 +823,70 @@ class Summaries:
                 return self.method_returns(expr.func.attr, depth + 1)
             return self.callee_returns(expr.func, fn, depth + 1)
         return Kind.UNKNOWN
+
+
+#: jax tree functions whose result is a Python list of the leaves (``tree_leaves``), and
+#: those whose result is a tuple ``(leaves list, treedef)`` (``tree_flatten``).
+TREE_LISTS = frozenset({
+    "jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_leaves",
+    "jax.tree_util.tree_leaves_with_path", "jax.tree.leaves_with_path",
+    "jax.tree_util.tree_flatten_with_path", "jax.tree.flatten_with_path",
+})
+TREE_FLATTENS = frozenset({
+    "jax.tree_util.tree_flatten", "jax.tree.flatten", "jax.tree_flatten",
+    "jax.tree_util.tree_flatten_with_path", "jax.tree.flatten_with_path",
+})
+#: builtins whose result is a Python container whatever they are given (a traced array
+#: too: ``list(x)`` is a list of its rows, as long as its static first axis)
+_CONTAINER_BUILTINS = frozenset({"builtins.list", "builtins.tuple", "builtins.dict", "builtins.set",
+                                 "builtins.sorted", "builtins.zip", "builtins.enumerate"})
+#: methods of a dict whose result is a view (its truth value is the dict's)
+_DICT_VIEWS = frozenset({"keys", "values", "items"})
+_DISPLAYS = (ast.Tuple, ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
+
+
+def python_container(model: "Scopes", expr: ast.AST | None, fn: "FunctionInfo | None" = None, depth: int = 0) -> bool:
+    """``expr`` evaluates to a Python container (a list, tuple, dict or set), never an
+    array, whatever its elements are: its truth value and ``len`` are its structure, known
+    while tracing even when every element is a tracer. Displays and comprehensions; what
+    ``list``/``tuple``/``dict``/``sorted`` make; the leaves list of a pytree
+    (``jax.tree_util.tree_leaves(x)``, ``jax.tree.leaves(x)``, ``tree_flatten(x)[0]``);
+    a name every binding of which that reaches the read is one of those (``leaves, treedef
+    = jax.tree_util.tree_flatten(x)`` binds ``leaves`` to the list). An element of a
+    container (``tree_leaves(x)[0]``) is not."""
+    if expr is None or depth > 4:
+        return False
+    if isinstance(expr, _DISPLAYS):
+        return True
+    if isinstance(expr, ast.Call):
+        q = model.resolve_call(expr) or ""
+        if q in TREE_LISTS or q in _CONTAINER_BUILTINS:
+            return True
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr in _DICT_VIEWS and not expr.args:
+            return python_container(model, expr.func.value, fn, depth + 1)
+        return False
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Call):
+        # `tree_flatten(x)[0]`: the leaves list of the (leaves, treedef) pair
+        index = expr.slice
+        return isinstance(index, ast.Constant) and index.value == 0 \
+            and (model.resolve_call(expr.value) or "") in TREE_FLATTENS
+    if isinstance(expr, ast.Name):
+        scope = fn if fn is not None else model.function_of(expr)
+        bindings = model.reaching_bindings(expr, scope)
+        return bool(bindings) and all(_binds_container(model, b, scope, depth) for b in bindings)
+    return False
+
+
+def _binds_container(model: "Scopes", b: "Binding", scope: "FunctionInfo | None", depth: int) -> bool:
+    """The binding ``b`` gives its name a Python container (``python_container``)."""
+    if b.kind != "assign":
+        return False
+    if b.value is not None:
+        return python_container(model, b.value, scope, depth + 1)
+    stmt = b.node
+    # `leaves, treedef = jax.tree_util.tree_flatten(x)`: the first name gets the list
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
+            and (model.resolve_call(stmt.value) or "") in TREE_FLATTENS:
+        return any(isinstance(t, (ast.Tuple, ast.List)) and t.elts and isinstance(t.elts[0], ast.Name)
+                   and t.elts[0].id == b.name for t in stmt.targets)
+    return False

@@ -8,6 +8,7 @@ from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._fixplan import import_name, is_statement_list_member
 from jaxlint.static.traced import only_differentiated
 from jaxlint.static.usage import used_as_object
+from jaxlint.static.values import python_container
 from jaxlint.static.taint import (CERTAIN, LIKELY, POSSIBLE, confidence, describe, is_jit_entry,
                                          taint_of, traced_how)
 
@@ -32,6 +33,8 @@ _CONSTRUCTS = {
     "complex()": ("a concrete number", "ConcretizationTypeError", "array operations (`x.astype(jnp.complex64)`)"),
     "range()": ("a concrete integer", "TracerIntegerConversionError", "`jax.lax.fori_loop` with a traced bound"),
 }
+#: the constructs that take a value's truth: a Python container's is its structure
+_CONTAINER_TRUTH = frozenset(k for k, v in _CONSTRUCTS.items() if v[0] == "a concrete bool")
 _CONVERTING_BUILTINS = {"builtins.bool": "bool()", "builtins.int": "int()", "builtins.float": "float()",
                         "builtins.complex": "complex()", "builtins.range": "range()", "operator.index": "int()"}
 
@@ -283,6 +286,8 @@ class TracedControlFlow(StaticRule):
 
     def _truth_operands(self, ctx, taint, fn, report_node, operands, kind, covered) -> None:
         for operand in operands:
+            if kind in _CONTAINER_TRUTH and python_container(ctx.model, operand, fn):
+                continue  # `if jax.tree_util.tree_leaves(x):` a list: its truth is the tree's structure
             found = taint.culprit(operand)
             if found is None:
                 continue

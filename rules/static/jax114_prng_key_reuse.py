@@ -10,6 +10,7 @@ from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
 from jaxlint.static.semantic import FunctionInfo, ModuleModel, children, target_names, walk
+from jaxlint.static.selects import alternatives
 from jaxlint.textutil import LazyPattern, line_starts
 
 if TYPE_CHECKING:
@@ -726,6 +727,8 @@ class _Flow:
                     continue  # an unseen helper and a split or another helper: too unsure
                 if first_name == fn_name and self._aligned(first, call, fn_name):
                     continue  # the same draw applied to other data on purpose: `choice(key, x)`, `choice(key, y)`
+                if alternatives(self.model, first, call):
+                    continue  # `where(c, normal(key, s), uniform(key, s))`: only one draw survives, element by element
                 if self.loop_pass and first is call:
                     msg = (f"PRNG key `{text}` is consumed by `{fn_name}` on every iteration of the loop without "
                            f"being reassigned: every iteration draws the same random numbers; split it in the loop "

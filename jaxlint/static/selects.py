@@ -1,0 +1,117 @@
+"""Selects: where two values are alternatives of which only one survives.
+
+``jnp.where(c, a, b)`` keeps, element by element, either ``a``'s value or ``b``'s, never
+both; ``lax.select``, ``lax.select_n``, ``jnp.select``'s choices and a conditional
+expression (``a if c else b``) do the same. Two values that reach a program only as
+different operands of one select never meet in the result: one key drawing both
+(``where(c, normal(key, s), uniform(key, s))``) is not two draws that correlate.
+
+``alternatives(model, a, b)`` answers that for two expressions of one function: each
+is an operand of the select (or inside one, through arithmetic and calls on it), or is
+assigned to a name read exactly once, as such an operand (``a = normal(key, s)``,
+``b = uniform(key, s)``, ``where(c, a, b)``), and they reach different operands of the
+same select. The model says no when unsure (a name read twice, rebound, or an operand
+that is also the condition).
+"""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxlint.static.scopes import FunctionInfo, Scopes
+
+#: selects by qualified name: the index of the first operand (those before it are the
+#: condition or the selector); every later positional argument is one alternative
+SELECTS = {
+    "jax.numpy.where": 1,
+    "jax.lax.select": 1,
+    "jax.lax.select_n": 1,
+}
+#: selects whose alternatives are the elements of a list argument (``jnp.select(conds, choices)``)
+SELECT_LISTS = {"jax.numpy.select": 1, "jax.numpy.piecewise": None}
+#: how many names one question follows (``a = ...; b = a * 2; where(c, b, ...)``)
+_MAX_HOPS = 4
+
+
+def _slot(model: "Scopes", node: ast.AST, parent: ast.AST) -> tuple[int, int] | None:
+    """When ``node`` is one alternative of the select ``parent``: (the select's id, which
+    alternative); None when ``parent`` is not a select or ``node`` is its condition."""
+    if isinstance(parent, ast.IfExp):
+        if node is parent.body:
+            return id(parent), 0
+        if node is parent.orelse:
+            return id(parent), 1
+        return None
+    if isinstance(parent, (ast.List, ast.Tuple)):
+        call = model.parent(parent)
+        if isinstance(call, ast.Call) and not call.keywords:
+            q = model.resolve_call(call) or ""
+            at = SELECT_LISTS.get(q)
+            if at is not None and len(call.args) > at and call.args[at] is parent:
+                return id(parent), next(i for i, e in enumerate(parent.elts) if e is node)
+        return None
+    if isinstance(parent, ast.Call) and not parent.keywords and not any(
+            isinstance(a, ast.Starred) for a in parent.args):
+        first = SELECTS.get(model.resolve_call(parent) or "")
+        if first is None:
+            return None
+        for i, a in enumerate(parent.args):
+            if a is node:
+                return (id(parent), i) if i >= first and len(parent.args) > first + 1 else None
+    return None
+
+
+def _landing(model: "Scopes", fn: "FunctionInfo | None", expr: ast.AST, hops: int = 0) -> tuple[int, int] | None:
+    """The select alternative ``expr``'s value ends up in, and only there; None when it
+    may reach the result another way (or the model cannot tell)."""
+    node = expr
+    while True:
+        parent = model.parent(node)
+        if parent is None:
+            return None
+        slot = _slot(model, node, parent)
+        if slot is not None:
+            return slot
+        if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Call, ast.keyword, ast.Subscript, ast.Attribute,
+                               ast.Starred)):
+            if isinstance(parent, ast.Call) and parent.func is node:
+                return None
+            node = parent  # the value flows on through arithmetic, a call on it, an index
+            continue
+        if isinstance(parent, ast.Assign) and parent.value is node and hops < _MAX_HOPS and fn is not None \
+                and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+            name = parent.targets[0].id
+            if len(fn.bindings.get(name, ())) != 1:
+                return None  # rebound: which value a read sees is another question
+            reads = [n for n in fn.body_nodes() if isinstance(n, ast.Name) and n.id == name
+                     and isinstance(n.ctx, ast.Load)]
+            if len(reads) != 1 or any(name in _free_reads(model, f) for f in _nested(model, fn)):
+                return None  # read twice (or by a nested function): both may survive
+            return _landing(model, fn, reads[0], hops + 1)
+        return None
+
+
+def _nested(model: "Scopes", fn: "FunctionInfo") -> list["FunctionInfo"]:
+    return [f for f in model.functions if f.parent is fn]
+
+
+def _free_reads(model: "Scopes", fn: "FunctionInfo") -> set[str]:
+    return {n.id for n in fn.body_nodes() if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+            and n.id not in fn.bindings}
+
+
+def alternatives(model: "Scopes", a: ast.AST, b: ast.AST) -> bool:
+    """``a`` and ``b`` (two expressions of one function) reach different alternatives of
+    one select, and nothing else: at most one of their values survives in any element
+    of the result."""
+    if a is b:
+        return False
+    fn = model.function_of(a)
+    if fn is not model.function_of(b):
+        return False
+    first = _landing(model, fn, a)
+    if first is None:
+        return False
+    second = _landing(model, fn, b)
+    return second is not None and first[0] == second[0] and first[1] != second[1]

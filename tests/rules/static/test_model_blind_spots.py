@@ -1,0 +1,141 @@
+"""The static model's blind spots of issue 36, each a general capability of the model
+with VALID and INVALID code: what jaxlint says of it, and what real jax does with it
+(one fresh jax process for all the snippets, ``outcomes_under_jax``).
+
+* container truthiness: the leaves list of a pytree is a Python list; its truth value
+  is the tree's structure (``values.python_container``);
+* selects of two operands: one key drawing both alternatives of a select, of which one
+  survives per element, is not reuse (``selects.alternatives``).
+"""
+from __future__ import annotations
+
+import functools
+import textwrap
+
+from helpers import lines
+from static_rule_helpers import outcomes_under_jax
+
+def marked(src: str) -> list[int]:
+    """The lines of ``src`` marked ``# INVALID`` (as ``lines`` numbers them)."""
+    text = textwrap.dedent(src).lstrip("\n")
+    return [i for i, line in enumerate(text.splitlines(), 1) if "# INVALID" in line]
+
+
+# ------------------------------------------------------------------ container truthiness
+CONTAINERS = """
+    import jax
+    import jax.numpy as jnp
+
+    @jax.jit
+    def leaves_truth(x):
+        if jax.tree_util.tree_leaves(x):
+            return x
+        return x
+
+    @jax.jit
+    def tree_leaves_truth(x):
+        if jax.tree.leaves(x):
+            return x
+        return x
+
+    @jax.jit
+    def flatten_first(x):
+        if not jax.tree_util.tree_flatten(x)[0]:
+            return x
+        return x
+
+    @jax.jit
+    def unpacked(x):
+        leaves, treedef = jax.tree_util.tree_flatten(x)
+        if leaves and len(jax.tree_util.tree_leaves(x)) > 1:
+            return x
+        return x
+
+    @jax.jit
+    def a_leaf(x):
+        if jax.tree_util.tree_leaves(x)[0]:  # INVALID: a leaf, a traced array
+            return x
+        return x
+
+    @jax.jit
+    def first_leaf(x):
+        leaves, _ = jax.tree_util.tree_flatten(x)
+        first = leaves[0]
+        if first:  # INVALID
+            return x
+        return x
+"""
+
+
+def test_the_leaves_list_of_a_tree_has_a_static_truth_value():
+    assert lines("JAX105", CONTAINERS) == marked(CONTAINERS) != []
+
+
+# ------------------------------------------------------------------ selects of two operands
+SELECTS = """
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    def inline(key, c):
+        return jnp.where(c, jax.random.normal(key, (8,)), jax.random.uniform(key, (8,)))
+
+    def named(key, c):
+        a = jax.random.normal(key, (8,)) * 2.0
+        b = jax.random.uniform(key, (8,))
+        return jnp.where(c, a, b)
+
+    def lax_select(key, c):
+        return lax.select(c, jax.random.normal(key, (8,)), jax.random.uniform(key, (8,)))
+
+    def choices(key, c):
+        return jnp.select([c, ~c], [jax.random.normal(key, (8,)), jax.random.uniform(key, (8,))])
+
+    def conditional(key, c):
+        return jax.random.normal(key, (8,)) if c else jax.random.uniform(key, (8,))
+
+    def both_survive(key, c):
+        a = jax.random.normal(key, (8,))
+        b = jax.random.uniform(key, (8,))  # INVALID: `a` survives beside the select below
+        return jnp.where(c, a, b) + a
+
+    def drawn_condition(key):
+        return jnp.where(jax.random.uniform(key, (4096,)) > 0.5,
+                         jax.random.normal(key, (4096,)), 0.0)  # INVALID: the condition drew from the key
+"""
+
+
+def test_one_key_drawing_two_alternatives_of_a_select_is_not_reuse():
+    assert lines("JAX114", SELECTS) == marked(SELECTS) != []
+
+
+@functools.lru_cache(maxsize=1)
+def _outcomes() -> dict[str, str]:
+    c = "jnp.arange(8) % 2 == 0"
+    containers, selects = textwrap.dedent(CONTAINERS), textwrap.dedent(SELECTS)
+    return outcomes_under_jax({
+        # a Python list's truth under jit: runs; a leaf's: TracerBoolConversionError
+        **{f"truth:{name}": (containers, f"{name}({{'a': jnp.ones(3), 'b': jnp.zeros(2)}})")
+           for name in ("leaves_truth", "tree_leaves_truth", "flatten_first", "unpacked")},
+        "truth:a_leaf": (containers, "a_leaf({'a': jnp.ones(())})"),
+        "truth:first_leaf": (containers, "first_leaf({'a': jnp.ones(())})"),
+        # each element of a select holds one draw: as random as a draw from a split key
+        # (half the normals are negative); a condition drawn from the same key picks,
+        # for every element, exactly the normals that are positive: a wrong result
+        "select:inline": (selects, f"str(bool(((inline(jax.random.key(0), {c}) < 0).sum()) > 0))"),
+        "select:drawn_condition": (selects, "str(int((drawn_condition(jax.random.key(0)) < 0).sum()))"),
+    })
+
+
+def test_real_jax_agrees_on_container_truth():
+    out = _outcomes()
+    assert {k: v for k, v in out.items() if k.startswith("truth:")} == {
+        "truth:leaves_truth": "ok", "truth:tree_leaves_truth": "ok", "truth:flatten_first": "ok",
+        "truth:unpacked": "ok", "truth:a_leaf": "TracerBoolConversionError",
+        "truth:first_leaf": "TracerBoolConversionError"}
+
+
+def test_real_jax_shows_the_reuse_that_is_reported_and_not_the_select():
+    out = _outcomes()
+    assert out["select:inline"] == "True"  # the selected normals are the normals of a key: some negative
+    assert out["select:drawn_condition"] == "0"  # never negative: condition and value are one draw

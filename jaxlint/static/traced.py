@@ -103,6 +103,17 @@ def _only_by(fn: FunctionInfo, direct: "Callable[[Reason], bool]", seen: frozens
     return True
 
 
+def staged_inside(scopes: "Scopes", node: ast.AST) -> bool:
+    """``node`` runs inside a trace: its function is traced (by a jit, a transform, a lax
+    loop, or a call from traced code), so a jitted function it calls is staged into the
+    outer program as one call on tracers. What that jit does at a call from Python, it
+    does not do there: donated arguments are not donated (no buffer is deleted; jax
+    applies donation to the arrays of a call from eager code), nothing is dispatched or
+    compiled on its own."""
+    fn = scopes.function_of(node)
+    return fn is not None and fn.traced
+
+
 #: The reason kinds of differentiation transforms (``jax.grad`` is ``grad``).
 DIFF_KINDS = frozenset(q.rsplit(".", 1)[-1] for q in DIFF_TRANSFORMS)
 #: The reason kinds of abstract evaluation (``jax.eval_shape``, ``jax.make_jaxpr``).

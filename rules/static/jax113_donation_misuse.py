@@ -8,6 +8,7 @@ from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._jitcalls import call_arguments, jit_call_sites, named_calls
 from jaxlint.static.semantic import ModuleModel, children, walk
 from jaxlint.static.values import Summaries
+from jaxlint.static.traced import staged_inside
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -203,6 +204,8 @@ class DonationMisuse(StaticRule):
             if not fn.donated_params:
                 continue
             for call, offset in jit_call_sites(model, entry, calls):
+                if staged_inside(model, call):
+                    continue  # called from traced code: staged into that trace, nothing is donated
                 passed = call_arguments(call, fn, offset)
                 donated = [(p, a) for p, a in passed if p in fn.donated_params]
                 callee = ctx.segment(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else fn.name

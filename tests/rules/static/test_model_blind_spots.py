@@ -5,7 +5,9 @@ with VALID and INVALID code: what jaxlint says of it, and what real jax does wit
 * container truthiness: the leaves list of a pytree is a Python list; its truth value
   is the tree's structure (``values.python_container``);
 * selects of two operands: one key drawing both alternatives of a select, of which one
-  survives per element, is not reuse (``selects.alternatives``).
+  survives per element, is not reuse (``selects.alternatives``);
+* a donating jitted function called from traced code is staged into that trace: nothing
+  is donated there (``traced.staged_inside``, JAX113).
 """
 from __future__ import annotations
 
@@ -109,10 +111,58 @@ def test_one_key_drawing_two_alternatives_of_a_select_is_not_reuse():
     assert lines("JAX114", SELECTS) == marked(SELECTS) != []
 
 
+# ------------------------------------------------------------------ donation inside a trace
+DONATION = """
+    import functools
+    import jax
+    import jax.numpy as jnp
+
+    @functools.partial(jax.jit, donate_argnums=(0,))
+    def update(state, x):
+        return state + x
+
+    @jax.jit
+    def step(state, x):
+        new = update(state, x)
+        return new + state
+
+    class Game:
+        @functools.partial(jax.jit, static_argnums=(0,), donate_argnums=(1,))
+        def move(self, state):
+            return state + 1
+
+        @functools.partial(jax.jit, static_argnums=(0,))
+        def step(self, state):
+            new = self.move(state)
+            return new * state
+
+    def train(state, x):
+        new = update(state, x)
+        return state + new  # INVALID: eager, `state` was deleted by the donating call
+
+    def eager():
+        try:
+            train(jnp.arange(4.0), jnp.arange(4.0))
+        except (RuntimeError, ValueError) as e:  # which one depends on jax's dispatch path
+            return "deleted" if "deleted" in str(e) else repr(e)
+        return "ran"
+
+    def traced_step():
+        s = jnp.ones(4) * 1.0
+        out = step(s, jnp.ones(4) * 1.0) + Game().step(s)
+        return str((float(out.sum()), s.is_deleted()))
+"""
+
+
+def test_a_donating_call_staged_into_a_trace_donates_nothing():
+    assert lines("JAX113", DONATION) == marked(DONATION) != []
+
+
 @functools.lru_cache(maxsize=1)
 def _outcomes() -> dict[str, str]:
     c = "jnp.arange(8) % 2 == 0"
     containers, selects = textwrap.dedent(CONTAINERS), textwrap.dedent(SELECTS)
+    donation = textwrap.dedent(DONATION)
     return outcomes_under_jax({
         # a Python list's truth under jit: runs; a leaf's: TracerBoolConversionError
         **{f"truth:{name}": (containers, f"{name}({{'a': jnp.ones(3), 'b': jnp.zeros(2)}})")
@@ -124,6 +174,9 @@ def _outcomes() -> dict[str, str]:
         # for every element, exactly the normals that are positive: a wrong result
         "select:inline": (selects, f"str(bool(((inline(jax.random.key(0), {c}) < 0).sum()) > 0))"),
         "select:drawn_condition": (selects, "str(int((drawn_condition(jax.random.key(0)) < 0).sum()))"),
+        # inside a jit the donating call deletes nothing; from eager code it does
+        "donation:traced": (donation, "traced_step()"),
+        "donation:eager": (donation, "eager()"),
     })
 
 
@@ -139,3 +192,10 @@ def test_real_jax_shows_the_reuse_that_is_reported_and_not_the_select():
     out = _outcomes()
     assert out["select:inline"] == "True"  # the selected normals are the normals of a key: some negative
     assert out["select:drawn_condition"] == "0"  # never negative: condition and value are one draw
+
+
+def test_real_jax_deletes_a_donated_buffer_only_from_eager_code():
+    out = _outcomes()
+    # step: 4 * ((1 + 1) + 1), Game().step: 4 * ((1 + 1) * 1): the donated `s` read after, and kept
+    assert out["donation:traced"] == "(20.0, False)"
+    assert out["donation:eager"] == "deleted"  # Array has been deleted

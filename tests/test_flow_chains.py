@@ -34,3 +34,27 @@ def test_a_chain_of_rebound_names_is_checked_in_linear_time(tmp_path):
     # the answer is still the model's: `if v59:` is on a traced value (JAX105), at its line
     assert [(f["code"], f["location"]["row"]) for f in findings] == [("JAX105", 6 + 2 * n)]
     assert elapsed < 60, elapsed
+
+
+def test_a_remembered_answer_is_asked_again_when_a_name_is_marked_later_in_the_body():
+    """The levels of a function's names are found statement by statement, again until
+    none changes: `z = w + 1` is read before `w = x * 2` marks `w` (the loop brings it
+    back). An answer remembered from the first pass (`w + 1`: not traced) must not stand
+    in the second. On main at a9b508c, `if z > 0:` went unreported (found before f6a30b8)."""
+    from helpers import lines
+
+    src = '''
+        import jax
+
+
+        @jax.jit
+        def f(x):
+            for i in range(3):
+                if i:
+                    z = w + 1
+                w = x * 2
+            if z > 0:
+                return z
+            return x
+    '''
+    assert lines("JAX105", src) == [10]

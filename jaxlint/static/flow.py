@@ -242,7 +242,7 @@ class Flow:
         self.indirect = bool(fn.traced_by) and all(r.by_call for r in fn.traced_by)
         self._fields_busy: set[tuple[str, str]] = set()  # fields being asked about (`self.n = self.n + 1`)
         self._stores: dict[tuple[str, str], list[ast.AST]] | None = None
-        self._answers: dict[tuple[int, int], tuple[ast.AST, tuple[int, ast.AST] | None]] = {}  # culprit's, see there
+        self._answers: dict[tuple[int, tuple[int, ...]], tuple[ast.AST, tuple[int, ast.AST] | None]] = {}  # culprit's, see there
         self._cuts = 0  # how many times a cycle guard has answered instead of the model
 
     def name_level(self, name: str) -> int | None:
@@ -266,11 +266,11 @@ class Flow:
         through each binding that reaches it) asks about the same values again along every
         path, exponentially many. An answer is kept only when no cycle guard cut it short
         (``_cuts`` unchanged while it was computed: it does not depend on which reads were
-        being answered) and for the names the fixpoint has marked so far (``fn.tainted``
-        only grows; its size tells the answers from before a mark apart)."""
+        being answered) and for the names marked so far (``_state``: the fixpoint's marks
+        only grow, so their sizes tell the answers from before a mark apart)."""
         if expr is None:
             return None
-        key = (id(expr), len(self.fn.tainted))
+        key = (id(expr), self._state())
         kept = self._answers.get(key)
         if kept is not None and kept[0] is expr:
             return kept[1]
@@ -279,6 +279,12 @@ class Flow:
         if self._cuts == cuts:
             self._answers[key] = (expr, found)  # the node is kept, so its id is not reused
         return found
+
+    def _state(self) -> tuple[int, ...]:
+        """What this flow's answers rest on besides the code: the names and parameters the
+        tracing fixpoint has marked traced and why (``taint.Taint`` adds its levels)."""
+        fn = self.fn
+        return len(fn.tainted), len(fn.traced_params), len(fn.traced_by)
 
     def _culprit(self, expr: ast.AST) -> tuple[int, ast.AST] | None:
         m = self.model

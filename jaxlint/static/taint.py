@@ -48,11 +48,16 @@ class Taint(Flow):
         self.model: ModuleModel = model
         self._depth = _depth
         self.names: dict[str, int] = {}
+        self._raised = 0  # how many times a name's level was set (what `_state` adds)
         self._compute_names()
 
     def name_level(self, name: str) -> int | None:
         """Never more than the model: a name the fixpoint does not taint stays clean."""
         return self.names.get(name) if name in self.fn.tainted else None
+
+    def _state(self) -> tuple[int, ...]:
+        """A name's level raised is a new state too: ``_compute_names`` asks again."""
+        return (*super()._state(), self._raised)
 
     # ------------------------------------------------------------------ names
     def _compute_names(self) -> None:
@@ -66,12 +71,14 @@ class Taint(Flow):
             level = self._call_site_level(p) if self.indirect and p is not None else CERTAIN
             if level is not None:
                 self.names[name] = level
+                self._raised += 1
         parent = fn.parent
         if parent is not None and parent.traced and self._depth < 8:
             outer = _taint_of(self.model, parent, self._depth + 1)
             for name, level in outer.names.items():
                 if name not in fn.bindings:
                     self.names[name] = level
+                    self._raised += 1
         binders = [n for n in fn.body_nodes() if isinstance(
             n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension))]
         for _ in range(4):
@@ -99,6 +106,7 @@ class Taint(Flow):
                             # never more than the model: a name it does not taint stays clean
                             if name in fn.tainted and self.names.get(name, -1) < level:
                                 self.names[name] = level
+                                self._raised += 1
             if self.names == before:
                 break
 

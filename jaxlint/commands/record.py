@@ -23,7 +23,8 @@ Ctrl-C) only adds to the recording: nothing it did not see again is removed
 (:mod:`jaxlint.dynamic.recording`). Arguments that JSON cannot
 rebuild (models, optimizer states) are saved abstractly beside the file, in
 ``.jaxlint/signatures.pickles/`` (content-addressed; commit it with the file).
-Exit status: CMD's.
+Exit status: CMD's; 2 when the recording cannot be written (a full disk: the run's parts
+are kept for ``--recover``, see :mod:`jaxlint.dynamic.leftovers`).
 """
 from __future__ import annotations
 
@@ -35,6 +36,9 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from jaxlint.dynamic import leftovers
+from jaxlint.process import procs
 
 SHIM = '''\
 # Written by `jaxlint record`: instruments jax.jit and friends in this process, then runs any
@@ -89,6 +93,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="keep each function's jaxpr, StableHLO and optimized HLO for `jaxlint inspect` "
                         "(compressed, in .jaxlint/observed.ir/)")
     p.add_argument("--no-analysis", action="store_true", help="record signatures only; analyse nothing")
+    p.add_argument("--recover", action="store_true",
+                   help="run no command: merge into the recording what earlier runs left in the temporary "
+                        "folder (a run killed by SIGKILL, or one that found the disk full)")
     from jaxlint.pipeline import add_check_flag
 
     # compile each function for a target in the program (what `check --target` cannot
@@ -116,10 +123,15 @@ def run(args) -> int:
     cmd = list(args.cmd)
     if cmd and cmd[0] == "--":
         cmd = cmd[1:]
-    if not cmd:
+    if args.recover and cmd:
+        raise ConfigError("record: --recover runs no command; give either --recover or the command after `--`")
+    if not cmd and not args.recover:
         raise ConfigError("record: give the command to run after `--`, e.g. jaxlint record -- python train.py")
     root = _root(args)
     target = Path(args.signatures) if args.signatures else root / ".jaxlint" / "signatures.json"
+    if args.recover:
+        _check_target(target, False, True)
+        return 0 if leftovers.recover(target, _report) else 2
     # `python` and `pytest` mean jaxlint's own interpreter: the recorder must be importable
     # there, and the dynamic phase will import the code with it anyway
     if cmd[0] in ("python", "python3"):
@@ -132,13 +144,24 @@ def run(args) -> int:
     levels = [] if args.no_analysis else ["trace"] + (["compile"] if args.compile or args.target else [])
     target_env = _target_env(args.target, root)
     _check_target(target, args.replace, bool(levels))
-    work = tempfile.mkdtemp(prefix="jaxlint-record-")
+    leftovers.recover(target, _report)
+    tag = procs.new_tag()
     try:
-        shim_dir = Path(work) / "shim"
-        out_dir = Path(work) / "out"
-        shim_dir.mkdir()
-        out_dir.mkdir()
-        (shim_dir / "sitecustomize.py").write_text(shim())
+        work = leftovers.new_run(target, tag)
+    except OSError as no_room:
+        raise ConfigError(f"record: cannot write to the temporary folder {tempfile.gettempdir()} "
+                          f"({no_room.strerror or no_room}); the command was not run: make room, or set TMPDIR") from None
+    kept = False
+    try:
+        shim_dir = work / "shim"
+        out_dir = work / "out"
+        try:
+            shim_dir.mkdir()
+            out_dir.mkdir()
+            (shim_dir / "sitecustomize.py").write_text(shim())
+        except OSError as no_room:
+            raise ConfigError(f"record: cannot write to the temporary folder {work} ({no_room.strerror or no_room}); "
+                              f"the command was not run: make room, or set TMPDIR") from None
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([str(shim_dir), *[p for p in [env.get("PYTHONPATH")] if p]])
         env["JAXLINT_RECORD_DIR"] = str(out_dir)
@@ -150,12 +173,22 @@ def run(args) -> int:
         # a Jupyter kernel finds which notebook cell it runs by content, in these notebooks
         notebooks = [str(Path(a).resolve()) for a in cmd[1:] if a.endswith(".ipynb") and Path(a).is_file()]
         env["JAXLINT_RECORD_NOTEBOOKS"] = os.pathsep.join(notebooks)
-        rc, stopped = _run(cmd, env)
-        observed_parts = _read_parts(out_dir, "observed") if levels else []
-        errors = _merge_errors(_read_parts(out_dir, "errors"))
+        # the program's processes watch this one: they stop if it is killed (`_watch_record`)
+        env["JAXLINT_RECORD_PID"] = str(os.getpid())
+        env["JAXLINT_RECORD_STARTED"] = procs.start_time(os.getpid()) or ""
+        rc, stopped = _run(cmd, env, tag)
+        complete = rc == 0 and stopped is None
+        observed_parts = leftovers.read_parts(out_dir, "observed") if levels else []
+        errors = _merge_errors(leftovers.read_parts(out_dir, "errors"))
         found = {f.stem: f for f in (out_dir / "pickles").glob("*.pickle")}
-        saved = recording.save(target, _read_parts(out_dir, "records"), found, observed_parts,
-                               complete=rc == 0 and stopped is None, replace=args.replace)
+        try:
+            saved = recording.save(target, leftovers.read_parts(out_dir, "records"), found, observed_parts,
+                                   complete=complete, replace=args.replace)
+        except OSError as full:  # a full disk: the parts stay where they are, for --recover
+            kept = True
+            leftovers.keep(work, complete and args.replace, complete)
+            print(f"jaxlint record: {leftovers.unwritten(target, full, work)}", file=sys.stderr)
+            return 2
         recorded, functions = saved.recorded, saved.observed
         if rc != 0 or stopped is not None:
             print("jaxlint record: the command did not complete: what it recorded is merged into the recording"
@@ -184,7 +217,7 @@ def run(args) -> int:
             failed = sum(e["count"] for e in errors.values())
             if failed:
                 lines[0] += f"; the recorder failed {failed} time{'s' if failed != 1 else ''} (below)"
-            library = _library_jits(_read_parts(out_dir, "library"))
+            library = _library_jits(leftovers.read_parts(out_dir, "library"))
             if library:
                 lines.insert(1, library)
             for line in lines:
@@ -212,7 +245,12 @@ def run(args) -> int:
         return rc
     finally:
         _release_signals()
-        shutil.rmtree(work, ignore_errors=True)
+        if not kept:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _report(line: str) -> None:
+    print(f"jaxlint record: {line}", file=sys.stderr)
 
 
 def _signal_name(signum: int) -> str:
@@ -286,7 +324,7 @@ STOP_GRACE = 20.0
 _SI_KERNEL = 0x80
 
 
-def _run(cmd: list[str], env: dict) -> tuple[int, int | None]:
+def _run(cmd: list[str], env: dict, tag: str) -> tuple[int, int | None]:
     """Run the command to its end: (its exit status, the signal that stopped jaxlint
     or None). Signals to jaxlint go to the command, whose recorder writes what it
     observed before it ends:
@@ -297,15 +335,15 @@ def _run(cmd: list[str], env: dict) -> tuple[int, int | None]:
       :data:`STOP_GRACE` seconds (or a second signal) what is left is killed.
 
     Anything the command leaves running is killed when it ends (found by a tag in its
-    environment, see :mod:`jaxlint.process.procs`)."""
+    environment, see :mod:`jaxlint.process.procs`). Should jaxlint be killed itself
+    (SIGKILL: nothing of it runs), the command gets SIGTERM from the kernel and the
+    processes it started stop on their own (``recorder._watch_record``)."""
     import signal
 
-    from jaxlint.process import procs
     from jaxlint.config import ConfigError
 
-    tag = procs.new_tag()
     try:
-        proc = subprocess.Popen(cmd, env=procs.tagged(env, tag))
+        proc = subprocess.Popen(cmd, env=procs.tagged(env, tag), preexec_fn=procs.die_with_parent())
     except FileNotFoundError:
         raise ConfigError(f"record: command not found: {cmd[0]}") from None
     except PermissionError as e:
@@ -399,23 +437,6 @@ def _library_jits(parts: list[dict]) -> str:
     more = f" and {len(made) - 4} more" if len(made) > 4 else ""
     return (f"{len(made)} function{'s' if len(made) != 1 else ''} jitted inside libraries, not analysed "
             f"(jaxlint analyses the project's own jitted functions): {shown}{more}")
-
-
-def _read_parts(out_dir: Path, kind: str) -> list[dict]:
-    from jaxlint.files import untrusted
-    from jaxlint.config import ConfigError
-
-    parts = []
-    for f in sorted(out_dir.glob(f"{kind}-*.json")):
-        try:
-            part = untrusted.read_json(f, f"the {kind} of one process")
-        except (OSError, ConfigError) as e:  # a process killed while writing: say what is lost
-            print(f"jaxlint record: warning: the {kind} of one process are unreadable and left out "
-                  f"({type(e).__name__}: {e})", file=sys.stderr)
-            continue
-        if isinstance(part, dict):
-            parts.append(part)
-    return parts
 
 
 def _merge_errors(parts: list[dict]) -> dict[str, dict]:

@@ -125,6 +125,8 @@ class Recorder:
         self.watching = False
         #: whether writing the records failed (said once)
         self.write_failed = False
+        #: the pidfd of ``jaxlint record`` this process's watch waits on (:func:`_watch_record`)
+        self.record_pidfd = -1
         #: by what it was doing: {"noting a call": [count, first message]}; the program
         #: goes on (unrecorded where it failed), and ``jaxlint record`` reports them
         self._errors: dict[str, list] = {}
@@ -239,6 +241,7 @@ def install(analysers: Callable[[], Analysers] | None = None) -> None:
     except Exception as e:  # never break the user's program
         recorder_error("reading how the program was started", e)
     _stop_signals_exit()
+    _watch_record()
     for name in TARGETS:
         if name in sys.modules:
             _patch(sys.modules[name], name)
@@ -274,6 +277,46 @@ def _stop(signum, frame) -> None:
 
 def _forget() -> None:
     RECORDER.forget()
+    _watch_record()  # the parent's watch is a thread: it is not in the forked child
+
+
+def _watch_record() -> None:
+    """Stop this process, as ``record``'s forwarded SIGTERM would, when ``jaxlint record``
+    is gone without forwarding one (killed by SIGKILL): no part of the program runs on
+    unsupervised. The process ``record`` started gets the kernel's parent-death signal
+    instead (``procs.die_with_parent``); this is for the processes it starts in turn
+    (pytest-xdist's workers, a script's ``subprocess``), each of which waits on
+    ``record``'s pidfd in a thread (Linux 5.3+; nothing elsewhere)."""
+    import signal
+
+    from jaxlint.process.procs import start_time
+
+    pid, started = os.environ.get("JAXLINT_RECORD_PID", ""), os.environ.get("JAXLINT_RECORD_STARTED")
+    if not pid.isdigit() or not hasattr(os, "pidfd_open") or os.getppid() == int(pid):
+        return
+    if RECORDER.record_pidfd >= 0:  # a forked child's copy of its parent's
+        os.close(RECORDER.record_pidfd)
+        RECORDER.record_pidfd = -1
+    try:
+        fd = os.pidfd_open(int(pid))
+    except OSError:
+        fd = -1
+    if fd < 0 or start_time(int(pid)) != started:  # gone before this process began
+        if fd >= 0:
+            os.close(fd)
+        os._exit(128 + signal.SIGTERM)
+    RECORDER.record_pidfd = fd
+
+    def wait() -> None:
+        import select
+
+        try:
+            select.select([fd], [], [])
+        except (OSError, ValueError):
+            return
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=wait, name="jaxlint-record-watch", daemon=True).start()
 
 
 def _patch(module, name: str) -> None:

@@ -20,7 +20,7 @@ import contextlib
 import os
 import signal
 import time
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 if TYPE_CHECKING:
     import subprocess
@@ -83,6 +83,38 @@ def kill_tagged(tag: str, rounds: int = 20) -> int:
                 pass
         time.sleep(0.01)
     return len(killed)
+
+
+def start_time(pid: int) -> str | None:
+    """When process ``pid`` started, in clock ticks since boot (``/proc/PID/stat``), which
+    tells it from a later process given the same id; None when it is gone (or not Linux)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+        return stat[stat.rindex(b")") + 2:].split()[19].decode()
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def die_with_parent() -> "Callable[[], None] | None":
+    """A ``preexec_fn`` for a child that must not outlive this process: the kernel sends
+    it SIGTERM when this process dies, also by SIGKILL (Linux's ``PR_SET_PDEATHSIG``);
+    None where there is no such thing. Prepared here: between fork and exec the child
+    only calls it (no import, no allocation to speak of)."""
+    import ctypes
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        return None
+    parent = os.getpid()
+
+    def preexec() -> None:
+        prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # died before the call above: the signal never comes
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return preexec
 
 
 def kill_group(pid: int) -> None:

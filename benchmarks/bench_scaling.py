@@ -12,6 +12,15 @@ size, and ``--fix`` time must be linear in the number of fixes in a file.
 The real CLI in a subprocess, ``--no-cache``; best of ``--repeat`` runs (default 3).
 
     python benchmarks/bench_scaling.py [--repeat N] [--json out.json]
+
+``--repeated`` measures instead what one more repeat costs of what a file repeats (issue
+38): JAX102's loops in one jitted function, JAX102 in helpers a jitted function chains
+(``x = h0(x)``, ``x = h1(x)``, ...), and stacked ``@jax.jit`` decorators on one function
+(all static rules), at 625 / 1,250 / 2,500 / 5,000 repeats: the static check's CPU time in
+this process (best of ``--repeat``, after a warm-up check) over the repeats, and the
+spread of those per-repeat figures (``--check``: exit 1 above 1.3x).
+
+    python benchmarks/bench_scaling.py --repeated [--sizes 625,1250,2500,5000] [--check]
 """
 from __future__ import annotations
 
@@ -78,11 +87,64 @@ def fix_time(work: Path, repeat: int) -> dict:
     return out
 
 
+def repeated_source(shape: str, n: int) -> str:
+    """A file that repeats one thing ``n`` times (see ``--repeated``)."""
+    out = ["import jax", ""]
+    if shape == "JAX102, loops in one function":
+        out += ["@jax.jit", "def f(x):"] + ["    for i in range(100):\n        x = x + i"] * n
+    elif shape == "JAX102, chained helpers":
+        out += [f"def h{i}(x):\n    for i in range(100):\n        x = x + i\n    return x\n" for i in range(n)]
+        out += ["@jax.jit", "def f(x):"] + [f"    x = h{i}(x)" for i in range(n)]
+    else:
+        out += ["@jax.jit"] * n + ["def f(x):"]
+    return "\n".join(out + ["    return x", ""])
+
+
+def repeated(sizes: list[int], repeat: int) -> dict[str, list[dict]]:
+    from jaxlint.registry import rules_by_code
+    from jaxlint.static.runner import lint_static
+
+    by_code = rules_by_code()
+    static = [r({}) for r in by_code.values() if r.phase.value == "static"]
+    out: dict[str, list[dict]] = {}
+    for shape in ("JAX102, loops in one function", "JAX102, chained helpers", "stacked @jax.jit"):
+        rules = static if shape == "stacked @jax.jit" else [by_code["JAX102"]({})]
+        lint_static("warm.py", rules, text=repeated_source(shape, 5))
+        rows = []
+        for n in sizes:
+            text, best, found = repeated_source(shape, n), float("inf"), 0
+            for _ in range(repeat):
+                t = time.process_time()
+                res, kept = lint_static("repeated.py", rules, text=text)
+                best = min(best, time.process_time() - t)
+                found = len(kept)
+            rows.append({"repeats": n, "cpu_s": best, "us_each": best / n * 1e6, "findings": found,
+                         "errors": res.errors})
+        out[shape] = rows
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json")
+    ap.add_argument("--repeated", action="store_true", help="what one more repeat costs (see the docstring)")
+    ap.add_argument("--sizes", default="625,1250,2500,5000", help="repeats for --repeated (default: %(default)s)")
+    ap.add_argument("--check", action="store_true", help="with --repeated: exit 1 when the spread is above 1.3x")
     args = ap.parse_args()
+    if args.repeated:
+        res = repeated([int(x) for x in args.sizes.split(",")], args.repeat)
+        worst = 1.0
+        for shape, rows in res.items():
+            each = [r["us_each"] for r in rows]
+            worst = max(worst, max(each) / min(each))
+            for r in rows:
+                print(f"{shape}: {r['repeats']:>6}: {r['cpu_s']:7.3f} s CPU, {r['us_each']:6.1f} us each, "
+                      f"{r['findings']} findings" + (f", errors {r['errors']}" if r["errors"] else ""))
+            print(f"{shape}: spread {max(each) / min(each):.2f}x")
+        if args.json:
+            Path(args.json).write_text(json.dumps(res, indent=1))
+        return 1 if args.check and worst > 1.3 else 0
     work = Path(tempfile.mkdtemp(prefix="jaxlint-bench-scaling-"))
     try:
         (work / "pyproject.toml").write_text("[tool.jaxlint]\n")

@@ -62,34 +62,42 @@ def _slot(model: "Scopes", node: ast.AST, parent: ast.AST) -> tuple[int, int] | 
     return None
 
 
-def _landing(model: "Scopes", fn: "FunctionInfo | None", expr: ast.AST, hops: int = 0) -> tuple[int, int] | None:
-    """The select alternative ``expr``'s value ends up in, and only there; None when it
-    may reach the result another way (or the model cannot tell)."""
-    node = expr
+def _landings(model: "Scopes", fn: "FunctionInfo | None", expr: ast.AST) -> dict[int, int]:
+    """The select alternatives ``expr``'s value flows into, as {select: alternative}, from
+    the innermost out (``where(c, a, where(d, b, e))``: ``b`` is in the inner select's
+    first alternative and the outer's second). The walk stops where the value may reach
+    the result another way (or the model cannot tell)."""
+    found: dict[int, int] = {}
+    node, hops = expr, 0
     while True:
         parent = model.parent(node)
         if parent is None:
-            return None
+            return found
         slot = _slot(model, node, parent)
         if slot is not None:
-            return slot
+            found.setdefault(*slot)
+            node = model.parent(parent) if isinstance(parent, (ast.List, ast.Tuple)) else parent
+            if node is None:
+                return found
+            continue  # the select's result flows on
         if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Call, ast.keyword, ast.Subscript, ast.Attribute,
                                ast.Starred)):
             if isinstance(parent, ast.Call) and parent.func is node:
-                return None
+                return found
             node = parent  # the value flows on through arithmetic, a call on it, an index
             continue
         if isinstance(parent, ast.Assign) and parent.value is node and hops < _MAX_HOPS and fn is not None \
                 and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
             name = parent.targets[0].id
             if len(fn.bindings.get(name, ())) != 1:
-                return None  # rebound: which value a read sees is another question
+                return found  # rebound: which value a read sees is another question
             reads = [n for n in fn.body_nodes() if isinstance(n, ast.Name) and n.id == name
                      and isinstance(n.ctx, ast.Load)]
             if len(reads) != 1 or any(name in _free_reads(model, f) for f in _nested(model, fn)):
-                return None  # read twice (or by a nested function): both may survive
-            return _landing(model, fn, reads[0], hops + 1)
-        return None
+                return found  # read twice (or by a nested function): both may survive
+            node, hops = reads[0], hops + 1
+            continue
+        return found
 
 
 def _nested(model: "Scopes", fn: "FunctionInfo") -> list["FunctionInfo"]:
@@ -110,8 +118,8 @@ def alternatives(model: "Scopes", a: ast.AST, b: ast.AST) -> bool:
     fn = model.function_of(a)
     if fn is not model.function_of(b):
         return False
-    first = _landing(model, fn, a)
-    if first is None:
+    first = _landings(model, fn, a)
+    if not first:
         return False
-    second = _landing(model, fn, b)
-    return second is not None and first[0] == second[0] and first[1] != second[1]
+    second = _landings(model, fn, b)
+    return any(select in first and first[select] != alternative for select, alternative in second.items())

@@ -93,6 +93,10 @@ SELECTS = """
     def choices(key, c):
         return jnp.select([c, ~c], [jax.random.normal(key, (8,)), jax.random.uniform(key, (8,))])
 
+    def nested(key, c, d):
+        return jnp.where(c, jax.random.normal(key, (8,)),
+                         jnp.where(d, jax.random.uniform(key, (8,)), jax.random.laplace(key, (8,))))
+
     def conditional(key, c):
         return jax.random.normal(key, (8,)) if c else jax.random.uniform(key, (8,))
 

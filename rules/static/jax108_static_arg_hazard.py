@@ -64,7 +64,12 @@ class StaticArgHazard(StaticRule):
       fields are the pytree's metadata, which jit compares with its cached programs',
       so a second call with another instance raises ValueError.
 
-    Parameters with no evidence are left alone.
+    Parameters with no evidence are left alone. A value a call passes (or gives to a
+    static field) makes an error: jax raises. An unhashable default is a warning: jit
+    hashes only the static arguments a call gives, so the default itself runs, and any
+    call that passes such a value raises. An annotation alone is what the author says, not
+    a value, and may be stale: a warning, and none when the module's own calls of the
+    function pass the parameter (they are the evidence then).
 
     ## Why is this bad?
     jit caches compiled programs by the *hash* of static arguments. An unhashable
@@ -235,14 +240,21 @@ class StaticArgHazard(StaticRule):
                 what = _unhashable_annotation(model, p.annotation) or _unhashable_value(model, fn, p.default, None)
                 if what is not None:
                     annotated = _unhashable_annotation(model, p.annotation) is not None
+                    if annotated and any(param == name for call, offset in jit_call_sites(model, entry, calls)
+                                         for param, _ in call_arguments(call, fn, offset)):
+                        continue  # the module's calls say what is passed (`_call_sites` reports an array
+                        # passed there); an annotation is only what the author says it is
                     how = "annotated as" if annotated else "defaulting to"
-                    # a default is the value; an annotation is only what the author says it is
+                    # not proven: jit hashes only the static arguments a call gives (a default it is
+                    # not given is never hashed), and an annotation is not a value; a call passing
+                    # one is the error (`_call_sites`)
                     ctx.report(p.node, f"`{name}` is static but {how} {what}, which is unhashable: calling "
-                                       f"`{fn.name}` raises ValueError (static arguments must be hashable)",
-                               severity=Severity.ERROR, related=[ctx.related(site, "made static here")],
+                                       f"`{fn.name}` with {what} for it raises ValueError "
+                                       f"(static arguments must be hashable)",
+                               severity=Severity.WARNING,
+                               related=[ctx.related(site, "made static here")],
                                data={"param": name, "kind": what},
                                confidence=Confidence.LIKELY if annotated else Confidence.CERTAIN)
-                    reported.add(name)
             self._call_sites(ctx, model, entry, fn, static - reported, calls)
         if model.entries:
             self._static_fields(ctx, model)
@@ -273,8 +285,8 @@ class StaticArgHazard(StaticRule):
                                  f"cached programs, so calling a jitted function again with another `{name}` "
                                  f"raises ValueError (an array's `==` is elementwise); make it a leaf (drop the "
                                  f"static declaration) or store a hashable value (a tuple)",
-                           severity=Severity.ERROR, data={"class": name, "field": stmt.target.id, "kind": what},
-                           confidence=Confidence.LIKELY)
+                           severity=Severity.WARNING, data={"class": name, "field": stmt.target.id, "kind": what},
+                           confidence=Confidence.LIKELY)  # an annotation, not a value seen: unproven
         for call in model.nodes(ast.Call):
             if not isinstance(call, ast.Call):
                 continue

@@ -162,6 +162,42 @@ def test_a_donating_call_staged_into_a_trace_donates_nothing():
     assert lines("JAX113", DONATION) == marked(DONATION) != []
 
 
+# ------------------------------------------------------------------ an error only when proven
+STATIC_ARGS = """
+    import functools
+    import jax
+    import jax.numpy as jnp
+    from jax import Array
+
+    @functools.partial(jax.jit, static_argnames=("tsave",))
+    def solve(y0, tsave: Array):  # the annotation is stale: the calls pass a tuple
+        return y0 * len(tsave)
+
+    def run(y0, tsave):
+        return solve(y0, tuple(jnp.asarray(tsave).tolist()))
+
+    @functools.partial(jax.jit, static_argnames=("sizes",))
+    def widths(x, sizes=[1, 2]):  # INVALID: a warning: jit never hashes a default it is not given
+        return x * sum(sizes)
+
+    def wide(x):
+        return widths(x, sizes=[3, 4])  # INVALID: a list passed: the proven error
+
+    @functools.partial(jax.jit, static_argnames=("grid",))
+    def unseen(x, grid: Array):  # INVALID: a warning: no call shows what is passed
+        return x
+"""
+
+
+def test_an_annotation_alone_is_a_warning_and_the_calls_decide():
+    from helpers import lint_source
+    from jaxlint.diagnostic import Severity
+
+    found = {d.start.line: d.severity for d in lint_source(STATIC_ARGS, select=["JAX108"])}
+    assert sorted(found) == marked(STATIC_ARGS)
+    assert [found[line] for line in marked(STATIC_ARGS)] == [Severity.WARNING, Severity.ERROR, Severity.WARNING]
+
+
 @functools.lru_cache(maxsize=1)
 def _outcomes() -> dict[str, str]:
     c = "jnp.arange(8) % 2 == 0"
@@ -181,6 +217,10 @@ def _outcomes() -> dict[str, str]:
         # inside a jit the donating call deletes nothing; from eager code it does
         "donation:traced": (donation, "traced_step()"),
         "donation:eager": (donation, "eager()"),
+        # the proven error raises; the stale annotation runs with what its calls pass
+        "static:default": (textwrap.dedent(STATIC_ARGS), "str(widths(jnp.ones(2)).tolist())"),
+        "static:passed": (textwrap.dedent(STATIC_ARGS), "wide(jnp.ones(2))"),
+        "static:calls": (textwrap.dedent(STATIC_ARGS), "str(float(run(jnp.ones(()), [0.0, 0.5, 1.0])))"),
     })
 
 
@@ -203,3 +243,10 @@ def test_real_jax_deletes_a_donated_buffer_only_from_eager_code():
     # step: 4 * ((1 + 1) + 1), Game().step: 4 * ((1 + 1) * 1): the donated `s` read after, and kept
     assert out["donation:traced"] == "(20.0, False)"
     assert out["donation:eager"] == "deleted"  # Array has been deleted
+
+
+def test_real_jax_raises_on_the_proven_static_error_only():
+    out = _outcomes()
+    assert out["static:default"] == "[3.0, 3.0]"  # the list default is never hashed
+    assert out["static:passed"] == "ValueError"  # non-hashable static arguments are not supported
+    assert out["static:calls"] == "3.0"

@@ -144,3 +144,56 @@ def test_a_full_disk_at_the_end_of_record_is_one_line_and_keeps_the_runs_parts(t
     assert list(json.loads((root / ".jaxlint" / "signatures.json").read_text())["functions"]) == ["waits:triple"]
     assert json.loads((root / ".jaxlint" / "observed.json").read_text())["functions"]["waits:triple"]["traced"]
     assert _left(root) == []
+
+
+def _left_by(root, name: str, target, pid: int, started, tag: str = "") -> object:
+    work = root / "tmp" / f"jaxlint-record-{name}"
+    (work / "out").mkdir(parents=True)
+    (work / "run.json").write_text(json.dumps({"pid": pid, "started": started, "target": str(target), "tag": tag}))
+    return work
+
+
+def test_what_the_next_run_does_with_each_folder_it_finds(tmp_path):
+    """Without jax (fake folders, as a run leaves them): a dead run's empty folder into
+    this recording is removed, and a process its program left running is stopped; one of
+    a run into another recording is named and kept; a live run's, and one without
+    run.json (another program's, or a jaxlint from before), are not touched."""
+    from jaxlint.process import procs
+
+    root, env = _project(tmp_path)
+    target = root / ".jaxlint" / "signatures.json"
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = int(gone.stdout)
+    straggler = subprocess.Popen(["sleep", "120"], env=procs.tagged(dict(os.environ), "deadbeef"))
+    try:
+        empty = _left_by(root, "empty", target, dead, "1", tag="deadbeef")
+        other = _left_by(root, "other", tmp_path / "elsewhere" / "sigs.json", dead, "1")
+        live = _left_by(root, "live", target, os.getpid(), procs.start_time(os.getpid()))
+        bare = root / "tmp" / "jaxlint-record-bare"
+        (bare / "out").mkdir(parents=True)
+        r = run_cli("record", "--recover", cwd=root, env=env, timeout=120)
+        straggler.wait(timeout=30)  # stopped by the recovery (SIGTERM), not left to run
+    finally:
+        if straggler.poll() is None:
+            straggler.kill()
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.splitlines() == [
+        "jaxlint record: stopped 1 process an earlier run's program left running",
+        f"jaxlint record: removed {empty}: an earlier run left it with nothing recorded",
+        f"jaxlint record: {other} holds what a run of `jaxlint record` into {tmp_path / 'elsewhere' / 'sigs.json'} "
+        f"left (it ended without writing it); `jaxlint record --recover --signatures "
+        f"{tmp_path / 'elsewhere' / 'sigs.json'}` merges it",
+    ], r.stderr
+    assert straggler.returncode == -signal.SIGTERM
+    assert not empty.exists() and other.exists() and live.exists() and bare.exists()
+    assert not target.exists()
+
+
+def test_recover_with_nothing_left_says_so(tmp_path):
+    root, env = _project(tmp_path)
+    r = run_cli("record", "--recover", cwd=root, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == (f"jaxlint record: nothing to recover: no earlier run into {root / '.jaxlint' / 'signatures.json'} "
+                        f"left anything in {root / 'tmp'}\n")
+    r = run_cli("record", "--recover", "--", "python", "x.py", cwd=root, env=env, timeout=120)
+    assert r.returncode == 2 and "--recover runs no command" in r.stderr, r.stderr

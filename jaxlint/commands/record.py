@@ -131,7 +131,16 @@ def run(args) -> int:
     target = Path(args.signatures) if args.signatures else root / ".jaxlint" / "signatures.json"
     if args.recover:
         _check_target(target, False, True)
-        return 0 if leftovers.recover(target, _report) else 2
+        said: list[str] = []
+
+        def report(line: str) -> None:
+            said.append(line)
+            _report(line)
+
+        ok = leftovers.recover(target, report)
+        if not said:
+            _report(f"nothing to recover: no earlier run into {target} left anything in {tempfile.gettempdir()}")
+        return 0 if ok else 2
     # `python` and `pytest` mean jaxlint's own interpreter: the recorder must be importable
     # there, and the dynamic phase will import the code with it anyway
     if cmd[0] in ("python", "python3"):

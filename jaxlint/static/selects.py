@@ -76,9 +76,10 @@ def _landings(model: "Scopes", fn: "FunctionInfo | None", expr: ast.AST) -> dict
         slot = _slot(model, node, parent)
         if slot is not None:
             found.setdefault(*slot)
-            node = model.parent(parent) if isinstance(parent, (ast.List, ast.Tuple)) else parent
-            if node is None:
+            select = model.parent(parent) if isinstance(parent, (ast.List, ast.Tuple)) else parent
+            if select is None:
                 return found
+            node = select
             continue  # the select's result flows on
         if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Call, ast.keyword, ast.Subscript, ast.Attribute,
                                ast.Starred)):

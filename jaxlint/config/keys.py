@@ -16,7 +16,6 @@ The four keys whose values are tables of their own (``per-file-ignores``, ``rule
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -108,6 +107,8 @@ class Key:
                 f"{self.page or self.doc} |").replace("|  |", "| |")
 
     def _type_text(self) -> str:
+        import json  # here and in _default_text: a check reads no docs (and loads no json)
+
         if self.choices:
             return ", ".join(f"`{json.dumps(c)}`" for c in self.choices)
         if self.seconds:
@@ -122,6 +123,8 @@ class Key:
 
     @staticmethod
     def _default_text(default: Any) -> str:
+        import json
+
         if default is None:
             return "unset"
         if isinstance(default, bool):

@@ -8,6 +8,7 @@ when the committed files differ from what this produces.
 """
 from __future__ import annotations
 
+import json
 import sys
 import textwrap
 from pathlib import Path
@@ -22,19 +23,49 @@ START = "<!-- rules-table-start -->"
 END = "<!-- rules-table-end -->"
 
 
+#: each rule's blind figure, written by benchmarks/rule_figures.py
+FIGURES = Path("benchmarks") / "rule_figures.json"
+
+
 def rules_table() -> str:
     tiers = {"static": "static", "trace": "trace (jaxpr)", "compile": "compile (HLO)"}
-    lines = ["| code | name | tier | what it finds | fix |", "|---|---|---|---|---|"]
+    lines = ["| code | name | tier | group | what it finds | fix |", "|---|---|---|---|---|---|"]
     for r in all_rules():
         name = f"[{r.name}](docs/rules/{r.code}.md)"
         off = " (off by default)" if not r.default_enabled else ""
         fix = r.fixable.value if r.fixable else ""
-        lines.append(f"| {r.code} | {name} | {tiers[r.phase.value]} | {r.summary}{off} | {fix} |")
+        lines.append(f"| {r.code} | {name} | {tiers[r.phase.value]} | {r.group} | {r.summary}{off} | {fix} |")
     return "\n".join(lines)
 
 
-def rule_page(r) -> str:
-    page = r.markdown()
+def figure_section(r, figures: dict | None) -> str:
+    """The rule's group and its measured (blind) figure, from ``rule_figures.json``."""
+    head = (f"## Group and measured figure\n\nGroup: **{r.group}** "
+            f"({'on' if r.default_enabled else 'off'} by default; docs/precision.md says how groups are set). ")
+    if figures is None:
+        return head + "\n"
+    fig = figures["rules"].get(r.code)
+    if fig is None:
+        return head + "No blind figure: none of its findings is among the verdicts of a corpus judged blind.\n"
+    b = fig["blind"]
+    per = "; ".join(f"{c}: {f['true']} true, {f['debatable']} debatable, {f['false']} false"
+                    for c, f in fig["corpora"].items())
+    text = (head + f"Blind figure: {b['findings']} findings, {b['true']} true, {b['debatable']} debatable, "
+            f"{b['false']} false ({b['precision']:.0%} true) ({per}).")
+    if fig["confidence"]:
+        text += " By confidence, where judged: " + "; ".join(
+            f"{k}: {f['true']} true, {f['debatable']} debatable, {f['false']} false" for k, f in fig["confidence"].items()
+        ) + "."
+    return text + "\n"
+
+
+def load_figures(root: Path) -> dict | None:
+    path = root / FIGURES
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def rule_page(r, figures: dict | None = None) -> str:
+    page = r.markdown() + "\n" + figure_section(r, figures)
     examples = []
     for title, items in (("Flagged", r.INVALID), ("Not flagged", r.VALID)):
         for ex in items[:3]:
@@ -74,7 +105,8 @@ def configuration_with_tables(text: str) -> str:
 
 
 def expected_files(root: Path) -> dict[Path, str]:
-    out = {root / "docs" / "rules" / f"{r.code}.md": rule_page(r) for r in all_rules()}
+    figures = load_figures(root)
+    out = {root / "docs" / "rules" / f"{r.code}.md": rule_page(r, figures) for r in all_rules()}
     for path, render in ((root / "README.md", readme_with_table),
                          (root / "docs" / "configuration.md", configuration_with_tables)):
         if path.exists():

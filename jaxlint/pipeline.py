@@ -156,8 +156,8 @@ class CheckOptions:
         help="ignore codes in matching files, e.g. 'tests/*:JAX101,JAX106' (repeatable; added to the config's "
              "per-file-ignores)")
     preview: bool = _opt(False, "--preview", group="selection", action="store_true",
-                         help="also report findings the static model rates only possible (same as "
-                              "confidence = \"possible\" in the config)")
+                         help="also run the nursery group's rules and report findings the static model rates "
+                              "only possible (same as preview = true in the config)")
     ignore_noqa: bool = _opt(False, "--ignore-noqa", group="selection", action="store_true",
                              help="ignore any `# noqa` comments (per-file-ignores still apply)")
     # configuration
@@ -297,6 +297,7 @@ class CheckOptions:
             "force_exclude": self.force_exclude,
             "ignore_noqa": self.ignore_noqa,
             "confidence": "possible" if self.preview else None,
+            "preview": self.preview,
             "exclude": self.exclude,
             "extend_exclude": self.extend_exclude,
             "fail_on": self.fail_on,
@@ -717,7 +718,7 @@ def baseline(run: CheckRun) -> int | None:
         s = t.settings
         if id(s) not in static_codes:
             static_codes[id(s)] = frozenset(r.code for r in select_rules(s.select, s.extend_select, s.ignore,
-                                                                          ("static",)))
+                                                                          ("static",), s.preview))
         judged[key_path(t.display, base_dir, cwd)] = static_codes[id(s)]
     cmp = compare(known, result.diagnostics, base_dir, cwd, judged, result.superseded,
                   _measured_judged(run, base_dir, cwd))
@@ -889,6 +890,7 @@ def _show_settings(run: CheckRun) -> int:
     from dataclasses import asdict
 
     from jaxlint.registry import active_rules
+    from jaxlint.rule import GROUPS
 
     seen = set()
     resolver = run.resolver
@@ -903,5 +905,9 @@ def _show_settings(run: CheckRun) -> int:
         d["root"] = str(s.root)
         d["config_file"] = str(s.config_file) if s.config_file else None
         d["active_rules"] = [r.code for r in active_rules(s)]
+        # the lint group of each active rule, and the groups themselves (docs/precision.md)
+        d["active_groups"] = {g: [r.code for r in active_rules(s) if r.group == g] for g in GROUPS}
+        d["groups"] = {g.name: {"on_by_default": g.on, "severity": g.severity.value, "about": g.doc}
+                       for g in GROUPS.values()}
         print(json.dumps(d, indent=2, default=str))
     return 0

@@ -10,7 +10,7 @@ import re
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence, cast
 
-from jaxlint.rule import Rule, in_dependency_order  # noqa: F401 (re-exported: the engine's order of rules)
+from jaxlint.rule import GROUPS, Rule, in_dependency_order  # noqa: F401 (re-exported: the engine's order of rules)
 
 if TYPE_CHECKING:
     from jaxlint.config import Settings
@@ -109,8 +109,13 @@ def rule_by_selector(sel: str) -> type[Rule] | None:
     return None
 
 
+#: the group ``--preview`` (``preview = true``) turns on with the default selection
+PREVIEW_GROUP = "nursery"
+
 #: the specificity of a selector that names a rule (its code or name)
 _EXACT = 100
+#: the specificity of a group's name (``perf``): above ``ALL``, below any code prefix
+_GROUP = 2
 
 
 def _matches(sel: str, rule: type[Rule]) -> int:
@@ -119,6 +124,8 @@ def _matches(sel: str, rule: type[Rule]) -> int:
         return 1
     if sel == rule.name or sel == rule.code:
         return _EXACT
+    if sel in GROUPS:
+        return _GROUP if sel == rule.group else 0
     if _PREFIX.match(sel) and rule.code.startswith(sel):
         return 1 + len(sel)
     return 0
@@ -128,10 +135,14 @@ def validate_selectors(selectors: Iterable[str], where: str) -> None:
     from jaxlint.config.errors import ConfigError, named
 
     for sel in selectors:
+        if sel in GROUPS:  # a group may be empty (nothing in nursery yet): still a name
+            continue
         if not (any(_matches(sel, r) for r in static_rules()) or any(_matches(sel, r) for r in all_rules())):
             hint = suggest_selector(sel) if isinstance(sel, str) else None
             raise ConfigError(f"{where}: unknown rule selector `{named(sel)}`"
-                              + (f"; did you mean `{hint}`?" if hint else ""))
+                              + (f"; did you mean `{hint}`?" if hint else
+                                 f"; a selector is a code (JAX101), a prefix (JAX1), a rule name, a lint group "
+                                 f"({', '.join(GROUPS)}) or ALL (`jaxlint rule --all` lists them)"))
 
 
 #: characters typed for digits in a code (``JAX1O4``, ``JAXl04``)
@@ -147,7 +158,7 @@ def suggest_selector(sel: str) -> str | None:
     if code and (_PREFIX.match(code) and any(r.code.startswith(code) for r in all_rules())):
         return code
     name = s.lower().replace("_", "-").replace(" ", "-")
-    names = [r.name for r in all_rules()]
+    names = [r.name for r in all_rules()] + list(GROUPS)
     if name in names:
         return name
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
@@ -166,8 +177,11 @@ def select_rules(
     extend_select: Iterable[str],
     ignore: Iterable[str],
     phases: Iterable[str] | None = None,
+    preview: bool = False,
 ) -> list[type[Rule]]:
-    """Resolve ruff-style selection: the most specific selector wins; ignore wins ties."""
+    """Resolve ruff-style selection: the most specific selector wins; ignore wins ties.
+    Without ``select``, the rules of the groups on by default (``--preview``: and the
+    nursery's) are selected."""
     select = list(select) if select is not None else None
     extend = list(extend_select)
     ignore = list(ignore)
@@ -177,7 +191,7 @@ def select_rules(
             continue
         best_on = 0
         if select is None:
-            best_on = 1 if rule.default_enabled else 0
+            best_on = 1 if rule.default_enabled or (preview and rule.group == PREVIEW_GROUP) else 0
         else:
             best_on = max((_matches(s, rule) for s in select), default=0)
         best_on = max([best_on] + [_matches(s, rule) for s in extend])
@@ -210,7 +224,8 @@ def _names_another_tier(selectors: Sequence[str]) -> bool:
     if not selectors:
         return False
     static = static_names()
-    return any(s not in static and s != "ALL" and not (_PREFIX.match(s) and len(s) < 6) for s in selectors)
+    return any(s not in static and s != "ALL" and s not in GROUPS and not (_PREFIX.match(s) and len(s) < 6)
+               for s in selectors)
 
 
 def _twins_may_match(selectors: Sequence[str], rule: type[Rule]) -> bool:
@@ -273,10 +288,11 @@ def active_rules(settings: Settings, phases: Sequence[str] = ("static",)) -> lis
     # the fingerprint hashes, which tells apart all that it does, without loading json
     # and hashlib into a check that writes no cache
     key = repr((settings.select, settings.extend_select, settings.ignore, settings.rule_options,
-                settings.per_file_ignores, settings.ignore_noqa, settings.confidence, tuple(phases)))
+                settings.per_file_ignores, settings.ignore_noqa, settings.confidence, settings.preview,
+                tuple(phases)))
     rules = _RULES_CACHE.get(key)
     if rules is None:
-        classes = select_rules(settings.select, settings.extend_select, settings.ignore, phases)
+        classes = select_rules(settings.select, settings.extend_select, settings.ignore, phases, settings.preview)
         rules = [cls(settings.rule_options.get(cls.code, {})) for cls in classes]
         _RULES_CACHE[key] = rules
     return rules

@@ -78,6 +78,52 @@ BUDGET = "cost-budget"  # a compiled function held against its committed cost bu
 
 
 @dataclass(frozen=True)
+class Group:
+    """A lint group (clippy's): how often a rule's findings are worth acting on, which
+    decides its default. ``on``: selected by default; ``severity``: its findings'
+    default and highest severity (a rule may report lower, never higher, unless the
+    user sets ``[tool.jaxlint.rules.<rule>] severity``)."""
+
+    name: str
+    on: bool
+    severity: Severity
+    doc: str
+
+
+#: The lint groups, in the order the docs list them. How a rule's group is set from its
+#: measured figure: docs/precision.md ("Lint groups, set by measurement"), checked by
+#: tests/test_groups.py against ``rule_figures.json``.
+GROUPS: Mapping[str, Group] = {g.name: g for g in (
+    Group("correctness", True, Severity.ERROR,
+          "a raise or a wrong result, proven with real jax; its certain findings are errors"),
+    Group("suspicious", True, Severity.WARNING, "code that is most likely not what was meant"),
+    Group("perf", True, Severity.WARNING, "code that works but compiles again, unrolls, copies or waits"),
+    Group("pedantic", False, Severity.WARNING,
+          "right claims that are often not worth acting on (measured below 50 % true, mostly debatable)"),
+    Group("nursery", False, Severity.WARNING,
+          "rules measured below 50 % true with more false findings than debatable ones, or still being "
+          "developed: on with --preview"),
+)}
+
+_SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
+
+
+def finding_severity(rule: "Rule | type[Rule]", asked: Severity | None) -> Severity:
+    """What a finding of ``rule`` is reported as: the severity the user configured for
+    the rule (``[tool.jaxlint.rules.<rule>] severity``), else the one the rule asked for
+    this finding (or its default), never above its group's: a finding is an error only
+    in the correctness group (and only when certain: ``Diagnostic`` lowers the rest)."""
+    configured = getattr(rule, "configured_severity", None)
+    if configured is not None:
+        return configured
+    sev = asked or rule.severity
+    group = GROUPS.get(getattr(rule, "group", ""))
+    if group is not None and _SEVERITY_RANK[sev] > _SEVERITY_RANK[group.severity]:
+        return group.severity
+    return sev
+
+
+@dataclass(frozen=True)
 class Option:
     """A configurable rule option, set under ``[tool.jaxlint.rules.<name>]``."""
 
@@ -153,9 +199,16 @@ class Rule:
     name: ClassVar[str]
     summary: ClassVar[str]  # one line: what was found
     fix_hint: ClassVar[str] = ""  # one line: what to do instead
+    #: its lint group (:data:`GROUPS`), set from its measured figure: it decides
+    #: :attr:`default_enabled` and :attr:`severity` (a rule may set a lower severity)
+    group: ClassVar[str]
     severity: ClassVar[Severity] = Severity.WARNING
     phase: ClassVar[Phase] = Phase.STATIC
+    #: from the group: never set by a rule
     default_enabled: ClassVar[bool] = True
+    #: ``[tool.jaxlint.rules.<rule>] severity`` on an instance: every finding's, over the
+    #: group's and the rule's own
+    configured_severity: Severity | None = None
     fixable: ClassVar[Applicability | None] = None
     options: ClassVar[Mapping[str, Option]] = {}
     #: Codes of lower-tier rules whose finding this rule's finding replaces when both
@@ -195,12 +248,28 @@ class Rule:
     VALID: ClassVar[list[Valid]] = []
     INVALID: ClassVar[list[Invalid]] = []
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "group" not in cls.__dict__:
+            return
+        group = GROUPS.get(cls.group)
+        if group is None:
+            raise TypeError(f"{cls.__name__}: unknown group {cls.group!r}; one of {', '.join(GROUPS)}")
+        if "default_enabled" in cls.__dict__:
+            raise TypeError(f"{cls.__name__}: the group decides whether a rule is on by default")
+        cls.default_enabled = group.on
+        own = cls.__dict__.get("severity")
+        if own is None:
+            cls.severity = group.severity
+        elif _SEVERITY_RANK[own] > _SEVERITY_RANK[group.severity]:
+            raise TypeError(f"{cls.__name__}: severity {own.value} is above its group's ({group.severity.value})")
+
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         values = {k: o.default for k, o in self.options.items()}
         values.update(options or {})
         severity = values.pop("severity", None)  # `[tool.jaxlint.rules.<rule>] severity`, every rule's
         if severity is not None:
-            self.severity = Severity(severity)  # type: ignore[misc]
+            self.severity = self.configured_severity = Severity(severity)  # type: ignore[misc]
         self.opts = values
 
     @classmethod
@@ -241,7 +310,7 @@ class Rule:
     def markdown(cls) -> str:
         head = f"# {cls.name} ({cls.code})\n\n"
         meta = (
-            f"Tier: {cls.phase.value} · default severity: {cls.severity.value} · "
+            f"Tier: {cls.phase.value} · group: {cls.group} · default severity: {cls.severity.value} · "
             f"{'enabled' if cls.default_enabled else 'disabled'} by default"
         )
         if cls.fixable:

@@ -189,7 +189,8 @@ def run_worker(req: dict, dynamic, timeout: float) -> dict:
 def compile_rules(settings):
     from jaxlint.registry import select_rules
 
-    classes = select_rules(settings.select, settings.extend_select, settings.ignore, ("compile",))
+    classes = select_rules(settings.select, settings.extend_select, settings.ignore, ("compile",),
+                           settings.preview)
     # a role rule's findings are the engine's to make (the cost budget's, by `check`), as in the pipeline
     return [cls(settings.rule_options.get(cls.code, {})) for cls in classes if cls.role is None]
 

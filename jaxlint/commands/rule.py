@@ -20,6 +20,7 @@ def rule_info(r) -> dict:
         "name": r.name,
         "summary": r.summary,
         "phase": r.phase.value,
+        "group": r.group,
         "severity": r.severity.value,
         "default_enabled": r.default_enabled,
         "fix": r.fixable.value if r.fixable else None,
@@ -38,7 +39,7 @@ def run(args) -> int:
         if args.output_format == "json":
             write_report(json.dumps([rule_info(r) for r in rules], indent=2) + "\n", None)
         else:
-            write_report("".join(f"{r.code}  {r.name:<24} {r.phase.value:<8} {r.summary}"
+            write_report("".join(f"{r.code}  {r.name:<24} {r.phase.value:<8} {r.group:<12} {r.summary}"
                                  f"{'' if r.default_enabled else '  (off by default)'}\n" for r in rules), None)
         return 0
     if not args.rule:

@@ -140,6 +140,9 @@ class Settings:
     #: the least confidence a static finding needs to be reported: "likely" (the default
     #: selection), "certain", or "possible" (``--preview``)
     confidence: str = "likely"
+    #: ``--preview`` (``preview = true``): the nursery group joins the default selection,
+    #: and possible findings are reported (``confidence = "possible"``)
+    preview: bool = False
     #: the lowest severity that fails the run (exit 1); findings below it are shown only
     fail_on: str = "warning"
     #: selectors of the codes whose fixes ``--fix`` applies, and of those it never applies
@@ -160,6 +163,7 @@ class Settings:
                 "per_file_ignores": self.per_file_ignores,
                 "ignore_noqa": self.ignore_noqa,
                 "confidence": self.confidence,
+                "preview": self.preview,
             },
             sort_keys=True,
             default=str,
@@ -330,6 +334,7 @@ def _apply_table(base: Settings, table: Mapping[str, Any], src: str) -> Settings
     from jaxlint.registry import validate_selectors
 
     changes: dict[str, Any] = {}
+    extend_ignore: tuple[str, ...] = ()
     for key, value in table.items():
         if key not in TOP_LEVEL_KEYS:
             hint = _suggest(key, TOP_LEVEL_KEYS)
@@ -337,6 +342,13 @@ def _apply_table(base: Settings, table: Mapping[str, Any], src: str) -> Settings
         spec = TOP_LEVEL_KEYS[key]
         fname = spec.field
         if key == "extend":
+            continue
+        if key == "extend-ignore":  # added to `ignore`, whichever of the two the file writes first
+            try:
+                extend_ignore = spec.check(value)
+            except ValueError as e:
+                raise ConfigError(f"{src}: {e}") from None
+            validate_selectors(extend_ignore, f"{src}: `extend-ignore`")
             continue
         if spec.type is not dict:
             try:
@@ -358,8 +370,12 @@ def _apply_table(base: Settings, table: Mapping[str, Any], src: str) -> Settings
         elif key == "targets":
             changes[fname] = _targets(value, src, base.targets)
     for spec in TOP_LEVEL_KEYS.values():
-        if spec.selectors and spec.field in changes:
+        if spec.selectors and spec.field in changes and spec.name != "extend-ignore":
             validate_selectors(changes[spec.field], f"{src}: `{spec.name}`")
+    if extend_ignore:
+        changes["ignore"] = tuple(changes.get("ignore", ())) + extend_ignore
+    if changes.get("preview"):  # preview shows the possible findings too
+        changes.setdefault("confidence", "possible")
     return replace(base, **_layered(base, changes))
 
 

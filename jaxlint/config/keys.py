@@ -171,17 +171,27 @@ _SELECTOR_LIST = {"type": "array", "items": {"$ref": "#/$defs/selector"}}
 TOP_LEVEL: dict[str, Key] = {k.name: k for k in (
     Key("select", list, selectors=True, override=REPLACE, cli=("--select",),
         doc="Rules to enable: codes (`JAX101`), prefixes (`JAX1` = every static rule), names "
-            "(`captured-array`) or `ALL`. Replaces the default selection.",
+            "(`captured-array`), lint groups (`correctness`, `suspicious`, `perf`, `pedantic`, `nursery`) or "
+            "`ALL`. Replaces the default selection (the correctness, suspicious and perf groups).",
         page="Rules to enable. A selector is a code (`JAX101`), a prefix (`JAX1` = every static rule, `JAX2` "
-             "every trace-tier rule), a name (`captured-array`) or `ALL`. Replaces the default selection.",
-        docs_default="the rules enabled by default"),
+             "every trace-tier rule), a name (`captured-array`), a lint group (`correctness`, `suspicious`, "
+             "`perf`, `pedantic`, `nursery`; [below](#lint-groups)) or `ALL`. Replaces the default selection.",
+        docs_default="the rules of the groups on by default"),
     Key("extend-select", list, selectors=True, override=EXTEND, cli=("--extend-select",),
         doc="Rules to enable on top of `select` (or the default selection).",
         page="Rules to enable on top of `select`; e.g. `[\"unused-noqa\"]`, which is off by default."),
     Key("ignore", list, selectors=True, override=EXTEND, cli=("--ignore",),
-        doc="Rules to disable; a more specific selector wins over a less specific one, and ignore wins ties.",
+        doc="Rules to disable; a more specific selector wins over a less specific one (a code over a prefix, "
+            "a prefix over a group, a group over `ALL`), and ignore wins ties.",
         page="Rules to disable. The most specific selector wins (`select = [\"JAX101\"]` beats `ignore = "
-             "[\"JAX1\"]`); `ignore` wins ties."),
+             "[\"JAX1\"]`; a code beats a prefix, a prefix a group, a group `ALL`); `ignore` wins ties."),
+    # ruff's (and flake8's) name for more selectors to ignore: added to `ignore` (the command
+    # line's --extend-ignore is check's own flag, added to --ignore)
+    Key("extend-ignore", list, selectors=True, attr="ignore",
+        doc="Rules to disable on top of `ignore` (ruff's and flake8's name; the same as adding them to "
+            "`ignore`).",
+        page="More rules to disable, added to `ignore` (ruff's and flake8's name; `--extend-ignore` on the "
+             "command line).", docs_default="`[]`"),
     Key("exclude", list, override=REPLACE, cli=("--exclude",),
         doc="Glob patterns of files and folders never to check; replaces the default list "
             "(.git, .venv, build, dist, ...).",
@@ -223,6 +233,11 @@ TOP_LEVEL: dict[str, Key] = {k.name: k for k in (
              "default reports certain and likely findings; `\"possible\"` (or `--preview` on the command line) "
              "adds the rest; the editor shows possible findings as hints. A finding is an error only when it is "
              "certain."),
+    Key("preview", bool, override=ON, cli=("--preview",),
+        doc="Turn on the nursery group's rules with the default selection and report possible findings "
+            "(`--preview`; docs/precision.md, lint groups).",
+        page="The nursery group joins the default selection, and possible findings are reported (`confidence = "
+             "\"possible\"`, unless the file sets `confidence`). Same as `--preview`."),
     Key("cache-dir", str, cli=("--cache-dir",),
         doc="Where to cache results (default: `.jaxlint_cache` beside the config file).",
         page="Where results are cached (`--cache-dir`, `JAXLINT_CACHE_DIR` override it).",

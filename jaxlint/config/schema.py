@@ -19,6 +19,7 @@ from typing import Any
 from jaxlint.config import DynamicSettings, Settings
 from jaxlint.config.keys import DYNAMIC, TOP_LEVEL, json_type
 from jaxlint.registry import all_rules
+from jaxlint.rule import GROUPS
 
 SCHEMA_PATH = Path(__file__).parent.parent / "schema" / "config.schema.json"
 
@@ -35,7 +36,7 @@ def _typed(prop: dict, t: Any) -> dict:
 
 
 def _selector() -> dict:
-    names = ["ALL"] + [x for r in all_rules() for x in (r.code, r.name)]
+    names = ["ALL", *GROUPS] + [x for r in all_rules() for x in (r.code, r.name)]
     return {"anyOf": [{"enum": names}, {"type": "string", "pattern": "^JAX[0-9]{0,3}$"}]}
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from jaxlint.diagnostic import Diagnostic, Phase, Position, Related, Severity
+from jaxlint.rule import finding_severity
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ def measured_diagnostic(rule: Any, about: MeasuredIn, *, message: str, path: str
         path=path,
         start=start,
         end=end,
-        severity=severity or rule.severity,
+        severity=finding_severity(rule, severity),
         phase=phase,
         related=tuple(related),
         data=payload,

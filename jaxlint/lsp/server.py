@@ -674,6 +674,7 @@ class JaxlintServer(LanguageServer):
             related_information=related or None,
             data={
                 "name": d.name,
+                "group": rule.group if rule is not None else None,
                 "phase": d.phase.value,
                 "fix": d.fix.to_dict() if d.fix else None,
                 "noqa_row": d.noqa_line,

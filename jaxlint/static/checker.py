@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from jaxlint.diagnostic import Applicability, Confidence, Diagnostic, Edit, Fix, Phase, Position, Related, Severity
-from jaxlint.rule import PARSE_ERROR, StaticRule
+from jaxlint.rule import PARSE_ERROR, StaticRule, finding_severity
 from jaxlint.static.project import NO_FACTS, ProjectFacts
 from jaxlint.static.semantic import ModuleModel
 from jaxlint.static.tree import Link
@@ -172,7 +172,8 @@ class StaticContext:
     index: LineIndex
     options: Mapping[str, Any] = field(default_factory=dict)
     rule: type[StaticRule] | None = None
-    #: the severity the rule's findings are reported as (its own, or the config's)
+    #: the severity configured for the rule (``[tool.jaxlint.rules.<rule>] severity``):
+    #: every finding's; None: each finding's own, within the rule's group
     severity: Severity | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: what the project as a whole has chosen (``jaxlint.static.project``)
@@ -268,7 +269,7 @@ class StaticContext:
                 path=self.path,
                 start=start,
                 end=end,
-                severity=severity or self.severity or self.rule.severity,
+                severity=self.severity or finding_severity(self.rule, severity),
                 phase=Phase.STATIC,
                 fix=fix,
                 related=tuple(related),
@@ -389,7 +390,7 @@ def _check_tree(path: str, text: str, tree: ast.Module, rules: list[StaticRule],
             continue
         ctx.rule = type(rule)
         ctx.options = rule.opts
-        ctx.severity = rule.severity  # the configured one (`[tool.jaxlint.rules.<rule>] severity`)
+        ctx.severity = rule.configured_severity  # `[tool.jaxlint.rules.<rule>] severity`
         before = len(ctx.diagnostics)
         try:
             rule.check(ctx)

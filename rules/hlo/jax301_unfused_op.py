@@ -59,6 +59,7 @@ class UnfusedOp(HloRule):
     """
 
     code = "JAX301"
+    group = "perf"
     name = "unfused-op"
     # the static host-callback finding and the trace tier's host-callback-traced at the
     # same line: this is their measured cost

@@ -85,6 +85,7 @@ class Donation(HloRule):
     """
 
     code = "JAX302"
+    group = "perf"
     name = "donation"
     reads_callers = True
     summary = "an updated state is not donated, or a donation cannot be used"

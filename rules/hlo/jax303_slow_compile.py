@@ -73,6 +73,7 @@ class SlowCompile(HloRule):
     """
 
     code = "JAX303"
+    group = "perf"
     name = "slow-compile"
     summary = "the function's optimized XLA program is large enough to compile slowly"
     fix_hint = "shrink the program: loops as scan/fori_loop, large constants as arguments"

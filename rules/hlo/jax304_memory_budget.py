@@ -59,6 +59,7 @@ class MemoryBudget(HloRule):
     """
 
     code = "JAX304"
+    group = "perf"
     name = "memory-budget"
     summary = "the compiled function needs more temporary or peak memory than the budget"
     fix_hint = "restructure to avoid the large intermediates (chunk, scan, checkpoint)"

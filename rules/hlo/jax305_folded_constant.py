@@ -50,6 +50,7 @@ class FoldedConstant(HloRule):
     """
 
     code = "JAX305"
+    group = "perf"
     name = "folded-constant"
     supersedes = ("JAX209",)  # the trace tier's prediction of this fold (same shape and dtype)
     summary = "a large constant is embedded in the optimized program"

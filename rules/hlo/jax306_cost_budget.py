@@ -116,6 +116,7 @@ class CostBudget(BudgetRule):
     """
 
     code = "JAX306"
+    group = "perf"
     name = "cost-budget"
     summary = "a compiled function costs more than its committed budget (flops, bytes, memory, compile time)"
     fix_hint = "bring the cost back down, or accept it with `jaxlint budget update` and commit the diff"

@@ -54,6 +54,7 @@ class ReplicatedArgument(HloRule):
     """
 
     code = "JAX310"
+    group = "perf"
     name = "replicated-argument"
     summary = "an argument is fully replicated on every device while its siblings are sharded"
     fix_hint = "give it a PartitionSpec over the mesh axis its siblings use"

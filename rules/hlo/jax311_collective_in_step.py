@@ -56,6 +56,7 @@ class CollectiveInStep(HloRule):
     """
 
     code = "JAX311"
+    group = "perf"
     name = "collective-in-step"
     summary = "all-gathers or all-reduces move more bytes per call than the budget (stricter inside loops)"
     fix_hint = "shard so the partitioner needs no collective here, or move it out of the loop"

@@ -55,6 +55,7 @@ class OutputReshard(HloRule):
     """
 
     code = "JAX312"
+    group = "perf"
     name = "output-reshard"
     summary = "a collective only reshards a value (out_shardings or a with_sharding_constraint mismatch)"
     fix_hint = "ask for the sharding the value is computed with, or compute it in the one you want"

@@ -50,6 +50,7 @@ class CallbackInPartitioned(HloRule):
     """
 
     code = "JAX313"
+    group = "perf"
     name = "callback-in-partitioned"
     summary = "a host callback in a program partitioned over several devices gathers its operands to one device"
     fix_hint = "compute it in jax, or call back outside the sharded step"

@@ -51,6 +51,7 @@ class InvoluntaryRemat(HloRule):
     """
 
     code = "JAX314"
+    group = "perf"
     name = "involuntary-remat"
     summary = "XLA's SPMD partitioner fully rematerializes a value it cannot reshard"
     fix_hint = "make the two shardings compatible (annotate the value, or shard the dimension the op keeps)"

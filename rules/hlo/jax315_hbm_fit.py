@@ -75,6 +75,7 @@ class HbmFit(HloRule):
     """
 
     code = "JAX315"
+    group = "correctness"
     name = "hbm-fit"
     summary = "the compiled program needs more memory on one chip than the TPU has"
     fix_hint = "donate the state, shard over more chips, rematerialise, or shrink the batch"

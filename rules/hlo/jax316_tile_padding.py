@@ -55,6 +55,7 @@ class TilePadding(HloRule):
     """
 
     code = "JAX316"
+    group = "perf"
     name = "tile-padding"
     summary = "an array takes much more memory on the TPU than its data: its tiles pad a dimension"
     fix_hint = "use sizes that are multiples of the tile (128 for a minor dimension, 8 for the one before)"

@@ -65,10 +65,10 @@ class TpuMatmulPrecision(HloRule):
     """
 
     code = "JAX317"
+    group = "pedantic"
     name = "tpu-matmul-precision"
     summary = "a float32 matrix product runs in one bfloat16 pass on the TPU (default precision)"
     fix_hint = "pass precision='highest' (or 'high'), or use jax.default_matmul_precision('float32')"
-    default_enabled = False
     VALID = [
         Valid(
             """

@@ -51,6 +51,7 @@ class AnalysisFailed(TraceRule):
     """
 
     code = "JAX200"
+    group = "correctness"
     name = "analysis-failed"
     summary = "the dynamic phase could not import or trace this code"
     fix_hint = "keep module import free of side effects; put script code under `if __name__ == '__main__':`"

@@ -63,6 +63,7 @@ class LargeConstant(TraceRule):
     """
 
     code = "JAX201"
+    group = "perf"
     name = "large-constant"
     summary = "a large array is baked into the traced program as a constant"
     fix_hint = "pass the array as an argument of the jitted function instead of closing over it"

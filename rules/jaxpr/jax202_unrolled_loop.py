@@ -66,6 +66,7 @@ class UnrolledLoop(TraceRule):
     """
 
     code = "JAX202"
+    group = "perf"
     name = "unrolled-loop"
     summary = "a Python loop was unrolled into many copies of its body in the traced program"
     fix_hint = "use jax.lax.fori_loop / jax.lax.scan (dependent iterations) or jax.vmap (independent ones)"

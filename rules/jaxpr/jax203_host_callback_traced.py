@@ -53,6 +53,7 @@ class HostCallbackTraced(TraceRule):
     """
 
     code = "JAX203"
+    group = "perf"
     name = "host-callback-traced"
     summary = "the traced program calls back into Python on the host"
     fix_hint = "remove debug callbacks; keep needed host calls out of loop bodies"

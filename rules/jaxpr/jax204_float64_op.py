@@ -52,6 +52,7 @@ class Float64Op(TraceRule):
     """
 
     code = "JAX204"
+    group = "perf"
     name = "float64-op"
     summary = "the traced program computes in 64 bits"
     fix_hint = "keep arrays float32 (or bfloat16): pass dtype= explicitly and convert numpy inputs"

@@ -68,6 +68,7 @@ class TraceError(TraceRule):
     """
 
     code = "JAX205"
+    group = "correctness"
     means_trace_failed = True
     name = "trace-error"
     summary = "the jitted function fails to trace"

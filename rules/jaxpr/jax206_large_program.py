@@ -63,6 +63,7 @@ class LargeProgram(TraceRule):
     """
 
     code = "JAX206"
+    group = "perf"
     name = "large-program"
     summary = "the traced program has too many equations"
     fix_hint = "vectorize, or replace Python loops with jax.lax.scan / fori_loop / vmap"

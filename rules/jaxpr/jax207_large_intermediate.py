@@ -45,6 +45,7 @@ class LargeIntermediate(TraceRule):
     """
 
     code = "JAX207"
+    group = "perf"
     name = "large-intermediate"
     summary = "the traced program builds a very large intermediate value"
     fix_hint = "reformulate to avoid materializing it (matmul instead of broadcast, chunking, scan)"

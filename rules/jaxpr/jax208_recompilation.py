@@ -92,6 +92,7 @@ class Recompilation(TraceRule):
     """
 
     code = "JAX208"
+    group = "perf"
     name = "recompilation"
     summary = "a jitted function is compiled again and again (new shapes, dtypes, weak types, static values, wrappers)"
     fix_hint = "keep shapes, dtypes and static arguments fixed across calls (pad, cast, or make it an array)"

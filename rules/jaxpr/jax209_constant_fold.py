@@ -66,6 +66,7 @@ class ConstantFold(TraceRule):
     """
 
     code = "JAX209"
+    group = "perf"
     name = "constant-fold"
     summary = "a large array is computed from constants only, so XLA folds it at compile time"
     fix_hint = "compute the array once outside the jitted function and pass it as an argument"

@@ -51,6 +51,7 @@ class DonatedBufferReused(TraceRule):
     """
 
     code = "JAX210"
+    group = "correctness"
     name = "donated-buffer-reused"
     summary = "a buffer donated to a jitted call is passed to the same call again"
     fix_hint = "pass a copy (jnp.copy) in one of the places, or do not donate that argument"

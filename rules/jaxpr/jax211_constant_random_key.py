@@ -67,6 +67,7 @@ class ConstantRandomKey(TraceRule):
     """
 
     code = "JAX211"
+    group = "suspicious"
     name = "constant-random-key"
     summary = "a random draw in traced code uses a key made from a constant seed: every call draws the same numbers"
     fix_hint = "pass the key as an argument (split a new one for each call), or fold in an argument"

@@ -44,6 +44,7 @@ class ParseError(StaticRule):
     """
 
     code = "JAX100"
+    group = "correctness"
     name = "parse-error"
     summary = "the file cannot be parsed as Python"
     fix_hint = "fix the syntax error or the file's encoding"

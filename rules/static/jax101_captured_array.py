@@ -86,6 +86,7 @@ class CapturedArray(StaticRule):
     """
 
     code = "JAX101"
+    group = "perf"
     name = "captured-array"
     summary = "traced code closes over a large array, which becomes a compile-time constant"
     fix_hint = "pass the array as an argument of the jitted function"

@@ -97,6 +97,7 @@ class PythonLoopInJit(StaticRule):
     """
 
     code = "JAX102"
+    group = "perf"
     name = "python-loop-in-jit"
     fixable = Applicability.UNSAFE
     summary = "a long Python loop in traced code is unrolled into the program"

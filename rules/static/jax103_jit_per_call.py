@@ -122,6 +122,7 @@ class JitPerCall(StaticRule):
     """
 
     code = "JAX103"
+    group = "pedantic"
     name = "jit-per-call"
     summary = "a jit wrapper is created again on every iteration or call"
     fix_hint = "create the jitted function once (module level, or before the loop) and reuse it"

@@ -94,6 +94,7 @@ class NumpyOnTracer(StaticRule):
     """
 
     code = "JAX104"
+    group = "suspicious"
     name = "numpy-on-tracer"
     summary = "a numpy function is applied to a traced value, or np.random runs at trace time"
     fix_hint = "use the jax.numpy function (jnp.f) and jax.random with a key"

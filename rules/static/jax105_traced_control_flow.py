@@ -132,6 +132,7 @@ class TracedControlFlow(StaticRule):
     """
 
     code = "JAX105"
+    group = "correctness"
     name = "traced-control-flow"
     fixable = Applicability.UNSAFE
     summary = "Python control flow or a conversion needs a concrete value but gets a tracer"

@@ -90,6 +90,7 @@ class SideEffectInJit(StaticRule):
     """
 
     code = "JAX106"
+    group = "nursery"
     name = "side-effect-in-jit"
     summary = "a Python side effect in traced code runs once, at trace time"
     fix_hint = "return values and print or log them after the call; use jax.random with a key; time and read files outside"

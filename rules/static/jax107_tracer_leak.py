@@ -76,6 +76,7 @@ class TracerLeak(StaticRule):
     """
 
     code = "JAX107"
+    group = "correctness"
     name = "tracer-leak"
     summary = "traced code stores a traced value outside the function, where it outlives the trace"
     fix_hint = "return the value from the traced function (scan ys, has_aux) instead of storing it"

@@ -109,6 +109,8 @@ class StaticArgHazard(StaticRule):
     """
 
     code = "JAX108"
+    group = "correctness"
+    severity = Severity.WARNING  # the findings that raise ask for error; those that compile again warn
     name = "static-arg-hazard"
     summary = "a static argument that is unhashable, a varying float, or a mutable identity-hashed object"
     fix_hint = "make static values hashable and few (tuples, ints, strings), or pass them as traced arguments"

@@ -86,6 +86,7 @@ class DiscardedUpdate(StaticRule):
     """
 
     code = "JAX110"
+    group = "correctness"
     name = "discarded-update"
     summary = "an `.at[]` update whose result is discarded, or item assignment on an immutable JAX array"
     fix_hint = "assign the result back: x = x.at[i].set(v)"

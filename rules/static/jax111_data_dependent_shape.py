@@ -107,6 +107,7 @@ class DataDependentShape(StaticRule):
     """
 
     code = "JAX111"
+    group = "correctness"
     name = "data-dependent-shape"
     summary = "an operation in traced code whose output shape depends on traced values"
     fix_hint = "mask with jnp.where, or pass size= (and fill_value=)"

@@ -79,6 +79,7 @@ class DonationMisuse(StaticRule):
     """
 
     code = "JAX113"
+    group = "correctness"
     name = "donation-misuse"
     summary = "a donated buffer is donated twice, or used after the call that donated it"
     fix_hint = "reassign the donated name from the call's result, or stop donating it"

@@ -165,6 +165,7 @@ class PrngKeyReuse(StaticRule):
     """
 
     code = "JAX114"
+    group = "suspicious"
     name = "prng-key-reuse"
     fixable = Applicability.UNSAFE
     summary = "a PRNG key is consumed by more than one random call, or a module-level key is read in traced code"

@@ -64,10 +64,10 @@ class UnusedNoqa(StaticRule):
     """
 
     code = "JAX190"
+    group = "pedantic"
     name = "unused-noqa"
     summary = "a `# noqa` code suppresses nothing"
     fix_hint = "remove the unused code from the `# noqa` comment"
-    default_enabled = False
     fixable = Applicability.SAFE
     markers = ()  # reads comments only; needs no "jax" in the file
 

@@ -1,0 +1,140 @@
+"""Each rule's blind figure, from the verdicts committed beside this script, and the
+lint groups that figure allows (docs/precision.md, "Lint groups, set by measurement").
+
+A figure counts only verdicts given **blind**: on a corpus judged before any rule was
+changed for it (``BLIND``). A verdict added to such a file later (after a rule was
+changed for the corpus: tuning) says so in its ``judged`` field (``"not blind: ..."``)
+and is left out. A new blind corpus is one more entry of ``BLIND``; its file is read
+when it exists (``dev36`` is judged now: it counts from the commit that adds it).
+
+    python benchmarks/rule_figures.py            # write benchmarks/rule_figures.json
+    python benchmarks/rule_figures.py --check    # exit 1 when the committed file is out of date
+
+tests/test_groups.py checks that the committed file is what this computes, and that every
+rule's group is one its figure allows (:func:`allowed_groups`).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "rule_figures.json"
+
+#: corpus -> (verdicts file, when and how it was judged blind)
+BLIND = {
+    "holdout": ("precision_judgements_holdout.json", "21 libraries, judged blind at d252177 (issue 10)"),
+    "dev": ("precision_judgements_dev.json", "8 libraries, judged blind at 58dcb14 (issue 19)"),
+    "unopened": ("precision_judgements_unopened.json", "9 libraries, judged blind at 9ad2090 (issue 19)"),
+    "fresh": ("precision_judgements_fresh.json", "jax-cosmo, judged blind at d51c9d7 (issue 19)"),
+    "programs": ("static_programs_judgements.json",
+                 "12 public example programs, judged blind at ebbfc9e (default and --preview findings)"),
+    "dev36": ("precision_judgements_dev36.json", "10 libraries, judged blind before issue 36 changed a rule"),
+}
+VERDICTS = ("true", "debatable", "false")
+
+#: below this share of true findings a rule is in no group that is on by default ...
+THRESHOLD = 0.5
+#: ... once it has at least this many blind findings (fewer say too little: its group then
+#: follows what it claims, a raise or a wrong result in correctness, else suspicious or perf)
+MIN_FINDINGS = 10
+#: correctness rules kept on below the threshold, and the real-jax evidence that what they
+#: report raises: their false findings are the model's to fix (issue 36's model part),
+#: while their true ones are failures a user meets at once. Adding a rule here is a decision
+#: to review, not a default.
+ON_BY_PROOF = {
+    "JAX105": "tests/test_recall_blind.py::test_case_fails_under_jax (TracerBoolConversionError, "
+              "ConcretizationTypeError on the recall cases)",
+}
+
+
+def blind_verdicts(root: Path = HERE) -> dict[str, list[dict]]:
+    """corpus -> its blind verdicts (files not there yet are left out)."""
+    out: dict[str, list[dict]] = {}
+    for corpus, (name, _) in BLIND.items():
+        path = root / name
+        if not path.exists():
+            continue
+        out[corpus] = [j for j in json.loads(path.read_text())["judgements"]
+                       if not str(j.get("judged", "")).startswith("not blind")]
+    return out
+
+
+def _counts(js: list[dict]) -> dict:
+    c = Counter(j["verdict"] for j in js)
+    n = sum(c[v] for v in VERDICTS)
+    return {"findings": n, **{v: c[v] for v in VERDICTS}, "precision": round(c["true"] / n, 3) if n else None}
+
+
+def figures(root: Path = HERE) -> dict:
+    per_corpus = blind_verdicts(root)
+    rules: dict[str, dict] = {}
+    codes = sorted({j["code"] for js in per_corpus.values() for j in js})
+    for code in codes:
+        mine = {corpus: [j for j in js if j["code"] == code] for corpus, js in per_corpus.items()}
+        every = [j for js in mine.values() for j in js]
+        kinds = sorted({j["confidence"] for j in every if j.get("confidence")})
+        rules[code] = {
+            "blind": _counts(every),
+            "corpora": {corpus: _counts(js) for corpus, js in mine.items() if js},
+            # where a judgement recorded the finding's confidence (a finding kind)
+            "confidence": {k: _counts([j for j in every if j.get("confidence") == k]) for k in kinds},
+        }
+    return {
+        "about": "Each rule's blind figure (true / debatable / false) over the corpora judged blind, computed by "
+                 "benchmarks/rule_figures.py from the verdicts beside it; a rule with no entry has no blind finding. "
+                 "docs/precision.md says how the figure sets the rule's lint group.",
+        "threshold": THRESHOLD,
+        "min_findings": MIN_FINDINGS,
+        "corpora": {corpus: BLIND[corpus][1] for corpus in per_corpus},
+        "rules": rules,
+    }
+
+
+def allowed_groups(code: str, figure: dict | None) -> tuple[set[str], str]:
+    """The groups ``code``'s blind figure allows, and why: any group when it has fewer than
+    ``MIN_FINDINGS`` blind findings or at least ``THRESHOLD`` true; otherwise no group on by
+    default: ``pedantic`` when its findings are mostly right claims of no use (no more
+    false than debatable), ``nursery`` when the model is wrong too often; and
+    ``correctness`` too for a rule in ``ON_BY_PROOF``."""
+    every = {"correctness", "suspicious", "perf", "pedantic", "nursery"}
+    if figure is None or figure["findings"] < MIN_FINDINGS:
+        n = 0 if figure is None else figure["findings"]
+        return every, f"{n} blind findings: too few to set the group by"
+    if figure["precision"] >= THRESHOLD:
+        return every, f"{figure['precision']:.0%} true of {figure['findings']} blind findings"
+    off = {"pedantic"} if figure["false"] <= figure["debatable"] else {"nursery"}
+    why = (f"{figure['precision']:.0%} true of {figure['findings']} blind findings "
+           f"({figure['debatable']} debatable, {figure['false']} false)")
+    if code in ON_BY_PROOF:
+        return off | {"correctness"}, why + f"; on by proof: {ON_BY_PROOF[code]}"
+    return off, why
+
+
+def dumps(data: dict) -> str:
+    return json.dumps(data, indent=1, sort_keys=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--check", action="store_true", help="exit 1 when the committed file is out of date")
+    args = p.parse_args(argv)
+    text = dumps(figures())
+    if args.check:
+        if not OUT.exists() or OUT.read_text() != text:
+            print(f"{OUT} is out of date: run python benchmarks/rule_figures.py", file=sys.stderr)
+            return 1
+        return 0
+    OUT.write_text(text)
+    for code, f in figures()["rules"].items():
+        b = f["blind"]
+        print(f"{code}: {b['findings']} blind findings, {b['true']} true, {b['debatable']} debatable, "
+              f"{b['false']} false ({b['precision']:.0%})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+"""Lint groups (issue 36): every rule's group, set by its blind figure, decides whether it
+runs by default and how severe its findings are; group names select rules wherever codes
+do. The selection tests run the real CLI in a subprocess."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jaxlint.diagnostic import Severity
+from jaxlint.registry import all_rules, rules_by_code, select_rules
+from jaxlint.rule import GROUPS, finding_severity
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import rule_figures  # noqa: E402
+
+#: one finding of each of three groups: JAX105 (correctness), JAX102 (perf), JAX106 (nursery)
+SOURCE = """\
+import jax
+
+
+@jax.jit
+def f(x):
+    print(x)
+    if x > 0:
+        return x
+    for i in range(100):
+        x = x + i
+    return x
+"""
+
+
+def jaxlint(tmp: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "jaxlint", *args], cwd=tmp, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def codes(tmp: Path, *args: str) -> list[str]:
+    r = jaxlint(tmp, "check", "--no-cache", "--output-format", "json", "--exit-zero", *args, "a.py")
+    assert r.returncode == 0, r.stderr
+    return sorted(d["code"] for d in json.loads(r.stdout))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "a.py").write_text(SOURCE)
+    return tmp_path
+
+
+def test_every_rule_has_a_group_that_sets_its_default():
+    for r in all_rules():
+        group = GROUPS[r.group]
+        assert r.default_enabled is group.on, r.code
+        rank = {"info": 0, "warning": 1, "error": 2}
+        assert rank[r.severity.value] <= rank[group.severity.value], r.code
+
+
+def test_the_committed_figures_are_what_the_verdicts_give():
+    """benchmarks/rule_figures.json is computed from the blind verdicts; a new verdict file
+    (dev36) or verdict means running benchmarks/rule_figures.py again."""
+    committed = json.loads((ROOT / "benchmarks" / "rule_figures.json").read_text())
+    assert committed == rule_figures.figures(), "run python benchmarks/rule_figures.py"
+
+
+def test_every_group_agrees_with_the_rules_blind_figure():
+    """A rule whose blind figure is below 50 % true (over at least 10 blind findings) is in
+    no group on by default, unless it is a correctness rule kept on by a named proof."""
+    figures = json.loads((ROOT / "benchmarks" / "rule_figures.json").read_text())["rules"]
+    wrong = []
+    for r in all_rules():
+        fig = figures.get(r.code)
+        allowed, why = rule_figures.allowed_groups(r.code, fig["blind"] if fig else None)
+        if r.group not in allowed:
+            wrong.append(f"{r.code} is in {r.group}, its figure allows {sorted(allowed)}: {why}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_a_low_figure_allows_no_default_group():
+    fig = {"findings": 20, "true": 6, "debatable": 10, "false": 4, "precision": 0.3}
+    assert rule_figures.allowed_groups("JAX999", fig)[0] == {"pedantic"}
+    fig = {"findings": 20, "true": 6, "debatable": 4, "false": 10, "precision": 0.3}
+    assert rule_figures.allowed_groups("JAX999", fig)[0] == {"nursery"}
+    few = {"findings": 4, "true": 0, "debatable": 4, "false": 0, "precision": 0.0}
+    assert "perf" in rule_figures.allowed_groups("JAX999", few)[0]
+
+
+def test_a_finding_is_an_error_only_in_the_correctness_group():
+    host_callback = rules_by_code()["JAX203"]  # perf: asks for error inside a loop
+    assert host_callback.group == "perf"
+    assert finding_severity(host_callback, Severity.ERROR) is Severity.WARNING
+    control_flow = rules_by_code()["JAX105"]
+    assert finding_severity(control_flow, None) is Severity.ERROR
+    # the user's severity for the rule overrides both ways
+    assert finding_severity(host_callback(options={"severity": "error"}), Severity.INFO) is Severity.ERROR
+    assert finding_severity(control_flow(options={"severity": "info"}), Severity.ERROR) is Severity.INFO
+
+
+def test_default_selection_and_preview(project):
+    assert codes(project) == ["JAX102", "JAX105"]  # side-effect-in-jit is in the nursery
+    assert codes(project, "--preview") == ["JAX102", "JAX105", "JAX106"]
+    assert "JAX106" in [r.code for r in select_rules(None, (), (), ("static",), preview=True)]
+
+
+def test_groups_select_and_ignore_on_the_command_line(project):
+    assert codes(project, "--select", "perf") == ["JAX102"]
+    assert codes(project, "--select", "correctness,nursery") == ["JAX105", "JAX106"]
+    assert codes(project, "--select", "ALL", "--ignore", "correctness") == ["JAX102", "JAX106"]
+    assert codes(project, "--extend-ignore", "perf") == ["JAX105"]
+    # a code is more specific than a group
+    assert codes(project, "--select", "perf", "--extend-select", "JAX105", "--ignore", "correctness") == \
+        ["JAX102", "JAX105"]
+    assert codes(project, "--per-file-ignores", "a.py:correctness") == ["JAX102"]
+
+
+def test_groups_in_the_config(project):
+    (project / "pyproject.toml").write_text(
+        '[tool.jaxlint]\nextend-select = ["nursery"]\nextend-ignore = ["perf"]\n'
+        '[tool.jaxlint.per-file-ignores]\n"a.py" = ["correctness"]\n')
+    assert codes(project) == ["JAX106"]
+    (project / "pyproject.toml").write_text('[tool.jaxlint]\npreview = true\nignore = ["JAX105"]\n')
+    assert codes(project) == ["JAX102", "JAX106"]
+
+
+def test_an_unknown_group_is_one_line_and_exit_2(project):
+    r = jaxlint(project, "check", "--no-cache", "--select", "perfomance", "a.py")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "unknown rule selector `perfomance`; a selector is a code (JAX101), a prefix (JAX1), a rule name, " \
+           "a lint group (correctness, suspicious, perf, pedantic, nursery) or ALL" in r.stderr
+    r = jaxlint(project, "check", "--no-cache", "--ignore", "corectness", "a.py")
+    assert r.returncode == 2 and "unknown rule selector `corectness`; did you mean `correctness`?" in r.stderr
+    (project / "pyproject.toml").write_text('[tool.jaxlint]\nextend-ignore = ["pedantik"]\n')
+    r = jaxlint(project, "check", "--no-cache", "a.py")
+    assert r.returncode == 2 and "`extend-ignore`: unknown rule selector `pedantik`" in r.stderr, r.stderr
+
+
+def test_per_rule_severity_with_groups(project):
+    (project / "pyproject.toml").write_text(
+        '[tool.jaxlint]\n[tool.jaxlint.rules.traced-control-flow]\nseverity = "warning"\n'
+        '[tool.jaxlint.rules.JAX102]\nseverity = "error"\n')
+    r = jaxlint(project, "check", "--no-cache", "--output-format", "json", "--exit-zero", "a.py")
+    assert {d["code"]: d["severity"] for d in json.loads(r.stdout)} == {"JAX102": "error", "JAX105": "warning"}
+
+
+def test_rule_listing_settings_and_docs_show_groups(project):
+    listing = jaxlint(project, "rule", "--all").stdout
+    line = next(x for x in listing.splitlines() if x.startswith("JAX106"))
+    assert "nursery" in line.split()
+    info = json.loads(jaxlint(project, "rule", "JAX103", "--output-format", "json").stdout)
+    assert info["group"] == "pedantic" and info["default_enabled"] is False
+    settings = json.loads(jaxlint(project, "check", "--show-settings", "a.py").stdout)
+    assert "JAX105" in settings["active_groups"]["correctness"] and settings["active_groups"]["nursery"] == []
+    assert settings["groups"]["correctness"] == {"on_by_default": True, "severity": "error",
+                                                 "about": GROUPS["correctness"].doc}
+    page = (ROOT / "docs" / "rules" / "JAX103.md").read_text()
+    assert "group: pedantic" in page and "## Group and measured figure" in page
+    fig = json.loads((ROOT / "benchmarks" / "rule_figures.json").read_text())["rules"]["JAX103"]["blind"]
+    assert f"Blind figure: {fig['findings']} findings, {fig['true']} true" in page

@@ -471,10 +471,16 @@ def test_recall_figure_did_not_drop(measured):
 
 
 def test_seventh_round_with_the_default_selection():
-    # issue 36 measures recall with the default selection: the sealed figure is a floor
+    # issue 36 measures recall with the default selection: the sealed figure is a floor,
+    # for the cases whose rule is on by default (a lint group set by measurement may move
+    # a rule off: docs/precision.md; the 8 sealed at 4419f18 were 7 once JAX103, JAX106,
+    # JAX107, JAX108 and JAX112 left the default groups)
+    from jaxlint.registry import rules_by_code
+
+    on = {c.name for c in CASES7 if c.name in FOUND7 and rules_by_code()[c.rule].default_enabled}
     seventh = found(run_cli(select_all=False, cases=CASES7), CASES7)
-    assert FOUND7 <= seventh, sorted(FOUND7 - seventh)
-    assert len(seventh) >= 8
+    assert on <= seventh, sorted(on - seventh)
+    assert len(seventh) >= len(on) >= 7
 
 
 #: Cases whose problem is an error, each with the call that shows it: run with real jax

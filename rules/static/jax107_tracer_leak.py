@@ -3,7 +3,6 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.static.taint import LIKELY, taint_of, confidence, describe, traced_how
 
@@ -35,8 +34,10 @@ class TracerLeak(StaticRule):
     traced only abstractly (`jax.eval_shape`, `jax.make_jaxpr`): a closure store is how
     code takes a structure (a treedef, a string) out of an abstract evaluation.
 
-    Severity: **error** when the stored value is certainly a tracer, **warning** when
-    it only likely is (an attribute of a parameter, the result of a function call).
+    Confidence: **certain** when the stored value is certainly a tracer, **likely** when
+    it only likely is (an attribute of a parameter, the result of a function call). The
+    rule is in the nursery group (off by default; its blind figure, below), so its
+    findings are warnings.
 
     ## Why is this bad?
     A tracer is only valid during the trace that made it. Stored outside, it holds no
@@ -76,11 +77,10 @@ class TracerLeak(StaticRule):
     """
 
     code = "JAX107"
-    group = "correctness"
+    group = "nursery"
     name = "tracer-leak"
     summary = "traced code stores a traced value outside the function, where it outlives the trace"
     fix_hint = "return the value from the traced function (scan ys, has_aux) instead of storing it"
-    severity = Severity.ERROR
 
     VALID = [
         Valid(

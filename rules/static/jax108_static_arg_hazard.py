@@ -109,7 +109,7 @@ class StaticArgHazard(StaticRule):
     """
 
     code = "JAX108"
-    group = "correctness"
+    group = "pedantic"
     severity = Severity.WARNING  # the findings that raise ask for error; those that compile again warn
     name = "static-arg-hazard"
     summary = "a static argument that is unhashable, a varying float, or a mutable identity-hashed object"

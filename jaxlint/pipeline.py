@@ -493,6 +493,7 @@ def static(run: CheckRun) -> int | None:
     run.cache_root = None if o.no_cache else cache_dir(o.cache_dir, run.tasks[0].settings if run.tasks else None)
     run.result, _ = run_static(run.tasks, run.cache_root, jobs=o.jobs, stdin_text=run.stdin_text,
                                stdin_data=run.stdin_data)
+    run.result.set_aside_newer_syntax()
     return None
 
 
@@ -761,6 +762,7 @@ def _measured_judged(run: CheckRun, base_dir: Path, cwd: Path) -> dict[str, dict
 def emit(run: CheckRun) -> int:
     """The report in the chosen format (stdout, stderr after ``--fix`` on stdin, or
     ``-o FILE``); the exit status: 2 on errors, 1 on findings (unless ``--exit-zero``)."""
+    from jaxlint.findings.result import newer_syntax_note
     from jaxlint.output import OutputContext, write_report
 
     o, result = run.options, run.result
@@ -793,6 +795,9 @@ def emit(run: CheckRun) -> int:
         level = _settings_for(run, result.diagnostics[0].path).fail_on if run.tasks else "warning"
         result.notes.insert(0, f"{shown_only} of them below `fail-on = \"{level}\"`: shown, not failing the run.")
     text = run.formats[o.output_format](result, ctx)
+    if result.not_checked and o.output_format not in ("concise", "full", "markdown", "sarif"):
+        # a format with no summary (an array of findings): the line goes to stderr
+        print(f"jaxlint: {newer_syntax_note(result.not_checked)}", file=sys.stderr)
     if o.statistics and o.output_format in ("concise", "full"):
         text = _statistics(result, o.unsafe_fixes)
     write_report(text, o.output_file, stream)

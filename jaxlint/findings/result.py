@@ -41,6 +41,9 @@ class RunResult:
     notebooks: dict[str, "CellMap"] = field(default_factory=dict)
     #: tables for the summary, after the notes
     tables: list[Table] = field(default_factory=list)
+    #: files not checked because they use syntax of a newer Python than the one jaxlint
+    #: runs on (PEP 695 under 3.11): not findings, a line of the summary (:func:`newer_syntax_note`)
+    not_checked: list[Diagnostic] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -52,4 +55,31 @@ class RunResult:
         from jaxlint.rule import PARSE_ERROR
 
         code = rule_for_role(PARSE_ERROR).code
-        return {d.path for d in self.diagnostics if d.code == code}
+        return {d.path for d in self.diagnostics if d.code == code} | {d.path for d in self.not_checked}
+
+    def set_aside_newer_syntax(self) -> None:
+        """Move the files that parse only under a newer Python out of the findings, into
+        :attr:`not_checked` and a line of the summary: the file is not wrong, and the run
+        does not fail for it."""
+        newer = [d for d in self.diagnostics if d.data.get(NEEDS_PYTHON)]
+        if not newer:
+            return
+        self.diagnostics = [d for d in self.diagnostics if not d.data.get(NEEDS_PYTHON)]
+        self.not_checked.extend(newer)
+        self.notes.append(newer_syntax_note(self.not_checked))
+
+
+#: the data key of a parse finding whose file uses syntax of a newer Python (its version)
+NEEDS_PYTHON = "needs-python"
+
+
+def newer_syntax_note(not_checked: list[Diagnostic]) -> str:
+    """One line naming the files not checked for syntax of a newer Python, and the remedy."""
+    import sys
+
+    n = len(not_checked)
+    need = max((d.data[NEEDS_PYTHON] for d in not_checked), key=lambda v: tuple(int(x) for x in v.split(".")))
+    files = ", ".join(f"{d.path}:{d.start.line}" for d in sorted(not_checked, key=lambda d: d.path))
+    here = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    return (f"{n} file{'s' if n != 1 else ''} not checked: syntax of a newer Python than {here}, which runs "
+            f"jaxlint: {files}; run jaxlint on Python {need} or newer to check {'them' if n != 1 else 'it'}.")

@@ -67,7 +67,7 @@ def rule_descriptor(code: str, rule: type[Rule] | None, name: str = "") -> dict:
 
 
 def sarif_log(diagnostics: Sequence[Diagnostic], rules: Mapping[str, type[Rule] | None], ctx: OutputContext,
-              errors: Iterable[str] = ()) -> dict:
+              errors: Iterable[str] = (), not_checked: Sequence[Diagnostic] = ()) -> dict:
     """A complete SARIF 2.1.0 log with one run."""
     root = repo_root(ctx)
     names = {d.code: d.name for d in diagnostics}
@@ -132,7 +132,12 @@ def sarif_log(diagnostics: Sequence[Diagnostic], rules: Mapping[str, type[Rule] 
             "columnKind": "unicodeCodePoints",
             "invocations": [{
                 "executionSuccessful": not errors,
-                "toolExecutionNotifications": [{"level": "error", "message": {"text": e}} for e in errors],
+                "toolExecutionNotifications": [{"level": "error", "message": {"text": e}} for e in errors] + [
+                    # a file in syntax of a newer Python: not checked, not a finding
+                    {"level": "note", "message": {"text": f"not checked: {d.message}"}, "locations": [
+                        {"physicalLocation": {"artifactLocation": _artifact(d.path, root, ctx.cwd),
+                                              "region": _region(d.start, d.end)}}]}
+                    for d in not_checked],
             }],
             "results": results,
         }],
@@ -141,5 +146,5 @@ def sarif_log(diagnostics: Sequence[Diagnostic], rules: Mapping[str, type[Rule] 
 
 @register("sarif")
 def sarif(result: RunResult, ctx: OutputContext) -> str:
-    log = sarif_log(result.diagnostics, rules_for(result), ctx, result.errors)
+    log = sarif_log(result.diagnostics, rules_for(result), ctx, result.errors, result.not_checked)
     return json.dumps(log, indent=2, ensure_ascii=False, default=str) + "\n"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from jaxlint.diagnostic import Applicability, Confidence, Diagnostic, Edit, Fix, Phase, Position, Related, Severity
+from jaxlint.findings.result import NEEDS_PYTHON
 from jaxlint.rule import PARSE_ERROR, StaticRule, finding_severity
 from jaxlint.static.project import NO_FACTS, ProjectFacts
 from jaxlint.static.semantic import ModuleModel
@@ -308,7 +309,7 @@ def parse_error_diagnostic(path: str, err: SourceError) -> Diagnostic:
         # syntax of a newer Python is no error in the file: one note naming the version
         severity=Severity.INFO if err.needs else rule.severity,
         phase=Phase.STATIC,
-        data={"needs-python": err.needs} if err.needs else {},
+        data={NEEDS_PYTHON: err.needs} if err.needs else {},
         signature=f"<module>:{rule.name}",
         noqa_line=None,
     )

@@ -18,8 +18,10 @@ class ParseError(StaticRule):
     cell that does not parse, reported at that cell.
 
     A file that uses syntax of a newer Python than the one jaxlint runs on (PEP 695's
-    `type X = ...` and `class C[T]` under Python 3.11) is not a syntax error: it is one
-    informational finding that names the version it needs.
+    `type X = ...` and `class C[T]` under Python 3.11) is not a syntax error and not a
+    finding: a line of the run's summary names the files not checked and the version
+    they need (in JSON output, on stderr; in SARIF, a note of the invocation), and the run
+    does not fail for them.
 
     ## Why is this bad?
     No other rule can check a file that does not parse. The run goes on with the

@@ -80,9 +80,9 @@ BUDGET = "cost-budget"  # a compiled function held against its committed cost bu
 @dataclass(frozen=True)
 class Group:
     """A lint group (clippy's): how often a rule's findings are worth acting on, which
-    decides its default. ``on``: selected by default; ``severity``: its findings'
-    default and highest severity (a rule may report lower, never higher, unless the
-    user sets ``[tool.jaxlint.rules.<rule>] severity``)."""
+    decides its default. ``on``: selected by default; ``severity``: its rules' default
+    severity (a rule may declare a lower one; a finding its model proves raises may ask
+    for an error in any group; ``[tool.jaxlint.rules.<rule>] severity`` overrides both)."""
 
     name: str
     on: bool
@@ -111,16 +111,13 @@ _SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 def finding_severity(rule: "Rule | type[Rule]", asked: Severity | None) -> Severity:
     """What a finding of ``rule`` is reported as: the severity the user configured for
     the rule (``[tool.jaxlint.rules.<rule>] severity``), else the one the rule asked for
-    this finding (or its default), never above its group's: a finding is an error only
-    in the correctness group (and only when certain: ``Diagnostic`` lowers the rest)."""
+    this finding (where its model proves a raise: JAX108's list passed to a static
+    argument), else the rule's default, its group's. A finding that is not certain is
+    never an error (``Diagnostic`` lowers it)."""
     configured = getattr(rule, "configured_severity", None)
     if configured is not None:
         return configured
-    sev = asked or rule.severity
-    group = GROUPS.get(getattr(rule, "group", ""))
-    if group is not None and _SEVERITY_RANK[sev] > _SEVERITY_RANK[group.severity]:
-        return group.severity
-    return sev
+    return asked or rule.severity
 
 
 @dataclass(frozen=True)

@@ -90,10 +90,12 @@ def test_a_low_figure_allows_no_default_group():
     assert "perf" in rule_figures.allowed_groups("JAX999", few)[0]
 
 
-def test_a_finding_is_an_error_only_in_the_correctness_group():
-    host_callback = rules_by_code()["JAX203"]  # perf: asks for error inside a loop
-    assert host_callback.group == "perf"
-    assert finding_severity(host_callback, Severity.ERROR) is Severity.WARNING
+def test_the_group_sets_the_default_severity_and_a_proof_may_ask_more():
+    static_arg = rules_by_code()["JAX108"]  # pedantic: its proven raise asks for an error
+    assert static_arg.group == "pedantic" and static_arg.severity is Severity.WARNING
+    assert finding_severity(static_arg, None) is Severity.WARNING
+    assert finding_severity(static_arg, Severity.ERROR) is Severity.ERROR
+    host_callback = rules_by_code()["JAX203"]
     control_flow = rules_by_code()["JAX105"]
     assert finding_severity(control_flow, None) is Severity.ERROR
     # the user's severity for the rule overrides both ways

@@ -159,6 +159,10 @@ def test_rule_listing_settings_and_docs_show_groups(project):
     assert "JAX105" in settings["active_groups"]["correctness"] and settings["active_groups"]["nursery"] == []
     assert settings["groups"]["correctness"] == {"on_by_default": True, "severity": "error",
                                                  "about": GROUPS["correctness"].doc}
+    sarif = json.loads(jaxlint(project, "check", "--no-cache", "--output-format", "sarif", "--exit-zero",
+                               "a.py").stdout)
+    groups = {r["id"]: r["properties"]["group"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
+    assert groups["JAX102"] == "perf" and groups["JAX105"] == "correctness" and "JAX106" not in groups
     page = (ROOT / "docs" / "rules" / "JAX103.md").read_text()
     assert "group: pedantic" in page and "## Group and measured figure" in page
     fig = json.loads((ROOT / "benchmarks" / "rule_figures.json").read_text())["rules"]["JAX103"]["blind"]

@@ -62,7 +62,8 @@ def rule_descriptor(code: str, rule: type[Rule] | None, name: str = "") -> dict:
         "help": {"text": _plain(markdown), "markdown": markdown},
         "helpUri": rule.url(),
         "defaultConfiguration": {"level": rule.severity.sarif_level, "enabled": rule.default_enabled},
-        "properties": {"tags": ["jax", rule.phase.value], "phase": rule.phase.value},
+        "properties": {"tags": ["jax", rule.phase.value, rule.group], "phase": rule.phase.value,
+                       "group": rule.group},
     }
 
 

@@ -211,8 +211,10 @@ def package_path(rel: str, corpus: tuple = CORPUS) -> str:
 def run_jaxlint(src: Path) -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="jaxlint-precision-") as tmp:
         out = Path(tmp) / "out.json"
+        # every place on its own, as the verdicts were given (the report shows one finding per
+        # pattern per function: ``shown`` counts those)
         cmd = [sys.executable, "-m", "jaxlint", "check", "--isolated", "--no-cache", "--output-format", "json",
-               "-o", str(out), "--exit-zero", "."]
+               "-o", str(out), "--exit-zero", "--every-place", "."]
         proc = subprocess.run(cmd, cwd=src, capture_output=True, text=True, env=bench_static._env())
         if proc.returncode != 0:
             raise SystemExit(f"bench: {' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr[-2000:]}")
@@ -275,12 +277,17 @@ def run_corpus(name: str, corpus_dir: Path, judgements: Path) -> dict:
                              "message": f["message"], "severity": f["severity"]})
     gone = [j for k, j in judged.items() if k not in seen]
     n = len(findings)
+    from jaxlint.findings.collapse import pattern_of
+
+    shown = len({pattern_of(f["filename"], f["code"], f.get("signature") or str(i), f["message"])
+                 for i, f in enumerate(findings)})
     kloc = lines / 1000
     return {
         "name": name,
         "judgements": str(judgements),
         "corpus": {"packages": [f"{d}=={v}" for d, v, _ in corpus], "files": len(files), "lines": lines},
         "findings": n,
+        "shown": shown,
         "verdicts": dict(verdicts),
         "precision": verdicts["true"] / n if n else 1.0,
         "findings_per_kloc": n / kloc,
@@ -312,6 +319,7 @@ def combine(results: list[dict]) -> dict:
         "corpus": {"packages": [p for r in results for p in r["corpus"]["packages"]],
                    "files": sum(r["corpus"]["files"] for r in results), "lines": lines},
         "findings": n,
+        "shown": sum(r["shown"] for r in results),
         "verdicts": dict(verdicts),
         "precision": verdicts["true"] / n if n else 1.0,
         "findings_per_kloc": n / (lines / 1000),
@@ -338,6 +346,7 @@ def report(res: dict, verbose: bool = False) -> str:
         "",
         f"findings: {res['findings']} ({res['findings_per_kloc']:.3f} per kLOC): "
         + ", ".join(f"{v.get(k, 0)} {k}" for k in (*VERDICTS, "unjudged")),
+        f"shown as {res['shown']} (one finding per pattern per function, the other places related)",
         "",
         f"{'rule':<8}" + "".join(f"{k:>11}" for k in (*VERDICTS, "unjudged")),
     ]

@@ -136,6 +136,9 @@ class CheckOptions:
         help="concise, full, json, json-lines, sarif, github, junit, gitlab, markdown")
     output_file: str | None = _opt(None, "-o", "--output-file", group="output", help="write the report to this file")
     statistics: bool = _opt(False, "--statistics", group="output", action="store_true", help="count findings per rule")
+    every_place: bool = _opt(False, "--every-place", group="output", action="store_true",
+                             help="report each place of a static pattern as its own finding (default: one finding "
+                                  "per pattern per function, the other places as its related locations)")
     show_files: bool = _opt(False, "--show-files", group="output", action="store_true",
                             help="list the files that would be checked, and exit")
     show_settings: bool = _opt(False, "--show-settings", group="output", action="store_true",
@@ -737,6 +740,17 @@ def baseline(run: CheckRun) -> int | None:
     return None
 
 
+def collapse(run: CheckRun) -> int | None:
+    """One finding per pattern per function (:mod:`jaxlint.findings.collapse`): after the
+    suppressions, the fixes and the baseline, which see every place."""
+    if run.options.every_place:
+        return None
+    from jaxlint.findings.collapse import collapse as one_per_pattern
+
+    run.result.diagnostics = one_per_pattern(run.result.diagnostics, run.result.rules)
+    return None
+
+
 def _measured_judged(run: CheckRun, base_dir: Path, cwd: Path) -> dict[str, dict[str, frozenset[str]]]:
     """Baseline path -> function -> the trace and compile codes that ran on it to the end
     in this run (a function the dynamic phase skipped, or did not compile, judges nothing)."""
@@ -849,7 +863,7 @@ def _fixable(run: CheckRun, d):
 
 
 STAGES: tuple[Callable[[CheckRun], int | None], ...] = (
-    discover, static, dynamic, budgets, supersede, suppress, summarise, fix, baseline, emit,
+    discover, static, dynamic, budgets, supersede, suppress, summarise, fix, baseline, collapse, emit,
 )
 
 

@@ -238,6 +238,10 @@ class Rule:
     #: function called once, and never inside another trace, drops its findings
     #: (:func:`jaxlint.dynamic.analysis.called_once`); without a recording they stay.
     repeated_calls_only: ClassVar[bool] = False
+    #: Cleared on a rule whose every finding is its own thing to act on (an unused
+    #: ``# noqa`` comment, each removed by itself): the report does not make the places
+    #: of one pattern in one function one finding (:mod:`jaxlint.findings.collapse`).
+    one_per_function: ClassVar[bool] = True
     #: Trace facts (``TraceRule.trace_fact`` keys) whose findings this rule reads: the
     #: engine runs the rules that declare them first (:func:`in_dependency_order`),
     #: and a trace rule reads them with ``ctx.findings_of(key)``.

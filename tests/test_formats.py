@@ -204,7 +204,7 @@ def test_sarif_fingerprints_differ_for_identical_findings_in_one_function(tmp_pa
     loop = "    for _ in range(500):\n        x = x + 1\n"
     twice = MODEL.replace(loop, loop + loop)
     _write(tmp_path, {"m.py": twice})
-    doc = json.loads(check(tmp_path, "sarif").stdout)
+    doc = json.loads(check(tmp_path, "sarif", ".", "--every-place").stdout)
     results = [r for r in doc["runs"][0]["results"] if r["ruleId"] == "JAX102"]
     assert len(results) == 2
     assert len({r["partialFingerprints"]["jaxlint/v1"] for r in results}) == 2
@@ -341,7 +341,7 @@ def test_github_related_locations_are_extra_message_lines(project):
 def test_github_prints_a_plain_summary_when_a_level_exceeds_ten_annotations(tmp_path):
     loops = "".join(f"    for _ in range(200):\n        x = x + {i}\n" for i in range(12))
     _write(tmp_path, {"many.py": f"import jax\n\n\n@jax.jit\ndef f(x):\n{loops}    return x\n"})
-    proc = check(tmp_path, "github")
+    proc = check(tmp_path, "github", ".", "--every-place")
     annotations, plain = parse_annotations(proc.stdout)
     assert len(annotations) == 12
     (summary,) = plain

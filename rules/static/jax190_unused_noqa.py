@@ -65,6 +65,7 @@ class UnusedNoqa(StaticRule):
 
     code = "JAX190"
     group = "pedantic"
+    one_per_function = False  # each unused comment is removed on its own
     name = "unused-noqa"
     summary = "a `# noqa` code suppresses nothing"
     fix_hint = "remove the unused code from the `# noqa` comment"

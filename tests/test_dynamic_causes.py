@@ -253,8 +253,11 @@ def test_a_resharding_recompile_names_the_argument_and_the_change(recorded):
 
 
 def test_a_growing_length_is_reported_with_its_trajectory(recorded):
+    # at the line in the loop that makes the longer input (issue 37), the call related
     _, found, lines, _ = recorded
-    [d] = _at(found, lines["GROW"])
+    [d] = _at(found, lines["GROW"] + 1)
+    assert lines["GROW"] in [r["location"]["row"] for r in d["related"]], d["related"]
+    assert d["message"].endswith("the `tokens` of each call is made at line %d" % (lines["GROW"] + 1))
     assert ("`tokens` grows along axis 1 call after call, (1, 64) -> (1, 65) -> (1, 66) -> (1, 67) -> (1, 68) "
             "-> (1, 69), and every new size compiles again" in d["message"])
     assert d["data"]["sizes"][0] == [1, 64] and d["data"]["sizes"][-1] == [1, 69]

@@ -247,27 +247,40 @@ def _outputs(traced, facts: CompileFacts) -> list[OutFact]:
     flat = jax.tree_util.tree_flatten_with_path(info)[0] if info is not None else []
     root = facts.module.entry.root
     single = root is not None and not root.shape.is_tuple
-    off = 0 if single or root is None else _output_offset(root.shape.elements, flat)
+    place = (lambda k: k) if single or root is None else _output_places(root.shape.elements, flat)
     out = []
     for k, (path, leaf) in enumerate(flat):
         out.append(OutFact(jax.tree_util.keystr(path), tuple(int(d) for d in leaf.shape), _dtype(leaf.dtype),
-                           () if single else (k + off,)))
+                           () if single else (place(k),)))
     return out
 
 
-def _output_offset(results: tuple, flat: list) -> int:
-    """Where the traced outputs sit among the executable's results: 0, unless the program
-    a recorded call compiled returns more than this trace (equinox's filter_jit returns
-    an extra leading result) and one place lines every shape and dtype up."""
+def _output_places(results: tuple, flat: list):
+    """Where each traced output sits among the executable's results (a function of the
+    traced output's position): in order, unless the program a recorded call compiled
+    returns more than this trace (equinox's filter_jit returns an extra leading result)
+    or the same results in another order (flax's nnx.jit returns the graph objects'
+    updated state before the function's own outputs, where the trace returns them after):
+    the one offset, or the one rotation, that lines every shape and dtype up."""
     from jaxlint.compile.facts import HLO_DTYPES
 
-    extra = len(results) - len(flat)
-    if extra <= 0:
-        return 0
     want = [(tuple(int(d) for d in leaf.shape), HLO_DTYPES.get(_dtype(leaf.dtype), "")) for _, leaf in flat]
-    fits = [o for o in range(extra + 1)
-            if all((tuple(r.dims), r.dtype) == w for r, w in zip(results[o:o + len(flat)], want))]
-    return fits[0] if len(fits) == 1 else 0
+    got = [(tuple(r.dims), r.dtype) for r in results]
+    n, extra = len(want), len(got) - len(want)
+
+    def fits(w: tuple, g: tuple) -> bool:  # a PRNG key array (no HLO dtype of its own) fits any result
+        return w == g or not w[1]
+
+    if extra > 0:
+        offs = [o for o in range(extra + 1) if all(fits(w, g) for w, g in zip(want, got[o:o + n]))]
+        off = offs[0] if len(offs) == 1 else 0
+        return lambda k: k + off
+    if extra < 0 or not n or all(fits(w, g) for w, g in zip(want, got)):
+        return lambda k: k
+    turns = [r for r in range(1, n) if all(fits(w, got[(k + r) % n]) for k, w in enumerate(want))]
+    if len(turns) == 1:
+        return lambda k: (k + turns[0]) % n
+    return lambda k: k
 
 
 def _dtype(dt) -> str:

@@ -12,7 +12,9 @@ is: jax forwards an unchanged output, which the caller then holds as the result)
 * ``pruned = apply_mask(params, m)`` then ``get_updates(pruned, ...)``: ``params`` is
   alive at the next call, so the caller keeps it: reused.
 
-An argument is *reused* when one of its arrays outlived a watched call. The first call
+An argument is *reused* when one of its arrays outlived a watched call. A graph object
+(a module, an optimizer) given to ``flax.nnx.jit`` gets no verdict: the call updates it in
+place, so what it holds afterwards is the new state, and the old arrays are out of sight. The first call
 of a function is left out of the verdict when later ones were watched too: a training
 loop's first state is often still held by the setup code (``params`` beside
 ``TrainState(params, ...)``), which later steps no longer do. The verdict per function,
@@ -129,12 +131,28 @@ def _watch(rec: Any, args: tuple, kwargs: dict, out: Any) -> dict[str, list[weak
     returned = {id(x) for x in adapter.flatten(out)[0]}
     named = [(params[i], a) for i, a in enumerate(args) if i < len(params) and i not in static_nums]
     named += [(k, v) for k, v in kwargs.items() if k not in static_names]
+    if meta.get("kind") == "nnx.jit":  # graph objects: their state after the call is the call's output
+        named = [(k, v) for k, v in named if not _graph_node(v)]
     watched = {}
     for name, tree in named:
         refs = [weakref.ref(x) for x in adapter.flatten(tree)[0] if type(x) is array and id(x) not in returned]
         if refs:
             watched[name] = refs
     return watched
+
+
+def _graph_node(x: Any) -> bool:
+    """Whether ``x`` is a flax nnx graph object (a module, an optimizer): ``nnx.jit`` updates
+    it in place, so the arrays it holds after the call are the new state, not the ones the
+    call was given; whether the caller still holds those cannot be seen from it. Such an
+    argument gets no verdict (unknown)."""
+    import sys
+
+    nnx = sys.modules.get("flax.nnx")
+    try:
+        return bool(nnx is not None and nnx.graph.is_graph_node(x))
+    except Exception:  # another flax's layout: unknown is the safe answer
+        return True
 
 
 def verdict(judged: list[dict[str, bool]]) -> dict[str, bool]:

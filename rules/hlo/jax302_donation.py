@@ -27,9 +27,10 @@ class Donation(HloRule):
     buffers are listed. An update of itself may read the rest in another layout: an adam
     moment of a convolution or attention kernel, `0.9 * m + 0.1 * g`, whose gradient XLA
     computes transposed, is one. Several undonated states of one step (an equinox `make_step`'s
-    model and optimizer state) are one finding. Steps under `jax.pmap`, sharded `jax.jit`
-    and `equinox.filter_jit` are read the same way; the advice names the transform's
-    own way to donate (pmap's `donate_argnums`, equinox's `donate='all'`).
+    model and optimizer state) are one finding. Steps under `jax.pmap`, sharded `jax.jit`,
+    `equinox.filter_jit` and `flax.nnx.jit` (a step that updates its model and optimizer
+    in place) are read the same way; the advice names the transform's own way to donate
+    (pmap's `donate_argnums`, equinox's `donate='all'`).
     Only functions that look
     like update steps are considered: the argument is named like state, or the function
     like an update (`step`, `update`, `sgd`, `train...`); when several arguments could be
@@ -43,7 +44,9 @@ class Donation(HloRule):
     Under `jaxlint record` the rule knows what the program did with each argument after
     the first few calls (an argument still alive at the next jitted call is *reused*:
     `pruned = apply_mask(params, m)` keeps `params`; `state = step(state)` lets the old
-    state go; a name still bound to it counts, read again or not). An argument the caller
+    state go; a name still bound to it counts, read again or not; a graph object given to
+    `nnx.jit` is updated in place, so what the caller keeps of its old state is unknown).
+    An argument the caller
     reused is never advised for donation (when that
     leaves none, there is no finding), one it let go is preferred, and the advice drops
     its "if the caller does not reuse it" hedge. Without a recording the hedge stays.

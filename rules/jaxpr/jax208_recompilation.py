@@ -28,8 +28,10 @@ class Recompilation(TraceRule):
     * a smaller last batch or sequence (a rare signature whose dimensions shrink, called
       from the same line as the common one);
     * one dimension that grows call after call by steady steps (a generated length, a
-      cache, a sequence: `(1, 65) -> (1, 66) -> (1, 67)`), with its trajectory; sizes
-      that double (bucketing, a sweep) and two or three fixed sizes are deliberate;
+      cache, a sequence: `(1, 65) -> (1, 66) -> (1, 67)`), with its trajectory; three
+      sizes are enough when one call line in a loop makes them by a constant step small
+      beside the sizes (a token a call); sizes that double (bucketing, a sweep), a sweep
+      of three sizes by large steps, and two fixed sizes are deliberate;
     * a change of sharding (arrays placed by default in the first call and sharded by
       the step's own output afterwards, or moved to another mesh or spec), named with
       the mesh and partition spec before and after;
@@ -50,8 +52,15 @@ class Recompilation(TraceRule):
     per call (called once each) are compared together. A function defined again at
     another line (a notebook's cell per optimizer) is a function of its own.
 
-    The finding sits at the call that caused the extra compile, with the place where
-    the function is jitted and its first call as related locations, and names what
+    The finding sits where the cause is made when the caller's source says so: for a
+    growing input, the statement in the loop around the call that rebinds it
+    (`tokens = jnp.concatenate([tokens, tok], axis=1)`); for a Python number that comes
+    back as an array (a step counter started as `State(params, step=0)`, an environment
+    state built with `time=0` in a `reset()` of the same file, a flax
+    `TrainState.create(...)`), the literal or the constructor that made it. The call that
+    compiled again is then a related location. Otherwise the finding sits at that call,
+    with the place where the function is jitted and its first call as related
+    locations. It names what
     changed, down to a model's leaf: "`state.step` changes from a Python int (traced as
     a weak-typed scalar) to i32[]", `x` changes shape (128, 512) -> (96, 512),
     "`params['w']` changes sharding uncommitted on one device (the default) -> P() on
@@ -392,7 +401,7 @@ class Recompilation(TraceRule):
         total = sum(calls)
         growth = _growth(groups, names, traced)
         if growth is not None:
-            self._grows(ctx, groups, calls, growth)
+            self._grows(ctx, groups, calls, growth, names)
             return
         changes: list = []
         worst = None  # the signature whose compile is most clearly avoidable
@@ -421,12 +430,22 @@ class Recompilation(TraceRule):
         if why:
             msg += f" ({why})"
         site, related = _where(ctx, worst, base)
+        weak = [c for c in changes if getattr(c, "kind", "") == "weak" and "a Python" in str(c)]
+        if weak and why and "Python scalar" in why:
+            first = min((base, worst), key=lambda g: int(g.get("seq") or 0))
+            label = str(weak[0]).split(" changes ")[0]
+            cause = _cause(ctx, first, label, names, "made")
+            if cause is not None:  # the literal (or the constructor) that made the Python number
+                msg += (f"; {label} starts as the Python number made at line {cause.line}: make it an array there "
+                        f"(`jnp.asarray(...)` with the dtype the step returns)")
+                related = [site.related("the call that compiles again")] + related
+                site = cause
         # one identity wherever it is reported (the call a recording saw, or the def)
         ctx.report(site, msg, related=related, key="several signatures",
                   data={"signatures": len(groups), "calls": calls[:64], "changes": [str(c) for c in changes[:10]],
                         "reason": why})
 
-    def _grows(self, ctx, groups: list, calls: list, growth: tuple) -> None:
+    def _grows(self, ctx, groups: list, calls: list, growth: tuple, names: list[str]) -> None:
         label, axis, chain = growth
         shapes = [c.after for c in chain]
         shapes.insert(0, chain[0].before)
@@ -440,6 +459,11 @@ class Recompilation(TraceRule):
                f"{' -> '.join(shown)}, and every new size compiles again (a growing sequence, cache or "
                f"generated length): pad it to a fixed maximum, or to a few bucket sizes")
         site, related = _where(ctx, last, first)
+        cause = _cause(ctx, first, label, names, "grown")
+        if cause is not None:  # where the loop makes the longer input: the line to change
+            msg += f"; the {label} of each call is made at line {cause.line}"
+            related = [site.related("a call that compiles again for a new size")] + related
+            site = cause
         ctx.report(site, msg, related=related, key="a dimension grows",
                   data={"signatures": len(groups), "calls": calls[:64], "grows": label, "axis": axis,
                         "sizes": [list(x) for x in shapes][:64], "reason": "a dimension grows call after call"})
@@ -555,6 +579,9 @@ def _counts(calls: list) -> str:
 
 #: fewest sizes in a row that make growth (two or three fixed sizes are deliberate)
 GROWTH_MIN = 4
+#: fewest sizes that make growth when one call line in a loop makes them by a constant small
+#: step (a generation loop, one token a call: (1, 6) -> (1, 7) -> (1, 8))
+GROWTH_FEW = 3
 
 
 def _growth(groups: list, names: list[str], traced: bool) -> tuple | None:
@@ -565,7 +592,12 @@ def _growth(groups: list, names: list[str], traced: bool) -> tuple | None:
     from jaxlint.dynamic.signatures import diff_signatures
 
     ordered = sorted(groups, key=lambda g: int(g.get("seq") or 0))
-    if len(ordered) < GROWTH_MIN or not all(g.get("seq") for g in ordered):
+    if len(ordered) < GROWTH_FEW or not all(g.get("seq") for g in ordered):
+        return None
+    # fewer sizes than GROWTH_MIN: a loop's one call line, and a constant step that is small
+    # beside the sizes (a token a call), not a sweep of sizes
+    few = len(ordered) < GROWTH_MIN
+    if few and not all(_same_call(a, b) for a, b in zip(ordered, ordered[1:])):
         return None
     chain = []
     for a, b in zip(ordered, ordered[1:]):
@@ -583,7 +615,38 @@ def _growth(groups: list, names: list[str], traced: bool) -> tuple | None:
     steps = [q - p for p, q in zip(sizes, sizes[1:])]
     if min(steps) <= 0 or max(steps) > 2 * min(steps):
         return None
+    if few and (len(set(steps)) != 1 or 2 * steps[0] > sizes[0]):
+        return None
     return str(chain[0]).split(" changes ")[0], axis, chain
+
+
+def _cause(ctx, sig: Signature, label: str, names: list[str], how: str):
+    """The Site in the caller's source where the argument ``label`` (`` `state.step` ``,
+    `` `tokens` ``) of ``sig``'s first call was made: ``how="grown"``, the statement in the
+    loop around the call that rebinds it; ``"made"``, the literal number its field got (or
+    the statement that built it). None when the recording has no call or the source does
+    not say."""
+    from jaxlint.dynamic import origins
+    from jaxlint.dynamic.analysis import Site
+
+    call = sig.get("first_call") if isinstance(sig, dict) else None
+    text = label.strip("`")
+    root = text.split("[", 1)[0].split(".", 1)[0]
+    if not isinstance(call, dict) or root not in names:
+        return None
+    index = names.index(root) - (1 if names and names[0] in ("self", "cls") else 0)
+    callee = (ctx.qualname or "").rsplit(".", 1)[-1]
+    try:
+        if how == "grown":
+            where = origins.grown_at(call["file"], int(call["line"]), callee, index, root)
+        else:
+            field = text[len(root):].rsplit(".", 1)[-1] if "." in text[len(root):] else ""
+            if not field.isidentifier():
+                return None
+            where = origins.made_at(call["file"], int(call["line"]), callee, index, root, field)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return Site(*where) if where is not None else None
 
 
 def _toggled(changes: list) -> bool:

@@ -1,0 +1,193 @@
+"""Where an argument of a recorded call was made, read from the caller's source.
+
+A recompilation is reported where the cause is made, not only at the call that compiled
+again (issue 37): the line that builds a state with a literal ``0`` step counter (a
+dataclass or ``TrainState`` constructor, an environment's ``reset``), or the line in the
+loop that makes the next, longer input of a generation step. The recording knows the call
+(file, line) and which parameter changed; this module finds, in the caller's source, the
+argument expression at that call and follows a plain name back to the statement that bound
+it:
+
+* :func:`grown_at`: the assignment inside the loop around the call that rebinds the name
+  (``tokens = jnp.concatenate([tokens, tok], axis=1)``);
+* :func:`made_at`: the binding before the call, and in it the keyword that gives the field
+  a Python number (``State(params, step=0)``), through one call of a function of the same
+  file that returns the constructor (``state = reset()`` with ``return EnvState(time=0)``).
+
+Pure ``ast``: nothing is imported or run. Every function answers None when the source does
+not say (a name bound elsewhere, an attribute, a file that does not parse).
+"""
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from pathlib import Path
+
+#: (file, line, column), 1-based line and column
+Where = tuple[str, int, int]
+
+
+@lru_cache(maxsize=64)
+def _tree(path: str) -> ast.Module | None:
+    try:
+        return ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
+    out = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            out[child] = node
+    return out
+
+
+def _call_at(tree: ast.Module, line: int, name: str) -> ast.Call | None:
+    """The call on ``line`` of the function called ``name`` (its last dotted part), or the
+    only call on that line."""
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == line]
+    named = [c for c in calls if _callee(c) == name]
+    if len(named) == 1:
+        return named[0]
+    return calls[0] if len(calls) == 1 else None
+
+
+def _callee(call: ast.Call) -> str:
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _argument(call: ast.Call, index: int, name: str) -> ast.expr | None:
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+    if any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+        return None
+    return call.args[index] if 0 <= index < len(call.args) else None
+
+
+def _binds(stmt: ast.stmt, name: str) -> bool:
+    targets: list[ast.expr] = []
+    if isinstance(stmt, ast.Assign):
+        targets = list(stmt.targets)
+    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+        targets = [stmt.target]
+    for t in targets:
+        for n in ast.walk(t):
+            if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store):
+                return True
+    return False
+
+
+def _scope(node: ast.AST, parents: dict) -> ast.AST:
+    while node in parents:
+        node = parents[node]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            return node
+    return node
+
+
+def _in_scope(root: ast.AST):
+    """The statements of one scope (not those of functions or classes defined in it)."""
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            if isinstance(child, ast.stmt):
+                yield child
+            todo.append(child)
+
+
+def _the_call(file: str, line: int, callee: str, index: int, param: str):
+    tree = _tree(str(file))
+    if tree is None:
+        return None, None, None
+    call = _call_at(tree, int(line), callee)
+    if call is None:
+        return tree, None, None
+    arg = _argument(call, index, param)
+    return tree, call, arg
+
+
+def grown_at(file: str, line: int, callee: str, index: int, param: str) -> Where | None:
+    """Where the loop around the call ``callee(...)`` on ``line`` rebinds the name passed as
+    parameter ``param`` (position ``index``): the statement that makes the next, larger
+    value. None when the argument is no plain name or no loop around the call rebinds it."""
+    tree, call, arg = _the_call(file, line, callee, index, param)
+    if call is None or not isinstance(arg, ast.Name):
+        return None
+    parents = _parents(tree)
+    node: ast.AST = call
+    while node in parents:
+        node = parents[node]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
+            return None
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            found = [s for s in _in_scope(node) if _binds(s, arg.id)]
+            if found:
+                s = max(found, key=lambda s: (s.lineno, s.col_offset))
+                return str(file), s.lineno, s.col_offset + 1
+    return None
+
+
+def made_at(file: str, line: int, callee: str, index: int, param: str, field: str) -> Where | None:
+    """Where the value passed as parameter ``param`` to ``callee(...)`` on ``line`` got the
+    Python number in its ``field``: the keyword ``field=<number>`` of the constructor that
+    made it (on the statement that bound the name before the call, or in a ``return`` of a
+    function of the same file that statement calls), else that statement. None when the
+    argument is no plain name or its binding is not in the caller's scope."""
+    tree, call, arg = _the_call(file, line, callee, index, param)
+    if call is None:
+        return None
+    if isinstance(arg, ast.Call):  # built in the call itself: `step(State(w, step=0))`
+        return _literal_keyword(arg, field, file) or (str(file), arg.lineno, arg.col_offset + 1)
+    if not isinstance(arg, ast.Name):
+        return None
+    parents = _parents(tree)
+    scope = _scope(call, parents)
+    before = [s for s in _in_scope(scope) if _binds(s, arg.id) and s.lineno < call.lineno]
+    if not before:
+        return None
+    stmt = max(before, key=lambda s: (s.lineno, s.col_offset))
+    value = getattr(stmt, "value", None)
+    if isinstance(value, ast.Call):
+        hit = _literal_keyword(value, field, file)
+        if hit is None:
+            hit = _through_function(tree, value, field, file)
+        if hit is not None:
+            return hit
+    return str(file), stmt.lineno, stmt.col_offset + 1
+
+
+def _literal_keyword(call: ast.Call, field: str, file: str) -> Where | None:
+    for kw in call.keywords:
+        if kw.arg == field and _number(kw.value):
+            return str(file), kw.value.lineno, kw.value.col_offset + 1
+    return None
+
+
+def _through_function(tree: ast.Module, call: ast.Call, field: str, file: str) -> Where | None:
+    """``state = reset(...)`` with ``def reset(...): ... return EnvState(time=0, ...)`` in the
+    same file (a method too, by its name): the keyword in the returned constructor."""
+    name = _callee(call)
+    defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
+    if len(defs) != 1:
+        return None
+    for node in ast.walk(defs[0]):
+        if isinstance(node, ast.Return) and isinstance(node.value, (ast.Call, ast.Tuple)):
+            values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+            for v in values:
+                if isinstance(v, ast.Call):
+                    hit = _literal_keyword(v, field, file)
+                    if hit is not None:
+                        return hit
+    return None
+
+
+def _number(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)

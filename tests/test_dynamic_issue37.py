@@ -1,0 +1,219 @@
+"""Issue 37, the rest: dynamic findings at the line the user changes. Real `jaxlint record`
+of small programs with real jax (and flax), then `check --dynamic`:
+
+* an ``nnx.jit`` training step that updates its model and optimizer in place without
+  donating them is JAX302 (it was silent: the program's own executable returns the graph
+  objects' state before the step's outputs, so no output lined up with an update);
+* a generation loop whose input grows by one token per call compiles once per length: JAX208
+  says so after three lengths already."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from helpers import run_cli
+
+pytest.importorskip("jax")
+
+NNX_STEP = '''
+import jax.numpy as jnp
+import optax
+from flax import nnx
+
+
+class Model(nnx.Module):
+    def __init__(self, rngs):
+        self.fc1 = nnx.Linear(512, 512, rngs=rngs)
+        self.fc2 = nnx.Linear(512, 1, rngs=rngs)
+
+    def __call__(self, x):
+        return self.fc2(nnx.relu(self.fc1(x)))
+
+
+@nnx.jit{donate}
+def train_step(model, optimizer, x, y):
+    def loss_fn(model):
+        return jnp.mean((model(x) - y) ** 2)
+
+    loss, grads = nnx.value_and_grad(loss_fn)(model)
+    optimizer.update(model, grads)
+    return loss
+
+
+if __name__ == "__main__":
+    model = Model(nnx.Rngs(0))
+    optimizer = nnx.Optimizer(model, optax.adam(1e-3), wrt=nnx.Param)
+    x, y = jnp.ones((8, 512)), jnp.zeros((8, 1))
+    for _ in range(3):
+        train_step(model, optimizer, x, y)
+'''
+
+
+def _record_and_check(root, *, compile_: bool) -> str:
+    extra = ["--compile"] if compile_ else []
+    rec = run_cli("record", *extra, "--", "python", "prog.py", cwd=root, timeout=600)
+    assert rec.returncode == 0, rec.stderr[-3000:]
+    proc = run_cli("check", "--dynamic", *extra, "--no-cache", "--output-format", "concise", "prog.py",
+                   cwd=root, timeout=600)
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    return proc.stdout
+
+
+def test_nnx_jit_step_updating_model_and_optimizer_in_place_is_told_to_donate(tmp_path):
+    pytest.importorskip("flax")
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX302"]\n')
+    (tmp_path / "prog.py").write_text(NNX_STEP.format(donate="").lstrip())
+    out = _record_and_check(tmp_path, compile_=True)
+    found = re.findall(r"^prog\.py:(\d+):\d+: JAX302 (.*)$", out, re.M)
+    lines = NNX_STEP.format(donate="").lstrip().splitlines()
+    assert [int(n) for n, _ in found] == [lines.index("def train_step(model, optimizer, x, y):") + 1], out
+    msg = found[0][1]
+    # both graph objects, whole: every parameter and both adam moments are updates of themselves
+    assert "arguments `model` (4 arrays, 1.0 MiB) and `optimizer` (" in msg, msg
+    assert "add donate_argnames=('model', 'optimizer')" in msg, msg
+    # nnx.jit updates the objects in place: the recording cannot see whether the caller
+    # kept the old arrays, so the advice keeps its condition
+    assert msg.endswith("if the caller does not reuse them"), msg
+
+
+def test_nnx_jit_step_that_donates_is_quiet(tmp_path):
+    pytest.importorskip("flax")
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX302"]\n')
+    (tmp_path / "prog.py").write_text(NNX_STEP.format(donate="(donate_argnums=(0, 1))").lstrip())
+    out = _record_and_check(tmp_path, compile_=True)
+    assert "JAX302" not in out, out
+
+
+GROWING = '''
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def next_token(params, tokens):
+    logits = jnp.take(params, tokens, axis=0).sum(axis=1)
+    return jnp.argmax(logits, axis=-1)
+
+
+if __name__ == "__main__":
+    params = jnp.ones((16, 16))
+    tokens = jnp.zeros((1, 6), jnp.int32)
+    for _ in range(3):
+        token = next_token(params, tokens)
+        tokens = jnp.concatenate([tokens, token[:, None]], axis=1)  # grows
+    print(tokens.shape)
+'''
+
+
+def _findings(out: str, code: str) -> list[tuple[int, int, str]]:
+    return [(int(a), int(b), m) for a, b, m in re.findall(rf"^prog\.py:(\d+):(\d+): {code} (.*)$", out, re.M)]
+
+
+def _line(program: str, marker: str) -> int:
+    return next(i for i, text in enumerate(program.lstrip().splitlines(), 1) if marker in text)
+
+
+def test_a_generation_loop_growing_one_token_a_call_is_reported_at_the_line_that_grows_it(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX208"]\n')
+    (tmp_path / "prog.py").write_text(GROWING.lstrip())
+    found = _findings(_record_and_check(tmp_path, compile_=False), "JAX208")
+    # three lengths, one a call, from one line: growth, not three sizes a script meant
+    assert [f[:2] for f in found] == [(_line(GROWING, "# grows"), 9)], found
+    assert "`tokens` grows along axis 1 call after call, (1, 6) -> (1, 7) -> (1, 8)" in found[0][2]
+
+
+def test_three_sizes_of_a_sweep_stay_quiet(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX208"]\n')
+    sweep = GROWING.replace("tokens = jnp.zeros((1, 6), jnp.int32)", "tokens = jnp.zeros((1, 100), jnp.int32)") \
+        .replace("tokens = jnp.concatenate([tokens, token[:, None]], axis=1)  # grows",
+                 "tokens = jnp.zeros((1, tokens.shape[1] + 100), jnp.int32)")
+    (tmp_path / "prog.py").write_text(sweep.lstrip())
+    assert _findings(_record_and_check(tmp_path, compile_=False), "JAX208") == []
+
+
+WEAK_STATE = '''
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+
+class State(NamedTuple):
+    w: jax.Array
+    step: int
+
+
+@jax.jit
+def update(state, g):
+    return State(state.w - 0.1 * g, state.step + jnp.ones((), jnp.int32))
+
+
+if __name__ == "__main__":
+    state = State(jnp.ones(4), step=0)  # made
+    for _ in range(3):
+        state = update(state, jnp.ones(4))  # called
+'''
+
+GYMNAX_STYLE = '''
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+
+class EnvState(NamedTuple):
+    x: jax.Array
+    time: int
+
+
+def reset():
+    return EnvState(x=jnp.zeros(2), time=0)  # made
+
+
+@jax.jit
+def env_step(state, action):
+    return EnvState(x=state.x + action, time=state.time + jnp.ones((), jnp.int32))
+
+
+if __name__ == "__main__":
+    state = reset()
+    for _ in range(3):
+        state = env_step(state, jnp.ones(2))  # called
+'''
+
+TRAIN_STATE = '''
+import jax
+import jax.numpy as jnp
+import optax
+from flax.training.train_state import TrainState
+
+
+@jax.jit
+def train_step(state, x):
+    grads = jax.grad(lambda p: jnp.sum((x @ p["w"]) ** 2))(state.params)
+    state = state.apply_gradients(grads=grads)
+    return state.replace(step=jnp.asarray(state.step, jnp.int32))
+
+
+if __name__ == "__main__":
+    state = TrainState.create(apply_fn=None, params={"w": jnp.ones((4, 2))}, tx=optax.sgd(0.1))  # made
+    for _ in range(3):
+        state = train_step(state, jnp.ones((8, 4)))  # called
+'''
+
+
+@pytest.mark.parametrize("program, field", [(WEAK_STATE, "state.step"), (GYMNAX_STYLE, "state.time"),
+                                            (TRAIN_STATE, "state.step")],
+                         ids=["literal-in-constructor", "gymnax-style-reset", "flax-train-state"])
+def test_a_weak_typed_start_value_is_reported_where_it_is_made(tmp_path, program, field):
+    if program is TRAIN_STATE:
+        pytest.importorskip("flax")
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX208"]\n')
+    (tmp_path / "prog.py").write_text(program.lstrip())
+    found = _findings(_record_and_check(tmp_path, compile_=False), "JAX208")
+    made = _line(program, "# made")
+    assert [f[0] for f in found] == [made], found
+    msg = found[0][2]
+    assert f"`{field}` changes weak type (a Python scalar -> an array)" in msg, msg
+    assert f"`{field}` starts as the Python number made at line {made}" in msg, msg

@@ -203,6 +203,9 @@ def jaxlint_run(tasks, settings, cache: Path | None):
 
 
 def main() -> int:
+    from jaxlint.inspect.levels import hand_rules
+
+    hand_rules()  # the driver runs in this process
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--check", action="store_true")

@@ -618,6 +618,9 @@ def missed_targets(res: dict) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from jaxlint.inspect.levels import hand_rules
+
+    hand_rules()  # the engine's pieces run in this process too (phase_breakdown, run_scaling)
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--corpus-dir", type=Path, default=default_cache_root(),
                    help="where the wheels and their sources are kept (default: %(default)s)")

@@ -99,7 +99,10 @@ def _main(argv: Sequence[str] | None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help(sys.stderr)
         return EXIT_ERROR
+    from jaxlint.inspect.levels import hand_rules
     from jaxlint.process.procs import exit_on_signals
+
+    hand_rules()  # the registry's rules: the engine imports none
 
     try:
         with exit_on_signals():  # SIGTERM, SIGHUP: the cleanup of worker processes still runs

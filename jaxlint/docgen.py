@@ -1,9 +1,11 @@
 """Generate the rule documentation from the registry.
 
 ``python -m jaxlint.docgen [ROOT]`` rewrites the README's rule table (between the
-``rules-table`` markers), ``docs/rules/<CODE>.md`` for every rule, and the key tables of
+``rules-table`` markers), ``docs/rules/<CODE>.md`` for every rule, the key tables of
 docs/configuration.md (between the ``keys-table`` and ``dynamic-keys-table`` markers;
-from jaxlint.config.keys). A test fails
+from jaxlint.config.keys) and the JSON schema of the configuration,
+``jaxlint/schema/config.schema.json`` (:mod:`jaxlint.config.schema`). An entry point:
+it hands the registry jaxlint's rules. A test fails
 when the committed files differ from what this produces.
 """
 from __future__ import annotations
@@ -14,8 +16,9 @@ import textwrap
 from pathlib import Path
 from typing import Mapping
 
-from jaxlint.config import DynamicSettings, Settings
+from jaxlint.config import DynamicSettings, Settings, schema
 from jaxlint.config.keys import DYNAMIC, TOP_LEVEL, Key
+from jaxlint.inspect.levels import hand_rules
 from jaxlint.registry import all_rules
 from jaxlint.rule import example_source
 
@@ -111,13 +114,16 @@ def expected_files(root: Path) -> dict[Path, str]:
                          (root / "docs" / "configuration.md", configuration_with_tables)):
         if path.exists():
             out[path] = render(path.read_text(encoding="utf-8"))
+    out[root / "jaxlint" / "schema" / "config.schema.json"] = schema.render()
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     root = Path(argv[0]) if argv else Path.cwd()
+    hand_rules()
     (root / "docs" / "rules").mkdir(parents=True, exist_ok=True)
+    (root / "jaxlint" / "schema").mkdir(parents=True, exist_ok=True)
     for path, text in expected_files(root).items():
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")

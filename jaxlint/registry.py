@@ -1,14 +1,19 @@
 """Rule lookup and selection. The engine reaches rules only through here.
 
-The list of rules itself lives in ``jaxlint.rules`` (the top-level ``rules/``
-folder): an explicit registry, so a reader finds every rule in one place.
+The rules are handed in (:func:`provide`), never imported from here: the list itself
+lives in ``jaxlint.rules`` (the top-level ``rules/`` folder, an explicit registry, so a
+reader finds every rule in one place), whose ``PACK`` the entry points hand over: the
+CLI (``jaxlint.cli``), the dynamic phase's worker and the recorder's shim
+(``jaxlint.inspect.levels``), ``jaxlint.docgen``. The engine (core, the phases) thus
+imports no rule, and the rules import the engine (tests/test_architecture.py).
 """
 from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence, cast
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, cast
 
 from jaxlint.rule import GROUPS, Rule, in_dependency_order  # noqa: F401 (re-exported: the engine's order of rules)
 
@@ -19,11 +24,52 @@ if TYPE_CHECKING:
 _PREFIX = re.compile(r"^JAX[0-9]{0,3}$")
 
 
+@dataclass(frozen=True)
+class RulePack:
+    """The rules an entry point hands the registry (``jaxlint.rules.PACK``)."""
+
+    #: the static tier's rules, loaded with the pack: a static check loads no other tier
+    static: tuple[type[Rule], ...]
+    #: tier -> the codes of its rules, known without importing them
+    lazy_codes: Mapping[str, tuple[str, ...]]
+    #: every rule, the static ones first (imports the trace and compile tiers)
+    load: Callable[[], Sequence[type[Rule]]]
+    #: the folder of the pack's code (a frame there is jaxlint's own)
+    folder: str
+
+
+#: what gives the rules: a function an entry point hands to :func:`provide`, called when a
+#: rule is first needed (so a command that needs none imports none)
+_source: Callable[[], RulePack] | None = None
+
+
+def provide(source: Callable[[], RulePack]) -> None:
+    """Hand the registry its rules: ``source()`` gives the pack when a rule is first needed.
+    A module-level function, so that a process pool's workers can be handed it too."""
+    global _source
+    if source is not _source:
+        _source = source
+        for cached in (_pack, all_rules, _light_table, _code_table, rule_for_role, static_names, _twins, _families):
+            cached.cache_clear()
+        _RULES_CACHE.clear()
+
+
+def source() -> Callable[[], RulePack] | None:
+    """What :func:`provide` was handed (for a process that starts others to hand on)."""
+    return _source
+
+
+@functools.lru_cache(maxsize=1)
+def _pack() -> RulePack:
+    if _source is None:
+        raise LookupError("jaxlint.registry has no rules: an entry point hands them over "
+                          "(jaxlint.registry.provide; jaxlint.cli does)")
+    return _source()
+
+
 @functools.lru_cache(maxsize=1)
 def all_rules() -> tuple[type[Rule], ...]:
-    from jaxlint.rules import RULES
-
-    return tuple(RULES)
+    return tuple(_pack().load())
 
 
 def code_dirs() -> tuple[str, ...]:
@@ -32,16 +78,13 @@ def code_dirs() -> tuple[str, ...]:
     import os
 
     import jaxlint
-    import jaxlint.rules
 
-    return tuple(os.path.dirname(os.path.abspath(m.__file__ or "")) + os.sep for m in (jaxlint, jaxlint.rules))
+    return tuple(os.path.abspath(d) + os.sep for d in (os.path.dirname(jaxlint.__file__ or ""), _pack().folder))
 
 
 def static_rules() -> tuple[type[Rule], ...]:
     """The static tier alone: what a static check needs, without importing the others."""
-    from jaxlint.rules import STATIC_RULES
-
-    return tuple(STATIC_RULES)
+    return _pack().static
 
 
 def _rules_of(phases: Iterable[str] | None) -> Iterable[type[Rule]]:
@@ -55,10 +98,8 @@ class _CodeTable(Mapping[str, "type[Rule]"]):
     the trace and compile rules; looking one of those up imports them."""
 
     def __init__(self) -> None:
-        from jaxlint.rules import LAZY_CODES
-
         self._static = {r.code: r for r in static_rules()}
-        self._codes = tuple(self._static) + tuple(c for cs in LAZY_CODES.values() for c in cs)
+        self._codes = tuple(self._static) + tuple(c for cs in _pack().lazy_codes.values() for c in cs)
 
     def __getitem__(self, code: str) -> type[Rule]:
         rule = self._static.get(code)

@@ -7,9 +7,14 @@
 Only the static tier is imported here: a static check (pre-commit, an editor) must not
 pay for loading the trace and compile rules. Their codes are listed in ``LAZY_CODES``
 (kept in sync with the classes by tests/test_registry.py); ``RULES``, the whole list, is
-built on first use, which imports them.
+built on first use, which imports them. ``PACK`` is what the entry points hand the
+registry (``jaxlint.registry.provide``): the engine imports no rule.
 """
 from __future__ import annotations
+
+import os
+
+from jaxlint.registry import RulePack
 
 from jaxlint.rules.static.jax100_parse_error import ParseError
 from jaxlint.rules.static.jax101_captured_array import CapturedArray
@@ -116,3 +121,10 @@ def __getattr__(name: str) -> list:
     ]
     globals()["RULES"] = rules  # built once: later reads (and changes) see this list
     return rules
+
+
+def _every_rule() -> list:
+    return __getattr__("RULES") if "RULES" not in globals() else globals()["RULES"]
+
+
+PACK = RulePack(tuple(STATIC_RULES), LAZY_CODES, _every_rule, os.path.dirname(os.path.abspath(__file__)))

@@ -3,6 +3,11 @@ import signal
 
 import pytest
 
+from jaxlint.inspect.levels import hand_rules
+
+# the tests run jaxlint's engine in this process as its entry points do: with its rules
+hand_rules()
+
 # The suite runs jaxlint and jax as each test sets them up, not as the shell that started
 # it does: a developer's JAXLINT_CACHE_DIR moved the caches the cache tests look for,
 # JAX_ENABLE_X64=1 or XLA_FLAGS changed what the dynamic tests trace (four tests failed).

@@ -32,23 +32,25 @@ PACKAGES = ("static", "dynamic", "compile", "inspect", "fix", "output", "lsp", "
 CORE_PACKAGES = ("config", "findings", "files", "process")
 #: the most modules the top of ``jaxlint/`` holds (issue 25): more belong in a package
 MAX_TOP_LEVEL_MODULES = 12
-ENTRY_POINTS = ("cli", "__main__", "pipeline")
+ENTRY_POINTS = ("cli", "__main__", "pipeline", "docgen")
 
 #: package -> the packages its modules may import (besides their own)
 MAY_IMPORT: dict[str, set[str]] = {
-    # the engine's types know no phase; the registry reads the rule list
-    "core": {"rules"},
+    # the engine's types know no phase, nor any rule: the registry is handed the rules
+    "core": set(),
     "static": {"core"},
     "dynamic": {"core", "static"},
     # the compile tier is an analysis level of the dynamic phase's worker
     "compile": {"core", "dynamic"},
-    "inspect": {"core", "static", "dynamic", "compile"},
+    # (inspect.levels hands each process of jaxlint its analysis levels and its rules)
+    "inspect": {"core", "static", "dynamic", "compile", "rules"},
     "fix": {"core", "static"},
     "output": {"core"},
     "lsp": {"core", "static", "fix"},
     "commands": {"core", "static", "dynamic", "compile", "inspect", "fix", "output", "lsp", "entry"},
     "entry": {"core", "static", "dynamic", "compile", "inspect", "fix", "output", "lsp", "commands"},
-    "rules": {"rules/static", "rules/jaxpr", "rules/hlo"},
+    # (the list of rules, and the pack of them the entry points hand the registry)
+    "rules": {"core", "rules/static", "rules/jaxpr", "rules/hlo"},
     # a rule reads the model of its own tier, and never an output, a command or the editor
     "rules/static": {"core", "static"},
     "rules/jaxpr": {"core", "dynamic"},
@@ -212,6 +214,26 @@ def test_no_import_cycle_among_the_modules_lazy_imports_included():
     cycles = _cycles(graph)
     assert not cycles, "\n".join(
         " <-> ".join(c) + ": " + "; ".join(f"{m} -> {sorted(graph[m] & set(c))}" for m in c) for c in cycles)
+
+
+def _package_graph() -> dict[str, set[str]]:
+    """package -> the packages its modules import when they run (lazy imports included)."""
+    out: dict[str, set[str]] = {}
+    for mod, deps in _import_graph().items():
+        mine = _package(mod)
+        out.setdefault(mine, set()).update(p for p in map(_package, deps) if p != mine)
+    return out
+
+
+def test_no_import_cycle_among_the_packages():
+    """The engine (core) imports no rule and no phase; the rules import the engine and the
+    model of their tier, and are handed to the registry by the entry points
+    (``jaxlint.registry.provide``, ``jaxlint.inspect.levels.hand_rules``): no package reaches
+    itself again. (Before: core -> rules -> static/dynamic/compile -> core, one strongly
+    connected set of 8 packages.)"""
+    graph = _package_graph()
+    assert "rules" not in graph["core"] and not any(p.startswith("rules") for p in graph["core"])
+    assert not _cycles(graph), _cycles(graph)
 
 
 def test_the_cycle_finder_finds_a_lazy_cycle():

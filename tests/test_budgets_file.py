@@ -96,9 +96,11 @@ WRITER = """
 import sys
 from pathlib import Path
 from jaxlint.compile import budgets
+from jaxlint.inspect.levels import hand_rules
 from jaxlint.registry import rule_for_role
 from jaxlint.rule import BUDGET
 
+hand_rules()  # the engine's registry, as jaxlint's entry points hand it its rules
 path, who, rounds = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 rule = rule_for_role(BUDGET)()
 for r in range(rounds):
@@ -160,8 +162,10 @@ def test_a_full_disk_leaves_the_old_file_and_says_so(tmp_path):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
         from jaxlint.config import ConfigError
+        from jaxlint.inspect.levels import hand_rules
         from test_budgets_file import _measured, _rule
         from jaxlint.compile import budgets
+        hand_rules()
         try:
             budgets.write_update(Path({str(f)!r}), [_measured()], _rule())
         except ConfigError as e:

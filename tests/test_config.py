@@ -302,12 +302,17 @@ def test_show_files_skips_what_git_ignores(tmp_path):
 # ----------------------------------------------------------------------- the schema
 def test_committed_schema_matches_the_config_model():
     assert SCHEMA_PATH.read_text(encoding="utf-8") == render(), (
-        "regenerate with `python -m jaxlint.config.schema > jaxlint/schema/config.schema.json`")
+        "regenerate with `python -m jaxlint.docgen`")
 
 
-def test_schema_module_prints_the_schema():
-    r = subprocess.run([sys.executable, "-m", "jaxlint.config.schema"], capture_output=True, text=True, cwd=ROOT)
-    assert r.returncode == 0 and json.loads(r.stdout) == build_schema()
+def test_docgen_writes_the_schema(tmp_path):
+    """``python -m jaxlint.docgen ROOT`` writes the schema with the docs (an entry point: it
+    hands the registry the rules whose options the schema lists)."""
+    r = subprocess.run([sys.executable, "-m", "jaxlint.docgen", str(tmp_path)], capture_output=True, text=True,
+                       cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    written = json.loads((tmp_path / "jaxlint" / "schema" / "config.schema.json").read_text(encoding="utf-8"))
+    assert written == build_schema() and "rule-JAX101" in written["$defs"]
     jsonschema.Draft202012Validator.check_schema(build_schema())
 
 

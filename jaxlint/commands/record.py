@@ -49,7 +49,8 @@ import sys as _sys
 
 try:
     from {recorder} import install as _install
-    from {levels} import analysers as _analysers
+    from {levels} import analysers as _analysers, hand_rules as _hand_rules
+    _hand_rules()
     _install(_analysers)
 except Exception as _e:  # jaxlint not importable by this interpreter: record nothing
     _sys.stderr.write(f"jaxlint record: not recording in {{_sys.executable}}: {{_e}}\\n")

@@ -3,16 +3,15 @@ the config model: the keys of :mod:`jaxlint.config.keys` (their defaults: the fi
 :class:`jaxlint.config.Settings` and :class:`DynamicSettings`) and every rule's options. Editors (Even Better TOML, VS Code) use it to validate
 and complete the table.
 
-Regenerate the committed copy after changing keys, rules or options::
+Regenerate the committed copy after changing keys, rules or options, with the docs::
 
-    python -m jaxlint.config.schema > jaxlint/schema/config.schema.json
+    python -m jaxlint.docgen
 
-A test fails when the committed file differs from what this prints.
+A test fails when the committed file differs from what :func:`render` gives.
 """
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -129,12 +128,3 @@ def build_schema() -> dict:
 
 def render() -> str:
     return json.dumps(build_schema(), indent=2, ensure_ascii=False) + "\n"
-
-
-def main() -> int:
-    sys.stdout.write(render())
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

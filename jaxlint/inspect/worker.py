@@ -76,7 +76,9 @@ def run(req: dict) -> dict:
 def main() -> int:
     # the same isolation and memory cap as a ``check --dynamic`` worker
     from jaxlint.dynamic.worker import isolate_stdio, limit_memory
+    from jaxlint.inspect.levels import hand_rules
 
+    hand_rules()
     proto_in, out = isolate_stdio()
     limit_memory()
     out.send(run(json.loads(proto_in.read())))

@@ -322,7 +322,12 @@ def run_static(tasks: list[FileTask], cache_root: Path | None, jobs: int = 0,
                 root = None  # warned once here, not once per worker
 
             chunks = max(1, min(16, len(tasks) // (jobs * 4)))
-            with ProcessPoolExecutor(max_workers=jobs) as ex:
+            from jaxlint import registry
+
+            # the pool's processes get the rules this one was handed (a spawned one has none)
+            source = registry.source()
+            handed: dict = {"initializer": registry.provide, "initargs": (source,)} if source else {}
+            with ProcessPoolExecutor(max_workers=jobs, **handed) as ex:
                 outcomes = list(ex.map(_check_in_worker, [(t, root) for t in tasks], chunksize=chunks))
         else:
             outcomes = [_check_in_worker((t, root)) for t in tasks]

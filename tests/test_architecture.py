@@ -10,7 +10,8 @@ The packages (README, "How the code is organised"):
 * ``static/``, ``dynamic/``, ``compile/``: the phase and tiers; ``fix/``, ``inspect/``,
   ``output/``, ``lsp/``, ``commands/``: what is built on them;
 * ``rules/`` (installed as ``jaxlint.rules``): one file per rule, by tier;
-* ``cli``, ``__main__`` and ``pipeline``: the entry points, which may use everything.
+* ``cli``, ``__main__``, ``pipeline`` and ``docgen``: the entry points, which may use
+  everything; the registry (core) is handed the rules (``jaxlint.inspect.levels.hand_rules``).
 
 Every import counts, a lazy one inside a function too: it is the same dependency.
 """

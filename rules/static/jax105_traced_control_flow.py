@@ -287,11 +287,11 @@ class TracedControlFlow(StaticRule):
 
     def _truth_operands(self, ctx, taint, fn, report_node, operands, kind, covered) -> None:
         for operand in operands:
-            if kind in _CONTAINER_TRUTH and python_container(ctx.model, operand, fn):
-                continue  # `if jax.tree_util.tree_leaves(x):` a list: its truth is the tree's structure
             found = taint.culprit(operand)
             if found is None:
                 continue
+            if kind in _CONTAINER_TRUTH and python_container(ctx.model, operand, fn):
+                continue  # `if jax.tree_util.tree_leaves(x):` a list: its truth is the tree's structure
             level, culprit = found
             if kind[-2:] != "()" and used_as_object(ctx.model, fn, operand):
                 continue  # `if state.dynamic_scale:` where the function calls `.value_and_grad` on

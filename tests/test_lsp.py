@@ -137,6 +137,7 @@ def test_pull_returns_full_report_then_unchanged_for_the_same_result_id(shared_s
         report = await s.pull(uri)
         assert report.kind == "full"
         assert codes(report.items) == ["JAX101"]
+        assert report.items[0].data["group"] == "perf"  # the rule's lint group, where the editor shows it
         again = await s.pull(uri, previous=report.result_id)
         assert again.kind == "unchanged"
         assert again.result_id == report.result_id

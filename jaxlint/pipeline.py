@@ -549,8 +549,9 @@ def budgets(run: CheckRun) -> int | None:
     return stage(run)
 
 
-def supersede(run: CheckRun) -> int | None:
-    """The measured findings of the rules selected for their file."""
+def select_measured(run: CheckRun) -> int | None:
+    """The measured findings of the rules selected for their file (it only filters: the
+    merge with the static findings is :func:`merge_measured`'s)."""
     if run.dynamic is None:
         return None
     from jaxlint.registry import active_rules
@@ -561,9 +562,10 @@ def supersede(run: CheckRun) -> int | None:
     return None
 
 
-def suppress(run: CheckRun) -> int | None:
-    """One problem, one finding, then suppressions (:func:`jaxlint.findings.suppress.merge_and_suppress`,
-    as the editor does): a measured finding replaces the static guesses it confirms and
+def merge_measured(run: CheckRun) -> int | None:
+    """The measured findings merged with the static ones: one problem, one finding, then
+    suppressions (:func:`jaxlint.findings.suppress.merge_and_suppress`, as the editor
+    does): a measured finding replaces the static guesses it confirms and
     carries the first one's identity (baseline, fingerprints); the measured findings'
     own noqa comments (unless ``--ignore-noqa``) and per-file-ignores apply, file by
     file; then every finding in report order."""
@@ -863,7 +865,7 @@ def _fixable(run: CheckRun, d):
 
 
 STAGES: tuple[Callable[[CheckRun], int | None], ...] = (
-    discover, static, dynamic, budgets, supersede, suppress, summarise, fix, baseline, collapse, emit,
+    discover, static, dynamic, budgets, select_measured, merge_measured, summarise, fix, baseline, collapse, emit,
 )
 
 

@@ -217,3 +217,40 @@ def test_a_weak_typed_start_value_is_reported_where_it_is_made(tmp_path, program
     msg = found[0][2]
     assert f"`{field}` changes weak type (a Python scalar -> an array)" in msg, msg
     assert f"`{field}` starts as the Python number made at line {made}" in msg, msg
+
+
+WHILE_LOOP_FIRST = '''
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+
+def minimise(x0):
+    @jax.jit
+    def cond_fn(val):
+        x, i = val
+        return jnp.logical_and(jnp.abs(x).max() > 1e-3, i < 100)
+
+    @jax.jit
+    def body_fn(val):
+        x, i = val
+        return x * 0.5, i + 1
+
+    return lax.while_loop(cond_fn, body_fn, (x0, 0))
+
+
+if __name__ == "__main__":
+    print(minimise(jnp.ones(3)))
+'''
+
+
+def test_a_first_recorded_call_inside_a_trace_is_noted(tmp_path):
+    # jax-md's minimisers: the program's first jitted calls come from a top-level
+    # lax.while_loop's trace; the recorder took a tracer's type for the array type and then
+    # failed on every call ("DynamicJaxprTracer has no attribute _committed")
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "prog.py").write_text(WHILE_LOOP_FIRST.lstrip())
+    rec = run_cli("record", "--", "python", "prog.py", cwd=tmp_path, timeout=600)
+    assert rec.returncode == 0, rec.stderr[-3000:]
+    assert "the recorder failed" not in rec.stdout + rec.stderr, rec.stdout + rec.stderr[-3000:]
+    assert "2 jitted functions called" in rec.stdout + rec.stderr

@@ -721,8 +721,11 @@ def flatten(tree: Any) -> tuple[list, Any]:
 @functools.lru_cache(maxsize=None)
 def concrete_array_type() -> type:
     """The type of a concrete jax array (a tracer is not one): its ``aval`` (shape,
-    dtype, weak type) is what jit keys its cache on."""
-    return type(jax.numpy.zeros(()))
+    dtype, weak type) is what jit keys its cache on. Made outside any trace: the first
+    recorded call may come from inside one (a jitted body of a `lax.while_loop` at the top
+    level), where a new array is a tracer."""
+    with jax.ensure_compile_time_eval():
+        return type(jax.numpy.zeros(()))
 
 
 def has_tracer(tree: Any) -> bool:

@@ -242,6 +242,11 @@ class Rule:
     #: ``# noqa`` comment, each removed by itself): the report does not make the places
     #: of one pattern in one function one finding (:mod:`jaxlint.findings.collapse`).
     one_per_function: ClassVar[bool] = True
+    #: Set on a static rule whose findings are about code running under a trace (numpy
+    #: on a tracer, a Python branch on one, a print at trace time): the engine drops a
+    #: finding in a branch the trace never takes (``jaxlint.static.traced.runs_traced``:
+    #: the eager-only arm of ``if not use_jit:`` in a function jitted only when ``use_jit``).
+    traced_code: ClassVar[bool] = False
     #: Trace facts (``TraceRule.trace_fact`` keys) whose findings this rule reads: the
     #: engine runs the rules that declare them first (:func:`in_dependency_order`),
     #: and a trace rule reads them with ``ctx.findings_of(key)``.

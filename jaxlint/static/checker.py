@@ -18,6 +18,7 @@ from jaxlint.findings.result import NEEDS_PYTHON
 from jaxlint.rule import PARSE_ERROR, StaticRule, finding_severity
 from jaxlint.static.project import NO_FACTS, ProjectFacts
 from jaxlint.static.semantic import ModuleModel
+from jaxlint.static.traced import runs_traced
 from jaxlint.static.tree import Link
 from jaxlint.textutil import LINE_BREAK, LazyPattern, line_starts, split_lines
 
@@ -259,6 +260,8 @@ class StaticContext:
         """Report a finding at the node ``where`` (to the end of ``end_node`` when given),
         with its ``fix`` (a ``Fix`` of :meth:`replace` edits, or :meth:`codemod`)."""
         assert self.rule is not None
+        if self.rule.traced_code and not runs_traced(self.model, where) and self.model.traced_function_of(where):
+            return  # in a traced function, but in an arm the trace never takes: plain Python there
         start, end = self.span(where)
         if end_node is not None:
             end = self.span(end_node)[1]

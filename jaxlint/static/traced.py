@@ -114,6 +114,106 @@ def staged_inside(scopes: "Scopes", node: ast.AST) -> bool:
     return fn is not None and fn.traced
 
 
+def _gate(scopes: "Scopes", node: ast.AST, stop: ast.AST | None) -> tuple[str, bool] | None:
+    """``node`` runs only when a name is true or false: it sits in the body of ``if NAME:``
+    or ``a if NAME else b`` (``(NAME, True)``), or in the other arm (``(NAME, False)``;
+    ``not NAME`` swaps them), below ``stop``."""
+    child: ast.AST = node
+    for a in scopes.ancestors(node):
+        if a is stop:
+            return None
+        if isinstance(a, (ast.If, ast.IfExp)) and child is not a.test:
+            test, truth = a.test, True
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, truth = test.operand, False
+            if isinstance(test, ast.Name):
+                in_body = child is a.body or (isinstance(a.body, list) and child in a.body)
+                return test.id, truth if in_body else not truth
+        child = a
+    return None
+
+
+def known_when_traced(scopes: "Scopes", fn: "FunctionInfo") -> dict[str, bool]:
+    """Names whose truth is known whenever ``fn`` runs under a trace: a name of an
+    enclosing function (``fn`` does not bind it) that gates every jit of ``fn``
+    (``jax.jit(g)(x) if use_jit else g(x)``, ``f = jax.jit(g) if use_jit else g``, a jit
+    in ``if use_jit:``): traced, ``fn`` sees it true; run as plain Python otherwise.
+    Empty when ``fn`` is traced any other way too (a call from traced code, a transform,
+    a decorator)."""
+    memo: dict[int, dict[str, bool]] = scopes.__dict__.setdefault("_known_when_traced", {})
+    known = memo.get(id(fn))
+    if known is not None:
+        return known
+    facts: dict[str, bool] | None = None
+    outer = fn.parent
+    for r in fn.traced_by:
+        gate = None
+        if r.is_entry and r.line is not None and outer is not None:
+            for call in scopes.nodes(ast.Call):
+                if call.lineno == r.line and call.args and scopes.resolve_call(call) in JIT_LIKE \
+                        and scopes.function_of(call) is outer and scopes.unwrap_target(call.args[0], call)[0] is fn:
+                    gate = _gate(scopes, call, outer.node)
+                    break
+        if gate is None or outer is None or gate[0] in fn.bindings or gate[0] not in outer.bindings \
+                or len(outer.bindings[gate[0]]) != 1:  # a parameter (or local) bound once
+            facts = {}
+            break
+        facts = {**(facts or {}), gate[0]: gate[1]} if facts is None or facts.get(gate[0], gate[1]) == gate[1] \
+            else {}
+    memo[id(fn)] = known = facts or {}
+    return known
+
+
+def dead_when_traced(scopes: "Scopes", fn: "FunctionInfo") -> frozenset[int]:
+    """The nodes of ``fn``'s body (by id) that never run under a trace: the arm of an
+    ``if``/conditional expression on a name ``known_when_traced`` that the trace does
+    not take (``if not use_jit: print(float(y))`` in a function jitted only when
+    ``use_jit``): the eager-only branch."""
+    memo: dict[int, frozenset[int]] = scopes.__dict__.setdefault("_dead_when_traced", {})
+    dead = memo.get(id(fn))
+    if dead is not None:
+        return dead
+    known = known_when_traced(scopes, fn)
+    out: set[int] = set()
+    if known:
+        for node in fn.body_nodes():
+            if not isinstance(node, (ast.If, ast.IfExp)):
+                continue
+            test, truth = node.test, True
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, truth = test.operand, False
+            if not (isinstance(test, ast.Name) and test.id in known):
+                continue
+            taken = known[test.id] == truth
+            arm = (node.orelse if taken else node.body)
+            dead_parts = list(arm) if isinstance(arm, list) else [arm]
+            went = (node.body if taken else node.orelse) if isinstance(node, ast.If) else []
+            if went and isinstance(went[-1], (ast.Return, ast.Raise)):
+                # `if use_jit: return ...`: under the trace, nothing after the `if` runs either
+                parent = scopes.parent(node)
+                for field in ("body", "orelse", "finalbody"):
+                    block = getattr(parent, field, None)
+                    if isinstance(block, list) and node in block:
+                        dead_parts += block[block.index(node) + 1:]
+                        break
+            for part in dead_parts:
+                out.update(id(n) for n in ast.walk(part))
+    memo[id(fn)] = dead = frozenset(out)
+    return dead
+
+
+def runs_traced(scopes: "Scopes", node: ast.AST) -> bool:
+    """``node`` may run under a trace: its function (or one around it) is traced, and it
+    is not in an arm of a branch that the trace never takes (``dead_when_traced``)."""
+    fn = scopes.function_of(node)
+    inner = fn
+    while inner is not None:
+        if inner.traced and id(node) in dead_when_traced(scopes, inner):
+            return False
+        inner = inner.parent
+    return fn is not None and fn.traced
+
+
 #: The reason kinds of differentiation transforms (``jax.grad`` is ``grad``).
 DIFF_KINDS = frozenset(q.rsplit(".", 1)[-1] for q in DIFF_TRANSFORMS)
 #: The reason kinds of abstract evaluation (``jax.eval_shape``, ``jax.make_jaxpr``).

@@ -86,6 +86,7 @@ class CapturedArray(StaticRule):
     """
 
     code = "JAX101"
+    traced_code = True  # about code under a trace: an eager-only branch is none of its business
     group = "perf"
     name = "captured-array"
     summary = "traced code closes over a large array, which becomes a compile-time constant"

@@ -97,6 +97,7 @@ class PythonLoopInJit(StaticRule):
     """
 
     code = "JAX102"
+    traced_code = True  # about code under a trace: an eager-only branch is none of its business
     group = "perf"
     name = "python-loop-in-jit"
     fixable = Applicability.UNSAFE

@@ -94,6 +94,7 @@ class NumpyOnTracer(StaticRule):
     """
 
     code = "JAX104"
+    traced_code = True  # about code under a trace: an eager-only branch is none of its business
     group = "suspicious"
     name = "numpy-on-tracer"
     summary = "a numpy function is applied to a traced value, or np.random runs at trace time"

@@ -132,6 +132,7 @@ class TracedControlFlow(StaticRule):
     """
 
     code = "JAX105"
+    traced_code = True  # about code under a trace: an eager-only branch is none of its business
     group = "correctness"
     name = "traced-control-flow"
     fixable = Applicability.UNSAFE

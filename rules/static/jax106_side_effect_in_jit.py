@@ -90,6 +90,7 @@ class SideEffectInJit(StaticRule):
     """
 
     code = "JAX106"
+    traced_code = True  # about code under a trace: an eager-only branch is none of its business
     group = "nursery"
     name = "side-effect-in-jit"
     summary = "a Python side effect in traced code runs once, at trace time"

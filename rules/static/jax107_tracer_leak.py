@@ -77,6 +77,7 @@ class TracerLeak(StaticRule):
     """
 
     code = "JAX107"
+    traced_code = True  # about code under a trace: an eager-only branch is none of its business
     group = "nursery"
     name = "tracer-leak"
     summary = "traced code stores a traced value outside the function, where it outlives the trace"

@@ -107,6 +107,7 @@ class DataDependentShape(StaticRule):
     """
 
     code = "JAX111"
+    traced_code = True  # about code under a trace: an eager-only branch is none of its business
     group = "correctness"
     name = "data-dependent-shape"
     summary = "an operation in traced code whose output shape depends on traced values"

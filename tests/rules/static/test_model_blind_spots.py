@@ -7,7 +7,9 @@ with VALID and INVALID code: what jaxlint says of it, and what real jax does wit
 * selects of two operands: one key drawing both alternatives of a select, of which one
   survives per element, is not reuse (``selects.alternatives``);
 * a donating jitted function called from traced code is staged into that trace: nothing
-  is donated there (``traced.staged_inside``, JAX113).
+  is donated there (``traced.staged_inside``, JAX113);
+* jit/eager dispatch on an argument: in a function jitted only when a flag is set, the
+  arm that runs only when it is not is plain Python (``traced.dead_when_traced``).
 """
 from __future__ import annotations
 
@@ -198,6 +200,40 @@ def test_an_annotation_alone_is_a_warning_and_the_calls_decide():
     assert [found[line] for line in marked(STATIC_ARGS)] == [Severity.WARNING, Severity.ERROR, Severity.WARNING]
 
 
+# ------------------------------------------------------------------ jit/eager dispatch on an argument
+DISPATCH = """
+    import jax
+    import jax.numpy as jnp
+
+    def scaled(x, jit=False):
+        def g(y):
+            if not jit:
+                print("eager", float(y.sum()))
+            return y * 2
+        return jax.jit(g)(x) if jit else g(x)
+
+    def chosen(x, use_jit=True):
+        def g(y):
+            if use_jit:
+                return y + 1
+            return float(y.sum()) + 1.0
+        fn = jax.jit(g) if use_jit else g
+        return fn(x)
+
+    def wrong(x, jit=False):
+        def g(y):
+            if jit:
+                print("jitted", float(y.sum()))  # INVALID: the arm the trace takes
+            return y * 2
+        return jax.jit(g)(x) if jit else g(x)
+"""
+
+
+def test_the_eager_only_arm_of_a_function_jitted_on_a_flag_is_not_traced():
+    assert lines("JAX105", DISPATCH) == marked(DISPATCH) != []
+    assert lines("JAX106", DISPATCH) == marked(DISPATCH)
+
+
 @functools.lru_cache(maxsize=1)
 def _outcomes() -> dict[str, str]:
     c = "jnp.arange(8) % 2 == 0"
@@ -217,6 +253,11 @@ def _outcomes() -> dict[str, str]:
         # inside a jit the donating call deletes nothing; from eager code it does
         "donation:traced": (donation, "traced_step()"),
         "donation:eager": (donation, "eager()"),
+        # jitted on the flag, the eager-only arm never runs under the trace; the other arm does
+        "dispatch:jit": (textwrap.dedent(DISPATCH), "str(float(scaled(jnp.ones(3), jit=True).sum()))"),
+        "dispatch:eager": (textwrap.dedent(DISPATCH), "str(float(scaled(jnp.ones(3)).sum()))"),
+        "dispatch:chosen": (textwrap.dedent(DISPATCH), "str(float(chosen(jnp.ones(3)).sum()) + chosen(jnp.ones(3), False))"),
+        "dispatch:wrong": (textwrap.dedent(DISPATCH), "wrong(jnp.ones(3), jit=True)"),
         # the proven error raises; the stale annotation runs with what its calls pass
         "static:default": (textwrap.dedent(STATIC_ARGS), "str(widths(jnp.ones(2)).tolist())"),
         "static:passed": (textwrap.dedent(STATIC_ARGS), "wide(jnp.ones(2))"),
@@ -250,3 +291,10 @@ def test_real_jax_raises_on_the_proven_static_error_only():
     assert out["static:default"] == "[3.0, 3.0]"  # the list default is never hashed
     assert out["static:passed"] == "ValueError"  # non-hashable static arguments are not supported
     assert out["static:calls"] == "3.0"
+
+
+def test_real_jax_runs_the_eager_only_arm_only_eagerly():
+    out = _outcomes()
+    assert out["dispatch:jit"] == out["dispatch:eager"] == "6.0"
+    assert out["dispatch:chosen"] == "10.0"  # 3 * 2 jitted, 3 + 1 eagerly
+    assert out["dispatch:wrong"] == "ConcretizationTypeError"

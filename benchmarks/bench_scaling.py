@@ -15,8 +15,9 @@ The real CLI in a subprocess, ``--no-cache``; best of ``--repeat`` runs (default
 
 ``--repeated`` measures instead what one more repeat costs of what a file repeats (issue
 38): JAX102's loops in one jitted function, JAX102 in helpers a jitted function chains
-(``x = h0(x)``, ``x = h1(x)``, ...), and stacked ``@jax.jit`` decorators on one function
-(all static rules), at 625 / 1,250 / 2,500 / 5,000 repeats: the static check's CPU time in
+(``x = h0(x)``, ``x = h1(x)``, ...), JAX102 in helpers each of which calls the next
+(``h0`` calls ``h1``, ...), and stacked ``@jax.jit`` decorators on one function (all
+static rules), at 625 / 1,250 / 2,500 / 5,000 repeats: the static check's CPU time in
 this process (best of ``--repeat``, after a warm-up check) over the repeats, and the
 spread of those per-repeat figures (``--check``: exit 1 above 1.3x).
 
@@ -95,19 +96,26 @@ def repeated_source(shape: str, n: int) -> str:
     elif shape == "JAX102, chained helpers":
         out += [f"def h{i}(x):\n    for i in range(100):\n        x = x + i\n    return x\n" for i in range(n)]
         out += ["@jax.jit", "def f(x):"] + [f"    x = h{i}(x)" for i in range(n)]
+    elif shape == "JAX102, nested helpers":
+        out += [f"def h{i}(x):\n    for i in range(100):\n        x = x + i\n    return h{i + 1}(x)\n"
+                for i in range(n - 1)]
+        out += [f"def h{n - 1}(x):\n    return x\n", "@jax.jit", "def f(x):", "    x = h0(x)"]
     else:
         out += ["@jax.jit"] * n + ["def f(x):"]
     return "\n".join(out + ["    return x", ""])
 
 
 def repeated(sizes: list[int], repeat: int) -> dict[str, list[dict]]:
+    from jaxlint.inspect.levels import hand_rules
     from jaxlint.registry import rules_by_code
     from jaxlint.static.runner import lint_static
 
+    hand_rules()
     by_code = rules_by_code()
     static = [r({}) for r in by_code.values() if r.phase.value == "static"]
     out: dict[str, list[dict]] = {}
-    for shape in ("JAX102, loops in one function", "JAX102, chained helpers", "stacked @jax.jit"):
+    for shape in ("JAX102, loops in one function", "JAX102, chained helpers", "JAX102, nested helpers",
+                  "stacked @jax.jit"):
         rules = static if shape == "stacked @jax.jit" else [by_code["JAX102"]({})]
         lint_static("warm.py", rules, text=repeated_source(shape, 5))
         rows = []

@@ -60,8 +60,10 @@ class ModuleModel(Scopes):
         ``jax.eval_shape``, ``jax.make_jaxpr``; nothing compiles them, they run once) are
         left out unless ``abstract`` (by default: as ``differentiated``)."""
         abstract = differentiated if abstract is None else abstract
-        return [f for f in self.functions if f.traced and (differentiated or not only_differentiated(f))
-                and (abstract or not only_abstract(f))]
+        eager: set[int] = set()  # each walk up the callers stops where an earlier one found "no"
+        evaluated: set[int] = set()
+        return [f for f in self.functions if f.traced and (differentiated or not only_differentiated(f, eager))
+                and (abstract or not only_abstract(f, evaluated))]
 
     def jit_map(self) -> JitMap:
         return JitMap(

@@ -67,40 +67,62 @@ class Reason:
         return self.kind == CALL
 
 
-def only_differentiated(fn: FunctionInfo) -> bool:
+def only_differentiated(fn: FunctionInfo, settled: set[int] | None = None) -> bool:
     """``fn`` is traced only by a differentiation transform applied outside any trace
     (``jax.grad(loss)(w)`` in a training loop, ``g = jax.grad(f)`` at module level), or
     called only from such functions. It runs on JVP tracers whose primal values are
     concrete: Python control flow on them works (``if w > 0:``), and nothing is
     compiled, while numpy on them, ``float()``, printing them and storing them outside
-    still fail or leak. ``ModuleModel.traced_functions`` leaves them out unless asked."""
-    return _only_by(fn, lambda r: r.kind in DIFF_KINDS and r.line is not None and r.caller is None, frozenset())
+    still fail or leak. ``ModuleModel.traced_functions`` leaves them out unless asked.
+    ``settled``: see ``_only_by``."""
+    return _only_by(fn, _by_eager_grad, set(), settled if settled is not None else set())
 
 
-def only_abstract(fn: FunctionInfo) -> bool:
+def only_abstract(fn: FunctionInfo, settled: set[int] | None = None) -> bool:
     """``fn`` is traced only by an abstract evaluation (``jax.eval_shape(f, x)``,
     ``jax.make_jaxpr(f)(x)``), or called only from such functions: its values are tracers
     (control flow on them, numpy on them and shapes from them fail), but nothing is
     compiled and it runs once per evaluation. ``ModuleModel.traced_functions`` leaves
-    them out unless asked (``apis.ABSTRACT_EVAL`` says which rules ask)."""
-    return _only_by(fn, lambda r: r.kind in ABSTRACT_KINDS, frozenset())
+    them out unless asked (``apis.ABSTRACT_EVAL`` says which rules ask). ``settled``:
+    see ``_only_by``."""
+    return _only_by(fn, _by_abstract_eval, set(), settled if settled is not None else set())
 
 
-def _only_by(fn: FunctionInfo, direct: "Callable[[Reason], bool]", seen: frozenset[int]) -> bool:
+def _by_eager_grad(r: Reason) -> bool:
+    return r.kind in DIFF_KINDS and r.line is not None and r.caller is None
+
+
+def _by_abstract_eval(r: Reason) -> bool:
+    return r.kind in ABSTRACT_KINDS
+
+
+def _only_by(fn: FunctionInfo, direct: "Callable[[Reason], bool]", path: set[int], settled: set[int]) -> bool:
     """Every reason ``fn`` is traced is ``direct``, or a call from a function of which that
-    holds too."""
-    if not fn.traced_by or id(fn) in seen:
-        return bool(fn.traced_by)
-    seen = seen | {id(fn)}
-    for r in fn.traced_by:
-        if direct(r):
-            continue
-        if r.by_call and r.caller is not None:
-            caller = next((c for _, c, _ in fn.call_sites.values() if c.qualname == r.caller), None)
-            if caller is not None and _only_by(caller, direct, seen):
-                continue
+    holds too (a caller met again on the way up counts as one that does).
+
+    ``settled`` holds the functions found not to be such (one question each, ``direct``
+    the same): the answer "no" stands while reasons are added (each adds a condition) and
+    whichever callers were being asked about (meeting one again answers "yes"), so the
+    walk up a chain of N callers stops at the first settled one, not at its root: asking
+    about every function of the chain was N**2 steps (issue 38)."""
+    if not fn.traced_by or id(fn) in settled:
         return False
-    return True
+    if id(fn) in path:
+        return True
+    path.add(id(fn))
+    try:
+        for r in fn.traced_by:
+            if direct(r):
+                continue
+            if r.by_call and r.caller is not None:
+                caller = next((c for _, c, _ in fn.call_sites.values() if c.qualname == r.caller), None)
+                if caller is not None and _only_by(caller, direct, path, settled):
+                    continue
+            settled.add(id(fn))
+            return False
+        return True
+    finally:
+        path.discard(id(fn))
 
 
 def staged_inside(scopes: "Scopes", node: ast.AST) -> bool:
@@ -228,6 +250,7 @@ class Tracing:
     def __init__(self, scopes: "Scopes") -> None:
         self.scopes = scopes
         self._flows: dict[int, Flow] = {}
+        self._not_abstract: set[int] = set()  # functions found traced not only abstractly
 
     def propagate(self) -> None:
         """Mark functions traced through entry points and compute tainted names."""
@@ -236,6 +259,7 @@ class Tracing:
         while changed and rounds < 20:
             changed = False
             rounds += 1
+            self._not_abstract.clear()  # settled anew each round (`_only_by`)
             for fn in list(self.scopes.functions):
                 self._compute_taint(fn)
             for fn in list(self.scopes.functions):
@@ -536,7 +560,7 @@ class Tracing:
 
     def _spread_from(self, fn: FunctionInfo) -> bool:
         changed = False
-        if only_abstract(fn):
+        if only_abstract(fn, self._not_abstract):
             # traced only abstractly (`jax.eval_shape`, `make_jaxpr`): such bodies often
             # extract structure through helpers that take Python objects (haiku's dot graph,
             # quax's branches); what they call is not assumed traced (another reason spreads it)

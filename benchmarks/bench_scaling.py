@@ -1,7 +1,7 @@
 """Scaling benchmark (issue 22): what a finding costs must not depend on the module's
 size, and ``--fix`` time must be linear in the number of fixes in a file.
 
-1. **Findings vs module size.** The time 2,000 JAX104 findings (``np.sum`` on a traced
+1. **Findings vs module size.** The time 2,000 JAX104 findings (``np.exp`` on a traced
    value, each with its fix plan) add to ``jaxlint check``: in a small module, and beside
    40,000 module-level constants. Each module is checked once with the findings and once
    with the same code written with ``jnp`` (no findings); the difference is what the
@@ -38,7 +38,7 @@ HEAD = "import jax\nimport jax.numpy as jnp\nimport numpy as np\n\n"
 
 
 def module(findings: int, constants: int, fixable: bool = True, per_fn: int = 10) -> str:
-    call = "np.sum" if fixable else "jnp.sum"
+    call = "np.exp" if fixable else "jnp.exp"
     out = [HEAD]
     out += [f"C_{i} = {i}\n" for i in range(constants)]
     for f in range(findings // per_fn):
@@ -83,7 +83,7 @@ def fix_time(work: Path, repeat: int) -> dict:
             r = subprocess.run([sys.executable, "-m", "jaxlint", "check", "--no-cache", "--select", "JAX104",
                                 "--fix", "--unsafe-fixes", p.name], cwd=work, capture_output=True, text=True)
             best = min(best, time.perf_counter() - t)
-        fixed = p.read_text().count("jnp.sum(")
+        fixed = p.read_text().count("jnp.exp(")
         out[n] = {"check": check, "fix": best, "fixed": fixed, "rc": r.returncode}
     return out
 

@@ -442,7 +442,7 @@ def phase_breakdown(files: list[Path]) -> dict[str, float]:
 _SCALING_TEMPLATES = (
     ("def f{i}(x, i):", "    y = np.sin(x)", "    x.at[i].set(y)", "    return x"),  # JAX104, JAX110
     ("def f{i}(x):", "    for j in range(100):", "        x = x + j", "    return x @ W"),  # JAX102, JAX101
-    ("def f{i}(x):", "    idx = jnp.nonzero(x > 0)", "    return x.sum() + np.mean(x)"),  # JAX111, JAX104
+    ("def f{i}(x):", "    idx = jnp.nonzero(x > 0)", "    return x.sum() + np.log(x)"),  # JAX111, JAX104
 )
 
 

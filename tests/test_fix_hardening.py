@@ -71,10 +71,10 @@ def test_fixes_that_would_raise_on_every_call_are_not_offered():
 
 
 def _nb(nl: str) -> dict:
-    src = nl.join(["import jax", "import numpy as np", "", "@jax.jit", "def f(x):", "    return np.sum(x)", ""])
+    src = nl.join(["import jax", "import numpy as np", "", "@jax.jit", "def f(x):", "    return np.exp(x)", ""])
     cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
     return {"cells": [dict(cell, source=src), dict(cell, source=nl.join(["@jax.jit", "def g(x):",
-                                                                        "    return np.mean(x)"]))],
+                                                                        "    return np.log(x)"]))],
             "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
 
 
@@ -93,16 +93,16 @@ def test_notebook_cells_keep_their_line_breaks(tmp_path, nl, how):
         assert nl in src
 
 
-@pytest.mark.parametrize("body", [b"import jax\nimport numpy as np\n\n@jax.jit\ndef f(x):\n    return np.sum(x)\n\r",
+@pytest.mark.parametrize("body", [b"import jax\nimport numpy as np\n\n@jax.jit\ndef f(x):\n    return np.exp(x)\n\r",
                                   b"import jax\r\nimport numpy as np\r\n\r\n@jax.jit\r\ndef f(x):\r\n"
-                                  b"    return np.sum(x)\r\n\r"])
+                                  b"    return np.exp(x)\r\n\r"])
 def test_a_lone_trailing_cr_is_kept_by_a_fix(tmp_path, body):
     p = tmp_path / "m.py"
     p.write_bytes(body)
     r = run_cli("check", "--no-cache", "--select", "JAX104", "--fix", "--unsafe-fixes", "m.py", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert p.read_bytes() == body.replace(b"import numpy as np", b"import jax.numpy as jnp").replace(
-        b"np.sum", b"jnp.sum")
+        b"np.exp", b"jnp.exp")
 
 
 def test_fix_time_is_linear_in_the_number_of_fixes():
@@ -118,7 +118,7 @@ def test_fix_time_is_linear_in_the_number_of_fixes():
         return lint_source(text, select=["JAX104"])
 
     out = fix_until_stable(src, lint(src), lint, unsafe=True)
-    assert out.text.count("jnp.sum(") == 300 and "np.sum(" not in out.text.replace("jnp.sum(", "")
+    assert out.text.count("jnp.exp(") == 300 and "np.exp(" not in out.text.replace("jnp.exp(", "")
     assert len(checks) <= 4, len(checks)
 
 

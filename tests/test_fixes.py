@@ -394,7 +394,7 @@ NUMPY_IN_JIT = textwrap.dedent(
 
     @jax.jit
     def f(x):
-        return np.sum(x)
+        return np.exp(x)
     """
 ).lstrip()
 
@@ -402,10 +402,10 @@ NUMPY_IN_JIT = textwrap.dedent(
 def test_a_plain_check_stars_only_safe_fixes_and_counts_the_unsafe_ones(tmp_path):
     (tmp_path / "m.py").write_text(NUMPY_IN_JIT)
     r = run_cli("check", "--no-cache", "m.py", cwd=tmp_path)
-    assert "m.py:6:12: JAX104 `np.sum`" in r.stdout and "[*]" not in r.stdout
+    assert "m.py:6:12: JAX104 `np.exp`" in r.stdout and "[*]" not in r.stdout
     assert "1 more fixable with `--fix --unsafe-fixes`." in r.stdout
     r = run_cli("check", "--no-cache", "--unsafe-fixes", "m.py", cwd=tmp_path)
-    assert "m.py:6:12: JAX104 [*] `np.sum`" in r.stdout
+    assert "m.py:6:12: JAX104 [*] `np.exp`" in r.stdout
     assert "[*] 1 fixable with `jaxlint check --fix --unsafe-fixes`." in r.stdout
     stats = run_cli("check", "--no-cache", "--statistics", "m.py", cwd=tmp_path).stdout
     assert "JAX104\t    numpy-on-tracer" in stats
@@ -414,7 +414,7 @@ def test_a_plain_check_stars_only_safe_fixes_and_counts_the_unsafe_ones(tmp_path
 def test_json_of_a_plain_check_names_the_planned_fix_without_computing_it(tmp_path):
     (tmp_path / "m.py").write_text(NUMPY_IN_JIT)
     (item,) = json.loads(run_cli("check", "--no-cache", "--output-format", "json", "m.py", cwd=tmp_path).stdout)
-    assert item["fix"] == {"message": "Replace `np.sum` with `jnp.sum` (importing jax.numpy)",
+    assert item["fix"] == {"message": "Replace `np.exp` with `jnp.exp` (importing jax.numpy)",
                            "applicability": "unsafe", "edits": []}
 
 
@@ -424,7 +424,7 @@ def test_diff_shows_a_codemod_fix_with_its_import_and_writes_nothing(tmp_path):
     assert safe_only.returncode == 0 and safe_only.stdout == ""
     r = run_cli("check", "--no-cache", "--diff", "--unsafe-fixes", "m.py", cwd=tmp_path)
     assert r.returncode == 1
-    assert "-import numpy as np\n+import jax.numpy as jnp\n" in r.stdout and "+    return jnp.sum(x)\n" in r.stdout
+    assert "-import numpy as np\n+import jax.numpy as jnp\n" in r.stdout and "+    return jnp.exp(x)\n" in r.stdout
     assert "Would fix 1 finding." in r.stderr
     assert (tmp_path / "m.py").read_text() == NUMPY_IN_JIT
 
@@ -436,7 +436,7 @@ def test_codemod_fix_keeps_crlf_line_endings_bom_and_encoding(tmp_path):
     r = run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", "m.py", cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     expected = ("import jax\nimport jax.numpy as jnp\nNAME = 'café'\n\n@jax.jit\ndef f(x):\n"
-                "    return jnp.sum(x)\n")
+                "    return jnp.exp(x)\n")
     assert f.read_bytes() == b"\xef\xbb\xbf" + expected.replace("\n", "\r\n").encode("utf-8")
 
 
@@ -475,7 +475,7 @@ def test_a_fix_declined_for_another_finding_is_made_once_that_one_is_fixed():
         @jax.jit
         def f(x):
             for _ in range(100):
-                h = np.sum(x)
+                h = np.exp(x)
                 x = x + h
             return x
         """
@@ -483,7 +483,7 @@ def test_a_fix_declined_for_another_finding_is_made_once_that_one_is_fixed():
     lint = lambda t: lint_source(t)  # noqa: E731
     out = fix_until_stable(src, lint(src), lint, unsafe=True)
     assert [d.code for d in out.applied] == ["JAX102", "JAX104"] and out.remaining == [] and not out.declined
-    assert "h = jnp.sum(x)" in out.text and "x = jax.lax.fori_loop(0, 100, body, x)" in out.text
+    assert "h = jnp.exp(x)" in out.text and "x = jax.lax.fori_loop(0, 100, body, x)" in out.text
     assert "import numpy" not in out.text
     compile(out.text, "m.py", "exec")
 
@@ -498,28 +498,28 @@ def _verify(text, new, regions):
 
 
 def test_verify_accepts_a_fix_confined_to_its_region_and_gives_its_edits():
-    out = _verify(NUMPY_IN_JIT, NUMPY_IN_JIT.replace("np.sum(x)", "x.sum()"), [(6, 6)])
+    out = _verify(NUMPY_IN_JIT, NUMPY_IN_JIT.replace("np.exp(x)", "x.sum()"), [(6, 6)])
     assert out.ok and [(e.start, e.end, e.content) for e in out.edits] == [
         (Position(6, 12), Position(6, 20), "x.sum(")]  # the smallest edit: ")" stays
     assert apply_edits(NUMPY_IN_JIT, out.edits) == out.text
 
 
 def test_verify_refuses_a_change_outside_the_planned_region():
-    new = NUMPY_IN_JIT.replace("np.sum(x)", "x.sum()").replace("def f(x)", "def f(y, x)")
+    new = NUMPY_IN_JIT.replace("np.exp(x)", "x.sum()").replace("def f(x)", "def f(y, x)")
     assert _verify(NUMPY_IN_JIT, new, [(6, 6)]).reason == "the fix would change line 5, outside the code it rewrites"
 
 
 def test_verify_refuses_a_lost_comment_a_new_finding_a_kept_finding_and_broken_code():
-    commented = NUMPY_IN_JIT.replace("return np.sum(x)", "return np.sum(x)  # the total")
-    assert "lose the comment '# the total'" in _verify(commented, NUMPY_IN_JIT.replace("np.sum(x)", "x.sum()"),
+    commented = NUMPY_IN_JIT.replace("return np.exp(x)", "return np.exp(x)  # the total")
+    assert "lose the comment '# the total'" in _verify(commented, NUMPY_IN_JIT.replace("np.exp(x)", "x.sum()"),
                                                         [(6, 6)]).reason
-    added = NUMPY_IN_JIT.replace("return np.sum(x)", "return x.sum() + np.mean(x)")
-    assert _verify(NUMPY_IN_JIT, added, [(6, 6)]).reason.startswith("the fix would bring a new JAX104 (`np.mean`")
-    kept = NUMPY_IN_JIT.replace("return np.sum(x)", "return np.sum(x)  ")
+    added = NUMPY_IN_JIT.replace("return np.exp(x)", "return x.sum() + np.log(x)")
+    assert _verify(NUMPY_IN_JIT, added, [(6, 6)]).reason.startswith("the fix would bring a new JAX104 (`np.log`")
+    kept = NUMPY_IN_JIT.replace("return np.exp(x)", "return np.exp(x)  ")
     assert _verify(NUMPY_IN_JIT, kept, [(6, 6)]).reason == "the finding is still there after the fix"
-    broken = NUMPY_IN_JIT.replace("return np.sum(x)", "return np.sum(x) +")
+    broken = NUMPY_IN_JIT.replace("return np.exp(x)", "return np.exp(x) +")
     assert _verify(NUMPY_IN_JIT, broken, [(6, 6)]).reason == "the fixed code would not compile"
-    scoped = NUMPY_IN_JIT.replace("return np.sum(x)", "nonlocal x")
+    scoped = NUMPY_IN_JIT.replace("return np.exp(x)", "nonlocal x")
     assert _verify(NUMPY_IN_JIT, scoped, [(6, 6)]).reason == "the fixed code would not compile"
 
 
@@ -530,4 +530,4 @@ def test_a_file_too_deep_for_libcst_keeps_its_finding_and_says_why(tmp_path):
     r = run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", "deep.py", cwd=tmp_path)
     assert r.returncode == 1 and (tmp_path / "deep.py").read_text() == src
     assert "deep.py:7:12: JAX104 fix not made: the code is nested too deeply for libcst" in r.stderr
-    assert "deep.py:7:12: JAX104 `np.sum`" in r.stdout and "fixable" not in r.stdout  # no longer offered
+    assert "deep.py:7:12: JAX104 `np.exp`" in r.stdout and "fixable" not in r.stdout  # no longer offered

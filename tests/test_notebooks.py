@@ -91,7 +91,7 @@ def test_concise_output_names_the_cell_as_ruff_does(project):
     assert out[0].startswith("jax_demo.ipynb:cell 5:3:16: JAX101 traced code closes over `W`")
     assert out[1].startswith("jax_demo.ipynb:cell 6:3:23: JAX114 PRNG key `key` was already consumed by "
                              "`jax.random.normal` at cell 6, line 2;")
-    assert out[2].startswith("jax_demo.ipynb:cell 7:3:12: JAX104 `np.sum`")
+    assert out[2].startswith("jax_demo.ipynb:cell 7:3:12: JAX104 `np.exp`")
     assert out[3] == "Found 3 findings."
 
 
@@ -151,7 +151,7 @@ def test_sarif_points_into_the_notebook_file_and_validates(project):
         raw = lines[r["startLine"] - 1]
         # the region is the flagged code, inside the cell's source string in the JSON text
         flagged = raw[r["startColumn"] - 1:r["endColumn"] - 1]
-        assert raw.lstrip().startswith('"') and flagged in {"W", "key", "np.sum(x)"}, (raw, flagged)
+        assert raw.lstrip().startswith('"') and flagged in {"W", "key", "np.exp(x)"}, (raw, flagged)
         props = res["properties"]
         assert (props["cell"], props["cellLine"]) in {(5, 3), (6, 3), (7, 3)}
     related = [rl for res in results for rl in res.get("relatedLocations", [])]
@@ -194,7 +194,7 @@ def test_fix_round_trip_changes_only_the_fixed_cell(project):
     after = nb.read_bytes()
     # one line of the file changed: the fixed line of cell 7, written in the same style
     changed = [(x, y) for x, y in zip(before.splitlines(), after.splitlines()) if x != y]
-    assert changed == [(b'    "    return np.sum(x)  # JAX104\\n",', b'    "    return jnp.sum(x)  # JAX104\\n",')]
+    assert changed == [(b'    "    return np.exp(x)  # JAX104\\n",', b'    "    return jnp.exp(x)  # JAX104\\n",')]
     assert len(before.splitlines()) == len(after.splitlines()) and after.endswith(b"}\n")
     _json_equal_except_sources(before, after, {7})
     # the fixed notebook is clean for that rule, and the other findings keep their cells
@@ -210,7 +210,7 @@ def test_a_fix_keeps_another_tool_s_layout_escapes_and_missing_final_newline(pro
     after = nb.read_bytes()
     assert after.isascii() and not after.endswith(b"\n") and b"\\u00e9" in after
     ops = [op for op in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes() if op[0] != "equal"]
-    # `np.sum` became `jnp.sum` in cell 3, and the numpy import left unused in cell 2 went
+    # `np.exp` became `jnp.exp` in cell 3, and the numpy import left unused in cell 2 went
     assert [after[j1:j2] for _, _, _, j1, j2 in ops if j2 > j1] == [b"j"]
     assert [before[i1:i2] for _, i1, i2, _, _ in ops if i2 > i1] == [b"import numpy as np\\n"]
     _json_equal_except_sources(before, after, {2, 3})
@@ -222,7 +222,7 @@ def test_diff_shows_each_changed_cell_and_writes_nothing(project):
     assert proc.returncode == 1
     assert "--- a/jax_demo.ipynb:cell 6\n+++ b/jax_demo.ipynb:cell 6\n" in proc.stdout
     assert "+key, subkey = jax.random.split(key)\n" in proc.stdout
-    assert "-    return np.sum(x)  # JAX104\n+    return jnp.sum(x)  # JAX104\n" in proc.stdout
+    assert "-    return np.exp(x)  # JAX104\n+    return jnp.exp(x)  # JAX104\n" in proc.stdout
     assert (project / "jax_demo.ipynb").read_bytes() == before
 
 
@@ -280,7 +280,7 @@ def test_a_notebook_read_from_stdin_is_checked_and_fixed(project):
     proc = run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", "--select", "JAX104",
                    "--stdin-filename", "jax_demo.ipynb", "-", cwd=project, input=text)
     fixed = json.loads(proc.stdout)
-    assert "jnp.sum(x)" in "".join(fixed["cells"][6]["source"]) and (project / "jax_demo.ipynb").read_text() == text
+    assert "jnp.exp(x)" in "".join(fixed["cells"][6]["source"]) and (project / "jax_demo.ipynb").read_text() == text
 
 
 def test_cached_results_name_the_same_cells(project):

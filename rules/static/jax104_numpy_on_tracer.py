@@ -4,11 +4,11 @@ import ast
 import os
 from typing import TYPE_CHECKING
 
-from jaxlint.diagnostic import Applicability
+from jaxlint.diagnostic import Applicability, Confidence
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._arrays import is_host_array
 from jaxlint.rules.static._fixplan import import_name
-from jaxlint.rules.static._numpy_api import JNP_SAME_NAME, SHAPE_QUERIES
+from jaxlint.rules.static._numpy_api import JNP_SAME_NAME, METHOD_DISPATCH, SHAPE_QUERIES
 from jaxlint.rules.static._numpy_params import JNP_KEYWORDS, JNP_NONE_ONLY
 from jaxlint.static.callers import argument_for
 from jaxlint.static.taint import Taint, taint_of, confidence, describe, traced_how
@@ -190,18 +190,18 @@ class NumpyOnTracer(StaticRule):
 
             @jax.jit
             def f(x):
-                return np.sum(np.abs(x)) + jnp.ones(())
+                return np.exp(np.abs(x)) + jnp.ones(())
             """,
             line=7,
             count=2,
-            message="`np.sum` on traced value `np.abs(x)`",
+            message="`np.exp` on traced value `np.abs(x)`",
             expected_fix="""
             import jax
             import jax.numpy as jnp
 
             @jax.jit
             def f(x):
-                return jnp.sum(jnp.abs(x)) + jnp.ones(())
+                return jnp.exp(jnp.abs(x)) + jnp.ones(())
             """,
         ),
         Invalid(
@@ -258,6 +258,17 @@ class NumpyOnTracer(StaticRule):
                 shown = _shown(ctx, node.func)
                 fix = self._plan(ctx, fn, node, name, shown) if name in JNP_SAME_NAME else None
                 instead = f"`jnp.{name}`" if name in JNP_SAME_NAME else "the `jax.numpy` equivalent"
+                if _dispatched(taint, node, name):
+                    # `np.sum(x)` calls `x.sum()`: it traces. Style, not a defect: a preview hint
+                    ctx.report(
+                        node,
+                        f"`{shown}` on traced value `{describe(found)}` in {traced_how(fn)} works only because "
+                        f"numpy hands a non-ndarray to its own `.{name}` method; {instead} says what runs",
+                        fix=fix,
+                        confidence=Confidence.POSSIBLE,
+                        data={"function": q, "value": describe(found), "dispatched": True},
+                    )
+                    continue
                 ctx.report(
                     node,
                     f"`{shown}` on traced value `{describe(found)}` in {traced_how(fn)}: numpy does not trace "
@@ -407,6 +418,17 @@ def _most_traced(taint: Taint, call: ast.Call) -> tuple[ast.expr | None, int]:
         if level is not None and level > best:
             found, best = arg, level
     return found, best
+
+
+def _dispatched(taint: Taint, call: ast.Call, name: str) -> bool:
+    """``np.sum(x, axis=0)`` with only ``x`` traced: numpy calls ``x.sum(axis=0)``
+    (``METHOD_DISPATCH``), which traces. A traced value in another argument
+    (``np.repeat(host, n)``) meets numpy's own method, which converts it."""
+    if name not in METHOD_DISPATCH or not call.args or isinstance(call.args[0], ast.Starred):
+        return False
+    if taint.level(call.args[0]) is None:
+        return False
+    return all(taint.level(a) is None for a in [*call.args[1:], *(k.value for k in call.keywords)])
 
 
 def _jnp_takes(node: ast.Call, name: str) -> bool:

@@ -20,15 +20,15 @@ def test_jax104_isinstance_narrowing_keeps_the_traced_branches():
         @jax.jit
         def f(x, y):
             if isinstance(x, jax.Array):
-                a = np.sum(x)
+                a = np.exp(x)
             else:
-                a = np.sum(x)
+                a = np.exp(x)
             if isinstance(y, (int, np.ndarray)) and y.ndim:
-                b = np.sum(y)
+                b = np.exp(y)
             else:
-                b = np.sum(y)
+                b = np.exp(y)
             if not isinstance(x, np.ndarray):
-                return np.mean(x)
+                return np.log(x)
             return a + b
         """) == [7, 13, 15]
 
@@ -69,7 +69,7 @@ def test_jax104_fix_imports_jax_numpy_when_missing_and_np_random_has_none():
 
         @jax.jit
         def f(x):
-            return np.sum(x) + np.random.rand()
+            return np.exp(x) + np.random.rand()
         """
     diags = lint_source(src, select=["JAX104"])
     assert [d.fix is not None for d in diags] == [True, False]
@@ -80,7 +80,7 @@ def test_jax104_fix_imports_jax_numpy_when_missing_and_np_random_has_none():
 
         @jax.jit
         def f(x):
-            return jnp.sum(x) + np.random.rand()
+            return jnp.exp(x) + np.random.rand()
         """)
 
 
@@ -111,7 +111,7 @@ def test_jax104_no_fix_when_the_alias_is_shadowed_where_the_call_is():
 
         @jax.jit
         def f(x, jnp):
-            return np.sum(x)
+            return np.exp(x)
         """, select=["JAX104"])
     assert len(diags) == 1 and diags[0].fix is None
 
@@ -352,3 +352,39 @@ def test_jax104_rows_of_a_numpy_array_claims_hold_under_real_jax():
     cases.update({n: (textwrap.dedent(s), c) for n, (s, c) in _ROWS_QUIET.items()})
     got = outcomes_under_jax(cases)
     assert {n for n, o in got.items() if o != "ok"} == set(_ROWS_FLAGGED), got
+
+
+def test_jax104_numpy_functions_that_call_the_tracers_own_method_are_a_preview_hint():
+    """``np.sum(x)`` on a tracer calls ``x.sum()`` (numpy hands a non-ndarray to its own
+    method): it traces, so it is not reported by default; under ``--preview`` it is a
+    possible finding that says why it works. ``np.exp(x)`` converts the tracer and
+    raises, and ``np.repeat(host, n)`` with a traced ``n`` runs numpy's own method on
+    it: both stay findings. Proven with real jax."""
+    src = """
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+
+        HOST = np.arange(3)
+
+        @jax.jit
+        def dispatched(x):
+            return np.sum(x, axis=0) + np.mean(x) + np.max(x)
+
+        @jax.jit
+        def converted(x):
+            return np.exp(x)
+
+        @jax.jit
+        def host_method(n):
+            return np.repeat(HOST, n)
+        """
+    assert lines("JAX104", src) == [13, 17]
+    possible = [d for d in lint_source(src, select=["JAX104"], confidence="possible") if d.start.line == 9]
+    assert len(possible) == 3 and all(d.confidence.value == "possible" for d in possible)
+    assert "its own `.sum` method" in possible[0].message
+    outcomes = outcomes_under_jax({
+        name: (textwrap.dedent(src), f"str({name}(jnp.ones((2, 3))).shape)" if name != "host_method" else f"{name}(2)")
+        for name in ("dispatched", "converted", "host_method")})
+    assert outcomes["dispatched"] == "(3,)"
+    assert outcomes["converted"] != "ok" and outcomes["host_method"] != "ok", outcomes

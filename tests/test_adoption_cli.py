@@ -112,7 +112,7 @@ NUMPY_ON_TRACER = textwrap.dedent(
 
 
 def test_star_marks_only_a_safe_fix_as_ruff_does(tmp_path):
-    """JAX104's fix (np.sum -> jnp.sum) is unsafe: `--fix` alone does not apply it, so
+    """JAX104's fix (np.exp -> jnp.exp) is unsafe: `--fix` alone does not apply it, so
     the line has no [*]; JAX190's removal of an unused noqa code is safe and has one."""
     (tmp_path / "m.py").write_text(NUMPY_ON_TRACER + "y = 1  # noqa: JAX101\n")
     r = run_cli("check", "--no-cache", "--extend-select", "unused-noqa", "m.py", cwd=tmp_path)

@@ -29,7 +29,10 @@ def test_a_fix_costs_the_same_in_a_file_of_100_400_or_1600(how):
     bench = _bench()
     rows = bench.scaling([100, 400, 1600], bench.fix_cpu if how == "check --fix" else bench.fix_all_cpu)
     assert [r["left"] for r in rows] == [0, 0, 0], rows  # every fix made, in one run
-    assert bench.spread(rows) <= 1.3, rows
+    # 1.3x is the benchmark's figure on a quiet machine (docs/performance.md); under a
+    # loaded suite a flat cost spread up to 1.54x here, and the quadratic cost this guards
+    # against spread 11x (7 and 80 ms a fix at 100 and 400)
+    assert bench.spread(rows) <= 1.6, rows
 
 
 def test_a_file_with_more_fixes_than_one_run_makes_is_told_so():

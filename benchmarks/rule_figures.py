@@ -33,6 +33,8 @@ BLIND = {
     "programs": ("static_programs_judgements.json",
                  "12 public example programs, judged blind at ebbfc9e (default and --preview findings)"),
     "dev36": ("precision_judgements_dev36.json", "10 libraries, judged blind before issue 36 changed a rule"),
+    "unopened36": ("precision_judgements_unopened36.json",
+                   "10 libraries sealed at the split, judged blind once at ea2da2c, after issue 36's changes"),
     "dynamic": ("dynamic_judgements.json",
                 "13 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
                 "(6 programs, issue 20) and 4419f18 (7 programs, issue 37)"),

@@ -207,7 +207,11 @@ def fixable_file(n: int) -> str:
 _MEASURE = """
 import sys, time
 from pathlib import Path
+from jaxlint.inspect.levels import hand_rules
 from jaxlint.pipeline import CheckOptions, check
+
+hand_rules()  # what jaxlint's entry points do first
+
 
 def fix(path):
     return check(CheckOptions(paths=(str(path),), isolated=True, no_cache=True, fix=True, unsafe_fixes=True,

@@ -98,11 +98,13 @@ def test_recompilation_names_the_changed_leaf_and_how_it_changes(state_project):
     assert found[0]["message"] == (
         "`strong_step` was traced and compiled for 2 different signatures (calls: 2, 1): "
         "`state.step` changes weak type (a Python scalar -> an array) "  # in the order the program met them
-        "(a Python scalar in some calls and an array in others)")
-    # at the call that made jax compile again (observed by `jaxlint record`), with the
-    # jit line as a related location
-    assert found[0]["location"]["row"] == 40
-    assert [r["location"]["row"] for r in found[0]["related"]] == [24]
+        "(a Python scalar in some calls and an array in others); `state.step` starts as the Python number "
+        "made at line 38: make it an array there (`jnp.asarray(...)` with the dtype the step returns)")
+    # at the line that made the Python number (issue 37: the line the user changes), with
+    # the call that made jax compile again (observed by `jaxlint record`) and the jit line
+    # as related locations
+    assert found[0]["location"]["row"] == 38
+    assert sorted(r["location"]["row"] for r in found[0]["related"]) == [24, 40]
 
 
 # ---------------------------------------------------------------------------- worker start

@@ -51,7 +51,7 @@ def test_a_report_to_a_pipe_is_the_utf8_of_the_output_file(tmp_path):
 def test_rule_docs_to_a_pipe_are_utf8(tmp_path):
     r = _jaxlint("rule", "JAX101", cwd=tmp_path, env=_ascii_env())
     assert r.returncode == 0, r.stderr.decode(errors="replace")
-    assert "Tier: static · default severity" in r.stdout.decode("utf-8")
+    assert "Tier: static · group: perf · default severity" in r.stdout.decode("utf-8")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pseudo-terminal")
@@ -77,4 +77,4 @@ def test_on_a_terminal_what_it_cannot_show_is_escaped(tmp_path):
         os.close(leader)
     assert proc.returncode == 0, err.decode(errors="replace")
     out.decode("ascii")  # nothing the terminal's encoding lacks
-    assert b"Tier: static \\xb7 default severity" in out
+    assert b"Tier: static \\xb7 group: perf \\xb7 default severity" in out

@@ -90,7 +90,11 @@ ARRAY_LEAVES_ONLY_HOFS = frozenset({"equinox.filter_vmap", "equinox.filter_check
 #: Of ``TRACING_HOFS``, those that pass the callable's arguments through as their caller
 #: gives them (``mcmc.run(key, data)`` closes over ``data`` unless told to jit it): the
 #: callable's parameters are not known to be traced, the values it makes are.
-PASS_ARGUMENTS = frozenset(q for q in TRACING_HOFS if q.startswith("numpyro."))
+#: ``jax.named_call(f)(*args)`` only names ``f``'s part of the program: ``f`` runs with the
+#: arguments as given (checked with jax 0.10.2: a Python bool arrives as a bool, eagerly and
+#: under jit), so its parameters are as traced as the caller's arguments, no more
+#: (unopened36: dinosaur's ``bool(reverse_einsum_arg_order)``, a false JAX105 error).
+PASS_ARGUMENTS = frozenset({*(q for q in TRACING_HOFS if q.startswith("numpyro.")), "jax.named_call"})
 #: Calls whose result is a traced value in traced code, unless the keyword named here is
 #: given a value (an observed site returns what it observes).
 SAMPLE_SITES = {"numpyro.sample": "obs", "numpyro.primitives.sample": "obs"}

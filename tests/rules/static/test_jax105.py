@@ -290,3 +290,33 @@ def test_jax105_under_grad_alone_only_float_and_complex_fail():
     src = GRAD_ALONE.replace("    f = float(w)  # <-\n", "")
     assert outcomes_under_jax({"with float": (GRAD_ALONE, "train(1.0)"), "without": (src, "train(1.0)")}) == {
         "with float": "ConcretizationTypeError", "without": "ok"}
+
+
+def test_named_call_hands_its_arguments_through_as_given():
+    """``jax.named_call(f)(x, False)`` only names ``f``'s part of the program: the Python
+    flag arrives as a bool (a false error on the sealed corpus unopened36); a traced flag
+    passed the same way still raises, and is still reported. Proven with real jax."""
+    head = """
+        import jax
+        import jax.numpy as jnp
+
+        def _apply(x, reverse):
+            if bool(reverse):
+                return x[::-1]
+            return x
+        """
+    python_flag = head + """
+        @jax.jit
+        def f(x):
+            return jax.named_call(_apply, name="apply")(x, False)
+        """
+    traced_flag = head + """
+        @jax.jit
+        def f(x):
+            return jax.named_call(_apply, name="apply")(x, x.sum() > 0)
+        """
+    assert lines("JAX105", python_flag) == []
+    assert lines("JAX105", traced_flag) == [5]
+    outcomes = outcomes_under_jax({name: (textwrap.dedent(src), "str(f(jnp.ones(2)))")
+                                   for name, src in (("python", python_flag), ("traced", traced_flag))})
+    assert outcomes["python"] == "[1. 1.]" and outcomes["traced"] == "TracerBoolConversionError", outcomes

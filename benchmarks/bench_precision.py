@@ -32,6 +32,8 @@ that jaxlint no longer reports are listed too (what a change removed).
 Targets (issue 10): at least 80 % of the findings true, at most 0.03 false findings per
 kLOC, no false JAX105 error. Issue 19's, on ``dev`` and ``unopened``: at least 80 % true,
 at most 0.02 false findings per kLOC, no false finding of error severity (any rule).
+Issue 36's, on ``dev36``, ``unopened36`` and the sealed ``blind40``: at least 80 % true, at most
+0.01 false findings per kLOC, no false finding of error severity.
 ``--check`` exits 1 when one is missed (by a corpus or the combined figure) or a
 finding is unjudged.
 
@@ -165,6 +167,53 @@ UNOPENED36 = (
     ("torax", "1.4.3", "a6a5619b030438f436a3e23842128f6d5bb641315deab8942b1e4a7915ab3d1d"),
 )
 
+#: The last sealed corpus of issue 36: 36 more JAX libraries, in none of the corpora above and
+#: named nowhere in the project (bug reports of the recall rounds included), chosen by a rule
+#: fixed before anything ran on them (``docs/precision.md``, "The sealed corpus blind40"):
+#: a pure-Python wheel, the newest release pip resolves for Python 3.11, at least 2,500 lines,
+#: ``import jax`` in 5 files or more and jit / ``lax.`` / vmap in 3 or more (counted with grep,
+#: no file read), at most 100,000 lines. Sealed on 2026-12-06 by the commit that added it:
+#: nobody runs jaxlint on it or reads its files until the rule-changing landings stop (07:05);
+#: then its default findings are judged blind once. Never tune on it.
+BLIND40 = (
+    ("alphafold", "2.0.0", "1acc4f8429a0d6be68c27477ce4dd3bc320b6f1913ca3eb593f4fd979ae75904"),
+    ("aws-fortuna", "0.2.0", "92c553bd6267194c93eec2fd268c8710466a9b08f3ccd0bd3d8e4d1030b7cb19"),
+    ("bayesnewton", "1.3.4", "98116f7613ee01fc4562cbd223660ca914cbd42b657ea55fcea8cfa97597e09c"),
+    ("bayeux-ml", "0.1.15", "d09fb9ef160a5f0d75239d46adeee9e87c23be1d0b294a48edecbd38ff7d7be1"),
+    ("colabdesign", "1.1.1", "8f556fb575d2bbef79fa1789698d55221f2cc51df38f2cc054f38cb6ecc08e27"),
+    ("deepqmc", "1.2.0", "bb6cae56040f1ddb8c21b617a965a9be5d64921b88ae9533a3daaaf9e11a584f"),
+    ("dsps", "0.1.0", "70dde41b85514edc2e927d56515eb3533be6446b75793fb251b50ba7e50de0bc"),
+    ("e3nn-jax", "0.21.0", "c1e69de4651d6e8a134c0a2b29285e71d58943717c3f37dc0e29dde8f5b39719"),
+    ("efax", "1.22.3", "9939c100b362725517b88442d89ce59b0393e37640ca055ea8b54cc05d3960d3"),
+    ("fjformer", "0.0.91", "725012e850cd899ee828a2ebea9d85c88106151b10810cbee1d02b8ff7314d74"),
+    ("flowmc", "0.6.4", "bbabb7bafa377bcbe4189b27fa203aea2bbb06c0d9e8bf94d7b116abf0fbe1eb"),
+    ("folx", "0.2.30", "4953ed8c2846835673b595a75e28074b0e208d4cf501bd6ae63277c69a08b379"),
+    ("google-tunix", "0.1.7", "857b893b8ba71a61cce8cb9de2301218d311f72044de94aa2b826275968033b4"),
+    ("haliax", "1.3", "9cc4d2258d0596de4c56f015502ed491101854e54d72fb4d08d678d8476e8b97"),
+    ("invrs-gym", "1.6.2", "3ec527269772f44a1ae2b060c58e6858adb2342f1b5b059b356b79513943449e"),
+    ("jax-fdm", "0.14.1", "959eb94ea0deb92c3c99d4e9ca8af60b1fa281e8d456d9501c035e49326915da"),
+    ("jax-galsim", "2026.7.0", "b223bfe0535b8908049ead4b36b1afbaabeac845a721459026bd7261e6c756bb"),
+    ("jax-privacy", "2.0.0", "2621f70069ffc897d2a1976ff335871d96211cb4c5c927724fc7778306521350"),
+    ("jaxns", "3.0.0", "a7ba19385bc0acb8a2c2e0c0c22f6896ca40ab18bab647c4f66706a967cb64fd"),
+    ("jimgw", "0.5.2", "62e691919c9aed3d35ed465c5ee762b7962c18dbd32d15ba83f5b349ce9a74e4"),
+    ("kauldron", "1.4.2", "2a113c1d69a5ad9ecb99172b50efac3e63e6052bd03a03530a462e93f64e4a71"),
+    ("kinetix-env", "3.0.2", "6eb909475f075f666b6d2fbfe5268d9b3bb3ca2f917939a05d3e232b4efb9eeb"),
+    ("lagrangebench", "0.2.0", "1336e1ee709aaf61c5fa7c03d840381474e0192c2022338a1db2c6ea83776e5b"),
+    ("levanter", "1.1", "7a24b719a3dbc428743fc2f80df5334d36d1d02f7359e523f4664c2eddcabf76"),
+    ("matfree", "0.6.3", "b5768db7971ce8d3cef4b2c945ccc95593080cbf6ec041fac3cbb0d815daf0a2"),
+    ("neural-tangents", "0.6.5", "9caee1f50bfc1af4b827061c5929513fb82b99dc3ad749d9f57d1424d6d032c5"),
+    ("neuralgcm", "1.2.2", "795297260a5aff05708e855fe8cb27db7cc0f514e9c34e373e4ba378732327e5"),
+    ("oryx", "0.2.9", "04f1ee0f50df4b2cac928ec28d7cc8c46065f3d6d8daf6d2d06cec75262b2822"),
+    ("paxml", "1.4.0", "1ed1d84a13a35fa7547f9ba6100f036361f379e54e16bc28e40bb854ca01cb78"),
+    ("pyscfad", "0.3.4", "6495ca45ca56d041b94ceb4fa38d61f9e41ee82cf555de823349373e1ab6f780"),
+    ("qdax", "0.5.0", "52fc4a6b4b87f5f66e73bd02a82aab94b17ed0c0e9b84c57110b07d7741a7fa9"),
+    ("recurrentgemma", "1.0.1", "6d6b513766f559807c43fd98a205d05ece54a329efe3842a5a033e35dee42b4e"),
+    ("rejax", "0.1.3", "86c7468b5b3c9b520b813d0e89137f36e1472d14c327ae86c5328b6e0ca629c0"),
+    ("ripplegw", "0.4.1", "0ffcbab9351bb2954a9c277b024d4d0a3ddd36f3b4965b87d8fab0636bfcc084"),
+    ("scico", "0.0.7", "0fd6ba6b1d1e321d8bba39d8000ec1101fa6109db26a08f58af952c5e7cde4c1"),
+    ("vbjax", "0.0.19", "526aa37132f6b496003235a72e218ca64c3e2cfa99dd3223bae7f092f7bf367c"),
+)
+
 #: distribution -> the one folder of its wheel (or source archive) that is in a corpus
 SUBTREES = {"tensorflow-probability": "tensorflow_probability/substrates/jax/", "jax-cosmo": "jax_cosmo/"}
 
@@ -178,8 +227,9 @@ CORPORA = {
     "fresh": (FRESH, HERE / "precision_judgements_fresh.json", "precision-fresh"),
     "dev36": (DEV36, HERE / "precision_judgements_dev36.json", "precision-dev36"),
     "unopened36": (UNOPENED36, HERE / "precision_judgements_unopened36.json", "precision-unopened36"),
+    "blind40": (BLIND40, HERE / "precision_judgements_blind40.json", "precision-blind40"),
 }
-#: what ``--corpus all`` runs: every corpus but the unopened, fresh and issue-36 ones, which run only when named
+#: what ``--corpus all`` runs: every corpus but the unopened, fresh and issue-36 ones (blind40 too), which run only when named
 ALL = ("original", "holdout", "dev")
 JUDGEMENTS = CORPORA["original"][1]
 VERDICTS = ("true", "debatable", "false")
@@ -190,6 +240,9 @@ STRICT = ("dev", "unopened", "fresh")
 #: issue 36's targets, for its corpora: at least 80 % true, at most 0.01 false per kLOC, no false error
 STRICT36 = ("dev36", "unopened36")
 TARGETS36 = {"precision": 0.80, "false_per_kloc": 0.01, "false_errors": 0}
+#: the sealed corpus blind40's targets: at least 80 % true, at most 0.01 false per kLOC, no false error
+STRICT40 = ("blind40",)
+TARGETS40 = {"precision": 0.80, "false_per_kloc": 0.01, "false_errors": 0}
 
 Key = tuple[str, str, str]  # (path inside the package, code, signature)
 
@@ -371,12 +424,10 @@ def report(res: dict, verbose: bool = False) -> str:
 
 
 def measures(res: dict) -> list[tuple[str, float, float, bool]]:
-    if res.get("name") in STRICT36:
-        return [(key, res[key], target, res[key] >= target if key == "precision" else res[key] <= target)
-                for key, target in TARGETS36.items()]
-    if res.get("name") in STRICT:
-        return [(key, res[key], target, res[key] >= target if key == "precision" else res[key] <= target)
-                for key, target in STRICT_TARGETS.items()]
+    for names, targets in ((STRICT40, TARGETS40), (STRICT36, TARGETS36), (STRICT, STRICT_TARGETS)):
+        if res.get("name") in names:
+            return [(key, res[key], target, res[key] >= target if key == "precision" else res[key] <= target)
+                    for key, target in targets.items()]
     return [
         ("precision", res["precision"], TARGETS["precision"], res["precision"] >= TARGETS["precision"]),
         ("false_per_kloc", res["false_per_kloc"], TARGETS["false_per_kloc"],

@@ -95,6 +95,9 @@ class FunctionAnalysis:
     #: ``@LINE`` for an earlier definition of a name defined again (see
     #: :attr:`jaxlint.findings.measured.MeasuredIn.redefined_at`), else empty
     redefined_at: str = ""
+    #: where the program made float64 its policy (``prog.py:7 turns jax_enable_x64 on``): x64
+    #: was on while it traced and jaxlint's own ``x64`` setting did not turn it on; else None
+    x64_policy: str | None = None
     function: Any = None  # the original Python function (partials and decorators removed)
     #: the ``functools.partial`` jit wrapped, when it did (its bound arguments are
     #: captured by the traced program), else None
@@ -150,11 +153,14 @@ class FunctionAnalysis:
             for eqn in lv.jaxpr.eqns:
                 yield eqn, lv
 
-    def outputs_by_line(self, keep) -> Iterator[tuple[Any, Any, Site]]:
+    def outputs_by_line(self, keep, eqn_keep=None) -> Iterator[tuple[Any, Any, Site]]:
         """(equation, output aval, site) of the first output per user source line for
-        which ``keep(aval)`` holds: one finding per line, however many equations it made."""
+        which ``keep(aval)`` holds (of an equation for which ``eqn_keep(eqn)`` holds, when
+        given): one finding per line, however many equations it made."""
         seen: set[tuple[str, int]] = set()
         for eqn, level in self.equations():
+            if eqn_keep is not None and not eqn_keep(eqn):
+                continue
             for v in eqn.outvars:
                 aval = _adapter().aval_of(v)
                 if not keep(aval):

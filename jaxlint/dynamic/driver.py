@@ -587,7 +587,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
         if not runnable:
             cached[i] = {"functions": {}, "failed": None}
             continue
-        req = {"path": str(fp.task.path.resolve()), "display": fp.task.display, "module": fp.module,
+        req = {"path": str(fp.task.path.resolve()), "root": str(fp.root), "display": fp.task.display, "module": fp.module,
                "sys_path": fp.sys_path, "x64": s.dynamic.x64, "levels": levels, "rules": rules,
                "dimensions": {"defaults": dict(s.dynamic.dimension_defaults), "default": s.dynamic.default_dimension},
                "functions": runnable, "program": fp.program}

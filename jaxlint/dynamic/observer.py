@@ -87,7 +87,8 @@ class FunctionState:
         fa = FunctionAnalysis(path=self.path, module=self.meta["module"], qualname=self.meta["qualname"],
                               entry=self.entry, spec={"source": "observed", "where": where},
                               versions=observer.versions, signatures=self.signature_records(observer),
-                              redefined_at=_definition(self.key, self.meta["qualname"]))
+                              redefined_at=_definition(self.key, self.meta["qualname"]),
+                              x64_policy=observer.x64_policy(self.path))
         fa.function, fa.bound = unbind(self.fun if fun is None else fun)
         fa.reused = observer.reused.get(self.key) or {}
         return fa
@@ -147,12 +148,26 @@ class Observer:
         from jaxlint.dynamic.codedigest import Reader
 
         self.scopes = Reader()
+        self._x64: dict[str, str | None] = {}
         #: function key -> {argument: whether the caller used it again after a call}
         #: (:mod:`jaxlint.dynamic.callers`); ``settled``: every watched call was judged
         self.reused: dict[str, dict[str, bool]] = {}
         self.settled: set[str] = set()
 
+    def x64_policy(self, path: str) -> str | None:
+        """Where the program made float64 its policy (its code turns ``jax_enable_x64`` on,
+        or it runs with ``JAX_ENABLE_X64`` set), when x64 is on now; None when it is off."""
+        if not adapter.x64_enabled():
+            return None
+        if path not in self._x64:
+            from jaxlint.static.project import program_x64
+
+            main = getattr(sys.modules.get("__main__"), "__file__", None)
+            self._x64[path] = program_x64(path, self.root, dict(os.environ), main)
+        return self._x64[path]
+
     # ------------------------------------------------------------------ setup
+
     def state(self, key: str, meta: dict, fun: Any) -> FunctionState:
         with self.lock:
             fs = self.functions.get(key)

@@ -9,7 +9,7 @@ output goes to stderr, which the parent keeps in a log to explain crashes).
 
 Request (one file)::
 
-    {"id", "path", "display", "module", "sys_path": [...], "x64": null|bool,
+    {"id", "path", "root", "display", "module", "sys_path": [...], "x64": null|bool,
      "levels": ["trace"] | ["trace", "compile", ...],
      "rules": [{"code", "options"}],        # selected TraceRule/CompileRule codes
      "dimensions": {"defaults": {...}, "default": 8},
@@ -41,6 +41,7 @@ import signal
 import sys
 import time
 import traceback
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
@@ -189,6 +190,20 @@ def as_recorded(program: dict | None):
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+def program_x64_policy(req: dict) -> str | None:
+    """Where the checked program made float64 its policy (see
+    :func:`jaxlint.static.project.program_x64`): its module, the main script it was
+    recorded running, its project's package and configuration files, its environment."""
+    from jaxlint.static.project import program_x64
+
+    root = Path(req["root"]) if req.get("root") else None
+    main = (req.get("program") or {}).get("main")
+    script = None
+    if root is not None and isinstance(main, str) and main:
+        script = root.joinpath(*main.split(".")).with_suffix(".py")
+    return program_x64(req["path"], root, dict(os.environ), script if script and script.is_file() else None)
 
 
 # ---------------------------------------------------------------------------- inputs
@@ -472,6 +487,8 @@ class Worker:
         self.adapter = adapter
         self.versions = adapter.versions()
         self.default_x64 = adapter.x64_enabled()
+        #: where the file being checked made float64 its policy (set per file)
+        self.x64_policy: str | None = None
         self._rules: dict[str, Any] = {}
 
     def rules_for(self, req: dict) -> dict[str, list]:
@@ -519,6 +536,8 @@ class Worker:
 
         gc.freeze()  # the user's modules live as long as the worker too
         x64_after = self.adapter.x64_enabled() if x64 is None else bool(x64)
+        # on without jaxlint's own setting: the program (its code or its environment) chose it
+        self.x64_policy = program_x64_policy(req) if x64 is None and x64_after else None
         rules = self.rules_for(req)
         for job in req.get("functions", []):
             self.adapter.set_x64(x64_after)
@@ -555,7 +574,8 @@ class Worker:
         spec = job.get("spec")
         fa = FunctionAnalysis(path=os.path.abspath(req["path"]), module=req["module"], qualname=job["qualname"],
                               entry=entry, spec=spec, versions=self.versions,
-                              signatures=job.get("signatures") or (), reused=job.get("reused") or {})
+                              signatures=job.get("signatures") or (), reused=job.get("reused") or {},
+                              x64_policy=self.x64_policy)
         timings: dict[str, float] = {}
         status, reason = "analysed", None
         try:

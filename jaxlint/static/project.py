@@ -113,3 +113,33 @@ def _shown(path: Path, top: Path) -> str:
         return path.relative_to(top).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+#: a value of ``JAX_ENABLE_X64`` that turns 64-bit mode on (jax reads the flag so)
+_ENV_ON = ("1", "true", "yes", "on", "t", "y")
+
+
+def program_x64(path: str | Path, root: Path | None, env: dict | None = None,
+                main: str | Path | None = None) -> str | None:
+    """Where a program made float64 its policy, as a sentence part (``prog.py:7 turns
+    jax_enable_x64 on``), or None: its own code turns ``jax_enable_x64`` on (the module at
+    ``path``, the program's main script ``main``, or a package or configuration file of
+    the project rooted at ``root``), or it runs with ``JAX_ENABLE_X64`` set on in ``env``.
+    Asked by the dynamic phase only when x64 is on and jaxlint's own setting did not
+    turn it on."""
+    top = root.resolve() if root is not None else None
+    for file in (path, main):
+        if not file:
+            continue
+        found = _read_policy(Path(file))
+        if found is not None:
+            shown = _shown(Path(file).resolve(), top) if top is not None else Path(file).name
+            return f"{shown}:{found[0]} {found[1]}"
+    if top is not None:
+        facts = project_facts(Path(path), top)
+        if facts.x64:
+            return facts.x64
+    value = str((env or {}).get("JAX_ENABLE_X64") or "").strip().lower()
+    if value in _ENV_ON:
+        return f"the program runs with JAX_ENABLE_X64={value}"
+    return None

@@ -9,6 +9,8 @@ if TYPE_CHECKING:
 
 WIDE_FLOATS = ("float64", "complex128")
 WIDE_INTS = ("int64", "uint64")
+#: floats a 64-bit program still keeps narrow on purpose (made so by an explicit dtype)
+NARROW_FLOATS = ("float32", "bfloat16", "float16", "complex64")
 
 
 class Float64Op(TraceRule):
@@ -18,6 +20,20 @@ class Float64Op(TraceRule):
     x64 = true`), finds operations of the traced program that produce 64-bit values:
     `float64`/`complex128` always, `int64`/`uint64` arrays when `int64` is on. One
     finding per source line, at the line that made the value.
+
+    A program that turns x64 on itself has made float64 its policy (a simulation that
+    minimises to a force of 1e-12, which float32 cannot reach): its code calls
+    `jax.config.update("jax_enable_x64", True)` or sets `JAX_ENABLE_X64` (the traced
+    module, the recorded program's main script, or a package `__init__.py`, `conftest.py`,
+    configuration module or configuration file of the project, as JAX112 reads them), or
+    the recorded program ran with `JAX_ENABLE_X64` on in its environment. There its
+    64-bit values are not reported, only a narrow float made wide: a `float32` (or
+    `bfloat16`, `float16`, `complex64`) value that a 64-bit numpy constant, default dtype
+    or cast turns into `float64` (the message names where the program turns x64 on).
+    That holds on TPU too, where float64 is emulated and slow: the program needs the
+    precision, and float32 advice would break it; `report-x64-programs` reports every
+    64-bit value anyway. x64 turned on by jaxlint's own `x64 = true` is not the
+    program's choice: every 64-bit value is reported.
 
     This is the measured version of JAX112 (float64); where both fire on one line
     only this one is reported.
@@ -59,6 +75,8 @@ class Float64Op(TraceRule):
     supersedes = ("JAX112",)
     options = {
         "int64": Option(True, "also report int64/uint64 arrays (scalars are ignored)", bool),
+        "report-x64-programs": Option(False, "also report the 64-bit values of a program that turns x64 on itself "
+                                             "(its float64 is its policy; on TPU it is emulated)", bool),
     }
 
     VALID = [
@@ -70,6 +88,19 @@ class Float64Op(TraceRule):
             @jax.jit  # jaxlint: args=(f32[128],)
             def f(x):
                 return x * jnp.linspace(0, 1, 128, dtype=x.dtype)
+            """
+        ),
+        # the module turns x64 on itself: its float64 forces are its policy (a minimiser's
+        # 1e-12 threshold needs them), and nothing narrow is made wide
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+            jax.config.update("jax_enable_x64", True)
+
+            @jax.jit  # jaxlint: args=(f64[128,3],)
+            def max_force(force):
+                return jnp.amax(jnp.abs(force))
             """
         ),
     ]
@@ -98,8 +129,31 @@ class Float64Op(TraceRule):
             dt = adapter.dtype_name(aval)
             return dt in WIDE_FLOATS or (dt in wide and bool(adapter.shape_of(aval)))
 
-        for eqn, aval, site in ctx.outputs_by_line(is_wide):
-            ctx.report(site, f"`{adapter.primitive_name(eqn)}` produces {adapter.aval_str(aval)}: 64-bit "
-                            f"math is slow on accelerators; use float32 (or pass dtype= explicitly)",
+        policy = None if self.opts["report-x64-programs"] else ctx.x64_policy
+        if policy is None:
+            for eqn, aval, site in ctx.outputs_by_line(is_wide):
+                ctx.report(site, f"`{adapter.primitive_name(eqn)}` produces {adapter.aval_str(aval)}: 64-bit "
+                                f"math is slow on accelerators; use float32 (or pass dtype= explicitly)",
+                          data={"dtype": adapter.dtype_name(aval), "shape": list(adapter.shape_of(aval)),
+                                "primitive": adapter.primitive_name(eqn)})
+            return
+
+        # the program computes in 64 bits on purpose: only a narrow float made wide is a slip
+        def narrow_input(eqn):
+            return next((adapter.aval_of(v) for v in eqn.invars
+                         if not adapter.is_literal(v) and adapter.dtype_name(adapter.aval_of(v)) in NARROW_FLOATS), None)
+
+        def widens(eqn) -> bool:
+            return narrow_input(eqn) is not None
+
+        for eqn, aval, site in ctx.outputs_by_line(lambda a: adapter.dtype_name(a) in WIDE_FLOATS, widens):
+            narrow = narrow_input(eqn)
+            ctx.report(site, f"`{adapter.primitive_name(eqn)}` widens {adapter.aval_str(narrow)} to "
+                            f"{adapter.aval_str(aval)}: the program computes in 64 bits on purpose ({policy}), "
+                            f"but this value was {adapter.dtype_name(narrow)} until here (a 64-bit numpy "
+                            f"array, constant or default dtype beside it, or a cast); if it needs no 64 bits, "
+                            f"keep it {adapter.dtype_name(narrow)} (pass dtype= explicitly, convert the other "
+                            f"operand)",
                       data={"dtype": adapter.dtype_name(aval), "shape": list(adapter.shape_of(aval)),
-                            "primitive": adapter.primitive_name(eqn)})
+                            "primitive": adapter.primitive_name(eqn), "from": adapter.dtype_name(narrow),
+                            "policy": policy})

@@ -12,7 +12,10 @@ it:
   (``tokens = jnp.concatenate([tokens, tok], axis=1)``);
 * :func:`made_at`: the binding before the call, and in it the keyword that gives the field
   a Python number (``State(params, step=0)``), through one call of a function of the same
-  file that returns the constructor (``state = reset()`` with ``return EnvState(time=0)``).
+  file that returns the constructor (``state = reset()`` with ``return EnvState(time=0)``);
+* :func:`padded_at`: the ``pad`` call that padded the argument to a size computed from its
+  length (``np.pad(x, ((0, size - n), (0, 0)))``), on the binding before the call or in a
+  function of the same file it calls (``batch = pad_batch(x)``).
 
 Pure ``ast``: nothing is imported or run. Every function answers None when the source does
 not say (a name bound elsewhere, an attribute, a file that does not parse).
@@ -160,6 +163,52 @@ def made_at(file: str, line: int, callee: str, index: int, param: str, field: st
         if hit is not None:
             return hit
     return str(file), stmt.lineno, stmt.col_offset + 1
+
+
+def padded_at(file: str, line: int, callee: str, index: int, param: str) -> Where | None:
+    """Where the value passed as parameter ``param`` to ``callee(...)`` on ``line`` was padded
+    to a size computed from its length: a ``pad`` call (``jnp.pad``, ``np.pad``) whose pad
+    widths are not all constants, found in the argument itself, on the statement that bound
+    the name before the call, or in what a function of the same file that statement calls
+    returns (two calls deep at most). None when the source shows no such padding."""
+    tree, call, arg = _the_call(file, line, callee, index, param)
+    if call is None or arg is None:
+        return None
+    found = _pad_of(tree, _parents(tree), arg, call, 0)
+    return (str(file), found.lineno, found.col_offset + 1) if found is not None else None
+
+
+def _pad_of(tree: ast.Module, parents: dict, expr: ast.expr, at: ast.AST, depth: int) -> ast.Call | None:
+    """The sized ``pad`` call that made ``expr`` (evaluated at node ``at``), or None."""
+    if isinstance(expr, ast.Call):
+        if _callee(expr) == "pad":
+            widths = expr.args[1] if len(expr.args) > 1 else next(
+                (kw.value for kw in expr.keywords if kw.arg == "pad_width"), None)
+            sized = widths is not None and any(isinstance(n, (ast.Name, ast.Attribute, ast.Call))
+                                               for n in ast.walk(widths))
+            return expr if sized else None
+        if depth >= 2:
+            return None
+        name = _callee(expr)
+        defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
+        if len(defs) != 1:
+            return None
+        for node in _in_scope(defs[0]):
+            if isinstance(node, ast.Return) and node.value is not None:
+                hit = _pad_of(tree, parents, node.value, node, depth + 1)
+                if hit is not None:
+                    return hit
+        return None
+    if isinstance(expr, ast.Name) and depth <= 2:
+        scope = _scope(at, parents)
+        before = [s for s in _in_scope(scope) if _binds(s, expr.id) and s.lineno < getattr(at, "lineno", 0)]
+        if not before:
+            return None
+        stmt = max(before, key=lambda s: (s.lineno, s.col_offset))
+        value = getattr(stmt, "value", None)
+        if isinstance(value, ast.expr) and not isinstance(stmt, ast.AugAssign):
+            return _pad_of(tree, parents, value, stmt, depth + 1)
+    return None
 
 
 def _literal_keyword(call: ast.Call, field: str, file: str) -> Where | None:

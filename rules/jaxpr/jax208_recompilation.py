@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import inspect
 import json
+import math
 from typing import TYPE_CHECKING, Any, Literal, Mapping
 
+from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, Option, TraceRule, Valid, is_test_path
 
 if TYPE_CHECKING:
@@ -57,8 +59,14 @@ class Recompilation(TraceRule):
     (`tokens = jnp.concatenate([tokens, tok], axis=1)`); for a Python number that comes
     back as an array (a step counter started as `State(params, step=0)`, an environment
     state built with `time=0` in a `reset()` of the same file, a flax
-    `TrainState.create(...)`), the literal or the constructor that made it. The call that
-    compiled again is then a related location. Otherwise the finding sits at that call,
+    `TrainState.create(...)`), the literal or the constructor that made it; for an input
+    the caller pads before the call to a size computed from its length (`np.pad(x,
+    ((0, size - n), (0, 0)))` on the statement that binds it, or in a function of the same
+    file that returns it), that `pad` call. The call that compiled again is then a related
+    location. Padding to each input's own size (or to multiples of a step) is a warning;
+    padding to power-of-two buckets is the fix, bounded to one compile per doubling of the
+    longest input, and is said as an info that says so (quiet, as before, when each bucket
+    is called often enough). Otherwise the finding sits at that call,
     with the place where the function is jitted and its first call as related
     locations. It names what
     changed, down to a model's leaf: "`state.step` changes from a Python int (traced as
@@ -427,9 +435,19 @@ class Recompilation(TraceRule):
                 return  # a few signatures, each used as much as it needs: deliberate
         msg = (f"`{ctx.qualname}` was traced and compiled for {len(groups)} different signatures "
                f"(calls: {_counts(calls)}): " + "; ".join(changes[:4] or ["the signatures differ"]))
+        site, related = _where(ctx, worst, base)
+        padded = self._padded(ctx, groups, changes, names)
+        if padded is not None:  # the line that decides the padded size: the one to change
+            cause, text, bucketed = padded
+            msg += f"; {text}"
+            related = [site.related("the call that compiles again")] + related
+            ctx.report(cause, msg, related=related, key="several signatures",
+                      severity=Severity.INFO if bucketed else None,
+                      data={"signatures": len(groups), "calls": calls[:64], "changes": [str(c) for c in changes[:10]],
+                            "reason": "padded into power-of-two buckets" if bucketed else "padded to each input's size"})
+            return
         if why:
             msg += f" ({why})"
-        site, related = _where(ctx, worst, base)
         weak = [c for c in changes if getattr(c, "kind", "") == "weak" and "a Python" in str(c)]
         if weak and why and "Python scalar" in why:
             first = min((base, worst), key=lambda g: int(g.get("seq") or 0))
@@ -444,6 +462,37 @@ class Recompilation(TraceRule):
         ctx.report(site, msg, related=related, key="several signatures",
                   data={"signatures": len(groups), "calls": calls[:64], "changes": [str(c) for c in changes[:10]],
                         "reason": why})
+
+    @staticmethod
+    def _padded(ctx, groups: list, changes: list, names: list[str]):
+        """(the pad call's Site, what to say, whether the sizes are power-of-two buckets)
+        when every change is the shape of one argument that the caller pads, before the
+        call, to a size computed from its length; None otherwise."""
+        shaped = [c for c in changes if getattr(c, "kind", "") == "shape" and c.before is not None]
+        labels = {str(c).split(" changes ")[0] for c in shaped}
+        if not shaped or len(shaped) != len(changes) or len(labels) != 1:
+            return None
+        label = labels.pop()
+        first = min(groups, key=lambda g: int(g.get("seq") or 0))
+        cause = _cause(ctx, first, label, names, "padded")
+        if cause is None:
+            return None
+        sizes = sorted({int(x[i]) for c in shaped for i in range(min(len(c.before), len(c.after)))
+                        if c.before[i] != c.after[i] for x in (c.before, c.after)})
+        shown = ", ".join(map(str, sizes[:8])) + (", …" if len(sizes) > 8 else "")
+        if sizes and all(n > 0 and n & (n - 1) == 0 for n in sizes):
+            return cause, (f"{label} is padded at line {cause.line} to power-of-two buckets ({shown}): bucketing "
+                           f"already bounds the compiles, one per bucket and a new one only when the longest input "
+                           f"doubles ({len(sizes)} buckets seen); pad to one fixed size only if these compiles cost "
+                           f"more than the padding"), True
+        step = math.gcd(*sizes) if sizes else 1
+        if step >= 8:
+            return cause, (f"{label} is padded at line {cause.line} to multiples of {step} ({shown}): one compile per "
+                           f"multiple up to the longest input; round up to a power of two instead (one compile per "
+                           f"doubling) or pad to one fixed maximum"), False
+        return cause, (f"{label} is padded at line {cause.line} to a size computed from each input's length "
+                       f"({shown}), so every new length compiles again: pad to one fixed maximum, or round up to a "
+                       f"power of two (a few buckets, one compile each)"), False
 
     def _grows(self, ctx, groups: list, calls: list, growth: tuple, names: list[str]) -> None:
         label, axis, chain = growth
@@ -639,6 +688,8 @@ def _cause(ctx, sig: Signature, label: str, names: list[str], how: str):
     try:
         if how == "grown":
             where = origins.grown_at(call["file"], int(call["line"]), callee, index, root)
+        elif how == "padded":
+            where = origins.padded_at(call["file"], int(call["line"]), callee, index, root)
         else:
             field = text[len(root):].rsplit(".", 1)[-1] if "." in text[len(root):] else ""
             if not field.isidentifier():

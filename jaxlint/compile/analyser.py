@@ -14,11 +14,14 @@ cache folder; unset: no cache), ``JAXLINT_BACKEND`` (the configured backend).
 """
 from __future__ import annotations
 
+import inspect
 import os
+import sys
 import time
+import types
 from typing import Any, cast
 
-from jaxlint.compile.facts import TraceFacts
+from jaxlint.compile.facts import GivenFunction, TraceFacts, is_library_path
 from jaxlint.compile.tier import analyse, enable_persistent_cache
 from jaxlint.dynamic import adapter
 from jaxlint.dynamic.analysis import FunctionAnalysis
@@ -48,11 +51,45 @@ def trace_facts(fa: FunctionAnalysis) -> TraceFacts:
                 constraints.append({"file": site.path, "line": site.line})
     if constraints:
         facts["sharding_constraints"] = constraints
+    given = given_functions(fa.function)
+    if given:
+        facts["given"] = given
     for d in fa.diagnostics:
         key = getattr(fa.rules_run.get(d.code), "trace_fact", None)
         if key is not None:
             facts.setdefault(key, []).append({**(d.data or {}), "file": d.path, "line": d.start.line})
     return cast(TraceFacts, facts)  # the keys: TraceFacts's (tests/test_registry.py)
+
+
+def given_functions(fn: Any) -> list[GivenFunction]:
+    """The functions a library's factory closed over when it made ``fn`` (a library
+    function the program jits: ``jit(elasticity.athermal_moduli(energy_fn))``): what the
+    caller gave it, which a compile rule can follow back to the caller's line."""
+    code = getattr(fn, "__code__", None)
+    qualname = str(getattr(fn, "__qualname__", ""))
+    if code is None or not getattr(fn, "__closure__", None) or ".<locals>." not in qualname \
+            or not is_library_path(code.co_filename):
+        return []
+    factory = qualname.split(".<locals>.")[0].rsplit(".", 1)[-1]
+    made_by = getattr(sys.modules.get(str(getattr(fn, "__module__", ""))), factory, None)
+    try:
+        params = list(inspect.signature(made_by).parameters) if callable(made_by) else []
+    except (TypeError, ValueError):
+        params = []
+    out: list[GivenFunction] = []
+    for name, cell in zip(code.co_freevars, fn.__closure__):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # a cell not filled yet
+            continue
+        inner = getattr(value, "__code__", None)
+        if inner is None or not isinstance(value, types.FunctionType):
+            continue
+        lines = [n for *_, n in inner.co_lines() if n is not None]
+        out.append({"name": name, "index": params.index(name) if name in params else -1, "factory": factory,
+                    "file": inner.co_filename, "function": value.__qualname__, "first": inner.co_firstlineno,
+                    "last": max(lines, default=inner.co_firstlineno)})
+    return out
 
 
 def skip_reason(fa: FunctionAnalysis, facts: TraceFacts) -> str | None:

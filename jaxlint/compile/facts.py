@@ -85,6 +85,21 @@ class TraceFinding(TraceLine, total=False):
     equations: int
 
 
+class GivenFunction(TypedDict):
+    """A function the caller gave a library's factory whose product is the jitted function
+    (``jit(elasticity.athermal_moduli(energy_fn))``): held in its closure as ``name``, the
+    factory's parameter number ``index`` (-1: unknown); its code's file, qualified name and
+    lines, to tell the kernels it computes by their stack frames."""
+
+    name: str
+    index: int
+    factory: str
+    file: str
+    function: str
+    first: int
+    last: int
+
+
 class TraceFacts(TypedDict, total=False):
     """What the compile rules may quote from the trace tier (``CompileFacts.trace``),
     made by :func:`jaxlint.compile.analyser.trace_facts`; plain JSON between processes.
@@ -97,6 +112,8 @@ class TraceFacts(TypedDict, total=False):
     sharding_constraints: list[TraceLine]
     #: JAX202's unrolled loops
     loops: list[TraceFinding]
+    #: functions the caller gave the library factory that made the jitted function
+    given: list[GivenFunction]
 
 
 @dataclass(frozen=True)

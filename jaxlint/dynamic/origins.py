@@ -15,7 +15,10 @@ it:
   file that returns the constructor (``state = reset()`` with ``return EnvState(time=0)``);
 * :func:`padded_at`: the ``pad`` call that padded the argument to a size computed from its
   length (``np.pad(x, ((0, size - n), (0, 0)))``), on the binding before the call or in a
-  function of the same file it calls (``batch = pad_batch(x)``).
+  function of the same file it calls (``batch = pad_batch(x)``);
+* :func:`given_at`: the statement that made a value the caller gave a library's factory on
+  its jit line (``jit(elasticity.athermal_moduli(energy_fn))``: where ``energy_fn`` was
+  made), for a compile finding whose cause the library computes with it.
 
 Pure ``ast``: nothing is imported or run. Every function answers None when the source does
 not say (a name bound elsewhere, an attribute, a file that does not parse).
@@ -149,12 +152,9 @@ def made_at(file: str, line: int, callee: str, index: int, param: str, field: st
         return _literal_keyword(arg, field, file) or (str(file), arg.lineno, arg.col_offset + 1)
     if not isinstance(arg, ast.Name):
         return None
-    parents = _parents(tree)
-    scope = _scope(call, parents)
-    before = [s for s in _in_scope(scope) if _binds(s, arg.id) and s.lineno < call.lineno]
-    if not before:
+    stmt = _binding_before(tree, _parents(tree), call, arg.id)
+    if stmt is None:
         return None
-    stmt = max(before, key=lambda s: (s.lineno, s.col_offset))
     value = getattr(stmt, "value", None)
     if isinstance(value, ast.Call):
         hit = _literal_keyword(value, field, file)
@@ -200,15 +200,34 @@ def _pad_of(tree: ast.Module, parents: dict, expr: ast.expr, at: ast.AST, depth:
                     return hit
         return None
     if isinstance(expr, ast.Name) and depth <= 2:
-        scope = _scope(at, parents)
-        before = [s for s in _in_scope(scope) if _binds(s, expr.id) and s.lineno < getattr(at, "lineno", 0)]
-        if not before:
-            return None
-        stmt = max(before, key=lambda s: (s.lineno, s.col_offset))
+        stmt = _binding_before(tree, parents, at, expr.id)
         value = getattr(stmt, "value", None)
-        if isinstance(value, ast.expr) and not isinstance(stmt, ast.AugAssign):
+        if stmt is not None and isinstance(value, ast.expr) and not isinstance(stmt, ast.AugAssign):
             return _pad_of(tree, parents, value, stmt, depth + 1)
     return None
+
+
+def given_at(file: str, line: int, factory: str, index: int, param: str) -> Where | None:
+    """Where the value the caller gave a library's ``factory(...)`` on ``line`` (its jit line:
+    ``jit(elasticity.athermal_moduli(energy_fn))``) as parameter ``param`` (position
+    ``index``) was made: the statement that bound the name before that line
+    (``energy_fn = energy.soft_sphere_pair(displacement)``), or the argument itself when
+    it is built in the call. None when the line has no such call or the name is bound
+    elsewhere."""
+    tree, call, arg = _the_call(file, line, factory, index, param)
+    if call is None or _callee(call) != factory or arg is None:
+        return None
+    if not isinstance(arg, ast.Name):
+        return str(file), arg.lineno, arg.col_offset + 1
+    stmt = _binding_before(tree, _parents(tree), call, arg.id)
+    return (str(file), stmt.lineno, stmt.col_offset + 1) if stmt is not None else None
+
+
+def _binding_before(tree: ast.Module, parents: dict, at: ast.AST, name: str) -> ast.stmt | None:
+    """The last statement of ``at``'s scope before it that binds ``name``, or None."""
+    line = getattr(at, "lineno", 0)
+    before = [s for s in _in_scope(_scope(at, parents)) if _binds(s, name) and s.lineno < line]
+    return max(before, key=lambda s: (s.lineno, s.col_offset)) if before else None
 
 
 def _literal_keyword(call: ast.Call, field: str, file: str) -> Where | None:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from jaxlint.rule import Invalid, Option, Valid
@@ -24,7 +25,13 @@ class MemoryBudget(HloRule):
     It is reported at the source line that computes the largest intermediate array of
     the optimized program (the line to change); the message names the largest ones, and
     their other lines and the function's definition are related locations (at the
-    definition when no line of the user's code made them). On a backend that gives no memory statistics the
+    definition when no line of the user's code made them). When the jitted function is a
+    library's, made by a factory from a function the program made with it
+    (`jit(elasticity.athermal_moduli(energy_fn))`), and the largest intermediate is
+    computed inside that function (a dense pair energy over all N² pairs), the finding
+    sits where the program made it (`energy_fn = energy.soft_sphere_pair(displacement)`):
+    the line to change, since nothing at the call can; the call is then a related
+    location. On a backend that gives no memory statistics the
     rule cannot fire, and the run's summary says so for each function ("memory
     statistics unavailable on this backend: ...").
 
@@ -163,8 +170,39 @@ class MemoryBudget(HloRule):
                 related.append(ctx.related(loc, note))
         if where is not None:
             related.append(ctx.related(*facts.definition()))
+        given = self._given(facts, big)
+        if given is not None:  # a library computes it with a function the caller made: that line
+            g, origin = given
+            msg += (f"; made inside `{g['function']}` ({_short(g['file'])}), the `{g['name']}` given to "
+                    f"`{g['factory']}` at line {facts.line} and made at line {origin.line}: what that line makes "
+                    f"decides the intermediate's size")
+            if where is not None:
+                related.insert(0, ctx.related(where, "the call that traced it"))
+            where = origin
         ctx.report(where, msg, related=related, data={"temp_bytes": temp, "peak_bytes": peak, "io_bytes": io},
                    key="memory")
+
+    @staticmethod
+    def _given(facts: CompileFacts, big: list):
+        """(the given function, where the caller made it) when the largest intermediate is
+        computed inside a function the caller gave the library factory that made the jitted
+        function (``jit(elasticity.athermal_moduli(energy_fn))``); None otherwise."""
+        from jaxlint.compile.hlo import SourceLocation
+        from jaxlint.dynamic import origins
+
+        given = facts.trace.get("given") or []
+        if not given or not big:
+            return None
+        for j in [big[0]] + facts.module.fused_instructions(big[0]):
+            for loc in j.stack:
+                for g in given:
+                    if (_same_file(loc.file, g["file"]) and g["first"] <= loc.line <= g["last"]
+                            and loc.function in (g["function"], g["function"].rsplit(".", 1)[-1])):
+                        found = origins.given_at(facts.file, facts.line, g["factory"], g["index"], g["name"])
+                        if found is None:
+                            return None
+                        return g, SourceLocation(found[0], found[1], "", found[2])
+        return None
 
     @staticmethod
     def _largest(facts: CompileFacts, n: int = 3):
@@ -174,3 +212,16 @@ class MemoryBudget(HloRule):
         outs = set(root.operands if root is not None and root.opcode == "tuple" else [root.name if root else ""])
         cands = [k for k in m.kernels() if k.name not in outs and not k.is_root]
         return sorted(cands, key=lambda k: -k.shape.bytes)[:n]
+
+
+def _same_file(a: str, b: str) -> bool:
+    return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
+
+
+def _short(path: str) -> str:
+    """An installed library's file as its package path (``jax_md/smap.py``)."""
+    p = path.replace("\\", "/")
+    for marker in ("/site-packages/", "/dist-packages/"):
+        if marker in p:
+            return p.rsplit(marker, 1)[1]
+    return os.path.basename(p)

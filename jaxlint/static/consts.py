@@ -1,5 +1,12 @@
-"""Static values of the value model (issue 19): what a Python expression is when it can
-be computed without running anything.
+"""Static values of the value model (issue 19): the one place the model answers "is this
+value static", which rules ask instead of evaluating expressions themselves (issue 39).
+
+* ``static_value(model, expr)`` / ``static_count``: what the expression is, when it can be
+  computed without running anything (below);
+* ``is_static(taint, expr)``: whether it is known at trace time where it is read in
+  traced code (a shape, ``len``, a parameter no traced caller fills with a tracer, ...),
+  though its value may not be computable;
+* ``static_source(model, fn, name)``: the static argument of a jit that a name holds.
 
 ``static_value(model, expr)`` gives an ``int``, ``float``, ``str``, ``bool``, ``None``, a
 ``tuple`` of such values or a ``dict`` with constant keys, or ``UNKNOWN``. It follows:
@@ -31,10 +38,13 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Union
 
+from jaxlint.static.apis import STATIC_ATTRS
+from jaxlint.static.values import Kind, Summaries, imported_constant, static_field
 from jaxlint.textutil import LazyPattern
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxlint.static.scopes import FunctionInfo, Scopes
+    from jaxlint.static.taint import Taint
 
 
 class _Unknown:
@@ -112,6 +122,108 @@ def range_count(model: "Scopes", call: ast.Call, depth: int = 0) -> int | None:
         return None
     return max(0, -(-(stop - start) // step)) if step > 0 else max(0, -(-(start - stop) // -step))
 
+
+def is_static(taint: "Taint", expr: ast.AST | None, depth: int = 0) -> bool:
+    """``expr`` is known at trace time where it is read in traced code (never a tracer),
+    though its value may not be computable (``static_value``): constants, shapes and
+    dtypes (``x.shape[0]``, ``len(x)``), f-strings and arithmetic of those, parameters that the traced callers give no traced
+    value, and locals bound only to such values (``for i in range(n)``,
+    ``sizes += [x.shape[i]]``)."""
+    model, fn = taint.model, taint.fn
+    if expr is None or depth > 10:
+        return expr is None
+    if isinstance(expr, ast.Constant):
+        return True
+    if isinstance(expr, ast.JoinedStr):
+        return all(is_static(taint, v.value, depth + 1) for v in expr.values if isinstance(v, ast.FormattedValue))
+    if isinstance(expr, ast.Attribute):
+        # a shape or dtype, or a field a pytree class declares static (the model's answer)
+        return expr.attr in STATIC_ATTRS or (static_field(model, expr.attr) and taint.culprit(expr) is None)
+    if isinstance(expr, ast.IfExp):
+        return is_static(taint, expr.body, depth + 1) and is_static(taint, expr.orelse, depth + 1)
+    if isinstance(expr, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        return is_static(taint, expr.elt, depth + 1) and all(
+            is_static(taint, g.iter, depth + 1) and all(is_static(taint, c, depth + 1) for c in g.ifs)
+            for g in expr.generators)
+    if isinstance(expr, ast.Subscript):
+        return is_static(taint, expr.value, depth + 1) and is_static(taint, expr.slice, depth + 1)
+    if isinstance(expr, ast.Slice):
+        return all(is_static(taint, e, depth + 1) for e in (expr.lower, expr.upper, expr.step))
+    if isinstance(expr, ast.BinOp):
+        return is_static(taint, expr.left, depth + 1) and is_static(taint, expr.right, depth + 1)
+    if isinstance(expr, ast.UnaryOp):
+        return is_static(taint, expr.operand, depth + 1)
+    if isinstance(expr, (ast.Tuple, ast.List)):
+        return all(is_static(taint, e, depth + 1) for e in expr.elts)
+    if isinstance(expr, ast.Call):
+        q = model.resolve_call(expr) or ""
+        args = [*expr.args, *(k.value for k in expr.keywords)]
+        if q in ("builtins.len", "builtins.type"):
+            return True
+        if q in ("builtins.range", "builtins.enumerate", "builtins.zip", "builtins.min", "builtins.max",
+                 "builtins.tuple", "builtins.list", "builtins.str", "builtins.int"):
+            return all(is_static(taint, a, depth + 1) for a in args)
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr == "format":
+            return is_static(taint, expr.func.value, depth + 1) and all(is_static(taint, a, depth + 1)
+                                                                          for a in args)
+        # a function of the checked tree whose every return is static (`size_of(x)`
+        # returning `x.size`), or a tree map of one (`jax.tree.map(lambda x: x.shape, t)`):
+        # the model's summary
+        summaries = Summaries.of(model)
+        if summaries.kind(expr, fn, 0) is Kind.STATIC:
+            return True
+        # `t.count()` of a pytree whose `count` returns a static field (every class of
+        # the tree with such a method agrees)
+        return isinstance(expr.func, ast.Attribute) and summaries.method_returns(expr.func.attr) is Kind.STATIC
+    if isinstance(expr, ast.Compare):
+        return is_static(taint, expr.left, depth + 1) and all(is_static(taint, c, depth + 1) for c in expr.comparators)
+    if isinstance(expr, ast.Name):
+        if fn.param(expr.id) is not None:
+            return taint.culprit(expr) is None
+        bindings = fn.bindings.get(expr.id)
+        if not bindings:
+            return False
+        for b in bindings:
+            node = b.node
+            if isinstance(node, (ast.For, ast.comprehension)):
+                value = node.iter
+            elif isinstance(node, ast.AugAssign):
+                value = node.value
+            else:
+                value = b.value
+            if value is None or not is_static(taint, value, depth + 1):
+                return False
+        return True
+    return False
+
+
+def static_source(model: "Scopes", fn: "FunctionInfo", name: str, depth: int = 0) -> str | None:
+    """The static argument of a jit that ``name`` (read in ``fn``) holds, or None: a
+    parameter the jit marks static, also one closed over by a nested function (a scan
+    body made in the jitted function or by a factory it calls), and a parameter every
+    traced caller fills with such a value (``make_cell(n_ops)``). Never rebound."""
+    if depth > 4:
+        return None
+    owner, bindings = model.lookup(name, fn)
+    if owner is None or not bindings or any(b.kind != "param" for b in bindings):
+        return None
+    if name in owner.static_params:
+        return name
+    p = owner.param(name)
+    sites = [(call, caller, implicit) for call, caller, implicit in owner.call_sites.values() if caller.traced]
+    if p is None or p.index is None or not sites or owner.traced_by and not all(r.by_call for r in owner.traced_by):
+        return None
+    found = None
+    for call, caller, implicit in sites:
+        j = p.index - implicit
+        arg = call.args[j] if 0 <= j < len(call.args) else next(
+            (k.value for k in call.keywords if k.arg == name), None)
+        if not isinstance(arg, ast.Name) or any(isinstance(a, ast.Starred) for a in call.args):
+            return None
+        found = static_source(model, caller, arg.id, depth + 1)
+        if found is None:
+            return None
+    return found
 
 #: Builtins whose iteration runs as many times as over their one argument.
 _SAME_COUNT = frozenset({"builtins.enumerate", "builtins.reversed", "builtins.list", "builtins.tuple",
@@ -265,17 +377,9 @@ def _imported(model: "Scopes", expr: ast.expr, d: int) -> Value | None:
     module (``values.imported_constant``, which records the module read). None when the
     name is not imported (the caller reads it otherwise), ``UNKNOWN`` when it is but its
     value is not static or not found."""
-    root = expr
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    if model.link is None or not isinstance(root, ast.Name):
-        return None
     scope = model.function_of(expr)
-    _, bindings = model.lookup(root.id, scope)
-    if len(bindings) != 1 or bindings[0].kind != "import":
+    if model.link is None or not model.imported(expr, scope):
         return None
-    from jaxlint.static.values import imported_constant
-
     found = imported_constant(model, expr, scope, _staticish)
     if found is None or found.read is not expr:
         return UNKNOWN

@@ -486,6 +486,17 @@ class Scopes:
             first = False
         return None, self.module_bindings.get(name, [])
 
+    def imported(self, expr: ast.AST, fn: FunctionInfo | None) -> bool:
+        """Whether the name ``expr`` starts with (``np`` of ``np.random.rand``, ``sample``)
+        is bound, where it is read in ``fn``, by imports only: the one question rules ask
+        of an imported name before reading its module (``values.imported_constant``)."""
+        while isinstance(expr, ast.Attribute):
+            expr = expr.value
+        if not isinstance(expr, ast.Name):
+            return False
+        _, bindings = self.lookup(expr.id, fn)
+        return bool(bindings) and all(b.kind == "import" for b in bindings)
+
     def reaching_bindings(self, name: ast.Name, fn: FunctionInfo | None) -> list[Binding]:
         """:meth:`iter_reaching` as a list, in the order the bindings were made."""
         where = {id(b): n for n, b in enumerate(self.lookup(name.id, fn)[1])}

@@ -45,13 +45,6 @@ class Estimate(_EstimateKeys, total=False):
     unknown_shape: bool  # a known constructor whose shape is not static
 
 
-def static_int(model: Scopes, expr: ast.AST | None, depth: int = 0) -> int | None:
-    """The int an expression evaluates to, as the value model's evaluator of static values
-    computes it (``consts.static_count``: literals, names bound once, arithmetic, ``len``,
-    ``int``, fields of module-level records, ...), or None."""
-    return static_count(model, expr)
-
-
 def static_sequence(model: Scopes, expr: ast.AST | None) -> list[ast.expr] | None:
     """The elements of a literal tuple, list or set (no ``*``), also through a module-level
     name bound once to one and not shadowed where it is read: its length is static."""
@@ -74,11 +67,11 @@ def all_known(dims: list[int | None]) -> list[int] | None:
 def static_shape(model: Scopes, expr: ast.AST | None) -> tuple[int, ...] | None:
     if expr is None:
         return None
-    v = static_int(model, expr)
+    v = static_count(model, expr)
     if v is not None:
         return (v,)
     if isinstance(expr, (ast.Tuple, ast.List)):
-        dims = [static_int(model, e) for e in expr.elts]
+        dims = [static_count(model, e) for e in expr.elts]
         if all(d is not None for d in dims):
             return tuple(dims)  # type: ignore[arg-type]
     return None
@@ -184,21 +177,21 @@ def array_estimate(model: Scopes, expr: ast.AST | None, _depth: int = 0) -> Esti
         if itemsize is None and len(expr.args) > (2 if name == "full" else 1):
             itemsize = dtype_bytes(model, expr.args[2 if name == "full" else 1])
     elif name in ("eye", "identity"):
-        n = static_int(model, expr.args[0]) if expr.args else None
-        m = static_int(model, expr.args[1]) if len(expr.args) > 1 else n
+        n = static_count(model, expr.args[0]) if expr.args else None
+        m = static_count(model, expr.args[1]) if len(expr.args) > 1 else n
         shape = (n, m) if n is not None and m is not None else None
     elif name == "arange":
-        vals = all_known([static_int(model, a) for a in expr.args])
+        vals = all_known([static_count(model, a) for a in expr.args])
         if vals:
             start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (vals[0], vals[1], vals[2] if len(vals) > 2 else 1)
             if step:
                 shape = (max(0, math.ceil((stop - start) / step)),)
             itemsize = itemsize or (8 if lib == "numpy" else 4)
     elif name == "linspace":
-        n = static_int(model, expr.args[2]) if len(expr.args) > 2 else static_int(model, kw.get("num"))
+        n = static_count(model, expr.args[2]) if len(expr.args) > 2 else static_count(model, kw.get("num"))
         shape = (n if n is not None else 50,)
     elif name in ("random.rand", "random.randn"):
-        dims = all_known([static_int(model, a) for a in expr.args])
+        dims = all_known([static_count(model, a) for a in expr.args])
         shape = tuple(dims) if dims is not None else None
         itemsize = 8
     elif name in ("random.random", "random.standard_normal"):
@@ -285,7 +278,7 @@ def _layer_estimate(model: Scopes, q: str, call: ast.Call) -> Estimate | None:
     """float32 weights of an equinox / flax nnx layer from its constructor's sizes."""
     names = _LAYERS[q]
     kw = {k.arg: k.value for k in call.keywords if k.arg}
-    dims = all_known([static_int(model, call.args[i] if i < len(call.args) else kw.get(n))
+    dims = all_known([static_count(model, call.args[i] if i < len(call.args) else kw.get(n))
                    for i, n in enumerate(names)])
     if dims is None:
         return None
@@ -333,7 +326,7 @@ def _rng_estimate(model: Scopes, call: ast.Call) -> Estimate | None:
     pos = _RNG_METHODS[method]
     kw = {k.arg: k.value for k in call.keywords if k.arg}
     if pos is None:
-        dims = all_known([static_int(model, a) for a in call.args])
+        dims = all_known([static_count(model, a) for a in call.args])
         shape = tuple(dims) if dims else None
     else:
         size = kw.get("size") or (call.args[pos] if len(call.args) > pos else None)

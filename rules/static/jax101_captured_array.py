@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Confidence, Position, Related
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
-from jaxlint.rules.static._sizes import LOADERS, Estimate, array_estimate, static_int
+from jaxlint.rules.static._sizes import LOADERS, Estimate, array_estimate
 from jaxlint.static.callers import Callers
-from jaxlint.static.consts import static_value
+from jaxlint.static.consts import static_count, static_value
 from jaxlint.static.flow import returned_self_field
 from jaxlint.static.values import imported_constant
 from jaxlint.static.semantic import STATIC_ATTRS
@@ -460,14 +460,14 @@ def host_slice(model, est: Estimate, sub: ast.Subscript) -> tuple[Estimate, bool
     for i, n in enumerate(shape):
         item = items[i] if i < len(items) else ast.Slice()
         if isinstance(item, ast.Slice):
-            bounds = [static_int(model, b) if b is not None else d
+            bounds = [static_count(model, b) if b is not None else d
                       for b, d in ((item.lower, None), (item.upper, None), (item.step, None))]
             if any(b is None and e is not None for b, e in zip(bounds, (item.lower, item.upper, item.step))):
                 known = False
                 continue
             lo, hi, step = bounds
             out.append(len(range(n)[slice(lo, hi, step or None)]))
-        elif static_int(model, item) is None:
+        elif static_count(model, item) is None:
             return None  # an array index (gathered on the host too) or an unknown: as before, the array
     if not known:
         return est, False

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 from jaxlint.diagnostic import Applicability, Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._arrays import is_jax_array, used_as_array
-from jaxlint.rules.static._sizes import static_int, static_sequence
+from jaxlint.rules.static._sizes import static_sequence
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
-from jaxlint.static.consts import iteration_count, range_count
+from jaxlint.static.consts import iteration_count, range_count, static_count, static_source
 from jaxlint.static.taint import CERTAIN, POSSIBLE, describe, taint_of, traced_how
 from jaxlint.static.semantic import walk
 
@@ -364,7 +364,7 @@ class PythonLoopInJit(StaticRule):
             bound = self._size_bound(model, fn, it)
             if bound is not None:
                 rows = f"runs `{describe(bound)}` times, a size of traced argument `{describe(bound_base(bound))}`"
-                if isinstance(bound, ast.Subscript) and static_int(model, bound.slice) not in (0, None):
+                if isinstance(bound, ast.Subscript) and static_count(model, bound.slice) not in (0, None):
                     sure = Confidence.POSSIBLE  # `x.shape[-1]`: a trailing axis, often a handful
             else:
                 static = self._static_bound(model, fn, it)
@@ -478,13 +478,13 @@ def _while_count(model, fn, loop: ast.While) -> int | None:
                            and isinstance(test.left, ast.Name)):
         return None
     name, op = test.left.id, test.ops[0]
-    bound = static_int(model, test.comparators[0])
+    bound = static_count(model, test.comparators[0])
     steps = [n for stmt in loop.body for n in walk(stmt)
              if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name]
     if bound is None or len(steps) != 1 or not isinstance(steps[0].op, (ast.Add, ast.Sub)) \
             or steps[0] not in loop.body:
         return None
-    step = static_int(model, steps[0].value)
+    step = static_count(model, steps[0].value)
     if not step:
         return None
     step = step if isinstance(steps[0].op, ast.Add) else -step
@@ -500,7 +500,7 @@ def _while_count(model, fn, loop: ast.While) -> int | None:
     start = None
     for stmt in reversed(block[:block.index(loop)]):
         if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
-            start = static_int(model, stmt.value) if len(stmt.targets) == 1 else None
+            start = static_count(model, stmt.value) if len(stmt.targets) == 1 else None
             break
         if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in walk(stmt)):
             return None
@@ -525,7 +525,7 @@ def _fori_fix(ctx, fn, loop: ast.For | ast.AsyncFor):
     it = loop.iter
     if loop.orelse or not isinstance(loop.target, ast.Name) or not isinstance(it, ast.Call) or it.keywords:
         return None
-    if len(it.args) == 3 and static_int(model, it.args[2]) != 1 or not 1 <= len(it.args) <= 3:
+    if len(it.args) == 3 and static_count(model, it.args[2]) != 1 or not 1 <= len(it.args) <= 3:
         return None
     if any(isinstance(a, ast.Starred) for a in it.args):
         return None
@@ -598,35 +598,6 @@ def _array_arithmetic(expr: ast.AST) -> bool:
     if isinstance(expr.op, ast.Mult):
         return not any(isinstance(o, ast.Constant) and isinstance(o.value, int) for o in (expr.left, expr.right))
     return True
-
-
-def static_source(model, fn, name: str, depth: int = 0) -> str | None:
-    """The static argument of a jit that ``name`` (read in ``fn``) holds, or None: a
-    parameter the jit marks static, also one closed over by a nested function (a scan
-    body made in the jitted function or by a factory it calls), and a parameter every
-    traced caller fills with such a value (``make_cell(n_ops)``). Never rebound."""
-    if depth > 4:
-        return None
-    owner, bindings = model.lookup(name, fn)
-    if owner is None or not bindings or any(b.kind != "param" for b in bindings):
-        return None
-    if name in owner.static_params:
-        return name
-    p = owner.param(name)
-    sites = [(call, caller, implicit) for call, caller, implicit in owner.call_sites.values() if caller.traced]
-    if p is None or p.index is None or not sites or owner.traced_by and not all(r.by_call for r in owner.traced_by):
-        return None
-    found = None
-    for call, caller, implicit in sites:
-        j = p.index - implicit
-        arg = call.args[j] if 0 <= j < len(call.args) else next(
-            (k.value for k in call.keywords if k.arg == name), None)
-        if not isinstance(arg, ast.Name) or any(isinstance(a, ast.Starred) for a in call.args):
-            return None
-        found = static_source(model, caller, arg.id, depth + 1)
-        if found is None:
-            return None
-    return found
 
 
 def bound_base(bound: ast.AST) -> ast.AST:

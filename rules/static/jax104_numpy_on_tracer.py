@@ -234,7 +234,7 @@ class NumpyOnTracer(StaticRule):
                 if q is None:
                     continue
                 if model.link is not None and not q.startswith(("numpy.", "jax.", "math.", "scipy.")) \
-                        and (node.args or node.keywords) and _imported_name(model, fn, node.func):
+                        and (node.args or node.keywords) and model.imported(node.func, fn):
                     # a helper of another module of the tree that hands its parameter to NumPy
                     taint = taint or taint_of(model, fn)
                     self._imported_helper(ctx, fn, taint, node)
@@ -398,16 +398,6 @@ class NumpyOnTracer(StaticRule):
             f"the compiled program and every call reuses them; use {instead} passed in as an argument",
             data={"function": f"numpy.{name}"},
         )
-
-
-def _imported_name(model, fn, func: ast.expr) -> bool:
-    """Whether the name ``func`` starts with is bound, where it is read, by one import."""
-    while isinstance(func, ast.Attribute):
-        func = func.value
-    if not isinstance(func, ast.Name):
-        return False
-    _, bindings = model.lookup(func.id, fn)
-    return len(bindings) == 1 and bindings[0].kind == "import"
 
 
 def _most_traced(taint: Taint, call: ast.Call) -> tuple[ast.expr | None, int]:

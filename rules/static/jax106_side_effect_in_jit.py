@@ -5,9 +5,8 @@ from typing import TYPE_CHECKING
 
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.static.taint import LIKELY, taint_of, describe, traced_how
-from jaxlint.static.semantic import STATIC_ATTRS
 from jaxlint.static.traced import only_differentiated
-from jaxlint.static.values import Kind, Summaries, static_field
+from jaxlint.static.consts import is_static
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -233,7 +232,7 @@ class SideEffectInJit(StaticRule):
                 msg = (f"`{shown}(...)` in {where} prints the tracer, not the value of `{describe(traced)}`, "
                        "once at trace time; return the value and print it after the call (a `jax.debug.print` would be a host "
                        "callback, JAX109)")
-            elif culprits or self.opts["report-static-print"] or not all(_static(taint, a) for a in args):
+            elif culprits or self.opts["report-static-print"] or not all(is_static(taint, a) for a in args):
                 msg = (f"`{shown}(...)` in {where} runs once per compilation, at trace time, not on every call; "
                        "return what it should show and print it after the call")
             else:
@@ -277,79 +276,6 @@ class SideEffectInJit(StaticRule):
             if len(bindings) == 1 and isinstance(bindings[0].value, ast.Call):
                 return model.resolve_call(bindings[0].value) in _LOGGER_FACTORIES
         return False
-
-
-def _static(taint, expr: ast.AST | None, depth: int = 0) -> bool:
-    """``expr`` is a static value: constants, shapes and dtypes (``x.shape[0]``, ``len(x)``),
-    f-strings and arithmetic of those, parameters that the traced callers give no traced
-    value, and locals bound only to such values (``for i in range(n)``,
-    ``sizes += [x.shape[i]]``)."""
-    model, fn = taint.model, taint.fn
-    if expr is None or depth > 10:
-        return expr is None
-    if isinstance(expr, ast.Constant):
-        return True
-    if isinstance(expr, ast.JoinedStr):
-        return all(_static(taint, v.value, depth + 1) for v in expr.values if isinstance(v, ast.FormattedValue))
-    if isinstance(expr, ast.Attribute):
-        # a shape or dtype, or a field a pytree class declares static (the model's answer)
-        return expr.attr in STATIC_ATTRS or (static_field(model, expr.attr) and taint.culprit(expr) is None)
-    if isinstance(expr, ast.IfExp):
-        return _static(taint, expr.body, depth + 1) and _static(taint, expr.orelse, depth + 1)
-    if isinstance(expr, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
-        return _static(taint, expr.elt, depth + 1) and all(
-            _static(taint, g.iter, depth + 1) and all(_static(taint, c, depth + 1) for c in g.ifs)
-            for g in expr.generators)
-    if isinstance(expr, ast.Subscript):
-        return _static(taint, expr.value, depth + 1) and _static(taint, expr.slice, depth + 1)
-    if isinstance(expr, ast.Slice):
-        return all(_static(taint, e, depth + 1) for e in (expr.lower, expr.upper, expr.step))
-    if isinstance(expr, ast.BinOp):
-        return _static(taint, expr.left, depth + 1) and _static(taint, expr.right, depth + 1)
-    if isinstance(expr, ast.UnaryOp):
-        return _static(taint, expr.operand, depth + 1)
-    if isinstance(expr, (ast.Tuple, ast.List)):
-        return all(_static(taint, e, depth + 1) for e in expr.elts)
-    if isinstance(expr, ast.Call):
-        q = model.resolve_call(expr) or ""
-        args = [*expr.args, *(k.value for k in expr.keywords)]
-        if q in ("builtins.len", "builtins.type"):
-            return True
-        if q in ("builtins.range", "builtins.enumerate", "builtins.zip", "builtins.min", "builtins.max",
-                 "builtins.tuple", "builtins.list", "builtins.str", "builtins.int"):
-            return all(_static(taint, a, depth + 1) for a in args)
-        if isinstance(expr.func, ast.Attribute) and expr.func.attr == "format":
-            return _static(taint, expr.func.value, depth + 1) and all(_static(taint, a, depth + 1)
-                                                                          for a in args)
-        # a function of the checked tree whose every return is static (`size_of(x)`
-        # returning `x.size`), or a tree map of one (`jax.tree.map(lambda x: x.shape, t)`):
-        # the model's summary
-        summaries = Summaries.of(model)
-        if summaries.kind(expr, fn, 0) is Kind.STATIC:
-            return True
-        # `t.count()` of a pytree whose `count` returns a static field (every class of
-        # the tree with such a method agrees)
-        return isinstance(expr.func, ast.Attribute) and summaries.method_returns(expr.func.attr) is Kind.STATIC
-    if isinstance(expr, ast.Compare):
-        return _static(taint, expr.left, depth + 1) and all(_static(taint, c, depth + 1) for c in expr.comparators)
-    if isinstance(expr, ast.Name):
-        if fn.param(expr.id) is not None:
-            return taint.culprit(expr) is None
-        bindings = fn.bindings.get(expr.id)
-        if not bindings:
-            return False
-        for b in bindings:
-            node = b.node
-            if isinstance(node, (ast.For, ast.comprehension)):
-                value = node.iter
-            elif isinstance(node, ast.AugAssign):
-                value = node.value
-            else:
-                value = b.value
-            if value is None or not _static(taint, value, depth + 1):
-                return False
-        return True
-    return False
 
 
 def _converted_tracer(taint, args: list[ast.expr]) -> ast.Call | None:

@@ -1025,16 +1025,7 @@ def _imported(model: ModuleModel, func: ast.expr, scope: FunctionInfo | None) ->
     q = model.resolve(func, func) if isinstance(func, (ast.Name, ast.Attribute)) else None
     if q is None or q.startswith(("jax.", "numpy.", "builtins.", "functools.", "flax.", "equinox.", "optax.")):
         return False
-    if isinstance(func, ast.Name):
-        _, bindings = model.lookup(func.id, scope)
-        return bool(bindings) and all(b.kind == "import" for b in bindings)
-    root = func
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    if not isinstance(root, ast.Name):
-        return False
-    _, bindings = model.lookup(root.id, scope)
-    return bool(bindings) and all(b.kind == "import" for b in bindings)
+    return model.imported(func, scope)
 
 
 def _candidate_lines(source: str, pattern: re.Pattern) -> set[int]:

@@ -14,14 +14,22 @@ binds ``name`` again (its own reads come first: ``x = f(x)`` reads the old ``x``
 Exceptions are approximated: a handler of a ``try`` is reachable from anywhere in its
 body, before or after a rebinding there. Nested functions and classes are statements that bind their name; their bodies
 are theirs.
+
+``first_read_after(model, stmt, name)`` asks a narrower question on the statements as
+written: the first thing done with ``name`` after ``stmt`` on the way out of its blocks,
+a read on any branch counting and a store on any branch ending the search; a buffer read
+(``buffer_reads``) leaves out what a deleted array still answers (``x.shape``, ``len(x)``:
+``METADATA``). ``loop_without_store`` is the loop around a statement that brings it back
+with the name unchanged. (JAX113 asks them of a donated argument.)
 """
 from __future__ import annotations
 
 import ast
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Iterator
 
-from jaxlint.static.scopes import target_names
+from jaxlint.static.scopes import Scopes, children, target_names, walk
 
 
 @dataclass
@@ -231,3 +239,175 @@ def _header_binds(s: ast.stmt) -> set[str]:
     if isinstance(s, ast.Delete):
         return {n for t in s.targets for n in target_names(t)}
     return set()
+
+
+BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers")
+
+
+_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+#: what a deleted array still answers (its abstract value, kept on the Python object):
+#: reading these after donation is no use of the buffer (checked with jax 0.10.2)
+METADATA = frozenset({"shape", "dtype", "ndim", "size", "sharding", "nbytes", "itemsize", "aval", "weak_type"})
+
+
+def metadata_read(n: ast.AST | None, is_it) -> bool:
+    """``x.shape`` (and the other :data:`METADATA`) or ``len(x)``, ``is_it(x)`` true."""
+    if isinstance(n, ast.Attribute) and n.attr in METADATA and isinstance(n.ctx, ast.Load):
+        return is_it(n.value)
+    return (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and len(n.args) == 1
+            and not n.keywords and is_it(n.args[0]))
+
+
+def buffer_reads(node: ast.AST, name: str) -> Iterator[ast.Name]:
+    """Reads of ``name``'s buffer in an expression or simple statement, not in nested
+    scopes (its shape or dtype is no read of the buffer)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if metadata_read(n, lambda v: isinstance(v, ast.Name) and v.id == name):
+            continue
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
+            yield n
+        if isinstance(n, ast.Lambda) and n is not node:
+            continue
+        stack.extend(reversed(children(n)))
+
+
+def binds_name(target: ast.AST, name: str) -> bool:
+    return isinstance(target, ast.Name) and target.id == name or isinstance(target, (ast.Tuple, ast.List)) and any(
+        binds_name(e.value if isinstance(e, ast.Starred) else e, name) for e in target.elts)
+
+
+def stores_name(stmt: ast.stmt, name: str) -> bool:
+    """Whether the statement itself (not its nested blocks) rebinds ``name``."""
+    if isinstance(stmt, ast.Assign):
+        return any(binds_name(t, name) for t in stmt.targets)
+    if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+        return binds_name(stmt.target, name)
+    return False
+
+
+def _first_event(node: ast.AST | list[ast.stmt], name: str) -> tuple[str, ast.AST] | None:
+    """The first thing a statement does with ``name``: ("load", node), ("store", node), or None.
+    Leaving the block (return, break...) counts as a store: nothing after it is reached.
+
+    Branches: a read on any path is a read; a store on any path ends the search (the
+    name may hold a fresh array there, so staying quiet is the safe answer).
+    """
+    if isinstance(node, list):
+        for s in node:
+            ev = _first_event(s, name)
+            if ev is not None:
+                return ev
+        return None
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        header = [*node.decorator_list, *getattr(node, "bases", ())]
+        if not isinstance(node, ast.ClassDef):
+            header += [*node.args.defaults, *(d for d in node.args.kw_defaults if d)]
+        use = next((u for h in header for u in buffer_reads(h, name)), None)
+        if use is not None:
+            return "load", use
+        return ("store", node) if node.name == name else None
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        if isinstance(node, ast.AugAssign) and binds_name(node.target, name):
+            return "load", node.target
+        value = node.value
+        use = next(buffer_reads(value, name), None) if value is not None else None
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for t in targets:
+            use = use or next((u for u in buffer_reads(t, name)), None)
+        if use is not None:
+            return "load", use
+        return ("store", node) if stores_name(node, name) else None
+    if isinstance(node, ast.Delete):
+        if any(binds_name(t, name) for t in node.targets):
+            return "store", node
+    if isinstance(node, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+        # the path leaves here: what follows is not "after the call" on this path
+        use = next(buffer_reads(node, name), None)
+        return ("load", use) if use is not None else ("store", node)
+    head: list[ast.AST] = []
+    blocks: list[list[ast.stmt]] = []
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        head = [node.iter]
+        if binds_name(node.target, name):
+            use = next(buffer_reads(node.iter, name), None)
+            return ("load", use) if use is not None else ("store", node)
+        blocks = [node.body, node.orelse]
+    elif isinstance(node, (ast.While, ast.If)):
+        head, blocks = [node.test], [node.body, node.orelse]
+    elif isinstance(node, (ast.With, ast.AsyncWith)):
+        for item in node.items:
+            use = next(buffer_reads(item.context_expr, name), None)
+            if use is not None:
+                return "load", use
+            if item.optional_vars is not None and binds_name(item.optional_vars, name):
+                return "store", node
+        blocks = [node.body]
+    elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+        blocks = [node.body, *[h.body for h in node.handlers], node.orelse, node.finalbody]  # type: ignore[attr-defined]
+    elif isinstance(node, ast.Match):
+        head, blocks = [node.subject], [c.body for c in node.cases]
+    else:
+        use = next(buffer_reads(node, name), None)
+        return ("load", use) if use is not None else None
+    for h in head:
+        use = next(buffer_reads(h, name), None)
+        if use is not None:
+            return "load", use
+    events = [ev for b in blocks if (ev := _first_event(b, name)) is not None]
+    load = next((ev for ev in events if ev[0] == "load"), None)
+    return load or (events[0] if events else None)
+
+
+def _rest_of_block(parent: ast.AST, cur: ast.AST) -> list[ast.stmt] | None:
+    """The statements after ``cur`` in the block of ``parent`` that holds it, or None."""
+    for part in BLOCK_FIELDS:
+        seq = getattr(parent, part, None)
+        if isinstance(seq, list) and cur in seq:
+            return seq[seq.index(cur) + 1:]
+    return None
+
+
+def first_read_after(model: Scopes, stmt: ast.stmt, name: str) -> ast.AST | None:
+    """The first read of ``name`` after ``stmt`` on straight-line paths of its function."""
+    cur: ast.AST = stmt
+    while True:
+        parent = model.parent(cur)
+        if parent is None:
+            return None
+        rest = _rest_of_block(parent, cur)
+        ev = _first_event(rest, name) if rest is not None else None
+        if ev is not None:
+            return ev[1] if ev[0] == "load" else None
+        if isinstance(parent, (*_NESTED_SCOPES, ast.Module)):
+            return None
+        if isinstance(parent, ast.ExceptHandler):
+            parent = model.parent(parent)
+            if parent is None:
+                return None
+        cur = parent
+
+
+def loop_without_store(model: Scopes, stmt: ast.stmt, name: str) -> ast.For | ast.AsyncFor | ast.While | None:
+    """The innermost loop around ``stmt`` (same function) that never rebinds ``name``
+    and does not leave right after the call."""
+    cur: ast.AST = stmt
+    while True:
+        parent = model.parent(cur)
+        if parent is None:
+            return None
+        rest = _rest_of_block(parent, cur)
+        if rest is not None and any(isinstance(s, (ast.Return, ast.Break, ast.Raise)) for s in rest):
+            return None
+        if isinstance(parent, (*_NESTED_SCOPES, ast.Module)):
+            return None
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)) and cur in parent.body:
+            stored = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del))
+                         for s in parent.body for n in walk(s))
+            if isinstance(parent, (ast.For, ast.AsyncFor)) and binds_name(parent.target, name):
+                stored = True
+            return None if stored else parent
+        cur = parent

@@ -39,6 +39,7 @@ import ast
 from typing import TYPE_CHECKING, Union
 
 from jaxlint.static.apis import STATIC_ATTRS
+from jaxlint.static.scopes import walk
 from jaxlint.static.values import Kind, Summaries, imported_constant, static_field
 from jaxlint.textutil import LazyPattern
 
@@ -185,6 +186,7 @@ def is_static(taint: "Taint", expr: ast.AST | None, depth: int = 0) -> bool:
             return False
         for b in bindings:
             node = b.node
+            value: ast.expr | None
             if isinstance(node, (ast.For, ast.comprehension)):
                 value = node.iter
             elif isinstance(node, ast.AugAssign):
@@ -565,3 +567,108 @@ def _returned(model: "Scopes", fn: "FunctionInfo", d: int) -> Value:
                 return UNKNOWN
             found = v
     return found
+
+
+def display_entry(model: "Scopes", display: ast.expr | None, key: ast.expr) -> ast.expr | None:
+    """The entry of a tuple, list or dict display at a static index or key, or None."""
+    at = static_value(model, key)
+    if isinstance(display, (ast.Tuple, ast.List)) and type(at) is int and -len(display.elts) <= at < len(display.elts) \
+            and not any(isinstance(e, ast.Starred) for e in display.elts):
+        return display.elts[at]
+    if isinstance(display, ast.Dict) and isinstance(at, (int, str)) and None not in display.keys:
+        found = [v for k, v in zip(display.keys, display.values)
+                 if type(key_value := static_value(model, k)) is type(at) and key_value == at]
+        return found[-1] if found else None
+    return None
+
+
+def static_sequence(model: "Scopes", expr: ast.AST | None) -> list[ast.expr] | None:
+    """The elements of a literal tuple, list or set (no ``*``), also through a module-level
+    name bound once to one and not shadowed where it is read: its length is static."""
+    if isinstance(expr, ast.Name):
+        bindings = model.module_bindings.get(expr.id, [])
+        if len(bindings) != 1 or bindings[0].kind != "assign" or model.lookup(expr.id, model.function_of(expr))[0]:
+            return None
+        expr = bindings[0].value
+    if isinstance(expr, (ast.Tuple, ast.List, ast.Set)) and not any(isinstance(e, ast.Starred) for e in expr.elts):
+        return list(expr.elts)
+    return None
+
+
+def trip_count(model: "Scopes", it: ast.AST) -> int | None:
+    """How many times a ``for`` loop over ``it`` runs (``it`` as ``counted_iterable`` gives
+    it): a static sequence, ``range`` / ``arange`` with static bounds, or what
+    ``iteration_count`` knows; None otherwise."""
+    seq = static_sequence(model, it)
+    if seq is not None:
+        return len(seq)  # a literal tuple or list, or a module-level constant one
+    if isinstance(it, ast.Call) and model.resolve_call(it) in RANGES and not it.keywords:
+        # each bound as the value model computes it: a literal, a constant bound once
+        # (module or local, unpacked or not), a dict entry, a record field, a helper's
+        # return, arithmetic on those
+        return range_count(model, it)
+    # `zip(range(n), xs)`, `reversed(range(n))`, `range(len(LAYERS))`, a static tuple
+    # reached through a name: the value model's count of the loop
+    return iteration_count(model, it)
+
+
+#: Calls whose iteration count is that of ``range`` over the same arguments.
+RANGES = {"builtins.range", "jax.numpy.arange", "numpy.arange"}
+
+
+def counted_iterable(model: "Scopes", it: ast.expr) -> ast.expr:
+    """What a loop over ``it`` runs as many times as: the iterable of ``enumerate(x)``
+    (its ``start`` changes the indexes, not the count) or of ``reversed(x)``, else ``it``
+    itself."""
+    if isinstance(it, ast.Call) and len(it.args) == 1 and not isinstance(it.args[0], ast.Starred):
+        q = model.resolve_call(it)
+        if q == "builtins.enumerate" and all(k.arg == "start" for k in it.keywords) \
+                or q == "builtins.reversed" and not it.keywords:
+            return counted_iterable(model, it.args[0])
+    return it
+
+
+def while_count(model: "Scopes", fn: "FunctionInfo", loop: ast.While) -> int | None:
+    """The trip count of ``while i < N:`` (``<=``, ``>``, ``>=``) whose body steps ``i`` by
+    a static amount once (``i += 1``) and has no ``break``, with ``i`` set to a static int
+    by the last statement before the loop in the same block that assigns it; else None."""
+    test = loop.test
+    if loop.orelse or not (isinstance(test, ast.Compare) and len(test.ops) == 1
+                           and isinstance(test.left, ast.Name)):
+        return None
+    name, op = test.left.id, test.ops[0]
+    bound = static_count(model, test.comparators[0])
+    steps = [n for stmt in loop.body for n in walk(stmt)
+             if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name]
+    if bound is None or len(steps) != 1 or not isinstance(steps[0].op, (ast.Add, ast.Sub)) \
+            or steps[0] not in loop.body:
+        return None
+    step = static_count(model, steps[0].value)
+    if not step:
+        return None
+    step = step if isinstance(steps[0].op, ast.Add) else -step
+    for stmt in loop.body:
+        for n in walk(stmt):
+            if isinstance(n, ast.Break) or isinstance(n, ast.Name) and n.id == name \
+                    and isinstance(n.ctx, ast.Store) and n is not steps[0].target:
+                return None  # leaves early, or sets the counter another way
+    block = next((getattr(p, f) for p in [model.parent(loop)] for f in ("body", "orelse", "finalbody")
+                  if isinstance(getattr(p, f, None), list) and loop in getattr(p, f)), None)
+    if block is None:
+        return None
+    start = None
+    for stmt in reversed(block[:block.index(loop)]):
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+            start = static_count(model, stmt.value) if len(stmt.targets) == 1 else None
+            break
+        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in walk(stmt)):
+            return None
+    if start is None:
+        return None
+    if isinstance(op, (ast.Lt, ast.LtE)) and step > 0:
+        span = bound - start + (1 if isinstance(op, ast.LtE) else 0)
+    elif isinstance(op, (ast.Gt, ast.GtE)) and step < 0:
+        span = start - bound + (1 if isinstance(op, ast.GtE) else 0)
+    else:
+        return None
+    return max(0, -(-span // abs(step)))

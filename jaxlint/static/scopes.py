@@ -486,6 +486,10 @@ class Scopes:
             first = False
         return None, self.module_bindings.get(name, [])
 
+    def inside(self, node: ast.AST, container: ast.AST) -> bool:
+        """``node`` is ``container`` or lies within it."""
+        return node is container or any(a is container for a in self.ancestors(node))
+
     def imported(self, expr: ast.AST, fn: FunctionInfo | None) -> bool:
         """Whether the name ``expr`` starts with (``np`` of ``np.random.rand``, ``sample``)
         is bound, where it is read in ``fn``, by imports only: the one question rules ask

@@ -45,19 +45,6 @@ class Estimate(_EstimateKeys, total=False):
     unknown_shape: bool  # a known constructor whose shape is not static
 
 
-def static_sequence(model: Scopes, expr: ast.AST | None) -> list[ast.expr] | None:
-    """The elements of a literal tuple, list or set (no ``*``), also through a module-level
-    name bound once to one and not shadowed where it is read: its length is static."""
-    if isinstance(expr, ast.Name):
-        bindings = model.module_bindings.get(expr.id, [])
-        if len(bindings) != 1 or bindings[0].kind != "assign" or model.lookup(expr.id, model.function_of(expr))[0]:
-            return None
-        expr = bindings[0].value
-    if isinstance(expr, (ast.Tuple, ast.List, ast.Set)) and not any(isinstance(e, ast.Starred) for e in expr.elts):
-        return list(expr.elts)
-    return None
-
-
 def all_known(dims: list[int | None]) -> list[int] | None:
     """``dims`` when every one is known, else None."""
     known = [d for d in dims if d is not None]

@@ -8,8 +8,8 @@ from jaxlint.diagnostic import Confidence, Position, Related
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._sizes import LOADERS, Estimate, array_estimate
 from jaxlint.static.callers import Callers
-from jaxlint.static.consts import static_count, static_value
-from jaxlint.static.flow import returned_self_field
+from jaxlint.static.classes import class_attr_value, instance_field, method_field
+from jaxlint.static.consts import display_entry, static_count
 from jaxlint.static.values import imported_constant
 from jaxlint.static.semantic import STATIC_ATTRS
 from jaxlint.textutil import LazyPattern, human_bytes
@@ -209,7 +209,7 @@ class CapturedArray(StaticRule):
                             and isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load):
                         # `Tables.GRID`: an array bound in the body of a class of the module
                         shown = f"{node.id}.{parent.attr}"
-                        value = _class_attr_value(model, node.id, parent.attr)
+                        value = class_attr_value(model, node.id, parent.attr)
                         above = model.parent(parent)
                         if value is not None and shown not in reported \
                                 and not (isinstance(above, ast.Attribute) and above.attr in STATIC_ATTRS) \
@@ -243,11 +243,11 @@ class CapturedArray(StaticRule):
                         # `sim.table` of a module-level instance `sim = Sim(...)`: the array it holds,
                         # also through instances held in fields (`path.coronagraph.psf`), and
                         # `BANK.lookup()` of a method returning `self.table`
-                        field = _instance_field(model, bindings[0].value, parent.attr)
+                        field = instance_field(model, bindings[0].value, parent.attr)
                         shown = f"{node.id}.{parent.attr}"
                         read: ast.expr = parent
                         if field is None:
-                            field = _method_field(model, bindings[0].value, parent)
+                            field = method_field(model, bindings[0].value, parent)
                             call = model.parent(parent)
                             if field is not None and isinstance(call, ast.Call):
                                 read, shown = call, f"{shown}()"
@@ -256,7 +256,7 @@ class CapturedArray(StaticRule):
                             if not (isinstance(outer, ast.Attribute) and isinstance(outer.ctx, ast.Load)) \
                                     or field is None:
                                 break
-                            inner = _instance_field(model, field, outer.attr)
+                            inner = instance_field(model, field, outer.attr)
                             if inner is None:
                                 break
                             read, field, shown = outer, inner, f"{shown}.{outer.attr}"
@@ -271,7 +271,7 @@ class CapturedArray(StaticRule):
                     est = array_estimate(model, bindings[0].value)
                     if est is None and owner is None and isinstance(parent, ast.Subscript) and parent.value is node:
                         # `TABLES[0]` of a module-level display mixing arrays and numbers: the entry
-                        entry = _display_entry(model, bindings[0].value, parent.slice)
+                        entry = display_entry(model, bindings[0].value, parent.slice)
                         if entry is not None and self._report(ctx, parent, ctx.segment(parent),
                                                               array_estimate(model, entry), entry, limit, "defined"):
                             reported.add(node.id)
@@ -300,7 +300,7 @@ class CapturedArray(StaticRule):
                         continue
                     value = self._self_attr_value(model, fn, node.attr)
                     if value is None and fn.class_name is not None:
-                        value = _class_attr_value(model, fn.class_name, node.attr)  # `TABLE = np.ones(...)` in the body
+                        value = class_attr_value(model, fn.class_name, node.attr)  # `TABLE = np.ones(...)` in the body
                     if value is not None and self._report(
                         ctx, node, f"self.{node.attr}", array_estimate(model, value), value, limit, "assigned"
                     ):
@@ -502,72 +502,6 @@ _JIT = {"jax.jit", "jax.pmap", "jax.experimental.pjit.pjit", "equinox.filter_jit
 #: Calls that move or convert an array and keep its size: `W = jnp.asarray(W)`.
 _CONVERSIONS = {"jax.numpy.asarray", "jax.numpy.array", "jax.device_put", "numpy.asarray", "numpy.array",
                 "numpy.ascontiguousarray"}
-
-
-def _instance_field(model, made: ast.expr, attr: str) -> ast.expr | None:
-    """What field ``attr`` of the instance ``made`` (a call of a class of the module)
-    holds: the one value its methods assign to ``self.attr``, or, when ``__init__``
-    assigns a parameter, the argument this call passes for it."""
-    if not (isinstance(made, ast.Call) and isinstance(made.func, ast.Name) and made.func.id in model.classes):
-        return None
-    cls = made.func.id
-    values = [(fn, n.value) for fn in model.functions if fn.class_name == cls for n in fn.body_nodes()
-              if isinstance(n, ast.Assign) and any(
-                  isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
-                  and t.value.id == "self" for t in n.targets)]
-    if len(values) != 1:
-        return None
-    fn, value = values[0]
-    if isinstance(value, ast.Name) and fn.name == "__init__" and fn.param(value.id) is not None:
-        p = fn.param(value.id)
-        given = next((k.value for k in made.keywords if k.arg == p.name), None)
-        if given is None and p.index is not None and 0 < p.index <= len(made.args) \
-                and not any(isinstance(a, ast.Starred) for a in made.args):
-            given = made.args[p.index - 1]
-        return given
-    return value
-
-
-def _method_field(model, made: ast.expr, attr: ast.Attribute) -> ast.expr | None:
-    """``BANK.lookup()``: what the field a method without arguments returns (every
-    ``return self.table``) holds in the instance ``made``."""
-    call = model.parent(attr)
-    if not (isinstance(call, ast.Call) and call.func is attr and not call.args and not call.keywords
-            and isinstance(made, ast.Call) and isinstance(made.func, ast.Name) and made.func.id in model.classes):
-        return None
-    methods = [fn for fn in model.functions if fn.class_name == made.func.id and fn.name == attr.attr]
-    returned = returned_self_field(methods[0]) if len(methods) == 1 else None
-    return _instance_field(model, made, returned) if returned is not None else None
-
-
-def _class_attr_value(model, cls_name: str, attr: str) -> ast.expr | None:
-    """What ``attr`` of the module class ``cls_name`` holds when its body binds it once
-    (``TABLE = np.ones(...)``) and nothing in the module stores an attribute of that name
-    (``Tables.TABLE = ...``, ``self.TABLE = ...``): read through the class or ``self``."""
-    cls = model.classes.get(cls_name)
-    if cls is None:
-        return None
-    values = [st.value for st in cls.body
-              if isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == attr for t in st.targets)
-              or isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.target.id == attr]
-    if len(values) != 1 or values[0] is None:
-        return None
-    if any(isinstance(a.ctx, (ast.Store, ast.Del)) and a.attr == attr for a in model.nodes(ast.Attribute)):
-        return None
-    return values[0]
-
-
-def _display_entry(model, display: ast.expr | None, key: ast.expr) -> ast.expr | None:
-    """The entry of a tuple, list or dict display at a static index or key, or None."""
-    at = static_value(model, key)
-    if isinstance(display, (ast.Tuple, ast.List)) and type(at) is int and -len(display.elts) <= at < len(display.elts) \
-            and not any(isinstance(e, ast.Starred) for e in display.elts):
-        return display.elts[at]
-    if isinstance(display, ast.Dict) and isinstance(at, (int, str)) and None not in display.keys:
-        found = [v for k, v in zip(display.keys, display.values)
-                 if type(key_value := static_value(model, k)) is type(at) and key_value == at]
-        return found[-1] if found else None
-    return None
 
 
 def _constructed_with(model, init, name: ast.Name) -> ast.expr | None:

@@ -6,9 +6,8 @@ from typing import TYPE_CHECKING
 from jaxlint.diagnostic import Applicability, Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._arrays import is_jax_array, used_as_array
-from jaxlint.rules.static._sizes import static_sequence
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
-from jaxlint.static.consts import iteration_count, range_count, static_count, static_source
+from jaxlint.static.consts import RANGES, counted_iterable, static_count, static_source, trip_count, while_count
 from jaxlint.static.taint import CERTAIN, POSSIBLE, describe, taint_of, traced_how
 from jaxlint.static.semantic import walk
 
@@ -216,7 +215,7 @@ class PythonLoopInJit(StaticRule):
                     continue
                 if not isinstance(node, (ast.For, ast.AsyncFor)):
                     continue
-                n = self._trip_count(model, _counted(model, node.iter))
+                n = trip_count(model, counted_iterable(model, node.iter))
                 if n is None:
                     self._unknown_count(ctx, fn, node)
                     continue
@@ -280,7 +279,7 @@ class PythonLoopInJit(StaticRule):
         once per item, as a loop does: its generators' static counts multiply."""
         total = 1
         for gen in node.generators:
-            n = self._trip_count(model, _counted(model, gen.iter))
+            n = trip_count(model, counted_iterable(model, gen.iter))
             if n is None or gen.ifs or gen.is_async:
                 return  # a count unknown here, or filtered: not sized
             total *= n
@@ -299,7 +298,7 @@ class PythonLoopInJit(StaticRule):
             if a is fn.node:
                 break
             if isinstance(a, (ast.For, ast.AsyncFor)):
-                m = self._trip_count(model, _counted(model, a.iter))
+                m = trip_count(model, counted_iterable(model, a.iter))
                 if m is None or m >= limit:
                     return  # the outer loop is unknown here, or reported itself
                 total *= m
@@ -309,7 +308,7 @@ class PythonLoopInJit(StaticRule):
         if not outer or total < limit:
             return
         if any(isinstance(d, (ast.For, ast.AsyncFor)) and d is not loop
-               and (self._trip_count(model, _counted(model, d.iter)) or limit) < limit for d in walk(loop)):
+               and (trip_count(model, counted_iterable(model, d.iter)) or limit) < limit for d in walk(loop)):
             return  # a loop inside this one multiplies further: reported there
         counts = " x ".join(str(m) for m in [*reversed(outer), n])
         ctx.report(loop, f"nested Python loops in traced code ({counts} = {total} iterations) are unrolled {total} "
@@ -320,7 +319,7 @@ class PythonLoopInJit(StaticRule):
     def _counted_while(self, ctx, model, fn, loop: ast.While, limit: int) -> None:
         """``i = 0; while i < N: ...; i += 1`` with static bounds: a Python counter, so the
         loop runs at trace time, unrolled (N - 0) / 1 times."""
-        n = _while_count(model, fn, loop)
+        n = while_count(model, fn, loop)
         if n is None or n < limit:
             return
         ctx.report(loop, f"Python while loop with a static counter runs {n} iterations in traced code and is "
@@ -343,14 +342,14 @@ class PythonLoopInJit(StaticRule):
     def _unknown_count(self, ctx, fn, loop: ast.For | ast.AsyncFor) -> None:
         """A loop over the rows of a traced array, or up to a size of a traced argument:
         unrolled as many times as that size, which is fixed at trace time but unknown here."""
-        model, it = ctx.model, _counted(ctx.model, loop.iter)
+        model, it = ctx.model, counted_iterable(ctx.model, loop.iter)
         taint = taint_of(model, fn)
         rows = None
         # a count the model cannot size: likely large when it is a leading (batch, time)
         # axis or a caller's choice; only possibly when it is a range built as an array
         # from a static size (`jnp.arange(n)`) or a trailing axis (components, channels)
         sure = Confidence.LIKELY
-        if isinstance(it, ast.Call) and model.resolve_call(it) in _RANGES - {"builtins.range"}:
+        if isinstance(it, ast.Call) and model.resolve_call(it) in RANGES - {"builtins.range"}:
             if it.args and not any(taint.level(a) is not None for a in it.args):
                 sure = Confidence.POSSIBLE
                 rows = f"runs as many times as `{describe(it)}` has elements, a static size not known here"
@@ -409,20 +408,6 @@ class PythonLoopInJit(StaticRule):
         return static_source(model, fn, stop.id) if isinstance(stop, ast.Name) else None
 
     @staticmethod
-    def _trip_count(model, it: ast.AST) -> int | None:
-        seq = static_sequence(model, it)
-        if seq is not None:
-            return len(seq)  # a literal tuple or list, or a module-level constant one
-        if isinstance(it, ast.Call) and model.resolve_call(it) in _RANGES and not it.keywords:
-            # each bound as the value model computes it: a literal, a constant bound once
-            # (module or local, unpacked or not), a dict entry, a record field, a helper's
-            # return, arithmetic on those
-            return range_count(model, it)
-        # `zip(range(n), xs)`, `reversed(range(n))`, `range(len(LAYERS))`, a static tuple
-        # reached through a name: the value model's count of the loop
-        return iteration_count(model, it)
-
-    @staticmethod
     def _independent(loop: ast.For | ast.AsyncFor) -> bool:
         """True when no name assigned in the body is read before it is assigned
         (no loop-carried value): ``ys.append(f(xs[i]))`` style."""
@@ -442,22 +427,6 @@ class PythonLoopInJit(StaticRule):
         return True
 
 
-#: Calls whose iteration count is that of ``range`` over the same arguments.
-_RANGES = {"builtins.range", "jax.numpy.arange", "numpy.arange"}
-
-
-def _counted(model, it: ast.expr) -> ast.expr:
-    """What a loop over ``it`` runs as many times as: the iterable of ``enumerate(x)``
-    (its ``start`` changes the indexes, not the count) or of ``reversed(x)``, else ``it``
-    itself."""
-    if isinstance(it, ast.Call) and len(it.args) == 1 and not isinstance(it.args[0], ast.Starred):
-        q = model.resolve_call(it)
-        if q == "builtins.enumerate" and all(k.arg == "start" for k in it.keywords) \
-                or q == "builtins.reversed" and not it.keywords:
-            return _counted(model, it.args[0])
-    return it
-
-
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
@@ -467,52 +436,6 @@ def _traces(model, fn, parts: list) -> bool:
     taint = taint_of(model, fn)
     return any(isinstance(n, (ast.Call, ast.BinOp, ast.Subscript, ast.UnaryOp)) and taint.level(n) is not None
                for part in parts for n in walk(part))
-
-
-def _while_count(model, fn, loop: ast.While) -> int | None:
-    """The trip count of ``while i < N:`` (``<=``, ``>``, ``>=``) whose body steps ``i`` by
-    a static amount once (``i += 1``) and has no ``break``, with ``i`` set to a static int
-    by the last statement before the loop in the same block that assigns it; else None."""
-    test = loop.test
-    if loop.orelse or not (isinstance(test, ast.Compare) and len(test.ops) == 1
-                           and isinstance(test.left, ast.Name)):
-        return None
-    name, op = test.left.id, test.ops[0]
-    bound = static_count(model, test.comparators[0])
-    steps = [n for stmt in loop.body for n in walk(stmt)
-             if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name]
-    if bound is None or len(steps) != 1 or not isinstance(steps[0].op, (ast.Add, ast.Sub)) \
-            or steps[0] not in loop.body:
-        return None
-    step = static_count(model, steps[0].value)
-    if not step:
-        return None
-    step = step if isinstance(steps[0].op, ast.Add) else -step
-    for stmt in loop.body:
-        for n in walk(stmt):
-            if isinstance(n, ast.Break) or isinstance(n, ast.Name) and n.id == name \
-                    and isinstance(n.ctx, ast.Store) and n is not steps[0].target:
-                return None  # leaves early, or sets the counter another way
-    block = next((getattr(p, f) for p in [model.parent(loop)] for f in ("body", "orelse", "finalbody")
-                  if isinstance(getattr(p, f, None), list) and loop in getattr(p, f)), None)
-    if block is None:
-        return None
-    start = None
-    for stmt in reversed(block[:block.index(loop)]):
-        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
-            start = static_count(model, stmt.value) if len(stmt.targets) == 1 else None
-            break
-        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in walk(stmt)):
-            return None
-    if start is None:
-        return None
-    if isinstance(op, (ast.Lt, ast.LtE)) and step > 0:
-        span = bound - start + (1 if isinstance(op, ast.LtE) else 0)
-    elif isinstance(op, (ast.Gt, ast.GtE)) and step < 0:
-        span = start - bound + (1 if isinstance(op, ast.GtE) else 0)
-    else:
-        return None
-    return max(0, -(-span // abs(step)))
 
 
 _AUG_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,

@@ -11,12 +11,13 @@ from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.static.runs import made_once
 from jaxlint.static.semantic import DIFF_TRANSFORMS, JIT_LIKE, TRACING_HOFS, FunctionInfo, ModuleModel, walk
 from jaxlint.textutil import LazyPattern
+from jaxlint.static.classes import inherited_method, method_of
+from jaxlint.static.loops import (COMPREHENSIONS, calls_of, depends_on, escapes, local_function, loop_bound, loop_of,
+                                  repeatedly_called, runs_once)
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
 
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 # benchmarks/bench_claims.py (jax 0.10.2, CPU, a tiny elementwise function): a reused
 # jitted callable dispatches in about 4 us; jax.jit(f)(x) on a module-level f finds its
 # compiled code in jax's cache but takes about 25 us; a lambda, partial, grad, bound
@@ -242,8 +243,8 @@ class JitPerCall(StaticRule):
         if not self.opts["check-tests"] and is_test_path(ctx.path):
             return
         self._skip_tests = not self.opts["check-tests"]
-        repeated = _Lazy(lambda: _repeatedly_called(model))
-        once = _Lazy(lambda: _runs_once(model, repeated.value))
+        repeated = _Lazy(lambda: repeatedly_called(model))
+        once = _Lazy(lambda: runs_once(model, repeated.value))
         # cheap name test first: resolving every call of a module costs more than the model
         local = {name for name, q in model.aliases.items() if q in JIT_LIKE}
         for node in model.nodes(ast.Call):
@@ -272,7 +273,7 @@ class JitPerCall(StaticRule):
             return  # an inner jit is traced once per compilation of the outer function
         if self._skip_tests and in_test(scope):
             return
-        loop = _loop_of(model, call)
+        loop = loop_of(model, call)
         if loop is None and made_once(model, call, scope):
             return  # memoised: once per object or per key (a cache, a guarded attribute or dict)
         target = call.args[0]
@@ -281,7 +282,7 @@ class JitPerCall(StaticRule):
         shown = _Lazy(lambda: f"`{_short(ctx, call.func)}({_short(ctx, target)})`")
         if isinstance(parent, ast.Call) and parent.func is call:
             if loop is not None:
-                if isinstance(target, ast.Name) and target.id in _loop_bound(loop):
+                if isinstance(target, ast.Name) and target.id in loop_bound(loop):
                     return  # `for f in fns: jax.jit(f)(x)`: a different function each time
                 where = "in a loop"
             elif scope is not None:
@@ -333,13 +334,13 @@ class JitPerCall(StaticRule):
     def _check_decorated(self, ctx, repeated, node, dec) -> None:
         model = ctx.model
         scope = model.function_of(node)
-        if scope is None and _loop_of(model, node) is None:
+        if scope is None and loop_of(model, node) is None:
             return
         if scope is not None and scope.traced:
             return
         if self._skip_tests and in_test(scope):
             return
-        loop = _loop_of(model, node)
+        loop = loop_of(model, node)
         if loop is None and made_once(model, node, scope):
             return
         kind = f"nested def `{node.name}`"
@@ -353,13 +354,13 @@ class JitPerCall(StaticRule):
                 and id(scope) not in repeated.value:  # `g = jax.jit(...)` (not a decorated def) in a function
             self._check_made_per_call(ctx, site, name, scope, target, kind, shown, once)
             return
-        uses = _uses(model, scope, name)
+        uses = calls_of(model, scope, name)
         if uses is None or not uses:
             return  # escapes (returned, stored, passed on) or never called here
         if loop is not None:
-            if _depends_on(model, target, _loop_bound(loop), scope):
+            if depends_on(model, target, loop_bound(loop), scope):
                 return  # the function changes per iteration (a sweep, a table of functions)
-            if not any(_inside(model, use, loop) for use in uses):
+            if not any(model.inside(use, loop) for use in uses):
                 return
             why = _RECOMPILES if fresh else _REWRAPS if fresh is False else _MAYBE
             ctx.report(site, f"{shown.value} creates a jit wrapper of {kind} on every iteration of the loop at line "
@@ -369,7 +370,7 @@ class JitPerCall(StaticRule):
             return
         if scope is None or fresh is not True or id(scope) not in repeated.value:
             return
-        if any(_loop_of(model, use) is not None for use in uses):
+        if any(loop_of(model, use) is not None for use in uses):
             return  # created once per call, reused in a loop
         ctx.report(site, f"{shown.value} creates a jit wrapper of {kind} every time `{_name(scope)}` runs, and "
                          f"`{_name(scope)}` is called in a loop: {_RECOMPILES}; create the jitted function "
@@ -383,15 +384,15 @@ class JitPerCall(StaticRule):
         ``scope`` makes a new function object, which jax traces and compiles again."""
         model = ctx.model
         if id(scope) in once.value or isinstance(scope.node, ast.Lambda) or _SET_UP().search(scope.name) \
-                or not _local_function(model, target, scope):
+                or not local_function(model, target, scope):
             return  # set-up code (`sharded_init`, `model_init`) runs once per model, not per step
         if model.parent(site) not in scope.node.body or _runs_a_loop(model, target, scope):
             return  # made only on some calls; or the "jit the loop" idiom, one compile per call on purpose
-        uses = _uses(model, scope, name, handed_on=True)
+        uses = calls_of(model, scope, name, handed_on=True)
         if not uses:
             return
         first = min(uses, key=lambda n: (n.lineno, n.col_offset))
-        if _loop_of(model, first) is not None:
+        if loop_of(model, first) is not None:
             return  # made once per call to be reused in a loop: the compile is shared by its iterations
         ctx.report(site, f"{shown.value} creates a jit wrapper of {kind} every time `{_name(scope)}` runs, so every "
                          f"call of `{_name(scope)}` traces and compiles it again (about 20 ms for a tiny function); "
@@ -435,9 +436,9 @@ class JitPerCall(StaticRule):
         for a in model.ancestors(call):
             if a is scope.node:
                 break
-            if isinstance(a, (ast.For, ast.AsyncFor, ast.While)) or isinstance(a, _COMPREHENSIONS):
+            if isinstance(a, (ast.For, ast.AsyncFor, ast.While)) or isinstance(a, COMPREHENSIONS):
                 stmt = model.statement_of(a)
-                if stmt is None or any(_inside(model, b.node, stmt) for b in [*bindings, *r_bindings]):
+                if stmt is None or any(model.inside(b.node, stmt) for b in [*bindings, *r_bindings]):
                     break
                 anchor = stmt
         if anchor is None or not is_statement_list_member(model, anchor):
@@ -533,19 +534,19 @@ def _describe_target(model, target, scope, loop) -> tuple[str, bool | None]:
     if isinstance(target, ast.Name):
         owner, bindings = model.lookup(target.id, scope)
         bindings = [b for b in bindings if not model.rewraps(b)]  # `f = jax.jit(f)`: still `f`
-        if owner is not None and owner is not scope and _escapes(model, scope, owner):
+        if owner is not None and owner is not scope and escapes(model, scope, owner):
             # made in an enclosing function, once per call of that function, and this
             # function outlives it (returned, stored, passed on): the same object each call
             return f"`{target.id}` (made once in the enclosing `{_name(owner)}`)", False
         if len(bindings) == 1 and bindings[0].kind == "def":
             if owner is None:
                 return f"module-level function `{target.id}`", False
-            if loop is not None and not _inside(model, bindings[0].node, loop):
+            if loop is not None and not model.inside(bindings[0].node, loop):
                 return f"`{target.id}`", False  # defined once, outside the loop
             return f"nested def `{target.id}`", True
         if len(bindings) == 1 and isinstance(bindings[0].value, (ast.Lambda, ast.Call)) and owner is not None:
             inner, fresh = _describe_target(model, bindings[0].value, scope, None)
-            if fresh and (loop is None or _inside(model, bindings[0].node, loop)):
+            if fresh and (loop is None or model.inside(bindings[0].node, loop)):
                 return f"`{target.id}` ({inner})", True
         if owner is None and bindings and all(b.kind in ("import", "def") for b in bindings):
             return f"`{target.id}`", False
@@ -557,106 +558,11 @@ def _describe_target(model, target, scope, loop) -> tuple[str, bool | None]:
             cls_scope = scope
             while cls_scope is not None and cls_scope.class_name is None:
                 cls_scope = cls_scope.parent
-            if cls_scope is not None and (_method(model, cls_scope.class_name, target.attr) is not None
-                                          or _inherited(model, cls_scope.class_name, target.attr)):
+            if cls_scope is not None and (method_of(model, cls_scope.class_name, target.attr) is not None
+                                          or inherited_method(model, cls_scope.class_name, target.attr)):
                 return f"bound method `{ast.unparse(target)}`", True
         return f"`{ast.unparse(target)}`", None
     return "an expression", None
-
-
-def _escapes(model, scope: FunctionInfo | None, owner: FunctionInfo) -> bool:
-    """Whether ``scope``, nested in ``owner``, is a function object that outlives the call
-    of ``owner`` that made it (returned, stored, passed on), rather than one only called
-    there: then what ``owner`` made is the same object on every call of ``scope``."""
-    fn = scope
-    while fn is not None and fn.parent is not owner:
-        fn = fn.parent
-    if fn is None or isinstance(fn.node, ast.Lambda) or fn.class_name is not None:
-        return fn is not None  # a lambda or a method of a nested class: made once, kept
-    calls = _uses(model, owner, fn.name)
-    return calls is None
-
-
-def _method(model, class_name: str | None, name: str) -> FunctionInfo | None:
-    """``name`` defined in the module class ``class_name`` or in one of its module bases."""
-    seen: set[str] = set()
-    while class_name is not None and class_name not in seen:
-        seen.add(class_name)
-        found = model.method_named(class_name, name)
-        if found is not None:
-            return found
-        cls = model.classes.get(class_name)
-        bases = [b.id for b in cls.bases if isinstance(b, ast.Name) and b.id in model.classes] if cls else []
-        class_name = bases[0] if len(bases) == 1 else None
-    return None
-
-
-def _inherited(model, class_name: str | None, name: str) -> bool:
-    """``self.name`` is a method inherited from a base class the module does not define:
-    the class has a base, and nothing in the module assigns ``self.name = ...``."""
-    cls = model.classes.get(class_name or "")
-    if cls is None or not any(not (isinstance(b, ast.Name) and b.id == "object") for b in cls.bases):
-        return False
-    for n in model.nodes(ast.Attribute):
-        if n.attr == name and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) \
-                and n.value.id in ("self", "cls"):
-            return False
-    return not any(isinstance(st, (ast.Assign, ast.AnnAssign)) and name in {
-        t.id for t in (st.targets if isinstance(st, ast.Assign) else [st.target]) if isinstance(t, ast.Name)}
-        for st in cls.body)
-
-
-def _loop_of(model, node) -> ast.AST | None:
-    """The innermost loop of ``node``'s own scope whose body runs ``node`` repeatedly."""
-    child = node
-    for a in model.ancestors(node):
-        if isinstance(a, _SCOPES):
-            return None
-        if isinstance(a, (ast.For, ast.AsyncFor)) and any(child is s for s in a.body):
-            return a
-        if isinstance(a, ast.While) and (child is a.test or any(child is s for s in a.body)):
-            return a
-        if isinstance(a, _COMPREHENSIONS) and not (a.generators and child is a.generators[0]):
-            return a
-        if isinstance(a, ast.comprehension) and child is a.iter:
-            # the first generator's iterable runs once; later ones once per outer item
-            comp = model.parent(a)
-            if isinstance(comp, _COMPREHENSIONS) and comp.generators and comp.generators[0] is a:
-                child = comp
-                continue
-            return comp
-        child = a
-    return None
-
-
-def _loop_bound(loop) -> set[str]:
-    """Names that can change from one iteration to the next."""
-    names: set[str] = set()
-    if isinstance(loop, _COMPREHENSIONS):
-        for g in loop.generators:
-            names.update(n.id for n in walk(g.target) if isinstance(n, ast.Name))
-        return names
-    if isinstance(loop, (ast.For, ast.AsyncFor)):
-        names.update(n.id for n in walk(loop.target) if isinstance(n, ast.Name))
-    for stmt in loop.body:
-        for n in walk(stmt):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                names.add(n.id)
-    return names
-
-
-def _depends_on(model, expr, names: set[str], scope) -> bool:
-    """Whether ``expr`` reads one of ``names`` as bound in ``scope`` (a def's own
-    parameters and locals, which share a name with a loop variable, do not count)."""
-    for n in walk(expr):
-        if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load):
-            if model.lookup(n.id, model.function_of(n))[0] is scope:
-                return True
-    return False
-
-
-def _inside(model, node, container) -> bool:
-    return node is container or any(a is container for a in model.ancestors(node))
 
 
 def _rewrapped_def(model, parent) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
@@ -680,127 +586,8 @@ def _bound_name(parent, call) -> str | None:
     return None
 
 
-def _uses(model, scope, name: str, handed_on: bool = False) -> list[ast.Call] | None:
-    """The calls ``name(...)`` in ``scope``; None when the name is used any other way
-    (returned, stored, passed, closed over) or bound more than once. ``handed_on``: an
-    argument of a call of a function of this module (``_sum(fn, xs)``, which calls it)
-    is a use too, and the call is in the list."""
-    bindings = model.module_bindings.get(name, []) if scope is None else scope.bindings.get(name, [])
-    # bound once, or a def and its rewrap `f = jax.jit(f)`
-    rewrap = [b for b in bindings if model.rewraps(b)]
-    rest = [b for b in bindings if b not in rewrap]
-    if len(rest) != 1 or len(rewrap) > 1 or (rewrap and rest[0].kind != "def"):
-        return None
-    wrapped = {id(n) for b in rewrap for n in walk(b.value)}
-    calls = []
-    root = model.tree if scope is None else scope.node
-    for n in model.nodes(ast.Name):
-        if n.id != name or not isinstance(n.ctx, ast.Load) or not _inside(model, n, root) or id(n) in wrapped:
-            continue
-        if model.function_of(n) is not scope:
-            if scope is None:
-                continue  # module-level name read inside a function: another scope's business
-            return None  # closed over by a nested function: it escapes
-        parent = model.parent(n)
-        if isinstance(parent, ast.Call) and parent.func is n:
-            calls.append(parent)
-            continue
-        if handed_on:
-            call = model.parent(parent) if isinstance(parent, ast.keyword) else parent
-            if isinstance(call, ast.Call) and (isinstance(parent, ast.keyword) or any(a is n for a in call.args)) \
-                    and model.callee(call.func, scope, follow=False)[0] is not None:
-                calls.append(call)
-                continue
-        return None
-    return calls
-
-
-def _local_function(model, target: ast.AST, scope: FunctionInfo) -> bool:
-    """Whether ``target`` is a lambda, or a def nested in ``scope``: a new function object
-    on every call of ``scope``."""
-    if isinstance(target, ast.Lambda):
-        return True
-    if isinstance(target, ast.Name):
-        fn = model.function_named(target.id, scope)
-        return fn is not None and fn.parent is scope
-    if isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        fn = model.function_info(target)
-        return fn is not None and fn.parent is scope
-    return False
-
-
-def _repeatedly_called(model) -> set[int]:
-    """ids of functions called inside a loop, or from a function that is."""
-    calls_in: dict[int, list[FunctionInfo]] = {}
-    seeds: set[int] = set()
-    instances = _Lazy(lambda: _instances(model))
-    for node in model.nodes(ast.Call):
-        scope = model.function_of(node)
-        target, _ = model.callee(node.func, scope)
-        if target is None and isinstance(node.func, ast.Attribute):
-            target = _instance_method(model, node.func, scope, instances.value)
-        if target is None:
-            continue
-        calls_in.setdefault(id(scope), []).append(target)
-        if _loop_of(model, node) is not None:
-            seeds.add(id(target))
-    by_id = {id(f): f for f in model.functions}
-    out = set()
-    stack = list(seeds)
-    while stack:
-        i = stack.pop()
-        if i in out:
-            continue
-        out.add(i)
-        if i in by_id:
-            stack.extend(id(t) for t in calls_in.get(i, ()))
-    return out
-
-
-#: Functions that run once per program or per object: entry points, set-up and tear-down.
-_ONCE_NAMES = LazyPattern(r"^_*(main|run_main|\w+_main|setup|set_up|setUp\w*|teardown|tear_down|tearDown\w*|"
-                         r"init|initiali[sz]e|init_\w+|initiali[sz]e_\w+|__init__|__post_init__|close|shutdown|"
-                         r"cleanup|finali[sz]e)$")
 #: Names of set-up functions, anywhere in the name (`sharded_init`, `init_model`, `initialize`).
 _SET_UP = LazyPattern(r"(^|_)(init|initiali[sz]e)(_|$)", re.I)
-#: Calls that run a program's entry point once: `app.run(main)`, `fire.Fire(main)`.
-_RUNNERS = {"absl.app.run", "fire.Fire", "typer.run", "jax.distributed.initialize"}
-
-
-def _runs_once(model, repeated: set[int]) -> set[int]:
-    """ids of functions that run once: ``main`` (by name or given to ``app.run``), set-up
-    and tear-down functions, and functions called only from those or from module level,
-    outside loops, and never passed around (a callback may run any number of times)."""
-    once_names = _ONCE_NAMES()
-    once = {id(f) for f in model.functions
-            if not isinstance(f.node, ast.Lambda) and once_names.match(f.name) and id(f) not in repeated}
-    sites: dict[int, list[tuple[FunctionInfo | None, bool]]] = {}  # callee -> (caller, in a loop)
-    for node in model.nodes(ast.Call):
-        q = model.resolve_call(node)
-        if q in _RUNNERS and node.args and isinstance(node.args[0], ast.Name):
-            target = model.function_named(node.args[0].id, model.function_of(node))
-            if target is not None:
-                once.add(id(target))
-            continue
-        scope = model.function_of(node)
-        target, _ = model.callee(node.func, scope, follow=False)
-        if target is not None and not isinstance(target.node, ast.Lambda):
-            sites.setdefault(id(target), []).append((scope, _loop_of(model, node) is not None))
-    # a function passed around (a callback, a method handed to jit) may run any number of times
-    referenced = {n.id for n in model.nodes(ast.Name) if isinstance(n.ctx, ast.Load) and not _is_call_func(model, n)}
-    referenced |= {n.attr for n in model.nodes(ast.Attribute)
-                   if isinstance(n.ctx, ast.Load) and not _is_call_func(model, n)}
-    by_id = {id(f): f for f in model.functions}
-    changed = True
-    while changed:
-        changed = False
-        for i, callers in sites.items():
-            if i in once or i in repeated or by_id[i].name in referenced:
-                continue
-            if all(not in_loop and (caller is None or id(caller) in once) for caller, in_loop in callers):
-                once.add(i)
-                changed = True
-    return once
 
 
 def _one_off(model, call: ast.Call, outer: ast.Call) -> bool:
@@ -826,7 +613,7 @@ def _one_off(model, call: ast.Call, outer: ast.Call) -> bool:
         scope = model.function_of(stmt)
         reads = [n for n in (scope.body_nodes() if scope is not None else model.nodes(ast.Name))
                  if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)
-                 and not _inside(model, n, stmt)]
+                 and not model.inside(n, stmt)]
         return bool(reads) and all(any(isinstance(a, ast.Assert) for a in model.ancestors(n)) for n in reads)
     return False
 
@@ -888,42 +675,6 @@ def _runs_a_loop(model, target: ast.AST, scope: FunctionInfo) -> bool:
         return fn is not None and any(isinstance(n, ast.Call) and model.resolve_call(n) in _LOOPS
                                       for n in fn.body_nodes())
     return False
-
-
-def _is_call_func(model, name: ast.AST) -> bool:
-    parent = model.parent(name)
-    return isinstance(parent, ast.Call) and parent.func is name
-
-
-def _instances(model) -> dict[str, str]:
-    """Names and ``self.`` attributes bound to an instance of a module class, once
-    (``buffer = Buffer(...)``, ``self.buffer = Buffer(...)``): name -> class name."""
-    out: dict[str, str | None] = {}
-    for node in model.nodes(ast.Assign):
-        if len(node.targets) != 1 or not isinstance(node.value, ast.Call) \
-                or not isinstance(node.value.func, ast.Name) or node.value.func.id not in model.classes:
-            continue
-        t = node.targets[0]
-        key = t.id if isinstance(t, ast.Name) else f"self.{t.attr}" if (
-            isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self") else None
-        if key is not None:
-            out[key] = node.value.func.id if out.get(key, node.value.func.id) == node.value.func.id else None
-    return {k: v for k, v in out.items() if v is not None}
-
-
-def _instance_method(model, func: ast.Attribute, scope, instances: dict[str, str]) -> FunctionInfo | None:
-    """The method ``obj.m`` calls when ``obj`` holds an instance of a module class."""
-    base = func.value
-    if isinstance(base, ast.Name):
-        key = base.id
-        if len(model.lookup(key, scope)[1]) != 1:
-            return None
-    elif isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) and base.value.id == "self":
-        key = f"self.{base.attr}"
-    else:
-        return None
-    cls = instances.get(key)
-    return _method(model, cls, func.attr) if cls is not None else None
 
 
 def _name(fn: FunctionInfo) -> str:

@@ -11,6 +11,7 @@ from jaxlint.static.usage import used_as_object
 from jaxlint.static.values import python_container
 from jaxlint.static.taint import (CERTAIN, LIKELY, POSSIBLE, confidence, describe, is_jit_entry,
                                          taint_of, traced_how)
+from jaxlint.static.containers import container_carry, container_param, container_value, scalar_or_array_annotation
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -639,8 +640,8 @@ def _bare_name_cap(model, fn, name: ast.Name) -> int | None:
     p = fn.param(name.id)
     if p is None or len(fn.bindings.get(name.id, [])) > 1:
         bindings = model.reaching_bindings(name, fn)
-        if bindings and all(b.kind == "param" and _param_is_container(model, fn.param(name.id))
-                            or _is_container_value(model, b.value) for b in bindings):
+        if bindings and all(b.kind == "param" and container_param(model, fn.param(name.id))
+                            or container_value(model, b.value) for b in bindings):
             return None
         if bindings and all(isinstance(b.value, ast.Attribute) and b.value.attr not in ("T", "mT", "real", "imag")
                             for b in bindings):
@@ -649,79 +650,10 @@ def _bare_name_cap(model, fn, name: ast.Name) -> int | None:
             return POSSIBLE
         if p is None:
             return CERTAIN
-    if _param_is_container(model, p) or _carry_is_container(model, fn, p):
+    if container_param(model, p) or container_carry(model, fn, p):
         return None
     if p.annotation is None:
         return LIKELY
-    return CERTAIN if _scalar_or_array(model, p.annotation) else None
+    return CERTAIN if scalar_or_array_annotation(model, p.annotation) else None
 
 
-def _param_is_container(model, p) -> bool:
-    return p is not None and (p.kind in ("vararg", "kwarg") or isinstance(p.default, (ast.Tuple, ast.List, ast.Dict))
-                              or (p.annotation is not None and not _scalar_or_array(model, p.annotation)))
-
-
-def _scalar_or_array(model, ann: ast.expr) -> bool:
-    """An annotation whose values are arrays or numbers (``jax.Array``, ``Float[Array, ...]``,
-    ``bool``, ``float``, ``Optional[Array]``): their truth value needs a concrete value.
-    Tuples, lists, dicts, pytrees and classes have a static one."""
-    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
-        try:
-            ann = ast.parse(ann.value, mode="eval").body
-        except SyntaxError:
-            return True
-    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):  # `Array | None`
-        return _scalar_or_array(model, ann.left) or _scalar_or_array(model, ann.right)
-    if isinstance(ann, ast.Subscript) and (model.resolve(ann.value) or "") in ("typing.Optional", "typing.Union"):
-        inner = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
-        return any(_scalar_or_array(model, a) for a in inner)
-    if isinstance(ann, ast.Name) and ann.id in ("bool", "int", "float", "complex"):
-        return True
-    if model.is_array_annotation(ann):
-        return True
-    q = model.resolve(ann.value if isinstance(ann, ast.Subscript) else ann) or ""
-    return q in ("typing.Any", "numpy.ndarray", "numpy.number", "numpy.floating", "numpy.integer")
-
-
-#: lax loops: (index of the initial carry among the call's arguments, its keyword,
-#: index of the carry among the traced function's parameters)
-_LOOP_CARRY = {"scan": (1, "init", 0), "while_loop": (2, "init_val", 0), "fori_loop": (3, "init_val", 1)}
-
-
-def _carry_is_container(model, fn, p) -> bool:
-    """``p`` is the carry of a lax loop body (``scan``, ``while_loop``, ``fori_loop``) whose
-    every loop starts it as a container display (``lax.scan(body, {"n": 0}, xs)``): the
-    carry keeps its structure, so its truth value is static."""
-    loops = [r for r in fn.traced_by if r.kind in _LOOP_CARRY and r.line is not None]
-    if not loops or len(loops) != len(fn.traced_by):
-        return False
-    for r in loops:
-        arg_index, keyword, param_index = _LOOP_CARRY[r.kind]
-        positional = fn.positional()
-        if param_index >= len(positional) or positional[param_index] is not p:
-            return False
-        calls = [c for c in model.nodes(ast.Call) if c.lineno == r.line
-                 and (model.resolve_call(c) or "").rsplit(".", 1)[-1] == r.kind]
-        if len(calls) != 1:
-            return False
-        call = calls[0]
-        init = next((k.value for k in call.keywords if k.arg == keyword), None)
-        if init is None and len(call.args) > arg_index:
-            init = call.args[arg_index]
-        if isinstance(init, ast.Name):
-            bindings = model.reaching_bindings(init, model.function_of(call))
-            if not bindings or not all(_is_container_value(model, b.value) for b in bindings):
-                return False
-        elif not _is_container_value(model, init):
-            return False
-    return True
-
-
-def _is_container_value(model, value) -> bool:
-    if isinstance(value, (ast.Tuple, ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
-        return True
-    if isinstance(value, ast.Call):
-        q = model.resolve_call(value) or ""
-        return q.startswith(("jax.tree.", "jax.tree_util.")) or q in ("builtins.list", "builtins.tuple",
-                                                                      "builtins.dict", "builtins.set")
-    return False

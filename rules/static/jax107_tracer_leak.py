@@ -5,14 +5,14 @@ from typing import TYPE_CHECKING
 
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.static.taint import LIKELY, taint_of, confidence, describe, traced_how
+from jaxlint.static.containers import container_attribute, mutable_containers_only
+from jaxlint.static.classes import built_in_trace, stateful_class
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
 
 _MUTATORS = {"append": 0, "extend": 0, "insert": 1, "add": 0, "update": None, "setdefault": 1,
              "appendleft": 0, "extendleft": 0}
-#: Bases whose objects are designed to be mutated, or built, inside traced code.
-_STATEFUL_BASES = ("flax.nnx.", "flax.linen.", "equinox.", "haiku.", "flax.struct.")
 _CONSTRUCTORS = {"__init__", "__post_init__", "__new__", "setup", "__setattr__", "__setstate__"}
 
 
@@ -296,49 +296,19 @@ def _outside_container(model, fn, container) -> str | None:
     shown = f"`{_target_text(container)}`"
     if isinstance(container, ast.Attribute) and isinstance(container.value, ast.Name) \
             and container.value.id == _self_param(fn):
-        if _object_exempt(model, fn) or not _class_container_attr(model, fn.class_name, container.attr):
+        if _object_exempt(model, fn) or not container_attribute(model, fn.class_name, container.attr):
             return None
         return f"{shown}, which lives on the object"
     if not isinstance(container, ast.Name):
         return None
     if container.id in fn.globals_:
-        return f"{shown}, a global" if _all_containers(model, model.module_bindings.get(container.id, [])) else None
+        return f"{shown}, a global" if mutable_containers_only(model, model.module_bindings.get(container.id, [])) else None
     if container.id in fn.bindings:
         return None
     owner, bindings = model.lookup(container.id, fn.parent)
-    if not _all_containers(model, bindings) or not _crosses_trace(fn, owner):
+    if not mutable_containers_only(model, bindings) or not _crosses_trace(fn, owner):
         return None
     return f"{shown}, defined {f'in `{_qual(owner)}`' if owner is not None else 'at module level'}"
-
-
-_CONTAINER_CALLS = {"builtins.list", "builtins.dict", "builtins.set", "collections.defaultdict",
-                    "collections.deque", "collections.OrderedDict", "collections.Counter"}
-
-
-def _is_container(model, value) -> bool:
-    if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
-        return True
-    return isinstance(value, ast.Call) and model.resolve_call(value) in _CONTAINER_CALLS
-
-
-def _all_containers(model, bindings) -> bool:
-    return bool(bindings) and all(b.kind == "assign" and _is_container(model, b.value) for b in bindings)
-
-
-def _class_container_attr(model, class_name, attr: str) -> bool:
-    """``self.<attr>`` is set to a list/dict/set somewhere in the class."""
-    if class_name is None:
-        return False
-    for other in model.functions:
-        if other.class_name != class_name:
-            continue
-        for n in other.body_nodes():
-            if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None and _is_container(model, n.value):
-                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
-                if any(isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
-                       and t.value.id == "self" for t in targets):
-                    return True
-    return False
 
 
 def _self_param(fn) -> str | None:
@@ -349,37 +319,11 @@ def _object_exempt(model, fn) -> bool:
     """Objects built, or mutated by design, in traced code: constructors, flax/equinox/haiku,
     and objects of a class that traced code builds (``game = Game(state); game.step()``
     inside the jitted function): made and dropped within one trace, nothing outlives it."""
-    if fn.name in _CONSTRUCTORS or _stateful_class(model, fn.class_name):
+    if fn.name in _CONSTRUCTORS or stateful_class(model, fn.class_name):
         return True
     if any(r.kind in ("nnx.jit", "linen.jit") for r in fn.traced_by):
         return True
-    return all(r.by_call for r in fn.traced_by) and _built_in_trace(model, fn.class_name)
-
-
-def _built_in_trace(model, class_name: str | None) -> bool:
-    """Traced code of this module calls the class (``Game(state)``), or a method of such
-    a class does (``self.ball = Particle(p)`` in what ``Game.__init__`` runs)."""
-    if class_name is None or class_name not in model.classes:
-        return False
-    built: set[str] | None = model.__dict__.get("_jax107_built_in_trace")
-    if built is None:
-        built = set()
-        model.__dict__["_jax107_built_in_trace"] = built
-        makers = list(model.traced_functions())
-        seen: set[int] = set()
-        while makers:
-            f = makers.pop()
-            if id(f) in seen:
-                continue
-            seen.add(id(f))
-            for n in f.body_nodes():
-                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in model.classes \
-                        and n.func.id not in built and model.lookup(n.func.id, f)[0] is None:
-                    built.add(n.func.id)
-                    # what its methods build is built in the trace too (`__init__` -> `reset`
-                    # -> `self.ball = Particle(...)`)
-                    makers += [g for g in model.functions if g.class_name == n.func.id]
-    return class_name in built
+    return all(r.by_call for r in fn.traced_by) and built_in_trace(model, fn.class_name)
 
 
 def _crosses_trace(fn, owner) -> bool:
@@ -410,15 +354,3 @@ def _target_text(target: ast.AST) -> str:
     return describe(target)
 
 
-def _stateful_class(model, class_name: str | None, depth: int = 0) -> bool:
-    """The class derives (through this module's classes) from a flax/equinox/haiku base."""
-    cls = model.classes.get(class_name or "")
-    if cls is None or depth > 8:
-        return False
-    for base in cls.bases:
-        q = model.resolve(base) or ""
-        if q.startswith(_STATEFUL_BASES):
-            return True
-        if isinstance(base, ast.Name) and _stateful_class(model, base.id, depth + 1):
-            return True
-    return False

@@ -9,6 +9,8 @@ from jaxlint.rules.static._arrays import is_jax_array
 from jaxlint.rules.static._jitcalls import call_arguments, jit_call_sites, named_calls
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
 from jaxlint.static.values import class_facts
+from jaxlint.static.classes import (ASSIGNMENTS, annotation_options, class_hashing, field_arguments, hashes_fields,
+                                    is_namedtuple, later_write, module_class, namedtuple_fields)
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -27,10 +29,6 @@ _ARRAY_MAKERS = ("numpy.", "jax.numpy.", "jax.random.")
 _LITERALS = {ast.List: "a list", ast.Dict: "a dict", ast.Set: "a set", ast.ListComp: "a list",
              ast.DictComp: "a dict", ast.SetComp: "a set"}
 _CONSTRUCTORS = {"builtins.list": "a list", "builtins.dict": "a dict", "builtins.set": "a set"}
-#: dataclass() keywords that do not change hashing by themselves.
-_DATACLASS_FLAGS = {"frozen", "unsafe_hash", "eq", "repr", "order", "init", "slots", "kw_only", "match_args"}
-#: Methods that set up an object before it is first used.
-_SETUP_METHODS = {"__init__", "__post_init__", "setup", "__new__", "__setstate__"}
 
 
 class StaticArgHazard(StaticRule):
@@ -293,11 +291,11 @@ class StaticArgHazard(StaticRule):
             if not isinstance(call, ast.Call):
                 continue
             scope = model.function_of(call)
-            made = _module_class(model, scope, call.func)
+            made = module_class(model, scope, call.func)
             f = facts.get(made.name) if made is not None else None
             if made is None or f is None or f.pytree not in _METADATA_PYTREES or not f.static_fields:
                 continue
-            for field_name, arg in _field_arguments(made, call):
+            for field_name, arg in field_arguments(made, call):
                 if field_name not in f.static_fields or (made.name, field_name) in annotated:
                     continue
                 what = _unhashable_value(model, scope, arg, call)
@@ -354,11 +352,11 @@ class StaticArgHazard(StaticRule):
         made = bindings[0].value
         if len(bindings) != 1 or not isinstance(made, ast.Call):
             return
-        classes = {id(c): c for c in [_module_class(model, scope, made.func)] if c is not None}
+        classes = {id(c): c for c in [module_class(model, scope, made.func)] if c is not None}
         if len(classes) != 1:
             return
         only = next(iter(classes.values()))
-        if _class_hashing(model, only) != "identity":
+        if class_hashing(model, only) != "identity":
             return
         read = {n.attr for n in fn.body_nodes() if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
                 and n.value.id == param and isinstance(n.ctx, ast.Load)}
@@ -366,7 +364,7 @@ class StaticArgHazard(StaticRule):
         if scope is None or len(ordered) < 2:
             return
         for n in scope.body_nodes():
-            if not isinstance(n, _ASSIGNMENTS):
+            if not isinstance(n, ASSIGNMENTS):
                 continue
             changed = [(t.attr, t) for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
                        if isinstance(t, ast.Attribute) and t.attr in read
@@ -412,7 +410,7 @@ class StaticArgHazard(StaticRule):
         cls = model.classes.get(fn.class_name or "")
         if cls is None:
             return
-        hashing = _class_hashing(model, cls)
+        hashing = class_hashing(model, cls)
         if hashing == "unhashable":
             ctx.report(node, f"`self` is static in `{fn.qualname}` but `{cls.name}` is a @dataclass without "
                              f"frozen=True, which is unhashable: calling it raises ValueError",
@@ -423,7 +421,7 @@ class StaticArgHazard(StaticRule):
         reads = {n.attr: n for n in fn.body_nodes() if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
                  and isinstance(n.value, ast.Name) and n.value.id == "self"}
         for attr, read in sorted(reads.items(), key=lambda kv: (kv[1].lineno, kv[1].col_offset)):
-            write = _later_write(model, cls, fn, attr)
+            write = later_write(model, cls, fn, attr)
             if write is None:
                 continue
             ctx.report(
@@ -444,34 +442,8 @@ class StaticArgHazard(StaticRule):
 _METADATA_PYTREES = frozenset({"equinox", "flax.struct", "register_dataclass"})
 
 
-def _field_arguments(cls: ast.ClassDef, call: ast.Call) -> list[tuple[str, ast.expr]]:
-    """(field, argument) for a call of a dataclass-like class: keywords by name, and
-    positional arguments in the order of the annotated fields when the class defines
-    no ``__init__`` of its own."""
-    out = [(k.arg, k.value) for k in call.keywords if k.arg]
-    if _defines(cls, "__init__") or any(isinstance(a, ast.Starred) for a in call.args):
-        return out
-    fields = [s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
-              and not (isinstance(s.annotation, ast.Subscript) and isinstance(s.annotation.value, ast.Name)
-                       and s.annotation.value.id == "ClassVar")]
-    return out + list(zip(fields, call.args))
-
-
-def _strip_optional(model: ModuleModel, ann: ast.expr | None) -> list[ast.expr]:
-    if ann is None:
-        return []
-    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
-        return _strip_optional(model, ann.left) + _strip_optional(model, ann.right)
-    if isinstance(ann, ast.Subscript) and model.resolve(ann.value) in ("typing.Optional", "typing.Union"):
-        inner = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
-        return [x for i in inner for x in _strip_optional(model, i)]
-    if isinstance(ann, ast.Constant) and ann.value is None:
-        return []
-    return [ann]
-
-
 def _unhashable_annotation(model: ModuleModel, ann: ast.expr | None) -> str | None:
-    options = _strip_optional(model, ann)
+    options = annotation_options(model, ann)
     kinds = []
     for a in options:
         base = a.value if isinstance(a, ast.Subscript) else a
@@ -483,7 +455,7 @@ def _unhashable_annotation(model: ModuleModel, ann: ast.expr | None) -> str | No
 
 
 def _is_float_annotation(model: ModuleModel, ann: ast.expr | None) -> bool:
-    options = _strip_optional(model, ann)
+    options = annotation_options(model, ann)
     return bool(options) and all(model.resolve(a) in _FLOAT_TYPES for a in options)
 
 
@@ -527,18 +499,18 @@ def _unhashable_value(model: ModuleModel, scope: FunctionInfo | None, node: ast.
             return _CONSTRUCTORS[q]
         if q.startswith(_ARRAY_MAKERS) and q.rsplit(".", 1)[-1] in _ARRAY_FUNCS:
             return "an array"
-        cls = _module_class(model, scope, node.func)
-        if cls is not None and _class_hashing(model, cls) == "unhashable":
+        cls = module_class(model, scope, node.func)
+        if cls is not None and class_hashing(model, cls) == "unhashable":
             return f"an instance of `{cls.name}`, a @dataclass without frozen=True"
         hashed_by = (None if cls is None else "its generated `__hash__` hashes every field"
-                     if _hashes_fields(model, cls) else "a NamedTuple hashes like a tuple: by hashing every field"
-                     if _is_namedtuple(model, cls) else None)
+                     if hashes_fields(model, cls) else "a NamedTuple hashes like a tuple: by hashing every field"
+                     if is_namedtuple(model, cls) else None)
         if cls is not None and hashed_by is not None:
-            for field_name, arg in _field_arguments(cls, node):
+            for field_name, arg in field_arguments(cls, node):
                 inner = _unhashable_value(model, scope, arg, at, depth + 1)
                 if inner is not None:
                     return f"an instance of `{cls.name}` holding {inner} in field `{field_name}` ({hashed_by})"
-        fields = _namedtuple_fields(model, scope, node.func)
+        fields = namedtuple_fields(model, scope, node.func)
         if fields is not None:
             given = list(zip(fields, node.args)) + [(k.arg, k.value) for k in node.keywords if k.arg]
             for field_name, arg in given:
@@ -575,35 +547,6 @@ def _unhashable_element(model: ModuleModel, scope: FunctionInfo | None, elts: li
     return None
 
 
-def _namedtuple_fields(model: ModuleModel, scope: FunctionInfo | None, func: ast.expr) -> list[str] | None:
-    """The fields of the class ``func`` names when it is bound once to
-    ``collections.namedtuple("P", ["a", "b"])`` (or ``"a b"``, ``"a, b"``) or
-    ``typing.NamedTuple("P", [("a", int), ...])``."""
-    if not isinstance(func, ast.Name):
-        return None
-    _, bindings = model.lookup(func.id, scope)
-    if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].value, ast.Call):
-        return None
-    made = bindings[0].value
-    q = model.resolve_call(made)
-    if q not in ("collections.namedtuple", "typing.NamedTuple") or len(made.args) != 2:
-        return None
-    spec = made.args[1]
-    if isinstance(spec, ast.Constant) and isinstance(spec.value, str) and q == "collections.namedtuple":
-        return spec.value.replace(",", " ").split()
-    if not isinstance(spec, (ast.List, ast.Tuple)):
-        return None
-    names = [e.value if isinstance(e, ast.Constant) else e.elts[0].value
-             if isinstance(e, ast.Tuple) and e.elts and isinstance(e.elts[0], ast.Constant) else None
-             for e in spec.elts]
-    return [n for n in names if isinstance(n, str)] if all(isinstance(n, str) for n in names) else None
-
-
-def _is_namedtuple(model: ModuleModel, cls: ast.ClassDef) -> bool:
-    """A ``typing.NamedTuple`` class without a ``__hash__`` of its own."""
-    return not _defines(cls, "__hash__") and any(model.resolve(b) == "typing.NamedTuple" for b in cls.bases)
-
-
 def _unhashable_through_wrapper(model: ModuleModel, scope: FunctionInfo | None, arg: ast.expr,
                                 calls: list[ast.Call]) -> tuple[str, str, int] | None:
     """``arg`` is a parameter of the wrapper ``scope`` (``def mesh_eval(func, x_limits):
@@ -631,135 +574,9 @@ def _unhashable_through_wrapper(model: ModuleModel, scope: FunctionInfo | None, 
     return None
 
 
-def _module_class(model: ModuleModel, scope: FunctionInfo | None, func: ast.expr) -> ast.ClassDef | None:
-    """The module-level class a call makes (``Config(...)``), when the name is not shadowed."""
-    if not isinstance(func, ast.Name) or func.id not in model.classes:
-        return None
-    owner, bindings = model.lookup(func.id, scope)
-    return model.classes[func.id] if owner is None and len(bindings) == 1 and bindings[0].kind == "class" else None
-
-
 #: Constructors that certainly return an array (not a scalar or dtype).
 _ARRAY_FUNCS = {"array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace", "eye",
                 "identity", "zeros_like", "ones_like", "full_like", "stack", "concatenate",
                 "normal", "uniform", "randn", "rand", "randint", "load"}
 
 
-def _class_hashing(model: ModuleModel, cls: ast.ClassDef, depth: int = 0) -> str:
-    """"identity" (object's default hash), "unhashable" (plain @dataclass), or "custom"
-    (a __hash__/__eq__, a frozen dataclass, an unknown base or decorator)."""
-    if depth > 4:
-        return "custom"
-    for d in cls.decorator_list:
-        q = model.resolve(d.func if isinstance(d, ast.Call) else d)
-        if q != "dataclasses.dataclass":
-            return "custom"
-        kw = {k.arg: k.value for k in d.keywords} if isinstance(d, ast.Call) else {}
-        flags = {k: v.value for k, v in kw.items() if isinstance(v, ast.Constant)}
-        if set(kw) - _DATACLASS_FLAGS or len(flags) != len(kw):
-            return "custom"
-        if any(flags[k] for k in ("frozen", "unsafe_hash") if k in flags) or ("eq" in flags and not flags["eq"]):
-            return "custom"
-        if not _defines(cls, "__hash__"):
-            return "unhashable"
-    if _defines(cls, "__hash__") or _defines(cls, "__eq__") or cls.keywords:
-        return "custom"
-    for b in cls.bases:
-        if isinstance(b, ast.Name) and b.id in model.classes and model.classes[b.id] is not cls:
-            if _class_hashing(model, model.classes[b.id], depth + 1) != "identity":
-                return "custom"
-        elif model.resolve(b) != "builtins.object" and not (isinstance(b, ast.Name) and b.id == "object"):
-            return "custom"
-    return "identity"
-
-
-def _hashes_fields(model: ModuleModel, cls: ast.ClassDef) -> bool:
-    """A ``@dataclass(frozen=True)`` or ``@dataclass(unsafe_hash=True)`` of plain bases,
-    without a ``__hash__`` of its own: its generated hash hashes every field."""
-    if len(cls.decorator_list) != 1 or _defines(cls, "__hash__") or cls.bases or cls.keywords:
-        return False
-    d = cls.decorator_list[0]
-    if not isinstance(d, ast.Call) or model.resolve(d.func) != "dataclasses.dataclass":
-        return False
-    flags = {k.arg: k.value.value for k in d.keywords if isinstance(k.value, ast.Constant)}
-    if len(flags) != len(d.keywords) or flags.get("eq") is False:
-        return False
-    if any(isinstance(st, ast.AnnAssign) and isinstance(st.value, ast.Call) and any(
-            k.arg in ("hash", "compare") for k in st.value.keywords) for st in cls.body):
-        return False  # a field left out of the hash
-    return bool(flags.get("frozen") or flags.get("unsafe_hash"))
-
-
-def _defines(cls: ast.ClassDef, name: str) -> bool:
-    for s in cls.body:
-        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name:
-            return True
-        if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in s.targets):
-            return True
-    return False
-
-
-def _later_write(model: ModuleModel, cls: ast.ClassDef, traced: FunctionInfo,
-                 attr: str) -> ast.Assign | ast.AugAssign | ast.AnnAssign | None:
-    """An assignment to ``self.<attr>`` in a method of ``cls`` other than setup methods,
-    or to ``obj.<attr>`` where ``obj = Cls(...)`` in the same scope."""
-    for info in model.functions:
-        if info is traced:
-            continue
-        in_class = info.class_name == cls.name and model.parent(info.node) is cls
-        for n in info.body_nodes() if not isinstance(info.node, ast.Lambda) else ():
-            if not isinstance(n, _ASSIGNMENTS):
-                continue
-            target = _assigned_attr(n, attr)
-            if target is None:
-                continue
-            if in_class and target.id == "self" and not _setup_only(model, cls, info):
-                return n
-            if _is_instance_of(model, info, target.id, cls.name):
-                return n
-    for n in model.nodes(*_ASSIGNMENTS):
-        if not isinstance(n, _ASSIGNMENTS):
-            continue  # model.nodes gives only these (its type does not say which)
-        target = _assigned_attr(n, attr)
-        if target is not None and model.function_of(n) is None and _is_instance_of(model, None, target.id, cls.name):
-            return n
-    return None
-
-
-def _setup_only(model: ModuleModel, cls: ast.ClassDef, info: FunctionInfo, depth: int = 0) -> bool:
-    """A setup method, or a method the class only calls from setup methods
-    (``__init__`` -> ``self._precompute(...)``): it runs while the object is built."""
-    if info.name in _SETUP_METHODS:
-        return True
-    if depth > 4:
-        return False
-    callers = []
-    for other in model.functions:
-        if other.class_name != cls.name or model.parent(other.node) is not cls:
-            continue
-        for n in other.body_nodes() if not isinstance(other.node, ast.Lambda) else ():
-            if isinstance(n, ast.Attribute) and n.attr == info.name and isinstance(n.value, ast.Name) \
-                    and n.value.id == "self":
-                parent = model.parent(n)
-                if not (isinstance(parent, ast.Call) and parent.func is n):
-                    return False  # handed around (a callback): it may run at any time
-                callers.append(other)
-    return bool(callers) and all(c is not info and _setup_only(model, cls, c, depth + 1) for c in callers)
-
-
-_ASSIGNMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign)
-
-
-def _assigned_attr(n: ast.AST, attr: str) -> ast.Name | None:
-    targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else []
-    for t in targets:
-        if isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name):
-            return t.value
-    return None
-
-
-def _is_instance_of(model: ModuleModel, scope: FunctionInfo | None, name: str, class_name: str) -> bool:
-    _, bindings = model.lookup(name, scope)
-    return bool(bindings) and all(
-        b.kind == "assign" and isinstance(b.value, ast.Call) and isinstance(b.value.func, ast.Name)
-        and b.value.func.id == class_name for b in bindings)

@@ -429,7 +429,7 @@ def _dead_update(model, assign: ast.Assign, memo: dict) -> str | None:
         if (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) > at:
             return None
         for a in chain:
-            if id(a) in loops and not (isinstance(a, (ast.For, ast.AsyncFor)) and _inside(model, node, a.iter)):
+            if id(a) in loops and not (isinstance(a, (ast.For, ast.AsyncFor)) and model.inside(node, a.iter)):
                 return None  # a later iteration reads it
     return name
 
@@ -454,10 +454,6 @@ def _reads(fn) -> tuple[dict[str, list[ast.AST]] | None, bool]:
 def _self_update(stmt: ast.Assign, name: str) -> bool:
     return len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name \
         and isinstance(stmt.value, ast.Call) and _at_update_base(stmt.value) is not None
-
-
-def _inside(model, node: ast.AST, part: ast.AST) -> bool:
-    return node is part or any(a is part for a in model.ancestors(node))
 
 
 def _only_param_binding(fn, name: str) -> bool:

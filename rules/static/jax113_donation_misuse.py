@@ -6,15 +6,13 @@ from typing import TYPE_CHECKING, Iterator
 from jaxlint.diagnostic import Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._jitcalls import call_arguments, jit_call_sites, named_calls
-from jaxlint.static.semantic import ModuleModel, children, walk
+from jaxlint.static.semantic import ModuleModel, walk
 from jaxlint.static.values import Summaries
 from jaxlint.static.traced import staged_inside
+from jaxlint.static.cfg import BLOCK_FIELDS, first_read_after, loop_without_store, metadata_read, stores_name
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
-
-_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers")
-_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 class DonationMisuse(StaticRule):
@@ -288,7 +286,7 @@ class DonationMisuse(StaticRule):
         path = _path(arg)
         if stmt is None or path is None or isinstance(stmt, (ast.Return, ast.Raise)):
             return
-        block = next((seq for f in _BLOCK_FIELDS if isinstance(seq := getattr(model.parent(stmt), f, None), list)
+        block = next((seq for f in BLOCK_FIELDS if isinstance(seq := getattr(model.parent(stmt), f, None), list)
                       and stmt in seq), None)
         if block is None or _touches(stmt, path, after_call=True):
             return  # `self.state = step(self.state, ...)`: set again from the result
@@ -297,7 +295,7 @@ class DonationMisuse(StaticRule):
             if not isinstance(later, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)):
                 return
             use = next((n for n in walk(later) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
-                        and _path(n) == path and not _metadata_read(model.parent(n), lambda v: v is n)), None)
+                        and _path(n) == path and not metadata_read(model.parent(n), lambda v: v is n)), None)
             if use is not None:
                 # likely: another alias of the object may have set it
                 _report_read(ctx, use, path, "set", callee, call, arg, Confidence.LIKELY, donor)
@@ -313,9 +311,9 @@ class DonationMisuse(StaticRule):
         name = arg.id
         # another name for the same buffer (`old = state` before `step(state)`) is as dead
         for alias in _aliases(model, arg, call):
-            if _stores(stmt, alias):
+            if stores_name(stmt, alias):
                 continue
-            use = _use_after(model, stmt, alias)
+            use = first_read_after(model, stmt, alias)
             if use is not None:
                 ctx.report(
                     use,
@@ -326,13 +324,13 @@ class DonationMisuse(StaticRule):
                     data={"argument": name, "alias": alias, "call_line": call.lineno, **donor},
                     confidence=Confidence.LIKELY,  # the alias may have been rebound on another path
                 )
-        if _stores(stmt, name):
+        if stores_name(stmt, name):
             return
-        use = _use_after(model, stmt, name)
+        use = first_read_after(model, stmt, name)
         if use is not None:
             _report_read(ctx, use, name, "reassign", callee, call, arg, Confidence.CERTAIN, donor)
             return
-        loop = _loop_without_store(model, stmt, name)
+        loop = loop_without_store(model, stmt, name)
         if loop is not None:
             ctx.report(
                 arg,
@@ -480,164 +478,3 @@ def _aliases(model: ModuleModel, arg: ast.Name, call: ast.Call) -> list[str]:
     return out
 
 
-#: what a deleted array still answers (its abstract value, kept on the Python object):
-#: reading these after donation is no use of the buffer (checked with jax 0.10.2)
-METADATA = frozenset({"shape", "dtype", "ndim", "size", "sharding", "nbytes", "itemsize", "aval", "weak_type"})
-
-
-def _metadata_read(n: ast.AST | None, is_it) -> bool:
-    """``x.shape`` (and the other :data:`METADATA`) or ``len(x)``, ``is_it(x)`` true."""
-    if isinstance(n, ast.Attribute) and n.attr in METADATA and isinstance(n.ctx, ast.Load):
-        return is_it(n.value)
-    return (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and len(n.args) == 1
-            and not n.keywords and is_it(n.args[0]))
-
-
-def _loads(node: ast.AST, name: str) -> Iterator[ast.Name]:
-    """Reads of ``name``'s buffer in an expression or simple statement, not in nested
-    scopes (its shape or dtype is no read of the buffer)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if _metadata_read(n, lambda v: isinstance(v, ast.Name) and v.id == name):
-            continue
-        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
-            yield n
-        if isinstance(n, ast.Lambda) and n is not node:
-            continue
-        stack.extend(reversed(children(n)))
-
-
-def _binds(target: ast.AST, name: str) -> bool:
-    return isinstance(target, ast.Name) and target.id == name or isinstance(target, (ast.Tuple, ast.List)) and any(
-        _binds(e.value if isinstance(e, ast.Starred) else e, name) for e in target.elts)
-
-
-def _stores(stmt: ast.stmt, name: str) -> bool:
-    """Whether the statement itself (not its nested blocks) rebinds ``name``."""
-    if isinstance(stmt, ast.Assign):
-        return any(_binds(t, name) for t in stmt.targets)
-    if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
-        return _binds(stmt.target, name)
-    return False
-
-
-def _first(node: ast.AST | list[ast.stmt], name: str) -> tuple[str, ast.AST] | None:
-    """The first thing a statement does with ``name``: ("load", node), ("store", node), or None.
-    Leaving the block (return, break...) counts as a store: nothing after it is reached.
-
-    Branches: a read on any path is a read; a store on any path ends the search (the
-    name may hold a fresh array there, so staying quiet is the safe answer).
-    """
-    if isinstance(node, list):
-        for s in node:
-            ev = _first(s, name)
-            if ev is not None:
-                return ev
-        return None
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        header = [*node.decorator_list, *getattr(node, "bases", ())]
-        if not isinstance(node, ast.ClassDef):
-            header += [*node.args.defaults, *(d for d in node.args.kw_defaults if d)]
-        use = next((u for h in header for u in _loads(h, name)), None)
-        if use is not None:
-            return "load", use
-        return ("store", node) if node.name == name else None
-    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-        if isinstance(node, ast.AugAssign) and _binds(node.target, name):
-            return "load", node.target
-        value = node.value
-        use = next(_loads(value, name), None) if value is not None else None
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        for t in targets:
-            use = use or next((u for u in _loads(t, name)), None)
-        if use is not None:
-            return "load", use
-        return ("store", node) if _stores(node, name) else None
-    if isinstance(node, ast.Delete):
-        if any(_binds(t, name) for t in node.targets):
-            return "store", node
-    if isinstance(node, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
-        # the path leaves here: what follows is not "after the call" on this path
-        use = next(_loads(node, name), None)
-        return ("load", use) if use is not None else ("store", node)
-    head: list[ast.AST] = []
-    blocks: list[list[ast.stmt]] = []
-    if isinstance(node, (ast.For, ast.AsyncFor)):
-        head = [node.iter]
-        if _binds(node.target, name):
-            use = next(_loads(node.iter, name), None)
-            return ("load", use) if use is not None else ("store", node)
-        blocks = [node.body, node.orelse]
-    elif isinstance(node, (ast.While, ast.If)):
-        head, blocks = [node.test], [node.body, node.orelse]
-    elif isinstance(node, (ast.With, ast.AsyncWith)):
-        for item in node.items:
-            use = next(_loads(item.context_expr, name), None)
-            if use is not None:
-                return "load", use
-            if item.optional_vars is not None and _binds(item.optional_vars, name):
-                return "store", node
-        blocks = [node.body]
-    elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
-        blocks = [node.body, *[h.body for h in node.handlers], node.orelse, node.finalbody]  # type: ignore[attr-defined]
-    elif isinstance(node, ast.Match):
-        head, blocks = [node.subject], [c.body for c in node.cases]
-    else:
-        use = next(_loads(node, name), None)
-        return ("load", use) if use is not None else None
-    for h in head:
-        use = next(_loads(h, name), None)
-        if use is not None:
-            return "load", use
-    events = [ev for b in blocks if (ev := _first(b, name)) is not None]
-    load = next((ev for ev in events if ev[0] == "load"), None)
-    return load or (events[0] if events else None)
-
-
-def _use_after(model: ModuleModel, stmt: ast.stmt, name: str) -> ast.AST | None:
-    """The first read of ``name`` after ``stmt`` on straight-line paths of its function."""
-    cur: ast.AST = stmt
-    while True:
-        parent = model.parent(cur)
-        if parent is None:
-            return None
-        for field in _BLOCK_FIELDS:
-            seq = getattr(parent, field, None)
-            if isinstance(seq, list) and cur in seq:
-                ev = _first(seq[seq.index(cur) + 1:], name)
-                if ev is not None:
-                    return ev[1] if ev[0] == "load" else None
-                break
-        if isinstance(parent, (*_NESTED_SCOPES, ast.Module)):
-            return None
-        if isinstance(parent, ast.ExceptHandler):
-            parent = model.parent(parent)
-            if parent is None:
-                return None
-        cur = parent
-
-
-def _loop_without_store(model: ModuleModel, stmt: ast.stmt, name: str) -> ast.For | ast.AsyncFor | ast.While | None:
-    """The innermost loop around ``stmt`` (same function) that never rebinds ``name``
-    and does not leave right after the call."""
-    cur: ast.AST = stmt
-    while True:
-        parent = model.parent(cur)
-        if parent is None:
-            return None
-        for field in _BLOCK_FIELDS:
-            seq = getattr(parent, field, None)
-            if isinstance(seq, list) and cur in seq:
-                rest = seq[seq.index(cur) + 1:]
-                if any(isinstance(s, (ast.Return, ast.Break, ast.Raise)) for s in rest):
-                    return None
-        if isinstance(parent, (*_NESTED_SCOPES, ast.Module)):
-            return None
-        if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)) and cur in parent.body:
-            stored = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del))
-                         for s in parent.body for n in walk(s))
-            if isinstance(parent, (ast.For, ast.AsyncFor)) and _binds(parent.target, name):
-                stored = True
-            return None if stored else parent
-        cur = parent

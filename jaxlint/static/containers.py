@@ -1,0 +1,115 @@
+"""Python containers in the model (issue 39), beside ``values.python_container``: a value
+that is a container display or made by a container builtin (``container_value``, a
+``jax.tree`` result included), a parameter that holds one (``*args``, a display default,
+an annotation that names no array or number: ``container_param``), the carry of a lax
+loop started as one (``container_carry``): their truth value is static. And the mutable
+ones (a list, dict or set: ``mutable_container``), which a traced function can fill with
+tracers that outlive the trace: names bound only to one, and ``self.<attr>`` set to one
+in a class (``container_attribute``).
+"""
+from __future__ import annotations
+
+import ast
+
+from jaxlint.static.scopes import Binding, FunctionInfo, Param, Scopes
+
+
+def container_param(model: Scopes, p: Param | None) -> bool:
+    return p is not None and (p.kind in ("vararg", "kwarg") or isinstance(p.default, (ast.Tuple, ast.List, ast.Dict))
+                              or (p.annotation is not None and not scalar_or_array_annotation(model, p.annotation)))
+
+
+def scalar_or_array_annotation(model: Scopes, ann: ast.expr) -> bool:
+    """An annotation whose values are arrays or numbers (``jax.Array``, ``Float[Array, ...]``,
+    ``bool``, ``float``, ``Optional[Array]``): their truth value needs a concrete value.
+    Tuples, lists, dicts, pytrees and classes have a static one."""
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            ann = ast.parse(ann.value, mode="eval").body
+        except SyntaxError:
+            return True
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):  # `Array | None`
+        return scalar_or_array_annotation(model, ann.left) or scalar_or_array_annotation(model, ann.right)
+    if isinstance(ann, ast.Subscript) and (model.resolve(ann.value) or "") in ("typing.Optional", "typing.Union"):
+        inner = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+        return any(scalar_or_array_annotation(model, a) for a in inner)
+    if isinstance(ann, ast.Name) and ann.id in ("bool", "int", "float", "complex"):
+        return True
+    if model.is_array_annotation(ann):
+        return True
+    q = model.resolve(ann.value if isinstance(ann, ast.Subscript) else ann) or ""
+    return q in ("typing.Any", "numpy.ndarray", "numpy.number", "numpy.floating", "numpy.integer")
+
+
+#: lax loops: (index of the initial carry among the call's arguments, its keyword,
+#: index of the carry among the traced function's parameters)
+_LOOP_CARRY = {"scan": (1, "init", 0), "while_loop": (2, "init_val", 0), "fori_loop": (3, "init_val", 1)}
+
+
+def container_carry(model: Scopes, fn: FunctionInfo, p: Param | None) -> bool:
+    """``p`` is the carry of a lax loop body (``scan``, ``while_loop``, ``fori_loop``) whose
+    every loop starts it as a container display (``lax.scan(body, {"n": 0}, xs)``): the
+    carry keeps its structure, so its truth value is static."""
+    loops = [r for r in fn.traced_by if r.kind in _LOOP_CARRY and r.line is not None]
+    if not loops or len(loops) != len(fn.traced_by):
+        return False
+    for r in loops:
+        arg_index, keyword, param_index = _LOOP_CARRY[r.kind]
+        positional = fn.positional()
+        if param_index >= len(positional) or positional[param_index] is not p:
+            return False
+        calls = [c for c in model.nodes(ast.Call) if c.lineno == r.line
+                 and (model.resolve_call(c) or "").rsplit(".", 1)[-1] == r.kind]
+        if len(calls) != 1:
+            return False
+        call = calls[0]
+        init = next((k.value for k in call.keywords if k.arg == keyword), None)
+        if init is None and len(call.args) > arg_index:
+            init = call.args[arg_index]
+        if isinstance(init, ast.Name):
+            bindings = model.reaching_bindings(init, model.function_of(call))
+            if not bindings or not all(container_value(model, b.value) for b in bindings):
+                return False
+        elif not container_value(model, init):
+            return False
+    return True
+
+
+def container_value(model: Scopes, value: ast.AST | None) -> bool:
+    if isinstance(value, (ast.Tuple, ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
+        return True
+    if isinstance(value, ast.Call):
+        q = model.resolve_call(value) or ""
+        return q.startswith(("jax.tree.", "jax.tree_util.")) or q in ("builtins.list", "builtins.tuple",
+                                                                      "builtins.dict", "builtins.set")
+    return False
+
+
+_CONTAINER_CALLS = {"builtins.list", "builtins.dict", "builtins.set", "collections.defaultdict",
+                    "collections.deque", "collections.OrderedDict", "collections.Counter"}
+
+
+def mutable_container(model: Scopes, value: ast.AST | None) -> bool:
+    if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
+        return True
+    return isinstance(value, ast.Call) and model.resolve_call(value) in _CONTAINER_CALLS
+
+
+def mutable_containers_only(model: Scopes, bindings: list[Binding]) -> bool:
+    return bool(bindings) and all(b.kind == "assign" and mutable_container(model, b.value) for b in bindings)
+
+
+def container_attribute(model: Scopes, class_name: str | None, attr: str) -> bool:
+    """``self.<attr>`` is set to a list/dict/set somewhere in the class."""
+    if class_name is None:
+        return False
+    for other in model.functions:
+        if other.class_name != class_name:
+            continue
+        for n in other.body_nodes():
+            if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None and mutable_container(model, n.value):
+                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+                if any(isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
+                       and t.value.id == "self" for t in targets):
+                    return True
+    return False

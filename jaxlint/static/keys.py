@@ -1,0 +1,250 @@
+"""PRNG keys as the model knows them (issue 39): jax.random's functions by what they do
+to their key (``SAMPLERS`` draw from it, ``CONSUMERS`` spend it, ``KEY_MAKERS`` make one),
+the text by which a key held in a name, an element or a field is followed (``key_text``),
+and ``KeyCallees``: which functions of the module draw from a key they are given (through
+``jax.random`` samplers, splits of it, or other such functions), and which calls hand a
+key to one, a function of another module given a key included.
+"""
+from __future__ import annotations
+
+import ast
+
+from jaxlint.static.scopes import FunctionInfo, Scopes, target_names
+
+
+#: jax.random functions that draw random bits from their key argument.
+SAMPLERS = {
+    "ball", "bernoulli", "beta", "binomial", "bits", "categorical", "cauchy", "chisquare", "choice",
+    "dirichlet", "double_sided_maxwell", "exponential", "f", "gamma", "generalized_normal", "geometric",
+    "gumbel", "laplace", "loggamma", "logistic", "lognormal", "maxwell", "multinomial",
+    "multivariate_normal", "normal", "orthogonal", "pareto", "permutation", "poisson", "rademacher",
+    "randint", "rayleigh", "shuffle", "t", "triangular", "truncated_normal", "uniform", "wald",
+    "weibull_min",
+}
+
+
+#: `split` consumes its key too: its outputs are bits of that key, like a sample's.
+CONSUMERS = SAMPLERS | {"split"}
+
+
+#: Calls that make a key (for module-level keys read in traced code).
+KEY_MAKERS = {"jax.random.PRNGKey", "jax.random.key", "jax.random.split", "jax.random.fold_in",
+              "jax.random.wrap_key_data", "jax.random.clone"}
+
+
+#: How deep a chain of same-module helpers is followed to find who samples a key.
+_MAX_DEPTH = 3
+
+
+def key_text(expr: ast.AST | None) -> str | None:
+    """A trackable key expression: a name, a name indexed by a constant (``keys[0]``), or
+    a field of a name (``s.key``, ``self.rng``, ``state.keys.init``)."""
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and isinstance(expr.slice, ast.Constant):
+        return f"{expr.value.id}[{expr.slice.value!r}]"
+    if isinstance(expr, ast.Attribute):
+        return field_path(expr)
+    return None
+
+
+def field_path(expr: ast.AST) -> str | None:
+    """``a.b.c`` for a chain of at most three attributes of a name, else None."""
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute) and len(parts) < 3:
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name) or not parts:
+        return None
+    return ".".join([expr.id, *reversed(parts)])
+
+
+class KeyCallees:
+    """Which calls hand a key to a callee known to draw random numbers from it."""
+
+    def __init__(self, model: Scopes) -> None:
+        self.model = model
+        self._sampled: dict[int, set[str]] = {}  # id(FunctionInfo) -> params it samples from
+        #: ids of calls that hand a key to a function of another module: its body is not
+        #: seen, so such a use only counts next to a `jax.random` draw from the same key
+        self.imported: set[int] = set()
+
+    def sampling_names(self) -> set[str]:
+        """Module-level functions and classes (through ``__init__``) that sample a parameter."""
+        out = {f.name for f in self.model.functions if f.parent is None and f.class_name is None
+               and not isinstance(f.node, ast.Lambda) and self.sampled_params(f)}
+        for name in self.model.classes:
+            init = self.model.method_named(name, "__init__")
+            if init is not None and self.sampled_params(init):
+                out.add(name)
+        return out
+
+    def sampled_params(self, fn: FunctionInfo, depth: int = 0) -> set[str]:
+        """Parameters of ``fn`` its own body draws from: given to a `jax.random` sampler
+        (not `split`/`fold_in`, which only derive keys) or handed on to another known
+        consumer, while still bound to the argument (never reassigned in ``fn``)."""
+        if id(fn) in self._sampled:
+            return self._sampled[id(fn)]
+        self._sampled[id(fn)] = set()  # recursion guard: a cycle samples nothing
+        params = {p.name for p in fn.params}
+        derived, rederived = self._derived_keys(fn, params)
+        # a parameter still holds the argument, or a key split from it (`key, sub = split(key)`)
+        names = {p for p in params if all(b.kind == "param" or id(b.node) in rederived
+                                          for b in fn.bindings.get(p, []))}
+        derived = {k: v for k, v in derived.items() if v in names}
+        found: set[str] = set()
+        for node in fn.body_nodes():
+            if not names or not isinstance(node, ast.Call):
+                continue
+            q = self.model.resolve_call(node) or ""
+            if q.startswith("jax.random.") and q[len("jax.random."):] in SAMPLERS:
+                key = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "key"), None)
+            elif depth < _MAX_DEPTH:
+                handoff = self.key_argument(node, depth + 1)
+                key = handoff[0] if handoff else None
+            else:
+                key = None
+            for _ in range(3):
+                if isinstance(key, ast.Subscript):
+                    key = key.value  # `keys[0]` of `keys = split(key, 3)`, `split(key)[0]`
+                elif isinstance(key, ast.Call) and key.args and self.model.resolve_call(key) == "jax.random.split":
+                    key = key.args[0]  # `normal(split(key)[0], ...)`; `fold_in(key, i)` is a fresh stream
+            if isinstance(key, ast.Name) and key.id in names:
+                found.add(key.id)
+            elif isinstance(key, ast.Name) and key.id in derived:
+                found.add(derived[key.id])  # split, then sampled from a part: the argument is spent
+        self._sampled[id(fn)] = found
+        return found
+
+    def _derived_keys(self, fn: FunctionInfo, params: set[str]) -> tuple[dict[str, str], set[int]]:
+        """Locals made from a key parameter by ``jax.random.split`` (``k1, k2 = split(key)``,
+        ``keys = split(key, 3)``, ``sub = keys[0]``) -> that parameter; and the ids of the
+        statements that rebind a parameter to a key split from itself
+        (``key, sub = split(key)``). ``fold_in(key, i)`` makes an independent stream: it
+        leaves the key unspent."""
+        out: dict[str, str] = {}
+        rebinds: set[int] = set()
+        for _ in range(3):
+            before = len(out)
+            for node in fn.body_nodes():
+                if not isinstance(node, ast.Assign) or not isinstance(node.value, (ast.Call, ast.Subscript, ast.Name)):
+                    continue
+                value = node.value
+                src: ast.AST | None = None
+                if isinstance(value, ast.Call) and self.model.resolve_call(value) == "jax.random.split" and value.args:
+                    src = value.args[0]
+                elif isinstance(value, (ast.Subscript, ast.Name)):
+                    src = value.value if isinstance(value, ast.Subscript) else value
+                if isinstance(src, ast.Subscript):
+                    src = src.value
+                if not isinstance(src, ast.Name):
+                    continue
+                root = src.id if src.id in params else out.get(src.id)
+                if root is None or (isinstance(value, ast.Name) and src.id in params):
+                    continue  # a plain copy of the parameter is the parameter itself
+                for t in node.targets:
+                    for n in target_names(t):
+                        if n not in params:
+                            out.setdefault(n, root)
+                        elif n == root and isinstance(value, ast.Call):
+                            rebinds.add(id(node))
+            if len(out) == before:
+                break
+        return out, rebinds
+
+    def key_argument(self, call: ast.Call, depth: int = 0) -> tuple[ast.expr, str] | None:
+        """(the key expression, the callee's name) when ``call`` gives a key to a callee
+        that draws from it; None when unsure."""
+        model = self.model
+        func = call.func
+        q = model.resolve_call(call) or ""
+        if q.startswith("equinox.nn."):
+            # equinox layers take their initialisation key as the keyword `key`
+            key = next((k.value for k in call.keywords if k.arg == "key"), None)
+            return (key, q) if key is not None else None
+        if isinstance(func, ast.Attribute) and func.attr in ("init", "init_with_output") \
+                and self._is_linen(func.value, call):
+            key = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "rngs"), None)
+            return (key, f"{ast.unparse(func.value)}.{func.attr}") if key is not None else None
+        scope = model.function_of(call)
+        target, bound = model.callee(func, scope, follow=False)
+        if target is None and isinstance(func, ast.Name) and func.id in model.classes:
+            _, bindings = model.lookup(func.id, scope)
+            if len(bindings) == 1 and bindings[0].kind == "class":
+                target, bound = model.method_named(func.id, "__init__"), 1
+        if target is None and depth == 0 and _imported_function(model, func, scope):
+            found = self._imported_key(call, scope)
+            if found is not None:
+                self.imported.add(id(call))
+            return found
+        if target is None or isinstance(target.node, ast.Lambda):
+            return None
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None  # *args / **kwargs: which parameter gets what is unknown
+        sampled = self.sampled_params(target, depth)
+        if not sampled:
+            return None
+        for i, arg in enumerate(call.args):
+            param = next((p for p in target.params if p.index == i + bound), None)
+            if param is not None and param.kind == "positional" and param.name in sampled:
+                return arg, getattr(func, "id", None) or ast.unparse(func)
+        for k in call.keywords:
+            if k.arg in sampled:
+                return k.value, getattr(func, "id", None) or ast.unparse(func)
+        return None
+
+    def _imported_key(self, call: ast.Call, scope: FunctionInfo | None) -> tuple[ast.expr, str] | None:
+        """A function of another module given a PRNG key: ``key=k`` / ``rng=k``, or a
+        name this function made with ``jax.random.split`` / ``PRNGKey`` / ``fold_in``.
+        A function that takes a key draws from it (that is what keys are for), as the
+        helpers of this module do when the linter can read them."""
+        name = ast.unparse(call.func)
+        for k in call.keywords:
+            if k.arg in _KEY_KEYWORDS and key_text(k.value) is not None:
+                return k.value, name
+        for a in call.args:
+            base = a.value if isinstance(a, ast.Subscript) else a
+            if isinstance(base, ast.Name) and self._made_as_key(base.id, scope):
+                return a, name
+        return None
+
+    def _made_as_key(self, name: str, scope: FunctionInfo | None) -> bool:
+        owner, bindings = self.model.lookup(name, scope)
+        if owner is not scope or not bindings:
+            return False
+        for b in bindings:
+            value = b.node.value if isinstance(b.node, ast.Assign) else None
+            if not (isinstance(value, ast.Call) and self.model.resolve_call(value) in KEY_MAKERS):
+                return False
+        return True
+
+    def _is_linen(self, receiver: ast.expr, at: ast.AST) -> bool:
+        """``receiver`` is bound once to a flax linen module instance."""
+        if not isinstance(receiver, ast.Name):
+            return False
+        _, bindings = self.model.lookup(receiver.id, self.model.function_of(at))
+        if len(bindings) != 1 or not isinstance(bindings[0].value, ast.Call):
+            return False
+        made = bindings[0].value
+        if (self.model.resolve_call(made) or "").startswith("flax.linen."):
+            return True
+        cls = self.model.classes.get(made.func.id) if isinstance(made.func, ast.Name) else None
+        return cls is not None and any((self.model.resolve(b, cls) or "").startswith("flax.linen.") for b in cls.bases)
+
+
+def draws(fn_name: str) -> bool:
+    """A `jax.random` sampler (not `split`): it surely draws from its key."""
+    return fn_name.startswith("jax.random.") and fn_name[len("jax.random."):] in SAMPLERS
+
+
+#: Keywords that pass a PRNG key by convention (jax, flax, equinox, haiku, optax).
+_KEY_KEYWORDS = {"key", "rng", "rng_key", "prng_key", "rngs"}
+
+
+def _imported_function(model: Scopes, func: ast.expr, scope: FunctionInfo | None) -> bool:
+    """``func`` names a function of another module (``utils.sample(...)``, an imported
+    ``sample(...)``), not jax's, not a local object's method."""
+    q = model.resolve(func, func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+    if q is None or q.startswith(("jax.", "numpy.", "builtins.", "functools.", "flax.", "equinox.", "optax.")):
+        return False
+    return model.imported(func, scope)

@@ -241,9 +241,9 @@ def test_no_import_cycle_among_the_packages():
 #: that suppresses nothing): not pattern rules
 ENGINE_REPORTED = {"jax100", "jax190"}
 #: the most lines the static pattern rules may average (issue 39, counted as the issue
-#: counts: every line of each ``rules/static/jaxNNN_*.py``): 815 at ec06a34, 611 at 995b0fa;
-#: the issue's goal is 500. Lower it as the rules shrink; never raise it
-MAX_AVERAGE_RULE_LINES = 524
+#: counts: every line of each ``rules/static/jaxNNN_*.py``): 815 at ec06a34, 611 at 995b0fa,
+#: 498.6 once the model took the helpers rules held. Lower it as rules shrink; never raise it
+MAX_AVERAGE_RULE_LINES = 500
 
 
 def _pattern_rule_lines() -> dict[str, int]:

@@ -470,7 +470,7 @@ def init(params, state=None):
 
 
 def test_a_numpy_array_is_known_by_its_constructor():
-    from jaxlint.rules.static._arrays import is_host_array
+    from jaxlint.static.arrays import is_host_array
 
     m = model_of("""
         import numpy as np

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from jaxlint.static.flow import returned_self_field
 from jaxlint.static.scopes import FunctionInfo, Scopes
+from jaxlint.static.values import class_facts
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxlint.static.semantic import ModuleModel
@@ -334,3 +335,18 @@ def stateful_class(model: Scopes, class_name: str | None, depth: int = 0) -> boo
         if isinstance(base, ast.Name) and stateful_class(model, base.id, depth + 1):
             return True
     return False
+
+
+def leaf_field(model: Scopes, owner: FunctionInfo, param: str, attr: str) -> bool:
+    """Whether ``attr`` of parameter ``param`` of ``owner`` is a leaf of its pytree: the
+    class its annotation names declares it a leaf, or (unannotated) some pytree class of
+    the module declares a field of that name a leaf and none declares it static."""
+    facts = class_facts(model)
+    p = owner.param(param)
+    ann = p.annotation if p is not None else None
+    if ann is not None:
+        named = ann.id if isinstance(ann, ast.Name) else ann.value if isinstance(ann, ast.Constant) else None
+        cls = facts.get(named) if isinstance(named, str) else None
+        return cls is not None and cls.pytree is not None and cls.field_kind(attr) == "leaf"
+    kinds = {c.field_kind(attr) for c in facts.values() if c.pytree is not None and c.pytree != "linen"}
+    return "leaf" in kinds and "static" not in kinds

@@ -9,13 +9,19 @@ how often code runs: what a memo guards, and blocks that run eagerly.
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from jaxlint.static.classes import method_of
 from jaxlint.static.scopes import FunctionInfo, Scopes, walk
 from jaxlint.textutil import LazyPattern
 
+if TYPE_CHECKING:  # pragma: no cover
+    from jaxlint.static.semantic import ModuleModel
+
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+#: Traced-by reasons (``traced.Reason``) that mean "runs once per loop iteration".
+LOOP_REASONS = ("scan", "fori_loop", "while_loop", "map")
 
 
 def escapes(model: Scopes, scope: FunctionInfo | None, owner: FunctionInfo) -> bool:
@@ -239,3 +245,30 @@ def instance_method(model: Scopes, func: ast.Attribute, scope: FunctionInfo | No
         return None
     cls = instances.get(key)
     return method_of(model, cls, func.attr) if cls is not None else None
+
+
+def lax_loop_bodies(model: "ModuleModel") -> dict[FunctionInfo, str]:
+    """Traced functions that run once per iteration of a lax loop, and which loop."""
+    out: dict[FunctionInfo, str] = {}
+    by_qual = {f.qualname: f for f in model.functions}
+    for _ in range(len(model.functions) + 1):
+        changed = False
+        for fn in model.traced_functions():
+            if fn in out:
+                continue
+            for reason in fn.traced_by:
+                if reason.kind in LOOP_REASONS and reason.line is not None:
+                    loop: str | None = "lax." + reason.kind
+                elif reason.by_call:
+                    caller = by_qual.get(reason.caller or "")
+                    loop = out.get(caller) if caller is not None else None
+                else:
+                    loop = None
+                if loop is not None:
+                    out[fn] = loop
+                    changed = True
+                    break
+        if not changed:
+            break
+    return out
+

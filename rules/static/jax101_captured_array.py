@@ -13,6 +13,7 @@ from jaxlint.static.consts import display_entry, static_count
 from jaxlint.static.values import imported_constant
 from jaxlint.static.semantic import STATIC_ATTRS
 from jaxlint.textutil import LazyPattern, human_bytes
+from jaxlint.static.arrays import CONVERSIONS, drop_conversions
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -236,7 +237,7 @@ class CapturedArray(StaticRule):
                         if got is not None:
                             reported.add(got)
                         continue
-                    bindings = _drop_conversions(model, node.id, bindings)
+                    bindings = drop_conversions(model, node.id, bindings)
                     if len(bindings) != 1 or bindings[0].value is None:
                         continue
                     if owner is None and isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load):
@@ -384,7 +385,7 @@ class CapturedArray(StaticRule):
                                 and t.value.id == "self"):
                             v = n.value
                             if isinstance(v, ast.Call) and len(v.args) == 1 and isinstance(v.args[0], ast.Name) \
-                                    and (model.resolve_call(v) or "") in _CONVERSIONS:
+                                    and (model.resolve_call(v) or "") in CONVERSIONS:
                                 v = v.args[0]  # `self.data = jnp.asarray(measurement)`: as large as its argument
                             values.append(v if not isinstance(v, ast.Name)
                                           else _constructed_with(model, other, v) or n.value)
@@ -499,11 +500,6 @@ def _shown_path(display: str, checked, other) -> str:
 _JIT = {"jax.jit", "jax.pmap", "jax.experimental.pjit.pjit", "equinox.filter_jit", "flax.nnx.jit"}
 
 
-#: Calls that move or convert an array and keep its size: `W = jnp.asarray(W)`.
-_CONVERSIONS = {"jax.numpy.asarray", "jax.numpy.array", "jax.device_put", "numpy.asarray", "numpy.array",
-                "numpy.ascontiguousarray"}
-
-
 def _constructed_with(model, init, name: ast.Name) -> ast.expr | None:
     """What ``self.a = p`` in ``__init__`` holds when ``p`` is a parameter: the argument the
     module-level constructions of the class pass (``m = Module(table)``, ``[Loss(i, w) for
@@ -523,17 +519,3 @@ def _constructed_with(model, init, name: ast.Name) -> ast.expr | None:
     return max(sized, key=lambda f: f[1]["bytes"] or 0)[0]  # type: ignore[index]
 
 
-def _drop_conversions(model, name: str, bindings: list) -> list:
-    """The bindings of ``name`` less those that only convert its previous value
-    (``W = jnp.asarray(W)``, ``W = jax.device_put(W)``): the array keeps its size, so the
-    first binding says how large it is."""
-    if len(bindings) < 2:
-        return bindings
-    rest = []
-    for b in bindings:
-        v = b.value
-        if b.kind == "assign" and isinstance(v, ast.Call) and v.args and isinstance(v.args[0], ast.Name) \
-                and v.args[0].id == name and (model.resolve_call(v) or "") in _CONVERSIONS:
-            continue
-        rest.append(b)
-    return rest

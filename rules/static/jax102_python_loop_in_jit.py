@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Applicability, Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
-from jaxlint.rules.static._arrays import is_jax_array, used_as_array
+from jaxlint.static.arrays import is_jax_array, used_as_array
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
 from jaxlint.static.consts import RANGES, counted_iterable, static_count, static_source, trip_count, while_count
 from jaxlint.static.taint import CERTAIN, POSSIBLE, describe, taint_of, traced_how

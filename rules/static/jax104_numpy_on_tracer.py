@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Applicability, Confidence
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.rules.static._arrays import is_host_array
+from jaxlint.static.arrays import is_host_array
 from jaxlint.rules.static._fixplan import import_name
 from jaxlint.rules.static._numpy_api import JNP_SAME_NAME, METHOD_DISPATCH, SHAPE_QUERIES
 from jaxlint.rules.static._numpy_params import JNP_KEYWORDS, JNP_NONE_ONLY

@@ -12,6 +12,7 @@ from jaxlint.static.values import python_container
 from jaxlint.static.taint import (CERTAIN, LIKELY, POSSIBLE, confidence, describe, is_jit_entry,
                                          taint_of, traced_how)
 from jaxlint.static.containers import container_carry, container_param, container_value, scalar_or_array_annotation
+from jaxlint.static.shapes import same_shape
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -419,16 +420,6 @@ def _where_fix(ctx, fn, node):
                        add=jnp[1], **plan)
 
 
-#: elementwise functions (jax.numpy or numpy, and Python's math): the result has the
-#: broadcast shape of the arguments
-_ELEMENTWISE = frozenset("""
-    abs absolute exp exp2 expm1 log log1p log2 log10 sqrt cbrt square sin cos tan tanh sinh cosh arcsin arccos
-    arctan arctan2 sign floor ceil round rint trunc clip maximum minimum fmax fmin add subtract multiply divide
-    true_divide power negative reciprocal where logaddexp hypot fabs
-""".split())
-#: reductions whose result (without an axis) is one element
-_REDUCTIONS = frozenset("min max sum mean prod std var amin amax any all".split())
-_NEUTRAL, _SCALAR, _UNKNOWN = "neutral", "scalar", "unknown"
 
 
 def _same_shaped(model, fn, node) -> bool:
@@ -453,64 +444,7 @@ def _same_shaped(model, fn, node) -> bool:
     for t in tests:
         operands = [t.left, *t.comparators] if isinstance(t, ast.Compare) else [t]
         scalars.update(o.id for o in operands if isinstance(o, ast.Name))
-    keys = [_shape_key(model, fn, v, scalars) for v in values]
-    if _UNKNOWN in keys:
-        return False
-    arrays = {k for k in keys if isinstance(k, frozenset)}
-    return len(arrays) <= 1 and not (arrays and _SCALAR in keys)
-
-
-def _shape_key(model, fn, v: ast.AST, scalars: set[str]):
-    """What the shape of ``v`` follows: _NEUTRAL (a Python number or a one-element name),
-    _SCALAR (a one-element array), a set of array names (their broadcast shape), or
-    _UNKNOWN."""
-    if isinstance(v, ast.Constant):
-        return _NEUTRAL if isinstance(v.value, (int, float)) else _UNKNOWN  # a str may be a dtype name
-    if isinstance(v, ast.Name):
-        if v.id in scalars:
-            return _NEUTRAL
-        bindings = fn.bindings.get(v.id, []) if fn is not None else []
-        if fn is None or (fn.param(v.id) is None and not bindings):
-            return _UNKNOWN  # a module-level or outer name: a dtype, a table ...
-        if not all(_array_binding(model, b.value) for b in bindings):
-            return _UNKNOWN  # bound to a container, a dtype, a call that may return either ...
-        return frozenset([v.id])
-    if isinstance(v, ast.UnaryOp):
-        return _shape_key(model, fn, v.operand, scalars)
-    if isinstance(v, ast.BinOp):
-        return _combine([_shape_key(model, fn, v.left, scalars), _shape_key(model, fn, v.right, scalars)])
-    if isinstance(v, ast.Call) and not v.keywords:
-        if isinstance(v.func, ast.Attribute) and not v.args and v.func.attr in _REDUCTIONS \
-                and model.resolve_call(v) is None:
-            return _SCALAR  # x.sum()
-        q = model.resolve_call(v) or ""
-        module, _, name = q.rpartition(".")
-        if module in ("jax.numpy", "numpy", "math") and v.args and not any(isinstance(a, ast.Starred) for a in v.args):
-            if name in _REDUCTIONS and len(v.args) == 1:
-                return _SCALAR
-            if name in _ELEMENTWISE:
-                return _combine([_shape_key(model, fn, a, scalars) for a in v.args])
-    return _UNKNOWN
-
-
-def _array_binding(model, value: ast.AST | None) -> bool:
-    """Whether a local's assigned value is an array (None: a parameter, a loop variable,
-    an augmented assignment, which hold what they were given)."""
-    if value is None or isinstance(value, (ast.BinOp, ast.UnaryOp, ast.Name, ast.Subscript)):
-        return True
-    if isinstance(value, ast.Call):
-        q = model.resolve_call(value) or ""
-        return q.startswith(("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.")) and not q.endswith("dtype")
-    return False
-
-
-def _combine(keys: list):
-    if _UNKNOWN in keys:
-        return _UNKNOWN
-    arrays = frozenset().union(*(k for k in keys if isinstance(k, frozenset)))
-    if arrays:
-        return arrays
-    return _SCALAR if _SCALAR in keys else _NEUTRAL
+    return same_shape(model, fn, values, scalars)
 
 
 def _plain_test(test: ast.AST) -> bool:

@@ -5,30 +5,16 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.rules.static._arrays import is_jax_array
-from jaxlint.rules.static._jitcalls import call_arguments, jit_call_sites, named_calls
+from jaxlint.static.jitcalls import call_arguments, jit_call_sites, named_calls
+from jaxlint.static.classes import ASSIGNMENTS, annotation_options, class_hashing, field_arguments, later_write, module_class
+from jaxlint.static.hashing import unhashable_annotation, unhashable_value
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
 from jaxlint.static.values import class_facts
-from jaxlint.static.classes import (ASSIGNMENTS, annotation_options, class_hashing, field_arguments, hashes_fields,
-                                    is_namedtuple, later_write, module_class, namedtuple_fields)
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
 
-#: Annotations (qualified names) of unhashable values, and what to call them.
-UNHASHABLE_TYPES = {
-    "builtins.list": "a list", "builtins.dict": "a dict", "builtins.set": "a set",
-    "typing.List": "a list", "typing.Dict": "a dict", "typing.Set": "a set",
-    "typing.MutableMapping": "a dict", "typing.MutableSequence": "a list", "typing.MutableSet": "a set",
-    "collections.abc.MutableMapping": "a dict", "collections.abc.MutableSequence": "a list",
-    "numpy.ndarray": "an array", "jax.Array": "an array", "jax.numpy.ndarray": "an array",
-    "jax.numpy.array": "an array", "jaxtyping.Array": "an array", "chex.Array": "an array",
-}
 _FLOAT_TYPES = {"builtins.float", "numpy.float32", "numpy.float64"}
-_ARRAY_MAKERS = ("numpy.", "jax.numpy.", "jax.random.")
-_LITERALS = {ast.List: "a list", ast.Dict: "a dict", ast.Set: "a set", ast.ListComp: "a list",
-             ast.DictComp: "a dict", ast.SetComp: "a set"}
-_CONSTRUCTORS = {"builtins.list": "a list", "builtins.dict": "a dict", "builtins.set": "a set"}
 
 
 class StaticArgHazard(StaticRule):
@@ -237,9 +223,9 @@ class StaticArgHazard(StaticRule):
                     self._static_self(ctx, model, fn, p.node)
                     reported.add(name)
                     continue
-                what = _unhashable_annotation(model, p.annotation) or _unhashable_value(model, fn, p.default, None)
+                what = unhashable_annotation(model, p.annotation) or unhashable_value(model, fn, p.default, None)
                 if what is not None:
-                    annotated = _unhashable_annotation(model, p.annotation) is not None
+                    annotated = unhashable_annotation(model, p.annotation) is not None
                     if annotated and any(param == name for call, offset in jit_call_sites(model, entry, calls)
                                          for param, _ in call_arguments(call, fn, offset)):
                         continue  # the module's calls say what is passed (`_call_sites` reports an array
@@ -276,7 +262,7 @@ class StaticArgHazard(StaticRule):
                 if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
                         and stmt.target.id in f.static_fields):
                     continue
-                what = _unhashable_annotation(model, stmt.annotation)
+                what = unhashable_annotation(model, stmt.annotation)
                 if what is None:
                     continue
                 annotated.add((name, stmt.target.id))
@@ -298,7 +284,7 @@ class StaticArgHazard(StaticRule):
             for field_name, arg in field_arguments(made, call):
                 if field_name not in f.static_fields or (made.name, field_name) in annotated:
                     continue
-                what = _unhashable_value(model, scope, arg, call)
+                what = unhashable_value(model, scope, arg, call)
                 if what is None:
                     continue
                 ctx.report(arg, f"`{ctx.segment(arg)}` is {what}, given to field `{field_name}` that `{made.name}` "
@@ -317,7 +303,7 @@ class StaticArgHazard(StaticRule):
             for param, arg in call_arguments(call, fn, offset):
                 if param not in static:
                     continue
-                what = _unhashable_value(model, scope, arg, call)
+                what = unhashable_value(model, scope, arg, call)
                 via = None
                 if what is None:
                     via = _unhashable_through_wrapper(model, scope, arg, calls)
@@ -442,18 +428,6 @@ class StaticArgHazard(StaticRule):
 _METADATA_PYTREES = frozenset({"equinox", "flax.struct", "register_dataclass"})
 
 
-def _unhashable_annotation(model: ModuleModel, ann: ast.expr | None) -> str | None:
-    options = annotation_options(model, ann)
-    kinds = []
-    for a in options:
-        base = a.value if isinstance(a, ast.Subscript) else a
-        q = model.resolve(base)
-        if q is None or not (q in UNHASHABLE_TYPES or q.startswith("jaxtyping.")):
-            return None  # one hashable (or unknown) alternative: not sure
-        kinds.append(UNHASHABLE_TYPES.get(q, "an array"))
-    return kinds[0] if kinds else None
-
-
 def _is_float_annotation(model: ModuleModel, ann: ast.expr | None) -> bool:
     options = annotation_options(model, ann)
     return bool(options) and all(model.resolve(a) in _FLOAT_TYPES for a in options)
@@ -484,69 +458,6 @@ def _float_arithmetic(node: ast.AST) -> bool:
     return _float_literal(node) is not None
 
 
-def _unhashable_value(model: ModuleModel, scope: FunctionInfo | None, node: ast.AST | None,
-                      at: ast.AST | None, depth: int = 0) -> str | None:
-    """What unhashable thing ``node`` evaluates to (a literal, an array constructor, or a
-    name bound once to one), else None."""
-    if node is None or depth > 3:
-        return None
-    for t, what in _LITERALS.items():
-        if isinstance(node, t):
-            return what
-    if isinstance(node, ast.Call):
-        q = model.resolve_call(node) or ""
-        if q in _CONSTRUCTORS:
-            return _CONSTRUCTORS[q]
-        if q.startswith(_ARRAY_MAKERS) and q.rsplit(".", 1)[-1] in _ARRAY_FUNCS:
-            return "an array"
-        cls = module_class(model, scope, node.func)
-        if cls is not None and class_hashing(model, cls) == "unhashable":
-            return f"an instance of `{cls.name}`, a @dataclass without frozen=True"
-        hashed_by = (None if cls is None else "its generated `__hash__` hashes every field"
-                     if hashes_fields(model, cls) else "a NamedTuple hashes like a tuple: by hashing every field"
-                     if is_namedtuple(model, cls) else None)
-        if cls is not None and hashed_by is not None:
-            for field_name, arg in field_arguments(cls, node):
-                inner = _unhashable_value(model, scope, arg, at, depth + 1)
-                if inner is not None:
-                    return f"an instance of `{cls.name}` holding {inner} in field `{field_name}` ({hashed_by})"
-        fields = namedtuple_fields(model, scope, node.func)
-        if fields is not None:
-            given = list(zip(fields, node.args)) + [(k.arg, k.value) for k in node.keywords if k.arg]
-            for field_name, arg in given:
-                inner = _unhashable_value(model, scope, arg, at, depth + 1)
-                if inner is not None:
-                    return (f"a `{ast.unparse(node.func)}` namedtuple holding {inner} in field `{field_name}` (a "
-                            f"namedtuple hashes like a tuple: by hashing every field)")
-        if q == "builtins.tuple" and len(node.args) == 1 and not node.keywords \
-                and isinstance(node.args[0], (ast.List, ast.Tuple)):
-            return _unhashable_element(model, scope, node.args[0].elts, at, depth)
-        if q.startswith(("jax.numpy.", "jax.random.", "jax.nn.")) and is_jax_array(model, scope, node):
-            # every jax.numpy / jax.random function that returns one array returns an
-            # unhashable jax.Array, a 0-d result (`jnp.add(4, 1)`) and a PRNG key included
-            return "an array"
-        return None
-    if isinstance(node, ast.Tuple):
-        return _unhashable_element(model, scope, node.elts, at, depth)
-    if isinstance(node, ast.Name) and at is not None:
-        _, bindings = model.lookup(node.id, scope)
-        if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
-            return _unhashable_value(model, scope, bindings[0].value, at, depth + 1)
-    return None
-
-
-def _unhashable_element(model: ModuleModel, scope: FunctionInfo | None, elts: list[ast.expr],
-                        at: ast.AST | None, depth: int) -> str | None:
-    """A tuple's hash hashes its elements: what unhashable thing one of ``elts`` is."""
-    for i, e in enumerate(elts):
-        if isinstance(e, ast.Starred):
-            continue
-        inner = _unhashable_value(model, scope, e, at, depth + 1)
-        if inner is not None:
-            return f"a tuple holding {inner} at index {i} (a tuple hashes by hashing every element)"
-    return None
-
-
 def _unhashable_through_wrapper(model: ModuleModel, scope: FunctionInfo | None, arg: ast.expr,
                                 calls: list[ast.Call]) -> tuple[str, str, int] | None:
     """``arg`` is a parameter of the wrapper ``scope`` (``def mesh_eval(func, x_limits):
@@ -558,7 +469,7 @@ def _unhashable_through_wrapper(model: ModuleModel, scope: FunctionInfo | None, 
     p = scope.param(arg.id)
     if p is None or len(reach) != 1 or reach[0].kind != "param":
         return None
-    what = _unhashable_value(model, scope, p.default, None)
+    what = unhashable_value(model, scope, p.default, None)
     if what is not None:
         return what, f"the default of `{arg.id}`", getattr(p.default, "lineno", scope.node.lineno)
     for call in calls:
@@ -568,15 +479,9 @@ def _unhashable_through_wrapper(model: ModuleModel, scope: FunctionInfo | None, 
             continue
         for name, value in call_arguments(call, scope, offset):
             if name == arg.id:
-                what = _unhashable_value(model, caller, value, call)
+                what = unhashable_value(model, caller, value, call)
                 if what is not None:
                     return what, caller.name if caller is not None else "module code", call.lineno
     return None
-
-
-#: Constructors that certainly return an array (not a scalar or dtype).
-_ARRAY_FUNCS = {"array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace", "eye",
-                "identity", "zeros_like", "ones_like", "full_like", "stack", "concatenate",
-                "normal", "uniform", "randn", "rand", "randint", "load"}
 
 

@@ -7,6 +7,7 @@ from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.static.taint import LIKELY, POSSIBLE, taint_of
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
+from jaxlint.static.loops import lax_loop_bodies
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -23,8 +24,6 @@ CALLBACKS = {
     "jax.experimental.host_callback.id_print",
     "jax.experimental.host_callback.call",
 }
-#: Traced-by reasons (``traced.Reason``) that mean "runs once per loop iteration".
-LOOP_REASONS = ("scan", "fori_loop", "while_loop", "map")
 
 
 class HostCallback(StaticRule):
@@ -179,7 +178,7 @@ class HostCallback(StaticRule):
         if "callback" not in ctx.source and "debug" not in ctx.source:
             return  # every callback's qualified name contains one of the two
         model = ctx.model
-        in_loop = _loop_bodies(model)
+        in_loop = lax_loop_bodies(model)
         for fn in model.traced_functions():
             for node in fn.body_nodes():
                 if not isinstance(node, ast.Call):
@@ -249,27 +248,3 @@ def _is_flag(test: ast.expr) -> bool:
     return False
 
 
-def _loop_bodies(model: ModuleModel) -> dict[FunctionInfo, str]:
-    """Traced functions that run once per iteration of a lax loop, and which loop."""
-    out: dict[FunctionInfo, str] = {}
-    by_qual = {f.qualname: f for f in model.functions}
-    for _ in range(len(model.functions) + 1):
-        changed = False
-        for fn in model.traced_functions():
-            if fn in out:
-                continue
-            for reason in fn.traced_by:
-                if reason.kind in LOOP_REASONS and reason.line is not None:
-                    loop: str | None = "lax." + reason.kind
-                elif reason.by_call:
-                    caller = by_qual.get(reason.caller or "")
-                    loop = out.get(caller) if caller is not None else None
-                else:
-                    loop = None
-                if loop is not None:
-                    out[fn] = loop
-                    changed = True
-                    break
-        if not changed:
-            break
-    return out

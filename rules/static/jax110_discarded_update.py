@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Applicability, Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.rules.static._arrays import is_jax_array, used_as_array
+from jaxlint.static.arrays import is_jax_array, used_as_array
 from jaxlint.rules.static._sizes import in_test, is_test_path
 
 if TYPE_CHECKING:

@@ -9,8 +9,9 @@ from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.static.apis import STATIC_ATTRS
 from jaxlint.static.flow import staged_call
 from jaxlint.static.taint import _UNREADABLE, CERTAIN, Taint, _argument_for, confidence, describe, taint_of, traced_how
-from jaxlint.static.values import ARRAY_METHODS, class_facts, static_field
+from jaxlint.static.values import ARRAY_METHODS, static_field
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
+from jaxlint.static.classes import leaf_field
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -544,27 +545,12 @@ def _field_source(ctx, model: ModuleModel, fn: FunctionInfo, expr: ast.Attribute
         return None
     if inner.kind == "array" and expr.attr in ("T", "mT", "real", "imag"):
         return inner
-    if inner.kind == "param" and inner.direct and _leaf_field(model, inner.fn, inner.name, expr.attr):
+    if inner.kind == "param" and inner.direct and leaf_field(model, inner.fn, inner.name, expr.attr):
         return _Source("field", f"{describe(base)}.{expr.attr}", inner.fn, direct=False)
     if taint_of(model, fn).level(expr) == CERTAIN:
         # the model says the field holds a tracer: it comes from what `base` came from
         return replace(inner, direct=False) if inner.kind != "array" else inner
     return None
-
-
-def _leaf_field(model: ModuleModel, owner: FunctionInfo, param: str, attr: str) -> bool:
-    """Whether ``attr`` of parameter ``param`` of ``owner`` is a leaf of its pytree: the
-    class its annotation names declares it a leaf, or (unannotated) some pytree class of
-    the module declares a field of that name a leaf and none declares it static."""
-    facts = class_facts(model)
-    p = owner.param(param)
-    ann = p.annotation if p is not None else None
-    if ann is not None:
-        named = ann.id if isinstance(ann, ast.Name) else ann.value if isinstance(ann, ast.Constant) else None
-        cls = facts.get(named) if isinstance(named, str) else None
-        return cls is not None and cls.pytree is not None and cls.field_kind(attr) == "leaf"
-    kinds = {c.field_kind(attr) for c in facts.values() if c.pytree is not None and c.pytree != "linen"}
-    return "leaf" in kinds and "static" not in kinds
 
 
 def _call_source(ctx, model: ModuleModel, fn: FunctionInfo, call: ast.Call, depth: int) -> _Source | None:

@@ -1,15 +1,15 @@
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.rules.static._jitcalls import call_arguments, jit_call_sites, named_calls
+from jaxlint.static.jitcalls import call_arguments, jit_call_sites, named_calls
 from jaxlint.static.semantic import ModuleModel, walk
-from jaxlint.static.values import Summaries
 from jaxlint.static.traced import staged_inside
 from jaxlint.static.cfg import BLOCK_FIELDS, first_read_after, loop_without_store, metadata_read, stores_name
+from jaxlint.static.buffers import buffer_keys, passed_leaves, same_buffer_names
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -213,7 +213,7 @@ class DonationMisuse(StaticRule):
                     self._also_kept(ctx, model, call, donated, kept, callee, fn.name)
                 for param, arg in donated:
                     donor = _donor(fn.name, param)
-                    for leaf in (_leaves(model, arg) if isinstance(arg, (ast.Tuple, ast.List, ast.Dict)) else [arg]):
+                    for leaf in (passed_leaves(model, arg) if isinstance(arg, (ast.Tuple, ast.List, ast.Dict)) else [arg]):
                         if isinstance(leaf, ast.Name):
                             self._used_after(ctx, model, call, leaf, callee, donor)
                         elif isinstance(leaf, ast.Attribute) and _path(leaf) is not None:
@@ -226,8 +226,8 @@ class DonationMisuse(StaticRule):
         tuple, list or dict (``step((params, params))``)."""
         seen: dict[str, tuple[str, str]] = {}  # buffer key -> (parameter, the text that first passed it)
         for param, arg in donated:
-            for leaf in _leaves(model, arg):
-                keys = _buffer_keys(model, leaf)
+            for leaf in passed_leaves(model, arg):
+                keys = buffer_keys(model, leaf)
                 text = ctx.segment(leaf)
                 hit = next((k for k in sorted(keys) if k in seen), None)
                 if hit is None:
@@ -254,12 +254,12 @@ class DonationMisuse(StaticRule):
         donated in the same call")."""
         given: dict[str, tuple[str, str]] = {}
         for param, arg in donated:
-            for leaf in _leaves(model, arg):
-                keys = _buffer_keys(model, leaf)
+            for leaf in passed_leaves(model, arg):
+                keys = buffer_keys(model, leaf)
                 given.update((k, (param, ctx.segment(leaf))) for k in keys)
         for param, arg in kept:
-            for leaf in _leaves(model, arg):
-                keys = _buffer_keys(model, leaf)
+            for leaf in passed_leaves(model, arg):
+                keys = buffer_keys(model, leaf)
                 hit = next((k for k in sorted(keys) if k in given), None)
                 if hit is None:
                     continue
@@ -310,7 +310,7 @@ class DonationMisuse(StaticRule):
             return
         name = arg.id
         # another name for the same buffer (`old = state` before `step(state)`) is as dead
-        for alias in _aliases(model, arg, call):
+        for alias in same_buffer_names(model, arg, call):
             if stores_name(stmt, alias):
                 continue
             use = first_read_after(model, stmt, alias)
@@ -379,102 +379,5 @@ def _touches(stmt: ast.stmt, path: str, after_call: bool = False) -> bool:
             if (n.id if isinstance(n, ast.Name) else _path(n)) in prefixes:
                 return True
     return False
-
-
-def _buffer_keys(model: ModuleModel, leaf: ast.expr) -> set[str]:
-    """Every array a passed leaf may hold, as keys equal for one buffer: the roots of a
-    name (``ema = params`` before a loop: on the first iteration both hold one buffer),
-    the text of an attribute."""
-    return {f"name:{r}" for r in _roots(model, leaf)} if isinstance(leaf, ast.Name) else {ast.dump(leaf)}
-
-
-def _leaves(model: ModuleModel, arg: ast.expr, depth: int = 0) -> Iterator[ast.expr]:
-    """The names and attributes a donated argument passes: itself, or the items of a
-    tuple, list or dict display, also through a name bound to one (a donated pytree
-    donates every leaf)."""
-    if isinstance(arg, (ast.Tuple, ast.List)):
-        for e in arg.elts:
-            yield from _leaves(model, e.value if isinstance(e, ast.Starred) else e, depth)
-    elif isinstance(arg, ast.Dict):
-        for v in arg.values:
-            yield from _leaves(model, v, depth)
-    elif isinstance(arg, ast.Name) and depth < 4:
-        b = _reaching(model, arg)
-        if b is not None and isinstance(b.value, (ast.Tuple, ast.List, ast.Dict)):
-            yield from _leaves(model, b.value, depth + 1)
-        else:
-            yield arg
-            if b is not None and isinstance(b.value, ast.Call):
-                # made by a helper that returns some of its arguments as they are
-                # (`state = init(params)` returning `{"z": params, ...}`): those share buffers
-                for held in _held_arguments(model, b.value):
-                    yield from _leaves(model, held, depth + 1)
-    elif isinstance(arg, (ast.Name, ast.Attribute)):
-        yield arg
-
-
-def _held_arguments(model: ModuleModel, call: ast.Call) -> list[ast.expr]:
-    """The arguments of ``call`` that its result holds as they are, by the callee's
-    summary (a function of this module), each as many times as the result holds it."""
-    callee, implicit = model.callee(call.func, model.function_of(call))
-    if callee is None:
-        return []
-    held = Summaries.of(model).aliased_counts(callee)  # an argument held twice is yielded twice
-    return [a for p, a in call_arguments(call, callee, implicit) if p in held for _ in range(held[p])] \
-        if held else []
-
-
-def _reaching(model: ModuleModel, name: ast.Name):
-    """The one plain assignment of ``name`` that holds where it is read, if any."""
-    bindings = model.reaching_bindings(name, model.function_of(name))
-    if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
-        return bindings[0]
-    return None
-
-
-def _root(model: ModuleModel, name: ast.Name) -> ast.Name:
-    """Follow ``a = b`` back from a read of ``a`` to the first name of the array."""
-    seen = {name.id}
-    for _ in range(8):
-        b = _reaching(model, name)
-        if b is None or not isinstance(b.value, ast.Name) or b.value.id in seen:
-            return name
-        name = b.value
-        seen.add(name.id)
-    return name
-
-
-def _roots(model: ModuleModel, name: ast.Name, depth: int = 0) -> set[str]:
-    """Where the arrays ``name`` may hold where it is read were made: the bindings that
-    reach the read, followed through each ``name = other`` to the roots of ``other``
-    (as ``name@line:col`` of each binding)."""
-    bindings = model.reaching_bindings(name, model.function_of(name))
-    out: set[str] = set()
-    for b in bindings:
-        if b.kind == "assign" and isinstance(b.value, ast.Name) and depth < 6:
-            out |= _roots(model, b.value, depth + 1)
-        else:
-            out.add(f"{b.name}@{getattr(b.node, 'lineno', 0)}:{getattr(b.node, 'col_offset', 0)}")
-    return out or {name.id}
-
-
-def _aliases(model: ModuleModel, arg: ast.Name, call: ast.Call) -> list[str]:
-    """Other names holding the same array as ``arg`` where ``call`` reads it: assigned
-    ``old = state`` earlier in the function (or ``state`` itself came from ``old``)."""
-    scope = model.function_of(call)
-    if scope is None:
-        return []
-    root = _root(model, arg).id
-    out: list[str] = []
-    for node in scope.body_nodes():
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and isinstance(node.value, ast.Name) and node.lineno < call.lineno):
-            continue
-        n = node.targets[0].id
-        if n != arg.id and n not in out and len(scope.bindings.get(n, [])) == 1 and _root(model, node.value).id == root:
-            out.append(n)
-    if root != arg.id and root not in out and root in scope.bindings:
-        out.append(root)
-    return out
 
 

@@ -9,10 +9,11 @@ from jaxlint.diagnostic import Applicability, Confidence
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
-from jaxlint.static.semantic import FunctionInfo, ModuleModel, children, target_names, walk
+from jaxlint.static.semantic import ModuleModel, children, target_names, walk
 from jaxlint.static.selects import alternatives
 from jaxlint.textutil import LazyPattern, line_starts
 from jaxlint.static.keys import CONSUMERS, KEY_MAKERS, KeyCallees, draws, field_path, key_text
+from jaxlint.static.arrays import data_params
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -762,7 +763,7 @@ class _Flow:
         target, bound = self.model.callee(call.func, self.model.function_of(call), follow=False)
         if target is None or isinstance(target.node, ast.Lambda):
             return set()
-        used = _data_params(self.model, target)
+        used = data_params(self.model, target)
         out: set[int | str] = set()
         for p in target.params:
             if p.name in used:
@@ -821,36 +822,6 @@ def _join(ends: list[tuple[State, set[str]]]) -> State:
 def _arguments(call: ast.Call) -> dict[int | str, ast.AST]:
     out: dict[int | str, ast.AST] = dict(enumerate(call.args))
     out.update((k.arg, k.value) for k in call.keywords if k.arg is not None)
-    return out
-
-
-_DATA_FUNCS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.image.", "jax.scipy.")
-
-
-def _data_params(model: ModuleModel, fn: FunctionInfo) -> set[str]:
-    """Parameters ``fn`` uses as data: handed to a ``jax.numpy`` / ``lax`` function or
-    to a method of an object (``cost_fn.all_pairs(x, u)``), an operand of ``@``,
-    indexed, or the receiver of an array method (not only read for ``.shape``)."""
-    params = {p.name for p in fn.params}
-    out: set[str] = set()
-    for n in fn.body_nodes():
-        if not (isinstance(n, ast.Name) and n.id in params and isinstance(n.ctx, ast.Load)):
-            continue
-        parent = model.parent(n)
-        if isinstance(parent, ast.Call) and n in parent.args and (model.resolve_call(parent) or "").startswith(_DATA_FUNCS):
-            out.add(n.id)
-        elif isinstance(parent, ast.Call) and n in parent.args and isinstance(parent.func, ast.Attribute) \
-                and model.resolve_call(parent) is None:
-            out.add(n.id)  # `cost_fn.all_pairs(x, u)`: a method of an object applied to the data
-        elif isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.MatMult):
-            out.add(n.id)
-        elif isinstance(parent, ast.Subscript) and parent.value is n:
-            out.add(n.id)
-        elif isinstance(parent, ast.Attribute) and parent.value is n and parent.attr not in (
-                "shape", "ndim", "dtype", "size"):
-            grand = model.parent(parent)
-            if isinstance(grand, ast.Call) and grand.func is parent:
-                out.add(n.id)
     return out
 
 

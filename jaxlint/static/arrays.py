@@ -5,12 +5,14 @@
 (item assignment, boolean masks) need the stronger fact that the value *is* one array:
 produced by a ``jax.numpy`` / ``jax.random`` / ``jax.nn`` call, by arithmetic or methods
 on such a value, or a parameter annotated as an array. Anything else is unknown, and
-rules stay quiet.
+rules stay quiet. Also: the parameters a function uses as data (``data_params``), and a
+name's bindings less those that only convert its array (``drop_conversions``).
 """
 from __future__ import annotations
 
 import ast
 
+from jaxlint.static.scopes import Binding
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
 
 #: jax.numpy functions that return a tuple or list of arrays, or a Python value.
@@ -135,3 +137,54 @@ def is_host_array(model: ModuleModel, fn: FunctionInfo | None, expr: ast.AST | N
         if not (q.startswith("numpy.") and q[len("numpy."):] in _HOST_ARRAY_FUNCS):
             return False
     return True
+
+
+_DATA_FUNCS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.image.", "jax.scipy.")
+
+
+def data_params(model: ModuleModel, fn: FunctionInfo) -> set[str]:
+    """Parameters ``fn`` uses as data: handed to a ``jax.numpy`` / ``lax`` function or
+    to a method of an object (``cost_fn.all_pairs(x, u)``), an operand of ``@``,
+    indexed, or the receiver of an array method (not only read for ``.shape``)."""
+    params = {p.name for p in fn.params}
+    out: set[str] = set()
+    for n in fn.body_nodes():
+        if not (isinstance(n, ast.Name) and n.id in params and isinstance(n.ctx, ast.Load)):
+            continue
+        parent = model.parent(n)
+        if isinstance(parent, ast.Call) and n in parent.args and (model.resolve_call(parent) or "").startswith(_DATA_FUNCS):
+            out.add(n.id)
+        elif isinstance(parent, ast.Call) and n in parent.args and isinstance(parent.func, ast.Attribute) \
+                and model.resolve_call(parent) is None:
+            out.add(n.id)  # `cost_fn.all_pairs(x, u)`: a method of an object applied to the data
+        elif isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.MatMult):
+            out.add(n.id)
+        elif isinstance(parent, ast.Subscript) and parent.value is n:
+            out.add(n.id)
+        elif isinstance(parent, ast.Attribute) and parent.value is n and parent.attr not in (
+                "shape", "ndim", "dtype", "size"):
+            grand = model.parent(parent)
+            if isinstance(grand, ast.Call) and grand.func is parent:
+                out.add(n.id)
+    return out
+
+
+#: Calls that move or convert an array and keep its size: `W = jnp.asarray(W)`.
+CONVERSIONS = {"jax.numpy.asarray", "jax.numpy.array", "jax.device_put", "numpy.asarray", "numpy.array",
+                "numpy.ascontiguousarray"}
+
+
+def drop_conversions(model: ModuleModel, name: str, bindings: list[Binding]) -> list[Binding]:
+    """The bindings of ``name`` less those that only convert its previous value
+    (``W = jnp.asarray(W)``, ``W = jax.device_put(W)``): the array keeps its size, so the
+    first binding says how large it is."""
+    if len(bindings) < 2:
+        return bindings
+    rest = []
+    for b in bindings:
+        v = b.value
+        if b.kind == "assign" and isinstance(v, ast.Call) and v.args and isinstance(v.args[0], ast.Name) \
+                and v.args[0].id == name and (model.resolve_call(v) or "") in CONVERSIONS:
+            continue
+        rest.append(b)
+    return rest

@@ -1,8 +1,9 @@
 """JAX204 on a program that chose float64 (issue 37, the fifth blind judgement's two false
 findings: a jax-md notebook that turns `jax_enable_x64` on itself and minimises to a force of
 1e-12). Real `jaxlint record` of small programs with real jax, then `check --dynamic`: the
-program's own float64 values are its policy and are not reported; a float32 value it makes
-wide still is, naming where the program turns x64 on; x64 forced by jaxlint's own setting is
+program's own float64 values are its policy and are not reported, nor is a cast that names
+float64; a float32 value a numpy constant makes wide still is, naming where the program
+turns x64 on; x64 forced by jaxlint's own setting is
 no program's choice, and every 64-bit value is reported as before."""
 from __future__ import annotations
 
@@ -44,11 +45,17 @@ def weighted(x32):
     return x32 * np.linspace(0.0, 1.0, 8)  # a float32 value made wide by a numpy constant
 
 
+@jax.jit
+def accumulate(x32):
+    return jnp.sum(x32.astype(jnp.float64))  # 64 bits asked for by name: not a slip
+
+
 if __name__ == "__main__":
     x = jax.random.uniform(jax.random.PRNGKey(0), (8, 3), dtype=jnp.float64)
     for _ in range(2):
         minimise(x)
         weighted(jnp.ones(8, jnp.float32))
+        accumulate(jnp.ones(8, jnp.float32))
 '''
 
 FORCED = '''

@@ -524,14 +524,17 @@ class FunctionAnalysis:
         free of measured figures (default: the reported line's code), for the baseline."""
         site = where if where is not None else self.def_site()
         if not key:
-            lines = self.source_lines if self.is_checked_file(site.path) else _source(site.path)[0]
-            text = lines[site.line - 1] if 0 < site.line <= len(lines) else ""
-            key = " ".join(text.split("#", 1)[0].split())[:200]
+            key = " ".join(self.line_text(site).split("#", 1)[0].split())[:200]
         self.diagnostics.append(measured_diagnostic(
             self.rule, self.measured_in(), message=message, path=site.path,
             start=Position(site.line, site.column),
             end=Position(site.end_line or site.line, site.end_column or site.column),
             key=key, severity=severity, related=related, data=data))
+
+    def line_text(self, site: Site) -> str:
+        """The source line of ``site`` ("" when it cannot be read)."""
+        lines = self.source_lines if self.is_checked_file(site.path) else _source(site.path)[0]
+        return lines[site.line - 1] if 0 < site.line <= len(lines) else ""
 
     def measured_in(self) -> MeasuredIn:
         """What every finding of this function carries: its name, the versions, where its

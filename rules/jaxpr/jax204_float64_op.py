@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from jaxlint.rule import Invalid, Option, TraceRule, Valid
@@ -9,6 +10,10 @@ if TYPE_CHECKING:
 
 WIDE_FLOATS = ("float64", "complex128")
 WIDE_INTS = ("int64", "uint64")
+#: a cast to a 64-bit float spelled out in the source: `.astype(jnp.float64)`,
+#: `lax.convert_element_type(x, np.float64)`, `jnp.asarray(x, dtype="float64")`
+EXPLICIT_CAST = re.compile(r"""(?:\.astype\(|convert_element_type\(|\b(?:as)?array\([^#]*?dtype\s*=)[^)#]*?"""
+                           r"""\b(?:float64|f64|complex128|c128|double)\b""")
 #: floats a 64-bit program still keeps narrow on purpose (made so by an explicit dtype)
 NARROW_FLOATS = ("float32", "bfloat16", "float16", "complex64")
 
@@ -28,8 +33,10 @@ class Float64Op(TraceRule):
     configuration module or configuration file of the project, as JAX112 reads them), or
     the recorded program ran with `JAX_ENABLE_X64` on in its environment. There its
     64-bit values are not reported, only a narrow float made wide: a `float32` (or
-    `bfloat16`, `float16`, `complex64`) value that a 64-bit numpy constant, default dtype
-    or cast turns into `float64` (the message names where the program turns x64 on).
+    `bfloat16`, `float16`, `complex64`) value that a 64-bit numpy constant or default
+    dtype turns into `float64` (the message names where the program turns x64 on). A cast
+    that names the 64-bit type on its line (`x.astype(jnp.float64)`,
+    `jnp.asarray(x, dtype=jnp.float64)`) is asked for, and not reported there either.
     That holds on TPU too, where float64 is emulated and slow: the program needs the
     precision, and float32 advice would break it; `report-x64-programs` reports every
     64-bit value anyway. x64 turned on by jaxlint's own `x64 = true` is not the
@@ -147,11 +154,13 @@ class Float64Op(TraceRule):
             return narrow_input(eqn) is not None
 
         for eqn, aval, site in ctx.outputs_by_line(lambda a: adapter.dtype_name(a) in WIDE_FLOATS, widens):
+            if EXPLICIT_CAST.search(ctx.line_text(site)):
+                continue  # `x.astype(jnp.float64)`: the program asks for 64 bits here by name
             narrow = narrow_input(eqn)
             ctx.report(site, f"`{adapter.primitive_name(eqn)}` widens {adapter.aval_str(narrow)} to "
                             f"{adapter.aval_str(aval)}: the program computes in 64 bits on purpose ({policy}), "
                             f"but this value was {adapter.dtype_name(narrow)} until here (a 64-bit numpy "
-                            f"array, constant or default dtype beside it, or a cast); if it needs no 64 bits, "
+                            f"array, constant or default dtype beside it); if it needs no 64 bits, "
                             f"keep it {adapter.dtype_name(narrow)} (pass dtype= explicitly, convert the other "
                             f"operand)",
                       data={"dtype": adapter.dtype_name(aval), "shape": list(adapter.shape_of(aval)),

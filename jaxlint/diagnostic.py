@@ -6,8 +6,10 @@ sent between processes and serialized without knowing which rule made them.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any, Callable, Mapping
+
+from jaxlint.records import dataclass
 
 
 class Severity(str, enum.Enum):

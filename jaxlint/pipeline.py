@@ -17,12 +17,13 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from jaxlint.config import ConfigError, find_config_file
 from jaxlint.findings.result import RunResult
+from jaxlint.records import dataclass
 
 if TYPE_CHECKING:
     from jaxlint.config import Settings

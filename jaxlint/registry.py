@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, cast
 
+from jaxlint.records import dataclass
 from jaxlint.rule import GROUPS, Rule, in_dependency_order  # noqa: F401 (re-exported: the engine's order of rules)
 
 if TYPE_CHECKING:

@@ -48,11 +48,12 @@ import inspect
 import math
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Mapping, Sequence, TypeVar
 
 from jaxlint.diagnostic import Applicability, Diagnostic, Phase, Severity
 from jaxlint.config.errors import shown
+from jaxlint.records import dataclass
 
 if TYPE_CHECKING:
     from jaxlint.compile.budgets import BudgetContext

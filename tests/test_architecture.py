@@ -6,7 +6,7 @@ The packages (README, "How the code is organised"):
 
 * the engine's shared types at the top of ``jaxlint/`` (``diagnostic``,
   ``rule``, ``registry``, and the packages ``config/``, ``findings/``, ``files/``,
-  ``process/``): "core";
+  ``process/``, ``records/``): "core";
 * ``static/``, ``dynamic/``, ``compile/``: the phase and tiers; ``fix/``, ``inspect/``,
   ``output/``, ``lsp/``, ``commands/``: what is built on them;
 * ``rules/`` (installed as ``jaxlint.rules``): one file per rule, by tier;
@@ -30,7 +30,7 @@ PRIVATE = re.compile(r"^jax\._src\b|^jax\.interpreters\b|^jax\.core\b|^jaxlib\.(
 PRIVATE_ATTRS = {"debug_info", "pretty_print", "source_info_util", "Tracer"}
 PACKAGES = ("static", "dynamic", "compile", "inspect", "fix", "output", "lsp", "commands")
 #: packages of the engine's shared types: part of "core"
-CORE_PACKAGES = ("config", "findings", "files", "process")
+CORE_PACKAGES = ("config", "findings", "files", "process", "records")
 #: the most modules the top of ``jaxlint/`` holds (issue 25): more belong in a package
 MAX_TOP_LEVEL_MODULES = 12
 ENTRY_POINTS = ("cli", "__main__", "pipeline", "docgen")

@@ -11,7 +11,7 @@ import fnmatch
 import math
 import os
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -20,6 +20,7 @@ from jaxlint.config.keys import (
     BACKENDS, CONFIDENCES, DYNAMIC, EXTEND, FUNCTION_KEYS, MAX_DIMENSION, MERGE, ON, REPLACE, SEVERITIES, TOP_LEVEL,
     in_range,
 )
+from jaxlint.records import dataclass
 
 
 CONFIG_FILES = (".jaxlint.toml", "jaxlint.toml", "pyproject.toml")

@@ -17,10 +17,10 @@ The four keys whose values are tables of their own (``per-file-ignores``, ``rule
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 from jaxlint.config.errors import shown
+from jaxlint.records import dataclass
 
 #: how the command line's value for a key combines with the file's (``Key.override``)
 REPLACE = "replace"  # the command line's value, when given, is the setting

@@ -4,11 +4,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
 from jaxlint.config import ConfigError, Settings, find_config_file, load_settings, path_matches
+from jaxlint.records import dataclass
 
 PY_SUFFIXES = (".py", ".pyi")
 

@@ -14,10 +14,11 @@ import functools
 import io
 import re
 import tokenize
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 from jaxlint.diagnostic import Diagnostic, Edit, Fix, Phase, Position
+from jaxlint.records import dataclass
 from jaxlint.textutil import LazyPattern, split_lines
 
 if TYPE_CHECKING:

@@ -1,10 +1,11 @@
 """What a run produced: the findings every sink reads, with the run's notes and errors."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Diagnostic
+from jaxlint.records import dataclass
 
 if TYPE_CHECKING:
     from jaxlint.files.notebook import CellMap

@@ -3,11 +3,12 @@ formats that registering fills (:mod:`jaxlint.output` loads a format's module wh
 that format is asked for)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Callable
 
 from jaxlint.findings.result import RunResult
+from jaxlint.records import dataclass
 
 
 @dataclass

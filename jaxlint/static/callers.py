@@ -27,8 +27,9 @@ parameters of the callers in turn (a wrapper passing its own parameter on).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from jaxlint.records import dataclass
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxlint.static.scopes import FunctionInfo, Param, Scopes

@@ -10,11 +10,12 @@ import gc
 import sys
 import tokenize
 import io
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from jaxlint.diagnostic import Applicability, Confidence, Diagnostic, Edit, Fix, Phase, Position, Related, Severity
 from jaxlint.findings.result import NEEDS_PYTHON
+from jaxlint.records import dataclass
 from jaxlint.rule import PARSE_ERROR, StaticRule, finding_severity
 from jaxlint.static.project import NO_FACTS, ProjectFacts
 from jaxlint.static.semantic import ModuleModel

@@ -10,9 +10,10 @@ static / donated arguments.
 from __future__ import annotations
 
 import ast
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import TYPE_CHECKING
 
+from jaxlint.records import dataclass
 from jaxlint.static.apis import (ARRAY_LEAVES_ONLY_KINDS, CHECKPOINTS, DIFF_TRANSFORMS, FILTERED_KINDS, JIT_LIKE, TRACING_HOFS,
                                  literal_ints, literal_strs)
 from jaxlint.static.runs import eager_block

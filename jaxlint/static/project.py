@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
+from jaxlint.records import dataclass
 from jaxlint.textutil import LazyPattern
 
 #: Files at the project root that may set ``JAX_ENABLE_X64`` for the project's runs.

@@ -6,7 +6,7 @@ import gc
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -16,6 +16,7 @@ from jaxlint.diagnostic import Diagnostic
 from jaxlint.files.discovery import FileTask, read_source
 from jaxlint.process.cpus import usable_cpus
 from jaxlint.findings.noqa import NoqaUsage, Suppressions
+from jaxlint.records import dataclass
 from jaxlint.registry import active_rules, active_static_rules, rules_by_code
 from jaxlint.findings.result import RunResult
 from jaxlint.rule import StaticRule, about_noqa_comments

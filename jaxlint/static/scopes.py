@@ -22,6 +22,9 @@ from __future__ import annotations
 
 import ast
 import bisect
+# the standard library's dataclass, not jaxlint.records': Param, Binding and FunctionInfo are
+# made for each parameter, binding and function of the checked code, where the compiled
+# __init__ is about four times as fast (docs/performance.md, perf36)
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, TypeVar, overload
 

@@ -14,9 +14,9 @@ text. ``str(reason)`` is the text the jit map stores and messages show.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from jaxlint.records import dataclass
 from jaxlint.static.apis import (ABSTRACT_EVAL, ARRAY_LEAVES_ONLY_ABSTRACT, ARRAY_LEAVES_ONLY_DIFF,
                                  ARRAY_LEAVES_ONLY_HOFS, CUSTOM_RULES, DIFF_TRANSFORMS,
                                  EQX_RULE_TRACED, JIT_LIKE, PASS_ARGUMENTS, PRIMAL_TRANSFORMS, TRACING_HOFS,

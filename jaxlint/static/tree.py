@@ -27,10 +27,11 @@ from __future__ import annotations
 import ast
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from jaxlint.records import dataclass
 from jaxlint.textutil import LazyPattern
 
 if TYPE_CHECKING:  # pragma: no cover

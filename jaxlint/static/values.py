@@ -37,9 +37,10 @@ import ast
 import enum
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Callable
 
+from jaxlint.records import dataclass
 from jaxlint.textutil import LazyPattern
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Severity
+from jaxlint.records import dataclass
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.static.apis import STATIC_ATTRS
 from jaxlint.static.flow import staged_call

@@ -229,6 +229,12 @@ def test_what_it_does_not_take_is_refused_at_class_creation():
             def __setattr__(self, name: str, value: Any) -> None:
                 object.__setattr__(self, name, value)
 
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+        @OURS
+        class RequiredAfterDefault:
+            a: int = 0
+            b: int
+
     with pytest.raises(ValueError, match="mutable default"):  # the standard library's own checks still run
         @OURS
         class MutableDefault:

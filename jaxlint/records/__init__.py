@@ -19,7 +19,10 @@ fields left out, recursion shown as ``...``), ``__eq__`` and the order methods o
 ``eq``, ``unsafe_hash``, a hash the class defines itself), frozen assignment and
 deletion raising ``dataclasses.FrozenInstanceError``, and ``__dataclass_params__``.
 ``tests/test_records.py`` checks each against the standard library's, and every class
-of jaxlint that uses this against a standard twin. Not supported (a ``TypeError`` at
+of jaxlint that uses this against a standard twin. Two differences, both for
+introspection: ``inspect.signature`` of ``__init__`` reads ``(*args, **kwargs)``, and a
+class without a docstring gets its name as one (the standard library writes the
+signature there, which costs ``inspect``'s work). Not supported (a ``TypeError`` at
 class creation; use ``dataclasses.dataclass``): dataclass bases, ``InitVar``,
 ``kw_only``, ``slots``, a field that is a property or another data descriptor, and a
 ``__setattr__`` of the class's own on a class that is not frozen.
@@ -139,7 +142,10 @@ def _init(cls: type, fields: tuple[dataclasses.Field, ...], frozen: bool) -> Cal
         return None if f.default is dataclasses.MISSING else (False, f.default)
 
     fills = tuple(fill(f) for f in taken)
-    required = sum(1 for x in fills if x is None)  # a prefix: no required field follows a default
+    for before, (f, x) in zip((None, *fills), zip(taken, fills)):
+        if x is None and before is not None:  # as the standard library's __init__ checks
+            raise TypeError(f"non-default argument {f.name!r} follows default argument")
+    required = sum(1 for x in fills if x is None)  # a prefix (checked above)
     rest = tuple((f.name, fill(f)) for f in fields if not f.init and fill(f) is not None)
     post_init = hasattr(cls, "__post_init__")
     # as the standard library's: a frozen class's fields are set past its __setattr__

@@ -69,6 +69,56 @@ TRACING_HOFS: dict[str, tuple[int, ...]] = {
     "numpyro.infer.SVI": (0, 1),
     "numpyro.infer.svi.SVI": (0, 1),
 }
+#: Library calls that trace a function they are given, the library's own protocol rather
+#: than a transform (the call returns a result or an object, not the function): each with
+#: the positions and keywords of the callables, how many of a callable's leading parameters
+#: receive tracers (``None``: every argument the library passes; parameters with a Python
+#: default it does not pass keep their default), and a keyword that, given ``False``, makes
+#: the library run the function eagerly. Checked with jax 0.10.2, optax 0.2.8, diffrax
+#: 0.7.2, optimistix 0.1.0, jaxopt 0.8.5 (``tests/rules/static/test_library_tracers.py``
+#: runs the jax and optax ones):
+#:
+#: * ``jax.experimental.ode.odeint(func, y0, t, *args)`` traces ``func(y, t, *args)`` at once
+#:   (``closure_convert``, then a jitted solver), also outside any jit;
+#: * ``jax.scipy.optimize.minimize(fun, x0, args=())`` runs ``fun(x, *args)`` in a
+#:   ``lax.while_loop``: ``x`` a tracer, ``args`` as given;
+#: * diffrax's terms (``ODETerm(f)``): ``diffeqsolve`` is a filtered jit, ``f(t, y, args)``
+#:   gets tracers for ``t`` and ``y``, the array leaves of ``args`` only; optimistix's
+#:   solvers (``root_find(fn, solver, y0, args)``): ``fn(y, args)`` the same; jaxopt's solvers
+#:   (``GradientDescent(fun=f).run(p, *args)``): ``run`` is jitted unless ``jit=False``, every
+#:   argument of ``f`` a tracer;
+#: * optax: a schedule given as an optimizer's ``learning_rate`` (``optax.sgd(sched)``) is
+#:   called by the optimizer's ``update`` with the step count, and the functions of a
+#:   ``GradientTransformation(init_fn, update_fn)`` (and ``optax.stateless(f)``) are its
+#:   ``init`` and ``update``: they run where those run. Optax's transformations are written
+#:   to be jitted (its documentation jits every ``update``; each of the schedules and
+#:   transformations of the tuning corpora is reached from a jitted step), so the model
+#:   takes them as traced, as numpyro's kernels above: under a jit the count is a tracer
+#:   (``np.cos(count)`` raises, ``if count < n`` raises); run eagerly it is a concrete
+#:   array and both work.
+LIBRARY_TRACERS: dict[str, tuple[tuple[int, ...], tuple[str, ...], int | None, str | None]] = {
+    "jax.experimental.ode.odeint": ((0,), ("func",), None, None),
+    "jax.scipy.optimize.minimize": ((0,), ("fun",), 1, None),
+    **{f"diffrax.{t}": ((0,), ("vector_field",), 2, None)
+       for t in ("ODETerm", "ControlTerm", "WeaklyDiagonalControlTerm")},
+    **{f"optimistix.{s}": ((0,), ("fn",), 1, None) for s in ("root_find", "minimise", "least_squares", "fixed_point")},
+    **{f"jaxopt.{s}": ((0,), ("fun", "residual_fun", "fixed_point_fun"), None, "jit")
+       for s in ("GradientDescent", "LBFGS", "BFGS", "NonlinearCG", "ProximalGradient", "ArmijoSGD", "PolyakSGD",
+                 "GaussNewton", "LevenbergMarquardt", "FixedPointIteration", "AndersonAcceleration")},
+    **{f"optax.{o}": ((0,), ("learning_rate",), 1, None)
+       for o in ("adabelief", "adadelta", "adafactor", "adagrad", "adam", "adamax", "adamaxw", "adamw", "adan",
+                 "amsgrad", "fromage", "lamb", "lars", "lion", "noisy_sgd", "novograd", "optimistic_adam",
+                 "optimistic_gradient_descent", "radam", "rmsprop", "rprop", "sgd", "sign_sgd", "signum", "sm3",
+                 "yogi", "scale_by_learning_rate")},
+    "optax.scale_by_schedule": ((0,), ("step_size_fn",), 1, None),
+    "optax.GradientTransformation": ((0, 1), ("init", "update"), None, None),
+    "optax.GradientTransformationExtraArgs": ((0, 1), ("init", "update"), None, None),
+    "optax.stateless": ((0,), ("f",), None, None),
+    "optax.stateless_with_tree_map": ((0,), ("f",), None, None),
+}
+#: ``optax.inject_hyperparams(optax.adam)(learning_rate=sched, ...)``: every hyperparameter
+#: given as a function is called with the step count, as ``learning_rate`` above
+INJECTED_HYPERPARAMS = "optax.inject_hyperparams"
 #: Functions that trace a function abstractly and compile nothing, with their reason kind:
 #: ``jax.eval_shape(f, *args)`` (at once, with ``args``), ``jax.make_jaxpr(f)(*args)``;
 #: equinox's trace the array leaves only. What fails on any tracer fails there too (JAX104,

@@ -80,7 +80,8 @@ def container_value(model: Scopes, value: ast.AST | None) -> bool:
         return True
     if isinstance(value, ast.Call):
         q = model.resolve_call(value) or ""
-        return q.startswith(("jax.tree.", "jax.tree_util.")) or q in ("builtins.list", "builtins.tuple",
+        # `jax.tree_map`, `jax.tree_flatten` ...: the older names of the same functions
+        return q.startswith(("jax.tree.", "jax.tree_")) or q in ("builtins.list", "builtins.tuple",
                                                                       "builtins.dict", "builtins.set")
     return False
 

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Callable
 from jaxlint.records import dataclass
 from jaxlint.static.apis import (ABSTRACT_EVAL, ARRAY_LEAVES_ONLY_ABSTRACT, ARRAY_LEAVES_ONLY_DIFF,
                                  ARRAY_LEAVES_ONLY_HOFS, CUSTOM_RULES, DIFF_TRANSFORMS,
-                                 EQX_RULE_TRACED, JIT_LIKE, PASS_ARGUMENTS, PRIMAL_TRANSFORMS, TRACING_HOFS,
+                                 EQX_RULE_TRACED, INJECTED_HYPERPARAMS, JIT_LIKE, LIBRARY_TRACERS, PASS_ARGUMENTS,
+                                 PRIMAL_TRANSFORMS, TRACING_HOFS,
                                  literal_int, literal_ints, literal_strs)
 from jaxlint.static.flow import Flow, iteration_targets, sampled, transform_of, unpacked  # noqa: F401
 from jaxlint.static.protocols import runner_call, runner_target
@@ -304,6 +305,11 @@ class Tracing:
                      and not self.scopes.is_array_annotation(p.annotation)}
         if q in PASS_ARGUMENTS:
             return {p.name for p in params}
+        library = LIBRARY_TRACERS.get(q)
+        if library is not None and library[2] is not None:
+            return defaulted | {p.name for p in params[library[2]:]}  # `fun(x, *args)`: `args` as given
+        if library is not None or q == INJECTED_HYPERPARAMS:
+            return defaulted
         if q in _CHECKPOINTS:
             spec = next((k.value for k in call.keywords if k.arg == "static_argnums"), None)
             nums = () if spec is None else literal_ints(spec)
@@ -345,6 +351,16 @@ class Tracing:
         return {params[n].name for n in nums or () if -len(params) <= n < len(params)}
 
     def _hof_callables(self, call: ast.Call, q: str) -> list[ast.expr]:
+        if q == INJECTED_HYPERPARAMS:  # `inject_hyperparams(optax.adam)(learning_rate=sched)`
+            return [*call.args, *(k.value for k in call.keywords if k.arg)]
+        library = LIBRARY_TRACERS.get(q)
+        if library is not None:
+            positions, keywords, _, eager_flag = library
+            if any(k.arg == eager_flag and isinstance(k.value, ast.Constant) and k.value.value is False
+                   for k in call.keywords):
+                return []  # `jaxopt.LBFGS(fun=f, jit=False)`: run eagerly
+            return [*(call.args[i] for i in positions if i < len(call.args)),
+                    *(k.value for k in call.keywords if k.arg in keywords)]
         idxs = TRACING_HOFS.get(q)
         if idxs is None:
             return []
@@ -382,7 +398,10 @@ class Tracing:
                     changed |= self._mark(target, Reason(q.rsplit('.', 1)[-1], node.lineno),
                                           self._differentiated_params(node, q, target, bound))
                 continue
-            if q in TRACING_HOFS:
+            if q not in TRACING_HOFS and q not in LIBRARY_TRACERS and isinstance(node.func, ast.Call) \
+                    and self.scopes.resolve_call(node.func) == INJECTED_HYPERPARAMS:
+                q = INJECTED_HYPERPARAMS
+            if q in TRACING_HOFS or q in LIBRARY_TRACERS or q == INJECTED_HYPERPARAMS:
                 if q in EAGER_UNDER_DISABLE_JIT and eager_block(self.scopes, node) == "jax.disable_jit":
                     continue  # `with jax.disable_jit():` runs the body as Python, with values
                 for arg in self._hof_callables(node, q):

@@ -252,3 +252,11 @@ def outcomes_under_jax(cases: dict[str, tuple[str, str]]) -> dict[str, str]:
                           text=True, timeout=300, env={**os.environ, "JAX_PLATFORMS": "cpu"})
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def marked(src: str) -> list[int]:
+    """The lines of ``src`` marked ``# INVALID`` (as ``helpers.lines`` numbers them)."""
+    import textwrap
+
+    text = textwrap.dedent(src).lstrip("\n")
+    return [i for i, line in enumerate(text.splitlines(), 1) if "# INVALID" in line]

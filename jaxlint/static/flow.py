@@ -336,7 +336,14 @@ class Flow:
             return (found[0], found[1]) if found else None
         if isinstance(expr, ast.Subscript):
             entry = self._dict_entry(expr)
-            return self.culprit(entry if entry is not None else expr.value)
+            found = self.culprit(entry if entry is not None else expr.value)
+            if found is None and entry is None:
+                # an element taken at a traced index (`sizes[i]` in a `fori_loop` body, `sizes`
+                # closed over): an array gives a tracer, a list or tuple fails on it
+                # (TracerIntegerConversionError): the element is never a Python value
+                index = self.culprit(expr.slice) if not _has_slice(expr.slice) else None
+                return (index[0], expr) if index else None
+            return found
         if isinstance(expr, ast.Starred):
             return self.culprit(expr.value)
         if isinstance(expr, ast.Dict):
@@ -803,6 +810,12 @@ def _isinstance_of(model: "Scopes", test: ast.AST, name: str, jax: bool) -> bool
     if jax:
         return all(q in _JAX_TYPES for q in quals)
     return all(q.startswith(_HOST_TYPES) for q in quals)
+
+
+def _has_slice(index: ast.expr) -> bool:
+    """``a[i:j]``, ``a[:, i]``: a slice, whose traced bounds are an error of their own."""
+    return isinstance(index, ast.Slice) or (isinstance(index, ast.Tuple)
+                                           and any(isinstance(e, ast.Slice) for e in index.elts))
 
 
 def _best(*found: tuple[int, ast.AST] | None) -> tuple[int, ast.AST] | None:

@@ -47,7 +47,8 @@ class DataDependentShape(StaticRule):
       a `lax.scan` / `fori_loop` / `while_loop` body, a leaf field of such a parameter
       (`cfg.steps` of a NamedTuple or dataclass argument, unless the class declares the
       field static), an `eqx.filter_jit` parameter annotated as an array, an element of
-      a traced array (`x[0]`), an entry of a dict display (`d["k"]`), an array computed
+      a traced array (`x[0]`) or of any array at a traced index (`sizes[i]` in a
+      `fori_loop` body), an entry of a dict display (`d["k"]`), an array computed
       in traced code (`steps = jnp.array(span // dt)`: under a trace a `jax.numpy`
       result is a tracer even when it is computed from constants), a helper's parameter
       that traced code passes one of these, a helper's result or an object's field that
@@ -57,7 +58,7 @@ class DataDependentShape(StaticRule):
       size positions: `shape` of `zeros` / `ones` / `full` / `empty` (and of their
       `_like` forms), `start` / `stop` / `step` of `arange`, `num` of `linspace` /
       `logspace` / `geomspace`, `eye` / `identity` / `tri`, `reshape` (the function and
-      the method), `broadcast_to`, `resize`, `tile` reps, `repeat` without
+      the method), `broadcast_to`, `resize`, `tile` reps, `pad` widths, `repeat` without
       `total_repeat_length` (function and method), `split` / `array_split` sections,
       `triu_indices` / `tril_indices` / `indices`, `jax.nn.one_hot` classes, the
       `shape` of `jax.random` samplers (every `shape=`), `jax.random.split` num,
@@ -498,6 +499,10 @@ def _size_source(ctx, model: ModuleModel, fn: FunctionInfo, expr: ast.AST, depth
             return _size_source(ctx, model, fn, entry, depth + 1)
         # `x[0]`, `sizes[1]` of a traced value: its element is traced (a shape's is not)
         inner = _size_source(ctx, model, fn, expr.value, depth + 1)
+        if inner is None and not isinstance(expr.slice, ast.Slice):
+            # `sizes[i]` at a traced index `i` (a `fori_loop` body's), `sizes` closed over:
+            # the element of an array is a tracer (a list's fails on the index)
+            inner = _size_source(ctx, model, fn, expr.slice, depth + 1)
         if inner is None or taint.level(expr) is None:
             return None
         return replace(inner, direct=False) if inner.kind != "array" else inner
@@ -675,7 +680,7 @@ SIZE_ARGS: dict[str, tuple[tuple[int | None, str], ...]] = {
     **{f"jax.numpy.{n}": ((2, "num"),) for n in ("linspace", "logspace", "geomspace")},
     "jax.numpy.reshape": ((1, "shape"), (None, "newshape")),
     "jax.numpy.broadcast_to": ((1, "shape"),), "jax.numpy.resize": ((1, "new_shape"),),
-    "jax.numpy.tile": ((1, "reps"),), "jax.numpy.repeat": ((1, "repeats"),),
+    "jax.numpy.tile": ((1, "reps"),), "jax.numpy.repeat": ((1, "repeats"),), "jax.numpy.pad": ((1, "pad_width"),),
     "jax.numpy.split": ((1, "indices_or_sections"),), "jax.numpy.array_split": ((1, "indices_or_sections"),),
     "jax.numpy.triu_indices": ((0, "n"), (2, "m")), "jax.numpy.tril_indices": ((0, "n"), (2, "m")),
     "jax.numpy.indices": ((0, "dimensions"),),

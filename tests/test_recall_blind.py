@@ -329,13 +329,15 @@ FOUND5 = frozenset({
 #: Cases of the sixth round (``recall_blind6_cases.py``) found with ``--select ALL``. Blind
 #: figure: 23 of 31 at 276617d (the session's start; the cases were committed, a9ea7e3,
 #: tag recall51-blind-cases, before jaxlint ran on them); 23 of 31 at 8080d94, main at
-#: 17:42 after the session's changes, made without sight of these cases (held-out).
+#: 17:42 after the session's changes, made without sight of these cases (held-out); 25 of
+#: 31 after recall36b's capabilities, tuned on the seventh round (jax-15509, pcax-3).
 FOUND6 = frozenset({
     "blackjax-1029",
     "deepmd-kit-5583",
     "exojax-122",
     "jax-1076",
     "jax-11448",
+    "jax-15509",  # found after an element at a traced index was taken as traced (recall36b; tuning)
     "jax-19867",
     "jax-20254",
     "jax-24683",
@@ -350,6 +352,7 @@ FOUND6 = frozenset({
     "numpyro-1214",
     "op-system-74",
     "openillumi-list-static-arg",
+    "pcax-3",  # found after JAX108 saw a tracer passed to a static parameter (recall36b; tuning)
     "pfjax-3",
     "scipy-22219",
     "theneuralbase-key-reuse",
@@ -360,14 +363,23 @@ FOUND6 = frozenset({
 #: Cases of the seventh round (``recall_blind7_cases.py``) found with ``--select ALL`` and
 #: with the default selection alike. Blind figure: 8 of 22 at 4419f18 (main at the start
 #: of issue 36's session; the cases were committed, bd2a613, tag recall36-blind-cases,
-#: before jaxlint ran on them and before the session's rule changes landed).
+#: before jaxlint ran on them and before the session's rule changes landed). After the
+#: round was opened (tuning, recall36b): 14 of 22, the library protocols (odeint, an optax
+#: schedule, an optax transformation's functions), an element at a traced index, a tracer
+#: reaching a static parameter through a Partial, and jnp.pad's widths.
 FOUND7 = frozenset({
     "crackedaicode-prngkey-split",
     "d2l-2366",
     "jax-1007",
     "jax-12719",
     "jax-16994",
+    "jax-2323",  # tuning
+    "jax-3620",  # tuning
+    "jax-5609",  # tuning
+    "lagrangian-nns-7",  # tuning
+    "netket-908",  # tuning
     "openscvx-58",
+    "optax-187",  # tuning
     "pax-26",
     "theneuralbase-what-jit-compiles",
 })
@@ -500,7 +512,7 @@ def test_recall_figure_did_not_drop(measured):
     assert FOUND6 <= sixth, sorted(FOUND6 - sixth)
     seventh = found(measured, CASES7)
     assert FOUND7 <= seventh, sorted(FOUND7 - seventh)
-    assert len(seventh) >= 8  # issue 36: the sealed seventh round stays at 8 of 22 or better
+    assert len(seventh) >= 14  # issue 36: the sealed seventh round was 8 of 22 blind, 14 after tuning
     eighth = found(measured, CASES8)
     assert FOUND8 <= eighth, sorted(FOUND8 - eighth)
     assert len(eighth) >= 9  # issue 36: the sealed eighth round stays at 9 of 11 or better

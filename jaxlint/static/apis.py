@@ -91,11 +91,11 @@ TRACING_HOFS: dict[str, tuple[int, ...]] = {
 #:   called by the optimizer's ``update`` with the step count, and the functions of a
 #:   ``GradientTransformation(init_fn, update_fn)`` (and ``optax.stateless(f)``) are its
 #:   ``init`` and ``update``: they run where those run. Optax's transformations are written
-#:   to be jitted (its documentation jits every ``update``; each of the schedules and
-#:   transformations of the tuning corpora is reached from a jitted step), so the model
-#:   takes them as traced, as numpyro's kernels above: under a jit the count is a tracer
-#:   (``np.cos(count)`` raises, ``if count < n`` raises); run eagerly it is a concrete
-#:   array and both work.
+#:   to be jitted (its documentation jits every ``update``), so the model takes them as
+#:   traced, as numpyro's kernels above: under a jit the count is a tracer (``np.cos(count)``
+#:   raises, ``if count < n`` raises); run eagerly it is a concrete array and both work.
+#:   Measured on the seven opened precision corpora: one new finding, true (praxis's EWC
+#:   ``update_fn``, ``if jnp.equal(state.count, 0):``, run by its jitted train step).
 LIBRARY_TRACERS: dict[str, tuple[tuple[int, ...], tuple[str, ...], int | None, str | None]] = {
     "jax.experimental.ode.odeint": ((0,), ("func",), None, None),
     "jax.scipy.optimize.minimize": ((0,), ("fun",), 1, None),

@@ -1,13 +1,18 @@
 """Where a function jitted in this module is called, and which argument lands in which
-parameter. Used by rules about static and donated arguments (JAX108, JAX113)."""
+parameter; which of them are tracers at a static parameter. Used by rules about static and
+donated arguments (JAX108, JAX113)."""
 from __future__ import annotations
 
 import ast
+import itertools
+from dataclasses import dataclass
 from typing import Iterator
 
 from jaxlint.static.jitmap import EntryPoint
 from jaxlint.static.scopes import is_staticmethod
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
+from jaxlint.static.taint import CERTAIN, taint_of
+from jaxlint.static.traced import runs_traced
 
 
 def named_calls(model: ModuleModel) -> list[ast.Call]:
@@ -84,3 +89,80 @@ def _self_attr_call(model: ModuleModel, call: ast.Call, attr: str, class_name: s
     while scope is not None and scope.class_name is None:
         scope = scope.parent
     return scope is not None and scope.class_name == class_name
+
+
+@dataclass(frozen=True)
+class TracedStatic:
+    """A tracer reaching static parameter ``param`` of the jitted ``target``: ``value``,
+    traced in ``scope`` where it is passed or bound, or bound by a ``jax.tree_util.Partial``
+    that ``into`` (the call, the jitted function) passes to a jitted function."""
+
+    value: ast.expr
+    param: str
+    target: FunctionInfo
+    scope: FunctionInfo | None = None
+    into: tuple[ast.Call, FunctionInfo] | None = None
+
+
+def traced_statics(model: ModuleModel, calls: list[ast.Call]) -> list[TracedStatic]:
+    """Every tracer reaching a static parameter of a function jitted in the module, which
+    raises there (a static argument is hashed; a tracer is unhashable): passed by a call in
+    traced code (``_fit(x, n)`` in a jitted ``fit(x, n)``), bound there by
+    ``functools.partial`` (``partial(tile_by, k)``), or bound by a ``jax.tree_util.Partial``
+    passed to a jitted function, whose bound arguments are leaves of that pytree, traced by
+    the jit whatever they are, Python ints too (jax #5609)."""
+    statics: dict[int, set[str]] = {}
+    for entry in model.entries:
+        if entry.static_params and entry.specs_literal:
+            statics.setdefault(id(model.entry_site(entry)[1]), set()).update(entry.static_params)
+    if not statics:
+        return []
+    out: list[TracedStatic] = []
+    into: dict[int, tuple[ast.Call, FunctionInfo]] = {}
+    for entry in model.entries:
+        jitted = model.entry_site(entry)[1]
+        static = statics.get(id(jitted), set())
+        for call, offset in jit_call_sites(model, entry, calls):
+            scope = model.function_of(call)
+            out += [TracedStatic(a, p, jitted, scope) for p, a in call_arguments(call, jitted, offset)
+                    if p in static and _traced_at(model, scope, call, a)]
+            for a in [*call.args, *(k.value for k in call.keywords)]:
+                made = _partial_made(model, scope, a)
+                if made is not None and made[1] == "jax.tree_util.Partial":
+                    into[id(made[0])] = (call, jitted)
+    for node in model.nodes(ast.Call):
+        made = _partial_made(model, None, node) if isinstance(node, ast.Call) and node.args else None
+        if made is None:
+            continue
+        scope = model.function_of(node)
+        target, implicit = model.callee(node.args[0], scope)
+        static = statics.get(id(target), set()) if target is not None else set()
+        positional = [p.name for p in target.positional()[implicit:]] if target is not None and static else []
+        bound = [*zip(positional, itertools.takewhile(lambda a: not isinstance(a, ast.Starred), node.args[1:])),
+                 *((k.arg, k.value) for k in node.keywords if k.arg is not None)]
+        for param, arg in bound:
+            if param in static and target is not None and (id(node) in into or _traced_at(model, scope, node, arg)):
+                out.append(TracedStatic(arg, param, target, scope, into.get(id(node))))
+    return out
+
+
+def _traced_at(model: ModuleModel, scope: FunctionInfo | None, node: ast.AST, arg: ast.expr) -> bool:
+    """``arg`` is certainly a tracer where ``node`` runs (in traced code, not in an arm the
+    trace never takes)."""
+    return scope is not None and scope.traced and runs_traced(model, node) \
+        and taint_of(model, scope).level(arg) == CERTAIN
+
+
+def _partial_made(model: ModuleModel, scope: FunctionInfo | None, arg: ast.expr) -> tuple[ast.Call, str] | None:
+    """The ``functools.partial(...)`` / ``jax.tree_util.Partial(...)`` call ``arg`` is, or
+    that the name ``arg`` is bound to once, with the qualified name of the maker."""
+    if isinstance(arg, ast.Name):
+        _, bindings = model.lookup(arg.id, scope)
+        if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].value, ast.Call):
+            return None
+        arg = bindings[0].value
+    if isinstance(arg, ast.Call):
+        q = model.resolve_call(arg)
+        if q in ("functools.partial", "jax.tree_util.Partial"):
+            return arg, q
+    return None

@@ -5,12 +5,11 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.static.jitcalls import call_arguments, jit_call_sites, named_calls
+from jaxlint.static.jitcalls import call_arguments, jit_call_sites, named_calls, traced_statics
 from jaxlint.static.classes import ASSIGNMENTS, annotation_options, class_hashing, field_arguments, later_write, module_class
 from jaxlint.static.hashing import unhashable_annotation, unhashable_value
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
-from jaxlint.static.taint import CERTAIN, taint_of, traced_how
-from jaxlint.static.traced import runs_traced
+from jaxlint.static.taint import traced_how
 from jaxlint.static.values import class_facts
 
 if TYPE_CHECKING:
@@ -32,10 +31,9 @@ class StaticArgHazard(StaticRule):
       its elements), also given to a wrapper function
       that passes its parameter on as the static argument (`def grid(f, bounds):
       return _grid(f, bounds)`, `grid(f, [-1, 1])`) or a wrapper parameter's default;
-    * a tracer reaching a static parameter: a value traced where the call runs, passed
-      there or bound there by `functools.partial` (`_fit(x, n)` in a jitted `fit(x, n)`), or
-      bound by a `jax.tree_util.Partial` that is passed to a jitted function (a Partial's
-      bound arguments are leaves of the pytree: the jit traces them, Python ints too);
+    * a tracer reaching a static parameter: passed, or bound by `functools.partial`, in
+      traced code (`_fit(x, n)` in a jitted `fit`), or bound by a `jax.tree_util.Partial`
+      passed to a jitted function (its bound arguments are leaves the jit traces);
     * float static values that vary between calls (a call passes a computed value,
       or several different float literals);
     * a static `self` of a class that hashes by identity (no `__hash__` / `__eq__`)
@@ -250,7 +248,7 @@ class StaticArgHazard(StaticRule):
             self._call_sites(ctx, model, entry, fn, static - reported, calls)
         if model.entries:
             self._static_fields(ctx, model)
-            self._bound_to_static(ctx, model, calls if calls is not None else named_calls(model))
+            self._traced_statics(ctx, model, calls if calls is not None else named_calls(model))
 
     def _static_fields(self, ctx, model: ModuleModel) -> None:
         """An array, list, dict or set in a field a pytree class declares static
@@ -315,13 +313,6 @@ class StaticArgHazard(StaticRule):
                 if what is None:
                     via = _unhashable_through_wrapper(model, scope, arg, calls)
                     what = via[0] if via is not None else None
-                if what is None and scope is not None and _traced_here(model, scope, call, arg):
-                    ctx.report(arg, f"`{ctx.segment(arg)}` is traced in {traced_how(scope)} and is passed to static "
-                                    f"parameter `{param}` of `{fn.name}`: a tracer is unhashable, so the call raises "
-                                    f"ValueError (non-hashable static arguments); make it static in "
-                                    f"`{scope.name}` too, or pass a Python value",
-                               severity=Severity.ERROR, data={"param": param, "kind": "a tracer"})
-                    continue
                 if what is not None:
                     how = (f" (`{via[1]}` passes it to `{scope.name if scope else ''}` at line {via[2]})"
                            if via is not None else "")
@@ -339,61 +330,16 @@ class StaticArgHazard(StaticRule):
             if param in static:
                 self._varying_float(ctx, model, fn, param, args)
 
-    def _bound_to_static(self, ctx, model: ModuleModel, calls: list[ast.Call]) -> None:
-        """A static parameter of a jitted function bound by ``functools.partial`` or
-        ``jax.tree_util.Partial`` to a value that is a tracer where the partial runs: bound in
-        traced code to a traced value (``partial(tile_by, k)`` in a jitted function), or bound
-        by a ``Partial`` that is itself passed to a jitted function, whose bound arguments are
-        leaves of that pytree and so traced by the jit whatever they are (jax #5609). The
-        function raises when it is called with the tracer: a static argument must be hashable."""
-        statics: dict[int, set[str]] = {}
-        for entry in model.entries:
-            if entry.static_params and entry.specs_literal:
-                statics.setdefault(id(model.entry_site(entry)[1]), set()).update(entry.static_params)
-        if not statics:
-            return
-        into_jit: dict[int, tuple[ast.Call, FunctionInfo]] = {}  # a Partial given to a jitted function
-        for entry in model.entries:
-            _, jitted = model.entry_site(entry)
-            for call, _ in jit_call_sites(model, entry, calls):
-                for a in [*call.args, *(k.value for k in call.keywords)]:
-                    made = _partial_made(model, model.function_of(call), a)
-                    if made is not None and made[1] == "jax.tree_util.Partial":
-                        into_jit[id(made[0])] = (call, jitted)
-        for node in model.nodes(ast.Call):
-            if not (isinstance(node, ast.Call) and node.args):
-                continue
-            q = model.resolve_call(node)
-            if q not in ("functools.partial", "jax.tree_util.Partial"):
-                continue
-            scope = model.function_of(node)
-            target, implicit = model.callee(node.args[0], scope)
-            static = statics.get(id(target)) if target is not None else None
-            if target is None or not static:
-                continue
-            positional = target.positional()[implicit:]
-            bound = [*((positional[i].name, a) for i, a in enumerate(node.args[1:]) if i < len(positional)
-                       and not isinstance(a, ast.Starred)),
-                     *((k.arg, k.value) for k in node.keywords if k.arg is not None)]
-            for param, arg in bound:
-                if param not in static:
-                    continue
-                passed = into_jit.get(id(node))
-                if passed is not None:
-                    ctx.report(arg, f"`{ctx.segment(arg)}` is bound to static parameter `{param}` of `{target.name}` "
-                                    f"by a `jax.tree_util.Partial` passed to jitted `{passed[1].name}` (line "
-                                    f"{passed[0].lineno}): a Partial's bound arguments are leaves of the pytree, "
-                                    f"which the jit traces, so `{target.name}` receives a tracer there and raises "
-                                    f"ValueError (non-hashable static arguments); close over the value instead "
-                                    f"(`jax.tree_util.Partial(functools.partial({target.name}, ...))`)",
-                               severity=Severity.ERROR, data={"param": param, "kind": "a tracer"},
-                               related=[ctx.related(passed[0], "the Partial is passed to a jitted function here")])
-                elif scope is not None and _traced_here(model, scope, node, arg):
-                    ctx.report(arg, f"`{ctx.segment(arg)}` is traced in {traced_how(scope)} and is bound to "
-                                    f"static parameter `{param}` of `{target.name}`: a tracer is unhashable, so "
-                                    f"calling the partial raises ValueError (non-hashable static arguments); make it "
-                                    f"static in `{scope.name}` too, or bind a Python value",
-                               severity=Severity.ERROR, data={"param": param, "kind": "a tracer"})
+    def _traced_statics(self, ctx, model: ModuleModel, calls: list[ast.Call]) -> None:
+        for t in traced_statics(model, calls):
+            into, scope = t.into, t.scope
+            how = (f"is bound by a `jax.tree_util.Partial` passed to jitted `{into[1].name}` (line "
+                   f"{into[0].lineno}), whose bound arguments are pytree leaves the jit traces, and" if into is not None
+                   else f"is traced in {traced_how(scope)} and" if scope is not None else "is traced and")
+            ctx.report(t.value, f"`{ctx.segment(t.value)}` {how} reaches static parameter `{t.param}` of "
+                                f"`{t.target.name}`: a tracer is unhashable, so the call raises ValueError "
+                                f"(non-hashable static arguments); pass or close over a Python value",
+                       severity=Severity.ERROR, data={"param": t.param, "kind": "a tracer"})
 
     def _stale_static_object(self, ctx, model: ModuleModel, fn: FunctionInfo, name: str, param: str,
                              uses: list[tuple[ast.Call, ast.Name]]) -> None:
@@ -492,28 +438,6 @@ class StaticArgHazard(StaticRule):
                 confidence=Confidence.LIKELY,
             )
             return
-
-
-def _traced_here(model: ModuleModel, scope: FunctionInfo | None, node: ast.AST, arg: ast.expr) -> bool:
-    """``arg`` is certainly a tracer where ``node`` runs (in traced code, not in an arm the
-    trace never takes)."""
-    return scope is not None and scope.traced and runs_traced(model, node) \
-        and taint_of(model, scope).level(arg) == CERTAIN
-
-
-def _partial_made(model: ModuleModel, scope: FunctionInfo | None, arg: ast.expr) -> tuple[ast.Call, str] | None:
-    """The ``functools.partial(...)`` / ``jax.tree_util.Partial(...)`` call ``arg`` is, or
-    that the name ``arg`` is bound to once, with the qualified name of the maker."""
-    if isinstance(arg, ast.Name):
-        _, bindings = model.lookup(arg.id, scope)
-        if len(bindings) != 1 or bindings[0].kind != "assign":
-            return None
-        arg = bindings[0].value  # type: ignore[assignment]
-    if isinstance(arg, ast.Call):
-        q = model.resolve_call(arg)
-        if q in ("functools.partial", "jax.tree_util.Partial"):
-            return arg, q
-    return None
 
 
 #: Pytree kinds whose static fields are metadata that jit hashes and compares.

@@ -499,9 +499,7 @@ def _size_source(ctx, model: ModuleModel, fn: FunctionInfo, expr: ast.AST, depth
             return _size_source(ctx, model, fn, entry, depth + 1)
         # `x[0]`, `sizes[1]` of a traced value: its element is traced (a shape's is not)
         inner = _size_source(ctx, model, fn, expr.value, depth + 1)
-        if inner is None and not isinstance(expr.slice, ast.Slice):
-            # `sizes[i]` at a traced index `i` (a `fori_loop` body's), `sizes` closed over:
-            # the element of an array is a tracer (a list's fails on the index)
+        if inner is None and not isinstance(expr.slice, ast.Slice):  # `sizes[i]`, `i` traced: a tracer
             inner = _size_source(ctx, model, fn, expr.slice, depth + 1)
         if inner is None or taint.level(expr) is None:
             return None

@@ -31,9 +31,8 @@ class StaticArgHazard(StaticRule):
       its elements), also given to a wrapper function
       that passes its parameter on as the static argument (`def grid(f, bounds):
       return _grid(f, bounds)`, `grid(f, [-1, 1])`) or a wrapper parameter's default;
-    * a tracer reaching a static parameter: passed, or bound by `functools.partial`, in
-      traced code (`_fit(x, n)` in a jitted `fit`), or bound by a `jax.tree_util.Partial`
-      passed to a jitted function (its bound arguments are leaves the jit traces);
+    * a tracer reaching a static parameter: passed or `functools.partial`-bound in traced
+      code, or bound by a `jax.tree_util.Partial` passed to a jit (its leaves are traced);
     * float static values that vary between calls (a call passes a computed value,
       or several different float literals);
     * a static `self` of a class that hashes by identity (no `__hash__` / `__eq__`)

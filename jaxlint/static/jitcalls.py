@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import ast
 import itertools
-from dataclasses import dataclass
 from typing import Iterator
 
+from jaxlint.records import dataclass
 from jaxlint.static.jitmap import EntryPoint
 from jaxlint.static.scopes import is_staticmethod
 from jaxlint.static.semantic import FunctionInfo, ModuleModel

@@ -10,8 +10,12 @@ when it exists (``dev36`` is judged now: it counts from the commit that adds it)
     python benchmarks/rule_figures.py            # write benchmarks/rule_figures.json
     python benchmarks/rule_figures.py --check    # exit 1 when the committed file is out of date
 
+A rule that declares finding kinds (``Rule.kinds``: JAX106's print of a value) has a figure
+per kind too: each verdict's kind is the rule's own answer for the verdict's signature
+(``Rule.kind_of``), and a kind's group is held to its own figure by the same bar.
+
 tests/test_groups.py checks that the committed file is what this computes, and that every
-rule's group is one its figure allows (:func:`allowed_groups`).
+rule's group, and every kind's, is one its figure allows (:func:`allowed_groups`).
 """
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "rule_figures.json"
+sys.path.insert(0, str(HERE.parent))  # this checkout's jaxlint and rules (for the rules' finding kinds)
 
 #: corpus -> (verdicts file, when and how it was judged blind)
 BLIND = {
@@ -74,8 +79,18 @@ def _counts(js: list[dict]) -> dict:
     return {"findings": n, **{v: c[v] for v in VERDICTS}, "precision": round(c["true"] / n, 3) if n else None}
 
 
+def rules_with_kinds() -> dict:
+    """code -> the static rule class that declares finding kinds (``Rule.kinds``)."""
+    from jaxlint import registry
+    from jaxlint.inspect.levels import hand_rules
+
+    hand_rules()
+    return {r.code: r for r in registry.static_rules() if r.kinds}
+
+
 def figures(root: Path = HERE) -> dict:
     per_corpus = blind_verdicts(root)
+    with_kinds = rules_with_kinds()
     rules: dict[str, dict] = {}
     codes = sorted({j["code"] for js in per_corpus.values() for j in js})
     for code in codes:
@@ -88,6 +103,11 @@ def figures(root: Path = HERE) -> dict:
             # where a judgement recorded the finding's confidence (a finding kind)
             "confidence": {k: _counts([j for j in every if j.get("confidence") == k]) for k in kinds},
         }
+        rule = with_kinds.get(code)
+        if rule is not None:
+            # each declared kind's verdicts, the rule deciding each verdict's kind by its signature
+            rules[code]["kinds"] = {k: _counts([j for j in every if rule.kind_of(j["signature"]) == k])
+                                    for k in rule.kinds}
     return {
         "about": "Each rule's blind figure (true / debatable / false) over the corpora judged blind, computed by "
                  "benchmarks/rule_figures.py from the verdicts beside it; a rule with no entry has no blind finding. "
@@ -114,7 +134,7 @@ def allowed_groups(code: str, figure: dict | None) -> tuple[set[str], str]:
     off = {"pedantic"} if figure["false"] <= figure["debatable"] else {"nursery"}
     why = (f"{figure['precision']:.0%} true of {figure['findings']} blind findings "
            f"({figure['debatable']} debatable, {figure['false']} false)")
-    if code in ON_BY_PROOF:
+    if code in ON_BY_PROOF:  # a rule's code, or ``code:kind`` for one of its finding kinds
         return off | {"correctness"}, why + f"; on by proof: {ON_BY_PROOF[code]}"
     return off, why
 
@@ -135,9 +155,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     OUT.write_text(text)
     for code, f in figures()["rules"].items():
-        b = f["blind"]
-        print(f"{code}: {b['findings']} blind findings, {b['true']} true, {b['debatable']} debatable, "
-              f"{b['false']} false ({b['precision']:.0%})")
+        for name, b in [(code, f["blind"]), *((f"{code}:{k}", kb) for k, kb in f.get("kinds", {}).items())]:
+            share = f"{b['precision']:.0%}" if b["precision"] is not None else "-"
+            print(f"{name}: {b['findings']} blind findings, {b['true']} true, {b['debatable']} debatable, "
+                  f"{b['false']} false ({share})")
     return 0
 
 

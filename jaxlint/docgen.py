@@ -20,7 +20,7 @@ from jaxlint.config import DynamicSettings, Settings, schema
 from jaxlint.config.keys import DYNAMIC, TOP_LEVEL, Key
 from jaxlint.inspect.levels import hand_rules
 from jaxlint.registry import all_rules
-from jaxlint.rule import example_source
+from jaxlint.rule import GROUPS, example_source
 
 START = "<!-- rules-table-start -->"
 END = "<!-- rules-table-end -->"
@@ -46,10 +46,11 @@ def figure_section(r, figures: dict | None) -> str:
     head = (f"## Group and measured figure\n\nGroup: **{r.group}** "
             f"({'on' if r.default_enabled else 'off'} by default; docs/precision.md says how groups are set). ")
     if figures is None:
-        return head + "\n"
+        return head + "\n" + kinds_section(r, {})
     fig = figures["rules"].get(r.code)
     if fig is None:
-        return head + "No blind figure: none of its findings is among the verdicts of a corpus judged blind.\n"
+        return (head + "No blind figure: none of its findings is among the verdicts of a corpus judged blind.\n"
+                + kinds_section(r, {}))
     b = fig["blind"]
     per = "; ".join(f"{c}: {f['true']} true, {f['debatable']} debatable, {f['false']} false"
                     for c, f in fig["corpora"].items())
@@ -59,7 +60,22 @@ def figure_section(r, figures: dict | None) -> str:
         text += " By confidence, where judged: " + "; ".join(
             f"{k}: {f['true']} true, {f['debatable']} debatable, {f['false']} false" for k, f in fig["confidence"].items()
         ) + "."
-    return text + "\n"
+    return text + "\n" + kinds_section(r, fig.get("kinds", {}))
+
+
+def kinds_section(r, figures: dict) -> str:
+    """Each finding kind's group and blind figure (a kind with a group of its own)."""
+    if not r.kinds:
+        return ""
+    lines = ["", "Finding kinds with a group of their own (the rule's other findings are in its group):", ""]
+    for name, kind in r.kinds.items():
+        f = figures.get(name)
+        share = f" ({f['precision']:.0%} true)" if f and f["precision"] is not None else ""
+        fig = (f"blind figure {f['findings']} findings, {f['true']} true, {f['debatable']} debatable, "
+               f"{f['false']} false{share}" if f else "no blind figure")
+        lines.append(f"* `{name}`: {kind.doc}. Group: **{kind.group}** "
+                     f"({'on' if GROUPS[kind.group].on else 'off'} by default); {fig}.")
+    return "\n".join(lines) + "\n"
 
 
 def load_figures(root: Path) -> dict | None:

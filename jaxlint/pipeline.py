@@ -928,7 +928,8 @@ def _show_settings(run: CheckRun) -> int:
         d["config_file"] = str(s.config_file) if s.config_file else None
         d["active_rules"] = [r.code for r in active_rules(s)]
         # the lint group of each active rule, and the groups themselves (docs/precision.md)
-        d["active_groups"] = {g: [r.code for r in active_rules(s) if r.group == g] for g in GROUPS}
+        d["active_groups"] = {g: [r.code for r in active_rules(s)
+                                  if g in (r.selected_groups or r.finding_groups())] for g in GROUPS}
         d["groups"] = {g.name: {"on_by_default": g.on, "severity": g.severity.value, "about": g.doc}
                        for g in GROUPS.values()}
         print(json.dumps(d, indent=2, default=str))

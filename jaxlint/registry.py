@@ -159,14 +159,16 @@ _EXACT = 100
 _GROUP = 2
 
 
-def _matches(sel: str, rule: type[Rule]) -> int:
-    """Specificity of ``sel`` for ``rule`` (0: no match). Names count as exact codes."""
+def _matches(sel: str, rule: type[Rule], group: str | None = None) -> int:
+    """Specificity of ``sel`` for ``rule``'s findings in ``group`` (its own group when not
+    given; a finding kind may have another: :attr:`Rule.kinds`) (0: no match). Names count
+    as exact codes."""
     if sel == "ALL":
         return 1
     if sel == rule.name or sel == rule.code:
         return _EXACT
     if sel in GROUPS:
-        return _GROUP if sel == rule.group else 0
+        return _GROUP if sel == (group or rule.group) else 0
     if _PREFIX.match(sel) and rule.code.startswith(sel):
         return 1 + len(sel)
     return 0
@@ -223,6 +225,13 @@ def select_rules(
     """Resolve ruff-style selection: the most specific selector wins; ignore wins ties.
     Without ``select``, the rules of the groups on by default (``--preview``: and the
     nursery's) are selected."""
+    return [rule for rule, groups in _selection(select, extend_select, ignore, phases, preview) if groups]
+
+
+def _selection(select: Iterable[str] | None, extend_select: Iterable[str], ignore: Iterable[str],
+               phases: Iterable[str] | None, preview: bool) -> list[tuple[type[Rule], frozenset[str]]]:
+    """Each rule of ``phases`` with the groups of its findings the selectors take (its own
+    group, and those of its finding kinds, decided one by one)."""
     select = list(select) if select is not None else None
     extend = list(extend_select)
     ignore = list(ignore)
@@ -230,17 +239,22 @@ def select_rules(
     for rule in _rules_of(phases):
         if phases is not None and rule.phase.value not in phases:
             continue
-        best_on = 0
-        if select is None:
-            best_on = 1 if rule.default_enabled or (preview and rule.group == PREVIEW_GROUP) else 0
-        else:
-            best_on = max((_matches(s, rule) for s in select), default=0)
-        best_on = max([best_on] + [_matches(s, rule) for s in extend])
-        best_off = max((_matches(s, rule) for s in ignore), default=0)
-        if _twins_may_match(ignore, rule) and any(_matches(s, t) == _EXACT for s in ignore for t in twins(rule)):
-            best_off = max(best_off, _EXACT - 1)  # its twin ignored by name: off, unless selected by its own
-        if best_on and best_on > best_off:
-            out.append(rule)
+        twin_ignored = _twins_may_match(ignore, rule) and any(_matches(s, t) == _EXACT for s in ignore
+                                                              for t in twins(rule))
+        taken = []
+        for group in rule.finding_groups():
+            if select is None:
+                on = GROUPS[group].on if group != rule.group else rule.default_enabled
+                best_on = 1 if on or (preview and group == PREVIEW_GROUP) else 0
+            else:
+                best_on = max((_matches(s, rule, group) for s in select), default=0)
+            best_on = max([best_on] + [_matches(s, rule, group) for s in extend])
+            best_off = max((_matches(s, rule, group) for s in ignore), default=0)
+            if twin_ignored:
+                best_off = max(best_off, _EXACT - 1)  # its twin ignored by name: off, unless selected by its own
+            if best_on and best_on > best_off:
+                taken.append(group)
+        out.append((rule, frozenset(taken)))
     return out
 
 
@@ -333,8 +347,14 @@ def active_rules(settings: Settings, phases: Sequence[str] = ("static",)) -> lis
                 tuple(phases)))
     rules = _RULES_CACHE.get(key)
     if rules is None:
-        classes = select_rules(settings.select, settings.extend_select, settings.ignore, phases, settings.preview)
-        rules = [cls(settings.rule_options.get(cls.code, {})) for cls in classes]
+        rules = []
+        for cls, groups in _selection(settings.select, settings.extend_select, settings.ignore, phases,
+                                      settings.preview):
+            if groups:
+                rule = cls(settings.rule_options.get(cls.code, {}))
+                if len(groups) < len(cls.finding_groups()):
+                    rule.selected_groups = groups  # some of its finding kinds only
+                rules.append(rule)
         _RULES_CACHE[key] = rules
     return rules
 

@@ -109,6 +109,18 @@ GROUPS: Mapping[str, Group] = {g.name: g for g in (
 _SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
 
+@dataclass(frozen=True)
+class FindingKind:
+    """One kind of a rule's findings with a lint group of its own (JAX106's print of a
+    traced value, in ``suspicious``, while its other side effects stay in ``nursery``): a
+    kind earns its group by its own blind figure, as a rule does (docs/precision.md). The
+    rule says which kind a finding is (:meth:`Rule.kind_of`), from its signature, so that
+    a finding and a verdict on it (which keeps the signature) are of one kind."""
+
+    group: str
+    doc: str
+
+
 def finding_severity(rule: "Rule | type[Rule]", asked: Severity | None) -> Severity:
     """What a finding of ``rule`` is reported as: the severity the user configured for
     the rule (``[tool.jaxlint.rules.<rule>] severity``), else the one the rule asked for
@@ -252,8 +264,33 @@ class Rule:
     #: engine runs the rules that declare them first (:func:`in_dependency_order`),
     #: and a trace rule reads them with ``ctx.findings_of(key)``.
     reads: ClassVar[tuple[str, ...]] = ()
+    #: finding kinds with a group of their own (:class:`FindingKind`), by name; a finding
+    #: of no kind (:meth:`kind_of` None) is in the rule's :attr:`group`. The default
+    #: selection takes the kinds whose group is on; a selector naming the rule (its code,
+    #: name, a prefix, ALL) takes them all, a group's name the kinds in that group.
+    kinds: ClassVar[Mapping[str, FindingKind]] = {}
+    #: on an instance: the groups of the rule's findings that the selection took (None:
+    #: all of them); the context drops a finding of any other (:meth:`group_of`)
+    selected_groups: frozenset[str] | None = None
     VALID: ClassVar[list[Valid]] = []
     INVALID: ClassVar[list[Invalid]] = []
+
+    @classmethod
+    def kind_of(cls, signature: str) -> str | None:
+        """The kind (a key of :attr:`kinds`) of a finding with this signature
+        (``function:construct``, the key a verdict and a baseline keep), or None."""
+        return None
+
+    @classmethod
+    def group_of(cls, signature: str) -> str:
+        """The lint group of a finding with this signature: its kind's, else the rule's."""
+        kind = cls.kind_of(signature) if cls.kinds else None
+        return cls.kinds[kind].group if kind is not None else cls.group
+
+    @classmethod
+    def finding_groups(cls) -> tuple[str, ...]:
+        """The rule's group, then the other groups its kinds are in."""
+        return tuple(dict.fromkeys([cls.group, *(k.group for k in cls.kinds.values())]))
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -265,6 +302,9 @@ class Rule:
         if "default_enabled" in cls.__dict__:
             raise TypeError(f"{cls.__name__}: the group decides whether a rule is on by default")
         cls.default_enabled = group.on
+        for name, kind in cls.__dict__.get("kinds", {}).items():
+            if kind.group not in GROUPS:
+                raise TypeError(f"{cls.__name__}: kind {name!r}: unknown group {kind.group!r}")
         own = cls.__dict__.get("severity")
         if own is None:
             cls.severity = group.severity
@@ -322,6 +362,7 @@ class Rule:
         )
         if cls.fixable:
             meta += f" · fix: {cls.fixable.value}"
+
         body = cls.docs()
         # the option list is generated from ``options`` so it cannot drift from the code
         if cls.options:

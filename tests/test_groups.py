@@ -19,14 +19,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import rule_figures  # noqa: E402
 
-#: one finding of each of three groups: JAX105 (correctness), JAX102 (perf), JAX106 (nursery)
+#: one finding of each of three groups: JAX105 (correctness), JAX102 (perf), JAX106 (nursery:
+#: a clock read at trace time; its print of a value is a finding kind in suspicious)
 SOURCE = """\
+import time
+
 import jax
 
 
 @jax.jit
 def f(x):
-    print(x)
+    t = time.time()
     if x > 0:
         return x
     for i in range(100):
@@ -70,7 +73,8 @@ def test_the_committed_figures_are_what_the_verdicts_give():
 
 def test_every_group_agrees_with_the_rules_blind_figure():
     """A rule whose blind figure is below 50 % true (over at least 10 blind findings) is in
-    no group on by default, unless it is a correctness rule kept on by a named proof."""
+    no group on by default, unless it is a correctness rule kept on by a named proof; the
+    same bar holds for each finding kind with a group of its own, by the kind's figure."""
     figures = json.loads((ROOT / "benchmarks" / "rule_figures.json").read_text())["rules"]
     wrong = []
     for r in all_rules():
@@ -78,7 +82,63 @@ def test_every_group_agrees_with_the_rules_blind_figure():
         allowed, why = rule_figures.allowed_groups(r.code, fig["blind"] if fig else None)
         if r.group not in allowed:
             wrong.append(f"{r.code} is in {r.group}, its figure allows {sorted(allowed)}: {why}")
+        for name, kind in r.kinds.items():
+            kfig = (fig or {}).get("kinds", {}).get(name)
+            allowed, why = rule_figures.allowed_groups(f"{r.code}:{name}", kfig if kfig and kfig["findings"] else None)
+            if kind.group not in allowed:
+                wrong.append(f"{r.code}:{name} is in {kind.group}, its figure allows {sorted(allowed)}: {why}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_a_kind_is_the_rules_answer_for_a_signature():
+    """A verdict's kind is what the rule says of the verdict's signature (a finding's too)."""
+    side_effect = rules_by_code()["JAX106"]
+    assert side_effect.kind_of("f:print('x is', x)") == "print-of-value"
+    assert side_effect.kind_of("C.m.<locals>.g:print(f'{n} steps', x.shape[0])") == "print-of-value"
+    assert side_effect.kind_of("f:print('compiling', x.shape, len(x), x.dtype)") is None
+    assert side_effect.kind_of("f:print(' ** WARNING ** deprecated')") is None
+    assert side_effect.kind_of("f:time.time()") is None
+    assert side_effect.group_of("f:print(x)") == "suspicious" and side_effect.group_of("f:time.time()") == "nursery"
+    fig = rule_figures.figures()["rules"]["JAX106"]
+    assert fig["kinds"]["print-of-value"]["findings"] < fig["blind"]["findings"]
+
+
+KINDS = """\
+import time
+
+import jax
+
+
+@jax.jit
+def f(x):
+    print("x is", x)
+    print("compiling")
+    t = time.time()
+    return x * t
+"""
+
+
+def test_the_default_selection_takes_the_kinds_whose_group_is_on(tmp_path):
+    """JAX106 is in the nursery, its print of a value in suspicious: by default only the
+    print of ``x`` is reported; naming the rule takes every kind, a group's name its kinds."""
+    (tmp_path / "a.py").write_text(KINDS)
+
+    def rows(*args: str) -> list[tuple[str, int]]:
+        r = jaxlint(tmp_path, "check", "--no-cache", "--output-format", "json", "--exit-zero", *args, "a.py")
+        assert r.returncode == 0, r.stderr
+        return sorted((d["code"], d["location"]["row"]) for d in json.loads(r.stdout))
+
+    assert rows() == [("JAX106", 8)]
+    assert rows("--select", "JAX106") == rows("--select", "side-effect-in-jit") == [("JAX106", 8), ("JAX106", 10)]
+    assert rows("--preview") == [("JAX106", 8), ("JAX106", 10)]
+    assert rows("--select", "nursery") == [("JAX106", 10)]
+    assert rows("--select", "suspicious") == [("JAX106", 8)]
+    assert rows("--ignore", "suspicious") == []
+    assert rows("--extend-ignore", "JAX106") == []
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX106"]\n')
+    assert rows() == [("JAX106", 8), ("JAX106", 10)]
+    settings = json.loads(jaxlint(tmp_path, "check", "--show-settings", "--isolated", "a.py").stdout)
+    assert "JAX106" in settings["active_groups"]["suspicious"] and settings["active_groups"]["nursery"] == []
 
 
 def test_a_low_figure_allows_no_default_group():
@@ -104,7 +164,7 @@ def test_the_group_sets_the_default_severity_and_a_proof_may_ask_more():
 
 
 def test_default_selection_and_preview(project):
-    assert codes(project) == ["JAX102", "JAX105"]  # side-effect-in-jit is in the nursery
+    assert codes(project) == ["JAX102", "JAX105"]  # side-effect-in-jit's clock read is in the nursery
     assert codes(project, "--preview") == ["JAX102", "JAX105", "JAX106"]
     assert "JAX106" in [r.code for r in select_rules(None, (), (), ("static",), preview=True)]
 
@@ -161,8 +221,11 @@ def test_rule_listing_settings_and_docs_show_groups(project):
                                                  "about": GROUPS["correctness"].doc}
     sarif = json.loads(jaxlint(project, "check", "--no-cache", "--output-format", "sarif", "--exit-zero",
                                "a.py").stdout)
-    groups = {r["id"]: r["properties"]["group"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
-    assert groups["JAX102"] == "perf" and groups["JAX105"] == "correctness" and "JAX106" not in groups
+    props = {r["id"]: r["properties"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
+    groups = {code: p["group"] for code, p in props.items()}
+    assert groups["JAX102"] == "perf" and groups["JAX105"] == "correctness" and "JAX107" not in groups
+    # on by default for its print of a value alone
+    assert groups["JAX106"] == "nursery" and props["JAX106"]["kindGroups"] == {"print-of-value": "suspicious"}
     page = (ROOT / "docs" / "rules" / "JAX103.md").read_text()
     assert "group: pedantic" in page and "## Group and measured figure" in page
     fig = json.loads((ROOT / "benchmarks" / "rule_figures.json").read_text())["rules"]["JAX103"]["blind"]

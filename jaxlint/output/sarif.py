@@ -63,7 +63,9 @@ def rule_descriptor(code: str, rule: type[Rule] | None, name: str = "") -> dict:
         "helpUri": rule.url(),
         "defaultConfiguration": {"level": rule.severity.sarif_level, "enabled": rule.default_enabled},
         "properties": {"tags": ["jax", rule.phase.value, rule.group], "phase": rule.phase.value,
-                       "group": rule.group},
+                       "group": rule.group,
+                       # finding kinds with a group of their own (JAX106's print of a value)
+                       **({"kindGroups": {k: v.group for k, v in rule.kinds.items()}} if rule.kinds else {})},
     }
 
 

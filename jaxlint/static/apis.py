@@ -145,6 +145,15 @@ ARRAY_LEAVES_ONLY_HOFS = frozenset({"equinox.filter_vmap", "equinox.filter_check
 #: under jit), so its parameters are as traced as the caller's arguments, no more
 #: (unopened36: dinosaur's ``bool(reverse_einsum_arg_order)``, a false JAX105 error).
 PASS_ARGUMENTS = frozenset({*(q for q in TRACING_HOFS if q.startswith("numpyro.")), "jax.named_call"})
+#: Wrappers whose call takes arguments of its own before those it hands the wrapped
+#: function: ``Predictive(model, ...)(rng_key, *args, **kwargs)`` runs ``model(*args,
+#: **kwargs)`` (numpyro 0.22's ``Predictive.__call__(self, rng_key, *args, **kwargs)``): the
+#: key is the wrapper's, not the model's first parameter (unopened36: jaxspec's
+#: ``Predictive(self.numpyro_model, ...)(key, observed=False)`` in a jitted function made the
+#: traced key the model's ``observed`` flag, and ``x if observed else None`` a false JAX105
+#: error). A module class whose ``__call__`` takes parameters before a ``*args`` it hands on
+#: is read the same way from its source (``Scopes.leading_arguments``).
+OWN_LEADING_ARGUMENTS = {"numpyro.infer.Predictive": 1, "numpyro.infer.util.Predictive": 1}
 #: Calls whose result is a traced value in traced code, unless the keyword named here is
 #: given a value (an observed site returns what it observes).
 SAMPLE_SITES = {"numpyro.sample": "obs", "numpyro.primitives.sample": "obs"}

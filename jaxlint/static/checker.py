@@ -178,6 +178,9 @@ class StaticContext:
     #: the severity configured for the rule (``[tool.jaxlint.rules.<rule>] severity``):
     #: every finding's; None: each finding's own, within the rule's group
     severity: Severity | None = None
+    #: the groups of the rule's findings the selection took (``Rule.selected_groups``;
+    #: None: all): a finding of a kind in another group is not reported
+    groups: frozenset[str] | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: what the project as a whole has chosen (``jaxlint.static.project``)
     project: ProjectFacts = NO_FACTS
@@ -263,6 +266,9 @@ class StaticContext:
         assert self.rule is not None
         if self.rule.traced_code and not runs_traced(self.model, where) and self.model.traced_function_of(where):
             return  # in a traced function, but in an arm the trace never takes: plain Python there
+        signature = self.signature(where)
+        if self.groups is not None and self.rule.group_of(signature) not in self.groups:
+            return  # a finding kind the selection did not take
         start, end = self.span(where)
         if end_node is not None:
             end = self.span(end_node)[1]
@@ -279,7 +285,7 @@ class StaticContext:
                 fix=fix,
                 related=tuple(related),
                 data=dict(data or {}),
-                signature=self.signature(where),
+                signature=signature,
                 noqa_line=start.line,
                 confidence=confidence,
             )
@@ -396,6 +402,7 @@ def _check_tree(path: str, text: str, tree: ast.Module, rules: list[StaticRule],
         ctx.rule = type(rule)
         ctx.options = rule.opts
         ctx.severity = rule.configured_severity  # `[tool.jaxlint.rules.<rule>] severity`
+        ctx.groups = rule.selected_groups
         before = len(ctx.diagnostics)
         try:
             rule.check(ctx)

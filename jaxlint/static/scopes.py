@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, TypeVar, overload
 
 from jaxlint.static.apis import (ARRAY_ANNOTATIONS, BUILTINS, DIFF_TRANSFORMS, JIT_LIKE, LINEN_LIFTED,
-                                 NOT_ARRAY_ANNOTATIONS,
+                                 NOT_ARRAY_ANNOTATIONS, OWN_LEADING_ARGUMENTS,
                                  TRACING_HOFS)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -859,6 +859,21 @@ class Scopes:
                     out[key] = made if key not in out or out[key] == made else None
             self._attr_classes = out
         return self._attr_classes
+
+    def leading_arguments(self, call: ast.Call) -> int:
+        """How many of ``call``'s first positional arguments the wrapper it calls takes for
+        itself before handing the rest to the wrapped function (``Predictive(model)(key,
+        *args)``: 1, the key; also through one name bound to the wrapper, ``predict =
+        Predictive(model)``): :data:`apis.OWN_LEADING_ARGUMENTS`. :meth:`callee` names the
+        wrapped function; its parameters get the arguments after these."""
+        made: ast.expr = call.func
+        if isinstance(made, ast.Name):
+            _, bindings = self.lookup(made.id, self.function_of(call))
+            if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(bindings[0].value, ast.Call):
+                made = bindings[0].value
+        if not isinstance(made, ast.Call):
+            return 0
+        return OWN_LEADING_ARGUMENTS.get(self.resolve_call(made) or "", 0)
 
     def unwrap_target(self, expr: ast.expr, at: ast.AST, follow: bool = True) -> tuple[FunctionInfo | None, int]:
         """Follow ``partial(f, a)``, ``grad(f)``, ``vmap(f)`` to the function ``f``, and the

@@ -120,7 +120,7 @@ class Taint(Flow):
         if not sites or self._depth >= 4:
             return CERTAIN
         for call, caller, implicit in sites:
-            arg = argument_for(call, self.fn, p, implicit)
+            arg = argument_for(call, self.fn, p, implicit, skip=self.model.leading_arguments(call))
             if arg is _UNREADABLE:
                 return CERTAIN
             if arg is None:

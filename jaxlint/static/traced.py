@@ -610,7 +610,8 @@ class Tracing:
                     continue  # a jvp rule's `f(*primals)`: f gets what its own callers pass it
                 tainted_params: set[str] = set()
                 positional = target.positional()
-                for i, a in enumerate(node.args):
+                # a wrapper's own leading arguments (`Predictive(model)(key, *args)`) are not the target's
+                for i, a in enumerate(node.args[self.scopes.leading_arguments(node):]):
                     if isinstance(a, ast.Starred):
                         if self.is_traced_expr(a.value, fn):
                             tainted_params |= {p.name for p in target.params if p.kind in ("positional", "vararg")}

@@ -3,8 +3,9 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from jaxlint.rule import Invalid, Option, StaticRule, Valid
+from jaxlint.rule import FindingKind, Invalid, Option, StaticRule, Valid
 from jaxlint.static.taint import LIKELY, taint_of, describe, traced_how
+from jaxlint.static.apis import STATIC_ATTRS
 from jaxlint.static.traced import only_differentiated
 from jaxlint.static.consts import is_static
 
@@ -91,6 +92,14 @@ class SideEffectInJit(StaticRule):
     code = "JAX106"
     traced_code = True  # about code under a trace: an eager-only branch is none of its business
     group = "nursery"
+    #: a print of a value (not only literals and shapes) has a blind figure of its own
+    #: (benchmarks/rule_figures.json): under a trace it prints a tracer; the rule's other
+    #: findings (clocks, `random`, files, logging, prints of literals) stay in the nursery
+    kinds = {
+        "print-of-value": FindingKind(
+            "suspicious", "`print(...)` or `sys.stdout.write(...)` of a value, not only of literals and shapes: "
+                          "under a trace it prints a tracer"),
+    }
     name = "side-effect-in-jit"
     summary = "a Python side effect in traced code runs once, at trace time"
     fix_hint = "return values and print or log them after the call; use jax.random with a key; time and read files outside"
@@ -185,6 +194,21 @@ class SideEffectInJit(StaticRule):
         ),
     ]
 
+    @classmethod
+    def kind_of(cls, signature: str) -> str | None:
+        """``print-of-value``: the construct (after the function's name) is a call of
+        ``print`` or ``sys.stdout/stderr.write`` one of whose arguments names a value,
+        beyond literals, shapes and dtypes (``x.shape``) and ``len(x)``."""
+        construct = signature.partition(":")[2]
+        try:
+            call = ast.parse(construct, mode="eval").body
+        except SyntaxError:
+            return None
+        if not isinstance(call, ast.Call) or ast.unparse(call.func) not in _PRINTS:
+            return None
+        args = [*call.args, *(k.value for k in call.keywords if k.arg not in ("sep", "end", "file", "flush"))]
+        return "print-of-value" if any(_names_a_value(a) for a in args) else None
+
     def check(self, ctx: StaticContext) -> None:
         model = ctx.model
         # not the functions traced only abstractly (`jax.eval_shape`, `make_jaxpr`): they run
@@ -276,6 +300,26 @@ class SideEffectInJit(StaticRule):
             if len(bindings) == 1 and isinstance(bindings[0].value, ast.Call):
                 return model.resolve_call(bindings[0].value) in _LOGGER_FACTORIES
         return False
+
+
+_PRINTS = ("print", "sys.stdout.write", "sys.stderr.write")
+
+
+def _names_a_value(expr: ast.AST) -> bool:
+    """Whether ``expr`` shows a value, read from its text alone: a name that is not only
+    under a static attribute (``x.shape``, ``x.dtype``) or ``len(...)``."""
+    if isinstance(expr, ast.Attribute) and expr.attr in STATIC_ATTRS:
+        return False
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "len":
+        return False
+    if isinstance(expr, ast.Name):
+        return True
+    if isinstance(expr, ast.Call):  # the callee's name is no value shown; its arguments and receiver may be
+        parts = [*expr.args, *(k.value for k in expr.keywords)]
+        if isinstance(expr.func, ast.Attribute):
+            parts.append(expr.func.value)
+        return any(_names_a_value(p) for p in parts)
+    return any(_names_a_value(c) for c in ast.iter_child_nodes(expr))
 
 
 def _converted_tracer(taint, args: list[ast.expr]) -> ast.Call | None:

@@ -165,6 +165,24 @@ def _declared_static(model: "Scopes", value: ast.AST | None) -> bool | None:
     return False
 
 
+def _static_marker(model: "Scopes", ann: ast.expr | None) -> bool:
+    """``Annotated[T, M, ...]`` with a metadata ``M`` that names a static marker: a
+    constant or class whose name says static (torax's ``Annotated[bool,
+    torax_pydantic.JAX_STATIC]``, read by its pydantic base's ``tree_flatten`` into the
+    static aux data; a ``Static`` marker class)."""
+    if not (isinstance(ann, ast.Subscript) and isinstance(ann.slice, ast.Tuple) and len(ann.slice.elts) > 1):
+        return False
+    if (model.resolve(ann.value) or "") not in ("typing.Annotated", "typing_extensions.Annotated"):
+        return False
+    for meta in ann.slice.elts[1:]:
+        if isinstance(meta, ast.Call):
+            meta = meta.func
+        last = meta.attr if isinstance(meta, ast.Attribute) else meta.id if isinstance(meta, ast.Name) else ""
+        if re.fullmatch(r"(?i)(jax_|pytree_)?static(_field|_marker)?", last):
+            return True
+    return False
+
+
 def _strs(node: ast.AST | None) -> set[str]:
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         return {e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
@@ -217,6 +235,10 @@ def _facts_of(model: "Scopes", cls: ast.ClassDef) -> ClassFacts:
         if name in facts.static_fields:
             continue
         declared = _declared_static(model, s.value)
+        if declared is None and _static_marker(model, s.annotation):
+            # `Annotated[bool, JAX_STATIC]`: the class's own flattening keeps it in the aux data
+            declared = True
+            facts.pytree = facts.pytree or "annotated"
         if declared is True or facts.pytree == "linen":
             facts.static_fields.add(name)  # linen: module attributes are hyperparameters
         elif facts.pytree == "nnx":
@@ -312,7 +334,44 @@ def _field_names(model: "Scopes") -> tuple[frozenset[str], frozenset[str]]:
 
 #: What the text of a module that declares a static field contains (the declarations
 #: ``_facts_of`` reads): modules without it are not parsed for their classes.
-_DECLARES_STATIC = LazyPattern(rb"static|pytree_node|meta_fields|linen|nn\.Module|nnx|tree_flatten")
+_DECLARES_STATIC = LazyPattern(rb"static|STATIC|Static|pytree_node|meta_fields|linen|nn\.Module|nnx|tree_flatten")
+
+
+#: how many module imports a static field's declaration is looked for through: torax's
+#: ``provider.numerics.adaptive_dt`` in step_function.py reads a field of a class of
+#: ``config/numerics.py``, a module imported (as a module) by ``build_runtime_params.py``,
+#: which step_function.py imports (a module read on the way is parsed for its imports)
+_MODULE_HOPS = 2
+
+
+def _imported_kinds(model: "Scopes", name: str, deps: set[Dep], mentions: "Callable[[bytes], bool]",
+                    hops: int) -> set[str | None]:
+    """What the pytree classes ``model`` imports (``from .types import State``), and those
+    of the modules it imports by name (``from pkg.config import numerics``), say field
+    ``name`` is: "static", "leaf" or None; through ``hops`` module imports."""
+    kinds: set[str | None] = set()
+    assert model.link is not None
+    for local, bindings in model.module_bindings.items():
+        if len(bindings) != 1 or not isinstance(bindings[0].node, (ast.Import, ast.ImportFrom)):
+            continue
+        found = (model.link.class_(model, local, deps, mentions)
+                 if isinstance(bindings[0].node, ast.ImportFrom) else None)
+        if found is not None:
+            theirs, cls = found
+            facts = class_facts(theirs).get(cls)
+            if facts is not None and facts.pytree is not None:
+                kinds.add(facts.field_kind(name))
+            continue
+        # a module imported by name: its pytree classes, when its text may declare the field,
+        # and (another hop) the modules it imports by name
+        module = model.link.module_(model, local, deps, mentions)
+        if module is not None:
+            kinds |= {facts.field_kind(name) for facts in class_facts(module).values() if facts.pytree is not None}
+        elif hops > 1:
+            module = model.link.module_(model, local, deps)
+            if module is not None and module.link is not None:
+                kinds |= _imported_kinds(module, name, deps, mentions, hops - 1)
+    return kinds
 
 
 def static_field(model: "Scopes", name: str) -> bool:
@@ -329,22 +388,12 @@ def static_field(model: "Scopes", name: str) -> bool:
     known = memo.get(name)
     if known is None:
         deps: set[Dep] = set()
-        kinds = set()
         word = re.compile(rb"\b%s\b" % name.encode())
 
         def mentions(text: bytes) -> bool:  # a module that may declare the field static
             return word.search(text) is not None and _DECLARES_STATIC().search(text) is not None
 
-        for local, bindings in model.module_bindings.items():
-            if len(bindings) != 1 or not isinstance(bindings[0].node, ast.ImportFrom):
-                continue
-            found = model.link.class_(model, local, deps, mentions)
-            if found is None:
-                continue
-            theirs, cls = found
-            facts = class_facts(theirs).get(cls)
-            if facts is not None and facts.pytree is not None:
-                kinds.add(facts.field_kind(name))
+        kinds = _imported_kinds(model, name, deps, mentions, _MODULE_HOPS)
         known = memo[name] = ("static" in kinds and "leaf" not in kinds, frozenset(deps))
     model.link.use(known[1])
     return known[0]

@@ -298,3 +298,41 @@ def test_real_jax_runs_the_eager_only_arm_only_eagerly():
     assert out["dispatch:jit"] == out["dispatch:eager"] == "6.0"
     assert out["dispatch:chosen"] == "10.0"  # 3 * 2 jitted, 3 + 1 eagerly
     assert out["dispatch:wrong"] == "ConcretizationTypeError"
+
+
+# ------------------------------------------------------------------ a static-marked pytree field
+def test_real_jax_branches_on_a_field_annotated_static_and_raises_on_a_leaf(tmp_path):
+    """tests/fixtures/rules/JAX105/valid_static_marker: `Annotated[bool, JAX_STATIC]`
+    fields are the aux data of the config's pytree (its base's tree_flatten, as torax's),
+    so a branch on one under jit sees a Python bool; a branch on another field raises."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "rules" / "JAX105"
+    shutil.copytree(fixture / "valid_static_marker", tmp_path, dirs_exist_ok=True)
+    shutil.copy(fixture / "valid_static_marker.py", tmp_path / "example.py")
+    program = textwrap.dedent("""
+        import jax, jax.numpy as jnp
+        import example
+        from config import build, numerics
+        p = build.Provider(numerics.Numerics(adaptive_dt=False, min_dt=1e-3))
+        print(float(example.step(p, jnp.ones(2)).sum()), float(example.run(jnp.zeros(2), p).sum()))
+
+        @jax.jit
+        def leaf(provider, x):
+            if provider.numerics.min_dt > 0:
+                return x
+            return -x
+
+        try:
+            leaf(p, jnp.ones(2))
+        except Exception as e:
+            print(type(e).__name__)
+        """)
+    proc = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONPATH": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["2.0", "0.0", "TracerBoolConversionError"]

@@ -321,38 +321,6 @@ class Link:
         _, scopes, cls = found
         return (scopes, cls) if cls in scopes.classes else None
 
-    def module_(self, model: "Scopes", name: str, deps: set[Dep],
-                mentions: "Callable[[bytes], bool] | None" = None) -> "Scopes | None":
-        """The model of the module of the tree that the module-level name ``name`` of
-        ``model`` is imported as (``from pkg.config import numerics``, ``import pkg.config.numerics
-        as numerics``), or None. ``mentions``: a test of the module's text (no module that
-        fails it is parsed)."""
-        _, bindings = model.lookup(name, None)
-        if len(bindings) != 1 or not isinstance(bindings[0].node, (ast.Import, ast.ImportFrom)):
-            return None
-        node = bindings[0].node
-        alias = next((a for a in node.names if (a.asname or a.name.split(".")[0]) == name), None)
-        if alias is None or (isinstance(node, ast.Import) and not alias.asname):
-            return None
-        if isinstance(node, ast.Import):
-            parts, folders = tuple(alias.name.split(".")), self.import_roots()
-        else:
-            parts = (*(node.module.split(".") if node.module else ()), alias.name)
-            folder = self.path.parent
-            for _ in range(max(node.level - 1, 0)):
-                folder = folder.parent
-            folders = [folder] if node.level else self.import_roots()
-        for folder in folders:
-            path = self.tree.module_file(folder, parts)
-            if path is None:
-                continue
-            mod = self.tree.module(path)
-            if mod is None or (mentions is not None and not mentions(mod.data)):
-                return None
-            mod = self._open(path, deps)
-            return mod.scopes() if mod is not None else None
-        return None
-
     def constant(self, model: "Scopes", expr: ast.expr, scope: "FunctionInfo | None", deps: set[Dep],
                  mentions: "Callable[[bytes], bool] | None" = None) -> "tuple[Module, Scopes, ast.expr] | None":
         """The module, its model and the value of the module-level name of another module

@@ -337,43 +337,6 @@ def _field_names(model: "Scopes") -> tuple[frozenset[str], frozenset[str]]:
 _DECLARES_STATIC = LazyPattern(rb"static|STATIC|Static|pytree_node|meta_fields|linen|nn\.Module|nnx|tree_flatten")
 
 
-#: how many module imports a static field's declaration is looked for through: torax's
-#: ``provider.numerics.adaptive_dt`` in step_function.py reads a field of a class of
-#: ``config/numerics.py``, a module imported (as a module) by ``build_runtime_params.py``,
-#: which step_function.py imports (a module read on the way is parsed for its imports)
-_MODULE_HOPS = 2
-
-
-def _imported_kinds(model: "Scopes", name: str, deps: set[Dep], mentions: "Callable[[bytes], bool]",
-                    hops: int) -> set[str | None]:
-    """What the pytree classes ``model`` imports (``from .types import State``), and those
-    of the modules it imports by name (``from pkg.config import numerics``), say field
-    ``name`` is: "static", "leaf" or None; through ``hops`` module imports."""
-    kinds: set[str | None] = set()
-    assert model.link is not None
-    for local, bindings in model.module_bindings.items():
-        if len(bindings) != 1 or not isinstance(bindings[0].node, (ast.Import, ast.ImportFrom)):
-            continue
-        found = (model.link.class_(model, local, deps, mentions)
-                 if isinstance(bindings[0].node, ast.ImportFrom) else None)
-        if found is not None:
-            theirs, cls = found
-            facts = class_facts(theirs).get(cls)
-            if facts is not None and facts.pytree is not None:
-                kinds.add(facts.field_kind(name))
-            continue
-        # a module imported by name: its pytree classes, when its text may declare the field,
-        # and (another hop) the modules it imports by name
-        module = model.link.module_(model, local, deps, mentions)
-        if module is not None:
-            kinds |= {facts.field_kind(name) for facts in class_facts(module).values() if facts.pytree is not None}
-        elif hops > 1:
-            module = model.link.module_(model, local, deps)
-            if module is not None and module.link is not None:
-                kinds |= _imported_kinds(module, name, deps, mentions, hops - 1)
-    return kinds
-
-
 def static_field(model: "Scopes", name: str) -> bool:
     """Whether ``x.name``, with ``x`` a traced pytree, reads static metadata: a pytree
     class of the module declares the field static (``static_field_names``), or one
@@ -388,12 +351,22 @@ def static_field(model: "Scopes", name: str) -> bool:
     known = memo.get(name)
     if known is None:
         deps: set[Dep] = set()
+        kinds = set()
         word = re.compile(rb"\b%s\b" % name.encode())
 
         def mentions(text: bytes) -> bool:  # a module that may declare the field static
             return word.search(text) is not None and _DECLARES_STATIC().search(text) is not None
 
-        kinds = _imported_kinds(model, name, deps, mentions, _MODULE_HOPS)
+        for local, bindings in model.module_bindings.items():
+            if len(bindings) != 1 or not isinstance(bindings[0].node, ast.ImportFrom):
+                continue
+            found = model.link.class_(model, local, deps, mentions)
+            if found is None:
+                continue
+            theirs, cls = found
+            facts = class_facts(theirs).get(cls)
+            if facts is not None and facts.pytree is not None:
+                kinds.add(facts.field_kind(name))
         known = memo[name] = ("static" in kinds and "leaf" not in kinds, frozenset(deps))
     model.link.use(known[1])
     return known[0]

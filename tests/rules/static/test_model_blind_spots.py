@@ -319,7 +319,7 @@ def test_real_jax_branches_on_a_field_annotated_static_and_raises_on_a_leaf(tmp_
         import example
         from config import build, numerics
         p = build.Provider(numerics.Numerics(adaptive_dt=False, min_dt=1e-3))
-        print(float(example.step(p, jnp.ones(2)).sum()), float(example.run(jnp.zeros(2), p).sum()))
+        print(float(example.step(p.numerics, jnp.ones(2)).sum()), float(example.run(jnp.zeros(2), p).sum()))
 
         @jax.jit
         def leaf(provider, x):

@@ -672,3 +672,37 @@ def while_count(model: "Scopes", fn: "FunctionInfo", loop: ast.While) -> int | N
     else:
         return None
     return max(0, -(-span // abs(step)))
+
+
+_PRINTS = ("print", "sys.stdout.write", "sys.stderr.write")
+
+
+def prints_a_value(construct: str) -> bool:
+    """Whether the source text ``construct`` is a call of ``print`` or
+    ``sys.stdout/stderr.write`` one of whose arguments names a value, beyond literals,
+    shapes and dtypes (``x.shape``) and ``len(x)``: read from the text alone, so that a
+    finding and a verdict that kept its text agree (JAX106's ``print-of-value`` kind)."""
+    try:
+        call = ast.parse(construct, mode="eval").body
+    except SyntaxError:
+        return False
+    if not isinstance(call, ast.Call) or ast.unparse(call.func) not in _PRINTS:
+        return False
+    args = [*call.args, *(k.value for k in call.keywords if k.arg not in ("sep", "end", "file", "flush"))]
+    return any(_names_a_value(a) for a in args)
+
+
+def _names_a_value(expr: ast.AST) -> bool:
+    """A name that is not only under a static attribute (``x.shape``) or ``len(...)``."""
+    if isinstance(expr, ast.Attribute) and expr.attr in STATIC_ATTRS:
+        return False
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "len":
+        return False
+    if isinstance(expr, ast.Name):
+        return True
+    if isinstance(expr, ast.Call):  # the callee's name is no value shown; its arguments and receiver may be
+        parts = [*expr.args, *(k.value for k in expr.keywords)]
+        if isinstance(expr.func, ast.Attribute):
+            parts.append(expr.func.value)
+        return any(_names_a_value(q) for q in parts)
+    return any(_names_a_value(c) for c in ast.iter_child_nodes(expr))

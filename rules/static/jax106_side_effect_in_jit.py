@@ -5,9 +5,8 @@ from typing import TYPE_CHECKING
 
 from jaxlint.rule import FindingKind, Invalid, Option, StaticRule, Valid
 from jaxlint.static.taint import LIKELY, taint_of, describe, traced_how
-from jaxlint.static.apis import STATIC_ATTRS
 from jaxlint.static.traced import only_differentiated
-from jaxlint.static.consts import is_static
+from jaxlint.static.consts import is_static, prints_a_value
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -199,15 +198,7 @@ class SideEffectInJit(StaticRule):
         """``print-of-value``: the construct (after the function's name) is a call of
         ``print`` or ``sys.stdout/stderr.write`` one of whose arguments names a value,
         beyond literals, shapes and dtypes (``x.shape``) and ``len(x)``."""
-        construct = signature.partition(":")[2]
-        try:
-            call = ast.parse(construct, mode="eval").body
-        except SyntaxError:
-            return None
-        if not isinstance(call, ast.Call) or ast.unparse(call.func) not in _PRINTS:
-            return None
-        args = [*call.args, *(k.value for k in call.keywords if k.arg not in ("sep", "end", "file", "flush"))]
-        return "print-of-value" if any(_names_a_value(a) for a in args) else None
+        return "print-of-value" if prints_a_value(signature.partition(":")[2]) else None
 
     def check(self, ctx: StaticContext) -> None:
         model = ctx.model
@@ -300,26 +291,6 @@ class SideEffectInJit(StaticRule):
             if len(bindings) == 1 and isinstance(bindings[0].value, ast.Call):
                 return model.resolve_call(bindings[0].value) in _LOGGER_FACTORIES
         return False
-
-
-_PRINTS = ("print", "sys.stdout.write", "sys.stderr.write")
-
-
-def _names_a_value(expr: ast.AST) -> bool:
-    """Whether ``expr`` shows a value, read from its text alone: a name that is not only
-    under a static attribute (``x.shape``, ``x.dtype``) or ``len(...)``."""
-    if isinstance(expr, ast.Attribute) and expr.attr in STATIC_ATTRS:
-        return False
-    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "len":
-        return False
-    if isinstance(expr, ast.Name):
-        return True
-    if isinstance(expr, ast.Call):  # the callee's name is no value shown; its arguments and receiver may be
-        parts = [*expr.args, *(k.value for k in expr.keywords)]
-        if isinstance(expr.func, ast.Attribute):
-            parts.append(expr.func.value)
-        return any(_names_a_value(p) for p in parts)
-    return any(_names_a_value(c) for c in ast.iter_child_nodes(expr))
 
 
 def _converted_tracer(taint, args: list[ast.expr]) -> ast.Call | None:

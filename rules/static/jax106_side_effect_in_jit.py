@@ -91,14 +91,9 @@ class SideEffectInJit(StaticRule):
     code = "JAX106"
     traced_code = True  # about code under a trace: an eager-only branch is none of its business
     group = "nursery"
-    #: a print of a value (not only literals and shapes) has a blind figure of its own
-    #: (benchmarks/rule_figures.json): under a trace it prints a tracer; the rule's other
-    #: findings (clocks, `random`, files, logging, prints of literals) stay in the nursery
-    kinds = {
-        "print-of-value": FindingKind(
-            "suspicious", "`print(...)` or `sys.stdout.write(...)` of a value, not only of literals and shapes: "
-                          "under a trace it prints a tracer"),
-    }
+    #: its own blind figure (rule_figures.json); clocks, files, logging, prints of literals stay in the nursery
+    kinds = {"print-of-value": FindingKind("suspicious", "`print(...)` of a value, not only of literals and shapes: "
+                                                         "under a trace it prints a tracer")}
     name = "side-effect-in-jit"
     summary = "a Python side effect in traced code runs once, at trace time"
     fix_hint = "return values and print or log them after the call; use jax.random with a key; time and read files outside"
@@ -133,21 +128,6 @@ class SideEffectInJit(StaticRule):
                 logging.info("compiling f for shape %s", x.shape)
                 jax.debug.print("x = {}", x)
                 return x * 2
-            """
-        ),
-        Valid(
-            """
-            import time
-            import jax
-
-            @jax.jit
-            def f(x):
-                return x * 2
-
-            def bench(x):
-                start = time.perf_counter()
-                f(x).block_until_ready()
-                print("took", time.perf_counter() - start)
             """
         ),
     ]
@@ -195,9 +175,7 @@ class SideEffectInJit(StaticRule):
 
     @classmethod
     def kind_of(cls, signature: str) -> str | None:
-        """``print-of-value``: the construct (after the function's name) is a call of
-        ``print`` or ``sys.stdout/stderr.write`` one of whose arguments names a value,
-        beyond literals, shapes and dtypes (``x.shape``) and ``len(x)``."""
+        """``print-of-value``: the construct prints a value (``consts.prints_a_value``)."""
         return "print-of-value" if prints_a_value(signature.partition(":")[2]) else None
 
     def check(self, ctx: StaticContext) -> None:

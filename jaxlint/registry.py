@@ -12,14 +12,36 @@ from __future__ import annotations
 import functools
 import re
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol, Sequence, cast
 
 from jaxlint.records import dataclass
 from jaxlint.rule import GROUPS, Rule, in_dependency_order  # noqa: F401 (re-exported: the engine's order of rules)
 
 if TYPE_CHECKING:
-    from jaxlint.config import Settings
     from jaxlint.rule import StaticRule
+
+
+class Selection(Protocol):
+    """What decides a file's active rules: the part of ``jaxlint.config.Settings`` the
+    registry reads (the config package names the registry; the registry names no
+    config type, so no import circle closes, type-only ones included)."""
+
+    @property
+    def select(self) -> tuple[str, ...] | None: ...
+    @property
+    def extend_select(self) -> tuple[str, ...]: ...
+    @property
+    def ignore(self) -> tuple[str, ...]: ...
+    @property
+    def per_file_ignores(self) -> Mapping[str, tuple[str, ...]]: ...
+    @property
+    def rule_options(self) -> Mapping[str, Mapping[str, Any]]: ...
+    @property
+    def ignore_noqa(self) -> bool: ...
+    @property
+    def confidence(self) -> str: ...
+    @property
+    def preview(self) -> bool: ...
 
 _PREFIX = re.compile(r"^JAX[0-9]{0,3}$")
 
@@ -336,7 +358,7 @@ def family_of(code: str) -> str:
 _RULES_CACHE: dict[str, list[Rule]] = {}
 
 
-def active_rules(settings: Settings, phases: Sequence[str] = ("static",)) -> list[Rule]:
+def active_rules(settings: Selection, phases: Sequence[str] = ("static",)) -> list[Rule]:
     """The selected rules of ``phases`` for these settings, made with their options."""
     # keyed on what decides the rule set (not id(): a long-lived process, such as the
     # language server, reuses ids of settings it has dropped); the repr of the values
@@ -359,7 +381,7 @@ def active_rules(settings: Settings, phases: Sequence[str] = ("static",)) -> lis
     return rules
 
 
-def active_static_rules(settings: Settings) -> list[StaticRule]:
+def active_static_rules(settings: Selection) -> list[StaticRule]:
     """The selected rules of the static phase, typed as what they are."""
     return cast("list[StaticRule]", active_rules(settings, ("static",)))
 

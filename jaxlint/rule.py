@@ -39,8 +39,8 @@ itself: those rules' ``check`` is never called.)
 The engine calls a dynamic-tier rule through ``check_function(fa)``, which hands
 ``check`` its tier's context.
 
-The contexts are named under ``TYPE_CHECKING`` only: this module imports no tier
-(tests/test_architecture.py allows it these type-only names).
+This module names no tier's context, not even for type checking: each is a
+:class:`Context` (it reports), and a rule's ``check`` names its own tier's type.
 """
 from __future__ import annotations
 
@@ -49,19 +49,24 @@ import math
 import os
 import re
 from dataclasses import field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Mapping, Sequence, TypeVar
+from typing import Any, Callable, ClassVar, Iterator, Mapping, Protocol, Sequence, TypeVar, runtime_checkable
 
 from jaxlint.diagnostic import Applicability, Diagnostic, Phase, Severity
 from jaxlint.config.errors import shown
 from jaxlint.records import dataclass
 
-if TYPE_CHECKING:
-    from jaxlint.compile.budgets import BudgetContext
-    from jaxlint.compile.facts import CompileContext
-    from jaxlint.dynamic.analysis import FunctionAnalysis
-    from jaxlint.fix.codemod import FixContext
-    from jaxlint.findings.noqa import NoqaUsage
-    from jaxlint.static.checker import StaticContext
+
+
+@runtime_checkable
+class Context(Protocol):
+    """What every tier hands its rules (``StaticContext``, ``FunctionAnalysis``,
+    ``CompileContext``, ``BudgetContext``, ``NoqaUsage``): the one way to report a
+    finding. A rule names its own tier's context, which adds what that tier knows; this
+    module names none of them (tests/test_architecture.py: no import circle, type-only
+    ones included), so the tier bases below take any context and each rule's ``check``
+    says which."""
+
+    def report(self, *args: Any, **kwargs: Any) -> Any: ...
 
 DOC_SECTIONS = (
     "What it does",
@@ -386,11 +391,11 @@ class StaticRule(Rule):
     #: or diffrax / optimistix functions: the library traces them, `apis.LIBRARY_TRACERS`.)
     markers: ClassVar[tuple[str, ...]] = ("jax", "numpyro", "equinox", "flax", "optax", "diffrax", "optimistix")
 
-    def check(self, ctx: StaticContext) -> None:
+    def check(self, ctx: Any) -> None:
         """Report the file's findings with ``ctx.report(...)``."""
         raise NotImplementedError
 
-    def codemod(self, fx: FixContext) -> None:
+    def codemod(self, fx: Any) -> None:
         """Make the fix planned by ``ctx.codemod(...)`` for one finding, in libcst's tree
         of the file (``jaxlint.fix.codemod.FixContext``: the planned nodes, found again by
         position, and the changes to make). Import libcst here, never at module level: a
@@ -398,7 +403,7 @@ class StaticRule(Rule):
         the code turns out not to have the expected shape."""
         raise NotImplementedError
 
-    def check_suppressions(self, ctx: NoqaUsage) -> None:
+    def check_suppressions(self, ctx: Any) -> None:
         """Report findings about the file's noqa comments, given what they suppressed once
         every other rule ran, with ``ctx.report(comment, message, fix=..., key=...)``
         (``jaxlint.findings.noqa.NoqaUsage``). Only unused-noqa needs this."""
@@ -452,11 +457,11 @@ class TraceRule(Rule):
     #: declared in ``jaxlint.compile.facts.TraceFacts``).
     trace_fact: ClassVar[str | None] = None
 
-    def check(self, ctx: FunctionAnalysis) -> None:
+    def check(self, ctx: Any) -> None:
         """Report the function's findings with ``ctx.report(...)``."""
         raise NotImplementedError
 
-    def check_function(self, fa: FunctionAnalysis) -> None:
+    def check_function(self, fa: Any) -> None:
         """The engine's entry: a trace rule's context is the function's analysis itself."""
         self.check(fa)
 
@@ -467,11 +472,11 @@ class CompileRule(Rule):
     phase = Phase.COMPILE
     markers = ()
 
-    def check(self, ctx: CompileContext) -> None:
+    def check(self, ctx: Any) -> None:
         """Report the function's findings from ``ctx.facts`` with ``ctx.report(...)``."""
         raise NotImplementedError
 
-    def check_function(self, fa: FunctionAnalysis) -> None:
+    def check_function(self, fa: Any) -> None:
         """The engine's entry: ``check`` with a context over ``fa.compile_facts``
         (``rules.hlo._base.HloRule`` builds it: this module imports no tier)."""
         raise NotImplementedError
@@ -487,7 +492,7 @@ class BudgetRule(Rule):
     phase = Phase.COMPILE
     markers = ()
 
-    def check(self, ctx: BudgetContext) -> None:
+    def check(self, ctx: Any) -> None:
         """Report the function's findings with ``ctx.report(...)``."""
         raise NotImplementedError
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from jaxlint.records import dataclass
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jaxlint.static.scopes import FunctionInfo, Param, Scopes
+    from jaxlint.static.data import FunctionInfo, Model, Param
 
 #: call sites read per function at most (a bound on the cost)
 MAX_SITES = 32
@@ -68,7 +68,7 @@ _ESCAPES = None  # sentinel for "the function escapes": its sites are not all kn
 class Callers:
     """The call sites of the functions of one module (computed once, lazily)."""
 
-    def __init__(self, model: "Scopes") -> None:
+    def __init__(self, model: "Model") -> None:
         self.model = model
         self._refs: dict[str, list[ast.expr]] | None = None
         self._sites: dict[int, list[Site] | None] = {}
@@ -79,7 +79,7 @@ class Callers:
         self._passes_imports: set[str] | None = None
 
     @classmethod
-    def of(cls, model: "Scopes") -> "Callers":
+    def of(cls, model: "Model") -> "Callers":
         c = model.__dict__.get("_callers")
         if c is None:
             c = model.__dict__["_callers"] = cls(model)
@@ -353,7 +353,7 @@ def _names_something(expr: ast.AST | None) -> bool:
 _TYPE_CALLS = frozenset({"builtins.isinstance", "builtins.issubclass", "builtins.type"})
 
 
-def _type_position(model: "Scopes", ref: ast.Name, parent: ast.AST | None) -> bool:
+def _type_position(model: "Model", ref: ast.Name, parent: ast.AST | None) -> bool:
     """``ref`` used as a type (an annotation, ``isinstance(x, Cls)``), not as a value."""
     node: ast.AST | None = ref
     while isinstance(parent, (ast.Tuple, ast.Subscript, ast.BinOp, ast.Attribute)):
@@ -367,6 +367,6 @@ def _type_position(model: "Scopes", ref: ast.Name, parent: ast.AST | None) -> bo
     return False
 
 
-def param_values(model: "Scopes", fn: "FunctionInfo", name: str) -> list[Bound] | None:
+def param_values(model: "Model", fn: "FunctionInfo", name: str) -> list[Bound] | None:
     """What parameter ``name`` of ``fn`` holds at each of its call sites (``Callers``)."""
     return Callers.of(model).param_values(fn, name)

@@ -22,19 +22,13 @@ from __future__ import annotations
 
 import ast
 import bisect
-# the standard library's dataclass, not jaxlint.records': Param, Binding and FunctionInfo are
-# made for each parameter, binding and function of the checked code, where the compiled
-# __init__ is about four times as fast (docs/performance.md, perf36)
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, TypeVar, overload
+from typing import Any, Iterable, Iterator, TypeVar, overload
 
 from jaxlint.static.apis import (ARRAY_ANNOTATIONS, BUILTINS, DIFF_TRANSFORMS, JIT_LIKE, LINEN_LIFTED,
                                  NOT_ARRAY_ANNOTATIONS, OWN_LEADING_ARGUMENTS,
                                  TRACING_HOFS)
 
-if TYPE_CHECKING:  # pragma: no cover
-    from jaxlint.static.traced import Reason
-    from jaxlint.static.tree import Link
+from jaxlint.static.data import Binding, FunctionInfo, Model, ModuleLink, Param, Reason  # noqa: F401 (the model's data)
 
 _UNKNOWN = object()
 #: node classes a parser creates (no subclasses below them): nodes() indexes these by type
@@ -44,75 +38,6 @@ _CONCRETE_NODES = frozenset(
     c for c in vars(ast).values() if isinstance(c, type) and issubclass(c, ast.AST) and not c.__subclasses__()
 )
 _SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-@dataclass
-class Param:
-    name: str
-    index: int | None  # positional index, None for keyword-only / *args / **kwargs
-    kind: str  # "positional", "keyword", "vararg", "kwarg"
-    default: ast.expr | None
-    annotation: ast.expr | None
-    node: ast.arg
-
-
-@dataclass
-class Binding:
-    name: str
-    node: ast.AST  # the statement (or arg) that binds it
-    value: ast.expr | None  # the assigned expression, when it is a plain single assignment
-    kind: str  # "assign", "param", "import", "def", "class", "for", "with", "other"
-
-
-@dataclass(eq=False)
-class FunctionInfo:
-    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
-    name: str
-    qualname: str
-    parent: "FunctionInfo | None"
-    class_name: str | None
-    params: list[Param]
-    bindings: dict[str, list[Binding]] = field(default_factory=dict)
-    globals_: set[str] = field(default_factory=set)
-    nonlocals: set[str] = field(default_factory=set)
-    #: Why this function is traced (empty when it is not known to be), as data.
-    traced_by: list[Reason] = field(default_factory=list)
-    #: Names of parameters known to carry traced values.
-    traced_params: set[str] = field(default_factory=set)
-    static_params: set[str] = field(default_factory=set)
-    #: Parameters a jit keeps static that a transform inside it traces again, each with
-    #: the transform and the keyword that would keep it static there
-    #: (``{"n": ("jax.checkpoint", "static_argnums")}``).
-    retraced_static: dict[str, tuple[str, str]] = field(default_factory=dict)
-    donated_params: set[str] = field(default_factory=set)
-    #: Positional parameters bound by ``functools.partial`` at the entry point.
-    partial_bound: set[str] = field(default_factory=set)
-    #: Names (params and locals) that hold traced values, after local propagation.
-    tainted: set[str] = field(default_factory=set)
-    #: Calls from traced functions that made this one traced ("called from"), by id:
-    #: (the call, the caller, how many leading parameters the call does not fill).
-    call_sites: dict[int, tuple[ast.Call, "FunctionInfo", int]] = field(default_factory=dict, repr=False)
-    #: body_nodes(), recorded by the model's one walk of the module (``Scopes._collect``)
-    _body: list[ast.AST] = field(default_factory=list, repr=False)
-
-    @property
-    def traced(self) -> bool:
-        return bool(self.traced_by)
-
-    def param(self, name: str) -> Param | None:
-        for p in self.params:
-            if p.name == name:
-                return p
-        return None
-
-    def positional(self) -> list[Param]:
-        return [p for p in self.params if p.index is not None]
-
-    def body_nodes(self) -> Iterator[ast.AST]:
-        """Every node of this function's own body in source order (depth first), not
-        descending into nested scopes: a nested function, lambda or class is there with
-        its decorators, defaults and bases, which run in this scope, but not its body."""
-        return iter(self._body)
-
-
 #: The fields that hold context and operator nodes, which are shared singletons in a
 #: parsed tree (one ``Load()`` for all): they have no one parent or scope, so the
 #: model's own walks skip them, and with them a third of all nodes.
@@ -193,7 +118,7 @@ def target_names(target: ast.AST) -> Iterator[str]:
 class Scopes:
     """The scopes of one module and the names they bind, resolved."""
 
-    def __init__(self, tree: ast.Module, module_name: str = "", link: "Link | None" = None) -> None:
+    def __init__(self, tree: ast.Module, module_name: str = "", link: ModuleLink | None = None) -> None:
         self.tree = tree
         self.module_name = module_name
         #: how the module reaches the other modules of its tree (``jaxlint.static.tree``),

@@ -16,7 +16,6 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Callable
 
-from jaxlint.records import dataclass
 from jaxlint.static.apis import (ABSTRACT_EVAL, ARRAY_LEAVES_ONLY_ABSTRACT, ARRAY_LEAVES_ONLY_DIFF,
                                  ARRAY_LEAVES_ONLY_HOFS, CUSTOM_RULES, DIFF_TRANSFORMS,
                                  EQX_RULE_TRACED, INJECTED_HYPERPARAMS, JIT_LIKE, LIBRARY_TRACERS, PASS_ARGUMENTS,
@@ -25,47 +24,15 @@ from jaxlint.static.apis import (ABSTRACT_EVAL, ARRAY_LEAVES_ONLY_ABSTRACT, ARRA
 from jaxlint.static.flow import Flow, iteration_targets, sampled, transform_of, unpacked  # noqa: F401
 from jaxlint.static.protocols import runner_call, runner_target
 from jaxlint.static.runs import EAGER_UNDER_DISABLE_JIT, eager_block
+from jaxlint.static.data import CALL, ENTRY_KINDS, Reason  # noqa: F401 (named here by the rules)
 from jaxlint.static.scopes import target_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxlint.static.scopes import FunctionInfo, Scopes
 
-#: The kinds of jit-like entry points (the values of ``apis.JIT_LIKE``).
-ENTRY_KINDS = frozenset({"jit", "pjit", "pmap", "xmap", "nnx.jit", "linen.jit", "filter_jit", "filter_pmap"})
 #: Transforms that trace the function they decorate whenever it is called.
 _CHECKPOINTS = ("jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "flax.nnx.remat")
 
-#: ``kind`` of a reason that is a call from traced code.
-CALL = "call"
-
-
-@dataclass(frozen=True)
-class Reason:
-    """One reason a function is traced: ``kind`` (an entry kind, the short name of the
-    transform or lax function that traces it, or ``CALL``), the ``line`` of the entry
-    or higher-order call, and the ``caller`` (the traced function that calls it, or in
-    which a differentiation transform is applied)."""
-
-    kind: str
-    line: int | None = None
-    caller: str | None = None
-
-    def __str__(self) -> str:
-        if self.kind == CALL:
-            return f"called from {self.caller}"
-        if self.line is not None:
-            return f"{self.kind}@{self.line}"
-        return f"{self.kind} in {self.caller}"
-
-    @property
-    def is_entry(self) -> bool:
-        """A jit-like entry point (``jax.jit``, ``pmap``, ``eqx.filter_jit``, ...)."""
-        return self.kind in ENTRY_KINDS
-
-    @property
-    def by_call(self) -> bool:
-        """Traced because traced code calls it."""
-        return self.kind == CALL
 
 
 def only_differentiated(fn: FunctionInfo, settled: set[int] | None = None) -> bool:

@@ -16,7 +16,7 @@ import os
 
 from jaxlint.registry import RulePack
 
-from jaxlint.rules.static.jax100_parse_error import ParseError
+from jaxlint.findings.engine import AnalysisFailed, ParseError
 from jaxlint.rules.static.jax101_captured_array import CapturedArray
 from jaxlint.rules.static.jax102_python_loop_in_jit import PythonLoopInJit
 from jaxlint.rules.static.jax103_jit_per_call import JitPerCall
@@ -64,7 +64,6 @@ LAZY_CODES = {
 def __getattr__(name: str) -> list:
     if name != "RULES":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from jaxlint.rules.jaxpr.jax200_analysis_failed import AnalysisFailed
     from jaxlint.rules.jaxpr.jax201_large_constant import LargeConstant
     from jaxlint.rules.jaxpr.jax202_unrolled_loop import UnrolledLoop
     from jaxlint.rules.jaxpr.jax203_host_callback_traced import HostCallbackTraced

@@ -873,10 +873,8 @@ def _add_findings(fp: FilePlan, diagnostics: list[dict], report: "DynamicReport"
 
 
 def failure_diagnostic(path: str, line: int, message: str, module: str, qualname: str | None) -> Diagnostic:
-    from jaxlint.registry import rule_for_role
-    from jaxlint.rule import ANALYSIS_FAILED
+    from jaxlint.findings.engine import AnalysisFailed as rule
 
-    rule = rule_for_role(ANALYSIS_FAILED)
     pos = Position(int(line), 1)
     return Diagnostic(code=rule.code, name=rule.name, message=message, path=path, start=pos, end=pos,
                       severity=rule.severity, phase=Phase.TRACE,

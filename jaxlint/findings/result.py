@@ -52,11 +52,9 @@ class RunResult:
 
     def unparsed(self) -> set[str]:
         """Files the static phase could not parse (their findings say nothing of the rest)."""
-        from jaxlint.registry import rule_for_role
-        from jaxlint.rule import PARSE_ERROR
+        from jaxlint.findings.engine import ParseError
 
-        code = rule_for_role(PARSE_ERROR).code
-        return {d.path for d in self.diagnostics if d.code == code} | {d.path for d in self.not_checked}
+        return {d.path for d in self.diagnostics if d.code == ParseError.code} | {d.path for d in self.not_checked}
 
     def set_aside_newer_syntax(self) -> None:
         """Move the files that parse only under a newer Python out of the findings, into

@@ -39,12 +39,11 @@ def fix_files(tasks: Sequence, result: RunResult, *, unsafe: bool, diff: bool, s
     from jaxlint.diagnostic import Phase
     from jaxlint.fix.apply import applies, fix_until_stable, line_map, moved, read_target, without_declined
     from jaxlint.files.notebook import NotebookError
-    from jaxlint.registry import rule_for_role
-    from jaxlint.rule import PARSE_ERROR
+    from jaxlint.findings.engine import ParseError
     from jaxlint.static.checker import SourceError
     from jaxlint.static.runner import lint_task_text
 
-    parse_codes = {rule_for_role(PARSE_ERROR).code}
+    parse_codes = {ParseError.code}
     out = FixedFiles(stdin_out=stdin)  # what --fix prints for stdin: the input until a fix lands
     by_path: dict[str, list] = {}
     for d in result.diagnostics:

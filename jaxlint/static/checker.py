@@ -16,7 +16,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from jaxlint.diagnostic import Applicability, Confidence, Diagnostic, Edit, Fix, Phase, Position, Related, Severity
 from jaxlint.findings.result import NEEDS_PYTHON
 from jaxlint.records import dataclass
-from jaxlint.rule import PARSE_ERROR, StaticRule, finding_severity
+from jaxlint.rule import StaticRule, finding_severity
 from jaxlint.static.project import NO_FACTS, ProjectFacts
 from jaxlint.static.semantic import ModuleModel
 from jaxlint.static.traced import runs_traced
@@ -305,9 +305,8 @@ def module_name_for(path: str) -> str:
 
 
 def parse_error_diagnostic(path: str, err: SourceError) -> Diagnostic:
-    from jaxlint.registry import rule_for_role
+    from jaxlint.findings.engine import ParseError as rule
 
-    rule = rule_for_role(PARSE_ERROR)
     pos = Position(err.line, err.column)
     return Diagnostic(
         code=rule.code,

@@ -222,16 +222,14 @@ def lint_module(task: FileTask, module, rules: Sequence[StaticRule], ignored: Se
     """The static phase on a notebook's virtual module (the CLI's and the editor's): a
     cell that does not parse is blanked, reported, and the others are checked. Returns
     the raw result, the kept findings (module lines) and the module as checked."""
-    from jaxlint.registry import rule_for_role
-    from jaxlint.rule import PARSE_ERROR
+    from jaxlint.findings.engine import ParseError
 
     noqa = not task.settings.ignore_noqa
     name = _module_name(task)
     project = _project(task)
     result, kept = lint_static(task.display, rules, ignored, text=module.text, module_name=name, noqa=noqa,
                                 confidence=task.settings.confidence, project=project)
-    parse_code = rule_for_role(PARSE_ERROR).code
-    if any(d.code == parse_code for d in result.diagnostics):
+    if any(d.code == ParseError.code for d in result.diagnostics):
         broken = module.find_broken()
         if broken:
             module = module.blank(broken)

@@ -320,7 +320,7 @@ with open(sys.argv[1], "w") as f:
 
 #: made for each node of the checked code, where the standard library's compiled
 #: ``__init__`` is several times faster than jaxlint.records' (docs/performance.md, perf36)
-PER_NODE = {"jaxlint.static.scopes.Param", "jaxlint.static.scopes.Binding", "jaxlint.static.scopes.FunctionInfo",
+PER_NODE = {"jaxlint.static.data.Param", "jaxlint.static.data.Binding", "jaxlint.static.data.FunctionInfo",
             "jaxlint.static.cfg.Block"}
 
 

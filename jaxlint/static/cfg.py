@@ -29,7 +29,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from jaxlint.static.scopes import Scopes, children, target_names, walk
+from jaxlint.static.scopes import FunctionInfo, Scopes, children, target_names, walk
 
 
 @dataclass
@@ -411,3 +411,20 @@ def loop_without_store(model: Scopes, stmt: ast.stmt, name: str) -> ast.For | as
                 stored = True
             return None if stored else parent
         cur = parent
+
+
+def name_reads(fn: FunctionInfo) -> tuple[dict[str, list[ast.AST]] | None, bool]:
+    """The reads of each name in ``fn`` (nested functions included; ``x += 1`` reads
+    ``x``), or None when it calls ``locals``/``vars``/``eval``; and whether it returns a
+    value or yields."""
+    returns = any(isinstance(n, (ast.Yield, ast.YieldFrom)) or isinstance(n, ast.Return) and n.value is not None
+                  and not (isinstance(n.value, ast.Constant) and n.value.value is None) for n in fn.body_nodes())
+    out: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(fn.node):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("locals", "vars", "eval"):
+            return None, returns
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+            out.setdefault(node.id, []).append(node)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            out.setdefault(node.target.id, []).append(node)
+    return out, returns

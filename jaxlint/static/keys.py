@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from jaxlint.static.scopes import FunctionInfo, Scopes, target_names
+from jaxlint.static.scopes import FunctionInfo, Scopes, target_names, walk
 
 
 #: jax.random functions that draw random bits from their key argument.
@@ -248,3 +248,18 @@ def _imported_function(model: Scopes, func: ast.expr, scope: FunctionInfo | None
     if q is None or q.startswith(("jax.", "numpy.", "builtins.", "functools.", "flax.", "equinox.", "optax.")):
         return False
     return model.imported(func, scope)
+
+
+def assigned_paths(stmts: list[ast.stmt]) -> set[str]:
+    """The names and fields (``key_text``'s ``s.key``) the statements assign or delete:
+    a key held there is replaced."""
+    out: set[str] = set()
+    for s in stmts:
+        for n in walk(s):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                out.add(n.id)
+            elif isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                path = field_path(n)
+                if path is not None:
+                    out.add(path)
+    return out

@@ -353,3 +353,43 @@ def in_test(fn: FunctionInfo | None) -> bool:
             return True
         fn = fn.parent
     return False
+
+
+def host_slice(model: Scopes, est: Estimate, sub: ast.Subscript) -> tuple[Estimate, bool] | None:
+    """What ``ARRAY[...]`` of a NumPy array bakes in: the slice (NumPy slices on the host
+    before jax sees it), and whether its size is exact: the slice's estimate where every
+    bound is static; the array's, not exact, where a bound is not (``[: x.shape[0]]``: at
+    most the array); None where this is no plain slicing of a NumPy array of known size
+    (a jax array is baked in whole and sliced in the program)."""
+    shape, size = list(est.get("shape") or ()), est.get("bytes")
+    if not shape or not size or est.get("pytree") or est.get("module") or est.get("unknown_shape") \
+            or not str(est.get("source", "")).startswith(("numpy.", "np.")):
+        return None
+    items = list(sub.slice.elts) if isinstance(sub.slice, ast.Tuple) else [sub.slice]
+    if len(items) > len(shape) or any(isinstance(i, ast.Starred) or (isinstance(i, ast.Constant) and i.value is
+                                                                     Ellipsis) for i in items):
+        return None
+    count = 1
+    for n in shape:
+        count *= n
+    out: list[int] = []
+    known = True
+    for i, n in enumerate(shape):
+        item = items[i] if i < len(items) else ast.Slice()
+        if isinstance(item, ast.Slice):
+            bounds = [static_count(model, b) if b is not None else d
+                      for b, d in ((item.lower, None), (item.upper, None), (item.step, None))]
+            if any(b is None and e is not None for b, e in zip(bounds, (item.lower, item.upper, item.step))):
+                known = False
+                continue
+            lo, hi, step = bounds
+            out.append(len(range(n)[slice(lo, hi, step or None)]))
+        elif static_count(model, item) is None:
+            return None  # an array index (gathered on the host too) or an unknown: as before, the array
+    if not known:
+        return est, False
+    elems = 1
+    for n in out:
+        elems *= n
+    return Estimate(bytes=size // count * elems, shape=tuple(out), source=est["source"],
+                    itemsize=est.get("itemsize")), True

@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Confidence, Position, Related
 from jaxlint.rule import Invalid, Option, StaticRule, Valid
-from jaxlint.rules.static._sizes import LOADERS, Estimate, array_estimate
+from jaxlint.rules.static._sizes import LOADERS, Estimate, array_estimate, host_slice
 from jaxlint.static.callers import Callers
 from jaxlint.static.classes import class_attr_value, instance_field, method_field
-from jaxlint.static.consts import display_entry, static_count
+from jaxlint.static.consts import display_entry
 from jaxlint.static.values import imported_constant
 from jaxlint.static.semantic import STATIC_ATTRS
 from jaxlint.textutil import LazyPattern, human_bytes
@@ -437,46 +437,6 @@ class CapturedArray(StaticRule):
                    Confidence.LIKELY if size is None else Confidence.CERTAIN,
                    data={"bytes": size, "shape": list(est["shape"]) if est["shape"] else None, "name": name})
         return True
-
-
-def host_slice(model, est: Estimate, sub: ast.Subscript) -> tuple[Estimate, bool] | None:
-    """What ``ARRAY[...]`` of a NumPy array bakes in: the slice (NumPy slices on the host
-    before jax sees it), and whether its size is exact: the slice's estimate where every
-    bound is static; the array's, not exact, where a bound is not (``[: x.shape[0]]``: at
-    most the array); None where this is no plain slicing of a NumPy array of known size
-    (a jax array is baked in whole and sliced in the program)."""
-    shape, size = list(est.get("shape") or ()), est.get("bytes")
-    if not shape or not size or est.get("pytree") or est.get("module") or est.get("unknown_shape") \
-            or not str(est.get("source", "")).startswith(("numpy.", "np.")):
-        return None
-    items = list(sub.slice.elts) if isinstance(sub.slice, ast.Tuple) else [sub.slice]
-    if len(items) > len(shape) or any(isinstance(i, ast.Starred) or (isinstance(i, ast.Constant) and i.value is
-                                                                     Ellipsis) for i in items):
-        return None
-    count = 1
-    for n in shape:
-        count *= n
-    out: list[int] = []
-    known = True
-    for i, n in enumerate(shape):
-        item = items[i] if i < len(items) else ast.Slice()
-        if isinstance(item, ast.Slice):
-            bounds = [static_count(model, b) if b is not None else d
-                      for b, d in ((item.lower, None), (item.upper, None), (item.step, None))]
-            if any(b is None and e is not None for b, e in zip(bounds, (item.lower, item.upper, item.step))):
-                known = False
-                continue
-            lo, hi, step = bounds
-            out.append(len(range(n)[slice(lo, hi, step or None)]))
-        elif static_count(model, item) is None:
-            return None  # an array index (gathered on the host too) or an unknown: as before, the array
-    if not known:
-        return est, False
-    elems = 1
-    for n in out:
-        elems *= n
-    return Estimate(bytes=size // count * elems, shape=tuple(out), source=est["source"],
-                    itemsize=est.get("itemsize")), True
 
 
 #: what is assigned to a module-level name of another module that may be an array this

@@ -7,6 +7,7 @@ from jaxlint.diagnostic import Applicability, Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.static.arrays import is_jax_array, used_as_array
 from jaxlint.rules.static._sizes import in_test, is_test_path
+from jaxlint.static.cfg import name_reads
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -412,7 +413,7 @@ def _dead_update(model, assign: ast.Assign, memo: dict) -> str | None:
     if fn is None or isinstance(fn.node, ast.Lambda) or name in fn.globals_ or name in fn.nonlocals:
         return None
     if id(fn) not in memo:
-        memo[id(fn)] = _reads(fn)
+        memo[id(fn)] = name_reads(fn)
     reads, returns = memo[id(fn)]
     if reads is None:
         return None  # it cannot be read (`locals()`, `eval`)
@@ -432,23 +433,6 @@ def _dead_update(model, assign: ast.Assign, memo: dict) -> str | None:
             if id(a) in loops and not (isinstance(a, (ast.For, ast.AsyncFor)) and model.inside(node, a.iter)):
                 return None  # a later iteration reads it
     return name
-
-
-def _reads(fn) -> tuple[dict[str, list[ast.AST]] | None, bool]:
-    """The reads of each name in ``fn`` (nested functions included; ``x += 1`` reads
-    ``x``), or None when it calls ``locals``/``vars``/``eval``; and whether it returns a
-    value or yields."""
-    returns = any(isinstance(n, (ast.Yield, ast.YieldFrom)) or isinstance(n, ast.Return) and n.value is not None
-                  and not (isinstance(n.value, ast.Constant) and n.value.value is None) for n in fn.body_nodes())
-    out: dict[str, list[ast.AST]] = {}
-    for node in ast.walk(fn.node):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("locals", "vars", "eval"):
-            return None, returns
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
-            out.setdefault(node.id, []).append(node)
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            out.setdefault(node.target.id, []).append(node)
-    return out, returns
 
 
 def _self_update(stmt: ast.Assign, name: str) -> bool:

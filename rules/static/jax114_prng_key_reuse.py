@@ -12,7 +12,7 @@ from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_st
 from jaxlint.static.semantic import ModuleModel, children, target_names, walk
 from jaxlint.static.selects import alternatives
 from jaxlint.textutil import LazyPattern, line_starts
-from jaxlint.static.keys import CONSUMERS, KEY_MAKERS, KeyCallees, draws, field_path, key_text
+from jaxlint.static.keys import CONSUMERS, KEY_MAKERS, KeyCallees, assigned_paths, draws, field_path, key_text
 from jaxlint.static.arrays import data_params
 
 if TYPE_CHECKING:
@@ -624,7 +624,7 @@ class _Flow:
         for b in branches:
             end = self.block(b, dict(state))
             if end is not None:
-                ends.append((end, _assigned(b)))
+                ends.append((end, assigned_paths(b)))
         if not ends:
             return None
         return _join(ends)
@@ -651,7 +651,7 @@ class _Flow:
         self.loop_pass = was
         self.depth -= 1
         # the body may run zero times
-        after = _join([(start, set())] + ([(current, _assigned(s.body))] if current is not None else []))
+        after = _join([(start, set())] + ([(current, assigned_paths(s.body))] if current is not None else []))
         return self.block(s.orelse, after)
 
     # ------------------------------------------------------------------ expressions
@@ -717,7 +717,7 @@ class _Flow:
             if not self.loops:
                 return False
             loop = self.loops[-1]
-            varying = _assigned(loop.body) | (set(target_names(loop.target)) if isinstance(
+            varying = assigned_paths(loop.body) | (set(target_names(loop.target)) if isinstance(
                 loop, (ast.For, ast.AsyncFor)) else set())
         a, b = _arguments(first), _arguments(call)
         if a.keys() != b.keys():
@@ -829,14 +829,3 @@ def _bound_in(comp: ast.AST, name: str) -> bool:
     return any(name in set(target_names(g.target)) for g in comp.generators)  # type: ignore[attr-defined]
 
 
-def _assigned(stmts: list[ast.stmt]) -> set[str]:
-    out: set[str] = set()
-    for s in stmts:
-        for n in walk(s):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-                out.add(n.id)
-            elif isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)):
-                path = field_path(n)
-                if path is not None:
-                    out.add(path)
-    return out

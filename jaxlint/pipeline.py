@@ -19,7 +19,7 @@ import sys
 from collections import Counter
 from dataclasses import field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from jaxlint.config import ConfigError, find_config_file
 from jaxlint.findings.result import RunResult
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from jaxlint.config import Settings
     from jaxlint.files.discovery import FileTask, SettingsResolver
     from jaxlint.dynamic.driver import DynamicReport
+    from jaxlint.rule import Rule
 
 
 def _csv(value: str) -> list[str]:
@@ -387,6 +388,8 @@ class CheckRun:
     stdout_taken: bool = False
     _by_display: dict | None = field(default=None, repr=False)
     _first_dynamic: Any = field(default=None, repr=False)
+    #: (id(settings), phases) -> (the settings, their active rules): computed once a run
+    _active: dict = field(default_factory=dict, repr=False)
 
     def task_of(self, display: str) -> "FileTask | None":
         if self._by_display is None:  # the files are known once discover ran
@@ -396,6 +399,24 @@ class CheckRun:
     def dynamic_tasks(self) -> list["FileTask"]:
         """The files whose settings enable the dynamic phase."""
         return [t for t in self.tasks if t.settings.dynamic.enabled]
+
+    def active(self, settings: Settings, phases: Sequence[str]) -> list[Rule]:
+        """The rules selected for a file with these settings in ``phases``, made with their
+        options: computed once a run, and asked by every stage after the check (the
+        dynamic phase's rules, the measured findings kept, where they were measured, the
+        rules of the report, the baseline's judged functions)."""
+        key = (id(settings), tuple(phases))
+        found = self._active.get(key)
+        if found is None:
+            from jaxlint.registry import active_rules
+
+            found = self._active[key] = (settings, active_rules(settings, tuple(phases)))  # holds the id's object
+        return found[1]
+
+    def active_codes(self, settings: Settings, phases: Sequence[str], measured: bool = False) -> frozenset[str]:
+        """The codes of :meth:`active`; ``measured``: only the rules that measure (the
+        findings of engine roles, such as analysis-failed, are made by the engine)."""
+        return frozenset(r.code for r in self.active(settings, phases) if not measured or r.role is None)
 
     def settings_of(self, display: str):
         """A checked file's settings; for a file the dynamic phase reached through another
@@ -513,7 +534,6 @@ def dynamic(run: CheckRun) -> int | None:
     from jaxlint.config import cache_dir
     from jaxlint.dynamic.driver import check_signatures_option, run_dynamic
     from jaxlint.process.launch import module_command
-    from jaxlint.registry import active_rules
     from jaxlint.inspect import levels as levels_module
 
     o = run.options
@@ -522,7 +542,7 @@ def dynamic(run: CheckRun) -> int | None:
 
     def rules_of(settings):
         # role rules' findings are made by the engine, not by a check in the worker
-        return [r for r in active_rules(settings, tuple(levels)) if r.role is None]
+        return [r for r in run.active(settings, levels) if r.role is None]
 
     cache_root = None if o.no_cache else cache_dir(o.cache_dir, todo[0].settings)
     if cache_root is not None and "compile" in levels:  # jax's persistent cache, in the workers
@@ -555,11 +575,7 @@ def select_measured(run: CheckRun) -> int | None:
     merge with the static findings is :func:`merge_measured`'s)."""
     if run.dynamic is None:
         return None
-    from jaxlint.registry import active_rules
-
-    levels = tuple(run.levels)
-    run.measured = [d for d in run.dynamic.diagnostics
-                    if d.code in {r.code for r in active_rules(run.settings_of(d.path), levels)}]
+    run.measured = [d for d in run.dynamic.diagnostics if d.code in run.active_codes(run.settings_of(d.path), run.levels)]
     return None
 
 
@@ -573,7 +589,6 @@ def merge_measured(run: CheckRun) -> int | None:
     if run.dynamic is None:
         return None
     from jaxlint.files.notebook import NotebookError, is_notebook, read_module_text
-    from jaxlint.registry import active_rules
     from jaxlint.findings.suppress import merge_and_suppress
 
     def file_of(path: str) -> tuple[Settings, str | None, Path]:
@@ -596,7 +611,7 @@ def merge_measured(run: CheckRun) -> int | None:
     result = run.result
     result.diagnostics = sorted(result.diagnostics + run.measured, key=lambda d: d.sort_key)
     for t in run.dynamic_tasks():
-        for r in active_rules(t.settings, tuple(run.levels)):
+        for r in run.active(t.settings, run.levels):
             result.rules[r.code] = type(r)
     return None
 
@@ -605,7 +620,6 @@ def measured_in(run: CheckRun) -> dict[str, list[tuple[int, int, frozenset[str]]
     """Where the dynamic phase measured: per file, the lines of each function it analysed
     and the rules that ran there (:func:`jaxlint.findings.supersede.refuted`)."""
     from jaxlint.dynamic.codedigest import FileScopes
-    from jaxlint.registry import active_rules
 
     out: dict[str, list[tuple[int, int, frozenset[str]]]] = {}
     scopes: dict[str, FileScopes | None] = {}
@@ -625,7 +639,7 @@ def measured_in(run: CheckRun) -> dict[str, list[tuple[int, int, frozenset[str]]
         scope = fs.by_name.get(f.qualname.replace(".<locals>", "")) if fs is not None else None
         if scope is None:
             continue
-        codes = frozenset(r.code for r in active_rules(run.settings_of(f.path), tuple(run.levels)))
+        codes = run.active_codes(run.settings_of(f.path), run.levels)
         out.setdefault(f.path, []).append((scope.line, scope.end, codes))
     return out
 
@@ -758,7 +772,6 @@ def _measured_judged(run: CheckRun, base_dir: Path, cwd: Path) -> dict[str, dict
     """Baseline path -> function -> the trace and compile codes that ran on it to the end
     in this run (a function the dynamic phase skipped, or did not compile, judges nothing)."""
     from jaxlint.findings.baseline import key_path
-    from jaxlint.registry import active_rules
 
     report = run.dynamic
     if report is None:
@@ -771,7 +784,7 @@ def _measured_judged(run: CheckRun, base_dir: Path, cwd: Path) -> dict[str, dict
             continue
         compiled = "compile" in run.levels and not (f.report or {}).get("compile_skipped")
         phases = ("trace", "compile") if compiled else ("trace",)
-        codes = frozenset(r.code for r in active_rules(task.settings, phases) if r.role is None)
+        codes = run.active_codes(task.settings, phases, measured=True)
         out.setdefault(key_path(f.path, base_dir, cwd), {})[f.qualname] = codes
     return out
 

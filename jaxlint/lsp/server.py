@@ -7,7 +7,7 @@
   child process; a newer save cancels the running one; ``$/progress`` reports it, and
   cancelling that progress (``window/workDoneProgress/cancel``) cancels the run.
 * Code actions: the rule's fix, ``# noqa: CODE`` for the line, ``source.fixAll.jaxlint``.
-  They are made on a thread of their own (:class:`_Job`), off the message loop: other
+  They are made on a thread of their own (:class:`jaxlint.lsp.documents.Job`; the actions: :mod:`jaxlint.lsp.actions`), off the message loop: other
   documents' diagnostics are not held up, and ``$/cancelRequest`` stops them
   (answered with RequestCancelled); a request whose document changed meanwhile is
   answered with ContentModified.
@@ -28,9 +28,8 @@ import os
 import re
 import threading
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence, cast
+from typing import Any, Callable, cast
 
 from lsprotocol import types as T
 from pygls.exceptions import JsonRpcContentModified, JsonRpcException
@@ -40,25 +39,22 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from jaxlint import __version__
 from jaxlint.config import ConfigError, Settings, load_settings
-from jaxlint.diagnostic import Applicability, Confidence, Diagnostic, Edit, Phase, Severity
+from jaxlint.diagnostic import Confidence, Diagnostic, Severity
 from jaxlint.files.discovery import FileTask, is_excluded
-from jaxlint.fix.apply import applies, computed_fix
 from jaxlint.lsp import dynamic
-from jaxlint.lsp.editing import NoqaEdits, fix_all, smallest_replacement
+from jaxlint.lsp.actions import CodeActions
+from jaxlint.lsp.documents import FIX_ALL_KIND, SOURCE, Doc, Job
 from jaxlint.lsp.notebooks import NotebookView
 from jaxlint.lsp.positions import UTF16, to_lsp
 from jaxlint.lsp.settings import ConfigProblem, DocumentSettings, overrides_from
 from jaxlint.lsp.signals import end_on_signals
 from jaxlint.findings.suppress import per_file_ignored
 from jaxlint.registry import rules_by_code, active_static_rules
-from jaxlint.rule import about_noqa_comments
 from jaxlint.static.runner import check_one, lint_module, lint_task_text
 from jaxlint.textutil import line_map, split_lines
 
 logger = logging.getLogger("jaxlint.lsp")
 
-SOURCE = "jaxlint"
-FIX_ALL_KIND = "source.fixAll.jaxlint"
 DEFAULT_DEBOUNCE_MS = 500
 PYTHON_SUFFIXES = (".py", ".pyi")
 
@@ -135,60 +131,7 @@ class JaxlintProtocol(LanguageServerProtocol):
         super().handle_message(message)
 
 
-@dataclass
-class _Doc:
-    """What the server knows about one open document."""
-
-    uri: str
-    #: key of the text and settings the results below were computed for
-    key: tuple = ()
-    version: int | None = None
-    text: str = ""
-    findings: list[Diagnostic] = field(default_factory=list)
-    items: list[T.Diagnostic] = field(default_factory=list)
-    #: findings of the last completed dynamic run, and the code of the saved text they
-    #: were measured on (each line without its comment)
-    dynamic: list[Diagnostic] = field(default_factory=list)
-    dynamic_code: list[str] = field(default_factory=list)
-    dynamic_generation: int = 0
-    #: planned fixes made for code actions on this text, by finding index (libcst runs once)
-    made: dict[int, Any] = field(default_factory=dict)
-    debounce: asyncio.Task | None = None
-    dynamic_task: asyncio.Task | None = None
-    #: a notebook cell: the notebook's URI (``text`` and ``findings`` are then its module's)
-    notebook: str | None = None
-    #: the other modules of the project the static findings read (saved files, absolute
-    #: paths): saving one of them re-checks this document
-    reads: frozenset[str] = frozenset()
-    #: how many times one of ``reads`` was saved (part of the results' key)
-    reads_saved: int = 0
-
-    @property
-    def result_id(self) -> str:
-        return ":".join(str(k) for k in self.key)
-
-
-class _Cancelled(Exception):
-    """A job's request was cancelled: its thread stops at the next check."""
-
-
-class _Job:
-    """The work of one request, on a thread of its own. The thread touches no server
-    state: ``lint`` was resolved on the loop, what it would log is kept in ``notes``
-    (logged on the loop afterwards), and it stops at its next ``lint`` once cancelled."""
-
-    def __init__(self, lint: Callable[[str], list[Diagnostic]], notes: list[str]) -> None:
-        self._lint = lint
-        self.notes = notes
-        self.cancelled = threading.Event()
-
-    def lint(self, text: str) -> list[Diagnostic]:
-        if self.cancelled.is_set():
-            raise _Cancelled()
-        return self._lint(text)
-
-
-class JaxlintServer(LanguageServer):
+class JaxlintServer(CodeActions, LanguageServer):
     def __init__(self) -> None:
         super().__init__("jaxlint", __version__, protocol_cls=JaxlintProtocol,
                          text_document_sync_kind=T.TextDocumentSyncKind.Incremental,
@@ -204,7 +147,7 @@ class JaxlintServer(LanguageServer):
         self.dynamic_option: bool | None = None
         self.unsafe_fixes = False
         self.settings = DocumentSettings({})
-        self.docs: dict[str, _Doc] = {}
+        self.docs: dict[str, Doc] = {}
         self._told: set[str] = set()
         self._config_problems: dict[str, ConfigProblem] = {}
         # active_rules() caches by id(settings): keep every Settings alive so that an id
@@ -212,7 +155,7 @@ class JaxlintServer(LanguageServer):
         self._alive: dict[int, Settings] = {}
         self._dynamic_unavailable = False
         #: requests at work on their own threads (cancelled at shutdown)
-        self._jobs: set[_Job] = set()
+        self._jobs: set[Job] = set()
         #: dynamic runs by their progress token (the client may cancel them)
         self._dynamic_runs: dict[str, asyncio.Task] = {}
         #: LSP: 0 when ``exit`` follows ``shutdown``, 1 otherwise
@@ -350,7 +293,7 @@ class JaxlintServer(LanguageServer):
 
     def _did_open(self, params: T.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
-        doc = self.docs[uri] = _Doc(uri)
+        doc = self.docs[uri] = Doc(uri)
         if not self.pull:
             self._publish(uri)
         path = self._path_of(uri)
@@ -399,7 +342,7 @@ class JaxlintServer(LanguageServer):
         settings, _ = self.settings.for_path(path)
         self._start_dynamic(doc, path, settings)
 
-    def _start_dynamic(self, doc: _Doc, path: Path, settings: Settings) -> None:
+    def _start_dynamic(self, doc: Doc, path: Path, settings: Settings) -> None:
         """The dynamic phase for a saved (or opened) file: traced in a child where it is on;
         where it is off, what `jaxlint record` observed, if the project has a recording
         (nothing of the user's is imported)."""
@@ -504,11 +447,11 @@ class JaxlintServer(LanguageServer):
         self.notebooks[nb.uri] = view
         return view
 
-    def _cell_results(self, uri: str, nb: T.NotebookDocument) -> _Doc:
+    def _cell_results(self, uri: str, nb: T.NotebookDocument) -> Doc:
         """Findings of the notebook that lie in the cell ``uri``, at the cell's lines."""
         view = self._notebook_view(nb)
         number = view.number_of(uri)
-        doc = self.docs.setdefault(uri, _Doc(uri))
+        doc = self.docs.setdefault(uri, Doc(uri))
         key = (*view.key, number)
         if doc.key == key:
             return doc
@@ -599,12 +542,12 @@ class JaxlintServer(LanguageServer):
 
         return lint
 
-    def results(self, uri: str) -> _Doc:
+    def results(self, uri: str) -> Doc:
         """Findings for the current text of ``uri``, computed once per version."""
         nb = self.workspace.get_notebook_document(cell_uri=uri)
         if nb is not None:
             return self._cell_results(uri, nb)
-        doc = self.docs.get(uri) or _Doc(uri)
+        doc = self.docs.get(uri) or Doc(uri)
         text, version = self._text_of(uri)
         if text is None or not self._is_python(uri):
             doc.key, doc.items, doc.findings, doc.text = ("none",), [], [], text or ""
@@ -633,7 +576,7 @@ class JaxlintServer(LanguageServer):
         doc.items = [self._to_lsp(d, uri, lines, version, others) for d in findings]
         return doc
 
-    def _current_dynamic(self, doc: _Doc, uri: str, text: str) -> list[Diagnostic]:
+    def _current_dynamic(self, doc: Doc, uri: str, text: str) -> list[Diagnostic]:
         """Dynamic findings of the last save, moved with their line through the unsaved
         edits since; one whose line's code changed is dropped until the next save. Before
         suppressions (the child ran with ``--ignore-noqa``)."""
@@ -781,13 +724,13 @@ class JaxlintServer(LanguageServer):
 
         snapshot = replace(doc)
         notes: list[str] = []
-        job = _Job(self._linter(uri, notes), notes)
+        job = Job(self._linter(uri, notes), notes)
         actions = await self._off_loop(job, lambda: self._actions(snapshot, params, job))
         if self.results(uri).key != snapshot.key:
             raise JsonRpcContentModified(f"{uri} changed while its code actions were made")
         return actions
 
-    async def _off_loop(self, job: _Job, work: Callable[[], Any]) -> Any:
+    async def _off_loop(self, job: Job, work: Callable[[], Any]) -> Any:
         """``work()`` on a thread of its own, awaited: the loop keeps answering meanwhile.
         Cancelling the awaiting task (``$/cancelRequest``) stops the thread at its next
         check; its result is then dropped."""
@@ -819,122 +762,6 @@ class JaxlintServer(LanguageServer):
             self._jobs.discard(job)
             for note in list(job.notes):
                 self._log_once(note)
-
-    def _actions(self, doc: _Doc, params: T.CodeActionParams, job: _Job) -> list[T.CodeAction] | None:
-        only = params.context.only
-        actions: list[T.CodeAction] = []
-        if _wants(only, T.CodeActionKind.QuickFix):
-            # what every item needs is computed once per request: a client may send every
-            # diagnostic of a big file, and each must cost its line, not the file
-            lines, noqa, index = split_lines(doc.text), NoqaEdits(doc.text), _index(doc)
-            for item in params.context.diagnostics:
-                if item.source != SOURCE:
-                    continue
-                finding = _match(item, index)
-                if finding is None:
-                    continue
-                actions.extend(self._quick_fixes(finding, item, doc, lines, noqa, job))
-        if _wants(only, FIX_ALL_KIND) and doc.findings:
-            action = self._fix_all(doc, job)
-            if action is not None:
-                actions.append(action)
-        return actions or None
-
-    def _quick_fixes(self, d: Diagnostic, item: T.Diagnostic, doc: _Doc, lines: list[str],
-                     noqa: NoqaEdits, job: _Job) -> Iterable[T.CodeAction]:
-        fix = self._made_fix(d, doc, job)
-        edit = self._edit_for(doc, list(fix.edits), lines) if fix is not None else None
-        if fix is not None and edit is not None:
-            unsafe = fix.applicability == Applicability.UNSAFE
-            yield T.CodeAction(
-                title=f"{fix.message} ({d.code})" + (" [unsafe fix: review it]" if unsafe else ""),
-                kind=T.CodeActionKind.QuickFix,
-                diagnostics=[item],
-                is_preferred=not unsafe,
-                edit=edit,
-            )
-        if d.noqa_line is not None and not about_noqa_comments(rules_by_code().get(d.code)):
-            noqa_edit = noqa.edit(d.noqa_line, d.code)
-            edit = self._edit_for(doc, [noqa_edit], lines) if noqa_edit is not None else None
-            if edit is not None:
-                yield T.CodeAction(
-                    title=f"Suppress with `# noqa: {d.code}`",
-                    kind=T.CodeActionKind.QuickFix,
-                    diagnostics=[item],
-                    edit=edit,
-                )
-
-    def _edit_for(self, doc: _Doc, edits: list[Edit], lines: list[str]) -> T.WorkspaceEdit | None:
-        """Edits of ``doc``'s text (whose ``lines`` they are) as a workspace edit: of the
-        document, or, for a notebook cell, of the cells they fall in (None when they cannot
-        be put there)."""
-        view = self.notebooks.get(doc.notebook) if doc.notebook else None
-        if view is None:
-            return self._workspace_edit(doc, [self._text_edit(lines, e) for e in edits])
-        by_cell = view.edits(edits)
-        if by_cell is None:
-            return None
-        return self._cells_edit(view, {n: [self._text_edit(view.lines(n), e) for e in es]
-                                       for n, es in by_cell.items()})
-
-    def _cells_edit(self, view: NotebookView, edits: dict[int, list[T.TextEdit]]) -> T.WorkspaceEdit:
-        if self._capability("workspace", "workspace_edit", "document_changes"):
-            return T.WorkspaceEdit(document_changes=[T.TextDocumentEdit(
-                text_document=T.OptionalVersionedTextDocumentIdentifier(uri=view.cells[n].uri,
-                                                                        version=view.cells[n].version),
-                edits=es) for n, es in sorted(edits.items())])
-        return T.WorkspaceEdit(changes={view.cells[n].uri: es for n, es in sorted(edits.items())})
-
-    def _made_fix(self, d: Diagnostic, doc: _Doc, job: _Job):
-        """``d``'s fix with its edits: a planned one is made by its libcst codemod and
-        verified (as ``--fix`` does), once per text; None when it cannot be made."""
-        if d.fix is None or d.fix.plan is None or d.fix.edits:
-            return d.fix
-        i = next((k for k, f in enumerate(doc.findings) if f is d), None)
-        if i is not None and i in doc.made:
-            return doc.made[i]
-        path = self._path_of(doc.uri)
-        fix, why = computed_fix(doc.text, d, job.lint, path.as_posix())
-        if fix is None:
-            job.notes.append(f"jaxlint: {path.name}:{d.start.line}: {d.code} fix not offered: {why}")
-        if i is not None:
-            doc.made[i] = fix
-        return fix
-
-    def _fix_all(self, doc: _Doc, job: _Job) -> T.CodeAction | None:
-        # dynamic findings are not re-checked between passes: fix the static ones only
-        static = [d for d in doc.findings if d.phase is Phase.STATIC]
-        if not any(applies(d, self.unsafe_fixes) for d in static):
-            return None
-        new = fix_all(doc.text, static, job.lint, self.unsafe_fixes,
-                      self._path_of(doc.uri).as_posix())
-        if new == doc.text:
-            return None
-        title = "jaxlint: fix all safe fixes" if not self.unsafe_fixes else "jaxlint: fix all"
-        view = self.notebooks.get(doc.notebook) if doc.notebook else None
-        if view is not None:  # every cell the fixes change, each with one replacement
-            cells = view.fixed_cells(new)
-            if not cells:
-                return None
-            edits = {}
-            for n, text in cells.items():
-                start, end, content = smallest_replacement(view.cells[n].text, text)
-                edits[n] = [self._text_edit(view.lines(n), Edit(start, end, content))]
-            return T.CodeAction(title=title, kind=FIX_ALL_KIND, edit=self._cells_edit(view, edits))
-        start, end, content = smallest_replacement(doc.text, new)
-        edit = self._text_edit(split_lines(doc.text), Edit(start, end, content))
-        return T.CodeAction(title=title, kind=FIX_ALL_KIND, edit=self._workspace_edit(doc, [edit]))
-
-    def _text_edit(self, lines: list[str], e: Edit) -> T.TextEdit:
-        return T.TextEdit(range=self._range(lines, e.start, e.end), new_text=e.content)
-
-    def _workspace_edit(self, doc: _Doc, edits: list[T.TextEdit]) -> T.WorkspaceEdit:
-        # a versioned edit lets the client refuse it if the text changed since
-        if self._capability("workspace", "workspace_edit", "document_changes") and doc.version is not None:
-            return T.WorkspaceEdit(document_changes=[T.TextDocumentEdit(
-                text_document=T.OptionalVersionedTextDocumentIdentifier(uri=doc.uri, version=doc.version),
-                edits=edits)])
-        return T.WorkspaceEdit(changes={doc.uri: edits})
 
     # -- the dynamic phase ----------------------------------------------------------
 
@@ -1047,31 +874,6 @@ def _moved(d: Diagnostic, moved: dict[int, int], path: str) -> Diagnostic:
                     for r in d.related if r.path != d.path or (r.start.line in moved and r.end.line in moved))
     noqa = moved.get(d.noqa_line) if d.noqa_line is not None else None
     return replace(d, path=path, start=at(d.start), end=at(d.end), related=related, noqa_line=noqa)
-
-
-def _wants(only: Sequence[str] | None, kind: str) -> bool:
-    """LSP kind filtering: ``source`` asks for ``source.fixAll.jaxlint`` too."""
-    if not only:
-        return True
-    return any(kind == k or kind.startswith(f"{k}.") for k in only)
-
-
-def _index(doc: _Doc) -> dict[tuple, list[tuple[Diagnostic, T.Diagnostic]]]:
-    """The document's findings by (code, start line), in order: what :func:`_match` searches."""
-    out: dict[tuple, list[tuple[Diagnostic, T.Diagnostic]]] = {}
-    for d, mine in zip(doc.findings, doc.items):
-        out.setdefault((mine.code, mine.range.start.line), []).append((d, mine))
-    return out
-
-
-def _match(item: T.Diagnostic, index: dict[tuple, list[tuple[Diagnostic, T.Diagnostic]]]) -> Diagnostic | None:
-    """The current finding a client's diagnostic stands for: same code and range, else
-    same code and start line (clients may round ranges). None if it is stale."""
-    same_line = index.get((item.code, item.range.start.line), [])
-    for d, mine in same_line:
-        if mine.range == item.range:
-            return d
-    return same_line[0][0] if same_line else None
 
 
 def serve(stdin=None, stdout=None, answered: dict | None = None) -> int:

@@ -252,7 +252,9 @@ def _records_classes() -> list[type]:
             continue
         for value in list(vars(module).values()):
             init = getattr(value, "__init__", None)
-            if (isinstance(value, type) and dataclasses.is_dataclass(value)
+            # a class the decorator made, not a subclass inheriting its __init__
+            # (jax315's ChipMemory(Option) is found once jaxlint.rules.hlo is loaded)
+            if (isinstance(value, type) and "__dataclass_params__" in vars(value)
                     and getattr(getattr(init, "__code__", None), "co_filename", "") == records.__file__):
                 found[f"{value.__module__}.{value.__qualname__}"] = value
     return [found[k] for k in sorted(found)]

@@ -27,7 +27,6 @@ import logging
 import os
 import re
 import threading
-import uuid
 from pathlib import Path
 from typing import Any, Callable, cast
 
@@ -44,6 +43,7 @@ from jaxlint.files.discovery import FileTask, is_excluded
 from jaxlint.lsp import dynamic
 from jaxlint.lsp.actions import CodeActions
 from jaxlint.lsp.documents import FIX_ALL_KIND, SOURCE, Doc, Job
+from jaxlint.lsp.dynamic_runs import DynamicRuns
 from jaxlint.lsp.notebooks import NotebookView
 from jaxlint.lsp.positions import UTF16, to_lsp
 from jaxlint.lsp.settings import ConfigProblem, DocumentSettings, overrides_from
@@ -51,7 +51,7 @@ from jaxlint.lsp.signals import end_on_signals
 from jaxlint.findings.suppress import per_file_ignored
 from jaxlint.registry import rules_by_code, active_static_rules
 from jaxlint.static.runner import check_one, lint_module, lint_task_text
-from jaxlint.textutil import line_map, split_lines
+from jaxlint.textutil import split_lines
 
 logger = logging.getLogger("jaxlint.lsp")
 
@@ -131,7 +131,7 @@ class JaxlintProtocol(LanguageServerProtocol):
         super().handle_message(message)
 
 
-class JaxlintServer(CodeActions, LanguageServer):
+class JaxlintServer(CodeActions, DynamicRuns, LanguageServer):
     def __init__(self) -> None:
         super().__init__("jaxlint", __version__, protocol_cls=JaxlintProtocol,
                          text_document_sync_kind=T.TextDocumentSyncKind.Incremental,
@@ -341,18 +341,6 @@ class JaxlintServer(CodeActions, LanguageServer):
         self._saved_module(uri, str(path))
         settings, _ = self.settings.for_path(path)
         self._start_dynamic(doc, path, settings)
-
-    def _start_dynamic(self, doc: Doc, path: Path, settings: Settings) -> None:
-        """The dynamic phase for a saved (or opened) file: traced in a child where it is on;
-        where it is off, what `jaxlint record` observed, if the project has a recording
-        (nothing of the user's is imported)."""
-        enabled = self.dynamic_option if self.dynamic_option is not None else settings.dynamic.enabled
-        recorded_only = not enabled and self.dynamic_option is not False and \
-            dynamic.recording_of(path, settings) is not None
-        if (enabled or recorded_only) and path.is_file() and not self._dynamic_unavailable:
-            if doc.dynamic_task is not None:
-                doc.dynamic_task.cancel()  # stops the older run and its workers
-            doc.dynamic_task = self._spawn(self._run_dynamic(doc.uri, path, settings, recorded_only))
 
     def _saved_module(self, uri: str, path: str) -> None:
         """``path`` was saved: the open documents whose static findings read it (a module
@@ -576,21 +564,6 @@ class JaxlintServer(CodeActions, LanguageServer):
         doc.items = [self._to_lsp(d, uri, lines, version, others) for d in findings]
         return doc
 
-    def _current_dynamic(self, doc: Doc, uri: str, text: str) -> list[Diagnostic]:
-        """Dynamic findings of the last save, moved with their line through the unsaved
-        edits since; one whose line's code changed is dropped until the next save. Before
-        suppressions (the child ran with ``--ignore-noqa``)."""
-        if not doc.dynamic:
-            return []
-        moved = line_map(doc.dynamic_code, [_code_part(line) for line in split_lines(text)])
-        path = self._path_of(uri).as_posix()
-        out = []
-        for d in doc.dynamic:
-            if d.start.line not in moved or d.end.line not in moved:
-                continue
-            out.append(_moved(d, moved, path))
-        return out
-
     def _to_lsp(self, d: Diagnostic, uri: str, lines: list[str], version: int | None,
                 others: dict[str, tuple[str, list[str]]], view: NotebookView | None = None) -> T.Diagnostic:
         rule = rules_by_code().get(d.code)
@@ -763,61 +736,6 @@ class JaxlintServer(CodeActions, LanguageServer):
             for note in list(job.notes):
                 self._log_once(note)
 
-    # -- the dynamic phase ----------------------------------------------------------
-
-    async def _run_dynamic(self, uri: str, path: Path, settings: Settings, recorded_only: bool = False) -> None:
-        token = f"jaxlint-dynamic-{uuid.uuid4().hex}"
-        progress = bool(self._capability("window", "work_done_progress"))
-        if progress:
-            try:
-                await self.work_done_progress.create_async(token)
-            except Exception:  # the client refused: run without progress
-                progress = False
-        if progress:
-            self.work_done_progress.begin(token, T.WorkDoneProgressBegin(
-                title="jaxlint: dynamic analysis", message=path.name, cancellable=True))
-        cmd = dynamic.command(path, settings, self.settings.overrides, self.settings.explicit, self.settings.isolated,
-                              recorded_only)
-        end = "cancelled"
-        task = asyncio.current_task()
-        if task is not None:
-            self._dynamic_runs[token] = task
-        try:
-            end = "failed"
-            saved = path.read_text(encoding="utf-8", errors="replace")
-            end = "cancelled"
-            outcome = await dynamic.run(cmd, settings.root, dynamic.timeout_for(settings))
-            end = f"{len(outcome.diagnostics)} finding(s)" if outcome.error is None else f"failed: {outcome.error}"
-        finally:
-            self._dynamic_runs.pop(token, None)
-            if progress:
-                self.work_done_progress.end(token, T.WorkDoneProgressEnd(message=end))
-        if outcome.unavailable:
-            self._dynamic_unavailable = True
-            self._show_once("jaxlint: this installation has no dynamic phase; only static rules run",
-                            T.MessageType.Warning)
-            return
-        if outcome.error is not None:
-            self._show_once(f"jaxlint: dynamic analysis of {path.name} failed: {outcome.error}",
-                            T.MessageType.Warning)
-        doc = self.docs.get(uri)
-        if doc is None:
-            return
-        doc.dynamic = [d for d in outcome.diagnostics if Path(d.path) == path]
-        doc.dynamic_code = [_code_part(line) for line in split_lines(saved)]
-        doc.dynamic_generation += 1
-        if self.pull:
-            self._refresh_all()
-        else:
-            self._publish(uri)
-
-    def _progress_cancelled(self, params: T.WorkDoneProgressCancelParams) -> None:
-        """The client cancelled a dynamic run from its progress: it stops as a newer save
-        would stop it (its child and the child's workers end; its findings never come)."""
-        task = self._dynamic_runs.get(str(params.token))
-        if task is not None:
-            task.cancel()
-
     # -- messages -------------------------------------------------------------------
 
     def _show(self, message: str, kind: T.MessageType) -> None:
@@ -852,28 +770,6 @@ def _encodable(text: str) -> str:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _code_part(line: str) -> str:
-    """A line without its trailing comment: a new ``# noqa`` or remark leaves the
-    measured finding in place. (A ``#`` in a string cuts too early, on both sides alike.)"""
-    return line.split("#", 1)[0].rstrip()
-
-
-def _moved(d: Diagnostic, moved: dict[int, int], path: str) -> Diagnostic:
-    """``d`` on the lines it moved to (related places in the same file move too; one
-    whose line is gone is dropped)."""
-    from dataclasses import replace
-
-    from jaxlint.diagnostic import Position
-
-    def at(p: Position) -> Position:
-        return Position(moved[p.line], p.column)
-
-    related = tuple(replace(r, path=path, start=at(r.start), end=at(r.end)) if r.path == d.path else r
-                    for r in d.related if r.path != d.path or (r.start.line in moved and r.end.line in moved))
-    noqa = moved.get(d.noqa_line) if d.noqa_line is not None else None
-    return replace(d, path=path, start=at(d.start), end=at(d.end), related=related, noqa_line=noqa)
 
 
 def serve(stdin=None, stdout=None, answered: dict | None = None) -> int:

@@ -1,15 +1,18 @@
 """What the language server keeps per open document (``Doc``) and the work of one
-request on a thread of its own (``Job``), which ``server`` and ``actions`` share; the
-source name and the fix-all kind the server's findings and actions carry."""
+request on a thread of its own (``Job``), which the server's parts share; the source
+name and the fix-all kind its findings and actions carry; the settings a document is
+checked with (``with_hints``) and its text as JSON can carry it (``encodable``)."""
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from lsprotocol import types as T
 
+from jaxlint.config import Settings
 from jaxlint.diagnostic import Diagnostic
 
 SOURCE = "jaxlint"
@@ -67,3 +70,24 @@ class Job:
         if self.cancelled.is_set():
             raise Cancelled()
         return self._lint(text)
+
+
+def with_hints(settings: Settings) -> Settings:
+    """The editor shows the findings the model rates only possible too, as hints
+    (``_to_lsp``), unless the config asks for certain findings only."""
+    if settings.confidence == "certain":
+        return settings
+    from dataclasses import replace
+
+    return replace(settings, confidence="possible")
+
+
+def encodable(text: str) -> str:
+    """``text`` with lone surrogates (legal as JSON escapes, ``"\\ud800"``, but not in
+    UTF-8) as U+FFFD: one UTF-16 unit and one code point each, so positions stay put."""
+    if text.isascii():
+        return text
+    return _SURROGATE.sub("\ufffd", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")

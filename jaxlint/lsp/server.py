@@ -13,7 +13,8 @@
   answered with ContentModified.
 * Notebooks (LSP 3.17 ``notebookDocument/*``): the code cells are checked as one module,
   as ``jaxlint check nb.ipynb`` does; each cell gets its own findings, and fixes and
-  ``# noqa`` edits are edits of the cells (:mod:`jaxlint.lsp.notebooks`).
+  ``# noqa`` edits are edits of the cells (:mod:`jaxlint.lsp.notebooks`,
+  :mod:`jaxlint.lsp.notebook_sync`).
 * Settings: the nearest config file per document (reloaded when it changes), with the
   client's ``initializationOptions`` on top. A broken config file is reported on that
   file and in a message; the server keeps going with default settings.
@@ -25,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
 import threading
 from pathlib import Path
 from typing import Any, Callable, cast
@@ -42,15 +42,15 @@ from jaxlint.diagnostic import Confidence, Diagnostic, Severity
 from jaxlint.files.discovery import FileTask, is_excluded
 from jaxlint.lsp import dynamic
 from jaxlint.lsp.actions import CodeActions
-from jaxlint.lsp.documents import FIX_ALL_KIND, SOURCE, Doc, Job
+from jaxlint.lsp.documents import FIX_ALL_KIND, SOURCE, Doc, Job, encodable, with_hints
 from jaxlint.lsp.dynamic_runs import DynamicRuns
+from jaxlint.lsp.notebook_sync import NotebookSync
 from jaxlint.lsp.notebooks import NotebookView
 from jaxlint.lsp.positions import UTF16, to_lsp
 from jaxlint.lsp.settings import ConfigProblem, DocumentSettings, overrides_from
 from jaxlint.lsp.signals import end_on_signals
-from jaxlint.findings.suppress import per_file_ignored
-from jaxlint.registry import rules_by_code, active_static_rules
-from jaxlint.static.runner import check_one, lint_module, lint_task_text
+from jaxlint.registry import rules_by_code
+from jaxlint.static.runner import check_one, lint_task_text
 from jaxlint.textutil import split_lines
 
 logger = logging.getLogger("jaxlint.lsp")
@@ -63,16 +63,6 @@ _SEVERITY = {
     Severity.WARNING: T.DiagnosticSeverity.Warning,
     Severity.INFO: T.DiagnosticSeverity.Information,
 }
-
-
-def _with_hints(settings: Settings) -> Settings:
-    """The editor shows the findings the model rates only possible too, as hints
-    (``_to_lsp``), unless the config asks for certain findings only."""
-    if settings.confidence == "certain":
-        return settings
-    from dataclasses import replace
-
-    return replace(settings, confidence="possible")
 
 
 class _Malformed:
@@ -131,7 +121,7 @@ class JaxlintProtocol(LanguageServerProtocol):
         super().handle_message(message)
 
 
-class JaxlintServer(CodeActions, DynamicRuns, LanguageServer):
+class JaxlintServer(CodeActions, DynamicRuns, NotebookSync, LanguageServer):
     def __init__(self) -> None:
         super().__init__("jaxlint", __version__, protocol_cls=JaxlintProtocol,
                          text_document_sync_kind=T.TextDocumentSyncKind.Incremental,
@@ -367,96 +357,6 @@ class JaxlintServer(CodeActions, DynamicRuns, LanguageServer):
 
     # -- notebooks ----------------------------------------------------------------
 
-    def _notebook_opened(self, params: T.DidOpenNotebookDocumentParams) -> None:
-        if not self.pull:
-            self._publish_cells(params.notebook_document.uri)
-
-    def _notebook_changed(self, params: T.DidChangeNotebookDocumentParams) -> None:
-        uri = params.notebook_document.uri
-        structure = params.change.cells.structure if params.change.cells else None
-        for gone in (structure.did_close or []) if structure else []:
-            self.docs.pop(gone.uri, None)
-            self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=gone.uri, diagnostics=[]))
-        if self.pull:
-            return  # a pulling client asks when it wants the result
-        task = self._notebook_debounce.get(uri)
-        if task is not None:
-            task.cancel()
-        self._notebook_debounce[uri] = self._spawn(self._publish_cells_later(uri))
-
-    async def _publish_cells_later(self, uri: str) -> None:
-        await asyncio.sleep(self.debounce)
-        self._publish_cells(uri)
-
-    def _notebook_saved(self, params: T.DidSaveNotebookDocumentParams) -> None:
-        task = self._notebook_debounce.pop(params.notebook_document.uri, None)
-        if task is not None:
-            task.cancel()
-        if not self.pull:
-            self._publish_cells(params.notebook_document.uri)
-
-    def _notebook_closed(self, params: T.DidCloseNotebookDocumentParams) -> None:
-        uri = params.notebook_document.uri
-        task = self._notebook_debounce.pop(uri, None)
-        if task is not None:
-            task.cancel()
-        self.notebooks.pop(uri, None)
-        for cell in params.cell_text_documents:
-            self.docs.pop(cell.uri, None)
-            self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=cell.uri, diagnostics=[]))
-
-    def _publish_cells(self, uri: str) -> None:
-        nb = self.workspace.get_notebook_document(notebook_uri=uri)
-        if nb is None:
-            return
-        for cell in nb.cells:
-            self._publish(cell.document)
-
-    def _notebook_view(self, nb: T.NotebookDocument) -> NotebookView:
-        """The notebook's code cells as one module, checked once per version of its cells."""
-        def text_of(cell_uri: str) -> tuple[str | None, int | None]:
-            text, version = self._text_of(cell_uri)
-            return (_encodable(text) if text is not None else None), version
-
-        cells = NotebookView.cells_of(nb, text_of)
-        path = self._path_of(nb.uri)
-        settings = self._settings_for(path)
-        key = (*NotebookView.key_of(nb, cells), self.settings.generation)
-        cached = self.notebooks.get(nb.uri)
-        if cached is not None and cached.key == key:
-            return cached
-        view = NotebookView.of(nb, cells, key)
-        if not (path.is_relative_to(settings.root.absolute()) and is_excluded(path, settings)):
-            task = FileTask(path, path.as_posix(), _with_hints(settings))
-            result, view.findings, view.module = lint_module(
-                task, view.module, active_static_rules(settings), per_file_ignored(task.display, settings, path))
-            for code, msg in result.errors:
-                self._log_once(f"jaxlint: {task.display}: rule {code} failed: {msg}")
-        self.notebooks[nb.uri] = view
-        return view
-
-    def _cell_results(self, uri: str, nb: T.NotebookDocument) -> Doc:
-        """Findings of the notebook that lie in the cell ``uri``, at the cell's lines."""
-        view = self._notebook_view(nb)
-        number = view.number_of(uri)
-        doc = self.docs.setdefault(uri, Doc(uri))
-        key = (*view.key, number)
-        if doc.key == key:
-            return doc
-        findings, items = [], []
-        others: dict[str, tuple[str, list[str]]] = {}
-        cell = view.cells.get(number) if number is not None else None
-        if cell is not None:
-            lines = view.lines(cell.number)
-            for d in view.findings:
-                hit = view.in_cell(d)
-                if hit is not None and hit[0] == cell.number:
-                    findings.append(d)
-                    items.append(self._to_lsp(hit[1], uri, lines, cell.version, others, view))
-        doc.key, doc.version, doc.notebook = key, cell.version if cell else None, nb.uri
-        doc.text, doc.findings, doc.items, doc.made = view.module.text, findings, items, {}
-        return doc
-
     # -- linting ------------------------------------------------------------------
 
     def _path_of(self, uri: str) -> Path:
@@ -513,16 +413,16 @@ class JaxlintServer(CodeActions, DynamicRuns, LanguageServer):
         if nb is not None:
             path = self._path_of(nb.uri)
             settings, _ = self.settings.for_path(path)
-            task = FileTask(path, path.as_posix(), _with_hints(settings))
+            task = FileTask(path, path.as_posix(), with_hints(settings))
             return lambda text: lint_task_text(task, text)
         path = self._path_of(uri)
         settings = self._settings_for(path)
         if path.is_relative_to(settings.root.absolute()) and is_excluded(path, settings):
             return lambda text: []
-        task = FileTask(path, path.as_posix(), _with_hints(settings))
+        task = FileTask(path, path.as_posix(), with_hints(settings))
 
         def lint(text: str) -> list[Diagnostic]:
-            outcome = check_one(task, None, _encodable(text))
+            outcome = check_one(task, None, encodable(text))
             notes.extend(f"jaxlint: {err}" for err in outcome.errors)
             if reads is not None:
                 reads.update(outcome.reads)
@@ -759,17 +659,6 @@ class JaxlintServer(CodeActions, DynamicRuns, LanguageServer):
             self.window_log_message(T.LogMessageParams(type=T.MessageType.Error, message=f"jaxlint: {error}"))
         except Exception:
             pass
-
-
-def _encodable(text: str) -> str:
-    """``text`` with lone surrogates (legal as JSON escapes, ``"\\ud800"``, but not in
-    UTF-8) as U+FFFD: one UTF-16 unit and one code point each, so positions stay put."""
-    if text.isascii():
-        return text
-    return _SURROGATE.sub("\ufffd", text)
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def serve(stdin=None, stdout=None, answered: dict | None = None) -> int:

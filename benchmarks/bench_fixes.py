@@ -273,6 +273,8 @@ def fix_all_cpu(n: int, folder: Path) -> tuple[float, int]:
 
     root = folder / f"lsp{n}"
     root.mkdir()
+    # the editor reads the project's config: JAX104, the file's rule, is in the nursery (off by default)
+    (root / "pyproject.toml").write_text('[tool.jaxlint]\nextend-select = ["JAX104"]\n')
     return run(_editor_fix_all(root, n))
 
 

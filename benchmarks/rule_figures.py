@@ -40,6 +40,8 @@ BLIND = {
     "dev36": ("precision_judgements_dev36.json", "10 libraries, judged blind before issue 36 changed a rule"),
     "unopened36": ("precision_judgements_unopened36.json",
                    "10 libraries sealed at the split, judged blind once at ea2da2c, after issue 36's changes"),
+    "blind40": ("precision_judgements_blind40.json",
+                "36 libraries sealed before anything ran on them, judged blind once at ab7bc28 (issue 36)"),
     "dynamic": ("dynamic_judgements.json",
                 "19 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
                 "(6 programs, issue 20), 4419f18 (7 programs, issue 37) and ab7bc28 (6 programs, issue 37)"),

@@ -115,13 +115,13 @@ def test_star_marks_only_a_safe_fix_as_ruff_does(tmp_path):
     """JAX104's fix (np.exp -> jnp.exp) is unsafe: `--fix` alone does not apply it, so
     the line has no [*]; JAX190's removal of an unused noqa code is safe and has one."""
     (tmp_path / "m.py").write_text(NUMPY_ON_TRACER + "y = 1  # noqa: JAX101\n")
-    r = run_cli("check", "--no-cache", "--extend-select", "unused-noqa", "m.py", cwd=tmp_path)
+    r = run_cli("check", "--no-cache", "--extend-select", "unused-noqa,JAX104", "m.py", cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     unsafe = next(line for line in r.stdout.splitlines() if " JAX104 " in line)
     safe = next(line for line in r.stdout.splitlines() if " JAX190 " in line)
     assert "[*]" not in unsafe and " JAX190 [*] " in safe
     assert "[*] 1 fixable with `jaxlint check --fix`." in r.stdout
     assert "1 more fixable with `--fix --unsafe-fixes`." in r.stdout
-    stats = run_cli("check", "--no-cache", "--extend-select", "unused-noqa", "--statistics", "m.py",
+    stats = run_cli("check", "--no-cache", "--extend-select", "unused-noqa,JAX104", "--statistics", "m.py",
                     cwd=tmp_path).stdout
     assert "\tJAX104\t    numpy-on-tracer" in stats and "\tJAX190\t[*] unused-noqa" in stats

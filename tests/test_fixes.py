@@ -108,6 +108,10 @@ def proj(tmp_path):
     return tmp_path
 
 
+#: JAX104 (nursery: off by default) is the samples' rule with a codemod fix; turned on where they use it
+ON = ("--extend-select", "JAX104")
+
+
 def _check(proj, *args):
     return run_cli("check", "--no-cache", "--extend-select", "JAX190", *args, cwd=proj)
 
@@ -401,28 +405,28 @@ NUMPY_IN_JIT = textwrap.dedent(
 
 def test_a_plain_check_stars_only_safe_fixes_and_counts_the_unsafe_ones(tmp_path):
     (tmp_path / "m.py").write_text(NUMPY_IN_JIT)
-    r = run_cli("check", "--no-cache", "m.py", cwd=tmp_path)
+    r = run_cli("check", "--no-cache", *ON, "m.py", cwd=tmp_path)
     assert "m.py:6:12: JAX104 `np.exp`" in r.stdout and "[*]" not in r.stdout
     assert "1 more fixable with `--fix --unsafe-fixes`." in r.stdout
-    r = run_cli("check", "--no-cache", "--unsafe-fixes", "m.py", cwd=tmp_path)
+    r = run_cli("check", "--no-cache", *ON, "--unsafe-fixes", "m.py", cwd=tmp_path)
     assert "m.py:6:12: JAX104 [*] `np.exp`" in r.stdout
     assert "[*] 1 fixable with `jaxlint check --fix --unsafe-fixes`." in r.stdout
-    stats = run_cli("check", "--no-cache", "--statistics", "m.py", cwd=tmp_path).stdout
+    stats = run_cli("check", "--no-cache", *ON, "--statistics", "m.py", cwd=tmp_path).stdout
     assert "JAX104\t    numpy-on-tracer" in stats
 
 
 def test_json_of_a_plain_check_names_the_planned_fix_without_computing_it(tmp_path):
     (tmp_path / "m.py").write_text(NUMPY_IN_JIT)
-    (item,) = json.loads(run_cli("check", "--no-cache", "--output-format", "json", "m.py", cwd=tmp_path).stdout)
+    (item,) = json.loads(run_cli("check", "--no-cache", *ON, "--output-format", "json", "m.py", cwd=tmp_path).stdout)
     assert item["fix"] == {"message": "Replace `np.exp` with `jnp.exp` (importing jax.numpy)",
                            "applicability": "unsafe", "edits": []}
 
 
 def test_diff_shows_a_codemod_fix_with_its_import_and_writes_nothing(tmp_path):
     (tmp_path / "m.py").write_text(NUMPY_IN_JIT)
-    safe_only = run_cli("check", "--no-cache", "--diff", "m.py", cwd=tmp_path)
+    safe_only = run_cli("check", "--no-cache", *ON, "--diff", "m.py", cwd=tmp_path)
     assert safe_only.returncode == 0 and safe_only.stdout == ""
-    r = run_cli("check", "--no-cache", "--diff", "--unsafe-fixes", "m.py", cwd=tmp_path)
+    r = run_cli("check", "--no-cache", *ON, "--diff", "--unsafe-fixes", "m.py", cwd=tmp_path)
     assert r.returncode == 1
     assert "-import numpy as np\n+import jax.numpy as jnp\n" in r.stdout and "+    return jnp.exp(x)\n" in r.stdout
     assert "Would fix 1 finding." in r.stderr
@@ -433,7 +437,7 @@ def test_codemod_fix_keeps_crlf_line_endings_bom_and_encoding(tmp_path):
     body = NUMPY_IN_JIT.replace("import jax\n", "import jax\nNAME = 'café'\n", 1)
     f = tmp_path / "m.py"
     f.write_bytes(b"\xef\xbb\xbf" + body.replace("\n", "\r\n").encode("utf-8"))
-    r = run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", "m.py", cwd=tmp_path)
+    r = run_cli("check", "--no-cache", *ON, "--fix", "--unsafe-fixes", "m.py", cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     expected = ("import jax\nimport jax.numpy as jnp\nNAME = 'café'\n\n@jax.jit\ndef f(x):\n"
                 "    return jnp.exp(x)\n")
@@ -459,7 +463,7 @@ NOQA_INSIDE_IF = textwrap.dedent(
 def test_a_fix_that_would_unsuppress_a_finding_is_not_made_and_says_why(tmp_path):
     # the jnp.where fix would move the noqa comment off its line: JAX104 would come back
     (tmp_path / "m.py").write_text(NOQA_INSIDE_IF)
-    r = run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", "m.py", cwd=tmp_path)
+    r = run_cli("check", "--no-cache", *ON, "--fix", "--unsafe-fixes", "m.py", cwd=tmp_path)
     assert (tmp_path / "m.py").read_text() == NOQA_INSIDE_IF
     assert r.returncode == 1 and "m.py:6:5: JAX105" in r.stdout
     assert "m.py:6:5: JAX105 fix not made: the fix would bring a new JAX104 (`np.abs` on traced value" in r.stderr
@@ -527,7 +531,7 @@ def test_a_file_too_deep_for_libcst_keeps_its_finding_and_says_why(tmp_path):
     # ast (with the static phase's room) parses a 2,000-term sum; libcst's visitors do not
     src = "import jax\nimport numpy as np\nX = " + "+".join(["1"] * 2000) + "\n" + NUMPY_IN_JIT.split("\n", 2)[2]
     (tmp_path / "deep.py").write_text(src)
-    r = run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", "deep.py", cwd=tmp_path)
+    r = run_cli("check", "--no-cache", *ON, "--fix", "--unsafe-fixes", "deep.py", cwd=tmp_path)
     assert r.returncode == 1 and (tmp_path / "deep.py").read_text() == src
     assert "deep.py:7:12: JAX104 fix not made: the code is nested too deeply for libcst" in r.stderr
     assert "deep.py:7:12: JAX104 `np.exp`" in r.stdout and "fixable" not in r.stdout  # no longer offered

@@ -80,7 +80,7 @@ def test_exclude_and_extend_exclude_on_the_command_line(tmp_path):
 
 
 def test_unfixable_keeps_a_rule_s_fix_from_being_applied(tmp_path):
-    root = _project(tmp_path, {"m.py": FIXABLE}, 'unfixable = ["JAX104"]\n')
+    root = _project(tmp_path, {"m.py": FIXABLE}, 'unfixable = ["JAX104"]\nextend-select = ["JAX104"]\n')
     proc = run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", ".", cwd=root)
     assert "np.exp(x)" in (root / "m.py").read_text(), proc.stdout
     assert "JAX104 " in proc.stdout and "JAX104 [*]" not in proc.stdout, proc.stdout

@@ -48,7 +48,8 @@ def project(tmp_path) -> Path:
     root = tmp_path / "proj"
     # observed/ is the dynamic phase's project (tests/test_dynamic_notebooks.py)
     shutil.copytree(DATA, root, ignore=shutil.ignore_patterns("observed"))
-    (root / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    # JAX104 (nursery) is the demo's rule with a fix: its notebooks are checked with it on
+    (root / "pyproject.toml").write_text('[tool.jaxlint]\nextend-select = ["JAX104"]\n')
     (root / "script.py").write_text("import jax\nkey = jax.random.PRNGKey(0)\n"
                                     "a = jax.random.normal(key, (2,))\nb = jax.random.normal(key, (2,))\n")
     return root

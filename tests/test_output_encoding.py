@@ -34,7 +34,7 @@ def test_the_locale_is_ascii_here():
 
 
 def test_a_report_to_a_pipe_is_the_utf8_of_the_output_file(tmp_path):
-    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nextend-select = ["JAX104"]  # nursery\n')
     (tmp_path / "m.py").write_text(BAD)
     env = _ascii_env()
     piped = _jaxlint("check", "--no-cache", "--output-format", "sarif", "m.py", cwd=tmp_path, env=env)

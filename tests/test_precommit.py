@@ -63,7 +63,8 @@ def target(tmp_path_factory) -> Path:
     """The user's repository the hooks run in."""
     repo = tmp_path_factory.mktemp("user-repo")
     files = {
-        "pyproject.toml": '[tool.jaxlint]\nextend-exclude = ["generated"]\n',
+        # JAX104 is in the nursery; the notebook's demo of a fixable finding uses it
+        "pyproject.toml": '[tool.jaxlint]\nextend-exclude = ["generated"]\nextend-select = ["JAX104"]\n',
         "bad.py": BAD,
         "clean.py": CLEAN,
         "suppressed.py": NOQA,

@@ -118,7 +118,12 @@ FIXABLE = textwrap.dedent(
 ).lstrip()
 
 
+#: the samples' finding is JAX104's, a nursery rule (off by default): every probe turns it on
+ON = ("--extend-select", "JAX104")
+
+
 def _libcst_probe(tmp_path: Path, *argv: str) -> tuple[dict, subprocess.CompletedProcess]:
+    argv = (*argv[:1], *ON, *argv[1:])
     out = tmp_path / "probe.json"
     proc = subprocess.run([sys.executable, "-c", LIBCST_PROBE, str(out), *argv], cwd=tmp_path,
                           capture_output=True, text=True, timeout=600)
@@ -151,7 +156,7 @@ def test_a_static_check_loads_neither_other_tiers_nor_formats_it_does_not_write(
                                 'm.startswith(("jaxlint.rules.jaxpr", "jaxlint.rules.hlo", "jaxlint.compile",'
                                 ' "jaxlint.dynamic", "jaxlint.output."))')
     out = tmp_path / "probe.json"
-    proc = subprocess.run([sys.executable, "-c", code, str(out), "check", "--no-cache", "m.py"], cwd=tmp_path,
+    proc = subprocess.run([sys.executable, "-c", code, str(out), "check", *ON, "--no-cache", "m.py"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
     probe = json.loads(out.read_text())
     assert probe["rc"] == 1 and "JAX104" in proc.stdout, (proc.stdout, proc.stderr)
@@ -178,6 +183,7 @@ UNNEEDED_STDLIB = ("hashlib", "json", "tomllib", "subprocess", "uuid", "difflib"
 
 
 def _stdlib_probe(tmp_path: Path, *argv: str) -> tuple[dict, subprocess.CompletedProcess]:
+    argv = (*argv[:1], *ON, *argv[1:])
     import ast
 
     out = tmp_path / "probe.txt"
@@ -227,6 +233,7 @@ with open(out, "w") as f:
 
 
 def _lazy_probe(tmp_path: Path, *argv: str) -> tuple[dict, subprocess.CompletedProcess]:
+    argv = (*argv[:1], *ON, *argv[1:])
     import ast
 
     out = tmp_path / "probe.txt"

@@ -31,7 +31,8 @@ def _wait(what, predicate, proc):
 
 
 def test_watch_checks_again_on_an_edit_and_stops_cleanly_on_ctrl_c(tmp_path: Path):
-    (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    on = '[tool.jaxlint]\nextend-select = ["JAX104"]\n'  # the sample's rule is in the nursery
+    (tmp_path / "pyproject.toml").write_text(on)
     (tmp_path / "m.py").write_text(CLEAN)
     out, err = tmp_path / "out.txt", tmp_path / "err.txt"
     env = {k: v for k, v in os.environ.items() if k != "JAXLINT_OUTPUT_FORMAT"}
@@ -46,14 +47,14 @@ def test_watch_checks_again_on_an_edit_and_stops_cleanly_on_ctrl_c(tmp_path: Pat
         _wait("a round after the edit", lambda: rounds() >= 2, proc)
         assert "m.py:7:12: JAX104" in out.read_text()
         assert "changed: m.py" in err.read_text()
-        # a config change is a change too: the finding is now ignored
-        (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nignore = ["JAX104"]\n')
+        # a config change is a change too: the finding's rule is now off
+        (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
         _wait("a round after the config edit", lambda: rounds() >= 3, proc)
         assert out.read_text().rstrip().endswith("All checks passed!")
         time.sleep(1.5)  # idle: no change, no round
         assert rounds() == 3
         # a new file in a watched folder is found (its folder changed) and checked
-        (tmp_path / "pyproject.toml").write_text("[tool.jaxlint]\n")
+        (tmp_path / "pyproject.toml").write_text(on)
         _wait("a round after the config is restored", lambda: rounds() >= 4, proc)
         (tmp_path / "n.py").write_text(BAD)
         _wait("a round for the new file", lambda: rounds() >= 5, proc)

@@ -95,7 +95,7 @@ class NumpyOnTracer(StaticRule):
 
     code = "JAX104"
     traced_code = True  # about code under a trace: an eager-only branch is none of its business
-    group = "suspicious"
+    group = "nursery"
     name = "numpy-on-tracer"
     summary = "a numpy function is applied to a traced value, or np.random runs at trace time"
     fix_hint = "use the jax.numpy function (jnp.f) and jax.random with a key"

@@ -68,14 +68,14 @@ def test_the_static_pool_is_sized_by_the_cpus_it_may_use(tmp_path):
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:
         pytest.skip("one CPU usable here: no pool either way")
-    for i in range(40):
+    for i in range(40):  # each with one JAX104 finding (a nursery rule, turned on below)
         (tmp_path / f"m{i}.py").write_text("import jax\nimport numpy as np\n\n\n@jax.jit\ndef f(x):\n"
                                            "    return np.exp(x)\n")
     env = {k: v for k, v in os.environ.items() if k != "JAXLINT_OUTPUT_FORMAT"}
     pooled = {}
     for n in (1, 2):
         r = subprocess.run(_pinned(set(cpus[:n]), "-X", "importtime", "-m", "jaxlint", "check", "--isolated",
-                                   "--no-cache", "."), cwd=tmp_path, env=env, capture_output=True, text=True,
+                                   "--extend-select", "JAX104", "--no-cache", "."), cwd=tmp_path, env=env, capture_output=True, text=True,
                            timeout=600)
         assert r.returncode == 1 and "Found 40 findings" in r.stdout, r.stdout + r.stderr[-2000:]
         pooled[n] = "concurrent.futures.process" in r.stderr

@@ -32,7 +32,7 @@ that jaxlint no longer reports are listed too (what a change removed).
 Targets (issue 10): at least 80 % of the findings true, at most 0.03 false findings per
 kLOC, no false JAX105 error. Issue 19's, on ``dev`` and ``unopened``: at least 80 % true,
 at most 0.02 false findings per kLOC, no false finding of error severity (any rule).
-Issue 36's, on ``dev36``, ``unopened36`` and the sealed ``blind40``: at least 80 % true, at most
+Issue 36's, on ``dev36``, ``unopened36`` and the sealed ``blind40`` and ``blind42``: at least 80 % true, at most
 0.01 false findings per kLOC, no false finding of error severity.
 ``--check`` exits 1 when one is missed (by a corpus or the combined figure) or a
 finding is unjudged.
@@ -214,6 +214,72 @@ BLIND40 = (
     ("vbjax", "0.0.19", "526aa37132f6b496003235a72e218ca64c3e2cfa99dd3223bae7f092f7bf367c"),
 )
 
+#: The sealed corpus of the 2026-12-06 session's second half: 55 more JAX libraries, in none of the
+#: corpora above and named nowhere in the project (bug reports of the recall rounds included),
+#: chosen by blind40's rule, written down again before anything was chosen (``docs/precision.md``,
+#: "The sealed corpus blind42"): a pure-Python wheel, the newest release pip resolves for Python
+#: 3.11, at least 2,500 lines and at most 100,000, ``import jax`` in 5 files or more and jit /
+#: ``lax.`` / vmap in 3 or more (counted with grep, no file read). Sealed on 2026-12-06 by the commit
+#: that added it: nobody runs jaxlint on it or reads its files until the rule-changing landings stop
+#: (10:00 UTC); then its default findings are judged blind once. Never tune on it.
+BLIND42 = (
+    ("alpa", "0.2.3", "17dd005975cbd75d1c73f09a68fc3c151d1f0352bf2a896a2891a2fbfe335f50"),
+    ("apax", "0.14.0", "a72d7c69be5ac959fd07a2f902f16d8364b9c5540ad7f04509947d6a1ec2debc"),
+    ("aqtp", "0.9.0", "5efdccd24657e149d3ac17599bb3d4eb88297fdc6aab14eaba0c70625057a257"),
+    ("cellflow-tools", "0.0.9", "ee12cfa929efed24735e14f928870b484f887f3559f07f57874e0569758facd1"),
+    ("chemtrain", "0.2.0", "43cc46798ea19d99d5565e366e3bc8ab73a23611a3f8ea2d39cee21e157a14ff"),
+    ("coordinax", "0.23.5", "dd7807f3cff777c9a3785fd11b67c68616c8352a0ac162eb76464b59ac94a2b6"),
+    ("distreqx", "0.0.3", "7f68d7b6e9d1a6f544707906bde933f1586d215db0b928979d14a118fa9b3dcb"),
+    ("dm-clrs", "2.0.3", "7bde6019408780cbcafc064abf32a1f4d004f1b53fab9ac8069c07ea343e57af"),
+    ("e3x", "1.0.2", "b18e519bb87f83e3319e735277a595f0cddca2d6fe30dfb7255f63fef86b0e7b"),
+    ("eformer", "0.0.101", "42fc34fb6a6159e96ef54ecdb105cb165f53e407797a1594a44295fbaeacbf02"),
+    ("eqxvision", "0.2.8", "c45a4418c73a53ec23ec1ed3c33ea28443e3d7a86aba2d25adb6ca6c5e1a7163"),
+    ("exponax", "0.2.0", "7e013aecd3f6af641a509a8a72b8b0f18067c6ca24194146ed52b370a026be34"),
+    ("fedjax", "0.0.17", "42be1d21a57843ccdf3f2af802fe6f8fcdf8530da9b2812b178d18af8ac8c0a1"),
+    ("flaxdiff", "0.2.11", "ddc833f6aa80692cf367331f84d9c85c7745bb40cf33c9827edfa9f355ade1d0"),
+    ("gwkokab", "0.3.1", "6855bc92df8590958a1f04e30e2c574ad9b25ce38042ae020f153b77e8f7115d"),
+    ("haiku-geometric", "0.0.5", "e0f2365719a5c7db71aec1e5a3a33694876eeacd4da1b65ded56bc624355b387"),
+    ("invrs-opt", "0.12.1", "93e1d645076a3fae521c48f338ccd993a9a0ce9a9fd953c45010d8957a44b0d5"),
+    ("jax-flash-attn2", "0.0.3", "98f28dcaf5b8c5e8d3005558be720da8af099573e84250085641eeab9b032ff9"),
+    ("jax-metrics", "0.2.5", "bd67889c964881dd7fa442d00fd48f35387ded29615e974b5ee47ec52fab3b58"),
+    ("jax-sysid", "1.1.0", "562a7841597c4d1fcd7deff34f214e485db04d56f57ed596ab55941d66bb028e"),
+    ("jax2d", "1.0.2", "7eec20669461e6da4b3e5673a93376d48fa2806422361d07462fbbe36d0b27cb"),
+    ("jaxgcrl", "0.2.8", "6de10a6524f2d07aab59216b888d684d6bc0d0727ed3561d49a70240528ed259"),
+    ("jaxite", "0.0.3", "3332f15e52da50e3c836ffd5f3677e1a7b5b02d6d9d984d74829daa14a3ec7e2"),
+    ("jaxlayerlumos", "0.3.5", "f79cfccc439eb70826e2c8d78377585d80de8cbae714530db81e83065782af4f"),
+    ("jaxsnn", "0.3.0", "336f91121db23f5e481a178df603e44365d2c9d1daa98bb859a2a1b6f9ced84d"),
+    ("jaxued", "0.0.1", "273e055b17e402ee94bcf246ff31d43a2c6833d0781184e2c850ce5de5283d6e"),
+    ("kozax", "0.1.5", "4c83bbe16939ab275c10f675f42148c1f9e67e80849e66008d5ac27b2ae39885"),
+    ("kvax", "0.1.0", "75316e2eaf8f0b59d8c713bfd1650d48a2ecbd9fda75873c7418e9bc92b01e3f"),
+    ("laplax", "0.0.2", "9ad3f20a95c5c80e3d4d248cd2baa88d38fc058d9d8376a6021d4e11c981ad8f"),
+    ("learned-optimization", "0.0.1", "d274b71dcbccb130a1e124ea28cfec82edebc43f11240f564372ddb116194370"),
+    ("lsqfitgp", "0.21.2", "26d893f8f29779ab4d9fa1054563cd4a7ac951d84bcbec1a89a312676313583e"),
+    ("mlip", "0.2.5", "016185bf910ba62ce5be8e20a424d5c2a595cce6e09a371b7931648eb6ea7832"),
+    ("moscot", "0.5.2", "262578d8b426ff125da42d8491ed3b22e9272d367182f1cbe4a1e3110ea5fa47"),
+    ("mpax", "0.2.4", "85a3df11f3ba7588b0f51990754db880f2ccd73f15081d1fddc59798abad191d"),
+    ("muax", "0.0.2.8.3", "c63433d12fb8d0423e9c197a0890693c044b13edd8e0e1940e5900240c261352"),
+    ("nifty8", "8.5.7", "6e98ccba7d72fc1581d647b2593ec8e8b281b694940c07d6a14d4bef22880641"),
+    ("orthax", "0.2.11", "6cec6a6a5462f39074d0086ded4ebcd530b533b0fe58e299dced02f4d7eee452"),
+    ("pdequinox", "0.1.2", "b022b38eb03fa7ce4d20622cb9dd2b36f1b80730f082cd2b757279bb7d1111fa"),
+    ("popgym-arcade", "0.0.7", "9396987c1a6ddfb27cfd37b1fac06350b955c7e715a9bfec2921d19edf0c31d8"),
+    ("pyqg-jax", "0.8.1", "b88f2fee6e5a41fc2c62ac26746da4e013eb41b3741af902c03243a43f93e196"),
+    ("qpax", "0.1.4", "c1aa581feeb1307a1551e3548bd228c4bb96a415971798f59235782548f30c04"),
+    ("quadax", "0.3.1", "30a24b1c9f7638a8a7f9e8bfc12eae832f96aeec7484da55b2533f51d698d021"),
+    ("quaxed", "0.10.7", "d955c5bc018392ae78fb3230a2a492ada82eac483340470c007d3e46c5fbb79c"),
+    ("qutip-jax", "0.1.1", "5db62504193298ebc197c03a98cdeaccf952811631de62b34546817594fbd6d4"),
+    ("qwix", "0.1.8", "0f4686f7f10a1168787fac4fbaf4d9883bcb8f78a01f2ff1cd3834d39f859b12"),
+    ("rockpool", "2.0", "57925550644a437e22efff49af974dcde909af60e6003c4aa608399952771b94"),
+    ("s2wav", "1.0.4", "ba2ecd34d0f9c97be35a16ee91e954108e334b77d67b9e8823d0ca8d8150f743"),
+    ("sax", "0.18.2", "ccacc71c6c74a5b2aa9fd0b5436e4a64b92ee4169a0a36469ef55d68e6472f03"),
+    ("sepes", "0.12.1", "f59fb9ffb14f883011710b95f7a38056ea0f60f9e1af827b37eb603f2b6e0538"),
+    ("spyx", "1.0.0", "1ae5f46e57eee5641fe31cc6adb83a8ae7fcce63ac15cccf3075a3dd1d010cc1"),
+    ("squishyplanet", "0.6.0", "253961bda3a92910700ca41b46e06f8950a8f729854e29d5cd7f9f638ea93d66"),
+    ("tensorcircuit", "0.12.0", "dedc3c892deff1319d3faebb73aa40d8625fd583a38966bbe928c6ef7fec2bf6"),
+    ("tf2jax", "0.3.8", "57276b55234cfbce8feb7c6b764ba7ed4553d210bef470f9c5e7f3f47371364b"),
+    ("tjax", "1.3.13", "8a8ec0bf91f0248d4e56def7ca53c4feec3843e84115f67f8de824d7fd3f6768"),
+    ("treex", "0.6.9", "25b262ca88eca9f58dac2a48265e589d2095042eb55aa148821659444d95406e"),
+)
+
 #: distribution -> the one folder of its wheel (or source archive) that is in a corpus
 SUBTREES = {"tensorflow-probability": "tensorflow_probability/substrates/jax/", "jax-cosmo": "jax_cosmo/"}
 
@@ -228,8 +294,9 @@ CORPORA = {
     "dev36": (DEV36, HERE / "precision_judgements_dev36.json", "precision-dev36"),
     "unopened36": (UNOPENED36, HERE / "precision_judgements_unopened36.json", "precision-unopened36"),
     "blind40": (BLIND40, HERE / "precision_judgements_blind40.json", "precision-blind40"),
+    "blind42": (BLIND42, HERE / "precision_judgements_blind42.json", "precision-blind42"),
 }
-#: what ``--corpus all`` runs: every corpus but the unopened, fresh and issue-36 ones (blind40 too), which run only when named
+#: what ``--corpus all`` runs: every corpus but the unopened, fresh and issue-36 ones (blind40 and blind42 too), which run only when named
 ALL = ("original", "holdout", "dev")
 JUDGEMENTS = CORPORA["original"][1]
 VERDICTS = ("true", "debatable", "false")
@@ -243,6 +310,9 @@ TARGETS36 = {"precision": 0.80, "false_per_kloc": 0.01, "false_errors": 0}
 #: the sealed corpus blind40's targets: at least 80 % true, at most 0.01 false per kLOC, no false error
 STRICT40 = ("blind40",)
 TARGETS40 = {"precision": 0.80, "false_per_kloc": 0.01, "false_errors": 0}
+#: the sealed corpus blind42's targets: at least 80 % true, at most 0.01 false per kLOC, no false error
+STRICT42 = ("blind42",)
+TARGETS42 = {"precision": 0.80, "false_per_kloc": 0.01, "false_errors": 0}
 
 Key = tuple[str, str, str]  # (path inside the package, code, signature)
 
@@ -424,7 +494,7 @@ def report(res: dict, verbose: bool = False) -> str:
 
 
 def measures(res: dict) -> list[tuple[str, float, float, bool]]:
-    for names, targets in ((STRICT40, TARGETS40), (STRICT36, TARGETS36), (STRICT, STRICT_TARGETS)):
+    for names, targets in ((STRICT42, TARGETS42), (STRICT40, TARGETS40), (STRICT36, TARGETS36), (STRICT, STRICT_TARGETS)):
         if res.get("name") in names:
             return [(key, res[key], target, res[key] >= target if key == "precision" else res[key] <= target)
                     for key, target in targets.items()]

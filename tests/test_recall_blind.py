@@ -8,14 +8,14 @@ changed the value model and the rules' scope) and ``recall_blind5_cases.py`` (fi
 sealed the same way from the engineers who changed the value model, the libraries'
 protocols and the rules' scope) and ``recall_blind6_cases.py`` (sixth round, sealed the
 same way) and ``recall_blind7_cases.py`` (seventh round, issue 36, sealed the same way) and
-``recall_blind8_cases.py`` (eighth round, issue 36, sealed by an engineer who changes no rule),
-one small program per public bug report?
+``recall_blind8_cases.py`` (eighth round, issue 36, sealed by an engineer who changes no rule) and
+``recall_blind9_cases.py`` (ninth round, issue 36, sealed the same way), one small program per public bug report?
 
 The real CLI runs once over all the cases of the seven rounds and the 34 earlier ones
-(``--select ALL``, as the first recall measurement did), and once more over the seventh
-and eighth rounds with the default selection (issue 36 asks for its figure with the default
+(``--select ALL``, as the first recall measurement did), and once more over the seventh,
+eighth and ninth rounds with the default selection (issue 36 asks for its figure with the default
 selection). ``FOUND``, ``FOUND2``, ``FOUND3``, ``FOUND4``, ``FOUND5``, ``FOUND6``,
-``FOUND7`` and ``FOUND8`` record which cases were found at the
+``FOUND7``, ``FOUND8`` and ``FOUND9`` record which cases were found at the
 last measurement; a case listed there must stay found, a case not listed is an expected
 miss (``xfail``, not strict: when a change makes the rule
 find it, pytest reports XPASS and the case belongs in the set). So the file documents what
@@ -43,6 +43,7 @@ from recall_blind5_cases import CASES5  # noqa: E402
 from recall_blind6_cases import CASES6  # noqa: E402
 from recall_blind7_cases import CASES7  # noqa: E402
 from recall_blind8_cases import CASES8  # noqa: E402
+from recall_blind9_cases import CASES9  # noqa: E402
 from recall_blind_cases import CASES, Case  # noqa: E402
 from recall_earlier_cases import EARLIER_CASES  # noqa: E402
 
@@ -401,9 +402,29 @@ FOUND8 = frozenset({
     "pennylane-3616",
 })
 
+#: Cases of the ninth round (``recall_blind9_cases.py``) found with ``--select ALL`` at
+#: 6ccfa6c, main when the round was sealed (the cases were committed alone, tag
+#: recall-round9-blind-cases, before jaxlint ran on them): 13 of 20; with the default selection
+#: 12 (JAX108 is off by default).
+FOUND9 = frozenset({
+    "aesara-629",
+    "algoperf-124",
+    "array-api-690",
+    "google-research-1025",
+    "gpjax-99",
+    "jax-11646",
+    "jax-1575",
+    "jax-18937",
+    "jax-2273",
+    "jax-999",
+    "numpyro-1570",
+    "vmcnet-18",
+    "westdri-jx-jit",
+})
+
 #: every case of every round, and every case recorded as found
-EVERY_CASE = CASES + EARLIER_CASES + CASES2 + CASES3 + CASES4 + CASES5 + CASES6 + CASES7 + CASES8
-EVERY_FOUND = FOUND | FOUND_EARLIER | FOUND2 | FOUND3 | FOUND4 | FOUND5 | FOUND6 | FOUND7 | FOUND8
+EVERY_CASE = CASES + EARLIER_CASES + CASES2 + CASES3 + CASES4 + CASES5 + CASES6 + CASES7 + CASES8 + CASES9
+EVERY_FOUND = FOUND | FOUND_EARLIER | FOUND2 | FOUND3 | FOUND4 | FOUND5 | FOUND6 | FOUND7 | FOUND8 | FOUND9
 
 
 def run_cli(select_all: bool, cases: list[Case] = CASES) -> dict[str, list[tuple[str, int]]]:
@@ -438,7 +459,7 @@ def measured() -> dict[str, list[tuple[str, int]]]:
 @pytest.fixture(scope="module")
 def measured_default() -> dict[str, list[tuple[str, int]]]:
     """The sealed rounds of issue 36 with the default selection, in one run."""
-    return run_cli(select_all=False, cases=CASES7 + CASES8)
+    return run_cli(select_all=False, cases=CASES7 + CASES8 + CASES9)
 
 
 def test_every_case_marks_its_problem_and_names_a_report():
@@ -456,6 +477,7 @@ def test_every_case_marks_its_problem_and_names_a_report():
     assert len(CASES6) >= 31
     assert len(CASES7) >= 22
     assert len(CASES8) >= 11
+    assert len(CASES9) >= 20
     assert len(EARLIER_CASES) == 34
     # the second round's threads are new: none is a thread of the earlier rounds
     assert not {c.url for c in CASES2} & {c.url for c in CASES + EARLIER_CASES}
@@ -477,6 +499,9 @@ def test_every_case_marks_its_problem_and_names_a_report():
     # and the eighth round's to all eight (one case per thread in this round too)
     assert not {c.url for c in CASES8} & {c.url for c in EVERY_CASE if c not in CASES8}
     assert len({c.url for c in CASES8}) == len(CASES8)
+    # and the ninth round's to all nine (one case per thread in this round too)
+    assert not {c.url for c in CASES9} & {c.url for c in EVERY_CASE if c not in CASES9}
+    assert len({c.url for c in CASES9}) == len(CASES9)
     assert EVERY_FOUND <= set(names)
 
 
@@ -516,6 +541,9 @@ def test_recall_figure_did_not_drop(measured):
     eighth = found(measured, CASES8)
     assert FOUND8 <= eighth, sorted(FOUND8 - eighth)
     assert len(eighth) >= 9  # issue 36: the sealed eighth round stays at 9 of 11 or better
+    ninth = found(measured, CASES9)
+    assert FOUND9 <= ninth, sorted(FOUND9 - ninth)
+    assert len(ninth) >= 13  # issue 36: the sealed ninth round stays at 13 of 20 or better
 
 
 def test_seventh_round_with_the_default_selection(measured_default):
@@ -541,6 +569,18 @@ def test_eighth_round_with_the_default_selection(measured_default):
     eighth = found(measured_default, CASES8)
     assert on <= eighth, sorted(on - eighth)
     assert len(eighth) >= len(on) >= 7
+
+
+def test_ninth_round_with_the_default_selection(measured_default):
+    # the sealed ninth round with the default selection: 12 of 20 at 6ccfa6c (its one other
+    # --select ALL hit is JAX108's, off by default); a floor, for the found cases whose rule is on
+    # by default
+    from jaxlint.registry import rules_by_code
+
+    on = {c.name for c in CASES9 if c.name in FOUND9 and rules_by_code()[c.rule].default_enabled}
+    ninth = found(measured_default, CASES9)
+    assert on <= ninth, sorted(on - ninth)
+    assert len(ninth) >= 12
 
 
 #: Cases whose problem is an error, each with the call that shows it: run with real jax
@@ -728,13 +768,30 @@ FAILING_CALLS = {
     "gwpopulation-83": "main()",
     "jax-5492": "main()",
     "jax-6501": "main()",
+    # ninth round (recall_blind9_cases.py): the error cases whose imports are jax (and optax, a test
+    # dependency), each run with real jax 0.10.2 before the measurement. numpyro-1570 raises too
+    # (TracerBoolConversionError under NUTS) but imports numpyro, not a test dependency;
+    # dynalang-10 no longer raises with the jax installed here (jax.nn.one_hot now takes a NumPy
+    # scalar array as num_classes); vmcnet-18 raises RuntimeError (a deleted donated buffer) where
+    # the backend honours donation, which is not every jax version's CPU; the other cases are about
+    # cost or silent behaviour (a tracer printed, recompiles, a stale jitted method, key reuse)
+    "westdri-jx-jit": "main()",
+    "jax-2273": "main()",
+    "jax-1575": "main()",
+    "jax-11646": "main()",
+    "aesara-629": "main()",
+    "algoperf-124": "main()",
+    "google-research-1025": "main()",
+    "jax-18937": "main()",
+    "array-api-690": "main()",
+    "jax-9463": "main()",
 }
 
 
 @pytest.mark.parametrize("name", sorted(FAILING_CALLS))
 def test_case_fails_under_jax(name):
     pytest.importorskip("jax")
-    case = {c.name: c for c in CASES + CASES2 + CASES3 + CASES4 + CASES5 + CASES6 + CASES7 + CASES8}[name]
+    case = {c.name: c for c in CASES + CASES2 + CASES3 + CASES4 + CASES5 + CASES6 + CASES7 + CASES8 + CASES9}[name]
     scope: dict = {}
     exec(compile(case.text + "\nimport jax, jax.numpy as jnp\n", name, "exec"), scope)  # noqa: S102 - our own case
     with pytest.raises(Exception) as err:  # noqa: B017 - each case fails its own way (see the ids)
@@ -802,6 +859,7 @@ def main() -> int:
     table(CASES6, "blind cases, sixth round (issue 19)")
     table(CASES7, "blind cases, seventh round (issue 36)")
     table(CASES8, "blind cases, eighth round (issue 36, sealed)")
+    table(CASES9, "blind cases, ninth round (issue 36, sealed)")
     table(EARLIER_CASES, "the 34 earlier cases, rewritten")
     return 0
 

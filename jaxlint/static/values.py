@@ -121,6 +121,10 @@ class ClassFacts:
     #: of ``leaf_fields``, those annotated as arrays (``a: jax.Array``): leaves that equinox's
     #: filtered transforms trace (they keep a leaf annotated ``int`` static)
     array_fields: set[str] = field(default_factory=set)
+    #: fields annotated as a Python container (``ids: tuple[int, ...] | None``,
+    #: ``Sequence[int]``, ``dict[str, Array]``): a pytree keeps the container around its
+    #: leaves under a trace, so the field's truth value and ``len`` are its structure
+    container_fields: set[str] = field(default_factory=set)
 
     def field_kind(self, name: str) -> str | None:
         """"static", "leaf" or None (the class declares no such field)."""
@@ -183,6 +187,46 @@ def _static_marker(model: "Scopes", ann: ast.expr | None) -> bool:
     return False
 
 
+#: annotations of Python containers (what a subscript of them, ``tuple[int, ...]``, names too)
+_CONTAINER_TYPES = frozenset({
+    "builtins.tuple", "builtins.list", "builtins.dict", "builtins.set", "builtins.frozenset",
+    "typing.Tuple", "typing.List", "typing.Dict", "typing.Set", "typing.FrozenSet", "typing.Sequence",
+    "typing.MutableSequence", "typing.Mapping", "typing.MutableMapping", "typing.Collection",
+    "collections.abc.Sequence", "collections.abc.MutableSequence", "collections.abc.Mapping",
+    "collections.abc.MutableMapping", "collections.abc.Collection", "collections.abc.Set",
+})
+
+
+def container_annotation(model: "Scopes", ann: ast.expr | None, depth: int = 0) -> bool:
+    """``ann`` allows only Python containers, and perhaps None: ``tuple[int, ...] | None``,
+    ``Optional[Sequence[int]]``, ``Annotated[list[str], ...]``, ``Dict[str, Array]``.
+    Whatever their elements are (arrays, tracers), the truth value of such a value is
+    its structure. A string annotation is read as the expression it holds."""
+    if ann is None or depth > 8:
+        return False
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            ann = ast.parse(ann.value, mode="eval").body
+        except SyntaxError:
+            return False
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):  # `tuple[int, ...] | None`
+        options = [o for o in (ann.left, ann.right) if not _is_none(o)]
+        return bool(options) and all(container_annotation(model, o, depth + 1) for o in options)
+    head = model.resolve(ann.value if isinstance(ann, ast.Subscript) else ann) or ""
+    if isinstance(ann, ast.Subscript):
+        inner = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+        if head in ("typing.Optional", "typing.Union"):
+            options = [o for o in inner if not _is_none(o)]
+            return bool(options) and all(container_annotation(model, o, depth + 1) for o in options)
+        if head in ("typing.Annotated", "typing_extensions.Annotated"):
+            return container_annotation(model, inner[0], depth + 1)
+    return head in _CONTAINER_TYPES
+
+
+def _is_none(ann: ast.expr) -> bool:
+    return isinstance(ann, ast.Constant) and ann.value is None
+
+
 def _strs(node: ast.AST | None) -> set[str]:
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         return {e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
@@ -232,6 +276,8 @@ def _facts_of(model: "Scopes", cls: ast.ClassDef) -> ClassFacts:
     annotated = [s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
     for s in annotated:
         name = s.target.id  # type: ignore[union-attr]
+        if container_annotation(model, s.annotation):
+            facts.container_fields.add(name)
         if name in facts.static_fields:
             continue
         declared = _declared_static(model, s.value)
@@ -897,7 +943,31 @@ def python_container(model: "Scopes", expr: ast.AST | None, fn: "FunctionInfo | 
         scope = fn if fn is not None else model.function_of(expr)
         bindings = model.reaching_bindings(expr, scope)
         return bool(bindings) and all(_binds_container(model, b, scope, depth) for b in bindings)
+    if isinstance(expr, ast.Attribute):
+        return container_field(model, expr, fn)
     return False
+
+
+def container_field(model: "Scopes", expr: ast.Attribute, fn: "FunctionInfo | None" = None) -> bool:
+    """``state.ids`` where ``state`` is a parameter annotated with a class of the module
+    (a flax struct, a chex or registered dataclass, a NamedTuple, an equinox module) that
+    declares ``ids`` with a container annotation (``container_annotation``). A pytree
+    flattens the container into its leaves and rebuilds it around them, so under a trace
+    it is still a tuple, list or dict (of tracers). An unannotated parameter says nothing."""
+    base = expr.value
+    if not isinstance(base, ast.Name):
+        return False
+    scope = fn if fn is not None else model.function_of(expr)
+    p = scope.param(base.id) if scope is not None else None
+    if p is None or len(scope.bindings.get(base.id, ())) != 1:  # type: ignore[union-attr]
+        return False
+    ann = p.annotation
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        ann = ast.Name(id=ann.value) if ann.value.isidentifier() else None
+    if not isinstance(ann, ast.Name):
+        return False
+    facts = class_facts(model).get(ann.id)
+    return facts is not None and expr.attr in facts.container_fields
 
 
 def _binds_container(model: "Scopes", b: "Binding", scope: "FunctionInfo | None", depth: int) -> bool:

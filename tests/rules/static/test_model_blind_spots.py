@@ -336,3 +336,27 @@ def test_real_jax_branches_on_a_field_annotated_static_and_raises_on_a_leaf(tmp_
                           timeout=300, env={**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONPATH": str(tmp_path)})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["2.0", "0.0", "TracerBoolConversionError"]
+
+
+# ------------------------------------------------------------------ a pytree field annotated as a container
+def test_real_jax_takes_the_truth_of_a_container_field_and_raises_on_a_leaf():
+    """tests/fixtures/rules/JAX105/{valid,invalid}_container_field.py: under jit a pytree
+    keeps a field's tuple, list or dict around its traced leaves, so its truth value is
+    its structure (blind40's tunix samplers); a leaf's truth raises."""
+    from pathlib import Path
+
+    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "rules" / "JAX105"
+    valid = (fixture / "valid_container_field.py").read_text()
+    invalid = (fixture / "invalid_container_field.py").read_text()
+    rest = "Buffers([jnp.ones(4)]), Pair((3,), jnp.ones(4)), Model((jnp.eye(4),))"
+    bad = "State(jnp.ones(4), (1,), {'a': jnp.ones(4)}, jnp.ones(()), True)"
+    out = outcomes_under_jax({
+        "valid": (valid, f"str(step(State(jnp.ones((2, 4)), (1, 2), [0], [], {{'a': jnp.ones(4)}}), {rest}).shape)"),
+        "empty": (valid, f"str(step(State(jnp.ones((2, 4)), (), None, [], {{}}), {rest}).shape)"),
+        **{f"invalid:{name}": (invalid, f"{name}({bad})") for name in ("step", "masked", "flagged")},
+        "invalid:unannotated": (invalid, f"str(unannotated({bad}).shape)"),
+    })
+    assert out == {"valid": "(2, 4)", "empty": "(2, 4)", "invalid:step": "TracerBoolConversionError",
+                   "invalid:masked": "TracerBoolConversionError", "invalid:flagged": "TracerBoolConversionError",
+                   # the field is a tuple here too: reported as likely only, its class being unknown
+                   "invalid:unannotated": "(4,)"}

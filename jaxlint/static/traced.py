@@ -104,77 +104,207 @@ def staged_inside(scopes: "Scopes", node: ast.AST) -> bool:
     return fn is not None and fn.traced
 
 
-def _gate(scopes: "Scopes", node: ast.AST, stop: ast.AST | None) -> tuple[str, bool] | None:
-    """``node`` runs only when a name is true or false: it sits in the body of ``if NAME:``
-    or ``a if NAME else b`` (``(NAME, True)``), or in the other arm (``(NAME, False)``;
-    ``not NAME`` swaps them), below ``stop``."""
-    child: ast.AST = node
-    for a in scopes.ancestors(node):
-        if a is stop:
-            return None
-        if isinstance(a, (ast.If, ast.IfExp)) and child is not a.test:
-            test, truth = a.test, True
-            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-                test, truth = test.operand, False
-            if isinstance(test, ast.Name):
-                in_body = child is a.body or (isinstance(a.body, list) and child in a.body)
-                return test.id, truth if in_body else not truth
-        child = a
+#: What a trace knows of a name: ``("truth", b)``, its truth value is ``b``;
+#: ``("none", b)``, ``name is None`` is ``b``.
+Fact = tuple[str, bool]
+
+
+def _implied(test: ast.AST, holds: bool) -> dict[str, Fact]:
+    """The facts on names that ``test`` evaluating to ``holds`` implies: ``use_jit``
+    true, ``not state`` false, ``state is not None`` true, each operand of a true
+    ``and`` (of a false ``or``)."""
+    if isinstance(test, ast.Name):
+        return {test.id: ("truth", holds)}
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _implied(test.operand, not holds)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if holds else ast.Or):
+        out: dict[str, Fact] = {}
+        for v in test.values:
+            for name, fact in _implied(v, holds).items():
+                if out.setdefault(name, fact) != fact:
+                    return {}
+        return out
+    named = _none_test(test)
+    if named is not None:
+        return {named[0]: ("none", holds == named[1])}
+    return {}
+
+
+def _none_test(test: ast.AST) -> tuple[str, bool] | None:
+    """``(name, True)`` for ``name is None``, ``(name, False)`` for ``name is not None``."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name) \
+            and isinstance(test.ops[0], (ast.Is, ast.IsNot)) \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+        return test.left.id, isinstance(test.ops[0], ast.Is)
     return None
 
 
-def known_when_traced(scopes: "Scopes", fn: "FunctionInfo") -> dict[str, bool]:
-    """Names whose truth is known whenever ``fn`` runs under a trace: a name of an
-    enclosing function (``fn`` does not bind it) that gates every jit of ``fn``
-    (``jax.jit(g)(x) if use_jit else g(x)``, ``f = jax.jit(g) if use_jit else g``, a jit
-    in ``if use_jit:``): traced, ``fn`` sees it true; run as plain Python otherwise.
-    Empty when ``fn`` is traced any other way too (a call from traced code, a transform,
-    a decorator)."""
-    memo: dict[int, dict[str, bool]] = scopes.__dict__.setdefault("_known_when_traced", {})
+def _decide(test: ast.AST, known: dict[str, Fact], readable: "Callable[[ast.Name], bool]") -> bool | None:
+    """What ``test`` evaluates to given the facts ``known`` (None: not decided); a name
+    counts only where ``readable`` says its value there is the one the fact is about."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _decide(test.operand, known, readable)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        parts = [_decide(v, known, readable) for v in test.values]
+        stop = isinstance(test.op, ast.Or)  # the value that decides the whole
+        return stop if stop in parts else (not stop if all(p is not None for p in parts) else None)
+    named = _none_test(test)
+    name = test if isinstance(test, ast.Name) else test.left if named is not None else None  # type: ignore[attr-defined]
+    fact = known.get(name.id) if isinstance(name, ast.Name) else None
+    if fact is None or not readable(name):  # type: ignore[arg-type]
+        return None
+    if named is None:  # the name's truth
+        return fact[1] if fact[0] == "truth" else (False if fact[1] else None)
+    if fact[0] == "none":
+        return fact[1] == named[1]
+    return (not named[1]) if fact[1] else None  # a true value is not None
+
+
+def _arm_facts(scopes: "Scopes", node: ast.AST, stop: ast.AST | None) -> dict[str, Fact]:
+    """The facts that hold where ``node`` runs, from the ``if``/conditional expression
+    arms around it below ``stop`` (``if use_jit:`` ... , ``g if state is None else
+    g_jit``); a name two arms say different things of is left out."""
+    out: dict[str, Fact] = {}
+    child: ast.AST = node
+    for a in scopes.ancestors(node):
+        if a is stop:
+            break
+        if isinstance(a, (ast.If, ast.IfExp)) and child is not a.test:
+            in_body = child is a.body or (isinstance(a.body, list) and child in a.body)
+            for name, fact in _implied(a.test, in_body).items():
+                if out.setdefault(name, fact) != fact:
+                    out[name] = ("conflict", False)
+        child = a
+    return {n: f for n, f in out.items() if f[0] != "conflict"}
+
+
+def _twin_calls(scopes: "Scopes", ref: ast.Name, where: "FunctionInfo") -> list[ast.Call] | None:
+    """The calls that run the function ``ref`` names: ``ref(...)`` itself, or the calls
+    of a local bound once to it or to a conditional expression with it in an arm
+    (``kernel = f if state is None else f_jit`` ... ``kernel(...)``). None when ``ref``
+    is used any other way (passed on, stored, returned)."""
+    node: ast.AST = ref
+    parent = scopes.parent(node)
+    if isinstance(parent, ast.Call) and parent.func is node:
+        return [parent]
+    while isinstance(parent, ast.IfExp) and node is not parent.test:
+        node, parent = parent, scopes.parent(parent)
+    if not (isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1
+            and isinstance(parent.targets[0], ast.Name)):
+        return None
+    local = parent.targets[0].id
+    if len(where.bindings.get(local, ())) != 1:
+        return None
+    uses = [n for n in where.body_nodes() if isinstance(n, ast.Name) and n.id == local and isinstance(n.ctx, ast.Load)]
+    calls = [u for u in (scopes.parent(n) for n in uses) if isinstance(u, ast.Call) and any(u.func is n for n in uses)]
+    return calls if calls and len(calls) == len(uses) else None
+
+
+def _twin_facts(scopes: "Scopes", fn: "FunctionInfo", twin: str) -> dict[str, Fact]:
+    """The facts on ``fn``'s parameters whenever its jitted twin runs: ``twin = jax.jit(fn)``
+    bound once at module level, every use of ``twin`` a call (or a local that holds it,
+    ``kernel = fn if state is None else twin``) under arms that say something of a name
+    the call passes on as a parameter of ``fn`` (``kernel(x, state=state)``): traced,
+    ``fn`` sees ``state`` not None; the dispatcher runs ``fn`` eagerly otherwise."""
+    out: dict[str, Fact] | None = None
+    for ref in scopes.nodes(ast.Name):
+        if ref.id != twin or not isinstance(ref.ctx, ast.Load):
+            continue
+        where = scopes.function_of(ref)
+        if where is None or where is fn or scopes.lookup(twin, where)[0] is not None:
+            return {}  # used at module level, or in fn itself; a local of that name is another value
+        calls = _twin_calls(scopes, ref, where)
+        if calls is None:
+            return {}
+        for call in calls:
+            gates = {**_arm_facts(scopes, ref, where.node), **_arm_facts(scopes, call, where.node)}
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                return {}
+            passed = {p.name: a for p, a in zip(fn.positional(), call.args)}
+            passed.update({k.arg: k.value for k in call.keywords if k.arg})
+            facts = {p: gates[a.id] for p, a in passed.items() if isinstance(a, ast.Name) and a.id in gates
+                     and len(where.bindings.get(a.id, ())) == 1}
+            out = facts if out is None else {p: f for p, f in out.items() if facts.get(p) == f}
+            if not out:
+                return {}
+    return out or {}
+
+
+def known_when_traced(scopes: "Scopes", fn: "FunctionInfo") -> dict[str, Fact]:
+    """Facts on names that hold whenever ``fn`` runs under a trace (``Fact``):
+
+    * a name of an enclosing function (``fn`` does not bind it) that gates every jit of
+      ``fn`` (``jax.jit(g)(x) if use_jit else g(x)``, ``f = jax.jit(g) if use_jit else
+      g``, a jit in ``if use_jit:``): traced, ``fn`` sees it true;
+    * a parameter of ``fn`` that a dispatcher passes to ``fn``'s jitted twin only under
+      a test of it (``_twin_facts``: ``f_jit = jax.jit(f)`` at module level, ``f if
+      state is None else f_jit``): traced, ``fn`` sees ``state`` not None.
+
+    Run as plain Python otherwise. Empty when ``fn`` is traced any other way too (a call
+    from traced code, a transform, a decorator)."""
+    memo: dict[int, dict[str, Fact]] = scopes.__dict__.setdefault("_known_when_traced", {})
     known = memo.get(id(fn))
     if known is not None:
         return known
-    facts: dict[str, bool] | None = None
+    facts: dict[str, Fact] | None = None
     outer = fn.parent
     for r in fn.traced_by:
-        gate = None
-        if r.is_entry and r.line is not None and outer is not None:
+        found: dict[str, Fact] = {}
+        if r.is_entry and r.line is not None:
             for call in scopes.nodes(ast.Call):
                 if call.lineno == r.line and call.args and scopes.resolve_call(call) in JIT_LIKE \
-                        and scopes.function_of(call) is outer and scopes.unwrap_target(call.args[0], call)[0] is fn:
-                    gate = _gate(scopes, call, outer.node)
+                        and scopes.unwrap_target(call.args[0], call)[0] is fn:
+                    found = _entry_facts(scopes, fn, call)
                     break
-        if gate is None or outer is None or gate[0] in fn.bindings or gate[0] not in outer.bindings \
-                or len(outer.bindings[gate[0]]) != 1:  # a parameter (or local) bound once
-            facts = {}
+        facts = found if facts is None else {n: f for n, f in facts.items() if found.get(n) == f}
+        if not facts:
             break
-        facts = {**(facts or {}), gate[0]: gate[1]} if facts is None or facts.get(gate[0], gate[1]) == gate[1] \
-            else {}
     memo[id(fn)] = known = facts or {}
     return known
 
 
+def _entry_facts(scopes: "Scopes", fn: "FunctionInfo", call: ast.Call) -> dict[str, Fact]:
+    """What holds of names whenever the jit ``call`` of ``fn`` runs it (``known_when_traced``)."""
+    where, outer = scopes.function_of(call), fn.parent
+    if where is not None and where is outer:
+        return {n: f for n, f in _arm_facts(scopes, call, outer.node).items()
+                if n not in fn.bindings and len(outer.bindings.get(n, ())) == 1}  # bound once
+    parent = scopes.parent(call)
+    if where is None and isinstance(parent, ast.Assign) and parent.value is call and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0], ast.Name) and len(scopes.lookup(parent.targets[0].id, None)[1]) == 1:
+        return _twin_facts(scopes, fn, parent.targets[0].id)
+    return {}
+
+
 def dead_when_traced(scopes: "Scopes", fn: "FunctionInfo") -> frozenset[int]:
     """The nodes of ``fn``'s body (by id) that never run under a trace: the arm of an
-    ``if``/conditional expression on a name ``known_when_traced`` that the trace does
-    not take (``if not use_jit: print(float(y))`` in a function jitted only when
-    ``use_jit``): the eager-only branch."""
+    ``if``/conditional expression whose test ``known_when_traced`` decides that the
+    trace does not take (``if not use_jit: print(float(y))`` in a function jitted only
+    when ``use_jit``; ``if state is None: np.asarray(x)`` in a function whose jitted twin
+    runs only with a state): the eager-only branch. A name counts where it still holds
+    what the trace knows of it: a name ``fn`` does not bind, or a parameter not yet
+    bound again."""
     memo: dict[int, frozenset[int]] = scopes.__dict__.setdefault("_dead_when_traced", {})
     dead = memo.get(id(fn))
     if dead is not None:
         return dead
     known = known_when_traced(scopes, fn)
     out: set[int] = set()
+
+    def readable(name: ast.Name) -> bool:
+        if name.id not in fn.bindings:
+            return True
+        bindings = scopes.reaching_bindings(name, fn)
+        return bool(bindings) and all(b.kind == "param" for b in bindings)
+
     if known:
         for node in fn.body_nodes():
             if not isinstance(node, (ast.If, ast.IfExp)):
                 continue
-            test, truth = node.test, True
-            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-                test, truth = test.operand, False
-            if not (isinstance(test, ast.Name) and test.id in known):
+            taken = _decide(node.test, known, readable)
+            if taken is None:
                 continue
-            taken = known[test.id] == truth
             arm = (node.orelse if taken else node.body)
             dead_parts = list(arm) if isinstance(arm, list) else [arm]
             went = (node.body if taken else node.orelse) if isinstance(node, ast.If) else []

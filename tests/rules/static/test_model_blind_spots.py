@@ -360,3 +360,26 @@ def test_real_jax_takes_the_truth_of_a_container_field_and_raises_on_a_leaf():
                    "invalid:masked": "TracerBoolConversionError", "invalid:flagged": "TracerBoolConversionError",
                    # the field is a tuple here too: reported as likely only, its class being unknown
                    "invalid:unannotated": "(4,)"}
+
+
+# ------------------------------------------------------------------ a function with a jitted twin
+def test_real_jax_runs_the_eager_only_branch_of_a_jitted_twin_only_eagerly():
+    """tests/fixtures/rules/JAX105/{valid,invalid}_jitted_twin.py: ``f_jit = jax.jit(f)``
+    called only when an argument is set, ``f`` eagerly otherwise (blind40's jaxns): the
+    branch of ``f`` that runs without it never sees a tracer; the twin's own branch does,
+    and so does every branch when a dispatcher calls the twin unguarded."""
+    from pathlib import Path
+
+    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "rules" / "JAX105"
+    valid = (fixture / "valid_jitted_twin.py").read_text()
+    invalid = (fixture / "invalid_jitted_twin.py").read_text()
+    x = "jnp.arange(4.0)"
+    out = outcomes_under_jax({
+        "eager": (valid, f"str(float(evidence({x}, 2)) + float(scaled({x}).sum()))"),
+        "jitted": (valid, f"str(float(evidence({x}, 2, state=jnp.float32(2))) + float(scaled({x}, 3.0).sum()))"),
+        "invalid:eager": (invalid, f"str(float(evidence({x}, 2)))"),
+        "invalid:jitted": (invalid, f"evidence({x}, 2, state=1.0)"),
+        "invalid:unguarded": (invalid, f"total({x}, 2)"),
+    })
+    assert out == {"eager": "7.0", "jitted": "30.0", "invalid:eager": "6.0",
+                   "invalid:jitted": "ConcretizationTypeError", "invalid:unguarded": "ConcretizationTypeError"}

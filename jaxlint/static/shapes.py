@@ -88,3 +88,63 @@ def _combine(keys: list) -> object:
     if arrays:
         return arrays
     return _SCALAR if _SCALAR in keys else _NEUTRAL
+
+
+#: calls that read a value's shape (``jnp.ndim(x)``, ``np.shape(x)``, ``len(x)``: the first axis)
+_SHAPE_CALLS = frozenset({f"{m}.{f}" for m in ("jax.numpy", "numpy") for f in ("ndim", "shape", "size")}
+                         | {"builtins.len"})
+
+
+def shape_guard(model: Scopes, fn: FunctionInfo | None, node: ast.AST) -> ast.expr | None:
+    """The test of the innermost ``if``/conditional expression of ``fn`` around ``node``
+    that lets ``node`` run only for one shape of a value: ``node`` is in the arm taken
+    when a shape read equals a constant (``if x.ndim == 0:``, ``x.shape[-1] == 1``,
+    ``x.size in (0, 1)``, ``len(x.shape) == 2``, one such conjunct of an ``and``; the
+    ``else`` arm of ``!=``). Shapes are static under a trace, so that arm runs only when
+    the traced callers pass that shape; None when no such test is around ``node``."""
+    stop = fn.node if fn is not None else None
+    child: ast.AST = node
+    for a in model.ancestors(node):
+        if a is stop:
+            return None
+        if isinstance(a, (ast.If, ast.IfExp)) and child is not a.test:
+            in_body = child is a.body or (isinstance(a.body, list) and child in a.body)
+            if _names_shape(model, a.test, in_body):
+                return a.test
+        child = a
+    return None
+
+
+def _names_shape(model: Scopes, test: ast.AST, holds: bool) -> bool:
+    """``test`` evaluating to ``holds`` says a shape read equals a constant."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _names_shape(model, test.operand, not holds)
+    if isinstance(test, ast.BoolOp):
+        return isinstance(test.op, ast.And if holds else ast.Or) \
+            and any(_names_shape(model, v, holds) for v in test.values)
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    op = test.ops[0]
+    if not isinstance(op, (ast.Eq, ast.In) if holds else ast.NotEq):
+        return False
+    left, right = test.left, test.comparators[0]
+    return (_shape_read(model, left) and _constant(right)) or (_shape_read(model, right) and _constant(left)
+                                                               and not isinstance(op, ast.In))
+
+
+def _shape_read(model: Scopes, e: ast.AST) -> bool:
+    if isinstance(e, ast.Subscript):  # `x.shape[-1]`
+        e = e.value
+    if isinstance(e, ast.Attribute):
+        return e.attr in ("ndim", "shape", "size")
+    if isinstance(e, ast.Call) and len(e.args) == 1 and not e.keywords:
+        return model.resolve_call(e) in _SHAPE_CALLS
+    return False
+
+
+def _constant(e: ast.AST) -> bool:
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        e = e.operand
+    if isinstance(e, (ast.Tuple, ast.List, ast.Set)):
+        return all(_constant(x) for x in e.elts)
+    return isinstance(e, ast.Constant) and type(e.value) is int

@@ -12,7 +12,7 @@ from jaxlint.static.values import python_container
 from jaxlint.static.taint import (CERTAIN, LIKELY, POSSIBLE, confidence, describe, is_jit_entry,
                                          taint_of, traced_how)
 from jaxlint.static.containers import container_carry, container_param, container_value, scalar_or_array_annotation
-from jaxlint.static.shapes import same_shape
+from jaxlint.static.shapes import same_shape, shape_guard
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -59,7 +59,14 @@ class TracedControlFlow(StaticRule):
     `jnp.stack(xs) if xs else ...`), and the truth value of a name or field the same
     function uses as an object, reading an attribute no array has (`if
     state.dynamic_scale:` beside `state.dynamic_scale.value_and_grad(...)`: `None` or a
-    pytree object, never a tracer).
+    pytree object, never a tracer), and a field of a pytree class of the module declared
+    a container (`if state.ids:` where the class annotates `ids: tuple[int, ...] | None`,
+    `Sequence[int]`, `list[...]` or `dict[...]`, through `Optional`/`Union`/`Annotated`:
+    the pytree keeps the container around its leaves; an unannotated parameter's field
+    is not guessed). A function jitted as a module-level twin (`f_jit = jax.jit(f)`)
+    that its dispatchers call only under a test of an argument they pass on (`f if state
+    is None else f_jit`) runs its other branch eagerly: `if state is None:` in `f` is
+    not checked.
 
     Severity: **error** when the value is certainly a tracer (a traced parameter, a
     `jax.numpy` result, arithmetic on them): tracing fails. **Warning** when it is
@@ -67,7 +74,10 @@ class TracedControlFlow(StaticRule):
     may declare a field static) or a bare parameter used as a truth value (it may be
     a dict pytree). Only one arm of `a if test else b` runs: a value traced in one arm
     only is *possible*, unless the test asks whether a traced name is a tracer
-    (`x if isinstance(x, float) else x.sum()`: a tracer takes the `else` arm). A value
+    (`x if isinstance(x, float) else x.sum()`: a tracer takes the `else` arm). So is a
+    finding in the arm of a test that names one shape (`if x.ndim == 0:`, `x.shape[-1]
+    == 1`, `x.size in (0, 1)`; the `else` of `!=`): shapes are static under a trace, and
+    that arm runs only if a traced caller passes that shape. A value
     that comes out of a call or a method the linter cannot see
     into is a *possible* finding, reported only under `--preview`; a method of a class
     of the module is read (`state.count()` returning `len(self.items)` is a Python int),
@@ -304,10 +314,14 @@ class TracedControlFlow(StaticRule):
                 if cap is None:
                     continue
                 level = min(level, cap)
-            self._report(ctx, fn, report_node, operand, culprit, kind, level)
+            guard = shape_guard(ctx.model, fn, report_node) if level > POSSIBLE else None
+            if guard is not None:
+                level = POSSIBLE  # `if x.ndim == 0:` runs only for the shape it names, which
+                # the traced callers may never pass (shapes are static under a trace)
+            self._report(ctx, fn, report_node, operand, culprit, kind, level, guard)
             return
 
-    def _report(self, ctx, fn, node, operand, culprit, kind, level) -> None:
+    def _report(self, ctx, fn, node, operand, culprit, kind, level, guard=None) -> None:
         needs, error, instead = _CONSTRUCTS[kind]
         if kind.endswith("()"):
             head = f"`{describe(node)}` in {traced_how(fn)} converts traced value `{describe(culprit)}`"
@@ -322,7 +336,10 @@ class TracedControlFlow(StaticRule):
                     f"name it in `{transform}`'s `{keyword}` as well")
         elif _flag_like(fn, operand, culprit, kind):
             msg += f", or make `{culprit.id}` a static argument"
-        if level < CERTAIN:
+        if guard is not None:
+            msg += (f" (this runs only when `{describe(guard)}`: shapes are static under a trace, so only if "
+                    "a traced caller passes that shape)")
+        elif level < CERTAIN:
             if isinstance(culprit, ast.Attribute):
                 msg += f" (if `{describe(culprit)}` is a static pytree field, this is fine)"
             elif operand is not culprit:

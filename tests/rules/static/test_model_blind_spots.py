@@ -9,7 +9,13 @@ with VALID and INVALID code: what jaxlint says of it, and what real jax does wit
 * a donating jitted function called from traced code is staged into that trace: nothing
   is donated there (``traced.staged_inside``, JAX113);
 * jit/eager dispatch on an argument: in a function jitted only when a flag is set, the
-  arm that runs only when it is not is plain Python (``traced.dead_when_traced``).
+  arm that runs only when it is not is plain Python (``traced.dead_when_traced``), and
+  so is the branch of a function whose module-level jitted twin its dispatchers call only
+  when an argument is set (``traced._twin_facts``);
+* a pytree field annotated as a container: its truth value is its structure
+  (``values.container_field``);
+* a conditional behind a static shape guard (``if x.ndim == 0:``) runs only for that
+  shape: possible, not certain (``shapes.shape_guard``).
 """
 from __future__ import annotations
 
@@ -383,3 +389,26 @@ def test_real_jax_runs_the_eager_only_branch_of_a_jitted_twin_only_eagerly():
     })
     assert out == {"eager": "7.0", "jitted": "30.0", "invalid:eager": "6.0",
                    "invalid:jitted": "ConcretizationTypeError", "invalid:unguarded": "ConcretizationTypeError"}
+
+
+# ------------------------------------------------------------------ a conditional behind a static shape guard
+def test_a_conditional_behind_a_shape_guard_is_possible_and_real_jax_runs_the_other_arm():
+    """tests/fixtures/rules/JAX105/valid_shape_guard.py: the arm of ``if j.ndim == 0:``
+    runs only for the shape it names (blind40's kauldron): jaxlint keeps the findings
+    there as possible (``--preview``); real jax runs the vmapped callers' shape through
+    the other arm, and raises only when a caller passes the named shape."""
+    from pathlib import Path
+
+    from helpers import lint_source
+
+    source = (Path(__file__).resolve().parents[2] / "fixtures" / "rules" / "JAX105" / "valid_shape_guard.py").read_text()
+    found = lint_source(source, select=["JAX105"], confidence="possible")
+    assert [(d.start.line, d.confidence.value) for d in found] == [
+        (11, "possible"), (24, "possible"), (27, "possible"), (28, "possible")]
+    assert all(d.severity.value == "warning" and "runs only when" in d.message for d in found)
+    masks = "jnp.ones((3, 4, 4, 2), bool), jnp.zeros((3, 4, 4, 2), bool)"
+    out = outcomes_under_jax({
+        "vmapped": (source, f"str(ious({masks}).shape)"),
+        "scalar": (source, "jax.jit(iou)(jnp.ones((4, 4), bool), jnp.zeros((4, 4), bool))"),
+    })
+    assert out == {"vmapped": "(2, 3)", "scalar": "TracerBoolConversionError"}

@@ -340,6 +340,42 @@ DIFF_KINDS = frozenset(q.rsplit(".", 1)[-1] for q in DIFF_TRANSFORMS)
 ABSTRACT_KINDS = frozenset(ABSTRACT_EVAL.values())
 
 
+#: The reason kinds of transforms that build no program of their own: applied where no
+#: compiling trace is on (``jax.vmap(f)(xs)`` or ``jax.grad(f)(w)`` in eager code), they run
+#: ``f`` once, op by op, each operation dispatched as it is reached (batched or with its
+#: tangents); nothing is compiled as a whole (checked with real jax in
+#: ``tests/rules/static/test_jax102.py``).
+EAGER_KINDS = DIFF_KINDS | {"vmap", "filter_vmap"}
+
+
+def compiled_nowhere(scopes: "Scopes", fn: FunctionInfo) -> bool:
+    """``fn`` is traced only by transforms that build no program (``EAGER_KINDS``: a
+    ``vmap``, a ``grad``) applied where nothing compiles (module level, an untraced
+    function, or a function of which this holds too), or called only from such
+    functions: its Python loops run once, eagerly, never unrolled into a compiled
+    program. A ``jit``, ``pmap``, a lax loop or ``cond`` on the path, or a reason the
+    model cannot place, makes it False."""
+    path: set[int] = set()
+
+    def eager(r: Reason) -> bool:
+        if r.kind not in EAGER_KINDS and not r.by_call:
+            return False
+        if r.caller is not None:  # called, or applied, in traced code: each function of that name must hold
+            sites = [f for f in scopes.functions if f.qualname == r.caller]
+        elif r.line is not None:
+            calls = [c for c in scopes.nodes(ast.Call) if c.lineno == r.line
+                     and (scopes.resolve_call(c) or "").rsplit(".", 1)[-1] == r.kind]
+            site = scopes.function_of(calls[0]) if len(calls) == 1 else None
+            if len(calls) == 1 and (site is None or not site.traced):
+                return True  # applied in eager code
+            sites = [site] if site is not None else []
+        else:
+            return False
+        return bool(sites) and all(_only_by(s, eager, path, set()) for s in sites)
+
+    return _only_by(fn, eager, path, set())
+
+
 class Tracing:
     """Which functions of a module's ``Scopes`` are traced, why, and which of their
     names hold traced values. The jit map's entries are the seeds (``EntryFinder`` has

@@ -10,6 +10,7 @@ from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_st
 from jaxlint.static.consts import RANGES, counted_iterable, static_count, static_source, trip_count, while_count
 from jaxlint.static.taint import CERTAIN, POSSIBLE, describe, taint_of, traced_how
 from jaxlint.static.semantic import walk
+from jaxlint.static.traced import compiled_nowhere
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -50,7 +51,13 @@ class PythonLoopInJit(StaticRule):
     components of a vector field) or `jnp.arange(n)` of a static `n`.
 
     Loops over pytrees, lists of layers, and other loops whose count is not known
-    statically are left alone.
+    statically are left alone. So are the loops of a function traced only by `vmap` or a
+    differentiation transform (`grad`, `value_and_grad`, `jvp`, ...) applied in eager
+    code, or called only from such functions (`jax.vmap(train)(keys)` at the top level of
+    a script or test): those transforms build no program of their own, so each iteration's
+    operations are dispatched one by one and nothing is unrolled into a compiled program
+    (checked with real jax: a 40-step loop after a 10-step one compiles nothing new).
+    A `jit`, `pmap`, lax loop or `cond` on the path makes it traced code again.
 
     ## Why is this bad?
     Under `jit`, a Python loop runs at trace time: every iteration is traced again
@@ -199,6 +206,8 @@ class PythonLoopInJit(StaticRule):
         limit = self.opts["max-iterations"]
         model = ctx.model
         for fn in model.traced_functions():
+            if compiled_nowhere(model, fn):
+                continue  # only an eager `vmap` / `grad` runs it: its loops run op by op, unrolled into nothing
             for node in fn.body_nodes():
                 if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
                         and isinstance(node.func, ast.Name) and node.func.id in ("sum", "min", "max") \

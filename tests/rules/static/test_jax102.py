@@ -142,3 +142,110 @@ def test_jax102_unrolling_claims_hold_under_real_jax():
         assert got[name].isdigit() and int(got[name]) >= n, (name, got[name])
     for name in _QUIET:
         assert got[name].isdigit() and int(got[name]) < 16, (name, got[name])
+
+
+#: Loops under a transform that builds no program (``vmap``, ``grad``) applied in eager
+#: code: they run once, op by op; name -> (program, whether JAX102 reports the loop).
+_EAGER_PATHS = {
+    "vmap_alone": ("""
+        import jax
+
+        def train(x):
+            for _ in range(1000):
+                x = x * 0.5 + 1.0
+            return x
+
+        def run(xs):
+            return jax.vmap(train)(xs)
+        """, False),
+    "grad_of_a_lambda_calling_it": ("""
+        import jax
+        import jax.numpy as jnp
+
+        def unrolled(x):
+            for _ in range(20):
+                x = jnp.tanh(x)
+            return x
+
+        def check(x):
+            return jax.grad(lambda w: jnp.mean(unrolled(w)))(x)
+        """, False),
+    "vmap_inside_jit": ("""
+        import jax
+
+        def train(x):
+            for _ in range(1000):
+                x = x * 0.5 + 1.0
+            return x
+
+        @jax.jit
+        def run(xs):
+            return jax.vmap(train)(xs)
+        """, True),
+    "jit_of_a_vmap": ("""
+        import jax
+
+        def train(x):
+            for _ in range(1000):
+                x = x * 0.5 + 1.0
+            return x
+
+        run = jax.jit(jax.vmap(train))
+        """, True),
+    "grad_under_scan": ("""
+        import jax
+        import jax.numpy as jnp
+
+        def unrolled(x):
+            for _ in range(20):
+                x = jnp.tanh(x)
+            return x
+
+        def epochs(w, xs):
+            def step(w, x):
+                return w - 0.1 * jax.grad(lambda v: jnp.mean(unrolled(v * x)))(w), None
+            return jax.lax.scan(step, w, xs)
+        """, True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_EAGER_PATHS))
+def test_jax102_reports_a_loop_only_when_a_compiling_transform_is_on_its_path(name):
+    src, reported = _EAGER_PATHS[name]
+    assert bool(lines("JAX102", src)) is reported
+
+
+def test_jax102_eager_vmap_and_grad_compile_nothing_per_loop_length():
+    """Under ``vmap`` or ``grad`` alone, a 40-step Python loop run after a 10-step one
+    compiles no new program (each operation was compiled once, on its own, and is reused):
+    nothing grows with the loop. Under ``jit`` each length compiles a program of its own,
+    with a copy of the body per step."""
+    prog = textwrap.dedent("""
+        import jax, jax.numpy as jnp
+        from jax import monitoring
+        N = [0]
+        monitoring.register_event_duration_secs_listener(
+            lambda e, s, **k: N.__setitem__(0, N[0] + (e == "/jax/core/compile/backend_compile_duration")))
+
+        def make(n):
+            def f(x):
+                for _ in range(n):
+                    x = x * 0.5 + 1.0
+                return x
+            return f
+
+        def compiles(run):
+            xs = jnp.ones((4, 3))
+            run(make(10))(xs)
+            before = N[0]
+            jax.block_until_ready(run(make(40))(xs))
+            return str(N[0] - before)
+
+        grad = lambda f: jax.grad(lambda x: f(x).sum())
+        jit_vmap = lambda f: jax.jit(jax.vmap(f))
+        eqns = str(len(jax.make_jaxpr(jax.vmap(make(40)))(jnp.ones((4, 3))).eqns))
+        """)
+    got = outcomes_under_jax({"vmap": (prog, "compiles(jax.vmap)"), "grad": (prog, "compiles(grad)"),
+                              "jit": (prog, "compiles(jit_vmap)"), "eqns": (prog, "eqns")})
+    assert got["vmap"] == "0" and got["grad"] == "0", got
+    assert got["jit"] == "1" and int(got["eqns"]) >= 80, got

@@ -8,6 +8,7 @@ key to one, a function of another module given a key included.
 from __future__ import annotations
 
 import ast
+import re
 
 from jaxlint.static.scopes import FunctionInfo, Scopes, target_names, walk
 
@@ -68,6 +69,7 @@ class KeyCallees:
         #: ids of calls that hand a key to a function of another module: its body is not
         #: seen, so such a use only counts next to a `jax.random` draw from the same key
         self.imported: set[int] = set()
+        self._fresh: dict[tuple[str, str], bool] = {}  # (class, attribute) -> fresh_per_read
 
     def sampling_names(self) -> set[str]:
         """Module-level functions and classes (through ``__init__``) that sample a parameter."""
@@ -193,6 +195,47 @@ class KeyCallees:
                 return k.value, getattr(func, "id", None) or ast.unparse(func)
         return None
 
+    def fresh_per_read(self, expr: ast.expr) -> bool:
+        """``gen.rng`` reads a property of a key generator that advances it: the class of
+        ``gen`` (bound only to calls of one class of the module, or of a class another
+        module of the tree defines, found through the imports) has a ``@property`` ``rng``
+        whose body splits a key field of ``self`` and stores a part back in that field
+        (``self._key, sub = jax.random.split(self._key)``), itself or through a method it
+        calls (``next(self)``, ``self()``, ``self.next_key()``). Each read then gives a
+        fresh key, not one key read twice."""
+        if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)):
+            return False
+        model = self.model
+        _, bindings = model.lookup(expr.value.id, model.function_of(expr))
+        made = {b.value.func.id if b.kind == "assign" and isinstance(b.value, ast.Call)
+                and isinstance(b.value.func, ast.Name) else "" for b in bindings}
+        if len(made) != 1 or "" in made:
+            return False  # not bound only to calls of one class
+        (cls,) = made
+        memo = self._fresh.get((cls, expr.attr))
+        if memo is None:
+            memo = self._fresh[(cls, expr.attr)] = self._advancing_property(cls, expr.attr)
+        return memo
+
+    def _advancing_property(self, cls: str, attr: str) -> bool:
+        model: Scopes = self.model
+        if cls not in model.classes:
+            if model.link is None:
+                return False
+            word = re.compile(rb"def\s+%s\b" % re.escape(attr).encode())
+            deps: set = set()
+            found = model.link.class_(model, cls, deps, lambda text: word.search(text) is not None)
+            model.link.use(deps)
+            if found is None:
+                return False
+            model, cls = found
+        prop = model.method_named(cls, attr)
+        if prop is None or isinstance(prop.node, ast.Lambda) or not any(
+                model.resolve(d) == "builtins.property" or isinstance(d, ast.Name) and d.id == "property"
+                for d in prop.node.decorator_list):
+            return False
+        return _advances(model, cls, prop, 0)
+
     def _imported_key(self, call: ast.Call, scope: FunctionInfo | None) -> tuple[ast.expr, str] | None:
         """A function of another module given a PRNG key: ``key=k`` / ``rng=k``, or a
         name this function made with ``jax.random.split`` / ``PRNGKey`` / ``fold_in``.
@@ -230,6 +273,40 @@ class KeyCallees:
             return True
         cls = self.model.classes.get(made.func.id) if isinstance(made.func, ast.Name) else None
         return cls is not None and any((self.model.resolve(b, cls) or "").startswith("flax.linen.") for b in cls.bases)
+
+
+#: the methods that ``next(self)`` and ``self()`` run
+_PROTOCOL_METHODS = {"next": "__next__", "builtins.next": "__next__"}
+
+
+def _advances(model: Scopes, cls: str, method: FunctionInfo, depth: int) -> bool:
+    """``method`` of ``cls`` splits a key field of ``self`` and stores a part of it back in
+    that field (``self.key, sub = jax.random.split(self.key)``), or calls a method of the
+    class that does (``next(self)``, ``self()``, ``self.advance()``; two calls deep)."""
+    for node in method.body_nodes():
+        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Call, ast.Subscript)):
+            value = node.value.value if isinstance(node.value, ast.Subscript) else node.value
+            if not (isinstance(value, ast.Call) and value.args
+                    and model.resolve_call(value) in ("jax.random.split", "jax.random.fold_in")):
+                continue
+            split = field_path(value.args[0])
+            stored = {field_path(n) for t in node.targets for n in walk(t) if isinstance(n, ast.Attribute)}
+            if split is not None and split.startswith("self.") and split in stored:
+                return True
+        elif isinstance(node, ast.Call) and depth < 2:
+            func = node.func
+            name = None
+            if isinstance(func, ast.Name) and func.id == "self":
+                name = "__call__"
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+                name = func.attr
+            elif node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == "self" \
+                    and isinstance(func, ast.Name):
+                name = _PROTOCOL_METHODS.get(model.resolve(func) or func.id)
+            called = model.method_named(cls, name) if name else None
+            if called is not None and called is not method and _advances(model, cls, called, depth + 1):
+                return True
+    return False
 
 
 def draws(fn_name: str) -> bool:

@@ -86,6 +86,13 @@ class PrngKeyReuse(StaticRule):
     a `jax.random` draw from the same key: two such calls, or one and a `split`, may
     be deliberate (seeding a model and its guide alike) and are not reported.
 
+    A read of a key generator's property that advances the generator is a fresh key
+    each time (`gen.rng`, with `gen` an instance of a class of the module, or of one
+    another module of the tree defines, whose `@property` `rng` splits a key field of
+    `self` and stores a part back, itself or through `next(self)`, `self()` or another
+    method): `normal(gen.rng, s)` twice draws from two keys. A property that only
+    returns the field, or splits it without storing it back, gives one key per read.
+
     Uses in the two branches of an `if`/`else` are not two uses. Keys derived with
     `jax.random.fold_in(key, i)` are fresh keys.
 
@@ -671,8 +678,8 @@ class _Flow:
                     continue
                 key, fn_name = handoff
             text = key_text(key)
-            if text is None or key is None:
-                continue
+            if text is None or key is None or self.callees.fresh_per_read(key):
+                continue  # (`gen.rng`: a generator's property that advances it gives a fresh key per read)
             if comp is not None and _bound_in(comp, _root(text)):
                 continue  # a fresh key per element, e.g. `for k in keys`
             if comp is not None and self._aligned_elements(call, fn_name, comp):

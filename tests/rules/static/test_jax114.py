@@ -313,3 +313,58 @@ def test_jax114_real_jax_draws_the_same_numbers_from_a_field_key_twice():
              "Sampler(0).twice()]) and not bool((lambda r: (r[0] == r[1]).all())(Sampler(0).after_advance())) "
              "and not bool((lambda r: (r[0] == r[1]).all())(Sampler(0).reassigned())) else 'differ'")
     assert outcomes_under_jax({"fields": (KEY_FIELDS, check)}) == {"fields": "same"}
+
+
+#: A key generator in another module of the tree, re-exported by its package (fjformer's
+#: ``GenerateRNG`` form): ``rng`` runs ``next(self)``, which splits and stores the key.
+KEYGEN = '''
+import jax
+
+
+class KeyGen:
+    def __init__(self, seed=0):
+        self._rng = jax.random.PRNGKey(seed)
+
+    def __next__(self):
+        self._rng, key = jax.random.split(self._rng)
+        return key
+
+    @property
+    def rng(self):
+        return next(self)
+
+    @property
+    def same(self):
+        return self._rng
+'''
+
+USES_KEYGEN = '''
+import jax
+from pkg import KeyGen
+
+gen = KeyGen()
+
+
+def inputs(b, d):
+    q = jax.random.normal(gen.rng, (b, d))
+    k = jax.random.normal(gen.rng, (b, d))
+    a = jax.random.normal(gen.same, (b, d))
+    c = jax.random.normal(gen.same, (b, d))  # <-
+    return q, k, a, c
+'''
+
+
+def test_jax114_a_generator_property_of_another_module_that_advances_gives_fresh_keys():
+    files = {"pkg/__init__.py": "from pkg.keygen import KeyGen as KeyGen\n", "pkg/keygen.py": KEYGEN}
+    got = [d.start.line for d in lint_source(USES_KEYGEN, select=["JAX114"], files=files)]
+    marked = [i for i, line in enumerate(USES_KEYGEN.lstrip("\n").splitlines(), 1) if line.endswith("# <-")]
+    assert got == marked
+    # without the class's module the model cannot tell: the reads stay one key each
+    assert len(lint_source(USES_KEYGEN, select=["JAX114"])) == 2
+
+
+def test_jax114_real_jax_an_advancing_property_draws_different_numbers_per_read():
+    prog = KEYGEN + "\ngen = KeyGen()\n"
+    check = ("'fresh' if not bool((jax.random.normal(gen.rng, (4,)) == jax.random.normal(gen.rng, (4,))).all()) "
+             "and bool((jax.random.normal(gen.same, (4,)) == jax.random.normal(gen.same, (4,))).all()) else 'same'")
+    assert outcomes_under_jax({"keygen": (textwrap.dedent(prog), check)}) == {"keygen": "fresh"}

@@ -176,6 +176,14 @@ class KeyCallees:
                 target, bound = model.method_named(func.id, "__init__"), 1
         if target is None and depth == 0 and _imported_function(model, func, scope):
             found = self._imported_key(call, scope)
+            if found is not None and model.link is not None:
+                deps: set = set()
+                seen = model.link.function(model, func, scope, deps)
+                threads = seen is not None and not _may_draw(seen[0].scopes(), seen[1],
+                                                             _receiving(seen[1], call, found[0]), 0, deps)
+                model.link.use(deps)
+                if threads:
+                    return None  # the body of the callee, read in its module, only threads the key
             if found is not None:
                 self.imported.add(id(call))
             return found
@@ -273,6 +281,60 @@ class KeyCallees:
             return True
         cls = self.model.classes.get(made.func.id) if isinstance(made.func, ast.Name) else None
         return cls is not None and any((self.model.resolve(b, cls) or "").startswith("flax.linen.") for b in cls.bases)
+
+
+def _receiving(fn: FunctionInfo, call: ast.Call, arg: ast.expr) -> str | None:
+    """The parameter of ``fn`` that ``arg`` of ``call`` binds (None when unknown)."""
+    for k in call.keywords:
+        if k.value is arg:
+            return k.arg if fn.param(k.arg or "") is not None else None
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    for i, a in enumerate(call.args):
+        if a is arg:
+            p = next((p for p in fn.params if p.index == i and p.kind == "positional"), None)
+            return p.name if p is not None else None
+    return None
+
+
+#: how many calls deep (across modules too) ``_may_draw`` follows a key
+_MAX_FORWARDS = 4
+
+
+def _may_draw(model: "Scopes | None", fn: FunctionInfo, param: str | None, depth: int, deps: set) -> bool:
+    """Whether ``fn`` (read in ``model``) may draw random numbers from the key its
+    parameter ``param`` receives: False only when every call the key is handed to is
+    seen and none of them may draw (``module.variable(v, key=k)`` that tags ``v`` and
+    drops the key: the key is threaded, not spent). A `jax.random` call given it, a
+    callee that cannot be read (a function of a module outside the tree, a ``*args`` or
+    ``**kwargs`` hand-off), or a chain deeper than ``_MAX_FORWARDS`` may draw: a function
+    that takes a key is assumed to draw from it."""
+    if model is None or param is None or depth > _MAX_FORWARDS or isinstance(fn.node, ast.Lambda):
+        return True
+    if fn.param(param) is None or any(b.kind != "param" for b in fn.bindings.get(param, [])):
+        return True  # rebound in the body: not followed
+    for node in fn.body_nodes():
+        if not isinstance(node, ast.Call):
+            continue
+        given = [a for a in [*node.args, *(k.value for k in node.keywords)] if isinstance(a, ast.Name) and a.id == param]
+        if not given and not any(isinstance(a, ast.Name) and a.id == param for a in walk(node)
+                                 if a is not node.func and not isinstance(a, ast.Call)):
+            continue
+        if not given:
+            return True  # inside an expression handed on (`split(key)[0]`, `(key, x)`): not followed
+        if (model.resolve_call(node) or "").startswith("jax."):
+            return True
+        target, bound = model.callee(node.func, fn, follow=False)
+        theirs = model
+        if target is None and model.link is not None:
+            found = model.link.function(model, node.func, fn, deps)
+            if found is not None:
+                theirs, target, bound = found[0].scopes(), found[1], 0
+        if target is None or bound:
+            return True
+        if _may_draw(theirs, target, _receiving(target, node, given[0]), depth + 1, deps):
+            return True
+    return False
 
 
 #: the methods that ``next(self)`` and ``self()`` run

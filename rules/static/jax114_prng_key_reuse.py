@@ -84,7 +84,13 @@ class PrngKeyReuse(StaticRule):
     A function of another module whose body is not seen consumes a key given to it
     as `key=`/`rng=` (or a key the function made with `split`/`PRNGKey`) only next to
     a `jax.random` draw from the same key: two such calls, or one and a `split`, may
-    be deliberate (seeding a model and its guide alike) and are not reported.
+    be deliberate (seeding a model and its guide alike) and are not reported. When that
+    function is in another module of the checked tree, its body is read there: a key it
+    only stores, deletes or hands on to functions that do the same (`module.variable(v,
+    name=n, key=k)` tagging `v` with the key for later harvest) is threaded, not drawn
+    from, and is not a use. A hand-off the model cannot read (a module outside the tree,
+    `*args`/`**kwargs`, a key inside another expression, more than four calls deep) is
+    assumed to draw, as a function that takes a key usually does.
 
     A read of a key generator's property that advances the generator is a fresh key
     each time (`gen.rng`, with `gen` an instance of a class of the module, or of one

@@ -315,6 +315,15 @@ def test_jax114_real_jax_draws_the_same_numbers_from_a_field_key_twice():
     assert outcomes_under_jax({"fields": (KEY_FIELDS, check)}) == {"fields": "same"}
 
 
+def _arrowed(src: str) -> list[int]:
+    return [i for i, line in enumerate(src.lstrip("\n").splitlines(), 1) if line.endswith("# <-")]
+
+
+def _lines_with(src: str, files: dict[str, str]) -> list[int]:
+    """The JAX114 lines of ``src`` checked in a tree with the other modules ``files``."""
+    return [d.start.line for d in lint_source(src, select=["JAX114"], files=files)]
+
+
 #: A key generator in another module of the tree, re-exported by its package (fjformer's
 #: ``GenerateRNG`` form): ``rng`` runs ``next(self)``, which splits and stores the key.
 KEYGEN = '''
@@ -356,9 +365,7 @@ def inputs(b, d):
 
 def test_jax114_a_generator_property_of_another_module_that_advances_gives_fresh_keys():
     files = {"pkg/__init__.py": "from pkg.keygen import KeyGen as KeyGen\n", "pkg/keygen.py": KEYGEN}
-    got = [d.start.line for d in lint_source(USES_KEYGEN, select=["JAX114"], files=files)]
-    marked = [i for i, line in enumerate(USES_KEYGEN.lstrip("\n").splitlines(), 1) if line.endswith("# <-")]
-    assert got == marked
+    assert _lines_with(USES_KEYGEN, files) == _arrowed(USES_KEYGEN)
     # without the class's module the model cannot tell: the reads stay one key each
     assert len(lint_source(USES_KEYGEN, select=["JAX114"])) == 2
 
@@ -368,3 +375,46 @@ def test_jax114_real_jax_an_advancing_property_draws_different_numbers_per_read(
     check = ("'fresh' if not bool((jax.random.normal(gen.rng, (4,)) == jax.random.normal(gen.rng, (4,))).all()) "
              "and bool((jax.random.normal(gen.same, (4,)) == jax.random.normal(gen.same, (4,))).all()) else 'same'")
     assert outcomes_under_jax({"keygen": (textwrap.dedent(prog), check)}) == {"keygen": "fresh"}
+
+
+#: Helpers of another module given a key: one tags a value and drops the key (through a
+#: second helper), one draws from it, one hands it to a module outside the tree.
+TAGS = '''
+import jax
+import somelib
+
+
+def variable(value, *, name, key=None):
+    return _sow(value, name=name, key=key)
+
+
+def _sow(value, *, name, key=None):
+    del key
+    return value
+
+
+def noisy(value, *, name, key=None):
+    return value + jax.random.normal(key, value.shape)
+
+
+def wrapped(value, *, name, key=None):
+    return somelib.sow(value, name=name, key=key)
+'''
+
+THREADS = '''
+from jax import random
+from pkg import tags
+
+
+def init(variables, init_key):
+    a = {k: tags.variable(v, name=k, key=init_key) for k, v in variables.items()}
+    b = {k: tags.noisy(v, name=k, key=init_key) for k, v in variables.items()}  # <-
+    c = {k: tags.wrapped(v, name=k, key=init_key) for k, v in variables.items()}  # <-
+    return a, b, c
+'''
+
+
+def test_jax114_a_key_only_threaded_through_a_seen_callee_is_not_spent():
+    assert _lines_with(THREADS, {"pkg/__init__.py": "", "pkg/tags.py": TAGS}) == _arrowed(THREADS)
+    # a callee that cannot be read is assumed to draw from the key it is given
+    assert len(lint_source(THREADS, select=["JAX114"])) == 3

@@ -355,13 +355,25 @@ def compiled_nowhere(scopes: "Scopes", fn: FunctionInfo) -> bool:
     functions: its Python loops run once, eagerly, never unrolled into a compiled
     program. A ``jit``, ``pmap``, a lax loop or ``cond`` on the path, or a reason the
     model cannot place, makes it False."""
+    memo: dict[int, bool] = scopes.__dict__.setdefault("_compiled_nowhere", {})
+    known = memo.get(id(fn))
+    if known is not None:
+        return known
+    named: dict[str, list[FunctionInfo]] | None = scopes.__dict__.get("_by_qualname")
+    if named is None:
+        named = scopes.__dict__["_by_qualname"] = {}
+        if any(r.kind in EAGER_KINDS for f in scopes.functions for r in f.traced_by if not r.by_call):
+            for f in scopes.functions:
+                named.setdefault(f.qualname, []).append(f)
+    if not named:
+        return False  # no vmap or grad traces a function of the module: every trace is a compiling one's
     path: set[int] = set()
 
     def eager(r: Reason) -> bool:
         if r.kind not in EAGER_KINDS and not r.by_call:
             return False
         if r.caller is not None:  # called, or applied, in traced code: each function of that name must hold
-            sites = [f for f in scopes.functions if f.qualname == r.caller]
+            sites = named.get(r.caller, [])
         elif r.line is not None:
             calls = [c for c in scopes.nodes(ast.Call) if c.lineno == r.line
                      and (scopes.resolve_call(c) or "").rsplit(".", 1)[-1] == r.kind]
@@ -373,7 +385,8 @@ def compiled_nowhere(scopes: "Scopes", fn: FunctionInfo) -> bool:
             return False
         return bool(sites) and all(_only_by(s, eager, path, set()) for s in sites)
 
-    return _only_by(fn, eager, path, set())
+    memo[id(fn)] = found = _only_by(fn, eager, path, set())
+    return found
 
 
 class Tracing:

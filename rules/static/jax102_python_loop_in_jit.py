@@ -59,6 +59,12 @@ class PythonLoopInJit(StaticRule):
     (checked with real jax: a 40-step loop after a 10-step one compiles nothing new).
     A `jit`, `pmap`, lax loop or `cond` on the path makes it traced code again.
 
+    Its default scope is measured (docs/precision.md, "JAX102's default scope"): no kind
+    its loop text can name (a literal count, a count through a name, a data size) separates
+    the blind corpora's debatable loops, small in practice, from the bug reports' long
+    ones, and none has the 10 blind verdicts that set a group, so the whole rule stays in
+    `perf`.
+
     ## Why is this bad?
     Under `jit`, a Python loop runs at trace time: every iteration is traced again
     and emitted as a fresh copy of the body. A 1,000-step loop makes a program 1,000

@@ -100,17 +100,27 @@ def shape_guard(model: Scopes, fn: FunctionInfo | None, node: ast.AST) -> ast.ex
     that lets ``node`` run only for one shape of a value: ``node`` is in the arm taken
     when a shape read equals a constant (``if x.ndim == 0:``, ``x.shape[-1] == 1``,
     ``x.size in (0, 1)``, ``len(x.shape) == 2``, one such conjunct of an ``and``; the
-    ``else`` arm of ``!=``). Shapes are static under a trace, so that arm runs only when
-    the traced callers pass that shape; None when no such test is around ``node``."""
+    ``else`` arm of ``!=``), or that follows an ``if`` that leaves the block for every
+    other shape (``if x.ndim != 0: return ...``). Shapes are static under a trace, so
+    that code runs only when the traced callers pass that shape; None when no such test
+    is around ``node``."""
     stop = fn.node if fn is not None else None
     child: ast.AST = node
     for a in model.ancestors(node):
-        if a is stop:
-            return None
-        if isinstance(a, (ast.If, ast.IfExp)) and child is not a.test:
+        if isinstance(a, (ast.If, ast.IfExp)) and child is not a.test and a is not stop:
             in_body = child is a.body or (isinstance(a.body, list) and child in a.body)
             if _names_shape(model, a.test, in_body):
                 return a.test
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(a, field, None)
+            if isinstance(block, list) and child in block:
+                for before in block[:block.index(child)]:
+                    if isinstance(before, ast.If) and not before.orelse and before.body \
+                            and isinstance(before.body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break)) \
+                            and _names_shape(model, before.test, False):
+                        return before.test
+        if a is stop:
+            return None
         child = a
     return None
 

@@ -76,8 +76,9 @@ class TracedControlFlow(StaticRule):
     only is *possible*, unless the test asks whether a traced name is a tracer
     (`x if isinstance(x, float) else x.sum()`: a tracer takes the `else` arm). So is a
     finding in the arm of a test that names one shape (`if x.ndim == 0:`, `x.shape[-1]
-    == 1`, `x.size in (0, 1)`; the `else` of `!=`): shapes are static under a trace, and
-    that arm runs only if a traced caller passes that shape. A value
+    == 1`, `x.size in (0, 1)`; the `else` of `!=`), or after an `if` that leaves for every
+    other shape (`if x.ndim != 0: return ...`): shapes are static under a trace, and that
+    code runs only if a traced caller passes that shape. A value
     that comes out of a call or a method the linter cannot see
     into is a *possible* finding, reported only under `--preview`; a method of a class
     of the module is read (`state.count()` returning `len(self.items)` is a Python int),

@@ -404,11 +404,15 @@ def test_a_conditional_behind_a_shape_guard_is_possible_and_real_jax_runs_the_ot
     source = (Path(__file__).resolve().parents[2] / "fixtures" / "rules" / "JAX105" / "valid_shape_guard.py").read_text()
     found = lint_source(source, select=["JAX105"], confidence="possible")
     assert [(d.start.line, d.confidence.value) for d in found] == [
-        (11, "possible"), (24, "possible"), (27, "possible"), (28, "possible")]
+        (11, "possible"), (24, "possible"), (27, "possible"), (28, "possible"), (35, "possible")]
     assert all(d.severity.value == "warning" and "runs only when" in d.message for d in found)
     masks = "jnp.ones((3, 4, 4, 2), bool), jnp.zeros((3, 4, 4, 2), bool)"
     out = outcomes_under_jax({
         "vmapped": (source, f"str(ious({masks}).shape)"),
         "scalar": (source, "jax.jit(iou)(jnp.ones((4, 4), bool), jnp.zeros((4, 4), bool))"),
+        # after `if x.ndim != 0: return ...` only a scalar goes on
+        "early:vector": (source, "str(one(jnp.arange(-1.0, 2.0)).tolist())"),
+        "early:scalar": (source, "one(jnp.float32(2))"),
     })
-    assert out == {"vmapped": "(2, 3)", "scalar": "TracerBoolConversionError"}
+    assert out == {"vmapped": "(2, 3)", "scalar": "TracerBoolConversionError", "early:vector": "[0.0, 0.0, 1.0]",
+                   "early:scalar": "TracerBoolConversionError"}

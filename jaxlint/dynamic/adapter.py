@@ -361,6 +361,17 @@ def frames(si) -> list[Frame]:
     return [f for f in out if not is_library_file(f.file)]
 
 
+def made_in_library(si) -> bool:
+    """True when the innermost frame outside jax that made an equation is a library's
+    (site-packages, the standard library): code the program calls, not code it wrote."""
+    priv = _user_frames_private(si)
+    if priv is not None:
+        files = [f.file_name for f in priv]
+    else:
+        files = [file for file, _, _ in raw_frames(si) if not file.startswith((_JAX_DIR, _JAXLIB_DIR))]
+    return bool(files) and is_library_file(files[0])
+
+
 def via_tree_map(si) -> bool:
     """True when the equation was produced by a function that ``tree_map`` called."""
     return any(fn.split(".")[0] in ("tree_map", "tree_map_with_path", "map") and "tree_util" in file

@@ -32,9 +32,13 @@ class Float64Op(TraceRule):
     module, the recorded program's main script, or a package `__init__.py`, `conftest.py`,
     configuration module or configuration file of the project, as JAX112 reads them), or
     the recorded program ran with `JAX_ENABLE_X64` on in its environment. There its
-    64-bit values are not reported, only a narrow float made wide: a `float32` (or
-    `bfloat16`, `float16`, `complex64`) value that a 64-bit numpy constant or default
-    dtype turns into `float64` (the message names where the program turns x64 on). A cast
+    64-bit values are not reported, only a narrow float array of its own made wide: a
+    `float32` (or `bfloat16`, `float16`, `complex64`) array that a 64-bit numpy constant
+    or default dtype turns into `float64` (the message names where the program turns x64
+    on). A narrow scalar meeting the program's float64 arrays (a library's own
+    `f32(0.5)` constant in jax-md's energies, a float32 loss) widens nothing in bulk and
+    loses nothing, and a narrow value a library made (its float32 mask) is no slip of
+    the program's: neither is reported. A cast
     that names the 64-bit type on its line (`x.astype(jnp.float64)`,
     `jnp.asarray(x, dtype=jnp.float64)`) is asked for, and not reported there either.
     That holds on TPU too, where float64 is emulated and slow: the program needs the
@@ -145,13 +149,26 @@ class Float64Op(TraceRule):
                                 "primitive": adapter.primitive_name(eqn)})
             return
 
-        # the program computes in 64 bits on purpose: only a narrow float made wide is a slip
+        # the program computes in 64 bits on purpose: only a narrow array of its own made wide
+        # is a slip. A narrow scalar meeting its float64 arrays (a library's `f32(0.5)`
+        # constant, a float32 loss) widens nothing in bulk and loses nothing; a value a
+        # library made narrow is no choice of the program's; a call (jit, custom_jvp) only
+        # passes its operands on, and what widens inside is seen there
+        producer = {id(o): e for e, _ in ctx.equations() for o in e.outvars}
+
+        def own_narrow(v) -> bool:
+            if adapter.is_literal(v) or adapter.dtype_name(adapter.aval_of(v)) not in NARROW_FLOATS:
+                return False
+            if adapter.nbytes(adapter.aval_of(v)) <= adapter.itemsize(adapter.aval_of(v)):
+                return False  # a scalar (or one element)
+            made = producer.get(id(v))
+            return made is None or not adapter.made_in_library(made.source_info)
+
         def narrow_input(eqn):
-            return next((adapter.aval_of(v) for v in eqn.invars
-                         if not adapter.is_literal(v) and adapter.dtype_name(adapter.aval_of(v)) in NARROW_FLOATS), None)
+            return next((adapter.aval_of(v) for v in eqn.invars if own_narrow(v)), None)
 
         def widens(eqn) -> bool:
-            return narrow_input(eqn) is not None
+            return not adapter.sub_jaxprs(eqn) and narrow_input(eqn) is not None
 
         for eqn, aval, site in ctx.outputs_by_line(lambda a: adapter.dtype_name(a) in WIDE_FLOATS, widens):
             if EXPLICIT_CAST.search(ctx.line_text(site)):

@@ -333,6 +333,22 @@ class Rule:
                    for path, pos in [(mine.path, mine.start), *((r.path, r.start) for r in mine.related)])
 
     @classmethod
+    def defers_to(cls, mine: Diagnostic, earlier: Diagnostic) -> bool:
+        """Whether ``mine`` names only the cause that ``earlier`` (a finding made before it
+        in the same function) already reports at the cause's line: ``mine`` then becomes a
+        related location of ``earlier`` instead of a second finding. By default never."""
+        return False
+
+    @classmethod
+    def refutes(cls, prediction: Diagnostic, measured: Any) -> bool:
+        """Whether this rule's measurement shows that ``prediction`` (a finding of a code
+        in :attr:`supersedes`, in the same function, that none of this rule's findings
+        confirmed) is not there: the trace tier predicted a fold the compiled program
+        does not contain. ``measured``: what the rule read (the worker's per-function
+        analysis). By default a silence proves nothing."""
+        return False
+
+    @classmethod
     def docs(cls) -> str:
         import textwrap  # here and in example_source: a check reads no rule's docs
 

@@ -177,6 +177,23 @@ def simulate(x):
 """
 
 
+#: a bias computed from a captured constant and broadcast over a batch: "from constants
+#: only" in the trace, but XLA folds no broadcast (the sixth blind judgement's false JAX209)
+BROADCAST_BIAS = """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+BIAS = np.linspace(0.0, 1.0, 30).astype(np.float32)
+
+# jaxlint: args=(f32[200,128,30],)
+@jax.jit
+def layer(h):
+    bias = jnp.broadcast_to(jnp.tanh(BIAS), (200, 128, 30))
+    return h + bias
+"""
+
+
 def test_check_compile_run_wires_cache_report_skips_and_one_message_per_problem(tmp_path):
     import re
     import shutil
@@ -190,6 +207,7 @@ def test_check_compile_run_wires_cache_report_skips_and_one_message_per_problem(
     (proj / "big.py").write_text(BIG_CONSTANT.lstrip())
     (proj / "long.py").write_text(LONG_PROGRAM.lstrip())
     (proj / "unrolled.py").write_text(UNROLLED.lstrip())
+    (proj / "bias.py").write_text(BROADCAST_BIAS.lstrip())
     # every compile is "slow": JAX303 then names the trace tier's unrolled loops
     (proj / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX2", "JAX3"]\n'
                                          '[tool.jaxlint.rules.slow-compile]\nmax-instructions = 0\n')
@@ -210,6 +228,9 @@ def test_check_compile_run_wires_cache_report_skips_and_one_message_per_problem(
     built = line("folded_constant.py", "mask = jnp.zeros")
     assert ("folded_constant.py", built, "JAX305") in found
     assert not any(f[0] == "folded_constant.py" and f[2] == "JAX209" for f in found)  # confirmed by JAX305
+    # the trace predicts a fold of the broadcast bias; the optimized program has no such
+    # constant, so the prediction is dropped (and JAX305 has nothing to report)
+    assert not any(f[0] == "bias.py" and f[2] in ("JAX209", "JAX305") for f in found), found
     assert ("update_step.py", line("update_step.py", "def sgd_step"), "JAX302") in found
     assert ("big.py", line("big.py", "return x * TABLE"), "JAX201") in found
     assert not any(f[0] == "big.py" and f[2].startswith("JAX3") for f in found)
@@ -217,10 +238,11 @@ def test_check_compile_run_wires_cache_report_skips_and_one_message_per_problem(
     # a trace finding that declares skip_compile_reason (JAX206) keeps the function from XLA
     assert "long_fn: not compiled: the trace tier found a program above the equation budget (JAX206" in proc.stdout
     assert not any(f[0] == "long.py" and f[2].startswith("JAX3") for f in found)
-    # JAX202's findings reach JAX303 as the "loops" trace fact
+    # JAX202's findings reach JAX303 as the "loops" trace fact; the loop is the only cause,
+    # so the measurement joins JAX202's finding at the loop (one cause, one finding)
     loop = line("unrolled.py", "for _ in range(20)")
-    assert re.search(rf"^unrolled\.py:\d+:\d+: JAX303 .*an unrolled loop at line {loop} \(20 iterations\)",
-                     proc.stdout, re.M), proc.stdout
+    assert ("unrolled.py", loop, "JAX202") in found
+    assert not any(f[0] == "unrolled.py" and f[2] == "JAX303" for f in found), found
     # jax's persistent compilation cache lives under jaxlint's cache
     assert any((cache / "xla").iterdir())
     page = report.read_text()

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 from jaxlint.diagnostic import Diagnostic, Position, Related, Severity
 from jaxlint.findings.measured import MeasuredIn, measured_diagnostic
 from jaxlint.rule import Rule, in_dependency_order
-from jaxlint.findings.supersede import replace_earlier
+from jaxlint.findings.supersede import absorbed, refuted_predictions, replace_earlier
 
 if TYPE_CHECKING:
     from jaxlint.dynamic import adapter  # jax: imported where a method uses it
@@ -611,7 +611,13 @@ def run_rules(fa: FunctionAnalysis, rules: Sequence[Any]) -> list[str]:
 def _supersede(fa: FunctionAnalysis, before: int) -> None:
     """The rule's new findings replace the earlier ones they supersede (the problem keeps
     its identity: baseline, SARIF fingerprint)."""
-    fa.diagnostics[:] = replace_earlier(fa.diagnostics[:before], fa.diagnostics[before:], fa.rules_run.get)
+    earlier, new = fa.diagnostics[:before], fa.diagnostics[before:]
+    rule = fa.rule
+    if rule is not None and new:  # a cause an earlier finding reports at its line: one finding
+        earlier, new = absorbed(earlier, new, rule)
+    found = replace_earlier(earlier, new, fa.rules_run.get)
+    # a prediction the measurement shows is not there
+    fa.diagnostics[:] = refuted_predictions(found, rule, fa) if rule is not None else found
 
 
 def unbind(fun: Any) -> tuple[Any, Any]:

@@ -83,3 +83,32 @@ def replace_earlier(earlier: list[Diagnostic], new: list[Diagnostic],
         first = next((d.signature for d in gone if d.signature), new[j].signature)
         new[j] = dataclasses.replace(new[j], related=new[j].related + links, signature=first)
     return kept + new
+
+
+def absorbed(earlier: list[Diagnostic], new: list[Diagnostic], rule: type[Rule]) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    """(earlier, new) with each new finding that names a cause an earlier finding already
+    reports at the cause's line (:meth:`Rule.defers_to`) folded into that finding as a
+    related location: one cause, one finding, at the line the user changes. The related
+    message leaves out the figures measured in this run (a recording commits it)."""
+    kept: list[Diagnostic] = []
+    earlier = list(earlier)
+    for d in new:
+        i = next((i for i, e in enumerate(earlier) if rule.defers_to(d, e)), None)
+        if i is None:
+            kept.append(d)
+            continue
+        note = (d.data or {}).get("measured")
+        message = d.message[:-len(f" ({note})")] if isinstance(note, str) and note and \
+            d.message.endswith(f" ({note})") else d.message
+        e = earlier[i]
+        earlier[i] = dataclasses.replace(e, related=e.related + (Related(d.path, d.start, d.end,
+                                                                         f"{d.code}: {message}"),))
+    return earlier, kept
+
+
+def refuted_predictions(found: list[Diagnostic], rule: type[Rule], measured: object) -> list[Diagnostic]:
+    """``found`` without the lower-tier predictions (codes in ``rule.supersedes``) that
+    ``rule``'s measurement shows are not there (:meth:`Rule.refutes`)."""
+    if not rule.supersedes:
+        return found
+    return [d for d in found if d.code not in rule.supersedes or not rule.refutes(d, measured)]

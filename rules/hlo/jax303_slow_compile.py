@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jaxlint.rule import Invalid, Option, Valid
+from jaxlint.rule import Invalid, Option, Valid, same_path
 from jaxlint.rules.hlo._base import HloRule
 from jaxlint.textutil import human_bytes
 
@@ -38,7 +38,10 @@ class SlowCompile(HloRule):
 
     Size alone is not reported. A program is reported only when a cause its author can
     remove is named: an unrolled Python loop (JAX202's findings, so select it too) or
-    baked-in constants of 1 MiB or more. An ordinary model step (a ResNet, a U-Net, a
+    baked-in constants of 1 MiB or more. When unrolled loops are the only cause, the
+    JAX202 finding at the largest loop's line is the one to act on: this measurement
+    joins it as a related location (its size and compile time) instead of a second
+    finding at the `jit`. An ordinary model step (a ResNet, a U-Net, a
     transformer, a GPT, an adaptive ODE solve) compiles to thousands of instructions that
     name nothing to change, and stays quiet. Set `size-alone = true` to use
     `max-instructions` as a plain size budget.
@@ -114,9 +117,9 @@ class SlowCompile(HloRule):
             options={"max-instructions": 20},
             select=("JAX202",),
         ),
-    ]
-    INVALID = [
-        Invalid(
+        # an unrolled loop is the only cause: JAX202 reports it at the loop's line, and this
+        # measurement joins that finding as a related location (one cause, one finding)
+        Valid(
             """
             import jax
             import jax.numpy as jnp
@@ -130,7 +133,27 @@ class SlowCompile(HloRule):
             """,
             options={"max-instructions": 100},
             select=("JAX202",),
-            line=6,
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+            import numpy as np
+
+            TABLE = np.linspace(0.0, 1.0, 512 * 1024, dtype=np.float32).reshape(512, 1024)
+
+            # jaxlint: args=(f32[64,64],)
+            @jax.jit
+            def simulate(x):
+                for _ in range(20):
+                    x = jnp.tanh(x @ x) * 0.5 + x
+                return x + jnp.asarray(TABLE)[:64, :64] @ x
+            """,
+            options={"max-instructions": 100},
+            select=("JAX202",),
+            line=9,
             message="optimized HLO instructions (budget 100)",
         ),
     ]
@@ -142,12 +165,15 @@ class SlowCompile(HloRule):
         if size <= budget:
             return
         parts = []
-        for loop in sorted(facts.trace.get("loops", ()), key=lambda lp: -int(lp.get("equations", 0) or 0))[:3]:
+        loops = sorted(facts.trace.get("loops", ()), key=lambda lp: -int(lp.get("equations", 0) or 0))[:3]
+        for loop in loops:
             parts.append(f"an unrolled loop at line {loop['line']} ({loop.get('iterations', '?')} iterations)")
         consts = facts.trace.get("constants", ())
         total = sum(int(c.get("bytes", 0)) for c in consts)
+        only_loops = bool(parts)
         if consts and (total >= CAUSE_CONSTANT_BYTES or self.opts["size-alone"]):
             parts.append(f"{len(consts)} baked-in constant(s) of {human_bytes(total)}")
+            only_loops = False
         if not parts and not self.opts["size-alone"]:
             return  # size alone names nothing the author can remove
         eqns = facts.trace.get("equations")
@@ -163,8 +189,21 @@ class SlowCompile(HloRule):
             f"takes seconds to compile again for every new shape and fresh process"
             + (f"; contributors: {'; '.join(parts)}" if parts else ""),
             related=[ctx.related(_loc(facts, lp), "unrolled loop") for lp in facts.trace.get("loops", ())[:3]],
-            data={"hlo_instructions": size, "budget": budget, "equations": eqns},
+            data={"hlo_instructions": size, "budget": budget, "equations": eqns,
+                  # the loop JAX202 reports, when it is the only cause named: this finding
+                  # then joins that one as its measured cost (one cause, one finding)
+                  **({"cause": {"file": loops[0].get("file") or facts.file, "line": int(loops[0]["line"])}}
+                     if only_loops else {})},
             key="slow-compile", measured=f"compile measured here: {measured}")
+
+
+    @classmethod
+    def defers_to(cls, mine, earlier) -> bool:
+        """Unrolled loops are the only cause named: the JAX202 finding at the largest one's
+        line says what to change there, and takes this measurement as a related location."""
+        cause = (mine.data or {}).get("cause")
+        return (isinstance(cause, dict) and earlier.code == "JAX202" and earlier.start.line == cause.get("line")
+                and same_path(earlier.path, str(cause.get("file"))))
 
 
 def _loc(facts: CompileFacts, loop: TraceFinding) -> SourceLocation:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from jaxlint.rule import Invalid, Option, Valid
+from jaxlint.rule import Invalid, Option, Valid, same_path
 from jaxlint.rules.hlo._base import HloRule
 from jaxlint.textutil import human_bytes
 
@@ -31,7 +31,10 @@ class MemoryBudget(HloRule):
     computed inside that function (a dense pair energy over all N² pairs), the finding
     sits where the program made it (`energy_fn = energy.soft_sphere_pair(displacement)`):
     the line to change, since nothing at the call can; the call is then a related
-    location. On a backend that gives no memory statistics the
+    location. It replaces the trace tier's JAX207 on an intermediate it names (at its
+    line or a related one): one problem, one finding; and a JAX207 upper bound that no
+    buffer of the optimized program made at that line reaches (XLA fused the value
+    away) is dropped. On a backend that gives no memory statistics the
     rule cannot fire, and the run's summary says so for each function ("memory
     statistics unavailable on this backend: ...").
 
@@ -70,6 +73,9 @@ class MemoryBudget(HloRule):
     name = "memory-budget"
     summary = "the compiled function needs more temporary or peak memory than the budget"
     fix_hint = "restructure to avoid the large intermediates (chunk, scan, checkpoint)"
+    #: the trace tier's upper bound on one intermediate (JAX207), which this measurement
+    #: confirms when that intermediate is among the largest it names: one finding
+    supersedes = ("JAX207",)
     options = {
         "max-temp-bytes": Option(1 << 30, "report temporary memory above this many bytes", int, 0),
         "max-peak-bytes": Option(0, "report peak memory above this many bytes (0: off)", int, 0),
@@ -181,6 +187,31 @@ class MemoryBudget(HloRule):
             where = origin
         ctx.report(where, msg, related=related, data={"temp_bytes": temp, "peak_bytes": peak, "io_bytes": io},
                    key="memory")
+
+    @classmethod
+    def same_problem(cls, mine, other) -> bool:
+        """JAX207's intermediate at the line this finding names, or at one of its related
+        lines (the other largest intermediates, the call that traced them)."""
+        lines = [(mine.path, mine.start.line)] + [(r.path, r.start.line) for r in mine.related]
+        return any(other.start.line == n and same_path(other.path, p) for p, n in lines)
+
+    @classmethod
+    def refutes(cls, prediction, measured) -> bool:
+        """JAX207's upper bound is refuted when no buffer the optimized program writes is
+        that large and made at that line (XLA fused the value away); a large buffer
+        whose line is unknown refutes nothing."""
+        facts = getattr(measured, "compile_facts", None)
+        size = (prediction.data or {}).get("bytes")
+        if facts is None or not isinstance(size, int):
+            return False
+        for k in facts.module.kernels():
+            if k.shape.bytes < size:
+                continue
+            lines = facts.lines_of(k)
+            if not lines or any(loc.line == prediction.start.line and same_path(loc.file, prediction.path)
+                                for loc in lines):
+                return False
+        return True
 
     @staticmethod
     def _given(facts: CompileFacts, big: list):

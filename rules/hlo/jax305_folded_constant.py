@@ -141,6 +141,22 @@ class FoldedConstant(HloRule):
         return (list(data.get("shape") or ()) == list((mine.data or {}).get("shape", ()))
                 and _same_dtype(HLO_DTYPES.get(str(data.get("dtype")), data.get("dtype")), (mine.data or {}).get("dtype")))
 
+    @classmethod
+    def refutes(cls, prediction, measured) -> bool:
+        """The trace tier's predicted fold is refuted when the optimized program holds no
+        constant of its shape and dtype at all (XLA does not fold a broadcast, and keeps
+        some big folds as computations): the compiled program shows no fold."""
+        from jaxlint.compile.facts import HLO_DTYPES
+
+        facts = getattr(measured, "compile_facts", None)
+        data = prediction.data or {}
+        if facts is None or "shape" not in data:
+            return False
+        shape = tuple(data.get("shape") or ())
+        dtype = HLO_DTYPES.get(str(data.get("dtype")), data.get("dtype"))
+        return not any(tuple(c.shape.dims) == shape and _same_dtype(dtype, c.shape.dtype)
+                       for c in facts.module.constants() if not c.shape.is_tuple)
+
     @staticmethod
     def _known(c, known: set) -> bool:
         from jaxlint.compile.facts import HLO_DTYPES

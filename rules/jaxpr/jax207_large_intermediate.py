@@ -14,7 +14,10 @@ class LargeIntermediate(TraceRule):
     Reports values in the traced program at least `max-bytes` large (default
     256 MiB), at the line that makes them, with shape, dtype and size. This is an
     upper bound: XLA may fuse the value away; the compile tier (`--compile`) reports
-    what is really materialized.
+    what is really materialized: JAX304's finding, when it names this intermediate
+    among the largest, replaces this one (one problem, one finding), and when no buffer
+    of the compiled program that large is made at this line (XLA fused the value away),
+    this upper bound is dropped.
 
     ## Why is this bad?
     Intermediates of this size dominate device memory and bandwidth. They usually

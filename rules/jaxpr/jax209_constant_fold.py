@@ -27,7 +27,11 @@ class ConstantFold(TraceRule):
     Finds large arrays (at least `max-bytes`) that the traced program computes
     entirely from constants: `jnp.ones(big).at[0].set(1)`, an FFT or a matmul of a
     captured array, `jnp.arange(n) ** 2` with a big static `n`. It reports the line
-    that produces the value where it meets the function's real inputs. Constant chains
+    that produces the value where it meets the function's real inputs. When the function
+    is compiled (`--compile`), the compile tier's JAX305 replaces the prediction with the
+    constant it finds in the optimized program, and a prediction the compiled program
+    refutes (no constant of that shape and dtype: XLA does not fold a broadcast) is
+    dropped. Constant chains
     of only data movement, comparisons and selects (`jnp.zeros(n)`, causal masks,
     `jnp.eye(n)`) are not reported: XLA folds or simplifies those cheaply.
 
@@ -156,7 +160,8 @@ class ConstantFold(TraceRule):
                 seen.add((site.path, site.line))
                 aval = adapter.aval_of(v)
                 ctx.report(site, f"{adapter.aval_str(aval)} ({human_bytes(size)}) is computed from constants only "
-                                f"(`{adapter.primitive_name(made_by)}`); XLA will constant-fold it at compile time",
+                                f"(`{adapter.primitive_name(made_by)}`): the same array on every call, which XLA may fold "
+                                f"into the executable at compile time (`--compile` shows whether it does)",
                           data={"bytes": size, "shape": list(adapter.shape_of(aval)), "dtype": adapter.dtype_name(aval),
                                 "primitive": adapter.primitive_name(made_by)},
                           related=[ctx.definition()])

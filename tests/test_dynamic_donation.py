@@ -123,6 +123,31 @@ def conv_step(params, opt_state, x):  # CONV
     return params, {"mu": mu, "nu": nu}
 
 
+class MiniState(NamedTuple):
+    params: dict
+    step: jax.Array
+
+
+def minibatches(state, xs):
+    # an epoch's minibatches unrolled: each update reads the one before, so the returned
+    # state is computed from the last update, not from the argument (flax ppo's train_step)
+    for i in range(4):
+        p = state.params
+        state = MiniState({"w": p["w"] - 0.1 * (xs[i] @ p["w"]), "b": p["b"] - 0.1 * p["b"]}, state.step + 1)
+    return state, jnp.sum(state.params["b"])
+
+
+@jax.jit
+def train_epoch(state, xs):  # EPOCH
+    return minibatches(state, xs)
+
+
+@jax.jit
+def lookahead(state, xs):  # LOOKAHEAD
+    # the same state returned, but the caller keeps the old one: not to donate
+    return minibatches(state, xs)
+
+
 @eqx.filter_jit(donate="all")
 def donating_step(model, opt_state, x):  # EQX_DONATES
     grads = eqx.filter_grad(lambda m: jnp.mean(jax.vmap(m)(x) ** 2))(model)
@@ -154,6 +179,11 @@ if __name__ == "__main__":
     conv_state = {"mu": jax.tree.map(jnp.zeros_like, kernels), "nu": jax.tree.map(jnp.zeros_like, kernels)}
     for _ in range(2):
         kernels, conv_state = conv_step(kernels, conv_state, jnp.ones((2, 8, 8, 128)))
+    mini = MiniState({"w": jnp.full((512, 512), 0.01), "b": jnp.ones(512)}, jnp.zeros((), jnp.int32))
+    xs = jnp.full((4, 512, 512), 0.001)
+    for _ in range(3):
+        ahead, _ = lookahead(mini, xs)
+        mini, _ = train_epoch(mini, xs)
     # magnitude pruning's loop: masked parameters for the gradient, an average for evaluation
     live = {"w1": jnp.ones((512, 512)), "b1": jnp.zeros(512), "w2": jnp.ones((512, 512)), "b2": jnp.zeros(512)}
     avg = live
@@ -177,7 +207,8 @@ if __name__ == "__main__":
 '''.lstrip("\n")
 
 LINES = {m: i for i, text in enumerate(PROGRAM.splitlines(), 1)
-         for m in ("PMAP", "SHARDED", "STATE", "EQX", "EQX_DONATES", "MASK", "MOMENTUM", "EMA", "CONV")
+         for m in ("PMAP", "SHARDED", "STATE", "EQX", "EQX_DONATES", "MASK", "MOMENTUM", "EMA", "CONV", "EPOCH",
+                   "LOOKAHEAD")
          if text.endswith(f"# {m}")}
 
 
@@ -287,3 +318,17 @@ def test_adam_moments_of_a_convolution_kernel_are_updates_of_themselves(found):
     assert d["data"]["arguments"] == ["opt_state"] and d["data"]["not_updated"] == [], d["message"]
     assert "opt_state['mu']['k']" in d["data"]["donatable"] and "opt_state['nu']['k']" in d["data"]["donatable"]
     assert "new value" not in d["message"]
+
+
+def test_a_state_updated_several_times_in_a_row_that_the_caller_lets_go_is_reported(found):
+    # flax ppo's 46 MiB TrainState (the sixth blind judgement's miss): the minibatch loop's
+    # last update is what is returned, not an elementwise update of the argument; the
+    # returned tree replaces the argument leaf for leaf and the caller lets the old one go
+    [d] = _of(found, "train_epoch")
+    assert d["location"]["row"] == LINES["EPOCH"]
+    assert d["message"].startswith("argument `state` (3 arrays, 1.0 MiB) is updated and returned"), d["message"]
+    assert "(the program had let it go by its next jitted call" in d["message"]
+    # every array can alias an output: the bytes donation saves
+    assert d["data"]["donatable_bytes"] == 512 * 512 * 4 + 512 * 4 + 4 and d["data"]["not_updated"] == []
+    # the same step whose caller keeps the old state: nothing to donate
+    assert not _of(found, "lookahead")

@@ -46,6 +46,11 @@ class Donation(HloRule):
     `pruned = apply_mask(params, m)` keeps `params`; `state = step(state)` lets the old
     state go; a name still bound to it counts, read again or not; a graph object given to
     `nnx.jit` is updated in place, so what the caller keeps of its old state is unknown).
+    A pytree state updated by several operations in a row (an epoch's minibatch loop
+    calling `state.apply_gradients` four times, so the returned state is computed from the
+    last update, not from the argument) counts too when the recording shows the caller
+    let the old state go and the outputs hold a tree of the same structure, shapes and
+    dtypes, each array at its own place: the bytes it names are what donation aliases.
     An argument the caller
     reused is never advised for donation (when that
     leaves none, there is no finding), one it let go is preferred, and the advice drops
@@ -304,7 +309,7 @@ class Donation(HloRule):
         # (`p - lr * g` reads both `p` and `g`: the state is meant)
         order = {top: i for i, (top, _) in enumerate(tops)}
         tops.sort(key=lambda t: (facts.reused.get(t[0]) is not False, not looks_like_state(t[0]), order[t[0]]))
-        alone = [(top, leaves, self._match(facts, leaves, free_outputs, root, set())) for top, leaves in tops]
+        alone = [(top, leaves, self._matched(facts, top, leaves, free_outputs, root, set())) for top, leaves in tops]
         alone = [c for c in alone if self._enough(c[1], c[2])]
         outputs = [{o.index for _, o in c[2]} for c in alone]
         if len(alone) > 1 and sum(map(len, outputs)) == len(set().union(*outputs)):
@@ -319,7 +324,7 @@ class Donation(HloRule):
         for top, leaves, _ in alone:
             if facts.reused.get(top):
                 continue  # the program used it again after the call: donating it would break the caller
-            matched = self._match(facts, leaves, free_outputs, root, used)
+            matched = self._matched(facts, top, leaves, free_outputs, root, used)
             if self._enough(leaves, matched):
                 used.update(o.index for _, o in matched)
                 candidates.append((top, leaves, matched))
@@ -327,6 +332,39 @@ class Donation(HloRule):
                 rivals.append(top)
         if candidates:
             self._undonated(ctx, candidates, root, reused, rivals)
+
+    def _matched(self, facts: CompileFacts, top: str, leaves: list, free_outputs: list, root, used: set) -> list:
+        """The leaves' updates (:meth:`_match`); failing that, for a pytree the recorded
+        program let go after the call, the outputs that replace it leaf for leaf
+        (:meth:`_replacement`)."""
+        matched = self._match(facts, leaves, free_outputs, root, used)
+        if self._enough(leaves, matched) or facts.reused.get(top) is not False:
+            return matched
+        return self._replacement(leaves, free_outputs, used) or matched
+
+    @staticmethod
+    def _replacement(leaves: list, free_outputs: list, used: set) -> list:
+        """(leaf, output) for every leaf of a pytree argument (two arrays or more) when
+        the outputs hold a tree of the same structure, shapes and dtypes: each leaf's
+        output sits at the leaf's own place (``state.params['w']`` ->
+        ``[0].params['w']``). A state updated by several operations in a row (a
+        minibatch loop's ``state.apply_gradients`` four times) is computed from the
+        last update, not from the argument, but it replaces the argument all the same;
+        the caller letting the old one go (the recording) makes it an update step's
+        state. Empty when any leaf has no such output."""
+        if len(leaves) < 2:
+            return []
+        taken = set(used)
+        matched = []
+        for a in leaves:
+            own = a.path[len(a.top):]
+            hit = next((o for o in free_outputs if o.index not in taken and o.shape == a.shape
+                        and o.dtype == a.dtype and own and o.path.endswith(own)), None)
+            if hit is None:
+                return []
+            taken.add(hit.index)
+            matched.append((a, hit))
+        return matched
 
     def _match(self, facts: CompileFacts, leaves: list, free_outputs: list, root, used: set) -> list:
         """(leaf, output) of the leaves an output not in ``used`` updates (same shape and dtype,

@@ -102,10 +102,16 @@ def test_size_alone_is_quiet_and_an_unrolled_loop_is_named_at_its_line(tmp_path)
             f'max-instructions = 50\nsize-alone = {str(size_alone).lower()}\n')
         proc = run_cli("check", "--dynamic", "--compile", "--no-cache", "--output-format", "json", "step.py",
                        cwd=tmp_path, timeout=600)
-        return {d["data"]["function"]: d for d in json_findings(proc, "JAX303")}
+        return {(d["code"], d["data"]["function"]): d for d in json_findings(proc)}
 
     quiet = found(False)
-    assert set(quiet) == {"simulate"}, quiet  # the model step, far above 50 instructions, names no cause
+    # the model step, far above 50 instructions, names no cause; the unrolled loop is the
+    # only cause of `simulate`'s size, so its measurement joins JAX202's finding at the loop
+    assert set(quiet) == {("JAX202", "simulate")}, quiet
     loop = MODEL_STEP.lstrip().splitlines().index("    for _ in range(20):") + 1
-    assert f"an unrolled loop at line {loop} (20 iterations)" in quiet["simulate"]["message"]
-    assert set(found(True)) == {"train_step", "simulate"}  # as a plain size budget, both
+    unrolled = quiet[("JAX202", "simulate")]
+    assert unrolled["location"]["row"] == loop
+    assert any(r["message"].startswith("JAX303: ") and f"an unrolled loop at line {loop} (20 iterations)" in r["message"]
+               for r in unrolled["related"]), unrolled["related"]
+    # as a plain size budget the model step too
+    assert set(found(True)) == {("JAX303", "train_step"), ("JAX202", "simulate")}

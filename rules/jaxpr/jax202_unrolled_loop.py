@@ -29,7 +29,11 @@ class UnrolledLoop(TraceRule):
     in range(n): out = out.at[i, j].set(...)`) are reported once, at the outer loop,
     with every copy of the inner body counted. Each finding says how many of the
     copies' equations slice, index or write single elements or rows (`data
-    ["indexing_equations"]`).
+    ["indexing_equations"]`). An iteration's equations include the bodies of the
+    functions it calls (a jitted solver step, a `while` inside it): ten iterations of
+    `solver.update(...)` are one call equation each at the loop's level, but each copies
+    the step's whole body into the compiled program, and count so against
+    `min-equations`.
 
     This is the measured version of JAX102 (python-loop-in-jit); where both fire on
     one loop only this one is reported.
@@ -155,6 +159,25 @@ class UnrolledLoop(TraceRule):
             line=10,
             message="jax.vmap",
         ),
+        # ten iterations of a call into a jitted solver step: one equation each at this
+        # level, but each copies the step's whole body into the compiled program
+        Invalid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            def solver_update(x):
+                return jnp.tanh(x @ x) * 0.5 + jnp.sin(x) - jnp.cos(x) * 0.1
+
+            @jax.jit  # jaxlint: args=(f32[16, 16],)
+            def learner(x):
+                for _ in range(10):
+                    x = jax.jit(solver_update)(x)  # jaxlint: args=(f32[16, 16],)
+                return x
+            """,
+            line=9,
+            message="10 iterations, 90 equations",
+        ),
         Invalid(
             """
             import jax
@@ -180,9 +203,11 @@ class UnrolledLoop(TraceRule):
         min_iter = self.opts["min-iterations"]
         min_eqns = self.opts["min-equations"]
         found: dict[tuple[str, int], _Unrolled] = {}
+        sizes: dict[int, int] = {}
         for level in ctx.levels():
             eqns = level.jaxpr.eqns
-            if len(eqns) < min_eqns:
+            weights = [_size(e, sizes) for e in eqns]
+            if sum(weights) < min_eqns:
                 continue
             keys = self._keys(eqns)
             for start, period, reps in find_repeats(keys, min_iter):
@@ -201,7 +226,7 @@ class UnrolledLoop(TraceRule):
                         continue  # iterating a list of layers / a pytree: the architecture, not a bug
                 outer, site = _outermost(ctx, loop, site)
                 u = found.setdefault((site.path, site.line), _Unrolled(site, loop, outer, over))
-                u.add(tuple(keys[start:start + period]), eqns, start, period, reps)
+                u.add(tuple(keys[start:start + period]), eqns, start, period, reps, weights)
         for u in found.values():
             if u.equations >= min_eqns:
                 self._report(ctx, u)
@@ -280,11 +305,11 @@ class _Unrolled:
         self.dependent = False
         self.sample: list = []
 
-    def add(self, block: tuple, eqns, start: int, period: int, reps: int) -> None:
+    def add(self, block: tuple, eqns, start: int, period: int, reps: int, weights: list[int]) -> None:
         from jaxlint.dynamic import adapter
 
         self.by_block[block] = self.by_block.get(block, 0) + reps
-        self.equations += period * reps
+        self.equations += sum(weights[start:start + period * reps])
         copies = eqns[start:start + period * reps]
         self.indexing += sum(1 for e in copies if adapter.primitive_name(e) in INDEXING)
         if self.by_block[block] >= max(self.by_block.values()):
@@ -294,6 +319,21 @@ class _Unrolled:
     @property
     def iterations(self) -> int:
         return max(self.by_block.values())
+
+
+def _size(eqn, sizes: dict[int, int], depth: int = 0) -> int:
+    """The equations one equation puts into the traced program: 1, plus those of the
+    bodies it calls (a jitted library function, a `custom_jvp`, a `while`): an iteration
+    made of calls into jitted solvers copies their whole bodies (``sizes``: by body, once)."""
+    from jaxlint.dynamic import adapter
+
+    n = 1
+    if depth < 16:
+        for sub, _ in adapter.sub_jaxprs(eqn):
+            if id(sub) not in sizes:
+                sizes[id(sub)] = sum(_size(e, sizes, depth + 1) for e in sub.eqns)
+            n += sizes[id(sub)]
+    return n
 
 
 def _header_of(ctx: FunctionAnalysis, line: int, path: str) -> ast.For | ast.AsyncFor | None:

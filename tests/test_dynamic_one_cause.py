@@ -6,7 +6,8 @@ reports at its line joins that finding instead of repeating it elsewhere. One re
 * an unrolled loop is a slow compile's only cause: JAX202 stays at the loop's line and
   JAX303's measurement (HLO size) is its related location, not a second finding at the `jit`;
 * a large intermediate JAX207 predicts and JAX304 measures among the largest: one JAX304
-  finding at that line.
+  finding at that line; one that holds the whole batch a `vmap` maps at once: at the
+  `vmap`, where the batch is decided.
 """
 from __future__ import annotations
 
@@ -32,6 +33,14 @@ def simulate(x):
 def pairwise(x):
     d = jnp.sort(x[:, None, :] - x[None, :, :], axis=-1)  # a 64 MiB intermediate
     return jnp.sqrt((d ** 2).sum(-1))
+
+
+# jaxlint: args=(f32[64,256],)
+@jax.jit
+@jax.vmap  # the batch mapped at once
+def spread(x):
+    d = jnp.sort(x[:, None] - x[None, :], axis=-1)  # 256 x 256 for each of the 64
+    return d[:, 0]
 '''
 
 CONFIG = '''
@@ -60,11 +69,19 @@ def test_a_cause_two_rules_name_is_one_finding_at_its_line(tmp_path):
     found = json_findings(proc)
     at = sorted((d["location"]["row"], d["code"]) for d in found)
     loop, sort = _line("the cause to change"), _line("a 64 MiB intermediate")
-    assert at == [(loop, "JAX202"), (sort, "JAX304")], [(d["code"], d["location"]["row"], d["message"]) for d in found]
+    mapped = _line("the batch mapped at once")
+    assert at == [(loop, "JAX202"), (sort, "JAX304"), (mapped, "JAX304")], \
+        [(d["code"], d["location"]["row"], d["message"]) for d in found]
     (unrolled,) = [d for d in found if d["code"] == "JAX202"]
     measured = [r for r in unrolled["related"] if r["message"].startswith("JAX303: ")]
     assert len(measured) == 1 and "optimized HLO instructions (budget 100)" in measured[0]["message"], unrolled
     assert f"an unrolled loop at line {loop} (20 iterations)" in measured[0]["message"]
     assert "s CPU" not in measured[0]["message"]  # the run's measured times stay out of what a recording commits
-    (memory,) = [d for d in found if d["code"] == "JAX304"]
+    (memory,) = [d for d in found if d["code"] == "JAX304" and d["data"]["function"] == "pairwise"]
     assert "f32[512,512,64]" in memory["message"], memory
+    # what `vmap` maps at once decides the intermediate's size: at the `@jax.vmap` line, the
+    # intermediate's own line related
+    (batch,) = [d for d in found if d["code"] == "JAX304" and d["data"]["function"] != "pairwise"]
+    assert "f32[64,256,256]" in batch["message"] and "all 64 elements of the batch `vmap` maps at once" in \
+        batch["message"], batch
+    assert _line("256 x 256 for each") in [r["location"]["row"] for r in batch["related"]], batch["related"]

@@ -14,6 +14,7 @@ cache folder; unset: no cache), ``JAXLINT_BACKEND`` (the configured backend).
 """
 from __future__ import annotations
 
+import ast
 import inspect
 import os
 import sys
@@ -21,7 +22,7 @@ import time
 import types
 from typing import Any, cast
 
-from jaxlint.compile.facts import GivenFunction, TraceFacts, is_library_path
+from jaxlint.compile.facts import GivenFunction, MappedLine, TraceFacts, is_library_path
 from jaxlint.compile.tier import analyse, enable_persistent_cache
 from jaxlint.dynamic import adapter
 from jaxlint.dynamic.analysis import FunctionAnalysis
@@ -54,11 +55,62 @@ def trace_facts(fa: FunctionAnalysis) -> TraceFacts:
     given = given_functions(fa.function)
     if given:
         facts["given"] = given
+    mapped = vmapped(fa)
+    if mapped is not None:
+        facts["vmapped"] = mapped
     for d in fa.diagnostics:
         key = getattr(fa.rules_run.get(d.code), "trace_fact", None)
         if key is not None:
             facts.setdefault(key, []).append({**(d.data or {}), "file": d.path, "line": d.start.line})
     return cast(TraceFacts, facts)  # the keys: TraceFacts's (tests/test_registry.py)
+
+
+def vmapped(fa: FunctionAnalysis) -> MappedLine | None:
+    """Where the jitted function is ``jax.vmap`` of the user's (``jit(vmap(f))``, ``@jit
+    @vmap``) and the size of the axis it maps (every mapped argument's): the line that
+    decides how much of the batch one call holds at once. None when it is not, or the
+    size is not one number (``in_axes`` per argument)."""
+    found = None
+    for fn in (fa.jitted, fa.wrapped):
+        for _ in range(16):
+            if fn is None:
+                break
+            code = getattr(fn, "__code__", None)
+            if code is not None and code.co_name == "vmap_f" and adapter.is_library_file(code.co_filename):
+                found = fn
+                break
+            if code is not None and code.co_name == "reraise_with_filtered_traceback":
+                # jax's traceback filter around an API function: the function is its `fun`
+                try:
+                    inner = inspect.getclosurevars(fn).nonlocals.get("fun")
+                except (TypeError, ValueError):
+                    inner = None
+                if inner is not None:
+                    fn = inner
+                    continue
+            fn = getattr(fn, "__wrapped__", None)
+    if found is None or fa.jaxpr is None:
+        return None
+    try:
+        free = inspect.getclosurevars(found).nonlocals
+    except (TypeError, ValueError):
+        return None
+    size, axis = free.get("axis_size"), free.get("in_axes", 0)
+    if not isinstance(size, int):
+        if not isinstance(axis, int):
+            return None
+        dims = {adapter.shape_of(adapter.aval_of(v))[axis] for v in fa.jaxpr.jaxpr.invars
+                if len(adapter.shape_of(adapter.aval_of(v))) > axis}
+        if len(dims) != 1 or not isinstance(next(iter(dims)), int):
+            return None
+        size = next(iter(dims))
+    # the `@vmap` decorator of the definition, else the line that jits (`jit(vmap(f))`)
+    line = int(fa.entry.get("line") or 0)
+    def_line = int(fa.entry.get("def_line") or 0)
+    for node in ast.walk(fa.tree) if fa.tree is not None and def_line else ():
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == def_line:
+            line = next((d.lineno for d in node.decorator_list if "vmap" in ast.unparse(d)), line)
+    return {"file": fa.path, "line": line, "size": size} if line else None
 
 
 def given_functions(fn: Any) -> list[GivenFunction]:

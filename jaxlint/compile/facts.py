@@ -85,6 +85,12 @@ class TraceFinding(TraceLine, total=False):
     equations: int
 
 
+class MappedLine(TraceLine):
+    """The line that maps the jitted function with ``jax.vmap``, and the mapped axis's size."""
+
+    size: int
+
+
 class GivenFunction(TypedDict):
     """A function the caller gave a library's factory whose product is the jitted function
     (``jit(elasticity.athermal_moduli(energy_fn))``): held in its closure as ``name``, the
@@ -114,6 +120,9 @@ class TraceFacts(TypedDict, total=False):
     loops: list[TraceFinding]
     #: functions the caller gave the library factory that made the jitted function
     given: list[GivenFunction]
+    #: the jitted function is ``jax.vmap`` of the user's: where it maps and the mapped
+    #: axis's size
+    vmapped: MappedLine
 
 
 @dataclass(frozen=True)

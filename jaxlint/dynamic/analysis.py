@@ -99,6 +99,8 @@ class FunctionAnalysis:
     #: was on while it traced and jaxlint's own ``x64`` setting did not turn it on; else None
     x64_policy: str | None = None
     function: Any = None  # the original Python function (partials and decorators removed)
+    #: what jit wrapped, decorators kept (``jax.vmap``'s wrapper of ``@jit @vmap``)
+    wrapped: Any = None
     #: the ``functools.partial`` jit wrapped, when it did (its bound arguments are
     #: captured by the traced program), else None
     bound: functools.partial | None = None

@@ -89,7 +89,8 @@ class FunctionState:
                               versions=observer.versions, signatures=self.signature_records(observer),
                               redefined_at=_definition(self.key, self.meta["qualname"]),
                               x64_policy=observer.x64_policy(self.path))
-        fa.function, fa.bound = unbind(self.fun if fun is None else fun)
+        fa.wrapped = self.fun if fun is None else fun
+        fa.function, fa.bound = unbind(fa.wrapped)
         fa.reused = observer.reused.get(self.key) or {}
         return fa
 

@@ -581,6 +581,7 @@ class Worker:
         try:
             obj, original = resolve_target(module, entry, spec)
             fa.function, fa.bound = unbind(original)
+            fa.wrapped = original
             if spec is None:
                 raise InputError("no inputs")
             static_names = static_value_names(spec, original)

@@ -31,7 +31,12 @@ class MemoryBudget(HloRule):
     computed inside that function (a dense pair energy over all N² pairs), the finding
     sits where the program made it (`energy_fn = energy.soft_sphere_pair(displacement)`):
     the line to change, since nothing at the call can; the call is then a related
-    location. It replaces the trace tier's JAX207 on an intermediate it names (at its
+    location. When the jitted function is `jax.vmap` of the program's (`jit(vmap(f))`,
+    `@jit @vmap`) and the largest intermediate holds the whole mapped batch (the mapped
+    axis's size is one of its dimensions), the finding sits at the `vmap` (its decorator,
+    else the line that jits it): how many elements one call maps at once decides the
+    size, and `jax.lax.map(f, xs, batch_size=...)` or chunks bound it; the intermediate's
+    line is related. It replaces the trace tier's JAX207 on an intermediate it names (at its
     line or a related one): one problem, one finding; and a JAX207 upper bound that no
     buffer of the optimized program made at that line reaches (XLA fused the value
     away) is dropped. On a backend that gives no memory statistics the
@@ -177,6 +182,18 @@ class MemoryBudget(HloRule):
         if where is not None:
             related.append(ctx.related(*facts.definition()))
         given = self._given(facts, big)
+        mapped = facts.trace.get("vmapped")
+        if given is None and mapped is not None and big and mapped["size"] in big[0].shape.dims:
+            # the largest intermediate holds the whole batch `vmap` maps in one call: the
+            # line that maps it decides its size
+            from jaxlint.compile.hlo import SourceLocation
+
+            msg += (f"; it holds all {mapped['size']} elements of the batch `vmap` maps at once (line "
+                    f"{mapped['line']}): map fewer at a time (`jax.lax.map(f, xs, batch_size=...)`, or chunks) "
+                    f"to bound it")
+            if where is not None:
+                related.insert(0, ctx.related(where, "the largest intermediate"))
+            where = SourceLocation(mapped["file"], int(mapped["line"]))
         if given is not None:  # a library computes it with a function the caller made: that line
             g, origin = given
             msg += (f"; made inside `{g['function']}` ({_short(g['file'])}), the `{g['name']}` given to "

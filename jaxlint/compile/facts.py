@@ -524,7 +524,7 @@ def lines_text(locs: Iterable[SourceLocation], facts: CompileFacts) -> str:
     if len(same) == len(locs):
         nums = sorted({x.line for x in locs})
         return ("line " if len(nums) == 1 else "lines ") + ", ".join(map(str, nums))
-    return ", ".join(loc_text(x, facts) for x in locs)
+    return ", ".join(dict.fromkeys(loc_text(x, facts) for x in locs))  # each place once, in order
 
 
 _STATE_WORDS = re.compile(

@@ -140,13 +140,20 @@ def _is_true(node: ast.AST | None) -> bool:
 
 
 def _metadata_static(node: ast.AST | None) -> bool:
-    """``dict(static=True)`` or ``{"static": True}``."""
+    """``dict(static=True)`` or ``{"static": True}`` (jax's ``register_dataclass``, chex),
+    or ``{"pytree_node": False}`` (what ``flax.struct.field`` writes, and penzai's
+    ``pytree_dataclass`` and flax's struct read)."""
     if isinstance(node, ast.Dict):
-        return any(isinstance(k, ast.Constant) and k.value == "static" and _is_true(v)
-                   for k, v in zip(node.keys, node.values))
+        return any(isinstance(k, ast.Constant) and _static_entry(k.value, v) for k, v in zip(node.keys, node.values))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
-        return any(k.arg == "static" and _is_true(k.value) for k in node.keywords)
+        return any(_static_entry(k.arg, k.value) for k in node.keywords)
     return False
+
+
+def _static_entry(key: object, value: ast.AST | None) -> bool:
+    if key == "static":
+        return _is_true(value)
+    return key == "pytree_node" and isinstance(value, ast.Constant) and value.value is False
 
 
 def _declared_static(model: "Scopes", value: ast.AST | None) -> bool | None:
@@ -285,6 +292,10 @@ def _facts_of(model: "Scopes", cls: ast.ClassDef) -> ClassFacts:
             # `Annotated[bool, JAX_STATIC]`: the class's own flattening keeps it in the aux data
             declared = True
             facts.pytree = facts.pytree or "annotated"
+        if declared is True and facts.pytree is None:
+            # `dataclasses.field(metadata={"pytree_node": False})` under a library's own
+            # decorator (penzai's `pytree_dataclass`): a pytree whose flattening reads it
+            facts.pytree = "declared"
         if declared is True or facts.pytree == "linen":
             facts.static_fields.add(name)  # linen: module attributes are hyperparameters
         elif facts.pytree == "nnx":

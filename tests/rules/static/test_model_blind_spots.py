@@ -416,3 +416,21 @@ def test_a_conditional_behind_a_shape_guard_is_possible_and_real_jax_runs_the_ot
     })
     assert out == {"vmapped": "(2, 3)", "scalar": "TracerBoolConversionError", "early:vector": "[0.0, 0.0, 1.0]",
                    "early:scalar": "TracerBoolConversionError"}
+
+
+# ------------------------------------------------------------------ a field declared static by its metadata
+def test_real_jax_keeps_a_field_with_pytree_node_false_metadata_static():
+    """tests/fixtures/rules/JAX105/{valid,invalid}_pytree_node_metadata.py: a library's own
+    decorator that reads ``metadata={"pytree_node": False}`` (penzai's, as holdout's
+    ``NamedArrayView``) keeps the field in the aux data: a Python dict under jit; the
+    field it leaves a node is a tracer."""
+    from pathlib import Path
+
+    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "rules" / "JAX105"
+    valid = (fixture / "valid_pytree_node_metadata.py").read_text()
+    invalid = (fixture / "invalid_pytree_node_metadata.py").read_text()
+    out = outcomes_under_jax({
+        "valid": (valid, "str(summed(View({'a': 0, 'b': 1}, jax.numpy.ones((2, 3)))).tolist())"),
+        "invalid": (invalid, "scaled(View({}, jax.numpy.float32(2)))"),
+    })
+    assert out == {"valid": "6.0", "invalid": "TracerBoolConversionError"}  # both axes summed

@@ -10,7 +10,8 @@ says how sure a value in traced code is a tracer. This module adds what neither 
   project class, a callable, and ``UNKNOWN``, which is never traced.
 * **Fields.** ``ClassFacts`` says, for each class of the module, whether it is a
   pytree and which of its fields are static metadata and which are leaves, as the
-  libraries declare them: ``dataclasses.field(metadata=dict(static=True))``,
+  libraries declare them: ``dataclasses.field(metadata=dict(static=True))`` (or
+  ``metadata={"pytree_node": False}``, which penzai's and flax's decorators read),
   ``flax.struct.field(pytree_node=False)``, ``eqx.field(static=True)``,
   ``jax.tree_util.register_dataclass(meta_fields=...)``, nnx attributes that are not
   Variables, modules or arrays, and linen module attributes (hyperparameters).

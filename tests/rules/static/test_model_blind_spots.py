@@ -344,28 +344,58 @@ def test_real_jax_branches_on_a_field_annotated_static_and_raises_on_a_leaf(tmp_
     assert proc.stdout.split() == ["2.0", "0.0", "TracerBoolConversionError"]
 
 
+# ------------------------------------------------------------------ the fixtures of issue 36's blind40 classes
+def _fixture(name: str) -> str:
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parents[2] / "fixtures" / "rules" / "JAX105" / f"{name}.py").read_text()
+
+
+@functools.lru_cache(maxsize=1)
+def _fixture_outcomes() -> dict[str, str]:
+    """Every real-jax case of the fixtures below, in one fresh jax process."""
+    field, bad_field = _fixture("valid_container_field"), _fixture("invalid_container_field")
+    rest = "Buffers([jnp.ones(4)]), Pair((3,), jnp.ones(4)), Model((jnp.eye(4),))"
+    bad = "State(jnp.ones(4), (1,), {'a': jnp.ones(4)}, jnp.ones(()), True)"
+    twin, bad_twin = _fixture("valid_jitted_twin"), _fixture("invalid_jitted_twin")
+    x = "jnp.arange(4.0)"
+    guard = _fixture("valid_shape_guard")
+    masks = "jnp.ones((3, 4, 4, 2), bool), jnp.zeros((3, 4, 4, 2), bool)"
+    meta, bad_meta = _fixture("valid_pytree_node_metadata"), _fixture("invalid_pytree_node_metadata")
+    return outcomes_under_jax({
+        "field:valid": (field, f"str(step(State(jnp.ones((2, 4)), (1, 2), [0], [], {{'a': jnp.ones(4)}}), {rest}).shape)"),
+        "field:empty": (field, f"str(step(State(jnp.ones((2, 4)), (), None, [], {{}}), {rest}).shape)"),
+        **{f"field:invalid:{name}": (bad_field, f"{name}({bad})") for name in ("step", "masked", "flagged")},
+        "field:invalid:unannotated": (bad_field, f"str(unannotated({bad}).shape)"),
+        "twin:eager": (twin, f"str(float(evidence({x}, 2)) + float(scaled({x}).sum()))"),
+        "twin:jitted": (twin, f"str(float(evidence({x}, 2, state=jnp.float32(2))) + float(scaled({x}, 3.0).sum()))"),
+        "twin:invalid:eager": (bad_twin, f"str(float(evidence({x}, 2)))"),
+        "twin:invalid:jitted": (bad_twin, f"evidence({x}, 2, state=1.0)"),
+        "twin:invalid:unguarded": (bad_twin, f"total({x}, 2)"),
+        "guard:vmapped": (guard, f"str(ious({masks}).shape)"),
+        "guard:scalar": (guard, "jax.jit(iou)(jnp.ones((4, 4), bool), jnp.zeros((4, 4), bool))"),
+        # after `if x.ndim != 0: return ...` only a scalar goes on
+        "guard:early:vector": (guard, "str(one(jnp.arange(-1.0, 2.0)).tolist())"),
+        "guard:early:scalar": (guard, "one(jnp.float32(2))"),
+        "meta:valid": (meta, "str(summed(View({'a': 0, 'b': 1}, jax.numpy.ones((2, 3)))).tolist())"),
+        "meta:invalid": (bad_meta, "scaled(View({}, jax.numpy.float32(2)))"),
+    })
+
+
+def _cases(prefix: str) -> dict[str, str]:
+    return {k[len(prefix):]: v for k, v in _fixture_outcomes().items() if k.startswith(prefix)}
+
+
 # ------------------------------------------------------------------ a pytree field annotated as a container
 def test_real_jax_takes_the_truth_of_a_container_field_and_raises_on_a_leaf():
     """tests/fixtures/rules/JAX105/{valid,invalid}_container_field.py: under jit a pytree
     keeps a field's tuple, list or dict around its traced leaves, so its truth value is
     its structure (blind40's tunix samplers); a leaf's truth raises."""
-    from pathlib import Path
-
-    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "rules" / "JAX105"
-    valid = (fixture / "valid_container_field.py").read_text()
-    invalid = (fixture / "invalid_container_field.py").read_text()
-    rest = "Buffers([jnp.ones(4)]), Pair((3,), jnp.ones(4)), Model((jnp.eye(4),))"
-    bad = "State(jnp.ones(4), (1,), {'a': jnp.ones(4)}, jnp.ones(()), True)"
-    out = outcomes_under_jax({
-        "valid": (valid, f"str(step(State(jnp.ones((2, 4)), (1, 2), [0], [], {{'a': jnp.ones(4)}}), {rest}).shape)"),
-        "empty": (valid, f"str(step(State(jnp.ones((2, 4)), (), None, [], {{}}), {rest}).shape)"),
-        **{f"invalid:{name}": (invalid, f"{name}({bad})") for name in ("step", "masked", "flagged")},
-        "invalid:unannotated": (invalid, f"str(unannotated({bad}).shape)"),
-    })
-    assert out == {"valid": "(2, 4)", "empty": "(2, 4)", "invalid:step": "TracerBoolConversionError",
-                   "invalid:masked": "TracerBoolConversionError", "invalid:flagged": "TracerBoolConversionError",
-                   # the field is a tuple here too: reported as likely only, its class being unknown
-                   "invalid:unannotated": "(4,)"}
+    assert _cases("field:") == {
+        "valid": "(2, 4)", "empty": "(2, 4)", "invalid:step": "TracerBoolConversionError",
+        "invalid:masked": "TracerBoolConversionError", "invalid:flagged": "TracerBoolConversionError",
+        # the field is a tuple here too: reported as likely only, its class being unknown
+        "invalid:unannotated": "(4,)"}
 
 
 # ------------------------------------------------------------------ a function with a jitted twin
@@ -374,21 +404,9 @@ def test_real_jax_runs_the_eager_only_branch_of_a_jitted_twin_only_eagerly():
     called only when an argument is set, ``f`` eagerly otherwise (blind40's jaxns): the
     branch of ``f`` that runs without it never sees a tracer; the twin's own branch does,
     and so does every branch when a dispatcher calls the twin unguarded."""
-    from pathlib import Path
-
-    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "rules" / "JAX105"
-    valid = (fixture / "valid_jitted_twin.py").read_text()
-    invalid = (fixture / "invalid_jitted_twin.py").read_text()
-    x = "jnp.arange(4.0)"
-    out = outcomes_under_jax({
-        "eager": (valid, f"str(float(evidence({x}, 2)) + float(scaled({x}).sum()))"),
-        "jitted": (valid, f"str(float(evidence({x}, 2, state=jnp.float32(2))) + float(scaled({x}, 3.0).sum()))"),
-        "invalid:eager": (invalid, f"str(float(evidence({x}, 2)))"),
-        "invalid:jitted": (invalid, f"evidence({x}, 2, state=1.0)"),
-        "invalid:unguarded": (invalid, f"total({x}, 2)"),
-    })
-    assert out == {"eager": "7.0", "jitted": "30.0", "invalid:eager": "6.0",
-                   "invalid:jitted": "ConcretizationTypeError", "invalid:unguarded": "ConcretizationTypeError"}
+    assert _cases("twin:") == {"eager": "7.0", "jitted": "30.0", "invalid:eager": "6.0",
+                               "invalid:jitted": "ConcretizationTypeError",
+                               "invalid:unguarded": "ConcretizationTypeError"}
 
 
 # ------------------------------------------------------------------ a conditional behind a static shape guard
@@ -397,25 +415,14 @@ def test_a_conditional_behind_a_shape_guard_is_possible_and_real_jax_runs_the_ot
     runs only for the shape it names (blind40's kauldron): jaxlint keeps the findings
     there as possible (``--preview``); real jax runs the vmapped callers' shape through
     the other arm, and raises only when a caller passes the named shape."""
-    from pathlib import Path
-
     from helpers import lint_source
 
-    source = (Path(__file__).resolve().parents[2] / "fixtures" / "rules" / "JAX105" / "valid_shape_guard.py").read_text()
-    found = lint_source(source, select=["JAX105"], confidence="possible")
+    found = lint_source(_fixture("valid_shape_guard"), select=["JAX105"], confidence="possible")
     assert [(d.start.line, d.confidence.value) for d in found] == [
         (11, "possible"), (24, "possible"), (27, "possible"), (28, "possible"), (35, "possible")]
     assert all(d.severity.value == "warning" and "runs only when" in d.message for d in found)
-    masks = "jnp.ones((3, 4, 4, 2), bool), jnp.zeros((3, 4, 4, 2), bool)"
-    out = outcomes_under_jax({
-        "vmapped": (source, f"str(ious({masks}).shape)"),
-        "scalar": (source, "jax.jit(iou)(jnp.ones((4, 4), bool), jnp.zeros((4, 4), bool))"),
-        # after `if x.ndim != 0: return ...` only a scalar goes on
-        "early:vector": (source, "str(one(jnp.arange(-1.0, 2.0)).tolist())"),
-        "early:scalar": (source, "one(jnp.float32(2))"),
-    })
-    assert out == {"vmapped": "(2, 3)", "scalar": "TracerBoolConversionError", "early:vector": "[0.0, 0.0, 1.0]",
-                   "early:scalar": "TracerBoolConversionError"}
+    assert _cases("guard:") == {"vmapped": "(2, 3)", "scalar": "TracerBoolConversionError",
+                                "early:vector": "[0.0, 0.0, 1.0]", "early:scalar": "TracerBoolConversionError"}
 
 
 # ------------------------------------------------------------------ a field declared static by its metadata
@@ -424,13 +431,4 @@ def test_real_jax_keeps_a_field_with_pytree_node_false_metadata_static():
     decorator that reads ``metadata={"pytree_node": False}`` (penzai's, as holdout's
     ``NamedArrayView``) keeps the field in the aux data: a Python dict under jit; the
     field it leaves a node is a tracer."""
-    from pathlib import Path
-
-    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "rules" / "JAX105"
-    valid = (fixture / "valid_pytree_node_metadata.py").read_text()
-    invalid = (fixture / "invalid_pytree_node_metadata.py").read_text()
-    out = outcomes_under_jax({
-        "valid": (valid, "str(summed(View({'a': 0, 'b': 1}, jax.numpy.ones((2, 3)))).tolist())"),
-        "invalid": (invalid, "scaled(View({}, jax.numpy.float32(2)))"),
-    })
-    assert out == {"valid": "6.0", "invalid": "TracerBoolConversionError"}  # both axes summed
+    assert _cases("meta:") == {"valid": "6.0", "invalid": "TracerBoolConversionError"}  # both axes summed

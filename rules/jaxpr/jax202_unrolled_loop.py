@@ -33,7 +33,8 @@ class UnrolledLoop(TraceRule):
     functions it calls (a jitted solver step, a `while` inside it): ten iterations of
     `solver.update(...)` are one call equation each at the loop's level, but each copies
     the step's whole body into the compiled program, and count so against
-    `min-equations`.
+    `min-equations`. A loop whose body calls `jax.tree.map` is a loop all the same; only
+    copies made wholly by `tree_map` (one per leaf) are the pytree's structure.
 
     This is the measured version of JAX102 (python-loop-in-jit); where both fire on
     one loop only this one is reported.
@@ -173,10 +174,11 @@ class UnrolledLoop(TraceRule):
             def learner(x):
                 for _ in range(10):
                     x = jax.jit(solver_update)(x)  # jaxlint: args=(f32[16, 16],)
+                    x = jax.tree.map(lambda a: a / jnp.sqrt(jnp.sum(a * a)), x)
                 return x
             """,
             line=9,
-            message="10 iterations, 90 equations",
+            message="10 iterations, 130 equations",
         ),
         Invalid(
             """
@@ -213,8 +215,8 @@ class UnrolledLoop(TraceRule):
             for start, period, reps in find_repeats(keys, min_iter):
                 block = eqns[start:start + period]
                 frames = ctx.user_frames(block[0])
-                if not frames or any(adapter.via_tree_map(e.source_info) for e in block):
-                    continue
+                if not frames or all(adapter.via_tree_map(e.source_info) for e in block):
+                    continue  # tree_map's copies, one per leaf (a loop's body may call tree_map)
                 loop, site = self._loop_site(ctx, frames)
                 if loop is None:
                     continue  # no Python loop in the user's stack: jax repeated it (vmap of a debug print ...)

@@ -7,6 +7,7 @@ feeds and Unicode separators, which would shift every later line number).
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import warnings
 from typing import AnyStr, Generic, Sequence
@@ -47,6 +48,23 @@ def split_lines(text: str) -> list[str]:
 def line_starts(text: str) -> list[int]:
     """Code-point offset at which each line of ``text`` starts."""
     return [0] + [m.end() for m in LINE_BREAK.finditer(text)]
+
+
+def match_lines(text: str, pattern: re.Pattern[str]) -> set[int]:
+    """The 1-based lines on which ``pattern``'s matches in ``text`` start. The matches come
+    in order, so each line is the last one's plus the ``\\n`` in between (counted in C),
+    without a list of every line's start; a text with ``\\r`` in it takes ``line_starts``."""
+    if "\r" in text:
+        starts = line_starts(text)
+        return {bisect.bisect_right(starts, m.start()) for m in pattern.finditer(text)}
+    lines: set[int] = set()
+    line, at, count = 1, 0, text.count
+    for m in pattern.finditer(text):
+        start = m.start()
+        line += count("\n", at, start)
+        at = start
+        lines.add(line)
+    return lines
 
 
 def common_affixes(a: Sequence, b: Sequence) -> tuple[int, int]:

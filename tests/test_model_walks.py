@@ -11,6 +11,8 @@ import textwrap
 
 import pytest
 
+from jaxlint.static.callers import Callers
+from jaxlint.static.scopes import Scopes, walk
 from jaxlint.static.semantic import ModuleModel
 
 SOURCE = textwrap.dedent(
@@ -156,3 +158,61 @@ def test_body_nodes_of_every_function_match_a_recursive_walk(source):
     assert len(model.functions) >= 7
     for fn in model.functions:
         assert list(fn.body_nodes()) == reference_body(fn.node), fn.qualname
+
+
+def test_walk_of_every_subtree_is_ast_walk_without_the_shared_singletons(model):
+    # names and constants are listed, not read: the same nodes, the same order
+    for node in model.nodes():
+        expected = [n for n in ast.walk(node) if not isinstance(n, SINGLETONS)]
+        assert walk(node) == expected, ast.dump(node)[:80]
+
+
+PARAMS_SOURCE = textwrap.dedent(
+    """
+    import functools
+    import jax
+    import numpy as np
+    import jax.numpy as jnp
+    from jax import jit as J
+
+    def apply(xnp, x):
+        return xnp.sin(x) + helper(xnp, x)
+
+    def helper(mod, x, again=None):
+        return mod.cos(x) + (helper(mod, x) if again else 0) + apply(mod, x)
+
+    def run(x):
+        return apply(np, x) + apply(jnp, x) + helper(np, x)
+
+    def hidden(f, x):
+        return f(x)
+
+    step = J(run)
+    fast = functools.partial(jax.jit, static_argnums=0)(hidden)
+    values = [jax.vmap(lambda v: np.sum(v))(x) for x in range(3)]
+    """
+)
+
+
+@pytest.mark.parametrize("source", [SOURCE, SCOPES_SOURCE, PARAMS_SOURCE], ids=["example", "scopes", "params"])
+def test_each_calls_target_is_worked_out_once_and_answers_as_resolve(source):
+    # the model keeps what resolve_call answered for each call (the jit map and the
+    # tracing ask it of every call): the answers of a model with nothing worked out yet
+    tree = ast.parse(source)
+    model = ModuleModel(tree, "example")
+    fresh = Scopes(tree, "example")
+    calls = model.nodes(ast.Call)
+    expected = [fresh.resolve(c.func, c) for c in calls]
+    assert [model.resolve_call(c) for c in calls] == expected
+    assert all(id(c) in model._call_targets for c in calls)  # all worked out while building the model
+    assert any(q is not None for q in expected)
+
+
+def test_a_parameter_resolves_through_its_callers_and_is_kept():
+    source = PARAMS_SOURCE + "\ndef only_np(xnp, x):\n    return xnp.tanh(x)\n\nonly_np(np, 1.0)\n"
+    m = ModuleModel(ast.parse(source), "example")
+    by_attr = {c.func.attr: c for c in m.nodes(ast.Call) if isinstance(c.func, ast.Attribute)}
+    # only_np is given numpy at its one call; apply numpy and jax.numpy; helper calls
+    # itself and apply (the guard against recursion answers while it is worked out)
+    assert [m.resolve_call(by_attr[a]) for a in ("tanh", "sin", "cos")] == ["numpy.tanh", None, None]
+    assert not Callers.of(m).resolving()

@@ -85,6 +85,12 @@ class Callers:
             c = model.__dict__["_callers"] = cls(model)
         return c
 
+    def resolving(self) -> bool:
+        """Whether a parameter's qualified name is being worked out (``qualname``): a name
+        resolved meanwhile may read None where that parameter is asked again (the guard
+        against recursion), so its answer holds for this moment only."""
+        return bool(self._busy)
+
     # ------------------------------------------------------------------ references
     def _references(self) -> dict[str, list[ast.expr]]:
         """Every ``Name`` and ``Attribute`` read in the module, by the name it reads."""

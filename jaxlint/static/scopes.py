@@ -43,6 +43,17 @@ _SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 #: model's own walks skip them, and with them a third of all nodes.
 _SINGLETON_FIELDS = ("ctx", "op", "ops")
 _LEAVES = frozenset({ast.Name, ast.Constant})
+#: what the model's walk does with a node of each class (``Scopes._collect``): most are
+#: expressions it only records and descends into (not in the table)
+_LEAF, _BINDS, _FUNCTION, _CLASS = 1, 2, 3, 4
+_COLLECT: dict[type, int] = {
+    **dict.fromkeys(_LEAVES, _LEAF),
+    # the nodes that bind names (``Scopes._record_binding``)
+    **dict.fromkeys((ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.AugAssign,
+                     ast.For, ast.AsyncFor, ast.comprehension, ast.With, ast.AsyncWith, ast.NamedExpr,
+                     ast.ExceptHandler), _BINDS),
+    ast.FunctionDef: _FUNCTION, ast.AsyncFunctionDef: _FUNCTION, ast.Lambda: _FUNCTION, ast.ClassDef: _CLASS,
+}
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -68,24 +79,29 @@ def children(node: ast.AST) -> list[ast.AST]:
 
 def walk(tree: ast.AST, by_type: dict[type, list[ast.AST]] | None = None) -> list[ast.AST]:
     """``list(ast.walk(tree))`` less the context/operator singletons, in the same
-    (breadth-first) order, about twice as fast. ``by_type`` receives the nodes by class."""
+    (breadth-first) order, about twice as fast. ``by_type`` receives the nodes by class.
+    Names and constants, half the nodes, have no children: they are listed, not read."""
     out: list[ast.AST] = [tree]
     append = out.append
+    leaves, node_class, fields_of = _LEAVES, ast.AST, _CHILD_FIELDS.get
+    group = by_type.get if by_type is not None else None
     for node in out:  # the list grows while it is read: that is the queue
-        if by_type is not None:
-            same = by_type.get(node.__class__)
+        cls = node.__class__
+        if group is not None:
+            same = group(cls)
             if same is None:
-                by_type[node.__class__] = [node]
+                by_type[cls] = [node]  # type: ignore[index]  # group is by_type's
             else:
                 same.append(node)
-        fields = _CHILD_FIELDS.get(node.__class__) or _child_fields(node.__class__)
-        for name in fields:
+        if cls in leaves:
+            continue
+        for name in fields_of(cls) or _child_fields(cls):
             value = getattr(node, name, None)
             if value.__class__ is list:
                 for v in value:
-                    if isinstance(v, ast.AST):
+                    if isinstance(v, node_class):
                         append(v)
-            elif isinstance(value, ast.AST):
+            elif isinstance(value, node_class):
                 append(value)
     return out
 
@@ -138,6 +154,8 @@ class Scopes:
         self._walk: tuple[ast.AST, ...] | None = None  # see nodes()
         self._by_type: dict[type, tuple[ast.AST, ...]] = {}
         self._attr_classes: dict[tuple[str, str], str | None] | None = None
+        #: per call (by id): what ``resolve_call`` answered (see there)
+        self._call_targets: dict[int, tuple[ast.Call, str | None]] = {}
         self._collect()
 
     # ------------------------------------------------------------------ collection
@@ -155,7 +173,7 @@ class Scopes:
         # (node, function, class, qualname prefix, body) tuples, and the bare leaves of a
         # function's body pushed as they are (the hot loop of the model: no tuple for them)
         stack: list[Any] = [(self.tree, None, None, "", None)]
-        parents, scope_of = self.parents, self._scope_of
+        parents, scope_of, collect = self.parents, self._scope_of, _COLLECT
         lambda_count = 0
         while stack:
             item = stack.pop()
@@ -166,9 +184,10 @@ class Scopes:
             scope_of[id(node)] = fn
             if body is not None:
                 body.append(node)
-            if node.__class__ in _LEAVES:
+            kind = collect.get(node.__class__, 0)  # 0: an expression to record and descend into
+            if kind == _LEAF:
                 continue
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if kind == _FUNCTION:
                 if isinstance(node, ast.Lambda):
                     lambda_count += 1
                     name = "<lambda>"
@@ -200,7 +219,7 @@ class Scopes:
                     stack.append((child, info, None, f"{qual}.<locals>.", info._body))
                 stack[mark:] = stack[:mark - 1:-1] if mark else stack[::-1]
                 continue
-            if isinstance(node, ast.ClassDef):
+            if kind == _CLASS:
                 self._bind(fn, Binding(node.name, node, None, "class"))
                 if fn is None and cls is None:
                     self.classes[node.name] = node
@@ -218,9 +237,7 @@ class Scopes:
                     stack.append((child, None if fn is None else fn, node.name, f"{prefix}{node.name}.", None))
                 stack[mark:] = stack[:mark - 1:-1] if mark else stack[::-1]
                 continue
-            # of all expressions only `:=` binds a name; skipping the rest spares a long
-            # isinstance chain on most of the tree
-            if not isinstance(node, ast.expr) or isinstance(node, ast.NamedExpr):
+            if kind == _BINDS:  # the table spares the rest (most of the tree) a long isinstance chain
                 self._record_binding(node, fn)
             mark = len(stack)
             # the children: the one field table every walk of the model reads (_CHILD_FIELDS)
@@ -548,7 +565,20 @@ class Scopes:
         return None
 
     def resolve_call(self, call: ast.Call) -> str | None:
-        return self.resolve(call.func, call)
+        """``resolve`` of the call's target, in the call's scope: worked out once per call
+        and kept (the jit map, the tracing and most rules ask it of every call they read).
+        The answer depends on the model alone, which does not change once collected,
+        except while a parameter's qualified name is being worked out
+        (``Callers.resolving``): then it is worked out anew and not kept. The call is kept
+        with its answer, so that its id stays its own (a call made by the model, not
+        parsed, included)."""
+        callers = self.__dict__.get("_callers")
+        if callers is not None and callers.resolving():
+            return self.resolve(call.func, call)
+        got = self._call_targets.get(id(call))
+        if got is None:
+            got = self._call_targets[id(call)] = (call, self.resolve(call.func, call))
+        return got[1]
 
     def function_named(self, name: str, scope: FunctionInfo | None) -> FunctionInfo | None:
         """The function a bare name refers to, if it is a def in this module, also when

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import ast
-import bisect
 import re
 from typing import TYPE_CHECKING, Iterable, Iterator
 
@@ -11,7 +10,7 @@ from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
 from jaxlint.static.semantic import ModuleModel, children, target_names, walk
 from jaxlint.static.selects import alternatives
-from jaxlint.textutil import LazyPattern, line_starts
+from jaxlint.textutil import LazyPattern, match_lines
 from jaxlint.static.keys import CONSUMERS, KEY_MAKERS, KeyCallees, assigned_paths, draws, field_path, key_text
 from jaxlint.static.arrays import data_params
 
@@ -294,13 +293,13 @@ class PrngKeyReuse(StaticRule):
         sampling = "random" in ctx.source  # no name resolves to jax.random.* without that import
         if not sampling and "key" not in ctx.source:
             return  # nor can a key be handed to an equinox layer or a linen `init`
-        lines = _candidate_lines(ctx.source, _CONSUMER_CALL()) | _candidate_lines(ctx.source, _KEY_HANDOFF())
+        lines = match_lines(ctx.source, _CONSUMER_CALL()) | match_lines(ctx.source, _KEY_HANDOFF())
         if not lines:
             return
         callees = KeyCallees(model)
         names = callees.sampling_names() if sampling else set()
         if names:
-            lines |= _candidate_lines(ctx.source, re.compile(r"(?:%s)\s*\(" % _word(names)))
+            lines |= match_lines(ctx.source, re.compile(r"(?:%s)\s*\(" % _word(names)))
         reports: dict[int, tuple[ast.expr, str, ast.Call, Confidence]] = {}
         _Flow(model, reports, callees).block(ctx.tree.body, {})
         for f in model.functions:
@@ -810,11 +809,6 @@ class _Flow:
             stack.extend((c, comp) for c in children(n))
         found.sort(key=lambda fc: (fc[0].lineno, fc[0].col_offset))
         return iter(found)
-
-
-def _candidate_lines(source: str, pattern: re.Pattern) -> set[int]:
-    starts = line_starts(source)  # \r\n, \r and \n end a line, as for ast
-    return {bisect.bisect_right(starts, m.start()) for m in pattern.finditer(source)}
 
 
 def _join(ends: list[tuple[State, set[str]]]) -> State:

@@ -27,7 +27,9 @@ class LargeProgram(TraceRule):
     that an unrolled-loop finding already names at the loop with its counts, is
     reported once, by that finding: this rule stays quiet when the program without
     those loops' equations is within budget, and otherwise says how many equations
-    come from them. (The function is still not compiled by the compile tier.) Loops
+    come from them; a loop's equations are those its finding counts (the bodies its
+    iterations call included: a jitted solver step whose own frames do not show the
+    loop). (The function is still not compiled by the compile tier.) Loops
     over a list of layers are not such findings and count as the program's own.
 
     Size alone is not reported: a program above the budget none of whose equations come
@@ -184,7 +186,10 @@ class LargeProgram(TraceRule):
         def where(path: str, line: int) -> str:  # lines of other project files name their file
             return f"line {line}" if ctx.is_checked_file(path) else f"{os.path.basename(path)}:{line}"
 
-        from_loops = sum(loops.values())
+        # what the loop findings count themselves: the copies' equations with the bodies
+        # they call (a jitted solver step's, whose stacks may not reach the loop's line)
+        reported = sum(int((d.data or {}).get("equations") or 0) for d in ctx.findings_of(EXPLAINED_BY))
+        from_loops = min(total, max(sum(loops.values()), reported))
         loops_text = " and ".join(f"the unrolled loop at {where(p, ln)}" for (p, ln) in sorted(loops))
         if from_loops and total - from_loops <= limit:
             # the program is large because of loops another finding names, with their

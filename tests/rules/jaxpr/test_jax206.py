@@ -118,3 +118,49 @@ def test_a_large_model_step_without_a_removable_cause_is_quiet_and_not_compiled(
                    timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "JAX206" in proc.stdout and "no removable cause named, not reported" in proc.stdout, proc.stdout
+
+
+#: a jitted learner whose 10 iterations each call a jitted step that calls a solver under
+#: `custom_vjp` (jaxopt's `solver.update`): the solver's equations are traced in its own
+#: frames, not the loop's, yet every one is a copy the loop made
+SOLVER_LOOP = """
+import jax
+import jax.numpy as jnp
+
+
+@jax.custom_vjp
+def solve(x):
+    for _ in range(6):
+        x = jnp.tanh(x @ x) * 0.5 + jnp.sin(x)
+    return x
+
+
+solve.defvjp(lambda x: (solve(x), x), lambda x, g: (g,))
+
+
+def update(x):
+    return solve(x) * 0.9
+
+
+@jax.jit  # jaxlint: args=(f32[16, 16],)
+def learner(x):
+    for _ in range(10):  # JAX202
+        x = jax.jit(update)(x)  # jaxlint: args=(f32[16, 16],)
+        x = jax.tree.map(lambda a: a / jnp.sqrt(jnp.sum(a * a)), x)
+    return x
+"""
+
+
+def test_a_program_large_by_the_solver_calls_of_a_reported_loop_is_that_loops_finding(tmp_path):
+    # JAX202 counts the bodies its iterations call (370 equations); JAX206's own count of
+    # the loop's equations reaches only those whose stack shows the loop (50): the loop
+    # finding's count decides, and the size is not reported a second time
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX202", "JAX206"]\n'
+                                             '[tool.jaxlint.dynamic]\nimport-scripts = true\n'
+                                             '[tool.jaxlint.rules.large-program]\nmax-equations = 100\n')
+    (tmp_path / "learner.py").write_text(SOLVER_LOOP.lstrip())
+    proc = run_cli("check", "--dynamic", "--no-cache", "--output-format", "json", "learner.py", cwd=tmp_path,
+                   timeout=300)
+    found = [(d["code"], d["location"]["row"]) for d in json_findings(proc)]
+    loop = next(i for i, t in enumerate(SOLVER_LOOP.lstrip().splitlines(), 1) if t.endswith("# JAX202"))
+    assert found == [("JAX202", loop)], proc.stdout

@@ -729,11 +729,30 @@ def _rel_failed(failed: dict | None, root: Path) -> dict | None:
     return failed
 
 
-def _display(rel: str, root: Path) -> str:
-    from jaxlint.files.discovery import display_path
+def _display(rel: str, fp: FilePlan) -> str:
+    """A root-relative (or absolute) path the worker gave, as shown: spelled through the
+    root the way the checked file was named, so that a tree reached through a symlinked
+    folder shows every finding under that folder, as its static findings are."""
+    from jaxlint.files.discovery import display_path, resolved
 
     p = Path(rel)
-    return display_path(p if p.is_absolute() else (root / p).resolve())
+    if p.is_absolute():
+        return display_path(p)
+    return display_path(_spelled_root(fp) / p)
+
+
+def _spelled_root(fp: FilePlan) -> Path:
+    """The project root as the checked file's path names it (``fp.root`` is resolved)."""
+    from jaxlint.files.discovery import resolved
+
+    try:
+        inner = resolved(fp.task.path).relative_to(fp.root).parts
+    except ValueError:
+        return fp.root
+    given = fp.task.path.parts
+    if inner and given[-len(inner):] == inner and len(given) > len(inner):
+        return Path(*given[:-len(inner)])
+    return fp.root
 
 
 def _is_file(rel: str, root: Path) -> bool:
@@ -744,7 +763,7 @@ def _place(rel: str | None, line: int | None, fp: FilePlan, fallback: int) -> tu
     """A reported place that is a real file: a path the worker gave that is not one
     (``<frozen importlib._bootstrap>``, ``<string>``) becomes the checked file."""
     if rel and _is_file(rel, fp.root):
-        return _display(rel, fp.root), int(line or 1)
+        return _display(rel, fp), int(line or 1)
     return fp.task.display, int(line or fallback) if not rel else fallback
 
 
@@ -857,11 +876,11 @@ def _add_findings(fp: FilePlan, diagnostics: list[dict], report: "DynamicReport"
     for d in diagnostics:
         d = dict(d)
         if _is_file(d["filename"], fp.root):
-            d["filename"] = _display(d["filename"], fp.root)
+            d["filename"] = _display(d["filename"], fp)
         else:
             d.update(filename=fp.task.display, location={"row": def_line, "column": 1},
                      end_location={"row": def_line, "column": 1}, noqa_row=def_line)
-        d["related"] = [dict(r, filename=_display(r["filename"], fp.root)) for r in d.get("related", [])
+        d["related"] = [dict(r, filename=_display(r["filename"], fp)) for r in d.get("related", [])
                         if _is_file(r["filename"], fp.root)]
         # the file of the jitted function: one identity for the finding wherever it is
         # reported (its definition, or the call site a recording saw), for the baseline

@@ -15,6 +15,7 @@ from lsprotocol import types as T
 
 from jaxlint.config import Settings
 from jaxlint.diagnostic import Diagnostic
+from jaxlint.files.discovery import resolved
 from jaxlint.lsp import dynamic
 from jaxlint.lsp.documents import Doc
 from jaxlint.lsp.settings import DocumentSettings
@@ -112,7 +113,8 @@ class DynamicRuns:
         doc = self.docs.get(uri)
         if doc is None:
             return
-        doc.dynamic = [d for d in outcome.diagnostics if Path(d.path) == path]
+        real = resolved(path)  # the child names files by their real paths
+        doc.dynamic = [_as_opened(d, real, path) for d in outcome.diagnostics if Path(d.path) == real]
         doc.dynamic_code = [_code_part(line) for line in split_lines(saved)]
         doc.dynamic_generation += 1
         if self.pull:
@@ -126,6 +128,15 @@ class DynamicRuns:
         task = self._dynamic_runs.get(str(params.token))
         if task is not None:
             task.cancel()
+
+
+def _as_opened(d: Diagnostic, real: Path, path: Path) -> Diagnostic:
+    """``d``, found in the file at ``real``, and its related places in that file, under
+    ``path``: the document's path as the editor opened it (through a symlinked folder)."""
+    from dataclasses import replace
+
+    related = tuple(replace(r, path=str(path)) if Path(r.path) == real else r for r in d.related)
+    return replace(d, path=str(path), related=related)
 
 
 def _code_part(line: str) -> str:

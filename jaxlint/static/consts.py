@@ -1,12 +1,39 @@
 """Static values of the value model (issue 19): the one place the model answers "is this
 value static", which rules ask instead of evaluating expressions themselves (issue 39).
 
-* ``static_value(model, expr)`` / ``static_count``: what the expression is, when it can be
-  computed without running anything (below);
-* ``is_static(taint, expr)``: whether it is known at trace time where it is read in
-  traced code (a shape, ``len``, a parameter no traced caller fills with a tracer, ...),
-  though its value may not be computable;
-* ``static_source(model, fn, name)``: the static argument of a jit that a name holds.
+One evaluator, ``evaluate(Ask(model, policy, ...), expr)``, answers it; what a caller
+needs to know is its policy (``Policy``), and each policy is asked through one function:
+
+* ``VALUE``, ``static_value(model, expr)`` / ``static_count``: what the expression is,
+  when it can be computed without running anything (below);
+* ``TRACE_TIME``, ``is_static(taint, expr)``: whether it is known at trace time where it
+  is read in traced code (a shape, ``len``, a parameter no traced caller fills with a
+  tracer, ...), though its value may not be computable;
+* ``JIT_ARG``, ``static_source(model, fn, name)``: the static argument of a jit that a
+  name holds.
+
+The evaluator reads displays, arithmetic, subscripts, comparisons, f-strings and
+comprehensions the same way for every policy: a construct is known when its parts are,
+and its value is computed when the policy wants values and the model computes that
+construct. The policies differ at the leaves, where their questions differ:
+
+* names: ``VALUE`` follows one plain assignment that reaches the read, module constants,
+  imported constants and a parameter every call site fills alike; ``TRACE_TIME`` reads
+  the traced function's own names only (a parameter through the taint, a local through
+  every binding of it), so a module-level name is not known at trace time there;
+  ``JIT_ARG`` follows parameters the jit marks static, through traced callers by name;
+* attributes: ``VALUE`` reads a module-level record's field or a class attribute;
+  ``TRACE_TIME`` knows shapes, dtypes and fields a pytree class declares static;
+* calls: ``VALUE`` computes ``len``, ``int``, ``float``, ``abs``, ``min``, ``max`` and a
+  module function's one return; ``TRACE_TIME`` knows ``len`` and ``type`` of anything,
+  other builtins (``range``, ``zip``, ``int``, ...) of known values, and the function
+  summaries' static returns;
+* a dict display: ``VALUE`` reads its entries when a subscript asks; the policies that
+  ask only whether a value is known do not look inside one.
+
+Each difference is kept as it was when these were three functions (findings unchanged,
+issue 39): making ``TRACE_TIME`` follow module constants or compute values would change
+JAX106's findings on prints of them.
 
 ``static_value(model, expr)`` gives an ``int``, ``float``, ``str``, ``bool``, ``None``, a
 ``tuple`` of such values or a ``dict`` with constant keys, or ``UNKNOWN``. It follows:
@@ -36,7 +63,7 @@ limit (``_DEPTH``) and by the size of the numbers it builds.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Union
 
 from jaxlint.static.apis import STATIC_ATTRS
 from jaxlint.static.scopes import walk
@@ -56,7 +83,25 @@ class _Unknown:
 
 
 UNKNOWN = _Unknown()
+
+
+class Known:
+    """Known where it is read, its value not computed (``KNOWN``); for the ``JIT_ARG``
+    policy, ``source`` names the static argument of a jit the value comes from."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, source: str | None = None) -> None:
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"Known({self.source!r})" if self.source else "KNOWN"
+
+
+KNOWN = Known()
 Value = Union[int, float, str, bool, None, tuple, dict, _Unknown]
+#: what the evaluator gives: a value, ``KNOWN`` or ``UNKNOWN``
+Result = Union[Value, Known]
 _DEPTH = 12
 _BIG = 1 << 62
 #: the longest sequence built by arithmetic on displays (``[0] * n``)
@@ -64,43 +109,59 @@ _LONGEST = 1 << 16
 _NAMED_BASES = {"typing.NamedTuple", "NamedTuple"}
 
 
+class Policy(NamedTuple):
+    """What a caller asks of the evaluator (``VALUE``, ``TRACE_TIME``, ``JIT_ARG``).
+
+    ``computes``: the value itself is wanted (else only whether it is known, and
+    ``UNKNOWN`` means not known); ``depth``: how deep an expression is followed;
+    ``names``, ``fields``, ``calls``: how the policy reads a name, an attribute and a call,
+    the leaves where the questions differ. The constructs between them (displays,
+    arithmetic, subscripts, comparisons, f-strings, comprehensions) are read the same way
+    by every policy (``evaluate``)."""
+
+    name: str
+    computes: bool
+    depth: int
+    names: "Callable[[Ask, ast.Name, int], Result]"
+    fields: "Callable[[Ask, ast.Attribute, int], Result]"
+    calls: "Callable[[Ask, ast.Call, int], Result]"
+
+
+class Ask:
+    """One question put to the evaluator: the model, the policy and, for a policy that
+    reads a function's names (``TRACE_TIME``, ``JIT_ARG``), the function and its taint."""
+
+    __slots__ = ("model", "policy", "fn", "taint", "known")
+
+    def __init__(self, model: "Scopes", policy: Policy, fn: "FunctionInfo | None" = None,
+                 taint: "Taint | None" = None) -> None:
+        self.model, self.policy, self.fn, self.taint = model, policy, fn, taint
+        #: what a construct known where it is read, whose value is not computed, counts as
+        self.known: Result = UNKNOWN if policy.computes else KNOWN
+
+
 def static_value(model: "Scopes", expr: ast.AST | None, depth: int = 0) -> Value:
-    """The static value of ``expr`` read where it stands, or ``UNKNOWN``."""
-    if expr is None or depth > _DEPTH:
-        return UNKNOWN
-    d = depth + 1
-    if isinstance(expr, ast.Constant):
-        literal = expr.value
-        return literal if literal is None or isinstance(literal, (int, float, str)) else UNKNOWN
-    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
-        v = static_value(model, expr.operand, d)
-        if isinstance(v, (int, float)):
-            return -v if isinstance(expr.op, ast.USub) else v
-        return UNKNOWN
-    if isinstance(expr, ast.BinOp):
-        return _arith(expr.op, static_value(model, expr.left, d), static_value(model, expr.right, d))
-    if isinstance(expr, (ast.Tuple, ast.List)):
-        if any(isinstance(e, ast.Starred) for e in expr.elts):
-            return UNKNOWN
-        items = tuple(static_value(model, e, d) for e in expr.elts)
-        return UNKNOWN if any(i is UNKNOWN for i in items) else items
-    if isinstance(expr, ast.Dict):
-        out: dict = {}
-        for k, entry in zip(expr.keys, expr.values):
-            key = static_value(model, k, d) if k is not None else UNKNOWN
-            if key is UNKNOWN or isinstance(key, dict):
-                return UNKNOWN  # `**other`, or a key not known
-            out[key] = _Lazy(entry)
-        return out
-    if isinstance(expr, ast.Subscript):
-        return _subscript(model, expr, d)
-    if isinstance(expr, ast.Name):
-        return _name(model, expr, d)
-    if isinstance(expr, ast.Attribute):
-        return _field(model, expr, d)
-    if isinstance(expr, ast.Call):
-        return _call(model, expr, d)
-    return UNKNOWN
+    """The static value of ``expr`` read where it stands, or ``UNKNOWN`` (``VALUE``)."""
+    return evaluate(Ask(model, VALUE), expr, depth)  # type: ignore[return-value]  # VALUE never gives KNOWN
+
+
+def is_static(taint: "Taint", expr: ast.AST | None, depth: int = 0) -> bool:
+    """``expr`` is known at trace time where it is read in traced code (never a tracer),
+    though its value may not be computable (``TRACE_TIME``): constants, shapes and dtypes
+    (``x.shape[0]``, ``len(x)``), f-strings and arithmetic of those, parameters that the
+    traced callers give no traced value, and locals bound only to such values (``for i in
+    range(n)``, ``sizes += [x.shape[i]]``)."""
+    return evaluate(Ask(taint.model, TRACE_TIME, taint.fn, taint), expr, depth) is not UNKNOWN
+
+
+def static_source(model: "Scopes", fn: "FunctionInfo", name: ast.Name) -> str | None:
+    """The static argument of a jit that ``name`` (read in ``fn``) holds, or None
+    (``JIT_ARG``): a parameter the jit marks static, also one closed over by a nested
+    function (a scan body made in the jitted function or by a factory it calls), and a
+    parameter every traced caller fills with such a value (``make_cell(n_ops)``). Never
+    rebound."""
+    found = evaluate(Ask(model, JIT_ARG, fn), name)
+    return found.source if isinstance(found, Known) else None
 
 
 def static_count(model: "Scopes", expr: ast.AST | None) -> int | None:
@@ -109,12 +170,93 @@ def static_count(model: "Scopes", expr: ast.AST | None) -> int | None:
     return v if type(v) is int else None
 
 
+def evaluate(ask: Ask, expr: ast.AST | None, depth: int = 0) -> Result:
+    """The one evaluator of "is this value static": ``expr`` read where it stands, as
+    ``ask.policy`` asks. A value (the ``VALUE`` policy), ``KNOWN`` (known where it is read,
+    not computed) or ``UNKNOWN``."""
+    policy = ask.policy
+    if expr is None:
+        return ask.known  # a slice's absent bound is known; no value
+    if depth > policy.depth:
+        return UNKNOWN
+    d = depth + 1
+    if isinstance(expr, ast.Constant):
+        literal = expr.value
+        if policy.computes and (literal is None or isinstance(literal, (int, float, str))):
+            return literal
+        return ask.known
+    if isinstance(expr, ast.Name):
+        return policy.names(ask, expr, d)
+    if isinstance(expr, ast.Attribute):
+        return policy.fields(ask, expr, d)
+    if isinstance(expr, ast.Call):
+        return policy.calls(ask, expr, d)
+    if isinstance(expr, ast.UnaryOp):
+        if policy.computes and isinstance(expr.op, (ast.USub, ast.UAdd)):
+            v = evaluate(ask, expr.operand, d)
+            if isinstance(v, (int, float)):
+                return -v if isinstance(expr.op, ast.USub) else v
+            return UNKNOWN
+        return _parts(ask, (expr.operand,), d)
+    if isinstance(expr, ast.BinOp):
+        if policy.computes:
+            return _arith(expr.op, evaluate(ask, expr.left, d), evaluate(ask, expr.right, d))  # type: ignore[arg-type]
+        return _parts(ask, (expr.left, expr.right), d)
+    if isinstance(expr, (ast.Tuple, ast.List)):
+        if any(isinstance(e, ast.Starred) for e in expr.elts):
+            return UNKNOWN
+        if policy.computes:
+            items = tuple(evaluate(ask, e, d) for e in expr.elts)
+            return UNKNOWN if any(i is UNKNOWN for i in items) else items
+        return _parts(ask, expr.elts, d)
+    if isinstance(expr, ast.Dict):
+        # a dict's entries are read when a subscript asks for one: a policy that asks
+        # only whether a value is known does not look inside a dict display (not known)
+        if not policy.computes:
+            return UNKNOWN
+        out: dict = {}
+        for k, entry in zip(expr.keys, expr.values):
+            key = evaluate(ask, k, d) if k is not None else UNKNOWN
+            if key is UNKNOWN or isinstance(key, dict):
+                return UNKNOWN  # `**other`, or a key not known
+            out[key] = _Lazy(entry)
+        return out
+    if isinstance(expr, ast.Subscript):
+        if policy.computes:
+            return _subscript(ask, expr, d)
+        return _parts(ask, (expr.value, expr.slice), d)
+    # constructs whose value is not computed: known when their parts are
+    if isinstance(expr, ast.Slice):
+        return _parts(ask, (expr.lower, expr.upper, expr.step), d)
+    if isinstance(expr, ast.IfExp):
+        return _parts(ask, (expr.body, expr.orelse), d)
+    if isinstance(expr, ast.Compare):
+        return _parts(ask, (expr.left, *expr.comparators), d)
+    if isinstance(expr, ast.JoinedStr):
+        return _parts(ask, [v.value for v in expr.values if isinstance(v, ast.FormattedValue)], d)
+    if isinstance(expr, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        return _parts(ask, [expr.elt, *(p for g in expr.generators for p in (g.iter, *g.ifs))], d)
+    return UNKNOWN
+
+
+def _parts(ask: Ask, parts: "Iterable[ast.AST | None]", d: int) -> Result:
+    """A construct known when all its parts are (``ask.known``), else ``UNKNOWN``; a
+    policy that wants the value stops here (not computed)."""
+    if ask.policy.computes:
+        return UNKNOWN
+    return ask.known if all(evaluate(ask, p, d) is not UNKNOWN for p in parts) else UNKNOWN
+
+
 def range_count(model: "Scopes", call: ast.Call, depth: int = 0) -> int | None:
     """How many values ``range(...)`` (or ``arange`` of ints, which the caller resolved)
     gives when its bounds are static ints, else None."""
+    return _range_count(Ask(model, VALUE), call, depth)
+
+
+def _range_count(ask: Ask, call: ast.Call, depth: int) -> int | None:
     if call.keywords or not 1 <= len(call.args) <= 3 or any(isinstance(a, ast.Starred) for a in call.args):
         return None
-    vals = [static_value(model, a, depth + 1) for a in call.args]
+    vals = [evaluate(ask, a, depth + 1) for a in call.args]
     if not all(type(v) is int for v in vals):
         return None
     ints: list[int] = [v for v in vals if isinstance(v, int)]
@@ -124,108 +266,106 @@ def range_count(model: "Scopes", call: ast.Call, depth: int = 0) -> int | None:
     return max(0, -(-(stop - start) // step)) if step > 0 else max(0, -(-(start - stop) // -step))
 
 
-def is_static(taint: "Taint", expr: ast.AST | None, depth: int = 0) -> bool:
-    """``expr`` is known at trace time where it is read in traced code (never a tracer),
-    though its value may not be computable (``static_value``): constants, shapes and
-    dtypes (``x.shape[0]``, ``len(x)``), f-strings and arithmetic of those, parameters that the traced callers give no traced
-    value, and locals bound only to such values (``for i in range(n)``,
-    ``sizes += [x.shape[i]]``)."""
-    model, fn = taint.model, taint.fn
-    if expr is None or depth > 10:
-        return expr is None
-    if isinstance(expr, ast.Constant):
-        return True
-    if isinstance(expr, ast.JoinedStr):
-        return all(is_static(taint, v.value, depth + 1) for v in expr.values if isinstance(v, ast.FormattedValue))
-    if isinstance(expr, ast.Attribute):
-        # a shape or dtype, or a field a pytree class declares static (the model's answer)
-        return expr.attr in STATIC_ATTRS or (static_field(model, expr.attr) and taint.culprit(expr) is None)
-    if isinstance(expr, ast.IfExp):
-        return is_static(taint, expr.body, depth + 1) and is_static(taint, expr.orelse, depth + 1)
-    if isinstance(expr, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
-        return is_static(taint, expr.elt, depth + 1) and all(
-            is_static(taint, g.iter, depth + 1) and all(is_static(taint, c, depth + 1) for c in g.ifs)
-            for g in expr.generators)
-    if isinstance(expr, ast.Subscript):
-        return is_static(taint, expr.value, depth + 1) and is_static(taint, expr.slice, depth + 1)
-    if isinstance(expr, ast.Slice):
-        return all(is_static(taint, e, depth + 1) for e in (expr.lower, expr.upper, expr.step))
-    if isinstance(expr, ast.BinOp):
-        return is_static(taint, expr.left, depth + 1) and is_static(taint, expr.right, depth + 1)
-    if isinstance(expr, ast.UnaryOp):
-        return is_static(taint, expr.operand, depth + 1)
-    if isinstance(expr, (ast.Tuple, ast.List)):
-        return all(is_static(taint, e, depth + 1) for e in expr.elts)
-    if isinstance(expr, ast.Call):
-        q = model.resolve_call(expr) or ""
-        args = [*expr.args, *(k.value for k in expr.keywords)]
-        if q in ("builtins.len", "builtins.type"):
-            return True
-        if q in ("builtins.range", "builtins.enumerate", "builtins.zip", "builtins.min", "builtins.max",
-                 "builtins.tuple", "builtins.list", "builtins.str", "builtins.int"):
-            return all(is_static(taint, a, depth + 1) for a in args)
-        if isinstance(expr.func, ast.Attribute) and expr.func.attr == "format":
-            return is_static(taint, expr.func.value, depth + 1) and all(is_static(taint, a, depth + 1)
-                                                                          for a in args)
-        # a function of the checked tree whose every return is static (`size_of(x)`
-        # returning `x.size`), or a tree map of one (`jax.tree.map(lambda x: x.shape, t)`):
-        # the model's summary
-        summaries = Summaries.of(model)
-        if summaries.kind(expr, fn, 0) is Kind.STATIC:
-            return True
-        # `t.count()` of a pytree whose `count` returns a static field (every class of
-        # the tree with such a method agrees)
-        return isinstance(expr.func, ast.Attribute) and summaries.method_returns(expr.func.attr) is Kind.STATIC
-    if isinstance(expr, ast.Compare):
-        return is_static(taint, expr.left, depth + 1) and all(is_static(taint, c, depth + 1) for c in expr.comparators)
-    if isinstance(expr, ast.Name):
-        if fn.param(expr.id) is not None:
-            return taint.culprit(expr) is None
-        bindings = fn.bindings.get(expr.id)
-        if not bindings:
-            return False
-        for b in bindings:
-            node = b.node
-            value: ast.expr | None
-            if isinstance(node, (ast.For, ast.comprehension)):
-                value = node.iter
-            elif isinstance(node, ast.AugAssign):
-                value = node.value
-            else:
-                value = b.value
-            if value is None or not is_static(taint, value, depth + 1):
-                return False
-        return True
-    return False
+def _trace_name(ask: Ask, expr: ast.Name, d: int) -> Result:
+    """``TRACE_TIME``'s names: those of the traced function only. A parameter is known
+    when the taint finds no traced value reaching it (its traced callers); a local when
+    every binding of it gives a known value (``for i in range(n)``, ``n += x.shape[0]``).
+    A module-level name is not known (a global may be rebound between traces): print of
+    one in traced code is a print of a value (JAX106)."""
+    fn, taint = ask.fn, ask.taint
+    assert fn is not None and taint is not None
+    if fn.param(expr.id) is not None:
+        return KNOWN if taint.culprit(expr) is None else UNKNOWN
+    bindings = fn.bindings.get(expr.id)
+    if not bindings:
+        return UNKNOWN
+    for b in bindings:
+        node = b.node
+        value: ast.expr | None
+        if isinstance(node, (ast.For, ast.comprehension)):
+            value = node.iter
+        elif isinstance(node, ast.AugAssign):
+            value = node.value
+        else:
+            value = b.value
+        if value is None or evaluate(ask, value, d) is UNKNOWN:
+            return UNKNOWN
+    return KNOWN
 
 
-def static_source(model: "Scopes", fn: "FunctionInfo", name: str, depth: int = 0) -> str | None:
-    """The static argument of a jit that ``name`` (read in ``fn``) holds, or None: a
-    parameter the jit marks static, also one closed over by a nested function (a scan
-    body made in the jitted function or by a factory it calls), and a parameter every
-    traced caller fills with such a value (``make_cell(n_ops)``). Never rebound."""
-    if depth > 4:
-        return None
+def _trace_field(ask: Ask, expr: ast.Attribute, d: int) -> Result:
+    """``TRACE_TIME``'s attributes: a shape or dtype, or a field a pytree class declares
+    static that holds no traced value (the model's answer)."""
+    taint = ask.taint
+    assert taint is not None
+    if expr.attr in STATIC_ATTRS or (static_field(ask.model, expr.attr) and taint.culprit(expr) is None):
+        return KNOWN
+    return UNKNOWN
+
+
+#: builtins whose result is known at trace time when their arguments are
+_KNOWN_WHEN_ARGS = frozenset({"builtins.range", "builtins.enumerate", "builtins.zip", "builtins.min", "builtins.max",
+                              "builtins.tuple", "builtins.list", "builtins.str", "builtins.int"})
+
+
+def _trace_call(ask: Ask, expr: ast.Call, d: int) -> Result:
+    """``TRACE_TIME``'s calls: ``len`` and ``type`` of anything; the builtins of
+    ``_KNOWN_WHEN_ARGS`` and ``str.format`` of known values; a function of the checked tree
+    whose every return is static, a tree map of one, a pytree method returning a static
+    field (the function summaries, ``values.Summaries``)."""
+    model, fn = ask.model, ask.fn
+    assert fn is not None
+    q = model.resolve_call(expr) or ""
+    args = [*expr.args, *(k.value for k in expr.keywords)]
+    if q in ("builtins.len", "builtins.type"):
+        return KNOWN
+    if q in _KNOWN_WHEN_ARGS:
+        return _parts(ask, args, d)
+    if isinstance(expr.func, ast.Attribute) and expr.func.attr == "format":
+        return _parts(ask, (expr.func.value, *args), d)
+    # a function of the checked tree whose every return is static (`size_of(x)`
+    # returning `x.size`), or a tree map of one (`jax.tree.map(lambda x: x.shape, t)`):
+    # the model's summary
+    summaries = Summaries.of(model)
+    if summaries.kind(expr, fn, 0) is Kind.STATIC:
+        return KNOWN
+    # `t.count()` of a pytree whose `count` returns a static field (every class of
+    # the tree with such a method agrees)
+    if isinstance(expr.func, ast.Attribute) and summaries.method_returns(expr.func.attr) is Kind.STATIC:
+        return KNOWN
+    return UNKNOWN
+
+
+def _jit_arg_name(ask: Ask, expr: ast.Name, d: int) -> Result:
+    """``JIT_ARG``'s names: a parameter (never rebound) that the jit marks static
+    (``Known(source=name)``), or one every traced caller fills by name with such a value."""
+    model, fn, name = ask.model, ask.fn, expr.id
     owner, bindings = model.lookup(name, fn)
     if owner is None or not bindings or any(b.kind != "param" for b in bindings):
-        return None
+        return UNKNOWN
     if name in owner.static_params:
-        return name
+        return Known(name)
     p = owner.param(name)
     sites = [(call, caller, implicit) for call, caller, implicit in owner.call_sites.values() if caller.traced]
     if p is None or p.index is None or not sites or owner.traced_by and not all(r.by_call for r in owner.traced_by):
-        return None
-    found = None
+        return UNKNOWN
+    found: Result = UNKNOWN
     for call, caller, implicit in sites:
         j = p.index - implicit
         arg = call.args[j] if 0 <= j < len(call.args) else next(
             (k.value for k in call.keywords if k.arg == name), None)
         if not isinstance(arg, ast.Name) or any(isinstance(a, ast.Starred) for a in call.args):
-            return None
-        found = static_source(model, caller, arg.id, depth + 1)
-        if found is None:
-            return None
+            return UNKNOWN  # a static argument is passed on by name only
+        found = evaluate(Ask(model, JIT_ARG, caller), arg, d)
+        if not (isinstance(found, Known) and found.source):
+            return UNKNOWN
     return found
+
+
+def _not_followed(ask: Ask, expr: ast.AST, d: int) -> Result:
+    return UNKNOWN
+
+
 
 #: Builtins whose iteration runs as many times as over their one argument.
 _SAME_COUNT = frozenset({"builtins.enumerate", "builtins.reversed", "builtins.list", "builtins.tuple",
@@ -302,11 +442,11 @@ def _arith(op: ast.operator, a: Value, b: Value) -> Value:
     return r if abs(r) < _BIG else UNKNOWN
 
 
-def _subscript(model: "Scopes", expr: ast.Subscript, d: int) -> Value:
+def _subscript(ask: Ask, expr: ast.Subscript, d: int) -> Result:
     if isinstance(expr.slice, ast.Slice):
         return UNKNOWN
-    base = static_value(model, expr.value, d)
-    key = static_value(model, expr.slice, d)
+    base = evaluate(ask, expr.value, d)
+    key = evaluate(ask, expr.slice, d)
     if key is UNKNOWN:
         return UNKNOWN
     if isinstance(base, dict):
@@ -314,7 +454,7 @@ def _subscript(model: "Scopes", expr: ast.Subscript, d: int) -> Value:
             item = base.get(key, UNKNOWN)
         except TypeError:
             return UNKNOWN
-        return static_value(model, item.node, d) if isinstance(item, _Lazy) else UNKNOWN
+        return evaluate(ask, item.node, d) if isinstance(item, _Lazy) else UNKNOWN
     if isinstance(base, (tuple, str)) and type(key) is int and -len(base) <= key < len(base):
         return base[key]
     return UNKNOWN
@@ -354,12 +494,15 @@ def _after_last_plain(model: "Scopes", name: ast.Name, scope: "FunctionInfo", bi
             and not any(b.node is st or any(a is st for a in model.ancestors(b.node)) for st in earlier)]
 
 
-def _name(model: "Scopes", expr: ast.Name, d: int) -> Value:
-    value = _bound_once(model, expr)
+def _name(ask: Ask, expr: ast.Name, d: int) -> Result:
+    """``VALUE``'s names: one plain assignment that reaches the read (a module constant,
+    a local), an imported constant of another module, a parameter every call site fills
+    with the same static value."""
+    value = _bound_once(ask.model, expr)
     if value is None:
-        imported = _imported(model, expr, d)
-        return _param(model, expr, d) if imported is None else imported
-    return static_value(model, value, d)
+        imported = _imported(ask, expr, d)
+        return _param(ask, expr, d) if imported is None else imported
+    return evaluate(ask, value, d)
 
 
 #: the text assigned to a module-level name of another module that may be a static value
@@ -373,35 +516,37 @@ def _staticish(text: bytes) -> bool:
     return _STATICISH().search(text) is not None
 
 
-def _imported(model: "Scopes", expr: ast.expr, d: int) -> Value | None:
+def _imported(ask: Ask, expr: ast.expr, d: int) -> Result | None:
     """``N`` after ``from .config import N``, ``config.N`` after ``import config``: the
     static value of a module-level constant of another module of the tree, read in that
     module (``values.imported_constant``, which records the module read). None when the
     name is not imported (the caller reads it otherwise), ``UNKNOWN`` when it is but its
     value is not static or not found."""
+    model = ask.model
     scope = model.function_of(expr)
     if model.link is None or not model.imported(expr, scope):
         return None
     found = imported_constant(model, expr, scope, _staticish)
     if found is None or found.read is not expr:
         return UNKNOWN
-    return static_value(found.model, found.value, d + 1)
+    return evaluate(Ask(found.model, ask.policy), found.value, d + 1)
 
 
-def _param(model: "Scopes", expr: ast.Name, d: int) -> Value:
+def _param(ask: Ask, expr: ast.Name, d: int) -> Result:
     """A parameter never rebound and never traced: the one static value every call site
     of its function passes it (its default where a call omits it), ``callers``."""
+    model = ask.model
     owner, bindings = model.lookup(expr.id, model.function_of(expr))
     if owner is None or len(bindings) != 1 or bindings[0].kind != "param" or expr.id in owner.traced_params \
-            or d > _DEPTH // 2:
+            or d > ask.policy.depth // 2:
         return UNKNOWN
     from jaxlint.static.callers import Callers
     bound = Callers.of(model).values(owner, expr.id)
     if not bound:
         return UNKNOWN
-    found: Value = UNKNOWN
+    found: Result = UNKNOWN
     for i, b in enumerate(bound):
-        v = static_value(model, b.value, d + 1)
+        v = evaluate(ask, b.value, d + 1)
         if isinstance(v, _Unknown) or (i and (type(v) is not type(found) or v != found)):
             return UNKNOWN
         found = v
@@ -444,18 +589,20 @@ def _fields(cls: ast.ClassDef) -> list[ast.AnnAssign]:
                      and s.annotation.value.id == "ClassVar")]
 
 
-def _field(model: "Scopes", expr: ast.Attribute, d: int) -> Value:
-    """``CONFIG.steps`` of a module-level record instance: its constructor's argument or the
-    class default."""
+def _field(ask: Ask, expr: ast.Attribute, d: int) -> Result:
+    """``VALUE``'s attributes: ``CONFIG.steps`` of a module-level record instance (its
+    constructor's argument or the class default), an imported constant (``config.N``), a
+    class attribute bound once (``Config.steps``)."""
+    model = ask.model
     found = _module_instance(model, expr.value)
     if found is None:
-        imported = _imported(model, expr, d)
-        return _class_attribute(model, expr, d) if imported is None else imported
+        imported = _imported(ask, expr, d)
+        return _class_attribute(ask, expr, d) if imported is None else imported
     cls, call = found
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return UNKNOWN
     if not _is_record_class(model, cls):
-        return _init_field(model, cls, call, expr.attr, d)
+        return _init_field(ask, cls, call, expr.attr, d)
     if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name in ("__init__", "__new__",
                                                                                  "__post_init__", expr.attr)
            for s in cls.body):
@@ -467,19 +614,20 @@ def _field(model: "Scopes", expr: ast.Attribute, d: int) -> Value:
     i = names.index(expr.attr)
     for k in call.keywords:
         if k.arg == expr.attr:
-            return static_value(model, k.value, d)
+            return evaluate(ask, k.value, d)
     if i < len(call.args):
-        return static_value(model, call.args[i], d)
+        return evaluate(ask, call.args[i], d)
     default = fields[i].value
     if isinstance(default, ast.Call):
         return UNKNOWN  # `field(default=...)`, `eqx.field(...)`: not followed
-    return static_value(model, default, d)
+    return evaluate(ask, default, d)
 
 
-def _init_field(model: "Scopes", cls: ast.ClassDef, call: ast.Call, attr: str, d: int) -> Value:
+def _init_field(ask: Ask, cls: ast.ClassDef, call: ast.Call, attr: str, d: int) -> Result:
     """``CONFIG.steps`` of ``CONFIG = Config(1000)`` where the class's own ``__init__`` is the one
     place in the module that stores ``.steps`` (``self.steps = steps``): the argument given for
     that parameter (else its default), or the static value stored."""
+    model = ask.model
     stores = [a for a in model.nodes(ast.Attribute) if isinstance(a.ctx, (ast.Store, ast.Del)) and a.attr == attr]
     if len(stores) != 1 or not (isinstance(stores[0].value, ast.Name) and stores[0].value.id == "self"):
         return UNKNOWN
@@ -491,19 +639,20 @@ def _init_field(model: "Scopes", cls: ast.ClassDef, call: ast.Call, attr: str, d
     value = stmt.value
     p = init.param(value.id) if isinstance(value, ast.Name) else None
     if p is None:
-        return static_value(model, value, d)
+        return evaluate(ask, value, d)
     _, bindings = model.lookup(p.name, init)
     if len(bindings) != 1 or p.kind not in ("positional", "keyword"):
         return UNKNOWN  # the parameter is rebound before it is stored
     given = next((k.value for k in call.keywords if k.arg == p.name), None)
     if given is None and p.index is not None and 0 < p.index <= len(call.args):
         given = call.args[p.index - 1]  # `self` is not passed
-    return static_value(model, given if given is not None else p.default, d)
+    return evaluate(ask, given if given is not None else p.default, d)
 
 
-def _class_attribute(model: "Scopes", expr: ast.Attribute, d: int) -> Value:
+def _class_attribute(ask: Ask, expr: ast.Attribute, d: int) -> Result:
     """``Config.steps`` of a class of the module (not shadowed where it is read) whose body
     binds ``steps`` once, when nothing in the module stores to an attribute of that name."""
+    model = ask.model
     if not isinstance(expr.value, ast.Name):
         return UNKNOWN
     owner, bindings = model.lookup(expr.value.id, model.function_of(expr))
@@ -519,19 +668,22 @@ def _class_attribute(model: "Scopes", expr: ast.Attribute, d: int) -> Value:
         return UNKNOWN
     if any(isinstance(a.ctx, (ast.Store, ast.Del)) and a.attr == expr.attr for a in model.nodes(ast.Attribute)):
         return UNKNOWN  # `Config.steps = ...`, `self.steps = ...` somewhere: not one value
-    return static_value(model, values[0], d)
+    return evaluate(ask, values[0], d)
 
 
-def _call(model: "Scopes", expr: ast.Call, d: int) -> Value:
+def _call(ask: Ask, expr: ast.Call, d: int) -> Result:
+    """``VALUE``'s calls: ``len``, ``int``, ``float``, ``abs``, ``min``, ``max`` of static
+    values, a module function without arguments whose every return gives one value."""
     if expr.keywords:
         return UNKNOWN
+    model = ask.model
     q = model.resolve_call(expr)
     if q in ("builtins.len", "builtins.int", "builtins.float", "builtins.abs") and len(expr.args) == 1:
-        v = static_value(model, expr.args[0], d)
+        v = evaluate(ask, expr.args[0], d)
         if q == "builtins.len":
             arg = expr.args[0]
             if isinstance(arg, ast.Call) and model.resolve_call(arg) == "builtins.range":
-                count = range_count(model, arg, d)
+                count = _range_count(ask, arg, d)
                 return UNKNOWN if count is None else count  # `len(range(1, N, 2))`
             return len(v) if isinstance(v, (tuple, str, dict)) else UNKNOWN
         if not isinstance(v, (int, float)) or isinstance(v, bool):
@@ -541,7 +693,7 @@ def _call(model: "Scopes", expr: ast.Call, d: int) -> Value:
         except (OverflowError, ValueError):
             return UNKNOWN
     if q in ("builtins.min", "builtins.max") and len(expr.args) >= 2:
-        vals = [static_value(model, a, d) for a in expr.args]
+        vals = [evaluate(ask, a, d) for a in expr.args]
         if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
             return min(vals) if q == "builtins.min" else max(vals)  # type: ignore[type-var]
         return UNKNOWN
@@ -551,22 +703,34 @@ def _call(model: "Scopes", expr: ast.Call, d: int) -> Value:
     if fn is None or isinstance(fn.node, ast.Lambda) or fn.params or fn.class_name is not None \
             or fn.node.decorator_list:
         return UNKNOWN
-    return _returned(model, fn, d)
+    return _returned(ask, fn, d)
 
 
-def _returned(model: "Scopes", fn: "FunctionInfo", d: int) -> Value:
+def _returned(ask: Ask, fn: "FunctionInfo", d: int) -> Result:
     """The one static value every ``return`` of ``fn`` gives (no generator, no bare return)."""
-    found: Value = UNKNOWN
+    found: Result = UNKNOWN
     for node in fn.body_nodes():
         if isinstance(node, (ast.Yield, ast.YieldFrom)):
             return UNKNOWN
         if isinstance(node, ast.Return):
-            v = static_value(model, node.value, d) if node.value is not None else UNKNOWN
+            v = evaluate(ask, node.value, d) if node.value is not None else UNKNOWN
             if v is UNKNOWN or isinstance(v, dict) \
                     or (found is not UNKNOWN and (v != found or type(v) is not type(found))):
                 return UNKNOWN
             found = v
     return found
+
+
+#: What the value is, when it can be computed without running anything (the module
+#: docstring lists what it follows): loop counts, sizes, dict entries.
+VALUE = Policy("value", True, _DEPTH, _name, _field, _call)
+#: Whether the value is known at trace time where it is read in traced code, though it may
+#: not be computable (JAX106's print of a value). It reads the traced function's own names
+#: and its taint, not the module's: see ``_trace_name``.
+TRACE_TIME = Policy("trace-time", False, 10, _trace_name, _trace_field, _trace_call)
+#: Which static argument of a jit a name holds (JAX102's loop bound chosen by the caller):
+#: names only, passed on by name through traced callers.
+JIT_ARG = Policy("jit-arg", False, 4, _jit_arg_name, _not_followed, _not_followed)
 
 
 def display_entry(model: "Scopes", display: ast.expr | None, key: ast.expr) -> ast.expr | None:

@@ -420,7 +420,7 @@ class PythonLoopInJit(StaticRule):
         if not (isinstance(it, ast.Call) and model.resolve_call(it) == "builtins.range" and it.args):
             return None
         stop = it.args[0] if len(it.args) == 1 else it.args[1]
-        return static_source(model, fn, stop.id) if isinstance(stop, ast.Name) else None
+        return static_source(model, fn, stop) if isinstance(stop, ast.Name) else None
 
     @staticmethod
     def _independent(loop: ast.For | ast.AsyncFor) -> bool:

@@ -1067,6 +1067,45 @@ def test_a_static_value_not_computable_is_unknown(src):
     assert _value_of_last(src) is UNKNOWN
 
 
+_POLICIES = """
+from functools import partial
+import jax
+
+STEPS = 4
+
+@partial(jax.jit, static_argnums=(1,))
+def f(x, n):
+    k = 3
+    probe(k * 2, STEPS, x.shape[0] + 1, {"a": 1}, x + 1, n, len(x))
+"""
+
+
+def test_one_evaluator_answers_each_question_by_its_policy():
+    """consts.evaluate is the one evaluator; static_value, is_static and static_source
+    are its policies VALUE, TRACE_TIME and JIT_ARG, which differ where their questions
+    do: a module constant has a value but is not known at trace time under TRACE_TIME
+    (it reads the traced function's own names), a dict display has a value but
+    TRACE_TIME does not look inside one, a shape is known at trace time with no value."""
+    from jaxlint.static.consts import (JIT_ARG, KNOWN, TRACE_TIME, UNKNOWN, VALUE, Ask, Known, evaluate,
+                                       is_static, static_source, static_value)
+    from jaxlint.static.taint import taint_of
+    model = model_of(_POLICIES)
+    fn = next(f for f in model.functions if f.name == "f")
+    taint = taint_of(model, fn)
+    call = next(n for n in ast.walk(model.tree) if isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Name) and n.func.id == "probe")
+    doubled, steps, shape, display, traced, n, length = call.args
+    values = [static_value(model, a) for a in call.args]
+    assert values[:2] == [6, 4] and isinstance(values[3], dict) and set(values[3]) == {"a"}
+    assert values[2] is UNKNOWN and values[4] is UNKNOWN and values[6] is UNKNOWN
+    assert [is_static(taint, a) for a in call.args] == [True, False, True, False, False, True, True]
+    assert [evaluate(Ask(model, TRACE_TIME, fn, taint), a) for a in (doubled, shape)] == [KNOWN, KNOWN]
+    assert evaluate(Ask(model, VALUE), doubled) == static_value(model, doubled) == 6
+    assert static_source(model, fn, n) == "n" and static_source(model, fn, steps) is None
+    found = evaluate(Ask(model, JIT_ARG, fn), n)
+    assert isinstance(found, Known) and found.source == "n"
+
+
 _JITTED_HELPER = """
 from functools import partial
 import jax

@@ -73,6 +73,12 @@ class Binding:
     kind: str  # "assign", "param", "import", "def", "class", "for", "with", "other"
 
 
+def by_imports(bindings: "list[Binding]") -> bool:
+    """The bindings of a name are imports only (``import numpy as np``, ``from .cfg
+    import N``, also twice): the one test of an imported name (``Scopes.imported``)."""
+    return bool(bindings) and all(b.kind == "import" for b in bindings)
+
+
 @dataclass(eq=False)
 class FunctionInfo:
     node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda

@@ -28,7 +28,8 @@ from jaxlint.static.apis import (ARRAY_ANNOTATIONS, BUILTINS, DIFF_TRANSFORMS, J
                                  NOT_ARRAY_ANNOTATIONS, OWN_LEADING_ARGUMENTS,
                                  TRACING_HOFS)
 
-from jaxlint.static.data import Binding, FunctionInfo, Model, ModuleLink, Param, Reason  # noqa: F401 (the model's data)
+from jaxlint.static.data import (Binding, FunctionInfo, Model, ModuleLink, Param, Reason,  # noqa: F401 (the model's data)
+                                by_imports)
 
 _UNKNOWN = object()
 #: node classes a parser creates (no subclasses below them): nodes() indexes these by type
@@ -439,12 +440,17 @@ class Scopes:
         """Whether the name ``expr`` starts with (``np`` of ``np.random.rand``, ``sample``)
         is bound, where it is read in ``fn``, by imports only: the one question rules ask
         of an imported name before reading its module (``values.imported_constant``)."""
+        return self.import_bindings(expr, fn) is not None
+
+    def import_bindings(self, expr: ast.AST, fn: FunctionInfo | None) -> tuple[FunctionInfo | None, list[Binding]] | None:
+        """``imported``, with the scope that binds the name and its import bindings
+        (``lookup``'s answer), or None when the name is not bound by imports only."""
         while isinstance(expr, ast.Attribute):
             expr = expr.value
         if not isinstance(expr, ast.Name):
-            return False
-        _, bindings = self.lookup(expr.id, fn)
-        return bool(bindings) and all(b.kind == "import" for b in bindings)
+            return None
+        owner, bindings = self.lookup(expr.id, fn)
+        return (owner, bindings) if by_imports(bindings) else None
 
     def reaching_bindings(self, name: ast.Name, fn: FunctionInfo | None) -> list[Binding]:
         """:meth:`iter_reaching` as a list, in the order the bindings were made."""
@@ -545,7 +551,7 @@ class Scopes:
             scope = self.function_of(at or node)
             owner, bindings = self.lookup(node.id, scope)
             if owner is not None:
-                if bindings and all(b.kind == "import" for b in bindings):
+                if by_imports(bindings):
                     return self.aliases.get(node.id)
                 if len(bindings) == 1 and bindings[0].kind == "param":
                     # what every caller passes it, or its default (`xnp=np`): ``callers``
@@ -553,7 +559,7 @@ class Scopes:
                     return Callers.of(self).qualname(owner, node.id)
                 return None
             if bindings:
-                if all(b.kind == "import" for b in bindings) or node.id in self.aliases:
+                if by_imports(bindings) or node.id in self.aliases:
                     return self.aliases.get(node.id)
                 return None
             if node.id in BUILTINS:

@@ -9,6 +9,7 @@ import ast
 import builtins
 import weakref
 
+from jaxlint.static.data import by_imports
 from jaxlint.static.semantic import FunctionInfo, ModuleModel, walk
 
 #: Python's builtins and soft keywords a new name must not shadow.
@@ -36,7 +37,7 @@ def _imported(model: ModuleModel) -> dict[str, list[str]]:
         found = {}
         for local, bindings in model.module_bindings.items():
             qual = model.aliases.get(local)
-            if qual is not None and bindings and all(b.kind == "import" for b in bindings):
+            if qual is not None and by_imports(bindings):
                 found.setdefault(qual, []).append(local)
         for names in found.values():
             names.sort()

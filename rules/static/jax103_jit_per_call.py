@@ -415,14 +415,10 @@ class JitPerCall(StaticRule):
                 ast.literal_eval(k.value)
             except (ValueError, SyntaxError, TypeError, RecursionError):
                 return None
-        root = call.func
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        if not isinstance(root, ast.Name):
+        imported = model.import_bindings(call.func, scope)  # `jax.jit`, `jit` bound by imports only
+        if imported is None:
             return None
-        r_owner, r_bindings = model.lookup(root.id, scope)
-        if not r_bindings or any(b.kind != "import" for b in r_bindings):
-            return None
+        r_owner, r_bindings = imported
         owner, bindings = model.lookup(target.id, scope)
         if len(bindings) != 1:
             return None

@@ -554,13 +554,17 @@ def test_test_modules_have_distinct_names():
 
 
 #: the recorder's modules: what each may rebind (``global``) and the module-level
-#: containers it may make. The recorder's module rebinds where jax keeps its types and
-#: getters, looked up once, and keeps constants and memos of jax's answers; everything a
+#: containers it may make. Its calls and signatures rebind where jax keeps its types and
+#: getters, looked up once, and keep constants and memos of jax's answers; everything a
 #: recording holds (its records, counters, the watch of what the caller keeps, the
 #: observer) is its Recorder's (issue 25)
 RECORDER_MODULES = {
-    "recorder.py": ({"_TRACING", "_EVALUATING", "_NO_JIT", "_ARRAY_TYPE", "_flatten", "_x64", "_RESOURCES",
-                     "_ABSTRACT_MESH", "_MESH0", "_JAX_TYPES"}, {"TARGETS", "_OPTION_ARGS", "_CANONICAL", "_SHARDINGS"}),
+    "recorder.py": (set(), {"TARGETS"}),
+    "record_state.py": (set(), set()),
+    "record_signature.py": ({"_JAX_TYPES"}, {"_CANONICAL", "_SHARDINGS"}),
+    "record_calls.py": ({"_TRACING", "_EVALUATING", "_NO_JIT", "_ARRAY_TYPE", "_flatten", "_x64", "_RESOURCES",
+                         "_ABSTRACT_MESH", "_MESH0"}, set()),
+    "record_output.py": (set(), {"_OPTION_ARGS"}),
     "callers.py": (set(), set()),
     "observer.py": (set(), set()),
 }
@@ -589,6 +593,8 @@ def test_the_recorders_state_is_held_by_its_recorder():
     keeps are the fields of one ``Recorder`` object, handed to the observer, not module
     globals reached from everywhere: the recorder's modules rebind only jax lookups, and
     hold no other container."""
+    split = {p.name for p in (ROOT / "jaxlint" / "dynamic").glob("record*.py")} - {"recording.py"}
+    assert split <= set(RECORDER_MODULES), sorted(split - set(RECORDER_MODULES))
     for name, (may_rebind, may_hold) in RECORDER_MODULES.items():
         tree = _parsed(ROOT / "jaxlint" / "dynamic" / name)
         rebound = {n for node in ast.walk(tree) if isinstance(node, ast.Global) for n in node.names}
@@ -596,7 +602,8 @@ def test_the_recorders_state_is_held_by_its_recorder():
         containers = _module_containers(tree)  # type: ignore[arg-type]
         assert containers <= may_hold, (name, sorted(containers - may_hold))
     observer = _parsed(ROOT / "jaxlint" / "dynamic" / "observer.py")
-    assert not [n for n in ast.walk(observer) if isinstance(n, ast.ImportFrom) and n.module == "jaxlint.dynamic.recorder"]
+    assert not [n for n in ast.walk(observer) if isinstance(n, ast.ImportFrom)
+                and (n.module or "").startswith(("jaxlint.dynamic.recorder", "jaxlint.dynamic.record_"))]
 
 
 def test_the_recorder_state_guard_sees_module_state():

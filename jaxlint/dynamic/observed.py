@@ -472,7 +472,7 @@ def coverage_lines(functions: dict[str, dict], levels: list[str], indent: str = 
 
 # ---------------------------------------------------------------------------- reading (check --dynamic)
 def file_sha(path: Path) -> str:
-    """What ``record.file_digest`` took in the program: a file's sha256, a notebook's
+    """What ``record_state.file_digest`` took in the program: a file's sha256, a notebook's
     code digest (its outputs and metadata may change without making its observations stale)."""
     try:
         data = path.read_bytes()

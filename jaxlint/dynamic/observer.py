@@ -53,7 +53,7 @@ class FunctionState:
         #: the project file that defines the function (its settings, its observation's key)
         self.home = str((observer.root / meta["file"]).resolve())
         #: the file of its code: ``home``, or the cell file a Jupyter kernel ran it from
-        #: (``record.notebook_cell``; analysed in that file's lines, placed in the notebook
+        #: (``record_state.notebook_cell``; analysed in that file's lines, placed in the notebook
         #: when written)
         self.path = meta.get("code_file") or self.home
         self.entry = observer.entry_for(self.path, dict(meta, line=meta.get("code_line", meta["line"])))
@@ -116,7 +116,7 @@ class FunctionState:
 
 class RecorderLink(Protocol):
     """What the observer reaches of the recorder that made it: handed in
-    (:class:`jaxlint.dynamic.recorder.Recorder`), so this module imports nothing of the
+    (:class:`jaxlint.dynamic.record_state.Recorder`), so this module imports nothing of the
     recorder's."""
 
     def error(self, doing: str, e: BaseException) -> None: ...
@@ -128,7 +128,7 @@ class Observer:
     def __init__(self, root: Path, levels: list[str], keep_ir: bool,
                  analysers: Callable[[], Analysers] | None, recorder: RecorderLink) -> None:
         self.root = root
-        #: the recorder's failures and the project's files (``jaxlint.dynamic.recorder.RECORDER``)
+        #: the recorder's failures and the project's files (``jaxlint.dynamic.record_state.RECORDER``)
         self.recorder = recorder
         self.levels = levels
         self.keep_ir = keep_ir

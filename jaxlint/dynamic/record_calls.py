@@ -1,0 +1,412 @@
+"""A recorded jitted function's calls (:class:`Recorded`): each call is noted under its
+abstract signature (:func:`~jaxlint.dynamic.record_signature.note_call`) and, the first
+time, analysed by the process's observer (:func:`the_observer`); a signature seen before
+takes the fast path, a key of the call's leaves (:func:`_fast_key`) or, while a function
+has one signature, jax's own cache count, and only counts the call."""
+from __future__ import annotations
+
+import functools
+import itertools
+import operator
+import os
+import sys
+import time
+import weakref
+from typing import TYPE_CHECKING, Any, Callable
+
+from jaxlint.dynamic.record_output import FLUSH_EVERY, maybe_flush
+from jaxlint.dynamic.record_signature import note_call
+from jaxlint.dynamic.record_state import RECORDER, record_root, recorder_error
+
+if TYPE_CHECKING:
+    from jaxlint.dynamic.signatures import Signature
+
+#: a call whose output is not at hand (:meth:`Recorded._late`)
+_NO_OUTPUT = object()
+
+
+class Recorded:
+    """Calls the real jitted function after noting the call's abstract signature."""
+
+    def __init__(self, jitted, fun, key: str, meta: dict) -> None:
+        self._jitted = jitted
+        self._fun = fun
+        self.__wrapped__ = fun
+        functools.update_wrapper(self, fun, updated=())
+        self._key, self._meta = key, meta
+        #: which jitted function object this is (ids are reused once one is collected)
+        self._serial = next(RECORDER.serials)
+        #: fast-path key (:func:`_fast_key`) -> its :class:`_Seen` (see :meth:`_remember`)
+        self._fast: dict = {}
+        with RECORDER.lock:
+            RECORDER.tables.append((weakref.ref(self), self._fast))
+        #: the one signature this jitted function object has been called with, while it
+        #: is the only one and jax's cache of it can tell a new one (:meth:`_one`)
+        self._single: _Seen | None = None
+        #: jax's count of the signatures it keeps for this function (its ``_cache_size``),
+        #: where that count is this object's alone
+        self._size = _cache_counter(jitted, fun, meta, self)
+        # a Python number is part of the signature by value where jit makes it static
+        self._by_value = bool(meta.get("static_nums") or meta.get("static_names")) or meta.get("kind") == "filter_jit"
+
+    def __call__(self, *args, **kwargs):
+        single = self._single
+        if single is not None and _TRACING.trace.__class__ is _EVALUATING and not _NO_JIT.value:
+            # one signature so far: jax's own cache keys the call; when it kept nothing new
+            # and compiled nothing, the call was that signature (no key of ours needed)
+            rec, size = RECORDER, self._size
+            counter = rec.compiles
+            compiled, before = counter[0], size()
+            try:
+                out = self._jitted(*args, **kwargs)
+            except BaseException:
+                if size() == before and counter[0] == compiled:
+                    next(single.count)
+                else:
+                    self._late(args, kwargs, compiled)
+                raise
+            if size() == before and counter[0] == compiled:
+                next(single.count)
+                if rec.watch.calls:  # the first calls after a function's first: what the caller keeps
+                    rec.watch.after(self, args, kwargs, out)
+                if _clock() - rec.last_flush >= FLUSH_EVERY:
+                    maybe_flush()
+            else:
+                self._late(args, kwargs, compiled, out)
+            return out
+        seen = fast = None
+        try:
+            fast = _fast_key(args, kwargs, self._by_value)
+            if fast is not None:
+                seen = self._fast.get(fast[0])
+                if seen is not None and seen.placed is not None:  # committed arrays: where they live too
+                    seen = seen.placed.get(tuple(map(_SHARDING, _leaves(fast, args, kwargs))))
+        except Exception as e:  # recording must never change what the program does
+            recorder_error("noting a call", e)
+        if seen is not None:  # a signature seen before: count it, nothing else
+            next(seen.count)
+            if RECORDER.watch.calls:  # the first calls after a function's first: what the caller keeps (one check)
+                return _watched(self, args, kwargs, seen)
+            if seen.cur is None:
+                return self._jitted(*args, **kwargs)
+            compiled = RECORDER.compiles[0]
+            out = self._jitted(*args, **kwargs)
+            if RECORDER.compiles[0] != compiled:  # compiled again for a signature it had compiled
+                self._again(seen, compiled)
+            if _clock() - RECORDER.last_flush >= FLUSH_EVERY:
+                maybe_flush()
+            return out
+        try:
+            noted = note_call(self._key, self._meta, args, kwargs)
+            obs = the_observer() if noted is not None else None
+        except Exception as e:
+            recorder_error("noting a call", e)
+            noted = obs = None
+        if obs is None:
+            if noted is not None and fast is not None:
+                self._remember(fast, _leaves(fast, args, kwargs), noted, None)
+            out = self._jitted(*args, **kwargs)
+            if noted is not None and not noted[2]:
+                RECORDER.watch.after(self, args, kwargs, out)
+            return out
+        canon, sig, inlined = noted
+        if inlined:
+            obs.inlined(self)
+            return self._jitted(*args, **kwargs)
+        try:
+            out = obs.call(self, args, kwargs, canon, sig)
+            RECORDER.watch.after(self, args, kwargs, out)
+            return out
+        finally:
+            if fast is not None:
+                self._remember(fast, _leaves(fast, args, kwargs), noted, obs)
+            maybe_flush()
+
+    def _late(self, args: tuple, kwargs: dict, compiled: int, out: Any = _NO_OUTPUT) -> None:
+        """A call of the one-signature path that jax did not answer from its cache (a new
+        signature, or its cache was cleared): noted after it ran, and analysed then when
+        its signature is new (:meth:`~jaxlint.dynamic.observer.Observer.called`); later
+        calls are keyed."""
+        self._single = None
+        try:
+            noted = note_call(self._key, self._meta, args, kwargs)
+            obs = the_observer()
+            if obs is not None and not noted[2]:
+                from jaxlint.dynamic import adapter
+
+                obs.called(self, args, kwargs, noted[0], noted[1], adapter.compiles_since(compiled))
+            if out is not _NO_OUTPUT and not noted[2]:
+                RECORDER.watch.after(self, args, kwargs, out)
+            fast = _fast_key(args, kwargs, self._by_value)
+            if fast is not None:
+                self._remember(fast, _leaves(fast, args, kwargs), noted, obs)
+        except Exception as e:
+            recorder_error("noting a call", e)
+        maybe_flush()
+
+    def _one(self, seen: "_Seen") -> None:
+        """Call ``seen``'s signature without keying it while it is the only one (with
+        committed arrays their placement is keyed too: not here)."""
+        global _TRACING, _EVALUATING, _NO_JIT
+        if _TRACING is None:
+            from jaxlint.dynamic import adapter
+
+            try:
+                _TRACING, _EVALUATING, _NO_JIT = adapter.dispatch_state()
+                # a signature jax runs outside its cache still compiles at its first call
+                if adapter.watch_compiles():
+                    RECORDER.compiles = adapter.COMPILE_COUNT
+            except Exception as e:
+                recorder_error("reading jax's dispatch state", e)
+                _TRACING = False
+        if _TRACING is not False:
+            self._single = seen
+
+    def _again(self, seen: "_Seen", count: int) -> None:
+        """A fast-path call compiled: tell the observer which compiles it made (a setting
+        such as x64 changed, or jax's cache let the program go), as a full call would."""
+        try:
+            from jaxlint.dynamic import adapter
+
+            seen.observer._again(seen.state, seen.cur, self, adapter.compiles_since(count))
+        except Exception as e:
+            recorder_error("noting a call", e)
+
+    def _remember(self, fast: tuple, leaves: Any, noted: tuple, obs: Any) -> None:
+        """Take the fast path for later calls with the key ``fast`` (see :func:`_fast_key`;
+        ``leaves``: the call's): only for signatures of arrays and Python values, which
+        the key pins entirely."""
+        canon, _, inlined = noted
+        if inlined or '"opaque"' in canon or '"repr"' in canon:
+            return
+        try:
+            state = cur = None
+            if obs is not None:
+                state, cur = obs.seen(self, canon)
+                if cur is None:
+                    return
+            with RECORDER.lock:
+                entry = RECORDER.records[self._key]["sigs"][canon]
+        except Exception as e:
+            recorder_error("noting a call", e)
+            return
+        seen = _Seen(entry, obs, state, cur)
+        key, _, arrays = fast
+        placed = arrays and any(x._committed for x in leaves)
+        with RECORDER.lock:
+            if len(self._fast) >= _FAST_MAX:
+                return
+            # the first one stays (threads may have called the signature at once: each
+            # counts in the one its call found)
+            if not placed:
+                seen = self._fast.setdefault(key, seen)
+                if len(self._fast) == 1 and self._size is not None:
+                    self._one(seen)
+            else:  # a committed array's sharding is part of the signature: one more lookup
+                holder = self._fast.setdefault(key, _Seen(None, None, None, None))
+                if holder.placed is None:
+                    holder.placed = {}
+                holder.placed.setdefault(tuple(map(_SHARDING, leaves)), seen)
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self.__call__, obj)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._jitted, name)
+
+
+def _watched(rec: Recorded, args: tuple, kwargs: dict, seen: "_Seen") -> Any:
+    """A fast-path call while the caller's reuse is watched (:mod:`jaxlint.dynamic.callers`):
+    the call as the fast path makes it, then the watch."""
+    if seen.cur is None:
+        out = rec._jitted(*args, **kwargs)
+    else:
+        compiled = RECORDER.compiles[0]
+        out = rec._jitted(*args, **kwargs)
+        if RECORDER.compiles[0] != compiled:
+            rec._again(seen, compiled)
+    RECORDER.watch.after(rec, args, kwargs, out)
+    if _clock() - RECORDER.last_flush >= FLUSH_EVERY:
+        maybe_flush()
+    return out
+
+
+class _Seen:
+    """A signature a jitted function object was called with before: the fast path counts
+    its calls in ``count`` (atomic under the GIL); ``record_output.fold_counts`` adds them to the
+    records and the observer's counters (``folded``: what was added already)."""
+
+    __slots__ = ("count", "folded", "entry", "observer", "state", "cur", "placed")
+
+    def __init__(self, entry: Signature | None, observer: Any, state: Any, cur: dict | None) -> None:
+        self.count = itertools.count()
+        self.folded = 0
+        self.entry, self.observer, self.state, self.cur = entry, observer, state, cur
+        #: committed arrays' shardings -> the signature, for a key whose arrays are committed
+        self.placed: dict | None = None
+
+
+#: jax's tracing context, the class of its trace outside any trace, and the disable_jit
+#: setting (:func:`jaxlint.dynamic.adapter.dispatch_state`), once a call takes the
+#: one-signature path; False where this jax keeps them elsewhere
+_TRACING: Any = None
+_EVALUATING: Any = None
+_NO_JIT: Any = None
+
+
+def _cache_counter(jitted: Any, fun: Any, meta: dict, rec: Any) -> Callable[[], int] | None:
+    """``jitted._cache_size`` where it counts the signatures of ``rec``'s calls alone: a
+    ``jax.jit`` of a function no other recorded jit wraps (a second one turns the first
+    one's off too)."""
+    size = getattr(jitted, "_cache_size", None)
+    if meta.get("kind") != "jit" or not callable(size):
+        return None
+    try:
+        with RECORDER.lock:
+            others = [r for r in RECORDER.jits_of.get(fun, ()) if r() is not None]
+            RECORDER.jits_of[fun] = [*others, weakref.ref(rec)]
+    except TypeError:  # a function that cannot be weakly referenced or hashed
+        return None
+    if not others:
+        return size
+    for r in others:
+        other = r()
+        if other is not None:
+            other._size = other._single = None
+    return None
+
+
+#: a fast-path table's most entries per jitted function (each a distinct signature)
+_FAST_MAX = 4096
+_SCALARS = frozenset({bool, int, float, complex, str})
+_ARRAY_TYPE: Any = None
+#: a jax array's abstract value and committed-ness, and its sharding (C-level getters)
+_AVAL = operator.attrgetter("aval", "_committed")
+_SHARDING = operator.attrgetter("_sharding")
+_clock = time.monotonic
+
+
+def _fast_key(args: tuple, kwargs: dict, by_value: bool) -> tuple | None:
+    """(a key that pins a call's signature cheaply, the arguments' leaves, whether they
+    are all jax arrays: where one is committed, its sharding is looked up too), or None
+    when a leaf is anything else than below (a tracer, an object): those calls take the
+    full path every time.
+
+    The mesh context of the call, and per leaf: a concrete jax array's abstract value
+    (shape, dtype, weak type) and committed-ness; a numpy array's shape and dtype and a Python number's type (its value
+    where ``by_value``: static arguments and filter_jit), with the x64 setting, which
+    decides the dtype jax makes of them. Plain jax arrays, the common case, are keyed
+    with C-level getters only; without keywords their tree structure is their count;
+    in dicts, lists and tuples (:func:`_walk`), without flattening them through jax
+    (the leaves are then None: :func:`_leaves` gives them where needed)."""
+    array = _ARRAY_TYPE
+    if array is None:
+        return _first_key(args, kwargs, by_value)
+    # the mesh context the call runs in (`with mesh:`, `jax.set_mesh`) is in its signature
+    env, abstract = _RESOURCES.env, _ABSTRACT_MESH()
+    mesh = None if env is _MESH0[0] and abstract is _MESH0[1] else (env, abstract)
+    if not kwargs:
+        for x in args:
+            if type(x) is not array:
+                break
+        else:
+            return (len(args), mesh, *map(_AVAL, args)), args, True
+    parts: list = [mesh]
+    if _walk(args, parts, 0) and (not kwargs or _walk(kwargs, parts, 0)):
+        return tuple(parts), None, True
+    leaves, treedef = _flatten((args, kwargs))
+    if list(map(type, leaves)).count(array) == len(leaves):
+        return (treedef, mesh, *map(_AVAL, leaves)), leaves, True
+    parts = [treedef, mesh, _x64()]
+    for x in leaves:
+        t = type(x)
+        if t is array:  # where it lives is part of what jit keys on (a reshard compiles again)
+            parts.append((x.aval, x._sharding, True) if x._committed else (x.aval, False))
+        elif t in _SCALARS:
+            parts.append((t, x) if by_value or t is str else t)
+        elif t.__name__ == "ndarray" and t.__module__ == "numpy":
+            parts.append((t, x.shape, x.dtype))
+        else:
+            return None
+    return tuple(parts), leaves, False
+
+
+def _walk(x: Any, parts: list, depth: int) -> bool:
+    """Add to ``parts`` a description of ``x``, a tree of plain dicts, lists and tuples
+    of concrete jax arrays: each container as its type and keys (or length), before its
+    children, each array as :data:`_AVAL` gets it (so no two trees share one). False for
+    anything else (None, a namedtuple, another pytree node, a number): jax flattens it.
+    (Walking namedtuples here too was measured slower than jax's flatten for optax's
+    nested states: 15 against 7 µs for sam's, at load 12.)"""
+    array = _ARRAY_TYPE
+    t = type(x)
+    if t is dict:
+        values = x.values()
+        parts.append((dict, tuple(x)))
+    elif t is tuple or t is list:
+        values = x
+        parts.append((t, len(x)))
+    else:
+        return False
+    if list(map(type, values)).count(array) == len(values):  # arrays only: no Python loop
+        parts.extend(map(_AVAL, values))
+        return True
+    if depth > 32:
+        return False
+    for v in values:
+        if type(v) is array:
+            parts.append(_AVAL(v))
+        elif not _walk(v, parts, depth + 1):
+            return False
+    return True
+
+
+def _leaves(fast: tuple, args: tuple, kwargs: dict) -> Any:
+    """The leaves of a call that :func:`_fast_key` keyed (in jax's order)."""
+    return fast[1] if fast[1] is not None else _flatten((args, kwargs))[0]
+
+
+def _first_key(args: tuple, kwargs: dict, by_value: bool) -> tuple | None:
+    global _ARRAY_TYPE, _flatten, _x64, _RESOURCES, _ABSTRACT_MESH, _MESH0
+    from jaxlint.dynamic import adapter
+
+    _flatten, _x64 = adapter.flatten, adapter.x64_enabled
+    _RESOURCES, _ABSTRACT_MESH = adapter.mesh_state()
+    _MESH0 = (_RESOURCES.env, _ABSTRACT_MESH())  # the context most calls run in: keyed as None
+    _ARRAY_TYPE = adapter.concrete_array_type()
+    return _fast_key(args, kwargs, by_value)
+
+
+_flatten: Any = None
+_x64: Any = None
+_RESOURCES: Any = None
+_ABSTRACT_MESH: Any = None
+_MESH0: tuple = (None, None)
+
+
+def the_observer():
+    """The process's :class:`~jaxlint.dynamic.observer.Observer`, made at the first call of
+    a jitted function (jax is loaded by then); ``None`` when analysis is off or cannot run."""
+    if RECORDER.observer is not None or RECORDER.observer_off:
+        return RECORDER.observer
+    with RECORDER.lock:
+        if RECORDER.observer is None and not RECORDER.observer_off:
+            levels = [x for x in os.environ.get("JAXLINT_OBSERVE", "").split(",") if x]
+            if not levels:
+                RECORDER.observer_off = True
+                return None
+            try:
+                from jaxlint.dynamic.observer import Observer
+
+                RECORDER.observer = Observer(record_root(), levels, os.environ.get("JAXLINT_KEEP_IR") == "1",
+                                             RECORDER.analysers, RECORDER)
+                RECORDER.watch.listeners.append(RECORDER.observer.callers)
+                from jaxlint.dynamic import adapter
+
+                RECORDER.compiles = adapter.COMPILE_COUNT  # the fast path sees a call that compiled
+            except Exception as e:  # e.g. jaxlint's dependencies missing in this interpreter
+                RECORDER.observer_off = True
+                sys.stderr.write(f"jaxlint record: not analysing in this process: {type(e).__name__}: {e}\n")
+    return RECORDER.observer

@@ -25,7 +25,7 @@ from jaxlint.config import ConfigError, DynamicSettings, Settings
 from jaxlint.diagnostic import Diagnostic, Phase, Position
 from jaxlint.dynamic import inputs as inp
 from jaxlint.dynamic import project, signatures
-from jaxlint.dynamic.project import relative_path
+from jaxlint.dynamic.project import relative_finding, relative_path
 from jaxlint.dynamic import observed as observations
 from jaxlint.dynamic.pool import FileJob, Pool, WorkerStartError, host_devices
 from jaxlint.dynamic.codedigest import Reader
@@ -587,7 +587,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
         if not runnable:
             cached[i] = {"functions": {}, "failed": None}
             continue
-        req = {"path": str(fp.task.path.resolve()), "root": str(fp.root), "display": fp.task.display, "module": fp.module,
+        req = {"path": str(fp.task.path.resolve()), "root": str(fp.root), "module": fp.module,
                "sys_path": fp.sys_path, "x64": s.dynamic.x64, "levels": levels, "rules": rules,
                "dimensions": {"defaults": dict(s.dynamic.dimension_defaults), "default": s.dynamic.default_dimension},
                "functions": runnable, "program": fp.program}
@@ -616,8 +616,9 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
         report.versions = report.versions or pool.versions
         for jid, r in raw.items():
             fp = plans[jid]
-            value: dict[str, Any] = {"functions": _relative_paths(r.functions, fp.root), "failed": _rel_failed(r.failed, fp.root),
-                     "versions": pool.versions, "import_seconds": r.import_seconds}
+            functions, failed = _from_worker(r.functions, r.failed, fp.root)
+            value: dict[str, Any] = {"functions": functions, "failed": failed,
+                                     "versions": pool.versions, "import_seconds": r.import_seconds}
             slow = fp.task.settings.dynamic.slow_import
             if r.import_seconds is not None and r.import_seconds > slow:
                 report.slow_imports.append((fp.task.display, r.import_seconds, fp.program is not None))
@@ -704,35 +705,31 @@ def _target_key(dyn: DynamicSettings) -> str | None:
     return target.to_json() if target is not None else None
 
 
-def _relative_paths(functions: dict[str, dict], root: Path) -> dict[str, dict]:
+def _from_worker(functions: dict[str, dict], failed: dict | None,
+                 root: Path) -> tuple[dict[str, dict], dict | None]:
+    """A worker's answer for one file as the cache keeps it: each function's findings
+    and place, and the file's failure, with root-relative paths (``relative_finding``,
+    the one conversion at the boundary), the worker's event fields dropped."""
     out = {}
     for q, ev in functions.items():
         ev = dict(ev)
         ev.pop("event", None)
         ev.pop("id", None)
-        diags = []
-        for d in ev.get("diagnostics", []):
-            d = dict(d)
-            d["filename"] = relative_path(d["filename"], root)
-            d["related"] = [dict(r, filename=relative_path(r["filename"], root)) for r in d.get("related", [])]
-            diags.append(d)
-        ev["diagnostics"] = diags
+        ev["diagnostics"] = [relative_finding(d, root) for d in ev.get("diagnostics", [])]
         if ev.get("path"):
             ev["path"] = relative_path(ev["path"], root)
         out[q] = ev
-    return out
-
-
-def _rel_failed(failed: dict | None, root: Path) -> dict | None:
     if failed and failed.get("path"):
-        return dict(failed, path=relative_path(failed["path"], root))
-    return failed
+        failed = dict(failed, path=relative_path(failed["path"], root))
+    return out, failed
 
 
 def _display(rel: str, fp: FilePlan) -> str:
-    """A root-relative (or absolute) path the worker gave, as shown: spelled through the
-    root the way the checked file was named, so that a tree reached through a symlinked
-    folder shows every finding under that folder, as its static findings are."""
+    """A root-relative (or absolute) path the worker gave, as shown: the one place the
+    dynamic phase's paths (as the cache and recordings keep them) become display paths.
+    Spelled through the root the way the checked file was named, so that a tree reached
+    through a symlinked folder shows every finding under that folder, as its static
+    findings are."""
     from jaxlint.files.discovery import display_path, resolved
 
     p = Path(rel)

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from jaxlint import __version__
 from jaxlint.dynamic import adapter, placement
-from jaxlint.dynamic.project import relative_path
+from jaxlint.dynamic.project import relative_finding, relative_path
 from jaxlint.dynamic.analysis import (Analysers, CallFacts, FunctionAnalysis, Site, called_once, run_analysers, run_rules,
                                       unbind)
 
@@ -583,12 +583,10 @@ class Observer:
                 for d in fs.diagnostics:
                     if once and getattr(rules_by_code().get(d.code), "repeated_calls_only", False):
                         continue
-                    dd = d.to_dict()
-                    dd["filename"] = relative_path(dd["filename"], self.root)
+                    dd = relative_finding(d.to_dict(), self.root)
                     # a related place outside the project (a library installed beside it, not in a
                     # site-packages folder) cannot be shown where the project is checked: left out
-                    dd["related"] = [r for r in (dict(r, filename=relative_path(r["filename"], self.root))
-                                                 for r in dd.get("related", [])) if not os.path.isabs(r["filename"])]
+                    dd["related"] = [r for r in dd["related"] if not os.path.isabs(r["filename"])]
                     for r in [dd, *dd["related"]]:
                         lines.setdefault(r["filename"], set()).add(int(r["location"]["row"]))
                     diags.append(dd)

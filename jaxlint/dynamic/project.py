@@ -37,6 +37,17 @@ def relative_path(path: str, root: Path) -> str:
         return path
 
 
+def relative_finding(d: dict, root: Path) -> dict:
+    """A finding (``Diagnostic.to_dict``) as a worker or the recorder's observer made it,
+    its file and its related places absolute, with those paths relative to ``root``: the
+    one conversion of paths at the dynamic phase's boundary. Paths cross into a worker in
+    one form (its file and the root, absolute and resolved), come back in the form the
+    cache and ``observed.json`` keep (root-relative, ``relative_path``; unchanged outside
+    the project) and are shown in one place (``driver._display``)."""
+    return dict(d, filename=relative_path(d["filename"], root),
+                related=[dict(r, filename=relative_path(r["filename"], root)) for r in d.get("related", [])])
+
+
 def import_roots(root: Path) -> list[Path]:
     """Directories to put on ``sys.path``: the root, and ``src/`` when the project uses it."""
     out = [root]

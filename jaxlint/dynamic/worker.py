@@ -9,11 +9,14 @@ output goes to stderr, which the parent keeps in a log to explain crashes).
 
 Request (one file)::
 
-    {"id", "path", "root", "display", "module", "sys_path": [...], "x64": null|bool,
+    {"id", "path", "root", "module", "sys_path": [...], "x64": null|bool,
      "levels": ["trace"] | ["trace", "compile", ...],
      "rules": [{"code", "options"}],        # selected TraceRule/CompileRule codes
      "dimensions": {"defaults": {...}, "default": 8},
      "functions": [{"qualname", "entry", "spec", "signatures"}]}
+
+``path`` and ``root`` are absolute and resolved: the one form paths cross into a
+worker in; the parent makes what it answers root-relative (``driver._from_worker``).
 
 Events: ``ready`` (versions), ``begin`` (``step``: ``import`` | ``trace`` | a later
 level, so the parent applies the right timeout), ``function`` (status ``analysed`` |

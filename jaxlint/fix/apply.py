@@ -162,9 +162,9 @@ def fix_until_stable(text: str, diagnostics: Sequence[Diagnostic], lint: Callabl
     waits until the file is done, as while the static phase models a file: its full
     passes over the growing libcst trees made a fix cost more the more fixes a file had
     (``benchmarks/bench_fixes.py --scaling``)."""
-    from jaxlint.static.checker import _no_collection_pauses
+    from jaxlint.static.checker import collection_paused
 
-    with _no_collection_pauses():
+    with collection_paused():
         return _fix_until_stable(text, diagnostics, lint, unsafe, max_iterations, path, codes, max_codemods)
 
 

@@ -348,7 +348,7 @@ def check_text(
         markers = {m for r in rules for m in type(r).markers}
         if markers and not any(m in text for m in markers):
             return StaticResult([], skipped=True)
-    with _no_collection_pauses():
+    with collection_paused():
         try:
             tree = parse_source(text, path)
         except SourceError as e:
@@ -358,12 +358,18 @@ def check_text(
 
 
 @contextlib.contextmanager
-def _no_collection_pauses() -> Iterator[None]:
-    """Parsing and modelling a file allocate hundreds of thousands of long-lived nodes,
-    which set off the cyclic collector's full passes again and again over a heap that is
-    all live: a third of the CPU time of a 50k-line file went to them. Collection waits
+def collection_paused(young_after: bool = False) -> Iterator[None]:
+    """The cyclic collector held off while a file is parsed, modelled and checked.
+
+    Parsing and modelling a file allocate hundreds of thousands of long-lived nodes,
+    which set off the collector's full passes again and again over a heap that is all
+    live: a third of the CPU time of a 50k-line file went to them. Collection waits
     until the file is done; what the file left behind is collected then, by the usual
-    thresholds."""
+    thresholds, or at once by one young-generation collection (``young_after``: a
+    static worker's file, whose whole model is garbage then; let back on while the model
+    was still alive, the collector moved it into the older generations and traversed
+    it there again, a third of the CPU time of a cold run over the benchmark's corpus,
+    ``docs/performance.md``)."""
     if not gc.isenabled():
         yield
         return
@@ -372,6 +378,8 @@ def _no_collection_pauses() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+        if young_after and gc.get_count()[0] > gc.get_threshold()[0]:
+            gc.collect(0)
 
 
 @contextlib.contextmanager

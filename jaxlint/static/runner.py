@@ -2,10 +2,7 @@
 pool for many files), with its suppressions applied."""
 from __future__ import annotations
 
-import gc
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -22,7 +19,7 @@ from jaxlint.findings.result import RunResult
 from jaxlint.rule import StaticRule, about_noqa_comments
 from jaxlint.findings.suppress import apply_suppressions, per_file_ignored
 from jaxlint.static.checker import (
-    SourceError, StaticResult, check_bytes, check_text, decode_source, parse_error_diagnostic,
+    SourceError, StaticResult, check_bytes, check_text, collection_paused, decode_source, parse_error_diagnostic,
 )
 from jaxlint.static.project import NO_FACTS, ProjectFacts, project_facts
 from jaxlint.static.tree import Link
@@ -275,33 +272,12 @@ def _module_name(task: FileTask) -> str:
 
 def _check_in_worker(args: tuple[FileTask, str | None]) -> FileOutcome:
     task, cache_root = args
-    with _collected_once():
+    # held off until the file's result is dropped, then one young collection frees its model
+    with collection_paused(young_after=True):
         try:
             return check_one(task, cache_root)
         except Exception as e:  # never lose the run for one file
             return FileOutcome(task.display, [], [f"{task.display}: internal error: {type(e).__name__}: {e}"])
-
-
-@contextmanager
-def _collected_once() -> Iterator[None]:
-    """One file's tree and model are cyclic garbage once its check is done (the model
-    and its parts refer to each other), tens of thousands of objects for a big file.
-    ``check_text`` holds the cyclic collector off while it parses and models the file;
-    here it stays off until the file's result has been dropped, and one young-generation
-    collection then frees what the file left behind. Let back on while the model was
-    still alive, the collector moved the whole live model into the older generations and
-    traversed it there again, a third of the CPU time of a cold run over the benchmark's
-    corpus (``docs/performance.md``)."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-        if gc.get_count()[0] > gc.get_threshold()[0]:
-            gc.collect(0)
 
 
 def run_static(tasks: list[FileTask], cache_root: Path | None, jobs: int = 0,

@@ -62,6 +62,14 @@ class Position:
     line: int
     column: int
 
+    def to_dict(self) -> dict:
+        """The JSON form every finding, related place and edit uses: ``{"row", "column"}``."""
+        return {"row": self.line, "column": self.column}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Position":
+        return cls(d["row"], d["column"])
+
 
 @dataclass(frozen=True)
 class Edit:
@@ -76,8 +84,8 @@ class Edit:
     def to_dict(self) -> dict:
         out: dict[str, Any] = {
             "content": self.content,
-            "location": {"row": self.start.line, "column": self.start.column},
-            "end_location": {"row": self.end.line, "column": self.end.column},
+            "location": self.start.to_dict(),
+            "end_location": self.end.to_dict(),
         }
         if self.cell is not None:
             out["cell"] = self.cell
@@ -86,8 +94,8 @@ class Edit:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Edit":
         return cls(
-            Position(d["location"]["row"], d["location"]["column"]),
-            Position(d["end_location"]["row"], d["end_location"]["column"]),
+            Position.from_dict(d["location"]),
+            Position.from_dict(d["end_location"]),
             d["content"],
             d.get("cell"),
         )
@@ -140,8 +148,8 @@ class Related:
         out: dict[str, Any] = {
             "filename": self.path,
             "message": self.message,
-            "location": {"row": self.start.line, "column": self.start.column},
-            "end_location": {"row": self.end.line, "column": self.end.column},
+            "location": self.start.to_dict(),
+            "end_location": self.end.to_dict(),
         }
         if self.cell is not None:
             out["cell"] = self.cell
@@ -151,8 +159,8 @@ class Related:
     def from_dict(cls, d: Mapping[str, Any]) -> "Related":
         return cls(
             d["filename"],
-            Position(d["location"]["row"], d["location"]["column"]),
-            Position(d["end_location"]["row"], d["end_location"]["column"]),
+            Position.from_dict(d["location"]),
+            Position.from_dict(d["end_location"]),
             d["message"],
             d.get("cell"),
         )
@@ -205,8 +213,8 @@ class Diagnostic:
             "name": self.name,
             "message": self.message,
             "filename": self.path,
-            "location": {"row": self.start.line, "column": self.start.column},
-            "end_location": {"row": self.end.line, "column": self.end.column},
+            "location": self.start.to_dict(),
+            "end_location": self.end.to_dict(),
             "severity": self.severity.value,
             "phase": self.phase.value,
             "fix": self.fix.to_dict() if self.fix else None,
@@ -225,8 +233,8 @@ class Diagnostic:
             name=d["name"],
             message=d["message"],
             path=d["filename"],
-            start=Position(d["location"]["row"], d["location"]["column"]),
-            end=Position(d["end_location"]["row"], d["end_location"]["column"]),
+            start=Position.from_dict(d["location"]),
+            end=Position.from_dict(d["end_location"]),
             severity=Severity(d["severity"]),
             phase=Phase(d["phase"]),
             fix=Fix.from_dict(d["fix"]) if d.get("fix") else None,

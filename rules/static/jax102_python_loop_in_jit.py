@@ -62,8 +62,9 @@ class PythonLoopInJit(StaticRule):
     Its default scope is measured (docs/precision.md, "JAX102's default scope"): no kind
     its loop text can name (a literal count, a count through a name, a data size) separates
     the blind corpora's debatable loops, small in practice, from the bug reports' long
-    ones, and none has the 10 blind verdicts that set a group, so the whole rule stays in
-    `perf`.
+    ones. The blind corpora judged since (blind42, 2026-12-06) bring the whole rule to 0
+    true of 13 blind verdicts, which the assignment rule puts in `pedantic`; that move is
+    pending (docs/precision.md, "The lead's decision"), so the rule is still in `perf`.
 
     ## Why is this bad?
     Under `jit`, a Python loop runs at trace time: every iteration is traced again

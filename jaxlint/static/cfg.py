@@ -371,38 +371,42 @@ def _rest_of_block(parent: ast.AST, cur: ast.AST) -> list[ast.stmt] | None:
     return None
 
 
-def first_read_after(model: Scopes, stmt: ast.stmt, name: str) -> ast.AST | None:
-    """The first read of ``name`` after ``stmt`` on straight-line paths of its function."""
+def _outward(model: Scopes, stmt: ast.stmt,
+             through_handlers: bool) -> Iterator[tuple[ast.AST, ast.AST, list[ast.stmt] | None]]:
+    """The blocks around ``stmt`` on the way out of its function, innermost first: each
+    compound statement (or the function) ``parent`` holding ``cur`` (``stmt`` or a
+    compound statement around it), with the statements after ``cur`` in its block.
+    ``through_handlers``: from an ``except`` handler, straight on to what follows its
+    ``try``."""
     cur: ast.AST = stmt
     while True:
         parent = model.parent(cur)
         if parent is None:
-            return None
-        rest = _rest_of_block(parent, cur)
+            return
+        yield parent, cur, _rest_of_block(parent, cur)
+        if isinstance(parent, (*_NESTED_SCOPES, ast.Module)):
+            return
+        if through_handlers and isinstance(parent, ast.ExceptHandler):
+            parent = model.parent(parent)
+            if parent is None:
+                return
+        cur = parent
+
+
+def first_read_after(model: Scopes, stmt: ast.stmt, name: str) -> ast.AST | None:
+    """The first read of ``name`` after ``stmt`` on straight-line paths of its function."""
+    for _, _, rest in _outward(model, stmt, through_handlers=True):
         ev = _first_event(rest, name) if rest is not None else None
         if ev is not None:
             return ev[1] if ev[0] == "load" else None
-        if isinstance(parent, (*_NESTED_SCOPES, ast.Module)):
-            return None
-        if isinstance(parent, ast.ExceptHandler):
-            parent = model.parent(parent)
-            if parent is None:
-                return None
-        cur = parent
+    return None
 
 
 def loop_without_store(model: Scopes, stmt: ast.stmt, name: str) -> ast.For | ast.AsyncFor | ast.While | None:
     """The innermost loop around ``stmt`` (same function) that never rebinds ``name``
     and does not leave right after the call."""
-    cur: ast.AST = stmt
-    while True:
-        parent = model.parent(cur)
-        if parent is None:
-            return None
-        rest = _rest_of_block(parent, cur)
+    for parent, cur, rest in _outward(model, stmt, through_handlers=False):
         if rest is not None and any(isinstance(s, (ast.Return, ast.Break, ast.Raise)) for s in rest):
-            return None
-        if isinstance(parent, (*_NESTED_SCOPES, ast.Module)):
             return None
         if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)) and cur in parent.body:
             stored = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del))
@@ -410,7 +414,7 @@ def loop_without_store(model: Scopes, stmt: ast.stmt, name: str) -> ast.For | as
             if isinstance(parent, (ast.For, ast.AsyncFor)) and binds_name(parent.target, name):
                 stored = True
             return None if stored else parent
-        cur = parent
+    return None
 
 
 def name_reads(fn: FunctionInfo) -> tuple[dict[str, list[ast.AST]] | None, bool]:

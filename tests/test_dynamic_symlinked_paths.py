@@ -55,3 +55,21 @@ def test_dynamic_findings_and_related_places_keep_the_symlinked_folder(tmp_path)
     assert (loop["filename"], loop["location"]["row"]) == ("../link/pkg/steps.py", 5)
     assert loop["related"] and {x["filename"] for x in loop["related"]} == {"../link/pkg/steps.py"}
     assert not [d for d in json.loads(r.stdout) if "real" in json.dumps(d)]
+
+
+def test_out_of_date_recording_is_named_as_the_findings_are_from_a_subfolder(tmp_path):
+    """`jaxlint record`, an edit, then `jaxlint check --dynamic .` in the program's folder:
+    the summary names the out-of-date function's file as the finding's (``prog.py``), not
+    root-relative (``sub/prog.py``, no such file from there)."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n')
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    prog = sub / "prog.py"
+    prog.write_text("import jax\n" + STEPS.replace("def rollout", "@jax.jit\ndef rollout")
+                    + '\n\nif __name__ == "__main__":\n    print(rollout(jnp.ones(8)).sum())\n')
+    r = run_cli("record", "--", sys.executable, "sub/prog.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    prog.write_text(prog.read_text().replace("* 2.0", "* 3.0"))
+    r = run_cli("check", "--dynamic", "--no-cache", ".", cwd=sub)
+    assert r.stdout.startswith("prog.py:7:5: JAX202"), r.stdout
+    assert "    prog.py:6 rollout (changed: prog.py: `rollout`)" in r.stdout.splitlines(), r.stdout

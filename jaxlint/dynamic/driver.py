@@ -263,13 +263,15 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
     current: dict[str, dict] = {}
     stale: list[dict] = []
     stale_keys: set[str] = set()
+    shown = functools.partial(_shown, task=task, root=root)  # out-of-date places, named as findings are
     for k, v in seen.items():
         other = observations.other_versions(v, installed())  # what another jax compiled is not this one's
         now = observations.current(v, root, digests) if same_rules(v) and not other else None
         if now is not None:
             current[k] = now
         else:  # named in the summary, with what changed under it
-            stale.append(dict(v, key=k, changed=[other] if other else observations.changed_code(v, root, digests)))
+            stale.append(dict(v, key=k, file=shown(str(v["file"])) if isinstance(v.get("file"), str) else v.get("file"),
+                              changed=[other] if other else observations.changed_code(v, root, digests, shown)))
             stale_keys.add(k)
     fp = FilePlan(task, text, root, modname, sys_path, plans, stale=stale)
     by_key = {f"{modname}:{p.entry.qualname}": p for p in plans}
@@ -725,31 +727,35 @@ def _from_worker(functions: dict[str, dict], failed: dict | None,
 
 
 def _display(rel: str, fp: FilePlan) -> str:
-    """A root-relative (or absolute) path the worker gave, as shown: the one place the
-    dynamic phase's paths (as the cache and recordings keep them) become display paths.
-    Spelled through the root the way the checked file was named, so that a tree reached
-    through a symlinked folder shows every finding under that folder, as its static
-    findings are."""
-    from jaxlint.files.discovery import display_path, resolved
+    return _shown(rel, fp.task, fp.root)
+
+
+def _shown(rel: str, task: Any, root: Path) -> str:
+    """A root-relative (or absolute) path the worker or a recording gave, as shown: the
+    one place the dynamic phase's paths (as the cache and recordings keep them) become
+    display paths. Spelled through the root the way the checked file was named, so that
+    a tree reached through a symlinked folder shows every finding under that folder, as
+    its static findings are."""
+    from jaxlint.files.discovery import display_path
 
     p = Path(rel)
     if p.is_absolute():
         return display_path(p)
-    return display_path(_spelled_root(fp) / p)
+    return display_path(_spelled_root(task, root) / p)
 
 
-def _spelled_root(fp: FilePlan) -> Path:
-    """The project root as the checked file's path names it (``fp.root`` is resolved)."""
+def _spelled_root(task: Any, root: Path) -> Path:
+    """The project root as the checked file's path names it (``root`` is resolved)."""
     from jaxlint.files.discovery import resolved
 
     try:
-        inner = resolved(fp.task.path).relative_to(fp.root).parts
+        inner = resolved(task.path).relative_to(root).parts
     except ValueError:
-        return fp.root
-    given = fp.task.path.parts
+        return root
+    given = task.path.parts
     if inner and given[-len(inner):] == inner and len(given) > len(inner):
         return Path(*given[:-len(inner)])
-    return fp.root
+    return root
 
 
 def _is_file(rel: str, root: Path) -> bool:

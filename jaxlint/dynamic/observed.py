@@ -549,17 +549,19 @@ def current(entry: dict, root: Path, reader: Any = None) -> dict | None:
     return _moved(entry, code, shifts)
 
 
-def changed_code(entry: dict, root: Path, reader: Any = None) -> list[str]:
+def changed_code(entry: dict, root: Path, reader: Any = None, shown: Any = None) -> list[str]:
     """What changed under an out-of-date entry: ``path: name`` of each changed scope
-    (``path`` alone for entries of earlier versions)."""
+    (``path`` alone for entries of earlier versions); ``shown`` spells each root-relative
+    ``path`` as the report shows it."""
     code = entry.get("code")
     if not isinstance(code, dict):
-        return sorted(rel for rel, sha in (entry.get("files") or {}).items()
+        return sorted((shown or str)(rel) for rel, sha in (entry.get("files") or {}).items()
                       if file_sha(Path(rel) if os.path.isabs(rel) else root / rel) != sha)
-    return _check_code(code, root, reader)[0]
+    return _check_code(code, root, reader, shown)[0]
 
 
-def _check_code(code: dict, root: Path, reader: Any) -> tuple[list[str], dict[str, dict[str, int]]]:
+def _check_code(code: dict, root: Path, reader: Any,
+                shown: Any = None) -> tuple[list[str], dict[str, dict[str, int]]]:
     from jaxlint.dynamic.codedigest import Reader
 
     reader = reader if reader is not None else Reader()
@@ -568,7 +570,7 @@ def _check_code(code: dict, root: Path, reader: Any) -> tuple[list[str], dict[st
     for rel, scopes in code.items():
         p = Path(rel) if os.path.isabs(rel) else root / rel
         gone, moved = reader.changed(p, scopes)
-        changed += [f"{rel}: {_shown_scope(n)}" for n in gone]
+        changed += [f"{(shown or str)(rel)}: {_shown_scope(n)}" for n in gone]
         shifts[rel] = moved
     return changed, shifts
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from jaxlint.config import Settings
-from jaxlint.files.discovery import FileTask
+from jaxlint.files.discovery import FileTask, SettingsResolver, discover
 from jaxlint.static.project import NO_FACTS, project_facts, x64_policy
 from jaxlint.static.runner import check_one
+from jaxlint.static.tree import Link
 
 MODULE = """
     import jax
@@ -83,3 +84,24 @@ def test_x64_in_the_project_configuration(tmp_path):
     })
     assert project_facts(tmp_path / "lib/energy.py", tmp_path).x64 == "setup.cfg:3 sets JAX_ENABLE_X64"
     assert _jax112(tmp_path, "lib/energy.py") == []
+
+
+def test_the_runner_reads_facts_and_tree_through_the_path_discovery_resolved(tmp_path):
+    # a project reached through a link: discovery resolves each file once (to drop one
+    # found twice) and the runner's project facts and tree link take that path
+    _project(tmp_path / "real", {
+        "pyproject.toml": "[project]\nname = 'phys'\n",
+        "phys/__init__.py": 'import jax\njax.config.update("jax_enable_x64", True)\n',
+        "phys/energy.py": MODULE,
+    })
+    (tmp_path / "link").symlink_to(tmp_path / "real", target_is_directory=True)
+    root = tmp_path / "link"
+    tasks = discover([str(root)], SettingsResolver(None, True, {}))
+    assert sorted(t.path.name for t in tasks) == ["__init__.py", "energy.py"]
+    for t in tasks:
+        assert t.real == t.path.resolve() and t.real != t.path
+        facts = project_facts(t.path, root, t.real)
+        assert facts == project_facts(t.path, root)
+        assert facts.x64 == "phys/__init__.py:2 turns jax_enable_x64 on"
+        link = Link.for_file(t.path, root, t.real)
+        assert link is not None and link.path == Link.for_file(t.path, root).path == t.real  # type: ignore[union-attr]

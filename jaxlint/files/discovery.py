@@ -4,6 +4,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from dataclasses import field
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -54,6 +55,9 @@ class FileTask:
     path: Path  # absolute
     display: str  # relative to cwd where possible, posix
     settings: Settings
+    #: ``path`` with every link resolved, where discovery resolved it (to drop a file
+    #: found twice): the runner's project facts and tree link reuse it; None: not known
+    real: Path | None = field(default=None, compare=False)
 
 
 class SettingsResolver:
@@ -117,8 +121,9 @@ def read_source(path: Path) -> bytes:
         os.close(fd)
 
 
-def is_excluded(path: Path, settings: Settings, entry_only: bool = False) -> bool:
-    absolute = resolved(path)
+def is_excluded(path: Path, settings: Settings, entry_only: bool = False, real: Path | None = None) -> bool:
+    """Whether ``settings`` exclude ``path`` (``real``: ``resolved(path)``, if known)."""
+    absolute = real if real is not None else resolved(path)
     try:
         rel = absolute.relative_to(settings.root.resolve()).as_posix()
     except ValueError:
@@ -176,7 +181,7 @@ def discover(
             rp = resolved(p)
             if rp not in seen:
                 seen.add(rp)
-                tasks.append(FileTask(p.absolute(), display_path(p.absolute(), cwd), settings))
+                tasks.append(FileTask(p.absolute(), display_path(p.absolute(), cwd), settings, rp))
             continue
         outer = resolver.for_dir(p.parent if str(p.parent) else Path("."))
         if (force_exclude or outer.force_exclude) and is_excluded(p, outer):
@@ -218,13 +223,13 @@ def _walk(root: Path, resolver: SettingsResolver, seen: set[Path], cwd: Path, wa
             f = d / name
             if not wanted(name, f, settings):
                 continue
-            if is_excluded(f, settings, entry_only=True):
-                continue
             rp = resolved(f)
+            if is_excluded(f, settings, entry_only=True, real=rp):
+                continue
             if rp in seen:
                 continue
             seen.add(rp)
-            found.append(FileTask(f.absolute(), display_path(f.absolute(), cwd), settings))
+            found.append(FileTask(f.absolute(), display_path(f.absolute(), cwd), settings, rp))
     if found and any(t.settings.respect_gitignore for t in found):
         ignored = _git_ignored([t.path for t in found], cwd)
         if ignored:

@@ -73,10 +73,11 @@ def x64_policy(data: bytes) -> tuple[int, str] | None:
     return None
 
 
-def project_facts(path: Path, root: Path) -> ProjectFacts:
-    """The facts of the project rooted at ``root`` that ``path`` (a file in it) sees."""
+def project_facts(path: Path, root: Path, real: Path | None = None) -> ProjectFacts:
+    """The facts of the project rooted at ``root`` that ``path`` (a file in it) sees
+    (``real``: ``path`` resolved, if known)."""
     try:
-        folder, top = path.resolve().parent, root.resolve()
+        folder, top = (real if real is not None else path.resolve()).parent, root.resolve()
     except OSError:
         return NO_FACTS
     if folder != top and top not in folder.parents:

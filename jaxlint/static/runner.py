@@ -240,12 +240,12 @@ def lint_module(task: FileTask, module, rules: Sequence[StaticRule], ignored: Se
 
 def _project(task: FileTask) -> ProjectFacts:
     """The facts of the project ``task``'s file is in (its settings' root)."""
-    return project_facts(task.path, task.settings.root)
+    return project_facts(task.path, task.settings.root, task.real)
 
 
 def _link(task: FileTask) -> Link | None:
     """``task``'s file in its tree (its settings' root), whose modules its summaries read."""
-    return Link.for_file(task.path, task.settings.root)
+    return Link.for_file(task.path, task.settings.root, task.real)
 
 
 def _unreadable(task: FileTask, e: OSError) -> FileOutcome:

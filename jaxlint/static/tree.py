@@ -227,13 +227,17 @@ class Link:
         return self._roots
 
     @classmethod
-    def for_file(cls, path: Path, root: Path) -> "Link | None":
-        """The link of a file checked under ``root``; None for a file outside it."""
+    def for_file(cls, path: Path, root: Path, real: Path | None = None) -> "Link | None":
+        """The link of a file checked under ``root``; None for a file outside it
+        (``real``: ``path`` resolved, if known)."""
         tree = SourceTree.of(root)
-        try:
-            path = path.resolve()
-        except OSError:
-            return None
+        if real is not None:
+            path = real
+        else:
+            try:
+                path = path.resolve()
+            except OSError:
+                return None
         return cls(tree, path) if tree.inside(path) else None
 
     def use(self, deps: "set[Dep] | frozenset[Dep]") -> None:

@@ -204,7 +204,7 @@ def test_each_calls_target_is_worked_out_once_and_answers_as_resolve(source):
     calls = model.nodes(ast.Call)
     expected = [fresh.resolve(c.func, c) for c in calls]
     assert [model.resolve_call(c) for c in calls] == expected
-    assert all(id(c) in model._call_targets for c in calls)  # all worked out while building the model
+    assert all(c in model._call_targets for c in calls)  # all worked out while building the model
     assert any(q is not None for q in expected)
 
 
@@ -216,3 +216,24 @@ def test_a_parameter_resolves_through_its_callers_and_is_kept():
     # itself and apply (the guard against recursion answers while it is worked out)
     assert [m.resolve_call(by_attr[a]) for a in ("tanh", "sin", "cos")] == ["numpy.tanh", None, None]
     assert not Callers.of(m).resolving()
+
+
+def test_the_models_parents_are_keyed_by_node_everywhere():
+    # `Scopes.parents` maps a node to its parent (an AST node hashes by identity), not an
+    # id to it: a lookup by id() would find nothing, silently
+    import re
+    from pathlib import Path
+
+    import jaxlint
+    from jaxlint import rules
+
+    by_id = re.compile(r"\.parents(?:\.get\(|\[)\s*id\(|id\([^()]*\)\s+(?:not\s+)?in\s+[\w.]*\.parents\b")
+    found = []
+    for top in (Path(jaxlint.__file__).parent, Path(rules.__file__).parent):
+        for path in top.rglob("*.py"):
+            found += [f"{path.name}:{n}" for n, line in enumerate(path.read_text().splitlines(), 1)
+                      if by_id.search(line)]
+    assert found == []
+    m = ModuleModel(ast.parse("def f(x):\n    return g(x)\n"), "m")
+    call = m.nodes(ast.Call)[0]
+    assert m.parents[call].__class__ is ast.Return and m.parent(call) is m.parents[call]

@@ -560,7 +560,7 @@ class Flow:
         if id(name) in self._reading:
             self._cuts += 1
             return False  # asked again while answering (a loop brings a binding back)
-        if id(name) not in self.model.parents:
+        if name not in self.model.parents:
             return False  # a made-up node
         self._reading.add(id(name))
         try:

@@ -141,13 +141,13 @@ class Scopes:
         #: how the module reaches the other modules of its tree (``jaxlint.static.tree``),
         #: or None: a module checked on its own (outside its root, a test)
         self.link = link
-        self.parents: dict[int, ast.AST] = {}
+        self.parents: dict[ast.AST, ast.AST] = {}
         self.functions: list[FunctionInfo] = []
         self._fn_by_node: dict[int, FunctionInfo] = {}
         self.module_bindings: dict[str, list[Binding]] = {}
         self.aliases: dict[str, str | None] = {}  # local name -> qualified name (None: ambiguous)
         self.classes: dict[str, ast.ClassDef] = {}
-        self._scope_of: dict[int, FunctionInfo | None] = {}
+        self._scope_of: dict[ast.AST, FunctionInfo | None] = {}
         #: per statement list (by id): each statement's index, and where each name is assigned
         self._blocks: dict[int, tuple[list[ast.stmt], dict[int, int], dict[str, list[int]]]] = {}
         #: per bindings list (by id and length): the bindings' positions in source order
@@ -155,8 +155,8 @@ class Scopes:
         self._walk: tuple[ast.AST, ...] | None = None  # see nodes()
         self._by_type: dict[type, tuple[ast.AST, ...]] = {}
         self._attr_classes: dict[tuple[str, str], str | None] | None = None
-        #: per call (by id): what ``resolve_call`` answered (see there)
-        self._call_targets: dict[int, tuple[ast.Call, str | None]] = {}
+        #: per call: what ``resolve_call`` answered (see there)
+        self._call_targets: dict[ast.Call, str | None] = {}
         self._collect()
 
     # ------------------------------------------------------------------ collection
@@ -179,10 +179,10 @@ class Scopes:
         while stack:
             item = stack.pop()
             if item.__class__ in _LEAVES:  # a name or constant in a function's body
-                scope_of[id(item)]._body.append(item)  # type: ignore[union-attr, arg-type]  # a leaf in a body
+                scope_of[item]._body.append(item)  # type: ignore[union-attr, arg-type]  # a leaf in a body
                 continue
             node, fn, cls, prefix, body = item  # type: ignore[misc]
-            scope_of[id(node)] = fn
+            scope_of[node] = fn
             if body is not None:
                 body.append(node)
             kind = collect.get(node.__class__, 0)  # 0: an expression to record and descend into
@@ -210,13 +210,13 @@ class Scopes:
                 outer.extend(d for d in node.args.kw_defaults if d is not None)
                 mark = len(stack)
                 for a in outer:
-                    parents[id(a)] = node
+                    parents[a] = node
                     stack.append((a, fn, cls, prefix, body))
                 own = [node.body] if isinstance(node, ast.Lambda) else node.body
                 for param in (node.args.posonlyargs + node.args.args + node.args.kwonlyargs):
-                    parents[id(param)] = node
+                    parents[param] = node
                 for child in own:
-                    parents[id(child)] = node
+                    parents[child] = node
                     stack.append((child, info, None, f"{qual}.<locals>.", info._body))
                 stack[mark:] = stack[:mark - 1:-1] if mark else stack[::-1]
                 continue
@@ -228,13 +228,13 @@ class Scopes:
                 # decorators and bases run in the enclosing scope (and body); keywords in
                 # the scope only; the class body belongs to no function's body
                 for a in node.decorator_list + node.bases:
-                    parents[id(a)] = node
+                    parents[a] = node
                     stack.append((a, fn, cls, prefix, body))
                 for k in node.keywords:
-                    parents[id(k.value)] = node
+                    parents[k.value] = node
                     stack.append((k.value, fn, cls, prefix, None))
                 for child in node.body:
-                    parents[id(child)] = node
+                    parents[child] = node
                     stack.append((child, None if fn is None else fn, node.name, f"{prefix}{node.name}.", None))
                 stack[mark:] = stack[:mark - 1:-1] if mark else stack[::-1]
                 continue
@@ -247,17 +247,17 @@ class Scopes:
                 if value.__class__ is list:
                     for child in value:
                         if isinstance(child, ast.AST):
-                            parents[id(child)] = node
+                            parents[child] = node
                             if child.__class__ in _LEAVES:
-                                scope_of[id(child)] = fn
+                                scope_of[child] = fn
                                 if body is not None:
                                     stack.append(child)
                             else:
                                 stack.append((child, fn, cls, prefix, body))
                 elif isinstance(value, ast.AST):
-                    parents[id(value)] = node
+                    parents[value] = node
                     if value.__class__ in _LEAVES:
-                        scope_of[id(value)] = fn
+                        scope_of[value] = fn
                         if body is not None:
                             stack.append(value)
                     else:
@@ -266,7 +266,7 @@ class Scopes:
                 stack[mark:] = stack[:mark - 1:-1] if mark else stack[::-1]
         # the class of a method: methods are functions whose parent node is a ClassDef
         for info in self.functions:
-            parent = parents.get(id(info.node))
+            parent = parents.get(info.node)
             info.class_name = parent.name if isinstance(parent, ast.ClassDef) else None
 
     def _bind(self, fn: FunctionInfo | None, b: Binding) -> None:
@@ -374,13 +374,13 @@ class Scopes:
         return tuple(n for n in self._walk if isinstance(n, types))
 
     def parent(self, node: ast.AST) -> ast.AST | None:
-        return self.parents.get(id(node))
+        return self.parents.get(node)
 
     def ancestors(self, node: ast.AST) -> Iterator[ast.AST]:
-        p = self.parents.get(id(node))
+        p = self.parents.get(node)
         while p is not None:
             yield p
-            p = self.parents.get(id(p))
+            p = self.parents.get(p)
 
     def statement_of(self, node: ast.AST, stop_at: tuple[type, ...] = ()) -> ast.stmt | None:
         """The statement that holds ``node`` (``node`` itself when it is one), or None when
@@ -399,7 +399,7 @@ class Scopes:
         """The innermost function whose own body contains ``node``."""
         # the collection walk recorded the scope of every node it visited; nodes it does
         # not visit (parameters, annotations) take the walk up the parents
-        scope = self._scope_of.get(id(node), _UNKNOWN)
+        scope = self._scope_of.get(node, _UNKNOWN)
         if scope is not _UNKNOWN:
             return scope  # type: ignore[return-value]
         for a in self.ancestors(node):
@@ -575,16 +575,14 @@ class Scopes:
         and kept (the jit map, the tracing and most rules ask it of every call they read).
         The answer depends on the model alone, which does not change once collected,
         except while a parameter's qualified name is being worked out
-        (``Callers.resolving``): then it is worked out anew and not kept. The call is kept
-        with its answer, so that its id stays its own (a call made by the model, not
-        parsed, included)."""
+        (``Callers.resolving``): then it is worked out anew and not kept."""
         callers = self.__dict__.get("_callers")
         if callers is not None and callers.resolving():
             return self.resolve(call.func, call)
-        got = self._call_targets.get(id(call))
-        if got is None:
-            got = self._call_targets[id(call)] = (call, self.resolve(call.func, call))
-        return got[1]
+        q = self._call_targets.get(call, _UNKNOWN)
+        if q is _UNKNOWN:
+            q = self._call_targets[call] = self.resolve(call.func, call)
+        return q  # type: ignore[return-value]
 
     def function_named(self, name: str, scope: FunctionInfo | None) -> FunctionInfo | None:
         """The function a bare name refers to, if it is a def in this module, also when
@@ -927,5 +925,5 @@ def _is_in_header(fn_node: ast.AST, node: ast.AST, model: Scopes) -> bool:
     while cur is not None and cur is not fn_node:
         if id(cur) in ids:
             return True
-        cur = model.parents.get(id(cur))
+        cur = model.parents.get(cur)
     return False

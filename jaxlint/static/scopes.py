@@ -179,7 +179,7 @@ class Scopes:
         while stack:
             item = stack.pop()
             if item.__class__ in _LEAVES:  # a name or constant in a function's body
-                scope_of[item]._body.append(item)  # type: ignore[union-attr, arg-type]  # a leaf in a body
+                scope_of[item]._body.append(item)  # type: ignore[union-attr, index, arg-type]  # a leaf in a body
                 continue
             node, fn, cls, prefix, body = item  # type: ignore[misc]
             scope_of[node] = fn

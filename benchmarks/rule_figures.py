@@ -43,8 +43,9 @@ BLIND = {
     "blind40": ("precision_judgements_blind40.json",
                 "36 libraries sealed before anything ran on them, judged blind once at ab7bc28 (issue 36)"),
     "dynamic": ("dynamic_judgements.json",
-                "19 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
-                "(6 programs, issue 20), 4419f18 (7 programs, issue 37) and ab7bc28 (6 programs, issue 37)"),
+                "25 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
+                "(6 programs, issue 20), 4419f18 (7 programs, issue 37), ab7bc28 (6 programs, issue 37) "
+                "and 959d64a (6 programs, issue 37)"),
 }
 VERDICTS = ("true", "debatable", "false")
 

@@ -393,9 +393,11 @@ def test_a_function_only_the_program_reaches_is_compiled_for_the_target_by_recor
     target's (its compile findings are left out, with the reason); `record --target`
     compiles it for the target in the program."""
     (tmp_path / "prog.py").write_text(CLOSURE)
-    r = run_cli("record", "--compile", "--", "python", "prog.py", cwd=tmp_path)
+    # the program runs on the CPU even on a TPU host, whose own recording would be the chip's
+    # (and so the v5e:1x1 target's) compile
+    r = run_cli("record", "--compile", "--", "python", "prog.py", cwd=tmp_path, env={"JAX_PLATFORMS": "cpu"})
     assert r.returncode == 0, r.stdout + r.stderr
-    cpu = run_cli("check", "--dynamic", "--compile", "prog.py", cwd=tmp_path)
+    cpu = run_cli("check", "--dynamic", "--compile", "--config", 'dynamic.backend = "cpu"', "prog.py", cwd=tmp_path)
     assert "JAX302" in cpu.stdout, cpu.stdout
     rows, out = _report(tmp_path, "--target", "v5e:1x1", "--show-skipped", "prog.py")
     assert "JAX302" not in out
@@ -408,7 +410,7 @@ def test_a_function_only_the_program_reaches_is_compiled_for_the_target_by_recor
     assert rep["platform"] == "tpu" and rep["budget"]["environment"]["target"] == "v5e:1x1"
     assert "JAX302" in out and "`params` (2 arrays, 2.0 MiB)" in out
     # a recording for one target is not another's: for the CPU it is not compiled either
-    rows, _ = _report(tmp_path, "--dynamic", "--compile", "prog.py")
+    rows, _ = _report(tmp_path, "--dynamic", "--compile", "--config", 'dynamic.backend = "cpu"', "prog.py")
     assert "compile_skipped" in rows["main.<locals>.update"]["report"]
 
 

@@ -419,7 +419,7 @@ class Observer:
             args, kwargs = adapter.abstract_tracers((args, kwargs))
         if kind in ("jit", "pjit") and hasattr(rec._jitted, "trace"):
             return rec._jitted.trace(*args, **kwargs)
-        from jaxlint.dynamic.transforms import PARTITIONED_KINDS, MappedJit, PartitionedJit
+        from jaxlint.dynamic.transforms import PARTITIONED_KINDS, MappedJit, NotTraceable, PartitionedJit
 
         fun = _original(rec._fun)
         if kind in PARTITIONED_KINDS:
@@ -429,7 +429,7 @@ class Observer:
             mapped = fs.meta.get("pmap") or {}
             return MappedJit(fun, fs.meta.get("static_nums", ()), mapped.get("axis_name"),
                              mapped.get("in_axes", 0), fs.meta.get("donate_nums", ())).trace(*args, **kwargs)
-        raise _NotTraceable(f"a `{kind}` function without `.trace`")
+        raise NotTraceable(f"a `{kind}` function without `.trace`")
 
     def _trace_for_target(self, fs: FunctionState, fa, under: str | None):
         """The function traced again with its call's arguments placed on the target's devices
@@ -453,7 +453,7 @@ class Observer:
                     cur["compile_seconds"] += sum(c.seconds for c in mine)
                 elif mine is None:  # this jax does not show its compiles: a new signature is one
                     cur["compiles"] += 1
-            if isinstance(error, _NotTraceable):
+            if error is not None and _not_traceable(error):  # jaxlint's emulation, not the user's code
                 fs.status, fs.reason = "skipped", str(error)
                 return
             if fs.traced and mine is not None and not mine and error is None:
@@ -629,8 +629,12 @@ _WAITING_KEPT = 8
 _JITS_KEPT = 64
 
 
-class _NotTraceable(Exception):
-    pass
+def _not_traceable(error: BaseException) -> bool:
+    """Whether tracing stopped on what jaxlint cannot emulate here (its pmap stand-in too
+    few devices, ...): the function is skipped with the reason, never a trace error."""
+    from jaxlint.dynamic.transforms import NotTraceable
+
+    return isinstance(error, NotTraceable)
 
 
 # ---------------------------------------------------------------------------- helpers

@@ -200,6 +200,10 @@ class NamedTraced:
         return getattr(self._traced, name)
 
 
+#: the mesh axis of the shard_map that stands in for a pmap without ``axis_name``
+_PRIVATE_AXIS = "_jaxlint_pmap_axis"
+
+
 class MappedJit:
     """``jax.pmap`` without the devices: ``jax.jit(jax.vmap(fn, axis_name=...))``, so
     the body's collectives (``psum`` over the axis name) trace, with the mapped axis
@@ -264,8 +268,15 @@ class MappedJit:
         if why is not None:
             raise NotTraceable(f"vmap cannot trace this pmap ({str(error).splitlines()[0][:120]}); {why}") from None
         n = next(iter(sizes))
-        mesh = Mesh(np.array(jax.devices()[:n]), (self.axis_name,))
-        specs = tuple(PartitionSpec(self.axis_name) if a == 0 else PartitionSpec() for a in per_arg)
+        # a pmap without an axis name: the mesh axis takes a private name of jaxlint's own
+        # (the body names no axis, so no collective can see it)
+        axis = self.axis_name if self.axis_name is not None else _PRIVATE_AXIS
+        try:
+            mesh = Mesh(np.array(jax.devices()[:n]), (axis,))
+        except Exception as e:  # jaxlint's own emulation fails here, not the user's function
+            raise NotTraceable(f"vmap cannot trace this pmap ({str(error).splitlines()[0][:120]}); jaxlint could "
+                               f"not build its shard_map stand-in ({str(e).splitlines()[0][:120]})") from None
+        specs = tuple(PartitionSpec(axis) if a == 0 else PartitionSpec() for a in per_arg)
 
         def per_device(*blocks):
             out = body(*[b[0] if a == 0 else b for b, a in zip(blocks, per_arg)])
@@ -276,7 +287,7 @@ class MappedJit:
         if smap is None:
             raise NotTraceable(f"vmap cannot trace this pmap ({str(error).splitlines()[0][:120]}); tracing it as "
                                "pmap runs it needs jax.shard_map (jax 0.6 or later)") from None
-        sharded = smap(per_device, mesh=mesh, in_specs=specs, out_specs=PartitionSpec(self.axis_name))
+        sharded = smap(per_device, mesh=mesh, in_specs=specs, out_specs=PartitionSpec(axis))
         return jax.jit(sharded, donate_argnums=donate).trace(*inputs)
 
 

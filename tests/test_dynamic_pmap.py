@@ -36,14 +36,13 @@ def _host(x):
 
 
 @jax.pmap
-def doubled(x):
-    # no axis_name; vmap refuses a pure_callback without vmap_method, pmap runs it
-    return jax.pure_callback(_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+def doubled(state, x):  # no axis_name; vmap refuses a pure_callback without vmap_method, pmap runs it
+    return jax.pure_callback(_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x) * state["scale"]
 
 
 if __name__ == "__main__":
     print(shift(jnp.ones((4, 2))).sum())
-    print(doubled(jnp.ones((4, 2))).sum())
+    print(doubled({"scale": jnp.ones((4, 2))}, jnp.ones((4, 2))).sum())
     try:
         broken(jnp.ones((4, 2)))
     except TypeError:
@@ -68,7 +67,8 @@ def test_a_pmap_with_a_partial_ppermute_is_traced_as_pmap_runs_it(tmp_path):
     assert rows["shift"]["status"] == "analysed", rows["shift"]
     assert not any(row <= 11 for _, row in found), found  # no JAX205 (nor anything) at `shift`
     assert ("JAX205", 16) in found  # an error under pmap too is still one
-    # a pmap without axis_name that vmap refuses traces as a shard_map over a private axis
+    # a pmap without axis_name that vmap refuses (a dict among its mapped arguments) traces
+    # as a shard_map over a private axis
     # name of jaxlint's (found by the seventh blind judgement: no JAX205 from jaxlint's own mesh)
     assert rows["doubled"]["status"] == "analysed", rows["doubled"]
     assert not any(code == "JAX205" and 20 <= row <= 27 for code, row in found), found

@@ -258,7 +258,8 @@ class MappedJit:
         from jax.sharding import Mesh, PartitionSpec
 
         per_arg = axes if isinstance(axes, tuple) else (axes,) * len(inputs)
-        sizes = {int(x.shape[0]) for x, a in zip(inputs, per_arg) if a == 0 and len(getattr(x, "shape", ())) > 0}
+        sizes = {int(leaf.shape[0]) for x, a in zip(inputs, per_arg) if a == 0
+                 for leaf in jax.tree_util.tree_leaves(x) if len(getattr(leaf, "shape", ())) > 0}
         why = None
         if kwargs or any(a not in (0, None) for a in per_arg) or len(sizes) != 1:
             why = "jaxlint rebuilds a pmap as a shard_map only for leading mapped axes and no keyword arguments"
@@ -279,7 +280,8 @@ class MappedJit:
         specs = tuple(PartitionSpec(axis) if a == 0 else PartitionSpec() for a in per_arg)
 
         def per_device(*blocks):
-            out = body(*[b[0] if a == 0 else b for b, a in zip(blocks, per_arg)])
+            # each device's block of a mapped argument (an array or a pytree of them), squeezed
+            out = body(*[jax.tree.map(lambda leaf: leaf[0], b) if a == 0 else b for b, a in zip(blocks, per_arg)])
             return jax.tree.map(lambda o: jnp.expand_dims(o, 0), out)
 
         per_device.__name__ = getattr(body, "__name__", "body")

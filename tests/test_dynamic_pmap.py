@@ -85,6 +85,8 @@ def test_a_pmap_with_a_partial_ppermute_is_traced_as_pmap_runs_it(tmp_path):
 
 
 ACROSS = '''
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -97,13 +99,16 @@ def _host(x):
 if __name__ == "__main__":
     across = jax.pmap(lambda x: jax.pure_callback(_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x), in_axes=1)
     print(across(jnp.ones((2, 4))).sum())
+    halved = jax.pmap(functools.partial(lambda x, scale: x * scale, scale=0.5))  # traced with its keyword
+    print(halved(jnp.ones((4, 2))).sum())
 '''
 
 
 def test_a_pmap_jaxlint_cannot_rebuild_is_skipped_by_the_recorder_not_reported(tmp_path):
     """vmap refuses the body and jaxlint's shard_map stand-in does not take a mapped axis 1:
     the recorder (the lambda is analysed in the recording only) skips it with the reason;
-    jaxlint's own limit is no JAX205 at the user's line."""
+    jaxlint's own limit is no JAX205 at the user's line. A pmap of a partial is traced
+    with the partial's keyword (the recorder once traced the bare lambda: a JAX205)."""
     pytest.importorskip("jax")
     (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX2"]\n')
     (tmp_path / "across.py").write_text(ACROSS.lstrip())
@@ -113,6 +118,6 @@ def test_a_pmap_jaxlint_cannot_rebuild_is_skipped_by_the_recorder_not_reported(t
                     cwd=tmp_path, timeout=600)
     assert check.returncode == 0, check.stdout + check.stderr[-2000:]
     assert "JAX205" not in check.stdout, check.stdout
-    assert ("skipped across.py:11 <lambda>@11: observed by `jaxlint record`, but vmap cannot trace this pmap"
+    assert ("skipped across.py:13 <lambda>@13: observed by `jaxlint record`, but vmap cannot trace this pmap"
             in check.stdout), check.stdout
     assert "jaxlint rebuilds a pmap as a shard_map only for leading mapped axes" in check.stdout, check.stdout

@@ -425,9 +425,9 @@ class Observer:
         if kind in PARTITIONED_KINDS:
             return PartitionedJit(kind, fun, fs.meta.get("static_nums", ()),
                                   fs.meta.get("static_names", ())).trace(*args, **kwargs)
-        if kind == "pmap":
+        if kind == "pmap":  # what pmap mapped, as it mapped it: a partial keeps its bound arguments
             mapped = fs.meta.get("pmap") or {}
-            return MappedJit(fun, fs.meta.get("static_nums", ()), mapped.get("axis_name"),
+            return MappedJit(rec._fun, fs.meta.get("static_nums", ()), mapped.get("axis_name"),
                              mapped.get("in_axes", 0), fs.meta.get("donate_nums", ())).trace(*args, **kwargs)
         raise NotTraceable(f"a `{kind}` function without `.trace`")
 

@@ -248,7 +248,6 @@ def known_when_traced(scopes: "Scopes", fn: "FunctionInfo") -> dict[str, Fact]:
     if known is not None:
         return known
     facts: dict[str, Fact] | None = None
-    outer = fn.parent
     for r in fn.traced_by:
         found: dict[str, Fact] = {}
         if r.is_entry and r.line is not None:

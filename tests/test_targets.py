@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import textwrap
 from pathlib import Path
 
@@ -293,9 +294,11 @@ def test_a_libtpu_that_does_not_load_is_one_line_saying_what_to_install(tmp_path
     (shadow / "__init__.py").write_text("raise ImportError('no libtpu in this environment')\n")
     (tmp_path / "m.py").write_text("import jax\n\n# jaxlint: args=(f32[8],)\n@jax.jit\ndef f(x):\n    return x + 1\n")
     # TPU_LIBRARY_PATH (set by any earlier import of libtpu in this process) would let jax
-    # load the library without importing the package
+    # load the library without importing the package. The shadow goes before the path the
+    # suite already has, which may be how jaxlint itself is found (a checkout, not installed).
+    path = os.pathsep.join(p for p in (str(tmp_path / "shadow"), os.environ.get("PYTHONPATH", "")) if p)
     r = run_cli("check", "--target", "v5e:1x1", "--no-cache", "m.py", cwd=tmp_path,
-                env={"PYTHONPATH": str(tmp_path / "shadow"), "TPU_LIBRARY_PATH": ""})
+                env={"PYTHONPATH": path, "TPU_LIBRARY_PATH": ""})
     assert r.returncode == 2, r.stdout + r.stderr
     assert "libtpu cannot be loaded here" in r.stderr and 'pip install "jaxlint[tpu]"' in r.stderr
     assert "Traceback" not in r.stderr

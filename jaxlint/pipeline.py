@@ -724,22 +724,21 @@ def baseline(run: CheckRun) -> int | None:
     if not o.baseline:
         return None
     from jaxlint.findings.baseline import Baseline, compare, key_path
-    from jaxlint.registry import select_rules
+    from jaxlint.registry import selected_groups
 
     path = Path(o.baseline)
     known = Baseline.load(path)
     base_dir, cwd = path.resolve().parent, Path.cwd()
     broken = result.unparsed()
     # static rules judge the files checked; trace and compile rules the functions analysed
-    static_codes: dict[int, frozenset[str]] = {}
-    judged: dict[str, frozenset[str]] = {}
+    static_codes: dict[int, dict[str, frozenset[str]]] = {}
+    judged: dict[str, dict[str, frozenset[str]]] = {}
     for t in run.tasks:
         if t.display in broken:
             continue
         s = t.settings
         if id(s) not in static_codes:
-            static_codes[id(s)] = frozenset(r.code for r in select_rules(s.select, s.extend_select, s.ignore,
-                                                                          ("static",), s.preview))
+            static_codes[id(s)] = selected_groups(s.select, s.extend_select, s.ignore, ("static",), s.preview)
         judged[key_path(t.display, base_dir, cwd)] = static_codes[id(s)]
     cmp = compare(known, result.diagnostics, base_dir, cwd, judged, result.superseded,
                   _measured_judged(run, base_dir, cwd))

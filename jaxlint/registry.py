@@ -280,17 +280,26 @@ def _selection(select: Iterable[str] | None, extend_select: Iterable[str], ignor
     return out
 
 
+def selected_groups(select: Iterable[str] | None, extend_select: Iterable[str], ignore: Iterable[str],
+                    phases: Iterable[str] | None = None, preview: bool = False) -> dict[str, frozenset[str]]:
+    """The selected rules' codes, each with the groups of its findings the selection takes
+    (a rule whose finding kinds have groups of their own may be selected for some only)."""
+    return {rule.code: groups for rule, groups in _selection(select, extend_select, ignore, phases, preview) if groups}
+
+
 def specificity(selectors: Iterable[str], rule: type[Rule]) -> int:
     """How specifically the most specific of ``selectors`` names ``rule`` (0: none does)."""
     return max((_matches(s, rule) for s in selectors), default=0)
 
 
-def ignored_by(codes: Iterable[str], rule: type[Rule]) -> bool:
-    """Whether ``codes`` (per-file-ignores) turn ``rule`` off: a selector that matches it, or
-    one that names its twin of another tier (ignoring JAX101 ignores the JAX201 that
-    measures it, and the other way round)."""
+def ignored_by(codes: Iterable[str], rule: type[Rule], signature: str = "") -> bool:
+    """Whether ``codes`` (per-file-ignores) turn off ``rule``'s finding with this signature:
+    a selector that matches it (a group's name matches the group of the finding's kind,
+    :meth:`Rule.group_of`), or one that names its twin of another tier (ignoring JAX101
+    ignores the JAX201 that measures it, and the other way round)."""
     codes = list(codes)
-    return any(_matches(c, rule) for c in codes) or (
+    group = rule.group_of(signature) if rule.kinds else None
+    return any(_matches(c, rule, group) for c in codes) or (
         _twins_may_match(codes, rule) and any(_matches(c, t) == _EXACT for c in codes for t in twins(rule)))
 
 

@@ -141,6 +141,38 @@ def test_the_default_selection_takes_the_kinds_whose_group_is_on(tmp_path):
     assert "JAX106" in settings["active_groups"]["suspicious"] and settings["active_groups"]["nursery"] == []
 
 
+def test_per_file_ignores_and_the_baseline_go_by_a_findings_kind(tmp_path):
+    """A group's name in per-file-ignores turns off the findings of the kinds in that group,
+    whatever the rule's own group; and a baselined finding of a kind the selection left out
+    is not called stale (the rule ran, but not for that kind)."""
+    (tmp_path / "a.py").write_text(KINDS)
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return jaxlint(tmp_path, "check", "--no-cache", "--output-format", "json", "--exit-zero", *args, "a.py")
+
+    def rows(*args: str) -> list[tuple[str, int]]:
+        r = run(*args)
+        assert r.returncode == 0, r.stderr
+        return sorted((d["code"], d["location"]["row"]) for d in json.loads(r.stdout))
+
+    assert rows("--select", "JAX106", "--per-file-ignores", "a.py:suspicious") == [("JAX106", 10)]
+    assert rows("--select", "JAX106", "--per-file-ignores", "a.py:nursery") == [("JAX106", 8)]
+    assert rows("--per-file-ignores", "a.py:suspicious") == []
+
+    every = tmp_path / "every.json"
+    r = jaxlint(tmp_path, "check", "--no-cache", "--select", "JAX106", "--write-baseline", str(every), "a.py")
+    assert r.returncode == 0, r.stderr
+    assert len(json.loads(every.read_text())["findings"]) == 2
+    r = run("--baseline", str(every))
+    assert json.loads(r.stdout) == [] and "stale" not in r.stderr, r.stderr
+    r = run("--baseline", str(every), "--prune-baseline")
+    assert len(json.loads(every.read_text())["findings"]) == 2, r.stderr
+    # the print of a value gone: its entry is stale, the clock's is not
+    (tmp_path / "a.py").write_text(KINDS.replace('    print("x is", x)\n', ""))
+    r = run("--baseline", str(every))
+    assert "1 finding in" in r.stderr and "stale" in r.stderr, r.stderr
+
+
 def test_a_low_figure_allows_no_default_group():
     fig = {"findings": 20, "true": 6, "debatable": 10, "false": 4, "precision": 0.3}
     assert rule_figures.allowed_groups("JAX999", fig)[0] == {"pedantic"}

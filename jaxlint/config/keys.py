@@ -245,7 +245,8 @@ TOP_LEVEL: dict[str, Key] = {k.name: k for k in (
     Key("per-file-ignores", dict, override=MERGE, cli=("--per-file-ignores",),
         doc="Glob pattern -> rule selectors to ignore in the matching files.",
         page="Rules to ignore in the matching files. On the command line, `--per-file-ignores 'tests/*:JAX101,"
-             "JAX106'` (repeatable) adds entries.",
+             "JAX106'` (repeatable) adds entries. A group's name ignores the findings in that group: those of a "
+             "rule's finding kinds by the kind's group.",
         docs_type="table: glob → list of selectors", docs_default="`{}`",
         schema=(("additionalProperties", _SELECTOR_LIST),)),
     Key("rules", dict,

@@ -163,13 +163,15 @@ class Comparison:
 
 
 def compare(baseline: Baseline, diags: Iterable[Diagnostic], base_dir: Path, cwd: Path,
-            judged: Mapping[str, frozenset[str]], superseded: Iterable[Diagnostic] = (),
+            judged: Mapping[str, Mapping[str, frozenset[str]]], superseded: Iterable[Diagnostic] = (),
             measured: Mapping[str, Mapping[str, frozenset[str]]] | None = None) -> Comparison:
     """Split ``diags`` into new and baselined findings.
 
     ``judged`` maps the baseline path of every file this run checked completely to
-    the codes that ran on it: a baselined finding is stale only when its rule ran on
-    its file and did not find it again, or when the file is gone. Entries for files
+    the codes that ran on it, each with the groups of its findings the selection took: a
+    baselined finding is stale only when its rule ran on its file for the finding's kind
+    (:meth:`Rule.group_of`: a rule selected for some kinds only did not look for the
+    others) and did not find it again, or when the file is gone. Entries for files
     outside this run are left alone (a pre-commit run sees a few files).
     ``superseded``: static findings a measured finding replaced beyond the one whose
     signature it carries (:func:`jaxlint.findings.suppress.merge_tiers`); still there, so
@@ -201,8 +203,18 @@ def compare(baseline: Baseline, diags: Iterable[Diagnostic], base_dir: Path, cwd
             continue
         code = baseline.code(key)
         ran = (measured or {}).get(path, {}).get(key[2].split(":", 1)[0], ())
-        if code in judged.get(path, ()) or code in ran or not (base_dir / path).exists():
+        if _judged(judged.get(path, {}), code, key[2]) or code in ran or not (base_dir / path).exists():
             stale[key] = missing
     new.sort(key=lambda d: d.sort_key)
     return Comparison(new, matched, stale)
 
+
+def _judged(codes: Mapping[str, frozenset[str]], code: str, signature: str) -> bool:
+    """Whether the static rule ``code`` ran on the file for the kind of this finding."""
+    groups = codes.get(code)
+    if groups is None:
+        return False
+    from jaxlint.registry import rules_by_code
+
+    rule = rules_by_code().get(code)
+    return rule is None or not rule.kinds or rule.group_of(signature) in groups

@@ -490,7 +490,8 @@ class JaxlintServer(CodeActions, DynamicRuns, NotebookSync, LanguageServer):
             related_information=related or None,
             data={
                 "name": d.name,
-                "group": rule.group if rule is not None else None,
+                # the finding's group: its kind's, where the rule's kinds have groups of their own
+                "group": rule.group_of(d.signature) if rule is not None else None,
                 "phase": d.phase.value,
                 "fix": d.fix.to_dict() if d.fix else None,
                 "noqa_row": d.noqa_line,

@@ -8,7 +8,6 @@ with a message naming the key and the file.
 from __future__ import annotations
 
 import fnmatch
-import math
 import os
 import sys
 from dataclasses import field, replace
@@ -17,8 +16,7 @@ from typing import Any, Mapping
 
 from jaxlint.config.errors import ConfigError, named, shown
 from jaxlint.config.keys import (
-    BACKENDS, CONFIDENCES, DYNAMIC, EXTEND, FUNCTION_KEYS, MAX_DIMENSION, MERGE, ON, REPLACE, SEVERITIES, TOP_LEVEL,
-    in_range,
+    DYNAMIC, EXTEND, FUNCTION_KEYS, MAX_DIMENSION, ON, REPLACE, SEVERITIES, TOP_LEVEL, in_range,
 )
 from jaxlint.records import dataclass
 

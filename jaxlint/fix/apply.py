@@ -14,8 +14,6 @@ encoding, byte-order mark and line endings, and go through symlinks to their tar
 """
 from __future__ import annotations
 
-import io
-import tokenize
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Collection, Iterable, Sequence

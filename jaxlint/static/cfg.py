@@ -163,23 +163,30 @@ class ControlFlow:
         order: on every path from ``stmt``, up to a statement that binds it again (whose
         own reads still count). A loop brings a path back to its header, and so to
         ``stmt`` itself: its reads count when no statement of the loop rebinds the name."""
+        return [n for n, _ in self.reads_after_via(stmt, name, None)]
+
+    def reads_after_via(self, stmt: ast.stmt, name: str, via: ast.stmt | None) -> list[tuple[ast.Name, bool]]:
+        """``reads_after``, each read with whether a path to it from ``stmt`` runs the
+        statement ``via`` on the way (``via`` itself included; ``stmt`` counts when it is
+        ``via``): the reads of the value on the runs that also run ``via``."""
         at = self.where.get(id(stmt))
         if at is None:
             return []
-        found: dict[int, ast.Name] = {}
-        seen: set[int] = set()
-        queue: deque[tuple[int, int]] = deque([at])
+        found: dict[tuple[int, bool], ast.Name] = {}
+        seen: set[tuple[int, bool]] = set()
+        queue: deque[tuple[int, int, bool]] = deque([(*at, stmt is via)])
         first = True
         while queue:
-            block, start = queue.popleft()
+            block, start, passed = queue.popleft()
             stmts = self.blocks[block].stmts
             i = start + 1 if first else start
             first = False
             killed = False
             while i < len(stmts):
                 s = stmts[i]
+                passed = passed or s is via
                 for n in _header_reads(s, name):
-                    found[id(n)] = n
+                    found[(id(n), passed)] = n
                 if name in _header_binds(s):
                     killed = True
                     break
@@ -187,10 +194,30 @@ class ControlFlow:
             # an exception may leave the block before its rebinding, with the value as it was
             onward = self.blocks[block].raises if killed else self.blocks[block].succ + self.blocks[block].raises
             for nxt in onward:
-                if nxt not in seen:
-                    seen.add(nxt)
-                    queue.append((nxt, 0))
-        return list(found.values())
+                if (nxt, passed) not in seen:
+                    seen.add((nxt, passed))
+                    queue.append((nxt, 0, passed))
+        return [(n, passed) for (_, passed), n in found.items()]
+
+    def reaches(self, a: ast.stmt, b: ast.stmt) -> bool:
+        """Statement ``b`` may run after statement ``a`` (round a loop too); False when
+        either is not in this graph."""
+        at, to = self.where.get(id(a)), self.where.get(id(b))
+        if at is None or to is None:
+            return False
+        if at[0] == to[0] and to[1] > at[1]:
+            return True
+        seen: set[int] = set()
+        queue = deque(self.blocks[at[0]].succ + self.blocks[at[0]].raises)
+        while queue:
+            block = queue.popleft()
+            if block in seen:
+                continue
+            if block == to[0]:
+                return True
+            seen.add(block)
+            queue.extend(self.blocks[block].succ + self.blocks[block].raises)
+        return False
 
 
 def _header(s: ast.stmt) -> list[ast.AST]:

@@ -222,20 +222,28 @@ class KeyCallees:
         (cls,) = made
         memo = self._fresh.get((cls, expr.attr))
         if memo is None:
-            memo = self._fresh[(cls, expr.attr)] = self._advancing_property(cls, expr.attr)
+            func = bindings[0].value.func  # type: ignore[union-attr]
+            unseen = model.imported(func, model.function_of(bindings[0].node))
+            memo = self._fresh[(cls, expr.attr)] = self._advancing_property(cls, expr.attr, unseen)
         return memo
 
-    def _advancing_property(self, cls: str, attr: str) -> bool:
+    def _advancing_property(self, cls: str, attr: str, imported: bool) -> bool:
+        """``attr`` of ``cls`` is a property that advances a key generator; also (``may
+        be``) when ``cls`` is imported from a module the tree does not hold: its attribute
+        may be such a property (easydel's ``GenerateRNG().rng``), so two reads are not
+        surely one key."""
         model: Scopes = self.model
         if cls not in model.classes:
             if model.link is None:
-                return False
+                return imported
             word = re.compile(rb"def\s+%s\b" % re.escape(attr).encode())
             deps: set = set()
             found = model.link.class_(model, cls, deps, lambda text: word.search(text) is not None)
+            if found is None and imported:
+                imported = model.link.class_(model, cls, deps) is None  # not in the tree at all: unseen
             model.link.use(deps)
             if found is None:
-                return False
+                return imported
             model, cls = found
         prop = model.method_named(cls, attr)
         if prop is None or isinstance(prop.node, ast.Lambda) or not any(

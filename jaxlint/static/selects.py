@@ -34,7 +34,7 @@ SELECT_LISTS = {"jax.numpy.select": 1, "jax.numpy.piecewise": None}
 _MAX_HOPS = 4
 
 
-def _slot(model: "Scopes", node: ast.AST, parent: ast.AST) -> tuple[int, int] | None:
+def slot(model: "Scopes", node: ast.AST, parent: ast.AST) -> tuple[int, int] | None:
     """When ``node`` is one alternative of the select ``parent``: (the select's id, which
     alternative); None when ``parent`` is not a select or ``node`` is its condition."""
     if isinstance(parent, ast.IfExp):
@@ -73,9 +73,9 @@ def _landings(model: "Scopes", fn: "FunctionInfo | None", expr: ast.AST) -> dict
         parent = model.parent(node)
         if parent is None:
             return found
-        slot = _slot(model, node, parent)
-        if slot is not None:
-            found.setdefault(*slot)
+        where = slot(model, node, parent)
+        if where is not None:
+            found.setdefault(*where)
             select = model.parent(parent) if isinstance(parent, (ast.List, ast.Tuple)) else parent
             if select is None:
                 return found

@@ -10,6 +10,7 @@ from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
 from jaxlint.static.semantic import ModuleModel, children, target_names, walk
 from jaxlint.static.selects import alternatives
+from jaxlint.static.reach import Reach
 from jaxlint.textutil import LazyPattern, match_lines
 from jaxlint.static.keys import CONSUMERS, KEY_MAKERS, KeyCallees, assigned_paths, draws, field_path, key_text
 from jaxlint.static.arrays import data_params
@@ -96,10 +97,27 @@ class PrngKeyReuse(StaticRule):
     another module of the tree defines, whose `@property` `rng` splits a key field of
     `self` and stores a part back, itself or through `next(self)`, `self()` or another
     method): `normal(gen.rng, s)` twice draws from two keys. A property that only
-    returns the field, or splits it without storing it back, gives one key per read.
+    returns the field, or splits it without storing it back, gives one key per read. An
+    attribute of an instance of a class imported from outside the checked tree may be
+    such a property: two reads of it are not reported.
 
     Uses in the two branches of an `if`/`else` are not two uses. Keys derived with
     `jax.random.fold_in(key, i)` are fresh keys.
+
+    Two uses only count when some number both produce is read: each use's result is
+    followed forward (through arithmetic, calls, and names, rebound or not, to the reads
+    each binding reaches). A use whose result only seeds a template
+    (`like = Model(key=k)` then `eqx.tree_deserialise_leaves(path, like)`, which replaces
+    every leaf), goes only into `jax.eval_shape` / `eqx.filter_eval_shape` /
+    `nnx.eval_shape` (no numbers are computed), is only asked its `.shape` or `.dtype`, or
+    is never read draws nothing that matters. One key split twice gives the same keys
+    index by index, so two unpacked splits (`a, b = split(key)`) only share a key when an
+    output of the same index is read after both (`unused, sub = split(key)` and later
+    `key, _ = split(key)` do not). One key drawing the two alternatives of a select
+    (`jnp.where(c, f(normal(key)), g(normal(key)))`, `lax.select`, `select_n`,
+    `jnp.select`, `a if c else b`) is not reuse either: each element keeps one draw;
+    the draws may reach the select through names rebound on the way, and a path of the
+    first draw that cannot run with the second (an `if` arm without it) does not count.
 
     A key is a name, a name indexed by a constant (`keys[0]`) or a field of a name
     (`s.key` of a state argument, `self.rng`): a field is reset by assigning it
@@ -572,6 +590,7 @@ class _Flow:
         self.model = model
         self.reports = reports
         self.callees = callees
+        self.reach = Reach(model)
         self.loop_pass = False
         self.depth = 0
         self.loops: list[ast.For | ast.AsyncFor | ast.While] = []  # the loops around the statement being walked
@@ -702,7 +721,11 @@ class _Flow:
                     continue  # an unseen helper and a split or another helper: too unsure
                 if first_name == fn_name and self._aligned(first, call, fn_name):
                     continue  # the same draw applied to other data on purpose: `choice(key, x)`, `choice(key, y)`
-                if alternatives(self.model, first, call):
+                if not self._shared(first, call):
+                    if not self.reach.read(first):
+                        state[text] = (call, fn_name)  # the first use's numbers went nowhere: this one counts
+                    continue  # `like = Model(key)` as a template, or splits whose read outputs differ
+                if alternatives(self.model, first, call) or self.reach.alternatives(first, call):
                     continue  # `where(c, normal(key, s), uniform(key, s))`: only one draw survives, element by element
                 if self.loop_pass and first is call:
                     msg = (f"PRNG key `{text}` is consumed by `{fn_name}` on every iteration of the loop without "
@@ -714,6 +737,18 @@ class _Flow:
                            f"split the key first")
                 self._report(key, msg, first, min(_sure(fn_name), _sure(first_name), key=lambda c: c.rank))
             state.setdefault(text, (call, fn_name))
+
+    def _shared(self, first: ast.Call, call: ast.Call) -> bool:
+        """Some number both uses of one key produce may be read: each use's result
+        reaches a read (not only a template, an abstract evaluation or nothing), and two
+        splits unpacked into names have an output index read after both (the same key
+        split twice gives the same keys index by index)."""
+        if not (self.reach.read(first) and self.reach.read(call)):
+            return False
+        if first is call:
+            return True
+        a, b = self.reach.read_outputs(first), self.reach.read_outputs(call)
+        return a is None or b is None or bool(a & b)
 
     def _aligned(self, first: ast.Call, call: ast.Call, fn_name: str) -> bool:
         """Whether two uses of one key by the same function differ only in the data they

@@ -366,8 +366,9 @@ def inputs(b, d):
 def test_jax114_a_generator_property_of_another_module_that_advances_gives_fresh_keys():
     files = {"pkg/__init__.py": "from pkg.keygen import KeyGen as KeyGen\n", "pkg/keygen.py": KEYGEN}
     assert _lines_with(USES_KEYGEN, files) == _arrowed(USES_KEYGEN)
-    # without the class's module the model cannot tell: the reads stay one key each
-    assert len(lint_source(USES_KEYGEN, select=["JAX114"])) == 2
+    # without the class's module the model cannot tell whether a read advances it: not
+    # certain, not reported (blind42's jax-flash-attn2, whose GenerateRNG is easydel's)
+    assert lint_source(USES_KEYGEN, select=["JAX114"]) == []
 
 
 def test_jax114_real_jax_an_advancing_property_draws_different_numbers_per_read():

@@ -162,7 +162,7 @@ def main_rows():
 
 
 if __name__ == "__main__":
-    params = {"w": jnp.ones((16, 8)), "b": jnp.zeros(8)}
+    params = {"w": jnp.ones((16, 8)), "b": jnp.zeros(8)}  # PLACED
     x = jax.device_put(jnp.ones((16, 8)), NamedSharding(mesh, P("data")))
     for _ in range(4):
         params = update(params, x)  # RESHARD
@@ -220,7 +220,7 @@ def recorded(tmp_path_factory):
                     cwd=root, env=DEVICES, timeout=600)
     (root / "record.stderr").write_text(rec.stderr)
     lines = {m: i for i, line in enumerate(TRAIN.lstrip("\n").splitlines(), 1)
-             for m in ("RESHARD", "GROW", "REJIT", "SETTING", "ERRORCHECK", "SEED", "ROWS", "NESTED", "EAGER",
+             for m in ("PLACED", "RESHARD", "GROW", "REJIT", "SETTING", "ERRORCHECK", "SEED", "ROWS", "NESTED", "EAGER",
                        "REDEFINED", "LIBRARY", "CALLEE", "HOLD", "INLINED") if f"# {m}" in line}
     return root, json_findings(check, "JAX208"), lines, json_findings(check)
 
@@ -244,12 +244,18 @@ def test_signatures_keep_shardings_and_the_dtype_jax_compiles(recorded):
 
 
 def test_a_resharding_recompile_names_the_argument_and_the_change(recorded):
+    # at the line that made the first call's parameters (placed by default; issue 37), the
+    # call that compiled again related
     _, found, lines, _ = recorded
-    [d] = _at(found, lines["RESHARD"])
+    assert _at(found, lines["RESHARD"]) == []
+    [d] = _at(found, lines["PLACED"])
     assert "`update` was traced and compiled for 2 different signatures" in d["message"]
     assert ("`params['w']` changes sharding uncommitted on one device (the default) -> P() on mesh (data: 8)"
             in d["message"])
     assert "jax.device_put" in d["message"] and "new jitted function" not in d["message"]
+    assert d["message"].endswith(f"the `params` of the first call is made at line {lines['PLACED']}: place it "
+                                 f"there as the later calls get it"), d["message"]
+    assert lines["RESHARD"] in [r["location"]["row"] for r in d["related"]], d["related"]
 
 
 def test_a_growing_length_is_reported_with_its_trajectory(recorded):

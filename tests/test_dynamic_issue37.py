@@ -254,3 +254,56 @@ def test_a_first_recorded_call_inside_a_trace_is_noted(tmp_path):
     assert rec.returncode == 0, rec.stderr[-3000:]
     assert "the recorder failed" not in rec.stdout + rec.stderr, rec.stdout + rec.stderr[-3000:]
     assert "2 jitted functions called" in rec.stdout + rec.stderr
+
+
+PLACED = '''
+import jax
+import jax.numpy as jnp
+from flax import jax_utils
+
+
+@jax.jit
+def update(state, batch):
+    return {"w": state["w"] - 0.1 * batch.mean(), "m": state["m"] * 0.9}
+
+
+def init():
+    return {"w": jnp.ones((64, 64)), "m": jnp.zeros((64, 64))}
+
+
+def get_batch(i):
+    return jax.device_put(jnp.full((8, 64), float(i)), jax.devices()[0])
+
+
+def sgd(params, x):
+    return jax.tree_util.tree_map(lambda p: p - 0.1 * x.mean(), params)
+
+
+if __name__ == "__main__":
+    state = init()  # made by default
+    for i in range(4):
+        state = update(state, get_batch(i))  # called with a committed batch
+    p_sgd = jax.pmap(sgd, axis_name="batch")
+    params_repl = jax_utils.replicate({"w": jnp.ones((32, 32))})  # replicated
+    for _ in range(3):
+        params_repl = p_sgd(params_repl, jnp.ones((1, 8, 32)))  # called under pmap
+'''
+
+
+def test_a_recompile_from_placement_is_reported_where_the_value_is_made(tmp_path):
+    # the seventh judgement's two true JAX208s, reported at the call: numpyro tbip's state
+    # from `init` (uncommitted) that the step returns committed to the batch's device, and
+    # vit_jax's parameters replicated by flax (a `_device_put_sharded` mesh) that the pmap
+    # returns on its own mesh. The line to change is where the first call's value is made
+    pytest.importorskip("flax")
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX208"]\n')
+    (tmp_path / "prog.py").write_text(PLACED.lstrip())
+    found = _findings(_record_and_check(tmp_path, compile_=True), "JAX208")
+    made, replicated = _line(PLACED, "# made by default"), _line(PLACED, "# replicated")
+    assert [f[0] for f in found] == [made, replicated], found
+    by_line = {f[0]: f[2] for f in found}
+    assert "`state['m']` changes sharding uncommitted on one device (the default) -> committed to" in by_line[made]
+    assert by_line[made].endswith(f"the `state` of the first call is made at line {made}: place it there as the "
+                                  f"later calls get it"), by_line[made]
+    assert "changes sharding P('_device_put_sharded')" in by_line[replicated], by_line[replicated]
+    assert f"the `params` of the first call is made at line {replicated}" in by_line[replicated]

@@ -16,6 +16,10 @@ it:
 * :func:`padded_at`: the ``pad`` call that padded the argument to a size computed from its
   length (``np.pad(x, ((0, size - n), (0, 0)))``), on the binding before the call or in a
   function of the same file it calls (``batch = pad_batch(x)``);
+* :func:`placed_at`: the statement that bound the value of the call's first compile (its
+  binding before the call: ``params_repl = replicate(params)``, ``state = svi.init(...)``),
+  or the argument itself when it is built in the call, for a recompile whose cause is a
+  change of sharding, placement or committedness;
 * :func:`given_at`: the statement that made a value the caller gave a library's factory on
   its jit line (``jit(elasticity.athermal_moduli(energy_fn))``: where ``energy_fn`` was
   made), for a compile finding whose cause the library computes with it.
@@ -49,13 +53,17 @@ def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
     return out
 
 
-def _call_at(tree: ast.Module, line: int, name: str) -> ast.Call | None:
-    """The call on ``line`` of the function called ``name`` (its last dotted part), or the
-    only call on that line."""
+def _call_at(tree: ast.Module, line: int, name: str, column: int | None = None) -> ast.Call | None:
+    """The call on ``line`` of the function called ``name`` (its last dotted part), else
+    the call that starts at ``column`` (1-based, as the recording saw it: a jitted function
+    called under another name, ``p_step = jax.pmap(step)``), or the only call on that line."""
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == line]
     named = [c for c in calls if _callee(c) == name]
     if len(named) == 1:
         return named[0]
+    at = [c for c in calls if column is not None and c.col_offset + 1 == column]
+    if len(at) == 1:
+        return at[0]
     return calls[0] if len(calls) == 1 else None
 
 
@@ -107,11 +115,11 @@ def _in_scope(root: ast.AST):
             todo.append(child)
 
 
-def _the_call(file: str, line: int, callee: str, index: int, param: str):
+def _the_call(file: str, line: int, callee: str, index: int, param: str, column: int | None = None):
     tree = _tree(str(file))
     if tree is None:
         return None, None, None
-    call = _call_at(tree, int(line), callee)
+    call = _call_at(tree, int(line), callee, column)
     if call is None:
         return tree, None, None
     arg = _argument(call, index, param)
@@ -207,6 +215,19 @@ def _pad_of(tree: ast.Module, parents: dict, expr: ast.expr, at: ast.AST, depth:
     return None
 
 
+def placed_at(file: str, line: int, callee: str, index: int, param: str, column: int | None = None) -> Where | None:
+    """Where the value passed as parameter ``param`` to ``callee(...)`` on ``line`` was made
+    or placed before the call: the statement that bound the name before it (a
+    ``jax.device_put``, a ``flax.jax_utils.replicate``, an ``init`` that leaves it on the
+    default device), or the argument itself when it is built in the call
+    (``step(jax.device_put(x, s))``). ``column``: where the recorded call starts. None when
+    the argument is no plain name or call, or its binding is not in the caller's scope."""
+    tree, call, arg = _the_call(file, line, callee, index, param, column)
+    if call is None or not isinstance(arg, (ast.Name, ast.Call)):
+        return None
+    return _made_before(tree, call, arg, file)
+
+
 def given_at(file: str, line: int, factory: str, index: int, param: str) -> Where | None:
     """Where the value the caller gave a library's ``factory(...)`` on ``line`` (its jit line:
     ``jit(elasticity.athermal_moduli(energy_fn))``) as parameter ``param`` (position
@@ -217,6 +238,12 @@ def given_at(file: str, line: int, factory: str, index: int, param: str) -> Wher
     tree, call, arg = _the_call(file, line, factory, index, param)
     if call is None or _callee(call) != factory or arg is None:
         return None
+    return _made_before(tree, call, arg, file)
+
+
+def _made_before(tree: ast.Module, call: ast.Call, arg: ast.expr, file: str) -> Where | None:
+    """The statement that bound ``arg`` (a plain name) before ``call``, or ``arg`` itself
+    when it is any other expression."""
     if not isinstance(arg, ast.Name):
         return str(file), arg.lineno, arg.col_offset + 1
     stmt = _binding_before(tree, _parents(tree), call, arg.id)

@@ -62,8 +62,12 @@ class Recompilation(TraceRule):
     `TrainState.create(...)`), the literal or the constructor that made it; for an input
     the caller pads before the call to a size computed from its length (`np.pad(x,
     ((0, size - n), (0, 0)))` on the statement that binds it, or in a function of the same
-    file that returns it), that `pad` call. The call that compiled again is then a related
-    location. Padding to each input's own size (or to multiples of a step) is a warning;
+    file that returns it), that `pad` call; for a change of sharding, placement or
+    committedness (a state from `init` left on the default device while the step returns it
+    committed to the batch's device, parameters placed by `flax.jax_utils.replicate` or
+    `jax.device_put` on another mesh than the one a `pmap` or the step returns), the
+    statement that made or placed the first call's value. The call that compiled again is
+    then a related location. Padding to each input's own size (or to multiples of a step) is a warning;
     padding to power-of-two buckets is the fix, bounded to one compile per doubling of the
     longest input, and is said as an info that says so (quiet, as before, when each bucket
     is called often enough). Otherwise the finding sits at that call,
@@ -458,6 +462,18 @@ class Recompilation(TraceRule):
                         f"(`jnp.asarray(...)` with the dtype the step returns)")
                 related = [site.related("the call that compiles again")] + related
                 site = cause
+        moved = [c for c in changes if getattr(c, "kind", "") == "sharding"]
+        if moved and why:
+            first = min((base, worst), key=lambda g: int(g.get("seq") or 0))
+            label = str(moved[0]).split(" changes ")[0]
+            root = label.strip("`").split("[", 1)[0].split(".", 1)[0]
+            cause = _cause(ctx, first, label, names, "placed")
+            if cause is not None and (cause.path, cause.line) != (site.path, site.line):
+                # where the first call's value was made or placed: the line to change
+                msg += (f"; the `{root}` of the first call is made at line {cause.line}: place it there as the "
+                        f"later calls get it")
+                related = [site.related("the call that compiles again")] + related
+                site = cause
         # one identity wherever it is reported (the call a recording saw, or the def)
         ctx.report(site, msg, related=related, key="several signatures",
                   data={"signatures": len(groups), "calls": calls[:64], "changes": [str(c) for c in changes[:10]],
@@ -690,6 +706,10 @@ def _cause(ctx, sig: Signature, label: str, names: list[str], how: str):
             where = origins.grown_at(call["file"], int(call["line"]), callee, index, root)
         elif how == "padded":
             where = origins.padded_at(call["file"], int(call["line"]), callee, index, root)
+        elif how == "placed":
+            column = call.get("column")
+            where = origins.placed_at(call["file"], int(call["line"]), callee, index, root,
+                                      int(column) if column else None)
         else:
             field = text[len(root):].rsplit(".", 1)[-1] if "." in text[len(root):] else ""
             if not field.isidentifier():

@@ -33,7 +33,11 @@ class ConstantRandomKey(TraceRule):
     A fixed seed in a function the program calls once (`jax.random.key(0)` in an `init`,
     `nnx.Rngs(0)` in a `create_model`) is the documented way to make a model
     reproducible, not reuse: when `jaxlint record` saw the function called exactly once,
-    its finding is dropped. Without a recording (`check --dynamic` from `# jaxlint:
+    its finding is dropped. So is a draw whose numbers reach no output of the traced
+    program: an initial value evaluated on every trace and then discarded, as numpyro's
+    `param(name, init_value=random.normal(random.key(0), ...))` inside `SVI.update` (the
+    site takes its value from the optimizer state) or `params.get("w", init)` (XLA removes
+    the draw). Without a recording (`check --dynamic` from `# jaxlint:
     args=` or a spec) the trace does not say how often it runs, and it is reported.
 
     ## Why is this bad?
@@ -95,6 +99,18 @@ class ConstantRandomKey(TraceRule):
                 return x + jax.random.normal(key, x.shape)
             """
         ),
+        # an initial value the step discards (the parameter is there): no draw is made
+        Valid(
+            """
+            import jax
+
+            @jax.jit  # jaxlint: args=(f32[4], f32[4])
+            def update(w, g):
+                params = {"w": w}
+                w = params.get("w", jax.random.normal(jax.random.PRNGKey(0), (4,)))
+                return w - 0.1 * g
+            """
+        ),
     ]
     INVALID = [
         Invalid(
@@ -130,8 +146,8 @@ class ConstantRandomKey(TraceRule):
     def check(self, ctx: FunctionAnalysis) -> None:
         if ctx.jaxpr is None:
             return
-        flow = _Flow(ctx)
         closed = ctx.jaxpr
+        flow = _Flow(ctx)
         flow.run(closed.jaxpr, [None] * len(closed.jaxpr.invars), [_CONST] * len(closed.jaxpr.constvars), None)
         by_seed: dict[int, tuple[_Seed, list]] = {}
         for seed, draw in flow.draws:
@@ -173,7 +189,9 @@ class _Flow:
         self.quiet = 0  # >0 while a loop body's carry is still being settled
         self._seen: set[tuple[int, int]] = set()
 
-    def run(self, jaxpr, ins: list, consts: list, where, depth: int = 0) -> list:
+    def run(self, jaxpr, ins: list, consts: list, where, depth: int = 0, wanted: list[bool] | None = None) -> list:
+        """The constant states of ``jaxpr``'s outputs; ``wanted``: which of its outputs its
+        caller uses (all when None): a draw that reaches none of them is not counted."""
         from jaxlint.dynamic import adapter
 
         env: dict[int, Any] = {}
@@ -184,6 +202,7 @@ class _Flow:
         def state(v):
             return _CONST if adapter.is_literal(v) else env.get(id(v))
 
+        live, needed = _live(jaxpr, wanted)
         for eqn in jaxpr.eqns:
             st = [state(v) for v in eqn.invars]
             prim = adapter.primitive_name(eqn)
@@ -191,7 +210,8 @@ class _Flow:
             subs = adapter.sub_jaxprs(eqn) if depth < 12 else []
             if subs:
                 site = self.ctx.site(eqn) or where
-                outs = self._call(eqn, prim, st, subs, site, depth)
+                used = [id(v) in needed for v in eqn.outvars] if id(eqn) in live else [False] * len(eqn.outvars)
+                outs = self._call(eqn, prim, st, subs, site, depth, used)
             elif not constant:
                 outs = [None] * len(eqn.outvars)
             else:
@@ -202,7 +222,7 @@ class _Flow:
                                         and adapter.is_literal(seed) else None)
                 else:
                     origin = next((s for s in st if isinstance(s, _Seed)), _CONST)
-                if prim in DRAWS and isinstance(origin, _Seed) and not self.quiet \
+                if prim in DRAWS and isinstance(origin, _Seed) and not self.quiet and id(eqn) in live \
                         and (id(origin.eqn), id(eqn)) not in self._seen:
                     self._seen.add((id(origin.eqn), id(eqn)))
                     self.draws.append((origin, self.ctx.site(eqn) or where))
@@ -212,7 +232,7 @@ class _Flow:
                     env[id(v)] = o
         return [state(v) for v in jaxpr.outvars]
 
-    def _call(self, eqn, prim: str, st: list, subs: list, where, depth: int) -> list:
+    def _call(self, eqn, prim: str, st: list, subs: list, where, depth: int, used: list[bool]) -> list:
         n_out = len(eqn.outvars)
         p = eqn.params
         if prim == "scan" and "jaxpr" in p:
@@ -233,7 +253,7 @@ class _Flow:
                 self.quiet -= 1
                 outs = [None] * n_out
                 continue
-            res = self.run(sub, st[off:], [_CONST] * len(consts), where, depth + 1)
+            res = self.run(sub, st[off:], [_CONST] * len(consts), where, depth + 1, used)
             if off == 1 and st[0] is None:  # a branch index from the arguments
                 res = [None] * n_out
             outs = res if outs is None else [a if a is not None and b is not None else None for a, b in zip(outs, res)]
@@ -252,6 +272,25 @@ class _Flow:
         self.quiet -= 1
         outs = self.run(body, body_consts + carry + xs, [_CONST] * len(consts), where, depth + 1)
         return (outs + [None] * n_out)[:n_out]
+
+
+def _live(jaxpr, wanted: list[bool] | None) -> tuple[set[int], set[int]]:
+    """(ids of the equations of ``jaxpr``'s own level whose results reach its ``wanted``
+    outputs or that have effects, ids of the variables they read): one level, backwards.
+    A draw outside the first set makes numbers nothing uses: an initial value evaluated on
+    every trace and discarded (numpyro's ``param(name, init_value=random.normal(PRNGKey(0),
+    ...))`` inside ``SVI.update``, ``params.get(name, init)``), which XLA removes; its seed
+    is not reuse."""
+    from jaxlint.dynamic import adapter
+
+    outs = jaxpr.outvars
+    needed = {id(v) for v, w in zip(outs, wanted or [True] * len(outs)) if w and not adapter.is_literal(v)}
+    live: set[int] = set()
+    for eqn in reversed(jaxpr.eqns):
+        if getattr(eqn, "effects", None) or any(id(v) in needed for v in eqn.outvars):
+            live.add(id(eqn))
+            needed.update(id(v) for v in eqn.invars if not adapter.is_literal(v))
+    return live, needed
 
 
 def _python_value(v: Any) -> Any:

@@ -437,16 +437,34 @@ def _library_jits(parts: list[dict]) -> str:
     """The summary's line for the functions libraries jitted themselves (numpyro's SVI
     step): not analysed, named with how many jits of each were made."""
     made: dict[str, int] = {}
+    sites: dict[str, dict[str, int]] = {}
     for part in parts:
-        for name, n in part.items():
+        for name, entry in part.items():
+            n = entry.get("jits") if isinstance(entry, dict) else None
             if isinstance(n, int):
                 made[name] = made.get(name, 0) + n
+                for site, k in (entry.get("sites") or {}).items():
+                    if isinstance(k, int):
+                        sites.setdefault(name, {})[site] = sites.get(name, {}).get(site, 0) + k
     if not made:
         return ""
-    shown = ", ".join(f"{k} ({v} jit{'s' if v != 1 else ''})" for k, v in sorted(made.items(), key=lambda kv: -kv[1])[:4])
+    shown = ", ".join(f"{k} ({v} jit{'s' if v != 1 else ''}{_made_from(v, sites.get(k) or {})})"
+                      for k, v in sorted(made.items(), key=lambda kv: -kv[1])[:4])
     more = f" and {len(made) - 4} more" if len(made) > 4 else ""
     return (f"{len(made)} function{'s' if len(made) != 1 else ''} jitted inside libraries, not analysed "
             f"(jaxlint analyses the project's own jitted functions): {shown}{more}")
+
+
+def _made_from(n: int, sites: dict[str, int]) -> str:
+    """Where the project's code led to a library's jits when one line of it made several:
+    a new jitted function is traced and compiled again unless jax's cache knows the
+    function (jaxopt's solver built anew for every solve jits its step again each time)."""
+    if not sites:
+        return ""
+    site, k = max(sites.items(), key=lambda kv: kv[1])
+    if k < 2:
+        return ""
+    return f", {'all' if k == n else k} made by the call at {site}"
 
 
 def _merge_errors(parts: list[dict]) -> dict[str, dict]:

@@ -156,7 +156,8 @@ def flush() -> None:
     if out and RECORDER.library_jits:
         try:
             with RECORDER.lock:
-                library = json.dumps(dict(RECORDER.library_jits)).encode("utf-8")
+                library = json.dumps({name: {"jits": n, "sites": RECORDER.library_sites.get(name, {})}
+                                      for name, n in RECORDER.library_jits.items()}).encode("utf-8")
             _write(os.path.join(out, f"library-{os.getpid()}.json"), library)
         except OSError as e:
             recorder_error("writing the library jits", e)

@@ -61,6 +61,8 @@ class Recorder:
         self.blobs: dict[str, bytes] = {}
         #: "module:qualname" of a library function a library jitted -> how many jits of it were made
         self.library_jits: dict[str, int] = {}
+        #: the same name -> {"file:line" of the project's call that led to the jit: how many}
+        self.library_sites: dict[str, dict[str, int]] = {}
         #: function key -> [(weak reference to an instance, or the instance), its number]
         self.instances: dict[str, list] = {}
         #: function -> the recorded jitted function objects of it (weakly): jax shares one

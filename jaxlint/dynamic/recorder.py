@@ -237,10 +237,32 @@ def _library_jit(caller, fun) -> None:
         while isinstance(fun, functools.partial):
             fun = fun.func
         name = f"{getattr(fun, '__module__', None) or package}:{getattr(fun, '__qualname__', type(fun).__name__)}"
+        site = _project_call(caller)
         with RECORDER.lock:
             RECORDER.library_jits[name] = RECORDER.library_jits.get(name, 0) + 1
+            if site is not None:
+                sites = RECORDER.library_sites.setdefault(name, {})
+                sites[site] = sites.get(site, 0) + 1
     except Exception as e:  # never break the program
         recorder_error("counting a library's jit", e)
+
+
+def _project_call(frame, depth: int = 64) -> str | None:
+    """``"file:line"`` of the innermost call in the project's own code on ``frame``'s
+    stack (the line that built jaxopt's solver, whose ``__post_init__`` jits its step), the
+    file relative to the recorded project; None when none is within ``depth`` frames."""
+    from jaxlint.dynamic.record_state import record_root
+
+    while frame is not None and depth > 0:
+        name = frame.f_code.co_filename
+        if in_project(name):
+            try:
+                shown = os.path.relpath(name, record_root())
+            except ValueError:
+                shown = name
+            return f"{shown}:{frame.f_lineno}"
+        frame, depth = frame.f_back, depth - 1
+    return None
 
 
 def _defined_in_project(fun) -> bool:

@@ -463,7 +463,9 @@ def run_corpus(name: str, corpus_dir: Path, judgements: Path) -> dict:
         if j is None:
             unjudged.append({"path": key[0], "code": key[1], "signature": key[2], "verdict": "",
                              "reason": "", "line": f["location"]["row"], "source": source_line(src, f),
-                             "message": f["message"], "severity": f["severity"]})
+                             "message": f["message"], "severity": f["severity"],
+                             # the finding kind the rule's model gave it (rule_figures.py reads it)
+                             **({"kind": f["data"]["kind"]} if (f.get("data") or {}).get("kind") else {})})
     gone = [j for k, j in judged.items() if k not in seen]
     n = len(findings)
     from jaxlint.findings.collapse import pattern_of

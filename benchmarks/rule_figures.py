@@ -10,9 +10,10 @@ when it exists (``dev36`` is judged now: it counts from the commit that adds it)
     python benchmarks/rule_figures.py            # write benchmarks/rule_figures.json
     python benchmarks/rule_figures.py --check    # exit 1 when the committed file is out of date
 
-A rule that declares finding kinds (``Rule.kinds``: JAX106's print of a value) has a figure
-per kind too: each verdict's kind is the rule's own answer for the verdict's signature
-(``Rule.kind_of``), and a kind's group is held to its own figure by the same bar.
+A rule that declares finding kinds (``Rule.kinds``: JAX106's print of a value, JAX102's
+long count) has a figure per kind too: each verdict's kind is the one its finding kept
+(``kind``), else the rule's own answer for the verdict's signature (``Rule.kind_of``), and a
+kind's group is held to its own figure by the same bar.
 
 tests/test_groups.py checks that the committed file is what this computes, and that every
 rule's group, and every kind's, is one its figure allows (:func:`allowed_groups`).
@@ -42,6 +43,8 @@ BLIND = {
                    "10 libraries sealed at the split, judged blind once at ea2da2c, after issue 36's changes"),
     "blind40": ("precision_judgements_blind40.json",
                 "36 libraries sealed before anything ran on them, judged blind once at ab7bc28 (issue 36)"),
+    "blind42": ("precision_judgements_blind42.json",
+                "55 libraries sealed before anything ran on them, judged blind once at 959d64a (issue 36)"),
     "dynamic": ("dynamic_judgements.json",
                 "25 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
                 "(6 programs, issue 20), 4419f18 (7 programs, issue 37), ab7bc28 (6 programs, issue 37) "
@@ -91,6 +94,13 @@ def rules_with_kinds() -> dict:
     return {r.code: r for r in registry.static_rules() if r.kinds}
 
 
+def verdict_kind(rule, verdict: dict) -> str | None:
+    """A verdict's finding kind: the one its finding kept (``data["kind"]``, copied into the
+    verdict as ``kind`` by ``bench_precision.py --unjudged``), else the rule's answer for its
+    signature (``Rule.kind_of``: verdicts judged before kinds were kept)."""
+    return verdict.get("kind") or rule.kind_of(verdict["signature"])
+
+
 def figures(root: Path = HERE) -> dict:
     per_corpus = blind_verdicts(root)
     with_kinds = rules_with_kinds()
@@ -108,8 +118,9 @@ def figures(root: Path = HERE) -> dict:
         }
         rule = with_kinds.get(code)
         if rule is not None:
-            # each declared kind's verdicts, the rule deciding each verdict's kind by its signature
-            rules[code]["kinds"] = {k: _counts([j for j in every if rule.kind_of(j["signature"]) == k])
+            # each declared kind's verdicts: the kind the finding had when judged (``kind``, from the
+            # rule's model), else the rule's answer for the verdict's signature
+            rules[code]["kinds"] = {k: _counts([j for j in every if verdict_kind(rule, j) == k])
                                     for k in rule.kinds}
     return {
         "about": "Each rule's blind figure (true / debatable / false) over the corpora judged blind, computed by "

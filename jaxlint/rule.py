@@ -283,13 +283,20 @@ class Rule:
     @classmethod
     def kind_of(cls, signature: str) -> str | None:
         """The kind (a key of :attr:`kinds`) of a finding with this signature
-        (``function:construct``, the key a verdict and a baseline keep), or None."""
+        (``function:construct``, the key a verdict and a baseline keep), or None. A rule
+        whose model knows more than the text (JAX102's count through a name) passes the
+        kind when it reports (``ctx.report(kind=...)``); the finding's ``data`` keeps it
+        and a verdict on it too, and this answer from the text is for verdicts judged
+        before kinds were kept: it may say None where the model knew, never a kind the
+        model would not give."""
         return None
 
     @classmethod
-    def group_of(cls, signature: str) -> str:
-        """The lint group of a finding with this signature: its kind's, else the rule's."""
-        kind = cls.kind_of(signature) if cls.kinds else None
+    def group_of(cls, signature: str, kind: str | None = None) -> str:
+        """The lint group of a finding with this signature (and ``kind``, where the rule
+        gave it when reporting): its kind's, else the rule's."""
+        if kind is None and cls.kinds:
+            kind = cls.kind_of(signature)
         return cls.kinds[kind].group if kind is not None else cls.group
 
     @classmethod

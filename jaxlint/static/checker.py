@@ -260,15 +260,22 @@ class StaticContext:
         fix: Fix | None = None,
         end_node: ast.AST | None = None,
         confidence: Confidence = Confidence.CERTAIN,
+        kind: str | None = None,
     ) -> None:
         """Report a finding at the node ``where`` (to the end of ``end_node`` when given),
-        with its ``fix`` (a ``Fix`` of :meth:`replace` edits, or :meth:`codemod`)."""
+        with its ``fix`` (a ``Fix`` of :meth:`replace` edits, or :meth:`codemod`). ``kind``:
+        the finding kind the rule's model gives it (``Rule.kinds``), else the rule's answer
+        from the signature (``Rule.kind_of``); kept in ``data["kind"]``."""
         assert self.rule is not None
         if self.rule.traced_code and not runs_traced(self.model, where) and self.model.traced_function_of(where):
             return  # in a traced function, but in an arm the trace never takes: plain Python there
         signature = self.signature(where)
-        if self.groups is not None and self.rule.group_of(signature) not in self.groups:
+        if kind is None and self.rule.kinds:
+            kind = self.rule.kind_of(signature)
+        if self.groups is not None and self.rule.group_of(signature, kind) not in self.groups:
             return  # a finding kind the selection did not take
+        if kind is not None:
+            data = {**(data or {}), "kind": kind}
         start, end = self.span(where)
         if end_node is not None:
             end = self.span(end_node)[1]

@@ -94,20 +94,32 @@ def rules_with_kinds() -> dict:
     return {r.code: r for r in registry.static_rules() if r.kinds}
 
 
-def verdict_kind(rule, verdict: dict) -> str | None:
+def recorded_kinds(root: Path = HERE) -> dict[tuple[str, str, str, str], str]:
+    """(corpus, path, code, signature) -> the kind its finding had when
+    ``verdict_kinds.py`` recorded it (verdicts judged before findings kept their kind)."""
+    path = root / "verdict_kinds.json"
+    if not path.exists():
+        return {}
+    return {(r["corpus"], r["path"], r["code"], r["signature"]): r["kind"]
+            for r in json.loads(path.read_text())["kinds"]}
+
+
+def verdict_kind(rule, verdict: dict, recorded: str | None = None) -> str | None:
     """A verdict's finding kind: the one its finding kept (``data["kind"]``, copied into the
-    verdict as ``kind`` by ``bench_precision.py --unjudged``), else the rule's answer for its
-    signature (``Rule.kind_of``: verdicts judged before kinds were kept)."""
-    return verdict.get("kind") or rule.kind_of(verdict["signature"])
+    verdict as ``kind`` by ``bench_precision.py --unjudged``), else the one
+    ``verdict_kinds.py`` recorded for it (``recorded``), else the rule's answer for its
+    signature (``Rule.kind_of``)."""
+    return verdict.get("kind") or recorded or rule.kind_of(verdict["signature"])
 
 
 def figures(root: Path = HERE) -> dict:
     per_corpus = blind_verdicts(root)
     with_kinds = rules_with_kinds()
+    recorded = recorded_kinds(root)
     rules: dict[str, dict] = {}
     codes = sorted({j["code"] for js in per_corpus.values() for j in js})
     for code in codes:
-        mine = {corpus: [j for j in js if j["code"] == code] for corpus, js in per_corpus.items()}
+        mine = {corpus: [{**j, "corpus": corpus} for j in js if j["code"] == code] for corpus, js in per_corpus.items()}
         every = [j for js in mine.values() for j in js]
         kinds = sorted({j["confidence"] for j in every if j.get("confidence")})
         rules[code] = {
@@ -120,8 +132,9 @@ def figures(root: Path = HERE) -> dict:
         if rule is not None:
             # each declared kind's verdicts: the kind the finding had when judged (``kind``, from the
             # rule's model), else the rule's answer for the verdict's signature
-            rules[code]["kinds"] = {k: _counts([j for j in every if verdict_kind(rule, j) == k])
-                                    for k in rule.kinds}
+            kinds = [verdict_kind(rule, j, recorded.get((j["corpus"], j["path"], j["code"], j["signature"])))
+                     for j in every]
+            rules[code]["kinds"] = {k: _counts([j for j, jk in zip(every, kinds) if jk == k]) for k in rule.kinds}
     return {
         "about": "Each rule's blind figure (true / debatable / false) over the corpora judged blind, computed by "
                  "benchmarks/rule_figures.py from the verdicts beside it; a rule with no entry has no blind finding. "

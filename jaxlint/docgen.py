@@ -35,7 +35,9 @@ def rules_table() -> str:
     lines = ["| code | name | tier | group | what it finds | fix |", "|---|---|---|---|---|---|"]
     for r in all_rules():
         name = f"[{r.name}](docs/rules/{r.code}.md)"
-        off = " (off by default)" if not r.default_enabled else ""
+        on_kinds = [f"`{k}`, in {kind.group}" for k, kind in r.kinds.items() if GROUPS[kind.group].on]
+        off = "" if r.default_enabled else (f" (off by default; on for its kind {'; '.join(on_kinds)})" if on_kinds
+                                            else " (off by default)")
         fix = r.fixable.value if r.fixable else ""
         lines.append(f"| {r.code} | {name} | {tiers[r.phase.value]} | {r.group} | {r.summary}{off} | {fix} |")
     return "\n".join(lines)

@@ -292,13 +292,13 @@ def specificity(selectors: Iterable[str], rule: type[Rule]) -> int:
     return max((_matches(s, rule) for s in selectors), default=0)
 
 
-def ignored_by(codes: Iterable[str], rule: type[Rule], signature: str = "") -> bool:
+def ignored_by(codes: Iterable[str], rule: type[Rule], signature: str = "", kind: str | None = None) -> bool:
     """Whether ``codes`` (per-file-ignores) turn off ``rule``'s finding with this signature:
     a selector that matches it (a group's name matches the group of the finding's kind,
-    :meth:`Rule.group_of`), or one that names its twin of another tier (ignoring JAX101
+    :meth:`Rule.group_of`; ``kind``: the one the rule gave it, ``data["kind"]``), or one that names its twin of another tier (ignoring JAX101
     ignores the JAX201 that measures it, and the other way round)."""
     codes = list(codes)
-    group = rule.group_of(signature) if rule.kinds else None
+    group = rule.group_of(signature, kind) if rule.kinds else None
     return any(_matches(c, rule, group) for c in codes) or (
         _twins_may_match(codes, rule) and any(_matches(c, t) == _EXACT for c in codes for t in twins(rule)))
 

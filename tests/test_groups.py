@@ -173,6 +173,70 @@ def test_per_file_ignores_and_the_baseline_go_by_a_findings_kind(tmp_path):
     assert "1 finding in" in r.stderr and "stale" in r.stderr, r.stderr
 
 
+LOOPS = """\
+from functools import partial
+
+import jax
+
+STEPS = 500
+
+
+@jax.jit
+def named(x):
+    for _ in range(STEPS):
+        x = x + 1
+    return x
+
+
+@jax.jit
+def written(x):
+    for _ in range(8 * 8 * 3):
+        x = x * 2
+    return x
+
+
+@partial(jax.jit, static_argnums=1)
+def static(x, n):
+    for _ in range(n):
+        x = x - 1
+    return x
+
+
+@jax.jit
+def short(x):
+    for _ in range(20):
+        x = x / 2
+    return x
+"""
+
+
+def test_a_kind_the_model_knows_is_kept_on_the_finding(tmp_path):
+    """JAX102 is in pedantic, its loops whose count the model knows to be at least 100 in
+    perf: the count through a name (``STEPS``) is the model's answer, given when the rule
+    reports and kept in the finding's data; a verdict judged before kinds were kept gets
+    the rule's answer from the loop's text, which sees written numbers only."""
+    (tmp_path / "a.py").write_text(LOOPS)
+
+    def found(*args: str) -> list[tuple[int, str | None]]:
+        r = jaxlint(tmp_path, "check", "--no-cache", "--output-format", "json", "--exit-zero", *args, "a.py")
+        assert r.returncode == 0, r.stderr
+        return sorted((d["location"]["row"], d["data"].get("kind")) for d in json.loads(r.stdout)
+                      if d["code"] == "JAX102")
+
+    assert found() == found("--select", "perf") == [(10, "long-count"), (17, "long-count")]
+    assert found("--select", "JAX102") == [(10, "long-count"), (17, "long-count"), (24, None), (31, None)]
+    assert found("--select", "pedantic") == [(24, None), (31, None)]
+    assert found("--select", "JAX102", "--per-file-ignores", "a.py:perf") == [(24, None), (31, None)]
+    loop = rules_by_code()["JAX102"]
+    assert loop.kind_of("f:for _ in range(8 * 8 * 3): x = x * 2") == "long-count"
+    assert loop.kind_of("f:for _ in range(STEPS): x = x + 1") is None  # a name: the model's to know
+    assert loop.group_of("f:for _ in range(STEPS): x = x + 1", "long-count") == "perf"
+    assert loop.kind_of("f:for _ in range(20): x = x / 2") is None
+    verdict = {"signature": "f:for _ in range(STEPS): x = x + 1", "kind": "long-count"}
+    assert rule_figures.verdict_kind(loop, verdict) == "long-count"
+    assert rule_figures.verdict_kind(loop, {"signature": verdict["signature"]}) is None
+
+
 def test_a_low_figure_allows_no_default_group():
     fig = {"findings": 20, "true": 6, "debatable": 10, "false": 4, "precision": 0.3}
     assert rule_figures.allowed_groups("JAX999", fig)[0] == {"pedantic"}
@@ -255,7 +319,8 @@ def test_rule_listing_settings_and_docs_show_groups(project):
                                "a.py").stdout)
     props = {r["id"]: r["properties"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
     groups = {code: p["group"] for code, p in props.items()}
-    assert groups["JAX102"] == "perf" and groups["JAX105"] == "correctness" and "JAX107" not in groups
+    assert groups["JAX102"] == "pedantic" and props["JAX102"]["kindGroups"] == {"long-count": "perf"}
+    assert groups["JAX105"] == "correctness" and "JAX107" not in groups
     # on by default for its print of a value alone
     assert groups["JAX106"] == "nursery" and props["JAX106"]["kindGroups"] == {"print-of-value": "suspicious"}
     page = (ROOT / "docs" / "rules" / "JAX103.md").read_text()

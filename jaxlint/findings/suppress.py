@@ -52,7 +52,7 @@ def apply_suppressions(
     dropped = 0
     for d in diags:
         rule = by_code.get(d.code)
-        if ignored and rule is not None and ignored_by(ignored, rule, d.signature):
+        if ignored and rule is not None and ignored_by(ignored, rule, d.signature, d.data.get("kind")):
             dropped += 1
             continue
         if sup is not None:

@@ -491,7 +491,7 @@ class JaxlintServer(CodeActions, DynamicRuns, NotebookSync, LanguageServer):
             data={
                 "name": d.name,
                 # the finding's group: its kind's, where the rule's kinds have groups of their own
-                "group": rule.group_of(d.signature) if rule is not None else None,
+                "group": rule.group_of(d.signature, d.data.get("kind")) if rule is not None else None,
                 "phase": d.phase.value,
                 "fix": d.fix.to_dict() if d.fix else None,
                 "noqa_row": d.noqa_line,

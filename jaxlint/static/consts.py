@@ -870,3 +870,47 @@ def _names_a_value(expr: ast.AST) -> bool:
             parts.append(expr.func.value)
         return any(_names_a_value(q) for q in parts)
     return any(_names_a_value(c) for c in ast.iter_child_nodes(expr))
+
+
+_WRITTEN_RANGES = {"range", "arange"}
+_WRITTEN_OPS = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__, ast.FloorDiv: int.__floordiv__}
+
+
+def written_count(construct: str) -> int | None:
+    """The count a ``for`` loop's header writes in numbers (``for i in range(8 * 8 * 3):``,
+    ``enumerate(jnp.arange(2, 500))``), from the loop's text as a signature keeps it;
+    None for any other construct or a count through a name."""
+    if not construct.startswith(("for ", "async for ")):
+        return None
+    at = construct.find(": ")
+    while at != -1:  # the header ends at the first ": " after which it parses
+        try:
+            tree = ast.parse(construct[:at + 1] + " pass")
+        except SyntaxError:
+            at = construct.find(": ", at + 1)
+            continue
+        loop = tree.body[0] if tree.body else None
+        return _written(loop.iter) if isinstance(loop, (ast.For, ast.AsyncFor)) else None
+    return None
+
+
+def _written(node: ast.AST) -> int | None:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _written(node.operand)
+        return None if v is None else -v
+    if isinstance(node, ast.BinOp) and type(node.op) in _WRITTEN_OPS:
+        a, b = _written(node.left), _written(node.right)
+        if a is None or b is None or (isinstance(node.op, ast.FloorDiv) and b == 0):
+            return None
+        return _WRITTEN_OPS[type(node.op)](a, b)
+    if not isinstance(node, ast.Call) or node.keywords:
+        return None
+    name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+    if name in ("reversed", "enumerate") and len(node.args) == 1:
+        return _written(node.args[0])
+    args = [v for v in map(_written, node.args) if v is not None]
+    if name not in _WRITTEN_RANGES or not 1 <= len(args) == len(node.args) <= 3 or len(args) == 3 and args[2] == 0:
+        return None
+    return len(range(*args))

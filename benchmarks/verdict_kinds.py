@@ -1,0 +1,75 @@
+"""The finding kind of each blind verdict judged before findings kept their kind.
+
+A rule whose model gives a finding its kind (``ctx.report(kind=...)``: JAX102's count the
+model knows, JAX105's proven tracer) says more than the verdict's signature shows, and a
+verdict judged before kinds were kept has only its signature. This script runs the rules
+that declare kinds over each opened library corpus of ``rule_figures.BLIND`` with
+``--select`` of those rules (every kind, every place) and records, for each verdict whose
+finding is still reported, the kind the finding has now, in ``verdict_kinds.json`` beside
+it; ``rule_figures.py`` reads it (a verdict's own ``kind`` first, then this file, then the
+rule's answer from the signature). A verdict whose finding is no longer reported keeps no
+kind: it counts in the rule's figure, not a kind's.
+
+The kind is a fact about the finding at the commit that records it (``measured_at``), not a
+judgement: the verdicts stay as judged. Run it again when a rule's kinds change.
+
+    XDG_CACHE_HOME=/work/cache python benchmarks/verdict_kinds.py
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "verdict_kinds.json"
+sys.path.insert(0, str(HERE))
+import bench_precision  # noqa: E402
+import bench_static  # noqa: E402
+import rule_figures  # noqa: E402
+
+
+def kinds_of_findings(src: Path, codes: list[str], wheels: tuple) -> dict[tuple[str, str, str], str]:
+    """(path, code, signature) -> kind, for the findings of ``codes`` in ``src`` that have one."""
+    with tempfile.TemporaryDirectory(prefix="jaxlint-kinds-") as tmp:
+        out = Path(tmp) / "out.json"
+        cmd = [sys.executable, "-m", "jaxlint", "check", "--isolated", "--no-cache", "--output-format", "json",
+               "-o", str(out), "--exit-zero", "--every-place", "--preview", "--select", ",".join(codes), "."]
+        proc = subprocess.run(cmd, cwd=src, capture_output=True, text=True, env=bench_static._env())
+        if proc.returncode != 0:
+            raise SystemExit(f"verdict_kinds: {' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr[-2000:]}")
+        return {bench_precision.key_of(f, wheels): f["data"]["kind"] for f in json.loads(out.read_text())
+                if (f.get("data") or {}).get("kind")}
+
+
+def main() -> int:
+    codes = sorted(rule_figures.rules_with_kinds())
+    verdicts = rule_figures.blind_verdicts()
+    rows = []
+    for corpus, js in verdicts.items():
+        if corpus not in bench_precision.CORPORA:
+            continue  # the example programs and the dynamic findings: not a library corpus
+        mine = [j for j in js if j["code"] in codes and not j.get("kind")]
+        if not mine:
+            continue
+        wheels = bench_precision.CORPORA[corpus][0]
+        src = bench_static.ensure_corpus(bench_precision.default_corpus_dir(corpus), wheels, bench_precision.SUBTREES)
+        found = kinds_of_findings(src, codes, wheels)
+        for j in mine:
+            kind = found.get((j["path"], j["code"], j["signature"]))
+            if kind is not None:
+                rows.append({"corpus": corpus, "path": j["path"], "code": j["code"], "signature": j["signature"],
+                             "kind": kind})
+        print(f"{corpus}: {len(mine)} verdicts of {', '.join(codes)}, "
+              f"{sum(r['corpus'] == corpus for r in rows)} with a kind")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True,
+                            text=True).stdout.strip()
+    OUT.write_text(json.dumps({"about": __doc__.split("\n\n")[0].replace("\n", " "), "measured_at": commit,
+                               "kinds": rows}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -17,67 +17,54 @@ if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
 
 
-#: a statically known count from which a finding is of the kind ``long-count``, on by
-#: default (docs/precision.md, "JAX102's default scope": the blind verdicts' known counts
-#: are at most 30, the recall cases' above it at least 100)
+#: a known count from which a loop is of the kind ``long-count`` (docs/precision.md, "JAX102's default scope")
 LONG_COUNT = 100
+_kind = {True: "long-count", False: None}.get
 
 
 class PythonLoopInJit(StaticRule):
     """
     ## What it does
-    Finds `for` loops in traced code whose trip count is known statically and is at
-    least `max-iterations`: `range(1000)`, `range(N)` with a module-level constant,
-    `range(a, b, step)`. The count is what the value model computes statically
-    (`jaxlint.static.consts`): a literal, a constant bound once (module-level or local,
-    unpacked or not), a dict entry with a constant key (`CFG["steps"]`), a field of a
-    module-level NamedTuple or dataclass instance (`CONFIG.steps`), a class attribute bound
-    once (`Config.steps`), what a helper without
-    arguments returns, and arithmetic on those; anything else is unknown, never guessed.
+    Finds `for` loops in traced code whose trip count is known statically and is at least `max-iterations`:
+    `range(1000)`, `range(N)` with a module-level constant, `range(a, b, step)`. The count is what the value model
+    computes statically (`jaxlint.static.consts`): a literal, a constant bound once (module-level or local, unpacked
+    or not), a dict entry with a constant key (`CFG["steps"]`), a field of a module-level NamedTuple or dataclass
+    instance (`CONFIG.steps`), a class attribute bound once (`Config.steps`), what a helper without arguments
+    returns, and arithmetic on those; anything else is unknown, never guessed.
 
-    The other ways Python repeats traced work are counted the same way, when what they
-    repeat computes on a traced value (building Python ints or index lists costs
-    nothing to unroll and stays clean): a list, set or dict comprehension or a
-    generator (`jnp.stack([x * i for i in range(N)])`, `sum(f(x, i) for i in ...)`; its
-    generators' counts multiply); `while i < N:` with a static counter stepped once per
-    iteration (`i += 1`) and no `break`; and loops each under the limit nested so that
-    their counts multiply past it (`8 x 8 = 64`), reported once, at the innermost.
+    The other ways Python repeats traced work are counted the same way, when what they repeat computes on a traced
+    value (building Python ints or index lists costs nothing to unroll and stays clean): a list, set or dict
+    comprehension or a generator (`jnp.stack([x * i for i in range(N)])`, `sum(f(x, i) for i in ...)`; its
+    generators' counts multiply); `while i < N:` with a static counter stepped once per iteration (`i += 1`) and no
+    `break`; and loops each under the limit nested so that their counts multiply past it (`8 x 8 = 64`), reported
+    once, at the innermost.
 
-    Also finds loops whose count is fixed at trace time but unknown statically: over
-    the rows of a traced array (`for row in x`, and Python's `sum(x)`, `min(x)`,
-    `max(x)` of one, which iterate it the same way), or up to a size of a traced argument
-    (`range(x.shape[0])`, `range(len(x))`), or up to a static argument of the jit
-    (`range(n)` with `n` in `static_argnums`). The message says the count is unknown;
-    the dynamic phase measures it (JAX202).
+    Also finds loops whose count is fixed at trace time but unknown statically: over the rows of a traced array
+    (`for row in x`, and Python's `sum(x)`, `min(x)`, `max(x)` of one, which iterate it the same way), or up to a
+    size of a traced argument (`range(x.shape[0])`, `range(len(x))`), or up to a static argument of the jit
+    (`range(n)` with `n` in `static_argnums`). The message says the count is unknown; the dynamic phase measures it
+    (JAX202).
 
-    A loop whose count the model knows is small stays clean: a literal tuple or list,
-    a module-level one, `len()` of those, `range(k)` with a small static `k` (through
-    any of the paths above), a field declared static. A count unknown here is a likely finding when it is a leading axis
-    (`x.shape[0]`, `len(x)`, the rows of `x`) or a static argument, and only a possible
-    one (`--preview`) when it is a trailing axis (`range(field.shape[-1])`, the 2 or 3
+    A loop whose count the model knows is small stays clean: a literal tuple or list, a module-level one, `len()` of
+    those, `range(k)` with a small static `k` (through any of the paths above), a field declared static. A count
+    unknown here is a likely finding when it is a leading axis (`x.shape[0]`, `len(x)`, the rows of `x`) or a static
+    argument, and only a possible one (`--preview`) when it is a trailing axis (`range(field.shape[-1])`, the 2 or 3
     components of a vector field) or `jnp.arange(n)` of a static `n`.
 
-    Loops over pytrees, lists of layers, and other loops whose count is not known
-    statically are left alone. So are the loops of a function traced only by `vmap` or a
-    differentiation transform (`grad`, `value_and_grad`, `jvp`, ...) applied in eager
-    code, or called only from such functions (`jax.vmap(train)(keys)` at the top level of
-    a script or test): those transforms build no program of their own, so each iteration's
-    operations are dispatched one by one and nothing is unrolled into a compiled program
-    (checked with real jax: a 40-step loop after a 10-step one compiles nothing new).
-    A `jit`, `pmap`, lax loop or `cond` on the path makes it traced code again.
+    Loops over pytrees, lists of layers, and other loops whose count is not known statically are left alone. So are
+    the loops of a function traced only by `vmap` or a differentiation transform (`grad`, `value_and_grad`, `jvp`,
+    ...) applied in eager code, or called only from such functions (`jax.vmap(train)(keys)` at the top level of a
+    script or test): those transforms build no program of their own, so each iteration's operations are dispatched
+    one by one and nothing is unrolled into a compiled program (checked with real jax: a 40-step loop after a
+    10-step one compiles nothing new). A `jit`, `pmap`, lax loop or `cond` on the path makes it traced code again.
 
-    Its default scope is measured (docs/precision.md, "JAX102's default scope"): a loop
-    whose count the model knows statically and is at least 100 (kind `long-count`) is in
-    `perf`, on by default; the rule's other findings (a count under 100, a count unknown
-    here: a static argument, a data size) are in `pedantic`, off by default. No blind
-    verdict (0 true of 13) is of the first kind: the blind corpora's loops are deliberate,
-    bounded unrolls through a name (30 sensors, a spherical-harmonic degree) or run
-    eagerly; the bug reports' loops with a known count run 100 to 10,000 times.
+    Its default scope is measured (docs/precision.md, "JAX102's default scope"): a count the model knows and is at
+    least 100 (kind `long-count`) is in `perf`, on by default; a shorter or unknown one is in `pedantic`.
 
     ## Why is this bad?
-    Under `jit`, a Python loop runs at trace time: every iteration is traced again
-    and emitted as a fresh copy of the body. A 1,000-step loop makes a program 1,000
-    times larger, and XLA compile time grows with it (seconds to minutes).
+    Under `jit`, a Python loop runs at trace time: every iteration is traced again and emitted as a fresh copy of
+    the body. A 1,000-step loop makes a program 1,000 times larger, and XLA compile time grows with it (seconds to
+    minutes).
 
     ## Example
     ```python
@@ -94,21 +81,18 @@ class PythonLoopInJit(StaticRule):
     def simulate(x):
         return jax.lax.fori_loop(0, 1000, lambda i, x: step(x), x)
     ```
-    Use `jax.lax.scan` when each step also produces an output, and `jax.vmap` when
-    the iterations do not depend on each other.
+    Use `jax.lax.scan` when each step also produces an output, and `jax.vmap` when the iterations do not depend on
+    each other.
 
     ## Fix safety
-    A loop the fix can rewrite exactly becomes `jax.lax.fori_loop`: `for _ in
-    range(n)` or `range(a, b)` (step 1, no `else`), whose index is not used, and whose
-    body is assignments to names of which exactly one is carried from one iteration
-    to the next (read before it is assigned, and bound before the loop); the others
-    are temporaries, unused after the loop. A one-line body becomes a lambda
-    (`x = jax.lax.fori_loop(0, n, lambda _, x: x * 2, x)`; a comment on the `for` line
-    goes to the new line), a longer one (or one with comments) a local
-    `def body(_, x): ...; return x`, its statements and comments kept. `jax.lax` is named through the module's imports (`import jax` is added when
-    there is none). It is unsafe: the carried value must keep its shape and dtype
-    from one iteration to the next, which a Python loop does not require, and the
-    body is traced once instead of once per iteration.
+    A loop the fix can rewrite exactly becomes `jax.lax.fori_loop`: `for _ in range(n)` or `range(a, b)` (step 1, no
+    `else`), whose index is not used, and whose body is assignments to names of which exactly one is carried from
+    one iteration to the next (read before it is assigned, and bound before the loop); the others are temporaries,
+    unused after the loop. A one-line body becomes a lambda (`x = jax.lax.fori_loop(0, n, lambda _, x: x * 2, x)`; a
+    comment on the `for` line goes to the new line), a longer one (or one with comments) a local `def body(_, x):
+    ...; return x`, its statements and comments kept. `jax.lax` is named through the module's imports (`import jax`
+    is added when there is none). It is unsafe: the carried value must keep its shape and dtype from one iteration
+    to the next, which a Python loop does not require, and the body is traced once instead of once per iteration.
 
     ## Options
 
@@ -120,10 +104,8 @@ class PythonLoopInJit(StaticRule):
     code = "JAX102"
     traced_code = True  # about code under a trace: an eager-only branch is none of its business
     group = "pedantic"
-    #: its own scope (docs/precision.md, "JAX102's default scope"): a count the model knows and is long
-    kinds = {"long-count": FindingKind("perf", f"a loop whose count the model knows statically and is at least "
-                                               f"{LONG_COUNT} (`range(1000)`, `range(STEPS)` with `STEPS = 500`): "
-                                               f"unrolled into that many copies of its body")}
+    kinds = {"long-count": FindingKind("perf", f"a count the model knows statically and is at least {LONG_COUNT} "
+                                               "(`range(1000)`, `range(STEPS)` with `STEPS = 500`)")}
     name = "python-loop-in-jit"
     fixable = Applicability.UNSAFE
     summary = "a long Python loop in traced code is unrolled into the program"
@@ -223,9 +205,7 @@ class PythonLoopInJit(StaticRule):
 
     @classmethod
     def kind_of(cls, signature: str) -> str | None:
-        """``long-count`` where the loop's header writes its count as a number of at least
-        ``LONG_COUNT`` (``for _ in range(8 * 8 * 3):``); a count through a name is the
-        model's to know, and is kept on the finding (``data["kind"]``)."""
+        """``long-count`` where the header writes a count of at least ``LONG_COUNT`` (a name's is the model's)."""
         n = written_count(signature.partition(":")[2])
         return "long-count" if n is not None and n >= LONG_COUNT else None
 
@@ -268,7 +248,7 @@ class PythonLoopInJit(StaticRule):
                     end_node=node.iter,
                     data={"iterations": n, "body_lines": [body[0].lineno, body[-1].end_lineno]},
                     fix=None if independent else _fori_fix(ctx, fn, node),
-                    kind=_kind(n),
+                    kind=_kind(n >= LONG_COUNT),
                 )
 
     def codemod(self, fx) -> None:
@@ -325,7 +305,7 @@ class PythonLoopInJit(StaticRule):
         ctx.report(node, f"Python comprehension with {total} iterations in traced code is unrolled {total} "
                          f"times (each element is traced again); use jax.vmap or a jax.numpy operation over "
                          f"an axis",
-                   data={"iterations": total}, kind=_kind(total))
+                   data={"iterations": total}, kind=_kind(total >= LONG_COUNT))
 
     def _nested(self, ctx, model, fn, loop, n: int, limit: int) -> None:
         """A loop below the limit inside loops below it whose counts multiply past it
@@ -352,7 +332,7 @@ class PythonLoopInJit(StaticRule):
                          f"times; use jax.lax.fori_loop or jax.lax.scan (or jax.vmap) for at least one of them",
                    end_node=loop.iter, data={"iterations": total,
                                              "body_lines": [loop.body[0].lineno, loop.body[-1].end_lineno]},
-                   kind=_kind(total))
+                   kind=_kind(total >= LONG_COUNT))
 
     def _counted_while(self, ctx, model, fn, loop: ast.While, limit: int) -> None:
         """``i = 0; while i < N: ...; i += 1`` with static bounds: a Python counter, so the
@@ -362,7 +342,7 @@ class PythonLoopInJit(StaticRule):
             return
         ctx.report(loop, f"Python while loop with a static counter runs {n} iterations in traced code and is "
                          f"unrolled {n} times; use jax.lax.fori_loop or jax.lax.while_loop",
-                   end_node=loop.test, data={"iterations": n}, kind=_kind(n))
+                   end_node=loop.test, data={"iterations": n}, kind=_kind(n >= LONG_COUNT))
 
     def _builtin_over_rows(self, ctx, fn, call: ast.Call) -> None:
         """Python's ``sum(x)`` (``min``, ``max``) of a traced array: it iterates the rows
@@ -383,9 +363,8 @@ class PythonLoopInJit(StaticRule):
         model, it = ctx.model, counted_iterable(ctx.model, loop.iter)
         taint = taint_of(model, fn)
         rows = None
-        # a count the model cannot size: likely large when it is a leading (batch, time)
-        # axis or a caller's choice; only possibly when it is a range built as an array
-        # from a static size (`jnp.arange(n)`) or a trailing axis (components, channels)
+        # a count the model cannot size: likely large when it is a leading (batch, time) axis or a caller's choice;
+        # only possibly when it is a range built as an array from a static size (`jnp.arange(n)`) or a trailing axis
         sure = Confidence.LIKELY
         if isinstance(it, ast.Call) and model.resolve_call(it) in RANGES - {"builtins.range"}:
             if it.args and not any(taint.level(a) is not None for a in it.args):
@@ -466,10 +445,6 @@ class PythonLoopInJit(StaticRule):
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-
-
-def _kind(n: int) -> str | None:
-    return "long-count" if n >= LONG_COUNT else None
 
 
 def _traces(model, fn, parts: list) -> bool:

@@ -11,7 +11,8 @@ ends:
   or an index, handed to a call whose result nobody reads, read by a nested function,
   a condition, anything unknown;
 * **not read** where only its structure is used: a template whose leaves are replaced
-  before any number is read (``eqx.tree_deserialise_leaves(path, like)``), an argument
+  before any number is read (``eqx.tree_deserialise_leaves(path, like)``, flax's
+  ``serialization.from_bytes(target, data)`` / ``from_state_dict``), an argument
   of ``jax.eval_shape`` / ``eqx.filter_eval_shape`` / ``nnx.eval_shape`` (traced
   abstractly), an array's metadata (``x.shape``, ``x.dtype``), or a name nobody reads.
 
@@ -38,6 +39,8 @@ from jaxlint.static.selects import slot
 #: ``None`` positions: every argument
 TEMPLATES: dict[str, tuple[frozenset[int] | None, frozenset[str]]] = {
     "equinox.tree_deserialise_leaves": (frozenset({1}), frozenset({"like"})),
+    "flax.serialization.from_bytes": (frozenset({0}), frozenset({"target"})),
+    "flax.serialization.from_state_dict": (frozenset({0}), frozenset({"target"})),
     "jax.eval_shape": (None, frozenset()),
     "equinox.filter_eval_shape": (None, frozenset()),
     "flax.nnx.eval_shape": (None, frozenset()),

@@ -106,18 +106,16 @@ class PrngKeyReuse(StaticRule):
 
     Two uses only count when some number both produce is read: each use's result is
     followed forward (through arithmetic, calls, and names, rebound or not, to the reads
-    each binding reaches). A use whose result only seeds a template
-    (`like = Model(key=k)` then `eqx.tree_deserialise_leaves(path, like)`, which replaces
-    every leaf), goes only into `jax.eval_shape` / `eqx.filter_eval_shape` /
-    `nnx.eval_shape` (no numbers are computed), is only asked its `.shape` or `.dtype`, or
-    is never read draws nothing that matters. One key split twice gives the same keys
-    index by index, so two unpacked splits (`a, b = split(key)`) only share a key when an
-    output of the same index is read after both (`unused, sub = split(key)` and later
-    `key, _ = split(key)` do not). One key drawing the two alternatives of a select
-    (`jnp.where(c, f(normal(key)), g(normal(key)))`, `lax.select`, `select_n`,
-    `jnp.select`, `a if c else b`) is not reuse either: each element keeps one draw;
-    the draws may reach the select through names rebound on the way, and a path of the
-    first draw that cannot run with the second (an `if` arm without it) does not count.
+    each binding reaches). A use whose result only seeds a template (`like = Model(key=k)`
+    then `eqx.tree_deserialise_leaves(path, like)`, or flax's `serialization.from_bytes`
+    / `from_state_dict` target), goes only into `jax.eval_shape` / `eqx.filter_eval_shape`
+    / `nnx.eval_shape`, is only asked its `.shape`, or is never read draws nothing that
+    matters. Two unpacked splits of one key (`a, b = split(key)`) give the same keys index
+    by index: they share a key only when an output of the same index is read after both.
+    One key drawing the two alternatives of a select (`jnp.where(c, f(normal(key)),
+    g(normal(key)))`, `lax.select`, `select_n`, `jnp.select`, `a if c else b`) is not
+    reuse: each element keeps one draw, also through names rebound on the way; a path of
+    the first draw that cannot run with the second (an `if` arm without it) does not count.
 
     A key is a name, a name indexed by a constant (`keys[0]`) or a field of a name
     (`s.key` of a state argument, `self.rng`): a field is reset by assigning it

@@ -3,6 +3,7 @@ findings as general capabilities): two uses of one key only share numbers when b
 uses' results are read.
 
 * a key that only seeds a template (``eqx.tree_deserialise_leaves(path, like)``,
+  ``flax.serialization.from_bytes(target, data)``,
   ``eqx.filter_eval_shape``, a draw asked only its ``.shape``): its numbers are replaced
   or never computed;
 * one key split twice gives the same keys index by index: when no output index is read
@@ -45,7 +46,10 @@ _PROGRAM = _code("valid_template") + _code("valid_select_rebound") + textwrap.de
         b = eqx.tree_deserialise_leaves(path, eqx.nn.Linear(2, 2, key=jax.random.PRNGKey(2)))
         same = bool(jnp.array_equal(a.weight, b.weight))
         _, saved = restore(path, 3)
-        return str((same, bool(jnp.array_equal(saved.weight, a.weight))))
+        # flax: the target's leaves are replaced by the saved state's
+        data = serialization.to_bytes({"w": a.weight})
+        params, _ = load(jax.random.PRNGKey(5), data, lambda w: {"w": w[:2, :2]})
+        return str((same, bool(jnp.array_equal(saved.weight, a.weight)), bool(jnp.array_equal(params["w"], a.weight))))
 
     def eval_shape_draws_nothing():
         out = eqx.filter_eval_shape(eqx.nn.MLP(4, 4, 8, 2, key=jax.random.PRNGKey(0)), jnp.ones(4))
@@ -84,7 +88,7 @@ def test_real_jax_templates_and_index_aligned_splits():
     })
     assert out == {
         # the template's key changes nothing that is read: the saved weights come back
-        "template": "(True, True)",
+        "template": "(True, True, True)",
         # an abstract evaluation gives shapes, no numbers
         "eval_shape": "ShapeDtypeStruct",
         # different indices of two splits of one key differ; the same index is the same key

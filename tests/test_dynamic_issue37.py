@@ -202,10 +202,28 @@ if __name__ == "__main__":
         state = train_step(state, jnp.ones((8, 4)))  # called
 '''
 
+# the seventh judgement's jaxopt lasso: `theta = 1.0`, a weak Python float, comes back from
+# the update a strong float32 array (there through jaxopt's own jit, here the program's)
+WEAK_SCALAR = '''
+import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def update(theta, g):
+    return theta - 0.1 * g
+
+
+if __name__ == "__main__":
+    theta = 1.0  # made
+    for _ in range(3):
+        theta = update(theta, jnp.ones(()))  # called
+'''
+
 
 @pytest.mark.parametrize("program, field", [(WEAK_STATE, "state.step"), (GYMNAX_STYLE, "state.time"),
-                                            (TRAIN_STATE, "state.step")],
-                         ids=["literal-in-constructor", "gymnax-style-reset", "flax-train-state"])
+                                            (TRAIN_STATE, "state.step"), (WEAK_SCALAR, "theta")],
+                         ids=["literal-in-constructor", "gymnax-style-reset", "flax-train-state", "python-float-start"])
 def test_a_weak_typed_start_value_is_reported_where_it_is_made(tmp_path, program, field):
     if program is TRAIN_STATE:
         pytest.importorskip("flax")

@@ -151,8 +151,10 @@ def made_at(file: str, line: int, callee: str, index: int, param: str, field: st
     """Where the value passed as parameter ``param`` to ``callee(...)`` on ``line`` got the
     Python number in its ``field``: the keyword ``field=<number>`` of the constructor that
     made it (on the statement that bound the name before the call, or in a ``return`` of a
-    function of the same file that statement calls), else that statement. None when the
-    argument is no plain name or its binding is not in the caller's scope."""
+    function of the same file that statement calls), else that statement. ``field=""``:
+    the argument is the number itself (``theta = 1.0`` before ``theta = step(theta)``): the
+    statement that bound it. None when the argument is no plain name or its binding is not
+    in the caller's scope."""
     tree, call, arg = _the_call(file, line, callee, index, param)
     if call is None:
         return None

@@ -59,7 +59,8 @@ class Recompilation(TraceRule):
     (`tokens = jnp.concatenate([tokens, tok], axis=1)`); for a Python number that comes
     back as an array (a step counter started as `State(params, step=0)`, an environment
     state built with `time=0` in a `reset()` of the same file, a flax
-    `TrainState.create(...)`), the literal or the constructor that made it; for an input
+    `TrainState.create(...)`, a start value `theta = 1.0` the loop then rebinds from the
+    step), the literal, the constructor or the statement that made it; for an input
     the caller pads before the call to a size computed from its length (`np.pad(x,
     ((0, size - n), (0, 0)))` on the statement that binds it, or in a function of the same
     file that returns it), that `pad` call; for a change of sharding, placement or
@@ -456,7 +457,11 @@ class Recompilation(TraceRule):
         if weak and why and "Python scalar" in why:
             first = min((base, worst), key=lambda g: int(g.get("seq") or 0))
             label = str(weak[0]).split(" changes ")[0]
-            cause = _cause(ctx, first, label, names, "made")
+            # a number passed whole (`theta = 1.0`): only when the first call had the number,
+            # so that the binding before that call made it
+            whole = not any(ch in label.strip("`") for ch in ".[")
+            made_first = "(a Python scalar -> " in str(weak[0])
+            cause = _cause(ctx, first, label, names, "made") if made_first or not whole else None
             if cause is not None:  # the literal (or the constructor) that made the Python number
                 msg += (f"; {label} starts as the Python number made at line {cause.line}: make it an array there "
                         f"(`jnp.asarray(...)` with the dtype the step returns)")
@@ -712,8 +717,8 @@ def _cause(ctx, sig: Signature, label: str, names: list[str], how: str):
                                       int(column) if column else None)
         else:
             field = text[len(root):].rsplit(".", 1)[-1] if "." in text[len(root):] else ""
-            if not field.isidentifier():
-                return None
+            if not field.isidentifier() and text != root:
+                return None  # a leaf other than a field (`params['w']`): not said by the source
             where = origins.made_at(call["file"], int(call["line"]), callee, index, root, field)
     except (KeyError, TypeError, ValueError):
         return None

@@ -203,7 +203,7 @@ class EntryFinder:
         donated = by_num(donate_nums) | set(donate_names)
         bound_params = {p.name for p in positional[:offset]}
         if isinstance(node, ast.Call) and node.args:
-            bound_params |= self.scopes.partial_keywords(node.args[0], node)
+            bound_params |= self.scopes.partial_keywords(node.args[0], node, fn)
         fn.static_params |= static - retraced
         fn.donated_params |= donated
         fn.partial_bound |= bound_params

@@ -871,9 +871,12 @@ class Scopes:
         q = self.resolve(ann) or ""
         return (q.startswith(ARRAY_ANNOTATIONS) or q in ARRAY_ANNOTATIONS) and q not in NOT_ARRAY_ANNOTATIONS
 
-    def partial_keywords(self, expr: ast.expr, at: ast.AST) -> set[str]:
+    def partial_keywords(self, expr: ast.expr, at: ast.AST, target: FunctionInfo | None = None) -> set[str]:
         """Parameters bound by keyword in ``functools.partial(f, k=v)`` around a callable,
-        also through one name bound to such a call (``inner = partial(f, k=v)``)."""
+        also through one name bound to such a call (``inner = partial(f, k=v)``). A splat
+        (``partial(f, **params)``, a primitive's parameters in its batching rule) binds
+        every keyword-only parameter of ``target``: a transform passes positional
+        operands only, so nothing else can fill them."""
         out: set[str] = set()
         followed = False
         for _ in range(8):
@@ -887,6 +890,8 @@ class Scopes:
                 q = self.resolve_call(expr)
                 if q == "functools.partial":
                     out |= {k.arg for k in expr.keywords if k.arg}
+                    if target is not None and any(k.arg is None for k in expr.keywords):
+                        out |= {p.name for p in target.params if p.kind == "keyword"}
                     expr = expr.args[0]
                     continue
                 if q in DIFF_TRANSFORMS or q in TRACING_HOFS:

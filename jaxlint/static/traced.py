@@ -555,7 +555,7 @@ class Tracing:
                         changed |= self._mark(target, Reason(q.rsplit('.', 1)[-1], node.lineno),
                                               self.callable_params(target, bound)
                                               - self._passthrough_params(node, q, target, bound)
-                                              - self.scopes.partial_keywords(arg, node))
+                                              - self.scopes.partial_keywords(arg, node, target))
         return changed
 
     def _custom_rules(self) -> list[tuple[FunctionInfo, FunctionInfo, Reason, int]]:
@@ -691,7 +691,7 @@ class Tracing:
             given -= {params[n].name for n in nums if -len(params) <= n < len(params)}
         if q in ARRAY_LEAVES_ONLY_ABSTRACT:
             given = {p.name for p in target.params if p.name in given and self.scopes.is_array_annotation(p.annotation)}
-        given -= self.scopes.partial_keywords(call.args[0], call)
+        given -= self.scopes.partial_keywords(call.args[0], call, target)
         return self._mark(target, Reason(ABSTRACT_EVAL[q], call.lineno), given & {p.name for p in target.params})
 
     @staticmethod

@@ -261,6 +261,8 @@ def class_facts(model: "Scopes") -> dict[str, ClassFacts]:
                     facts.leaf_fields -= _strs(k.value)
                 elif k.arg == "data_fields":
                     facts.leaf_fields |= _strs(k.value)
+    for call in model.nodes(ast.Call):
+        _registered_node(model, call, out)
     model.__dict__["_class_facts"] = out
     return out
 
@@ -352,21 +354,68 @@ def _annotated_static(model: "Scopes", fn: ast.FunctionDef, name: str) -> bool:
     return False
 
 
-def _flatten_aux(model: "Scopes", cls: ast.ClassDef, facts: ClassFacts) -> None:
-    """``tree_flatten`` returning ``(children, aux)``: the ``self.x`` in ``aux`` are static."""
-    for stmt in cls.body:
-        if not (isinstance(stmt, ast.FunctionDef) and stmt.name == "tree_flatten"):
-            continue
+#: module-level calls that register a class as a pytree node with its own flattening:
+#: qualified name -> position of the flatten function among the arguments
+_REGISTER_NODE = {
+    "jax.tree_util.register_pytree_node": 1,
+    "jax.tree_util.register_pytree_with_keys": 3,
+}
+
+
+def _registered_node(model: "Scopes", call: ast.Call, out: dict[str, ClassFacts]) -> None:
+    """``register_pytree_node(C, flatten, unflatten)`` at module level, with ``C`` a class
+    of the module and ``flatten`` its method (``C._tree_flatten``) or a function of the
+    module: what ``flatten`` puts in the aux data is static (``_flatten_aux``)."""
+    at = _REGISTER_NODE.get(model.resolve_call(call) or "")
+    if at is None or not call.args or not isinstance(call.args[0], ast.Name) or call.args[0].id not in out:
+        return
+    cls = model.classes[call.args[0].id]
+    flatten = call.args[at] if len(call.args) > at else next(
+        (k.value for k in call.keywords if k.arg in ("flatten_func", "flatten_with_keys")), None)
+    if at == 3 and flatten is None:
+        flatten = call.args[1] if len(call.args) > 1 else None  # with keys: `(key, leaf)` pairs, the same aux
+    fn: ast.AST | None = None
+    if isinstance(flatten, ast.Attribute) and isinstance(flatten.value, ast.Name) and flatten.value.id == cls.name:
+        fn = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == flatten.attr), None)
+    elif isinstance(flatten, ast.Name):
+        fn = next((s for s in model.tree.body if isinstance(s, ast.FunctionDef) and s.name == flatten.id), None)
+    if fn is None:
+        return
+    facts = out[cls.name]
+    if facts.pytree != "registered":  # its own flattening decides what is a leaf, not its annotations
+        facts.pytree = "registered"
+        facts.leaf_fields, facts.array_fields = set(), set()
+    _flatten_aux(model, cls, facts, fn)
+
+
+def _flatten_aux(model: "Scopes", cls: ast.ClassDef, facts: ClassFacts,
+                 flatten: ast.FunctionDef | None = None) -> None:
+    """``tree_flatten`` returning ``(children, aux)``: the ``self.x`` in ``aux`` are static
+    (also through a local name, ``aux = {"shape": self.shape}; return children, aux``), and
+    so is a field the class sets to a ``len(...)`` (``self.num = len(self.offsets)``): a
+    Python int whatever it counts."""
+    funcs = [flatten] if flatten is not None else [
+        s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "tree_flatten"]
+    for stmt in funcs:
+        me = stmt.args.args[0].arg if stmt.args.args else "self"
+        local = {n.targets[0].id: n.value for n in ast.walk(stmt) if isinstance(n, ast.Assign)
+                 and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)}
         for node in ast.walk(stmt):
             if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and len(node.value.elts) == 2:
-                children, aux = node.value.elts
-                facts.leaf_fields |= _self_attrs_in(children)
-                facts.static_fields |= _self_attrs_in(aux) - facts.leaf_fields
+                children, aux = (local.get(e.id, e) if isinstance(e, ast.Name) else e for e in node.value.elts)
+                facts.leaf_fields |= _self_attrs_in(children, me)
+                facts.static_fields |= _self_attrs_in(aux, me) - facts.leaf_fields
+    if not funcs:
+        return
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
+                and node.value.func.id == "len" and model.resolve(node.value.func) == "builtins.len":
+            facts.static_fields |= {t.attr for t in node.targets if isinstance(t, ast.Attribute)} - facts.leaf_fields
 
 
-def _self_attrs_in(node: ast.AST) -> set[str]:
+def _self_attrs_in(node: ast.AST, me: str = "self") -> set[str]:
     return {n.attr for n in ast.walk(node)
-            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"}
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == me}
 
 
 def static_field_names(model: "Scopes") -> frozenset[str]:
@@ -392,7 +441,7 @@ def _field_names(model: "Scopes") -> tuple[frozenset[str], frozenset[str]]:
 
 #: What the text of a module that declares a static field contains (the declarations
 #: ``_facts_of`` reads): modules without it are not parsed for their classes.
-_DECLARES_STATIC = LazyPattern(rb"static|STATIC|Static|pytree_node|meta_fields|linen|nn\.Module|nnx|tree_flatten")
+_DECLARES_STATIC = LazyPattern(rb"static|STATIC|Static|pytree_node|meta_fields|linen|nn\.Module|nnx|tree_flatten|register_pytree")
 
 
 def static_field(model: "Scopes", name: str) -> bool:

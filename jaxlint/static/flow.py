@@ -63,7 +63,7 @@ from jaxlint.static.callers import UNREADABLE as _UNREADABLE
 from jaxlint.static.callers import argument_for
 from jaxlint.static.scopes import target_names, walk
 from jaxlint.static.values import (ARRAY_METHODS, CONTAINER_METHODS, TREE_MAPS, Kind, Summaries,
-                                   arithmetic_operands, class_facts, static_field)
+                                   arithmetic_operands, class_facts, static_field, treedef_call)
 from jaxlint.textutil import LazyPattern
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -335,6 +335,9 @@ class Flow:
                 return min(found[0], LIKELY), found[1]
             return (found[0], found[1]) if found else None
         if isinstance(expr, ast.Subscript):
+            if treedef_call(m, expr.value) == "second" and isinstance(expr.slice, ast.Constant) \
+                    and expr.slice.value == 1:
+                return None  # `tree_flatten(x)[1]`: the treedef, a Python object
             entry = self._dict_entry(expr)
             found = self.culprit(entry if entry is not None else expr.value)
             if found is None and entry is None:

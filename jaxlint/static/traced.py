@@ -26,6 +26,7 @@ from jaxlint.static.protocols import runner_call, runner_target
 from jaxlint.static.runs import EAGER_UNDER_DISABLE_JIT, eager_block
 from jaxlint.static.data import CALL, ENTRY_KINDS, Reason  # noqa: F401 (named here by the rules)
 from jaxlint.static.scopes import target_names
+from jaxlint.static.values import treedef_targets
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxlint.static.scopes import FunctionInfo, Scopes
@@ -803,7 +804,7 @@ class Tracing:
                     for whole in s.targets:
                         for t, v in unpacked(whole, s.value):
                             if self.is_traced_expr(v, fn):
-                                tainted.update(target_names(t))
+                                tainted.update(set(target_names(t)) - treedef_targets(self.scopes, t, v))
                 elif isinstance(s, (ast.AnnAssign, ast.NamedExpr)):
                     if s.value is not None and self.is_traced_expr(s.value, fn) and isinstance(s.target, ast.Name):
                         tainted.add(s.target.id)

@@ -966,6 +966,32 @@ TREE_FLATTENS = frozenset({
     "jax.tree_util.tree_flatten", "jax.tree.flatten", "jax.tree_flatten",
     "jax.tree_util.tree_flatten_with_path", "jax.tree.flatten_with_path",
 })
+#: jax tree functions whose result is a treedef: a Python object, never traced
+TREE_STRUCTURES = frozenset({"jax.tree_util.tree_structure", "jax.tree.structure", "jax.tree_structure"})
+
+
+def treedef_call(model: "Scopes", value: ast.AST) -> str | None:
+    """"whole" for a call whose result is a treedef (``jax.tree.structure(x)``), "second"
+    for one whose result is a pair ``(leaves, treedef)`` (``tree_flatten(x)``), else None."""
+    if not isinstance(value, ast.Call):
+        return None
+    q = model.resolve_call(value) or ""
+    return "whole" if q in TREE_STRUCTURES else "second" if q in TREE_FLATTENS else None
+
+
+def treedef_targets(model: "Scopes", target: ast.AST, value: ast.AST) -> set[str]:
+    """The names an assignment binds to a treedef (a static Python object, whatever the
+    tree's leaves are): the second of ``leaves, treedef = jax.tree_util.tree_flatten(x)``,
+    or the whole target of ``td = jax.tree.structure(x)``. Comparing two is a Python bool."""
+    how = treedef_call(model, value)
+    if how == "whole" and isinstance(target, ast.Name):
+        return {target.id}
+    if how == "second" and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 \
+            and isinstance(target.elts[1], ast.Name):
+        return {target.elts[1].id}
+    return set()
+
+
 #: builtins whose result is a Python container whatever they are given (a traced array
 #: too: ``list(x)`` is a list of its rows, as long as its static first axis)
 _CONTAINER_BUILTINS = frozenset({"builtins.list", "builtins.tuple", "builtins.dict", "builtins.set",

@@ -687,8 +687,9 @@ class Flow:
             found = _best(*(self.culprit(a) for a in args))
             if found:
                 return found
-            if q.startswith(_JAX_ARRAY_FUNCS) and not self._eager(call):
-                # under jit every jax.numpy result is staged out, even from constants
+            if q.startswith(_JAX_ARRAY_FUNCS) and not self._eager(call) and not self._compiled_nowhere():
+                # under jit every jax.numpy result is staged out, even from constants; under
+                # a vmap or grad applied in eager code, one of concrete values is computed at once
                 return CERTAIN, call
             return None
         if q is not None and q.startswith("numpy.") and q.rsplit(".", 1)[-1] not in STATIC_JAX_FUNCS:
@@ -762,6 +763,14 @@ class Flow:
                 return _UNREADABLE
             found.append(self.culprit(arg) if arg is not None else None)
         return _best(*found)
+
+    def _compiled_nowhere(self) -> bool:
+        """``fn`` is traced only by a vmap or grad applied in eager code
+        (``traced.compiled_nowhere``): an operation none of whose operands is traced (a
+        vmap's ``in_axes=None`` argument, a constant) runs at once, on concrete values."""
+        from jaxlint.static.traced import compiled_nowhere
+
+        return compiled_nowhere(self.model, self.fn)
 
     def _eager(self, node: ast.AST) -> bool:
         """``node`` runs inside ``with jax.ensure_compile_time_eval():``, where jax

@@ -257,6 +257,14 @@ def known_when_traced(scopes: "Scopes", fn: "FunctionInfo") -> dict[str, Fact]:
                         and scopes.unwrap_target(call.args[0], call)[0] is fn:
                     found = _entry_facts(scopes, fn, call)
                     break
+        elif r.line is not None and not r.by_call:
+            for call in scopes.nodes(ast.Call):
+                q = (scopes.resolve_call(call) or "") if call.lineno == r.line else ""
+                if q.rsplit(".", 1)[-1] == r.kind and any(
+                        scopes.unwrap_target(call.args[i], call)[0] is fn
+                        for i in TRACING_HOFS.get(q, ()) if i < len(call.args)):
+                    found = _loop_facts(scopes, fn, call, q)
+                    break
         facts = found if facts is None else {n: f for n, f in facts.items() if found.get(n) == f}
         if not facts:
             break
@@ -275,6 +283,29 @@ def _entry_facts(scopes: "Scopes", fn: "FunctionInfo", call: ast.Call) -> dict[s
             and isinstance(parent.targets[0], ast.Name) and len(scopes.lookup(parent.targets[0].id, None)[1]) == 1:
         return _twin_facts(scopes, fn, parent.targets[0].id)
     return {}
+
+
+#: lax loops, with how many positional arguments they pass their functions
+_LOOP_ARITY = {"jax.lax.while_loop": 1, "jax.lax.fori_loop": 2, "jax.lax.scan": 2, "jax.lax.map": 1}
+
+
+def _loop_facts(scopes: "Scopes", fn: "FunctionInfo", call: ast.Call, q: str) -> dict[str, Fact]:
+    """What holds of names whenever the lax loop ``call`` traces ``fn``: a name of the
+    enclosing function that the arms around the call decide (``else: while_loop(cond,
+    step, init)`` under ``if verbose:``), and a parameter the loop does not pass, which
+    keeps its constant default (``def step(carry, verbose=False)``)."""
+    found: dict[str, Fact] = {}
+    outer = fn.parent
+    if outer is not None and scopes.function_of(call) is outer:
+        found = {n: f for n, f in _arm_facts(scopes, call, outer.node).items()
+                 if n not in fn.bindings and len(outer.bindings.get(n, ())) == 1}
+    arity = _LOOP_ARITY.get(q)
+    if arity is not None:
+        for p in fn.params:
+            if (p.index is None or p.index >= arity) and isinstance(p.default, ast.Constant) \
+                    and (p.default.value is None or isinstance(p.default.value, bool)):
+                found[p.name] = ("none", True) if p.default.value is None else ("truth", p.default.value)
+    return found
 
 
 def dead_when_traced(scopes: "Scopes", fn: "FunctionInfo") -> frozenset[int]:

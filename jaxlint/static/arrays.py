@@ -78,13 +78,40 @@ def _name_is_array(model: ModuleModel, fn: FunctionInfo | None, name: str, depth
         p = fn.param(name)
         if p is not None:
             # a parameter is only sure when annotated and never rebound to something else
-            if not model.is_array_annotation(p.annotation):
+            if not model.is_array_annotation(p.annotation) or pallas_kernel(model, fn):
                 return False
             bindings = [b for b in bindings if b.kind != "param"]
             return all(b.kind == "assign" and is_jax_array(model, fn, b.value, depth) for b in bindings)
     return bool(bindings) and all(
         b.kind == "assign" and b.value is not None and is_jax_array(model, fn, b.value, depth) for b in bindings)
 
+
+def pallas_kernel(model: ModuleModel, fn: FunctionInfo) -> bool:
+    """``fn`` is a Pallas kernel, whose parameters are mutable ``Ref``s (``out_ref[...] +=
+    x`` writes its output block), whatever they are annotated: it is passed to a
+    ``pallas_call`` (``pl.pallas_call(kernel, ...)`` or a library's wrapper of that name),
+    or its own code calls Pallas (``pl.program_id``, ``@pl.when``), which works only in a kernel."""
+    memo: dict[int, bool] = model.__dict__.setdefault("_pallas_kernels", {})
+    known = memo.get(id(fn))
+    if known is None:
+        known = any(isinstance(n, ast.Call) and (model.resolve_call(n) or "").startswith(_PALLAS)
+                    and (model.resolve_call(n) or "").rsplit(".", 1)[-1] in _IN_KERNEL_ONLY for n in fn.body_nodes())
+        if not known and not isinstance(fn.node, ast.Lambda):
+            for call in model.nodes(ast.Call):
+                f = call.func
+                last = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+                if last == "pallas_call" and call.args and isinstance(call.args[0], ast.Name) \
+                        and call.args[0].id == fn.name and model.lookup(fn.name, model.function_of(call))[0] is fn.parent:
+                    known = True
+                    break
+        memo[id(fn)] = known
+    return known
+
+
+_PALLAS = ("jax.experimental.pallas.", "jax._src.pallas.")
+#: Pallas functions that work only inside a kernel
+_IN_KERNEL_ONLY = frozenset({"program_id", "num_programs", "when", "load", "store", "swap", "atomic_add",
+                             "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xchg", "atomic_cas"})
 
 #: Attributes only arrays have (pytree containers have none of them).
 _ARRAY_ONLY_ATTRS = {"shape", "ndim", "dtype", "at", "T", "mT", "astype", "reshape"}

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Applicability, Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.static.arrays import is_jax_array, used_as_array
+from jaxlint.static.arrays import is_jax_array, pallas_kernel, used_as_array
 from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.static.cfg import name_reads
 
@@ -307,7 +307,7 @@ class DiscardedUpdate(StaticRule):
         # body also uses it as one and never rebinds it
         traced_array_param = (
             fn is not None and fn.traced and isinstance(base, ast.Name) and base.id in fn.traced_params
-            and _only_param_binding(fn, base.id) and used_as_array(fn, base.id)
+            and _only_param_binding(fn, base.id) and used_as_array(fn, base.id) and not pallas_kernel(model, fn)
         )
         if not (traced_array_param or is_jax_array(model, fn, base)):
             return

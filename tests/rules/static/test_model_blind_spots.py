@@ -345,10 +345,10 @@ def test_real_jax_branches_on_a_field_annotated_static_and_raises_on_a_leaf(tmp_
 
 
 # ------------------------------------------------------------------ the fixtures of issue 36's blind40 classes
-def _fixture(name: str) -> str:
+def _fixture(name: str, code: str = "JAX105") -> str:
     from pathlib import Path
 
-    return (Path(__file__).resolve().parents[2] / "fixtures" / "rules" / "JAX105" / f"{name}.py").read_text()
+    return (Path(__file__).resolve().parents[2] / "fixtures" / "rules" / code / f"{name}.py").read_text()
 
 
 @functools.lru_cache(maxsize=1)
@@ -432,3 +432,55 @@ def test_real_jax_keeps_a_field_with_pytree_node_false_metadata_static():
     ``NamedArrayView``) keeps the field in the aux data: a Python dict under jit; the
     field it leaves a node is a tracer."""
     assert _cases("meta:") == {"valid": "6.0", "invalid": "TracerBoolConversionError"}  # both axes summed
+
+
+# ------------------------------------------------------------------ blind42's values static by construction
+@functools.lru_cache(maxsize=1)
+def _blind42_outcomes() -> dict[str, str]:
+    """Every real-jax case of blind42's fixtures below, in one fresh jax process."""
+    prim, bad_prim = _fixture("valid_primitive_params"), _fixture("invalid_primitive_params")
+    aux, bad_aux = _fixture("valid_registered_aux"), _fixture("invalid_registered_aux")
+    td, bad_td = _fixture("valid_treedef"), _fixture("invalid_treedef")
+    vm, bad_vm = _fixture("valid_eager_vmap_unbatched"), _fixture("invalid_eager_vmap_unbatched")
+    loop, bad_loop = _fixture("valid_verbose_eager_loop"), _fixture("invalid_verbose_eager_loop")
+    ref, bad_ref = _fixture("valid_pallas_ref", "JAX110"), _fixture("invalid_pallas_ref", "JAX110")
+    x = "jnp.arange(1.0, 7.0).reshape(1, 6).repeat(3, axis=0)"
+    prim, bad_prim, bad_aux, td, bad_td, bad_ref = ("import jax.numpy as jnp\n" + src  # what the calls below use
+                                                    for src in (prim, bad_prim, bad_aux, td, bad_td, bad_ref))
+    return outcomes_under_jax({
+        "prim:freeze": (prim, f"str(batched(({x},), (0,), n=2, freeze=True)[0].tolist()[0])"),
+        "prim:plain": (prim, f"str(batched(({x},), (0,), n=2, freeze=False)[0].tolist()[0])"),
+        "prim:invalid": (bad_prim, f"batched(({x}, jnp.array([2, 2, 2])), freeze=True)"),
+        "aux:valid": (aux, "str(total(Dia(jnp.ones((2, 4)), (0, 1), (4, 4))).tolist())"),
+        "aux:invalid": (bad_aux, "scaled(Scaled(jnp.ones(3), 2))"),
+        "treedef:valid": (td, "str(len(mapped((0, 0), jnp.ones(2), jnp.ones(2))))"),
+        "treedef:mismatch": (td, "mapped((0,), jnp.ones(2), jnp.ones(2))"),
+        "treedef:invalid": (bad_td, "first_positive({'a': jnp.ones(2)})"),
+        "vmap:valid": (vm, "str(float(all_angles(jnp.full((3, 2), jnp.inf), jnp.ones((3, 2)), jnp.arange(4.0)).sum()))"),
+        "vmap:invalid": (bad_vm, "all_angles(jnp.ones((3, 2)), jnp.arange(4.0))"),
+        "loop:verbose": (loop, "str(float(solve(jnp.ones(2), verbose=True).sum() + solve_closure(jnp.ones(2), True).sum()))"),
+        "loop:quiet": (loop, "str(float(solve(jnp.ones(2)).sum() + solve_closure(jnp.ones(2)).sum()))"),
+        "loop:invalid": (bad_loop, "solve(jnp.ones(2))"),
+        "ref:valid": (ref, "str(add(jnp.ones(4), jnp.ones(4)).tolist() + total(jnp.ones((2, 4))).tolist())"),
+        "ref:invalid": (bad_ref, "add(jnp.ones(4), jnp.ones(4))"),
+    })
+
+
+def test_real_jax_keeps_what_blind42_read_as_traced_a_python_value():
+    """blind42's false JAX105/JAX111/JAX110 classes, each a fixture pair under
+    tests/fixtures/rules/ (whose findings ``test_rule_examples`` pins): a primitive's
+    keyword parameters bound by ``partial(**params)`` (quadax), the aux data of a class
+    registered with ``register_pytree_node`` and a field set to its ``len`` (qutip-jax), a
+    treedef compared with another (nifty8: a mismatch raises the library's own
+    ValueError, a Python bool), jax.numpy on the ``in_axes=None`` arguments of a vmap run
+    eagerly (jaxlayerlumos), a lax loop's verbose branch that runs only in the eager
+    Python loop (qpax), and a Pallas kernel's output Ref (aqtp) all run; each invalid
+    twin raises."""
+    assert _blind42_outcomes() == {
+        "prim:freeze": "[2.0, 4.0]", "prim:plain": "[4.0, 6.0]", "prim:invalid": "IndexError",
+        "aux:valid": "[1.0, 2.0, 2.0, 2.0]", "aux:invalid": "TracerBoolConversionError",
+        "treedef:valid": "2", "treedef:mismatch": "ValueError", "treedef:invalid": "TracerBoolConversionError",
+        "vmap:valid": "0.0", "vmap:invalid": "TracerBoolConversionError",
+        "loop:verbose": "0.5", "loop:quiet": "0.5", "loop:invalid": "ConcretizationTypeError",
+        "ref:valid": "[2.0, 2.0, 2.0, 2.0, 8.0, 8.0, 8.0, 8.0]", "ref:invalid": "TypeError",
+    }

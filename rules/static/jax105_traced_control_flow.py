@@ -89,6 +89,18 @@ class TracedControlFlow(StaticRule):
     is read too: `helper(x)` returning `x.shape[0]` is a Python int, one returning
     `jnp.sum(x)` a tracer.
 
+    Values static by construction stay clean too: the fields a class registered with
+    `register_pytree_node(C, flatten, unflatten)` (or `@register_pytree_node_class`)
+    puts in the aux data of its flatten, and a field it sets to a `len(...)`; a treedef
+    (`tree_flatten`'s second result, `tree_structure`), compared with another; the
+    keyword-only parameters a `functools.partial(f, **params)` binds (a primitive's
+    parameters in its batching rule: a transform passes positional operands only); and
+    in a function traced only by a `vmap` or `grad` applied in eager code, `jax.numpy`
+    on arguments that are not traced (a vmap's `in_axes=None` ones), which computes at
+    once. The branch of a lax loop's body that runs only in an eager Python loop is not
+    checked: `if verbose:` where the loop leaves `verbose` at its default `False`, or
+    where the loop runs in the `else` of `if verbose:` around it.
+
     A function traced only by `jax.grad` (or another differentiation transform)
     applied outside any trace runs on JVP tracers whose primal values are concrete:
     `if`, `assert`, `bool()` and `int()` work there, and only `float()` and

@@ -345,6 +345,9 @@ class Flow:
                 # closed over): an array gives a tracer, a list or tuple fails on it
                 # (TracerIntegerConversionError): the element is never a Python value
                 index = self.culprit(expr.slice) if not _has_slice(expr.slice) else None
+                if index is None and self._module_array(expr.value):
+                    return CERTAIN, expr  # `table[i]` of a module-level jax array: an indexing op,
+                    # staged out under the trace like any other (the array itself is a constant)
                 return (index[0], expr) if index else None
             return found
         if isinstance(expr, ast.Starred):
@@ -763,6 +766,16 @@ class Flow:
                 return _UNREADABLE
             found.append(self.culprit(arg) if arg is not None else None)
         return _best(*found)
+
+    def _module_array(self, expr: ast.AST) -> bool:
+        """``expr`` names a module-level jax array (``kvals = jnp.cumsum(...)``), read in a
+        function a compiling trace runs (not under an eager vmap or grad, not in
+        ``ensure_compile_time_eval``)."""
+        if not isinstance(expr, ast.Name) or self.model.lookup(expr.id, self.fn)[0] is not None:
+            return False
+        from jaxlint.static.arrays import is_jax_array
+
+        return is_jax_array(self.model, None, expr) and not self._eager(expr) and not self._compiled_nowhere()
 
     def _compiled_nowhere(self) -> bool:
         """``fn`` is traced only by a vmap or grad applied in eager code

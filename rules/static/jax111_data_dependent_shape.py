@@ -501,6 +501,10 @@ def _size_source(ctx, model: ModuleModel, fn: FunctionInfo, expr: ast.AST, depth
         inner = _size_source(ctx, model, fn, expr.value, depth + 1)
         if inner is None and not isinstance(expr.slice, ast.Slice):  # `sizes[i]`, `i` traced: a tracer
             inner = _size_source(ctx, model, fn, expr.slice, depth + 1)
+        if inner is None and isinstance(expr.value, ast.Name) and taint.level(expr) == CERTAIN \
+                and model.lookup(expr.value.id, fn)[0] is None:
+            # `kvals[i]` of a module-level jax array: the model stages the indexing out
+            return _Source("array", ctx.segment(expr), fn, direct=False, made_by=expr)
         if inner is None or taint.level(expr) is None:
             return None
         return replace(inner, direct=False) if inner.kind != "array" else inner

@@ -444,6 +444,7 @@ def _blind42_outcomes() -> dict[str, str]:
     vm, bad_vm = _fixture("valid_eager_vmap_unbatched"), _fixture("invalid_eager_vmap_unbatched")
     loop, bad_loop = _fixture("valid_verbose_eager_loop"), _fixture("invalid_verbose_eager_loop")
     ref, bad_ref = _fixture("valid_pallas_ref", "JAX110"), _fixture("invalid_pallas_ref", "JAX110")
+    table, bad_table = _fixture("valid_module_array", "JAX111"), _fixture("invalid_module_array", "JAX111")
     x = "jnp.arange(1.0, 7.0).reshape(1, 6).repeat(3, axis=0)"
     prim, bad_prim, bad_aux, td, bad_td, bad_ref = ("import jax.numpy as jnp\n" + src  # what the calls below use
                                                     for src in (prim, bad_prim, bad_aux, td, bad_td, bad_ref))
@@ -463,6 +464,8 @@ def _blind42_outcomes() -> dict[str, str]:
         "loop:invalid": (bad_loop, "solve(jnp.ones(2))"),
         "ref:valid": (ref, "str(add(jnp.ones(4), jnp.ones(4)).tolist() + total(jnp.ones((2, 4))).tolist())"),
         "ref:invalid": (bad_ref, "add(jnp.ones(4), jnp.ones(4))"),
+        "table:valid": (table, "str(unpack(jnp.ones(41)).tolist() + per_row(jnp.ones((2, 41))).tolist())"),
+        "table:invalid": (bad_table, "unpack(jnp.ones(41))"),
     })
 
 
@@ -474,8 +477,9 @@ def test_real_jax_keeps_what_blind42_read_as_traced_a_python_value():
     treedef compared with another (nifty8: a mismatch raises the library's own
     ValueError, a Python bool), jax.numpy on the ``in_axes=None`` arguments of a vmap run
     eagerly (jaxlayerlumos), a lax loop's verbose branch that runs only in the eager
-    Python loop (qpax), and a Pallas kernel's output Ref (aqtp) all run; each invalid
-    twin raises."""
+    Python loop (qpax), a Pallas kernel's output Ref (aqtp), and a module-level NumPy
+    table's elements (or a jax table's where nothing compiles) all run; each invalid twin
+    raises, an element of a module-level jax array under jit too (recall round 9)."""
     assert _blind42_outcomes() == {
         "prim:freeze": "[2.0, 4.0]", "prim:plain": "[4.0, 6.0]", "prim:invalid": "IndexError",
         "aux:valid": "[1.0, 2.0, 2.0, 2.0]", "aux:invalid": "TracerBoolConversionError",
@@ -483,4 +487,6 @@ def test_real_jax_keeps_what_blind42_read_as_traced_a_python_value():
         "vmap:valid": "0.0", "vmap:invalid": "TracerBoolConversionError",
         "loop:verbose": "0.5", "loop:quiet": "0.5", "loop:invalid": "ConcretizationTypeError",
         "ref:valid": "[2.0, 2.0, 2.0, 2.0, 8.0, 8.0, 8.0, 8.0]", "ref:invalid": "TypeError",
+        # recall round 9's jax #9463: an element of a module-level jax array under jit
+        "table:valid": "[1.0, 20.0, 20.0, [1.0, 20.0, 20.0], [1.0, 20.0, 20.0]]", "table:invalid": "IndexError",
     }

@@ -10,7 +10,7 @@ import ast
 from typing import Iterator
 
 from jaxlint.static.jitcalls import call_arguments
-from jaxlint.static.scopes import Binding, Scopes
+from jaxlint.static.scopes import Binding, Scopes, target_names
 from jaxlint.static.values import Summaries
 
 
@@ -84,11 +84,43 @@ def buffer_roots(model: Scopes, name: ast.Name, depth: int = 0) -> set[str]:
     bindings = model.reaching_bindings(name, model.function_of(name))
     out: set[str] = set()
     for b in bindings:
-        if b.kind == "assign" and isinstance(b.value, ast.Name) and depth < 6:
+        if b.kind == "assign" and isinstance(b.value, ast.Name) and depth < 6 \
+                and not _earlier_pass(model, b.node, b.value.id, name):
             out |= buffer_roots(model, b.value, depth + 1)
         else:
             out.add(f"{b.name}@{getattr(b.node, 'lineno', 0)}:{getattr(b.node, 'col_offset', 0)}")
     return out or {name.id}
+
+
+def _earlier_pass(model: Scopes, alias: ast.AST, source: str, read: ast.AST) -> bool:
+    """``alias`` (``total = fresh``) reaches ``read`` only from an earlier pass of a loop
+    that binds ``source`` again before every pass's alias and read: the two are in the
+    two arms of one ``if`` in the loop (``if total is None: total = fresh`` ... ``else:
+    step(total, fresh)``), and the loop's target or a statement of its body before that
+    ``if`` binds ``fresh`` anew. The alias then holds the array of a pass before, not the
+    one ``source`` holds at the read."""
+    arms: dict[int, str] = {}
+    for a in model.ancestors(alias):
+        if isinstance(a, ast.If):
+            arms[id(a)] = "body" if any(alias is n or alias in ast.walk(n) for n in a.body) else "orelse"
+        if isinstance(a, (ast.For, ast.AsyncFor, ast.While)):
+            break
+    else:
+        return False
+    loop = a
+    branch = next((i for i in model.ancestors(read) if id(i) in arms), None)
+    if not isinstance(branch, ast.If) or not any(x is loop for x in model.ancestors(branch)):
+        return False
+    if arms[id(branch)] == ("body" if any(read in ast.walk(n) for n in branch.body) else "orelse"):
+        return False  # the same arm: the alias may reach the read in one pass
+    if isinstance(loop, (ast.For, ast.AsyncFor)) and source in set(target_names(loop.target)):
+        return True
+    for stmt in loop.body:
+        if stmt is branch or any(branch is n for n in ast.walk(stmt)):
+            return False
+        if isinstance(stmt, ast.Assign) and any(source in set(target_names(t)) for t in stmt.targets):
+            return True
+    return False
 
 
 def same_buffer_names(model: Scopes, arg: ast.Name, call: ast.Call) -> list[str]:

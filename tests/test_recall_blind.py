@@ -407,9 +407,11 @@ FOUND8 = frozenset({
 #: Cases of the ninth round (``recall_blind9_cases.py``) found with ``--select ALL`` at
 #: 6ccfa6c, main when the round was sealed (the cases were committed alone, tag
 #: recall-round9-blind-cases, before jaxlint ran on them): 13 of 20; with the default selection
-#: 12 (JAX108 is off by default).
+#: 12 (JAX108 is off by default). After tuning (model44a, issue 36): also jax-9463, an element
+#: of a module-level jax array as a slice bound under jit (14 and 13).
 FOUND9 = frozenset({
     "aesara-629",
+    "jax-9463",
     "algoperf-124",
     "array-api-690",
     "google-research-1025",
@@ -565,7 +567,7 @@ def test_recall_figure_did_not_drop(measured):
     assert len(eighth) >= 9  # issue 36: the sealed eighth round stays at 9 of 11 or better
     ninth = found(measured, CASES9)
     assert FOUND9 <= ninth, sorted(FOUND9 - ninth)
-    assert len(ninth) >= 13  # issue 36: the sealed ninth round stays at 13 of 20 or better
+    assert len(ninth) >= 14  # issue 36: the sealed ninth round was 13 of 20, 14 after tuning
     tenth = found(measured, CASES10)
     assert FOUND10 <= tenth, sorted(FOUND10 - tenth)
     assert len(tenth) >= 7  # issue 36: the sealed tenth round stays at 7 of 13 or better
@@ -605,7 +607,7 @@ def test_ninth_round_with_the_default_selection(measured_default):
     on = {c.name for c in CASES9 if c.name in FOUND9 and rules_by_code()[c.rule].default_enabled}
     ninth = found(measured_default, CASES9)
     assert on <= ninth, sorted(on - ninth)
-    assert len(ninth) >= 12
+    assert len(ninth) >= 13  # 12 sealed, 13 after tuning (jax-9463)
 
 
 def test_tenth_round_with_the_default_selection(measured_default):

@@ -374,7 +374,7 @@ def _registered_node(model: "Scopes", call: ast.Call, out: dict[str, ClassFacts]
         (k.value for k in call.keywords if k.arg in ("flatten_func", "flatten_with_keys")), None)
     if at == 3 and flatten is None:
         flatten = call.args[1] if len(call.args) > 1 else None  # with keys: `(key, leaf)` pairs, the same aux
-    fn: ast.AST | None = None
+    fn: ast.FunctionDef | None = None
     if isinstance(flatten, ast.Attribute) and isinstance(flatten.value, ast.Name) and flatten.value.id == cls.name:
         fn = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == flatten.attr), None)
     elif isinstance(flatten, ast.Name):

@@ -11,9 +11,13 @@ name's bindings less those that only convert its array (``drop_conversions``).
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from jaxlint.static.scopes import Binding
-from jaxlint.static.semantic import FunctionInfo, ModuleModel
+
+if TYPE_CHECKING:  # the value model (flow) asks this module too: a module's Scopes is enough
+    from jaxlint.static.data import FunctionInfo
+    from jaxlint.static.scopes import Scopes as ModuleModel
 
 #: jax.numpy functions that return a tuple or list of arrays, or a Python value.
 _NOT_ONE_ARRAY = {

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from jaxlint.static.apis import (ARRAY_LEAVES_ONLY_KINDS, ARRAYS_OUT, DIFF_TRANSFORMS, JIT_LIKE, SAMPLE_SITES, STATIC_ATTRS, STATIC_CALLS,
                                  TRACING_HOFS, is_axis_size)
@@ -68,7 +68,6 @@ from jaxlint.textutil import LazyPattern
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxlint.static.scopes import FunctionInfo, Scopes
-    from jaxlint.static.semantic import ModuleModel
 
 
 POSSIBLE, LIKELY, CERTAIN = 0, 1, 2
@@ -776,13 +775,13 @@ class Flow:
             return False
         from jaxlint.static.arrays import is_jax_array
 
-        return is_jax_array(cast("ModuleModel", self.model), None, expr) and not self._eager(expr) and not self._compiled_nowhere()
+        return is_jax_array(self.model, None, expr) and not self._eager(expr) and not self._compiled_nowhere()
 
     def _compiled_nowhere(self) -> bool:
         """``fn`` is traced only by a vmap or grad applied in eager code
-        (``traced.compiled_nowhere``): an operation none of whose operands is traced (a
+        (``runs.compiled_nowhere``): an operation none of whose operands is traced (a
         vmap's ``in_axes=None`` argument, a constant) runs at once, on concrete values."""
-        from jaxlint.static.traced import compiled_nowhere
+        from jaxlint.static.runs import compiled_nowhere
 
         return compiled_nowhere(self.model, self.fn)
 

@@ -14,7 +14,12 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from jaxlint.static.apis import DIFF_TRANSFORMS
+
 if TYPE_CHECKING:  # the model asks these too (the jit map and tracing import this module)
+    from typing import Callable
+
+    from jaxlint.static.data import Reason
     from jaxlint.static.scopes import FunctionInfo, Scopes as ModuleModel
 
 #: Decorators that make a function run once per distinct argument (or per object).
@@ -190,3 +195,84 @@ def eager_block(model: ModuleModel, node: ast.AST) -> str | None:
                 if q in EAGER_CONTEXTS:
                     return q
     return None
+
+
+#: The reason kinds of differentiation transforms (``jax.grad`` is ``grad``).
+DIFF_KINDS = frozenset(q.rsplit(".", 1)[-1] for q in DIFF_TRANSFORMS)
+#: The reason kinds of transforms that build no program of their own: applied where no
+#: compiling trace is on (``jax.vmap(f)(xs)`` or ``jax.grad(f)(w)`` in eager code), they run
+#: ``f`` once, op by op, each operation dispatched as it is reached (batched or with its
+#: tangents); nothing is compiled as a whole (checked with real jax in
+#: ``tests/rules/static/test_jax102.py``).
+EAGER_KINDS = DIFF_KINDS | {"vmap", "filter_vmap"}
+
+
+def compiled_nowhere(scopes: "ModuleModel", fn: FunctionInfo) -> bool:
+    """``fn`` is traced only by transforms that build no program (``EAGER_KINDS``: a
+    ``vmap``, a ``grad``) applied where nothing compiles (module level, an untraced
+    function, or a function of which this holds too), or called only from such
+    functions: its Python loops run once, eagerly, never unrolled into a compiled
+    program. A ``jit``, ``pmap``, a lax loop or ``cond`` on the path, or a reason the
+    model cannot place, makes it False."""
+    memo: dict[int, bool] = scopes.__dict__.setdefault("_compiled_nowhere", {})
+    known = memo.get(id(fn))
+    if known is not None:
+        return known
+    named: dict[str, list[FunctionInfo]] | None = scopes.__dict__.get("_by_qualname")
+    if named is None:
+        named = scopes.__dict__["_by_qualname"] = {}
+        if any(r.kind in EAGER_KINDS for f in scopes.functions for r in f.traced_by if not r.by_call):
+            for f in scopes.functions:
+                named.setdefault(f.qualname, []).append(f)
+    if not named:
+        return False  # no vmap or grad traces a function of the module: every trace is a compiling one's
+    path: set[int] = set()
+
+    def eager(r: Reason) -> bool:
+        if r.kind not in EAGER_KINDS and not r.by_call:
+            return False
+        if r.caller is not None:  # called, or applied, in traced code: each function of that name must hold
+            sites = named.get(r.caller, [])
+        elif r.line is not None:
+            calls = [c for c in scopes.nodes(ast.Call) if c.lineno == r.line
+                     and (scopes.resolve_call(c) or "").rsplit(".", 1)[-1] == r.kind]
+            site = scopes.function_of(calls[0]) if len(calls) == 1 else None
+            if len(calls) == 1 and (site is None or not site.traced):
+                return True  # applied in eager code
+            sites = [site] if site is not None else []
+        else:
+            return False
+        return bool(sites) and all(_only_by(s, eager, path, set()) for s in sites)
+
+    memo[id(fn)] = found = _only_by(fn, eager, path, set())
+    return found
+
+
+
+def _only_by(fn: FunctionInfo, direct: "Callable[[Reason], bool]", path: set[int], settled: set[int]) -> bool:
+    """Every reason ``fn`` is traced is ``direct``, or a call from a function of which that
+    holds too (a caller met again on the way up counts as one that does).
+
+    ``settled`` holds the functions found not to be such (one question each, ``direct``
+    the same): the answer "no" stands while reasons are added (each adds a condition) and
+    whichever callers were being asked about (meeting one again answers "yes"), so the
+    walk up a chain of N callers stops at the first settled one, not at its root: asking
+    about every function of the chain was N**2 steps (issue 38)."""
+    if not fn.traced_by or id(fn) in settled:
+        return False
+    if id(fn) in path:
+        return True
+    path.add(id(fn))
+    try:
+        for r in fn.traced_by:
+            if direct(r):
+                continue
+            if r.by_call and r.caller is not None:
+                caller = next((c for _, c, _ in fn.call_sites.values() if c.qualname == r.caller), None)
+                if caller is not None and _only_by(caller, direct, path, settled):
+                    continue
+            settled.add(id(fn))
+            return False
+        return True
+    finally:
+        path.discard(id(fn))

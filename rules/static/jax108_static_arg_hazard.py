@@ -212,6 +212,13 @@ class StaticArgHazard(StaticRule):
         model = ctx.model
         calls: list[ast.Call] | None = None
         for entry in model.entries:
+            if entry.is_method and "self" not in entry.static_params:
+                site, fn = model.entry_site(entry)
+                bound = site.args[0] if isinstance(site, ast.Call) and site.args else None
+                if isinstance(bound, ast.Attribute) and fn.params and fn.params[0].name == "self":
+                    # `jax.jit(env.reset)`: the bound method is the jitted function, its `self`
+                    # a constant of every program it compiles, as a static `self` is
+                    self._static_self(ctx, model, fn, bound, f"`{ctx.segment(bound)}` is jitted as a bound method")
             if not entry.static_params or not entry.specs_literal:
                 continue
             calls = named_calls(model) if calls is None else calls
@@ -407,12 +414,12 @@ class StaticArgHazard(StaticRule):
                         f"argument instead", data={"param": param},
                    confidence=Confidence.CERTAIN if arg in literals else Confidence.LIKELY)
 
-    def _static_self(self, ctx, model: ModuleModel, fn: FunctionInfo, node: ast.AST) -> None:
+    def _static_self(self, ctx, model: ModuleModel, fn: FunctionInfo, node: ast.AST, bound: str | None = None) -> None:
         cls = model.classes.get(fn.class_name or "")
         if cls is None:
             return
         hashing = class_hashing(model, cls)
-        if hashing == "unhashable":
+        if hashing == "unhashable" and bound is None:
             ctx.report(node, f"`self` is static in `{fn.qualname}` but `{cls.name}` is a @dataclass without "
                              f"frozen=True, which is unhashable: calling it raises ValueError",
                        severity=Severity.ERROR, data={"class": cls.name})
@@ -425,9 +432,10 @@ class StaticArgHazard(StaticRule):
             write = later_write(model, cls, fn, attr)
             if write is None:
                 continue
+            how = bound or f"`self` is static in `{fn.qualname}`"
             ctx.report(
                 node,
-                f"`self` is static in `{fn.qualname}` and `{cls.name}` hashes by identity, but `self.{attr}` "
+                f"{how} and `{cls.name}` hashes by identity, but `self.{attr}` "
                 f"(read in the trace) is reassigned at line {write.lineno}: later calls reuse the program "
                 f"compiled with the old value",
                 related=[ctx.related(read, f"`self.{attr}` is read here"),

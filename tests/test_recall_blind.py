@@ -408,9 +408,11 @@ FOUND8 = frozenset({
 #: 6ccfa6c, main when the round was sealed (the cases were committed alone, tag
 #: recall-round9-blind-cases, before jaxlint ran on them): 13 of 20; with the default selection
 #: 12 (JAX108 is off by default). After tuning (model44a, issue 36): also jax-9463, an element
-#: of a module-level jax array as a slice bound under jit (14 and 13).
+#: of a module-level jax array as a slice bound under jit, and brax-440, a jitted bound method's
+#: stale attribute (JAX108, off by default): 15 and 13.
 FOUND9 = frozenset({
     "aesara-629",
+    "brax-440",
     "jax-9463",
     "algoperf-124",
     "array-api-690",
@@ -567,7 +569,7 @@ def test_recall_figure_did_not_drop(measured):
     assert len(eighth) >= 9  # issue 36: the sealed eighth round stays at 9 of 11 or better
     ninth = found(measured, CASES9)
     assert FOUND9 <= ninth, sorted(FOUND9 - ninth)
-    assert len(ninth) >= 14  # issue 36: the sealed ninth round was 13 of 20, 14 after tuning
+    assert len(ninth) >= 15  # issue 36: the sealed ninth round was 13 of 20, 15 after tuning
     tenth = found(measured, CASES10)
     assert FOUND10 <= tenth, sorted(FOUND10 - tenth)
     assert len(tenth) >= 7  # issue 36: the sealed tenth round stays at 7 of 13 or better

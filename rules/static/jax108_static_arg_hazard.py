@@ -36,8 +36,10 @@ class StaticArgHazard(StaticRule):
     * float static values that vary between calls (a call passes a computed value,
       or several different float literals);
     * a static `self` of a class that hashes by identity (no `__hash__` / `__eq__`)
-      whose attributes are read in the traced method and reassigned after setup; and a
-      static `self` of a plain `@dataclass`, which is unhashable;
+      whose attributes are read in the traced method and reassigned after setup, and
+      the same of a method jitted bound (`jax.jit(env.reset)`, `jax.jit(self.step)`),
+      whose object every program it compiles bakes in; and a static `self` of a plain
+      `@dataclass`, which is unhashable;
     * an object of such an identity-hashed class passed as a static argument again
       after an attribute the trace reads was reassigned (`h.data = ...` between two
       calls): the second call reuses the stale program;

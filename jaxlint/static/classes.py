@@ -147,6 +147,18 @@ def defines(cls: ast.ClassDef, name: str) -> bool:
     return False
 
 
+def stale_attribute(model: Scopes, cls: ast.ClassDef, traced: FunctionInfo) -> tuple[ast.Attribute, ast.stmt] | None:
+    """The first ``self.<attr>`` that ``traced`` (a method of ``cls`` whose ``self`` a
+    trace bakes in) reads and that ``later_write`` finds reassigned, with that write."""
+    reads = {n.attr: n for n in traced.body_nodes() if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+             and isinstance(n.value, ast.Name) and n.value.id == "self"}
+    for attr, read in sorted(reads.items(), key=lambda kv: (kv[1].lineno, kv[1].col_offset)):
+        write = later_write(model, cls, traced, attr)
+        if write is not None:
+            return read, write
+    return None
+
+
 def later_write(model: Scopes, cls: ast.ClassDef, traced: FunctionInfo,
                  attr: str) -> ast.Assign | ast.AugAssign | ast.AnnAssign | None:
     """An assignment to ``self.<attr>`` in a method of ``cls`` other than setup methods,

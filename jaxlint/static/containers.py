@@ -114,3 +114,16 @@ def container_attribute(model: Scopes, class_name: str | None, attr: str) -> boo
                        and t.value.id == "self" for t in targets):
                     return True
     return False
+
+
+def dict_entry(model: Scopes, fn: FunctionInfo, expr: ast.Subscript) -> ast.expr | None:
+    """The value ``d["k"]`` reads when ``d`` is a local bound (where it is read) only to a
+    dict display with that constant key."""
+    if not (isinstance(expr.value, ast.Name) and isinstance(expr.slice, ast.Constant)):
+        return None
+    reach = model.reaching_bindings(expr.value, fn)
+    if len(reach) != 1 or reach[0].kind != "assign" or not isinstance(reach[0].value, ast.Dict):
+        return None
+    display = reach[0].value
+    return next((v for k, v in zip(display.keys, display.values)
+                 if isinstance(k, ast.Constant) and k.value == expr.slice.value), None)

@@ -21,6 +21,19 @@ def named_calls(model: ModuleModel) -> list[ast.Call]:
     return [n for n in model.nodes(ast.Call) if isinstance(n.func, (ast.Name, ast.Attribute))]
 
 
+def jitted_bound_method(model: ModuleModel, entry: EntryPoint) -> tuple[ast.Attribute, FunctionInfo] | None:
+    """``jax.jit(env.reset)``, ``jax.jit(self.step)``: a method jitted bound (the method read
+    as an attribute, ``self`` not static), with the function. The bound method is the jitted
+    callable, so its object is a constant of every program it compiles, read once at trace
+    time (a static ``self``, kept by identity)."""
+    if not entry.is_method or "self" in entry.static_params:
+        return None
+    site, fn = model.entry_site(entry)
+    bound = site.args[0] if isinstance(site, ast.Call) and site.args else None
+    ok = isinstance(bound, ast.Attribute) and fn.params and fn.params[0].name == "self"
+    return (bound, fn) if ok else None  # type: ignore[return-value]
+
+
 def jit_call_sites(model: ModuleModel, entry: EntryPoint, calls: list[ast.Call]) -> Iterator[tuple[ast.Call, int]]:
     """Calls (among ``calls``) of the jitted callable, with the number of leading
     parameters the call does not pass: partial-bound arguments, and ``self`` for

@@ -89,17 +89,12 @@ class TracedControlFlow(StaticRule):
     is read too: `helper(x)` returning `x.shape[0]` is a Python int, one returning
     `jnp.sum(x)` a tracer.
 
-    Values static by construction stay clean too: the fields a class registered with
-    `register_pytree_node(C, flatten, unflatten)` (or `@register_pytree_node_class`)
-    puts in the aux data of its flatten, and a field it sets to a `len(...)`; a treedef
-    (`tree_flatten`'s second result, `tree_structure`), compared with another; the
-    keyword-only parameters a `functools.partial(f, **params)` binds (a primitive's
-    parameters in its batching rule: a transform passes positional operands only); and
-    in a function traced only by a `vmap` or `grad` applied in eager code, `jax.numpy`
-    on arguments that are not traced (a vmap's `in_axes=None` ones), which computes at
-    once. The branch of a lax loop's body that runs only in an eager Python loop is not
-    checked: `if verbose:` where the loop leaves `verbose` at its default `False`, or
-    where the loop runs in the `else` of `if verbose:` around it.
+    So do values static by construction: a registered pytree's aux data (what its
+    flatten puts there) and a field set to a `len(...)`; a treedef; the keyword-only
+    parameters `partial(f, **params)` binds (a primitive's, in its batching rule); and
+    `jax.numpy` on untraced arguments under a `vmap` or `grad` applied eagerly. A lax
+    loop's `if verbose:` branch is not checked when the loop leaves `verbose` at its
+    default `False`, or runs in the `else` of `if verbose:` (an eager Python loop).
 
     A function traced only by `jax.grad` (or another differentiation transform)
     applied outside any trace runs on JVP tracers whose primal values are concrete:

@@ -5,8 +5,8 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.static.jitcalls import call_arguments, jit_call_sites, named_calls, traced_statics
-from jaxlint.static.classes import ASSIGNMENTS, annotation_options, class_hashing, field_arguments, later_write, module_class
+from jaxlint.static.jitcalls import call_arguments, jit_call_sites, jitted_bound_method, named_calls, traced_statics
+from jaxlint.static.classes import ASSIGNMENTS, annotation_options, class_hashing, field_arguments, module_class, stale_attribute
 from jaxlint.static.hashing import unhashable_annotation, unhashable_value
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
 from jaxlint.static.taint import traced_how
@@ -214,13 +214,9 @@ class StaticArgHazard(StaticRule):
         model = ctx.model
         calls: list[ast.Call] | None = None
         for entry in model.entries:
-            if entry.is_method and "self" not in entry.static_params:
-                site, fn = model.entry_site(entry)
-                bound = site.args[0] if isinstance(site, ast.Call) and site.args else None
-                if isinstance(bound, ast.Attribute) and fn.params and fn.params[0].name == "self":
-                    # `jax.jit(env.reset)`: the bound method is the jitted function, its `self`
-                    # a constant of every program it compiles, as a static `self` is
-                    self._static_self(ctx, model, fn, bound, f"`{ctx.segment(bound)}` is jitted as a bound method")
+            bound = jitted_bound_method(model, entry)  # its `self` is baked in, as a static `self` is
+            if bound is not None:
+                self._static_self(ctx, model, bound[1], bound[0], f"`{ctx.segment(bound[0])}` is jitted as a bound method")
             if not entry.static_params or not entry.specs_literal:
                 continue
             calls = named_calls(model) if calls is None else calls
@@ -428,25 +424,19 @@ class StaticArgHazard(StaticRule):
             return
         if hashing != "identity":
             return
-        reads = {n.attr: n for n in fn.body_nodes() if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
-                 and isinstance(n.value, ast.Name) and n.value.id == "self"}
-        for attr, read in sorted(reads.items(), key=lambda kv: (kv[1].lineno, kv[1].col_offset)):
-            write = later_write(model, cls, fn, attr)
-            if write is None:
-                continue
-            how = bound or f"`self` is static in `{fn.qualname}`"
+        found = stale_attribute(model, cls, fn)
+        if found is not None:
+            read, write = found
             ctx.report(
                 node,
-                f"{how} and `{cls.name}` hashes by identity, but `self.{attr}` "
-                f"(read in the trace) is reassigned at line {write.lineno}: later calls reuse the program "
-                f"compiled with the old value",
-                related=[ctx.related(read, f"`self.{attr}` is read here"),
-                         ctx.related(write, f"`self.{attr}` changes here")],
-                data={"class": cls.name, "attribute": attr},
-                # the write may run only while the object is built (a set-up helper)
-                confidence=Confidence.LIKELY,
+                f"{bound or f'`self` is static in `{fn.qualname}`'} and `{cls.name}` hashes by identity, but "
+                f"`self.{read.attr}` (read in the trace) is reassigned at line {write.lineno}: later calls reuse "
+                f"the program compiled with the old value",
+                related=[ctx.related(read, f"`self.{read.attr}` is read here"),
+                         ctx.related(write, f"`self.{read.attr}` changes here")],
+                data={"class": cls.name, "attribute": read.attr},
+                confidence=Confidence.LIKELY,  # the write may run only while the object is built (a set-up helper)
             )
-            return
 
 
 #: Pytree kinds whose static fields are metadata that jit hashes and compares.

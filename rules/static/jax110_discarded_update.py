@@ -41,10 +41,8 @@ class DiscardedUpdate(StaticRule):
       call these for what they raise or accept;
     * item assignment `x[i] = v` or `x[i] += v` on a JAX array: a parameter of traced
       code used as an array, a value made by `jax.numpy` / `jax.random`, or a
-      parameter annotated as `jax.Array`. Not a parameter of a Pallas kernel (a
-      function passed to `pallas_call`, or one that calls `pl.program_id`, `@pl.when`,
-      `pl.load` ...): there it is a mutable `Ref`, and `out_ref[...] += x` is how the
-      kernel writes its output block.
+      parameter annotated as `jax.Array`; not a Pallas kernel's parameter, a mutable
+      `Ref` (`out_ref[...] += x` writes the kernel's output block).
 
     Containers (`params["w"] = ...` on a dict pytree) and values whose type is not
     known are left alone, and so are `jax.tree.map` of a named function, of a lambda

@@ -10,6 +10,7 @@ from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.static.apis import STATIC_ATTRS
 from jaxlint.static.flow import staged_call
 from jaxlint.static.taint import _UNREADABLE, CERTAIN, Taint, _argument_for, confidence, describe, taint_of, traced_how
+from jaxlint.static.containers import dict_entry
 from jaxlint.static.values import ARRAY_METHODS, static_field
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
 from jaxlint.static.classes import leaf_field
@@ -493,7 +494,7 @@ def _size_source(ctx, model: ModuleModel, fn: FunctionInfo, expr: ast.AST, depth
         # `[x * k for k in (1, 2)]`: its elements are what `elt` computes
         return _size_source(ctx, model, fn, expr.elt, depth + 1)
     if isinstance(expr, ast.Subscript):
-        entry = _dict_entry(model, fn, expr)
+        entry = dict_entry(model, fn, expr)
         if entry is not None:
             # `d["k"]` of `d = {"k": n, ...}`: that entry's value
             return _size_source(ctx, model, fn, entry, depth + 1)
@@ -502,8 +503,7 @@ def _size_source(ctx, model: ModuleModel, fn: FunctionInfo, expr: ast.AST, depth
         if inner is None and not isinstance(expr.slice, ast.Slice):  # `sizes[i]`, `i` traced: a tracer
             inner = _size_source(ctx, model, fn, expr.slice, depth + 1)
         if inner is None and isinstance(expr.value, ast.Name) and taint.level(expr) == CERTAIN \
-                and model.lookup(expr.value.id, fn)[0] is None:
-            # `kvals[i]` of a module-level jax array: the model stages the indexing out
+                and model.lookup(expr.value.id, fn)[0] is None:  # `kvals[i]` of a module-level jax array
             return _Source("array", ctx.segment(expr), fn, direct=False, made_by=expr)
         if inner is None or taint.level(expr) is None:
             return None
@@ -515,19 +515,6 @@ def _size_source(ctx, model: ModuleModel, fn: FunctionInfo, expr: ast.AST, depth
     if isinstance(expr, ast.Name):
         return _name_source(ctx, model, fn, expr, depth)
     return None
-
-
-def _dict_entry(model: ModuleModel, fn: FunctionInfo, expr: ast.Subscript) -> ast.expr | None:
-    """The value ``d["k"]`` reads when ``d`` is a local bound (where it is read) only to a
-    dict display with that constant key."""
-    if not (isinstance(expr.value, ast.Name) and isinstance(expr.slice, ast.Constant)):
-        return None
-    reach = model.reaching_bindings(expr.value, fn)
-    if len(reach) != 1 or reach[0].kind != "assign" or not isinstance(reach[0].value, ast.Dict):
-        return None
-    display = reach[0].value
-    return next((v for k, v in zip(display.keys, display.values)
-                 if isinstance(k, ast.Constant) and k.value == expr.slice.value), None)
 
 
 def _field_source(ctx, model: ModuleModel, fn: FunctionInfo, expr: ast.Attribute, depth: int) -> _Source | None:

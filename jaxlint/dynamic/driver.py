@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from jaxlint import __version__
-from jaxlint.files.cache import Cache, check_diagnostic, key_of
+from jaxlint.files.cache import Cache, check_diagnostic, key_of, stamp_of
 from jaxlint.config import ConfigError, DynamicSettings, Settings
 from jaxlint.diagnostic import Diagnostic, Phase, Position
 from jaxlint.dynamic import inputs as inp
@@ -574,8 +574,9 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
         report.target = _target_label(plans[0].task.settings.dynamic)
     for i, fp in enumerate(plans):
         s = fp.task.settings
-        rules = [{"code": r.code, "options": dict(r.opts)} for r in rules_of(s)]
-        fp.key = file_key(fp, s, rules, levels, versions)
+        active = rules_of(s)
+        rules = [{"code": r.code, "options": dict(r.opts)} for r in active]
+        fp.key = file_key(fp, s, rules, levels, versions + stamp_of(active))
         hit = cache.get("dynamic", fp.key, functools.partial(_usable_entry, fp)) if cache.enabled else None
         if hit is not None:
             cached[i] = hit

@@ -13,6 +13,7 @@ check with ``--no-cache`` (one file from pre-commit or an editor) loads none of 
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -193,6 +194,35 @@ def replace_file(path: Path, data: bytes) -> None:
     except FileNotFoundError:
         mode = None
     atomic_write(target, data, mode)
+
+
+@functools.lru_cache(maxsize=None)
+def code_stamp(*packages: str) -> str:
+    """The code that makes a cached result, beyond its version: the size and modification
+    time of every module of the named packages (jaxlint's, and those of the rules that ran).
+    A checkout, an editable install or a reinstall of the same version changes it, so a
+    result made by other code is a miss."""
+    import importlib.util
+
+    h = []
+    for name in sorted({"jaxlint", *packages}):
+        spec = importlib.util.find_spec(name)
+        for root in (spec.submodule_search_locations or []) if spec is not None else []:
+            for folder, dirs, files in os.walk(root):
+                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+                for f in sorted(files):
+                    if f.endswith(".py"):
+                        try:
+                            st = os.stat(os.path.join(folder, f))
+                        except OSError:
+                            continue
+                        h.append(f"{folder}/{f}:{st.st_size}:{st.st_mtime_ns}")
+    return key_of(*h)[:16]
+
+
+def stamp_of(rules: Iterable[object]) -> str:
+    """:func:`code_stamp` of jaxlint and the packages these rules (objects or classes) come from."""
+    return code_stamp(*sorted({(r if isinstance(r, type) else type(r)).__module__.split(".")[0] for r in rules}))
 
 
 def key_of(*parts: str | bytes) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from jaxlint import __version__
-from jaxlint.files.cache import Cache, diagnostics_of, key_of
+from jaxlint.files.cache import Cache, diagnostics_of, key_of, stamp_of
 from jaxlint.diagnostic import Diagnostic
 from jaxlint.files.discovery import FileTask, read_source
 from jaxlint.process.cpus import usable_cpus
@@ -127,7 +127,7 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
     project = _project(task)
     key = ""  # without a cache no key is needed (and hashing, json and hashlib cost a one-file check)
     if cache.enabled:
-        key = key_of(__version__, task.display, settings.fingerprint() + project.digest(),
+        key = key_of(__version__, stamp_of(rules), task.display, settings.fingerprint() + project.digest(),
                      ",".join(r.code for r in rules), data)
         hit = cache.get("static", key, lambda v: _cached_outcome(task.display, v, task))
         if hit is not None:

@@ -31,8 +31,11 @@ def test_a_fix_costs_the_same_in_a_file_of_100_400_or_1600(how):
     assert [r["left"] for r in rows] == [0, 0, 0], rows  # every fix made, in one run
     # 1.3x is the benchmark's figure on a quiet machine (docs/performance.md); under a
     # loaded suite a flat cost spread up to 1.54x here, and the quadratic cost this guards
-    # against spread 11x (7 and 80 ms a fix at 100 and 400)
-    assert bench.spread(rows) <= 1.6, rows
+    # against spread 11x (7 and 80 ms a fix at 100 and 400). What it guards is growth: a
+    # smaller file's fixes costing more each (a fixed cost spread over fewer: 3.9 ms a fix
+    # at 100 against 2.05 at 400 in a loaded CI run at e080cd2) is not the bug.
+    per = [r["ms_per_fix"] for r in rows]
+    assert max(per[j] / per[i] for i in range(len(per)) for j in range(i + 1, len(per))) <= 1.6, rows
 
 
 def test_a_file_with_more_fixes_than_one_run_makes_is_told_so():

@@ -19,7 +19,7 @@ import jax.numpy as jnp
 # jaxlint: args=(f32[8],)
 @jax.jit
 def run(x):
-    for _ in range(40):
+    for _ in range(400):  # a count of 100 or more: JAX102's kind on by default
         x = jnp.sin(x) * 2.0
     return x
 """

@@ -29,8 +29,8 @@ statement the flow graph does not hold, more than ``_BUDGET`` steps).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
+from jaxlint.records import dataclass
 from jaxlint.static.cfg import METADATA, ControlFlow
 from jaxlint.static.scopes import FunctionInfo, Scopes
 from jaxlint.static.selects import slot

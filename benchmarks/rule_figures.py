@@ -45,6 +45,8 @@ BLIND = {
                 "36 libraries sealed before anything ran on them, judged blind once at ab7bc28 (issue 36)"),
     "blind42": ("precision_judgements_blind42.json",
                 "55 libraries sealed before anything ran on them, judged blind once at 959d64a (issue 36)"),
+    "blind44": ("precision_judgements_blind44.json",
+                "49 libraries sealed before anything ran on them, judged blind once at d7efb9e (issue 36)"),
     "dynamic": ("dynamic_judgements.json",
                 "25 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
                 "(6 programs, issue 20), 4419f18 (7 programs, issue 37), ab7bc28 (6 programs, issue 37) "

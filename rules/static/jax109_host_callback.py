@@ -77,7 +77,7 @@ class HostCallback(StaticRule):
 
     code = "JAX109"
     traced_code = True  # about code under a trace: an eager-only branch is none of its business
-    group = "perf"
+    group = "pedantic"
     name = "host-callback"
     summary = "a host callback in traced code stops the device program (once per iteration in loop bodies)"
     fix_hint = "remove debug callbacks, or move host work out of jitted code and loop bodies"

@@ -27,8 +27,12 @@ def _bench():
 @pytest.mark.parametrize("how", ["check --fix", "editor fix-all"])
 def test_a_fix_costs_the_same_in_a_file_of_100_400_or_1600(how):
     bench = _bench()
-    rows = bench.scaling([100, 400, 1600], bench.fix_cpu if how == "check --fix" else bench.fix_all_cpu)
-    assert [r["left"] for r in rows] == [0, 0, 0], rows  # every fix made, in one run
+    measure = bench.fix_cpu if how == "check --fix" else bench.fix_all_cpu
+    # the best of two rounds per size: one slow stretch of a loaded machine read as growth
+    # (2.22 ms a fix at 400, 3.6 at 1,600 in CI at d7efb9e; 2.15 and 2.58 alone)
+    runs = [bench.scaling([100, 400, 1600], measure) for _ in range(2)]
+    rows = [min(pair, key=lambda r: r["ms_per_fix"]) for pair in zip(*runs)]
+    assert [r["left"] for run in runs for r in run] == [0] * 6, runs  # every fix made, in one run
     # 1.3x is the benchmark's figure on a quiet machine (docs/performance.md); under a
     # loaded suite a flat cost spread up to 1.54x here, and the quadratic cost this guards
     # against spread 11x (7 and 80 ms a fix at 100 and 400). What it guards is growth: a

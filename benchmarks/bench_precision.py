@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -404,7 +405,11 @@ def run_jaxlint(src: Path) -> list[dict]:
         # pattern per function: ``shown`` counts those)
         cmd = [sys.executable, "-m", "jaxlint", "check", "--isolated", "--no-cache", "--output-format", "json",
                "-o", str(out), "--exit-zero", "--every-place", "."]
-        proc = subprocess.run(cmd, cwd=src, capture_output=True, text=True, env=bench_static._env())
+        # this checkout's jaxlint and rules, not whichever jaxlint is installed: the run's cwd is
+        # the corpus, so without this a worktree measured the installed (editable) checkout
+        env = bench_static._env()
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HERE.parent), env.get("PYTHONPATH", "")) if p)
+        proc = subprocess.run(cmd, cwd=src, capture_output=True, text=True, env=env)
         if proc.returncode != 0:
             raise SystemExit(f"bench: {' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr[-2000:]}")
         return json.loads(out.read_text())

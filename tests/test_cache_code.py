@@ -15,19 +15,34 @@ from jaxlint.files.cache import code_stamp
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_the_stamp_follows_every_module_of_the_packages(tmp_path, monkeypatch):
+def test_the_stamp_follows_the_modules_beside_the_loaded_ones(tmp_path, monkeypatch):
+    """The folders of a package's loaded modules count, each module in them (a sibling
+    imported only later too); another package's do not."""
+    import importlib
+
     pkg = tmp_path / "stamp_pack"
     (pkg / "sub").mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
     (pkg / "sub" / "rule.py").write_text("X = 1\n")
+    (pkg / "sub" / "later.py").write_text("Y = 1\n")
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "stamp_pack.sub.rule", raising=False)
+    importlib.import_module("stamp_pack.sub.rule")
+    code_stamp.cache_clear()
     first = code_stamp("stamp_pack")
     code_stamp.cache_clear()
     assert code_stamp("stamp_pack") == first  # the same files: the same stamp
-    (pkg / "sub" / "rule.py").write_text("X = 22\n")
-    code_stamp.cache_clear()
-    assert code_stamp("stamp_pack") != first
     assert code_stamp("stamp_pack") != code_stamp()  # the package's modules count beside jaxlint's
+    for name, text in (("rule.py", "X = 22\n"), ("later.py", "Y = 22\n")):
+        (pkg / "sub" / name).write_text(text)
+        code_stamp.cache_clear()
+        changed = code_stamp("stamp_pack")
+        assert changed != first, name
+        first = changed
+    code_stamp.cache_clear()
+    for name in [n for n in sys.modules if n.startswith("stamp_pack")]:
+        monkeypatch.delitem(sys.modules, name)
 
 
 def test_a_check_by_changed_code_of_the_same_version_is_not_answered_from_the_cache(tmp_path):

@@ -199,24 +199,29 @@ def replace_file(path: Path, data: bytes) -> None:
 @functools.lru_cache(maxsize=None)
 def code_stamp(*packages: str) -> str:
     """The code that makes a cached result, beyond its version: the size and modification
-    time of every module of the named packages (jaxlint's, and those of the rules that ran).
-    A checkout, an editable install or a reinstall of the same version changes it, so a
-    result made by other code is a miss."""
-    import importlib.util
-
+    time of every module in the folders that hold the loaded modules of the named packages
+    (jaxlint's, and those of the rules that ran), so that a module imported later from the
+    same folder counts too. A checkout that moved on, an editable install (whose rules live
+    outside jaxlint's folder) or a reinstall of the same version changes it, so a result
+    made by other code is a miss."""
+    names = {"jaxlint", *packages}
+    folders = set()
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None) if name.partition(".")[0] in names else None
+        if path:
+            folders.add(os.path.dirname(path))
     h = []
-    for name in sorted({"jaxlint", *packages}):
-        spec = importlib.util.find_spec(name)
-        for root in (spec.submodule_search_locations or []) if spec is not None else []:
-            for folder, dirs, files in os.walk(root):
-                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-                for f in sorted(files):
-                    if f.endswith(".py"):
-                        try:
-                            st = os.stat(os.path.join(folder, f))
-                        except OSError:
-                            continue
-                        h.append(f"{folder}/{f}:{st.st_size}:{st.st_mtime_ns}")
+    for folder in sorted(folders):
+        try:
+            entries = [e for e in os.scandir(folder) if e.name.endswith(".py")]
+        except OSError:
+            continue
+        for e in sorted(entries, key=lambda e: e.name):
+            try:
+                st = e.stat()
+            except OSError:  # gone or a broken link: as if absent
+                continue
+            h.append(f"{folder}/{e.name}:{st.st_size}:{st.st_mtime_ns}")
     return key_of(*h)[:16]
 
 

@@ -237,6 +237,33 @@ def test_a_kind_the_model_knows_is_kept_on_the_finding(tmp_path):
     assert rule_figures.verdict_kind(loop, {"signature": verdict["signature"]}) is None
 
 
+def test_the_baseline_keeps_the_kind_the_model_gave(tmp_path):
+    """A baselined finding keeps the kind its rule gave when reporting: the loop counted
+    through a name (``STEPS``, long-count, on by default) is looked for under the default
+    selection, so once it is gone its entry is stale, though its text alone says no kind."""
+    (tmp_path / "a.py").write_text(LOOPS)
+    every = tmp_path / "every.json"
+    r = jaxlint(tmp_path, "check", "--no-cache", "--select", "JAX102", "--write-baseline", str(every), "a.py")
+    assert r.returncode == 0, r.stderr
+    kinds = sorted((e["signature"].split(":")[0], e.get("kind")) for e in json.loads(every.read_text())["findings"])
+    assert kinds == [("named", "long-count"), ("short", None), ("static", None), ("written", "long-count")]
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return jaxlint(tmp_path, "check", "--no-cache", "--output-format", "json", "--exit-zero",
+                       "--baseline", str(every), *args, "a.py")
+
+    r = run()
+    assert json.loads(r.stdout) == [] and "stale" not in r.stderr, r.stderr
+    # the named loop gone: its entry is stale under the default selection; the pedantic
+    # loops' entries are not (the default selection did not look for them)
+    (tmp_path / "a.py").write_text(LOOPS.replace("    for _ in range(STEPS):\n        x = x + 1\n", "    x = x + 1\n"))
+    r = run()
+    assert "1 finding in" in r.stderr and "stale" in r.stderr, r.stderr
+    r = run("--prune-baseline")
+    left = sorted(e["signature"].split(":")[0] for e in json.loads(every.read_text())["findings"])
+    assert left == ["short", "static", "written"], r.stderr
+
+
 def test_a_low_figure_allows_no_default_group():
     fig = {"findings": 20, "true": 6, "debatable": 10, "false": 4, "precision": 0.3}
     assert rule_figures.allowed_groups("JAX999", fig)[0] == {"pedantic"}

@@ -5,7 +5,8 @@ An entry is keyed by the file's path (posix, relative to the baseline file's
 directory), the rule code's problem family and the finding's line-independent
 :attr:`~jaxlint.diagnostic.Diagnostic.signature` (enclosing function + normalized
 source of the flagged expression), with a count of how many such findings there
-are. Line numbers are never part of the key, so edits elsewhere in a file do not
+are, and the finding's kind where its rule gave one (so that whether a rule looked for it,
+under a selection that takes some of its kinds, is decided by the kind the model gave). Line numbers are never part of the key, so edits elsewhere in a file do not
 turn baselined findings into new ones. The file is sorted JSON, one entry per
 finding kind, so that a change to it reads well in review.
 
@@ -95,10 +96,14 @@ class Baseline:
     names: dict[str, str] = field(default_factory=dict)
     #: key -> the code written in the file (the tier that found it)
     codes: dict[Key, str] = field(default_factory=dict)
+    #: key -> the finding kind its rule gave when reporting (``data["kind"]``), where it gave one
+    kinds: dict[Key, str] = field(default_factory=dict)
 
-    def add(self, key: Key, code: str, count: int = 1) -> None:
+    def add(self, key: Key, code: str, count: int = 1, kind: str | None = None) -> None:
         self.counts[key] = self.counts.get(key, 0) + count
         self.codes.setdefault(key, code)
+        if kind:
+            self.kinds.setdefault(key, kind)
 
     def code(self, key: Key) -> str:
         return self.codes.get(key, key[1])
@@ -108,7 +113,8 @@ class Baseline:
         lines = _Lines(cwd)
         b = cls()
         for d in diags:
-            b.add(finding_key(d, base_dir, cwd, lines), d.code)
+            kind = d.data.get("kind")
+            b.add(finding_key(d, base_dir, cwd, lines), d.code, kind=kind if isinstance(kind, str) else None)
             b.names[d.code] = d.name
         return b
 
@@ -129,15 +135,20 @@ class Baseline:
             count = e.get("count", 1) if isinstance(e, dict) else None
             if not ok or not isinstance(count, int) or isinstance(count, bool) or count < 1:
                 raise ConfigError(f"{path}: baseline entry {i} needs `path`, `code`, `signature` and a count >= 1")
-            b.add((e["path"], _family(e["code"]), e["signature"]), e["code"], count)
+            kind = e.get("kind")
+            if kind is not None and not isinstance(kind, str):
+                raise ConfigError(f"{path}: baseline entry {i}: `kind` must be a string")
+            b.add((e["path"], _family(e["code"]), e["signature"]), e["code"], count, kind)
             if isinstance(e.get("name"), str):
                 b.names[e["code"]] = e["name"]
         return b
 
     def dumps(self) -> str:
-        rows = sorted((p, self.code(k), s, n) for k, n in self.counts.items() for p, _, s in [k] if n > 0)
-        findings = [{"path": p, "code": c, "name": self.names.get(c, ""), "signature": s, "count": n}
-                    for p, c, s, n in rows]
+        rows = sorted((p, self.code(k), s, n, self.kinds.get(k, "")) for k, n in self.counts.items()
+                      for p, _, s in [k] if n > 0)
+        findings = [{"path": p, "code": c, "name": self.names.get(c, ""), "signature": s, "count": n,
+                     **({"kind": kind} if kind else {})}
+                    for p, c, s, n, kind in rows]
         return json.dumps({"version": FORMAT_VERSION, "findings": findings}, indent=2, ensure_ascii=False) + "\n"
 
     def write(self, path: Path) -> None:
@@ -149,7 +160,8 @@ class Baseline:
     def without(self, stale: Mapping[Key, int]) -> "Baseline":
         counts = {k: n - stale.get(k, 0) for k, n in self.counts.items()}
         kept = {k: n for k, n in counts.items() if n > 0}
-        return Baseline(kept, dict(self.names), {k: c for k, c in self.codes.items() if k in kept})
+        return Baseline(kept, dict(self.names), {k: c for k, c in self.codes.items() if k in kept},
+                        {k: c for k, c in self.kinds.items() if k in kept})
 
 
 @dataclass
@@ -203,18 +215,21 @@ def compare(baseline: Baseline, diags: Iterable[Diagnostic], base_dir: Path, cwd
             continue
         code = baseline.code(key)
         ran = (measured or {}).get(path, {}).get(key[2].split(":", 1)[0], ())
-        if _judged(judged.get(path, {}), code, key[2]) or code in ran or not (base_dir / path).exists():
+        if _judged(judged.get(path, {}), code, key[2], baseline.kinds.get(key)) or code in ran or not (base_dir / path).exists():
             stale[key] = missing
     new.sort(key=lambda d: d.sort_key)
     return Comparison(new, matched, stale)
 
 
-def _judged(codes: Mapping[str, frozenset[str]], code: str, signature: str) -> bool:
-    """Whether the static rule ``code`` ran on the file for the kind of this finding."""
+def _judged(codes: Mapping[str, frozenset[str]], code: str, signature: str, kind: str | None = None) -> bool:
+    """Whether the static rule ``code`` ran on the file for the kind of this finding (the
+    kind the baseline kept, else the rule's answer from the signature)."""
     groups = codes.get(code)
     if groups is None:
         return False
     from jaxlint.registry import rules_by_code
 
     rule = rules_by_code().get(code)
-    return rule is None or not rule.kinds or rule.group_of(signature) in groups
+    if rule is None or not rule.kinds:
+        return True
+    return rule.group_of(signature, kind if kind in rule.kinds else None) in groups

@@ -696,6 +696,55 @@ def test_a_noqa_on_the_dynamic_finding_keeps_the_static_finding_it_supersedes_hi
     run(go(), timeout=180)
 
 
+HELPER = """
+def unrolled(x):
+    for i in range(300):
+        x = x * 1.0001 + i
+    return x
+"""
+
+CALLER = """
+import jax
+
+from helpers import unrolled
+
+
+# jaxlint: args=(f32[8])
+@jax.jit
+def f(x):
+    return unrolled(x)
+"""
+
+
+def test_a_dynamic_finding_in_an_imported_module_is_published_to_that_module(tmp_path):
+    """Saving model.py traces its jitted ``f``; the loop it unrolls is in helpers.py, where
+    the finding is: it is published to helpers.py's document (moved with its line through
+    the unsaved edits there), not dropped, and not shown in model.py's."""
+    pytest.importorskip("jax")
+
+    async def go():
+        async with session(tmp_path, pull=False, init={"dynamic": True, "debounceMs": 0}) as s:
+            helpers = s.open("helpers.py", HELPER)
+            await s.next_publish(helpers)
+            model = s.open("model.py", CALLER)
+            await s.next_publish(model)
+            helpers_before = len(s.published[helpers])
+            # an unsaved line above the loop in helpers.py: the finding must follow the loop
+            s.replace_all(helpers, "# a note\n" + HELPER)
+            await s.next_publish(helpers, after=helpers_before)
+            s.save(model, "model.py")
+            pub = await s.next_publish(helpers, after=helpers_before + 1, timeout=120)
+            (d,) = pub.diagnostics
+            assert d.code == "JAX202" and d.data["phase"] == "trace"
+            assert d.range.start.line == 3  # `for i in range(300):`, line 3 of the saved file, 4 now
+            assert s.texts[helpers].splitlines()[3].strip().startswith("for i in range(300)")
+            (end,) = _progress(s, "end")
+            assert end.value["message"] == "1 finding(s)"
+            assert codes(s.published[model][-1].diagnostics) == []
+
+    run(go(), timeout=180)
+
+
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as f:

@@ -1,7 +1,9 @@
 """The dynamic phase in the editor (issue 39: ``server.py`` split by responsibility): a
 saved file traced in a child process (``jaxlint.lsp.dynamic``) where the phase is on, or
 what ``jaxlint record`` observed; ``$/progress`` for the run, which the client may cancel;
-the last run's findings moved with their lines through the unsaved edits since.
+the last run's findings moved with their lines through the unsaved edits since, each
+published to the document of the file it is in (a run of one file may find a problem in a
+helper module it imports, or at a call a recording saw in another file).
 ``DynamicRuns`` is a part of ``server.JaxlintServer``; what it reads of the server is
 declared for type checking below."""
 from __future__ import annotations
@@ -33,6 +35,7 @@ class DynamicRuns:
     dynamic_option: bool | None
     _dynamic_unavailable: bool
     _dynamic_runs: dict[str, asyncio.Task]
+    _dynamic_elsewhere: dict[Path, dict[str, tuple[list[Diagnostic], list[str]]]]
 
     if TYPE_CHECKING:  # the server's (and pygls's): declared, never defined here
         @property
@@ -59,19 +62,53 @@ class DynamicRuns:
             doc.dynamic_task = self._spawn(self._run_dynamic(doc.uri, path, settings, recorded_only))
 
     def _current_dynamic(self, doc: Doc, uri: str, text: str) -> list[Diagnostic]:
-        """Dynamic findings of the last save, moved with their line through the unsaved
-        edits since; one whose line's code changed is dropped until the next save. Before
-        suppressions (the child ran with ``--ignore-noqa``)."""
-        if not doc.dynamic:
+        """Dynamic findings in this document's file: its own last save's, and those the last
+        runs of other documents found in it; each moved with its line through the edits
+        since the run (one whose line's code changed is dropped until the next run). Before
+        suppressions (the child ran with ``--ignore-noqa``); a finding two runs found is
+        shown once."""
+        runs = [(doc.dynamic, doc.dynamic_code)] if doc.dynamic else []
+        if self._dynamic_elsewhere:
+            found_elsewhere = self._dynamic_elsewhere.get(resolved(self._path_of(uri)), {})
+            runs += [found_elsewhere[origin] for origin in sorted(found_elsewhere) if origin != uri]
+        if not runs:
             return []
-        moved = line_map(doc.dynamic_code, [_code_part(line) for line in split_lines(text)])
+        code = [_code_part(line) for line in split_lines(text)]
         path = self._path_of(uri).as_posix()
-        out = []
-        for d in doc.dynamic:
-            if d.start.line not in moved or d.end.line not in moved:
-                continue
-            out.append(_moved(d, moved, path))
+        out, seen = [], set()
+        for found, measured_on in runs:
+            moved = line_map(measured_on, code)
+            for d in found:
+                if d.start.line not in moved or d.end.line not in moved:
+                    continue
+                d = _moved(d, moved, path)
+                if (d.code, d.start, d.end, d.message) not in seen:
+                    seen.add((d.code, d.start, d.end, d.message))
+                    out.append(d)
         return out
+
+    def _found_elsewhere(self, origin: str, found: list[Diagnostic]) -> list[str]:
+        """Keep what the run of ``origin`` found in other files (replacing its last run's),
+        under each file's real path, with that file's code now; the URIs of open documents
+        whose findings this changed."""
+        touched = {p for p, runs in self._dynamic_elsewhere.items() if runs.pop(origin, None) is not None}
+        by_file: dict[Path, list[Diagnostic]] = {}
+        for d in found:
+            by_file.setdefault(Path(d.path), []).append(d)
+        for real, ds in by_file.items():
+            try:
+                saved = real.read_text(encoding="utf-8", errors="replace")
+            except OSError:  # gone since the run: nothing to show it in
+                continue
+            self._dynamic_elsewhere.setdefault(real, {})[origin] = (ds, [_code_part(line) for line in split_lines(saved)])
+            touched.add(real)
+        self._dynamic_elsewhere = {p: runs for p, runs in self._dynamic_elsewhere.items() if runs}
+        changed = []
+        for uri, doc in list(self.docs.items()):
+            if uri != origin and doc.notebook is None and resolved(self._path_of(uri)) in touched:
+                doc.dynamic_generation += 1
+                changed.append(uri)
+        return changed
 
     # -- the dynamic phase ----------------------------------------------------------
 
@@ -110,17 +147,18 @@ class DynamicRuns:
         if outcome.error is not None:
             self._show_once(f"jaxlint: dynamic analysis of {path.name} failed: {outcome.error}",
                             T.MessageType.Warning)
-        doc = self.docs.get(uri)
-        if doc is None:
-            return
         real = resolved(path)  # the child names files by their real paths
-        doc.dynamic = [_as_opened(d, real, path) for d in outcome.diagnostics if Path(d.path) == real]
-        doc.dynamic_code = [_code_part(line) for line in split_lines(saved)]
-        doc.dynamic_generation += 1
+        others = self._found_elsewhere(uri, [d for d in outcome.diagnostics if Path(d.path) != real])
+        doc = self.docs.get(uri)
+        if doc is not None:
+            doc.dynamic = [_as_opened(d, real, path) for d in outcome.diagnostics if Path(d.path) == real]
+            doc.dynamic_code = [_code_part(line) for line in split_lines(saved)]
+            doc.dynamic_generation += 1
         if self.pull:
             self._refresh_all()
-        else:
-            self._publish(uri)
+            return
+        for changed in ([uri] if doc is not None else []) + others:
+            self._publish(changed)
 
     def _progress_cancelled(self, params: T.WorkDoneProgressCancelParams) -> None:
         """The client cancelled a dynamic run from its progress: it stops as a newer save

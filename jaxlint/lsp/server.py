@@ -148,6 +148,10 @@ class JaxlintServer(CodeActions, DynamicRuns, NotebookSync, LanguageServer):
         self._jobs: set[Job] = set()
         #: dynamic runs by their progress token (the client may cancel them)
         self._dynamic_runs: dict[str, asyncio.Task] = {}
+        #: dynamic findings a run of one document found in another file (a helper module's
+        #: unrolled loop, a recording's call site): that file's real path -> the URI of the
+        #: document whose run found them -> (the findings, that file's code when they came)
+        self._dynamic_elsewhere: dict[Path, dict[str, tuple[list[Diagnostic], list[str]]]] = {}
         #: LSP: 0 when ``exit`` follows ``shutdown``, 1 otherwise
         self.exit_code = 1
         self._register()

@@ -524,6 +524,16 @@ def _same_place(d: Diagnostic, path: str, line: int) -> bool:
     return d.start.line == line and same_path(d.path, path)
 
 
+def reported_cause(mine: Diagnostic, earlier: Diagnostic) -> bool:
+    """Whether ``earlier`` is the finding that ``mine`` names as its one removable cause:
+    ``mine.data["cause"]`` is ``{"code", "file", "line"}`` of it (a size measurement whose
+    every removable contributor another finding reports at its line). For a rule's
+    :meth:`Rule.defers_to`: ``mine`` then joins ``earlier`` as a related location."""
+    cause = (mine.data or {}).get("cause")
+    return (isinstance(cause, Mapping) and earlier.code == cause.get("code") and earlier.start.line == cause.get("line")
+            and same_path(earlier.path, str(cause.get("file"))))
+
+
 def same_path(a: str, b: str) -> bool:
     """Display paths in the parent, absolute ones in the worker: compare them normalized."""
     return a == b or os.path.normpath(os.path.abspath(a)) == os.path.normpath(os.path.abspath(b))

@@ -61,7 +61,7 @@ def trace_facts(fa: FunctionAnalysis) -> TraceFacts:
     for d in fa.diagnostics:
         key = getattr(fa.rules_run.get(d.code), "trace_fact", None)
         if key is not None:
-            facts.setdefault(key, []).append({**(d.data or {}), "file": d.path, "line": d.start.line})
+            facts.setdefault(key, []).append({**(d.data or {}), "code": d.code, "file": d.path, "line": d.start.line})
     return cast(TraceFacts, facts)  # the keys: TraceFacts's (tests/test_registry.py)
 
 

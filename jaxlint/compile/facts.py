@@ -78,11 +78,13 @@ class TraceLine(TypedDict):
 
 
 class TraceFinding(TraceLine, total=False):
-    """A finding of a trace rule that declares a ``trace_fact``: where, and its data
-    (``iterations``, ``equations``, ... as the rule measured them)."""
+    """A finding of a trace rule that declares a ``trace_fact``: its rule's ``code``,
+    where, and its data (``iterations``, ``equations``, ... as the rule measured them)."""
 
+    code: str
     iterations: int
     equations: int
+    bytes: int
 
 
 class MappedLine(TraceLine):
@@ -118,6 +120,9 @@ class TraceFacts(TypedDict, total=False):
     sharding_constraints: list[TraceLine]
     #: JAX202's unrolled loops
     loops: list[TraceFinding]
+    #: JAX201's constants baked into the program (each its ``bytes``), at the line that
+    #: takes hold of them
+    baked: list[TraceFinding]
     #: functions the caller gave the library factory that made the jitted function
     given: list[GivenFunction]
     #: the jitted function is ``jax.vmap`` of the user's: where it maps and the mapped

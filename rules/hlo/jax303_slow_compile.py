@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jaxlint.rule import Invalid, Option, Valid, same_path
+from jaxlint.rule import Invalid, Option, Valid, reported_cause
 from jaxlint.rules.hlo._base import HloRule
 from jaxlint.textutil import human_bytes
 
@@ -38,10 +38,14 @@ class SlowCompile(HloRule):
 
     Size alone is not reported. A program is reported only when a cause its author can
     remove is named: an unrolled Python loop (JAX202's findings, so select it too) or
-    baked-in constants of 1 MiB or more. When unrolled loops are the only cause, the
-    JAX202 finding at the largest loop's line is the one to act on: this measurement
-    joins it as a related location (its size and compile time) instead of a second
-    finding at the `jit`. An ordinary model step (a ResNet, a U-Net, a
+    baked-in constants of 1 MiB or more. When every cause it names is already another
+    finding's at the cause's line (the loops JAX202 reports, the constants JAX201
+    reports: select them too), that finding is the one to act on: this measurement joins
+    it as a related location (its size, all the constants' bytes and the compile time)
+    instead of a second finding at the `jit`, at the largest loop's finding, else at the
+    largest constant's. It stands as a finding of its own only for a cause no other
+    finding reports (constants each below JAX201's `max-bytes` that add up to 1 MiB or
+    more, or those rules not selected). An ordinary model step (a ResNet, a U-Net, a
     transformer, a GPT, an adaptive ODE solve) compiles to thousands of instructions that
     name nothing to change, and stays quiet. Set `size-alone = true` to use
     `max-instructions` as a plain size budget.
@@ -134,6 +138,24 @@ class SlowCompile(HloRule):
             options={"max-instructions": 100},
             select=("JAX202",),
         ),
+        # the baked-in table is the one cause named, and JAX201 reports it where the function
+        # reads it: this measurement joins that finding (one cause, one finding)
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+            import numpy as np
+
+            TABLE = np.linspace(0.0, 1.0, 512 * 1024, dtype=np.float32).reshape(512, 1024)
+
+            # jaxlint: args=(f32[64,64],)
+            @jax.jit
+            def simulate(x):
+                return x + jnp.asarray(TABLE)[:64, :64] @ x
+            """,
+            options={"max-instructions": 1},
+            select=("JAX201",),
+        ),
     ]
     INVALID = [
         Invalid(
@@ -170,12 +192,18 @@ class SlowCompile(HloRule):
             parts.append(f"an unrolled loop at line {loop['line']} ({loop.get('iterations', '?')} iterations)")
         consts = facts.trace.get("constants", ())
         total = sum(int(c.get("bytes", 0)) for c in consts)
-        only_loops = bool(parts)
+        # each removable cause named, and the finding that already reports it at its line
+        # (the largest loop's JAX202, the largest constant's JAX201), None where none does
+        reported: list[TraceFinding | None] = [loops[0]] if loops else []
         if consts and (total >= CAUSE_CONSTANT_BYTES or self.opts["size-alone"]):
             parts.append(f"{len(consts)} baked-in constant(s) of {human_bytes(total)}")
-            only_loops = False
+            baked = sorted(facts.trace.get("baked", ()), key=lambda c: -int(c.get("bytes", 0) or 0))
+            reported.append(baked[0] if baked else None)
         if not parts and not self.opts["size-alone"]:
             return  # size alone names nothing the author can remove
+        # every removable cause is another finding's: that finding (the loop's, else the
+        # constant's) is the one to act on, and this measurement joins it (one cause, one finding)
+        cause = reported[0] if reported and all(r is not None for r in reported) else None
         eqns = facts.trace.get("equations")
         if eqns:
             parts.append(f"{eqns} jaxpr equations")
@@ -190,20 +218,16 @@ class SlowCompile(HloRule):
             + (f"; contributors: {'; '.join(parts)}" if parts else ""),
             related=[ctx.related(_loc(facts, lp), "unrolled loop") for lp in facts.trace.get("loops", ())[:3]],
             data={"hlo_instructions": size, "budget": budget, "equations": eqns,
-                  # the loop JAX202 reports, when it is the only cause named: this finding
-                  # then joins that one as its measured cost (one cause, one finding)
-                  **({"cause": {"file": loops[0].get("file") or facts.file, "line": int(loops[0]["line"])}}
-                     if only_loops else {})},
+                  **({"cause": {"code": cause.get("code"), "file": cause.get("file") or facts.file,
+                                "line": int(cause["line"])}} if cause is not None else {})},
             key="slow-compile", measured=f"compile measured here: {measured}")
-
 
     @classmethod
     def defers_to(cls, mine, earlier) -> bool:
-        """Unrolled loops are the only cause named: the JAX202 finding at the largest one's
-        line says what to change there, and takes this measurement as a related location."""
-        cause = (mine.data or {}).get("cause")
-        return (isinstance(cause, dict) and earlier.code == "JAX202" and earlier.start.line == cause.get("line")
-                and same_path(earlier.path, str(cause.get("file"))))
+        """Every removable cause named is another finding's (unrolled loops JAX202 reports,
+        baked-in constants JAX201 reports): the finding at the largest one's line says what
+        to change there, and takes this measurement as a related location."""
+        return reported_cause(mine, earlier)
 
 
 def _loc(facts: CompileFacts, loop: TraceFinding) -> SourceLocation:

@@ -72,6 +72,7 @@ class LargeConstant(TraceRule):
     # not baked in above the threshold (a NumPy slice, a host-side `.sum()`)
     measures_all = True
     constant_finding = True
+    trace_fact = "baked"  # a slow compile whose removable cause is these constants joins this finding
     options = {
         "max-bytes": Option(1 << 20, "constants of at least this many bytes are reported", int, 1),
     }

@@ -5,7 +5,7 @@ import os
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from jaxlint.rule import Invalid, Option, TraceRule, Valid
+from jaxlint.rule import Invalid, Option, TraceRule, Valid, reported_cause
 
 if TYPE_CHECKING:
     from jaxlint.dynamic.analysis import FunctionAnalysis
@@ -13,6 +13,23 @@ if TYPE_CHECKING:
 
 #: a finding of a rule declaring this trace fact (an unrolled loop) explains equations
 EXPLAINED_BY = "loops"
+
+
+#: an unrolled loop (300 of the program's 364 equations) beside a loop over 8 layers (64,
+#: the architecture): above a budget of 60 even without the loop
+LOOP_AND_LAYERS = """
+import jax
+import jax.numpy as jnp
+
+# jaxlint: args=([f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8]], f32[4,8])
+@jax.jit
+def model(layers, x):
+    for _ in range(100):
+        x = jnp.tanh(x) * 0.5 + x
+    for w in layers:
+        x = jnp.tanh(jnp.sin(x @ w) * 2.0 + jnp.cos(x)) * 0.5 + x
+    return x
+"""
 
 
 class LargeProgram(TraceRule):
@@ -26,17 +43,22 @@ class LargeProgram(TraceRule):
     A program that is large only because of Python loops that were unrolled, and
     that an unrolled-loop finding already names at the loop with its counts, is
     reported once, by that finding: this rule stays quiet when the program without
-    those loops' equations is within budget, and otherwise says how many equations
-    come from them; a loop's equations are those its finding counts (the bodies its
-    iterations call included: a jitted solver step whose own frames do not show the
-    loop). (The function is still not compiled by the compile tier.) Loops
-    over a list of layers are not such findings and count as the program's own.
+    those loops' equations is within budget. When it is still above the budget
+    without them, the loops are all its author can remove and the rest is size alone
+    (an ODE solver's, a model's): its figures (the total, how many come from the
+    loops, the lines that contribute most) join the largest loop's finding as a
+    related location instead of a second finding at the `def`. A loop's equations are
+    those its finding counts (the bodies its iterations call included: a jitted solver
+    step whose own frames do not show the loop). (The function is still not compiled
+    by the compile tier.) Loops over a list of layers are not such findings and count
+    as the program's own.
 
     Size alone is not reported: a program above the budget none of whose equations come
     from a reported unrolled loop (a ResNet, a transformer, an ODE solve) names nothing
     its author can remove, and stays quiet; it is still not compiled by the compile tier,
     with the reason. Set `size-alone = true` to use the budget as a plain size limit
-    (every program above it reported, with the lines that contribute most).
+    (every program above it reported at its `def`, with the lines that contribute most
+    and the share of the loops reported elsewhere).
 
     ## Why is this bad?
     XLA's compile time and memory grow with program size, often worse than linearly.
@@ -119,6 +141,14 @@ class LargeProgram(TraceRule):
             options={"max-equations": 60},
             select=("JAX202",),
         ),
+        # still above the budget without the loop the unrolled-loop rule reports at its
+        # `for` (300 of 364 equations), and the rest is the architecture: the loop is all
+        # there is to remove, and this measurement joins that finding as a related location
+        Valid(
+            LOOP_AND_LAYERS,
+            options={"max-equations": 60},
+            select=("JAX202",),
+        ),
     ]
     INVALID = [
         Invalid(
@@ -134,26 +164,15 @@ class LargeProgram(TraceRule):
             message="equations",
             options={"max-equations": 100, "size-alone": True},
         ),
-        # the counted loop (300 equations) is reported at its `for` by the unrolled-loop
-        # rule; the layer loop (64) is the architecture, and still above the budget
+        # as a plain size limit: the counted loop (300 equations) is reported at its `for`
+        # by the unrolled-loop rule; the layer loop (64) is the architecture, and the
+        # program is still above the budget without the loop
         Invalid(
-            """
-            import jax
-            import jax.numpy as jnp
-
-            # jaxlint: args=([f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8], f32[8,8]], f32[4,8])
-            @jax.jit
-            def model(layers, x):
-                for _ in range(100):
-                    x = jnp.tanh(x) * 0.5 + x
-                for w in layers:
-                    x = jnp.tanh(jnp.sin(x @ w) * 2.0 + jnp.cos(x)) * 0.5 + x
-                return x
-            """,
+            LOOP_AND_LAYERS,
             line=6,
             message="has 364 equations (budget 60); line 8: 300, line 10: 64; 300 of them come from the "
                     "unrolled loop at line 7, reported there",
-            options={"max-equations": 60},
+            options={"max-equations": 60, "size-alone": True},
             select=("JAX202",),
         ),
     ]
@@ -205,15 +224,31 @@ class LargeProgram(TraceRule):
         top = lines.most_common(3)
         message = (f"traced program of `{ctx.qualname}` has {total} equations (budget {limit}); "
                    + ", ".join(f"{where(p, ln)}: {n}" for (p, ln), n in top))
-        if from_loops:
+        cause = None
+        if from_loops and self.opts["size-alone"]:
             message += f"; {from_loops} of them come from {loops_text}, reported there"
+        elif from_loops:
+            message += f"; {from_loops} of them come from {loops_text}, the rest names nothing removable"
+            # the loops are the one removable cause, and another finding reports them: the
+            # rest is size alone. This measurement joins the largest loop's finding as a
+            # related location (one cause, one finding); not compiled either.
+            largest = max(ctx.findings_of(EXPLAINED_BY), key=lambda d: int((d.data or {}).get("equations") or 0))
+            cause = {"code": largest.code, "file": largest.path, "line": largest.start.line}
+            ctx.skip_compile = (f"{self.skip_compile_reason} ({self.code}: {total} equations, {from_loops} of "
+                                f"them from {loops_text}, reported there; the rest names nothing removable)")
         ctx.report(
             ctx.def_site(),
             message,
             related=[Site(p, ln).related(f"{n} equations come from this line") for (p, ln), n in top],
             data={"equations": total, "budget": limit, "top_lines": [[ln, n] for (_, ln), n in top],
-                  "loop_equations": from_loops},
+                  "loop_equations": from_loops, **({"cause": cause} if cause else {})},
         )
+
+    @classmethod
+    def defers_to(cls, mine, earlier) -> bool:
+        """The unrolled loops are the only removable cause: the loop finding at the largest
+        one's line says what to change, and takes this measurement as a related location."""
+        return reported_cause(mine, earlier)
 
 
 def _loop_findings(ctx) -> set[tuple[str, int]]:

@@ -115,3 +115,44 @@ def test_size_alone_is_quiet_and_an_unrolled_loop_is_named_at_its_line(tmp_path)
                for r in unrolled["related"]), unrolled["related"]
     # as a plain size budget the model step too
     assert set(found(True)) == {("JAX303", "train_step"), ("JAX202", "simulate")}
+
+
+#: two programs whose one removable cause is baked-in constants (2 MiB each): one table
+#: JAX201 reports, and four of 512 KiB each, below JAX201's 1 MiB
+CONSTANTS = """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+TABLE = np.linspace(0.0, 1.0, 512 * 1024, dtype=np.float32).reshape(512, 1024)
+PIECES = [np.full((128, 1024), float(i), dtype=np.float32) for i in range(4)]
+
+
+# jaxlint: args=(f32[64,64],)
+@jax.jit
+def table(x):
+    return x + jnp.asarray(TABLE)[:64, :64] @ x
+
+
+# jaxlint: args=(f32[64,64],)
+@jax.jit
+def pieces(x):
+    for p in PIECES:
+        x = x + jnp.asarray(p)[:64, :64]
+    return x
+"""
+
+
+def test_baked_constants_another_finding_reports_join_it_and_unreported_ones_stand(tmp_path):
+    from helpers import json_findings, run_cli
+
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX201", "JAX303"]\n'
+                                             '[tool.jaxlint.rules.slow-compile]\nmax-instructions = 1\n')
+    (tmp_path / "consts.py").write_text(CONSTANTS.lstrip())
+    proc = run_cli("check", "--dynamic", "--compile", "--no-cache", "--output-format", "json", "consts.py",
+                   cwd=tmp_path, timeout=600)
+    found = {(d["code"], d["data"]["function"]): d for d in json_findings(proc)}
+    assert set(found) == {("JAX201", "table"), ("JAX303", "pieces")}, sorted(found)
+    joined = [r["message"] for r in found[("JAX201", "table")]["related"] if r["message"].startswith("JAX303: ")]
+    assert len(joined) == 1 and "1 baked-in constant(s) of 2.0 MiB" in joined[0], found[("JAX201", "table")]
+    assert "4 baked-in constant(s) of 2.0 MiB" in found[("JAX303", "pieces")]["message"]

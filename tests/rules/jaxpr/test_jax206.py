@@ -42,39 +42,45 @@ def loops_project(tmp_path_factory):
     (root / "pyproject.toml").write_text("[tool.jaxlint]\n[tool.jaxlint.rules.large-program]\nmax-equations = 60\n")
     (root / "loops.py").write_text(LOOPS.lstrip("\n"))
 
+    related: dict[int, list[str]] = {}
+
     def check(*args):
         proc = run_cli("check", "--dynamic", "--no-cache", "--output-format", "json", *args, cwd=root, timeout=300)
         assert proc.returncode == 1, proc.stderr
-        return sorted((d["code"], d["location"]["row"], d["message"]) for d in json_findings(proc))
+        found = json_findings(proc)
+        for d in found if not related else ():  # the first run's: each finding's related messages by line
+            related.setdefault(d["location"]["row"], []).extend(r["message"] for r in d["related"])
+        return sorted((d["code"], d["location"]["row"], d["message"]) for d in found)
 
     both = check("--select", "JAX202,JAX206")
     alone = check("--select", "JAX206", "--config", "rules.large-program.size-alone = true")
     compiled = run_cli("check", "--compile", "--no-cache", "--show-skipped", "--select", "JAX202,JAX206", cwd=root,
                        timeout=300)
-    return both, alone, compiled
+    return both, alone, compiled, related
 
 
 def test_a_program_large_only_by_an_unrolled_loop_is_reported_once_at_the_loop(loops_project):
-    both, _, _ = loops_project
+    both, *_ = loops_project
     assert [(c, row) for c, row, _ in both if row < 12] == [("JAX202", 8)]
 
 
-def test_a_program_still_large_without_its_loop_is_reported_at_the_def_with_the_loops_share(loops_project):
-    both, _, _ = loops_project
-    assert [(c, row) for c, row, _ in both if row >= 12] == [("JAX202", 20), ("JAX206", 19)]
-    msg = next(m for c, _, m in both if c == "JAX206")
-    assert msg == ("traced program of `model` has 364 equations (budget 60); line 21: 300, line 14: 64; "
-                   "300 of them come from the unrolled loop at line 20, reported there")
+def test_a_program_still_large_without_its_loop_joins_the_loop_finding_with_its_figures(loops_project):
+    # the loop is all its author can remove (the rest is the layers): one finding, at the loop
+    both, *_, related = loops_project
+    assert [(c, row) for c, row, _ in both if row >= 12] == [("JAX202", 20)]
+    assert ("JAX206: traced program of `model` has 364 equations (budget 60); line 21: 300, line 14: 64; "
+            "300 of them come from the unrolled loop at line 20, the rest names nothing removable") in related[20]
+    assert not any(m.startswith("JAX206: ") for m in related[8])  # within budget without its loop
 
 
 def test_as_a_plain_size_budget_large_programs_are_reported_at_their_def_lines(loops_project):
-    _, alone, _ = loops_project
+    _, alone, *_ = loops_project
     assert [(c, row) for c, row, _ in alone] == [("JAX206", 7), ("JAX206", 19)]
     assert not any("reported there" in m for *_, m in alone)
 
 
 def test_the_compile_tier_still_skips_a_program_the_loop_finding_explains(loops_project):
-    *_, compiled = loops_project
+    _, _, compiled, _ = loops_project
     assert ("loops.py:6 simulate: not compiled: the trace tier found a program above the equation budget "
             "(JAX206: 300 equations, 300 of them from the unrolled loop at line 8, reported there)"
             ) in compiled.stdout, compiled.stdout

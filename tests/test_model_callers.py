@@ -8,6 +8,7 @@ import ast
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -400,3 +401,79 @@ def test_an_enclosing_item_updated_in_place_under_real_jax(tmp_path, body, leaks
     r = subprocess.run([sys.executable, str(tmp_path / "p.py")], capture_output=True, text=True,
                        env={"JAX_PLATFORMS": "cpu", "JAX_CHECK_TRACER_LEAKS": "1", "PATH": "/usr/bin:/bin"})
     assert ("Leaked trace" in r.stderr) == leaks, r.stderr[-2000:]
+
+
+# ---------------------------------------------------------------------- keyword splats of known dicts
+FIXTURES = Path(__file__).parent / "fixtures" / "rules"
+
+
+def fixture_text(code: str, name: str) -> str:
+    """A rule fixture as a program: its header and its markers taken off."""
+    text = (FIXTURES / code / name).read_text()
+    return "\n".join(line for line in text.splitlines() if not line.startswith("#: ")).replace(f"  # expect: {code}", "")
+
+
+#: JAX105's splat fixture, its dict made as each case says
+SPLAT_MADE = "    return solve(x0, dict(gain=gain, floor=1.0))"
+
+
+@pytest.mark.parametrize("made,found", [
+    ("kw = dict(gain=gain, floor=1.0)", []),                       # a Python float: concrete in the body
+    ("kw = {'gain': gain, 'floor': 2}", []),
+    ("kw = dict(gain=gain, floor=gain)", [("JAX105", 6)]),         # the traced argument
+    ("kw = dict(gain=gain, floor=1.0)\n    kw['floor'] = gain", [("JAX105", 6)]),  # changed in place
+    ("kw = dict(gain=gain, **{'floor': gain})", [("JAX105", 6)]),  # not read: every parameter
+])
+def test_jax105_a_keyword_splat_passes_each_entry_as_it_was_made(made, found):
+    src = fixture_text("JAX105", "valid_splat_constant.py").replace(SPLAT_MADE, f"    {made}\n    return solve(x0, kw)")
+    assert codes_lines(src, ["JAX105"]) == found
+
+
+@pytest.mark.parametrize("made,raises", [
+    ("kw = dict(gain=gain, floor=1.0)", False),
+    ("kw = dict(gain=gain, floor=gain)", True),
+])
+def test_a_keyword_splat_under_real_jax(tmp_path, made, raises):
+    """The truth of the splat cells: the loop body sees the float as a Python float, the
+    jitted argument as a tracer whose truth value raises."""
+    src = fixture_text("JAX105", "valid_splat_constant.py").replace(SPLAT_MADE, f"    {made}\n    return solve(x0, kw)")
+    (tmp_path / "p.py").write_text(src + "\nprint(step(jnp.float32(1.0), jnp.float32(2.0)))\n")
+    r = subprocess.run([sys.executable, str(tmp_path / "p.py")], capture_output=True, text=True,
+                       env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
+    assert (r.returncode != 0 and "TracerBoolConversionError" in r.stderr) == raises, r.stderr[-2000:]
+    assert (r.returncode == 0) == (not raises), r.stderr[-2000:]
+
+
+# ---------------------------------------------------------------------- a user's method named like an array's
+@pytest.mark.parametrize("fixture,calls,raises", [
+    ("valid_user_method.py", "e = Ensemble([jnp.eye(2), 2 * jnp.eye(2)])\nx = jnp.ones(2)\n"
+                             "print(annotated(e, x), by_keyword(e, x), unannotated(e, x))\n", False),
+    ("invalid_array_method.py", "print(centre(jnp.ones((2, 3)), 1))\n", True),
+])
+def test_jax111_method_fixtures_under_real_jax(tmp_path, fixture, calls, raises):
+    """The truth of the JAX111 method fixtures: the user's `mean` takes an operand and
+    runs; the array's `mean` given a traced axis raises when the jit traces."""
+    (tmp_path / "p.py").write_text(fixture_text("JAX111", fixture) + "\n" + calls)
+    r = subprocess.run([sys.executable, str(tmp_path / "p.py")], capture_output=True, text=True,
+                       env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
+    assert (r.returncode != 0) == raises, r.stderr[-2000:]
+    if raises:
+        assert "Tracer" in r.stderr or "ConcretizationTypeError" in r.stderr, r.stderr[-2000:]
+
+
+# ---------------------------------------------------------------------- text known at trace time
+@pytest.mark.parametrize("fixture,calls,written", [
+    ("valid_joined_static_text.py", "run(jax.random.split(jax.random.key(0), 3), 'a')\n", "running experiment a"),
+    ("invalid_joined_traced_text.py", "step(1.0)\nstep(2.0)\n", "loss "),
+])
+def test_jax106_joined_text_under_real_jax(tmp_path, fixture, calls, written):
+    """The truth of the JAX106 join fixtures: the helper writes its line once per trace
+    (two calls of the jitted function, one line); static text is the text meant, a
+    traced value's is the tracer's."""
+    (tmp_path / "p.py").write_text(fixture_text("JAX106", fixture) + "\n" + calls)
+    r = subprocess.run([sys.executable, str(tmp_path / "p.py")], capture_output=True, text=True,
+                       env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = [line for line in r.stderr.splitlines() if line.startswith(("running", "loss"))]
+    assert len(lines) == 1 and lines[0].startswith(written), r.stderr[-2000:]
+    assert ("Tracer" in lines[0]) == fixture.startswith("invalid"), lines

@@ -219,3 +219,46 @@ def drop_conversions(model: ModuleModel, name: str, bindings: list[Binding]) -> 
             continue
         rest.append(b)
     return rest
+
+
+#: The keywords jax.Array's reductions, sorts, ``reshape`` and ``repeat`` take: a method
+#: call passing another one is not one of them (``critic.mean(x, zs=zs)``).
+ARRAY_METHOD_KEYWORDS = frozenset({
+    "axis", "dtype", "out", "keepdims", "initial", "where", "promote_integers", "ddof", "correction", "kind",
+    "order", "stable", "descending", "shape", "repeats", "total_repeat_length", "copy", "out_sharding",
+})
+
+
+def not_an_array_method(model: ModuleModel, fn: FunctionInfo, call: ast.Call) -> bool:
+    """``obj.mean(...)`` read in ``fn`` is surely not jax.Array's method of that name, though
+    ``obj`` may carry tracers (a module, a pytree of arrays): the call passes a keyword no
+    array method takes; ``obj`` is the ``self``/``cls`` of a method; it is a parameter
+    annotated with a type that names no array or number (``critic: QNet``); or a class of
+    this module defines a method of that name and ``obj`` is not known to be an array."""
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    if any(k.arg is not None and k.arg not in ARRAY_METHOD_KEYWORDS for k in call.keywords):
+        return True
+    receiver = func.value
+    if isinstance(receiver, ast.Name):
+        owner, bindings = model.lookup(receiver.id, fn)
+        if owner is not None and len(bindings) == 1 and bindings[0].kind == "param":
+            p = owner.param(receiver.id)
+            if p is not None and p.index == 0 and owner.class_name and p.name in ("self", "cls"):
+                return True
+            if p is not None and p.annotation is not None and _names_no_array(model, p.annotation):
+                return True
+    return any(isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) and d.name == func.attr
+               for c in model.classes.values() for d in c.body) and not is_jax_array(model, fn, receiver)
+
+
+def _names_no_array(model: ModuleModel, ann: ast.expr) -> bool:
+    """An annotation of a class that is no array or number (``QNet``, ``nnx.Module``);
+    an alias whose name says array or tensor (``ArrayLike``, ``Float[Tensor, ...]``) is
+    taken for an array."""
+    from jaxlint.static.containers import scalar_or_array_annotation
+    if scalar_or_array_annotation(model, ann):
+        return False
+    text = ast.unparse(ann).lower()
+    return not any(word in text for word in ("array", "tensor", "any", "float", "int", "scalar", "numeric"))

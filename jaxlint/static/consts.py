@@ -270,11 +270,15 @@ def _trace_name(ask: Ask, expr: ast.Name, d: int) -> Result:
     """``TRACE_TIME``'s names: those of the traced function only. A parameter is known
     when the taint finds no traced value reaching it (its traced callers); a local when
     every binding of it gives a known value (``for i in range(n)``, ``n += x.shape[0]``).
-    A module-level name is not known (a global may be rebound between traces): print of
+    A ``*args`` or ``**kwargs`` that a traced caller gives a traced value is not known
+    (a tuple of tracers). A module-level name is not known (a global may be rebound between traces): print of
     one in traced code is a print of a value (JAX106)."""
     fn, taint = ask.fn, ask.taint
     assert fn is not None and taint is not None
-    if fn.param(expr.id) is not None:
+    p = fn.param(expr.id)
+    if p is not None:
+        if p.kind in ("vararg", "kwarg") and expr.id in fn.traced_params:
+            return UNKNOWN  # `*text` given a traced value: a tuple of tracers is no tracer, nor known
         return KNOWN if taint.culprit(expr) is None else UNKNOWN
     bindings = fn.bindings.get(expr.id)
     if not bindings:
@@ -310,7 +314,8 @@ _KNOWN_WHEN_ARGS = frozenset({"builtins.range", "builtins.enumerate", "builtins.
 
 def _trace_call(ask: Ask, expr: ast.Call, d: int) -> Result:
     """``TRACE_TIME``'s calls: ``len`` and ``type`` of anything; the builtins of
-    ``_KNOWN_WHEN_ARGS`` and ``str.format`` of known values; a function of the checked tree
+    ``_KNOWN_WHEN_ARGS``, ``str.format`` and a string literal's methods (``" ".join(parts)``)
+    of known values; a function of the checked tree
     whose every return is static, a tree map of one, a pytree method returning a static
     field (the function summaries, ``values.Summaries``)."""
     model, fn = ask.model, ask.fn
@@ -323,6 +328,9 @@ def _trace_call(ask: Ask, expr: ast.Call, d: int) -> Result:
         return _parts(ask, args, d)
     if isinstance(expr.func, ast.Attribute) and expr.func.attr == "format":
         return _parts(ask, (expr.func.value, *args), d)
+    if isinstance(expr.func, ast.Attribute) and isinstance(expr.func.value, ast.Constant) \
+            and isinstance(expr.func.value.value, str) and not any(isinstance(a, ast.Starred) for a in expr.args):
+        return _parts(ask, args, d)  # `" ".join(parts)`, `"-".upper()`: a method of a string literal
     # a function of the checked tree whose every return is static (`size_of(x)`
     # returning `x.size`), or a tree map of one (`jax.tree.map(lambda x: x.shape, t)`):
     # the model's summary

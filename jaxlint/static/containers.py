@@ -127,3 +127,76 @@ def dict_entry(model: Scopes, fn: FunctionInfo, expr: ast.Subscript) -> ast.expr
     display = reach[0].value
     return next((v for k, v in zip(display.keys, display.values)
                  if isinstance(k, ast.Constant) and k.value == expr.slice.value), None)
+
+
+#: what a dict's methods change in place: a dict one of them is called on is not read
+_DICT_MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"})
+
+
+def _changed_in_place(model: Scopes) -> frozenset[str]:
+    """The names something changes in place anywhere in the module (``d[k] = v``,
+    ``del d[k]``, ``d.update(...)``): a dict bound to one of them holds more than its
+    display says. Computed once per module."""
+    memo = model.__dict__.get("_changed_in_place")
+    if memo is None:
+        out: set[str] = set()
+        for sub in model.nodes(ast.Subscript):
+            if not isinstance(sub.ctx, ast.Load) and isinstance(sub.value, ast.Name):
+                out.add(sub.value.id)
+        for aug in model.nodes(ast.AugAssign):
+            if isinstance(aug.target, ast.Subscript) and isinstance(aug.target.value, ast.Name):
+                out.add(aug.target.value.id)
+        for attr in model.nodes(ast.Attribute):
+            if attr.attr in _DICT_MUTATORS and isinstance(attr.value, ast.Name):
+                out.add(attr.value.id)
+        memo = model.__dict__["_changed_in_place"] = frozenset(out)
+    return memo
+
+
+def _dict_display(model: Scopes, value: ast.AST) -> dict[str, ast.expr] | None:
+    """The entries of ``{"a": x, "b": 1}`` or ``dict(a=x, b=1)`` by key; None for any other
+    value, or a display with a key that is not a constant string or with a splat in it."""
+    if isinstance(value, ast.Dict):
+        if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
+            return None  # a `**other` (key None) or a computed key
+        return {k.value: v for k, v in zip(value.keys, value.values)}  # type: ignore[union-attr]
+    if isinstance(value, ast.Call) and not value.args and model.resolve_call(value) == "builtins.dict" \
+            and all(k.arg is not None for k in value.keywords):
+        return {k.arg: k.value for k in value.keywords}  # type: ignore[misc]
+    return None
+
+
+def splat_entries(model: Scopes, fn: FunctionInfo, expr: ast.expr) -> list[tuple[dict[str, ast.expr], FunctionInfo | None]] | None:
+    """What the keyword splat ``f(**expr)`` read in ``fn`` passes, entry by entry: each dict
+    display ``expr`` may hold (``dict(a=x, b=1.0)`` bound once to a name, or passed to a
+    parameter on every call site, ``callers.Callers.held``), with the scope its values
+    are read in. None when one is not known, or when a name on the way is changed in
+    place anywhere in the module."""
+    held: list[tuple[ast.expr, FunctionInfo | None]] | None
+    if isinstance(expr, ast.Name):
+        if expr.id in _changed_in_place(model):
+            return None
+        owner, bindings = model.lookup(expr.id, fn)
+        if len(bindings) != 1 or owner is None:
+            return None
+        b = bindings[0]
+        if b.kind == "assign" and b.value is not None:
+            held = [(b.value, owner)]
+        elif b.kind == "param":
+            from jaxlint.static.callers import Callers
+            held = Callers.of(model).held(owner, expr.id)
+        else:
+            return None
+    else:
+        held = [(expr, fn)]
+    out: list[tuple[dict[str, ast.expr], FunctionInfo | None]] = []
+    changed = _changed_in_place(model)
+    for value, scope in held or ():
+        entries = _dict_display(model, value)
+        if entries is None:
+            return None
+        bound = model.parent(value)
+        if isinstance(bound, ast.Assign) and any(isinstance(t, ast.Name) and t.id in changed for t in bound.targets):
+            return None  # `kw = dict(a=1)` and later `kw["b"] = x`
+        out.append((entries, scope))
+    return out if held else None

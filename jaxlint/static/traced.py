@@ -25,6 +25,7 @@ from jaxlint.static.flow import Flow, iteration_targets, sampled, transform_of, 
 from jaxlint.static.protocols import runner_call, runner_target
 from jaxlint.static.runs import (DIFF_KINDS, EAGER_KINDS, EAGER_UNDER_DISABLE_JIT, _only_by,  # noqa: F401
                                  compiled_nowhere, eager_block)
+from jaxlint.static.containers import splat_entries
 from jaxlint.static.data import CALL, ENTRY_KINDS, Reason  # noqa: F401 (named here by the rules)
 from jaxlint.static.scopes import target_names
 from jaxlint.static.values import treedef_targets
@@ -726,7 +727,7 @@ class Tracing:
                     if k.arg and target.param(k.arg) and self.is_traced_expr(k.value, fn):
                         tainted_params.add(k.arg)
                     elif k.arg is None and self.is_traced_expr(k.value, fn):
-                        tainted_params |= {p.name for p in target.params}
+                        tainted_params |= self._splat_params(k.value, fn, target)
                 # `self` and partial-bound leading parameters are never filled by a splat
                 tainted_params -= {p.name for p in positional[:implicit]}
                 target.call_sites[id(node)] = (node, fn, implicit)
@@ -734,6 +735,27 @@ class Tracing:
         # nested defs that close over traced names are traced when called; their
         # free names referring to tainted outer names are tainted (handled in taint)
         return changed
+
+    def _splat_params(self, splat: ast.expr, fn: FunctionInfo, target: FunctionInfo) -> set[str]:
+        """The parameters of ``target`` that the traced keyword splat ``target(**splat)``
+        in ``fn`` may fill with a traced value: where every dict it may hold is known
+        (``containers.splat_entries``), those whose entry is traced where the dict is
+        made (``dict(g=g, dpai=1.0)``: ``g`` only, when ``g`` is); every one otherwise."""
+        every = {p.name for p in target.params}
+        found = splat_entries(self.scopes, fn, splat)
+        if found is None:
+            return every
+        rest = next((p.name for p in target.params if p.kind == "kwarg"), None)
+        out: set[str] = set()
+        for entries, scope in found:
+            for key, value in entries.items():
+                name = key if target.param(key) is not None else rest
+                if name is None or name in out:
+                    continue
+                # a value made outside any trace is concrete where the trace reads it
+                if scope is not None and scope.traced and self.is_traced_expr(value, scope):
+                    out.add(name)
+        return out
 
     def _compute_taint(self, fn: FunctionInfo) -> None:
         if not fn.traced:

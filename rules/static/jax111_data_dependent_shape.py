@@ -8,6 +8,7 @@ from jaxlint.diagnostic import Severity
 from jaxlint.records import dataclass
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.static.apis import STATIC_ATTRS
+from jaxlint.static.arrays import not_an_array_method
 from jaxlint.static.flow import staged_call
 from jaxlint.static.taint import _UNREADABLE, CERTAIN, Taint, _argument_for, confidence, describe, taint_of, traced_how
 from jaxlint.static.containers import dict_entry
@@ -313,7 +314,7 @@ class DataDependentShape(StaticRule):
         if q is not None and q.startswith(("jax.numpy.", "jax.nn.", "jax.scipy.special.")):
             positions = _AXIS_POSITIONS.get(q.rsplit(".", 1)[-1], ())
         elif q is None and isinstance(call.func, ast.Attribute) and call.func.attr in _AXIS_METHODS \
-                and taint_of(model, fn).level(call.func.value) == CERTAIN:
+                and taint_of(model, fn).level(call.func.value) == CERTAIN and not not_an_array_method(model, fn, call):
             positions = (0,)
         else:
             return
@@ -446,7 +447,7 @@ def _size_arguments(model: ModuleModel, fn: FunctionInfo, call: ast.Call, q: str
     if q is None:
         if not isinstance(call.func, ast.Attribute) or call.func.attr not in _SIZE_METHODS:
             return []
-        if taint_of(model, fn).level(call.func.value) != CERTAIN:
+        if taint_of(model, fn).level(call.func.value) != CERTAIN or not_an_array_method(model, fn, call):
             return []  # `obj.reshape(...)` of an object that is not known to be an array
         if call.func.attr == "repeat":
             if "total_repeat_length" in keywords:

@@ -31,9 +31,7 @@ class SideEffectInJit(StaticRule):
     A `print` or logging call whose arguments are all static (string constants,
     shapes, dtypes: `print("compiling", x.shape)`, a deprecation warning; fields a
     pytree class declares static, what a helper returns when its every return is
-    static, comprehensions and conditionals of those, a string's methods of them:
-    `" ".join(parts)`; a helper's parameters, `*text` too, that every traced caller
-    gives static values) prints the
+    static, comprehensions and conditionals and `" ".join(...)` of those) prints the
     same text at trace time as it would on every call: once per compilation is a
     deliberate way to report each compilation, and `jax.debug.print` would only repeat
     it. Such calls stay clean unless `report-static-print` / `report-static-logging` is

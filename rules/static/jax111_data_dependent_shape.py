@@ -77,11 +77,8 @@ class DataDependentShape(StaticRule):
       `jax.numpy` function, the positional axis of the reductions, `expand_dims`,
       `squeeze`, `flip`, `sort`, `concatenate`, `stack`, `transpose`, `moveaxis`,
       `swapaxes`, `take`, `roll` (its shift may be traced), `jax.nn.softmax` and
-      `logsumexp`, and of the array methods (`x.sum(k)`). A method is the array's
-      only where its object may be an array: not `self.mean(x)` in a class, not an
-      object annotated with a class that is no array (`critic: QNet`), not a call with a
-      keyword no array method takes (`critic.mean(x, zs=zs)`), and not, unless the
-      object is known to be an array, a method a class of the module defines.
+      `logsumexp`, and of the array methods (`x.sum(k)`; not `self.mean(x)`, `critic:
+      QNet`'s, `critic.mean(x, zs=zs)` or the module's own classes' methods).
     * the same traced values as a bound of a slice (`x[0:n]`), whose length they decide.
 
     ## Why is this bad?

@@ -10,7 +10,8 @@ it; ``rule_figures.py`` reads it (a verdict's own ``kind`` first, then this file
 rule's answer from the signature). A verdict whose finding is no longer reported keeps no
 kind: it counts in the rule's figure, not a kind's.
 
-The kind is a fact about the finding at the commit that records it (``measured_at``), not a
+Findings that share a key (one verdict) and differ in kind give the verdict the kind the
+rule declares first in ``Rule.kinds``. The kind is a fact about the finding at the commit that records it (``measured_at``), not a
 judgement: the verdicts stay as judged. Run it again when a rule's kinds change.
 
     XDG_CACHE_HOME=/work/cache python benchmarks/verdict_kinds.py
@@ -40,8 +41,19 @@ def kinds_of_findings(src: Path, codes: list[str], wheels: tuple) -> dict[tuple[
         proc = subprocess.run(cmd, cwd=src, capture_output=True, text=True, env=bench_static._env())
         if proc.returncode != 0:
             raise SystemExit(f"verdict_kinds: {' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr[-2000:]}")
-        return {bench_precision.key_of(f, wheels): f["data"]["kind"] for f in json.loads(out.read_text())
-                if (f.get("data") or {}).get("kind")}
+        rules = rule_figures.rules_with_kinds()
+        found: dict[tuple[str, str, str], str] = {}
+        for f in json.loads(out.read_text()):
+            kind = (f.get("data") or {}).get("kind")
+            if not kind:
+                continue
+            key = bench_precision.key_of(f, wheels)
+            order = list(rules[f["code"]].kinds)
+            # findings that share a key share a verdict: it is of the kind declared first (the
+            # kind a rule lists first is the one on by default, where any is)
+            if key not in found or order.index(kind) < order.index(found[key]):
+                found[key] = kind
+        return found
 
 
 def main() -> int:

@@ -5,7 +5,7 @@ import re
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from jaxlint.diagnostic import Applicability, Confidence
-from jaxlint.rule import Invalid, Option, StaticRule, Valid
+from jaxlint.rule import FindingKind, Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
 from jaxlint.static.semantic import ModuleModel, children, target_names, walk
@@ -54,6 +54,51 @@ _ITERATING = {"jax.lax.fori_loop": (2, "body_fun"), "jax.lax.scan": (0, "f"), "j
 _ITERATING_NAMES = {q.rsplit(".", 1)[-1] for q in _ITERATING}
 
 State = dict  # key text -> (the call that consumed it, the consumer's display name)
+
+#: The finding kinds (docs/rules/JAX114.md, "Finding kinds"), from the two uses of the key.
+SAME = "same-numbers"
+DRAWN_THEN_SPLIT = "drawn-then-split"
+SPLIT_THEN_DRAWN = "split-then-drawn"
+DIFFERENT = "different-draws"
+MODULE_KEY = "module-key"
+FIXTURE = "test-or-demo"
+_SPLIT = "jax.random.split"
+_KIND_SAYS = {SAME: "the same numbers", DRAWN_THEN_SPLIT: "drawn from, then split",
+              SPLIT_THEN_DRAWN: "split, then drawn from", DIFFERENT: "two different draws",
+              MODULE_KEY: "a module-level key"}
+#: Folders and files of test helpers, demos and benchmarks (kind ``test-or-demo``: by path,
+#: docs/rules/JAX114.md): `tests/`, `testing.py`, `*test_utils.py`, `demos/`, `benchmarks/`,
+#: `benchmarking.py`, `test_dummies/`. Not `examples/` (example programs are what users copy,
+#: and their reuses were judged true) nor a file named `*_demo.py` (a user's notebook).
+_FIXTURE_DIRS = {"test", "tests", "testing", "test_dummies", "demo", "demos", "benchmark", "benchmarks"}
+_FIXTURE_FILE = re.compile(r"(?:testing|benchmarking|.*test_utils)\.py")
+
+
+def in_fixture_code(module_name: str) -> bool:
+    """A module of test helpers, demos or benchmarks, by its place in the project (its
+    dotted name from the project's root: see ``_FIXTURE_DIRS``)."""
+    parts = module_name.split(".")
+    return bool(_FIXTURE_DIRS.intersection(parts[:-1])) or bool(_FIXTURE_FILE.fullmatch(parts[-1] + ".py"))
+
+
+def _kind(first_name: str, fn_name: str, repeated: bool = False) -> str:
+    """The kind of a reuse from the names of its two consumers (``repeated``: one call
+    consuming the key again on every iteration, element or leaf)."""
+    if repeated or first_name == fn_name:
+        return SAME  # one sampler twice, two splits, one callee twice
+    first_split, split = first_name == _SPLIT, fn_name == _SPLIT
+    if split:
+        return DRAWN_THEN_SPLIT
+    if first_split:
+        return SPLIT_THEN_DRAWN
+    if not first_name.startswith("jax.random.") and not fn_name.startswith("jax.random."):
+        return SAME  # handed whole to two callees that draw: initialisers seeded alike
+    return DIFFERENT
+
+
+def _says(kind: str, msg: str, fixture: bool = False) -> str:
+    where = " (in a test helper, demo or benchmark)" if fixture else ""
+    return f"{_KIND_SAYS[kind]}{where}: {msg}"
 
 
 class PrngKeyReuse(StaticRule):
@@ -135,6 +180,29 @@ class PrngKeyReuse(StaticRule):
     Test code is skipped unless `check-tests` is set: test inputs drawn from one key are
     usually harmless.
 
+    Each finding has a kind, from what its two uses of the key are (set by measurement:
+    docs/precision.md, "JAX114's finding kinds"); the message starts with it. On by
+    default: `same-numbers`, where the two uses give the same numbers under jax's default
+    PRNG (one call drawing from an unchanged key on every iteration, element or leaf; two
+    draws of one sampler, whose elements come from the key's bits index for index, so other
+    shapes share a prefix; two splits, whose keys coincide; a key handed whole to two
+    callees that draw, such as two layers); `different-draws`, two other samplers (or a
+    sampler and a callee that draws) from one key, whose numbers are related; and
+    `module-key`. Off by default (`pedantic`; `--select JAX114` gives them): `drawn-then-split`
+    (`x = normal(key)` then `key, sub = split(key)`: against JAX's rule, but the split's keys
+    need not repeat the draw's numbers), `split-then-drawn` (the key split and then drawn
+    from itself), and `test-or-demo`, any reuse in a module of test helpers, demos or
+    benchmarks by its place in the project: a folder `tests`, `test`, `testing`,
+    `test_dummies`, `demo`, `demos`, `benchmark` or `benchmarks`, or a file `testing.py`,
+    `benchmarking.py` or `*test_utils.py` (a path heuristic, measured: 1 true of 9 blind
+    verdicts).
+
+    Two identical draws read only through complementary slices (`permutation(key, n)[:m]`
+    and `permutation(key, n)[m:]`) are one permutation split into disjoint parts, and a
+    comprehension building one model per alternative, with a function taken per element
+    from a local table of functions (`{name: Model(make=fn, key=key) for name, fn in
+    makers.items()}`), seeds each architecture alike on purpose: neither is reported.
+
     ## Why is this bad?
     JAX random functions are deterministic functions of the key: the same key gives
     the same bits. Two draws from one key are identical (or correlated, for different
@@ -186,6 +254,23 @@ class PrngKeyReuse(StaticRule):
     options = {
         "check-tests": Option(False, "also check test files (`test_*.py`, `*_test.py`) and test functions and "
                                      "classes, where drawing two inputs from one key is usually harmless", bool),
+    }
+
+    kinds = {
+        SAME: FindingKind("suspicious", "the same numbers drawn twice: one call drawing from an unchanged key on every "
+                                        "iteration, element or leaf; two draws of one sampler; two splits; or a key "
+                                        "handed whole to two callees that draw from it"),
+        DRAWN_THEN_SPLIT: FindingKind("pedantic", "a key drawn from, then split for the next keys: against JAX's "
+                                                  "rule, but no number need repeat"),
+        SPLIT_THEN_DRAWN: FindingKind("pedantic", "a key split, then drawn from itself: against JAX's rule, but no "
+                                                  "number need repeat"),
+        DIFFERENT: FindingKind("suspicious", "two different draws from one key (another sampler, or a `jax.random` "
+                                             "draw and a callee that draws): related numbers"),
+        MODULE_KEY: FindingKind("suspicious", "a module-level key read in traced code: every call draws the same "
+                                              "numbers"),
+        FIXTURE: FindingKind("pedantic", "any reuse in a test helper, demo or benchmark file, by its path (`tests/`, "
+                                         "`testing.py`, `*test_utils.py`, `demos/`, `benchmarks/`, `benchmarking.py`, "
+                                         "`test_dummies/`): inputs drawn alike, seldom worth a fix"),
     }
 
     VALID = [
@@ -316,7 +401,7 @@ class PrngKeyReuse(StaticRule):
         names = callees.sampling_names() if sampling else set()
         if names:
             lines |= match_lines(ctx.source, re.compile(r"(?:%s)\s*\(" % _word(names)))
-        reports: dict[int, tuple[ast.expr, str, ast.Call, Confidence]] = {}
+        reports: dict[int, tuple[ast.expr, str, ast.Call, Confidence, str]] = {}
         _Flow(model, reports, callees).block(ctx.tree.body, {})
         for f in model.functions:
             first, last = f.node.lineno, f.node.end_lineno or f.node.lineno
@@ -329,11 +414,12 @@ class PrngKeyReuse(StaticRule):
         if sampling:
             self._mapped_over_leaves(model, reports, callees)
             self._iterated_bodies(model, reports, callees)
-        for node, msg, first_use, sure in sorted(reports.values(), key=lambda r: (r[0].lineno, r[0].col_offset)):
-            ctx.report(node, msg, related=[ctx.related(first_use, "first use of the key")],
+        fixture = in_fixture_code(model.module_name)
+        for node, msg, first_use, sure, kind in sorted(reports.values(), key=lambda r: (r[0].lineno, r[0].col_offset)):
+            ctx.report(node, _says(kind, msg, fixture), related=[ctx.related(first_use, "first use of the key")],
                        fix=_split_fix(ctx, node, first_use),
-                       confidence=sure)
-        self._module_keys(ctx, model)
+                       confidence=sure, kind=FIXTURE if fixture else kind)
+        self._module_keys(ctx, model, fixture)
 
     def codemod(self, fx) -> None:
         import libcst as cst
@@ -378,7 +464,7 @@ class PrngKeyReuse(StaticRule):
                         continue  # not noise shaped like each leaf
                     flow._report(key, f"PRNG key `{key.id}` is consumed by `{q}` in a function mapped over the "
                                       f"leaves of a pytree at line {call.lineno}: every leaf draws the same random "
-                                      f"numbers; split it into one key per leaf", use, _sure(q))
+                                      f"numbers; split it into one key per leaf", use, _sure(q), SAME)
 
     def _iterated_bodies(self, model: ModuleModel, reports: dict, callees: "KeyCallees") -> None:
         """A body run once per iteration by ``lax.fori_loop`` / ``scan`` / ``while_loop`` /
@@ -440,9 +526,9 @@ class PrngKeyReuse(StaticRule):
                                       f"`{short}` at line {call.lineno}, {how}: every iteration "
                                       f"draws the same random numbers; pass the key in the carry and split it "
                                       f"each iteration, or derive one per iteration (`jax.random.fold_in({key.id}, "
-                                      f"i)`)", use, _sure(fn_name))
+                                      f"i)`)", use, _sure(fn_name), SAME)
 
-    def _module_keys(self, ctx, model: ModuleModel) -> None:
+    def _module_keys(self, ctx, model: ModuleModel, fixture: bool) -> None:
         keys = {name for name, bindings in model.module_bindings.items()
                 if len(bindings) == 1 and isinstance(bindings[0].value, ast.Call)
                 and model.resolve_call(bindings[0].value) in KEY_MAKERS}
@@ -462,10 +548,10 @@ class PrngKeyReuse(StaticRule):
                 seen.add(node.id)
                 ctx.report(
                     node,
-                    f"module-level PRNG key `{node.id}` is read in traced code (`{fn.name}`): it is baked into "
+                    _says(MODULE_KEY, "", fixture) + f"module-level PRNG key `{node.id}` is read in traced code (`{fn.name}`): it is baked into "
                     f"the compiled program as a constant, so every call draws the same random numbers; "
                     f"pass the key as an argument",
-                    related=[ctx.related(bindings[0].node, f"`{node.id}` is made here")],
+                    related=[ctx.related(bindings[0].node, f"`{node.id}` is made here")], kind=FIXTURE if fixture else MODULE_KEY,
                 )
 
 
@@ -706,10 +792,12 @@ class _Flow:
                 continue  # a fresh key per element, e.g. `for k in keys`
             if comp is not None and self._aligned_elements(call, fn_name, comp):
                 continue  # `[permutation(key, a) for a in arrays]`: one shuffle for every array, on purpose
+            if comp is not None and self._alternatives(call, comp):
+                continue  # `{name: Model(make=fn, key=key) for name, fn in makers.items()}`: one seed per alternative
             if comp is not None:
                 self._report(key, f"PRNG key `{text}` is consumed by `{fn_name}` for every element of the "
                                   f"comprehension at line {comp.lineno}: each element draws the same random "
-                                  f"numbers; split it into one key per element", call, _sure(fn_name))
+                                  f"numbers; split it into one key per element", call, _sure(fn_name), SAME)
             elif text in state and not (fn_name == "jax.random.split" and not state[text][1].startswith("jax.random.")):
                 # splitting after a hand-off (`model.init(key, x)` then `split(key)`) is
                 # the common flax idiom and the split itself draws nothing: stay quiet
@@ -719,6 +807,8 @@ class _Flow:
                     continue  # an unseen helper and a split or another helper: too unsure
                 if first_name == fn_name and self._aligned(first, call, fn_name):
                     continue  # the same draw applied to other data on purpose: `choice(key, x)`, `choice(key, y)`
+                if first_name == fn_name and self._complementary(first, call):
+                    continue  # `permutation(key, n)[:m]`, `permutation(key, n)[m:]`: one shuffle, split in two parts
                 if not self._shared(first, call):
                     if not self.reach.read(first):
                         state[text] = (call, fn_name)  # the first use's numbers went nowhere: this one counts
@@ -733,7 +823,8 @@ class _Flow:
                     msg = (f"PRNG key `{text}` was already consumed by `{first_name}` at line {first.lineno}; "
                            f"reusing it in `{fn_name}` gives the same (or correlated) random numbers; "
                            f"split the key first")
-                self._report(key, msg, first, min(_sure(fn_name), _sure(first_name), key=lambda c: c.rank))
+                self._report(key, msg, first, min(_sure(fn_name), _sure(first_name), key=lambda c: c.rank),
+                             _kind(first_name, fn_name, self.loop_pass and first is call))
             state.setdefault(text, (call, fn_name))
 
     def _shared(self, first: ast.Call, call: ast.Call) -> bool:
@@ -779,6 +870,71 @@ class _Flow:
                 differs = True
         return differs
 
+    def _complementary(self, first: ast.Call, call: ast.Call) -> bool:
+        """Two identical draws, each read only through one of two complementary slices
+        (``permutation(key, n)[:m]`` and ``permutation(key, n)[m:]``): one permutation split
+        into disjoint parts, which a second key would make overlap."""
+        if ast.dump(first) != ast.dump(call):
+            return False
+        a, b = self.model.parent(first), self.model.parent(call)
+        if not (isinstance(a, ast.Subscript) and isinstance(b, ast.Subscript) and a.value is first
+                and b.value is call and isinstance(a.slice, ast.Slice) and isinstance(b.slice, ast.Slice)):
+            return False
+        x, y = a.slice, b.slice
+        if x.step is not None or y.step is not None:
+            return False
+        for lo, hi in ((x, y), (y, x)):
+            if lo.lower is None and hi.upper is None and lo.upper is not None and hi.lower is not None \
+                    and ast.dump(lo.upper) == ast.dump(hi.lower):
+                return True
+        return False
+
+    def _alternatives(self, call: ast.Call, comp: ast.AST) -> bool:
+        """A comprehension that builds one model per alternative (``{name: Model(make=fn,
+        key=key) for name, fn in makers.items()}``, or ``makers[name]``): an argument of the
+        hand-off is a function chosen per element from a local table of functions (a dict
+        or list of lambdas, functions or classes), so every element is another architecture,
+        seeded alike on purpose (a fair comparison), and nothing is drawn twice for one model."""
+        if not isinstance(comp, (ast.ListComp, ast.DictComp)) or call.func is None:
+            return False
+        if (self.model.resolve_call(call) or "").startswith("jax.random."):
+            return False
+        gens = comp.generators  # type: ignore[attr-defined]
+        bound = {n for g in gens for n in target_names(g.target)}
+        fn = self.model.function_of(call)
+        for arg in [*call.args, *(k.value for k in call.keywords)]:
+            table = None
+            if isinstance(arg, ast.Name) and arg.id in bound:
+                gen = next(g for g in gens if arg.id in set(target_names(g.target)))
+                it = gen.iter
+                if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr in (
+                        "items", "values") and not it.args:
+                    it = it.func.value
+                table = it
+            elif isinstance(arg, ast.Subscript) and isinstance(arg.slice, ast.Name) and arg.slice.id in bound:
+                table = arg.value
+            if isinstance(table, ast.Name) and self._function_table(table.id, fn):
+                return True
+        return False
+
+    def _function_table(self, name: str, fn) -> bool:
+        """``name`` is bound once, in this function, to a dict or list literal of functions."""
+        owner, bindings = self.model.lookup(name, fn)
+        if len(bindings) != 1 or not isinstance(bindings[0].value, (ast.Dict, ast.List, ast.Tuple)):
+            return False
+        value = bindings[0].value
+        items = value.values if isinstance(value, ast.Dict) else value.elts
+        return len(items) > 1 and all(v is not None and self._a_function(v, fn) for v in items)
+
+    def _a_function(self, v: ast.expr, fn) -> bool:
+        """A lambda, or a name bound to a function or class (defined or imported)."""
+        if isinstance(v, ast.Lambda):
+            return True
+        if not isinstance(v, ast.Name):
+            return False
+        _, bindings = self.model.lookup(v.id, fn)
+        return bool(bindings) and all(b.kind in ("def", "class", "import") for b in bindings)
+
     def _aligned_elements(self, call: ast.Call, fn_name: str, comp: ast.AST) -> bool:
         """A comprehension applies one key to each element's data and nothing else varies
         (``[permutation(key, a) for a in arrays]``): the elements stay aligned, as for
@@ -817,8 +973,8 @@ class _Flow:
                 out.add(p.name)
         return out
 
-    def _report(self, node: ast.expr, msg: str, first: ast.Call, sure: Confidence) -> None:
-        self.reports.setdefault(id(node), (node, msg, first, sure))
+    def _report(self, node: ast.expr, msg: str, first: ast.Call, sure: Confidence, kind: str) -> None:
+        self.reports.setdefault(id(node), (node, msg, first, sure, kind))
 
     @staticmethod
     def _calls(node: ast.AST) -> Iterator[tuple[ast.Call, ast.expr | None]]:

@@ -141,8 +141,8 @@ def test_jax114_key_given_to_a_sampling_class_then_sampled_is_reuse():
             model = MLP(key)
             x = jax.random.normal(key, (4,))
             return model, x
-        """) == [(9, "PRNG key `key` was already consumed by `MLP` at line 8; reusing it in `jax.random.normal` "
-                 "gives the same (or correlated) random numbers; split the key first")]
+        """) == [(9, "two different draws: PRNG key `key` was already consumed by `MLP` at line 8; reusing it in "
+                 "`jax.random.normal` gives the same (or correlated) random numbers; split the key first")]
 
 
 def test_jax114_linen_init_then_sampling_is_reuse_and_keyword_key_to_a_helper_counts():

@@ -495,6 +495,21 @@ def measured() -> dict[str, list[tuple[str, int]]]:
     return run_cli(select_all=True, cases=EVERY_CASE)
 
 
+#: found cases whose finding is of a kind off by default (docs/precision.md, "JAX114's
+#: finding kinds"): the default selection's floors below leave them out, named here
+OFF_BY_KIND = {
+    "gpjax-99": "JAX114 drawn-then-split (pedantic): choice(key) then split(key)",
+}
+
+
+def on_by_default(cases: list[Case], found_cases: frozenset[str]) -> set[str]:
+    """The found cases whose rule is on by default and whose finding is of a kind on by default."""
+    from jaxlint.registry import rules_by_code
+
+    return {c.name for c in cases if c.name in found_cases and rules_by_code()[c.rule].default_enabled
+            and c.name not in OFF_BY_KIND}
+
+
 @pytest.fixture(scope="module")
 def measured_default() -> dict[str, list[tuple[str, int]]]:
     """The sealed rounds of issue 36 with the default selection, in one run."""
@@ -604,9 +619,7 @@ def test_seventh_round_with_the_default_selection(measured_default):
     # for the cases whose rule is on by default (a lint group set by measurement may move
     # a rule off: docs/precision.md; the 8 sealed at 4419f18 were 7 once JAX103, JAX106,
     # JAX107, JAX108 and JAX112 left the default groups)
-    from jaxlint.registry import rules_by_code
-
-    on = {c.name for c in CASES7 if c.name in FOUND7 and rules_by_code()[c.rule].default_enabled}
+    on = on_by_default(CASES7, FOUND7)
     seventh = found(measured_default, CASES7)
     assert on <= seventh, sorted(on - seventh)
     assert len(seventh) >= len(on) >= 7
@@ -616,9 +629,7 @@ def test_eighth_round_with_the_default_selection(measured_default):
     # the sealed eighth round with the default selection: 7 of 11 at 3f74d6e (its two other
     # --select ALL hits are JAX103 and JAX107, off by default); a floor, for the found cases
     # whose rule is on by default
-    from jaxlint.registry import rules_by_code
-
-    on = {c.name for c in CASES8 if c.name in FOUND8 and rules_by_code()[c.rule].default_enabled}
+    on = on_by_default(CASES8, FOUND8)
     eighth = found(measured_default, CASES8)
     assert on <= eighth, sorted(on - eighth)
     assert len(eighth) >= len(on) >= 7
@@ -628,20 +639,18 @@ def test_ninth_round_with_the_default_selection(measured_default):
     # the sealed ninth round with the default selection: 12 of 20 at 6ccfa6c (its one other
     # --select ALL hit is JAX108's, off by default); a floor, for the found cases whose rule is on
     # by default
-    from jaxlint.registry import rules_by_code
-
-    on = {c.name for c in CASES9 if c.name in FOUND9 and rules_by_code()[c.rule].default_enabled}
+    on = on_by_default(CASES9, FOUND9)
     ninth = found(measured_default, CASES9)
     assert on <= ninth, sorted(on - ninth)
-    assert len(ninth) >= 13  # 12 sealed, 13 after tuning (jax-9463)
+    # 12 sealed, 13 after tuning (jax-9463), 12 once JAX114's drawn-then-split kind left the
+    # default (gpjax-99, OFF_BY_KIND)
+    assert len(ninth) >= 12
 
 
 def test_tenth_round_with_the_default_selection(measured_default):
     # the sealed tenth round with the default selection: 7 of 13 at f1b4bab, the same cases as
     # with --select ALL; a floor, for the found cases whose rule is on by default
-    from jaxlint.registry import rules_by_code
-
-    on = {c.name for c in CASES10 if c.name in FOUND10 and rules_by_code()[c.rule].default_enabled}
+    on = on_by_default(CASES10, FOUND10)
     tenth = found(measured_default, CASES10)
     assert on <= tenth, sorted(on - tenth)
     assert len(tenth) >= len(on)

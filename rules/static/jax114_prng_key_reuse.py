@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from jaxlint.diagnostic import Applicability, Confidence
 from jaxlint.rule import FindingKind, Invalid, Option, StaticRule, Valid
@@ -11,31 +11,21 @@ from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_st
 from jaxlint.static.semantic import ModuleModel, children, target_names, walk
 from jaxlint.static.selects import alternatives
 from jaxlint.static.reach import Reach
+from jaxlint.static.key_uses import (State, arguments, bound_in, builds_alternatives, complementary_slices, forget,
+                                     handed_over, in_fixture_code, join, key_root, stored_paths, word_pattern)
 from jaxlint.textutil import LazyPattern, match_lines
-from jaxlint.static.keys import CONSUMERS, KEY_MAKERS, KeyCallees, assigned_paths, draws, field_path, key_text
+from jaxlint.static.keys import CONSUMERS, KEY_MAKERS, KeyCallees, assigned_paths, draws, key_text
 from jaxlint.static.arrays import data_params
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
 
 
-def _word(names: Iterable[str]) -> str:
-    """A pattern for any of ``names`` (identifiers) where a word starts: what
-    ``\\b(?:a|b)`` matches, written with the word-start test after the first letter
-    (``a(?<=\\ba)``, names grouped by it), so that every branch opens with a letter and
-    ``re`` skips in C the positions no name starts at: the candidate lines of the speed
-    corpus are found in about half the time."""
-    groups: dict[str, list[str]] = {}
-    for n in sorted(names):
-        groups.setdefault(n[0], []).append(n[1:])
-    return "|".join(f"{c}(?<=\\b{c})(?:{'|'.join(rest)})" for c, rest in groups.items())
-
-
 #: A line that may call a key consumer (`normal(`, `jr.split(`...): a cheap prefilter.
 #: The one-letter samplers `t` and `f` only count as attributes (`jax.random.t(`).
-_CONSUMER_CALL = LazyPattern(r"(?:%s|\.[tf])\s*\(" % _word(c for c in CONSUMERS if len(c) > 1))
+_CONSUMER_CALL = LazyPattern(r"(?:%s|\.[tf])\s*\(" % word_pattern(c for c in CONSUMERS if len(c) > 1))
 #: A line that may hand a key to a callee that draws from it (`key=`, `.init(`).
-_KEY_HANDOFF = LazyPattern(r"(?:%s)\s*=[^=]|\.init(?:_with_output)?\s*\(" % _word(["key"]))
+_KEY_HANDOFF = LazyPattern(r"(?:%s)\s*=[^=]|\.init(?:_with_output)?\s*\(" % word_pattern(["key"]))
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 #: Samplers of continuous noise (the shape given is the noise's shape).
@@ -53,7 +43,6 @@ _ITERATING = {"jax.lax.fori_loop": (2, "body_fun"), "jax.lax.scan": (0, "f"), "j
               "flax.nnx.while_loop": (1, "body_fun")}
 _ITERATING_NAMES = {q.rsplit(".", 1)[-1] for q in _ITERATING}
 
-State = dict  # key text -> (the call that consumed it, the consumer's display name)
 
 #: The finding kinds (docs/rules/JAX114.md, "Finding kinds"), from the two uses of the key.
 SAME = "same-numbers"
@@ -66,21 +55,6 @@ _SPLIT = "jax.random.split"
 _KIND_SAYS = {SAME: "the same numbers", DRAWN_THEN_SPLIT: "drawn from, then split",
               SPLIT_THEN_DRAWN: "split, then drawn from", DIFFERENT: "two different draws",
               MODULE_KEY: "a module-level key"}
-#: Folders and files of test helpers, demos and benchmarks (kind ``test-or-demo``: by path,
-#: docs/rules/JAX114.md): `tests/`, `testing.py`, `*test_utils.py`, `demos/`, `benchmarks/`,
-#: `benchmarking.py`, `test_dummies/`. Not `examples/` (example programs are what users copy,
-#: and their reuses were judged true) nor a file named `*_demo.py` (a user's notebook).
-_FIXTURE_DIRS = {"test", "tests", "testing", "test_dummies", "demo", "demos", "benchmark", "benchmarks"}
-_FIXTURE_FILE = re.compile(r"(?:testing|benchmarking|.*test_utils)\.py")
-
-
-def in_fixture_code(module_name: str) -> bool:
-    """A module of test helpers, demos or benchmarks, by its place in the project (its
-    dotted name from the project's root: see ``_FIXTURE_DIRS``)."""
-    parts = module_name.split(".")
-    return bool(_FIXTURE_DIRS.intersection(parts[:-1])) or bool(_FIXTURE_FILE.fullmatch(parts[-1] + ".py"))
-
-
 def _kind(first_name: str, fn_name: str, repeated: bool = False) -> str:
     """The kind of a reuse from the names of its two consumers (``repeated``: one call
     consuming the key again on every iteration, element or leaf)."""
@@ -400,7 +374,7 @@ class PrngKeyReuse(StaticRule):
         callees = KeyCallees(model)
         names = callees.sampling_names() if sampling else set()
         if names:
-            lines |= match_lines(ctx.source, re.compile(r"(?:%s)\s*\(" % _word(names)))
+            lines |= match_lines(ctx.source, re.compile(r"(?:%s)\s*\(" % word_pattern(names)))
         reports: dict[int, tuple[ast.expr, str, ast.Call, Confidence, str]] = {}
         _Flow(model, reports, callees).block(ctx.tree.body, {})
         for f in model.functions:
@@ -507,7 +481,7 @@ class PrngKeyReuse(StaticRule):
                         if handoff is None or id(use) in callees.imported:
                             continue
                         key, fn_name = handoff
-                    if not isinstance(key, ast.Name) or comp is not None and _bound_in(comp, key.id):
+                    if not isinstance(key, ast.Name) or comp is not None and bound_in(comp, key.id):
                         continue
                     if fn_name == "jax.random.split" and (len(use.args) > 1 or any(k.arg == "num" for k in use.keywords)):
                         continue  # `split(key, n)[i]`: one key per iteration, taken by the loop index
@@ -623,50 +597,6 @@ def _block_holding(model: ModuleModel, stmt: ast.stmt) -> list[ast.stmt] | None:
     return None
 
 
-def _root(key: str) -> str:
-    """The name a key text starts from: ``s`` of ``s.key``, ``keys`` of ``keys[0]``."""
-    return re.split(r"[.\[]", key, maxsplit=1)[0]
-
-
-def _forget(state: State, names: set[str]) -> None:
-    """Forget the keys a rebinding of ``names`` replaces: names (``s``, which takes
-    ``s.key`` with it) and fields (``s.key``)."""
-    for k in list(state):
-        if _root(k) in names or any(k == n or k.startswith((n + ".", n + "[")) for n in names if "." in n):
-            del state[k]
-
-
-def _stored_paths(target: ast.AST) -> set[str]:
-    """The names and fields an assignment target binds (``s.key = ...`` binds ``s.key``)."""
-    out = set(target_names(target))
-    if isinstance(target, (ast.Tuple, ast.List)):
-        for e in target.elts:
-            out |= _stored_paths(e)
-    elif isinstance(target, ast.Attribute):
-        path = field_path(target)
-        if path is not None:
-            out.add(path)
-    return out
-
-
-def _handed_over(s: ast.stmt) -> set[str]:
-    """Names whose fields a statement may change: ``obj.method(...)`` and ``f(obj)``
-    (other than a ``jax.random`` call), which may store a new key in ``obj.key``."""
-    out: set[str] = set()
-    for n in walk(s):
-        if not isinstance(n, ast.Call):
-            continue
-        func = n.func
-        if isinstance(func, ast.Attribute):
-            root = func.value
-            while isinstance(root, ast.Attribute):
-                root = root.value
-            if isinstance(root, ast.Name) and root.id not in ("jax", "jnp", "random", "np", "numpy"):
-                out.add(root.id)
-        out |= {a.id for a in [*n.args, *(k.value for k in n.keywords)] if isinstance(a, ast.Name)}
-    return out
-
-
 class _Flow:
     """Straight-line walk of one body, tracking which keys have been consumed."""
 
@@ -690,7 +620,7 @@ class _Flow:
 
     def stmt(self, s: ast.stmt, state: State) -> State | None:
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            _forget(state, {s.name})
+            forget(state, {s.name})
             return state
         if isinstance(s, (ast.Return, ast.Raise, ast.Break)):
             for child in children(s):
@@ -705,7 +635,7 @@ class _Flow:
             for item in s.items:
                 self.expr(item.context_expr, state)
                 if item.optional_vars is not None:
-                    _forget(state, set(target_names(item.optional_vars)))
+                    forget(state, set(target_names(item.optional_vars)))
             return self.block(s.body, state)
         if isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
             after = self.merge(state, [s.body + s.orelse, *[h.body for h in s.handlers]])  # type: ignore[attr-defined]
@@ -723,12 +653,12 @@ class _Flow:
         targets = s.targets if isinstance(s, (ast.Assign, ast.Delete)) else (
             [s.target] if isinstance(s, (ast.AnnAssign, ast.AugAssign)) else [])
         for t in targets:
-            _forget(state, _stored_paths(t))
+            forget(state, stored_paths(t))
         fields = {k for k in state if "." in k}
         if fields:
-            changed = _handed_over(s)
+            changed = handed_over(s)
             for k in fields:
-                if _root(k) in changed and k in state and state[k][0] not in set(walk(s)):
+                if key_root(k) in changed and k in state and state[k][0] not in set(walk(s)):
                     del state[k]  # a method of the object may have stored a new key in the field
         return state
 
@@ -742,7 +672,7 @@ class _Flow:
                 ends.append((end, assigned_paths(b)))
         if not ends:
             return None
-        return _join(ends)
+        return join(ends)
 
     def loop(self, s: ast.For | ast.AsyncFor | ast.While, state: State) -> State | None:
         header = s.iter if isinstance(s, (ast.For, ast.AsyncFor)) else s.test
@@ -759,14 +689,14 @@ class _Flow:
             if current is None:
                 break
             if isinstance(s, (ast.For, ast.AsyncFor)):
-                _forget(current, set(target_names(s.target)))
+                forget(current, set(target_names(s.target)))
             self.loop_pass = i == 1
             current = self.block(s.body, current)
         self.loops.pop()
         self.loop_pass = was
         self.depth -= 1
         # the body may run zero times
-        after = _join([(start, set())] + ([(current, assigned_paths(s.body))] if current is not None else []))
+        after = join([(start, set())] + ([(current, assigned_paths(s.body))] if current is not None else []))
         return self.block(s.orelse, after)
 
     # ------------------------------------------------------------------ expressions
@@ -788,11 +718,11 @@ class _Flow:
             text = key_text(key)
             if text is None or key is None or self.callees.fresh_per_read(key):
                 continue  # (`gen.rng`: a generator's property that advances it gives a fresh key per read)
-            if comp is not None and _bound_in(comp, _root(text)):
+            if comp is not None and bound_in(comp, key_root(text)):
                 continue  # a fresh key per element, e.g. `for k in keys`
             if comp is not None and self._aligned_elements(call, fn_name, comp):
                 continue  # `[permutation(key, a) for a in arrays]`: one shuffle for every array, on purpose
-            if comp is not None and self._alternatives(call, comp):
+            if comp is not None and builds_alternatives(self.model, call, comp):
                 continue  # `{name: Model(make=fn, key=key) for name, fn in makers.items()}`: one seed per alternative
             if comp is not None:
                 self._report(key, f"PRNG key `{text}` is consumed by `{fn_name}` for every element of the "
@@ -807,7 +737,7 @@ class _Flow:
                     continue  # an unseen helper and a split or another helper: too unsure
                 if first_name == fn_name and self._aligned(first, call, fn_name):
                     continue  # the same draw applied to other data on purpose: `choice(key, x)`, `choice(key, y)`
-                if first_name == fn_name and self._complementary(first, call):
+                if first_name == fn_name and complementary_slices(self.model, first, call):
                     continue  # `permutation(key, n)[:m]`, `permutation(key, n)[m:]`: one shuffle, split in two parts
                 if not self._shared(first, call):
                     if not self.reach.read(first):
@@ -855,7 +785,7 @@ class _Flow:
             loop = self.loops[-1]
             varying = assigned_paths(loop.body) | (set(target_names(loop.target)) if isinstance(
                 loop, (ast.For, ast.AsyncFor)) else set())
-        a, b = _arguments(first), _arguments(call)
+        a, b = arguments(first), arguments(call)
         if a.keys() != b.keys():
             return False
         differs = False
@@ -870,71 +800,6 @@ class _Flow:
                 differs = True
         return differs
 
-    def _complementary(self, first: ast.Call, call: ast.Call) -> bool:
-        """Two identical draws, each read only through one of two complementary slices
-        (``permutation(key, n)[:m]`` and ``permutation(key, n)[m:]``): one permutation split
-        into disjoint parts, which a second key would make overlap."""
-        if ast.dump(first) != ast.dump(call):
-            return False
-        a, b = self.model.parent(first), self.model.parent(call)
-        if not (isinstance(a, ast.Subscript) and isinstance(b, ast.Subscript) and a.value is first
-                and b.value is call and isinstance(a.slice, ast.Slice) and isinstance(b.slice, ast.Slice)):
-            return False
-        x, y = a.slice, b.slice
-        if x.step is not None or y.step is not None:
-            return False
-        for lo, hi in ((x, y), (y, x)):
-            if lo.lower is None and hi.upper is None and lo.upper is not None and hi.lower is not None \
-                    and ast.dump(lo.upper) == ast.dump(hi.lower):
-                return True
-        return False
-
-    def _alternatives(self, call: ast.Call, comp: ast.AST) -> bool:
-        """A comprehension that builds one model per alternative (``{name: Model(make=fn,
-        key=key) for name, fn in makers.items()}``, or ``makers[name]``): an argument of the
-        hand-off is a function chosen per element from a local table of functions (a dict
-        or list of lambdas, functions or classes), so every element is another architecture,
-        seeded alike on purpose (a fair comparison), and nothing is drawn twice for one model."""
-        if not isinstance(comp, (ast.ListComp, ast.DictComp)) or call.func is None:
-            return False
-        if (self.model.resolve_call(call) or "").startswith("jax.random."):
-            return False
-        gens = comp.generators  # type: ignore[attr-defined]
-        bound = {n for g in gens for n in target_names(g.target)}
-        fn = self.model.function_of(call)
-        for arg in [*call.args, *(k.value for k in call.keywords)]:
-            table = None
-            if isinstance(arg, ast.Name) and arg.id in bound:
-                gen = next(g for g in gens if arg.id in set(target_names(g.target)))
-                it = gen.iter
-                if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr in (
-                        "items", "values") and not it.args:
-                    it = it.func.value
-                table = it
-            elif isinstance(arg, ast.Subscript) and isinstance(arg.slice, ast.Name) and arg.slice.id in bound:
-                table = arg.value
-            if isinstance(table, ast.Name) and self._function_table(table.id, fn):
-                return True
-        return False
-
-    def _function_table(self, name: str, fn) -> bool:
-        """``name`` is bound once, in this function, to a dict or list literal of functions."""
-        owner, bindings = self.model.lookup(name, fn)
-        if len(bindings) != 1 or not isinstance(bindings[0].value, (ast.Dict, ast.List, ast.Tuple)):
-            return False
-        value = bindings[0].value
-        items = value.values if isinstance(value, ast.Dict) else value.elts
-        return len(items) > 1 and all(v is not None and self._a_function(v, fn) for v in items)
-
-    def _a_function(self, v: ast.expr, fn) -> bool:
-        """A lambda, or a name bound to a function or class (defined or imported)."""
-        if isinstance(v, ast.Lambda):
-            return True
-        if not isinstance(v, ast.Name):
-            return False
-        _, bindings = self.model.lookup(v.id, fn)
-        return bool(bindings) and all(b.kind in ("def", "class", "import") for b in bindings)
-
     def _aligned_elements(self, call: ast.Call, fn_name: str, comp: ast.AST) -> bool:
         """A comprehension applies one key to each element's data and nothing else varies
         (``[permutation(key, a) for a in arrays]``): the elements stay aligned, as for
@@ -943,7 +808,7 @@ class _Flow:
         if not data:
             return False
         bound = {name for g in comp.generators for name in target_names(g.target)}  # type: ignore[attr-defined]
-        moving = {pos for pos, arg in _arguments(call).items()
+        moving = {pos for pos, arg in arguments(call).items()
                   if any(isinstance(n, ast.Name) and n.id in bound for n in walk(arg))}
         return bool(moving) and moving <= data
 
@@ -998,30 +863,3 @@ class _Flow:
             stack.extend((c, comp) for c in children(n))
         found.sort(key=lambda fc: (fc[0].lineno, fc[0].col_offset))
         return iter(found)
-
-
-def _join(ends: list[tuple[State, set[str]]]) -> State:
-    """Paths meet: a key is consumed when some path consumed it and no path left it
-    freshly reassigned (``ends``: each path's final state and the names it assigned)."""
-    merged: State = {}
-    for end, _ in ends:
-        for k, v in end.items():
-            merged.setdefault(k, v)
-    for end, assigned in ends:
-        for k in list(merged):
-            if (_root(k) in assigned or any(k == a or k.startswith(a + ".") for a in assigned if "." in a)) \
-                    and k not in end:
-                del merged[k]
-    return merged
-
-
-def _arguments(call: ast.Call) -> dict[int | str, ast.AST]:
-    out: dict[int | str, ast.AST] = dict(enumerate(call.args))
-    out.update((k.arg, k.value) for k in call.keywords if k.arg is not None)
-    return out
-
-
-def _bound_in(comp: ast.AST, name: str) -> bool:
-    return any(name in set(target_names(g.target)) for g in comp.generators)  # type: ignore[attr-defined]
-
-

@@ -230,14 +230,52 @@ def _args(traced, names: list[str] | None, facts: CompileFacts) -> list[ArgFact]
     params = facts.module.entry_parameters()
     by_name = {p.metadata.get("op_name"): int(p.literal or 0) for p in params}
     same_count = len(params) == len(leaves)
+    owned = _by_owner(names, leaves, params) if same_count and names else None
     out = []
     for j, info in enumerate(leaves):
         name = names[j] if names and j < len(names) else f"arg{j}"
-        param: int | None = j if same_count else by_name.get(name)
+        param: int | None = owned[j] if owned else j if same_count else by_name.get(name)
         top = name.split("[", 1)[0].split(".", 1)[0]
         out.append(ArgFact(name, top, tuple(int(d) for d in info.shape), _dtype(info.dtype),
                            bool(info.donated), param))
     return out
+
+
+def _by_owner(names: list[str], leaves: list, params: list) -> list[int] | None:
+    """The executable's parameter of each traced leaf when the program's own compile
+    orders its arguments otherwise than the trace: flax's ``nnx.jit`` passes each
+    argument's state where the argument stands (``model``, ``x``, ``y``, ``optimizer``),
+    where the trace puts every graph object's state first. The parameters' ``op_name``
+    (``optimizer.states[0][3]``, ``x``) name the argument each belongs to; the k-th leaf
+    of an argument is its k-th parameter, and every shape must agree. None when the
+    orders agree or the names do not tell (the parameters are then taken in order)."""
+    def top(text: str) -> str:
+        return text.split("[", 1)[0].split(".", 1)[0]
+
+    ordered = sorted(params, key=lambda p: int(p.literal or 0))
+    owners = [top(str(p.metadata.get("op_name") or "")) for p in ordered]
+    mine = [top(n) for n in names[:len(leaves)]]
+    if len(mine) != len(owners) or mine == owners or sorted(mine) != sorted(owners):
+        return None
+    queues: dict[str, list[int]] = {}
+    for k, owner in enumerate(owners):
+        queues.setdefault(owner, []).append(k)
+    found = [queues[t].pop(0) for t in mine]
+    for info, k in zip(leaves, found):
+        # a PRNG key array is its key data there (`key<fry>[]` is a `u32[2]` parameter)
+        if tuple(int(d) for d in info.shape) != tuple(ordered[k].shape.dims)[:len(info.shape)] or (
+                len(ordered[k].shape.dims) > len(info.shape) and not _is_key(info.dtype)):
+            return None
+    return [int(ordered[k].literal or 0) for k in found]
+
+
+def _is_key(dtype) -> bool:
+    import jax
+
+    try:
+        return bool(jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key))
+    except TypeError:
+        return False
 
 
 def _outputs(traced, facts: CompileFacts) -> list[OutFact]:

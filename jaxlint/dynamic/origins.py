@@ -20,6 +20,14 @@ it:
   binding before the call: ``params_repl = replicate(params)``, ``state = svi.init(...)``),
   or the argument itself when it is built in the call, for a recompile whose cause is a
   change of sharding, placement or committedness;
+* :func:`batched_at`: for an argument bound by a ``for`` loop over a generator or function of
+  the same file (``for step, (x, y) in zip(range(n), dataloader(...))``), the loop in that
+  generator that makes the batches (``while start < dataset_size:``, the one to change for a
+  smaller last batch), or its ``yield``/``return``;
+* :func:`attribute_made_at`: for a field deep in a model (``model.func.out_scale``), the
+  assignment in the constructors of the file's classes that made it
+  (``self.out_scale = jnp.array(1.0)`` in ``Func.__init__``), followed through each
+  ``self.func = Func(...)``, a constructor's keyword or its parameter's default;
 * :func:`given_at`: the statement that made a value the caller gave a library's factory on
   its jit line (``jit(elasticity.athermal_moduli(energy_fn))``: where ``energy_fn`` was
   made), for a compile finding whose cause the library computes with it.
@@ -130,21 +138,28 @@ def grown_at(file: str, line: int, callee: str, index: int, param: str) -> Where
     """Where the loop around the call ``callee(...)`` on ``line`` rebinds the name passed as
     parameter ``param`` (position ``index``): the statement that makes the next, larger
     value. None when the argument is no plain name or no loop around the call rebinds it."""
+    for _, _, loop, name in _loops_around(file, line, callee, index, param):
+        found = [s for s in _in_scope(loop) if _binds(s, name)]
+        if found:
+            s = max(found, key=lambda s: (s.lineno, s.col_offset))
+            return str(file), s.lineno, s.col_offset + 1
+    return None
+
+
+def _loops_around(file: str, line: int, callee: str, index: int, param: str):
+    """(tree, parents, loop, the argument's name) for each loop around the call, innermost
+    first, within its function; nothing when the argument is no plain name."""
     tree, call, arg = _the_call(file, line, callee, index, param)
     if call is None or not isinstance(arg, ast.Name):
-        return None
+        return
     parents = _parents(tree)
     node: ast.AST = call
     while node in parents:
         node = parents[node]
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
-            return None
+            return
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            found = [s for s in _in_scope(node) if _binds(s, arg.id)]
-            if found:
-                s = max(found, key=lambda s: (s.lineno, s.col_offset))
-                return str(file), s.lineno, s.col_offset + 1
-    return None
+            yield tree, parents, node, arg.id
 
 
 def made_at(file: str, line: int, callee: str, index: int, param: str, field: str) -> Where | None:
@@ -288,3 +303,152 @@ def _number(node: ast.expr) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         node = node.operand
     return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+
+def batched_at(file: str, line: int, callee: str, index: int, param: str) -> Where | None:
+    """Where the batches passed as parameter ``param`` to ``callee(...)`` on ``line`` are
+    made, when the argument is a name bound by the target of a ``for`` loop around the
+    call whose iterable is (through ``zip``/``enumerate``, or a name bound to it before
+    the loop) a call of a function of the same file: in that function, the loop around
+    its ``yield`` (the loop that decides where each batch starts and ends), else the
+    ``yield``; the ``return`` of a plain function. None when the source does not say."""
+    for tree, parents, loop, name in _loops_around(file, line, callee, index, param):
+        if isinstance(loop, (ast.For, ast.AsyncFor)) and _in_target(loop.target, name):
+            source = _iterated(tree, parents, loop, loop.iter, name, loop.target)
+            made = _maker(tree, source) if source is not None else None
+            return (str(file), made.lineno, made.col_offset + 1) if made is not None else None
+    return None
+
+
+def _in_target(target: ast.expr, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target))
+
+
+def _iterated(tree: ast.Module, parents: dict, loop: ast.AST, it: ast.expr, name: str,
+              target: ast.expr) -> ast.Call | None:
+    """The call whose items bind ``name`` in ``target``: ``it`` itself, the argument of a
+    ``zip`` whose target element holds the name, the second of an ``enumerate``, or the
+    call a plain name was bound to before the loop."""
+    if isinstance(it, ast.Name):
+        stmt = _binding_before(tree, parents, loop, it.id)
+        value = getattr(stmt, "value", None)
+        return value if isinstance(value, ast.Call) and not isinstance(stmt, ast.AugAssign) else None
+    if not isinstance(it, ast.Call):
+        return None
+    wrapper = _callee(it)
+    parts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else None
+    if wrapper == "zip" and parts is not None and len(parts) == len(it.args):
+        hits = [k for k, t in enumerate(parts) if _in_target(t, name)]
+        return _iterated(tree, parents, loop, it.args[hits[0]], name, parts[hits[0]]) if len(hits) == 1 else None
+    if wrapper == "enumerate" and parts is not None and len(parts) == 2 and it.args and _in_target(parts[1], name):
+        return _iterated(tree, parents, loop, it.args[0], name, parts[1])
+    return it
+
+
+def _maker(tree: ast.Module, call: ast.Call) -> ast.stmt | ast.expr | None:
+    """In the function of this file that ``call`` calls: the loop around its ``yield`` (of a
+    generator), else the ``yield``, else its ``return``."""
+    fn = _function(tree, _callee(call))
+    if fn is None:
+        return None
+    parents = _parents(fn)
+    yields = sorted((n for n in ast.walk(fn) if isinstance(n, (ast.Yield, ast.YieldFrom)) and _scope(n, parents) is fn),
+                    key=lambda n: (n.lineno, n.col_offset))
+    if not yields:
+        returns = [s for s in _in_scope(fn) if isinstance(s, ast.Return) and s.value is not None]
+        return returns[0] if len(returns) == 1 else None
+    node: ast.AST = yields[0]
+    while node in parents and node is not fn:
+        node = parents[node]
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and not _endless(node):
+            return node
+    return yields[0]
+
+
+def _endless(loop: ast.AST) -> bool:
+    """``while True:`` (a generator's outer loop over epochs): not where batches end."""
+    return isinstance(loop, ast.While) and isinstance(loop.test, ast.Constant) and bool(loop.test.value)
+
+
+def _function(tree: ast.Module, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
+    return defs[0] if len(defs) == 1 else None
+
+
+def attribute_made_at(file: str, line: int, callee: str, index: int, param: str,
+                      fields: list[str]) -> tuple[Where, str] | None:
+    """(where, the expression's source) of the value at ``fields`` (``["func",
+    "out_scale"]``) of the object passed as parameter ``param`` to ``callee(...)`` on
+    ``line``, when that object is built by a class of the same file (in the call, or on
+    the statement that bound the name before it): each field's ``self.<field> = ...`` in
+    the class's ``__init__`` (or its class-level default), followed through a
+    constructor of another class of the file for the next field, through an ``__init__``
+    parameter to the constructor's argument (or the parameter's default). None when the
+    source does not say."""
+    tree, call, arg = _the_call(file, line, callee, index, param)
+    if call is None or not fields:
+        return None
+    ctor: ast.expr | None = arg
+    if isinstance(arg, ast.Name):
+        stmt = _binding_before(tree, _parents(tree), call, arg.id)
+        ctor = getattr(stmt, "value", None) if stmt is not None and not isinstance(stmt, ast.AugAssign) else None
+    value: ast.expr | None = None
+    for field in fields:
+        cls = _class(tree, _callee(ctor)) if isinstance(ctor, ast.Call) else None
+        if cls is None or not isinstance(ctor, ast.Call):
+            return None
+        value = _field_value(cls, ctor, field)
+        ctor = value
+    if value is None:
+        return None
+    text = ast.get_source_segment(Path(file).read_text(encoding="utf-8"), value) or ""
+    return (str(file), value.lineno, value.col_offset + 1), " ".join(text.split())
+
+
+def _class(tree: ast.Module, name: str) -> ast.ClassDef | None:
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == name]
+    return found[0] if len(found) == 1 else None
+
+
+def _field_value(cls: ast.ClassDef, ctor: ast.Call, field: str) -> ast.expr | None:
+    """What the constructor call ``ctor`` of ``cls`` gives ``field``: the last
+    ``self.<field> = value`` of its ``__init__``, a parameter of it resolved to the call's
+    argument or its default; else the constructor's keyword ``field=`` (a dataclass) or the
+    class-level default."""
+    init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    if init is not None:
+        sets = [s for s in _in_scope(init) if isinstance(s, (ast.Assign, ast.AnnAssign)) and s.value is not None
+                and any(isinstance(t, ast.Attribute) and t.attr == field and isinstance(t.value, ast.Name)
+                        and t.value.id == "self" for t in (s.targets if isinstance(s, ast.Assign) else [s.target]))]
+        if not sets:
+            return None
+        value = max(sets, key=lambda s: (s.lineno, s.col_offset)).value
+        if isinstance(value, ast.Name):
+            return _parameter_value(init, ctor, value.id) or value
+        return value
+    for kw in ctor.keywords:
+        if kw.arg == field:
+            return kw.value
+    for stmt in cls.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == field:
+            return stmt.value
+    return None
+
+
+def _parameter_value(init: ast.FunctionDef, ctor: ast.Call, name: str) -> ast.expr | None:
+    """The argument ``ctor`` gives ``__init__``'s parameter ``name``, or its default."""
+    params = [a.arg for a in init.args.args]
+    if name not in params and name not in [a.arg for a in init.args.kwonlyargs]:
+        return None
+    for kw in ctor.keywords:
+        if kw.arg == name:
+            return kw.value
+    if name in params:
+        k = params.index(name) - 1  # `self`
+        if 0 <= k < len(ctor.args) and not any(isinstance(a, ast.Starred) for a in ctor.args[:k + 1]):
+            return ctor.args[k]
+        defaults = init.args.defaults
+        j = params.index(name) - (len(params) - len(defaults))
+        return defaults[j] if 0 <= j < len(defaults) else None
+    kw_index = [a.arg for a in init.args.kwonlyargs].index(name)
+    return init.args.kw_defaults[kw_index]

@@ -29,7 +29,8 @@ class Donation(HloRule):
     computes transposed, is one. Several undonated states of one step (an equinox `make_step`'s
     model and optimizer state) are one finding. Steps under `jax.pmap`, sharded `jax.jit`,
     `equinox.filter_jit` and `flax.nnx.jit` (a step that updates its model and optimizer
-    in place) are read the same way; the advice names the transform's own way to donate
+    in place, in whatever order it takes them beside the batch: `train_step(model, data,
+    rngs, optimizer)` names `model` and the optimizer's moments both) are read the same way; the advice names the transform's own way to donate
     (pmap's `donate_argnums`, equinox's `donate='all'`).
     Only functions that look
     like update steps are considered: the argument is named like state, or the function

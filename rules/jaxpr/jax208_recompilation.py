@@ -3,6 +3,8 @@ from __future__ import annotations
 import inspect
 import json
 import math
+import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Mapping
 
 from jaxlint.diagnostic import Severity
@@ -60,7 +62,14 @@ class Recompilation(TraceRule):
     back as an array (a step counter started as `State(params, step=0)`, an environment
     state built with `time=0` in a `reset()` of the same file, a flax
     `TrainState.create(...)`, a start value `theta = 1.0` the loop then rebinds from the
-    step), the literal, the constructor or the statement that made it; for an input
+    step), the literal, the constructor or the statement that made it; for a field deep in
+    an object of a class of the caller's file (`model.func.out_scale`), the assignment in
+    that class's `__init__` that made it, followed through each `self.func = Func(...)`
+    (`self.out_scale = jnp.array(1.0)`: said as an array made without a dtype, which jax
+    keeps weak, not as a Python number); for a smaller last batch that the loop takes from
+    a generator or function of the caller's file (`for step, (x, y) in zip(range(n),
+    dataloader(...))`), the loop in it that decides where each batch ends (`while start <
+    dataset_size:`); for an input
     the caller pads before the call to a size computed from its length (`np.pad(x,
     ((0, size - n), (0, 0)))` on the statement that binds it, or in a function of the same
     file that returns it), that `pad` call; for a change of sharding, placement or
@@ -453,6 +462,17 @@ class Recompilation(TraceRule):
             return
         if why:
             msg += f" ({why})"
+        if why.startswith("a smaller final batch"):
+            shrunk = next(c for c in changes if getattr(c, "kind", "") == "shape")
+            label = str(shrunk).split(" changes ")[0]
+            cause = _cause(ctx, worst, label, names, "batched")
+            if cause is not None and (cause.path, cause.line) != (site.path, site.line):
+                # the loop in the program's own generator that makes the batches, the last one smaller
+                msg += (f"; the batches of {label} are made by the loop at line {cause.line}"
+                        + ("" if cause.path == site.path else f" of {Path(cause.path).name}")
+                        + ": drop or pad the last one there")
+                related = [site.related("the call that compiles again")] + related
+                site = cause
         weak = [c for c in changes if getattr(c, "kind", "") == "weak" and "a Python" in str(c)]
         if weak and why and "Python scalar" in why:
             first = min((base, worst), key=lambda g: int(g.get("seq") or 0))
@@ -461,8 +481,30 @@ class Recompilation(TraceRule):
             # so that the binding before that call made it
             whole = not any(ch in label.strip("`") for ch in ".[")
             made_first = "(a Python scalar -> " in str(weak[0])
-            cause = _cause(ctx, first, label, names, "made") if made_first or not whole else None
-            if cause is not None:  # the literal (or the constructor) that made the Python number
+            # the first call's value was the weak one: the constructor that made it is the cause
+            first_weak = made_first or " changes from a Python " in str(weak[0])
+            made = _made_in_class(ctx, first, label, names) if first_weak and not whole else None
+            cause = None if made is not None or not (made_first or not whole) else \
+                _cause(ctx, first, label, names, "made")
+            if made is not None:  # the assignment in a class's constructor that made the value
+                cause, text = made
+                dtype = _leaf_dtype(first, label, names)
+                if _NUMBER.fullmatch(text):  # a literal number: said as the constructor's keyword is
+                    msg += (f"; {label} starts as the Python number made at line {cause.line}: make it an array "
+                            f"there (`jnp.asarray(...)` with the dtype the step returns)")
+                elif not _CALL.match(text):  # a name given to the constructor
+                    msg += (f"; {label} starts as the value `{text}` made at line {cause.line}: make it an "
+                            f"array there (`jnp.asarray({text}, {dtype or '<the dtype the step returns>'})`)")
+                else:  # an array already (`jnp.array(1.0)`), weak because no dtype is given
+                    # a leaf of a pytree recorded weak is an array (a Python number leaf is a value)
+                    msg = _WEAK_LEAF.sub(r"\1 changes weak type (a weak-typed array -> a strong one)", msg)
+                    msg = msg.replace(f"({why})", "(weak-typed in some calls and strong in others)")
+                    msg += (f"; {label} is made weak-typed at line {cause.line} (`{text}` has no dtype, so jax "
+                            f"keeps it weak and the step returns it strong): give it one there (`dtype="
+                            f"{dtype or '<the dtype the step returns>'}`)")
+                related = [site.related("the call that compiles again")] + related
+                site = cause
+            elif cause is not None:  # the literal (or the constructor) that made the Python number
                 msg += (f"; {label} starts as the Python number made at line {cause.line}: make it an array there "
                         f"(`jnp.asarray(...)` with the dtype the step returns)")
                 related = [site.related("the call that compiles again")] + related
@@ -709,6 +751,8 @@ def _cause(ctx, sig: Signature, label: str, names: list[str], how: str):
     try:
         if how == "grown":
             where = origins.grown_at(call["file"], int(call["line"]), callee, index, root)
+        elif how == "batched":
+            where = origins.batched_at(call["file"], int(call["line"]), callee, index, root)
         elif how == "padded":
             where = origins.padded_at(call["file"], int(call["line"]), callee, index, root)
         elif how == "placed":
@@ -723,6 +767,59 @@ def _cause(ctx, sig: Signature, label: str, names: list[str], how: str):
     except (KeyError, TypeError, ValueError):
         return None
     return Site(*where) if where is not None else None
+
+
+#: a number literal as the source writes it (`0`, `1.0`, `-1e-3`)
+_NUMBER = re.compile(r"[-+]?(\d[\d_]*\.?\d*|\.\d+)([eE][-+]?\d+)?")
+#: a weak-type change of a pytree's leaf, as diff_signatures says it
+_WEAK_LEAF = re.compile(r"(`[^`]*[.\[][^`]*`) changes weak type \(a Python scalar -> an array\)")
+#: a call as the source writes it (`jnp.array(1.0)`): an array made without a dtype
+_CALL = re.compile(r"[A-Za-z_][\w.]*\(")
+
+
+def _made_in_class(ctx, sig: Signature, label: str, names: list[str]):
+    """(the Site, the expression's source) where a field deep in an object of a class of
+    the caller's file was made (`model.func.out_scale` -> `self.out_scale = jnp.array(1.0)`
+    in `Func.__init__`), or None when the label is no chain of fields or the source does
+    not say."""
+    from jaxlint.dynamic import origins
+    from jaxlint.dynamic.analysis import Site
+
+    call = sig.get("first_call") if isinstance(sig, dict) else None
+    text = label.strip("`")
+    root, _, rest = text.partition(".")
+    fields = rest.split(".") if rest else []
+    if not isinstance(call, dict) or root not in names or not fields or not all(f.isidentifier() for f in fields):
+        return None
+    index = names.index(root) - (1 if names and names[0] in ("self", "cls") else 0)
+    callee = (ctx.qualname or "").rsplit(".", 1)[-1]
+    try:
+        found = origins.attribute_made_at(call["file"], int(call["line"]), callee, index, root, fields)
+    except (KeyError, TypeError, ValueError, OSError):
+        return None
+    if found is None:
+        return None
+    where, source = found
+    return Site(*where), source
+
+
+def _leaf_dtype(sig: Signature, label: str, names: list[str]) -> str:
+    """`jnp.float32` for the leaf ``label`` of ``sig`` as recorded (`"f32[] weak"`), or ""."""
+    from jaxlint.config.inputspec import DTYPES
+
+    text = label.strip("`")
+    root, _, rest = text.partition(".")
+    if root not in names:
+        return ""
+    index = names.index(root)
+    args, kwargs = sig.get("args") or [], sig.get("kwargs") or {}
+    node = kwargs.get(root) if root in kwargs else args[index] if index < len(args) else None
+    leaf = ((node or {}).get("leaves") or {}).get("." + rest) if isinstance(node, dict) else None
+    if isinstance(leaf, dict):  # decoded: {"array": [], "dtype": "float32", "weak": true}
+        long = str(leaf.get("dtype") or "")
+    else:
+        long = DTYPES.get(leaf.split("[", 1)[0], "") if isinstance(leaf, str) else ""
+    return f"jnp.{long}" if long else ""
 
 
 def _toggled(changes: list) -> bool:

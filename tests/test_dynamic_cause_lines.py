@@ -1,0 +1,151 @@
+"""Issue 37, the eighth judgement's misplaced findings: real `jaxlint record` of small
+programs with real jax (equinox, flax), then `check --dynamic`, each finding at the line the
+user changes:
+
+* a smaller final batch made by the program's own generator (diffrax's latent ODE: the
+  `dataloader` yields a last, shorter slice) is JAX208 at the generator's batch loop, with
+  the call that compiled again related;
+* a weak-typed value made in a class's `__init__` (diffrax's neural ODE:
+  `self.out_scale = jnp.array(1.0)` in `Func`, reached as `model.func.out_scale`) is JAX208 at
+  that assignment, saying it is an array without a dtype, not a Python number;
+* an `nnx.jit` step that takes its `nnx.ModelAndOptimizer` after the batch (flax's digits
+  diffusion: `train_step(model, data, rngs, optimizer)`) is JAX302 naming the model and the
+  optimizer (nnx passes each argument's state where the argument stands; jaxlint's trace puts
+  the graph objects' state first, and took the executable's parameters in its own order)."""
+from __future__ import annotations
+
+import pytest
+
+from test_dynamic_issue37 import NNX_STEP, _findings, _line, _record_and_check
+
+pytest.importorskip("jax")
+
+LAST_BATCH = '''
+import jax
+import jax.numpy as jnp
+
+
+def dataloader(x, batch_size):
+    size = x.shape[0]
+    while True:
+        start, end = 0, batch_size
+        while start < size:  # batches
+            yield (x[start:end],)
+            start, end = end, end + batch_size
+
+
+@jax.jit
+def step(w, xb):
+    return w - 0.1 * (xb @ w).mean()
+
+
+if __name__ == "__main__":
+    w = jnp.ones((4, 4))
+    data = jnp.ones((36, 4))
+    for i, (xb,) in zip(range(6), dataloader(data, 8)):
+        w = step(w, xb)  # called
+'''
+
+
+def test_a_smaller_final_batch_is_reported_at_the_generator_loop_that_makes_it(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX208"]\n')
+    (tmp_path / "prog.py").write_text(LAST_BATCH.lstrip())
+    out = _record_and_check(tmp_path, compile_=False)
+    found = _findings(out, "JAX208")
+    assert [f[0] for f in found] == [_line(LAST_BATCH, "# batches")], out
+    msg = found[0][2]
+    assert "`xb` changes shape (8, 4) -> (4, 4) (a smaller final batch or sequence" in msg, msg
+    assert f"the batches of `xb` are made by the loop at line {_line(LAST_BATCH, '# batches')}" in msg, msg
+
+
+def test_batches_the_loop_makes_itself_stay_at_the_call(tmp_path):
+    """A batch sliced in the loop body, not by a generator of the file: the call, as before."""
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX208"]\n')
+    inline = LAST_BATCH.replace(
+        "    for i, (xb,) in zip(range(6), dataloader(data, 8)):\n",
+        "    for i in range(5):\n        xb = data[8 * i:8 * i + 8]\n")
+    (tmp_path / "prog.py").write_text(inline.lstrip())
+    found = _findings(_record_and_check(tmp_path, compile_=False), "JAX208")
+    assert [f[0] for f in found] == [_line(inline, "# called")], found
+    assert "made by the loop" not in found[0][2]
+
+
+WEAK_FIELD = '''
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+class Func(eqx.Module):
+    out_scale: jax.Array
+    w: jax.Array
+
+    def __init__(self, size):
+        self.out_scale = jnp.array(1.0)  # made
+        self.w = jnp.ones((size, size))
+
+
+class Model(eqx.Module):
+    func: Func
+
+    def __init__(self, size):
+        self.func = Func(size)
+
+
+@eqx.filter_jit
+def make_step(model, x):
+    return jax.tree_util.tree_map(lambda p: p - 0.1 * jnp.mean(x) * p, model)
+
+
+if __name__ == "__main__":
+    model = Model(4)
+    for _ in range(3):
+        model = make_step(model, jnp.ones(4))  # called
+'''
+
+
+def test_a_weak_typed_array_made_in_a_constructor_is_reported_at_its_assignment(tmp_path):
+    pytest.importorskip("equinox")
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX208"]\n')
+    (tmp_path / "prog.py").write_text(WEAK_FIELD.lstrip())
+    found = _findings(_record_and_check(tmp_path, compile_=False), "JAX208")
+    made = _line(WEAK_FIELD, "# made")
+    assert [f[:2] for f in found] == [(made, 26)], found
+    msg = found[0][2]
+    # an array already, weak because it has no dtype: not "a Python number"
+    assert "`model.func.out_scale` changes weak type (a weak-typed array -> a strong one)" in msg, msg
+    assert (f"`model.func.out_scale` is made weak-typed at line {made} (`jnp.array(1.0)` has no dtype" in msg
+            and "give it one there (`dtype=jnp.float32`)" in msg), msg
+    assert "Python number" not in msg, msg
+
+
+def _model_and_optimizer() -> str:
+    """The nnx step of test_dynamic_issue37, as the digits diffusion writes it: an
+    `nnx.ModelAndOptimizer` (adamw behind gradient clipping) taken after the batch and an
+    `nnx.Rngs` (whose key array is a `u32[2]` parameter of the executable)."""
+    program = NNX_STEP.format(donate="")
+    for old, new in (("def train_step(model, optimizer, x, y):",
+                      "def train_step(model, x, y, rngs, optimizer):  # step\n    noise = rngs.normal(x.shape)"),
+                     ("jnp.mean((model(x) - y) ** 2)", "jnp.mean((model(x + noise) - y) ** 2)"),
+                     ("optimizer.update(model, grads)", "optimizer.update(grads)"),
+                     ("nnx.Optimizer(model, optax.adam(1e-3), wrt=nnx.Param)",
+                      "nnx.ModelAndOptimizer(model, optax.chain(optax.clip_by_global_norm(0.5), optax.adamw(1e-3)))"),
+                     ("x, y = jnp.ones((8, 512)), jnp.zeros((8, 1))",
+                      "x, y, rngs = jnp.ones((8, 512)), jnp.zeros((8, 1)), nnx.Rngs(1)"),
+                     ("train_step(model, optimizer, x, y)", "train_step(model, x, y, rngs, optimizer)")):
+        assert old in program, old
+        program = program.replace(old, new)
+    return program
+
+
+def test_an_nnx_step_names_the_optimizer_it_takes_after_the_batch(tmp_path):
+    pytest.importorskip("flax")
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX302"]\n')
+    program = _model_and_optimizer()
+    (tmp_path / "prog.py").write_text(program.lstrip())
+    found = _findings(_record_and_check(tmp_path, compile_=True), "JAX302")
+    assert [f[0] for f in found] == [_line(program, "# step")], found
+    msg = found[0][2]
+    # adamw's two moments (2 MiB) and its counters are updated in place beside the model's 1 MiB
+    assert "arguments `model` (4 arrays, 1.0 MiB) and `optimizer` (10 arrays, 2.0 MiB)" in msg, msg
+    assert "add donate_argnames=('model', 'optimizer')" in msg, msg

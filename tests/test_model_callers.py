@@ -477,3 +477,17 @@ def test_jax106_joined_text_under_real_jax(tmp_path, fixture, calls, written):
     lines = [line for line in r.stderr.splitlines() if line.startswith(("running", "loss"))]
     assert len(lines) == 1 and lines[0].startswith(written), r.stderr[-2000:]
     assert ("Tracer" in lines[0]) == fixture.startswith("invalid"), lines
+
+
+@pytest.mark.parametrize("fixture,calls,raises", [
+    ("valid_either_config.py", "print(run(jnp.ones(2)))\n", False),
+    ("invalid_either_state.py", "print(run(jnp.ones(2), State(jnp.array(1))))\n", True),
+])
+def test_jax105_either_object_fixtures_under_real_jax(tmp_path, fixture, calls, raises):
+    """The truth of the `a or self.b` fixtures: a configuration object's flag is a Python
+    bool in the cond's branch; a pytree state's data field is a tracer there."""
+    (tmp_path / "p.py").write_text(fixture_text("JAX105", fixture) + "\nimport jax.numpy as jnp\n" + calls)
+    r = subprocess.run([sys.executable, str(tmp_path / "p.py")], capture_output=True, text=True,
+                       env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
+    assert (r.returncode != 0 and "TracerBoolConversionError" in r.stderr) == raises, r.stderr[-2000:]
+    assert (r.returncode == 0) == (not raises), r.stderr[-2000:]

@@ -328,6 +328,8 @@ class Flow:
                     found = self.culprit(base)
                     cap = POSSIBLE if self.indirect else LIKELY
                     return (min(found[0], cap), expr) if found else None
+                if p is None and self._either_object(base):
+                    return None  # `provider = override or self.provider`: a config or module object
             found = self.culprit(base)
             if found and expr.attr not in _ARRAY_ATTRS:
                 # an array has no such attribute: `base` is a pytree (a loop's carry, a
@@ -543,6 +545,38 @@ class Flow:
         if kind is None and attr and (facts.pytree == "equinox" or self._array_leaves_only()):
             return None  # a method, a property, an attribute the class does not declare
         return kind if kind is not None else "other"
+
+    def _either_object(self, name: ast.Name) -> bool:
+        """``name`` is bound once, here or in an enclosing function, to ``a or b`` (or ``a if
+        t else b``) of objects whose attributes the model reads as static: ``self.x``, a
+        parameter of that function annotated with a type that is no array (``override:
+        Provider | None``), ``None``."""
+        owner, bindings = self.model.lookup(name.id, self.fn)
+        if owner is None or len(bindings) != 1 or bindings[0].kind != "assign":
+            return False
+        value = bindings[0].value
+        if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+            operands = value.values
+        elif isinstance(value, ast.IfExp):
+            operands = [value.body, value.orelse]
+        else:
+            return False
+        for o in operands:
+            root = o
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(o, ast.Constant) and o.value is None:
+                continue
+            if isinstance(o, ast.Attribute) and isinstance(root, ast.Name) and root.id in ("self", "cls") \
+                    and owner.class_name is not None and owner.param(root.id) is not None:
+                continue
+            p = owner.param(o.id) if isinstance(o, ast.Name) else None
+            if p is None or p.annotation is None or p.kind in ("vararg", "kwarg") \
+                    or self.model.is_array_annotation(p.annotation) or len(owner.bindings.get(p.name, ())) != 1 \
+                    or any(isinstance(n, ast.Name) and getattr(class_facts(self.model).get(n.id), "pytree", None)
+                           for n in ast.walk(p.annotation)):  # a pytree class of the module: its fields are leaves
+                return False
+        return True
 
     def _declared_leaf(self, expr: ast.Attribute) -> bool:
         """``g.size`` where ``g`` is a traced parameter annotated with a pytree class of the

@@ -52,7 +52,7 @@ class TracedControlFlow(StaticRule):
     Tests on static information stay clean: `.shape`, `.ndim`, `.dtype`, `len(x)`,
     `x is None`, `isinstance`, static arguments (`static_argnames`), parameters with
     Python defaults, attributes of `self` and of configuration objects (`config.x`,
-    `cfg.n`, parameters annotated with a non-array type), comparisons with strings and
+    `cfg.n`, parameters annotated with a non-array type, `override or self.cfg`), comparisons with strings and
     with `object()` sentinels, the keys of a pytree dict (`for k, v in d.items()`), and
     the truth value of containers: a parameter annotated `Tuple[...]`, `list`, `dict` or
     `PyTree`, or a local that is still a list where it is tested (`xs = []` ...

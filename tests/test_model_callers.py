@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import json
 import textwrap
 from pathlib import Path
 
@@ -429,65 +430,76 @@ def test_jax105_a_keyword_splat_passes_each_entry_as_it_was_made(made, found):
     assert codes_lines(src, ["JAX105"]) == found
 
 
-@pytest.mark.parametrize("made,raises", [
-    ("kw = dict(gain=gain, floor=1.0)", False),
-    ("kw = dict(gain=gain, floor=gain)", True),
-])
-def test_a_keyword_splat_under_real_jax(tmp_path, made, raises):
-    """The truth of the splat cells: the loop body sees the float as a Python float, the
-    jitted argument as a tracer whose truth value raises."""
-    src = fixture_text("JAX105", "valid_splat_constant.py").replace(SPLAT_MADE, f"    {made}\n    return solve(x0, kw)")
-    (tmp_path / "p.py").write_text(src + "\nprint(step(jnp.float32(1.0), jnp.float32(2.0)))\n")
-    r = subprocess.run([sys.executable, str(tmp_path / "p.py")], capture_output=True, text=True,
-                       env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
-    assert (r.returncode != 0 and "TracerBoolConversionError" in r.stderr) == raises, r.stderr[-2000:]
-    assert (r.returncode == 0) == (not raises), r.stderr[-2000:]
+#: The programs whose run under real jax proves the cells above and the fixtures: each
+#: fixture (markers taken off) with the calls that trace it
+REAL_PROGRAMS = {
+    "splat-constant": fixture_text("JAX105", "valid_splat_constant.py")
+    + "\nprint(step(jnp.float32(1.0), jnp.float32(2.0)))\n",
+    "splat-traced": fixture_text("JAX105", "invalid_splat_traced.py")
+    + "\nprint(step(jnp.float32(1.0), jnp.float32(2.0)))\n",
+    "either-config": fixture_text("JAX105", "valid_either_config.py")
+    + "\nimport jax.numpy as jnp\nprint(run(jnp.ones(2)))\n",
+    "either-state": fixture_text("JAX105", "invalid_either_state.py")
+    + "\nimport jax.numpy as jnp\nprint(run(jnp.ones(2), State(jnp.array(1))))\n",
+    "user-method": fixture_text("JAX111", "valid_user_method.py")
+    + "\ne = Ensemble([jnp.eye(2), 2 * jnp.eye(2)])\nx = jnp.ones(2)\n"
+      "print(annotated(e, x), by_keyword(e, x), unannotated(e, x))\n",
+    "array-method": fixture_text("JAX111", "invalid_array_method.py") + "\nprint(centre(jnp.ones((2, 3)), 1))\n",
+    # the helper writes once per trace: two calls of the jitted function, one line
+    "joined-static": fixture_text("JAX106", "valid_joined_static_text.py")
+    + "\nrun(jax.random.split(jax.random.key(0), 3), 'a')\n",
+    "joined-traced": fixture_text("JAX106", "invalid_joined_traced_text.py") + "\nstep(1.0)\nstep(2.0)\n",
+}
+
+#: runs each program as ``__main__`` in one interpreter (jax imported once), its stderr
+#: captured, and prints what each raised
+REAL_DRIVER = """
+import contextlib, io, json, runpy, sys
+out = {}
+for name, path in json.loads(sys.argv[1]).items():
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err):
+            runpy.run_path(path, run_name="__main__")
+        out[name] = {"raised": None, "stderr": err.getvalue()}
+    except Exception as e:
+        out[name] = {"raised": type(e).__name__, "message": str(e)[:300], "stderr": err.getvalue()}
+print(json.dumps(out))
+"""
 
 
-# ---------------------------------------------------------------------- a user's method named like an array's
-@pytest.mark.parametrize("fixture,calls,raises", [
-    ("valid_user_method.py", "e = Ensemble([jnp.eye(2), 2 * jnp.eye(2)])\nx = jnp.ones(2)\n"
-                             "print(annotated(e, x), by_keyword(e, x), unannotated(e, x))\n", False),
-    ("invalid_array_method.py", "print(centre(jnp.ones((2, 3)), 1))\n", True),
-])
-def test_jax111_method_fixtures_under_real_jax(tmp_path, fixture, calls, raises):
-    """The truth of the JAX111 method fixtures: the user's `mean` takes an operand and
-    runs; the array's `mean` given a traced axis raises when the jit traces."""
-    (tmp_path / "p.py").write_text(fixture_text("JAX111", fixture) + "\n" + calls)
-    r = subprocess.run([sys.executable, str(tmp_path / "p.py")], capture_output=True, text=True,
-                       env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
-    assert (r.returncode != 0) == raises, r.stderr[-2000:]
-    if raises:
-        assert "Tracer" in r.stderr or "ConcretizationTypeError" in r.stderr, r.stderr[-2000:]
-
-
-# ---------------------------------------------------------------------- text known at trace time
-@pytest.mark.parametrize("fixture,calls,written", [
-    ("valid_joined_static_text.py", "run(jax.random.split(jax.random.key(0), 3), 'a')\n", "running experiment a"),
-    ("invalid_joined_traced_text.py", "step(1.0)\nstep(2.0)\n", "loss "),
-])
-def test_jax106_joined_text_under_real_jax(tmp_path, fixture, calls, written):
-    """The truth of the JAX106 join fixtures: the helper writes its line once per trace
-    (two calls of the jitted function, one line); static text is the text meant, a
-    traced value's is the tracer's."""
-    (tmp_path / "p.py").write_text(fixture_text("JAX106", fixture) + "\n" + calls)
-    r = subprocess.run([sys.executable, str(tmp_path / "p.py")], capture_output=True, text=True,
-                       env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
+@pytest.fixture(scope="module")
+def real_runs(tmp_path_factory) -> dict[str, dict]:
+    root = tmp_path_factory.mktemp("real")
+    paths = {}
+    for name, text in REAL_PROGRAMS.items():
+        (root / f"{name}.py").write_text(text)
+        paths[name] = str(root / f"{name}.py")
+    r = subprocess.run([sys.executable, "-c", REAL_DRIVER, json.dumps(paths)], capture_output=True,
+                       text=True, env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"}, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
-    lines = [line for line in r.stderr.splitlines() if line.startswith(("running", "loss"))]
-    assert len(lines) == 1 and lines[0].startswith(written), r.stderr[-2000:]
-    assert ("Tracer" in lines[0]) == fixture.startswith("invalid"), lines
+    return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("fixture,calls,raises", [
-    ("valid_either_config.py", "print(run(jnp.ones(2)))\n", False),
-    ("invalid_either_state.py", "print(run(jnp.ones(2), State(jnp.array(1))))\n", True),
+@pytest.mark.parametrize("program,raised", [
+    ("splat-constant", None),           # the loop body sees the float as a Python float
+    ("splat-traced", "TracerBoolConversionError"),
+    ("either-config", None),            # a configuration object's flag is a Python bool in the branch
+    ("either-state", "TracerBoolConversionError"),  # a pytree state's data field is a tracer there
+    ("user-method", None),              # the user's `mean` takes an operand and runs
+    ("array-method", "ConcretizationTypeError"),  # the array's `mean` given a traced axis
 ])
-def test_jax105_either_object_fixtures_under_real_jax(tmp_path, fixture, calls, raises):
-    """The truth of the `a or self.b` fixtures: a configuration object's flag is a Python
-    bool in the cond's branch; a pytree state's data field is a tracer there."""
-    (tmp_path / "p.py").write_text(fixture_text("JAX105", fixture) + "\nimport jax.numpy as jnp\n" + calls)
-    r = subprocess.run([sys.executable, str(tmp_path / "p.py")], capture_output=True, text=True,
-                       env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
-    assert (r.returncode != 0 and "TracerBoolConversionError" in r.stderr) == raises, r.stderr[-2000:]
-    assert (r.returncode == 0) == (not raises), r.stderr[-2000:]
+def test_the_fixtures_raise_under_real_jax_as_their_markers_say(real_runs, program, raised):
+    got = real_runs[program]
+    assert got["raised"] == raised, got
+
+
+@pytest.mark.parametrize("program,written", [("joined-static", "running experiment a"), ("joined-traced", "loss ")])
+def test_jax106_joined_text_under_real_jax(real_runs, program, written):
+    """The log helper writes its line once per trace; static text is the text meant, a
+    traced value's is the tracer's."""
+    got = real_runs[program]
+    assert got["raised"] is None, got
+    lines = [line for line in got["stderr"].splitlines() if line.startswith(("running", "loss"))]
+    assert len(lines) == 1 and lines[0].startswith(written), got
+    assert ("Tracer" in lines[0]) == (program == "joined-traced"), lines

@@ -359,7 +359,8 @@ def untimed(entry: dict) -> dict:
 
 
 def _sig_id(sig: dict) -> str:
-    return json.dumps({k: v for k, v in sig.items() if k not in ("calls", "compiles", "seq", "first_call", "again_at", "wrappers", "jit_ids")},
+    return json.dumps({k: v for k, v in sig.items() if k not in ("calls", "compiles", "seq", "first_call", "again_at", "wrappers", "jit_ids",
+                                                                 "jit_objects", "fresh_seconds")},
                       sort_keys=True, default=str)
 
 

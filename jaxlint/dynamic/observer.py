@@ -104,6 +104,9 @@ class FunctionState:
             rec: Signature = {**sig, "calls": s["calls"], "compiles": s["compiles"], "seq": s["seq"]}
             if s.get("wrappers"):  # jitted function objects that compiled it (a fresh jit per call)
                 rec["wrappers"] = s["wrappers"]
+            if s.get("objects", 1) > 1:  # jitted function objects that called it, and what their first calls cost
+                rec["jit_objects"] = s["objects"]
+                rec["fresh_seconds"] = round(s.get("fresh_seconds", 0.0), 6)
             if several and s.get("jits"):  # the jitted function objects that called it (numbered per process)
                 rec["jit_ids"] = list(s["jits"])
             if s.get("first_call"):
@@ -277,7 +280,7 @@ class Observer:
     def call(self, rec: Any, args: tuple, kwargs: dict, canon: str, sig: Signature) -> Any:
         """Run the program's call of ``rec`` (a recorded jitted function), observing it
         when it is the first of its signature; returns (or raises) what the call does."""
-        fs, cur, first_of_sig = self._count(rec, canon, sig)
+        fs, cur, first_of_sig, fresh = self._count(rec, canon, sig)
         site = call_site(self.recorder.in_project) if first_of_sig else None
         traced = error = None
         donated: tuple = ()
@@ -295,6 +298,12 @@ class Observer:
                         self._after(fs, cur, traced, error, compiles, caught, site, donated, rec._fun, shardings)
                         self.dirty = True
                         raise
+            elif fresh:  # a new jitted function object's first call of a signature compiled before
+                t0 = time.perf_counter()
+                result = rec._jitted(*args, **kwargs)
+                spent = time.perf_counter() - t0 + rec._made  # its making and its first call
+                with self.lock:
+                    cur["fresh_seconds"] = cur.get("fresh_seconds", 0.0) + spent
             else:
                 result = rec._jitted(*args, **kwargs)
         if first_of_sig:
@@ -314,7 +323,7 @@ class Observer:
         as :meth:`call` does when its signature is new, from the same arguments; what the
         call warned is not seen (it was not caught). Never raises."""
         try:
-            fs, cur, first_of_sig = self._count(rec, canon, sig)
+            fs, cur, first_of_sig, _ = self._count(rec, canon, sig)
             if not first_of_sig:
                 if compiles:
                     self._again(fs, cur, rec, compiles)
@@ -327,25 +336,33 @@ class Observer:
         except Exception as e:
             self.recorder.error("analysing a call after it ran", e)
 
-    def _count(self, rec: Any, canon: str, sig: Signature) -> tuple[FunctionState, dict, bool]:
+    def _count(self, rec: Any, canon: str, sig: Signature) -> tuple[FunctionState, dict, bool, bool]:
         """Count a call of ``rec`` with the signature ``canon``: (its function's state, the
-        signature's counters, whether it is the signature's first call)."""
+        signature's counters, whether it is the signature's first call, whether it is the
+        first call of the signature by a jitted function object made after every one
+        that called it before: a ``jax.jit(f)`` made again, as in a loop)."""
         fs = self.state(rec._key, rec._meta, rec._fun)
         with self.lock:
             fs.calls += 1
             cur = fs.sigs.get(canon)
             first_of_sig = cur is None
+            fresh = False
             if cur is None:
                 self.seq += 1
                 cur = fs.sigs[canon] = {"sig": sig, "calls": 0, "compiles": 0, "first_call": None,
                                         "compile_seconds": 0.0, "seq": self.seq, "wrapper": rec._serial,
-                                        "jits": [rec._serial]}
-            elif rec._serial not in cur["jits"] and len(cur["jits"]) < _JITS_KEPT:
-                # another jitted function object of it (a factory's jit per closure, or a
-                # jit made per call): its first call with this signature
-                cur["jits"].append(rec._serial)
+                                        "jits": [rec._serial], "objects": 1, "last_jit": rec._serial}
+            else:
+                if rec._serial not in cur["jits"] and len(cur["jits"]) < _JITS_KEPT:
+                    # another jitted function object of it (a factory's jit per closure, or a
+                    # jit made per call): its first call with this signature
+                    cur["jits"].append(rec._serial)
+                if rec._serial > cur["last_jit"]:  # serials grow: made after every one before
+                    cur["last_jit"] = rec._serial
+                    cur["objects"] += 1
+                    fresh = True
             cur["calls"] += 1
-        return fs, cur, first_of_sig
+        return fs, cur, first_of_sig, fresh
 
     def _first(self, fs: FunctionState, cur: dict, rec: Any, args: tuple, kwargs: dict, sig: Signature,
                site: tuple[str, int, int] | None) -> tuple[Any, Exception | None, tuple, tuple]:

@@ -28,8 +28,10 @@ _NO_OUTPUT = object()
 class Recorded:
     """Calls the real jitted function after noting the call's abstract signature."""
 
-    def __init__(self, jitted, fun, key: str, meta: dict) -> None:
+    def __init__(self, jitted, fun, key: str, meta: dict, made: float = 0.0) -> None:
         self._jitted = jitted
+        #: the seconds the transform took to make ``jitted`` (what the program pays for it)
+        self._made = made
         self._fun = fun
         self.__wrapped__ = fun
         functools.update_wrapper(self, fun, updated=())

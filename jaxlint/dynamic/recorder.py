@@ -51,6 +51,7 @@ import inspect
 import os
 import sys
 import threading
+import time
 import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -206,9 +207,11 @@ def _recording(original, kind: str):
             if not mine or not callable(inner):
                 return inner
             return lambda f: _wrap(inner(f), f, kwargs, kind, line, caller.f_code.co_filename)
+        t0 = _clock()
         jitted = original(fun, *args, **kwargs)
+        made = _clock() - t0  # what making it cost the program (a jit made per call pays it each time)
         if mine:
-            return _wrap(jitted, fun, kwargs, kind, line, caller.f_code.co_filename)
+            return _wrap(jitted, fun, kwargs, kind, line, caller.f_code.co_filename, made)
         # a library that jits the project's own function (a test helper such as chex's
         # variants): the project's function, jitted elsewhere; no jit line of the project
         if _defined_in_project(fun):
@@ -221,6 +224,7 @@ def _recording(original, kind: str):
 
 
 _NOTHING = object()
+_clock = time.perf_counter
 #: top-level packages whose own jits wrap the project's functions (recorded through their
 #: transforms), are jax's internals, or are jaxlint's own (the observer traces an
 #: ``equinox.filter_jit`` function again through a jit of its own): not counted as library jits
@@ -274,7 +278,8 @@ def _defined_in_project(fun) -> bool:
     return code is not None and in_project(code.co_filename)
 
 
-def _wrap(jitted, fun, kwargs: dict, kind: str, jit_line: int | None = None, jit_file: str | None = None):
+def _wrap(jitted, fun, kwargs: dict, kind: str, jit_line: int | None = None, jit_file: str | None = None,
+          made: float = 0.0):
     try:
         key, meta = describe(fun, kwargs, kind, jit_line, jit_file)
     except Exception as e:  # never break the user's program: it runs unrecorded
@@ -299,7 +304,7 @@ def _wrap(jitted, fun, kwargs: dict, kind: str, jit_line: int | None = None, jit
             meta = dict(meta, bound=dict(meta.get("bound") or {}, **via))
     except Exception as e:
         recorder_error("describing a jitted method's instance", e)
-    return Recorded(jitted, fun, key, meta)
+    return Recorded(jitted, fun, key, meta, made)
 
 
 

@@ -64,6 +64,11 @@ class Signature(TypedDict, total=False):
     seq: int
     wrappers: int
     jit_ids: list[int]
+    #: jitted function objects that called it, each made after the ones before (a
+    #: ``jax.jit(f)`` made again), and the seconds making them and their first calls of
+    #: it took, the first object's (which compiled) left out
+    jit_objects: int
+    fresh_seconds: float
     first_call: Call
     again_at: Call
 
@@ -90,7 +95,7 @@ def encode(node: Any) -> Any:
 _KEY = re.compile(r"key<(\w+)>\[([0-9,]*)\]")
 #: keys whose values are never array specs
 _VERBATIM = frozenset({"value", "repr", "opaque", "treedef", "namedtuple", "static", "pickle", "unsaved", "calls",
-                       "compiles", "first_call", "inlined", "bound", "again_at", "wrappers", "jit_ids", "seq",
+                       "compiles", "first_call", "inlined", "bound", "again_at", "wrappers", "jit_ids", "jit_objects", "fresh_seconds", "seq",
                        "sharding", "mesh", "under"})
 
 

@@ -15,6 +15,27 @@ if TYPE_CHECKING:
     from jaxlint.dynamic.signatures import Signature
 
 
+#: a jit made at every iteration of a loop
+PER_CALL_PROGRAM = """
+import jax
+
+def step(x):
+    return x * 2
+
+def run(x):
+    for _ in range(150):
+        x = jax.jit(step)(x)
+    return x
+"""
+#: its recording: `jax.jit(step)(x)` called at 150 iterations (``SECONDS``: what
+#: making the jitted functions and their first calls took in all)
+PER_CALL_RECORD = """
+    {"format": 1, "functions": {"{module}:step": {"file": "{module}.py", "line": 3, "signatures": [
+      {"args": ["f32[8]"], "kwargs": {}, "calls": 150, "compiles": 1, "jit_objects": 150, "fresh_seconds": SECONDS}
+    ]}}}
+"""
+
+
 class Recompilation(TraceRule):
     """
     ## What it does
@@ -47,7 +68,15 @@ class Recompilation(TraceRule):
       every call (`jax.jit` inside a loop, or of a new closure), said only when the
       recording saw the jitted function object change; when the same one compiled again
       for the same arguments the message says that something around the call changed
-      (a jax setting, the mesh context) and how to make jax name it.
+      (a jax setting, the mesh context) and how to make jax name it;
+    * a new jitted function made for each call that compiles nothing again
+      (`jax.jit(step)(state)` at every iteration of a loop: jax shares the compiled
+      program between jits of one function, but each new one is built again and misses
+      jit's caches on its first call, milliseconds a call for a step with a real state):
+      at least 100 of them, made one after another and called about once each, whose
+      making and first calls took at least `made-per-call-seconds` in all, as the
+      recording measured them. It is said at the line that jits the function, with the
+      measured time per call (the static JAX103 only estimates it).
 
     A declared static argument switched among a few values (a `train` flag, a mode) is
     a program per value that the caller means: it stays quiet. So are jits a factory
@@ -132,6 +161,9 @@ class Recompilation(TraceRule):
     supersedes = ("JAX103",)
     options = {
         "max-signatures": Option(8, "report a function compiled for more distinct signatures than this", int, 1),
+        "made-per-call-seconds": Option(1.0, "report a jitted function made again for each call (without compiling "
+                                        "again) only when making the new ones and their first calls took at least "
+                                        "this many seconds in all, as the recording measured them", (int, float), 0),
         "check-tests": Option(False, "also report functions whose every recorded call came from a test file "
                                      "(`test_*.py`, `*_test.py`)", bool),
     }
@@ -260,6 +292,12 @@ class Recompilation(TraceRule):
             """},
             run=True,
         ),
+        # 150 jitted functions made one after another, each called once, one compile: their
+        # making and first calls took 0.04 s in all, below `made-per-call-seconds`
+        Valid(
+            PER_CALL_PROGRAM,
+            files={".jaxlint/signatures.json": PER_CALL_RECORD.replace("SECONDS", "0.04")},
+        ),
     ]
     INVALID = [
         # a program `jaxlint record` runs: its loop's last batch is smaller, so the step
@@ -378,6 +416,13 @@ class Recompilation(TraceRule):
                 ]}}}
             """},
         ),
+        # the recording of the last valid example, measured at 2.5 s in all: 16.78 ms a call
+        Invalid(
+            PER_CALL_PROGRAM,
+            line=8,
+            message="`step` was called 150 times through 150 jitted functions made one after another",
+            files={".jaxlint/signatures.json": PER_CALL_RECORD.replace("SECONDS", "2.5")},
+        ),
     ]
 
     def check(self, ctx: FunctionAnalysis) -> None:
@@ -402,6 +447,8 @@ class Recompilation(TraceRule):
             again = [s for s in group if s.get("compiles", 0) > 1]
             if again:
                 self._rejit(ctx, again)
+            else:
+                _made_per_call(ctx, group, float(self.opts["made-per-call-seconds"]))
             # a factory's jits (one per optimizer, per model) each compile for their own
             # calls: signatures are compared within one jitted function object
             for part in _per_jit(group):
@@ -609,6 +656,43 @@ class Recompilation(TraceRule):
                   related=related, key="compiled again", data={"compiles": n, "reason": reason})
 
 
+def _made_per_call(ctx, sigs: list, min_seconds: float) -> None:
+    """Jitted function objects made one after another, each called once or twice (a
+    ``jax.jit(f)(x)`` in a loop), that compiled nothing again (jax shares the compiled
+    program between jits of one function): every new object is built again and misses
+    jit's per-object caches on its first call. Reported where the function is jitted,
+    with what the recording measured that to take, when it took ``min_seconds`` in all."""
+    from jaxlint.dynamic.analysis import Site
+
+    made = [s for s in sigs if int(s.get("jit_objects") or 0) >= MADE_PER_CALL
+            and int(s.get("calls") or 0) <= CALLS_PER_MADE * int(s["jit_objects"])
+            and float(s.get("fresh_seconds") or 0.0) >= min_seconds]
+    if not made:
+        return
+    sig = max(made, key=lambda s: int(s["jit_objects"]))
+    n, calls = int(sig["jit_objects"]), int(sig.get("calls") or 0)
+    spent = float(sig.get("fresh_seconds") or 0.0)
+    each = spent / (n - 1)
+    site = ctx.entry_site()
+    related = []
+    first = sig.get("first_call")
+    if isinstance(first, dict) and (first["file"], int(first["line"])) != (site.path, site.line):
+        related.append(Site(first["file"], int(first["line"]), int(first.get("column") or 1))
+                       .related("its first call"))
+    ctx.report(site, f"`{ctx.qualname}` was called {calls} times through {n} jitted functions made one after "
+                     f"another (`jax.jit` of it made again for each call, as in a loop): jax compiled it once, but "
+                     f"each new jitted function is built again and misses jit's caches on its first call: making "
+                     f"it and that call took {_ms(each)} a call in the recording ({spent:.2f} s in all); jit it "
+                     f"once, outside the loop, and call that",
+               related=related, key="a jitted function made per call",
+               data={"jit_objects": n, "calls": calls, "seconds_per_call": round(each, 6),
+                     "reason": "a new jitted function per call"})
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.2f} ms" if seconds < 0.01 else f"{seconds * 1e3:.1f} ms"
+
+
 def _jits(sig: dict) -> list:
     """The jitted function objects the recording saw call the signature (one when unknown)."""
     ids = sig.get("jit_ids")
@@ -688,6 +772,14 @@ def _counts(calls: list) -> str:
     shown = ", ".join(map(str, calls[:12]))
     return shown + (f" and {len(calls) - 12} more" if len(calls) > 12 else "")
 
+
+#: fewest jitted function objects of one signature, made one after another and called about
+#: once each, that are a jit made per call (a script that jits a function again a few times
+#: loses milliseconds): measured on blackjax's cyclical SGLD, 5-8 ms a call more than through
+#: one reused jit, a second per 150 to 200 calls
+MADE_PER_CALL = 100
+#: most calls per such object on average (each called "once or a few times")
+CALLS_PER_MADE = 2
 
 #: fewest sizes in a row that make growth (two or three fixed sizes are deliberate)
 GROWTH_MIN = 4

@@ -47,6 +47,8 @@ BLIND = {
                 "55 libraries sealed before anything ran on them, judged blind once at 959d64a (issue 36)"),
     "blind44": ("precision_judgements_blind44.json",
                 "49 libraries sealed before anything ran on them, judged blind once at d7efb9e (issue 36)"),
+    "blind46": ("precision_judgements_blind46.json",
+                "53 libraries sealed before anything ran on them, judged blind once at 969e404 (issue 36)"),
     "dynamic": ("dynamic_judgements.json",
                 "32 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
                 "(6 programs, issue 20), 4419f18 (7 programs, issue 37), ab7bc28 (6 programs, issue 37), "

@@ -57,7 +57,7 @@ def is_jax_array(model: ModuleModel, fn: FunctionInfo | None, expr: ast.AST | No
         func = expr.func
         if isinstance(func, ast.Attribute) and func.attr in _ARRAY_METHODS:
             base = func.value
-            if isinstance(base, ast.Subscript) and isinstance(base.value, ast.Attribute) and base.value.attr == "at":
+            if is_at_helper(base):
                 return True  # x.at[i].set(v): only JAX arrays have `.at[...]` updates
             return is_jax_array(model, fn, base, d)
         return False
@@ -70,6 +70,12 @@ def is_jax_array(model: ModuleModel, fn: FunctionInfo | None, expr: ast.AST | No
     if isinstance(expr, ast.Subscript):
         return is_jax_array(model, fn, expr.value, d)
     return False
+
+
+def is_at_helper(expr: ast.expr) -> bool:
+    """``x.at[i]``: jax's indexed-update helper; its methods (``set``, ``add``, ``max``,
+    ``min``, ``get``...) are scatters and gathers, never reductions."""
+    return isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute) and expr.value.attr == "at"
 
 
 def _name_is_array(model: ModuleModel, fn: FunctionInfo | None, name: str, depth: int) -> bool:

@@ -8,7 +8,7 @@ from jaxlint.diagnostic import Severity
 from jaxlint.records import dataclass
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.static.apis import STATIC_ATTRS
-from jaxlint.static.arrays import not_an_array_method
+from jaxlint.static.arrays import is_at_helper, not_an_array_method
 from jaxlint.static.flow import staged_call
 from jaxlint.static.taint import _UNREADABLE, CERTAIN, Taint, _argument_for, confidence, describe, taint_of, traced_how
 from jaxlint.static.containers import dict_entry
@@ -315,6 +315,7 @@ class DataDependentShape(StaticRule):
         if q is not None and q.startswith(("jax.numpy.", "jax.nn.", "jax.scipy.special.")):
             positions = _AXIS_POSITIONS.get(q.rsplit(".", 1)[-1], ())
         elif q is None and isinstance(call.func, ast.Attribute) and call.func.attr in _AXIS_METHODS \
+                and not is_at_helper(call.func.value) \
                 and taint_of(model, fn).level(call.func.value) == CERTAIN and not not_an_array_method(model, fn, call):
             positions = (0,)
         else:

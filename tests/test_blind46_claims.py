@@ -31,3 +31,16 @@ def test_reduction_after_a_scatter_with_a_traced_axis_fails():
     invalid = _load("JAX111", "invalid_at_then_reduce")
     with pytest.raises(jax.errors.ConcretizationTypeError):
         invalid.scattered_max(jnp.ones((2, 3)), 0, 1)
+
+
+def test_conversions_in_a_try_that_catches_what_jax_raises_trace():
+    valid = _load("JAX105", "valid_caught_conversion")
+    assert float(valid.growth(jnp.float32(0.5), jnp.float32(0.7))) == pytest.approx(0.35)
+    assert float(valid.steps(jnp.int32(3), jnp.float32(2.0))) == 2.0  # the handlers ran
+
+
+@pytest.mark.parametrize("name", ["wrong_handler", "in_handler", "bool_only"])
+def test_conversions_the_handler_does_not_catch_fail(name):
+    invalid = _load("JAX105", "invalid_uncaught_conversion")
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        getattr(invalid, name)(jnp.float32(2.0))

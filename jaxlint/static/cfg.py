@@ -459,3 +459,32 @@ def name_reads(fn: FunctionInfo) -> tuple[dict[str, list[ast.AST]] | None, bool]
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             out.setdefault(node.target.id, []).append(node)
     return out, returns
+
+
+#: The classes above each error jax raises on a tracer's concrete value (jax 0.10.2's MRO):
+#: an ``except`` naming any of them (or a bare ``except``) catches it.
+_CAUGHT_BY = {
+    "TracerBoolConversionError": ("ConcretizationTypeError", "JAXTypeError", "TypeError"),
+    "ConcretizationTypeError": ("JAXTypeError", "TypeError"),
+    "TracerIntegerConversionError": ("JAXTypeError", "TypeError"),
+}
+
+_TRY_NODES: tuple[type[ast.Try], ...] = (ast.Try, getattr(ast, "TryStar", ast.Try))  # except* from 3.11
+
+
+def caught_in_function(model: Scopes, node: ast.AST, error: str) -> bool:
+    """``node`` sits in the body of a ``try`` of its own function whose handler catches
+    ``error`` (one of ``_CAUGHT_BY``'s jax errors): raising it there is handled on purpose."""
+    names = {error, *_CAUGHT_BY.get(error, ()), "Exception", "BaseException"}
+    cur: ast.AST = node
+    for a in model.ancestors(node):
+        if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return False
+        if isinstance(a, _TRY_NODES) and any(cur is s for s in a.body):
+            for h in a.handlers:
+                kinds = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
+                if any(k is None or (isinstance(k, ast.Name) and k.id in names)
+                       or (isinstance(k, ast.Attribute) and k.attr in names) for k in kinds):
+                    return True
+        cur = a
+    return False

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from jaxlint.diagnostic import Applicability, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._fixplan import import_name, is_statement_list_member
+from jaxlint.static.cfg import caught_in_function
 from jaxlint.static.traced import only_differentiated
 from jaxlint.static.usage import used_as_object
 from jaxlint.static.values import python_container
@@ -101,6 +102,8 @@ class TracedControlFlow(StaticRule):
     applied outside any trace runs on JVP tracers whose primal values are concrete:
     `if`, `assert`, `bool()` and `int()` work there, and only `float()` and
     `complex()` of a traced value are reported (they raise ConcretizationTypeError).
+    A conversion in a `try:` whose handler catches what jax raises (`TypeError`,
+    `ConcretizationTypeError`, `Exception`...) is handled on purpose and not reported.
 
     ## Why is this bad?
     Under `jit` (and `vmap`, `grad`, `lax.scan` bodies) values are abstract tracers:
@@ -280,7 +283,8 @@ class TracedControlFlow(StaticRule):
                     continue
                 if grad_only:
                     if isinstance(node, ast.Call) and node.args and _CONVERTING_BUILTINS.get(
-                            model.resolve_call(node) or "") in ("float()", "complex()"):
+                            model.resolve_call(node) or "") in ("float()", "complex()") \
+                            and not caught_in_function(model, node, "ConcretizationTypeError"):
                         self._truth_operands(ctx, taint, fn, node, node.args[:1],
                                              _CONVERTING_BUILTINS[model.resolve_call(node) or ""], covered)
                     continue
@@ -300,7 +304,7 @@ class TracedControlFlow(StaticRule):
                     self._truth(ctx, taint, fn, node, node, "chained comparison", covered)
                 elif isinstance(node, ast.Call) and node.args:
                     converting = _CONVERTING_BUILTINS.get(model.resolve_call(node) or "")
-                    if converting is not None:
+                    if converting is not None and not caught_in_function(model, node, _CONSTRUCTS[converting][1]):
                         operands = node.args if converting == "range()" else node.args[:1]
                         self._truth_operands(ctx, taint, fn, node, operands, converting, covered)
 

@@ -177,7 +177,8 @@ def made_at(file: str, line: int, callee: str, index: int, param: str, field: st
         return _literal_keyword(arg, field, file) or (str(file), arg.lineno, arg.col_offset + 1)
     if not isinstance(arg, ast.Name):
         return None
-    stmt = _binding_before(tree, _parents(tree), call, arg.id)
+    parents = _parents(tree)
+    stmt = _binding_before(tree, parents, call, arg.id) or _bound_by_callers(tree, parents, call, arg.id)
     if stmt is None:
         return None
     value = getattr(stmt, "value", None)
@@ -265,6 +266,35 @@ def _made_before(tree: ast.Module, call: ast.Call, arg: ast.expr, file: str) -> 
         return str(file), arg.lineno, arg.col_offset + 1
     stmt = _binding_before(tree, _parents(tree), call, arg.id)
     return (str(file), stmt.lineno, stmt.col_offset + 1) if stmt is not None else None
+
+
+def _bound_by_callers(tree: ast.Module, parents: dict, at: ast.AST, name: str, depth: int = 2) -> ast.stmt | None:
+    """``name``, a parameter of the plain function around ``at`` that nothing there binds
+    before ``at``: the one statement that binds the argument every call of that function in
+    the file passes for it (`y = jnp.array(0.0)` before `solve(y, solver)`, when `solve`
+    calls the jitted step with its parameter `y`), following parameters up to ``depth``
+    callers deep. None when a call passes something else, or the calls disagree."""
+    fn = _scope(at, parents)
+    if depth <= 0 or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
+            isinstance(parents.get(fn), ast.ClassDef):
+        return None
+    positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+    if name not in positional and name not in [a.arg for a in fn.args.kwonlyargs]:
+        return None
+    index = positional.index(name) if name in positional else -1
+    found: list[ast.stmt] = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == fn.name):
+            continue
+        arg = _argument(node, index, name)
+        if not isinstance(arg, ast.Name):
+            return None
+        stmt = _binding_before(tree, parents, node, arg.id) or \
+            _bound_by_callers(tree, parents, node, arg.id, depth - 1)
+        if stmt is None:
+            return None
+        found.append(stmt)
+    return found[0] if found and all(s is found[0] for s in found) else None
 
 
 def _binding_before(tree: ast.Module, parents: dict, at: ast.AST, name: str) -> ast.stmt | None:

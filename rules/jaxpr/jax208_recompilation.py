@@ -95,7 +95,10 @@ class Recompilation(TraceRule):
     an object of a class of the caller's file (`model.func.out_scale`), the assignment in
     that class's `__init__` that made it, followed through each `self.func = Func(...)`
     (`self.out_scale = jnp.array(1.0)`: said as an array made without a dtype, which jax
-    keeps weak, not as a Python number); for a smaller last batch that the loop takes from
+    keeps weak, not as a Python number); for a value the caller's function takes as a
+    parameter, the statement that binds what every call of that function in the file
+    passes for it (`y = jnp.array(0.0)` at module level before `solve(y, solver)`, two
+    callers deep at most; a `**kwargs` call such as `eqx.Partial`'s by keyword); for a smaller last batch that the loop takes from
     a generator or function of the caller's file (`for step, (x, y) in zip(range(n),
     dataloader(...))`), the loop in it that decides where each batch ends (`while start <
     dataset_size:`); for an input
@@ -543,12 +546,13 @@ class Recompilation(TraceRule):
                     msg += (f"; {label} starts as the value `{text}` made at line {cause.line}: make it an "
                             f"array there (`jnp.asarray({text}, {dtype or '<the dtype the step returns>'})`)")
                 else:  # an array already (`jnp.array(1.0)`), weak because no dtype is given
-                    # a leaf of a pytree recorded weak is an array (a Python number leaf is a value)
-                    msg = _WEAK_LEAF.sub(r"\1 changes weak type (a weak-typed array -> a strong one)", msg)
-                    msg = msg.replace(f"({why})", "(weak-typed in some calls and strong in others)")
-                    msg += (f"; {label} is made weak-typed at line {cause.line} (`{text}` has no dtype, so jax "
-                            f"keeps it weak and the step returns it strong): give it one there (`dtype="
-                            f"{dtype or '<the dtype the step returns>'}`)")
+                    msg = _said_weak_array(msg, why, label, cause.line, text, dtype)
+                related = [site.related("the call that compiles again")] + related
+                site = cause
+            elif cause is not None and whole and _undtyped_array(cause):
+                # `y = jnp.array(0.0)`: an array already, weak because no dtype is given
+                msg = _said_weak_array(msg, why, label, cause.line, _undtyped_array(cause),
+                                       _leaf_dtype(first, label, names))
                 related = [site.related("the call that compiles again")] + related
                 site = cause
             elif cause is not None:  # the literal (or the constructor) that made the Python number
@@ -836,9 +840,14 @@ def _cause(ctx, sig: Signature, label: str, names: list[str], how: str):
     call = sig.get("first_call") if isinstance(sig, dict) else None
     text = label.strip("`")
     root = text.split("[", 1)[0].split(".", 1)[0]
-    if not isinstance(call, dict) or root not in names:
+    if not isinstance(call, dict):
         return None
-    index = names.index(root) - (1 if names and names[0] in ("self", "cls") else 0)
+    if root in names:
+        index = names.index(root) - (1 if names and names[0] in ("self", "cls") else 0)
+    elif root in (sig.get("kwargs") or {}):  # given by keyword to a `**kwargs` (`eqx.Partial`'s call)
+        index = -1
+    else:
+        return None
     callee = (ctx.qualname or "").rsplit(".", 1)[-1]
     try:
         if how == "grown":
@@ -859,6 +868,32 @@ def _cause(ctx, sig: Signature, label: str, names: list[str], how: str):
     except (KeyError, TypeError, ValueError):
         return None
     return Site(*where) if where is not None else None
+
+
+def _undtyped_array(site) -> str:
+    """The value, when the statement at ``site`` binds an array made from a literal number
+    with no dtype (`y = jnp.array(0.0)`, `jnp.asarray(1)`: weak-typed, though not a Python
+    number), else ""."""
+    import linecache
+
+    value = linecache.getline(str(site.path), int(site.line)).split("#", 1)[0].partition("=")[2].strip()
+    return value if _ARRAY_OF_NUMBER.fullmatch(value) else ""
+
+
+def _said_weak_array(msg: str, why: str, label: str, line: int, made: str, dtype: str) -> str:
+    """``msg`` saying that ``label``'s weak value is an array made at ``line`` without a dtype
+    (`made`: its source), not a Python number (a leaf of a pytree recorded weak is an array:
+    a Python number leaf would be a value)."""
+    msg = _WEAK_LEAF.sub(r"\1 changes weak type (a weak-typed array -> a strong one)", msg)
+    msg = msg.replace(f"{label} changes weak type (a Python scalar -> an array)",
+                      f"{label} changes weak type (a weak-typed array -> a strong one)")
+    msg = msg.replace(f"({why})", "(weak-typed in some calls and strong in others)")
+    return msg + (f"; {label} is made weak-typed at line {line} (`{made}` has no dtype, so jax keeps it weak and "
+                  f"the step returns it strong): give it one there (`dtype={dtype or '<the dtype the step returns>'}`)")
+
+
+#: an array made from one number, with no dtype given (`jnp.array(0.0)`, `jnp.asarray(-1)`; a NumPy array is strong)
+_ARRAY_OF_NUMBER = re.compile(r"(?:jnp|jax\.numpy)\.(?:array|asarray)\(\s*[-+]?[\d.][\w.+-]*\s*\)")
 
 
 #: a number literal as the source writes it (`0`, `1.0`, `-1e-3`)

@@ -549,10 +549,9 @@ class Recompilation(TraceRule):
                     msg = _said_weak_array(msg, why, label, cause.line, text, dtype)
                 related = [site.related("the call that compiles again")] + related
                 site = cause
-            elif cause is not None and whole and _undtyped_array(cause):
+            elif cause is not None and whole and (made_text := _undtyped_array(cause)):
                 # `y = jnp.array(0.0)`: an array already, weak because no dtype is given
-                msg = _said_weak_array(msg, why, label, cause.line, _undtyped_array(cause),
-                                       _leaf_dtype(first, label, names))
+                msg = _said_weak_array(msg, why, label, cause.line, made_text, _leaf_dtype(first, label, names))
                 related = [site.related("the call that compiles again")] + related
                 site = cause
             elif cause is not None:  # the literal (or the constructor) that made the Python number

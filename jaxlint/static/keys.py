@@ -70,6 +70,9 @@ class KeyCallees:
         #: seen, so such a use only counts next to a `jax.random` draw from the same key
         self.imported: set[int] = set()
         self._fresh: dict[tuple[str, str], bool] = {}  # (class, attribute) -> fresh_per_read
+        #: id(FunctionInfo) -> {key parameter: the parameters every draw from it waits on
+        #: being None (``if assets is None: assets = make(key)``)}
+        self._unless: dict[int, dict[str, set[str]]] = {}
 
     def sampling_names(self) -> set[str]:
         """Module-level functions and classes (through ``__init__``) that sample a parameter."""
@@ -95,6 +98,7 @@ class KeyCallees:
                                           for b in fn.bindings.get(p, []))}
         derived = {k: v for k, v in derived.items() if v in names}
         found: set[str] = set()
+        unless: dict[str, set[str]] = {}
         for node in fn.body_nodes():
             if not names or not isinstance(node, ast.Call):
                 continue
@@ -111,12 +115,60 @@ class KeyCallees:
                     key = key.value  # `keys[0]` of `keys = split(key, 3)`, `split(key)[0]`
                 elif isinstance(key, ast.Call) and key.args and self.model.resolve_call(key) == "jax.random.split":
                     key = key.args[0]  # `normal(split(key)[0], ...)`; `fold_in(key, i)` is a fresh stream
+            drawn = None
             if isinstance(key, ast.Name) and key.id in names:
-                found.add(key.id)
+                drawn = key.id
             elif isinstance(key, ast.Name) and key.id in derived:
-                found.add(derived[key.id])  # split, then sampled from a part: the argument is spent
+                drawn = derived[key.id]  # split, then sampled from a part: the argument is spent
+            if drawn is not None:
+                guards = self._none_guards(fn, node)
+                unless[drawn] = guards if drawn not in found else unless[drawn] & guards
+                found.add(drawn)
         self._sampled[id(fn)] = found
+        self._unless[id(fn)] = {k: v for k, v in unless.items() if v}
         return found
+
+    def _none_guards(self, fn: FunctionInfo, node: ast.AST) -> set[str]:
+        """The parameters of ``fn`` (defaulting to None) whose being None ``node`` waits on:
+        it lies in the body of an ``if p is None:`` of ``fn``, and ``p`` is bound nowhere
+        else than as the parameter and inside that ``if``."""
+        out: set[str] = set()
+        child, parent = node, self.model.parent(node)
+        while parent is not None and parent is not fn.node:
+            if isinstance(parent, ast.If) and any(child is s for s in parent.body):
+                test = parent.test
+                if isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and len(test.ops) == 1 \
+                        and isinstance(test.ops[0], ast.Is) and isinstance(test.comparators[0], ast.Constant) \
+                        and test.comparators[0].value is None:
+                    p = fn.param(test.left.id)
+                    inside = {id(n) for n in walk(parent)}
+                    if p is not None and isinstance(p.default, ast.Constant) and p.default.value is None and all(
+                            b.kind == "param" or id(b.node) in inside for b in fn.bindings.get(p.name, [])):
+                        out.add(p.name)
+            child, parent = parent, self.model.parent(parent)
+        return out
+
+    def _given(self, call: ast.Call, target: FunctionInfo, bound: int, param: str) -> bool:
+        """``call`` gives ``target``'s parameter ``param`` a value that is not None: an
+        expression other than ``None``, or a name the caller binds only to such values
+        (not a parameter of its own, which may be None)."""
+        p = target.param(param)
+        arg = next((k.value for k in call.keywords if k.arg == param), None)
+        if arg is None and p is not None and p.kind == "positional" and p.index is not None \
+                and 0 <= p.index - bound < len(call.args):
+            arg = call.args[p.index - bound]
+        if arg is None or isinstance(arg, ast.Constant) and arg.value is None:
+            return False
+        if isinstance(arg, ast.Name):
+            _, bindings = self.model.lookup(arg.id, self.model.function_of(call))
+            return bool(bindings) and all(b.kind == "assign" and b.value is not None and not (
+                isinstance(b.value, ast.Constant) and b.value.value is None) for b in bindings)
+        return isinstance(arg, (ast.Call, ast.Tuple, ast.List, ast.Dict, ast.BinOp, ast.Attribute, ast.Subscript))
+
+    def _spared(self, call: ast.Call, target: FunctionInfo, bound: int, param: str) -> bool:
+        """``target`` draws from ``param`` only when an argument is None, and ``call``
+        gives that argument (``prepare(key, assets=assets)``): this call draws nothing."""
+        return any(self._given(call, target, bound, g) for g in self._unless.get(id(target), {}).get(param, ()))
 
     def _derived_keys(self, fn: FunctionInfo, params: set[str]) -> tuple[dict[str, str], set[int]]:
         """Locals made from a key parameter by ``jax.random.split`` (``k1, k2 = split(key)``,
@@ -196,10 +248,11 @@ class KeyCallees:
             return None
         for i, arg in enumerate(call.args):
             param = next((p for p in target.params if p.index == i + bound), None)
-            if param is not None and param.kind == "positional" and param.name in sampled:
+            if param is not None and param.kind == "positional" and param.name in sampled \
+                    and not self._spared(call, target, bound, param.name):
                 return arg, getattr(func, "id", None) or ast.unparse(func)
         for k in call.keywords:
-            if k.arg in sampled:
+            if k.arg in sampled and not self._spared(call, target, bound, k.arg):
                 return k.value, getattr(func, "id", None) or ast.unparse(func)
         return None
 

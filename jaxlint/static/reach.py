@@ -132,18 +132,35 @@ class Reach:
         later = self.summary(b)
         if not later.read or not later.labels:
             return False
-        self._via, self._via_memo, self._steps = via, {}, 0
-        try:
-            first = self._follow(a, False)
-        finally:
-            self._via = None
+        first = self._follow_via(a, via)
         if not first.read or not first.labels:
             return False
         mine, theirs = _by_select(first.labels), _by_select(later.labels)
         return any(s in theirs and k is not None and theirs[s] is not None and k != theirs[s]
                    for s, k in mine.items())
 
+    def read_with(self, a: ast.AST, b: ast.AST) -> bool:
+        """Some number of ``a``'s value may be read on a run that also evaluates ``b``
+        (two expressions of one function, ``b`` later): a read of ``a`` that can only
+        happen on runs that leave before ``b`` or go round it (``x = uniform(key)``, then
+        ``if n == 1: return uniform(key)``, then ``x`` read below the ``if``) does not
+        count. True when unsure (another function, one statement holding both)."""
+        model = self.model
+        fn, via = model.function_of(b), model.statement_of(b)
+        if fn is None or fn is not model.function_of(a) or via is None or isinstance(fn.node, ast.Lambda) \
+                or model.statement_of(a) is via:
+            return True
+        return self._follow_via(a, via).read
+
     # ------------------------------------------------------------------ the walk
+    def _follow_via(self, a: ast.AST, via: ast.stmt) -> Summary:
+        """What becomes of ``a``'s value on the runs through the statement ``via``."""
+        self._via, self._via_memo, self._steps = via, {}, 0
+        try:
+            return self._follow(a, False)
+        finally:
+            self._via = None
+
     def _follow(self, node: ast.AST, passed: bool) -> Summary:
         """``passed``: the path has run the statement ``_via`` (always, outside
         ``alternatives``)."""

@@ -116,3 +116,14 @@ def is_statement_list_member(model: ModuleModel, stmt: ast.AST) -> bool:
     statements can be put before it."""
     parent = model.parent(stmt) or model.tree
     return any(stmt in getattr(parent, f, ()) for f in ("body", "orelse", "finalbody"))
+
+
+def block_holding(model: ModuleModel, stmt: ast.stmt) -> list[ast.stmt] | None:
+    """The list of statements (a body, an ``else``, a ``finally``, the handlers) that
+    holds ``stmt``; None when it sits elsewhere."""
+    parent = model.parent(stmt) or model.tree
+    for f in ("body", "orelse", "finalbody", "handlers"):
+        block = getattr(parent, f, None)
+        if isinstance(block, list) and any(x is stmt for x in block):
+            return block
+    return None

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Iterator
 from jaxlint.diagnostic import Applicability, Confidence
 from jaxlint.rule import FindingKind, Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._sizes import in_test, is_test_path
-from jaxlint.rules.static._fixplan import attribute_path, free_local_name, is_statement_list_member
+from jaxlint.rules.static._fixplan import attribute_path, block_holding, free_local_name, is_statement_list_member
 from jaxlint.static.semantic import ModuleModel, children, target_names, walk
 from jaxlint.static.selects import alternatives
 from jaxlint.static.reach import Reach
@@ -97,9 +97,12 @@ class PrngKeyReuse(StaticRule):
     linen module's `init` (`model.init(key, x)`), or a function or class (its
     `__init__`) of the same module whose body samples from that parameter with
     `jax.random`, also from keys it splits from it first, through a chain of such
-    helpers. A helper that only splits or folds the key does not consume it,
-    and splitting a key after such a call (`model.init(key, x)` then
-    `key, sub = jax.random.split(key)`) is not reported: the second use must draw.
+    helpers. A helper that only splits or folds the key does not consume it, nor
+    does one that draws from it only when another argument is None (`if deck is None:
+    deck = deal(key)`), called with that argument given (an expression, or a name the
+    caller binds to one; not `None`, nor a parameter of the caller). Splitting a key
+    after such a call (`model.init(key, x)` then `key, sub = jax.random.split(key)`)
+    is not reported: the second use must draw.
     A function of another module whose body is not seen consumes a key given to it
     as `key=`/`rng=` (or a key the function made with `split`/`PRNGKey`) only next to
     a `jax.random` draw from the same key: two such calls, or one and a `split`, may
@@ -135,6 +138,9 @@ class PrngKeyReuse(StaticRule):
     g(normal(key)))`, `lax.select`, `select_n`, `jnp.select`, `a if c else b`) is not
     reuse: each element keeps one draw, also through names rebound on the way; a path of
     the first draw that cannot run with the second (an `if` arm without it) does not count.
+    Nor does a first use whose result is read only on runs that never reach the second
+    (`theta = uniform(key)`, then `if n == 1: return uniform(key)`, with `theta` read only
+    below that `if`): no run uses both.
 
     A key is a name, a name indexed by a constant (`keys[0]`) or a field of a name
     (`s.key` of a state argument, `self.rng`): a field is reset by assigning it
@@ -522,9 +528,9 @@ class PrngKeyReuse(StaticRule):
                 seen.add(node.id)
                 ctx.report(
                     node,
-                    _says(MODULE_KEY, "", fixture) + f"module-level PRNG key `{node.id}` is read in traced code (`{fn.name}`): it is baked into "
-                    f"the compiled program as a constant, so every call draws the same random numbers; "
-                    f"pass the key as an argument",
+                    _says(MODULE_KEY, f"`{node.id}` is read in traced code (`{fn.name}`): it is baked into the "
+                                      f"compiled program as a constant, so every call draws the same random "
+                                      f"numbers; pass the key as an argument", fixture),
                     related=[ctx.related(bindings[0].node, f"`{node.id}` is made here")], kind=FIXTURE if fixture else MODULE_KEY,
                 )
 
@@ -556,7 +562,7 @@ def _split_fix(ctx, use: ast.expr, first: ast.Call):
     anchor = a2_found = None
     for a1 in [s1, *(a for a in model.ancestors(s1) if isinstance(a, ast.stmt))]:
         for a2 in chain2:
-            block = _block_holding(model, a1)
+            block = block_holding(model, a1)
             if block is not None and a2 in block and block.index(a1) <= block.index(a2):
                 anchor, a2_found = a1, a2
                 break
@@ -586,15 +592,6 @@ def _split_fix(ctx, use: ast.expr, first: ast.Call):
     return ctx.codemod(f"Split `{use.id}` first: `{use.id}, {sub} = {split[0]}({use.id})`, and use `{sub}` here",
                        Applicability.UNSAFE, use=use, before=anchor, key=use.id, sub=sub, split=split[0],
                        module=split[1])
-
-
-def _block_holding(model: ModuleModel, stmt: ast.stmt) -> list[ast.stmt] | None:
-    parent = model.parent(stmt) or model.tree
-    for f in ("body", "orelse", "finalbody", "handlers"):
-        block = getattr(parent, f, None)
-        if isinstance(block, list) and any(x is stmt for x in block):
-            return block
-    return None
 
 
 class _Flow:
@@ -766,6 +763,8 @@ class _Flow:
             return False
         if first is call:
             return True
+        if not self.reach.read_with(first, call):
+            return False  # the first use's numbers are read only on runs that never reach the second
         a, b = self.reach.read_outputs(first), self.reach.read_outputs(call)
         return a is None or b is None or bool(a & b)
 

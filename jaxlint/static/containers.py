@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 
+from jaxlint.static.apis import literal_strs
 from jaxlint.static.scopes import Binding, FunctionInfo, Param, Scopes
 
 
@@ -153,9 +154,36 @@ def _changed_in_place(model: Scopes) -> frozenset[str]:
     return memo
 
 
-def _dict_display(model: Scopes, value: ast.AST) -> dict[str, ast.expr] | None:
-    """The entries of ``{"a": x, "b": 1}`` or ``dict(a=x, b=1)`` by key; None for any other
-    value, or a display with a key that is not a constant string or with a splat in it."""
+def _arms(expr: ast.expr) -> list[ast.expr]:
+    """The values a conditional expression may give (each arm's, nested ones too)."""
+    if isinstance(expr, ast.IfExp):
+        return [*_arms(expr.body), *_arms(expr.orelse)]
+    return [expr]
+
+
+def _string_keys(model: Scopes, fn: FunctionInfo | None, it: ast.expr) -> tuple[str, ...] | None:
+    """The strings a comprehension over ``it`` yields: a tuple or list display of constant
+    strings, or a name bound once (where it is read) to a tuple of them."""
+    if isinstance(it, ast.Name):
+        _, bindings = model.lookup(it.id, fn)
+        if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].value, ast.Tuple):
+            return None
+        it = bindings[0].value
+    return literal_strs(it) if isinstance(it, (ast.Tuple, ast.List)) else None
+
+
+def _dict_display(model: Scopes, value: ast.AST, scope: FunctionInfo | None = None) -> dict[str, ast.expr] | None:
+    """The entries of ``{"a": x, "b": 1}``, ``dict(a=x, b=1)`` or ``{k: f(k) for k in KEYS}``
+    (``KEYS`` a tuple of constant strings: each key's value is the comprehension's, read in
+    ``scope``) by key; None for any other value, or a display with a key that is not a
+    constant string or with a splat in it."""
+    if isinstance(value, ast.DictComp) and len(value.generators) == 1:
+        gen = value.generators[0]
+        if isinstance(gen.target, ast.Name) and isinstance(value.key, ast.Name) and value.key.id == gen.target.id \
+                and not gen.ifs and not gen.is_async:
+            keys = _string_keys(model, scope, gen.iter)
+            return None if keys is None else {k: value.value for k in keys}
+        return None
     if isinstance(value, ast.Dict):
         if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
             return None  # a `**other` (key None) or a computed key
@@ -191,8 +219,10 @@ def splat_entries(model: Scopes, fn: FunctionInfo, expr: ast.expr) -> list[tuple
         held = [(expr, fn)]
     out: list[tuple[dict[str, ast.expr], FunctionInfo | None]] = []
     changed = _changed_in_place(model)
-    for value, scope in held or ():
-        entries = _dict_display(model, value)
+    # `**(dict(a=x) if flag else {})`: either arm's entries
+    held = [(arm, scope) for value, scope in held or () for arm in _arms(value)]
+    for value, scope in held:
+        entries = _dict_display(model, value, scope)
         if entries is None:
             return None
         bound = model.parent(value)

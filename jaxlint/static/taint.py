@@ -29,6 +29,7 @@ from jaxlint.diagnostic import Confidence
 from jaxlint.static.flow import (CERTAIN, CONFIG_NAME, CONVERTERS, CONVERTING_METHODS, LIKELY, POSSIBLE,  # noqa: F401
                                  STATIC_JAX_FUNCS, _UNREADABLE, Flow, argument_for,
                                  iteration_targets, unpacked)
+from jaxlint.static.containers import splat_entries
 from jaxlint.static.scopes import FunctionInfo, target_names
 from jaxlint.static.semantic import ModuleModel
 
@@ -114,23 +115,64 @@ class Taint(Flow):
         """How sure parameter ``p`` of a function traced only because traced code calls
         it holds a tracer: the surest argument the traced callers pass it (``helper(x)``
         with ``x`` a traced array: CERTAIN; ``helper(view.axis)``, a pytree field: LIKELY).
-        CERTAIN when a call site cannot be read (a splat, too deep)."""
+        A keyword splat binds ``p`` per caller (``_splat_level``). CERTAIN when a call site
+        cannot be read otherwise (``*args``, too deep)."""
         best: int | None = None
         sites = [(c, caller, implicit) for c, caller, implicit in self.fn.call_sites.values() if caller.traced]
         if not sites or self._depth >= 4:
             return CERTAIN
         for call, caller, implicit in sites:
-            arg = argument_for(call, self.fn, p, implicit, skip=self.model.leading_arguments(call))
+            skip = self.model.leading_arguments(call)
+            arg = argument_for(call, self.fn, p, implicit, skip=skip)
             if arg is _UNREADABLE:
-                return CERTAIN
-            if arg is None:
+                level = self._splat_level(call, caller, p, implicit, skip)
+            elif arg is None:
                 continue  # left to its default here
-            level = _taint_of(self.model, caller, self._depth + 1).level(arg)
+            else:
+                level = _taint_of(self.model, caller, self._depth + 1).level(arg)
             if level is not None and (best is None or level > best):
                 best = level
             if best == CERTAIN:
                 break
         return best
+
+
+    def _splat_level(self, call: ast.Call, caller: FunctionInfo, p, implicit: int, skip: int) -> int | None:
+        """How sure ``p`` holds a tracer where ``call`` (in ``caller``) may fill it from a
+        keyword splat, ``f(x, **kw)``: as sure as what a keyword or a positional argument
+        passes it, if one does; else as the entry for ``p`` of each dict the splat may hold
+        where every one is known (``containers.splat_entries``), read where the dict is
+        made (a dict made outside any trace holds concrete values), not at all where none
+        has that key. A splat of a dict the model cannot see binds nothing certain: at most
+        POSSIBLE, when it is traced. A positional splat (``f(*xs)``) or ``p`` a ``*args`` /
+        ``**kwargs`` parameter: CERTAIN."""
+        if p.kind in ("vararg", "kwarg"):
+            return CERTAIN
+        here = _taint_of(self.model, caller, self._depth + 1)
+        named = [k for k in call.keywords if k.arg is not None]
+        arg = argument_for(ast.Call(func=call.func, args=call.args, keywords=named), self.fn, p, implicit, skip=skip)
+        if arg is _UNREADABLE:
+            return CERTAIN
+        if arg is not None:
+            return here.level(arg)
+        best: int | None = None
+        for k in call.keywords:
+            if k.arg is not None:
+                continue
+            found = splat_entries(self.model, caller, k.value)
+            if found is None:
+                level = None if here.level(k.value) is None else POSSIBLE
+            else:
+                level = _best_level(_taint_of(self.model, scope, self._depth + 1).level(entries[p.name])
+                                    for entries, scope in found
+                                    if p.name in entries and scope is not None and scope.traced)
+            best = _best_level((best, level))
+        return best
+
+
+def _best_level(levels) -> int | None:
+    """The surest of some levels (None: not traced)."""
+    return max((lv for lv in levels if lv is not None), default=None)
 
 
 #: the rules' name for ``callers.argument_for`` (JAX111 reads call sites with it)

@@ -44,3 +44,27 @@ def test_conversions_the_handler_does_not_catch_fail(name):
     invalid = _load("JAX105", "invalid_uncaught_conversion")
     with pytest.raises(jax.errors.ConcretizationTypeError):
         getattr(invalid, name)(jnp.float32(2.0))
+
+
+def _cubic(x):
+    return x ** 3 - 2.0
+
+
+def test_factory_settings_stay_python_values_in_both_callers():
+    valid = _load("JAX105", "valid_factory_settings")
+    xs = jnp.array([1.2, 1.3])
+    out = valid.solve_many(_cubic, xs, jnp.full(2, 0.1), tol=1.0, n_steps=3, damped=True)
+    assert out.shape == (2,) and bool(jnp.all(jnp.isfinite(out)))
+    compiled = valid.Compiled(_cubic, tol=1.0, n_steps=2, damped=False)
+    x = compiled.run({"x0": jnp.float32(1.25), "scale": jnp.float32(0.1), "unused": jnp.zeros(3)})
+    assert bool(jnp.isfinite(x))
+
+
+def test_a_setting_passed_with_the_traced_inputs_fails():
+    invalid = _load("JAX105", "invalid_factory_settings")
+    compiled = invalid.Compiled(_cubic, n_steps=2, damped=False)
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        compiled.run({"x0": jnp.float32(1.25), "scale": jnp.float32(0.1), "tol": jnp.float32(1.0)})
+    # the factory's own path still takes the tolerance as a Python value
+    out = invalid.solve_many(_cubic, jnp.array([1.2]), jnp.array([0.1]), tol=1.0, n_steps=1)
+    assert out.shape == (1,)

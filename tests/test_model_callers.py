@@ -423,11 +423,31 @@ SPLAT_MADE = "    return solve(x0, dict(gain=gain, floor=1.0))"
     ("kw = {'gain': gain, 'floor': 2}", []),
     ("kw = dict(gain=gain, floor=gain)", [("JAX105", 6)]),         # the traced argument
     ("kw = dict(gain=gain, floor=1.0)\n    kw['floor'] = gain", [("JAX105", 6)]),  # changed in place
-    ("kw = dict(gain=gain, **{'floor': gain})", [("JAX105", 6)]),  # not read: every parameter
+    ("kw = dict(gain=gain, **{'floor': gain})", [("JAX105", 6)]),  # a display splatted in a display
+    ("kw = dict(gain=gain, floor=1.0)\n    kw['gain'] = 2 * gain", []),  # a store of another key
+    ("kw = dict(gain=gain)\n    kw['floor'] = 1.0", []),
+    ("kw = {k: gain for k in ('gain', 'floor')}", [("JAX105", 6)]),  # a comprehension over constant keys
+    ("kw = {'gain': gain, **{k: 0.5 for k in ('floor',)}}", []),
+    ("kw = dict(gain=gain, floor=1.0) if x0.ndim else dict(gain=gain, floor=gain)", [("JAX105", 6)]),  # either arm
+    ("kw = dict(gain=gain, floor=1.0) if x0.ndim else dict(gain=gain, floor=2.0)", []),
 ])
 def test_jax105_a_keyword_splat_passes_each_entry_as_it_was_made(made, found):
     src = fixture_text("JAX105", "valid_splat_constant.py").replace(SPLAT_MADE, f"    {made}\n    return solve(x0, kw)")
     assert codes_lines(src, ["JAX105"]) == found
+
+
+@pytest.mark.parametrize("made,preview", [
+    ("kw = dict(zip(('gain', 'floor'), (gain, gain)))", True),  # traced, entries unseen
+    ("kw = dict(gain=gain, floor=1.0)\n    kw.update(floor=gain)", True),
+    ("kw = dict(zip(('gain', 'floor'), (1.0, 1.0)))", False),   # made of Python floats
+])
+def test_jax105_a_keyword_splat_of_an_unseen_dict_is_possible_at_most(made, preview):
+    """What an unseen dict passes to a parameter is not known: never an error, a possible
+    finding (``--preview``) when the dict is traced."""
+    src = fixture_text("JAX105", "valid_splat_constant.py").replace(SPLAT_MADE, f"    {made}\n    return solve(x0, kw)")
+    assert codes_lines(src, ["JAX105"]) == []
+    found = lint_source(src, select=["JAX105"], confidence="possible")
+    assert [(d.code, d.start.line, d.severity.value) for d in found] == ([("JAX105", 6, "warning")] if preview else [])
 
 
 #: The programs whose run under real jax proves the cells above and the fixtures: each

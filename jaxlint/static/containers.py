@@ -134,24 +134,40 @@ def dict_entry(model: Scopes, fn: FunctionInfo, expr: ast.Subscript) -> ast.expr
 _DICT_MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"})
 
 
-def _changed_in_place(model: Scopes) -> frozenset[str]:
+def _changed_in_place(model: Scopes) -> dict[str, list[ast.AST]]:
     """The names something changes in place anywhere in the module (``d[k] = v``,
-    ``del d[k]``, ``d.update(...)``): a dict bound to one of them holds more than its
-    display says. Computed once per module."""
+    ``del d[k]``, ``d.update(...)``), each with the places that do: a dict bound to one of
+    them holds more than its display says. Computed once per module."""
     memo = model.__dict__.get("_changed_in_place")
     if memo is None:
-        out: set[str] = set()
+        out: dict[str, list[ast.AST]] = {}
         for sub in model.nodes(ast.Subscript):
             if not isinstance(sub.ctx, ast.Load) and isinstance(sub.value, ast.Name):
-                out.add(sub.value.id)
-        for aug in model.nodes(ast.AugAssign):
-            if isinstance(aug.target, ast.Subscript) and isinstance(aug.target.value, ast.Name):
-                out.add(aug.target.value.id)
+                out.setdefault(sub.value.id, []).append(sub)  # an augmented one too: its target
         for attr in model.nodes(ast.Attribute):
             if attr.attr in _DICT_MUTATORS and isinstance(attr.value, ast.Name):
-                out.add(attr.value.id)
-        memo = model.__dict__["_changed_in_place"] = frozenset(out)
+                out.setdefault(attr.value.id, []).append(attr)
+        memo = model.__dict__["_changed_in_place"] = out
     return memo
+
+
+def _entry_stores(model: Scopes, name: str, owner: FunctionInfo | None) -> list[tuple[dict[str, ast.expr], FunctionInfo | None]] | None:
+    """What the places that change the dict ``name`` of ``owner`` in place store in it, one
+    entry each (``d["k"] = v``: ``{"k": v}``, read where it is stored); the places of other
+    variables of the same name do not count. None when one does anything else (``del``,
+    ``d[k] += v``, a computed key, ``d.update(...)``)."""
+    out: list[tuple[dict[str, ast.expr], FunctionInfo | None]] = []
+    for node in _changed_in_place(model).get(name, ()):
+        scope = model.function_of(node)
+        if model.lookup(name, scope)[0] is not owner:
+            continue  # another variable of that name
+        parent = model.parent(node)
+        key = node.slice if isinstance(node, ast.Subscript) else None
+        if not (isinstance(parent, ast.Assign) and parent.targets == [node] and isinstance(key, ast.Constant)
+                and isinstance(key.value, str)):
+            return None
+        out.append(({key.value: parent.value}, scope))
+    return out
 
 
 def _arms(expr: ast.expr) -> list[ast.expr]:
@@ -185,13 +201,31 @@ def _dict_display(model: Scopes, value: ast.AST, scope: FunctionInfo | None = No
             return None if keys is None else {k: value.value for k in keys}
         return None
     if isinstance(value, ast.Dict):
-        if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
-            return None  # a `**other` (key None) or a computed key
-        return {k.value: v for k, v in zip(value.keys, value.values)}  # type: ignore[union-attr]
-    if isinstance(value, ast.Call) and not value.args and model.resolve_call(value) == "builtins.dict" \
-            and all(k.arg is not None for k in value.keywords):
-        return {k.arg: k.value for k in value.keywords}  # type: ignore[misc]
+        pairs: list[tuple[str | None, ast.expr]] = []
+        for k, v in zip(value.keys, value.values):
+            if k is not None and not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
+                return None  # a computed key
+            pairs.append((None if k is None else k.value, v))
+        return _merged(model, pairs, scope)
+    if isinstance(value, ast.Call) and not value.args and model.resolve_call(value) == "builtins.dict":
+        return _merged(model, [(k.arg, k.value) for k in value.keywords], scope)
     return None
+
+
+def _merged(model: Scopes, pairs: list[tuple[str | None, ast.expr]], scope: FunctionInfo | None) -> dict[str, ast.expr] | None:
+    """The entries of a display's ``(key, value)`` pairs in order, a pair without a key
+    (``**{"b": y}``) giving the entries of the display it splats; None when one is not a
+    display."""
+    out: dict[str, ast.expr] = {}
+    for key, v in pairs:
+        if key is not None:
+            out[key] = v
+            continue
+        inner = _dict_display(model, v, scope) if isinstance(v, (ast.Dict, ast.DictComp, ast.Call)) else None
+        if inner is None:
+            return None  # `**other`: not known
+        out.update(inner)
+    return out
 
 
 def splat_entries(model: Scopes, fn: FunctionInfo, expr: ast.expr) -> list[tuple[dict[str, ast.expr], FunctionInfo | None]] | None:
@@ -199,14 +233,16 @@ def splat_entries(model: Scopes, fn: FunctionInfo, expr: ast.expr) -> list[tuple
     display ``expr`` may hold (``dict(a=x, b=1.0)`` bound once to a name, or passed to a
     parameter on every call site, ``callers.Callers.held``), with the scope its values
     are read in. None when one is not known, or when a name on the way is changed in
-    place anywhere in the module."""
+    place other than by storing a constant key (``kw["b"] = x``: then ``{"b": x}`` is one
+    more entry, read where it is stored)."""
     held: list[tuple[ast.expr, FunctionInfo | None]] | None
+    out: list[tuple[dict[str, ast.expr], FunctionInfo | None]] = []
     if isinstance(expr, ast.Name):
-        if expr.id in _changed_in_place(model):
-            return None
         owner, bindings = model.lookup(expr.id, fn)
-        if len(bindings) != 1 or owner is None:
+        stored = _entry_stores(model, expr.id, owner)
+        if len(bindings) != 1 or owner is None or stored is None:
             return None
+        out += stored
         b = bindings[0]
         if b.kind == "assign" and b.value is not None:
             held = [(b.value, owner)]
@@ -217,16 +253,20 @@ def splat_entries(model: Scopes, fn: FunctionInfo, expr: ast.expr) -> list[tuple
             return None
     else:
         held = [(expr, fn)]
-    out: list[tuple[dict[str, ast.expr], FunctionInfo | None]] = []
-    changed = _changed_in_place(model)
     # `**(dict(a=x) if flag else {})`: either arm's entries
     held = [(arm, scope) for value, scope in held or () for arm in _arms(value)]
     for value, scope in held:
         entries = _dict_display(model, value, scope)
         if entries is None:
             return None
-        bound = model.parent(value)
-        if isinstance(bound, ast.Assign) and any(isinstance(t, ast.Name) and t.id in changed for t in bound.targets):
-            return None  # `kw = dict(a=1)` and later `kw["b"] = x`
         out.append((entries, scope))
+        bound = model.parent(value)
+        while isinstance(bound, ast.IfExp):
+            bound = model.parent(bound)
+        for t in bound.targets if isinstance(bound, ast.Assign) else ():
+            # `kw = dict(a=1)` and later `kw["b"] = x`: what is stored there too
+            stored = _entry_stores(model, t.id, scope) if isinstance(t, ast.Name) else []
+            if stored is None:
+                return None
+            out += stored
     return out if held else None

@@ -205,7 +205,7 @@ def _dict_display(model: Scopes, value: ast.AST, scope: FunctionInfo | None = No
         for k, v in zip(value.keys, value.values):
             if k is not None and not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
                 return None  # a computed key
-            pairs.append((None if k is None else k.value, v))
+            pairs.append((None if k is None else str(k.value), v))
         return _merged(model, pairs, scope)
     if isinstance(value, ast.Call) and not value.args and model.resolve_call(value) == "builtins.dict":
         return _merged(model, [(k.arg, k.value) for k in value.keywords], scope)

@@ -93,7 +93,8 @@ class TracedControlFlow(StaticRule):
     So do values static by construction: a registered pytree's aux data (what its
     flatten puts there) and a field set to a `len(...)`; a treedef; the keyword-only
     parameters `partial(f, **params)` binds (a primitive's, in its batching rule); a
-    Python value's entry of a dict passed on as `f(**dict(g=g, floor=1.0))`; and
+    Python value's entry of a dict passed on as `f(**dict(g=g, floor=1.0))` (each caller's
+    splat read by entry; a dict not seen fills nothing certain: *possible* at most); and
     `jax.numpy` on untraced arguments under a `vmap` or `grad` applied eagerly. A lax
     loop's `if verbose:` branch is not checked when the loop leaves `verbose` at its
     default `False`, or runs in the `else` of `if verbose:` (an eager Python loop).

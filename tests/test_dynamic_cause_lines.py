@@ -11,7 +11,14 @@ user changes:
 * an `nnx.jit` step that takes its `nnx.ModelAndOptimizer` after the batch (flax's digits
   diffusion: `train_step(model, data, rngs, optimizer)`) is JAX302 naming the model and the
   optimizer (nnx passes each argument's state where the argument stands; jaxlint's trace puts
-  the graph objects' state first, and took the executable's parameters in its own order)."""
+  the graph objects' state first, and took the executable's parameters in its own order).
+
+The ninth judgement's (optimistix interactive, rlax simple DQN):
+
+* a weak start value that a later call had (the first compile had a strong one) is followed
+  in that call to the line that made it;
+* a second compile for leaves the function never reads (a `TimeStep` whose `reward` is None
+  at a restart) is reported at the call that passes the whole structure."""
 from __future__ import annotations
 
 import pytest
@@ -157,6 +164,112 @@ def test_a_weak_typed_array_passed_through_a_parameter_is_reported_where_it_is_m
     assert "`y` changes weak type (a weak-typed array -> a strong one)" in msg, msg
     assert f"`y` is made weak-typed at line {made} (`jnp.array(0.0)` has no dtype" in msg, msg
     assert "Python number" not in msg, msg
+
+
+WEAK_IN_A_LATER_CALL = '''
+import jax
+import jax.numpy as jnp
+
+y = jnp.array(0.0)  # made
+
+
+@jax.jit
+def fn(y):
+    return jnp.tanh(y + 1.0)
+
+
+@jax.jit
+def g(y):
+    return jnp.sin(y)
+
+
+def solve(y):
+    fn(jnp.zeros((), jnp.float32))  # a strong value first, as a solver's init evaluates it
+    g(jnp.zeros((), jnp.float32))
+    for _ in range(4):
+        print(fn(y))  # called
+        z = jnp.array(float(y))
+        print(g(z))  # computed
+        y = (y - 0.5 * fn(y)).astype(jnp.float32)
+    return y
+
+
+if __name__ == "__main__":
+    solve(y)
+    solve(y)
+'''
+
+
+def test_a_weak_value_a_later_call_had_is_followed_where_it_is_made(tmp_path):
+    """The ninth judgement's `fn` (optimistix interactive): its first compile had a strong
+    `y`, the loop's first call the weak start value: followed in the call that had it, to the
+    line that made it, the call related. `g`'s later weak value is computed
+    (`jnp.array(float(y))`), no literal: nothing shows it made weak, so it stays at the call."""
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX208"]\n')
+    (tmp_path / "prog.py").write_text(WEAK_IN_A_LATER_CALL.lstrip())
+    found = _findings(_record_and_check(tmp_path, compile_=False), "JAX208")
+    made = _line(WEAK_IN_A_LATER_CALL, "# made")
+    assert [f[0] for f in found] == [made, _line(WEAK_IN_A_LATER_CALL, "# computed")], found
+    msg = found[0][2]
+    assert "`y` changes weak type (a strong array -> a weak-typed one)" in msg, msg
+    assert f"`y` is made weak-typed at line {made} (`jnp.array(0.0)` has no dtype" in msg, msg
+    assert "(`dtype=jnp.float32`)" in msg, msg
+
+
+UNREAD_LEAVES = '''
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+
+class TimeStep(NamedTuple):  # dm_env's: no reward or discount at a restart
+    reward: Any
+    discount: Any
+    observation: Any
+
+
+class Agent:
+    def __init__(self):
+        self.act = jax.jit(self.act)  # a jitted bound method, as the DQN's actor_step
+
+    def act(self, params, timestep):
+        return jnp.argmax(timestep.observation @ params)
+
+
+@jax.jit
+def learn(params, timestep):
+    if timestep.reward is None:
+        return params
+    return params + timestep.reward * jnp.mean(timestep.observation)
+
+
+if __name__ == "__main__":
+    params, agent = jnp.ones((4, 3)), Agent()
+    for episode in range(3):
+        timestep = TimeStep(None, None, jnp.zeros(4))
+        for t in range(5):
+            action = agent.act(params, timestep)  # whole
+            params = learn(params, timestep)  # reads
+            timestep = TimeStep(1.0, 0.99, jnp.ones(4) * t)
+'''
+
+
+def test_a_recompile_for_leaves_the_function_never_reads_is_reported_at_the_call(tmp_path):
+    """The ninth judgement's DQN actor: a `TimeStep` whose `reward` and `discount` are None at a
+    restart and floats after is a second compile for the same shapes; the actor reads only the
+    observation (jax drops the unread leaves): avoidable for certain, reported at the call that
+    passes the whole structure. `learn` reads the reward when it is there: its two programs
+    differ, a pair it means, quiet."""
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX208"]\n')
+    (tmp_path / "prog.py").write_text(UNREAD_LEAVES.lstrip())
+    found = _findings(_record_and_check(tmp_path, compile_=False), "JAX208")
+    assert [f[0] for f in found] == [_line(UNREAD_LEAVES, "# whole")], found
+    msg = found[0][2]
+    assert msg.startswith("`Agent.act` was traced and compiled for 2 different signatures (calls: 12, 3): "), msg
+    assert ("the function never reads `timestep.reward` or `timestep.discount`: jax traces the same program "
+            "without them" in msg and "avoidable for certain; pass only what it reads "
+            "(`timestep` read only at `timestep.observation`)" in msg), msg
 
 
 def _model_and_optimizer() -> str:

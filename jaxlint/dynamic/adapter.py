@@ -398,6 +398,68 @@ def arg_names(closed) -> list[str] | None:
     return list(names) if names is not None else None
 
 
+def unread_inputs(traced: Any, static_nums: tuple = ()) -> tuple[list[list], str]:
+    """(the leaves of a jit's arguments that its traced program never reads, a digest of
+    the program without them). A leaf no equation and no output uses is dropped by jax
+    from what it compiles (``keep_unused=False``); each is ``[position, path]``: the
+    argument's position among all of the call's (static ones counted) or a keyword's name,
+    and the leaf's path below it (``.reward``, ``['w']``). The digest covers the top-level
+    equations (primitives, their plain parameters such as axes and shapes, what each reads,
+    literal values, output types; a nested program's own equations only by its outputs'
+    types), the read inputs' types and the outputs: two signatures whose digests match trace the same program but
+    for unread leaves. ([], "") when the trace does not say (no ``args_info``)."""
+    import hashlib
+
+    jaxpr = traced.jaxpr.jaxpr
+    used = {id(v) for eqn in jaxpr.eqns for v in eqn.invars if not isinstance(v, Literal)}
+    used.update(id(v) for v in jaxpr.outvars if not isinstance(v, Literal))
+    unread = [n for n, v in enumerate(jaxpr.invars) if id(v) not in used]
+    paths = [p for p, _ in jax.tree_util.tree_flatten_with_path(traced.args_info)[0]]
+    if len(paths) != len(jaxpr.invars) or len(jaxpr.eqns) > _DIGEST_MOST:
+        return [], ""
+    static = sorted(int(n) for n in static_nums or ())
+    out: list[list] = []
+    for n in unread:
+        where, rest = paths[n][:2], paths[n][2:]
+        if len(where) == 2 and getattr(where[0], "idx", None) == 0 and hasattr(where[1], "idx"):
+            position = int(where[1].idx)
+            for s in static:  # the dynamic arguments' positions skip the static ones
+                position += position >= s
+            out.append([position, jax.tree_util.keystr(tuple(rest))])
+        elif len(where) == 2 and getattr(where[0], "idx", None) == 1 and hasattr(where[1], "key"):
+            out.append([str(where[1].key), jax.tree_util.keystr(tuple(rest))])
+        else:
+            return [], ""
+    # the read inputs numbered among themselves, the program's own variables in order of definition
+    names = {id(v): f"in{k}" for k, v in enumerate(v for v in jaxpr.invars if id(v) in used)}
+
+    def name(v: Any) -> str:
+        if isinstance(v, Literal):
+            return repr(v.val) if not shape_of(v.aval) else f"const:{v.aval}"
+        return names.get(id(v), "?")
+
+    parts = [",".join(str(v.aval) for v in jaxpr.invars if id(v) in used)]
+    for eqn in jaxpr.eqns:
+        for v in eqn.outvars:
+            names[id(v)] = f"t{len(names)}"
+        plain = sorted((k, v) for k, v in eqn.params.items() if _plain(v))  # axes, shapes, flags
+        parts.append(f"{eqn.primitive.name}{plain}({','.join(map(name, eqn.invars))})->"
+                     f"{','.join(str(v.aval) for v in eqn.outvars)}")
+    parts.append(",".join(map(name, jaxpr.outvars)))
+    return out, hashlib.sha256(";".join(parts).encode()).hexdigest()[:16]
+
+
+def _plain(v: Any) -> bool:
+    """A parameter whose repr is cheap and says it whole (a number, a name, a tuple of them)."""
+    if isinstance(v, tuple):
+        return len(v) <= 64 and all(_plain(x) for x in v)
+    return v is None or isinstance(v, (bool, int, float, str))
+
+
+#: the most top-level equations whose program :func:`unread_inputs` digests (a pass over each)
+_DIGEST_MOST = 20_000
+
+
 # ---------------------------------------------------------------------------- constants
 def constant_inputs(closed) -> Iterator[tuple[Any, Any, Level]]:
     """(var-or-literal, value, level) for every baked-in constant at every nesting level.

@@ -360,7 +360,7 @@ def untimed(entry: dict) -> dict:
 
 def _sig_id(sig: dict) -> str:
     return json.dumps({k: v for k, v in sig.items() if k not in ("calls", "compiles", "seq", "first_call", "again_at", "wrappers", "jit_ids",
-                                                                 "jit_objects", "fresh_seconds")},
+                                                                 "jit_objects", "fresh_seconds", "unread", "program")},
                       sort_keys=True, default=str)
 
 

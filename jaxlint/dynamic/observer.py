@@ -111,6 +111,10 @@ class FunctionState:
                 rec["jit_ids"] = list(s["jits"])
             if s.get("first_call"):
                 rec["first_call"] = _call(s["first_call"])
+            if s.get("program"):  # its program's digest without the leaves it never reads, and those
+                rec["program"] = s["program"]
+                if s.get("unread"):
+                    rec["unread"] = s["unread"]
             if s.get("again_at"):
                 rec["again_at"] = _call(s["again_at"])
             out.append(rec)
@@ -393,6 +397,8 @@ class Observer:
             traced = self._trace(fs, rec, args, kwargs, sig)
         except Exception as e:  # the program's own call will fail the same way
             error = e
+        if traced is not None and not sig.get("under"):
+            _note_unread(fs, cur, traced)
         fs.seconds += time.perf_counter() - t0
         return traced, error, donated, shardings
 
@@ -658,6 +664,21 @@ def _not_traceable(error: BaseException) -> bool:
 def _original(fun: Any) -> Any:
     """The user's Python function behind a partial or a decorator chain."""
     return unbind(fun)[0]
+
+
+def _note_unread(fs: FunctionState, cur: dict, traced: Any) -> None:
+    """Note on a signature the leaves of its arguments that its jit's traced program never
+    reads, and the program's digest without them (two passes over its top-level equations)."""
+    static = tuple(fs.meta.get("static_nums") or ())
+    if fs.meta.get("kind") not in ("jit", "pjit") or fs.meta.get("static_names") or \
+            any(int(n) < 0 for n in static) or not hasattr(traced, "args_info"):
+        return
+    try:
+        unread, program = adapter.unread_inputs(traced, static)
+    except Exception:  # what jax's trace holds changed shape: nothing is noted
+        return
+    if program:
+        cur["unread"], cur["program"] = unread, program
 
 
 def _deleted_by_the_call(donated: tuple) -> tuple:

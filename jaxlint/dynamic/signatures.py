@@ -71,6 +71,11 @@ class Signature(TypedDict, total=False):
     fresh_seconds: float
     first_call: Call
     again_at: Call
+    #: the leaves of the arguments its traced program never reads (``[position or keyword,
+    #: path]``: jax drops them from what it compiles) and a digest of that program without
+    #: them; only where some are unread
+    unread: list[list]
+    program: str
 
 
 #: numpy dtype name -> the directive spelling (the inverse of the directive parser's table)
@@ -96,7 +101,7 @@ _KEY = re.compile(r"key<(\w+)>\[([0-9,]*)\]")
 #: keys whose values are never array specs
 _VERBATIM = frozenset({"value", "repr", "opaque", "treedef", "namedtuple", "static", "pickle", "unsaved", "calls",
                        "compiles", "first_call", "inlined", "bound", "again_at", "wrappers", "jit_ids", "jit_objects", "fresh_seconds", "seq",
-                       "sharding", "mesh", "under"})
+                       "sharding", "mesh", "under", "unread", "program"})
 
 
 def decode(node: Any) -> Any:

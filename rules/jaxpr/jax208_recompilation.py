@@ -61,6 +61,17 @@ class Recompilation(TraceRule):
       the step's own output afterwards, or moved to another mesh or spec), named with
       the mesh and partition spec before and after;
     * a new shape on most calls, or more than `max-signatures` distinct signatures;
+    * a second compile for leaves the function never reads: a structure passed whole
+      whose unread leaves change (a dm_env `TimeStep` whose `reward` is `None` at a
+      restart and a float after, given to an actor that reads its `observation`). The
+      recording notes, at each signature's first call, which leaves of the arguments the
+      traced program never reads (jax drops them from what it compiles, `keep_unused`
+      off) and a digest of the program without them: when two signatures differ only in
+      such leaves and their programs are the same, the compile is avoidable for certain
+      and is reported, even for two signatures each called many times, at the call that
+      passes the whole structure, naming the leaves the function does read (pass only
+      those). It is certain (jax's own trace shows it) and costs a compile per structure,
+      so it is a warning of the rule's group, like the other recompiles;
     * weak-type flips (a Python scalar in one call, an array in the next), dtype drift,
       floats passed as static arguments, and Python numbers a transform keeps static
       without being asked (a step counter in an `equinox` module under `filter_jit`);
@@ -95,8 +106,12 @@ class Recompilation(TraceRule):
     an object of a class of the caller's file (`model.func.out_scale`), the assignment in
     that class's `__init__` that made it, followed through each `self.func = Func(...)`
     (`self.out_scale = jnp.array(1.0)`: said as an array made without a dtype, which jax
-    keeps weak, not as a Python number); for a value the caller's function takes as a
-    parameter, the statement that binds what every call of that function in the file
+    keeps weak, not as a Python number); the value is followed in the call that had it
+    weak, whichever signature came first (a solver's init that compiles the function for
+    a strong value before the loop's first call passes the weak one), and, when that call
+    was not the first, only to a line that shows the value made weak (a literal number, a
+    `jnp.array(0.0)` without a dtype), never to what the loop bound before it; for a value
+    the caller's function takes as a parameter, the statement that binds what every call of that function in the file
     passes for it (`y = jnp.array(0.0)` at module level before `solve(y, solver)`, two
     callers deep at most; a `**kwargs` call such as `eqx.Partial`'s by keyword); for a smaller last batch that the loop takes from
     a generator or function of the caller's file (`for step, (x, y) in zip(range(n),
@@ -440,7 +455,11 @@ class Recompilation(TraceRule):
             sigs = [s for s in sigs if s.get("compiles")]
         if not self.opts["check-tests"] and sigs and all(_from_test(s) for s in sigs):
             return  # a test suite's calls: many shapes, dtypes and wrappers on purpose
-        names = _param_names(ctx.function)[int((ctx.entry or {}).get("partial_bound") or 0):]
+        bound = int((ctx.entry or {}).get("partial_bound") or 0)
+        if inspect.ismethod(ctx.function):  # `jax.jit(self.step)`: `self` is bound, counted once
+            names = _param_names(ctx.function.__func__)[max(bound, 1):]
+        else:
+            names = _param_names(ctx.function)[bound:]
         # `jax.jit(a.step)` and `jax.jit(b.step)` are two jitted functions (each instance
         # is baked into its own): each compiles for its own calls
         by_instance: dict[str, list] = {}
@@ -485,7 +504,7 @@ class Recompilation(TraceRule):
             for c in (diff_signatures(other, base, names, traced) if later else diff):
                 if c not in changes:
                     changes.append(c)
-            reason = _churn(diff, base, other)
+            reason = _churn(diff, base, other) or _unread_only(diff, base, other, names)
             if reason and worst is None:
                 worst, why = other, reason
         if worst is None:
@@ -525,22 +544,32 @@ class Recompilation(TraceRule):
                 site = cause
         weak = [c for c in changes if getattr(c, "kind", "") == "weak" and "a Python" in str(c)]
         if weak and why and "Python scalar" in why:
-            first = min((base, worst), key=lambda g: int(g.get("seq") or 0))
             label = str(weak[0]).split(" changes ")[0]
-            # a number passed whole (`theta = 1.0`): only when the first call had the number,
-            # so that the binding before that call made it
             whole = not any(ch in label.strip("`") for ch in ".[")
-            made_first = "(a Python scalar -> " in str(weak[0])
-            # the first call's value was the weak one: the constructor that made it is the cause
-            first_weak = made_first or " changes from a Python " in str(weak[0])
-            made = _made_in_class(ctx, first, label, names) if first_weak and not whole else None
-            cause = None if made is not None or not (made_first or not whole) else \
-                _cause(ctx, first, label, names, "made")
+            # the value is followed in the call that had it weak, whichever signature came first;
+            # when that was not the first call, only to a line that shows it made weak (a literal
+            # number, an array of one made without a dtype), not to whatever the loop bound before
+            had, early = _had_weak(groups, label, names)
+            by_class = by_binding = True
+            if had is None:  # the recording does not say which call had it: the first one, if said so
+                first = min((base, worst), key=lambda g: int(g.get("seq") or 0))
+                made_first = "(a Python scalar -> " in str(weak[0])
+                had, early = first, True
+                by_class = made_first or " changes from a Python " in str(weak[0])
+                by_binding = made_first or not whole
+            made = _made_in_class(ctx, had, label, names) if by_class and not whole else None
+            if made is not None and not early and not (_NUMBER.fullmatch(made[1]) or
+                                                       _ARRAY_OF_NUMBER.fullmatch(made[1])):
+                made = None
+            cause = _cause(ctx, had, label, names, "made") if made is None and by_binding else None
+            if cause is not None and not early and not _makes_weak(cause):
+                cause = None
+            start = "starts as" if early else "is, in the calls that compile again,"
+            dtype = _leaf_dtype(_strong_of(groups, label, names) or had, label, names) if had is not None else ""
             if made is not None:  # the assignment in a class's constructor that made the value
                 cause, text = made
-                dtype = _leaf_dtype(first, label, names)
                 if _NUMBER.fullmatch(text):  # a literal number: said as the constructor's keyword is
-                    msg += (f"; {label} starts as the Python number made at line {cause.line}: make it an array "
+                    msg += (f"; {label} {start} the Python number made at line {cause.line}: make it an array "
                             f"there (`jnp.asarray(...)` with the dtype the step returns)")
                 elif not _CALL.match(text):  # a name given to the constructor
                     msg += (f"; {label} starts as the value `{text}` made at line {cause.line}: make it an "
@@ -551,11 +580,11 @@ class Recompilation(TraceRule):
                 site = cause
             elif cause is not None and whole and (made_text := _undtyped_array(cause)):
                 # `y = jnp.array(0.0)`: an array already, weak because no dtype is given
-                msg = _said_weak_array(msg, why, label, cause.line, made_text, _leaf_dtype(first, label, names))
+                msg = _said_weak_array(msg, why, label, cause.line, made_text, dtype)
                 related = [site.related("the call that compiles again")] + related
                 site = cause
             elif cause is not None:  # the literal (or the constructor) that made the Python number
-                msg += (f"; {label} starts as the Python number made at line {cause.line}: make it an array there "
+                msg += (f"; {label} {start} the Python number made at line {cause.line}: make it an array there "
                         f"(`jnp.asarray(...)` with the dtype the step returns)")
                 related = [site.related("the call that compiles again")] + related
                 site = cause
@@ -770,6 +799,64 @@ def _churn(diff: list, base: Signature, other: Signature) -> str:
     return ""
 
 
+def _unread_only(diff: list, a: Signature, b: Signature, names: list[str]) -> str:
+    """Why compiling ``b`` beside ``a`` is avoidable for certain when they differ only in
+    leaves the traced function never reads (a dm_env ``TimeStep``'s ``reward`` that is
+    ``None`` at a restart and a float after, given to a step that reads its
+    ``observation``): jax traced the same program for both but for those leaves, which it
+    drops from what it compiles, yet compiled it again for the new structure; ``""``
+    otherwise (or when the recording did not note what the program reads)."""
+    if not diff or not a.get("program") or a.get("program") != b.get("program"):
+        return ""
+    labels = []
+    for c in diff:
+        label = str(c).split(" changes ")[0]
+        if getattr(c, "kind", "") not in ("structure", "weak", "dtype", "shape") or not label.startswith("`"):
+            return ""
+        for sig in (a, b):
+            node = _leaf_node(sig, label, names)
+            if isinstance(node, dict) and node.get("value", 0) is None and len(node) == 1:
+                continue  # `None`: no leaf at all
+            if _weak_node(node) is None or label not in _unread_labels(sig, names):
+                return ""  # not a leaf, or one the program reads
+        labels.append(label)
+    root = labels[0].strip("`").split(".", 1)[0].split("[", 1)[0]
+    fuller = max((a, b), key=lambda s: len(_unread_labels(s, names)))
+    read = [x for x in _leaf_labels(_leaf_node(fuller, f"`{root}`", names), f"`{root}`")
+            if x not in _unread_labels(fuller, names)]
+    what = f" (`{root}` read only at {', '.join(read[:4])})" if 0 < len(read) <= 4 and len(labels) else ""
+    return (f"the function never reads {' or '.join(labels[:4])}: jax traces the same program without "
+            f"{'it' if len(labels) == 1 else 'them'} and drops {'it' if len(labels) == 1 else 'them'} from what it "
+            f"compiles, so this compile is avoidable for certain; pass only what it reads{what}")
+
+
+def _unread_labels(sig: Signature, names: list[str]) -> set[str]:
+    """The leaves of ``sig`` its traced program never read, as labels (`` `timestep.reward` ``)."""
+    out = set()
+    for where, path in sig.get("unread") or ():
+        if isinstance(where, int) and 0 <= where < len(names):
+            out.add(f"`{names[where]}{path}`")
+        elif isinstance(where, str):
+            out.add(f"`{where}{path}`")
+    return out
+
+
+def _leaf_labels(node: Any, label: str) -> list[str]:
+    """The labels of every array or number leaf under ``node`` (`` `timestep.observation` ``)."""
+    if not isinstance(node, dict):
+        return [label] if isinstance(node, str) else []
+    if "leaves" in node and isinstance(node["leaves"], dict):
+        return [f"{label[:-1]}{path}`" for path in node["leaves"]]
+    if "fields" in node:
+        return [x for k, v in node["fields"].items() for x in _leaf_labels(v, f"{label[:-1]}.{k}`")]
+    if "dict" in node:
+        return [x for k, v in node["dict"].items() for x in _leaf_labels(v, f"{label[:-1]}[{k!r}]`")]
+    items = node.get("tuple", node.get("list"))
+    if isinstance(items, list):
+        return [x for k, v in enumerate(items) for x in _leaf_labels(v, f"{label[:-1]}[{k}]`")]
+    return [label] if _weak_node(node) is not None else []
+
+
 def _counts(calls: list) -> str:
     """Call counts per signature, the first dozen of them."""
     shown = ", ".join(map(str, calls[:12]))
@@ -886,6 +973,7 @@ def _said_weak_array(msg: str, why: str, label: str, line: int, made: str, dtype
     msg = _WEAK_LEAF.sub(r"\1 changes weak type (a weak-typed array -> a strong one)", msg)
     msg = msg.replace(f"{label} changes weak type (a Python scalar -> an array)",
                       f"{label} changes weak type (a weak-typed array -> a strong one)")
+    msg = _STRONG_TO_WEAK.sub(r"\1 changes weak type (a strong array -> a weak-typed one)", msg)
     msg = msg.replace(f"({why})", "(weak-typed in some calls and strong in others)")
     return msg + (f"; {label} is made weak-typed at line {line} (`{made}` has no dtype, so jax keeps it weak and "
                   f"the step returns it strong): give it one there (`dtype={dtype or '<the dtype the step returns>'}`)")
@@ -899,6 +987,8 @@ _ARRAY_OF_NUMBER = re.compile(r"(?:jnp|jax\.numpy)\.(?:array|asarray)\(\s*[-+]?[
 _NUMBER = re.compile(r"[-+]?(\d[\d_]*\.?\d*|\.\d+)([eE][-+]?\d+)?")
 #: a weak-type change of a pytree's leaf, as diff_signatures says it
 _WEAK_LEAF = re.compile(r"(`[^`]*[.\[][^`]*`) changes weak type \(a Python scalar -> an array\)")
+#: a weak-type change to the weak value (a later call had it), as diff_signatures says it
+_STRONG_TO_WEAK = re.compile(r"(`[^`]*`) changes weak type \(an array -> a Python scalar\)")
 #: a call as the source writes it (`jnp.array(1.0)`): an array made without a dtype
 _CALL = re.compile(r"[A-Za-z_][\w.]*\(")
 
@@ -933,19 +1023,89 @@ def _leaf_dtype(sig: Signature, label: str, names: list[str]) -> str:
     """`jnp.float32` for the leaf ``label`` of ``sig`` as recorded (`"f32[] weak"`), or ""."""
     from jaxlint.config.inputspec import DTYPES
 
-    text = label.strip("`")
-    root, _, rest = text.partition(".")
-    if root not in names:
-        return ""
-    index = names.index(root)
-    args, kwargs = sig.get("args") or [], sig.get("kwargs") or {}
-    node = kwargs.get(root) if root in kwargs else args[index] if index < len(args) else None
-    leaf = ((node or {}).get("leaves") or {}).get("." + rest) if isinstance(node, dict) else None
+    leaf = _leaf_node(sig, label, names)
     if isinstance(leaf, dict):  # decoded: {"array": [], "dtype": "float32", "weak": true}
         long = str(leaf.get("dtype") or "")
     else:
         long = DTYPES.get(leaf.split("[", 1)[0], "") if isinstance(leaf, str) else ""
     return f"jnp.{long}" if long else ""
+
+
+#: one step of a leaf's path as diff_signatures writes it: `.field` or `[0]`/`['w']`
+_STEP = re.compile(r"\.(\w+)|\[([^\]]*)\]")
+
+
+def _leaf_node(sig: Signature, label: str, names: list[str]) -> Any:
+    """The recorded node of ``sig`` at ``label`` (`` `state.error` ``, `` `y` ``,
+    `` `params['w']` ``), or None when the record does not hold it."""
+    text = label.strip("`")
+    root = re.match(r"[A-Za-z_]\w*", text)
+    if root is None or not isinstance(sig, dict):
+        return None
+    args, kwargs, rest = sig.get("args") or [], sig.get("kwargs") or {}, text[root.end():]
+    name = root.group(0)
+    node = kwargs.get(name) if name in kwargs else \
+        args[names.index(name)] if name in names and names.index(name) < len(args) else None
+    while rest and isinstance(node, dict):
+        if "leaves" in node:  # a model or state recorded by its leaves' paths
+            leaves = node.get("leaves")
+            return leaves.get(rest) if isinstance(leaves, dict) else None
+        step = _STEP.match(rest)
+        if step is None:
+            return None
+        field, key = step.group(1), step.group(2)
+        rest = rest[step.end():]
+        if field is not None:
+            node = (node.get("fields") or {}).get(field) if "fields" in node else None
+        elif "dict" in node:
+            node = next((v for k, v in node["dict"].items() if repr(k) == key), None)
+        elif isinstance(items := node.get("tuple", node.get("list")), list) and key.isdigit():
+            node = items[int(key)] if int(key) < len(items) else None
+        else:
+            return None
+    return None if rest else node
+
+
+def _weak_node(node: Any) -> bool | None:
+    """Whether a recorded leaf is weak-typed (a Python number, or an array marked weak);
+    None when it is no leaf the record says that of."""
+    if isinstance(node, str):
+        return node.endswith(" weak")
+    if isinstance(node, dict) and "array" in node:
+        return bool(node.get("weak"))
+    if isinstance(node, dict) and "value" in node and not isinstance(node["value"], bool):
+        return True if isinstance(node["value"], (int, float)) else None
+    return None
+
+
+def _had_weak(groups: list, label: str, names: list[str]) -> tuple[Signature | None, bool]:
+    """(the earliest signature whose ``label`` was weak-typed, whether it was the program's
+    first of them all); (None, False) when the records do not say."""
+    weak = [g for g in groups if _weak_node(_leaf_node(g, label, names))]
+    if not weak or any(_weak_node(_leaf_node(g, label, names)) is None for g in groups):
+        return None, False
+    had = min(weak, key=lambda g: int(g.get("seq") or 0))
+    return had, int(had.get("seq") or 0) <= min(int(g.get("seq") or 0) for g in groups)
+
+
+def _strong_of(groups: list, label: str, names: list[str]) -> Signature | None:
+    """A signature whose ``label`` was a strong array (its dtype is the one to give)."""
+    return next((g for g in groups if _weak_node(_leaf_node(g, label, names)) is False), None)
+
+
+def _makes_weak(site) -> bool:
+    """Whether the source at ``site`` makes a weak-typed value: a literal number there
+    (a constructor's keyword), or a statement binding one or an array of one made without
+    a dtype (`theta = 1.0`, `y = jnp.array(0.0)`)."""
+    import linecache
+
+    line = linecache.getline(str(site.path), int(site.line)).split("#", 1)[0]
+    at = line[max(0, int(site.column) - 1):]
+    number = _NUMBER.match(at)
+    if number is not None and not re.match(r"[\w.]", at[number.end():] or " "):
+        return True
+    value = line.partition("=")[2].strip()
+    return bool(_NUMBER.fullmatch(value) or _ARRAY_OF_NUMBER.fullmatch(value))
 
 
 def _toggled(changes: list) -> bool:

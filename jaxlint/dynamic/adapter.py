@@ -31,6 +31,7 @@ import collections
 import contextlib
 import dataclasses
 import functools
+import gc
 import operator
 import os
 import sysconfig
@@ -405,8 +406,8 @@ def unread_inputs(traced: Any, static_nums: tuple = ()) -> tuple[list[list], str
     argument's position among all of the call's (static ones counted) or a keyword's name,
     and the leaf's path below it (``.reward``, ``['w']``). The digest covers the top-level
     equations (primitives, their plain parameters such as axes and shapes, what each reads,
-    literal values, output types; a nested program's own equations only by its outputs'
-    types), the read inputs' types and the outputs: two signatures whose digests match trace the same program but
+    literal values, output types; a nested program by its outputs' types only), the read
+    inputs' types and the outputs: two signatures whose digests match trace the same program but
     for unread leaves. ([], "") when the trace does not say (no ``args_info``)."""
     import hashlib
 
@@ -431,28 +432,51 @@ def unread_inputs(traced: Any, static_nums: tuple = ()) -> tuple[list[list], str
         else:
             return [], ""
     # the read inputs numbered among themselves, the program's own variables in order of definition
-    names = {id(v): f"in{k}" for k, v in enumerate(v for v in jaxpr.invars if id(v) in used)}
+    names: dict[int, Any] = {id(v): k for k, v in enumerate(v for v in jaxpr.invars if id(v) in used)}
 
-    def name(v: Any) -> str:
+    def name(v: Any) -> Any:
         if isinstance(v, Literal):
-            return repr(v.val) if not shape_of(v.aval) else f"const:{v.aval}"
+            if shape_of(v.aval):
+                return ("const", _aval_parts(v.aval))
+            val = v.val  # a scalar: its value (numpy's repr of one is slow)
+            return ("lit", val.item() if hasattr(val, "item") else val, _aval_parts(v.aval))
         return names.get(id(v), "?")
 
-    parts = [",".join(str(v.aval) for v in jaxpr.invars if id(v) in used)]
-    for eqn in jaxpr.eqns:
-        for v in eqn.outvars:
-            names[id(v)] = f"t{len(names)}"
-        plain = sorted((k, v) for k, v in eqn.params.items() if _plain(v))  # axes, shapes, flags
-        parts.append(f"{eqn.primitive.name}{plain}({','.join(map(name, eqn.invars))})->"
-                     f"{','.join(str(v.aval) for v in eqn.outvars)}")
-    parts.append(",".join(map(name, jaxpr.outvars)))
-    return out, hashlib.sha256(";".join(parts).encode()).hexdigest()[:16]
+    parts: list = [[_aval_parts(v.aval) for v in jaxpr.invars if id(v) in used]]
+    collecting = gc.isenabled()
+    gc.disable()  # many small tuples beside a program's large heap: no collection halfway
+    try:
+        for eqn in jaxpr.eqns:
+            for v in eqn.outvars:
+                names[id(v)] = -len(names)
+            parts.append((eqn.primitive.name, [(k, v) for k, v in eqn.params.items() if _plain(v)],
+                          [name(v) for v in eqn.invars],
+                          [_aval_parts(getattr(v, "aval", None)) for v in eqn.outvars]))
+        parts.append([name(v) for v in jaxpr.outvars])
+        text = repr(parts)
+    finally:
+        if collecting:
+            gc.enable()
+    return out, hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _aval_parts(aval: Any) -> tuple:
+    """An abstract value as a cheap tuple: its shape, dtype and weak type."""
+    dtype = getattr(aval, "dtype", None)
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:  # numpy's str of a dtype is slow: once per dtype
+        name = _DTYPE_NAMES[dtype] = str(dtype)
+    return tuple(getattr(aval, "shape", ())), name, bool(getattr(aval, "weak_type", False))
+
+
+_DTYPE_NAMES: dict = {}
 
 
 def _plain(v: Any) -> bool:
-    """A parameter whose repr is cheap and says it whole (a number, a name, a tuple of them)."""
+    """A parameter said whole by a cheap repr (a number, a name, a short tuple of them: axes,
+    shapes, flags); a nested program, a sharding or a function is not."""
     if isinstance(v, tuple):
-        return len(v) <= 64 and all(_plain(x) for x in v)
+        return len(v) <= 16 and all(isinstance(x, (bool, int, float, str)) or x is None for x in v)
     return v is None or isinstance(v, (bool, int, float, str))
 
 

@@ -50,3 +50,21 @@ def test_a_helper_not_given_that_argument_deals_the_same_deck_again():
     deck = m.deal(key, 9)
     assert m.new_round(0, key, 9) == deck[0]  # the round's deal is the step's deal
     assert m.new_round(0, key, 9, deck=None) == deck[0]
+
+
+def test_draws_for_different_branches_of_switch_and_cond_never_meet_in_a_result():
+    m = _load("valid_branches")
+    key, state = jax.random.PRNGKey(7), jnp.zeros(3)
+    normal, uniform = jax.random.normal(key, (3,)), jax.random.uniform(key, (3,))
+    for action, want in [(0, state), (1, state + normal), (2, state + uniform)]:
+        np.testing.assert_array_equal(m.step(key, state, action), want)
+    # under vmap the cond becomes a select: each row still holds one of the two draws only
+    rows = jax.vmap(m.maybe_noise, in_axes=(None, None, 0))(key, state, jnp.array([True, False]))
+    np.testing.assert_array_equal(rows, jnp.stack([normal, -normal]))
+
+
+def test_draws_combined_in_one_branch_repeat_their_numbers():
+    m = _load("invalid_branches")
+    key, state = jax.random.PRNGKey(7), jnp.zeros(3)
+    both = m.step(key, state, 1)
+    np.testing.assert_array_equal(both, 2 * jax.random.normal(key, (3,)))  # restart + explore: one draw, twice

@@ -33,7 +33,7 @@ import ast
 from jaxlint.records import dataclass
 from jaxlint.static.cfg import METADATA, ControlFlow
 from jaxlint.static.scopes import FunctionInfo, Scopes
-from jaxlint.static.selects import slot
+from jaxlint.static.selects import branch_slot, slot
 
 #: calls whose arguments only give a structure: {qualified name: (positions, keywords)};
 #: ``None`` positions: every argument
@@ -228,6 +228,11 @@ class Reach:
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
             return _join([self._into(parent, t, passed) for t in targets])
         if isinstance(parent, ast.Lambda) and node is parent.body:
+            branch = branch_slot(model, parent)
+            if branch is not None:  # one branch of a `lax.cond` / `lax.switch`: its result, on the runs taking it
+                onward = self._follow(branch[0], passed)
+                return onward if not onward.read or onward.labels is None else \
+                    Summary(True, onward.labels | {(id(branch[0]), branch[1])})
             return _UNREAD if self._template_function(parent) else _READ
         return self._end(node, passed)
 
@@ -273,8 +278,9 @@ class Reach:
                 outer = outer.parent
             if outer is None or g is fn:
                 continue
-            if isinstance(g.node, ast.Lambda) and self._template_function(g.node):
-                continue
+            if isinstance(g.node, ast.Lambda) and (self._template_function(g.node)
+                                                   or branch_slot(self.model, g.node) is not None):
+                continue  # (a branch's reads are the enclosing statement's: followed from there)
             if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in g.body_nodes()) \
                     and self.model.lookup(name, g)[0] is fn:
                 found = True

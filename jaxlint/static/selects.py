@@ -30,6 +30,9 @@ SELECTS = {
 }
 #: selects whose alternatives are the elements of a list argument (``jnp.select(conds, choices)``)
 SELECT_LISTS = {"jax.numpy.select": 1, "jax.numpy.piecewise": None}
+#: calls that run one of several functions and return its result: {qualified name: the
+#: positions of the functions (a list or tuple argument: each element is one)}
+BRANCHES = {"jax.lax.cond": (1, 2), "jax.lax.switch": (1,)}
 #: how many names one question follows (``a = ...; b = a * 2; where(c, b, ...)``)
 _MAX_HOPS = 4
 
@@ -59,6 +62,27 @@ def slot(model: "Scopes", node: ast.AST, parent: ast.AST) -> tuple[int, int] | N
         for i, a in enumerate(parent.args):
             if a is node:
                 return (id(parent), i) if i >= first and len(parent.args) > first + 1 else None
+    return None
+
+
+def branch_slot(model: "Scopes", lam: ast.Lambda) -> tuple[ast.Call, int] | None:
+    """When the lambda ``lam`` is one branch of ``lax.cond(p, f, g, ...)`` or
+    ``lax.switch(i, [f, g, ...], ...)``: (that call, which branch); what it returns is the
+    call's result only on the runs that take it (under ``vmap``, element by element)."""
+    parent = model.parent(lam)
+    holder = model.parent(parent) if isinstance(parent, (ast.List, ast.Tuple)) else parent
+    if not isinstance(holder, ast.Call) or holder.keywords or any(isinstance(a, ast.Starred) for a in holder.args):
+        return None
+    positions = BRANCHES.get(model.resolve_call(holder) or "")
+    if positions is None:
+        return None
+    for i in positions:
+        if i >= len(holder.args):
+            return None
+    if parent is holder:
+        return next(((holder, i) for i in positions if holder.args[i] is lam), None)
+    if isinstance(parent, (ast.List, ast.Tuple)) and any(holder.args[i] is parent for i in positions):
+        return holder, next(i for i, e in enumerate(parent.elts) if e is lam)
     return None
 
 

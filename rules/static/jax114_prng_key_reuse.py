@@ -135,9 +135,11 @@ class PrngKeyReuse(StaticRule):
     matters. Two unpacked splits of one key (`a, b = split(key)`) give the same keys index
     by index: they share a key only when an output of the same index is read after both.
     One key drawing the two alternatives of a select (`jnp.where(c, f(normal(key)),
-    g(normal(key)))`, `lax.select`, `select_n`, `jnp.select`, `a if c else b`) is not
-    reuse: each element keeps one draw, also through names rebound on the way; a path of
-    the first draw that cannot run with the second (an `if` arm without it) does not count.
+    g(normal(key)))`, `lax.select`, `select_n`, `jnp.select`, `a if c else b`, or the
+    results of different lambdas of `lax.cond(p, lambda: a, lambda: b)` /
+    `lax.switch(i, [lambda: a, lambda: b])`) is not reuse: each element keeps one draw,
+    also through names rebound on the way; a path of the first draw that cannot run with
+    the second (an `if` arm without it) does not count.
     Nor does a first use whose result is read only on runs that never reach the second
     (`theta = uniform(key)`, then `if n == 1: return uniform(key)`, with `theta` read only
     below that `if`): no run uses both.

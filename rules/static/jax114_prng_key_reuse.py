@@ -52,9 +52,8 @@ DIFFERENT = "different-draws"
 MODULE_KEY = "module-key"
 FIXTURE = "test-or-demo"
 _SPLIT = "jax.random.split"
-_KIND_SAYS = {SAME: "the same numbers", DRAWN_THEN_SPLIT: "drawn from, then split",
-              SPLIT_THEN_DRAWN: "split, then drawn from", DIFFERENT: "two different draws",
-              MODULE_KEY: "a module-level key"}
+_KIND_SAYS = {SAME: "the same numbers", DRAWN_THEN_SPLIT: "drawn from, then split", SPLIT_THEN_DRAWN:
+              "split, then drawn from", DIFFERENT: "two different draws", MODULE_KEY: "a module-level key"}
 def _kind(first_name: str, fn_name: str, repeated: bool = False) -> str:
     """The kind of a reuse from the names of its two consumers (``repeated``: one call
     consuming the key again on every iteration, element or leaf)."""
@@ -760,15 +759,13 @@ class _Flow:
         """Some number both uses of one key produce may be read: each use's result
         reaches a read (not only a template, an abstract evaluation or nothing), and two
         splits unpacked into names have an output index read after both (the same key
-        split twice gives the same keys index by index)."""
+        split twice gives the same keys index by index), on a run that makes both."""
         if not (self.reach.read(first) and self.reach.read(call)):
             return False
         if first is call:
             return True
-        if not self.reach.read_with(first, call):
-            return False  # the first use's numbers are read only on runs that never reach the second
         a, b = self.reach.read_outputs(first), self.reach.read_outputs(call)
-        return a is None or b is None or bool(a & b)
+        return (a is None or b is None or bool(a & b)) and self.reach.read_with(first, call)
 
     def _aligned(self, first: ast.Call, call: ast.Call, fn_name: str) -> bool:
         """Whether two uses of one key by the same function differ only in the data they

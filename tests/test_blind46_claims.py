@@ -37,6 +37,7 @@ def test_conversions_in_a_try_that_catches_what_jax_raises_trace():
     valid = _load("JAX105", "valid_caught_conversion")
     assert float(valid.growth(jnp.float32(0.5), jnp.float32(0.7))) == pytest.approx(0.35)
     assert float(valid.steps(jnp.int32(3), jnp.float32(2.0))) == 2.0  # the handlers ran
+    assert float(valid.checked_count(jnp.int32(3), jnp.float32(2.0))) == 2.0
 
 
 @pytest.mark.parametrize("name", ["wrong_handler", "in_handler", "bool_only"])
@@ -44,6 +45,13 @@ def test_conversions_the_handler_does_not_catch_fail(name):
     invalid = _load("JAX105", "invalid_uncaught_conversion")
     with pytest.raises(jax.errors.ConcretizationTypeError):
         getattr(invalid, name)(jnp.float32(2.0))
+
+
+def test_operator_index_raises_what_a_concretization_handler_does_not_catch():
+    invalid = _load("JAX105", "invalid_uncaught_conversion")
+    with pytest.raises(jax.errors.TracerIntegerConversionError):
+        invalid.index_as_int(jnp.int32(2))
+    assert not issubclass(jax.errors.TracerIntegerConversionError, jax.errors.ConcretizationTypeError)
 
 
 def _cubic(x):

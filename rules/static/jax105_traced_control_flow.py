@@ -35,11 +35,13 @@ _CONSTRUCTS = {
     "float()": ("a concrete number", "ConcretizationTypeError", "array operations (`x.astype(jnp.float32)`)"),
     "complex()": ("a concrete number", "ConcretizationTypeError", "array operations (`x.astype(jnp.complex64)`)"),
     "range()": ("a concrete integer", "TracerIntegerConversionError", "`jax.lax.fori_loop` with a traced bound"),
+    "operator.index()": ("a concrete integer", "TracerIntegerConversionError", "array operations (`x.astype(jnp.int32)`)"),
 }
 #: the constructs that take a value's truth: a Python container's is its structure
 _CONTAINER_TRUTH = frozenset(k for k, v in _CONSTRUCTS.items() if v[0] == "a concrete bool")
 _CONVERTING_BUILTINS = {"builtins.bool": "bool()", "builtins.int": "int()", "builtins.float": "float()",
-                        "builtins.complex": "complex()", "builtins.range": "range()", "operator.index": "int()"}
+                        "builtins.complex": "complex()", "builtins.range": "range()",
+                        "operator.index": "operator.index()"}
 
 
 class TracedControlFlow(StaticRule):
@@ -48,7 +50,7 @@ class TracedControlFlow(StaticRule):
     Finds Python control flow and conversions that need a concrete value, applied to
     a traced value inside traced code: `if`, `while`, `assert`, conditional
     expressions, comprehension filters, `and`/`or`/`not`, chained comparisons
-    (`a < x < b`), and `bool()`, `int()`, `float()`, `complex()`, `range()`.
+    (`a < x < b`), `bool()`, `int()`, `float()`, `complex()`, `range()`, `operator.index()`.
 
     Tests on static information stay clean: `.shape`, `.ndim`, `.dtype`, `len(x)`,
     `x is None`, `isinstance`, static arguments (`static_argnames`), parameters with
@@ -79,16 +81,15 @@ class TracedControlFlow(StaticRule):
     finding in the arm of a test that names one shape (`if x.ndim == 0:`, `x.shape[-1]
     == 1`, `x.size in (0, 1)`; the `else` of `!=`), or after an `if` that leaves for every
     other shape (`if x.ndim != 0: return ...`): shapes are static under a trace, and that
-    code runs only if a traced caller passes that shape. A value
-    that comes out of a call or a method the linter cannot see
-    into is a *possible* finding, reported only under `--preview`; a method of a class
-    of the module is read (`state.count()` returning `len(self.items)` is a Python int),
-    and so are the fields a pytree class declares static (`struct.field(pytree_node=False)`,
-    `dataclasses.field(metadata=dict(static=True))` or `metadata={"pytree_node": False}`,
-    `eqx.field(static=True)`). A function
-    or class imported from another module of the checked tree (`from .utils import helper`)
-    is read too: `helper(x)` returning `x.shape[0]` is a Python int, one returning
-    `jnp.sum(x)` a tracer.
+    code runs only if a traced caller passes that shape. A value that comes out of a call or
+    a method the linter cannot see into is a *possible* finding, reported only under
+    `--preview`; a method of a class of the module is read (`state.count()` returning
+    `len(self.items)` is a Python int), and so are the fields a pytree class declares static
+    (`struct.field(pytree_node=False)`, `dataclasses.field(metadata=dict(static=True))` or
+    `metadata={"pytree_node": False}`, `eqx.field(static=True)`). A function or class
+    imported from another module of the checked tree (`from .utils import helper`) is read
+    too: `helper(x)` returning `x.shape[0]` is a Python int, one returning `jnp.sum(x)` a
+    tracer.
 
     So do values static by construction: a registered pytree's aux data (what its
     flatten puts there) and a field set to a `len(...)`; a treedef; the keyword-only
@@ -103,8 +104,8 @@ class TracedControlFlow(StaticRule):
     applied outside any trace runs on JVP tracers whose primal values are concrete:
     `if`, `assert`, `bool()` and `int()` work there, and only `float()` and
     `complex()` of a traced value are reported (they raise ConcretizationTypeError).
-    A conversion in a `try:` whose handler catches what jax raises (`TypeError`,
-    `ConcretizationTypeError`, `Exception`...) is handled on purpose and not reported.
+    A conversion in a `try:` whose handler catches what jax raises (`TypeError`, `Exception`,
+    `ConcretizationTypeError` but for `range()`/`operator.index()`) is handled: not reported.
 
     ## Why is this bad?
     Under `jit` (and `vmap`, `grad`, `lax.scan` bodies) values are abstract tracers:
@@ -592,7 +593,7 @@ def _flag_like(fn, operand, culprit, kind: str) -> bool:
     p = fn.param(culprit.id)
     if p is not None and isinstance(p.annotation, ast.Name) and p.annotation.id in ("bool", "int", "float", "str"):
         return True
-    return operand is culprit or kind in ("int()", "range()")
+    return operand is culprit or kind in ("int()", "range()", "operator.index()")
 
 
 def _bare_name_cap(model, fn, name: ast.Name) -> int | None:

@@ -116,3 +116,16 @@ def invalid(rule: type[Rule], index: int) -> Invalid:
     ex = read_fixture(rule, FIXTURES / rule.code / f"invalid_{index:02d}.py").example
     assert isinstance(ex, Invalid)
     return ex
+
+
+def load_module(code: str, name: str, prefix: str = "_fixture"):
+    """Import the fixture ``tests/fixtures/rules/<code>/<name>.py`` as a module, to run its
+    code with real jax (the proof behind what the rule claims of it)."""
+    import importlib.util
+
+    path = FIXTURES / code / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"{prefix}_{code}_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

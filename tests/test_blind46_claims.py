@@ -1,22 +1,14 @@
 """Real jax behind blind46's false-error fixes (issue 36): the VALID fixtures run under
 jit without error and the INVALID ones raise what the rule says."""
-import importlib.util
-from pathlib import Path
-
 import jax
 import jax.numpy as jnp
 import pytest
 
-FIXTURES = Path(__file__).parent / "fixtures" / "rules"
+from rule_fixtures import load_module
 
 
 def _load(code: str, name: str):
-    path = FIXTURES / code / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"_blind46_{code}_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module(code, name, "_blind46")
 
 
 def test_at_scatter_max_min_are_no_reductions():

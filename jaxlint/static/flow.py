@@ -124,6 +124,24 @@ def iteration_targets(target: ast.AST, it: ast.AST, traced) -> set[str]:
     return set(target_names(target)) if traced(it) else set()
 
 
+def iterated_source(name: str, target: ast.AST, it: ast.AST) -> ast.AST | None:
+    """The iterable whose elements ``name`` (bound by ``for target in it``) receives: ``it``
+    itself, or its own argument of a ``zip``, or the sequence of an ``enumerate``; None when
+    ``name`` is not bound to an element (an ``enumerate`` counter, a ``range`` value)."""
+    if name not in set(target_names(target)):
+        return None
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.args and not it.keywords \
+            and isinstance(target, (ast.Tuple, ast.List)) and not any(isinstance(a, ast.Starred) for a in it.args):
+        if it.func.id == "enumerate" and len(target.elts) == 2:
+            return iterated_source(name, target.elts[1], it.args[0])
+        if it.func.id == "zip" and len(target.elts) == len(it.args):
+            return next((src for t, a in zip(target.elts, it.args)
+                         if (src := iterated_source(name, t, a)) is not None), None)
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
+        return None
+    return it if not isinstance(target, (ast.Tuple, ast.List)) else None
+
+
 def sampled(call: ast.Call, observed: str) -> bool:
     """A sample site (``numpyro.sample("z", dist)``) in traced code draws a tracer; one
     given a value to observe (``obs=y``, not ``obs=None``) returns that value."""
@@ -289,7 +307,7 @@ class Flow:
     def _culprit(self, expr: ast.AST) -> tuple[int, ast.AST] | None:
         m = self.model
         if isinstance(expr, ast.Name):
-            gen = self._comprehension_binding(expr)
+            gen = self.comprehension_binding(expr)
             if gen is not None:
                 if expr.id not in iteration_targets(gen.target, gen.iter, lambda e: self.culprit(e) is not None):
                     return None  # `k` of `for k, v in d.items()`: a pytree key
@@ -675,7 +693,7 @@ class Flow:
         """The jax transform ``func`` applies (inline, or a name bound once to one), or None."""
         return transform_of(self.model, func, self.fn)
 
-    def _comprehension_binding(self, name: ast.Name) -> ast.comprehension | None:
+    def comprehension_binding(self, name: ast.Name) -> ast.comprehension | None:
         """The generator of an enclosing comprehension that binds ``name`` (comprehension
         variables have their own scope; the model keeps one set of names per function)."""
         child: ast.AST = name

@@ -4,12 +4,12 @@ import ast
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from jaxlint.diagnostic import Severity
+from jaxlint.diagnostic import Confidence, Severity
 from jaxlint.records import dataclass
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.static.apis import STATIC_ATTRS
-from jaxlint.static.arrays import is_at_helper, not_an_array_method
-from jaxlint.static.flow import staged_call
+from jaxlint.static.arrays import is_at_helper, is_jax_array, not_an_array_method
+from jaxlint.static.flow import iterated_source, staged_call
 from jaxlint.static.taint import _UNREADABLE, CERTAIN, Taint, _argument_for, confidence, describe, taint_of, traced_how
 from jaxlint.static.containers import dict_entry
 from jaxlint.static.values import ARRAY_METHODS, static_field
@@ -31,6 +31,9 @@ BOOL_FUNCS = {
     "greater", "greater_equal", "less", "less_equal", "isreal", "iscomplex",
 }
 _BOOL_OPS = (ast.BitAnd, ast.BitOr, ast.BitXor)
+#: reductions that return a boolean array whatever their operand's type (`jnp.any(x < b, axis=1)`,
+#: `m.all(axis=0)`): indexing with their result is boolean-mask indexing too
+BOOL_REDUCTIONS = frozenset({"any", "all"})
 
 
 class DataDependentShape(StaticRule):
@@ -39,7 +42,9 @@ class DataDependentShape(StaticRule):
     Finds operations in traced code whose output shape depends on the values of a
     traced array:
 
-    * boolean-mask indexing with a traced mask: `x[x > 0]`, `x[mask]`, `x.at[mask]`;
+    * boolean-mask indexing with a traced mask: `x[x > 0]`, `x[mask]`, `x.at[mask]`, a
+      mask made by a comparison, `jnp.isnan` and the other boolean functions, `~`, `&`,
+      `|`, or reduced along an axis (`x[~jnp.any(x < b, axis=1)]`, `m.all(axis=0)`);
     * `jnp.nonzero`, `jnp.argwhere`, `jnp.flatnonzero`, `jnp.unique` (and its
       variants), `jnp.extract`, `jnp.compress`, the set operations `union1d`,
       `intersect1d`, `setdiff1d`, and one-argument `jnp.where`, called on a traced
@@ -56,7 +61,10 @@ class DataDependentShape(StaticRule):
       that traced code passes one of these, a helper's result or an object's field that
       the value model computes from one (`double(n)`, `Box(n).a`), a name assigned one,
       or arithmetic (also
-      `abs()`, `max()`, `min()`) on any of them. The
+      `abs()`, `max()`, `min()`) on any of them, or a `tuple(...)` / `list(...)` of a
+      generator computing one per element (`tuple(d - s for d, s in zip(x.shape,
+      starts))`). A traced size in only one arm of a conditional expression (`n - i if
+      s == -1 else s`) is reported as likely: it raises whenever that arm is taken. The
       size positions: `shape` of `zeros` / `ones` / `full` / `empty` (and of their
       `_like` forms), `start` / `stop` / `step` of `arange`, `num` of `linspace` /
       `logspace` / `geomspace`, `eye` / `identity` / `tri`, `reshape` (the function and
@@ -246,11 +254,13 @@ class DataDependentShape(StaticRule):
                         else f"traced argument `{found.name}` of {traced_how(found.fn)}")
                 ctx.report(
                     node,
-                    f"slice bound `{describe(bound)}` of `{ctx.segment(node)}` is computed from {what}: "
+                    f"slice bound `{describe(bound)}` of `{ctx.segment(node)}` is computed from {what}"
+                    f"{found.condition}: "
                     f"a slice's length must be static, so tracing raises an IndexError (or a "
                     f"ConcretizationTypeError); make the bound static, or use `jax.lax.dynamic_slice` with a "
                     f"static size",
                     data={"function": "slice", "param": found.name},
+                    confidence=found.confidence,
                 )
                 return
 
@@ -331,12 +341,13 @@ class DataDependentShape(StaticRule):
                 call,
                 f"`{describe(axis)}` is used as an axis of `{short}` but it is traced "
                 f"({'traced argument `' + found.name + '`' if found.kind == 'param' else '`' + found.name + '`'}"
-                f" of {traced_how(found.fn)}): the axis decides the result's shape, so it must be a Python int at "
+                f" of {traced_how(found.fn)}){found.condition}: the axis decides the result's shape, so it must be a Python int at "
                 f"trace time and tracing raises a TypeError (or ConcretizationTypeError); "
                 + (f"mark `{found.name}` static (`static_argnames=\"{found.name}\"`)"
                    if found.kind == "param" and found.direct and _jitted(found.fn)
                    else "compute it from static values"),
                 data={"function": short, "param": found.name},
+                confidence=found.confidence,
             )
             return
 
@@ -370,13 +381,15 @@ class DataDependentShape(StaticRule):
                 f"keeps it static, but `{transform}` inside it traces it again, so tracing raises a "
                 f"ConcretizationTypeError (or TypeError); name `{found.name}` in `{transform}`'s `{keyword}` as well",
                 data={"function": short, "param": found.name},
+                confidence=found.confidence,
             )
             return
         if found.kind == "param" and found.direct and found.fn is fn:
             mapped = _mapped_only(fn)
             ctx.report(
                 call,
-                f"traced argument `{found.name}` of {traced_how(fn)} is used as a shape or size in `{short}`: "
+                f"traced argument `{found.name}` of {traced_how(fn)} is used as a shape or size in `{short}`"
+                f"{found.condition}: "
                 + ("eqx.filter_jit traces an argument annotated as an array"
                    if not any(r.kind in _ALL_TRACED for r in fn.traced_by)
                    else f"{'vmap maps' if mapped else _traces(found.fn)} every non-static argument, Python ints "
@@ -386,16 +399,18 @@ class DataDependentShape(StaticRule):
                    else f"mark `{found.name}` static (`static_argnames=\"{found.name}\"`)"
                    if _jitted(fn) else "compute it from static values (a shape, a static argument)"),
                 data={"function": short, "param": found.name},
+                confidence=found.confidence,
             )
             return
         if found.kind == "array":
             ctx.report(
                 call,
                 f"`{found.name}` is an array computed in traced code (`{ctx.segment(found.made_by)}`) and is used "
-                f"as a shape or size in `{short}`: under the trace it is a tracer even when computed from "
-                f"constants, so tracing raises a ConcretizationTypeError (or TypeError); compute it with Python "
-                f"or NumPy from static values",
+                f"as a shape or size in `{short}`{found.condition}: under the trace it is a tracer even when "
+                f"computed from constants, so tracing raises a ConcretizationTypeError (or TypeError); compute it "
+                f"with Python or NumPy from static values",
                 data={"function": short, "param": found.name},
+                confidence=found.confidence,
             )
             return
         what = ("a leaf field of a traced argument" if found.kind == "field"
@@ -404,10 +419,11 @@ class DataDependentShape(StaticRule):
                 else f"`{size_text}` is computed from {what}")
         ctx.report(
             call,
-            f"{head} and is used as a shape or size in `{short}`: {_traces_leaves(found.fn)}, Python ints "
-            f"included, so tracing raises a ConcretizationTypeError (or TypeError); compute the size from static "
-            f"values (a shape, a static argument or field)",
+            f"{head} and is used as a shape or size in `{short}`{found.condition}: {_traces_leaves(found.fn)}, "
+            f"Python ints included, so tracing raises a ConcretizationTypeError (or TypeError); compute the size "
+            f"from static values (a shape, a static argument or field)",
             data={"function": short, "param": found.name},
+            confidence=found.confidence,
         )
 
 
@@ -441,6 +457,16 @@ class _Source:
     fn: FunctionInfo  # the function whose parameter or array it is
     direct: bool = True  # the size is the parameter itself or arithmetic on it (marking it static fixes it)
     made_by: ast.AST | None = None  # the call that made the array
+    when: str = ""  # the condition of the one arm of a conditional expression that holds it ("": always)
+
+    @property
+    def confidence(self) -> Confidence:
+        return Confidence.LIKELY if self.when else Confidence.CERTAIN
+
+    @property
+    def condition(self) -> str:
+        """For messages: when the size holds the tracer."""
+        return f" (when `{self.when}`)" if self.when else ""
 
 
 def _size_arguments(model: ModuleModel, fn: FunctionInfo, call: ast.Call, q: str | None) -> list[ast.expr]:
@@ -480,7 +506,8 @@ def _size_source(ctx, model: ModuleModel, fn: FunctionInfo, expr: ast.AST, depth
     if depth > 12:
         return None
     if isinstance(expr, (ast.Tuple, ast.List)):
-        return next((s for e in expr.elts if (s := _size_source(ctx, model, fn, e, depth + 1)) is not None), None)
+        found = [s for e in expr.elts if (s := _size_source(ctx, model, fn, e, depth + 1)) is not None]
+        return min(found, key=lambda s: bool(s.when), default=None)  # an element that always holds one first
     if isinstance(expr, ast.Starred):
         return _size_source(ctx, model, fn, expr.value, depth + 1)
     if isinstance(expr, ast.BinOp):
@@ -489,9 +516,17 @@ def _size_source(ctx, model: ModuleModel, fn: FunctionInfo, expr: ast.AST, depth
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd, ast.Invert)):
         return _size_source(ctx, model, fn, expr.operand, depth + 1)
     if isinstance(expr, ast.IfExp):
-        # only one arm runs: traced only when both arms are
+        # only one arm runs: certain when both arms are traced, likely when one is (it raises
+        # whenever that arm is taken: `n - i if s == -1 else s`)
         body = _size_source(ctx, model, fn, expr.body, depth + 1)
-        return body if body is not None and _size_source(ctx, model, fn, expr.orelse, depth + 1) else None
+        orelse = _size_source(ctx, model, fn, expr.orelse, depth + 1)
+        if body is not None and orelse is not None:
+            return body
+        if body is not None:
+            return replace(body, when=body.when or describe(expr.test))
+        if orelse is not None:
+            return replace(orelse, when=orelse.when or f"not {describe(expr.test)}")
+        return None
     taint = taint_of(model, fn)
     if isinstance(expr, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
         # `[x * k for k in (1, 2)]`: its elements are what `elt` computes
@@ -554,10 +589,13 @@ def _field_source(ctx, model: ModuleModel, fn: FunctionInfo, expr: ast.Attribute
 def _call_source(ctx, model: ModuleModel, fn: FunctionInfo, call: ast.Call, depth: int) -> _Source | None:
     """A jax function's result made in traced code (staged out, even from constants), or
     an array method of a traced value (``n.astype(int)``, ``x.sum()``)."""
+    q = model.resolve_call(call)
+    if q in _SEQUENCE_BUILTINS and len(call.args) == 1 and not call.keywords:
+        # `tuple(n - i for i in starts)`, `list(sizes)`: its elements are its argument's
+        return _size_source(ctx, model, fn, call.args[0], depth + 1)
     taint = taint_of(model, fn)
     if taint.level(call) != CERTAIN:
         return None
-    q = model.resolve_call(call)
     if q is not None and q.startswith(_ARRAY_MAKERS) or staged_call(model, call.func, fn):
         # a jitted function of the module called here is staged out too: `plus_one(k)`
         return _Source("array", ctx.segment(call), fn, made_by=call)
@@ -589,6 +627,12 @@ def _name_source(ctx, model: ModuleModel, fn: FunctionInfo, name: ast.Name, dept
     taint = taint_of(model, fn)
     if taint.level(name) is None:
         return None  # not traced here (a static argument, an isinstance-narrowed name, ...)
+    gen = taint.comprehension_binding(name)
+    if gen is not None:
+        # `i` of `(s - i for s, i in zip(x.shape, starts))`: an element of what it iterates
+        it = iterated_source(name.id, gen.target, gen.iter)
+        src = _size_source(ctx, model, fn, it, depth + 1) if it is not None else None
+        return replace(src, direct=False) if src is not None and src.kind != "array" else src
     owner, _ = model.lookup(name.id, fn)
     if owner is None or not owner.traced:
         return None
@@ -655,6 +699,8 @@ _SIZE_METHODS = frozenset({"reshape", "repeat"})
 #: Builtins whose result is computed from their arguments (a tracer in, a tracer out).
 _COMPUTING_BUILTINS = frozenset({"builtins.abs", "builtins.max", "builtins.min", "builtins.sum", "builtins.round",
                                  "builtins.pow", "builtins.divmod"})
+#: Builtins that make a sequence of their argument's elements (a size from each).
+_SEQUENCE_BUILTINS = frozenset({"builtins.tuple", "builtins.list"})
 #: Calls whose result is a traced array when made in traced code.
 _ARRAY_MAKERS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "jax.scipy.")
 _R = "jax.random."
@@ -711,7 +757,15 @@ def _mask_level(taint: Taint, fn: FunctionInfo, expr: ast.AST, depth: int = 0) -
         return taint.level(expr)
     if isinstance(expr, ast.Call):
         q = taint.model.resolve_call(expr) or ""
-        return taint.level(expr) if q.startswith("jax.numpy.") and q[len("jax.numpy."):] in BOOL_FUNCS else None
+        if q.startswith("jax.numpy."):
+            short = q[len("jax.numpy."):]
+            return taint.level(expr) if short in BOOL_FUNCS or short in BOOL_REDUCTIONS else None
+        func = expr.func
+        if not q and isinstance(func, ast.Attribute) and func.attr in BOOL_REDUCTIONS:
+            # `m.any(axis=1)` of a known mask, or of an array the model knows is traced
+            inner = _mask_level(taint, fn, func.value, depth + 1)
+            return inner if inner is not None else taint.level(func.value) if is_jax_array(taint.model, fn, func.value) else None
+        return None
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Invert):
         return _mask_level(taint, fn, expr.operand, depth + 1)
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, _BOOL_OPS):

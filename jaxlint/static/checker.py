@@ -261,15 +261,18 @@ class StaticContext:
         end_node: ast.AST | None = None,
         confidence: Confidence = Confidence.CERTAIN,
         kind: str | None = None,
+        anchor: ast.AST | None = None,
     ) -> None:
         """Report a finding at the node ``where`` (to the end of ``end_node`` when given),
         with its ``fix`` (a ``Fix`` of :meth:`replace` edits, or :meth:`codemod`). ``kind``:
         the finding kind the rule's model gives it (``Rule.kinds``), else the rule's answer
-        from the signature (``Rule.kind_of``); kept in ``data["kind"]``."""
+        from the signature (``Rule.kind_of``); kept in ``data["kind"]``. ``anchor``: the node
+        the finding is about, when it is shown at another place (a parameter made static,
+        shown where the jit makes it so): its signature is the anchor's."""
         assert self.rule is not None
         if self.rule.traced_code and not runs_traced(self.model, where) and self.model.traced_function_of(where):
             return  # in a traced function, but in an arm the trace never takes: plain Python there
-        signature = self.signature(where)
+        signature = self.signature(anchor if anchor is not None else where)
         if kind is None and self.rule.kinds:
             kind = self.rule.kind_of(signature)
         if self.groups is not None and self.rule.group_of(signature, kind) not in self.groups:

@@ -39,7 +39,8 @@ class StaticArgHazard(StaticRule):
       whose attributes are read in the traced method and reassigned after setup, and
       the same of a method jitted bound (`jax.jit(env.reset)`, `jax.jit(self.step)`),
       whose object every program it compiles bakes in; and a static `self` of a plain
-      `@dataclass`, which is unhashable;
+      `@dataclass`, which is unhashable (a static `self` is shown at the decorator or
+      the jit call that makes it static, where the fix goes);
     * an object of such an identity-hashed class passed as a static argument again
       after an attribute the trace reads was reassigned (`h.data = ...` between two
       calls): the second call reuses the stale program;
@@ -192,7 +193,7 @@ class StaticArgHazard(StaticRule):
                 def lookup(self, pos):
                     return self.index[pos]
             """,
-            line=16,
+            line=15,
             message="reassigned at line 10",
         ),
         Invalid(
@@ -228,7 +229,8 @@ class StaticArgHazard(StaticRule):
                 if p is None:
                     continue
                 if name in ("self", "cls") and p.index == 0 and fn.class_name:
-                    self._static_self(ctx, model, fn, p.node)
+                    # shown where the jit makes `self` static (the decorator or the call), about `self`
+                    self._static_self(ctx, model, fn, site, anchor=p.node)
                     reported.add(name)
                     continue
                 what = unhashable_annotation(model, p.annotation) or unhashable_value(model, fn, p.default, None)
@@ -412,7 +414,8 @@ class StaticArgHazard(StaticRule):
                         f"argument instead", data={"param": param},
                    confidence=Confidence.CERTAIN if arg in literals else Confidence.LIKELY)
 
-    def _static_self(self, ctx, model: ModuleModel, fn: FunctionInfo, node: ast.AST, bound: str | None = None) -> None:
+    def _static_self(self, ctx, model: ModuleModel, fn: FunctionInfo, node: ast.AST, bound: str | None = None,
+                     anchor: ast.AST | None = None) -> None:
         cls = model.classes.get(fn.class_name or "")
         if cls is None:
             return
@@ -420,7 +423,7 @@ class StaticArgHazard(StaticRule):
         if hashing == "unhashable" and bound is None:
             ctx.report(node, f"`self` is static in `{fn.qualname}` but `{cls.name}` is a @dataclass without "
                              f"frozen=True, which is unhashable: calling it raises ValueError",
-                       severity=Severity.ERROR, data={"class": cls.name})
+                       severity=Severity.ERROR, data={"class": cls.name}, anchor=anchor)
             return
         if hashing != "identity":
             return
@@ -436,6 +439,7 @@ class StaticArgHazard(StaticRule):
                          ctx.related(write, f"`self.{read.attr}` changes here")],
                 data={"class": cls.name, "attribute": read.attr},
                 confidence=Confidence.LIKELY,  # the write may run only while the object is built (a set-up helper)
+                anchor=anchor,
             )
 
 

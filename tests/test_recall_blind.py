@@ -459,6 +459,9 @@ FOUND11 = frozenset({
     "mrmustard-546",
     "python-performance-minicourse-jax",
     "reservoirpy-234",
+    "torchstain-31",  # found after JAX111 read a mask reduced by jnp.any (recall48; tuning)
+    "keras-21501",  # found after JAX111 followed sizes generated in tuple() (recall48; tuning)
+    "reservoirpy-235",  # found after JAX108 showed a static self at its decorator (recall48; tuning)
 })
 
 #: Cases of the twelfth round (``recall_blind12_cases.py``) found with ``--select ALL`` at
@@ -632,7 +635,7 @@ def test_recall_figure_did_not_drop(measured):
     assert len(tenth) >= 7  # issue 36: the sealed tenth round stays at 7 of 13 or better
     eleventh = found(measured, CASES11)
     assert FOUND11 <= eleventh, sorted(FOUND11 - eleventh)
-    assert len(eleventh) >= 8  # issue 36: the sealed eleventh round stays at 8 of 12 or better
+    assert len(eleventh) >= 11  # issue 36: the sealed eleventh round was 8 of 12 blind, 11 after tuning (recall48; tuning)
     twelfth = found(measured, CASES12)
     assert FOUND12 <= twelfth, sorted(FOUND12 - twelfth)
     assert len(twelfth) >= 8  # issue 36: the sealed twelfth round stays at 8 of 9 or better
@@ -689,7 +692,7 @@ def test_eleventh_round_with_the_default_selection(measured_default):
     on = {c.name for c in CASES11 if c.name in FOUND11 and rules_by_code()[c.rule].default_enabled}
     eleventh = found(measured_default, CASES11)
     assert on <= eleventh, sorted(on - eleventh)
-    assert len(eleventh) >= len(on)
+    assert len(eleventh) >= len(on) >= 8  # 6 blind, 8 after tuning (recall48; tuning)
 
 
 def test_twelfth_round_with_the_default_selection(measured_default):

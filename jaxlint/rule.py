@@ -410,9 +410,12 @@ class StaticRule(Rule):
     #: Text that must appear in a file for this rule to be able to fire. The engine
     #: skips parsing files that contain none of the active rules' markers. (A numpyro
     #: model file may never name jax: numpyro's kernels trace it all the same; so may a
-    #: file that jits with `eqx.filter_jit` or `nnx.jit` only; and a file of optax schedules
-    #: or diffrax / optimistix functions: the library traces them, `apis.LIBRARY_TRACERS`.)
-    markers: ClassVar[tuple[str, ...]] = ("jax", "numpyro", "equinox", "flax", "optax", "diffrax", "optimistix")
+    #: file that jits with `eqx.filter_jit` or `nnx.jit` only; a file of optax schedules
+    #: or diffrax / optimistix functions: the library traces them, `apis.LIBRARY_TRACERS`;
+    #: and a keras 3 model written with `keras.ops`, whose steps jax compiles,
+    #: `protocols.keras_traced_calls`.)
+    markers: ClassVar[tuple[str, ...]] = ("jax", "numpyro", "equinox", "flax", "optax", "diffrax", "optimistix",
+                                          "keras")
 
     def check(self, ctx: Any) -> None:
         """Report the file's findings with ``ctx.report(...)``."""

@@ -18,6 +18,14 @@ static model (the tracing fixpoint, ``traced.Tracing``, asks it).
   with ``apply_fn=model.apply`` (``TrainState.create``): a linen ``apply`` or a haiku
   ``apply``, when every ``apply_fn=`` of the module stores the same one.
 
+* **keras 3 on the jax backend**: ``fit``, ``evaluate``, ``predict`` (and the ``*_on_batch``
+  forms) compile the model's step with ``jax.jit``, so ``call`` of a ``keras.Model`` or
+  ``keras.layers.Layer`` subclass runs on tracers (its first argument, the inputs; keras
+  passes ``training`` and ``mask`` as Python values). Known only where the module shows it
+  runs on jax: it imports keras itself (not ``tf.keras``) and imports jax, sets
+  ``KERAS_BACKEND`` to ``"jax"``, or uses ``keras.ops`` (keras 3's backend API, whose
+  steps every backend but torch compiles); ``keras_traced_calls``.
+
 Only instances the model can name are followed: a name bound once to ``C(...)`` of a linen
 class of the module (or ``self.x`` always set to one), ``C(...).apply(...)`` itself, and a
 name bound once to ``hk.transform(f)`` with ``f`` a function of the module.
@@ -272,3 +280,68 @@ def _haiku_transformed(scopes: "Scopes", expr: ast.expr, scope: "FunctionInfo | 
             return fn, init_lead, apply_lead - drop
         return None
     return None
+
+
+#: keras 3's base classes whose ``call`` the model's compiled steps run (keras 3.x, and the
+#: keras_core preview); ``tf.keras`` resolves to ``tensorflow.keras.*`` and is not one
+KERAS_BASES = frozenset({
+    "keras.Model", "keras.models.Model", "keras.Layer", "keras.layers.Layer",
+    "keras_core.Model", "keras_core.models.Model", "keras_core.Layer", "keras_core.layers.Layer",
+})
+_KERAS_MODULES = ("keras", "keras_core")
+
+
+def keras_traced_calls(scopes: "Scopes") -> list[tuple["FunctionInfo", int]]:
+    """The ``call`` methods of the module's keras model and layer classes, each with the line
+    of its class, when the module runs keras on jax (see the module's docstring); computed
+    once per module."""
+    cached = scopes.__dict__.get("_keras_traced_calls")
+    if cached is not None:
+        return cached
+    out: list[tuple["FunctionInfo", int]] = []
+    if _keras_on_jax(scopes):
+        for name, cls in scopes.classes.items():
+            if _keras_class(scopes, name, 0):
+                method = scopes.method_named(name, "call")
+                if method is not None and not isinstance(method.node, ast.Lambda):
+                    out.append((method, cls.lineno))
+    scopes.__dict__["_keras_traced_calls"] = out
+    return out
+
+
+def _keras_class(scopes: "Scopes", name: str, depth: int) -> bool:
+    if depth > 4 or name not in scopes.classes:
+        return False
+    for base in scopes.classes[name].bases:
+        if scopes.resolve(base) in KERAS_BASES:
+            return True
+        if isinstance(base, ast.Name) and base.id in scopes.classes and _keras_class(scopes, base.id, depth + 1):
+            return True
+    return False
+
+
+def _keras_on_jax(scopes: "Scopes") -> bool:
+    """The module imports keras (3) itself, and shows it runs it on jax: it imports jax, sets
+    ``KERAS_BACKEND`` to ``"jax"``, or uses ``keras.ops``."""
+    modules: set[str] = set()
+    for node in scopes.nodes(ast.Import):
+        modules |= {a.name for a in node.names}
+    for node in scopes.nodes(ast.ImportFrom):
+        if node.module and not node.level:
+            modules |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+    tops = {m.split(".")[0] for m in modules}
+    if not tops & set(_KERAS_MODULES):
+        return False
+    if "jax" in tops or any(m.split(".")[:2] in ([k, "ops"] for k in _KERAS_MODULES) for m in modules):
+        return True
+    if any(node.attr == "ops" and scopes.resolve(node.value) in _KERAS_MODULES for node in scopes.nodes(ast.Attribute)):
+        return True  # `keras.ops.sum(x)`
+    for node in scopes.nodes(ast.Constant):
+        if node.value == "KERAS_BACKEND":
+            parent = scopes.parent(node)
+            around = scopes.parent(parent) if isinstance(parent, ast.Subscript) else parent
+            value = around.value if isinstance(around, ast.Assign) else (
+                around.args[1] if isinstance(around, ast.Call) and len(around.args) == 2 else None)
+            if isinstance(value, ast.Constant) and value.value == "jax":
+                return True
+    return False

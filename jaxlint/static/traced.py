@@ -22,7 +22,7 @@ from jaxlint.static.apis import (ABSTRACT_EVAL, ARRAY_LEAVES_ONLY_ABSTRACT, ARRA
                                  PRIMAL_TRANSFORMS, TRACING_HOFS,
                                  literal_int, literal_ints, literal_strs)
 from jaxlint.static.flow import Flow, iteration_targets, sampled, transform_of, unpacked  # noqa: F401
-from jaxlint.static.protocols import runner_call, runner_target
+from jaxlint.static.protocols import keras_traced_calls, runner_call, runner_target
 from jaxlint.static.runs import (DIFF_KINDS, EAGER_KINDS, EAGER_UNDER_DISABLE_JIT, _only_by,  # noqa: F401
                                  compiled_nowhere, eager_block)
 from jaxlint.static.containers import splat_entries
@@ -368,6 +368,7 @@ class Tracing:
             # traced-through lax bodies etc. anywhere (they are always traced)
             if rounds == 1:
                 changed |= self._mark_hof_bodies_everywhere()
+                changed |= self._mark_keras_calls()
             changed |= self._mark_custom_rules()
 
     def _mark(self, fn: FunctionInfo, reason: Reason, params: set[str] | None) -> bool:
@@ -510,6 +511,16 @@ class Tracing:
                                               self.callable_params(target, bound)
                                               - self._passthrough_params(node, q, target, bound)
                                               - self.scopes.partial_keywords(arg, node, target))
+        return changed
+
+    def _mark_keras_calls(self) -> bool:
+        """``call`` of a keras model or layer class in a module that runs keras on jax: the
+        compiled steps of ``fit`` / ``predict`` trace its inputs (``protocols.keras_traced_calls``);
+        its other parameters (``training``, ``mask``) keras passes as Python values."""
+        changed = False
+        for fn, line in keras_traced_calls(self.scopes):
+            inputs = [p for p in fn.positional() if not (p.index == 0 and p.name in ("self", "cls"))][:1]
+            changed |= self._mark(fn, Reason("keras", line), {p.name for p in inputs})
         return changed
 
     def _custom_rules(self) -> list[tuple[FunctionInfo, FunctionInfo, Reason, int]]:

@@ -463,6 +463,7 @@ FOUND11 = frozenset({
     "torchstain-31",  # found after JAX111 read a mask reduced by jnp.any (recall48; tuning)
     "keras-21501",  # found after JAX111 followed sizes generated in tuple() (recall48; tuning)
     "reservoirpy-235",  # found after JAX108 showed a static self at its decorator (recall48; tuning)
+    "keras-19639",  # found after the model traced keras 3's call on jax (recall48; tuning)
 })
 
 #: Cases of the twelfth round (``recall_blind12_cases.py``) found with ``--select ALL`` at
@@ -636,7 +637,7 @@ def test_recall_figure_did_not_drop(measured):
     assert len(tenth) >= 7  # issue 36: the sealed tenth round stays at 7 of 13 or better
     eleventh = found(measured, CASES11)
     assert FOUND11 <= eleventh, sorted(FOUND11 - eleventh)
-    assert len(eleventh) >= 11  # issue 36: the sealed eleventh round was 8 of 12 blind, 11 after tuning (recall48; tuning)
+    assert len(eleventh) >= 12  # issue 36: the sealed eleventh round was 8 of 12 blind, 12 after tuning (recall48; tuning)
     twelfth = found(measured, CASES12)
     assert FOUND12 <= twelfth, sorted(FOUND12 - twelfth)
     assert len(twelfth) >= 8  # issue 36: the sealed twelfth round stays at 8 of 9 or better
@@ -693,7 +694,7 @@ def test_eleventh_round_with_the_default_selection(measured_default):
     on = {c.name for c in CASES11 if c.name in FOUND11 and rules_by_code()[c.rule].default_enabled}
     eleventh = found(measured_default, CASES11)
     assert on <= eleventh, sorted(on - eleventh)
-    assert len(eleventh) >= len(on) >= 8  # 6 blind, 8 after tuning (recall48; tuning)
+    assert len(eleventh) >= len(on) >= 9  # 6 blind, 9 after tuning (recall48; tuning)
 
 
 def test_twelfth_round_with_the_default_selection(measured_default):

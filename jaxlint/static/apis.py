@@ -254,6 +254,37 @@ BUILTINS = {
     "next", "sorted", "reversed", "map", "filter", "any", "all", "divmod", "pow", "object",
 }
 
+_R = "jax.random."
+_SAMPLERS_1 = ("normal", "uniform", "randint", "gumbel", "exponential", "laplace", "logistic", "cauchy", "rademacher",
+               "maxwell", "bits")
+#: Shape-taking APIs and their size arguments (position, keyword): each must be a Python
+#: value at trace time. Any other ``jax.random`` function's ``shape=`` is one too.
+SIZE_ARGS: dict[str, tuple[tuple[int | None, str], ...]] = {
+    **{f"jax.numpy.{n}": ((0, "shape"),) for n in ("zeros", "ones", "empty", "full")},
+    **{f"jax.numpy.{n}": ((2, "shape"),) for n in ("zeros_like", "ones_like", "empty_like")},
+    "jax.numpy.full_like": ((3, "shape"),),
+    "jax.numpy.eye": ((0, "N"), (1, "M")), "jax.numpy.identity": ((0, "n"),),
+    "jax.numpy.tri": ((0, "N"), (1, "M")),
+    "jax.numpy.arange": ((0, "start"), (1, "stop"), (2, "step")),
+    **{f"jax.numpy.{n}": ((2, "num"),) for n in ("linspace", "logspace", "geomspace")},
+    "jax.numpy.reshape": ((1, "shape"), (None, "newshape")),
+    "jax.numpy.broadcast_to": ((1, "shape"),), "jax.numpy.resize": ((1, "new_shape"),),
+    "jax.numpy.tile": ((1, "reps"),), "jax.numpy.repeat": ((1, "repeats"),), "jax.numpy.pad": ((1, "pad_width"),),
+    "jax.numpy.split": ((1, "indices_or_sections"),), "jax.numpy.array_split": ((1, "indices_or_sections"),),
+    "jax.numpy.triu_indices": ((0, "n"), (2, "m")), "jax.numpy.tril_indices": ((0, "n"), (2, "m")),
+    "jax.numpy.indices": ((0, "dimensions"),),
+    "jax.nn.one_hot": ((1, "num_classes"),),
+    "jax.lax.full": ((0, "shape"),), "jax.lax.full_like": ((3, "shape"),), "jax.lax.iota": ((1, "size"),),
+    "jax.lax.broadcast": ((1, "sizes"),), "jax.lax.broadcast_in_dim": ((1, "shape"),),
+    "jax.lax.reshape": ((1, "new_sizes"),), "jax.lax.dynamic_slice": ((2, "slice_sizes"),),
+    "jax.lax.dynamic_slice_in_dim": ((2, "slice_size"),),
+    "jax.lax.slice": ((1, "start_indices"), (2, "limit_indices"), (3, "strides")),
+    "jax.lax.top_k": ((1, "k"),), "jax.image.resize": ((1, "shape"),),
+    **{_R + n: ((1, "shape"),) for n in _SAMPLERS_1},
+    **{_R + n: ((2, "shape"),) for n in ("bernoulli", "poisson", "gamma", "dirichlet", "t", "chisquare", "choice")},
+    **{_R + n: ((3, "shape"),) for n in ("truncated_normal", "categorical", "beta", "multivariate_normal")},
+    _R + "split": ((1, "num"),), _R + "orthogonal": ((1, "n"), (2, "shape")),
+}
 
 
 def is_axis_size(call: ast.Call, q: str | None) -> bool:

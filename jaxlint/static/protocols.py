@@ -324,11 +324,11 @@ def _keras_on_jax(scopes: "Scopes") -> bool:
     """The module imports keras (3) itself, and shows it runs it on jax: it imports jax, sets
     ``KERAS_BACKEND`` to ``"jax"``, or uses ``keras.ops``."""
     modules: set[str] = set()
-    for node in scopes.nodes(ast.Import):
-        modules |= {a.name for a in node.names}
-    for node in scopes.nodes(ast.ImportFrom):
-        if node.module and not node.level:
-            modules |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+    for imported in scopes.nodes(ast.Import):
+        modules |= {a.name for a in imported.names}
+    for frm in scopes.nodes(ast.ImportFrom):
+        if frm.module and not frm.level:
+            modules |= {frm.module} | {f"{frm.module}.{a.name}" for a in frm.names}
     tops = {m.split(".")[0] for m in modules}
     if not tops & set(_KERAS_MODULES):
         return False
@@ -336,9 +336,9 @@ def _keras_on_jax(scopes: "Scopes") -> bool:
         return True
     if any(node.attr == "ops" and scopes.resolve(node.value) in _KERAS_MODULES for node in scopes.nodes(ast.Attribute)):
         return True  # `keras.ops.sum(x)`
-    for node in scopes.nodes(ast.Constant):
-        if node.value == "KERAS_BACKEND":
-            parent = scopes.parent(node)
+    for const in scopes.nodes(ast.Constant):
+        if const.value == "KERAS_BACKEND":
+            parent = scopes.parent(const)
             around = scopes.parent(parent) if isinstance(parent, ast.Subscript) else parent
             value = around.value if isinstance(around, ast.Assign) else (
                 around.args[1] if isinstance(around, ast.Call) and len(around.args) == 2 else None)

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 from jaxlint.diagnostic import Confidence, Severity
 from jaxlint.records import dataclass
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.static.apis import STATIC_ATTRS
-from jaxlint.static.arrays import is_at_helper, is_jax_array, not_an_array_method
+from jaxlint.static.apis import SIZE_ARGS, STATIC_ATTRS
+from jaxlint.static.arrays import is_at_helper, not_an_array_method
+from jaxlint.static.masks import mask_level
 from jaxlint.static.flow import iterated_source, staged_call
 from jaxlint.static.taint import _UNREADABLE, CERTAIN, Taint, _argument_for, confidence, describe, taint_of, traced_how
 from jaxlint.static.containers import dict_entry
@@ -24,18 +25,6 @@ SIZED = {
     "nonzero", "argwhere", "flatnonzero", "unique", "unique_values", "unique_counts",
     "unique_inverse", "unique_all", "extract", "compress", "setdiff1d", "union1d", "intersect1d",
 }
-#: jax.numpy functions that return a boolean array.
-BOOL_FUNCS = {
-    "isnan", "isinf", "isfinite", "isneginf", "isposinf", "signbit", "isclose", "isin",
-    "logical_and", "logical_or", "logical_not", "logical_xor", "equal", "not_equal",
-    "greater", "greater_equal", "less", "less_equal", "isreal", "iscomplex",
-}
-_BOOL_OPS = (ast.BitAnd, ast.BitOr, ast.BitXor)
-#: reductions that return a boolean array whatever their operand's type (`jnp.any(x < b, axis=1)`,
-#: `m.all(axis=0)`): indexing with their result is boolean-mask indexing too
-BOOL_REDUCTIONS = frozenset({"any", "all"})
-
-
 class DataDependentShape(StaticRule):
     """
     ## What it does
@@ -266,7 +255,7 @@ class DataDependentShape(StaticRule):
 
     def _mask_index(self, ctx, taint: Taint, fn: FunctionInfo, node: ast.Subscript) -> None:
         parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        found = next(((p, lv) for p in parts if (lv := _mask_level(taint, fn, p)) is not None), None)
+        found = next(((p, lv) for p in parts if (lv := mask_level(taint, fn, p)) is not None), None)
         if found is None:
             return
         mask, level = found
@@ -703,37 +692,6 @@ _COMPUTING_BUILTINS = frozenset({"builtins.abs", "builtins.max", "builtins.min",
 _SEQUENCE_BUILTINS = frozenset({"builtins.tuple", "builtins.list"})
 #: Calls whose result is a traced array when made in traced code.
 _ARRAY_MAKERS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "jax.scipy.")
-_R = "jax.random."
-_SAMPLERS_1 = ("normal", "uniform", "randint", "gumbel", "exponential", "laplace", "logistic", "cauchy", "rademacher",
-               "maxwell", "bits")
-#: Shape-taking APIs and their size arguments (position, keyword): each must be a Python
-#: value at trace time. Any other ``jax.random`` function's ``shape=`` is one too.
-SIZE_ARGS: dict[str, tuple[tuple[int | None, str], ...]] = {
-    **{f"jax.numpy.{n}": ((0, "shape"),) for n in ("zeros", "ones", "empty", "full")},
-    **{f"jax.numpy.{n}": ((2, "shape"),) for n in ("zeros_like", "ones_like", "empty_like")},
-    "jax.numpy.full_like": ((3, "shape"),),
-    "jax.numpy.eye": ((0, "N"), (1, "M")), "jax.numpy.identity": ((0, "n"),),
-    "jax.numpy.tri": ((0, "N"), (1, "M")),
-    "jax.numpy.arange": ((0, "start"), (1, "stop"), (2, "step")),
-    **{f"jax.numpy.{n}": ((2, "num"),) for n in ("linspace", "logspace", "geomspace")},
-    "jax.numpy.reshape": ((1, "shape"), (None, "newshape")),
-    "jax.numpy.broadcast_to": ((1, "shape"),), "jax.numpy.resize": ((1, "new_shape"),),
-    "jax.numpy.tile": ((1, "reps"),), "jax.numpy.repeat": ((1, "repeats"),), "jax.numpy.pad": ((1, "pad_width"),),
-    "jax.numpy.split": ((1, "indices_or_sections"),), "jax.numpy.array_split": ((1, "indices_or_sections"),),
-    "jax.numpy.triu_indices": ((0, "n"), (2, "m")), "jax.numpy.tril_indices": ((0, "n"), (2, "m")),
-    "jax.numpy.indices": ((0, "dimensions"),),
-    "jax.nn.one_hot": ((1, "num_classes"),),
-    "jax.lax.full": ((0, "shape"),), "jax.lax.full_like": ((3, "shape"),), "jax.lax.iota": ((1, "size"),),
-    "jax.lax.broadcast": ((1, "sizes"),), "jax.lax.broadcast_in_dim": ((1, "shape"),),
-    "jax.lax.reshape": ((1, "new_sizes"),), "jax.lax.dynamic_slice": ((2, "slice_sizes"),),
-    "jax.lax.dynamic_slice_in_dim": ((2, "slice_size"),),
-    "jax.lax.slice": ((1, "start_indices"), (2, "limit_indices"), (3, "strides")),
-    "jax.lax.top_k": ((1, "k"),), "jax.image.resize": ((1, "shape"),),
-    **{_R + n: ((1, "shape"),) for n in _SAMPLERS_1},
-    **{_R + n: ((2, "shape"),) for n in ("bernoulli", "poisson", "gamma", "dirichlet", "t", "chisquare", "choice")},
-    **{_R + n: ((3, "shape"),) for n in ("truncated_normal", "categorical", "beta", "multivariate_normal")},
-    _R + "split": ((1, "num"),), _R + "orthogonal": ((1, "n"), (2, "shape")),
-}
 _LOOPS = frozenset({"scan", "fori_loop", "while_loop", "map", "cond", "switch", "associative_scan"})
 #: transforms whose non-static parameters are all traced, Python ints included (nnx.jit
 #: too, flax 0.12.8; eqx.filter_jit keeps non-array arguments static; a differentiation
@@ -741,40 +699,3 @@ _LOOPS = frozenset({"scan", "fori_loop", "while_loop", "map", "cond", "switch", 
 _ALL_TRACED = frozenset({"jit", "pjit", "pmap", "nnx.jit", "vmap", "scan", "fori_loop", "while_loop", "map", "cond",
                          "switch", "associative_scan", "shard_map", "checkpoint", "remat", "grad", "value_and_grad",
                          "jacfwd", "jacrev", "hessian", "eval_shape", "make_jaxpr", "nnx.eval_shape"})
-
-
-def _mask_level(taint: Taint, fn: FunctionInfo, expr: ast.AST, depth: int = 0) -> int | None:
-    """How sure ``expr`` is a boolean array computed from traced values (a comparison,
-    `isnan`, `~m`, `a & b`): the taint level of the values it compares, None if it is not."""
-    if depth > 6:
-        return None
-    if isinstance(expr, ast.Compare):
-        if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in expr.ops):
-            return None
-        operands = [expr.left, *expr.comparators]
-        if any(isinstance(o, ast.Constant) and isinstance(o.value, (str, bytes)) for o in operands):
-            return None
-        return taint.level(expr)
-    if isinstance(expr, ast.Call):
-        q = taint.model.resolve_call(expr) or ""
-        if q.startswith("jax.numpy."):
-            short = q[len("jax.numpy."):]
-            return taint.level(expr) if short in BOOL_FUNCS or short in BOOL_REDUCTIONS else None
-        func = expr.func
-        if not q and isinstance(func, ast.Attribute) and func.attr in BOOL_REDUCTIONS:
-            # `m.any(axis=1)` of a known mask, or of an array the model knows is traced
-            inner = _mask_level(taint, fn, func.value, depth + 1)
-            return inner if inner is not None else taint.level(func.value) if is_jax_array(taint.model, fn, func.value) else None
-        return None
-    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Invert):
-        return _mask_level(taint, fn, expr.operand, depth + 1)
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, _BOOL_OPS):
-        levels = [lv for e in (expr.left, expr.right) if (lv := _mask_level(taint, fn, e, depth + 1)) is not None]
-        return max(levels, default=None)
-    if isinstance(expr, ast.Name) and expr.id in fn.tainted:
-        bindings = fn.bindings.get(expr.id, [])
-        bound = [_mask_level(taint, fn, b.value, depth + 1) if b.kind == "assign" and b.value is not None else None
-                 for b in bindings]
-        known = [lv for lv in bound if lv is not None]
-        return min(known) if known and len(known) == len(bound) else None
-    return None

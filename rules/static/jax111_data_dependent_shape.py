@@ -12,6 +12,7 @@ from jaxlint.static.arrays import is_at_helper, not_an_array_method
 from jaxlint.static.masks import mask_level
 from jaxlint.static.flow import iterated_source, staged_call
 from jaxlint.static.taint import _UNREADABLE, CERTAIN, Taint, _argument_for, confidence, describe, taint_of, traced_how
+from jaxlint.static.consts import UNKNOWN, static_value
 from jaxlint.static.containers import dict_entry
 from jaxlint.static.values import ARRAY_METHODS, static_field
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
@@ -505,8 +506,12 @@ def _size_source(ctx, model: ModuleModel, fn: FunctionInfo, expr: ast.AST, depth
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd, ast.Invert)):
         return _size_source(ctx, model, fn, expr.operand, depth + 1)
     if isinstance(expr, ast.IfExp):
-        # only one arm runs: certain when both arms are traced, likely when one is (it raises
-        # whenever that arm is taken: `n - i if s == -1 else s`)
+        # only one arm runs: the one a static test takes (`m if False else 2`); else certain
+        # when both arms are traced, likely when one is (it raises whenever that arm is
+        # taken: `n - i if s == -1 else s`)
+        test = static_value(model, expr.test)
+        if test is not UNKNOWN:
+            return _size_source(ctx, model, fn, expr.body if test else expr.orelse, depth + 1)
         body = _size_source(ctx, model, fn, expr.body, depth + 1)
         orelse = _size_source(ctx, model, fn, expr.orelse, depth + 1)
         if body is not None and orelse is not None:

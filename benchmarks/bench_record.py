@@ -29,6 +29,11 @@ the target is at most 5 µs over the plain call. Under ``record`` the script als
 the same calls through jax's own jit (``jax.jit.__wrapped__``) in the same process, loops
 alternated ("same process": one process's figures, which the load moves less than two
 processes'; the plain run's line is jax's jit against itself, the method's noise).
+With them, in thread CPU time, the shapes of call that took the recorder's full path
+until issue 37 (rlax's DQN): a jitted bound method (``self.step = jax.jit(self.step)``),
+a dm_env-like ``TimeStep`` namedtuple with an ``IntEnum`` and ``None`` fields, a keyword
+argument (a Python bool), a typed PRNG key (``jax.random.key``) and a registered
+dataclass pytree node (``jax.tree_util.register_dataclass``, one static field).
 """
 from __future__ import annotations
 
@@ -137,6 +142,10 @@ if __name__ == "__main__":
 
 
 PER_CALL = '''
+import collections
+import dataclasses
+import enum
+import functools
 import json
 import sys
 import time
@@ -153,6 +162,46 @@ tree_call(tree).block_until_ready()
 N = int(sys.argv[1])
 
 
+class StepType(enum.IntEnum):
+    FIRST = 0
+    MID = 1
+
+
+TimeStep = collections.namedtuple("TimeStep", "step_type reward discount observation")
+
+
+@functools.partial(jax.tree_util.register_dataclass, data_fields=["x", "n"], meta_fields=["mode"])
+@dataclasses.dataclass
+class State:
+    x: jax.Array
+    n: int
+    mode: str
+
+
+class Agent:
+    def __init__(self):
+        self.step = jax.jit(self.step)
+
+    def step(self, x):
+        return x + 1
+
+
+agent = Agent()
+timestep = jax.jit(lambda ts: ts.observation + 1)
+first = TimeStep(StepType.FIRST, None, None, x)
+keyword = jax.jit(lambda x, flag: x + 1)
+typed_key = jax.jit(lambda x, key: x + 1)
+key = jax.random.key(0)
+dataclass_call = jax.jit(lambda s: s.x + s.n)
+state = State(x, 1, "train")
+# the shapes of call that took the recorder's full path until issue 37 (thread CPU time)
+SHAPES = {"bound method": lambda: agent.step(x), "namedtuple, None fields": lambda: timestep(first),
+          "keyword": lambda: keyword(x, flag=False), "typed key": lambda: typed_key(x, key),
+          "dataclass node": lambda: dataclass_call(state)}
+for call in SHAPES.values():
+    call().block_until_ready()
+
+
 def per_call(fn, arg, clock):
     best = float("inf")
     for _ in range(7):
@@ -167,6 +216,8 @@ def per_call(fn, arg, clock):
 # moves less with the machine's load than wall time)
 out = {"tiny": per_call(tiny, x, time.perf_counter), "tree": per_call(tree_call, tree, time.perf_counter),
        "tiny_cpu": per_call(tiny, x, time.thread_time), "tree_cpu": per_call(tree_call, tree, time.thread_time)}
+for name, call in SHAPES.items():
+    out[name] = per_call(lambda _: call(), None, time.thread_time)
 bare_jit = getattr(jax.jit, "__wrapped__", None)
 if bare_jit is not None:
     # recorded: the same calls through jax's own jit in this process, loops alternated with
@@ -185,6 +236,10 @@ if bare_jit is not None:
         out[f"{name}_same_process"] = got["rec"] - got["bare"]
 print(json.dumps(out))
 '''
+
+
+#: the shapes of call the per-call script times besides the tiny call and the pytree
+SHAPES = ("bound method", "namedtuple, None fields", "keyword", "typed key", "dataclass node")
 
 
 def per_call(args) -> int:
@@ -219,6 +274,12 @@ def per_call(args) -> int:
             extra = "" if name == "plain" else \
                 f"   ({r[tiny] - best['plain'][tiny]:+.1f}, {r[tree] - best['plain'][tree]:+.1f})"
             print(f"  {name:<22}{r[tiny]:>12.1f}{r[tree]:>16.1f}{extra}")
+    print(f"{'thread CPU':<24}" + "".join(f"{name:>{max(len(name) + 2, 10)}}" for name in SHAPES))
+    for name, r in best.items():
+        print(f"  {name:<22}" + "".join(f"{r[s]:>{max(len(s) + 2, 10)}.1f}" for s in SHAPES))
+        if name != "plain":
+            print(f"  {'':<22}" + "".join(f"{'(' + format(r[s] - best['plain'][s], '+.1f') + ')':>{max(len(s) + 2, 10)}}"
+                                          for s in SHAPES))
     print("same process, recorded against jax's own jit (thread CPU, loops alternated):")
     for name, r in best.items():
         if "tiny_same_process" in r:

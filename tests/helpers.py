@@ -76,6 +76,20 @@ def run_cli(*args: str, cwd: Path | str | None = None, input: str | None = None,
     )
 
 
+def record_program(root: Path, program: str) -> tuple[dict, dict]:
+    """``jaxlint record -- python prog.py`` of ``program`` in a project at ``root``: its
+    signatures and observations, per function key."""
+    import json
+
+    (root / "pyproject.toml").write_text("[tool.jaxlint]\n")
+    (root / "prog.py").write_text(textwrap.dedent(program).lstrip("\n"))
+    rec = run_cli("record", "--", "python", "prog.py", cwd=root, timeout=600)
+    assert rec.returncode == 0, rec.stderr[-3000:]
+    sigs = json.loads((root / ".jaxlint" / "signatures.json").read_text())["functions"]
+    observed = json.loads((root / ".jaxlint" / "observed.json").read_text())["functions"]
+    return sigs, observed
+
+
 def marked(root: Path, pattern: str) -> set[tuple[str, int, str]]:
     """(path, line, code) of every ``# CODE`` marker comment (codes matching ``pattern``,
     a regular expression such as ``JAX2\\d\\d``) in the ``.py`` files under ``root``:

@@ -6,11 +6,10 @@ compiled (a setting changed) is counted; a buffer donated and passed again in th
 call (`f(x, x)`) is reported. The real `jaxlint record`, real jax (0.10 and 0.4.38)."""
 from __future__ import annotations
 
-import json
 
 import pytest
 
-from helpers import run_cli
+from helpers import record_program
 
 PROGRAM = '''
 import functools
@@ -126,14 +125,7 @@ def _form(arg) -> str:
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
-    root = tmp_path_factory.mktemp("fast")
-    (root / "pyproject.toml").write_text("[tool.jaxlint]\n")
-    (root / "prog.py").write_text(PROGRAM.lstrip("\n"))
-    rec = run_cli("record", "--", "python", "prog.py", cwd=root, timeout=600)
-    assert rec.returncode == 0, rec.stderr[-3000:]
-    sigs = json.loads((root / ".jaxlint" / "signatures.json").read_text())["functions"]
-    observed = json.loads((root / ".jaxlint" / "observed.json").read_text())["functions"]
-    return sigs, observed
+    return record_program(tmp_path_factory.mktemp("fast"), PROGRAM)
 
 
 def _calls(sigs, key) -> dict[str, int]:

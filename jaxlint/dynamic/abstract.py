@@ -300,5 +300,14 @@ def _nnx_if_graph(x: Any):
         return None
 
 
+def holds_graph_node(tree: Any) -> bool:
+    """Whether a pytree holds a flax NNX graph object (:func:`structure` reads those
+    through ``nnx.split``, not through jax's tree structure)."""
+    if _nnx() is None:
+        return False
+    is_graph = lambda n: _nnx_if_graph(n) is not None  # noqa: E731
+    return any(map(is_graph, jax.tree_util.tree_leaves(tree, is_leaf=is_graph)))
+
+
 def short_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:12]

@@ -825,6 +825,15 @@ def concrete_array_type() -> type:
         return type(jax.numpy.zeros(()))
 
 
+@functools.lru_cache(maxsize=None)
+def key_array_type() -> tuple[type, Callable[[Any], Any]]:
+    """(the type of a typed PRNG key array, ``jax.random.key``'s, a getter of the array of
+    its key data): a key whose data is a concrete array (:func:`concrete_array_type`) is
+    concrete too; one whose data is a tracer is traced. Made outside any trace."""
+    with jax.ensure_compile_time_eval():
+        return type(jax.random.key(0)), operator.attrgetter("_base_array")
+
+
 def has_tracer(tree: Any) -> bool:
     """Whether a pytree holds a tracer: a jitted function called with it runs inside
     another function's trace (it is inlined there, not compiled on its own)."""

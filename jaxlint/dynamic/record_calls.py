@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 import operator
 import os
 import sys
@@ -45,6 +46,10 @@ class Recorded:
         #: the one signature this jitted function object has been called with, while it
         #: is the only one and jax's cache of it can tell a new one (:meth:`_one`)
         self._single: _Seen | None = None
+        #: whether a call of this object took the full path without its signature being
+        #: keyed (:meth:`_remember`): jax's cache then holds a signature the fast path does
+        #: not know, and the one-signature path is not taken
+        self._unkeyed = False
         #: jax's count of the signatures it keeps for this function (its ``_cache_size``),
         #: where that count is this object's alone
         self._size = _cache_counter(jitted, fun, meta, self)
@@ -105,8 +110,10 @@ class Recorded:
             recorder_error("noting a call", e)
             noted = obs = None
         if obs is None:
-            if noted is not None and fast is not None:
-                self._remember(fast, _leaves(fast, args, kwargs), noted, None)
+            if noted is not None:
+                self._remember(fast, args, kwargs, noted, None)
+            else:
+                self._unkeyed = True
             out = self._jitted(*args, **kwargs)
             if noted is not None and not noted[2]:
                 RECORDER.watch.after(self, args, kwargs, out)
@@ -120,8 +127,7 @@ class Recorded:
             RECORDER.watch.after(self, args, kwargs, out)
             return out
         finally:
-            if fast is not None:
-                self._remember(fast, _leaves(fast, args, kwargs), noted, obs)
+            self._remember(fast, args, kwargs, noted, obs)
             maybe_flush()
 
     def _late(self, args: tuple, kwargs: dict, compiled: int, out: Any = _NO_OUTPUT) -> None:
@@ -139,10 +145,9 @@ class Recorded:
                 obs.called(self, args, kwargs, noted[0], noted[1], adapter.compiles_since(compiled))
             if out is not _NO_OUTPUT and not noted[2]:
                 RECORDER.watch.after(self, args, kwargs, out)
-            fast = _fast_key(args, kwargs, self._by_value)
-            if fast is not None:
-                self._remember(fast, _leaves(fast, args, kwargs), noted, obs)
+            self._remember(_fast_key(args, kwargs, self._by_value), args, kwargs, noted, obs)
         except Exception as e:
+            self._unkeyed = True
             recorder_error("noting a call", e)
         maybe_flush()
 
@@ -174,22 +179,29 @@ class Recorded:
         except Exception as e:
             recorder_error("noting a call", e)
 
-    def _remember(self, fast: tuple, leaves: Any, noted: tuple, obs: Any) -> None:
+    def _remember(self, fast: tuple | None, args: tuple, kwargs: dict, noted: tuple, obs: Any) -> None:
         """Take the fast path for later calls with the key ``fast`` (see :func:`_fast_key`;
-        ``leaves``: the call's): only for signatures of arrays and Python values, which
-        the key pins entirely."""
-        canon, _, inlined = noted
-        if inlined or '"opaque"' in canon or '"repr"' in canon:
+        None: the call has none) of ``args`` and ``kwargs``: only for signatures the key
+        pins entirely (see :func:`_pinned`). A call that stays unkeyed (not one inside
+        another trace) ends the one-signature path for good (:attr:`_unkeyed`)."""
+        canon, sig, inlined = noted
+        if inlined:
             return
+        if fast is None or not _pinned(canon, sig, args, kwargs):
+            self._unkeyed = True
+            return
+        leaves = _leaves(fast, args, kwargs)
         try:
             state = cur = None
             if obs is not None:
                 state, cur = obs.seen(self, canon)
                 if cur is None:
+                    self._unkeyed = True
                     return
             with RECORDER.lock:
                 entry = RECORDER.records[self._key]["sigs"][canon]
         except Exception as e:
+            self._unkeyed = True
             recorder_error("noting a call", e)
             return
         seen = _Seen(entry, obs, state, cur)
@@ -197,12 +209,13 @@ class Recorded:
         placed = arrays and any(x._committed for x in leaves)
         with RECORDER.lock:
             if len(self._fast) >= _FAST_MAX:
+                self._unkeyed = True
                 return
             # the first one stays (threads may have called the signature at once: each
             # counts in the one its call found)
             if not placed:
                 seen = self._fast.setdefault(key, seen)
-                if len(self._fast) == 1 and self._size is not None:
+                if len(self._fast) == 1 and self._size is not None and not self._unkeyed:
                     self._one(seen)
             else:  # a committed array's sharding is part of the signature: one more lookup
                 holder = self._fast.setdefault(key, _Seen(None, None, None, None))
@@ -217,6 +230,27 @@ class Recorded:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._jitted, name)
+
+
+def _pinned(canon: str, sig: Signature, args: tuple, kwargs: dict) -> bool:
+    """Whether a signature is the same for every call with its fast key (one
+    :func:`_fast_key` gave): arrays, Python and numpy values and typed keys, which the key
+    holds; the instance of a jitted bound method (``bound``: the jitted object's own);
+    pytree nodes the recording describes as opaque (a flax ``struct.dataclass``, a
+    ``TrainState``), whose static part is the text of their tree structure, which the key
+    holds too, as jax's own cache does. Not: a static argument described by its text
+    (``repr``), which the key does not hold, nor a flax NNX object, which the recording
+    describes through ``nnx.split``."""
+    if '"opaque"' not in canon and '"repr"' not in canon:
+        return True
+    called = json.dumps([sig["args"], sig["kwargs"]], sort_keys=True)
+    if '"repr"' in called:
+        return False
+    if '"opaque"' not in called:
+        return True
+    from jaxlint.dynamic import abstract
+
+    return not abstract.holds_graph_node((args, kwargs))
 
 
 def _watched(rec: Recorded, args: tuple, kwargs: dict, seen: "_Seen") -> Any:
@@ -331,8 +365,49 @@ def _fast_key(args: tuple, kwargs: dict, by_value: bool) -> tuple | None:
         elif t.__name__ == "ndarray" and t.__module__ == "numpy":
             parts.append((t, x.shape, x.dtype))
         else:
-            return None
+            kind = _KINDS.get(t) or _kind_of(t)
+            if kind is _NUMBER:  # a subclass of a Python number (an IntEnum), a numpy float64
+                parts.append((t, x) if by_value else t)
+            elif kind is _NUMPY:  # a numpy scalar: its dtype
+                parts.append((t, x.dtype))
+            elif kind is _KEY and type(_KEY_DATA(x)) is array:  # a concrete typed PRNG key
+                parts.append((t, x.shape, x.dtype))
+            else:
+                return None
     return tuple(parts), leaves, False
+
+
+#: what the recorder writes of a leaf of these types is the same for every leaf of the
+#: type (of the type and value, for a number where ``by_value``): see :func:`_kind_of`
+_NUMBER, _NUMPY, _KEY, _OTHER = "number", "numpy", "key", "other"
+_KINDS: dict[type, str] = {}
+_KEY_DATA: Any = None
+
+
+def _kind_of(t: type) -> str:
+    """How :func:`_fast_key` keys a leaf of type ``t`` that is none of the common ones, as
+    the signature describes it (``record_signature._tree``): a Python number's subclass
+    (an ``IntEnum`` such as dm_env's ``StepType``, numpy's ``float64``) by its type, or
+    by its value where numbers are static (only for types that compare and hash as the
+    number they are, or numpy's); another numpy scalar by its type and dtype; a typed
+    PRNG key by its shape and dtype (which holds its implementation); anything else not
+    at all (the full path)."""
+    global _KEY_DATA
+    kind = _OTHER
+    numpy = t.__module__ == "numpy"
+    if issubclass(t, (int, float, complex)) and not issubclass(t, bool):
+        if numpy or any(t.__eq__ is b.__eq__ and t.__hash__ is b.__hash__ for b in (int, float, complex)):
+            kind = _NUMBER
+    elif numpy and any(c.__name__ == "generic" and c.__module__ == "numpy" for c in t.__mro__):
+        kind = _NUMPY
+    else:
+        from jaxlint.dynamic import adapter
+
+        key_type, _KEY_DATA = adapter.key_array_type()
+        if t is key_type:
+            kind = _KEY
+    _KINDS[t] = kind
+    return kind
 
 
 def _walk(x: Any, parts: list, depth: int) -> bool:

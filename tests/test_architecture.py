@@ -563,7 +563,7 @@ RECORDER_MODULES = {
     "record_state.py": (set(), set()),
     "record_signature.py": ({"_JAX_TYPES"}, {"_CANONICAL", "_SHARDINGS"}),
     "record_calls.py": ({"_TRACING", "_EVALUATING", "_NO_JIT", "_ARRAY_TYPE", "_flatten", "_x64", "_RESOURCES",
-                         "_ABSTRACT_MESH", "_MESH0"}, set()),
+                         "_ABSTRACT_MESH", "_MESH0", "_KEY_DATA"}, {"_KINDS"}),
     "record_output.py": (set(), {"_OPTION_ARGS"}),
     "callers.py": (set(), set()),
     "observer.py": (set(), set()),

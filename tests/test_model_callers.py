@@ -523,3 +523,43 @@ def test_jax106_joined_text_under_real_jax(real_runs, program, written):
     lines = [line for line in got["stderr"].splitlines() if line.startswith(("running", "loss"))]
     assert len(lines) == 1 and lines[0].startswith(written), got
     assert ("Tracer" in lines[0]) == (program == "joined-traced"), lines
+
+
+# ---------------------------------------------------------------------- a long chain of callers
+CHAIN = {
+    "entry": "@jax.jit\ndef entry(x):\n    return a(x, somelib.count(x))\n",
+    "a": "def a(x, n):\n    return b(x, n)\n",
+    "b": "def b(x, n):\n    return c(x, n)\n",
+    "c": "def c(x, n):\n    return d(x, n)\n",
+    "d": "def d(x, n):\n    return e(x, n)\n",
+    "e": "def e(x, n):\n    if n > 1:\n        return jnp.sin(x)\n    return x\n",
+}
+
+
+@pytest.mark.parametrize("order", ["entry a b c d e", "e d c b a entry", "c e a entry d b"])
+def test_a_parameter_is_as_sure_as_its_callers_pass_whatever_order_they_are_asked_in(order):
+    """``n`` comes from a call the model cannot see into, five callers up: a possible
+    finding, never an error, in whatever order the module defines the functions (a view
+    made deep in the chain of callers is asked again from nearer)."""
+    src = "import jax\nimport jax.numpy as jnp\nimport somelib\n\n\n" + "\n\n".join(CHAIN[n] for n in order.split())
+    assert codes_lines(src, ["JAX105"]) == []
+    found = lint_source(src, select=["JAX105"], confidence="possible")
+    assert [(d.code, d.severity.value) for d in found] == [("JAX105", "warning")]
+
+
+def test_recursion_between_helpers_stays_bounded():
+    src = """
+    import jax
+    import jax.numpy as jnp
+
+    def even(x, n):
+        return x if n == 0 else odd(x, n - 1)
+
+    def odd(x, n):
+        return -x if n == 0 else even(x, n - 1)
+
+    @jax.jit
+    def entry(x):
+        return even(x, x.sum())
+    """
+    assert codes_lines(src, ["JAX105"]) == [("JAX105", 5), ("JAX105", 8)]

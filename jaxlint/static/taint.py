@@ -34,6 +34,9 @@ from jaxlint.static.scopes import FunctionInfo, target_names
 from jaxlint.static.semantic import ModuleModel
 
 _CONFIDENCE = (Confidence.POSSIBLE, Confidence.LIKELY, Confidence.CERTAIN)
+#: how many callers (and enclosing functions) deep a view asks at most (a bound on the cost;
+#: recursion stops where a function's view is being made already)
+_MAX_DEPTH = 12
 
 
 def confidence(level: int) -> Confidence:
@@ -48,6 +51,9 @@ class Taint(Flow):
         super().__init__(model, fn)
         self.model: ModuleModel = model
         self._depth = _depth
+        #: some answer stood in for one too deep to ask (``_call_site_level``): a shallower
+        #: view of the function is asked again (``_taint_of``)
+        self.truncated = False
         self.names: dict[str, int] = {}
         self._raised = 0  # how many times a name's level was set (what `_state` adds)
         self._compute_names()
@@ -74,8 +80,10 @@ class Taint(Flow):
                 self.names[name] = level
                 self._raised += 1
         parent = fn.parent
-        if parent is not None and parent.traced and self._depth < 8:
-            outer = _taint_of(self.model, parent, self._depth + 1)
+        if parent is not None and parent.traced and (self._depth >= _MAX_DEPTH or self._busy(parent)):
+            self.truncated = True
+        elif parent is not None and parent.traced:
+            outer = self._asked(parent)
             for name, level in outer.names.items():
                 if name not in fn.bindings:
                     self.names[name] = level
@@ -119,7 +127,10 @@ class Taint(Flow):
         cannot be read otherwise (``*args``, too deep)."""
         best: int | None = None
         sites = [(c, caller, implicit) for c, caller, implicit in self.fn.call_sites.values() if caller.traced]
-        if not sites or self._depth >= 4:
+        if not sites:
+            return CERTAIN
+        if self._depth >= _MAX_DEPTH or any(self._busy(caller) for _, caller, _ in sites):
+            self.truncated = True  # too deep, or a caller being asked already (recursion)
             return CERTAIN
         for call, caller, implicit in sites:
             skip = self.model.leading_arguments(call)
@@ -129,13 +140,24 @@ class Taint(Flow):
             elif arg is None:
                 continue  # left to its default here
             else:
-                level = _taint_of(self.model, caller, self._depth + 1).level(arg)
+                level = self._asked(caller).level(arg)
             if level is not None and (best is None or level > best):
                 best = level
             if best == CERTAIN:
                 break
         return best
 
+
+    def _busy(self, other: FunctionInfo) -> bool:
+        """``other``'s view is being made (this one is asked on the way): recursion."""
+        return id(other) in self.model.__dict__.setdefault("_taint_busy", set())
+
+    def _asked(self, other: FunctionInfo) -> "Taint":
+        """The view of another function this one's answer reads (a caller, the enclosing
+        function): one level deeper; a truncated answer there truncates this one."""
+        t = _taint_of(self.model, other, self._depth + 1)
+        self.truncated |= t.truncated
+        return t
 
     def _splat_level(self, call: ast.Call, caller: FunctionInfo, p, implicit: int, skip: int) -> int | None:
         """How sure ``p`` holds a tracer where ``call`` (in ``caller``) may fill it from a
@@ -148,7 +170,7 @@ class Taint(Flow):
         ``**kwargs`` parameter: CERTAIN."""
         if p.kind in ("vararg", "kwarg"):
             return CERTAIN
-        here = _taint_of(self.model, caller, self._depth + 1)
+        here = self._asked(caller)
         named = [k for k in call.keywords if k.arg is not None]
         arg = argument_for(ast.Call(func=call.func, args=call.args, keywords=named), self.fn, p, implicit, skip=skip)
         if arg is _UNREADABLE:
@@ -163,7 +185,7 @@ class Taint(Flow):
             if found is None:
                 level = None if here.level(k.value) is None else POSSIBLE
             else:
-                level = _best_level(_taint_of(self.model, scope, self._depth + 1).level(entries[p.name])
+                level = _best_level(self._asked(scope).level(entries[p.name])
                                     for entries, scope in found
                                     if p.name in entries and scope is not None and scope.traced)
             best = _best_level((best, level))
@@ -188,8 +210,15 @@ def _taint_of(model: ModuleModel, fn: FunctionInfo, depth: int) -> "Taint":
     """One Taint per traced function of a module (callers are asked about many callees)."""
     cache = model.__dict__.setdefault("_taint_by_function", {})
     t = cache.get(id(fn))
-    if t is None:
-        t = cache[id(fn)] = Taint(model, fn, depth)
+    if t is None or (t.truncated and t._depth > depth):
+        # made deep in a chain of callers, where the callers' callers were not asked: ask
+        # again from here, so that no answer depends on the order the rules ask in
+        busy = model.__dict__.setdefault("_taint_busy", set())
+        busy.add(id(fn))
+        try:
+            t = cache[id(fn)] = Taint(model, fn, depth)
+        finally:
+            busy.discard(id(fn))
     return t
 
 

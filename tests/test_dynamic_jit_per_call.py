@@ -69,7 +69,7 @@ def test_a_jit_made_at_every_iteration_is_reported_at_its_line_with_the_measured
     message = found[0][2]
     assert message.startswith("`step` was called 120 times through 120 jitted functions made one after another"), message
     assert "jax compiled it once" in message
-    assert re.search(r"making it and that call took \d+\.\d+ ms a call in the recording \(\d+\.\d+ s in all\)",
+    assert re.search(r"making it and that call took \d+\.\d+ ms of CPU time a call in the recording \(\d+\.\d+ s in all\)",
                      message), message
     # the static rule's guess at the same line (pedantic) is replaced by the measurement
     both = _check(tmp_path, "--select", "JAX103,JAX208")

@@ -303,9 +303,9 @@ class Observer:
                         self.dirty = True
                         raise
             elif fresh:  # a new jitted function object's first call of a signature compiled before
-                t0 = time.perf_counter()
+                t0 = time.thread_time()  # CPU time: the wall clock moves with the machine's load
                 result = rec._jitted(*args, **kwargs)
-                spent = time.perf_counter() - t0 + rec._made  # its making and its first call
+                spent = time.thread_time() - t0 + rec._made  # its making and its first call
                 with self.lock:
                     cur["fresh_seconds"] = cur.get("fresh_seconds", 0.0) + spent
             else:

@@ -207,9 +207,9 @@ def _recording(original, kind: str):
             if not mine or not callable(inner):
                 return inner
             return lambda f: _wrap(inner(f), f, kwargs, kind, line, caller.f_code.co_filename)
-        t0 = _clock()
+        t0 = _cpu_clock()
         jitted = original(fun, *args, **kwargs)
-        made = _clock() - t0  # what making it cost the program (a jit made per call pays it each time)
+        made = _cpu_clock() - t0  # what making it cost the program (a jit made per call pays it each time)
         if mine:
             return _wrap(jitted, fun, kwargs, kind, line, caller.f_code.co_filename, made)
         # a library that jits the project's own function (a test helper such as chex's
@@ -224,7 +224,10 @@ def _recording(original, kind: str):
 
 
 _NOTHING = object()
-_clock = time.perf_counter
+#: the calling thread's CPU time: what making a jit and its first call cost the program
+#: itself; the wall clock also counts the time other processes held the cores, so a
+#: finding measured with it came and went with the machine's load
+_cpu_clock = time.thread_time
 #: top-level packages whose own jits wrap the project's functions (recorded through their
 #: transforms), are jax's internals, or are jaxlint's own (the observer traces an
 #: ``equinox.filter_jit`` function again through a jit of its own): not counted as library jits

@@ -86,8 +86,9 @@ class Recompilation(TraceRule):
       jit's caches on its first call, milliseconds a call for a step with a real state):
       at least 100 of them, made one after another and called about once each, whose
       making and first calls took at least `made-per-call-seconds` in all, as the
-      recording measured them. It is said at the line that jits the function, with the
-      measured time per call (the static JAX103 only estimates it).
+      recording measured them (CPU time of the calling thread, so that the finding does
+      not come and go with the machine's load). It is said at the line that jits the
+      function, with the measured time per call (the static JAX103 only estimates it).
 
     A declared static argument switched among a few values (a `train` flag, a mode) is
     a program per value that the caller means: it stays quiet. So are jits a factory
@@ -181,7 +182,7 @@ class Recompilation(TraceRule):
         "max-signatures": Option(8, "report a function compiled for more distinct signatures than this", int, 1),
         "made-per-call-seconds": Option(1.0, "report a jitted function made again for each call (without compiling "
                                         "again) only when making the new ones and their first calls took at least "
-                                        "this many seconds in all, as the recording measured them", (int, float), 0),
+                                        "this many seconds in all, as the recording measured them (the calling thread's CPU time)", (int, float), 0),
         "check-tests": Option(False, "also report functions whose every recorded call came from a test file "
                                      "(`test_*.py`, `*_test.py`)", bool),
     }
@@ -714,7 +715,7 @@ def _made_per_call(ctx, sigs: list, min_seconds: float) -> None:
     ctx.report(site, f"`{ctx.qualname}` was called {calls} times through {n} jitted functions made one after "
                      f"another (`jax.jit` of it made again for each call, as in a loop): jax compiled it once, but "
                      f"each new jitted function is built again and misses jit's caches on its first call: making "
-                     f"it and that call took {_ms(each)} a call in the recording ({spent:.2f} s in all); jit it "
+                     f"it and that call took {_ms(each)} of CPU time a call in the recording ({spent:.2f} s in all); jit it "
                      f"once, outside the loop, and call that",
                related=related, key="a jitted function made per call",
                data={"jit_objects": n, "calls": calls, "seconds_per_call": round(each, 6),

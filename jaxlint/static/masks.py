@@ -21,6 +21,17 @@ BOOL_OPS = (ast.BitAnd, ast.BitOr, ast.BitXor)
 #: reductions that return a boolean array whatever their operand's type (`jnp.any(x < b, axis=1)`,
 #: `m.all(axis=0)`): indexing with their result is boolean-mask indexing too
 BOOL_REDUCTIONS = frozenset({"any", "all"})
+#: numpy's and jax.numpy's index-trick objects: their brackets build an array, a slice or a
+#: grid (`jnp.r_[True, v[1:] != v[:-1]]` concatenates), they index nothing
+INDEX_TRICKS = frozenset({"r_", "c_", "s_", "index_exp", "mgrid", "ogrid"})
+
+
+def builds_with_brackets(model, node: ast.Subscript) -> bool:
+    """Whether ``node`` subscripts an index-trick object (``jnp.r_[...]``, ``np.s_[...]``,
+    ``jnp.mgrid[...]``): a construction, not an indexing of an array."""
+    q = model.resolve(node.value) or ""
+    base, _, attr = q.rpartition(".")
+    return attr in INDEX_TRICKS and base in ("jax.numpy", "numpy")
 
 
 def mask_level(taint: Taint, fn: FunctionInfo, expr: ast.AST, depth: int = 0) -> int | None:

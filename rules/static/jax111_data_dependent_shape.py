@@ -9,7 +9,7 @@ from jaxlint.records import dataclass
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.static.apis import SIZE_ARGS, STATIC_ATTRS
 from jaxlint.static.arrays import is_at_helper, not_an_array_method
-from jaxlint.static.masks import mask_level
+from jaxlint.static.masks import builds_with_brackets, mask_level
 from jaxlint.static.flow import iterated_source, staged_call
 from jaxlint.static.taint import _UNREADABLE, CERTAIN, Taint, _argument_for, confidence, describe, taint_of, traced_how
 from jaxlint.static.consts import UNKNOWN, static_value
@@ -218,7 +218,8 @@ class DataDependentShape(StaticRule):
         for fn in model.traced_functions(abstract=True):  # a shape from a tracer fails under eval_shape too
             taint = taint_of(model, fn)
             for node in fn.body_nodes():
-                if isinstance(node, ast.Subscript) and not isinstance(node.ctx, (ast.Store, ast.Del)):
+                if isinstance(node, ast.Subscript) and not isinstance(node.ctx, (ast.Store, ast.Del)) \
+                        and not builds_with_brackets(model, node):  # `jnp.r_[...]` builds an array
                     self._mask_index(ctx, taint, fn, node)
                     self._traced_slice(ctx, model, fn, node)
                 elif isinstance(node, ast.Call):

@@ -1,0 +1,25 @@
+"""Real jax behind blind48's false-finding fixes (issue 36, fix48b): the VALID fixtures
+run as the rule now says they do, the INVALID ones fail as it says."""
+import jax
+import jax.numpy as jnp
+import pytest
+
+from rule_fixtures import load_module
+
+
+def _load(code: str, name: str):
+    return load_module(code, name, "_blind48b")
+
+
+def test_index_tricks_build_arrays_under_jit():
+    valid = _load("JAX111", "valid_index_tricks")
+    assert valid.run_starts(jnp.array([1, 1, 2, 3, 3])).tolist() == [True, False, True, True, False]
+    stacked, part, head = valid.side_by_side(jnp.array([1.0, -1.0, 2.0]), jnp.array([4.0, 5.0, 6.0]))
+    assert stacked.shape == (3, 2) and part.tolist() == [-1.0, 2.0] and head.tolist() == [1.0, -1.0]
+    assert valid.grid_sum(jnp.zeros((3, 4))).shape == (3, 4)
+
+
+def test_a_mask_index_inside_the_brackets_still_fails():
+    invalid = _load("JAX111", "invalid_index_tricks")
+    with pytest.raises(jax.errors.NonConcreteBooleanIndexError):
+        invalid.distinct_sorted(jnp.array([1, 1, 2]))

@@ -50,10 +50,10 @@ BLIND = {
     "blind46": ("precision_judgements_blind46.json",
                 "53 libraries sealed before anything ran on them, judged blind once at 969e404 (issue 36)"),
     "dynamic": ("dynamic_judgements.json",
-                "41 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
+                "48 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
                 "(6 programs, issue 20), 4419f18 (7 programs, issue 37), ab7bc28 (6 programs, issue 37), "
-                "959d64a (6 programs, issue 37), d7efb9e (7 programs, issue 37) and 969e404 (9 programs, "
-                "issue 37)"),
+                "959d64a (6 programs, issue 37), d7efb9e (7 programs, issue 37), 969e404 (9 programs, "
+                "issue 37) and c45fb52 (7 programs, issue 37)"),
 }
 VERDICTS = ("true", "debatable", "false")
 

@@ -58,6 +58,9 @@ def figure_section(r, figures: dict | None) -> str:
                     for c, f in fig["corpora"].items())
     text = (head + f"Blind figure: {b['findings']} findings, {b['true']} true, {b['debatable']} debatable, "
             f"{b['false']} false ({b['precision']:.0%} true) ({per}).")
+    if fig.get("on_by_proof"):
+        text += (f" Below the {figures['threshold']:.0%} bar, it stays on by proof, a decision to review: what it "
+                 f"reports raises under jax (evidence: {fig['on_by_proof']}); its false findings are the model's to fix.")
     if fig["confidence"]:
         text += " By confidence, where judged: " + "; ".join(
             f"{k}: {f['true']} true, {f['debatable']} debatable, {f['false']} false" for k, f in fig["confidence"].items()

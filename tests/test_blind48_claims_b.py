@@ -23,3 +23,22 @@ def test_a_mask_index_inside_the_brackets_still_fails():
     invalid = _load("JAX111", "invalid_index_tricks")
     with pytest.raises(jax.errors.NonConcreteBooleanIndexError):
         invalid.distinct_sorted(jnp.array([1, 1, 2]))
+
+
+def test_modules_built_from_one_rngs_stream_draw_different_weights(monkeypatch):
+    from rule_fixtures import FIXTURES
+
+    monkeypatch.syspath_prepend(str(FIXTURES / "JAX114" / "valid_rngs_stream"))
+    valid = _load("JAX114", "valid_rngs_stream")
+    first, second = valid.build(3, 2)
+    assert not jnp.array_equal(first.proj.kernel[...], second.proj.kernel[...])
+    tower = valid.Tower(3, 2, rngs=valid.nnx.Rngs(1))
+    assert not jnp.array_equal(tower.blocks[0].proj.kernel[...], tower.blocks[1].proj.kernel[...])
+    twin = valid.Twin(valid.Settings(3, 2, valid.nnx.Rngs(2)))
+    assert not jnp.array_equal(twin.blocks[0].proj.kernel[...], twin.blocks[1].proj.kernel[...])
+
+
+def test_one_key_taken_from_the_stream_gives_every_layer_the_same_weights():
+    invalid = _load("JAX114", "invalid_rngs_stream")
+    tower = invalid.Tower(3, 2, rngs=invalid.nnx.Rngs(0))
+    assert jnp.array_equal(tower.layers[0].w, tower.layers[1].w)

@@ -264,6 +264,8 @@ class KeyCallees:
         (``self._key, sub = jax.random.split(self._key)``), itself or through a method it
         calls (``next(self)``, ``self()``, ``self.next_key()``). Each read then gives a
         fresh key, not one key read twice."""
+        if rng_stream(self.model, expr):
+            return True  # an `nnx.Rngs`: each `rngs.params()` / `rngs()` a module takes is a fresh key
         if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)):
             return False
         model = self.model
@@ -342,6 +344,44 @@ class KeyCallees:
             return True
         cls = self.model.classes.get(made.func.id) if isinstance(made.func, ast.Name) else None
         return cls is not None and any((self.model.resolve(b, cls) or "").startswith("flax.linen.") for b in cls.bases)
+
+
+#: flax NNX's stateful key stream: every key taken from it (``rngs.params()``, ``rngs()``,
+#: a module given ``rngs=rngs``) advances its counter, so none is taken twice
+_STREAMS = frozenset({"flax.nnx.Rngs", "flax.nnx.rnglib.Rngs"})
+
+
+def rng_stream(model: Scopes, expr: ast.AST) -> bool:
+    """``expr`` holds an ``nnx.Rngs``, not a key: a name bound only to ``nnx.Rngs(...)`` or
+    a parameter annotated ``nnx.Rngs`` (``rngs: nnx.Rngs | None``), or a field
+    (``params.rngs``, ``self.rngs``) that a class of the module annotates so."""
+    if isinstance(expr, ast.Name):
+        _, bindings = model.lookup(expr.id, model.function_of(expr))
+        return bool(bindings) and all(
+            b.kind == "assign" and isinstance(b.value, ast.Call) and model.resolve_call(b.value) in _STREAMS
+            or b.kind == "param" and isinstance(b.node, ast.arg) and _stream_annotation(model, b.node.annotation)
+            for b in bindings)
+    if isinstance(expr, ast.Attribute):
+        fields = [s for c in model.classes.values() for s in c.body
+                  if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == expr.attr]
+        return bool(fields) and all(_stream_annotation(model, f.annotation) for f in fields)
+    return False
+
+
+def _stream_annotation(model: Scopes, ann: ast.expr | None) -> bool:
+    """``nnx.Rngs``, ``nnx.Rngs | None``, ``Optional[nnx.Rngs]``, or the same as a string."""
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            ann = ast.parse(ann.value, mode="eval").body
+        except SyntaxError:
+            return False
+        return isinstance(ann, ast.Attribute) and ann.attr == "Rngs" or isinstance(ann, ast.Name) and ann.id == "Rngs"
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        sides = [a for a in (ann.left, ann.right) if not (isinstance(a, ast.Constant) and a.value is None)]
+        return len(sides) == 1 and _stream_annotation(model, sides[0])
+    if isinstance(ann, ast.Subscript) and (model.resolve(ann.value) or "") == "typing.Optional":
+        return _stream_annotation(model, ann.slice)
+    return ann is not None and model.resolve(ann) in _STREAMS
 
 
 def _receiving(fn: FunctionInfo, call: ast.Call, arg: ast.expr) -> str | None:

@@ -42,3 +42,19 @@ def test_one_key_taken_from_the_stream_gives_every_layer_the_same_weights():
     invalid = _load("JAX114", "invalid_rngs_stream")
     tower = invalid.Tower(3, 2, rngs=invalid.nnx.Rngs(0))
     assert jnp.array_equal(tower.layers[0].w, tower.layers[1].w)
+
+
+def test_an_argument_filled_in_before_the_call_spares_the_draw():
+    valid = _load("JAX114", "valid_filled_before_call")
+    thetas = jnp.linspace(0.0, 1.0, 64)
+    score, refs = valid.run(thetas, seed=3)
+    assert bool(jnp.array_equal(refs, valid.references_for(jax.random.PRNGKey(3), thetas)))
+    # given the references, the helper reads no key: any other key gives the same score
+    assert float(score) == float(valid.coverage(jax.random.PRNGKey(99), thetas, refs))
+
+
+def test_an_argument_left_none_draws_the_same_numbers_again():
+    invalid = _load("JAX114", "invalid_filled_elsewhere")
+    thetas = jnp.linspace(0.0, 1.0, 64)
+    score, other = invalid.run(thetas, seed=3)
+    assert float(score) == float(jnp.mean(other < thetas))  # the helper drew `other` again

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import re
 
+from jaxlint.static.data import Binding
 from jaxlint.static.scopes import FunctionInfo, Scopes, target_names, walk
 
 
@@ -129,7 +130,7 @@ class KeyCallees:
         return found
 
     def _none_guards(self, fn: FunctionInfo, node: ast.AST) -> set[str]:
-        """The parameters of ``fn`` (defaulting to None) whose being None ``node`` waits on:
+        """The parameters of ``fn`` whose being None ``node`` waits on:
         it lies in the body of an ``if p is None:`` of ``fn``, and ``p`` is bound nowhere
         else than as the parameter and inside that ``if``."""
         out: set[str] = set()
@@ -137,12 +138,11 @@ class KeyCallees:
         while parent is not None and parent is not fn.node:
             if isinstance(parent, ast.If) and any(child is s for s in parent.body):
                 test = parent.test
-                if isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and len(test.ops) == 1 \
-                        and isinstance(test.ops[0], ast.Is) and isinstance(test.comparators[0], ast.Constant) \
-                        and test.comparators[0].value is None:
-                    p = fn.param(test.left.id)
+                if isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) \
+                        and _is_none_test(test, test.left.id):
+                    p = fn.param(test.left.id)  # (`refs=None`, or `refs: Optional[Array]` without a default)
                     inside = {id(n) for n in walk(parent)}
-                    if p is not None and isinstance(p.default, ast.Constant) and p.default.value is None and all(
+                    if p is not None and p.kind in ("positional", "keyword") and all(
                             b.kind == "param" or id(b.node) in inside for b in fn.bindings.get(p.name, [])):
                         out.add(p.name)
             child, parent = parent, self.model.parent(parent)
@@ -160,10 +160,28 @@ class KeyCallees:
         if arg is None or isinstance(arg, ast.Constant) and arg.value is None:
             return False
         if isinstance(arg, ast.Name):
-            _, bindings = self.model.lookup(arg.id, self.model.function_of(call))
-            return bool(bindings) and all(b.kind == "assign" and b.value is not None and not (
-                isinstance(b.value, ast.Constant) and b.value.value is None) for b in bindings)
+            scope = self.model.function_of(call)
+            _, bindings = self.model.lookup(arg.id, scope)
+            if bool(bindings) and all(_not_none(b) for b in bindings):
+                return True
+            # `if refs is None: refs = make(key)` before the call: the caller filled it in
+            reach = self.model.reaching_bindings(arg, scope)
+            return any(_not_none(b) and self._fills_in(b, arg.id) for b in reach) and all(
+                b.kind == "param" or _not_none(b) for b in reach)
         return isinstance(arg, (ast.Call, ast.Tuple, ast.List, ast.Dict, ast.BinOp, ast.Attribute, ast.Subscript))
+
+    def _fills_in(self, binding: Binding, name: str) -> bool:
+        """``binding`` lies in the body of an ``if name is None`` (or ``if name is None and
+        ...``): the default filled in."""
+        child, parent = binding.node, self.model.parent(binding.node)
+        while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(parent, ast.If) and any(child is s for s in parent.body):
+                tests = parent.test.values if isinstance(parent.test, ast.BoolOp) and isinstance(
+                    parent.test.op, ast.And) else [parent.test]
+                if any(_is_none_test(t, name) for t in tests):
+                    return True
+            child, parent = parent, self.model.parent(parent)
+        return False
 
     def _spared(self, call: ast.Call, target: FunctionInfo, bound: int, param: str) -> bool:
         """``target`` draws from ``param`` only when an argument is None, and ``call``
@@ -382,6 +400,19 @@ def _stream_annotation(model: Scopes, ann: ast.expr | None) -> bool:
     if isinstance(ann, ast.Subscript) and (model.resolve(ann.value) or "") == "typing.Optional":
         return _stream_annotation(model, ann.slice)
     return ann is not None and model.resolve(ann) in _STREAMS
+
+
+def _not_none(b: Binding) -> bool:
+    """An assignment of a value other than ``None``."""
+    return b.kind == "assign" and b.value is not None and not (
+        isinstance(b.value, ast.Constant) and b.value.value is None)
+
+
+def _is_none_test(test: ast.expr, name: str) -> bool:
+    """``name is None``."""
+    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == name \
+        and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) \
+        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
 
 
 def _receiving(fn: FunctionInfo, call: ast.Call, arg: ast.expr) -> str | None:

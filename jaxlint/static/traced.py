@@ -38,6 +38,20 @@ _CHECKPOINTS = ("jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "
 
 
 
+def _after_splat(args: list[ast.expr], call: ast.Call, target: FunctionInfo, implicit: int) -> int | None:
+    """Where the arguments after a call's one splat start among ``target``'s positional
+    parameters (``f(*head, a, b)``: ``a`` and ``b`` fill its last two), when that is sure:
+    ``target`` takes no ``*args``, no positional parameter has a default, and the call
+    passes no keyword; ``None`` otherwise (a traced splat may fill any parameter)."""
+    stars = [i for i, a in enumerate(args) if isinstance(a, ast.Starred)]
+    positional = target.positional()
+    if len(stars) != 1 or call.keywords or any(p.kind == "vararg" for p in target.params) \
+            or any(p.default is not None for p in positional):
+        return None
+    tail = len(positional) - (len(args) - stars[0] - 1)
+    return tail if tail >= implicit + stars[0] else None
+
+
 def only_differentiated(fn: FunctionInfo, settled: set[int] | None = None) -> bool:
     """``fn`` is traced only by a differentiation transform applied outside any trace
     (``jax.grad(loss)(w)`` in a training loop, ``g = jax.grad(f)`` at module level), or
@@ -721,12 +735,17 @@ class Tracing:
                 tainted_params: set[str] = set()
                 positional = target.positional()
                 # a wrapper's own leading arguments (`Predictive(model)(key, *args)`) are not the target's
-                for i, a in enumerate(node.args[self.scopes.leading_arguments(node):]):
+                args = node.args[self.scopes.leading_arguments(node):]
+                tail = _after_splat(args, node, target, implicit)
+                splat_at = next((i for i, a in enumerate(args) if isinstance(a, ast.Starred)), len(args))
+                for i, a in enumerate(args):
                     if isinstance(a, ast.Starred):
                         if self.is_traced_expr(a.value, fn):
-                            tainted_params |= {p.name for p in target.params if p.kind in ("positional", "vararg")}
+                            tainted_params |= {p.name for p in target.params if p.kind in ("positional", "vararg")} \
+                                if tail is None else {p.name for p in positional[implicit + i:tail]}
                         continue
-                    j = i + implicit
+                    # after the one splat, the arguments fill the last parameters
+                    j = i + implicit if tail is None or i < splat_at else len(positional) - (len(args) - i)
                     if j < len(positional):
                         if self.is_traced_expr(a, fn):
                             tainted_params.add(positional[j].name)

@@ -1,0 +1,24 @@
+"""Real jax behind blind48's false-error fixes (issue 36): the VALID fixtures run under
+jit without error and the INVALID ones raise what the rule says."""
+import jax
+import jax.numpy as jnp
+import pytest
+
+from rule_fixtures import load_module
+
+
+def _load(code: str, name: str):
+    return load_module(code, name, "_blind48")
+
+
+def test_a_python_count_after_a_splat_stays_concrete():
+    valid = _load("JAX105", "valid_after_splat")
+    out = valid.step(jnp.ones(3), jnp.full(3, 4.0))
+    assert out.tolist() == [0.5, 0.5, 0.5]  # n_shards == 2 took the Python branch
+
+
+def test_a_traced_count_after_a_splat_fails():
+    invalid = _load("JAX105", "invalid_after_splat")
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        invalid.step(jnp.ones(3), 2)
+

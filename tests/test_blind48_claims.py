@@ -22,3 +22,15 @@ def test_a_traced_count_after_a_splat_fails():
     with pytest.raises(jax.errors.TracerBoolConversionError):
         invalid.step(jnp.ones(3), 2)
 
+
+def test_a_static_keyword_through_a_splat_is_a_python_value():
+    valid = _load("JAX105", "valid_static_splat_key")
+    out = valid.smooth(jnp.arange(4.0), budget=float("inf"), passes=2)
+    assert out.shape == (4,)
+    assert valid.smooth(jnp.arange(4.0), budget=1.0, passes=0).tolist() == [0.0, 1.0, 1.0, 1.0]
+
+
+def test_a_keyword_not_named_static_through_a_splat_fails():
+    invalid = _load("JAX105", "invalid_static_splat_key")
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        invalid.shifted(jnp.ones(2), budget=2.0, offset=1.0)

@@ -358,6 +358,8 @@ class Flow:
             if treedef_call(m, expr.value) == "second" and isinstance(expr.slice, ast.Constant) \
                     and expr.slice.value == 1:
                 return None  # `tree_flatten(x)[1]`: the treedef, a Python object
+            if self._static_keyword(expr):
+                return None
             entry = self._dict_entry(expr)
             found = self.culprit(entry if entry is not None else expr.value)
             if found is None and entry is None:
@@ -406,6 +408,19 @@ class Flow:
         if isinstance(expr, ast.JoinedStr):
             return _best(*(self.culprit(v.value) for v in expr.values if isinstance(v, ast.FormattedValue)))
         return None
+
+    def _static_keyword(self, expr: ast.Subscript) -> bool:
+        """``kwargs["k"]`` of the function's own ``**kwargs``, never rebound, with ``"k"``
+        in a jit's ``static_argnames``: jit keeps that keyword a Python value even when it
+        reaches the function through the splat."""
+        fn = self.fn
+        if not (isinstance(expr.value, ast.Name) and isinstance(expr.slice, ast.Constant)
+                and isinstance(expr.slice.value, str) and expr.slice.value in fn.static_params):
+            return False
+        splat = next((p for p in fn.params if p.kind == "kwarg"), None)
+        bindings = fn.bindings.get(expr.value.id, ())
+        return splat is not None and splat.name == expr.value.id and fn.param(expr.slice.value) is None \
+            and len(bindings) == 1 and bindings[0].kind == "param"
 
     def _dict_entry(self, expr: ast.Subscript) -> ast.AST | None:
         """``d["k"]`` with ``d`` bound once in the function to a dict display that has the

@@ -58,3 +58,19 @@ def test_an_argument_left_none_draws_the_same_numbers_again():
     thetas = jnp.linspace(0.0, 1.0, 64)
     score, other = invalid.run(thetas, seed=3)
     assert float(score) == float(jnp.mean(other < thetas))  # the helper drew `other` again
+def _bad_step(x):
+    return int(x)  # a tracer cannot become a Python int: TypeError under jit
+
+
+def test_a_handler_that_reraises_prints_once_on_the_way_out(capfd):
+    valid = _load("JAX106", "valid_reraising_handler")
+    with pytest.raises(TypeError):
+        valid.run_all({"bad": _bad_step}, jnp.float32(1.0))
+    assert "step bad failed while tracing:" in capfd.readouterr().out
+
+
+def test_a_swallowing_handler_prints_at_trace_time_only(capfd):
+    invalid = _load("JAX106", "invalid_swallowing_handler")
+    steps = {"bad": _bad_step, "double": lambda x: x * 2}
+    assert float(invalid.run_all(steps, jnp.float32(1.0))) == 2.0
+    assert capfd.readouterr().out.count("step bad skipped:") == 1

@@ -142,6 +142,17 @@ def iterated_source(name: str, target: ast.AST, it: ast.AST) -> ast.AST | None:
     return it if not isinstance(target, (ast.Tuple, ast.List)) else None
 
 
+def in_reraising_handler(model: "Scopes", node: ast.AST) -> bool:
+    """``node`` is a statement's part of an ``except`` handler whose body re-raises
+    (``except TypeError as e: print(..., e); raise``): a diagnostic shown on the way out."""
+    child, parent = node, model.parent(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        if isinstance(parent, ast.ExceptHandler) and any(child is s for s in parent.body):
+            return any(isinstance(s, ast.Raise) for s in parent.body)
+        child, parent = parent, model.parent(parent)
+    return False
+
+
 def sampled(call: ast.Call, observed: str) -> bool:
     """A sample site (``numpyro.sample("z", dist)``) in traced code draws a tracer; one
     given a value to observe (``obs=y``, not ``obs=None``) returns that value."""

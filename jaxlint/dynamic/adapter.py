@@ -169,6 +169,23 @@ def callback_function(eqn) -> Any:
     return fn if callable(fn) else None
 
 
+def under_jit(fun: Any, partials: bool = True) -> Any:
+    """The Python function a jit-like wrapper (``eqx.filter_jit``) traces: decorators (and
+    ``functools.partial`` unless not ``partials``) removed, but not a jax transform it applies (``@eqx.filter_jit``
+    over ``@jax.vmap``): that transform is part of the traced program (its wrapper's code
+    is jax's own)."""
+    for _ in range(16):
+        if partials and isinstance(fun, functools.partial):
+            fun = fun.func
+            continue
+        inner = getattr(fun, "__wrapped__", None)
+        code = getattr(fun, "__code__", None)
+        if inner is None or inner is fun or code is not None and code.co_filename.startswith(_JAX_DIR):
+            break
+        fun = inner
+    return fun
+
+
 def _filled(cell) -> bool:
     try:
         cell.cell_contents

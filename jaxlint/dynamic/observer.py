@@ -444,9 +444,8 @@ class Observer:
             return rec._jitted.trace(*args, **kwargs)
         from jaxlint.dynamic.transforms import PARTITIONED_KINDS, MappedJit, NotTraceable, PartitionedJit
 
-        fun = _original(rec._fun)
         if kind in PARTITIONED_KINDS:
-            return PartitionedJit(kind, fun, fs.meta.get("static_nums", ()),
+            return PartitionedJit(kind, adapter.under_jit(rec._fun), fs.meta.get("static_nums", ()),
                                   fs.meta.get("static_names", ())).trace(*args, **kwargs)
         if kind == "pmap":  # what pmap mapped, as it mapped it: a partial keeps its bound arguments
             mapped = fs.meta.get("pmap") or {}

@@ -367,7 +367,9 @@ def jitted_for(obj, original, entry: dict, static_names: set[str], spec: dict | 
     from jaxlint.dynamic.transforms import PARTITIONED_KINDS, MappedJit, PartitionedJit
 
     if entry.get("kind") in PARTITIONED_KINDS:
-        target = inspect.unwrap(original) if hasattr(original, "__wrapped__") else original
+        from jaxlint.dynamic.adapter import under_jit
+
+        target = under_jit(obj, partials=False) if hasattr(obj, "__wrapped__") else original
         return PartitionedJit(entry["kind"], target, entry.get("static_argnums") or (),
                               entry.get("static_argnames") or ())
     if entry.get("kind") == "pmap":

@@ -32,8 +32,10 @@ processes'; the plain run's line is jax's jit against itself, the method's noise
 With them, in thread CPU time, the shapes of call that took the recorder's full path
 until issue 37 (rlax's DQN): a jitted bound method (``self.step = jax.jit(self.step)``),
 a dm_env-like ``TimeStep`` namedtuple with an ``IntEnum`` and ``None`` fields, a keyword
-argument (a Python bool), a typed PRNG key (``jax.random.key``) and a registered
-dataclass pytree node (``jax.tree_util.register_dataclass``, one static field).
+argument (a Python bool), a typed PRNG key (``jax.random.key``), a registered
+dataclass pytree node (``jax.tree_util.register_dataclass``, one static field) and, where
+flax is installed, a flax NNX training step (``nnx.jit`` of a 3-layer ``Sequential`` and
+its ``Optimizer``; a twentieth of the calls: it takes milliseconds).
 """
 from __future__ import annotations
 
@@ -198,6 +200,23 @@ state = State(x, 1, "train")
 SHAPES = {"bound method": lambda: agent.step(x), "namedtuple, None fields": lambda: timestep(first),
           "keyword": lambda: keyword(x, flag=False), "typed key": lambda: typed_key(x, key),
           "dataclass node": lambda: dataclass_call(state)}
+try:  # a flax NNX step (issue 37): nnx.jit with a Module and an Optimizer, when flax is installed
+    import optax
+    from flax import nnx
+except ImportError:
+    nnx = None
+if nnx is not None:
+    model = nnx.Sequential(nnx.Linear(4, 8, rngs=nnx.Rngs(0)), nnx.BatchNorm(8, rngs=nnx.Rngs(0)),
+                           nnx.Linear(8, 2, rngs=nnx.Rngs(0)))
+    optimizer = nnx.Optimizer(model, optax.adam(1e-3), wrt=nnx.Param)
+
+    @nnx.jit
+    def nnx_step(model, optimizer, x):
+        grads = nnx.grad(lambda m: (m(x) ** 2).mean())(model)
+        optimizer.update(model, grads)
+
+    nnx_x = jnp.ones((2, 4))
+    SHAPES["nnx.jit, Module"] = lambda: nnx_step(model, optimizer, nnx_x) or nnx_x
 for call in SHAPES.values():
     call().block_until_ready()
 
@@ -217,7 +236,12 @@ def per_call(fn, arg, clock):
 out = {"tiny": per_call(tiny, x, time.perf_counter), "tree": per_call(tree_call, tree, time.perf_counter),
        "tiny_cpu": per_call(tiny, x, time.thread_time), "tree_cpu": per_call(tree_call, tree, time.thread_time)}
 for name, call in SHAPES.items():
-    out[name] = per_call(lambda _: call(), None, time.thread_time)
+    if name.startswith("nnx"):  # milliseconds a call: fewer calls
+        N, n = max(N // 20, 10), N
+        out[name] = per_call(lambda _: call(), None, time.thread_time)
+        N = n
+    else:
+        out[name] = per_call(lambda _: call(), None, time.thread_time)
 bare_jit = getattr(jax.jit, "__wrapped__", None)
 if bare_jit is not None:
     # recorded: the same calls through jax's own jit in this process, loops alternated with
@@ -239,7 +263,7 @@ print(json.dumps(out))
 
 
 #: the shapes of call the per-call script times besides the tiny call and the pytree
-SHAPES = ("bound method", "namedtuple, None fields", "keyword", "typed key", "dataclass node")
+SHAPES = ("bound method", "namedtuple, None fields", "keyword", "typed key", "dataclass node", "nnx.jit, Module")
 
 
 def per_call(args) -> int:
@@ -274,12 +298,13 @@ def per_call(args) -> int:
             extra = "" if name == "plain" else \
                 f"   ({r[tiny] - best['plain'][tiny]:+.1f}, {r[tree] - best['plain'][tree]:+.1f})"
             print(f"  {name:<22}{r[tiny]:>12.1f}{r[tree]:>16.1f}{extra}")
-    print(f"{'thread CPU':<24}" + "".join(f"{name:>{max(len(name) + 2, 10)}}" for name in SHAPES))
+    shapes = [s for s in SHAPES if s in best["plain"]]  # the nnx step only where flax is installed
+    print(f"{'thread CPU':<24}" + "".join(f"{name:>{max(len(name) + 2, 10)}}" for name in shapes))
     for name, r in best.items():
-        print(f"  {name:<22}" + "".join(f"{r[s]:>{max(len(s) + 2, 10)}.1f}" for s in SHAPES))
+        print(f"  {name:<22}" + "".join(f"{r[s]:>{max(len(s) + 2, 10)}.1f}" for s in shapes))
         if name != "plain":
             print(f"  {'':<22}" + "".join(f"{'(' + format(r[s] - best['plain'][s], '+.1f') + ')':>{max(len(s) + 2, 10)}}"
-                                          for s in SHAPES))
+                                          for s in shapes))
     print("same process, recorded against jax's own jit (thread CPU, loops alternated):")
     for name, r in best.items():
         if "tiny_same_process" in r:

@@ -272,17 +272,42 @@ def structure(x: Any) -> tuple[list[tuple[str, Any]], str | None, Any]:
         graphdef, state = nnx.split(x)
         pairs = jax.tree_util.tree_flatten_with_path(state)[0]
         static = graphdef
+        text = _graph_text(graphdef)
     else:
         pairs, static = jax.tree_util.tree_flatten_with_path(x)
         if len(pairs) == 1 and pairs[0][1] is x:
             pairs = []
+        text = _ADDRESS.sub("", str(static))
     leaves = [(jax.tree_util.keystr(p), v) for p, v in pairs]
-    text = _ADDRESS.sub("", str(static))
     try:
         ident = hash(static)
     except Exception:
         ident = None
     return leaves, text, ident
+
+
+#: a flax NNX graph's structure (with the types of its static attributes) -> its text
+_GRAPH_TEXTS: dict = {}
+_GRAPH_TEXTS_MAX = 1024
+
+
+def _graph_text(graphdef: Any) -> str:
+    """The text of an NNX ``GraphDef`` (:func:`structure`'s static part), made once per
+    structure: writing it out (flax's ``repr`` of every node) cost ~4 ms a call of an
+    ``nnx.jit`` step (issue 37). Two structures that compare equal have the same text,
+    except where a static attribute's value equals another's of another type (``1`` and
+    ``True``): their types are part of the key. A structure that cannot be hashed is
+    written out every time."""
+    try:
+        key = (graphdef, tuple(type(a[1].value) for a in graphdef.attributes if hasattr(a[1], "value")))
+        text = _GRAPH_TEXTS.get(key)
+    except Exception:
+        return _ADDRESS.sub("", str(graphdef))
+    if text is None:
+        text = _ADDRESS.sub("", str(graphdef))
+        if len(_GRAPH_TEXTS) < _GRAPH_TEXTS_MAX:
+            _GRAPH_TEXTS[key] = text
+    return text
 
 
 def _nnx():

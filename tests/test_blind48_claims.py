@@ -34,3 +34,16 @@ def test_a_keyword_not_named_static_through_a_splat_fails():
     invalid = _load("JAX105", "invalid_static_splat_key")
     with pytest.raises(jax.errors.TracerBoolConversionError):
         invalid.shifted(jnp.ones(2), budget=2.0, offset=1.0)
+
+
+def test_the_list_a_starred_target_makes_has_a_static_truth():
+    valid = _load("JAX105", "valid_starred_rest")
+    one = jnp.ones(2)
+    out = valid.combine([(one, one * 2.0, jnp.int32(1)), (one, one * 3.0)], jnp.array([10.0, 100.0]))
+    assert out.tolist() == [[200.0, 200.0], [3.0, 3.0]]
+
+
+def test_an_element_of_the_starred_list_is_traced():
+    invalid = _load("JAX105", "invalid_starred_rest")
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        invalid.combine((jnp.ones(2), jnp.ones(2), jnp.int32(1)))

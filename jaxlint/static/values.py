@@ -1064,6 +1064,12 @@ def _binds_container(model: "Scopes", b: "Binding", scope: "FunctionInfo | None"
     if b.value is not None:
         return python_container(model, b.value, scope, depth + 1)
     stmt = b.node
+    # `s, v, *rest = parts`: a starred target is always a list, of what is left over
+    if isinstance(stmt, ast.Assign) and any(
+            isinstance(t, (ast.Tuple, ast.List)) and any(isinstance(e, ast.Starred) and isinstance(e.value, ast.Name)
+                                                         and e.value.id == b.name for e in t.elts)
+            for t in stmt.targets):
+        return True
     # `leaves, treedef = jax.tree_util.tree_flatten(x)`: the first name gets the list
     if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
             and (model.resolve_call(stmt.value) or "") in TREE_FLATTENS:

@@ -199,6 +199,7 @@ def compile_function(fa: FunctionAnalysis) -> None:
         cf.hbm_bytes = target.hbm_bytes()
     cf.kind = str(fa.entry.get("kind") or "jit")
     cf.reused = dict(fa.reused)
+    cf.sharing = tuple(fa.call.sharing) if fa.call is not None else ()
     donate = fa.donation_site()
     if donate is not None:  # where an unusable donation is undone (JAX302)
         cf.sites["donate"] = [donate.path, donate.line, donate.column]

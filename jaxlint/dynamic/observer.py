@@ -32,7 +32,7 @@ import time
 import warnings
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 from jaxlint import __version__
 from jaxlint.dynamic import adapter, placement
@@ -72,6 +72,8 @@ class FunctionState:
         self.report: dict | None = None
         self.rule_errors: list[str] = []
         self.first_call: tuple[str, int, int] | None = None
+        #: arguments a call gave an array that is another of its arrays too (:func:`_sharing`)
+        self.sharing: set[str] = set()
         self.ir: dict | None = None
         self.seconds = 0.0
         #: file -> the lines of it the traces entered (what the observation rests on)
@@ -381,6 +383,7 @@ class Observer:
             self.recorder.error("reading the arguments' shardings", e)
         try:
             donated = _donated_twice(fs, args, kwargs)
+            fs.sharing |= _sharing(fs, args, kwargs)
         except Exception as e:
             self.recorder.error("comparing donated arguments", e)
             donated = ()
@@ -497,7 +500,7 @@ class Observer:
             fa.jaxpr = traced.jaxpr
         fa.error = error
         fa.call = CallFacts(Site(*site) if site else None, donated, tuple(str(w.message) for w in caught),
-                            shardings)
+                            shardings, tuple(sorted(fs.sharing)))
         rules = self.rules_for(fs.home)
         # the rules that read every signature of the function run once, at the end
         fs.rule_errors += run_rules(fa, [r for r in rules.get("trace", []) if not r.reads_signatures])
@@ -687,32 +690,50 @@ def _deleted_by_the_call(donated: tuple) -> tuple:
     return tuple(p for p in donated if p[2].is_deleted())
 
 
-def _donated_twice(fs: FunctionState, args: tuple, kwargs: dict) -> tuple[tuple[str, str, Any], ...]:
-    """(donated argument, other argument, their one buffer) of this call."""
-    nums = set(fs.meta.get("donate_nums") or ())
-    if not nums:
-        return ()
+def _named_leaves(fs: FunctionState, args: tuple, kwargs: dict) -> Iterator[tuple[str, str, Any, bool]]:
+    """(argument, the leaf's path, the array, whether its argument is donated) of each
+    array of the call."""
     import jax
 
+    nums = set(fs.meta.get("donate_nums") or ())
     params = fs.meta.get("params") or []
-    owner: dict[int, str] = {}
-    donated: list[tuple[int, str]] = []
     named = [(params[i] if i < len(params) else f"argument {i}", a, i in nums) for i, a in enumerate(args)]
     named += [(k, v, k in params and params.index(k) in nums) for k, v in kwargs.items()]
-    pairs = []
     for top, tree, is_donated in named:
         for path, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]:
-            if not isinstance(leaf, jax.Array):
-                continue
-            name = top + jax.tree_util.keystr(path)
-            first = owner.get(id(leaf))
-            if first is None:
-                owner[id(leaf)] = name
-                if is_donated:
-                    donated.append((id(leaf), name))
-            elif is_donated or any(i == id(leaf) for i, _ in donated):
-                pairs.append((first, name, leaf))
+            if isinstance(leaf, jax.Array):
+                yield top, top + jax.tree_util.keystr(path), leaf, is_donated
+
+
+def _donated_twice(fs: FunctionState, args: tuple, kwargs: dict) -> tuple[tuple[str, str, Any], ...]:
+    """(donated argument, other argument, their one buffer) of this call."""
+    if not fs.meta.get("donate_nums"):
+        return ()
+    owner: dict[int, str] = {}
+    donated: list[tuple[int, str]] = []
+    pairs = []
+    for _, name, leaf, is_donated in _named_leaves(fs, args, kwargs):
+        first = owner.get(id(leaf))
+        if first is None:
+            owner[id(leaf)] = name
+            if is_donated:
+                donated.append((id(leaf), name))
+        elif is_donated or any(i == id(leaf) for i, _ in donated):
+            pairs.append((first, name, leaf))
     return tuple(pairs)
+
+
+def _sharing(fs: FunctionState, args: tuple, kwargs: dict) -> set[str]:
+    """The arguments of this call one of whose arrays is another array of the call too
+    (``Params(online=p, target=p)``): jax refuses to donate them ("donate the same buffer
+    twice")."""
+    owner: dict[int, str] = {}
+    shared: set[str] = set()
+    for top, _, leaf, _ in _named_leaves(fs, args, kwargs):
+        if id(leaf) in owner:
+            shared.update((owner[id(leaf)], top))
+        owner.setdefault(id(leaf), top)
+    return shared
 
 
 def _mine(compiles, fs: FunctionState) -> list:

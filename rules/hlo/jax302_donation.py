@@ -56,6 +56,8 @@ class Donation(HloRule):
     reused is never advised for donation (when that
     leaves none, there is no finding), one it let go is preferred, and the advice drops
     its "if the caller does not reuse it" hedge. Without a recording the hedge stays.
+    An argument a recorded call gave one array at two places (`Params(online=p,
+    target=p)`) is not advised either: jax refuses to donate the same buffer twice.
     Arrays of a state that are not updates are named as returned unchanged, new values,
     or not returned. A donated argument that
     the compiled program does not alias to any output (missing from the HLO module's
@@ -320,10 +322,14 @@ class Donation(HloRule):
         elif len(alone) > 1:
             return  # names do not tell which is the state (or several do not): quiet rather than guess
         reused = [c[0] for c in alone if facts.reused.get(c[0])]
+        # one buffer twice in the call (`Params(online=p, target=p)`): jax refuses to donate it
+        # (nnx.jit and filter_jit pass a graph object, or an array, shared between arguments once)
+        twice = [c[0] for c in alone if c[0] in facts.sharing and not facts.reused.get(c[0])
+                 and facts.kind in ("jit", "pjit", "pmap")]
         used: set[tuple[int, ...]] = set()
         candidates, rivals = [], []
         for top, leaves, _ in alone:
-            if facts.reused.get(top):
+            if facts.reused.get(top) or top in twice:
                 continue  # the program used it again after the call: donating it would break the caller
             matched = self._matched(facts, top, leaves, free_outputs, root, used)
             if self._enough(leaves, matched):
@@ -332,7 +338,7 @@ class Donation(HloRule):
             else:  # as large an update, but the outputs it would give its buffers to are taken
                 rivals.append(top)
         if candidates:
-            self._undonated(ctx, candidates, root, reused, rivals)
+            self._undonated(ctx, candidates, root, reused, rivals, twice)
 
     def _matched(self, facts: CompileFacts, top: str, leaves: list, free_outputs: list, root, used: set) -> list:
         """The leaves' updates (:meth:`_match`); failing that, for a pytree the recorded
@@ -397,7 +403,7 @@ class Donation(HloRule):
                                                                        or updated >= 0.9 * total)
 
     def _undonated(self, ctx: CompileContext, candidates: list, root, reused: Sequence[str] = (),
-                   rivals: Sequence[str] = ()) -> None:
+                   rivals: Sequence[str] = (), twice: Sequence[str] = ()) -> None:
         """One finding for the function's undonated states (one fix: donate them all)."""
         from jaxlint.compile.facts import lines_text
 
@@ -451,6 +457,11 @@ class Donation(HloRule):
             notes += (f"; {' and '.join(f'`{t}`' for t in reused)} could give {'its' if single else 'their'} "
                       f"buffers too, but the program still held {'it' if single else 'them'} at its next jitted "
                       f"call (to use again, or not yet released): not named")
+        if twice:
+            notes += (f"; {' and '.join(f'`{t}`' for t in twice)} could give {'its' if len(twice) == 1 else 'their'} "
+                      f"buffers too, but the recorded call passed one array in {'it' if len(twice) == 1 else 'them'} "
+                      f"twice (one buffer at two places), and jax refuses to donate the same buffer twice: not "
+                      f"named (copy one of them, `jax.tree.map(jnp.copy, ...)`, to make it donatable)")
         if rivals:
             notes += (f"; {' and '.join(f'`{t}`' for t in rivals)} could give the same outputs their buffers, "
                       f"but each output takes one argument's buffer only")
@@ -466,7 +477,8 @@ class Donation(HloRule):
             related=[ctx.related(loc, "the updated value") for loc in dict.fromkeys(producer_lines)][:3],
             data={"argument": tops[0], "arguments": tops, "bytes": total, "arrays": arrays, "donatable": donatable,
                   "donatable_bytes": updated, "not_updated": [a.path for a in fresh], "reused_by_caller": list(reused),
-                  "rivals": list(rivals), "caller_seen": seen_free}, key="not-donated:" + ",".join(tops))
+                  "rivals": list(rivals), "caller_seen": seen_free,
+                  "buffer_twice": list(twice)}, key="not-donated:" + ",".join(tops))
 
     @staticmethod
     def _passed_through(facts: CompileFacts, root) -> set[int]:

@@ -260,7 +260,7 @@ class CompileFacts:
     #: {argument name: whether the program used it again after a call}, where `jaxlint
     #: record` saw it (``FunctionAnalysis.reused``); an argument not in it: unknown
     reused: dict[str, bool] = field(default_factory=dict)
-    #: the arguments a recorded call gave an array that is another of its arrays too
+    #: the arguments of a recorded call that hold one array at two places
     #: (``Params(online=p, target=p)``): jax refuses to donate them
     sharing: tuple[str, ...] = ()
 

@@ -72,7 +72,7 @@ class CallFacts:
     warnings: tuple[str, ...] = ()
     #: the ``jax.sharding.Sharding`` of each array argument of the call, in order
     shardings: tuple = ()
-    #: the arguments one of whose arrays is another array of the call too (one buffer twice)
+    #: the arguments that hold one array at two places (one buffer twice)
     sharing: tuple[str, ...] = ()
 
 

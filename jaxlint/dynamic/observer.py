@@ -72,7 +72,7 @@ class FunctionState:
         self.report: dict | None = None
         self.rule_errors: list[str] = []
         self.first_call: tuple[str, int, int] | None = None
-        #: arguments a call gave an array that is another of its arrays too (:func:`_sharing`)
+        #: arguments a call gave holding one array at two places (:func:`_sharing`)
         self.sharing: set[str] = set()
         self.ir: dict | None = None
         self.seconds = 0.0
@@ -724,15 +724,15 @@ def _donated_twice(fs: FunctionState, args: tuple, kwargs: dict) -> tuple[tuple[
 
 
 def _sharing(fs: FunctionState, args: tuple, kwargs: dict) -> set[str]:
-    """The arguments of this call one of whose arrays is another array of the call too
+    """The arguments of this call that hold one array at two places
     (``Params(online=p, target=p)``): jax refuses to donate them ("donate the same buffer
-    twice")."""
-    owner: dict[int, str] = {}
+    twice"). One array passed in two arguments is JAX210's."""
+    seen: set[tuple[str, int]] = set()
     shared: set[str] = set()
     for top, _, leaf, _ in _named_leaves(fs, args, kwargs):
-        if id(leaf) in owner:
-            shared.update((owner[id(leaf)], top))
-        owner.setdefault(id(leaf), top)
+        if (top, id(leaf)) in seen:
+            shared.add(top)
+        seen.add((top, id(leaf)))
     return shared
 
 

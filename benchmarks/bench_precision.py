@@ -7,7 +7,9 @@ findings were judged, and issue 19's two fresh ones: ``dev`` (8 libraries, judge
 at 58dcb14, then developed on) and ``unopened`` (9 more, downloaded and pinned only,
 judged blind once at the end of a stop, then opened), and ``fresh`` (jax-cosmo, the last
 library of the list no corpus held, judged blind at the end of the 2026-12-01 stop);
-``--corpus all`` leaves the last two out). Pinned wheels from PyPI, checked against pinned sha256 digests and
+``--corpus all`` leaves the last two out). ``dev50`` is of another kind: 24 JAX repositories from
+GitHub that are no PyPI distribution, pinned by repository and commit (fetched with git, from the
+local mirrors that ``JAXLINT_BENCH_MIRRORS`` names when it is set). Pinned wheels from PyPI, checked against pinned sha256 digests and
 unpacked once into cache folders outside any git work tree
 (``$XDG_CACHE_HOME/jaxlint-bench/precision`` and ``.../precision-holdout``, else under
 ``~/.cache``; ``--corpus-dir`` moves one). ``--corpus all`` (the default) reports each
@@ -32,7 +34,7 @@ that jaxlint no longer reports are listed too (what a change removed).
 Targets (issue 10): at least 80 % of the findings true, at most 0.03 false findings per
 kLOC, no false JAX105 error. Issue 19's, on ``dev`` and ``unopened``: at least 80 % true,
 at most 0.02 false findings per kLOC, no false finding of error severity (any rule).
-Issue 36's, on ``dev36``, ``unopened36`` and the sealed ``blind40``, ``blind42``, ``blind44``, ``blind46`` and ``blind48``: at least 80 % true, at most
+Issue 36's, on ``dev36``, ``unopened36``, ``dev50`` and the sealed ``blind40``, ``blind42``, ``blind44``, ``blind46`` and ``blind48``: at least 80 % true, at most
 0.01 false findings per kLOC, no false finding of error severity.
 ``--check`` exits 1 when one is missed (by a corpus or the combined figure) or a
 finding is unjudged.
@@ -43,10 +45,13 @@ finding is unjudged.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -466,8 +471,50 @@ BLIND48 = (
     ("tmmax", "1.1.4", "406e287c54c42f8d4152f206a687322fd58790d7b62e78e440f1c0a62cace736"),
 )
 
-#: distribution -> the one folder of its wheel (or source archive) that is in a corpus
-SUBTREES = {"tensorflow-probability": "tensorflow_probability/substrates/jax/", "jax-cosmo": "jax_cosmo/"}
+#: A development corpus of another kind (issue 36): 24 JAX repositories from GitHub that are no
+#: PyPI distribution (research code, applications, training code), chosen by the rule written down
+#: before jaxlint ran on any (``docs/precision.md``, "The development corpus dev50"). Pinned by
+#: repository and commit, not by wheel: (name, commit, GitHub "owner/name"). Judged once before any
+#: change made for it, by the person who then developed on it: a development figure, not a blind one.
+DEV50 = (
+    ("alphamissense", "7741f3a53079052944315b1566188f9b1c3fc5d0", "google-deepmind/alphamissense"),
+    ("big_vision", "0127fb6b337ee2a27bf4e54dea79cff176527356", "google-research/big_vision"),
+    ("Craftax_Baselines", "7ce36fa05b84a2c9e758012f1e6da402e1e3a891", "MichaelTMatthews/Craftax_Baselines"),
+    ("distribution_shift_framework", "f6946779128dd90ae820f5c36fb5dbfad58ad885",
+     "google-deepmind/distribution_shift_framework"),
+    ("dqn_zoo", "45061f4bbbcfa87d11bbba3cfc2305a650a41c26", "google-deepmind/dqn_zoo"),
+    ("ferminet", "0ce3411104542e30723731c77e65c36977fb4d81", "google-deepmind/ferminet"),
+    ("init2winit", "afd5a84dbb865f41bf8d6b75181d5b421d73806b", "google/init2winit"),
+    ("ithaca", "ced13193aaa52e49a2388c9ace0244e9a24e6d42", "google-deepmind/ithaca"),
+    ("JAXSeq", "aa6d7f33c9adc443c51089aec77b4838a0021585", "Sea-Snell/JAXSeq"),
+    ("JaxCQL", "bac4299194bd6ae2bc7db9034fd1a31ac43a30d7", "young-geng/JaxCQL"),
+    ("jaxformer", "026b4ed674232849e2979f3008b3e526dc032741", "salesforce/jaxformer"),
+    ("jaxrl", "4a9abaff1c915b00ca73d35a30faf16b165e52ec", "ikostrikov/jaxrl"),
+    ("long-range-arena", "cd31e5c6b8e5bceabd28de2d2afb23f7ae5d36d8", "google-research/long-range-arena"),
+    ("meliad", "cc1aef50bdcda007e7ea15be9b9a89b95996d17a", "google-research/meliad"),
+    ("mipnerf", "84c969e0a623edd183b75693aed72a7e7c22902d", "google/mipnerf"),
+    ("nanodo", "10aefdeed40a63293daf112b91a5538cd24fa3a4", "google-deepmind/nanodo"),
+    ("nested-transformer", "59c0d6aa1a0526fbca15507a172f3dc110f52a3c", "google-research/nested-transformer"),
+    ("neural_networks_chomsky_hierarchy", "2b8eb4bee872acf5b637fcc672f01c06939dc4ef",
+     "google-deepmind/neural_networks_chomsky_hierarchy"),
+    ("neural_testbed", "f2090d154895fc369b464b693ddce9b96f488774", "google-deepmind/neural_testbed"),
+    ("perceiver-ar", "cc756f5e43f3863733d58e41f701716558184d62", "google-research/perceiver-ar"),
+    ("score_sde", "0acb9e0ea3b8cccd935068cd9c657318fbc6ce4c", "yang-song/score_sde"),
+    ("searchless_chess", "90ae0e6b121673fc3079aaeffa047580bb600c0a", "google-deepmind/searchless_chess"),
+    ("transformer_grammars", "0f546f025121b77fc3514c49d36c0a30944ca078", "google-deepmind/transformer_grammars"),
+    ("vmoe", "942a78bc81d2e63199f0933733582ddae0715416", "google-research/vmoe"),
+)
+#: the corpora pinned by repository and commit (the others by wheel and sha256)
+REPOSITORY_CORPORA = ("dev50",)
+
+#: distribution -> the one folder of its wheel (or source archive)
+#: (or of its repository; several folders: a tuple) that is in a corpus
+SUBTREES: dict[str, str | tuple[str, ...]] = {
+    "tensorflow-probability": "tensorflow_probability/substrates/jax/", "jax-cosmo": "jax_cosmo/",
+    # dev50's rule 5: no repository over 10 % of the corpus; these keep their training and model code
+    "big_vision": ("big_vision/models/", "big_vision/trainers/"),
+    "init2winit": ("init2winit/optimizer_lib/", "init2winit/trainer_lib/", "init2winit/init_lib/"),
+}
 
 HERE = Path(__file__).resolve().parent
 #: name -> (wheels, verdicts file, cache sub-folder)
@@ -484,6 +531,7 @@ CORPORA = {
     "blind44": (BLIND44, HERE / "precision_judgements_blind44.json", "precision-blind44"),
     "blind46": (BLIND46, HERE / "precision_judgements_blind46.json", "precision-blind46"),
     "blind48": (BLIND48, HERE / "precision_judgements_blind48.json", "precision-blind48"),
+    "dev50": (DEV50, HERE / "precision_judgements_dev50.json", "precision-dev50"),
 }
 #: what ``--corpus all`` runs: every corpus but the unopened, fresh and issue-36 ones (blind40, blind42, blind44, blind46 and blind48 too), which run only when named
 ALL = ("original", "holdout", "dev")
@@ -494,7 +542,7 @@ TARGETS = {"precision": 0.80, "false_per_kloc": 0.03, "false_jax105_errors": 0}
 STRICT_TARGETS = {"precision": 0.80, "false_per_kloc": 0.02, "false_errors": 0}
 STRICT = ("dev", "unopened", "fresh")
 #: issue 36's targets, for its corpora: at least 80 % true, at most 0.01 false per kLOC, no false error
-STRICT36 = ("dev36", "unopened36")
+STRICT36 = ("dev36", "unopened36", "dev50")
 TARGETS36 = {"precision": 0.80, "false_per_kloc": 0.01, "false_errors": 0}
 #: the sealed corpus blind40's targets: at least 80 % true, at most 0.01 false per kLOC, no false error
 STRICT40 = ("blind40",)
@@ -572,10 +620,55 @@ def source_line(src: Path, finding: dict) -> str:
         return ""
 
 
+def ensure_repositories(root: Path, repos: tuple, subtrees: dict | None = None) -> Path:
+    """Fetch (once) each repository of ``repos`` ((name, commit, "owner/name")) at its commit and
+    keep its ``.py`` files (those under its ``subtrees`` folders when named) in
+    ``root/src/<name>-<commit>``; return ``root/src``. The commit is the pin: git checks every
+    object against its hash. ``JAXLINT_BENCH_MIRRORS`` names a folder of local mirrors
+    (``owner+name/repo`` git directories) used before GitHub."""
+    src = root / "src"
+    mirrors = os.environ.get("JAXLINT_BENCH_MIRRORS", "")
+    for name, commit, repo in repos:
+        dest = src / f"{name}-{commit}"
+        if (dest / ".unpacked").exists():
+            continue
+        with tempfile.TemporaryDirectory(prefix="jaxlint-precision-git-") as tmp:
+            gitdir = Path(mirrors) / repo.replace("/", "+") / "repo" if mirrors else Path(tmp) / "missing"
+            if not gitdir.is_dir():
+                gitdir = Path(tmp) / "git"
+                print(f"fetching {repo}@{commit[:12]} ...", file=sys.stderr)
+                subprocess.run(["git", "init", "--quiet", "--bare", str(gitdir)], check=True)
+                subprocess.run(["git", "--git-dir", str(gitdir), "fetch", "--quiet", "--depth", "1",
+                                f"https://github.com/{repo}", commit], check=True)
+            proc = subprocess.run(["git", "--git-dir", str(gitdir), "archive", "--format=tar", commit, "--", "*.py"],
+                                  capture_output=True)
+            if proc.returncode != 0:
+                raise SystemExit(f"bench: {repo}@{commit}: git archive failed: {proc.stderr.decode(errors='replace')[-500:]}")
+        if dest.exists():
+            shutil.rmtree(dest)
+        keep = (subtrees or {}).get(name, "")
+        with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as tar:
+            for member in tar.getmembers():
+                path = member.name
+                # only Python files; never let a member name escape the folder
+                if (member.isfile() and path.endswith(".py") and path.startswith(keep)
+                        and not path.startswith("/") and ".." not in path.split("/")):
+                    data = tar.extractfile(member)
+                    if data is not None:
+                        (dest / path).parent.mkdir(parents=True, exist_ok=True)
+                        (dest / path).write_bytes(data.read())
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / ".unpacked").write_text(commit + "\n")
+    return src
+
+
 def run_corpus(name: str, corpus_dir: Path, judgements: Path) -> dict:
     """Run jaxlint on one corpus and match its findings to the verdicts."""
     corpus = CORPORA[name][0]
-    src = bench_static.ensure_corpus(corpus_dir, corpus, SUBTREES)
+    if name in REPOSITORY_CORPORA:
+        src = ensure_repositories(corpus_dir, corpus, SUBTREES)
+    else:
+        src = bench_static.ensure_corpus(corpus_dir, corpus, SUBTREES)
     files = bench_static.corpus_files(src)
     lines = sum(f.read_bytes().count(b"\n") for f in files)
     findings = run_jaxlint(src)

@@ -127,7 +127,7 @@ def _sources(archive: Path) -> Iterator[tuple[str, bytes]]:
 
 
 def ensure_corpus(root: Path, corpus: tuple[tuple[str, str, str], ...] = CORPUS,
-                  subtrees: dict[str, str] | None = None) -> Path:
+                  subtrees: dict[str, str | tuple[str, ...]] | None = None) -> Path:
     """Download (once) and unpack (once) the pinned wheels of ``corpus`` (the speed
     corpus unless told); return the source folder. ``subtrees`` maps a distribution to
     the one folder of its wheel that is unpacked (the rest is not part of the corpus)."""

@@ -11,7 +11,8 @@ from jaxlint.static.apis import SIZE_ARGS, STATIC_ATTRS
 from jaxlint.static.arrays import is_at_helper, not_an_array_method
 from jaxlint.static.masks import builds_with_brackets, mask_level
 from jaxlint.static.flow import iterated_source, staged_call
-from jaxlint.static.taint import _UNREADABLE, CERTAIN, Taint, _argument_for, confidence, describe, taint_of, traced_how
+from jaxlint.static.taint import (_UNREADABLE, CERTAIN, Taint, _argument_for, at_most_likely, confidence, describe,
+                                  taint_of, through_callers, traced_how)
 from jaxlint.static.consts import UNKNOWN, static_value
 from jaxlint.static.containers import dict_entry
 from jaxlint.static.values import ARRAY_METHODS, static_field
@@ -78,6 +79,9 @@ class DataDependentShape(StaticRule):
       `logsumexp`, and of the array methods (`x.sum(k)`; not `self.mean(x)`, `critic:
       QNet`'s, `critic.mean(x, zs=zs)` or the module's own classes' methods).
     * the same traced values as a bound of a slice (`x[0:n]`), whose length they decide.
+
+    In a function traced only because traced functions call it, a finding is at most a
+    likely warning (see JAX105: the callers' binding is not proof).
 
     ## Why is this bad?
     XLA compiles programs with static shapes. Under `jit` (and inside `scan`, `vmap`,
@@ -215,7 +219,9 @@ class DataDependentShape(StaticRule):
 
     def check(self, ctx: StaticContext) -> None:
         model = ctx.model
+        top = ctx
         for fn in model.traced_functions(abstract=True):  # a shape from a tracer fails under eval_shape too
+            ctx = at_most_likely(top) if through_callers(fn) else top
             taint = taint_of(model, fn)
             for node in fn.body_nodes():
                 if isinstance(node, ast.Subscript) and not isinstance(node.ctx, (ast.Store, ast.Del)) \

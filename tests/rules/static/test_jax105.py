@@ -320,3 +320,42 @@ def test_named_call_hands_its_arguments_through_as_given():
     outcomes = outcomes_under_jax({name: (textwrap.dedent(src), "str(f(jnp.ones(2)))")
                                    for name, src in (("python", python_flag), ("traced", traced_flag))})
     assert outcomes["python"] == "[1. 1.]" and outcomes["traced"] == "TracerBoolConversionError", outcomes
+
+
+def test_jax105_and_jax111_through_callers_are_warnings_though_they_raise():
+    """A function traced only because a jitted one calls it: the callers' binding is not
+    proof (taint.through_callers), so its findings are likely warnings, while the same
+    test in the jitted function itself stays an error. Both really raise under jax."""
+    import jax
+    import jax.numpy as jnp
+
+    src = """
+        import jax
+        import jax.numpy as jnp
+
+        def helper(x, n):
+            if x.sum() > 0:
+                x = -x
+            return x + jnp.zeros(n)
+
+        @jax.jit
+        def f(x, n):
+            if x.sum() > 0:
+                x = -x
+            return helper(x, n) + jnp.zeros(n)
+        """
+    diags = lint_source(src, select=["JAX105", "JAX111"])
+    got = sorted((d.code, d.start.line, d.severity.value, d.confidence.value) for d in diags)
+    assert got == [("JAX105", 5, "warning", "likely"), ("JAX105", 11, "error", "certain"),
+                   ("JAX111", 7, "warning", "likely"), ("JAX111", 13, "error", "certain")]
+    assert "called from traced `f`" in next(d.message for d in diags if d.start.line == 5)
+
+    def helper(x):
+        if x.sum() > 0:
+            x = -x
+        return x
+
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        jax.jit(lambda x: helper(x))(jnp.ones(3))
+    with pytest.raises(TypeError):
+        jax.jit(lambda x, n: jnp.zeros(n))(jnp.ones(3), 2)

@@ -241,7 +241,7 @@ def through_callers(fn: FunctionInfo) -> bool:
     """Traced only because traced functions call it: no transform applies to ``fn`` itself,
     so a value is traced there only as the model binds the callers' arguments to its
     parameters, across calls, keywords, closures and partials. Judged blind on unseen
-    libraries, that binding was wrong in 15 of the 17 JAX105/JAX111 findings it made
+    libraries, that binding was wrong in 17 of the 19 JAX105/JAX111 findings it made
     (docs/precision.md, "Findings in functions traced through their callers"): a finding
     there is at most likely, never an error, however sure the binding looks. Not so a
     helper defined inside the function that calls it (``def clip(y): ...`` called as

@@ -33,9 +33,13 @@ With them, in thread CPU time, the shapes of call that took the recorder's full 
 until issue 37 (rlax's DQN): a jitted bound method (``self.step = jax.jit(self.step)``),
 a dm_env-like ``TimeStep`` namedtuple with an ``IntEnum`` and ``None`` fields, a keyword
 argument (a Python bool), a typed PRNG key (``jax.random.key``), a registered
-dataclass pytree node (``jax.tree_util.register_dataclass``, one static field) and, where
-flax is installed, a flax NNX training step (``nnx.jit`` of a 3-layer ``Sequential`` and
-its ``Optimizer``; a twentieth of the calls: it takes milliseconds).
+dataclass pytree node (``jax.tree_util.register_dataclass``, one static field) (the types
+they pass written in ``tests/record_shapes.py``, which their test records too), and the shapes of
+issue 37's view guide: where flax is installed, a flax NNX training step (``nnx.jit`` of a
+3-layer ``Sequential`` and its ``Optimizer``; a twentieth of the calls: it takes
+milliseconds), a ``self`` passed static (``static_argnums=0`` on a method) and, where
+equinox is installed, an ``eqx.filter_jit`` call with an ``eqx.nn.MLP``, whose activations
+are leaves.
 """
 from __future__ import annotations
 
@@ -50,6 +54,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from record_shapes import DEFINITIONS  # noqa: E402 (the shapes of call, shared with their test)
 
 TRAIN = '''
 import functools
@@ -143,17 +150,9 @@ if __name__ == "__main__":
 '''
 
 
-PER_CALL = '''
-import collections
-import dataclasses
-import enum
-import functools
-import json
+PER_CALL = DEFINITIONS + '''
 import sys
 import time
-
-import jax
-import jax.numpy as jnp
 
 tiny = jax.jit(lambda x: x + 1)
 tree_call = jax.jit(lambda t: t["k0"])
@@ -164,31 +163,7 @@ tree_call(tree).block_until_ready()
 N = int(sys.argv[1])
 
 
-class StepType(enum.IntEnum):
-    FIRST = 0
-    MID = 1
-
-
-TimeStep = collections.namedtuple("TimeStep", "step_type reward discount observation")
-
-
-@functools.partial(jax.tree_util.register_dataclass, data_fields=["x", "n"], meta_fields=["mode"])
-@dataclasses.dataclass
-class State:
-    x: jax.Array
-    n: int
-    mode: str
-
-
-class Agent:
-    def __init__(self):
-        self.step = jax.jit(self.step)
-
-    def step(self, x):
-        return x + 1
-
-
-agent = Agent()
+agent = Agent(1.0)
 timestep = jax.jit(lambda ts: ts.observation + 1)
 first = TimeStep(StepType.FIRST, None, None, x)
 keyword = jax.jit(lambda x, flag: x + 1)
@@ -217,6 +192,24 @@ if nnx is not None:
 
     nnx_x = jnp.ones((2, 4))
     SHAPES["nnx.jit, Module"] = lambda: nnx_step(model, optimizer, nnx_x) or nnx_x
+
+
+class Actor:  # a `self` passed static (its text is its type's)
+    @functools.partial(jax.jit, static_argnums=0)
+    def act(self, v):
+        return v + 1
+
+
+actor = Actor()
+SHAPES["static self"] = lambda: actor.act(x)
+try:  # an equinox module whose leaves are functions (its activations), when equinox is installed
+    import equinox as eqx
+except ImportError:
+    eqx = None
+if eqx is not None:
+    mlp = eqx.nn.MLP(3, 3, 8, 2, key=jax.random.key(0))
+    mlp_apply = eqx.filter_jit(lambda m, v: m(v))
+    SHAPES["eqx, function leaves"] = lambda: mlp_apply(mlp, x)
 for call in SHAPES.values():
     call().block_until_ready()
 
@@ -263,7 +256,8 @@ print(json.dumps(out))
 
 
 #: the shapes of call the per-call script times besides the tiny call and the pytree
-SHAPES = ("bound method", "namedtuple, None fields", "keyword", "typed key", "dataclass node", "nnx.jit, Module")
+SHAPES = ("bound method", "namedtuple, None fields", "keyword", "typed key", "dataclass node", "nnx.jit, Module",
+          "static self", "eqx, function leaves")
 
 
 def per_call(args) -> int:
@@ -298,7 +292,7 @@ def per_call(args) -> int:
             extra = "" if name == "plain" else \
                 f"   ({r[tiny] - best['plain'][tiny]:+.1f}, {r[tree] - best['plain'][tree]:+.1f})"
             print(f"  {name:<22}{r[tiny]:>12.1f}{r[tree]:>16.1f}{extra}")
-    shapes = [s for s in SHAPES if s in best["plain"]]  # the nnx step only where flax is installed
+    shapes = [s for s in SHAPES if s in best["plain"]]  # flax's and equinox's only where they are installed
     print(f"{'thread CPU':<24}" + "".join(f"{name:>{max(len(name) + 2, 10)}}" for name in shapes))
     for name, r in best.items():
         print(f"  {name:<22}" + "".join(f"{r[s]:>{max(len(s) + 2, 10)}.1f}" for s in shapes))

@@ -291,6 +291,52 @@ _GRAPH_TEXTS: dict = {}
 _GRAPH_TEXTS_MAX = 1024
 
 
+def graph_key(x: Any) -> tuple[list, list] | None:
+    """([the type, a hashable key of the structure] of a flax NNX graph object, its leaves
+    in ``nnx.graph.flatten``'s order), or None where flax cannot flatten it so or the
+    structure cannot be hashed. Two objects with equal keys and leaves of one abstract
+    value each are described alike by :func:`structure` (the same ``GraphDef``, so the
+    same text and the same paths to the same leaves): the recorder's fast path keys
+    ``nnx.jit`` calls by it, without the ``State`` that ``nnx.split`` builds."""
+    nnx = _nnx()
+    try:
+        graphdef, leaves = nnx.graph.flatten(x, with_paths=False)
+        key = _Hashed((graphdef, _static_types(graphdef)))
+    except Exception:  # another flax's flatten, or a structure that cannot be hashed
+        return None
+    return [type(x), key], leaves
+
+
+class _Hashed:
+    """A key whose hash is computed once (a ``GraphDef`` hashes all its nodes each time)."""
+
+    __slots__ = ("key", "hash")
+
+    def __init__(self, key: Any) -> None:
+        self.key, self.hash = key, hash(key)
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, _Hashed) and self.hash == other.hash and self.key == other.key
+
+
+def flatten_graphs(tree: Any) -> tuple[list, Any]:
+    """(leaves, treedef) of a pytree with flax NNX graph objects as leaves."""
+    return jax.tree_util.tree_flatten(tree, is_leaf=is_graph_node)
+
+
+def is_graph_node(x: Any) -> bool:
+    return _nnx_if_graph(x) is not None
+
+
+def _static_types(graphdef: Any) -> tuple:
+    """The types of a ``GraphDef``'s static attribute values: ``1``, ``True`` and ``1.0``
+    compare and hash alike but are written differently."""
+    return tuple(type(a[1].value) for a in graphdef.attributes if hasattr(a[1], "value"))
+
+
 def _graph_text(graphdef: Any) -> str:
     """The text of an NNX ``GraphDef`` (:func:`structure`'s static part), made once per
     structure: writing it out (flax's ``repr`` of every node) cost ~4 ms a call of an
@@ -299,7 +345,7 @@ def _graph_text(graphdef: Any) -> str:
     ``True``): their types are part of the key. A structure that cannot be hashed is
     written out every time."""
     try:
-        key = (graphdef, tuple(type(a[1].value) for a in graphdef.attributes if hasattr(a[1], "value")))
+        key = (graphdef, _static_types(graphdef))
         text = _GRAPH_TEXTS.get(key)
     except Exception:
         return _ADDRESS.sub("", str(graphdef))
@@ -330,8 +376,7 @@ def holds_graph_node(tree: Any) -> bool:
     through ``nnx.split``, not through jax's tree structure)."""
     if _nnx() is None:
         return False
-    is_graph = lambda n: _nnx_if_graph(n) is not None  # noqa: E731
-    return any(map(is_graph, jax.tree_util.tree_leaves(tree, is_leaf=is_graph)))
+    return any(map(is_graph_node, jax.tree_util.tree_leaves(tree, is_leaf=is_graph_node)))
 
 
 def short_digest(text: str) -> str:

@@ -55,6 +55,9 @@ class Recorded:
         self._size = _cache_counter(jitted, fun, meta, self)
         # a Python number is part of the signature by value where jit makes it static
         self._by_value = bool(meta.get("static_nums") or meta.get("static_names")) or meta.get("kind") == "filter_jit"
+        #: whether calls are keyed with flax NNX graph objects as leaves (:func:`_graph_key`):
+        #: from the start for ``nnx.jit``, for another transform once a call passed one
+        self._graph = meta.get("kind") == "nnx.jit"
 
     def __call__(self, *args, **kwargs):
         single = self._single
@@ -83,7 +86,7 @@ class Recorded:
             return out
         seen = fast = None
         try:
-            fast = _fast_key(args, kwargs, self._by_value)
+            fast = (_graph_key if self._graph else _fast_key)(args, kwargs, self._by_value)
             if fast is not None:
                 seen = self._fast.get(fast[0])
                 if seen is not None and seen.placed is not None:  # committed arrays: where they live too
@@ -187,10 +190,12 @@ class Recorded:
         canon, sig, inlined = noted
         if inlined:
             return
-        if fast is None or not _pinned(canon, sig, args, kwargs):
+        graph = fast is not None and fast[0][0] is _GRAPH
+        if fast is None or not _pinned(canon, sig, args, kwargs, self._meta, graph):
+            if fast is not None and not graph and _holds_graph_node(args, kwargs):
+                self._graph = True  # later calls are keyed with the graph objects as leaves
             self._unkeyed = True
             return
-        leaves = _leaves(fast, args, kwargs)
         try:
             state = cur = None
             if obs is not None:
@@ -206,6 +211,7 @@ class Recorded:
             return
         seen = _Seen(entry, obs, state, cur)
         key, _, arrays = fast
+        leaves = _leaves(fast, args, kwargs) if arrays else ()
         placed = arrays and any(x._committed for x in leaves)
         with RECORDER.lock:
             if len(self._fast) >= _FAST_MAX:
@@ -215,7 +221,11 @@ class Recorded:
             # counts in the one its call found)
             if not placed:
                 seen = self._fast.setdefault(key, seen)
-                if len(self._fast) == 1 and self._size is not None and not self._unkeyed:
+                # jax's cache tells apart what its tree structure and its static arguments'
+                # equality do: not an NNX graph's shared variables, nor the type of a
+                # static object described by its type
+                if len(self._fast) == 1 and self._size is not None and not self._unkeyed and not graph \
+                        and '"repr"' not in canon:
                     self._one(seen)
             else:  # a committed array's sharding is part of the signature: one more lookup
                 holder = self._fast.setdefault(key, _Seen(None, None, None, None))
@@ -232,25 +242,41 @@ class Recorded:
         return getattr(self._jitted, name)
 
 
-def _pinned(canon: str, sig: Signature, args: tuple, kwargs: dict) -> bool:
+def _pinned(canon: str, sig: Signature, args: tuple, kwargs: dict, meta: dict, graph: bool = False) -> bool:
     """Whether a signature is the same for every call with its fast key (one
-    :func:`_fast_key` gave): arrays, Python and numpy values and typed keys, which the key
-    holds; the instance of a jitted bound method (``bound``: the jitted object's own);
-    pytree nodes the recording describes as opaque (a flax ``struct.dataclass``, a
-    ``TrainState``), whose static part is the text of their tree structure, which the key
-    holds too, as jax's own cache does. Not: a static argument described by its text
-    (``repr``), which the key does not hold, nor a flax NNX object, which the recording
-    describes through ``nnx.split``."""
+    :func:`_fast_key` or :func:`_graph_key` gave): arrays, Python and numpy values and typed
+    keys, which the key holds; the instance of a jitted bound method (``bound``: the jitted
+    object's own); pytree nodes the recording describes as opaque (a flax
+    ``struct.dataclass``, a ``TrainState``), whose static part is the text of their tree
+    structure, which the key holds too, as jax's own cache does; functions and objects of
+    a class without a ``__repr__`` of its own, whose text is their qualname or their type
+    (:func:`_kind_of`), as leaves or as a whole static argument (a ``self`` passed static);
+    flax NNX objects where :func:`_graph_key` keyed them (their structure, as ``nnx.split``
+    finds it). Not: another static argument described by its text (``repr``, a dataclass
+    config), which the key does not hold, nor NNX objects under :func:`_fast_key`."""
     if '"opaque"' not in canon and '"repr"' not in canon:
         return True
     called = json.dumps([sig["args"], sig["kwargs"]], sort_keys=True)
-    if '"repr"' in called:
+    if '"repr"' in called and not _static_texts_keyed(sig, args, kwargs, meta):
         return False
-    if '"opaque"' not in called:
+    if '"opaque"' not in called or graph:
         return True
+    return not _holds_graph_node(args, kwargs)
+
+
+def _static_texts_keyed(sig: Signature, args: tuple, kwargs: dict, meta: dict) -> bool:
+    """Whether every static argument written as its text is one whose text the fast key
+    holds: a function (its qualname) or an object of a class without a ``__repr__`` of
+    its own (its type); other leaves written so are keyed by :func:`_kind_of` too."""
+    texts = [args[i] for i in meta.get("static_nums", ()) if i < len(args) and "repr" in sig["args"][i]]
+    texts += [kwargs[k] for k in meta.get("static_names", ()) if k in kwargs and "repr" in sig["kwargs"][k]]
+    return all(_KINDS.get(type(v)) in (_PLAIN, _FUNCTION) for v in texts)
+
+
+def _holds_graph_node(args: tuple, kwargs: dict) -> bool:
     from jaxlint.dynamic import abstract
 
-    return not abstract.holds_graph_node((args, kwargs))
+    return abstract.holds_graph_node((args, kwargs))
 
 
 def _watched(rec: Recorded, args: tuple, kwargs: dict, seen: "_Seen") -> Any:
@@ -357,41 +383,95 @@ def _fast_key(args: tuple, kwargs: dict, by_value: bool) -> tuple | None:
         return (treedef, mesh, *map(_AVAL, leaves)), leaves, True
     parts = [treedef, mesh, _x64()]
     for x in leaves:
-        t = type(x)
-        if t is array:  # where it lives is part of what jit keys on (a reshard compiles again)
-            parts.append((x.aval, x._sharding, True) if x._committed else (x.aval, False))
-        elif t in _SCALARS:
-            parts.append((t, x) if by_value or t is str else t)
-        elif t.__name__ == "ndarray" and t.__module__ == "numpy":
-            parts.append((t, x.shape, x.dtype))
-        else:
-            kind = _KINDS.get(t) or _kind_of(t)
-            if kind is _NUMBER:  # a subclass of a Python number (an IntEnum), a numpy float64
-                parts.append((t, x) if by_value else t)
-            elif kind is _NUMPY:  # a numpy scalar: its dtype
-                parts.append((t, x.dtype))
-            elif kind is _KEY and type(_KEY_DATA(x)) is array:  # a concrete typed PRNG key
-                parts.append((t, x.shape, x.dtype))
-            else:
-                return None
+        part = _leaf_part(x, by_value)
+        if part is None:
+            return None
+        parts.append(part)
     return tuple(parts), leaves, False
 
 
+def _leaf_part(x: Any, by_value: bool) -> Any:
+    """What :func:`_fast_key` keys of a leaf that is not a plain jax array's only: None
+    for a leaf it cannot key."""
+    t = type(x)
+    if t is _ARRAY_TYPE:  # where it lives is part of what jit keys on (a reshard compiles again)
+        return (x.aval, x._sharding, True) if x._committed else (x.aval, False)
+    if t in _SCALARS:
+        return (t, x) if by_value or t is str else t
+    if t.__name__ == "ndarray" and t.__module__ == "numpy":
+        return (t, x.shape, x.dtype)
+    kind = _KINDS.get(t) or _kind_of(t, x)
+    if kind is _NUMBER:  # a subclass of a Python number (an IntEnum), a numpy float64
+        return (t, x) if by_value else t
+    if kind is _NUMPY:  # a numpy scalar: its dtype
+        return (t, x.dtype)
+    if kind is _KEY and type(_KEY_DATA(x)) is _ARRAY_TYPE:  # a concrete typed PRNG key
+        return (t, x.shape, x.dtype)
+    if kind is _FUNCTION or kind is _PLAIN:  # written as its text: `<function qualname>`, `<module.T object>`
+        if getattr(x, "shape", None) is not None and getattr(x, "dtype", None) is not None:
+            return None  # written as an array
+        return (t, x.__qualname__) if kind is _FUNCTION else t
+    return None
+
+
+#: the first element of a key :func:`_graph_key` makes (no other key has it)
+_GRAPH = object()
+
+
+def _graph_key(args: tuple, kwargs: dict, by_value: bool) -> tuple | None:
+    """:func:`_fast_key` for calls that pass flax NNX graph objects (an ``nnx.Module``, its
+    view, an ``nnx.Optimizer``, ``nnx.Rngs``): the arguments flattened with those objects
+    as leaves, each keyed by its structure and its leaves as ``nnx.graph.flatten`` finds
+    them (:func:`jaxlint.dynamic.abstract.graph_key`: shared variables and views' static
+    attributes included, what the recording reads through ``nnx.split``), every other
+    leaf as :func:`_fast_key` keys it. None where a leaf cannot be keyed."""
+    if _ARRAY_TYPE is None:
+        _first_key(args, kwargs, by_value)
+    from jaxlint.dynamic import abstract
+
+    env, mesh_now = _RESOURCES.env, _ABSTRACT_MESH()
+    mesh = None if env is _MESH0[0] and mesh_now is _MESH0[1] else (env, mesh_now)
+    leaves, treedef = abstract.flatten_graphs((args, kwargs))
+    parts = [_GRAPH, treedef, mesh, _x64()]
+    for x in leaves:
+        part = _leaf_part(x, by_value)
+        if part is None:
+            if _KINDS.get(type(x)) is not _NODE:
+                return None
+            found = abstract.graph_key(x)
+            if found is None:
+                return None
+            part, inner = found
+            for leaf in inner:
+                leaf_part = _leaf_part(leaf, by_value)
+                if leaf_part is None:
+                    return None
+                part.append(leaf_part)
+            part = tuple(part)
+        parts.append(part)
+    return tuple(parts), None, False
+
+
 #: what the recorder writes of a leaf of these types is the same for every leaf of the
-#: type (of the type and value, for a number where ``by_value``): see :func:`_kind_of`
-_NUMBER, _NUMPY, _KEY, _OTHER = "number", "numpy", "key", "other"
+#: type (of the type and value, for a number where ``by_value``; of the type and
+#: qualname, for a function): see :func:`_kind_of`
+_NUMBER, _NUMPY, _KEY, _FUNCTION, _PLAIN, _NODE, _OTHER = "number", "numpy", "key", "function", "plain", "node", "other"
 _KINDS: dict[type, str] = {}
 _KEY_DATA: Any = None
 
 
-def _kind_of(t: type) -> str:
-    """How :func:`_fast_key` keys a leaf of type ``t`` that is none of the common ones, as
-    the signature describes it (``record_signature._tree``): a Python number's subclass
-    (an ``IntEnum`` such as dm_env's ``StepType``, numpy's ``float64``) by its type, or
-    by its value where numbers are static (only for types that compare and hash as the
-    number they are, or numpy's); another numpy scalar by its type and dtype; a typed
-    PRNG key by its shape and dtype (which holds its implementation); anything else not
-    at all (the full path)."""
+def _kind_of(t: type, x: Any) -> str:
+    """How :func:`_fast_key` keys a leaf ``x`` of type ``t`` that is none of the common
+    ones, as the signature describes it (``record_signature._tree``): a Python number's
+    subclass (an ``IntEnum`` such as dm_env's ``StepType``, numpy's ``float64``) by its
+    type, or by its value where numbers are static (only for types that compare and hash
+    as the number they are, or numpy's); another numpy scalar by its type and dtype; a
+    typed PRNG key by its shape and dtype (which holds its implementation); a Python
+    function (an equinox module's activation) by its qualname, which is all its text
+    holds (``<function qualname>``), and an object of a class without a ``__repr__`` of
+    its own (``jax.nn.relu``'s ``custom_jvp``, a ``self`` passed static) by its type,
+    likewise; a flax NNX graph object as one for :func:`_graph_key`; anything else not at
+    all (the full path)."""
     global _KEY_DATA
     kind = _OTHER
     numpy = t.__module__ == "numpy"
@@ -400,14 +480,23 @@ def _kind_of(t: type) -> str:
             kind = _NUMBER
     elif numpy and any(c.__name__ == "generic" and c.__module__ == "numpy" for c in t.__mro__):
         kind = _NUMPY
+    elif t is _FUNCTION_TYPE:
+        kind = _FUNCTION
     else:
-        from jaxlint.dynamic import adapter
+        from jaxlint.dynamic import abstract, adapter
 
         key_type, _KEY_DATA = adapter.key_array_type()
         if t is key_type:
             kind = _KEY
+        elif abstract.is_graph_node(x):
+            kind = _NODE
+        elif t.__repr__ is object.__repr__:
+            kind = _PLAIN
     _KINDS[t] = kind
     return kind
+
+
+_FUNCTION_TYPE = type(_kind_of)
 
 
 def _walk(x: Any, parts: list, depth: int) -> bool:

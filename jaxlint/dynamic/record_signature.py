@@ -136,18 +136,24 @@ def _definitions(path: str) -> dict[str, int]:
     return out
 
 
-def note_call(key: str, meta: dict, args: tuple, kwargs: dict) -> tuple[str, Signature, bool]:
-    """Count the call under its abstract signature; returns (the signature's canonical
-    text, the signature, whether the call runs inside another function's trace)."""
+def call_arguments(meta: dict, args: tuple, kwargs: dict) -> Signature:
+    """A call's arguments as its signature writes them (``args``, ``kwargs``): static
+    arguments by value (or text), the others as abstract trees."""
     static_nums = set(meta["static_nums"])
     static_names = set(meta["static_names"])
     # equinox.filter_jit traces array leaves only: a Python number is a static value there
     numbers_static = meta["kind"] == "filter_jit"
-    sig: Signature = {
+    return {
         "args": [_value(a) if i in static_nums else _tree(a, numbers_static) for i, a in enumerate(args)],
         "kwargs": {k: (_value(v) if k in static_names else _tree(v, numbers_static))
                    for k, v in sorted(kwargs.items())},
     }
+
+
+def note_call(key: str, meta: dict, args: tuple, kwargs: dict) -> tuple[str, Signature, bool]:
+    """Count the call under its abstract signature; returns (the signature's canonical
+    text, the signature, whether the call runs inside another function's trace)."""
+    sig = call_arguments(meta, args, kwargs)
     if "bound" in meta:
         sig["bound"] = meta["bound"]
     from jaxlint.dynamic import adapter

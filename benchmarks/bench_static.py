@@ -96,17 +96,20 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-#: distributions published on PyPI as a source archive only: their pinned digest is the
-#: archive's, and only its Python sources are unpacked, without the archive's top folder
-SDIST_ONLY = {"jax-cosmo"}
+#: distributions published on PyPI as a source archive only (or, for blind50's, whose pinned
+#: release has platform wheels only): their pinned digest is the archive's, and only its Python
+#: sources are unpacked, without the archive's top folder
+SDIST_ONLY = {"jax-cosmo", "autopdex", "noxton", "openferro"}
 
 
 def _wheel(wheels: Path, dist: str, version: str) -> Path | None:
-    if dist in SDIST_ONLY:
-        hits = sorted(p for n in {dist, dist.replace("-", "_")} for p in wheels.glob(f"{n}-{version}.tar.gz"))
-        return hits[0] if hits else None
-    # a wheel's file name spells the distribution with underscores (dm-haiku: dm_haiku-...)
-    hits = sorted(wheels.glob(f"{dist.replace('-', '_')}-{version}-*.whl"))
+    # a wheel's file name spells the distribution with underscores (dm-haiku: dm_haiku-...), and
+    # keeps the case its project chose (JaxFin-...): names are compared without case
+    names = {dist, dist.replace("-", "_")} if dist in SDIST_ONLY else {dist.replace("-", "_")}
+    suffix = ".tar.gz" if dist in SDIST_ONLY else "-"
+    hits = sorted(p for p in wheels.iterdir() if p.is_file()
+                  and any(p.name.lower().startswith(f"{n}-{version}{suffix}".lower()) for n in names)
+                  and (p.name.endswith(".tar.gz") if dist in SDIST_ONLY else p.name.endswith(".whl")))
     return hits[0] if hits else None
 
 
@@ -137,14 +140,16 @@ def ensure_corpus(root: Path, corpus: tuple[tuple[str, str, str], ...] = CORPUS,
     missing = [f"{d}=={v}" for d, v, _ in corpus if _wheel(wheels, d, v) is None]
     if missing:
         print(f"downloading {', '.join(missing)} ...", file=sys.stderr)
+        # some pinned releases declare Requires-Python >= 3.12 (blind50's rule of choice takes them):
+        # the pin and its digest fix what is fetched, whichever Python runs the benchmark
         binary = [m for m in missing if m.split("==")[0] not in SDIST_ONLY]
         if binary:
             subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
-                            "--dest", str(wheels), *binary], check=True)
+                            "--ignore-requires-python", "--dest", str(wheels), *binary], check=True)
         sdists = [m for m in missing if m.split("==")[0] in SDIST_ONLY]
         if sdists:  # pip reads an sdist's metadata by running its build backend; the digest is checked after
             subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
-                            "--dest", str(wheels), *sdists], check=True)
+                            "--ignore-requires-python", "--dest", str(wheels), *sdists], check=True)
     for dist, version, digest in corpus:
         whl = _wheel(wheels, dist, version)
         if whl is None:

@@ -244,6 +244,15 @@ STATIC_CALLS = {
     "jax._src.core.valid_jaxtype",
     "jax.typeof",
 }
+#: Functions of jax's (and numpy's) namespaces whose result is static whatever they are
+#: given, by short name: shape and dtype queries (a dtype is a Python object:
+#: ``jnp.promote_types(a, b)``, ``np.result_type(x)``), tree structures, device counts.
+STATIC_JAX_FUNCS = frozenset({
+    "shape", "ndim", "size", "dtype", "result_type", "issubdtype", "iinfo", "finfo", "promote_types", "can_cast",
+    "isdtype", "iscomplexobj", "isrealobj", "isscalar", "broadcast_shapes", "issubsctype", "tree_structure",
+    "structure", "treedef_is_leaf", "eval_shape", "typeof", "get_aval", "default_backend", "device_count",
+    "local_device_count", "process_index", "process_count", "devices", "local_devices", "axis_size",
+    "canonicalize_dtype"})
 ARRAY_ANNOTATIONS = ("jax.Array", "jax.numpy.ndarray", "jax.typing.ArrayLike", "chex.Array", "jaxtyping.")
 #: jaxtyping names that are containers or helpers, not arrays (``PyTree[Any]`` may hold anything)
 NOT_ARRAY_ANNOTATIONS = {"jaxtyping.PyTree", "jaxtyping.PyTreeDef", "jaxtyping.jaxtyped"}

@@ -57,7 +57,7 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from jaxlint.static.apis import (ARRAY_LEAVES_ONLY_KINDS, ARRAYS_OUT, DIFF_TRANSFORMS, JIT_LIKE, SAMPLE_SITES, STATIC_ATTRS, STATIC_CALLS,
+from jaxlint.static.apis import (STATIC_JAX_FUNCS, ARRAY_LEAVES_ONLY_KINDS, ARRAYS_OUT, DIFF_TRANSFORMS, JIT_LIKE, SAMPLE_SITES, STATIC_ATTRS, STATIC_CALLS,
                                  TRACING_HOFS, is_axis_size)
 from jaxlint.static.callers import UNREADABLE as _UNREADABLE
 from jaxlint.static.callers import argument_for
@@ -85,12 +85,6 @@ ARITH_BUILTINS = {"builtins.sum", "builtins.max", "builtins.min", "builtins.abs"
 #: Array methods whose result is a Python object.
 CONVERTING_METHODS = {"item", "tolist", "__len__", "__bool__", "__int__", "__float__", "__index__"}
 #: jax functions that answer questions about dtypes and shapes with Python values.
-STATIC_JAX_FUNCS = {"shape", "ndim", "size", "dtype", "result_type", "issubdtype", "iinfo", "finfo",
-                    "promote_types", "can_cast", "isdtype", "iscomplexobj", "isrealobj", "isscalar",
-                    "broadcast_shapes", "issubsctype", "tree_structure", "structure", "treedef_is_leaf",
-                    "eval_shape", "typeof", "get_aval", "default_backend", "device_count",
-                    "local_device_count", "process_index", "process_count", "devices", "local_devices",
-                    "axis_size"}
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _JAX_ARRAY_FUNCS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.", "jax.random.", "jax.tree_util.tree_map",
                     "jax.tree.map", "jax.vmap", "jax.grad", "jax.value_and_grad")
@@ -336,6 +330,8 @@ class Flow:
             base = expr.value
             if (expr.attr in STATIC_ATTRS or static_field(m, expr.attr)) and not self._declared_leaf(expr):
                 return None  # a shape, or a field a pytree class (of this module or imported) declares static
+            if expr.attr not in _ARRAY_ATTRS and Summaries.of(m).static_property(expr.attr):
+                return None  # `gate.is_parametric`: a property of the project's classes that reads Python values
             if isinstance(base, ast.Name):
                 stored = self._field(base, expr.attr)
                 if stored is not _UNREADABLE:

@@ -30,6 +30,7 @@ from jaxlint.static.flow import (CERTAIN, CONFIG_NAME, CONVERTERS, CONVERTING_ME
                                  STATIC_JAX_FUNCS, _UNREADABLE, Flow, argument_for,
                                  iteration_targets, unpacked)
 from jaxlint.static.containers import splat_entries
+from jaxlint.static.pyvalues import python_param
 from jaxlint.static.scopes import FunctionInfo, target_names
 from jaxlint.static.semantic import ModuleModel
 
@@ -75,6 +76,8 @@ class Taint(Flow):
                     and not self.model.is_array_annotation(p.annotation) \
                     and self._pytree_field(p.annotation, "") is None:
                 continue  # the author declares a Python value (`flag: bool`, `spec: Spec`), not a pytree
+            if p is not None and python_param(self.model, fn, p):
+                continue  # a dtype, or a Python flag only filtered transforms trace (`pyvalues`)
             level = self._call_site_level(p) if self.indirect and p is not None else CERTAIN
             if level is not None:
                 self.names[name] = level

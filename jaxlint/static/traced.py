@@ -728,6 +728,16 @@ class Tracing:
                                           {name for name, a in passed.items() if self.is_traced_expr(a, fn)})
                     continue
                 target, implicit = self.scopes.callee(node.func, fn)
+                if target is None:
+                    # `Spec(n)` of a class of the module runs its `__init__` here, with the
+                    # call's arguments after `self`, and a dataclass's `__post_init__` after
+                    # it: a check there on what jax.numpy makes of them runs on tracers
+                    # (recall round 12: jit_env's `DiscreteSpec`)
+                    cls = self._class_called(node, fn)
+                    post = self.scopes.method_named(cls, "__post_init__")
+                    if post is not None and post is not fn:
+                        changed |= self._mark(post, Reason(CALL, caller=fn.qualname), set())
+                    target, implicit = self.scopes.method_named(cls, "__init__"), 1
                 if target is None or target is fn:
                     continue
                 if any(rule is fn and f is target for f, rule, _, _ in self._custom_rules()):
@@ -765,6 +775,14 @@ class Tracing:
         # nested defs that close over traced names are traced when called; their
         # free names referring to tainted outer names are tainted (handled in taint)
         return changed
+
+    def _class_called(self, call: ast.Call, fn: FunctionInfo) -> str | None:
+        """The class of the module ``call`` constructs (``Spec(n)``), or None."""
+        func = call.func
+        if not isinstance(func, ast.Name) or func.id not in self.scopes.classes \
+                or self.scopes.lookup(func.id, fn)[0] is not None:
+            return None
+        return func.id
 
     def _splat_params(self, splat: ast.expr, fn: FunctionInfo, target: FunctionInfo) -> set[str]:
         """The parameters of ``target`` that the traced keyword splat ``target(**splat)``

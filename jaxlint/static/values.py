@@ -42,6 +42,8 @@ from dataclasses import field
 from typing import TYPE_CHECKING, Callable
 
 from jaxlint.records import dataclass
+from jaxlint.static.apis import STATIC_JAX_FUNCS
+from jaxlint.static.pyvalues import dtype_annotation
 from jaxlint.textutil import LazyPattern
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -681,12 +683,19 @@ TREE_MAPS = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"}
 def _jax_function_kind(q: str) -> Kind | None:
     """What a function of jax's array namespaces returns: STATIC for the shape and dtype
     queries (``jnp.shape``, ``jnp.result_type``), TRACED for the rest; None for others."""
+    last = q.rsplit(".", 1)[-1]
+    if q.startswith(("numpy.", "jax.dtypes.")) and last in STATIC_JAX_FUNCS:
+        return Kind.STATIC  # `np.result_type(x)`, `np.dtype(name)`: a dtype
     if not q.startswith(("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.")):
         return None
-    last = q.rsplit(".", 1)[-1]
-    if last in ("shape", "ndim", "size", "dtype", "result_type", "issubdtype", "iinfo", "finfo"):
-        return Kind.STATIC
-    return Kind.TRACED
+    return Kind.STATIC if last in STATIC_JAX_FUNCS else Kind.TRACED
+
+
+def _property(fn: "FunctionInfo") -> bool:
+    """``fn`` is decorated ``@property`` (or ``@functools.cached_property``)."""
+    return any((isinstance(d, ast.Name) and d.id in ("property", "cached_property"))
+               or (isinstance(d, ast.Attribute) and d.attr == "cached_property")
+               for d in getattr(fn.node, "decorator_list", ()))
 
 
 class Summaries:
@@ -840,23 +849,44 @@ class Summaries:
         """What a method of that name returns, over every class of the module that
         defines one and every class it imports from another module of the tree
         (``UNKNOWN`` when none does or they disagree)."""
-        kinds = {self.returns(fn, depth) for fn in self.model.functions
-                 if fn.class_name is not None and fn.name == name and not isinstance(fn.node, ast.Lambda)}
-        kinds |= self._imported_method_returns(name, depth)
+        kinds = {kind for kind, _ in self._methods(name, depth)}
         return kinds.pop() if len(kinds) == 1 else Kind.UNKNOWN
 
-    def _imported_method_returns(self, name: str, depth: int) -> set[Kind]:
+    def static_property(self, name: str) -> bool:
+        """``obj.name`` reads a Python value whatever ``obj`` is: every class of the module
+        (and every class it imports from the tree) that defines ``name`` defines it as a
+        property whose body reads Python values only (``return isinstance(self.param,
+        str)``, ``return False``), and none declares a field of that name. Such a property
+        is not traced even on an object taken from traced code (horqrux's
+        ``gate.is_parametric``, blind48)."""
+        memo: dict[str, bool] = self.__dict__.setdefault("_static_properties", {})
+        known = memo.get(name)
+        if known is None:
+            found = self._methods(name, 0)
+            known = memo[name] = bool(found) and all(kind is Kind.STATIC and prop for kind, prop in found) \
+                and not any(isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == name
+                            for c in self.model.classes.values() for s in c.body)
+        return known
+
+    def _methods(self, name: str, depth: int) -> set[tuple[Kind, bool]]:
+        """(what it returns, whether it is a property) of each method called ``name``."""
+        found = {(self.returns(fn, depth), _property(fn)) for fn in self.model.functions
+                 if fn.class_name is not None and fn.name == name and not isinstance(fn.node, ast.Lambda)}
+        return found | self._imported_method_returns(name, depth)
+
+    def _imported_method_returns(self, name: str, depth: int) -> set[tuple[Kind, bool]]:
         """What the methods called ``name`` of the classes this module imports from other
-        modules of the tree return (each module is parsed only when its text names the
-        method; computed once per name)."""
+        modules of the tree return, and whether each is a property (each module is parsed
+        only when its text names the method; computed once per name)."""
         link = self.model.link
         if link is None:
             return set()
-        memo: dict[str, tuple[frozenset[Kind], frozenset[Dep]]] = self.__dict__.setdefault("_imported_methods", {})
+        memo: dict[str, tuple[frozenset[tuple[Kind, bool]], frozenset[Dep]]] = \
+            self.__dict__.setdefault("_imported_methods", {})
         known = memo.get(name)
         if known is None:
             deps: set[Dep] = set()
-            kinds: set[Kind] = set()
+            kinds: set[tuple[Kind, bool]] = set()
             word = re.compile(rb"\bdef\s+%s\b" % re.escape(name).encode())
 
             def mentions(text: bytes) -> bool:
@@ -874,7 +904,7 @@ class Summaries:
                     if fn.class_name == cls and fn.name == name and not isinstance(fn.node, ast.Lambda):
                         kind = summaries.returns(fn, depth + 1)
                         deps |= summaries._deps.get(id(fn), frozenset())
-                        kinds.add(Kind.UNKNOWN if id(fn) in summaries._mixed else kind)
+                        kinds.add((Kind.UNKNOWN if id(fn) in summaries._mixed else kind, _property(fn)))
             known = memo[name] = (frozenset(kinds), frozenset(deps))
         self._read(known[1])
         return set(known[0])
@@ -886,6 +916,8 @@ class Summaries:
         else:
             if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in fn.body_nodes()):
                 return Kind.UNKNOWN
+            if dtype_annotation(self.model, node.returns):
+                return Kind.STATIC  # `def real_dtype(x) -> np.dtype`: a dtype is a Python object
             values = [n.value for n in fn.body_nodes() if isinstance(n, ast.Return)]
             if not values:
                 return Kind.STATIC  # returns None
@@ -999,9 +1031,12 @@ _CONTAINER_BUILTINS = frozenset({"builtins.list", "builtins.tuple", "builtins.di
 #: methods of a dict whose result is a view (its truth value is the dict's)
 _DICT_VIEWS = frozenset({"keys", "values", "items"})
 _DISPLAYS = (ast.Tuple, ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
+_SEQUENCES = (ast.Tuple, ast.List, ast.ListComp)
+_SEQUENCE_BUILTINS = frozenset({"builtins.list", "builtins.tuple", "builtins.sorted"})
 
 
-def python_container(model: "Scopes", expr: ast.AST | None, fn: "FunctionInfo | None" = None, depth: int = 0) -> bool:
+def python_container(model: "Scopes", expr: ast.AST | None, fn: "FunctionInfo | None" = None, depth: int = 0,
+                     sequence: bool = False) -> bool:
     """``expr`` evaluates to a Python container (a list, tuple, dict or set), never an
     array, whatever its elements are: its truth value and ``len`` are its structure, known
     while tracing even when every element is a tracer. Displays and comprehensions; what
@@ -1009,15 +1044,18 @@ def python_container(model: "Scopes", expr: ast.AST | None, fn: "FunctionInfo | 
     (``jax.tree_util.tree_leaves(x)``, ``jax.tree.leaves(x)``, ``tree_flatten(x)[0]``);
     a name every binding of which that reaches the read is one of those (``leaves, treedef
     = jax.tree_util.tree_flatten(x)`` binds ``leaves`` to the list). An element of a
-    container (``tree_leaves(x)[0]``) is not."""
+    container (``tree_leaves(x)[0]``) is not. ``sequence``: a list or tuple only, which a
+    traced index cannot index (``xs[i]`` raises TracerIntegerConversionError)."""
     if expr is None or depth > 4:
         return False
-    if isinstance(expr, _DISPLAYS):
+    if isinstance(expr, _SEQUENCES if sequence else _DISPLAYS):
         return True
     if isinstance(expr, ast.Call):
         q = model.resolve_call(expr) or ""
-        if q in TREE_LISTS or q in _CONTAINER_BUILTINS:
+        if q in TREE_LISTS or q in (_SEQUENCE_BUILTINS if sequence else _CONTAINER_BUILTINS):
             return True
+        if sequence:
+            return False
         if isinstance(expr.func, ast.Attribute) and expr.func.attr in _DICT_VIEWS and not expr.args:
             return python_container(model, expr.func.value, fn, depth + 1)
         return False
@@ -1029,8 +1067,8 @@ def python_container(model: "Scopes", expr: ast.AST | None, fn: "FunctionInfo | 
     if isinstance(expr, ast.Name):
         scope = fn if fn is not None else model.function_of(expr)
         bindings = model.reaching_bindings(expr, scope)
-        return bool(bindings) and all(_binds_container(model, b, scope, depth) for b in bindings)
-    if isinstance(expr, ast.Attribute):
+        return bool(bindings) and all(_binds_container(model, b, scope, depth, sequence) for b in bindings)
+    if isinstance(expr, ast.Attribute) and not sequence:
         return container_field(model, expr, fn)
     return False
 
@@ -1057,12 +1095,13 @@ def container_field(model: "Scopes", expr: ast.Attribute, fn: "FunctionInfo | No
     return facts is not None and expr.attr in facts.container_fields
 
 
-def _binds_container(model: "Scopes", b: "Binding", scope: "FunctionInfo | None", depth: int) -> bool:
+def _binds_container(model: "Scopes", b: "Binding", scope: "FunctionInfo | None", depth: int,
+                     sequence: bool = False) -> bool:
     """The binding ``b`` gives its name a Python container (``python_container``)."""
     if b.kind != "assign":
         return False
     if b.value is not None:
-        return python_container(model, b.value, scope, depth + 1)
+        return python_container(model, b.value, scope, depth + 1, sequence)
     stmt = b.node
     # `s, v, *rest = parts`: a starred target is always a list, of what is left over
     if isinstance(stmt, ast.Assign) and any(

@@ -12,7 +12,7 @@ from jaxlint.static.usage import used_as_object
 from jaxlint.static.values import python_container
 from jaxlint.static.taint import (CERTAIN, LIKELY, POSSIBLE, confidence, describe, is_jit_entry,
                                          taint_of, through_callers, traced_how)
-from jaxlint.static.containers import container_carry, container_param, container_value, scalar_or_array_annotation
+from jaxlint.static.containers import bare_name_cap
 from jaxlint.static.shapes import same_shape, shape_guard
 
 if TYPE_CHECKING:
@@ -36,6 +36,8 @@ _CONSTRUCTS = {
     "complex()": ("a concrete number", "ConcretizationTypeError", "array operations (`x.astype(jnp.complex64)`)"),
     "range()": ("a concrete integer", "TracerIntegerConversionError", "`jax.lax.fori_loop` with a traced bound"),
     "operator.index()": ("a concrete integer", "TracerIntegerConversionError", "array operations (`x.astype(jnp.int32)`)"),
+    "list[i]": ("a concrete integer", "TracerIntegerConversionError",
+                "an array (`jnp.stack(xs)[i]`) or `jax.lax.switch(i, branches)`"),
 }
 #: the constructs that take a value's truth: a Python container's is its structure
 _CONTAINER_TRUTH = frozenset(k for k, v in _CONSTRUCTS.items() if v[0] == "a concrete bool")
@@ -50,11 +52,15 @@ class TracedControlFlow(StaticRule):
     Finds Python control flow and conversions that need a concrete value, applied to
     a traced value inside traced code: `if`, `while`, `assert`, conditional
     expressions, comprehension filters, `and`/`or`/`not`, chained comparisons
-    (`a < x < b`), `bool()`, `int()`, `float()`, `complex()`, `range()`, `operator.index()`.
+    (`a < x < b`), `bool()`, `int()`, `float()`, `complex()`, `range()`, `operator.index()`,
+    and a Python list or tuple indexed by a traced integer (`xs[i]` in a `fori_loop` body).
 
     Tests on static information stay clean: `.shape`, `.ndim`, `.dtype`, `len(x)`,
     `x is None`, `isinstance`, static arguments (`static_argnames`), parameters with
-    Python defaults, attributes of `self` and of configuration objects (`config.x`,
+    Python defaults, dtypes (`real == jnp.float64` with `real` from `jnp.promote_types` or a
+    function annotated `-> np.dtype`), a parameter declared a Python flag (`weighted: bool`)
+    where only equinox's filtered transforms trace the function, properties of the module's
+    classes that read Python values (`gate.is_parametric`), attributes of `self` and of configuration objects (`config.x`,
     `cfg.n`, parameters annotated with a non-array type, `override or self.cfg`), comparisons with strings and
     with `object()` sentinels, the keys of a pytree dict (`for k, v in d.items()`), and
     the truth value of containers: a parameter annotated `Tuple[...]`, `list`, `dict` or
@@ -310,6 +316,9 @@ class TracedControlFlow(StaticRule):
                     if converting is not None and not caught_in_function(model, node, _CONSTRUCTS[converting][1]):
                         operands = node.args if converting == "range()" else node.args[:1]
                         self._truth_operands(ctx, taint, fn, node, operands, converting, covered)
+                elif isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Slice, ast.Tuple)) \
+                        and python_container(model, node.value, fn, sequence=True):
+                    self._truth_operands(ctx, taint, fn, node, [node.slice], "list[i]", covered)
 
     def _truth(self, ctx, taint, fn, report_node, test, kind, covered) -> None:
         """``test`` is converted to a Python bool: split and/or/not, then report once."""
@@ -323,11 +332,11 @@ class TracedControlFlow(StaticRule):
             if kind in _CONTAINER_TRUTH and python_container(ctx.model, operand, fn):
                 continue  # `if jax.tree_util.tree_leaves(x):` a list: its truth is the tree's structure
             level, culprit = found
-            if kind[-2:] != "()" and used_as_object(ctx.model, fn, operand):
+            if kind[-1] not in ")]" and used_as_object(ctx.model, fn, operand):
                 continue  # `if state.dynamic_scale:` where the function calls `.value_and_grad` on
                 # it: an object (a pytree, None on some path), whose truth value is static
-            if isinstance(operand, ast.Name) and kind[-2:] != "()":
-                cap = _bare_name_cap(ctx.model, fn, operand)
+            if isinstance(operand, ast.Name) and kind[-1] not in ")]":
+                cap = bare_name_cap(ctx.model, fn, operand)
                 if cap is None:
                     continue
                 level = min(level, cap)
@@ -341,7 +350,7 @@ class TracedControlFlow(StaticRule):
     def _report(self, ctx, fn, node, operand, culprit, kind, level, guard=None) -> None:
         needs, error, instead = _CONSTRUCTS[kind]
         level = min(level, LIKELY) if through_callers(fn) else level  # the callers' binding is not proof
-        if kind.endswith("()"):
+        if kind[-1] in ")]":
             head = f"`{describe(node)}` in {traced_how(fn)} converts traced value `{describe(culprit)}`"
         else:
             what = f"`{kind}`" if kind in ("if", "while", "assert") else kind
@@ -596,33 +605,3 @@ def _flag_like(fn, operand, culprit, kind: str) -> bool:
     if p is not None and isinstance(p.annotation, ast.Name) and p.annotation.id in ("bool", "int", "float", "str"):
         return True
     return operand is culprit or kind in ("int()", "range()", "operator.index()")
-
-
-def _bare_name_cap(model, fn, name: ast.Name) -> int | None:
-    """How sure a bare name used as a truth value is an array. Containers have a static
-    truth value: ``*args``/``**kwargs``, a parameter defaulting to ``()``/``[]``/``{}`` or
-    annotated as a tuple, list, dict or other non-array type, a local that holds a
-    display or a ``jax.tree`` result where it is tested (``xs = []`` ... ``if xs``, even
-    when a later statement rebinds it to an array). An unannotated parameter may be a
-    dict or tuple pytree, so at most LIKELY; a local holding a pytree field
-    (``extras = out.timestep.extras``) is both unsure and maybe a container: POSSIBLE."""
-    p = fn.param(name.id)
-    if p is None or len(fn.bindings.get(name.id, [])) > 1:
-        bindings = model.reaching_bindings(name, fn)
-        if bindings and all(b.kind == "param" and container_param(model, fn.param(name.id))
-                            or container_value(model, b.value) for b in bindings):
-            return None
-        if bindings and all(isinstance(b.value, ast.Attribute) and b.value.attr not in ("T", "mT", "real", "imag")
-                            for b in bindings):
-            # `extras = state.timestep.extras; if extras:` a pytree field (it may be static)
-            # tested for truth (it may be a dict or tuple): not sure enough to report
-            return POSSIBLE
-        if p is None:
-            return CERTAIN
-    if container_param(model, p) or container_carry(model, fn, p):
-        return None
-    if p.annotation is None:
-        return LIKELY
-    return CERTAIN if scalar_or_array_annotation(model, p.annotation) else None
-
-

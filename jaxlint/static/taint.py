@@ -29,7 +29,8 @@ from jaxlint.diagnostic import Confidence
 from jaxlint.static.flow import (CERTAIN, CONFIG_NAME, CONVERTERS, CONVERTING_METHODS, LIKELY, POSSIBLE,  # noqa: F401
                                  STATIC_JAX_FUNCS, _UNREADABLE, Flow, argument_for,
                                  iteration_targets, unpacked)
-from jaxlint.static.containers import splat_entries
+from jaxlint.static.containers import (container_carry, container_param, container_value, scalar_or_array_annotation,
+                                       splat_entries)
 from jaxlint.static.pyvalues import python_param
 from jaxlint.static.scopes import FunctionInfo, target_names
 from jaxlint.static.semantic import ModuleModel
@@ -312,3 +313,31 @@ def is_jit_entry(fn: FunctionInfo) -> bool:
 
 #: the entry kinds that messages call jitted (xmap and filter_pmap are left out)
 _JIT_KINDS = frozenset({"jit", "pjit", "pmap", "filter_jit", "nnx.jit", "linen.jit"})
+
+
+def bare_name_cap(model: ModuleModel, fn: FunctionInfo, name: ast.Name) -> int | None:
+    """How sure a bare name used as a truth value is an array. Containers have a static
+    truth value: ``*args``/``**kwargs``, a parameter defaulting to ``()``/``[]``/``{}`` or
+    annotated as a tuple, list, dict or other non-array type, a local that holds a
+    display or a ``jax.tree`` result where it is tested (``xs = []`` ... ``if xs``, even
+    when a later statement rebinds it to an array). An unannotated parameter may be a
+    dict or tuple pytree, so at most LIKELY; a local holding a pytree field
+    (``extras = out.timestep.extras``) is both unsure and maybe a container: POSSIBLE."""
+    p = fn.param(name.id)
+    if p is None or len(fn.bindings.get(name.id, [])) > 1:
+        bindings = model.reaching_bindings(name, fn)
+        if bindings and all(b.kind == "param" and container_param(model, fn.param(name.id))
+                            or container_value(model, b.value) for b in bindings):
+            return None
+        if bindings and all(isinstance(b.value, ast.Attribute) and b.value.attr not in ("T", "mT", "real", "imag")
+                            for b in bindings):
+            # `extras = state.timestep.extras; if extras:` a pytree field (it may be static)
+            # tested for truth (it may be a dict or tuple): not sure enough to report
+            return POSSIBLE
+        if p is None:
+            return CERTAIN
+    if container_param(model, p) or container_carry(model, fn, p):
+        return None
+    if p.annotation is None:
+        return LIKELY
+    return CERTAIN if scalar_or_array_annotation(model, p.annotation) else None

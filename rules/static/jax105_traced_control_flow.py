@@ -10,9 +10,8 @@ from jaxlint.static.cfg import caught_in_function
 from jaxlint.static.traced import only_differentiated
 from jaxlint.static.usage import used_as_object
 from jaxlint.static.values import python_container
-from jaxlint.static.taint import (CERTAIN, LIKELY, POSSIBLE, confidence, describe, is_jit_entry,
+from jaxlint.static.taint import (CERTAIN, LIKELY, POSSIBLE, bare_name_cap, confidence, describe, is_jit_entry,
                                          taint_of, through_callers, traced_how)
-from jaxlint.static.containers import bare_name_cap
 from jaxlint.static.shapes import same_shape, shape_guard
 
 if TYPE_CHECKING:

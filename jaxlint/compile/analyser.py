@@ -200,6 +200,9 @@ def compile_function(fa: FunctionAnalysis) -> None:
     cf.kind = str(fa.entry.get("kind") or "jit")
     cf.reused = dict(fa.reused)
     cf.sharing = tuple(fa.call.sharing) if fa.call is not None else ()
+    made = fa.call_site()
+    if made is not None:  # `step = jax.jit(f)`: where its keywords (donate_argnums) go (JAX302)
+        cf.sites["jit"] = [made.path, made.line, made.column]
     donate = fa.donation_site()
     if donate is not None:  # where an unusable donation is undone (JAX302)
         cf.sites["donate"] = [donate.path, donate.line, donate.column]

@@ -253,7 +253,8 @@ class CompileFacts:
     hbm_bytes: int | None = None
     #: places in the user's source a fix goes to that the program does not show, by name:
     #: ``"donate"``, the ``donate_argnums``/``donate_argnames`` keyword of the jit that
-    #: donates; each ``[file, line, column]`` (see :meth:`site`)
+    #: donates; ``"jit"``, the ``jax.jit(f, ...)`` call that made the function when it is
+    #: not a decorator; each ``[file, line, column]`` (see :meth:`site`)
     sites: dict[str, list] = field(default_factory=dict)
     #: the transform that compiled it (``jit``, ``pmap``, ``filter_jit`` ...)
     kind: str = "jit"

@@ -317,6 +317,19 @@ class FunctionAnalysis:
         kw = best[1]
         return Site(self.path, kw.lineno, kw.col_offset + 1, kw.end_lineno, (kw.end_col_offset or 0) + 1)
 
+    def call_site(self) -> Site | None:
+        """The ``jax.jit(f, ...)``/``jax.pmap(f, ...)`` call that made the function, when
+        a call on a line of its own made it (``learn = jax.pmap(learn, axis_name="i")``),
+        not a decorator: where ``donate_argnums`` goes. None otherwise."""
+        line, tree = int(self.entry.get("line") or 0), self.tree
+        if self.entry.get("form") != "call" or not line or tree is None or line == self.def_site().line:
+            return None
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == line]
+        if not calls:
+            return None
+        n = min(calls, key=lambda c: c.col_offset)  # the outermost call of the line
+        return Site(self.path, line, n.col_offset + 1, n.end_lineno, (n.end_col_offset or 0) + 1)
+
     def def_site(self) -> Site:
         line = int(self.entry.get("def_line") or self.entry.get("line") or 1)
         text = self.source_lines[line - 1] if 0 < line <= len(self.source_lines) else ""

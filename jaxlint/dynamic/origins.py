@@ -13,6 +13,9 @@ it:
 * :func:`made_at`: the binding before the call, and in it the keyword that gives the field
   a Python number (``State(params, step=0)``), through one call of a function of the same
   file that returns the constructor (``state = reset()`` with ``return EnvState(time=0)``);
+* :func:`element_made_at`: for an element of a tuple argument (``args[1]`` of
+  ``step(i, state, args)``), the statement that bound the element's name, through the
+  tuple display that bound the argument before the call (``args = (a, b, c)``);
 * :func:`padded_at`: the ``pad`` call that padded the argument to a size computed from its
   length (``np.pad(x, ((0, size - n), (0, 0)))``), on the binding before the call or in a
   function of the same file it calls (``batch = pad_batch(x)``);
@@ -189,6 +192,45 @@ def made_at(file: str, line: int, callee: str, index: int, param: str, field: st
         if hit is not None:
             return hit
     return str(file), stmt.lineno, stmt.col_offset + 1
+
+
+def element_made_at(file: str, line: int, callee: str, index: int, param: str,
+                    path: tuple[int, ...]) -> Where | None:
+    """Where element ``path`` of the tuple passed as parameter ``param`` to ``callee(...)``
+    on ``line`` was made (``args[1]`` of ``step(i, state, args)`` with ``args = (a, b, c)``
+    and ``b = jnp.array(1.0)`` before it: the statement that binds ``b``), following names
+    through the statements that bound them before the call (a loop's own rebinding of the
+    tuple comes after its first call) and tuple or list displays by index. None when a
+    step is no plain name or display (an unpacking, a call's result), or not bound in the
+    caller's scope before the call."""
+    tree, call, arg = _the_call(file, line, callee, index, param)
+    if call is None or arg is None:
+        return None
+    parents = _parents(tree)
+    expr: ast.expr = arg
+    at: ast.AST = call
+    stmt: ast.stmt | None = None
+    rest = list(path)
+    for _ in range(8 + len(rest)):  # a few names deep
+        if isinstance(expr, ast.Name):
+            stmt = _binding_before(tree, parents, at, expr.id) or (
+                _bound_by_callers(tree, parents, at, expr.id) if at is call else None)
+            if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1 or \
+                    not isinstance(stmt.targets[0], ast.Name):
+                return None
+            expr, at = stmt.value, stmt
+        elif rest and isinstance(expr, (ast.Tuple, ast.List)):
+            i = rest.pop(0)
+            if not -len(expr.elts) <= i < len(expr.elts) or any(isinstance(e, ast.Starred) for e in expr.elts):
+                return None
+            expr, stmt = expr.elts[i], None
+        else:
+            break
+    if rest:
+        return None
+    if stmt is not None:  # the name's own binding (`b = jnp.array(1.0)`)
+        return str(file), stmt.lineno, stmt.col_offset + 1
+    return str(file), expr.lineno, expr.col_offset + 1  # made in the display (`(a, 1.0, c)`)
 
 
 def padded_at(file: str, line: int, callee: str, index: int, param: str) -> Where | None:

@@ -20,7 +20,9 @@ class Donation(HloRule):
     use. An *update step* takes a large argument (a pytree of several arrays, or one
     named like `state`, `params`, `opt_state`) and returns arrays of the same shapes
     and dtypes computed directly from it (`new = old - lr * g`). When that argument is
-    not donated, the function is reported at its definition. A state whose arrays are
+    not donated, the function is reported at its definition, or, when a call made it
+    jitted (`learn = jax.pmap(learn, axis_name="i")`, `step = jax.jit(train_step)`), at
+    that call, where `donate_argnums` goes, with the definition related. A state whose arrays are
     nearly all (90 % of its bytes) updates of themselves counts: a key replaced by
     `jax.random.split` or a new counter beside the parameters and moments (haiku's
     `TrainingState`) is named as a new value, and the arrays that can reuse their
@@ -470,11 +472,15 @@ class Donation(HloRule):
                 else f"if the caller does not reuse {it}"
                 + (" (or donate " + " or ".join(f"`{t}`" for t in rivals) + " instead, if that is the one it "
                    "does not reuse)" if rivals else ""))
+        # at the `jax.jit(f)`/`jax.pmap(f)` call that made it, where donate_argnums goes
+        # (the definition related); at the definition when a decorator made it
+        made = facts.site("jit")
         ctx.report(
-            None,
+            made,
             f"{head} updated and returned ({lines_text(producer_lines, facts)}) but not donated: XLA keeps the "
             f"old and the new state alive together{rest}{notes}; {how} {when}",
-            related=[ctx.related(loc, "the updated value") for loc in dict.fromkeys(producer_lines)][:3],
+            related=([ctx.related(*facts.definition())] if made is not None else [])
+            + [ctx.related(loc, "the updated value") for loc in dict.fromkeys(producer_lines)][:3],
             data={"argument": tops[0], "arguments": tops, "bytes": total, "arrays": arrays, "donatable": donatable,
                   "donatable_bytes": updated, "not_updated": [a.path for a in fresh], "reused_by_caller": list(reused),
                   "rivals": list(rivals), "caller_seen": seen_free,

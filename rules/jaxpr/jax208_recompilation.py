@@ -70,7 +70,9 @@ class Recompilation(TraceRule):
       such leaves and their programs are the same, the compile is avoidable for certain
       and is reported, even for two signatures each called many times, at the call that
       passes the whole structure, naming the leaves the function does read (pass only
-      those). It is certain (jax's own trace shows it) and costs a compile per structure,
+      those); for `jax.jit` (static arguments by position, by name or counted from the
+      end of each call's arguments) and `equinox.filter_jit` (its array leaves). It is
+      certain (jax's own trace shows it) and costs a compile per structure,
       so it is a warning of the rule's group, like the other recompiles;
     * weak-type flips (a Python scalar in one call, an array in the next), dtype drift,
       floats passed as static arguments, and Python numbers a transform keeps static
@@ -114,7 +116,11 @@ class Recompilation(TraceRule):
     `jnp.array(0.0)` without a dtype), never to what the loop bound before it; for a value
     the caller's function takes as a parameter, the statement that binds what every call of that function in the file
     passes for it (`y = jnp.array(0.0)` at module level before `solve(y, solver)`, two
-    callers deep at most; a `**kwargs` call such as `eqx.Partial`'s by keyword); for a smaller last batch that the loop takes from
+    callers deep at most; a `**kwargs` call such as `eqx.Partial`'s by keyword); for an
+    element of a tuple argument (`args[1]` of `step(i, opt_state, args)` with `args = (alpha,
+    beta, gamma)` before the loop that rebinds it), the statement that made that element
+    (`beta = jnp.array(1.0)`), when it shows the value made weak, the first weak leaf the
+    source follows (not `opt_state[0].mu[1]`, which `opt.init` computed from it); for a smaller last batch that the loop takes from
     a generator or function of the caller's file (`for step, (x, y) in zip(range(n),
     dataloader(...))`), the loop in it that decides where each batch ends (`while start <
     dataset_size:`); for an input
@@ -545,26 +551,10 @@ class Recompilation(TraceRule):
                 site = cause
         weak = [c for c in changes if getattr(c, "kind", "") == "weak" and "a Python" in str(c)]
         if weak and why and "Python scalar" in why:
-            label = str(weak[0]).split(" changes ")[0]
-            whole = not any(ch in label.strip("`") for ch in ".[")
-            # the value is followed in the call that had it weak, whichever signature came first;
-            # when that was not the first call, only to a line that shows it made weak (a literal
-            # number, an array of one made without a dtype), not to whatever the loop bound before
-            had, early = _had_weak(groups, label, names)
-            by_class = by_binding = True
-            if had is None:  # the recording does not say which call had it: the first one, if said so
-                first = min((base, worst), key=lambda g: int(g.get("seq") or 0))
-                made_first = "(a Python scalar -> " in str(weak[0])
-                had, early = first, True
-                by_class = made_first or " changes from a Python " in str(weak[0])
-                by_binding = made_first or not whole
-            made = _made_in_class(ctx, had, label, names) if by_class and not whole else None
-            if made is not None and not early and not (_NUMBER.fullmatch(made[1]) or
-                                                       _ARRAY_OF_NUMBER.fullmatch(made[1])):
-                made = None
-            cause = _cause(ctx, had, label, names, "made") if made is None and by_binding else None
-            if cause is not None and not early and not _makes_weak(cause):
-                cause = None
+            # the first weak leaf whose making the source shows (`args[1]` of a tuple the loop
+            # rebinds, where `opt_state[0].mu[1]`, computed from it by `opt.init`, shows none)
+            found = [_weak_origin(ctx, groups, base, worst, c, names) for c in weak[:8]]
+            label, whole, had, early, made, cause = next((f for f in found if f[4] or f[5]), found[0])
             start = "starts as" if early else "is, in the calls that compile again,"
             dtype = _leaf_dtype(_strong_of(groups, label, names) or had, label, names) if had is not None else ""
             if made is not None:  # the assignment in a class's constructor that made the value
@@ -579,7 +569,8 @@ class Recompilation(TraceRule):
                     msg = _said_weak_array(msg, why, label, cause.line, text, dtype)
                 related = [site.related("the call that compiles again")] + related
                 site = cause
-            elif cause is not None and whole and (made_text := _undtyped_array(cause)):
+            elif cause is not None and (whole or _indices(label.strip("`")[len(_root(label)):])) \
+                    and (made_text := _undtyped_array(cause)):
                 # `y = jnp.array(0.0)`: an array already, weak because no dtype is given
                 msg = _said_weak_array(msg, why, label, cause.line, made_text, dtype)
                 related = [site.related("the call that compiles again")] + related
@@ -915,6 +906,38 @@ def _growth(groups: list, names: list[str], traced: bool) -> tuple | None:
     return str(chain[0]).split(" changes ")[0], axis, chain
 
 
+def _root(label: str) -> str:
+    """The argument's name of a leaf's label (`` `args[1]` `` -> ``args``)."""
+    return label.strip("`").split("[", 1)[0].split(".", 1)[0]
+
+
+def _weak_origin(ctx, groups: list, base: Signature, worst: Signature, change: Any, names: list[str]):
+    """(label, whether it is a whole argument, the signature that had it weak, whether that
+    was the first, the class field that made it (Site, source) or None, the Site of the
+    statement that made it or None) for one weak-type change."""
+    label = str(change).split(" changes ")[0]
+    whole = not any(ch in label.strip("`") for ch in ".[")
+    # the value is followed in the call that had it weak, whichever signature came first;
+    # when that was not the first call, only to a line that shows it made weak (a literal
+    # number, an array of one made without a dtype), not to whatever the loop bound before
+    had, early = _had_weak(groups, label, names)
+    by_class = by_binding = True
+    if had is None:  # the recording does not say which call had it: the first one, if said so
+        first = min((base, worst), key=lambda g: int(g.get("seq") or 0))
+        made_first = "(a Python scalar -> " in str(change)
+        had, early = first, True
+        by_class = made_first or " changes from a Python " in str(change)
+        by_binding = made_first or not whole
+    made = _made_in_class(ctx, had, label, names) if by_class and not whole else None
+    if made is not None and not early and not (_NUMBER.fullmatch(made[1]) or _ARRAY_OF_NUMBER.fullmatch(made[1])):
+        made = None
+    cause = _cause(ctx, had, label, names, "made") if made is None and by_binding else None
+    if cause is not None and (not early or _indices(label.strip("`")[len(_root(label)):])) \
+            and not _makes_weak(cause):
+        cause = None  # an element of a tuple only to a line that shows it made weak
+    return label, whole, had, early, made, cause
+
+
 def _cause(ctx, sig: Signature, label: str, names: list[str], how: str):
     """The Site in the caller's source where the argument ``label`` (`` `state.step` ``,
     `` `tokens` ``) of ``sig``'s first call was made: ``how="grown"``, the statement in the
@@ -947,6 +970,8 @@ def _cause(ctx, sig: Signature, label: str, names: list[str], how: str):
             column = call.get("column")
             where = origins.placed_at(call["file"], int(call["line"]), callee, index, root,
                                       int(column) if column else None)
+        elif (path := _indices(text[len(root):])):  # an element of a tuple (`args[1]`)
+            where = origins.element_made_at(call["file"], int(call["line"]), callee, index, root, path)
         else:
             field = text[len(root):].rsplit(".", 1)[-1] if "." in text[len(root):] else ""
             if not field.isidentifier() and text != root:
@@ -955,6 +980,12 @@ def _cause(ctx, sig: Signature, label: str, names: list[str], how: str):
     except (KeyError, TypeError, ValueError):
         return None
     return Site(*where) if where is not None else None
+
+
+def _indices(rest: str) -> tuple[int, ...]:
+    """``(1, 0)`` for a label's tail ``[1][0]`` (elements of tuples), else ()."""
+    parts = re.findall(r"\[(-?\d+)\]", rest)
+    return tuple(int(p) for p in parts) if parts and "".join(f"[{p}]" for p in parts) == rest else ()
 
 
 def _undtyped_array(site) -> str:

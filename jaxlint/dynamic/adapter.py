@@ -170,17 +170,20 @@ def callback_function(eqn) -> Any:
 
 
 def under_jit(fun: Any, partials: bool = True) -> Any:
-    """The Python function a jit-like wrapper (``eqx.filter_jit``) traces: decorators (and
-    ``functools.partial`` unless not ``partials``) removed, but not a jax transform it applies (``@eqx.filter_jit``
-    over ``@jax.vmap``): that transform is part of the traced program (its wrapper's code
-    is jax's own)."""
+    """The Python function a jit-like wrapper (``eqx.filter_jit``, ``jax.jit``, ``jax.pmap``)
+    traces: decorators, the jit-like wrappers themselves (jax's have ``lower``) and
+    ``functools.partial`` (unless not ``partials``) removed, but not a jax transform it
+    applies (``@eqx.filter_jit`` over ``@jax.vmap``, ``jax.pmap(jax.grad(loss))``,
+    ``jax.checkpoint``): that transform is part of the traced program (its wrapper's code
+    is jax's own), where ``inspect.unwrap`` would drop it."""
     for _ in range(16):
         if partials and isinstance(fun, functools.partial):
             fun = fun.func
             continue
         inner = getattr(fun, "__wrapped__", None)
         code = getattr(fun, "__code__", None)
-        if inner is None or inner is fun or code is not None and code.co_filename.startswith(_JAX_DIR):
+        if inner is None or inner is fun or code is not None and code.co_filename.startswith(_JAX_DIR) \
+                and not hasattr(fun, "lower"):
             break
         fun = inner
     return fun
@@ -416,7 +419,7 @@ def arg_names(closed) -> list[str] | None:
     return list(names) if names is not None else None
 
 
-def unread_inputs(traced: Any, static_nums: tuple = ()) -> tuple[list[list], str]:
+def unread_inputs(traced: Any, static_nums: tuple = (), leaf_paths: list | None = None) -> tuple[list[list], str]:
     """(the leaves of a jit's arguments that its traced program never reads, a digest of
     the program without them). A leaf no equation and no output uses is dropped by jax
     from what it compiles (``keep_unused=False``); each is ``[position, path]``: the
@@ -425,14 +428,17 @@ def unread_inputs(traced: Any, static_nums: tuple = ()) -> tuple[list[list], str
     equations (primitives, their plain parameters such as axes and shapes, what each reads,
     literal values, output types; a nested program by its outputs' types only), the read
     inputs' types and the outputs: two signatures whose digests match trace the same program but
-    for unread leaves. ([], "") when the trace does not say (no ``args_info``)."""
+    for unread leaves. ([], "") when the trace does not say (no ``args_info``).
+    ``leaf_paths``: each input's path in the call's ``(args, kwargs)`` where the traced
+    program takes them otherwise (``equinox.filter_jit``'s flat array leaves)."""
     import hashlib
 
     jaxpr = traced.jaxpr.jaxpr
     used = {id(v) for eqn in jaxpr.eqns for v in eqn.invars if not isinstance(v, Literal)}
     used.update(id(v) for v in jaxpr.outvars if not isinstance(v, Literal))
     unread = [n for n, v in enumerate(jaxpr.invars) if id(v) not in used]
-    paths = [p for p, _ in jax.tree_util.tree_flatten_with_path(traced.args_info)[0]]
+    paths = list(leaf_paths) if leaf_paths is not None else \
+        [p for p, _ in jax.tree_util.tree_flatten_with_path(traced.args_info)[0]]
     if len(paths) != len(jaxpr.invars) or len(jaxpr.eqns) > _DIGEST_MOST:
         return [], ""
     static = sorted(int(n) for n in static_nums or ())

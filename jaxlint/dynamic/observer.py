@@ -401,7 +401,7 @@ class Observer:
         except Exception as e:  # the program's own call will fail the same way
             error = e
         if traced is not None and not sig.get("under"):
-            _note_unread(fs, cur, traced)
+            _note_unread(fs, cur, traced, len(args))
         fs.seconds += time.perf_counter() - t0
         return traced, error, donated, shardings
 
@@ -668,15 +668,28 @@ def _original(fun: Any) -> Any:
     return unbind(fun)[0]
 
 
-def _note_unread(fs: FunctionState, cur: dict, traced: Any) -> None:
+def _note_unread(fs: FunctionState, cur: dict, traced: Any, nargs: int) -> None:
     """Note on a signature the leaves of its arguments that its jit's traced program never
-    reads, and the program's digest without them (two passes over its top-level equations)."""
-    static = tuple(fs.meta.get("static_nums") or ())
-    if fs.meta.get("kind") not in ("jit", "pjit") or fs.meta.get("static_names") or \
-            any(int(n) < 0 for n in static) or not hasattr(traced, "args_info"):
+    reads, and the program's digest without them (two passes over its top-level equations).
+    ``nargs``: the call's positional arguments, against which jax counts a negative
+    ``static_argnums`` from the end. An ``equinox.filter_jit`` function's traced program
+    takes its array leaves flat; their paths in the call come with it."""
+    kind = fs.meta.get("kind")
+    paths = getattr(traced, "jaxlint_leaf_paths", None)
+    if kind not in ("jit", "pjit", "filter_jit") or kind == "filter_jit" and paths is None or \
+            not hasattr(traced, "args_info"):
         return
+    static = tuple(fs.meta.get("static_nums") or ())
+    given = fs.meta.get("static_given")
+    if kind == "filter_jit":
+        static = ()  # the leaves' paths count every argument, static ones too
+    elif given:  # a negative static_argnums: jax resolves it against this call's arguments
+        nums, names = given
+        params = list(fs.meta.get("params") or ())
+        static = tuple(sorted({int(i) + nargs if int(i) < 0 else int(i) for i in nums if -nargs <= int(i) < nargs}
+                              | {params.index(n) for n in names if n in params}))
     try:
-        unread, program = adapter.unread_inputs(traced, static)
+        unread, program = adapter.unread_inputs(traced, static, paths)
     except Exception:  # what jax's trace holds changed shape: nothing is noted
         return
     if program:

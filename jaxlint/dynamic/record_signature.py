@@ -81,6 +81,8 @@ def describe(fun, kwargs: dict, kind: str, jit_line: int | None = None,
             "static_names": sorted(static_names), "kind": kind, "module": module, "jit_line": jit_line,
             "partial_bound": bound,
             "donate_nums": sorted({int(i) for i in donate} | {params.index(n) for n in donate_names if n in params})}
+    if any(int(i) < 0 for i in nums):  # counted from the end of each call's arguments, as jax does
+        meta["static_given"] = [[int(i) for i in nums], list(names)]
     if cell is not None:  # analysed in the lines of the cell IPython compiled
         meta["code_file"], meta["code_line"] = code_file, first_line - cell[1]
     if library:

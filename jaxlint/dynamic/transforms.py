@@ -87,6 +87,7 @@ def _filtered(fn, args, kwargs, restore):
     try:  # `model.layers[0].weight` rather than `dynamic[3]` in what the rules say about an input
         paths = _paths((args, kwargs), None)
         body.jaxlint_arg_names = [_arg_name(fn, paths[i][0], dotted=False) for i in where]
+        body.jaxlint_leaf_paths = [paths[i][0] for i in where]  # statics kept in place (None)
     except Exception:  # names are a courtesy: the jaxpr's own stand in
         pass
     return jax.jit(body), [leaves[i] for i in where]
@@ -185,16 +186,23 @@ class PartitionedJit:
     def trace(self, *args, **kwargs):
         jitted, inputs = partitioned(self.kind, self.fn, args, kwargs, self.static_argnums, self.static_argnames)
         traced = jitted.trace(*inputs)
-        names = getattr(getattr(jitted, "__wrapped__", None), "jaxlint_arg_names", None)
-        return NamedTraced(traced, names) if names and len(names) == len(inputs) else traced
+        body = getattr(jitted, "__wrapped__", None)
+        names = getattr(body, "jaxlint_arg_names", None)
+        paths = getattr(body, "jaxlint_leaf_paths", None)
+        if not names or len(names) != len(inputs):
+            return traced
+        return NamedTraced(traced, names, paths if paths is not None and len(paths) == len(inputs) else None)
 
 
 class NamedTraced:
-    """A ``Traced`` whose inputs have the user's names (``jaxlint_arg_names``)."""
+    """A ``Traced`` whose inputs have the user's names (``jaxlint_arg_names``) and, for
+    ``filter_jit``'s flat leaves, their paths in the call's ``(args, kwargs)``
+    (``jaxlint_leaf_paths``)."""
 
-    def __init__(self, traced, names: list[str]) -> None:
+    def __init__(self, traced, names: list[str], paths: list | None = None) -> None:
         self._traced = traced
         self.jaxlint_arg_names = names
+        self.jaxlint_leaf_paths = paths
 
     def __getattr__(self, name: str):
         return getattr(self._traced, name)

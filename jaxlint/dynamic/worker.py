@@ -364,25 +364,23 @@ def jitted_for(obj, original, entry: dict, static_names: set[str], spec: dict | 
     entry's static arguments (plus every argument given a real value)."""
     import jax
 
+    from jaxlint.dynamic.adapter import under_jit
     from jaxlint.dynamic.transforms import PARTITIONED_KINDS, MappedJit, PartitionedJit
 
     if entry.get("kind") in PARTITIONED_KINDS:
-        from jaxlint.dynamic.adapter import under_jit
-
         target = under_jit(obj, partials=False) if hasattr(obj, "__wrapped__") else original
         return PartitionedJit(entry["kind"], target, entry.get("static_argnums") or (),
                               entry.get("static_argnames") or ())
-    if entry.get("kind") == "pmap":
-        target = inspect.unwrap(original) if hasattr(original, "__wrapped__") else original
+    if entry.get("kind") == "pmap":  # what pmap maps, with the jax transforms it maps (a grad, a vmap)
+        target = under_jit(obj, partials=False) if hasattr(obj, "__wrapped__") else original
         mapped = (spec or {}).get("pmap") or {}
         return MappedJit(target, entry.get("static_argnums") or (), mapped.get("axis_name"),
                          mapped.get("in_axes", 0), entry.get("donate_argnums") or ())
     if hasattr(obj, "trace") and entry.get("kind") in ("jit", "pjit") and entry.get("form") != "immediate" \
             and entry.get("partial_bound", 0) == 0:
         return obj
-    target = obj if callable(obj) and not hasattr(obj, "trace") and entry.get("kind") not in ("jit", "pjit") else original
-    if hasattr(target, "__wrapped__"):
-        target = inspect.unwrap(target)
+    # decorators and the jit off, not a jax transform under it (`@logged @jax.jit @jax.vmap`)
+    target = under_jit(obj, partials=False) if callable(obj) and hasattr(obj, "__wrapped__") else original
     nums = tuple(entry.get("static_argnums") or ())
     names = tuple(sorted(set(entry.get("static_argnames") or ()) | static_names))
     return jax.jit(target, static_argnums=nums, static_argnames=names)

@@ -136,15 +136,24 @@ def iterated_source(name: str, target: ast.AST, it: ast.AST) -> ast.AST | None:
     return it if not isinstance(target, (ast.Tuple, ast.List)) else None
 
 
-def in_reraising_handler(model: "Scopes", node: ast.AST) -> bool:
-    """``node`` is a statement's part of an ``except`` handler whose body re-raises
-    (``except TypeError as e: print(..., e); raise``): a diagnostic shown on the way out."""
+def in_trace_failure_handler(model: "Scopes", node: ast.AST) -> bool:
+    """``node`` is a statement's part of an ``except`` handler that reports a failed trace:
+    its body re-raises (``except TypeError as e: print(..., e); raise``: a diagnostic shown on
+    the way out), or it catches only jax's own errors (``except jax.errors.JAXTypeError``,
+    ``ConcretizationTypeError``: raised by tracing alone, so the handler runs when a trace
+    fails, however the code is called)."""
     child, parent = node, model.parent(node)
     while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         if isinstance(parent, ast.ExceptHandler) and any(child is s for s in parent.body):
-            return any(isinstance(s, ast.Raise) for s in parent.body)
+            return any(isinstance(s, ast.Raise) for s in parent.body) or _catches_only_jax_errors(model, parent)
         child, parent = parent, model.parent(parent)
     return False
+
+
+def _catches_only_jax_errors(model: "Scopes", handler: ast.ExceptHandler) -> bool:
+    caught = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    names = [model.resolve(e) if e is not None else None for e in caught]
+    return all(q is not None and q.startswith("jax.") and q.endswith("Error") for q in names)
 
 
 def sampled(call: ast.Call, observed: str) -> bool:

@@ -1073,6 +1073,17 @@ def python_container(model: "Scopes", expr: ast.AST | None, fn: "FunctionInfo | 
     return False
 
 
+def truth_is_structure(model: "Scopes", operand: ast.AST, fn: "FunctionInfo | None" = None) -> bool:
+    """The truth value of ``operand`` is the structure of a Python container, known while
+    tracing: it is one (``python_container``), or it is tested by an ``or`` whose last
+    alternative is one (``params or {}``, ``extra or []``): the code falls back to a
+    container, so the operand holds one (or None): an array there would make no sense."""
+    if python_container(model, operand, fn):
+        return True
+    parent = model.parent(operand)
+    return isinstance(parent, ast.BoolOp) and isinstance(parent.op, ast.Or) and operand is not parent.values[-1] \
+        and python_container(model, parent.values[-1], fn)
+
 def container_field(model: "Scopes", expr: ast.Attribute, fn: "FunctionInfo | None" = None) -> bool:
     """``state.ids`` where ``state`` is a parameter annotated with a class of the module
     (a flax struct, a chex or registered dataclass, a NamedTuple, an equinox module) that

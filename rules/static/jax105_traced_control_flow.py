@@ -9,7 +9,7 @@ from jaxlint.rules.static._fixplan import import_name, is_statement_list_member
 from jaxlint.static.cfg import caught_in_function
 from jaxlint.static.traced import only_differentiated
 from jaxlint.static.usage import used_as_object
-from jaxlint.static.values import python_container
+from jaxlint.static.values import python_container, truth_is_structure
 from jaxlint.static.taint import (CERTAIN, LIKELY, POSSIBLE, bare_name_cap, confidence, describe, is_jit_entry,
                                          taint_of, through_callers, traced_how)
 from jaxlint.static.shapes import same_shape, shape_guard
@@ -328,8 +328,8 @@ class TracedControlFlow(StaticRule):
             found = taint.culprit(operand)
             if found is None:
                 continue
-            if kind in _CONTAINER_TRUTH and python_container(ctx.model, operand, fn):
-                continue  # `if jax.tree_util.tree_leaves(x):` a list: its truth is the tree's structure
+            if kind in _CONTAINER_TRUTH and truth_is_structure(ctx.model, operand, fn):
+                continue  # `if jax.tree_util.tree_leaves(x):` a list, `params or {}`: its truth is the structure
             level, culprit = found
             if kind[-1] not in ")]" and used_as_object(ctx.model, fn, operand):
                 continue  # `if state.dynamic_scale:` where the function calls `.value_and_grad` on

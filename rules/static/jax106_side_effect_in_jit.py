@@ -7,7 +7,7 @@ from jaxlint.rule import FindingKind, Invalid, Option, StaticRule, Valid
 from jaxlint.static.taint import LIKELY, taint_of, describe, traced_how
 from jaxlint.static.traced import only_differentiated
 from jaxlint.static.consts import is_static, prints_a_value
-from jaxlint.static.flow import in_reraising_handler
+from jaxlint.static.flow import in_trace_failure_handler
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -40,8 +40,10 @@ class SideEffectInJit(StaticRule):
     `.tolist()` or `.item()` of a traced value in its arguments
     (`log.error(f"bad data {data.tolist()}")`): the conversion itself raises under jit.
     A print in an `except` handler that re-raises (`except TypeError as e: print(name,
-    e); raise`) is a diagnostic shown on the way out of a failed trace: clean unless it
-    prints a traced value.
+    e); raise`) is a diagnostic shown on the way out of a failed trace, and so is one in a
+    handler that catches only jax's own errors (`except jax.errors.JAXTypeError as e:
+    print("falling back:", e)`), which tracing alone raises: clean unless it prints a
+    traced value.
 
     Code that is not traced stays clean: a `lax.scan`, `fori_loop`, `while_loop`,
     `cond` or `switch` body, or a `jax.jit(f)(x)`, called inside
@@ -229,8 +231,8 @@ class SideEffectInJit(StaticRule):
                 msg = (f"`{shown}(...)` in {where} prints the tracer, not the value of `{describe(traced)}`, "
                        "once at trace time; return the value and print it after the call (a `jax.debug.print` would be a host "
                        "callback, JAX109)")
-            elif in_reraising_handler(model, call):
-                return  # a trace-time diagnostic printed on the way out of a failed trace
+            elif in_trace_failure_handler(model, call):
+                return  # a trace-time diagnostic of a failed trace
             elif culprits or self.opts["report-static-print"] or not all(is_static(taint, a) for a in args):
                 msg = (f"`{shown}(...)` in {where} runs once per compilation, at trace time, not on every call; "
                        "return what it should show and print it after the call")

@@ -32,7 +32,9 @@ class DonationMisuse(StaticRule):
     * a donated field (`step(self.state, batch)`) read by a later statement of the same
       block (`print(self.state)`), when the statements in between neither set it, nor
       rebind its object, nor call anything with the object (a method could set it);
-    * a donated argument passed on every iteration of a loop that never reassigns it.
+    * a donated argument passed on every iteration of a loop that never reassigns it (a
+      warning: a loop that never takes the argument back from the result suggests no output
+      is its new version, and without one jax keeps the buffer and the donation does nothing).
 
     Calls through other modules, through containers, or with `*args` are not checked.
     Reading a donated array's metadata (`.shape`, `.dtype`, `.ndim`, `.size`,
@@ -335,8 +337,13 @@ class DonationMisuse(StaticRule):
             ctx.report(
                 arg,
                 f"`{name}` is donated to `{callee}` on every iteration of the loop at line {loop.lineno} but "
-                f"never reassigned in it: from the second iteration on the call receives a deleted buffer",
+                f"never reassigned in it: if an output can take its buffer, from the second iteration on the call "
+                f"receives a deleted buffer; if none can, the donation does nothing (\"donated buffers were not "
+                f"usable\"); reassign it from the result or stop donating it",
                 data={"argument": name, "loop_line": loop.lineno, **donor},
+                # likely, not certain: a loop that never takes the argument back from the result suggests no
+                # output is its new version, and jax deletes a donated array only when an output can alias it
+                confidence=Confidence.LIKELY,
             )
 
 

@@ -9,7 +9,9 @@ now (issue 37). Real `jaxlint record`, then `jaxlint check --dynamic`:
   reported where the value is made, the call that compiled again related;
 * a function the worker traces again outside the program keeps the jax transform under
   its jit or pmap (`@logged @jax.jit @jax.vmap`, `jax.pmap(jax.vmap(f))`), which
-  `inspect.unwrap` dropped: no trace error for keys the vmap splits one by one.
+  `inspect.unwrap` dropped: no trace error for keys the vmap splits one by one; the
+  recorder tells `jax.jit(logged(jax.grad(loss)))` from `jax.jit(loss)`;
+* the recompile for leaves never read, under static arguments and `equinox.filter_jit`.
 """
 from __future__ import annotations
 
@@ -101,9 +103,18 @@ def draw_one(key):
 
 draw_all = jax.pmap(jax.vmap(draw_one))
 
+
+def loss(w, x):
+    return (x @ w).sum() ** 2
+
+
+value = jax.jit(loss)
+slope = jax.jit(logged(jax.grad(loss)))  # another program than `value`'s, though both are `loss`'s
+
 if __name__ == "__main__":
     keys = jax.random.split(jax.random.PRNGKey(0), 10)
     print(draw(keys[:5]).sum(), draw_all(keys[None, 5:]).sum())
+    print(value(jax.numpy.ones((4, 4)), jax.numpy.ones((2, 4))), slope(jax.numpy.ones((4, 4)), jax.numpy.ones((2, 4))))
 '''
 
 
@@ -151,6 +162,10 @@ def test_a_jax_transform_under_the_jit_is_traced_again_with_it(tmp_path):
     assert rows["draw"]["status"] == "analysed", rows["draw"]
     assert rows["draw_one"]["status"] == "analysed", rows["draw_one"]
     assert not json_findings(check, "JAX205")
+    # the recorder tells the grad's jit from the plain one through the project's decorator
+    [loss] = [f for k, f in json.loads((tmp_path / ".jaxlint" / "signatures.json").read_text())["functions"].items()
+              if k.endswith(":loss")]
+    assert sorted(str((s.get("bound") or {}).get("transform")) for s in loss["signatures"]) == ["None", "grad"], loss
 
 
 UNREAD_LEAVES = '''

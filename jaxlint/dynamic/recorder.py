@@ -319,15 +319,21 @@ _TRANSFORM_DOCS = (("Value and gradient of", "value_and_grad"), ("Gradient of", 
 def _transformed(fun, jit_line: int | None) -> dict | None:
     """``{"transform": "grad", "line": 30}`` when jit wraps a transform of the project's
     function (``jax.jit(jax.grad(loss))``), not the function itself: jit compiles another
-    program for it than for ``jax.jit(loss)``, though both are keyed by ``loss``. None for
-    the function itself (or a decorator of the project's own)."""
-    while isinstance(fun, functools.partial):
-        fun = fun.func
-    if not hasattr(fun, "__wrapped__"):
+    program for it than for ``jax.jit(loss)``, though both are keyed by ``loss``; through
+    the project's own decorators (``jax.jit(logged(jax.grad(loss)))``). None for the
+    function itself (or the project's own decorators of it)."""
+    for _ in range(16):
+        while isinstance(fun, functools.partial):
+            fun = fun.func
+        inner = getattr(fun, "__wrapped__", None)
+        if inner is None or inner is fun:
+            return None
+        code = getattr(fun, "__code__", None)
+        if code is None or not in_project(code.co_filename):
+            break
+        fun = inner  # the project's own decorator: what it wraps may be a transform (`logged(jax.grad(f))`)
+    else:
         return None
-    code = getattr(fun, "__code__", None)
-    if code is not None and in_project(code.co_filename):
-        return None  # the project's own decorator
     doc = (getattr(fun, "__doc__", None) or "").lstrip()
     name = next((n for prefix, n in _TRANSFORM_DOCS if doc.startswith(prefix)), "transform")
     return {"transform": name, "line": jit_line}

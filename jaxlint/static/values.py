@@ -1076,11 +1076,14 @@ def python_container(model: "Scopes", expr: ast.AST | None, fn: "FunctionInfo | 
 def truth_is_structure(model: "Scopes", operand: ast.AST, fn: "FunctionInfo | None" = None) -> bool:
     """The truth value of ``operand`` is the structure of a Python container, known while
     tracing: it is one (``python_container``), or it is tested by an ``or`` whose last
-    alternative is one (``params or {}``, ``extra or []``): the code falls back to a
-    container, so the operand holds one (or None): an array there would make no sense."""
+    alternative is one (``params or {}``, ``extra or []``), or by a conditional that gives
+    it back or one (``params if params else {}``): the code falls back to a container, so
+    the operand holds one (or None): an array there would make no sense."""
     if python_container(model, operand, fn):
         return True
     parent = model.parent(operand)
+    if isinstance(parent, ast.IfExp) and operand is parent.test:
+        return ast.dump(parent.body) == ast.dump(operand) and python_container(model, parent.orelse, fn)
     return isinstance(parent, ast.BoolOp) and isinstance(parent.op, ast.Or) and operand is not parent.values[-1] \
         and python_container(model, parent.values[-1], fn)
 

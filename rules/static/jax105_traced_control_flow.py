@@ -64,7 +64,8 @@ class TracedControlFlow(StaticRule):
     with `object()` sentinels, the keys of a pytree dict (`for k, v in d.items()`), and
     the truth value of containers: a parameter annotated `Tuple[...]`, `list`, `dict` or
     `PyTree`, or a local that is still a list where it is tested (`xs = []` ...
-    `jnp.stack(xs) if xs else ...`), and the truth value of a name or field the same
+    `jnp.stack(xs) if xs else ...`) or one that falls back to a container (`params or {}`,
+    `extra if extra else []`), and the truth value of a name or field the same
     function uses as an object, reading an attribute no array has (`if
     state.dynamic_scale:` beside `state.dynamic_scale.value_and_grad(...)`: `None` or a
     pytree object, never a tracer), and a field of a pytree class of the module declared

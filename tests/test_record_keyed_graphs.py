@@ -11,15 +11,16 @@ there). The structures that compare equal and are written differently (a shared 
 against two equal ones, a static ``1`` against ``True``) stay apart."""
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import pytest
 
 from helpers import run_cli
 
-pytest.importorskip("flax.nnx")
-pytest.importorskip("equinox")
-pytest.importorskip("optax")
+# found, not imported: the program imports them, in its own process
+pytestmark = pytest.mark.skipif(not all(importlib.util.find_spec(m) for m in ("flax", "equinox", "optax")),
+                                reason="needs flax, equinox and optax")
 
 PROGRAM = '''
 import functools
@@ -135,7 +136,6 @@ a, b = Agent(2.0), Agent(3.0)
 for i in range(3):
     call(Agent.act, a, x)
     call(Agent.act, b, x)
-    call(Agent.act, a, x5)
 
 functions = (step, evaluate, total, applied, apply, Agent.act)
 with open("written.json", "w") as out:
@@ -186,5 +186,5 @@ def test_equal_structures_written_differently_stay_apart(recorded):
     assert len(got["written"]["prog:applied"]) == 2
     # relu (a custom_jvp object), swish, the lambda; the scale by value
     assert len(got["written"]["prog:apply"]) == 4
-    # one text for both agents (`<prog.Agent object>`), two shapes
-    assert sorted(got["written"]["prog:Agent.act"].values()) == [3, 6]
+    # one text for both agents (`<__main__.Agent object>`), whose calls jax compiles apart
+    assert list(got["written"]["prog:Agent.act"].values()) == [6]

@@ -158,12 +158,3 @@ def test_unkeyed_calls_end_the_one_signature_path(recorded):
     assert by_static == {'{"value": 3}': 2, '{"repr": "Config()"}': 5}
     assert observed["prog:static"]["calls"] == 7
 
-
-def test_a_flax_nnx_object_is_found_in_a_tree():
-    """Its signature is read through ``nnx.split``, which the fast key does not hold."""
-    nnx = pytest.importorskip("flax.nnx")
-    from jaxlint.dynamic import abstract
-
-    model = nnx.Linear(2, 2, rngs=nnx.Rngs(0))
-    assert abstract.holds_graph_node(((1, {"m": [model]}), {}))
-    assert not abstract.holds_graph_node(((1, {"m": [2.0]}), {"k": None}))

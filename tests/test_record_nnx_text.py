@@ -50,3 +50,12 @@ def test_a_module_changed_in_place_is_described_as_it_is_now():
     model.extra = nnx.Linear(3, 1, rngs=nnx.Rngs(1))
     after = abstract.structure(model)[1]
     assert before != after and after == _written_out(model)
+
+
+def test_a_flax_nnx_object_is_found_in_a_tree():
+    """Found anywhere in a call's arguments: the recorder then keys the call with the object
+    as a leaf (``record_calls._graph_key``), as ``nnx.split`` reads it, not through jax's
+    tree of it."""
+    model = nnx.Linear(2, 2, rngs=nnx.Rngs(0))
+    assert abstract.holds_graph_node(((1, {"m": [model]}), {}))
+    assert not abstract.holds_graph_node(((1, {"m": [2.0]}), {"k": None}))

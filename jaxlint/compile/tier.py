@@ -224,9 +224,9 @@ def _arg_names(traced) -> list[str] | None:
 
 
 def _args(traced, names: list[str] | None, facts: CompileFacts) -> list[ArgFact]:
-    import jax
+    from jaxlint.dynamic import adapter
 
-    leaves = jax.tree_util.tree_leaves(traced.args_info, is_leaf=lambda x: hasattr(x, "donated"))
+    leaves = adapter.args_info_leaves(traced)
     params = facts.module.entry_parameters()
     by_name = {p.metadata.get("op_name"): int(p.literal or 0) for p in params}
     same_count = len(params) == len(leaves)

@@ -80,6 +80,16 @@ def _array(shape, dtype: str, weak: bool) -> jax.ShapeDtypeStruct:
     return jax.ShapeDtypeStruct(tuple(shape), jnp.dtype(dtype), weak_type=bool(weak))
 
 
+def _mutable_ref(shape, dtype: str, weak: bool) -> jax.ShapeDtypeStruct:
+    """A ``jax.ref`` argument as jit traces it: a ref of that shape and dtype."""
+    return jax.ShapeDtypeStruct(tuple(shape), jnp.dtype(dtype), weak_type=bool(weak), is_ref=True)
+
+
+#: jax's mutable array ref (``jax.ref.new_ref``; None before jax has refs); a tracer of
+#: a ref is an instance too
+REF_TYPE: type | None = getattr(getattr(jax, "ref", None), "Ref", None)
+
+
 #: the tags jax prints in a key dtype (``key<fry>``) -> implementation names
 KEY_TAGS = {"fry": "threefry2x32", "rbg": "rbg", "urbg": "unsafe_rbg"}
 
@@ -156,7 +166,7 @@ def _codes(module: str) -> dict[tuple[str, int], types.CodeType]:
     return out
 
 
-_OWN = frozenset({_array, key_array, _stand_in, _ref, _closure, _EmptyCell, Unrecorded})
+_OWN = frozenset({_array, _mutable_ref, key_array, _stand_in, _ref, _closure, _EmptyCell, Unrecorded})
 
 
 # ---------------------------------------------------------------------------- saving
@@ -172,6 +182,10 @@ class AbstractPickler(pickle.Pickler):
     def reducer_override(self, obj):
         if isinstance(obj, (type, types.FunctionType)) and obj in _OWN:
             return NotImplemented
+        if REF_TYPE is not None and isinstance(obj, REF_TYPE):  # its aval, never its value
+            aval = getattr(obj, "aval", None)
+            weak = getattr(getattr(aval, "inner_aval", aval), "weak_type", False)
+            return _mutable_ref, (tuple(int(d) for d in obj.shape), np.dtype(obj.dtype).name, bool(weak))
         if isinstance(obj, (jax.Array, np.ndarray)) and getattr(obj, "dtype", None) != object:
             return self._array(obj)
         if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)) or (

@@ -312,6 +312,21 @@ def weak_type(aval) -> bool:
     return bool(getattr(aval, "weak_type", False))
 
 
+def args_info_leaves(traced) -> list:
+    """A traced function's ``args_info`` leaves, one ``ArgInfo`` (shape, dtype, donated)
+    per array argument; its nodes are the user's pytree nodes."""
+    return jax.tree_util.tree_leaves(traced.args_info, is_leaf=_is_arg_info)
+
+
+def _is_arg_info(x) -> bool:
+    # a user's node may answer a missing attribute with another error than AttributeError
+    # (a dict subclass with ``__getattr__ = dict.__getitem__`` raises KeyError)
+    try:
+        return hasattr(x, "donated")
+    except Exception:
+        return False
+
+
 def const_array(value) -> np.ndarray | None:
     """A constant's value as a numpy array (unwrapping 0.8's ``TypedNdArray``)."""
     v = getattr(value, "val", value)

@@ -257,13 +257,25 @@ def _tree(x: Any, numbers_static: bool = False) -> dict:
     return _opaque(x, numbers_static)
 
 
-def _array_node(x: Any) -> dict | None:
-    shape = getattr(x, "shape", None)
-    dtype = getattr(x, "dtype", None)
-    if shape is None or dtype is None or isinstance(x, (tuple, list, dict)) or isinstance(shape, property):
+def _attr(x: Any, name: str) -> Any:
+    """``getattr(x, name, None)`` for any user object: a class whose ``__getattr__`` raises
+    something else than AttributeError for a missing name (``__getattr__ =
+    dict.__getitem__`` raises KeyError) has no such attribute either."""
+    try:
+        return getattr(x, name, None)
+    except Exception:
         return None
-    aval = getattr(x, "aval", None)
-    weak = bool(getattr(aval, "weak_type", getattr(x, "weak_type", False)))
+
+
+def _array_node(x: Any) -> dict | None:
+    if isinstance(x, (tuple, list, dict)):
+        return None
+    shape = _attr(x, "shape")
+    dtype = _attr(x, "dtype")
+    if shape is None or dtype is None or isinstance(shape, property):
+        return None
+    aval = _attr(x, "aval")
+    weak = bool(getattr(aval, "weak_type", False) if hasattr(aval, "weak_type") else _attr(x, "weak_type"))
     import numpy as np
 
     try:
@@ -287,6 +299,12 @@ def _array_node(x: Any) -> dict | None:
     sharding = _sharding_of(x)
     if sharding is not None:
         node["sharding"] = sharding
+    from jaxlint.dynamic.abstract import REF_TYPE
+
+    if REF_TYPE is not None and isinstance(x, REF_TYPE):
+        # a mutable array ref (jax.ref.new_ref): jit traces its aval, a ref of this shape,
+        # dtype and placement; its arguments are saved to rebuild it (signatures.rebuildable)
+        node["ref"] = True
     return node
 
 

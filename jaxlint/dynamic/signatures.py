@@ -86,7 +86,7 @@ def encode(node: Any) -> Any:
     """Array nodes as compact strings (``"f32[8,128]"``, ``"f32[] weak"``) so the file
     reads like the directive syntax; everything else unchanged."""
     if isinstance(node, dict):
-        if "array" in node and "dtype" in node and "sharding" not in node:
+        if "array" in node and "dtype" in node and "sharding" not in node and "ref" not in node:
             dims = ",".join(str(d) for d in node["array"])
             return f"{_SHORT.get(node['dtype'], node['dtype'])}[{dims}]" + (" weak" if node.get("weak") else "")
         if "key" in node and "impl" in node:
@@ -290,6 +290,8 @@ def rebuildable(sig: Signature) -> str | None:
         if isinstance(n, dict):
             if "opaque" in n:
                 return f"an argument of type `{n['opaque']}` cannot be rebuilt from the record"
+            if n.get("ref"):
+                return "a `jax.ref` argument is rebuilt from the saved arguments alone"
             if "repr" in n:
                 return f"an argument recorded as `{n['repr'][:40]}` cannot be rebuilt"
             for v in n.values():
@@ -437,6 +439,9 @@ def _diff(x: dict, y: dict, label: str, out: list[Change], traced: bool = True, 
         if bool(x.get("weak")) != bool(y.get("weak")):
             out.append(Change(f"{label} changes weak type ({'a Python scalar' if x.get('weak') else 'an array'} -> "
                               f"{'a Python scalar' if y.get('weak') else 'an array'})", "weak"))
+        if bool(x.get("ref")) != bool(y.get("ref")):
+            out.append(Change(f"{label} changes from {'a `jax.ref`' if x.get('ref') else 'an array'} to "
+                              f"{'a `jax.ref`' if y.get('ref') else 'an array'}", "structure"))
         sx, sy = x.get("sharding"), y.get("sharding")
         if sx != sy:
             out.append(Change(f"{label} changes sharding {show_sharding(sx, sy)} -> {show_sharding(sy, sx)}",

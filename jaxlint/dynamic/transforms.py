@@ -253,7 +253,9 @@ class MappedJit:
         # the inputs named as the user's function names them (`params['w']`), not the
         # vmapped body's `mapped[0]['w']`
         names = [_arg_name(self.fn, p, dotted=False) for p, _ in _paths((dyn_args, dyn_kwargs), None)]
-        if len(names) == len(jax.tree_util.tree_leaves(traced.args_info, is_leaf=lambda x: hasattr(x, "donated"))):
+        from jaxlint.dynamic import adapter
+
+        if len(names) == len(adapter.args_info_leaves(traced)):
             out.jaxlint_arg_names = names
         return out
 

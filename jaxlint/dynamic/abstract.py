@@ -31,6 +31,7 @@ import hashlib
 import importlib
 import inspect
 import io
+import itertools
 import pickle
 import re
 import sys
@@ -276,17 +277,20 @@ def loads(data: bytes) -> tuple[tuple, dict]:
 
 
 # ---------------------------------------------------------------------------- describing
-def structure(x: Any) -> tuple[list[tuple[str, Any]], str | None, Any]:
-    """(path, leaf) pairs, a printable static part and a hashable identity of an object
-    that is not a plain container. flax NNX graph objects are read through ``nnx.split``
-    (their state holds the arrays); everything else through jax's pytree registry.
-    The identity is ``None`` when it cannot be hashed (then every call is pickled)."""
+def structure(x: Any) -> tuple[list[tuple[str, Any]], str | None, Any, dict[str, int]]:
+    """(path, leaf) pairs, a printable static part, a hashable identity of an object
+    that is not a plain container, and its static attributes that compare by identity
+    (:func:`_objects`: name -> the object's number). flax NNX graph objects are read
+    through ``nnx.split`` (their state holds the arrays); everything else through jax's
+    pytree registry. The identity is ``None`` when it cannot be hashed (then every call
+    is pickled)."""
     nnx = _nnx_if_graph(x)
+    objects: dict[str, int] = {}
     if nnx is not None:
         graphdef, state = nnx.split(x)
         pairs = jax.tree_util.tree_flatten_with_path(state)[0]
         static = graphdef
-        text = _graph_text(graphdef)
+        text, objects = _graph_text(graphdef)
     else:
         pairs, static = jax.tree_util.tree_flatten_with_path(x)
         if len(pairs) == 1 and pairs[0][1] is x:
@@ -297,7 +301,7 @@ def structure(x: Any) -> tuple[list[tuple[str, Any]], str | None, Any]:
         ident = hash(static)
     except Exception:
         ident = None
-    return leaves, text, ident
+    return leaves, text, ident, objects
 
 
 #: a flax NNX graph's structure (with the types of its static attributes) -> its text
@@ -351,23 +355,92 @@ def _static_types(graphdef: Any) -> tuple:
     return tuple(type(a[1].value) for a in graphdef.attributes if hasattr(a[1], "value"))
 
 
-def _graph_text(graphdef: Any) -> str:
-    """The text of an NNX ``GraphDef`` (:func:`structure`'s static part), made once per
-    structure: writing it out (flax's ``repr`` of every node) cost ~4 ms a call of an
-    ``nnx.jit`` step (issue 37). Two structures that compare equal have the same text,
-    except where a static attribute's value equals another's of another type (``1`` and
-    ``True``): their types are part of the key. A structure that cannot be hashed is
-    written out every time."""
+def _graph_text(graphdef: Any) -> tuple[str, dict[str, int]]:
+    """The text of an NNX ``GraphDef`` (:func:`structure`'s static part) and its static
+    attributes that compare by identity (:func:`_objects`), made once per structure:
+    writing it out (flax's ``repr`` of every node) cost ~4 ms a call of an ``nnx.jit``
+    step (issue 37). Two structures that compare equal have the same text and the same
+    objects (equality of such a value is its identity), except where a static
+    attribute's value equals another's of another type (``1`` and ``True``): their types
+    are part of the key. A structure that cannot be hashed is written out every time."""
     try:
         key = (graphdef, _static_types(graphdef))
-        text = _GRAPH_TEXTS.get(key)
+        hit = _GRAPH_TEXTS.get(key)
     except Exception:
-        return _ADDRESS.sub("", str(graphdef))
-    if text is None:
-        text = _ADDRESS.sub("", str(graphdef))
+        return _with_objects(graphdef)
+    if hit is None:
+        hit = _with_objects(graphdef)
         if len(_GRAPH_TEXTS) < _GRAPH_TEXTS_MAX:
-            _GRAPH_TEXTS[key] = text
-    return text
+            _GRAPH_TEXTS[key] = hit
+    return hit
+
+
+def _with_objects(graphdef: Any) -> tuple[str, dict[str, int]]:
+    text = _ADDRESS.sub("", str(graphdef))
+    objects = _objects(graphdef)
+    if objects:  # each new object is a new structure to nnx.jit's cache: to the record too
+        text += "".join(f"\n{name}: object #{n}" for name, n in objects.items())
+    return text, objects
+
+
+#: id -> (the object, its number): static values that compare by identity, kept alive so
+#: that an id is never another object's
+_OBJECTS: dict[tuple, tuple[tuple, int]] = {}
+_OBJECTS_MAX = 1 << 16
+_SERIAL = itertools.count(1)
+
+
+def _objects(graphdef: Any) -> dict[str, int]:
+    """The static attributes of an NNX ``GraphDef`` whose value compares by identity (its
+    class defines no ``__eq__``) and is made at run time (a closure, an instance, a
+    ``functools.partial``; not a class or a module-level function, the same object all
+    along), or holds one in a tuple (optax's ``GradientTransformation``: a namedtuple of
+    closures, made anew by each ``optax.adam(...)``), each numbered by the object: jax
+    keys ``nnx.jit``'s cache on the ``GraphDef``, which compares them so. The attribute's
+    name (``tx``), with ``#2``... where several nodes have one of that name."""
+    out: dict[str, int] = {}
+    for attr in getattr(graphdef, "attributes", ()):
+        try:
+            name, value = attr[0], attr[1].value
+        except (AttributeError, IndexError, TypeError):
+            continue
+        made = _made_objects(value, 0)
+        if made:
+            n = _number(made)
+            label, i = str(name), 2
+            while label in out:
+                label, i = f"{name}#{i}", i + 1
+            out[label] = n
+    return out
+
+
+def _made_objects(value: Any, depth: int) -> tuple:
+    """The objects in ``value`` that compare by identity and are made at run time."""
+    t = type(value)
+    if isinstance(value, tuple) and depth < 3:
+        if t.__eq__ is not tuple.__eq__:
+            return ()
+        return tuple(o for v in value for o in _made_objects(v, depth + 1))
+    if value is None or isinstance(value, (type, types.ModuleType, str, bytes, int, float, complex)):
+        return ()
+    if t.__eq__ is not object.__eq__:
+        return ()
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType)):
+        return (value,) if "<" in getattr(value, "__qualname__", "<") else ()
+    return (value,)
+
+
+def _number(made: tuple) -> int:
+    """One number for a tuple of objects (they compare together), the same while the
+    objects are kept (:data:`_OBJECTS_MAX` of them), a new one for new objects."""
+    key = tuple(map(id, made))
+    hit = _OBJECTS.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], made)):
+        return hit[1]
+    n = next(_SERIAL)
+    if len(_OBJECTS) < _OBJECTS_MAX:
+        _OBJECTS[key] = (made, n)
+    return n
 
 
 def _nnx():

@@ -374,7 +374,7 @@ def _opaque(x: Any, numbers_static: bool = False) -> dict:
     try:
         from jaxlint.dynamic import abstract
 
-        leaves, static, _ = abstract.structure(x)
+        leaves, static, _, objects = abstract.structure(x)
     except Exception as e:  # the argument is recorded by its type alone
         recorder_error("describing an argument's leaves", e)
         return node
@@ -383,4 +383,6 @@ def _opaque(x: Any, numbers_static: bool = False) -> dict:
                                         else _array_node(v) or _value(v)) for path, v in leaves}
     if static:
         node["static"] = abstract.short_digest(static)
+    if objects:  # static values that compare by identity: which one each is
+        node["objects"] = objects
     return node

@@ -101,7 +101,7 @@ _KEY = re.compile(r"key<(\w+)>\[([0-9,]*)\]")
 #: keys whose values are never array specs
 _VERBATIM = frozenset({"value", "repr", "opaque", "treedef", "namedtuple", "static", "pickle", "unsaved", "calls",
                        "compiles", "first_call", "inlined", "bound", "again_at", "wrappers", "jit_ids", "jit_objects", "fresh_seconds", "seq",
-                       "sharding", "mesh", "under", "unread", "program"})
+                       "sharding", "mesh", "under", "unread", "program", "objects"})
 
 
 def decode(node: Any) -> Any:
@@ -312,7 +312,8 @@ def rebuildable(sig: Signature) -> str | None:
 class Change(str):
     """One difference between two signatures: its text for a reader, and its ``kind``
     (``shape``, ``dtype``, ``weak``, ``static`` for a declared static argument,
-    ``static-leaf`` for a value the transform keeps static unasked, ``structure``)
+    ``static-leaf`` for a value the transform keeps static unasked, ``structure``,
+    ``object`` for a static field holding a new object that compares by identity)
     with the values before and after where they matter (shapes, static values)."""
 
     kind: str
@@ -544,7 +545,14 @@ def _diff_opaque(x: dict, y: dict, label: str, out: list[Change], traced: bool) 
             _diff(lx[path], ly[path], _sub(label, "" if path == "." else path), out, traced, leaf=True)
             if len(out) - before >= 3:
                 break
-    if x.get("static") != y.get("static") and set(lx) == set(ly):
+    ox, oy = x.get("objects") or {}, y.get("objects") or {}
+    made = [k for k in oy if k in ox and ox[k] != oy[k]]
+    if made and set(lx) == set(ly):  # a new object where the last call had another
+        name = made[0].split("#", 1)[0]
+        out.append(Change(f"{label} has a new object in its static field `{name}`, which compares by identity "
+                          f"(its class defines no `__eq__`): each new one is a new structure to jit's cache",
+                          "object"))
+    elif x.get("static") != y.get("static") and set(lx) == set(ly):
         out.append(Change(f"{label} changes a static (non-array) field: jit compares those by value", "static"))
 
 

@@ -580,6 +580,15 @@ class Recompilation(TraceRule):
                         f"(`jnp.asarray(...)` with the dtype the step returns)")
                 related = [site.related("the call that compiles again")] + related
                 site = cause
+        made = [c for c in changes if getattr(c, "kind", "") == "object"]
+        if made and why.startswith("a new object"):
+            label = str(made[0]).split(" has a new object", 1)[0]
+            cause = _cause(ctx, worst, label, names, "made")
+            if cause is not None and (cause.path, cause.line) != (site.path, site.line):
+                # the statement that made the object of a call that compiled again
+                msg += f"; the `{_root(label)}` of that call is made at line {cause.line}"
+                related = [site.related("the call that compiles again")] + related
+                site = cause
         moved = [c for c in changes if getattr(c, "kind", "") == "sharding"]
         if moved and why:
             first = min((base, worst), key=lambda g: int(g.get("seq") or 0))
@@ -770,6 +779,8 @@ def _churn(diff: list, base: Signature, other: Signature) -> str:
                     "`jax.device_put(x, sharding)` before the first call, or give jit `in_shardings`")
         return ("the arguments' sharding changes between calls: keep one placement (`jax.device_put` to the "
                 "sharding the step returns, or fix `in_shardings`/`out_shardings`)")
+    if "object" in kinds:
+        return "a new object compiles again each time: make it once and reuse it"
     if "weak" in kinds:
         return "a Python scalar in some calls and an array in others"
     if "dtype" in kinds:

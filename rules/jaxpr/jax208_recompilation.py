@@ -77,6 +77,11 @@ class Recompilation(TraceRule):
     * weak-type flips (a Python scalar in one call, an array in the next), dtype drift,
       floats passed as static arguments, and Python numbers a transform keeps static
       without being asked (a step counter in an `equinox` module under `filter_jit`);
+    * a new object in a static field of a flax NNX graph that compares by identity (an
+      `optax` transformation, a closure, made anew for each `nnx.ModelAndOptimizer(model,
+      optax.adam(1e-3))`): `nnx.jit` compiles again for each one; said at the line that
+      made the object, with the call that compiled again as related (make it once and
+      reuse it);
     * the same signature compiled again and again: a new jitted function object on
       every call (`jax.jit` inside a loop, or of a new closure), said only when the
       recording saw the jitted function object change; when the same one compiled again

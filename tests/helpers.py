@@ -76,16 +76,19 @@ def run_cli(*args: str, cwd: Path | str | None = None, input: str | None = None,
     )
 
 
-def record_program(root: Path, program: str) -> tuple[dict, dict]:
-    """``jaxlint record -- python prog.py`` of ``program`` in a project at ``root``: its
-    signatures and observations, per function key."""
+def record_program(root: Path, program: str, *options: str) -> tuple[dict, dict | None]:
+    """``jaxlint record OPTIONS -- python prog.py`` of ``program`` in a project at ``root``:
+    its signatures and observations, per function key (None under ``--no-analysis``,
+    which observes nothing)."""
     import json
 
     (root / "pyproject.toml").write_text("[tool.jaxlint]\n")
     (root / "prog.py").write_text(textwrap.dedent(program).lstrip("\n"))
-    rec = run_cli("record", "--", "python", "prog.py", cwd=root, timeout=600)
+    rec = run_cli("record", *options, "--", "python", "prog.py", cwd=root, timeout=600)
     assert rec.returncode == 0, rec.stderr[-3000:]
     sigs = json.loads((root / ".jaxlint" / "signatures.json").read_text())["functions"]
+    if "--no-analysis" in options:
+        return sigs, None
     observed = json.loads((root / ".jaxlint" / "observed.json").read_text())["functions"]
     return sigs, observed
 

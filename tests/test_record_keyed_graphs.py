@@ -16,7 +16,7 @@ import json
 
 import pytest
 
-from helpers import run_cli
+from helpers import record_program
 
 # found, not imported: the program imports them, in its own process
 pytestmark = pytest.mark.skipif(not all(importlib.util.find_spec(m) for m in ("flax", "equinox", "optax")),
@@ -146,11 +146,7 @@ with open("written.json", "w") as out:
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
     root = tmp_path_factory.mktemp("graphs")
-    (root / "pyproject.toml").write_text("[tool.jaxlint]\n")
-    (root / "prog.py").write_text(PROGRAM.lstrip("\n"))
-    rec = run_cli("record", "--no-analysis", "--", "python", "prog.py", cwd=root, timeout=600)
-    assert rec.returncode == 0, rec.stderr[-3000:]
-    sigs = json.loads((root / ".jaxlint" / "signatures.json").read_text())["functions"]
+    sigs, _ = record_program(root, PROGRAM, "--no-analysis")
     return sigs, json.loads((root / "written.json").read_text())
 
 

@@ -17,7 +17,9 @@ the cases of the thirteen earlier rounds or the 34 earlier cases of
 URL, by repository and number, and by the issue a commit fixes; ``tests/test_recall_blind.py``
 checks the URLs). The round was *sealed*: the file was written and committed on its own before
 jaxlint was run on any of the cases, by an engineer who changes no rule, and no other engineer of
-the session saw it; the commit is the proof that the cases predate the measurement.
+the session saw it; the commit is the proof that the cases predate the measurement. Fourteen cases
+were committed first (b70484a); two more (scico-a03aa568, jax-cosmo-cf8500c) were added by a second
+commit of this file alone, still before jaxlint ran on any case.
 
 Each case names the rule that should report it and marks the problem's line (or lines) with
 ``# <-``, in the same ``Case`` form as ``recall_blind_cases.py``. A case is *found* when that
@@ -328,6 +330,88 @@ CASES14: list[Case] = [
 
         def main():
             return jax.jit(compute_gram)(1.0)
+        """),
+    # the two cases below were added at the round's second commit (00:10 UTC), after the first 14 were
+    # landed and still before jaxlint ran on any case of the round
+    Case("scico-a03aa568",
+         "https://github.com/lanl/scico/commit/a03aa5688ec667e22666c81d921ce1d43074a295", "JAX105", """
+        import jax
+        import jax.numpy as jnp
+
+        def norm(x):
+            return jnp.sqrt(jnp.sum(jnp.abs(x) ** 2))
+
+        class L2Norm:
+            has_prox = True
+
+            def __call__(self, x):
+                return norm(x)
+
+            def prox(self, v, lam=1.0, **kwargs):
+                norm_v = norm(v)
+                if norm_v == 0:  # <-
+                    return 0 * v
+                return jnp.maximum(1 - lam / norm_v, 0) * v
+
+        def main():
+            f = L2Norm()
+            return jax.jit(f.prox)(jnp.arange(4.0))
+        """),
+    Case("jax-cosmo-cf8500c",
+         "https://github.com/DifferentiableUniverseInitiative/jax_cosmo/commit/cf8500c2f0e174c5b132d2c53400150194dffb70",
+         "JAX105", """
+        import jax
+        import jax.numpy as jnp
+        from jax.tree_util import register_pytree_node_class
+
+        RH = 2997.92458
+
+        @register_pytree_node_class
+        class Cosmology:
+            def __init__(self, Omega_c, Omega_k, h):
+                self._Omega_c = Omega_c
+                self._Omega_k = Omega_k
+                self._h = h
+
+            def tree_flatten(self):
+                return (self._Omega_c, self._Omega_k, self._h), None
+
+            @classmethod
+            def tree_unflatten(cls, aux_data, children):
+                return cls(*children)
+
+            @property
+            def Omega(self):
+                return 1.0 - self._Omega_k
+
+            @property
+            def k(self):
+                if self.Omega > 1.0:  # <-
+                    k = 1
+                elif self.Omega == 1.0:  # <-
+                    k = 0
+                elif self.Omega < 1.0:  # <-
+                    k = -1
+                return k
+
+            @property
+            def sqrtk(self):
+                return jnp.sqrt(jnp.abs(self._Omega_k))
+
+        def radial_comoving_distance(cosmo, a):
+            return RH * (1.0 - a) / jnp.sqrt(cosmo._Omega_c + 0.3)
+
+        def transverse_comoving_distance(cosmo, a):
+            chi = radial_comoving_distance(cosmo, a)
+            if cosmo.k < 0:
+                return RH / cosmo.sqrtk * jnp.sinh(cosmo.sqrtk * chi / RH)
+            elif cosmo.k > 0:
+                return RH / cosmo.sqrtk * jnp.sin(cosmo.sqrtk * chi / RH)
+            return chi
+
+        def main():
+            cosmo = Cosmology(Omega_c=0.25, Omega_k=0.0, h=0.7)
+            return jax.jit(transverse_comoving_distance)(cosmo, jnp.array([0.5, 0.8]))
         """),
     # ------------------------------------------------------------------ JAX110 discarded update
     Case("navix-d7f95f2",

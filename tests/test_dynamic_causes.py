@@ -491,6 +491,59 @@ def test_a_worker_traces_again_with_the_recorded_devices_and_mesh(tmp_path):
     assert "record again" not in out and "JAX205" not in out and "JAX200" not in out
 
 
+OWN_DEVICES = '''
+import jax
+import jax.numpy as jnp
+from jax.sharding import AxisType, PartitionSpec as P
+
+
+@jax.jit
+def spread(x):
+    return jax.lax.with_sharding_constraint(x * 2, P("data")).sum(axis=1)  # the context mesh's axis
+
+
+if __name__ == "__main__":
+    jax.config.update("jax_num_cpu_devices", 8)  # the program asks for its devices itself
+    with jax.set_mesh(jax.make_mesh((8,), ("data",), axis_types=(AxisType.Auto,))):
+        for _ in range(2):
+            spread(jnp.ones((16, 4)))
+'''
+
+
+def test_a_trace_only_recording_of_a_program_that_sets_its_devices_compiles_in_its_mesh(tmp_path):
+    """The training cookbook's pattern: `jax_num_cpu_devices` set by the program's main
+    and a `jax.set_mesh` mesh, recorded without --compile: the check's worker gets the 8
+    devices the program ran on and re-enters the mesh (it was "out of date", the trace
+    raising outside the mesh); a worker given fewer says so, not "out of date"."""
+    if not hasattr(pytest.importorskip("jax").sharding, "AxisType"):
+        pytest.skip("this jax has no explicit mesh axis types")
+    from helpers import record_program
+
+    record_program(tmp_path, OWN_DEVICES)
+    [program] = json.loads((tmp_path / ".jaxlint" / "observed.json").read_text())["programs"]
+    assert program["devices"] == {"count": 8, "platform": "cpu"}
+    check = run_cli("check", "--dynamic", "--compile", "--no-cache", "--show-skipped", "prog.py", cwd=tmp_path,
+                    timeout=600)
+    out = check.stdout + check.stderr
+    assert "1 function analysed, 0 skipped, 0 failed" in out and "out of date" not in out, out
+    few = run_cli("check", "--dynamic", "--compile", "--no-cache", "--show-skipped", "--config",
+                  "dynamic.devices = 2", "prog.py", cwd=tmp_path, timeout=600)
+    out = few.stdout + few.stderr
+    assert ("skipped prog.py:6 spread: the program called it under a mesh of 8 devices (data=8), and this worker "
+            "has 2 cpu devices: `devices = 8` in [tool.jaxlint.dynamic] gives the CPU workers as many") in out, out
+    assert "out of date" not in out
+
+
+def test_the_devices_a_recording_needs_are_its_largest_mesh_where_the_program_did_not_say():
+    from jaxlint.dynamic.driver import recorded_device_count
+
+    sigs = {"m:f": {"signatures": [{"args": [], "mesh": {"axes": ["a", "b"], "sizes": [2, 4]}}, {"args": []}]},
+            "m:g": {"signatures": [{"args": [], "mesh": {"axes": ["a"], "sizes": [4]}}]}}
+    assert recorded_device_count([{"main": "m"}], sigs) == 8
+    assert recorded_device_count([{"main": "m", "devices": {"count": 16}}], sigs) == 16
+    assert recorded_device_count([{"main": "m"}], {"m:f": {"signatures": [{"args": []}]}}) == 0
+
+
 LIBRARY = '''
 import jax
 import jax.numpy as jnp

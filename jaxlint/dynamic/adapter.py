@@ -174,12 +174,15 @@ def under_jit(fun: Any, partials: bool = True) -> Any:
     traces: decorators, the jit-like wrappers themselves (jax's have ``lower``) and
     ``functools.partial`` (unless not ``partials``) removed, but not a jax transform it
     applies (``@eqx.filter_jit`` over ``@jax.vmap``, ``jax.pmap(jax.grad(loss))``,
-    ``jax.checkpoint``): that transform is part of the traced program (its wrapper's code
-    is jax's own), where ``inspect.unwrap`` would drop it."""
+    ``jax.checkpoint``, a ``jax.custom_vjp``/``custom_jvp`` function and its rule): that
+    transform is part of the traced program (its wrapper's code is jax's own), where
+    ``inspect.unwrap`` would drop it."""
     for _ in range(16):
         if partials and isinstance(fun, functools.partial):
             fun = fun.func
             continue
+        if isinstance(fun, _CUSTOM_RULES):  # its __wrapped__ is the primal, without the rule
+            break
         inner = getattr(fun, "__wrapped__", None)
         code = getattr(fun, "__code__", None)
         if inner is None or inner is fun or code is not None and code.co_filename.startswith(_JAX_DIR) \
@@ -187,6 +190,11 @@ def under_jit(fun: Any, partials: bool = True) -> Any:
             break
         fun = inner
     return fun
+
+
+#: jax's functions with a differentiation rule of their own (callable objects, not functions)
+_CUSTOM_RULES = tuple(t for t in (getattr(jax, "custom_vjp", None), getattr(jax, "custom_jvp", None))
+                      if isinstance(t, type))
 
 
 def _filled(cell) -> bool:
@@ -671,11 +679,23 @@ class _NoResources:
     env = None
 
 
+def mesh_shortfall(node: dict | None) -> str | None:
+    """Why the recorded ``node``'s mesh cannot be made on this process's devices (it
+    needs more than there are), or None."""
+    sizes, have = _mesh_sizes(node), jax.devices()
+    if sizes is None or node is None or int(np.prod(sizes)) <= len(have):
+        return None
+    shape = ", ".join(f"{a}={n}" for a, n in zip(node["axes"], sizes))
+    return (f"the program called it under a mesh of {int(np.prod(sizes))} devices ({shape}), and this "
+            f"worker has {len(have)} {have[0].platform} device{'s' if len(have) != 1 else ''}: "
+            f"`devices = {int(np.prod(sizes))}` in [tool.jaxlint.dynamic] gives the CPU workers as many")
+
+
 @contextlib.contextmanager
 def within_mesh(node: dict | None) -> Iterator[None]:
     """Run the block under a mesh like the recorded ``node`` (see :func:`context_mesh`) on
     this process's first devices, entered as the program entered it; nothing when there is
-    no node or too few devices (the trace then fails as it would outside the mesh)."""
+    no node or too few devices (:func:`mesh_shortfall` says why first)."""
     mesh = _mesh_of(node)
     if mesh is None or node is None:
         yield
@@ -688,13 +708,22 @@ def within_mesh(node: dict | None) -> Iterator[None]:
             yield
 
 
-def _mesh_of(node: dict | None) -> Any:
+def _mesh_sizes(node: dict | None) -> list[int] | None:
+    """The sizes of a mesh as a recording writes it, or None for anything else."""
     if not isinstance(node, dict):
         return None  # no mesh
     axes, sizes = node.get("axes"), node.get("sizes")
     if not isinstance(axes, list) or not isinstance(sizes, list) or not axes or len(axes) != len(sizes) \
             or not all(isinstance(a, str) for a in axes) or not all(type(n) is int and n > 0 for n in sizes):
         return None  # not a mesh a recording writes
+    return sizes
+
+
+def _mesh_of(node: dict | None) -> Any:
+    sizes = _mesh_sizes(node)
+    if sizes is None or node is None:
+        return None
+    axes = node["axes"]
     devices = jax.devices()
     if int(np.prod(sizes)) > len(devices):
         return None

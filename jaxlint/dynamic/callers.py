@@ -122,10 +122,11 @@ def _watch(rec: Any, args: tuple, kwargs: dict, out: Any) -> dict[str, list[weak
     """{argument name: weak references to its jax arrays} of one call (static arguments,
     and arrays the call returned as they are, left out)."""
     from jaxlint.dynamic import adapter
+    from jaxlint.dynamic.signatures import static_positions
 
     meta = rec._meta
     params = meta.get("params") or []
-    static_nums = set(meta.get("static_nums") or ())
+    static_nums = static_positions(meta, len(args))
     static_names = set(meta.get("static_names") or ())
     array = adapter.concrete_array_type()
     returned = {id(x) for x in adapter.flatten(out)[0]}

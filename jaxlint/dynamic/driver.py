@@ -12,6 +12,7 @@ import base64
 import functools
 import importlib.util
 import json
+import math
 import os
 import re
 import time
@@ -470,11 +471,15 @@ def _jaxtyping_spec(model, e: EntryPoint, fn, params) -> dict | str | None:
     return {"args": args, "kwargs": {}, "source": "jaxtyping", "where": f"line {fn.node.lineno}"}
 
 
-def recorded_device_count(programs: list[dict]) -> int:
+def recorded_device_count(programs: list[dict], recorded: dict[str, dict] | None = None) -> int:
     """The devices the recorded programs ran on: a program's own device count (its mesh
-    needs as many), else its forced host devices; 0 when none is known."""
+    needs as many), else its forced host devices, or the largest mesh a recorded call ran
+    under (``recorded``: the signatures); 0 when none is known."""
+    meshes = [s.get("mesh") for e in (recorded or {}).values() for s in e.get("signatures") or ()]
     return max([int((p.get("devices") or {}).get("count") or 0) for p in programs]
-               + [host_devices((p.get("env") or {}).get("XLA_FLAGS")) for p in programs] + [0])
+               + [host_devices((p.get("env") or {}).get("XLA_FLAGS")) for p in programs]
+               + [math.prod(m["sizes"]) for m in meshes if isinstance(m, dict) and isinstance(m.get("sizes"), list)
+                  and all(type(n) is int and n > 0 for n in m["sizes"])] + [0])
 
 
 # ---------------------------------------------------------------------------- cache keys
@@ -556,7 +561,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
             observed_by_root[root] = obs_file["functions"]
             programs_by_root[root] = {p.get("main"): p for p in obs_file["programs"] if p.get("main")}
             if s.dynamic.backend == "cpu" and not s.dynamic.devices:
-                recorded_devices[root] = recorded_device_count(obs_file["programs"])
+                recorded_devices[root] = recorded_device_count(obs_file["programs"], recorded_by_root[root])
         if recorded_devices.get(root, 0) > 1:  # the recorded program's mesh needs its devices
             s = replace(s, dynamic=replace(s.dynamic, devices=recorded_devices[root]))
             task = replace(task, settings=s) if getattr(task, "settings", None) is not None else task

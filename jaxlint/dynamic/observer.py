@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 from jaxlint import __version__
 from jaxlint.dynamic import adapter, placement
 from jaxlint.dynamic.project import relative_finding, relative_path
+from jaxlint.dynamic.signatures import jit_static_argnums, static_positions
 from jaxlint.dynamic.analysis import (Analysers, CallFacts, FunctionAnalysis, Site, called_once, run_analysers, run_rules,
                                       unbind)
 
@@ -238,7 +239,7 @@ class Observer:
             def_line = line
         return {"kind": meta["kind"], "qualname": meta["qualname"], "name": meta["qualname"].rsplit(".", 1)[-1],
                 "line": int(meta.get("jit_line") or def_line), "column": 1, "def_line": def_line, "form": "call",
-                "static_argnums": meta.get("static_nums", []), "static_argnames": meta.get("static_names", []),
+                "static_argnums": jit_static_argnums(meta), "static_argnames": meta.get("static_names", []),
                 "partial_bound": meta.get("partial_bound", 0)}
 
     def _model(self, path: str, module: str):
@@ -448,11 +449,11 @@ class Observer:
         from jaxlint.dynamic.transforms import PARTITIONED_KINDS, MappedJit, NotTraceable, PartitionedJit
 
         if kind in PARTITIONED_KINDS:
-            return PartitionedJit(kind, adapter.under_jit(rec._fun), fs.meta.get("static_nums", ()),
+            return PartitionedJit(kind, adapter.under_jit(rec._fun), jit_static_argnums(fs.meta),
                                   fs.meta.get("static_names", ())).trace(*args, **kwargs)
         if kind == "pmap":  # what pmap mapped, as it mapped it: a partial keeps its bound arguments
             mapped = fs.meta.get("pmap") or {}
-            return MappedJit(rec._fun, fs.meta.get("static_nums", ()), mapped.get("axis_name"),
+            return MappedJit(rec._fun, jit_static_argnums(fs.meta), mapped.get("axis_name"),
                              mapped.get("in_axes", 0), fs.meta.get("donate_nums", ())).trace(*args, **kwargs)
         raise NotTraceable(f"a `{kind}` function without `.trace`")
 
@@ -679,15 +680,9 @@ def _note_unread(fs: FunctionState, cur: dict, traced: Any, nargs: int) -> None:
     if kind not in ("jit", "pjit", "filter_jit") or kind == "filter_jit" and paths is None or \
             not hasattr(traced, "args_info"):
         return
-    static = tuple(fs.meta.get("static_nums") or ())
-    given = fs.meta.get("static_given")
-    if kind == "filter_jit":
-        static = ()  # the leaves' paths count every argument, static ones too
-    elif given:  # a negative static_argnums: jax resolves it against this call's arguments
-        nums, names = given
-        params = list(fs.meta.get("params") or ())
-        static = tuple(sorted({int(i) + nargs if int(i) < 0 else int(i) for i in nums if -nargs <= int(i) < nargs}
-                              | {params.index(n) for n in names if n in params}))
+    # a negative static_argnums: jax resolves it against this call's arguments; the leaves'
+    # paths of a filter_jit count every argument, static ones too
+    static = () if kind == "filter_jit" else tuple(sorted(static_positions(fs.meta, nargs)))
     try:
         unread, program = adapter.unread_inputs(traced, static, paths)
     except Exception:  # what jax's trace holds changed shape: nothing is noted

@@ -54,7 +54,8 @@ class Recorded:
         #: where that count is this object's alone
         self._size = _cache_counter(jitted, fun, meta, self)
         # a Python number is part of the signature by value where jit makes it static
-        self._by_value = bool(meta.get("static_nums") or meta.get("static_names")) or meta.get("kind") == "filter_jit"
+        self._by_value = bool(meta.get("static_nums") or meta.get("static_names") or meta.get("static_given")) \
+            or meta.get("kind") == "filter_jit"
         #: whether calls are keyed with flax NNX graph objects as leaves (:func:`_graph_key`):
         #: from the start for ``nnx.jit``, for another transform once a call passed one
         self._graph = meta.get("kind") == "nnx.jit"
@@ -268,7 +269,9 @@ def _static_texts_keyed(sig: Signature, args: tuple, kwargs: dict, meta: dict) -
     """Whether every static argument written as its text is one whose text the fast key
     holds: a function (its qualname) or an object of a class without a ``__repr__`` of
     its own (its type); other leaves written so are keyed by :func:`_kind_of` too."""
-    texts = [args[i] for i in meta.get("static_nums", ()) if i < len(args) and "repr" in sig["args"][i]]
+    from jaxlint.dynamic.signatures import static_positions
+
+    texts = [args[i] for i in static_positions(meta, len(args)) if i < len(args) and "repr" in sig["args"][i]]
     texts += [kwargs[k] for k in meta.get("static_names", ()) if k in kwargs and "repr" in sig["kwargs"][k]]
     return all(_KINDS.get(type(v)) in (_PLAIN, _FUNCTION) for v in texts)
 

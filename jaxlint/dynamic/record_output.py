@@ -116,8 +116,16 @@ def program_entry() -> dict:
 
 def _program() -> dict:
     """How this process was started: what a re-import of its main script needs."""
-    if RECORDER.program is not None:
-        return dict(RECORDER.program)
+    out = dict(RECORDER.program) if RECORDER.program is not None else _started()
+    devices = _devices()  # the devices it ran on, which only the end of the run knows
+    if devices is not None:
+        out["devices"] = devices
+    return out
+
+
+def _started() -> dict:
+    """How this process was started, read at its end (where :func:`program_entry` did
+    not run at the start)."""
     main = sys.modules.get("__main__")
     spec = getattr(main, "__spec__", None)
     name = None
@@ -129,12 +137,8 @@ def _program() -> dict:
             from jaxlint.dynamic import project
 
             name = project.module_name(Path(f).resolve(), record_root())[0]
-    out = {"main": name, "argv": list(sys.argv), "cwd": os.getcwd(),
-           "env": {k: v for k, v in os.environ.items() if ENV_KEEP.match(k)}}
-    devices = _devices()
-    if devices is not None:
-        out["devices"] = devices
-    return out
+    return {"main": name, "argv": list(sys.argv), "cwd": os.getcwd(),
+            "env": {k: v for k, v in os.environ.items() if ENV_KEEP.match(k)}}
 
 
 def _devices() -> dict | None:

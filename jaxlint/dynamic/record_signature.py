@@ -69,15 +69,18 @@ def describe(fun, kwargs: dict, kind: str, jit_line: int | None = None,
     nums = () if nums is None else (nums,) if isinstance(nums, int) else tuple(nums)  # 0 is an argnum
     names = kwargs.get("static_argnames")
     names = () if names is None else (names,) if isinstance(names, str) else tuple(names)
-    static_names = set(names) | {params[i] for i in nums if -len(params) <= i < len(params)}
-    static_nums = set(nums) | {params.index(n) for n in names if n in params}
+    # jit names the parameters of the non-negative static_argnums static too; a negative
+    # one counts from the end of each call's positional arguments (static_given), which
+    # defaults can shorten: it names no parameter
+    static_names = set(names) | {params[i] for i in nums if 0 <= i < len(params)}
+    static_nums = {i for i in nums if i >= 0} | {params.index(n) for n in names if n in params}
     donate = kwargs.get("donate_argnums")
     donate = () if donate is None else (donate,) if isinstance(donate, int) else tuple(donate)
     donate_names = kwargs.get("donate_argnames")
     donate_names = () if donate_names is None else (donate_names,) if isinstance(donate_names, str) \
         else tuple(donate_names)
     meta = {"file": path.relative_to(root).as_posix(), "line": first_line, "qualname": name,
-            "params": params, "static_nums": sorted(i % max(len(params), 1) for i in static_nums),
+            "params": params, "static_nums": sorted(static_nums),
             "static_names": sorted(static_names), "kind": kind, "module": module, "jit_line": jit_line,
             "partial_bound": bound,
             "donate_nums": sorted({int(i) for i in donate} | {params.index(n) for n in donate_names if n in params})}
@@ -141,7 +144,9 @@ def _definitions(path: str) -> dict[str, int]:
 def call_arguments(meta: dict, args: tuple, kwargs: dict) -> Signature:
     """A call's arguments as its signature writes them (``args``, ``kwargs``): static
     arguments by value (or text), the others as abstract trees."""
-    static_nums = set(meta["static_nums"])
+    from jaxlint.dynamic.signatures import static_positions
+
+    static_nums = static_positions(meta, len(args))
     static_names = set(meta["static_names"])
     # equinox.filter_jit traces array leaves only: a Python number is a static value there
     numbers_static = meta["kind"] == "filter_jit"
@@ -175,9 +180,11 @@ def note_call(key: str, meta: dict, args: tuple, kwargs: dict) -> tuple[str, Sig
     with RECORDER.lock:
         entry = RECORDER.records.get(key)
         if entry is None:
+            from jaxlint.dynamic.signatures import jit_static_argnums
+
             entry = RECORDER.records[key] = {
                 "file": meta["file"], "line": meta["line"], "qualname": meta["qualname"],
-                "static_argnums": meta["static_nums"], "transform": meta["kind"],
+                "static_argnums": jit_static_argnums(meta), "transform": meta["kind"],
                 "static_argnames": meta["static_names"], "sigs": {}}
             if "pmap" in meta:
                 entry["pmap"] = meta["pmap"]
@@ -253,7 +260,10 @@ def _tree(x: Any, numbers_static: bool = False) -> dict:
     if isinstance(x, list):
         return {"list": [_tree(v, numbers_static) for v in x]}
     if isinstance(x, dict) and all(isinstance(k, str) for k in x):
-        return {"dict": {k: _tree(x[k], numbers_static) for k in sorted(x)}}
+        node: dict = {"dict": {k: _tree(x[k], numbers_static) for k in sorted(x)}}
+        if type(x) is not dict:  # a pytree class of its own (an OrderedDict, a `dot_dict`): jit keys on it
+            node["class"] = f"{type(x).__module__}:{type(x).__qualname__}"
+        return node
     return _opaque(x, numbers_static)
 
 

@@ -101,7 +101,7 @@ _KEY = re.compile(r"key<(\w+)>\[([0-9,]*)\]")
 #: keys whose values are never array specs
 _VERBATIM = frozenset({"value", "repr", "opaque", "treedef", "namedtuple", "static", "pickle", "unsaved", "calls",
                        "compiles", "first_call", "inlined", "bound", "again_at", "wrappers", "jit_ids", "jit_objects", "fresh_seconds", "seq",
-                       "sharding", "mesh", "under", "unread", "program", "objects"})
+                       "sharding", "mesh", "under", "unread", "program", "objects", "class"})
 
 
 def decode(node: Any) -> Any:
@@ -186,6 +186,23 @@ def _bad_signature(s: Any) -> str | None:
         if not ok:
             return f"`{field}` must be {want}, got {shown(s[field])}"
     return None
+
+
+def static_positions(meta: dict, nargs: int) -> set[int]:
+    """The positions of a call's static arguments, for a call with ``nargs`` positional
+    arguments: a negative ``static_argnums`` counts from the end of them, as jit does."""
+    out = set(meta.get("static_nums") or ())
+    given = meta.get("static_given")
+    if given:
+        out |= {int(i) + nargs for i in given[0] if -nargs <= int(i) < 0}
+    return out
+
+
+def jit_static_argnums(meta: dict) -> list[int]:
+    """The ``static_argnums`` to jit the function with again: the negative ones as given
+    (jit resolves them against each call's arguments)."""
+    given = meta.get("static_given")
+    return sorted(set(meta.get("static_nums") or ()) | {int(i) for i in (given[0] if given else ()) if int(i) < 0})
 
 
 def canonical(sig: dict) -> str:
@@ -278,6 +295,10 @@ def best(entry: dict) -> dict | None:
     return None
 
 
+def _dict_class(n: dict) -> str:
+    return f"a `{str(n['class']).rsplit(':', 1)[-1]}`" if n.get("class") else "a dict"
+
+
 def rebuildable(sig: Signature) -> str | None:
     """None when every argument can be rebuilt (from the JSON, or from the pickle of
     the arguments the signature names), else why not."""
@@ -292,6 +313,8 @@ def rebuildable(sig: Signature) -> str | None:
                 return f"an argument of type `{n['opaque']}` cannot be rebuilt from the record"
             if n.get("ref"):
                 return "a `jax.ref` argument is rebuilt from the saved arguments alone"
+            if "class" in n:
+                return f"a `{n['class']}` argument is rebuilt from the saved arguments alone"
             if "repr" in n:
                 return f"an argument recorded as `{n['repr'][:40]}` cannot be rebuilt"
             for v in n.values():
@@ -469,6 +492,9 @@ def _diff(x: dict, y: dict, label: str, out: list[Change], traced: bool = True, 
             _diff(p, q, _sub(label, f"[{i}]"), out, traced, leaf)
         return
     if kx == "dict":
+        if x.get("class") != y.get("class"):
+            out.append(Change(f"{label} changes pytree type ({_dict_class(x)} -> {_dict_class(y)})", "structure"))
+            return
         if set(x["dict"]) != set(y["dict"]):
             out.append(Change(f"{label} changes pytree structure (keys {sorted(x['dict'])} -> {sorted(y['dict'])})",
                               "structure"))

@@ -562,6 +562,9 @@ class Worker:
         node = spec.get("mesh") if isinstance(spec, dict) else None
         # the mesh the recorded program called it under (its trace and compile read it), on
         # the target's devices where a target is set
+        short = self.adapter.mesh_shortfall(node) if placement.active() is None else None
+        if short is not None:
+            return {"status": "skipped", "reason": short, "diagnostics": []}
         try:
             ctx = placement.within(node) if placement.active() is not None else self.adapter.within_mesh(node)
             with ctx:

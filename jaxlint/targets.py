@@ -276,7 +276,7 @@ def local_tpu(env: Mapping[str, str] | None = None, root: str = "/") -> Target |
     ``TPU_ACCELERATOR_TYPE``. None where there is no TPU."""
     env = os.environ if env is None else env
     base = Path(root)
-    chips = len(list(base.glob("dev/accel[0-9]*"))) or len([p for p in base.glob("dev/vfio/*") if p.name.isdigit()])
+    chips = tpu_chips(root)
     if not chips:
         return None
     generation = None
@@ -299,6 +299,13 @@ def local_tpu(env: Mapping[str, str] | None = None, root: str = "/") -> Target |
         return None
     top = Topology(chip, shape)
     return Target(name=top.name, backend="tpu", topology=top.name)
+
+
+def tpu_chips(root: str = "/") -> int:
+    """How many TPU chips this process sees (``/dev/accel*``, or ``/dev/vfio/<n>``
+    groups), found without opening one."""
+    base = Path(root)
+    return len(list(base.glob("dev/accel[0-9]*"))) or len([p for p in base.glob("dev/vfio/*") if p.name.isdigit()])
 
 
 def _host_shape(chips: int, dims: int) -> tuple[int, ...] | None:

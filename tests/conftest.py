@@ -18,6 +18,13 @@ for _name in [n for n in os.environ if n.startswith(("JAXLINT_", "JAX_")) or n =
     if _name not in ("JAX_PLATFORMS", "JAXLINT_UPDATE_SNAPSHOTS"):
         del os.environ[_name]
 
+# On a TPU host pytest's own jax runs on the CPU (tests/own_jax.py says why); the programs
+# and workers tests start still see the chips. Nothing changes on a machine without one.
+from own_jax import keep_own_jax_on_the_cpu  # noqa: E402
+from jaxlint.targets import tpu_chips  # noqa: E402
+
+keep_own_jax_on_the_cpu(tpu_chips())
+
 # The suite started under `nohup`, or as a background job of a shell without job control
 # (`cmd &` in a script), inherits SIGHUP and SIGINT ignored, and every process a test
 # starts inherits that too: jaxlint then rightly leaves them ignored (the user asked for

@@ -126,6 +126,48 @@ def test_the_local_tpu_generation_and_size(tmp_path):
     assert local_tpu({}, root=str(tmp_path / "empty")) is None
 
 
+def test_the_chips_are_counted_without_opening_them(tmp_path):
+    from jaxlint.targets import tpu_chips
+
+    _fake_host(tmp_path / "a", 4, "0x005e")
+    assert tpu_chips(str(tmp_path / "a")) == 4 and tpu_chips(str(tmp_path / "empty")) == 0
+
+
+OWN_JAX = """
+import os, subprocess, sys
+sys.path.insert(0, {tests!r})
+from own_jax import keep_own_jax_on_the_cpu
+
+assert not keep_own_jax_on_the_cpu(0) and "jax" not in sys.modules  # no TPU: nothing at all
+os.environ["JAX_PLATFORMS"] = ""  # the user's choice (jax's own pick) is kept
+assert not keep_own_jax_on_the_cpu(1) and "jax" not in sys.modules
+del os.environ["JAX_PLATFORMS"]
+assert keep_own_jax_on_the_cpu(1)
+import jax
+from jax._src import config
+
+assert config.jax_platforms.value == "cpu" and jax.devices()[0].platform == "cpu"
+assert "JAX_PLATFORMS" not in os.environ
+child = "from jax._src import config; print(config.jax_platforms.value)"
+print("child:", subprocess.run([sys.executable, "-c", child], capture_output=True, text=True).stdout.strip())
+"""
+
+
+def test_pytests_own_jax_runs_on_the_cpu_on_a_tpu_host_and_the_programs_it_starts_do_not(tmp_path):
+    """tests/conftest.py on a TPU host: jax in pytest's process never holds the chip (the
+    programs later tests start failed with the chip busy); a process a test starts sees
+    the machine as it is (jax's own choice there: not "cpu")."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("jax")
+    env = {k: v for k, v in os.environ.items() if k != "JAX_PLATFORMS"}
+    r = subprocess.run([sys.executable, "-c", OWN_JAX.format(tests=str(Path(__file__).parent))],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "child:" in r.stdout and "child: cpu" not in r.stdout, r.stdout
+
+
 def test_backend_tpu_without_a_tpu_says_how_to_compile_for_one(tmp_path):
     if local_tpu() is not None:
         pytest.skip("this machine has a TPU")

@@ -154,6 +154,29 @@ def test_negative_static_argnums_count_from_the_end():
     assert only_entry(m).static_params == ("n",)
 
 
+def test_a_negative_static_argnum_with_defaults_is_the_calls_to_say(lint):
+    """`static_argnums=-1` over `(x, n, scale=2.0)`: `smooth(x, 3)` makes `n` static, a call
+    with `scale` makes `scale` static; no parameter is known traced (JAX111 was false on
+    `n`). Without defaults the last parameter is static and the others traced."""
+    src = textwrap.dedent("""
+        import jax
+        import jax.numpy as jnp
+
+        def window(x, n, scale=2.0):
+            return jnp.convolve(x, jnp.ones(n) / n) * scale
+
+        def fixed(x, n, k):
+            return jnp.convolve(x, jnp.ones(n) / k)
+
+        smooth = jax.jit(window, static_argnums=-1)
+        sharp = jax.jit(fixed, static_argnums=-1)
+        """)
+    entries = {e.name: e for e in model(src).entries}
+    assert entries["window"].traced_params == () and entries["fixed"].traced_params == ("n", "x")
+    line = src.lstrip("\n").splitlines().index("def fixed(x, n, k):") + 2
+    assert [(d.code, d.start.line) for d in lint(src, select=("JAX111",))] == [("JAX111", line)]
+
+
 def test_non_literal_specs_are_flagged_and_not_guessed():
     m = model("""
         import jax, functools

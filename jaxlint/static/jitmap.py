@@ -226,7 +226,11 @@ class EntryFinder:
             kwargs.get(k) is None or literal_ints(kwargs.get(k)) is not None or literal_strs(kwargs.get(k)) is not None
             for k in ("static_argnums", "static_argnames", "donate_argnums", "donate_argnames")
         )
-        if not specs_literal or any(k.arg is None for k in getattr(node, "keywords", ())):
+        # a negative static_argnums counts from the end of each call's positional arguments,
+        # which defaults or *args make vary: which parameter it is depends on the call
+        by_call = any(n < 0 for n in static_nums) and (
+            any(p.default is not None for p in callable_params) or any(p.kind == "vararg" for p in fn.params))
+        if not specs_literal or by_call or any(k.arg is None for k in getattr(node, "keywords", ())):
             # which parameters are static is unknown (`static_argnums=SPEC`, `**opts`):
             # mark none traced, so rules stay quiet instead of guessing
             traced = set()

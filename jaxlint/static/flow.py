@@ -48,7 +48,8 @@ What the model knows of values (by shape of expression):
   and indexing is as traced as the arguments given to them (``computed_from``), and one
   the model cannot see into gives at most ``POSSIBLE``.
 * operators, subscripts, tuples and lists: as traced as their surest operand; ``is``,
-  ``in``, ``not`` and comparisons with strings give Python bools; only one arm of a
+  ``in``, ``not``, comparisons with strings and with an empty tuple, list or dict
+  (``args == ()``: a container's structure) give Python bools; only one arm of a
   conditional expression runs.
 """
 from __future__ import annotations
@@ -410,6 +411,9 @@ class Flow:
                 return None  # arrays are never compared with strings: this is a static option
             if any(self._is_sentinel(o) for o in operands):
                 return None  # `state == _sentinel` (an `object()`): an array defers to identity, a bool
+            if any(isinstance(o, (ast.Tuple, ast.List, ast.Dict)) and not (o.keys if isinstance(o, ast.Dict) else o.elts)
+                   for o in operands):
+                return None  # `args == ()`: a container's structure test (its length first), a Python bool
             return _best(*(self.culprit(o) for o in operands))
         if isinstance(expr, ast.IfExp):
             return self._one_arm(expr)

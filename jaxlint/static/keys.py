@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Iterator
 
 from jaxlint.static.data import Binding
 from jaxlint.static.scopes import FunctionInfo, Scopes, target_names, walk
@@ -76,13 +77,17 @@ class KeyCallees:
         self._unless: dict[int, dict[str, set[str]]] = {}
 
     def sampling_names(self) -> set[str]:
-        """Module-level functions and classes (through ``__init__``) that sample a parameter."""
+        """Module-level functions and classes (through ``__init__``) that sample a parameter,
+        and the attributes a class stores such a function in."""
         out = {f.name for f in self.model.functions if f.parent is None and f.class_name is None
                and not isinstance(f.node, ast.Lambda) and self.sampled_params(f)}
         for name in self.model.classes:
             init = self.model.method_named(name, "__init__")
             if init is not None and self.sampled_params(init):
                 out.add(name)
+        # `self.kernel_initializer(shape, key)`: an attribute a class stores such a function in
+        out |= {attr for (_, attr), f in self.model.stored_functions().items()
+                if f is not None and not isinstance(f.node, ast.Lambda) and self.sampled_params(f)}
         return out
 
     def sampled_params(self, fn: FunctionInfo, depth: int = 0) -> set[str]:
@@ -100,8 +105,8 @@ class KeyCallees:
         derived = {k: v for k, v in derived.items() if v in names}
         found: set[str] = set()
         unless: dict[str, set[str]] = {}
-        for node in fn.body_nodes():
-            if not names or not isinstance(node, ast.Call):
+        for node, seen in self._calls_seeing(fn, names):
+            if not seen:
                 continue
             q = self.model.resolve_call(node) or ""
             if q.startswith("jax.random.") and q[len("jax.random."):] in SAMPLERS:
@@ -117,9 +122,9 @@ class KeyCallees:
                 elif isinstance(key, ast.Call) and key.args and self.model.resolve_call(key) == "jax.random.split":
                     key = key.args[0]  # `normal(split(key)[0], ...)`; `fold_in(key, i)` is a fresh stream
             drawn = None
-            if isinstance(key, ast.Name) and key.id in names:
+            if isinstance(key, ast.Name) and key.id in seen:
                 drawn = key.id
-            elif isinstance(key, ast.Name) and key.id in derived:
+            elif isinstance(key, ast.Name) and key.id in derived and seen is names:
                 drawn = derived[key.id]  # split, then sampled from a part: the argument is spent
             if drawn is not None:
                 guards = self._none_guards(fn, node)
@@ -128,6 +133,25 @@ class KeyCallees:
         self._sampled[id(fn)] = found
         self._unless[id(fn)] = {k: v for k, v in unless.items() if v}
         return found
+
+    def _calls_seeing(self, fn: FunctionInfo, names: set[str]) -> Iterator[tuple[ast.Call, set[str]]]:
+        """The calls of ``fn``'s body, each with the key parameters it sees (``names``), and
+        the calls of the functions ``fn`` defines and uses (``loss_fn`` given to
+        ``jax.grad`` in a train step), with those of ``names`` they do not bind again:
+        a key a closure hands to a consumer is drawn from by ``fn``."""
+        used = {n.id for n in fn.body_nodes() if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        for node in fn.body_nodes():
+            if isinstance(node, ast.Call):
+                yield node, names
+        for inner in self.model.functions:
+            if inner.parent is not fn or inner.class_name is not None \
+                    or not isinstance(inner.node, ast.Lambda) and inner.name not in used:
+                continue
+            closed = names - inner.bindings.keys()
+            if closed:
+                for node in inner.body_nodes():
+                    if isinstance(node, ast.Call):
+                        yield node, closed
 
     def _none_guards(self, fn: FunctionInfo, node: ast.AST) -> set[str]:
         """The parameters of ``fn`` whose being None ``node`` waits on:
@@ -234,10 +258,10 @@ class KeyCallees:
             # equinox layers take their initialisation key as the keyword `key`
             key = next((k.value for k in call.keywords if k.arg == "key"), None)
             return (key, q) if key is not None else None
-        if isinstance(func, ast.Attribute) and func.attr in ("init", "init_with_output") \
-                and self._is_linen(func.value, call):
-            key = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "rngs"), None)
-            return (key, f"{ast.unparse(func.value)}.{func.attr}") if key is not None else None
+        if isinstance(func, ast.Attribute) and func.attr in ("init", "init_with_output", "apply"):
+            key = self._framework_key(call, func)
+            if key is not None:
+                return key, f"{ast.unparse(func.value)}.{func.attr}"
         scope = model.function_of(call)
         target, bound = model.callee(func, scope, follow=False)
         if target is None and isinstance(func, ast.Name) and func.id in model.classes:
@@ -350,19 +374,53 @@ class KeyCallees:
                 return False
         return True
 
-    def _is_linen(self, receiver: ast.expr, at: ast.AST) -> bool:
-        """``receiver`` is bound once to a flax linen module instance."""
+    def _framework_key(self, call: ast.Call, func: ast.Attribute) -> ast.expr | None:
+        """The key a framework's ``init`` / ``apply`` draws from: a flax linen module's
+        ``init(key, ...)`` (or ``init(rngs={...: key})``) and ``apply(..., rngs={"dropout":
+        key})``; a haiku transform's ``init(key, ...)`` and ``apply(params, key, ...)``
+        (``apply(params, state, key, ...)`` of ``transform_with_state``). A ``rngs`` dict
+        gives its key when it holds one (or the same one under every name)."""
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        made = self._made(func.value, call)
+        if made is None:
+            return None
+        q = self.model.resolve_call(made) or ""
+        if q in _HAIKU_TRANSFORMS:
+            at = 0 if func.attr != "apply" else 2 if q.endswith("_with_state") else 1
+            key = call.args[at] if len(call.args) > at else keywords.get("rng")
+            return None if isinstance(key, ast.Constant) else key  # `apply(params, None, x)`
+        if not self._is_linen_call(made):
+            return None
+        if func.attr != "apply" and call.args:
+            return call.args[0]
+        rngs = keywords.get("rngs")
+        if isinstance(rngs, ast.Dict):
+            texts = {key_text(v) for v in rngs.values}
+            return rngs.values[0] if len(texts) == 1 and None not in texts else None
+        return rngs if func.attr != "apply" else None
+
+    def _made(self, receiver: ast.expr, at: ast.AST) -> ast.Call | None:
+        """The call that made ``receiver``: itself (``Critic().init(...)``), or the value of
+        the one binding of its name."""
+        if isinstance(receiver, ast.Call):
+            return receiver
         if not isinstance(receiver, ast.Name):
-            return False
+            return None
         _, bindings = self.model.lookup(receiver.id, self.model.function_of(at))
         if len(bindings) != 1 or not isinstance(bindings[0].value, ast.Call):
-            return False
-        made = bindings[0].value
+            return None
+        return bindings[0].value
+
+    def _is_linen_call(self, made: ast.Call) -> bool:
+        """``made`` makes a flax linen module instance."""
         if (self.model.resolve_call(made) or "").startswith("flax.linen."):
             return True
         cls = self.model.classes.get(made.func.id) if isinstance(made.func, ast.Name) else None
         return cls is not None and any((self.model.resolve(b, cls) or "").startswith("flax.linen.") for b in cls.bases)
 
+
+#: haiku's transforms: ``init(rng, ...)`` and ``apply(params, [state,] rng, ...)`` draw from rng
+_HAIKU_TRANSFORMS = frozenset({"haiku.transform", "haiku.transform_with_state"})
 
 #: flax NNX's stateful key stream: every key taken from it (``rngs.params()``, ``rngs()``,
 #: a module given ``rngs=rngs``) advances its counter, so none is taken twice

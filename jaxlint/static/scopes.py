@@ -155,6 +155,7 @@ class Scopes:
         self._walk: tuple[ast.AST, ...] | None = None  # see nodes()
         self._by_type: dict[type, tuple[ast.AST, ...]] = {}
         self._attr_classes: dict[tuple[str, str], str | None] | None = None
+        self._attr_functions: dict[tuple[str, str], FunctionInfo | None] | None = None
         #: per call: what ``resolve_call`` answered (see there)
         self._call_targets: dict[ast.Call, str | None] = {}
         self._collect()
@@ -641,6 +642,10 @@ class Scopes:
                     made = self.returned_function(value, self.function_of(value))
                     if made is not None:
                         return made, 0  # `cell = make_cell(n)`: the function the factory returns
+                if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is None:
+                    made = self._unpacked_function(func.id, bindings[0].node)
+                    if made is not None:
+                        return made, 0  # `init, update = make_opt(lr)`: one of the functions it returns
             if fn is None and instances:
                 cls = self.instance_class(func, scope)
                 if cls is not None:
@@ -673,6 +678,10 @@ class Scopes:
                 cls_scope = cls_scope.parent
             if cls_scope is not None:
                 found = self.method_named(cls_scope.class_name, func.attr)
+                if found is None and func.value.id == "self":
+                    stored = self.attribute_function(cls_scope.class_name, func.attr)
+                    if stored is not None:
+                        return stored, 0  # `self.init_fn(x)`: the function `__init__` stored
                 if found is not None or not instances:
                     return found, 0 if found is not None and is_staticmethod(found) else 1
         if instances and isinstance(func, ast.Attribute):
@@ -682,6 +691,9 @@ class Scopes:
             cls = self.instance_class(func.value, scope)  # `model.encode(x)`: that method
             if cls is not None:
                 method = self.method_named(cls, func.attr)
+                stored = self.attribute_function(cls, func.attr) if method is None else None
+                if stored is not None:
+                    return stored, 0  # `model.init_fn(x)`: the function its class stored
                 return method, 0 if method is not None and is_staticmethod(method) else 1
         return None, 0
 
@@ -701,9 +713,13 @@ class Scopes:
             return self._called_class(expr.args[0], scope, depth + 1) if isinstance(expr.args[0], ast.Name) else None
         return None
 
-    def returned_function(self, call: ast.Call, scope: FunctionInfo | None) -> FunctionInfo | None:
+    def returned_function(self, call: ast.Call, scope: FunctionInfo | None,
+                          place: tuple[int, int] | None = None) -> FunctionInfo | None:
         """The function a call of a factory of this module makes: ``make_cell(n)`` where
-        ``make_cell`` returns its own nested ``def cell`` (or a lambda) on every path."""
+        ``make_cell`` returns its own nested ``def cell`` (or a lambda) on every path.
+        ``place``: (index, length): the function at that index of the tuple or list of that
+        length every path returns (``return init, update``, unpacked by the caller:
+        ``init, update = make_opt(lr)``)."""
         if not isinstance(call.func, ast.Name):
             return None
         factory = self.function_named(call.func.id, scope)
@@ -714,12 +730,29 @@ class Scopes:
             if not isinstance(node, ast.Return):
                 continue
             value = node.value
+            if place is not None:
+                if not (isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == place[1]
+                        and not any(isinstance(e, ast.Starred) for e in value.elts)):
+                    return None
+                value = value.elts[place[0]]
             made = self._fn_by_node.get(id(value)) if isinstance(value, ast.Lambda) else \
                 self.function_named(value.id, factory) if isinstance(value, ast.Name) else None
             if made is None or made.parent is not factory or (found is not None and made is not found):
                 return None
             found = made
         return found
+
+    def _unpacked_function(self, name: str, stmt: ast.AST) -> FunctionInfo | None:
+        """The function ``name`` gets from ``a, name = factory(...)``: the one at its place
+        in the tuple every ``return`` of the factory gives."""
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call)
+                and isinstance(stmt.targets[0], (ast.Tuple, ast.List))):
+            return None
+        elts = stmt.targets[0].elts
+        if any(not isinstance(e, ast.Name) for e in elts):
+            return None  # a starred or nested target: the places are not read
+        index = next(i for i, e in enumerate(elts) if isinstance(e, ast.Name) and e.id == name)
+        return self.returned_function(stmt.value, self.function_of(stmt), (index, len(elts)))
 
     def instance_class(self, expr: ast.expr, scope: FunctionInfo | None) -> str | None:
         """The module class ``expr`` is an instance of, when it is ``C(...)`` (or a call of a
@@ -819,6 +852,44 @@ class Scopes:
             self._attr_classes = out
         return self._attr_classes
 
+    def attribute_function(self, class_name: str | None, attr: str) -> FunctionInfo | None:
+        """The module function every ``self.attr = f`` of the class stores (``self.init_fn =
+        init``, ``self.kernel_initializer = scaled_normal``): called through the instance,
+        ``self.attr(x)`` runs it, given no ``self``. None when the attribute is ever set to
+        anything else, or set from outside the class (``obj.attr = g``)."""
+        return None if class_name is None else self.stored_functions().get((class_name, attr))
+
+    def stored_functions(self) -> dict[tuple[str, str], FunctionInfo | None]:
+        """(class, attribute) -> what :meth:`attribute_function` answers, for every
+        attribute a class sets on ``self``."""
+        if self._attr_functions is None:
+            out: dict[tuple[str, str], FunctionInfo | None] = {}
+            elsewhere: set[str] = set()
+            stores: list[ast.Assign | ast.AnnAssign | ast.AugAssign] = [
+                *self.nodes(ast.Assign), *self.nodes(ast.AnnAssign), *self.nodes(ast.AugAssign)]
+            for node in stores:
+                targets: list[ast.expr] = node.targets if isinstance(node, ast.Assign) else [node.target]
+                v = node.value
+                for whole in targets:
+                    for t in ast.walk(whole):  # (`self.a, self.b = f, g` sets each to something)
+                        if not isinstance(t, ast.Attribute) or not isinstance(t.ctx, ast.Store):
+                            continue
+                        owner = self.function_of(node)
+                        if not (isinstance(t.value, ast.Name) and t.value.id == "self"):
+                            elsewhere.add(t.attr)
+                            continue
+                        scope = owner
+                        while owner is not None and owner.class_name is None:
+                            owner = owner.parent
+                        if owner is None:
+                            continue
+                        made = self.function_named(v.id, scope) if isinstance(node, ast.Assign) and t is whole \
+                            and len(node.targets) == 1 and isinstance(v, ast.Name) else None
+                        key = (owner.class_name or "", t.attr)
+                        out[key] = made if key not in out or out[key] is made else None
+            self._attr_functions = {k: v for k, v in out.items() if k[1] not in elsewhere}
+        return self._attr_functions
+
     def leading_arguments(self, call: ast.Call) -> int:
         """How many of ``call``'s first positional arguments the wrapper it calls takes for
         itself before handing the rest to the wrapped function (``Predictive(model)(key,
@@ -850,7 +921,9 @@ class Scopes:
                     expr = expr.args[0]
                     continue
                 made = self.returned_function(expr, scope)
-                return (made, bound) if made is not None else (None, 0)
+                if made is None:
+                    return self._instance_call(expr, scope, bound)  # `jax.jit(Puzzle(3, 4))`
+                return made, bound
             break
         fn, implicit = self.callee(expr, scope, follow=follow, instances=False)
         if fn is None and isinstance(expr, ast.Attribute):
@@ -861,7 +934,19 @@ class Scopes:
             method = self.method_named(cls, expr.attr) if cls is not None else None
             if method is not None:
                 return method, bound + (0 if is_staticmethod(method) else 1)
+        if fn is None and isinstance(expr, (ast.Name, ast.Attribute, ast.Call)):
+            return self._instance_call(expr, scope, bound)  # `gen = Puzzle(3, 4)`, `jax.jit(gen)`, `self.gen`
         return fn, bound + implicit
+
+    def _instance_call(self, expr: ast.expr, scope: FunctionInfo | None, bound: int) -> tuple[FunctionInfo | None, int]:
+        """A transform of a callable instance of a module class (``jax.jit(Puzzle(3, 4))``,
+        or a name bound once to one) traces its class's ``__call__`` with the arguments;
+        the instance is its ``self``, closed over, not traced."""
+        cls = self.instance_class(expr, scope)
+        method = self.method_named(cls, "__call__") if cls is not None else None
+        if method is None:
+            return None, 0
+        return method, bound + (0 if is_staticmethod(method) else 1)
 
     def is_array_annotation(self, ann: ast.expr | None) -> bool:
         if ann is None:

@@ -315,6 +315,29 @@ def is_jit_entry(fn: FunctionInfo) -> bool:
 _JIT_KINDS = frozenset({"jit", "pjit", "pmap", "filter_jit", "nnx.jit", "linen.jit"})
 
 
+def _unpacked_cap(model: ModuleModel, fn: FunctionInfo, name: str, bindings: list) -> int | None:
+    """A local unpacked once from a parameter (``arg, deque = carry``) is an element of a
+    tuple pytree, which may be a container as the parameter may: as sure as its place in
+    the parameter's ``tuple[...]`` annotation says (a container class there: static), or
+    LIKELY, as a bare unannotated parameter; CERTAIN for any other local."""
+    if len(bindings) != 1 or not isinstance(bindings[0].node, ast.Assign):
+        return CERTAIN
+    stmt = bindings[0].node
+    target = stmt.targets[0] if len(stmt.targets) == 1 else None
+    source = fn.param(stmt.value.id) if isinstance(stmt.value, ast.Name) else None
+    if source is None or not isinstance(target, (ast.Tuple, ast.List)) \
+            or not all(isinstance(e, ast.Name) for e in target.elts):
+        return CERTAIN
+    index = next(i for i, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == name)
+    ann = source.annotation
+    if ann is None:
+        return LIKELY
+    if isinstance(ann, ast.Subscript) and (model.resolve(ann.value) or "") in ("builtins.tuple", "typing.Tuple") \
+            and isinstance(ann.slice, ast.Tuple) and len(ann.slice.elts) == len(target.elts):
+        return CERTAIN if scalar_or_array_annotation(model, ann.slice.elts[index]) else None
+    return CERTAIN
+
+
 def bare_name_cap(model: ModuleModel, fn: FunctionInfo, name: ast.Name) -> int | None:
     """How sure a bare name used as a truth value is an array. Containers have a static
     truth value: ``*args``/``**kwargs``, a parameter defaulting to ``()``/``[]``/``{}`` or
@@ -335,7 +358,7 @@ def bare_name_cap(model: ModuleModel, fn: FunctionInfo, name: ast.Name) -> int |
             # tested for truth (it may be a dict or tuple): not sure enough to report
             return POSSIBLE
         if p is None:
-            return CERTAIN
+            return _unpacked_cap(model, fn, name.id, bindings)
     if container_param(model, p) or container_carry(model, fn, p):
         return None
     if p.annotation is None:

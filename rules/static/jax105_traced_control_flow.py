@@ -60,10 +60,11 @@ class TracedControlFlow(StaticRule):
     function annotated `-> np.dtype`), a parameter declared a Python flag (`weighted: bool`)
     where only equinox's filtered transforms trace the function, properties of the module's
     classes that read Python values (`gate.is_parametric`), attributes of `self` and of configuration objects (`config.x`,
-    `cfg.n`, parameters annotated with a non-array type, `override or self.cfg`), comparisons with strings and
-    with `object()` sentinels, the keys of a pytree dict (`for k, v in d.items()`), and
+    `cfg.n`, parameters annotated with a non-array type, `override or self.cfg`), comparisons with strings,
+    with `object()` sentinels and with an empty tuple, list or dict (`args == ()`), the keys of a pytree dict (`for k, v in d.items()`), and
     the truth value of containers: a parameter annotated `Tuple[...]`, `list`, `dict` or
-    `PyTree`, or a local that is still a list where it is tested (`xs = []` ...
+    `PyTree`, a local unpacked from a parameter whose `tuple[...]` annotation declares a
+    container at its place (`arg, pending = carry`), or a local that is still a list where it is tested (`xs = []` ...
     `jnp.stack(xs) if xs else ...`) or one that falls back to a container (`params or {}`,
     `extra if extra else []`), and the truth value of a name or field the same
     function uses as an object, reading an attribute no array has (`if
@@ -81,8 +82,8 @@ class TracedControlFlow(StaticRule):
     `jax.numpy` result, arithmetic on them): tracing fails. **Warning** when it is
     only likely: in a function traced only because traced functions call it ("called
     from traced `f`": the callers' binding, judged blind, was wrong in 15 of 17); an attribute of an unannotated parameter (`state.step`; a pytree
-    may declare a field static) or a bare parameter used as a truth value (it may be
-    a dict pytree). Only one arm of `a if test else b` runs: a value traced in one arm
+    may declare a field static) or a bare parameter used as a truth value, or an element
+    unpacked from one (`a, b = carry`; it may be a dict pytree). Only one arm of `a if test else b` runs: a value traced in one arm
     only is *possible*, unless the test asks whether a traced name is a tracer
     (`x if isinstance(x, float) else x.sum()`: a tracer takes the `else` arm). So is a
     finding in the arm of a test that names one shape (`if x.ndim == 0:`, `x.shape[-1]

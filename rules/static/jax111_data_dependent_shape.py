@@ -35,7 +35,10 @@ class DataDependentShape(StaticRule):
 
     * boolean-mask indexing with a traced mask: `x[x > 0]`, `x[mask]`, `x.at[mask]`, a
       mask made by a comparison, `jnp.isnan` and the other boolean functions, `~`, `&`,
-      `|`, or reduced along an axis (`x[~jnp.any(x < b, axis=1)]`, `m.all(axis=0)`);
+      `|`, or reduced along an axis (`x[~jnp.any(x < b, axis=1)]`, `m.all(axis=0)`), or a
+      boolean array made in traced code even from constants (`jnp.zeros(n, dtype=bool)`,
+      `jnp.array([True, False])`, `x.astype(bool)`, joined, sliced, reshaped or updated:
+      `jnp.concatenate([m1, m2]).ravel()[:-1]`);
     * `jnp.nonzero`, `jnp.argwhere`, `jnp.flatnonzero`, `jnp.unique` (and its
       variants), `jnp.extract`, `jnp.compress`, the set operations `union1d`,
       `intersect1d`, `setdiff1d`, and one-argument `jnp.where`, called on a traced

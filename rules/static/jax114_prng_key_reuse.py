@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 #: The one-letter samplers `t` and `f` only count as attributes (`jax.random.t(`).
 _CONSUMER_CALL = LazyPattern(r"(?:%s|\.[tf])\s*\(" % word_pattern(c for c in CONSUMERS if len(c) > 1))
 #: A line that may hand a key to a callee that draws from it (`key=`, `.init(`).
-_KEY_HANDOFF = LazyPattern(r"(?:%s)\s*=[^=]|\.init(?:_with_output)?\s*\(" % word_pattern(["key"]))
+_KEY_HANDOFF = LazyPattern(r"(?:%s)\s*=[^=]|\.(?:init(?:_with_output)?|apply)\s*\(" % word_pattern(["key"]))
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 #: Samplers of continuous noise (the shape given is the noise's shape).
@@ -93,10 +93,15 @@ class PrngKeyReuse(StaticRule):
 
     A call that hands the key to something known to draw random numbers from it
     also consumes it: an equinox layer (`eqx.nn.Linear(3, 4, key=key)`), a flax
-    linen module's `init` (`model.init(key, x)`), or a function or class (its
-    `__init__`) of the same module whose body samples from that parameter with
-    `jax.random`, also from keys it splits from it first, through a chain of such
-    helpers. A helper that only splits or folds the key does not consume it, nor
+    linen module's `init` (`model.init(key, x)`, also of a module made inline:
+    `Critic().init(key, x)`) and its `apply` given `rngs={"dropout": key}`, a haiku
+    transform's `init(key, x)` and `apply(params, key, x)` (`apply(params, state, key,
+    x)` after `hk.transform_with_state`), or a function or class (its `__init__`) of the
+    same module whose body samples from that parameter with `jax.random`, also from
+    keys it splits from it first, or in a function it defines and uses (`loss_fn`
+    handed to `jax.grad` in a jitted step), through a chain of such helpers, also
+    called through an attribute its class stores it in (`self.kernel_init = normal_init`,
+    then `self.kernel_init(shape, key)`). A helper that only splits or folds the key does not consume it, nor
     does one that draws from it only when another argument is None (`if deck is None:
     deck = deal(key)`), called with that argument given (an expression, or a name the
     caller binds to one; not `None`, nor a parameter of the caller). Splitting a key

@@ -345,6 +345,7 @@ FOUND6 = frozenset({
     "blackjax-1029",
     "deepmd-kit-5583",
     "exojax-122",
+    "flax-2631",  # found after a key drawn from in a closure of a jitted step counted as drawn (fix51a; tuning)
     "jax-1076",
     "jax-11448",
     "jax-15509",  # found after an element at a traced index was taken as traced (recall36b; tuning)
@@ -489,15 +490,24 @@ FOUND12 = frozenset({
 #: recall-round13-blind-cases, before jaxlint ran on them): 8 of 16; 6 with the default selection
 #: (init2winit-e2e6bf1 is JAX103's, off by default; equinox-e906718 is JAX114's drawn-then-split
 #: kind, off by default). flashbax-6619200 is found only with ``--preview`` (not a floor here).
+#: Six more after fix51a built the round's model gaps as general capabilities (tuning): 14 of
+#: 16, 12 with the default selection; dm-haiku-96ecde6 stays missed (its numbers are read
+#: for their shapes only, so the key's reuse reaches no read).
 FOUND13 = frozenset({
     "brax-5ffd446",
+    "cleanrl-ee80f6bb",  # a linen module made inline: `Critic().init(key, ...)` (fix51a; tuning)
     "equinox-e906718",
     "flax-331bdc2c",
+    "flax-64a7cb54",  # `apply(..., rngs={"dropout": rng})` in a closure of a jitted step (fix51a; tuning)
     "gymnax-0096e0e",
     "init2winit-e2e6bf1",
+    "jumanji-7b4ce1c6",  # `jax.jit(instance)` traces `__call__` (fix51a; tuning)
     "netket-05bf7912",
     "numpyro-ba5125d0",
     "numpyro-e2c3f136",
+    "optax-47404ab6",  # a function a factory returns in a tuple (fix51a; tuning)
+    "ott-338202c6",  # a boolean array made from constants in traced code (fix51a; tuning)
+    "trax-0ebc33aa",  # initializers stored on `self` (fix51a; tuning)
 })
 
 #: every case of every round, and every case recorded as found
@@ -668,7 +678,7 @@ def test_recall_figure_did_not_drop(measured):
     assert len(twelfth) >= 8  # issue 36: the sealed twelfth round stays at 8 of 9 or better
     thirteenth = found(measured, CASES13)
     assert FOUND13 <= thirteenth, sorted(FOUND13 - thirteenth)
-    assert len(thirteenth) >= 8  # issue 36: the sealed thirteenth round stays at 8 of 16 or better
+    assert len(thirteenth) >= 14  # issue 36: the sealed thirteenth round was 8 of 16, 14 after fix51a (tuning)
 
 
 def test_seventh_round_with_the_default_selection(measured_default):
@@ -743,7 +753,7 @@ def test_thirteenth_round_with_the_default_selection(measured_default):
     on = on_by_default(CASES13, FOUND13)
     thirteenth = found(measured_default, CASES13)
     assert on <= thirteenth, sorted(on - thirteenth)
-    assert len(thirteenth) >= len(on) >= 6
+    assert len(thirteenth) >= len(on) >= 12  # 6 sealed, 12 after fix51a (tuning)
 
 
 #: Cases whose problem is an error, each with the call that shows it: run with real jax

@@ -276,3 +276,39 @@ def _only_by(fn: FunctionInfo, direct: "Callable[[Reason], bool]", path: set[int
         return True
     finally:
         path.discard(id(fn))
+
+
+
+def unused_wrapper(model: ModuleModel, call: ast.Call, target: FunctionInfo) -> bool:
+    """``call`` makes a transformed function nobody in the module runs, while the module
+    runs ``target`` itself: ``g = jax.vmap(f)`` at module level, ``g`` read nowhere in the
+    module and not listed in its ``__all__``, and ``f`` called directly (``f(...)``, not
+    through ``g``). A transform traces nothing until its result is called, so the wrapper
+    says nothing of how ``f`` runs; the module's own calls of ``f`` do (traced code that
+    calls it still traces it). A wrapper with no direct call of ``f`` beside it stays a
+    trace: another module may import and call it."""
+    stmt = model.parent(call)
+    if not (isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name) and model.parent(stmt) is model.tree):
+        return False
+    read = model.__dict__.get("_module_reads")
+    if read is None:
+        read = model.__dict__["_module_reads"] = _module_reads(model)
+    if stmt.targets[0].id in read:
+        return False
+    direct = model.__dict__.get("_called_directly")
+    if direct is None:
+        direct = model.__dict__["_called_directly"] = {
+            id(model.callee(c.func, model.function_of(c), follow=False)[0]) for c in model.nodes(ast.Call)}
+    return id(target) in direct
+
+
+def _module_reads(model: ModuleModel) -> set[str]:
+    """The names the module reads anywhere, and those its ``__all__`` lists."""
+    read = {n.id for n in model.nodes(ast.Name) if not isinstance(n.ctx, ast.Store)}
+    for stmt in model.tree.body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else \
+            [stmt.target] if isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) else []
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and stmt.value is not None:
+            read |= {c.value for c in ast.walk(stmt.value) if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+    return read

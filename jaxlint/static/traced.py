@@ -24,7 +24,7 @@ from jaxlint.static.apis import (ABSTRACT_EVAL, ARRAY_LEAVES_ONLY_ABSTRACT, ARRA
 from jaxlint.static.flow import Flow, iteration_targets, sampled, transform_of, unpacked  # noqa: F401
 from jaxlint.static.protocols import keras_traced_calls, runner_call, runner_target
 from jaxlint.static.runs import (DIFF_KINDS, EAGER_KINDS, EAGER_UNDER_DISABLE_JIT, _only_by,  # noqa: F401
-                                 compiled_nowhere, eager_block)
+                                 compiled_nowhere, eager_block, unused_wrapper)
 from jaxlint.static.containers import splat_entries
 from jaxlint.static.data import CALL, ENTRY_KINDS, Reason  # noqa: F401 (named here by the rules)
 from jaxlint.static.scopes import target_names
@@ -508,7 +508,7 @@ class Tracing:
                 if where is not None and where.traced:
                     continue
                 target, bound = self.scopes.unwrap_target(node.args[0], node)
-                if target is not None:
+                if target is not None and not unused_wrapper(self.scopes, node, target):
                     changed |= self._mark(target, Reason(q.rsplit('.', 1)[-1], node.lineno),
                                           self._differentiated_params(node, q, target, bound))
                 continue
@@ -520,7 +520,7 @@ class Tracing:
                     continue  # `with jax.disable_jit():` runs the body as Python, with values
                 for arg in self._hof_callables(node, q):
                     target, bound = self.scopes.unwrap_target(arg, node)
-                    if target is not None:
+                    if target is not None and not unused_wrapper(self.scopes, node, target):
                         changed |= self._mark(target, Reason(q.rsplit('.', 1)[-1], node.lineno),
                                               self.callable_params(target, bound)
                                               - self._passthrough_params(node, q, target, bound)

@@ -97,31 +97,78 @@ def _name_is_array(model: ModuleModel, fn: FunctionInfo | None, name: str, depth
 
 
 def pallas_kernel(model: ModuleModel, fn: FunctionInfo) -> bool:
-    """``fn`` is a Pallas kernel, whose parameters are mutable ``Ref``s (``out_ref[...] +=
-    x`` writes its output block), whatever they are annotated: it is passed to a
-    ``pallas_call`` (``pl.pallas_call(kernel, ...)`` or a library's wrapper of that name),
-    or its own code calls Pallas (``pl.program_id``, ``@pl.when``), which works only in a kernel."""
-    memo: dict[int, bool] = model.__dict__.setdefault("_pallas_kernels", {})
-    known = memo.get(id(fn))
+    """``fn`` is Pallas kernel code, whose parameters may be mutable ``Ref``s (``out_ref[...]
+    += x`` writes its output block), whatever they are annotated: a kernel handed to a
+    ``pallas_call`` (``pl.pallas_call(kernel, ...)``, through ``functools.partial``, as its
+    decorator, or a library's wrapper of that name), a body handed to Pallas's
+    ``run_scoped`` / ``emit_pipeline`` (it receives the scoped refs), a function whose own
+    code calls Pallas that works only in a kernel (``pl.program_id``, ``@pl.when``), a
+    function nested in one of these, or one that kernel code calls (it is handed the refs)."""
+    known = model.__dict__.get("_pallas_kernels")
     if known is None:
-        known = any(isinstance(n, ast.Call) and (model.resolve_call(n) or "").startswith(_PALLAS)
-                    and (model.resolve_call(n) or "").rsplit(".", 1)[-1] in _IN_KERNEL_ONLY for n in fn.body_nodes())
-        if not known and not isinstance(fn.node, ast.Lambda):
-            for call in model.nodes(ast.Call):
-                f = call.func
-                last = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-                if last == "pallas_call" and call.args and isinstance(call.args[0], ast.Name) \
-                        and call.args[0].id == fn.name and model.lookup(fn.name, model.function_of(call))[0] is fn.parent:
-                    known = True
-                    break
-        memo[id(fn)] = known
-    return known
+        known = model.__dict__["_pallas_kernels"] = _kernel_code(model)
+    return id(fn) in known
+
+
+def _kernel_code(model: ModuleModel) -> frozenset[int]:
+    """The functions of the module that run as Pallas kernel code (see ``pallas_kernel``)."""
+    if not any(q is not None and (q + ".").startswith(_PALLAS) for q in model.aliases.values()) \
+            and not any(n.attr == "pallas_call" for n in model.nodes(ast.Attribute)) \
+            and not any(n.id == "pallas_call" for n in model.nodes(ast.Name)):
+        return frozenset()  # no Pallas in the module
+    seeds = []
+    for fn in model.functions:
+        if any(isinstance(n, ast.Call) and _pallas_name(model.resolve_call(n)) in _IN_KERNEL_ONLY
+               for n in fn.body_nodes()):
+            seeds.append(fn)
+        elif not isinstance(fn.node, ast.Lambda) and any(_takes_kernel(model, d) for d in fn.node.decorator_list):
+            seeds.append(fn)  # `@functools.partial(pl.pallas_call, out_shape=...)`
+    for call in model.nodes(ast.Call):
+        if not _takes_kernel(model, call.func):
+            continue
+        for arg in [*call.args[:1], *(k.value for k in call.keywords if k.arg in ("kernel", "body"))]:
+            target, _ = model.unwrap_target(arg, call)
+            if target is not None:
+                seeds.append(target)
+    found: set[int] = set()
+    while seeds:
+        fn = seeds.pop()
+        if id(fn) in found:
+            continue
+        found.add(id(fn))
+        seeds.extend(f for f in model.functions if f.parent is fn)
+        for node in fn.body_nodes():
+            if isinstance(node, ast.Call):
+                callee, _ = model.callee(node.func, fn)
+                if callee is not None:
+                    seeds.append(callee)
+    return frozenset(found)
+
+
+def _pallas_name(q: str | None) -> str:
+    """The short name of a Pallas function (``jax.experimental.pallas.tpu.emit_pipeline``:
+    ``emit_pipeline``), or ""."""
+    return q.rsplit(".", 1)[-1] if q is not None and q.startswith(_PALLAS) else ""
+
+
+def _takes_kernel(model: ModuleModel, func: ast.expr) -> bool:
+    """``func`` (a callee or a decorator) runs the function it is handed as kernel code:
+    ``pallas_call`` (Pallas's, a library's wrapper of that name, or either through
+    ``functools.partial``), Pallas's ``run_scoped`` or ``emit_pipeline``."""
+    if isinstance(func, ast.Call):
+        if model.resolve_call(func) == "functools.partial" and func.args:
+            return _takes_kernel(model, func.args[0])
+        func = func.func  # `@pl.pallas_call(out_shape=...)`
+    last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return last == "pallas_call" or _pallas_name(model.resolve(func)) in _TAKE_REFS
 
 
 _PALLAS = ("jax.experimental.pallas.", "jax._src.pallas.")
 #: Pallas functions that work only inside a kernel
 _IN_KERNEL_ONLY = frozenset({"program_id", "num_programs", "when", "load", "store", "swap", "atomic_add",
                              "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xchg", "atomic_cas"})
+#: Pallas functions that call the function they are handed with refs (scoped buffers, blocks)
+_TAKE_REFS = frozenset({"run_scoped", "emit_pipeline", "emit_pipeline_with_allocations"})
 
 #: Attributes only arrays have (pytree containers have none of them).
 _ARRAY_ONLY_ATTRS = {"shape", "ndim", "dtype", "at", "T", "mT", "astype", "reshape"}

@@ -41,8 +41,10 @@ class DiscardedUpdate(StaticRule):
       call these for what they raise or accept;
     * item assignment `x[i] = v` or `x[i] += v` on a JAX array: a parameter of traced
       code used as an array, a value made by `jax.numpy` / `jax.random`, or a
-      parameter annotated as `jax.Array`; not a Pallas kernel's parameter, a mutable
-      `Ref` (`out_ref[...] += x` writes the kernel's output block).
+      parameter annotated as `jax.Array`; not a parameter of Pallas kernel code, a
+      mutable `Ref` (`out_ref[...] += x` writes the kernel's output block): a kernel
+      given to `pallas_call` (also through `functools.partial` or as its decorator), a
+      `run_scoped` / `emit_pipeline` body, and the functions they call.
 
     Containers (`params["w"] = ...` on a dict pytree) and values whose type is not
     known are left alone, and so are `jax.tree.map` of a named function, of a lambda

@@ -38,3 +38,16 @@ def test_the_helper_outside_a_kernel_gets_an_immutable_array():
     invalid = _load("JAX110", "invalid_helper_outside_kernel")
     with pytest.raises(TypeError, match="immutable"):
         invalid.fill(jnp.arange(8.0))
+
+
+def test_a_comprehension_variable_does_not_leak_into_the_loop_around_it():
+    valid = _load("JAX105", "valid_comprehension_scope")
+    x = jnp.arange(5.0)
+    # pairs (0, 0), (1, 0), (1, 1) of offsets (0, 2, 5): spans start at 0, 0, 2, 0, 2, 2; count ends at 2
+    assert float(valid.span_sums((2, 3), x)) == 3 * float(x[2]) + 3 * float(x[0]) + 2
+
+
+def test_the_loop_variable_over_a_traced_array_is_a_tracer():
+    invalid = _load("JAX105", "invalid_loop_variable")
+    with pytest.raises(jax.errors.TracerIntegerConversionError):
+        invalid.lengths(jnp.arange(3))

@@ -62,7 +62,7 @@ from jaxlint.static.apis import (STATIC_JAX_FUNCS, ARRAY_LEAVES_ONLY_KINDS, ARRA
                                  TRACING_HOFS, is_axis_size)
 from jaxlint.static.callers import UNREADABLE as _UNREADABLE
 from jaxlint.static.callers import argument_for
-from jaxlint.static.scopes import target_names, walk
+from jaxlint.static.scopes import Binding, target_names, walk
 from jaxlint.static.values import (ARRAY_METHODS, CONTAINER_METHODS, TREE_MAPS, Kind, Summaries,
                                    arithmetic_operands, class_facts, static_field, treedef_call)
 from jaxlint.textutil import LazyPattern
@@ -658,8 +658,24 @@ class Flow:
         self._reading.add(id(name))
         try:
             found = False
-            for b in self.model.iter_reaching(name, self.fn):  # the first traced one answers
-                if not (b.kind == "assign" and b.value is not None and self.level(b.value) is None):
+            loops: list[Binding] = []  # the innermost loop around the read that binds it reaches its body
+            for a in self.model.ancestors(name):
+                if a is self.fn.node or isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                    break
+                if isinstance(a, (ast.For, ast.AsyncFor)) and name.id in set(target_names(a.target)) \
+                        and not self.model.inside(name, a.iter):
+                    loops.append(Binding(name.id, a, None, "for"))
+                    break
+            for b in (*loops, *self.model.iter_reaching(name, self.fn)):  # the first traced one answers
+                if isinstance(b.node, ast.comprehension):
+                    comp = self.model.parent(b.node)
+                    if comp is None or not self.model.inside(name, comp):
+                        continue  # a comprehension's variable lives in the comprehension only
+                    return False
+                if isinstance(b.node, (ast.For, ast.AsyncFor)) and b.kind == "for":
+                    if name.id in iteration_targets(b.node.target, b.node.iter, lambda e: self.level(e) is not None):
+                        return False
+                elif not (b.kind == "assign" and b.value is not None and self.level(b.value) is None):
                     return False
                 found = True
             return found

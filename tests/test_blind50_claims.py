@@ -51,3 +51,15 @@ def test_the_loop_variable_over_a_traced_array_is_a_tracer():
     invalid = _load("JAX105", "invalid_loop_variable")
     with pytest.raises(jax.errors.TracerIntegerConversionError):
         invalid.lengths(jnp.arange(3))
+
+
+def test_a_register_static_config_is_a_python_value_under_jit():
+    valid = _load("JAX111", "valid_register_static")
+    out = valid.embed(valid.Config(), valid.Sizes(), jnp.array([1, 2]))
+    assert out.shape == (2, 4) and jax.tree_util.tree_leaves(valid.Config()) == []
+
+
+def test_a_register_dataclass_config_is_traced_under_jit():
+    invalid = _load("JAX111", "invalid_registered_leaves")
+    with pytest.raises((TypeError, jax.errors.ConcretizationTypeError)):
+        invalid.embed(invalid.Config(), jnp.array([1, 2]))

@@ -89,6 +89,7 @@ _PYTREE_DECORATORS = {
     "jax.tree_util.register_dataclass": "register_dataclass",
     "jax.tree_util.register_pytree_node_class": "registered",
     "jax.tree_util.register_pytree_with_keys_class": "registered",
+    "jax.tree_util.register_static": "static",
     "dataclasses.dataclass": "dataclass",
 }
 _PYTREE_BASES = {
@@ -265,12 +266,16 @@ def class_facts(model: "Scopes") -> dict[str, ClassFacts]:
                     facts.leaf_fields |= _strs(k.value)
     for call in model.nodes(ast.Call):
         _registered_node(model, call, out)
+        if model.resolve_call(call) == "jax.tree_util.register_static" and call.args \
+                and isinstance(call.args[0], ast.Name) and call.args[0].id in out \
+                and out[call.args[0].id].pytree in (None, "dataclass"):
+            out[call.args[0].id] = _facts_of(model, model.classes[call.args[0].id], "static")
     model.__dict__["_class_facts"] = out
     return out
 
 
-def _facts_of(model: "Scopes", cls: ast.ClassDef) -> ClassFacts:
-    facts = ClassFacts(cls.name)
+def _facts_of(model: "Scopes", cls: ast.ClassDef, pytree: str | None = None) -> ClassFacts:
+    facts = ClassFacts(cls.name, pytree)
     for dec in cls.decorator_list:
         target = dec.func if isinstance(dec, ast.Call) else dec
         q = model.resolve(target)
@@ -281,6 +286,8 @@ def _facts_of(model: "Scopes", cls: ast.ClassDef) -> ClassFacts:
                     facts.static_fields |= _strs(k.value)
         if q in _PYTREE_DECORATORS:
             facts.pytree = facts.pytree or _PYTREE_DECORATORS[q]
+            if q == "jax.tree_util.register_static" and facts.pytree == "dataclass":
+                facts.pytree = "static"  # `@register_static` with `@dataclass` under or over it
     for base in cls.bases:
         q = model.resolve(base)
         if q in _PYTREE_BASES:
@@ -301,8 +308,10 @@ def _facts_of(model: "Scopes", cls: ast.ClassDef) -> ClassFacts:
             # `dataclasses.field(metadata={"pytree_node": False})` under a library's own
             # decorator (penzai's `pytree_dataclass`): a pytree whose flattening reads it
             facts.pytree = "declared"
-        if declared is True or facts.pytree == "linen":
-            facts.static_fields.add(name)  # linen: module attributes are hyperparameters
+        if declared is True or facts.pytree in ("linen", "static"):
+            # linen: module attributes are hyperparameters; `register_static`: a pytree with
+            # no leaves, the whole object is its treedef's aux data
+            facts.static_fields.add(name)
         elif facts.pytree == "nnx":
             continue  # nnx declares by value, in __init__
         elif facts.pytree == "registered":

@@ -94,7 +94,8 @@ class TracedControlFlow(StaticRule):
     `--preview`; a method of a class of the module is read (`state.count()` returning
     `len(self.items)` is a Python int), and so are the fields a pytree class declares static
     (`struct.field(pytree_node=False)`, `dataclasses.field(metadata=dict(static=True))` or
-    `metadata={"pytree_node": False}`, `eqx.field(static=True)`). A function or class
+    `metadata={"pytree_node": False}`, `eqx.field(static=True)`; every field of a class
+    registered with `jax.tree_util.register_static`). A function or class
     imported from another module of the checked tree (`from .utils import helper`) is read
     too: `helper(x)` returning `x.shape[0]` is a Python int, one returning `jnp.sum(x)` a
     tracer.

@@ -307,8 +307,12 @@ def _module_reads(model: ModuleModel) -> set[str]:
     """The names the module reads anywhere, and those its ``__all__`` lists."""
     read = {n.id for n in model.nodes(ast.Name) if not isinstance(n.ctx, ast.Store)}
     for stmt in model.tree.body:
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else \
-            [stmt.target] if isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) else []
-        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and stmt.value is not None:
-            read |= {c.value for c in ast.walk(stmt.value) if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+        if isinstance(stmt, ast.Assign):
+            targets, value = stmt.targets, stmt.value
+        elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) and stmt.value is not None:
+            targets, value = [stmt.target], stmt.value
+        else:
+            continue
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            read |= {c.value for c in ast.walk(value) if isinstance(c, ast.Constant) and isinstance(c.value, str)}
     return read

@@ -43,6 +43,7 @@ class Selection(Protocol):
     @property
     def preview(self) -> bool: ...
 
+
 _PREFIX = re.compile(r"^JAX[0-9]{0,3}$")
 
 

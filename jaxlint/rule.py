@@ -56,7 +56,6 @@ from jaxlint.config.errors import shown
 from jaxlint.records import dataclass
 
 
-
 @runtime_checkable
 class Context(Protocol):
     """What every tier hands its rules (``StaticContext``, ``FunctionAnalysis``,
@@ -67,6 +66,7 @@ class Context(Protocol):
     says which."""
 
     def report(self, *args: Any, **kwargs: Any) -> Any: ...
+
 
 DOC_SECTIONS = (
     "What it does",

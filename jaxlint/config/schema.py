@@ -26,6 +26,7 @@ SCHEMA_PATH = Path(__file__).parent.parent / "schema" / "config.schema.json"
 KEY_DOCS = {k.name: k.doc for k in TOP_LEVEL.values()}
 DYNAMIC_DOCS = {k.name: k.doc for k in DYNAMIC.values()}
 
+
 def _typed(prop: dict, t: Any) -> dict:
     """Set ``prop["type"]`` from a Python type or tuple of types (left out if one is unknown)."""
     names = json_type(t)

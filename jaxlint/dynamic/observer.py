@@ -44,6 +44,7 @@ from jaxlint.dynamic.analysis import (Analysers, CallFacts, FunctionAnalysis, Si
 if TYPE_CHECKING:
     from jaxlint.dynamic.signatures import Call, Signature
 
+
 class FunctionState:
     """What the program did with one jitted function, and what its analysis found."""
 

@@ -208,8 +208,6 @@ def flush() -> None:
             sys.stderr.write(f"jaxlint record: cannot write what this process recorded: {e}\n")
 
 
-
-
 def _write(path: str, data: bytes) -> None:
     tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
     with open(tmp, "wb") as f:

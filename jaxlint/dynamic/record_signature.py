@@ -100,8 +100,6 @@ def describe(fun, kwargs: dict, kind: str, jit_line: int | None = None,
     return f"{module}:{name}{suffix}", meta
 
 
-
-
 def _definitions(path: str) -> dict[str, int]:
     """Where each function of the file (by qualname) is defined last: a name defined
     more than once in a module holds its last definition after import."""
@@ -205,8 +203,6 @@ def note_call(key: str, meta: dict, args: tuple, kwargs: dict) -> tuple[str, Sig
         else:
             cur["calls"] += 1
     return canon, sig, inlined
-
-
 
 
 def _save_abstract(sig: Signature, args: tuple, kwargs: dict, module: str) -> None:

@@ -310,7 +310,6 @@ def _wrap(jitted, fun, kwargs: dict, kind: str, jit_line: int | None = None, jit
     return Recorded(jitted, fun, key, meta, made)
 
 
-
 #: how jax's transforms describe the function they return (its docstring's start)
 _TRANSFORM_DOCS = (("Value and gradient of", "value_and_grad"), ("Gradient of", "grad"),
                    ("Vectorized version of", "vmap"), ("Jacobian of", "jacobian"))
@@ -344,8 +343,6 @@ def _bound_to(fun) -> Any:
     while isinstance(fun, functools.partial):
         fun = fun.func
     return fun.__self__ if inspect.ismethod(fun) else None
-
-
 
 
 def _instance(key: str, owner: Any) -> dict:

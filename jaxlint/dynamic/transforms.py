@@ -259,7 +259,6 @@ class MappedJit:
             out.jaxlint_arg_names = names
         return out
 
-
     def _as_shard_map(self, body: Callable, axes, donate: tuple, inputs: list, kwargs: dict, error: Exception):
         """The jit of a shard_map of ``body`` over a 1-D mesh of as many devices as the
         mapped axis is long (each device its slice, the axis squeezed as pmap does).

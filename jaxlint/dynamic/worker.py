@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any, Callable
 if TYPE_CHECKING:
     from jaxlint.dynamic.analysis import Analysers
 
+
 class _Out:
     def __init__(self, fd: int) -> None:
         self.f = os.fdopen(fd, "w", encoding="utf-8", buffering=1)

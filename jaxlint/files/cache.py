@@ -27,6 +27,7 @@ T = TypeVar("T")
 #: an entry larger than this is damage, not a result (a 20k-line file's findings are ~5 MB)
 MAX_ENTRY_BYTES = 64 << 20
 
+
 def _new_file_mode() -> int:
     """What ``open()`` would give a new file under the process umask. ``mkstemp`` makes
     0600 files, which a cache shared between CI runners or users could not read."""

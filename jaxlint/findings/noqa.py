@@ -62,7 +62,6 @@ class Suppressions:
             return c
         return None
 
-
     def names_codes_at(self, line: int) -> bool:
         """Whether a noqa comment that applies at ``line`` names codes (one that names
         none hides everything already)."""

@@ -51,6 +51,8 @@ _ABSENT = object()
 
 @overload
 def dataclass(cls: _T, /) -> _T: ...
+
+
 @overload
 def dataclass(*, eq: bool = True, order: bool = False, frozen: bool = False,
               unsafe_hash: bool = False) -> Callable[[_T], _T]: ...

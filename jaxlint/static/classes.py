@@ -207,7 +207,6 @@ def setup_only(model: Scopes, cls: ast.ClassDef, info: FunctionInfo, depth: int 
     return bool(callers) and all(c is not info and setup_only(model, cls, c, depth + 1) for c in callers)
 
 
-
 def assigned_attr(n: ast.AST, attr: str) -> ast.Name | None:
     targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else []
     for t in targets:

@@ -374,7 +374,6 @@ def _not_followed(ask: Ask, expr: ast.AST, d: int) -> Result:
     return UNKNOWN
 
 
-
 #: Builtins whose iteration runs as many times as over their one argument.
 _SAME_COUNT = frozenset({"builtins.enumerate", "builtins.reversed", "builtins.list", "builtins.tuple",
                          "builtins.sorted"})

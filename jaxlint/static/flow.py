@@ -212,8 +212,6 @@ def staged_call(model: "Scopes", func: ast.expr, fn: "FunctionInfo | None") -> b
     return False
 
 
-
-
 def _on_fields(facts, expr: ast.AST | None, depth: int) -> set[str] | None:
     """The kinds of ``self`` fields ("leaf", "static") that ``expr``, returned by a method,
     computes its value from by arithmetic and indexing alone; None for anything else."""

@@ -113,8 +113,6 @@ def bound_in(comp: ast.AST, name: str) -> bool:
     return any(name in set(target_names(g.target)) for g in comp.generators)  # type: ignore[attr-defined]
 
 
-
-
 def complementary_slices(model: ModuleModel, first: ast.Call, call: ast.Call) -> bool:
     """Two identical draws, each read only through one of two complementary slices
     (``permutation(key, n)[:m]`` and ``permutation(key, n)[m:]``): one permutation split
@@ -133,6 +131,7 @@ def complementary_slices(model: ModuleModel, first: ast.Call, call: ast.Call) ->
                 and ast.dump(lo.upper) == ast.dump(hi.lower):
             return True
     return False
+
 
 def builds_alternatives(model: ModuleModel, call: ast.Call, comp: ast.AST) -> bool:
     """A comprehension that builds one model per alternative (``{name: Model(make=fn,
@@ -162,6 +161,7 @@ def builds_alternatives(model: ModuleModel, call: ast.Call, comp: ast.AST) -> bo
             return True
     return False
 
+
 def _function_table(model: ModuleModel, name: str, fn: FunctionInfo | None) -> bool:
     """``name`` is bound once, in this function, to a dict or list literal of functions."""
     owner, bindings = model.lookup(name, fn)
@@ -170,6 +170,7 @@ def _function_table(model: ModuleModel, name: str, fn: FunctionInfo | None) -> b
     value = bindings[0].value
     items = value.values if isinstance(value, ast.Dict) else value.elts
     return len(items) > 1 and all(v is not None and _a_function(model, v, fn) for v in items)
+
 
 def _a_function(model: ModuleModel, v: ast.expr, fn: FunctionInfo | None) -> bool:
     """A lambda, or a name bound to a function or class (defined or imported)."""

@@ -248,7 +248,6 @@ def compiled_nowhere(scopes: "ModuleModel", fn: FunctionInfo) -> bool:
     return found
 
 
-
 def _only_by(fn: FunctionInfo, direct: "Callable[[Reason], bool]", path: set[int], settled: set[int]) -> bool:
     """Every reason ``fn`` is traced is ``direct``, or a call from a function of which that
     holds too (a caller met again on the way up counts as one that does).
@@ -276,7 +275,6 @@ def _only_by(fn: FunctionInfo, direct: "Callable[[Reason], bool]", path: set[int
         return True
     finally:
         path.discard(id(fn))
-
 
 
 def unused_wrapper(model: ModuleModel, call: ast.Call, target: FunctionInfo) -> bool:

@@ -151,7 +151,6 @@ class Taint(Flow):
                 break
         return best
 
-
     def _busy(self, other: FunctionInfo) -> bool:
         """``other``'s view is being made (this one is asked on the way): recursion."""
         return id(other) in self.model.__dict__.setdefault("_taint_busy", set())

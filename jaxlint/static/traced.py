@@ -37,7 +37,6 @@ if TYPE_CHECKING:  # pragma: no cover
 _CHECKPOINTS = ("jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "flax.nnx.remat")
 
 
-
 def _after_splat(args: list[ast.expr], call: ast.Call, target: FunctionInfo, implicit: int) -> int | None:
     """Where the arguments after a call's one splat start among ``target``'s positional
     parameters (``f(*head, a, b)``: ``a`` and ``b`` fill its last two), when that is sure:
@@ -404,7 +403,6 @@ class Tracing:
         if target.class_name and target.params and target.params[0].name in ("self", "cls"):
             params.discard(target.params[0].name)
         return params
-
 
     def _passthrough_params(self, call: ast.Call, q: str, target: FunctionInfo, bound: int) -> set[str]:
         """Parameters a transform passes through as given (vmap ``in_axes`` None,

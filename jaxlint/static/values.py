@@ -1096,6 +1096,7 @@ def truth_is_structure(model: "Scopes", operand: ast.AST, fn: "FunctionInfo | No
     return isinstance(parent, ast.BoolOp) and isinstance(parent.op, ast.Or) and operand is not parent.values[-1] \
         and python_container(model, parent.values[-1], fn)
 
+
 def container_field(model: "Scopes", expr: ast.Attribute, fn: "FunctionInfo | None" = None) -> bool:
     """``state.ids`` where ``state`` is a parameter annotated with a class of the module
     (a flax struct, a chex or registered dataclass, a NamedTuple, an equinox module) that

@@ -466,8 +466,6 @@ def _where_fix(ctx, fn, node):
                        add=jnp[1], **plan)
 
 
-
-
 def _same_shaped(model, fn, node) -> bool:
     """Whether the values ``jnp.where`` would choose between are shown to be arrays of
     one shape (Python numbers broadcast): names read by the condition's comparisons are

@@ -335,7 +335,6 @@ class DiscardedUpdate(StaticRule):
             else Confidence.CERTAIN,
         )
 
-
     def codemod(self, fx) -> None:
         import libcst as cst
 

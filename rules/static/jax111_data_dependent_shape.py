@@ -27,6 +27,8 @@ SIZED = {
     "nonzero", "argwhere", "flatnonzero", "unique", "unique_values", "unique_counts",
     "unique_inverse", "unique_all", "extract", "compress", "setdiff1d", "union1d", "intersect1d",
 }
+
+
 class DataDependentShape(StaticRule):
     """
     ## What it does

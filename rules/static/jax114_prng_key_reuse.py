@@ -54,6 +54,8 @@ FIXTURE = "test-or-demo"
 _SPLIT = "jax.random.split"
 _KIND_SAYS = {SAME: "the same numbers", DRAWN_THEN_SPLIT: "drawn from, then split", SPLIT_THEN_DRAWN:
               "split, then drawn from", DIFFERENT: "two different draws", MODULE_KEY: "a module-level key"}
+
+
 def _kind(first_name: str, fn_name: str, repeated: bool = False) -> str:
     """The kind of a reuse from the names of its two consumers (``repeated``: one call
     consuming the key again on every iteration, element or leaf)."""

@@ -53,6 +53,8 @@ BLIND = {
                 "49 libraries sealed before anything ran on them, judged blind once at c45fb52 (issue 36)"),
     "blind50": ("precision_judgements_blind50.json",
                 "60 libraries sealed before anything ran on them, judged blind once at cbafee0 (issue 36)"),
+    "blind51": ("precision_judgements_blind51.json",
+                "28 GitHub repositories sealed before anything ran on them, judged blind once at 6333270 (issue 36)"),
     "dynamic": ("dynamic_judgements.json",
                 "55 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
                 "(6 programs, issue 20), 4419f18 (7 programs, issue 37), ab7bc28 (6 programs, issue 37), "

@@ -735,8 +735,8 @@ def test_ninth_round_with_the_default_selection(measured_default):
     ninth = found(measured_default, CASES9)
     assert on <= ninth, sorted(on - ninth)
     # 12 sealed, 13 after tuning (jax-9463), 12 once JAX114's drawn-then-split kind left the
-    # default (gpjax-99, OFF_BY_KIND)
-    assert len(ninth) >= 12
+    # default (gpjax-99, OFF_BY_KIND), 11 once JAX113 moved to nursery (vmcnet-18; a3cbe7f)
+    assert len(ninth) >= 11
 
 
 def test_tenth_round_with_the_default_selection(measured_default):

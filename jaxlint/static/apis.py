@@ -30,6 +30,12 @@ FILTERED_KINDS = {"filter_jit", "filter_pmap", "nnx.jit", "linen.jit"}
 #: ``jax.jit`` does, Python numbers included (flax 0.12.8: ``nnx.jit(f)(3)`` gives ``f`` a
 #: tracer). ``linen.jit`` lifts a module method: its arguments are the method's.
 ARRAY_LEAVES_ONLY_KINDS = frozenset({"filter_jit", "filter_pmap"})
+#: Entry kinds whose donated graph objects are written back after each call: ``nnx.jit``
+#: donates the state it splits from a module or optimizer and stores the new state in the
+#: same Python object when the call returns, so the object is read and passed again safely
+#: (flax 0.12.8: three steps of ``nnx.jit(donate_argnames=("optimizer",))`` in a loop, the
+#: optimizer's step then 3; blind51's JAX113 false findings).
+WRITES_BACK_KINDS = frozenset({"nnx.jit"})
 
 #: Functions that trace the callables they are given: (qualified name, indexes of the
 #: callable arguments, or ``None`` for "every positional argument that is callable").

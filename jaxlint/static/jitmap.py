@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from jaxlint.records import dataclass
 from jaxlint.static.apis import (ARRAY_LEAVES_ONLY_KINDS, CHECKPOINTS, DIFF_TRANSFORMS, FILTERED_KINDS, JIT_LIKE, TRACING_HOFS,
-                                 literal_ints, literal_strs)
+                                 WRITES_BACK_KINDS, literal_ints, literal_strs)
 from jaxlint.static.runs import eager_block
 from jaxlint.static.traced import Reason
 from jaxlint.static.values import class_facts
@@ -43,6 +43,12 @@ class EntryPoint:
     partial_bound: int = 0
     is_method: bool = False
     specs_literal: bool = True  # False when static/donate specs are not literals
+
+    @property
+    def writes_back(self) -> bool:
+        """Whether the transform stores a donated graph object's new state back into it after
+        each call (``nnx.jit``: ``apis.WRITES_BACK_KINDS``), so reading it again is no misuse."""
+        return self.kind in WRITES_BACK_KINDS
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -199,7 +199,7 @@ class DonationMisuse(StaticRule):
         model = ctx.model
         calls: list[ast.Call] | None = None
         for entry in model.entries:
-            if not (entry.donate_argnums or entry.donate_argnames) or not entry.specs_literal:
+            if not (entry.donate_argnums or entry.donate_argnames) or not entry.specs_literal or entry.writes_back:
                 continue
             calls = named_calls(model) if calls is None else calls
             _, fn = model.entry_site(entry)

@@ -55,6 +55,7 @@ What the model knows of values (by shape of expression):
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from typing import TYPE_CHECKING
 
@@ -664,7 +665,9 @@ class Flow:
                         and not self.model.inside(name, a.iter):
                     loops.append(Binding(name.id, a, None, "for"))
                     break
-            for b in (*loops, *self.model.iter_reaching(name, self.fn)):  # the first traced one answers
+            # lazily: the first traced one answers (the reaching bindings of a name rebound in
+            # each of n loops are n; listing them all for every read was quadratic)
+            for b in itertools.chain(loops, self.model.iter_reaching(name, self.fn)):
                 if isinstance(b.node, ast.comprehension):
                     comp = self.model.parent(b.node)
                     if comp is None or not self.model.inside(name, comp):

@@ -405,6 +405,23 @@ def frames(si) -> list[Frame]:
     return [f for f in out if not is_library_file(f.file)]
 
 
+def output_sources(jaxpr) -> list:
+    """Per output of ``jaxpr`` (a ``Jaxpr``), the source info of the equation that made
+    it; None for an output that is an input or a literal (one pass, from the end)."""
+    wanted: dict[int, list[int]] = {}
+    for i, v in enumerate(jaxpr.outvars):
+        if not isinstance(v, Literal):
+            wanted.setdefault(id(v), []).append(i)  # one variable may be returned at several places
+    out: list = [None] * len(jaxpr.outvars)
+    for eqn in reversed(jaxpr.eqns):
+        if not wanted:
+            break
+        for v in eqn.outvars:
+            for i in wanted.pop(id(v), ()):
+                out[i] = eqn.source_info
+    return out
+
+
 def made_in_library(si) -> bool:
     """True when the innermost frame outside jax that made an equation is a library's
     (site-packages, the standard library): code the program calls, not code it wrote."""

@@ -30,6 +30,7 @@ import sys
 import threading
 import time
 import warnings
+import weakref
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
@@ -83,6 +84,10 @@ class FunctionState:
         #: (analysis, rules) of the rules that read what the caller does with the
         #: arguments (``reads_callers``), waiting for it to be seen (:meth:`Observer.callers`)
         self.waiting: list[tuple[FunctionAnalysis, list]] = []
+        #: what the latest first call of a signature returned (:func:`_returned`): (its
+        #: signature's seq, {id of an output array: (a weak reference to it, its flat index)},
+        #: per flat output the project line that made it or None); None before
+        self.returned: tuple | None = None
 
     def analysis(self, observer: "Observer", site: tuple[str, int, int] | None, fun: Any = None) -> FunctionAnalysis:
         """``fun``: the jitted function of the call analysed (``a.step`` or ``b.step`` of
@@ -121,6 +126,8 @@ class FunctionState:
                     rec["unread"] = s["unread"]
             if s.get("again_at"):
                 rec["again_at"] = _call(s["again_at"])
+            if s.get("fed"):  # leaves of its first call that the previous first call returned
+                rec["fed"] = s["fed"]
             out.append(rec)
         return out
 
@@ -316,6 +323,7 @@ class Observer:
                 result = rec._jitted(*args, **kwargs)
         if first_of_sig:
             _reemit(caught)
+            self._keep_returned(fs, cur, traced, result)
             # the call ran: a buffer donated and passed again that XLA could not alias to an
             # output was kept, and nothing was refused (a refused call raised, above)
             donated = _deleted_by_the_call(donated)
@@ -325,11 +333,13 @@ class Observer:
             self._again(fs, cur, rec, compiles)
         return result
 
-    def called(self, rec: Any, args: tuple, kwargs: dict, canon: str, sig: Signature, compiles: list) -> None:
+    def called(self, rec: Any, args: tuple, kwargs: dict, canon: str, sig: Signature, compiles: list,
+               out: Any = None, has_out: bool = False) -> None:
         """A call of ``rec`` the recorder learnt was not the signature it expected only
-        after it ran (``compiles``: what it compiled, read after it): counted, and analysed
-        as :meth:`call` does when its signature is new, from the same arguments; what the
-        call warned is not seen (it was not caught). Never raises."""
+        after it ran (``compiles``: what it compiled, read after it; ``out``: what it
+        returned, where ``has_out``): counted, and analysed as :meth:`call` does when its
+        signature is new, from the same arguments; what the call warned is not seen (it
+        was not caught). Never raises."""
         try:
             fs, cur, first_of_sig, _ = self._count(rec, canon, sig)
             if not first_of_sig:
@@ -338,6 +348,8 @@ class Observer:
                 return
             site = call_site(self.recorder.in_project)
             traced, error, donated, shardings = self._first(fs, cur, rec, args, kwargs, sig, site)
+            if has_out:
+                self._keep_returned(fs, cur, traced, out)
             donated = _deleted_by_the_call(donated)  # read after the call ran, as in `call`
             self._after(fs, cur, traced, error, compiles, [], site, donated, rec._fun, shardings)
             self.dirty = True
@@ -392,6 +404,13 @@ class Observer:
         cur["first_call"] = site
         if fs.first_call is None:
             fs.first_call = site
+        if fs.returned is not None:  # leaves the previous new signature's call returned, passed back
+            try:
+                fed = _fed_back(fs.returned, args, kwargs)
+                if fed:
+                    cur["fed"] = fed
+            except Exception as e:
+                self.recorder.error("comparing the arguments with the previous call's outputs", e)
         if placement.active() is not None and "compile" in self.levels:  # `record --target`
             try:
                 fs.target_args, fs.rec = placement.abstract((args, kwargs)), rec
@@ -406,6 +425,18 @@ class Observer:
             _note_unread(fs, cur, traced, len(args))
         fs.seconds += time.perf_counter() - t0
         return traced, error, donated, shardings
+
+    def _keep_returned(self, fs: FunctionState, cur: dict, traced: Any, result: Any) -> None:
+        """Keep (weakly) the arrays the first call of a signature returned, and the project
+        line that made each in its traced program: the next new signature's call may be
+        passed them back (a state the function returns changed, :func:`_fed_back`)."""
+        if fs.meta.get("kind") not in ("jit", "pjit") or (cur.get("sig") or {}).get("under"):
+            return
+        try:
+            fs.returned = _returned(cur["seq"], traced, result, self.recorder.in_project)
+        except Exception as e:
+            fs.returned = None
+            self.recorder.error("keeping what the call returned", e)
 
     def _again(self, fs: FunctionState, cur: dict, rec: Any, compiles: list) -> None:
         """The same signature compiled again: note whether the jitted function object was
@@ -692,6 +723,58 @@ def _note_unread(fs: FunctionState, cur: dict, traced: Any, nargs: int) -> None:
         cur["unread"], cur["program"] = unread, program
 
 
+#: most outputs of a call kept, and most leaves noted as passed back
+_RETURNED_KEPT = 4096
+_FED_KEPT = 64
+
+
+def _returned(seq: int, traced: Any, result: Any, in_project: Callable[[str], bool]) -> tuple | None:
+    """(``seq``, {id of an array ``result`` holds: (a weak reference to it, its flat index)},
+    per flat output of ``traced``'s program the project line that made it, or None where
+    none did or the program's outputs are not ``result``'s leaves)."""
+    array = adapter.concrete_array_type()
+    leaves = adapter.flatten(result)[0]
+    if not leaves or len(leaves) > _RETURNED_KEPT:
+        return None
+    kept = {id(x): (weakref.ref(x), i) for i, x in enumerate(leaves) if type(x) is array}
+    if not kept:
+        return None
+    lines: list = []
+    jaxpr = getattr(getattr(traced, "jaxpr", None), "jaxpr", None)
+    if jaxpr is not None and len(jaxpr.outvars) == len(leaves):
+        lines = [_made_line(si, in_project) if si is not None else None for si in adapter.output_sources(jaxpr)]
+    return seq, kept, lines
+
+
+def _made_line(si: Any, in_project: Callable[[str], bool]) -> tuple[str, int, int] | None:
+    """The innermost frame of the project that made an equation (file, line, column)."""
+    for f in adapter.frames(si):
+        if in_project(f.file):
+            return f.file, int(f.line), int(f.column)
+    return None
+
+
+def _fed_back(returned: tuple, args: tuple, kwargs: dict) -> list:
+    """[position or keyword, the leaf's path (``['mean']``), {"seq", "out" and "made": the line
+    that made it}] for each array of the call that is one the previous new signature's call
+    returned (``returned``: :func:`_returned`'s)."""
+    import jax
+
+    seq, kept, lines = returned
+    fed = []
+    for where, tree in [*enumerate(args), *kwargs.items()]:
+        for path, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]:
+            hit = kept.get(id(leaf))
+            if hit is None or hit[0]() is not leaf:
+                continue
+            made = lines[hit[1]] if hit[1] < len(lines) else None
+            fed.append([where, jax.tree_util.keystr(path), {"seq": seq, "out": hit[1],
+                                                            **({"made": _call(made)} if made else {})}])
+            if len(fed) >= _FED_KEPT:
+                return fed
+    return fed
+
+
 def _deleted_by_the_call(donated: tuple) -> tuple:
     """The pairs of :func:`_donated_twice` whose buffer the call that ran deleted: a
     donation no output could take leaves the array alive (jax 0.10.2: ``is_deleted()``
@@ -808,6 +891,9 @@ def _rel_call(rec: Signature, root: Path) -> Signature:
         rec = {**rec, "first_call": {**first, "file": relative_path(first["file"], root)}}
     if isinstance(again, dict):
         rec = {**rec, "again_at": {**again, "file": relative_path(again["file"], root)}}
+    if rec.get("fed"):
+        rec = {**rec, "fed": [[where, path, {**node, "made": {**node["made"], "file": relative_path(node["made"]["file"], root)}}
+                              if isinstance(node.get("made"), dict) else node] for where, path, node in rec["fed"]]}
     return rec
 
 

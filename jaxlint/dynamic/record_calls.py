@@ -146,7 +146,8 @@ class Recorded:
             if obs is not None and not noted[2]:
                 from jaxlint.dynamic import adapter
 
-                obs.called(self, args, kwargs, noted[0], noted[1], adapter.compiles_since(compiled))
+                obs.called(self, args, kwargs, noted[0], noted[1], adapter.compiles_since(compiled),
+                           None if out is _NO_OUTPUT else out, out is not _NO_OUTPUT)
             if out is not _NO_OUTPUT and not noted[2]:
                 RECORDER.watch.after(self, args, kwargs, out)
             self._remember(_fast_key(args, kwargs, self._by_value), args, kwargs, noted, obs)

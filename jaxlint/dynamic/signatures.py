@@ -76,6 +76,10 @@ class Signature(TypedDict, total=False):
     #: them; only where some are unread
     unread: list[list]
     program: str
+    #: the leaves of its first call's arguments that the previous new signature's first call
+    #: returned (``[position or keyword, path, {"seq": that signature's, "out": the output's
+    #: flat index, "made": the project line that made it}]``): a state passed back
+    fed: list[list]
 
 
 #: numpy dtype name -> the directive spelling (the inverse of the directive parser's table)
@@ -101,7 +105,7 @@ _KEY = re.compile(r"key<(\w+)>\[([0-9,]*)\]")
 #: keys whose values are never array specs
 _VERBATIM = frozenset({"value", "repr", "opaque", "treedef", "namedtuple", "static", "pickle", "unsaved", "calls",
                        "compiles", "first_call", "inlined", "bound", "again_at", "wrappers", "jit_ids", "jit_objects", "fresh_seconds", "seq",
-                       "sharding", "mesh", "under", "unread", "program", "objects", "class"})
+                       "sharding", "mesh", "under", "unread", "program", "objects", "class", "fed"})
 
 
 def decode(node: Any) -> Any:

@@ -60,6 +60,17 @@ class Recompilation(TraceRule):
     * a change of sharding (arrays placed by default in the first call and sharded by
       the step's own output afterwards, or moved to another mesh or spec), named with
       the mesh and partition spec before and after;
+    * a function that changes the shape or dtype of its own state: the recording notes,
+      at each new signature's first call, which leaves of its arguments the previous new
+      signature's first call returned (the same arrays), and the line of the function
+      that made each returned array (the jaxpr equation that made the output); when such
+      a leaf has another shape or dtype than the one that call was given (a running mean
+      updated with `jnp.mean(x, axis=0, keepdims=True)` in a flax `batch_stats`, a
+      bfloat16 carry multiplied by float32 weights), the next call compiles again for
+      what the step itself returned: said at that line, with the call that passed it back
+      related. Only `jax.jit` calls, and only the call that follows a new signature's first
+      call (the outputs of later calls are not kept: the fast path stays as it was); a
+      weak type that changes is said where the weak value was made (below);
     * a new shape on most calls, or more than `max-signatures` distinct signatures;
     * a second compile for leaves the function never reads: a structure passed whole
       whose unread leaves change (a dm_env `TimeStep` whose `reward` is `None` at a
@@ -519,6 +530,10 @@ class Recompilation(TraceRule):
             reason = _churn(diff, base, other) or _unread_only(diff, base, other, names)
             if reason and worst is None:
                 worst, why = other, reason
+        state = _state_changed(groups, names, traced)
+        if state is not None:  # the function returns its state in another shape or dtype than it takes
+            self._state(ctx, groups, calls, changes, state)
+            return
         if worst is None:
             if _toggled(changes):
                 return  # a static flag or mode switched among a few values: deliberate
@@ -610,6 +625,35 @@ class Recompilation(TraceRule):
         ctx.report(site, msg, related=related, key="several signatures",
                   data={"signatures": len(groups), "calls": calls[:64], "changes": [str(c) for c in changes[:10]],
                         "reason": why})
+
+    def _state(self, ctx, groups: list, calls: list, changes: list, state: tuple) -> None:
+        """Report a function that changes the shape (or dtype) of its own state: a leaf one
+        call returned is passed to the next with another shape than that call was given,
+        so the next call compiles again; at the line of the function that made it."""
+        from jaxlint.dynamic.analysis import Site
+
+        producer, consumer, change, node = state
+        label = str(change).split(" changes ")[0]
+        what = "shape" if change.kind == "shape" else "dtype"
+        msg = (f"`{ctx.qualname}` was traced and compiled for {len(groups)} different signatures "
+               f"(calls: {_counts(calls)}): " + "; ".join([str(change)] + [str(c) for c in changes if c != change][:3])
+               + f" (the function changes the {what} of its own state: what a call returns as {label} is passed to "
+                 f"the next call with another {what} than it was given, so that call compiles again)")
+        site, related = _where(ctx, consumer, producer)
+        made = node.get("made")
+        if isinstance(made, dict) and made.get("file") and made.get("line"):
+            cause = Site(made["file"], int(made["line"]), int(made.get("column") or 1))
+            msg += (f"; {label} is made at line {cause.line}"
+                    + ("" if _same_path(cause.path, site.path) else f" of {Path(str(cause.path)).name}")
+                    + f": return it with the {what} it was given"
+                    + (f" (or start it with that {what})" if what == "shape" else ""))
+            related = [site.related("the call that passes it back and compiles again")] + related
+            site = cause
+        else:
+            msg += f": return {label} with the {what} it was given, or start it with that {what}"
+        ctx.report(site, msg, related=related, key="several signatures",
+                  data={"signatures": len(groups), "calls": calls[:64], "changes": [str(c) for c in changes[:10]],
+                        "reason": f"the function changes the {what} of its own state", "state": label})
 
     @staticmethod
     def _padded(ctx, groups: list, changes: list, names: list[str]):
@@ -1002,6 +1046,43 @@ def _indices(rest: str) -> tuple[int, ...]:
     """``(1, 0)`` for a label's tail ``[1][0]`` (elements of tuples), else ()."""
     parts = re.findall(r"\[(-?\d+)\]", rest)
     return tuple(int(p) for p in parts) if parts and "".join(f"[{p}]" for p in parts) == rest else ()
+
+
+def _state_changed(groups: list, names: list[str], traced: bool) -> tuple | None:
+    """(the signature whose call returned a leaf, the signature of the call it was passed
+    back to, how that leaf's shape or dtype changed, the recording's node of it) when a
+    new signature's first call was given, as a leaf of its arguments, an array the
+    previous new signature's call returned (the recording's ``fed``), with another shape
+    or dtype than that call was given there: a state the function itself changes. None
+    otherwise (a weak type is left to where the weak value was made)."""
+    from jaxlint.dynamic.signatures import diff_signatures
+
+    by_seq = {int(g.get("seq") or 0): g for g in groups if g.get("seq")}
+    for consumer in sorted(groups, key=lambda g: int(g.get("seq") or 0)):
+        for entry in consumer.get("fed") or ():
+            if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[2], dict)):
+                continue
+            where, path, node = entry
+            producer = by_seq.get(int(node.get("seq") or 0))
+            if producer is None or producer is consumer:
+                continue
+            if isinstance(where, int):
+                if not 0 <= where < len(names):
+                    continue
+                label = f"`{names[where]}{path}`"
+            else:
+                label = f"`{where}{path}`"
+            for c in diff_signatures(producer, consumer, names, traced):
+                if getattr(c, "kind", "") in ("shape", "dtype") and str(c).split(" changes ")[0] == label:
+                    return producer, consumer, c, node
+    return None
+
+
+def _same_path(a, b) -> bool:
+    try:
+        return Path(str(a)).resolve() == Path(str(b)).resolve()
+    except OSError:
+        return str(a) == str(b)
 
 
 def _undtyped_array(site) -> str:

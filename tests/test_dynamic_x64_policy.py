@@ -188,3 +188,26 @@ def test_a_library_float32_scalar_or_mask_meeting_the_programs_float64_is_not_re
     found = _findings(_record_and_check(tmp_path, "prog.py"))
     assert [(f, n) for f, n, _ in found] == [("prog.py", _line(SIMULATION, "its own float32 array made wide"))], found
     assert found[0][2].startswith("`convert_element_type` widens float32[64] to float64[64]"), found
+
+
+def test_a_library_that_turns_x64_on_when_imported_makes_float64_the_programs_policy(tmp_path):
+    """The twelfth blind judgement's netket VMC: `import netket` turns `jax_enable_x64` on (its
+    documented default), and JAX204 gave one finding per line of the program that makes a
+    float64 value. A library's switch, found among the modules the program imported, is the
+    program's policy: only its own float32 array made wide is told, naming the library."""
+    pytest.importorskip("jax")
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX204"]\n')
+    (tmp_path / "lib" / "site-packages" / "manybody").mkdir(parents=True)
+    (tmp_path / "lib" / "site-packages" / "manybody" / "__init__.py").write_text(
+        "from manybody import _config\n")
+    (tmp_path / "lib" / "site-packages" / "manybody" / "_config.py").write_text(
+        "import os\n\nimport jax\n\nif os.environ.get('MANYBODY_X64', '1') == '1':\n"
+        "    jax.config.update('jax_enable_x64', True)\n")
+    program = MINIMISER.format(enable='import sys\nsys.path.insert(0, "lib/site-packages")\nimport manybody')
+    (tmp_path / "prog.py").write_text(program.lstrip())
+    found = _findings(_record_and_check(tmp_path, "prog.py"))
+    assert [(f, n) for f, n, _ in found] == [("prog.py", _line(program, "made wide by a numpy constant"))], found
+    assert "on purpose (`manybody._config` (manybody/_config.py:6) turns jax_enable_x64 on, imported by the " \
+           "program)" in found[0][2], found
+    # the library's switch off: x64 is off, and nothing is float64
+    assert _findings(_record_and_check(tmp_path, "prog.py", env={"MANYBODY_X64": "0"})) == []

@@ -182,8 +182,37 @@ class Observer:
             from jaxlint.static.project import program_x64
 
             main = getattr(sys.modules.get("__main__"), "__file__", None)
-            self._x64[path] = program_x64(path, self.root, dict(os.environ), main)
+            self._x64[path] = program_x64(path, self.root, dict(os.environ), main) or self._library_x64()
         return self._x64[path]
+
+    def _library_x64(self) -> str | None:
+        """Where a library the program imported turns ``jax_enable_x64`` on (netket does
+        when imported, as its documented default), as a sentence part, when x64 is on and
+        neither the program's code nor its environment turns it on: the first imported
+        module outside jax, jaxlib, jaxlint and the project whose code sets it to True
+        (``netket/jax/_config.py:12 turns jax_enable_x64 on, imported by the program``);
+        None when none does. Read once per process (only the files of imported modules
+        that name the flag are scanned)."""
+        if "library" not in self._x64:
+            from jaxlint.static.project import x64_policy
+
+            found = None
+            for name, module in sorted(list(sys.modules.items())):
+                file = getattr(module, "__file__", None)
+                if not isinstance(file, str) or not file.endswith(".py") or self.recorder.in_project(file) \
+                        or name.split(".", 1)[0] in ("jax", "jaxlib", "jaxlint") or not adapter.is_library_file(file):
+                    continue
+                try:
+                    with open(file, "rb") as f:
+                        data = f.read(_LIBRARY_BYTES)
+                except OSError:
+                    continue
+                policy = x64_policy(data) if b"jax_enable_x64" in data else None
+                if policy is not None and policy[1] == "turns jax_enable_x64 on":
+                    found = f"`{name}` ({_library_path(file)}:{policy[0]}) turns jax_enable_x64 on, imported by the program"
+                    break
+            self._x64["library"] = found
+        return self._x64["library"]
 
     # ------------------------------------------------------------------ setup
 
@@ -721,6 +750,17 @@ def _note_unread(fs: FunctionState, cur: dict, traced: Any, nargs: int) -> None:
         return
     if program:
         cur["unread"], cur["program"] = unread, program
+
+
+#: the most bytes of an imported library module read for a switch of x64 (:meth:`Observer._library_x64`)
+_LIBRARY_BYTES = 1 << 20
+
+
+def _library_path(file: str) -> str:
+    """A library module's path from its package folder (``netket/jax/_config.py``)."""
+    parts = Path(file).parts
+    at = max((i for i, p in enumerate(parts) if p in ("site-packages", "dist-packages")), default=len(parts) - 3)
+    return "/".join(parts[at + 1:]) or Path(file).name
 
 
 #: most outputs of a call kept, and most leaves noted as passed back

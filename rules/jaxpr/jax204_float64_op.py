@@ -31,7 +31,10 @@ class Float64Op(TraceRule):
     `jax.config.update("jax_enable_x64", True)` or sets `JAX_ENABLE_X64` (the traced
     module, the recorded program's main script, or a package `__init__.py`, `conftest.py`,
     configuration module or configuration file of the project, as JAX112 reads them), or
-    the recorded program ran with `JAX_ENABLE_X64` on in its environment. There its
+    the recorded program ran with `JAX_ENABLE_X64` on in its environment, or, in a
+    recording where neither does, a library the program imported turns it on (netket does
+    when imported, as its documented default: a module outside jax whose code sets
+    `jax_enable_x64` to `True`, named in the message). There its
     64-bit values are not reported, only a narrow float array of its own made wide: a
     `float32` (or `bfloat16`, `float16`, `complex64`) array that a 64-bit numpy constant
     or default dtype turns into `float64` (the message names where the program turns x64

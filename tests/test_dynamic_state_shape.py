@@ -8,7 +8,8 @@ small real programs (flax linen, plain jax), then `check --dynamic`:
   makes the returned mean, the call that compiled again related;
 * a bfloat16 carry multiplied by float32 weights comes back float32: the same for its dtype;
 * the same programs with the state kept in its shape compile once: nothing;
-* a second input size the program means (not a value the step returned) stays quiet.
+* a second input size the program means (not a value the step returned) stays quiet, and so
+  does a function applied again to its own output that changes it each time (a pyramid).
 """
 from __future__ import annotations
 
@@ -65,6 +66,11 @@ def score(w, x):
     return jnp.tanh(x @ w).sum()
 
 
+@jax.jit
+def halve(image):  # applied again to its own output: a pyramid, not a state
+    return image.reshape(image.shape[0] // 2, 2, -1).mean(axis=1)
+
+
 model = CenteredScale()
 x = jax.random.normal(jax.random.PRNGKey(1), (16, 4))
 variables = model.init(jax.random.PRNGKey(0), x)
@@ -80,6 +86,10 @@ for _ in range(4):
 w2 = jnp.ones((4, 3))
 for size in (32, 32, 32, 64, 64, 64):  # a training and an evaluation size: meant
     print(score(w2, jnp.ones((size, 4))))
+for _ in range(3):
+    level = jnp.ones((64, 8))
+    for _ in range(3):
+        level = halve(level)  # 64 -> 32 -> 16 -> 8 rows
 print(float(value), stats["center"].shape, h.dtype)
 '''
 
@@ -102,7 +112,8 @@ def _record_and_check(tmp_path, source: str):
 def test_a_step_that_changes_the_shape_and_dtype_of_its_state_is_reported_where_it_makes_it(tmp_path):
     source = RUNNING_MEAN.replace("KEEP", "True").replace("DTYPE", "jnp.bfloat16")
     found = {d["message"].split("`")[1]: d for d in _record_and_check(tmp_path, source)}
-    assert set(found) == {"fit_step", "carry_step"}, found  # `score`'s two sizes are meant
+    # `score`'s two sizes are meant; `halve` makes a pyramid of its own outputs
+    assert set(found) == {"fit_step", "carry_step"}, found
 
     fit = found["fit_step"]
     assert fit["location"]["row"] == _line(source, "MADE"), fit["message"]
@@ -125,10 +136,15 @@ def test_a_step_that_changes_the_shape_and_dtype_of_its_state_is_reported_where_
     fed = {(where, path): node for s in fit_entry["signatures"] for where, path, node in s.get("fed") or ()}
     assert fed[(2, "['center']")]["made"] == {"file": "fit.py", "line": _line(source, "MADE"),
                                               "column": fed[(2, "['center']")]["made"]["column"]}
+    assert fed[(2, "['center']")]["kept"] is True  # returned again as it was given: a state
+    # the pyramid's levels are each passed back too, and each changed again: no state
+    [halve] = [v for k, v in observed.items() if k.endswith(":halve")]
+    passed = [node for s in halve["signatures"] for _, _, node in s.get("fed") or ()]
+    assert len(passed) == 2 and not any(node.get("kept") for node in passed), halve["signatures"]
 
 
 def test_a_state_kept_in_its_shape_and_dtype_compiles_once(tmp_path):
     source = RUNNING_MEAN.replace("KEEP", "False").replace("DTYPE", "jnp.float32")
     assert _record_and_check(tmp_path, source) == []
     signatures = json.loads((tmp_path / ".jaxlint" / "signatures.json").read_text())["functions"]
-    assert [len(v["signatures"]) for k, v in sorted(signatures.items())] == [1, 1, 2], signatures
+    assert [len(v["signatures"]) for k, v in sorted(signatures.items())] == [1, 1, 3, 2], signatures

@@ -437,7 +437,8 @@ class Observer:
             try:
                 fed = _fed_back(fs.returned, args, kwargs)
                 if fed:
-                    cur["fed"] = fed
+                    cur["fed"] = [entry for entry, _ in fed]
+                    cur["fed_avals"] = [aval for _, aval in fed]  # read when the call has returned
             except Exception as e:
                 self.recorder.error("comparing the arguments with the previous call's outputs", e)
         if placement.active() is not None and "compile" in self.levels:  # `record --target`
@@ -462,6 +463,14 @@ class Observer:
         if fs.meta.get("kind") not in ("jit", "pjit") or (cur.get("sig") or {}).get("under"):
             return
         try:
+            avals = cur.pop("fed_avals", None)
+            if avals and cur.get("fed"):  # what was passed back, returned again as it was given: a state
+                leaves = adapter.flatten(result)[0]
+                for entry, (shape, dtype) in zip(cur["fed"], avals):
+                    out = entry[2]["out"]
+                    if out < len(leaves) and getattr(leaves[out], "shape", None) == shape \
+                            and getattr(leaves[out], "dtype", None) == dtype:
+                        entry[2]["kept"] = True
             fs.returned = _returned(cur["seq"], traced, result, self.recorder.in_project)
         except Exception as e:
             fs.returned = None
@@ -795,9 +804,11 @@ def _made_line(si: Any, in_project: Callable[[str], bool]) -> tuple[str, int, in
 
 
 def _fed_back(returned: tuple, args: tuple, kwargs: dict) -> list:
-    """[position or keyword, the leaf's path (``['mean']``), {"seq", "out" and "made": the line
-    that made it}] for each array of the call that is one the previous new signature's call
-    returned (``returned``: :func:`_returned`'s)."""
+    """([position or keyword, the leaf's path (``['mean']``), {"seq", "out" and "made": the line
+    that made it}], (its shape, its dtype)) for each array of the call that is one the previous
+    new signature's call returned (``returned``: :func:`_returned`'s). Once the call has
+    returned, ``"kept": True`` is added where it returned the same output in the shape and
+    dtype it was given (a state that stays so, not a pipeline applied to its own output)."""
     import jax
 
     seq, kept, lines = returned
@@ -808,8 +819,9 @@ def _fed_back(returned: tuple, args: tuple, kwargs: dict) -> list:
             if hit is None or hit[0]() is not leaf:
                 continue
             made = lines[hit[1]] if hit[1] < len(lines) else None
-            fed.append([where, jax.tree_util.keystr(path), {"seq": seq, "out": hit[1],
-                                                            **({"made": _call(made)} if made else {})}])
+            fed.append(([where, jax.tree_util.keystr(path), {"seq": seq, "out": hit[1],
+                                                             **({"made": _call(made)} if made else {})}],
+                        (leaf.shape, leaf.dtype)))
             if len(fed) >= _FED_KEPT:
                 return fed
     return fed

@@ -66,9 +66,11 @@ class Recompilation(TraceRule):
       that made each returned array (the jaxpr equation that made the output); when such
       a leaf has another shape or dtype than the one that call was given (a running mean
       updated with `jnp.mean(x, axis=0, keepdims=True)` in a flax `batch_stats`, a
-      bfloat16 carry multiplied by float32 weights), the next call compiles again for
-      what the step itself returned: said at that line, with the call that passed it back
-      related. Only `jax.jit` calls, and only the call that follows a new signature's first
+      bfloat16 carry multiplied by float32 weights), and the call it was passed back to
+      returns it as it was given (the state stays in its new shape), the next call
+      compiles again for what the step itself returned: said at that line, with the call
+      that passed it back related. A function applied again to its own output that changes
+      it each time (an image pyramid's `downsample`) is a pipeline, not a state: quiet. Only `jax.jit` calls, and only the call that follows a new signature's first
       call (the outputs of later calls are not kept: the fast path stays as it was); a
       weak type that changes is said where the weak value was made (below);
     * a new shape on most calls, or more than `max-signatures` distinct signatures;
@@ -1053,8 +1055,11 @@ def _state_changed(groups: list, names: list[str], traced: bool) -> tuple | None
     back to, how that leaf's shape or dtype changed, the recording's node of it) when a
     new signature's first call was given, as a leaf of its arguments, an array the
     previous new signature's call returned (the recording's ``fed``), with another shape
-    or dtype than that call was given there: a state the function itself changes. None
-    otherwise (a weak type is left to where the weak value was made)."""
+    or dtype than that call was given there, and returned it again as it was given
+    (``kept``: the state stays so): a state the function itself changes once. None
+    otherwise: a function applied again to its own output that changes it each time (an
+    image pyramid's `downsample`) is a pipeline, and a weak type is left to where the
+    weak value was made."""
     from jaxlint.dynamic.signatures import diff_signatures
 
     by_seq = {int(g.get("seq") or 0): g for g in groups if g.get("seq")}
@@ -1063,6 +1068,8 @@ def _state_changed(groups: list, names: list[str], traced: bool) -> tuple | None
             if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[2], dict)):
                 continue
             where, path, node = entry
+            if not node.get("kept"):  # the call changed it again: a pipeline applied to its own output
+                continue
             producer = by_seq.get(int(node.get("seq") or 0))
             if producer is None or producer is consumer:
                 continue

@@ -391,6 +391,18 @@ def active_rules(settings: Selection, phases: Sequence[str] = ("static",)) -> li
     return rules
 
 
+def every_rule(settings: Selection, phases: Sequence[str]) -> list[Rule]:
+    """Every rule of ``phases``, selected or not, made with the options ``settings`` give it
+    and with all its finding kinds: what `jaxlint record` runs, so that a recording serves
+    any later selection (``check`` keeps the selected rules' findings)."""
+    key = repr(("every", settings.rule_options, tuple(phases)))
+    rules = _RULES_CACHE.get(key)
+    if rules is None:
+        rules = _RULES_CACHE[key] = [cls(settings.rule_options.get(cls.code, {})) for cls in _rules_of(phases)
+                                     if cls.phase.value in phases]
+    return rules
+
+
 def active_static_rules(settings: Selection) -> list[StaticRule]:
     """The selected rules of the static phase, typed as what they are."""
     return cast("list[StaticRule]", active_rules(settings, ("static",)))

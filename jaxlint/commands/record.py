@@ -221,7 +221,7 @@ def run(args) -> int:
                  if multi else ""), file=sys.stderr)
         if levels:
             lines = observations.coverage_lines(functions, levels)
-            found_n = observations.count_findings(functions)
+            found_n = observations.count_findings(functions, _selected_codes(root, levels))
             lines[0] += (f"; {found_n} finding{'s' if found_n != 1 else ''}"
                          f" (`jaxlint check --dynamic` reports them)" if found_n else "; no findings")
             failed = sum(e["count"] for e in errors.values())
@@ -475,6 +475,18 @@ def _merge_errors(parts: list[dict]) -> dict[str, dict]:
             cur = out.setdefault(doing, {"count": 0, "first": e.get("first", "")})
             cur["count"] += int(e.get("count") or 0)
     return out
+
+
+def _selected_codes(root: Path, levels: list[str]) -> frozenset[str] | None:
+    """The trace and compile rules the project's settings select (the recording runs every
+    rule; ``check`` reports these); None when the settings cannot be read (the check says so)."""
+    from jaxlint.files.discovery import SettingsResolver
+    from jaxlint.registry import active_rules
+
+    try:
+        return frozenset(r.code for r in active_rules(SettingsResolver(None, False, {}).for_dir(root), tuple(levels)))
+    except Exception:
+        return None
 
 
 def _see_rule(multi: list[str], functions: dict[str, dict] | None, root: Path) -> str:

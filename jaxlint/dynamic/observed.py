@@ -28,7 +28,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Container, Iterable, Iterator
 
 from jaxlint.files.cache import atomic_write, replace_file
 from jaxlint.findings import measured as measured_figures
@@ -305,10 +305,12 @@ def _dkey(d: dict) -> tuple:
     return (d.get("code"), d.get("filename"), loc.get("row"), loc.get("column"))
 
 
-def count_findings(functions: dict) -> int:
+def count_findings(functions: dict, codes: Container[str] | None = None) -> int:
     """The findings of the recording's functions as ``check`` reports them: one per code
-    and place (a finding kept on two functions, one inlined in the other, is one)."""
-    return len({_dkey(d) for e in functions.values() for d in e.get("diagnostics") or [] if isinstance(d, dict)})
+    and place (a finding kept on two functions, one inlined in the other, is one); with
+    ``codes``, those of the rules selected (the recording runs every rule)."""
+    return len({_dkey(d) for e in functions.values() for d in e.get("diagnostics") or [] if isinstance(d, dict)
+                and (codes is None or d.get("code") in codes)})
 
 
 def write(path: Path, functions: dict, programs: list[dict], irs: dict[str, dict], replace: bool,

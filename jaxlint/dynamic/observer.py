@@ -231,17 +231,20 @@ class Observer:
         return self._analysers
 
     def rules_for(self, path: str) -> dict[str, list]:
-        """The selected trace and compile rules (with options) of the nearest config of
-        ``path``, by phase, as ``check --dynamic`` would run them there."""
+        """Every trace and compile rule, with the options the nearest config of ``path``
+        gives it, by phase: selected there or not, so that the recording serves any later
+        selection (``check --select JAX2`` after a recording made with the defaults; it
+        keeps the selected rules' findings) and goes out of date only when the code or a
+        rule's options change."""
         folder = str(Path(path).parent)
         hit = self._rules.get(folder)
         if hit is None:
             from jaxlint.files.discovery import SettingsResolver
-            from jaxlint.registry import active_rules
+            from jaxlint.registry import every_rule
 
             settings = SettingsResolver(None, False, {}).for_dir(Path(folder))
             hit = {}
-            for r in active_rules(settings, tuple(self.levels)):
+            for r in every_rule(settings, tuple(self.levels)):
                 if r.role is None:
                     hit.setdefault(r.phase.value, []).append(r)
             self._rules[folder] = hit

@@ -684,6 +684,10 @@ class Scopes:
                         return stored, 0  # `self.init_fn(x)`: the function `__init__` stored
                 if found is not None or not instances:
                     return found, 0 if found is not None and is_staticmethod(found) else 1
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            method = self._class_method(func.value, func.attr, scope)
+            if method is not None:
+                return method, 1 if is_classmethod(method) else 0
         if instances and isinstance(func, ast.Attribute):
             cls = self.instance_class(func, scope)  # `self.encoder(x)`: its class's __call__
             if cls is not None:
@@ -696,6 +700,30 @@ class Scopes:
                     return stored, 0  # `model.init_fn(x)`: the function its class stored
                 return method, 0 if method is not None and is_staticmethod(method) else 1
         return None, 0
+
+    def _class_method(self, owner: ast.Name, attr: str, scope: FunctionInfo | None) -> FunctionInfo | None:
+        """The classmethod or staticmethod ``Cls.attr`` names through a module class (made
+        at module level, the name not rebound): a classmethod gets the class as ``cls``, a
+        staticmethod nothing. A plain method named so takes its ``self`` as the first
+        argument (``nnx.remat(Block.forward, static_argnums=(5,))(self, ...)``), where the
+        transforms' models count a bound method's parameters without it: not followed; nor
+        is a property or another wrapped method."""
+        cls = owner.id
+        node = self.classes.get(cls)
+        if node is None or self.function_of(node) is not None or self.lookup(cls, scope)[0] is not None:
+            return None
+        if len(self.lookup(cls, scope)[1]) != 1:
+            return None  # the class name rebound: not sure what it holds
+        method = self.method_named(cls, attr)
+        if method is None or isinstance(method.node, ast.Lambda):
+            return None
+        decorators = method.node.decorator_list
+        if len(decorators) != 1 or not (isinstance(decorators[0], ast.Name)
+                                        and decorators[0].id in ("classmethod", "staticmethod")):
+            return None
+        if sum(1 for f in self.functions if f.class_name == cls and f.name == attr) != 1:
+            return None  # defined twice (a property's setter, an overload): not followed
+        return method
 
     def _called_class(self, expr: ast.expr, scope: FunctionInfo | None, depth: int = 0) -> str | None:
         """The module class ``expr`` names when called: ``Block``, or a linen lifted
@@ -984,6 +1012,11 @@ class Scopes:
                     continue
             break
         return out
+
+
+def is_classmethod(fn: FunctionInfo) -> bool:
+    """A ``@classmethod``: called through its class or an instance, it gets the class as its first parameter."""
+    return any(isinstance(d, ast.Name) and d.id == "classmethod" for d in getattr(fn.node, "decorator_list", ()))
 
 
 def is_staticmethod(fn: FunctionInfo) -> bool:

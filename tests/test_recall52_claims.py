@@ -1,0 +1,32 @@
+"""Real jax behind recall round 14's model gaps built as general capabilities (fix52a, issue 36):
+the VALID fixtures run without error and the INVALID ones raise what the rule says (or, for
+JAX114, draw the same numbers twice)."""
+import jax
+import jax.numpy as jnp
+import pytest
+
+from rule_fixtures import load_module
+
+
+def _load(code: str, name: str):
+    return load_module(code, name, "_recall52")
+
+
+X = jnp.array([1.0, -2.0, 3.0])
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.normalise(X),
+    lambda m: m.flip_rows(jnp.stack([X, -X])),
+    lambda m: m.centre(X),
+])
+def test_a_class_method_jitted_vmapped_or_called_from_traced_code_is_traced(call):
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        call(_load("JAX105", "invalid_class_method_traced"))
+
+
+def test_class_methods_branching_on_python_values_or_run_eagerly_work():
+    valid = _load("JAX105", "valid_class_method_traced")
+    assert valid.normalise(X).tolist() == [2.0, -2.0, 2.0]
+    assert valid.flip_eagerly(-X).tolist() == X.tolist()
+    assert valid.weighted(X).tolist() == [3.0, -4.0, 3.0]

@@ -30,3 +30,18 @@ def test_class_methods_branching_on_python_values_or_run_eagerly_work():
     assert valid.normalise(X).tolist() == [2.0, -2.0, 2.0]
     assert valid.flip_eagerly(-X).tolist() == X.tolist()
     assert valid.weighted(X).tolist() == [3.0, -4.0, 3.0]
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.step(X, X, jnp.array(12)),
+    lambda m: m.decay_step(X, X, jnp.array(3)),
+])
+def test_a_flag_handed_to_a_cond_branch_by_partial_is_traced(call):
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        call(_load("JAX105", "invalid_partial_flag"))
+
+
+def test_a_python_flag_handed_to_a_cond_branch_by_partial_works():
+    valid = _load("JAX105", "valid_partial_flag")
+    assert valid.step(X, X, jnp.array(2)).shape == (3,)
+    assert jnp.allclose(valid.plain_step(X, X, jnp.array(1)), 0.9 * X)

@@ -95,6 +95,9 @@ class FunctionInfo:
     #: Names of parameters known to carry traced values.
     traced_params: set[str] = field(default_factory=set)
     static_params: set[str] = field(default_factory=set)
+    #: Keys of the ``**kwargs`` parameter that a traced call site fills with a traced value
+    #: (``update(state, sync=step % 2 == 0)`` into ``def update(state, **kwargs)``).
+    traced_keywords: set[str] = field(default_factory=set)
     #: Parameters a jit keeps static that a transform inside it traces again, each with
     #: the transform and the keyword that would keep it static there
     #: (``{"n": ("jax.checkpoint", "static_argnums")}``).

@@ -715,7 +715,10 @@ class Tracing:
                         changed |= self._mark(target, Reason(q.rsplit('.', 1)[-1], caller=fn.qualname),
                                               self._differentiated_params(node, q, target, bound))
                     continue
-                if q in TRACING_HOFS or q in JIT_LIKE:
+                if q in TRACING_HOFS:
+                    changed |= self._mark_partial_keywords(node, q, fn)
+                    continue
+                if q in JIT_LIKE:
                     continue
                 ran = runner_call(self.scopes, node, fn)
                 if ran is not None:
@@ -761,17 +764,92 @@ class Tracing:
                         va = [p for p in target.params if p.kind == "vararg"]
                         if va and self.is_traced_expr(a, fn):
                             tainted_params.add(va[0].name)
+                rest = next((p for p in target.params if p.kind == "kwarg"), None)
                 for k in node.keywords:
                     if k.arg and target.param(k.arg) and self.is_traced_expr(k.value, fn):
                         tainted_params.add(k.arg)
+                    elif k.arg and rest is not None and target.param(k.arg) is None \
+                            and k.arg not in target.traced_keywords and self.is_traced_expr(k.value, fn):
+                        target.traced_keywords.add(k.arg)  # into `**kwargs`, under its key
+                        changed = True
                     elif k.arg is None and self.is_traced_expr(k.value, fn):
                         tainted_params |= self._splat_params(k.value, fn, target)
+                    elif k.arg is None:
+                        # `f(**kwargs)` of this function's own `**kwargs`: the keys its traced
+                        # callers filled with traced values
+                        tainted_params |= self._forwarded_keywords(k.value, fn, target)
                 # `self` and partial-bound leading parameters are never filled by a splat
                 tainted_params -= {p.name for p in positional[:implicit]}
                 target.call_sites[id(node)] = (node, fn, implicit)
                 changed |= self._mark(target, Reason(CALL, caller=fn.qualname), tainted_params)
         # nested defs that close over traced names are traced when called; their
         # free names referring to tainted outer names are tainted (handled in taint)
+        return changed
+
+    def _forwarded_keywords(self, splat: ast.expr, fn: FunctionInfo, target: FunctionInfo) -> set[str]:
+        """The parameters of ``target`` that ``**splat`` fills with a traced value when
+        ``splat`` is ``fn``'s own ``**kwargs`` parameter: the keys of it that ``fn``'s
+        traced call sites fill with traced values (``FunctionInfo.traced_keywords``), and
+        ``target``'s own ``**kwargs`` when some such key names no parameter of it."""
+        if not isinstance(splat, ast.Name) or not fn.traced_keywords:
+            return set()
+        rest = next((p for p in fn.params if p.kind == "kwarg"), None)
+        owner, bindings = self.scopes.lookup(splat.id, fn)
+        if rest is None or rest.name != splat.id or owner is not fn or len(bindings) != 1 \
+                or bindings[0].kind != "param":
+            return set()  # rebound, or another function's: not followed
+        out = {k for k in fn.traced_keywords if target.param(k) is not None}
+        if fn.traced_keywords - out:
+            target_rest = next((p for p in target.params if p.kind == "kwarg"), None)
+            if target_rest is not None:
+                target.traced_keywords |= fn.traced_keywords - out
+        return out
+
+    def _partial_keywords(self, expr: ast.expr, at: ast.AST) -> tuple[FunctionInfo | None, list[ast.keyword]]:
+        """The function a ``functools.partial`` chain around a callable wraps (``partial(f,
+        k=v)``, also through one name bound to such a call) and the keywords it binds,
+        each read in the scope of ``at``; (None, []) when it is not one."""
+        where = self.scopes.function_of(at)
+        if isinstance(expr, ast.Name):
+            owner, bindings = self.scopes.lookup(expr.id, where)
+            if owner is not where or len(bindings) != 1 or bindings[0].kind != "assign" \
+                    or not isinstance(bindings[0].value, ast.Call):
+                return None, []
+            expr = bindings[0].value
+        keywords: list[ast.keyword] = []
+        inner = expr
+        for _ in range(8):
+            if isinstance(inner, ast.Call) and inner.args and self.scopes.resolve_call(inner) == "functools.partial":
+                keywords += inner.keywords
+                inner = inner.args[0]
+                continue
+            break
+        if not keywords:
+            return None, []
+        target, _ = self.scopes.unwrap_target(expr, at)
+        return target, keywords
+
+    def _mark_partial_keywords(self, call: ast.Call, q: str, fn: FunctionInfo) -> bool:
+        """A lax function in traced ``fn`` given ``functools.partial(f, k=v)``
+        (``lax.cond(pred, partial(update, sync=flag), ...)``): the partial hands ``v`` to
+        ``f`` as it is, so ``k`` is traced in ``f`` when ``v`` is traced here, and so is
+        each key of ``fn``'s own ``**kwargs`` splatted there that a traced caller filled
+        with a traced value (``_forwarded_keywords``)."""
+        changed = False
+        for arg in self._hof_callables(call, q):
+            target, keywords = self._partial_keywords(arg, call)
+            if target is None:
+                continue
+            traced: set[str] = set()
+            for k in keywords:
+                if k.arg is not None:
+                    if target.param(k.arg) is not None and self.is_traced_expr(k.value, fn):
+                        traced.add(k.arg)
+                else:
+                    traced |= self._forwarded_keywords(k.value, fn, target)
+            traced -= target.static_params
+            if traced - target.traced_params:
+                changed |= self._mark(target, Reason(q.rsplit('.', 1)[-1], call.lineno), traced)
         return changed
 
     def _class_called(self, call: ast.Call, fn: FunctionInfo) -> str | None:

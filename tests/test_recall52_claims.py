@@ -45,3 +45,20 @@ def test_a_python_flag_handed_to_a_cond_branch_by_partial_works():
     valid = _load("JAX105", "valid_partial_flag")
     assert valid.step(X, X, jnp.array(2)).shape == (3,)
     assert jnp.allclose(valid.plain_step(X, X, jnp.array(1)), 0.9 * X)
+
+
+def test_stored_jitted_methods_given_one_key_draw_the_same_numbers():
+    key = jax.random.PRNGKey(0)
+    out = _load("JAX114", "invalid_stored_transform_keys").Trainer().run(key, X)
+    noise = jax.random.normal(key, X.shape)
+    assert jnp.allclose(out, 1.1 * noise)  # the step's noise is the initial draw again
+
+
+def test_stored_jitted_methods_given_their_own_keys_differ():
+    key = jax.random.PRNGKey(0)
+    sampler = _load("JAX114", "valid_stored_transform_keys").Sampler()
+    init_key, _ = jax.random.split(key)
+    assert not jnp.allclose(sampler.run(key, X), 1.1 * jax.random.normal(init_key, X.shape))
+    folded = jax.random.normal(jax.random.fold_in(key, 0), X.shape)
+    assert not jnp.allclose(sampler.run_folded(key, X), 1.1 * folded)
+    assert jnp.allclose(sampler.run_scaled(key, X), 2.0 * jax.random.normal(key, X.shape))

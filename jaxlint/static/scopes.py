@@ -156,6 +156,9 @@ class Scopes:
         self._by_type: dict[type, tuple[ast.AST, ...]] = {}
         self._attr_classes: dict[tuple[str, str], str | None] | None = None
         self._attr_functions: dict[tuple[str, str], FunctionInfo | None] | None = None
+        #: (class, attribute) -> leading parameters a stored transform of a bound method fills
+        #: itself (``self._step_fn = jax.pmap(self._step)``: 1, the instance)
+        self._attr_implicit: dict[tuple[str, str], int] = {}
         #: per call: what ``resolve_call`` answered (see there)
         self._call_targets: dict[ast.Call, str | None] = {}
         self._collect()
@@ -680,8 +683,8 @@ class Scopes:
                 found = self.method_named(cls_scope.class_name, func.attr)
                 if found is None and func.value.id == "self":
                     stored = self.attribute_function(cls_scope.class_name, func.attr)
-                    if stored is not None:
-                        return stored, 0  # `self.init_fn(x)`: the function `__init__` stored
+                    if stored is not None:  # `self.init_fn(x)`: the function `__init__` stored
+                        return stored, self.stored_implicit(cls_scope.class_name, func.attr)
                 if found is not None or not instances:
                     return found, 0 if found is not None and is_staticmethod(found) else 1
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
@@ -696,8 +699,8 @@ class Scopes:
             if cls is not None:
                 method = self.method_named(cls, func.attr)
                 stored = self.attribute_function(cls, func.attr) if method is None else None
-                if stored is not None:
-                    return stored, 0  # `model.init_fn(x)`: the function its class stored
+                if stored is not None:  # `model.init_fn(x)`: the function its class stored
+                    return stored, self.stored_implicit(cls, func.attr)
                 return method, 0 if method is not None and is_staticmethod(method) else 1
         return None, 0
 
@@ -892,6 +895,7 @@ class Scopes:
         attribute a class sets on ``self``."""
         if self._attr_functions is None:
             out: dict[tuple[str, str], FunctionInfo | None] = {}
+            implicits: dict[tuple[str, str], int] = {}
             elsewhere: set[str] = set()
             stores: list[ast.Assign | ast.AnnAssign | ast.AugAssign] = [
                 *self.nodes(ast.Assign), *self.nodes(ast.AnnAssign), *self.nodes(ast.AugAssign)]
@@ -911,12 +915,49 @@ class Scopes:
                             owner = owner.parent
                         if owner is None:
                             continue
-                        made = self.function_named(v.id, scope) if isinstance(node, ast.Assign) and t is whole \
-                            and len(node.targets) == 1 and isinstance(v, ast.Name) else None
+                        plain = isinstance(node, ast.Assign) and t is whole and len(node.targets) == 1
+                        made = self.function_named(v.id, scope) if plain and isinstance(v, ast.Name) else None
                         key = (owner.class_name or "", t.attr)
-                        out[key] = made if key not in out or out[key] is made else None
+                        implicit = 0
+                        if plain and made is None:
+                            made, implicit = self._stored_transform(v, owner.class_name, scope)
+                        if key in out and (out[key] is not made or implicits.get(key, 0) != implicit):
+                            out[key] = None
+                        else:
+                            out[key] = made
+                            implicits[key] = implicit
             self._attr_functions = {k: v for k, v in out.items() if k[1] not in elsewhere}
+            self._attr_implicit = {k: n for k, n in implicits.items() if n and self._attr_functions.get(k) is not None}
         return self._attr_functions
+
+    def stored_implicit(self, class_name: str | None, attr: str) -> int:
+        """How many leading parameters of :meth:`attribute_function`'s function a call
+        through the attribute does not fill: 1 for a jit-like transform of a bound method
+        (``self._pmap_step = jax.pmap(self._step)``, its ``self``), else 0."""
+        self.stored_functions()
+        return self._attr_implicit.get((class_name or "", attr), 0)
+
+    def _stored_transform(self, value: ast.expr | None, class_name: str | None,
+                          scope: FunctionInfo | None) -> tuple[FunctionInfo | None, int]:
+        """The function a jit-like transform stored on ``self`` runs, called through the
+        attribute with the arguments as given (``self._step_fn = jax.pmap(self._step)``:
+        the method, its ``self`` the instance; ``self.fn = jax.jit(step)``: ``step``),
+        with how many leading parameters the call does not fill."""
+        if not (isinstance(value, ast.Call) and value.args and not any(isinstance(a, ast.Starred) for a in value.args)):
+            return None, 0
+        q = self.resolve_call(value)
+        if q not in JIT_LIKE or JIT_LIKE[q] == "linen.jit":
+            return None, 0
+        inner = value.args[0]
+        if isinstance(inner, ast.Name):
+            return self.function_named(inner.id, scope), 0
+        if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name) and inner.value.id == "self":
+            method = self.method_named(class_name, inner.attr)
+            if method is None or isinstance(method.node, ast.Lambda) or any(
+                    not (isinstance(d, ast.Name) and d.id == "staticmethod") for d in method.node.decorator_list):
+                return None, 0  # a property, a classmethod, a wrapped method: not followed
+            return method, 0 if is_staticmethod(method) else 1
+        return None, 0
 
     def leading_arguments(self, call: ast.Call) -> int:
         """How many of ``call``'s first positional arguments the wrapper it calls takes for

@@ -62,3 +62,18 @@ def test_stored_jitted_methods_given_their_own_keys_differ():
     folded = jax.random.normal(jax.random.fold_in(key, 0), X.shape)
     assert not jnp.allclose(sampler.run_folded(key, X), 1.1 * folded)
     assert jnp.allclose(sampler.run_scaled(key, X), 2.0 * jax.random.normal(key, X.shape))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.masked_sum(X, 1),
+    lambda m: m.normalised(X),
+])
+def test_a_parameter_annotated_int_given_a_tracer_holds_a_tracer(call):
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        call(_load("JAX105", "invalid_annotated_scalar"))
+
+
+def test_a_parameter_annotated_int_given_python_values_works():
+    valid = _load("JAX105", "valid_annotated_scalar")
+    assert valid.masked_sum(X) == 1.0
+    assert valid.masked_from(X, 2) == 3.0

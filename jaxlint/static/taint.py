@@ -75,8 +75,12 @@ class Taint(Flow):
             p = fn.param(name)
             if self.indirect and p is not None and p.annotation is not None \
                     and not self.model.is_array_annotation(p.annotation) \
-                    and self._pytree_field(p.annotation, "") is None:
-                continue  # the author declares a Python value (`flag: bool`, `spec: Spec`), not a pytree
+                    and self._pytree_field(p.annotation, "") is None \
+                    and not (_scalar_annotation(p.annotation) and self._given_by_entries(p)):
+                # the author declares a Python value (`flag: bool`, `spec: Spec`), not a pytree;
+                # but jit reads no annotation: `n: int` that a jitted caller passes a certain
+                # tracer (its own traced argument, a `jax.numpy` result) holds that tracer
+                continue
             if p is not None and python_param(self.model, fn, p):
                 continue  # a dtype, or a Python flag only filtered transforms trace (`pyvalues`)
             level = self._call_site_level(p) if self.indirect and p is not None else CERTAIN
@@ -150,6 +154,26 @@ class Taint(Flow):
             if best == CERTAIN:
                 break
         return best
+
+    def _given_by_entries(self, p) -> bool:
+        """Every traced caller of this function is itself traced only by a transform (a jit,
+        a vmap, a lax body: not because other traced code calls it), and one passes ``p`` a
+        certain tracer. Through a chain of calls the callers' binding is too often wrong
+        (a `None` default of a jitted wrapper's `n: int | None`, handed down) to overrule
+        the author's annotation."""
+        sites = [(c, caller, implicit) for c, caller, implicit in self.fn.call_sites.values() if caller.traced]
+        if not sites or any(r.by_call for _, caller, _ in sites for r in caller.traced_by):
+            return False
+        if self._depth >= _MAX_DEPTH or any(self._busy(caller) for _, caller, _ in sites):
+            return False
+        certain = False
+        for call, caller, implicit in sites:
+            arg = argument_for(call, self.fn, p, implicit, skip=self.model.leading_arguments(call))
+            if arg is _UNREADABLE:
+                return False  # a splat (`f(*args)`): which value fills `p` is not read
+            if arg is not None and self._asked(caller).level(arg) == CERTAIN:
+                certain = True
+        return certain
 
     def _busy(self, other: FunctionInfo) -> bool:
         """``other``'s view is being made (this one is asked on the way): recursion."""
@@ -335,6 +359,15 @@ def _unpacked_cap(model: ModuleModel, fn: FunctionInfo, name: str, bindings: lis
             and isinstance(ann.slice, ast.Tuple) and len(ann.slice.elts) == len(target.elts):
         return CERTAIN if scalar_or_array_annotation(model, ann.slice.elts[index]) else None
     return CERTAIN
+
+
+def _scalar_annotation(ann: ast.expr | None) -> bool:
+    """``ann`` is a Python number or flag type, alone or optional (``int``, ``float | None``)."""
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        parts = [ann.left, ann.right]
+        return any(_scalar_annotation(a) for a in parts) and all(
+            _scalar_annotation(a) or (isinstance(a, ast.Constant) and a.value is None) for a in parts)
+    return isinstance(ann, ast.Name) and ann.id in ("int", "float", "bool", "complex")
 
 
 def bare_name_cap(model: ModuleModel, fn: FunctionInfo, name: ast.Name) -> int | None:

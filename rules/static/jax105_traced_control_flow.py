@@ -60,7 +60,11 @@ class TracedControlFlow(StaticRule):
     function annotated `-> np.dtype`), a parameter declared a Python flag (`weighted: bool`)
     where only equinox's filtered transforms trace the function, properties of the module's
     classes that read Python values (`gate.is_parametric`), attributes of `self` and of configuration objects (`config.x`,
-    `cfg.n`, parameters annotated with a non-array type, `override or self.cfg`), comparisons with strings,
+    `cfg.n`, parameters annotated with a non-array type, `override or self.cfg`; but a parameter
+    annotated `int`, `float` or `bool` of a function traced because traced code calls it holds a
+    tracer when its callers are jitted (or vmapped, or lax bodies) themselves and one passes it
+    one for certain, its own traced argument or a `jax.numpy` result: jit reads no annotation),
+    comparisons with strings,
     with `object()` sentinels and with an empty tuple, list or dict (`args == ()`), the keys of a pytree dict (`for k, v in d.items()`), and
     the truth value of containers: a parameter annotated `Tuple[...]`, `list`, `dict` or
     `PyTree`, a local unpacked from a parameter whose `tuple[...]` annotation declares a

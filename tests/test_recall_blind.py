@@ -517,13 +517,21 @@ FOUND13 = frozenset({
 #: recall-round14-blind-cases, and 73d376e, before jaxlint ran on them): 8 of 16; 6 with the default
 #: selection (paxml-e4fad96 and dalle-mini-4b8c3a8 are JAX103's, off by default). pgx-3baf39f9 is
 #: found only with ``--preview`` (not a floor here).
+#: Five more after fix52a built the round's model gaps as general capabilities (tuning): 13 of 16,
+#: 11 with the default selection; praxis-527b478 (a value kept in an object's dict) and
+#: jax-cosmo-cf8500c (`self` fields in a pytree's property) stay missed.
 FOUND14 = frozenset({
+    "clu-9147399",  # a classmethod called from traced code, `Average.from_model_output(...)` (fix52a; tuning)
     "dalle-mini-4b8c3a8",
     "gpjax-ae1ecdb7",
+    "haliax-7a077f0",  # `prefix_len: int` given the jitted caller's traced argument (fix52a; tuning)
+    "kfac-jax-9a65189",  # `self._pmap_step = jax.pmap(self._step)` draws from its key (fix52a; tuning)
+    "kfac-jax-c275017",  # a flag handed to a `lax.cond` branch by `partial(f, **kwargs)` (fix52a; tuning)
     "keras-504bb958",
     "navix-d7f95f2",
     "paxml-e4fad96",
     "rebayes-154023f",
+    "rejax-bc825f4",  # a classmethod jitted as `jax.jit(partial(DQN.train, config))` (fix52a; tuning)
     "scenic-a69dfe0",
     "scico-a03aa568",
 })
@@ -703,7 +711,7 @@ def test_recall_figure_did_not_drop(measured):
     assert len(thirteenth) >= 14  # issue 36: the sealed thirteenth round was 8 of 16, 14 after fix51a (tuning)
     fourteenth = found(measured, CASES14)
     assert FOUND14 <= fourteenth, sorted(FOUND14 - fourteenth)
-    assert len(fourteenth) >= 8  # issue 36: the sealed fourteenth round stays at 8 of 16 or better
+    assert len(fourteenth) >= 13  # issue 36: the sealed fourteenth round was 8 of 16, 13 after fix52a (tuning)
 
 
 def test_seventh_round_with_the_default_selection(measured_default):
@@ -788,7 +796,7 @@ def test_fourteenth_round_with_the_default_selection(measured_default):
     on = on_by_default(CASES14, FOUND14)
     fourteenth = found(measured_default, CASES14)
     assert on <= fourteenth, sorted(on - fourteenth)
-    assert len(fourteenth) >= len(on) >= 6
+    assert len(fourteenth) >= len(on) >= 11  # 6 sealed, 11 after fix52a (tuning)
 
 
 #: Cases whose problem is an error, each with the call that shows it: run with real jax

@@ -289,16 +289,14 @@ def unused_wrapper(model: ModuleModel, call: ast.Call, target: FunctionInfo) -> 
     if not (isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name) and model.parent(stmt) is model.tree):
         return False
-    read = model.__dict__.get("_module_reads")
-    if read is None:
-        read = model.__dict__["_module_reads"] = _module_reads(model)
-    if stmt.targets[0].id in read:
+    if model.module_reads is None:
+        model.module_reads = _module_reads(model)
+    if stmt.targets[0].id in model.module_reads:
         return False
-    direct = model.__dict__.get("_called_directly")
-    if direct is None:
-        direct = model.__dict__["_called_directly"] = {
+    if model.called_directly is None:
+        model.called_directly = {
             id(model.callee(c.func, model.function_of(c), follow=False)[0]) for c in model.nodes(ast.Call)}
-    return id(target) in direct
+    return id(target) in model.called_directly
 
 
 def _module_reads(model: ModuleModel) -> set[str]:

@@ -161,6 +161,10 @@ class Scopes:
         self._attr_implicit: dict[tuple[str, str], int] = {}
         #: per call: what ``resolve_call`` answered (see there)
         self._call_targets: dict[ast.Call, str | None] = {}
+        #: what ``runs.unused_wrapper`` works out once for the module: the names it reads
+        #: anywhere (and its ``__all__`` lists), and the functions it calls directly (by id)
+        self.module_reads: set[str] | None = None
+        self.called_directly: set[int] | None = None
         self._collect()
 
     # ------------------------------------------------------------------ collection

@@ -11,7 +11,7 @@ import ast
 import re
 from typing import Iterator
 
-from jaxlint.static.data import Binding
+from jaxlint.static.data import Binding, Param
 from jaxlint.static.scopes import FunctionInfo, Scopes, target_names, walk
 
 
@@ -164,11 +164,17 @@ class KeyCallees:
                 test = parent.test
                 if isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) \
                         and _is_none_test(test, test.left.id):
-                    p = fn.param(test.left.id)  # (`refs=None`, or `refs: Optional[Array]` without a default)
+                    owner = self.model.function_of(parent) or fn
+                    p = owner.param(test.left.id)  # (`refs=None`, or `refs: Optional[Array]` without a default)
                     inside = {id(n) for n in walk(parent)}
                     if p is not None and p.kind in ("positional", "keyword") and all(
-                            b.kind == "param" or id(b.node) in inside for b in fn.bindings.get(p.name, [])):
-                        out.add(p.name)
+                            b.kind == "param" or id(b.node) in inside for b in owner.bindings.get(p.name, [])):
+                        # a closure's parameter (`def one(x, mask): if mask is None: ...` mapped
+                        # over by `jax.vmap(one)(xs, masks)`): the parameter of ``fn`` that
+                        # every use of the closure passes there
+                        name = p.name if owner is fn else _fed_by(self.model, fn, owner, p)
+                        if name is not None:
+                            out.add(name)
             child, parent = parent, self.model.parent(parent)
         return out
 
@@ -188,8 +194,12 @@ class KeyCallees:
             _, bindings = self.model.lookup(arg.id, scope)
             if bool(bindings) and all(_not_none(b) for b in bindings):
                 return True
-            # `if refs is None: refs = make(key)` before the call: the caller filled it in
+            # `if refs is None: refs = make(key)` before the call: the caller filled it in;
+            # or every binding that reaches the call is a value (`masks = None`, then
+            # `out, masks = paste(..., masks)`: the second call gets the first one's masks)
             reach = self.model.reaching_bindings(arg, scope)
+            if reach and all(_not_none(b) or _unpacked_from_call(b) for b in reach):
+                return True
             return any(_not_none(b) and self._fills_in(b, arg.id) for b in reach) and all(
                 b.kind == "param" or _not_none(b) for b in reach)
         return isinstance(arg, (ast.Call, ast.Tuple, ast.List, ast.Dict, ast.BinOp, ast.Attribute, ast.Subscript))
@@ -464,6 +474,52 @@ def _not_none(b: Binding) -> bool:
     """An assignment of a value other than ``None``."""
     return b.kind == "assign" and b.value is not None and not (
         isinstance(b.value, ast.Constant) and b.value.value is None)
+
+
+#: transforms whose result, called, hands each argument to the function as it is or
+#: mapped leaf by leaf: None stays None (an empty pytree), anything else stays not None
+_PASSING_NONE = frozenset({"jax.vmap", "jax.jit", "jax.checkpoint", "jax.remat"})
+
+
+def _fed_by(model: Scopes, fn: FunctionInfo, inner: FunctionInfo, p: Param) -> str | None:
+    """The parameter of ``fn`` that every use of its closure ``inner`` passes to ``inner``'s
+    parameter ``p``: each use a call ``inner(...)`` or ``jax.vmap(inner, ...)(...)`` in
+    ``fn``'s body giving there a parameter of ``fn`` that ``fn`` binds again to values only
+    (``masks = resize(masks, ...)``: given a value, it stays one); None when a use is
+    anything else (handed on, stored) or the uses disagree."""
+    if inner.parent is not fn or isinstance(inner.node, ast.Lambda) or inner.class_name is not None:
+        return None
+    found: set[str] = set()
+    for node in fn.body_nodes():
+        if not (isinstance(node, ast.Name) and node.id == inner.name and isinstance(node.ctx, ast.Load)):
+            continue
+        call = model.parent(node)
+        if not isinstance(call, ast.Call):
+            return None
+        if call.func is not node:
+            if not (call.args and call.args[0] is node and model.resolve_call(call) in _PASSING_NONE):
+                return None
+            call = model.parent(call)
+            if not isinstance(call, ast.Call) or call.func is not model.parent(node):
+                return None
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        arg = next((k.value for k in call.keywords if k.arg == p.name), None)
+        if arg is None and p.index is not None and p.index < len(call.args):
+            arg = call.args[p.index]
+        outer = fn.param(arg.id) if isinstance(arg, ast.Name) else None
+        if outer is None or outer.kind not in ("positional", "keyword") \
+                or any(b.kind != "param" and not _not_none(b) for b in fn.bindings.get(outer.name, [])):
+            return None
+        found.add(outer.name)
+    return found.pop() if len(found) == 1 else None
+
+
+def _unpacked_from_call(b: Binding) -> bool:
+    """A name unpacked from what a call returns (``out, masks = paste(...)``): a value, as
+    ``x = f()`` is taken to be one."""
+    return b.kind == "assign" and isinstance(b.node, ast.Assign) and isinstance(b.node.value, ast.Call) \
+        and not any(isinstance(t, ast.Name) and t.id == b.name for t in b.node.targets)
 
 
 def _is_none_test(test: ast.expr, name: str) -> bool:

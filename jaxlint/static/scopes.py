@@ -526,15 +526,21 @@ class Scopes:
 
     def _block(self, block: list[ast.stmt]) -> tuple[dict[int, int], dict[str, list[int]]]:
         """A statement list's index of each statement (by id), and, per name, the indexes
-        of the assignments (``=``, annotated) to it, read once per list."""
+        of the assignments (``=``, annotated, and unpacking ``a, b = ...``) to it, read
+        once per list."""
         got = self._blocks.get(id(block))
         if got is None or got[0] is not block:
             assigned: dict[str, list[int]] = {}
             for i, st in enumerate(block):
                 if isinstance(st, (ast.Assign, ast.AnnAssign)):
-                    for t in (st.targets if isinstance(st, ast.Assign) else [st.target]):
-                        if isinstance(t, ast.Name) and (not assigned.get(t.id) or assigned[t.id][-1] != i):
-                            assigned.setdefault(t.id, []).append(i)
+                    for whole in (st.targets if isinstance(st, ast.Assign) else [st.target]):
+                        # `a, b = f()` rebinds each name it unpacks to, as `a = f()` does
+                        names = [whole] if isinstance(whole, ast.Name) else [
+                            e.value if isinstance(e, ast.Starred) else e for e in whole.elts
+                        ] if isinstance(whole, (ast.Tuple, ast.List)) else []
+                        for t in names:
+                            if isinstance(t, ast.Name) and (not assigned.get(t.id) or assigned[t.id][-1] != i):
+                                assigned.setdefault(t.id, []).append(i)
             got = self._blocks[id(block)] = (block, {id(st): i for i, st in enumerate(block)}, assigned)
         return got[1], got[2]
 

@@ -106,7 +106,12 @@ class PrngKeyReuse(StaticRule):
     then `self.kernel_init(shape, key)`). A helper that only splits or folds the key does not consume it, nor
     does one that draws from it only when another argument is None (`if deck is None:
     deck = deal(key)`), called with that argument given (an expression, or a name the
-    caller binds to one; not `None`, nor a parameter of the caller). Splitting a key
+    caller binds to one; not `None`, nor a parameter of the caller), also where the
+    draw waits on a closure's parameter that the helper fills from that argument
+    (`def one(x, mask): if mask is None: ...` run as `jax.vmap(one)(xs, masks)`), and
+    where every binding that reaches the call is a value (`masks = None`, then `out,
+    masks = paste(..., box_key, masks)`: the next `paste(..., box_key, masks)` gets
+    the first one's masks and draws nothing). Splitting a key
     after such a call (`model.init(key, x)` then `key, sub = jax.random.split(key)`)
     is not reported: the second use must draw.
     A function of another module whose body is not seen consumes a key given to it

@@ -1,0 +1,30 @@
+"""Real jax behind the fixes of blind51's (and blind50's last) false findings (issue 36): the
+VALID fixtures run as the rule now says they do, the INVALID ones do what it reports."""
+import jax
+import jax.numpy as jnp
+
+from rule_fixtures import load_module
+
+
+def _load(code: str, name: str):
+    return load_module(code, name, "_blind51")
+
+
+def test_a_helper_given_the_first_calls_masks_draws_nothing():
+    valid = _load("JAX114", "valid_closure_drawn_unless_given")
+    x = jnp.arange(12.0).reshape(3, 4)
+    masks = jnp.array([[False, True, True, True]] * 3)
+    # with its masks given, the closure never reaches its draw: any key gives the same result
+    one = valid.paste(x, -x, jax.random.key(0), masks)
+    other = valid.paste(x, -x, jax.random.key(1), masks)
+    assert bool(jnp.array_equal(one[0], other[0])) and bool(jnp.array_equal(one[1], masks))
+    # so the labels and the images get the one box drawn for the labels
+    labels, images, _ = valid.cut_mix(jax.random.key(3), x, x)
+    assert bool(jnp.array_equal(labels, images))
+
+
+def test_each_call_given_none_draws_the_same_box_again():
+    invalid = _load("JAX114", "invalid_closure_drawn_unless_given")
+    x = jnp.arange(40.0).reshape(4, 10)
+    _, _, label_masks, image_masks = invalid.cut_mix(jax.random.key(5), x, x * 2)
+    assert bool(jnp.array_equal(label_masks, image_masks))  # the reused key: the same numbers

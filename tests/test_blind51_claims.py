@@ -2,6 +2,7 @@
 VALID fixtures run as the rule now says they do, the INVALID ones do what it reports."""
 import jax
 import jax.numpy as jnp
+import pytest
 
 from rule_fixtures import load_module
 
@@ -28,3 +29,18 @@ def test_each_call_given_none_draws_the_same_box_again():
     x = jnp.arange(40.0).reshape(4, 10)
     _, _, label_masks, image_masks = invalid.cut_mix(jax.random.key(5), x, x * 2)
     assert bool(jnp.array_equal(label_masks, image_masks))  # the reused key: the same numbers
+
+
+def test_the_python_if_sees_the_int_and_the_cond_the_tracer():
+    valid = _load("JAX105", "valid_cond_or_python_if")
+    x = jnp.ones(3)
+    assert bool(jnp.array_equal(valid.update(x, 5), x * 2.0))  # steps 1: the Python `if`
+    assert bool(jnp.array_equal(valid.update(x, 5, steps=2), x + 1.0))
+    assert bool(jnp.array_equal(valid.update(x, 25, schedule=True), x + 1.0))  # steps 2, traced: the cond
+    assert bool(jnp.array_equal(valid.update(x, 5, schedule=True), x * 2.0))
+
+
+def test_the_python_if_on_the_traced_schedule_fails():
+    invalid = _load("JAX105", "invalid_cond_or_python_if")
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        invalid.update(jnp.ones(3), 25)

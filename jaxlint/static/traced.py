@@ -91,6 +91,34 @@ def staged_inside(scopes: "Scopes", node: ast.AST) -> bool:
     return fn is not None and fn.traced
 
 
+#: the staged conditionals whose first argument is the predicate they branch on
+_STAGED_CONDS = frozenset({"jax.lax.cond"})
+
+
+def python_twin_of_cond(scopes: "Scopes", test: ast.AST) -> ast.Call | None:
+    """The ``lax.cond`` of which ``test`` is the Python twin: ``test`` (an ``if``'s or a
+    conditional expression's) lies in one arm of an ``if flag:`` of its function, and the
+    other arm hands the same expression to ``lax.cond`` as its predicate (``if scheduled:
+    lax.cond(steps == 1, f, g) else: if steps == 1: ...``). The function says that the
+    flag decides how the value comes: traced on the cond's path, a Python value on the
+    other, where the Python ``if`` runs. None when there is no such cond."""
+    want = ast.dump(test, annotate_fields=False)
+    child: ast.AST = test
+    for a in scopes.ancestors(test):
+        if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return None
+        if isinstance(a, ast.If) and a.test is not child:
+            other = a.orelse if any(child is s for s in a.body) else a.body if any(
+                child is s for s in a.orelse) else None
+            for st in other or ():
+                for node in ast.walk(st):
+                    if isinstance(node, ast.Call) and node.args and scopes.resolve_call(node) in _STAGED_CONDS \
+                            and ast.dump(node.args[0], annotate_fields=False) == want:
+                        return node
+        child = a
+    return None
+
+
 #: What a trace knows of a name: ``("truth", b)``, its truth value is ``b``;
 #: ``("none", b)``, ``name is None`` is ``b``.
 Fact = tuple[str, bool]

@@ -7,7 +7,7 @@ from jaxlint.diagnostic import Applicability, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.rules.static._fixplan import import_name, is_statement_list_member
 from jaxlint.static.cfg import caught_in_function
-from jaxlint.static.traced import only_differentiated
+from jaxlint.static.traced import only_differentiated, python_twin_of_cond
 from jaxlint.static.usage import used_as_object
 from jaxlint.static.values import python_container, truth_is_structure
 from jaxlint.static.taint import (CERTAIN, LIKELY, POSSIBLE, bare_name_cap, confidence, describe, is_jit_entry,
@@ -80,7 +80,10 @@ class TracedControlFlow(StaticRule):
     is not guessed). A function jitted as a module-level twin (`f_jit = jax.jit(f)`)
     that its dispatchers call only under a test of an argument they pass on (`f if state
     is None else f_jit`) runs its other branch eagerly: `if state is None:` in `f` is
-    not checked.
+    not checked. Nor is a Python `if` on the very test that the other arm of an `if
+    flag:` hands to `lax.cond` (`if scheduled: lax.cond(steps == 1, f, g)` `else: if
+    steps == 1: ...`): the function sends the traced value to the cond and keeps the
+    Python `if` for a Python value.
 
     Severity: **error** when the value is certainly a tracer (a traced parameter, a
     `jax.numpy` result, arithmetic on them): tracing fails. **Warning** when it is
@@ -328,6 +331,8 @@ class TracedControlFlow(StaticRule):
 
     def _truth(self, ctx, taint, fn, report_node, test, kind, covered) -> None:
         """``test`` is converted to a Python bool: split and/or/not, then report once."""
+        if kind in ("if", "conditional expression") and python_twin_of_cond(ctx.model, test) is not None:
+            return  # `if flag: lax.cond(t, ...) else: if t: ...`: the value is traced on the cond's path only
         self._truth_operands(ctx, taint, fn, report_node, _truth_operands(test, covered), kind, covered)
 
     def _truth_operands(self, ctx, taint, fn, report_node, operands, kind, covered) -> None:

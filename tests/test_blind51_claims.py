@@ -2,6 +2,7 @@
 VALID fixtures run as the rule now says they do, the INVALID ones do what it reports."""
 import jax
 import jax.numpy as jnp
+import numpy as np
 import pytest
 
 from rule_fixtures import load_module
@@ -44,3 +45,17 @@ def test_the_python_if_on_the_traced_schedule_fails():
     invalid = _load("JAX105", "invalid_cond_or_python_if")
     with pytest.raises(jax.errors.TracerBoolConversionError):
         invalid.update(jnp.ones(3), 25)
+
+
+def test_a_none_default_never_passed_stays_none_under_jit():
+    valid = _load("JAX105", "valid_default_never_given")
+    x = jnp.arange(3.0)
+    assert bool(jnp.array_equal(valid.Stencil().run(x), x * 2.0))
+    weighted = valid.WeightedStencil().run_weighted(x)  # the partial's NumPy weights: constants
+    assert bool(jnp.array_equal(weighted, jnp.concatenate([x * 2.0, x * 2.0 * 3.0])))
+
+
+def test_the_default_passed_to_the_jitted_method_is_traced():
+    invalid = _load("JAX105", "invalid_default_given")
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        invalid.Stencil().run(jnp.arange(3.0), np.array([[0.0, 1.0], [0.0, 2.0]]))

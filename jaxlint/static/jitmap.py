@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from jaxlint.records import dataclass
 from jaxlint.static.apis import (ARRAY_LEAVES_ONLY_KINDS, CHECKPOINTS, DIFF_TRANSFORMS, FILTERED_KINDS, JIT_LIKE, TRACING_HOFS,
                                  WRITES_BACK_KINDS, literal_ints, literal_strs)
-from jaxlint.static.runs import eager_block
+from jaxlint.static.runs import eager_block, never_given
 from jaxlint.static.traced import Reason
 from jaxlint.static.values import class_facts
 
@@ -227,6 +227,9 @@ class EntryFinder:
             if p.default is not None and not (isinstance(p.default, ast.Constant) and p.default.value is None) \
                     and not self.scopes.is_array_annotation(p.annotation):
                 continue
+            if isinstance(p.default, ast.Constant) and p.default.value is None \
+                    and p.name in never_given(self.scopes, fn, bound_name, offset):
+                continue  # `weights=None` that no call of the jitted callable passes: None under this trace
             traced.add(p.name)
         specs_literal = all(
             kwargs.get(k) is None or literal_ints(kwargs.get(k)) is not None or literal_strs(kwargs.get(k)) is not None

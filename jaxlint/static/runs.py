@@ -8,13 +8,15 @@ that rules ask instead of guessing from names.
   or the early-return form ``if key in _CACHE: return _CACHE[key]``).
 * ``eager_block``: a ``with jax.disable_jit():`` or ``with jax.ensure_compile_time_eval():``
   block around a node: jit and the lax loops run their Python there, op by op.
+* ``never_given``: the parameters that no call of a transformed callable bound to a name
+  (or to ``self.<attribute>``) passes: they keep their defaults under that trace.
 """
 from __future__ import annotations
 
 import ast
 from typing import TYPE_CHECKING
 
-from jaxlint.static.apis import DIFF_TRANSFORMS
+from jaxlint.static.apis import DIFF_TRANSFORMS, JIT_LIKE
 
 if TYPE_CHECKING:  # the model asks these too (the jit map and tracing import this module)
     from typing import Callable
@@ -312,3 +314,70 @@ def _module_reads(model: ModuleModel) -> set[str]:
         if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
             read |= {c.value for c in ast.walk(value) if isinstance(c, ast.Constant) and isinstance(c.value, str)}
     return read
+
+
+#: transforms whose result is a function that hands its arguments on to the wrapped one
+#: (its parameters stay those of the wrapped function)
+_FUNCTION_WRAPPERS = frozenset({*JIT_LIKE, "jax.vmap", "jax.pmap", "jax.shard_map",
+                                "jax.experimental.shard_map.shard_map", "jax.checkpoint", "jax.remat"})
+
+
+def wrapper_name(scopes: "ModuleModel", call: ast.Call) -> str | None:
+    """The name the callable that ``call`` (a function transform) makes is bound to, through
+    the transforms around it: ``self.grad = jit(shard_map(self._stencil, ...))`` ->
+    ``self.grad`` for the ``shard_map`` call and for the ``jit`` call; None when the result
+    is not bound to one name (or a transform of another kind stands around it)."""
+    if scopes.resolve_call(call) not in _FUNCTION_WRAPPERS:
+        return None
+    node: ast.AST = call
+    parent = scopes.parent(node)
+    while isinstance(parent, ast.Call) and parent.args and parent.args[0] is node:
+        if scopes.resolve_call(parent) not in _FUNCTION_WRAPPERS:
+            return None
+        node, parent = parent, scopes.parent(parent)
+    if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1:
+        t = parent.targets[0]
+        if isinstance(t, ast.Name):
+            return t.id
+        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+            return f"self.{t.attr}"
+    return None
+
+
+def never_given(scopes: "ModuleModel", fn: "FunctionInfo", bound_name: str | None, offset: int) -> set[str]:
+    """The parameters of ``fn`` that no call of the transformed callable ``bound_name``
+    (a name, or ``self.<attribute>``) in the module passes: ``self.grad =
+    jit(self._stencil)`` called only as ``self.grad(psi)`` never gives ``_stencil`` its
+    ``weights``, which keeps its default. Empty when the module never calls it, a call
+    spreads ``*args`` / ``**kwargs``, or the name is bound more than once."""
+    if not bound_name:
+        return set()
+    owner, _, attr = bound_name.rpartition(".")
+    if owner not in ("", "self") or not attr.isidentifier():
+        return set()
+    memo = scopes.never_given_memo
+    key = (id(fn), bound_name, offset)
+    if key in memo:
+        return memo[key]
+    params = fn.positional()[offset:]
+    given: set[str] = set()
+    calls = 0
+    for call in scopes.nodes(ast.Call):
+        func = call.func
+        if owner:
+            if not (isinstance(func, ast.Attribute) and func.attr == attr
+                    and isinstance(func.value, ast.Name) and func.value.id == "self"):
+                continue
+        elif not (isinstance(func, ast.Name) and func.id == attr):
+            continue
+        elif len(scopes.lookup(attr, scopes.function_of(call))[1]) != 1:
+            calls = 0  # another name of the same spelling, or the name bound again
+            break
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            calls = 0
+            break
+        calls += 1
+        given |= {params[i].name for i in range(min(len(call.args), len(params)))}
+        given |= {k.arg for k in call.keywords if k.arg}
+    memo[key] = out = {p.name for p in fn.params if p.name not in given} if calls else set()
+    return out

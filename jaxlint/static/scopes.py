@@ -165,6 +165,8 @@ class Scopes:
         #: anywhere (and its ``__all__`` lists), and the functions it calls directly (by id)
         self.module_reads: set[str] | None = None
         self.called_directly: set[int] | None = None
+        #: ``runs.never_given``'s answers, by (id of the function, callable's name, bound)
+        self.never_given_memo: dict[tuple[int, str, int], set[str]] = {}
         self._collect()
 
     # ------------------------------------------------------------------ collection

@@ -24,7 +24,7 @@ from jaxlint.static.apis import (ABSTRACT_EVAL, ARRAY_LEAVES_ONLY_ABSTRACT, ARRA
 from jaxlint.static.flow import Flow, iteration_targets, sampled, transform_of, unpacked  # noqa: F401
 from jaxlint.static.protocols import keras_traced_calls, runner_call, runner_target
 from jaxlint.static.runs import (DIFF_KINDS, EAGER_KINDS, EAGER_UNDER_DISABLE_JIT, _only_by,  # noqa: F401
-                                 compiled_nowhere, eager_block, unused_wrapper)
+                                 compiled_nowhere, eager_block, never_given, unused_wrapper, wrapper_name)
 from jaxlint.static.containers import splat_entries
 from jaxlint.static.data import CALL, ENTRY_KINDS, Reason  # noqa: F401 (named here by the rules)
 from jaxlint.static.scopes import target_names
@@ -432,6 +432,13 @@ class Tracing:
             params.discard(target.params[0].name)
         return params
 
+    def _kept_none(self, call: ast.Call, target: FunctionInfo, bound: int) -> set[str]:
+        """The ``None``-default parameters of ``target`` that no call of the callable ``call``
+        makes passes (``runs.never_given``): they hold None under this trace."""
+        never = never_given(self.scopes, target, wrapper_name(self.scopes, call), bound)
+        return {p.name for p in target.params if p.name in never
+                and isinstance(p.default, ast.Constant) and p.default.value is None}
+
     def _passthrough_params(self, call: ast.Call, q: str, target: FunctionInfo, bound: int) -> set[str]:
         """Parameters a transform passes through as given (vmap ``in_axes`` None,
         checkpoint ``static_argnums``, or a spec that is not a literal): they often hold
@@ -550,7 +557,8 @@ class Tracing:
                         changed |= self._mark(target, Reason(q.rsplit('.', 1)[-1], node.lineno),
                                               self.callable_params(target, bound)
                                               - self._passthrough_params(node, q, target, bound)
-                                              - self.scopes.partial_keywords(arg, node, target))
+                                              - self.scopes.partial_keywords(arg, node, target)
+                                              - self._kept_none(node, target, bound))
         return changed
 
     def _mark_keras_calls(self) -> bool:

@@ -83,7 +83,10 @@ class TracedControlFlow(StaticRule):
     not checked. Nor is a Python `if` on the very test that the other arm of an `if
     flag:` hands to `lax.cond` (`if scheduled: lax.cond(steps == 1, f, g)` `else: if
     steps == 1: ...`): the function sends the traced value to the cond and keeps the
-    Python `if` for a Python value.
+    Python `if` for a Python value. A parameter defaulting to `None` that no call of
+    its jitted callable passes (`self.grad = jax.jit(self._stencil)`, called only as
+    `self.grad(x)`; a name bound to the jit, or a `shard_map`/`vmap` inside it, alike)
+    is None under that trace, not a traced value.
 
     Severity: **error** when the value is certainly a tracer (a traced parameter, a
     `jax.numpy` result, arithmetic on them): tracing fails. **Warning** when it is

@@ -54,39 +54,31 @@ class TracedControlFlow(StaticRule):
     (`a < x < b`), `bool()`, `int()`, `float()`, `complex()`, `range()`, `operator.index()`,
     and a Python list or tuple indexed by a traced integer (`xs[i]` in a `fori_loop` body).
 
-    Tests on static information stay clean: `.shape`, `.ndim`, `.dtype`, `len(x)`,
-    `x is None`, `isinstance`, static arguments (`static_argnames`), parameters with
-    Python defaults, dtypes (`real == jnp.float64` with `real` from `jnp.promote_types` or a
-    function annotated `-> np.dtype`), a parameter declared a Python flag (`weighted: bool`)
-    where only equinox's filtered transforms trace the function, properties of the module's
-    classes that read Python values (`gate.is_parametric`), attributes of `self` and of configuration objects (`config.x`,
-    `cfg.n`, parameters annotated with a non-array type, `override or self.cfg`; but a parameter
-    annotated `int`, `float` or `bool` of a function traced because traced code calls it holds a
-    tracer when its callers are jitted (or vmapped, or lax bodies) themselves and one passes it
-    one for certain, its own traced argument or a `jax.numpy` result: jit reads no annotation),
-    comparisons with strings,
-    with `object()` sentinels and with an empty tuple, list or dict (`args == ()`), the keys of a pytree dict (`for k, v in d.items()`), and
-    the truth value of containers: a parameter annotated `Tuple[...]`, `list`, `dict` or
-    `PyTree`, a local unpacked from a parameter whose `tuple[...]` annotation declares a
-    container at its place (`arg, pending = carry`), or a local that is still a list where it is tested (`xs = []` ...
-    `jnp.stack(xs) if xs else ...`) or one that falls back to a container (`params or {}`,
-    `extra if extra else []`), and the truth value of a name or field the same
-    function uses as an object, reading an attribute no array has (`if
-    state.dynamic_scale:` beside `state.dynamic_scale.value_and_grad(...)`: `None` or a
-    pytree object, never a tracer), and a field of a pytree class of the module declared
-    a container (`if state.ids:` where the class annotates `ids: tuple[int, ...] | None`,
-    `Sequence[int]`, `list[...]` or `dict[...]`, through `Optional`/`Union`/`Annotated`:
-    the pytree keeps the container around its leaves; an unannotated parameter's field
-    is not guessed). A function jitted as a module-level twin (`f_jit = jax.jit(f)`)
-    that its dispatchers call only under a test of an argument they pass on (`f if state
-    is None else f_jit`) runs its other branch eagerly: `if state is None:` in `f` is
-    not checked. Nor is a Python `if` on the very test that the other arm of an `if
-    flag:` hands to `lax.cond` (`if scheduled: lax.cond(steps == 1, f, g)` `else: if
-    steps == 1: ...`): the function sends the traced value to the cond and keeps the
-    Python `if` for a Python value. A parameter defaulting to `None` that no call of
-    its jitted callable passes (`self.grad = jax.jit(self._stencil)`, called only as
-    `self.grad(x)`; a name bound to the jit, or a `shard_map`/`vmap` inside it, alike)
-    is None under that trace, not a traced value.
+    Tests on static information stay clean: `.shape`, `.ndim`, `.dtype`, `len(x)`, `x is None`, `isinstance`,
+    static arguments (`static_argnames`), parameters with Python defaults, dtypes (`real == jnp.float64` with
+    `real` from `jnp.promote_types` or a function annotated `-> np.dtype`), a parameter declared a Python flag
+    (`weighted: bool`) where only equinox's filtered transforms trace the function, properties of the module's
+    classes that read Python values (`gate.is_parametric`), attributes of `self` and of configuration objects
+    (`config.x`, `cfg.n`, parameters annotated with a non-array type, `override or self.cfg`; but a parameter
+    annotated `int`, `float` or `bool` of a function traced because traced code calls it holds a tracer when its
+    callers are jitted (or vmapped, or lax bodies) themselves and one passes it one for certain, its own traced
+    argument or a `jax.numpy` result: jit reads no annotation), comparisons with strings, with `object()`
+    sentinels and with an empty tuple, list or dict (`args == ()`), the keys of a pytree dict (`for k, v in
+    d.items()`), and the truth value of containers: a parameter annotated `Tuple[...]`, `list`, `dict` or
+    `PyTree`, a local unpacked from a parameter whose `tuple[...]` annotation declares a container at its place
+    (`arg, pending = carry`), or a local that is still a list where it is tested (`xs = []` ... `jnp.stack(xs) if
+    xs else ...`) or one that falls back to a container (`params or {}`, `extra if extra else []`), and the truth
+    value of a name or field the same function uses as an object, reading an attribute no array has (`if
+    state.dynamic_scale:` beside `state.dynamic_scale.value_and_grad(...)`: `None` or a pytree object, never a
+    tracer), and a field of a pytree class of the module declared a container (`if state.ids:` where the class
+    annotates `ids: tuple[int, ...] | None`, `Sequence[int]`, `list[...]` or `dict[...]`, through
+    `Optional`/`Union`/`Annotated`: the pytree keeps the container around its leaves; an unannotated parameter's
+    field is not guessed). A function jitted as a module-level twin (`f_jit = jax.jit(f)`) that its dispatchers
+    call only under a test of an argument they pass on (`f if state is None else f_jit`) runs its other branch
+    eagerly: `if state is None:` in `f` is not checked, nor an `if` on the test the other arm of an `if flag:`
+    hands to `lax.cond` (`if scheduled: lax.cond(steps == 1, f, g)` / `else: if steps == 1:`: the flag sends the
+    traced value to the cond). A parameter defaulting to `None` that no call of its jitted callable passes
+    (`self.g = jax.jit(self._f)` called as `self.g(x)`) stays None.
 
     Severity: **error** when the value is certainly a tracer (a traced parameter, a
     `jax.numpy` result, arithmetic on them): tracing fails. **Warning** when it is
@@ -335,7 +327,7 @@ class TracedControlFlow(StaticRule):
     def _truth(self, ctx, taint, fn, report_node, test, kind, covered) -> None:
         """``test`` is converted to a Python bool: split and/or/not, then report once."""
         if kind in ("if", "conditional expression") and python_twin_of_cond(ctx.model, test) is not None:
-            return  # `if flag: lax.cond(t, ...) else: if t: ...`: the value is traced on the cond's path only
+            return  # `if flag: lax.cond(t, ...) else: if t: ...`: traced on the cond's path only
         self._truth_operands(ctx, taint, fn, report_node, _truth_operands(test, covered), kind, covered)
 
     def _truth_operands(self, ctx, taint, fn, report_node, operands, kind, covered) -> None:

@@ -93,37 +93,28 @@ class PrngKeyReuse(StaticRule):
     with the same key (a key passed in the carry or the scanned-over slices, or
     `fold_in(key, i)`, is fresh).
 
-    A call that hands the key to something known to draw random numbers from it
-    also consumes it: an equinox layer (`eqx.nn.Linear(3, 4, key=key)`), a flax
-    linen module's `init` (`model.init(key, x)`, also of a module made inline:
-    `Critic().init(key, x)`) and its `apply` given `rngs={"dropout": key}`, a haiku
-    transform's `init(key, x)` and `apply(params, key, x)` (`apply(params, state, key,
-    x)` after `hk.transform_with_state`), or a function or class (its `__init__`) of the
-    same module whose body samples from that parameter with `jax.random`, also from
-    keys it splits from it first, or in a function it defines and uses (`loss_fn`
-    handed to `jax.grad` in a jitted step), through a chain of such helpers, also
-    called through an attribute its class stores it in (`self.kernel_init = normal_init`,
-    then `self.kernel_init(shape, key)`). A helper that only splits or folds the key does not consume it, nor
-    does one that draws from it only when another argument is None (`if deck is None:
-    deck = deal(key)`), called with that argument given (an expression, or a name the
-    caller binds to one; not `None`, nor a parameter of the caller), also where the
-    draw waits on a closure's parameter that the helper fills from that argument
-    (`def one(x, mask): if mask is None: ...` run as `jax.vmap(one)(xs, masks)`), and
-    where every binding that reaches the call is a value (`masks = None`, then `out,
-    masks = paste(..., box_key, masks)`: the next `paste(..., box_key, masks)` gets
-    the first one's masks and draws nothing). Splitting a key
-    after such a call (`model.init(key, x)` then `key, sub = jax.random.split(key)`)
-    is not reported: the second use must draw.
-    A function of another module whose body is not seen consumes a key given to it
-    as `key=`/`rng=` (or a key the function made with `split`/`PRNGKey`) only next to
-    a `jax.random` draw from the same key: two such calls, or one and a `split`, may
-    be deliberate (seeding a model and its guide alike) and are not reported. When that
-    function is in another module of the checked tree, its body is read there: a key it
-    only stores, deletes or hands on to functions that do the same (`module.variable(v,
-    name=n, key=k)` tagging `v` with the key for later harvest) is threaded, not drawn
-    from, and is not a use. A hand-off the model cannot read (a module outside the tree,
-    `*args`/`**kwargs`, a key inside another expression, more than four calls deep) is
-    assumed to draw, as a function that takes a key usually does.
+    A call that hands the key to something known to draw random numbers from it also consumes it: an equinox layer
+    (`eqx.nn.Linear(3, 4, key=key)`), a flax linen module's `init` (`model.init(key, x)`, also of a module made
+    inline: `Critic().init(key, x)`) and its `apply` given `rngs={"dropout": key}`, a haiku transform's `init(key,
+    x)` and `apply(params, key, x)` (`apply(params, state, key, x)` after `hk.transform_with_state`), or a
+    function or class (its `__init__`) of the same module whose body samples from that parameter with
+    `jax.random`, also from keys it splits from it first, or in a function it defines and uses (`loss_fn` handed
+    to `jax.grad` in a jitted step), through a chain of such helpers, also called through an attribute its class
+    stores it in (`self.kernel_init = normal_init`, then `self.kernel_init(shape, key)`). A helper that only
+    splits or folds the key does not consume it, nor does one that draws from it only when another argument is
+    None (`if deck is None: deck = deal(key)`), called with that argument given (an expression, or a name the
+    caller binds to one; not `None`, nor a parameter of the caller), also where a closure of the helper waits on
+    it (`def one(x, mask): if mask is None:` run as `jax.vmap(one)(xs, masks)`), and where every binding reaching
+    the call is a value (`out, masks = paste(..., masks)`, then `paste(..., masks)`). Splitting a key after such a
+    call (`model.init(key, x)` then `key, sub = jax.random.split(key)`) is not reported: the second use must draw.
+    A function of another module whose body is not seen consumes a key given to it as `key=`/`rng=` (or a key the
+    function made with `split`/`PRNGKey`) only next to a `jax.random` draw from the same key: two such calls, or
+    one and a `split`, may be deliberate (seeding a model and its guide alike) and are not reported. When that
+    function is in another module of the checked tree, its body is read there: a key it only stores, deletes or
+    hands on to functions that do the same (`module.variable(v, name=n, key=k)` tagging `v` with the key for later
+    harvest) is threaded, not drawn from, and is not a use. A hand-off the model cannot read (a module outside the
+    tree, `*args`/`**kwargs`, a key inside another expression, more than four calls deep) is assumed to draw, as a
+    function that takes a key usually does.
 
     A read of a key generator's property that advances the generator is a fresh key
     each time (`gen.rng`, with `gen` an instance of a class of the module, or of one

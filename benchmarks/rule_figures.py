@@ -55,6 +55,8 @@ BLIND = {
                 "60 libraries sealed before anything ran on them, judged blind once at cbafee0 (issue 36)"),
     "blind51": ("precision_judgements_blind51.json",
                 "28 GitHub repositories sealed before anything ran on them, judged blind once at 6333270 (issue 36)"),
+    "blind52": ("precision_judgements_blind52.json",
+                "25 GitHub repositories sealed before anything ran on them, judged blind once at 87f2855 (issue 36)"),
     "dynamic": ("dynamic_judgements.json",
                 "55 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
                 "(6 programs, issue 20), 4419f18 (7 programs, issue 37), ab7bc28 (6 programs, issue 37), "

@@ -40,7 +40,8 @@ STEPS = textwrap.dedent("""\
 def test_dynamic_findings_and_related_places_keep_the_symlinked_folder(tmp_path):
     real = tmp_path / "real"
     (real / "pkg").mkdir(parents=True)
-    (real / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n')
+    # JAX106 (the trace-time print, the static finding here) is off by default
+    (real / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n[tool.jaxlint]\nextend-select = ["JAX106"]\n')
     (real / "pkg" / "__init__.py").write_text("")
     (real / "pkg" / "main.py").write_text(MAIN)
     (real / "pkg" / "steps.py").write_text(STEPS)

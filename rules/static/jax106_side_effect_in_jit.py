@@ -98,7 +98,7 @@ class SideEffectInJit(StaticRule):
     traced_code = True  # about code under a trace: an eager-only branch is none of its business
     group = "nursery"
     #: its own blind figure (rule_figures.json); clocks, files, logging, prints of literals stay in the nursery
-    kinds = {"print-of-value": FindingKind("suspicious", "`print(...)` of a value, not only of literals and shapes: "
+    kinds = {"print-of-value": FindingKind("nursery", "`print(...)` of a value, not only of literals and shapes: "
                                                          "under a trace it prints a tracer")}
     name = "side-effect-in-jit"
     summary = "a Python side effect in traced code runs once, at trace time"

@@ -42,26 +42,3 @@ def test_a_draw_read_only_by_the_other_branch_never_meets_the_branch_draw():
     m = _load("valid_branch_draws")
     assert jnp.allclose(m.read_by_other_branches(KEY, X, False), jax.random.normal(KEY, X.shape))
     assert jnp.allclose(m.read_by_other_branches(KEY, X, True), jnp.tan(jax.random.uniform(KEY, X.shape)))
-
-
-XS = jnp.zeros((3, 4))
-
-
-def test_split_keys_of_a_closed_over_key_repeat_on_every_iteration():
-    m = _load("invalid_iterated_split")
-    rows = m.noisy_rows(KEY, XS)
-    assert jnp.allclose(rows[0], rows[1]) and jnp.allclose(rows[1], rows[2])  # every row the same noise
-    once = m.resampled(KEY, jnp.arange(5.0), 1)
-    assert jnp.allclose(m.resampled(KEY, jnp.arange(5.0), 4), 4 * once)  # four iterations, one pick repeated
-
-
-def test_split_keys_taken_by_the_index_or_carried_differ_per_iteration():
-    m = _load("valid_iterated_split")
-    rows = m.noisy_rows(KEY, XS)
-    assert not jnp.allclose(rows[0], rows[1]) and not jnp.allclose(rows[1], rows[2])
-    carried = m.carried(KEY, XS)
-    assert not jnp.allclose(carried[0], carried[1])
-    x = jnp.zeros(4)
-    keys = jax.random.split(KEY, 3)
-    expected = sum(jax.random.normal(keys[i], x.shape).sum() for i in range(3))
-    assert jnp.allclose(m.noisy_sum(KEY, x, 3), expected)

@@ -551,7 +551,6 @@ FOUND15 = frozenset({
     "discs-2074b0d",
     "flax-illuminant-estimation-b88b245",
     "jax-bhm-377334d",
-    "jaxtar-4c6ff8a",
     "qdax-632ff41",
     "serl-327684b",
     "tunix-0454a18",

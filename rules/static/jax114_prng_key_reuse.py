@@ -19,7 +19,6 @@ from jaxlint.static.arrays import data_params
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
-    from jaxlint.static.data import FunctionInfo
 
 
 #: A line that may call a key consumer (`normal(`, `jr.split(`...): a cheap prefilter.
@@ -96,10 +95,7 @@ class PrngKeyReuse(StaticRule):
     `lax.fori_loop`, `lax.scan`, `lax.while_loop` or `lax.map` (or nnx's) that draws from a
     key it closes over or that `functools.partial` binds: the body runs once per iteration
     with the same key (a key passed in the carry or the scanned-over slices, or
-    `fold_in(key, i)`, is fresh). A `split(key, n)` there makes the same keys on every
-    iteration too, handed whole to a draw (`vmap(sample)(split(key, n), xs)`); taken one
-    at a time (`split(key, n)[i]`, `keys[i]`, `keys` given to another call) it may give
-    each iteration its own.
+    `fold_in(key, i)`, is fresh).
 
     A call that hands the key to something known to draw random numbers from it also consumes it: an equinox layer
     (`eqx.nn.Linear(3, 4, key=key)`), a flax linen module's `init` (`model.init(key, x)`, also of a module made
@@ -509,8 +505,7 @@ class PrngKeyReuse(StaticRule):
                         key, fn_name = handoff
                     if not isinstance(key, ast.Name) or comp is not None and bound_in(comp, key.id):
                         continue
-                    if fn_name == "jax.random.split" and (len(use.args) > 1 or any(k.arg == "num" for k in use.keywords)) \
-                            and _indexed(model, use, fn):
+                    if fn_name == "jax.random.split" and (len(use.args) > 1 or any(k.arg == "num" for k in use.keywords)):
                         continue  # `split(key, n)[i]`: one key per iteration, taken by the loop index
                     if key.id in fixed:
                         if len(fn.bindings.get(key.id, ())) != 1:
@@ -554,34 +549,6 @@ class PrngKeyReuse(StaticRule):
                                       f"numbers; pass the key as an argument", fixture),
                     related=[ctx.related(bindings[0].node, f"`{node.id}` is made here")], kind=FIXTURE if fixture else MODULE_KEY,
                 )
-
-
-def _indexed(model: ModuleModel, split: ast.Call, fn: "FunctionInfo") -> bool:
-    """Whether the keys of ``split(key, n)`` in an iterated body are taken one at a time
-    (``split(key, n)[i]``, or ``keys = split(key, n)`` then ``keys[i]`` or a call given ``keys``
-    with another argument, such as ``dynamic_index_in_dim(keys, i)``): each iteration may take
-    another key. Handed whole to a draw (``vmap(sample)(split(key, n), xs)``), they are the
-    same keys on every iteration."""
-    parent = model.parent(split)
-    if isinstance(parent, ast.Subscript) and parent.value is split:
-        return True
-    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
-        return False
-    name = parent.targets[0].id
-    for n in walk(fn.node):
-        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name:
-            return True
-        if isinstance(n, ast.Call) and any(isinstance(a, ast.Name) and a.id == name for a in n.args) \
-                and not _draws_from(model, n):
-            return True  # handed to something that may pick one key
-    return False
-
-
-def _draws_from(model: ModuleModel, call: ast.Call) -> bool:
-    """``vmap(f)(keys, ...)``: a mapped call, given every key at once."""
-    func = call.func
-    return isinstance(func, ast.Call) and (model.resolve_call(func) or "") in ("jax.vmap", "jax.pmap", "flax.nnx.vmap",
-                                                                              "equinox.filter_vmap")
 
 
 def _sure(fn_name: str) -> Confidence:

@@ -546,7 +546,6 @@ FOUND14 = frozenset({
 #: found with ``--preview``.
 FOUND15 = frozenset({
     "aequus-jax-c5f924d",
-    "aequus-jax-d388177",
     "craftax-606e8f0",
     "discs-2074b0d",
     "flax-illuminant-estimation-b88b245",

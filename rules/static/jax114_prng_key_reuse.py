@@ -42,10 +42,6 @@ _ITERATING = {"jax.lax.fori_loop": (2, "body_fun"), "jax.lax.scan": (0, "f"), "j
               "jax.lax.map": (0, "f"), "flax.nnx.fori_loop": (2, "body_fun"), "flax.nnx.scan": (0, "f"),
               "flax.nnx.while_loop": (1, "body_fun")}
 _ITERATING_NAMES = {q.rsplit(".", 1)[-1] for q in _ITERATING}
-#: Functions that run one of several branch functions, with the index of the first branch
-#: argument (``lax.switch`` takes a list of them there): exactly one branch runs, right there.
-_BRANCHING = {"jax.lax.cond": 1, "jax.lax.switch": 1, "flax.nnx.cond": 1, "flax.nnx.switch": 1}
-_BRANCHING_NAMES = {q.rsplit(".", 1)[-1] for q in _BRANCHING}
 
 
 #: The finding kinds (docs/rules/JAX114.md, "Finding kinds"), from the two uses of the key.
@@ -129,13 +125,7 @@ class PrngKeyReuse(StaticRule):
     attribute of an instance of a class imported from outside the checked tree may be
     such a property: two reads of it are not reported.
 
-    Uses in the two branches of an `if`/`else` are not two uses. A branch of `lax.cond` /
-    `lax.switch` (or nnx's) made right there, a lambda or a nested def, runs at the call: a
-    draw in it from a key it closes over is a use of that key (`normal(key, s)` then
-    `lax.cond(p, lambda: normal(key, s), lambda: x)` is reuse), and draws from one key in two
-    of its branches are one use, since only one branch runs; nor does a draw before the call
-    whose numbers only its other branches read (`u = uniform(key, s)`, then `lax.cond(p, lambda
-    _: tan(u), lambda _: normal(key, s), None)`) meet the branch's draw. Keys derived with
+    Uses in the two branches of an `if`/`else` are not two uses. Keys derived with
     `jax.random.fold_in(key, i)` are fresh keys.
 
     Two uses only count when some number both produce is read: each use's result is
@@ -621,7 +611,6 @@ class _Flow:
         self.loop_pass = False
         self.depth = 0
         self.loops: list[ast.For | ast.AsyncFor | ast.While] = []  # the loops around the statement being walked
-        self.branch: tuple[ast.AST, ast.AST] | None = None  # (the caller's node, the `lax.cond` branch walked)
 
     # ------------------------------------------------------------------ statements
     def block(self, stmts: list[ast.stmt], state: State | None) -> State | None:
@@ -715,12 +704,9 @@ class _Flow:
 
     # ------------------------------------------------------------------ expressions
     def expr(self, node: ast.AST, state: State) -> None:
-        branching: list[ast.Call] = []
         for call, comp in self._calls(node):
             func = call.func
             short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-            if comp is None and short in _BRANCHING_NAMES and self.model.resolve_call(call) in _BRANCHING:
-                branching.append(call)  # its branches run after its arguments are evaluated
             q = (self.model.resolve_call(call) or "") if short in CONSUMERS else ""  # cheap test before resolving
             if q.startswith("jax.random.") and q[len("jax.random."):] in CONSUMERS:
                 key = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "key"), None)
@@ -760,8 +746,6 @@ class _Flow:
                     if not self.reach.read(first):
                         state[text] = (call, fn_name)  # the first use's numbers went nowhere: this one counts
                     continue  # `like = Model(key)` as a template, or splits whose read outputs differ
-                if self.branch is not None and not self._read_with_branch(first):
-                    continue  # `u = uniform(key)` read only by the other branches: no run reads both
                 if alternatives(self.model, first, call) or self.reach.alternatives(first, call):
                     continue  # `where(c, normal(key, s), uniform(key, s))`: only one draw survives, element by element
                 if self.loop_pass and first is call:
@@ -775,66 +759,6 @@ class _Flow:
                 self._report(key, msg, first, min(_sure(fn_name), _sure(first_name), key=lambda c: c.rank),
                              _kind(first_name, fn_name, self.loop_pass and first is call))
             state.setdefault(text, (call, fn_name))
-        for call in branching:
-            self._branches(call, state)
-
-    def _branches(self, call: ast.Call, state: State) -> None:
-        """``lax.cond(p, lambda: normal(key), g)`` / ``lax.switch(i, [f, g])``: the branch
-        functions made right there (lambdas, nested defs of the caller) run at the call, and
-        exactly one of them: a draw in a branch is a use of the key it closes over, and two
-        branches drawing from one key are one use (walked like the arms of an ``if``)."""
-        start = _BRANCHING[self.model.resolve_call(call) or ""]
-        args = list(call.args[start:])
-        if args and isinstance(args[0], (ast.List, ast.Tuple)) and "switch" in (self.model.resolve_call(call) or ""):
-            args = list(args[0].elts)
-        else:
-            args = args[:2]
-        owner = self.model.function_of(call)
-        ends: list[tuple[State, set[str]]] = []
-        local: set[str] = set()
-        for arg in args:
-            fn, _ = self.model.callee(arg, owner, follow=False, instances=False)
-            if fn is None or fn.parent is not owner:
-                continue  # a function of elsewhere: it closes over no name of this body
-            names = {p.name for p in fn.params} | set(fn.bindings)
-            local |= names
-            branch = dict(state)
-            forget(branch, names)
-            was, self.branch = self.branch, (owner.node, fn.node) if owner is not None else None
-            if isinstance(fn.node, ast.Lambda):
-                self.expr(fn.node.body, branch)
-            else:
-                self.block(fn.node.body, branch)  # (the walk marks `branch` as it goes, up to a `return`)
-            self.branch = was
-            ends.append((branch, set()))
-        if not ends:
-            return
-        merged = join(ends)
-        for k in list(merged):
-            if key_root(k) in local:
-                del merged[k]  # a key of a branch's own (a parameter, a local name)
-        state.update(merged)
-
-    def _read_with_branch(self, first: ast.Call) -> bool:
-        """Whether the numbers of ``first`` (a use before the ``lax.cond`` whose branch is
-        being walked) may be read on a run of that branch: bound to names, they are read in
-        the branch or in the caller's own body (not only in its other branches or functions)."""
-        caller, branch = self.branch  # type: ignore[misc]
-        parent = self.model.parent(first)
-        if not (isinstance(parent, ast.Assign) and all(isinstance(t, ast.Name) for t in parent.targets)):
-            return True
-        names = {t.id for t in parent.targets}  # type: ignore[attr-defined]
-        if any(isinstance(n, ast.Name) and n.id in names for n in walk(branch)):
-            return True
-        stack = [c for c in children(caller) if c is not parent]
-        while stack:
-            n = stack.pop()
-            if isinstance(n, _SCOPES) or n is parent:
-                continue
-            if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load):
-                return True
-            stack.extend(children(n))
-        return False
 
     def _shared(self, first: ast.Call, call: ast.Call) -> bool:
         """Some number both uses of one key produce may be read: each use's result

@@ -230,9 +230,7 @@ class PrngKeyReuse(StaticRule):
     """
 
     code = "JAX114"
-    #: the rule's own group, held to the whole rule's blind figure (48 % with blind52); each
-    #: finding has a kind, and the kinds' groups decide what is on by default
-    group = "pedantic"
+    group = "pedantic"  # 48 % with blind52; each finding has a kind, whose group decides
     name = "prng-key-reuse"
     fixable = Applicability.UNSAFE
     summary = "a PRNG key is consumed by more than one random call, or a module-level key is read in traced code"

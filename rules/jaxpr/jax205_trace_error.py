@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Severity
@@ -37,6 +38,16 @@ class TraceError(TraceRule):
     tracer, a boolean-mask index, in-place assignment `x[i] = v`, a leaked tracer. The
     finding sits at your line where the error was raised, with the exception's
     essence and what to do instead; jaxlint never crashes on it.
+
+    A size (a shape, `jnp.arange`'s stop, `jnp.pad`'s widths) that needs a value which
+    is, by jax's own account of the tracer, only parameters of the jitted function, each
+    a Python int in every recorded call of the signature that failed (`jnp.ones((length,))`
+    in `example_fun`, called as `f(10, 4)`), cannot be fixed in the body: the finding sits
+    where the function is jitted (the `jax.jit(...)` call or the decorator) and says the
+    line to write there (`jax.jit(example_fun, static_argnames='length')`, the decorator's
+    own `static_argnames` extended), with the body's line as a related location. A size
+    from an array (`x.sum()`) and a Python `if` on a parameter stay at the body's line,
+    where `jnp.where`, `lax.cond` or another shape is the fix.
 
     ## Why is this bad?
     The function cannot run under `jit` at all with such inputs; the error would
@@ -140,9 +151,85 @@ class TraceError(TraceRule):
         kind = type(e).__name__
         hint = next((h for key, h in HINTS if key in kind or key in first), None)
         msg = f"tracing `{ctx.qualname}` fails with {kind}: {first[:200].rstrip('.')}"
+        static = _static_fix(ctx, e, kind) if site is not None else None
+        if static is not None:  # only the jit line can fix it: the finding goes there
+            where, names, remedy = static
+            shown = ", ".join(f"`{n}`" for n in names)
+            msg += (f"; the size needs {shown}, a Python int that every call passes: mark {shown} static "
+                    f"where `{ctx.qualname.rsplit('.', 1)[-1]}` is jitted: {remedy}")
+            ctx.report(where, msg, data={"exception": kind, "static": list(names)},
+                       related=[site.related(f"the size is computed from {shown} here")])
+            return
         if hint:
             msg += f"; {hint}"
         ctx.report(site or ctx.def_site(), msg, data={"exception": kind})
+
+
+#: jax's own words for the arguments a concrete value was needed from
+_DEPENDS = re.compile(r"depends on the values? of the arguments? (.+?)\.?$", re.M)
+
+
+def _static_fix(ctx: FunctionAnalysis, e: BaseException, kind: str):
+    """(the jit's Site, the parameters, what to write) when a size (a shape, `jnp.arange`'s
+    stop, `jnp.pad`'s widths) needs a traced value that is, by jax's own account, only
+    parameters of the jitted function that every recorded call of the failing signature gave
+    as a Python int: making them static at the jit line is the fix (the body cannot be
+    changed to do without the size); None otherwise (the body is what changes)."""
+    import inspect
+
+    from jaxlint.dynamic.analysis import Site
+    from jaxlint.dynamic.jitline import jit_node, with_static
+
+    text = str(e)
+    sized = ("Shapes must be 1D sequences of concrete values" in text if kind == "TypeError"
+             else kind == "ConcretizationTypeError" and re.search(r"\bjnp\.\w+", text) is not None)
+    found = _DEPENDS.search(text)
+    entry = ctx.entry or {}
+    if not sized or found is None or entry.get("kind") not in ("jit", "pjit") or entry.get("is_method") \
+            or inspect.ismethod(ctx.function):
+        return None
+    names = [n.strip() for n in re.split(r",\s*(?:and\s+)?|\s+and\s+", found.group(1)) if n.strip()]
+    try:
+        params = list(inspect.signature(ctx.function).parameters)[int(entry.get("partial_bound") or 0):]
+    except (TypeError, ValueError):
+        return None
+    traced = entry.get("traced_params")
+    if not names or any(n not in params or (traced is not None and n not in traced) for n in names):
+        return None  # a pytree's leaf, a bound argument, or a jit that already keeps it static
+    call = ctx.call.site if ctx.call is not None else None
+    sigs = [s for s in ctx.signatures or () if isinstance(s, dict) and not s.get("inlined")]
+    mine = [s for s in sigs if call is not None and isinstance(fc := s.get("first_call"), dict)
+            and fc.get("line") == call.line and _same(str(fc.get("file")), call.path)] or sigs
+    if not mine or not all(_python_int(_arg(s, params, n)) for s in mine for n in names):
+        return None  # an array (unhashable, cannot be static) or not recorded: the body changes
+    node = jit_node(ctx.tree, int(entry.get("line") or 0), int(entry.get("column") or 0))
+    if node is None:
+        return None
+    decorator = str(entry.get("form") or "").endswith("decorator")
+    remedy = with_static(ctx.tree, node, names, decorator) if ctx.tree is not None else None
+    if remedy is None:
+        return None
+    full, keyword = remedy
+    where = Site(ctx.path, node.lineno, node.col_offset + (0 if decorator else 1), node.end_lineno,
+                 (node.end_col_offset or 0) + 1)
+    return where, names, f"`{full}`" if full else f"add `{keyword}` to it"
+
+
+def _arg(sig: dict, params: list[str], name: str):
+    """The recorded node of parameter ``name`` in a signature (by position or keyword)."""
+    kwargs = sig.get("kwargs") or {}
+    if name in kwargs:
+        return kwargs[name]
+    args, i = sig.get("args") or [], params.index(name)
+    return args[i] if i < len(args) else None
+
+
+def _python_int(node) -> bool:
+    """A recorded leaf that is a Python int as jit traces it: a weak-typed integer scalar."""
+    if isinstance(node, str):
+        return bool(re.fullmatch(r"[iu]\d+\[\] weak", node))
+    return isinstance(node, dict) and node.get("array") == [] and bool(node.get("weak")) \
+        and str(node.get("dtype") or "").startswith(("int", "uint"))
 
 
 def _same(a: str, b: str) -> bool:

@@ -2,20 +2,17 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Applicability, Confidence
 from jaxlint.rule import FindingKind, Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.rules.static._fixplan import attribute_path, block_holding, free_local_name, is_statement_list_member
-from jaxlint.static.semantic import ModuleModel, children, target_names, walk
-from jaxlint.static.selects import alternatives
-from jaxlint.static.reach import Reach
-from jaxlint.static.key_uses import (State, arguments, bound_in, builds_alternatives, complementary_slices, forget,
-                                     handed_over, in_fixture_code, join, key_root, stored_paths, word_pattern)
+from jaxlint.static.semantic import ModuleModel, walk
+from jaxlint.static.key_uses import bound_in, in_fixture_code, word_pattern
+from jaxlint.static.keyflow import COMPREHENSIONS, SCOPES, KeyFlow, Reuse, calls_in
 from jaxlint.textutil import LazyPattern, match_lines
-from jaxlint.static.keys import CONSUMERS, KEY_MAKERS, KeyCallees, assigned_paths, draws, key_text
-from jaxlint.static.arrays import data_params
+from jaxlint.static.keys import CONSUMERS, KEY_MAKERS, KeyCallees
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -26,8 +23,6 @@ if TYPE_CHECKING:
 _CONSUMER_CALL = LazyPattern(r"(?:%s|\.[tf])\s*\(" % word_pattern(c for c in CONSUMERS if len(c) > 1))
 #: A line that may hand a key to a callee that draws from it (`key=`, `.init(`).
 _KEY_HANDOFF = LazyPattern(r"(?:%s)\s*=[^=]|\.(?:init(?:_with_output)?|apply)\s*\(" % word_pattern(["key"]))
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 #: Samplers of continuous noise (the shape given is the noise's shape).
 _NOISE = {"normal", "uniform", "truncated_normal", "laplace", "logistic", "gumbel", "cauchy", "t", "gamma",
           "beta", "exponential", "generalized_normal", "double_sided_maxwell", "maxwell", "pareto", "loggamma",
@@ -74,6 +69,22 @@ def _kind(first_name: str, fn_name: str, repeated: bool = False) -> str:
 def _says(kind: str, msg: str, fixture: bool = False) -> str:
     where = " (in a test helper, demo or benchmark)" if fixture else ""
     return f"{_KIND_SAYS[kind]}{where}: {msg}"
+
+
+def _reuse_says(r: Reuse) -> str:
+    if r.comp is not None:
+        return (f"PRNG key `{r.text}` is consumed by `{r.fn_name}` for every element of the comprehension at line "
+                f"{r.comp.lineno}: each element draws the same random numbers; split it into one key per element")
+    if r.repeated:
+        return (f"PRNG key `{r.text}` is consumed by `{r.fn_name}` on every iteration of the loop without being "
+                f"reassigned: every iteration draws the same random numbers; split it in the loop "
+                f"(`{r.text}, sub = jax.random.split({r.text})`)")
+    return (f"PRNG key `{r.text}` was already consumed by `{r.first_name}` at line {r.first.lineno}; reusing it in "
+            f"`{r.fn_name}` gives the same (or correlated) random numbers; split the key first")
+
+
+def _put(reports: dict, node: ast.expr, msg: str, first: ast.Call, sure: Confidence, kind: str) -> None:
+    reports.setdefault(id(node), (node, msg, first, sure, kind))
 
 
 class PrngKeyReuse(StaticRule):
@@ -385,16 +396,20 @@ class PrngKeyReuse(StaticRule):
         names = callees.sampling_names() if sampling else set()
         if names:
             lines |= match_lines(ctx.source, re.compile(r"(?:%s)\s*\(" % word_pattern(names)))
-        reports: dict[int, tuple[ast.expr, str, ast.Call, Confidence, str]] = {}
-        _Flow(model, reports, callees).block(ctx.tree.body, {})
+        found: list[Reuse] = []
+        KeyFlow(model, callees, found).block(ctx.tree.body, {})
         for f in model.functions:
             first, last = f.node.lineno, f.node.end_lineno or f.node.lineno
             if not any(first <= n <= last for n in lines) or skip_tests and in_test(f):
                 continue
             if isinstance(f.node, ast.Lambda):
-                _Flow(model, reports, callees).expr(f.node.body, {})
+                KeyFlow(model, callees, found).expr(f.node.body, {})
             else:
-                _Flow(model, reports, callees).block(f.node.body, {})
+                KeyFlow(model, callees, found).block(f.node.body, {})
+        reports: dict[int, tuple[ast.expr, str, ast.Call, Confidence, str]] = {}
+        for r in found:
+            sure = min(_sure(r.fn_name), _sure(r.first_name), key=lambda c: c.rank)
+            _put(reports, r.key, _reuse_says(r), r.first, sure, _kind(r.first_name, r.fn_name, r.repeated))
         if sampling:
             self._mapped_over_leaves(model, reports, callees)
             self._iterated_bodies(model, reports, callees)
@@ -423,7 +438,6 @@ class PrngKeyReuse(StaticRule):
         closes over, is the same noise for every leaf of that shape. Permutations,
         choices and masks are left alone: augmentations draw one for every leaf (an image
         and its mask) on purpose, to keep them aligned."""
-        flow = _Flow(model, reports, callees)
         for call in model.nodes(ast.Call):
             func = call.func
             short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
@@ -434,7 +448,7 @@ class PrngKeyReuse(StaticRule):
                 continue  # a function made right there (a lambda, a nested def): it closes over the caller's names
             body = [fn.node.body] if isinstance(fn.node, ast.Lambda) else fn.node.body
             for part in body:
-                for use, _ in _Flow._calls(part):
+                for use, _ in calls_in(part):
                     q = model.resolve_call(use) or ""
                     if not (q.startswith("jax.random.") and q[len("jax.random."):] in _NOISE):
                         continue  # indices, permutations, masks: often one draw for aligned leaves, on purpose
@@ -446,9 +460,9 @@ class PrngKeyReuse(StaticRule):
                         use.args[1] if len(use.args) > 1 else None)
                     if shape is None or not any(isinstance(n, ast.Name) and n.id in leaves for n in walk(shape)):
                         continue  # not noise shaped like each leaf
-                    flow._report(key, f"PRNG key `{key.id}` is consumed by `{q}` in a function mapped over the "
-                                      f"leaves of a pytree at line {call.lineno}: every leaf draws the same random "
-                                      f"numbers; split it into one key per leaf", use, _sure(q), SAME)
+                    _put(reports, key, f"PRNG key `{key.id}` is consumed by `{q}` in a function mapped over the "
+                                       f"leaves of a pytree at line {call.lineno}: every leaf draws the same random "
+                                       f"numbers; split it into one key per leaf", use, _sure(q), SAME)
 
     def _iterated_bodies(self, model: ModuleModel, reports: dict, callees: "KeyCallees") -> None:
         """A body run once per iteration by ``lax.fori_loop`` / ``scan`` / ``while_loop`` /
@@ -456,7 +470,6 @@ class PrngKeyReuse(StaticRule):
         function, never rebound in the body): every iteration draws the same numbers. A key
         the body gets as an argument (the carry, a slice of split keys) or derives with
         ``fold_in(key, i)`` is fresh."""
-        flow = _Flow(model, reports, callees)
         for call in model.nodes(ast.Call):
             func = call.func
             short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
@@ -479,7 +492,7 @@ class PrngKeyReuse(StaticRule):
                 continue  # a module-level body closes over module-level names only (see `_module_keys`)
             parts = [fn.node.body] if isinstance(fn.node, ast.Lambda) else fn.node.body
             for part in parts:
-                for use, comp in _Flow._calls(part):
+                for use, comp in calls_in(part):
                     short_use = use.func.attr if isinstance(use.func, ast.Attribute) else getattr(use.func, "id", None)
                     uq = (model.resolve_call(use) or "") if short_use in CONSUMERS else ""
                     if uq.startswith("jax.random.") and uq[len("jax.random."):] in CONSUMERS:
@@ -506,11 +519,11 @@ class PrngKeyReuse(StaticRule):
                         if owner is None or not bindings:
                             continue  # a module-level name, or one not found
                         how = "which closes over it"
-                    flow._report(key, f"PRNG key `{key.id}` is consumed by `{fn_name}` in the body of the "
-                                      f"`{short}` at line {call.lineno}, {how}: every iteration "
-                                      f"draws the same random numbers; pass the key in the carry and split it "
-                                      f"each iteration, or derive one per iteration (`jax.random.fold_in({key.id}, "
-                                      f"i)`)", use, _sure(fn_name), SAME)
+                    _put(reports, key, f"PRNG key `{key.id}` is consumed by `{fn_name}` in the body of the "
+                                       f"`{short}` at line {call.lineno}, {how}: every iteration "
+                                       f"draws the same random numbers; pass the key in the carry and split it "
+                                       f"each iteration, or derive one per iteration (`jax.random.fold_in({key.id}, "
+                                       f"i)`)", use, _sure(fn_name), SAME)
 
     def _module_keys(self, ctx, model: ModuleModel, fixture: bool) -> None:
         keys = {name for name, bindings in model.module_bindings.items()
@@ -558,7 +571,7 @@ def _split_fix(ctx, use: ast.expr, first: ast.Call):
     if isinstance(call, ast.keyword):
         call = model.parent(call)
     # in a comprehension or a nested function, a use is not one statement's business
-    s1, s2 = (model.statement_of(n, stop_at=_SCOPES + _COMPREHENSIONS) if n is not None else None for n in (first, call))
+    s1, s2 = (model.statement_of(n, stop_at=SCOPES + COMPREHENSIONS) if n is not None else None for n in (first, call))
     if s1 is None or s2 is None or (first is not call and (first.lineno, first.col_offset) > (use.lineno, use.col_offset)):
         return None  # the "first" use comes later in the text: a key carried around a loop
     # the statements holding the two uses, or their ancestors, in one block (s1 first)
@@ -570,7 +583,7 @@ def _split_fix(ctx, use: ast.expr, first: ast.Call):
             if block is not None and a2 in block and block.index(a1) <= block.index(a2):
                 anchor, a2_found = a1, a2
                 break
-        if anchor is not None or isinstance(a1, _SCOPES):
+        if anchor is not None or isinstance(a1, SCOPES):
             break
     if anchor is None or a2_found is None or not is_statement_list_member(model, anchor) \
             or model.function_of(anchor) is not fn:
@@ -597,270 +610,3 @@ def _split_fix(ctx, use: ast.expr, first: ast.Call):
                        Applicability.UNSAFE, use=use, before=anchor, key=use.id, sub=sub, split=split[0],
                        module=split[1])
 
-
-class _Flow:
-    """Straight-line walk of one body, tracking which keys have been consumed."""
-
-    def __init__(self, model: ModuleModel, reports: dict, callees: "KeyCallees") -> None:
-        self.model = model
-        self.reports = reports
-        self.callees = callees
-        self.reach = Reach(model)
-        self.loop_pass = False
-        self.depth = 0
-        self.loops: list[ast.For | ast.AsyncFor | ast.While] = []  # the loops around the statement being walked
-
-    # ------------------------------------------------------------------ statements
-    def block(self, stmts: list[ast.stmt], state: State | None) -> State | None:
-        """The state after ``stmts``, or None when every path leaves (return, raise, break)."""
-        for s in stmts:
-            if state is None:
-                return None
-            state = self.stmt(s, state)
-        return state
-
-    def stmt(self, s: ast.stmt, state: State) -> State | None:
-        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            forget(state, {s.name})
-            return state
-        if isinstance(s, (ast.Return, ast.Raise, ast.Break)):
-            for child in children(s):
-                self.expr(child, state)
-            return None
-        if isinstance(s, ast.If):
-            self.expr(s.test, state)
-            return self.merge(state, [s.body, s.orelse])
-        if isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
-            return self.loop(s, state)
-        if isinstance(s, (ast.With, ast.AsyncWith)):
-            for item in s.items:
-                self.expr(item.context_expr, state)
-                if item.optional_vars is not None:
-                    forget(state, set(target_names(item.optional_vars)))
-            return self.block(s.body, state)
-        if isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
-            after = self.merge(state, [s.body + s.orelse, *[h.body for h in s.handlers]])  # type: ignore[attr-defined]
-            return self.block(s.finalbody, after) if after is not None else None  # type: ignore[attr-defined]
-        if isinstance(s, ast.Match):
-            self.expr(s.subject, state)
-            return self.merge(state, [c.body for c in s.cases] + [[]])
-        # simple statements: the right-hand side runs before the targets are bound
-        for field in ("value", "test", "msg", "exc"):
-            part = getattr(s, field, None)
-            if isinstance(part, ast.AST):
-                self.expr(part, state)
-        if isinstance(s, ast.AugAssign):
-            self.expr(s.target, state)
-        targets = s.targets if isinstance(s, (ast.Assign, ast.Delete)) else (
-            [s.target] if isinstance(s, (ast.AnnAssign, ast.AugAssign)) else [])
-        for t in targets:
-            forget(state, stored_paths(t))
-        fields = {k for k in state if "." in k}
-        if fields:
-            changed = handed_over(s)
-            for k in fields:
-                if key_root(k) in changed and k in state and state[k][0] not in set(walk(s)):
-                    del state[k]  # a method of the object may have stored a new key in the field
-        return state
-
-    def merge(self, state: State, branches: list[list[ast.stmt]]) -> State | None:
-        """Run each branch from a copy of ``state``; a key stays consumed after them when
-        some surviving branch consumed it and none left it freshly reassigned."""
-        ends = []
-        for b in branches:
-            end = self.block(b, dict(state))
-            if end is not None:
-                ends.append((end, assigned_paths(b)))
-        if not ends:
-            return None
-        return join(ends)
-
-    def loop(self, s: ast.For | ast.AsyncFor | ast.While, state: State) -> State | None:
-        header = s.iter if isinstance(s, (ast.For, ast.AsyncFor)) else s.test
-        self.expr(header, state)
-        start = dict(state)
-        # two passes over the body: a key consumed in the first and again in the second is
-        # consumed on every iteration (one pass in deeply nested loops, which would
-        # otherwise cost 2**depth walks)
-        current: State | None = dict(state)
-        was = self.loop_pass
-        self.depth += 1
-        self.loops.append(s)
-        for i in range(2 if self.depth <= 3 else 1):
-            if current is None:
-                break
-            if isinstance(s, (ast.For, ast.AsyncFor)):
-                forget(current, set(target_names(s.target)))
-            self.loop_pass = i == 1
-            current = self.block(s.body, current)
-        self.loops.pop()
-        self.loop_pass = was
-        self.depth -= 1
-        # the body may run zero times
-        after = join([(start, set())] + ([(current, assigned_paths(s.body))] if current is not None else []))
-        return self.block(s.orelse, after)
-
-    # ------------------------------------------------------------------ expressions
-    def expr(self, node: ast.AST, state: State) -> None:
-        for call, comp in self._calls(node):
-            func = call.func
-            short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-            q = (self.model.resolve_call(call) or "") if short in CONSUMERS else ""  # cheap test before resolving
-            if q.startswith("jax.random.") and q[len("jax.random."):] in CONSUMERS:
-                key = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "key"), None)
-                fn_name = q
-            else:
-                # a call handing the key to a callee known to draw from it (an equinox
-                # layer, a linen `init`, a same-module function or class that samples)
-                handoff = self.callees.key_argument(call)
-                if handoff is None:
-                    continue
-                key, fn_name = handoff
-            text = key_text(key)
-            if text is None or key is None or self.callees.fresh_per_read(key):
-                continue  # (`gen.rng`: a generator's property that advances it gives a fresh key per read)
-            if comp is not None and bound_in(comp, key_root(text)):
-                continue  # a fresh key per element, e.g. `for k in keys`
-            if comp is not None and self._aligned_elements(call, fn_name, comp):
-                continue  # `[permutation(key, a) for a in arrays]`: one shuffle for every array, on purpose
-            if comp is not None and builds_alternatives(self.model, call, comp):
-                continue  # `{name: Model(make=fn, key=key) for name, fn in makers.items()}`: one seed per alternative
-            if comp is not None:
-                self._report(key, f"PRNG key `{text}` is consumed by `{fn_name}` for every element of the "
-                                  f"comprehension at line {comp.lineno}: each element draws the same random "
-                                  f"numbers; split it into one key per element", call, _sure(fn_name), SAME)
-            elif text in state and not (fn_name == "jax.random.split" and not state[text][1].startswith("jax.random.")):
-                # splitting after a hand-off (`model.init(key, x)` then `split(key)`) is
-                # the common flax idiom and the split itself draws nothing: stay quiet
-                first, first_name = state[text]
-                if (id(call) in self.callees.imported and not draws(first_name)) or (
-                        id(first) in self.callees.imported and not draws(fn_name)):
-                    continue  # an unseen helper and a split or another helper: too unsure
-                if first_name == fn_name and self._aligned(first, call, fn_name):
-                    continue  # the same draw applied to other data on purpose: `choice(key, x)`, `choice(key, y)`
-                if first_name == fn_name and complementary_slices(self.model, first, call):
-                    continue  # `permutation(key, n)[:m]`, `permutation(key, n)[m:]`: one shuffle, split in two parts
-                if not self._shared(first, call):
-                    if not self.reach.read(first):
-                        state[text] = (call, fn_name)  # the first use's numbers went nowhere: this one counts
-                    continue  # `like = Model(key)` as a template, or splits whose read outputs differ
-                if alternatives(self.model, first, call) or self.reach.alternatives(first, call):
-                    continue  # `where(c, normal(key, s), uniform(key, s))`: only one draw survives, element by element
-                if self.loop_pass and first is call:
-                    msg = (f"PRNG key `{text}` is consumed by `{fn_name}` on every iteration of the loop without "
-                           f"being reassigned: every iteration draws the same random numbers; split it in the loop "
-                           f"(`{text}, sub = jax.random.split({text})`)")
-                else:
-                    msg = (f"PRNG key `{text}` was already consumed by `{first_name}` at line {first.lineno}; "
-                           f"reusing it in `{fn_name}` gives the same (or correlated) random numbers; "
-                           f"split the key first")
-                self._report(key, msg, first, min(_sure(fn_name), _sure(first_name), key=lambda c: c.rank),
-                             _kind(first_name, fn_name, self.loop_pass and first is call))
-            state.setdefault(text, (call, fn_name))
-
-    def _shared(self, first: ast.Call, call: ast.Call) -> bool:
-        """Some number both uses of one key produce may be read: each use's result
-        reaches a read (not only a template, an abstract evaluation or nothing), and two
-        splits unpacked into names have an output index read after both (the same key
-        split twice gives the same keys index by index), on a run that makes both."""
-        if not (self.reach.read(first) and self.reach.read(call)):
-            return False
-        if first is call:
-            return True
-        a, b = self.reach.read_outputs(first), self.reach.read_outputs(call)
-        return (a is None or b is None or bool(a & b)) and self.reach.read_with(first, call)
-
-    def _aligned(self, first: ast.Call, call: ast.Call, fn_name: str) -> bool:
-        """Whether two uses of one key by the same function differ only in the data they
-        are applied to: ``choice(key, x, (n,))`` and ``choice(key, y, (n,))``, or a helper
-        that crops each view with one key. The same key then draws the same indices or
-        offsets for every array on purpose, so the arrays stay aligned; splitting it would
-        break them. The same call in a loop counts when its data comes from the loop."""
-        data = self._data_positions(call, fn_name)
-        if not data:
-            return False
-        varying: set[str] = set()
-        if first is call:
-            if not self.loops:
-                return False
-            loop = self.loops[-1]
-            varying = assigned_paths(loop.body) | (set(target_names(loop.target)) if isinstance(
-                loop, (ast.For, ast.AsyncFor)) else set())
-        a, b = arguments(first), arguments(call)
-        if a.keys() != b.keys():
-            return False
-        differs = False
-        for pos in a:
-            if first is call:
-                moves = any(isinstance(n, ast.Name) and n.id in varying for n in walk(a[pos]))
-            else:
-                moves = ast.dump(a[pos]) != ast.dump(b[pos])
-            if moves:
-                if pos not in data:
-                    return False
-                differs = True
-        return differs
-
-    def _aligned_elements(self, call: ast.Call, fn_name: str, comp: ast.AST) -> bool:
-        """A comprehension applies one key to each element's data and nothing else varies
-        (``[permutation(key, a) for a in arrays]``): the elements stay aligned, as for
-        ``_aligned``."""
-        data = self._data_positions(call, fn_name)
-        if not data:
-            return False
-        bound = {name for g in comp.generators for name in target_names(g.target)}  # type: ignore[attr-defined]
-        moving = {pos for pos, arg in arguments(call).items()
-                  if any(isinstance(n, ast.Name) and n.id in bound for n in walk(arg))}
-        return bool(moving) and moving <= data
-
-    def _data_positions(self, call: ast.Call, fn_name: str) -> set[int | str]:
-        """The argument positions (index or keyword) of ``call`` that hold the data a
-        random draw is applied to, rather than a shape or a distribution parameter."""
-        short = fn_name[len("jax.random."):] if fn_name.startswith("jax.random.") else None
-        if short is not None:
-            if short in ("choice", "permutation", "shuffle"):
-                name = "a" if short == "choice" else "x"
-                arg = call.args[1] if len(call.args) > 1 else next(
-                    (k.value for k in call.keywords if k.arg == name), None)
-                # `permutation(key, n)` with an int draws a fresh permutation: not data
-                if arg is None or isinstance(arg, ast.Constant):
-                    return set()
-                return {1, name}
-            return set()
-        target, bound = self.model.callee(call.func, self.model.function_of(call), follow=False)
-        if target is None or isinstance(target.node, ast.Lambda):
-            return set()
-        used = data_params(self.model, target)
-        out: set[int | str] = set()
-        for p in target.params:
-            if p.name in used:
-                if p.index is not None and p.index >= bound:
-                    out.add(p.index - bound)
-                out.add(p.name)
-        return out
-
-    def _report(self, node: ast.expr, msg: str, first: ast.Call, sure: Confidence, kind: str) -> None:
-        self.reports.setdefault(id(node), (node, msg, first, sure, kind))
-
-    @staticmethod
-    def _calls(node: ast.AST) -> Iterator[tuple[ast.Call, ast.expr | None]]:
-        """Calls in evaluation order (approximately: source order), with the innermost
-        comprehension around each; nested functions and lambdas run later and are skipped."""
-        found: list[tuple[ast.Call, ast.expr | None]] = []
-        stack: list[tuple[ast.AST, ast.expr | None]] = [(node, None)]
-        while stack:
-            n, comp = stack.pop()
-            if isinstance(n, _SCOPES):
-                continue
-            if isinstance(n, _COMPREHENSIONS):
-                # the first iterable is evaluated once, outside the per-element loop
-                first = n.generators[0]
-                stack.append((first.iter, comp))
-                stack.extend((c, n) for c in children(n) if c is not first)
-                stack.extend((c, n) for c in [first.target, *first.ifs])
-                continue
-            if isinstance(n, ast.Call):
-                found.append((n, comp))
-            stack.extend((c, comp) for c in children(n))
-        found.sort(key=lambda fc: (fc[0].lineno, fc[0].col_offset))
-        return iter(found)

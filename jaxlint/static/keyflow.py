@@ -1,0 +1,297 @@
+"""JAX114's model of how PRNG keys flow through one body (issue 39): ``KeyFlow`` walks
+statements in order, tracking which key texts (``key``, ``keys[0]``, ``s.key``) a
+``jax.random`` consumer or a callee that draws (``KeyCallees``) has consumed, through
+branches, loops (two passes: a key consumed on every iteration) and comprehensions, and
+records each second use of a consumed key whose numbers may meet the first's as a
+``Reuse``. What is not a reuse is decided here too: a first use read nowhere, splits whose
+read outputs differ, the two alternatives of a select, one draw applied to aligned data on
+purpose (``choice(key, x)``, ``choice(key, y)``), complementary slices of one permutation.
+The rule (rules/static/jax114_prng_key_reuse.py) words each reuse, its kind and fix.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Iterator, NamedTuple
+
+from jaxlint.static.arrays import data_params
+from jaxlint.static.key_uses import (State, arguments, bound_in, builds_alternatives, complementary_slices, forget,
+                                     handed_over, join, key_root, stored_paths)
+from jaxlint.static.keys import CONSUMERS, KeyCallees, assigned_paths, draws, key_text
+from jaxlint.static.reach import Reach
+from jaxlint.static.selects import alternatives
+from jaxlint.static.semantic import ModuleModel, children, target_names, walk
+
+#: Nodes whose bodies run later than the code around them (nested functions, lambdas).
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+class Reuse(NamedTuple):
+    """A key consumed again: ``key`` (the expression of the second use, where it is
+    reported, text ``text``) by ``call`` (``fn_name``), after ``first`` (``first_name``);
+    ``repeated``: one call consuming it again on every iteration of a loop, or on every
+    element of the comprehension ``comp`` (then ``first`` is ``call``)."""
+    key: ast.expr
+    text: str
+    first: ast.Call
+    first_name: str
+    call: ast.Call
+    fn_name: str
+    repeated: bool
+    comp: ast.expr | None
+
+
+def calls_in(node: ast.AST) -> Iterator[tuple[ast.Call, ast.expr | None]]:
+    """Calls in evaluation order (approximately: source order), with the innermost
+    comprehension around each; nested functions and lambdas run later and are skipped."""
+    found: list[tuple[ast.Call, ast.expr | None]] = []
+    stack: list[tuple[ast.AST, ast.expr | None]] = [(node, None)]
+    while stack:
+        n, comp = stack.pop()
+        if isinstance(n, SCOPES):
+            continue
+        if isinstance(n, COMPREHENSIONS):
+            # the first iterable is evaluated once, outside the per-element loop
+            first = n.generators[0]
+            stack.append((first.iter, comp))
+            stack.extend((c, n) for c in children(n) if c is not first)
+            stack.extend((c, n) for c in [first.target, *first.ifs])
+            continue
+        if isinstance(n, ast.Call):
+            found.append((n, comp))
+        stack.extend((c, comp) for c in children(n))
+    found.sort(key=lambda fc: (fc[0].lineno, fc[0].col_offset))
+    return iter(found)
+
+
+class KeyFlow:
+    """Straight-line walk of one body, tracking which keys have been consumed; each reuse
+    found is appended to ``found``."""
+
+    def __init__(self, model: ModuleModel, callees: KeyCallees, found: list[Reuse]) -> None:
+        self.model = model
+        self.found = found
+        self.callees = callees
+        self.reach = Reach(model)
+        self.loop_pass = False
+        self.depth = 0
+        self.loops: list[ast.For | ast.AsyncFor | ast.While] = []  # the loops around the statement being walked
+
+    # ------------------------------------------------------------------ statements
+    def block(self, stmts: list[ast.stmt], state: State | None) -> State | None:
+        """The state after ``stmts``, or None when every path leaves (return, raise, break)."""
+        for s in stmts:
+            if state is None:
+                return None
+            state = self.stmt(s, state)
+        return state
+
+    def stmt(self, s: ast.stmt, state: State) -> State | None:
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            forget(state, {s.name})
+            return state
+        if isinstance(s, (ast.Return, ast.Raise, ast.Break)):
+            for child in children(s):
+                self.expr(child, state)
+            return None
+        if isinstance(s, ast.If):
+            self.expr(s.test, state)
+            return self.merge(state, [s.body, s.orelse])
+        if isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
+            return self.loop(s, state)
+        if isinstance(s, (ast.With, ast.AsyncWith)):
+            for item in s.items:
+                self.expr(item.context_expr, state)
+                if item.optional_vars is not None:
+                    forget(state, set(target_names(item.optional_vars)))
+            return self.block(s.body, state)
+        if isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
+            after = self.merge(state, [s.body + s.orelse, *[h.body for h in s.handlers]])  # type: ignore[attr-defined]
+            return self.block(s.finalbody, after) if after is not None else None  # type: ignore[attr-defined]
+        if isinstance(s, ast.Match):
+            self.expr(s.subject, state)
+            return self.merge(state, [c.body for c in s.cases] + [[]])
+        # simple statements: the right-hand side runs before the targets are bound
+        for field in ("value", "test", "msg", "exc"):
+            part = getattr(s, field, None)
+            if isinstance(part, ast.AST):
+                self.expr(part, state)
+        if isinstance(s, ast.AugAssign):
+            self.expr(s.target, state)
+        targets = s.targets if isinstance(s, (ast.Assign, ast.Delete)) else (
+            [s.target] if isinstance(s, (ast.AnnAssign, ast.AugAssign)) else [])
+        for t in targets:
+            forget(state, stored_paths(t))
+        fields = {k for k in state if "." in k}
+        if fields:
+            changed = handed_over(s)
+            for k in fields:
+                if key_root(k) in changed and k in state and state[k][0] not in set(walk(s)):
+                    del state[k]  # a method of the object may have stored a new key in the field
+        return state
+
+    def merge(self, state: State, branches: list[list[ast.stmt]]) -> State | None:
+        """Run each branch from a copy of ``state``; a key stays consumed after them when
+        some surviving branch consumed it and none left it freshly reassigned."""
+        ends = []
+        for b in branches:
+            end = self.block(b, dict(state))
+            if end is not None:
+                ends.append((end, assigned_paths(b)))
+        if not ends:
+            return None
+        return join(ends)
+
+    def loop(self, s: ast.For | ast.AsyncFor | ast.While, state: State) -> State | None:
+        header = s.iter if isinstance(s, (ast.For, ast.AsyncFor)) else s.test
+        self.expr(header, state)
+        start = dict(state)
+        # two passes over the body: a key consumed in the first and again in the second is
+        # consumed on every iteration (one pass in deeply nested loops, which would
+        # otherwise cost 2**depth walks)
+        current: State | None = dict(state)
+        was = self.loop_pass
+        self.depth += 1
+        self.loops.append(s)
+        for i in range(2 if self.depth <= 3 else 1):
+            if current is None:
+                break
+            if isinstance(s, (ast.For, ast.AsyncFor)):
+                forget(current, set(target_names(s.target)))
+            self.loop_pass = i == 1
+            current = self.block(s.body, current)
+        self.loops.pop()
+        self.loop_pass = was
+        self.depth -= 1
+        # the body may run zero times
+        after = join([(start, set())] + ([(current, assigned_paths(s.body))] if current is not None else []))
+        return self.block(s.orelse, after)
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, node: ast.AST, state: State) -> None:
+        for call, comp in calls_in(node):
+            func = call.func
+            short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            q = (self.model.resolve_call(call) or "") if short in CONSUMERS else ""  # cheap test before resolving
+            if q.startswith("jax.random.") and q[len("jax.random."):] in CONSUMERS:
+                key = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "key"), None)
+                fn_name = q
+            else:
+                # a call handing the key to a callee known to draw from it (an equinox
+                # layer, a linen `init`, a same-module function or class that samples)
+                handoff = self.callees.key_argument(call)
+                if handoff is None:
+                    continue
+                key, fn_name = handoff
+            text = key_text(key)
+            if text is None or key is None or self.callees.fresh_per_read(key):
+                continue  # (`gen.rng`: a generator's property that advances it gives a fresh key per read)
+            if comp is not None and bound_in(comp, key_root(text)):
+                continue  # a fresh key per element, e.g. `for k in keys`
+            if comp is not None and self._aligned_elements(call, fn_name, comp):
+                continue  # `[permutation(key, a) for a in arrays]`: one shuffle for every array, on purpose
+            if comp is not None and builds_alternatives(self.model, call, comp):
+                continue  # `{name: Model(make=fn, key=key) for name, fn in makers.items()}`: one seed per alternative
+            if comp is not None:
+                self.found.append(Reuse(key, text, call, fn_name, call, fn_name, True, comp))
+            elif text in state and not (fn_name == "jax.random.split" and not state[text][1].startswith("jax.random.")):
+                # splitting after a hand-off (`model.init(key, x)` then `split(key)`) is
+                # the common flax idiom and the split itself draws nothing: stay quiet
+                first, first_name = state[text]
+                if (id(call) in self.callees.imported and not draws(first_name)) or (
+                        id(first) in self.callees.imported and not draws(fn_name)):
+                    continue  # an unseen helper and a split or another helper: too unsure
+                if first_name == fn_name and self._aligned(first, call, fn_name):
+                    continue  # the same draw applied to other data on purpose: `choice(key, x)`, `choice(key, y)`
+                if first_name == fn_name and complementary_slices(self.model, first, call):
+                    continue  # `permutation(key, n)[:m]`, `permutation(key, n)[m:]`: one shuffle, split in two parts
+                if not self._shared(first, call):
+                    if not self.reach.read(first):
+                        state[text] = (call, fn_name)  # the first use's numbers went nowhere: this one counts
+                    continue  # `like = Model(key)` as a template, or splits whose read outputs differ
+                if alternatives(self.model, first, call) or self.reach.alternatives(first, call):
+                    continue  # `where(c, normal(key, s), uniform(key, s))`: only one draw survives, element by element
+                self.found.append(Reuse(key, text, first, first_name, call, fn_name, self.loop_pass and first is call,
+                                        None))
+            state.setdefault(text, (call, fn_name))
+
+    def _shared(self, first: ast.Call, call: ast.Call) -> bool:
+        """Some number both uses of one key produce may be read: each use's result
+        reaches a read (not only a template, an abstract evaluation or nothing), and two
+        splits unpacked into names have an output index read after both (the same key
+        split twice gives the same keys index by index), on a run that makes both."""
+        if not (self.reach.read(first) and self.reach.read(call)):
+            return False
+        if first is call:
+            return True
+        a, b = self.reach.read_outputs(first), self.reach.read_outputs(call)
+        return (a is None or b is None or bool(a & b)) and self.reach.read_with(first, call)
+
+    def _aligned(self, first: ast.Call, call: ast.Call, fn_name: str) -> bool:
+        """Whether two uses of one key by the same function differ only in the data they
+        are applied to: ``choice(key, x, (n,))`` and ``choice(key, y, (n,))``, or a helper
+        that crops each view with one key. The same key then draws the same indices or
+        offsets for every array on purpose, so the arrays stay aligned; splitting it would
+        break them. The same call in a loop counts when its data comes from the loop."""
+        data = self._data_positions(call, fn_name)
+        if not data:
+            return False
+        varying: set[str] = set()
+        if first is call:
+            if not self.loops:
+                return False
+            loop = self.loops[-1]
+            varying = assigned_paths(loop.body) | (set(target_names(loop.target)) if isinstance(
+                loop, (ast.For, ast.AsyncFor)) else set())
+        a, b = arguments(first), arguments(call)
+        if a.keys() != b.keys():
+            return False
+        differs = False
+        for pos in a:
+            if first is call:
+                moves = any(isinstance(n, ast.Name) and n.id in varying for n in walk(a[pos]))
+            else:
+                moves = ast.dump(a[pos]) != ast.dump(b[pos])
+            if moves:
+                if pos not in data:
+                    return False
+                differs = True
+        return differs
+
+    def _aligned_elements(self, call: ast.Call, fn_name: str, comp: ast.AST) -> bool:
+        """A comprehension applies one key to each element's data and nothing else varies
+        (``[permutation(key, a) for a in arrays]``): the elements stay aligned, as for
+        ``_aligned``."""
+        data = self._data_positions(call, fn_name)
+        if not data:
+            return False
+        bound = {name for g in comp.generators for name in target_names(g.target)}  # type: ignore[attr-defined]
+        moving = {pos for pos, arg in arguments(call).items()
+                  if any(isinstance(n, ast.Name) and n.id in bound for n in walk(arg))}
+        return bool(moving) and moving <= data
+
+    def _data_positions(self, call: ast.Call, fn_name: str) -> set[int | str]:
+        """The argument positions (index or keyword) of ``call`` that hold the data a
+        random draw is applied to, rather than a shape or a distribution parameter."""
+        short = fn_name[len("jax.random."):] if fn_name.startswith("jax.random.") else None
+        if short is not None:
+            if short in ("choice", "permutation", "shuffle"):
+                name = "a" if short == "choice" else "x"
+                arg = call.args[1] if len(call.args) > 1 else next(
+                    (k.value for k in call.keywords if k.arg == name), None)
+                # `permutation(key, n)` with an int draws a fresh permutation: not data
+                if arg is None or isinstance(arg, ast.Constant):
+                    return set()
+                return {1, name}
+            return set()
+        target, bound = self.model.callee(call.func, self.model.function_of(call), follow=False)
+        if target is None or isinstance(target.node, ast.Lambda):
+            return set()
+        used = data_params(self.model, target)
+        out: set[int | str] = set()
+        for p in target.params:
+            if p.name in used:
+                if p.index is not None and p.index >= bound:
+                    out.add(p.index - bound)
+                out.add(p.name)
+        return out

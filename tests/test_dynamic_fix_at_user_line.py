@@ -3,7 +3,11 @@ judgement's three). Real `jaxlint record` of small programs with real jax, then 
 --dynamic`, reading each finding's line, message and related locations:
 
 * JAX205: a shape that needs a Python int the jitted function takes as a parameter is
-  fixed where the function is jitted (`static_argnames`), not in the body."""
+  fixed where the function is jitted (`static_argnames`), not in the body;
+* JAX208: a state whose dtype the step widens (float32 made on purpose in a program that
+  turned x64 on, returned float64) is fixed where the narrow value is made (or, made by a
+  library, where the program receives it); a step that narrows its state keeps the advice
+  at the step's output."""
 from __future__ import annotations
 
 import json
@@ -16,14 +20,15 @@ from helpers import run_cli
 pytest.importorskip("jax")
 
 
-def _findings(root, program: str, select: str) -> tuple[list[dict], list[str]]:
+def _findings(root, program: str, select: str, env=None) -> tuple[list[dict], list[str]]:
     """Record ``program`` and check it: (the findings of ``select`` as JSON, its lines)."""
     src = textwrap.dedent(program).lstrip("\n")
     (root / "pyproject.toml").write_text(f'[tool.jaxlint]\nselect = ["{select}"]\n')
     (root / "prog.py").write_text(src)
-    rec = run_cli("record", "--", "python", "prog.py", cwd=root, timeout=600)
+    rec = run_cli("record", "--", "python", "prog.py", cwd=root, env=env, timeout=600)
     assert rec.returncode == 0, rec.stderr[-3000:]
-    proc = run_cli("check", "--dynamic", "--no-cache", "--output-format", "json", "prog.py", cwd=root, timeout=600)
+    proc = run_cli("check", "--dynamic", "--no-cache", "--output-format", "json", "prog.py", cwd=root, env=env,
+                   timeout=600)
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     return [d for d in json.loads(proc.stdout) if d["code"] == select], src.splitlines()
 
@@ -136,3 +141,109 @@ def test_a_size_from_an_array_and_a_python_if_stay_in_the_body(tmp_path):
     assert sorted(d["location"]["row"] for d in found) == [_line(lines, "counts.sum()"), _line(lines, "if n > 3")]
     assert not any("static_argnames=" in d["message"] for d in found), found
 
+
+WIDENED_STATE = '''
+from typing import NamedTuple
+
+import jax
+
+jax.config.update("jax_enable_x64", True)
+import jax.numpy as jnp
+
+
+class Body(NamedTuple):
+    position: jnp.ndarray
+    orientation: jnp.ndarray
+
+
+@jax.jit
+def sim_step(body, dt):
+    turned = body.orientation + dt * jnp.ones(4)
+    return Body(body.position * (1 + dt), turned)
+
+
+if __name__ == "__main__":
+    position = jnp.zeros((8, 3))
+    orientation = jnp.ones((8, 4), jnp.float32)
+    body = Body(position, orientation)
+    for _ in range(5):
+        body = sim_step(body, 0.1)
+'''
+
+
+def test_a_state_the_step_widens_is_fixed_where_the_narrow_value_is_made(tmp_path):
+    found, lines = _findings(tmp_path, WIDENED_STATE, "JAX208")
+    assert len(found) == 1, found
+    d = found[0]
+    # followed from the call through `body = Body(position, orientation)` to the float32
+    assert d["location"]["row"] == _line(lines, "orientation = jnp.ones((8, 4), jnp.float32)"), d
+    assert "`body.orientation` changes dtype float32 -> float64" in d["message"], d["message"]
+    assert "make it float64 where it is made" in d["message"], d["message"]
+    related = {r["location"]["row"]: r["message"] for r in d["related"]}
+    assert related.get(_line(lines, "turned = body.orientation")) == "the step returns it float64 here", related
+    assert "compiles again" in related.get(_line(lines, "body = sim_step(body, 0.1)"), ""), related
+
+
+WIDENED_BY_A_LIBRARY = '''
+import jax
+
+jax.config.update("jax_enable_x64", True)
+import flax.linen as nn
+import jax.numpy as jnp
+
+model = nn.Dense(2)
+
+
+@jax.jit
+def langevin_step(params, key):
+    leaves, tree = jax.tree.flatten(params)
+    keys = jax.random.split(key, len(leaves))
+    moved = [p + 0.01 * jax.random.normal(k, p.shape) for p, k in zip(leaves, keys)]
+    return jax.tree.unflatten(tree, moved)
+
+
+if __name__ == "__main__":
+    params = model.init(jax.random.key(0), jnp.ones((1, 3)))
+    key = jax.random.key(1)
+    for _ in range(4):
+        key, sub = jax.random.split(key)
+        params = langevin_step(params, sub)
+'''
+
+
+def test_a_state_a_library_made_narrow_is_fixed_where_the_program_receives_it(tmp_path):
+    pytest.importorskip("flax")
+    found, lines = _findings(tmp_path, WIDENED_BY_A_LIBRARY, "JAX208")
+    assert len(found) == 1, found
+    d = found[0]
+    # flax makes its parameters float32 whatever x64 says; no line of the program names it
+    assert d["location"]["row"] == _line(lines, "params = model.init("), d
+    assert "a library made it so" in d["message"] and "make it float64 where the program receives it" in d["message"]
+    assert _line(lines, "params = langevin_step(params, sub)") in [r["location"]["row"] for r in d["related"]]
+
+
+NARROWED_STATE = '''
+import jax
+
+jax.config.update("jax_enable_x64", True)
+import jax.numpy as jnp
+
+
+@jax.jit
+def relax(x):
+    return (x * 0.5).astype(jnp.float32)
+
+
+if __name__ == "__main__":
+    x = jnp.ones(4, jnp.float64)
+    for _ in range(4):
+        x = relax(x)
+'''
+
+
+def test_a_state_the_step_narrows_keeps_the_advice_at_the_step(tmp_path):
+    found, lines = _findings(tmp_path, NARROWED_STATE, "JAX208")
+    assert len(found) == 1, found
+    d = found[0]
+    assert d["location"]["row"] == _line(lines, "return (x * 0.5).astype(jnp.float32)"), d
+    assert "return it with the dtype it was given" in d["message"], d["message"]

@@ -6,7 +6,9 @@ small real programs (flax linen, plain jax), then `check --dynamic`:
 * a linen module whose running mean is updated with a `keepdims=True` mean: JAX208 says
   that the function changes the shape of its own state, at the line of the module that
   makes the returned mean, the call that compiled again related;
-* a bfloat16 carry multiplied by float32 weights comes back float32: the same for its dtype;
+* a bfloat16 carry multiplied by float32 weights comes back float32: the step widens it, so
+  the line to change is where the bfloat16 carry is made (every call after the first gets it
+  float32 anyway), the step's line and the call related;
 * the same programs with the state kept in its shape compile once: nothing;
 * a second input size the program means (not a value the step returned) stays quiet, and so
   does a function applied again to its own output that changes it each time (a pyramid).
@@ -79,7 +81,7 @@ opt = optax.sgd(0.1)
 opt_state = opt.init(params)
 for _ in range(5):
     params, stats, opt_state, value = fit_step(opt, params, stats, opt_state, x)  # CALL
-h = jnp.ones((8,), dtype=DTYPE)
+h = jnp.ones((8,), dtype=DTYPE)  # CARRY_MADE
 w = jnp.full((8,), 0.5, dtype=jnp.float32)
 for _ in range(4):
     h = carry_step(h, w)  # CARRY_CALL
@@ -124,11 +126,13 @@ def test_a_step_that_changes_the_shape_and_dtype_of_its_state_is_reported_where_
     assert (_line(source, "CALL"), "the call that passes it back and compiles again") in related, related
 
     carry = found["carry_step"]
-    assert carry["location"]["row"] == _line(source, "CARRY"), carry["message"]
+    assert carry["location"]["row"] == _line(source, "CARRY_MADE"), carry["message"]
     assert "`h` changes dtype bfloat16 -> float32" in carry["message"]
     assert "the function changes the dtype of its own state" in carry["message"]
-    assert (_line(source, "CARRY_CALL"), "the call that passes it back and compiles again") in \
-        [(r["location"]["row"], r["message"]) for r in carry["related"]]
+    assert "make it float32 where it is made" in carry["message"]
+    related = [(r["location"]["row"], r["message"]) for r in carry["related"]]
+    assert (_line(source, "CARRY_CALL"), "the call that passes it back and compiles again") in related, related
+    assert (_line(source, "CARRY"), "the step returns it float32 here") in related, related
 
     # what the recording saw: the leaf passed back, the signature that returned it, the line
     observed = json.loads((tmp_path / ".jaxlint" / "observed.json").read_text())["functions"]

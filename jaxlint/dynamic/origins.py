@@ -13,6 +13,9 @@ it:
 * :func:`made_at`: the binding before the call, and in it the keyword that gives the field
   a Python number (``State(params, step=0)``), through one call of a function of the same
   file that returns the constructor (``state = reset()`` with ``return EnvState(time=0)``);
+* :func:`narrow_made_at`: for a leaf the step widens (float32 in, float64 out), the nearest
+  statement behind the argument that names the narrow dtype (``jnp.float32``), going back
+  through the names each binding reads, else the statement that bound the argument;
 * :func:`element_made_at`: for an element of a tuple argument (``args[1]`` of
   ``step(i, state, args)``), the statement that bound the element's name, through the
   tuple display that bound the argument before the call (``args = (a, b, c)``);
@@ -192,6 +195,61 @@ def made_at(file: str, line: int, callee: str, index: int, param: str, field: st
         if hit is not None:
             return hit
     return str(file), stmt.lineno, stmt.col_offset + 1
+
+
+def narrow_made_at(file: str, line: int, callee: str, index: int, param: str,
+                   dtype: str) -> tuple[Where, bool] | None:
+    """Where the value passed as parameter ``param`` to ``callee(...)`` on ``line`` got the
+    narrow ``dtype`` (``"float32"``) that the step then widens: the nearest statement, going
+    back from the call through the statements that bound the names it reads (a few deep,
+    each in its scope before its use), whose value names that dtype (``Q =
+    random_quaternion(key, jnp.float32)`` behind ``body = RigidBody(R, Q)`` behind ``state
+    = init(body)``), with True; else the statement that bound the argument before the call
+    from a call of a function the file does not define (a library's call made the dtype),
+    with False. None otherwise."""
+    tree, call, arg = _the_call(file, line, callee, index, param)
+    if call is None or arg is None:
+        return None
+    parents = _parents(tree)
+    first: ast.AST | None = None
+    todo: list[tuple[ast.AST, ast.AST]] = [(arg, call)]  # (an expression or statement, where it is used)
+    seen: set[int] = set()
+    while todo and len(seen) < 48:
+        node, at = todo.pop(0)
+        if isinstance(node, ast.Name):
+            stmt = _binding_before(tree, parents, at, node.id) or (
+                _bound_by_callers(tree, parents, at, node.id) if at is call else None)
+            if stmt is None or id(stmt) in seen:
+                continue
+            seen.add(id(stmt))
+            first = first or stmt
+            node, at = stmt, stmt
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else node
+        if value is None:
+            continue
+        if _names_dtype(value, dtype):
+            return (str(file), node.lineno, node.col_offset + 1), True
+        first = first or node
+        todo += [(n, at) for n in _read_names(value)]
+    value = getattr(first, "value", None)
+    if not isinstance(first, ast.stmt) or not isinstance(value, ast.Call) or _callee(value) in {
+            n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}:
+        return None  # not received from a library's call: the source does not say where it was made
+    return (str(file), first.lineno, first.col_offset + 1), False
+
+
+def _names_dtype(node: ast.AST, dtype: str) -> bool:
+    """Whether ``node`` names ``dtype``: ``jnp.float32``, ``float32``, ``"float32"``."""
+    return any(isinstance(n, ast.Attribute) and n.attr == dtype or isinstance(n, ast.Name) and n.id == dtype
+               or isinstance(n, ast.Constant) and n.value == dtype for n in ast.walk(node))
+
+
+def _read_names(node: ast.AST) -> list[ast.Name]:
+    """The plain names ``node`` reads, but a function called by its name (``Body`` of
+    ``Body(a, b)``, ``init_fn`` of ``init_fn(body)``): what the value is made from (a
+    module such as ``jnp`` is bound by no assignment, so it leads nowhere)."""
+    skip = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
+    return [n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in skip]
 
 
 def element_made_at(file: str, line: int, callee: str, index: int, param: str,

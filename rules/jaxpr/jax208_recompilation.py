@@ -66,10 +66,19 @@ class Recompilation(TraceRule):
       that made each returned array (the jaxpr equation that made the output); when such
       a leaf has another shape or dtype than the one that call was given (a running mean
       updated with `jnp.mean(x, axis=0, keepdims=True)` in a flax `batch_stats`, a
-      bfloat16 carry multiplied by float32 weights), and the call it was passed back to
+      float64 state returned float32), and the call it was passed back to
       returns it as it was given (the state stays in its new shape), the next call
       compiles again for what the step itself returned: said at that line, with the call
-      that passed it back related. A function applied again to its own output that changes
+      that passed it back related. A dtype the step widens (float32 in and float64 out in a
+      program that turned x64 on, int32 to float32, a bfloat16 carry multiplied by float32
+      weights) is fixed where the narrow value is made, not in the step (every call after
+      the first gets it wide anyway, so making it wide there keeps the program's numbers):
+      followed back from the first call through the statements that bound what it reads
+      to the nearest that names the narrow dtype (`Q = random_quaternion(key, jnp.float32)`
+      behind `body = RigidBody(R, Q)` behind `state = init(body)`), said there ("make it
+      float64 where it is made") with the step's line and the call related; when no line
+      of the program names that dtype (a library made it, as flax makes its parameters
+      float32), at the statement where the program receives it. A function applied again to its own output that changes
       it each time (an image pyramid's `downsample`) is a pipeline, not a state: quiet. Only `jax.jit` calls, and only the call that follows a new signature's first
       call (the outputs of later calls are not kept: the fast path stays as it was); a
       weak type that changes is said where the weak value was made (below);
@@ -534,7 +543,7 @@ class Recompilation(TraceRule):
                 worst, why = other, reason
         state = _state_changed(groups, names, traced)
         if state is not None:  # the function returns its state in another shape or dtype than it takes
-            self._state(ctx, groups, calls, changes, state)
+            self._state(ctx, groups, calls, changes, state, names)
             return
         if worst is None:
             if _toggled(changes):
@@ -628,10 +637,11 @@ class Recompilation(TraceRule):
                   data={"signatures": len(groups), "calls": calls[:64], "changes": [str(c) for c in changes[:10]],
                         "reason": why})
 
-    def _state(self, ctx, groups: list, calls: list, changes: list, state: tuple) -> None:
+    def _state(self, ctx, groups: list, calls: list, changes: list, state: tuple, names: list[str]) -> None:
         """Report a function that changes the shape (or dtype) of its own state: a leaf one
         call returned is passed to the next with another shape than that call was given,
-        so the next call compiles again; at the line of the function that made it."""
+        so the next call compiles again; at the line of the function that made it, or, for
+        a dtype the step widens (float32 in, float64 out), where the narrow value was made."""
         from jaxlint.dynamic.analysis import Site
 
         producer, consumer, change, node = state
@@ -643,7 +653,24 @@ class Recompilation(TraceRule):
                  f"the next call with another {what} than it was given, so that call compiles again)")
         site, related = _where(ctx, consumer, producer)
         made = node.get("made")
-        if isinstance(made, dict) and made.get("file") and made.get("line"):
+        widened = _widened(str(change)) if what == "dtype" else None
+        first = min(groups, key=lambda g: int(g.get("seq") or 0))
+        origin = _narrow_origin(ctx, first, label, names, widened[0]) if widened else None
+        if widened and origin is not None:  # the program made it narrow; the step's promotion is meant
+            (cause, named), (old, new) = origin, widened
+            if named:
+                msg += (f"; {label} is made {old} at line {cause.line} and the step returns it {new}: make it {new} "
+                        f"where it is made (every call after the first gets it {new} anyway)")
+            else:
+                msg += (f"; {label} comes {old} from the call at line {cause.line} (no line of the program before it "
+                        f"names {old}: a library made it so) and the step returns it {new}: make it {new} where the "
+                        f"program receives it, after that call (every call after the first gets it {new} anyway)")
+            if isinstance(made, dict) and made.get("file") and made.get("line"):
+                related.insert(0, Site(made["file"], int(made["line"]), int(made.get("column") or 1)).related(
+                    f"the step returns it {new} here"))
+            related = [site.related("the call that passes it back and compiles again")] + related
+            site = cause
+        elif isinstance(made, dict) and made.get("file") and made.get("line"):
             cause = Site(made["file"], int(made["line"]), int(made.get("column") or 1))
             msg += (f"; {label} is made at line {cause.line}"
                     + ("" if _same_path(cause.path, site.path) else f" of {Path(str(cause.path)).name}")
@@ -1042,6 +1069,50 @@ def _cause(ctx, sig: Signature, label: str, names: list[str], how: str):
     except (KeyError, TypeError, ValueError):
         return None
     return Site(*where) if where is not None else None
+
+
+def _widened(change: str) -> tuple[str, str] | None:
+    """(the narrow dtype, the wide one) when a dtype change widens the leaf (float32 ->
+    float64, int32 -> float32, bfloat16 -> float32), else None (a narrowing, or neither)."""
+    found = re.search(r" changes dtype (\w+) -> (\w+)$", change)
+    if found is None:
+        return None
+    old, new = found.groups()
+    kinds = {"bool": 0, "uint": 1, "int": 1, "bfloat": 2, "float": 2, "complex": 3}
+
+    def rank(name: str) -> tuple[int, int] | None:
+        m = re.fullmatch(r"(bool|uint|int|bfloat|float|complex)(\d*)\w*", name)
+        return (kinds[m.group(1)], int(m.group(2) or 8)) if m else None
+
+    a, b = rank(old), rank(new)
+    if a is None or b is None or a == b:
+        return None
+    return (old, new) if a[0] < b[0] or (a[0] == b[0] and a[1] < b[1]) else None
+
+
+def _narrow_origin(ctx, sig: Signature, label: str, names: list[str], dtype: str):
+    """(the Site where the caller made the leaf ``label`` of ``sig``'s first call ``dtype``,
+    whether that line names the dtype) or None when the record or the source does not say
+    (see :func:`jaxlint.dynamic.origins.narrow_made_at`)."""
+    from jaxlint.dynamic import origins
+    from jaxlint.dynamic.analysis import Site
+
+    call = sig.get("first_call") if isinstance(sig, dict) else None
+    root = _root(label)
+    if not isinstance(call, dict) or _leaf_dtype(sig, label, names) != f"jnp.{dtype}":
+        return None  # the first call had it otherwise: not made narrow by the program
+    if root in names:
+        index = names.index(root) - (1 if names and names[0] in ("self", "cls") else 0)
+    elif root in (sig.get("kwargs") or {}):
+        index = -1
+    else:
+        return None
+    try:
+        found = origins.narrow_made_at(call["file"], int(call["line"]), (ctx.qualname or "").rsplit(".", 1)[-1],
+                                       index, root, dtype)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return (Site(*found[0]), found[1]) if found is not None else None
 
 
 def _indices(rest: str) -> tuple[int, ...]:

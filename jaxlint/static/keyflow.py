@@ -1,12 +1,14 @@
 """JAX114's model of how PRNG keys flow through one body (issue 39): ``KeyFlow`` walks
 statements in order, tracking which key texts (``key``, ``keys[0]``, ``s.key``) a
 ``jax.random`` consumer or a callee that draws (``KeyCallees``) has consumed, through
-branches, loops (two passes: a key consumed on every iteration) and comprehensions, and
+branches (an ``if``, and the branch functions of a ``lax.cond``/``lax.switch``, of which one
+runs), loops (two passes: a key consumed on every iteration) and comprehensions, and
 records each second use of a consumed key whose numbers may meet the first's as a
 ``Reuse``. What is not a reuse is decided here too: a first use read nowhere, splits whose
 read outputs differ, the two alternatives of a select, one draw applied to aligned data on
 purpose (``choice(key, x)``, ``choice(key, y)``), complementary slices of one permutation.
-The rule (rules/static/jax114_prng_key_reuse.py) words each reuse, its kind and fix.
+``taken_one_at_a_time`` tells whether the keys of a ``split(key, n)`` in a loop body may differ
+per iteration. The rule (rules/static/jax114_prng_key_reuse.py) words each reuse, its kind and fix.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import ast
 from typing import Iterator, NamedTuple
 
 from jaxlint.static.arrays import data_params
+from jaxlint.static.data import FunctionInfo
 from jaxlint.static.key_uses import (State, arguments, bound_in, builds_alternatives, complementary_slices, forget,
                                      handed_over, join, key_root, stored_paths)
 from jaxlint.static.keys import CONSUMERS, KeyCallees, assigned_paths, draws, key_text
@@ -24,6 +27,10 @@ from jaxlint.static.semantic import ModuleModel, children, target_names, walk
 #: Nodes whose bodies run later than the code around them (nested functions, lambdas).
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+#: Functions that run one of several branch functions, with the index of the first branch
+#: argument (``lax.switch`` takes a list of them there): exactly one branch runs, right there.
+_BRANCHING = {"jax.lax.cond": 1, "jax.lax.switch": 1, "flax.nnx.cond": 1, "flax.nnx.switch": 1}
+_BRANCHING_NAMES = {q.rsplit(".", 1)[-1] for q in _BRANCHING}
 
 
 class Reuse(NamedTuple):
@@ -64,6 +71,34 @@ def calls_in(node: ast.AST) -> Iterator[tuple[ast.Call, ast.expr | None]]:
     return iter(found)
 
 
+def taken_one_at_a_time(model: ModuleModel, split: ast.Call, fn: FunctionInfo) -> bool:
+    """Whether the keys of ``split(key, n)`` in an iterated body are taken one at a time
+    (``split(key, n)[i]``, or ``keys = split(key, n)`` then ``keys[i]`` or a call given ``keys``
+    with another argument, such as ``dynamic_index_in_dim(keys, i)``): each iteration may take
+    another key. Handed whole to a draw (``vmap(sample)(split(key, n), xs)``), they are the
+    same keys on every iteration."""
+    parent = model.parent(split)
+    if isinstance(parent, ast.Subscript) and parent.value is split:
+        return True
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return False
+    name = parent.targets[0].id
+    for n in walk(fn.node):
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name:
+            return True
+        if isinstance(n, ast.Call) and any(isinstance(a, ast.Name) and a.id == name for a in n.args) \
+                and not _draws_from(model, n):
+            return True  # handed to something that may pick one key
+    return False
+
+
+def _draws_from(model: ModuleModel, call: ast.Call) -> bool:
+    """``vmap(f)(keys, ...)``: a mapped call, given every key at once."""
+    func = call.func
+    return isinstance(func, ast.Call) and (model.resolve_call(func) or "") in ("jax.vmap", "jax.pmap", "flax.nnx.vmap",
+                                                                              "equinox.filter_vmap")
+
+
 class KeyFlow:
     """Straight-line walk of one body, tracking which keys have been consumed; each reuse
     found is appended to ``found``."""
@@ -76,6 +111,7 @@ class KeyFlow:
         self.loop_pass = False
         self.depth = 0
         self.loops: list[ast.For | ast.AsyncFor | ast.While] = []  # the loops around the statement being walked
+        self.branch: tuple[ast.AST, ast.AST] | None = None  # (the caller's node, the `lax.cond` branch walked)
 
     # ------------------------------------------------------------------ statements
     def block(self, stmts: list[ast.stmt], state: State | None) -> State | None:
@@ -169,9 +205,12 @@ class KeyFlow:
 
     # ------------------------------------------------------------------ expressions
     def expr(self, node: ast.AST, state: State) -> None:
+        branching: list[ast.Call] = []
         for call, comp in calls_in(node):
             func = call.func
             short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            if comp is None and short in _BRANCHING_NAMES and self.model.resolve_call(call) in _BRANCHING:
+                branching.append(call)  # its branches run after its arguments are evaluated
             q = (self.model.resolve_call(call) or "") if short in CONSUMERS else ""  # cheap test before resolving
             if q.startswith("jax.random.") and q[len("jax.random."):] in CONSUMERS:
                 key = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "key"), None)
@@ -209,11 +248,73 @@ class KeyFlow:
                     if not self.reach.read(first):
                         state[text] = (call, fn_name)  # the first use's numbers went nowhere: this one counts
                     continue  # `like = Model(key)` as a template, or splits whose read outputs differ
+                if self.branch is not None and not self._read_with_branch(first):
+                    continue  # `u = uniform(key)` read only by the other branches: no run reads both
                 if alternatives(self.model, first, call) or self.reach.alternatives(first, call):
                     continue  # `where(c, normal(key, s), uniform(key, s))`: only one draw survives, element by element
                 self.found.append(Reuse(key, text, first, first_name, call, fn_name, self.loop_pass and first is call,
                                         None))
             state.setdefault(text, (call, fn_name))
+        for call in branching:
+            self._branches(call, state)
+
+    def _branches(self, call: ast.Call, state: State) -> None:
+        """``lax.cond(p, lambda: normal(key), g)`` / ``lax.switch(i, [f, g])``: the branch
+        functions made right there (lambdas, nested defs of the caller) run at the call, and
+        exactly one of them: a draw in a branch is a use of the key it closes over, and two
+        branches drawing from one key are one use (walked like the arms of an ``if``)."""
+        start = _BRANCHING[self.model.resolve_call(call) or ""]
+        args = list(call.args[start:])
+        if args and isinstance(args[0], (ast.List, ast.Tuple)) and "switch" in (self.model.resolve_call(call) or ""):
+            args = list(args[0].elts)
+        else:
+            args = args[:2]
+        owner = self.model.function_of(call)
+        ends: list[tuple[State, set[str]]] = []
+        local: set[str] = set()
+        for arg in args:
+            fn, _ = self.model.callee(arg, owner, follow=False, instances=False)
+            if fn is None or fn.parent is not owner:
+                continue  # a function of elsewhere: it closes over no name of this body
+            names = {p.name for p in fn.params} | set(fn.bindings)
+            local |= names
+            branch = dict(state)
+            forget(branch, names)
+            was, self.branch = self.branch, (owner.node, fn.node) if owner is not None else None
+            if isinstance(fn.node, ast.Lambda):
+                self.expr(fn.node.body, branch)
+            else:
+                self.block(fn.node.body, branch)  # (the walk marks `branch` as it goes, up to a `return`)
+            self.branch = was
+            ends.append((branch, set()))
+        if not ends:
+            return
+        merged = join(ends)
+        for k in list(merged):
+            if key_root(k) in local:
+                del merged[k]  # a key of a branch's own (a parameter, a local name)
+        state.update(merged)
+
+    def _read_with_branch(self, first: ast.Call) -> bool:
+        """Whether the numbers of ``first`` (a use before the ``lax.cond`` whose branch is
+        being walked) may be read on a run of that branch: bound to names, they are read in
+        the branch or in the caller's own body (not only in its other branches or functions)."""
+        caller, branch = self.branch  # type: ignore[misc]
+        parent = self.model.parent(first)
+        if not (isinstance(parent, ast.Assign) and all(isinstance(t, ast.Name) for t in parent.targets)):
+            return True
+        names = {t.id for t in parent.targets}  # type: ignore[attr-defined]
+        if any(isinstance(n, ast.Name) and n.id in names for n in walk(branch)):
+            return True
+        stack = [c for c in children(caller) if c is not parent]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, SCOPES) or n is parent:
+                continue
+            if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load):
+                return True
+            stack.extend(children(n))
+        return False
 
     def _shared(self, first: ast.Call, call: ast.Call) -> bool:
         """Some number both uses of one key produce may be read: each use's result

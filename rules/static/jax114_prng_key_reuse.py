@@ -10,7 +10,7 @@ from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.rules.static._fixplan import attribute_path, block_holding, free_local_name, is_statement_list_member
 from jaxlint.static.semantic import ModuleModel, walk
 from jaxlint.static.key_uses import bound_in, in_fixture_code, word_pattern
-from jaxlint.static.keyflow import COMPREHENSIONS, SCOPES, KeyFlow, Reuse, calls_in
+from jaxlint.static.keyflow import COMPREHENSIONS, SCOPES, KeyFlow, Reuse, calls_in, taken_one_at_a_time
 from jaxlint.textutil import LazyPattern, match_lines
 from jaxlint.static.keys import CONSUMERS, KEY_MAKERS, KeyCallees
 
@@ -102,7 +102,10 @@ class PrngKeyReuse(StaticRule):
     `lax.fori_loop`, `lax.scan`, `lax.while_loop` or `lax.map` (or nnx's) that draws from a
     key it closes over or that `functools.partial` binds: the body runs once per iteration
     with the same key (a key passed in the carry or the scanned-over slices, or
-    `fold_in(key, i)`, is fresh).
+    `fold_in(key, i)`, is fresh). A `split(key, n)` there makes the same keys on every
+    iteration too, handed whole to a draw (`vmap(sample)(split(key, n), xs)`); taken one
+    at a time (`split(key, n)[i]`, `keys[i]`, `keys` given to another call) it may give
+    each iteration its own.
 
     A call that hands the key to something known to draw random numbers from it also consumes it: an equinox layer
     (`eqx.nn.Linear(3, 4, key=key)`), a flax linen module's `init` (`model.init(key, x)`, also of a module made
@@ -136,7 +139,13 @@ class PrngKeyReuse(StaticRule):
     attribute of an instance of a class imported from outside the checked tree may be
     such a property: two reads of it are not reported.
 
-    Uses in the two branches of an `if`/`else` are not two uses. Keys derived with
+    Uses in the two branches of an `if`/`else` are not two uses. A branch of `lax.cond` /
+    `lax.switch` (or nnx's) made right there, a lambda or a nested def, runs at the call: a
+    draw in it from a key it closes over is a use of that key (`normal(key, s)` then
+    `lax.cond(p, lambda: normal(key, s), lambda: x)` is reuse), and draws from one key in two
+    of its branches are one use, since only one branch runs; nor does a draw before the call
+    whose numbers only its other branches read (`u = uniform(key, s)`, then `lax.cond(p, lambda
+    _: tan(u), lambda _: normal(key, s), None)`) meet the branch's draw. Keys derived with
     `jax.random.fold_in(key, i)` are fresh keys.
 
     Two uses only count when some number both produce is read: each use's result is
@@ -506,7 +515,8 @@ class PrngKeyReuse(StaticRule):
                         key, fn_name = handoff
                     if not isinstance(key, ast.Name) or comp is not None and bound_in(comp, key.id):
                         continue
-                    if fn_name == "jax.random.split" and (len(use.args) > 1 or any(k.arg == "num" for k in use.keywords)):
+                    if fn_name == "jax.random.split" and (len(use.args) > 1 or any(k.arg == "num" for k in use.keywords)) \
+                            and taken_one_at_a_time(model, use, fn):
                         continue  # `split(key, n)[i]`: one key per iteration, taken by the loop index
                     if key.id in fixed:
                         if len(fn.bindings.get(key.id, ())) != 1:

@@ -65,3 +65,23 @@ def test_split_keys_taken_by_the_index_or_carried_differ_per_iteration():
     keys = jax.random.split(KEY, 3)
     expected = sum(jax.random.normal(keys[i], x.shape).sum() for i in range(3))
     assert jnp.allclose(m.noisy_sum(KEY, x, 3), expected)
+
+
+TREE = {"a": jnp.zeros(4), "b": jnp.zeros(4)}
+
+
+def test_noise_drawn_one_call_below_a_mapped_lambda_is_the_same_for_every_leaf():
+    m = _load("invalid_leaf_noise_below")
+    out = m.isoline(TREE, {"a": jnp.ones(4), "b": jnp.ones(4)}, KEY, 0.1, 0.2)
+    assert jnp.allclose(out["a"], out["b"]) and not jnp.allclose(out["a"], 0.0)  # one noise for both leaves
+    noisy = m.add_noise(TREE, KEY, 1.0)
+    assert jnp.allclose(noisy["a"], noisy["b"])
+    assert jnp.allclose(noisy["a"], jax.random.normal(KEY, (4,)))  # the caller's key, drawn once per leaf
+
+
+def test_keys_per_leaf_handed_down_or_folded_in_give_each_leaf_its_noise():
+    m = _load("valid_leaf_noise_below")
+    for out in (m.add_noise(TREE, KEY, 1.0), m.add_indexed_noise(TREE, KEY)):
+        assert not jnp.allclose(out["a"], out["b"])
+    shuffled = m.shuffle_all({"image": jnp.arange(6.0), "mask": jnp.arange(6.0) * 10}, KEY)
+    assert jnp.allclose(shuffled["mask"], shuffled["image"] * 10)  # one order for both: aligned, on purpose

@@ -17,6 +17,7 @@ from typing import Iterator, NamedTuple
 
 from jaxlint.static.arrays import data_params
 from jaxlint.static.data import FunctionInfo
+from jaxlint.static.jitcalls import call_arguments
 from jaxlint.static.key_uses import (State, arguments, bound_in, builds_alternatives, complementary_slices, forget,
                                      handed_over, join, key_root, stored_paths)
 from jaxlint.static.keys import CONSUMERS, KeyCallees, assigned_paths, draws, key_text
@@ -27,6 +28,16 @@ from jaxlint.static.semantic import ModuleModel, children, target_names, walk
 #: Nodes whose bodies run later than the code around them (nested functions, lambdas).
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+#: Samplers of continuous noise (the shape given is the noise's shape).
+_NOISE = {"normal", "uniform", "truncated_normal", "laplace", "logistic", "gumbel", "cauchy", "t", "gamma",
+          "beta", "exponential", "generalized_normal", "double_sided_maxwell", "maxwell", "pareto", "loggamma",
+          "chisquare", "rayleigh", "wald", "lognormal", "weibull_min", "rademacher"}
+#: Functions that call a function once per leaf of a pytree.
+_TREE_MAPS = {"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map", "jax.tree_util.tree_map_with_path",
+              "jax.tree.map_with_path"}
+_TREE_MAP_NAMES = {q.rsplit(".", 1)[-1] for q in _TREE_MAPS}
+#: How many calls below a function mapped over a pytree's leaves its draws are followed.
+_LEAF_DEPTH = 3
 #: Functions that run one of several branch functions, with the index of the first branch
 #: argument (``lax.switch`` takes a list of them there): exactly one branch runs, right there.
 _BRANCHING = {"jax.lax.cond": 1, "jax.lax.switch": 1, "flax.nnx.cond": 1, "flax.nnx.switch": 1}
@@ -97,6 +108,70 @@ def _draws_from(model: ModuleModel, call: ast.Call) -> bool:
     func = call.func
     return isinstance(func, ast.Call) and (model.resolve_call(func) or "") in ("jax.vmap", "jax.pmap", "flax.nnx.vmap",
                                                                               "equinox.filter_vmap")
+
+
+def leaf_noise(model: ModuleModel) -> Iterator[tuple[ast.Call, ast.Call, ast.Name, str, FunctionInfo | None]]:
+    """Noise drawn once per leaf of a pytree from a key the same for every leaf: (the
+    ``tree_map`` call, the draw, its key, the sampler, the function below the mapped one
+    that draws, or None). The mapped function must be made right there (a lambda, a nested
+    def: it closes over the caller's names); the draw is in it or in a function it calls
+    (``tree_map(lambda a, b: vary(a, b), x1, x2)``, ``vary`` drawing ``normal(k, a.shape)``),
+    up to ``_LEAF_DEPTH`` calls below, given a leaf. A key is the same for every leaf when
+    it is bound outside the mapped function and the functions between (closed over, or
+    handed down as an argument); the noise is shaped like each leaf when its shape reads a
+    parameter given a leaf. Permutations, choices and masks are left alone: augmentations
+    draw one for every leaf (an image and its mask) on purpose, to keep them aligned."""
+    for call in model.nodes(ast.Call):
+        func = call.func
+        short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if not call.args or short not in _TREE_MAP_NAMES or model.resolve_call(call) not in _TREE_MAPS:
+            continue
+        fn, _ = model.callee(call.args[0], model.function_of(call), follow=False, instances=False)
+        if fn is None or fn.parent is not model.function_of(call):
+            continue  # a function made right there (a lambda, a nested def): it closes over the caller's names
+        for use, key, q, helper in _leaf_draws(model, fn, {p.name for p in fn.params}, set(), [fn]):
+            yield call, use, key, q, helper
+
+
+def _leaf_draws(model: ModuleModel, g: FunctionInfo, leaves: set[str], keys: set[str],
+                chain: list[FunctionInfo]) -> Iterator[tuple[ast.Call, ast.Name, str, FunctionInfo | None]]:
+    """The draws of ``_leaf_noise`` in ``g`` (``chain``: the mapped function down to ``g``),
+    whose parameters ``leaves`` are given a leaf and ``keys`` a key the same for every leaf."""
+
+    def same_key(name: str) -> bool:
+        if name in keys:
+            return len(g.bindings.get(name, ())) <= 1  # (not rebound in ``g``)
+        if name in g.bindings:
+            return False  # a key of its own (a parameter, split inside)
+        if g is chain[0]:
+            return True
+        owner, bindings = model.lookup(name, g)
+        return bool(bindings) and owner not in chain
+
+    for part in [g.node.body] if isinstance(g.node, ast.Lambda) else g.node.body:
+        for use, _ in calls_in(part):
+            q = model.resolve_call(use) or ""
+            if not (q.startswith("jax.random.") and q[len("jax.random."):] in _NOISE):
+                if len(chain) > _LEAF_DEPTH:
+                    continue
+                h, bound = model.callee(use.func, g, follow=False, instances=False)
+                if h is None or isinstance(h.node, ast.Lambda) or h in chain:
+                    continue
+                args = call_arguments(use, h, bound)
+                given = {p for p, a in args if any(isinstance(n, ast.Name) and n.id in leaves for n in walk(a))}
+                if given:
+                    handed = {p for p, a in args if isinstance(a, ast.Name) and same_key(a.id)}
+                    for use2, key, q2, below in _leaf_draws(model, h, given, handed, [*chain, h]):
+                        yield use2, key, q2, below or h
+                continue  # indices, permutations, masks: often one draw for aligned leaves, on purpose
+            key = use.args[0] if use.args else next((k.value for k in use.keywords if k.arg == "key"), None)
+            if not isinstance(key, ast.Name) or not same_key(key.id):
+                continue
+            shape = next((k.value for k in use.keywords if k.arg == "shape"), None) or (
+                use.args[1] if len(use.args) > 1 else None)
+            if shape is None or not any(isinstance(n, ast.Name) and n.id in leaves for n in walk(shape)):
+                continue  # not noise shaped like each leaf
+            yield use, key, q, None
 
 
 class KeyFlow:

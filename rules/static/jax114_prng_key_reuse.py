@@ -10,7 +10,7 @@ from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.rules.static._fixplan import attribute_path, block_holding, free_local_name, is_statement_list_member
 from jaxlint.static.semantic import ModuleModel, walk
 from jaxlint.static.key_uses import bound_in, in_fixture_code, word_pattern
-from jaxlint.static.keyflow import COMPREHENSIONS, SCOPES, KeyFlow, Reuse, calls_in, taken_one_at_a_time
+from jaxlint.static.keyflow import COMPREHENSIONS, SCOPES, KeyFlow, Reuse, calls_in, leaf_noise, taken_one_at_a_time
 from jaxlint.textutil import LazyPattern, match_lines
 from jaxlint.static.keys import CONSUMERS, KEY_MAKERS, KeyCallees
 
@@ -23,14 +23,6 @@ if TYPE_CHECKING:
 _CONSUMER_CALL = LazyPattern(r"(?:%s|\.[tf])\s*\(" % word_pattern(c for c in CONSUMERS if len(c) > 1))
 #: A line that may hand a key to a callee that draws from it (`key=`, `.init(`).
 _KEY_HANDOFF = LazyPattern(r"(?:%s)\s*=[^=]|\.(?:init(?:_with_output)?|apply)\s*\(" % word_pattern(["key"]))
-#: Samplers of continuous noise (the shape given is the noise's shape).
-_NOISE = {"normal", "uniform", "truncated_normal", "laplace", "logistic", "gumbel", "cauchy", "t", "gamma",
-          "beta", "exponential", "generalized_normal", "double_sided_maxwell", "maxwell", "pareto", "loggamma",
-          "chisquare", "rayleigh", "wald", "lognormal", "weibull_min", "rademacher"}
-#: Functions that call a function once per leaf of a pytree.
-_TREE_MAPS = {"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map", "jax.tree_util.tree_map_with_path",
-              "jax.tree.map_with_path"}
-_TREE_MAP_NAMES = {q.rsplit(".", 1)[-1] for q in _TREE_MAPS}
 #: Functions that run a body once per iteration, with the index of the body argument
 #: (and its keyword): a key the body closes over is the same key on every iteration.
 _ITERATING = {"jax.lax.fori_loop": (2, "body_fun"), "jax.lax.scan": (0, "f"), "jax.lax.while_loop": (1, "body_fun"),
@@ -98,7 +90,10 @@ class PrngKeyReuse(StaticRule):
     reassigned there consumes the same key on every iteration, and so does one in a
     function mapped over the leaves of a pytree that draws noise shaped like each leaf
     from a key it closes over (`jax.tree_util.tree_map(lambda g: g +
-    jax.random.normal(key, g.shape), grads)`), and so does one in the body of a
+    jax.random.normal(key, g.shape), grads)`), also up to three calls below it, in a
+    function given a leaf that draws from a key closed over or handed down the same for
+    every leaf (`tree_map(lambda a, b: vary(a, b), x1, x2)`, `vary` drawing `normal(k,
+    a.shape)`), and so does one in the body of a
     `lax.fori_loop`, `lax.scan`, `lax.while_loop` or `lax.map` (or nnx's) that draws from a
     key it closes over or that `functools.partial` binds: the body runs once per iteration
     with the same key (a key passed in the carry or the scanned-over slices, or
@@ -420,7 +415,7 @@ class PrngKeyReuse(StaticRule):
             sure = min(_sure(r.fn_name), _sure(r.first_name), key=lambda c: c.rank)
             _put(reports, r.key, _reuse_says(r), r.first, sure, _kind(r.first_name, r.fn_name, r.repeated))
         if sampling:
-            self._mapped_over_leaves(model, reports, callees)
+            self._mapped_over_leaves(model, reports)
             self._iterated_bodies(model, reports, callees)
         fixture = in_fixture_code(model.module_name)
         for node, msg, first_use, sure, kind in sorted(reports.values(), key=lambda r: (r[0].lineno, r[0].col_offset)):
@@ -441,37 +436,16 @@ class PrngKeyReuse(StaticRule):
         if fx.arg("module"):
             fx.add_import(fx.arg("module"))
 
-    def _mapped_over_leaves(self, model: ModuleModel, reports: dict, callees: "KeyCallees") -> None:
+    def _mapped_over_leaves(self, model: ModuleModel, reports: dict) -> None:
         """A function mapped over a pytree (``tree_map(lambda g: g + normal(key, g.shape),
-        grads)``) runs once per leaf: noise shaped like each leaf, drawn from a key it
-        closes over, is the same noise for every leaf of that shape. Permutations,
-        choices and masks are left alone: augmentations draw one for every leaf (an image
-        and its mask) on purpose, to keep them aligned."""
-        for call in model.nodes(ast.Call):
-            func = call.func
-            short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-            if not call.args or short not in _TREE_MAP_NAMES or model.resolve_call(call) not in _TREE_MAPS:
-                continue
-            fn, _ = model.callee(call.args[0], model.function_of(call), follow=False, instances=False)
-            if fn is None or fn.parent is not model.function_of(call):
-                continue  # a function made right there (a lambda, a nested def): it closes over the caller's names
-            body = [fn.node.body] if isinstance(fn.node, ast.Lambda) else fn.node.body
-            for part in body:
-                for use, _ in calls_in(part):
-                    q = model.resolve_call(use) or ""
-                    if not (q.startswith("jax.random.") and q[len("jax.random."):] in _NOISE):
-                        continue  # indices, permutations, masks: often one draw for aligned leaves, on purpose
-                    key = use.args[0] if use.args else next((k.value for k in use.keywords if k.arg == "key"), None)
-                    if not isinstance(key, ast.Name) or key.id in fn.bindings:
-                        continue  # a key of its own (a parameter, split inside)
-                    leaves = {p.name for p in fn.params}
-                    shape = next((k.value for k in use.keywords if k.arg == "shape"), None) or (
-                        use.args[1] if len(use.args) > 1 else None)
-                    if shape is None or not any(isinstance(n, ast.Name) and n.id in leaves for n in walk(shape)):
-                        continue  # not noise shaped like each leaf
-                    _put(reports, key, f"PRNG key `{key.id}` is consumed by `{q}` in a function mapped over the "
-                                       f"leaves of a pytree at line {call.lineno}: every leaf draws the same random "
-                                       f"numbers; split it into one key per leaf", use, _sure(q), SAME)
+        grads)``) runs once per leaf: noise shaped like each leaf, drawn from a key that is
+        the same for every leaf, by it or a function it calls, is the same noise for every
+        leaf of that shape (``keyflow.leaf_noise``)."""
+        for call, use, key, q, helper in leaf_noise(model):
+            where = f"a function mapped over the leaves of a pytree at line {call.lineno}"
+            where = f"`{helper.name}`, which {where} calls" if helper is not None else where
+            _put(reports, key, f"PRNG key `{key.id}` is consumed by `{q}` in {where}: every leaf draws the same "
+                               f"random numbers; split it into one key per leaf", use, _sure(q), SAME)
 
     def _iterated_bodies(self, model: ModuleModel, reports: dict, callees: "KeyCallees") -> None:
         """A body run once per iteration by ``lax.fori_loop`` / ``scan`` / ``while_loop`` /

@@ -7,10 +7,13 @@ judgement's three). Real `jaxlint record` of small programs with real jax, then 
 * JAX208: a state whose dtype the step widens (float32 made on purpose in a program that
   turned x64 on, returned float64) is fixed where the narrow value is made (or, made by a
   library, where the program receives it); a step that narrows its state keeps the advice
-  at the step's output."""
+  at the step's output;
+* JAX208: several leaves of one argument that start weak each get a remedy: the one the
+  program passes at its line, the one a library's init sets after that init."""
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 
 import pytest
@@ -247,3 +250,66 @@ def test_a_state_the_step_narrows_keeps_the_advice_at_the_step(tmp_path):
     d = found[0]
     assert d["location"]["row"] == _line(lines, "return (x * 0.5).astype(jnp.float32)"), d
     assert "return it with the dtype it was given" in d["message"], d["message"]
+
+
+#: a sampler library (outside the project, on the path): its `init` sets `level` itself
+SAMPLERS = '''
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+
+class SamplerState(NamedTuple):
+    position: jax.Array
+    level: jax.Array
+
+
+def init(position, num_levels=4):
+    return SamplerState(position, num_levels - 1)
+
+
+def step(state, key, step_size):
+    noise = jax.random.normal(key, jnp.shape(state.position))
+    position = state.position + step_size * noise
+    level = jnp.minimum(state.level, jnp.floor(jnp.abs(position)).astype(jnp.int32))
+    return SamplerState(position, level)
+'''
+
+TWO_WEAK_LEAVES = '''
+import jax
+
+import samplers
+
+init_position = 10.0
+sampler_step = jax.jit(samplers.step)
+
+if __name__ == "__main__":
+    key = jax.random.key(0)
+    state = samplers.init(init_position)
+    for _ in range(5):
+        key, sub = jax.random.split(key)
+        state = sampler_step(state, sub, 0.1)
+'''
+
+
+@pytest.mark.parametrize("start", ["init_position", "x0"])
+def test_every_weak_leaf_of_a_state_gets_a_remedy(tmp_path, start):
+    lib, proj = tmp_path / "lib", tmp_path / "proj"
+    lib.mkdir()
+    proj.mkdir()
+    (lib / "samplers.py").write_text(SAMPLERS.lstrip())
+    env = {"PYTHONPATH": os.pathsep.join(p for p in (str(lib), os.environ.get("PYTHONPATH", "")) if p)}
+    found, lines = _findings(proj, TWO_WEAK_LEAVES.replace("init_position", start), "JAX208", env=env)
+    assert len(found) == 1, found
+    d = found[0]
+    at = _line(lines, f"state = samplers.init({start})")
+    assert d["location"]["row"] == at, d
+    msg = d["message"]
+    # the value the program passes, made an array where it passes it
+    assert f"`state.position` starts as the Python number made at line {at}: make it an array there" in msg, msg
+    # the field the library's init sets: after the init, as a NamedTuple is changed; said to be
+    # set by the init only when the line names the other field (`init_position`), not for `x0`
+    by = " (set by `samplers.init`, at no line of the program)" if start == "init_position" else ""
+    assert (f"`state.level` is a Python number in what the statement at line {at} makes{by}: make it an array "
+            "after that statement: `state = state._replace(level=jnp.asarray(state.level, jnp.int32))`") in msg, msg

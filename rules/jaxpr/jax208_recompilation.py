@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import ast
 import inspect
 import json
 import math
@@ -147,7 +148,13 @@ class Recompilation(TraceRule):
     element of a tuple argument (`args[1]` of `step(i, opt_state, args)` with `args = (alpha,
     beta, gamma)` before the loop that rebinds it), the statement that made that element
     (`beta = jnp.array(1.0)`), when it shows the value made weak, the first weak leaf the
-    source follows (not `opt_state[0].mu[1]`, which `opt.init` computed from it); for a smaller last batch that the loop takes from
+    source follows (not `opt_state[0].mu[1]`, which `opt.init` computed from it); when
+    several leaves of one argument start weak, each gets its remedy, or the compile stays:
+    the one the statement that makes the argument names (`position` in `state =
+    init(init_position)`) there first, one it does not name (a field a library's `init`
+    sets) after that statement (`state = state._replace(level=jnp.asarray(state.level,
+    jnp.int32))` for a NamedTuple, `.replace(...)` for a flax struct, `dataclasses.replace`
+    for a dataclass, else "make it an array"); for a smaller last batch that the loop takes from
     a generator or function of the caller's file (`for step, (x, y) in zip(range(n),
     dataloader(...))`), the loop in it that decides where each batch ends (`while start <
     dataset_size:`); for an input
@@ -585,7 +592,12 @@ class Recompilation(TraceRule):
             # the first weak leaf whose making the source shows (`args[1]` of a tuple the loop
             # rebinds, where `opt_state[0].mu[1]`, computed from it by `opt.init`, shows none)
             found = [_weak_origin(ctx, groups, base, worst, c, names) for c in weak[:8]]
-            label, whole, had, early, made, cause = next((f for f in found if f[4] or f[5]), found[0])
+            # a leaf the statement that makes it names (`position` in `init(init_position)`) before
+            # one it does not (`level`, which the library's `init` sets)
+            origin = sorted((f for f in found if f[4] or f[5]),
+                            key=lambda f: f[4] is None and not _named_at(f[5], f[0]))
+            label, whole, had, early, made, cause = (origin or found)[0]
+            before = site
             start = "starts as" if early else "is, in the calls that compile again,"
             dtype = _leaf_dtype(_strong_of(groups, label, names) or had, label, names) if had is not None else ""
             if made is not None:  # the assignment in a class's constructor that made the value
@@ -611,6 +623,8 @@ class Recompilation(TraceRule):
                         f"(`jnp.asarray(...)` with the dtype the step returns)")
                 related = [site.related("the call that compiles again")] + related
                 site = cause
+            # every other weak leaf of that argument needs its own remedy, or the compile stays
+            msg += _other_weak_leaves(ctx, groups, found, label, names, site if site is not before else None)
         made = [c for c in changes if getattr(c, "kind", "") == "object"]
         if made and why.startswith("a new object"):
             label = str(made[0]).split(" has a new object", 1)[0]
@@ -1069,6 +1083,77 @@ def _cause(ctx, sig: Signature, label: str, names: list[str], how: str):
     except (KeyError, TypeError, ValueError):
         return None
     return Site(*where) if where is not None else None
+
+
+def _other_weak_leaves(ctx, groups: list, found: list, label: str, names: list[str], at) -> str:
+    """What to say of the weak leaves of ``label``'s argument other than ``label`` (whose
+    origin the finding names, at ``at``): each one's own literal, else, for a leaf the
+    statement that made the argument does not name (a library's init set it), how to make
+    it an array after that statement: ``state._replace(...)`` for a NamedTuple, ``.replace``
+    for a flax struct, ``dataclasses.replace`` for a dataclass."""
+    out = ""
+    for other, whole, had, _, made, cause in found:
+        if other == label or whole or _root(other) != _root(label):
+            continue
+        if made is not None and (at is None or made[0].line != at.line):
+            out += f"; {other} is made at line {made[0].line}: make it an array there too"
+            continue
+        if cause is not None and (at is None or cause.line != at.line) and _makes_weak(cause):
+            out += f"; {other} starts as the Python number made at line {cause.line}: make it an array there too"
+            continue
+        where = cause or at
+        if where is None:
+            continue
+        root, rest = _root(other), other.strip("`")[len(_root(other)):]
+        dtype = _leaf_dtype(_strong_of(groups, other, names) or had, other, names) or "<the dtype the step returns>"
+        node = _leaf_node(had or groups[0], f"`{root}`", names)
+        field = rest[1:] if rest.startswith(".") and rest[1:].isidentifier() else ""
+        value = f"jnp.asarray({root}.{field}, {dtype})"
+        kind = str(node.get("opaque") or "") if isinstance(node, dict) else ""
+        if field and isinstance(node, dict) and "namedtuple" in node:
+            fix = f"`{root} = {root}._replace({field}={value})`"
+        elif field and kind.startswith("flax."):
+            fix = f"`{root} = {root}.replace({field}={value})`"
+        elif field and kind:
+            fix = f"`{root} = dataclasses.replace({root}, {field}={value})` for a dataclass"
+        else:
+            fix = f"make `{other.strip('`')}` an array"
+        callee = _callee_at(where)
+        # said to be set by the call only beside a leaf the statement names (what the program gives)
+        by = "" if _named_at(where, other) or not _named_at(at, label) else \
+            f" (set by `{callee}`, at no line of the program)" if callee else " (at no line of the program)"
+        out += (f"; {other} is a Python number in what the statement at line {where.line} makes{by}: make it an "
+                f"array after that statement: {fix}")
+    return out
+
+
+def _named_at(site, label: str) -> bool:
+    """Whether the statement at ``site`` names the leaf's field in what it assigns
+    (``position`` in ``state = init(init_position)`` or ``init(position=x)``)."""
+    import linecache
+
+    if site is None:
+        return False
+    field = re.split(r"[.\[\]'\"]+", label.strip("`"))
+    field = [f for f in field if f.isidentifier()]
+    if len(field) < 2:
+        return False
+    line = linecache.getline(str(site.path), int(site.line)).split("#", 1)[0]
+    value = line.split("=", 1)[1] if re.match(r"\s*[\w.,\s()\[\]]+=[^=]", line) else line
+    return any(field[-1].lower() in word.lower() for word in re.findall(r"[A-Za-z_]\w*", value))
+
+
+def _callee_at(site) -> str:
+    """``samplers.init``: the function the statement at ``site`` calls to make its value, or ""."""
+    import linecache
+
+    try:
+        tree = ast.parse(linecache.getline(str(site.path), int(site.line)).strip())
+    except SyntaxError:
+        return ""
+    stmt = tree.body[0] if tree.body else None
+    value = getattr(stmt, "value", None)
+    return ast.unparse(value.func) if isinstance(value, ast.Call) else ""
 
 
 def _widened(change: str) -> tuple[str, str] | None:

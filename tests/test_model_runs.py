@@ -222,3 +222,28 @@ def test_static_rules_ask_the_value_model():
     rules = Path(__file__).resolve().parent.parent / "rules" / "static"
     callers = sorted(p.name for p in rules.glob("jax*.py") if "is_traced_expr(" in p.read_text())
     assert callers == []
+
+
+def test_made_once_in_a_lambda_whose_body_is_an_expression():
+    """A lambda's body is one expression, not a list of statements: ``made_once`` of a
+    call in it answers instead of failing (JAX103 failed on three files of the opened
+    corpora, a jit made in a lambda, and reported nothing in them)."""
+    model = model_of("""
+        import jax
+
+        def f(y):
+            return y + 1
+
+        apply = lambda x: jax.jit(f)(x)
+    """)
+    call = next(c for c in model.nodes(ast.Call) if isinstance(c.func, ast.Attribute) and c.func.attr == "jit")
+    assert made_once(model, call, model.function_of(call)) is False
+    assert lint_source("""
+        import jax
+
+        def f(y):
+            return y + 1
+
+        apply = lambda x: jax.jit(f)(x)
+    """, select=["JAX103"]) == []  # the rule ran (the helper fails on a rule's error); the jit of a
+    # module-level function is cached by jax, not made again per call

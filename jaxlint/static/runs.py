@@ -71,7 +71,7 @@ def made_once(model: ModuleModel, node: ast.AST, scope: FunctionInfo | None) -> 
     if scope is not None and stop is not None and child is not stop:
         # the statement of the function body itself: its earlier siblings
         body = getattr(stop, "body", [])
-        if any(child is s for s in body) and _after_early_return(body[:body.index(child)], scope, model):
+        if isinstance(body, list) and any(child is s for s in body) and _after_early_return(body[:body.index(child)], scope, model):
             return True
     return False
 

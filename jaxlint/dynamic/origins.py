@@ -211,8 +211,8 @@ def narrow_made_at(file: str, line: int, callee: str, index: int, param: str,
     if call is None or arg is None:
         return None
     parents = _parents(tree)
-    first: ast.AST | None = None
-    todo: list[tuple[ast.AST, ast.AST]] = [(arg, call)]  # (an expression or statement, where it is used)
+    first: ast.expr | ast.stmt | None = None
+    todo: list[tuple[ast.expr | ast.stmt, ast.AST]] = [(arg, call)]  # (an expression or statement, where it is used)
     seen: set[int] = set()
     while todo and len(seen) < 48:
         node, at = todo.pop(0)

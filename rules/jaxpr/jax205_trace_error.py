@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Mapping
 
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, TraceRule, Valid
@@ -152,7 +152,7 @@ class TraceError(TraceRule):
         hint = next((h for key, h in HINTS if key in kind or key in first), None)
         msg = f"tracing `{ctx.qualname}` fails with {kind}: {first[:200].rstrip('.')}"
         static = _static_fix(ctx, e, kind) if site is not None else None
-        if static is not None:  # only the jit line can fix it: the finding goes there
+        if static is not None and site is not None:  # only the jit line can fix it: the finding goes there
             where, names, remedy = static
             shown = ", ".join(f"`{n}`" for n in names)
             msg += (f"; the size needs {shown}, a Python int that every call passes: mark {shown} static "
@@ -215,7 +215,7 @@ def _static_fix(ctx: FunctionAnalysis, e: BaseException, kind: str):
     return where, names, f"`{full}`" if full else f"add `{keyword}` to it"
 
 
-def _arg(sig: dict, params: list[str], name: str):
+def _arg(sig: Mapping[str, Any], params: list[str], name: str) -> Any:
     """The recorded node of parameter ``name`` in a signature (by position or keyword)."""
     kwargs = sig.get("kwargs") or {}
     if name in kwargs:

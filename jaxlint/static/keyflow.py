@@ -164,9 +164,10 @@ def _leaf_draws(model: ModuleModel, g: FunctionInfo, leaves: set[str], keys: set
                     for use2, key, q2, below in _leaf_draws(model, h, given, handed, [*chain, h]):
                         yield use2, key, q2, below or h
                 continue  # indices, permutations, masks: often one draw for aligned leaves, on purpose
-            key = use.args[0] if use.args else next((k.value for k in use.keywords if k.arg == "key"), None)
-            if not isinstance(key, ast.Name) or not same_key(key.id):
+            given_key = use.args[0] if use.args else next((k.value for k in use.keywords if k.arg == "key"), None)
+            if not isinstance(given_key, ast.Name) or not same_key(given_key.id):
                 continue
+            key = given_key
             shape = next((k.value for k in use.keywords if k.arg == "shape"), None) or (
                 use.args[1] if len(use.args) > 1 else None)
             if shape is None or not any(isinstance(n, ast.Name) and n.id in leaves for n in walk(shape)):

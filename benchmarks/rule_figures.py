@@ -11,9 +11,10 @@ when it exists (``dev36`` is judged now: it counts from the commit that adds it)
     python benchmarks/rule_figures.py --check    # exit 1 when the committed file is out of date
 
 A rule that declares finding kinds (``Rule.kinds``: JAX106's print of a value, JAX102's
-long count) has a figure per kind too: each verdict's kind is the one its finding kept
-(``kind``), else the rule's own answer for the verdict's signature (``Rule.kind_of``), and a
-kind's group is held to its own figure by the same bar.
+long count) has a figure per kind too: each verdict's kind is the one its finding has now
+(``verdict_kinds.json``), else the one it kept when judged (``kind``), else the rule's own
+answer for the verdict's signature (``Rule.kind_of``), and a kind's group is held to its
+own figure by the same bar.
 
 tests/test_groups.py checks that the committed file is what this computes, and that every
 rule's group, and every kind's, is one its figure allows (:func:`allowed_groups`).
@@ -114,7 +115,7 @@ def rules_with_kinds() -> dict:
 
 def recorded_kinds(root: Path = HERE) -> dict[tuple[str, str, str, str], str]:
     """(corpus, path, code, signature) -> the kind its finding had when
-    ``verdict_kinds.py`` recorded it (verdicts judged before findings kept their kind)."""
+    ``verdict_kinds.py`` recorded it (every blind verdict whose finding was still reported)."""
     path = root / "verdict_kinds.json"
     if not path.exists():
         return {}
@@ -123,11 +124,12 @@ def recorded_kinds(root: Path = HERE) -> dict[tuple[str, str, str, str], str]:
 
 
 def verdict_kind(rule, verdict: dict, recorded: str | None = None) -> str | None:
-    """A verdict's finding kind: the one its finding kept (``data["kind"]``, copied into the
-    verdict as ``kind`` by ``bench_precision.py --unjudged``), else the one
-    ``verdict_kinds.py`` recorded for it (``recorded``), else the rule's answer for its
-    signature (``Rule.kind_of``)."""
-    return verdict.get("kind") or recorded or rule.kind_of(verdict["signature"])
+    """A verdict's finding kind: the one its finding has now, as ``verdict_kinds.py``
+    recorded it (``recorded``: a kind made after the verdict counts its old verdicts), else
+    the one its finding had when judged (``data["kind"]``, copied into the verdict as
+    ``kind`` by ``bench_precision.py --unjudged``), else the rule's answer for its signature
+    (``Rule.kind_of``)."""
+    return recorded or verdict.get("kind") or rule.kind_of(verdict["signature"])
 
 
 def figures(root: Path = HERE) -> dict:

@@ -1,20 +1,21 @@
-"""The finding kind of each blind verdict judged before findings kept their kind.
+"""The finding kind each blind verdict's finding has now, for ``rule_figures.py``.
 
 A rule whose model gives a finding its kind (``ctx.report(kind=...)``: JAX102's count the
-model knows, JAX105's proven tracer) says more than the verdict's signature shows, and a
-verdict judged before kinds were kept has only its signature. This script runs the rules
-that declare kinds over each opened library corpus of ``rule_figures.BLIND`` with
-``--select`` of those rules (every kind, every place) and records, for each verdict whose
-finding is still reported, the kind the finding has now, in ``verdict_kinds.json`` beside
-it; ``rule_figures.py`` reads it (a verdict's own ``kind`` first, then this file, then the
-rule's answer from the signature). A verdict whose finding is no longer reported keeps no
-kind: it counts in the rule's figure, not a kind's.
+model knows, JAX105's proven tracer) says more than the verdict's signature shows. This
+script runs the rules that declare kinds over each opened library corpus of
+``rule_figures.BLIND`` with ``--select`` of those rules (every kind, every place) and
+records, for each verdict whose finding is still reported, the kind the finding has now, in
+``verdict_kinds.json`` beside it; ``rule_figures.py`` reads it first (then the kind a
+verdict kept from its finding when it was judged, ``kind``, then the rule's answer from the
+signature), so a kind made after a verdict was judged (JAX114's ``on-purpose``) is counted
+from the old verdicts. A verdict whose finding is no longer reported keeps the kind it was
+judged with, else none: it counts in the rule's figure, not a kind's.
 
 Findings that share a key (one verdict) and differ in kind give the verdict the kind the
 rule declares first in ``Rule.kinds``. The kind is a fact about the finding at the commit that records it (``measured_at``), not a
 judgement: the verdicts stay as judged. Run it again when a rule's kinds change.
 
-    XDG_CACHE_HOME=/work/cache python benchmarks/verdict_kinds.py
+    XDG_CACHE_HOME=/work/cache JAXLINT_BENCH_MIRRORS=/work/.mirror python benchmarks/verdict_kinds.py
 """
 from __future__ import annotations
 
@@ -63,11 +64,14 @@ def main() -> int:
     for corpus, js in verdicts.items():
         if corpus not in bench_precision.CORPORA:
             continue  # the example programs and the dynamic findings: not a library corpus
-        mine = [j for j in js if j["code"] in codes and not j.get("kind")]
+        mine = [j for j in js if j["code"] in codes]
         if not mine:
             continue
         wheels = bench_precision.CORPORA[corpus][0]
-        src = bench_static.ensure_corpus(bench_precision.default_corpus_dir(corpus), wheels, bench_precision.SUBTREES)
+        folder = bench_precision.default_corpus_dir(corpus)
+        src = (bench_precision.ensure_repositories(folder, wheels, bench_precision.SUBTREES)
+               if corpus in bench_precision.REPOSITORY_CORPORA else
+               bench_static.ensure_corpus(folder, wheels, bench_precision.SUBTREES))
         found = kinds_of_findings(src, codes, wheels)
         for j in mine:
             kind = found.get((j["path"], j["code"], j["signature"]))

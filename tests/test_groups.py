@@ -236,6 +236,10 @@ def test_a_kind_the_model_knows_is_kept_on_the_finding(tmp_path):
     verdict = {"signature": "f:for _ in range(STEPS): x = x + 1", "kind": "long-count"}
     assert rule_figures.verdict_kind(loop, verdict) == "long-count"
     assert rule_figures.verdict_kind(loop, {"signature": verdict["signature"]}) is None
+    # the kind its finding has now (recorded by verdict_kinds.py) before the one it had when judged
+    judged = {"signature": "f:for _ in range(8 * 8 * 3): x = x * 2", "kind": "judged-kind"}
+    assert rule_figures.verdict_kind(loop, judged, recorded="long-count") == "long-count"
+    assert rule_figures.verdict_kind(loop, judged) == "judged-kind"
 
 
 def test_the_baseline_keeps_the_kind_the_model_gave(tmp_path):

@@ -31,9 +31,9 @@ def word_pattern(names: Iterable[str]) -> str:
 
 #: Folders and files of test helpers, demos and benchmarks (kind ``test-or-demo``: by path,
 #: docs/rules/JAX114.md): `tests/`, `testing.py`, `*test_utils.py`, `demos/`, `benchmarks/`,
-#: `benchmarking.py`, `test_dummies/`. Not `examples/` (example programs are what users copy,
+#: `benchmarking.py`, `test_dummies/`, `docs/` (documentation examples). Not `examples/` (example programs are what users copy,
 #: and their reuses were judged true) nor a file named `*_demo.py` (a user's notebook).
-_FIXTURE_DIRS = {"test", "tests", "testing", "test_dummies", "demo", "demos", "benchmark", "benchmarks"}
+_FIXTURE_DIRS = {"test", "tests", "testing", "test_dummies", "demo", "demos", "benchmark", "benchmarks", "docs"}
 _FIXTURE_FILE = re.compile(r"(?:testing|benchmarking|.*test_utils)\.py")
 
 

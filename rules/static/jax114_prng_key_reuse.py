@@ -9,6 +9,7 @@ from jaxlint.rule import FindingKind, Invalid, Option, StaticRule, Valid
 from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.rules.static._fixplan import attribute_path, block_holding, free_local_name, is_statement_list_member
 from jaxlint.static.semantic import ModuleModel, walk
+from jaxlint.static.key_purpose import Comments, in_demo_code, said_on_purpose
 from jaxlint.static.key_uses import bound_in, in_fixture_code, word_pattern
 from jaxlint.static.keyflow import COMPREHENSIONS, SCOPES, KeyFlow, Reuse, calls_in, leaf_noise, taken_one_at_a_time
 from jaxlint.textutil import LazyPattern, match_lines
@@ -38,6 +39,7 @@ SPLIT_THEN_DRAWN = "split-then-drawn"
 DIFFERENT = "different-draws"
 MODULE_KEY = "module-key"
 FIXTURE = "test-or-demo"
+ON_PURPOSE = "on-purpose"
 _SPLIT = "jax.random.split"
 _KIND_SAYS = {SAME: "the same numbers", DRAWN_THEN_SPLIT: "drawn from, then split", SPLIT_THEN_DRAWN:
               "split, then drawn from", DIFFERENT: "two different draws", MODULE_KEY: "a module-level key"}
@@ -58,8 +60,8 @@ def _kind(first_name: str, fn_name: str, repeated: bool = False) -> str:
     return DIFFERENT
 
 
-def _says(kind: str, msg: str, fixture: bool = False) -> str:
-    where = " (in a test helper, demo or benchmark)" if fixture else ""
+def _says(kind: str, msg: str, fixture: bool = False, purpose: bool = False) -> str:
+    where = " (in a test helper, demo or benchmark)" if fixture else " (on purpose, as the code says)" if purpose else ""
     return f"{_KIND_SAYS[kind]}{where}: {msg}"
 
 
@@ -190,11 +192,17 @@ class PrngKeyReuse(StaticRule):
     `module-key`. Off by default (`pedantic`; `--select JAX114` gives them): `drawn-then-split`
     (`x = normal(key)` then `key, sub = split(key)`: against JAX's rule, but the split's keys
     need not repeat the draw's numbers), `split-then-drawn` (the key split and then drawn
-    from itself), and `test-or-demo`, any reuse in a module of test helpers, demos or
+    from itself), `test-or-demo`, any reuse in a module of test helpers, demos or
     benchmarks by its place in the project: a folder `tests`, `test`, `testing`,
-    `test_dummies`, `demo`, `demos`, `benchmark` or `benchmarks`, or a file `testing.py`,
-    `benchmarking.py` or `*test_utils.py` (a path heuristic, measured: 1 true of 9 blind
-    verdicts).
+    `test_dummies`, `demo`, `demos`, `benchmark`, `benchmarks` or `docs`, or a file `testing.py`,
+    `benchmarking.py` or `*test_utils.py`, or in an `if __name__ == "__main__":` block or a
+    function named `benchmark...` (heuristics, measured: 1 true of 13 blind verdicts), and
+    `on-purpose`, a reuse the code calls deliberate: a comment from just above the first use
+    to the second, or a docstring line naming the key, calls it fixed, the same or shared
+    (`# Fixed key`; not one that negates or flags a fault: `not`, `BUG`, `TODO`, `twice`, a
+    rule code), or a key named for evaluation (`valid_key`,
+    `eval_key`, `test_key`) is drawn from by one call on every iteration of a loop (0 true of
+    10).
 
     Two identical draws read only through complementary slices (`permutation(key, n)[:m]`
     and `permutation(key, n)[m:]`) are one permutation split into disjoint parts, and a
@@ -269,7 +277,11 @@ class PrngKeyReuse(StaticRule):
                                               "numbers"),
         FIXTURE: FindingKind("pedantic", "any reuse in a test helper, demo or benchmark file, by its path (`tests/`, "
                                          "`testing.py`, `*test_utils.py`, `demos/`, `benchmarks/`, `benchmarking.py`, "
-                                         "`test_dummies/`): inputs drawn alike, seldom worth a fix"),
+                                         "`test_dummies/`, `docs/`), an `if __name__ == \"__main__\":` block or a "
+                                         "`benchmark...` function: inputs drawn alike, seldom worth a fix"),
+        ON_PURPOSE: FindingKind("pedantic", "a reuse the code calls deliberate: a comment at the uses or a docstring "
+                                            "line naming the key says fixed, same or shared, or an evaluation key "
+                                            "(`valid_key`) serves every iteration of a loop"),
     }
 
     VALID = [
@@ -417,11 +429,13 @@ class PrngKeyReuse(StaticRule):
         if sampling:
             self._mapped_over_leaves(model, reports)
             self._iterated_bodies(model, reports, callees)
-        fixture = in_fixture_code(model.module_name)
+        fixture, comments = in_fixture_code(model.module_name), Comments(ctx.source)
         for node, msg, first_use, sure, kind in sorted(reports.values(), key=lambda r: (r[0].lineno, r[0].col_offset)):
-            ctx.report(node, _says(kind, msg, fixture), related=[ctx.related(first_use, "first use of the key")],
-                       fix=_split_fix(ctx, node, first_use),
-                       confidence=sure, kind=FIXTURE if fixture else kind)
+            demo = fixture or in_demo_code(model, node)
+            purpose = not demo and said_on_purpose(model, comments, node, first_use)
+            ctx.report(node, _says(kind, msg, demo, purpose), related=[ctx.related(first_use, "first use of the key")],
+                       fix=_split_fix(ctx, node, first_use), confidence=sure,
+                       kind=FIXTURE if demo else ON_PURPOSE if purpose else kind)
         self._module_keys(ctx, model, fixture)
 
     def codemod(self, fx) -> None:

@@ -67,3 +67,47 @@ def test_the_default_selection_takes_the_kinds_whose_group_is_on(tmp_path):
     assert default == [r for r in every if r[2] in ("same-numbers", "different-draws")]
     assert _rows(tmp_path, "--select", "pedantic") == [r for r in every if r[2] in ("drawn-then-split",
                                                                                     "test-or-demo")]
+
+
+def test_a_demo_place_and_the_codes_word_give_their_kinds_and_leave_the_default(tmp_path):
+    """`test-or-demo` also by a `docs/` folder, an `if __name__ == "__main__":` block and a
+    `benchmark...` function; `on-purpose` where a comment at the uses or a docstring line
+    naming the key calls it fixed, the same or shared, or an evaluation key serves every
+    iteration of a loop. A negated comment, one that flags a fault, a comment after the
+    second use, and an evaluation key drawn twice outside a loop keep the kind of the uses."""
+    for name in ("invalid_kind_on_purpose", "invalid_kind_demo_code"):
+        (tmp_path / f"{name}.py").write_text((FIXTURES / f"{name}.py").read_text().replace("  # expect: JAX114", ""))
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "guide.py").write_text((FIXTURES / "invalid_kind_different_draws.py").read_text())
+    (tmp_path / "kept.py").write_text(
+        "import jax\n"
+        "\n"
+        "\n"
+        "def init(key):\n"
+        "    # not the same key: split it first\n"
+        "    w = jax.random.normal(key, (3, 3))\n"
+        "    b = jax.random.normal(key, (3,))\n"
+        "    return w, b\n"
+        "\n"
+        "\n"
+        "def noise(valid_key, x):\n"
+        "    a = jax.random.normal(valid_key, x.shape)\n"
+        "    b = jax.random.normal(valid_key, x.shape)\n"
+        "    return x + a, x + b  # the same key\n"
+        "\n"
+        "\n"
+        "def pair(key, x):\n"
+        "    a = jax.random.normal(key, x.shape)\n"
+        "    b = jax.random.normal(key, x.shape)  # BUG: the same key used twice\n"
+        "    return a, b\n")
+    every = _rows(tmp_path, "--select", "JAX114")
+    assert [r for r in every if r[0] == "kept.py"] == [("kept.py", 7, "same-numbers"), ("kept.py", 13, "same-numbers"),
+                                                      ("kept.py", 19, "same-numbers")]
+    assert [r for r in every if r[0].startswith("docs/")] == [("docs/guide.py", 8, "test-or-demo"),
+                                                             ("docs/guide.py", 14, "test-or-demo")]
+    assert [r for r in every if r[0] == "invalid_kind_demo_code.py"] == [
+        ("invalid_kind_demo_code.py", 12, "test-or-demo"), ("invalid_kind_demo_code.py", 19, "test-or-demo")]
+    assert [r for r in every if r[0] == "invalid_kind_on_purpose.py"] == [
+        ("invalid_kind_on_purpose.py", 15, "on-purpose"), ("invalid_kind_on_purpose.py", 21, "on-purpose"),
+        ("invalid_kind_on_purpose.py", 30, "on-purpose")]
+    assert _rows(tmp_path) == [r for r in every if r[0] == "kept.py"]

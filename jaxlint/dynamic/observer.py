@@ -146,6 +146,7 @@ class Observer:
     def __init__(self, root: Path, levels: list[str], keep_ir: bool,
                  analysers: Callable[[], Analysers] | None, recorder: RecorderLink) -> None:
         self.root = root
+        adapter.set_project(recorder.in_project)  # frames outside the project are libraries', wherever installed
         #: the recorder's failures and the project's files (``jaxlint.dynamic.record_state.RECORDER``)
         self.recorder = recorder
         self.levels = levels

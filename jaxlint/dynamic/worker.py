@@ -519,6 +519,7 @@ class Worker:
         rid = req["id"]
         path = req["path"]
         roots = add_sys_path(req.get("sys_path", []))
+        self.adapter.set_project(self.adapter.under_root(req.get("root")))  # frames outside it are libraries'
         x64 = req.get("x64")
         self.adapter.set_x64(self.default_x64 if x64 is None else bool(x64))
         self.out.send({"event": "begin", "id": rid, "step": "import"})

@@ -1,0 +1,68 @@
+"""A library the program imports from outside its project and outside any site-packages
+folder (a folder on PYTHONPATH, an editable install of a sibling checkout; on the TPU host
+here, flax installed with ``pip --target``) is a library: a finding made by an equation of its
+code is shown at the project's line that called it. Until this test, the recorder wrote such
+a finding at the library's file, and ``check`` refused the whole recording as damaged
+("the file ... is outside the project"), found on a lent TPU v5e host. Real jax, real
+``jaxlint record`` and ``check``."""
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from helpers import run_cli
+
+pytest.importorskip("jax")
+
+LIBRARY = '''
+import numpy as np
+import jax.numpy as jnp
+
+TABLE = np.arange(1 << 20, dtype=np.float32)  # 4 MiB, made at import
+
+
+def lookup(x):
+    return x + jnp.asarray(TABLE)[:4].sum()   # the table baked into the caller's program
+'''
+
+PROGRAM = '''
+import jax
+import jax.numpy as jnp
+from faraway import lookup
+
+
+@jax.jit
+def step(x):
+    return lookup(x) * 2.0  # calls the library
+
+
+if __name__ == "__main__":
+    for _ in range(3):
+        step(jnp.ones(4))
+'''
+
+
+@pytest.mark.parametrize("how", ["record", "check"])
+def test_a_finding_in_a_library_outside_the_project_is_shown_at_the_calling_line(tmp_path, how):
+    lib, proj = tmp_path / "lib", tmp_path / "proj"
+    lib.mkdir()
+    proj.mkdir()
+    (lib / "faraway.py").write_text(LIBRARY.lstrip())
+    (proj / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX201"]\n')
+    (proj / "prog.py").write_text(PROGRAM.lstrip())
+    env = {"PYTHONPATH": os.pathsep.join([str(lib), os.environ.get("PYTHONPATH", "")])}
+    if how == "record":
+        rec = run_cli("record", "--", "python", "prog.py", cwd=proj, env=env)
+        assert rec.returncode == 0, rec.stderr[-3000:]
+    else:  # the worker imports the program's module and traces it with abstract inputs
+        (proj / "prog.py").write_text(PROGRAM.lstrip().replace("@jax.jit", "# jaxlint: args=(f32[4],)\n@jax.jit"))
+    proc = run_cli("check", "--dynamic", "--no-cache", "--output-format", "concise", "prog.py", cwd=proj, env=env)
+    assert proc.returncode == 1, proc.stdout + proc.stderr[-3000:]
+    found = re.findall(r"^prog\.py:(\d+):\d+: (JAX201) ", proc.stdout, re.M)
+    calling = PROGRAM.lstrip().splitlines().index("    return lookup(x) * 2.0  # calls the library") + 1
+    if how == "check":
+        calling += 1
+    assert found == [(str(calling), "JAX201")], proc.stdout + proc.stderr[-2000:]
+    assert "faraway.py" not in proc.stdout, proc.stdout

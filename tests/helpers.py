@@ -76,6 +76,18 @@ def run_cli(*args: str, cwd: Path | str | None = None, input: str | None = None,
     )
 
 
+def beside_a_library(tmp_path: Path, modules: Mapping[str, str]) -> tuple[Path, dict[str, str]]:
+    """A project folder and, beside it (outside the project, in no site-packages), a
+    folder of library ``modules`` (file name -> source) on PYTHONPATH: (the project's
+    folder, the environment that makes the library importable)."""
+    lib, proj = tmp_path / "lib", tmp_path / "proj"
+    lib.mkdir()
+    proj.mkdir()
+    for name, source in modules.items():
+        (lib / name).write_text(source.lstrip())
+    return proj, {"PYTHONPATH": os.pathsep.join(p for p in (str(lib), os.environ.get("PYTHONPATH", "")) if p)}
+
+
 def record_program(root: Path, program: str, *options: str) -> tuple[dict, dict | None]:
     """``jaxlint record OPTIONS -- python prog.py`` of ``program`` in a project at ``root``:
     its signatures and observations, per function key (None under ``--no-analysis``,

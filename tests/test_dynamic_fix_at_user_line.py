@@ -13,12 +13,11 @@ judgement's three). Real `jaxlint record` of small programs with real jax, then 
 from __future__ import annotations
 
 import json
-import os
 import textwrap
 
 import pytest
 
-from helpers import run_cli
+from helpers import beside_a_library, run_cli
 
 pytest.importorskip("jax")
 
@@ -295,11 +294,7 @@ if __name__ == "__main__":
 
 @pytest.mark.parametrize("start", ["init_position", "x0"])
 def test_every_weak_leaf_of_a_state_gets_a_remedy(tmp_path, start):
-    lib, proj = tmp_path / "lib", tmp_path / "proj"
-    lib.mkdir()
-    proj.mkdir()
-    (lib / "samplers.py").write_text(SAMPLERS.lstrip())
-    env = {"PYTHONPATH": os.pathsep.join(p for p in (str(lib), os.environ.get("PYTHONPATH", "")) if p)}
+    proj, env = beside_a_library(tmp_path, {"samplers.py": SAMPLERS})
     found, lines = _findings(proj, TWO_WEAK_LEAVES.replace("init_position", start), "JAX208", env=env)
     assert len(found) == 1, found
     d = found[0]

@@ -7,12 +7,11 @@ a finding at the library's file, and ``check`` refused the whole recording as da
 ``jaxlint record`` and ``check``."""
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 
-from helpers import run_cli
+from helpers import beside_a_library, run_cli
 
 pytest.importorskip("jax")
 
@@ -46,13 +45,9 @@ if __name__ == "__main__":
 
 @pytest.mark.parametrize("how", ["record", "check"])
 def test_a_finding_in_a_library_outside_the_project_is_shown_at_the_calling_line(tmp_path, how):
-    lib, proj = tmp_path / "lib", tmp_path / "proj"
-    lib.mkdir()
-    proj.mkdir()
-    (lib / "faraway.py").write_text(LIBRARY.lstrip())
+    proj, env = beside_a_library(tmp_path, {"faraway.py": LIBRARY})
     (proj / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX201"]\n')
     (proj / "prog.py").write_text(PROGRAM.lstrip())
-    env = {"PYTHONPATH": os.pathsep.join([str(lib), os.environ.get("PYTHONPATH", "")])}
     if how == "record":
         rec = run_cli("record", "--", "python", "prog.py", cwd=proj, env=env)
         assert rec.returncode == 0, rec.stderr[-3000:]

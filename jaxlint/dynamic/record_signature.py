@@ -232,6 +232,12 @@ def _value(v: Any) -> dict:
     return {"repr": re.sub(r" at 0x[0-9a-fA-F]+", "", repr(v))[:200]}
 
 
+def _python_number(x: Any) -> bool:
+    """A Python number, which jit makes a weak scalar; not a NumPy scalar (``np.float64``
+    is a ``float`` too), which jit takes as an array of its dtype, not weak."""
+    return isinstance(x, (bool, int, float, complex)) and type(x).__module__ != "numpy"
+
+
 def _tree(x: Any, numbers_static: bool = False) -> dict:
     if x is None:
         return {"value": None}
@@ -239,7 +245,7 @@ def _tree(x: Any, numbers_static: bool = False) -> dict:
         return _value(x)
     if isinstance(x, bool):
         return {"array": [], "dtype": "bool", "weak": False}
-    if isinstance(x, (int, float, complex)):
+    if _python_number(x):
         import numpy as np
 
         # what jit makes of a Python number: a weak scalar of the x64 setting's width
@@ -385,7 +391,7 @@ def _opaque(x: Any, numbers_static: bool = False) -> dict:
         recorder_error("describing an argument's leaves", e)
         return node
     if leaves:
-        node["leaves"] = {path or ".": (_tree(v, numbers_static) if isinstance(v, (bool, int, float, complex))
+        node["leaves"] = {path or ".": (_tree(v, numbers_static) if _python_number(v)
                                         else _array_node(v) or _value(v)) for path, v in leaves}
     if static:
         node["static"] = abstract.short_digest(static)

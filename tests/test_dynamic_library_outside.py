@@ -29,17 +29,17 @@ def lookup(x):
 PROGRAM = '''
 import jax
 import jax.numpy as jnp
-from faraway import lookup
+from {module} import {function}
 
 
 @jax.jit
 def step(x):
-    return lookup(x) * 2.0  # calls the library
+    return {function}(x) * 2.0  # calls the library
 
 
 if __name__ == "__main__":
     for _ in range(3):
-        step(jnp.ones(4))
+        step(jnp.ones({shape}))
 '''
 
 
@@ -47,17 +47,47 @@ if __name__ == "__main__":
 def test_a_finding_in_a_library_outside_the_project_is_shown_at_the_calling_line(tmp_path, how):
     proj, env = beside_a_library(tmp_path, {"faraway.py": LIBRARY})
     (proj / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX201"]\n')
-    (proj / "prog.py").write_text(PROGRAM.lstrip())
+    program = PROGRAM.format(module="faraway", function="lookup", shape=4).lstrip()
+    (proj / "prog.py").write_text(program)
     if how == "record":
         rec = run_cli("record", "--", "python", "prog.py", cwd=proj, env=env)
         assert rec.returncode == 0, rec.stderr[-3000:]
     else:  # the worker imports the program's module and traces it with abstract inputs
-        (proj / "prog.py").write_text(PROGRAM.lstrip().replace("@jax.jit", "# jaxlint: args=(f32[4],)\n@jax.jit"))
+        (proj / "prog.py").write_text(program.replace("@jax.jit", "# jaxlint: args=(f32[4],)\n@jax.jit"))
     proc = run_cli("check", "--dynamic", "--no-cache", "--output-format", "concise", "prog.py", cwd=proj, env=env)
     assert proc.returncode == 1, proc.stdout + proc.stderr[-3000:]
     found = re.findall(r"^prog\.py:(\d+):\d+: (JAX201) ", proc.stdout, re.M)
-    calling = PROGRAM.lstrip().splitlines().index("    return lookup(x) * 2.0  # calls the library") + 1
+    calling = program.splitlines().index("    return lookup(x) * 2.0  # calls the library") + 1
     if how == "check":
         calling += 1
     assert found == [(str(calling), "JAX201")], proc.stdout + proc.stderr[-2000:]
     assert "faraway.py" not in proc.stdout, proc.stdout
+
+
+FOLDING = '''
+import jax.numpy as jnp
+
+
+def select_first(x):
+    mask = jnp.zeros((1024, 1024)).at[0, 0].set(1.0)  # XLA folds it into a 4 MiB constant
+    return x @ mask
+'''
+
+
+
+def test_a_compiled_finding_in_a_library_outside_the_project_is_shown_at_the_calling_line(tmp_path):
+    """The compile tier places findings by the optimized program's source metadata, which
+    names the library's line: the same rule applies there (found on the TPU host, where a
+    compile-tier finding in flax's `Linear` made check refuse the recording)."""
+    proj, env = beside_a_library(tmp_path, {"folding.py": FOLDING})
+    (proj / "pyproject.toml").write_text('[tool.jaxlint]\nselect = ["JAX305"]\n')
+    program = PROGRAM.format(module="folding", function="select_first", shape=(8, 1024)).lstrip()
+    (proj / "prog.py").write_text(program)
+    rec = run_cli("record", "--compile", "--", "python", "prog.py", cwd=proj, env=env)
+    assert rec.returncode == 0, rec.stderr[-3000:]
+    proc = run_cli("check", "--dynamic", "--compile", "--no-cache", "--output-format", "concise", "prog.py",
+                   cwd=proj, env=env)
+    assert proc.returncode == 1, proc.stdout + proc.stderr[-3000:]
+    calling = program.splitlines().index("    return select_first(x) * 2.0  # calls the library") + 1
+    assert re.findall(r"^prog\.py:(\d+):\d+: (JAX305) ", proc.stdout, re.M) == [(str(calling), "JAX305")], \
+        proc.stdout + proc.stderr[-2000:]

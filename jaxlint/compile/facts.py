@@ -16,6 +16,7 @@ from functools import cached_property
 from typing import Any, Iterable, Mapping, TypedDict
 
 from jaxlint.diagnostic import Diagnostic, Position, Related, Severity
+from jaxlint.dynamic.project import not_the_projects
 from jaxlint.compile.hlo import (
     Collective, HloModule, Instruction, Shape, SourceLocation, collectives as find_collectives, parse_hlo,
 )
@@ -448,11 +449,12 @@ _JAXLINT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))).repla
 
 
 def is_library_path(path: str) -> bool:
-    """Installed packages, the standard library and jaxlint itself (it calls the
-    user's function): never the line a finding points at."""
+    """Installed packages, the standard library, jaxlint itself (it calls the user's
+    function), and any file not the project's where that is known
+    (:func:`jaxlint.dynamic.project.set_project`): never the line a finding points at."""
     p = path.replace("\\", "/")
     return (not p or p.startswith("<") or "/site-packages/" in p or "/dist-packages/" in p or _is_stdlib(p)
-            or p.startswith(_JAXLINT_DIR))
+            or p.startswith(_JAXLINT_DIR) or not_the_projects(path))
 
 
 @functools.lru_cache(maxsize=1)

@@ -43,6 +43,7 @@ from typing import Any, Callable, Iterator
 import jax
 import numpy as np
 
+from jaxlint.dynamic.project import not_the_projects
 from jaxlint.process.fdcapture import capture_stderr
 
 try:  # public and present from 0.4.36 on
@@ -373,38 +374,18 @@ def _user_frames_private(si) -> list | None:
     return None
 
 
-#: what this process knows of the project's files (the recorder's observer: its files and
-#: notebook cells; a worker: what lies under its root): a file it says is not the
-#: project's is a library's wherever it is installed (a folder on PYTHONPATH, an editable
-#: install of a sibling checkout, ``pip --target``), not only in site-packages
-_OWN: list[Callable[[str], bool]] = []
-
-
-def set_project(own: Callable[[str], bool] | None) -> None:
-    """From now on a file ``own`` says is not the project's is a library's (None: only
-    jax, jaxlib, jaxlint, the standard library and site-packages are)."""
-    _OWN[:] = [own] if own is not None else []
-    is_library_file.cache_clear()
-
-
-def under_root(root: Any) -> Callable[[str], bool] | None:
-    """The project's files as a worker knows them: those under ``root`` (None: unknown)."""
-    if not root:
-        return None
-    base = os.path.realpath(str(root)) + os.sep
-    return lambda file: os.path.realpath(file).startswith(base)
+def is_library_file(path: str) -> bool:
+    """Frames we never report at: jax, jaxlib, jaxlint, the standard library, site-packages,
+    and any file not the project's where that is known (:func:`jaxlint.dynamic.project.set_project`)."""
+    return _installed_file(path) or (not path.startswith("<") and not_the_projects(os.path.abspath(path)))
 
 
 @functools.lru_cache(maxsize=8192)
-def is_library_file(path: str) -> bool:
-    """Frames we never report at: jax, jaxlib, jaxlint, the standard library, site-packages,
-    and any file not the project's where that is known (:func:`set_project`)."""
+def _installed_file(path: str) -> bool:
     p = os.path.abspath(path) if path and not path.startswith("<") else path
     if not p or p.startswith("<"):
         return True
     if p.startswith((_JAX_DIR, _JAXLIB_DIR, _JAXLINT_DIR, _STDLIB_DIR)):
-        return True
-    if _OWN and not _OWN[0](p):
         return True
     return "site-packages" in p or "dist-packages" in p
 

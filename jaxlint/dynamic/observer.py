@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 from jaxlint import __version__
 from jaxlint.dynamic import adapter, placement
-from jaxlint.dynamic.project import relative_finding, relative_path
+from jaxlint.dynamic.project import relative_finding, relative_path, set_project
 from jaxlint.dynamic.signatures import jit_static_argnums, static_positions
 from jaxlint.dynamic.analysis import (Analysers, CallFacts, FunctionAnalysis, Site, called_once, run_analysers, run_rules,
                                       unbind)
@@ -146,7 +146,7 @@ class Observer:
     def __init__(self, root: Path, levels: list[str], keep_ir: bool,
                  analysers: Callable[[], Analysers] | None, recorder: RecorderLink) -> None:
         self.root = root
-        adapter.set_project(recorder.in_project)  # frames outside the project are libraries', wherever installed
+        set_project(recorder.in_project)  # frames outside the project are libraries', wherever installed
         #: the recorder's failures and the project's files (``jaxlint.dynamic.record_state.RECORDER``)
         self.recorder = recorder
         self.levels = levels
@@ -677,11 +677,16 @@ class Observer:
                     lines[fs.meta["file"]] = {int(fs.entry.get("def_line") or fs.meta["line"])}
                 for file, ls in fs.lines.items():
                     lines.setdefault(relative_path(file, self.root), set()).update(ls)
-                diags = []
+                diags, left_out = [], []
                 # a function the program called once (an init): a fixed seed there is no reuse
                 once = called_once(fs.calls, fs.inlined)
                 for d in fs.diagnostics:
                     if once and getattr(rules_by_code().get(d.code), "repeated_calls_only", False):
+                        continue
+                    if not self.recorder.in_project(d.path):  # a place check could not show: the
+                        # recording must stay readable (the library predicates should have kept it home)
+                        left_out.append(f"{d.code}'s finding on {fs.meta['qualname']} is at {d.path}:"
+                                        f"{d.start.line}, outside the project: left out")
                         continue
                     dd = relative_finding(d.to_dict(), self.root)
                     # a related place outside the project (a library installed beside it, not in a
@@ -703,7 +708,7 @@ class Observer:
                     **({"target": placement.target_node()} if placement.active() is not None
                        and "compile" in self.levels else {}),
                     "jaxlint": __version__,
-                    "diagnostics": diags, "report": fs.report, "rule_errors": fs.rule_errors,
+                    "diagnostics": diags, "report": fs.report, "rule_errors": fs.rule_errors + left_out,
                     "seconds": round(fs.seconds, 4),
                     "first_call": (f"{relative_path(fs.first_call[0], self.root)}:{fs.first_call[1]}"
                                    if fs.first_call else None),

@@ -6,13 +6,48 @@ functions), so both name a module the same way. Never imports jax.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import os
 from pathlib import Path
+from typing import Any, Callable
 
 #: what marks a project's root; ``.jaxlint/`` is where `jaxlint record` writes, at the
 #: root it chose, so a recorded folder with no other marker is found again by `check`
 ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git", ".jaxlint")
+
+
+#: what this process knows of the project's files (the recorder's observer: its files and
+#: notebook cells; a worker: what lies under its root), for the two library predicates of
+#: the dynamic phase (``adapter.is_library_file``, ``compile.facts.is_library_path``): a
+#: file it says is not the project's is a library's wherever it is installed (a folder on
+#: PYTHONPATH, an editable install of a sibling checkout, ``pip --target``), not only in
+#: site-packages
+_OWN: list[Callable[[str], bool]] = []
+
+
+def set_project(own: Callable[[str], bool] | None) -> None:
+    """From now on a file ``own`` says is not the project's is a library's (None: only
+    jax, jaxlib, jaxlint, the standard library and site-packages are)."""
+    _OWN[:] = [own] if own is not None else []
+
+
+def under_root(root: Any) -> Callable[[str], bool] | None:
+    """The project's files as a worker knows them: those under ``root`` (None: unknown)."""
+    if not root:
+        return None
+    base = os.path.realpath(str(root)) + os.sep
+
+    @functools.lru_cache(maxsize=8192)
+    def own(file: str) -> bool:
+        return os.path.realpath(file).startswith(base)
+
+    return own
+
+
+def not_the_projects(path: str) -> bool:
+    """True when this process knows the project's files and ``path`` is not one of them."""
+    return bool(_OWN) and not _OWN[0](path)
 
 
 def project_root(path: Path, config_root: Path | None = None) -> Path:

@@ -47,6 +47,8 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from jaxlint.dynamic.project import set_project, under_root
+
 if TYPE_CHECKING:
     from jaxlint.dynamic.analysis import Analysers
 
@@ -519,7 +521,7 @@ class Worker:
         rid = req["id"]
         path = req["path"]
         roots = add_sys_path(req.get("sys_path", []))
-        self.adapter.set_project(self.adapter.under_root(req.get("root")))  # frames outside it are libraries'
+        set_project(under_root(req.get("root")))  # frames outside its root are libraries', wherever installed
         x64 = req.get("x64")
         self.adapter.set_x64(self.default_x64 if x64 is None else bool(x64))
         self.out.send({"event": "begin", "id": rid, "step": "import"})

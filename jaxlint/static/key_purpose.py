@@ -66,7 +66,7 @@ class Comments:
         if self._by_line is None:
             self._by_line = {}
             try:
-                for tok in tokenize.generate_tokens(io.StringIO(self.source).readline):
+                for tok in tokenize.generate_tokens(io.StringIO(self.source, newline=None).readline):
                     if tok.type == tokenize.COMMENT:
                         self._by_line[tok.start[0]] = tok.string
             except (tokenize.TokenError, SyntaxError, IndentationError):

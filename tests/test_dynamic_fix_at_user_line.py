@@ -9,7 +9,10 @@ judgement's three). Real `jaxlint record` of small programs with real jax, then 
   library, where the program receives it); a step that narrows its state keeps the advice
   at the step's output;
 * JAX208: several leaves of one argument that start weak each get a remedy: the one the
-  program passes at its line, the one a library's init sets after that init."""
+  program passes at its line, the one a library's init sets after that init;
+* JAX208 (the fourteenth judgement's tinygp): a weak entry of a container (a dict display,
+  `dict(...)`, a NamedTuple holding the dict, an array entry without a dtype) is fixed at
+  the entry, with the typed scalar to write there."""
 from __future__ import annotations
 
 import json
@@ -308,3 +311,71 @@ def test_every_weak_leaf_of_a_state_gets_a_remedy(tmp_path, start):
     by = " (set by `samplers.init`, at no line of the program)" if start == "init_position" else ""
     assert (f"`state.level` is a Python number in what the statement at line {at} makes{by}: make it an array "
             "after that statement: `state = state._replace(level=jnp.asarray(state.level, jnp.int32))`") in msg, msg
+
+
+# issue 37, fourteenth judgement (tinygp's kernels page, in our own words): a parameter
+# container starts with a Python `0.0` entry, an eager update returns it a strong float32,
+# so the jitted loss compiles twice; the line to change is the entry, not the call
+CONTAINER_ENTRY = '''
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+class Fit(NamedTuple):
+    theta: dict
+    rate: float
+
+
+def loss(theta, x):
+    return jnp.sum((x * jnp.exp(theta["scale"]) - theta["offset"]) ** 2)
+
+
+def update(theta, grads):
+    return jax.tree_util.tree_map(lambda p, g: (p - 0.01 * g).astype(jnp.float32), theta, grads)
+
+
+if __name__ == "__main__":
+    x = np.linspace(0.0, 1.0, 16, dtype=np.float32)
+    MAKE
+    theta = THETA
+    value_and_grad = jax.jit(jax.value_and_grad(loss))
+    for _ in range(6):
+        value, grads = value_and_grad(theta, x)
+        theta = update(theta, grads)
+'''
+
+CONTAINERS = {
+    "display": ('theta = {\n        "scale": np.float32(0.1),\n        "offset": 0.0,\n    }', "theta",
+                '"offset": 0.0'),
+    "dict call": ("theta = dict(scale=np.float32(0.1), offset=0.0)", "theta", "offset=0.0"),
+    "constructor": ('fit = Fit(theta={"scale": np.float32(0.1), "offset": 0.0}, rate=0.01)', "fit.theta",
+                    '"offset": 0.0'),
+    "array entry": ('theta = {"scale": np.float32(0.1), "offset": jnp.array(0.0)}', "theta", '"offset": jnp'),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CONTAINERS))
+def test_a_weak_entry_of_a_container_is_fixed_where_the_entry_is_made(tmp_path, kind):
+    make, theta, entry = CONTAINERS[kind]
+    program = CONTAINER_ENTRY.replace("MAKE", make).replace("THETA", theta)
+    found, lines = _findings(tmp_path, program, "JAX208")
+    assert len(found) == 1, found
+    d = found[0]
+    at = _line(lines, entry)
+    assert d["location"]["row"] == at, d
+    # the column of the value itself, in the display or the keyword
+    msg = d["message"]
+    if kind == "array entry":  # an array already, weak because it has no dtype
+        assert lines[at - 1][d["location"]["column"] - 1:].startswith("jnp.array(0.0)"), d["location"]
+        assert (f"`theta['offset']` is made weak-typed at line {at} (`jnp.array(0.0)` has no dtype, so jax keeps "
+                "it weak and the step returns it strong): give it one there (`dtype=jnp.float32`)") in msg, msg
+    else:
+        assert lines[at - 1][d["location"]["column"] - 1:].startswith("0.0"), d["location"]
+        assert (f"`theta['offset']` starts as the Python number `0.0` of the `'offset'` entry made at line {at}: "
+                "write `jnp.float32(0.0)` (or `np.float32(0.0)`) there") in msg, msg
+    assert "theta['scale']" not in msg, msg  # a NumPy float32 is strong from the start
+    assert [r["location"]["row"] for r in d["related"]][0] == _line(lines, "value_and_grad(theta, x)"), d["related"]
+    assert d["related"][0]["message"] == "the call that compiles again"

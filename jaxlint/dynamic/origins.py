@@ -16,9 +16,11 @@ it:
 * :func:`narrow_made_at`: for a leaf the step widens (float32 in, float64 out), the nearest
   statement behind the argument that names the narrow dtype (``jnp.float32``), going back
   through the names each binding reads, else the statement that bound the argument;
-* :func:`element_made_at`: for an element of a tuple argument (``args[1]`` of
-  ``step(i, state, args)``), the statement that bound the element's name, through the
-  tuple display that bound the argument before the call (``args = (a, b, c)``);
+* :func:`element_made_at`: for an element of a container argument (``args[1]`` of
+  ``step(i, state, args)``, ``theta['mean']``), the statement that bound the element's
+  name, or the entry that made it, through the tuple, list or dict display, ``dict(...)``
+  call or constructor keyword that bound the argument before the call (``args = (a, b,
+  c)``, ``theta = {"mean": 0.0}``);
 * :func:`padded_at`: the ``pad`` call that padded the argument to a size computed from its
   length (``np.pad(x, ((0, size - n), (0, 0)))``), on the binding before the call or in a
   function of the same file it calls (``batch = pad_batch(x)``);
@@ -253,14 +255,18 @@ def _read_names(node: ast.AST) -> list[ast.Name]:
 
 
 def element_made_at(file: str, line: int, callee: str, index: int, param: str,
-                    path: tuple[int, ...]) -> Where | None:
-    """Where element ``path`` of the tuple passed as parameter ``param`` to ``callee(...)``
-    on ``line`` was made (``args[1]`` of ``step(i, state, args)`` with ``args = (a, b, c)``
-    and ``b = jnp.array(1.0)`` before it: the statement that binds ``b``), following names
-    through the statements that bound them before the call (a loop's own rebinding of the
-    tuple comes after its first call) and tuple or list displays by index. None when a
-    step is no plain name or display (an unpacking, a call's result), or not bound in the
-    caller's scope before the call."""
+                    path: tuple[int | str, ...]) -> Where | None:
+    """Where element ``path`` of the container passed as parameter ``param`` to
+    ``callee(...)`` on ``line`` was made (``args[1]`` of ``step(i, state, args)`` with
+    ``args = (a, b, c)`` and ``b = jnp.array(1.0)`` before it: the statement that binds
+    ``b``; ``theta['mean']`` with ``theta = {"mean": 0.0, ...}``: the ``0.0`` of that entry),
+    following names through the statements that bound them before the call (a loop's own
+    rebinding of the container comes after its first call), tuple or list displays by
+    index (an ``int`` step), dict displays and ``dict(...)`` calls by key (a ``str`` step),
+    and a constructor's keyword for a field (a step ``".field"``: ``Params(mean=0.0)``),
+    through a field or constant subscript the binding reads (``theta = fit.theta``). None
+    when a step is no plain name or display (an unpacking, a call's result), or not
+    bound in the caller's scope before the call."""
     tree, call, arg = _the_call(file, line, callee, index, param)
     if call is None or arg is None:
         return None
@@ -277,11 +283,16 @@ def element_made_at(file: str, line: int, callee: str, index: int, param: str,
                     not isinstance(stmt.targets[0], ast.Name):
                 return None
             expr, at = stmt.value, stmt
-        elif rest and isinstance(expr, (ast.Tuple, ast.List)):
-            i = rest.pop(0)
-            if not -len(expr.elts) <= i < len(expr.elts) or any(isinstance(e, ast.Starred) for e in expr.elts):
-                return None
-            expr, stmt = expr.elts[i], None
+        elif rest and (found := _element(expr, rest[0])) is not None:
+            rest.pop(0)
+            expr, stmt = found, None
+        elif isinstance(expr, ast.Attribute):  # `theta = fit.theta`: the field of what `fit` was made
+            rest.insert(0, f".{expr.attr}")
+            expr, stmt = expr.value, None
+        elif isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) \
+                and isinstance(expr.slice.value, (int, str)) and not isinstance(expr.slice.value, bool):
+            rest.insert(0, expr.slice.value)  # `theta = params["theta"]`: that entry of `params`
+            expr, stmt = expr.value, None
         else:
             break
     if rest:
@@ -289,6 +300,35 @@ def element_made_at(file: str, line: int, callee: str, index: int, param: str,
     if stmt is not None:  # the name's own binding (`b = jnp.array(1.0)`)
         return str(file), stmt.lineno, stmt.col_offset + 1
     return str(file), expr.lineno, expr.col_offset + 1  # made in the display (`(a, 1.0, c)`)
+
+
+def _element(expr: ast.expr, step: int | str) -> ast.expr | None:
+    """The expression a display or constructor gives for ``step``: an index of a tuple or
+    list display, a constant key of a dict display or a keyword of ``dict(...)``, a
+    keyword of a constructor for a field (``".mean"``). None when the source does not say
+    (a starred element, a ``**`` entry, a positional field)."""
+    if isinstance(step, int) and isinstance(expr, ast.Dict):  # `{0: ...}`: a key that is a number
+        if any(k is None for k in expr.keys):
+            return None
+        hits = [v for k, v in zip(expr.keys, expr.values)
+                if isinstance(k, ast.Constant) and type(k.value) is int and k.value == step]
+        return hits[-1] if hits else None
+    if isinstance(step, int):
+        if not isinstance(expr, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in expr.elts):
+            return None
+        return expr.elts[step] if -len(expr.elts) <= step < len(expr.elts) else None
+    if isinstance(expr, ast.Dict) and not step.startswith("."):
+        if any(k is None for k in expr.keys):  # a `**other` entry may give the key
+            return None
+        hits = [v for k, v in zip(expr.keys, expr.values) if isinstance(k, ast.Constant) and k.value == step]
+        return hits[-1] if hits else None
+    if isinstance(expr, ast.Call) and (step.startswith(".") or _callee(expr) == "dict"):
+        if step.startswith(".") and _callee(expr) == "dict":
+            return None
+        key = step.lstrip(".")
+        hits = [kw.value for kw in expr.keywords if kw.arg == key]
+        return hits[0] if hits else None
+    return None
 
 
 def padded_at(file: str, line: int, callee: str, index: int, param: str) -> Where | None:

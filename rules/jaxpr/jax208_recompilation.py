@@ -148,7 +148,12 @@ class Recompilation(TraceRule):
     element of a tuple argument (`args[1]` of `step(i, opt_state, args)` with `args = (alpha,
     beta, gamma)` before the loop that rebinds it), the statement that made that element
     (`beta = jnp.array(1.0)`), when it shows the value made weak, the first weak leaf the
-    source follows (not `opt_state[0].mu[1]`, which `opt.init` computed from it); when
+    source follows (not `opt_state[0].mu[1]`, which `opt.init` computed from it); for an
+    entry of a container (`theta['mean']` with `theta = {"mean": 0.0, ...}` before the loop,
+    a `dict(mean=0.0)` call, a constructor's keyword `Fit(theta={...})` read back as
+    `theta = fit.theta`, a list or tuple display), the number that entry is given, said as
+    the typed scalar to write there (`jnp.float32(0.0)` or `np.float32(0.0)`, the dtype the
+    step returns), or the array of one made without a dtype (`jnp.array(0.0)`); when
     several leaves of one argument start weak, each gets its remedy, or the compile stays:
     the one the statement that makes the argument names (`position` in `state =
     init(init_position)`) there first, one it does not name (a field a library's `init`
@@ -616,6 +621,15 @@ class Recompilation(TraceRule):
                     and (made_text := _undtyped_array(cause)):
                 # `y = jnp.array(0.0)`: an array already, weak because no dtype is given
                 msg = _said_weak_array(msg, why, label, cause.line, made_text, dtype)
+                related = [site.related("the call that compiles again")] + related
+                site = cause
+            elif cause is not None and (entry := _entry_literal(cause, label)):
+                # the number a container's display gives the entry (`{"mean": 0.0, ...}`)
+                kind = dtype.rsplit(".", 1)[-1] if dtype else ""
+                msg += (f"; {label} {start} the Python number `{entry}` {_entry_said(label)} made at line "
+                        f"{cause.line}: write " + (f"`jnp.{kind}({entry})` (or `np.{kind}({entry})`)" if kind else
+                                                   f"`jnp.asarray({entry}, <the dtype the step returns>)`")
+                        + " there, the dtype the step returns")
                 related = [site.related("the call that compiles again")] + related
                 site = cause
             elif cause is not None:  # the literal (or the constructor) that made the Python number
@@ -1200,10 +1214,20 @@ def _narrow_origin(ctx, sig: Signature, label: str, names: list[str], dtype: str
     return (Site(*found[0]), found[1]) if found is not None else None
 
 
-def _indices(rest: str) -> tuple[int, ...]:
-    """``(1, 0)`` for a label's tail ``[1][0]`` (elements of tuples), else ()."""
-    parts = re.findall(r"\[(-?\d+)\]", rest)
-    return tuple(int(p) for p in parts) if parts and "".join(f"[{p}]" for p in parts) == rest else ()
+def _indices(rest: str) -> tuple[int | str, ...]:
+    """The path of a label's tail into containers: ``(1, 0)`` for ``[1][0]`` (elements of
+    tuples), ``("mean",)`` for ``['mean']`` (a dict's entry), ``(".params", "w")`` for
+    ``.params['w']`` (a field, then an entry); () when the tail holds no index or key (a
+    field alone is followed by its constructor's keyword, not here)."""
+    parts = re.findall(r"\[(-?\d+)\]|\[(['\"])(.*?)\2\]|\.([A-Za-z_]\w*)", rest)
+    path: list[int | str] = []
+    for index, _, key, field in parts:
+        path.append(int(index) if index else key if _ else f".{field}")
+    said = "".join(f"[{p}]" if isinstance(p, int) else p if p.startswith(".") else f"[{p!r}]" for p in path)
+    if not any(not (isinstance(p, str) and p.startswith(".")) for p in path) or \
+            said.replace('"', "'") != rest.replace('"', "'"):
+        return ()
+    return tuple(path)
 
 
 def _state_changed(groups: list, names: list[str], traced: bool) -> tuple | None:
@@ -1254,7 +1278,11 @@ def _undtyped_array(site) -> str:
     number), else ""."""
     import linecache
 
-    value = linecache.getline(str(site.path), int(site.line)).split("#", 1)[0].partition("=")[2].strip()
+    line = linecache.getline(str(site.path), int(site.line)).split("#", 1)[0]
+    entry = _ARRAY_OF_NUMBER.match(line[max(0, int(site.column) - 1):])  # a display's entry (`"mean": jnp.array(0.0)`)
+    if entry is not None:
+        return entry.group(0)
+    value = line.partition("=")[2].strip()
     return value if _ARRAY_OF_NUMBER.fullmatch(value) else ""
 
 
@@ -1385,6 +1413,31 @@ def _strong_of(groups: list, label: str, names: list[str]) -> Signature | None:
     return next((g for g in groups if _weak_node(_leaf_node(g, label, names)) is False), None)
 
 
+def _entry_literal(site, label: str) -> str:
+    """The number literal at ``site`` (``0.0``) when it is what a display or constructor
+    gives the container entry ``label`` ends in (``theta['mean']``, ``args[1]``,
+    ``params.mean`` inside one), else ""."""
+    import linecache
+
+    path = _indices(label.strip("`")[len(_root(label)):])
+    if not path:
+        return ""
+    at = linecache.getline(str(site.path), int(site.line)).split("#", 1)[0][max(0, int(site.column) - 1):]
+    number = _NUMBER.match(at)
+    if number is None or re.match(r"[\w.(]", at[number.end():] or " "):
+        return ""
+    return number.group(0)
+
+
+def _entry_said(label: str) -> str:
+    """How the message names the last step of a container label: "of the `'mean'` entry",
+    "of element 1", "of the field `mean`"."""
+    step = _indices(label.strip("`")[len(_root(label)):])[-1]
+    if isinstance(step, int):
+        return f"of element {step}"
+    return f"of the field `{step[1:]}`" if step.startswith(".") else f"of the `{step!r}` entry"
+
+
 def _makes_weak(site) -> bool:
     """Whether the source at ``site`` makes a weak-typed value: a literal number there
     (a constructor's keyword), or a statement binding one or an array of one made without
@@ -1394,7 +1447,7 @@ def _makes_weak(site) -> bool:
     line = linecache.getline(str(site.path), int(site.line)).split("#", 1)[0]
     at = line[max(0, int(site.column) - 1):]
     number = _NUMBER.match(at)
-    if number is not None and not re.match(r"[\w.]", at[number.end():] or " "):
+    if number is not None and not re.match(r"[\w.]", at[number.end():] or " ") or _ARRAY_OF_NUMBER.match(at):
         return True
     value = line.partition("=")[2].strip()
     return bool(_NUMBER.fullmatch(value) or _ARRAY_OF_NUMBER.fullmatch(value))

@@ -482,6 +482,12 @@ class TraceRule(Rule):
     #: (``CompileFacts.trace[key]``: a list of ``{"file", "line", **data}``; the key is
     #: declared in ``jaxlint.compile.facts.TraceFacts``).
     trace_fact: ClassVar[str | None] = None
+    #: A rule over the whole recorded program, not over a function: ``check(ctx)`` is
+    #: called by ``jaxlint record`` once per line of the project where the program
+    #: compiled outside its jitted functions (``jaxlint.dynamic.eager.SiteContext``); the
+    #: engine never runs it on a function, and its options are not part of a function's
+    #: observation (changing them leaves those current).
+    program_level: ClassVar[bool] = False
 
     def check(self, ctx: Any) -> None:
         """Report the function's findings with ``ctx.report(...)``."""

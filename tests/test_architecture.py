@@ -565,6 +565,7 @@ RECORDER_MODULES = {
     "record_calls.py": ({"_TRACING", "_EVALUATING", "_NO_JIT", "_ARRAY_TYPE", "_flatten", "_x64", "_RESOURCES",
                          "_ABSTRACT_MESH", "_MESH0", "_KEY_DATA"}, {"_KINDS"}),
     "record_output.py": (set(), {"_OPTION_ARGS"}),
+    "record_compiles.py": (set(), set()),
     "callers.py": (set(), set()),
     "observer.py": (set(), set()),
 }

@@ -157,7 +157,7 @@ def run(args) -> int:
     leftovers.recover(target, _report)
     tag = procs.new_tag()
     try:
-        work = leftovers.new_run(target, tag)
+        work = leftovers.new_run(target, tag, root)
     except OSError as no_room:
         raise ConfigError(f"record: cannot write to the temporary folder {tempfile.gettempdir()} "
                           f"({no_room.strerror or no_room}); the command was not run: make room, or set TMPDIR") from None
@@ -193,7 +193,9 @@ def run(args) -> int:
         found = {f.stem: f for f in (out_dir / "pickles").glob("*.pickle")}
         try:
             saved = recording.save(target, leftovers.read_parts(out_dir, "records"), found, observed_parts,
-                                   complete=complete, replace=args.replace)
+                                   complete=complete, replace=args.replace,
+                                   compile_parts=leftovers.read_parts(out_dir, "compiles") if levels else [],
+                                   root=root)
         except OSError as full:  # a full disk: the parts stay where they are, for --recover
             kept = True
             leftovers.keep(work, complete and args.replace, complete)
@@ -221,7 +223,8 @@ def run(args) -> int:
                  if multi else ""), file=sys.stderr)
         if levels:
             lines = observations.coverage_lines(functions, levels)
-            found_n = observations.count_findings(functions, _selected_codes(root, levels))
+            codes = _selected_codes(root, levels)
+            found_n = observations.count_findings(functions, codes) + observations.count_findings(saved.eager, codes)
             lines[0] += (f"; {found_n} finding{'s' if found_n != 1 else ''}"
                          f" (`jaxlint check --dynamic` reports them)" if found_n else "; no findings")
             failed = sum(e["count"] for e in errors.values())
@@ -230,6 +233,9 @@ def run(args) -> int:
             library = _library_jits(leftovers.read_parts(out_dir, "library"))
             if library:
                 lines.insert(1, library)
+            eager = _eager_line(saved.eager, codes)
+            if eager:
+                lines.insert(1, eager)
             for line in lines:
                 print(f"jaxlint record: {line}", file=sys.stderr)
             for e in functions.values():
@@ -475,6 +481,21 @@ def _merge_errors(parts: list[dict]) -> dict[str, dict]:
             cur = out.setdefault(doing, {"count": 0, "first": e.get("first", "")})
             cur["count"] += int(e.get("count") or 0)
     return out
+
+
+def _eager_line(sites: dict[str, dict], codes: frozenset[str] | None) -> str:
+    """What the program-level rules found in the compiles outside the jitted functions
+    (:mod:`jaxlint.dynamic.eager`), and how to see it where the settings select none of them."""
+    found = {(d.get("code"), d.get("filename"), (d.get("location") or {}).get("row"))
+             for e in sites.values() for d in e.get("diagnostics") or [] if isinstance(d, dict)}
+    if not found:
+        return ""
+    n = len(found)
+    rules = sorted({c for c, _, _ in found if isinstance(c, str)})
+    off = [c for c in rules if codes is not None and c not in codes]
+    return (f"{n} line{'s' if n != 1 else ''} where work outside the jitted functions compiled the same function "
+            f"again and again ({', '.join(rules)}" + (f"; not selected: `jaxlint check --dynamic --select {','.join(off)}` "
+                                                      "reports " + ("it" if n == 1 else "them") if off else "") + ")")
 
 
 def _selected_codes(root: Path, levels: list[str]) -> frozenset[str] | None:

@@ -609,6 +609,7 @@ def run_rules(fa: FunctionAnalysis, rules: Sequence[Any]) -> list[str]:
     Returns one line per rule that failed (its findings are dropped, the other rules' kept)."""
     errors = []
     spent = fa.rule_seconds
+    rules = [r for r in rules if not getattr(r, "program_level", False)]  # the recording's, once per program
     fa.rules_run.update((r.code, type(r)) for r in rules)
     for rule in in_dependency_order(rules):
         fa.rule = type(rule)

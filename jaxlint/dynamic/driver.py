@@ -69,6 +69,9 @@ class FilePlan:
     observed_extra: list[dict] = field(default_factory=list)
     #: observations of this file made before its code (or a file they point into) changed
     stale: list[dict] = field(default_factory=list)
+    #: current findings of the program-level rules at lines of this file (the program's
+    #: compiles outside its jitted functions, :mod:`jaxlint.dynamic.eager`)
+    eager: list[dict] = field(default_factory=list)
     #: how `jaxlint record` ran this file as a script ({"argv", "cwd", "env"}), if it did
     program: dict | None = None
     #: (line, what) of the top-level code that does work when the file is imported, when
@@ -197,7 +200,7 @@ def _dedupe(entries: Iterable[EntryPoint]) -> list[EntryPoint]:
 
 def plan_file(task, settings: Settings, recorded: dict[str, dict],
               signatures_file: Path | None = None, observed: dict[str, dict] | None = None,
-              digests: Any = None, levels: tuple[str, ...] = ("trace",)) -> FilePlan | None:
+              digests: Any = None, levels: tuple[str, ...] = ("trace",), eager: dict | None = None) -> FilePlan | None:
     """The plans of one file's jit entry points; ``signatures_file`` is where
     ``recorded`` was read from (its saved arguments live beside it); ``observed``
     what `jaxlint record` observed in the project (:mod:`jaxlint.dynamic.observed`).
@@ -205,7 +208,8 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
     An observation that is current replaces the worker's trace of that function when it
     covers the requested ``levels``; one made without the compile tier is used only for
     functions the worker cannot reach (with a note), the others are traced and compiled
-    by the worker as before."""
+    by the worker as before. ``eager``: the recording's part of the program's compiles
+    outside its jitted functions, whose current findings in this file go with it."""
     from jaxlint.files.notebook import NotebookError, is_notebook, read_module_text
     from jaxlint.static.semantic import ModuleModel
     from jaxlint.static.checker import SourceError, decode_source
@@ -221,7 +225,8 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
     mine = {k: v for k, v in recorded.items() if k.split(":", 1)[0] == modname}
     rel = relative_path(str(task.path), root)
     seen = {k: v for k, v in (observed or {}).items() if v.get("file") == rel}
-    if "jax" not in text and not mine and not seen:
+    eager_found, eager_stale = _eager_of(eager, rel, root, settings, digests)
+    if "jax" not in text and not mine and not seen and not eager_found and not eager_stale:
         return None
     try:
         tree = ast.parse(text)
@@ -229,7 +234,7 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
         return None
     model = ModuleModel(tree, modname)
     entries = _dedupe(model.entries)
-    if not entries and not mine and not seen:
+    if not entries and not mine and not seen and not eager_found and not eager_stale:
         return None
     lines = text.splitlines()
     found = inp.directives(lines)
@@ -274,7 +279,9 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
             stale.append(dict(v, key=k, file=shown(str(v["file"])) if isinstance(v.get("file"), str) else v.get("file"),
                               changed=[other] if other else observations.changed_code(v, root, digests, shown)))
             stale_keys.add(k)
-    fp = FilePlan(task, text, root, modname, sys_path, plans, stale=stale)
+    shown_eager = [dict(e, file=shown(rel), qualname=f"{e.get('qualname')} (its compiles outside the jitted functions)",
+                        changed=observations.changed_code(e, root, digests, shown)) for e in eager_stale]
+    fp = FilePlan(task, text, root, modname, sys_path, plans, stale=stale + shown_eager, eager=eager_found)
     by_key = {f"{modname}:{p.entry.qualname}": p for p in plans}
     from jaxlint.registry import all_rules
 
@@ -320,6 +327,21 @@ def plan_file(task, settings: Settings, recorded: dict[str, dict],
                 elif p.observed is None:
                     p.skip = f"runs at import: {record_instead(task.display, levels)}"
     return fp
+
+
+def _eager_of(part: dict | None, rel: str, root: Path, settings: Settings,
+              digests: Any) -> tuple[list[dict], list[dict]]:
+    """(the current findings of the program-level rules at lines of ``rel``, the sites
+    there that are out of date); nothing when no program-level rule is selected."""
+    if not part:
+        return [], []
+    from jaxlint.dynamic import eager
+    from jaxlint.registry import active_rules
+
+    rules = [r for r in active_rules(settings, ("trace",)) if getattr(r, "program_level", False)]
+    if not rules:
+        return [], []
+    return eager.current_findings(part, rel, root, rules, digests)
 
 
 def record_instead(display: str, levels: Sequence[str] = ()) -> str:
@@ -543,6 +565,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
     recorded_by_root: dict[Path, dict] = {}
     sig_file_by_root: dict[Path, Path] = {}
     observed_by_root: dict[Path, dict] = {}
+    eager_by_root: dict[Path, dict] = {}
     programs_by_root: dict[Path, dict] = {}
     recorded_devices: dict[Path, int] = {}
     digests = Reader()  # the code observations rest on, each file read once
@@ -559,6 +582,7 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
             sig_file_by_root[root] = sig_path
             obs_file = observations.load(observations.path_for(sig_path))
             observed_by_root[root] = obs_file["functions"]
+            eager_by_root[root] = obs_file["eager"]
             programs_by_root[root] = {p.get("main"): p for p in obs_file["programs"] if p.get("main")}
             if s.dynamic.backend == "cpu" and not s.dynamic.devices:
                 recorded_devices[root] = recorded_device_count(obs_file["programs"], recorded_by_root[root])
@@ -566,10 +590,10 @@ def run_dynamic(tasks, settings_of, rules_of, levels: list[str], cache_root: Pat
             s = replace(s, dynamic=replace(s.dynamic, devices=recorded_devices[root]))
             task = replace(task, settings=s) if getattr(task, "settings", None) is not None else task
         fp = plan_file(task, s, recorded_by_root[root], sig_file_by_root[root], observed_by_root[root], digests,
-                       tuple(levels))
+                       tuple(levels), eager_by_root[root])
         if fp is not None and fp.script is not None and any(p.observed is None for p in fp.plans):
             report.scripts.append((task.display, *fp.script))
-        if fp is not None and (fp.plans or fp.observed_extra or fp.stale):
+        if fp is not None and (fp.plans or fp.observed_extra or fp.stale or fp.eager):
             # a script the recording ran: import it with the argv, cwd and environment it had
             fp.program = programs_by_root[root].get(fp.module)
             plans.append(fp)
@@ -778,6 +802,7 @@ def _place(rel: str | None, line: int | None, fp: FilePlan, fallback: int) -> tu
 
 def _assemble(fp: FilePlan, value: dict, report: DynamicReport) -> None:
     display = fp.task.display
+    _add_findings(fp, fp.eager, report, 1)  # the program's compiles outside its jitted functions
     failed = value.get("failed")
     if failed and any(p.observed_clean for p in fp.plans):
         # a module the recorded program ran that does not import outside it (devices, a

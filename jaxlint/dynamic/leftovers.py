@@ -46,12 +46,14 @@ def where(target: Path) -> str:
     return str(target.parent.resolve() / target.name)
 
 
-def new_run(target: Path, tag: str) -> Path:
-    """The folder of a new run, with its ``run.json``."""
+def new_run(target: Path, tag: str, root: Path | None = None) -> Path:
+    """The folder of a new run, with its ``run.json`` (``root``: the recorded project's)."""
     from jaxlint.files.cache import atomic_write
 
     work = Path(tempfile.mkdtemp(prefix=PREFIX))
     info = {"pid": os.getpid(), "started": procs.start_time(os.getpid()), "target": where(target), "tag": tag}
+    if root is not None:
+        info["root"] = str(root)
     atomic_write(work / RUN, json.dumps(info).encode("utf-8"))
     return work
 
@@ -180,8 +182,8 @@ def _merge(work: Path, target: Path, info: dict, report: Callable[[str], None]) 
 
     _stop_stragglers(info.get("tag"), report)
     out = work / "out"
-    records, observed = read_parts(out, "records"), read_parts(out, "observed")
-    if not records and not observed:
+    records, observed, compiles = read_parts(out, "records"), read_parts(out, "observed"), read_parts(out, "compiles")
+    if not records and not observed and not compiles:
         shutil.rmtree(work, ignore_errors=True)
         report(f"removed {work}: an earlier run left it with nothing recorded")
         return True
@@ -189,7 +191,8 @@ def _merge(work: Path, target: Path, info: dict, report: Callable[[str], None]) 
     complete = info.get("complete") is True
     try:
         saved = recording.save(target, records, pickles, observed, complete=complete,
-                               replace=info.get("replace") is True)
+                               replace=info.get("replace") is True, compile_parts=compiles,
+                               root=Path(info["root"]) if isinstance(info.get("root"), str) else None)
     except OSError as e:
         report(unwritten(target, e, work))
         return False

@@ -71,14 +71,16 @@ def timings_path(observed: Path) -> Path:
 
 
 def load(path: Path) -> dict:
-    """``{"programs": [...], "functions": {...}}``; empty when there is no file. A file
-    that cannot be read is an error naming it."""
+    """``{"programs": [...], "functions": {...}, "eager": {...}}``; empty when there is no
+    file. A file that cannot be read is an error naming it. ``eager``: the program's
+    compiles outside its jitted functions (:mod:`jaxlint.dynamic.eager`), ``{}`` in a
+    recording made before them or in another format of that part."""
     from jaxlint.files import untrusted
 
     try:
         data = untrusted.read_json(path, "the observations of `jaxlint record`")
     except FileNotFoundError:
-        return {"programs": [], "functions": {}}
+        return {"programs": [], "functions": {}, "eager": {}}
     untrusted.same_format(path, data, FORMAT, "the observations of `jaxlint record`",
                           "record again with `jaxlint record --replace`")
     if not isinstance(data, dict) or not isinstance(data.get("functions"), dict):
@@ -97,8 +99,31 @@ def load(path: Path) -> dict:
         from jaxlint.config import ConfigError
 
         raise ConfigError(f"{path}: `programs` must be a list of tables: run `jaxlint record` again")
-    _add_timings(data["functions"], _read_timings(timings_path(path)))
-    return {"programs": programs, "functions": data["functions"]}
+    eager = data.get("eager")
+    if isinstance(eager, dict) and eager.get("format") == FORMAT:
+        sites = eager.get("sites")
+        for key, entry in (sites.items() if isinstance(sites, dict) else [("sites", None)]):
+            why = _damage(entry)
+            if why:
+                from jaxlint.config import ConfigError
+
+                raise ConfigError(f"{path}: the compiles observed at `{key}` are damaged ({why}): run `jaxlint record` "
+                                  f"again with --replace")
+    eager = {"format": FORMAT, "sites": eager_sites(eager)}
+    timings = timings_path(path)
+    _add_timings(data["functions"], _read_timings(timings))
+    _add_timings(eager["sites"], _read_timings(timings, "eager"))
+    return {"programs": programs, "functions": data["functions"], "eager": eager}
+
+
+def eager_sites(part: Any) -> dict[str, dict]:
+    """The entries of an ``eager`` part (the program's compiles outside its jitted
+    functions, :mod:`jaxlint.dynamic.eager`), or none: no part (a recording made before
+    it), another format of it, an entry that is not one."""
+    if not isinstance(part, dict) or part.get("format") != FORMAT or not isinstance(part.get("sites"), dict):
+        return {}
+    return {k: e for k, e in part["sites"].items() if isinstance(e, dict) and isinstance(e.get("file"), str)
+            and isinstance(e.get("diagnostics"), list)}
 
 
 # ---------------------------------------------------------------------------- timings
@@ -135,9 +160,10 @@ def timings_of(entry: dict) -> dict:
     return out
 
 
-def _read_timings(path: Path) -> dict:
-    """The side file's entries; empty when it is missing or damaged (it is a convenience:
-    the check and the budgets work without it, with no compile time to show)."""
+def _read_timings(path: Path, part: str = "functions") -> dict:
+    """The side file's entries (of the functions, or of the ``eager`` sites); empty when it
+    is missing or damaged (it is a convenience: the check and the budgets work without it,
+    with no compile time to show)."""
     from jaxlint.files import untrusted
     from jaxlint.config import ConfigError
 
@@ -145,7 +171,7 @@ def _read_timings(path: Path) -> dict:
         data = untrusted.read_json(path, "the timings of `jaxlint record`")
     except (OSError, ConfigError):
         return {}
-    functions = data.get("functions") if isinstance(data, dict) else None
+    functions = data.get(part) if isinstance(data, dict) else None
     return {k: v for k, v in functions.items() if isinstance(v, dict)} if isinstance(functions, dict) else {}
 
 
@@ -173,24 +199,31 @@ def _add_timings(functions: dict, timings: dict) -> None:
                 budget["compile_seconds"] = seconds
 
 
-def _write_timings(path: Path, functions: dict, measured: dict) -> None:
+def _write_timings(path: Path, functions: dict, measured: dict, sites: dict | None = None,
+                   sites_measured: dict | None = None) -> None:
     """Keep the timings of the entries written (this run's measured ones, and the earlier
-    ones of entries it left as they were); never fails the recording."""
-    old = _read_timings(path)
-    out = {}
-    for key, entry in functions.items():
-        t = measured.get(key)
-        if t is None:
-            t = old.get(key)
-            if t is None or t.get("of") != _digest(entry):
-                continue
-        out[key] = dict(t, of=_digest(entry))
+    ones of entries it left as they were), of the functions and of the ``eager`` sites;
+    never fails the recording."""
+    def kept(entries: dict, now: dict, part: str) -> dict:
+        old = _read_timings(path, part)
+        out = {}
+        for key, entry in entries.items():
+            t = now.get(key)
+            if t is None:
+                t = old.get(key)
+                if t is None or t.get("of") != _digest(entry):
+                    continue
+            out[key] = dict(t, of=_digest(entry))
+        return out
+
+    data = {"format": FORMAT, "functions": kept(functions, measured, "functions")}
+    if sites:
+        data["eager"] = kept(sites, sites_measured or {}, "eager")
     try:
         gi = path.with_name(".gitignore")
         if not gi.exists():
             atomic_write(gi, _GITIGNORE.encode("utf-8"))
-        atomic_write(path, (json.dumps({"format": FORMAT, "functions": out}, indent=1, sort_keys=True) + "\n")
-                     .encode("utf-8"))
+        atomic_write(path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode("utf-8"))
     except OSError:
         pass
 
@@ -314,14 +347,16 @@ def count_findings(functions: dict, codes: Container[str] | None = None) -> int:
 
 
 def write(path: Path, functions: dict, programs: list[dict], irs: dict[str, dict], replace: bool,
-          merge: bool = False) -> dict:
+          merge: bool = False, eager: dict | None = None, eager_mains: Iterable[str | None] = ()) -> dict:
     """Merge one run into the file: entries of functions this run called replace theirs,
     others stay (``replace``: only this run's; ``merge``: a run that did not complete,
     whose entries add their signatures and findings to the old ones of the same code,
     :func:`merge_entry`). Timings are left out (they change on every run, the file is
     committed) and go to the side file git ignores, ``timings.json``; returns what was
     written. Compressed programs no entry names any more are left for
-    :func:`remove_unnamed_irs`."""
+    :func:`remove_unnamed_irs`. ``eager``: this run's sites of compiles outside the
+    jitted functions (:mod:`jaxlint.dynamic.eager`); a complete run replaces the earlier
+    sites of the programs it ran (``eager_mains``), an incomplete one adds to them."""
     old = {"programs": [], "functions": {}} if replace else load(path)
     measured = {k: timings_of(e) for k, e in functions.items()}
     functions = {k: untimed(e) for k, e in functions.items()}
@@ -340,9 +375,17 @@ def write(path: Path, functions: dict, programs: list[dict], irs: dict[str, dict
     mains = {p.get("main") for p in programs}
     progs = [p for p in old["programs"] if p.get("main") not in mains] + programs
     data: dict[str, Any] = {"format": FORMAT, "programs": progs, "functions": {k: merged[k] for k in sorted(merged)}}
+    ran = set(eager_mains)
+    sites = {k: e for k, e in (old.get("eager") or {}).get("sites", {}).items() if merge or e.get("program") not in ran}
+    sites_measured = {k: timings_of(e) for k, e in (eager or {}).items()}
+    sites.update({k: untimed(e) for k, e in (eager or {}).items()})
+    sites = {k: untimed(e) for k, e in sites.items()}
+    if sites:
+        data["eager"] = {"format": FORMAT, "sites": {k: sites[k] for k in sorted(sites)}}
     path.parent.mkdir(parents=True, exist_ok=True)
     replace_file(path, (json.dumps(data, indent=1, sort_keys=True, default=str) + "\n").encode("utf-8"))
-    _write_timings(timings_path(path), data["functions"], {k: t for k, t in measured.items() if t})
+    _write_timings(timings_path(path), data["functions"], {k: t for k, t in measured.items() if t}, sites,
+                   {k: t for k, t in sites_measured.items() if t})
     return data
 
 
@@ -489,14 +532,17 @@ def file_sha(path: Path) -> str:
 
 
 def rules_digest(rules: Iterable[Any]) -> str:
-    """A digest of the selected trace and compile rules and their options."""
-    text = repr(sorted((r.code, sorted(r.opts.items())) for r in rules))
+    """A digest of the selected trace and compile rules and their options (the
+    program-level rules' are the ``eager`` part's, :mod:`jaxlint.dynamic.eager`)."""
+    text = repr(sorted((r.code, sorted(r.opts.items())) for r in rules if not getattr(r, "program_level", False)))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def rule_options(rules: Iterable[Any]) -> dict[str, str]:
-    """Each rule that ran, with a digest of its options."""
-    return {r.code: hashlib.sha256(repr(sorted(r.opts.items())).encode()).hexdigest()[:12] for r in rules}
+    """Each rule that ran on the functions, with a digest of its options (not the
+    program-level rules: the ``eager`` part keeps theirs)."""
+    return {r.code: hashlib.sha256(repr(sorted(r.opts.items())).encode()).hexdigest()[:12] for r in rules
+            if not getattr(r, "program_level", False)}
 
 
 def made_by(entry: dict, rules: Iterable[Any]) -> bool:

@@ -157,6 +157,15 @@ def _devices() -> dict | None:
 
 def flush() -> None:
     out = os.environ.get("JAXLINT_RECORD_DIR")
+    if out:  # a program with no jitted function of its own has them too
+        try:
+            from jaxlint.dynamic import record_compiles
+
+            compiles = record_compiles.part()
+            if compiles is not None:
+                _write(os.path.join(out, f"compiles-{os.getpid()}.json"), json.dumps(compiles).encode("utf-8"))
+        except OSError as e:
+            recorder_error("writing the compiles outside the jitted functions", e)
     if out and RECORDER.library_jits:
         try:
             with RECORDER.lock:

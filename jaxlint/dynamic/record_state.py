@@ -105,6 +105,13 @@ class Recorder:
         self.watch = callers.Watch(self.error)
         #: numbers the recorded jitted function objects (ids are reused once one is collected)
         self.serials = itertools.count(1)
+        #: the compiles outside the project's jitted functions (:mod:`jaxlint.dynamic.record_compiles`):
+        #: (file, line, scope) -> {"functions": {name: [compiles, seconds]}, "caller": "file:line" or None},
+        #: guarded by their own lock (a compile may happen while ``lock`` is held)
+        self.eager_sites: dict[tuple[str, int, str], dict] = {}
+        self.eager_lock = threading.Lock()
+        #: whether this process listens to jax's compile events
+        self.eager_listening = False
 
     def forget(self) -> None:
         """A forked child's recording starts empty: the parent's counters are the parent's."""
@@ -114,6 +121,8 @@ class Recorder:
             if rec is not None:
                 rec._single = None
         self.compiles = [0]
+        with self.eager_lock:
+            self.eager_sites.clear()
         self.records.clear()
         self.blobs.clear()
         self.definitions.clear()

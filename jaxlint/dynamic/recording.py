@@ -32,21 +32,32 @@ class Saved:
 
     recorded: dict = field(default_factory=dict)
     observed: dict = field(default_factory=dict)
+    #: the lines of the project where the program compiled a function again outside its
+    #: jitted functions (:mod:`jaxlint.dynamic.eager`), by ``file:line:scope``
+    eager: dict = field(default_factory=dict)
     #: signatures kept from the old recording that this (incomplete) run did not see
     kept_signatures: int = 0
 
 
 def save(target: Path, record_parts: list[dict], pickles: dict[str, Path], observed_parts: list[dict], *,
-         complete: bool, replace: bool = False) -> Saved:
+         complete: bool, replace: bool = False, compile_parts: list[dict] = (), root: Path | None = None) -> Saved:
     """Save one run into the signatures file ``target`` and the observations beside it.
 
     ``record_parts`` and ``observed_parts``: what each process of the run wrote;
     ``pickles``: sha256 -> the file the run saved those arguments in; ``complete``:
     whether the program ran to its end (exit status 0). ``replace`` is honoured only
-    by a complete run (an interrupted one never drops what it did not see)."""
+    by a complete run (an interrupted one never drops what it did not see).
+    ``compile_parts``: each process's compiles outside the jitted functions
+    (:mod:`jaxlint.dynamic.record_compiles`), kept per line of the project under
+    ``root`` with the program-level rules' findings (:mod:`jaxlint.dynamic.eager`)."""
+    from jaxlint.dynamic import eager as eager_sites
+
     recorded = signatures.merge(record_parts)
     functions, programs, irs = observations.merge_parts(observed_parts)
-    out = Saved(recorded, functions)
+    mains = {p.get("main") for p in compile_parts}
+    sites = eager_sites.entries(eager_sites.merge_parts(compile_parts), root or target.parent.parent,
+                                next(iter(mains)) if len(mains) == 1 else None) if compile_parts else {}
+    out = Saved(recorded, functions, sites)
     replace = replace and complete
     with observations.locked(target):
         old = {} if replace else signatures.load(target)
@@ -57,8 +68,9 @@ def save(target: Path, record_parts: list[dict], pickles: dict[str, Path], obser
         signatures.write_pickles(target, merged, pickles, remove=False)
         signatures.dump(target, merged, {})
         obs_path = observations.path_for(target)
-        if functions or replace:
-            observations.write(obs_path, functions, programs, irs, replace, merge=not complete)
+        if functions or replace or sites or compile_parts:
+            observations.write(obs_path, functions, programs, irs, replace, merge=not complete, eager=sites,
+                               eager_mains=mains)
         if complete:  # only now is it certain that nothing names them
             signatures.write_pickles(target, merged, {}, remove=True)
             observations.remove_unnamed_irs(obs_path)

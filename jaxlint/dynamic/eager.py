@@ -1,0 +1,178 @@
+"""The ``eager`` part of ``observed.json``: the program's compiles outside its own jitted
+functions, per line of the project (:mod:`jaxlint.dynamic.record_compiles` counts them in
+the program), and the findings of the program-level rules on them.
+
+``jaxlint record`` merges the processes' counts (:func:`merge_parts`) and keeps each line
+where one function was compiled more than once (:func:`entries`): the line, its scope,
+the compiled functions with their counts, the first call that led there, the code it
+rests on (the digests of the scopes of the line and of that call, as a function's entry
+keeps them), the jaxlint version and the options of the program-level rules, and their
+findings. The seconds are the run's: they go to ``timings.json`` as a function's do. The
+part is versioned (``{"format": 1, "sites": {...}}``); an ``observed.json`` without it
+(older) reads as no site, and readers before it ignore it.
+
+``check --dynamic`` reports a site's findings while its code is unchanged (moved with
+lines added above) and the same options were used (:func:`current_findings`).
+
+The rules that read it are trace rules marked ``program_level`` (the engine never runs
+them on a function): ``check(ctx)`` on a :class:`SiteContext` per site. Never imports jax.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any, Iterable
+
+from jaxlint.diagnostic import Position, Related
+from jaxlint.dynamic.observed import eager_sites as sites_of
+
+
+def merge_parts(parts: Iterable[dict]) -> list[dict]:
+    """The sites of every process of a run, their counts and seconds added up."""
+    merged: dict[tuple, dict] = {}
+    for part in parts:
+        for site in part.get("sites") or []:
+            if not isinstance(site, dict) or not isinstance(site.get("file"), str) or not isinstance(site.get("line"), int):
+                continue
+            key = (site["file"], site["line"], str(site.get("scope") or "?"))
+            cur = merged.setdefault(key, {"file": key[0], "line": key[1], "scope": key[2], "caller": None,
+                                          "functions": {}})
+            cur["caller"] = cur["caller"] or site.get("caller")
+            for name, c in (site.get("functions") or {}).items():
+                if not isinstance(c, dict):
+                    continue
+                have = cur["functions"].setdefault(str(name), {"compiles": 0, "seconds": 0.0})
+                have["compiles"] += int(c.get("compiles") or 0)
+                have["seconds"] = round(have["seconds"] + float(c.get("seconds") or 0.0), 4)
+    return list(merged.values())
+
+
+def program_rules_for(folder: Path) -> list[Any]:
+    """The program-level rules with the options the nearest config of ``folder`` gives them
+    (selected or not: the recording serves any later selection)."""
+    from jaxlint.files.discovery import SettingsResolver
+    from jaxlint.registry import every_rule
+
+    settings = SettingsResolver(None, False, {}).for_dir(folder)
+    return [r for r in every_rule(settings, ("trace",)) if getattr(r, "program_level", False)]
+
+
+def rule_options(rules: Iterable[Any]) -> dict[str, str]:
+    """Each program-level rule with a digest of its options."""
+    return {r.code: hashlib.sha256(repr(sorted(r.opts.items())).encode()).hexdigest()[:12] for r in rules
+            if getattr(r, "program_level", False)}
+
+
+def entries(sites: list[dict], root: Path, program: str | None) -> dict[str, dict]:
+    """The part's entries of a run's ``sites`` (each line where a function compiled more
+    than once), with the program-level rules' findings; keyed ``file:line:scope``."""
+    from jaxlint import __version__
+    from jaxlint.dynamic.codedigest import Reader
+
+    reader = Reader()
+    rules_by_folder: dict[Path, list] = {}
+    out: dict[str, dict] = {}
+    for site in sites:
+        fns = site["functions"]
+        if not any(c["compiles"] > 1 for c in fns.values()):
+            continue  # one compile per function: an eager operation's first use, nothing repeated
+        path = root / site["file"]
+        folder = path.parent
+        if folder not in rules_by_folder:
+            rules_by_folder[folder] = program_rules_for(folder)
+        rules = rules_by_folder[folder]
+        lines: dict[str, set[int]] = {site["file"]: {site["line"]}}
+        caller = _split(site.get("caller"))
+        if caller is not None:
+            lines.setdefault(caller[0], set()).add(caller[1])
+        code = {f: reader.scopes(root / f, ls) for f, ls in lines.items()}
+        entry: dict[str, Any] = {
+            "file": site["file"], "line": site["line"], "qualname": site["scope"], "caller": site.get("caller"),
+            "functions": {n: c["compiles"] for n, c in sorted(fns.items())},
+            "seconds": round(sum(c["seconds"] for c in fns.values()), 4),
+            "code": {f: sc for f, sc in code.items() if sc}, "jaxlint": __version__,
+            "rule_options": rule_options(rules), "program": program, "diagnostics": [],
+        }
+        ctx = SiteContext(site, _column(path, site["line"]),
+                          caller and (caller[0], caller[1], _column(root / caller[0], caller[1])))
+        for rule in rules:
+            ctx.rule = rule
+            try:
+                rule.check(ctx)
+            except Exception as e:  # a rule bug loses its own findings only
+                entry.setdefault("rule_errors", []).append(f"rule {rule.code} failed on {site['file']}:"
+                                                           f"{site['line']}: {type(e).__name__}: {e}")
+        entry["diagnostics"] = [d.to_dict() for d in ctx.diagnostics]
+        out[f"{site['file']}:{site['line']}:{site['scope']}"] = entry
+    return out
+
+
+def _split(where: Any) -> tuple[str, int] | None:
+    if not isinstance(where, str) or ":" not in where:
+        return None
+    f, _, n = where.rpartition(":")
+    return (f, int(n)) if n.isdigit() else None
+
+
+def _column(path: Path, line: int) -> int:
+    """The column of the line's first character (its statement's start, as a finding's)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").splitlines()[line - 1]
+    except (OSError, IndexError):
+        return 1
+    return len(text) - len(text.lstrip()) + 1
+
+
+class SiteContext:
+    """What a program-level rule sees of one line: ``site`` (``file``, ``line``, ``scope``,
+    ``caller``, ``functions``: name -> ``{"compiles", "seconds"}``), its ``opts``, and
+    :meth:`report`."""
+
+    def __init__(self, site: dict, column: int, caller: tuple[str, int, int] | None) -> None:
+        self.site = site
+        self.rule: Any = None
+        self.diagnostics: list = []
+        self._column = column
+        self._caller = caller
+
+    @property
+    def opts(self) -> dict:
+        return self.rule.opts
+
+    def report(self, message: str, *, key: str, measured: str = "", data: dict | None = None,
+               caller_note: str | None = None) -> None:
+        """A finding at the site's line; ``caller_note``: the related location of the
+        call that led there, with that text."""
+        from jaxlint.findings.measured import MeasuredIn, measured_diagnostic
+
+        site = self.site
+        start = Position(site["line"], self._column)
+        related = []
+        if caller_note and self._caller is not None:
+            at = Position(self._caller[1], self._caller[2])
+            related.append(Related(self._caller[0], at, at, caller_note))
+        self.diagnostics.append(measured_diagnostic(
+            self.rule, MeasuredIn(function=site["scope"]), message=message, path=site["file"], start=start,
+            end=start, key=key, related=related, data=data, measured=measured))
+
+
+def current_findings(part: Any, rel: str, root: Path, rules_now: list[Any], reader: Any) -> tuple[list[dict], list[dict]]:
+    """(the findings of the part's entries in the file ``rel`` that are current, the
+    entries that are out of date): current when the code they rest on is unchanged (their
+    findings moved with their scopes) and the program-level rules selected now ran with
+    the same options."""
+    from jaxlint.dynamic import observed as observations
+
+    found: list[dict] = []
+    stale: list[dict] = []
+    now = rule_options(rules_now)
+    for key, e in sites_of(part).items():
+        if e.get("file") != rel:
+            continue
+        ran = e.get("rule_options") if isinstance(e.get("rule_options"), dict) else {}
+        fresh = observations.current(e, root, reader) if all(ran.get(c) == d for c, d in now.items()) else None
+        if fresh is None:
+            stale.append(dict(e, key=key))
+        else:
+            found += [d for d in fresh.get("diagnostics") or [] if isinstance(d, dict)]
+    return found, stale

@@ -1,0 +1,124 @@
+"""The program's compiles outside its own jitted functions, as ``jaxlint record`` sees them.
+
+Work that runs eagerly between jitted calls compiles programs of its own: every jax
+operation applied outside a jit compiles a small program (once per shape), and an eager
+``lax.while_loop``/``lax.scan`` over a fresh closure, or a library's ``jax.jit`` made
+anew on each call, compiles again every time (optax's L-BFGS line search run eagerly:
+``jit(while)`` compiled once per step). No jitted function of the project is there to
+record, so the recorder listens to jax itself: ``jax.monitoring`` reports every backend
+compile (``/jax/core/compile/backend_compile_duration``, with the compiled function's
+name) in the thread that compiles, so the listener finds, on that thread's stack, the
+innermost frame of the project's own code, the line that caused the compile, and counts
+the compile and its seconds there, per compiled function. Nothing runs per operation,
+only per compile.
+
+A compile under a recorded jitted call (the project's own ``jax.jit`` functions, whose
+compiles the recorder already counts per signature for JAX208) or under jaxlint's own
+code (the observer) has a frame of jaxlint on the stack before any of the project's: it
+is left out. What is kept, in the :class:`~jaxlint.dynamic.record_state.Recorder`
+(``eager_sites``), and written as ``compiles-<pid>.json`` beside the records (:func:`part`),
+merged by ``jaxlint record`` into the ``eager`` part of ``observed.json``
+(:mod:`jaxlint.dynamic.eager`): per line of the project, its scope's qualified name, the
+compiled functions with their counts and seconds, and the first call that led there.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from jaxlint.dynamic.record_state import RECORDER, in_project, place, record_root, recorder_error
+
+#: jax's event for one XLA compile (``jax._src.dispatch.BACKEND_COMPILE_EVENT``)
+BACKEND_COMPILE = "/jax/core/compile/backend_compile_duration"
+#: how far up the compiling thread's stack the listener looks for the project's line
+_DEPTH = 256
+#: jaxlint's own files: a compile under one of them is a recorded call's or the observer's
+_OWN = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def listen() -> None:
+    """Register the listener with ``jax.monitoring`` (once per process)."""
+    if RECORDER.eager_listening:
+        return
+    RECORDER.eager_listening = True
+    try:
+        from jax import monitoring
+
+        monitoring.register_event_duration_secs_listener(_on_event)
+    except Exception as e:  # an older jax without the event: nothing is counted
+        recorder_error("listening to jax's compiles", e)
+
+
+def _on_event(event: str, seconds: float, **kwargs) -> None:
+    if event != BACKEND_COMPILE:
+        return
+    try:
+        _count(str(kwargs.get("fun_name") or "?"), float(seconds))
+    except Exception as e:  # never break the program
+        recorder_error("counting a compile outside the jitted functions", e)
+
+
+def _count(name: str, seconds: float) -> None:
+    frame = sys._getframe(2)
+    depth = 0
+    while frame is not None and depth < _DEPTH:
+        filename = frame.f_code.co_filename
+        if filename.startswith(_OWN):
+            return  # a recorded jitted call (JAX208 counts its compiles) or the observer's own work
+        if in_project(filename):
+            break
+        frame, depth = frame.f_back, depth + 1
+    else:
+        return  # no line of the project's within reach
+    if frame is None:
+        return  # none at all: a library's work at import, or jax's own
+    file, line = _where(frame.f_code.co_filename, frame.f_lineno)
+    scope = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
+    key = (file, line, scope)
+    with RECORDER.eager_lock:
+        site = RECORDER.eager_sites.get(key)
+        if site is None:
+            site = RECORDER.eager_sites[key] = {"functions": {}, "caller": _caller(frame.f_back)}
+        counts = site["functions"].setdefault(name, [0, 0.0])
+        counts[0] += 1
+        counts[1] += seconds
+
+
+def _where(filename: str, line: int) -> tuple[str, int]:
+    """The file relative to the recorded project and the line (a notebook cell's, in its notebook)."""
+    at = place(filename, line)
+    if at is not None:
+        return at
+    try:
+        return os.path.relpath(filename, record_root()).replace(os.sep, "/"), line
+    except ValueError:
+        return filename, line
+
+
+def _caller(frame) -> str | None:
+    """``file:line`` of the next line of the project's further out (the loop's call of the
+    function that compiled), or None."""
+    depth = 0
+    while frame is not None and depth < _DEPTH:
+        if frame.f_code.co_filename.startswith(_OWN):
+            return None
+        if in_project(frame.f_code.co_filename):
+            file, line = _where(frame.f_code.co_filename, frame.f_lineno)
+            return f"{file}:{line}"
+        frame, depth = frame.f_back, depth + 1
+    return None
+
+
+def part() -> dict | None:
+    """This process's part (``compiles-<pid>.json``): which program ran (``main``: its
+    earlier sites are replaced by a complete run) and one table per line, ``{"file",
+    "line", "scope", "functions": {name: {"compiles", "seconds"}}, "caller"}``; None
+    when the process does not listen."""
+    if not RECORDER.eager_listening:
+        return None
+    with RECORDER.eager_lock:
+        sites = [{"file": f, "line": n, "scope": s, "caller": site["caller"],
+                  "functions": {name: {"compiles": c, "seconds": round(t, 4)}
+                                for name, (c, t) in site["functions"].items()}}
+                 for (f, n, s), site in RECORDER.eager_sites.items()]
+    return {"main": (RECORDER.program or {}).get("main"), "sites": sites}

@@ -55,8 +55,15 @@ def save(target: Path, record_parts: list[dict], pickles: dict[str, Path], obser
     recorded = signatures.merge(record_parts)
     functions, programs, irs = observations.merge_parts(observed_parts)
     mains = {p.get("main") for p in compile_parts}
-    sites = eager_sites.entries(eager_sites.merge_parts(compile_parts), root or target.parent.parent,
-                                next(iter(mains)) if len(mains) == 1 else None) if compile_parts else {}
+    try:
+        sites = eager_sites.entries(eager_sites.merge_parts(compile_parts), root or target.parent.parent,
+                                    next(iter(mains)) if len(mains) == 1 else None) if compile_parts else {}
+    except Exception as e:  # the rest of the recording is never lost for this part
+        import sys
+
+        print(f"jaxlint record: warning: the compiles outside the jitted functions are left out of the recording "
+              f"({type(e).__name__}: {e})", file=sys.stderr)
+        sites, mains = {}, set()
     out = Saved(recorded, functions, sites)
     replace = replace and complete
     with observations.locked(target):

@@ -16,6 +16,13 @@ ends:
   of ``jax.eval_shape`` / ``eqx.filter_eval_shape`` / ``nnx.eval_shape`` (traced
   abstractly), an array's metadata (``x.shape``, ``x.dtype``), or a name nobody reads.
 
+Asked with ``shapes=True``, a path also ends **not read** where a traced program is only
+made from the value (its shape and dtype give the program, its numbers are never computed
+from): an argument of ``jax.make_jaxpr(f)(...)`` (or equinox's), of ``.lower(...)``, of
+``jit(f).trace(...)``, or a sample input of a model's ``init`` after its key (``model.init(key,
+x)``, whose parameters come from the key; a data-dependent initialiser would read ``x``:
+JAX114 gives such reuses a kind of their own, not silence).
+
 ``read(expr)`` says whether any path is read. For a ``jax.random.split`` unpacked into
 names (``a, b = split(key)``), ``read_outputs`` answers per output: two splits of one key
 give the same keys index by index, so they only share numbers when some index is read
@@ -29,8 +36,10 @@ statement the flow graph does not hold, more than ``_BUDGET`` steps).
 from __future__ import annotations
 
 import ast
+import re
 
 from jaxlint.records import dataclass
+from jaxlint.static.apis import JIT_LIKE
 from jaxlint.static.cfg import METADATA, ControlFlow
 from jaxlint.static.scopes import FunctionInfo, Scopes
 from jaxlint.static.selects import branch_slot, slot
@@ -45,6 +54,10 @@ TEMPLATES: dict[str, tuple[frozenset[int] | None, frozenset[str]]] = {
     "equinox.filter_eval_shape": (None, frozenset()),
     "flax.nnx.eval_shape": (None, frozenset()),
 }
+#: abstract evaluations called on the function they are given (``make_jaxpr(f)(x)``)
+_TRACERS = frozenset({"jax.make_jaxpr", "equinox.filter_make_jaxpr"})
+#: a name or field that holds a key (``model.init(rng, x)``), or a dict of them (``{"params": k}``)
+_KEY_TEXT = re.compile(r"key|rng|seed", re.IGNORECASE)
 #: how many expressions one question may visit
 _BUDGET = 400
 
@@ -83,8 +96,9 @@ def _by_select(labels: frozenset[tuple[int, int]]) -> dict[int, int | None]:
 class Reach:
     """Forward flow of values in one module (answers are memoised per expression)."""
 
-    def __init__(self, model: Scopes) -> None:
+    def __init__(self, model: Scopes, shapes: bool = False) -> None:
         self.model = model
+        self.shapes = shapes
         self._memo: dict[tuple[int, bool], Summary] = {}
         self._via_memo: dict[tuple[int, bool], Summary] = {}
         self._via: ast.stmt | None = None
@@ -207,14 +221,16 @@ class Reach:
             return Summary(True, onward.labels | {where})
         if isinstance(parent, ast.keyword):
             call = model.parent(parent)
-            if isinstance(call, ast.Call) and self._template(call, parent.arg, None):
+            if isinstance(call, ast.Call) and (self._template(call, parent.arg, None)
+                                               or self.shapes and self._shapes_only(call, None, parent.arg)):
                 return _UNREAD
             return self._follow(parent, passed)
         if isinstance(parent, ast.Call):
             if node is parent.func:  # a method of the value (`x.astype(t)`) gives a value made from it
                 return self._follow(parent, passed) if isinstance(node, ast.Attribute) else self._end(node, passed)
             index = next((i for i, a in enumerate(parent.args) if a is node), None)
-            if index is not None and self._template(parent, None, index):
+            if index is not None and (self._template(parent, None, index)
+                                      or self.shapes and self._shapes_only(parent, index, None)):
                 return _UNREAD
             return self._follow(parent, passed)
         if isinstance(parent, ast.Attribute):
@@ -296,6 +312,21 @@ class Reach:
         if keyword is not None:
             return positions is None or keyword in keywords
         return index is not None and (positions is None or index in positions)
+
+    def _shapes_only(self, call: ast.Call, index: int | None, keyword: str | None) -> bool:
+        """The argument at ``index`` (or ``keyword``) of ``call`` only gives a traced program
+        its shapes (``shapes=True``: see the module's docstring)."""
+        func, model = call.func, self.model
+        if isinstance(func, ast.Call):  # `make_jaxpr(f)(x)`
+            return model.resolve_call(func) in _TRACERS
+        if not isinstance(func, ast.Attribute):
+            return False
+        if func.attr == "lower" or func.attr == "trace" and isinstance(func.value, ast.Call) \
+                and model.resolve_call(func.value) in JIT_LIKE:
+            return True
+        first = call.args[0] if call.args else None
+        return func.attr == "init" and keyword != "rngs" and (index is None or index >= 1) and first is not None \
+            and (isinstance(first, ast.Dict) or bool(_KEY_TEXT.search(ast.unparse(first))))
 
     def _template_function(self, lam: ast.Lambda) -> bool:
         """``lam`` is an argument of an abstract evaluation (``jax.eval_shape(lambda: ...)``)."""

@@ -10,7 +10,10 @@ from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.rules.static._fixplan import attribute_path, block_holding, free_local_name, is_statement_list_member
 from jaxlint.static.semantic import ModuleModel, walk
 from jaxlint.static.key_purpose import Comments, in_demo_code, said_on_purpose
+from jaxlint.static.key_kinds import (DIFFERENT, DRAWN_THEN_SPLIT, FIXTURE, MODULE_KEY, ON_PURPOSE, SAME, SHAPES_ONLY,
+                                      SPLIT_THEN_DRAWN, reuse_kind)
 from jaxlint.static.key_uses import bound_in, in_fixture_code, word_pattern
+from jaxlint.static.reach import Reach
 from jaxlint.static.keyflow import COMPREHENSIONS, SCOPES, KeyFlow, Reuse, calls_in, leaf_noise, taken_one_at_a_time
 from jaxlint.textutil import LazyPattern, match_lines
 from jaxlint.static.keys import CONSUMERS, KEY_MAKERS, KeyCallees
@@ -32,32 +35,9 @@ _ITERATING = {"jax.lax.fori_loop": (2, "body_fun"), "jax.lax.scan": (0, "f"), "j
 _ITERATING_NAMES = {q.rsplit(".", 1)[-1] for q in _ITERATING}
 
 
-#: The finding kinds (docs/rules/JAX114.md, "Finding kinds"), from the two uses of the key.
-SAME = "same-numbers"
-DRAWN_THEN_SPLIT = "drawn-then-split"
-SPLIT_THEN_DRAWN = "split-then-drawn"
-DIFFERENT = "different-draws"
-MODULE_KEY = "module-key"
-FIXTURE = "test-or-demo"
-ON_PURPOSE = "on-purpose"
-_SPLIT = "jax.random.split"
 _KIND_SAYS = {SAME: "the same numbers", DRAWN_THEN_SPLIT: "drawn from, then split", SPLIT_THEN_DRAWN:
-              "split, then drawn from", DIFFERENT: "two different draws", MODULE_KEY: "a module-level key"}
-
-
-def _kind(first_name: str, fn_name: str, repeated: bool = False) -> str:
-    """The kind of a reuse from the names of its two consumers (``repeated``: one call
-    consuming the key again on every iteration, element or leaf)."""
-    if repeated or first_name == fn_name:
-        return SAME  # one sampler twice, two splits, one callee twice
-    first_split, split = first_name == _SPLIT, fn_name == _SPLIT
-    if split:
-        return DRAWN_THEN_SPLIT
-    if first_split:
-        return SPLIT_THEN_DRAWN
-    if not first_name.startswith("jax.random.") and not fn_name.startswith("jax.random."):
-        return SAME  # handed whole to two callees that draw: initialisers seeded alike
-    return DIFFERENT
+              "split, then drawn from", DIFFERENT: "two different draws", MODULE_KEY: "a module-level key",
+              SHAPES_ONLY: "numbers drawn only for their shapes"}
 
 
 def _says(kind: str, msg: str, fixture: bool = False, purpose: bool = False) -> str:
@@ -192,17 +172,23 @@ class PrngKeyReuse(StaticRule):
     `module-key`. Off by default (`pedantic`; `--select JAX114` gives them): `drawn-then-split`
     (`x = normal(key)` then `key, sub = split(key)`: against JAX's rule, but the split's keys
     need not repeat the draw's numbers), `split-then-drawn` (the key split and then drawn
-    from itself), `test-or-demo`, any reuse in a module of test helpers, demos or
-    benchmarks by its place in the project: a folder `tests`, `test`, `testing`,
-    `test_dummies`, `demo`, `demos`, `benchmark`, `benchmarks` or `docs`, or a file `testing.py`,
-    `benchmarking.py` or `*test_utils.py`, or in an `if __name__ == "__main__":` block or a
-    function named `benchmark...` (heuristics, measured: 1 true of 13 blind verdicts), and
+    from itself), `shapes-only` (one use's numbers only give a traced program its shapes: a
+    sample input of a model's `init` after its key, `model.init(key, normal(key, s))`, or an
+    argument of `make_jaxpr(f)(...)`, `.lower(...)` or `jit(f).trace(...)`), `test-or-demo`,
+    any reuse in a module of test helpers, demos or benchmarks by its place in the project: a
+    folder `tests`, `test`, `testing`, `test_dummies`, `demo`, `demos`, `benchmark`,
+    `benchmarks` or `docs`, or a file `testing.py`, `benchmarking.py` or `*test_utils.py`, or
+    in an `if __name__ == "__main__":` block, a function named `benchmark...`, or a function
+    or class named for a demonstration (a word `demo`, `demonstrate`, `demonstration`,
+    `tutorial`: `demonstrate_sharding`, `step4_demo`; heuristics, measured: 1 true of 24 blind
+    verdicts), and
     `on-purpose`, a reuse the code calls deliberate: a comment from just above the first use
-    to the second, or a docstring line naming the key, calls it fixed, the same or shared
-    (`# Fixed key`; not one that negates or flags a fault: `not`, `BUG`, `TODO`, `twice`, a
-    rule code), or a key named for evaluation (`valid_key`,
-    `eval_key`, `test_key`) is drawn from by one call on every iteration of a loop (0 true of
-    10).
+    to the second, or a docstring line naming the key, calls it fixed or shared, or the same
+    saying what for (`# Fixed key`, `# the same split for both runs`; not `# second draw, same
+    key`, nor one that negates or flags a fault: `not`, `BUG`, `TODO`, `twice`, a rule code),
+    the function is named for checking consistency, determinism or reproducibility, or a key
+    named for evaluation (`valid_key`, `eval_key`, `test_key`) is drawn from by one call on
+    every iteration of a loop (0 true of 10).
 
     Two identical draws read only through complementary slices (`permutation(key, n)[:m]`
     and `permutation(key, n)[m:]`) are one permutation split into disjoint parts, and a
@@ -275,13 +261,19 @@ class PrngKeyReuse(StaticRule):
                                              "draw and a callee that draws): related numbers"),
         MODULE_KEY: FindingKind("suspicious", "a module-level key read in traced code: every call draws the same "
                                               "numbers"),
+        SHAPES_ONLY: FindingKind("pedantic", "one use's numbers only give a traced program its shapes: a sample "
+                                             "input of `model.init(key, x)`, an argument of `make_jaxpr(f)(...)`, "
+                                             "`.lower(...)` or `jit(f).trace(...)`"),
         FIXTURE: FindingKind("pedantic", "any reuse in a test helper, demo or benchmark file, by its path (`tests/`, "
                                          "`testing.py`, `*test_utils.py`, `demos/`, `benchmarks/`, `benchmarking.py`, "
-                                         "`test_dummies/`, `docs/`), an `if __name__ == \"__main__\":` block or a "
-                                         "`benchmark...` function: inputs drawn alike, seldom worth a fix"),
+                                         "`test_dummies/`, `docs/`), an `if __name__ == \"__main__\":` block, a "
+                                         "`benchmark...` function or one (or its class) named for a demonstration "
+                                         "(`demonstrate_...`, `..._demo`, `...Tutorial`): inputs drawn alike, seldom "
+                                         "worth a fix"),
         ON_PURPOSE: FindingKind("pedantic", "a reuse the code calls deliberate: a comment at the uses or a docstring "
-                                            "line naming the key says fixed, same or shared, or an evaluation key "
-                                            "(`valid_key`) serves every iteration of a loop"),
+                                            "line naming the key says fixed or shared (or the same, saying what for), "
+                                            "the function checks consistency, or an evaluation key (`valid_key`) "
+                                            "serves every iteration of a loop"),
     }
 
     VALID = [
@@ -423,9 +415,10 @@ class PrngKeyReuse(StaticRule):
             else:
                 KeyFlow(model, callees, found).block(f.node.body, {})
         reports: dict[int, tuple[ast.expr, str, ast.Call, Confidence, str]] = {}
+        shapes = Reach(model, shapes=True)
         for r in found:
             sure = min(_sure(r.fn_name), _sure(r.first_name), key=lambda c: c.rank)
-            _put(reports, r.key, _reuse_says(r), r.first, sure, _kind(r.first_name, r.fn_name, r.repeated))
+            _put(reports, r.key, _reuse_says(r), r.first, sure, reuse_kind(r, shapes))
         if sampling:
             self._mapped_over_leaves(model, reports)
             self._iterated_bodies(model, reports, callees)

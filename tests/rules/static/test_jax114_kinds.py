@@ -70,11 +70,14 @@ def test_the_default_selection_takes_the_kinds_whose_group_is_on(tmp_path):
 
 
 def test_a_demo_place_and_the_codes_word_give_their_kinds_and_leave_the_default(tmp_path):
-    """`test-or-demo` also by a `docs/` folder, an `if __name__ == "__main__":` block and a
-    `benchmark...` function; `on-purpose` where a comment at the uses or a docstring line
-    naming the key calls it fixed, the same or shared, or an evaluation key serves every
-    iteration of a loop. A negated comment, one that flags a fault, a comment after the
-    second use, and an evaluation key drawn twice outside a loop keep the kind of the uses."""
+    """`test-or-demo` also by a `docs/` folder, an `if __name__ == "__main__":` block, a
+    `benchmark...` function and a function or class named for a demonstration (`demo...`,
+    `tutorial`: not `demographics`); `on-purpose` where a comment at the uses or a docstring
+    line naming the key calls it fixed or shared (or the same, saying what for), where the
+    function checks consistency, or where an evaluation key serves every iteration of a loop.
+    A negated comment, one that flags a fault, one that only describes the reuse (`# second
+    draw, same key`), a comment after the second use, and an evaluation key drawn twice
+    outside a loop keep the kind of the uses."""
     for name in ("invalid_kind_on_purpose", "invalid_kind_demo_code"):
         (tmp_path / f"{name}.py").write_text((FIXTURES / f"{name}.py").read_text().replace("  # expect: JAX114", ""))
     (tmp_path / "docs").mkdir()
@@ -99,15 +102,90 @@ def test_a_demo_place_and_the_codes_word_give_their_kinds_and_leave_the_default(
         "def pair(key, x):\n"
         "    a = jax.random.normal(key, x.shape)\n"
         "    b = jax.random.normal(key, x.shape)  # BUG: the same key used twice\n"
-        "    return a, b\n")
+        "    return a, b\n"
+        "\n"
+        "\n"
+        "def said(key, x):\n"
+        "    a = jax.random.normal(key, x.shape)  # first draw\n"
+        "    # second draw, same key\n"
+        "    b = jax.random.normal(key, x.shape)\n"
+        "    return a, b\n"
+        "\n"
+        "\n"
+        "def demographics(key, n):\n"
+        "    return jax.random.normal(key, (n,)), jax.random.normal(key, (n,))\n")
     every = _rows(tmp_path, "--select", "JAX114")
-    assert [r for r in every if r[0] == "kept.py"] == [("kept.py", 7, "same-numbers"), ("kept.py", 13, "same-numbers"),
-                                                      ("kept.py", 19, "same-numbers")]
+    assert [r[1:] for r in every if r[0] == "kept.py"] == [(7, "same-numbers"), (13, "same-numbers"),
+                                                          (19, "same-numbers"), (26, "same-numbers"),
+                                                          (31, "same-numbers")]
     assert [r for r in every if r[0].startswith("docs/")] == [("docs/guide.py", 8, "test-or-demo"),
                                                              ("docs/guide.py", 14, "test-or-demo")]
-    assert [r for r in every if r[0] == "invalid_kind_demo_code.py"] == [
-        ("invalid_kind_demo_code.py", 12, "test-or-demo"), ("invalid_kind_demo_code.py", 19, "test-or-demo")]
-    assert [r for r in every if r[0] == "invalid_kind_on_purpose.py"] == [
-        ("invalid_kind_on_purpose.py", 15, "on-purpose"), ("invalid_kind_on_purpose.py", 21, "on-purpose"),
-        ("invalid_kind_on_purpose.py", 30, "on-purpose")]
+    assert [r[1:] for r in every if r[0] == "invalid_kind_demo_code.py"] == [
+        (12, "test-or-demo"), (19, "test-or-demo"), (28, "test-or-demo"), (37, "test-or-demo")]
+    assert [r[1:] for r in every if r[0] == "invalid_kind_on_purpose.py"] == [
+        (16, "on-purpose"), (22, "on-purpose"), (31, "on-purpose"), (37, "on-purpose")]
     assert _rows(tmp_path) == [r for r in every if r[0] == "kept.py"]
+
+
+def test_the_shapes_only_kind_draws_numbers_nothing_reads_under_real_jax():
+    """The `shapes-only` fixture under real jax: the numbers drawn only for a model's
+    `init`, `make_jaxpr` or `jit(f).lower` change nothing those make (the parameters come
+    from the key, the jaxpr and the lowered program from the shapes)."""
+    import jax
+    import jax.numpy as jnp
+
+    m = _load("invalid_kind_shapes_only")
+    params, jaxpr = m.graph(5)
+    other = m.Net().init(jax.random.PRNGKey(42), jnp.full((2, 5), 7.0))
+    assert jax.tree_util.tree_all(jax.tree_util.tree_map(jnp.array_equal, params, other))
+    assert str(jaxpr) == str(jax.make_jaxpr(m.Net().apply)(other, jnp.zeros((2, 5))))
+    f = lambda x, w: x * w  # noqa: E731
+    assert m.lowered(f, 4).as_text() == jax.jit(f).lower(jnp.ones(4), jnp.zeros(4)).as_text()
+
+
+def test_the_shapes_only_kind_leaves_the_default(tmp_path):
+    (tmp_path / "graph.py").write_text((FIXTURES / "invalid_kind_shapes_only.py").read_text()
+                                       .replace("  # expect: JAX114", ""))
+    assert _rows(tmp_path, "--select", "JAX114") == [("graph.py", 17, "shapes-only"), ("graph.py", 24, "shapes-only")]
+    assert _rows(tmp_path) == []
+
+
+def test_reach_for_shapes_ends_only_at_programs_made_from_shapes():
+    """``Reach(model, shapes=True)``: a sample input of a model's ``init`` after its key, an
+    argument of ``make_jaxpr(f)(...)``, ``.lower(...)`` or ``jit(f).trace(...)`` is not read;
+    a key-less ``init`` (``optimizer.init(params)``), an ``init`` given the value first, the
+    numbers of ``jnp.trace`` and of ``init_with_output`` are; without ``shapes`` all are."""
+    import ast
+    import textwrap
+
+    from jaxlint.static.reach import Reach
+    from jaxlint.static.semantic import ModuleModel
+
+    src = textwrap.dedent("""
+        import jax
+        import jax.numpy as jnp
+
+        def f(model, opt, g, rng):
+            a = jax.random.normal(rng, (3,))
+            model.init(rng, a)
+            b = jax.random.normal(rng, (3,))
+            jax.make_jaxpr(g)(b)
+            c = jax.random.normal(rng, (3,))
+            jax.jit(g).lower(c)
+            d = jax.random.normal(rng, (3,))
+            jax.jit(g).trace(x=d)
+            e = jax.random.normal(rng, (3,))
+            opt.init(e)
+            h = jax.random.normal(rng, (3,))
+            model.init(h, rng)
+            i = jax.random.normal(rng, (3,))
+            jnp.trace(i)
+            j = jax.random.normal(rng, (3,))
+            model.init_with_output(rng, j)
+    """)
+    model = ModuleModel(ast.parse(src), "mod")
+    draws = [n for n in ast.walk(model.tree) if isinstance(n, ast.Assign)]
+    draws.sort(key=lambda n: n.lineno)
+    shapes, plain = Reach(model, shapes=True), Reach(model)
+    assert [shapes.read(d.value) for d in draws] == [False, False, False, False, True, True, True, True]
+    assert all(plain.read(d.value) for d in draws)

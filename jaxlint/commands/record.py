@@ -236,6 +236,9 @@ def run(args) -> int:
             eager = _eager_line(saved.eager, codes)
             if eager:
                 lines.insert(1, eager)
+            for e in saved.eager.values():
+                for err in e.get("rule_errors") or []:
+                    print(f"jaxlint record: warning: {err}", file=sys.stderr)
             for line in lines:
                 print(f"jaxlint record: {line}", file=sys.stderr)
             for e in functions.values():

@@ -115,7 +115,10 @@ def _split(where: Any) -> tuple[str, int] | None:
 
 
 def _column(path: Path, line: int) -> int:
-    """The column of the line's first character (its statement's start, as a finding's)."""
+    """The column of the line's first character (its statement's start, as a finding's);
+    1 in a notebook (its lines are its code cells', not the file's)."""
+    if path.suffix == ".ipynb":
+        return 1
     try:
         text = path.read_text(encoding="utf-8", errors="replace").splitlines()[line - 1]
     except (OSError, IndexError):

@@ -164,6 +164,8 @@ class EagerRecompilation(TraceRule):
             others = ", ".join(f"`{n}` {c['compiles']}" for n, c in ranked[1:4] if n != name)
             what += f" (and {others}{' ...' if len(ranked) > 4 else ''})"
         scope = site["scope"]
+        while scope.rpartition(".")[2].startswith("<") and ".<locals>." in scope:
+            scope = scope.rpartition(".<locals>.")[0]  # a lambda's or a comprehension's: the function around it
         if scope.startswith("<"):  # a module's top-level loop
             remedy = ("put the loop's step in a function under one `jax.jit`, so that it compiles once; a `jax.jit` "
                       "made in the loop: make it once, before it")

@@ -46,6 +46,15 @@ if TYPE_CHECKING:
     from jaxlint.dynamic.signatures import Call, Signature
 
 
+def _same_function(fun: Any, first: Any) -> bool:
+    """Whether ``fun`` is the function ``first`` (a bound method: of the same object)."""
+    if fun is first:
+        return True
+    return hasattr(fun, "__self__") and hasattr(fun, "__func__") and \
+        getattr(fun, "__self__", None) is getattr(first, "__self__", None) and \
+        getattr(fun, "__func__", None) is getattr(first, "__func__", None)
+
+
 class FunctionState:
     """What the program did with one jitted function, and what its analysis found."""
 
@@ -67,6 +76,10 @@ class FunctionState:
         self.rec: Any = None
         #: canonical signature -> {"sig", "calls", "compiles", "first_call", "compile_seconds"}
         self.sigs: dict[str, dict] = {}
+        #: each jitted function object that called it (its serial) -> whether it wraps ``fun``
+        #: itself (the same function jitted again, as a function that jits per run does) rather
+        #: than another function of the same code (a factory's closure, a partial)
+        self.same_fun: dict[int, bool] = {}
         self.diagnostics: list = []
         self.status = "called"  # -> analysed | failed | skipped (| inlined: only inside other traces)
         self.reason: str | None = None
@@ -118,6 +131,8 @@ class FunctionState:
                 rec["fresh_seconds"] = round(s.get("fresh_seconds", 0.0), 6)
             if several and s.get("jits"):  # the jitted function objects that called it (numbered per process)
                 rec["jit_ids"] = list(s["jits"])
+                if all(self.same_fun.get(j) for j in s["jits"]):  # each of them a jit of the function itself
+                    rec["same_function"] = True
             if s.get("first_call"):
                 rec["first_call"] = _call(s["first_call"])
             if s.get("program"):  # its program's digest without the leaves it never reads, and those
@@ -401,6 +416,7 @@ class Observer:
             first_of_sig = cur is None
             fresh = False
             if cur is None:
+                fs.same_fun.setdefault(rec._serial, _same_function(rec._fun, fs.fun))
                 self.seq += 1
                 cur = fs.sigs[canon] = {"sig": sig, "calls": 0, "compiles": 0, "first_call": None,
                                         "compile_seconds": 0.0, "seq": self.seq, "wrapper": rec._serial,
@@ -410,6 +426,7 @@ class Observer:
                     # another jitted function object of it (a factory's jit per closure, or a
                     # jit made per call): its first call with this signature
                     cur["jits"].append(rec._serial)
+                    fs.same_fun.setdefault(rec._serial, _same_function(rec._fun, fs.fun))
                 if rec._serial > cur["last_jit"]:  # serials grow: made after every one before
                     cur["last_jit"] = rec._serial
                     cur["objects"] += 1

@@ -36,6 +36,10 @@ it:
   assignment in the constructors of the file's classes that made it
   (``self.out_scale = jnp.array(1.0)`` in ``Func.__init__``), followed through each
   ``self.func = Func(...)``, a constructor's keyword or its parameter's default;
+* :func:`object_made_at`: for a static field of a graph that compares by identity (an
+  optimizer's ``tx``), the constructor's argument that made its object
+  (``nnx.Optimizer(model, optax.adam(1e-3))``), or the statement that bound the name given;
+* :func:`function_around`: the name of the function whose body holds a line;
 * :func:`given_at`: the statement that made a value the caller gave a library's factory on
   its jit line (``jit(elasticity.athermal_moduli(energy_fn))``: where ``energy_fn`` was
   made), for a compile finding whose cause the library computes with it.
@@ -329,6 +333,50 @@ def _element(expr: ast.expr, step: int | str) -> ast.expr | None:
         hits = [kw.value for kw in expr.keywords if kw.arg == key]
         return hits[0] if hits else None
     return None
+
+
+def object_made_at(file: str, line: int, callee: str, index: int, param: str, field: str,
+                   position: int | None) -> Where | None:
+    """Where the object in the static field ``field`` of the value passed as parameter
+    ``param`` to ``callee(...)`` on ``line`` was made: on the statement that bound the
+    argument before the call (``optimizer = nnx.Optimizer(model, optax.adam(1e-3))``), the
+    constructor's argument for the field (its keyword ``field=``, else the one at
+    ``position``, the constructor's parameter of that name), the call there that makes it
+    or the statement before that binds the name given there (``tx = optax.adam(1e-3)``).
+    None when the source does not say."""
+    tree, call, arg = _the_call(file, line, callee, index, param)
+    if call is None or not isinstance(arg, ast.Name):
+        return None
+    parents = _parents(tree)
+    stmt = _binding_before(tree, parents, call, arg.id)
+    value = getattr(stmt, "value", None)
+    if not isinstance(value, ast.Call):
+        return None
+    given = next((kw.value for kw in value.keywords if kw.arg == field), None)
+    if given is None and position is not None and 0 <= position < len(value.args) and \
+            not any(isinstance(a, ast.Starred) for a in value.args[:position + 1]):
+        given = value.args[position]
+    if isinstance(given, ast.Name) and stmt is not None:
+        made = getattr(_binding_before(tree, parents, stmt, given.id), "value", None)
+        return (str(file), made.lineno, made.col_offset + 1) if isinstance(made, ast.Call) else None
+    if isinstance(given, ast.Call):
+        return str(file), given.lineno, given.col_offset + 1
+    return None
+
+
+def function_around(file: str, line: int) -> str | None:
+    """The name of the innermost function whose body holds ``line`` in ``file``, or None
+    (module level, or a file that does not parse)."""
+    tree = _tree(str(file))
+    if tree is None:
+        return None
+    best = None
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.body and \
+                n.body[0].lineno <= line <= (n.end_lineno or n.lineno):
+            if best is None or n.lineno > best.lineno:
+                best = n
+    return best.name if best is not None else None
 
 
 def padded_at(file: str, line: int, callee: str, index: int, param: str) -> Where | None:

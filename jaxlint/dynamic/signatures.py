@@ -64,6 +64,8 @@ class Signature(TypedDict, total=False):
     seq: int
     wrappers: int
     jit_ids: list[int]
+    #: every one of those objects a jit of the function itself (not of a factory's closure)
+    same_function: bool
     #: jitted function objects that called it, each made after the ones before (a
     #: ``jax.jit(f)`` made again), and the seconds making them and their first calls of
     #: it took, the first object's (which compiled) left out

@@ -120,6 +120,17 @@ class Recompilation(TraceRule):
       not come and go with the machine's load). It is said at the line that jits the
       function, with the measured time per call (the static JAX103 only estimates it).
 
+    * the same function jitted again on each run of a function that loops over it
+      (`step = nnx.jit(fit_step)` and `nnx.Optimizer(model, optax.adam(1e-3))` inside a
+      `train` the program calls once per configuration): jitted function objects of the
+      function itself (the recording tells them from a factory's closures), each used for
+      many calls from one call line, compiled once each although their signatures are the
+      same (a new `nnx.jit` compiles again) or differ only in a static field that
+      compares by identity (the optimizer's `tx`). Said where that object is made (the
+      `optax.adam(...)` in the constructor, or the statement that bound the name given
+      there), naming the run function and the jit line and advising to make both once
+      outside it, or, for the same signature, at the jit line; the call related.
+
     A declared static argument switched among a few values (a `train` flag, a mode) is
     a program per value that the caller means: it stays quiet. So are jits a factory
     makes once per closure (a step per optimizer or per model), each called many times:
@@ -512,6 +523,7 @@ class Recompilation(TraceRule):
         for s in sigs:
             by_instance.setdefault(json.dumps(s.get("bound"), sort_keys=True), []).append(s)
         for group in by_instance.values():
+            said = len(ctx.diagnostics)
             again = [s for s in group if s.get("compiles", 0) > 1]
             if again:
                 self._rejit(ctx, again)
@@ -524,6 +536,8 @@ class Recompilation(TraceRule):
                 self._check_calls(ctx, part, names, traced)
                 if len(ctx.diagnostics) > before:
                     break
+            if len(ctx.diagnostics) == said:  # the same function jitted again per run, each jit reused
+                _jitted_per_run(ctx, group, names, traced)
 
     def _check_calls(self, ctx, sigs: list, names: list[str], traced: bool) -> None:
         # imported here: the registry imports every rule on the static path, which
@@ -826,6 +840,109 @@ def _made_per_call(ctx, sigs: list, min_seconds: float) -> None:
                related=related, key="a jitted function made per call",
                data={"jit_objects": n, "calls": calls, "seconds_per_call": round(each, 6),
                      "reason": "a new jitted function per call"})
+
+
+def _jitted_per_run(ctx, group: list, names: list[str], traced: bool) -> None:
+    """The same function (not a factory's closure: the recording's ``same_function``)
+    jitted again into several objects, each reused for many calls from one call line (a
+    function that jits its step and loops over it, run several times), that compiled once
+    per object although the signatures are the same or differ only in a static field that
+    compares by identity (an optimizer's ``tx``, a new ``optax.adam`` per run): reported
+    where that object is made, else where the function is jitted, the call related."""
+    from jaxlint.dynamic import origins
+    from jaxlint.dynamic.analysis import Site
+    from jaxlint.dynamic.signatures import diff_signatures, distinct
+
+    if not group or not all(s.get("same_function") and s.get("jit_ids") for s in group):
+        return
+    share: dict = {}
+    for s in group:  # each object's share of the calls
+        for j in _jits(s):
+            share[j] = share.get(j, 0.0) + int(s.get("calls") or 0) / len(_jits(s))
+    calls = [s.get("first_call") for s in group]
+    if len(share) < 2 or min(share.values()) < 2 or not all(isinstance(c, dict) for c in calls) \
+            or len({(c["file"], int(c["line"])) for c in calls}) != 1:
+        return
+    compiles = sum(int(s.get("compiles") or 0) for s in group)
+    groups = distinct(group, traced)
+    base = min(groups, key=lambda g: int(g.get("seq") or 0))
+    changes = [c for g in groups if g is not base for c in diff_signatures(base, g, names, traced)]
+    if compiles < 2 or any(getattr(c, "kind", "") != "object" for c in changes):
+        return
+    call = calls[0]
+    at = Site(call["file"], int(call["line"]), int(call.get("column") or 1))
+    entry = ctx.entry_site()
+    runner = origins.function_around(str(call["file"]), int(call["line"]))
+    per_run = runner is not None and _same_path(entry.path, at.path) and \
+        origins.function_around(str(entry.path), int(entry.line)) == runner
+    by = f"`{runner}`" if runner else "the program"
+    n = len(share)
+    counts = sorted((round(v) for v in share.values()), reverse=True)
+    msg = (f"`{ctx.qualname}` was compiled {compiles} times, once for each of {n} jitted function objects of it "
+           f"(calls: {_counts(counts)})")
+    related = [at.related("the call that compiles again")]
+    jitted = (f"{by} jits `{ctx.qualname}` anew at line {entry.line} on each of its runs" if per_run else
+              f"`{ctx.qualname}` is jitted {n} times at line {entry.line}")
+    each = " on each of its runs" if runner else ""
+    if changes:
+        label = str(changes[0]).split(" has a new object", 1)[0]
+        named = re.search(r"static field `(\w+)`", str(changes[0]))
+        field = named.group(1) if named else ""
+        site = _object_made_at(ctx, base, label, field, names) or _cause(ctx, base, label, names, "made")
+        msg += (f", for signatures that differ only in {label}'s static field `{field}`: a new object each time, "
+                f"which compares by identity, so each is a new program to jit's cache")
+        if site is not None:
+            msg += f"; {by} makes that object anew at line {site.line}"
+            if per_run:  # both made per run: either one made anew compiles again
+                msg += (f" and jits `{ctx.qualname}` anew at line {entry.line}{each}: make both once, outside {by}, "
+                        f"and reuse them (either one made anew compiles again)")
+            else:
+                msg += f"{each}: make it once" + (f", outside {by}," if runner else "") + " and reuse it"
+            related.append(entry.related(f"`{ctx.qualname}` is jitted here"))
+        else:
+            site = at
+            msg += ": make it once and reuse it"
+            related = [entry.related(f"`{ctx.qualname}` is jitted here")]
+        reason = "a static object made per run"
+    else:
+        site = entry
+        msg += (f", for the same signature: {jitted}, and each new jitted function compiles again; jit it once"
+                + (f", outside {by}," if per_run else "") + " and reuse it")
+        reason = "a jitted function made per run"
+    ctx.report(site, msg, related=related, key="jitted per run",
+               data={"compiles": compiles, "jit_objects": n, "calls": counts[:64],
+                     "changes": [str(c) for c in changes[:10]], "reason": reason})
+
+
+def _object_made_at(ctx, sig: Signature, label: str, field: str, names: list[str]):
+    """The Site where the object in the static field ``field`` of argument ``label`` was
+    made (:func:`jaxlint.dynamic.origins.object_made_at`), the field's position read from
+    the constructor of the argument's recorded class (``nnx.Optimizer(model, tx, wrt)``)."""
+    import importlib
+
+    from jaxlint.dynamic import origins
+    from jaxlint.dynamic.analysis import Site
+
+    call, root = sig.get("first_call"), _root(label)
+    if not isinstance(call, dict) or root not in names or not field:
+        return None
+    index = names.index(root) - (1 if names and names[0] in ("self", "cls") else 0)
+    node = _leaf_node(sig, f"`{root}`", names)
+    kind = str(node.get("opaque") or "") if isinstance(node, dict) else ""
+    position = None
+    module, _, cls = kind.rpartition(".")
+    try:
+        # its `__init__` (a metaclass's `__call__` hides the class's own signature), less `self`
+        params = list(inspect.signature(getattr(importlib.import_module(module), cls).__init__).parameters)[1:]
+        position = params.index(field) if field in params else None
+    except (ImportError, AttributeError, TypeError, ValueError):
+        position = None
+    try:
+        where = origins.object_made_at(call["file"], int(call["line"]), (ctx.qualname or "").rsplit(".", 1)[-1],
+                                       index, root, field, position)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return Site(*where) if where is not None else None
 
 
 def _ms(seconds: float) -> str:

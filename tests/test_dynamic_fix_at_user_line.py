@@ -12,7 +12,10 @@ judgement's three). Real `jaxlint record` of small programs with real jax, then 
   program passes at its line, the one a library's init sets after that init;
 * JAX208 (the fourteenth judgement's tinygp): a weak entry of a container (a dict display,
   `dict(...)`, a NamedTuple holding the dict, an array entry without a dtype) is fixed at
-  the entry, with the typed scalar to write there."""
+  the entry, with the typed scalar to write there;
+* JAX208 (the fourteenth judgement's flax FSDP): a sharding change whose first value a
+  model's declaration left replicated (a mesh axis that does not divide the shape) is fixed
+  at the declaration, with the step's output sharding to declare there."""
 from __future__ import annotations
 
 import json
@@ -379,3 +382,77 @@ def test_a_weak_entry_of_a_container_is_fixed_where_the_entry_is_made(tmp_path, 
     assert "theta['scale']" not in msg, msg  # a NumPy float32 is strong from the start
     assert [r["location"]["row"] for r in d["related"]][0] == _line(lines, "value_and_grad(theta, x)"), d["related"]
     assert d["related"][0]["message"] == "the call that compiles again"
+
+
+# issue 37, fourteenth judgement (flax's FSDP example, in our own words): a parameter declared
+# with a sharding its shape cannot take (`(16, 1)` over a 4-device axis on its last dimension)
+# is left replicated by the jitted `build`, while the step returns it sharded: the step
+# compiles twice, and the line to change is the declaration, not `model = build()`
+DECLARED_SHARDING = '''
+import os
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
+os.environ["JAX_PLATFORMS"] = "cpu"
+
+import jax
+import jax.numpy as jnp
+from flax import nnx
+from jax.experimental import mesh_utils
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+mesh = jax.sharding.Mesh(mesh_utils.create_device_mesh((2, 4)), ("data", "model"))
+
+
+class Net(nnx.Module):
+    def __init__(self, rngs):
+        init = nnx.initializers.lecun_normal()
+        self.up = nnx.Param(init(rngs.params(), (2, 16)), out_sharding=(None, "model"))
+        self.down = nnx.Param(init(rngs.params(), (16, 1)), out_sharding=DOWN)
+
+    def __call__(self, x):
+        return nnx.relu(x @ self.up) @ self.down
+
+
+@nnx.jit
+def build():
+    return Net(nnx.Rngs(0))
+
+
+@nnx.jit
+def step(model, x, y):
+    def loss_fn(m):
+        return ((m(x) - y) ** 2).mean()
+
+    grads = nnx.grad(loss_fn)(model)
+    nnx.update(model, jax.tree.map(lambda p, g: p - 0.1 * g, nnx.state(model, nnx.Param), grads))
+    return model
+
+
+with jax.set_mesh(mesh):
+    model = build()
+    x = jax.device_put(jnp.ones((8, 2)), NamedSharding(mesh, P("data")))
+    y = jax.device_put(jnp.ones((8, 1)), NamedSharding(mesh, P("data")))
+    for _ in range(5):
+        model = step(model, x, y)
+'''
+
+
+@pytest.mark.parametrize("down", ['(None, "model")', '("model", None)'])
+def test_a_sharding_change_is_fixed_at_the_declaration_that_decides_it(tmp_path, down):
+    pytest.importorskip("flax")
+    found, lines = _findings(tmp_path, DECLARED_SHARDING.replace("DOWN", down), "JAX208")
+    if down == '("model", None)':  # declared as the step returns it: one compile, nothing to say
+        assert found == [], found
+        return
+    assert len(found) == 1, found
+    d = found[0]
+    at = _line(lines, "self.down = nnx.Param(")
+    assert d["location"]["row"] == at, d
+    assert lines[at - 1][d["location"]["column"] - 1:].startswith('out_sharding=(None, "model")'), d["location"]
+    msg = d["message"]
+    assert "`model['down'].value` changes sharding P() -> P('model')" in msg, msg
+    assert (f"`model['down'].value` gets its sharding from the declaration at line {at} "
+            "(`out_sharding=(None, \"model\")`), yet the first call had it P()") in msg, msg
+    assert "the shape (16, 1)" in msg and "declare it there as the step returns it (P('model'))" in msg, msg
+    rel = [(r["location"]["row"], r["message"]) for r in d["related"]]
+    assert rel[:2] == [(_line(lines, "model = step(model, x, y)"), "the call that compiles again"),
+                       (_line(lines, "model = build()"), "the `model` of the first call is made here")], rel

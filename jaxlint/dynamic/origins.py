@@ -40,6 +40,9 @@ it:
   optimizer's ``tx``), the constructor's argument that made its object
   (``nnx.Optimizer(model, optax.adam(1e-3))``), or the statement that bound the name given;
 * :func:`function_around`: the name of the function whose body holds a line;
+* :func:`sharding_declared_at`: for a field of a model whose sharding changes between calls,
+  the declaration in a class of the file that decides it (``self.w2 = nnx.Param(...,
+  out_sharding=...)``, ``kernel_init=nnx.with_partitioning(...)``);
 * :func:`given_at`: the statement that made a value the caller gave a library's factory on
   its jit line (``jit(elasticity.athermal_moduli(energy_fn))``: where ``energy_fn`` was
   made), for a compile finding whose cause the library computes with it.
@@ -621,6 +624,52 @@ def attribute_made_at(file: str, line: int, callee: str, index: int, param: str,
         return None
     text = ast.get_source_segment(Path(file).read_text(encoding="utf-8"), value) or ""
     return (str(file), value.lineno, value.col_offset + 1), " ".join(text.split())
+
+
+#: calls that declare an array's sharding where it is made (flax's metadata, jax's constraints)
+_DECLARES = {"with_partitioning", "with_logical_partitioning", "with_sharding_constraint", "device_put", "reshard"}
+
+
+def sharding_declared_at(file: str, fields: list[str]) -> tuple[Where, str] | None:
+    """(where, its source) of the declaration that decides the sharding of the value at
+    ``fields`` (``["down"]`` of ``model['down'].value``) of an object built by a class of
+    ``file``: the one ``self.<field> = ...`` among the file's classes, for the deepest
+    field that has one, whose value declares a sharding (a keyword naming one,
+    ``out_sharding=``/``sharding=``, or a call such as ``nnx.with_partitioning``); the
+    keyword's value or that call. None when no such assignment, or more than one, says."""
+    tree = _tree(str(file))
+    if tree is None:
+        return None
+    for field in reversed(fields):
+        found: list[ast.keyword | ast.Call] = []
+        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+            for s in ast.walk(cls):
+                if not isinstance(s, (ast.Assign, ast.AnnAssign)) or s.value is None:
+                    continue
+                targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+                if any(isinstance(t, ast.Attribute) and t.attr == field and isinstance(t.value, ast.Name)
+                       and t.value.id == "self" for t in targets):
+                    found += [d for d in [_declaration(s.value)] if d is not None]
+        if len(found) == 1:
+            node = found[0]
+            text = ast.get_source_segment(Path(file).read_text(encoding="utf-8"), node) or ""
+            return (str(file), node.lineno, node.col_offset + 1), " ".join(text.split())
+        if found:
+            return None
+    return None
+
+
+def _declaration(value: ast.expr) -> ast.keyword | ast.Call | None:
+    """The keyword (``out_sharding=...``) or call (``nnx.with_partitioning(...)``) in
+    ``value`` that declares a sharding, the outermost first; None when there is none."""
+    for node in ast.walk(value):
+        if isinstance(node, ast.Call):
+            for kw in node.keywords:
+                if kw.arg and "sharding" in kw.arg:
+                    return kw
+            if _callee(node) in _DECLARES:
+                return node
+    return None
 
 
 def _class(tree: ast.Module, name: str) -> ast.ClassDef | None:

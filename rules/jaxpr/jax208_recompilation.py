@@ -180,7 +180,14 @@ class Recompilation(TraceRule):
     committedness (a state from `init` left on the default device while the step returns it
     committed to the batch's device, parameters placed by `flax.jax_utils.replicate` or
     `jax.device_put` on another mesh than the one a `pmap` or the step returns), the
-    statement that made or placed the first call's value. The call that compiled again is
+    statement that made or placed the first call's value; but when the leaf is a field of
+    a model that the first call had replicated (`P()`) and a class of the caller's file
+    declares its sharding where it makes the field (`self.w2 = nnx.Param(...,
+    out_sharding=...)`, `kernel_init=nnx.with_partitioning(...)`, one such assignment of
+    that field in the file), the declaration, said as not applied (a mesh axis it names
+    that does not divide the shape, or no mesh where it was made), with the step's output
+    sharding to declare there instead, and the statement that made the first call's value
+    related. The call that compiled again is
     then a related location. Padding to each input's own size (or to multiples of a step) is a warning;
     padding to power-of-two buckets is the fix, bounded to one compile per doubling of the
     longest input, and is said as an info that says so (quiet, as before, when each bucket
@@ -668,7 +675,19 @@ class Recompilation(TraceRule):
             label = str(moved[0]).split(" changes ")[0]
             root = label.strip("`").split("[", 1)[0].split(".", 1)[0]
             cause = _cause(ctx, first, label, names, "placed")
-            if cause is not None and (cause.path, cause.line) != (site.path, site.line):
+            declared = _sharding_declared(first, label, moved[0], names)
+            if declared is not None:  # the declaration that decides the first call's sharding: the line to change
+                where, text, shown = declared
+                msg += (f"; {label} gets its sharding from the declaration at line {where.line} (`{text}`), yet the "
+                        f"first call had it {shown[0]} (the declaration not applied: a mesh axis it names that does "
+                        f"not divide the shape {shown[2] or 'of the array'}, or no mesh where it was made) and the "
+                        f"step returns it {shown[1]}: declare it there as the step returns it ({shown[1]}), or "
+                        f"constrain the step's output to the declaration")
+                related = [site.related("the call that compiles again")] + (
+                    [cause.related(f"the `{root}` of the first call is made here")] if cause is not None
+                    and (cause.path, cause.line) != (site.path, site.line) else []) + related
+                site = where
+            elif cause is not None and (cause.path, cause.line) != (site.path, site.line):
                 # where the first call's value was made or placed: the line to change
                 msg += (f"; the `{root}` of the first call is made at line {cause.line}: place it there as the "
                         f"later calls get it")
@@ -1143,6 +1162,34 @@ def _growth(groups: list, names: list[str], traced: bool) -> tuple | None:
 def _root(label: str) -> str:
     """The argument's name of a leaf's label (`` `args[1]` `` -> ``args``)."""
     return label.strip("`").split("[", 1)[0].split(".", 1)[0]
+
+
+def _sharding_declared(sig: Signature, label: str, change: Any, names: list[str]):
+    """(the Site of the declaration in a class of the caller's file that decides the
+    sharding of the model field ``label`` (`` `model['w2'].value` ``), its source, (the
+    sharding the first call had, the one the step returns, the leaf's shape)) when the
+    first call had the leaf replicated (a declaration that was not applied) and another
+    sharding after; None otherwise (see
+    :func:`jaxlint.dynamic.origins.sharding_declared_at`)."""
+    from jaxlint.dynamic import origins
+    from jaxlint.dynamic.analysis import Site
+
+    call = sig.get("first_call") if isinstance(sig, dict) else None
+    found = re.search(r" changes sharding (.+) -> (.+)$", str(change))
+    if not isinstance(call, dict) or found is None or found.group(1) not in ("P()", "replicated"):
+        return None
+    fields = [f for f in re.findall(r"\[['\"](\w+)['\"]\]|\.(\w+)", label.strip("`")) for f in f if f]
+    fields = [f for f in fields if f != "value"][:8]  # `.value`: an nnx Variable's array
+    try:
+        hit = origins.sharding_declared_at(str(call["file"]), fields)
+    except (KeyError, TypeError, ValueError):
+        return None
+    if hit is None:
+        return None
+    where, text = hit
+    node = _leaf_node(sig, label, names)
+    shape = node.get("array") if isinstance(node, dict) else None
+    return Site(*where), text, (found.group(1), found.group(2), f"{tuple(shape)}" if isinstance(shape, list) else "")
 
 
 def _weak_origin(ctx, groups: list, base: Signature, worst: Signature, change: Any, names: list[str]):

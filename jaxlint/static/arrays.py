@@ -72,6 +72,24 @@ def is_jax_array(model: ModuleModel, fn: FunctionInfo | None, expr: ast.AST | No
     return False
 
 
+#: `.at[...]` methods that return an updated copy (``get`` only reads, so it is left out).
+AT_UPDATES = {"set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply"}
+
+
+def at_update_base(call: ast.Call) -> ast.expr | None:
+    """``x`` for ``x.at[i].set(v)`` (also chained ``x.at[i].add(1).at[j].set(2)``)."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr in AT_UPDATES):
+        return None
+    if not is_at_helper(func.value):
+        return None
+    base = func.value.value.value  # type: ignore[attr-defined]
+    if isinstance(base, ast.Call):
+        inner = at_update_base(base)
+        return inner if inner is not None else base
+    return base
+
+
 def is_at_helper(expr: ast.expr) -> bool:
     """``x.at[i]``: jax's indexed-update helper; its methods (``set``, ``add``, ``max``,
     ``min``, ``get``...) are scatters and gathers, never reductions."""
@@ -101,13 +119,75 @@ def pallas_kernel(model: ModuleModel, fn: FunctionInfo) -> bool:
     += x`` writes its output block), whatever they are annotated: a kernel handed to a
     ``pallas_call`` (``pl.pallas_call(kernel, ...)``, through ``functools.partial``, as its
     decorator, or a library's wrapper of that name), a body handed to Pallas's
-    ``run_scoped`` / ``emit_pipeline`` (it receives the scoped refs), a function whose own
+    ``run_scoped`` / ``emit_pipeline`` / ``run_state`` / ``with_scoped`` (it receives the
+    scoped refs), a body handed to ``pl.kernel`` / ``plgpu.kernel``, a function whose own
     code calls Pallas that works only in a kernel (``pl.program_id``, ``@pl.when``), a
     function nested in one of these, or one that kernel code calls (it is handed the refs)."""
     known = model.__dict__.get("_pallas_kernels")
     if known is None:
         known = model.__dict__["_pallas_kernels"] = _kernel_code(model)
     return id(fn) in known
+
+
+def pallas_ref(model: ModuleModel, fn: FunctionInfo | None, expr: ast.AST | None, _depth: int = 0) -> bool:
+    """``expr`` (read in ``fn``) may be a mutable ``Ref``, whose ``.at[i].set(v)`` and
+    ``ref[i] = v`` write the buffer in place (and ``set`` returns None): a parameter of
+    Pallas kernel code (``pallas_kernel``: it is handed the kernel's blocks or scoped
+    buffers), a parameter annotated as a ``Ref`` (``pl.Ref``, ``AbstractRef``,
+    ``TransformedRef``...), a name bound to ``jax.new_ref(...)`` / ``jax.empty_ref(...)``,
+    or ``r.at[i]`` of such a Ref. A name rebound only by updates of itself
+    (``out_ref = out_ref.at[i].set(v)``) is what it was before them: its enclosing
+    function's name when the function binds it nowhere else (the name the author meant)."""
+    if _depth > 4 or expr is None:
+        return False
+    if is_at_helper(expr):
+        return pallas_ref(model, fn, expr.value.value, _depth + 1)  # type: ignore[attr-defined]
+    if isinstance(expr, ast.Call):
+        return (model.resolve_call(expr) or "") in _NEW_REFS
+    if not isinstance(expr, ast.Name):
+        return False
+    scope, bindings = model.lookup(expr.id, fn)
+    bindings = [b for b in bindings if not (b.kind == "assign" and _self_at_update(b, expr.id))]
+    if not bindings and scope is not None:
+        scope, bindings = model.lookup(expr.id, scope.parent)
+    if not bindings:
+        return False
+    for b in bindings:
+        if b.kind == "param" and scope is not None:
+            p = scope.param(expr.id)
+            if not (pallas_kernel(model, scope) or (p is not None and _ref_annotation(p.annotation))):
+                return False
+        elif not (b.kind == "assign" and pallas_ref(model, scope, b.value, _depth + 1)):
+            return False
+    return True
+
+
+def ref_write(model: ModuleModel, fn: FunctionInfo | None, call: ast.Call) -> bool:
+    """``r.at[i].set(v)`` of a name that may be a mutable Ref (``pallas_ref``): it writes the
+    buffer in place. A Ref's ``.at[i]`` has ``set``, ``get`` and ``swap``; ``.add`` and the
+    other updates are an array's."""
+    return isinstance(call.func, ast.Attribute) and call.func.attr == "set" \
+        and pallas_ref(model, fn, at_update_base(call))
+
+
+#: calls that make a mutable Ref outside a kernel
+_NEW_REFS = frozenset({"jax.new_ref", "jax.empty_ref", "jax.ref.new_ref", "jax.ref.empty_ref"})
+
+
+def _self_at_update(b: Binding, name: str) -> bool:
+    """``name = name.at[i].set(v)`` (any `.at[]` update, chained too)."""
+    base = at_update_base(b.value) if isinstance(b.value, ast.Call) else None
+    return isinstance(base, ast.Name) and base.id == name
+
+
+def _ref_annotation(ann: ast.expr | None) -> bool:
+    """An annotation naming a Ref type: ``pl.Ref``, ``jax.Ref``, ``AbstractRef``, ``"TransformedRef"``."""
+    if isinstance(ann, ast.Subscript):
+        ann = ann.value  # `Ref[jax.Array]`
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        return ann.value.rsplit(".", 1)[-1].split("[", 1)[0].endswith("Ref")
+    last = ann.attr if isinstance(ann, ast.Attribute) else ann.id if isinstance(ann, ast.Name) else ""
+    return last.endswith("Ref")
 
 
 def _kernel_code(model: ModuleModel) -> frozenset[int]:
@@ -168,7 +248,8 @@ _PALLAS = ("jax.experimental.pallas.", "jax._src.pallas.")
 _IN_KERNEL_ONLY = frozenset({"program_id", "num_programs", "when", "load", "store", "swap", "atomic_add",
                              "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xchg", "atomic_cas"})
 #: Pallas functions that call the function they are handed with refs (scoped buffers, blocks)
-_TAKE_REFS = frozenset({"run_scoped", "emit_pipeline", "emit_pipeline_with_allocations"})
+_TAKE_REFS = frozenset({"run_scoped", "emit_pipeline", "emit_pipeline_with_allocations", "kernel", "run_state",
+                        "with_scoped"})
 
 #: Attributes only arrays have (pytree containers have none of them).
 _ARRAY_ONLY_ATTRS = {"shape", "ndim", "dtype", "at", "T", "mT", "astype", "reshape"}

@@ -5,15 +5,13 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Applicability, Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.static.arrays import is_jax_array, pallas_kernel, used_as_array
+from jaxlint.static.arrays import at_update_base, is_jax_array, pallas_kernel, ref_write, used_as_array
 from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.static.cfg import name_reads
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
 
-#: `.at[...]` methods that return an updated copy (``get`` only reads, so it is left out).
-UPDATE_METHODS = {"set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply"}
 #: In-place operators and the `.at[]` method that does the same out of place.
 AUG_METHODS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide", ast.Pow: "power"}
 
@@ -46,6 +44,8 @@ class DiscardedUpdate(StaticRule):
       given to `pallas_call` (also through `functools.partial` or as its decorator), a
       `run_scoped` / `emit_pipeline` body, and the functions they call.
 
+    A mutable `Ref` is left alone: its `.at[i].set(v)` writes the buffer in place (and returns
+    None): a parameter of Pallas kernel code, one annotated `Ref`, a `jax.new_ref(...)`.
     Containers (`params["w"] = ...` on a dict pytree) and values whose type is not
     known are left alone, and so are `jax.tree.map` of a named function, of a lambda
     that calls anything else (`lambda p: p.block_until_ready()`, `print`: run for their
@@ -248,9 +248,9 @@ class DiscardedUpdate(StaticRule):
             )
 
     def _discarded(self, ctx, stmt: ast.Expr, call: ast.Call) -> None:
-        base = _at_update_base(call)
-        if base is None:
-            return
+        base = at_update_base(call)
+        if base is None or ref_write(ctx.model, ctx.model.function_of(stmt), call):
+            return  # a Ref's `.at[i].set(v)` writes its buffer in place
         text = ctx.segment(call)
         what = ctx.segment(base)
         fix = None
@@ -380,7 +380,7 @@ def _pure_leaf_function(model, f: ast.expr) -> bool:
             if q is not None and q.startswith(_PURE_MODULES):
                 continue
             if q is None and isinstance(node.func, ast.Attribute) and (
-                    node.func.attr in _PURE_METHODS or _at_update_base(node) is not None):
+                    node.func.attr in _PURE_METHODS or at_update_base(node) is not None):
                 continue
             return False
         if isinstance(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
@@ -408,10 +408,12 @@ def _dead_update(model, assign: ast.Assign, memo: dict) -> str | None:
     ``memo`` keeps each function's reads by name (None: the function returns a value)."""
     target = assign.targets[0] if len(assign.targets) == 1 else None
     if not isinstance(target, ast.Name) or not isinstance(assign.value, ast.Call) \
-            or _at_update_base(assign.value) is None:
+            or at_update_base(assign.value) is None:
         return None
     name = target.id
     fn = model.function_of(assign)
+    if ref_write(model, fn, assign.value):
+        return None  # a Ref's `.at[i].set(v)` wrote its buffer: nothing is lost
     if fn is None or isinstance(fn.node, ast.Lambda) or name in fn.globals_ or name in fn.nonlocals:
         return None
     if id(fn) not in memo:
@@ -439,27 +441,12 @@ def _dead_update(model, assign: ast.Assign, memo: dict) -> str | None:
 
 def _self_update(stmt: ast.Assign, name: str) -> bool:
     return len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name \
-        and isinstance(stmt.value, ast.Call) and _at_update_base(stmt.value) is not None
+        and isinstance(stmt.value, ast.Call) and at_update_base(stmt.value) is not None
 
 
 def _only_param_binding(fn, name: str) -> bool:
     """The parameter is never rebound in the body (so it is still the traced input)."""
     return all(b.kind == "param" or isinstance(b.node, ast.AugAssign) for b in fn.bindings.get(name, []))
-
-
-def _at_update_base(call: ast.Call) -> ast.expr | None:
-    """``x`` for ``x.at[i].set(v)`` (also chained ``x.at[i].add(1).at[j].set(2)``)."""
-    func = call.func
-    if not (isinstance(func, ast.Attribute) and func.attr in UPDATE_METHODS):
-        return None
-    ref = func.value
-    if not (isinstance(ref, ast.Subscript) and isinstance(ref.value, ast.Attribute) and ref.value.attr == "at"):
-        return None
-    base = ref.value.value
-    if isinstance(base, ast.Call):
-        inner = _at_update_base(base)
-        return inner if inner is not None else base
-    return base
 
 
 def _short(text: str) -> str:

@@ -230,6 +230,34 @@ _COPY_QUIET = {
             _unused = x.at[i].set(0.0)
             return jnp.where(x > 0, 0.0, x)
         """, "clear(jnp.ones(2), 0).tolist() == [0.0, 0.0] and 'kept'"),
+    "pallas_ref_written_in_place_by_at_set": ("""
+        import jax
+        import jax.numpy as jnp
+        from jax.experimental import pallas as pl
+
+        def kernel(x_ref, out_ref):
+            def body(tmp_ref):
+                tmp_ref.at[:].set(x_ref[...] * 2)
+                out_ref[...] = tmp_ref[...]
+
+            pl.run_scoped(body, pl.ANY(x_ref.shape, x_ref.dtype))
+            out_ref = out_ref.at[0:2].set(x_ref[0:2] * 3)
+
+        def run(x):
+            return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+        """, "run(jnp.arange(4.0)).tolist() == [0.0, 3.0, 4.0, 6.0] and 'kept'"),
+    "new_ref_written_in_place_by_at_set": ("""
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def counted(x):
+            acc = jax.new_ref(x)
+            acc.at[0].set(7.0)
+            view = acc.at[1:]
+            view.at[0].set(3.0)
+            return acc[...]
+        """, "counted(jnp.zeros(3)).tolist() == [7.0, 3.0, 0.0] and 'kept'"),
     "a_test_calling_update_for_what_it_raises": ("""
         import jax.numpy as jnp
         import optax

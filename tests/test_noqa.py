@@ -236,3 +236,20 @@ def test_ignore_noqa_still_applies_per_file_ignores(tmp_path):
     (tmp_path / "m.py").write_text(CAPTURE.format(comment="  # noqa: JAX101"))
     r = run_cli("check", "--no-cache", "--ignore-noqa", "--per-file-ignores", "m.py:JAX101", "m.py", cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("nl", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
+def test_one_comment_reader_numbers_lines_as_ast_does_for_noqa_and_the_rules(nl):
+    from jaxlint.findings.noqa import comments
+    from jaxlint.static.key_purpose import Comments
+
+    src = nl.join(["import jax", "k = jax.random.key(0)  # Fixed key", "s = '''a", "# not a comment", "'''",
+                   "# noqa: JAX114", "x = 1  # noqa", ""])
+    found = comments(src)
+    assert [(line, text) for line, _, text in found] == [(2, "# Fixed key"), (6, "# noqa: JAX114"), (7, "# noqa")]
+    reader = Comments(src)
+    assert [reader.at(i) for i in range(1, 8)] == [None, "# Fixed key", None, None, None, "# noqa: JAX114", "# noqa"]
+    assert parse_suppressions(src).lines.keys() == {6, 7}
+    # a file tokenize cannot read (an unclosed string) falls back to a scan of the same lines
+    broken = nl.join(["x = 1  # one", "y = '''", "z = 2  # two"])
+    assert [(line, text) for line, _, text in comments(broken)] == [(1, "# one"), (3, "# two")]

@@ -74,7 +74,10 @@ class Suppressions:
         return bool(self.file_codes - known) or (c is not None and bool(set(c.codes or ()) - known))
 
 
-def _comments(source: str) -> list[tuple[int, int, str]]:
+def comments(source: str) -> list[tuple[int, int, str]]:
+    """Every comment of ``source``: (line, 0-based column, text), lines numbered as ``ast``
+    numbers them (``\n``, ``\r\n`` and a lone ``\r`` end a line). The one reader of
+    comments: ``# noqa`` here, a rule's reading of what a comment says (``key_purpose``)."""
     out = []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source, newline="").readline):
@@ -82,7 +85,8 @@ def _comments(source: str) -> list[tuple[int, int, str]]:
                 out.append((tok.start[0], tok.start[1], tok.string))
     except (tokenize.TokenError, SyntaxError, IndentationError):
         # fall back to a line scan; good enough for broken files
-        for i, line in enumerate(source.splitlines(), 1):
+        out = []
+        for i, line in enumerate(split_lines(source), 1):
             j = line.find("#")
             if j >= 0:
                 out.append((i, j, line[j:]))
@@ -95,7 +99,7 @@ def parse_suppressions(source: str) -> Suppressions:
     if "noqa" not in lowered:
         return sup
     noqa_re, file_noqa_re, code_re = _NOQA(), _FILE_NOQA(), _CODE()
-    for line, col, text in _comments(source):
+    for line, col, text in comments(source):
         if "noqa" not in text.lower():
             continue
         fm = file_noqa_re.search(text)

@@ -16,10 +16,9 @@ blind verdicts in docs/precision.md):
 from __future__ import annotations
 
 import ast
-import io
 import re
-import tokenize
 
+from jaxlint.findings.noqa import comments
 from jaxlint.static.keys import key_text
 from jaxlint.static.semantic import ModuleModel, walk
 from jaxlint.textutil import LazyPattern, split_lines
@@ -84,13 +83,7 @@ class Comments:
 
     def at(self, line: int) -> str | None:
         if self._by_line is None:
-            self._by_line = {}
-            try:
-                for tok in tokenize.generate_tokens(io.StringIO(self.source, newline=None).readline):
-                    if tok.type == tokenize.COMMENT:
-                        self._by_line[tok.start[0]] = tok.string
-            except (tokenize.TokenError, SyntaxError, IndentationError):
-                pass
+            self._by_line = {ln: text for ln, _, text in comments(self.source)}
         return self._by_line.get(line)
 
     def only_comment(self, line: int) -> bool:

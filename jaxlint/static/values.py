@@ -1075,11 +1075,38 @@ def python_container(model: "Scopes", expr: ast.AST | None, fn: "FunctionInfo | 
             and (model.resolve_call(expr.value) or "") in TREE_FLATTENS
     if isinstance(expr, ast.Name):
         scope = fn if fn is not None else model.function_of(expr)
+        if not sequence and _declared_container(model, expr.id, scope):
+            return True
         bindings = model.reaching_bindings(expr, scope)
         return bool(bindings) and all(_binds_container(model, b, scope, depth, sequence) for b in bindings)
     if isinstance(expr, ast.Attribute) and not sequence:
         return container_field(model, expr, fn)
     return False
+
+
+def _declared_container(model: "Scopes", name: str, scope: "FunctionInfo | None") -> bool:
+    """``name`` is declared a container where it is bound (``gammas: List[Array] = []``,
+    ``extra: Optional[dict] = None``): the declared type holds for each of its bindings, as
+    a type checker holds it, also those the model cannot follow (an element of a tuple a
+    function of another module returns)."""
+    _, bindings = model.lookup(name, scope)
+    return any(isinstance(b.node, ast.AnnAssign) and b.node.simple and container_annotation(model, b.node.annotation)
+               for b in bindings)
+
+
+def _containers_passed(model: "Scopes", fn: "FunctionInfo", name: str, depth: int) -> bool:
+    """Parameter ``name`` of ``fn`` holds a Python container (or None) at each call site of
+    the module (``combine(x, [y])``, a comprehension, a name bound to a list the caller
+    fills with ``append``; the default where a call leaves it out), and ``fn`` is traced
+    only as those callers call it (no transform applies to it itself, which could pass it
+    an array)."""
+    from jaxlint.static.callers import Callers
+
+    if not fn.traced_by or not all(r.by_call for r in fn.traced_by) or depth > 2:
+        return False
+    bound = Callers.of(model).param_values(fn, name)  # type: ignore[arg-type]  # Scopes is a Model
+    return bool(bound) and all(_is_none(b.value) or python_container(model, b.value, b.scope, depth + 2)
+                               for b in bound)  # type: ignore[union-attr]
 
 
 def truth_is_structure(model: "Scopes", operand: ast.AST, fn: "FunctionInfo | None" = None) -> bool:
@@ -1122,6 +1149,8 @@ def container_field(model: "Scopes", expr: ast.Attribute, fn: "FunctionInfo | No
 def _binds_container(model: "Scopes", b: "Binding", scope: "FunctionInfo | None", depth: int,
                      sequence: bool = False) -> bool:
     """The binding ``b`` gives its name a Python container (``python_container``)."""
+    if b.kind == "param" and scope is not None and not sequence:
+        return _containers_passed(model, scope, b.name, depth)
     if b.kind != "assign":
         return False
     if b.value is not None:

@@ -66,8 +66,10 @@ class TracedControlFlow(StaticRule):
     sentinels and with an empty tuple, list or dict (`args == ()`), the keys of a pytree dict (`for k, v in
     d.items()`), and the truth value of containers: a parameter annotated `Tuple[...]`, `list`, `dict` or
     `PyTree`, a local unpacked from a parameter whose `tuple[...]` annotation declares a container at its place
-    (`arg, pending = carry`), or a local that is still a list where it is tested (`xs = []` ... `jnp.stack(xs) if
-    xs else ...`) or one that falls back to a container (`params or {}`, `extra if extra else []`), and the truth
+    (`arg, pending = carry`), a local that is still a list where it is tested (`xs = []` ... `jnp.stack(xs) if
+    xs else ...`), one declared a container (`gammas: List[Array] = []`, whatever binds it later), a parameter
+    every call in the module passes a list (`combine(x, [y])`; the function traced only through such calls),
+    or one that falls back to a container (`params or {}`, `extra if extra else []`), and the truth
     value of a name or field the same function uses as an object, reading an attribute no array has (`if
     state.dynamic_scale:` beside `state.dynamic_scale.value_and_grad(...)`: `None` or a pytree object, never a
     tracer), and a field of a pytree class of the module declared a container (`if state.ids:` where the class

@@ -3,7 +3,8 @@ with VALID and INVALID code: what jaxlint says of it, and what real jax does wit
 (one fresh jax process for all the snippets, ``outcomes_under_jax``).
 
 * container truthiness: the leaves list of a pytree is a Python list; its truth value
-  is the tree's structure (``values.python_container``);
+  is the tree's structure (``values.python_container``); so is a name declared a list
+  (``xs: List[Array] = []``) and a parameter every caller of the module passes a list;
 * selects of two operands: one key drawing both alternatives of a select, of which one
   survives per element, is not reuse (``selects.alternatives``);
 * a donating jitted function called from traced code is staged into that trace: nothing
@@ -74,6 +75,44 @@ CONTAINERS = """
         if first:  # INVALID
             return x
         return x
+
+    PAIRS = {"pair": lambda x: ([x, x * 2], [x + 1])}
+
+    @jax.jit
+    def declared_list(x, flag=True):
+        gammas: list = []
+        if x.ndim:
+            _, gammas = PAIRS["pair"](x)
+        if flag and gammas:
+            return x + gammas[0]
+        return x
+
+    @jax.jit
+    def declared_array(x, flag=True):
+        scale: jax.Array = x.sum()
+        if flag and scale:  # INVALID: an array's truth
+            return x
+        return x
+
+    def combine(x, flag, extras=None):
+        if flag and extras:
+            return x + extras[0]
+        return x
+
+    @jax.jit
+    def lists_passed(x):
+        zs = []
+        zs.append(x)
+        return combine(x, True, [x * 2]) + combine(x, False, [x * i for i in range(3)]) + combine(x, True, zs)
+
+    def scaled(x, flag, extra=None):
+        if flag and extra:  # INVALID: one caller passes an array
+            return x * extra[0]
+        return x
+
+    @jax.jit
+    def array_passed(x):
+        return scaled(x, True, [x]) + scaled(x, True, x * 2)
 """
 
 
@@ -251,6 +290,11 @@ def _outcomes() -> dict[str, str]:
            for name in ("leaves_truth", "tree_leaves_truth", "flatten_first", "unpacked")},
         "truth:a_leaf": (containers, "a_leaf({'a': jnp.ones(())})"),
         "truth:first_leaf": (containers, "first_leaf({'a': jnp.ones(())})"),
+        # a name declared a list, a parameter every caller passes a list: their truth is the
+        # length; an array declared so, or passed by one caller: TracerBoolConversionError
+        **{f"truth:{name}": (containers, f"{name}(jnp.ones(3)) is not None and 'ok'")
+           for name in ("declared_list", "lists_passed")},
+        **{f"truth:{name}": (containers, f"{name}(jnp.ones(()))") for name in ("declared_array", "array_passed")},
         # each element of a select holds one draw: as random as a draw from a split key
         # (half the normals are negative); a condition drawn from the same key picks,
         # for every element, exactly the normals that are positive: a wrong result
@@ -276,7 +320,8 @@ def test_real_jax_agrees_on_container_truth():
     assert {k: v for k, v in out.items() if k.startswith("truth:")} == {
         "truth:leaves_truth": "ok", "truth:tree_leaves_truth": "ok", "truth:flatten_first": "ok",
         "truth:unpacked": "ok", "truth:a_leaf": "TracerBoolConversionError",
-        "truth:first_leaf": "TracerBoolConversionError"}
+        "truth:first_leaf": "TracerBoolConversionError", "truth:declared_list": "ok", "truth:lists_passed": "ok",
+        "truth:declared_array": "TracerBoolConversionError", "truth:array_passed": "TracerBoolConversionError"}
 
 
 def test_real_jax_shows_the_reuse_that_is_reported_and_not_the_select():

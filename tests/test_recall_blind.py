@@ -567,8 +567,11 @@ FOUND15 = frozenset({
 #: committed alone at 28bda0a, tag recall-round16-blind-cases, before jaxlint ran on them):
 #: 9 of 16, the same 9 with the default selection (JAX114's two hits are of kinds on by default);
 #: 12 with ``--preview`` (dynamiqs-2669aebe, dmff-52d8830 and deepqmc-bb422ce, rated only possible).
+#: After tuning on the opened round (fix54a: an ``if`` that raises for every other shape checks the
+#: argument and is no shape guard), dynamiqs-2669aebe is found by default too: 10 of 16.
 FOUND16 = frozenset({
     "deepqmc-299f4c4",
+    "dynamiqs-2669aebe",
     "dynamiqs-51c4d147",
     "dynamiqs-ddb79cbe",
     "efax-b83fb46",
@@ -879,7 +882,7 @@ def test_sixteenth_round_with_the_default_selection(measured_default):
     on = on_by_default(CASES16, FOUND16)
     sixteenth = found(measured_default, CASES16)
     assert on <= sixteenth, sorted(on - sixteenth)
-    assert len(sixteenth) >= len(on) >= 9
+    assert len(sixteenth) >= len(on) >= 10
 
 
 #: Cases whose problem is an error, each with the call that shows it: run with real jax

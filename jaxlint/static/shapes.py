@@ -103,7 +103,9 @@ def shape_guard(model: Scopes, fn: FunctionInfo | None, node: ast.AST) -> ast.ex
     ``else`` arm of ``!=``), or that follows an ``if`` that leaves the block for every
     other shape (``if x.ndim != 0: return ...``). Shapes are static under a trace, so
     that code runs only when the traced callers pass that shape; None when no such test
-    is around ``node``."""
+    is around ``node``. An ``if`` that raises for every other shape (``if x.ndim != 1:
+    raise ValueError(...)``) is no such test: it checks the argument, and the code after
+    it is the path of every call that does not fail."""
     stop = fn.node if fn is not None else None
     child: ast.AST = node
     for a in model.ancestors(node):
@@ -116,7 +118,7 @@ def shape_guard(model: Scopes, fn: FunctionInfo | None, node: ast.AST) -> ast.ex
             if isinstance(block, list) and child in block:
                 for before in block[:block.index(child)]:
                     if isinstance(before, ast.If) and not before.orelse and before.body \
-                            and isinstance(before.body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break)) \
+                            and isinstance(before.body[-1], (ast.Return, ast.Continue, ast.Break)) \
                             and _names_shape(model, before.test, False):
                         return before.test
         if a is stop:

@@ -470,6 +470,20 @@ def test_a_conditional_behind_a_shape_guard_is_possible_and_real_jax_runs_the_ot
                                 "early:vector": "[0.0, 0.0, 1.0]", "early:scalar": "TracerBoolConversionError"}
 
 
+def test_code_after_a_shape_check_that_raises_is_not_behind_a_guard_and_real_jax_fails_there():
+    """tests/fixtures/rules/JAX105/invalid_after_shape_check.py: ``if t.ndim != 1: raise``
+    checks the argument; the traced test after it runs on every call that passes the
+    check (recall round 16: dynamiqs), so it is reported by default, and real jax raises
+    there for the one shape the check lets through."""
+    from helpers import lint_source
+
+    src = _fixture("invalid_after_shape_check")
+    found = lint_source(src, select=["JAX105"])
+    assert [d.start.line for d in found] == [9] and "runs only when" not in found[0].message
+    assert outcomes_under_jax({"checked": (src, "integrate(jnp.ones(3), jnp.arange(3.0))")}) == {
+        "checked": "TracerBoolConversionError"}
+
+
 # ------------------------------------------------------------------ a field declared static by its metadata
 def test_real_jax_keeps_a_field_with_pytree_node_false_metadata_static():
     """tests/fixtures/rules/JAX105/{valid,invalid}_pytree_node_metadata.py: a library's own

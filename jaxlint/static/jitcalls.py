@@ -47,7 +47,7 @@ def jit_call_sites(model: ModuleModel, entry: EntryPoint, calls: list[ast.Call])
         is_method = fn.class_name is not None and not is_staticmethod(fn)
         for call in calls:
             if is_method:
-                if _self_attr_call(model, call, fn.name, fn.class_name):
+                if _self_attr_call(model, call, fn.name, fn.class_name) or _instance_call(model, call, fn):
                     yield call, 1
             elif isinstance(call.func, ast.Name) and call.func.id == fn.name:
                 _, bindings = model.lookup(call.func.id, model.function_of(call))
@@ -157,6 +157,14 @@ def traced_statics(model: ModuleModel, calls: list[ast.Call]) -> list[TracedStat
             if param in static and target is not None and (id(node) in into or _traced_at(model, scope, node, arg)):
                 out.append(TracedStatic(arg, param, target, scope, into.get(id(node))))
     return out
+
+
+def _instance_call(model: ModuleModel, call: ast.Call, fn: FunctionInfo) -> bool:
+    """``obj.method(...)`` of an instance of ``fn``'s class the model knows: an attribute of
+    ``self`` set to one in ``__init__`` (``self.source = Basis(...)``), a name bound to one."""
+    func = call.func
+    return isinstance(func, ast.Attribute) and func.attr == fn.name \
+        and model.callee(func, model.function_of(call)) == (fn, 1)
 
 
 def _traced_at(model: ModuleModel, scope: FunctionInfo | None, node: ast.AST, arg: ast.expr) -> bool:

@@ -186,7 +186,38 @@ def test_jax108_non_literal_static_spec_is_not_guessed():
 # field holding an array fails on the second call with another instance (jit compares the
 # metadata with its cached program's), so the programs call twice.
 _HEAD = "import dataclasses\nfrom typing import Any\nimport jax\nimport jax.numpy as jnp\nimport numpy as np\n"
+#: two instances of a class whose method is jitted with a static parameter, reached through
+#: attributes of another jitted object (recall round 16: JAXtronomy); ``update`` is filled in
+_FIT = """
+import functools
+
+class Basis:
+    def __init__(self, kinds):
+        self.kinds = kinds
+
+    @functools.partial(jax.jit, static_argnums=(0, 2))
+    def fill(self, values, start):
+        return [values[start + k] for k, _ in enumerate(self.kinds)], start + len(self.kinds)
+
+class Fit:
+    def __init__(self, source, light):
+        self.source = Basis(source)
+        self.light = Basis(light)
+
+    def __hash__(self):
+        return id(self)
+
+    @functools.partial(jax.jit, static_argnums=0)
+    def update(self, values):{update}
+
+def main():
+    return Fit(["a", "b"], ["c"]).update(jnp.arange(4.0))
+"""
 FLAGGED = {
+    "a traced index passed to a static parameter of a jitted method of an instance attribute": (_FIT.format(update="""
+        src, at = self.source.fill(values, 0)
+        light, _ = self.light.fill(values, at)  # <-
+        return src, light"""), "main()"),
     "an array annotation on an equinox static field": ("""
         import equinox as eqx
 
@@ -297,6 +328,9 @@ FLAGGED = {
         """, "run(2.0)"),
 }
 QUIET = {
+    "Python ints passed to a static parameter of a jitted method of an instance attribute": (_FIT.format(update="""
+        n = len(self.source.kinds)
+        return self.source.fill(values, 0)[0], self.light.fill(values, n)[0]"""), "main() and 'ok'"),
     "hashable static fields and array leaves": ("""
         import equinox as eqx
         from flax import struct

@@ -41,8 +41,9 @@ def merge_parts(parts: Iterable[dict]) -> list[dict]:
             for name, c in (site.get("functions") or {}).items():
                 if not isinstance(c, dict):
                     continue
-                have = cur["functions"].setdefault(str(name), {"compiles": 0, "seconds": 0.0})
+                have = cur["functions"].setdefault(str(name), {"compiles": 0, "seconds": 0.0, "calls": 0})
                 have["compiles"] += int(c.get("compiles") or 0)
+                have["calls"] += int(c.get("calls") or c.get("compiles") or 0)
                 have["seconds"] = round(have["seconds"] + float(c.get("seconds") or 0.0), 4)
     return list(merged.values())
 
@@ -89,6 +90,7 @@ def entries(sites: list[dict], root: Path, program: str | None) -> dict[str, dic
         entry: dict[str, Any] = {
             "file": site["file"], "line": site["line"], "qualname": site["scope"], "caller": site.get("caller"),
             "functions": {n: c["compiles"] for n, c in sorted(fns.items())},
+            "calls": {n: c["calls"] for n, c in sorted(fns.items()) if c["calls"] != c["compiles"]},
             "seconds": round(sum(c["seconds"] for c in fns.values()), 4),
             "code": {f: sc for f, sc in code.items() if sc}, "jaxlint": __version__,
             "rule_options": rule_options(rules), "program": program, "diagnostics": [],
@@ -128,7 +130,8 @@ def _column(path: Path, line: int) -> int:
 
 class SiteContext:
     """What a program-level rule sees of one line: ``site`` (``file``, ``line``, ``scope``,
-    ``caller``, ``functions``: name -> ``{"compiles", "seconds"}``), its ``opts``, and
+    ``caller``, ``functions``: name -> ``{"compiles", "seconds", "calls"}``, ``calls`` the
+    number of calls of the line that compiled it), its ``opts``, and
     :meth:`report`."""
 
     def __init__(self, site: dict, column: int, caller: tuple[str, int, int] | None) -> None:

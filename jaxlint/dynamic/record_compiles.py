@@ -19,7 +19,9 @@ is left out. What is kept, in the :class:`~jaxlint.dynamic.record_state.Recorder
 (``eager_sites``), and written as ``compiles-<pid>.json`` beside the records (:func:`part`),
 merged by ``jaxlint record`` into the ``eager`` part of ``observed.json``
 (:mod:`jaxlint.dynamic.eager`): per line of the project, its scope's qualified name, the
-compiled functions with their counts and seconds, and the first call that led there.
+compiled functions with their counts, seconds and the number of calls of the line that
+compiled each (a call of the line is known by a mark on the frame it called, :class:`_Call`),
+and the first call that led there.
 """
 from __future__ import annotations
 
@@ -58,8 +60,24 @@ def _on_event(event: str, seconds: float, **kwargs) -> None:
         recorder_error("counting a compile outside the jitted functions", e)
 
 
+class _Call:
+    """The mark of one call (set as ``f_trace`` of the frame of the project's function the
+    line is in, or at a module's top level of the frame the line called: a frame lives as
+    long as its call, and a later call is a new frame). Inert: Python calls a frame's ``f_trace`` only while a
+    tracer (``sys.settrace``) runs, and then this one asks for nothing more."""
+
+    __slots__ = ("number",)
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+
+    def __call__(self, frame, event, arg) -> None:
+        return None
+
+
 def _count(name: str, seconds: float) -> None:
     frame = sys._getframe(2)
+    callee = None
     depth = 0
     while frame is not None and depth < _DEPTH:
         filename = frame.f_code.co_filename
@@ -67,11 +85,14 @@ def _count(name: str, seconds: float) -> None:
             return  # a recorded jitted call (JAX208 counts its compiles) or the observer's own work
         if in_project(filename):
             break
-        frame, depth = frame.f_back, depth + 1
+        frame, callee, depth = frame.f_back, frame, depth + 1
     else:
         return  # no line of the project's within reach
     if frame is None:
         return  # none at all: a library's work at import, or jax's own
+    frame, callee = _users_call(frame, callee)
+    if frame is None:
+        return
     file, line = _where(frame.f_code.co_filename, frame.f_lineno)
     scope = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
     key = (file, line, scope)
@@ -79,9 +100,45 @@ def _count(name: str, seconds: float) -> None:
         site = RECORDER.eager_sites.get(key)
         if site is None:
             site = RECORDER.eager_sites[key] = {"functions": {}, "caller": _caller(frame.f_back)}
-        counts = site["functions"].setdefault(name, [0, 0.0])
+        # which call this is: of the function the line is in (a new frame per call), or,
+        # at a module's top level, of what the line called. One call that compiles an
+        # operation per shape (an eager model's first call over its layers, a library's
+        # set-up) is one call, however many compiles; a frame another tracer marks
+        # counts each compile as a call
+        marked = frame if frame.f_code.co_name != "<module>" else callee
+        mark = getattr(marked, "f_trace", None)
+        if isinstance(mark, _Call):
+            call = mark.number
+        else:
+            RECORDER.eager_calls += 1  # one count for all lines: a frame may compile at several
+            call = RECORDER.eager_calls
+            if marked is not None and mark is None:
+                marked.f_trace = _Call(call)
+        counts = site["functions"].setdefault(name, [0, 0.0, 0, 0])
         counts[0] += 1
         counts[1] += seconds
+        if counts[3] != call:  # compiled in another call of the line than before
+            counts[2] += 1
+            counts[3] = call
+
+
+def _users_call(frame, callee):
+    """The project's frame to count a compile at, and the frame it called: ``frame``
+    itself, unless a library called it back (a kernel's ``evaluate`` that tinygp applies,
+    a value function optax's line search calls): then the project's call into that
+    library further out, whose calls decide how often the library calls back. (None,
+    None) under jaxlint's own code."""
+    depth = 0
+    while frame.f_code.co_name != "<module>" and depth < _DEPTH:
+        back, inner = frame.f_back, frame
+        while back is not None and not in_project(back.f_code.co_filename) and depth < _DEPTH:
+            if back.f_code.co_filename.startswith(_OWN):
+                return None, None
+            inner, back, depth = back, back.f_back, depth + 1
+        if back is None or inner is frame:  # called by the project's own code (or by nothing)
+            return frame, callee
+        frame, callee = back, inner
+    return frame, callee
 
 
 def _where(filename: str, line: int) -> tuple[str, int]:
@@ -118,7 +175,7 @@ def part() -> dict | None:
         return None
     with RECORDER.eager_lock:
         sites = [{"file": f, "line": n, "scope": s, "caller": site["caller"],
-                  "functions": {name: {"compiles": c, "seconds": round(t, 4)}
-                                for name, (c, t) in site["functions"].items()}}
+                  "functions": {name: {"compiles": c, "seconds": round(t, 4), "calls": calls}
+                                for name, (c, t, calls, _) in site["functions"].items()}}
                  for (f, n, s), site in RECORDER.eager_sites.items()]
     return {"main": (RECORDER.program or {}).get("main"), "sites": sites}

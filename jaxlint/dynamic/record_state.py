@@ -112,6 +112,8 @@ class Recorder:
         self.eager_lock = threading.Lock()
         #: whether this process listens to jax's compile events
         self.eager_listening = False
+        #: the calls that compiled outside the jitted functions, numbered (one count for all lines)
+        self.eager_calls = 0
 
     def forget(self) -> None:
         """A forked child's recording starts empty: the parent's counters are the parent's."""

@@ -43,15 +43,19 @@ class EagerRecompilation(TraceRule):
     `jnp.concatenate` that grows). It reads what `jaxlint record` saw: jax reports every
     XLA compile (`jax.monitoring`'s backend-compile event, with the compiled function's
     name and its seconds) in the thread that compiles, and the recorder counts each at
-    the innermost line of the project's code on that thread's stack, per compiled
-    function (nothing per operation: only per compile). Compiles of your own jitted
+    the innermost line of the project's code on that thread's stack (where a library
+    called that code back, a kernel's `evaluate` or a value function, at the project's
+    call into the library), per compiled function (nothing per operation: only per
+    compile). Compiles of your own jitted
     functions (`jax.jit`, `nnx.jit`, `equinox.filter_jit`, called anywhere) are JAX208's
     and are not counted here.
 
-    It reports a line only when one function compiled there at least `min-compiles`
-    times and those repeated compiles took at least `min-seconds` in all: one compile
-    per shape of a warm-up, or per operation of an eager model's first call, is not a
-    finding. The finding says the function, the count and the seconds, with the call
+    It reports a line only when one function compiled there in at least `min-compiles`
+    calls of the line (each call of a line is told apart by a mark on the frame it
+    calls) and those compiles took at least `min-seconds` in all: one call that compiles
+    an operation once per shape (an eager model's first call, a library's set-up at
+    import, a circuit of many gate shapes applied once) is one call, and a warm-up over
+    a few shapes is under the count; neither is a finding. The finding says the function, the count and the seconds, with the call
     that led there (the loop's) as related; a line under a test file (`test_*.py`) is
     left out unless `check-tests` is on. `check --dynamic` reports it while the code of
     the line's function and of that call is unchanged, as it does a function's.
@@ -101,7 +105,8 @@ class EagerRecompilation(TraceRule):
     fix_hint = "put the step under one `jax.jit`, or make the jitted function once outside the loop"
     program_level = True
     options = {
-        "min-compiles": Option(4, "report a line only where one function compiled at least this many times", int, 2),
+        "min-compiles": Option(4, "report a line only where one function compiled in at least this many of its "
+                                  "calls", int, 2),
         "min-seconds": Option(1.0, "report a line only where its repeated compiles took at least this many seconds "
                                    "in all (XLA's compile time as jax measured it, the wall clock)", (int, float), 0),
         "check-tests": Option(False, "also report lines of test files (`test_*.py`, `*_test.py`)", bool),
@@ -149,17 +154,22 @@ class EagerRecompilation(TraceRule):
         site = ctx.site
         if is_test_path(site["file"]) and not self.opts["check-tests"]:
             return
-        again = {n: c for n, c in site["functions"].items() if c["compiles"] > 1}
+        # compiled again by later calls of the line: one call that compiles an operation
+        # per shape (an eager model's first call) compiles each once, in that call
+        again = {n: c for n, c in site["functions"].items() if c.get("calls", c["compiles"]) > 1}
         if not again:
             return
-        name, worst = max(again.items(), key=lambda kv: (kv[1]["compiles"], kv[1]["seconds"], kv[0]))
-        if worst["compiles"] < self.opts["min-compiles"]:
+        name, worst = max(again.items(), key=lambda kv: (kv[1].get("calls", kv[1]["compiles"]), kv[1]["compiles"],
+                                                         kv[1]["seconds"], kv[0]))
+        calls = worst.get("calls", worst["compiles"])
+        if calls < self.opts["min-compiles"]:
             return
         seconds = sum(c["seconds"] for c in again.values())
         if seconds < self.opts["min-seconds"]:
             return
-        ranked = sorted(again.items(), key=lambda kv: (-kv[1]["compiles"], kv[0]))
-        what = f"`{name}` was compiled {worst['compiles']} times at this line"
+        ranked = sorted(again.items(), key=lambda kv: (-kv[1].get("calls", kv[1]["compiles"]), kv[0]))
+        what = (f"`{name}` was compiled {worst['compiles']} times at this line"
+                + (f", in {calls} of its calls" if calls != worst["compiles"] else ""))
         if len(ranked) > 1:
             others = ", ".join(f"`{n}` {c['compiles']}" for n, c in ranked[1:4] if n != name)
             what += f" (and {others}{' ...' if len(ranked) > 4 else ''})"

@@ -158,6 +158,34 @@ def test_new_shapes_on_every_iteration_are_reported_and_a_short_warm_up_is_not(t
     assert not [d for d in found if d["code"] == "JAX212"], found  # 3 compiles: under `min-compiles` (4)
 
 
+def test_one_call_that_compiles_an_operation_per_shape_is_one_call_and_quiet(tmp_path):
+    """An eager model's first call compiles each layer's operations for that layer's shape
+    (6 matmuls at one line, in one call); later calls compile nothing: not a finding."""
+    proj = _project(tmp_path / "p", """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def score(y):
+            return jnp.sum(y)
+
+        def forward(layers, x):
+            for w in layers:
+                x = jnp.tanh(x @ w)
+            return x
+
+        if __name__ == "__main__":
+            layers = [jnp.ones((8 + i, 9 + i)) / 10 for i in range(6)]
+            for _ in range(3):
+                print(float(score(forward(layers, jnp.ones((2, 8))))))
+    """)
+    _record(proj)
+    site = _eager(proj)["sites"]["prog.py:10:forward"]
+    assert site["functions"]["jit(matmul)"] == 6 and site["calls"]["jit(matmul)"] == 1, site
+    found, _ = _check(proj)
+    assert not [d for d in found if d["code"] == "JAX212"], found
+
+
 def test_thresholds_come_from_the_config_and_a_change_makes_the_site_out_of_date(tmp_path):
     proj = _project(tmp_path / "p", EAGER_SEARCH, "min-compiles = 6\n")
     _record(proj)
@@ -246,3 +274,37 @@ def test_a_recording_without_the_eager_part_still_checks(tmp_path):
     observed.write_text(json.dumps(data))
     found, _ = _check(proj)
     assert found == before, found
+
+
+def test_code_a_library_calls_back_is_counted_at_the_projects_call_into_the_library(tmp_path):
+    """A kernel or value function of the project that a library applies eagerly: its
+    compiles are the library call's, counted where the program calls the library (one
+    call here, however many shapes the library tries)."""
+    proj, env = beside_a_library(tmp_path, {"sweep.py": """
+import jax.numpy as jnp
+
+def sweep(fn):
+    return [fn(jnp.ones(n)) for n in range(2, 8)]
+"""})
+    _project(proj, """
+        import jax
+        import jax.numpy as jnp
+        from sweep import sweep
+
+        @jax.jit
+        def score(x):
+            return jnp.sum(x)
+
+        def kernel(x):
+            return jnp.sin(x) * 2.0
+
+        if __name__ == "__main__":
+            out = sweep(kernel)
+            print(float(score(out[0])))
+    """, )
+    _record(proj, env)
+    sites = _eager(proj)["sites"]
+    assert "prog.py:13:<module>" in sites and not any(":kernel" in k for k in sites), sites
+    assert sites["prog.py:13:<module>"]["functions"]["jit(sin)"] == 6, sites
+    found, _ = _check(proj, env=env)
+    assert not [d for d in found if d["code"] == "JAX212"], found  # one call of the line

@@ -143,7 +143,7 @@ class EagerRecompilation(TraceRule):
         # this small loop compiles in milliseconds)
         Invalid(
             EAGER_STEP,
-            line=11,
+            line=10,
             message="`jit(while)` was compiled 6 times at this line, outside any jitted function",
             run=True,
             options={"min-seconds": 0},

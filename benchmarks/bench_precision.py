@@ -34,7 +34,7 @@ that jaxlint no longer reports are listed too (what a change removed).
 Targets (issue 10): at least 80 % of the findings true, at most 0.03 false findings per
 kLOC, no false JAX105 error. Issue 19's, on ``dev`` and ``unopened``: at least 80 % true,
 at most 0.02 false findings per kLOC, no false finding of error severity (any rule).
-Issue 36's, on ``dev36``, ``unopened36``, ``dev50`` and the sealed ``blind40``, ``blind42``, ``blind44``, ``blind46``, ``blind48``, ``blind50``, ``blind51``, ``blind52``, ``blind53`` and ``blind54``: at least 80 % true, at most
+Issue 36's, on ``dev36``, ``unopened36``, ``dev50`` and the sealed ``blind40``, ``blind42``, ``blind44``, ``blind46``, ``blind48``, ``blind50``, ``blind51``, ``blind52``, ``blind53``, ``blind54`` and ``blind54b``: at least 80 % true, at most
 0.01 false findings per kLOC, no false finding of error severity.
 ``--check`` exits 1 when one is missed (by a corpus or the combined figure) or a
 finding is unjudged.
@@ -747,8 +747,21 @@ BLIND54 = (
     ("tpu-verifier-normalforms", "c0d714079684f89b1a2fe4eb71fd6ea00da51666", "JJYYY-JJY/tpu-verifier-normalforms"),
     ("VLA_JAX_TPU", "9350c6aabe5c81b2dfdb45bb83d8ecede677f3e6", "rakybond007/VLA_JAX_TPU"),
 )
+#: blind54's second part (issue 36: blind54 gave 10 default findings, fewer than the 20 the issue asks for), drawn by
+#: the rule written down before its draw (``docs/precision.md``, "The sealed corpus blind54b"): blind54's rule and
+#: checks unchanged, its candidates from the 221st in its order (the rest of its part (c)), every repository fetched by
+#: anyone before that rule landed out, 150 fetches: 5 JAX repositories, 53,718 lines. Pinned by repository and commit
+#: as blind54's are. Sealed by the commit that added it: judged blind once at main ``1c75a63``'s code, the first time
+#: jaxlint runs on it. Never tune on it.
+BLIND54B = (
+    ("craftax-ReMDM-planner", "9a45363e77626fdad446fece29563a9552f7e62a", "mathisweil/craftax-ReMDM-planner"),
+    ("gemma3-tpu-pallas", "783d00761ba1da052326df1fd3d017c4875ad0b9", "denis-mil/gemma3-tpu-pallas"),
+    ("jaxnerf_renewal", "9bdb69fb468c92bab4bbf0f1d427285a178cb0e2", "barikata1984/jaxnerf_renewal"),
+    ("tpu-jax", "b2e7060e9957b01c6eecfb3ed981b82826dd0a25", "xbill9/tpu-jax"),
+    ("tpu-mini-sglang", "2245b7bd48d65282f75faa054f8a924eda34326f", "AMLeng/tpu-mini-sglang"),
+)
 #: the corpora pinned by repository and commit (the others by wheel and sha256)
-REPOSITORY_CORPORA = ("dev50", "blind51", "blind52", "blind53", "blind54")
+REPOSITORY_CORPORA = ("dev50", "blind51", "blind52", "blind53", "blind54", "blind54b")
 
 #: distribution -> the one folder of its wheel (or source archive)
 #: (or of its repository; several folders: a tuple) that is in a corpus
@@ -780,8 +793,9 @@ CORPORA = {
     "blind52": (BLIND52, HERE / "precision_judgements_blind52.json", "precision-blind52"),
     "blind53": (BLIND53, HERE / "precision_judgements_blind53.json", "precision-blind53"),
     "blind54": (BLIND54, HERE / "precision_judgements_blind54.json", "precision-blind54"),
+    "blind54b": (BLIND54B, HERE / "precision_judgements_blind54b.json", "precision-blind54b"),
 }
-#: what ``--corpus all`` runs: every corpus but the unopened, fresh and issue-36 ones (blind40-blind54 too), which run only when named
+#: what ``--corpus all`` runs: every corpus but the unopened, fresh and issue-36 ones (blind40-blind54b too), which run only when named
 ALL = ("original", "holdout", "dev")
 JUDGEMENTS = CORPORA["original"][1]
 VERDICTS = ("true", "debatable", "false")
@@ -819,8 +833,8 @@ TARGETS52 = {"precision": 0.80, "false_per_kloc": 0.01, "false_errors": 0}
 #: the sealed corpus blind53's targets: at least 80 % true, at most 0.01 false per kLOC, no false error
 STRICT53 = ("blind53",)
 TARGETS53 = {"precision": 0.80, "false_per_kloc": 0.01, "false_errors": 0}
-#: the sealed corpus blind54's targets: at least 80 % true, at most 0.01 false per kLOC, no false error
-STRICT54 = ("blind54",)
+#: the sealed corpus blind54's targets (and its second part blind54b's): at least 80 % true, at most 0.01 false per kLOC, no false error
+STRICT54 = ("blind54", "blind54b")
 TARGETS54 = {"precision": 0.80, "false_per_kloc": 0.01, "false_errors": 0}
 
 Key = tuple[str, str, str]  # (path inside the package, code, signature)

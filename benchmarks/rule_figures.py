@@ -62,6 +62,8 @@ BLIND = {
                 "51 GitHub repositories sealed before anything ran on them, judged blind once at 03b2261 (issue 36)"),
     "blind54": ("precision_judgements_blind54.json",
                 "16 GitHub repositories sealed before anything ran on them, judged blind once at 1c75a63 (issue 36)"),
+    "blind54b": ("precision_judgements_blind54b.json",
+                 "5 GitHub repositories sealed before anything ran on them (blind54's second part), judged blind once at 1c75a63 (issue 36)"),
     "dynamic": ("dynamic_judgements.json",
                 "79 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
                 "(6 programs, issue 20), 4419f18 (7 programs, issue 37), ab7bc28 (6 programs, issue 37), "

@@ -74,7 +74,7 @@ class MemoryBudget(HloRule):
     """
 
     code = "JAX304"
-    group = "perf"
+    group = "pedantic"  # blind figure 4 of 10 true (fifteenth judgement, issue 37): off by default
     name = "memory-budget"
     summary = "the compiled function needs more temporary or peak memory than the budget"
     fix_hint = "restructure to avoid the large intermediates (chunk, scan, checkpoint)"

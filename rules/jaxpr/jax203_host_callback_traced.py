@@ -53,7 +53,7 @@ class HostCallbackTraced(TraceRule):
     """
 
     code = "JAX203"
-    group = "perf"
+    group = "pedantic"  # blind figure 0 of 10 true (fifteenth judgement, issue 37): off by default
     name = "host-callback-traced"
     summary = "the traced program calls back into Python on the host"
     fix_hint = "remove debug callbacks; keep needed host calls out of loop bodies"

@@ -175,7 +175,8 @@ def current_findings(part: Any, rel: str, root: Path, rules_now: list[Any], read
     for key, e in sites_of(part).items():
         if e.get("file") != rel:
             continue
-        ran = e.get("rule_options") if isinstance(e.get("rule_options"), dict) else {}
+        options = e.get("rule_options")
+        ran = options if isinstance(options, dict) else {}
         fresh = observations.current(e, root, reader) if all(ran.get(c) == d for c, d in now.items()) else None
         if fresh is None:
             stale.append(dict(e, key=key))

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import sys
+from types import FrameType
 
 from jaxlint.dynamic.record_state import RECORDER, in_project, place, record_root, recorder_error
 
@@ -51,11 +52,11 @@ def listen() -> None:
         recorder_error("listening to jax's compiles", e)
 
 
-def _on_event(event: str, seconds: float, **kwargs) -> None:
+def _on_event(event: str, duration_secs: float, **kwargs: str | int) -> None:
     if event != BACKEND_COMPILE:
         return
     try:
-        _count(str(kwargs.get("fun_name") or "?"), float(seconds))
+        _count(str(kwargs.get("fun_name") or "?"), float(duration_secs))
     except Exception as e:  # never break the program
         recorder_error("counting a compile outside the jitted functions", e)
 
@@ -76,7 +77,7 @@ class _Call:
 
 
 def _count(name: str, seconds: float) -> None:
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     callee = None
     depth = 0
     while frame is not None and depth < _DEPTH:

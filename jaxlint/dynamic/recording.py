@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from jaxlint.dynamic import signatures
 from jaxlint.dynamic import observed as observations
@@ -40,7 +41,7 @@ class Saved:
 
 
 def save(target: Path, record_parts: list[dict], pickles: dict[str, Path], observed_parts: list[dict], *,
-         complete: bool, replace: bool = False, compile_parts: list[dict] = (), root: Path | None = None) -> Saved:
+         complete: bool, replace: bool = False, compile_parts: Sequence[dict] = (), root: Path | None = None) -> Saved:
     """Save one run into the signatures file ``target`` and the observations beside it.
 
     ``record_parts`` and ``observed_parts``: what each process of the run wrote;

@@ -140,7 +140,7 @@ def pallas_ref(model: ModuleModel, fn: FunctionInfo | None, expr: ast.AST | None
     function's name when the function binds it nowhere else (the name the author meant)."""
     if _depth > 4 or expr is None:
         return False
-    if is_at_helper(expr):
+    if isinstance(expr, ast.expr) and is_at_helper(expr):
         return pallas_ref(model, fn, expr.value.value, _depth + 1)  # type: ignore[attr-defined]
     if isinstance(expr, ast.Call):
         return (model.resolve_call(expr) or "") in _NEW_REFS

@@ -8,6 +8,9 @@ that rules ask instead of guessing from names.
   or the early-return form ``if key in _CACHE: return _CACHE[key]``).
 * ``eager_block``: a ``with jax.disable_jit():`` or ``with jax.ensure_compile_time_eval():``
   block around a node: jit and the lax loops run their Python there, op by op.
+* ``flag_off_when_traced``: jax's ``jax_disable_jit`` flag reads false whenever a function
+  runs under a trace (only jits and lax loops trace it): an ``if jax.config.jax_disable_jit:``
+  arm there is eager-only (``disable_jit_test`` says whether a test reads the flag).
 * ``never_given``: the parameters that no call of a transformed callable bound to a name
   (or to ``self.<attribute>``) passes: they keep their defaults under that trace.
 """
@@ -197,6 +200,77 @@ def eager_block(model: ModuleModel, node: ast.AST) -> str | None:
                 if q in EAGER_CONTEXTS:
                     return q
     return None
+
+
+#: jax's flag that turns jit off (``jax.config.update("jax_disable_jit", True)``, set
+#: inside ``with jax.disable_jit():``), read as an attribute of the config.
+DISABLE_JIT_FLAG = "jax.config.jax_disable_jit"
+#: The reasons a function is traced by a trace that ``jax_disable_jit`` turns off: a jit
+#: (equinox's and nnx's too) runs its function as plain Python with the flag on, and the lax
+#: loops and conditionals call their bodies with concrete values (``EAGER_UNDER_DISABLE_JIT``).
+#: Not here: ``pmap``, ``checkpoint``, ``vmap`` and the differentiation transforms, which
+#: still trace under ``disable_jit`` (jax 0.10.2: a tracer reaches their function's
+#: ``if jax.config.jax_disable_jit:`` arm; tests/rules/static/test_jax105.py).
+_OFF_UNDER_DISABLE_JIT = frozenset({"jit", "pjit", "filter_jit", "nnx.jit"})
+_EAGER_LOOPS_UNDER_DISABLE_JIT = frozenset(q.rsplit(".", 1)[-1] for q in EAGER_UNDER_DISABLE_JIT)
+
+
+def disable_jit_test(model: ModuleModel, test: ast.AST) -> bool:
+    """``test`` reads jax's disable-jit flag: ``jax.config.jax_disable_jit`` (or
+    ``config.jax_disable_jit`` after ``from jax import config``), or
+    ``jax.config.read("jax_disable_jit")`` (older jax; 0.10.2 raises there)."""
+    if isinstance(test, ast.Attribute):
+        return model.resolve(test) == DISABLE_JIT_FLAG
+    return isinstance(test, ast.Call) and len(test.args) == 1 and not test.keywords \
+        and isinstance(test.args[0], ast.Constant) and test.args[0].value == "jax_disable_jit" \
+        and model.resolve_call(test) == "jax.config.read"
+
+
+def reads_disable_jit(model: ModuleModel) -> bool:
+    """The module names ``jax_disable_jit`` anywhere (kept: asked once per traced function)."""
+    known = model.__dict__.get("_reads_disable_jit")
+    if known is None:
+        known = model.__dict__["_reads_disable_jit"] = any(
+            a.attr == "jax_disable_jit" for a in model.nodes(ast.Attribute)) or any(
+            c.value == "jax_disable_jit" for c in model.nodes(ast.Constant))
+    return known
+
+
+def flag_off_when_traced(model: ModuleModel, fn: FunctionInfo) -> bool:
+    """``jax_disable_jit`` is false whenever ``fn`` runs under a trace: every way it is
+    traced is a jit or a lax loop or conditional (``_OFF_UNDER_DISABLE_JIT``), applied in
+    eager code or in a function of which this holds too, or a call from such a function.
+    With the flag on none of these traces: ``fn`` then runs as Python on concrete values.
+    So an arm under ``if jax.config.jax_disable_jit:`` (a debug mode's asserts on values)
+    never runs traced; a ``vmap``, ``grad`` or ``pmap`` on the way makes it False (they
+    trace with the flag on)."""
+    memo: dict[int, bool] = model.__dict__.setdefault("_flag_off_when_traced", {})
+    known = memo.get(id(fn))
+    if known is None:
+        known = memo[id(fn)] = _flag_off(model, fn, set())
+    return known
+
+
+def _flag_off(model: ModuleModel, fn: FunctionInfo, path: set[int]) -> bool:
+    if id(fn) in path:
+        return True  # a cycle of calls: decided by the other reasons on the way
+    if not fn.traced_by:
+        return False
+    path.add(id(fn))
+    try:
+        for r in fn.traced_by:
+            if r.kind in _OFF_UNDER_DISABLE_JIT:
+                continue
+            if not (r.by_call or r.kind in _EAGER_LOOPS_UNDER_DISABLE_JIT):
+                return False
+            if r.caller is None and not r.by_call:
+                continue  # a lax loop applied in eager code
+            callers = [c for c in model.functions if c.qualname == r.caller]
+            if not callers or not all(_flag_off(model, c, path) for c in callers):
+                return False
+        return True
+    finally:
+        path.discard(id(fn))
 
 
 #: The reason kinds of differentiation transforms (``jax.grad`` is ``grad``).

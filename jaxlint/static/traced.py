@@ -24,7 +24,8 @@ from jaxlint.static.apis import (ABSTRACT_EVAL, ARRAY_LEAVES_ONLY_ABSTRACT, ARRA
 from jaxlint.static.flow import Flow, iteration_targets, sampled, transform_of, unpacked  # noqa: F401
 from jaxlint.static.protocols import keras_traced_calls, runner_call, runner_target
 from jaxlint.static.runs import (DIFF_KINDS, EAGER_KINDS, EAGER_UNDER_DISABLE_JIT, _only_by,  # noqa: F401
-                                 compiled_nowhere, eager_block, never_given, unused_wrapper, wrapper_name)
+                                 compiled_nowhere, disable_jit_test, eager_block, flag_off_when_traced, reads_disable_jit,
+                                 never_given, unused_wrapper, wrapper_name)
 from jaxlint.static.containers import splat_entries
 from jaxlint.static.data import CALL, ENTRY_KINDS, Reason  # noqa: F401 (named here by the rules)
 from jaxlint.static.scopes import target_names
@@ -154,14 +155,18 @@ def _none_test(test: ast.AST) -> tuple[str, bool] | None:
     return None
 
 
-def _decide(test: ast.AST, known: dict[str, Fact], readable: "Callable[[ast.Name], bool]") -> bool | None:
+def _decide(test: ast.AST, known: dict[str, Fact], readable: "Callable[[ast.Name], bool]",
+            flag: "Callable[[ast.AST], bool]" = lambda _: False) -> bool | None:
     """What ``test`` evaluates to given the facts ``known`` (None: not decided); a name
-    counts only where ``readable`` says its value there is the one the fact is about."""
+    counts only where ``readable`` says its value there is the one the fact is about.
+    A part of which ``flag`` holds is false (a read of ``jax_disable_jit`` under a jit)."""
+    if flag(test):
+        return False
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = _decide(test.operand, known, readable)
+        inner = _decide(test.operand, known, readable, flag)
         return None if inner is None else not inner
     if isinstance(test, ast.BoolOp):
-        parts = [_decide(v, known, readable) for v in test.values]
+        parts = [_decide(v, known, readable, flag) for v in test.values]
         stop = isinstance(test.op, ast.Or)  # the value that decides the whole
         return stop if stop in parts else (not stop if all(p is not None for p in parts) else None)
     named = _none_test(test)
@@ -329,7 +334,10 @@ def dead_when_traced(scopes: "Scopes", fn: "FunctionInfo") -> frozenset[int]:
     when ``use_jit``; ``if state is None: np.asarray(x)`` in a function whose jitted twin
     runs only with a state): the eager-only branch. A name counts where it still holds
     what the trace knows of it: a name ``fn`` does not bind, or a parameter not yet
-    bound again."""
+    bound again. A test of jax's disable-jit flag (``if jax.config.jax_disable_jit:``, a
+    debug mode) is false under the trace when only jits and lax loops trace ``fn``
+    (``runs.flag_off_when_traced``), except in a ``with jax.disable_jit():`` block of
+    ``fn``, where a trace already running reads the flag on."""
     memo: dict[int, frozenset[int]] = scopes.__dict__.setdefault("_dead_when_traced", {})
     dead = memo.get(id(fn))
     if dead is not None:
@@ -343,11 +351,16 @@ def dead_when_traced(scopes: "Scopes", fn: "FunctionInfo") -> frozenset[int]:
         bindings = scopes.reaching_bindings(name, fn)
         return bool(bindings) and all(b.kind == "param" for b in bindings)
 
-    if known:
+    flag_off = reads_disable_jit(scopes) and flag_off_when_traced(scopes, fn)
+
+    def flag(test: ast.AST) -> bool:
+        return flag_off and disable_jit_test(scopes, test) and eager_block(scopes, test) != "jax.disable_jit"
+
+    if known or flag_off:
         for node in fn.body_nodes():
             if not isinstance(node, (ast.If, ast.IfExp)):
                 continue
-            taken = _decide(node.test, known, readable)
+            taken = _decide(node.test, known, readable, flag)
             if taken is None:
                 continue
             arm = (node.orelse if taken else node.body)

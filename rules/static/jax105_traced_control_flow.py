@@ -111,7 +111,12 @@ class TracedControlFlow(StaticRule):
     splat read by entry; a dict not seen fills nothing certain: *possible* at most); and
     `jax.numpy` on untraced arguments under a `vmap` or `grad` applied eagerly. A lax
     loop's `if verbose:` branch is not checked when the loop leaves `verbose` at its
-    default `False`, or runs in the `else` of `if verbose:` (an eager Python loop).
+    default `False`, or runs in the `else` of `if verbose:` (an eager Python loop). A debug
+    arm under a test of jax's disable-jit flag (`if jax.config.jax_disable_jit:`, `config.jax_disable_jit`
+    after `from jax import config`, the `else` of `if not ...:`) is not checked in a function only jits and lax
+    loops trace: under jit the flag is off and the arm is skipped; with it on they run the function as Python on
+    concrete arrays. A `vmap`, `grad` or `pmap` on the way, or a `with jax.disable_jit():` inside the trace,
+    still traces the arm with the flag on: checked.
 
     A function traced only by `jax.grad` (or another differentiation transform)
     applied outside any trace runs on JVP tracers whose primal values are concrete:
@@ -211,6 +216,22 @@ class TracedControlFlow(StaticRule):
 
             def run(xs, lo, hi):
                 return jax.vmap(clamp)(xs, (lo, hi))
+            """
+        ),
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            def blocks(x):
+                h = jax.hessian(lambda v: jnp.sum(v ** 3))(x)
+                if jax.config.jax_disable_jit:  # a debug mode: jit off, nothing traced here
+                    assert not jnp.any(jnp.isnan(h)), "nans in the hessian"
+                return h
+
+            @jax.jit
+            def step(xs):
+                return jax.lax.map(blocks, xs)
             """
         ),
         Valid(

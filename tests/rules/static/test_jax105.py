@@ -359,3 +359,90 @@ def test_jax105_and_jax111_through_callers_are_warnings_though_they_raise():
         jax.jit(lambda x: helper(x))(jnp.ones(3))
     with pytest.raises(TypeError):
         jax.jit(lambda x, n: jnp.zeros(n))(jnp.ones(3), 2)
+
+
+DEBUG_MODE = """
+    import jax
+    import jax.numpy as jnp
+    from jax import config
+
+    SEEN = []
+
+    def check(x):
+        if jax.config.jax_disable_jit:
+            SEEN.append(type(x).__name__)
+            assert not jnp.any(jnp.isnan(x)), "nans"
+        if not config.jax_disable_jit:
+            pass
+        else:
+            SEEN.append(float(x.sum()))
+        return x
+
+    @jax.jit
+    def step(xs):
+        return jax.lax.map(check, xs)
+
+    def batched(x):
+        if jax.config.jax_disable_jit:
+            assert not jnp.any(jnp.isnan(x))  # <- vmap traces with the flag on
+        return x
+
+    @jax.jit
+    def nested(x):
+        with jax.disable_jit():
+            if jax.config.jax_disable_jit:
+                assert not jnp.any(jnp.isnan(x))  # <- a trace already running reads the flag on
+        return x
+
+    def run_jitted():
+        step(jnp.ones((2, 3)))
+        return str(SEEN)
+
+    def run_debug():
+        with jax.disable_jit():
+            step(jnp.ones((2, 3)))
+        return str(SEEN)
+
+    def run_vmap_debug():
+        with jax.disable_jit():
+            jax.vmap(batched)(jnp.ones((2, 3)))
+    """
+
+
+def test_jax105_disable_jit_debug_arms_are_eager_only():
+    """An arm under a test of ``jax_disable_jit`` (``jax.config.jax_disable_jit``,
+    ``config.jax_disable_jit`` after ``from jax import config``, the ``else`` of ``if not
+    ...:``) in a function only jits and lax loops trace is never traced: under jit the flag
+    is off and the arm is skipped, with the flag on jit and ``lax.map`` run it as Python on
+    concrete arrays (blind54's false finding, ssm-jax's nan asserts). Under ``vmap``, and
+    in a ``with jax.disable_jit():`` inside a jitted function, the arm still runs on
+    tracers and stays reported. Proven with real jax."""
+    marked = [i for i, line in enumerate(DEBUG_MODE.lstrip("\n").splitlines(), 1) if line.endswith(("# <-",))
+              or "# <- " in line]
+    assert lines("JAX105", DEBUG_MODE) == marked and len(marked) == 2
+    outcomes = outcomes_under_jax({"jitted": (textwrap.dedent(DEBUG_MODE), "run_jitted()"),
+                                   "debug": (textwrap.dedent(DEBUG_MODE), "run_debug()"),
+                                   "vmap": (textwrap.dedent(DEBUG_MODE), "run_vmap_debug()"),
+                                   "nested": (textwrap.dedent(DEBUG_MODE), "str(nested(jnp.ones(3)))")})
+    assert outcomes == {"jitted": "[]",  # the arms were not traced: nothing recorded, nothing raised
+                        "debug": "['ArrayImpl', 3.0, 'ArrayImpl', 3.0]",  # run on concrete arrays
+                        "vmap": "TracerBoolConversionError", "nested": "TracerBoolConversionError"}, outcomes
+
+
+@pytest.mark.parametrize("test", ["jax.config.jax_disable_jit", "config.jax_disable_jit",
+                                  "jax.config.read('jax_disable_jit')", "debug and jax.config.jax_disable_jit"])
+def test_jax105_disable_jit_tests_decide_the_arm(test):
+    src = f"""
+        import jax
+        from jax import config
+
+        @jax.jit
+        def f(x, debug=True):
+            if {test}:
+                print(float(x))
+            if not ({test}):
+                return x
+            return float(x)
+        """
+    assert lines("JAX105", src) == []
+    assert lines("JAX105", src.replace("@jax.jit", "@jax.pmap")) == [7, 10]  # pmap traces with the flag on

@@ -341,7 +341,8 @@ def rebuildable(sig: Signature) -> str | None:
 class Change(str):
     """One difference between two signatures: its text for a reader, and its ``kind``
     (``shape``, ``dtype``, ``weak``, ``static`` for a declared static argument,
-    ``static-leaf`` for a value the transform keeps static unasked, ``structure``,
+    ``static-leaf`` for a value the transform keeps static unasked, ``static-array`` for
+    a Python number kept static in one call and an array in the other, ``structure``,
     ``object`` for a static field holding a new object that compares by identity)
     with the values before and after where they matter (shapes, static values)."""
 
@@ -456,6 +457,14 @@ def _diff(x: dict, y: dict, label: str, out: list[Change], traced: bool = True, 
             if not _weak_scalar_of(number, arr):
                 out.append(Change(f"{label} changes from {_show(x, traced, leaf)} to {_show(y, traced, leaf)}", "weak"))
             return
+    if kx != ky and {kx, ky} == {"value", "array"} and not (leaf and traced) \
+            and (_python_number(x) or _python_number(y)) is not None:
+        # a Python number kept static (a declared static argument, or a number the transform
+        # keeps static: equinox.filter_jit) in one call and an array in the other (a step
+        # counter `step = 0` that the step returns as an array): a program for each
+        out.append(Change(f"{label} changes from {_show(x, traced, leaf)}{' (static)' if kx == 'value' else ''} to "
+                          f"{_show(y, traced, leaf)}{' (static)' if ky == 'value' else ''}", "static-array", x, y))
+        return
     if kx != ky:
         out.append(Change(f"{label} changes pytree structure ({_show(x, traced, leaf)} -> {_show(y, traced, leaf)})",
                           "structure"))

@@ -99,7 +99,10 @@ class Recompilation(TraceRule):
       so it is a warning of the rule's group, like the other recompiles;
     * weak-type flips (a Python scalar in one call, an array in the next), dtype drift,
       floats passed as static arguments, and Python numbers a transform keeps static
-      without being asked (a step counter in an `equinox` module under `filter_jit`);
+      without being asked (a step counter in an `equinox` module under `filter_jit`),
+      also when a later call passes the number as an array (`step = 0` before a loop
+      that rebinds `step` from what an `equinox.filter_jit` step returns: a program for
+      the number, another for the array);
     * a new object in a static field of a flax NNX graph that compares by identity (an
       `optax` transformation, a closure, made anew for each `nnx.ModelAndOptimizer(model,
       optax.adam(1e-3))`): `nnx.jit` compiles again for each one; said at the line that
@@ -144,7 +147,10 @@ class Recompilation(TraceRule):
     back as an array (a step counter started as `State(params, step=0)`, an environment
     state built with `time=0` in a `reset()` of the same file, a flax
     `TrainState.create(...)`, a start value `theta = 1.0` the loop then rebinds from the
-    step), the literal, the constructor or the statement that made it; for a field deep in
+    step), the literal, the constructor or the statement that made it; so for a Python
+    number that `equinox.filter_jit` keeps static in one call and that another call passes
+    as an array (`step = 0`, `State(w, step=0)`, `lr = 0.1` before the loop), with
+    `jnp.asarray(0)` as the remedy (given the dtype of the array when that is strong); for a field deep in
     an object of a class of the caller's file (`model.func.out_scale`), the assignment in
     that class's `__init__` that made it, followed through each `self.func = Func(...)`
     (`self.out_scale = jnp.array(1.0)`: said as an array made without a dtype, which jax
@@ -498,6 +504,30 @@ class Recompilation(TraceRule):
                 ]}}}
             """},
         ),
+        # a program `jaxlint record` runs: `equinox.filter_jit` keeps the Python number `step = 0`
+        # static, and the step returns it as an array, so the second call compiles again
+        # (reported where the number is made, the call related)
+        Invalid(
+            """
+            import equinox as eqx
+            import jax
+            import jax.numpy as jnp
+
+            @eqx.filter_jit
+            def make_step(w, step):
+                return w * 0.9, jax.lax.fori_loop(0, 2, lambda i, s: s + 1, step)
+
+            if __name__ == "__main__":
+                w = jnp.ones(4)
+                step = 0
+                while step < 6:
+                    w, step = make_step(w, step)
+            """,
+            line=11,
+            message="`step` starts as the Python number 0 made at line 11, which `equinox.filter_jit` keeps static, "
+                    "and later calls pass it as an array (i32[] weak): make it an array there (`jnp.asarray(0)`)",
+            run=True,
+        ),
         # the recording of the last valid example, measured at 2.5 s in all: 16.78 ms a call
         Invalid(
             PER_CALL_PROGRAM,
@@ -660,6 +690,14 @@ class Recompilation(TraceRule):
                 site = cause
             # every other weak leaf of that argument needs its own remedy, or the compile stays
             msg += _other_weak_leaves(ctx, groups, found, label, names, site if site is not before else None)
+        kept = [c for c in changes if getattr(c, "kind", "") == "static-array"]
+        if kept and why.startswith("a Python number kept static"):
+            origin = _static_origin(ctx, groups, kept[0], names, traced)
+            if origin is not None:  # the line that made the Python number: the one to change
+                cause, text = origin
+                msg += text
+                related = [site.related("the call that compiles again")] + related
+                site = cause
         made = [c for c in changes if getattr(c, "kind", "") == "object"]
         if made and why.startswith("a new object"):
             label = str(made[0]).split(" has a new object", 1)[0]
@@ -1023,6 +1061,8 @@ def _churn(diff: list, base: Signature, other: Signature) -> str:
                 "sharding the step returns, or fix `in_shardings`/`out_shardings`)")
     if "object" in kinds:
         return "a new object compiles again each time: make it once and reuse it"
+    if "static-array" in kinds:
+        return "a Python number kept static in some calls and an array in others: a program for each"
     if "weak" in kinds:
         return "a Python scalar in some calls and an array in others"
     if "dtype" in kinds:
@@ -1217,6 +1257,37 @@ def _weak_origin(ctx, groups: list, base: Signature, worst: Signature, change: A
             and not _makes_weak(cause):
         cause = None  # an element of a tuple only to a line that shows it made weak
     return label, whole, had, early, made, cause
+
+
+def _static_origin(ctx, groups: list, change: Any, names: list[str], traced: bool):
+    """(the Site, what to say) of the statement that made the Python number ``change`` is
+    about (a number kept static in one call, an array in another: `step = 0` before a
+    loop that rebinds `step` from an `equinox.filter_jit` step's output), when the
+    caller's source shows it made there; None otherwise."""
+    from jaxlint.dynamic.signatures import encode
+
+    label = str(change).split(" changes ")[0]
+    number, array = (change.before, change.after) if "value" in change.before else (change.after, change.before)
+    static = [g for g in groups if isinstance(node := _leaf_node(g, label, names), dict) and "value" in node]
+    if not static:
+        return None
+    had = min(static, key=lambda g: int(g.get("seq") or 0))
+    whole = not any(ch in label.strip("`") for ch in ".[")
+    made = _made_in_class(ctx, had, label, names) if not whole else None
+    if made is not None and _NUMBER.fullmatch(made[1]):
+        cause = made[0]
+    else:  # the literal keyword, or the statement that bound the number before the call
+        cause = _cause(ctx, had, label, names, "made")
+        if cause is None or not _makes_weak(cause):
+            return None
+    value = number.get("value")
+    dtype = _leaf_dtype({"args": [array]}, "`a`", ["a"])
+    fix = f"jnp.asarray({value!r})" if array.get("weak") or not dtype else f"jnp.asarray({value!r}, {dtype})"
+    who = "`equinox.filter_jit`" if not traced else "jit (a static argument)"
+    early = int(had.get("seq") or 0) <= min(int(g.get("seq") or 0) for g in groups)
+    return cause, (f"; {label} {'starts as' if early else 'is, in some calls,'} the Python number {value!r} made at "
+                   f"line {cause.line}, which {who} keeps static, and {'later' if early else 'other'} calls pass it "
+                   f"as an array ({encode(array)}): make it an array there (`{fix}`)")
 
 
 def _cause(ctx, sig: Signature, label: str, names: list[str], how: str):

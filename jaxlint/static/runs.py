@@ -19,7 +19,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from jaxlint.static.apis import DIFF_TRANSFORMS, JIT_LIKE
+from jaxlint.static.apis import ABSTRACT_EVAL, DIFF_TRANSFORMS, JIT_LIKE, TRACING_HOFS
+from jaxlint.static.scopes import target_names
 
 if TYPE_CHECKING:  # the model asks these too (the jit map and tracing import this module)
     from typing import Callable
@@ -251,6 +252,41 @@ def flag_off_when_traced(model: ModuleModel, fn: FunctionInfo) -> bool:
     return known
 
 
+#: Transforms that trace what they are given with ``jax_disable_jit`` on too.
+_TRACE_UNDER_DISABLE_JIT = frozenset(
+    q for q in {*TRACING_HOFS, *DIFF_TRANSFORMS, *ABSTRACT_EVAL, *JIT_LIKE}
+    if q not in EAGER_UNDER_DISABLE_JIT and JIT_LIKE.get(q) not in _OFF_UNDER_DISABLE_JIT)
+
+
+def _transformed_again(model: ModuleModel, fn: FunctionInfo) -> bool:
+    """A jitted ``fn`` is also given to a transform that traces with ``jax_disable_jit`` on
+    (``_TRACE_UNDER_DISABLE_JIT``): a decorator of it (``@jax.vmap`` over ``@jax.jit``,
+    ``@partial(jax.vmap, ...)``), or a call of one around its jit (``jax.vmap(jax.jit(f))``)
+    or on a name the jit is bound to (``g = jax.jit(f)`` ... ``jax.vmap(g)``)."""
+    def transform(expr: ast.expr) -> bool:
+        if isinstance(expr, ast.Call):
+            q = model.resolve(expr.func)
+            if q == "functools.partial" and expr.args:
+                return transform(expr.args[0])
+            return q in _TRACE_UNDER_DISABLE_JIT
+        return model.resolve(expr) in _TRACE_UNDER_DISABLE_JIT
+
+    if isinstance(fn.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            transform(d) for d in fn.node.decorator_list):
+        return True
+    names = {fn.name}
+    for call in model.nodes(ast.Call):
+        if model.resolve_call(call) in JIT_LIKE and call.args and isinstance(call.args[0], ast.Name) \
+                and call.args[0].id == fn.name:
+            parent = model.parent(call)
+            if isinstance(parent, ast.Call) and call in parent.args and transform(parent):
+                return True
+            if isinstance(parent, ast.Assign):
+                names |= set(target_names(parent.targets[0]))
+    return any(isinstance(a, ast.Name) and a.id in names - {fn.name} and transform(call)
+               for call in model.nodes(ast.Call) for a in call.args)
+
+
 def _flag_off(model: ModuleModel, fn: FunctionInfo, path: set[int]) -> bool:
     if id(fn) in path:
         return True  # a cycle of calls: decided by the other reasons on the way
@@ -260,6 +296,8 @@ def _flag_off(model: ModuleModel, fn: FunctionInfo, path: set[int]) -> bool:
     try:
         for r in fn.traced_by:
             if r.kind in _OFF_UNDER_DISABLE_JIT:
+                if _transformed_again(model, fn):
+                    return False  # `@jax.vmap @jax.jit def f`: the vmap traces it with the flag on
                 continue
             if not (r.by_call or r.kind in _EAGER_LOOPS_UNDER_DISABLE_JIT):
                 return False

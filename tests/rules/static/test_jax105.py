@@ -446,3 +446,49 @@ def test_jax105_disable_jit_tests_decide_the_arm(test):
         """
     assert lines("JAX105", src) == []
     assert lines("JAX105", src.replace("@jax.jit", "@jax.pmap")) == [7, 10]  # pmap traces with the flag on
+
+
+def test_jax105_disable_jit_arm_of_a_jit_transformed_again_is_checked():
+    """A jit that another transform wraps (`@jax.vmap` over `@jax.jit`, `@partial(jax.vmap)`,
+    `jax.vmap(jax.jit(f))`, `jax.vmap(g)` of `g = jax.jit(f)`): under `jax.disable_jit()`
+    the vmap still traces, so the flag's arm runs on tracers (recall case jax-3994, run with
+    real jax in tests/test_recall_blind.py) and stays reported; the plain jit's does not."""
+    src = """
+        import functools
+        import jax
+
+        @jax.vmap
+        @jax.jit
+        def normalise(row):
+            if jax.config.jax_disable_jit:
+                assert row.min() > 0  # <-
+            return row / row.sum()
+
+        def a(row):
+            if jax.config.jax_disable_jit:
+                assert row.min() > 0  # <-
+            return row
+        g = jax.vmap(jax.jit(a))
+
+        def b(row):
+            if jax.config.jax_disable_jit:
+                assert row.min() > 0  # <-
+            return row
+        bj = jax.jit(b)
+        h = jax.vmap(bj)
+
+        @functools.partial(jax.vmap, in_axes=0)
+        @jax.jit
+        def d(row):
+            if jax.config.jax_disable_jit:
+                assert row.min() > 0  # <-
+            return row
+
+        @jax.jit
+        def e(row):
+            if jax.config.jax_disable_jit:
+                assert row.min() > 0
+            return row
+        """
+    marked = [i for i, line in enumerate(textwrap.dedent(src).lstrip("\n").splitlines(), 1) if "# <-" in line]
+    assert lines("JAX105", src) == marked and len(marked) == 4

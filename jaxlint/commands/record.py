@@ -236,14 +236,13 @@ def run(args) -> int:
             eager = _eager_line(saved.eager, codes)
             if eager:
                 lines.insert(1, eager)
+            verbose = bool(getattr(args, "verbose", False))
             for e in saved.eager.values():
-                for err in e.get("rule_errors") or []:
-                    print(f"jaxlint record: warning: {err}", file=sys.stderr)
+                _rule_errors(e.get("rule_errors") or [], codes, verbose)
             for line in lines:
                 print(f"jaxlint record: {line}", file=sys.stderr)
             for e in functions.values():
-                for err in e.get("rule_errors") or []:
-                    print(f"jaxlint record: warning: {err}", file=sys.stderr)
+                _rule_errors(e.get("rule_errors") or [], codes, verbose)
                 for why in (e.get("report") or {}).get("statistics_unavailable") or []:
                     print(f"jaxlint record: {e.get('file')}:{e.get('line')} {e.get('qualname')}: {why}",
                           file=sys.stderr)
@@ -266,6 +265,20 @@ def run(args) -> int:
         _release_signals()
         if not kept:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def _rule_errors(errors: list[str], codes: frozenset[str] | None, verbose: bool) -> None:
+    """Print what failed in the recording's analysis: a warning where it concerns a rule the
+    project's settings select (or no rule); a rule that is not selected (the recording runs
+    every rule) reports nothing to the user, so its failure is said only under --verbose."""
+    from jaxlint.dynamic.analysis import rule_of_error
+
+    for err in errors:
+        code = rule_of_error(err)
+        if codes is None or code is None or code in codes:
+            print(f"jaxlint record: warning: {err}", file=sys.stderr)
+        elif verbose:
+            print(f"jaxlint record: note: {err} ({code} is not selected)", file=sys.stderr)
 
 
 def _report(line: str) -> None:

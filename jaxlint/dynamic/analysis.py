@@ -626,6 +626,17 @@ def run_rules(fa: FunctionAnalysis, rules: Sequence[Any]) -> list[str]:
     return errors
 
 
+#: the rule an analysis error names: ``rule JAX206 failed on ...`` (:func:`run_rules`, the
+#: eager rules), ``JAX304's finding on ... outside the project: left out`` (the recorder)
+_RULE_OF_ERROR = re.compile(r"(?:rule )?(JAX\d+)(?: failed on |'s finding on )")
+
+
+def rule_of_error(error: str) -> str | None:
+    """The code of the rule an analysis error is about, or None (a step of jaxlint's own)."""
+    found = _RULE_OF_ERROR.match(error)
+    return found.group(1) if found else None
+
+
 def _supersede(fa: FunctionAnalysis, before: int) -> None:
     """The rule's new findings replace the earlier ones they supersede (the problem keeps
     its identity: baseline, SARIF fingerprint)."""

@@ -32,7 +32,7 @@ functions with two findings each, from rules that quote source text), in this pr
 and through the CLI: the time per finding must stay flat as the file grows (target:
 at 5,000 findings < 2x the time per finding at 100).
 
-    python benchmarks/bench_static.py [--repeat 3] [--check] [--json results.json]
+    python benchmarks/bench_static.py [--repeat 3] [--check] [--json results.json] [--preview]
     python benchmarks/bench_static.py --one-file [--repeat 20]
     python benchmarks/bench_static.py --scaling [--check]
 """
@@ -223,9 +223,9 @@ def _median(samples: list[Sample]) -> dict[str, float] | None:
     return {"wall": statistics.median(x.wall for x in samples), "cpu": statistics.median(x.cpu for x in samples)}
 
 
-def jaxlint_cmd(target: Path, cache_dir: Path | None, output: Path) -> list[str]:
+def jaxlint_cmd(target: Path, cache_dir: Path | None, output: Path, preview: bool = False) -> list[str]:
     cmd = [sys.executable, "-m", "jaxlint", "check", "--isolated", "--output-format", "json",
-           "-o", str(output), "--exit-zero"]
+           "-o", str(output), "--exit-zero", *(["--preview"] if preview else [])]
     cmd += ["--cache-dir", str(cache_dir)] if cache_dir is not None else ["--no-cache"]
     return cmd + [str(target)]
 
@@ -320,16 +320,17 @@ def run(args: argparse.Namespace) -> dict:
     with tempfile.TemporaryDirectory(prefix="jaxlint-bench-") as tmp:
         t = Path(tmp)
         out = t / "out.json"
-        _timed(jaxlint_cmd(one, None, out), src)  # untimed: writes __pycache__ where needed
+        pv = args.preview
+        _timed(jaxlint_cmd(one, None, out, pv), src)  # untimed: writes __pycache__ where needed
         cold, flake, counts = [], [], []
         for i in range(rep):
-            cold.append(_timed(jaxlint_cmd(src, t / f"cache{i}", out), src))  # fresh, empty cache
+            cold.append(_timed(jaxlint_cmd(src, t / f"cache{i}", out, pv), src))  # fresh, empty cache
             counts.append(len(json.loads(out.read_text())))
             if use_flake8 and i < args.flake8_repeat:
                 flake.append(_timed(flake8_cmd(src), src))
         warm, parse = [], []
         for _ in range(rep):
-            warm.append(_timed(jaxlint_cmd(src, t / "cache0", out), src))
+            warm.append(_timed(jaxlint_cmd(src, t / "cache0", out, pv), src))
             parse.append(time_ast_parse(files))
         last = json.loads(out.read_text())
         counts.append(len(last))  # the warm runs replay cold run 0
@@ -349,7 +350,7 @@ def run(args: argparse.Namespace) -> dict:
     res["libcst"] = libcst_cost(src, last, one, max(5, rep))
     res["load_after"] = _load()
     if args.phases:
-        res["phases_cpu_s"] = phase_breakdown(files)
+        res["phases_cpu_s"] = phase_breakdown(files, args.preview)
     res["ratios"] = ratios(res)
     return res
 
@@ -390,15 +391,16 @@ def libcst_cost(src: Path, findings: list[dict], one: Path, repeat: int) -> dict
     }
 
 
-def phase_breakdown(files: list[Path]) -> dict[str, float]:
+def phase_breakdown(files: list[Path], preview: bool = False) -> dict[str, float]:
     """CPU seconds per phase of the static check, in this process and one core: where a
-    cold run's time goes. Uses the engine's pieces directly (no cache, no pool)."""
+    cold run's time goes. Uses the engine's pieces directly (no cache, no pool).
+    ``preview``: the nursery's rules too, as ``check --preview`` runs them."""
     from jaxlint.findings.noqa import parse_suppressions
     from jaxlint.registry import select_rules
     from jaxlint.static.semantic import ModuleModel
     from jaxlint.static.checker import LineIndex, SourceError, StaticContext, decode_source, parse_source
 
-    rules = [cls() for cls in select_rules(None, (), (), ("static",))]
+    rules = [cls() for cls in select_rules(None, (), (), ("static",), preview=preview)]
     markers = {m for r in rules for m in type(r).markers}
     cpu = time.process_time
     spent = {"read + decode": 0.0, "parse": 0.0, "model": 0.0, "rules": 0.0, "noqa comments": 0.0}
@@ -438,7 +440,8 @@ def phase_breakdown(files: list[Path]) -> dict[str, float]:
     spent["rules"] = sum(per_rule.values())
     slowest = sorted(per_rule.items(), key=lambda kv: -kv[1])[:5]
     return {**{k: round(v, 2) for k, v in spent.items()},
-            "slowest rules": {k: round(v, 2) for k, v in slowest}}  # type: ignore[dict-item]
+            "slowest rules": {k: round(v, 2) for k, v in slowest},  # type: ignore[dict-item]
+            "every rule": {k: round(v, 3) for k, v in sorted(per_rule.items())}}  # type: ignore[dict-item]
 
 
 # ---------------------------------------------------------------------------- scaling
@@ -634,6 +637,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-flake8", action="store_true", help="skip the flake8 comparison")
     p.add_argument("--phases", action="store_true",
                    help="also time each phase (parse, model, rules, noqa) in one process")
+    p.add_argument("--preview", action="store_true",
+                   help="check with --preview (the nursery's rules too), in the CLI runs and --phases")
     p.add_argument("--json", type=Path, help="also write the results here")
     p.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     p.add_argument("--one-file", action="store_true",

@@ -31,6 +31,7 @@ from jaxlint.rules.static.jax111_data_dependent_shape import DataDependentShape
 from jaxlint.rules.static.jax112_float64 import Float64
 from jaxlint.rules.static.jax113_donation_misuse import DonationMisuse
 from jaxlint.rules.static.jax114_prng_key_reuse import PrngKeyReuse
+from jaxlint.rules.static.jax115_timing_without_sync import TimingWithoutSync
 from jaxlint.rules.static.jax190_unused_noqa import UnusedNoqa
 
 STATIC_RULES = [
@@ -49,6 +50,7 @@ STATIC_RULES = [
     Float64,
     DonationMisuse,
     PrngKeyReuse,
+    TimingWithoutSync,
     UnusedNoqa,
 ]
 

@@ -30,18 +30,26 @@ def word_pattern(names: Iterable[str]) -> str:
 
 
 #: Folders and files of test helpers, demos and benchmarks (kind ``test-or-demo``: by path,
-#: docs/rules/JAX114.md): `tests/`, `testing.py`, `*test_utils.py`, `demos/`, `benchmarks/`,
-#: `benchmarking.py`, `test_dummies/`, `docs/` (documentation examples). Not `examples/` (example programs are what users copy,
-#: and their reuses were judged true) nor a file named `*_demo.py` (a user's notebook).
-_FIXTURE_DIRS = {"test", "tests", "testing", "test_dummies", "demo", "demos", "benchmark", "benchmarks", "docs"}
-_FIXTURE_FILE = re.compile(r"(?:testing|benchmarking|.*test_utils)\.py")
+#: docs/rules/JAX114.md): `tests/`, `testing.py`, `*test_utils.py`, `test_dummies/`, `docs/`
+#: (documentation examples), and any folder or file with a word (``_FIXTURE_WORD``)
+#: `benchmark(s)`/`benchmarking`, `demo(s)`, `tutorial(s)` or `pedagog...` in its name
+#: (`benchmarks/`, `jax_e_benchmark_sweep.py`, `pedagogical_examples/`, `kalman_demo.py`).
+#: Not `examples/`: example programs are what users copy, and half their reuses were judged
+#: true (docs/precision.md, "JAX114 after blind54").
+_FIXTURE_DIRS = {"test", "tests", "testing", "test_dummies", "docs"}
+_FIXTURE_FILE = re.compile(r"(?:testing|.*test_utils)\.py")
+_FIXTURE_WORD = re.compile(r"benchmark(?:s|ing)?|demos?|tutorials?|pedagog\w*")
 
 
 def in_fixture_code(module_name: str) -> bool:
-    """A module of test helpers, demos or benchmarks, by its place in the project (its
-    dotted name from the project's root: see ``_FIXTURE_DIRS``)."""
+    """A module of test helpers, demos, benchmarks or teaching code, by its place in the
+    project (its dotted name from the project's root: see ``_FIXTURE_DIRS``): a word of a
+    folder's or the file's name, split at ``_``, ``-`` and case changes, names one."""
     parts = module_name.split(".")
-    return bool(_FIXTURE_DIRS.intersection(parts[:-1])) or bool(_FIXTURE_FILE.fullmatch(parts[-1] + ".py"))
+    if _FIXTURE_DIRS.intersection(parts[:-1]) or _FIXTURE_FILE.fullmatch(parts[-1] + ".py"):
+        return True
+    return any(_FIXTURE_WORD.fullmatch(w.lower()) for part in parts
+               for w in re.split(r"[_\-]+|(?<=[a-z])(?=[A-Z])", part))
 
 
 def key_root(key: str) -> str:

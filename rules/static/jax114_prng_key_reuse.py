@@ -11,7 +11,7 @@ from jaxlint.rules.static._fixplan import attribute_path, block_holding, free_lo
 from jaxlint.static.semantic import ModuleModel, walk
 from jaxlint.static.key_purpose import Comments, in_demo_code, said_on_purpose
 from jaxlint.static.key_kinds import (DIFFERENT, DRAWN_THEN_SPLIT, FIXTURE, MODULE_KEY, ON_PURPOSE, SAME, SHAPES_ONLY,
-                                      SPLIT_THEN_DRAWN, reuse_kind)
+                                      SPLIT_FIRST, SPLIT_THEN_DRAWN, reuse_kind)
 from jaxlint.static.key_uses import bound_in, in_fixture_code, word_pattern
 from jaxlint.static.reach import Reach
 from jaxlint.static.keyflow import COMPREHENSIONS, SCOPES, KeyFlow, Reuse, calls_in, leaf_noise, taken_one_at_a_time
@@ -37,7 +37,7 @@ _ITERATING_NAMES = {q.rsplit(".", 1)[-1] for q in _ITERATING}
 
 _KIND_SAYS = {SAME: "the same numbers", DRAWN_THEN_SPLIT: "drawn from, then split", SPLIT_THEN_DRAWN:
               "split, then drawn from", DIFFERENT: "two different draws", MODULE_KEY: "a module-level key",
-              SHAPES_ONLY: "numbers drawn only for their shapes"}
+              SHAPES_ONLY: "numbers drawn only for their shapes", SPLIT_FIRST: "split first, then drawn alike"}
 
 
 def _says(kind: str, msg: str, fixture: bool = False, purpose: bool = False) -> str:
@@ -169,19 +169,30 @@ class PrngKeyReuse(StaticRule):
     shapes share a prefix; two splits, whose keys coincide; a key handed whole to two
     callees that draw, such as two layers); `different-draws`, two other samplers (or a
     sampler and a callee that draws) from one key, whose numbers are related; and
-    `module-key`. Off by default (`pedantic`; `--select JAX114` gives them): `drawn-then-split`
+    `module-key`. Off by default (`pedantic`; `--select JAX114` gives them): `split-first`, two
+    different draws of which one splits the key before reading any bits (`gamma`, `loggamma`,
+    `beta`, `dirichlet`, `t`, `f`, `chisquare`, `poisson`, `binomial`, `multinomial`,
+    `randint`, `permutation`, `choice` without `p`, ...: jax's own source; or a function of
+    the module that hands the key only to those, `split` and `fold_in`) and the other reads
+    the key's own bits (`normal`, `uniform`, `bernoulli`, ...): against JAX's rule, but the
+    split's keys are none of the bits the other draw reads, so the numbers are unrelated
+    (measured: docs/precision.md, "JAX114's finding kinds"); `drawn-then-split`
     (`x = normal(key)` then `key, sub = split(key)`: against JAX's rule, but the split's keys
     need not repeat the draw's numbers), `split-then-drawn` (the key split and then drawn
     from itself), `shapes-only` (one use's numbers only give a traced program its shapes: a
     sample input of a model's `init` after its key, `model.init(key, normal(key, s))`, or an
     argument of `make_jaxpr(f)(...)`, `.lower(...)` or `jit(f).trace(...)`), `test-or-demo`,
-    any reuse in a module of test helpers, demos or benchmarks by its place in the project: a
-    folder `tests`, `test`, `testing`, `test_dummies`, `demo`, `demos`, `benchmark`,
-    `benchmarks` or `docs`, or a file `testing.py`, `benchmarking.py` or `*test_utils.py`, or
+    any reuse in a module of test helpers, demos, benchmarks or teaching code by its place in
+    the project: a folder `tests`, `test`, `testing`, `test_dummies` or `docs`, a file
+    `testing.py` or `*test_utils.py`, a folder or file whose name has a word (split at `_`,
+    `-` and case changes) `benchmark`, `benchmarks`, `benchmarking`, `demo`, `demos`,
+    `tutorial`, `tutorials` or one starting `pedagog` (`jax_e_benchmark_sweep.py`,
+    `pedagogical_examples/`, `kalman_demo.py`; not `examples/`, whose reuses were judged true
+    as often as not), or
     in an `if __name__ == "__main__":` block, a function named `benchmark...`, or a function
     or class named for a demonstration (a word `demo`, `demonstrate`, `demonstration`,
-    `tutorial`: `demonstrate_sharding`, `step4_demo`; heuristics, measured: 1 true of 24 blind
-    verdicts), and
+    `tutorial`: `demonstrate_sharding`, `step4_demo`; heuristics, measured: docs/precision.md),
+    and
     `on-purpose`, a reuse the code calls deliberate: a comment from just above the first use
     to the second, or a docstring line naming the key, calls it fixed or shared, or the same
     saying what for (`# Fixed key`, `# the same split for both runs`; not `# second draw, same
@@ -259,14 +270,19 @@ class PrngKeyReuse(StaticRule):
                                                   "number need repeat"),
         DIFFERENT: FindingKind("suspicious", "two different draws from one key (another sampler, or a `jax.random` "
                                              "draw and a callee that draws): related numbers"),
+        SPLIT_FIRST: FindingKind("pedantic", "two different draws from one key, one of which splits the key before "
+                                             "reading bits (`gamma`, `beta`, `randint`, `permutation`, `poisson`, "
+                                             "`choice` without `p`, ..., or a callee that only hands the key to "
+                                             "those): against JAX's rule, but the numbers are unrelated"),
         MODULE_KEY: FindingKind("suspicious", "a module-level key read in traced code: every call draws the same "
                                               "numbers"),
         SHAPES_ONLY: FindingKind("pedantic", "one use's numbers only give a traced program its shapes: a sample "
                                              "input of `model.init(key, x)`, an argument of `make_jaxpr(f)(...)`, "
                                              "`.lower(...)` or `jit(f).trace(...)`"),
-        FIXTURE: FindingKind("pedantic", "any reuse in a test helper, demo or benchmark file, by its path (`tests/`, "
-                                         "`testing.py`, `*test_utils.py`, `demos/`, `benchmarks/`, `benchmarking.py`, "
-                                         "`test_dummies/`, `docs/`), an `if __name__ == \"__main__\":` block, a "
+        FIXTURE: FindingKind("pedantic", "any reuse in a test helper, demo, benchmark or teaching file, by its path "
+                                         "(`tests/`, `testing.py`, `*test_utils.py`, `test_dummies/`, `docs/`, a "
+                                         "folder or file named with a word `benchmark(s)`, `benchmarking`, `demo(s)`, "
+                                         "`tutorial(s)` or `pedagog...`), an `if __name__ == \"__main__\":` block, a "
                                          "`benchmark...` function or one (or its class) named for a demonstration "
                                          "(`demonstrate_...`, `..._demo`, `...Tutorial`): inputs drawn alike, seldom "
                                          "worth a fix"),

@@ -62,7 +62,8 @@ def test_the_default_selection_takes_the_kinds_whose_group_is_on(tmp_path):
     kinds = {kind for _, _, kind in every}
     assert kinds == {"same-numbers", "different-draws", "drawn-then-split", "test-or-demo"}
     assert [r for r in every if r[0].startswith("tests/")] == [("tests/helpers.py", 8, "test-or-demo"),
-                                                              ("tests/helpers.py", 14, "test-or-demo")]
+                                                              ("tests/helpers.py", 14, "test-or-demo"),
+                                                              ("tests/helpers.py", 20, "test-or-demo")]
     default = _rows(tmp_path)
     assert default == [r for r in every if r[2] in ("same-numbers", "different-draws")]
     assert _rows(tmp_path, "--select", "pedantic") == [r for r in every if r[2] in ("drawn-then-split",
@@ -119,7 +120,8 @@ def test_a_demo_place_and_the_codes_word_give_their_kinds_and_leave_the_default(
                                                           (19, "same-numbers"), (26, "same-numbers"),
                                                           (31, "same-numbers")]
     assert [r for r in every if r[0].startswith("docs/")] == [("docs/guide.py", 8, "test-or-demo"),
-                                                             ("docs/guide.py", 14, "test-or-demo")]
+                                                             ("docs/guide.py", 14, "test-or-demo"),
+                                                             ("docs/guide.py", 20, "test-or-demo")]
     assert [r[1:] for r in every if r[0] == "invalid_kind_demo_code.py"] == [
         (12, "test-or-demo"), (19, "test-or-demo"), (28, "test-or-demo"), (37, "test-or-demo")]
     assert [r[1:] for r in every if r[0] == "invalid_kind_on_purpose.py"] == [
@@ -189,3 +191,73 @@ def test_reach_for_shapes_ends_only_at_programs_made_from_shapes():
     shapes, plain = Reach(model, shapes=True), Reach(model)
     assert [shapes.read(d.value) for d in draws] == [False, False, False, False, True, True, True, True]
     assert all(plain.read(d.value) for d in draws)
+
+
+def _correlation(a, b) -> float:
+    import numpy as np
+
+    return float(abs(np.corrcoef(np.ravel(a), np.ravel(b))[0, 1]))
+
+
+def test_a_split_first_draw_is_unrelated_to_a_draw_of_the_keys_bits_under_real_jax():
+    """jax 0.10.2's samplers of ``SPLITS_FIRST`` draw from keys split from the one given
+    (``jax/_src/random/core.py``), whose data are none of the bits a draw from the key itself
+    reads (default partitionable threefry): over 2,000 keys, the `split-first` fixture's
+    pairs are uncorrelated (|r| < 0.1), while two samplers that read the key's own bits (the
+    `different-draws` fixture's `normal` and `uniform`, or `choice` with `p`) are one
+    number's two transforms (|r| > 0.9)."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    keys = jax.random.split(jax.random.key(0), 2000)
+    split_first, different = _load("invalid_kind_split_first"), _load("invalid_kind_different_draws")
+    r, g = jax.vmap(lambda k: split_first.thermostat(k, ()))(keys)
+    side, lane = jax.vmap(lambda k: split_first.spawn(k, 1, None))(keys)
+    noise, t = jax.vmap(lambda k: split_first.Head()(k, jnp.zeros((1,))))(keys)
+    assert max(_correlation(r, g), _correlation(side, lane), _correlation(noise, t)) < 0.1
+    p = jnp.array([0.25, 0.25, 0.25, 0.25])
+    r, u = jax.vmap(lambda k: different.thermostat(k, ()))(keys)
+    side, lane = jax.vmap(lambda k: different.lanes(k, (), p))(keys)
+    assert _correlation(r, u) > 0.9 and _correlation(side, lane) > 0.5
+    # no word of the split's keys is a word the key's own bits give
+    bits = np.asarray(jax.random.bits(jax.random.key(0), (64,), dtype=jnp.uint32))
+    split = np.asarray(jax.random.key_data(jax.random.split(jax.random.key(0), 8))).ravel()
+    assert not set(split.tolist()) & set(bits.tolist())
+
+
+def test_the_split_first_kind_leaves_the_default(tmp_path):
+    (tmp_path / "draws.py").write_text((FIXTURES / "invalid_kind_split_first.py").read_text()
+                                       .replace("  # expect: JAX114", ""))
+    (tmp_path / "pairs.py").write_text((FIXTURES / "invalid_kind_different_draws.py").read_text()
+                                       .replace("  # expect: JAX114", ""))
+    every = _rows(tmp_path, "--select", "JAX114")
+    assert every == [("draws.py", 8, "split-first"), ("draws.py", 14, "split-first"), ("draws.py", 26, "split-first"),
+                     ("pairs.py", 8, "different-draws"), ("pairs.py", 14, "different-draws"),
+                     ("pairs.py", 20, "different-draws")]
+    assert _rows(tmp_path) == [r for r in every if r[0] == "pairs.py"]
+
+
+def test_a_benchmark_demo_tutorial_or_teaching_file_name_is_test_or_demo(tmp_path):
+    """A folder or file whose name has a word `benchmark...`, `demo(s)`, `tutorial(s)` or
+    `pedagog...` holds test-or-demo code (blind54's `pedagogical_examples/`, blind54b's
+    `jax_e_benchmark_sweep.py`); `examples/` and `demographics` are not (docs/precision.md,
+    "JAX114's finding kinds": the example programs' reuses were judged true)."""
+    from jaxlint.static.key_uses import in_fixture_code
+
+    for name in ("ports.gemma4.jax_e_benchmark_sweep", "pedagogical_examples.shmap_collective_matmul",
+                 "slds.mixture_kalman_filter_demo", "jax_distributed_inference_tutorial", "benchmarks.run",
+                 "tests.helpers", "kvax.utils.benchmarking", "Tutorials.intro"):
+        assert in_fixture_code(name), name
+    for name in ("examples.train", "demographics", "pkg.democracy.vote", "examples.nanolm", "pkg.examples_of_use",
+                 "pkg.bench_utils", "models.benchmarked_layers"):
+        assert not in_fixture_code(name), name
+    source = (FIXTURES / "invalid_kind_same_numbers.py").read_text().replace("  # expect: JAX114", "")
+    (tmp_path / "pedagogical_examples").mkdir()
+    (tmp_path / "pedagogical_examples" / "collective.py").write_text(source)
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "train.py").write_text(source)
+    every = _rows(tmp_path, "--select", "JAX114")
+    assert {kind for path, _, kind in every if path.startswith("pedagogical_examples/")} == {"test-or-demo"}
+    assert "test-or-demo" not in {kind for path, _, kind in every if path.startswith("examples/")}
+    assert _rows(tmp_path) == [r for r in every if r[0].startswith("examples/")]

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Iterator
 from jaxlint.diagnostic import Confidence
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.static.apis import DIFF_TRANSFORMS, JIT_LIKE
+from jaxlint.static.callers import Callers
 from jaxlint.static.jitcalls import jit_call_sites
 from jaxlint.static.keys import field_path
 from jaxlint.static.semantic import FunctionInfo, ModuleModel, children, walk
@@ -69,7 +70,9 @@ class TimingWithoutSync(StaticRule):
     `from time import perf_counter`) subtracted from each other, with device work between
     them, and nothing between that work and the second read that waits for its result.
     Device work is a call of a jitted function (a jit of the module's functions, `jax.jit(f)(x)`,
-    a name bound to a jit of anything) or a `lax.scan`/`fori_loop`/`while_loop`/`map` run
+    a name bound to a jit of anything, a timing helper's parameter, `def bench(fn, *args)`,
+    that every call site of the module passes a jitted function) or a
+    `lax.scan`/`fori_loop`/`while_loop`/`map` run
     eagerly (compiled whole); a transform called at once (`jax.grad(f)(x)`) or an eager
     `jax.numpy`, `jax.random`, `jax.nn`, `jax.lax` or `jax.scipy` operation is a possible
     finding (eager operations alone only when the interval calls no code the rule cannot
@@ -483,11 +486,33 @@ class _Work:
 
     def _made_by(self, name: ast.Name) -> str | None:
         """``solve = jax.jit(lx.linear_solve)``, ``grad_fn = jax.grad(loss)``: what the name
-        is bound to (every binding of it), by the transform that made it."""
-        _, bindings = self.model.lookup(name.id, self.model.function_of(name))
+        is bound to (every binding of it), by the transform that made it; a timing helper's
+        parameter (``def bench(fn, *args)``) that every call site of the module passes a
+        jitted function (``callers``)."""
+        owner, bindings = self.model.lookup(name.id, self.model.function_of(name))
+        if owner is not None and len(bindings) == 1 and bindings[0].kind == "param":
+            passed = Callers.of(self.model).param_values(owner, name.id)
+            return "jit" if passed and all(self._jitted(b.value, b.scope) for b in passed) else None
         kinds = {_made(self.model.resolve_call(b.value)) if b.kind == "assign" and isinstance(b.value, ast.Call)
                  else None for b in bindings}
         return kinds.pop() if len(kinds) == 1 else None
+
+    def _jitted(self, expr: ast.expr, scope: FunctionInfo | None) -> bool:
+        """``expr`` (read in ``scope``) is a jitted callable: a function of the module jitted
+        where it is defined (``@jax.jit``, ``f = jax.jit(f)``), a jit made there
+        (``jax.jit(f)``), or a name bound to jits only."""
+        model = self.model
+        if isinstance(expr, ast.Call):
+            return model.resolve_call(expr) in JIT_LIKE
+        if not isinstance(expr, ast.Name):
+            return False
+        fn = model.function_named(expr.id, scope)
+        if fn is not None:
+            return any(model.entry_site(e)[1] is fn and (e.form in ("decorator", "partial-decorator")
+                                                         or e.bound_name == expr.id) for e in model.entries)
+        _, bindings = model.lookup(expr.id, scope)
+        return bool(bindings) and all(b.kind == "assign" and isinstance(b.value, ast.Call)
+                                      and model.resolve_call(b.value) in JIT_LIKE for b in bindings)
 
 
 def _made(q: str | None) -> str | None:

@@ -258,3 +258,20 @@ def compare(w, xs, host_solve):
         print((a == b).all())
 """
     assert lines("JAX115", src) == [18]
+
+
+def test_jax115_a_timing_helper_is_reported_only_when_every_caller_passes_a_jitted_function():
+    src = HEAD + """
+def plain(w, x):
+    return w + x
+
+def benchmark(fn, w, x):
+    start = time.perf_counter()
+    fn(w, x)
+    return time.perf_counter() - start
+
+def main(w, x):
+    return benchmark(step, w, x), benchmark(jax.jit(plain), w, x)
+"""
+    assert lines("JAX115", src) == [16]
+    assert lines("JAX115", src.replace("benchmark(jax.jit(plain), w, x)", "benchmark(plain, w, x)")) == []

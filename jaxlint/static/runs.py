@@ -213,7 +213,10 @@ DISABLE_JIT_FLAG = "jax.config.jax_disable_jit"
 #: still trace under ``disable_jit`` (jax 0.10.2: a tracer reaches their function's
 #: ``if jax.config.jax_disable_jit:`` arm; tests/rules/static/test_jax105.py).
 _OFF_UNDER_DISABLE_JIT = frozenset({"jit", "pjit", "filter_jit", "nnx.jit"})
-_EAGER_LOOPS_UNDER_DISABLE_JIT = frozenset(q.rsplit(".", 1)[-1] for q in EAGER_UNDER_DISABLE_JIT)
+#: ... and the loops and conditionals that call their bodies with concrete values then (jax
+#: 0.10.2, flax 0.12.8: not `flax.nnx.fori_loop`, which traces its body with the flag on).
+_EAGER_LOOPS = EAGER_UNDER_DISABLE_JIT | {"flax.nnx.scan", "flax.nnx.cond"}
+_EAGER_LOOPS_UNDER_DISABLE_JIT = frozenset(q.rsplit(".", 1)[-1] for q in _EAGER_LOOPS)
 
 
 def disable_jit_test(model: ModuleModel, test: ast.AST) -> bool:
@@ -301,6 +304,11 @@ def _flag_off(model: ModuleModel, fn: FunctionInfo, path: set[int]) -> bool:
                 continue
             if not (r.by_call or r.kind in _EAGER_LOOPS_UNDER_DISABLE_JIT):
                 return False
+            if not r.by_call:
+                loops = [c for c in model.nodes(ast.Call) if c.lineno == r.line
+                         and (model.resolve_call(c) or "").rsplit(".", 1)[-1] == r.kind]
+                if not loops or any(model.resolve_call(c) not in _EAGER_LOOPS for c in loops):
+                    return False  # `nnx.fori_loop` of the same short name, or a loop not found
             if r.caller is None and not r.by_call:
                 continue  # a lax loop applied in eager code
             callers = [c for c in model.functions if c.qualname == r.caller]

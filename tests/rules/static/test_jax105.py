@@ -492,3 +492,36 @@ def test_jax105_disable_jit_arm_of_a_jit_transformed_again_is_checked():
         """
     marked = [i for i, line in enumerate(textwrap.dedent(src).lstrip("\n").splitlines(), 1) if "# <-" in line]
     assert lines("JAX105", src) == marked and len(marked) == 4
+
+
+def test_jax105_disable_jit_arm_of_a_loop_that_traces_under_disable_jit_is_checked():
+    """`flax.nnx.fori_loop` traces its body with `jax_disable_jit` on (flax 0.12.8:
+    ConcretizationTypeError on `float()` in the arm), where `jax.lax.fori_loop` and
+    `nnx.scan` call it with concrete arrays: only the first stays reported."""
+    src = """
+        import jax
+        import jax.numpy as jnp
+        from flax import nnx
+
+        def body(i, x):
+            if jax.config.jax_disable_jit:
+                print(float(x.sum()))  # <-
+            return x
+
+        def lax_body(i, x):
+            if jax.config.jax_disable_jit:
+                print(float(x.sum()))
+            return x
+
+        def run(x):
+            return nnx.fori_loop(0, 2, body, x)
+
+        def run_lax(x):
+            return jax.lax.fori_loop(0, 2, lax_body, x)
+        """
+    marked = [i for i, line in enumerate(textwrap.dedent(src).lstrip("\n").splitlines(), 1) if "# <-" in line]
+    assert lines("JAX105", src) == marked
+    outcomes = outcomes_under_jax({
+        name: (textwrap.dedent(src) + "\ndef go():\n    with jax.disable_jit():\n"
+               f"        {name}(jnp.ones(3))\n", "go()") for name in ("run", "run_lax")})
+    assert outcomes == {"run": "ConcretizationTypeError", "run_lax": "ok"}, outcomes

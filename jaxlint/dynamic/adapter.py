@@ -15,13 +15,16 @@ Version table (observed on CPU; docs/architecture.md, "Facts about jax"):
 | simplified constants mode    | absent                          | absent                | non-scalar ``Literal``s    | same                    |
 | jit equation name            | ``pjit``                        | ``pjit``              | ``jit``                    | ``jit``                 |
 | ``jax.debug.print`` primitive | ``debug_callback``             | ``debug_callback``    | ``debug_print``?           | ``debug_print``         |
+| backend-compile event's name | none (``log_elapsed_time``'s local ``fun_name``) | not read | not read | ``fun_name`` keyword |
 
 Private names used: ``jax._src.source_info_util.user_frames`` (columns of user
 frames), the jaxlib ``Traceback.frames`` attribute of ``SourceInfo.traceback``
 (the raw stack, to see ``tree_map`` between user frames), ``Jaxpr.debug_info``
 (argument names), ``Jaxpr.pretty_print``'s options (``jaxlint inspect``), and
 ``jax._src.compiler.compile_or_get_cached`` (wrapped while ``jaxlint record`` runs a
-program, to see the executables it compiles; see :func:`capture_compiles`). Each is
+program, to see the executables it compiles; see :func:`capture_compiles`). On jax 0.4.38, the
+``fun_name`` local of ``jax._src.dispatch.log_elapsed_time`` (the compiled function's name,
+which its backend-compile event does not carry; :func:`compile_event_function`). Each is
 wrapped so that a missing attribute degrades to "no column" / "no raw stack" / "no
 captured compile", never to a crash.
 """
@@ -825,6 +828,20 @@ def compiles_since(count: int) -> list[CapturedCompile]:
 #: per thread, (its number in COMPILE_COUNT, the executable) of its latest compile made
 #: outside a capture block: one executable kept, which jax keeps anyway
 _LAST_UNCAPTURED = threading.local()
+
+
+def compile_event_function(frame: Any, depth: int = 8) -> str | None:
+    """The name of the function a backend-compile event (``jax.monitoring``) is about,
+    where the event does not say it: jax 0.10 passes it as the event's ``fun_name``; jax
+    0.4.38 sends the event with no name from ``jax._src.dispatch.log_elapsed_time``, whose
+    ``fun_name`` local names the function compiled. ``frame``: the listener's caller; the
+    stack above it is searched ``depth`` frames up. None where no such frame is found."""
+    while frame is not None and depth > 0:
+        if frame.f_code.co_name == "log_elapsed_time":
+            name = frame.f_locals.get("fun_name")
+            return str(name) if name else None
+        frame, depth = frame.f_back, depth - 1
+    return None
 
 
 def watch_compiles() -> bool:

@@ -56,7 +56,12 @@ def _on_event(event: str, duration_secs: float, **kwargs: str | int) -> None:
     if event != BACKEND_COMPILE:
         return
     try:
-        _count(str(kwargs.get("fun_name") or "?"), float(duration_secs))
+        name = kwargs.get("fun_name")
+        if not name:  # jax 0.4.38 sends the event without the function's name
+            from jaxlint.dynamic import adapter
+
+            name = adapter.compile_event_function(sys._getframe(1))
+        _count(str(name or "?"), float(duration_secs))
     except Exception as e:  # never break the program
         recorder_error("counting a compile outside the jitted functions", e)
 

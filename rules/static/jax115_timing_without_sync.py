@@ -46,6 +46,11 @@ _DEVICE_METHODS = frozenset({
     "min", "prod", "std", "var", "argmax", "argmin", "cumsum", "clip", "round", "conj", "dot", "set", "add",
     "subtract", "multiply", "mul", "divide", "power", "apply", "get", "all", "any", "at",
 })
+#: What converts a device value to the host, in a function of the module called between
+#: the reads (``_converts``).
+_HOST_METHODS = frozenset({"block_until_ready", "item", "tolist"})
+_HOST_CALLS = frozenset({"builtins.float", "builtins.int", "builtins.bool", "builtins.complex", "numpy.asarray",
+                         "numpy.array", *_WAITS})
 #: Container methods that keep a value: storing it waits for nothing.
 _STORES = frozenset({"append", "extend", "insert", "appendleft", "add", "put", "put_nowait", "setdefault"})
 #: Builtins that read no value of an array (its length is metadata) or only wrap it.
@@ -70,7 +75,8 @@ class TimingWithoutSync(StaticRule):
     `from time import perf_counter`) subtracted from each other, with device work between
     them, and nothing between that work and the second read that waits for its result.
     Device work is a call of a jitted function (a jit of the module's functions, `jax.jit(f)(x)`,
-    a name bound to a jit of anything, a timing helper's parameter, `def bench(fn, *args)`,
+    a name bound to a jit of anything or to a transform of a jitted function,
+    `jax.vmap(train_jit)`, a timing helper's parameter, `def bench(fn, *args)`,
     that every call site of the module passes a jitted function) or a
     `lax.scan`/`fori_loop`/`while_loop`/`map` run
     eagerly (compiled whole); a transform called at once (`jax.grad(f)(x)`) or an eager
@@ -84,7 +90,9 @@ class TimingWithoutSync(StaticRule):
     * a conversion of the result, or of a value computed from it (also kept in a list, a
       dict or a field), to a Python value or a host array before the second read:
       `float(...)`, `.item()`, `.tolist()`, `np.asarray(...)`, `print(...)`, an f-string, an
-      `if` on it, or any call of code the rule does not know (it may convert).
+      `if` on it, or any call of code the rule does not know (it may convert);
+    * a call of a function of the module whose own code converts or waits
+      (`def entropy(self): return float(jnp.mean(self.strategy))`).
 
     Also `timeit.timeit`, `timeit.repeat` and `timeit.Timer` given a lambda (or a function
     of the module without parameters) whose result, a jitted call's, is discarded without
@@ -472,7 +480,7 @@ class _Work:
             return "jit"
         func = call.func
         if isinstance(func, ast.Call):
-            return _made(model.resolve_call(func))
+            return self._transform_kind(func)
         if isinstance(func, ast.Name):
             made = self._made_by(func)
             if made is not None:
@@ -493,9 +501,17 @@ class _Work:
         if owner is not None and len(bindings) == 1 and bindings[0].kind == "param":
             passed = Callers.of(self.model).param_values(owner, name.id)
             return "jit" if passed and all(self._jitted(b.value, b.scope) for b in passed) else None
-        kinds = {_made(self.model.resolve_call(b.value)) if b.kind == "assign" and isinstance(b.value, ast.Call)
-                 else None for b in bindings}
+        kinds = {self._transform_kind(b.value) if b.kind == "assign" and isinstance(b.value, ast.Call) else None
+                 for b in bindings}
         return kinds.pop() if len(kinds) == 1 else None
+
+    def _transform_kind(self, made: ast.Call) -> str | None:
+        """What a transform call makes: a jit; a transform of a jitted function
+        (``jax.vmap(train_jit)``: one jitted run); another transform."""
+        kind = _made(self.model.resolve_call(made))
+        if kind == "transform" and made.args and self._jitted(made.args[0], self.model.function_of(made)):
+            return "jit"
+        return kind
 
     def _jitted(self, expr: ast.expr, scope: FunctionInfo | None) -> bool:
         """``expr`` (read in ``scope``) is a jitted callable: a function of the module jitted
@@ -520,16 +536,33 @@ def _made(q: str | None) -> str | None:
 
 
 def _opaque(model: ModuleModel, work: _Work, call: ast.Call) -> bool:
-    """A call the rule cannot see into, given a value that is not a constant: it may wait
-    for anything (``common_utils.get_metrics(metrics_all)``, ``int(n)``, a logger)."""
-    if work.kind(call) is not None or not any(not isinstance(a, ast.Constant) for a in
-                                              [*call.args, *(k.value for k in call.keywords)]):
+    """A call the rule cannot see into: it may wait for anything, or be the work measured
+    (``common_utils.get_metrics(metrics_all)``, ``self.get_number_counts()``, ``int(n)``);
+    not a builtin given constants only (``print("done")``)."""
+    if work.kind(call) is not None:
         return False
     func = call.func
     if isinstance(func, ast.Attribute) and (func.attr in _STORES or func.attr in _DEVICE_METHODS):
         return False
     q = model.resolve_call(call)
+    if q is not None and q.startswith("builtins.") and all(
+            isinstance(a, ast.Constant) for a in [*call.args, *(k.value for k in call.keywords)]):
+        return False
     return not (q in _NO_WAIT or q in _WRAP or _jax_keeps(q))
+
+
+def _converts(model: ModuleModel, call: ast.Call) -> bool:
+    """``call`` runs a function of the module whose own code waits for the device or
+    converts a value to the host (``def entropy(self): return float(jnp.mean(...))``): it
+    may wait for what was dispatched before it (through ``self``, a global)."""
+    fn, _ = model.callee(call.func, model.function_of(call))
+    if fn is None:
+        return False
+    for n in fn.body_nodes():
+        if isinstance(n, ast.Call) and (isinstance(n.func, ast.Attribute) and n.func.attr in _HOST_METHODS
+                                        or model.resolve_call(n) in _HOST_CALLS):
+            return True
+    return False
 
 
 def _unwaited(model: ModuleModel, work: _Work, nodes: list[ast.AST], stop: ast.AST | None,
@@ -551,6 +584,10 @@ def _unwaited(model: ModuleModel, work: _Work, nodes: list[ast.AST], stop: ast.A
     if all(work.kind(c) == "op" for c in dispatched) and any(  # type: ignore[arg-type]
             isinstance(n, ast.Call) and _opaque(model, work, n) for n in own):
         return None  # a few eager operations beside code the rule cannot see: it may wait for them
+    first = min(_pos(c) for c in dispatched)
+    if any(isinstance(n, ast.Call) and _pos(n) > first and work.kind(n) is None and _converts(model, n)
+           for n in own):
+        return None
     derived: set[str] = set()
     todo: list[ast.AST] = list(dispatched)
     seen: set[int] = set()

@@ -275,3 +275,51 @@ def main(w, x):
 """
     assert lines("JAX115", src) == [16]
     assert lines("JAX115", src.replace("benchmark(jax.jit(plain), w, x)", "benchmark(plain, w, x)")) == []
+
+
+def test_jax115_a_function_of_the_module_that_converts_between_the_reads_waits():
+    """`self._entropy()` returns `float(...)` of the state the step updated: it waits for
+    it (the rule reads the module's own functions one level deep)."""
+    src = HEAD + """
+class Trainer:
+    def _entropy(self):
+        return float(jnp.mean(self.w))
+
+    def _norm(self):
+        return jnp.linalg.norm(self.w)
+
+    def train(self, x):
+        t0 = time.time()
+        self.w = step(self.w, x)
+        entropy = self._entropy()
+        return time.time() - t0, entropy
+"""
+    assert lines("JAX115", src) == []
+    assert lines("JAX115", src.replace("entropy = self._entropy()", "entropy = self._norm()")) == [21]
+
+
+def test_jax115_eager_operations_beside_an_unknown_call_without_arguments_are_not_reported():
+    src = HEAD + """
+class Likelihood:
+    def abundance(self, n_val, f):
+        t1 = time.time()
+        self.get_number_counts()
+        log_lik = -self.n_tot + n_val * jnp.log(f)
+        return log_lik, time.time() - t1
+"""
+    assert lint_source(src, select=["JAX115"], confidence="possible") == []
+
+
+def test_jax115_a_transform_of_a_jitted_function_is_one_jitted_run():
+    src = HEAD + """
+train_vmap = jax.vmap(step)
+
+def run(ws, xs):
+    t0 = time.time()
+    out = train_vmap(ws, xs)
+    t1 = time.time()
+    print("steps per second", len(xs) / (t1 - t0))
+    return out
+"""
+    found = lint_source(src, select=["JAX115"])
+    assert [(d.start.line, d.confidence.value) for d in found] == [(15, "likely")]

@@ -643,6 +643,9 @@ def _flow(model: ModuleModel, work: _Work, node: ast.AST, stop: ast.AST | None,
         p = model.parent(child)
         if p is None or p is stop:
             return p is None, set()
+        if isinstance(p, ast.FormattedValue):
+            return True, set()  # formatted when evaluated, before the values after it (its position
+            # is the whole f-string's before Python 3.12)
         if hi is not None and hasattr(p, "end_lineno") and _pos(p) <= hi < _end(p) and not isinstance(p, _HEADED):
             return False, set()  # `return out, time.time() - t0`: what it is used for happens after the read
         if isinstance(p, ast.Attribute) and p.value is child:

@@ -194,8 +194,8 @@ class Trainer:
 
 def test_jax115_what_happens_after_the_read_in_its_own_statement_does_not_wait():
     """`print(f"{time.time() - t0:.3f} s", out)` and `print(out, f"{time.time() - t0}")`
-    read the clock before `out` is printed; `float(out)` as an earlier argument converts
-    it before."""
+    read the clock before `out` is printed; `float(out)` as an earlier argument, or `{out}`
+    earlier in the f-string, converts it before."""
     src = HEAD + """
 def bench(w, x):
     t0 = time.time()
@@ -208,6 +208,8 @@ def bench(w, x):
     assert lines("JAX115", printed_after) == [13]
     converted_first = src.replace('print(f"{time.time() - t0:.3f} s", out)', 'print(float(out), time.time() - t0)')
     assert lines("JAX115", converted_first) == []
+    formatted_first = src.replace('print(f"{time.time() - t0:.3f} s", out)', 'print(f"{out} {time.time() - t0:.3f} s")')
+    assert lines("JAX115", formatted_first) == []
 
 
 def test_jax115_a_transform_called_at_once_and_a_lax_loop_are_device_work():

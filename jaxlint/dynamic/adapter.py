@@ -927,18 +927,22 @@ def concrete_array_type() -> type:
     """The type of a concrete jax array (a tracer is not one): its ``aval`` (shape,
     dtype, weak type) is what jit keys its cache on. Made outside any trace: the first
     recorded call may come from inside one (a jitted body of a `lax.while_loop` at the top
-    level), where a new array is a tracer."""
+    level), where a new array is a tracer. A NumPy array put on the device: no operation
+    runs, so nothing is compiled (`jnp.zeros(())` compiled a `convert_element_type` in the
+    program, a compile of jaxlint's own that `benchmarks/bench_record.py` counted)."""
     with jax.ensure_compile_time_eval():
-        return type(jax.numpy.zeros(()))
+        return type(jax.device_put(np.zeros((), np.float32)))
 
 
 @functools.lru_cache(maxsize=None)
 def key_array_type() -> tuple[type, Callable[[Any], Any]]:
     """(the type of a typed PRNG key array, ``jax.random.key``'s, a getter of the array of
     its key data): a key whose data is a concrete array (:func:`concrete_array_type`) is
-    concrete too; one whose data is a tracer is traced. Made outside any trace."""
+    concrete too; one whose data is a tracer is traced. Made outside any trace, by wrapping
+    key data put on the device: `jax.random.key(0)` would compile the seeding in the program."""
     with jax.ensure_compile_time_eval():
-        return type(jax.random.key(0)), operator.attrgetter("_base_array")
+        return type(jax.random.wrap_key_data(jax.device_put(np.zeros((2,), np.uint32)))), \
+            operator.attrgetter("_base_array")
 
 
 def has_tracer(tree: Any) -> bool:

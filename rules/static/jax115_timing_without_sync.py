@@ -72,7 +72,8 @@ class TimingWithoutSync(StaticRule):
     Finds wall-clock measurements of JAX work that read the clock before the work is done:
     two clock reads (`time.time()`, `time.perf_counter()`, `time.monotonic()`, their `_ns`
     forms, `timeit.default_timer()`, `datetime.now()`, also imported by name,
-    `from time import perf_counter`) subtracted from each other, with device work between
+    `from time import perf_counter`; a start copied from the last end read, `last = now`)
+    subtracted from each other, with device work between
     them, and nothing between that work and the second read that waits for its result.
     Device work is a call of a jitted function (a jit of the module's functions, `jax.jit(f)(x)`,
     a name bound to a jit of anything or to a transform of a jitted function,
@@ -345,16 +346,23 @@ def _end(node: ast.AST) -> tuple[int, int]:
     return node.end_lineno or node.lineno, node.end_col_offset or 0  # type: ignore[attr-defined]
 
 
-def _clock_bound(model: ModuleModel, name: ast.Name, fn: FunctionInfo | None,
-                 clocks: set[int]) -> list[tuple[ast.stmt, ast.Call]]:
+def _clock_bound(model: ModuleModel, name: ast.Name, fn: FunctionInfo | None, clocks: set[int],
+                 alias: bool = True) -> list[tuple[ast.stmt, ast.Call]]:
     """The statements ``name = <clock read>`` that may hold where ``name`` is read, with
-    the read; empty when any other binding may hold."""
+    the read; also ``last = now`` of a name bound to clock reads (the statement, and the
+    read it copies); empty when any other binding may hold."""
     out = []
     for b in model.reaching_bindings(name, fn):
-        if not (b.kind == "assign" and isinstance(b.value, ast.Call) and id(b.value) in clocks
-                and isinstance(b.node, ast.stmt)):
+        if not (b.kind == "assign" and isinstance(b.node, ast.stmt)):
             return []
-        out.append((b.node, b.value))
+        if isinstance(b.value, ast.Call) and id(b.value) in clocks:
+            out.append((b.node, b.value))
+            continue
+        copied = _clock_bound(model, b.value, fn, clocks, alias=False) if alias and isinstance(b.value, ast.Name) \
+            else []
+        if not copied:
+            return []
+        out += [(b.node, read) for _, read in copied]
     return out
 
 

@@ -325,3 +325,21 @@ def run(ws, xs):
 """
     found = lint_source(src, select=["JAX115"])
     assert [(d.start.line, d.confidence.value) for d in found] == [(15, "likely")]
+
+
+def test_jax115_a_start_copied_from_the_last_end_read_runs_round_the_loop():
+    """`last = now` after each step's read: the next read measures from there, round the
+    loop through the next step."""
+    src = HEAD + """
+def train(w, data, steps):
+    last = time.time()
+    for _ in range(steps):
+        w = step(w, data)
+        now = time.time()
+        print("step time", now - last)
+        last = now
+    return w
+"""
+    assert lines("JAX115", src) == [14]
+    waited = src.replace("        w = step(w, data)\n", "        w = step(w, data).block_until_ready()\n")
+    assert lines("JAX115", waited) == []

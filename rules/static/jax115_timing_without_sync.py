@@ -145,7 +145,7 @@ class TimingWithoutSync(StaticRule):
     group = "nursery"
     name = "timing-without-sync"
     summary = "a clock read after JAX work, before its result is ready: the measurement times the dispatch"
-    fix_hint = "call `.block_until_ready()` on the result (or `jax.block_until_ready(...)`) before reading the clock"
+    fix_hint = "wait for the result (`jax.block_until_ready(...)`, `.block_until_ready()`) before reading the clock"
 
     VALID = [
         Valid(
@@ -293,8 +293,8 @@ class TimingWithoutSync(StaticRule):
                 end,
                 f"`{ctx.segment(end)}` is read after `{_short(ctx, last)}` (line {last.lineno}) is dispatched, "
                 f"before its result is ready: JAX dispatches asynchronously, so the interval from line "
-                f"{start.lineno} measures the dispatch, not the computation; call `.block_until_ready()` on the "
-                f"result (or `jax.block_until_ready(...)`) before reading the clock",
+                f"{start.lineno} measures the dispatch, not the computation; wait for the result before reading "
+                f"the clock: `jax.block_until_ready(...)` (any pytree), `.block_until_ready()` (one array)",
                 related=[ctx.related(last, "dispatched here, never waited for")],
                 data={"clock": clock, "timed": _short(ctx, last), "start_line": start.lineno},
                 confidence=_confidence(work, left),
@@ -309,7 +309,7 @@ class TimingWithoutSync(StaticRule):
                 timer,
                 f"`{q}` times `{_short(ctx, last)}`, whose result it discards without waiting for it: JAX "
                 f"dispatches asynchronously, so each run measures the dispatch, not the computation; time "
-                f"`{_short(ctx, last)}.block_until_ready()` instead",
+                f"`jax.block_until_ready({_short(ctx, last)})` instead",
                 related=[ctx.related(last, "dispatched here, never waited for")],
                 data={"clock": q, "timed": _short(ctx, last), "start_line": timer.lineno},
                 confidence=_confidence(work, unwaited),

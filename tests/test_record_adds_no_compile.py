@@ -55,8 +55,10 @@ def test_recording_compiles_nothing_the_plain_run_does_not(tmp_path):
     (tmp_path / "prog.py").write_text(PROGRAM.lstrip())
     plain = subprocess.run([sys.executable, "prog.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert plain.returncode == 0, plain.stderr[-3000:]
-    # the program's own compiles: the step for each static mode
-    assert _compiled(plain.stdout) == "compiled ['jit(step)', 'jit(step)']", plain.stdout
+    # the program's own compiles: the step for each static mode (jax 0.4.38's event names
+    # no function)
+    assert _compiled(plain.stdout) in ("compiled ['jit(step)', 'jit(step)']", "compiled ['None', 'None']"), \
+        plain.stdout
     for flags in ((), ("--compile",)):
         rec = run_cli("record", *flags, "--", "python", "prog.py", cwd=tmp_path, timeout=600)
         assert rec.returncode == 0, rec.stderr[-3000:]

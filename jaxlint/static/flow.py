@@ -69,6 +69,8 @@ from jaxlint.static.values import (ARRAY_METHODS, CONTAINER_METHODS, TREE_MAPS, 
 from jaxlint.textutil import LazyPattern
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+
     from jaxlint.static.scopes import FunctionInfo, Scopes
 
 
@@ -704,33 +706,95 @@ class Flow:
     def _narrowed(self, name: ast.Name) -> bool:
         """Whether an ``isinstance`` test around ``name`` rules out a tracer: the body of
         ``if isinstance(x, (int, float, np.ndarray))`` (or of ``isinstance(...) and ...``),
-        the ``else`` of ``if isinstance(x, jax.Array)``, and what follows
-        ``if isinstance(x, jax.Array): return ...``."""
+        the ``else`` of ``if isinstance(x, jax.Array)``, what follows
+        ``if isinstance(x, jax.Array): return ...``, and the operands of an ``and`` after
+        ``not isinstance(x, jax.core.Tracer)`` (of an ``or`` after ``isinstance(x, Tracer)``).
+        A helper whose body returns such a test (``def is_tracer(v): return isinstance(v,
+        jax.core.Tracer)``, of this module or imported) is the test. A test of another
+        name computed by the same call (``a, b = solve(x)``: ``not isinstance(a, Tracer)``
+        guarding ``bool(b)``) counts too: the outputs of one call are tracers together
+        (the call ran under the trace, on traced inputs) or concrete together."""
         if self._isinstance_tests is None:
             self._isinstance_tests = {n.args[0].id for n in self.fn.body_nodes()
-                                      if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-                                      and n.func.id == "isinstance" and n.args and isinstance(n.args[0], ast.Name)}
-        if name.id not in self._isinstance_tests:
-            return False  # the body never tests this name's type
+                                      if isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Name)
+                                      and ((isinstance(n.func, ast.Name) and n.func.id == "isinstance")
+                                           or (len(n.args) == 1 and self._in_test(n)
+                                               and tracer_helper(self.model, n.func, self.fn)))}
+        if not self._isinstance_tests:
+            return False  # the body never tests a name's type
+        same = self._same_source(name)
+        if name.id not in self._isinstance_tests and same is None:
+            return False  # the body never tests this name's type, nor that of one computed with it
+        m, n_ = self.model, name.id
+
+        def says(test: ast.AST, jax: bool) -> bool:
+            return _isinstance_of(m, test, n_, jax, self.fn, same)
+
         child: ast.AST = name
         for a in self.model.ancestors(name):
             if isinstance(a, (ast.If, ast.IfExp)) and child is not a.test:
                 in_body = child in a.body if isinstance(a, ast.If) else child is a.body
-                if in_body and _isinstance_of(self.model, a.test, name.id, jax=False):
+                if in_body and says(a.test, jax=False):
                     return True
-                if not in_body and _isinstance_of(self.model, a.test, name.id, jax=True):
+                if not in_body and says(a.test, jax=True):
+                    return True
+            if isinstance(a, ast.BoolOp) and child in a.values:
+                # `not isinstance(x, Tracer) and bool(x)`: the later operands run only when
+                # the earlier ones are true (`and`) or false (`or`): never with a tracer
+                before = a.values[:a.values.index(child)]
+                if any(says(v, jax=not isinstance(a.op, ast.And)) for v in before):
                     return True
             body = getattr(a, "body", None)
             if isinstance(body, list) and child in body:
                 for stmt in body[:body.index(child)]:
                     if isinstance(stmt, ast.If) and not stmt.orelse and stmt.body \
                             and isinstance(stmt.body[-1], (ast.Return, ast.Raise)) \
-                            and _isinstance_of(self.model, stmt.test, name.id, jax=True):
+                            and says(stmt.test, jax=True):
                         return True
             if a is self.fn.node:
                 return False
             child = a
         return False
+
+    def _outside_trace(self, args: "list[ast.expr]") -> bool:
+        """An operand reads a name that is traced whenever ``fn`` is, at a place a tracer
+        test rules a tracer out (``not is_tracer(x) and bool(jnp.any(x < 0))``): that code
+        runs only when no trace is running, where jax computes at once."""
+        return any(isinstance(n, ast.Name) and self.name_level(n.id) == CERTAIN and self._narrowed(n)
+                   for a in args for n in walk(a))
+
+    def _in_test(self, call: ast.Call) -> bool:
+        """``call`` (under ``not``) is a branch's test or an operand of ``and``/``or``."""
+        child: ast.AST = call
+        for a in self.model.ancestors(call):
+            if isinstance(a, (ast.If, ast.IfExp, ast.While)):
+                return child is a.test
+            if isinstance(a, ast.BoolOp):
+                return True
+            if not (isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.Not)):
+                return False
+            child = a
+        return False
+
+    def _same_source(self, name: ast.Name) -> "Callable[[ast.Name], bool] | None":
+        """When every binding of ``name`` that reaches this read unpacks the result of one
+        call into several names (``g, ok = solve(x)``): a test of whether a read of another
+        of those names, reached by the same bindings only, is a tracer."""
+        reach = self.model.reaching_bindings(name, self.fn)
+        if not reach or not all(isinstance(b.node, ast.Assign) and len(b.node.targets) == 1
+                                and isinstance(b.node.targets[0], (ast.Tuple, ast.List))
+                                and isinstance(b.node.value, ast.Call) for b in reach):
+            return None
+        nodes = {id(b.node) for b in reach}
+        others = {t for b in reach for t in target_names(b.node.targets[0])} - {name.id}  # type: ignore[attr-defined]
+
+        def same(read: ast.Name) -> bool:
+            if read.id not in others:
+                return False
+            theirs = self.model.reaching_bindings(read, self.fn)
+            return bool(theirs) and {id(b.node) for b in theirs} == nodes
+
+        return same
 
     def _is_sentinel(self, expr: ast.AST) -> bool:
         """A name bound only to ``object()``: comparing anything with it gives a Python bool."""
@@ -794,7 +858,8 @@ class Flow:
             found = _best(*(self.culprit(a) for a in args))
             if found:
                 return found
-            if q.startswith(_JAX_ARRAY_FUNCS) and not self._eager(call) and not self._compiled_nowhere():
+            if q.startswith(_JAX_ARRAY_FUNCS) and not self._eager(call) and not self._compiled_nowhere() \
+                    and not self._outside_trace(args):
                 # under jit every jax.numpy result is staged out, even from constants; under
                 # a vmap or grad applied in eager code, one of concrete values is computed at once
                 return CERTAIN, call
@@ -920,25 +985,78 @@ class Flow:
 
 #: Types whose instances are never tracers, and those a tracer is an instance of.
 _HOST_TYPES = ("builtins.", "numpy.", "numbers.", "typing.")
-_JAX_TYPES = {"jax.Array", "jax.numpy.ndarray", "jax.core.Tracer", "jax.interpreters.partial_eval.DynamicJaxprTracer"}
+_TRACER_TYPES = {"jax.core.Tracer", "jax._src.core.Tracer", "jax.interpreters.partial_eval.DynamicJaxprTracer"}
+_JAX_TYPES = {"jax.Array", "jax.numpy.ndarray"} | _TRACER_TYPES
 
 
-def _isinstance_of(model: "Scopes", test: ast.AST, name: str, jax: bool) -> bool:
+def _isinstance_of(model: "Scopes", test: ast.AST, name: str, jax: bool, scope: "FunctionInfo | None" = None,
+                   same: "Callable[[ast.Name], bool] | None" = None) -> bool:
     """``test`` (or a conjunct of an ``and``) is ``isinstance(name, T)`` with every type in
     ``T`` a host type (``jax=False``: int, float, np.ndarray, ...) or a JAX array type
-    (``jax=True``), or ``not isinstance(...)`` of the other kind."""
+    (``jax=True``), or ``not isinstance(...)`` of the other kind. A call of a helper that
+    returns ``isinstance(v, Tracer)`` (``tracer_helper``, read in ``scope``) is that test;
+    ``same`` accepts a read of another name that is a tracer exactly when ``name`` is."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return any(_isinstance_of(model, v, name, jax) for v in test.values)
+        return any(_isinstance_of(model, v, name, jax, scope, same) for v in test.values)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _isinstance_of(model, test.operand, name, not jax)
-    if not (isinstance(test, ast.Call) and model.resolve_call(test) == "builtins.isinstance" and len(test.args) == 2
-            and isinstance(test.args[0], ast.Name) and test.args[0].id == name):
+        return _isinstance_of(model, test.operand, name, not jax, scope, same)
+    if not (isinstance(test, ast.Call) and test.args and isinstance(test.args[0], ast.Name)
+            and (test.args[0].id == name or (same is not None and same(test.args[0])))):
+        return False
+    if len(test.args) == 1 and not test.keywords:
+        return jax and tracer_helper(model, test.func, scope)
+    if not (model.resolve_call(test) == "builtins.isinstance" and len(test.args) == 2):
         return False
     types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
     quals = [model.resolve(t) or "" for t in types]
     if jax:
         return all(q in _JAX_TYPES for q in quals)
     return all(q.startswith(_HOST_TYPES) for q in quals)
+
+
+def tracer_helper(model: "Scopes", func: ast.expr, scope: "FunctionInfo | None") -> bool:
+    """``func`` is a function (of this module, or imported from another module of the
+    tree) whose body returns ``isinstance(v, T)`` of its one parameter ``v`` with every
+    type in ``T`` a tracer type (``def is_tracer(v): return isinstance(v,
+    jax.core.Tracer)``): its call is that test."""
+    if not isinstance(func, (ast.Name, ast.Attribute)):
+        return False
+    memo: dict[object, bool] = model.__dict__.setdefault("_tracer_helpers", {})
+    key = (id(scope), model.resolve(func) or id(func))
+    known = memo.get(key)
+    if known is None:
+        known = memo[key] = _tracer_helper(model, func, scope)
+    return known
+
+
+def _tracer_helper(model: "Scopes", func: "ast.Name | ast.Attribute", scope: "FunctionInfo | None") -> bool:
+    callee, implicit = model.callee(func, scope)
+    home = model
+    if callee is None:
+        link = model.link
+        if link is None:
+            return False
+        deps: set = set()
+        found = link.function(model, func, scope, deps)
+        if found is None:
+            return False
+        mod, callee = found
+        home = mod.scopes()  # type: ignore[assignment]
+        implicit = 0
+        if deps and model.link is not None:
+            model.link.use(deps)
+    node = callee.node
+    if implicit or isinstance(node, ast.Lambda) or len(callee.params) != 1:
+        return False
+    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+            and not isinstance(s, (ast.Import, ast.ImportFrom))]  # a docstring, `import jax` in the body
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return False
+    test = body[0].value
+    return (isinstance(test, ast.Call) and home.resolve_call(test) == "builtins.isinstance" and len(test.args) == 2
+            and isinstance(test.args[0], ast.Name) and test.args[0].id == callee.params[0].name
+            and all((home.resolve(t) or "") in _TRACER_TYPES
+                    for t in (test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]])))
 
 
 def _has_slice(index: ast.expr) -> bool:

@@ -93,7 +93,12 @@ class TracedControlFlow(StaticRule):
     finding in the arm of a test that names one shape (`if x.ndim == 0:`, `x.shape[-1]
     == 1`, `x.size in (0, 1)`; the `else` of `!=`), or after an `if` that leaves for every
     other shape (`if x.ndim != 0: return ...`): shapes are static under a trace, and that
-    code runs only if a traced caller passes that shape. A value that comes out of a call or
+    code runs only if a traced caller passes that shape. Code that a test of `jax.core.Tracer` rules
+    out for a traced name (`not isinstance(x, Tracer) and bool(x.any())`, the `else` of
+    `if is_tracer(x):` with `is_tracer` a helper returning that test, after `if
+    isinstance(x, Tracer): return x`) runs only eagerly and is not reported, nor is a
+    conversion there of another name unpacked from the same call as the tested one
+    (`g, ok = solve(x)`: one call's outputs are tracers together). A value that comes out of a call or
     a method the linter cannot see into is a *possible* finding, reported only under
     `--preview`; a method of a class of the module is read (`state.count()` returning
     `len(self.items)` is a Python int), and so are the fields a pytree class declares static
@@ -251,6 +256,22 @@ class TracedControlFlow(StaticRule):
             @jax.jit
             def norm(params):
                 return jnp.linalg.norm(flatten(params))
+            """
+        ),
+        Valid(
+            """
+            import jax
+            import jax.numpy as jnp
+
+            def is_tracer(value):
+                return isinstance(value, jax.core.Tracer)
+
+            @jax.jit
+            def step(force):
+                # a tracer under jit: `and` stops before `bool`, which runs only eagerly
+                if not is_tracer(force) and bool(jnp.any(force < 0.0)):
+                    raise ValueError("force must be non-negative")
+                return force * 2.0
             """
         ),
     ]

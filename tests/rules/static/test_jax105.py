@@ -9,10 +9,10 @@ import textwrap
 
 import pytest
 
-from helpers import lines, lint_source
+from helpers import json_findings, lines, lint_source, run_cli
 from jaxlint.diagnostic import Severity
 from jaxlint.static.semantic import ModuleModel
-from static_rule_helpers import LAX_IDIOMS, all_findings, example, run_module, outcomes_under_jax
+from static_rule_helpers import LAX_IDIOMS, all_findings, example, marked, run_module, outcomes_under_jax
 
 
 def traced_params(src: str) -> dict[str, set[str]]:
@@ -525,3 +525,109 @@ def test_jax105_disable_jit_arm_of_a_loop_that_traces_under_disable_jit_is_check
         name: (textwrap.dedent(src) + "\ndef go():\n    with jax.disable_jit():\n"
                f"        {name}(jnp.ones(3))\n", "go()") for name in ("run", "run_lax")})
     assert outcomes == {"run": "ConcretizationTypeError", "run_lax": "ok"}, outcomes
+
+
+TRACER_GUARDS = """
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.core import Tracer
+
+seen = []
+
+
+def is_tracer(value):
+    \"\"\"Whether ``value`` is a tracer (inside jit, vmap, scan).\"\"\"
+    import jax
+
+    return isinstance(value, jax.core.Tracer)
+
+
+def solve(x):
+    return x * 2.0, jnp.all(x > 0)
+
+
+@jax.jit
+def guarded(x):
+    if not is_tracer(x) and bool(jnp.any(x < 0.0)):
+        raise ValueError("negative")
+    ok = isinstance(x, Tracer) or bool(jnp.all(x > 0))
+    if is_tracer(x):
+        pass
+    else:
+        seen.append(float(x.sum()))
+    g, c = solve(x)
+    if not isinstance(g, jax.core.Tracer):
+        seen.append(bool(c))
+    if isinstance(x, jax.core.Tracer):
+        return x
+    seen.append(float(x.mean()))
+    return x
+
+
+@jax.jit
+def wrong_way(x):
+    if not is_tracer(x) or bool(jnp.any(x < 0.0)):  # INVALID
+        return x
+    return x
+
+
+@functools.partial(jax.jit, static_argnames="x")
+def other_name(x, y):
+    if not is_tracer(x) and bool(jnp.any(y < 0.0)):  # INVALID
+        return y
+    return y
+"""
+
+
+def test_jax105_conversions_a_tracer_test_rules_out_are_eager_only():
+    """Code reached only when a tracer test says "not a tracer" (``isinstance(x,
+    jax.core.Tracer)``, or a helper returning it, under ``not``/``and``/``or``/``else``/
+    an early ``return``) runs only on concrete values: under jit the test short-circuits,
+    eagerly it runs (blind55b's bioafferent validations). A name unpacked from the same
+    call as the tested one is concrete with it (normix's ``bool(converged)``). A test of
+    another name (a static one here), or of the wrong polarity, proves nothing.
+    Proven with real jax."""
+    assert lines("JAX105", TRACER_GUARDS) == marked(TRACER_GUARDS)
+    assert len(marked(TRACER_GUARDS)) == 2
+    src = textwrap.dedent(TRACER_GUARDS)
+    outcomes = outcomes_under_jax({
+        "jitted": (src, "str((guarded(jnp.ones(3)), seen)[1])"),  # every guarded conversion skipped
+        "eager": (src, "str((guarded.__wrapped__(jnp.ones(3)), seen)[1])"),  # each runs on concrete values
+        "eager-raises": (src, "guarded.__wrapped__(-jnp.ones(3))"),
+        "wrong_way": (src, "wrong_way(jnp.ones(3))"),
+        "other_name": (src, "other_name(1.0, jnp.ones(3))"),  # `x` static: a Python float
+    })
+    assert outcomes == {"jitted": "[]", "eager": "[3.0, True, 1.0]", "eager-raises": "ValueError",
+                        "wrong_way": "TracerBoolConversionError", "other_name": "TracerBoolConversionError"}, outcomes
+
+
+def test_jax105_a_tracer_test_helper_of_another_module_guards(tmp_path):
+    """The helper may live in another module of the checked tree (``from
+    pkg.validation import is_tracer``): its body is read there."""
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "validation.py").write_text(
+        "import jax\n\n\ndef is_tracer(value):\n    return isinstance(value, jax.core.Tracer)\n\n\n"
+        "def is_array(value):\n    return isinstance(value, jax.Array)\n")
+    (root / "pkg" / "model.py").write_text(textwrap.dedent("""
+        import jax
+        import jax.numpy as jnp
+        from pkg.validation import is_array, is_tracer
+
+
+        @jax.jit
+        def step(x):
+            if not is_tracer(x) and bool(jnp.any(x < 0.0)):
+                raise ValueError("negative")
+            if not is_array(x) and bool(jnp.any(x < 0.0)):
+                raise ValueError("negative")
+            return x
+        """).lstrip("\n"))
+    proc = run_cli("check", "--no-cache", "--select", "JAX105", "--output-format", "json", "pkg/model.py", cwd=root)
+    assert proc.returncode == 1, proc.stderr
+    # `is_array` is true of concrete arrays too: `not is_array(x)` proves nothing of a tracer
+    assert [d["location"]["row"] for d in json_findings(proc, "JAX105")] == [10]

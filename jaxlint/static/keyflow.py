@@ -402,7 +402,26 @@ class KeyFlow:
         if first is call:
             return True
         a, b = self.reach.read_outputs(first), self.reach.read_outputs(call)
+        if self._same_split(first, call):
+            # `split(key)[0]` and `split(key)[1]`: one split, of which each takes another key
+            a = a if a is not None else self._taken_index(first)
+            b = b if b is not None else self._taken_index(call)
         return (a is None or b is None or bool(a & b)) and self.reach.read_with(first, call)
+
+    def _same_split(self, first: ast.Call, call: ast.Call) -> bool:
+        """``first`` and ``call`` are ``jax.random.split`` with the same arguments: the
+        same keys, index by index."""
+        return all(self.model.resolve_call(c) == "jax.random.split" for c in (first, call)) \
+            and ast.dump(ast.Tuple(elts=first.args, ctx=ast.Load())) == ast.dump(ast.Tuple(elts=call.args, ctx=ast.Load())) \
+            and [(k.arg, ast.dump(k.value)) for k in first.keywords] == [(k.arg, ast.dump(k.value)) for k in call.keywords]
+
+    def _taken_index(self, call: ast.Call) -> set[int] | None:
+        """``{i}`` where only the output ``call[i]`` (a constant, not negative) is taken."""
+        parent = self.model.parent(call)
+        if isinstance(parent, ast.Subscript) and parent.value is call and isinstance(parent.slice, ast.Constant) \
+                and type(parent.slice.value) is int and parent.slice.value >= 0:
+            return {parent.slice.value}
+        return None
 
     def _aligned(self, first: ast.Call, call: ast.Call, fn_name: str) -> bool:
         """Whether two uses of one key by the same function differ only in the data they

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from helpers import fixed, lines, lint_source
-from static_rule_helpers import found, outcomes_under_jax
+from static_rule_helpers import found, marked, outcomes_under_jax
 
 
 def test_jax114_one_key_for_different_draws_is_still_reuse_even_with_data():
@@ -419,3 +419,61 @@ def test_jax114_a_key_only_threaded_through_a_seen_callee_is_not_spent():
     assert _lines_with(THREADS, {"pkg/__init__.py": "", "pkg/tags.py": TAGS}) == _arrowed(THREADS)
     # a callee that cannot be read is assumed to draw from the key it is given
     assert len(lint_source(THREADS, select=["JAX114"])) == 3
+
+
+SPLIT_HALVES = """
+import jax
+import jax.numpy as jnp
+import jax.random as jr
+
+
+def halves(seed, n):
+    seeds_h = jr.split(jr.split(seed)[0], n)
+    seeds_v = jr.split(jr.split(seed)[1], n)
+    return seeds_h, seeds_v
+
+
+def unpacked_and_indexed(seed):
+    _, second = jr.split(seed)
+    first = jr.split(seed)[0]
+    return jr.normal(first, (3,)), jr.normal(second, (3,))
+
+
+def one_half_twice(seed):
+    a = jr.split(seed)[0]
+    b = jr.split(seed)[0]  # INVALID
+    return jr.normal(a, (3,)), jr.normal(b, (3,))
+
+
+def other_count(seed):
+    a = jr.split(seed, 3)[0]
+    b = jr.split(seed)[0]  # INVALID
+    return jr.normal(a, (3,)), jr.normal(b, (3,))
+"""
+HALVES_CHECK = """
+
+def check():
+    seed = jr.PRNGKey(7)
+    k0, k1 = jr.split(seed)
+    h, v = halves(seed, 4)
+    x, y = unpacked_and_indexed(seed)
+    a, b = one_half_twice(seed)
+    c, d = other_count(seed)
+    same = lambda p, q: bool(jnp.array_equal(jr.key_data(p) if jnp.issubdtype(p.dtype, jax.dtypes.prng_key)
+                                             else p, q))
+    return str([same(h, jr.split(k0, 4)), same(v, jr.split(k1, 4)), same(h, v),
+                bool(jnp.array_equal(x, jr.normal(k0, (3,)))), bool(jnp.array_equal(y, jr.normal(k1, (3,)))),
+                bool(jnp.array_equal(x, y)), bool(jnp.array_equal(a, b)), bool(jnp.array_equal(c, d))])
+"""
+
+
+def test_jax114_two_splits_of_one_key_taking_different_halves_are_one_split():
+    """``split(seed)[0]`` and ``split(seed)[1]`` (blind55b's jax-moseq) are the two keys of
+    one split, as ``k0, k1 = split(seed)`` would give: no reuse. The same index twice is
+    the same key, and so is ``split(seed, 3)[0]`` beside ``split(seed)[0]`` (jax's default
+    partitionable threefry gives ``split(k, n)[i]`` independently of ``n``). Proven with
+    real jax: the halves equal those of a single split and differ from each other."""
+    assert lines("JAX114", SPLIT_HALVES) == marked(SPLIT_HALVES)
+    assert len(marked(SPLIT_HALVES)) == 2
+    outcomes = outcomes_under_jax({"halves": (textwrap.dedent(SPLIT_HALVES) + HALVES_CHECK, "check()")})
+    assert outcomes == {"halves": "[True, True, False, True, True, False, True, True]"}, outcomes

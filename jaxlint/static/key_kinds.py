@@ -75,8 +75,9 @@ def _draw(model: Scopes, call: ast.Call, name: str, key: str) -> str | None:
     """How ``call`` draws from the key named ``key``: "split" when it splits (or folds) the
     key before any bits are read (a sampler of ``SPLITS_FIRST``, ``choice`` without ``p``,
     or a function of the module that only hands the key to those and to ``split``/
-    ``fold_in``), "bits" when it reads the key's own bits (``READS_BITS``, ``choice`` with
-    ``p``), None when unsure."""
+    ``fold_in``: ``k1, k2 = split(key)`` and draws from those), "bits" when it reads the
+    key's own bits (``READS_BITS``, ``choice`` with ``p``, or a function of the module that
+    only hands the key to those), None when unsure."""
     short = name[len("jax.random."):] if name.startswith("jax.random.") else None
     if short == "choice":
         weighted = len(call.args) > 4 or any(k.arg == "p" for k in call.keywords)
@@ -95,13 +96,16 @@ def _draw(model: Scopes, call: ast.Call, name: str, key: str) -> str | None:
     param = names.pop()
     if any(b.kind != "param" for b in target.bindings.get(param, ())):
         return None  # bound again in the callee: its draws are of another key
-    drawn = False
+    uses: set[str] = set()
     for node in (n for st in target.node.body for n in ast.walk(st)):  # closures' reads too
         if isinstance(node, ast.Name) and node.id == param:
             use = model.parent(node)
             q = (model.resolve_call(use) or "") if isinstance(use, ast.Call) and use.args and use.args[0] is node else ""
             short = q[len("jax.random."):] if q.startswith("jax.random.") else ""
-            if short not in SPLITS_FIRST | _DERIVE:
+            if short in SPLITS_FIRST | _DERIVE:
+                uses.add("split")
+            elif short in READS_BITS:
+                uses.add("bits")
+            else:
                 return None
-            drawn |= short in SPLITS_FIRST
-    return "split" if drawn else None
+    return uses.pop() if len(uses) == 1 else None

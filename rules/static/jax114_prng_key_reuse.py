@@ -173,8 +173,10 @@ class PrngKeyReuse(StaticRule):
     different draws of which one splits the key before reading any bits (`gamma`, `loggamma`,
     `beta`, `dirichlet`, `t`, `f`, `chisquare`, `poisson`, `binomial`, `multinomial`,
     `randint`, `permutation`, `choice` without `p`, ...: jax's own source; or a function of
-    the module that hands the key only to those, `split` and `fold_in`) and the other reads
-    the key's own bits (`normal`, `uniform`, `bernoulli`, ...): against JAX's rule, but the
+    the module that hands the key only to those, `split` and `fold_in`, such as one that
+    splits it and draws from the parts) and the other reads the key's own bits (`normal`,
+    `uniform`, `bernoulli`, ...; a key handed whole to two callees stays `same-numbers`):
+    against JAX's rule, but the
     split's keys are none of the bits the other draw reads, so the numbers are unrelated
     (measured: docs/precision.md, "JAX114's finding kinds"); `drawn-then-split`
     (`x = normal(key)` then `key, sub = split(key)`: against JAX's rule, but the split's keys
@@ -202,7 +204,10 @@ class PrngKeyReuse(StaticRule):
     every iteration of a loop (0 true of 10).
 
     Two identical draws read only through complementary slices (`permutation(key, n)[:m]`
-    and `permutation(key, n)[m:]`) are one permutation split into disjoint parts, and a
+    and `permutation(key, n)[m:]`) are one permutation split into disjoint parts; two
+    splits of one key with the same arguments of which different outputs are taken
+    (`split(key)[0]` and `split(key)[1]`, or an index beside another unpacked and read) are
+    one split, whose different keys they are; and a
     comprehension building one model per alternative, with a function taken per element
     from a local table of functions (`{name: Model(make=fn, key=key) for name, fn in
     makers.items()}`), seeds each architecture alike on purpose: neither is reported.

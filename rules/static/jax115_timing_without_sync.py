@@ -78,7 +78,8 @@ class TimingWithoutSync(StaticRule):
     Device work is a call of a jitted function (a jit of the module's functions, `jax.jit(f)(x)`,
     a name bound to a jit of anything or to a transform of a jitted function,
     `jax.vmap(train_jit)`, a timing helper's parameter, `def bench(fn, *args)`,
-    that every call site of the module passes a jitted function) or a
+    that every call site of the module passes a jitted function; not equinox's `filter_jit`,
+    whose call waits for its program before it returns) or a
     `lax.scan`/`fori_loop`/`while_loop`/`map` run
     eagerly (compiled whole); a transform called at once (`jax.grad(f)(x)`) or an eager
     `jax.numpy`, `jax.random`, `jax.nn`, `jax.lax` or `jax.scipy` operation is a possible
@@ -477,7 +478,8 @@ class _Work:
         self.jitted: set[int] = set()
         if measured:
             for entry in model.entries:
-                self.jitted.update(id(call) for call, _ in jit_call_sites(model, entry, measured))
+                if entry.kind not in _WAITING_JITS:
+                    self.jitted.update(id(call) for call, _ in jit_call_sites(model, entry, measured))
 
     def kind(self, call: ast.Call) -> str | None:
         """"jit" (a jitted call), "loop" (a lax loop, compiled whole), "transform" (a
@@ -527,7 +529,7 @@ class _Work:
         (``jax.jit(f)``), or a name bound to jits only."""
         model = self.model
         if isinstance(expr, ast.Call):
-            return model.resolve_call(expr) in JIT_LIKE
+            return _made(model.resolve_call(expr)) == "jit"
         if not isinstance(expr, ast.Name):
             return False
         fn = model.function_named(expr.id, scope)
@@ -536,11 +538,19 @@ class _Work:
                                                          or e.bound_name == expr.id) for e in model.entries)
         _, bindings = model.lookup(expr.id, scope)
         return bool(bindings) and all(b.kind == "assign" and isinstance(b.value, ast.Call)
-                                      and model.resolve_call(b.value) in JIT_LIKE for b in bindings)
+                                      and _made(model.resolve_call(b.value)) == "jit" for b in bindings)
+
+
+#: jits whose call waits for its program before it returns: equinox's ``filter_jit`` blocks on
+#: a marker output of the same executable (to raise ``eqx.error_if``'s errors at the call;
+#: equinox 0.13.8's ``_jit.py``), so a clock read after the call times the work
+_WAITING_JITS = frozenset({"filter_jit"})
 
 
 def _made(q: str | None) -> str | None:
-    return "jit" if q in JIT_LIKE else "transform" if q in _EAGER_TRANSFORMS else None
+    if q in JIT_LIKE:
+        return None if JIT_LIKE[q] in _WAITING_JITS else "jit"
+    return "transform" if q in _EAGER_TRANSFORMS else None
 
 
 def _opaque(model: ModuleModel, work: _Work, call: ast.Call) -> bool:

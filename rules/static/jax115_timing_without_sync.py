@@ -285,9 +285,11 @@ class TimingWithoutSync(StaticRule):
             shown = next(((start, left) for (_, start, _), left in zip(spans, lefts) if left), None)
             if shown is not None:
                 found.append((end, [stmt for stmt, _, _ in spans], shown[0], shown[1]))  # type: ignore[arg-type]
+        reported: set[int] = set()
         for end, stmts, start, left in found:
-            if any(id(stmt) in waited for stmt in stmts):
-                continue
+            if any(id(stmt) in waited for stmt in stmts) or id(end) in reported:
+                continue  # waited on purpose; or one read that ends two intervals, reported once
+            reported.add(id(end))
             last = _shown(work, left)
             clock = model.resolve_call(end) or "the clock"
             ctx.report(

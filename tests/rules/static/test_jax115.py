@@ -435,3 +435,22 @@ def test_jax115_equinox_filter_jit_waits_for_its_program_and_is_not_reported():
     for name in ("decorated", "method", "partial_bound"):
         assert t[name] * 2 > t["waited"], t  # waited: about the computation's time
     assert t["plain_jit"] * 5 < t["waited"], t  # dispatched only
+
+
+def test_jax115_one_read_that_ends_two_intervals_is_one_place():
+    """`end - start` printed and stored: one clock read ends both intervals, so it is one
+    finding at that read, not a finding with "1 more place" at its own position (blind55's
+    NeuralCDE training loop)."""
+    src = HEAD + """
+def run(w, xs):
+    times = []
+    for x in xs:
+        start = time.time()
+        w = step(w, x)
+        end = time.time()
+        print("took", end - start)
+        times.append(end - start)
+    return w, times
+"""
+    found = lint_source(src, select=["JAX115"])
+    assert [(d.start.line, "more place" in d.message) for d in found] == [(_line(src, "end = time.time()"), False)]

@@ -61,7 +61,7 @@ def check(root: Path, *args: str):
 
 def test_notebooks_are_discovered_in_folders_like_python_files(project):
     shown = check(project, "--show-files").stdout.split()
-    assert "jax_demo.ipynb" in shown and "compact_layout.ipynb" in shown and "script.py" in shown
+    assert "jax_steps.ipynb" in shown and "compact_layout.ipynb" in shown and "script.py" in shown
     assert "bad/broken_cell.ipynb" in shown
 
 
@@ -73,33 +73,33 @@ def test_include_and_exclude_decide_which_notebooks_are_checked(project):
     (project / "tool.pyw").write_text("import jax\n")
     (project / "pyproject.toml").write_text('[tool.jaxlint]\nextend-exclude = ["bad"]\nextend-include = ["*.pyw"]\n')
     assert check(project, "--show-files").stdout.split() == [
-        "compact_layout.ipynb", "jax_demo.ipynb", "r_kernel.ipynb", "script.py", "tool.pyw"]
+        "compact_layout.ipynb", "jax_steps.ipynb", "r_kernel.ipynb", "script.py", "tool.pyw"]
     # a notebook named on the command line is checked even when include leaves notebooks out
     (project / "pyproject.toml").write_text('[tool.jaxlint]\ninclude = ["*.py"]\n')
-    assert "jax_demo.ipynb:cell 5:3:16: JAX101" in check(project, "jax_demo.ipynb").stdout
+    assert "jax_steps.ipynb:cell 5:3:16: JAX101" in check(project, "jax_steps.ipynb").stdout
 
 
 def test_every_marked_problem_is_reported_at_its_cell_and_line(project):
-    proc = check(project, "--output-format", "json", "jax_demo.ipynb", "compact_layout.ipynb")
+    proc = check(project, "--output-format", "json", "jax_steps.ipynb", "compact_layout.ipynb")
     assert proc.returncode == 1, proc.stderr
     got = {(d["filename"], d["cell"], d["location"]["row"], d["code"]) for d in json.loads(proc.stdout)}
-    want = {(name, *m) for name in ("jax_demo.ipynb", "compact_layout.ipynb") for m in marked(project / name)}
+    want = {(name, *m) for name in ("jax_steps.ipynb", "compact_layout.ipynb") for m in marked(project / name)}
     assert got == want and len(want) == 4
 
 
 def test_concise_output_names_the_cell_as_ruff_does(project):
-    out = check(project, "jax_demo.ipynb").stdout.splitlines()
-    assert out[0].startswith("jax_demo.ipynb:cell 5:3:16: JAX101 traced code closes over `W`")
-    assert out[1].startswith("jax_demo.ipynb:cell 6:3:23: JAX114 the same numbers: PRNG key `key` was "
+    out = check(project, "jax_steps.ipynb").stdout.splitlines()
+    assert out[0].startswith("jax_steps.ipynb:cell 5:3:16: JAX101 traced code closes over `W`")
+    assert out[1].startswith("jax_steps.ipynb:cell 6:3:23: JAX114 the same numbers: PRNG key `key` was "
                              "already consumed by "
                              "`jax.random.normal` at cell 6, line 2;")
-    assert out[2].startswith("jax_demo.ipynb:cell 7:3:12: JAX104 `np.exp`")
+    assert out[2].startswith("jax_steps.ipynb:cell 7:3:12: JAX104 `np.exp`")
     assert out[3] == "Found 3 findings."
 
 
 def test_names_defined_in_one_cell_are_known_in_the_next(project):
     # predict (cell 5) closes over W (cell 3): found, and the related location names cell 3
-    [d] = [d for d in json.loads(check(project, "--output-format", "json", "jax_demo.ipynb").stdout)
+    [d] = [d for d in json.loads(check(project, "--output-format", "json", "jax_steps.ipynb").stdout)
            if d["code"] == "JAX101"]
     assert d["data"]["name"] == "W" and d["data"]["bytes"] == 1024 * 1024 * 8
     [rel] = d["related"]
@@ -107,48 +107,48 @@ def test_names_defined_in_one_cell_are_known_in_the_next(project):
 
 
 def test_full_output_shows_the_line_of_the_cell(project):
-    out = check(project, "--output-format", "full", "jax_demo.ipynb").stdout
+    out = check(project, "--output-format", "full", "jax_steps.ipynb").stdout
     assert "   3 |     return x @ W  # JAX101\n     |                ^\n" in out
-    assert "= related: jax_demo.ipynb:cell 3:1:" in out
+    assert "= related: jax_steps.ipynb:cell 3:1:" in out
 
 
 def test_ipython_magics_and_shell_escapes_are_masked_not_parse_errors(project):
-    # jax_demo has %matplotlib, !pip, %%time, %timeit, `files = !ls`, `np.random.randn?` and a
+    # jax_steps has %matplotlib, !pip, %%time, %timeit, `files = !ls`, `np.random.randn?` and a
     # %%bash cell (not Python); text that only looks like a magic inside a string stays code
-    out = check(project, "--output-format", "json", "--select", "ALL", "jax_demo.ipynb").stdout
+    out = check(project, "--output-format", "json", "--select", "ALL", "jax_steps.ipynb").stdout
     assert "JAX100" not in {d["code"] for d in json.loads(out)}
-    src = cell_sources(project / "jax_demo.ipynb")
+    src = cell_sources(project / "jax_steps.ipynb")
     assert src[5].startswith("%%time") and src[9].startswith("%%bash") and "!not a shell" in src[8]
     # the body of a %%time cell is checked (the JAX114 mark in cell 6 is found above)
 
 
 def test_noqa_in_a_cell_suppresses_and_ignore_noqa_shows_it(project):
     ids = lambda proc: {(d["cell"], d["location"]["row"], d["code"]) for d in json.loads(proc.stdout)}  # noqa: E731
-    plain = ids(check(project, "--output-format", "json", "jax_demo.ipynb"))
+    plain = ids(check(project, "--output-format", "json", "jax_steps.ipynb"))
     assert (8, 3, "JAX101") not in plain  # `return x @ W  # noqa: JAX101` in cell 8
-    shown = ids(check(project, "--output-format", "json", "--ignore-noqa", "jax_demo.ipynb"))
+    shown = ids(check(project, "--output-format", "json", "--ignore-noqa", "jax_steps.ipynb"))
     assert shown - plain == {(8, 3, "JAX101")}
 
 
 def test_json_carries_the_cell_and_the_line_in_it_and_python_files_have_cell_null(project):
-    objs = json.loads(check(project, "--output-format", "json", "jax_demo.ipynb", "script.py").stdout)
+    objs = json.loads(check(project, "--output-format", "json", "jax_steps.ipynb", "script.py").stdout)
     py = [o for o in objs if o["filename"] == "script.py"]
     assert py and all(o["cell"] is None for o in py)
-    nb = [o for o in objs if o["filename"] == "jax_demo.ipynb"]
+    nb = [o for o in objs if o["filename"] == "jax_steps.ipynb"]
     assert {(o["cell"], o["location"]["row"], o["location"]["column"], o["noqa_row"]) for o in nb} == {
         (5, 3, 16, 3), (6, 3, 23, 3), (7, 3, 12, 3)}
 
 
 def test_sarif_points_into_the_notebook_file_and_validates(project):
-    proc = check(project, "--output-format", "sarif", "jax_demo.ipynb")
+    proc = check(project, "--output-format", "sarif", "jax_steps.ipynb")
     doc = json.loads(proc.stdout)
     validate_sarif(doc)
-    lines = (project / "jax_demo.ipynb").read_text(encoding="utf-8").splitlines()
+    lines = (project / "jax_steps.ipynb").read_text(encoding="utf-8").splitlines()
     results = doc["runs"][0]["results"]
     assert len(results) == 3
     for res in results:
         loc = res["locations"][0]["physicalLocation"]
-        assert loc["artifactLocation"]["uri"] == "jax_demo.ipynb"
+        assert loc["artifactLocation"]["uri"] == "jax_steps.ipynb"
         r = loc["region"]
         raw = lines[r["startLine"] - 1]
         # the region is the flagged code, inside the cell's source string in the JSON text
@@ -161,9 +161,9 @@ def test_sarif_points_into_the_notebook_file_and_validates(project):
 
 
 def test_github_annotations_point_at_the_line_in_the_notebook_file(project):
-    out = check(project, "--output-format", "github", "jax_demo.ipynb").stdout.splitlines()
-    lines = (project / "jax_demo.ipynb").read_text(encoding="utf-8").splitlines()
-    m = re.match(r"::warning file=jax_demo\.ipynb,line=(\d+),col=(\d+),endLine=\d+,endColumn=(\d+),"
+    out = check(project, "--output-format", "github", "jax_steps.ipynb").stdout.splitlines()
+    lines = (project / "jax_steps.ipynb").read_text(encoding="utf-8").splitlines()
+    m = re.match(r"::warning file=jax_steps\.ipynb,line=(\d+),col=(\d+),endLine=\d+,endColumn=(\d+),"
                  r"title=jaxlint JAX101 \(captured-array\) at cell 5%2C line 3%2C column 16::JAX101 ", out[0])
     assert m, out[0]
     raw = lines[int(m.group(1)) - 1]
@@ -171,11 +171,11 @@ def test_github_annotations_point_at_the_line_in_the_notebook_file(project):
 
 
 def test_gitlab_and_junit_reports_name_the_cell(project):
-    gl = json.loads(check(project, "--output-format", "gitlab", "jax_demo.ipynb").stdout)
+    gl = json.loads(check(project, "--output-format", "gitlab", "jax_steps.ipynb").stdout)
     assert any("(cell 5, line 3, column 16)" in i["description"] for i in gl)
     assert all(i["location"]["lines"]["begin"] > 3 for i in gl)  # lines of the .ipynb file
-    junit = check(project, "--output-format", "junit", "jax_demo.ipynb").stdout
-    assert "jax_demo.ipynb:cell 5:3:16" in junit
+    junit = check(project, "--output-format", "junit", "jax_steps.ipynb").stdout
+    assert "jax_steps.ipynb:cell 5:3:16" in junit
 
 
 def _json_equal_except_sources(before: bytes, after: bytes, cells: set[int]) -> None:
@@ -189,9 +189,9 @@ def _json_equal_except_sources(before: bytes, after: bytes, cells: set[int]) -> 
 
 
 def test_fix_round_trip_changes_only_the_fixed_cell(project):
-    nb = project / "jax_demo.ipynb"
+    nb = project / "jax_steps.ipynb"
     before = nb.read_bytes()
-    proc = check(project, "--fix", "--unsafe-fixes", "--select", "JAX104", "jax_demo.ipynb")
+    proc = check(project, "--fix", "--unsafe-fixes", "--select", "JAX104", "jax_steps.ipynb")
     assert proc.returncode == 0 and "Fixed 1 finding." in proc.stdout, proc.stdout + proc.stderr
     after = nb.read_bytes()
     # one line of the file changed: the fixed line of cell 7, written in the same style
@@ -200,8 +200,8 @@ def test_fix_round_trip_changes_only_the_fixed_cell(project):
     assert len(before.splitlines()) == len(after.splitlines()) and after.endswith(b"}\n")
     _json_equal_except_sources(before, after, {7})
     # the fixed notebook is clean for that rule, and the other findings keep their cells
-    assert check(project, "--select", "JAX104", "jax_demo.ipynb").returncode == 0
-    assert "jax_demo.ipynb:cell 6:3:23: JAX114" in check(project, "jax_demo.ipynb").stdout
+    assert check(project, "--select", "JAX104", "jax_steps.ipynb").returncode == 0
+    assert "jax_steps.ipynb:cell 6:3:23: JAX114" in check(project, "jax_steps.ipynb").stdout
 
 
 def test_a_fix_keeps_another_tool_s_layout_escapes_and_missing_final_newline(project):
@@ -219,21 +219,21 @@ def test_a_fix_keeps_another_tool_s_layout_escapes_and_missing_final_newline(pro
 
 
 def test_diff_shows_each_changed_cell_and_writes_nothing(project):
-    before = (project / "jax_demo.ipynb").read_bytes()
-    proc = check(project, "--diff", "--unsafe-fixes", "jax_demo.ipynb")
+    before = (project / "jax_steps.ipynb").read_bytes()
+    proc = check(project, "--diff", "--unsafe-fixes", "jax_steps.ipynb")
     assert proc.returncode == 1
-    assert "--- a/jax_demo.ipynb:cell 6\n+++ b/jax_demo.ipynb:cell 6\n" in proc.stdout
+    assert "--- a/jax_steps.ipynb:cell 6\n+++ b/jax_steps.ipynb:cell 6\n" in proc.stdout
     assert "+key, subkey = jax.random.split(key)\n" in proc.stdout
     assert "-    return np.exp(x)  # JAX104\n+    return jnp.exp(x)  # JAX104\n" in proc.stdout
-    assert (project / "jax_demo.ipynb").read_bytes() == before
+    assert (project / "jax_steps.ipynb").read_bytes() == before
 
 
 def test_add_noqa_writes_into_the_cells_and_the_next_check_passes(project):
-    nb = project / "jax_demo.ipynb"
+    nb = project / "jax_steps.ipynb"
     before = nb.read_bytes()
-    proc = check(project, "--add-noqa", "jax_demo.ipynb")
+    proc = check(project, "--add-noqa", "jax_steps.ipynb")
     assert proc.returncode == 0 and "Added 3 noqa directives." in proc.stderr, proc.stderr
-    assert check(project, "jax_demo.ipynb").returncode == 0
+    assert check(project, "jax_steps.ipynb").returncode == 0
     src = cell_sources(nb)
     assert src[4].splitlines()[2] == "    return x @ W  # JAX101  # noqa: JAX101"
     assert src[5].splitlines()[0] == "%%time"  # the masked magic line is written back as it was
@@ -272,16 +272,16 @@ def test_a_notebook_of_another_language_is_not_checked(project):
 
 
 def test_a_notebook_read_from_stdin_is_checked_and_fixed(project):
-    text = (project / "jax_demo.ipynb").read_text(encoding="utf-8")
-    proc = run_cli("check", "--no-cache", "--stdin-filename", "jax_demo.ipynb", "-", cwd=project, input=text)
-    assert "jax_demo.ipynb:cell 7:3:12: JAX104" in proc.stdout
+    text = (project / "jax_steps.ipynb").read_text(encoding="utf-8")
+    proc = run_cli("check", "--no-cache", "--stdin-filename", "jax_steps.ipynb", "-", cwd=project, input=text)
+    assert "jax_steps.ipynb:cell 7:3:12: JAX104" in proc.stdout
     proc = run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", "--select", "JAX104",
-                   "--stdin-filename", "jax_demo.ipynb", "-", cwd=project, input=text)
+                   "--stdin-filename", "jax_steps.ipynb", "-", cwd=project, input=text)
     fixed = json.loads(proc.stdout)
-    assert "jnp.exp(x)" in "".join(fixed["cells"][6]["source"]) and (project / "jax_demo.ipynb").read_text() == text
+    assert "jnp.exp(x)" in "".join(fixed["cells"][6]["source"]) and (project / "jax_steps.ipynb").read_text() == text
 
 
 def test_cached_results_name_the_same_cells(project):
-    first = run_cli("check", "jax_demo.ipynb", cwd=project).stdout
-    assert run_cli("check", "jax_demo.ipynb", cwd=project).stdout == first
-    assert "jax_demo.ipynb:cell 5:3:16: JAX101" in first
+    first = run_cli("check", "jax_steps.ipynb", cwd=project).stdout
+    assert run_cli("check", "jax_steps.ipynb", cwd=project).stdout == first
+    assert "jax_steps.ipynb:cell 5:3:16: JAX101" in first

@@ -46,7 +46,7 @@ def f(x, w):
 
 NOQA = BAD.replace("for _ in range(1000):", "for _ in range(1000):  # noqa: JAX102")
 
-NOTEBOOK = ROOT / "tests" / "data" / "notebooks" / "jax_demo.ipynb"
+NOTEBOOK = ROOT / "tests" / "data" / "notebooks" / "jax_steps.ipynb"
 
 
 _git = git

@@ -161,10 +161,12 @@ def traced_statics(model: ModuleModel, calls: list[ast.Call]) -> list[TracedStat
 
 def _instance_call(model: ModuleModel, call: ast.Call, fn: FunctionInfo) -> bool:
     """``obj.method(...)`` of an instance of ``fn``'s class the model knows: an attribute of
-    ``self`` set to one in ``__init__`` (``self.source = Basis(...)``), a name bound to one."""
+    ``self`` set to one in ``__init__`` (``self.source = Basis(...)``), a name bound to one;
+    for ``__call__``, a call of such an instance itself (``obj(...)``, ``self(...)``)."""
     func = call.func
-    return isinstance(func, ast.Attribute) and func.attr == fn.name \
-        and model.callee(func, model.function_of(call)) == (fn, 1)
+    named = isinstance(func, ast.Attribute) and func.attr == fn.name
+    called = fn.name == "__call__" and isinstance(func, ast.Name)
+    return (named or called) and model.callee(func, model.function_of(call)) == (fn, 1)
 
 
 def _traced_at(model: ModuleModel, scope: FunctionInfo | None, node: ast.AST, arg: ast.expr) -> bool:

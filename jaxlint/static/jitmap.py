@@ -143,18 +143,23 @@ class EntryFinder:
             if entry.bound_name and entry.kind not in FILTERED_KINDS and entry.specs_literal \
                     and entry.bound_name.isidentifier():
                 callers.setdefault(entry.bound_name, []).append((entry, fn))
-        if not callers:
-            return
-        for call in self.scopes.nodes(ast.Call):
+        calls: list[tuple[ast.Call, EntryPoint, FunctionInfo]] = []
+        for entry, (node, fn) in self._entry_sites.items():
+            parent = self.scopes.parent(node)
+            if entry.form == "immediate" and entry.kind not in FILTERED_KINDS and entry.specs_literal \
+                    and isinstance(parent, ast.Call):
+                calls.append((parent, entry, fn))  # `jax.jit(block)(x, m, False)`
+        for call in self.scopes.nodes(ast.Call) if callers else ():
             func = call.func
             if not isinstance(func, ast.Name) or func.id not in callers or len(callers[func.id]) != 1:
-                continue
-            entry, fn = callers[func.id][0]
-            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
                 continue
             _, bindings = self.scopes.lookup(func.id, self.scopes.function_of(call))
             if len(bindings) != 1 or bindings[0].kind not in ("def", "assign"):
                 continue  # another name of the same spelling
+            calls.append((call, *callers[func.id][0]))
+        for call, entry, fn in calls:
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                continue
             params = fn.positional()[entry.partial_bound:]
             if entry.is_method and fn.params and fn.params[0].name in ("self", "cls"):
                 continue  # `obj.method(...)` calls are not read here

@@ -175,6 +175,74 @@ def _leaf_draws(model: ModuleModel, g: FunctionInfo, leaves: set[str], keys: set
             yield use, key, q, None
 
 
+def drawn_key(model: ModuleModel, callees: KeyCallees, use: ast.Call) -> tuple[ast.expr, str] | None:
+    """The key ``use`` draws from or splits, with what consumes it (``jax.random.normal``, or a
+    callee of the module that draws from the key it is handed, ``KeyCallees.key_argument``);
+    None when ``use`` consumes no key (or one of another module's callee)."""
+    func = use.func
+    short = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    q = (model.resolve_call(use) or "") if short in CONSUMERS else ""
+    if q.startswith("jax.random.") and q[len("jax.random."):] in CONSUMERS:
+        key = use.args[0] if use.args else next((k.value for k in use.keywords if k.arg == "key"), None)
+        return (key, q) if key is not None else None
+    handoff = callees.key_argument(use)
+    if handoff is None or id(use) in callees.imported:
+        return None
+    return handoff
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def closures_called_per_loop(model: ModuleModel, callees: KeyCallees) -> Iterator[
+        tuple[ast.Call, ast.expr, str, FunctionInfo, ast.Call]]:
+    """(draw, key, consumer, nested function, the call of it in a loop) for a nested function
+    that draws from (or splits) a key of an enclosing scope it is not given (``key``, or an
+    attribute of one, ``state.rng``) and that a Python loop calls on every pass, directly or
+    through what holds it (a parameter every caller fills with it, a factory's returned
+    function: ``Scopes.callee``): every call consumes the same key, so every pass draws the
+    same numbers. Only where the key is bound once there, rebound by no function
+    (``nonlocal``, ``global``) and, for an attribute, assigned nowhere in the module."""
+    rebound = {n for f in model.functions for n in (*f.nonlocals, *f.globals_)}
+    stored = {(a.value.id, a.attr) for a in model.nodes(ast.Attribute)
+              if isinstance(a.ctx, ast.Store) and isinstance(a.value, ast.Name)}
+    checked: dict[int, list[tuple[ast.Call, ast.expr, str]]] = {}
+    for call in model.nodes(ast.Call):
+        if not isinstance(call.func, ast.Name):
+            continue
+        scope = model.function_of(call)
+        loop = next((a for a in model.ancestors(call) if isinstance(a, _LOOPS + SCOPES)), None)
+        if not isinstance(loop, _LOOPS) or model.function_of(loop) is not scope:
+            continue
+        target, _ = model.callee(call.func, scope)
+        if target is None or target.parent is None or isinstance(target.node, ast.Lambda) or target is scope:
+            continue
+        if id(target) not in checked:
+            checked[id(target)] = list(_closed_key_draws(model, callees, target, rebound, stored))
+        for use, key, consumer in checked[id(target)]:
+            yield use, key, consumer, target, call
+
+
+def _closed_key_draws(model: ModuleModel, callees: KeyCallees, fn: FunctionInfo, rebound: set[str],
+                      stored: set[tuple[str, str]]) -> Iterator[tuple[ast.Call, ast.expr, str]]:
+    for stmt in fn.node.body:  # type: ignore[union-attr]
+        for use, comp in calls_in(stmt):
+            found = drawn_key(model, callees, use)
+            if found is None or comp is not None:
+                continue
+            key, consumer = found
+            root = key.value if isinstance(key, ast.Attribute) else key
+            if not isinstance(root, ast.Name) or root.id in fn.bindings or root.id in rebound \
+                    or isinstance(key, ast.Attribute) and (root.id, key.attr) in stored:
+                continue
+            if consumer == "jax.random.split" and (len(use.args) > 1 or any(k.arg == "num" for k in use.keywords)) \
+                    and taken_one_at_a_time(model, use, fn):
+                continue
+            owner, bindings = model.lookup(root.id, fn)
+            if owner is not None and len(bindings) == 1 and bindings[0].kind in ("param", "assign"):
+                yield use, key, consumer
+
+
 class KeyFlow:
     """Straight-line walk of one body, tracking which keys have been consumed; each reuse
     found is appended to ``found``."""

@@ -470,11 +470,19 @@ def never_given(scopes: "ModuleModel", fn: "FunctionInfo", bound_name: str | Non
     jit(self._stencil)`` called only as ``self.grad(psi)`` never gives ``_stencil`` its
     ``weights``, which keeps its default. Empty when the module never calls it, a call
     spreads ``*args`` / ``**kwargs``, or the name is bound more than once."""
+    given = given_by_calls(scopes, fn, bound_name, offset)
+    return set() if given is None else {p.name for p in fn.params if p.name not in given}
+
+
+def given_by_calls(scopes: "ModuleModel", fn: "FunctionInfo", bound_name: str | None, offset: int) -> set[str] | None:
+    """The parameters of ``fn`` that some call of the transformed callable ``bound_name``
+    passes (``never_given``'s complement); None when the module never calls it, a call
+    spreads ``*args`` / ``**kwargs``, or the name is bound more than once."""
     if not bound_name:
-        return set()
+        return None
     owner, _, attr = bound_name.rpartition(".")
     if owner not in ("", "self") or not attr.isidentifier():
-        return set()
+        return None
     memo = scopes.never_given_memo
     key = (id(fn), bound_name, offset)
     if key in memo:
@@ -499,5 +507,5 @@ def never_given(scopes: "ModuleModel", fn: "FunctionInfo", bound_name: str | Non
         calls += 1
         given |= {params[i].name for i in range(min(len(call.args), len(params)))}
         given |= {k.arg for k in call.keywords if k.arg}
-    memo[key] = out = {p.name for p in fn.params if p.name not in given} if calls else set()
+    memo[key] = out = given if calls else None
     return out

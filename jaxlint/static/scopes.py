@@ -166,7 +166,7 @@ class Scopes:
         self.module_reads: set[str] | None = None
         self.called_directly: set[int] | None = None
         #: ``runs.never_given``'s answers, by (id of the function, callable's name, bound)
-        self.never_given_memo: dict[tuple[int, str, int], set[str]] = {}
+        self.never_given_memo: dict[tuple[int, str, int], set[str] | None] = {}
         self._collect()
 
     # ------------------------------------------------------------------ collection
@@ -661,10 +661,14 @@ class Scopes:
                     made = self._unpacked_function(func.id, bindings[0].node)
                     if made is not None:
                         return made, 0  # `init, update = make_opt(lr)`: one of the functions it returns
+                if len(bindings) == 1 and bindings[0].kind == "param":
+                    passed = self.passed_function(func.id, scope)
+                    if passed is not None:
+                        return passed, 0  # `score_fn(x)`: the one def every caller hands in
             if fn is None and instances:
-                cls = self.instance_class(func, scope)
+                cls = self.instance_class(func, scope) if func.id != "self" else self._own_class(scope)
                 if cls is not None:
-                    return self.method_named(cls, "__call__"), 1
+                    return self.method_named(cls, "__call__"), 1  # `model(x)`; `self(x)` in a method
             return fn, 0
         if isinstance(func, ast.Lambda):
             return self._fn_by_node.get(id(func)), 0
@@ -785,6 +789,32 @@ class Scopes:
             found = made
         return found
 
+    def passed_function(self, name: str, scope: FunctionInfo | None) -> FunctionInfo | None:
+        """The def of this module that parameter ``name`` (read in ``scope``) holds at every
+        call of its function: ``run(x, r_factor)`` everywhere hands ``run`` the same module
+        function by name (also through a wrapper's own parameter, ``callers.values``), so
+        ``score_fn(...)`` in ``run`` calls it. None when a caller passes anything else (a
+        lambda, a partial, a name bound to several functions, an attribute) or the calls are
+        not all known (``Callers.param_values``)."""
+        owner, bindings = self.lookup(name, scope)
+        if owner is None or len(bindings) != 1 or bindings[0].kind != "param":
+            return None
+        cache = self.__dict__.setdefault("_passed_functions", {})
+        key = (id(owner), name)
+        if key in cache:
+            return cache[key]
+        cache[key] = None  # asked again while it is worked out: not followed
+        from jaxlint.static.callers import Callers
+        found: FunctionInfo | None = None
+        for b in Callers.of(self).values(owner, name) or ():
+            fn = self.function_named(b.value.id, b.scope) if isinstance(b.value, ast.Name) else None
+            if fn is None or isinstance(fn.node, ast.Lambda) or (found is not None and fn is not found):
+                found = None
+                break
+            found = fn
+        cache[key] = found
+        return found
+
     def _unpacked_function(self, name: str, stmt: ast.AST) -> FunctionInfo | None:
         """The function ``name`` gets from ``a, name = factory(...)``: the one at its place
         in the tuple every ``return`` of the factory gives."""
@@ -834,6 +864,47 @@ class Scopes:
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.classes \
                 and self.lookup(value.func.id, self.function_of(value))[0] is None:
             return value.func.id
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Call):
+            return self._called_class(value.func, scope)  # `block = nn.remat(Block)()`
+        return None
+
+    def past_arm(self, node: ast.AST) -> ast.AST | None:
+        """``node``'s parent, or where ``node`` is an arm of a conditional expression
+        (``jit(core) if compile else core``), that expression's parent."""
+        parent = self.parent(node)
+        if isinstance(parent, ast.IfExp) and node is not parent.test:
+            return self.parent(parent)
+        return parent
+
+    def _own_class(self, scope: FunctionInfo | None) -> str | None:
+        """The class whose instance ``self`` read in ``scope`` is: the first parameter of the
+        method that binds it (also from a function nested in it), not a static or class
+        method; None otherwise."""
+        owner, bindings = self.lookup("self", scope)
+        if owner is None or owner.class_name is None or len(bindings) != 1 or bindings[0].kind != "param" \
+                or not owner.params or owner.params[0].name != "self" or is_staticmethod(owner) \
+                or is_classmethod(owner):
+            return None
+        return owner.class_name
+
+    def lift_of(self, func: ast.expr, scope: FunctionInfo | None) -> ast.Call | None:
+        """The linen lifted transform whose class made the instance ``func`` calls
+        (``nn.remat(Block, static_argnums=(4,))()(x, ...)``, or a name bound once to such an
+        instance, or to an instance of a name bound once to the lifted class); None otherwise."""
+        made: ast.AST | None = func
+        instance = False  # through a call of the class: an instance, not the class itself
+        for _ in range(4):
+            if isinstance(made, ast.Call) and self.resolve_call(made) in LINEN_LIFTED:
+                return made if instance else None
+            if isinstance(made, ast.Name):
+                _, bindings = self.lookup(made.id, scope)
+                if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].value, ast.Call):
+                    return None
+                made = bindings[0].value
+            elif isinstance(made, ast.Call) and not instance:
+                made, instance = made.func, True  # the instance's class
+            else:
+                return None
         return None
 
     def _made_class(self, expr: ast.AST | None, scope: FunctionInfo | None, depth: int) -> str | None:

@@ -25,7 +25,8 @@ from jaxlint.static.flow import Flow, iteration_targets, sampled, transform_of, 
 from jaxlint.static.protocols import keras_traced_calls, runner_call, runner_target
 from jaxlint.static.runs import (DIFF_KINDS, EAGER_KINDS, EAGER_UNDER_DISABLE_JIT, _only_by,  # noqa: F401
                                  compiled_nowhere, disable_jit_test, eager_block, flag_off_when_traced, reads_disable_jit,
-                                 never_given, unused_wrapper, wrapper_name)
+                                 given_by_calls, never_given, unused_wrapper, wrapper_name)
+from jaxlint.static.callers import argument_for
 from jaxlint.static.containers import splat_entries
 from jaxlint.static.data import CALL, ENTRY_KINDS, Reason  # noqa: F401 (named here by the rules)
 from jaxlint.static.scopes import target_names
@@ -36,6 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Transforms that trace the function they decorate whenever it is called.
 _CHECKPOINTS = ("jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "flax.nnx.remat")
+_LINEN_CHECKPOINTS = ("flax.linen.remat", "flax.linen.checkpoint")
 
 
 def _after_splat(args: list[ast.expr], call: ast.Call, target: FunctionInfo, implicit: int) -> int | None:
@@ -475,7 +477,10 @@ class Tracing:
             nums = () if spec is None else literal_ints(spec)
             if nums is None:
                 return {p.name for p in params}
-            return defaulted | {params[n].name for n in nums if -len(params) <= n < len(params)}
+            # a checkpoint traces every argument it is given: a parameter with a Python
+            # default keeps it only where no call of the wrapper passes it
+            return (defaulted - self._wrapper_given(call, target, params, bound)) \
+                | {params[n].name for n in nums if -len(params) <= n < len(params)}
         if q in ARRAY_LEAVES_ONLY_HOFS and q != "equinox.filter_vmap":
             return {p.name for p in params if not self.scopes.is_array_annotation(p.annotation)}
         if q not in ("jax.vmap", "flax.nnx.vmap", "equinox.filter_vmap"):
@@ -493,6 +498,16 @@ class Tracing:
             return defaulted | {p.name for p, e in zip(params, spec.elts)
                                 if isinstance(e, ast.Constant) and e.value is None}
         return {p.name for p in params}
+
+    def _wrapper_given(self, call: ast.Call, target: FunctionInfo, params: list, bound: int) -> set[str]:
+        """The parameters of ``target`` that the calls of the callable the transform
+        ``call`` makes fill: of the call made at once (``jax.checkpoint(f)(x, m, False)``),
+        or of every call of the one name it is bound to (``runs.given_by_calls``); none
+        when they are not known."""
+        parent = self.scopes.parent(call)
+        if isinstance(parent, ast.Call) and parent.func is call:
+            return self._given(target, params, parent.args, parent.keywords)
+        return given_by_calls(self.scopes, target, wrapper_name(self.scopes, call), bound) or set()
 
     def _differentiated_params(self, call: ast.Call, q: str, target: FunctionInfo, bound: int) -> set[str]:
         """Parameters a differentiation transform traces: those at ``argnums`` (default
@@ -539,8 +554,11 @@ class Tracing:
 
     def _mark_hof_bodies_everywhere(self) -> bool:
         changed = self._mark_checkpoint_decorated()
+        lifts: list[ast.Call] = []
         for node in self.scopes.nodes(ast.Call):
             q = self.scopes.resolve_call(node)
+            if q in _LINEN_CHECKPOINTS and node.args:
+                lifts.append(node)
             if q in JIT_LIKE and node.args:
                 changed |= self._mark_jitted_runner(node, JIT_LIKE[q])
                 continue
@@ -572,7 +590,7 @@ class Tracing:
                                               - self._passthrough_params(node, q, target, bound)
                                               - self.scopes.partial_keywords(arg, node, target)
                                               - self._kept_none(node, target, bound))
-        return changed
+        return changed | (self._mark_rematted(lifts) if lifts else False)
 
     def _mark_keras_calls(self) -> bool:
         """``call`` of a keras model or layer class in a module that runs keras on jax: the
@@ -833,6 +851,41 @@ class Tracing:
                 changed |= self._mark(target, Reason(CALL, caller=fn.qualname), tainted_params)
         # nested defs that close over traced names are traced when called; their
         # free names referring to tainted outer names are tainted (handled in taint)
+        return changed
+
+    def _mark_rematted(self, lifts: list[ast.Call]) -> bool:
+        """A call of an instance of a linen module class lifted by ``nn.remat`` /
+        ``nn.checkpoint`` (``nn.remat(Block, static_argnums=(4,))()(x, m, None, mask, False)``,
+        also through names bound once): like ``jax.checkpoint`` the lift traces the
+        class's ``__call__`` wherever it is called, with every argument it is given, Python
+        values too, but ``None`` and those its ``static_argnums`` names, which count ``self``
+        as 0 (flax passes the method's arguments after it); nothing when that spec is not
+        a literal."""
+        changed = False
+        made = {id(lift) for lift in lifts}
+        for call in self.scopes.nodes(ast.Call):
+            if not isinstance(call.func, (ast.Name, ast.Call)):
+                continue
+            fn = self.scopes.function_of(call)
+            lift = self.scopes.lift_of(call.func, fn)
+            if lift is None or id(lift) not in made:
+                continue
+            target, implicit = self.scopes.callee(call.func, fn)
+            if target is None or implicit != 1 or target.name != "__call__":
+                continue
+            spec = next((k.value for k in lift.keywords if k.arg == "static_argnums"), None)
+            nums = () if spec is None else literal_ints(spec)
+            if nums is None:
+                continue
+            positional = target.positional()
+            skip = {positional[n].name for n in nums if 0 < n < len(positional)}
+            for p in target.params:
+                arg = argument_for(call, target, p, implicit)
+                if isinstance(arg, ast.Constant) and arg.value is None:
+                    skip.add(p.name)  # an empty pytree: None under the trace
+            given = self._given(target, positional[1:], call.args, call.keywords) - skip
+            kind = (self.scopes.resolve_call(lift) or "remat").rsplit(".", 1)[-1]
+            changed |= self._mark(target, Reason(kind, lift.lineno), given)
         return changed
 
     def _forwarded_keywords(self, splat: ast.expr, fn: FunctionInfo, target: FunctionInfo) -> set[str]:

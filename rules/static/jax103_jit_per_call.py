@@ -319,6 +319,7 @@ class JitPerCall(StaticRule):
             ctx.report(call, msg, end_node=parent, fix=self._hoist_fix(ctx, call, scope, loop),
                        data={"target": kind, "recompiles": fresh}, confidence=sure)
             return
+        parent = model.past_arm(call)  # `step = jit(core) if compile else core`: bound when that arm runs
         bound = _bound_name(parent, call)
         if bound is None:
             return
@@ -386,7 +387,7 @@ class JitPerCall(StaticRule):
         if id(scope) in once.value or isinstance(scope.node, ast.Lambda) or _SET_UP().search(scope.name) \
                 or not local_function(model, target, scope):
             return  # set-up code (`sharded_init`, `model_init`) runs once per model, not per step
-        if model.parent(site) not in scope.node.body or _runs_a_loop(model, target, scope):
+        if model.past_arm(site) not in scope.node.body or _runs_a_loop(model, target, scope):
             return  # made only on some calls; or the "jit the loop" idiom, one compile per call on purpose
         uses = calls_of(model, scope, name, handed_on=True)
         if not uses:

@@ -14,7 +14,8 @@ from jaxlint.static.key_kinds import (DIFFERENT, DRAWN_THEN_SPLIT, FIXTURE, MODU
                                       SPLIT_FIRST, SPLIT_THEN_DRAWN, reuse_kind)
 from jaxlint.static.key_uses import bound_in, in_fixture_code, word_pattern
 from jaxlint.static.reach import Reach
-from jaxlint.static.keyflow import COMPREHENSIONS, SCOPES, KeyFlow, Reuse, calls_in, leaf_noise, taken_one_at_a_time
+from jaxlint.static.keyflow import (COMPREHENSIONS, SCOPES, KeyFlow, Reuse, calls_in, closures_called_per_loop,
+                                    drawn_key, leaf_noise, taken_one_at_a_time)
 from jaxlint.textutil import LazyPattern, match_lines
 from jaxlint.static.keys import CONSUMERS, KEY_MAKERS, KeyCallees
 
@@ -443,6 +444,7 @@ class PrngKeyReuse(StaticRule):
         if sampling:
             self._mapped_over_leaves(model, reports)
             self._iterated_bodies(model, reports, callees)
+            self._closures_per_loop(model, reports, callees)
         fixture, comments = in_fixture_code(model.module_name), Comments(ctx.source)
         for node, msg, first_use, sure, kind in sorted(reports.values(), key=lambda r: (r[0].lineno, r[0].col_offset)):
             demo = fixture or in_demo_code(model, node)
@@ -504,17 +506,7 @@ class PrngKeyReuse(StaticRule):
             parts = [fn.node.body] if isinstance(fn.node, ast.Lambda) else fn.node.body
             for part in parts:
                 for use, comp in calls_in(part):
-                    short_use = use.func.attr if isinstance(use.func, ast.Attribute) else getattr(use.func, "id", None)
-                    uq = (model.resolve_call(use) or "") if short_use in CONSUMERS else ""
-                    if uq.startswith("jax.random.") and uq[len("jax.random."):] in CONSUMERS:
-                        key = use.args[0] if use.args else next((k.value for k in use.keywords if k.arg == "key"),
-                                                                None)
-                        fn_name = uq
-                    else:
-                        handoff = callees.key_argument(use)
-                        if handoff is None or id(use) in callees.imported:
-                            continue
-                        key, fn_name = handoff
+                    key, fn_name = drawn_key(model, callees, use) or (None, "")
                     if not isinstance(key, ast.Name) or comp is not None and bound_in(comp, key.id):
                         continue
                     if fn_name == "jax.random.split" and (len(use.args) > 1 or any(k.arg == "num" for k in use.keywords)) \
@@ -536,6 +528,15 @@ class PrngKeyReuse(StaticRule):
                                        f"draws the same random numbers; pass the key in the carry and split it "
                                        f"each iteration, or derive one per iteration (`jax.random.fold_in({key.id}, "
                                        f"i)`)", use, _sure(fn_name), SAME)
+
+    def _closures_per_loop(self, model: ModuleModel, reports: dict, callees: "KeyCallees") -> None:
+        """A closure drawing from its scope's key, called per loop pass (``keyflow.closures_called_per_loop``)."""
+        for use, key, fn_name, fn, call in closures_called_per_loop(model, callees):
+            via = f" (as `{call.func.id}`)" if isinstance(call.func, ast.Name) and call.func.id != fn.name else ""
+            _put(reports, key, f"PRNG key `{ast.unparse(key)}` is consumed by `{fn_name}` in `{fn.name}`, which closes "
+                               f"over it and which the loop at line {call.lineno} calls{via} on every pass: every "
+                               f"call draws the same random numbers; pass the key in and split it per call", use,
+                 _sure(fn_name), SAME)
 
     def _module_keys(self, ctx, model: ModuleModel, fixture: bool) -> None:
         keys = {name for name, bindings in model.module_bindings.items()

@@ -377,3 +377,15 @@ def test_jax103_files_that_jit_only_through_equinox_or_flax_are_checked(tmp_path
     import json
     found = sorted((d["filename"].rsplit("/", 1)[-1], d["location"]["row"]) for d in json.loads(proc.stdout))
     assert found == [("eqx_only.py", 8), ("nnx_only.py", 5)], proc.stdout + proc.stderr
+
+
+def test_jit_made_in_one_arm_of_a_conditional_expression_really_retraces():
+    """``step = jit(core) if compile else core`` in a method called per step (recall round 18,
+    casoptax-c8df6b3): each call makes a new nested def and jit traces it again, three traces
+    for three calls under real jax (fixture ``invalid_conditional_arm``); the wrapper made
+    once in set-up traces once (``valid_conditional_arm``)."""
+    pytest.importorskip("jax")
+    from rule_fixtures import load_module
+
+    assert load_module("JAX103", "invalid_conditional_arm").main() == 3
+    assert load_module("JAX103", "valid_conditional_arm").main() == 1

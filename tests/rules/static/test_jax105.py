@@ -631,3 +631,123 @@ def test_jax105_a_tracer_test_helper_of_another_module_guards(tmp_path):
     assert proc.returncode == 1, proc.stderr
     # `is_array` is true of concrete arrays too: `not is_array(x)` proves nothing of a tracer
     assert [d["location"]["row"] for d in json_findings(proc, "JAX105")] == [10]
+
+
+def test_function_passed_as_parameter_is_followed_and_really_raises():
+    """``score(...)`` where ``score`` is a parameter every caller fills with the same def of the
+    module (recall round 18, viperleed-jax-2d9178e): the call runs that def with the call's
+    arguments, so a traced flag reaches its ``if``; fixtures ``invalid_passed_function`` /
+    ``valid_passed_function`` (the flag static), both run here under real jax. A lambda, or a
+    name that holds two functions over the callers, is not followed (no finding, by decision)."""
+    from rule_fixtures import load_module
+
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        load_module("JAX105", "invalid_passed_function").main()
+    assert load_module("JAX105", "valid_passed_function").main().shape == (3,)
+    head = """
+        from functools import partial
+        import jax
+        import jax.numpy as jnp
+
+        def plain(x, flag):
+            if flag:
+                return x
+            return -x
+
+        def other(x, flag):
+            if flag:
+                return 2 * x
+            return x
+
+        @partial(jax.jit, static_argnames=("score",))
+        def run(x, score, flag):
+            return score(x, flag)
+        """
+    two = head + """
+        def main(x):
+            return run(x, plain, True) + run(x, other, True)
+        """
+    lam = head + """
+        def main(x):
+            return run(x, lambda v, f: v * f, True)
+        """
+    one = head + """
+        def main(x):
+            return run(x, plain, True) + run(x, plain, False)
+        """
+    assert lines("JAX105", two) == [] and lines("JAX105", lam) == []
+    assert lines("JAX105", one) == [6]
+    assert outcomes_under_jax({"one": (textwrap.dedent(one), "main(1.0)"),
+                               "two": (textwrap.dedent(two), "main(1.0)")}) == {
+        "one": "TracerBoolConversionError", "two": "TracerBoolConversionError"}
+
+
+@pytest.mark.parametrize("name", ["remat_flag", "checkpoint_default"])
+def test_checkpoint_traces_what_it_is_given_really(name):
+    """``nn.remat`` / ``jax.checkpoint`` (and ``jax.jit`` called at once) trace every argument
+    they are given, a Python flag with a default too, but the static ones; ``nn.remat``'s
+    ``static_argnums`` count ``self`` as 0 (recall round 18, titans-jax-d5c2678: ``(4,)`` misses
+    the flag at 5). Fixtures ``invalid_<name>`` / ``valid_<name>``, run under real jax/flax."""
+    from rule_fixtures import load_module
+
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        load_module("JAX105", f"invalid_{name}").main()
+    load_module("JAX105", f"valid_{name}").main()
+
+
+def test_linen_remat_static_argnums_count_self_really():
+    """Which argument ``nn.remat(Cls, static_argnums=(n,))`` keeps a Python value, under real
+    flax: the ``n``-th parameter of ``__call__`` counting ``self`` as 0."""
+    nn = pytest.importorskip("flax.linen")
+    import jax.numpy as jnp
+
+    seen: list[list[str]] = []
+
+    class Probe(nn.Module):
+        @nn.compact
+        def __call__(self, a, b, c):
+            seen.append([type(v).__name__ for v in (a, b, c)])
+            return nn.Dense(2)(a)
+
+    for n in (1, 2, 3):
+        class Outer(nn.Module):
+            @nn.compact
+            def __call__(self, x):
+                return nn.remat(Probe, static_argnums=(n,))()(x, 1.0, True)
+
+        Outer().init(jax.random.key(0), jnp.ones((1, 2)))
+    concrete = [[not t.endswith("Tracer") for t in row] for row in seen]
+    assert concrete == [[True, False, False], [False, True, False], [False, False, True]], seen
+
+
+def test_call_of_the_instance_itself_is_followed_really():
+    """``self(x, flag)`` in a jitted method runs the class's ``__call__`` with those arguments
+    (recall round 18, wobble-jax-150c43f): a traced flag reaches its ``if``; raises under real
+    jax, and the Python flag runs."""
+    src = """
+        from functools import partial
+        import jax
+        import jax.numpy as jnp
+
+        class Gate:
+            def __call__(self, x, flag):
+                if flag:
+                    return x
+                return -x
+
+            @partial(jax.jit, static_argnums=0)
+            def both(self, x):
+                return self(x, x.sum() > 0)
+
+            def plain(self, x):
+                return self(x, True)
+
+        def main():
+            return Gate().both(jnp.ones(2))
+        """
+    assert lines("JAX105", src) == [7]
+    quiet = src.replace("return self(x, x.sum() > 0)", "return self(x, False)")
+    assert lines("JAX105", quiet) == []
+    assert outcomes_under_jax({"traced": (textwrap.dedent(src), "main()"),
+                               "python": (textwrap.dedent(quiet), "str(main())")}) == {
+        "traced": "TracerBoolConversionError", "python": "[-1. -1.]"}

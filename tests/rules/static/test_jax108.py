@@ -426,3 +426,18 @@ def test_jax108_real_jax_agrees_with_the_cases():
     assert {n: got[n] for n in FLAGGED} == {
         n: "stale" if "changed between calls" in n else got[n] for n in FLAGGED}
     assert all(got[n] in ("ValueError", "TypeError", "stale") for n in FLAGGED), got
+
+
+def test_instance_called_reaches_its_jitted_call_really():
+    """``self(...)`` in a method and ``obj(...)`` run the class's jitted ``__call__`` (recall
+    round 18, wobble-jax-150c43f): a tracer reaching its static parameter raises under real jax
+    (fixture ``invalid_instance_called``); the same calls with a Python value run
+    (``valid_instance_called``)."""
+    pytest.importorskip("jax")
+    from rule_fixtures import load_module
+
+    bad = load_module("JAX108", "invalid_instance_called")
+    for run in (bad.main, bad.method):
+        with pytest.raises(ValueError, match="Non-hashable static arguments"):
+            run()
+    assert float(load_module("JAX108", "valid_instance_called").main()) >= 0.0

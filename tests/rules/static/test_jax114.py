@@ -477,3 +477,25 @@ def test_jax114_two_splits_of_one_key_taking_different_halves_are_one_split():
     assert len(marked(SPLIT_HALVES)) == 2
     outcomes = outcomes_under_jax({"halves": (textwrap.dedent(SPLIT_HALVES) + HALVES_CHECK, "check()")})
     assert outcomes == {"halves": "[True, True, False, True, True, False, True, True]"}, outcomes
+
+
+def test_closure_called_per_loop_draws_the_same_numbers_really():
+    """A nested function drawing from (or splitting) a key of the enclosing scope it is not
+    given, called on every pass of a loop (recall round 18, vmoe-dd822ef: through the function
+    an accumulator returns): every pass gets the same numbers under real jax (fixture
+    ``invalid_closure_per_loop``); passing the key in, split per call, or rebinding it in the
+    loop gives fresh ones (``valid_closure_per_loop``)."""
+    import jax
+    import jax.numpy as jnp
+    from rule_fixtures import load_module
+
+    bad = load_module("JAX114", "invalid_closure_per_loop")
+    key, x = jax.random.key(0), jnp.ones(4)
+    first, second = bad.train_step(bad.State(key), x)
+    assert jnp.array_equal(first, second)
+    a, b = bad.noisy_steps(key, jnp.zeros((2, 4)))
+    assert jnp.array_equal(a, b)
+    good = load_module("JAX114", "valid_closure_per_loop")
+    for pair in (good.train_step(key, x), good.noisy_steps(key, jnp.zeros((2, 4))),
+                 good.folded_steps(key, jnp.zeros((2, 4)))):
+        assert not jnp.array_equal(*pair)

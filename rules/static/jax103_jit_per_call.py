@@ -45,8 +45,9 @@ class JitPerCall(StaticRule):
     * `jax.jit` of a lambda, a `functools.partial`, a transform (`jax.grad(f)`), a
       bound method or a nested def, created inside a function that is itself called
       in a loop, and only called there (not returned or stored);
-    * `g = jax.jit(lambda ...)` or `jax.jit` of a def nested in the function, made by
-      a statement of a function's body (so on every call of it) and used there: called,
+    * `g = jax.jit(lambda ...)` or `jax.jit` of a def nested in the function (also in one
+      arm: `g = jit(core) if flag else core`), made by a statement of a function's body
+      (so on every call of it) and used there: called,
       or handed to a function of this module that calls it, first outside any loop.
       Every call of the function compiles it again (jax-cosmo's `romb` integrator:
       `vfunc = jit(lambda x: function(x, *args))`). A wrapper made once per call to be

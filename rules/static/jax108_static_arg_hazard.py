@@ -32,7 +32,8 @@ class StaticArgHazard(StaticRule):
       that passes its parameter on as the static argument (`def grid(f, bounds):
       return _grid(f, bounds)`, `grid(f, [-1, 1])`) or a wrapper parameter's default;
     * a tracer reaching a static parameter: passed or `functools.partial`-bound in traced
-      code (to a jitted method also through an instance: `self.source.fill(v, i)`, `obj.take(x, i)`),
+      code (to a jitted method also through an instance: `self.source.fill(v, i)`, `obj.take(x, i)`,
+      `self(x, i)` of a jitted `__call__`),
       or bound by a `jax.tree_util.Partial` passed to a jit (its leaves are traced);
     * float static values that vary between calls (a call passes a computed value,
       or several different float literals);

@@ -80,7 +80,9 @@ class PrngKeyReuse(StaticRule):
     `lax.fori_loop`, `lax.scan`, `lax.while_loop` or `lax.map` (or nnx's) that draws from a
     key it closes over or that `functools.partial` binds: the body runs once per iteration
     with the same key (a key passed in the carry or the scanned-over slices, or
-    `fold_in(key, i)`, is fresh). A `split(key, n)` there makes the same keys on every
+    `fold_in(key, i)`, is fresh); and in a nested function called on every pass of a Python
+    loop (by name, as a parameter, or a factory's result) that draws from its scope's key.
+    A `split(key, n)` in such a lax body makes the same keys on every
     iteration too, handed whole to a draw (`vmap(sample)(split(key, n), xs)`); taken one
     at a time (`split(key, n)[i]`, `keys[i]`, `keys` given to another call) it may give
     each iteration its own.
@@ -532,11 +534,9 @@ class PrngKeyReuse(StaticRule):
     def _closures_per_loop(self, model: ModuleModel, reports: dict, callees: "KeyCallees") -> None:
         """A closure drawing from its scope's key, called per loop pass (``keyflow.closures_called_per_loop``)."""
         for use, key, fn_name, fn, call in closures_called_per_loop(model, callees):
-            via = f" (as `{call.func.id}`)" if isinstance(call.func, ast.Name) and call.func.id != fn.name else ""
             _put(reports, key, f"PRNG key `{ast.unparse(key)}` is consumed by `{fn_name}` in `{fn.name}`, which closes "
-                               f"over it and which the loop at line {call.lineno} calls{via} on every pass: every "
-                               f"call draws the same random numbers; pass the key in and split it per call", use,
-                 _sure(fn_name), SAME)
+                               f"over it and which the loop at line {call.lineno} calls (as `{ast.unparse(call.func)}`) on every pass: every "
+                               "call draws the same random numbers; pass the key in, split per call", use, _sure(fn_name), SAME)
 
     def _module_keys(self, ctx, model: ModuleModel, fixture: bool) -> None:
         keys = {name for name, bindings in model.module_bindings.items()

@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator, cast
 
 from jaxlint.static.scopes import FunctionInfo, Scopes, children, target_names, walk
 
@@ -488,3 +488,82 @@ def caught_in_function(model: Scopes, node: ast.AST, error: str) -> bool:
                     return True
         cur = a
     return False
+
+
+#: Conversions to a Python value and the error each raises on a tracer (jax 0.10.2), and
+#: whether a differentiation transform's JVP tracer with a concrete primal raises it too.
+_TRACER_CONVERSIONS = {
+    "builtins.float": ("ConcretizationTypeError", True),
+    "builtins.complex": ("ConcretizationTypeError", True),
+    "builtins.int": ("ConcretizationTypeError", False),
+    "builtins.bool": ("TracerBoolConversionError", False),
+    "operator.index": ("TracerIntegerConversionError", True),
+}
+
+
+def _evaluated(expr: ast.AST) -> Iterator[ast.AST]:
+    """The parts of ``expr`` that run whenever it runs: not a lambda's or comprehension's
+    body, not an arm of a conditional expression, not an ``and``/``or`` operand past the
+    first, not a chained comparison past its first pair."""
+    yield expr
+    if isinstance(expr, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        return
+    if isinstance(expr, ast.IfExp):
+        parts: list[ast.AST] = [expr.test]
+    elif isinstance(expr, ast.BoolOp):
+        parts = [*expr.values[:1]]
+    elif isinstance(expr, ast.Compare):
+        parts = [expr.left, *expr.comparators[:1]]
+    else:
+        parts = list(children(expr))
+    for part in parts:
+        yield from _evaluated(part)
+
+
+def eager_after_conversion(model: Scopes, fn: FunctionInfo, traced: Callable[[ast.expr], bool],
+                           jvp_only: Callable[[], bool]) -> frozenset[int]:
+    """The nodes of ``fn``'s body (by id) that run only after a conversion of a tracer to a
+    Python value succeeded, so never under a trace: in a ``try:`` whose body converts a
+    value ``traced`` says is surely a tracer (``rr = float(residual)``) in a statement of
+    its own that always runs that conversion, and whose handler catches what jax raises
+    there (``caught_in_function``), the statements after that one and the ``else:`` arm
+    (``else: report(rr)``): under a trace the conversion raises, the handler runs, and
+    the ``else:`` arm only runs when the body finished. ``jvp_only()``: ``fn`` is traced only
+    by a differentiation transform applied eagerly, whose JVP tracers ``int()`` and
+    ``bool()`` convert (only ``float()``, ``complex()`` and ``operator.index()`` raise);
+    asked once, when a conversion is found."""
+    out: set[int] = set()
+    eager_grad: list[bool] = []
+
+    def raises(part: ast.AST) -> bool:
+        known = _conversion(model, part)
+        if known is None or not caught_in_function(model, part, known[0]) \
+                or not traced(cast(ast.Call, part).args[0]):
+            return False
+        if not known[1] and not eager_grad:
+            eager_grad.append(jvp_only())
+        return known[1] or not eager_grad[0]
+
+    for node in fn.body_nodes():
+        if not isinstance(node, _TRY_NODES):
+            continue
+        for i, stmt in enumerate(node.body):
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)):
+                value = stmt.value
+            elif isinstance(stmt, (ast.If, ast.While)):
+                value = stmt.test
+            else:
+                continue
+            if value is not None and any(raises(part) for part in _evaluated(value)):
+                for dead in (*node.body[i + 1:], *node.orelse):
+                    out.update(id(n) for n in walk(dead))
+                break
+    return frozenset(out)
+
+
+def _conversion(model: Scopes, node: ast.AST) -> tuple[str, bool] | None:
+    """``node`` is a call of one of ``_TRACER_CONVERSIONS`` on one plain argument: its entry."""
+    if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords \
+            or isinstance(node.args[0], ast.Starred):
+        return None
+    return _TRACER_CONVERSIONS.get(model.resolve_call(node) or "")

@@ -21,12 +21,13 @@ from jaxlint.static.apis import (ABSTRACT_EVAL, ARRAY_LEAVES_ONLY_ABSTRACT, ARRA
                                  EQX_RULE_TRACED, INJECTED_HYPERPARAMS, JIT_LIKE, LIBRARY_TRACERS, PASS_ARGUMENTS,
                                  PRIMAL_TRANSFORMS, TRACING_HOFS,
                                  literal_int, literal_ints, literal_strs)
-from jaxlint.static.flow import Flow, iteration_targets, sampled, transform_of, unpacked  # noqa: F401
+from jaxlint.static.flow import CERTAIN, Flow, iteration_targets, sampled, transform_of, unpacked  # noqa: F401
 from jaxlint.static.protocols import keras_traced_calls, runner_call, runner_target
 from jaxlint.static.runs import (DIFF_KINDS, EAGER_KINDS, EAGER_UNDER_DISABLE_JIT, _only_by,  # noqa: F401
                                  compiled_nowhere, disable_jit_test, eager_block, flag_off_when_traced, reads_disable_jit,
                                  given_by_calls, never_given, unused_wrapper, wrapper_name)
 from jaxlint.static.callers import argument_for
+from jaxlint.static.cfg import eager_after_conversion
 from jaxlint.static.containers import splat_entries
 from jaxlint.static.data import CALL, ENTRY_KINDS, Reason  # noqa: F401 (named here by the rules)
 from jaxlint.static.scopes import target_names
@@ -339,13 +340,16 @@ def dead_when_traced(scopes: "Scopes", fn: "FunctionInfo") -> frozenset[int]:
     bound again. A test of jax's disable-jit flag (``if jax.config.jax_disable_jit:``, a
     debug mode) is false under the trace when only jits and lax loops trace ``fn``
     (``runs.flag_off_when_traced``), except in a ``with jax.disable_jit():`` block of
-    ``fn``, where a trace already running reads the flag on."""
+    ``fn``, where a trace already running reads the flag on. And what runs only after a
+    ``try:`` converted a tracer to a Python value (``Tracing.eager_after_conversion``:
+    ``try: r = float(residual) except TypeError: ... else: report(r)``)."""
     memo: dict[int, frozenset[int]] = scopes.__dict__.setdefault("_dead_when_traced", {})
     dead = memo.get(id(fn))
     if dead is not None:
         return dead
     known = known_when_traced(scopes, fn)
-    out: set[int] = set()
+    tracing: Tracing | None = getattr(scopes, "tracing", None)
+    out: set[int] = set(tracing.eager_after_conversion(fn)) if tracing is not None and fn.traced else set()
 
     def readable(name: ast.Name) -> bool:
         if name.id not in fn.bindings:
@@ -773,8 +777,9 @@ class Tracing:
             # extract structure through helpers that take Python objects (haiku's dot graph,
             # quax's branches); what they call is not assumed traced (another reason spreads it)
             return False
+        eager = self.eager_after_conversion(fn)
         for node in fn.body_nodes():
-            if isinstance(node, ast.Call):
+            if isinstance(node, ast.Call) and id(node) not in eager:
                 q = self.scopes.resolve_call(node)
                 if q in DIFF_TRANSFORMS and node.args:
                     target, bound = self.scopes.unwrap_target(node.args[0], node)
@@ -1029,6 +1034,19 @@ class Tracing:
         if flow is None:
             flow = self._flows[id(fn)] = Flow(self.scopes, fn)
         return flow
+
+    def eager_after_conversion(self, fn: FunctionInfo) -> frozenset[int]:
+        """The nodes of traced ``fn`` that run only after a ``try:`` converted a tracer
+        (``cfg.eager_after_conversion``, with the value model's certain answers as the
+        fixpoint has marked them so far): never under a trace, so what they call is not
+        traced from here."""
+        flow = self.flow(fn)
+
+        def certain(expr: ast.expr) -> bool:
+            found = flow.culprit(expr)
+            return found is not None and found[0] == CERTAIN
+
+        return eager_after_conversion(self.scopes, fn, certain, lambda: only_differentiated(fn))
 
     def is_traced_expr(self, expr: ast.AST | None, fn: FunctionInfo | None = None) -> bool:
         """Whether ``expr`` (inside traced function ``fn``) evaluates to a traced value:

@@ -751,3 +751,63 @@ def test_call_of_the_instance_itself_is_followed_really():
     assert outcomes_under_jax({"traced": (textwrap.dedent(src), "main()"),
                                "python": (textwrap.dedent(quiet), "str(main())")}) == {
         "traced": "TracerBoolConversionError", "python": "[-1. -1.]"}
+
+
+def test_what_runs_only_after_a_caught_conversion_and_host_callbacks_are_eager_really():
+    """A ``try:`` whose body converts a tracer (``rr = float(residual)``) with a handler that
+    catches jax's error: under a trace the rest of the body and the ``else:`` arm never run,
+    so ``report`` is not traced from there; handed to ``jax.debug.callback`` (in a
+    ``lax.cond``, under jit and inside a scan), ``jax.pure_callback`` or ``io_callback`` it
+    runs on the host with concrete arrays (blind56's zoomy-jax). Eagerly both arms run.
+    Where the body's conversion does not surely raise under the trace (in one arm of an
+    ``if``, of a Python value, ``int()`` of a JVP tracer under an eager ``jax.grad``) the
+    ``else:`` arm runs and its callee raises: fixtures ``valid_try_else_eager`` /
+    ``invalid_try_else_live``, run here under jax 0.10.2."""
+    import jax
+    import jax.numpy as jnp
+    from rule_fixtures import load_module
+
+    good = load_module("JAX105", "valid_try_else_eager")
+    out, total, seen = good.main()
+    assert seen == [(3.0, 2.0), (3.0, 5.0), (3.0, 5.0)] and float(total) == 18.0, seen
+    good._step(jnp.ones(3), 7.0)
+    assert seen[3:] == [(3.0, 7.0), (3.0, 7.0)]
+    bad = load_module("JAX105", "invalid_try_else_live")
+    for call in (lambda: bad.checked_when_asked(jnp.ones(3), 1.0), lambda: bad.python_limit(jnp.ones(3), 1.0),
+                 lambda: bad.train(2.0)):
+        with pytest.raises(jax.errors.ConcretizationTypeError):
+            call()
+
+
+@pytest.mark.parametrize("body, dead", [
+    ("rr = float(y)", True),
+    ("rr = 2 * float(jnp.sum(y)) + 1", True),
+    ("if float(y) > 0:\n    pass", True),
+    ("rr = (not ok) and float(y)", False),  # the second operand of `and` may not run
+    ("rr = 1.0 if ok else float(y)", False),  # one arm of a conditional expression
+    ("rr = (lambda: float(y))", False),  # not called here
+    ("rr = float(scale)", False),  # a Python value
+])
+def test_only_a_conversion_that_always_runs_on_a_tracer_kills_the_else_arm(body, dead):
+    src = f"""
+        import jax
+        import jax.numpy as jnp
+
+        def show(t):
+            print(float(t))
+
+        @jax.jit
+        def f(y, ok=True, scale=2.0):
+            try:
+{textwrap.indent(body, " " * 16)}
+            except TypeError:
+                pass
+            else:
+                show(y)
+            return y
+        """
+    assert lines("JAX105", src) == ([] if dead else [5])
+    # dead: the body raises under jit, the handler runs, `show` never does; live: the else
+    # arm runs under the trace and `show` raises there
+    assert outcomes_under_jax({"f": (textwrap.dedent(src), "str(f(jnp.float32(2.0)))")}) == {
+        "f": "2.0" if dead else "ConcretizationTypeError"}

@@ -20,7 +20,7 @@ from jaxlint.static.data import FunctionInfo
 from jaxlint.static.jitcalls import call_arguments
 from jaxlint.static.key_uses import (State, arguments, bound_in, builds_alternatives, complementary_slices, forget,
                                      handed_over, join, key_root, stored_paths)
-from jaxlint.static.keys import CONSUMERS, KeyCallees, assigned_paths, draws, key_text
+from jaxlint.static.keys import CONSUMERS, KeyCallees, assigned_paths, draws, key_text, one_value_draw
 from jaxlint.static.reach import Reach
 from jaxlint.static.selects import alternatives
 from jaxlint.static.semantic import ModuleModel, children, target_names, walk
@@ -184,7 +184,7 @@ def drawn_key(model: ModuleModel, callees: KeyCallees, use: ast.Call) -> tuple[a
     q = (model.resolve_call(use) or "") if short in CONSUMERS else ""
     if q.startswith("jax.random.") and q[len("jax.random."):] in CONSUMERS:
         key = use.args[0] if use.args else next((k.value for k in use.keywords if k.arg == "key"), None)
-        return (key, q) if key is not None else None
+        return (key, q) if key is not None and not one_value_draw(model, use) else None
     handoff = callees.key_argument(use)
     if handoff is None or id(use) in callees.imported:
         return None
@@ -357,6 +357,8 @@ class KeyFlow:
                 branching.append(call)  # its branches run after its arguments are evaluated
             q = (self.model.resolve_call(call) or "") if short in CONSUMERS else ""  # cheap test before resolving
             if q.startswith("jax.random.") and q[len("jax.random."):] in CONSUMERS:
+                if one_value_draw(self.model, call):
+                    continue  # `randint(key, (), 1, 2)`: always 1, whatever the key
                 key = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "key"), None)
                 fn_name = q
             else:

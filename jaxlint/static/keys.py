@@ -11,6 +11,7 @@ import ast
 import re
 from typing import Iterator
 
+from jaxlint.static.consts import static_value
 from jaxlint.static.data import Binding, Param
 from jaxlint.static.scopes import FunctionInfo, Scopes, target_names, walk
 
@@ -28,6 +29,32 @@ SAMPLERS = {
 
 #: `split` consumes its key too: its outputs are bits of that key, like a sample's.
 CONSUMERS = SAMPLERS | {"split"}
+
+
+def one_value_draw(model: Scopes, call: ast.Call) -> bool:
+    """``jax.random.randint(key, shape, lo, lo + 1)``: a draw whose range holds one value
+    (``maxval`` is exclusive), the same whatever the key, so it spends no randomness and
+    reusing its key with it changes nothing. Both bounds static with ``maxval - minval ==
+    1`` (``randint(k, (), 1, 2)``), or written as one plain name or attribute and that plus 1
+    (``randint(k, (), n, n + 1)``)."""
+    bounds = [call.args[i] if len(call.args) > i else next((k.value for k in call.keywords if k.arg == name), None)
+              for i, name in ((2, "minval"), (3, "maxval"))]
+    low, high = bounds
+    if low is None or high is None or model.resolve_call(call) != "jax.random.randint":
+        return False
+    values = [static_value(model, b) for b in bounds]
+    if all(type(v) is int for v in values):
+        return values[1] - values[0] == 1  # type: ignore[operator]
+    return isinstance(high, ast.BinOp) and isinstance(high.op, ast.Add) and isinstance(high.right, ast.Constant) \
+        and type(high.right.value) is int and high.right.value == 1 and _plain(low) \
+        and ast.dump(high.left) == ast.dump(low)
+
+
+def _plain(expr: ast.expr) -> bool:
+    """A name, or attributes of one: read twice, the same value."""
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return isinstance(expr, ast.Name)
 
 
 #: Calls that make a key (for module-level keys read in traced code).
@@ -110,7 +137,8 @@ class KeyCallees:
                 continue
             q = self.model.resolve_call(node) or ""
             if q.startswith("jax.random.") and q[len("jax.random."):] in SAMPLERS:
-                key = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "key"), None)
+                key = None if one_value_draw(self.model, node) else \
+                    node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "key"), None)
             elif depth < _MAX_DEPTH:
                 handoff = self.key_argument(node, depth + 1)
                 key = handoff[0] if handoff else None

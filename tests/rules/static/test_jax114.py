@@ -499,3 +499,20 @@ def test_closure_called_per_loop_draws_the_same_numbers_really():
     for pair in (good.train_step(key, x), good.noisy_steps(key, jnp.zeros((2, 4))),
                  good.folded_steps(key, jnp.zeros((2, 4)))):
         assert not jnp.array_equal(*pair)
+
+
+def test_a_one_value_randint_is_no_draw_really():
+    """``randint(key, shape, lo, lo + 1)`` is ``lo`` whatever the key (jax 0.10.2, over 512
+    keys): no randomness spent, so the key reused with it is no reuse (fixture
+    ``valid_one_value_draw``, blind56's alem-env); a range of two values takes both over the
+    same keys, so reusing its key repeats numbers (``invalid_two_value_draw``)."""
+    import jax
+    import jax.numpy as jnp
+    from rule_fixtures import load_module
+
+    ones, fours, diamond, sevens = load_module("JAX114", "valid_one_value_draw").main()
+    assert (ones, fours, int(diamond), sevens.tolist()) == ({1}, {4}, 1, [7, 7, 7])
+    keys = jax.random.split(jax.random.key(0), 512)
+    iron = jax.vmap(lambda k: jax.random.randint(k, (), 1, 3))(keys)
+    gold = jax.vmap(lambda k: jax.random.randint(k, (), 5, 5 + 2))(keys)
+    assert set(jnp.ravel(iron).tolist()) == {1, 2} and set(jnp.ravel(gold).tolist()) == {5, 6}

@@ -109,26 +109,28 @@ class TracedControlFlow(StaticRule):
     too: `helper(x)` returning `x.shape[0]` is a Python int, one returning `jnp.sum(x)` a
     tracer.
 
-    So do values static by construction: a registered pytree's aux data (what its
-    flatten puts there) and a field set to a `len(...)`; a treedef; the keyword-only
-    parameters `partial(f, **params)` binds (a primitive's, in its batching rule); a
-    Python value's entry of a dict passed on as `f(**dict(g=g, floor=1.0))` (each caller's
-    splat read by entry; a dict not seen fills nothing certain: *possible* at most); and
-    `jax.numpy` on untraced arguments under a `vmap` or `grad` applied eagerly. A lax
-    loop's `if verbose:` branch is not checked when the loop leaves `verbose` at its
-    default `False`, or runs in the `else` of `if verbose:` (an eager Python loop). A debug
-    arm under a test of jax's disable-jit flag (`if jax.config.jax_disable_jit:`, `config.jax_disable_jit`
+    So do values static by construction: a registered pytree's aux data (what its flatten puts there) and a field set
+    to a `len(...)`; a treedef; the keyword-only parameters `partial(f, **params)` binds (a primitive's, in its
+    batching rule); a Python value's entry of a dict passed on as `f(**dict(g=g, floor=1.0))` (each caller's splat
+    read by entry; a dict not seen fills nothing certain: *possible* at most); and `jax.numpy` on untraced
+    arguments under a `vmap` or `grad` applied eagerly. A lax loop's `if verbose:` branch is not checked when the
+    loop leaves `verbose` at its default `False`, or runs in the `else` of `if verbose:` (an eager Python loop). A
+    debug arm under a test of jax's disable-jit flag (`if jax.config.jax_disable_jit:`, `config.jax_disable_jit`
     after `from jax import config`, the `else` of `if not ...:`) is not checked in a function only jits and lax
     loops trace: under jit the flag is off and the arm is skipped; with it on they run the function as Python on
-    concrete arrays. A `vmap`, `grad` or `pmap` on the way, or a `with jax.disable_jit():` inside the trace,
-    still traces the arm with the flag on: checked.
+    concrete arrays. A `vmap`, `grad` or `pmap` on the way, or a `with jax.disable_jit():` inside the trace, still
+    traces the arm with the flag on: checked.
 
-    A function traced only by `jax.grad` (or another differentiation transform)
-    applied outside any trace runs on JVP tracers whose primal values are concrete:
-    `if`, `assert`, `bool()` and `int()` work there, and only `float()` and
-    `complex()` of a traced value are reported (they raise ConcretizationTypeError).
-    A conversion in a `try:` whose handler catches what jax raises (`TypeError`, `Exception`,
-    `ConcretizationTypeError` but for `range()`/`operator.index()`) is handled: not reported.
+    A function traced only by `jax.grad` (or another differentiation transform) applied outside any trace runs on JVP
+    tracers whose primal values are concrete: `if`, `assert`, `bool()` and `int()` work there, and only `float()`
+    and `complex()` of a traced value are reported (they raise ConcretizationTypeError). A conversion in a `try:`
+    whose handler catches what jax raises (`TypeError`, `Exception`, `ConcretizationTypeError` but for
+    `range()`/`operator.index()`) is handled: not reported. Under a trace such a conversion of a value that is
+    surely a tracer raises, so what runs only after it (the rest of that `try:` body and its `else:` arm) is
+    eager-only: not checked, and a function called only from there is not traced by that call (`try: r =
+    float(residual) except TypeError: jax.debug.callback(abort, residual) else: abort(r)`). A function handed to a
+    host callback (`jax.debug.callback`, `jax.pure_callback`, `io_callback`) runs on the host with concrete
+    arrays: not traced.
 
     ## Why is this bad?
     Under `jit` (and `vmap`, `grad`, `lax.scan` bodies) values are abstract tracers:

@@ -128,22 +128,20 @@ class PrngKeyReuse(StaticRule):
     _: tan(u), lambda _: normal(key, s), None)`) meet the branch's draw. Keys derived with
     `jax.random.fold_in(key, i)` are fresh keys.
 
-    Two uses only count when some number both produce is read: each use's result is
-    followed forward (through arithmetic, calls, and names, rebound or not, to the reads
-    each binding reaches). A use whose result only seeds a template (`like = Model(key=k)`
-    then `eqx.tree_deserialise_leaves(path, like)`, or flax's `serialization.from_bytes`
-    / `from_state_dict` target), goes only into `jax.eval_shape` / `eqx.filter_eval_shape`
-    / `nnx.eval_shape`, is only asked its `.shape`, or is never read draws nothing that
-    matters. Two unpacked splits of one key (`a, b = split(key)`) give the same keys index
-    by index: they share a key only when an output of the same index is read after both.
-    One key drawing the two alternatives of a select (`jnp.where(c, f(normal(key)),
-    g(normal(key)))`, `lax.select`, `select_n`, `jnp.select`, `a if c else b`, or the
-    results of different lambdas of `lax.cond(p, lambda: a, lambda: b)` /
-    `lax.switch(i, [lambda: a, lambda: b])`) is not reuse: each element keeps one draw,
-    also through names rebound on the way; a path of the first draw that cannot run with
-    the second (an `if` arm without it) does not count.
-    Nor does a first use whose result is read only on runs that never reach the second
-    (`theta = uniform(key)`, then `if n == 1: return uniform(key)`, with `theta` read only
+    Two uses only count when some number both produce is read: each use's result is followed forward (through
+    arithmetic, calls, and names, rebound or not, to the reads each binding reaches). A use whose result only
+    seeds a template (`like = Model(key=k)` then `eqx.tree_deserialise_leaves(path, like)`, or flax's
+    `serialization.from_bytes` / `from_state_dict` target), goes only into `jax.eval_shape` /
+    `eqx.filter_eval_shape` / `nnx.eval_shape`, is only asked its `.shape`, or is never read draws nothing that
+    matters. Two unpacked splits of one key (`a, b = split(key)`) give the same keys index by index: they share a
+    key only when an output of the same index is read after both. One key drawing the two alternatives of a select
+    (`jnp.where(c, f(normal(key)), g(normal(key)))`, `lax.select`, `select_n`, `jnp.select`, `a if c else b`, or
+    the results of different lambdas of `lax.cond(p, lambda: a, lambda: b)` / `lax.switch(i, [lambda: a, lambda:
+    b])`) is not reuse: each element keeps one draw, also through names rebound on the way; a path of the first
+    draw that cannot run with the second (an `if` arm without it) does not count. A `jax.random.randint` whose
+    range holds one value (`randint(key, (), 1, 2)`, `randint(key, (), n, n + 1)`: `maxval` is exclusive) gives
+    that value whatever the key: no draw, so no reuse. Nor does a first use whose result is read only on runs that
+    never reach the second (`theta = uniform(key)`, then `if n == 1: return uniform(key)`, with `theta` read only
     below that `if`): no run uses both.
 
     A key is a name, a name indexed by a constant (`keys[0]`) or a field of a name

@@ -26,6 +26,7 @@ import ast
 from typing import Iterator, TypeVar, cast
 
 from jaxlint.diagnostic import Confidence
+from jaxlint.rule import FindingKind
 from jaxlint.static.flow import (CERTAIN, CONFIG_NAME, CONVERTERS, CONVERTING_METHODS, LIKELY, POSSIBLE,  # noqa: F401
                                  STATIC_JAX_FUNCS, _UNREADABLE, Flow, argument_for,
                                  iteration_targets, unpacked)
@@ -264,6 +265,18 @@ def traced_functions(model: ModuleModel) -> Iterator[tuple[FunctionInfo, Taint]]
         yield fn, _taint_of(model, fn, 0)
 
 
+#: the finding kind of a finding in a function traced only through its callers
+#: (:func:`through_callers`; JAX105's and JAX111's ``kinds``)
+THROUGH_CALLERS = "through-callers"
+
+#: the kind as JAX105 and JAX111 declare it (``Rule.kinds``): on by default in the rules' group
+#: while its blind figure holds (``benchmarks/rule_figures.json``; ``tests/test_groups.py``)
+THROUGH_CALLERS_KINDS = {THROUGH_CALLERS: FindingKind(
+    "correctness", "a finding in a function no transform applies to, traced only because traced functions call it "
+                   "(the message says \"called from traced `f`\"): it stands on the model's binding of the callers' "
+                   "arguments and on every path of theirs that reaches the call")}
+
+
 def through_callers(fn: FunctionInfo) -> bool:
     """Traced only because traced functions call it: no transform applies to ``fn`` itself,
     so a value is traced there only as the model binds the callers' arguments to its
@@ -293,8 +306,9 @@ _Context = TypeVar("_Context")
 
 
 def at_most_likely(ctx: _Context) -> _Context:
-    """``ctx``, whose findings are at most likely (in a function traced only through its
-    callers, :func:`through_callers`): every other attribute is the context's own."""
+    """``ctx``, whose findings are at most likely and of the kind :data:`THROUGH_CALLERS` (in a
+    function traced only through its callers, :func:`through_callers`): every other attribute is
+    the context's own."""
     return cast(_Context, _AtMostLikely(ctx))
 
 
@@ -303,10 +317,10 @@ class _AtMostLikely:
     def __init__(self, ctx) -> None:
         self._ctx = ctx
 
-    def report(self, *args, confidence: Confidence = Confidence.CERTAIN, **kwargs):
+    def report(self, *args, confidence: Confidence = Confidence.CERTAIN, kind: str | None = None, **kwargs):
         if confidence is Confidence.CERTAIN:
             confidence = Confidence.LIKELY
-        return self._ctx.report(*args, confidence=confidence, **kwargs)
+        return self._ctx.report(*args, confidence=confidence, kind=kind or THROUGH_CALLERS, **kwargs)
 
     def __getattr__(self, name: str):
         return getattr(self._ctx, name)

@@ -10,8 +10,8 @@ from jaxlint.static.cfg import caught_in_function
 from jaxlint.static.traced import only_differentiated, python_twin_of_cond
 from jaxlint.static.usage import used_as_object
 from jaxlint.static.values import python_container, truth_is_structure
-from jaxlint.static.taint import (CERTAIN, LIKELY, POSSIBLE, bare_name_cap, confidence, describe, is_jit_entry,
-                                         taint_of, through_callers, traced_how)
+from jaxlint.static.taint import (CERTAIN, LIKELY, POSSIBLE, THROUGH_CALLERS_KINDS, at_most_likely, bare_name_cap,
+                                  confidence, describe, is_jit_entry, taint_of, through_callers, traced_how)
 from jaxlint.static.shapes import same_shape, shape_guard
 
 if TYPE_CHECKING:
@@ -191,6 +191,7 @@ class TracedControlFlow(StaticRule):
     summary = "Python control flow or a conversion needs a concrete value but gets a tracer"
     fix_hint = "use jnp.where / jax.lax.cond / jax.lax.while_loop, or make the value a static argument"
     severity = Severity.ERROR
+    kinds = THROUGH_CALLERS_KINDS
 
     VALID = [
         Valid(
@@ -401,7 +402,7 @@ class TracedControlFlow(StaticRule):
 
     def _report(self, ctx, fn, node, operand, culprit, kind, level, guard=None) -> None:
         needs, error, instead = _CONSTRUCTS[kind]
-        level = min(level, LIKELY) if through_callers(fn) else level  # the callers' binding is not proof
+        level, ctx = (min(level, LIKELY), at_most_likely(ctx)) if through_callers(fn) else (level, ctx)
         if kind[-1] in ")]":
             head = f"`{describe(node)}` in {traced_how(fn)} converts traced value `{describe(culprit)}`"
         else:

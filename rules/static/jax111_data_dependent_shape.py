@@ -11,8 +11,8 @@ from jaxlint.static.apis import SIZE_ARGS, STATIC_ATTRS
 from jaxlint.static.arrays import is_at_helper, not_an_array_method
 from jaxlint.static.masks import builds_with_brackets, mask_level
 from jaxlint.static.flow import iterated_source, staged_call
-from jaxlint.static.taint import (_UNREADABLE, CERTAIN, Taint, _argument_for, at_most_likely, confidence, describe,
-                                  taint_of, through_callers, traced_how)
+from jaxlint.static.taint import (_UNREADABLE, CERTAIN, THROUGH_CALLERS_KINDS, Taint, _argument_for, at_most_likely,
+                                  confidence, describe, taint_of, through_callers, traced_how)
 from jaxlint.static.consts import UNKNOWN, static_value
 from jaxlint.static.containers import dict_entry
 from jaxlint.static.values import ARRAY_METHODS, static_field
@@ -126,6 +126,7 @@ class DataDependentShape(StaticRule):
     summary = "an operation in traced code whose output shape depends on traced values"
     fix_hint = "mask with jnp.where, or pass size= (and fill_value=)"
     severity = Severity.ERROR
+    kinds = THROUGH_CALLERS_KINDS
 
     VALID = [
         Valid(
@@ -387,7 +388,7 @@ class DataDependentShape(StaticRule):
             )
             return
         if found.kind == "param" and found.direct and found.fn is fn:
-            mapped = _mapped_only(fn)
+            mapped = all(r.kind == "vmap" for r in fn.traced_by)
             ctx.report(
                 call,
                 f"traced argument `{found.name}` of {traced_how(fn)} is used as a shape or size in `{short}`"
@@ -427,10 +428,6 @@ class DataDependentShape(StaticRule):
             data={"function": short, "param": found.name},
             confidence=found.confidence,
         )
-
-
-def _mapped_only(fn: FunctionInfo) -> bool:
-    return all(r.kind == "vmap" for r in fn.traced_by)
 
 
 def _jitted(fn: FunctionInfo) -> bool:

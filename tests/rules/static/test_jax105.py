@@ -349,6 +349,10 @@ def test_jax105_and_jax111_through_callers_are_warnings_though_they_raise():
     assert got == [("JAX105", 5, "warning", "likely"), ("JAX105", 11, "error", "certain"),
                    ("JAX111", 7, "warning", "likely"), ("JAX111", 13, "error", "certain")]
     assert "called from traced `f`" in next(d.message for d in diags if d.start.line == 5)
+    # a finding kind of its own (taint.THROUGH_CALLERS_KINDS), measured apart in rule_figures.json
+    kinds = sorted((d.code, d.start.line, d.data.get("kind")) for d in diags)
+    assert kinds == [("JAX105", 5, "through-callers"), ("JAX105", 11, None),
+                     ("JAX111", 7, "through-callers"), ("JAX111", 13, None)]
 
     def helper(x):
         if x.sum() > 0:

@@ -71,12 +71,12 @@ BLIND = {
     "blind56": ("precision_judgements_blind56.json",
                 "55 PyPI wheels sealed before anything ran on them, judged blind once at 8e3fcd0 (issue 36's final corpus)"),
     "dynamic": ("dynamic_judgements.json",
-                "92 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
+                "93 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
                 "(6 programs, issue 20), 4419f18 (7 programs, issue 37), ab7bc28 (6 programs, issue 37), "
                 "959d64a (6 programs, issue 37), d7efb9e (7 programs, issue 37), 969e404 (9 programs, "
                 "issue 37), c45fb52 (7 programs, issue 37), cbafee0 (7 programs, issue 37), ccb11c5 "
                 "(8 programs, issue 37), 87f2855 (8 programs, issue 37), 03b2261 (8 programs, issue 37), "
-                "1c75a63 (8 programs, issue 37) and 587501b (5 programs, issue 37)"),
+                "1c75a63 (8 programs, issue 37) and 587501b (6 programs, issue 37)"),
 }
 VERDICTS = ("true", "debatable", "false")
 

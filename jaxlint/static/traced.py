@@ -342,7 +342,8 @@ def dead_when_traced(scopes: "Scopes", fn: "FunctionInfo") -> frozenset[int]:
     (``runs.flag_off_when_traced``), except in a ``with jax.disable_jit():`` block of
     ``fn``, where a trace already running reads the flag on. And what runs only after a
     ``try:`` converted a tracer to a Python value (``Tracing.eager_after_conversion``:
-    ``try: r = float(residual) except TypeError: ... else: report(r)``)."""
+    ``try: r = float(residual) except TypeError: ... else: report(r)``). A call there
+    spreads no tracing to its callee (``Tracing._spread_from``)."""
     memo: dict[int, frozenset[int]] = scopes.__dict__.setdefault("_dead_when_traced", {})
     dead = memo.get(id(fn))
     if dead is not None:
@@ -420,6 +421,7 @@ class Tracing:
             changed = False
             rounds += 1
             self._not_abstract.clear()  # settled anew each round (`_only_by`)
+            self._forget_arms()
             for fn in list(self.scopes.functions):
                 self._compute_taint(fn)
             for fn in list(self.scopes.functions):
@@ -430,6 +432,14 @@ class Tracing:
                 changed |= self._mark_hof_bodies_everywhere()
                 changed |= self._mark_keras_calls()
             changed |= self._mark_custom_rules()
+        self._forget_arms()
+
+    def _forget_arms(self) -> None:
+        """Which arms never run under a trace (``dead_when_traced``) follows the reasons a
+        function is traced for and its traced names, which grow round by round: asked anew
+        each round (a call there spreads no tracing), and once more by the rules after."""
+        for memo in ("_known_when_traced", "_dead_when_traced", "_flag_off_when_traced"):
+            self.scopes.__dict__.pop(memo, None)
 
     def _mark(self, fn: FunctionInfo, reason: Reason, params: set[str] | None) -> bool:
         changed = False
@@ -777,9 +787,9 @@ class Tracing:
             # extract structure through helpers that take Python objects (haiku's dot graph,
             # quax's branches); what they call is not assumed traced (another reason spreads it)
             return False
-        eager = self.eager_after_conversion(fn)
+        dead = dead_when_traced(self.scopes, fn)
         for node in fn.body_nodes():
-            if isinstance(node, ast.Call) and id(node) not in eager:
+            if isinstance(node, ast.Call) and id(node) not in dead:
                 q = self.scopes.resolve_call(node)
                 if q in DIFF_TRANSFORMS and node.args:
                     target, bound = self.scopes.unwrap_target(node.args[0], node)

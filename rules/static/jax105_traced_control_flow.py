@@ -77,7 +77,7 @@ class TracedControlFlow(StaticRule):
     `Optional`/`Union`/`Annotated`: the pytree keeps the container around its leaves; an unannotated parameter's
     field is not guessed). A function jitted as a module-level twin (`f_jit = jax.jit(f)`) that its dispatchers
     call only under a test of an argument they pass on (`f if state is None else f_jit`) runs its other branch
-    eagerly: `if state is None:` in `f` is not checked, nor an `if` on the test the other arm of an `if flag:`
+    eagerly: `if state is None:` in `f` is not checked (nor traced what it calls), nor an `if` on the test the other arm of an `if flag:`
     hands to `lax.cond` (`if scheduled: lax.cond(steps == 1, f, g)` / `else: if steps == 1:`: the flag sends the
     traced value to the cond). A parameter defaulting to `None` that no call of its jitted callable passes
     (`self.g = jax.jit(self._f)` called as `self.g(x)`) stays None.

@@ -815,3 +815,18 @@ def test_only_a_conversion_that_always_runs_on_a_tracer_kills_the_else_arm(body,
     # arm runs under the trace and `show` raises there
     assert outcomes_under_jax({"f": (textwrap.dedent(src), "str(f(jnp.float32(2.0)))")}) == {
         "f": "2.0" if dead else "ConcretizationTypeError"}
+
+
+def test_a_call_in_an_arm_the_trace_never_takes_traces_nothing_really():
+    """``report(y)`` in the arm a function jitted only under a flag runs without it, or in
+    the eager arm of a jitted twin's dispatch, runs only eagerly: under jax 0.10.2 the
+    traced runs report nothing and the eager ones report once each (fixture
+    ``valid_eager_arm_callee``); in an arm the trace takes (a flag the jit does not
+    decide) it runs under the trace and raises (``invalid_eager_arm_callee``)."""
+    import jax
+    from rule_fixtures import load_module
+
+    traced, eager, seen = load_module("JAX105", "valid_eager_arm_callee").main()
+    assert seen == [3.0, 3.0], seen
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        load_module("JAX105", "invalid_eager_arm_callee").main()

@@ -830,3 +830,45 @@ def test_a_call_in_an_arm_the_trace_never_takes_traces_nothing_really():
     assert seen == [3.0, 3.0], seen
     with pytest.raises(jax.errors.ConcretizationTypeError):
         load_module("JAX105", "invalid_eager_arm_callee").main()
+
+
+def test_a_host_callbacks_function_is_not_traced_really():
+    """The function handed to ``jax.debug.callback`` / ``jax.pure_callback`` /
+    ``io_callback`` (a def, a bound method, a lambda calling a def, a ``partial`` binding a
+    Python value, under jit and in a scan body) runs on the host with concrete arrays:
+    ``float()`` there works (jax 0.10.2), and the model traces none of them."""
+    src = """
+        import functools
+
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+        from jax.experimental import io_callback
+
+        seen = []
+
+        def helper(r, t_now):
+            seen.append((float(r), float(t_now)))
+
+        class Solver:
+            def _host(self, r):
+                seen.append(float(r))
+
+            @functools.partial(jax.jit, static_argnums=0)
+            def step(self, x, t):
+                rel = jnp.sum(x)
+                jax.debug.callback(self._host, rel)
+                jax.debug.callback(lambda r, tn: helper(r, tn), rel, t)
+                jax.debug.callback(functools.partial(helper, t_now=1.0), rel)
+                jax.lax.scan(lambda c, v: (c, jax.debug.callback(helper, v, c)), t, x)
+                back = jax.pure_callback(lambda r: np.float32(float(r)), jax.ShapeDtypeStruct((), jnp.float32), rel)
+                return io_callback(lambda r: np.float32(float(r) + 1), jax.ShapeDtypeStruct((), jnp.float32), back)
+
+        def main():
+            out = Solver().step(jnp.ones(2), 5.0)
+            jax.effects_barrier()
+            return str((float(out), sorted(map(str, seen))))  # debug callbacks are unordered
+        """
+    assert lines("JAX105", src) == []
+    assert outcomes_under_jax({"main": (textwrap.dedent(src), "main()")}) == {
+        "main": str((3.0, sorted(map(str, [2.0, (2.0, 5.0), (2.0, 1.0), (1.0, 5.0), (1.0, 5.0)]))))}

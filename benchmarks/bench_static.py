@@ -102,7 +102,7 @@ def _sha256(path: Path) -> str:
 SDIST_ONLY = {"jax-cosmo", "autopdex", "noxton", "openferro"}
 
 
-def _wheel(wheels: Path, dist: str, version: str) -> Path | None:
+def _wheel(wheels: Path, dist: str, version: str, digest: str | None = None) -> Path | None:
     # a wheel's file name spells the distribution with underscores (dm-haiku: dm_haiku-...), and
     # keeps the case its project chose (JaxFin-...): names are compared without case
     names = {dist, dist.replace("-", "_")} if dist in SDIST_ONLY else {dist.replace("-", "_")}
@@ -110,6 +110,8 @@ def _wheel(wheels: Path, dist: str, version: str) -> Path | None:
     hits = sorted(p for p in wheels.iterdir() if p.is_file()
                   and any(p.name.lower().startswith(f"{n}-{version}{suffix}".lower()) for n in names)
                   and (p.name.endswith(".tar.gz") if dist in SDIST_ONLY else p.name.endswith(".whl")))
+    if digest is not None:  # a release's wheels for several platforms: the pinned one
+        hits = [p for p in hits if _sha256(p) == digest] or hits
     return hits[0] if hits else None
 
 
@@ -159,6 +161,15 @@ def ensure_corpus(root: Path, corpus: tuple[tuple[str, str, str], ...] = CORPUS,
         if done.exists():
             continue
         actual = _sha256(whl)
+        if actual != digest and dist not in SDIST_ONLY:
+            # a release with platform wheels as well: pip may take one of those where the pin is the release's
+            # pure-Python wheel (the PyPI draws' rule: the newest pure-Python wheel for Python 3.11); fetch that too
+            subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
+                            "--ignore-requires-python", "--python-version", "3.11", "--implementation", "py",
+                            "--abi", "none", "--platform", "any", "--dest", str(wheels), f"{dist}=={version}"],
+                           check=True)
+            whl = _wheel(wheels, dist, version, digest) or whl
+            actual = _sha256(whl)
         if actual != digest:
             raise SystemExit(f"bench: {whl.name}: sha256 {actual} does not match the pinned {digest}")
         if dest.exists():

@@ -70,6 +70,8 @@ BLIND = {
                  "35 PyPI wheels sealed before anything ran on them (blind55's second part), judged blind once at 6b88e19 (issue 36)"),
     "blind56": ("precision_judgements_blind56.json",
                 "55 PyPI wheels sealed before anything ran on them, judged blind once at 8e3fcd0 (issue 36's final corpus)"),
+    "blind56b": ("precision_judgements_blind56b.json",
+                 "81 PyPI wheels sealed before anything ran on them (blind56's second part), judged blind once at 1905ad9 (issue 36's final corpus)"),
     "dynamic": ("dynamic_judgements.json",
                 "93 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
                 "(6 programs, issue 20), 4419f18 (7 programs, issue 37), ab7bc28 (6 programs, issue 37), "

@@ -529,6 +529,11 @@ class Tracing:
         where the transform is applied)."""
         if q in PRIMAL_TRANSFORMS:  # run at once on every primal (equinox's: on the array leaves)
             given = self.callable_params(target, bound)
+            count = _primal_count(call, q)
+            if count is not None:  # `jax.vjp(f, params)`: the parameters after the primals keep their defaults
+                supplied = [p for p in target.positional()[bound:]
+                            if not (p.index == 0 and target.class_name and p.name in ("self", "cls"))]
+                given &= {p.name for p in supplied[:count]}
             if q in ARRAY_LEAVES_ONLY_DIFF:
                 return {p.name for p in target.params if p.name in given and self.scopes.is_array_annotation(p.annotation)}
             return given
@@ -1071,3 +1076,20 @@ class Tracing:
             if fn is None:
                 return False
         return self.flow(fn).culprit(expr) is not None
+
+
+def _primal_count(call: ast.Call, q: str) -> int | None:
+    """How many primals a transform that runs its function at once passes it: the
+    arguments after the function of ``jax.vjp(f, *primals)`` / ``jax.linearize``, the
+    elements of ``jax.jvp(f, primals, tangents)``'s literal tuple; None when not written
+    out (a starred argument, a tuple built elsewhere)."""
+    if q.endswith("jvp"):
+        primals = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords
+                                                               if k.arg == "primals"), None)
+        if not isinstance(primals, (ast.Tuple, ast.List)):
+            return None
+        elts = primals.elts
+    else:
+        elts = call.args[1:]
+    return None if any(isinstance(e, ast.Starred) for e in elts) else len(elts)
+

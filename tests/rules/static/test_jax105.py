@@ -872,3 +872,51 @@ def test_a_host_callbacks_function_is_not_traced_really():
     assert lines("JAX105", src) == []
     assert outcomes_under_jax({"main": (textwrap.dedent(src), "main()")}) == {
         "main": str((3.0, sorted(map(str, [2.0, (2.0, 5.0), (2.0, 1.0), (1.0, 5.0), (1.0, 5.0)]))))}
+
+
+PRIMALS = """
+    import jax
+    import jax.numpy as jnp
+
+    def f(p, flag=True):
+        if flag:
+            return p * 2
+        return p
+
+    def g(p, q, scale=1.0):
+        if scale > 0:
+            return p * q
+        return p
+
+    def h(p, n):
+        if n > 0:
+            return p
+        return -p
+
+    def run_f(x):
+        return jax.linearize(f, x)[0]
+
+    def run_g(x):
+        return jax.vjp(g, x, x)[0]
+
+    def run_h(x):
+        return jax.jvp(h, (x, 3.0), (x, 0.0))[0]
+    """
+
+
+def test_jvp_vjp_and_linearize_trace_the_primals_they_pass_not_the_defaults_after_them():
+    """``jax.linearize(f, x)`` / ``jax.vjp(g, x, x)`` run ``f``/``g`` on the primals given:
+    a parameter after them keeps its Python default (opttx's per-sample losses, blind56b:
+    a false error), while every primal given is traced, a Python float too (``h``'s ``n``).
+    Under jit, as jax runs them."""
+    src = PRIMALS + """
+    run_f = jax.jit(run_f)
+    run_g = jax.jit(run_g)
+    run_h = jax.jit(run_h)
+    """
+    diags = lint_source(src, select=["JAX105"])
+    assert [(d.start.line, d.severity.value) for d in diags] == [(15, "error")]
+    outcomes = outcomes_under_jax({name: (textwrap.dedent(PRIMALS), f"str(jax.jit({name})(jnp.ones(2)))")
+                                   for name in ("run_f", "run_g", "run_h")})
+    assert outcomes["run_f"].startswith("[") and outcomes["run_g"].startswith("[")
+    assert outcomes["run_h"] == "TracerBoolConversionError", outcomes

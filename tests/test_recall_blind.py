@@ -20,8 +20,10 @@ fourteen's) and ``recall_blind16_cases.py`` (sixteenth round, issue 36, sealed t
 commits of JAX repositories outside all earlier rounds') and ``recall_blind17_cases.py`` (seventeenth round,
 issue 36, sealed the same way, from bug-fix commits of JAX repositories outside all earlier rounds' and the
 sealed corpora's) and ``recall_blind18_cases.py`` (eighteenth round, issue 36, sealed the same way, from
-bug-fix commits in the histories of JAX repositories mirrored here that no earlier round used), one small
-program per public bug report?
+bug-fix commits in the histories of JAX repositories mirrored here that no earlier round used) and
+``recall_blind19_cases.py`` (nineteenth round, issue 36, sealed the same way, from bug-fix commits of JAX
+repositories fetched for it and issue threads no earlier round used), one small program per public bug
+report?
 
 ``ROUNDS`` lists every round with what its last measurement found (``FOUND``, ``FOUND2``, ...)
 and the floors it keeps. The real CLI runs once over all the cases of every round and the 34
@@ -66,6 +68,7 @@ from recall_blind15_cases import CASES15  # noqa: E402
 from recall_blind16_cases import CASES16  # noqa: E402
 from recall_blind17_cases import CASES17  # noqa: E402
 from recall_blind18_cases import CASES18  # noqa: E402
+from recall_blind19_cases import CASES19  # noqa: E402
 from recall_blind_cases import CASES, Case  # noqa: E402
 from recall_earlier_cases import EARLIER_CASES  # noqa: E402
 
@@ -630,6 +633,25 @@ FOUND18 = frozenset({
     "vmoe-dd822ef",  # found after JAX114 saw a closure drawing from its scope's key per loop pass (fix56; tuning)
 })
 
+#: Cases of the nineteenth round (``recall_blind19_cases.py``) found with ``--select ALL`` at
+#: 17d4cef, main at 16:00 UTC after the session's rule landings stopped at 15:40 (the cases were
+#: committed alone at 8e3fcd0, tag recall-round19-blind-cases, before jaxlint ran on them): 11 of 13,
+#: 8 with the default selection (JAX103, JAX104 and JAX115 are off by default); the same 11 with
+#: ``--preview``.
+FOUND19 = frozenset({
+    "e3x-a08d4e7",
+    "flax-4085",
+    "gtmp-1",
+    "gwkokab-371",
+    "gwkokab-5bde5e7",
+    "gwkokab-65c897f",
+    "jax-fdm-27e82c9",
+    "jim-385ac9d",
+    "rwmetropolis-a824826",
+    "sax-af8d2c4",
+    "vbjax-2d0e871",
+})
+
 
 @dataclass(frozen=True)
 class Round:
@@ -704,6 +726,10 @@ ROUNDS = [
     # 5 of 10 at ef622bc, the same 5 with the default selection (JAX105 twice, JAX111 three times);
     # 9 after fix56 (tuning), 8 with the default selection (casoptax-c8df6b3 is JAX103's, pedantic)
     Round("blind cases, eighteenth round (issue 36, sealed)", CASES18, FOUND18, size=10, floor=9,
+          default_floor=8),
+    # 11 of 13 at 17d4cef (blind); default: 8 (the three other hits are JAX103's, JAX104's and
+    # JAX115's, off by default)
+    Round("blind cases, nineteenth round (issue 36, sealed)", CASES19, FOUND19, size=13, floor=11,
           default_floor=8),
 ]
 
@@ -1137,6 +1163,20 @@ FAILING_CALLS = {
     "viperleed-jax-085a140": "main()",
     "mjx-fitted-iteration-1c943c6": "main()",
     "nanovllm-jax-80b3ea2": "main()",
+    # nineteenth round (recall_blind19_cases.py): the eight error cases, each run with real jax 0.10.2
+    # before the seal (TracerBoolConversionError five times, the ValueError of a traced array's truth
+    # value, NonConcreteBooleanIndexError, the shape TypeError of a traced sample shape); the other
+    # five are about cost or silent behaviour (a jit made per batch, a NumPy seed read at tracing, one
+    # key drawn from twice and passed on every step, one key split three times, a clock read without
+    # waiting) and run without error
+    "vbjax-2d0e871": "main()",
+    "jax-fdm-27e82c9": "main()",
+    "jim-385ac9d": "main()",
+    "e3x-a08d4e7": "main()",
+    "flax-4085": "main()",
+    "flax-3946": "main()",
+    "sax-af8d2c4": "main()",
+    "gwkokab-2c1f32a": "main()",
 }
 
 

@@ -31,15 +31,21 @@ SAMPLERS = {
 CONSUMERS = SAMPLERS | {"split"}
 
 
+def randint_bounds(call: ast.Call) -> tuple[ast.expr | None, ast.expr | None]:
+    """``minval`` and ``maxval`` of a ``jax.random.randint(key, shape, minval, maxval)``
+    call, by position or keyword (None where not given)."""
+    low, high = (call.args[i] if len(call.args) > i else next((k.value for k in call.keywords if k.arg == name), None)
+                 for i, name in ((2, "minval"), (3, "maxval")))
+    return low, high
+
+
 def one_value_draw(model: Scopes, call: ast.Call) -> bool:
     """``jax.random.randint(key, shape, lo, lo + 1)``: a draw whose range holds one value
     (``maxval`` is exclusive), the same whatever the key, so it spends no randomness and
     reusing its key with it changes nothing. Both bounds static with ``maxval - minval ==
     1`` (``randint(k, (), 1, 2)``), or written as one plain name or attribute and that plus 1
     (``randint(k, (), n, n + 1)``)."""
-    bounds = [call.args[i] if len(call.args) > i else next((k.value for k in call.keywords if k.arg == name), None)
-              for i, name in ((2, "minval"), (3, "maxval"))]
-    low, high = bounds
+    low, high = bounds = randint_bounds(call)
     if low is None or high is None or model.resolve_call(call) != "jax.random.randint":
         return False
     values = [static_value(model, b) for b in bounds]

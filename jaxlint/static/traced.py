@@ -472,8 +472,7 @@ class Tracing:
         """Parameters a transform passes through as given (vmap ``in_axes`` None,
         checkpoint ``static_argnums``, or a spec that is not a literal): they often hold
         Python constants, so they are not marked traced."""
-        params = [p for p in target.positional()[bound:] if not (p.index == 0 and target.class_name
-                                                                  and p.name in ("self", "cls"))]
+        params = _supplied(target, bound)
         # as for jit: a parameter with a Python default (``first=False``) that the
         # transform does not pass (scan passes exactly carry and x) keeps its default
         defaulted = {p.name for p in target.params if p.default is not None
@@ -531,17 +530,14 @@ class Tracing:
             given = self.callable_params(target, bound)
             count = _primal_count(call, q)
             if count is not None:  # `jax.vjp(f, params)`: the parameters after the primals keep their defaults
-                supplied = [p for p in target.positional()[bound:]
-                            if not (p.index == 0 and target.class_name and p.name in ("self", "cls"))]
-                given &= {p.name for p in supplied[:count]}
+                given &= {p.name for p in _supplied(target, bound)[:count]}
             if q in ARRAY_LEAVES_ONLY_DIFF:
                 return {p.name for p in target.params if p.name in given and self.scopes.is_array_annotation(p.annotation)}
             return given
         spec = call.args[1] if len(call.args) > 1 else next(
             (k.value for k in call.keywords if k.arg == "argnums"), None)
         nums = (0,) if spec is None or q.startswith("equinox.") else literal_ints(spec)
-        params = [p for p in target.positional()[bound:] if not (p.index == 0 and target.class_name
-                                                                  and p.name in ("self", "cls"))]
+        params = _supplied(target, bound)
         return {params[n].name for n in nums or () if -len(params) <= n < len(params)}
 
     def _hof_callables(self, call: ast.Call, q: str) -> list[ast.expr]:
@@ -736,8 +732,7 @@ class Tracing:
             bound = 0
         else:
             lead = 0
-        params = [p for p in target.positional()[bound:] if not (p.index == 0 and target.class_name
-                                                                  and p.name in ("self", "cls"))]
+        params = _supplied(target, bound)
         if q.endswith("eval_shape"):
             given = self._given(target, params, call.args[1 + lead:], [k for k in call.keywords if k.arg not in own])
         else:
@@ -1076,6 +1071,13 @@ class Tracing:
             if fn is None:
                 return False
         return self.flow(fn).culprit(expr) is not None
+
+
+def _supplied(target: FunctionInfo, bound: int) -> list:
+    """``target``'s positional parameters a caller fills, in order: past the ``bound`` a
+    partial binds, less the ``self``/``cls`` of a method."""
+    return [p for p in target.positional()[bound:]
+            if not (p.index == 0 and target.class_name and p.name in ("self", "cls"))]
 
 
 def _primal_count(call: ast.Call, q: str) -> int | None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from jaxlint.diagnostic import Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.static.consts import static_value
-from jaxlint.static.keys import one_value_draw
+from jaxlint.static.keys import one_value_draw, randint_bounds
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -101,8 +101,8 @@ class OneValueRandint(StaticRule):
         model = ctx.model
         for node in ast.walk(ctx.tree):
             if isinstance(node, ast.Call) and one_value_draw(model, node):
-                low = node.args[2] if len(node.args) > 2 else next(k.value for k in node.keywords
-                                                                  if k.arg == "minval")
+                low = randint_bounds(node)[0]
+                assert low is not None  # one_value_draw read both bounds
                 value = static_value(model, low)
                 shown = str(value) if type(value) is int else f"`{ast.unparse(low)}`"
                 ctx.report(node, f"`jax.random.randint` always returns {shown} here: `maxval` is exclusive, so "

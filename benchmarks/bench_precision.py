@@ -1084,6 +1084,14 @@ def package_path(rel: str, corpus: tuple = CORPUS) -> str:
     return rel
 
 
+def _report_order(f: dict) -> tuple:
+    """A JSON finding's place in the report, as ``Diagnostic.sort_key`` orders the findings
+    the report collapses (file, line, column, rule, message; a notebook's cells are placed at
+    the file's lines in the JSON)."""
+    loc = f["location"]
+    return f["filename"], loc["row"], loc["column"], f["code"], f["message"]
+
+
 def run_jaxlint(src: Path) -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="jaxlint-precision-") as tmp:
         out = Path(tmp) / "out.json"
@@ -1206,8 +1214,14 @@ def run_corpus(name: str, corpus_dir: Path, judgements: Path) -> dict:
     n = len(findings)
     from jaxlint.findings.collapse import pattern_of
 
-    shown = len({pattern_of(f["filename"], f["code"], f.get("signature") or str(i), f["message"])
-                 for i, f in enumerate(findings)})
+    # as a user reads the report: one finding per pattern per function, its verdict the verdict
+    # of the place the report shows (the first in report order; the others are its related places)
+    first_places: dict[tuple[str, str, str, str], dict] = {}
+    for i, f in enumerate(sorted(findings, key=_report_order)):
+        first_places.setdefault(pattern_of(f["filename"], f["code"], f.get("signature") or str(i), f["message"]), f)
+    shown = len(first_places)
+    shown_verdicts = Counter((judged.get(key_of(f, corpus)) or {"verdict": "unjudged"})["verdict"]
+                             for f in first_places.values())
     kloc = lines / 1000
     return {
         "name": name,
@@ -1215,6 +1229,7 @@ def run_corpus(name: str, corpus_dir: Path, judgements: Path) -> dict:
         "corpus": {"packages": [f"{d}=={v}" for d, v, _ in corpus], "files": len(files), "lines": lines},
         "findings": n,
         "shown": shown,
+        "shown_verdicts": dict(shown_verdicts),
         "verdicts": dict(verdicts),
         "precision": verdicts["true"] / n if n else 1.0,
         "findings_per_kloc": n / kloc,
@@ -1247,6 +1262,7 @@ def combine(results: list[dict]) -> dict:
                    "files": sum(r["corpus"]["files"] for r in results), "lines": lines},
         "findings": n,
         "shown": sum(r["shown"] for r in results),
+        "shown_verdicts": dict(sum((Counter(r["shown_verdicts"]) for r in results), Counter())),
         "verdicts": dict(verdicts),
         "precision": verdicts["true"] / n if n else 1.0,
         "findings_per_kloc": n / (lines / 1000),
@@ -1273,7 +1289,9 @@ def report(res: dict, verbose: bool = False) -> str:
         "",
         f"findings: {res['findings']} ({res['findings_per_kloc']:.3f} per kLOC): "
         + ", ".join(f"{v.get(k, 0)} {k}" for k in (*VERDICTS, "unjudged")),
-        f"shown as {res['shown']} (one finding per pattern per function, the other places related)",
+        f"shown as {res['shown']} (one finding per pattern per function, the other places related): "
+        + ", ".join(f"{res['shown_verdicts'].get(k, 0)} {k}" for k in (*VERDICTS, "unjudged"))
+        + (f" ({res['shown_verdicts'].get('true', 0) / res['shown']:.1%} true as shown)" if res["shown"] else ""),
         "",
         f"{'rule':<8}" + "".join(f"{k:>11}" for k in (*VERDICTS, "unjudged")),
     ]

@@ -415,3 +415,29 @@ def test_the_definition_is_placed_in_code_points(tmp_path):
     found = _constant(_model(tmp_path, "train.py"), "TABLE")
     assert found is not None
     assert (found.start, found.end) == ((3, len("TABLE = ") + 1), (3, len(f"TABLE = {value}") + 1))
+
+
+#: a class whose method stores a vmap of its helper and runs the helper itself (JAX105's VALID fixture)
+MESH = (Path(__file__).parent / "fixtures" / "rules" / "JAX105" / "valid_stored_wrapper.py").read_text()
+
+
+def test_a_stored_transform_is_traced_once_another_module_names_it_and_the_cache_follows(tmp_path):
+    """``self.vec_change = jax.vmap(change)``, read by no code of mesh.py: traced only while
+    another module of the tree names ``vec_change`` (every module is searched, and each is a
+    dependency of mesh.py's cache entry, so an edit of sim.py re-checks it)."""
+    cache, root = tmp_path / "cache", tmp_path / "proj"
+    _write(root, {"mesh.py": MESH, "sim.py": "from mesh import Mesh\n\n\ndef run(m):\n    return Mesh(m).step(0.1)\n"})
+
+    def jax105(*extra: str) -> list[int]:
+        proc = run_cli("check", "--select", "JAX105", "--output-format", "json", *extra, "mesh.py", cwd=root)
+        assert proc.returncode in (0, 1), proc.stderr
+        return [d["location"]["row"] for d in json_findings(proc, "JAX105")]
+
+    args = ("--cache-dir", str(cache))
+    assert jax105(*args) == [] and jax105(*args) == []
+    (root / "sim.py").write_text("from mesh import Mesh\n\n\ndef run(m, ids):\n"
+                                 "    mesh = Mesh(m)\n    mesh.step(0.1)\n    return mesh.vec_change(0.1, ids)\n")
+    assert jax105(*args) == [13]
+    m = ModuleModel(ast.parse(MESH), "mesh", link=Link.for_file(root / "mesh.py", root))
+    assert next(f for f in m.functions if f.name == "change").traced
+    assert "sim.py" in (m.link.used or {})

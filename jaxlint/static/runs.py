@@ -400,25 +400,83 @@ def _only_by(fn: FunctionInfo, direct: "Callable[[Reason], bool]", path: set[int
 
 
 def unused_wrapper(model: ModuleModel, call: ast.Call, target: FunctionInfo) -> bool:
-    """``call`` makes a transformed function nobody in the module runs, while the module
-    runs ``target`` itself: ``g = jax.vmap(f)`` at module level, ``g`` read nowhere in the
-    module and not listed in its ``__all__``, and ``f`` called directly (``f(...)``, not
-    through ``g``). A transform traces nothing until its result is called, so the wrapper
-    says nothing of how ``f`` runs; the module's own calls of ``f`` do (traced code that
-    calls it still traces it). A wrapper with no direct call of ``f`` beside it stays a
-    trace: another module may import and call it."""
-    stmt = model.parent(call)
-    if not (isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], ast.Name) and model.parent(stmt) is model.tree):
+    """``call`` makes a transformed function nobody runs, so it traces nothing: a transform
+    traces ``target`` only when its result is called (or handed on). Its result, alone or
+    inside other function transforms (``jax.jit(jax.vmap(f))``), is assigned to
+
+    * a local name of a function that the function never reads (``g = jax.vmap(f)`` and
+      no ``g`` after it, nor ``locals()``): nothing else can reach a local;
+    * a name at module level that the module never reads, its ``__all__`` does not list
+      and no other module of the checked tree names (the search below), while the module
+      runs ``target`` itself (a call ``f(...)``, not through ``g``): the module's own
+      calls say how ``f`` runs;
+    * an attribute (``self.vec = jax.vmap(f)``) that no code of the module reads (no
+      ``.vec`` read, no string ``"vec"``) and no other module of the checked tree names
+      (``tree.Link.mentioned_elsewhere``: every module file searched), while the module
+      runs ``target`` itself, as above.
+
+    A wrapper with no direct call of ``target`` beside it stays a trace: a user of the
+    package may call it, and ``target`` is written to run under it. (``jax.jit``'s wrappers
+    are not asked: the jit map keeps them, the dynamic phase's entry points.)"""
+    node: ast.AST = call
+    stmt = model.parent(node)
+    while isinstance(stmt, ast.Call) and stmt.args and stmt.args[0] is node \
+            and model.resolve_call(stmt) in _FUNCTION_WRAPPERS:
+        node, stmt = stmt, model.parent(stmt)
+    if not (isinstance(stmt, ast.Assign) and stmt.value is node and len(stmt.targets) == 1):
         return False
-    if model.module_reads is None:
-        model.module_reads = _module_reads(model)
-    if stmt.targets[0].id in model.module_reads:
+    where = stmt.targets[0]
+    if isinstance(where, ast.Name) and model.parent(stmt) is not model.tree:
+        return _unread_local(model, stmt, where.id)
+    if isinstance(where, ast.Name):
+        if model.module_reads is None:
+            model.module_reads = _module_reads(model)
+        if where.id in model.module_reads or _named_elsewhere(model, where.id):
+            return False
+    elif not (isinstance(where, ast.Attribute) and _unread_attribute(model, where.attr)):
         return False
     if model.called_directly is None:
         model.called_directly = {
             id(model.callee(c.func, model.function_of(c), follow=False)[0]) for c in model.nodes(ast.Call)}
     return id(target) in model.called_directly
+
+
+def _unread_local(model: ModuleModel, stmt: ast.Assign, name: str) -> bool:
+    """``name``, bound by ``stmt`` in a function, is local there and read nowhere in it (its
+    nested functions included), and the function does not hand out its namespace
+    (``locals()``, ``vars()``, ``eval``, ``exec``)."""
+    scope = model.function_of(stmt)
+    if scope is None or isinstance(scope.node, ast.Lambda) or name in scope.globals_ or name in scope.nonlocals:
+        return False
+    for n in ast.walk(scope.node):
+        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store):
+            return False
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("locals", "vars", "eval", "exec"):
+            return False
+    return True
+
+
+def _unread_attribute(model: ModuleModel, attr: str) -> bool:
+    """No code of the module reads an attribute ``attr`` (``obj.attr`` other than as an
+    assignment's target, or the string ``"attr"``, as ``getattr`` takes it), and no other
+    module of the checked tree names it; False without a tree to search."""
+    for n in model.nodes(ast.Attribute):
+        if n.attr == attr and not isinstance(n.ctx, ast.Store):
+            return False
+    if any(isinstance(n.value, str) and n.value == attr for n in model.nodes(ast.Constant)):
+        return False
+    return model.link is not None and not _named_elsewhere(model, attr)
+
+
+def _named_elsewhere(model: ModuleModel, word: str) -> bool:
+    """Another module of the checked tree may name ``word``; False without a tree (a file
+    checked alone), the modules searched added to the file's dependencies."""
+    if model.link is None:
+        return False
+    deps: set = set()
+    found = model.link.mentioned_elsewhere(word, deps)
+    model.link.use(deps)
+    return found
 
 
 def _module_reads(model: ModuleModel) -> set[str]:

@@ -47,6 +47,11 @@ MAX_BYTES = 1 << 20
 MAX_MODULES = 32
 #: re-exports followed from the module a name is imported from (``pkg/__init__.py``)
 MAX_HOPS = 2
+#: module files a search of the whole tree for a word reads at most (``Link.mentioned_elsewhere``);
+#: a larger tree answers "mentioned", as does a file that cannot be read
+MAX_SCAN = 5000
+#: folders a search of the whole tree does not enter: not the project's own code
+_NOT_SCANNED = frozenset({"__pycache__", "node_modules", "site-packages"})
 
 #: a line that starts a def or class (its name), or an import statement (its text,
 #: parenthesised continuation lines included)
@@ -143,6 +148,7 @@ class SourceTree:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._modules: dict[Path, Module] = {}
+        self._files: list[Path] | None | bool = False
 
     @classmethod
     def of(cls, root: Path) -> "SourceTree":
@@ -184,6 +190,21 @@ class SourceTree:
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
+
+    def files(self) -> list[Path] | None:
+        """The tree's module files (``*.py``, outside hidden folders and ``_NOT_SCANNED``),
+        listed once per process; None past ``MAX_SCAN`` of them."""
+        if self._files is False:
+            found: list[Path] = []
+            for folder, dirs, names in os.walk(self.root):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _NOT_SCANNED)
+                found.extend(Path(folder, n) for n in sorted(names) if n.endswith(".py"))
+                if len(found) > MAX_SCAN:
+                    self._files = None
+                    break
+            else:
+                self._files = found
+        return self._files  # type: ignore[return-value]
 
     def current(self, dep: Dep) -> bool:
         """Whether the file of ``dep`` still has the bytes it had."""
@@ -313,6 +334,26 @@ class Link:
         mod, scopes, name = found
         fn = scopes.function_named(name, None)
         return (mod, fn) if fn is not None else None
+
+    def mentioned_elsewhere(self, word: str, deps: set[Dep]) -> bool:
+        """Whether a module file of the tree other than this link's own may name ``word``
+        (its text holds it), searched in every module of the tree (``SourceTree.files``):
+        each module read is added to ``deps``, so an edit of any re-checks the file; a
+        module added later is seen when the file is checked again. True when the tree is
+        too large to search or a module cannot be read: the answer "no" is a proof."""
+        files = self.tree.files()
+        if files is None:
+            return True
+        for path in files:
+            if path == self.path:
+                continue
+            mod = self.tree.module(path)
+            if mod is None:
+                return True
+            deps.add(mod.dep)
+            if mod.mentions(word):
+                return True
+        return False
 
     def class_(self, model: "Scopes", name: str, deps: set[Dep],
                mentions: "Callable[[bytes], bool] | None" = None) -> "tuple[Scopes, str] | None":

@@ -168,6 +168,19 @@ SAMPLE_SITES = {"numpyro.sample": "obs", "numpyro.primitives.sample": "obs"}
 #: arguments (``nn.scan`` / ``nn.vmap`` slice or batch them, still traced).
 LINEN_LIFTED = frozenset({"flax.linen.remat", "flax.linen.checkpoint", "flax.linen.jit", "flax.linen.vmap",
                           "flax.linen.scan", "flax.linen.remat_scan"})
+#: Calls that stop the device program and run Python on the host (JAX109), with the
+#: position and keyword of the host function of those that take one (``None``: none).
+HOST_CALLBACKS: dict[str, tuple[int, str] | None] = {
+    "jax.debug.print": None,
+    "jax.debug.callback": (0, "callback"),
+    "jax.debug.breakpoint": None,
+    "jax.pure_callback": (0, "callback"),
+    "jax.experimental.pure_callback": (0, "callback"),
+    "jax.experimental.io_callback": (0, "callback"),
+    "jax.experimental.host_callback.id_tap": (0, "tap_func"),
+    "jax.experimental.host_callback.id_print": None,
+    "jax.experimental.host_callback.call": (0, "callback_func"),
+}
 #: Decorators that give a function its own differentiation rules, with the methods that
 #: define them: ``f.defvjp(fwd, bwd)``, ``f.defjvp(rule)`` (also as ``@f.defjvp``).
 #: The rules run when ``f`` is differentiated: on tracers inside a trace (``jit(grad(f))``),

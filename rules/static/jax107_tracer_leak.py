@@ -7,6 +7,7 @@ from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.static.taint import LIKELY, taint_of, confidence, describe, traced_how
 from jaxlint.static.containers import container_attribute, mutable_containers_only
 from jaxlint.static.classes import built_in_trace, stateful_class
+from jaxlint.static.apis import HOST_CALLBACKS
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -33,6 +34,15 @@ class TracerLeak(StaticRule):
     and dropped within one trace, and its attributes die with it. So are functions
     traced only abstractly (`jax.eval_shape`, `jax.make_jaxpr`): a closure store is how
     code takes a structure (a treedef, a string) out of an abstract evaluation.
+
+    Also finds a host callback (`jax.debug.callback`, `jax.pure_callback`, `io_callback`)
+    handed a function that holds a traced value: bound by `functools.partial`
+    (`jax.debug.callback(partial(log, step), loss)`) or closed over by a lambda or a nested
+    def. The callback runs on the host after the trace, and what its function holds is the
+    tracer, not its value: only the callback's operands are passed as arrays (jax 0.10.2:
+    the host function prints `JitTracer(float32[3])`, `np.asarray` of it raises inside the
+    callback, and `jax.check_tracer_leaks()` reports the leak). A Python value bound or
+    closed over (`partial(log, x.shape)`, a name bound to `x.shape[0]`) is fine.
 
     Confidence: **certain** when the stored value is certainly a tracer, **likely** when
     it only likely is (an attribute of a parameter, the result of a function call). The
@@ -215,6 +225,9 @@ class TracerLeak(StaticRule):
                     for t in targets:
                         taint = taint or taint_of(model, fn)
                         self._store(ctx, taint, fn, node, t, value)
+                elif isinstance(node, ast.Call) and model.resolve_call(node) in HOST_CALLBACKS:
+                    taint = taint or taint_of(model, fn)
+                    self._bound_into_callback(ctx, taint, fn, node)
                 elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                         and node.func.attr in _MUTATORS:
                     i = _MUTATORS[node.func.attr]
@@ -225,6 +238,37 @@ class TracerLeak(StaticRule):
                         if taint.level(v) is not None:
                             self._store(ctx, taint, fn, node, node.func.value, v, verb=node.func.attr)
                             break
+
+    def _bound_into_callback(self, ctx, taint, fn, call: ast.Call) -> None:
+        """A host callback's function that holds a traced value of ``fn``: bound by
+        ``functools.partial`` or closed over by a lambda or a nested def. It runs on the host
+        after the trace, with the tracer instead of the value (jax 0.10.2 prints
+        ``JitTracer(float32[3])``; ``np.asarray`` of it raises there, and
+        ``jax.check_tracer_leaks`` reports the leak); only the operands are passed as values."""
+        model = ctx.model
+        spec = HOST_CALLBACKS[model.resolve_call(call)]
+        if spec is None:
+            return
+        host = call.args[spec[0]] if len(call.args) > spec[0] else \
+            next((k.value for k in call.keywords if k.arg == spec[1]), None)
+        if isinstance(host, ast.Call) and model.resolve_call(host) == "functools.partial" and host.args:
+            held, how = [*host.args[1:], *(k.value for k in host.keywords)], "binds"
+        else:
+            inner = model.callee(host, fn)[0] if isinstance(host, (ast.Name, ast.Lambda)) else None
+            if inner is None or inner.parent is not fn:
+                return
+            held, how = [_read_whole(model, n) for n in inner.body_nodes() if isinstance(n, ast.Name)
+                         and isinstance(n.ctx, ast.Load) and n.id not in inner.bindings and n.id in fn.bindings], \
+                "closes over"
+        found = next((f for f in map(taint.culprit, held) if f is not None), None)
+        if found is None:
+            return
+        level, culprit = found
+        q = model.resolve_call(call)
+        ctx.report(call, f"{traced_how(fn)} hands `{q}` a function that {how} traced value `{describe(culprit)}`: "
+                         "the callback runs on the host after the trace and gets the tracer, not its value (printing "
+                         "it shows the tracer, converting it raises); pass the value as an operand of the callback",
+                   confidence=confidence(level), data={"value": describe(culprit), "target": q})
 
     def _store(self, ctx, taint, fn, node, target, value, verb: str | None = None) -> None:
         """``value`` is written into ``target`` (assignment) or added to it (``verb``)."""
@@ -309,6 +353,15 @@ def _outside_container(model, fn, container) -> str | None:
     if not mutable_containers_only(model, bindings) or not _crosses_trace(fn, owner):
         return None
     return f"{shown}, defined {f'in `{_qual(owner)}`' if owner is not None else 'at module level'}"
+
+
+def _read_whole(model, name: ast.Name) -> ast.expr:
+    """The attribute chain a name is read through (`x.shape[0]`): what the closure uses."""
+    node: ast.expr = name
+    parent = model.parent(node)
+    while isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is node:
+        node, parent = parent, model.parent(parent)
+    return node
 
 
 def _self_param(fn) -> str | None:

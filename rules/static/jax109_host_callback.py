@@ -8,23 +8,10 @@ from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.static.taint import LIKELY, POSSIBLE, taint_of
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
 from jaxlint.static.loops import lax_loop_bodies
+from jaxlint.static.apis import HOST_CALLBACKS
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
-
-#: Calls that stop the device program and run Python on the host.
-CALLBACKS = {
-    "jax.debug.print",
-    "jax.debug.callback",
-    "jax.debug.breakpoint",
-    "jax.pure_callback",
-    "jax.experimental.pure_callback",
-    "jax.experimental.io_callback",
-    "jax.experimental.host_callback.id_tap",
-    "jax.experimental.host_callback.id_print",
-    "jax.experimental.host_callback.call",
-}
-
 
 class HostCallback(StaticRule):
     """
@@ -184,7 +171,7 @@ class HostCallback(StaticRule):
                 if not isinstance(node, ast.Call):
                     continue
                 q = model.resolve_call(node)
-                if q not in CALLBACKS or _deliberate(model, fn, node):
+                if q not in HOST_CALLBACKS or _deliberate(model, fn, node):
                     continue
                 name = fn.name if not isinstance(fn.node, ast.Lambda) else "a lambda"
                 loop = in_loop.get(fn)

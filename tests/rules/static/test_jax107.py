@@ -4,6 +4,8 @@ tests/test_rule_examples.py runs).
 claims is what jax does, and that what it leaves alone runs."""
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from helpers import lines, lint_source
@@ -134,3 +136,38 @@ def test_jax107_really_leaks_a_tracer():
     assert lines("JAX107", src) == [8]
     with pytest.raises(jax.errors.UnexpectedTracerError):
         run_module(src)["result"]()
+
+
+def test_jax107_callback_holding_a_traced_value_really_gets_the_tracer():
+    """A host callback's function that binds (``partial``) or closes over a traced value runs
+    after the trace with the tracer, not its value: the host function sees a tracer,
+    ``jax.check_tracer_leaks`` reports the leak, and using it there (``loss * 2`` in the lambda,
+    ``np.add`` of the bound operand) fails at run time; passed as operands (the valid fixture), values
+    arrive as arrays. Fixtures ``invalid_callback_holds_tracer`` / ``valid_callback_holds_tracer``."""
+    import jax.numpy as jnp
+    from rule_fixtures import load_module
+
+    seen: list[str] = []
+
+    def record(step, loss):
+        seen.append(type(step).__name__)
+
+    good = load_module("JAX107", "valid_callback_holds_tracer")
+    good.log = record  # the host function the callbacks call, by its module name
+    good.step(jnp.ones(3), 2)
+    jax.effects_barrier()
+    assert len(seen) == 5 and not any(t.endswith("Tracer") for t in seen), seen
+
+    bad = load_module("JAX107", "invalid_callback_holds_tracer")
+    bad.log = record
+    with pytest.raises(Exception, match="Leaked trace"):
+        with jax.check_tracer_leaks():
+            bad.step(jnp.ones(3), 2)
+    with pytest.raises(Exception, match="UnexpectedTracerError|TracerArrayConversionError"):
+        bad.step(jnp.ones(3), 2)
+        jax.effects_barrier()
+
+    seen.clear()  # the bound value alone, printed: the host gets the tracer
+    jax.jit(lambda x, i: jax.debug.callback(functools.partial(record, i), x))(jnp.ones(3), 2)
+    jax.effects_barrier()
+    assert seen == ["DynamicJaxprTracer"], seen

@@ -123,8 +123,10 @@ class Callers:
         if isinstance(node, ast.Lambda):
             return None
         is_init = fn.name == "__init__" and fn.class_name is not None
+        if fn.name == "__call__" and fn.class_name is not None and not node.decorator_list:
+            return self._instance_calls(fn)
         if fn.class_name is not None and not is_init and fn.name.startswith("__"):
-            return None  # `__call__`, `__getitem__`: called by syntax, not by name
+            return None  # `__getitem__`: called by syntax, not by name
         if fn.class_name is not None and not is_init and any(
                 not (isinstance(d, ast.Name) and d.id == "staticmethod") for d in node.decorator_list):
             return None  # a property, a classmethod, a wrapped method: not called as written
@@ -178,6 +180,64 @@ class Callers:
         if len(out) > MAX_SITES:
             return None
         return out or None
+
+    def _instance_calls(self, fn: "FunctionInfo") -> list[Site] | None:
+        """The calls of ``__call__`` of a module-level class no class of the module derives
+        from, when every instance is called where it is made (``Loss(w)(x)``) or bound once
+        to a name that is only ever called (``mean = Mean(...)``, then ``mean(c)``); None when
+        an instance goes anywhere else (returned, stored, passed on) or the class's own
+        methods call ``self(...)``."""
+        m = self.model
+        cls = fn.class_name or ""
+        cls_node = m.classes.get(cls)
+        if cls_node is None or m.function_of(cls_node) is not None \
+                or any(isinstance(b, ast.Name) and b.id == cls for c in m.classes.values() for b in c.bases):
+            return None
+        if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "self"
+               for f in m.functions if f.class_name == cls for n in f.body_nodes()):
+            return None
+        out: list[Site] = []
+        for ref in self._references().get(cls, ()):
+            scope = m.function_of(ref)
+            parent = m.parent(ref)
+            if not isinstance(ref, ast.Name) or m.lookup(ref.id, scope)[0] is not None \
+                    or _type_position(m, ref, parent):
+                continue  # an attribute of another module, a local of the same name, a type
+            if not (isinstance(parent, ast.Call) and parent.func is ref):
+                return None
+            made = m.parent(parent)
+            if isinstance(made, ast.Call) and made.func is parent:
+                out.append(Site(made, scope, 1))
+                continue
+            if not (isinstance(made, ast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], ast.Name)):
+                return None
+            calls = self._only_called(made.targets[0].id, scope)
+            if calls is None:
+                return None
+            out.extend(Site(c, s, 1) for c, s in calls)
+            if len(out) > MAX_SITES:
+                return None
+        return out or None
+
+    def _only_called(self, name: str, scope: "FunctionInfo | None") -> list[tuple[ast.Call, "FunctionInfo | None"]] | None:
+        """The calls of ``name``, bound once in ``scope``, when every read of it (there or in
+        a nested function) calls it; None otherwise."""
+        m = self.model
+        owner, bindings = m.lookup(name, scope)
+        if owner is not scope or len(bindings) != 1:
+            return None
+        out: list[tuple[ast.Call, FunctionInfo | None]] = []
+        for node in m.nodes(ast.Name):
+            if node.id != name or type(node.ctx) is not ast.Load:
+                continue
+            where = m.function_of(node)
+            if m.lookup(name, where)[0] is not owner:
+                continue
+            parent = m.parent(node)
+            if not (isinstance(parent, ast.Call) and parent.func is node):
+                return None
+            out.append((parent, where))
+        return out
 
     # ------------------------------------------------------------------ values
     def param_values(self, fn: "FunctionInfo", name: str) -> list[Bound] | None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 import bisect
-from typing import Any, Iterable, Iterator, TypeVar, overload
+from typing import Any, Callable, Iterable, Iterator, TypeVar, overload
 
 from jaxlint.static.apis import (ARRAY_ANNOTATIONS, BUILTINS, DIFF_TRANSFORMS, JIT_LIKE, LINEN_LIFTED,
                                  NOT_ARRAY_ANNOTATIONS, OWN_LEADING_ARGUMENTS,
@@ -796,24 +796,52 @@ class Scopes:
         ``score_fn(...)`` in ``run`` calls it. None when a caller passes anything else (a
         lambda, a partial, a name bound to several functions, an attribute) or the calls are
         not all known (``Callers.param_values``)."""
-        owner, bindings = self.lookup(name, scope)
-        if owner is None or len(bindings) != 1 or bindings[0].kind != "param":
-            return None
-        cache = self.__dict__.setdefault("_passed_functions", {})
-        key = (id(owner), name)
-        if key in cache:
-            return cache[key]
-        cache[key] = None  # asked again while it is worked out: not followed
+        return self._about_param(name, scope, "_passed_functions", self._passed_function)
+
+    def _passed_function(self, owner: FunctionInfo, name: str) -> FunctionInfo | None:
         from jaxlint.static.callers import Callers
         found: FunctionInfo | None = None
         for b in Callers.of(self).values(owner, name) or ():
             fn = self.function_named(b.value.id, b.scope) if isinstance(b.value, ast.Name) else None
             if fn is None or isinstance(fn.node, ast.Lambda) or (found is not None and fn is not found):
-                found = None
-                break
+                return None
             found = fn
-        cache[key] = found
         return found
+
+    def _about_param(self, name: str, scope: FunctionInfo | None, table: str, compute: Callable) -> Any:
+        """What ``compute(owner, name)`` says of parameter ``name`` (read in ``scope``) of
+        its function ``owner``, worked out once (memo ``table``); None where ``name`` is no
+        parameter bound once, and while it is being worked out (asked again: not followed)."""
+        owner, bindings = self.lookup(name, scope)
+        if owner is None or len(bindings) != 1 or bindings[0].kind != "param":
+            return None
+        cache = self.__dict__.setdefault(table, {})
+        key = (id(owner), name)
+        if key not in cache:
+            cache[key] = None
+            cache[key] = compute(owner, name)
+        return cache[key]
+
+    def passed_instance(self, name: str, scope: FunctionInfo | None) -> str | None:
+        """The module class whose instance parameter ``name`` (read in ``scope``) holds: the
+        class it is annotated with (``component: Powerlaw``, a bare name or a string) when no
+        class of the module derives from it, else the one class every call of its function
+        makes an instance of (``mean(Powerlaw(...))``, also through a wrapper's own parameter,
+        ``callers.values``). None when the calls are not all known or pass anything else."""
+        return self._about_param(name, scope, "_passed_instances", self._passed_instance)
+
+    def _passed_instance(self, owner: FunctionInfo, name: str) -> str | None:
+        p = owner.param(name)
+        note = p.annotation if p is not None else None
+        named = note.id if isinstance(note, ast.Name) else note.value if isinstance(note, ast.Constant) \
+            and isinstance(note.value, str) and note.value.isidentifier() else None
+        if named in self.classes and self.lookup(named, owner)[0] is None \
+                and not any(isinstance(b, ast.Name) and b.id == named for c in self.classes.values() for b in c.bases):
+            return named
+        from jaxlint.static.callers import Callers
+        made = {self.instance_class(b.value, b.scope) if isinstance(b.value, (ast.Call, ast.Name)) else None
+                for b in Callers.of(self).values(owner, name) or []}
+        return made.pop() if len(made) == 1 else None
 
     def _unpacked_function(self, name: str, stmt: ast.AST) -> FunctionInfo | None:
         """The function ``name`` gets from ``a, name = factory(...)``: the one at its place
@@ -833,8 +861,8 @@ class Scopes:
         over a list, tuple or comprehension of them (``for m in models``), or an attribute
         ``self.x`` that its class only ever sets to ``C(...)``."""
         value: ast.AST | None = None
-        if isinstance(expr, ast.Call):
-            return self._made_class(expr, scope, 0)  # `Loss(i, w).__call__`
+        if isinstance(expr, ast.Call):  # `Loss(i, w).__call__`; `Remat().init` of a lifted class
+            return self._made_class(expr, scope, 0) or self._called_class(expr.func, scope)
         if isinstance(expr, ast.Name) and expr.id not in ("self", "cls"):
             for a in self.ancestors(expr):  # `[jax.jit(m.__call__) for m in models]`
                 if isinstance(a, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
@@ -848,11 +876,14 @@ class Scopes:
             if len(bindings) == 1 and bindings[0].kind == "for" and isinstance(bindings[0].node, ast.For) \
                     and bindings[0].node.target is not None and isinstance(bindings[0].node.target, ast.Name):
                 return self._element_class(bindings[0].node.iter, scope, 0)  # `for m in models:`
+            if len(bindings) == 1 and bindings[0].kind == "param":
+                return self.passed_instance(expr.id, scope)  # `def run(self, component)`
             if len(bindings) != 1 or bindings[0].kind != "assign":
                 return None
             value = bindings[0].value
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id not in self.classes:
-                return self._made_class(value, scope, 0)  # `m = make_model(...)`: what the factory makes
+                # `m = make_model(...)`: what the factory makes; `m = Remat()` of a lifted class
+                return self._made_class(value, scope, 0) or self._called_class(value.func, scope)
         elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
             owner = scope
             while owner is not None and owner.class_name is None:

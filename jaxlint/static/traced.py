@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING, Callable
 
 from jaxlint.static.apis import (ABSTRACT_EVAL, ARRAY_LEAVES_ONLY_ABSTRACT, ARRAY_LEAVES_ONLY_DIFF,
                                  ARRAY_LEAVES_ONLY_HOFS, CUSTOM_RULES, DIFF_TRANSFORMS,
-                                 EQX_RULE_TRACED, INJECTED_HYPERPARAMS, JIT_LIKE, LIBRARY_TRACERS, PASS_ARGUMENTS,
+                                 EQX_RULE_TRACED, INJECTED_HYPERPARAMS, JIT_LIKE, LIBRARY_TRACERS, LINEN_LIFTED,
+                                 PASS_ARGUMENTS,
                                  PRIMAL_TRANSFORMS, TRACING_HOFS,
                                  literal_int, literal_ints, literal_strs)
 from jaxlint.static.flow import CERTAIN, Flow, iteration_targets, sampled, transform_of, unpacked  # noqa: F401
-from jaxlint.static.protocols import keras_traced_calls, runner_call, runner_target
+from jaxlint.static.protocols import LINEN_RUNNERS, keras_traced_calls, runner_call, runner_target
 from jaxlint.static.runs import (DIFF_KINDS, EAGER_KINDS, EAGER_UNDER_DISABLE_JIT, _only_by,  # noqa: F401
                                  compiled_nowhere, disable_jit_test, eager_block, flag_off_when_traced, reads_disable_jit,
                                  given_by_calls, never_given, unused_wrapper, wrapper_name)
-from jaxlint.static.callers import argument_for
 from jaxlint.static.cfg import eager_after_conversion
 from jaxlint.static.containers import splat_entries
 from jaxlint.static.data import CALL, ENTRY_KINDS, Reason  # noqa: F401 (named here by the rules)
@@ -38,7 +38,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Transforms that trace the function they decorate whenever it is called.
 _CHECKPOINTS = ("jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "flax.nnx.remat")
-_LINEN_CHECKPOINTS = ("flax.linen.remat", "flax.linen.checkpoint")
+#: flax linen's lifts of a module class that trace its ``__call__`` with every argument
+#: but ``None`` and the static ones, counted with ``self`` as 0 (flax 0.12.8, checked in
+#: ``test_jax105``): ``nn.jit`` also has ``static_argnames``
+_LINEN_TRACING_LIFTS = ("flax.linen.remat", "flax.linen.checkpoint", "flax.linen.jit")
 
 
 def _after_splat(args: list[ast.expr], call: ast.Call, target: FunctionInfo, implicit: int) -> int | None:
@@ -572,7 +575,7 @@ class Tracing:
         lifts: list[ast.Call] = []
         for node in self.scopes.nodes(ast.Call):
             q = self.scopes.resolve_call(node)
-            if q in _LINEN_CHECKPOINTS and node.args:
+            if q in LINEN_LIFTED and q != "flax.linen.remat_scan" and node.args:
                 lifts.append(node)
             if q in JIT_LIKE and node.args:
                 changed |= self._mark_jitted_runner(node, JIT_LIKE[q])
@@ -869,39 +872,95 @@ class Tracing:
         return changed
 
     def _mark_rematted(self, lifts: list[ast.Call]) -> bool:
-        """A call of an instance of a linen module class lifted by ``nn.remat`` /
-        ``nn.checkpoint`` (``nn.remat(Block, static_argnums=(4,))()(x, m, None, mask, False)``,
-        also through names bound once): like ``jax.checkpoint`` the lift traces the
-        class's ``__call__`` wherever it is called, with every argument it is given, Python
-        values too, but ``None`` and those its ``static_argnums`` names, which count ``self``
-        as 0 (flax passes the method's arguments after it); nothing when that spec is not
-        a literal."""
+        """A call of an instance of a linen module class lifted by a transform
+        (``nn.remat(Block, static_argnums=(4,))()(x, m, None, mask, False)``, also through
+        names bound once, at module level too), or its ``init`` / ``apply`` /
+        ``init_with_output`` (``Remat().init(key, x, True)``): the lift traces the class's
+        ``__call__`` wherever it runs, with the arguments ``_lift_traces`` names; nothing
+        for ``apply(..., method=...)`` (the lift wraps ``__call__`` only)."""
         changed = False
         made = {id(lift) for lift in lifts}
         for call in self.scopes.nodes(ast.Call):
-            if not isinstance(call.func, (ast.Name, ast.Call)):
+            found = self._lifted_run(call)
+            if found is None or id(found[0]) not in made:
                 continue
-            fn = self.scopes.function_of(call)
-            lift = self.scopes.lift_of(call.func, fn)
-            if lift is None or id(lift) not in made:
-                continue
-            target, implicit = self.scopes.callee(call.func, fn)
-            if target is None or implicit != 1 or target.name != "__call__":
-                continue
-            spec = next((k.value for k in lift.keywords if k.arg == "static_argnums"), None)
-            nums = () if spec is None else literal_ints(spec)
-            if nums is None:
-                continue
-            positional = target.positional()
-            skip = {positional[n].name for n in nums if 0 < n < len(positional)}
-            for p in target.params:
-                arg = argument_for(call, target, p, implicit)
-                if isinstance(arg, ast.Constant) and arg.value is None:
-                    skip.add(p.name)  # an empty pytree: None under the trace
-            given = self._given(target, positional[1:], call.args, call.keywords) - skip
-            kind = (self.scopes.resolve_call(lift) or "remat").rsplit(".", 1)[-1]
-            changed |= self._mark(target, Reason(kind, lift.lineno), given)
+            lift, target, args, keywords = found
+            given = self._lift_traces(lift, target, args, keywords)
+            if given:
+                kind = (self.scopes.resolve_call(lift) or "remat").rsplit(".", 1)[-1]
+                changed |= self._mark(target, Reason(kind, lift.lineno), given)
         return changed
+
+    def _lift_traces(self, lift: ast.Call, target: FunctionInfo, args: list[ast.expr],
+                     keywords: list[ast.keyword]) -> set[str]:
+        """The parameters of the lifted ``__call__`` ``target`` that ``lift`` traces when
+        its instance is run with ``args`` and ``keywords`` (flax 0.12.8, checked in
+        ``test_jax105``): ``nn.remat`` / ``nn.checkpoint`` / ``nn.jit`` every argument but
+        ``None`` and those ``static_argnums`` (``static_argnames``) names, counted with
+        ``self`` as 0 (flax passes the method's arguments after it); ``nn.vmap`` the
+        positional ones whose ``in_axes`` entry is not ``None`` (default 0: all), ``nn.scan``
+        the carry and the positional ones whose entry is not ``nn.broadcast`` (both drop
+        keyword arguments: the parameter keeps its default). None of them when a spec is
+        not a literal."""
+        q = self.scopes.resolve_call(lift)
+        positional = target.positional()
+        filled = dict(zip((p.name for p in positional[1:]), args)) | {k.arg: k.value for k in keywords if k.arg}
+        skip = {name for name, a in filled.items() if isinstance(a, ast.Constant) and a.value is None}
+        spec = {k.arg: k.value for k in lift.keywords if k.arg}
+        if q in _LINEN_TRACING_LIFTS:
+            nums = literal_ints(spec.get("static_argnums", ast.Tuple([])))
+            names = literal_strs(spec.get("static_argnames", ast.Tuple([])))
+            if nums is None or names is None:
+                return set()
+            skip |= {positional[n].name for n in nums if 0 < n < len(positional)} | set(names)
+            return self._given(target, positional[1:], args, keywords) - skip
+        if any(isinstance(a, ast.Starred) for a in args):
+            return set()
+        lead = 1 if q == "flax.linen.scan" else 0  # the carry, always traced
+        axes: ast.expr = spec.get("in_axes", ast.Constant(0))
+        rest = args[lead:]
+        kept: list[bool | None]
+        if literal_int(axes) is not None:
+            kept = [False] * len(rest)
+        elif isinstance(axes, (ast.Tuple, ast.List)) and len(axes.elts) == len(rest):
+            kept = [self._kept_axis(e, q) for e in axes.elts]
+        else:
+            return set()
+        if any(k is None for k in kept):
+            return set()
+        traced = [True] * lead + [not k for k in kept]
+        return {p.name for p, t in zip(positional[1:], traced) if t} - skip
+
+    def _kept_axis(self, entry: ast.expr, q: str | None) -> bool | None:
+        """Whether an ``in_axes`` entry of ``nn.vmap`` / ``nn.scan`` hands the argument over
+        as it is (``None`` / ``nn.broadcast``); None when the entry is not known."""
+        if literal_int(entry) is not None:
+            return False
+        if q == "flax.linen.vmap":
+            return True if isinstance(entry, ast.Constant) and entry.value is None else None
+        return True if self.scopes.resolve(entry) == "flax.linen.broadcast" else None
+
+    def _lifted_run(self, call: ast.Call) -> tuple[ast.Call, FunctionInfo, list[ast.expr], list[ast.keyword]] | None:
+        """For ``call`` running a linen module class lifted by a transform: the lift, the
+        ``__call__`` it runs, and the arguments that ``__call__`` receives after ``self``:
+        those of a call of an instance (``block(x, flag)``), or of its ``init`` / ``apply``
+        after the runner's own (``Remat().apply(variables, x, flag)``)."""
+        fn = self.scopes.function_of(call)
+        func = call.func
+        if isinstance(func, (ast.Name, ast.Call)):
+            lift = self.scopes.lift_of(func, fn)
+            target, implicit = self.scopes.callee(func, fn) if lift is not None else (None, 0)
+            if lift is None or target is None or implicit != 1 or target.name != "__call__":
+                return None
+            return lift, target, call.args, call.keywords
+        if not isinstance(func, ast.Attribute) or func.attr not in LINEN_RUNNERS:
+            return None
+        lead, own = LINEN_RUNNERS[func.attr]
+        lift = self.scopes.lift_of(func.value, fn)
+        found = runner_target(self.scopes, func, fn) if lift is not None else None
+        if lift is None or found is None or found[0].name != "__call__" or any(k.arg == "method" for k in call.keywords):
+            return None
+        return lift, found[0], call.args[lead:], [k for k in call.keywords if k.arg not in own]
 
     def _forwarded_keywords(self, splat: ast.expr, fn: FunctionInfo, target: FunctionInfo) -> set[str]:
         """The parameters of ``target`` that ``**splat`` fills with a traced value when

@@ -686,12 +686,17 @@ def test_function_passed_as_parameter_is_followed_and_really_raises():
         "one": "TracerBoolConversionError", "two": "TracerBoolConversionError"}
 
 
-@pytest.mark.parametrize("name", ["remat_flag", "checkpoint_default"])
+@pytest.mark.parametrize("name", ["remat_flag", "checkpoint_default", "remat_module_level", "jit_module_level",
+                                  "scan_module_level"])
 def test_checkpoint_traces_what_it_is_given_really(name):
     """``nn.remat`` / ``jax.checkpoint`` (and ``jax.jit`` called at once) trace every argument
     they are given, a Python flag with a default too, but the static ones; ``nn.remat``'s
     ``static_argnums`` count ``self`` as 0 (recall round 18, titans-jax-d5c2678: ``(4,)`` misses
-    the flag at 5). Fixtures ``invalid_<name>`` / ``valid_<name>``, run under real jax/flax."""
+    the flag at 5). A linen class lifted at module level runs its lifted ``__call__`` through
+    ``init`` / ``apply`` too (recall round 19, flax-3946), under ``nn.jit`` (keywords traced but
+    ``static_argnames``) and ``nn.scan`` / ``nn.vmap`` (``in_axes``: ``nn.broadcast`` / ``None``
+    hand a Python value over). Fixtures ``invalid_<name>`` / ``valid_<name>``, run under real
+    jax/flax."""
     from rule_fixtures import load_module
 
     with pytest.raises(jax.errors.TracerBoolConversionError):

@@ -360,3 +360,21 @@ def test_jax111_real_jax_agrees_with_the_size_cases():
     failing = {"ConcretizationTypeError", "TypeError", "TracerIntegerConversionError", "ValueError",
                "NonConcreteBooleanIndexError"}
     assert {n: got[n] for n in SIZE_FLAGGED if got[n] not in failing} == {}
+
+
+def test_jax111_checkpointed_method_of_a_passed_instance_really_traces_the_shape():
+    """``jax.checkpoint(component.sample)(key, (n,))`` with ``component`` a parameter (recall
+    round 19, gwkokab-2c1f32a): the model follows the parameter to the class every call passes
+    an instance of (here to a callable instance only ever called) or the module class it is
+    annotated with; under real jax the checkpoint traces the shape tuple and the draw raises
+    for both, and ``static_argnums=(1,)`` (counted after ``self``) runs. Fixtures
+    ``invalid_passed_instance_method`` / ``valid_passed_instance_method``."""
+    jax = pytest.importorskip("jax")
+    from rule_fixtures import load_module
+
+    bad = load_module("JAX111", "invalid_passed_instance_method")
+    with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
+        bad.Mean(jax.random.key(0), 100)(bad.Powerlaw(-2.3))
+    with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
+        bad.mean_of(bad.Uniform(), jax.random.key(1), 100)
+    assert load_module("JAX111", "valid_passed_instance_method").main().shape == ()

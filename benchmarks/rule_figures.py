@@ -73,12 +73,13 @@ BLIND = {
     "blind56b": ("precision_judgements_blind56b.json",
                  "81 PyPI wheels sealed before anything ran on them (blind56's second part), judged blind once at 1905ad9 (issue 36's final corpus)"),
     "dynamic": ("dynamic_judgements.json",
-                "93 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
+                "102 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
                 "(6 programs, issue 20), 4419f18 (7 programs, issue 37), ab7bc28 (6 programs, issue 37), "
                 "959d64a (6 programs, issue 37), d7efb9e (7 programs, issue 37), 969e404 (9 programs, "
                 "issue 37), c45fb52 (7 programs, issue 37), cbafee0 (7 programs, issue 37), ccb11c5 "
                 "(8 programs, issue 37), 87f2855 (8 programs, issue 37), 03b2261 (8 programs, issue 37), "
-                "1c75a63 (8 programs, issue 37) and 587501b (6 programs, issue 37)"),
+                "1c75a63 (8 programs, issue 37), 587501b (6 programs, issue 37) and 4edca6e (9 programs, "
+                "issue 37)"),
 }
 VERDICTS = ("true", "debatable", "false")
 

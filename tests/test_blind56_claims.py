@@ -5,7 +5,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from rule_fixtures import load_module
+from rule_fixtures import FIXTURES, load_module
 
 
 def _load(code: str, name: str):
@@ -46,3 +46,22 @@ def test_the_only_runs_of_a_function_under_its_stored_or_returned_wrapper_raise(
         grid._relax(jnp.ones((2, 3)))
     with pytest.raises(jax.errors.TracerBoolConversionError):
         invalid.make_clip()(jnp.ones((2, 3)))
+
+
+def test_a_body_run_by_an_unknown_decorators_own_trace_never_sees_a_jax_tracer(monkeypatch):
+    """The toy DSL of the VALID fixture (beside it, the package the model does not know) runs
+    the body once on its own Python number when the kernel is built; under `jax.jit` the
+    kernel's call computes with what it recorded: the body's `if` never meets a tracer."""
+    monkeypatch.syspath_prepend(str(FIXTURES / "JAX105" / "valid_opaque_decorator"))
+    valid = _load("JAX105", "valid_opaque_decorator")
+    assert float(valid.run(jnp.float32(1.5), 1.0)) == 4.5
+    assert float(valid.run(jnp.float32(1.5), -1.0)) == -1.5
+
+
+@pytest.mark.parametrize("name", ["scale", "clip", "shift", "flip"])
+def test_a_known_own_or_wrapping_decorator_runs_the_body_under_the_callers_trace(monkeypatch, name):
+    monkeypatch.syspath_prepend(str(FIXTURES / "JAX105" / "invalid_transparent_decorator"))
+    invalid = _load("JAX105", "invalid_transparent_decorator")
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        jax.jit(getattr(invalid, name))(jnp.float32(1.5))
+    getattr(invalid, name)(jnp.float32(1.5))  # eagerly, the same body runs

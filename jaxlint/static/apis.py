@@ -75,6 +75,20 @@ TRACING_HOFS: dict[str, tuple[int, ...]] = {
     "numpyro.infer.SVI": (0, 1),
     "numpyro.infer.svi.SVI": (0, 1),
 }
+#: Packages whose decorators the model knows leave a function's body to run as written when
+#: the decorated object is called: JAX's own and its libraries' (a transform, a checker,
+#: ``jaxtyped``, ``chex``'s), the standard library's (``functools.wraps``'s wrappers,
+#: ``lru_cache``, ``contextmanager``), and wrappers that call the function with its
+#: arguments (gin's injected configuration, plum's and multipledispatch's dispatch,
+#: deprecation warnings, a profiler). A decorator imported from any other module makes an
+#: object whose call the model cannot see (``runs.opaque_decorator``).
+TRANSPARENT_DECORATOR_PACKAGES = frozenset({
+    "jax", "jaxlib", "flax", "equinox", "haiku", "chex", "optax", "jaxtyping", "beartype", "typeguard", "numpyro",
+    "diffrax", "lineax", "optimistix", "jaxopt", "distrax", "blackjax", "oryx", "penzai", "treescope",
+    "tensorflow_probability", "functools", "typing", "typing_extensions", "abc", "dataclasses", "contextlib",
+    "warnings", "gin", "plum", "multipledispatch", "wrapt", "deprecated", "deprecation", "line_profiler",
+})
+
 #: Library calls that trace a function they are given, the library's own protocol rather
 #: than a transform (the call returns a result or an object, not the function): each with
 #: the positions and keywords of the callables, how many of a callable's leading parameters

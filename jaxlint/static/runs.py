@@ -11,6 +11,8 @@ that rules ask instead of guessing from names.
 * ``flag_off_when_traced``: jax's ``jax_disable_jit`` flag reads false whenever a function
   runs under a trace (only jits and lax loops trace it): an ``if jax.config.jax_disable_jit:``
   arm there is eager-only (``disable_jit_test`` says whether a test reads the flag).
+* ``opaque_decorator``: a decorator imported from a package the model does not know, whose
+  object's call may run the body under a tracer of its own, or not at all.
 * ``never_given``: the parameters that no call of a transformed callable bound to a name
   (or to ``self.<attribute>``) passes: they keep their defaults under that trace.
 """
@@ -19,7 +21,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from jaxlint.static.apis import ABSTRACT_EVAL, DIFF_TRANSFORMS, JIT_LIKE, TRACING_HOFS
+from jaxlint.static.apis import ABSTRACT_EVAL, DIFF_TRANSFORMS, JIT_LIKE, TRACING_HOFS, TRANSPARENT_DECORATOR_PACKAGES
 from jaxlint.static.scopes import target_names
 
 if TYPE_CHECKING:  # the model asks these too (the jit map and tracing import this module)
@@ -397,6 +399,56 @@ def _only_by(fn: FunctionInfo, direct: "Callable[[Reason], bool]", path: set[int
         return True
     finally:
         path.discard(id(fn))
+
+
+def opaque_decorator(model: ModuleModel, fn: FunctionInfo) -> ast.expr | None:
+    """The first decorator of ``fn`` whose object's call the model cannot see: a name
+    bound by imports (``from pyptx import kernel``; ``@kernel(...)`` or ``@kernel``) from a
+    package that is not one of ``TRANSPARENT_DECORATOR_PACKAGES``. Calling that object
+    from traced code says nothing of how ``fn``'s body runs: a DSL may trace it with its
+    own tracer (pyptx's ``@kernel`` emits PTX, and JAX sees one ``ffi_call``), a cache
+    may not run it, a remote call runs it elsewhere. None when every decorator is known
+    or defined in the module (a user's own ``functools.wraps`` wrapper calls the body), or
+    when the decorator is a function of another module of the checked tree that says it
+    calls the body: a wrapper made with ``functools.wraps``, or one that returns the
+    function it is given (a registration)."""
+    if isinstance(fn.node, ast.Lambda):
+        return None
+    for dec in fn.node.decorator_list:
+        head = dec.func if isinstance(dec, ast.Call) else dec
+        if not model.imported(head, fn.parent):
+            continue
+        q = model.resolve(head) or ""
+        if q.split(".", 1)[0] not in TRANSPARENT_DECORATOR_PACKAGES and not _calls_its_function(model, head, fn.parent):
+            return dec
+    return None
+
+
+def _calls_its_function(model: ModuleModel, head: ast.expr, scope: FunctionInfo | None) -> bool:
+    """``head``, a decorator (or decorator factory) imported from another module of the
+    tree, is a function with a nested ``@functools.wraps(...)`` wrapper, or returns its
+    first parameter."""
+    if model.link is None:
+        return False
+    deps: set = set()
+    found = model.link.function(model, head, scope, deps)
+    model.link.use(deps)
+    if found is None or isinstance(found[1].node, ast.Lambda):
+        return False
+    node = found[1].node
+    first = node.args.args[0].arg if node.args.args else None
+    for n in ast.walk(node):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n is not node \
+                and any(_last_name(d.func if isinstance(d, ast.Call) else d) == "wraps" for d in n.decorator_list):
+            return True
+        if isinstance(n, ast.Return) and isinstance(n.value, ast.Name) and n.value.id == first:
+            return True
+    return False
+
+
+def _last_name(expr: ast.expr) -> str | None:
+    """``wraps`` of ``functools.wraps`` and of ``wraps``."""
+    return expr.attr if isinstance(expr, ast.Attribute) else expr.id if isinstance(expr, ast.Name) else None
 
 
 def unused_wrapper(model: ModuleModel, call: ast.Call, target: FunctionInfo) -> bool:

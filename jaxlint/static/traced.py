@@ -26,7 +26,8 @@ from jaxlint.static.flow import CERTAIN, Flow, iteration_targets, sampled, trans
 from jaxlint.static.protocols import LINEN_RUNNERS, keras_traced_calls, runner_call, runner_target
 from jaxlint.static.runs import (DIFF_KINDS, EAGER_KINDS, EAGER_UNDER_DISABLE_JIT, _only_by,  # noqa: F401
                                  compiled_nowhere, disable_jit_test, eager_block, flag_off_when_traced, reads_disable_jit,
-                                 given_by_calls, never_given, unused_wrapper, wrapper_name)
+                                 given_by_calls, never_given, opaque_decorator, unused_wrapper,
+                                 wrapper_name)
 from jaxlint.static.cfg import eager_after_conversion
 from jaxlint.static.containers import splat_entries
 from jaxlint.static.data import CALL, ENTRY_KINDS, Reason  # noqa: F401 (named here by the rules)
@@ -824,8 +825,8 @@ class Tracing:
                     if post is not None and post is not fn:
                         changed |= self._mark(post, Reason(CALL, caller=fn.qualname), set())
                     target, implicit = self.scopes.method_named(cls, "__init__"), 1
-                if target is None or target is fn:
-                    continue
+                if target is None or target is fn or opaque_decorator(self.scopes, target) is not None:
+                    continue  # (a decorator the model does not know: how its object runs the body is unknown)
                 if any(rule is fn and f is target for f, rule, _, _ in self._custom_rules()):
                     continue  # a jvp rule's `f(*primals)`: f gets what its own callers pass it
                 tainted_params: set[str] = set()

@@ -441,3 +441,18 @@ def test_a_stored_transform_is_traced_once_another_module_names_it_and_the_cache
     m = ModuleModel(ast.parse(MESH), "mesh", link=Link.for_file(root / "mesh.py", root))
     assert next(f for f in m.functions if f.name == "change").traced
     assert "sim.py" in (m.link.used or {})
+
+
+def test_the_tree_search_answers_named_when_the_tree_is_too_large_to_search(tmp_path, monkeypatch):
+    from jaxlint.static import tree
+
+    _write(tmp_path, {"mesh.py": MESH, "a.py": "", "b.py": "", ".venv/c.py": "vec_change\n",
+                      "site-packages/d.py": "vec_change\n"})
+    deps: set = set()
+    assert not Link.for_file(tmp_path / "mesh.py", tmp_path).mentioned_elsewhere("vec_change", deps)
+    assert {rel for rel, _ in deps} == {"a.py", "b.py"}  # hidden folders and site-packages are not the project's
+    for bound, value in (("MAX_SCAN", 2), ("MAX_LISTED", 3)):
+        with monkeypatch.context() as m:
+            m.setattr(tree, bound, value)
+            m.setattr(tree.SourceTree, "_by_root", {})
+            assert Link.for_file(tmp_path / "mesh.py", tmp_path).mentioned_elsewhere("vec_change", set())

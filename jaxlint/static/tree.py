@@ -47,9 +47,12 @@ MAX_BYTES = 1 << 20
 MAX_MODULES = 32
 #: re-exports followed from the module a name is imported from (``pkg/__init__.py``)
 MAX_HOPS = 2
-#: module files a search of the whole tree for a word reads at most (``Link.mentioned_elsewhere``);
-#: a larger tree answers "mentioned", as does a file that cannot be read
+#: module files a search of the whole tree for a word reads at most (``Link.mentioned_elsewhere``),
+#: and the entries (files and folders of any kind) its listing visits at most: a larger tree
+#: (a data folder of many files under the root) answers "mentioned", as does a file that
+#: cannot be read
 MAX_SCAN = 5000
+MAX_LISTED = 100_000
 #: folders a search of the whole tree does not enter: not the project's own code
 _NOT_SCANNED = frozenset({"__pycache__", "node_modules", "site-packages"})
 
@@ -193,13 +196,15 @@ class SourceTree:
 
     def files(self) -> list[Path] | None:
         """The tree's module files (``*.py``, outside hidden folders and ``_NOT_SCANNED``),
-        listed once per process; None past ``MAX_SCAN`` of them."""
+        listed once per process; None past ``MAX_SCAN`` of them or ``MAX_LISTED`` entries."""
         if self._files is False:
             found: list[Path] = []
+            listed = 0
             for folder, dirs, names in os.walk(self.root):
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _NOT_SCANNED)
                 found.extend(Path(folder, n) for n in sorted(names) if n.endswith(".py"))
-                if len(found) > MAX_SCAN:
+                listed += len(dirs) + len(names)
+                if len(found) > MAX_SCAN or listed > MAX_LISTED:
                     self._files = None
                     break
             else:
@@ -339,8 +344,9 @@ class Link:
         """Whether a module file of the tree other than this link's own may name ``word``
         (its text holds it), searched in every module of the tree (``SourceTree.files``):
         each module read is added to ``deps``, so an edit of any re-checks the file; a
-        module added later is seen when the file is checked again. True when the tree is
-        too large to search or a module cannot be read: the answer "no" is a proof."""
+        module added later is seen by a later process (the tree is listed once per
+        process). True when the tree is too large to search or a module cannot be read:
+        the answer "no" is a proof."""
         files = self.tree.files()
         if files is None:
             return True

@@ -190,10 +190,11 @@ def made_at(file: str, line: int, callee: str, index: int, param: str, field: st
         return None
     if isinstance(arg, ast.Call):  # built in the call itself: `step(State(w, step=0))`
         return _literal_keyword(arg, field, file) or (str(file), arg.lineno, arg.col_offset + 1)
-    if not isinstance(arg, ast.Name):
+    if not isinstance(arg, (ast.Name, ast.Attribute)):
         return None
     parents = _parents(tree)
-    stmt = _binding_before(tree, parents, call, arg.id) or _bound_by_callers(tree, parents, call, arg.id)
+    stmt = (_binding_before(tree, parents, call, arg.id) or _bound_by_callers(tree, parents, call, arg.id)
+            if isinstance(arg, ast.Name) else None) or _upstream(tree, parents, call, arg, _UPSTREAM)
     if stmt is None:
         return None
     value = getattr(stmt, "value", None)
@@ -348,10 +349,10 @@ def object_made_at(file: str, line: int, callee: str, index: int, param: str, fi
     or the statement before that binds the name given there (``tx = optax.adam(1e-3)``).
     None when the source does not say."""
     tree, call, arg = _the_call(file, line, callee, index, param)
-    if call is None or not isinstance(arg, ast.Name):
+    if call is None or arg is None:
         return None
     parents = _parents(tree)
-    stmt = _binding_before(tree, parents, call, arg.id)
+    stmt = _upstream(tree, parents, call, arg, _UPSTREAM)
     value = getattr(stmt, "value", None)
     if not isinstance(value, ast.Call):
         return None
@@ -482,6 +483,85 @@ def _bound_by_callers(tree: ast.Module, parents: dict, at: ast.AST, name: str, d
             return None
         stmt = _binding_before(tree, parents, node, arg.id) or \
             _bound_by_callers(tree, parents, node, arg.id, depth - 1)
+        if stmt is None:
+            return None
+        found.append(stmt)
+    return found[0] if found and all(s is found[0] for s in found) else None
+
+
+#: how many functions up :func:`_upstream` follows a parameter to its callers
+_UPSTREAM = 4
+
+
+def _upstream(tree: ast.Module, parents: dict, at: ast.AST, expr: ast.expr, depth: int) -> ast.stmt | None:
+    """The statement that made the value of ``expr`` read at ``at``, wherever in the file's
+    functions it was made: a plain name's binding before ``at`` in its scope; a parameter
+    nothing there binds, through every call of its function in the file (a method's
+    through ``self.<method>(...)`` in its class), up to ``depth`` functions up, when all of
+    them agree; ``self.<attr>`` in a method, the statement before ``at`` in that method that
+    sets it, else the one statement of the class's methods that sets it to anything but a
+    constant (``self._optimizer = nnx.ModelAndOptimizer(...)`` in ``fit``, read back in
+    ``_epoch``). None when the source does not say (a caller passes something else, two
+    statements could have made it)."""
+    if isinstance(expr, ast.Name):
+        return _binding_before(tree, parents, at, expr.id) or (
+            _from_callers(tree, parents, at, expr.id, depth) if depth > 0 else None)
+    fn = _scope(at, parents)
+    cls = parents.get(fn)
+    if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and isinstance(cls, ast.ClassDef)
+            and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.args.args
+            and fn.args.args[0].arg == expr.value.id):
+        return None
+    line = getattr(at, "lineno", 0)
+    before = [s for s in _in_scope(fn) if _sets(s, expr.value.id, expr.attr) and s.lineno < line]
+    if before:
+        return max(before, key=lambda s: (s.lineno, s.col_offset))
+    made = [s for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.args.args
+            for s in _in_scope(m) if _sets(s, m.args.args[0].arg, expr.attr)
+            and not isinstance(getattr(s, "value", None), ast.Constant)]
+    return made[0] if len(made) == 1 else None
+
+
+def _sets(stmt: ast.stmt, owner: str, attr: str) -> bool:
+    """Whether ``stmt`` assigns ``<owner>.<attr>`` (``self._optimizer = ...``)."""
+    targets = list(stmt.targets) if isinstance(stmt, ast.Assign) else \
+        [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+    return any(isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
+               and t.value.id == owner for t in targets)
+
+
+def _from_callers(tree: ast.Module, parents: dict, at: ast.AST, name: str, depth: int) -> ast.stmt | None:
+    """``name``, a parameter of the function around ``at``: the one statement that made
+    what every call of that function in the file passes for it (:func:`_upstream` of each
+    call's argument, one function further up). None when a call passes something the
+    source does not follow, the calls disagree, or nothing calls it."""
+    fn = _scope(at, parents)
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+    if name not in positional and name not in [a.arg for a in fn.args.kwonlyargs]:
+        return None
+    cls = parents.get(fn)
+    method = isinstance(cls, ast.ClassDef) and bool(positional) and not any(
+        isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+    index = positional.index(name) - (1 if method else 0) if name in positional else -1
+    if index < -1 or (method and name == positional[0]):
+        return None
+    found: list[ast.stmt] = []
+    for node in ast.walk(cls if method and isinstance(cls, ast.ClassDef) else tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if method:  # `self.<method>(...)` in one of the class's own methods
+            caller = _scope(node, parents)
+            if not (isinstance(f, ast.Attribute) and f.attr == fn.name and isinstance(f.value, ast.Name)
+                    and isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)) and caller.args.args
+                    and caller.args.args[0].arg == f.value.id):
+                continue
+        elif not (isinstance(f, ast.Name) and f.id == fn.name):
+            continue
+        arg = _argument(node, index, name)
+        stmt = _upstream(tree, parents, node, arg, depth - 1) if arg is not None else None
         if stmt is None:
             return None
         found.append(stmt)

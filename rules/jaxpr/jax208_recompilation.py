@@ -16,6 +16,27 @@ if TYPE_CHECKING:
     from jaxlint.dynamic.signatures import Signature
 
 
+#: an estimator whose methods (METHODS) make and use an `nnx.ModelAndOptimizer`
+ESTIMATOR_PROGRAM = """
+import jax.numpy as jnp
+import optax
+from flax import nnx
+
+@nnx.jit
+def train_step(model, optimizer, x):
+    optimizer.update(nnx.grad(lambda m: (m(x) ** 2).mean())(model))
+
+class Estimator:
+    def __init__(self, model):
+        self.model = model
+METHODS
+
+if __name__ == "__main__":
+    est = Estimator(nnx.Linear(4, 2, rngs=nnx.Rngs(0)))
+    for _ in range(3):
+        est.fit(jnp.ones((8, 4)))
+"""
+
 #: a jit made at every iteration of a loop
 PER_CALL_PROGRAM = """
 import jax
@@ -107,7 +128,14 @@ class Recompilation(TraceRule):
       `optax` transformation, a closure, made anew for each `nnx.ModelAndOptimizer(model,
       optax.adam(1e-3))`): `nnx.jit` compiles again for each one; said at the line that
       made the object, with the call that compiled again as related (make it once and
-      reuse it);
+      reuse it), also where another function made it: a caller up the stack that passed
+      it down (each helper's parameter followed to every call of that helper in the
+      file, a few functions up, when they all pass the same thing) or a method that kept
+      it on `self` (`self._optimizer = nnx.ModelAndOptimizer(...)` in an estimator's
+      `fit`, read back in another method: the statement before the read in the same
+      method, else the one statement of the class that sets it to other than a
+      constant); where callers pass different objects the source does not say which,
+      and it stays at the call;
     * the same signature compiled again and again: a new jitted function object on
       every call (`jax.jit` inside a loop, or of a new closure), said only when the
       recording saw the jitted function object change; when the same one compiled again
@@ -386,6 +414,18 @@ class Recompilation(TraceRule):
             PER_CALL_PROGRAM,
             files={".jaxlint/signatures.json": PER_CALL_RECORD.replace("SECONDS", "0.04")},
         ),
+        # a program `jaxlint record` runs: the estimator makes its optimizer once and each
+        # fit reuses it: one `tx`, one program
+        Valid(
+            ESTIMATOR_PROGRAM.replace("METHODS\n", """\
+        self.opt = nnx.ModelAndOptimizer(model, optax.adam(1e-3))
+
+    def fit(self, x):
+        for _ in range(3):
+            train_step(self.model, self.opt, x)
+"""),
+            run=True,
+        ),
     ]
     INVALID = [
         # a program `jaxlint record` runs: its loop's last batch is smaller, so the step
@@ -526,6 +566,23 @@ class Recompilation(TraceRule):
             line=11,
             message="`step` starts as the Python number 0 made at line 11, which `equinox.filter_jit` keeps static, "
                     "and later calls pass it as an array (i32[] weak): make it an array there (`jnp.asarray(0)`)",
+            run=True,
+        ),
+        # a program `jaxlint record` runs: an estimator's `fit` keeps a new optimizer (a new
+        # `optax.adam`, compared by identity) on `self` and `_epoch` passes it to the step,
+        # which compiles again for each fit (reported in `fit`, the call related)
+        Invalid(
+            ESTIMATOR_PROGRAM.replace("METHODS\n", """
+    def fit(self, x):
+        self.opt = nnx.ModelAndOptimizer(self.model, optax.adam(1e-3))
+        self._epoch(x)
+
+    def _epoch(self, x):
+        for _ in range(3):
+            train_step(self.model, self.opt, x)
+"""),
+            line=14,
+            message="the `optimizer` of that call is made at line 14 in `fit`",
             run=True,
         ),
         # the recording of the last valid example, measured at 2.5 s in all: 16.78 ms a call
@@ -703,8 +760,9 @@ class Recompilation(TraceRule):
             label = str(made[0]).split(" has a new object", 1)[0]
             cause = _cause(ctx, worst, label, names, "made")
             if cause is not None and (cause.path, cause.line) != (site.path, site.line):
-                # the statement that made the object of a call that compiled again
-                msg += f"; the `{_root(label)}` of that call is made at line {cause.line}"
+                # the statement that made the object of a call that compiled again, in the
+                # caller's function or one up the stack that passed it down (or kept it on `self`)
+                msg += f"; the `{_root(label)}` of that call is made at line {cause.line}" + _in_function(site, cause)
                 related = [site.related("the call that compiles again")] + related
                 site = cause
         moved = [c for c in changes if getattr(c, "kind", "") == "sharding"]
@@ -1000,6 +1058,17 @@ def _object_made_at(ctx, sig: Signature, label: str, field: str, names: list[str
     except (KeyError, TypeError, ValueError):
         return None
     return Site(*where) if where is not None else None
+
+
+def _in_function(call, cause) -> str:
+    """`` in `fit` `` where ``cause`` lies in another function than the ``call`` (the object
+    was made up the stack and passed down), else nothing."""
+    from jaxlint.dynamic import origins
+
+    made = origins.function_around(str(cause.path), cause.line)
+    if made and (str(cause.path), made) != (str(call.path), origins.function_around(str(call.path), call.line)):
+        return f" in `{made}`"
+    return ""
 
 
 def _ms(seconds: float) -> str:

@@ -502,7 +502,8 @@ def _upstream(tree: ast.Module, parents: dict, at: ast.AST, expr: ast.expr, dept
     sets it, else the one statement of the class's methods that sets it to anything but a
     constant (``self._optimizer = nnx.ModelAndOptimizer(...)`` in ``fit``, read back in
     ``_epoch``). None when the source does not say (a caller passes something else, two
-    statements could have made it)."""
+    statements could have made it, code outside the class sets the attribute or calls the
+    method)."""
     if isinstance(expr, ast.Name):
         return _binding_before(tree, parents, at, expr.id) or (
             _from_callers(tree, parents, at, expr.id, depth) if depth > 0 else None)
@@ -516,10 +517,31 @@ def _upstream(tree: ast.Module, parents: dict, at: ast.AST, expr: ast.expr, dept
     before = [s for s in _in_scope(fn) if _sets(s, expr.value.id, expr.attr) and s.lineno < line]
     if before:
         return max(before, key=lambda s: (s.lineno, s.col_offset))
+    if any(not _within(n, cls, parents) and not _own_attribute(n, parents) for n in ast.walk(tree)
+           if isinstance(n, ast.Attribute) and n.attr == expr.attr and isinstance(n.ctx, ast.Store)):
+        return None  # set from outside the class too (`est.opt = ...`): the class does not say
     made = [s for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.args.args
             for s in _in_scope(m) if _sets(s, m.args.args[0].arg, expr.attr)
             and not isinstance(getattr(s, "value", None), ast.Constant)]
     return made[0] if len(made) == 1 else None
+
+
+def _own_attribute(target: ast.Attribute, parents: dict) -> bool:
+    """Whether ``target`` is ``<first parameter>.<attr>`` in a method: another class's own
+    attribute of that name (``self.opt`` of another class), not one set from outside."""
+    fn = _scope(target, parents)
+    return isinstance(target.value, ast.Name) and isinstance(parents.get(fn), ast.ClassDef) and \
+        isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and bool(fn.args.args) and \
+        fn.args.args[0].arg == target.value.id
+
+
+def _within(node: ast.AST, outer: ast.AST, parents: dict) -> bool:
+    """Whether ``node`` lies inside ``outer``."""
+    while node in parents:
+        node = parents[node]
+        if node is outer:
+            return True
+    return False
 
 
 def _sets(stmt: ast.stmt, owner: str, attr: str) -> bool:
@@ -547,6 +569,9 @@ def _from_callers(tree: ast.Module, parents: dict, at: ast.AST, name: str, depth
     index = positional.index(name) - (1 if method else 0) if name in positional else -1
     if index < -1 or (method and name == positional[0]):
         return None
+    if method and any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == fn.name
+                      and not (cls is not None and _within(n, cls, parents)) for n in ast.walk(tree)):
+        return None  # called from outside the class too (`est._epochs(opt)`): its callers are not all seen
     found: list[ast.stmt] = []
     for node in ast.walk(cls if method and isinstance(cls, ast.ClassDef) else tree):
         if not isinstance(node, ast.Call):

@@ -474,7 +474,9 @@ _TRY_NODES: tuple[type[ast.Try], ...] = (ast.Try, getattr(ast, "TryStar", ast.Tr
 
 def caught_in_function(model: Scopes, node: ast.AST, error: str) -> bool:
     """``node`` sits in the body of a ``try`` of its own function whose handler catches
-    ``error`` (one of ``_CAUGHT_BY``'s jax errors): raising it there is handled on purpose."""
+    ``error`` (one of ``_CAUGHT_BY``'s jax errors) and does not raise again (no ``raise``
+    among its statements): raising it there is handled on purpose, the handler's fallback
+    runs instead (an ``if`` on a tracer, ``float(x)``)."""
     names = {error, *_CAUGHT_BY.get(error, ()), "Exception", "BaseException"}
     cur: ast.AST = node
     for a in model.ancestors(node):
@@ -482,6 +484,8 @@ def caught_in_function(model: Scopes, node: ast.AST, error: str) -> bool:
             return False
         if isinstance(a, _TRY_NODES) and any(cur is s for s in a.body):
             for h in a.handlers:
+                if any(isinstance(s, ast.Raise) for s in h.body):
+                    continue  # `except Exception: log(...); raise`: the trace still fails
                 kinds = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
                 if any(k is None or (isinstance(k, ast.Name) and k.id in names)
                        or (isinstance(k, ast.Attribute) and k.attr in names) for k in kinds):

@@ -123,9 +123,10 @@ class TracedControlFlow(StaticRule):
 
     A function traced only by `jax.grad` (or another differentiation transform) applied outside any trace runs on JVP
     tracers whose primal values are concrete: `if`, `assert`, `bool()` and `int()` work there, and only `float()`
-    and `complex()` of a traced value are reported (they raise ConcretizationTypeError). A conversion in a `try:`
-    whose handler catches what jax raises (`TypeError`, `Exception`, `ConcretizationTypeError` but for
-    `range()`/`operator.index()`) is handled: not reported. Under a trace such a conversion of a value that is
+    and `complex()` of a traced value are reported (they raise ConcretizationTypeError). A conversion (an `if`
+    or other truth test, `float()`, `int()`, ...) in a `try:` whose handler catches what jax raises (`TypeError`,
+    `Exception`, `ConcretizationTypeError` but for `range()`/`operator.index()`) and does not raise again is
+    handled: not reported (under a trace the handler's fallback runs). Under a trace such a conversion of a value that is
     surely a tracer raises, so what runs only after it (the rest of that `try:` body and its `else:` arm) is
     eager-only: not checked, and a function called only from there is not traced by that call (`try: r =
     float(residual) except TypeError: jax.debug.callback(abort, residual) else: abort(r)`). A function handed to a
@@ -343,8 +344,7 @@ class TracedControlFlow(StaticRule):
                     continue
                 if grad_only:
                     if isinstance(node, ast.Call) and node.args and _CONVERTING_BUILTINS.get(
-                            model.resolve_call(node) or "") in ("float()", "complex()") \
-                            and not caught_in_function(model, node, "ConcretizationTypeError"):
+                            model.resolve_call(node) or "") in ("float()", "complex()"):
                         self._truth_operands(ctx, taint, fn, node, node.args[:1],
                                              _CONVERTING_BUILTINS[model.resolve_call(node) or ""], covered)
                     continue
@@ -364,7 +364,7 @@ class TracedControlFlow(StaticRule):
                     self._truth(ctx, taint, fn, node, node, "chained comparison", covered)
                 elif isinstance(node, ast.Call) and node.args:
                     converting = _CONVERTING_BUILTINS.get(model.resolve_call(node) or "")
-                    if converting is not None and not caught_in_function(model, node, _CONSTRUCTS[converting][1]):
+                    if converting is not None:
                         operands = node.args if converting == "range()" else node.args[:1]
                         self._truth_operands(ctx, taint, fn, node, operands, converting, covered)
                 elif isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Slice, ast.Tuple)) \
@@ -378,6 +378,8 @@ class TracedControlFlow(StaticRule):
         self._truth_operands(ctx, taint, fn, report_node, _truth_operands(test, covered), kind, covered)
 
     def _truth_operands(self, ctx, taint, fn, report_node, operands, kind, covered) -> None:
+        if caught_in_function(ctx.model, report_node, _CONSTRUCTS[kind][1]):
+            return  # in a `try:` whose handler catches what jax raises: a fallback, not a raise
         for operand in operands:
             found = taint.culprit(operand)
             if found is None:

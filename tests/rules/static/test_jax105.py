@@ -925,3 +925,29 @@ def test_jvp_vjp_and_linearize_trace_the_primals_they_pass_not_the_defaults_afte
                                    for name in ("run_f", "run_g", "run_h")})
     assert outcomes["run_f"].startswith("[") and outcomes["run_g"].startswith("[")
     assert outcomes["run_h"] == "TracerBoolConversionError", outcomes
+
+
+def test_a_truth_test_in_a_try_whose_handler_catches_it_falls_back_really():
+    """An ``if``/conditional expression/``and`` on a tracer in a ``try:`` whose handler
+    catches TracerBoolConversionError (``except Exception``, ``except (ValueError,
+    Exception)``, ``except TypeError``) and does not raise again: under jax 0.10.2's jit
+    the error is raised, caught, and the handler's fallback is the result (blind57's
+    polytopax); eagerly the body runs. A handler that raises again, one that catches only
+    ``ValueError``, or the test in the ``else:`` arm: tracing fails (fixtures
+    ``valid_caught_truth`` / ``invalid_caught_truth_reraised``)."""
+    import jax
+    import jax.numpy as jnp
+    from rule_fixtures import load_module
+
+    good = load_module("JAX105", "valid_caught_truth")
+    plane = jnp.eye(2) * 2.0
+    assert float(good.distance(jnp.ones(2), plane)) == -1.0  # the handler's fallback under jit
+    assert abs(float(good.distance.__wrapped__(jnp.ones(2), plane)) - 2.0 ** 0.5 / 4.0) < 1e-6  # eager: the body
+    assert float(good.consensus(jnp.float32(1.0), jnp.float32(1.05))) == 1.0  # fallback `a`, not the mean
+    assert abs(float(good.consensus.__wrapped__(jnp.float32(1.0), jnp.float32(1.05))) - 1.025) < 1e-6
+    assert float(good.clipped(jnp.float32(-1.5))) == -1.5  # fallback: y = x, ok = False
+    assert float(good.clipped.__wrapped__(jnp.float32(-1.5))) == 1.5
+    bad = load_module("JAX105", "invalid_caught_truth_reraised")
+    for fn in (bad.logged, bad.other_error, bad.in_else):
+        with pytest.raises(jax.errors.TracerBoolConversionError):
+            fn(jnp.float32(2.0))

@@ -42,7 +42,7 @@ from jaxlint.records import dataclass
 from jaxlint.static.apis import JIT_LIKE
 from jaxlint.static.cfg import METADATA, ControlFlow
 from jaxlint.static.scopes import FunctionInfo, Scopes
-from jaxlint.static.selects import branch_slot, slot
+from jaxlint.static.selects import branch_slot, result_of, slot
 
 #: calls whose arguments only give a structure: {qualified name: (positions, keywords)};
 #: ``None`` positions: every argument
@@ -214,7 +214,7 @@ class Reach:
             return _READ
         where = slot(model, node, parent)
         if where is not None:
-            select = model.parent(parent) if isinstance(parent, (ast.List, ast.Tuple)) else parent
+            select = result_of(model, parent)
             onward = self._follow(select, passed) if select is not None else _READ
             if not onward.read or onward.labels is None:
                 return onward

@@ -39,7 +39,13 @@ _MAX_HOPS = 4
 
 def slot(model: "Scopes", node: ast.AST, parent: ast.AST) -> tuple[int, int] | None:
     """When ``node`` is one alternative of the select ``parent``: (the select's id, which
-    alternative); None when ``parent`` is not a select or ``node`` is its condition."""
+    alternative); None when ``parent`` is not a select or ``node`` is its condition. A dict
+    display whose one use is one subscript (``{"a": x, "b": y}[name]``, or ``d = {...}``
+    then ``d[name]`` its only read, in the same loop) is a select of its values."""
+    if isinstance(parent, ast.Dict):
+        if chooser(model, parent) is None or not any(v is node for v in parent.values):
+            return None
+        return id(parent), next(i for i, v in enumerate(parent.values) if v is node)
     if isinstance(parent, ast.IfExp):
         if node is parent.body:
             return id(parent), 0
@@ -63,6 +69,53 @@ def slot(model: "Scopes", node: ast.AST, parent: ast.AST) -> tuple[int, int] | N
             if a is node:
                 return (id(parent), i) if i >= first and len(parent.args) > first + 1 else None
     return None
+
+
+def result_of(model: "Scopes", select: ast.AST) -> ast.AST | None:
+    """The node whose value is the result of the select ``select`` (a ``slot``'s parent):
+    the call around a list of choices, the subscript that picks a dict display's value."""
+    if isinstance(select, (ast.List, ast.Tuple)):
+        return model.parent(select)
+    if isinstance(select, ast.Dict):
+        return chooser(model, select)
+    return select
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def chooser(model: "Scopes", display: ast.Dict) -> ast.Subscript | None:
+    """The one subscript that reads ``display`` (a dict display without ``**``): the display
+    itself subscripted, or a name bound once to it and read only there, in the same
+    function and the same loop (``inits[n] for n in names`` would keep several values)."""
+    if any(k is None for k in display.keys):
+        return None
+    holder = model.parent(display)
+    read: ast.AST | None = display
+    if isinstance(holder, ast.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0], ast.Name):
+        fn = model.function_of(display)
+        read = single_read(model, fn, holder.targets[0].id) if fn is not None else None
+        if read is None or _loop_of(model, read) is not _loop_of(model, holder):
+            return None
+        holder = model.parent(read)
+    if isinstance(holder, ast.Subscript) and holder.value is read and isinstance(holder.ctx, ast.Load) \
+            and not isinstance(holder.slice, ast.Slice):
+        return holder
+    return None
+
+
+def _loop_of(model: "Scopes", node: ast.AST) -> ast.AST | None:
+    return next((a for a in model.ancestors(node) if isinstance(a, _LOOPS)), None)
+
+
+def single_read(model: "Scopes", fn: "FunctionInfo", name: str) -> ast.Name | None:
+    """The one read of ``fn``'s ``name``, bound once there and read by no nested function."""
+    if len(fn.bindings.get(name, ())) != 1:
+        return None  # rebound: which value a read sees is another question
+    reads = [n for n in fn.body_nodes() if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    if len(reads) != 1 or any(name in _free_reads(model, f) for f in _nested(model, fn)):
+        return None  # read twice (or by a nested function): both may survive
+    return reads[0]
 
 
 def branch_slot(model: "Scopes", lam: ast.Lambda) -> tuple[ast.Call, int] | None:
@@ -100,7 +153,7 @@ def _landings(model: "Scopes", fn: "FunctionInfo | None", expr: ast.AST) -> dict
         where = slot(model, node, parent)
         if where is not None:
             found.setdefault(*where)
-            select = model.parent(parent) if isinstance(parent, (ast.List, ast.Tuple)) else parent
+            select = result_of(model, parent)
             if select is None:
                 return found
             node = select
@@ -113,14 +166,10 @@ def _landings(model: "Scopes", fn: "FunctionInfo | None", expr: ast.AST) -> dict
             continue
         if isinstance(parent, ast.Assign) and parent.value is node and hops < _MAX_HOPS and fn is not None \
                 and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
-            name = parent.targets[0].id
-            if len(fn.bindings.get(name, ())) != 1:
-                return found  # rebound: which value a read sees is another question
-            reads = [n for n in fn.body_nodes() if isinstance(n, ast.Name) and n.id == name
-                     and isinstance(n.ctx, ast.Load)]
-            if len(reads) != 1 or any(name in _free_reads(model, f) for f in _nested(model, fn)):
-                return found  # read twice (or by a nested function): both may survive
-            node, hops = reads[0], hops + 1
+            read = single_read(model, fn, parent.targets[0].id)
+            if read is None:
+                return found  # rebound, read twice or by a nested function: both may survive
+            node, hops = read, hops + 1
             continue
         return found
 

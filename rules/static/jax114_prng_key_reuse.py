@@ -137,7 +137,9 @@ class PrngKeyReuse(StaticRule):
     key only when an output of the same index is read after both. One key drawing the two alternatives of a select
     (`jnp.where(c, f(normal(key)), g(normal(key)))`, `lax.select`, `select_n`, `jnp.select`, `a if c else b`, or
     the results of different lambdas of `lax.cond(p, lambda: a, lambda: b)` / `lax.switch(i, [lambda: a, lambda:
-    b])`) is not reuse: each element keeps one draw, also through names rebound on the way; a path of the first
+    b])`, or the values of a dict display of which one subscript keeps one: `{"random": normal(key, s), "lecun":
+    normal(key, s) * c}[scheme]`, or the dict bound to a name whose only read, in the same loop, is `inits[scheme]`)
+    is not reuse: each element keeps one draw, also through names rebound on the way; a path of the first
     draw that cannot run with the second (an `if` arm without it) does not count. A `jax.random.randint` whose
     range holds one value (`randint(key, (), 1, 2)`, `randint(key, (), n, n + 1)`: `maxval` is exclusive) gives
     that value whatever the key: no draw, so no reuse. Nor does a first use whose result is read only on runs that

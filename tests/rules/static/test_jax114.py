@@ -516,3 +516,28 @@ def test_a_one_value_randint_is_no_draw_really():
     iron = jax.vmap(lambda k: jax.random.randint(k, (), 1, 3))(keys)
     gold = jax.vmap(lambda k: jax.random.randint(k, (), 5, 5 + 2))(keys)
     assert set(jnp.ravel(iron).tolist()) == {1, 2} and set(jnp.ravel(gold).tolist()) == {5, 6}
+
+
+def test_a_dict_of_draws_picked_once_keeps_one_draw_really():
+    """A dict display of draws from one key with one subscript (fixture
+    ``valid_dict_alternatives``): under jax 0.10.2 the result is exactly one of the draws,
+    so no two numbers of the result come from one key twice; picking every entry
+    (``invalid_dict_alternatives``) returns the same numbers twice."""
+    import jax
+    import jax.numpy as jnp
+    from rule_fixtures import load_module
+
+    good, bad = load_module("JAX114", "valid_dict_alternatives"), load_module("JAX114", "invalid_dict_alternatives")
+    key, n = jax.random.key(0), 4
+    for scheme, alone in (("random", jax.random.normal(key, (n,))), ("uniform", jax.random.uniform(key, (n,))),
+                          ("lecun", jax.random.normal(key, (n,)) * jnp.sqrt(1.0 / n))):
+        assert jnp.array_equal(good.init_weights(key, n, scheme), alone)  # one draw, as if drawn alone
+    points = jnp.arange(10.0)
+    assert jnp.array_equal(good.init_centroids(key, points), jax.random.choice(key, points, (2,), replace=False))
+    assert jnp.array_equal(jax.jit(good.init_weights, static_argnums=(1, 2))(key, n, "random"),
+                           jax.random.normal(key, (n,)))
+    params = bad.init_params(key, n)
+    assert jnp.array_equal(params["w"], params["b"])  # the same numbers, meeting in one result
+    assert jnp.array_equal(bad.both(key, n, "a", "b"), 2 * jax.random.normal(key, (n,)))
+    drawn = bad.whole(key, n)
+    assert jnp.array_equal(drawn["a"], drawn["b"])

@@ -21,6 +21,7 @@ from jaxlint.static.jitcalls import call_arguments
 from jaxlint.static.key_uses import (State, arguments, bound_in, builds_alternatives, complementary_slices, forget,
                                      handed_over, join, key_root, stored_paths)
 from jaxlint.static.keys import CONSUMERS, KeyCallees, assigned_paths, draws, key_text, one_value_draw
+from jaxlint.static.one_leaf import one_array
 from jaxlint.static.reach import Reach
 from jaxlint.static.selects import alternatives
 from jaxlint.static.semantic import ModuleModel, children, target_names, walk
@@ -129,6 +130,8 @@ def leaf_noise(model: ModuleModel) -> Iterator[tuple[ast.Call, ast.Call, ast.Nam
         fn, _ = model.callee(call.args[0], model.function_of(call), follow=False, instances=False)
         if fn is None or fn.parent is not model.function_of(call):
             continue  # a function made right there (a lambda, a nested def): it closes over the caller's names
+        if one_array(model, call.args[1] if len(call.args) > 1 else call, model.function_of(call)):
+            continue  # a tree that is one array (`tree_map(f, ravel_pytree(t)[0])`): one leaf, one call
         for use, key, q, helper in _leaf_draws(model, fn, {p.name for p in fn.params}, set(), [fn]):
             yield call, use, key, q, helper
 

@@ -76,7 +76,9 @@ class PrngKeyReuse(StaticRule):
     jax.random.normal(key, g.shape), grads)`), also up to three calls below it, in a
     function given a leaf that draws from a key closed over or handed down the same for
     every leaf (`tree_map(lambda a, b: vary(a, b), x1, x2)`, `vary` drawing `normal(k,
-    a.shape)`), and so does one in the body of a
+    a.shape)`); not when the tree is surely one array (the flat vector `ravel_pytree(t)[0]`, also through
+    helpers of the checked tree that return it or `tree_map` over it, or a `jax.numpy` constructor's result):
+    one leaf, one draw. And so does one in the body of a
     `lax.fori_loop`, `lax.scan`, `lax.while_loop` or `lax.map` (or nnx's) that draws from a
     key it closes over or that `functools.partial` binds: the body runs once per iteration
     with the same key (a key passed in the carry or the scanned-over slices, or

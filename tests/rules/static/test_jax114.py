@@ -541,3 +541,24 @@ def test_a_dict_of_draws_picked_once_keeps_one_draw_really():
     assert jnp.array_equal(bad.both(key, n, "a", "b"), 2 * jax.random.normal(key, (n,)))
     drawn = bad.whole(key, n)
     assert jnp.array_equal(drawn["a"], drawn["b"])
+
+
+def test_a_tree_map_over_one_array_draws_once_really():
+    """A tree map over the flat vector of ``ravel_pytree`` (through helpers that return it or
+    map over it) or a ``jax.numpy`` array (fixture ``valid_one_leaf_tree_map``): under jax
+    0.10.2 the tree is one leaf, the mapped function runs once, and the result is one draw;
+    a tree that may keep several leaves (``invalid_one_leaf_tree_map``) gives every leaf of
+    one shape the same numbers."""
+    import jax
+    import jax.numpy as jnp
+    from rule_fixtures import load_module
+
+    good, bad = load_module("JAX114", "valid_one_leaf_tree_map"), load_module("JAX114", "invalid_one_leaf_tree_map")
+    key, tree = jax.random.key(1), {"a": jnp.ones(3), "b": jnp.ones(3)}
+    for out in (good.perturb(tree, key), good.jitter(tree, key)):
+        assert len(jax.tree_util.tree_leaves(out)) == 1 and out.shape == (6,)
+        assert len(set(out.tolist())) == 6  # six different numbers: one draw, no repeats
+    assert jnp.array_equal(good.noise(key, 4), jax.random.normal(key, (4,)))
+    assert jnp.array_equal(good.jitter(tree, key), 1.0 + jax.random.uniform(key, (6,)))
+    for out in (bad.unravelled(tree, key), bad.on_one_path(tree, key, False), bad.other_tree(tree, key)):
+        assert jnp.array_equal(out["a"], out["b"])  # two leaves, the same numbers

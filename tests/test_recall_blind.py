@@ -22,8 +22,10 @@ issue 36, sealed the same way, from bug-fix commits of JAX repositories outside 
 sealed corpora's) and ``recall_blind18_cases.py`` (eighteenth round, issue 36, sealed the same way, from
 bug-fix commits in the histories of JAX repositories mirrored here that no earlier round used) and
 ``recall_blind19_cases.py`` (nineteenth round, issue 36, sealed the same way, from bug-fix commits of JAX
-repositories fetched for it and issue threads no earlier round used), one small program per public bug
-report?
+repositories fetched for it and issue threads no earlier round used) and ``recall_blind20_cases.py``
+(twentieth round, issue 36, sealed the same way, from bug-fix commits of JAX repositories mirrored here or
+fetched for it that no earlier round read, and an issue thread no earlier round used), one small program
+per public bug report?
 
 ``ROUNDS`` lists every round with what its last measurement found (``FOUND``, ``FOUND2``, ...)
 and the floors it keeps. The real CLI runs once over all the cases of every round and the 34
@@ -69,6 +71,7 @@ from recall_blind16_cases import CASES16  # noqa: E402
 from recall_blind17_cases import CASES17  # noqa: E402
 from recall_blind18_cases import CASES18  # noqa: E402
 from recall_blind19_cases import CASES19  # noqa: E402
+from recall_blind20_cases import CASES20  # noqa: E402
 from recall_blind_cases import CASES, Case  # noqa: E402
 from recall_earlier_cases import EARLIER_CASES  # noqa: E402
 
@@ -655,6 +658,19 @@ FOUND19 = frozenset({
     "vbjax-2d0e871",
 })
 
+#: Cases of the twentieth round (``recall_blind20_cases.py``) found with ``--select ALL`` at
+#: 5d4274d, main at 18:45 UTC after the session's rule landings stopped at 18:40 (the cases were
+#: committed alone at 10be3e4, tag recall-round20-blind-cases, before jaxlint ran on them): 5 of 10,
+#: 1 with the default selection (JAX108 is pedantic, JAX113 and JAX115 nursery); the same 5 with
+#: ``--preview``.
+FOUND20 = frozenset({
+    "bonsai-b33c507",
+    "fea-in-jax-b13c1a3",
+    "jax-1219",
+    "react-jax-90cb7a0",
+    "s5-60dcef1",
+})
+
 
 @dataclass(frozen=True)
 class Round:
@@ -735,6 +751,10 @@ ROUNDS = [
     # default selection
     Round("blind cases, nineteenth round (issue 36, sealed)", CASES19, FOUND19, size=13, floor=13,
           default_floor=10),
+    # 5 of 10 at 5d4274d (blind); default: 1 (the four other hits are JAX108's, JAX113's and JAX115's
+    # twice, off by default)
+    Round("blind cases, twentieth round (issue 36, sealed)", CASES20, FOUND20, size=10, floor=5,
+          default_floor=1),
 ]
 
 #: every case of every round, and every case recorded as found
@@ -1181,6 +1201,18 @@ FAILING_CALLS = {
     "flax-3946": "main()",
     "sax-af8d2c4": "main()",
     "gwkokab-2c1f32a": "main()",
+    # twentieth round (recall_blind20_cases.py): the six error cases, each run with real jax 0.10.2
+    # before the seal (TracerBoolConversionError twice, the shape TypeError and the static-slice
+    # IndexError of lax.cond operands, the pytree metadata ValueError of NumPy arrays in static fields,
+    # the deleted-buffer error of a donated argument passed again); the other four are about silent
+    # behaviour or cost (one key given to two dropouts twice, a clock read without waiting twice) and
+    # run without error
+    "secon-bvar-b1cb216": "main()",
+    "react-jax-90cb7a0": "main()",
+    "fea-in-jax-b13c1a3": "main()",
+    "secon-bvar-8b27e20": "main()",
+    "secon-bvar-25ac8b9": "main()",
+    "bonsai-b33c507": "main()",
 }
 
 

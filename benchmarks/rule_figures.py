@@ -74,6 +74,8 @@ BLIND = {
                  "81 PyPI wheels sealed before anything ran on them (blind56's second part), judged blind once at 1905ad9 (issue 36's final corpus)"),
     "blind57": ("precision_judgements_blind57.json",
                 "117 PyPI wheels sealed before anything ran on them, judged blind once at ecb658c (issue 36's final corpus)"),
+    "blind57b": ("precision_judgements_blind57b.json",
+                 "39 PyPI wheels sealed before anything ran on them (blind57's second part), judged blind once with ecb658c's code (issue 36's final corpus)"),
     "dynamic": ("dynamic_judgements.json",
                 "102 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
                 "(6 programs, issue 20), 4419f18 (7 programs, issue 37), ab7bc28 (6 programs, issue 37), "

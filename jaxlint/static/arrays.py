@@ -106,7 +106,7 @@ def _name_is_array(model: ModuleModel, fn: FunctionInfo | None, name: str, depth
         p = fn.param(name)
         if p is not None:
             # a parameter is only sure when annotated and never rebound to something else
-            if not model.is_array_annotation(p.annotation) or pallas_kernel(model, fn):
+            if not model.is_array_annotation(p.annotation) or ref_params(model, fn):
                 return False
             bindings = [b for b in bindings if b.kind != "param"]
             return all(b.kind == "assign" and is_jax_array(model, fn, b.value, depth) for b in bindings)
@@ -127,6 +127,29 @@ def pallas_kernel(model: ModuleModel, fn: FunctionInfo) -> bool:
     if known is None:
         known = model.__dict__["_pallas_kernels"] = _kernel_code(model)
     return id(fn) in known
+
+
+def ref_params(model: ModuleModel, fn: FunctionInfo) -> bool:
+    """The parameters of ``fn`` may be mutable ``Ref``s, whatever they are annotated: ``fn`` is
+    Pallas kernel code (``pallas_kernel``), or its module uses Pallas at all. Kernel authors
+    annotate refs ``jax.Array``, and the model cannot follow every way a kernel reaches its
+    helpers (a method its subclasses override, a helper of another module, a hook held in an
+    attribute), so in a Pallas module a parameter's annotation or use is no proof that it
+    holds an array, except in a jit-like entry point (``@jax.jit``: its caller hands it
+    arrays); a value the module makes as one (``jnp.zeros(...)``) still is."""
+    return pallas_kernel(model, fn) or (pallas_module(model) and not any(r.is_entry for r in fn.traced_by))
+
+
+def pallas_module(model: ModuleModel) -> bool:
+    """The module imports Pallas (``jax.experimental.pallas``, ``jax._src.pallas``) or names
+    ``pallas_call``."""
+    known = model.__dict__.get("_pallas_module")
+    if known is None:
+        known = model.__dict__["_pallas_module"] = (
+            any(q is not None and (q + ".").startswith(_PALLAS) for q in model.aliases.values())
+            or any(n.attr == "pallas_call" for n in model.nodes(ast.Attribute))
+            or any(n.id == "pallas_call" for n in model.nodes(ast.Name)))
+    return known
 
 
 def pallas_ref(model: ModuleModel, fn: FunctionInfo | None, expr: ast.AST | None, _depth: int = 0) -> bool:
@@ -192,9 +215,7 @@ def _ref_annotation(ann: ast.expr | None) -> bool:
 
 def _kernel_code(model: ModuleModel) -> frozenset[int]:
     """The functions of the module that run as Pallas kernel code (see ``pallas_kernel``)."""
-    if not any(q is not None and (q + ".").startswith(_PALLAS) for q in model.aliases.values()) \
-            and not any(n.attr == "pallas_call" for n in model.nodes(ast.Attribute)) \
-            and not any(n.id == "pallas_call" for n in model.nodes(ast.Name)):
+    if not pallas_module(model):
         return frozenset()  # no Pallas in the module
     seeds = []
     for fn in model.functions:

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Applicability, Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.static.arrays import at_update_base, is_jax_array, pallas_kernel, ref_write, used_as_array
+from jaxlint.static.arrays import at_update_base, is_jax_array, ref_params, ref_write, used_as_array
 from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.static.cfg import name_reads
 
@@ -42,7 +42,11 @@ class DiscardedUpdate(StaticRule):
       parameter annotated as `jax.Array`; not a parameter of Pallas kernel code, a
       mutable `Ref` (`out_ref[...] += x` writes the kernel's output block): a kernel
       given to `pallas_call` (also through `functools.partial` or as its decorator), a
-      `run_scoped` / `emit_pipeline` body, and the functions they call.
+      `run_scoped` / `emit_pipeline` body, and the functions they call; nor, in a module
+      that uses Pallas, a parameter of any function but a jit-like entry point (kernel
+      helpers annotate refs `jax.Array` and are reached in ways the model cannot follow,
+      overridden methods among them), though a value the module makes as an array stays
+      reported.
 
     A mutable `Ref` is left alone: its `.at[i].set(v)` writes the buffer in place (and returns
     None): a parameter of Pallas kernel code, one annotated `Ref`, a `jax.new_ref(...)`.
@@ -310,7 +314,7 @@ class DiscardedUpdate(StaticRule):
         # body also uses it as one and never rebinds it
         traced_array_param = (
             fn is not None and fn.traced and isinstance(base, ast.Name) and base.id in fn.traced_params
-            and _only_param_binding(fn, base.id) and used_as_array(fn, base.id) and not pallas_kernel(model, fn)
+            and _only_param_binding(fn, base.id) and used_as_array(fn, base.id) and not ref_params(model, fn)
         )
         if not (traced_array_param or is_jax_array(model, fn, base)):
             return

@@ -375,8 +375,9 @@ _REGISTER_NODE = {
 
 def _registered_node(model: "Scopes", call: ast.Call, out: dict[str, ClassFacts]) -> None:
     """``register_pytree_node(C, flatten, unflatten)`` at module level, with ``C`` a class
-    of the module and ``flatten`` its method (``C._tree_flatten``) or a function of the
-    module: what ``flatten`` puts in the aux data is static (``_flatten_aux``)."""
+    of the module and ``flatten`` its method (``C._tree_flatten``, or a lambda that calls it:
+    ``lambda obj: obj._tree_flatten()``) or a function of the module: what ``flatten`` puts
+    in the aux data is static (``_flatten_aux``)."""
     at = _REGISTER_NODE.get(model.resolve_call(call) or "")
     if at is None or not call.args or not isinstance(call.args[0], ast.Name) or call.args[0].id not in out:
         return
@@ -390,6 +391,8 @@ def _registered_node(model: "Scopes", call: ast.Call, out: dict[str, ClassFacts]
         fn = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == flatten.attr), None)
     elif isinstance(flatten, ast.Name):
         fn = next((s for s in model.tree.body if isinstance(s, ast.FunctionDef) and s.name == flatten.id), None)
+    elif isinstance(flatten, ast.Lambda):
+        fn = _delegated_method(cls, flatten)
     if fn is None:
         return
     facts = out[cls.name]
@@ -397,6 +400,21 @@ def _registered_node(model: "Scopes", call: ast.Call, out: dict[str, ClassFacts]
         facts.pytree = "registered"
         facts.leaf_fields, facts.array_fields = set(), set()
     _flatten_aux(model, cls, facts, fn)
+
+
+def _delegated_method(cls: ast.ClassDef, fn: ast.Lambda) -> ast.FunctionDef | None:
+    """The method of ``cls`` a one-parameter lambda hands its work to: ``lambda o:
+    o._tree_flatten()`` or ``lambda o: C._tree_flatten(o)``."""
+    body = fn.body
+    if len(fn.args.args) != 1 or not isinstance(body, ast.Call) or not isinstance(body.func, ast.Attribute) \
+            or not isinstance(body.func.value, ast.Name) or body.keywords:
+        return None
+    me, receiver = fn.args.args[0].arg, body.func.value.id
+    if not ((receiver == me and not body.args) or (
+            receiver == cls.name and len(body.args) == 1 and isinstance(body.args[0], ast.Name)
+            and body.args[0].id == me)):
+        return None
+    return next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == body.func.attr), None)
 
 
 def _flatten_aux(model: "Scopes", cls: ast.ClassDef, facts: ClassFacts,

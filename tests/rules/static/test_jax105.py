@@ -951,3 +951,22 @@ def test_a_truth_test_in_a_try_whose_handler_catches_it_falls_back_really():
     for fn in (bad.logged, bad.other_error, bad.in_else):
         with pytest.raises(jax.errors.TracerBoolConversionError):
             fn(jnp.float32(2.0))
+
+
+def test_jax105_aux_data_of_a_flatten_handed_on_by_a_lambda_is_static_under_real_jax():
+    """tests/fixtures/rules/JAX105/{valid,invalid}_registered_aux_lambda.py: ``register_pytree_node(C,
+    lambda obj: obj._tree_flatten(), ...)`` flattens as the method does: what it returns as aux
+    data is a Python value under jit, what it returns as children a tracer."""
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parents[2] / "fixtures" / "rules" / "JAX105"
+    valid = (here / "valid_registered_aux_lambda.py").read_text()
+    invalid = (here / "invalid_registered_aux_lambda.py").read_text()
+    assert lines("JAX105", valid) == []
+    assert lines("JAX105", invalid) == [i for i, t in enumerate(invalid.splitlines(), 1) if "# expect: JAX105" in t]
+    got = outcomes_under_jax({
+        "both": (valid, "str(float(response(Terms(2.0), 3.0)))"),
+        "neither": (valid, "str(float(response(Terms(2.0, False, False), 3.0)))"),
+        "invalid": (invalid, "gated(Gated(1.0, True))"),
+    })
+    assert got == {"both": "8.0", "neither": "0.0", "invalid": "TracerBoolConversionError"}, got

@@ -51,7 +51,9 @@ class DataDependentShape(StaticRule):
       (`cfg.steps` of a NamedTuple or dataclass argument, unless the class declares the
       field static), an `eqx.filter_jit` parameter annotated as an array, an element of
       a traced array (`x[0]`) or of any array at a traced index (`sizes[i]` in a
-      `fori_loop` body), an entry of a dict display (`d["k"]`), an array computed
+      `fori_loop` body), a name unpacked from a traced value (`cov, n = operands` in a
+      `lax.cond` / `lax.switch` branch, which cond traces even when called eagerly,
+      or a loop body's carry), an entry of a dict display (`d["k"]`), an array computed
       in traced code (`steps = jnp.array(span // dt)`: under a trace a `jax.numpy`
       result is a tracer even when it is computed from constants), a helper's parameter
       that traced code passes one of these, a helper's result or an object's field that
@@ -651,12 +653,31 @@ def _name_source(ctx, model: ModuleModel, fn: FunctionInfo, name: ast.Name, dept
             if src is not None and src.kind == "array" and src.made_by is not None \
                     and src.name == ctx.segment(src.made_by):
                 src = replace(src, name=name.id)  # `steps = jnp.array(...)`: shown as `steps`
+        elif b.kind == "assign" and owner is fn and (whole := _unpacked_from(b.node, name.id)) is not None:
+            # `a, n = operands`: an element of a traced value is traced (as `operands[1]` is)
+            src = _size_source(ctx, model, owner, whole, depth + 1)
+            if src is not None:
+                src = replace(src, direct=False) if src.kind != "array" else replace(src, name=name.id)
         else:
             return None
         if src is None:
             return None  # some value it may hold is not known to be traced
         found = found or src
     return found
+
+
+def _unpacked_from(stmt: ast.AST, name: str) -> ast.expr | None:
+    """The value that ``a, name = value`` unpacks (``name`` an unstarred element of a tuple or
+    list target, at any depth) when the value is not itself a tuple or list of the same length
+    (those bind each name to its own element); None for any other binding."""
+    if not isinstance(stmt, ast.Assign) or isinstance(stmt.value, (ast.Tuple, ast.List)):
+        return None
+
+    def holds(target: ast.AST) -> bool:
+        return isinstance(target, (ast.Tuple, ast.List)) and any(
+            (isinstance(e, ast.Name) and e.id == name) or holds(e) for e in target.elts)
+
+    return stmt.value if any(holds(t) for t in stmt.targets) else None
 
 
 def _param_source(ctx, model: ModuleModel, owner: FunctionInfo, param: str, depth: int) -> _Source | None:

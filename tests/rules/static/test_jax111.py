@@ -235,8 +235,40 @@ SIZE_FLAGGED = {
         def f(x, n: jax.Array):
             return jnp.arange(n) * x  # <-
         """, "f(1.0, jnp.array(3))"),
+    # recall round 20 (secon-bvar-8b27e20): the branches of a cond, even one called eagerly,
+    # receive traced operands, also through one tuple parameter they unpack
+    "an element unpacked from a cond operand tuple": ("""
+        def f(valid, cov, n):
+            def from_ops(ops):
+                c, k = ops
+                return c + jnp.zeros((k, k)).sum()  # <-
+            def fallback(ops):
+                c, (_, k) = ops
+                return c + jnp.eye(k).sum()  # <-
+            return lax.cond(valid, from_ops, fallback, (cov, (0, n)))
+        """, "f(jnp.array(True), 1.0, 2)"),
+    "an element unpacked from a switch operand and a fori_loop carry": ("""
+        def f(i, n):
+            def a(ops):
+                m, x = ops
+                return x + jnp.arange(m).sum()  # <-
+            def body(j, carry):
+                m, x = carry
+                return m, x + jnp.ones(m).sum()  # <-
+            return lax.switch(i, [a, a], (n, 1.0)), lax.fori_loop(0, 2, body, (n, 1.0))
+        """, "f(0, 2)"),
 }
 SIZE_QUIET = {
+    "names unpacked from a shape or a closure's static tuple": ("""
+        def f(valid, x):
+            hw = x.shape
+            def branch(ops):
+                y, z = ops
+                r, c = y.shape
+                h, w = hw
+                return y.sum() + z + jnp.zeros((r, c)).sum() + jnp.ones((h, w)).sum()
+            return lax.cond(valid, branch, branch, (x, 1.0))
+        """, "f(jnp.array(True), jnp.ones((2, 3)))"),
     "static argument, shapes, len": ("""
         @partial(jax.jit, static_argnames="n")
         def f(x, n, xs):
@@ -378,3 +410,23 @@ def test_jax111_checkpointed_method_of_a_passed_instance_really_traces_the_shape
     with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
         bad.mean_of(bad.Uniform(), jax.random.key(1), 100)
     assert load_module("JAX111", "valid_passed_instance_method").main().shape == ()
+
+
+def test_jax111_names_unpacked_from_cond_operands_really_are_traced():
+    """Recall round 20 (secon-bvar-8b27e20, 25ac8b9): ``lax.cond`` called eagerly still traces
+    both branches, and the names a branch unpacks from its one tuple parameter are tracers,
+    Python ints included: the shape raises, so does the slice bound, and a fori_loop carry
+    unpacked the same way; the sizes from a closure and from a shape run. Fixtures
+    ``invalid_unpacked_operands`` / ``valid_unpacked_operands``."""
+    jax = pytest.importorskip("jax")
+    from rule_fixtures import load_module
+
+    bad = load_module("JAX111", "invalid_unpacked_operands")
+    gammas = [jax.numpy.eye(2)] * 2
+    with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
+        bad.initial_covariance(gammas, jax.numpy.array(True), 2, 2)
+    with pytest.raises(IndexError, match="Slice entries must be static integers"):
+        bad.placed(jax.numpy.array(True), jax.numpy.zeros(5), 1, 2)
+    with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
+        bad.total_of(2, 1.0)
+    assert load_module("JAX111", "valid_unpacked_operands").main().shape == (5, 5)

@@ -30,6 +30,10 @@ _CONSTRUCTS = {
     "`not`": ("a concrete bool", "TracerBoolConversionError", "`jnp.logical_not` (or `~`)"),
     "chained comparison": ("a concrete bool", "TracerBoolConversionError", "`(a < x) & (x < b)`"),
     "bool()": ("a concrete bool", "TracerBoolConversionError", "the array itself (`jnp.where`, `jax.lax.cond`)"),
+    "all()": ("a concrete bool of each element", "TracerBoolConversionError",
+              "`jnp.all(jnp.stack([...]))`, or test only static values (shapes) in Python"),
+    "any()": ("a concrete bool of each element", "TracerBoolConversionError",
+              "`jnp.any(jnp.stack([...]))`, or test only static values (shapes) in Python"),
     "int()": ("a concrete integer", "ConcretizationTypeError", "array operations (`x.astype(jnp.int32)`)"),
     "float()": ("a concrete number", "ConcretizationTypeError", "array operations (`x.astype(jnp.float32)`)"),
     "complex()": ("a concrete number", "ConcretizationTypeError", "array operations (`x.astype(jnp.complex64)`)"),
@@ -43,6 +47,8 @@ _CONTAINER_TRUTH = frozenset(k for k, v in _CONSTRUCTS.items() if v[0] == "a con
 _CONVERTING_BUILTINS = {"builtins.bool": "bool()", "builtins.int": "int()", "builtins.float": "float()",
                         "builtins.complex": "complex()", "builtins.range": "range()",
                         "operator.index": "operator.index()"}
+#: builtins that take the truth of each element of the sequence they are given
+_ELEMENT_TRUTH_BUILTINS = {"builtins.all": "all()", "builtins.any": "any()"}
 
 
 class TracedControlFlow(StaticRule):
@@ -52,7 +58,8 @@ class TracedControlFlow(StaticRule):
     a traced value inside traced code: `if`, `while`, `assert`, conditional
     expressions, comprehension filters, `and`/`or`/`not`, chained comparisons
     (`a < x < b`), `bool()`, `int()`, `float()`, `complex()`, `range()`, `operator.index()`,
-    and a Python list or tuple indexed by a traced integer (`xs[i]` in a `fori_loop` body).
+    the builtins `all()` and `any()`, which take each element's truth (`all(jnp.all(g > 0) for g
+    in gs)`, `any([a > 0, b > 0])`: the elements written out only), and a Python list or tuple indexed by a traced integer (`xs[i]` in a `fori_loop` body).
 
     Tests on static information stay clean: `.shape`, `.ndim`, `.dtype`, `len(x)`, `x is None`, `isinstance`,
     static arguments (`static_argnames`), parameters with Python defaults, dtypes (`real == jnp.float64` with
@@ -367,6 +374,15 @@ class TracedControlFlow(StaticRule):
                     if converting is not None:
                         operands = node.args if converting == "range()" else node.args[:1]
                         self._truth_operands(ctx, taint, fn, node, operands, converting, covered)
+                    elementwise = _ELEMENT_TRUTH_BUILTINS.get(model.resolve_call(node) or "")
+                    if elementwise is not None and len(node.args) == 1 and not node.keywords:
+                        # `all(jnp.all(g > 0) for g in gs)`, `any([a > 0, b > 0])`: Python takes
+                        # each element's truth; only elements written out are read
+                        seq = node.args[0]
+                        elements = [seq.elt] if isinstance(seq, (ast.GeneratorExp, ast.ListComp, ast.SetComp)) \
+                            else seq.elts if isinstance(seq, (ast.List, ast.Tuple)) else []
+                        tested = [o for element in elements for o in _truth_operands(element, covered)]
+                        self._truth_operands(ctx, taint, fn, node, tested, elementwise, covered)  # once
                 elif isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Slice, ast.Tuple)) \
                         and python_container(model, node.value, fn, sequence=True):
                     self._truth_operands(ctx, taint, fn, node, [node.slice], "list[i]", covered)

@@ -970,3 +970,19 @@ def test_jax105_aux_data_of_a_flatten_handed_on_by_a_lambda_is_static_under_real
         "invalid": (invalid, "gated(Gated(1.0, True))"),
     })
     assert got == {"both": "8.0", "neither": "0.0", "invalid": "TracerBoolConversionError"}, got
+
+
+def test_jax105_all_and_any_of_traced_elements_really_raise():
+    """Recall round 20 (secon-bvar-b1cb216): the builtins ``all()`` and ``any()`` call
+    ``bool()`` on each element, so an element computed from a traced value raises under jit,
+    and the fix (``jnp.all`` over the stacked tests) with static tests in Python runs.
+    Fixtures ``invalid_element_truth`` / ``valid_element_truth``."""
+    jax = pytest.importorskip("jax")
+    from rule_fixtures import load_module
+
+    bad = load_module("JAX105", "invalid_element_truth")
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        bad.main()
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        bad.either_positive(1.0, -1.0)
+    assert float(load_module("JAX105", "valid_element_truth").main()) == 1.0

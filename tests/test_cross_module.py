@@ -450,9 +450,31 @@ def test_the_tree_search_answers_named_when_the_tree_is_too_large_to_search(tmp_
                       "site-packages/d.py": "vec_change\n"})
     deps: set = set()
     assert not Link.for_file(tmp_path / "mesh.py", tmp_path).mentioned_elsewhere("vec_change", deps)
-    assert {rel for rel, _ in deps} == {"a.py", "b.py"}  # hidden folders and site-packages are not the project's
+    assert {rel for rel, _ in deps} == {"", "a.py", "b.py"}  # the listing; hidden folders and site-packages are not the project's
     for bound, value in (("MAX_SCAN", 2), ("MAX_LISTED", 3)):
         with monkeypatch.context() as m:
             m.setattr(tree, bound, value)
             m.setattr(tree.SourceTree, "_by_root", {})
             assert Link.for_file(tmp_path / "mesh.py", tmp_path).mentioned_elsewhere("vec_change", set())
+
+
+def test_a_module_added_to_the_tree_re_checks_a_file_whose_findings_searched_it(tmp_path):
+    """The search of the whole tree depends on which module files there are: a cached entry
+    whose answer was "named nowhere else" is checked again once a new module names the word
+    (the tree's listing is a dependency of the entry, not shown among the files it read)."""
+    cache, root = tmp_path / "cache", tmp_path / "proj"
+    _write(root, {"mesh.py": MESH})
+
+    def jax105() -> list[int]:
+        proc = run_cli("check", "--select", "JAX105", "--output-format", "json", "--cache-dir", str(cache),
+                       "mesh.py", cwd=root)
+        assert proc.returncode in (0, 1), proc.stderr
+        return [d["location"]["row"] for d in json_findings(proc, "JAX105")]
+
+    assert jax105() == [] and jax105() == []
+    (root / "sim.py").write_text("from mesh import Mesh\n\n\ndef run(m, ids):\n"
+                                 "    mesh = Mesh(m)\n    return mesh.vec_change(0.1, ids)\n")
+    assert jax105() == [13]
+    deps: set = set()
+    Link.for_file(root / "mesh.py", root).mentioned_elsewhere("vec_change", deps)
+    assert ("", Link.for_file(root / "mesh.py", root).tree.listing()[1]) in deps

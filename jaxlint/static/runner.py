@@ -22,7 +22,7 @@ from jaxlint.static.checker import (
     SourceError, StaticResult, check_bytes, check_text, collection_paused, decode_source, parse_error_diagnostic,
 )
 from jaxlint.static.project import NO_FACTS, ProjectFacts, project_facts
-from jaxlint.static.tree import Link
+from jaxlint.static.tree import LISTING, Link
 
 if TYPE_CHECKING:
     from jaxlint.files.notebook import CellMap
@@ -143,7 +143,7 @@ def check_one(task: FileTask, cache_root: str | None, text: str | None = None,
         errors = [f"{task.display}: rule {code} failed: {msg}" for code, msg in result.errors]
         out = FileOutcome(task.display, kept, errors, result.skipped, False)
         if link is not None and link.used:
-            out.reads = tuple(str(link.tree.root / rel) for rel in sorted(link.used))
+            out.reads = tuple(str(link.tree.root / rel) for rel in sorted(link.used) if rel != LISTING)
         _release(result.model)
     if cache.enabled:
         entry = {"d": [d.to_dict() for d in out.diagnostics], "e": out.errors, "s": out.skipped}
@@ -180,7 +180,7 @@ def _cached_outcome(display: str, value: dict, task: FileTask | None = None) -> 
         link = _link(task) if task is not None else None
         if link is None or not all(link.tree.current((rel, digest)) for rel, digest in deps):
             raise ValueError("a module the findings read has changed")
-        reads = tuple(str(link.tree.root / rel) for rel, _ in deps)
+        reads = tuple(str(link.tree.root / rel) for rel, _ in deps if rel != LISTING)
     else:
         reads = ()
     return FileOutcome(display, diagnostics_of(value["d"]), errors, skipped, True, _cell_map(value.get("c")), reads)

@@ -66,6 +66,9 @@ _ASSIGN = LazyPattern(rb"^([A-Za-z_]\w*)[ \t]*(?::[^\n=]*)?=(?!=)([^\n]*)", re.M
 
 #: a dependency of a checked file: (path relative to the root, digest of its bytes)
 Dep = tuple[str, str]
+#: the path of the dependency on the tree's listing of module files (``SourceTree.listing``):
+#: a search of the whole tree depends on which files there are, not only on their bytes
+LISTING = ""
 
 
 def digest(data: bytes) -> str:
@@ -211,8 +214,17 @@ class SourceTree:
                 self._files = found
         return self._files  # type: ignore[return-value]
 
+    def listing(self) -> Dep:
+        """The dependency on which module files the tree has (``files``): a file added or
+        removed changes its digest."""
+        files = self.files()
+        names = "\n".join(self.rel(f) for f in files) if files is not None else "\0too large"
+        return LISTING, digest(names.encode("utf-8", "surrogateescape"))
+
     def current(self, dep: Dep) -> bool:
-        """Whether the file of ``dep`` still has the bytes it had."""
+        """Whether the file of ``dep`` still has the bytes it had (the listing: the same files)."""
+        if dep[0] == LISTING:
+            return self.listing() == dep
         mod = self.module(self.root / dep[0])
         return mod is not None and mod.dep[1] == dep[1]
 
@@ -346,8 +358,10 @@ class Link:
         each module read is added to ``deps``, so an edit of any re-checks the file; a
         module added later is seen by a later process (the tree is listed once per
         process). True when the tree is too large to search or a module cannot be read:
-        the answer "no" is a proof."""
+        the answer "no" is a proof. The listing is a dependency too (``SourceTree.listing``):
+        a module added to the tree re-checks the file."""
         files = self.tree.files()
+        deps.add(self.tree.listing())
         if files is None:
             return True
         for path in files:

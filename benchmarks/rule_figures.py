@@ -85,6 +85,19 @@ BLIND = {
                 "1c75a63 (8 programs, issue 37), 587501b (6 programs, issue 37) and 4edca6e (9 programs, "
                 "issue 37)"),
 }
+#: the sealed corpora judged blind for the default selection, judged blind again for the rules that are
+#: off by default (their certain and likely findings under ``--preview --select CODE``; each finding
+#: judged once: a key judged in the corpus's default file is not judged again); docs/precision.md,
+#: "Off-by-default rules judged blind (judge58n)"
+OFF_DEFAULT = ("blind55", "blind55b", "blind56", "blind56b", "blind57", "blind57b")
+BLIND.update({
+    "blind55_jax115": ("precision_judgements_blind55_jax115.json",
+                       "JAX115 alone on blind55 + blind55b (--preview --select JAX115), judged blind by judge55t at 64628e6"),
+    **{f"{c}_offdefault": (f"precision_judgements_{c}_offdefault.json",
+                           f"{c}'s findings of the rules off by default (certain and likely, --preview --select CODE), "
+                           "judged blind by judge58n at c688dd9")
+       for c in OFF_DEFAULT},
+})
 VERDICTS = ("true", "debatable", "false")
 
 #: below this share of true findings a rule is in no group that is on by default ...

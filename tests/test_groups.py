@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -358,3 +359,18 @@ def test_rule_listing_settings_and_docs_show_groups(project):
     assert "group: pedantic" in page and "## Group and measured figure" in page
     fig = json.loads((ROOT / "benchmarks" / "rule_figures.json").read_text())["rules"]["JAX103"]["blind"]
     assert f"Blind figure: {fig['findings']} findings, {fig['true']} true" in page
+
+
+def test_an_off_default_verdict_is_one_the_default_files_do_not_hold():
+    """The sealed corpora judged again for the rules that are off by default count toward each
+    rule's blind figure, and no finding is counted twice: a key judged in a corpus's default
+    verdicts file is not judged again in its off-by-default file."""
+    per_corpus = rule_figures.blind_verdicts()
+    key = lambda j: (j["path"], j["code"], j["signature"])  # noqa: E731
+    for corpus in rule_figures.OFF_DEFAULT:
+        assert f"{corpus}_offdefault" in per_corpus, corpus
+        again = {key(j) for j in per_corpus.get(f"{corpus}_offdefault", [])}
+        assert not again & {key(j) for j in per_corpus.get(corpus, [])}, corpus
+    counted = Counter((j["code"], j["verdict"]) for c, js in per_corpus.items() for j in js)
+    for code, fig in rule_figures.figures()["rules"].items():
+        assert fig["blind"]["findings"] == sum(n for (c, _), n in counted.items() if c == code), code

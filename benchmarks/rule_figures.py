@@ -77,13 +77,13 @@ BLIND = {
     "blind57b": ("precision_judgements_blind57b.json",
                  "39 PyPI wheels sealed before anything ran on them (blind57's second part), judged blind once with ecb658c's code (issue 36's final corpus)"),
     "dynamic": ("dynamic_judgements.json",
-                "102 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
+                "109 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
                 "(6 programs, issue 20), 4419f18 (7 programs, issue 37), ab7bc28 (6 programs, issue 37), "
                 "959d64a (6 programs, issue 37), d7efb9e (7 programs, issue 37), 969e404 (9 programs, "
                 "issue 37), c45fb52 (7 programs, issue 37), cbafee0 (7 programs, issue 37), ccb11c5 "
                 "(8 programs, issue 37), 87f2855 (8 programs, issue 37), 03b2261 (8 programs, issue 37), "
-                "1c75a63 (8 programs, issue 37), 587501b (6 programs, issue 37) and 4edca6e (9 programs, "
-                "issue 37)"),
+                "1c75a63 (8 programs, issue 37), 587501b (6 programs, issue 37), 4edca6e (9 programs, "
+                "issue 37) and c688dd9 (7 programs, issue 37)"),
 }
 #: the sealed corpora judged blind for the default selection, judged blind again for the rules that are
 #: off by default (their certain and likely findings under ``--preview --select CODE``; each finding

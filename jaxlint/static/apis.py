@@ -6,6 +6,7 @@ attributes whose results are static. Also the literal readers for their argument
 from __future__ import annotations
 
 import ast
+from typing import NamedTuple
 
 #: Transforms whose first argument becomes a traced entry point, with the keyword
 #: arguments that carry static / donated argument specs.
@@ -194,6 +195,46 @@ HOST_CALLBACKS: dict[str, tuple[int, str] | None] = {
     "jax.experimental.host_callback.id_tap": (0, "tap_func"),
     "jax.experimental.host_callback.id_print": None,
     "jax.experimental.host_callback.call": (0, "callback_func"),
+}
+#: An argument of a call, by position (``None``: keyword only) and keyword.
+Arg = tuple[int | None, str]
+
+
+class KeyedDraw(NamedTuple):
+    """A library layer or function that draws random numbers from a PRNG key given at the
+    call (JAX114). ``instance``: the name is a class (or a factory) whose instances draw
+    when called; else a function that draws. ``key``: where the call takes the key.
+    ``off``: the call's flags whose true value returns the input without drawing; ``made_off``:
+    the same flags given where the instance is made, read when the call gives none. ``rate``:
+    the probability whose value 0 draws nothing, where the instance is made (or at the call,
+    for a function)."""
+    instance: bool
+    key: Arg
+    off: tuple[Arg, ...] = ()
+    made_off: tuple[Arg, ...] = ()
+    rate: Arg | None = None
+
+
+#: Library calls whose key argument is drawn from: two of them given one key (or one on
+#: every pass of a loop without a split) draw the same numbers, as two ``jax.random`` draws
+#: would. Read from each library's source: equinox 0.13.8 ``eqx.nn.Dropout.__call__(x, *,
+#: key, inference, deterministic)`` returns ``x`` when ``inference`` (the call's, else the
+#: instance's) is true or ``p == 0``, else draws ``jr.bernoulli(key, 1 - p, x.shape)``; flax
+#: 0.12.8 linen ``nn.Dropout(rate, broadcast_dims, deterministic)(inputs, deterministic,
+#: rng)`` returns the input when ``rate == 0`` or ``deterministic``, else draws
+#: ``random.bernoulli(rng, ...)`` (from ``make_rng`` when no ``rng`` is given: no key of the
+#: caller's); haiku's ``hk.dropout(rng, rate, x)`` returns ``x`` when ``rate == 0``, else
+#: draws ``jax.random.bernoulli(rng, ...)``. Not here: flax NNX's ``nnx.Dropout(...)(x,
+#: rngs=...)``, whose ``rngs`` may be a key or a stream (``nnx.Rngs``, advanced by each
+#: call), which a call does not tell apart.
+KEYED_DRAWS: dict[str, KeyedDraw] = {
+    "equinox.nn.Dropout": KeyedDraw(True, (None, "key"), off=((None, "inference"), (None, "deterministic")),
+                                    made_off=((1, "inference"), (None, "deterministic")), rate=(0, "p")),
+    "flax.linen.Dropout": KeyedDraw(True, (2, "rng"), off=((1, "deterministic"),),
+                                    made_off=((2, "deterministic"),), rate=(0, "rate")),
+    "flax.linen.stochastic.Dropout": KeyedDraw(True, (2, "rng"), off=((1, "deterministic"),),
+                                               made_off=((2, "deterministic"),), rate=(0, "rate")),
+    "haiku.dropout": KeyedDraw(False, (0, "rng"), rate=(1, "rate")),
 }
 #: Decorators that give a function its own differentiation rules, with the methods that
 #: define them: ``f.defvjp(fwd, bwd)``, ``f.defjvp(rule)`` (also as ``@f.defjvp``).

@@ -11,7 +11,8 @@ import ast
 import re
 from typing import Iterator
 
-from jaxlint.static.consts import static_value
+from jaxlint.static.apis import KEYED_DRAWS, Arg, KeyedDraw
+from jaxlint.static.consts import UNKNOWN, static_value
 from jaxlint.static.data import Binding, Param
 from jaxlint.static.scopes import FunctionInfo, Scopes, target_names, walk
 
@@ -68,6 +69,11 @@ KEY_MAKERS = {"jax.random.PRNGKey", "jax.random.key", "jax.random.split", "jax.r
               "jax.random.wrap_key_data", "jax.random.clone"}
 
 
+#: The keywords by which a call may hand a callee a key it draws from: ``key=`` (equinox
+#: layers, same-module helpers) and those of ``apis.KEYED_DRAWS`` (``rng=``).
+HANDOFF_KEYWORDS = frozenset({"key", *(d.key[1] for d in KEYED_DRAWS.values())})
+
+
 #: How deep a chain of same-module helpers is followed to find who samples a key.
 _MAX_DEPTH = 3
 
@@ -108,6 +114,8 @@ class KeyCallees:
         #: id(FunctionInfo) -> {key parameter: the parameters every draw from it waits on
         #: being None (``if assets is None: assets = make(key)``)}
         self._unless: dict[int, dict[str, set[str]]] = {}
+        #: class -> {attribute: (the library class its instances are, the call that makes them)}
+        self._layers: dict[str, dict[str, tuple[str, ast.Call | None] | None]] = {}
 
     def sampling_names(self) -> set[str]:
         """Module-level functions and classes (through ``__init__``) that sample a parameter,
@@ -297,6 +305,9 @@ class KeyCallees:
         that draws from it; None when unsure."""
         model = self.model
         func = call.func
+        library = self.library_key(call)
+        if library is not None:
+            return None if library[0] is None else (library[0], library[1])
         q = model.resolve_call(call) or ""
         if q.startswith("equinox.nn."):
             # equinox layers take their initialisation key as the keyword `key`
@@ -341,6 +352,89 @@ class KeyCallees:
             if k.arg in sampled and not self._spared(call, target, bound, k.arg):
                 return k.value, getattr(func, "id", None) or ast.unparse(func)
         return None
+
+    def library_key(self, call: ast.Call) -> tuple[ast.expr | None, str] | None:
+        """For a call of a library layer or function that draws from a key given at the call
+        (``apis.KEYED_DRAWS``: ``self.dropout(x, key=k)`` of an ``eqx.nn.Dropout``,
+        ``nn.Dropout(rate)(x, rng=k)``, ``hk.dropout(k, rate, x)``): the key it draws from and
+        the library's name; the key None when this call cannot draw (no key given, a flag
+        ``inference=True`` / ``deterministic=True`` at the call or, when the call gives none,
+        where the instance is made, or a rate of 0). None for any other call."""
+        model = self.model
+        q = model.resolve_call(call) or ""
+        spec = KEYED_DRAWS.get(q)
+        made: ast.Call | None = None
+        if spec is not None and spec.instance:
+            return None  # the layer made, not called
+        if spec is None:
+            found = self._keyed_instance(call.func, model.function_of(call))
+            if found is None:
+                return None
+            q, made = found
+            spec = KEYED_DRAWS[q]
+        key = _argument(call, spec.key)
+        if key is None or isinstance(key, ast.Constant) or not _may_draw_here(model, call, made, spec):
+            return None, q
+        return key, q
+
+    def _keyed_instance(self, func: ast.expr, scope: FunctionInfo | None) -> tuple[str, ast.Call | None] | None:
+        """The library class of ``KEYED_DRAWS`` whose instance ``func`` is, with the call that
+        made it where one is known: made right there (``nn.Dropout(rate)(x, ...)``), a name
+        bound once to one, or ``self.attr`` that its class sets only to one (or annotates so,
+        ``dropout: eqx.nn.Dropout``)."""
+        model = self.model
+        made: ast.AST | None = func
+        if isinstance(func, ast.Name):
+            _, bindings = model.lookup(func.id, scope)
+            made = bindings[0].value if len(bindings) == 1 and bindings[0].kind == "assign" else None
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+            owner = scope
+            while owner is not None and owner.class_name is None:
+                owner = owner.parent
+            return None if owner is None or owner.class_name is None else \
+                self._layer_fields(owner.class_name).get(func.attr)
+        if isinstance(made, ast.Call):
+            q = model.resolve_call(made) or ""
+            if q in KEYED_DRAWS and KEYED_DRAWS[q].instance:
+                return q, made
+        return None
+
+    def _layer_fields(self, cls: str) -> dict[str, tuple[str, ast.Call | None] | None]:
+        """``cls``'s attributes that hold a library layer of ``KEYED_DRAWS``: set on ``self``
+        (in ``__init__``, ``setup`` or any method) only to instances of one such class, or,
+        never set there, annotated with it in the class body (an equinox field)."""
+        if cls in self._layers:
+            return self._layers[cls]
+        model = self.model
+        out: dict[str, tuple[str, ast.Call | None] | None] = {}
+        stored: dict[str, list[ast.expr | None]] = {}
+        stores: list[ast.Assign | ast.AnnAssign] = [*model.nodes(ast.Assign), *model.nodes(ast.AnnAssign)]
+        for node in stores:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                for a in walk(t):
+                    if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name) and a.value.id == "self" \
+                            and isinstance(a.ctx, ast.Store):
+                        owner = model.function_of(node)
+                        while owner is not None and owner.class_name is None:
+                            owner = owner.parent
+                        if owner is not None and owner.class_name == cls:
+                            stored.setdefault(a.attr, []).append(node.value if a is t else None)
+        for attr, values in stored.items():
+            made = {(model.resolve_call(v) or "") if isinstance(v, ast.Call) else "" for v in values}
+            q = made.pop() if len(made) == 1 else ""
+            if q in KEYED_DRAWS and KEYED_DRAWS[q].instance:
+                out[attr] = (q, values[0] if len(values) == 1 and isinstance(values[0], ast.Call) else None)
+            else:
+                out[attr] = None
+        node_cls = model.classes.get(cls)
+        for s in node_cls.body if node_cls is not None else []:
+            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id not in stored:
+                q = model.resolve(s.annotation) or "" if isinstance(s.annotation, (ast.Name, ast.Attribute)) else ""
+                if q in KEYED_DRAWS and KEYED_DRAWS[q].instance:
+                    out[s.target.id] = (q, None)
+        self._layers[cls] = out
+        return out
 
     def fresh_per_read(self, expr: ast.expr) -> bool:
         """``gen.rng`` reads a property of a key generator that advances it: the class of
@@ -502,6 +596,32 @@ def _stream_annotation(model: Scopes, ann: ast.expr | None) -> bool:
     if isinstance(ann, ast.Subscript) and (model.resolve(ann.value) or "") == "typing.Optional":
         return _stream_annotation(model, ann.slice)
     return ann is not None and model.resolve(ann) in _STREAMS
+
+
+def _argument(call: ast.Call, arg: Arg) -> ast.expr | None:
+    """The argument ``call`` gives at ``arg`` (a position, or ``None`` for keyword only, and a
+    keyword); None when not given (or when ``*args`` / ``**kwargs`` may give it)."""
+    position, keyword = arg
+    found = next((k.value for k in call.keywords if k.arg == keyword), None)
+    if found is None and position is not None and position < len(call.args) \
+            and not any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+        found = call.args[position]
+    return found
+
+
+def _may_draw_here(model: Scopes, call: ast.Call, made: ast.Call | None, spec: KeyedDraw) -> bool:
+    """A call of ``spec``'s layer (made by ``made``, where known) or function may draw: no
+    flag of ``spec.off`` given a true static value at the call (nor, when the call gives none
+    of them, where the instance is made), and the rate not a static 0."""
+    flags = [static_value(model, v) for v in (_argument(call, a) for a in spec.off) if v is not None]
+    if not flags and made is not None:
+        flags = [static_value(model, v) for v in (_argument(made, a) for a in spec.made_off) if v is not None]
+    if any(f is not UNKNOWN and f for f in flags):
+        return False
+    at = call if not spec.instance else made
+    rate = _argument(at, spec.rate) if at is not None and spec.rate is not None else None
+    value = static_value(model, rate) if rate is not None else UNKNOWN
+    return value is UNKNOWN or not (type(value) in (int, float) and value == 0)
 
 
 def _not_none(b: Binding) -> bool:

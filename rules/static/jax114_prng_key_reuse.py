@@ -17,7 +17,8 @@ from jaxlint.static.reach import Reach
 from jaxlint.static.keyflow import (COMPREHENSIONS, SCOPES, KeyFlow, Reuse, calls_in, closures_called_per_loop,
                                     drawn_key, leaf_noise, taken_one_at_a_time)
 from jaxlint.textutil import LazyPattern, match_lines
-from jaxlint.static.keys import CONSUMERS, KEY_MAKERS, KeyCallees
+from jaxlint.static.apis import KEYED_DRAWS
+from jaxlint.static.keys import CONSUMERS, HANDOFF_KEYWORDS, KEY_MAKERS, KeyCallees
 
 if TYPE_CHECKING:
     from jaxlint.static.checker import StaticContext
@@ -26,8 +27,9 @@ if TYPE_CHECKING:
 #: A line that may call a key consumer (`normal(`, `jr.split(`...): a cheap prefilter.
 #: The one-letter samplers `t` and `f` only count as attributes (`jax.random.t(`).
 _CONSUMER_CALL = LazyPattern(r"(?:%s|\.[tf])\s*\(" % word_pattern(c for c in CONSUMERS if len(c) > 1))
-#: A line that may hand a key to a callee that draws from it (`key=`, `.init(`).
-_KEY_HANDOFF = LazyPattern(r"(?:%s)\s*=[^=]|\.(?:init(?:_with_output)?|apply)\s*\(" % word_pattern(["key"]))
+#: A line that may hand a key to a callee that draws from it (`key=`, `rng=`, `.init(`, `hk.dropout(`).
+_KEY_HANDOFF = LazyPattern(r"(?:%s)\s*=[^=]|\.(?:init(?:_with_output)?|apply)\s*\(|(?:%s)\s*\(" % (
+    word_pattern(HANDOFF_KEYWORDS), word_pattern(q.rsplit(".", 1)[-1] for q, d in KEYED_DRAWS.items() if not d.instance)))
 #: Functions that run a body once per iteration, with the index of the body argument
 #: (and its keyword): a key the body closes over is the same key on every iteration.
 _ITERATING = {"jax.lax.fori_loop": (2, "body_fun"), "jax.lax.scan": (0, "f"), "jax.lax.while_loop": (1, "body_fun"),
@@ -92,7 +94,12 @@ class PrngKeyReuse(StaticRule):
     A call that hands the key to something known to draw random numbers from it also consumes it: an equinox layer
     (`eqx.nn.Linear(3, 4, key=key)`), a flax linen module's `init` (`model.init(key, x)`, also of a module made
     inline: `Critic().init(key, x)`) and its `apply` given `rngs={"dropout": key}`, a haiku transform's `init(key,
-    x)` and `apply(params, key, x)` (`apply(params, state, key, x)` after `hk.transform_with_state`), or a
+    x)` and `apply(params, key, x)` (`apply(params, state, key, x)` after `hk.transform_with_state`), a library
+    layer or function whose call draws from the key it is given (the model's table `apis.KEYED_DRAWS`): equinox's
+    `eqx.nn.Dropout` called with `key=`, flax linen's `nn.Dropout` with `rng=`, haiku's `hk.dropout(rng, rate,
+    x)`, the layer made there, bound to a name, or stored on `self` (or annotated as a field); not a call that
+    cannot draw: `inference=True` / `deterministic=True` given at the call or, when the call gives neither, where
+    the layer is made, a rate of 0, or no key (linen then draws from `make_rng`); and a
     function or class (its `__init__`) of the same module whose body samples from that parameter with
     `jax.random`, also from keys it splits from it first, or in a function it defines and uses (`loss_fn` handed
     to `jax.grad` in a jitted step), through a chain of such helpers, also called through an attribute its class
@@ -421,7 +428,7 @@ class PrngKeyReuse(StaticRule):
         # the flow walk visits every expression: only bodies with a line that could call a
         # jax.random consumer are walked (the text test is cheap, resolving names is not)
         sampling = "random" in ctx.source  # no name resolves to jax.random.* without that import
-        if not sampling and "key" not in ctx.source:
+        if not sampling and "key" not in ctx.source and "rng" not in ctx.source:
             return  # nor can a key be handed to an equinox layer or a linen `init`
         lines = match_lines(ctx.source, _CONSUMER_CALL()) | match_lines(ctx.source, _KEY_HANDOFF())
         if not lines:

@@ -562,3 +562,39 @@ def test_a_tree_map_over_one_array_draws_once_really():
     assert jnp.array_equal(good.jitter(tree, key), 1.0 + jax.random.uniform(key, (6,)))
     for out in (bad.unravelled(tree, key), bad.on_one_path(tree, key, False), bad.other_tree(tree, key)):
         assert jnp.array_equal(out["a"], out["b"])  # two leaves, the same numbers
+
+
+def test_library_dropout_given_one_key_drops_the_same_units_really():
+    """A key handed to a library layer's call that draws from it (fixture
+    ``invalid_library_dropout``, recall round 20's react-jax-17c0f54 and enn-da821c5): under
+    equinox 0.13.8 and flax 0.12.8, two dropouts given one key zero the same units, and so
+    does one linen dropout per loop pass given the same ``rng``; a layer made or called in
+    inference mode, ``deterministic=True``, a rate of 0, no key (linen's ``make_rng``), or
+    keys split per call (``valid_library_dropout``) repeat no mask."""
+    import equinox as eqx
+    import jax
+    import jax.numpy as jnp
+    from rule_fixtures import load_module
+
+    bad, good = load_module("JAX114", "invalid_library_dropout"), load_module("JAX114", "valid_library_dropout")
+    key, x = jax.random.key(0), jnp.ones(64)
+
+    def same_mask(a, b):
+        return bool(jnp.array_equal(a == 0, b == 0)) and 0 < int((a == 0).sum()) < a.size
+
+    assert same_mask(*bad.Block(0.5)(x, key))
+    assert same_mask(*bad.Given(eqx.nn.Dropout(0.5))(x, key))
+    assert same_mask(*bad.made_inline(x, key))
+    mlp = bad.MLP((64, 64))
+    first, second = mlp.apply(mlp.init(jax.random.key(1), x, key), x, key)
+    assert same_mask(first, second)
+    assert same_mask(*bad.Twice().apply({}, x, key))
+
+    for a, b in (good.Evaluator(0.5)(x, key), good.in_inference(x, key), good.rate_zero(x, key)):
+        assert jnp.array_equal(a, x) and jnp.array_equal(b, x)  # no draw: the input as it is
+    assert jnp.array_equal(good.Deterministic().apply({}, x, key), x)
+    assert not same_mask(*good.split_per_layer(x, key))
+    assert not same_mask(*good.FromStream().apply({}, x, rngs={"dropout": key}))
+    first, second = good.SplitInLoop().apply({}, x, key)
+    assert not jnp.array_equal(first == 0, second == 0)
+

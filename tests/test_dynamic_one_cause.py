@@ -7,7 +7,10 @@ reports at its line joins that finding instead of repeating it elsewhere. One re
   JAX303's measurement (HLO size) is its related location, not a second finding at the `jit`;
 * a large intermediate JAX207 predicts and JAX304 measures among the largest: one JAX304
   finding at that line; one that holds the whole batch a `vmap` maps at once: at the
-  `vmap`, where the batch is decided.
+  `vmap`, where the batch is decided;
+* an intermediate that one fusion consumes on the line that also makes the function's
+  output: the trace tier predicts it, and the output buffer written at that line does not
+  confirm it (the eighteenth blind judgement's false JAX207).
 """
 from __future__ import annotations
 
@@ -41,6 +44,12 @@ def pairwise(x):
 def spread(x):
     d = jnp.sort(x[:, None] - x[None, :], axis=-1)  # 256 x 256 for each of the 64
     return d[:, 0]
+
+
+# jaxlint: args=(f32[1024,1024], f32[1024,1024])
+@jax.jit
+def mesh(x, y):
+    return jnp.cos(x**2 + y**2) / (1 + x**2 + y**2)  # fused: only the quotient is written
 '''
 
 CONFIG = '''
@@ -85,3 +94,16 @@ def test_a_cause_two_rules_name_is_one_finding_at_its_line(tmp_path):
     assert "f32[64,256,256]" in batch["message"] and "all 64 elements of the batch `vmap` maps at once" in \
         batch["message"], batch
     assert _line("256 x 256 for each") in [r["location"]["row"] for r in batch["related"]], batch["related"]
+
+
+def test_an_output_written_at_the_line_does_not_confirm_an_intermediate(tmp_path):
+    """The trace tier alone reports ``x**2`` (4 MiB) at ``mesh``'s line; compiled, the one
+    fusion writes only the quotient, an output: the upper bound is refuted, not confirmed
+    by the output buffer made at the same line (the test above runs with ``--compile``)."""
+    pytest.importorskip("jax")
+    (tmp_path / "pyproject.toml").write_text(CONFIG.lstrip())
+    (tmp_path / "prog.py").write_text(PROGRAM.lstrip())
+    proc = run_cli("check", "--dynamic", "--no-cache", "--output-format", "json", "--select", "JAX207", "prog.py",
+                   cwd=tmp_path, timeout=600)
+    found = [(d["location"]["row"], d["data"]["output"]) for d in json_findings(proc)]
+    assert (_line("only the quotient is written"), False) in found, found

@@ -143,6 +143,7 @@ class FunctionAnalysis:
     _consumer_frames: list = field(default_factory=list)
     _code_span: tuple[int, int] | None = None
     _levels: list | None = None
+    _outputs: set[int] | None = None
 
     # ------------------------------------------------------------------ program
     def levels(self) -> list[adapter.Level]:
@@ -156,6 +157,24 @@ class FunctionAnalysis:
         for lv in self.levels():
             for eqn in lv.jaxpr.eqns:
                 yield eqn, lv
+
+    def is_output(self, var) -> bool:
+        """Whether ``var`` is what the function returns: one of the program's outputs, or
+        the value a sub-program (a nested jit, a branch, a loop's carry) hands out as one of
+        them (the same position and shape), so that the compiled program writes it to an
+        output buffer rather than as an intermediate."""
+        if self._outputs is None:
+            self._outputs = set()
+            ad = _adapter()
+            for lv in self.levels():  # outermost first: a level's caller is settled before it
+                if lv.parent_eqn is None:
+                    self._outputs.update(id(v) for v in lv.jaxpr.outvars)
+                    continue
+                for outer, inner in zip(lv.parent_eqn.outvars, lv.jaxpr.outvars):
+                    if id(outer) in self._outputs and \
+                            ad.shape_of(ad.aval_of(outer)) == ad.shape_of(ad.aval_of(inner)):
+                        self._outputs.add(id(inner))
+        return id(var) in self._outputs
 
     def outputs_by_line(self, keep, eqn_keep=None) -> Iterator[tuple[Any, Any, Site]]:
         """(equation, output aval, site) of the first output per user source line for

@@ -39,7 +39,7 @@ class MemoryBudget(HloRule):
     line is related. It replaces the trace tier's JAX207 on an intermediate it names (at its
     line or a related one): one problem, one finding; and a JAX207 upper bound that no
     buffer of the optimized program made at that line reaches (XLA fused the value
-    away) is dropped. On a backend that gives no memory statistics the
+    away; an output buffer confirms only a prediction about that output) is dropped. On a backend that gives no memory statistics the
     rule cannot fire, and the run's summary says so for each function ("memory
     statistics unavailable on this backend: ...").
 
@@ -216,13 +216,18 @@ class MemoryBudget(HloRule):
     def refutes(cls, prediction, measured) -> bool:
         """JAX207's upper bound is refuted when no buffer the optimized program writes is
         that large and made at that line (XLA fused the value away); a large buffer
-        whose line is unknown refutes nothing."""
+        whose line is unknown refutes nothing. The function's outputs are written whatever
+        the program does on the way: a large output buffer made at that line confirms only a
+        prediction about the output itself, not an intermediate the output's fusion consumed
+        (``cos(x**2 + y**2) / (1 + x**2 + y**2)`` on one line writes the quotient only)."""
         facts = getattr(measured, "compile_facts", None)
         size = (prediction.data or {}).get("bytes")
         if facts is None or not isinstance(size, int):
             return False
+        outputs = _output_names(facts.module)
+        about_output = bool((prediction.data or {}).get("output"))
         for k in facts.module.kernels():
-            if k.shape.bytes < size:
+            if k.shape.bytes < size or (not about_output and (k.is_root or k.name in outputs)):
                 continue
             lines = facts.lines_of(k)
             if not lines or any(loc.line == prediction.start.line and same_path(loc.file, prediction.path)
@@ -256,10 +261,15 @@ class MemoryBudget(HloRule):
     def _largest(facts: CompileFacts, n: int = 3):
         """The biggest arrays kernels write that are not outputs of the function."""
         m = facts.module
-        root = m.entry.root
-        outs = set(root.operands if root is not None and root.opcode == "tuple" else [root.name if root else ""])
+        outs = _output_names(m)
         cands = [k for k in m.kernels() if k.name not in outs and not k.is_root]
         return sorted(cands, key=lambda k: -k.shape.bytes)[:n]
+
+
+def _output_names(module) -> set[str]:
+    """Names of the entry computation's output instructions (a tuple root's operands)."""
+    root = module.entry.root
+    return set(root.operands if root is not None and root.opcode == "tuple" else [root.name if root else ""])
 
 
 def _same_file(a: str, b: str) -> bool:

@@ -17,7 +17,9 @@ class LargeIntermediate(TraceRule):
     what is really materialized: JAX304's finding, when it names this intermediate
     among the largest, replaces this one (one problem, one finding), and when no buffer
     of the compiled program that large is made at this line (XLA fused the value away),
-    this upper bound is dropped.
+    this upper bound is dropped. The function's output buffers do not count for an
+    intermediate: `jnp.cos(x**2 + y**2) / (1 + x**2 + y**2)` on one line is one fusion that
+    writes only the quotient, the output, as large as `x**2`.
 
     ## Why is this bad?
     Intermediates of this size dominate device memory and bandwidth. They usually
@@ -90,8 +92,10 @@ class LargeIntermediate(TraceRule):
         limit = self.opts["max-bytes"]
         for eqn, aval, site in ctx.outputs_by_line(lambda a: adapter.nbytes(a) >= limit):
             size = adapter.nbytes(aval)
+            output = any(ctx.is_output(v) for v in eqn.outvars if adapter.nbytes(adapter.aval_of(v)) >= limit)
             ctx.report(site, f"`{adapter.primitive_name(eqn)}` makes a {adapter.aval_str(aval)} value of "
                             f"{human_bytes(size)} (upper bound: XLA may fuse it away)",
                       data={"bytes": size, "shape": list(adapter.shape_of(aval)),
-                            "dtype": adapter.dtype_name(aval), "primitive": adapter.primitive_name(eqn)},
+                            "dtype": adapter.dtype_name(aval), "primitive": adapter.primitive_name(eqn),
+                            "output": output},
                       related=[ctx.definition()])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import importlib
+import inspect
 import json
 import os
 import pickle
@@ -251,11 +252,12 @@ def _records_classes() -> list[type]:
         if not name.startswith("jaxlint."):
             continue
         for value in list(vars(module).values()):
-            init = getattr(value, "__init__", None)
-            # a class the decorator made, not a subclass inheriting its __init__
-            # (jax315's ChipMemory(Option) is found once jaxlint.rules.hlo is loaded)
+            # a class the decorator made (its __init__, or its __repr__ where the class writes
+            # its __init__ out: WRITTEN_OUT), not a subclass inheriting them (jax315's
+            # ChipMemory(Option) is found once jaxlint.rules.hlo is loaded)
             if (isinstance(value, type) and "__dataclass_params__" in vars(value)
-                    and getattr(getattr(init, "__code__", None), "co_filename", "") == records.__file__):
+                    and any(getattr(getattr(vars(value).get(m), "__code__", None), "co_filename", "")
+                            == records.__file__ for m in ("__init__", "__repr__"))):
                 found[f"{value.__module__}.{value.__qualname__}"] = value
     return [found[k] for k in sorted(found)]
 
@@ -269,9 +271,9 @@ def test_the_static_path_uses_records():
             "jaxlint.static.checker.StaticContext", "jaxlint.rule.Invalid"} <= names
 
 
-@pytest.mark.parametrize("cls", RECORDS, ids=lambda c: f"{c.__module__}.{c.__qualname__}")
-def test_each_of_jaxlints_records_matches_a_standard_twin(cls):
-    params = cls.__dataclass_params__
+def _twin(cls: type) -> type:
+    """The standard library's class of ``cls``'s fields and parameters."""
+    params = cls.__dataclass_params__  # type: ignore[attr-defined]
     ns: dict[str, Any] = {"__annotations__": {}, "__module__": cls.__module__, "__qualname__": cls.__qualname__}
     for f in dataclasses.fields(cls):
         ns["__annotations__"][f.name] = f.type
@@ -279,8 +281,13 @@ def test_each_of_jaxlints_records_matches_a_standard_twin(cls):
                            compare=f.compare, hash=f.hash, metadata=f.metadata)
     if "__post_init__" in vars(cls):
         ns["__post_init__"] = vars(cls)["__post_init__"]
-    twin = STD(eq=params.eq, order=params.order, frozen=params.frozen,
+    return STD(eq=params.eq, order=params.order, frozen=params.frozen,
                unsafe_hash=params.unsafe_hash)(type(cls.__name__, (), ns))
+
+
+@pytest.mark.parametrize("cls", RECORDS, ids=lambda c: f"{c.__module__}.{c.__qualname__}")
+def test_each_of_jaxlints_records_matches_a_standard_twin(cls):
+    twin = _twin(cls)
     _same_class_shape(twin, cls)
     required = [f.name for f in dataclasses.fields(cls)
                 if f.init and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
@@ -320,10 +327,55 @@ with open(sys.argv[1], "w") as f:
     json.dump({"rc": rc, "compiled": sorted(compiled), "sources": sources}, f)
 """
 
-#: made for each node of the checked code, where the standard library's compiled
-#: ``__init__`` is several times faster than jaxlint.records' (docs/performance.md, perf36)
-PER_NODE = {"jaxlint.static.data.Param", "jaxlint.static.data.Binding", "jaxlint.static.data.FunctionInfo",
-            "jaxlint.static.cfg.Block"}
+#: made for each node of the checked code, where jaxlint.records' generic ``__init__`` is
+#: several times slower than the one the standard library compiles: the class writes its
+#: ``__init__`` out (``records.FACTORY`` for a field's factory), jaxlint.records the rest
+#: (docs/performance.md, perf36 and speed58)
+WRITTEN_OUT = ["jaxlint.static.data.Param", "jaxlint.static.data.Binding", "jaxlint.static.data.FunctionInfo",
+               "jaxlint.static.cfg.Block"]
+
+
+@pytest.mark.parametrize("name", WRITTEN_OUT)
+def test_a_written_out_init_takes_what_the_standard_librarys_takes(name):
+    module, _, qualname = name.rpartition(".")
+    cls = getattr(importlib.import_module(module), qualname)
+    assert cls in RECORDS and vars(cls)["__init__"].__code__.co_filename != records.__file__
+    twin = _twin(cls)
+    taken = [f for f in dataclasses.fields(cls) if f.init]
+    required = [f.name for f in taken
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    # the same parameters, in the same order and of the same kinds (defaults aside: the
+    # standard library's marks a factory with a sentinel of its own, as FACTORY does here)
+    theirs, ours = (inspect.signature(c.__init__).parameters for c in (twin, cls))
+    assert [(p.name, p.kind) for p in theirs.values()] == [(p.name, p.kind) for p in ours.values()]
+    given = {f.name: f"v{i}" for i, f in enumerate(taken)}
+    names = list(given)
+    calls: list[tuple[tuple, dict]] = [
+        (tuple(given[n] for n in required), {}),  # the defaults and factories
+        (tuple(given.values()), {}),  # every field by position
+        ((), dict(reversed(list(given.items())))),  # every field by keyword, in another order
+        ((), {n: given[n] for n in required}),
+        ((given[names[0]],), {n: given[n] for n in names[1:]}),
+        ((), {}),  # failures: a required argument missing (Block has none: it succeeds)
+        ((*given.values(), "extra"), {}),  # one too many
+        ((), {**given, "not_a_field": 1}),  # an unknown keyword
+        ((given[names[0]],), {names[0]: given[names[0]]}),  # one argument twice
+    ]
+    for args, kwargs in calls:
+        a = _outcome(lambda: twin(*args, **kwargs))
+        b = _outcome(lambda: cls(*args, **kwargs))
+        assert a[0] == b[0], (args, kwargs, a, b)
+        if a[0] == "raised":
+            assert a[1] is b[1] is TypeError
+            continue
+        assert _seen(a[1]) == _seen(b[1])
+        # a factory makes a new value for each instance, never one shared
+        other = cls(*args, **kwargs)
+        for f in taken:
+            if f.default_factory is not dataclasses.MISSING and f.name not in kwargs and \
+                    names.index(f.name) >= len(args):
+                assert getattr(b[1], f.name) == f.default_factory()
+                assert getattr(b[1], f.name) is not getattr(other, f.name)
 
 
 def test_a_check_of_one_file_compiles_no_dataclass_method_at_start_up(tmp_path):
@@ -338,8 +390,8 @@ def test_a_check_of_one_file_compiles_no_dataclass_method_at_start_up(tmp_path):
     probe = json.loads(out.read_text())
     assert probe["rc"] == 1  # JAX101's finding: the file was checked
     assert checked.name in probe["sources"]  # the file itself is parsed, and seen here
-    # before jaxlint.records: 40 classes, 203 methods (a third of the check's instructions)
-    extra = set(probe["compiled"]) - PER_NODE
-    assert not extra, (f"{sorted(extra)}: dataclasses.dataclass compiles these classes' methods when a "
-                       "check starts; use jaxlint.records.dataclass (or, for a class made per node of "
-                       "the checked code, add it to PER_NODE)")
+    # before jaxlint.records: 40 classes, 203 methods (a third of the check's instructions);
+    # before speed58, the four of WRITTEN_OUT
+    assert not probe["compiled"], (f"{probe['compiled']}: dataclasses.dataclass compiles these classes' methods "
+                                   "when a check starts; use jaxlint.records.dataclass (for a class made per "
+                                   "node of the checked code, with its __init__ written out: WRITTEN_OUT)")

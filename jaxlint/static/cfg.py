@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import ast
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable, Iterator, cast
 
+from jaxlint.records import FACTORY, dataclass
 from jaxlint.static.scopes import FunctionInfo, Scopes, children, target_names, walk
 
 
@@ -40,6 +41,13 @@ class Block:
     succ: list[int] = field(default_factory=list)
     #: the handlers an exception raised anywhere in the block may go to
     raises: list[int] = field(default_factory=list)
+
+    # written out (made for each block of the checked code: see jaxlint.records.FACTORY)
+    def __init__(self, stmts: list[ast.stmt] = FACTORY, succ: list[int] = FACTORY,
+                 raises: list[int] = FACTORY) -> None:
+        self.stmts = [] if stmts is FACTORY else stmts
+        self.succ = [] if succ is FACTORY else succ
+        self.raises = [] if raises is FACTORY else raises
 
 
 class ControlFlow:

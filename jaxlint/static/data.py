@@ -9,13 +9,10 @@ tests/test_architecture.py); ``scopes`` and ``traced`` re-export them.
 from __future__ import annotations
 
 import ast
-# the standard library's dataclass, not jaxlint.records': Param, Binding and FunctionInfo are
-# made for each parameter, binding and function of the checked code, where the compiled
-# __init__ is about four times as fast (docs/performance.md, perf36)
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Iterator, Protocol, TypeVar, overload
 
-from jaxlint.records import dataclass as record
+from jaxlint.records import FACTORY, dataclass as record
 
 _Node = TypeVar("_Node", bound=ast.AST)
 
@@ -55,8 +52,15 @@ class Reason:
         return self.kind == CALL
 
 
-@dataclass
+# Param, Binding and FunctionInfo are made for each parameter, binding and function of the
+# checked code: their ``__init__`` is written out, as fast as the one ``dataclasses.dataclass``
+# compiles (jaxlint.records' generic one is about four times slower) without compiling it
+# at start-up (docs/performance.md, speed58). tests/test_records.py checks each against the
+# standard library's.
+@record
 class Param:
+    """A parameter of a function."""
+
     name: str
     index: int | None  # positional index, None for keyword-only / *args / **kwargs
     kind: str  # "positional", "keyword", "vararg", "kwarg"
@@ -64,13 +68,30 @@ class Param:
     annotation: ast.expr | None
     node: ast.arg
 
+    def __init__(self, name: str, index: int | None, kind: str, default: ast.expr | None,
+                 annotation: ast.expr | None, node: ast.arg) -> None:
+        self.name = name
+        self.index = index
+        self.kind = kind
+        self.default = default
+        self.annotation = annotation
+        self.node = node
 
-@dataclass
+
+@record
 class Binding:
+    """A binding of a name."""
+
     name: str
     node: ast.AST  # the statement (or arg) that binds it
     value: ast.expr | None  # the assigned expression, when it is a plain single assignment
     kind: str  # "assign", "param", "import", "def", "class", "for", "with", "other"
+
+    def __init__(self, name: str, node: ast.AST, value: ast.expr | None, kind: str) -> None:
+        self.name = name
+        self.node = node
+        self.value = value
+        self.kind = kind
 
 
 def by_imports(bindings: "list[Binding]") -> bool:
@@ -79,8 +100,10 @@ def by_imports(bindings: "list[Binding]") -> bool:
     return bool(bindings) and all(b.kind == "import" for b in bindings)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class FunctionInfo:
+    """A function of the module (a ``def``, ``async def`` or ``lambda``)."""
+
     node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
     name: str
     qualname: str
@@ -112,6 +135,35 @@ class FunctionInfo:
     call_sites: dict[int, tuple[ast.Call, "FunctionInfo", int]] = field(default_factory=dict, repr=False)
     #: body_nodes(), recorded by the model's one walk of the module (``Scopes._collect``)
     _body: list[ast.AST] = field(default_factory=list, repr=False)
+
+    def __init__(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, name: str, qualname: str,
+                 parent: FunctionInfo | None, class_name: str | None, params: list[Param],
+                 bindings: dict[str, list[Binding]] = FACTORY, globals_: set[str] = FACTORY,
+                 nonlocals: set[str] = FACTORY, traced_by: list[Reason] = FACTORY,
+                 traced_params: set[str] = FACTORY, static_params: set[str] = FACTORY,
+                 traced_keywords: set[str] = FACTORY, retraced_static: dict[str, tuple[str, str]] = FACTORY,
+                 donated_params: set[str] = FACTORY, partial_bound: set[str] = FACTORY,
+                 tainted: set[str] = FACTORY, call_sites: dict[int, tuple[ast.Call, FunctionInfo, int]] = FACTORY,
+                 _body: list[ast.AST] = FACTORY) -> None:
+        self.node = node
+        self.name = name
+        self.qualname = qualname
+        self.parent = parent
+        self.class_name = class_name
+        self.params = params
+        self.bindings = {} if bindings is FACTORY else bindings
+        self.globals_ = set() if globals_ is FACTORY else globals_
+        self.nonlocals = set() if nonlocals is FACTORY else nonlocals
+        self.traced_by = [] if traced_by is FACTORY else traced_by
+        self.traced_params = set() if traced_params is FACTORY else traced_params
+        self.static_params = set() if static_params is FACTORY else static_params
+        self.traced_keywords = set() if traced_keywords is FACTORY else traced_keywords
+        self.retraced_static = {} if retraced_static is FACTORY else retraced_static
+        self.donated_params = set() if donated_params is FACTORY else donated_params
+        self.partial_bound = set() if partial_bound is FACTORY else partial_bound
+        self.tainted = set() if tainted is FACTORY else tainted
+        self.call_sites = {} if call_sites is FACTORY else call_sites
+        self._body = [] if _body is FACTORY else _body
 
     @property
     def traced(self) -> bool:

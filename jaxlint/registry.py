@@ -10,12 +10,12 @@ imports no rule, and the rules import the engine (tests/test_architecture.py).
 from __future__ import annotations
 
 import functools
-import re
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol, Sequence, cast
 
 from jaxlint.records import dataclass
 from jaxlint.rule import GROUPS, Rule, in_dependency_order  # noqa: F401 (re-exported: the engine's order of rules)
+from jaxlint.textutil import LazyPattern
 
 if TYPE_CHECKING:
     from jaxlint.rule import StaticRule
@@ -44,7 +44,7 @@ class Selection(Protocol):
     def preview(self) -> bool: ...
 
 
-_PREFIX = re.compile(r"^JAX[0-9]{0,3}$")
+_PREFIX = LazyPattern(r"^JAX[0-9]{0,3}$")
 
 
 @dataclass(frozen=True)
@@ -192,7 +192,7 @@ def _matches(sel: str, rule: type[Rule], group: str | None = None) -> int:
         return _EXACT
     if sel in GROUPS:
         return _GROUP if sel == (group or rule.group) else 0
-    if _PREFIX.match(sel) and rule.code.startswith(sel):
+    if _PREFIX().match(sel) and rule.code.startswith(sel):
         return 1 + len(sel)
     return 0
 
@@ -221,7 +221,7 @@ def suggest_selector(sel: str) -> str | None:
 
     s = sel.strip()
     code = s[:3].upper() + s[3:].translate(_DIGIT_LOOKALIKES) if s[:3].upper() == "JAX" else ""
-    if code and (_PREFIX.match(code) and any(r.code.startswith(code) for r in all_rules())):
+    if code and (_PREFIX().match(code) and any(r.code.startswith(code) for r in all_rules())):
         return code
     name = s.lower().replace("_", "-").replace(" ", "-")
     names = [r.name for r in all_rules()] + list(GROUPS)
@@ -311,7 +311,7 @@ def _names_another_tier(selectors: Sequence[str]) -> bool:
     if not selectors:
         return False
     static = static_names()
-    return any(s not in static and s != "ALL" and s not in GROUPS and not (_PREFIX.match(s) and len(s) < 6)
+    return any(s not in static and s != "ALL" and s not in GROUPS and not (_PREFIX().match(s) and len(s) < 6)
                for s in selectors)
 
 
@@ -410,7 +410,7 @@ def active_static_rules(settings: Selection) -> list[StaticRule]:
 
 def _code_named(name: str) -> str | None:
     """The code of the rule called ``name`` (``# noqa: prng-key-reuse``), or None."""
-    rule = rule_by_selector(name) if not _PREFIX.match(name) else None
+    rule = rule_by_selector(name) if not _PREFIX().match(name) else None
     return rule.code if rule is not None else None
 
 

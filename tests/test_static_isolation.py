@@ -232,8 +232,8 @@ with open(out, "w") as f:
 """
 
 
-def _lazy_probe(tmp_path: Path, *argv: str) -> tuple[dict, subprocess.CompletedProcess]:
-    argv = (*argv[:1], *ON, *argv[1:])
+def _lazy_probe(tmp_path: Path, *argv: str, on: bool = True) -> tuple[dict, subprocess.CompletedProcess]:
+    argv = (*argv[:1], *(ON if on else ()), *argv[1:])
     import ast
 
     out = tmp_path / "probe.txt"
@@ -252,6 +252,15 @@ def test_patterns_a_file_does_not_need_are_not_compiled(tmp_path):
     assert probe["rc"] == 1 and "JAX104" in proc.stdout, (proc.stdout, proc.stderr)
     noqa = {"jaxlint.findings.noqa._NOQA", "jaxlint.findings.noqa._FILE_NOQA", "jaxlint.findings.noqa._CODE"}
     assert noqa <= set(probe["lazy"]) and len(probe["lazy"]) >= 10, probe
+    # what this run needs: a selector on the command line (ON), a finding to report
+    needed = {"jaxlint.registry._PREFIX", "jaxlint.findings.collapse._QUOTED", "jaxlint.findings.collapse._NUMBER"}
+    assert needed <= set(probe["lazy"]), probe
+    assert not any(compiled for name, compiled in probe["lazy"].items() if name not in needed), probe
+
+    # a file with no finding, checked with the default selection (pre-commit's one file)
+    (tmp_path / "m.py").write_text("import jax\n\n\ndef f(x):\n    return jax.numpy.sin(x)\n")
+    probe, proc = _lazy_probe(tmp_path, "check", "--no-cache", "m.py", on=False)
+    assert probe["rc"] == 0, (proc.stdout, proc.stderr)
     assert not any(probe["lazy"].values()), probe
 
     (tmp_path / "m.py").write_text(FIXABLE.replace("np.exp(x)", "np.exp(x)  # noqa: JAX104"))

@@ -17,18 +17,18 @@ after ``--fix``/``--add-noqa`` (which act on every place): it only shapes the re
 """
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Iterable, Mapping
 
 from jaxlint.diagnostic import Diagnostic, Phase, Related
+from jaxlint.textutil import LazyPattern
 
 if TYPE_CHECKING:  # pragma: no cover
     from jaxlint.rule import Rule
 
 #: a quoted name or expression, and a number: what differs between places of one pattern
-_QUOTED = re.compile(r"`[^`]*`")
-_NUMBER = re.compile(r"\d+(\.\d+)?")
+_QUOTED = LazyPattern(r"`[^`]*`")
+_NUMBER = LazyPattern(r"\d+(\.\d+)?")
 #: the message of a related location that is another place of the pattern
 SAME_PATTERN = "same pattern"
 
@@ -36,7 +36,7 @@ SAME_PATTERN = "same pattern"
 def pattern_of(path: str, code: str, signature: str, message: str) -> tuple[str, str, str, str]:
     """The key the places of one pattern share: file, rule, enclosing function, message
     less what it quotes and counts (also for a report's JSON findings)."""
-    return path, code, signature.split(":", 1)[0], _NUMBER.sub("N", _QUOTED.sub("`…`", message))
+    return path, code, signature.split(":", 1)[0], _NUMBER().sub("N", _QUOTED().sub("`…`", message))
 
 
 def pattern_key(d: Diagnostic) -> tuple[str, str, str, str] | None:

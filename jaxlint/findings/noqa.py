@@ -137,14 +137,14 @@ def parse_suppressions(source: str) -> Suppressions:
 #: the code of the jaxlint rule of a name, or None: set by :mod:`jaxlint.registry`, which
 #: knows the rules (this module is below it, and imports no rule)
 RULE_NAMED: Callable[[str], str | None] | None = None
-_NAMES = re.compile(r"\s*([a-z][a-z0-9]*(?:-[a-z0-9]+)+(?:[,\s]+[a-z][a-z0-9]*(?:-[a-z0-9]+)+)*)\s*$")
+_NAMES = LazyPattern(r"\s*([a-z][a-z0-9]*(?:-[a-z0-9]+)+(?:[,\s]+[a-z][a-z0-9]*(?:-[a-z0-9]+)+)*)\s*$")
 
 
 def _by_names(text: str, at: int) -> tuple[tuple[str, ...], int] | None:
     """The codes of the jaxlint rules a ``# noqa:`` names by name (kebab-case, as the
     config's ``select`` takes them) from ``at`` to the comment's end, and where the list
     starts; None unless every name is a jaxlint rule's (another tool's words)."""
-    m = _NAMES.match(text, at)
+    m = _NAMES().match(text, at)
     if m is None or RULE_NAMED is None:
         return None
     codes = [RULE_NAMED(n) for n in re.split(r"[,\s]+", m.group(1))]

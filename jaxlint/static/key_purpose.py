@@ -40,7 +40,7 @@ _EVALUATION = {"val", "valid", "validation", "eval", "evaluation", "test"}
 _DEMO = {"demo", "demos", "demonstrate", "demonstrates", "demonstrating", "demonstration", "demonstrations", "tutorial",
          "tutorials"}
 #: the words of a name: split at `_` and where a lower-case letter or digit meets an upper-case one
-_CASE, _WORD = re.compile(r"(?<=[a-z0-9])(?=[A-Z])"), re.compile(r"[a-z0-9]+")
+_CASE, _WORD = LazyPattern(r"(?<=[a-z0-9])(?=[A-Z])"), LazyPattern(r"[a-z0-9]+")
 
 
 def _main_block(s: ast.stmt) -> bool:
@@ -49,7 +49,7 @@ def _main_block(s: ast.stmt) -> bool:
 
 
 def _name_words(name: str) -> list[str]:
-    return _WORD.findall(_CASE.sub("_", name).lower())
+    return _WORD().findall(_CASE().sub("_", name).lower())
 
 
 def _demo_name(name: str) -> bool:

@@ -12,6 +12,7 @@ from typing import Iterable
 from jaxlint.static.data import FunctionInfo
 from jaxlint.static.keys import field_path
 from jaxlint.static.semantic import ModuleModel, target_names, walk
+from jaxlint.textutil import LazyPattern
 
 #: key text -> (the call that consumed it, the consumer's display name)
 State = dict
@@ -37,8 +38,8 @@ def word_pattern(names: Iterable[str]) -> str:
 #: Not `examples/`: example programs are what users copy, and half their reuses were judged
 #: true (docs/precision.md, "JAX114 after blind54").
 _FIXTURE_DIRS = {"test", "tests", "testing", "test_dummies", "docs"}
-_FIXTURE_FILE = re.compile(r"(?:testing|.*test_utils)\.py")
-_FIXTURE_WORD = re.compile(r"benchmark(?:s|ing)?|demos?|tutorials?|pedagog\w*")
+_FIXTURE_FILE = LazyPattern(r"(?:testing|.*test_utils)\.py")
+_FIXTURE_WORD = LazyPattern(r"benchmark(?:s|ing)?|demos?|tutorials?|pedagog\w*")
 
 
 def in_fixture_code(module_name: str) -> bool:
@@ -46,9 +47,9 @@ def in_fixture_code(module_name: str) -> bool:
     project (its dotted name from the project's root: see ``_FIXTURE_DIRS``): a word of a
     folder's or the file's name, split at ``_``, ``-`` and case changes, names one."""
     parts = module_name.split(".")
-    if _FIXTURE_DIRS.intersection(parts[:-1]) or _FIXTURE_FILE.fullmatch(parts[-1] + ".py"):
+    if _FIXTURE_DIRS.intersection(parts[:-1]) or _FIXTURE_FILE().fullmatch(parts[-1] + ".py"):
         return True
-    return any(_FIXTURE_WORD.fullmatch(w.lower()) for part in parts
+    return any(_FIXTURE_WORD().fullmatch(w.lower()) for part in parts
                for w in re.split(r"[_\-]+|(?<=[a-z])(?=[A-Z])", part))
 
 

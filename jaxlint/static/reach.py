@@ -43,6 +43,7 @@ from jaxlint.static.apis import JIT_LIKE
 from jaxlint.static.cfg import METADATA, ControlFlow
 from jaxlint.static.scopes import FunctionInfo, Scopes
 from jaxlint.static.selects import branch_slot, result_of, slot
+from jaxlint.textutil import LazyPattern
 
 #: calls whose arguments only give a structure: {qualified name: (positions, keywords)};
 #: ``None`` positions: every argument
@@ -57,7 +58,7 @@ TEMPLATES: dict[str, tuple[frozenset[int] | None, frozenset[str]]] = {
 #: abstract evaluations called on the function they are given (``make_jaxpr(f)(x)``)
 _TRACERS = frozenset({"jax.make_jaxpr", "equinox.filter_make_jaxpr"})
 #: a name or field that holds a key (``model.init(rng, x)``), or a dict of them (``{"params": k}``)
-_KEY_TEXT = re.compile(r"key|rng|seed", re.IGNORECASE)
+_KEY_TEXT = LazyPattern(r"key|rng|seed", re.IGNORECASE)
 #: how many expressions one question may visit
 _BUDGET = 400
 
@@ -326,7 +327,7 @@ class Reach:
             return True
         first = call.args[0] if call.args else None
         return func.attr == "init" and keyword != "rngs" and (index is None or index >= 1) and first is not None \
-            and (isinstance(first, ast.Dict) or bool(_KEY_TEXT.search(ast.unparse(first))))
+            and (isinstance(first, ast.Dict) or bool(_KEY_TEXT().search(ast.unparse(first))))
 
     def _template_function(self, lam: ast.Lambda) -> bool:
         """``lam`` is an argument of an abstract evaluation (``jax.eval_shape(lambda: ...)``)."""

@@ -2,7 +2,6 @@
 pool for many files), with its suppressions applied."""
 from __future__ import annotations
 
-import re
 from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -23,13 +22,14 @@ from jaxlint.static.checker import (
 )
 from jaxlint.static.project import NO_FACTS, ProjectFacts, project_facts
 from jaxlint.static.tree import LISTING, Link
+from jaxlint.textutil import LazyPattern
 
 if TYPE_CHECKING:
     from jaxlint.files.notebook import CellMap
 
 #: below this many files the pool costs more than it saves
 POOL_THRESHOLD = 12
-_NOQA_BYTES = re.compile(rb"(?i)noqa")
+_NOQA_BYTES = LazyPattern(rb"(?i)noqa")
 
 
 @dataclass
@@ -67,7 +67,7 @@ def lint_static(display: str, rules: Sequence[StaticRule], ignored: Sequence[str
     if not result.diagnostics and not any(about_noqa_comments(type(r)) for r in rules):
         return result, []  # nothing to suppress, and no selected rule reads the noqa comments
     src = text
-    if src is None and (result.diagnostics or _NOQA_BYTES.search(data or b"")):
+    if src is None and (result.diagnostics or _NOQA_BYTES().search(data or b"")):
         assert data is not None
         try:  # the same text the rules saw (coding cookie, BOM), so columns agree
             src = decode_source(data)

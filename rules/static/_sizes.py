@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ast
 import math
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from jaxlint.static.scopes import FunctionInfo, Scopes
 from jaxlint.static.consts import static_count
@@ -29,20 +29,24 @@ DTYPE_BYTES = {
 }
 
 
-class _EstimateKeys(TypedDict):
-    bytes: int | None  # None: unknown statically (`np.load(...)`, a shape that is not static)
-    shape: tuple[int, ...] | None
-    source: str  # what made it, as a message names it (`numpy.zeros`, `eqx.nn.Linear`)
-    itemsize: int | None
+# A TypedDict is a dict at run time; made as a class it would compile each of its annotations
+# (typing's ForwardRef) when a check starts (docs/performance.md, speed58).
+if TYPE_CHECKING:
+    class _EstimateKeys(TypedDict):
+        bytes: int | None  # None: unknown statically (`np.load(...)`, a shape that is not static)
+        shape: tuple[int, ...] | None
+        source: str  # what made it, as a message names it (`numpy.zeros`, `eqx.nn.Linear`)
+        itemsize: int | None
 
-
-class Estimate(_EstimateKeys, total=False):
-    """What :func:`array_estimate` knows of an array-producing expression."""
-    literal: bool  # a literal display (`np.array([1, 2])`): bytes counts its elements
-    pytree: bool  # a dict, list or tuple of arrays: bytes is the sum of its leaves
-    module: bool  # the float32 weights of an equinox / flax nnx layer
-    splat: bool  # zeros / ones / full / empty: one value everywhere
-    unknown_shape: bool  # a known constructor whose shape is not static
+    class Estimate(_EstimateKeys, total=False):
+        """What :func:`array_estimate` knows of an array-producing expression."""
+        literal: bool  # a literal display (`np.array([1, 2])`): bytes counts its elements
+        pytree: bool  # a dict, list or tuple of arrays: bytes is the sum of its leaves
+        module: bool  # the float32 weights of an equinox / flax nnx layer
+        splat: bool  # zeros / ones / full / empty: one value everywhere
+        unknown_shape: bool  # a known constructor whose shape is not static
+else:
+    Estimate = dict
 
 
 def all_known(dims: list[int | None]) -> list[int] | None:

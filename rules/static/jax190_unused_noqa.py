@@ -1,17 +1,17 @@
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Applicability, Fix
 from jaxlint.findings.noqa import set_codes_edit
 from jaxlint.rule import Invalid, StaticRule, Valid
+from jaxlint.textutil import LazyPattern
 
 if TYPE_CHECKING:
     from jaxlint.findings.noqa import NoqaUsage
     from jaxlint.static.checker import StaticContext
 
-_OURS = re.compile(r"JAX[0-9]+")
+_OURS = LazyPattern(r"JAX[0-9]+")
 # a module where JAX101 fires (a large array captured by a jitted function)
 _CAPTURE = "import numpy as np\nW = np.ones((1024, 1024))\n\n@jax.jit\ndef f(x):\n    return x @ W\n"
 
@@ -139,7 +139,7 @@ def _review(codes, used, usage) -> tuple[list[str], list[str], list[str]] | None
     unused, unknown, duplicate, keep = [], [], [], []
     seen: set[str] = set()
     for code in codes:
-        if not _OURS.fullmatch(code):
+        if not _OURS().fullmatch(code):
             keep.append(code)  # another tool's
         elif code in seen:
             duplicate.append(code)

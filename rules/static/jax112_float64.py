@@ -102,7 +102,7 @@ class Float64(StaticRule):
     """
 
     code = "JAX112"
-    group = "nursery"
+    group = "pedantic"
     name = "float64"
     fixable = Applicability.UNSAFE
     summary = "64-bit dtypes in traced code, or jax_enable_x64 turned on in a module with traced code"

@@ -274,3 +274,78 @@ def test_the_dependency_is_the_digest_of_the_bytes(tmp_path):
     m = _model(tmp_path, "main.py")
     _returns(m, 2)
     assert m.link.used == {"helpers.py": digest((tmp_path / "helpers.py").read_bytes())}
+
+
+#: a module that takes the helpers by star import, and the calls it makes of them
+STARRED = "{importing}\nn_rows(a)\ntotal(a)\nunknown(a)\n"
+FLAT_UTILS = textwrap.dedent(UTILS).lstrip("\n")
+
+
+@pytest.mark.parametrize("importing,files", [
+    ("from .utils import *", {}),
+    ("from pkg.utils import *", {}),
+    # through a module that takes them by star import itself (two hops)
+    ("from .mid import *", {"pkg/mid.py": "from .utils import *\n"}),
+    # `__all__` names them
+    ("from .utils import *", {"pkg/utils.py": FLAT_UTILS + "\n__all__ = ['n_rows', 'total']\n__all__ += ('unknown',)\n"}),
+    # the last star import that gives the name binds it
+    ("from .other import *\nfrom .utils import *", {"pkg/other.py": "import jax.numpy as jnp\n\ndef n_rows(x):\n"
+                                                                     "    return jnp.sum(x)\n"}),
+])
+def test_a_name_a_module_takes_by_star_import_is_followed(tmp_path, importing, files):
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/utils.py": UTILS, **files,
+                      "pkg/main.py": STARRED.format(importing=importing)})
+    m = _model(tmp_path, "pkg/main.py")
+    lines = importing.count("\n") + 2
+    assert [_returns(m, line) for line in range(lines, lines + 3)] == [Kind.STATIC, Kind.TRACED, Kind.UNKNOWN]
+    assert "pkg/utils.py" in m.link.used
+
+
+@pytest.mark.parametrize("importing,files,why", [
+    ("from .utils import *", {"pkg/utils.py": FLAT_UTILS + "\n__all__ = ['unknown']\n"}, "not in `__all__`"),
+    ("from .utils import *", {"pkg/utils.py": FLAT_UTILS + "\n__all__ = [f.__name__ for f in (unknown,)]\n"},
+     "an `__all__` not written out"),
+    ("from .utils import *\nfrom .other import *", {"pkg/other.py": "def n_rows(x):\n    return x.compute()\n\n"
+                                                                  "def total(x):\n    return x.compute()\n"},
+     "a later star import binds the names again"),
+    ("from numpy_helpers import *", {}, "a module outside the tree"),
+])
+def test_a_star_import_gives_only_what_the_module_exports(tmp_path, importing, files, why):
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/utils.py": UTILS, **files,
+                      "pkg/main.py": STARRED.format(importing=importing)})
+    m = _model(tmp_path, "pkg/main.py")
+    lines = importing.count("\n") + 2
+    assert [_returns(m, line) for line in (lines, lines + 1)] == [Kind.UNKNOWN, Kind.UNKNOWN], why
+
+
+def test_a_star_import_without_all_gives_public_names_only(tmp_path):
+    """Without ``__all__``, ``from m import *`` binds the names of ``m`` that do not start
+    with an underscore: ``_rows`` stays unbound (a NameError in Python), ``rows`` is read."""
+    helpers = "def _rows(x):\n    return x.shape[0]\n\ndef rows(x):\n    return x.shape[0]\n"
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/helpers.py": helpers,
+                      "pkg/main.py": "from .helpers import *\n_rows(a)\nrows(a)\n"})
+    m = _model(tmp_path, "pkg/main.py")
+    assert [_returns(m, 2), _returns(m, 3)] == [Kind.UNKNOWN, Kind.STATIC]
+
+
+def test_the_cache_entry_of_a_file_goes_when_its_star_imported_module_changes(tmp_path):
+    """The helper comes by ``from .helpers import *``: editing only that module re-checks
+    the importing file, whose finding follows; a module star-imported after it that does
+    not export the name is a dependency too (an edit may add it)."""
+    root, cache = tmp_path / "proj", tmp_path / "cache"
+    main = JITTED.replace("from helpers import rows", "from .helpers import *\n    from .extra import *")
+    _write(root, {"pkg/__init__.py": "", "pkg/main.py": main, "pkg/extra.py": "def other(x):\n    return x\n",
+                  "pkg/helpers.py": "def rows(x):\n    return x.shape[0]\n"})
+    line = next(i for i, text in enumerate(textwrap.dedent(main).lstrip("\n").splitlines(), 1) if "if rows(" in text)
+    first = _check(root, cache)
+    assert (first.cached, first.diagnostics) == (False, [])
+    assert _check(root, cache).cached
+
+    (root / "pkg" / "helpers.py").write_text("import jax.numpy as jnp\n\ndef rows(x):\n    return jnp.sum(x)\n")
+    changed = _check(root, cache)
+    assert not changed.cached
+    assert [(d.code, d.start.line) for d in changed.diagnostics] == [("JAX105", line)]
+
+    (root / "pkg" / "extra.py").write_text("def rows(x):\n    return x.shape[0]\n")  # now binds `rows` last
+    back = _check(root, cache)
+    assert (back.cached, back.diagnostics) == (False, [])

@@ -3,7 +3,10 @@
 A function summary (``values.Summaries``) of a helper in another file of the tree is
 what a rule sees when it asks what ``helper(x)`` returns, once the import is followed:
 ``from .utils import helper``, ``from pkg import mod; mod.f(x)``, ``import pkg.mod as
-m; m.f(x)``, and a name an ``__init__`` re-exports (up to ``MAX_HOPS`` re-exports).
+m; m.f(x)``, a name an ``__init__`` re-exports (up to ``MAX_HOPS`` re-exports), and a
+name the module never binds that a star import of a module of the tree gives it
+(``from .utils import *``: the module's ``__all__`` when it has one, else its public
+names; a star import of a module outside the tree gives nothing known).
 Classes are found the same way, for the fields they declare static, and module-level
 constants (``Link.constant``: a name the other module binds once, by a plain assignment
 at column 0), for the arrays a jitted function closes over.
@@ -61,6 +64,8 @@ _NOT_SCANNED = frozenset({"__pycache__", "node_modules", "site-packages"})
 _OUTLINE = LazyPattern(rb"^[ \t]*(?:(?:async[ \t]+)?(def|class)[ \t]+(\w+)|(?:from[ \t]+\S+[ \t]+)?import\b"
                       rb"([^\n(]*(?:\([^)]*\))?[^\n]*))", re.M)
 _WORD = LazyPattern(rb"\w+")
+#: a line with a star import (``from .utils import *``): the module may take names from it
+_STAR = LazyPattern(rb"^[ \t]*from[ \t]+\S+[ \t]+import[ \t]+\*", re.M)
 #: a line that assigns to a name at column 0 (the name, and what follows ``=`` on the line)
 _ASSIGN = LazyPattern(rb"^([A-Za-z_]\w*)[ \t]*(?::[^\n=]*)?=(?!=)([^\n]*)", re.M)
 
@@ -112,6 +117,26 @@ class Module:
     def imports(self, name: str) -> bool:
         """Whether an import statement of the module may bind ``name`` (a re-export)."""
         return name in self._outline()[2]
+
+    def stars(self) -> bool:
+        """Whether a line of the module may be a star import (``from .utils import *``)."""
+        return b"*" in self.data and _STAR().search(self.data) is not None
+
+    def exports(self, name: str) -> bool:
+        """Whether a star import of the module may give ``name``: named in its ``__all__``
+        (a list or tuple of strings, assigned or added to at module level; any other form
+        gives nothing known), or, without ``__all__``, a public name (no leading ``_``) a
+        line of the module defines, assigns at column 0 or imports, or one of its own star
+        imports may give."""
+        if b"__all__" in self.data:
+            scopes = self.scopes()
+            if scopes is None:
+                return False
+            has_all, listed = public_names(scopes.tree)
+            if has_all:
+                return listed is not None and name in listed
+        return not name.startswith("_") and (self.defines("def", name) or self.defines("class", name)
+                                             or self.defines("assign", name) or self.imports(name) or self.stars())
 
     def _outline(self) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
         """The names the module's lines define with ``def`` and ``class``, and the words
@@ -256,6 +281,7 @@ class Link:
         self.path = path
         self.used: dict[str, str] | None = {} if record else None
         self._found: dict[tuple, tuple[Module, str] | None] = {}
+        self._star_deps: dict[tuple, set[Dep]] = {}  # the modules a star lookup read
         self._modules: set[Path] = set()
         self._roots: list[Path] | None = None
 
@@ -300,6 +326,8 @@ class Link:
         ``scope`` of ``model`` refers to through one import binding, or None. Each module
         read on the way is added to ``deps``."""
         _, bindings = model.lookup(name, scope)
+        if not bindings:
+            return self._starred(model, name, attrs, deps)
         if len(bindings) != 1 or bindings[0].kind != "import":
             return None
         node = bindings[0].node
@@ -313,6 +341,56 @@ class Link:
         self._found[key] = found
         return found
 
+    def _starred(self, model: "Scopes", name: str, attrs: tuple[str, ...],
+                 deps: set[Dep]) -> tuple[Module, str] | None:
+        """The module of the tree and the name in it that ``name.attrs...``, never bound in
+        ``model``, refers to through the module-level star imports of ``model`` (``from
+        .utils import *``, ``from pkg.mod import *``): the last one whose module, a file of
+        the tree, exports the name (``Module.exports``), as the last import binds it. Each
+        module read is a dependency, those that do not export the name too (an edit may add
+        it). A star import of a module outside the tree is passed over."""
+        key = ("*", name, attrs)
+        if key in self._found:
+            deps |= self._star_deps.get(key, set())
+            return self._found[key]
+        stars = [n for n in model.nodes(ast.ImportFrom)
+                 if any(a.name == "*" for a in n.names) and model.function_of(n) is None]
+        read: set[Dep] = set()
+        found: tuple[Module, str] | None = None
+        for node in reversed(stars):
+            parts = tuple(node.module.split(".")) if node.module else ()
+            folders = self._folders(node)
+            mod = next((m for m in (self._open(self.tree.module_file(f, parts), read) for f in folders)
+                        if m is not None), None) if parts or node.level else None
+            if mod is not None and mod.path != self.path and mod.exports(name):
+                found = (mod, name) if not attrs else self._imported_attrs(mod, name, attrs, read)
+                break
+        deps |= read
+        self._found[key], self._star_deps[key] = found, read
+        return found
+
+    def _imported_attrs(self, mod: Module, name: str, attrs: tuple[str, ...],
+                        deps: set[Dep]) -> tuple[Module, str] | None:
+        """``name.attrs...`` where ``name``, exported by ``mod``, is a module of the tree
+        (``from .pkg import *`` giving a submodule ``ops``, read as ``ops.f``): that module
+        and the name in it; None for anything else."""
+        parts = (name, *attrs)
+        for i in range(len(parts) - 1, 0, -1):
+            sub = self._open(self.tree.module_file(mod.path.parent, parts[:i]), deps)
+            if sub is not None:
+                rest = parts[i:]
+                return (sub, rest[0]) if len(rest) == 1 and sub.mentions(rest[0]) else None
+        return None
+
+    def _folders(self, node: ast.ImportFrom) -> list[Path]:
+        """The folders the module of ``from X import ...`` is looked up in."""
+        if not node.level:
+            return self.import_roots()
+        folder = self.path.parent
+        for _ in range(node.level - 1):
+            folder = folder.parent
+        return [folder]
+
     def _imported(self, node: ast.AST, name: str, attrs: tuple[str, ...], deps: set[Dep]) -> tuple[Module, str] | None:
         alias = next((a for a in getattr(node, "names", ()) if (a.asname or a.name.split(".")[0]) == name), None)
         if alias is None:
@@ -322,13 +400,7 @@ class Link:
             folders, parts = self.import_roots(), (*dotted, *attrs)
         elif isinstance(node, ast.ImportFrom):
             parts = (*(node.module.split(".") if node.module else ()), alias.name, *attrs)
-            if node.level:
-                folder = self.path.parent
-                for _ in range(node.level - 1):
-                    folder = folder.parent
-                folders = [folder]
-            else:
-                folders = self.import_roots()
+            folders = self._folders(node)
         else:
             return None
         least = 0 if isinstance(node, ast.ImportFrom) and node.level else 1
@@ -427,7 +499,8 @@ class Link:
             mod, name = found
             # (a constant is followed through a package's `__init__` only: its re-exports are
             # the common case, and parsing every module that imports a name costs the most)
-            reexport = hop < MAX_HOPS and mod.imports(name) and (what != "assign" or mod.path.name == "__init__.py")
+            reexport = hop < MAX_HOPS and (mod.imports(name) or mod.stars()) \
+                and (what != "assign" or mod.path.name == "__init__.py")
             if not reexport and not (mod.defines(what, name) and (mentions is None or mentions(
                     b"\n".join(mod.assigned()[name]) if what == "assign" else mod.data))):
                 return None
@@ -435,8 +508,42 @@ class Link:
             if scopes is None or scopes.link is None:
                 return None
             bindings = scopes.module_bindings.get(name, [])
-            if not (len(bindings) == 1 and bindings[0].kind == "import") or not reexport:
+            # (a name bound there by an import, or bound nowhere there: taken by a star import)
+            if not (len(bindings) == 1 and bindings[0].kind == "import" or not bindings) or not reexport:
                 return mod, scopes, name
             # a re-export (`from .core import helper` in a package's __init__): follow it
             found = scopes.link.imported(scopes, name, None, (), deps)
         return None
+
+
+def public_names(tree: ast.Module) -> tuple[bool, frozenset[str] | None]:
+    """Whether a module has an ``__all__``, and the names it lists: its module-level
+    assignments of a list or tuple of strings (``__all__ = [...]``, ``__all__ += (...)``,
+    ``__all__: list[str] = [...]``) and ``__all__.extend([...])`` / ``.append("f")``; None
+    when it gives it in another form (built by a loop, concatenated from another module's):
+    its star import then gives nothing known."""
+    names: set[str] = set()
+    seen = False
+    for stmt in tree.body:
+        value: ast.expr | None = None
+        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if not any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                continue
+            value = stmt.value
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
+                and isinstance(stmt.value.func, ast.Attribute) and isinstance(stmt.value.func.value, ast.Name) \
+                and stmt.value.func.value.id == "__all__" and stmt.value.func.attr in ("extend", "append") \
+                and len(stmt.value.args) == 1:
+            arg = stmt.value.args[0]
+            value = ast.List(elts=[arg], ctx=ast.Load()) if stmt.value.func.attr == "append" else arg
+        else:
+            if any(isinstance(n, ast.Name) and n.id == "__all__" for n in ast.walk(stmt)):
+                return True, None  # `__all__` made or changed some other way
+            continue
+        seen = True
+        if not isinstance(value, (ast.List, ast.Tuple)) or not all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts):
+            return True, None
+        names.update(e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
+    return seen, frozenset(names) if seen else None

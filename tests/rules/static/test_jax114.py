@@ -598,3 +598,29 @@ def test_library_dropout_given_one_key_drops_the_same_units_really():
     first, second = good.SplitInLoop().apply({}, x, key)
     assert not jnp.array_equal(first == 0, second == 0)
 
+
+def test_helpers_taken_by_star_import_return_one_array_really(monkeypatch):
+    """The helpers of fixture ``valid_star_imported_helpers`` come by star import, two hops
+    (``from rotation import *``, itself ``from pytree_math import *``): run with real jax,
+    the tree map runs over one leaf and draws once; in ``invalid_star_imported_helpers`` the
+    star-imported ``to_vec`` keeps the tree, so two leaves of one shape get the same numbers."""
+    import sys
+
+    import jax
+    import jax.numpy as jnp
+    from rule_fixtures import FIXTURES, load_module
+
+    key, tree = jax.random.key(2), {"a": jnp.ones(3), "b": jnp.ones(3)}
+    for name in ("valid_star_imported_helpers", "invalid_star_imported_helpers"):
+        monkeypatch.setattr(sys, "dont_write_bytecode", True)  # no __pycache__ among the fixture's files
+        monkeypatch.syspath_prepend(str(FIXTURES / "JAX114" / name))
+        for cached in ("rotation", "pytree_math", "flat"):
+            monkeypatch.delitem(sys.modules, cached, raising=False)
+        out = load_module("JAX114", name).perturb(tree, key)
+        if name.startswith("valid"):
+            assert out.shape == (6,) and len(set(out.tolist())) == 6  # one leaf, one draw
+        else:
+            assert jnp.array_equal(out["a"], out["b"])  # two leaves, the same numbers
+        monkeypatch.undo()
+    for cached in ("rotation", "pytree_math", "flat"):
+        sys.modules.pop(cached, None)

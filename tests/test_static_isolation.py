@@ -282,3 +282,50 @@ def test_help_still_fits_the_terminal(tmp_path):
         assert proc.returncode == 0, proc.stderr
         widths[columns] = max(len(line) for line in proc.stdout.splitlines())
     assert widths[60] <= 60 < 80 < widths[200] <= 200, widths
+
+
+#: runs jaxlint.cli.main as the process's own command (argv from sys.argv), noting each
+#: collection that starts while a module of jaxlint is being imported, then whether the
+#: static runner's and a static rule's modules were frozen (``gc.get_objects`` lists only
+#: what the collector still traverses)
+FREEZE_PROBE = r"""
+import gc, json, os, sys
+import jaxlint.cli
+here = os.path.dirname(os.path.dirname(jaxlint.cli.__file__))
+during_import = []
+
+def noted(phase, info):
+    frame = sys._getframe(0)
+    while phase == "start" and frame is not None:
+        if frame.f_code.co_name == "<module>" and "jaxlint" in frame.f_code.co_filename:
+            during_import.append(frame.f_code.co_filename)
+            return
+        frame = frame.f_back
+
+gc.callbacks.append(noted)
+out = sys.argv[1]
+sys.argv = ["jaxlint", "check", "--no-cache", "--isolated", *sys.argv[2:]]
+rc = jaxlint.cli.main()
+gc.callbacks.remove(noted)
+import jaxlint.static.runner, jaxlint.rules.static.jax101_captured_array
+traversed = {id(o) for o in gc.get_objects()}
+frozen = [id(vars(m)) not in traversed for m in (jaxlint.static.runner, jaxlint.rules.static.jax101_captured_array)]
+with open(out, "w") as f:
+    json.dump({"rc": rc, "during_import": during_import, "frozen": frozen}, f)
+"""
+
+
+def test_a_check_loads_its_static_path_before_the_collector_is_let_back_on(tmp_path):
+    """The CLI holds the collector off while jaxlint loads, then freezes what is loaded.
+    A check's runner, model and rules (``commands/check.py``'s ``load``) are loaded then
+    too: loaded while the check ran, they set off collections as they loaded and were
+    traversed again at exit (4 % of a one-file check's instructions)."""
+    (tmp_path / "m.py").write_text(victim_source(tmp_path / "marker"))
+    out = tmp_path / "probe.json"
+    proc = subprocess.run([sys.executable, "-c", FREEZE_PROBE, str(out), "m.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert out.exists(), proc.stderr
+    probe = json.loads(out.read_text())
+    assert probe["rc"] == 1, (proc.stdout, proc.stderr)  # JAX101: the file was checked
+    assert probe["during_import"] == [], probe
+    assert probe["frozen"] == [True, True], probe

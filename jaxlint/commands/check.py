@@ -42,6 +42,16 @@ class _OtherLinters(argparse.Action):
         parser.error(f"{option_string} is ruff's; jaxlint has no such flag: {self.instead}")
 
 
+def load(args) -> None:
+    """What every check imports, whatever its files and options: the static phase (its
+    runner, the model) and the static rules. ``jaxlint.cli`` calls this in its own process
+    before it lets the cyclic collector back on and freezes what is loaded."""
+    import jaxlint.static.runner  # noqa: F401
+    from jaxlint.registry import static_rules
+
+    static_rules()
+
+
 def run(args) -> int:
     from jaxlint.pipeline import CheckOptions, check
 

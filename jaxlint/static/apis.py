@@ -326,7 +326,12 @@ STATIC_JAX_FUNCS = frozenset({
     "isdtype", "iscomplexobj", "isrealobj", "isscalar", "broadcast_shapes", "issubsctype", "tree_structure",
     "structure", "treedef_is_leaf", "eval_shape", "typeof", "get_aval", "default_backend", "device_count",
     "local_device_count", "process_index", "process_count", "devices", "local_devices", "axis_size",
-    "canonicalize_dtype"})
+    "canonicalize_dtype",
+    # jax.lax's options are Python objects made at trace time, not arrays: an enum or a
+    # named tuple of dimension numbers stays hashable and static whatever traces around it
+    "Precision", "DotAlgorithm", "DotAlgorithmPreset", "GatherDimensionNumbers", "ScatterDimensionNumbers",
+    "ConvDimensionNumbers", "conv_dimension_numbers", "GatherScatterMode", "RoundingMethod", "FftType",
+    "RandomAlgorithm", "padtype_to_pads"})
 ARRAY_ANNOTATIONS = ("jax.Array", "jax.numpy.ndarray", "jax.typing.ArrayLike", "chex.Array", "jaxtyping.")
 #: jaxtyping names that are containers or helpers, not arrays (``PyTree[Any]`` may hold anything)
 NOT_ARRAY_ANNOTATIONS = {"jaxtyping.PyTree", "jaxtyping.PyTreeDef", "jaxtyping.jaxtyped"}

@@ -441,3 +441,14 @@ def test_instance_called_reaches_its_jitted_call_really():
         with pytest.raises(ValueError, match="Non-hashable static arguments"):
             run()
     assert float(load_module("JAX108", "valid_instance_called").main()) >= 0.0
+
+
+def test_a_lax_option_made_in_traced_code_is_static_really():
+    """``jax.lax.Precision(...)`` made inside a jitted function and given to another jit's
+    static parameter is an enum, not a tracer (blind40's fjformer flash attention, a false
+    error of the tracer-to-static claim): real jax runs it; that jaxlint is quiet on the
+    fixture, tests/test_rule_examples.py checks."""
+    pytest.importorskip("jax")
+    from rule_fixtures import load_module
+
+    assert float(load_module("JAX108", "valid_lax_option").main()) == 8.0

@@ -59,7 +59,7 @@ STATIC_RULES = [
 #: tier -> the codes of its rules, known without importing them
 LAZY_CODES = {
     "trace": ("JAX200", "JAX201", "JAX202", "JAX203", "JAX204", "JAX205", "JAX206", "JAX207",
-              "JAX208", "JAX209", "JAX210", "JAX211", "JAX212"),
+              "JAX208", "JAX209", "JAX210", "JAX211", "JAX212", "JAX213"),
     "compile": ("JAX301", "JAX302", "JAX303", "JAX304", "JAX305", "JAX306", "JAX310", "JAX311",
                 "JAX312", "JAX313", "JAX314", "JAX315", "JAX316", "JAX317"),
 }
@@ -80,6 +80,7 @@ def __getattr__(name: str) -> list:
     from jaxlint.rules.jaxpr.jax210_donated_buffer_reused import DonatedBufferReused
     from jaxlint.rules.jaxpr.jax211_constant_random_key import ConstantRandomKey
     from jaxlint.rules.jaxpr.jax212_eager_recompilation import EagerRecompilation
+    from jaxlint.rules.jaxpr.jax213_eager_dispatch import EagerDispatch
     from jaxlint.rules.hlo.jax301_unfused_op import UnfusedOp
     from jaxlint.rules.hlo.jax302_donation import Donation
     from jaxlint.rules.hlo.jax303_slow_compile import SlowCompile
@@ -109,6 +110,7 @@ def __getattr__(name: str) -> list:
         DonatedBufferReused,
         ConstantRandomKey,
         EagerRecompilation,
+        EagerDispatch,
         UnfusedOp,
         Donation,
         SlowCompile,

@@ -566,6 +566,7 @@ RECORDER_MODULES = {
                          "_ABSTRACT_MESH", "_MESH0", "_KEY_DATA"}, {"_KINDS"}),
     "record_output.py": (set(), {"_OPTION_ARGS"}),
     "record_compiles.py": (set(), set()),
+    "record_dispatch.py": (set(), set()),
     "callers.py": (set(), set()),
     "observer.py": (set(), set()),
 }

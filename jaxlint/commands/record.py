@@ -500,18 +500,24 @@ def _merge_errors(parts: list[dict]) -> dict[str, dict]:
 
 
 def _eager_line(sites: dict[str, dict], codes: frozenset[str] | None) -> str:
-    """What the program-level rules found in the compiles outside the jitted functions
+    """What the program-level rules found in the work outside the jitted functions
     (:mod:`jaxlint.dynamic.eager`), and how to see it where the settings select none of them."""
     found = {(d.get("code"), d.get("filename"), (d.get("location") or {}).get("row"))
              for e in sites.values() for d in e.get("diagnostics") or [] if isinstance(d, dict)}
     if not found:
         return ""
-    n = len(found)
-    rules = sorted({c for c, _, _ in found if isinstance(c, str)})
-    off = [c for c in rules if codes is not None and c not in codes]
-    return (f"{n} line{'s' if n != 1 else ''} where work outside the jitted functions compiled the same function "
-            f"again and again ({', '.join(rules)}" + (f"; not selected: `jaxlint check --dynamic --select {','.join(off)}` "
-                                                      "reports " + ("it" if n == 1 else "them") if off else "") + ")")
+    from jaxlint.registry import rules_by_code
+
+    known = rules_by_code()
+    parts = []
+    for rule in sorted({c for c, _, _ in found if isinstance(c, str)}):
+        n = sum(1 for c, _, _ in found if c == rule)
+        off = codes is not None and rule not in codes
+        about = known[rule].summary if rule in known else "the program's work outside its jitted functions"
+        parts.append(f"{n} line{'s' if n != 1 else ''} where {about} ({rule}"
+                     + (f"; not selected: `jaxlint check --dynamic --select {rule}` reports "
+                        + ("it" if n == 1 else "them") if off else "") + ")")
+    return "; ".join(parts)
 
 
 def _selected_codes(root: Path, levels: list[str]) -> frozenset[str] | None:

@@ -20,7 +20,9 @@ Version table (observed on CPU; docs/architecture.md, "Facts about jax"):
 Private names used: ``jax._src.source_info_util.user_frames`` (columns of user
 frames), the jaxlib ``Traceback.frames`` attribute of ``SourceInfo.traceback``
 (the raw stack, to see ``tree_map`` between user frames), ``Jaxpr.debug_info``
-(argument names), ``Jaxpr.pretty_print``'s options (``jaxlint inspect``), and
+(argument names), ``Jaxpr.pretty_print``'s options (``jaxlint inspect``), the C++ jit's
+post-call hook (``jax._src.api._post_hook_state``, ``jax_jit.global_state().post_hook`` on
+0.4.38: each dispatch outside the jitted functions, :func:`install_dispatch_hook`), and
 ``jax._src.compiler.compile_or_get_cached`` (wrapped while ``jaxlint record`` runs a
 program, to see the executables it compiles; see :func:`capture_compiles`). On jax 0.4.38, the
 ``fun_name`` local of ``jax._src.dispatch.log_elapsed_time`` (the compiled function's name,
@@ -675,6 +677,62 @@ def dispatch_state() -> tuple[Any, type, Any]:
     if ctx.trace.__class__ is not evaluating or not isinstance(no_jit.value, bool):
         raise RuntimeError("jax's tracing context is not where the recorder reads it")
     return ctx, evaluating, no_jit
+
+
+def install_dispatch_hook(hook: Callable[[Any, Any, Any, Any], None]) -> bool:
+    """Call ``hook(fun, args, kwargs, output)`` after every call jax's C++ jit runs from its
+    cache, outside any trace: each is one dispatch of a compiled program, and every eager
+    jax operation is one (a ``lax`` primitive applied eagerly runs as a jitted program of
+    its own, and ``jax.numpy``'s and ``jax.random``'s functions are jitted). A call that
+    traces or compiles takes jax's Python path and is not one of them. The hook is the C++
+    jit's post-call hook, the one ``jax_debug_nans`` uses (private:
+    ``jax._src.api._post_hook_state`` on 0.10, ``jax_jit.global_state().post_hook`` on
+    0.4.38); while ``jax_debug_nans`` or ``jax_debug_infs`` is on, jax's NaN check runs after
+    ``hook``, and turning them on or off later keeps ``hook``. False where this jax has no
+    such hook (nothing is counted)."""
+    from jax._src import api, config
+
+    nan_check = getattr(api, "_nan_check_posthook", None)
+
+    def checking(fun: Any, args: Any, kwargs: Any, output: Any) -> None:
+        hook(fun, args, kwargs, output)
+        if nan_check is not None:
+            nan_check(fun, args, kwargs, output)
+
+    def current() -> Callable:
+        on = config._read("jax_debug_nans") or config._read("jax_debug_infs")
+        return checking if on else hook
+
+    state = getattr(api, "_post_hook_state", None)
+    if state is not None and callable(getattr(state, "set_global", None)):  # jax 0.10
+        def put_global(_: Any = None) -> None:
+            state.set_global(current())
+
+        # a thread's own None would hide the global hook: the thread's value is unset instead
+        unset = getattr(getattr(config, "config_ext", None), "unset", None)
+
+        def put_local(_: Any = None) -> None:  # a thread's `with jax.debug_nans(...)`, also jax's own
+            on = config.debug_nans.get_local() is True or config.debug_infs.get_local() is True
+            state.set_local(checking if on else unset)
+    else:  # jax 0.4.38: the C++ jit's state itself
+        try:
+            from jax._src.lib import jax_jit
+        except ImportError:
+            return False
+        if not hasattr(jax_jit.global_state(), "post_hook"):
+            return False
+
+        def put_global(_: Any = None) -> None:
+            jax_jit.global_state().post_hook = current()
+
+        def put_local(_: Any = None) -> None:
+            on = config.debug_nans.get_local() is True or config.debug_infs.get_local() is True
+            jax_jit.thread_local_state().post_hook = checking if on else None
+    put_global()
+    for option in (config.debug_nans, config.debug_infs):  # jax's own hooks would set its check instead
+        if hasattr(option, "_add_hooks"):
+            option._add_hooks(put_global, put_local)
+    return True
 
 
 def mesh_state() -> tuple[Any, Callable[[], Any]]:

@@ -28,16 +28,25 @@ from jaxlint.dynamic.observed import eager_sites as sites_of
 
 
 def merge_parts(parts: Iterable[dict]) -> list[dict]:
-    """The sites of every process of a run, their counts and seconds added up."""
+    """The sites of every process of a run, their counts and seconds added up: the lines
+    that compiled (``sites``) and the lines of eager operations between a recorded jitted
+    function's calls (``dispatch``'s ``sites``), one site per line."""
     merged: dict[tuple, dict] = {}
+
+    def site_of(site: Any) -> dict | None:
+        if not isinstance(site, dict) or not isinstance(site.get("file"), str) or not isinstance(site.get("line"), int):
+            return None
+        key = (site["file"], site["line"], str(site.get("scope") or "?"))
+        cur = merged.setdefault(key, {"file": key[0], "line": key[1], "scope": key[2], "caller": None,
+                                      "functions": {}})
+        cur["caller"] = cur["caller"] or site.get("caller")
+        return cur
+
     for part in parts:
         for site in part.get("sites") or []:
-            if not isinstance(site, dict) or not isinstance(site.get("file"), str) or not isinstance(site.get("line"), int):
+            cur = site_of(site)
+            if cur is None:
                 continue
-            key = (site["file"], site["line"], str(site.get("scope") or "?"))
-            cur = merged.setdefault(key, {"file": key[0], "line": key[1], "scope": key[2], "caller": None,
-                                          "functions": {}})
-            cur["caller"] = cur["caller"] or site.get("caller")
             for name, c in (site.get("functions") or {}).items():
                 if not isinstance(c, dict):
                     continue
@@ -45,7 +54,36 @@ def merge_parts(parts: Iterable[dict]) -> list[dict]:
                 have["compiles"] += int(c.get("compiles") or 0)
                 have["calls"] += int(c.get("calls") or c.get("compiles") or 0)
                 have["seconds"] = round(have["seconds"] + float(c.get("seconds") or 0.0), 4)
+        for site in (part.get("dispatch") or {}).get("sites") or []:
+            cur = site_of(site)
+            if cur is None:
+                continue
+            if cur.get("op_seconds") is None and isinstance(site.get("op_seconds"), (int, float)):
+                cur["op_seconds"] = float(site["op_seconds"])
+            for name, c in (site.get("dispatch") or {}).items():
+                if isinstance(c, dict):
+                    have = cur.setdefault("dispatch", {}).setdefault(str(name), {"intervals": 0, "ops": 0})
+                    have["intervals"] += int(c.get("intervals") or 0)
+                    have["ops"] += int(c.get("ops") or 0)
     return list(merged.values())
+
+
+def merge_steps(parts: Iterable[dict]) -> dict:
+    """The recorded jitted functions between whose calls eager operations ran, of every
+    process of a run (``{"steps": {key: {"calls", "period"}}, "op_seconds"}``): a function
+    two processes called takes the figures of the one that called it more."""
+    steps: dict[str, dict] = {}
+    op_seconds = None
+    for part in parts:
+        dispatch = part.get("dispatch") if isinstance(part, dict) else None
+        if not isinstance(dispatch, dict):
+            continue
+        if op_seconds is None and isinstance(dispatch.get("op_seconds"), (int, float)):
+            op_seconds = float(dispatch["op_seconds"])
+        for key, st in (dispatch.get("steps") or {}).items():
+            if isinstance(st, dict) and isinstance(st.get("calls"), int) and st["calls"] > steps.get(key, {}).get("calls", 0):
+                steps[str(key)] = {"calls": st["calls"], "period": st.get("period")}
+    return {"steps": steps, "op_seconds": op_seconds}
 
 
 def program_rules_for(folder: Path) -> list[Any]:
@@ -64,9 +102,11 @@ def rule_options(rules: Iterable[Any]) -> dict[str, str]:
             if getattr(r, "program_level", False)}
 
 
-def entries(sites: list[dict], root: Path, program: str | None) -> dict[str, dict]:
+def entries(sites: list[dict], root: Path, program: str | None, steps: dict | None = None) -> dict[str, dict]:
     """The part's entries of a run's ``sites`` (each line where a function compiled more
-    than once), with the program-level rules' findings; keyed ``file:line:scope``."""
+    than once, and each line of eager operations between a step's calls that a rule
+    reports), with the program-level rules' findings; keyed ``file:line:scope``.
+    ``steps``: :func:`merge_steps` of the run."""
     from jaxlint import __version__
     from jaxlint.dynamic.codedigest import Reader
 
@@ -75,7 +115,8 @@ def entries(sites: list[dict], root: Path, program: str | None) -> dict[str, dic
     out: dict[str, dict] = {}
     for site in sites:
         fns = site["functions"]
-        if not any(c["compiles"] > 1 for c in fns.values()):
+        again = any(c["compiles"] > 1 for c in fns.values())
+        if not again and not site.get("dispatch"):
             continue  # one compile per function: an eager operation's first use, nothing repeated
         path = root / site["file"]
         folder = path.parent
@@ -95,8 +136,12 @@ def entries(sites: list[dict], root: Path, program: str | None) -> dict[str, dic
             "code": {f: sc for f, sc in code.items() if sc}, "jaxlint": __version__,
             "rule_options": rule_options(rules), "program": program, "diagnostics": [],
         }
+        if site.get("dispatch"):
+            entry["dispatch"] = {k: dict(v) for k, v in sorted(site["dispatch"].items())}
         ctx = SiteContext(site, _column(path, site["line"]),
-                          caller and (caller[0], caller[1], _column(root / caller[0], caller[1])))
+                          caller and (caller[0], caller[1], _column(root / caller[0], caller[1])),
+                          {"steps": (steps or {}).get("steps") or {}, "op_seconds": (steps or {}).get("op_seconds"),
+                           "sites": sites}, root)
         for rule in rules:
             ctx.rule = rule
             try:
@@ -105,6 +150,8 @@ def entries(sites: list[dict], root: Path, program: str | None) -> dict[str, dic
                 entry.setdefault("rule_errors", []).append(f"rule {rule.code} failed on {site['file']}:"
                                                            f"{site['line']}: {type(e).__name__}: {e}")
         entry["diagnostics"] = [d.to_dict() for d in ctx.diagnostics]
+        if not again and not entry["diagnostics"] and not entry.get("rule_errors"):
+            continue  # eager operations no rule reports: nothing to keep
         out[f"{site['file']}:{site['line']}:{site['scope']}"] = entry
     return out
 
@@ -131,11 +178,19 @@ def _column(path: Path, line: int) -> int:
 class SiteContext:
     """What a program-level rule sees of one line: ``site`` (``file``, ``line``, ``scope``,
     ``caller``, ``functions``: name -> ``{"compiles", "seconds", "calls"}``, ``calls`` the
-    number of calls of the line that compiled it), its ``opts``, and
-    :meth:`report`."""
+    number of calls of the line that compiled it; where the line issued eager operations
+    between the calls of a recorded jitted function, ``dispatch``: its key ->
+    ``{"intervals"`` (between how many pairs of its calls the line ran), ``"ops"}`` and
+    ``op_seconds``, the time one of its operations took), the run's ``program``
+    (``steps``: key -> ``{"calls", "period"}``, the mean seconds from one call to the
+    next; ``op_seconds``: the run's time per operation; ``sites``: every line), its
+    ``opts``, and :meth:`report`."""
 
-    def __init__(self, site: dict, column: int, caller: tuple[str, int, int] | None) -> None:
+    def __init__(self, site: dict, column: int, caller: tuple[str, int, int] | None,
+                 program: dict | None = None, root: Path | None = None) -> None:
         self.site = site
+        self._root = root
+        self.program = program or {"steps": {}, "op_seconds": None, "sites": [site]}
         self.rule: Any = None
         self.diagnostics: list = []
         self._column = column
@@ -146,14 +201,18 @@ class SiteContext:
         return self.rule.opts
 
     def report(self, message: str, *, key: str, measured: str = "", data: dict | None = None,
-               caller_note: str | None = None) -> None:
+               caller_note: str | None = None, also: Iterable[tuple[int, str]] = ()) -> None:
         """A finding at the site's line; ``caller_note``: the related location of the
-        call that led there, with that text."""
+        call that led there, with that text; ``also``: other lines of the site's file, each
+        with its note, as related locations."""
         from jaxlint.findings.measured import MeasuredIn, measured_diagnostic
 
         site = self.site
         start = Position(site["line"], self._column)
         related = []
+        for line, note in also:
+            at = Position(line, _column(self._root / site["file"], line) if self._root is not None else 1)
+            related.append(Related(site["file"], at, at, note))
         if caller_note and self._caller is not None:
             at = Position(self._caller[1], self._caller[2])
             related.append(Related(self._caller[0], at, at, caller_note))

@@ -61,6 +61,9 @@ class Recorded:
         self._graph = meta.get("kind") == "nnx.jit"
 
     def __call__(self, *args, **kwargs):
+        step_called = RECORDER.step_called
+        if step_called is not None:  # the eager operations between calls (:mod:`jaxlint.dynamic.record_dispatch`)
+            step_called(self._key)
         single = self._single
         if single is not None and _TRACING.trace.__class__ is _EVALUATING and not _NO_JIT.value:
             # one signature so far: jax's own cache keys the call; when it kept nothing new

@@ -184,4 +184,10 @@ def part() -> dict | None:
                   "functions": {name: {"compiles": c, "seconds": round(t, 4), "calls": calls}
                                 for name, (c, t, calls, _) in site["functions"].items()}}
                  for (f, n, s), site in RECORDER.eager_sites.items()]
-    return {"main": (RECORDER.program or {}).get("main"), "sites": sites}
+    from jaxlint.dynamic import record_dispatch
+
+    out = {"main": (RECORDER.program or {}).get("main"), "sites": sites}
+    dispatch = record_dispatch.part(_where)
+    if dispatch is not None:  # the eager operations between the jitted calls
+        out["dispatch"] = dispatch
+    return out

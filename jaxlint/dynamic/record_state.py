@@ -114,6 +114,10 @@ class Recorder:
         self.eager_listening = False
         #: the calls that compiled outside the jitted functions, numbered (one count for all lines)
         self.eager_calls = 0
+        #: the eager operations between the jitted calls (``record_dispatch.Dispatches``), once counted
+        self.dispatch: Any = None
+        #: ``record_dispatch.step``, told of each call of a recorded jitted function, once they are counted
+        self.step_called: Callable[[str], None] | None = None
 
     def forget(self) -> None:
         """A forked child's recording starts empty: the parent's counters are the parent's."""
@@ -125,6 +129,8 @@ class Recorder:
         self.compiles = [0]
         with self.eager_lock:
             self.eager_sites.clear()
+        if self.dispatch is not None:
+            self.dispatch.forget()
         self.records.clear()
         self.blobs.clear()
         self.definitions.clear()

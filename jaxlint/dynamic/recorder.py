@@ -55,7 +55,7 @@ import time
 import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
-from jaxlint.dynamic import record_compiles
+from jaxlint.dynamic import record_compiles, record_dispatch
 from jaxlint.dynamic.record_calls import Recorded
 from jaxlint.dynamic.record_output import at_exit, program_entry
 from jaxlint.dynamic.record_signature import describe
@@ -188,6 +188,7 @@ def _watch_record() -> None:
 def _patch(module, name: str) -> None:
     if name == "jax" and os.environ.get("JAXLINT_OBSERVE"):
         record_compiles.listen()  # the compiles outside the project's jitted functions
+        record_dispatch.listen()  # the eager operations between the jitted calls
     for attr, kind in TARGETS.get(name, ()):
         original = getattr(module, attr, None)
         if original is None or getattr(original, "_jaxlint_recording", False):

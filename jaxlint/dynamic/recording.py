@@ -58,7 +58,8 @@ def save(target: Path, record_parts: list[dict], pickles: dict[str, Path], obser
     mains = {p.get("main") for p in compile_parts}
     try:
         sites = eager_sites.entries(eager_sites.merge_parts(compile_parts), root or target.parent.parent,
-                                    next(iter(mains)) if len(mains) == 1 else None) if compile_parts else {}
+                                    next(iter(mains)) if len(mains) == 1 else None,
+                                    eager_sites.merge_steps(compile_parts)) if compile_parts else {}
     except Exception as e:  # the rest of the recording is never lost for this part
         import sys
 

@@ -82,7 +82,7 @@ def _eager(folder: Path) -> dict:
 def test_an_eager_line_search_compiled_on_every_step_is_reported_at_its_line(tmp_path):
     proj = _project(tmp_path / "p", EAGER_SEARCH)
     said = _record(proj)
-    assert "1 line where work outside the jitted functions compiled the same function again" in said, said
+    assert "1 line where work outside any jitted function compiles the same program again and again (JAX212)" in said, said
     sites = _eager(proj)["sites"]
     site = sites[f"prog.py:{SEARCH_LINE}:descend"]
     assert site["functions"]["jit(while)"] == 5, site
@@ -125,7 +125,8 @@ def test_eager_work_on_fixed_shapes_compiles_each_operation_once_and_is_quiet(tm
                 print(float(energy(x)))
     """)
     _record(proj)
-    assert not _eager(proj).get("sites"), _eager(proj)
+    again = [s for s in (_eager(proj).get("sites") or {}).values() if any(n > 1 for n in s["functions"].values())]
+    assert not again, _eager(proj)  # (its eager operations between the calls are JAX213's)
     found, _ = _check(proj)
     assert not found, found
 

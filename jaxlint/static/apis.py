@@ -224,10 +224,19 @@ class KeyedDraw(NamedTuple):
 #: rng)`` returns the input when ``rate == 0`` or ``deterministic``, else draws
 #: ``random.bernoulli(rng, ...)`` (from ``make_rng`` when no ``rng`` is given: no key of the
 #: caller's); haiku's ``hk.dropout(rng, rate, x)`` returns ``x`` when ``rate == 0``, else
-#: draws ``jax.random.bernoulli(rng, ...)``. Not here: flax NNX's ``nnx.Dropout(...)(x,
+#: draws ``jax.random.bernoulli(rng, ...)``. The initializer factories of
+#: ``jax.nn.initializers`` (jax 0.10.2; flax re-exports them as ``nn.initializers``) make
+#: functions ``init(key, shape, dtype)`` that draw from ``key`` (``random.normal``,
+#: ``uniform``, ``truncated_normal``, ``orthogonal``); ``zeros``, ``ones`` and ``constant(v)``
+#: draw nothing and are not here. Not here either: flax NNX's ``nnx.Dropout(...)(x,
 #: rngs=...)``, whose ``rngs`` may be a key or a stream (``nnx.Rngs``, advanced by each
 #: call), which a call does not tell apart.
+_INITIALIZERS = ("normal", "uniform", "truncated_normal", "variance_scaling", "glorot_normal", "glorot_uniform",
+                 "xavier_normal", "xavier_uniform", "he_normal", "he_uniform", "kaiming_normal", "kaiming_uniform",
+                 "lecun_normal", "lecun_uniform", "orthogonal", "delta_orthogonal")
 KEYED_DRAWS: dict[str, KeyedDraw] = {
+    **{f"{home}.{name}": KeyedDraw(True, (0, "key")) for name in _INITIALIZERS
+       for home in ("jax.nn.initializers", "flax.linen.initializers", "flax.nnx.initializers")},
     "equinox.nn.Dropout": KeyedDraw(True, (None, "key"), off=((None, "inference"), (None, "deterministic")),
                                     made_off=((1, "inference"), (None, "deterministic")), rate=(0, "p")),
     "flax.linen.Dropout": KeyedDraw(True, (2, "rng"), off=((1, "deterministic"),),

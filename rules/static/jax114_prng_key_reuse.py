@@ -27,9 +27,10 @@ if TYPE_CHECKING:
 #: A line that may call a key consumer (`normal(`, `jr.split(`...): a cheap prefilter.
 #: The one-letter samplers `t` and `f` only count as attributes (`jax.random.t(`).
 _CONSUMER_CALL = LazyPattern(r"(?:%s|\.[tf])\s*\(" % word_pattern(c for c in CONSUMERS if len(c) > 1))
-#: A line that may hand a key to a callee that draws from it (`key=`, `rng=`, `.init(`, `hk.dropout(`).
+#: A line that may hand a key to a callee that draws from it (`key=`, `rng=`, `.init(`, `hk.dropout(`), or
+#: make a library layer or initializer whose calls draw (`nn.Dropout(`, `glorot_normal(`).
 _KEY_HANDOFF = LazyPattern(r"(?:%s)\s*=[^=]|\.(?:init(?:_with_output)?|apply)\s*\(|(?:%s)\s*\(" % (
-    word_pattern(HANDOFF_KEYWORDS), word_pattern(q.rsplit(".", 1)[-1] for q, d in KEYED_DRAWS.items() if not d.instance)))
+    word_pattern(HANDOFF_KEYWORDS), word_pattern({q.rsplit(".", 1)[-1] for q in KEYED_DRAWS})))
 #: Functions that run a body once per iteration, with the index of the body argument
 #: (and its keyword): a key the body closes over is the same key on every iteration.
 _ITERATING = {"jax.lax.fori_loop": (2, "body_fun"), "jax.lax.scan": (0, "f"), "jax.lax.while_loop": (1, "body_fun"),
@@ -97,7 +98,8 @@ class PrngKeyReuse(StaticRule):
     x)` and `apply(params, key, x)` (`apply(params, state, key, x)` after `hk.transform_with_state`), a library
     layer or function whose call draws from the key it is given (the model's table `apis.KEYED_DRAWS`): equinox's
     `eqx.nn.Dropout` called with `key=`, flax linen's `nn.Dropout` with `rng=`, haiku's `hk.dropout(rng, rate,
-    x)`, the layer made there, bound to a name, or stored on `self` (or annotated as a field); not a call that
+    x)`, an initializer of `jax.nn.initializers` (`glorot_normal()(key, shape)`; not `zeros`, `ones`, `constant`),
+    the layer made there, bound to a name, or stored on `self` (or annotated as a field); not a call that
     cannot draw: `inference=True` / `deterministic=True` given at the call or, when the call gives neither, where
     the layer is made, a rate of 0, or no key (linen then draws from `make_rng`); and a
     function or class (its `__init__`) of the same module whose body samples from that parameter with

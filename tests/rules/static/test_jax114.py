@@ -624,3 +624,21 @@ def test_helpers_taken_by_star_import_return_one_array_really(monkeypatch):
         monkeypatch.undo()
     for cached in ("rotation", "pytree_math", "flat"):
         sys.modules.pop(cached, None)
+
+
+def test_library_initializers_given_one_key_draw_the_same_numbers_really():
+    """An initializer of ``jax.nn.initializers`` (flax's ``nn.initializers``) called twice with
+    one key (fixture ``invalid_library_initializers``) gives the same weights under jax
+    0.10.2; keys split per call give different ones, and ``constant`` / ``zeros`` draw
+    nothing (``valid_library_initializers``)."""
+    import jax
+    import jax.numpy as jnp
+    from rule_fixtures import load_module
+
+    bad, good = load_module("JAX114", "invalid_library_initializers"), load_module("JAX114", "valid_library_initializers")
+    key = jax.random.key(0)
+    for a, b in (bad.params(key, 4), bad.embeddings(key, 8, 4)):
+        assert jnp.array_equal(a, b) and not jnp.all(a == 0)
+    w1, w2, c1, c2, z = good.params(key, 4)
+    assert not jnp.array_equal(w1, w2)
+    assert jnp.array_equal(c1, jnp.full(4, 0.1)) and jnp.array_equal(c2, c1) and not jnp.any(z)

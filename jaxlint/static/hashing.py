@@ -99,6 +99,27 @@ def unhashable_value(model: ModuleModel, scope: FunctionInfo | None, node: ast.A
     return None
 
 
+def compare_raises(model: ModuleModel, scope: FunctionInfo | None, node: ast.AST | None,
+                   at: ast.AST | None, depth: int = 0) -> bool:
+    """Whether comparing ``node``'s value with an equal one by ``==`` raises, as jit's check of
+    a pytree's static metadata does (checked with jax 0.10.2): an array does (elementwise, its
+    truth ambiguous), and so does a list, tuple, set or dict holding one; a list or dict of
+    Python values compares as Python does, however unhashable. A container whose elements
+    the code does not show (``list(xs)``, a comprehension) is not claimed."""
+    if node is None or depth > 3:
+        return False
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return any(compare_raises(model, scope, e, at, depth + 1) for e in node.elts if not isinstance(e, ast.Starred))
+    if isinstance(node, ast.Dict):
+        return any(compare_raises(model, scope, v, at, depth + 1) for v in node.values)
+    if isinstance(node, ast.Name) and at is not None:
+        _, bindings = model.lookup(node.id, scope)
+        if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
+            return compare_raises(model, scope, bindings[0].value, at, depth + 1)
+        return False
+    return unhashable_value(model, scope, node, at, depth) == "an array"
+
+
 def _unhashable_element(model: ModuleModel, scope: FunctionInfo | None, elts: list[ast.expr],
                         at: ast.AST | None, depth: int) -> str | None:
     """A tuple's hash hashes its elements: what unhashable thing one of ``elts`` is."""

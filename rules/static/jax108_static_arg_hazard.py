@@ -7,7 +7,7 @@ from jaxlint.diagnostic import Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.static.jitcalls import call_arguments, jit_call_sites, jitted_bound_method, named_calls, traced_statics
 from jaxlint.static.classes import ASSIGNMENTS, annotation_options, class_hashing, field_arguments, module_class, stale_attribute
-from jaxlint.static.hashing import unhashable_annotation, unhashable_value
+from jaxlint.static.hashing import compare_raises, unhashable_annotation, unhashable_value
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
 from jaxlint.static.taint import traced_how
 from jaxlint.static.values import class_facts
@@ -54,7 +54,10 @@ class StaticArgHazard(StaticRule):
       `dataclasses.field(metadata=dict(static=True))` of a registered dataclass), by the
       field's annotation or by the value given where the class is instantiated: static
       fields are the pytree's metadata, which jit compares with its cached programs',
-      so a second call with another instance raises ValueError.
+      so a second call with another instance raises ValueError. jit compares them with
+      `==`, not by hash: a value given there is an error only when it is an array or holds
+      one (a list or dict of Python values compares fine, checked with jax 0.10.2); an
+      annotation alone is a likely warning.
 
     Parameters with no evidence are left alone. A value a call passes (or gives to a
     static field) makes an error: jax raises. An unhashable default is a warning: jit
@@ -298,8 +301,8 @@ class StaticArgHazard(StaticRule):
                 if field_name not in f.static_fields or (made.name, field_name) in annotated:
                     continue
                 what = unhashable_value(model, scope, arg, call)
-                if what is None:
-                    continue
+                if what is None or not compare_raises(model, scope, arg, call):
+                    continue  # jit compares static metadata by `==`: plain lists and dicts compare fine
                 ctx.report(arg, f"`{ctx.segment(arg)}` is {what}, given to field `{field_name}` that `{made.name}` "
                                 f"declares static: a static field is the pytree's metadata, which jit compares with "
                                 f"that of its cached programs, so calling a jitted function again with another "

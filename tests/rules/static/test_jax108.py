@@ -452,3 +452,13 @@ def test_a_lax_option_made_in_traced_code_is_static_really():
     from rule_fixtures import load_module
 
     assert float(load_module("JAX108", "valid_lax_option").main()) == 8.0
+
+
+def test_a_plain_dict_in_a_static_field_runs_really():
+    """jit compares a pytree's static metadata with ``==``: a dict of Python values given to
+    a static field passes for two instances (blind40's tunix sampling state, where JAX108 said
+    it raises), while an array there raises; the fixture is quiet (tests/test_rule_examples.py)."""
+    pytest.importorskip("flax")
+    from rule_fixtures import load_module
+
+    assert float(load_module("JAX108", "valid_static_field_plain").main()) == 12.0

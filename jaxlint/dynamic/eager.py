@@ -201,18 +201,18 @@ class SiteContext:
         return self.rule.opts
 
     def report(self, message: str, *, key: str, measured: str = "", data: dict | None = None,
-               caller_note: str | None = None, also: Iterable[tuple[int, str]] = ()) -> None:
+               caller_note: str | None = None, also: Iterable[tuple[str, int, str]] = ()) -> None:
         """A finding at the site's line; ``caller_note``: the related location of the
-        call that led there, with that text; ``also``: other lines of the site's file, each
-        with its note, as related locations."""
+        call that led there, with that text; ``also``: other lines (file, line, note), as
+        related locations."""
         from jaxlint.findings.measured import MeasuredIn, measured_diagnostic
 
         site = self.site
         start = Position(site["line"], self._column)
         related = []
-        for line, note in also:
-            at = Position(line, _column(self._root / site["file"], line) if self._root is not None else 1)
-            related.append(Related(site["file"], at, at, note))
+        for file, line, note in also:
+            at = Position(line, _column(self._root / file, line) if self._root is not None else 1)
+            related.append(Related(file, at, at, note))
         if caller_note and self._caller is not None:
             at = Position(self._caller[1], self._caller[2])
             related.append(Related(self._caller[0], at, at, caller_note))

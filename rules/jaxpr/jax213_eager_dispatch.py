@@ -45,9 +45,9 @@ class EagerDispatch(TraceRule):
     the time one operation took there (the mean gap between consecutive operations of
     one call, without the outliers that hold a compile), and the recorded jitted functions between whose calls it ran. A line is
     reported when it ran between at least `min-steps` pairs of calls of a jitted function
-    and the eager operations of its function between those calls (its own and its
-    neighbours', one finding per function and step, at the line that costs most, the
-    others related) take at least `min-share` (5 %) of the time from one call to the
+    and the eager operations between those calls (its own and every other line's that
+    ran there, one finding per jitted function, at the line that costs most, the others
+    related) take at least `min-share` (5 %) of the time from one call to the
     next. That time is the dispatch alone, a lower bound: each operation then also runs
     on the device as a program of its own, and a read of its result waits for the chain
     (an eager policy whose dispatch was 7 % of the loop ran 1.7 times slower than the
@@ -169,14 +169,14 @@ class EagerDispatch(TraceRule):
             period, between = st.get("period"), int(st.get("calls") or 0) - 1
             if not period or between < least or figures["intervals"] < least:
                 continue
-            group = [s for s in program["sites"] if s["file"] == site["file"] and s["scope"] == site["scope"]
-                     and (s.get("dispatch") or {}).get(step, {}).get("intervals", 0) >= least]
+            # every line that ran between its calls: one problem (work outside the step), one finding
+            group = [s for s in program["sites"] if (s.get("dispatch") or {}).get(step, {}).get("intervals", 0) >= least]
 
             def cost(s: dict) -> float:
                 return s["dispatch"][step]["ops"] * float(s.get("op_seconds") or fallback or 0.0)
 
             if max(group, key=lambda s: (cost(s), s["dispatch"][step]["ops"], -s["line"])) is not site:
-                continue  # one finding per function and step: at its line that costs most
+                continue  # one finding per step: at the line that costs most
             per_call = sum(cost(s) for s in group) / between
             share = per_call / period
             if share >= self.opts["min-share"] and (best is None or share > best[0]):
@@ -191,8 +191,9 @@ class EagerDispatch(TraceRule):
         total = round(sum(s["dispatch"][step]["ops"] for s in group) / between, 1)
         where = ""
         if others:
-            lines = ", ".join(str(s["line"]) for s in others[:4]) + (" ..." if len(others) > 4 else "")
-            where = f" (with line{'s' if len(others) > 1 else ''} {lines} of `{site['scope']}`: {total:g} per call in all)"
+            lines = ", ".join(str(s["line"]) if s["file"] == site["file"] else f"{s['file']}:{s['line']}"
+                              for s in others[:4]) + (" ..." if len(others) > 4 else "")
+            where = f" (with line{'s' if len(others) > 1 else ''} {lines}: {total:g} per call in all)"
         ctx.report(
             f"{each} eager jax operation{'s' if each != 1 else ''} between calls of `{name}` at this line, in "
             f"{own['intervals']} of its {between} intervals{where}: each runs outside the jitted step as a "
@@ -204,6 +205,6 @@ class EagerDispatch(TraceRule):
             data={"step": step, "ops_per_call": total, "calls": between + 1,
                   "lines": {str(s["line"]): s["dispatch"][step]["ops"] for s in group}},
             caller_note="called from here",
-            also=[(s["line"], f"{max(1, round(s['dispatch'][step]['ops'] / s['dispatch'][step]['intervals']))} "
-                              f"more eager operation(s) between calls of `{name}`") for s in others[:8]],
+            also=[(s["file"], s["line"], f"{max(1, round(s['dispatch'][step]['ops'] / s['dispatch'][step]['intervals']))} "
+                                         f"more eager operation(s) between calls of `{name}`") for s in others[:8]],
         )

@@ -344,6 +344,8 @@ STATIC_JAX_FUNCS = frozenset({
 ARRAY_ANNOTATIONS = ("jax.Array", "jax.numpy.ndarray", "jax.typing.ArrayLike", "chex.Array", "jaxtyping.")
 #: jaxtyping names that are containers or helpers, not arrays (``PyTree[Any]`` may hold anything)
 NOT_ARRAY_ANNOTATIONS = {"jaxtyping.PyTree", "jaxtyping.PyTreeDef", "jaxtyping.jaxtyped"}
+#: array types of other libraries that a jaxtyping annotation may wrap (``Float[np.ndarray, "n"]``)
+FOREIGN_ARRAY_MODULES = ("numpy.", "torch.", "tensorflow.")
 BUILTINS = {
     "print", "open", "len", "range", "int", "float", "bool", "complex", "isinstance",
     "type", "hasattr", "getattr", "id", "callable", "list", "dict", "tuple", "set",

@@ -25,7 +25,7 @@ import bisect
 from typing import Any, Callable, Iterable, Iterator, TypeVar, overload
 
 from jaxlint.static.apis import (ARRAY_ANNOTATIONS, BUILTINS, DIFF_TRANSFORMS, JIT_LIKE, LINEN_LIFTED,
-                                 NOT_ARRAY_ANNOTATIONS, OWN_LEADING_ARGUMENTS,
+                                 FOREIGN_ARRAY_MODULES, NOT_ARRAY_ANNOTATIONS, OWN_LEADING_ARGUMENTS,
                                  TRACING_HOFS)
 
 from jaxlint.static.data import (Binding, FunctionInfo, Model, ModuleLink, Param, Reason,  # noqa: F401 (the model's data)
@@ -1134,9 +1134,16 @@ class Scopes:
     def is_array_annotation(self, ann: ast.expr | None) -> bool:
         if ann is None:
             return False
+        wrapped = None
         if isinstance(ann, ast.Subscript):
+            # jaxtyping's `Float[T, "n"]` says the dtype and shape of an array of type `T`:
+            # a NumPy (or torch) array there is no jax array (`Real[npt.NDArray, "M"]`)
+            elts = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+            wrapped = self.resolve(elts[0]) if elts else None
             ann = ann.value
         q = self.resolve(ann) or ""
+        if q.startswith("jaxtyping.") and wrapped is not None and wrapped.startswith(FOREIGN_ARRAY_MODULES):
+            return False
         return (q.startswith(ARRAY_ANNOTATIONS) or q in ARRAY_ANNOTATIONS) and q not in NOT_ARRAY_ANNOTATIONS
 
     def partial_keywords(self, expr: ast.expr, at: ast.AST, target: FunctionInfo | None = None) -> set[str]:

@@ -338,3 +338,19 @@ def test_jax110_a_pallas_modules_annotated_params_may_be_refs():
         "array": (textwrap.dedent(_PALLAS_HELPERS), "scratch(3)"),
     })
     assert got == {"ref_store": "[0.0, 2.0, 4.0, 6.0]", "array": "TypeError"}, got
+
+
+def test_a_jaxtyping_annotation_of_a_numpy_array_is_no_jax_array_really():
+    """blind58's eikonax stencils (7 false errors judged blind): `Real[npt.NDArray, "M"]`
+    wraps a NumPy array, which item assignment changes in place; real NumPy runs the fixture
+    and gives cos'(1) = -sin(1). jaxlint is quiet on it and still reports the jax-array twin
+    (tests/test_rule_examples.py)."""
+    import math
+
+    import pytest
+
+    pytest.importorskip("jaxtyping")
+
+    from rule_fixtures import load_module
+
+    assert abs(float(load_module("JAX110", "valid_jaxtyping_numpy").main()) + math.sin(1.0)) < 1e-4

@@ -166,25 +166,28 @@ def test_a_few_cheap_operations_beside_a_long_step_are_under_the_share(tmp_path)
 
         @jax.jit
         def step(w, x):
-            for _ in range(24):
-                x = jnp.tanh(x @ w)
-            return x
+            body = lambda i, x: jnp.tanh(x * w + 0.1)
+            return jax.lax.fori_loop(0, 1_000_000, body, x)
 
         if __name__ == "__main__":
-            w = jnp.ones((512, 512)) / 512.0
-            x = jnp.ones((512, 512))
+            w = jnp.full((8,), 0.5)
+            x = jnp.ones((8,))
             for i in range(10):
                 x = step(w, x) + 1.0          # one eager operation per step
-                print(float(x[0, 0]))
+                print(float(x[0]))
     """
     proj = _project(tmp_path / "long", source)
     _record(proj)
-    assert not _found(proj)  # an eager `add` and a read beside 24 512x512 matmuls a step (about 6.4 GFLOP)
+    # an eager `add` and a read beside 1,000,000 dependent iterations a step: long on any
+    # backend (24 512x512 matmuls were not: a TPU runs them in well under a millisecond)
+    assert not _found(proj)
     everything = _project(tmp_path / "all", source, "[tool.jaxlint.rules.JAX213]\nmin-share = 0\n")
     _record(everything)
     found = _found(everything)  # with no share asked for, the same line is reported
-    # the heaviest line: the read of `x[0, 0]` (an indexing and a squeeze) beside the `add`
-    assert [d["location"]["row"] for d in found] == [15] and "(with line 14: " in found[0]["message"], found
+    # one finding, at the line that costs most (the `add` or the read of `x[0]`, by their
+    # measured times), the other named with it
+    rows = [d["location"]["row"] for d in found]
+    assert rows in ([13], [14]) and f"(with line {27 - rows[0]}: " in found[0]["message"], found
 
 
 def test_jax_debug_nans_still_checks_eager_operations_under_the_recorder(tmp_path):

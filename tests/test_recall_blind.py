@@ -24,8 +24,9 @@ bug-fix commits in the histories of JAX repositories mirrored here that no earli
 ``recall_blind19_cases.py`` (nineteenth round, issue 36, sealed the same way, from bug-fix commits of JAX
 repositories fetched for it and issue threads no earlier round used) and ``recall_blind20_cases.py``
 (twentieth round, issue 36, sealed the same way, from bug-fix commits of JAX repositories mirrored here or
-fetched for it that no earlier round read, and an issue thread no earlier round used), one small program
-per public bug report?
+fetched for it that no earlier round read, and an issue thread no earlier round used) and
+``recall_blind21_cases.py`` (twenty-first round, issue 36, sealed the same way, from bug-fix commits of JAX
+repositories fetched for it and threads no earlier round used), one small program per public bug report?
 
 ``ROUNDS`` lists every round with what its last measurement found (``FOUND``, ``FOUND2``, ...)
 and the floors it keeps. The real CLI runs once over all the cases of every round and the 34
@@ -72,6 +73,7 @@ from recall_blind17_cases import CASES17  # noqa: E402
 from recall_blind18_cases import CASES18  # noqa: E402
 from recall_blind19_cases import CASES19  # noqa: E402
 from recall_blind20_cases import CASES20  # noqa: E402
+from recall_blind21_cases import CASES21  # noqa: E402
 from recall_blind_cases import CASES, Case  # noqa: E402
 from recall_earlier_cases import EARLIER_CASES  # noqa: E402
 
@@ -679,6 +681,16 @@ FOUND20 = frozenset({
 })
 
 
+#: Cases of the twenty-first round (``recall_blind21_cases.py``) found with ``--select ALL`` at
+#: ``c0ef00e`` (main at 22:05 UTC, the session's rule landings stopped at 22:00), the blind measurement:
+#: 3 of 7, the same 3 with the default selection; qutip-jax-62d6df0 is found with ``--preview`` only
+FOUND21 = frozenset({
+    "jax-1461",
+    "jester-pr55",
+    "qutip-jax-4727189",
+})
+
+
 @dataclass(frozen=True)
 class Round:
     """One round of cases: what its last measurement found, and the floors it keeps."""
@@ -763,6 +775,10 @@ ROUNDS = [
     # fix58 (tuning: enn-da821c5, react-jax-17c0f54, library dropout layers), 5 by default
     Round("blind cases, twentieth round (issue 36, sealed)", CASES20, FOUND20, size=10, floor=9,
           default_floor=5),
+    # 3 of 7 at c0ef00e (blind), the same 3 with the default selection (JAX105 twice, JAX114's
+    # same-numbers kind); qutip-jax-62d6df0 with --preview only (a likely finding)
+    Round("blind cases, twenty-first round (issue 36, sealed)", CASES21, FOUND21, size=7, floor=3,
+          default_floor=3),
 ]
 
 #: every case of every round, and every case recorded as found
@@ -1221,6 +1237,14 @@ FAILING_CALLS = {
     "secon-bvar-8b27e20": "main()",
     "secon-bvar-25ac8b9": "main()",
     "bonsai-b33c507": "main()",
+    # twenty-first round (recall_blind21_cases.py): the four error cases, each run with real jax 0.10.2
+    # before the seal (TracerBoolConversionError four times); the other three are about silent behaviour
+    # or cost (one key handed to every scan step, one key for two flows' samples, a jit made per call)
+    # and run without error
+    "gpax-ebe5b32": "main()",
+    "jax-1461": "main()",
+    "qutip-jax-4727189": "main()",
+    "qutip-jax-62d6df0": "main()",
 }
 
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from helpers import run_cli
+from helpers import beside_a_library, run_cli
 
 MODEL = '''
 import jax
@@ -241,10 +241,10 @@ def test_a_python_number_leaf_of_a_model_records_like_the_weak_scalar_jit_makes_
 def test_a_library_that_jits_a_project_function_is_recorded_and_check_finds_the_recording(tmp_path):
     # a test helper outside the project (chex's variants do this) jits the project's own
     # function; the project folder has no marker but the `.jaxlint/` record writes
-    lib = tmp_path / "site"
-    lib.mkdir()
-    (lib / "jitlib.py").write_text("import jax\n\n\ndef jit_and_call(f, *args):\n    return jax.jit(f)(*args)\n")
-    proj = tmp_path / "proj"
+    # the library's folder is put before the caller's PYTHONPATH, not instead of it (a host whose
+    # jaxlint itself comes from PYTHONPATH, as the TPU harness installs it, must still find it)
+    proj, env = beside_a_library(tmp_path, {"jitlib.py": "import jax\n\n\ndef jit_and_call(f, *args):\n"
+                                                         "    return jax.jit(f)(*args)\n"})
     (proj / "pkg").mkdir(parents=True)
     (proj / "pkg" / "__init__.py").write_text("")
     (proj / "pkg" / "ops.py").write_text(
@@ -253,7 +253,7 @@ def test_a_library_that_jits_a_project_function_is_recorded_and_check_finds_the_
     (proj / "run.py").write_text(
         "import jax.numpy as jnp\nimport jitlib\nfrom pkg.ops import smooth\n\n"
         "if __name__ == '__main__':\n    jitlib.jit_and_call(smooth, jnp.ones(4))\n")
-    rec = run_cli("record", "--", "python", "run.py", cwd=proj, timeout=300, env={"PYTHONPATH": str(lib)})
+    rec = run_cli("record", "--", "python", "run.py", cwd=proj, timeout=300, env=env)
     assert rec.returncode == 0, rec.stdout + rec.stderr
     assert "1 jitted function called: 1 traced" in rec.stdout + rec.stderr, rec.stdout + rec.stderr
     # from a subfolder's file too: the recording's folder is the project's root

@@ -153,3 +153,33 @@ def test_a_notebook_run_by_a_script_with_nbclient_is_recorded_too(tmp_path):
     proc = run_cli("record", "--", "python", "run_with_nbclient.py", cwd=root, timeout=600)
     assert proc.returncode == 0 and "executed 7 code cells" in proc.stdout, proc.stdout + proc.stderr
     assert dynamic_findings(root) == marked(root / "train.ipynb")
+
+
+def test_each_timed_cell_is_placed_in_its_own_cell(tmp_path):
+    # IPython compiles a one-line magic cell (`%time f(x, x)...`) to one line of
+    # `get_ipython()` code, and a whole `%%time` cell too: matched by what IPython made of
+    # each cell (not by a masked line taken to match any line), the eager indexing between
+    # the calls of `f` in the `%%time` cell (cell 5) and the ragged batch of the `%time`
+    # line (cell 7) are reported in their own cells, not at the first one-line magic (cell 3)
+    root = tmp_path / "proj"
+    shutil.copytree(DATA.parent / "magics", root)
+    proc = run_cli("record", "--compile", "--", "jupyter", "execute", "timed.ipynb", cwd=root, timeout=600)
+    assert proc.returncode == 0 and "2 jitted functions called: 2 traced, 2 compiled" in proc.stderr, proc.stderr
+    proc = run_cli("check", "--dynamic", "--no-cache", "--select", "JAX208,JAX213", "--output-format", "json",
+                   "timed.ipynb", cwd=root, timeout=600)
+    found = {(d["cell"], d["location"]["row"], d["code"]) for d in json.loads(proc.stdout)}
+    # code under `%%time` runs as IPython's `<timed exec>`, no file of the notebook: its work is
+    # the magic's line's, line 1 of its cell
+    assert found == {(5, 1, "JAX213"), (7, 1, "JAX208")}, proc.stdout
+    from jaxlint.files import notebook
+
+    cells = notebook.load((root / "timed.ipynb").read_bytes()).module().map
+    functions = json.loads((root / ".jaxlint" / "observed.json").read_text())["functions"]
+    first_calls = {k: [cells.locate(s["first_call"]["line"], 1)[:2] for s in e["signatures"]]
+                   for k, e in functions.items()}
+    assert first_calls == {"timed:f": [(3, 1), (5, 1)], "timed:normalize": [(7, 1), (7, 1)]}, first_calls
+    # the compile tier's largest buffers (JAX306's related locations) are in the notebook too
+    largest = functions["timed:normalize"]["report"]["budget"]["largest"]
+    assert {(cells.locate(i["line"], 1)[:2], i["file"]) for i in largest if i["file"]} == \
+        {((6, 3), str((root / "timed.ipynb").resolve()))}, largest
+    assert "ipykernel_" not in json.dumps(functions)

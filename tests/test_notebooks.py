@@ -46,8 +46,8 @@ def cell_sources(nb_path: Path) -> list[str]:
 @pytest.fixture
 def project(tmp_path) -> Path:
     root = tmp_path / "proj"
-    # observed/ is the dynamic phase's project (tests/test_dynamic_notebooks.py)
-    shutil.copytree(DATA, root, ignore=shutil.ignore_patterns("observed"))
+    # observed/ and magics/ are the dynamic phase's projects (tests/test_dynamic_notebooks.py)
+    shutil.copytree(DATA, root, ignore=shutil.ignore_patterns("observed", "magics"))
     # JAX104 (nursery) is the demo's rule with a fix: its notebooks are checked with it on
     (root / "pyproject.toml").write_text('[tool.jaxlint]\nextend-select = ["JAX104"]\n')
     (root / "script.py").write_text("import jax\nkey = jax.random.PRNGKey(0)\n"

@@ -74,6 +74,8 @@ class Recorder:
         self.digests: dict[str, str] = {}
         #: code file -> (notebook path, the line of the notebook's module that its line 1 is), or None
         self.cells: dict[str, tuple[str, int] | None] = {}
+        #: the kernel's cell transform, cached (:func:`_kernel_transform`)
+        self.transform: Callable[[str], str] | None = None
         #: (path, notebook) of the notebooks a kernel's cells are looked for in (:func:`_notebooks`)
         self.notebooks: list | None = None
         #: the process's :class:`~jaxlint.dynamic.observer.Observer` (``record_calls.the_observer``), and
@@ -242,13 +244,33 @@ def _match_cell(filename: str) -> tuple[str, int] | None:
         return None
     from jaxlint.files import notebook
 
+    transform = _kernel_transform()
     for path, nb in _notebooks():
-        found = notebook.match_cell(nb, lines)
+        found = notebook.match_cell(nb, lines, transform)
         if found is not None:
             number, lead = found
             first = nb.module().map.line_of(number, 1 + lead)
             return (path, first - 1) if first is not None else None
     return None
+
+
+def _kernel_transform() -> Callable[[str], str] | None:
+    """The running IPython shell's ``transform_cell`` (what it compiles a cell's source
+    to), each source transformed once; None outside IPython."""
+    if RECORDER.transform is None:
+        shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+        if shell is None or not callable(getattr(shell, "transform_cell", None)):
+            return None
+        done: dict[str, str] = {}
+
+        def transform(source: str) -> str:
+            hit = done.get(source)
+            if hit is None:
+                hit = done[source] = shell.transform_cell(source)
+            return hit
+
+        RECORDER.transform = transform
+    return RECORDER.transform
 
 
 def _notebooks() -> list:
@@ -317,6 +339,13 @@ def placed_in_notebooks(functions: dict) -> dict:
             for f in [d["filename"], *(r["filename"] for r in d.get("related") or [])]:
                 if f.endswith(".ipynb") and not os.path.isabs(f):
                     e.setdefault("code", {}).setdefault(f, notebook_scope(f))
+        budget = (e.get("report") or {}).get("budget")
+        for item in [i for key in ("largest", "loops") for i in (budget or {}).get(key) or ()]:
+            # the compile tier's largest buffers and loops (JAX306 relates them): where is a file here
+            if isinstance(item, dict) and isinstance(item.get("file"), str) and isinstance(item.get("line"), int):
+                at = place(item["file"], item["line"])
+                if at is not None:
+                    item["file"], item["line"] = str(root / at[0]), at[1]
         first = e.get("first_call")
         if isinstance(first, str) and ":" in first:
             f, _, line = first.rpartition(":")

@@ -36,7 +36,7 @@ import json
 import re
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from jaxlint.textutil import LINE_BREAK, line_starts, parses, split_lines
 
@@ -645,11 +645,19 @@ def _indent_unit(text: str) -> int:
 
 
 # ---------------------------------------------------------------------------- kernels
-def match_cell(nb: Notebook, code: Sequence[str]) -> tuple[int, int] | None:
+def match_cell(nb: Notebook, code: Sequence[str],
+               transform: Callable[[str], str] | None = None) -> tuple[int, int] | None:
     """Which code cell a kernel ran as ``code`` (its lines, as IPython compiled them):
     (cell number, how many lines IPython dropped from the cell's top), or None.
+
     IPython removes leading blank lines and turns magics into ``get_ipython()`` calls
-    line for line; a line masked here may differ, every other line must be equal."""
+    (a line magic line for line, a cell magic's whole cell into one line). A cell without
+    IPython syntax matches when every line is equal. A cell with some is compared with
+    ``transform`` of its source (the kernel's own ``transform_cell``, what IPython
+    compiled): a masked line alone says nothing of which magic ran (taken as matching
+    any line, the first one-line ``%time ...`` cell matched every later one-line magic,
+    a ``%%time`` cell's one line among them). Without ``transform`` such a cell matches
+    nothing: unplaced rather than placed in another cell."""
     want = [ln.rstrip("\r\n") for ln in code]
     while want and not want[-1].strip():
         want.pop()
@@ -660,13 +668,15 @@ def match_cell(nb: Notebook, code: Sequence[str]) -> tuple[int, int] | None:
         lead = 0
         while lead < len(lines) and not lines[lead].strip():
             lead += 1
-        body = lines[lead:]
+        if masked:
+            if transform is None:
+                continue
+            body = [ln.rstrip("\r\n") for ln in transform(c.source).splitlines()]
+        else:
+            body = lines[lead:]
         while body and not body[-1].strip():
             body.pop()
-        if len(body) != len(want):
-            continue
-        skip = {i - lead for i in masked}
-        if all(i in skip or a == b for i, (a, b) in enumerate(zip(body, want))):
+        if body == want:
             return c.number, lead
     return None
 

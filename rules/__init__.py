@@ -33,6 +33,7 @@ from jaxlint.rules.static.jax113_donation_misuse import DonationMisuse
 from jaxlint.rules.static.jax114_prng_key_reuse import PrngKeyReuse
 from jaxlint.rules.static.jax115_timing_without_sync import TimingWithoutSync
 from jaxlint.rules.static.jax116_one_value_randint import OneValueRandint
+from jaxlint.rules.static.jax117_jacobian_then_contract import JacobianThenContract
 from jaxlint.rules.static.jax190_unused_noqa import UnusedNoqa
 
 STATIC_RULES = [
@@ -53,6 +54,7 @@ STATIC_RULES = [
     PrngKeyReuse,
     TimingWithoutSync,
     OneValueRandint,
+    JacobianThenContract,
     UnusedNoqa,
 ]
 

@@ -79,13 +79,13 @@ BLIND = {
     "blind58": ("precision_judgements_blind58.json",
                 "12 PyPI wheels sealed before anything ran on them (the rest of blind57b's pool), judged blind once at 82e4226 (issue 36's new figure)"),
     "dynamic": ("dynamic_judgements.json",
-                "109 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
+                "115 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
                 "(6 programs, issue 20), 4419f18 (7 programs, issue 37), ab7bc28 (6 programs, issue 37), "
                 "959d64a (6 programs, issue 37), d7efb9e (7 programs, issue 37), 969e404 (9 programs, "
                 "issue 37), c45fb52 (7 programs, issue 37), cbafee0 (7 programs, issue 37), ccb11c5 "
                 "(8 programs, issue 37), 87f2855 (8 programs, issue 37), 03b2261 (8 programs, issue 37), "
                 "1c75a63 (8 programs, issue 37), 587501b (6 programs, issue 37), 4edca6e (9 programs, "
-                "issue 37) and c688dd9 (7 programs, issue 37)"),
+                "issue 37), c688dd9 (7 programs, issue 37) and c9000de (6 programs, issue 37)"),
 }
 #: the sealed corpora judged blind for the default selection, judged blind again for the rules that are
 #: off by default (their certain and likely findings under ``--preview --select CODE``; each finding

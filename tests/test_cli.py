@@ -188,6 +188,55 @@ def test_python_dash_m_and_console_script_agree(project):
     assert a.stdout == b.stdout and a.returncode == b.returncode == 1
 
 
+#: runs jaxlint.cli.main in-process with the given argv, then prints its exit status and the
+#: jaxlint modules that process loaded
+_LOADED = r"""
+import contextlib, io, json, sys
+import jaxlint.cli
+out = io.StringIO()
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+    try:
+        rc = jaxlint.cli.main(sys.argv[1:])
+    except SystemExit as e:
+        rc = e.code
+print(json.dumps({"rc": rc, "out": out.getvalue(), "modules": sorted(m for m in sys.modules if m.startswith("jaxlint."))}))
+"""
+
+
+def test_a_command_line_naming_no_command_loads_no_command(project):
+    """`--version`, `--help` and an empty command line build the top level from the commands'
+    summaries: no command's module (each `add_parser` imports what its command needs), no
+    configuration; their output is what the parser with every command prints."""
+    import subprocess
+    import sys
+
+    from jaxlint.cli import COMMANDS, build_parser
+
+    full, summary = build_parser(), build_parser(summary=True)
+    assert summary.format_help() == full.format_help()  # each command's line as its add_parser gives it
+    assert summary.format_usage() == full.format_usage()
+    env = {**os.environ, "COLUMNS": "100"}
+    for argv, rc, shown in ((["--version"], 0, "jaxlint 0.1.0"), (["--help"], 0, "combine the JSON or SARIF"),
+                            ([], 2, "run the language server"), (["--verbose", "--version"], 0, "jaxlint 0.1.0"),
+                            (["chek"], 2, "invalid choice: 'chek'")):
+        r = subprocess.run([sys.executable, "-c", _LOADED, *argv], cwd=project, capture_output=True, text=True,
+                           env=env, timeout=600)
+        got = json.loads(r.stdout.splitlines()[-1])
+        assert (got["rc"], shown in got["out"]) == (rc, True), (argv, got)
+        loaded = [m for m in got["modules"] if m.startswith(("jaxlint.commands.", "jaxlint.config", "jaxlint.rules"))]
+        assert loaded == [], (argv, loaded)
+    # a command after a top-level option still gets its own parser, and only its own
+    r = subprocess.run([sys.executable, "-c", _LOADED, "--verbose", "check", "--no-cache", "good.py"], cwd=project,
+                       capture_output=True, text=True, env=env, timeout=600)
+    got = json.loads(r.stdout.splitlines()[-1])
+    assert got["rc"] == 0 and "All checks passed!" in got["out"], got
+    assert [m for m in got["modules"] if m.startswith("jaxlint.commands.")] == ["jaxlint.commands.check"]
+    assert set(COMMANDS) == set(full._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    # a command past an option the top level does not know: its parser is built when argparse reaches it
+    r = run_cli("--bogus", "rule", "JAX101", cwd=project)
+    assert r.returncode == 2 and "unrecognized arguments: --bogus" in r.stderr, r.stderr
+
+
 def test_undecodable_stdin_is_a_parse_error_at_the_bad_byte(tmp_path):
     import subprocess
     import sys

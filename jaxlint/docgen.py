@@ -4,7 +4,9 @@
 ``rules-table`` markers), ``docs/rules/<CODE>.md`` for every rule, the key tables of
 docs/configuration.md (between the ``keys-table`` and ``dynamic-keys-table`` markers;
 from jaxlint.config.keys) and the JSON schema of the configuration,
-``jaxlint/schema/config.schema.json`` (:mod:`jaxlint.config.schema`). An entry point:
+``jaxlint/schema/config.schema.json`` (:mod:`jaxlint.config.schema`) and the index of the
+static rules in ``rules/__init__.py`` (``STATIC_INDEX``, between the ``static-index``
+markers: what selecting each reads, so that a check imports only the rules it selects). An entry point:
 it hands the registry jaxlint's rules. A test fails
 when the committed files differ from what this produces.
 """
@@ -19,7 +21,7 @@ from typing import Mapping
 from jaxlint.config import DynamicSettings, Settings, schema
 from jaxlint.config.keys import DYNAMIC, TOP_LEVEL, Key
 from jaxlint.inspect.levels import hand_rules
-from jaxlint.registry import all_rules
+from jaxlint.registry import RuleEntry, all_rules
 from jaxlint.rule import GROUPS, example_source
 
 START = "<!-- rules-table-start -->"
@@ -128,11 +130,36 @@ def configuration_with_tables(text: str) -> str:
                    keys_table(DYNAMIC, DynamicSettings()))
 
 
+INDEX_START = "# static-index-start: written by `python -m jaxlint.docgen` from _static_rules(), do not edit"
+INDEX_END = "# static-index-end"
+
+
+def static_index() -> str:
+    """``STATIC_INDEX``: each static rule's entry (:class:`jaxlint.registry.RuleEntry`), from its class."""
+    def text(value: object) -> str:
+        if isinstance(value, tuple):
+            return f"({', '.join(map(text, value))}{',' if len(value) == 1 else ''})"
+        return json.dumps(value) if value is not None else "None"
+
+    lines = ["STATIC_INDEX = ("]
+    for r in all_rules():
+        if r.phase.value == "static":
+            code, name, group, kinds, role, module, qualname = RuleEntry.of(r)._fields()
+            lines.append(f"    RuleEntry({text(code)}, {text(name)}, {text(group)}, {text(kinds)}, {text(role)},")
+            lines.append(f"              {text(module)}, {text(qualname)}),")
+    return "\n".join(lines + [")"])
+
+
+def rules_with_index(text: str) -> str:
+    return between(text, INDEX_START, INDEX_END, static_index())
+
+
 def expected_files(root: Path) -> dict[Path, str]:
     figures = load_figures(root)
     out = {root / "docs" / "rules" / f"{r.code}.md": rule_page(r, figures) for r in all_rules()}
     for path, render in ((root / "README.md", readme_with_table),
-                         (root / "docs" / "configuration.md", configuration_with_tables)):
+                         (root / "docs" / "configuration.md", configuration_with_tables),
+                         (root / "rules" / "__init__.py", rules_with_index)):
         if path.exists():
             out[path] = render(path.read_text(encoding="utf-8"))
     out[root / "jaxlint" / "schema" / "config.schema.json"] = schema.render()

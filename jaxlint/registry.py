@@ -10,9 +10,11 @@ imports no rule, and the rules import the engine (tests/test_architecture.py).
 from __future__ import annotations
 
 import functools
+import importlib
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol, Sequence, cast
 
+from jaxlint.diagnostic import Phase
 from jaxlint.records import dataclass
 from jaxlint.rule import GROUPS, Rule, in_dependency_order  # noqa: F401 (re-exported: the engine's order of rules)
 from jaxlint.textutil import LazyPattern
@@ -47,12 +49,67 @@ class Selection(Protocol):
 _PREFIX = LazyPattern(r"^JAX[0-9]{0,3}$")
 
 
+class RuleEntry:
+    """A static rule as selecting it reads it (code, name, groups, role), known without
+    importing its module: a check loads the rules it selects, not the others (each is a
+    module and what only it needs of the model: 14 M instructions for the 11
+    the default selection leaves out; docs/performance.md, speed59). The pack's index of
+    them is written from the classes by ``python -m jaxlint.docgen``; a class that no
+    longer says what its entry says is refused when it loads (:meth:`load`), and
+    tests/test_docs_in_sync.py fails while the index is stale."""
+
+    __slots__ = ("code", "name", "group", "kind_groups", "role", "module", "qualname")
+    phase = Phase.STATIC
+
+    def __init__(self, code: str, name: str, group: str, kind_groups: tuple[str, ...], role: str | None,
+                 module: str, qualname: str) -> None:
+        self.code, self.name, self.group, self.kind_groups = code, name, group, kind_groups
+        self.role, self.module, self.qualname = role, module, qualname
+
+    @classmethod
+    def of(cls, rule: type[Rule]) -> RuleEntry:
+        """The entry of a rule class (what the index says of it)."""
+        kinds = tuple(dict.fromkeys(k.group for k in rule.kinds.values()))
+        return cls(rule.code, rule.name, rule.group, kinds, rule.role, rule.__module__, rule.__qualname__)
+
+    def _fields(self) -> tuple:
+        return (self.code, self.name, self.group, self.kind_groups, self.role, self.module, self.qualname)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RuleEntry) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return f"RuleEntry{self._fields()!r}"
+
+    @property
+    def default_enabled(self) -> bool:
+        return GROUPS[self.group].on
+
+    def finding_groups(self) -> tuple[str, ...]:
+        """The rule's group, then the other groups its kinds are in (``Rule.finding_groups``)."""
+        return tuple(dict.fromkeys([self.group, *self.kind_groups]))
+
+    def load(self) -> type[Rule]:
+        """The rule's class (imports its module)."""
+        rule: type[Rule] = getattr(importlib.import_module(self.module), self.qualname)
+        if RuleEntry.of(rule) != self:
+            raise LookupError(f"the rules' index is stale: {self!r}, but the class says {RuleEntry.of(rule)!r}; "
+                              "regenerate it with `python -m jaxlint.docgen`")
+        return rule
+
+
 @dataclass(frozen=True)
 class RulePack:
     """The rules an entry point hands the registry (``jaxlint.rules.PACK``)."""
 
-    #: the static tier's rules, loaded with the pack: a static check loads no other tier
-    static: tuple[type[Rule], ...]
+    #: the static tier's rules as selecting them reads them, in the registry's order: a
+    #: static check loads the rules it selects, and no other tier
+    static_index: tuple[RuleEntry, ...]
+    #: the static tier's rules, in the same order (imports every one)
+    static: Callable[[], Sequence[type[Rule]]]
     #: tier -> the codes of its rules, known without importing them
     lazy_codes: Mapping[str, tuple[str, ...]]
     #: every rule, the static ones first (imports the trace and compile tiers)
@@ -72,7 +129,8 @@ def provide(source: Callable[[], RulePack]) -> None:
     global _source
     if source is not _source:
         _source = source
-        for cached in (_pack, all_rules, _light_table, _code_table, rule_for_role, static_names, _twins, _families):
+        for cached in (_pack, all_rules, static_rules, _light_table, _code_table, rule_for_role, static_names, _twins,
+                       _families):
             cached.cache_clear()
         _RULES_CACHE.clear()
 
@@ -105,14 +163,27 @@ def code_dirs() -> tuple[str, ...]:
     return tuple(os.path.abspath(d) + os.sep for d in (os.path.dirname(jaxlint.__file__ or ""), _pack().folder))
 
 
+@functools.lru_cache(maxsize=1)
 def static_rules() -> tuple[type[Rule], ...]:
-    """The static tier alone: what a static check needs, without importing the others."""
-    return _pack().static
+    """The static tier's classes, all of them, without importing the other tiers' (a check
+    reads :func:`static_index` and loads the rules it selects)."""
+    rules = tuple(_pack().static())
+    if tuple(RuleEntry.of(r) for r in rules) != static_index():
+        stale = [RuleEntry.of(r) for r in rules if RuleEntry.of(r) not in static_index()]
+        raise LookupError(f"the rules' index is stale (it does not say {stale or 'their order'}); regenerate it "
+                          "with `python -m jaxlint.docgen`")
+    return rules
 
 
-def _rules_of(phases: Iterable[str] | None) -> Iterable[type[Rule]]:
+def static_index() -> tuple[RuleEntry, ...]:
+    """The static tier's rules as selecting them reads them, none imported."""
+    return _pack().static_index
+
+
+def _rules_of(phases: Iterable[str] | None) -> Iterable[type[Rule] | RuleEntry]:
+    """The rules of ``phases`` to select from: for the static tier alone, its entries."""
     if phases is not None and set(phases) <= {"static"}:
-        return static_rules()
+        return static_index()
     return all_rules()
 
 
@@ -121,12 +192,16 @@ class _CodeTable(Mapping[str, "type[Rule]"]):
     the trace and compile rules; looking one of those up imports them."""
 
     def __init__(self) -> None:
-        self._static = {r.code: r for r in static_rules()}
+        self._static = {e.code: e for e in static_index()}
+        self._loaded: dict[str, type[Rule]] = {}
         self._codes = tuple(self._static) + tuple(c for cs in _pack().lazy_codes.values() for c in cs)
 
     def __getitem__(self, code: str) -> type[Rule]:
-        rule = self._static.get(code)
-        return rule if rule is not None else _code_table()[code]
+        rule = self._loaded.get(code)
+        if rule is None:
+            entry = self._static.get(code)
+            rule = self._loaded[code] = entry.load() if entry is not None else _code_table()[code]
+        return rule
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self._codes)
@@ -158,7 +233,8 @@ def rule_for_role(role: str) -> type[Rule]:
     """The rule whose findings the engine makes itself for ``role`` (``Rule.role``).
     A static role is looked up in the static tier alone (tests/test_registry.py checks
     that each role is taken by exactly one rule of all)."""
-    found = [r for r in static_rules() if r.role == role] or [r for r in all_rules() if r.role == role]
+    static = [e for e in static_index() if e.role == role]
+    found = [e.load() for e in static] or [r for r in all_rules() if r.role == role]
     if len(found) != 1:
         raise LookupError(f"{len(found)} rules declare role {role!r}; the engine needs exactly one")
     return found[0]
@@ -166,10 +242,12 @@ def rule_for_role(role: str) -> type[Rule]:
 
 def rule_by_selector(sel: str) -> type[Rule] | None:
     """A single rule by exact code or name (a static one without importing the others)."""
-    for rules in (static_rules, all_rules):
-        for r in rules():
-            if sel == r.code or sel == r.name:
-                return r
+    for e in static_index():
+        if sel == e.code or sel == e.name:
+            return e.load()
+    for r in all_rules():
+        if sel == r.code or sel == r.name:
+            return r
     return None
 
 
@@ -182,7 +260,7 @@ _EXACT = 100
 _GROUP = 2
 
 
-def _matches(sel: str, rule: type[Rule], group: str | None = None) -> int:
+def _matches(sel: str, rule: type[Rule] | RuleEntry, group: str | None = None) -> int:
     """Specificity of ``sel`` for ``rule``'s findings in ``group`` (its own group when not
     given; a finding kind may have another: :attr:`Rule.kinds`) (0: no match). Names count
     as exact codes."""
@@ -203,7 +281,7 @@ def validate_selectors(selectors: Iterable[str], where: str) -> None:
     for sel in selectors:
         if sel in GROUPS:  # a group may be empty (nothing in nursery yet): still a name
             continue
-        if not (any(_matches(sel, r) for r in static_rules()) or any(_matches(sel, r) for r in all_rules())):
+        if not (any(_matches(sel, e) for e in static_index()) or any(_matches(sel, r) for r in all_rules())):
             hint = suggest_selector(sel) if isinstance(sel, str) else None
             raise ConfigError(f"{where}: unknown rule selector `{named(sel)}`"
                               + (f"; did you mean `{hint}`?" if hint else
@@ -248,13 +326,14 @@ def select_rules(
     """Resolve ruff-style selection: the most specific selector wins; ignore wins ties.
     Without ``select``, the rules of the groups on by default (``--preview``: and the
     nursery's) are selected."""
-    return [rule for rule, groups in _selection(select, extend_select, ignore, phases, preview) if groups]
+    return [rule for rule, _ in _selection(select, extend_select, ignore, phases, preview)]
 
 
 def _selection(select: Iterable[str] | None, extend_select: Iterable[str], ignore: Iterable[str],
                phases: Iterable[str] | None, preview: bool) -> list[tuple[type[Rule], frozenset[str]]]:
-    """Each rule of ``phases`` with the groups of its findings the selectors take (its own
-    group, and those of its finding kinds, decided one by one)."""
+    """Each selected rule of ``phases`` with the groups of its findings the selectors take
+    (its own group, and those of its finding kinds, decided one by one); a static rule
+    not selected is not loaded."""
     select = list(select) if select is not None else None
     extend = list(extend_select)
     ignore = list(ignore)
@@ -277,7 +356,8 @@ def _selection(select: Iterable[str] | None, extend_select: Iterable[str], ignor
                 best_off = max(best_off, _EXACT - 1)  # its twin ignored by name: off, unless selected by its own
             if best_on and best_on > best_off:
                 taken.append(group)
-        out.append((rule, frozenset(taken)))
+        if taken:
+            out.append((rule.load() if isinstance(rule, RuleEntry) else rule, frozenset(taken)))
     return out
 
 
@@ -285,7 +365,7 @@ def selected_groups(select: Iterable[str] | None, extend_select: Iterable[str], 
                     phases: Iterable[str] | None = None, preview: bool = False) -> dict[str, frozenset[str]]:
     """The selected rules' codes, each with the groups of its findings the selection takes
     (a rule whose finding kinds have groups of their own may be selected for some only)."""
-    return {rule.code: groups for rule, groups in _selection(select, extend_select, ignore, phases, preview) if groups}
+    return {rule.code: groups for rule, groups in _selection(select, extend_select, ignore, phases, preview)}
 
 
 def specificity(selectors: Iterable[str], rule: type[Rule]) -> int:
@@ -315,7 +395,7 @@ def _names_another_tier(selectors: Sequence[str]) -> bool:
                for s in selectors)
 
 
-def _twins_may_match(selectors: Sequence[str], rule: type[Rule]) -> bool:
+def _twins_may_match(selectors: Sequence[str], rule: type[Rule] | RuleEntry) -> bool:
     """Whether looking up ``rule``'s twins can change a verdict: a rule of the trace or
     compile tier (every tier is loaded then), or selectors that name another tier's."""
     return rule.phase.value != "static" or _names_another_tier(selectors)
@@ -324,10 +404,10 @@ def _twins_may_match(selectors: Sequence[str], rule: type[Rule]) -> bool:
 @functools.lru_cache(maxsize=1)
 def static_names() -> frozenset[str]:
     """The codes and names of the static rules (loaded without the other tiers)."""
-    return frozenset(x for r in static_rules() for x in (r.code, r.name))
+    return frozenset(x for e in static_index() for x in (e.code, e.name))
 
 
-def twins(rule: type[Rule]) -> tuple[type[Rule], ...]:
+def twins(rule: type[Rule] | RuleEntry) -> tuple[type[Rule], ...]:
     """The rules of other tiers that report the same problem (its family: the codes linked
     by ``supersedes``), without the rule itself."""
     return _twins(rule.code)
@@ -382,11 +462,10 @@ def active_rules(settings: Selection, phases: Sequence[str] = ("static",)) -> li
         rules = []
         for cls, groups in _selection(settings.select, settings.extend_select, settings.ignore, phases,
                                       settings.preview):
-            if groups:
-                rule = cls(settings.rule_options.get(cls.code, {}))
-                if len(groups) < len(cls.finding_groups()):
-                    rule.selected_groups = groups  # some of its finding kinds only
-                rules.append(rule)
+            rule = cls(settings.rule_options.get(cls.code, {}))
+            if len(groups) < len(cls.finding_groups()):
+                rule.selected_groups = groups  # some of its finding kinds only
+            rules.append(rule)
         _RULES_CACHE[key] = rules
     return rules
 
@@ -398,7 +477,8 @@ def every_rule(settings: Selection, phases: Sequence[str]) -> list[Rule]:
     key = repr(("every", settings.rule_options, tuple(phases)))
     rules = _RULES_CACHE.get(key)
     if rules is None:
-        rules = _RULES_CACHE[key] = [cls(settings.rule_options.get(cls.code, {})) for cls in _rules_of(phases)
+        every = static_rules() if set(phases) <= {"static"} else all_rules()
+        rules = _RULES_CACHE[key] = [cls(settings.rule_options.get(cls.code, {})) for cls in every
                                      if cls.phase.value in phases]
     return rules
 

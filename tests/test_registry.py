@@ -99,3 +99,60 @@ def test_the_light_tables_match_the_rule_classes():
         assert codes == tuple(r.code for r in rules if r.phase.value == tier), tier
     assert list(rules_by_code()) == [r.code for r in rules]
     assert all(rules_by_code()[r.code] is r for r in rules)
+
+
+def test_the_static_index_says_what_the_classes_say():
+    """A check selects static rules from ``STATIC_INDEX`` without importing them: each entry
+    holds what selection reads of its class (``python -m jaxlint.docgen`` writes it)."""
+    from jaxlint.registry import RuleEntry, static_index
+    from jaxlint.rules import STATIC_INDEX, STATIC_RULES
+
+    assert STATIC_INDEX == static_index() == tuple(RuleEntry.of(r) for r in STATIC_RULES)
+    for entry, rule in zip(STATIC_INDEX, STATIC_RULES):
+        assert entry.load() is rule
+        assert (entry.default_enabled, entry.finding_groups(), entry.phase) == (
+            rule.default_enabled, rule.finding_groups(), rule.phase)
+
+
+def test_selecting_from_the_index_selects_what_the_classes_would():
+    """The static tier selected from its entries (a check) against the same selectors over
+    every rule's class (``phases=None``: the trace and compile tiers loaded too)."""
+    from jaxlint.registry import selected_groups
+
+    cases = [(None, [], [], False), (None, [], [], True), (["ALL"], [], [], False), (["perf"], [], [], False),
+             (["suspicious", "correctness"], [], [], False), (["JAX1"], [], ["JAX114"], False),
+             (None, ["nursery"], ["pedantic"], False), (None, ["JAX103", "prng-key-reuse"], ["JAX101"], True),
+             (["JAX11"], [], ["suspicious"], False), (["ALL"], [], ["JAX2", "JAX190"], True)]
+    for select, extend, ignore, preview in cases:
+        light = select_rules(select, extend, ignore, ("static",), preview)
+        full = [r for r in select_rules(select, extend, ignore, None, preview) if r.phase.value == "static"]
+        assert light == full, (select, extend, ignore, preview)
+        groups = selected_groups(select, extend, ignore, ("static",), preview)
+        assert groups == {c: g for c, g in selected_groups(select, extend, ignore, None, preview).items()
+                          if rules_by_code()[c].phase.value == "static"}
+    assert 0 < len(select_rules(None, [], [], ("static",))) < len(select_rules(["ALL"], [], [], ("static",)))
+
+
+def test_a_stale_index_is_refused_with_what_to_run():
+    """An entry that no longer says what its class says (its group moved, the index not
+    written again) is refused when the rule loads, and so is an index that misses a rule."""
+    import pytest
+
+    from jaxlint import registry
+    from jaxlint.inspect.levels import builtin_rules
+    from jaxlint.rules import STATIC_INDEX, STATIC_RULES
+
+    moved = [e for e in STATIC_INDEX if e.group == "nursery"][0]
+    stale = registry.RuleEntry(moved.code, moved.name, "perf", moved.kind_groups, moved.role, moved.module,
+                               moved.qualname)
+    with pytest.raises(LookupError, match="python -m jaxlint.docgen"):
+        stale.load()
+    pack = builtin_rules()
+    try:
+        registry.provide(lambda: registry.RulePack(STATIC_INDEX[:-1], lambda: STATIC_RULES, pack.lazy_codes, pack.load,
+                                                   pack.folder))
+        with pytest.raises(LookupError, match="python -m jaxlint.docgen"):
+            registry.static_rules()
+    finally:
+        registry.provide(builtin_rules)
+    assert registry.static_rules() == tuple(STATIC_RULES)

@@ -164,6 +164,48 @@ def test_a_static_check_loads_neither_other_tiers_nor_formats_it_does_not_write(
     assert sorted(probe["libcst"]) == ["jaxlint.output.concise", "jaxlint.output.context"]
 
 
+#: runs jaxlint.cli.main in-process, then lists the static rules' modules it loaded
+RULES_PROBE = r"""
+import json, sys
+import jaxlint.cli
+out, argv = sys.argv[1], sys.argv[2:]
+rc = jaxlint.cli.main(argv)
+with open(out, "w") as f:
+    json.dump({"rc": rc, "rules": sorted(m for m in sys.modules if m.startswith("jaxlint.rules.static.jax"))}, f)
+"""
+
+
+def test_a_check_loads_the_static_rules_it_selects_and_no_other(tmp_path):
+    """The registry selects static rules from their index (``STATIC_INDEX``) and loads the
+    selected ones: the default selection, selectors on the command line and in a
+    configuration file each load their rules, and their findings are reported."""
+    from jaxlint.registry import select_rules
+
+    (tmp_path / "m.py").write_text(FIXABLE)  # JAX104's finding (nursery: off by default)
+    out = tmp_path / "probe.json"
+
+    def loaded(*argv: str) -> tuple[dict, str]:
+        proc = subprocess.run([sys.executable, "-c", RULES_PROBE, str(out), "check", "--no-cache", *argv, "m.py"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert out.exists(), proc.stderr
+        return json.loads(out.read_text()), proc.stdout
+
+    def modules(*selection) -> list[str]:
+        return sorted(r.__module__ for r in select_rules(*selection, ("static",)) if ".rules.static." in r.__module__)
+
+    probe, stdout = loaded("--isolated")
+    assert probe == {"rc": 0, "rules": modules(None, (), ())}, probe
+    assert "jaxlint.rules.static.jax104_numpy_on_tracer" not in probe["rules"] and len(probe["rules"]) >= 3
+    probe, stdout = loaded("--isolated", "--select", "JAX104")
+    assert probe == {"rc": 1, "rules": ["jaxlint.rules.static.jax104_numpy_on_tracer"]} and "JAX104" in stdout, probe
+    probe, stdout = loaded("--isolated", "--select", "ALL", "--preview")
+    assert probe["rc"] == 1 and probe["rules"] == modules(["ALL"], (), ()), probe
+    # a configuration's selection, read once the check runs
+    (tmp_path / "pyproject.toml").write_text('[tool.jaxlint]\nextend-select = ["JAX104"]\n')
+    probe, stdout = loaded()
+    assert probe == {"rc": 1, "rules": modules(None, ["JAX104"], ())} and "JAX104" in stdout, probe
+
+
 #: runs jaxlint.cli.main in-process, then lists the standard-library modules named in
 #: argv[2] that the process loaded (the probe itself imports only sys)
 STDLIB_PROBE = r"""

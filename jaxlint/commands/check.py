@@ -43,13 +43,15 @@ class _OtherLinters(argparse.Action):
 
 
 def load(args) -> None:
-    """What every check imports, whatever its files and options: the static phase (its
-    runner, the model) and the static rules. ``jaxlint.cli`` calls this in its own process
-    before it lets the cyclic collector back on and freezes what is loaded."""
+    """What a check imports, whatever its files: the static phase (its runner, the model)
+    and the static rules its command line selects (a configuration that selects others
+    has them loaded when the check reads it). ``jaxlint.cli`` calls this in its own
+    process before it lets the cyclic collector back on and freezes what is loaded."""
     import jaxlint.static.runner  # noqa: F401
-    from jaxlint.registry import static_rules
+    from jaxlint.registry import select_rules
 
-    static_rules()
+    select_rules(getattr(args, "select", None), getattr(args, "extend_select", ()), getattr(args, "ignore", ()),
+                 ("static",), preview=bool(getattr(args, "preview", False)))
 
 
 def run(args) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import shutil
 import sys
@@ -163,8 +164,21 @@ def test_each_timed_cell_is_placed_in_its_own_cell(tmp_path):
     # line (cell 7) are reported in their own cells, not at the first one-line magic (cell 3)
     root = tmp_path / "proj"
     shutil.copytree(DATA.parent / "magics", root)
-    proc = run_cli("record", "--compile", "--", "jupyter", "execute", "timed.ipynb", cwd=root, timeout=600)
+    # and a library beside the project that jits its own step anew for each fit, called
+    # from a last cell: the summary names that cell's line as the one that made its jits
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "fitlib.py").write_text(
+        "import jax\nimport jax.numpy as jnp\n\n\ndef fit(x):\n    step = jax.jit(lambda w: w - jnp.mean(x * w))\n"
+        "    return step(step(jnp.ones(())))\n")
+    nb = json.loads((root / "timed.ipynb").read_text())
+    nb["cells"].append({"cell_type": "code", "id": "lib", "metadata": {}, "execution_count": None, "outputs": [],
+                        "source": ["import fitlib\n", "\n", "for n in (8, 9):\n", "    fitlib.fit(jnp.ones(n))"]})
+    (root / "timed.ipynb").write_text(json.dumps(nb))
+    env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path / "lib"), os.environ.get("PYTHONPATH")]))}
+    proc = run_cli("record", "--compile", "--", "jupyter", "execute", "timed.ipynb", cwd=root, env=env, timeout=600)
     assert proc.returncode == 0 and "2 jitted functions called: 2 traced, 2 compiled" in proc.stderr, proc.stderr
+    assert "fitlib:fit.<locals>.<lambda> (2 jits, all made by the call at timed.ipynb:cell 8:4)" in proc.stderr, \
+        proc.stderr
     proc = run_cli("check", "--dynamic", "--no-cache", "--select", "JAX208,JAX213", "--output-format", "json",
                    "timed.ipynb", cwd=root, timeout=600)
     found = {(d["cell"], d["location"]["row"], d["code"]) for d in json.loads(proc.stdout)}

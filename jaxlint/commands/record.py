@@ -230,7 +230,7 @@ def run(args) -> int:
             failed = sum(e["count"] for e in errors.values())
             if failed:
                 lines[0] += f"; the recorder failed {failed} time{'s' if failed != 1 else ''} (below)"
-            library = _library_jits(leftovers.read_parts(out_dir, "library"))
+            library = _library_jits(leftovers.read_parts(out_dir, "library"), root)
             if library:
                 lines.insert(1, library)
             eager = _eager_line(saved.eager, codes)
@@ -455,7 +455,7 @@ def _release_signals() -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD})
 
 
-def _library_jits(parts: list[dict]) -> str:
+def _library_jits(parts: list[dict], root: Path) -> str:
     """The summary's line for the functions libraries jitted themselves (numpyro's SVI
     step): not analysed, named with how many jits of each were made."""
     made: dict[str, int] = {}
@@ -470,14 +470,14 @@ def _library_jits(parts: list[dict]) -> str:
                         sites.setdefault(name, {})[site] = sites.get(name, {}).get(site, 0) + k
     if not made:
         return ""
-    shown = ", ".join(f"{k} ({v} jit{'s' if v != 1 else ''}{_made_from(v, sites.get(k) or {})})"
+    shown = ", ".join(f"{k} ({v} jit{'s' if v != 1 else ''}{_made_from(v, sites.get(k) or {}, root)})"
                       for k, v in sorted(made.items(), key=lambda kv: -kv[1])[:4])
     more = f" and {len(made) - 4} more" if len(made) > 4 else ""
     return (f"{len(made)} function{'s' if len(made) != 1 else ''} jitted inside libraries, not analysed "
             f"(jaxlint analyses the project's own jitted functions): {shown}{more}")
 
 
-def _made_from(n: int, sites: dict[str, int]) -> str:
+def _made_from(n: int, sites: dict[str, int], root: Path) -> str:
     """Where the project's code led to a library's jits when one line of it made several:
     a new jitted function is traced and compiled again unless jax's cache knows the
     function (jaxopt's solver built anew for every solve jits its step again each time)."""
@@ -486,7 +486,21 @@ def _made_from(n: int, sites: dict[str, int]) -> str:
     site, k = max(sites.items(), key=lambda kv: kv[1])
     if k < 2:
         return ""
-    return f", {'all' if k == n else k} made by the call at {site}"
+    return f", {'all' if k == n else k} made by the call at {_site_text(site, root)}"
+
+
+def _site_text(site: str, root: Path) -> str:
+    """``file:line`` as recorded; a notebook's line (of its module) as ``nb.ipynb:cell N:line``."""
+    file, _, line = site.rpartition(":")
+    if not file.endswith(".ipynb") or not line.isdigit():
+        return site
+    try:
+        from jaxlint.files import notebook
+
+        hit = notebook.load((root / file).read_bytes()).module().map.locate(int(line))
+    except (OSError, notebook.NotebookError):
+        return site
+    return f"{file}:cell {hit[0]}:{hit[1]}" if hit else site
 
 
 def _merge_errors(parts: list[dict]) -> dict[str, dict]:

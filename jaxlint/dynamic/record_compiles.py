@@ -29,7 +29,7 @@ import os
 import sys
 from types import FrameType
 
-from jaxlint.dynamic.record_state import RECORDER, in_project, place, record_root, recorder_error
+from jaxlint.dynamic.record_state import RECORDER, in_project, recorder_error, where
 
 #: jax's event for one XLA compile (``jax._src.dispatch.BACKEND_COMPILE_EVENT``)
 BACKEND_COMPILE = "/jax/core/compile/backend_compile_duration"
@@ -99,7 +99,7 @@ def _count(name: str, seconds: float) -> None:
     frame, callee = _users_call(frame, callee)
     if frame is None:
         return
-    file, line = _where(frame.f_code.co_filename, frame.f_lineno)
+    file, line = where(frame.f_code.co_filename, frame.f_lineno)
     scope = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
     key = (file, line, scope)
     with RECORDER.eager_lock:
@@ -147,17 +147,6 @@ def _users_call(frame, callee):
     return frame, callee
 
 
-def _where(filename: str, line: int) -> tuple[str, int]:
-    """The file relative to the recorded project and the line (a notebook cell's, in its notebook)."""
-    at = place(filename, line)
-    if at is not None:
-        return at
-    try:
-        return os.path.relpath(filename, record_root()).replace(os.sep, "/"), line
-    except ValueError:
-        return filename, line
-
-
 def _caller(frame) -> str | None:
     """``file:line`` of the next line of the project's further out (the loop's call of the
     function that compiled), or None."""
@@ -166,7 +155,7 @@ def _caller(frame) -> str | None:
         if frame.f_code.co_filename.startswith(_OWN):
             return None
         if in_project(frame.f_code.co_filename):
-            file, line = _where(frame.f_code.co_filename, frame.f_lineno)
+            file, line = where(frame.f_code.co_filename, frame.f_lineno)
             return f"{file}:{line}"
         frame, depth = frame.f_back, depth + 1
     return None
@@ -187,7 +176,7 @@ def part() -> dict | None:
     from jaxlint.dynamic import record_dispatch
 
     out = {"main": (RECORDER.program or {}).get("main"), "sites": sites}
-    dispatch = record_dispatch.part(_where)
+    dispatch = record_dispatch.part(where)
     if dispatch is not None:  # the eager operations between the jitted calls
         out["dispatch"] = dispatch
     return out

@@ -303,6 +303,18 @@ def place(filename: str, line: int) -> tuple[str, int] | None:
     return Path(cell[0]).relative_to(record_root().resolve()).as_posix(), line + cell[1]
 
 
+def where(filename: str, line: int) -> tuple[str, int]:
+    """Where a recorded site is: the file relative to the recorded project and the line (a
+    notebook cell's, in its notebook's module); the one way every site is made."""
+    at = place(filename, line)
+    if at is not None:
+        return at
+    try:
+        return os.path.relpath(filename, record_root()).replace(os.sep, "/"), line
+    except ValueError:
+        return filename, line
+
+
 def placed_in_notebooks(functions: dict) -> dict:
     """Observations of notebook code moved from the kernel's cell files into the
     notebook (path under the root, lines of its module, its code digest)."""

@@ -262,16 +262,12 @@ def _project_call(frame, depth: int = 64) -> str | None:
     """``"file:line"`` of the innermost call in the project's own code on ``frame``'s
     stack (the line that built jaxopt's solver, whose ``__post_init__`` jits its step), the
     file relative to the recorded project; None when none is within ``depth`` frames."""
-    from jaxlint.dynamic.record_state import record_root
+    from jaxlint.dynamic.record_state import where
 
     while frame is not None and depth > 0:
         name = frame.f_code.co_filename
         if in_project(name):
-            try:
-                shown = os.path.relpath(name, record_root())
-            except ValueError:
-                shown = name
-            return f"{shown}:{frame.f_lineno}"
+            return "%s:%d" % where(name, frame.f_lineno)  # a notebook's cell: in the notebook
         frame, depth = frame.f_back, depth - 1
     return None
 

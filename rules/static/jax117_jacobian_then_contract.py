@@ -24,7 +24,6 @@ EINSUM = "jax.numpy.einsum"
 TREE_MAPS = {"jax.tree.map", "jax.tree_util.tree_map"}
 #: calls that make a 1-D array from a length (an int literal, or a one-element tuple of one)
 VECTORS_OF_LENGTH = {"jax.numpy.ones", "jax.numpy.zeros", "jax.numpy.empty", "jax.numpy.full"}
-VECTORS = {"jax.numpy.arange", "jax.numpy.linspace"}
 
 
 class JacobianThenContract(StaticRule):
@@ -38,8 +37,8 @@ class JacobianThenContract(StaticRule):
     contraction applied to each leaf by `jax.tree.map(lambda x: ..., J)`. The vector must
     be one as the code shows it: an operand an einsum gives a single index (there, or
     elsewhere in the scope for a name bound once), or `jnp.ones(n)`, `jnp.zeros(n)`,
-    `jnp.arange`, `jnp.linspace`. A Jacobian used in any other way (returned, indexed, kept)
-    is not reported.
+    `jnp.arange`, `jnp.linspace` between two numbers. A Jacobian used in any other way
+    (returned, indexed, kept) is not reported.
 
     ## Why is this bad?
     `jax.jacfwd` builds the Jacobian column by column, one forward (JVP) pass per input
@@ -310,14 +309,23 @@ def _spec(call: ast.Call) -> tuple[tuple[str, str], str] | None:
     return (parts[0], parts[1]), out
 
 
+def _number(expr: ast.expr) -> bool:
+    while isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+        expr = expr.operand
+    return isinstance(expr, ast.Constant) and type(expr.value) in (int, float)
+
+
 def _vector(model: ModuleModel, expr: ast.expr, depth: int = 0) -> bool:
     """The code shows ``expr`` is a 1-D array."""
     while isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
         expr = expr.operand
     if isinstance(expr, ast.Call):
         q = model.resolve_call(expr)
-        if q in VECTORS:
+        if q == "jax.numpy.arange":
             return True
+        if q == "jax.numpy.linspace":
+            return all(_number(a) for a in expr.args[:2]) and not any(k.arg in ("start", "stop")
+                                                                        for k in expr.keywords)
         if q in VECTORS_OF_LENGTH and expr.args:
             n = expr.args[0]
             if isinstance(n, ast.Tuple) and len(n.elts) == 1:

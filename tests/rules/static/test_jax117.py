@@ -149,3 +149,17 @@ def test_off_by_default_as_a_nursery_rule(tmp_path):
     plain = run_cli("check", "--isolated", "--no-cache", str(tmp_path))
     preview = run_cli("check", "--isolated", "--no-cache", "--preview", str(tmp_path))
     assert "JAX117" not in plain.stdout and "JAX117" in preview.stdout
+
+
+def test_linspace_between_arrays_is_no_vector():
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    assert jnp.linspace(jnp.zeros(3), jnp.ones(3), 5).shape == (5, 3)  # 2-D: no evidence
+    src = """
+        import jax
+        import jax.numpy as jnp
+
+        def f(g, x, a, b):
+            return jnp.linspace(a, b, 5) @ jax.jacfwd(g)(x), jnp.linspace(-1, 1.5, 5) @ jax.jacrev(g)(x)
+        """
+    assert [d.data["vectors"] for d in lint_source(src, select=["JAX117"])] == [["jnp.linspace(-1, 1.5, 5)"]]

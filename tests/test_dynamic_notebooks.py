@@ -161,7 +161,9 @@ def test_each_timed_cell_is_placed_in_its_own_cell(tmp_path):
     # `get_ipython()` code, and a whole `%%time` cell too: matched by what IPython made of
     # each cell (not by a masked line taken to match any line), the eager indexing between
     # the calls of `f` in the `%%time` cell (cell 5) and the ragged batch of the `%time`
-    # line (cell 7) are reported in their own cells, not at the first one-line magic (cell 3)
+    # line (cell 7) are reported in their own cells, not at the first one-line magic (cell 3);
+    # a cell with a `%time` line and a loop that compiles an eager `while_loop` again each
+    # time (cell 8) has its JAX212 at the loop's line
     root = tmp_path / "proj"
     shutil.copytree(DATA.parent / "magics", root)
     # and a library beside the project that jits its own step anew for each fit, called
@@ -177,14 +179,14 @@ def test_each_timed_cell_is_placed_in_its_own_cell(tmp_path):
     env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path / "lib"), os.environ.get("PYTHONPATH")]))}
     proc = run_cli("record", "--compile", "--", "jupyter", "execute", "timed.ipynb", cwd=root, env=env, timeout=600)
     assert proc.returncode == 0 and "2 jitted functions called: 2 traced, 2 compiled" in proc.stderr, proc.stderr
-    assert "fitlib:fit.<locals>.<lambda> (2 jits, all made by the call at timed.ipynb:cell 8:4)" in proc.stderr, \
+    assert "fitlib:fit.<locals>.<lambda> (2 jits, all made by the call at timed.ipynb:cell 9:4)" in proc.stderr, \
         proc.stderr
-    proc = run_cli("check", "--dynamic", "--no-cache", "--select", "JAX208,JAX213", "--output-format", "json",
+    proc = run_cli("check", "--dynamic", "--no-cache", "--select", "JAX208,JAX212,JAX213", "--output-format", "json",
                    "timed.ipynb", cwd=root, timeout=600)
     found = {(d["cell"], d["location"]["row"], d["code"]) for d in json.loads(proc.stdout)}
     # code under `%%time` runs as IPython's `<timed exec>`, no file of the notebook: its work is
     # the magic's line's, line 1 of its cell
-    assert found == {(5, 1, "JAX213"), (7, 1, "JAX208")}, proc.stdout
+    assert found == {(5, 1, "JAX213"), (7, 1, "JAX208"), (8, 4, "JAX212")}, proc.stdout
     from jaxlint.files import notebook
 
     cells = notebook.load((root / "timed.ipynb").read_bytes()).module().map

@@ -35,7 +35,7 @@ class JacobianThenContract(StaticRule):
     a two-operand `jnp.einsum` whose subscripts give the vector one index that the
     Jacobian shares and the result drops (`einsum('j,j...->...', v, J)`), or the same
     contraction applied to each leaf by `jax.tree.map(lambda x: ..., J)`. The vector must
-    be one as the code shows it: an operand an einsum gives a single index (there, or
+    be one as the code shows it (`J.T @ v` is `v @ J`): an operand an einsum gives a single index (there, or
     elsewhere in the scope for a name bound once), or `jnp.ones(n)`, `jnp.zeros(n)`,
     `jnp.arange`, `jnp.linspace` between two numbers. A Jacobian used in any other way
     (returned, indexed, kept) is not reported.
@@ -249,9 +249,17 @@ def _contraction(model: ModuleModel, value: ast.expr) -> tuple[ast.expr, str, as
     array ``value`` is contracted with a vector where it is read; else None."""
     node = _unsigned(model, value)
     p = model.parent(node)
+    flipped = False
+    if isinstance(p, ast.Attribute) and p.attr == "T" and p.value is node:  # `J.T @ v` is `v @ J`
+        flipped, node = True, _unsigned(model, p)
+        p = model.parent(node)
     if isinstance(p, ast.BinOp) and isinstance(p.op, ast.MatMult):
         other, side = (p.left, "output") if p.right is node else (p.right, "input")
+        if flipped:
+            side = "input" if side == "output" else "output"
         return (other, side, p) if _vector(model, other) else None
+    if flipped:
+        return None
     if not isinstance(p, ast.Call) or node not in p.args:
         return None
     q = model.resolve_call(p)

@@ -163,3 +163,23 @@ def test_linspace_between_arrays_is_no_vector():
             return jnp.linspace(a, b, 5) @ jax.jacfwd(g)(x), jnp.linspace(-1, 1.5, 5) @ jax.jacrev(g)(x)
         """
     assert [d.data["vectors"] for d in lint_source(src, select=["JAX117"])] == [["jnp.linspace(-1, 1.5, 5)"]]
+
+
+def test_the_transpose_contracts_the_other_side():
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    params, model, y = _mlp(jax, jnp, n_in=5, width=8, n_out=3)
+    f = lambda y: model(params, y)  # noqa: E731
+    a = jnp.array([0.5, -1.0, 2.0])
+    # `J.T @ a` is the vector-Jacobian product of `a`
+    assert jnp.allclose(jax.jacfwd(f)(y).T @ a, jax.vjp(f, y)[1](a)[0], rtol=1e-5, atol=1e-6)
+    src = """
+        import jax
+        import jax.numpy as jnp
+
+        def pull(f, y):
+            a = jnp.ones(3)
+            return jax.jacfwd(f)(y).T @ a, jax.jacfwd(f)(y).T.sum()
+        """
+    [d] = lint_source(src, select=["JAX117"])
+    assert "a vector-Jacobian product: `jax.vjp`" in d.message

@@ -52,7 +52,7 @@ _PREFIX = LazyPattern(r"^JAX[0-9]{0,3}$")
 class RuleEntry:
     """A static rule as selecting it reads it (code, name, groups, role), known without
     importing its module: a check loads the rules it selects, not the others (each is a
-    module and what only it needs of the model: 14 M instructions for the 11
+    module and what only it needs of the model: 15 M instructions for the 12
     the default selection leaves out; docs/performance.md, speed59). The pack's index of
     them is written from the classes by ``python -m jaxlint.docgen``; a class that no
     longer says what its entry says is refused when it loads (:meth:`load`), and
@@ -96,8 +96,8 @@ class RuleEntry:
         """The rule's class (imports its module)."""
         rule: type[Rule] = getattr(importlib.import_module(self.module), self.qualname)
         if RuleEntry.of(rule) != self:
-            raise LookupError(f"the rules' index is stale: {self!r}, but the class says {RuleEntry.of(rule)!r}; "
-                              "regenerate it with `python -m jaxlint.docgen`")
+            raise LookupError(f"the rules' index is stale (regenerate it: `python -m jaxlint.docgen`): "
+                              f"{self!r}, but the class says {RuleEntry.of(rule)!r}")
         return rule
 
 
@@ -170,8 +170,8 @@ def static_rules() -> tuple[type[Rule], ...]:
     rules = tuple(_pack().static())
     if tuple(RuleEntry.of(r) for r in rules) != static_index():
         stale = [RuleEntry.of(r) for r in rules if RuleEntry.of(r) not in static_index()]
-        raise LookupError(f"the rules' index is stale (it does not say {stale or 'their order'}); regenerate it "
-                          "with `python -m jaxlint.docgen`")
+        raise LookupError("the rules' index is stale (regenerate it: `python -m jaxlint.docgen`): it does not say "
+                          f"{stale or 'their order'}")
     return rules
 
 

@@ -99,6 +99,12 @@ BLIND.update({
                            f"{c}'s findings of the rules off by default (certain and likely, --preview --select CODE), "
                            "judged blind by judge58n at c688dd9")
        for c in OFF_DEFAULT},
+    # the dynamic findings of rules off by default that ``--select ALL`` gave on a blind judgement's
+    # programs (benchmarks/dynamic_programs.md, "Off-by-default findings judged blind (dynjudge59n)");
+    # a verdict given blind but not counted is kept apart in the file's ``left_out``, with why
+    "dynamic_offdefault": ("dynamic_judgements_offdefault.json",
+                           "the nineteenth blind judgement's findings of rules off by default (--select ALL: JAX213 "
+                           "in 4 programs), judged blind by dynjudge59n at c9000de"),
 })
 VERDICTS = ("true", "debatable", "false")
 

@@ -374,3 +374,19 @@ def test_an_off_default_verdict_is_one_the_default_files_do_not_hold():
     counted = Counter((j["code"], j["verdict"]) for c, js in per_corpus.items() for j in js)
     for code, fig in rule_figures.figures()["rules"].items():
         assert fig["blind"]["findings"] == sum(n for (c, _), n in counted.items() if c == code), code
+
+
+def test_a_dynamic_off_default_verdict_is_of_a_rule_off_by_default_and_judged_once():
+    """The dynamic findings of rules off by default (``--select ALL`` on a blind judgement's
+    programs) count toward each rule's blind figure: each is of a rule off by default, none is a
+    finding the default verdicts already judge, and what is left out of the count says why."""
+    per_corpus = rule_figures.blind_verdicts()
+    assert per_corpus.get("dynamic_offdefault")
+    key = lambda j: (j["program"], j["path"], j["line"], j["code"])  # noqa: E731
+    assert not {key(j) for j in per_corpus["dynamic_offdefault"]} & {key(j) for j in per_corpus["dynamic"]}
+    off = {r.code for r in all_rules() if not r.default_enabled}
+    assert {j["code"] for j in per_corpus["dynamic_offdefault"]} <= off
+    data = json.loads((ROOT / "benchmarks" / "dynamic_judgements_offdefault.json").read_text())
+    assert all(j["not_counted"] for j in data.get("left_out", []))
+    counted = {key(j) for j in data["judgements"]}
+    assert not counted & {key(j) for j in data.get("left_out", [])}

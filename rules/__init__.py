@@ -98,7 +98,7 @@ STATIC_INDEX = (
               "jaxlint.rules.static.jax113_donation_misuse", "DonationMisuse"),
     RuleEntry("JAX114", "prng-key-reuse", "pedantic", ("suspicious", "pedantic"), None,
               "jaxlint.rules.static.jax114_prng_key_reuse", "PrngKeyReuse"),
-    RuleEntry("JAX115", "timing-without-sync", "nursery", (), None,
+    RuleEntry("JAX115", "timing-without-sync", "pedantic", (), None,
               "jaxlint.rules.static.jax115_timing_without_sync", "TimingWithoutSync"),
     RuleEntry("JAX116", "one-value-randint", "nursery", (), None,
               "jaxlint.rules.static.jax116_one_value_randint", "OneValueRandint"),

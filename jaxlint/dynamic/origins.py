@@ -35,7 +35,13 @@ it:
 * :func:`attribute_made_at`: for a field deep in a model (``model.func.out_scale``), the
   assignment in the constructors of the file's classes that made it
   (``self.out_scale = jnp.array(1.0)`` in ``Func.__init__``), followed through each
-  ``self.func = Func(...)``, a constructor's keyword or its parameter's default;
+  ``self.func = Func(...)``, a constructor's keyword or its parameter's default; the model
+  itself followed to its constructor through the file's functions that return it
+  (``net, opt, state = init_trainer()``, ``return net, optimizer, opt_state``, ``net =
+  init_net(key)``) and module globals (:func:`_resolved`);
+* :func:`host_rebound_at`: for a Python number the loop around the call rebinds to what
+  NumPy returns (``eps = np.exp(...)``), that statement (a NumPy scalar is a strong array to
+  jit);
 * :func:`object_made_at`: for a static field of a graph that compares by identity (an
   optimizer's ``tx``), the constructor's argument that made its object
   (``nnx.Optimizer(model, optax.adam(1e-3))``), or the statement that bound the name given;
@@ -47,12 +53,18 @@ it:
   its jit line (``jit(elasticity.athermal_moduli(energy_fn))``: where ``energy_fn`` was
   made), for a compile finding whose cause the library computes with it.
 
+A notebook is read as its code cells one after another (:func:`source_text`), and a cell a
+kernel ran while ``jaxlint record`` watched is found in it (:func:`in_source`), so a value
+made in another cell is followed like one made earlier in a file.
+
 Pure ``ast``: nothing is imported or run. Every function answers None when the source does
 not say (a name bound elsewhere, an attribute, a file that does not parse).
 """
 from __future__ import annotations
 
 import ast
+import os
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -60,11 +72,56 @@ from pathlib import Path
 Where = tuple[str, int, int]
 
 
+def in_source(file: str, line: int) -> tuple[str, int]:
+    """(file, line) where ``line`` of ``file`` is read with the rest of its program: for a
+    cell a Jupyter kernel ran while ``jaxlint record`` watched (a file name no disk holds),
+    the notebook (its path under the record's root) and the line of its module, where the
+    other cells are read too; anything else as given."""
+    state = sys.modules.get("jaxlint.dynamic.record_state")
+    if state is None or os.path.exists(file):
+        return file, line
+    placed = state.place(file, line)
+    return (placed[0], int(placed[1])) if placed is not None else (file, line)
+
+
+@lru_cache(maxsize=64)
+def source_text(path: str) -> str | None:
+    """The Python source of ``path`` as the recording's lines count it: a file's text, or
+    a notebook's virtual module (its code cells one after another, as the static phase
+    reads it, :func:`jaxlint.files.notebook.read_module_text`), so a value made in another
+    cell is followed like one made earlier in the same file. None when unreadable."""
+    state = sys.modules.get("jaxlint.dynamic.record_state")
+    if state is not None and not os.path.isabs(path) and not os.path.exists(path):
+        path = str(state.record_root() / path)  # a notebook placed under the record's root
+    try:
+        if str(path).endswith(".ipynb"):
+            from jaxlint.files.notebook import NotebookError, read_module_text
+
+            try:
+                return read_module_text(path)
+            except NotebookError:
+                return None
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def source_line(path: str, line: int) -> str:
+    """Line ``line`` (1-based) of :func:`source_text`, or "" (``linecache.getline`` for a
+    notebook would read its JSON)."""
+    text = source_text(str(path))
+    lines = text.splitlines() if text is not None else []
+    return lines[line - 1] + "\n" if 0 < line <= len(lines) else ""
+
+
 @lru_cache(maxsize=64)
 def _tree(path: str) -> ast.Module | None:
+    text = source_text(path)
+    if text is None:
+        return None
     try:
-        return ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
-    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return ast.parse(text, filename=path)
+    except (SyntaxError, ValueError):
         return None
 
 
@@ -696,6 +753,95 @@ def _endless(loop: ast.AST) -> bool:
     return isinstance(loop, ast.While) and isinstance(loop.test, ast.Constant) and bool(loop.test.value)
 
 
+def host_rebound_at(file: str, line: int, callee: str, index: int, param: str) -> tuple[Where, str] | None:
+    """(where, its source) of the one statement in a loop around the call ``callee(...)`` on
+    ``line`` that rebinds the name passed as parameter ``param`` to what a call of NumPy
+    returns (``eps = np.exp(np.mean(np.log(eps_list)))`` in a sampler's loop, where ``eps``
+    started as a Python number): a NumPy scalar, which jit takes as a strong array where the
+    Python number was weak. None when no loop rebinds it so, or more than one statement does."""
+    for tree, _, loop, name in _loops_around(file, line, callee, index, param):
+        aliases = _numpy_aliases(tree)
+        found = [s for s in _in_scope(loop) if isinstance(s, ast.Assign) and len(s.targets) == 1
+                 and isinstance(s.targets[0], ast.Name) and s.targets[0].id == name and _numpy_call(s.value, aliases)]
+        if len(found) == 1:
+            text = ast.get_source_segment(source_text(str(file)) or "", found[0].value) or ""
+            return (str(file), found[0].lineno, found[0].col_offset + 1), " ".join(text.split())
+        if found:
+            return None
+    return None
+
+
+def _numpy_aliases(tree: ast.Module) -> set[str]:
+    """The names the file imports NumPy as (``np`` of ``import numpy as np``)."""
+    return {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import)
+            for a in n.names if a.name == "numpy"}
+
+
+def _numpy_call(expr: ast.expr, aliases: set[str]) -> bool:
+    """Whether ``expr`` is a call of a function of the NumPy module (``np.exp(...)``,
+    ``np.float64(x)``, ``np.random.uniform()``): what it returns is a NumPy value."""
+    if not isinstance(expr, ast.Call):
+        return False
+    f = expr.func
+    while isinstance(f, ast.Attribute):
+        f = f.value
+    return isinstance(f, ast.Name) and f.id in aliases and f is not expr.func
+
+
+#: how many bindings and returns :func:`_resolved` follows
+_RESOLVE = 6
+
+
+def _resolved(tree: ast.Module, parents: dict, expr: ast.expr, at: ast.AST, element: int | None,
+              depth: int) -> ast.expr | None:
+    """The expression that made the value of ``expr`` read at ``at`` (its ``element``-th
+    item when not None): a name through the statement that bound it before ``at`` (an
+    unpacking ``pinn, opt, state = init_trainer()`` by its position; at module level for a
+    global a function reads), a call of a plain function of the file through its one
+    ``return`` (``return pinn, optimizer, opt_state``, then ``pinn = init_pinn(key)`` in it),
+    a tuple or list display by position; stops at anything else (a constructor call of
+    a class of the file, a literal, a library's call). None when the source does not say
+    (two returns, a starred unpacking, a name bound elsewhere)."""
+    if depth < 0:
+        return None
+    if element is not None and isinstance(expr, (ast.Tuple, ast.List)):
+        if any(isinstance(e, ast.Starred) for e in expr.elts) or element >= len(expr.elts):
+            return None
+        return _resolved(tree, parents, expr.elts[element], at, None, depth - 1)
+    if isinstance(expr, ast.Name):
+        stmt = _binding_before(tree, parents, at, expr.id) or _global_binding(tree, parents, at, expr.id)
+        if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+            return None
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        for t in targets:
+            if isinstance(t, ast.Name) and t.id == expr.id:
+                return _resolved(tree, parents, stmt.value, stmt, element, depth - 1)
+            if isinstance(t, (ast.Tuple, ast.List)) and element is None and \
+                    not any(isinstance(e, ast.Starred) for e in t.elts):
+                at_ = [i for i, e in enumerate(t.elts) if isinstance(e, ast.Name) and e.id == expr.id]
+                if at_:
+                    return _resolved(tree, parents, stmt.value, stmt, at_[0], depth - 1)
+        return None
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and _class(tree, expr.func.id) is None:
+        fn = _function(tree, expr.func.id)
+        returns = [n for n in _in_scope(fn) if isinstance(n, ast.Return)] if fn is not None else []
+        if len(returns) == 1 and returns[0].value is not None:
+            return _resolved(tree, parents, returns[0].value, returns[0], element, depth - 1)
+    return expr if element is None else None
+
+
+def _global_binding(tree: ast.Module, parents: dict, at: ast.AST, name: str) -> ast.stmt | None:
+    """For a name a function reads and never binds (a global), the one module-level
+    statement that binds it; None when it is local, or bound more than once there."""
+    fn = _scope(at, parents)
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
+            any(_binds(s, name) for s in _in_scope(fn)) or \
+            name in [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]:
+        return None
+    found = [s for s in _in_scope(tree) if _binds(s, name)]
+    return found[0] if len(found) == 1 else None
+
+
 def _function(tree: ast.Module, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
     return defs[0] if len(defs) == 1 else None
@@ -712,12 +858,9 @@ def attribute_made_at(file: str, line: int, callee: str, index: int, param: str,
     parameter to the constructor's argument (or the parameter's default). None when the
     source does not say."""
     tree, call, arg = _the_call(file, line, callee, index, param)
-    if call is None or not fields:
+    if call is None or not fields or arg is None:
         return None
-    ctor: ast.expr | None = arg
-    if isinstance(arg, ast.Name):
-        stmt = _binding_before(tree, _parents(tree), call, arg.id)
-        ctor = getattr(stmt, "value", None) if stmt is not None and not isinstance(stmt, ast.AugAssign) else None
+    ctor = _resolved(tree, _parents(tree), arg, call, None, _RESOLVE)
     value: ast.expr | None = None
     for field in fields:
         cls = _class(tree, _callee(ctor)) if isinstance(ctor, ast.Call) else None
@@ -727,7 +870,7 @@ def attribute_made_at(file: str, line: int, callee: str, index: int, param: str,
         ctor = value
     if value is None:
         return None
-    text = ast.get_source_segment(Path(file).read_text(encoding="utf-8"), value) or ""
+    text = ast.get_source_segment(source_text(str(file)) or "", value) or ""
     return (str(file), value.lineno, value.col_offset + 1), " ".join(text.split())
 
 
@@ -757,7 +900,7 @@ def sharding_declared_at(file: str, fields: list[str]) -> tuple[Where, str] | No
                     found += [d for d in [_declaration(s.value)] if d is not None]
         if len(found) == 1:
             node = found[0]
-            text = ast.get_source_segment(Path(file).read_text(encoding="utf-8"), node) or ""
+            text = ast.get_source_segment(source_text(str(file)) or "", node) or ""
             return (str(file), node.lineno, node.col_offset + 1), " ".join(text.split())
         if found:
             return None

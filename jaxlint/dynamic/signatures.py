@@ -476,8 +476,12 @@ def _diff(x: dict, y: dict, label: str, out: list[Change], traced: bool = True, 
             out.append(Change(f"{label} changes shape {tuple(x['array'])} -> {tuple(y['array'])}", "shape",
                               tuple(x['array']), tuple(y['array'])))
         if bool(x.get("weak")) != bool(y.get("weak")):
-            out.append(Change(f"{label} changes weak type ({'a Python scalar' if x.get('weak') else 'an array'} -> "
-                              f"{'a Python scalar' if y.get('weak') else 'an array'})", "weak"))
+            if traced:  # a Python number is recorded as the weak scalar jit makes of it
+                out.append(Change(f"{label} changes weak type ({'a Python scalar' if x.get('weak') else 'an array'} "
+                                  f"-> {'a Python scalar' if y.get('weak') else 'an array'})", "weak"))
+            else:  # kept static by the transform, a Python number is a value: this is an array made weak
+                out.append(Change(f"{label} changes weak type " + ("(a weak-typed array -> a strong one)" if x.get("weak")
+                                  else "(a strong array -> a weak-typed one)"), "weak"))
         if bool(x.get("ref")) != bool(y.get("ref")):
             out.append(Change(f"{label} changes from {'a `jax.ref`' if x.get('ref') else 'an array'} to "
                               f"{'a `jax.ref`' if y.get('ref') else 'an array'}", "structure"))

@@ -158,11 +158,21 @@ class Recompilation(TraceRule):
     step), the literal, the constructor or the statement that made it; so for a Python
     number that `equinox.filter_jit` keeps static in one call and that another call passes
     as an array (`step = 0`, `State(w, step=0)`, `lr = 0.1` before the loop), with
-    `jnp.asarray(0)` as the remedy (given the dtype of the array when that is strong); for a field deep in
+    `jnp.asarray(0)` as the remedy (given the dtype of the array when that is strong); for a
+    Python number that the loop around the call rebinds to what NumPy returns (a sampler's
+    step size, `eps = np.exp(np.mean(np.log(eps_list)))` after its burn-in: a NumPy scalar,
+    which jit takes as a strong array where the Python number was weak), that statement, with
+    `float(...)` there as the remedy; for a field deep in
     an object of a class of the caller's file (`model.func.out_scale`), the assignment in
     that class's `__init__` that made it, followed through each `self.func = Func(...)`
     (`self.out_scale = jnp.array(1.0)`: said as an array made without a dtype, which jax
-    keeps weak, not as a Python number); the value is followed in the call that had it
+    keeps weak, not as a Python number), and through the functions of the file that build
+    and return the object (`net, optimizer, opt_state = init_trainer()` unpacking `return
+    net, optimizer, opt_state`, `net = init_net(key)` in it, `return Net(d=jnp.array(1.0),
+    ...)` there; a module global a function reads), in a notebook across its cells (the
+    source read is the notebook's code, the lines said are its cells'); a leaf that
+    `equinox.filter_jit` traces weak-typed is an array made without a dtype (it keeps a
+    Python number static), said so ("a weak-typed array -> a strong one"); the value is followed in the call that had it
     weak, whichever signature came first (a solver's init that compiles the function for
     a strong value before the loop's first call passes the weak one), and, when that call
     was not the first, only to a line that shows the value made weak (a literal number, a
@@ -536,6 +546,31 @@ class Recompilation(TraceRule):
                     "and later calls pass it as an array (i32[] weak): make it an array there (`jnp.asarray(0)`)",
             run=True,
         ),
+        # a program `jaxlint record` runs: the step size starts as a Python number (weak) and
+        # the loop makes it a NumPy scalar (strong) after four steps: reported where NumPy makes it
+        Invalid(
+            """
+            import jax
+            import numpy as np
+
+            @jax.jit
+            def step(x, eps):
+                return x - eps * x
+
+            if __name__ == "__main__":
+                x, eps, seen = jax.numpy.ones(3), 0.01, np.full(4, 0.01)
+                for i in range(8):
+                    x = step(x, eps)
+                    if i >= 4:
+                        eps = np.exp(np.mean(np.log(seen)))
+                    else:
+                        eps *= 1.01
+            """,
+            line=13,
+            message="the loop rebinds it at line 13 to what NumPy returns (`np.exp(np.mean(np.log(seen)))`), a NumPy "
+                    "scalar that jit takes as a strong f32[]: keep it a Python number there (`float(...)`)",
+            run=True,
+        ),
         # the recording of the last valid example, measured at 2.5 s in all: 16.78 ms a call
         Invalid(
             PER_CALL_PROGRAM,
@@ -651,8 +686,16 @@ class Recompilation(TraceRule):
                         + ": drop or pad the last one there")
                 related = [site.related("the call that compiles again")] + related
                 site = cause
-        weak = [c for c in changes if getattr(c, "kind", "") == "weak" and "a Python" in str(c)]
-        if weak and why and "Python scalar" in why:
+        weak = [c for c in changes if getattr(c, "kind", "") == "weak"]
+        host = next((h for c in weak if why and (h := _host_rebound(ctx, worst, c, names)) is not None), None)
+        if host is not None:  # the loop makes the Python number a NumPy scalar: the line to change
+            cause, label, text, dtype = host
+            msg += (f"; {label} starts as a Python number (weak) and the loop rebinds it at line {cause.line} to what "
+                    f"NumPy returns (`{text}`), a NumPy scalar that jit takes as a strong {dtype or 'array'}: keep it "
+                    f"a Python number there (`float(...)`), or make it that array from the start")
+            related = [site.related("the call that compiles again")] + related
+            site = cause
+        elif weak and why and ("Python scalar" in why or why.startswith("weak-typed in some calls")):
             # the first weak leaf whose making the source shows (`args[1]` of a tuple the loop
             # rebinds, where `opt_state[0].mu[1]`, computed from it by `opt.init`, shows none)
             found = [_weak_origin(ctx, groups, base, worst, c, names) for c in weak[:8]]
@@ -989,7 +1032,7 @@ def _object_made_at(ctx, sig: Signature, label: str, field: str, names: list[str
     from jaxlint.dynamic import origins
     from jaxlint.dynamic.analysis import Site
 
-    call, root = sig.get("first_call"), _root(label)
+    call, root = _source_call(sig), _root(label)
     if not isinstance(call, dict) or root not in names or not field:
         return None
     index = names.index(root) - (1 if names and names[0] in ("self", "cls") else 0)
@@ -1084,6 +1127,9 @@ def _churn(diff: list, base: Signature, other: Signature) -> str:
     if "static-array" in kinds:
         return "a Python number kept static in some calls and an array in others: a program for each"
     if "weak" in kinds:
+        if all(" weak type (a weak-typed array -> " in str(c) or " weak type (a strong array -> " in str(c)
+               for c in diff if getattr(c, "kind", "") == "weak"):
+            return "weak-typed in some calls and strong in others"  # arrays made weak, no Python number
         return "a Python scalar in some calls and an array in others"
     if "dtype" in kinds:
         return "the dtype drifts between calls"
@@ -1234,7 +1280,7 @@ def _sharding_declared(sig: Signature, label: str, change: Any, names: list[str]
     from jaxlint.dynamic import origins
     from jaxlint.dynamic.analysis import Site
 
-    call = sig.get("first_call") if isinstance(sig, dict) else None
+    call = _source_call(sig)
     found = re.search(r" changes sharding (.+) -> (.+)$", str(change))
     if not isinstance(call, dict) or found is None or found.group(1) not in ("P()", "replicated"):
         return None
@@ -1265,7 +1311,7 @@ def _weak_origin(ctx, groups: list, base: Signature, worst: Signature, change: A
     by_class = by_binding = True
     if had is None:  # the recording does not say which call had it: the first one, if said so
         first = min((base, worst), key=lambda g: int(g.get("seq") or 0))
-        made_first = "(a Python scalar -> " in str(change)
+        made_first = "(a Python scalar -> " in str(change) or "(a weak-typed array -> " in str(change)
         had, early = first, True
         by_class = made_first or " changes from a Python " in str(change)
         by_binding = made_first or not whole
@@ -1277,6 +1323,33 @@ def _weak_origin(ctx, groups: list, base: Signature, worst: Signature, change: A
             and not _makes_weak(cause):
         cause = None  # an element of a tuple only to a line that shows it made weak
     return label, whole, had, early, made, cause
+
+
+def _host_rebound(ctx, sig: Signature, change: Any, names: list[str]):
+    """(the Site, the label, the NumPy call's source, the strong dtype) of the statement in
+    a loop around the call that rebinds a whole argument, a Python number in the earlier
+    calls, to what a NumPy call returns (``eps = np.exp(...)`` after a sampler's burn-in):
+    the later calls' strong value is made there. None otherwise."""
+    from jaxlint.dynamic import origins
+    from jaxlint.dynamic.analysis import Site
+    from jaxlint.dynamic.signatures import encode
+
+    label = str(change).split(" changes ")[0]
+    root = label.strip("`")
+    call = _source_call(sig)
+    if "(a Python scalar -> an array)" not in str(change) or root not in names or not isinstance(call, dict):
+        return None
+    index = names.index(root) - (1 if names and names[0] in ("self", "cls") else 0)
+    try:
+        found = origins.host_rebound_at(call["file"], int(call["line"]), (ctx.qualname or "").rsplit(".", 1)[-1],
+                                        index, root)
+    except (KeyError, TypeError, ValueError):
+        return None
+    if found is None:
+        return None
+    node = _leaf_node(sig, label, names)
+    dtype = encode(node) if isinstance(node, dict) else str(node or "")
+    return Site(*found[0]), label, found[1], dtype if "[" in dtype else ""
 
 
 def _static_origin(ctx, groups: list, change: Any, names: list[str], traced: bool):
@@ -1319,7 +1392,7 @@ def _cause(ctx, sig: Signature, label: str, names: list[str], how: str):
     from jaxlint.dynamic import origins
     from jaxlint.dynamic.analysis import Site
 
-    call = sig.get("first_call") if isinstance(sig, dict) else None
+    call = _source_call(sig)
     text = label.strip("`")
     root = text.split("[", 1)[0].split(".", 1)[0]
     if not isinstance(call, dict):
@@ -1365,7 +1438,9 @@ def _other_weak_leaves(ctx, groups: list, found: list, label: str, names: list[s
         if other == label or whole or _root(other) != _root(label):
             continue
         if made is not None and (at is None or made[0].line != at.line):
-            out += f"; {other} is made at line {made[0].line}: make it an array there too"
+            out += (f"; {other} is made weak-typed at line {made[0].line} (`{made[1]}`): give it a dtype there too"
+                    if _ARRAY_OF_NUMBER.fullmatch(made[1]) else
+                    f"; {other} is made at line {made[0].line}: make it an array there too")
             continue
         if cause is not None and (at is None or cause.line != at.line) and _makes_weak(cause):
             out += f"; {other} starts as the Python number made at line {cause.line}: make it an array there too"
@@ -1399,7 +1474,7 @@ def _other_weak_leaves(ctx, groups: list, found: list, label: str, names: list[s
 def _named_at(site, label: str) -> bool:
     """Whether the statement at ``site`` names the leaf's field in what it assigns
     (``position`` in ``state = init(init_position)`` or ``init(position=x)``)."""
-    import linecache
+    from jaxlint.dynamic import origins
 
     if site is None:
         return False
@@ -1407,17 +1482,17 @@ def _named_at(site, label: str) -> bool:
     field = [f for f in field if f.isidentifier()]
     if len(field) < 2:
         return False
-    line = linecache.getline(str(site.path), int(site.line)).split("#", 1)[0]
+    line = origins.source_line(str(site.path), int(site.line)).split("#", 1)[0]
     value = line.split("=", 1)[1] if re.match(r"\s*[\w.,\s()\[\]]+=[^=]", line) else line
     return any(field[-1].lower() in word.lower() for word in re.findall(r"[A-Za-z_]\w*", value))
 
 
 def _callee_at(site) -> str:
     """``samplers.init``: the function the statement at ``site`` calls to make its value, or ""."""
-    import linecache
+    from jaxlint.dynamic import origins
 
     try:
-        tree = ast.parse(linecache.getline(str(site.path), int(site.line)).strip())
+        tree = ast.parse(origins.source_line(str(site.path), int(site.line)).strip())
     except SyntaxError:
         return ""
     stmt = tree.body[0] if tree.body else None
@@ -1451,7 +1526,7 @@ def _narrow_origin(ctx, sig: Signature, label: str, names: list[str], dtype: str
     from jaxlint.dynamic import origins
     from jaxlint.dynamic.analysis import Site
 
-    call = sig.get("first_call") if isinstance(sig, dict) else None
+    call = _source_call(sig)
     root = _root(label)
     if not isinstance(call, dict) or _leaf_dtype(sig, label, names) != f"jnp.{dtype}":
         return None  # the first call had it otherwise: not made narrow by the program
@@ -1531,9 +1606,9 @@ def _undtyped_array(site) -> str:
     """The value, when the statement at ``site`` binds an array made from a literal number
     with no dtype (`y = jnp.array(0.0)`, `jnp.asarray(1)`: weak-typed, though not a Python
     number), else ""."""
-    import linecache
+    from jaxlint.dynamic import origins
 
-    line = linecache.getline(str(site.path), int(site.line)).split("#", 1)[0]
+    line = origins.source_line(str(site.path), int(site.line)).split("#", 1)[0]
     entry = _ARRAY_OF_NUMBER.match(line[max(0, int(site.column) - 1):])  # a display's entry (`"mean": jnp.array(0.0)`)
     if entry is not None:
         return entry.group(0)
@@ -1568,6 +1643,18 @@ _STRONG_TO_WEAK = re.compile(r"(`[^`]*`) changes weak type \(an array -> a Pytho
 _CALL = re.compile(r"[A-Za-z_][\w.]*\(")
 
 
+def _source_call(sig: Signature) -> Any:
+    """``sig``'s first call as its source is read (:func:`jaxlint.dynamic.origins.in_source`:
+    a notebook cell's in the notebook), or None when the record has none."""
+    from jaxlint.dynamic import origins
+
+    call = sig.get("first_call") if isinstance(sig, dict) else None
+    if not isinstance(call, dict) or not isinstance(call.get("file"), str) or not isinstance(call.get("line"), int):
+        return call if isinstance(call, dict) else None
+    file, line = origins.in_source(call["file"], call["line"])
+    return call if (file, line) == (call["file"], call["line"]) else dict(call, file=file, line=line)
+
+
 def _made_in_class(ctx, sig: Signature, label: str, names: list[str]):
     """(the Site, the expression's source) where a field deep in an object of a class of
     the caller's file was made (`model.func.out_scale` -> `self.out_scale = jnp.array(1.0)`
@@ -1576,7 +1663,7 @@ def _made_in_class(ctx, sig: Signature, label: str, names: list[str]):
     from jaxlint.dynamic import origins
     from jaxlint.dynamic.analysis import Site
 
-    call = sig.get("first_call") if isinstance(sig, dict) else None
+    call = _source_call(sig)
     text = label.strip("`")
     root, _, rest = text.partition(".")
     fields = rest.split(".") if rest else []
@@ -1672,12 +1759,12 @@ def _entry_literal(site, label: str) -> str:
     """The number literal at ``site`` (``0.0``) when it is what a display or constructor
     gives the container entry ``label`` ends in (``theta['mean']``, ``args[1]``,
     ``params.mean`` inside one), else ""."""
-    import linecache
+    from jaxlint.dynamic import origins
 
     path = _indices(label.strip("`")[len(_root(label)):])
     if not path:
         return ""
-    at = linecache.getline(str(site.path), int(site.line)).split("#", 1)[0][max(0, int(site.column) - 1):]
+    at = origins.source_line(str(site.path), int(site.line)).split("#", 1)[0][max(0, int(site.column) - 1):]
     number = _NUMBER.match(at)
     if number is None or re.match(r"[\w.(]", at[number.end():] or " "):
         return ""
@@ -1697,9 +1784,9 @@ def _makes_weak(site) -> bool:
     """Whether the source at ``site`` makes a weak-typed value: a literal number there
     (a constructor's keyword), or a statement binding one or an array of one made without
     a dtype (`theta = 1.0`, `y = jnp.array(0.0)`)."""
-    import linecache
+    from jaxlint.dynamic import origins
 
-    line = linecache.getline(str(site.path), int(site.line)).split("#", 1)[0]
+    line = origins.source_line(str(site.path), int(site.line)).split("#", 1)[0]
     at = line[max(0, int(site.column) - 1):]
     number = _NUMBER.match(at)
     if number is not None and not re.match(r"[\w.]", at[number.end():] or " ") or _ARRAY_OF_NUMBER.match(at):

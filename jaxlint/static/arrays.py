@@ -108,10 +108,56 @@ def _name_is_array(model: ModuleModel, fn: FunctionInfo | None, name: str, depth
             # a parameter is only sure when annotated and never rebound to something else
             if not model.is_array_annotation(p.annotation) or ref_params(model, fn):
                 return False
+            if _given_other(model, fn, p.name):
+                return False  # what the module's calls pass wins over the annotation
             bindings = [b for b in bindings if b.kind != "param"]
             return all(b.kind == "assign" and is_jax_array(model, fn, b.value, depth) for b in bindings)
     return bool(bindings) and all(
         b.kind == "assign" and b.value is not None and is_jax_array(model, fn, b.value, depth) for b in bindings)
+
+
+def _jit_traced(fn: FunctionInfo, name: str) -> bool:
+    """``name`` is a parameter a transform applied to ``fn`` itself traces: a tracer,
+    whatever its callers hand the transform."""
+    return name in fn.traced_params and any(not r.by_call for r in fn.traced_by)
+
+
+def _given_other(model: ModuleModel, fn: FunctionInfo, name: str) -> bool:
+    """Some call of the module hands parameter ``name`` of ``fn`` a value that is no jax
+    array (``np.array(x)``, a list, a number), and no transform of ``fn`` makes it a tracer:
+    the value, not the annotation, is what the body gets."""
+    if _jit_traced(fn, name):
+        return False
+    from jaxlint.static.callers import Callers
+    for given in Callers.of(model).values(fn, name) or ():
+        value = given.value
+        if isinstance(value, ast.Name):  # `x = np.array(x)` before `stencil(x)`: what reaches the call
+            reaching = model.reaching_bindings(value, given.scope)
+            if reaching and all(binding.kind == "assign" and binding.value is not None
+                                and _host_value(model, binding.value) for binding in reaching):
+                return True
+        elif _host_value(model, value):
+            return True
+    return False
+
+
+def _host_value(model: ModuleModel, value: ast.expr) -> bool:
+    """A value the code shows is no jax array: a NumPy call's result, a display, a constant."""
+    if isinstance(value, (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.Constant)):
+        return True
+    return isinstance(value, ast.Call) and (model.resolve_call(value) or "").startswith("numpy.")
+
+
+def annotated_only(model: ModuleModel, fn: FunctionInfo | None, expr: ast.AST) -> bool:
+    """``expr`` is a parameter of ``fn`` that is a jax array only by its annotation: no
+    transform of ``fn`` traces it, and the module's calls do not all show a jax array
+    passed (an annotation is what the author says, not a value: a finding on it alone is
+    no error)."""
+    if fn is None or not isinstance(expr, ast.Name) or fn.param(expr.id) is None or _jit_traced(fn, expr.id):
+        return False
+    from jaxlint.static.callers import Callers
+    held = Callers.of(model).held(fn, expr.id)
+    return not held or not all(is_jax_array(model, scope, value) for value, scope in held)
 
 
 def pallas_kernel(model: ModuleModel, fn: FunctionInfo) -> bool:

@@ -354,6 +354,14 @@ class Flow:
                     if m.is_array_annotation(p.annotation):
                         return CERTAIN, expr
                     field = self._pytree_field(p.annotation, expr.attr)
+                    if p.annotation is None:
+                        # unannotated: the pytree class of the module every call passes an
+                        # instance of (`Scopes.passed_instance`) tells its leaves the same way
+                        made = m.passed_instance(base.id, self.fn)
+                        field = self._pytree_field(ast.Name(id=made), expr.attr) if made is not None else None
+                        field = field if field in ("leaf", "static") else None
+                    if field == "static":
+                        return None
                     if field == "leaf":
                         return self.culprit(base)  # a leaf of a pytree class of the module: an array
                     if field == "other":

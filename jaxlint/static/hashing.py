@@ -48,6 +48,40 @@ def unhashable_annotation(model: ModuleModel, ann: ast.expr | None) -> str | Non
     return kinds[0] if kinds else None
 
 
+def annotation_compare_raises(model: ModuleModel, ann: ast.expr | None) -> bool:
+    """Whether every value ``ann`` admits raises when compared by ``==`` with an equal one, as
+    jit's check of a pytree's static metadata compares (``compare_raises``): an array type, or
+    a list, tuple, set or dict whose element (a dict's value) types are all such. A bare
+    ``list`` or ``dict``, or one of Python values (``dict[str, int]``), compares fine."""
+    options = annotation_options(model, ann)
+    for a in options:
+        base = a.value if isinstance(a, ast.Subscript) else a
+        q = model.resolve(base) or ""
+        if UNHASHABLE_TYPES.get(q) == "an array" or q.startswith("jaxtyping."):
+            continue
+        if not isinstance(a, ast.Subscript) or (q not in UNHASHABLE_TYPES and q not in ("builtins.tuple", "typing.Tuple")):
+            return False
+        elts = [e for e in (a.slice.elts if isinstance(a.slice, ast.Tuple) else [a.slice])
+                if not (isinstance(e, ast.Constant) and e.value is Ellipsis)]
+        if UNHASHABLE_TYPES.get(q) == "a dict":
+            elts = elts[-1:]
+        if not elts or not all(annotation_compare_raises(model, e) for e in elts):
+            return False
+    return bool(options)
+
+
+def python_value(model: ModuleModel, scope: FunctionInfo | None, node: ast.expr) -> bool:
+    """``node`` is a hashable Python value the code shows: a constant, an f-string, a tuple of
+    such, or a name bound once to one (what a static field holds, known without its annotation)."""
+    if isinstance(node, ast.Name):
+        _, bindings = model.lookup(node.id, scope)
+        return len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None \
+            and not isinstance(bindings[0].value, ast.Name) and python_value(model, scope, bindings[0].value)
+    if isinstance(node, ast.Tuple):
+        return all(python_value(model, scope, e) for e in node.elts)
+    return isinstance(node, (ast.Constant, ast.JoinedStr))
+
+
 def unhashable_value(model: ModuleModel, scope: FunctionInfo | None, node: ast.AST | None,
                       at: ast.AST | None, depth: int = 0) -> str | None:
     """What unhashable thing ``node`` evaluates to (a literal, an array constructor, or a

@@ -157,18 +157,43 @@ class EntryFinder:
             if len(bindings) != 1 or bindings[0].kind not in ("def", "assign"):
                 continue  # another name of the same spelling
             calls.append((call, *callers[func.id][0]))
+        calls += self._method_calls()
         for call, entry, fn in calls:
             if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
                 continue
             params = fn.positional()[entry.partial_bound:]
             if entry.is_method and fn.params and fn.params[0].name in ("self", "cls"):
-                continue  # `obj.method(...)` calls are not read here
+                if not isinstance(call.func, ast.Attribute):
+                    continue  # a bare name of the method's spelling is another function
+                params = params[1:]  # `obj.method(x, True)`: the instance is `self`
             passed = {params[i].name for i in range(min(len(call.args), len(params)))}
             passed |= {k.arg for k in call.keywords if k.arg and fn.param(k.arg) is not None}
             for p in fn.params:
                 if p.name in passed and p.default is not None and p.name not in fn.static_params \
                         and p.name not in fn.partial_bound:
                     fn.traced_params.add(p.name)
+
+    def _method_calls(self) -> list[tuple[ast.Call, EntryPoint, "FunctionInfo"]]:
+        """The calls of a jitted method of a module class (``@partial(jax.jit,
+        static_argnames="self")``) through an instance the model knows the class of
+        (``gp.posterior(x, params, True)``, ``self.posterior(...)``): what they pass is
+        given to jit like the arguments of a call of a jitted name."""
+        methods: dict[str, list[tuple[EntryPoint, FunctionInfo]]] = {}
+        for entry, (_, fn) in self._entry_sites.items():
+            if entry.is_method and entry.form in ("decorator", "partial-decorator") and entry.specs_literal \
+                    and entry.kind not in FILTERED_KINDS and fn.params and fn.params[0].name == "self" \
+                    and not isinstance(fn.node, ast.Lambda):
+                methods.setdefault(fn.name, []).append((entry, fn))
+        found: list[tuple[ast.Call, EntryPoint, FunctionInfo]] = []
+        for call in self.scopes.nodes(ast.Call) if methods else ():
+            func = call.func
+            if not isinstance(func, ast.Attribute) or func.attr not in methods:
+                continue
+            target, implicit = self.scopes.callee(func, self.scopes.function_of(call))
+            if implicit != 1:
+                continue
+            found += [(call, entry, fn) for entry, fn in methods[func.attr] if fn is target]
+        return found
 
     def _jit_spec(self, dec: ast.expr) -> tuple[str, dict[str, ast.expr], str] | None:
         q = self.scopes.resolve(dec)

@@ -319,6 +319,10 @@ class KeyCallees:
                 return key, f"{ast.unparse(func.value)}.{func.attr}"
         scope = model.function_of(call)
         target, bound = model.callee(func, scope, follow=False)
+        if target is None and isinstance(func, ast.Name):
+            # `step_fn(params, state, rng, x)` of a parameter: the one def of the module every
+            # call of its function hands in (``Scopes.passed_function``) is what draws, or not
+            target = model.passed_function(func.id, scope)
         if target is None and isinstance(func, ast.Name) and func.id in model.classes:
             _, bindings = model.lookup(func.id, scope)
             if len(bindings) == 1 and bindings[0].kind == "class":

@@ -29,7 +29,7 @@ from jaxlint.diagnostic import Confidence
 from jaxlint.rule import FindingKind
 from jaxlint.static.flow import (CERTAIN, CONFIG_NAME, CONVERTERS, CONVERTING_METHODS, LIKELY, POSSIBLE,  # noqa: F401
                                  STATIC_JAX_FUNCS, _UNREADABLE, Flow, argument_for,
-                                 iteration_targets, unpacked)
+                                 iterated_source, iteration_targets, unpacked)
 from jaxlint.static.containers import (container_carry, container_param, container_value, scalar_or_array_annotation,
                                        splat_entries)
 from jaxlint.static.pyvalues import python_param
@@ -116,7 +116,13 @@ class Taint(Flow):
                 if value is None:
                     continue
                 for whole in targets:
-                    for t, v in unpacked(whole, value):
+                    # `for offset, data in zip(m.offsets, m.data)`: each name is as traced as
+                    # its own iterable (`iterated_source`), not as the `zip` call the model cannot see into
+                    if isinstance(s, (ast.For, ast.AsyncFor, ast.comprehension)) and isinstance(whole, ast.Name):
+                        pairs: list = [(whole, iterated_source(whole.id, s.target, s.iter) or s.iter)]
+                    else:
+                        pairs = unpacked(whole, value)
+                    for t, v in pairs:
                         level = self.level(v)
                         if level is None:
                             continue
@@ -408,5 +414,24 @@ def bare_name_cap(model: ModuleModel, fn: FunctionInfo, name: ast.Name) -> int |
     if container_param(model, p) or container_carry(model, fn, p):
         return None
     if p.annotation is None:
-        return LIKELY
+        return _given_level(model, fn, p.name)
     return CERTAIN if scalar_or_array_annotation(model, p.annotation) else None
+
+
+def _given_level(model: ModuleModel, fn: FunctionInfo, name: str) -> int | None:
+    """How sure an unannotated parameter ``name`` of ``fn`` (traced by a transform of ``fn``
+    itself) tested for truth is an array, by what the module's calls hand it: CERTAIN when
+    every one passes a number or a flag (``f(x, True)``: jit traces it), none when every one
+    passes a container display (``f(x, {"a": 1})``: its truth is its structure), LIKELY when
+    the calls are not all known or differ (an unannotated parameter may be a container)."""
+    if not any(not r.by_call for r in fn.traced_by):
+        return LIKELY
+    from jaxlint.static.callers import Callers
+    held = Callers.of(model).held(fn, name)
+    if not held:
+        return LIKELY
+    if all(isinstance(v, ast.Constant) and isinstance(v.value, (bool, int, float, complex)) for v, _ in held):
+        return CERTAIN
+    if all(container_value(model, v) for v, _ in held):
+        return None
+    return LIKELY

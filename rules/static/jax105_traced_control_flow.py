@@ -62,7 +62,10 @@ class TracedControlFlow(StaticRule):
     in gs)`, `any([a > 0, b > 0])`: the elements written out only), and a Python list or tuple indexed by a traced integer (`xs[i]` in a `fori_loop` body).
 
     Tests on static information stay clean: `.shape`, `.ndim`, `.dtype`, `len(x)`, `x is None`, `isinstance`,
-    static arguments (`static_argnames`), parameters with Python defaults, dtypes (`real == jnp.float64` with
+    static arguments (`static_argnames`), parameters with Python defaults that no call of the jitted callable
+    passes (a call that passes one, by name or through an instance of a jitted method, `gp.posterior(x, p,
+    True)` of a method jitted with `static_argnames="self"`, hands jit a value it traces: only jit's static
+    arguments stay Python values), dtypes (`real == jnp.float64` with
     `real` from `jnp.promote_types` or a function annotated `-> np.dtype`), a parameter declared a Python flag
     (`weighted: bool`) where only equinox's filtered transforms trace the function, properties of the module's
     classes that read Python values (`gate.is_parametric`), attributes of `self` and of configuration objects
@@ -82,7 +85,8 @@ class TracedControlFlow(StaticRule):
     tracer), and a field of a pytree class of the module declared a container (`if state.ids:` where the class
     annotates `ids: tuple[int, ...] | None`, `Sequence[int]`, `list[...]` or `dict[...]`, through
     `Optional`/`Union`/`Annotated`: the pytree keeps the container around its leaves; an unannotated parameter's
-    field is not guessed). A function jitted as a module-level twin (`f_jit = jax.jit(f)`) that its dispatchers
+    field is not guessed, unless every call of the module hands it an instance of one registered pytree class
+    of the module, whose leaves and aux data its flatten tells). A function jitted as a module-level twin (`f_jit = jax.jit(f)`) that its dispatchers
     call only under a test of an argument they pass on (`f if state is None else f_jit`) runs its other branch
     eagerly: `if state is None:` in `f` is not checked (nor traced what it calls), nor an `if` on the test the other arm of an `if flag:`
     hands to `lax.cond` (`if scheduled: lax.cond(steps == 1, f, g)` / `else: if steps == 1:`: the flag sends the
@@ -93,7 +97,8 @@ class TracedControlFlow(StaticRule):
     `jax.numpy` result, arithmetic on them): tracing fails. **Warning** when it is
     only likely: in a function traced only because traced functions call it ("called
     from traced `f`": the callers' binding, judged blind, was wrong in 15 of 17); an attribute of an unannotated parameter (`state.step`; a pytree
-    may declare a field static) or a bare parameter used as a truth value, or an element
+    may declare a field static) or a bare parameter used as a truth value (unless every call of the module
+    passes it a number or a flag: an error; or a container display: its truth is its structure, clean), or an element
     unpacked from one (`a, b = carry`; it may be a dict pytree). Only one arm of `a if test else b` runs: a value traced in one arm
     only is *possible*, unless the test asks whether a traced name is a tracer
     (`x if isinstance(x, float) else x.sum()`: a tracer takes the `else` arm). So is a

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from jaxlint.diagnostic import Applicability, Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
-from jaxlint.static.arrays import at_update_base, is_jax_array, ref_params, ref_write, used_as_array
+from jaxlint.static.arrays import annotated_only, at_update_base, is_jax_array, ref_params, ref_write, used_as_array
 from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.static.cfg import name_reads
 
@@ -39,7 +39,11 @@ class DiscardedUpdate(StaticRule):
       call these for what they raise or accept;
     * item assignment `x[i] = v` or `x[i] += v` on a JAX array: a parameter of traced
       code used as an array, a value made by `jax.numpy` / `jax.random`, or a
-      parameter annotated as `jax.Array`; not a parameter of Pallas kernel code, a
+      parameter annotated as `jax.Array` (an error when a transform of its function traces
+      it or the module's calls hand it jax arrays; the annotation alone is what the author
+      says, not a value: a likely warning; and none where a call of the module hands it a
+      NumPy array, a list or a number, `x = np.array(x)` then `stencil(x)`: the value the
+      body gets wins over the annotation); not a parameter of Pallas kernel code, a
       mutable `Ref` (`out_ref[...] += x` writes the kernel's output block): a kernel
       given to `pallas_call` (also through `functools.partial` or as its decorator), a
       `run_scoped` / `emit_pipeline` body, and the functions they call; nor, in a module
@@ -336,7 +340,7 @@ class DiscardedUpdate(StaticRule):
             # certain when the model knows the value is a jax array; likely when a traced
             # parameter is only used like one (it may be a list or dict pytree)
             confidence=Confidence.LIKELY if traced_array_param and not is_jax_array(model, fn, base)
-            else Confidence.CERTAIN,
+            or annotated_only(model, fn, base) else Confidence.CERTAIN,
         )
 
     def codemod(self, fx) -> None:

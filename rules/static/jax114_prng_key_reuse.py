@@ -86,7 +86,11 @@ class PrngKeyReuse(StaticRule):
     key it closes over or that `functools.partial` binds: the body runs once per iteration
     with the same key (a key passed in the carry or the scanned-over slices, or
     `fold_in(key, i)`, is fresh); and in a nested function called on every pass of a Python
-    loop (by name, as a parameter, or a factory's result) that draws from its scope's key.
+    loop (by name, as a parameter, or a factory's result) that draws from its scope's key. A key handed to a
+    function received as a parameter (`step_fn(params, state, rng, x)` in the scan body of `unroll(step_fn)`)
+    draws when every call of that function's owner in the module hands it the same function of the module
+    and that function draws from the key (`unroll(noisy_step)`); a callable whose calls the module does not
+    show (a public factory no call of the module fills) is not known to draw, and stays clean.
     A `split(key, n)` in such a lax body makes the same keys on every
     iteration too, handed whole to a draw (`vmap(sample)(split(key, n), xs)`); taken one
     at a time (`split(key, n)[i]`, `keys[i]`, `keys` given to another call) it may give

@@ -218,11 +218,11 @@ FLAGGED = {
         src, at = self.source.fill(values, 0)
         light, _ = self.light.fill(values, at)  # <-
         return src, light"""), "main()"),
-    "an array annotation on an equinox static field": ("""
+    "an array given to an equinox static field (the value decides, not the annotation)": ("""
         import equinox as eqx
 
         class Agent(eqx.Module):
-            A: jax.Array = eqx.field(static=True)  # <-
+            A: jax.Array = eqx.field(static=True)
             beliefs: jax.Array
 
         @eqx.filter_jit
@@ -230,21 +230,35 @@ FLAGGED = {
             return agent.A[obs] + agent.beliefs
 
         def main():
-            return [step(Agent(A=jnp.eye(3), beliefs=jnp.zeros(3)), 1) for _ in range(2)]
+            return [step(Agent(A=jnp.eye(3), beliefs=jnp.zeros(3)), 1) for _ in range(2)]  # <-
         """, "main()"),
-    "an array annotation on a flax struct static field": ("""
+    "an array given to a flax struct static field (the value decides, not the annotation)": ("""
         from flax import struct
 
         @struct.dataclass
         class Model:
-            c: np.ndarray = struct.field(pytree_node=False)  # <-
+            c: np.ndarray = struct.field(pytree_node=False)
 
         @jax.jit
         def f(model):
             return 1.0
 
         def main():
-            return f(Model(np.ones(10))), f(Model(np.ones(10)))
+            return [f(Model(np.ones(10))) for _ in range(2)]  # <-
+        """, "main()"),
+    "an array annotation on a flax struct static field no call of the module fills": ("""
+        from flax import struct
+
+        @struct.dataclass
+        class Model:
+            c: list[jax.Array] = struct.field(pytree_node=False)  # <-
+
+        @jax.jit
+        def f(model):
+            return 1.0
+
+        def main(make=lambda: [np.ones(10)]):
+            return [f(Model(make())) for _ in range(2)]
         """, "main()"),
     "an array given to a registered dataclass's static field": ("""
         @jax.tree_util.register_dataclass
@@ -350,6 +364,37 @@ QUIET = {
 
         def main():
             return [f(Agent(sizes=(1, 2), A=jnp.ones(2)), Model("m", jnp.ones(3))) for _ in range(2)]
+        """, "main()"),
+    "list and dict annotations on static fields, of Python values (jit compares them by ==)": ("""
+        from flax import struct
+
+        @struct.dataclass
+        class Model:
+            sizes: list = struct.field(pytree_node=False)
+            names: dict[str, int] = struct.field(pytree_node=False)
+            w: jax.Array = None
+
+        @jax.jit
+        def f(model):
+            return model.w.sum() * len(model.sizes)
+
+        def main():
+            return [f(Model([64, 64], {"a": 1}, jnp.ones(3))) for _ in range(2)]
+        """, "main()"),
+    "an array annotation on a static field the module fills with Python values": ("""
+        from flax import struct
+
+        @struct.dataclass
+        class Model:
+            grid: jax.Array = struct.field(pytree_node=False)
+            w: jax.Array = None
+
+        @jax.jit
+        def f(model):
+            return model.w.sum() * len(model.grid)
+
+        def main():
+            return [f(Model((1.0, 2.0), jnp.ones(3))) for _ in range(2)]
         """, "main()"),
     "a frozen dataclass of numbers passed static": ("""
         from functools import partial

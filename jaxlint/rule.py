@@ -408,14 +408,12 @@ class StaticRule(Rule):
 
     phase = Phase.STATIC
     #: Text that must appear in a file for this rule to be able to fire. The engine
-    #: skips parsing files that contain none of the active rules' markers. (A numpyro
-    #: model file may never name jax: numpyro's kernels trace it all the same; so may a
-    #: file that jits with `eqx.filter_jit` or `nnx.jit` only; a file of optax schedules
-    #: or diffrax / optimistix functions: the library traces them, `apis.LIBRARY_TRACERS`;
-    #: and a keras 3 model written with `keras.ops`, whose steps jax compiles,
-    #: `protocols.keras_traced_calls`.)
-    markers: ClassVar[tuple[str, ...]] = ("jax", "numpyro", "equinox", "flax", "optax", "diffrax", "optimistix",
-                                          "keras")
+    #: skips parsing files that contain none of the active rules' markers. The marker
+    #: "jax" stands for JAX code: the word, or the name of a library whose code JAX traces
+    #: (the static phase's list: a haiku network, a numpyro model, a file that jits with
+    #: `eqx.filter_jit` or `nnx.jit` only, optax schedules, diffrax / optimistix functions,
+    #: a keras 3 model on `keras.ops` may never write "jax").
+    markers: ClassVar[tuple[str, ...]] = ("jax",)
 
     def check(self, ctx: Any) -> None:
         """Report the file's findings with ``ctx.report(...)``."""

@@ -76,6 +76,15 @@ TRACING_HOFS: dict[str, tuple[int, ...]] = {
     "numpyro.infer.SVI": (0, 1),
     "numpyro.infer.svi.SVI": (0, 1),
 }
+#: The libraries whose code JAX traces, which a module may use without ever writing "jax": a
+#: haiku network (``hk.transform``, ``hk.dropout``), a flax or equinox model (``nnx.jit``,
+#: ``eqx.filter_jit``), optax schedules, a numpyro model, diffrax / lineax / optimistix
+#: functions, a keras 3 model on ``keras.ops``. The static phase reads a module that names
+#: one as JAX code (the marker "jax" of ``StaticRule.markers``, ``checker.may_fire``). Those
+#: whose name holds "jax" (jaxopt, blackjax, objax) need no entry. Each entry costs a file
+#: without "jax" one more scan of its text (``docs/performance.md``, "Text prefilter").
+TRACED_LIBRARIES = ("haiku", "flax", "equinox", "optax", "numpyro", "diffrax", "lineax", "optimistix", "keras")
+
 #: Packages whose decorators the model knows leave a function's body to run as written when
 #: the decorated object is called: JAX's own and its libraries' (a transform, a checker,
 #: ``jaxtyped``, ``chex``'s), the standard library's (``functools.wraps``'s wrappers,

@@ -17,6 +17,7 @@ from jaxlint.diagnostic import Applicability, Confidence, Diagnostic, Edit, Fix,
 from jaxlint.findings.result import NEEDS_PYTHON
 from jaxlint.records import dataclass
 from jaxlint.rule import StaticRule, finding_severity
+from jaxlint.static.apis import TRACED_LIBRARIES
 from jaxlint.static.project import NO_FACTS, ProjectFacts
 from jaxlint.static.semantic import ModuleModel
 from jaxlint.static.traced import runs_traced
@@ -354,10 +355,8 @@ def check_text(
 ) -> StaticResult:
     """Run static rules over already decoded source text."""
     rules = list(rules)
-    if prefilter:
-        markers = {m for r in rules for m in type(r).markers}
-        if markers and not any(m in text for m in markers):
-            return StaticResult([], skipped=True)
+    if prefilter and not may_fire(text, rules):
+        return StaticResult([], skipped=True)
     with collection_paused():
         try:
             tree = parse_source(text, path)
@@ -365,6 +364,21 @@ def check_text(
             return StaticResult([parse_error_diagnostic(path, e)])
         with _analysis_stack():
             return _check_tree(path, text, tree, rules, module_name, project, link)
+
+
+def may_fire(text: str, rules: Iterable[StaticRule]) -> bool:
+    """Whether ``text`` holds a marker of one of ``rules`` (``StaticRule.markers``; none: any
+    text). The marker "jax" stands for JAX code: the word, or the name of a library whose
+    code JAX traces (``apis.TRACED_LIBRARIES``: a haiku-only module never writes "jax"). It is
+    looked for first: nearly every file that holds any marker holds it, found at its imports."""
+    markers = {m for r in rules for m in type(r).markers}
+    if not markers:
+        return True
+    if "jax" in markers:
+        if "jax" in text:
+            return True
+        markers.update(TRACED_LIBRARIES)
+    return any(m in text for m in markers)
 
 
 @contextlib.contextmanager

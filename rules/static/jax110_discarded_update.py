@@ -104,8 +104,6 @@ class DiscardedUpdate(StaticRule):
     fix_hint = "assign the result back: x = x.at[i].set(v)"
     severity = Severity.ERROR
     fixable = Applicability.UNSAFE
-    #: an optax training step may never name jax
-    markers = (*StaticRule.markers, "optax")
 
     VALID = [
         Valid(

@@ -12,7 +12,9 @@ capability with VALID and INVALID fixtures, run here with real jax:
   leaves (``taint.Taint``, ``flow.Flow``);
 * an annotation is what the author says, not a value: a parameter annotated ``jax.Array``
   that a call of the module hands a NumPy array is no jax array, and one nothing but its
-  annotation makes a jax array gives a likely warning (``arrays.annotated_only``).
+  annotation makes a jax array gives a likely warning (``arrays.annotated_only``);
+* a module that uses a library whose code jax traces is read, even if it never writes
+  "jax" (``checker.may_fire``).
 """
 from __future__ import annotations
 
@@ -141,3 +143,37 @@ def test_an_annotated_parameter_the_callers_hand_a_jax_array_is_an_error_really(
     namespace = _checked_and_run(GIVEN_JAX, "JAX110", [(5, Severity.ERROR)])
     with pytest.raises(TypeError):
         namespace["run"]()
+
+
+HAIKU_ONLY = """
+    import haiku as hk
+
+
+    def forward(x, rng, is_training):
+        h = hk.Linear(16)(x)
+        if is_training:
+            h = hk.dropout(rng, 0.5, h)
+        return hk.dropout(rng, 0.5, hk.Linear(16)(h))  # INVALID: the same mask's key again
+
+
+    model = hk.transform(forward)
+"""
+
+
+def test_a_module_of_a_traced_library_that_never_writes_jax_is_read():
+    """haiku is not installed here: what ``hk.dropout`` draws is ``apis.KEYED_DRAWS``'s
+    claim, proven in test_jax114; this is the prefilter's part. The same module with
+    ``import jax`` gives the same finding."""
+    import textwrap
+
+    from jaxlint.static.checker import may_fire
+
+    class Rule:
+        markers = ("jax",)
+
+    assert [d.start.line for d in lint_source(HAIKU_ONLY, select=["JAX114"])] == [8]
+    with_jax = "import jax\n" + textwrap.dedent(HAIKU_ONLY).lstrip("\n")
+    assert [d.start.line - 1 for d in lint_source(with_jax, select=["JAX114"])] == [8]
+    assert may_fire("import flax.linen as nn\n", [Rule()]) and may_fire("import haiku as hk\n", [Rule()])
+    assert not may_fire("import numpy as np\n", [Rule()])
+    assert may_fire("import numpy as np\n", [])  # no rule names a marker: every file is read

@@ -70,16 +70,21 @@ def annotation_compare_raises(model: ModuleModel, ann: ast.expr | None) -> bool:
     return bool(options)
 
 
-def python_value(model: ModuleModel, scope: FunctionInfo | None, node: ast.expr) -> bool:
-    """``node`` is a hashable Python value the code shows: a constant, an f-string, a tuple of
-    such, or a name bound once to one (what a static field holds, known without its annotation)."""
+def constant_value(model: ModuleModel, scope: FunctionInfo | None, node: ast.expr | None) -> bool:
+    """``node`` is a Python value the code writes out, the same at every run: a constant, a
+    list, tuple, set or dict display of such, or a name bound once to one (what a static field
+    holds, known without its annotation: equal on every call, so jit neither raises nor
+    compiles again on it)."""
     if isinstance(node, ast.Name):
         _, bindings = model.lookup(node.id, scope)
         return len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None \
-            and not isinstance(bindings[0].value, ast.Name) and python_value(model, scope, bindings[0].value)
-    if isinstance(node, ast.Tuple):
-        return all(python_value(model, scope, e) for e in node.elts)
-    return isinstance(node, (ast.Constant, ast.JoinedStr))
+            and not isinstance(bindings[0].value, ast.Name) and constant_value(model, scope, bindings[0].value)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return all(constant_value(model, scope, e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(k is not None and constant_value(model, scope, k) for k in node.keys) \
+            and all(constant_value(model, scope, v) for v in node.values)
+    return isinstance(node, ast.Constant)
 
 
 def unhashable_value(model: ModuleModel, scope: FunctionInfo | None, node: ast.AST | None,

@@ -255,8 +255,8 @@ class EntryFinder:
                     and not (kind in ARRAY_LEAVES_ONLY_KINDS and self._pytree_annotation(p.annotation)):
                 continue  # a filtered transform: only what is declared an array (or a pytree of them) is known traced
             if p.default is not None and not (isinstance(p.default, ast.Constant) and p.default.value is None) \
-                    and not self.scopes.is_array_annotation(p.annotation):
-                continue
+                    and (isinstance(p.default, ast.Constant) or not self.scopes.is_array_annotation(p.annotation)):
+                continue  # keeps its default where no call passes it (`lr: jax.Array = 0.1`: a Python float)
             if isinstance(p.default, ast.Constant) and p.default.value is None \
                     and p.name in never_given(self.scopes, fn, bound_name, offset):
                 continue  # `weights=None` that no call of the jitted callable passes: None under this trace

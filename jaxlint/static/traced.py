@@ -481,7 +481,7 @@ class Tracing:
         # transform does not pass (scan passes exactly carry and x) keeps its default
         defaulted = {p.name for p in target.params if p.default is not None
                      and not (isinstance(p.default, ast.Constant) and p.default.value is None)
-                     and not self.scopes.is_array_annotation(p.annotation)}
+                     and (isinstance(p.default, ast.Constant) or not self.scopes.is_array_annotation(p.annotation))}
         if q in PASS_ARGUMENTS:
             return {p.name for p in params}
         library = LIBRARY_TRACERS.get(q)

@@ -63,7 +63,7 @@ class TracedControlFlow(StaticRule):
 
     Tests on static information stay clean: `.shape`, `.ndim`, `.dtype`, `len(x)`, `x is None`, `isinstance`,
     static arguments (`static_argnames`), parameters with Python defaults that no call of the jitted callable
-    passes (a call that passes one, by name or through an instance of a jitted method, `gp.posterior(x, p,
+    passes (also one annotated `jax.Array`: `lr: jax.Array = 0.1` is that float; a call that passes one, by name or through an instance of a jitted method, `gp.posterior(x, p,
     True)` of a method jitted with `static_argnames="self"`, hands jit a value it traces: only jit's static
     arguments stay Python values), dtypes (`real == jnp.float64` with
     `real` from `jnp.promote_types` or a function annotated `-> np.dtype`), a parameter declared a Python flag

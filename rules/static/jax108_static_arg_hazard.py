@@ -7,7 +7,7 @@ from jaxlint.diagnostic import Confidence, Severity
 from jaxlint.rule import Invalid, StaticRule, Valid
 from jaxlint.static.jitcalls import call_arguments, jit_call_sites, jitted_bound_method, named_calls, traced_statics
 from jaxlint.static.classes import ASSIGNMENTS, annotation_options, class_hashing, field_arguments, module_class, stale_attribute
-from jaxlint.static.hashing import (annotation_compare_raises, compare_raises, python_value, unhashable_annotation,
+from jaxlint.static.hashing import (annotation_compare_raises, compare_raises, constant_value, unhashable_annotation,
                                     unhashable_value)
 from jaxlint.static.semantic import FunctionInfo, ModuleModel
 from jaxlint.static.taint import traced_how
@@ -53,15 +53,16 @@ class StaticArgHazard(StaticRule):
     * (in a module that jits) an array, list, dict or set in a field a pytree class
       declares static (`eqx.field(static=True)`, `flax.struct.field(pytree_node=False)`,
       `dataclasses.field(metadata=dict(static=True))` of a registered dataclass), by the
-      value given where the class is instantiated or, where the module gives it none it
-      can read, by the field's annotation: static fields are the pytree's metadata, which
-      jit compares with its cached programs', so a second call with another instance
-      raises ValueError. jit compares them with `==`, not by hash: a value given there is
-      an error only when it is an array or holds one (a list or dict of Python values
-      compares fine, checked with jax 0.10.2); an annotation alone is a likely warning, and
-      only one that admits arrays alone (`jax.Array`, `list[jax.Array]`, `dict[str,
-      Array]`; not a bare `list` or `dict`, nor `dict[str, int]`); a value the module gives
-      (`Model((1.0, 2.0))`, `Model(np.ones(3))`) decides over the annotation.
+      field's annotation or by the value given where the class is instantiated: static
+      fields are the pytree's metadata, which jit compares with its cached programs',
+      so a second call with another instance raises ValueError. jit compares them with
+      `==`, not by hash: a value given there is an error only when it is an array or holds
+      one (a list or dict of Python values compares fine, checked with jax 0.10.2); an
+      annotation alone is a likely warning, which says it raises only where the annotation
+      admits arrays alone (`jax.Array`, `list[jax.Array]`, `dict[str, Array]`), and of a
+      `list` or `dict` that each instance holding another one compiles again. Where every
+      instantiation in the module writes the value out (`Model((1.0, 2.0))`, `Model([64],
+      {"a": 1})`: the same at every call), the values decide over the annotation.
 
     Parameters with no evidence are left alone. A value a call passes (or gives to a
     static field) makes an error: jax raises. An unhashable default is a warning: jit
@@ -281,27 +282,37 @@ class StaticArgHazard(StaticRule):
             if made is not None and f is not None and f.pytree in _METADATA_PYTREES and f.static_fields:
                 given += [(call, scope, made, field_name, arg) for field_name, arg in field_arguments(made, call)
                           if field_name in f.static_fields]
-        seen = {(made.name, field_name) for call, scope, made, field_name, arg in given
-                if unhashable_value(model, scope, arg, call) is not None or python_value(model, scope, arg)}
+        written: dict[tuple[str, str], bool] = {}  # every value given is written out, the same at every run
+        for call, scope, made, field_name, arg in given:
+            key = (made.name, field_name)
+            written[key] = written.get(key, True) and constant_value(model, scope, arg)
+        annotated: set[tuple[str, str]] = set()
         for name, cls in model.classes.items():
             f = facts.get(name)
             if f is None or f.pytree not in _METADATA_PYTREES or not f.static_fields:
                 continue
             for stmt in cls.body:
                 if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
-                        and stmt.target.id in f.static_fields) or (name, stmt.target.id) in seen:
-                    continue  # the values the module gives the field decide, not its annotation
+                        and stmt.target.id in f.static_fields) or written.get((name, stmt.target.id)):
+                    continue  # the values the module gives the field decide: the same on every call
                 what = unhashable_annotation(model, stmt.annotation)
-                if what is None or not annotation_compare_raises(model, stmt.annotation):
-                    continue  # jit compares static metadata by `==`: a list or dict of Python values compares fine
+                if what is None:
+                    continue
+                annotated.add((name, stmt.target.id))
+                raises = annotation_compare_raises(model, stmt.annotation)
+                how = (f"raises ValueError (an array's `==` is elementwise)" if raises else
+                       f"compiles again for each `{name}` whose {what} differs (jit compares it by `==`; {what} of "
+                       f"arrays raises ValueError)")
                 ctx.report(stmt, f"field `{stmt.target.id}` of `{name}` is declared static but annotated as {what}: "
                                  f"a static field is the pytree's metadata, which jit compares with that of its "
                                  f"cached programs, so calling a jitted function again with another `{name}` "
-                                 f"raises ValueError (an array's `==` is elementwise); make it a leaf (drop the "
+                                 f"{how}; make it a leaf (drop the "
                                  f"static declaration) or store a hashable value (a tuple)",
                            severity=Severity.WARNING, data={"class": name, "field": stmt.target.id, "kind": what},
                            confidence=Confidence.LIKELY)  # an annotation, not a value seen: unproven
         for call, scope, made, field_name, arg in given:
+            if (made.name, field_name) in annotated:
+                continue  # shown at the field's annotation
             what = unhashable_value(model, scope, arg, call)
             if what is None or not compare_raises(model, scope, arg, call):
                 continue  # jit compares static metadata by `==`: plain lists and dicts compare fine

@@ -218,11 +218,11 @@ FLAGGED = {
         src, at = self.source.fill(values, 0)
         light, _ = self.light.fill(values, at)  # <-
         return src, light"""), "main()"),
-    "an array given to an equinox static field (the value decides, not the annotation)": ("""
+    "an array annotation on an equinox static field": ("""
         import equinox as eqx
 
         class Agent(eqx.Module):
-            A: jax.Array = eqx.field(static=True)
+            A: jax.Array = eqx.field(static=True)  # <-
             beliefs: jax.Array
 
         @eqx.filter_jit
@@ -230,21 +230,21 @@ FLAGGED = {
             return agent.A[obs] + agent.beliefs
 
         def main():
-            return [step(Agent(A=jnp.eye(3), beliefs=jnp.zeros(3)), 1) for _ in range(2)]  # <-
+            return [step(Agent(A=jnp.eye(3), beliefs=jnp.zeros(3)), 1) for _ in range(2)]
         """, "main()"),
-    "an array given to a flax struct static field (the value decides, not the annotation)": ("""
+    "an array annotation on a flax struct static field": ("""
         from flax import struct
 
         @struct.dataclass
         class Model:
-            c: np.ndarray = struct.field(pytree_node=False)
+            c: np.ndarray = struct.field(pytree_node=False)  # <-
 
         @jax.jit
         def f(model):
             return 1.0
 
         def main():
-            return [f(Model(np.ones(10))) for _ in range(2)]  # <-
+            return f(Model(np.ones(10))), f(Model(np.ones(10)))
         """, "main()"),
     "an array annotation on a flax struct static field no call of the module fills": ("""
         from flax import struct
@@ -507,3 +507,38 @@ def test_a_plain_dict_in_a_static_field_runs_really():
     from rule_fixtures import load_module
 
     assert float(load_module("JAX108", "valid_static_field_plain").main()) == 12.0
+
+
+def test_a_dict_annotated_static_field_compiles_again_and_does_not_raise_really():
+    """jit compares a pytree's static metadata by ``==`` (5d154e9): a field annotated ``dict``
+    and filled per call with another dict of Python values compiles again for each, and raises
+    nothing (recall round 17's cryojax-81bbf18a); the finding says so, not that it raises."""
+    pytest.importorskip("equinox")
+    src = """
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        TRACES = []
+
+        class Particle(eqx.Module):
+            offset: jax.Array
+            meta: dict = eqx.field(static=True)
+
+        def read(i, table):
+            return Particle(offset=jnp.asarray(table["offset"][i]), meta={k: v[i] for k, v in table.items()})
+
+        @eqx.filter_jit
+        def shift(p):
+            TRACES.append(1)
+            return p.offset + 1.0
+
+        def main():
+            table = {"offset": [0.0, 0.1, 0.2], "name": ["a", "b", "c"]}
+            [shift(read(i, table)) for i in range(3)]
+            return str(len(TRACES))
+    """
+    messages = [d.message for d in lint_source(src, select=["JAX108"])]
+    assert len(messages) == 1 and "compiles again" in messages[0] and "raises ValueError (an array" not in messages[0]
+    import textwrap
+    assert outcomes_under_jax({"dict": (textwrap.dedent(src), "main()")}) == {"dict": "3"}

@@ -177,3 +177,18 @@ def test_a_module_of_a_traced_library_that_never_writes_jax_is_read():
     assert may_fire("import flax.linen as nn\n", [Rule()]) and may_fire("import haiku as hk\n", [Rule()])
     assert not may_fire("import numpy as np\n", [Rule()])
     assert may_fire("import numpy as np\n", [])  # no rule names a marker: every file is read
+
+
+def test_a_python_default_wins_over_an_array_annotation_until_a_call_passes_the_parameter_really():
+    pytest.importorskip("jax")
+    import jax
+
+    assert _found("JAX105", "valid_annotated_array_constant_default") == []
+    src = _code("JAX105", "valid_annotated_array_constant_default")
+    given = src.replace("step(jnp.ones(2)), step(jnp.ones(2))", "step(jnp.ones(2), 0.2)")
+    namespace = _checked_and_run(given, "JAX105", [(7, Severity.ERROR)])
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        namespace["run"]()
+    kept: dict = {}
+    exec(src, kept)
+    assert [round(float(a[0]), 6) for a in kept["run"]()] == [0.1, 0.1]  # the float default, as written

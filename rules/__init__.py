@@ -96,7 +96,7 @@ STATIC_INDEX = (
               "jaxlint.rules.static.jax112_float64", "Float64"),
     RuleEntry("JAX113", "donation-misuse", "nursery", (), None,
               "jaxlint.rules.static.jax113_donation_misuse", "DonationMisuse"),
-    RuleEntry("JAX114", "prng-key-reuse", "pedantic", ("suspicious", "pedantic"), None,
+    RuleEntry("JAX114", "prng-key-reuse", "pedantic", ("suspicious", "pedantic", "nursery"), None,
               "jaxlint.rules.static.jax114_prng_key_reuse", "PrngKeyReuse"),
     RuleEntry("JAX115", "timing-without-sync", "pedantic", (), None,
               "jaxlint.rules.static.jax115_timing_without_sync", "TimingWithoutSync"),

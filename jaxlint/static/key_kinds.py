@@ -21,6 +21,7 @@ SHAPES_ONLY = "shapes-only"
 MODULE_KEY = "module-key"
 FIXTURE = "test-or-demo"
 ON_PURPOSE = "on-purpose"
+FIXED_SEED = "fixed-seed"
 _SPLIT = "jax.random.split"
 #: The samplers of ``jax.random`` that split their key before reading any bits (jax 0.10.2,
 #: ``jax/_src/random/core.py``): ``randint`` (``k1, k2 = _split(key)``), ``permutation``

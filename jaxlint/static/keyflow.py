@@ -195,6 +195,46 @@ def drawn_key(model: ModuleModel, callees: KeyCallees, use: ast.Call) -> tuple[a
 
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
+#: the calls that make a key from a seed
+_SEEDED = frozenset({"jax.random.key", "jax.random.PRNGKey"})
+
+
+def literal_keys_per_loop(model: ModuleModel, callees: KeyCallees) -> Iterator[
+        tuple[ast.Call, ast.expr, str, ast.stmt, ast.Call]]:
+    """A key made from a literal seed inside the body of a Python loop and drawn from in that
+    body, directly (``train_epoch(state, batches, random.key(1))``) or through a name bound
+    there (``k = random.PRNGKey(0)`` then ``normal(k, s)``), by a ``jax.random`` draw or a
+    callee that draws (``drawn_key``): made anew from the same seed on every pass, it is the
+    same key on every pass, so every pass draws the same numbers (the same shuffle each
+    epoch). Each: the draw, the key expression it is handed, what draws, the loop, the call
+    that makes the key."""
+    for loop in model.nodes(ast.For, ast.AsyncFor, ast.While):
+        assert isinstance(loop, (ast.For, ast.AsyncFor, ast.While))
+        for part in loop.body:
+            for use, _ in calls_in(part):
+                found = drawn_key(model, callees, use)
+                if found is None:
+                    continue
+                key, fn_name = found
+                made = _literal_key(model, key, loop)
+                if made is not None:
+                    yield use, key, fn_name, loop, made
+
+
+def _literal_key(model: ModuleModel, key: ast.expr, loop: ast.stmt) -> ast.Call | None:
+    """The ``jax.random.key(<literal>)`` call ``key`` is, or that every binding of ``key`` (a
+    name) reaching it makes inside ``loop``'s body; None otherwise."""
+    if isinstance(key, ast.Call):
+        seed = key.args[0] if len(key.args) == 1 and not key.keywords else None
+        literal = isinstance(seed, ast.Constant) and isinstance(seed.value, int) and not isinstance(seed.value, bool)
+        return key if literal and model.resolve_call(key) in _SEEDED else None
+    if not isinstance(key, ast.Name):
+        return None
+    reaching = model.reaching_bindings(key, model.function_of(key))
+    made = [_literal_key(model, b.value, loop) if b.kind == "assign" and b.value is not None
+            and isinstance(b.node, ast.Assign) and len(b.node.targets) == 1 and isinstance(b.node.targets[0], ast.Name)
+            and any(a is loop for a in model.ancestors(b.node)) else None for b in reaching]
+    return made[0] if made and all(m is not None for m in made) else None
 
 
 def closures_called_per_loop(model: ModuleModel, callees: KeyCallees) -> Iterator[

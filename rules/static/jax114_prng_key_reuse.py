@@ -10,12 +10,12 @@ from jaxlint.rules.static._sizes import in_test, is_test_path
 from jaxlint.rules.static._fixplan import attribute_path, block_holding, free_local_name, is_statement_list_member
 from jaxlint.static.semantic import ModuleModel, walk
 from jaxlint.static.key_purpose import Comments, in_demo_code, said_on_purpose
-from jaxlint.static.key_kinds import (DIFFERENT, DRAWN_THEN_SPLIT, FIXTURE, MODULE_KEY, ON_PURPOSE, SAME, SHAPES_ONLY,
-                                      SPLIT_FIRST, SPLIT_THEN_DRAWN, reuse_kind)
+from jaxlint.static.key_kinds import (DIFFERENT, DRAWN_THEN_SPLIT, FIXED_SEED, FIXTURE, MODULE_KEY, ON_PURPOSE, SAME,
+                                      SHAPES_ONLY, SPLIT_FIRST, SPLIT_THEN_DRAWN, reuse_kind)
 from jaxlint.static.key_uses import bound_in, in_fixture_code, word_pattern
 from jaxlint.static.reach import Reach
 from jaxlint.static.keyflow import (COMPREHENSIONS, SCOPES, KeyFlow, Reuse, calls_in, closures_called_per_loop,
-                                    drawn_key, leaf_noise, taken_one_at_a_time)
+                                    drawn_key, leaf_noise, literal_keys_per_loop, taken_one_at_a_time)
 from jaxlint.textutil import LazyPattern, match_lines
 from jaxlint.static.apis import KEYED_DRAWS
 from jaxlint.static.keys import CONSUMERS, HANDOFF_KEYWORDS, KEY_MAKERS, KeyCallees
@@ -41,7 +41,8 @@ _ITERATING_NAMES = {q.rsplit(".", 1)[-1] for q in _ITERATING}
 
 _KIND_SAYS = {SAME: "the same numbers", DRAWN_THEN_SPLIT: "drawn from, then split", SPLIT_THEN_DRAWN:
               "split, then drawn from", DIFFERENT: "two different draws", MODULE_KEY: "a module-level key",
-              SHAPES_ONLY: "numbers drawn only for their shapes", SPLIT_FIRST: "split first, then drawn alike"}
+              SHAPES_ONLY: "numbers drawn only for their shapes", SPLIT_FIRST: "split first, then drawn alike",
+              FIXED_SEED: "a fixed seed per pass"}
 
 
 def _says(kind: str, msg: str, fixture: bool = False, purpose: bool = False) -> str:
@@ -86,7 +87,9 @@ class PrngKeyReuse(StaticRule):
     key it closes over or that `functools.partial` binds: the body runs once per iteration
     with the same key (a key passed in the carry or the scanned-over slices, or
     `fold_in(key, i)`, is fresh); and in a nested function called on every pass of a Python
-    loop (by name, as a parameter, or a factory's result) that draws from its scope's key. A key handed to a
+    loop (by name, as a parameter, or a factory's result) that draws from its scope's key; and a key made from a
+    literal seed inside a Python loop and drawn from there (`train_epoch(state, data, random.key(1))` in every
+    epoch: the same permutation each epoch), the kind `fixed-seed`, off by default until measured. A key handed to a
     function received as a parameter (`step_fn(params, state, rng, x)` in the scan body of `unroll(step_fn)`)
     draws when every call of that function's owner in the module hands it the same function of the module
     and that function draws from the key (`unroll(noisy_step)`); a callable whose calls the module does not
@@ -309,6 +312,9 @@ class PrngKeyReuse(StaticRule):
                                          "`benchmark...` function or one (or its class) named for a demonstration "
                                          "(`demonstrate_...`, `..._demo`, `...Tutorial`): inputs drawn alike, seldom "
                                          "worth a fix"),
+        FIXED_SEED: FindingKind("nursery", "a key made from the same literal seed on every pass of a loop and drawn "
+                                           "from there (`train_epoch(..., random.key(1))` each epoch): the same numbers "
+                                           "every pass; off until measured, a fixed seed is often meant"),
         ON_PURPOSE: FindingKind("pedantic", "a reuse the code calls deliberate: a comment at the uses or a docstring "
                                             "line naming the key says fixed or shared (or the same, saying what for), "
                                             "the function checks consistency, or an evaluation key (`valid_key`) "
@@ -462,12 +468,18 @@ class PrngKeyReuse(StaticRule):
             self._mapped_over_leaves(model, reports)
             self._iterated_bodies(model, reports, callees)
             self._closures_per_loop(model, reports, callees)
+            for use, key, fn_name, loop, made in literal_keys_per_loop(model, callees):
+                made_by = "" if made is key else f" (`{ast.unparse(made)}`)"
+                _put(reports, key, f"PRNG key `{ast.unparse(key)}` is made from the same literal seed{made_by} on every "
+                                   f"pass of the loop at line {loop.lineno} and consumed by `{fn_name}`: every pass "
+                                   "draws the same random numbers (the same shuffle, the same noise); make the key once "
+                                   "before the loop and split it each pass", use, _sure(fn_name), FIXED_SEED)
         fixture, comments = in_fixture_code(model.module_name), Comments(ctx.source)
         for node, msg, first_use, sure, kind in sorted(reports.values(), key=lambda r: (r[0].lineno, r[0].col_offset)):
             demo = fixture or in_demo_code(model, node)
             purpose = not demo and said_on_purpose(model, comments, node, first_use)
             ctx.report(node, _says(kind, msg, demo, purpose), related=[ctx.related(first_use, "first use of the key")],
-                       fix=_split_fix(ctx, node, first_use), confidence=sure,
+                       fix=_split_fix(ctx, node, first_use) if kind != FIXED_SEED else None, confidence=sure,
                        kind=FIXTURE if demo else ON_PURPOSE if purpose else kind)
         self._module_keys(ctx, model, fixture)
 

@@ -334,3 +334,22 @@ def test_a_callee_that_only_splits_its_key_draws_split_first(tmp_path):
     r = {name: _correlation(*jax.vmap(lambda k: getattr(module, name)(k, 1))(keys))
          for name in ("niw", "mniw", "twice", "both")}
     assert r["niw"] < 0.1 and r["mniw"] < 0.1 and r["twice"] > 0.999 and r["both"] > 0.5, r
+
+
+def test_a_fixed_seed_per_pass_draws_the_same_numbers_every_pass_under_real_jax():
+    """The `fixed-seed` fixture (the eighteenth dynamic judgement's course program: a shuffle
+    key made from `random.key(1)` in every epoch): every epoch's permutation is the same, and
+    so is every element's noise."""
+    import jax.numpy as jnp
+
+    orders, noise = _load("invalid_fixed_seed_per_pass").main()
+    assert all(jnp.array_equal(o, orders[0]) for o in orders) and not jnp.array_equal(orders[0], jnp.arange(8))
+    assert jnp.array_equal(noise[0], noise[1])
+
+
+def test_the_fixed_seed_kind_leaves_the_default(tmp_path):
+    (tmp_path / "train.py").write_text(
+        "\n".join(line for line in (FIXTURES / "invalid_fixed_seed_per_pass.py").read_text().splitlines()
+                  if not line.startswith("#: ")).replace("  # expect: JAX114", "") + "\n")
+    assert _rows(tmp_path, "--select", "JAX114") == [("train.py", 13, "fixed-seed"), ("train.py", 22, "fixed-seed")]
+    assert _rows(tmp_path) == []

@@ -65,6 +65,12 @@ def merge_parts(parts: Iterable[dict]) -> list[dict]:
                     have = cur.setdefault("dispatch", {}).setdefault(str(name), {"intervals": 0, "ops": 0})
                     have["intervals"] += int(c.get("intervals") or 0)
                     have["ops"] += int(c.get("ops") or 0)
+            for where, ops in (site.get("inner") or {}).items():  # the lines under a call of the loop's
+                if isinstance(ops, int):
+                    inner = cur.setdefault("inner", {})
+                    inner[str(where)] = inner.get(str(where), 0) + ops
+            if isinstance(site.get("callee"), str):
+                cur.setdefault("callee", site["callee"])
     return list(merged.values())
 
 
@@ -181,7 +187,9 @@ class SiteContext:
     number of calls of the line that compiled it; where the line issued eager operations
     between the calls of a recorded jitted function, ``dispatch``: its key ->
     ``{"intervals"`` (between how many pairs of its calls the line ran), ``"ops"}`` and
-    ``op_seconds``, the time one of its operations took), the run's ``program``
+    ``op_seconds``, the time one of its operations took; where the line is the loop's call
+    of a function whose lines issued them, ``inner``: ``"file:line"`` -> their operations,
+    and ``callee``, the function's name), the run's ``program``
     (``steps``: key -> ``{"calls", "period"}``, the mean seconds from one call to the
     next; ``op_seconds``: the run's time per operation; ``sites``: every line), its
     ``opts``, and :meth:`report`."""

@@ -56,6 +56,7 @@ def _on_event(event: str, duration_secs: float, **kwargs: str | int) -> None:
     if event != BACKEND_COMPILE:
         return
     try:
+        RECORDER.compile_seconds += float(duration_secs)
         name = kwargs.get("fun_name")
         if not name:  # jax 0.4.38 sends the event without the function's name
             from jaxlint.dynamic import adapter

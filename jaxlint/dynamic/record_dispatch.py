@@ -17,9 +17,12 @@ time it costs; the first 256 are kept, and their mean without those over 20 time
 median is the line's time per operation, so a gap that holds a compile or a data loader's
 work does not count), and, per recorded jitted function (the project's step,
 :func:`step` is told of each call at the top level), the calls between which the line
-ran and its operations there. Per jitted function: its calls and the mean time from one
-call to the next. A line that ran only before the first call of a step or after its last
-(set-up, a final evaluation) is never between two of its calls.
+ran and its operations there. Per jitted function: its calls, the mean time from one
+call to the next (every interval but the first, less the compiles in it) and the project's
+functions on the stack at its first calls (where its loop is: a line of a function the
+loop calls is placed at the loop's call of it, :func:`part`). A line that ran only before
+the first call of a step or after its last (set-up, a final evaluation) is never between
+two of its calls.
 
 Nothing in the program's own calls changes: the hook runs after the operation, reads the
 stack and a clock, and adds to counters (a few microseconds per operation).
@@ -42,16 +45,21 @@ _ADAPTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "adapter.py"
 _KEEP = 256
 #: how far up the stack the listener looks
 _DEPTH = 128
+#: at how many of a step's first calls the project's functions on the stack are noted
+_LOOKED = 32
 _clock = time.perf_counter
 
 
 class _Line:
     """One line of the project that issued eager operations."""
 
-    __slots__ = ("code", "line", "ops", "gaps", "stamp", "snaps", "steps", "caller")
+    __slots__ = ("code", "line", "ops", "gaps", "stamp", "snaps", "steps", "chain", "settled")
 
-    def __init__(self, code: Any, line: int, caller: Any) -> None:
-        self.code, self.line, self.caller = code, line, caller
+    def __init__(self, code: Any, line: int, chain: list) -> None:
+        #: the project's frames further out, (code, line), innermost first: at its first
+        #: operation, and again at its first once a step was called (set-up may call it elsewhere)
+        self.code, self.line, self.chain = code, line, chain
+        self.settled = False
         self.ops = 0
         self.gaps: list[float] = []
         self.stamp = -1
@@ -64,12 +72,17 @@ class _Line:
 class _Step:
     """One recorded jitted function, as the eager operations between its calls see it."""
 
-    __slots__ = ("calls", "last", "periods", "dirty")
+    __slots__ = ("calls", "last", "periods", "dirty", "codes", "compiled")
 
     def __init__(self) -> None:
         self.calls = 0
         self.last = 0.0
+        #: the time from each call to the next, less the compiles in it
         self.periods: list[float] = []
+        #: ``RECORDER.compile_seconds`` at its latest call
+        self.compiled = 0.0
+        #: the project's functions (code objects) on the stack at its first calls: where its loop is
+        self.codes: set[Any] = set()
         #: the lines that issued operations since its latest call
         self.dirty: set[_Line] = set()
 
@@ -165,7 +178,7 @@ def _on_dispatch(fun: Any, args: Any, kwargs: Any, output: Any) -> None:
         key = (id(code), frame.f_lineno)
         line = state.lines.get(key)
         if line is None or line.code is not code:
-            line = state.lines[key] = _Line(code, frame.f_lineno, _caller(frame.f_back))
+            line = state.lines[key] = _Line(code, frame.f_lineno, _chain(frame.f_back))
         line.ops += 1
         fid = id(frame)
         if state.last_frame == fid and len(line.gaps) < _KEEP:
@@ -173,6 +186,8 @@ def _on_dispatch(fun: Any, args: Any, kwargs: Any, output: Any) -> None:
         state.last_t, state.last_frame = t, fid
         if line.stamp != state.epoch:
             line.stamp = state.epoch
+            if not line.settled and state.steps:
+                line.chain, line.settled = _chain(frame.f_back), True
             for st in tuple(state.steps.values()):
                 st.dirty.add(line)
     except Exception as e:  # never break the program
@@ -198,17 +213,19 @@ def _users_call(frame: Any) -> Any:
     return frame
 
 
-def _caller(frame: Any) -> tuple[str, int] | None:
-    """(file, line) of the next line of the project's further out (the loop's call)."""
+def _chain(frame: Any) -> list[tuple[Any, int]]:
+    """The project's frames from ``frame`` outwards, (code, line) each, up to jaxlint's own
+    (the runner) or the top: the calls that led to a line (done once per line)."""
+    out: list[tuple[Any, int]] = []
     depth = 0
     while frame is not None and depth < _DEPTH:
         kind = _kind(frame.f_code)
         if kind == 2:
-            return None
+            break
         if kind == 1:
-            return frame.f_code.co_filename, frame.f_lineno
+            out.append((frame.f_code, frame.f_lineno))
         frame, depth = frame.f_back, depth + 1
-    return None
+    return out
 
 
 def step(key: str) -> None:
@@ -229,9 +246,12 @@ def step(key: str) -> None:
                 line.snaps[key] = line.ops
             state.recorded_code = sys._getframe(1).f_code  # the recorded call's, whose dispatch is not eager
         elif len(st.periods) < 16 * _KEEP:
-            st.periods.append(t - st.last)
+            st.periods.append(max(0.0, t - st.last - (RECORDER.compile_seconds - st.compiled)))
+        if st.calls < _LOOKED:
+            st.codes.update(code for code, _ in _chain(sys._getframe(2)))
         st.calls += 1
         st.last = t
+        st.compiled = RECORDER.compile_seconds
         if st.dirty:
             for line in tuple(st.dirty):
                 ran = line.ops - line.snaps.get(key, 0)
@@ -256,38 +276,73 @@ def _typical(gaps: list[float]) -> float:
 
 
 def _period(periods: list[float]) -> float | None:
-    """The mean time from one call to the next, without the first (its trace and compile,
-    and the eager operations' first compiles) and the longest 5 % (a recompile): a loop
-    that waits for the device every few steps (a logged loss) keeps those waits, which are
-    its steps' time too."""
-    rest = sorted(periods[1:])
+    """The mean time from one call to the next, without the first (its trace, and the
+    eager operations' first compiles) and without the compiles in the others: every other
+    interval counts, the long ones too (a loop that draws a frame or waits for the device
+    every few steps spends that time between its calls, and eager work done only there is
+    a share of all of it)."""
+    rest = periods[1:]
     if not rest:
         return None
-    kept = rest[: len(rest) - len(rest) // 20]
-    return sum(kept) / len(kept)
+    return sum(rest) / len(rest)
 
 
 def part(where: Any) -> dict | None:
     """This process's eager operations: ``{"steps": {key: {"calls", "period"}}, "op_seconds",
     "sites": [{"file", "line", "scope", "caller", "dispatch": {key: {"intervals", "ops"}},
-    "op_seconds"}]}`` (``where``: a code file and line -> the file under the root and the
-    line, as the compiles are placed); None when nothing ran between two calls of a step."""
+    "op_seconds", "inner"?, "callee"?}]}`` (``where``: a code file and line -> the file under
+    the root and the line, as the compiles are placed); None when nothing ran between two
+    calls of a step.
+
+    A line is placed where the user changes the code: at itself when it is in a function
+    the step is called from (the loop's body), or else at the outermost call in such a
+    function that led to it (the loop's ``train_step(...)`` whose whole body runs eagerly),
+    whose ``inner`` then counts the lines under it (``"file:line"`` -> operations) and
+    ``callee`` names the function it called."""
     state = RECORDER.dispatch
     if state is None or RECORDER.step_called is None:
         return None
-    lines = [(ln.code, ln.line, ln.caller, dict(ln.steps), list(ln.gaps)) for ln in list(state.lines.values())
+    lines = [(ln.code, ln.line, list(ln.chain), dict(ln.steps), list(ln.gaps)) for ln in list(state.lines.values())
              if ln.steps]
-    steps = {k: (st.calls, _period(list(st.periods))) for k, st in list(state.steps.items())}
+    steps = {k: (st.calls, _period(list(st.periods)), set(st.codes)) for k, st in list(state.steps.items())}
     if not lines:
         return None
     every = [g for _, _, _, _, gaps in lines for g in gaps]
-    sites = []
-    for code, n, caller, by_step, gaps in lines:
+    fallback = _typical(every) if every else None
+    merged: dict[tuple, dict] = {}
+    for code, n, chain, by_step, gaps in lines:
+        own = _typical(gaps) if len(gaps) >= 3 else fallback
+        loops = steps.get(max(by_step, key=lambda k: by_step[k][1]), (0, None, set()))[2]
+        at = None if code in loops else next((i for i, (c, _) in enumerate(chain) if c in loops), None)
         file, line = where(code.co_filename, n)
-        sites.append({"file": file, "line": line, "scope": getattr(code, "co_qualname", code.co_name),
-                      "caller": None if caller is None else "%s:%d" % where(*caller),
-                      "dispatch": {k: {"intervals": v[0], "ops": v[1]} for k, v in by_step.items()},
-                      "op_seconds": _typical(gaps) if len(gaps) >= 3 else None})
-    return {"steps": {k: {"calls": c, "period": None if p is None else round(p, 7)} for k, (c, p) in steps.items()
+        place, ln = (code, n) if at is None else chain[at]
+        key = (*where(place.co_filename, ln), getattr(place, "co_qualname", place.co_name))
+        site = merged.get(key)
+        if site is None:
+            caller = chain[0] if at is None and chain else None
+            site = merged[key] = {"file": key[0], "line": key[1], "scope": key[2], "dispatch": {},
+                                  "caller": None if caller is None else "%s:%d" % where(caller[0].co_filename, caller[1]),
+                                  "_cost": 0.0, "_ops": 0}
+        ops = 0
+        for k, (intervals, count) in by_step.items():
+            have = site["dispatch"].setdefault(k, {"intervals": 0, "ops": 0})
+            have["intervals"] = max(have["intervals"], intervals)  # lines under one call run in the same intervals
+            have["ops"] += count
+            ops += count
+        if own is not None:
+            site["_cost"] += ops * own
+            site["_ops"] += ops
+        if at is not None:
+            inner = site.setdefault("inner", {})
+            inner[f"{file}:{line}"] = inner.get(f"{file}:{line}", 0) + ops
+            if inner[f"{file}:{line}"] == max(inner.values()):
+                callee = chain[at - 1][0] if at else code
+                site["callee"] = getattr(callee, "co_qualname", callee.co_name)
+    sites = []
+    for site in merged.values():
+        cost, counted = site.pop("_cost"), site.pop("_ops")
+        site["op_seconds"] = round(cost / counted, 7) if counted else None
+        sites.append(site)
+    return {"steps": {k: {"calls": c, "period": None if p is None else round(p, 7)} for k, (c, p, _) in steps.items()
                       if any(k in s["dispatch"] for s in sites)},
-            "op_seconds": _typical(every) if every else None, "sites": sites}
+            "op_seconds": fallback, "sites": sites}

@@ -116,6 +116,9 @@ class Recorder:
         self.eager_listening = False
         #: the calls that compiled outside the jitted functions, numbered (one count for all lines)
         self.eager_calls = 0
+        #: the seconds of every backend compile of this process so far (the time between two
+        #: calls of a jitted function without its compiles)
+        self.compile_seconds = 0.0
         #: the eager operations between the jitted calls (``record_dispatch.Dispatches``), once counted
         self.dispatch: Any = None
         #: ``record_dispatch.step``, told of each call of a recorded jitted function, once they are counted
@@ -129,6 +132,7 @@ class Recorder:
             if rec is not None:
                 rec._single = None
         self.compiles = [0]
+        self.compile_seconds = 0.0
         with self.eager_lock:
             self.eager_sites.clear()
         if self.dispatch is not None:

@@ -6,6 +6,7 @@ operation took there and the calls of each recorded jitted function it ran betwe
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -123,19 +124,116 @@ def test_an_eager_optax_update_between_jitted_gradients_is_reported_at_its_line(
     assert "seconds" not in site and "op_seconds" not in site, "the committed part holds no timings"
 
 
-def test_an_eager_policy_forward_on_every_move_is_reported_in_the_policy(tmp_path):
+def test_an_eager_policy_forward_on_every_move_is_reported_at_the_loops_call_of_the_policy(tmp_path):
     proj = _project(tmp_path / "p", EAGER_POLICY)
     _record(proj)
     found = _found(proj)
-    assert [d["location"]["row"] for d in found] == [FORWARD_LINE], found
+    # the policy's lines run under the loop's call of it: the line to change is that call
+    # (jit the policy), its heaviest lines related
+    assert [d["location"]["row"] for d in found] == [MOVE_LINE], found
     msg = found[0]["message"]
-    # 8 moves between two updates: each layer's matmul, add, tanh on each (3 layers)
-    assert msg.startswith("72 eager jax operations between calls of `update` at this line, in 11 of its 11"), msg
-    # one finding for the work between two updates: the policy's other line and the loop's
-    # own `jnp.asarray(obs)`s (8 an interval at the move, 1 at the update) are related, with the call
-    assert f"(with lines {ARGMAX_LINE}, {MOVE_LINE}, {MOVE_LINE + 1}: " in msg, msg
-    related = sorted((r["location"]["row"], r["message"]) for r in found[0]["related"])
-    assert (MOVE_LINE, "called from here") in related and ARGMAX_LINE in {r for r, _ in related}, related
+    # 8 moves between two updates: each layer's matmul, add, tanh (3 layers: 72), the output's
+    # matmul and argmax (16), the loop's own `jnp.asarray(obs)` (8)
+    assert msg.startswith("96 eager jax operations between calls of `update` under this call of `policy`, in 11 of "
+                          f"its 11 intervals (the most at line {FORWARD_LINE})"), msg
+    assert "jit `policy`" in msg, msg
+    related = [(r["location"]["row"], r["message"]) for r in found[0]["related"]]
+    assert related[:2] == [(FORWARD_LINE, "72 eager operation(s) of `policy` here between calls of `update`"),
+                           (ARGMAX_LINE, "16 eager operation(s) of `policy` here between calls of `update`")], related
+    assert found[0]["data"]["inner"] == {f"prog.py:{FORWARD_LINE}": 72 * 11, f"prog.py:{ARGMAX_LINE}": 16 * 11}
+
+
+#: a step run eagerly: the loop calls `train_step` (gradient and update without jit) and a jitted helper
+EAGER_TRAIN_STEP = """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def renorm(p):
+    return jax.tree.map(lambda a: a / (1.0 + jnp.max(jnp.abs(a))), p)
+
+def loss_fn(p, x, y):
+    h = jnp.tanh(x @ p["w1"] + p["b1"])
+    return jnp.mean((h @ p["w2"] - y) ** 2)
+
+def train_step(p, x, y):
+    loss, g = jax.value_and_grad(loss_fn)(p, x, y)
+    p = jax.tree.map(lambda a, b: a - 0.1 * b, p, g)
+    return p, loss
+
+def main():
+    k1, k2 = jax.random.split(jax.random.key(0))
+    p = {"w1": jax.random.normal(k1, (8, 16)), "b1": jnp.zeros(16), "w2": jax.random.normal(k2, (16, 1))}
+    x, y = jnp.ones((32, 8)), jnp.ones((32, 1))
+    for _ in range(40):
+        p, loss = train_step(p, x, y)
+        p = renorm(p)
+    print(float(loss))
+
+if __name__ == "__main__":
+    main()
+"""
+GRAD_LINE, UPDATE_TREE_LINE, TRAIN_CALL_LINE = 13, 14, 22
+
+
+def test_a_whole_step_run_eagerly_is_reported_at_the_loops_call_of_it(tmp_path):
+    proj = _project(tmp_path / "p", EAGER_TRAIN_STEP)
+    _record(proj)
+    found = _found(proj)
+    # the gradient's and the update's operations run under `train_step(...)`: jit it
+    assert [d["location"]["row"] for d in found] == [TRAIN_CALL_LINE], found
+    msg = found[0]["message"]
+    assert "between calls of `renorm` under this call of `train_step`, in 39 of its 39 intervals" in msg, msg
+    assert "jit `train_step`" in msg, msg
+    inner = found[0]["data"]["inner"]
+    assert set(inner) == {f"prog.py:{GRAD_LINE}", f"prog.py:{UPDATE_TREE_LINE}"}, inner
+    heaviest = max(inner, key=inner.get)
+    assert f"(the most at line {heaviest.rpartition(':')[2]})" in msg, msg
+    assert found[0]["related"][0]["location"]["row"] == int(heaviest.rpartition(":")[2]), found[0]["related"]
+    # the value and gradient: tens of operations a step; the update: one per parameter
+    assert inner[f"prog.py:{GRAD_LINE}"] >= 10 * 39 and inner[f"prog.py:{UPDATE_TREE_LINE}"] >= 3 * 39, inner
+
+
+#: a loop whose eager work (a plotted frame's) runs every 30th step only, with a slow draw
+EVERY_NTH = """
+import time
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def step(w):
+    return w - 0.01 * jnp.tanh(w)
+
+if __name__ == "__main__":
+    w = jnp.linspace(-1.0, 1.0, 64)
+    for i in range(150):
+        w = step(w)
+        if i % 30 == 15:                   # a frame: a few eager operations and a slow draw
+            y = w
+            for _ in range(10):
+                y = y * 1.01 + 0.1
+            time.sleep(0.2)
+    print(float(w.sum()))
+"""
+FRAME_LINE = 16
+
+
+def test_eager_work_in_a_few_intervals_is_a_share_of_all_of_them(tmp_path):
+    # 20 operations in 5 of 149 intervals, beside 1 s of drawing: about 1 % of the loop, not
+    # several times the step's own interval
+    proj = _project(tmp_path / "p", EVERY_NTH)
+    _record(proj)
+    assert not _found(proj)
+    every = _project(tmp_path / "all", EVERY_NTH, "[tool.jaxlint.rules.JAX213]\nmin-share = 0\n")
+    _record(every)
+    found = _found(every)
+    assert [d["location"]["row"] for d in found] == [FRAME_LINE], found
+    msg = found[0]["message"]
+    assert "20 eager jax operations between calls of `step` at this line, in 5 of its 149 intervals" in msg, msg
+    share, period = re.search(r", (\d+)% of the ([\d.]+) ms from one call to the next", msg).groups()
+    # the mean interval holds the draws: at least 5 x 200 ms over 148 intervals
+    assert float(period) >= 1000 / 148, msg
+    assert int(share) < 5, msg
 
 
 def test_noise_made_eagerly_per_step_is_reported_and_the_jitted_loop_is_quiet():

@@ -78,6 +78,10 @@ BLIND = {
                  "39 PyPI wheels sealed before anything ran on them (blind57's second part), judged blind once with ecb658c's code (issue 36's final corpus)"),
     "blind58": ("precision_judgements_blind58.json",
                 "12 PyPI wheels sealed before anything ran on them (the rest of blind57b's pool), judged blind once at 82e4226 (issue 36's new figure)"),
+    "blind59": ("precision_judgements_blind59.json",
+                "12 GitHub repositories sealed before anything ran on them (the rest of blind55's GitHub pool), judged blind once at 2598bb1 (issue 36's new figure)"),
+    "blind59b": ("precision_judgements_blind59b.json",
+                 "4 PyPI wheels sealed before anything ran on them (the rest of blind58's PyPI pool), judged blind once at 2598bb1 (issue 36's new figure; no finding)"),
     "dynamic": ("dynamic_judgements.json",
                 "115 public programs run under jaxlint record, their dynamic findings judged blind at 1a2da8d "
                 "(6 programs, issue 20), 4419f18 (7 programs, issue 37), ab7bc28 (6 programs, issue 37), "

@@ -64,10 +64,15 @@ def _jax208(root: Path, program: str) -> list[tuple[int, int, str]]:
     return _findings(_record_and_check(root, compile_=False), "JAX208")
 
 
-def test_a_python_number_the_loop_makes_a_numpy_scalar_is_reported_where_numpy_makes_it(tmp_path):
-    found, made = _jax208(tmp_path, HOST_REBOUND), _line(HOST_REBOUND, "# made")
+def _at_made(root: Path, program: str) -> tuple[int, str]:
+    """(the line marked `# made`, the message) of the one JAX208 of ``program``, at that line."""
+    found, made = _jax208(root, program), _line(program, "# made")
     assert [f[0] for f in found] == [made], found
-    msg = found[0][2]
+    return made, found[0][2]
+
+
+def test_a_python_number_the_loop_makes_a_numpy_scalar_is_reported_where_numpy_makes_it(tmp_path):
+    made, msg = _at_made(tmp_path, HOST_REBOUND)
     assert "`eps` changes weak type (a Python scalar -> an array)" in msg, msg
     assert (f"the loop rebinds it at line {made} to what NumPy returns (`np.exp(np.mean(np.log(eps_list)))`), "
             "a NumPy scalar that jit takes as a strong f32[]: keep it a Python number there (`float(...)`)") in msg, msg
@@ -135,16 +140,44 @@ print(loss)
 def test_weak_fields_made_in_a_function_that_returns_the_model_are_reported_at_their_literals(tmp_path):
     pytest.importorskip("equinox")
     pytest.importorskip("optax")
-    found = _jax208(tmp_path, WEAK_FIELDS_RETURNED)
-    made, also = _line(WEAK_FIELDS_RETURNED, "# made"), _line(WEAK_FIELDS_RETURNED, "# also")
-    assert [f[0] for f in found] == [made], found
-    msg = found[0][2]
+    (made, msg), also = _at_made(tmp_path, WEAK_FIELDS_RETURNED), _line(WEAK_FIELDS_RETURNED, "# also")
     # equinox keeps a Python number static: a weak leaf it traces is an array made without a dtype
     assert "`model.d` changes weak type (a weak-typed array -> a strong one)" in msg, msg
     assert "Python scalar" not in msg and "Python number" not in msg, msg
     assert (f"`model.d` is made weak-typed at line {made} (`jnp.array(1.0)` has no dtype" in msg
             and "give it one there (`dtype=jnp.float32`)" in msg), msg
     assert f"`model.w0` is made weak-typed at line {also} (`jnp.array(10.0)`): give it a dtype there too" in msg, msg
+
+
+WEAK_ARRAY_MADE_ELSEWHERE = '''
+import equinox as eqx
+import jax.numpy as jnp
+
+
+@eqx.filter_jit
+def step(y):
+    return jnp.tanh(y + 1.0).astype(jnp.float32)
+
+
+def start(v):
+    return jnp.array(float(v))
+
+
+y = start(3)  # made
+for _ in range(3):
+    y = step(y)
+'''
+
+
+def test_a_weak_typed_array_a_function_makes_is_not_called_a_python_number(tmp_path):
+    # equinox keeps a Python number static: the weak `y` is an array (`jnp.array(float(v))` in
+    # `start`), reported at the statement that made it as such, not as "the Python number made" there
+    pytest.importorskip("equinox")
+    made, msg = _at_made(tmp_path, WEAK_ARRAY_MADE_ELSEWHERE)
+    assert "`y` changes weak type (a weak-typed array -> a strong one)" in msg, msg
+    assert (f"`y` starts as a weak-typed array made at line {made}: give it the dtype the step returns there "
+            "(`jnp.float32`)") in msg, msg
+    assert "Python" not in msg, msg
 
 
 def _cells(*sources: str) -> dict:

@@ -172,7 +172,9 @@ class Recompilation(TraceRule):
     ...)` there; a module global a function reads), in a notebook across its cells (the
     source read is the notebook's code, the lines said are its cells'); a leaf that
     `equinox.filter_jit` traces weak-typed is an array made without a dtype (it keeps a
-    Python number static), said so ("a weak-typed array -> a strong one"); the value is followed in the call that had it
+    Python number static), said so ("a weak-typed array -> a strong one"), and the statement
+    that made it (`y = start(3)`) as where a weak-typed array is made, to give the dtype the
+    step returns; the value is followed in the call that had it
     weak, whichever signature came first (a solver's init that compiles the function for
     a strong value before the loop's first call passes the weak one), and, when that call
     was not the first, only to a line that shows the value made weak (a literal number, a
@@ -732,6 +734,14 @@ class Recompilation(TraceRule):
                         f"{cause.line}: write " + (f"`jnp.{kind}({entry})` (or `np.{kind}({entry})`)" if kind else
                                                    f"`jnp.asarray({entry}, <the dtype the step returns>)`")
                         + " there, the dtype the step returns")
+                related = [site.related("the call that compiles again")] + related
+                site = cause
+            elif cause is not None and any(str(c).startswith(f"{label} changes weak type (a weak-typed array")
+                                           or str(c).startswith(f"{label} changes weak type (a strong array")
+                                           for c in weak):
+                # the recording saw an array made weak (no Python number): the statement that made it
+                msg += (f"; {label} {start} a weak-typed array made at line {cause.line}: give it the dtype the step "
+                        f"returns there (`{dtype or '<the dtype the step returns>'}`)")
                 related = [site.related("the call that compiles again")] + related
                 site = cause
             elif cause is not None:  # the literal (or the constructor) that made the Python number

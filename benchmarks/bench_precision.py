@@ -1552,7 +1552,10 @@ def report(res: dict, verbose: bool = False) -> str:
     for key, value, target, ok in measures(res):
         shown = f"{value:.1%}" if key == "precision" else f"{value:.3f}" if isinstance(value, float) else str(value)
         want = f">= {target:.0%}" if key == "precision" else f"<= {target}"
-        out.append(f"{key:<26}{shown:>10}{want:>12}  {'yes' if ok else 'NO'}")
+        verdict = "yes" if ok else "NO"
+        if key == "precision" and not res["findings"]:
+            shown, verdict = "none", "n/a: no finding to measure"  # not 100 %: nothing was judged
+        out.append(f"{key:<26}{shown:>10}{want:>12}  {verdict}")
     return "\n".join(out)
 
 

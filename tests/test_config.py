@@ -249,6 +249,9 @@ def test_show_files_applies_default_config_and_nested_excludes(tmp_path):
         "notes.txt": "x\n",
         ".venv/lib/x.py": "import jax\n",
         "build/y.py": "import jax\n",
+        # Jupyter's autosave of a notebook or script: a copy, not the project's code (ruff skips it)
+        ".ipynb_checkpoints/a-checkpoint.py": "import jax\n",
+        "nb/.ipynb_checkpoints/run-checkpoint.ipynb": "{}\n",
         "legacy/old.py": "import jax\n",
         "gen/made.py": "import jax\n",
         "sub/jaxlint.toml": 'exclude = ["skip_*.py"]\n',

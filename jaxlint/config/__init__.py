@@ -22,11 +22,13 @@ from jaxlint.records import dataclass
 
 
 CONFIG_FILES = (".jaxlint.toml", "jaxlint.toml", "pyproject.toml")
+#: ruff's default excludes (Jupyter's `.ipynb_checkpoints` autosaves, editor and tool folders
+#: among them), with jaxlint's cache and bytecode folders
 DEFAULT_EXCLUDE = (
-    ".bzr", ".direnv", ".eggs", ".git", ".hg", ".mypy_cache", ".nox", ".pants.d",
-    ".pytype", ".ruff_cache", ".svn", ".tox", ".venv", "__pypackages__", "_build",
-    "buck-out", "build", "dist", "node_modules", "site-packages", "venv",
-    ".jaxlint_cache", "__pycache__",
+    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints",
+    ".mypy_cache", ".nox", ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache",
+    ".svn", ".tox", ".venv", ".vscode", "__pypackages__", "_build", "buck-out", "build",
+    "dist", "node_modules", "site-packages", "venv", ".jaxlint_cache", "__pycache__",
 )
 
 #: files checked when walking a folder (ruff's default, minus pyproject.toml)

@@ -201,7 +201,7 @@ TOP_LEVEL: dict[str, Key] = {k.name: k for k in (
              "check .venv/lib/python3.11/site-packages/flax`); the excludes apply to what is below it, and to the "
              "folder itself only with `force-exclude`. When nothing is left to check, jaxlint warns `no Python "
              "files found`.",
-        docs_default="`.git`, `.venv`, `venv`, `build`, `dist`, `node_modules`, `__pycache__`, `.jaxlint_cache`, …"),
+        docs_default="ruff's: `.git`, `.venv`, `venv`, `build`, `dist`, `node_modules`, `.ipynb_checkpoints`, `.pytest_cache`, `.vscode`, …, and `__pycache__`, `.jaxlint_cache`"),
     Key("extend-exclude", list, override=EXTEND, cli=("--extend-exclude",),
         doc="Glob patterns to exclude on top of `exclude`.",
         page="Patterns to exclude on top of `exclude`."),

@@ -213,8 +213,8 @@ def test_in_a_notebook_each_cause_is_followed_across_its_cells(tmp_path):
     proc = run_cli("check", "--dynamic", "--no-cache", "--output-format", "json", "nb.ipynb", cwd=tmp_path,
                    timeout=600)
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
-    found = sorted((d["cell"], d["location"]["row"], d["message"]) for d in json.loads(proc.stdout)
-                   if d["code"] == "JAX208")
+    findings = sorted((d for d in json.loads(proc.stdout) if d["code"] == "JAX208"), key=lambda d: d["cell"])
+    found = [(d["cell"], d["location"]["row"], d["message"]) for d in findings]
 
     def at(cell: int, marker: str) -> int:
         return _line(cells[cell - 1], marker)
@@ -227,3 +227,7 @@ def test_in_a_notebook_each_cause_is_followed_across_its_cells(tmp_path):
     assert "Python scalar" not in weak, weak
     assert (f"the loop rebinds it at cell 7, line {at(7, '# made')} to what NumPy returns" in numpy
             and "keep it a Python number there (`float(...)`)" in numpy), numpy
+    # the call that compiled again is related, in its cell (a kernel's cell file was left out before)
+    related = [[(r.get("cell"), r["location"]["row"]) for r in d["related"]
+                if r["message"] == "the call that compiles again"] for d in findings]
+    assert related == [[(6, at(6, "# called"))], [(7, at(7, "# called"))]], related

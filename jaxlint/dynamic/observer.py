@@ -707,8 +707,10 @@ class Observer:
                         continue
                     dd = relative_finding(d.to_dict(), self.root)
                     # a related place outside the project (a library installed beside it, not in a
-                    # site-packages folder) cannot be shown where the project is checked: left out
-                    dd["related"] = [r for r in dd["related"] if not os.path.isabs(r["filename"])]
+                    # site-packages folder) cannot be shown where the project is checked: left out;
+                    # a Jupyter kernel's cell of the project's notebook is placed in it when written
+                    dd["related"] = [r for r in dd["related"] if not os.path.isabs(r["filename"])
+                                     or self.recorder.in_project(r["filename"])]
                     for r in [dd, *dd["related"]]:
                         lines.setdefault(r["filename"], set()).add(int(r["location"]["row"]))
                     diags.append(dd)

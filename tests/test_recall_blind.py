@@ -26,7 +26,9 @@ repositories fetched for it and issue threads no earlier round used) and ``recal
 (twentieth round, issue 36, sealed the same way, from bug-fix commits of JAX repositories mirrored here or
 fetched for it that no earlier round read, and an issue thread no earlier round used) and
 ``recall_blind21_cases.py`` (twenty-first round, issue 36, sealed the same way, from bug-fix commits of JAX
-repositories fetched for it and threads no earlier round used), one small program per public bug report?
+repositories fetched for it and threads no earlier round used) and ``recall_blind22_cases.py`` (twenty-second
+round, issue 36, sealed the same way, from bug-fix commits of JAX repositories fetched for it and threads no
+earlier round used), one small program per public bug report?
 
 ``ROUNDS`` lists every round with what its last measurement found (``FOUND``, ``FOUND2``, ...)
 and the floors it keeps. The real CLI runs once over all the cases of every round and the 34
@@ -74,6 +76,7 @@ from recall_blind18_cases import CASES18  # noqa: E402
 from recall_blind19_cases import CASES19  # noqa: E402
 from recall_blind20_cases import CASES20  # noqa: E402
 from recall_blind21_cases import CASES21  # noqa: E402
+from recall_blind22_cases import CASES22  # noqa: E402
 from recall_blind_cases import CASES, Case  # noqa: E402
 from recall_earlier_cases import EARLIER_CASES  # noqa: E402
 
@@ -702,6 +705,20 @@ FOUND21 = frozenset({
 })
 
 
+#: Cases of the twenty-second round (``recall_blind22_cases.py``) found with ``--select ALL`` at
+#: ``7584034`` (main at 00:50 UTC, the session's rule landings stopped at 00:45; the cases were committed
+#: alone at 8a02bbd, before jaxlint ran on them), the blind measurement: 5 of 7, 3 with the default
+#: selection (e3nn-jax-412dc9d is JAX102's, pedantic; disentangled_rnns-a1d29b8 JAX104's, nursery); the same
+#: 5 with ``--preview``
+FOUND22 = frozenset({
+    "disentangled_rnns-a1d29b8",
+    "e3nn-jax-412dc9d",
+    "goal-jax-eadbd41",
+    "quantum-rf-pdk-833",
+    "tornadox-6432ebc",
+})
+
+
 @dataclass(frozen=True)
 class Round:
     """One round of cases: what its last measurement found, and the floors it keeps."""
@@ -793,6 +810,10 @@ ROUNDS = [
     # (tuning: gpax-ebe5b32, wax-ml-009c07c, qutip-jax-62d6df0), 6 with the default selection
     Round("blind cases, twenty-first round (issue 36, sealed)", CASES21, FOUND21, size=7, floor=6,
           default_floor=6),
+    # 5 of 7 at 7584034 (blind); default: 3 (JAX105 once, JAX111 twice; the two other hits are JAX102's and
+    # JAX104's, off by default); community-events-24882f1 (JAX103) and optax-503 (JAX107) by no selection
+    Round("blind cases, twenty-second round (issue 36, sealed)", CASES22, FOUND22, size=7, floor=5,
+          default_floor=3),
 ]
 
 #: every case of every round, and every case recorded as found
@@ -837,6 +858,7 @@ OFF_BY_KIND = {
     "gpjax-99": "JAX114 drawn-then-split (pedantic): choice(key) then split(key)",
     "equinox-e906718": "JAX114 drawn-then-split (pedantic): permutation(key) then split(key, 1)",
     "d2l-2366": "JAX102 without its long-count kind (pedantic): a loop whose count the model does not know",
+    "e3nn-jax-412dc9d": "JAX102 without its long-count kind (pedantic): an outer loop of 25 (325 nested pairs)",
 }
 
 
@@ -1259,6 +1281,15 @@ FAILING_CALLS = {
     "jax-1461": "main()",
     "qutip-jax-4727189": "main()",
     "qutip-jax-62d6df0": "main()",
+    # twenty-second round (recall_blind22_cases.py): the five error cases, each run with real jax 0.10.2
+    # before the seal (TracerArrayConversionError, ConcretizationTypeError twice, a TypeError for a traced
+    # shape, UnexpectedTracerError); the other two are about cost (a compile per pipeline object, a loop
+    # unrolled into about 650 updates) and run without error
+    "disentangled_rnns-a1d29b8": "main()",
+    "goal-jax-eadbd41": "main()",
+    "optax-503": "main()",
+    "quantum-rf-pdk-833": "main()",
+    "tornadox-6432ebc": "main()",
 }
 
 

@@ -64,12 +64,16 @@ from __future__ import annotations
 
 import ast
 import os
-import sys
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
 
 #: (file, line, column), 1-based line and column
 Where = tuple[str, int, int]
+
+#: the recorder's state, :mod:`jaxlint.dynamic.record_state`, in a process that records (it
+#: sets this when it loads); None in any other, where files are read as given
+RECORDING: ModuleType | None = None
 
 
 def in_source(file: str, line: int) -> tuple[str, int]:
@@ -77,7 +81,7 @@ def in_source(file: str, line: int) -> tuple[str, int]:
     cell a Jupyter kernel ran while ``jaxlint record`` watched (a file name no disk holds),
     the notebook (its path under the record's root) and the line of its module, where the
     other cells are read too; anything else as given."""
-    state = sys.modules.get("jaxlint.dynamic.record_state")
+    state = RECORDING
     if state is None or os.path.exists(file):
         return file, line
     placed = state.place(file, line)
@@ -90,7 +94,7 @@ def source_text(path: str) -> str | None:
     a notebook's virtual module (its code cells one after another, as the static phase
     reads it, :func:`jaxlint.files.notebook.read_module_text`), so a value made in another
     cell is followed like one made earlier in the same file. None when unreadable."""
-    state = sys.modules.get("jaxlint.dynamic.record_state")
+    state = RECORDING
     if state is not None and not os.path.isabs(path) and not os.path.exists(path):
         path = str(state.record_root() / path)  # a notebook placed under the record's root
     try:

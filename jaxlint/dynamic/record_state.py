@@ -376,3 +376,9 @@ def placed_in_notebooks(functions: dict) -> dict:
                     if at is not None:
                         sig[key] = dict(call, file=at[0], line=at[1])
     return functions
+
+
+# a recording process: the weak values' origins read a kernel's cells in their notebook
+from jaxlint.dynamic import origins as _origins  # noqa: E402  (after what it reads is defined)
+
+_origins.RECORDING = sys.modules[__name__]
